@@ -1,0 +1,119 @@
+"""Typed, position-carrying views of ruleset files, before and after ``extends`` is resolved.
+
+These are produced by :mod:`gouji_dsl.loader` and consumed by :mod:`gouji_dsl.compiler`, the CLI
+(``gouji show``, ``gouji diff``) and the editor. All are immutable.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+EFFECT_KEYS: tuple[str, ...] = ("allow", "deny", "require", "value", "order", "mark", "unmark", "count")
+"""The effect keys a rule may carry; exactly one per rule (see docs/ruleset-format.md)."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value was written: file path (as given / resolved), 1-based line and column of the
+    value's first character (for a quoted scalar: the character after the quote), and the scalar
+    style (``""`` plain, ``"'"``, ``'"'``, ``"|"``, ``">"``) so that positions inside a string can be
+    mapped back to the file (see :func:`gouji_dsl.loader.position_in`)."""
+
+    path: str
+    line: int
+    col: int
+    style: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string from a ruleset file and where it was written."""
+
+    text: str
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One resolved top-level setting.
+
+    ``value`` is plain Python data (after deep merge with parents). ``origin`` is where the
+    top-level value was last set; ``key_origins`` maps each key of a mapping value to the file that
+    set that key (useful after a merge). ``says``/``source`` come from the long form
+    ``{value:, says:, source:}``. ``inherited`` is true when the value (all of it) comes from a
+    parent file rather than the ruleset asked for."""
+
+    name: str
+    value: Any
+    origin: Origin
+    says: str | None = None
+    source: str | None = None
+    key_origins: dict[str, Origin] = field(default_factory=dict)
+    inherited: bool = False
+
+
+@dataclass(frozen=True)
+class DefinitionSpec:
+    """A named expression ``name(params): expr``."""
+
+    name: str
+    params: tuple[str, ...]
+    expr: Text
+    origin: Origin  # of the key
+    says: str | None = None
+    source: str | None = None
+    inherited: bool = False
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """One rule as written (after inheritance).
+
+    ``effect`` is one of :data:`EFFECT_KEYS`; ``effect_expr`` its expression (for ``mark``/``unmark``/
+    ``count``: the flag or counter name as Text). ``target``/``amount`` are optional expressions for
+    mark/count. ``overrides`` is the origin of the parent rule this one replaced, if any."""
+
+    id: str
+    on: Text
+    effect: str
+    effect_expr: Text
+    origin: Origin  # of the `id` value
+    when: Text | None = None
+    target: Text | None = None
+    amount: Text | None = None
+    says: str | None = None
+    source: str | None = None
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    overrides: Origin | None = None
+    inherited: bool = False
+    file: str = ""  # the file that defined this (final) rule
+
+
+@dataclass(frozen=True)
+class ResolvedRuleset:
+    """A ruleset with ``extends`` resolved.
+
+    ``chain`` lists the files from the ruleset itself up to the root ancestor. ``rules`` are in
+    effective order (parents' rules first, overrides in place, then the child's new rules)."""
+
+    name: str
+    path: str
+    chain: tuple[str, ...]
+    title: str | None
+    description: str | None
+    source: str | None
+    settings: dict[str, SettingSpec]
+    definitions: dict[str, DefinitionSpec]
+    rules: tuple[RuleSpec, ...]
+    removed: tuple[str, ...] = ()
+    text: str = ""  # the ruleset file's own text
+
+    def rule(self, rule_id: str) -> RuleSpec | None:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        return None

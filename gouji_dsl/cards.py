@@ -1,0 +1,119 @@
+"""Card text (NOTATION.md, "Cards"): parse and format.
+
+A card is written as a rank symbol, optionally followed by a suit letter:
+``3 4 5 6 7 8 9 T J Q K A 2`` (``10`` accepted for ``T``), ``B`` small joker (小王),
+``R`` big joker (大王), and — an extension for the six-deck ruleset — ``E`` eagle (鹰).
+Suits ``s h d c`` only matter for showing threes / fours (亮3 / 亮4). Jokers and eagles take no suit.
+
+The rank *order* is not fixed here: a ruleset's ``ranks`` and ``jokers`` settings give it.
+Canonical output (:func:`format_cards`) is jokers first (strongest first), then ranks high to low,
+one space between rank groups: ``RB 22 JJJ``.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from .diagnostics import Diagnostic, GoujiError
+
+SYMBOLS: str = "3456789TJQKA2BRE"
+"""Every card symbol the notation knows, in the default strength order (low to high)."""
+
+SUITS: str = "shdc"
+SUITLESS: frozenset[str] = frozenset("BRE")
+
+NAMES: dict[str, str] = {
+    "T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace", "2": "two (钱)",
+    "B": "small joker (小王)", "R": "big joker (大王)", "E": "eagle (鹰)",
+}
+
+
+@dataclass(frozen=True)
+class Card:
+    """One card: a symbol from :data:`SYMBOLS` and a suit letter or ``""`` when unspecified."""
+
+    symbol: str
+    suit: str = ""
+
+    def __str__(self) -> str:
+        return self.symbol + self.suit
+
+
+def parse_cards(text: str, *, path: str = "<cards>", line: int = 0, col: int = 1,
+                allow_empty: bool = False) -> list[Card]:
+    """Parse card text such as ``"RR TTT"`` or ``"3h3h 10 10"`` into cards, in written order.
+
+    Spaces are optional. ``path``/``line``/``col`` say where ``text`` starts, for error positions.
+    Raises :class:`GoujiError` naming the offending character and its column for anything else
+    (``1``, ``11``, ``X``, lower-case ranks, a suit on a joker) and for an empty text unless
+    ``allow_empty``.
+    """
+    cards: list[Card] = []
+    i = 0
+    n = len(text)
+
+    def fail(pos: int, what: str, hint: str | None = None) -> GoujiError:
+        return GoujiError(Diagnostic(path, line, col + pos, what, hint, text if line else None))
+
+    while i < n:
+        ch = text[i]
+        if ch.isspace() or ch == ",":
+            i += 1
+            continue
+        if ch == "1":
+            if i + 1 < n and text[i + 1] == "0":
+                sym, width = "T", 2
+            else:
+                raise fail(i, f"unknown card '1' at column {col + i}", "write a ten as T or 10")
+        elif ch in SYMBOLS:
+            sym, width = ch, 1
+        else:
+            hint = None
+            if ch.upper() in SYMBOLS and ch not in SUITS:
+                hint = f"ranks are upper-case: {ch.upper()!r}"
+            raise fail(i, f"unknown card {ch!r} at column {col + i}",
+                       hint or "cards are 3-9 T(10) J Q K A 2 B(small joker) R(big joker)")
+        i += width
+        suit = ""
+        if i < n and text[i] in SUITS:
+            if sym in SUITLESS:
+                raise fail(i, f"a joker takes no suit: {text[i]!r} at column {col + i}")
+            suit = text[i]
+            i += 1
+        if i < n and text[i].isdigit() and sym == "T" and width == 2:
+            raise fail(i, f"unknown card {text[i - 2:i + 1]!r} at column {col + i - 2}")
+        cards.append(Card(sym, suit))
+    if not cards and not allow_empty:
+        raise fail(0, "empty play: no cards given", "write cards such as 'RR TTT'")
+    return cards
+
+
+def count_symbols(cards: list[Card]) -> Counter[str]:
+    """Multiset of symbols (suits dropped)."""
+    return Counter(c.symbol for c in cards)
+
+
+def format_counts(counts: dict[str, int], order: str = SYMBOLS) -> str:
+    """Canonical text for a multiset of symbols, strongest first, groups separated by one space.
+
+    ``order`` is the strength order low to high (a ruleset passes its own)."""
+    groups: list[str] = []
+    jokers = ""
+    for sym in reversed(order):
+        k = counts.get(sym, 0)
+        if not k:
+            continue
+        if sym in SUITLESS:
+            jokers += sym * k
+        else:
+            groups.append(sym * k)
+    if jokers:
+        groups.insert(0, jokers)
+    return " ".join(groups)
+
+
+def format_cards(cards: list[Card] | dict[str, int], order: str = SYMBOLS) -> str:
+    """Canonical text for cards (``RB 22 JJJ``); accepts a list of cards or a symbol count map."""
+    if isinstance(cards, dict):
+        return format_counts(cards, order)
+    return format_counts(count_symbols(cards), order)

@@ -1,0 +1,779 @@
+"""The one interpreter: game state, legal moves, apply, explain — for every ruleset.
+
+The interpreter knows seats, teams, tricks, turns, places and phases; every Gouji decision is a
+question put to the :class:`~gouji_dsl.graph.RuleGraph` (see :mod:`gouji_dsl.vocabulary`).
+
+Flow of one game: deal → setup (each seat the ``revolt`` rules allow is asked; then ``redeal``;
+then opposites the ``choose`` rules name choose head / head-less) → play (tricks) → over.
+
+A trick: the leader plays; the ruleset's ``burn_order`` and ``follow_order`` give the queue of
+seats to ask about the play on the table; each is asked only while the ``burn`` / ``follow`` rules
+allow it; a new play rebuilds the queue; an empty queue means the top play won the trick and
+``next_leader`` leads the next one.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .cards import Card, parse_cards
+from .diagnostics import Diagnostic, GoujiError
+from .graph import Reason, RuleGraph
+from .model import CardModel, Play
+
+VERBS = ("play", "pass", "yield", "burn", "revolt", "declare", "choose", "discard", "return")
+CARD_VERBS = ("play", "burn", "discard", "return")
+
+
+# ------------------------------------------------------------------------------ moves
+@dataclass(frozen=True)
+class Move:
+    """An immutable move: ``seat`` (1..N), ``verb`` (one of :data:`VERBS`), ``cards`` (count vector
+    for play/burn/discard/return) and ``arg`` (``head``/``headless`` for choose)."""
+
+    seat: int
+    verb: str
+    cards: tuple[int, ...] | None = None
+    arg: str = ""
+
+    def text(self, model: CardModel) -> str:
+        """NOTATION.md move line, cards canonical: ``3 play RR TTT``."""
+        if self.cards is not None:
+            return f"{self.seat} {self.verb} {model.text(self.cards)}"
+        if self.arg:
+            return f"{self.seat} {self.verb} {self.arg}"
+        return f"{self.seat} {self.verb}"
+
+
+def parse_move(text: str, model: CardModel, n_seats: int = 6, *, path: str = "<move>", line: int = 0,
+               col: int = 1) -> Move:
+    """Parse a move line (NOTATION.md "Moves"). Raises :class:`GoujiError` with the column."""
+    def fail(pos: int, msg: str, hint: str | None = None) -> GoujiError:
+        return GoujiError(Diagnostic(path, line, col + pos, msg, hint, text if line else None))
+
+    parts = text.strip().split(None, 2)
+    if len(parts) < 2:
+        raise fail(0, f"a move is '<seat> <verb> [cards]', got {text!r}", "e.g. '3 play RR TTT' or '2 pass'")
+    seat_s, verb = parts[0], parts[1]
+    if not seat_s.isdigit() or not 1 <= int(seat_s) <= n_seats:
+        raise fail(0, f"seat must be 1..{n_seats}, got {seat_s!r}")
+    vpos = text.find(verb)
+    if verb not in VERBS:
+        from .diagnostics import did_you_mean
+        raise fail(vpos, f"unknown move {verb!r}", did_you_mean(verb, VERBS) or "moves: " + ", ".join(VERBS))
+    rest = parts[2] if len(parts) > 2 else ""
+    seat = int(seat_s)
+    if verb in CARD_VERBS:
+        if not rest.strip():
+            raise fail(len(text), f"'{verb}' needs cards", f"e.g. '{seat} {verb} RR TTT'")
+        cpos = text.find(rest, vpos + len(verb))
+        cards = model.parse(rest, path=path, line=line, col=col + cpos)
+        return Move(seat, verb, cards)
+    if verb == "choose":
+        if rest.strip() not in ("head", "headless"):
+            raise fail(vpos, "choose takes 'head' or 'headless'")
+        return Move(seat, verb, None, rest.strip())
+    if rest.strip():
+        raise fail(text.find(rest), f"'{verb}' takes no argument")
+    return Move(seat, verb)
+
+
+class IllegalMove(GoujiError):
+    """An illegal move: ``reasons`` are the rules (or interpreter checks) that forbade it."""
+
+    def __init__(self, move_text: str, reasons: list[Reason]):
+        self.move_text = move_text
+        self.reasons = reasons
+        forb = [r for r in reasons if r.verdict == "forbade"] or reasons
+        msg = f"illegal move {move_text!r}: " + "; ".join(f"{r.rule_id}: {r.text}" for r in forb[:3])
+        super().__init__(Diagnostic("<game>", 0, 0, msg))
+
+
+# ------------------------------------------------------------------------------ context
+class TablePlay:
+    """A play with its seat, as rules see it (``top``, ``play``, ``beaten``)."""
+
+    __slots__ = ("play", "seat", "g_kinds", "beaten_seat", "over_yield", "yielder", "empties_hand", "is_burn")
+
+    def __init__(self, play: Play, seat: int, kinds: tuple[str, ...]):
+        self.play = play
+        self.seat = seat
+        self.g_kinds = kinds
+        self.beaten_seat: int | None = None
+        self.over_yield = False
+        self.yielder: int | None = None
+        self.empties_hand = False
+        self.is_burn = False
+
+    def __repr__(self) -> str:
+        return f"TablePlay({self.seat}: {self.play.text})"
+
+
+class Ctx:
+    """The bindings an expression sees: the game and the hook's context variables."""
+
+    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args")
+
+    def __init__(self, g: "GameState | None", seat: int | None = None, play: TablePlay | None = None,
+                 top: TablePlay | None = None, beaten: TablePlay | None = None, target: int | None = None,
+                 leading: bool = False):
+        self.g = g
+        self.seat = seat
+        self.play = play
+        self.top = top
+        self.beaten = beaten
+        self.target = target
+        self.leading = leading
+        self.args: tuple = ()
+
+
+@dataclass
+class Explanation:
+    """Why a move is legal or not: ``legal`` and the reasons in the order they were checked."""
+
+    move: str
+    legal: bool
+    reasons: list[Reason] = field(default_factory=list)
+
+    def format(self) -> str:
+        head = f"{self.move}: {'legal' if self.legal else 'illegal'}"
+        return "\n".join([head] + ["  " + r.format() for r in self.reasons])
+
+
+# ------------------------------------------------------------------------------ state
+class GameState:
+    """The full state of one game. Mutated only through :meth:`apply_in_place`; use
+    :func:`apply` for a functional update. ``record`` holds every event (dicts, JSON-ready)."""
+
+    def __init__(self, graph: RuleGraph, hands: dict[int, list[Card]], *, rng: random.Random,
+                 game_number: int = 1, leader: int | None = None, source: str = "random"):
+        self.graph = graph
+        self.model = graph.model
+        self.kinds = graph.model.kinds
+        n = graph.n_seats
+        self.n_seats = n
+        self.seat_list = tuple(range(1, n + 1))
+        self._after = {s: tuple(((s - 1 + i) % n) + 1 for i in range(1, n)) for s in self.seat_list}
+        self.n_teams = int(graph.settings.get("teams", 2))
+        self.rng = rng
+        self.game_number = game_number
+        self.source = source
+        K = len(self.kinds)
+        self.hands: list[list[int]] = [[0] * K for _ in range(n + 1)]
+        self.dealt_cards: dict[int, list[Card]] = {s: list(hands.get(s, [])) for s in self.seat_list}
+        for s, cards in hands.items():
+            for c in cards:
+                self.hands[s][self.kinds.index(c.symbol)] += 1
+        self.dealt: list[tuple[int, ...]] = [tuple(h) for h in self.hands]
+        self.phase = "setup"
+        self.setup_queue: list[int] = []
+        self.choose_queue: list[int] = []
+        self.revolted: set[int] = set()
+        self.places: dict[int, int] = {}
+        self.finish_order: list[int] = []
+        self.failed: set[int] = set()
+        self.flags: dict[str, set[int]] = {}
+        self.counters: dict[str, dict[int, int]] = {}
+        self.top: TablePlay | None = None
+        self.trick_leader: int | None = None
+        self.passed: set[int] = set()
+        self.queue: list[tuple[int, str]] = []
+        self.yielders: list[int] = []
+        self.yielded_this_top: set[int] = set()
+        self.to_act: int | None = None
+        self.capacity = "lead"
+        self.burner: int | None = None
+        self.burned_seat: int | None = None
+        self.burns: list[dict[str, Any]] = []
+        self.trick_no = 0
+        self.decisions = 0
+        self.finished_in_trick: list[int] = []
+        self.scores: dict[int, int] = {}
+        self.sweep = False
+        self.redealt = False
+        self.forced_leader = leader
+        self.record: list[dict[str, Any]] = []
+        self._event("deal", game_number=game_number,
+                    hands={str(s): " ".join(str(c) for c in self.dealt_cards[s]) for s in self.seat_list})
+        self._begin_setup()
+
+    # -------------------------------------------------------------- copying
+    def copy(self) -> "GameState":
+        """An independent copy (containers copied, the generator state too)."""
+        g = object.__new__(GameState)
+        g.__dict__.update(self.__dict__)
+        g.hands = [h[:] for h in self.hands]
+        g.setup_queue = self.setup_queue[:]
+        g.choose_queue = self.choose_queue[:]
+        g.revolted = set(self.revolted)
+        g.places = dict(self.places)
+        g.finish_order = self.finish_order[:]
+        g.failed = set(self.failed)
+        g.flags = {k: set(v) for k, v in self.flags.items()}
+        g.counters = {k: dict(v) for k, v in self.counters.items()}
+        g.passed = set(self.passed)
+        g.queue = self.queue[:]
+        g.yielders = self.yielders[:]
+        g.yielded_this_top = set(self.yielded_this_top)
+        g.burns = [dict(b) for b in self.burns]
+        g.finished_in_trick = self.finished_in_trick[:]
+        g.scores = dict(self.scores)
+        g.record = self.record[:]
+        r = random.Random()
+        r.setstate(self.rng.getstate())
+        g.rng = r
+        return g
+
+    # -------------------------------------------------------------- table geometry
+    def next_seat(self, s: int) -> int:
+        return s % self.n_seats + 1
+
+    def prev_seat(self, s: int) -> int:
+        return (s - 2) % self.n_seats + 1
+
+    def after(self, s: int) -> tuple[int, ...]:
+        return self._after[s]
+
+    def opposite(self, s: int) -> int:
+        return (s - 1 + self.n_seats // 2) % self.n_seats + 1
+
+    def team(self, s: int) -> int:
+        return (s - 1) % self.n_teams + 1
+
+    def is_active(self, s: int) -> bool:
+        return s not in self.places and s not in self.revolted and s not in self.failed
+
+    def active_list(self) -> list[int]:
+        return [s for s in self.seat_list if self.is_active(s)]
+
+    def next_active(self, s: int) -> int | None:
+        for t in self._after[s]:
+            if self.is_active(t):
+                return t
+        return None
+
+    def hand_size(self, s: int) -> int:
+        return sum(self.hands[s])
+
+    def holds(self, s: int, sym: str) -> int:
+        try:
+            return self.hands[s][self.kinds.index(str(sym))]
+        except ValueError:
+            return 0
+
+    def dealt_count(self, s: int, sym: str) -> int:
+        try:
+            return self.dealt[s][self.kinds.index(str(sym))]
+        except ValueError:
+            return 0
+
+    def hand_text(self, s: int) -> str:
+        return self.model.text(self.hands[s])
+
+    def shown_leader(self, sym: str, k: int) -> int | None:
+        """Seat that showed the most same-suit cards of ``sym`` (at least ``k``); ties: who completed
+        that count first in dealing order (card i of seat s is dealt at time i*N + s)."""
+        best: tuple[int, int, int] | None = None
+        for s in self.seat_list:
+            seen: dict[str, int] = {}
+            top_n, top_t = 0, 0
+            for i, c in enumerate(self.dealt_cards[s]):
+                if c.symbol != str(sym) or not c.suit:
+                    continue
+                seen[c.suit] = seen.get(c.suit, 0) + 1
+                if seen[c.suit] > top_n:
+                    top_n, top_t = seen[c.suit], i * self.n_seats + s
+            if top_n >= k and (best is None or (-top_n, top_t) < (-best[0], best[1])):
+                best = (top_n, top_t, s)
+        return best[2] if best else None
+
+    # -------------------------------------------------------------- events
+    def _event(self, kind: str, **data: Any) -> None:
+        self.record.append({"type": kind, **data})
+
+    def _ctx(self, **kw: Any) -> Ctx:
+        return Ctx(self, **kw)
+
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    # -------------------------------------------------------------- setup
+    def _begin_setup(self) -> None:
+        self.phase = "setup"
+        self.setup_queue = [s for s in self.seat_list if self.graph.permit("revolt", self._ctx(seat=s))]
+        self._advance_setup()
+
+    def _advance_setup(self) -> None:
+        if self.phase == "setup":
+            if self.setup_queue:
+                self.to_act = self.setup_queue[0]
+                self.capacity = "setup"
+                return
+            if self.graph.value("redeal", self._ctx()):
+                self._event("redeal", revolted=sorted(self.revolted))
+                self.redealt = True
+                if self.source == "random":
+                    self._redeal()
+                else:
+                    self.phase = "over"
+                    self.to_act = None
+                return
+            self.choose_queue = [s for s in self.seat_list if self.graph.permit("choose", self._ctx(seat=s))]
+            self.phase = "choose"
+        if self.phase == "choose":
+            if self.choose_queue:
+                self.to_act = self.choose_queue[0]
+                self.capacity = "choose"
+                return
+            self._start_play()
+
+    def _redeal(self) -> None:
+        hands = deal_hands(self.model, self.n_seats, self.rng)
+        fresh = GameState(self.graph, hands, rng=self.rng, game_number=self.game_number,
+                          leader=self.forced_leader, source=self.source)
+        record = self.record + fresh.record
+        self.__dict__.update(fresh.__dict__)
+        self.record = record
+        self.redealt = True
+
+    def decline_setup(self) -> None:
+        """Answer every pending setup question with 'no' (scenarios that go straight to play)."""
+        while self.phase in ("setup", "choose") and self.to_act is not None:
+            if self.phase == "setup":
+                self.apply_in_place(Move(self.to_act, "pass"))
+            else:
+                self.apply_in_place(Move(self.to_act, "choose", None, "head"))
+
+    def _start_play(self) -> None:
+        self.phase = "play"
+        self.graph.trigger("game_start", self._ctx())
+        leader = self.forced_leader or self.graph.value("first_leader", self._ctx())
+        if not leader or not self.is_active(leader):
+            leader = self.next_active(leader or self.n_seats)
+        self._event("first_leader", seat=leader)
+        self._new_trick(leader)
+
+    # -------------------------------------------------------------- tricks
+    def _new_trick(self, leader: int | None) -> None:
+        if leader is None:
+            return
+        self.trick_no += 1
+        self.top = None
+        self.passed = set()
+        self.queue = []
+        self.yielders = []
+        self.yielded_this_top = set()
+        self.finished_in_trick = []
+        self.trick_leader = leader
+        self.to_act = leader
+        self.capacity = "lead"
+        if self.burner == leader and not any(True for _ in self._lead_plays(leader)):
+            self._fail_burn(leader)
+
+    def _lead_plays(self, seat: int) -> Iterable[Play]:
+        g = self.graph
+        kinds = self.kinds
+        burning = self.burner == seat
+        hand_n = self.hand_size(seat)
+        for p in self.model.plays_from(self.hands[seat]):
+            tp = TablePlay(p, seat, kinds)
+            tp.empties_hand = p.count == hand_n
+            ctx = Ctx(self, seat=seat, play=tp, leading=True)
+            if not g.permit("play", ctx):
+                continue
+            if burning and not g.permit("burn_lead", ctx):
+                continue
+            yield p
+
+    def _answer_plays(self, seat: int) -> Iterable[Play]:
+        top = self.top
+        assert top is not None
+        g = self.graph
+        model = self.model
+        kinds = self.kinds
+        hand_n = self.hand_size(seat)
+        for p in model.plays_from(self.hands[seat], top.play.count if model.same_count else None):
+            if not model.beats(top.play, p):
+                continue
+            tp = TablePlay(p, seat, kinds)
+            tp.empties_hand = p.count == hand_n
+            if g.permit("play", Ctx(self, seat=seat, play=tp, top=top)):
+                yield p
+
+    def _rebuild_queue(self) -> None:
+        top = self.top
+        assert top is not None
+        ctx = Ctx(self, top=top)
+        burn = self.graph.value("burn_order", ctx) or []
+        follow = self.graph.value("follow_order", ctx)
+        if follow is None:
+            follow = list(self.after(top.seat))
+        self.queue = [(s, "burn") for s in burn] + [(s, "follow") for s in follow]
+
+    def _advance(self) -> None:
+        g = self.graph
+        while self.queue:
+            seat, cap = self.queue[0]
+            if seat is None or not self.is_active(seat) or seat == self.top.seat:
+                self.queue.pop(0)
+                continue
+            ctx = Ctx(self, seat=seat, top=self.top)
+            if cap == "burn":
+                if g.permit("burn", ctx) and any(True for _ in self._answer_plays(seat)):
+                    self.to_act, self.capacity = seat, "burn"
+                    return
+            elif g.permit("follow", ctx):
+                self.to_act, self.capacity = seat, "follow"
+                return
+            self.queue.pop(0)
+        self._trick_won()
+
+    def _trick_won(self) -> None:
+        top = self.top
+        assert top is not None
+        winner = top.seat
+        self.graph.trigger("trick_won", Ctx(self, seat=winner, top=top))
+        self._event("trick_won", seat=winner, play=top.play.text)
+        leader = self.graph.value("next_leader", Ctx(self, top=top))
+        if not leader or not self.is_active(leader):
+            leader = winner if self.is_active(winner) else self.next_active(winner)
+        self._new_trick(leader)
+
+    # -------------------------------------------------------------- places
+    def _reserved(self) -> set[int]:
+        out = set()
+        for r in self.revolted:
+            p = self.graph.value("revolution_place", Ctx(self, seat=r))
+            if p:
+                out.add(int(p))
+        return out
+
+    def _free_places(self) -> list[int]:
+        taken = set(self.places.values()) | self._reserved()
+        return [p for p in range(1, self.n_seats + 1) if p not in taken]
+
+    def _place(self, seat: int, place: int) -> None:
+        self.places[seat] = place
+        self._event("place", seat=seat, place=place)
+
+    def _finish(self, seat: int) -> None:
+        free = self._free_places()
+        self._place(seat, free[0])
+        self.finish_order.append(seat)
+        self.finished_in_trick.append(seat)
+        if self.burner == seat:
+            self.burns[-1]["success"] = True
+            self._event("burn_success", seat=seat, burned=self.burned_seat)
+            self.burner = None
+        self.graph.trigger("finish", Ctx(self, seat=seat))
+        self._check_over()
+
+    def _fail_burn(self, seat: int) -> None:
+        where = self.graph.value("burn_failure", Ctx(self, seat=seat))
+        free = self._free_places()
+        place = free[-1] if where == "last" else free[0]
+        self.failed.add(seat)
+        self.burner = None
+        if self.burns:
+            self.burns[-1]["failed"] = True
+        self._event("burn_failed", seat=seat)
+        self._place(seat, place)
+        self._check_over()
+        if self.phase == "play" and (self.to_act == seat or self.to_act is None):
+            self._new_trick(self.next_active(seat))
+
+    def _check_over(self) -> None:
+        if self.phase == "over":
+            return
+        if not self.graph.value("game_over", Ctx(self)):
+            return
+        for r in sorted(self.revolted):
+            p = self.graph.value("revolution_place", Ctx(self, seat=r))
+            taken = set(self.places.values())
+            free = [q for q in range(1, self.n_seats + 1) if q not in taken]
+            self._place(r, int(p) if p and int(p) in free else free[0])
+        rest = sorted((s for s in self.seat_list if s not in self.places),
+                      key=lambda s: (self.hand_size(s), s))
+        taken = set(self.places.values())
+        free = [q for q in range(1, self.n_seats + 1) if q not in taken]
+        for s, p in zip(rest, free):
+            self._place(s, p)
+        self.phase = "over"
+        self.to_act = None
+        self.sweep = bool(self.graph.value("sweep", Ctx(self)))
+        self.scores = {s: int(self.graph.value("score", Ctx(self, seat=s)) or 0) for s in self.seat_list}
+        self._event("game_over", places={str(s): p for s, p in sorted(self.places.items())},
+                    scores={str(s): v for s, v in self.scores.items()}, sweep=self.sweep)
+
+    # -------------------------------------------------------------- legality
+    def legal_moves(self) -> list[Move]:
+        """Every legal move for the seat to act (empty when the game is over)."""
+        s = self.to_act
+        if s is None or self.phase == "over":
+            return []
+        if self.phase == "setup":
+            return [Move(s, "revolt"), Move(s, "pass")]
+        if self.phase == "choose":
+            return [Move(s, "choose", None, "head"), Move(s, "choose", None, "headless")]
+        if self.capacity == "lead":
+            return [Move(s, "play", p.counts) for p in self._lead_plays(s)]
+        if self.capacity == "burn":
+            return [Move(s, "burn", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]
+        moves = [Move(s, "play", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]
+        if self._may_yield(s):
+            moves.append(Move(s, "yield"))
+        return moves
+
+    def _may_yield(self, s: int, trace: list[Reason] | None = None) -> bool:
+        if s in self.yielded_this_top:
+            if trace is not None:
+                trace.append(Reason("engine.yield-once", "forbade", "You have already yielded this play."))
+            return False
+        return self.graph.permit("yield", Ctx(self, seat=s, top=self.top), trace)
+
+    def check(self, move: Move, trace: list[Reason] | None = None) -> bool:
+        """Is ``move`` legal now? With ``trace``, append the reasons (rules and checks)."""
+        t = trace if trace is not None else []
+        s = self.to_act
+        if self.phase == "over":
+            t.append(Reason("engine.over", "forbade", "The game is over."))
+            return False
+        if move.seat != s:
+            t.append(Reason("engine.turn", "forbade", f"It is seat {s}'s turn, not seat {move.seat}'s."))
+            return False
+        if self.phase == "setup":
+            if move.verb in ("revolt", "pass"):
+                if move.verb == "revolt":
+                    self.graph.permit("revolt", Ctx(self, seat=s), t)
+                return True
+            t.append(Reason("engine.phase", "forbade", "Setup: answer 'revolt' or 'pass' first."))
+            return False
+        if self.phase == "choose":
+            if move.verb == "choose":
+                self.graph.permit("choose", Ctx(self, seat=s), t)
+                return True
+            t.append(Reason("engine.phase", "forbade", "Choose 'head' or 'headless' first."))
+            return False
+        cap = self.capacity
+        if move.verb == "pass":
+            if cap == "lead":
+                t.append(Reason("engine.lead", "forbade", "The leader must play: a lead cannot be passed."))
+                return False
+            return True
+        if move.verb == "yield":
+            if cap != "follow":
+                t.append(Reason("engine.yield", "forbade", "You can yield only when asked to answer a play."))
+                return False
+            ok = self._may_yield(s, t)
+            if not ok and not any(r.verdict == "forbade" for r in t):
+                t.append(Reason("engine.yield", "forbade", "No rule of this ruleset allows a yield here."))
+            return ok
+        if move.verb not in ("play", "burn"):
+            t.append(Reason("engine.verb", "forbade", f"'{move.verb}' is not a move in this phase."))
+            return False
+        if move.verb == "burn" and cap != "burn":
+            if cap == "follow" and self.top is not None:
+                self.graph.permit("burn", Ctx(self, seat=s, top=self.top), t)
+            t.append(Reason("engine.burn", "forbade", "You are not offered a burn of this play now."))
+            return False
+        if move.verb == "play" and cap == "burn":
+            t.append(Reason("engine.burn", "forbade", "You are asked whether to burn: answer 'burn CARDS' or 'pass'."))
+            return False
+        cards = move.cards or ()
+        hand = self.hands[s]
+        if any(c > h for c, h in zip(cards, hand)):
+            t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)} (hand: {self.hand_text(s)})."))
+            return False
+        p = self.model.classify(tuple(cards))
+        if not p.valid:
+            t.append(Reason("setting.play-shape", "forbade", f"{p.text} is not a play: {p.why}.", self._setting_where("filler_rank")))
+            return False
+        tp = TablePlay(p, s, self.kinds)
+        tp.empties_hand = p.count == self.hand_size(s)
+        if cap == "lead":
+            ok = self.graph.permit("play", Ctx(self, seat=s, play=tp, leading=True), t)
+            if self.burner == s:
+                ok = self.graph.permit("burn_lead", Ctx(self, seat=s, play=tp, leading=True), t) and ok
+            return ok
+        top = self.top
+        assert top is not None
+        if cap == "follow":
+            self.graph.permit("follow", Ctx(self, seat=s, top=top), t)
+        else:
+            self.graph.permit("burn", Ctx(self, seat=s, top=top), t)
+        if not self.model.beats(top.play, p):
+            t.append(Reason("setting.comparison", "forbade",
+                            f"{p.text} does not beat {top.play.text} (same number of cards, higher rank, jokers covered).",
+                            self._setting_where("comparison")))
+            return False
+        t.append(Reason("setting.comparison", "allowed", f"{p.text} beats {top.play.text}.", self._setting_where("comparison")))
+        return self.graph.permit("play", Ctx(self, seat=s, play=tp, top=top), t)
+
+    def _setting_where(self, name: str) -> str:
+        st = self.graph.resolved.settings.get(name)
+        return f"{st.origin.path}:{st.origin.line}" if st else ""
+
+    # -------------------------------------------------------------- applying
+    def apply_in_place(self, move: Move) -> None:
+        """Apply a legal move, mutating this state. Raises :class:`IllegalMove` (state unchanged)."""
+        if not self.check(move):
+            trace: list[Reason] = []
+            self.check(move, trace)
+            raise IllegalMove(move.text(self.model), trace)
+        s = move.seat
+        self._event("move", move=move.text(self.model))
+        if self.phase == "setup":
+            self.setup_queue.pop(0)
+            if move.verb == "revolt":
+                self.revolted.add(s)
+                self._event("revolution", seat=s)
+            self._advance_setup()
+            return
+        if self.phase == "choose":
+            self.choose_queue.pop(0)
+            self.flags.setdefault("chose_" + move.arg, set()).add(s)
+            self._advance_setup()
+            return
+        self.decisions += 1
+        if move.verb == "pass":
+            _, cap = self.queue.pop(0)
+            if cap == "follow":
+                self.passed.add(s)
+            self._advance()
+            return
+        if move.verb == "yield":
+            self.queue.pop(0)
+            n = int(self.graph.value("yield_to", Ctx(self, seat=s, top=self.top)) or 0)
+            i, seen = 0, 0
+            while i < len(self.queue) and seen < n:
+                t, cap = self.queue[i]
+                if cap == "follow" and t != s and self.is_active(t):
+                    seen += 1
+                i += 1
+            self.queue.insert(i, (s, "follow"))
+            self.yielders.append(s)
+            self.yielded_this_top.add(s)
+            self._advance()
+            return
+        self._play(move)
+
+    def _play(self, move: Move) -> None:
+        s = move.seat
+        cards = move.cards or ()
+        p = self.model.classify(tuple(cards))
+        hand = self.hands[s]
+        for i, c in enumerate(cards):
+            hand[i] -= c
+        prev = self.top
+        tp = TablePlay(p, s, self.kinds)
+        tp.beaten_seat = prev.seat if prev else None
+        tp.is_burn = move.verb == "burn"
+        tp.empties_hand = sum(hand) == 0
+        if self.yielders:
+            tp.over_yield = True
+            tp.yielder = self.yielders[0]
+            self.passed.update(self.yielders)
+            self.yielders = []
+        if tp.is_burn:
+            if self.burner is not None and prev is not None and prev.seat == self.burner:
+                self._event("counter_burn", seat=s, burned=self.burner)
+                if self.burns:
+                    self.burns[-1]["countered"] = True
+            self.burner = s
+            self.burned_seat = prev.seat if prev else None
+            self.burns.append({"burner": s, "burned": self.burned_seat, "success": False})
+            self._event("burn", seat=s, burned=self.burned_seat)
+        elif self.burner is not None and prev is not None and prev.seat == self.burner and s != self.burner:
+            self._event("burn_undone", seat=s, burner=self.burner)
+            self.burner = None
+        self.top = tp
+        self.capacity = "follow"
+        self.yielded_this_top = set()
+        self.graph.trigger("after_play", Ctx(self, seat=s, play=tp, beaten=prev))
+        if tp.empties_hand:
+            self._finish(s)
+            if self.phase == "over":
+                return
+        self._rebuild_queue()
+        self._advance()
+
+    # -------------------------------------------------------------- views
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: its own hand, other seats' counts / hands as the ruleset's
+        ``see_count`` / ``see_hand`` rules allow, and the public table (JSON-ready)."""
+        others = {}
+        for t in self.seat_list:
+            if t == seat:
+                continue
+            ctx = Ctx(self, seat=seat, target=t)
+            info: dict[str, Any] = {"team": self.team(t)}
+            if self.graph.permit("see_count", ctx):
+                info["count"] = self.hand_size(t)
+            if self.graph.permit("see_hand", ctx):
+                info["hand"] = self.hand_text(t)
+            others[str(t)] = info
+        return {
+            "seat": seat, "hand": self.hand_text(seat), "others": others, "phase": self.phase,
+            "to_act": self.to_act, "top": None if self.top is None else {"seat": self.top.seat, "cards": self.top.play.text},
+            "passed": sorted(self.passed), "places": {str(k): v for k, v in sorted(self.places.items())},
+            "revolted": sorted(self.revolted), "burner": self.burner,
+        }
+
+
+# ------------------------------------------------------------------------------ dealing
+def deal_hands(model: CardModel, n_seats: int, rng: random.Random, first: int = 1) -> dict[int, list[Card]]:
+    """Shuffle the ruleset's pack with ``rng`` and deal one card at a time, starting at ``first``."""
+    deck = model.deck()
+    rng.shuffle(deck)
+    hands: dict[int, list[Card]] = {s: [] for s in range(1, n_seats + 1)}
+    for i, c in enumerate(deck):
+        hands[(first - 1 + i) % n_seats + 1].append(c)
+    return hands
+
+
+def new_game(graph: RuleGraph, seed: int | None = None, *, rng: random.Random | None = None,
+             hands: dict[int, list[Card]] | None = None, leader: int | None = None,
+             game_number: int = 1) -> GameState:
+    """Start a game: deal from a generator seeded with ``seed`` (or use ``hands``)."""
+    rng = rng or random.Random(seed)
+    if hands is None:
+        return GameState(graph, deal_hands(graph.model, graph.n_seats, rng), rng=rng,
+                         game_number=game_number, leader=leader, source="random")
+    return GameState(graph, hands, rng=rng, game_number=game_number, leader=leader, source="fixed")
+
+
+def hands_from_text(graph: RuleGraph, deal: dict[Any, str], **pos: Any) -> dict[int, list[Card]]:
+    """Seat → card text (scenario ``deal``) to seat → cards. Raises GoujiError."""
+    out: dict[int, list[Card]] = {s: [] for s in range(1, graph.n_seats + 1)}
+    for k, text in deal.items():
+        s = int(k)
+        cards = parse_cards(str(text), allow_empty=True, **pos)
+        graph.model.counts_of(cards)
+        out[s] = cards
+    return out
+
+
+# ------------------------------------------------------------------------------ functional API
+def legal_moves(state: GameState) -> list[Move]:
+    """The legal moves of the seat to act."""
+    return state.legal_moves()
+
+
+def apply(state: GameState, move: Move) -> GameState:
+    """A new state with ``move`` applied; ``state`` is untouched. Raises :class:`IllegalMove`."""
+    if not state.check(move):
+        trace: list[Reason] = []
+        state.check(move, trace)
+        raise IllegalMove(move.text(state.model), trace)
+    g = state.copy()
+    g.apply_in_place(move)
+    return g
+
+
+def explain(state: GameState, move: Move) -> Explanation:
+    """Which rules allowed or forbade ``move`` now, in words, with rule ids and file:line."""
+    trace: list[Reason] = []
+    ok = state.check(move, trace)
+    return Explanation(move.text(state.model), ok, trace)

@@ -1,0 +1,437 @@
+"""Compile a resolved ruleset into an immutable :class:`RuleGraph` and ask it questions.
+
+The graph's nodes are rules (id, hook, guard, effect, source position); its edges are phase order,
+``overrides`` (a child rule replacing a parent's) and ``before``/``after``. Every expression is
+parsed once and compiled to a closure here; the interpreter only calls closures.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean, line_of
+from .expr import Compiled, ExprError, FnSig, Scope, VarSig, compile_expr, normalize_setting
+from .model import CardModel
+from .spec import Origin, ResolvedRuleset, RuleSpec, Text
+from .vocabulary import (CONTEXT_VARS, EFFECTS_BY_KIND, FUNCTIONS, GLOBAL_VARS, HOOKS, PHASES,
+                         PLAY_ATTRS, Hook)
+
+
+@dataclass(frozen=True)
+class RuleNode:
+    """One rule of the graph: what it decides and where it was written."""
+
+    id: str
+    hook: str
+    phase: str
+    effect: str
+    when: str | None
+    expr: str
+    says: str | None
+    source: str | None
+    origin: Origin
+    file: str
+    overrides: Origin | None = None
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    reads: frozenset[str] = frozenset()
+    inherited: bool = False
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the rule's id."""
+        return f"{self.origin.path}:{self.origin.line}"
+
+    def sentence(self) -> str:
+        """The player-facing sentence (``says``), or a generated one."""
+        if self.says:
+            return self.says
+        w = f"when {self.when}, " if self.when else ""
+        return f"{w}{self.effect} {self.expr}"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One rule's part in a decision: ``verdict`` is ``allowed``, ``forbade``, ``granted``,
+    ``answered`` or ``note``; ``rule`` is None for the interpreter's own checks (turn, cards held,
+    comparison), whose ``rule_id`` starts with ``engine.`` or ``setting.``."""
+
+    rule_id: str
+    verdict: str
+    text: str
+    where: str = ""
+    rule: RuleNode | None = None
+
+    def format(self) -> str:
+        loc = f" ({self.where})" if self.where else ""
+        return f"[{self.verdict}] {self.rule_id}{loc}: {self.text}"
+
+
+@dataclass
+class _Compiled:
+    node: RuleNode
+    when: Callable[[Any], Any] | None
+    fn: Callable[[Any], Any] | None
+    name: str | None = None  # flag / counter for mark/unmark/count
+    target: Callable[[Any], Any] | None = None
+    amount: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Edge:
+    src: str
+    dst: str
+    kind: str  # "phase" | "overrides" | "before"
+
+
+class RuleGraph:
+    """An immutable compiled ruleset. Use :func:`compile_ruleset` to build one.
+
+    Attributes: ``name``, ``resolved`` (the :class:`ResolvedRuleset`), ``settings`` (plain values,
+    map keys as strings), ``model`` (:class:`CardModel`), ``nodes`` (rules in effective order),
+    ``edges``."""
+
+    def __init__(self, resolved: ResolvedRuleset, settings: dict[str, Any], model: CardModel,
+                 compiled: list[_Compiled], edges: list[Edge]):
+        self.name = resolved.name
+        self.resolved = resolved
+        self.settings = settings
+        self.model = model
+        self._rules = compiled
+        self.nodes: tuple[RuleNode, ...] = tuple(c.node for c in compiled)
+        self.edges: tuple[Edge, ...] = tuple(edges)
+        self.by_hook: dict[str, tuple[_Compiled, ...]] = {
+            h: tuple(c for c in compiled if c.node.hook == h) for h in HOOKS}
+        self.n_seats = int(settings.get("seats", 6))
+
+    def node(self, rule_id: str) -> RuleNode | None:
+        for n in self.nodes:
+            if n.id == rule_id:
+                return n
+        return None
+
+    # -------------------------------------------------------------- asking
+    def permit(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> bool:
+        """Answer a permit question. With ``trace``, append every rule that granted or forbade."""
+        h = HOOKS[hook]
+        granted = bool(h.default)
+        forbidden = False
+        for r in self.by_hook[hook]:
+            if r.when is not None and not r.when(ctx):
+                continue
+            eff = r.node.effect
+            v = r.fn(ctx)
+            if eff == "allow":
+                if v:
+                    granted = True
+                    if trace is not None:
+                        trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.where, r.node))
+            elif (eff == "deny" and v) or (eff == "require" and not v):
+                forbidden = True
+                if trace is None:
+                    return False
+                trace.append(Reason(r.node.id, "forbade", r.node.sentence(), r.node.where, r.node))
+            elif trace is not None and eff == "require":
+                trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.where, r.node))
+        return granted and not forbidden
+
+    def value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
+        """Answer a value question: the last rule (in effective order) whose guard holds."""
+        for r in reversed(self.by_hook[hook]):
+            if r.when is None or r.when(ctx):
+                v = r.fn(ctx)
+                if trace is not None:
+                    trace.append(Reason(r.node.id, "answered", f"{r.node.sentence()} → {v!r}", r.node.where, r.node))
+                return v
+        return HOOKS[hook].default
+
+    def has_rules(self, hook: str) -> bool:
+        return bool(self.by_hook[hook])
+
+    def trigger(self, hook: str, ctx: Any, fired: list[str] | None = None) -> None:
+        """Run every matching rule of a trigger hook (mark/unmark/count per-seat state)."""
+        g = ctx.g
+        for r in self.by_hook[hook]:
+            if r.when is not None and not r.when(ctx):
+                continue
+            seat = r.target(ctx) if r.target else ctx.seat
+            if seat is None:
+                continue
+            eff = r.node.effect
+            if eff == "mark":
+                g.flags.setdefault(r.name, set()).add(seat)
+            elif eff == "unmark":
+                g.flags.get(r.name, set()).discard(seat)
+            else:
+                amt = r.amount(ctx) if r.amount else 1
+                d = g.counters.setdefault(r.name, {})
+                d[seat] = d.get(seat, 0) + int(amt or 0)
+            if fired is not None:
+                fired.append(r.node.id)
+
+
+# ------------------------------------------------------------------------------ compiling
+def _source_line(path: str, line: int) -> str | None:
+    try:
+        return line_of(_read(path), line)
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _read_cached(path: str, mtime: float) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+_overlay: dict[str, str] = {}
+
+
+def _read(path: str) -> str:
+    if path in _overlay:
+        return _overlay[path]
+    p = Path(path)
+    return _read_cached(str(p), p.stat().st_mtime)
+
+
+def _pos(text: Text, offset: int) -> tuple[int, int]:
+    try:
+        from .loader import position_in
+        return position_in(text, offset)
+    except Exception:  # noqa: BLE001 - best effort on odd scalars
+        return text.origin.line, text.origin.col + offset
+
+
+def _diag(text: Text, e: ExprError, what: str) -> Diagnostic:
+    line, col = _pos(text, e.offset)
+    return Diagnostic(text.origin.path, line, col, f"{what}: {e.message}", e.hint,
+                      _source_line(text.origin.path, line))
+
+
+def _settings_diag(resolved: ResolvedRuleset, name: str, message: str) -> Diagnostic:
+    s = resolved.settings.get(name)
+    if s is not None:
+        o = s.origin
+        return Diagnostic(o.path, o.line, o.col, message, None, _source_line(o.path, o.line))
+    return Diagnostic(resolved.path, 1, 1, message, f"add settings.{name} to the ruleset or a parent")
+
+
+def make_scope(settings: dict[str, Any], model: CardModel, context: tuple[str, ...]) -> Scope:
+    """The expression scope for a hook with the given context variables."""
+    variables: dict[str, VarSig] = dict(GLOBAL_VARS)
+    for v in context:
+        variables[v] = CONTEXT_VARS[v]
+    strength = {k: i for i, k in enumerate(model.kinds)}
+    return Scope(variables=variables, functions=dict(FUNCTIONS), attrs={"play": PLAY_ATTRS},
+                 settings=settings, rank_strength=strength)
+
+
+def compile_ruleset(resolved: ResolvedRuleset, *, overlay: dict[str, str] | None = None) -> RuleGraph:
+    """Check and compile every expression of ``resolved`` into a :class:`RuleGraph`.
+
+    All problems are collected and raised together as one :class:`GoujiError` (positions are
+    ``file:line:col`` of the offending text). ``overlay`` maps paths to unsaved text (the editor)
+    so error lines show the buffer rather than the file."""
+    if overlay:
+        _overlay.update(overlay)
+    try:
+        return _compile(resolved)
+    finally:
+        if overlay:
+            for k in overlay:
+                _overlay.pop(k, None)
+
+
+def _compile(resolved: ResolvedRuleset) -> RuleGraph:
+    bag = DiagnosticBag()
+    settings = {k: normalize_setting(s.value) for k, s in resolved.settings.items()}
+    try:
+        model = CardModel.from_settings(settings)
+    except (ValueError, TypeError) as e:
+        bad = next((n for n in ("ranks", "jokers", "deck", "filler_rank", "comparison") if n in str(e)), "ranks")
+        bag.add(_settings_diag(resolved, bad, f"card settings: {e}"))
+        bag.raise_if_errors()
+        raise  # pragma: no cover
+
+    # definitions: compile on demand (so order does not matter), detect cycles
+    defs = resolved.definitions
+    compiled_defs: dict[str, tuple[tuple[str, ...], str, Callable]] = {}
+    in_progress: set[str] = set()
+    all_context = tuple(CONTEXT_VARS)
+
+    class _LazyDefs(dict):
+        def __contains__(self, k):  # type: ignore[override]
+            return k in defs
+
+        def __getitem__(self, k):
+            return get_def(k)
+
+        def __iter__(self):
+            return iter(defs)
+
+        def keys(self):
+            return defs.keys()
+
+    def get_def(name: str):
+        if name in compiled_defs:
+            return compiled_defs[name]
+        d = defs[name]
+        if name in in_progress:
+            raise ExprError(f"definition {name!r} refers to itself", 0)
+        in_progress.add(name)
+        try:
+            scope = make_scope(settings, model, all_context)
+            scope.definitions = lazy
+            scope.params = {p: "any" for p in d.params}
+            c = compile_expr(d.expr.text, scope)
+        except ExprError as e:
+            bag.add(_diag(d.expr, e, f"in definition {name!r}"))
+            c = Compiled("any", lambda ctx: None)
+        finally:
+            in_progress.discard(name)
+        fn = c.fn
+        if d.params:
+            def call(ctx, *args, fn=fn):
+                saved = ctx.args
+                ctx.args = args
+                try:
+                    return fn(ctx)
+                finally:
+                    ctx.args = saved
+        else:
+            def call(ctx, fn=fn):
+                return fn(ctx)
+        compiled_defs[name] = (d.params, c.type, call)
+        return compiled_defs[name]
+
+    lazy = _LazyDefs()
+    for name in defs:
+        try:
+            get_def(name)
+        except ExprError as e:  # cycle reported at the outer definition
+            bag.add(_diag(defs[name].expr, e, f"in definition {name!r}"))
+
+    compiled: list[_Compiled] = []
+    ids = {r.id for r in resolved.rules}
+    for spec in resolved.rules:
+        c = _compile_rule(spec, settings, model, lazy, bag, ids)
+        if c is not None:
+            compiled.append(c)
+
+    bag.raise_if_errors()
+    edges = _edges(compiled)
+    graph = RuleGraph(resolved, settings, model, compiled, edges)
+    _install_gouji(graph)
+    return graph
+
+
+def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids: set[str]) -> _Compiled | None:
+    hook_name = spec.on.text
+    hook = HOOKS.get(hook_name)
+    if hook is None:
+        o = spec.on.origin
+        bag.add(Diagnostic(o.path, o.line, o.col, f"unknown hook {hook_name!r} in rule {spec.id!r}",
+                           did_you_mean(hook_name, HOOKS) or "hooks: " + ", ".join(HOOKS),
+                           _source_line(o.path, o.line)))
+        return None
+    allowed = EFFECTS_BY_KIND[hook.kind]
+    if spec.effect not in allowed:
+        o = spec.effect_expr.origin
+        bag.add(Diagnostic(o.path, o.line, max(o.col, 1),
+                           f"rule {spec.id!r}: hook {hook_name!r} takes {' / '.join(allowed)}, not {spec.effect!r}",
+                           f"{hook_name} is a {hook.kind} question: {hook.doc}", _source_line(o.path, o.line)))
+        return None
+    scope = make_scope(settings, model, hook.context)
+    scope.definitions = lazy
+    ok = True
+
+    def comp(text: Text | None, want: str | None, what: str):
+        nonlocal ok
+        if text is None:
+            return None, frozenset()
+        try:
+            c = compile_expr(text.text, scope, want=want)
+            return c.fn, c.reads
+        except ExprError as e:
+            missing = _context_hint(e, hook)
+            if missing:
+                e = ExprError(e.message, e.offset, missing)
+            bag.add(_diag(text, e, f"rule {spec.id!r} {what}"))
+            ok = False
+            return None, frozenset()
+
+    when_fn, r1 = comp(spec.when, "bool", "when")
+    fn = None
+    r2: frozenset[str] = frozenset()
+    name = None
+    if hook.kind == "trigger":
+        name = spec.effect_expr.text
+    else:
+        want = "bool" if hook.kind == "permit" else hook.type
+        if want == "str":
+            want = None
+        fn, r2 = comp(spec.effect_expr, want, spec.effect)
+    target_fn, r3 = comp(spec.target, "seat", "target")
+    amount_fn, r4 = comp(spec.amount, "int", "amount")
+    for rel in (*spec.before, *spec.after):
+        if rel not in ids:
+            o = spec.origin
+            bag.add(Diagnostic(o.path, o.line, o.col, f"rule {spec.id!r}: before/after names unknown rule {rel!r}",
+                               did_you_mean(rel, ids), _source_line(o.path, o.line)))
+            ok = False
+    if not ok:
+        return None
+    node = RuleNode(id=spec.id, hook=hook_name, phase=hook.phase, effect=spec.effect,
+                    when=spec.when.text if spec.when else None, expr=spec.effect_expr.text,
+                    says=spec.says, source=spec.source, origin=spec.origin, file=spec.file or spec.origin.path,
+                    overrides=spec.overrides, before=spec.before, after=spec.after,
+                    reads=frozenset(r1 | r2 | r3 | r4), inherited=spec.inherited)
+    return _Compiled(node, when_fn, fn, name, target_fn, amount_fn)
+
+
+def _context_hint(e: ExprError, hook: Hook) -> str | None:
+    msg = e.message
+    for v in CONTEXT_VARS:
+        if f"unknown name {v!r}" in msg and v not in hook.context:
+            avail = ", ".join(hook.context) or "none"
+            return f"{v!r} is not known when the {hook.name!r} question is asked (available here: {avail})"
+    return None
+
+
+def _edges(compiled: list[_Compiled]) -> list[Edge]:
+    edges: list[Edge] = []
+    by_phase: dict[str, list[str]] = {}
+    for c in compiled:
+        by_phase.setdefault(c.node.phase, []).append(c.node.id)
+        if c.node.overrides is not None:
+            edges.append(Edge(c.node.id, f"{c.node.overrides}", "overrides"))
+        for b in c.node.before:
+            edges.append(Edge(c.node.id, b, "before"))
+        for a in c.node.after:
+            edges.append(Edge(a, c.node.id, "before"))
+    phases = [p for p in PHASES if p in by_phase]
+    for p, q in zip(phases, phases[1:]):
+        edges.append(Edge(f"phase:{p}", f"phase:{q}", "phase"))
+    return edges
+
+
+def _install_gouji(graph: RuleGraph) -> None:
+    from .engine import Ctx, TablePlay
+
+    ctx = Ctx(None)
+    kinds = graph.model.kinds
+
+    def gouji_fn(play) -> bool:
+        ctx.play = TablePlay(play, 0, kinds)
+        return bool(graph.value("gouji", ctx))
+    graph.model.gouji_fn = gouji_fn
+
+
+def load_graph(name_or_path: str | Path) -> RuleGraph:
+    """Resolve and compile a bundled ruleset name or a file path. Raises :class:`GoujiError`."""
+    from .loader import resolve
+    return compile_ruleset(resolve(str(name_or_path)))
+
+
+_ = (field, FnSig, GoujiError)

@@ -1,0 +1,311 @@
+"""The card model of one ruleset: card kinds and their strength, the deck, play classification
+(RULES.md §2) and comparison (``beats``), all driven by settings.
+
+Settings read here (documented in ``rules/base.yaml``):
+``ranks`` (low→high), ``jokers`` (kinds above every rank, low→high), ``deck``, ``filler_rank``
+(贴钱, or null), ``mixed_jokers_read_as_lowest``, ``comparison``.
+
+Hands and plays are count vectors indexed by strength (``kinds[i]`` is the i-th weakest kind).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from .cards import SUITLESS, SUITS, Card, format_counts, parse_cards
+from .diagnostics import Diagnostic, GoujiError
+
+
+@dataclass(frozen=True, eq=False)
+class Play:
+    """A classified play (一手牌) under a ruleset.
+
+    ``counts``: cards per kind (strength-indexed tuple). ``valid``: a legal shape. ``rank``: the kind
+    it counts as (a joker kind for a pure joker play). ``count``: number of cards. ``carried``: rank
+    cards including 2s used as filler. ``filler``: 2s used as filler. ``jokers``: strength indices of
+    attached jokers, strongest first, after the mixed-joker reading. ``gouji``: a gouji play
+    (够级牌, decided by the ruleset's ``gouji`` rules). ``why``: for an invalid shape, why."""
+
+    counts: tuple[int, ...]
+    valid: bool
+    rank: int = -1
+    count: int = 0
+    carried: int = 0
+    filler: int = 0
+    jokers: tuple[int, ...] = ()
+    gouji: bool = False
+    why: str = ""
+    text: str = ""
+
+    @property
+    def n_jokers(self) -> int:
+        return len(self.jokers)
+
+    @property
+    def pure_jokers(self) -> bool:
+        return self.carried == 0 and bool(self.jokers)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Play({self.text!r})"
+
+
+@dataclass
+class CardModel:
+    """Kinds, strength, deck and the play rules of one ruleset.
+
+    Built by :func:`CardModel.from_settings`; raises :class:`GoujiError` through the compiler when
+    settings are inconsistent. ``gouji_fn(play) -> bool`` is installed by the compiler from the
+    ruleset's ``gouji`` rules."""
+
+    kinds: tuple[str, ...]
+    n_ranks: int
+    filler: int | None
+    mixed_as_lowest: bool
+    model: str
+    same_count: bool
+    cover_higher: bool
+    cover_equal: bool
+    equal_many: int
+    lower_many: int
+    spare_for_rank: bool
+    deck_counts: tuple[int, ...]
+    suits_per_rank: int
+    gouji_fn: Callable[[Play], bool] = field(default=lambda p: False, repr=False)
+    _cache: dict[tuple[int, ...], Play] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_settings(cls, s: dict[str, Any]) -> "CardModel":
+        """Build from resolved settings (plain values). Raises ValueError with a readable message."""
+        ranks = _symbols(s.get("ranks"), "ranks")
+        jokers = _symbols(s.get("jokers") or [], "jokers")
+        kinds = tuple(ranks + jokers)
+        if len(set(kinds)) != len(kinds):
+            raise ValueError("a card kind appears twice in ranks/jokers")
+        filler_sym = s.get("filler_rank")
+        filler = None
+        if filler_sym is not None:
+            filler_sym = str(filler_sym)
+            if filler_sym not in ranks:
+                raise ValueError(f"filler_rank {filler_sym!r} is not one of the ranks")
+            filler = kinds.index(filler_sym)
+        cmp = s.get("comparison") or {}
+        cover = cmp.get("joker_cover") or {}
+        deck = s.get("deck") or {}
+        decks = int(deck.get("decks", 1))
+        per_rank = int(deck.get("cards_per_rank", 4))
+        jpd = {str(k): int(v) for k, v in (deck.get("jokers_per_deck") or {}).items()}
+        counts = []
+        for i, k in enumerate(kinds):
+            n = decks * (per_rank if i < len(ranks) else jpd.get(k, 0))
+            n -= int((deck.get("remove") or {}).get(k, 0) or 0)
+            n += int((deck.get("add") or {}).get(k, 0) or 0)
+            if n < 0:
+                raise ValueError(f"deck: removing more {k} than the deck holds")
+            counts.append(n)
+        model = str(cmp.get("model", "cover"))
+        if model not in ("cover", "positional"):
+            raise ValueError(f"comparison.model must be 'cover' or 'positional', not {model!r}")
+        return cls(kinds=kinds, n_ranks=len(ranks), filler=filler,
+                   mixed_as_lowest=bool(s.get("mixed_jokers_read_as_lowest", True)),
+                   model=model, same_count=bool(cmp.get("same_count", True)),
+                   cover_higher=bool(cover.get("higher", True)), cover_equal=bool(cover.get("equal", False)),
+                   equal_many=int(cover.get("equal_many", 0) or 0), lower_many=int(cover.get("lower_many", 0) or 0),
+                   spare_for_rank=bool(cmp.get("spare_jokers_for_rank", True)),
+                   deck_counts=tuple(counts), suits_per_rank=per_rank)
+
+    # ------------------------------------------------------------------ text
+    @property
+    def order(self) -> str:
+        return "".join(self.kinds)
+
+    def index(self, symbol: str) -> int:
+        return self.kinds.index(symbol)
+
+    def is_joker(self, i: int) -> bool:
+        return i >= self.n_ranks
+
+    def counts_of(self, cards: list[Card], *, path: str = "<cards>", line: int = 0, col: int = 1) -> tuple[int, ...]:
+        """Count vector of parsed cards; raises GoujiError for a kind this ruleset has no card for."""
+        v = [0] * len(self.kinds)
+        for c in cards:
+            if c.symbol not in self.kinds:
+                raise GoujiError(Diagnostic(path, line, col, f"this ruleset has no card {c.symbol!r}",
+                                            "cards: " + " ".join(self.kinds)))
+            v[self.kinds.index(c.symbol)] += 1
+        return tuple(v)
+
+    def parse(self, text: str, **pos: Any) -> tuple[int, ...]:
+        """Card text → count vector (NOTATION.md). Raises GoujiError with the column."""
+        return self.counts_of(parse_cards(text, **pos), **pos)
+
+    def text(self, counts: tuple[int, ...] | list[int]) -> str:
+        """Canonical text of a count vector (``RB 22 JJJ``)."""
+        return format_counts({k: n for k, n in zip(self.kinds, counts) if n}, self.order)
+
+    # ------------------------------------------------------------------ classification
+    def classify(self, counts: tuple[int, ...]) -> Play:
+        """Classify a play (RULES.md §2): one rank, 2s as filler, attached jokers. Cached."""
+        p = self._cache.get(counts)
+        if p is None:
+            p = self._classify(counts)
+            self._cache[counts] = p
+        return p
+
+    def _classify(self, c: tuple[int, ...]) -> Play:
+        text = self.text(c)
+        nr = self.n_ranks
+        total = sum(c)
+        if total == 0:
+            return Play(c, False, why="an empty play", text=text)
+        ranks = [i for i in range(nr) if c[i]]
+        jok = [i for i in range(nr, len(c)) if c[i]]
+        filler = self.filler
+        non_filler = [r for r in ranks if r != filler]
+        if len(non_filler) > 1 or (len(non_filler) == 1 and filler is None and len(ranks) > 1):
+            return Play(c, False, why="a play must be one rank (with 2s as filler where allowed)", text=text)
+        used_filler = 0
+        if non_filler:
+            rank = non_filler[0]
+            carried = c[rank]
+            if filler is not None and c[filler]:
+                used_filler = c[filler]
+                carried += used_filler
+        elif ranks:
+            rank = ranks[0]
+            carried = c[rank]
+        else:
+            rank = -1
+            carried = 0
+        jokers: list[int] = []
+        for j in sorted(jok, reverse=True):
+            jokers += [j] * c[j]
+        if len(jok) > 1 and self.mixed_as_lowest:
+            jokers = [min(jok)] * len(jokers)
+        if rank < 0:
+            rank = jokers[0]
+        p = Play(c, True, rank=rank, count=total, carried=carried, filler=used_filler,
+                 jokers=tuple(jokers), text=text)
+        object.__setattr__(p, "gouji", bool(self.gouji_fn(p)))
+        return p
+
+    # ------------------------------------------------------------------ comparison
+    def beats(self, lead: Play, play: Play) -> bool:
+        """May ``play`` follow ``lead`` in an open trick (same count, higher rank, jokers covered)?"""
+        if not (lead.valid and play.valid):
+            return False
+        if self.same_count and play.count != lead.count:
+            return False
+        if self.model == "positional":
+            return self._beats_positional(lead, play)
+        return self._beats_cover(lead, play)
+
+    def _values(self, p: Play) -> list[int]:
+        vals = list(p.jokers)
+        rank_val = p.rank if p.carried else None
+        if rank_val is not None:
+            vals += [rank_val] * p.carried
+        return sorted(vals, reverse=True)
+
+    def _beats_positional(self, lead: Play, play: Play) -> bool:
+        a, b = self._values(lead), self._values(play)
+        return len(a) == len(b) and all(y > x for x, y in zip(a, b))
+
+    def _beats_cover(self, lead: Play, play: Play) -> bool:
+        avail = list(play.jokers)  # strongest first
+        for x in lead.jokers:  # strongest first
+            if not self._cover_one(x, avail):
+                return False
+        spare = len(avail)
+        if lead.carried == 0:
+            return play.carried == 0
+        if play.carried:
+            if play.rank <= lead.rank:
+                return False
+            have = play.carried + (spare if self.spare_for_rank else 0)
+            return have >= lead.carried
+        return self.spare_for_rank and spare >= lead.carried
+
+    def _cover_one(self, x: int, avail: list[int]) -> bool:
+        """Remove from ``avail`` the cheapest jokers that cover one lead joker ``x``."""
+        if self.cover_higher:
+            higher = [j for j in avail if j > x]
+            if higher:
+                avail.remove(min(higher))
+                return True
+        if self.cover_equal and x in avail:
+            avail.remove(x)
+            return True
+        if self.equal_many and avail.count(x) >= self.equal_many:
+            for _ in range(self.equal_many):
+                avail.remove(x)
+            return True
+        if self.lower_many and x - 1 >= self.n_ranks and avail.count(x - 1) >= self.lower_many:
+            for _ in range(self.lower_many):
+                avail.remove(x - 1)
+            return True
+        return False
+
+    # ------------------------------------------------------------------ generation
+    def plays_from(self, hand: tuple[int, ...] | list[int], count: int | None = None) -> Iterator[Play]:
+        """Every valid play that ``hand`` can make (of ``count`` cards when given), each once."""
+        nr = self.n_ranks
+        K = len(self.kinds)
+        filler = self.filler
+        joker_ranges = [range(hand[j] + 1) for j in range(nr, K)]
+        joker_combos = list(itertools.product(*joker_ranges)) if joker_ranges else [()]
+        fill_max = hand[filler] if filler is not None else 0
+        base = [0] * K
+        for r in range(nr):
+            hr = hand[r]
+            if not hr:
+                continue
+            fmax = fill_max if (filler is not None and r != filler) else 0
+            for n in range(1, hr + 1):
+                for f in range(fmax + 1):
+                    for jc in joker_combos:
+                        total = n + f + sum(jc)
+                        if count is not None and total != count:
+                            continue
+                        v = base[:]
+                        v[r] = n
+                        if f:
+                            v[filler] = f
+                        v[nr:] = jc
+                        yield self.classify(tuple(v))
+        for jc in joker_combos:
+            s = sum(jc)
+            if not s or (count is not None and s != count):
+                continue
+            v = base[:]
+            v[nr:] = jc
+            yield self.classify(tuple(v))
+
+    def deck(self) -> list[Card]:
+        """The full pack as cards with suits (rank cards spread over ``s h d c``), in a fixed order."""
+        out: list[Card] = []
+        for i, k in enumerate(self.kinds):
+            n = self.deck_counts[i]
+            if k in SUITLESS or self.is_joker(i):
+                out += [Card(k)] * n
+            else:
+                out += [Card(k, SUITS[j % len(SUITS)]) for j in range(n)]
+        return out
+
+
+def _symbols(v: Any, name: str) -> list[str]:
+    if isinstance(v, str):
+        items = list(v.replace(" ", ""))
+    elif isinstance(v, list):
+        items = ["T" if str(x) == "10" else str(x) for x in v]
+    else:
+        raise ValueError(f"{name} must be a list of card symbols")
+    from .cards import SYMBOLS
+    for x in items:
+        if x not in SYMBOLS:
+            raise ValueError(f"{name}: unknown card symbol {x!r}")
+    return items

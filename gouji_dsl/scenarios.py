@@ -1,0 +1,346 @@
+"""Rule scenarios: ``gouji test FILE...`` (NOTATION.md, "Rule scenarios" — a contract).
+
+A scenario file is YAML: ``ruleset`` (bundled name or a path relative to the file) and ``cases``.
+Case kinds: ``classify``, ``compare`` and game cases (``deal``, ``leader``, ``moves``, final
+``expect``). Each case gives a :class:`CaseResult`; a file that cannot be read gives one failed
+result with the file, line and reason. An ``expect`` key the runner does not know is an error.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .diagnostics import Diagnostic, GoujiError, did_you_mean
+from .engine import GameState, Move, new_game, parse_move, hands_from_text
+from .graph import RuleGraph, compile_ruleset
+
+CLASSIFY_KEYS = ("valid", "rank", "count", "jokers", "gouji")
+COMPARE_KEYS = ("beats",)
+GAME_KEYS = ("to_act", "over", "places", "scores", "sweep", "hands", "hand_sizes", "legal", "illegal", "transfers")
+CASE_KEYS = ("name", "ruleset", "classify", "compare", "deal", "leader", "moves", "expect", "next_deal", "next_moves", "seed")
+SETUP_VERBS = ("revolt", "declare", "choose")
+
+
+@dataclass
+class CaseResult:
+    """One case's outcome: ``passed`` and, when it failed, ``errors`` (``file:line:col: reason``)."""
+
+    file: str
+    name: str
+    line: int
+    passed: bool
+    errors: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------ YAML with positions
+class _Loc:
+    """Positions of a composed YAML node's children: ``pos`` (line, col) of the node itself."""
+
+
+class _PosLoader(yaml.SafeLoader):
+    pass
+
+
+class PosDict(dict):
+    pos: tuple[int, int] = (0, 0)
+    key_pos: dict[Any, tuple[int, int]]
+    val_pos: dict[Any, tuple[int, int]]
+
+
+class PosList(list):
+    pos: tuple[int, int] = (0, 0)
+    item_pos: list[tuple[int, int]]
+
+
+def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> PosDict:
+    d = PosDict()
+    d.pos = (node.start_mark.line + 1, node.start_mark.column + 1)
+    d.key_pos, d.val_pos = {}, {}
+    for k_node, v_node in node.value:
+        k = loader.construct_object(k_node, deep=True)
+        if k in d:
+            raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
+                                       f"duplicate key {k!r}", k_node.start_mark)
+        d[k] = loader.construct_object(v_node, deep=True)
+        d.key_pos[k] = (k_node.start_mark.line + 1, k_node.start_mark.column + 1)
+        d.val_pos[k] = (v_node.start_mark.line + 1, v_node.start_mark.column + 1 + (1 if getattr(v_node, "style", None) in ("'", '"') else 0))
+    return d
+
+
+def _sequence(loader: yaml.SafeLoader, node: yaml.SequenceNode) -> PosList:
+    out = PosList(loader.construct_object(n, deep=True) for n in node.value)
+    out.pos = (node.start_mark.line + 1, node.start_mark.column + 1)
+    out.item_pos = [(n.start_mark.line + 1, n.start_mark.column + 1 + (1 if getattr(n, "style", None) in ("'", '"') else 0)) for n in node.value]
+    return out
+
+
+_PosLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_PosLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
+
+
+class _CaseError(Exception):
+    def __init__(self, line: int, col: int, msg: str):
+        super().__init__(msg)
+        self.line, self.col, self.msg = line, col, msg
+
+
+# ------------------------------------------------------------------------ running
+def _load_yaml(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
+    return yaml.load(text, Loader=_PosLoader)  # noqa: S506 - SafeLoader subclass
+
+
+def _graph_for(name: str, base: Path, cache: dict[str, RuleGraph]) -> RuleGraph:
+    from .loader import resolve
+    cand = (base / name)
+    key = str(cand.resolve()) if cand.suffix in (".yaml", ".yml") or cand.exists() else name
+    if key not in cache:
+        cache[key] = compile_ruleset(resolve(str(cand) if cand.exists() else name))
+    return cache[key]
+
+
+def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None) -> list[CaseResult]:
+    """Run every case of one scenario file."""
+    p = Path(path)
+    cache = cache if cache is not None else {}
+    disp = str(path)
+    try:
+        doc = _load_yaml(p)
+    except OSError as e:
+        return [CaseResult(disp, "<file>", 0, False, [f"{disp}: cannot read: {e.strerror or e}"])]
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{disp}:{mark.line + 1}:{mark.column + 1}" if mark else disp
+        return [CaseResult(disp, "<file>", mark.line + 1 if mark else 0, False,
+                           [f"{where}: YAML error: {getattr(e, 'problem', e)}"])]
+    if not isinstance(doc, dict) or "cases" not in doc:
+        return [CaseResult(disp, "<file>", 1, False, [f"{disp}:1:1: a scenario file needs 'ruleset' and 'cases'"])]
+    unknown = [k for k in doc if k not in ("ruleset", "cases", "description", "title")]
+    if unknown:
+        ln, col = doc.key_pos[unknown[0]]
+        return [CaseResult(disp, "<file>", ln, False, [f"{disp}:{ln}:{col}: unknown key {unknown[0]!r} "
+                                                       f"(expected ruleset, cases)"])]
+    default_rs = doc.get("ruleset")
+    cases = doc.get("cases") or []
+    if not isinstance(cases, list):
+        ln, col = doc.val_pos["cases"]
+        return [CaseResult(disp, "<file>", ln, False, [f"{disp}:{ln}:{col}: 'cases' must be a list"])]
+    results = []
+    for i, case in enumerate(cases):
+        line = cases.item_pos[i][0] if isinstance(cases, PosList) else 0
+        name = str(case.get("name", f"case {i + 1}")) if isinstance(case, dict) else f"case {i + 1}"
+        try:
+            if not isinstance(case, dict):
+                raise _CaseError(line, 1, "a case must be a mapping")
+            rs_name = case.get("ruleset", default_rs)
+            if not rs_name:
+                raise _CaseError(line, 1, "no ruleset: give 'ruleset' at the top of the file or in the case")
+            try:
+                graph = _graph_for(str(rs_name), p.parent, cache)
+            except GoujiError as e:
+                raise _CaseError(line, 1, f"ruleset {rs_name!r} does not load: " + "; ".join(d.short() for d in e.diagnostics[:3]))
+            errors = _run_case(case, graph, disp)
+            results.append(CaseResult(disp, name, line, not errors, errors))
+        except _CaseError as e:
+            results.append(CaseResult(disp, name, line, False, [f"{disp}:{e.line}:{e.col}: {e.msg}"]))
+        except GoujiError as e:
+            results.append(CaseResult(disp, name, line, False, [d.short() for d in e.diagnostics]))
+    return results
+
+
+def run_files(paths: list[str | Path]) -> list[CaseResult]:
+    """Run several scenario files (rulesets are compiled once and shared)."""
+    cache: dict[str, RuleGraph] = {}
+    out: list[CaseResult] = []
+    for p in paths:
+        out.extend(run_file(p, cache))
+    return out
+
+
+def format_results(results: list[CaseResult], as_json: bool = False) -> str:
+    """One line per case and the closing ``N passed, N failed`` line (or JSON)."""
+    passed = sum(r.passed for r in results)
+    failed = len(results) - passed
+    if as_json:
+        return json.dumps({"passed": passed, "failed": failed, "cases": [asdict(r) for r in results]},
+                          ensure_ascii=False, indent=2)
+    lines = []
+    for r in results:
+        status = "PASS" if r.passed else "FAIL"
+        lines.append(f"{status} {r.file}:{r.line} {r.name}")
+        for e in r.errors:
+            lines.append(f"     {e}")
+    lines.append(f"{passed} passed, {failed} failed")
+    return "\n".join(lines)
+
+
+def _check_keys(exp: Any, allowed: tuple[str, ...], case: dict, disp: str) -> None:
+    if not isinstance(exp, dict):
+        ln, col = case.val_pos.get("expect", case.pos) if isinstance(case, PosDict) else (0, 0)
+        raise _CaseError(ln, col, "'expect' must be a mapping")
+    for k in exp:
+        if k not in allowed:
+            ln, col = exp.key_pos.get(k, (0, 0)) if isinstance(exp, PosDict) else (0, 0)
+            hint = did_you_mean(str(k), allowed)
+            raise _CaseError(ln, col, f"unknown expect key {k!r} (known here: {', '.join(allowed)})"
+                             + (f"; {hint}" if hint else ""))
+
+
+def _pos(d: Any, key: str) -> tuple[int, int]:
+    if isinstance(d, PosDict):
+        return d.val_pos.get(key, d.pos)
+    return (0, 0)
+
+
+def _cards(graph: RuleGraph, text: Any, where: tuple[int, int], disp: str) -> tuple[int, ...]:
+    return graph.model.parse(str(text), path=disp, line=where[0], col=where[1])
+
+
+def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
+    for k in case:
+        if k not in CASE_KEYS:
+            ln, col = case.key_pos.get(k, (0, 0))
+            raise _CaseError(ln, col, f"unknown case key {k!r}" + (f"; {did_you_mean(str(k), CASE_KEYS)}" if did_you_mean(str(k), CASE_KEYS) else ""))
+    exp = case.get("expect", {}) or {}
+    errors: list[str] = []
+    model = graph.model
+
+    def fail(key: str, msg: str) -> None:
+        ln, col = exp.val_pos.get(key, exp.pos) if isinstance(exp, PosDict) else (0, 0)
+        errors.append(f"{disp}:{ln}:{col}: {msg}")
+
+    if "classify" in case:
+        _check_keys(exp, CLASSIFY_KEYS, case, disp)
+        p = model.classify(_cards(graph, case["classify"], _pos(case, "classify"), disp))
+        got = {"valid": p.valid, "rank": model.kinds[p.rank] if p.valid else None, "count": p.count,
+               "jokers": len(p.jokers), "gouji": p.gouji}
+        for k, v in exp.items():
+            want = ("T" if str(v) == "10" else str(v)) if k == "rank" else v
+            if got[k] != want:
+                fail(k, f"{k}: expected {v!r}, got {got[k]!r} ({p.text}{'' if p.valid else ': ' + p.why})")
+        return errors
+    if "compare" in case:
+        _check_keys(exp, COMPARE_KEYS, case, disp)
+        cmp = case["compare"]
+        if not isinstance(cmp, dict) or set(cmp) != {"lead", "play"}:
+            ln, col = _pos(case, "compare")
+            raise _CaseError(ln, col, "compare needs {lead: CARDS, play: CARDS}")
+        lead = model.classify(_cards(graph, cmp["lead"], _pos(cmp, "lead"), disp))
+        play = model.classify(_cards(graph, cmp["play"], _pos(cmp, "play"), disp))
+        if "beats" in exp:
+            got = model.beats(lead, play)
+            if got != exp["beats"]:
+                fail("beats", f"beats: expected {exp['beats']!r}, got {got!r} ({play.text} over {lead.text})")
+        return errors
+    if "deal" not in case:
+        raise _CaseError(*case.pos, "a case needs classify, compare or deal")
+    _check_keys(exp, GAME_KEYS, case, disp)
+    if "next_deal" in case or "next_moves" in case or "transfers" in exp:
+        ln, col = case.key_pos.get("next_deal", case.pos)
+        raise _CaseError(ln, col, "matches (next_deal / next_moves / transfers) are not supported by this version yet")
+    deal = case["deal"]
+    if not isinstance(deal, dict):
+        raise _CaseError(*_pos(case, "deal"), "deal must map seats to cards")
+    for k in deal:
+        if not str(k).isdigit() or not 1 <= int(k) <= graph.n_seats:
+            raise _CaseError(*deal.key_pos.get(k, (0, 0)), f"deal: seat must be 1..{graph.n_seats}, got {k!r}")
+    hands = {}
+    for k, v in deal.items():
+        ln, col = deal.val_pos[k]
+        hands[int(k)] = hands_from_text(graph, {k: "" if v is None else str(v)}, path=disp, line=ln, col=col)[int(k)]
+    leader = case.get("leader")
+    state = new_game(graph, seed=case.get("seed", 0), hands=hands, leader=int(leader) if leader else None)
+    moves = case.get("moves") or []
+    used_setup = False
+    for i, item in enumerate(moves):
+        ln, col = moves.item_pos[i] if isinstance(moves, PosList) else (0, 0)
+        want = None
+        if isinstance(item, dict):
+            bad = [k for k in item if k not in ("move", "expect")]
+            if bad or "move" not in item:
+                raise _CaseError(ln, col, "a move item is a line or {move: LINE, expect: legal|illegal}")
+            want = item.get("expect")
+            if want not in (None, "legal", "illegal"):
+                raise _CaseError(*item.val_pos["expect"], f"move expect must be legal or illegal, got {want!r}")
+            ln, col = item.val_pos["move"]
+            item = item["move"]
+        mv = parse_move(str(item), model, graph.n_seats, path=disp, line=ln, col=col)
+        if state.phase in ("setup", "choose"):
+            if mv.verb in SETUP_VERBS or (mv.verb == "pass" and used_setup):
+                used_setup = True
+            else:
+                state.decline_setup()
+        trace: list = []
+        legal = state.check(mv, trace)
+        if want == "illegal":
+            if legal:
+                errors.append(f"{disp}:{ln}:{col}: {item!r} was expected to be illegal but is legal")
+            continue
+        if not legal:
+            why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or "illegal"
+            errors.append(f"{disp}:{ln}:{col}: {item!r} is illegal: {why}")
+            return errors
+        state.apply_in_place(mv)
+    listed = [str(x) for x in (exp.get("legal") or []) + (exp.get("illegal") or [])]
+    if state.phase in ("setup", "choose") and not used_setup and not any(
+            len(x.split()) > 1 and x.split()[1] in SETUP_VERBS for x in listed):
+        state.decline_setup()
+    _check_game(state, exp, graph, disp, errors)
+    return errors
+
+
+def _check_game(state: GameState, exp: dict, graph: RuleGraph, disp: str, errors: list[str]) -> None:
+    model = graph.model
+
+    def fail(key: str, msg: str) -> None:
+        ln, col = exp.val_pos.get(key, exp.pos) if isinstance(exp, PosDict) else (0, 0)
+        errors.append(f"{disp}:{ln}:{col}: {msg}")
+
+    if "to_act" in exp and state.to_act != exp["to_act"]:
+        fail("to_act", f"to_act: expected {exp['to_act']}, got {state.to_act}")
+    if "over" in exp and state.over != bool(exp["over"]):
+        fail("over", f"over: expected {exp['over']}, got {state.over}")
+    if "places" in exp:
+        want = {int(k): int(v) for k, v in (exp["places"] or {}).items()}
+        if want != state.places:
+            fail("places", f"places: expected {want}, got {dict(sorted(state.places.items()))}")
+    if "scores" in exp:
+        want = {int(k): int(v) for k, v in (exp["scores"] or {}).items()}
+        got = {k: state.scores.get(k) for k in want}
+        if not state.over:
+            fail("scores", "scores: the game is not over")
+        elif want != got:
+            fail("scores", f"scores: expected {want}, got {got}")
+    if "sweep" in exp and (not state.over or state.sweep != bool(exp["sweep"])):
+        fail("sweep", f"sweep: expected {exp['sweep']}, got {state.sweep if state.over else 'game not over'}")
+    if "hands" in exp:
+        hv = exp["hands"]
+        for k, v in (hv or {}).items():
+            ln, col = hv.val_pos.get(k, (0, 0)) if isinstance(hv, PosDict) else (0, 0)
+            want = model.parse(str(v), path=disp, line=ln, col=col) if str(v).strip() else tuple([0] * len(model.kinds))
+            got = tuple(state.hands[int(k)])
+            if want != got:
+                errors.append(f"{disp}:{ln}:{col}: hands[{k}]: expected {model.text(want) or '(none)'}, got {model.text(got) or '(none)'}")
+    if "hand_sizes" in exp:
+        want = {int(k): int(v) for k, v in (exp["hand_sizes"] or {}).items()}
+        got = {k: state.hand_size(k) for k in want}
+        if want != got:
+            fail("hand_sizes", f"hand_sizes: expected {want}, got {got}")
+    for key, should in (("legal", True), ("illegal", False)):
+        items = exp.get(key) or []
+        for i, line in enumerate(items):
+            ln, col = items.item_pos[i] if isinstance(items, PosList) else (0, 0)
+            mv = parse_move(str(line), model, graph.n_seats, path=disp, line=ln, col=col)
+            trace: list = []
+            ok = state.check(mv, trace)
+            if ok != should:
+                why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade")
+                errors.append(f"{disp}:{ln}:{col}: {line!r} expected {'legal' if should else 'illegal'}, "
+                              f"but it is {'legal' if ok else 'illegal'}" + (f" ({why})" if why else ""))
+
+
+_ = (Diagnostic, Move, _Loc)

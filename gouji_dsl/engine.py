@@ -147,7 +147,8 @@ class GameState:
     :func:`apply` for a functional update. ``record`` holds every event (dicts, JSON-ready)."""
 
     def __init__(self, graph: RuleGraph, hands: dict[int, list[Card]], *, rng: random.Random,
-                 game_number: int = 1, leader: int | None = None, source: str = "random"):
+                 game_number: int = 1, leader: int | None = None, source: str = "random",
+                 seed: int | str | None = None):
         self.graph = graph
         self.model = graph.model
         self.kinds = graph.model.kinds
@@ -194,7 +195,8 @@ class GameState:
         self.redealt = False
         self.forced_leader = leader
         self.record: list[dict[str, Any]] = []
-        self._event("deal", game_number=game_number,
+        self.seed = seed
+        self._event("deal", game_number=game_number, source=source, seed=seed,
                     hands={str(s): " ".join(str(c) for c in self.dealt_cards[s]) for s in self.seat_list})
         self._begin_setup()
 
@@ -332,7 +334,8 @@ class GameState:
     def _redeal(self) -> None:
         hands = deal_hands(self.model, self.n_seats, self.rng)
         fresh = GameState(self.graph, hands, rng=self.rng, game_number=self.game_number,
-                          leader=self.forced_leader, source=self.source)
+                          leader=self.forced_leader, source=self.source, seed=self.seed)
+        fresh.record[0]["redeal"] = True
         record = self.record + fresh.record
         self.__dict__.update(fresh.__dict__)
         self.record = record
@@ -352,7 +355,7 @@ class GameState:
         leader = self.forced_leader or self.graph.value("first_leader", self._ctx())
         if not leader or not self.is_active(leader):
             leader = self.next_active(leader or self.n_seats)
-        self._event("first_leader", seat=leader)
+        self._event("first_leader", seat=leader, forced=self.forced_leader)
         self._new_trick(leader)
 
     # -------------------------------------------------------------- tricks
@@ -733,15 +736,35 @@ def deal_hands(model: CardModel, n_seats: int, rng: random.Random, first: int = 
     return hands
 
 
-def new_game(graph: RuleGraph, seed: int | None = None, *, rng: random.Random | None = None,
-             hands: dict[int, list[Card]] | None = None, leader: int | None = None,
-             game_number: int = 1) -> GameState:
-    """Start a game: deal from a generator seeded with ``seed`` (or use ``hands``)."""
-    rng = rng or random.Random(seed)
+def new_game(graph: RuleGraph, seed: int | str | None = None, *, hands: dict[int, list[Card]] | None = None,
+             leader: int | None = None, game_number: int = 1) -> GameState:
+    """Start a game from ``random.Random(seed)``: it shuffles and deals (unless ``hands`` are given)
+    and draws whatever else the rules leave to chance. The seed is kept in the record so the game
+    can be replayed (:func:`replay`)."""
+    rng = random.Random(seed)
     if hands is None:
-        return GameState(graph, deal_hands(graph.model, graph.n_seats, rng), rng=rng,
-                         game_number=game_number, leader=leader, source="random")
-    return GameState(graph, hands, rng=rng, game_number=game_number, leader=leader, source="fixed")
+        g = GameState(graph, deal_hands(graph.model, graph.n_seats, rng), rng=rng,
+                      game_number=game_number, leader=leader, source="random", seed=seed)
+    else:
+        g = GameState(graph, hands, rng=rng, game_number=game_number, leader=leader, source="fixed", seed=seed)
+    return g
+
+
+def replay(graph: RuleGraph, record: list[dict[str, Any]], upto: int | None = None) -> GameState:
+    """Rebuild a game from its record: the first deal (by seed when the record has one, else the
+    dealt hands) and the first ``upto`` moves (all by default). Raises :class:`IllegalMove` if
+    a recorded move is illegal under ``graph`` (a record made under another ruleset)."""
+    deal = next(e for e in record if e["type"] == "deal")
+    leader = next((e.get("forced") for e in record if e["type"] == "first_leader" and e.get("forced")), None)
+    if deal.get("source") == "random":
+        g = new_game(graph, deal.get("seed"), leader=leader, game_number=deal.get("game_number", 1))
+    else:
+        hands = {int(s): parse_cards(t, allow_empty=True) for s, t in deal["hands"].items()}
+        g = new_game(graph, deal.get("seed"), hands=hands, leader=leader, game_number=deal.get("game_number", 1))
+    moves = [e["move"] for e in record if e["type"] == "move"]
+    for text in moves[:upto]:
+        g.apply_in_place(parse_move(text, g.model, g.n_seats))
+    return g
 
 
 def hands_from_text(graph: RuleGraph, deal: dict[Any, str], **pos: Any) -> dict[int, list[Card]]:

@@ -33,8 +33,9 @@ class GameResult:
     record: list[dict[str, Any]] = field(repr=False, default_factory=list)
 
 
-def game_rng(seed: Any, index: int) -> random.Random:
-    return random.Random(f"{seed}:{index}")
+def game_seed(seed: Any, index: int) -> str:
+    """The seed of game ``index`` of a run seeded ``seed``."""
+    return f"{seed}:{index}"
 
 
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
@@ -43,11 +44,10 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
 
     ``bots`` is one bot name for every seat or one per seat. Raises RuntimeError if the game does
     not end within ``max_decisions`` (a ruleset with no way out)."""
-    rng = game_rng(seed, index)
     n = graph.n_seats
     names = [bots] * n if isinstance(bots, str) else list(bots)
     players = {s: make_bot(names[s - 1], random.Random(f"{seed}:{index}:bot{s}")) for s in range(1, n + 1)}
-    state = new_game(graph, rng=rng, game_number=game_number)
+    state = new_game(graph, game_seed(seed, index), game_number=game_number)
     steps = 0
     while not state.over:
         moves = state.legal_moves()

@@ -1,0 +1,92 @@
+"""Interpreter behaviour: explain, apply, views, determinism and replay (RULES.md §3-§6)."""
+import json
+
+import pytest
+
+from gouji_dsl.cards import parse_cards
+from gouji_dsl.engine import IllegalMove, apply, explain, new_game, parse_move, replay
+from gouji_dsl.simulate import play_game
+
+
+def _game(g, deal, leader=1):
+    hands = {int(k): parse_cards(v, allow_empty=True) for k, v in deal.items()}
+    st = new_game(g, 0, hands=hands, leader=leader)
+    st.decline_setup()
+    return st
+
+
+DEAL = {1: "KK 3 4", 2: "AA 5", 3: "AA 6", 4: "22 7", 5: "AA 8", 6: "AA 9"}
+
+
+def test_explain_names_the_rule_that_forbids(online):
+    st = _game(online, DEAL)
+    st.apply_in_place(parse_move("1 play KK", online.model))
+    ex = explain(st, parse_move("3 play AA", online.model))
+    assert not ex.legal
+    assert any(r.rule_id == "engine.burn" for r in ex.reasons)
+    ex = explain(st, parse_move("3 burn AA", online.model))
+    assert ex.legal
+    assert [r.rule_id for r in ex.reasons if r.verdict == "allowed"][:1] == ["burn.who"]
+    assert ex.reasons[0].where.endswith(tuple(f"base.yaml:{n}" for n in range(1, 400)))
+
+
+def test_pass_rule_forbids_reentry_with_source_position(online):
+    st = _game(online, {1: "55 7", 2: "33 4", 3: "KK 9", 4: "44 8", 5: "66 T", 6: "99 J"})
+    for m in ["1 play 55", "2 pass", "3 pass", "4 pass", "5 pass", "6 play 99", "1 pass", "3 pass"]:
+        st.apply_in_place(parse_move(m, online.model))
+    # a seat that passed and is not the opposite is never asked: the turn check says so
+    ex = explain(st, parse_move("2 play 33", online.model))
+    assert not ex.legal and ex.reasons[0].rule_id == "engine.turn"
+
+
+def test_apply_rejects_illegal_and_leaves_state_untouched(online):
+    st = _game(online, DEAL)
+    before = json.dumps(st.record), [h[:] for h in st.hands], st.to_act
+    with pytest.raises(IllegalMove) as exc:
+        apply(st, parse_move("1 play AA", online.model))
+    assert "engine.cards" in str(exc.value)
+    assert (json.dumps(st.record), [h[:] for h in st.hands], st.to_act) == before
+    new = apply(st, parse_move("1 play KK", online.model))
+    assert new is not st and st.to_act == 1 and new.to_act == 3
+
+
+def test_view_shows_counts_only_at_ten_or_fewer(online):
+    st = new_game(online, "view")
+    st.decline_setup()
+    v = st.view(1)
+    assert len(v["hand"].replace(" ", "")) == 36
+    assert all("count" not in o for o in v["others"].values())  # 36 cards each: counts hidden (报牌 at <= 10)
+    st.hands[2][:] = [0] * len(st.hands[2])
+    st.hands[2][0] = 10
+    assert st.view(1)["others"]["2"]["count"] == 10
+
+
+def test_same_seed_same_record_byte_for_byte(online):
+    a, _ = play_game(online, 7, 0, "random")
+    b, _ = play_game(online, 7, 0, "random")
+    assert json.dumps(a.record, ensure_ascii=False) == json.dumps(b.record, ensure_ascii=False)
+    c, _ = play_game(online, 8, 0, "random")
+    assert json.dumps(a.record) != json.dumps(c.record)
+
+
+def test_replay_reproduces_the_game(online):
+    res, st = play_game(online, 3, 1, "random")
+    again = replay(online, st.record)
+    assert again.places == st.places and again.scores == st.scores
+    assert json.dumps(again.record) == json.dumps(st.record)
+    mid = replay(online, st.record, upto=10)
+    assert sum(1 for e in mid.record if e["type"] == "move") == 10
+
+
+def test_first_lead_random_when_nobody_shows_threes_is_seeded(online):
+    hands = {s: parse_cards(t) for s, t in {1: "5", 2: "6", 3: "7", 4: "8", 5: "9", 6: "T"}.items()}
+    leaders = {new_game(online, 11, hands=hands).to_act for _ in range(3)}
+    assert len(leaders) == 1
+
+
+def test_failed_burn_is_last_place(online):
+    st = _game(online, {1: "KK 3 4", 2: "5", 3: "AA 66 7", 4: "8", 5: "9", 6: "T"})
+    for m in ["1 play KK", "3 burn AA", "6 pass"]:
+        st.apply_in_place(parse_move(m, online.model))
+    assert st.places == {3: 6}
+    assert any(e["type"] == "burn_failed" and e["seat"] == 3 for e in st.record)

@@ -1,0 +1,250 @@
+"""The ``gouji`` command line (library commands): validate, simulate, show, test, diff.
+
+This module is part of the library: it never imports the ``editor`` package. The console script
+``gouji`` points at ``editor.cli:main``, which adds the app commands (``gouji`` with no argument,
+``gouji edit``, ``gouji play``) to the :data:`cli` group defined here; ``python -m gouji_dsl`` runs
+this group alone.
+
+RULESET arguments are a bundled ruleset's name (``online``) or a path to a ``.yaml`` file.
+Bad input is reported as ``file:line:col: message`` with the source line, a caret and a hint, on
+stderr — never as a traceback.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from . import __version__
+from .diagnostics import GoujiError
+
+__all__ = ["cli", "main"]
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2
+
+
+def _err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _report(e: GoujiError) -> None:
+    """Every diagnostic of ``e`` in its long form (caret and hint), on stderr."""
+    for d in e.diagnostics:
+        _err(d.format())
+
+
+def _load_resolved(ruleset: str):
+    """Resolve RULESET or exit 1 with its diagnostics."""
+    from .loader import resolve
+    try:
+        return resolve(ruleset)
+    except GoujiError as e:
+        _report(e)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _load_graph(ruleset: str):
+    """Resolve and compile RULESET or exit 1 with its diagnostics."""
+    from .graph import compile_ruleset
+    resolved = _load_resolved(ruleset)
+    try:
+        return compile_ruleset(resolved)
+    except GoujiError as e:
+        _report(e)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gouji")
+def cli() -> None:
+    """gouji-dsl: Gouji (够级) rulesets as data — validate, show, simulate, test and compare them.
+
+    RULESET is a bundled ruleset's name (e.g. `online`) or the path of a ruleset file.
+    """
+
+
+# ------------------------------------------------------------------------------ validate
+@cli.command("validate")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+def validate_command(files: tuple[str, ...]) -> None:
+    """Check ruleset files: structure, `extends`, every expression's names and types.
+
+    Prints every problem as `file:line:col: message` (with the line, a caret and a hint) on stderr
+    and `FILE: ok (N rules)` for each good file. Exit status 1 if any file is bad, 2 on an internal
+    error.
+    """
+    from .graph import compile_ruleset
+    from .loader import resolve
+
+    status = EXIT_OK
+    for f in files:
+        try:
+            graph = compile_ruleset(resolve(f))
+        except GoujiError as e:
+            _report(e)
+            n = len(e.diagnostics)
+            _err(f"{f}: {n} problem{'s' if n != 1 else ''}")
+            status = max(status, EXIT_BAD_INPUT)
+            continue
+        except Exception as e:  # noqa: BLE001 - a bug must not hide the other files' results
+            _err(f"{f}: internal error: {type(e).__name__}: {e}")
+            status = EXIT_INTERNAL
+            continue
+        click.echo(f"{f}: ok ({len(graph.nodes)} rules)")
+    sys.exit(status)
+
+
+# ------------------------------------------------------------------------------ simulate
+def _summary_text(summary: dict[str, Any], bots: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    games = summary["games"]
+    console.print(f"[bold]{summary['ruleset']}[/bold]: {games} games, seed {summary['seed']}, {bots} bots")
+    console.print(f"mean decisions per game: {summary['mean_decisions']:.1f}")
+    console.print(f"mean tricks per game:    {summary['mean_tricks']:.1f}")
+
+    dist: dict[str, dict[str, float]] = summary.get("place_distribution") or {}
+    places = sorted({p for row in dist.values() for p in row}, key=int)
+    table = Table(title="place distribution by seat (share of games)", title_justify="left")
+    table.add_column("seat", justify="right")
+    for p in places:
+        table.add_column(f"place {p}", justify="right")
+    for seat in sorted(dist, key=int):
+        table.add_row(seat, *(f"{dist[seat].get(p, 0.0):.1%}" for p in places))
+    console.print(table)
+
+    teams = summary.get("team_score_mean") or {}
+    console.print("mean team score:  " + ", ".join(f"team {t} {v:+.2f}" for t, v in teams.items()))
+    console.print(f"sweep rate:       {summary['sweep_rate']:.1%}")
+    console.print(f"burn rate:        {summary['burn_rate']:.1%}  (games with at least one burn)")
+    console.print(f"revolution rate:  {summary['revolution_rate']:.1%}  (games with at least one revolution)")
+    gps = summary.get("games_per_s")
+    console.print(f"elapsed:          {summary['elapsed_s']:.3f} s"
+                  + (f"  ({gps:.1f} games/s)" if gps is not None else ""))
+
+
+@cli.command("simulate")
+@click.argument("ruleset")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Number of games to play.")
+@click.option("--seed", "-s", default="1", show_default=True,
+              help="Seed of the run; game i deals from seed:i (same seed, same games).")
+@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
+              help="The bot every seat plays.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (no progress bar).")
+def simulate_command(ruleset: str, games: int, seed: str, bots: str, as_json: bool) -> None:
+    """Play GAMES seeded games of RULESET with bots and summarise them.
+
+    The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean
+    team scores, sweep / burn / revolution rates, elapsed seconds and games per second.
+    """
+    from .simulate import timed_simulate
+
+    seed_value: Any = int(seed) if seed.lstrip("-").isdigit() else seed
+    graph = _load_graph(ruleset)
+    show_bar = not as_json and sys.stdout.isatty()
+    try:
+        if show_bar:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+            with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), TimeRemainingColumn(), transient=True) as bar:
+                task = bar.add_task(f"{graph.name}", total=games)
+                _, summary = timed_simulate(graph, games, seed_value, bots,
+                                            lambda i: bar.update(task, completed=i))
+        else:
+            _, summary = timed_simulate(graph, games, seed_value, bots, None)
+    except GoujiError as e:
+        _report(e)
+        sys.exit(EXIT_BAD_INPUT)
+    except (RuntimeError, ValueError, TypeError, KeyError, ZeroDivisionError) as e:
+        # A ruleset that compiles may still be unplayable (no legal move, a setting of the wrong type
+        # read at run time): say so in one line rather than with a traceback.
+        _err(f"{ruleset}: simulation failed: {type(e).__name__}: {e}")
+        sys.exit(EXIT_INTERNAL)
+    if as_json:
+        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        _summary_text(summary, bots)
+
+
+# ------------------------------------------------------------------------------ show
+@cli.command("show")
+@click.argument("ruleset", required=False)
+@click.option("--graph", "as_graph", is_flag=True, help="Print the rule graph instead of the resolved ruleset.")
+@click.option("--format", "fmt", type=click.Choice(["text", "mermaid", "dot"]), default="text", show_default=True,
+              help="Output format of the graph (mermaid and dot imply --graph).")
+@click.option("--vocabulary", is_flag=True,
+              help="Print the hooks, variables, play attributes and functions expressions may use.")
+def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool) -> None:
+    """Print RULESET after inheritance, or its rule graph.
+
+    Without options: the header (name, title, chain of files), every setting with the file:line that
+    set it (and each key of merged maps), inherited values marked, definitions, and the rules grouped
+    by phase with their hook, guard, effect, sentence, source, file:line and what they override.
+    """
+    from . import render
+
+    if vocabulary:
+        from .vocabulary import vocabulary_text
+        click.echo(vocabulary_text())
+        if ruleset is None:
+            return
+        click.echo()
+    if ruleset is None:
+        raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
+    if as_graph or fmt != "text":
+        graph = _load_graph(ruleset)
+        fn = {"text": render.graph_text, "mermaid": render.graph_mermaid, "dot": render.graph_dot}[fmt]
+        click.echo(fn(graph), nl=False)
+        return
+    resolved = _load_resolved(ruleset)
+    if sys.stdout.isatty():
+        from rich.console import Console
+        Console(highlight=False, soft_wrap=True).print(render.resolved_text(resolved, markup=True), end="")
+    else:
+        click.echo(render.resolved_text(resolved), nl=False)
+
+
+# ------------------------------------------------------------------------------ test
+@cli.command("test")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def test_command(files: tuple[str, ...], as_json: bool) -> None:
+    """Run rule scenario files (NOTATION.md "Rule scenarios").
+
+    Prints one line per case and `N passed, N failed`; exit status 1 if any case fails or a file
+    cannot be read.
+    """
+    try:
+        from .scenarios import format_results, run_files
+    except ImportError as e:  # pragma: no cover - only while the module is missing
+        _err(f"gouji test: the scenario runner is not available ({e})")
+        sys.exit(EXIT_INTERNAL)
+    try:
+        results = run_files(list(files))
+    except GoujiError as e:
+        _report(e)
+        sys.exit(EXIT_BAD_INPUT)
+    click.echo(format_results(results, as_json=as_json))
+    failed = any(not r.passed for r in results)
+    sys.exit(EXIT_BAD_INPUT if failed else EXIT_OK)
+
+
+# ------------------------------------------------------------------------------ diff
+from .cli_diff import diff_command  # noqa: E402 - owned by the compare module
+
+cli.add_command(diff_command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the library command group (``python -m gouji_dsl``)."""
+    cli.main(args=argv, prog_name="gouji")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,364 @@
+"""Text renderings of a resolved ruleset and of its rule graph (pure functions returning strings).
+
+Used by ``gouji show`` and by the editor's side panel:
+
+- :func:`resolved_text` — the ruleset after inheritance: header, settings (each value and each key
+  of a merged map tagged with the ``file:line`` that set it; inherited ones marked), definitions,
+  rules grouped by phase.
+- :func:`graph_text`, :func:`graph_mermaid`, :func:`graph_dot` — the compiled
+  :class:`~gouji_dsl.graph.RuleGraph`: phases → hooks → rules, phase order, overrides and
+  before/after edges.
+
+Nothing here prints or imports a UI toolkit. With ``markup=True`` :func:`resolved_text` and
+:func:`graph_text` wrap inherited lines in ``[dim]...[/dim]`` (Rich / Textual markup) and escape
+square brackets in the text; without it the output is plain text.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from .spec import Origin, ResolvedRuleset, RuleSpec
+from .vocabulary import HOOKS, PHASES
+
+__all__ = ["display_path", "resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
+
+INHERITED = "(inherited)"
+"""The marker put after the ``file:line`` tag of a value, definition or rule set by a parent file."""
+
+
+# ------------------------------------------------------------------------------ helpers
+def _bundled_dir() -> Path | None:
+    try:
+        from .resources import rules_dir
+        return rules_dir().resolve()
+    except (FileNotFoundError, OSError):
+        return None
+
+
+def display_path(path: str) -> str:
+    """A short, stable name for a ruleset file: ``rules/NAME.yaml`` for a bundled ruleset (wherever
+    the package is installed), else the path relative to the current directory when it lies below
+    it, else the path as given."""
+    if not path or path.startswith("<"):
+        return path
+    try:
+        p = Path(path).resolve()
+    except OSError:
+        return path
+    bundled = _bundled_dir()
+    if bundled is not None and p.parent == bundled:
+        return f"rules/{p.name}"
+    try:
+        rel = os.path.relpath(p, Path.cwd())
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _where(origin: Origin | None) -> str:
+    if origin is None:
+        return ""
+    return f"{display_path(origin.path)}:{origin.line}"
+
+
+def _value(v: Any) -> str:
+    """A compact YAML-flow-like rendering of a setting value."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_value(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def _esc(s: str, markup: bool) -> str:
+    return s.replace("[", r"\[") if markup else s
+
+
+class _Lines:
+    """Collects output lines; a line may carry a right-aligned tag and be marked inherited."""
+
+    def __init__(self, markup: bool, width: int = 64):
+        self.markup = markup
+        self.width = width
+        self.out: list[str] = []
+
+    def add(self, text: str = "", tag: str = "", inherited: bool = False) -> None:
+        if tag:
+            tag = f"{tag} {INHERITED}" if inherited else tag
+            pad = max(self.width - len(text), 2)
+            text = f"{text}{' ' * pad}{tag}"
+        line = _esc(text, self.markup)
+        if self.markup and inherited:
+            line = f"[dim]{line}[/dim]"
+        self.out.append(line)
+
+    def text(self) -> str:
+        return "\n".join(self.out).rstrip() + "\n"
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _phase_of(rule: RuleSpec) -> str:
+    hook = HOOKS.get(rule.on.text)
+    return hook.phase if hook is not None else "?"
+
+
+def _rule_sort_key(hook_name: str) -> tuple[int, int]:
+    hook = HOOKS.get(hook_name)
+    if hook is None:
+        return (len(PHASES), len(HOOKS))
+    return (PHASES.index(hook.phase) if hook.phase in PHASES else len(PHASES), list(HOOKS).index(hook_name))
+
+
+def _group_by_phase(items: Iterable[Any], hook_of) -> list[tuple[str, list[Any]]]:
+    """Items grouped by phase in :data:`PHASES` order; within a phase by hook order (stable, so the
+    effective order of rules answering the same hook is kept)."""
+    ordered = sorted(items, key=lambda x: _rule_sort_key(hook_of(x)))
+    groups: dict[str, list[Any]] = {}
+    for x in ordered:
+        hook = HOOKS.get(hook_of(x))
+        groups.setdefault(hook.phase if hook else "?", []).append(x)
+    return list(groups.items())
+
+
+# ------------------------------------------------------------------------------ resolved ruleset
+def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
+    """The resolved ruleset as text (see module docstring). Values, definitions and rules that come
+    from a parent file carry the :data:`INHERITED` marker (and are dimmed with ``markup``)."""
+    own = os.path.normpath(resolved.path)
+
+    def inherited(origin: Origin | None) -> bool:
+        return origin is not None and os.path.normpath(origin.path) != own
+
+    out = _Lines(markup)
+    title = f" — {resolved.title}" if resolved.title else ""
+    out.add(f"ruleset {resolved.name}{title}")
+    out.add(f"file:    {display_path(resolved.path)}")
+    if len(resolved.chain) > 1:
+        out.add("chain:   " + " → ".join(display_path(p) for p in resolved.chain))
+    if resolved.source:
+        out.add(f"source:  {resolved.source}")
+    if resolved.description:
+        out.add(f"about:   {_short(resolved.description, 400)}")
+    out.add(f"values tagged {INHERITED} were set by a parent file")
+
+    out.add()
+    out.add(f"settings ({len(resolved.settings)})")
+    for name, s in resolved.settings.items():
+        is_map = isinstance(s.value, dict) and bool(s.value)
+        out.add(f"  {name}:" if is_map else f"  {name}: {_value(s.value)}", _where(s.origin), s.inherited)
+        if s.says:
+            out.add(f"      says: {_short(s.says)}", inherited=s.inherited)
+        if s.source:
+            out.add(f"      source: {s.source}", inherited=s.inherited)
+        if is_map:
+            for key, v in s.value.items():
+                ko = s.key_origins.get(str(key), s.origin)
+                out.add(f"    {key}: {_value(v)}", _where(ko), inherited(ko))
+
+    if resolved.definitions:
+        out.add()
+        out.add(f"definitions ({len(resolved.definitions)})")
+        for d in resolved.definitions.values():
+            params = f"({', '.join(d.params)})" if d.params else ""
+            out.add(f"  {d.name}{params} = {d.expr.text}", _where(d.origin), d.inherited)
+            if d.says:
+                out.add(f"      says: {_short(d.says)}", inherited=d.inherited)
+
+    out.add()
+    out.add(f"rules ({len(resolved.rules)}) by phase")
+    for phase, rules in _group_by_phase(resolved.rules, lambda r: r.on.text):
+        out.add(f"  phase {phase}")
+        for r in rules:
+            inh = r.inherited
+            out.add(f"    {r.id}", _where(r.origin), inh)
+            out.add(f"        on {r.on.text} · {r.effect}: {r.effect_expr.text}", inherited=inh)
+            if r.when is not None:
+                out.add(f"        when: {r.when.text}", inherited=inh)
+            if r.target is not None:
+                out.add(f"        target: {r.target.text}", inherited=inh)
+            if r.amount is not None:
+                out.add(f"        amount: {r.amount.text}", inherited=inh)
+            if r.says:
+                out.add(f"        says: {_short(r.says)}", inherited=inh)
+            if r.source:
+                out.add(f"        source: {r.source}", inherited=inh)
+            if r.before:
+                out.add(f"        before: {', '.join(r.before)}", inherited=inh)
+            if r.after:
+                out.add(f"        after: {', '.join(r.after)}", inherited=inh)
+            if r.overrides is not None:
+                out.add(f"        overrides {_where(r.overrides)}", inherited=inh)
+    if resolved.removed:
+        out.add()
+        out.add("removed rules: " + ", ".join(resolved.removed))
+    return out.text()
+
+
+# ------------------------------------------------------------------------------ rule graph
+def _hook_groups(graph) -> list[tuple[str, list[tuple[str, list[Any]]]]]:
+    """[(phase, [(hook, [nodes])])] in phase and hook order (phases without rules left out)."""
+    out = []
+    for phase, nodes in _group_by_phase(graph.nodes, lambda n: n.hook):
+        hooks: dict[str, list[Any]] = {}
+        for n in nodes:
+            hooks.setdefault(n.hook, []).append(n)
+        out.append((phase, list(hooks.items())))
+    return out
+
+
+def _override_edges(graph):
+    return [e for e in graph.edges if e.kind == "overrides"]
+
+
+def _order_edges(graph):
+    return [e for e in graph.edges if e.kind == "before"]
+
+
+def _override_target(graph, edge) -> str:
+    """``file:line`` of the parent rule an override edge points at."""
+    node = graph.node(edge.src)
+    if node is not None and node.overrides is not None:
+        return _where(node.overrides)
+    return edge.dst
+
+
+def graph_text(graph, *, markup: bool = False) -> str:
+    """The rule graph as indented text: phases → hooks → rules (id, effect, file:line, what the rule
+    reads), then phase order, override edges and before/after edges."""
+    out = _Lines(markup)
+    out.add(f"rule graph of {graph.name}: {len(graph.nodes)} rules, {len(graph.edges)} edges")
+    groups = _hook_groups(graph)
+    for phase, hooks in groups:
+        out.add(f"phase {phase}")
+        for hook, nodes in hooks:
+            h = HOOKS.get(hook)
+            kind = f" ({h.kind})" if h else ""
+            out.add(f"  on {hook}{kind}")
+            for n in nodes:
+                out.add(f"    {n.id}  [{n.effect}]", _where(n.origin), n.inherited)
+                reads = sorted(n.reads)
+                if reads:
+                    out.add(f"        reads: {', '.join(reads)}", inherited=n.inherited)
+    phase_edges = [e for e in graph.edges if e.kind == "phase"]
+    out.add()
+    if phase_edges:
+        chain = [phase_edges[0].src] + [e.dst for e in phase_edges]
+        out.add("phase order: " + " → ".join(p.removeprefix("phase:") for p in chain))
+    else:
+        out.add("phase order: " + " → ".join(p for p, _ in groups))
+    ov = _override_edges(graph)
+    out.add(f"overrides ({len(ov)})" + (":" if ov else ""))
+    for e in ov:
+        node = graph.node(e.src)
+        out.add(f"  {e.src} ({_where(node.origin) if node else '?'}) overrides {_override_target(graph, e)}")
+    order = _order_edges(graph)
+    out.add(f"before/after ({len(order)})" + (":" if order else ""))
+    for e in order:
+        out.add(f"  {e.src} → {e.dst}")
+    return out.text()
+
+
+def _mm(s: str) -> str:
+    """Text safe inside a quoted mermaid label."""
+    return (s.replace("&", "#amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
+            .replace("[", "#91;").replace("]", "#93;"))
+
+
+def _ident(s: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in s)
+
+
+def graph_mermaid(graph) -> str:
+    """The rule graph as a mermaid ``flowchart`` (phases and hooks as nested subgraphs)."""
+    ids = {n.id: f"r{i}" for i, n in enumerate(graph.nodes)}
+    lines = ["flowchart TD"]
+    phases = []
+    for phase, hooks in _hook_groups(graph):
+        pid = f"phase_{_ident(phase)}"
+        phases.append(pid)
+        lines.append(f'  subgraph {pid}["phase {_mm(phase)}"]')
+        lines.append("    direction TB")
+        for hook, nodes in hooks:
+            lines.append(f'    subgraph {pid}__{_ident(hook)}["on {_mm(hook)}"]')
+            for n in nodes:
+                label = f"{_mm(n.id)}<br/>{_mm(n.effect)} · {_mm(_where(n.origin))}"
+                lines.append(f'      {ids[n.id]}["{label}"]')
+            lines.append("    end")
+        lines.append("  end")
+    phase_edges = [e for e in graph.edges if e.kind == "phase"]
+    for e in phase_edges:
+        a, b = f"phase_{_ident(e.src.removeprefix('phase:'))}", f"phase_{_ident(e.dst.removeprefix('phase:'))}"
+        if a in phases and b in phases:
+            lines.append(f"  {a} ==> {b}")
+    for i, e in enumerate(_override_edges(graph)):
+        if e.src in ids:
+            lines.append(f'  o{i}["{_mm("overridden: " + e.src + " @ " + _override_target(graph, e))}"]')
+            lines.append(f"  {ids[e.src]} -. overrides .-> o{i}")
+    for e in _order_edges(graph):
+        if e.src in ids and e.dst in ids:
+            lines.append(f"  {ids[e.src]} -->|before| {ids[e.dst]}")
+    inherited = [ids[n.id] for n in graph.nodes if n.inherited]
+    if inherited:
+        lines.append("  classDef inherited fill:#eee,stroke:#999,color:#555")
+        lines.append(f"  class {','.join(inherited)} inherited")
+    return "\n".join(lines) + "\n"
+
+
+def _dq(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def graph_dot(graph) -> str:
+    """The rule graph in Graphviz DOT: a cluster per phase, a nested cluster per hook."""
+    ids = {n.id: f"r{i}" for i, n in enumerate(graph.nodes)}
+    lines = [f"digraph {_dq(graph.name)} {{",
+             "  rankdir=TB; compound=true;",
+             '  node [shape=box, fontname="Helvetica", fontsize=10];',
+             '  edge [fontname="Helvetica", fontsize=9];']
+    anchors: dict[str, str] = {}
+    for phase, hooks in _hook_groups(graph):
+        pid = _ident(phase)
+        anchors[phase] = f"phase_{pid}"
+        lines.append(f"  subgraph cluster_{pid} {{")
+        lines.append(f"    label={_dq('phase ' + phase)}; style=rounded;")
+        lines.append(f'    phase_{pid} [label={_dq(phase)}, shape=plaintext, fontsize=12];')
+        for hook, nodes in hooks:
+            lines.append(f"    subgraph cluster_{pid}__{_ident(hook)} {{")
+            lines.append(f"      label={_dq('on ' + hook)}; style=dashed;")
+            for n in nodes:
+                label = f"{n.id}\n{n.effect} · {_where(n.origin)}"
+                extra = ', style=filled, fillcolor="#eeeeee", fontcolor="#555555"' if n.inherited else ""
+                lines.append(f"      {ids[n.id]} [label={_dq(label)}{extra}];")
+            lines.append("    }")
+        lines.append("  }")
+    for e in graph.edges:
+        if e.kind != "phase":
+            continue
+        a, b = e.src.removeprefix("phase:"), e.dst.removeprefix("phase:")
+        if a in anchors and b in anchors:
+            lines.append(f"  {anchors[a]} -> {anchors[b]} [style=bold, label=\"next phase\"];")
+    for i, e in enumerate(_override_edges(graph)):
+        if e.src in ids:
+            lines.append(f"  o{i} [label={_dq('overridden: ' + e.src + chr(10) + _override_target(graph, e))}, "
+                         "shape=note, style=dashed];")
+            lines.append(f'  {ids[e.src]} -> o{i} [style=dashed, label="overrides"];')
+    for e in _order_edges(graph):
+        if e.src in ids and e.dst in ids:
+            lines.append(f'  {ids[e.src]} -> {ids[e.dst]} [label="before"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"

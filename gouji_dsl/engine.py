@@ -380,6 +380,9 @@ class GameState:
         kinds = self.kinds
         burning = self.burner == seat
         hand_n = self.hand_size(seat)
+        if not burning and not g.by_hook["play"]:
+            yield from self.model.plays_from(self.hands[seat])
+            return
         for p in self.model.plays_from(self.hands[seat]):
             tp = TablePlay(p, seat, kinds)
             tp.empties_hand = p.count == hand_n
@@ -397,8 +400,14 @@ class GameState:
         model = self.model
         kinds = self.kinds
         hand_n = self.hand_size(seat)
-        for p in model.plays_from(self.hands[seat], top.play.count if model.same_count else None):
-            if not model.beats(top.play, p):
+        check_rules = bool(g.by_hook["play"])
+        beats = model.beats
+        tplay = top.play
+        for p in model.plays_from(self.hands[seat], tplay.count if model.same_count else None):
+            if not beats(tplay, p):
+                continue
+            if not check_rules:
+                yield p
                 continue
             tp = TablePlay(p, seat, kinds)
             tp.empties_hand = p.count == hand_n

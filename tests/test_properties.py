@@ -39,7 +39,6 @@ def _play(graph, seed, max_steps=20_000):
 def test_random_games_conserve_cards_and_end(seed):
     state = _play(ONLINE, seed)
     assert sorted(state.places.values()) == list(range(1, 7))
-    assert sum(state.scores.values()) == 0 or state.sweep or True  # scores are team sums
     t1 = state.scores[1]
     assert all(state.scores[s] == t1 for s in (3, 5)) and all(state.scores[s] == -t1 for s in (2, 4, 6))
 

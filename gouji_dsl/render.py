@@ -39,23 +39,22 @@ def _bundled_dir() -> Path | None:
 
 
 def display_path(path: str) -> str:
-    """A short, stable name for a ruleset file: ``rules/NAME.yaml`` for a bundled ruleset (wherever
-    the package is installed), else the path relative to the current directory when it lies below
-    it, else the path as given."""
+    """A short name for a ruleset file: the path relative to the current directory when the file
+    lies below it; else ``<bundled>/NAME.yaml`` for a bundled ruleset (wherever the package is
+    installed); else the path as given."""
     if not path or path.startswith("<"):
         return path
     try:
         p = Path(path).resolve()
-    except OSError:
+        rel = os.path.relpath(p, Path.cwd())
+    except (OSError, ValueError):  # ValueError: another drive (Windows)
         return path
+    if not rel.startswith(".."):
+        return rel
     bundled = _bundled_dir()
     if bundled is not None and p.parent == bundled:
-        return f"rules/{p.name}"
-    try:
-        rel = os.path.relpath(p, Path.cwd())
-    except ValueError:  # another drive (Windows)
-        return path
-    return path if rel.startswith("..") else rel
+        return f"<bundled>/{p.name}"
+    return path
 
 
 def _where(origin: Origin | None) -> str:

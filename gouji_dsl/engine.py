@@ -113,11 +113,11 @@ class TablePlay:
 class Ctx:
     """The bindings an expression sees: the game and the hook's context variables."""
 
-    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args")
+    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card")
 
     def __init__(self, g: "GameState | None", seat: int | None = None, play: TablePlay | None = None,
                  top: TablePlay | None = None, beaten: TablePlay | None = None, target: int | None = None,
-                 leading: bool = False):
+                 leading: bool = False, kind: str | None = None, card: str | None = None):
         self.g = g
         self.seat = seat
         self.play = play
@@ -126,6 +126,8 @@ class Ctx:
         self.target = target
         self.leading = leading
         self.args: tuple = ()
+        self.kind = kind
+        self.card = card
 
 
 @dataclass
@@ -142,13 +144,26 @@ class Explanation:
 
 
 # ------------------------------------------------------------------------------ state
+@dataclass(frozen=True)
+class PrevGame:
+    """What the between-game rules may know of the previous game of a match."""
+
+    places: dict[int, int]
+    flags: dict[str, frozenset[int]]
+    counters: dict[str, dict[int, int]]
+    burns: tuple[dict[str, Any], ...]
+    sweep: bool
+    scores: dict[int, int]
+    game_number: int
+
+
 class GameState:
     """The full state of one game. Mutated only through :meth:`apply_in_place`; use
     :func:`apply` for a functional update. ``record`` holds every event (dicts, JSON-ready)."""
 
     def __init__(self, graph: RuleGraph, hands: dict[int, list[Card]], *, rng: random.Random,
                  game_number: int = 1, leader: int | None = None, source: str = "random",
-                 seed: int | str | None = None):
+                 seed: int | str | None = None, prev: PrevGame | None = None):
         self.graph = graph
         self.model = graph.model
         self.kinds = graph.model.kinds
@@ -194,11 +209,20 @@ class GameState:
         self.sweep = False
         self.redealt = False
         self.forced_leader = leader
+        self.prev = prev
+        self.received: dict[int, dict[str, int]] = {s: {} for s in self.seat_list}
+        self.discarded = [0] * K
+        self.return_queue: list[tuple[int, int, int]] = []
+        self.declare_queue: list[int] = []
+        self.late: list[int] = []
         self.record: list[dict[str, Any]] = []
         self.seed = seed
         self._event("deal", game_number=game_number, source=source, seed=seed,
                     hands={str(s): " ".join(str(c) for c in self.dealt_cards[s]) for s in self.seat_list})
-        self._begin_setup()
+        self.phase = "between"
+        if prev is not None:
+            self._pay_tribute()
+        self._advance_between()
 
     # -------------------------------------------------------------- copying
     def copy(self) -> "GameState":
@@ -222,6 +246,11 @@ class GameState:
         g.finished_in_trick = self.finished_in_trick[:]
         g.scores = dict(self.scores)
         g.record = self.record[:]
+        g.received = {k: dict(v) for k, v in self.received.items()}
+        g.discarded = self.discarded[:]
+        g.return_queue = self.return_queue[:]
+        g.declare_queue = self.declare_queue[:]
+        g.late = self.late[:]
         r = random.Random()
         r.setstate(self.rng.getstate())
         g.rng = r
@@ -270,6 +299,116 @@ class GameState:
         except ValueError:
             return 0
 
+    def received_count(self, s: int, sym: str) -> int:
+        return self.received.get(s, {}).get(str(sym), 0)
+
+    def rank_groups(self, s: int) -> int:
+        return sum(1 for c in self.hands[s][:self.model.n_ranks] if c)
+
+    def jokers_held(self, s: int) -> int:
+        return sum(self.hands[s][self.model.n_ranks:])
+
+    def count_at_least(self, counts: Any, sym: str) -> int:
+        try:
+            i = self.kinds.index(str(sym))
+        except ValueError:
+            return 0
+        return sum(counts[i:])
+
+    def summary(self) -> PrevGame:
+        """What the next game of a match may know of this one."""
+        return PrevGame(dict(self.places), {k: frozenset(v) for k, v in self.flags.items()},
+                        {k: dict(v) for k, v in self.counters.items()}, tuple(dict(b) for b in self.burns),
+                        self.sweep, dict(self.scores), self.game_number)
+
+    # -------------------------------------------------------------- transfers (tribute, buying)
+    def transfer(self, giver: int, receiver: int, cards: dict[str, int], rule_id: str = "") -> dict[str, int]:
+        """Move cards between hands (as many as the giver holds); records a ``transfer`` event."""
+        moved: dict[str, int] = {}
+        for sym, n in cards.items():
+            i = self.kinds.index(sym)
+            k = min(n, self.hands[giver][i])
+            if k <= 0:
+                continue
+            self.hands[giver][i] -= k
+            self.hands[receiver][i] += k
+            moved[sym] = k
+            r = self.received.setdefault(receiver, {})
+            r[sym] = r.get(sym, 0) + k
+        if moved:
+            text = self.model.text([moved.get(k, 0) for k in self.kinds])
+            self._event("transfer", giver=giver, receiver=receiver, cards=text, rule=rule_id)
+        return moved
+
+    def retire(self, seat: int, how: str, rule_id: str = "") -> None:
+        """The seat stops playing: ``last`` takes the worst free place, ``next`` the best,
+        ``after-finishers`` is placed at the end after every finisher."""
+        if not self.is_active(seat):
+            return
+        self.failed.add(seat)
+        self._event("retire", seat=seat, how=how, rule=rule_id)
+        if how == "after-finishers":
+            self.late.append(seat)
+        else:
+            free = self._free_places()
+            self._place(seat, free[-1] if how == "last" else free[0])
+        self._check_over()
+
+    def _pay_tribute(self) -> None:
+        g = self.graph
+        kinds = g.value("tribute_kinds", Ctx(self)) or []
+        for kind in kinds:
+            for giver in self.seat_list:
+                for receiver in self.after(giver):
+                    n = int(g.value("tribute", Ctx(self, seat=giver, target=receiver, kind=kind)) or 0)
+                    if n <= 0:
+                        continue
+                    cards: dict[str, int] = {}
+                    left = n
+                    for i in range(len(self.kinds) - 1, -1, -1):
+                        if left <= 0:
+                            break
+                        sym = self.kinds[i]
+                        have = self.hands[giver][i] - cards.get(sym, 0)
+                        lim = g.value("tribute_card", Ctx(self, seat=giver, card=sym))
+                        k = min(have, left, have if lim is None else int(lim))
+                        if k > 0:
+                            cards[sym] = k
+                            left -= k
+                    if cards:
+                        moved = self.transfer(giver, receiver, cards, f"tribute:{kind}")
+                        self.record[-1]["kind"] = kind
+                        back = int(g.value("return_tribute", Ctx(self, seat=receiver, target=giver, kind=kind)) or 0)
+                        if back > 0:
+                            self.return_queue.append((receiver, giver, min(back, sum(moved.values()))))
+
+    def _advance_between(self) -> None:
+        if self.return_queue:
+            self.phase = "return"
+            self.to_act = self.return_queue[0][0]
+            self.capacity = "return"
+            return
+        if self.phase in ("between", "return"):
+            for s in self.seat_list:
+                self.graph.trigger("seat_setup", Ctx(self, seat=s))
+            self._begin_setup()
+
+    def _return_moves(self, s: int, n: int) -> list[tuple[int, ...]]:
+        out: list[tuple[int, ...]] = []
+        hand = self.hands[s]
+        K = len(hand)
+
+        def rec(i: int, left: int, acc: list[int]) -> None:
+            if left == 0:
+                out.append(tuple(acc + [0] * (K - len(acc))))
+                return
+            if i == K:
+                return
+            for k in range(min(hand[i], left), -1, -1):
+                rec(i + 1, left - k, acc + [k])
+        rec(0, n, [])
+        return out
+
     def hand_text(self, s: int) -> str:
         return self.model.text(self.hands[s])
 
@@ -304,7 +443,12 @@ class GameState:
     # -------------------------------------------------------------- setup
     def _begin_setup(self) -> None:
         self.phase = "setup"
-        self.setup_queue = [s for s in self.seat_list if self.graph.permit("revolt", self._ctx(seat=s))]
+        for s in self.seat_list:
+            if self.graph.value("must_revolt", self._ctx(seat=s)):
+                self.revolted.add(s)
+                self._event("revolution", seat=s, automatic=True)
+        self.setup_queue = [s for s in self.seat_list if s not in self.revolted
+                            and self.graph.permit("revolt", self._ctx(seat=s))]
         self._advance_setup()
 
     def _advance_setup(self) -> None:
@@ -322,7 +466,16 @@ class GameState:
                     self.phase = "over"
                     self.to_act = None
                 return
-            self.choose_queue = [s for s in self.seat_list if self.graph.permit("choose", self._ctx(seat=s))]
+            self.declare_queue = [s for s in self.seat_list if s not in self.revolted
+                                  and self.graph.permit("declare", self._ctx(seat=s))]
+            self.phase = "declare"
+        if self.phase == "declare":
+            if self.declare_queue:
+                self.to_act = self.declare_queue[0]
+                self.capacity = "declare"
+                return
+            self.choose_queue = [s for s in self.seat_list if s not in self.revolted
+                                 and self.graph.permit("choose", self._ctx(seat=s))]
             self.phase = "choose"
         if self.phase == "choose":
             if self.choose_queue:
@@ -334,7 +487,7 @@ class GameState:
     def _redeal(self) -> None:
         hands = deal_hands(self.model, self.n_seats, self.rng)
         fresh = GameState(self.graph, hands, rng=self.rng, game_number=self.game_number,
-                          leader=self.forced_leader, source=self.source, seed=self.seed)
+                          leader=self.forced_leader, source=self.source, seed=self.seed, prev=self.prev)
         fresh.record[0]["redeal"] = True
         record = self.record + fresh.record
         self.__dict__.update(fresh.__dict__)
@@ -343,8 +496,8 @@ class GameState:
 
     def decline_setup(self) -> None:
         """Answer every pending setup question with 'no' (scenarios that go straight to play)."""
-        while self.phase in ("setup", "choose") and self.to_act is not None:
-            if self.phase == "setup":
+        while self.phase in ("setup", "declare", "choose") and self.to_act is not None:
+            if self.phase in ("setup", "declare"):
                 self.apply_in_place(Move(self.to_act, "pass"))
             else:
                 self.apply_in_place(Move(self.to_act, "choose", None, "head"))
@@ -352,6 +505,8 @@ class GameState:
     def _start_play(self) -> None:
         self.phase = "play"
         self.graph.trigger("game_start", self._ctx())
+        for s in self.seat_list:
+            self.graph.trigger("seat_start", self._ctx(seat=s))
         leader = self.forced_leader or self.graph.value("first_leader", self._ctx())
         if not leader or not self.is_active(leader):
             leader = self.next_active(leader or self.n_seats)
@@ -506,8 +661,8 @@ class GameState:
             taken = set(self.places.values())
             free = [q for q in range(1, self.n_seats + 1) if q not in taken]
             self._place(r, int(p) if p and int(p) in free else free[0])
-        rest = sorted((s for s in self.seat_list if s not in self.places),
-                      key=lambda s: (self.hand_size(s), s))
+        rest = sorted((s for s in self.seat_list if s not in self.places and s not in self.late),
+                      key=lambda s: (self.hand_size(s), s)) + [s for s in self.late if s not in self.places]
         taken = set(self.places.values())
         free = [q for q in range(1, self.n_seats + 1) if q not in taken]
         for s, p in zip(rest, free):
@@ -525,18 +680,37 @@ class GameState:
         s = self.to_act
         if s is None or self.phase == "over":
             return []
+        if self.phase == "return":
+            return [Move(s, "return", v) for v in self._return_moves(s, self.return_queue[0][2])]
         if self.phase == "setup":
             return [Move(s, "revolt"), Move(s, "pass")]
+        if self.phase == "declare":
+            return [Move(s, "declare"), Move(s, "pass")]
         if self.phase == "choose":
             return [Move(s, "choose", None, "head"), Move(s, "choose", None, "headless")]
         if self.capacity == "lead":
-            return [Move(s, "play", p.counts) for p in self._lead_plays(s)]
+            return [Move(s, "play", p.counts) for p in self._lead_plays(s)] + self._discard_moves(s)
         if self.capacity == "burn":
             return [Move(s, "burn", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]
         moves = [Move(s, "play", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]
         if self._may_yield(s):
             moves.append(Move(s, "yield"))
         return moves
+
+    def _discard_moves(self, s: int) -> list[Move]:
+        if not self.graph.by_hook["discard"]:
+            return []
+        out = []
+        hand = self.hands[s]
+        for i, k in enumerate(hand):
+            if not k:
+                continue
+            v = [0] * len(hand)
+            v[i] = k
+            tp = TablePlay(self.model.classify(tuple(v)), s, self.kinds)
+            if self.graph.permit("discard", Ctx(self, seat=s, play=tp)):
+                out.append(Move(s, "discard", tuple(v)))
+        return out
 
     def _may_yield(self, s: int, trace: list[Reason] | None = None) -> bool:
         if s in self.yielded_this_top:
@@ -554,6 +728,26 @@ class GameState:
             return False
         if move.seat != s:
             t.append(Reason("engine.turn", "forbade", f"It is seat {s}'s turn, not seat {move.seat}'s."))
+            return False
+        if self.phase == "return":
+            want = self.return_queue[0][2]
+            if move.verb != "return":
+                t.append(Reason("engine.phase", "forbade", f"Return {want} card(s) to seat {self.return_queue[0][1]} first (还贡)."))
+                return False
+            cards = move.cards or ()
+            if sum(cards) != want:
+                t.append(Reason("engine.return", "forbade", f"Return exactly {want} card(s)."))
+                return False
+            if any(c > h for c, h in zip(cards, self.hands[s])):
+                t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)}."))
+                return False
+            return True
+        if self.phase == "declare":
+            if move.verb in ("declare", "pass"):
+                if move.verb == "declare":
+                    self.graph.permit("declare", Ctx(self, seat=s), t)
+                return True
+            t.append(Reason("engine.phase", "forbade", "Answer 'declare' or 'pass' first (宣点)."))
             return False
         if self.phase == "setup":
             if move.verb in ("revolt", "pass"):
@@ -581,6 +775,19 @@ class GameState:
             ok = self._may_yield(s, t)
             if not ok and not any(r.verdict == "forbade" for r in t):
                 t.append(Reason("engine.yield", "forbade", "No rule of this ruleset allows a yield here."))
+            return ok
+        if move.verb == "discard":
+            if cap != "lead":
+                t.append(Reason("engine.discard", "forbade", "You may throw cards away only when you lead."))
+                return False
+            cards = move.cards or ()
+            if any(c > h for c, h in zip(cards, self.hands[s])):
+                t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)}."))
+                return False
+            tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
+            ok = self.graph.permit("discard", Ctx(self, seat=s, play=tp), t)
+            if not ok and not any(r.verdict == "forbade" for r in t):
+                t.append(Reason("engine.discard", "forbade", "No rule of this ruleset allows throwing these cards away."))
             return ok
         if move.verb not in ("play", "burn"):
             t.append(Reason("engine.verb", "forbade", f"'{move.verb}' is not a move in this phase."))
@@ -636,6 +843,18 @@ class GameState:
             raise IllegalMove(move.text(self.model), trace)
         s = move.seat
         self._event("move", move=move.text(self.model))
+        if self.phase == "return":
+            receiver, giver, _ = self.return_queue.pop(0)
+            cards = move.cards or ()
+            self.transfer(receiver, giver, {k: n for k, n in zip(self.kinds, cards) if n}, "return")
+            self._advance_between()
+            return
+        if self.phase == "declare":
+            self.declare_queue.pop(0)
+            if move.verb == "declare":
+                self.flags.setdefault("declared", set()).add(s)
+            self._advance_setup()
+            return
         if self.phase == "setup":
             self.setup_queue.pop(0)
             if move.verb == "revolt":
@@ -654,6 +873,17 @@ class GameState:
             if cap == "follow":
                 self.passed.add(s)
             self._advance()
+            return
+        if move.verb == "discard":
+            cards = move.cards or ()
+            for i, c in enumerate(cards):
+                self.hands[s][i] -= c
+                self.discarded[i] += c
+            self._event("discard", seat=s, cards=self.model.text(cards))
+            if self.hand_size(s) == 0:
+                self._finish(s)
+                if self.phase == "play":
+                    self._new_trick(self.next_active(s))
             return
         if move.verb == "yield":
             self.queue.pop(0)
@@ -689,13 +919,14 @@ class GameState:
             self.passed.update(self.yielders)
             self.yielders = []
         if tp.is_burn:
-            if self.burner is not None and prev is not None and prev.seat == self.burner:
+            counter = self.burner is not None and prev is not None and prev.seat == self.burner
+            if counter:
                 self._event("counter_burn", seat=s, burned=self.burner)
                 if self.burns:
                     self.burns[-1]["countered"] = True
             self.burner = s
             self.burned_seat = prev.seat if prev else None
-            self.burns.append({"burner": s, "burned": self.burned_seat, "success": False})
+            self.burns.append({"burner": s, "burned": self.burned_seat, "success": False, "counter": counter})
             self._event("burn", seat=s, burned=self.burned_seat)
         elif self.burner is not None and prev is not None and prev.seat == self.burner and s != self.burner:
             self._event("burn_undone", seat=s, burner=self.burner)
@@ -757,6 +988,19 @@ def new_game(graph: RuleGraph, seed: int | str | None = None, *, hands: dict[int
     else:
         g = GameState(graph, hands, rng=rng, game_number=game_number, leader=leader, source="fixed", seed=seed)
     return g
+
+
+def next_game(state: GameState, seed: int | str | None = None, *,
+              hands: dict[int, list[Card]] | None = None) -> GameState:
+    """The next game of a match: a new deal (from ``seed`` or ``hands``) whose between-game phase
+    (tribute, returns, buying) sees ``state`` as the previous game."""
+    graph = state.graph
+    rng = random.Random(seed)
+    if hands is None:
+        return GameState(graph, deal_hands(graph.model, graph.n_seats, rng), rng=rng, game_number=state.game_number + 1,
+                         source="random", seed=seed, prev=state.summary())
+    return GameState(graph, hands, rng=rng, game_number=state.game_number + 1, source="fixed", seed=seed,
+                     prev=state.summary())
 
 
 def replay(graph: RuleGraph, record: list[dict[str, Any]], upto: int | None = None) -> GameState:

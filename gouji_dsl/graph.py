@@ -77,6 +77,7 @@ class _Compiled:
     name: str | None = None  # flag / counter for mark/unmark/count
     target: Callable[[Any], Any] | None = None
     amount: Callable[[Any], Any] | None = None
+    giver: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,8 @@ class RuleGraph:
         return bool(self.by_hook[hook])
 
     def trigger(self, hook: str, ctx: Any, fired: list[str] | None = None) -> None:
-        """Run every matching rule of a trigger hook (mark/unmark/count per-seat state)."""
+        """Run every matching rule of a trigger hook, in order: mark / unmark / count per-seat
+        state, ``place`` a seat (it stops playing), ``give`` cards from one seat to another."""
         g = ctx.g
         for r in self.by_hook[hook]:
             if r.when is not None and not r.when(ctx):
@@ -164,10 +166,18 @@ class RuleGraph:
                 g.flags.setdefault(r.name, set()).add(seat)
             elif eff == "unmark":
                 g.flags.get(r.name, set()).discard(seat)
-            else:
+            elif eff == "count":
                 amt = r.amount(ctx) if r.amount else 1
                 d = g.counters.setdefault(r.name, {})
                 d[seat] = d.get(seat, 0) + int(amt or 0)
+            elif eff == "place":
+                g.retire(seat, str(r.fn(ctx)), r.node.id)
+            elif eff == "give":
+                giver = r.giver(ctx) if r.giver else ctx.seat
+                kind = r.fn(ctx)
+                amt = int(r.amount(ctx)) if r.amount else 1
+                if giver is not None and kind is not None and amt > 0:
+                    g.transfer(giver, seat, {str(kind): amt}, r.node.id)
             if fired is not None:
                 fired.append(r.node.id)
 
@@ -365,8 +375,12 @@ def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids
     fn = None
     r2: frozenset[str] = frozenset()
     name = None
-    if hook.kind == "trigger":
+    if hook.kind == "trigger" and spec.effect in ("mark", "unmark", "count"):
         name = spec.effect_expr.text
+    elif spec.effect == "place":
+        fn, r2 = comp(spec.effect_expr, "str", "place")
+    elif spec.effect == "give":
+        fn, r2 = comp(spec.effect_expr, "rank", "give")
     else:
         want = "bool" if hook.kind == "permit" else hook.type
         if want == "str":
@@ -374,6 +388,7 @@ def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids
         fn, r2 = comp(spec.effect_expr, want, spec.effect)
     target_fn, r3 = comp(spec.target, "seat", "target")
     amount_fn, r4 = comp(spec.amount, "int", "amount")
+    giver_fn, r5 = comp(spec.giver, "seat", "giver")
     for rel in (*spec.before, *spec.after):
         if rel not in ids:
             o = spec.origin
@@ -386,8 +401,8 @@ def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids
                     when=spec.when.text if spec.when else None, expr=spec.effect_expr.text,
                     says=spec.says, source=spec.source, origin=spec.origin, file=spec.file or spec.origin.path,
                     overrides=spec.overrides, before=spec.before, after=spec.after,
-                    reads=frozenset(r1 | r2 | r3 | r4), inherited=spec.inherited)
-    return _Compiled(node, when_fn, fn, name, target_fn, amount_fn)
+                    reads=frozenset(r1 | r2 | r3 | r4 | r5), inherited=spec.inherited)
+    return _Compiled(node, when_fn, fn, name, target_fn, amount_fn, giver_fn)
 
 
 def _context_hint(e: ExprError, hook: Hook) -> str | None:

@@ -42,7 +42,7 @@ TOP_KEYS: tuple[str, ...] = (
 """Keys allowed at the top of a ruleset file (must equal the schema's top-level properties)."""
 
 RULE_KEYS: tuple[str, ...] = (
-    "id", "on", "when", *EFFECT_KEYS, "target", "amount", "says", "source", "before", "after",
+    "id", "on", "when", *EFFECT_KEYS, "target", "amount", "giver", "says", "source", "before", "after",
 )
 """Keys allowed in a rule (must equal the schema's rule properties)."""
 
@@ -53,6 +53,7 @@ DEFINITION_LONG_KEYS: tuple[str, ...] = ("expr", "says", "source")
 """Keys of the long form of a definition ``{expr, says, source}``."""
 
 NAME_EFFECTS: tuple[str, ...] = ("mark", "unmark", "count")
+TARGET_EFFECTS: tuple[str, ...] = ("mark", "unmark", "count", "place", "give")
 """Effects whose argument is a flag / counter name rather than an expression."""
 
 RULESET_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
@@ -444,11 +445,13 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
                                 effects_hint + "; split it into separate rules", key=True))
         else:
             effect = effects[0]
-            if "target" in rule and effect not in NAME_EFFECTS:
-                out.append(raw.diag(loc + ("target",), f"'target' in {name} only applies to mark, unmark and count",
-                                    key=True))
-            if "amount" in rule and effect != "count":
-                out.append(raw.diag(loc + ("amount",), f"'amount' in {name} only applies to count", key=True))
+            if "target" in rule and effect not in TARGET_EFFECTS:
+                out.append(raw.diag(loc + ("target",), f"'target' in {name} only applies to "
+                                    + ", ".join(TARGET_EFFECTS), key=True))
+            if "amount" in rule and effect not in ("count", "give"):
+                out.append(raw.diag(loc + ("amount",), f"'amount' in {name} only applies to count and give", key=True))
+            if "giver" in rule and effect != "give":
+                out.append(raw.diag(loc + ("giver",), f"'giver' in {name} only applies to give", key=True))
         rid = rule.get("id")
         if isinstance(rid, str):
             if rid in first_id:
@@ -710,6 +713,7 @@ def _rule_spec(raw: RawRuleset, index: int) -> RuleSpec:
     return RuleSpec(
         id=rule["id"], on=raw.text_at(loc + ("on",)), effect=effect, effect_expr=raw.text_at(loc + (effect,)),
         origin=raw.origin(loc + ("id",)), when=opt("when"), target=opt("target"), amount=opt("amount"),
+        giver=opt("giver"),
         says=rule.get("says"), source=rule.get("source"),
         before=tuple(rule.get("before") or ()), after=tuple(rule.get("after") or ()), file=raw.path,
     )

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from .diagnostics import Diagnostic, GoujiError, did_you_mean
-from .engine import GameState, Move, new_game, parse_move, hands_from_text
+from .engine import GameState, Move, hands_from_text, new_game, next_game, parse_move
 from .graph import RuleGraph, compile_ruleset
 
 CLASSIFY_KEYS = ("valid", "rank", "count", "jokers", "gouji")
@@ -239,22 +239,68 @@ def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
     if "deal" not in case:
         raise _CaseError(*case.pos, "a case needs classify, compare or deal")
     _check_keys(exp, GAME_KEYS, case, disp)
-    if "next_deal" in case or "next_moves" in case or "transfers" in exp:
-        ln, col = case.key_pos.get("next_deal", case.pos)
-        raise _CaseError(ln, col, "matches (next_deal / next_moves / transfers) are not supported by this version yet")
-    deal = case["deal"]
+    if "transfers" in exp and "next_deal" not in case:
+        raise _CaseError(*exp.key_pos["transfers"], "'transfers' speaks of the next game: add next_deal")
+    leader = case.get("leader")
+    state = new_game(graph, seed=case.get("seed", 0), hands=_deal(case, "deal", graph, disp),
+                     leader=int(leader) if leader else None)
+    _run_moves(state, case, "moves", graph, disp, errors)
+    if errors:
+        return errors
+    if "next_deal" in case:
+        if not state.over:
+            raise _CaseError(*case.key_pos["next_deal"], "next_deal: the first game is not over after its moves")
+        state = next_game(state, case.get("seed", 0), hands=_deal(case, "next_deal", graph, disp))
+        _run_moves(state, case, "next_moves", graph, disp, errors)
+        if errors:
+            return errors
+        if "transfers" in exp:
+            got = [f"{e['giver']} gives {e['receiver']}: {e['cards']}" for e in state.record if e["type"] == "transfer"]
+            want = []
+            items = exp["transfers"] or []
+            for i, x in enumerate(items):
+                m = _TRANSFER.match(str(x).strip())
+                if not m:
+                    ln, col = items.item_pos[i] if isinstance(items, PosList) else (0, 0)
+                    raise _CaseError(ln, col, f"a transfer is written '6 gives 1: R B', got {x!r}")
+                ln, col = items.item_pos[i] if isinstance(items, PosList) else (0, 0)
+                cards = model.text(model.parse(m.group(3), path=disp, line=ln, col=col))
+                want.append(f"{m.group(1)} gives {m.group(2)}: {cards}")
+            if want != got:
+                errors.append(f"{disp}:{exp.val_pos['transfers'][0]}:{exp.val_pos['transfers'][1]}: "
+                              f"transfers: expected {want}, got {got}")
+    _decline_if_skipped(state, case, exp)
+    _check_game(state, exp, graph, disp, errors)
+    return errors
+
+
+_TRANSFER = __import__("re").compile(r"^(\d+)\s+gives\s+(\d+)\s*:\s*(.+)$")
+
+
+def _deal(case: dict, key: str, graph: RuleGraph, disp: str) -> dict:
+    deal = case[key]
     if not isinstance(deal, dict):
-        raise _CaseError(*_pos(case, "deal"), "deal must map seats to cards")
+        raise _CaseError(*_pos(case, key), f"{key} must map seats to cards")
     for k in deal:
         if not str(k).isdigit() or not 1 <= int(k) <= graph.n_seats:
-            raise _CaseError(*deal.key_pos.get(k, (0, 0)), f"deal: seat must be 1..{graph.n_seats}, got {k!r}")
+            raise _CaseError(*deal.key_pos.get(k, (0, 0)), f"{key}: seat must be 1..{graph.n_seats}, got {k!r}")
     hands = {}
     for k, v in deal.items():
         ln, col = deal.val_pos[k]
         hands[int(k)] = hands_from_text(graph, {k: "" if v is None else str(v)}, path=disp, line=ln, col=col)[int(k)]
-    leader = case.get("leader")
-    state = new_game(graph, seed=case.get("seed", 0), hands=hands, leader=int(leader) if leader else None)
-    moves = case.get("moves") or []
+    return hands
+
+
+def _decline_if_skipped(state: GameState, case: dict, exp: dict) -> None:
+    listed = [str(x) for x in (exp.get("legal") or []) + (exp.get("illegal") or [])]
+    if state.phase in ("setup", "declare", "choose") and not getattr(state, "_used_setup", False) and not any(
+            len(x.split()) > 1 and x.split()[1] in SETUP_VERBS for x in listed):
+        state.decline_setup()
+
+
+def _run_moves(state: GameState, case: dict, key: str, graph: RuleGraph, disp: str, errors: list[str]) -> None:
+    model = graph.model
+    moves = case.get(key) or []
     used_setup = False
     for i, item in enumerate(moves):
         ln, col = moves.item_pos[i] if isinstance(moves, PosList) else (0, 0)
@@ -269,9 +315,10 @@ def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
             ln, col = item.val_pos["move"]
             item = item["move"]
         mv = parse_move(str(item), model, graph.n_seats, path=disp, line=ln, col=col)
-        if state.phase in ("setup", "choose"):
+        if state.phase in ("setup", "declare", "choose"):
             if mv.verb in SETUP_VERBS or (mv.verb == "pass" and used_setup):
                 used_setup = True
+                state._used_setup = True  # type: ignore[attr-defined]
             else:
                 state.decline_setup()
         trace: list = []
@@ -283,14 +330,8 @@ def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
         if not legal:
             why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or "illegal"
             errors.append(f"{disp}:{ln}:{col}: {item!r} is illegal: {why}")
-            return errors
+            return
         state.apply_in_place(mv)
-    listed = [str(x) for x in (exp.get("legal") or []) + (exp.get("illegal") or [])]
-    if state.phase in ("setup", "choose") and not used_setup and not any(
-            len(x.split()) > 1 and x.split()[1] in SETUP_VERBS for x in listed):
-        state.decline_setup()
-    _check_game(state, exp, graph, disp, errors)
-    return errors
 
 
 def _check_game(state: GameState, exp: dict, graph: RuleGraph, disp: str, errors: list[str]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-EFFECT_KEYS: tuple[str, ...] = ("allow", "deny", "require", "value", "order", "mark", "unmark", "count")
+EFFECT_KEYS: tuple[str, ...] = ("allow", "deny", "require", "value", "order", "mark", "unmark", "count", "place", "give")
 """The effect keys a rule may carry; exactly one per rule (see docs/ruleset-format.md)."""
 
 
@@ -84,6 +84,7 @@ class RuleSpec:
     when: Text | None = None
     target: Text | None = None
     amount: Text | None = None
+    giver: Text | None = None
     says: str | None = None
     source: str | None = None
     before: tuple[str, ...] = ()

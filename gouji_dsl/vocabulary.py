@@ -34,17 +34,26 @@ class Hook:
     default: Any = None
 
 
-PHASES: tuple[str, ...] = ("cards", "deal", "setup", "lead", "trick", "burn", "finish", "end", "view")
+PHASES: tuple[str, ...] = ("cards", "deal", "tribute", "setup", "lead", "trick", "burn", "finish", "end", "view")
 """Phase order of the rule graph (edges ``phase order`` follow it)."""
 
 _H = Hook
 HOOKS: dict[str, Hook] = {h.name: h for h in [
     _H("gouji", "value", "cards", ("play",), "Is this play a gouji play (够级牌)?", "bool", False),
     _H("first_leader", "value", "deal", (), "Which seat leads the first trick (上班)?", "seat", None),
+    _H("tribute_kinds", "value", "tribute", (), "Between games: the kinds of tribute, in the order they are paid.", "list", []),
+    _H("tribute", "value", "tribute", ("seat", "target", "kind"), "Between games: how many cards seat gives target as tribute of this kind.", "int", 0),
+    _H("tribute_card", "value", "tribute", ("seat", "card"), "How many cards of kind `card` seat may give as tribute (none: all it holds).", "int", None),
+    _H("return_tribute", "value", "tribute", ("seat", "target", "kind"), "How many cards seat (who received tribute of this kind) must return to target (还贡).", "int", 0),
+    _H("seat_setup", "trigger", "tribute", ("seat",), "Runs for each seat in turn after the deal and tribute (e.g. buying 3s: give rules)."),
+    _H("must_revolt", "value", "setup", ("seat",), "Is this seat's revolution automatic (e.g. no 3 and nothing to buy one with)?", "bool", False),
     _H("revolt", "permit", "setup", ("seat",), "May this seat declare revolution (革命)?", default=False),
+    _H("declare", "permit", "setup", ("seat",), "May this seat declare the point (宣点)?", default=False),
     _H("redeal", "value", "setup", (), "After the setup answers, is the deal void and dealt again?", "bool", False),
     _H("choose", "permit", "setup", ("seat",), "Is this seat asked to choose head / head-less (after its opposite's revolution)?", default=False),
     _H("game_start", "trigger", "setup", (), "Runs once when play begins (after setup)."),
+    _H("seat_start", "trigger", "setup", ("seat",), "Runs for each seat when play begins (after setup)."),
+    _H("discard", "permit", "lead", ("seat", "play"), "May this seat throw away these cards instead of leading (e.g. void 4s)?", default=False),
     _H("play", "permit", "lead", ("seat", "play", "top", "leading"), "May this seat make this play now (lead or follow)?", default=True),
     _H("follow", "permit", "trick", ("seat", "top"), "May this seat answer the play on the table now?", default=True),
     _H("follow_order", "value", "trick", ("top",), "In which order are seats asked to answer the play on the table?", "seats", None),
@@ -69,7 +78,7 @@ HOOKS: dict[str, Hook] = {h.name: h for h in [
 EFFECTS_BY_KIND: dict[str, tuple[str, ...]] = {
     "permit": ("allow", "deny", "require"),
     "value": ("value", "order"),
-    "trigger": ("mark", "unmark", "count"),
+    "trigger": ("mark", "unmark", "count", "place", "give"),
 }
 
 # ---------------------------------------------------------------------------- context variables
@@ -80,6 +89,8 @@ CONTEXT_VARS: dict[str, VarSig] = {
     "beaten": VarSig("play", lambda c: c.beaten, "the play the new play beat (none for a lead)"),
     "target": VarSig("seat", lambda c: c.target, "the seat being looked at"),
     "leading": VarSig("bool", lambda c: c.leading, "the play is a lead (no play on the table)"),
+    "kind": VarSig("str", lambda c: c.kind, "the tribute kind being settled"),
+    "card": VarSig("rank", lambda c: c.card, "the card kind considered for tribute"),
 }
 
 
@@ -99,6 +110,8 @@ GLOBAL_VARS: dict[str, VarSig] = {
     "game_number": VarSig("int", lambda c: c.g.game_number, "1 for the first game of a match"),
     "places_taken": VarSig("int", lambda c: len(c.g.places), "how many places are fixed"),
     "trick_number": VarSig("int", lambda c: c.g.trick_no, "tricks started so far"),
+    "prev_sweep": VarSig("bool", lambda c: bool(c.g.prev and c.g.prev.sweep), "the previous game of the match was a sweep"),
+    "first_game": VarSig("bool", lambda c: c.g.prev is None, "no previous game in this match"),
 }
 
 # ---------------------------------------------------------------------------- play attributes
@@ -179,6 +192,24 @@ FUNCTIONS: dict[str, FnSig] = {
     "random_seat": FnSig((), "seat", _rand_seat, "a seat drawn from the game's seeded generator"),
     "sum_places": FnSig(("seats", "map"), "int", _sum_places, "sum of table[place] over seats (unplaced seats count 0)"),
     "sorted_places": FnSig(("seats",), "list", _sorted_places, "the places of these seats, sorted"),
+    "prev_place": FnSig(("seat",), "int", lambda c, s: c.g.prev.places.get(s) if c.g.prev else None, "the seat's place in the previous game of the match, or none"),
+    "prev_seat_at": FnSig(("int",), "seat", lambda c, p: next((s for s, q in c.g.prev.places.items() if q == p), None) if c.g.prev else None, "who took this place in the previous game, or none"),
+    "prev_flag": FnSig(("seat", "str"), "bool", lambda c, s, f: bool(c.g.prev) and s in c.g.prev.flags.get(f, ()), "a flag the seat had at the end of the previous game"),
+    "prev_counter": FnSig(("seat", "str"), "int", lambda c, s, k: c.g.prev.counters.get(k, {}).get(s, 0) if c.g.prev else 0, "a counter at the end of the previous game"),
+    "prev_burns": FnSig(("seat", "seat"), "int", lambda c, s, t: sum(1 for b in (c.g.prev.burns if c.g.prev else []) if b["burner"] == s and b["burned"] == t and b.get("success")), "successful burns by s of t in the previous game"),
+    "prev_counter_burns": FnSig(("seat", "seat"), "int", lambda c, s, t: sum(1 for b in (c.g.prev.burns if c.g.prev else []) if b["burner"] == s and b["burned"] == t and b.get("success") and b.get("counter")), "successful counter-burns (反烧) by s of t in the previous game"),
+    "received": FnSig(("seat", "rank"), "int", lambda c, s, r: c.g.received_count(s, r), "cards of a kind the seat received in this game's between-game phase"),
+    "rank_groups": FnSig(("seat",), "int", lambda c, s: c.g.rank_groups(s), "how many different ranks (not jokers) the seat holds"),
+    "jokers_held": FnSig(("seat",), "int", lambda c, s: c.g.jokers_held(s), "how many jokers the seat holds"),
+    "held_at_least": FnSig(("seat", "rank"), "int", lambda c, s, r: c.g.count_at_least(c.g.hands[s], r), "cards the seat holds of this kind or stronger"),
+    "dealt_at_least": FnSig(("seat", "rank"), "int", lambda c, s, r: c.g.count_at_least(c.g.dealt[s], r), "cards the seat was dealt of this kind or stronger"),
+    "with_at_least": FnSig(("seats", "rank", "int"), "seats", lambda c, ss, r, k: [s for s in ss or [] if s and c.g.holds(s, r) >= k], "the seats holding at least k cards of a kind, same order"),
+    "flagged": FnSig(("seats", "str"), "seats", lambda c, ss, f: [s for s in ss or [] if s in c.g.flags.get(f, ())], "the seats with a flag, same order"),
+    "active_of": FnSig(("seats",), "seats", lambda c, ss: [s for s in ss or [] if s and c.g.is_active(s)], "the seats still playing, same order"),
+    "first_held": FnSig(("seat", "list"), "rank", lambda c, s, ks: next((k for k in ks or [] if c.g.holds(s, k) - c.g.received_count(s, k) > 0), None), "the first kind in the list the seat holds (not counting cards received), or none"),
+    "max_dealt": FnSig(("seats", "rank"), "int", lambda c, ss, r: max((c.g.dealt_count(s, r) for s in ss or []), default=0), "the most cards of a kind any of these seats was dealt"),
+    "min_dealt_at_least": FnSig(("rank",), "int", lambda c, r: min(c.g.count_at_least(c.g.dealt[s], r) for s in c.g.seat_list), "the fewest cards of this kind or stronger dealt to any seat"),
+    "next_active_without": FnSig(("seat", "str"), "seat", lambda c, s, f: next((t for t in c.g.after(s) if c.g.is_active(t) and t not in c.g.flags.get(f, ())), None), "the first active seat after s without a flag"),
     "min": FnSig(("int", "int"), "int", lambda c, a, b: min(a, b), "the smaller number"),
     "max": FnSig(("int", "int"), "int", lambda c, a, b: max(a, b), "the larger number"),
 }

@@ -215,7 +215,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def test_command(files: tuple[str, ...], as_json: bool) -> None:
-    """Run rule scenario files (NOTATION.md "Rule scenarios").
+    """Run rule scenario files (YAML: a ruleset and a list of cases).
 
     Prints one line per case and `N passed, N failed`; exit status 1 if any case fails or a file
     cannot be read.

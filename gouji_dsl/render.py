@@ -30,31 +30,38 @@ INHERITED = "(inherited)"
 
 
 # ------------------------------------------------------------------------------ helpers
-def _bundled_dir() -> Path | None:
+def _bundled_dir() -> tuple[Path | None, bool]:
+    """The bundled rules folder and whether it is inside the installed package (not a checkout)."""
     try:
-        from .resources import rules_dir
-        return rules_dir().resolve()
+        from . import resources
+        d = resources.rules_dir().resolve()
     except (FileNotFoundError, OSError):
-        return None
+        return None, False
+    return d, d.parent == Path(resources.__file__).resolve().parent
 
 
 def display_path(path: str) -> str:
-    """A short name for a ruleset file: the path relative to the current directory when the file
-    lies below it; else ``<bundled>/NAME.yaml`` for a bundled ruleset (wherever the package is
-    installed); else the path as given."""
+    """A short name for a ruleset file: ``<bundled>/NAME.yaml`` for a bundled ruleset of the
+    installed package; else the path relative to the current directory when the file lies below it
+    (so a source checkout shows ``rules/NAME.yaml``); else ``<bundled>/NAME.yaml`` for a bundled
+    file; else the path as given."""
     if not path or path.startswith("<"):
         return path
     try:
         p = Path(path).resolve()
-        rel = os.path.relpath(p, Path.cwd())
-    except (OSError, ValueError):  # ValueError: another drive (Windows)
+    except OSError:
         return path
+    bundled, installed = _bundled_dir()
+    is_bundled = bundled is not None and p.parent == bundled
+    if is_bundled and installed:
+        return f"<bundled>/{p.name}"
+    try:
+        rel = os.path.relpath(p, Path.cwd())
+    except ValueError:  # another drive (Windows)
+        rel = ".."
     if not rel.startswith(".."):
         return rel
-    bundled = _bundled_dir()
-    if bundled is not None and p.parent == bundled:
-        return f"<bundled>/{p.name}"
-    return path
+    return f"<bundled>/{p.name}" if is_bundled else path
 
 
 def _where(origin: Origin | None) -> str:

@@ -1,12 +1,131 @@
-"""``gouji diff`` (placeholder until the compare module lands)."""
+"""``gouji diff A B``: the two resolved rulesets side by side, and optionally the same seeded deals
+played under both (``--simulate N``). See :mod:`gouji_dsl.compare`.
+
+The click group (``gouji_dsl.cli``) registers this with ``cli.add_command(diff_command)``.
+"""
 from __future__ import annotations
 
+import json
+import shutil
+import sys
+from typing import Any
+
 import click
+
+from .diagnostics import GoujiError
+
+
+def _fail(message: str) -> None:
+    click.echo(message, err=True)
+    sys.exit(1)
+
+
+def _load(names: list[str]) -> list[Any]:
+    """Resolve and compile each ruleset; on errors print every diagnostic of every ruleset, exit 1."""
+    from .graph import compile_ruleset
+    from .loader import resolve
+
+    graphs, errors = [], []
+    for name in names:
+        try:
+            graphs.append(compile_ruleset(resolve(name)))
+        except GoujiError as e:
+            errors.append(e.format())
+    if errors:
+        _fail("\n".join(errors))
+    return graphs
+
+
+def _width() -> int:
+    if sys.stdout.isatty():
+        return max(40, shutil.get_terminal_size((100, 24)).columns)
+    return 100
 
 
 @click.command("diff")
 @click.argument("a")
 @click.argument("b")
-def diff_command(a: str, b: str) -> None:
-    """Compare two rulesets (not implemented yet)."""
-    raise click.ClickException("gouji diff is not implemented yet")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="Output format.")
+@click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Also play N seeded deals under both rulesets (paired) and compare the outcomes.")
+@click.option("--seed", default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
+@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
+              help="Bot for every seat in the simulation.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker processes for the simulation (the result does not depend on it).")
+@click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
+              help="How many of the most divergent deals to list (and save).")
+@click.option("--save-divergent", "save_dir", type=click.Path(file_okay=False, writable=True), default=None,
+              metavar="DIR", help="Write the most divergent deals, with both game records, as JSON files in DIR.")
+def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,
+                 save_dir: str | None) -> None:
+    """Compare rulesets A and B (bundled names or paths): settings, rules and definitions that
+    differ, each with where it was written and a one-line summary.
+
+    With --simulate N, the same N seeded deals are played under both rulesets and the outcomes
+    compared with 95% confidence intervals (decisions, tricks, score spread, first-leader and seat
+    advantage, sweep, burns, revolutions, places), plus the deals whose outcomes differ most.
+
+    \b
+    Examples:
+      gouji diff online rulebook
+      gouji diff qingdao qingdao-classic --simulate 500 --seed 7
+      gouji diff online my/rules.yaml --format json
+    """
+    from . import compare
+
+    if save_dir is not None and games is None:
+        raise click.UsageError("--save-divergent needs --simulate N")
+    ga, gb = _load([a, b])
+    diff = compare.rule_diff(ga.resolved, gb.resolved)
+    report = None
+    if games is not None:
+        try:
+            report = _simulate(compare, ga, gb, games, seed, bots, workers, top, show_progress=fmt != "json")
+        except GoujiError as e:
+            _fail(e.format())
+        except compare.SimulationError as e:
+            _fail(f"error: {e}")
+        except KeyboardInterrupt:
+            _fail("interrupted")
+    if fmt == "json":
+        data: dict[str, Any] = {"diff": diff.to_dict(), "simulation": report.to_dict() if report else None}
+        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
+    elif fmt == "markdown":
+        click.echo(compare.diff_markdown(diff), nl=False)
+        if report is not None:
+            click.echo("")
+            click.echo(compare.report_markdown(report), nl=False)
+    else:
+        width = _width()
+        click.echo(compare.diff_text(diff, width), nl=False)
+        if report is not None:
+            click.echo("")
+            click.echo(compare.report_text(report, width), nl=False)
+    if report is not None and save_dir is not None:
+        try:
+            paths = compare.save_divergent(report, save_dir)
+        except OSError as e:
+            _fail(f"error: cannot write divergent deals to {save_dir}: {e}")
+        click.echo(f"saved {len(paths)} divergent deal(s) to {save_dir}", err=True)
+
+
+def _simulate(compare: Any, ga: Any, gb: Any, games: int, seed: str, bots: str, workers: int, top: int,
+              show_progress: bool) -> Any:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if not (show_progress and console.is_terminal):
+        return compare.paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, top=top)
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("deals"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(f"{ga.name} vs {gb.name}", total=games)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done)
+
+        return compare.paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, top=top,
+                                         progress=progress)

@@ -113,7 +113,7 @@ class TablePlay:
 class Ctx:
     """The bindings an expression sees: the game and the hook's context variables."""
 
-    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card")
+    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card", "amount")
 
     def __init__(self, g: "GameState | None", seat: int | None = None, play: TablePlay | None = None,
                  top: TablePlay | None = None, beaten: TablePlay | None = None, target: int | None = None,
@@ -128,6 +128,7 @@ class Ctx:
         self.args: tuple = ()
         self.kind = kind
         self.card = card
+        self.amount = 0
 
 
 @dataclass
@@ -378,7 +379,9 @@ class GameState:
                     if cards:
                         moved = self.transfer(giver, receiver, cards, f"tribute:{kind}")
                         self.record[-1]["kind"] = kind
-                        back = int(g.value("return_tribute", Ctx(self, seat=receiver, target=giver, kind=kind)) or 0)
+                        rctx = Ctx(self, seat=receiver, target=giver, kind=kind)
+                        rctx.amount = sum(moved.values())
+                        back = int(g.value("return_tribute", rctx) or 0)
                         if back > 0:
                             self.return_queue.append((receiver, giver, min(back, sum(moved.values()))))
 
@@ -529,6 +532,12 @@ class GameState:
         self.capacity = "lead"
         if self.burner == leader and not any(True for _ in self._lead_plays(leader)):
             self._fail_burn(leader)
+        elif not any(True for _ in self._lead_plays(leader)) and not self._discard_moves(leader):
+            how = str(self.graph.value("no_lead", Ctx(self, seat=leader)) or "after-finishers")
+            self._event("no_lead", seat=leader)
+            self.retire(leader, how, "engine.no-lead")
+            if self.phase == "play":
+                self._new_trick(self.next_active(leader))
 
     def _lead_plays(self, seat: int) -> Iterable[Play]:
         g = self.graph
@@ -670,7 +679,7 @@ class GameState:
         self.phase = "over"
         self.to_act = None
         self.sweep = bool(self.graph.value("sweep", Ctx(self)))
-        self.scores = {s: int(self.graph.value("score", Ctx(self, seat=s)) or 0) for s in self.seat_list}
+        self.scores = {s: _num(self.graph.value("score", Ctx(self, seat=s))) for s in self.seat_list}
         self._event("game_over", places={str(s): p for s, p in sorted(self.places.items())},
                     scores={str(s): v for s, v in self.scores.items()}, sweep=self.sweep)
 
@@ -963,6 +972,15 @@ class GameState:
             "passed": sorted(self.passed), "places": {str(k): v for k, v in sorted(self.places.items())},
             "revolted": sorted(self.revolted), "burner": self.burner,
         }
+
+
+def _num(v: Any) -> int | float:
+    """Scores are ints unless a rule divides (six-deck: team sum / 3); floats are rounded to 2 places."""
+    if v is None:
+        return 0
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else round(v, 2)
+    return int(v)
 
 
 # ------------------------------------------------------------------------------ dealing

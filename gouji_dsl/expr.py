@@ -27,6 +27,11 @@ Fn = Callable[[Any], Any]
 TYPES = ("bool", "int", "str", "seat", "seats", "rank", "play", "map", "list", "any", "none")
 
 
+class RuleRuntimeError(Exception):
+    """A rule met a value of the wrong type while the game ran (e.g. a setting written as text
+    where a number is compared); :class:`~gouji_dsl.graph.RuleGraph` adds the rule's position."""
+
+
 class ExprError(Exception):
     """A problem in one expression: ``offset`` (0-based, into the text), message and hint."""
 
@@ -380,12 +385,15 @@ class _Compiler:
             x, y = af(ctx), bf(ctx)
             if x is None or y is None:
                 return False
-            return pyop(x, y)
+            try:
+                return pyop(x, y)
+            except TypeError:
+                raise RuleRuntimeError(f"cannot compare {x!r} with {y!r} ({op})") from None
         return Compiled("bool", fn, reads)
 
     def _membership(self, t, negate: bool):
         a, b = self.compile(t.children[0]), self.compile(t.children[1])
-        if b.type not in ("list", "seats", "map", "any", "str"):
+        if b.type not in ("list", "seats", "map", "any", "str", "none"):
             raise self.err(t.children[1], f"'in' needs a list or map on the right, got {b.type}")
         af, bf = a.fn, b.fn
         if b.type == "map":
@@ -435,17 +443,20 @@ class _Compiler:
         op = str(op_tok)
         import operator
         pyop = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
-                "%": operator.mod}[op]
-        if a.const and b.const and a.value is not None and b.value is not None:
+                "/": operator.truediv, "%": operator.mod}[op]
+        if a.const and b.const and a.value is not None and b.value is not None and not (op in ("//", "/", "%") and b.value == 0):
             return _const(pyop(a.value, b.value), "int")
 
         def fn(ctx):
             x, y = af(ctx), bf(ctx)
             if x is None or y is None:
                 return None
-            if op in ("//", "%") and y == 0:
+            if op in ("//", "/", "%") and y == 0:
                 return None
-            return pyop(x, y)
+            try:
+                return pyop(x, y)
+            except TypeError:
+                raise RuleRuntimeError(f"cannot compute {x!r} {op} {y!r}") from None
         return Compiled("int", fn, a.reads | b.reads)
 
     def c_neg(self, t):
@@ -471,7 +482,7 @@ def parse(text: str) -> Tree:
     except UnexpectedToken as e:
         tok = e.token
         pos = tok.start_pos if tok.start_pos is not None else len(text)
-        what = "the end" if tok.type == "$END" else repr(str(tok))
+        what = "end of the expression" if tok.type == "$END" else repr(str(tok))
         raise ExprError(f"unexpected {what}", pos if tok.type != "$END" else len(text),
                         "check for a missing operand or bracket") from None
     except UnexpectedInput as e:  # pragma: no cover

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean, line_of
-from .expr import Compiled, ExprError, FnSig, Scope, VarSig, compile_expr, normalize_setting
+from .expr import Compiled, ExprError, FnSig, RuleRuntimeError, Scope, VarSig, compile_expr, normalize_setting
 from .model import CardModel
 from .spec import Origin, ResolvedRuleset, RuleSpec, Text
 from .vocabulary import (CONTEXT_VARS, EFFECTS_BY_KIND, FUNCTIONS, GLOBAL_VARS, HOOKS, PHASES,
@@ -114,8 +114,30 @@ class RuleGraph:
         return None
 
     # -------------------------------------------------------------- asking
+    def _runtime(self, r: "_Compiled", e: Exception) -> GoujiError:
+        o = r.node.origin
+        return GoujiError(Diagnostic(o.path, o.line, o.col, f"rule {r.node.id!r} failed while the game ran: {e}",
+                                     "check the types of the settings this rule reads", _source_line(o.path, o.line)))
+
     def permit(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> bool:
-        """Answer a permit question. With ``trace``, append every rule that granted or forbade."""
+        """Answer a permit question. With ``trace``, append every rule that granted or forbade.
+        Raises :class:`GoujiError` (with the rule's position) if a rule fails at run time."""
+        try:
+            return self._permit(hook, ctx, trace)
+        except RuleRuntimeError as e:
+            raise self._runtime(self._failing(hook, ctx), e) from None
+
+    def _failing(self, hook: str, ctx: Any) -> "_Compiled":
+        for r in self.by_hook[hook]:
+            try:
+                if r.when is None or r.when(ctx):
+                    if r.fn is not None:
+                        r.fn(ctx)
+            except RuleRuntimeError:
+                return r
+        return self.by_hook[hook][0]
+
+    def _permit(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> bool:
         h = HOOKS[hook]
         granted = bool(h.default)
         forbidden = False
@@ -139,7 +161,14 @@ class RuleGraph:
         return granted and not forbidden
 
     def value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
-        """Answer a value question: the last rule (in effective order) whose guard holds."""
+        """Answer a value question: the last rule (in effective order) whose guard holds.
+        Raises :class:`GoujiError` (with the rule's position) if a rule fails at run time."""
+        try:
+            return self._value(hook, ctx, trace)
+        except RuleRuntimeError as e:
+            raise self._runtime(self._failing(hook, ctx), e) from None
+
+    def _value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
         for r in reversed(self.by_hook[hook]):
             if r.when is None or r.when(ctx):
                 v = r.fn(ctx)
@@ -256,6 +285,14 @@ def compile_ruleset(resolved: ResolvedRuleset, *, overlay: dict[str, str] | None
 def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     bag = DiagnosticBag()
     settings = {k: normalize_setting(s.value) for k, s in resolved.settings.items()}
+    for name in ("seats", "teams"):
+        v = settings.get(name)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+            bag.add(_settings_diag(resolved, name, f"setting {name!r} must be a whole number, got {v!r}"))
+    if isinstance(settings.get("seats"), int) and isinstance(settings.get("teams"), int) \
+            and settings["teams"] >= 1 and settings["seats"] % settings["teams"]:
+        bag.add(_settings_diag(resolved, "teams", "seats must split evenly into teams"))
+    bag.raise_if_errors()
     try:
         model = CardModel.from_settings(settings)
     except (ValueError, TypeError) as e:

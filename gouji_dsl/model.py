@@ -223,13 +223,14 @@ class CardModel:
                 return False
         spare = len(avail)
         if lead.carried == 0:
-            return play.carried == 0
-        if play.carried:
-            if play.rank <= lead.rank:
-                return False
-            have = play.carried + (spare if self.spare_for_rank else 0)
-            return have >= lead.carried
-        return self.spare_for_rank and spare >= lead.carried
+            return play.carried == 0 and (self.same_count or spare == 0)
+        if play.carried and play.rank <= lead.rank:
+            return False
+        if not self.spare_for_rank and spare:
+            return False
+        have = play.carried + spare
+        # same total count: enough; free count (two/three-kill-one): every card must be used exactly
+        return have >= lead.carried if self.same_count else have == lead.carried
 
     def _cover_one(self, x: int, avail: list[int]) -> bool:
         """Remove from ``avail`` the cheapest jokers that cover one lead joker ``x``."""

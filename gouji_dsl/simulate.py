@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .bots import make_bot
-from .engine import GameState, new_game
+from .engine import Ctx, GameState, new_game, next_game
 from .graph import RuleGraph
 
 
@@ -39,15 +39,20 @@ def game_seed(seed: Any, index: int) -> str:
 
 
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
-              max_decisions: int = 100_000, game_number: int = 1) -> tuple[GameResult, GameState]:
+              max_decisions: int = 100_000, game_number: int = 1,
+              previous: GameState | None = None) -> tuple[GameResult, GameState]:
     """Deal game ``index`` of run ``seed`` and let bots play it to the end.
 
-    ``bots`` is one bot name for every seat or one per seat. Raises RuntimeError if the game does
-    not end within ``max_decisions`` (a ruleset with no way out)."""
+    ``bots`` is one bot name for every seat or one per seat. With ``previous`` (the last game of
+    the same match) the new game starts with the between-game phase (tribute, returns).
+    Raises RuntimeError if the game does not end within ``max_decisions`` (a ruleset with no way out)."""
     n = graph.n_seats
     names = [bots] * n if isinstance(bots, str) else list(bots)
     players = {s: make_bot(names[s - 1], random.Random(f"{seed}:{index}:bot{s}")) for s in range(1, n + 1)}
-    state = new_game(graph, game_seed(seed, index), game_number=game_number)
+    if previous is not None:
+        state = next_game(previous, game_seed(seed, index))
+    else:
+        state = new_game(graph, game_seed(seed, index), game_number=game_number)
     steps = 0
     while not state.over:
         moves = state.legal_moves()
@@ -71,13 +76,21 @@ def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "r
              progress: Callable[[int], None] | None = None) -> list[GameResult]:
     """Play ``games`` games; ``progress(i)`` is called after each one."""
     out = []
+    length = match_length(graph)
+    prev: GameState | None = None
     for i in range(games):
-        res, _ = play_game(graph, seed, i, bots)
+        res, state = play_game(graph, seed, i, bots, previous=prev if i % length else None)
+        prev = state
         res.record = []  # keep memory flat; replay from seed when needed
         out.append(res)
         if progress:
             progress(i + 1)
     return out
+
+
+def match_length(graph: RuleGraph) -> int:
+    """Games per match as the ruleset's ``match_length`` rule says (1 when it has none)."""
+    return max(1, int(graph.value("match_length", Ctx(None)) or 1))
 
 
 def summarize(graph: RuleGraph, results: Iterable[GameResult], seed: Any, elapsed: float) -> dict[str, Any]:

@@ -44,7 +44,7 @@ HOOKS: dict[str, Hook] = {h.name: h for h in [
     _H("tribute_kinds", "value", "tribute", (), "Between games: the kinds of tribute, in the order they are paid.", "list", []),
     _H("tribute", "value", "tribute", ("seat", "target", "kind"), "Between games: how many cards seat gives target as tribute of this kind.", "int", 0),
     _H("tribute_card", "value", "tribute", ("seat", "card"), "How many cards of kind `card` seat may give as tribute (none: all it holds).", "int", None),
-    _H("return_tribute", "value", "tribute", ("seat", "target", "kind"), "How many cards seat (who received tribute of this kind) must return to target (还贡).", "int", 0),
+    _H("return_tribute", "value", "tribute", ("seat", "target", "kind", "amount"), "How many cards seat (who received tribute of this kind) must return to target (还贡).", "int", 0),
     _H("seat_setup", "trigger", "tribute", ("seat",), "Runs for each seat in turn after the deal and tribute (e.g. buying 3s: give rules)."),
     _H("must_revolt", "value", "setup", ("seat",), "Is this seat's revolution automatic (e.g. no 3 and nothing to buy one with)?", "bool", False),
     _H("revolt", "permit", "setup", ("seat",), "May this seat declare revolution (革命)?", default=False),
@@ -62,6 +62,8 @@ HOOKS: dict[str, Hook] = {h.name: h for h in [
     _H("burn_order", "value", "burn", ("top",), "Which seats are offered a burn (烧牌) of the play on the table, in order?", "seats", []),
     _H("burn", "permit", "burn", ("seat", "top"), "May this seat burn the play on the table?", default=False),
     _H("burn_lead", "permit", "burn", ("seat", "play"), "While burning, may the burner lead this play? (no allowed lead = the burn fails)", default=True),
+    _H("no_lead", "value", "lead", ("seat",), "Where a seat that must lead but has no allowed lead is placed: \"last\", \"next\" or \"after-finishers\" (default).", "str", "after-finishers"),
+    _H("match_length", "value", "end", (), "How many games make a match (tribute runs between them).", "int", 1),
     _H("burn_failure", "value", "burn", ("seat",), "Where a failed burner is placed: \"last\" (大落 at once) or \"after-finishers\".", "str", "last"),
     _H("after_play", "trigger", "trick", ("seat", "play", "beaten"), "Runs after every play (seat = who played, play = the new top, beaten = the play it beat or none)."),
     _H("trick_won", "trigger", "trick", ("seat", "top"), "Runs when a play is left unanswered (seat = its player)."),
@@ -70,7 +72,7 @@ HOOKS: dict[str, Hook] = {h.name: h for h in [
     _H("revolution_place", "value", "finish", ("seat",), "The place a revolutionary takes.", "int", None),
     _H("game_over", "value", "end", (), "Is the game over?", "bool", False),
     _H("sweep", "value", "end", (), "Was the game a sweep (串三户)?", "bool", False),
-    _H("score", "value", "end", ("seat",), "Points this seat scores for the game.", "int", 0),
+    _H("score", "value", "end", ("seat",), "Points this seat scores for the game (a number).", "int", 0),
     _H("see_count", "permit", "view", ("seat", "target"), "May seat see how many cards target holds?", default=False),
     _H("see_hand", "permit", "view", ("seat", "target"), "May seat see target's cards?", default=False),
 ]}
@@ -91,6 +93,7 @@ CONTEXT_VARS: dict[str, VarSig] = {
     "leading": VarSig("bool", lambda c: c.leading, "the play is a lead (no play on the table)"),
     "kind": VarSig("str", lambda c: c.kind, "the tribute kind being settled"),
     "card": VarSig("rank", lambda c: c.card, "the card kind considered for tribute"),
+    "amount": VarSig("int", lambda c: c.amount, "how many cards were received as this tribute"),
 }
 
 

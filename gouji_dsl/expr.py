@@ -276,6 +276,8 @@ class _Compiler:
 
         def fn2(ctx):
             b, k = bf(ctx), kf(ctx)
+            if isinstance(b, dict):
+                return b.get(_norm_key(k))
             if b is None or not isinstance(k, int) or not -len(b) <= k < len(b):
                 return None
             return b[k]

@@ -309,6 +309,12 @@ def _labels(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a != b else (f"A {a}", f"B {b}")
 
 
+def _display(path: str) -> str:
+    """``rules/NAME.yaml`` / ``<bundled>/NAME.yaml`` / the path, as the other commands show files."""
+    from .render import display_path
+    return display_path(path)
+
+
 def _short_where(o: Origin) -> str:
     return f"{os.path.basename(o.path) or o.path}:{o.line}"
 
@@ -706,7 +712,7 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
     """The diff as plain text (no colour codes): per difference its one-line summary, then the two
     sides in two columns when ``width`` allows (≥ 66 columns), else one after the other."""
     la, lb = diff.labels
-    out = wrap(f"{la} ({diff.a.path})  vs  {lb} ({diff.b.path})", width)
+    out = wrap(f"{la} ({_display(diff.a.path)})  vs  {lb} ({_display(diff.b.path)})", width)
     if diff.empty:
         out += wrap("No differences: the two rulesets have the same settings, rules and definitions.", width)
         return "\n".join(out) + "\n"
@@ -757,8 +763,8 @@ def diff_markdown(diff: RuleDiff) -> str:
     """The diff as GitHub markdown: a table per section and the one-line summaries."""
     la, lb = diff.labels
     out = [f"# `{diff.a.name}` vs `{diff.b.name}`", "",
-           f"- A: `{diff.a.name}` — {_md(diff.a.title or '')} ({_md(diff.a.path)})",
-           f"- B: `{diff.b.name}` — {_md(diff.b.title or '')} ({_md(diff.b.path)})", ""]
+           f"- A: `{diff.a.name}` — {_md(diff.a.title or '')} ({_md(_display(diff.a.path))})",
+           f"- B: `{diff.b.name}` — {_md(diff.b.title or '')} ({_md(_display(diff.b.path))})", ""]
     if diff.empty:
         out.append("No differences: the two rulesets have the same settings, rules and definitions.")
         return "\n".join(out) + "\n"

@@ -1,0 +1,53 @@
+"""Benchmark: time for N paired deals (default 1,000) with random bots, one worker vs several.
+
+    python benchmarks/bench_compare.py [--a base] [--b online] [--games 1000] [--seed 1] [--workers 1,2]
+
+Each paired deal is two full games (one per ruleset). Prints, per worker count, the wall time of
+:func:`gouji_dsl.compare.paired_simulation` (worker start-up and the re-play of the divergent deals
+included), paired deals per second and games per second, and checks that every worker count gives
+the same report. Not a test: the figures go in the README.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gouji_dsl.compare import paired_simulation  # noqa: E402
+from gouji_dsl.graph import load_graph  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--a", default="base", help="ruleset A (name or path)")
+    ap.add_argument("--b", default="online", help="ruleset B (name or path)")
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--bots", default="random")
+    ap.add_argument("--workers", default="1,2", help="comma-separated worker counts to time")
+    args = ap.parse_args()
+
+    ga, gb = load_graph(args.a), load_graph(args.b)
+    print(f"{args.a} vs {args.b}: {args.games} paired deals ({2 * args.games} games), seed {args.seed}, "
+          f"{args.bots} bots; Python {platform.python_version()}, {os.cpu_count()} CPU(s)")
+    reference = None
+    base_time = None
+    for w in (int(x) for x in args.workers.split(",")):
+        t0 = time.perf_counter()
+        report = paired_simulation(ga, gb, args.games, args.seed, bots=args.bots, workers=w)
+        wall = time.perf_counter() - t0
+        base_time = base_time or wall
+        same = "" if reference is None else (
+            "  (same report as workers=1)" if report.to_dict(timing=False) == reference else "  (REPORT DIFFERS!)")
+        reference = reference or report.to_dict(timing=False)
+        print(f"workers={w}: {wall:6.2f} s  {args.games / wall:6.1f} paired deals/s  "
+              f"{2 * args.games / wall:6.1f} games/s  speed-up x{base_time / wall:.2f}{same}")
+
+
+if __name__ == "__main__":
+    main()

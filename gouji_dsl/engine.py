@@ -469,14 +469,6 @@ class GameState:
                     self.phase = "over"
                     self.to_act = None
                 return
-            self.declare_queue = [s for s in self.seat_list if s not in self.revolted
-                                  and self.graph.permit("declare", self._ctx(seat=s))]
-            self.phase = "declare"
-        if self.phase == "declare":
-            if self.declare_queue:
-                self.to_act = self.declare_queue[0]
-                self.capacity = "declare"
-                return
             self.choose_queue = [s for s in self.seat_list if s not in self.revolted
                                  and self.graph.permit("choose", self._ctx(seat=s))]
             self.phase = "choose"
@@ -484,6 +476,14 @@ class GameState:
             if self.choose_queue:
                 self.to_act = self.choose_queue[0]
                 self.capacity = "choose"
+                return
+            self.declare_queue = [s for s in self.seat_list if s not in self.revolted
+                                  and self.graph.permit("declare", self._ctx(seat=s))]
+            self.phase = "declare"
+        if self.phase == "declare":
+            if self.declare_queue:
+                self.to_act = self.declare_queue[0]
+                self.capacity = "declare"
                 return
             self._start_play()
 

@@ -56,15 +56,18 @@ def _width() -> int:
               help="Worker processes for the simulation (the result does not depend on it).")
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
               help="How many of the most divergent deals to list (and save).")
+@click.option("--single-games", is_flag=True, default=False,
+              help="Play every deal as a first game instead of in matches of the ruleset's match length.")
 @click.option("--save-divergent", "save_dir", type=click.Path(file_okay=False, writable=True), default=None,
               metavar="DIR", help="Write the most divergent deals, with both game records, as JSON files in DIR.")
 def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,
-                 save_dir: str | None) -> None:
+                 single_games: bool, save_dir: str | None) -> None:
     """Compare rulesets A and B (bundled names or paths): settings, rules and definitions that
     differ, each with where it was written and a one-line summary.
 
-    With --simulate N, the same N seeded deals are played under both rulesets and the outcomes
-    compared with 95% confidence intervals (decisions, tricks, score spread, first-leader and seat
+    With --simulate N, the same N seeded deals are played under both rulesets (in matches, with
+    tribute between games, when a ruleset has them) and the outcomes compared with 95% confidence
+    intervals (decisions, tricks, score spread, first-leader and seat
     advantage, sweep, burns, revolutions, places), plus the deals whose outcomes differ most.
 
     \b
@@ -82,7 +85,8 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
     report = None
     if games is not None:
         try:
-            report = _simulate(compare, ga, gb, games, seed, bots, workers, top, show_progress=fmt != "json")
+            report = _simulate(compare, ga, gb, games, seed, bots, workers, top, not single_games,
+                               show_progress=fmt != "json")
         except GoujiError as e:
             _fail(e.format())
         except compare.SimulationError as e:
@@ -112,13 +116,13 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
 
 
 def _simulate(compare: Any, ga: Any, gb: Any, games: int, seed: str, bots: str, workers: int, top: int,
-              show_progress: bool) -> Any:
+              matches: bool, show_progress: bool) -> Any:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     console = Console(stderr=True)
     if not (show_progress and console.is_terminal):
-        return compare.paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, top=top)
+        return compare.paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, top=top, matches=matches)
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("deals"), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as bar:
@@ -128,4 +132,4 @@ def _simulate(compare: Any, ga: Any, gb: Any, games: int, seed: str, bots: str, 
             bar.update(task, completed=done)
 
         return compare.paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, top=top,
-                                         progress=progress)
+                                         matches=matches, progress=progress)

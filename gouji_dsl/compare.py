@@ -14,7 +14,9 @@ Rule diff
 Paired simulation
     :func:`paired_simulation` plays game ``i`` (``i = 0 .. games-1``) of run ``seed`` under both
     rulesets with :func:`gouji_dsl.simulate.play_game`, so the two games of a pair are dealt the
-    same cards whenever the two rulesets have the same pack. Games run in worker processes
+    same cards whenever the two rulesets have the same pack. As ``gouji simulate`` does, each
+    ruleset's games are chained into matches of its ``match_length`` (tribute between games);
+    ``matches=False`` plays every deal as a first game. Games run in worker processes
     (``spawn``-safe: each worker receives the *resolved* rulesets, which are plain data, and
     compiles them itself; a :class:`~gouji_dsl.graph.RuleGraph` holds closures and cannot be
     pickled). Results are gathered by game index, so a report depends only on the rulesets,
@@ -922,8 +924,9 @@ class DivergentDeal:
     """A deal whose outcome differs between the two rulesets, with both full game records.
 
     ``score_difference`` = Σ over seats |score_b − score_a|; ``places_changed`` = seats whose place
-    differs. Replay either game with ``play_game(graph, seed, index, bots)`` or step through its
-    ``record`` (the engine's event list)."""
+    differs. ``record_a``/``record_b`` are the engine's event lists; ``match_start_a``/``_b`` the
+    first game of the match each game belongs to (equal to ``index`` for a first game, which
+    ``play_game(graph, seed, index, bots)`` re-creates on its own)."""
 
     rank: int
     index: int
@@ -934,10 +937,13 @@ class DivergentDeal:
     b: GameSummary
     record_a: list[dict[str, Any]] = field(default_factory=list, repr=False)
     record_b: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    match_start_a: int = 0
+    match_start_b: int = 0
 
     def to_dict(self, records: bool = False) -> dict[str, Any]:
         out = {"rank": self.rank, "index": self.index, "deal": self.deal, "score_difference": self.score_difference,
-               "places_changed": self.places_changed, "a": self.a.to_dict(), "b": self.b.to_dict()}
+               "places_changed": self.places_changed, "a": self.a.to_dict(), "b": self.b.to_dict(),
+               "match_start_a": self.match_start_a, "match_start_b": self.match_start_b}
         if records:
             out["record_a"], out["record_b"] = self.record_a, self.record_b
         return out
@@ -951,7 +957,8 @@ class PairedReport:
     per-deal differences with its interval; ``burn_success_rate`` is unpaired: Newcombe), and
     ``differences["seat_score"]`` maps seat → paired difference of that seat's score.
     ``same_deck`` is false when the two packs differ (then game ``i`` is only seeded alike, not dealt
-    alike). ``games_a``/``games_b`` hold every game's :class:`GameSummary` (for charts)."""
+    alike). ``games_a``/``games_b`` hold every game's :class:`GameSummary` (for charts).
+    ``match_length_a``/``_b``: games per match as played (1: every deal a first game)."""
 
     a_name: str
     b_name: str
@@ -969,20 +976,23 @@ class PairedReport:
     divergent: list[DivergentDeal]
     games_a: list[GameSummary] = field(default_factory=list, repr=False)
     games_b: list[GameSummary] = field(default_factory=list, repr=False)
+    match_length_a: int = 1
+    match_length_b: int = 1
 
     @property
     def labels(self) -> tuple[str, str]:
         return _labels(self.a_name, self.b_name)
 
     def to_dict(self, records: bool = False, timing: bool = True) -> dict[str, Any]:
-        """JSON-ready. Keys: ``a, b, games, seed, bots, workers, elapsed_s, same_deck, stats,
-        differences, divergent``. ``timing=False`` drops ``workers``/``elapsed_s`` (which vary from
+        """JSON-ready. Keys: ``a, b, games, seed, bots, workers, elapsed_s, same_deck, match_length,
+        stats, differences, divergent``. ``timing=False`` drops ``workers``/``elapsed_s`` (which vary from
         run to run) so two reports can be compared."""
         diffs: dict[str, Any] = {k: v.to_dict() for k, v in self.differences.items() if k != "seat_score"}
         diffs["seat_score"] = {str(s): e.to_dict() for s, e in self.differences["seat_score"].items()}
         out: dict[str, Any] = {
             "a": {"name": self.a_name, "path": self.a_path}, "b": {"name": self.b_name, "path": self.b_path},
             "games": self.games, "seed": self.seed, "bots": self.bots, "same_deck": self.same_deck,
+            "match_length": {"a": self.match_length_a, "b": self.match_length_b},
             "stats": {"a": self.a.to_dict(), "b": self.b.to_dict()}, "differences": diffs,
             "divergent": [d.to_dict(records) for d in self.divergent],
         }
@@ -1003,16 +1013,58 @@ class SimulationCancelled(RuntimeError):
 # paired simulation: running
 
 
-def _play_pair(ga: RuleGraph, gb: RuleGraph, seed: Any, index: int, bots: Any) -> tuple[GameSummary, GameSummary]:
-    from .simulate import play_game
-    out = []
-    for g in (ga, gb):
+def _match_length(g: RuleGraph, matches: bool) -> int:
+    """Games per match (the ruleset's ``match_length`` rule, as ``gouji simulate`` plays them); 1
+    when ``matches`` is false: every deal is then played as a first game."""
+    if not matches:
+        return 1
+    from . import simulate
+    fn = getattr(simulate, "match_length", None)
+    return max(1, int(fn(g))) if fn is not None else 1
+
+
+class _Runner:
+    """Plays consecutive games of one ruleset, chaining the games of a match (``previous``)."""
+
+    def __init__(self, g: RuleGraph, seed: Any, bots: Any, matches: bool):
+        self.g, self.seed, self.bots = g, seed, bots
+        self.length = _match_length(g, matches)
+        self.prev: Any = None
+
+    def play(self, index: int) -> tuple[Any, Any]:
+        from .simulate import play_game
+        kw = {"previous": self.prev} if index % self.length and self.prev is not None else {}
         try:
-            res, _ = play_game(g, seed, index, bots)
+            res, state = play_game(self.g, self.seed, index, self.bots, **kw)
         except Exception as e:  # noqa: BLE001 - reported with the game and ruleset
-            raise SimulationError(f"game {seed}:{index} under {g.name!r}: {type(e).__name__}: {e}") from None
-        out.append(_summarize(index, res, g.n_seats))
-    return out[0], out[1]
+            raise SimulationError(f"game {self.seed}:{index} under {self.g.name!r}: {type(e).__name__}: {e}") from None
+        self.prev = state
+        return res, state
+
+    def replay(self, index: int) -> Any:
+        """Game ``index`` again with its record (the games of its match before it are replayed too)."""
+        self.prev = None
+        res = None
+        for i in range(index - index % self.length, index + 1):
+            res, _ = self.play(i)
+        return res
+
+
+def _play_range(ga: RuleGraph, gb: RuleGraph, start: int, stop: int, seed: Any, bots: Any, matches: bool,
+                cancel: threading.Event | None = None, progress: Callable[[int], None] | None = None
+                ) -> list[tuple[GameSummary, GameSummary]]:
+    """Games ``start .. stop-1`` under both rulesets; ``start`` begins a match of both."""
+    ra, rb = _Runner(ga, seed, bots, matches), _Runner(gb, seed, bots, matches)
+    out = []
+    for i in range(start, stop):
+        if cancel is not None and cancel.is_set():
+            raise SimulationCancelled("paired simulation cancelled")
+        x, _ = ra.play(i)
+        y, _ = rb.play(i)
+        out.append((_summarize(i, x, ga.n_seats), _summarize(i, y, gb.n_seats)))
+        if progress is not None:
+            progress(i + 1)
+    return out
 
 
 _WORKER: dict[str, Any] = {}
@@ -1028,14 +1080,14 @@ def _init_worker(ra: ResolvedRuleset, rb: ResolvedRuleset) -> None:
         _WORKER["error"] = ("other", f"{type(e).__name__}: {e}")
 
 
-def _run_chunk(start: int, stop: int, seed: Any, bots: Any) -> tuple[str, Any]:
+def _run_chunk(start: int, stop: int, seed: Any, bots: Any, matches: bool) -> tuple[str, Any]:
     """Play games ``start .. stop-1`` under both rulesets. Returns ``("ok", [(a, b), ...])`` or an
-    error tuple (exceptions carrying diagnostics do not pickle well, so none are raised)."""
+    error tuple (GoujiError does not survive pickling, so nothing is raised across processes)."""
     if "error" in _WORKER:
         return _WORKER["error"]
     ga, gb = _WORKER["graphs"]
     try:
-        return "ok", [_play_pair(ga, gb, seed, i, bots) for i in range(start, stop)]
+        return "ok", _play_range(ga, gb, start, stop, seed, bots, matches)
     except SimulationError as e:
         return "other", str(e)
 
@@ -1056,13 +1108,15 @@ def _deck_key(g: RuleGraph) -> tuple[int, tuple[str, ...]]:
     return g.n_seats, tuple(str(c) for c in g.model.deck())
 
 
-def _chunks(games: int, workers: int) -> list[tuple[int, int]]:
-    # small chunks: smooth progress, quick cancel, and no worker left idle at the end
+def _chunks(games: int, workers: int, unit: int = 1) -> list[tuple[int, int]]:
+    """Index ranges for the workers: whole multiples of ``unit`` (so every chunk starts a match of
+    both rulesets), small enough for smooth progress and a quick cancel."""
     size = max(1, min(10, math.ceil(games / (workers * 8))))
+    size = max(unit, size - size % unit)
     return [(i, min(i + size, games)) for i in range(0, games, size)]
 
 
-def _run_pool(ga: RuleGraph, gb: RuleGraph, games: int, seed: Any, bots: Any, workers: int,
+def _run_pool(ga: RuleGraph, gb: RuleGraph, games: int, seed: Any, bots: Any, workers: int, matches: bool,
               progress: Callable[[int, int], None] | None, cancel: threading.Event | None
               ) -> list[tuple[GameSummary, GameSummary]]:
     import multiprocessing
@@ -1072,7 +1126,8 @@ def _run_pool(ga: RuleGraph, gb: RuleGraph, games: int, seed: Any, bots: Any, wo
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                                initargs=(ga.resolved, gb.resolved))
     try:
-        pending = {pool.submit(_run_chunk, s, e, seed, bots) for s, e in _chunks(games, workers)}
+        unit = math.lcm(_match_length(ga, matches), _match_length(gb, matches))
+        pending = {pool.submit(_run_chunk, s, e, seed, bots, matches) for s, e in _chunks(games, workers, unit)}
         while pending:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             if cancel is not None and cancel.is_set():
@@ -1095,7 +1150,7 @@ def _run_pool(ga: RuleGraph, gb: RuleGraph, games: int, seed: Any, bots: Any, wo
 def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | ResolvedRuleset | str, games: int,
                       seed: Any, bots: str | list[str] = "random", workers: int = 2,
                       progress: Callable[[int, int], None] | None = None, *, top: int = 5,
-                      cancel: threading.Event | None = None) -> PairedReport:
+                      matches: bool = True, cancel: threading.Event | None = None) -> PairedReport:
     """Play the same ``games`` seeded deals under ``a`` and ``b`` and compare the outcomes.
 
     ``a``/``b``: compiled graphs, resolved rulesets (e.g. an editor's unsaved buffer via
@@ -1103,8 +1158,10 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     one name per seat. ``workers`` > 1 uses that many ``spawn`` processes (each compiles the
     resolved rulesets once); ``workers=1`` plays in this process. ``progress(done, total)`` is
     called as games complete (from the calling thread). ``top``: how many divergent deals to keep
-    (re-played here to get their records). ``cancel``: a :class:`threading.Event`; when set, the
-    run stops and :class:`SimulationCancelled` is raised.
+    (re-played here to get their records). ``matches``: play each ruleset's games in matches of
+    its ``match_length`` (tribute between games), as ``gouji simulate`` does; false: every deal is
+    a first game. ``cancel``: a :class:`threading.Event`; when set, the run stops and
+    :class:`SimulationCancelled` is raised.
 
     The report depends only on the rulesets, ``games``, ``seed`` and ``bots`` (not on ``workers``).
     Raises :class:`GoujiError` for a bad ruleset, :class:`SimulationError` when a game cannot be
@@ -1123,24 +1180,20 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     workers = max(1, min(int(workers), games))
     t0 = time.perf_counter()
     if workers == 1:
-        pairs = []
-        for i in range(games):
-            if cancel is not None and cancel.is_set():
-                raise SimulationCancelled("paired simulation cancelled")
-            pairs.append(_play_pair(ga, gb, seed, i, bots))
-            if progress is not None:
-                progress(i + 1, games)
+        pairs = _play_range(ga, gb, 0, games, seed, bots, matches, cancel,
+                            (lambda i: progress(i, games)) if progress is not None else None)
     else:
-        pairs = _run_pool(ga, gb, games, seed, bots, workers, progress, cancel)
+        pairs = _run_pool(ga, gb, games, seed, bots, workers, matches, progress, cancel)
     elapsed = time.perf_counter() - t0
     sa = [p[0] for p in pairs]
     sb = [p[1] for p in pairs]
     stats_a = _side_stats(ga, sa)
     stats_b = _side_stats(gb, sb)
     diffs = _differences(ga, gb, sa, sb, stats_a, stats_b)
-    divergent = _divergent(ga, gb, sa, sb, seed, bots, top)
+    divergent = _divergent(ga, gb, sa, sb, seed, bots, top, matches)
     return PairedReport(ga.name, gb.name, ga.resolved.path, gb.resolved.path, games, seed, bots, workers,
-                        elapsed, _deck_key(ga) == _deck_key(gb), stats_a, stats_b, diffs, divergent, sa, sb)
+                        elapsed, _deck_key(ga) == _deck_key(gb), stats_a, stats_b, diffs, divergent, sa, sb,
+                        _match_length(ga, matches), _match_length(gb, matches))
 
 
 # ---------------------------------------------------------------------------------------- figures
@@ -1219,9 +1272,7 @@ def _differences(ga: RuleGraph, gb: RuleGraph, sa: list[GameSummary], sb: list[G
 
 
 def _divergent(ga: RuleGraph, gb: RuleGraph, sa: list[GameSummary], sb: list[GameSummary], seed: Any,
-               bots: Any, top: int) -> list[DivergentDeal]:
-    from .simulate import play_game
-
+               bots: Any, top: int, matches: bool) -> list[DivergentDeal]:
     scored = []
     for x, y in zip(sa, sb):
         d_score = sum(abs(p - q) for p, q in zip(x.scores, y.scores))
@@ -1230,10 +1281,11 @@ def _divergent(ga: RuleGraph, gb: RuleGraph, sa: list[GameSummary], sb: list[Gam
             scored.append((-d_score, -d_place, x.index, x, y))
     scored.sort(key=lambda t: t[:3])
     out = []
+    run_a, run_b = _Runner(ga, seed, bots, matches), _Runner(gb, seed, bots, matches)
     for rank, (ds, dp, i, x, y) in enumerate(scored[:max(0, top)], start=1):
-        ra, _ = play_game(ga, seed, i, bots)
-        rb, _ = play_game(gb, seed, i, bots)
-        out.append(DivergentDeal(rank, i, f"{seed}:{i}", -ds, -dp, x, y, ra.record, rb.record))
+        ra, rb = run_a.replay(i), run_b.replay(i)
+        out.append(DivergentDeal(rank, i, f"{seed}:{i}", -ds, -dp, x, y, ra.record, rb.record,
+                                 i - i % run_a.length, i - i % run_b.length))
     return out
 
 
@@ -1241,7 +1293,10 @@ def save_divergent(report: PairedReport, directory: str | os.PathLike[str]) -> l
     """Write each divergent deal of ``report`` to ``DIR/divergent-RANK-game-INDEX.json`` (the folder is
     created) and return the paths. Each file: ``format``, ``deal``, ``seed``, ``index``, ``bots``,
     ``score_difference``, ``places_changed`` and, for ``a`` and ``b``: ``ruleset``, ``path``,
-    ``places``, ``scores``, ``sweep``, ``record`` (the engine's event list, replayable)."""
+    ``places``, ``scores``, ``sweep``, ``match_start``, ``match_length`` and ``record`` (the
+    engine's event list). A game that is not the first of its match (``index != match_start``)
+    follows the games ``match_start .. index-1`` (tribute); ``play_game`` with ``previous`` chained
+    from ``match_start`` re-creates it."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -1250,11 +1305,12 @@ def save_divergent(report: PairedReport, directory: str | os.PathLike[str]) -> l
             "format": "gouji-paired-deal/1", "deal": deal.deal, "seed": report.seed, "index": deal.index,
             "bots": report.bots, "score_difference": deal.score_difference, "places_changed": deal.places_changed,
         }
-        for key, name, path, gs, rec in (("a", report.a_name, report.a_path, deal.a, deal.record_a),
-                                         ("b", report.b_name, report.b_path, deal.b, deal.record_b)):
+        for key, name, path, gs, rec, start, length in (
+                ("a", report.a_name, report.a_path, deal.a, deal.record_a, deal.match_start_a, report.match_length_a),
+                ("b", report.b_name, report.b_path, deal.b, deal.record_b, deal.match_start_b, report.match_length_b)):
             g = gs.to_dict()
             data[key] = {"ruleset": name, "path": path, "places": g["places"], "scores": g["scores"],
-                         "sweep": gs.sweep, "record": rec}
+                         "sweep": gs.sweep, "match_start": start, "match_length": length, "record": rec}
         p = d / f"divergent-{deal.rank:02d}-game-{deal.index:05d}.json"
         tmp = p.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True, default=str) + "\n",
@@ -1301,7 +1357,13 @@ def _figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str,
 def _title(r: PairedReport) -> str:
     bots = r.bots if isinstance(r.bots, str) else ",".join(r.bots)
     rate = 2 * r.games / r.elapsed_s if r.elapsed_s else 0.0
-    return (f"Paired simulation: {r.games} deals, seed {r.seed}, {bots} bots — "
+    if r.match_length_a == r.match_length_b == 1:
+        how = ""
+    elif r.match_length_a == r.match_length_b:
+        how = f", matches of {r.match_length_a}"
+    else:
+        how = f", matches of {r.match_length_a} / {r.match_length_b}"
+    return (f"Paired simulation: {r.games} deals{how}, seed {r.seed}, {bots} bots — "
             f"{r.workers} worker(s), {r.elapsed_s:.1f} s ({rate:.0f} games/s)")
 
 

@@ -46,7 +46,7 @@ class Move:
         return f"{self.seat} {self.verb}"
 
 
-def parse_move(text: str, model: CardModel, n_seats: int = 6, *, path: str = "<move>", line: int = 0,
+def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path: str = "<move>", line: int = 0,
                col: int = 1) -> Move:
     """Parse a move line (NOTATION.md "Moves"). Raises :class:`GoujiError` with the column."""
     def fail(pos: int, msg: str, hint: str | None = None) -> GoujiError:
@@ -56,8 +56,8 @@ def parse_move(text: str, model: CardModel, n_seats: int = 6, *, path: str = "<m
     if len(parts) < 2:
         raise fail(0, f"a move is '<seat> <verb> [cards]', got {text!r}", "e.g. '3 play RR TTT' or '2 pass'")
     seat_s, verb = parts[0], parts[1]
-    if not seat_s.isdigit() or not 1 <= int(seat_s) <= n_seats:
-        raise fail(0, f"seat must be 1..{n_seats}, got {seat_s!r}")
+    if not seat_s.isdigit() or int(seat_s) < 1 or (n_seats is not None and int(seat_s) > n_seats):
+        raise fail(0, f"seat must be 1..{n_seats or 'N'}, got {seat_s!r}")
     vpos = text.find(verb)
     if verb not in VERBS:
         from .diagnostics import did_you_mean
@@ -172,7 +172,7 @@ class GameState:
         self.n_seats = n
         self.seat_list = tuple(range(1, n + 1))
         self._after = {s: tuple(((s - 1 + i) % n) + 1 for i in range(1, n)) for s in self.seat_list}
-        self.n_teams = int(graph.settings.get("teams", 2))
+        self.n_teams = int(graph.settings["teams"])
         self.rng = rng
         self.game_number = game_number
         self.source = source
@@ -411,6 +411,10 @@ class GameState:
                 rec(i + 1, left - k, acc + [k])
         rec(0, n, [])
         return out
+
+    def parse(self, text: str) -> Move:
+        """Parse a move line for this game (seat range and cards of this ruleset)."""
+        return parse_move(text, self.model, self.n_seats)
 
     def hand_text(self, s: int) -> str:
         return self.model.text(self.hands[s])

@@ -105,7 +105,7 @@ class RuleGraph:
         self.edges: tuple[Edge, ...] = tuple(edges)
         self.by_hook: dict[str, tuple[_Compiled, ...]] = {
             h: tuple(c for c in compiled if c.node.hook == h) for h in HOOKS}
-        self.n_seats = int(settings.get("seats", 6))
+        self.n_seats = int(settings["seats"])
 
     def node(self, rule_id: str) -> RuleNode | None:
         for n in self.nodes:
@@ -287,7 +287,9 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     settings = {k: normalize_setting(s.value) for k, s in resolved.settings.items()}
     for name in ("seats", "teams"):
         v = settings.get(name)
-        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+        if v is None:
+            bag.add(_settings_diag(resolved, name, f"setting {name!r} is required (a whole number)"))
+        elif not isinstance(v, int) or isinstance(v, bool) or v < 1:
             bag.add(_settings_diag(resolved, name, f"setting {name!r} must be a whole number, got {v!r}"))
     if isinstance(settings.get("seats"), int) and isinstance(settings.get("teams"), int) \
             and settings["teams"] >= 1 and settings["seats"] % settings["teams"]:

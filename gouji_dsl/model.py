@@ -97,8 +97,11 @@ class CardModel:
         cmp = s.get("comparison") or {}
         cover = cmp.get("joker_cover") or {}
         deck = s.get("deck") or {}
-        decks = int(deck.get("decks", 1))
-        per_rank = int(deck.get("cards_per_rank", 4))
+        for key in ("decks", "cards_per_rank"):
+            if not isinstance(deck.get(key), int) or isinstance(deck.get(key), bool):
+                raise ValueError(f"deck.{key} must be a whole number, got {deck.get(key)!r}")
+        decks = int(deck["decks"])
+        per_rank = int(deck["cards_per_rank"])
         jpd = {str(k): int(v) for k, v in (deck.get("jokers_per_deck") or {}).items()}
         counts = []
         for i, k in enumerate(kinds):

@@ -1,18 +1,96 @@
-"""Console-script entry point ``gouji`` (``editor.cli:main``).
+"""The ``gouji`` command: the library's commands plus the editor.
 
-Minimal for now: it runs the library command group from :mod:`gouji_dsl.cli` (validate, simulate,
-show, test, diff). The app engineer extends this module with ``gouji edit``, ``gouji play`` and
-the no-argument app; the library never imports this package.
+``gouji`` with no command opens the app on the workspace (``./rules`` or ``--workspace DIR``);
+``gouji edit FILE`` opens a file straight in the editor; every command of the library's click group
+(:data:`gouji_dsl.cli.cli`: validate, test, simulate, show, diff, ...) works unchanged through it.
+New commands (e.g. a later ``gouji play``) are added with :func:`command` or ``gouji.add_command``.
 """
 from __future__ import annotations
 
-from gouji_dsl.cli import cli
+import sys
+from pathlib import Path
+
+import click
+
+try:
+    from gouji_dsl.cli import cli
+except ImportError:  # the library CLI is not there yet: the editor still works
+    cli = None
+
+
+def _workspace_option(f):
+    return click.option(
+        "--workspace", "-w", type=click.Path(file_okay=False, path_type=Path), default=None,
+        help="Folder of your ruleset files (default: ./rules). New variants are created there.")(f)
+
+
+def run_app(workspace: Path | None = None, open_path: Path | None = None) -> None:
+    """Start the Textual app (imported lazily so the other commands stay fast)."""
+    from .app import GoujiApp
+
+    GoujiApp(workspace=workspace, open_path=open_path).run()
+
+
+class GoujiGroup(click.Group):
+    """A group whose commands are its own plus the library group's (looked up when asked for)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = set(super().list_commands(ctx))
+        if isinstance(cli, click.Group):
+            names.update(cli.list_commands(ctx))
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is None and isinstance(cli, click.Group):
+            cmd = cli.get_command(ctx, name)
+        return cmd
+
+
+def _library_params() -> list[click.Parameter]:
+    return list(cli.params) if isinstance(cli, click.Group) else []
+
+
+@click.pass_context
+def _callback(ctx: click.Context, workspace: Path | None, **library_options) -> None:
+    ctx.ensure_object(dict)
+    if isinstance(ctx.obj, dict):
+        ctx.obj.setdefault("workspace", workspace)
+    if isinstance(cli, click.Group) and cli.callback is not None:
+        ctx.invoke(cli.callback, **library_options)  # the library group's own options (if any)
+    if ctx.invoked_subcommand is None:
+        run_app(workspace=workspace)
+
+
+gouji = GoujiGroup(
+    name="gouji",
+    callback=_callback,
+    params=[*_library_params()],
+    invoke_without_command=True,
+    help=((cli.help if isinstance(cli, click.Group) and cli.help else
+           "Gouji (够级) rulesets: validate, test, simulate, show and edit them.")
+          + "\n\nWith no command, opens the editor app on the workspace (./rules or --workspace DIR)."),
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+_workspace_option(gouji)  # adds --workspace to the group's params
+
+
+@gouji.command("edit")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_workspace_option
+@click.pass_context
+def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
+    """Open FILE in the editor (it is created when you save, if it does not exist).
+
+    The workspace defaults to --workspace given before the command, else FILE's folder."""
+    ws = workspace or (ctx.obj or {}).get("workspace") or file.absolute().parent
+    run_app(workspace=ws, open_path=file)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run ``gouji``."""
-    cli.main(args=argv, prog_name="gouji")
+    """Console-script entry point (``gouji = "editor.cli:main"``)."""
+    gouji.main(args=sys.argv[1:] if argv is None else argv, prog_name="gouji")
 
 
-if __name__ == "__main__":  # pragma: no cover
+if __name__ == "__main__":
     main()

@@ -1,0 +1,172 @@
+"""GoujiApp: browse, author and validate Gouji rulesets.
+
+Screens: :class:`~editor.screens.home.HomeScreen` (the rulesets of the workspace and the bundled
+ones), :class:`~editor.screens.editor.EditorScreen` (one file), and modal dialogs for a new variant,
+help, the insert picker and confirmations. Every key binding of the current screen is also a command
+in the command palette (Ctrl+P).
+"""
+from __future__ import annotations
+
+import os
+from functools import partial
+from pathlib import Path
+from typing import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from . import files
+from .screens.dialogs import CANCEL, Choice, ConfirmScreen
+from .screens.editor import EditorScreen
+from .screens.help import HelpScreen
+from .screens.home import HomeScreen
+from .screens.new_variant import NewVariantScreen
+from .validation import same_file
+from .workspace import Workspace, display_path
+
+DEFAULT_WORKSPACE = "rules"
+
+
+class GoujiApp(App[None]):
+    """The gouji app on a workspace folder; ``open_path`` opens a file straight in the editor."""
+
+    TITLE = "gouji"
+    CSS_PATH = ["app.tcss", "editor.tcss"]
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+    ]
+
+    def __init__(self, workspace: str | os.PathLike[str] | None = None, open_path: str | os.PathLike[str] | None = None,
+                 *, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.workspace = Workspace(workspace if workspace is not None else Path.cwd() / DEFAULT_WORKSPACE)
+        self.open_path = Path(open_path) if open_path is not None else None
+        self.cursor_blink = cursor_blink
+        self.home: HomeScreen | None = None
+
+    def get_default_screen(self) -> Screen:
+        self.home = HomeScreen(self.workspace)
+        return self.home
+
+    def on_mount(self) -> None:
+        if self.open_path is not None:
+            self.open_file(self.open_path)
+
+    # -------------------------------------------------------------- commands
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        seen: set[str] = set()
+        for key, active in screen.active_bindings.items():
+            b = active.binding
+            if not b.description or not active.enabled or b.description in seen:
+                continue
+            seen.add(b.description)
+            yield SystemCommand(b.description, f"{b.tooltip or b.description} ({self.get_key_display(b)})",
+                                partial(self.run_action, b.action, active.node))
+        if "Help" not in seen:
+            yield SystemCommand("Help", "The ruleset language, with examples (F1)", self.action_help)
+        for cmd in super().get_system_commands(screen):
+            if cmd.title not in seen:
+                yield cmd
+
+    # -------------------------------------------------------------- actions
+    @property
+    def editor(self) -> EditorScreen | None:
+        """The open editor screen, if any."""
+        for s in reversed(self.screen_stack):
+            if isinstance(s, EditorScreen):
+                return s
+        return None
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def open_file(self, path: str | os.PathLike[str]) -> None:
+        """Open ``path`` in the editor (replacing an open one after asking about unsaved changes)."""
+        path = Path(path)
+        current = self.editor
+        if current is not None:
+            if same_file(current.path, path):
+                while self.screen is not current:
+                    self.pop_screen()
+                return
+
+            def replace(ok: bool) -> None:
+                if ok:
+                    self._close_editors()
+                    self._open(path)
+            current.confirm_leave(replace)
+            return
+        self._open(path)
+
+    def _close_editors(self) -> None:
+        while len(self.screen_stack) > 1 and self.editor is not None:
+            self.pop_screen()
+
+    def _open(self, path: Path) -> None:
+        raw: bytes | None
+        try:
+            text, raw = files.read_text(path)
+        except FileNotFoundError:
+            name = path.stem if path.suffix in (".yaml", ".yml") else path.name
+            text, raw = f"ruleset: {name}\n", None
+            self.notify(f"{display_path(path)} does not exist yet: it is created when you save.",
+                        title="New file")
+        except UnicodeDecodeError:
+            self.notify(f"{display_path(path)} is not UTF-8 text.", title="Cannot open", severity="error")
+            return
+        except OSError as e:
+            self.notify(f"{display_path(path)}: {e.strerror or e}", title="Cannot open", severity="error")
+            return
+        screen = EditorScreen(path, self.workspace, text=text, raw=raw,
+                              read_only=self.workspace.is_read_only(path), cursor_blink=self.cursor_blink)
+        self.push_screen(screen)
+        self._offer_recovery(screen, text)
+
+    def _offer_recovery(self, screen: EditorScreen, text: str) -> None:
+        rec = files.find_recovery(screen.path)
+        if rec is None or screen.read_only:
+            return
+        if rec.text == text:
+            files.remove_recovery(screen.path)  # nothing was lost
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "restore":
+                screen.restore(rec.text)
+                self.notify("Recovered text restored; save it with Ctrl+S.", title="Restored")
+            elif choice == "discard":
+                files.remove_recovery(screen.path)
+
+        self.push_screen(ConfirmScreen(
+            "Recover unsaved text?",
+            f"Unsaved text of {screen.display_name} from {rec.when} was found "
+            f"(the editor did not close normally).",
+            [Choice("restore", "Restore", "primary"), Choice("discard", "Discard", "error"),
+             Choice("cancel", "Later", "default", "l")],
+            default="restore",
+            detail=f"Recovery file: {display_path(rec.path)} ({len(rec.text.splitlines())} lines; the file "
+                   f"has {len(text.splitlines())}). Later keeps it for next time."), answer)
+
+    def new_variant(self, parent: str | None = None) -> None:
+        def created(path: Path | None) -> None:
+            if path is not None:
+                self.notify(f"Created {display_path(path)}.", title="New variant")
+                if self.home is not None and self.screen is self.home:
+                    self.home.refresh_entries(select=path)
+                self.open_file(path)
+        self.push_screen(NewVariantScreen(self.workspace, parent), created)
+
+    async def action_quit(self) -> None:
+        editor = self.editor
+        if editor is None or not editor.dirty:
+            self.exit()
+            return
+        if not isinstance(self.screen, EditorScreen):
+            while self.screen is not editor:
+                self.pop_screen()
+        editor.confirm_leave(lambda ok: self.exit() if ok else None)
+
+
+__all__ = ["GoujiApp", "DEFAULT_WORKSPACE", "CANCEL"]

@@ -1,0 +1,111 @@
+"""What the editor's picker (Ctrl+N) and command palette offer to insert.
+
+Items come from the JSON Schema (top-level and rule keys, with their descriptions), the interpreter's
+vocabulary (hooks, functions, variables, play attributes) and the ruleset being edited or its parent
+(setting names with their current values, rule ids, definitions).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gouji_dsl import loader
+from gouji_dsl.spec import ResolvedRuleset
+from gouji_dsl.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
+
+from .skeleton import flow
+
+
+@dataclass(frozen=True)
+class Item:
+    """Something to insert: ``label`` is shown and matched, ``insert`` is the text put in."""
+
+    label: str
+    insert: str
+    kind: str
+    help: str = ""
+
+
+KIND_ORDER = ("setting", "rule", "hook", "key", "rule key", "function", "variable", "attribute",
+              "definition", "snippet")
+
+RULE_SNIPPET = """- id: my.rule-id
+  on: follow
+  when: "true"
+  require: "true"
+  says: "The sentence players see."
+  source: "where this rule comes from\""""
+"""A rule skeleton; lines after the first are indented to the insertion column (:func:`indent_for`)."""
+
+
+def _schema_items() -> list[Item]:
+    s = loader.schema()
+    out = [Item(k, f"{k}: ", "key", (v.get("description") or "")) for k, v in s["properties"].items()]
+    rule = s["definitions"]["rule"]["properties"]
+    for k, v in rule.items():
+        desc = v.get("description") or s["definitions"].get(v.get("$ref", "").split("/")[-1], {}).get("description", "")
+        out.append(Item(k, f"{k}: ", "rule key", desc))
+    return out
+
+
+def _vocabulary_items() -> list[Item]:
+    out = [Item(h.name, h.name, "hook", f"{h.kind} question: {h.doc}"
+                + (f" (context: {', '.join(h.context)})" if h.context else ""))
+           for h in HOOKS.values()]
+    out += [Item(f"{n}({', '.join(f.params)})", f"{n}(", "function", f"-> {f.returns}: {f.doc}")
+            for n, f in FUNCTIONS.items()]
+    out += [Item(n, n, "variable", f"{v.type}: {v.doc}") for n, v in {**CONTEXT_VARS, **GLOBAL_VARS}.items()]
+    out += [Item(f".{n}", n, "attribute", f"play/top/beaten.{n} ({v.type}): {v.doc}") for n, v in PLAY_ATTRS.items()]
+    return out
+
+
+def _ruleset_items(resolved: ResolvedRuleset) -> list[Item]:
+    out = []
+    for name, s in resolved.settings.items():
+        value = flow(s.value)
+        if len(value) > 60:
+            value = value[:57] + "..."
+        out.append(Item(name, name, "setting", f"= {value}" + (f" — {s.says}" if s.says else "")))
+    for r in resolved.rules:
+        out.append(Item(r.id, r.id, "rule", f"on {r.on.text}" + (f" — {r.says}" if r.says else "")))
+    for name, d in resolved.definitions.items():
+        label = f"{name}({', '.join(d.params)})" if d.params else name
+        out.append(Item(label, f"{name}(" if d.params else name, "definition",
+                        d.says or d.expr.text))
+    return out
+
+
+def items_for(resolved: ResolvedRuleset | None) -> list[Item]:
+    """Everything insertable, the ruleset's own names first."""
+    out = _ruleset_items(resolved) if resolved is not None else []
+    out += _vocabulary_items() + _schema_items()
+    out.append(Item("new rule", RULE_SNIPPET, "snippet", "a rule skeleton (id, on, when, effect, says, source)"))
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z0-9_.\-]*$")
+
+
+def word_before(line: str, column: int) -> str:
+    """The name being typed just before ``column`` (letters, digits, ``_``, ``.`` and ``-``)."""
+    m = _WORD.search(line[:column])
+    return m.group(0) if m else ""
+
+
+def replacement(prefix: str, insert: str) -> int:
+    """How many characters before the cursor ``insert`` replaces, given the typed ``prefix``.
+
+    The whole prefix when the item continues it (``gouji.mi`` → ``gouji.minimum``), only the part
+    after the last dot when that is what it continues (``top.gou`` → ``gouji``), else nothing."""
+    if prefix and insert.startswith(prefix):
+        return len(prefix)
+    tail = re.split(r"[.]", prefix)[-1]
+    if tail and insert.startswith(tail):
+        return len(tail)
+    return 0
+
+
+def indent_for(text: str, column: int) -> str:
+    """``text`` with every line after the first indented by ``column`` spaces (to insert at ``column``)."""
+    lines = text.split("\n")
+    return "\n".join([lines[0]] + [(" " * column + ln) if ln else ln for ln in lines[1:]])

@@ -1,0 +1,212 @@
+"""The help screen's text: the ruleset language explained with examples cut from the bundled files.
+
+Examples are read from the bundled rulesets at run time (a setting, a definition, a rule with a
+guard, a child overriding its parent), so the help never drifts from the real files.
+"""
+from __future__ import annotations
+
+import functools
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from gouji_dsl import loader
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.spec import EFFECT_KEYS
+from gouji_dsl.vocabulary import FUNCTIONS, HOOKS, PLAY_ATTRS
+
+EXAMPLE_SETTING = "gouji_minimum"
+
+
+def _snippet(raw: loader.RawRuleset, loc: tuple[Any, ...], key: bool = True) -> str | None:
+    """The lines of ``raw``'s file from the key at ``loc`` (or, for a list item, its ``- ``) to the
+    end of its value: the following lines indented deeper than the first, dedented."""
+    node = raw.keys.get(loc) if key else raw.values.get(loc)
+    if node is None:
+        return None
+    lines = raw.text.splitlines()
+    first = node.start_mark.line
+    if first >= len(lines):
+        return None
+    head = lines[first]
+    indent = len(head) - len(head.lstrip())
+    block = [head]
+    for line in lines[first + 1:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        block.append(line)
+    while block and (not block[-1].strip() or block[-1].lstrip().startswith("#")):
+        block.pop()
+    return textwrap.dedent("\n".join(block))
+
+
+def _bundled() -> list[loader.RawRuleset]:
+    out = []
+    for name in loader.list_bundled():
+        try:
+            out.append(loader.load_file(loader.ruleset_path(name)))
+        except GoujiError:
+            continue
+    return out
+
+
+def _examples() -> dict[str, tuple[str, str]]:
+    """name -> (file name, snippet) for each kind of example found in the bundled rulesets."""
+    found: dict[str, tuple[str, str]] = {}
+    files = _bundled()
+    for raw in files:
+        fname = Path(raw.path).name
+        data = raw.data if isinstance(raw.data, dict) else {}
+        settings = data.get("settings") or {}
+        if "setting" not in found and settings:
+            name = EXAMPLE_SETTING if EXAMPLE_SETTING in settings else next(iter(settings))
+            s = _snippet(raw, ("settings", name))
+            if s:
+                found["setting"] = (fname, s)
+        for dname in data.get("definitions") or {}:
+            if "definition" not in found and "(" in dname:
+                s = _snippet(raw, ("definitions", dname))
+                if s:
+                    found["definition"] = (fname, s)
+        for i, rule in enumerate(data.get("rules") or []):
+            if not isinstance(rule, dict):
+                continue
+            kind = "guarded rule" if "when" in rule and any(k in rule for k in ("require", "allow", "deny")) \
+                else "value rule" if "value" in rule else None
+            if kind and kind not in found:
+                s = _snippet(raw, ("rules", i), key=False)
+                if s:
+                    found[kind] = (fname, s)
+        if data.get("extends") and "child" not in found:
+            head = [f"ruleset: {data.get('ruleset')}", f"extends: {data.get('extends')}"]
+            parts = ["\n".join(head)]
+            if settings:
+                first = next(iter(settings))
+                s = _snippet(raw, ("settings", first))
+                if s:
+                    parts.append("settings:\n" + textwrap.indent(s, "  "))
+            rules = data.get("rules") or []
+            if rules:
+                s = _snippet(raw, ("rules", 0), key=False)
+                if s:
+                    parts.append("rules:\n" + textwrap.indent(s, "  "))
+            found["child"] = (fname, "\n".join(parts))
+        if data.get("remove") and "remove" not in found:
+            s = _snippet(raw, ("remove",))
+            if s:
+                found["remove"] = (fname, s)
+    return found
+
+
+def _code(example: tuple[str, str] | None, fallback: str) -> str:
+    if example is None:
+        return f"```yaml\n{fallback}\n```"
+    fname, text = example
+    return f"From the bundled `{fname}`:\n\n```yaml\n{text}\n```"
+
+
+def keys_table(keys: list[tuple[str, str]]) -> str:
+    """A markdown table of (key, what it does)."""
+    rows = "\n".join(f"| {k} | {what} |" for k, what in keys)
+    return f"| key | action |\n| --- | --- |\n{rows}"
+
+
+def help_markdown(keys: list[tuple[str, str]] | None = None) -> str:
+    """The help text; ``keys`` (key, action) lists the keys of the screen help was asked from."""
+    return _language_help().replace("{keys}", keys_table(keys or []))
+
+
+@functools.lru_cache(maxsize=1)
+def _language_help() -> str:
+    ex = _examples()
+    hooks = "\n".join(f"| `{h.name}` | {h.kind} | {', '.join(h.context) or '–'} | {h.doc} |" for h in HOOKS.values())
+    funcs = ", ".join(f"`{n}({', '.join(f.params)})`" for n, f in FUNCTIONS.items())
+    attrs = ", ".join(f"`{n}`" for n in PLAY_ATTRS)
+    effects = ", ".join(f"`{k}`" for k in EFFECT_KEYS)
+    setting = _code(ex.get("setting"), "settings:\n  filler_rank: null")
+    definition = _code(ex.get("definition"), "definitions:\n  done(s): passed(s) or not active(s)")
+    guarded = _code(ex.get("guarded rule"), "- id: my.rule\n  on: follow\n  require: seat == opposite(top.seat)")
+    value_rule = _code(ex.get("value rule"), "- id: my.value\n  on: yield_to\n  value: settings.yield_to")
+    child = _code(ex.get("child"), "ruleset: child\nextends: base")
+    return f"""\
+# Writing a Gouji ruleset
+
+A ruleset is one YAML file. A **variant** names its parent with `extends:` and writes down only what
+differs: everything else is inherited. The right-hand panel shows the result: the **resolved**
+ruleset (every value with the file that set it; inherited values dimmed) and the **rule graph**
+(the phases of a game and the rules in each; ⟲ marks a rule that overrides its parent's).
+
+## The top of a file
+
+```yaml
+ruleset: my-town          # the name: lower-case words joined by '-', same as the file name
+extends: online           # the parent: a bundled ruleset or a file beside this one
+title: My town's rules
+```
+
+## Settings
+
+A setting is a value the rules read as `settings.NAME`. A child's value replaces the parent's; a
+mapping is merged key by key, so a variant writes only the keys it changes (a key set to `null`
+removes it). The long form `{{value, says, source}}` adds the sentence players see and where it
+comes from.
+
+{setting}
+
+## Definitions
+
+Named expressions the rules can call.
+
+{definition}
+
+## Rules
+
+Each rule has a stable `id`, the question it answers (`on:`, a hook), an optional guard (`when:`)
+and exactly one effect: {effects}. `says:` is the sentence shown to
+players; `source:` says where the rule comes from.
+
+{guarded}
+
+{value_rule}
+
+| effect | meaning |
+| --- | --- |
+| `allow: EXPR` | grants the move when `when` and EXPR hold |
+| `deny: EXPR` | forbids it when `when` and EXPR hold |
+| `require: EXPR` | forbids it when `when` holds and EXPR does not |
+| `value: EXPR` / `order: EXPR` | the answer (the last matching rule wins) |
+| `mark:` / `unmark: FLAG` | sets / clears a per-seat flag (seat: `target:`, default `seat`) |
+| `count: COUNTER` | adds 1 (or `amount:`) to a per-seat counter |
+
+## A variant
+
+A rule with the id of an inherited rule replaces it in place; new ids are added; `remove: [id, ...]`
+drops inherited rules.
+
+{child}
+
+## Expressions
+
+Written in the expression language: `and`, `or`, `not`, comparisons, `in`, `a if c else b`,
+lists with `++` (join), `--` (without), `&` (both). Names:
+
+- variables: `seat`, `top` (the play on the table), `play`, `beaten`, `target`, ...
+- attributes of a play: {attrs}
+- functions: {funcs}
+- `settings.NAME` reads a setting; definitions are called by name.
+
+## Questions (hooks) a rule can answer
+
+| hook | kind | known names | question |
+| --- | --- | --- | --- |
+{hooks}
+
+## Keys
+
+{{keys}}
+
+Escape leaves the text (Tab indents inside it); Ctrl+P lists every command.
+
+Unsaved text is copied to `FILE.recovery` every few seconds; if the editor or the terminal dies, the
+next time you open the file you are offered the text back.
+"""

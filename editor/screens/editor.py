@@ -1,0 +1,477 @@
+"""The editor screen: the ruleset text, its problems as you type, and the resolved ruleset / rule graph.
+
+Validation runs ``VALIDATE_DELAY`` seconds after the last keystroke, in a thread worker; results
+older than the latest edit are dropped. While the buffer has unsaved changes it is copied to a
+recovery file every ``RECOVERY_INTERVAL`` seconds (see :mod:`editor.files`).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Static, TextArea
+
+from gouji_dsl.diagnostics import Diagnostic
+from gouji_dsl.graph import RuleGraph
+from gouji_dsl.spec import Origin, ResolvedRuleset
+
+from .. import files
+from ..completion import Item, indent_for, items_for, replacement, word_before
+from ..validation import Validation, same_file, validate_text
+from ..widgets import DiagnosticsList, RulesTextArea, SidePanel
+from ..widgets.side_panel import OriginTree
+from ..workspace import Workspace, display_path
+from .dialogs import CANCEL, Choice, ConfirmScreen
+from .picker import PickerScreen
+
+VALIDATE_DELAY = 0.3
+RECOVERY_INTERVAL = 2.0
+NARROW = 100  # below this terminal width the side panel starts hidden
+
+
+def _signature(paths: list[str]) -> dict[str, int]:
+    out = {}
+    for p in paths:
+        try:
+            out[p] = os.stat(p).st_mtime_ns
+        except OSError:
+            out[p] = -1
+    return out
+
+
+class EditorScreen(Screen[None]):
+    """Edits one ruleset file."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", tooltip="Save the file atomically (asks if it changed on disk)",
+                priority=True),
+        Binding("ctrl+n", "insert", "Insert", tooltip="Insert a setting name, rule id, hook, function or key"),
+        Binding("ctrl+t", "toggle_comment", "Comment", tooltip="Comment / uncomment the line or selected lines"),
+        Binding("ctrl+g", "next_problem", "Next error", tooltip="Move the cursor to the next problem"),
+        Binding("ctrl+l", "focus_problems", "Problems", tooltip="Go to the problems list (Enter jumps to one)"),
+        Binding("f2", "toggle_view", "View", tooltip="Switch the panel: resolved ruleset / rule graph"),
+        Binding("f3", "toggle_panel", "Panel", tooltip="Show or hide the side panel"),
+        Binding("f4", "new_variant", "Variant", tooltip="Create a new variant that extends this ruleset"),
+        Binding("f1", "app.help", "Help", tooltip="The ruleset language, with examples"),
+        Binding("ctrl+b", "close", "Close", tooltip="Close the file and go back to the list"),
+        Binding("ctrl+q", "app.quit", "Quit", tooltip="Quit gouji (asks about unsaved changes)"),
+    ]
+
+    def __init__(self, path: str | os.PathLike[str], workspace: Workspace, *, text: str, raw: bytes | None,
+                 read_only: bool = False, cursor_blink: bool = True) -> None:
+        super().__init__(classes="editor-screen")
+        self.path = Path(path)
+        self.path_str = os.fspath(path)
+        self.workspace = workspace
+        self.read_only = read_only
+        self.saved_text = text if raw is not None else ""
+        self.initial_text = text
+        self.disk = files.DiskState.from_bytes(self.path, raw) if raw is not None else files.DiskState(None)
+        self.cursor_blink = cursor_blink
+        self.validation: Validation | None = None
+        self.last_resolved: ResolvedRuleset | None = None
+        self.last_graph: RuleGraph | None = None
+        self.generation = 0          # bumped on every edit
+        self.validated_generation = -1
+        self._debounce: Timer | None = None
+        self._recovery_text: str | None = None
+        self._disk_warned = False
+        self._area: RulesTextArea | None = None
+        self._deps: dict[str, int] = {}
+
+    # -------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="editor-body"):
+            with Vertical(id="editor-main"):
+                area = RulesTextArea(self.initial_text, id="source", read_only=self.read_only,
+                                     show_line_numbers=True, tab_behavior="indent", soft_wrap=False,
+                                     theme="vscode_dark")
+                area.cursor_blink = self.cursor_blink
+                area.border_title = self.display_name
+                yield area
+                yield Static("", id="status")
+                yield DiagnosticsList(id="problems")
+            yield SidePanel(id="side")
+        yield Footer()
+
+    @property
+    def display_name(self) -> str:
+        return display_path(self.path) if not self.workspace.is_bundled(self.path) else f"bundled: {self.path.name}"
+
+    def on_mount(self) -> None:
+        self.text_area.focus()
+        if self.app.size.width < NARROW:
+            self.query_one(SidePanel).display = False
+        self._update_title()
+        self._schedule_validation(0)
+        self.set_interval(RECOVERY_INTERVAL, self._tick)
+
+    @property
+    def text_area(self) -> RulesTextArea:
+        if self._area is None:
+            self._area = self.query_one("#source", RulesTextArea)
+        return self._area
+
+    @property
+    def text(self) -> str:
+        return self.text_area.text
+
+    @property
+    def dirty(self) -> bool:
+        return not self.read_only and self.text != self.saved_text
+
+    def _update_title(self) -> None:
+        marker = " ● modified" if self.dirty else ""
+        ro = "  [read-only]" if self.read_only else ""
+        self.sub_title = f"{self.display_name}{marker}{ro}"
+        self.text_area.border_title = f"{'● ' if self.dirty else ''}{self.display_name}{ro}"
+
+    # -------------------------------------------------------------- validation
+    @on(TextArea.Changed, "#source")
+    def _changed(self, _event: TextArea.Changed) -> None:
+        self.generation += 1
+        self._update_title()
+        self._schedule_validation(VALIDATE_DELAY)
+
+    @on(TextArea.SelectionChanged, "#source")
+    def _moved(self, _event: TextArea.SelectionChanged) -> None:
+        self._show_status()
+
+    def _schedule_validation(self, delay: float) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(delay, self._start_validation) if delay > 0 else None
+        if delay <= 0:
+            self._start_validation()
+
+    def _start_validation(self) -> None:
+        self._debounce = None
+        self._validate(self.generation, self.text)
+        self._save_recovery()  # a pause in typing: also a good moment for the recovery copy
+
+    @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
+    def _validate(self, generation: int, text: str) -> None:
+        result = validate_text(text, self.path_str, search=self.workspace.search)
+        try:
+            self.app.call_from_thread(self._show_validation, generation, result)
+        except RuntimeError:  # the app is shutting down
+            pass
+
+    @property
+    def is_validated(self) -> bool:
+        """True when the problems shown are those of the current text."""
+        return self.validated_generation == self.generation
+
+    def _show_validation(self, generation: int, result: Validation) -> None:
+        if generation != self.generation or not self.is_mounted:
+            return  # the text changed since: a newer check is on its way
+        self.validation = result
+        self.validated_generation = generation
+        self._deps = _signature(self._dependencies(result))
+        stale = ""
+        if result.resolved is not None:
+            self.last_resolved = result.resolved
+        if result.graph is not None:
+            self.last_graph = result.graph
+        if result.graph is None and self.last_graph is not None:
+            stale = "⚠ the text has problems: the rule graph shows the last version that compiled"
+            if result.resolved is None:
+                stale = "⚠ the text has problems: showing the last version that loaded"
+        panel = self.query_one(SidePanel)
+        panel.show(result.resolved or (self.last_resolved if self.last_resolved is not None and
+                                       not panel.query_one("#resolved-tree", OriginTree).root.children else None),
+                   result.graph or (self.last_graph if not panel.query_one("#graph-tree", OriginTree).root.children
+                                    else None),
+                   self.path_str, stale=stale)
+        self.query_one(DiagnosticsList).show(list(result.diagnostics), self.path_str)
+        marks: dict[int, tuple[str, int]] = {}
+        for d in result.in_file(self.path_str):
+            row = max(d.line, 1) - 1
+            if row not in marks or (d.severity == "error" and marks[row][0] != "error"):
+                marks[row] = (d.severity, max(d.col, 1) - 1)
+        self.text_area.set_marks(marks)
+        self._show_status()
+
+    def _dependencies(self, result: Validation) -> list[str]:
+        """The other files this result depends on (parents, files with problems)."""
+        paths = list(result.resolved.chain[1:]) if result.resolved is not None else []
+        paths += [d.path for d in result.diagnostics if not same_file(d.path, self.path_str)]
+        return list(dict.fromkeys(paths))
+
+    def _show_status(self) -> None:
+        status = Text()
+        v = self.validation
+        if v is None or not self.is_validated:
+            status.append("… checking", style="dim")
+        elif v.ok:
+            n = len(v.graph.nodes) if v.graph else 0
+            status.append("✓ valid", style="bold green")
+            status.append(f"  {n} rules, {len(v.resolved.settings) if v.resolved else 0} settings",
+                          style="dim")
+        else:
+            errors = v.errors
+            here = len([d for d in errors if same_file(d.path, self.path_str)])
+            status.append(f"✗ {len(errors)} problem{'s' if len(errors) != 1 else ''}", style="bold red")
+            if here != len(errors):
+                status.append(f" ({len(errors) - here} in other files)", style="red")
+            status.append("  ctrl+g next problem", style="dim")
+        if self._disk_warned:
+            status.append("  ⚠ changed on disk", style="bold yellow")
+        row, col = self.text_area.cursor_location
+        status.append(f"   Ln {row + 1}, Col {col + 1}", style="dim")
+        self.query_one("#status", Static).update(status)
+
+    # -------------------------------------------------------------- jumping
+    def jump_to(self, line: int, col: int) -> None:
+        """Put the cursor at 1-based ``line``:``col`` and focus the text."""
+        area = self.text_area
+        row = max(0, min(line - 1, area.document.line_count - 1))
+        column = max(0, min(col - 1, len(area.document.get_line(row))))
+        area.cursor_location = (row, column)
+        area.scroll_cursor_visible(center=True)
+        area.focus()
+
+    @on(DiagnosticsList.Jump)
+    def _jump_diagnostic(self, event: DiagnosticsList.Jump) -> None:
+        self._jump_origin(event.diagnostic.path, event.diagnostic.line, event.diagnostic.col)
+
+    @on(OriginTree.Jump)
+    def _jump_tree(self, event: OriginTree.Jump) -> None:
+        o: Origin = event.origin
+        self._jump_origin(o.path, o.line, o.col)
+
+    def _jump_origin(self, path: str, line: int, col: int) -> None:
+        if same_file(path, self.path_str):
+            self.jump_to(line, col)
+        else:
+            self.notify(f"That is in {display_path(path)}:{line}:{col}, not in this file.", title="Other file")
+
+    def action_next_problem(self) -> None:
+        own = sorted((d for d in (self.validation.in_file(self.path_str) if self.validation else [])),
+                     key=lambda d: (d.line, d.col))
+        if not own:
+            self.notify("No problems in this file." if self.validation and not self.validation.diagnostics
+                        else "No problems in this file (see the list for other files).")
+            return
+        row, col = self.text_area.cursor_location
+        here = (row + 1, col + 1)
+        nxt = next((d for d in own if (d.line, max(d.col, 1)) > here), own[0])
+        self.jump_to(nxt.line, nxt.col)
+        self.notify(nxt.message, title=f"{nxt.line}:{nxt.col}", severity="error" if nxt.severity == "error"
+                    else "warning", timeout=4)
+
+    def action_focus_problems(self) -> None:
+        problems = self.query_one(DiagnosticsList)
+        problems.focus()
+        if problems.highlighted is None and problems.diagnostics:
+            problems.highlighted = 0
+
+    # -------------------------------------------------------------- panel
+    def action_toggle_view(self) -> None:
+        panel = self.query_one(SidePanel)
+        if not panel.display:
+            panel.display = True
+        panel.toggle_view()
+
+    def action_toggle_panel(self) -> None:
+        panel = self.query_one(SidePanel)
+        panel.display = not panel.display
+
+    # -------------------------------------------------------------- editing helpers
+    def action_insert(self) -> None:
+        if self.read_only:
+            self.notify("This ruleset is read-only: press F4 to start a variant of it.", severity="warning")
+            return
+        area = self.text_area
+        row, col = area.cursor_location
+        prefix = word_before(area.document.get_line(row), col)
+        resolved = self.last_resolved
+        self.app.push_screen(PickerScreen(items_for(resolved), prefix), self._inserted)
+
+    def _inserted(self, item: Item | None) -> None:
+        if item is None:
+            return
+        self.insert_item(item)
+
+    def insert_item(self, item: Item) -> None:
+        """Insert ``item`` at the cursor, replacing the part of the name already typed."""
+        area = self.text_area
+        row, col = area.cursor_location
+        prefix = word_before(area.document.get_line(row), col)
+        n = replacement(prefix, item.insert)
+        text = indent_for(item.insert, col - n)
+        area.replace(text, (row, col - n), (row, col))
+        area.focus()
+
+    def action_toggle_comment(self) -> None:
+        if self.read_only:
+            return
+        area = self.text_area
+        start, end = sorted(area.selection)
+        first, last = start[0], end[0]
+        if last > first and end[1] == 0:
+            last -= 1  # a selection ending at the start of a line does not include it
+        lines = [area.document.get_line(i) for i in range(first, last + 1)]
+        body = [ln for ln in lines if ln.strip()]
+        uncomment = bool(body) and all(ln.lstrip().startswith("#") for ln in body)
+        if uncomment:
+            new = []
+            for ln in lines:
+                stripped = ln.lstrip()
+                if stripped.startswith("#"):
+                    indent = ln[: len(ln) - len(stripped)]
+                    rest = stripped[1:]
+                    new.append(indent + (rest[1:] if rest.startswith(" ") else rest))
+                else:
+                    new.append(ln)
+        else:
+            indent = min((len(ln) - len(ln.lstrip()) for ln in body), default=0)
+            new = [ln[:indent] + "# " + ln[indent:] if ln.strip() else ln for ln in lines]
+        area.replace("\n".join(new), (first, 0), (last, len(lines[-1])))
+        area.selection = type(area.selection)((first, 0), (last, len(new[-1])))
+
+    # -------------------------------------------------------------- saving
+    def action_save(self) -> None:
+        if self.read_only:
+            self.notify("Bundled rulesets are read-only; a variant extends this one instead.",
+                        title="Read-only")
+            self.action_new_variant()
+            return
+        self.save()
+
+    def save(self, then: Callable[[bool], None] | None = None) -> None:
+        """Save, asking first if the file changed on disk; calls ``then(saved)`` when done."""
+        if self.disk.changed_on_disk(self.path):
+            def answer(choice: str | None) -> None:
+                if choice == "overwrite":
+                    ok = self._write()
+                elif choice == "reload":
+                    ok = self._reload()
+                else:
+                    ok = False
+                if then:
+                    then(ok and choice == "overwrite")
+            self.app.push_screen(ConfirmScreen(
+                "Changed on disk",
+                f"{self.display_name} was changed by something else since you opened it.",
+                [Choice("overwrite", "Overwrite", "error", "o"), Choice("reload", "Reload", "warning", "r"), CANCEL],
+                default="cancel",
+                detail="Overwrite: save your text over it.  Reload: drop your changes and load the file.  "
+                       "Cancel: keep editing (your text stays in the recovery file)."), answer)
+            return
+        ok = self._write()
+        if then:
+            then(ok)
+
+    def _write(self) -> bool:
+        text = self.text
+        try:
+            data = files.atomic_write(self.path, text)
+        except OSError as e:
+            self.notify(f"Could not save {self.display_name}: {e.strerror or e}", title="Not saved",
+                        severity="error", timeout=8)
+            return False
+        self.saved_text = text
+        self.disk = files.DiskState.from_bytes(self.path, data)
+        self._disk_warned = False
+        files.remove_recovery(self.path)
+        self._recovery_text = None
+        self._update_title()
+        self._show_status()
+        v = self.validation
+        state = "valid" if v is not None and self.is_validated and v.ok else "with problems" if v else ""
+        self.notify(f"Saved {self.display_name}{' (' + state + ')' if state else ''}.", timeout=3)
+        return True
+
+    def _reload(self) -> bool:
+        try:
+            text, raw = files.read_text(self.path)
+        except (OSError, UnicodeDecodeError) as e:
+            self.notify(f"Could not reload: {e}", severity="error")
+            return False
+        self.saved_text = text
+        self.disk = files.DiskState.from_bytes(self.path, raw)
+        self._disk_warned = False
+        self.text_area.load_text(text)
+        files.remove_recovery(self.path)
+        self._update_title()
+        return True
+
+    # -------------------------------------------------------------- recovery and disk watch
+    def _save_recovery(self) -> None:
+        if not self.dirty or not self.is_mounted:
+            return
+        text = self.text
+        if text != self._recovery_text:
+            try:
+                files.write_recovery(self.path, text)
+                self._recovery_text = text
+            except OSError as e:
+                self.log.warning(f"recovery copy failed: {e}")
+
+    def on_unmount(self) -> None:
+        # The app is closing (or crashed) with unsaved text: keep it for next time.
+        try:
+            if not self.read_only and self.text != self.saved_text and self.text != self._recovery_text:
+                files.write_recovery(self.path, self.text)
+        except Exception:  # noqa: BLE001 - never fail while shutting down
+            pass
+
+    def _tick(self) -> None:
+        """Every few seconds: copy unsaved text to the recovery file; notice changes on disk (of this
+        file: warn; of a parent: check again)."""
+        self._save_recovery()
+        if self.is_validated and self._deps and _signature(list(self._deps)) != self._deps:
+            self._schedule_validation(0)
+        if not self.read_only and not self._disk_warned and self.disk.changed_on_disk(self.path):
+            self._disk_warned = True
+            self.notify(f"{self.display_name} changed on disk. Saving will ask before overwriting it.",
+                        title="Changed on disk", severity="warning", timeout=6)
+            self._show_status()
+
+    def restore(self, text: str) -> None:
+        """Replace the buffer with recovered ``text`` (undoable; the buffer stays unsaved)."""
+        area = self.text_area
+        end = (area.document.line_count - 1, len(area.document.get_line(area.document.line_count - 1)))
+        area.replace(text, (0, 0), end)
+        area.cursor_location = (0, 0)
+        self._recovery_text = text
+
+    # -------------------------------------------------------------- leaving
+    def action_new_variant(self) -> None:
+        self.app.new_variant(parent=self.path.stem)  # type: ignore[attr-defined]
+
+    def action_close(self) -> None:
+        self.confirm_leave(lambda ok: self.dismiss(None) if ok else None)
+
+    def confirm_leave(self, then: Callable[[bool], None]) -> None:
+        """Ask about unsaved changes (save / discard / cancel); ``then(True)`` when it is fine to leave."""
+        if not self.dirty:
+            then(True)
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "save":
+                self.save(then)
+            elif choice == "discard":
+                files.remove_recovery(self.path)
+                self.saved_text = self.text  # nothing left to ask about
+                then(True)
+            else:
+                then(False)
+        self.app.push_screen(ConfirmScreen(
+            "Unsaved changes", f"{self.display_name} has unsaved changes.",
+            [Choice("save", "Save", "primary"), Choice("discard", "Discard", "error"), CANCEL],
+            default="save"), answer)
+
+    def problems_in_file(self) -> list[Diagnostic]:
+        return self.validation.in_file(self.path_str) if self.validation else []

@@ -1,0 +1,41 @@
+"""F1 / ?: the ruleset language explained, with examples from the bundled rulesets."""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Markdown
+
+from ..helptext import help_markdown
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q,f1,question_mark", "close", "Close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body") as body:
+            body.border_title = "Help — the ruleset language"
+            yield Markdown(help_markdown(self.keys()), id="help-text")
+        yield Footer()
+
+    def keys(self) -> list[tuple[str, str]]:
+        """The keys of the screen below (where help was asked from)."""
+        others = [s for s in self.app.screen_stack if s is not self]
+        below = others[-1] if others else None
+        out: list[tuple[str, str]] = []
+        if below is None:
+            return out
+        for key, active in below.active_bindings.items():
+            b = active.binding
+            if b.description:
+                out.append((self.app.get_key_display(b), b.tooltip or b.description))
+        return out
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,185 @@
+"""Home: the bundled rulesets and the workspace's own, with parents, titles and validation state."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from ..workspace import RulesetEntry, Workspace, display_path
+
+STATUS = {
+    "pending": Text("… checking", style="dim"),
+    "valid": Text("✓ valid", style="green"),
+}
+
+
+def status_text(entry: RulesetEntry) -> Text:
+    if entry.status == "invalid":
+        n = len(entry.problems)
+        return Text(f"✗ {n} error{'s' if n != 1 else ''}", style="bold red")
+    if entry.status == "valid":
+        return Text(f"✓ valid, {entry.rule_count} rules", style="green")
+    return STATUS.get(entry.status, Text(entry.status))
+
+
+class HomeScreen(Screen[None]):
+    """Lists rulesets; Enter opens one, N creates a variant of the highlighted one."""
+
+    BINDINGS = [
+        Binding("o,e", "open", "Open", tooltip="Open the highlighted ruleset in the editor (or Enter)"),
+        Binding("n", "new_variant", "New variant", tooltip="Create a variant that extends the highlighted ruleset"),
+        Binding("r", "refresh", "Refresh", tooltip="List and check the rulesets again"),
+        Binding("f1,question_mark", "app.help", "Help", tooltip="The ruleset language, with examples"),
+        Binding("q", "app.quit", "Quit", tooltip="Quit gouji"),
+    ]
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__(id="home")
+        self.workspace = workspace
+        self.entries: dict[str, RulesetEntry] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="workspace-info")
+        with Vertical(id="home-body"):
+            table: DataTable = DataTable(id="rulesets", cursor_type="row", zebra_stripes=True)
+            table.border_title = "Rulesets"
+            yield table
+            details = Static("", id="details")
+            details.border_title = "Details"
+            yield details
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("Name", key="name")
+        table.add_column("Kind", key="kind")
+        table.add_column("Extends", key="extends")
+        table.add_column("Title", key="title")
+        table.add_column("Status", key="status")
+        self.refresh_entries()
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        if self.entries:  # back from the editor: files may have been saved or created
+            self.refresh_entries()
+
+    # -------------------------------------------------------------- listing
+    def refresh_entries(self, select: Path | None = None) -> None:
+        ws = self.workspace
+        info = Text.assemble(("Workspace ", "dim"), (ws.display, "bold"))
+        if not ws.folder.exists():
+            info.append("  (does not exist yet: it is created with the first variant)", style="dim")
+        elif ws.is_bundled_folder:
+            info.append("  (the bundled rules folder: its files are editable here)", style="yellow")
+        if not ws.is_bundled_folder and not ws.workspace_files():
+            info.append("  · no rulesets of your own yet: press n to start a variant", style="dim")
+        self.query_one("#workspace-info", Static).update(info)
+        table = self.query_one(DataTable)
+        current = self._current_key()
+        old = self.entries
+        table.clear()
+        self.entries = {}
+        for e in ws.entries():
+            prev = old.get(e.key)
+            if prev is not None:  # keep showing the last result until the new one arrives
+                e = replace(e, chain=prev.chain, status=prev.status, problems=prev.problems,
+                            rule_count=prev.rule_count)
+            self.entries[e.key] = e
+            table.add_row(*self._cells(e), key=e.key)
+        want = str(select) if select else current
+        if want and want in self.entries:
+            table.move_cursor(row=table.get_row_index(want))
+        self._show_details()
+        self.validate_all(list(self.entries.values()))
+
+    def _cells(self, e: RulesetEntry) -> list:
+        name = Text(e.name, style="bold" if not e.read_only else "")
+        kind = Text(e.kind, style="dim" if e.read_only else "cyan")
+        return [name, kind, Text(e.parents, style="dim"), Text(e.title or "", overflow="ellipsis"),
+                status_text(e)]
+
+    def _current_key(self) -> str | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:  # noqa: BLE001 - empty or moving table
+            return None
+
+    def current(self) -> RulesetEntry | None:
+        key = self._current_key()
+        return self.entries.get(key) if key else None
+
+    @work(thread=True, exclusive=True, group="home-validate", exit_on_error=False)
+    def validate_all(self, entries: list[RulesetEntry]) -> None:
+        for e in entries:
+            checked = self.workspace.validate(e)
+            try:
+                self.app.call_from_thread(self._update_entry, checked)
+            except RuntimeError:  # the app is closing
+                return
+
+    def _update_entry(self, entry: RulesetEntry) -> None:
+        if entry.key not in self.entries:
+            return
+        self.entries[entry.key] = entry
+        table = self.query_one(DataTable)
+        for col, cell in zip(("name", "kind", "extends", "title", "status"), self._cells(entry)):
+            table.update_cell(entry.key, col, cell, update_width=True)
+        if self._current_key() == entry.key:
+            self._show_details()
+
+    @property
+    def checking(self) -> bool:
+        return any(e.status == "pending" for e in self.entries.values())
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._show_details()
+
+    def _show_details(self) -> None:
+        e = self.current()
+        details = self.query_one("#details", Static)
+        if e is None:
+            details.update(Text("No rulesets yet: press n to create a variant of a bundled one.", style="dim"))
+            return
+        t = Text()
+        t.append(e.title or e.name, style="bold")
+        t.append("   " + (f"bundled: {e.path.name}" if e.read_only else display_path(e.path)), style="dim")
+        if e.description:
+            t.append("\n" + " ".join(e.description.split()))
+        if e.status == "invalid":
+            for d in e.problems[:4]:
+                t.append(f"\n✗ {Path(d.path).name}:{d.line}:{max(d.col, 1)}: {d.message}", style="red")
+            if len(e.problems) > 4:
+                t.append(f"\n  … and {len(e.problems) - 4} more (open the file to see them all)", style="red")
+        if e.read_only:
+            t.append("\nRead-only: open it to read it, or press n to start a variant of it.", style="dim")
+        details.update(t)
+
+    # -------------------------------------------------------------- actions
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        e = self.current()
+        if e is not None:
+            self.app.open_file(e.path)  # type: ignore[attr-defined]
+
+    def action_new_variant(self) -> None:
+        e = self.current()
+        self.app.new_variant(parent=e.name if e else None)  # type: ignore[attr-defined]
+
+    def action_refresh(self) -> None:
+        self.refresh_entries()

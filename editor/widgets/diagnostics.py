@@ -1,0 +1,67 @@
+"""The problems list under the editor: ``line:col message`` per diagnostic; Enter or a click jumps."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from gouji_dsl.diagnostics import Diagnostic
+
+from ..validation import same_file
+
+
+def location(d: Diagnostic, own_path: str | os.PathLike[str]) -> str:
+    """``12:5`` for a problem in the edited file, ``base.yaml:12:5`` for one in another file."""
+    pos = f"{d.line}:{max(d.col, 1)}" if d.line > 0 else ""
+    if same_file(d.path, own_path):
+        return pos or "file"
+    name = Path(d.path).name
+    return f"{name}:{pos}" if pos else name
+
+
+class DiagnosticsList(OptionList):
+    """Lists diagnostics; posts :class:`DiagnosticsList.Jump` when one is chosen."""
+
+    BORDER_TITLE = "Problems"
+
+    @dataclass
+    class Jump(Message):
+        diagnostic: Diagnostic
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.diagnostics: list[Diagnostic] = []
+        self.own_path = ""
+
+    def show(self, diagnostics: list[Diagnostic], own_path: str | os.PathLike[str]) -> None:
+        self.own_path = os.fspath(own_path)
+        # problems in the edited file first, by position; then those in other files
+        self.diagnostics = sorted(diagnostics, key=lambda d: (not same_file(d.path, own_path), d.path, d.line, d.col))
+        highlighted = self.highlighted
+        self.clear_options()
+        if not self.diagnostics:
+            self.add_option(Option(Text("No problems.", style="dim"), disabled=True))
+            self.border_title = "Problems"
+            return
+        for i, d in enumerate(self.diagnostics):
+            label = Text()
+            style = "bold red" if d.severity == "error" else "bold yellow"
+            label.append(f"{location(d, own_path):>7} ", style=style)
+            label.append(d.message)
+            if d.hint:
+                label.append(f"  ({d.hint})", style="dim")
+            self.add_option(Option(label, id=f"d{i}"))
+        n = len(self.diagnostics)
+        self.border_title = f"Problems ({n})"
+        if highlighted is not None and highlighted < n:
+            self.highlighted = highlighted
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_id and event.option_id.startswith("d"):
+            self.post_message(self.Jump(self.diagnostics[int(event.option_id[1:])]))

@@ -1,0 +1,525 @@
+"""The editor app (Textual): behaviour through App.run_test() and Pilot, plus SVG snapshots.
+
+Most tests use two small rulesets written here (``town-root`` and its variant ``town``) so they do
+not change when the bundled rulesets grow; the new-variant flow uses the bundled ``online``.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from editor import cli as editor_cli
+from editor import files
+from editor.app import GoujiApp
+from editor.completion import Item, indent_for, items_for, replacement, word_before
+from editor.screens import ConfirmScreen, EditorScreen, HomeScreen, NewVariantScreen, PickerScreen
+from editor.skeleton import COMMON_SETTINGS, variant_text
+from editor.validation import validate_file, validate_text
+from editor.widgets import DiagnosticsList
+from gouji_dsl import loader, resources
+
+ROOT = """\
+ruleset: town-root
+title: A small root ruleset
+description: The settings and rules the editor tests need, and nothing else.
+settings:
+  seats: 6
+  teams: 2
+  ranks: ["3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2"]
+  jokers: ["B", "R"]
+  deck: {decks: 4, cards_per_rank: 4, jokers_per_deck: {B: 1, R: 1}}
+  filler_rank:
+    value: "2"
+    says: "2s may fill out a group."
+  gouji_minimum: {T: 5, J: 4, Q: 3, K: 2, A: 2, "2": 1}
+  sweep_multiplier: 2
+definitions:
+  done(s): "passed(s) or not active(s)"
+rules:
+  - id: gouji.minimum
+    on: gouji
+    value: "play.jokers > 0 or (play.rank in settings.gouji_minimum and play.count >= settings.gouji_minimum[play.rank])"
+    says: "A gouji play carries a joker or reaches the minimum count for its rank."
+  - id: pass.no-reentry
+    on: follow
+    when: "passed(seat)"
+    require: "seat == opposite(top.seat)"
+    says: "Once you pass you may only answer your opposite."
+  - id: trick.next-leader
+    on: next_leader
+    value: "top.seat"
+"""
+
+TOWN = """\
+ruleset: town
+extends: town-root
+title: Our town
+settings:
+  gouji_minimum: {"2": 2}
+  filler_rank: null
+rules:
+  - id: pass.no-reentry
+    on: follow
+    when: "passed(seat)"
+    require: "seat == opposite(top.seat) or done(top.seat)"
+    says: "Once you pass you may answer your opposite, or anyone who is done."
+"""
+REQUIRE_LINE = 11  # 1-based line of `require:` in TOWN
+DONE_COL = TOWN.splitlines()[REQUIRE_LINE - 1].index("done(top.seat)") + 1  # 1-based column of `done`
+
+SIZE = (120, 40)
+
+
+# ------------------------------------------------------------------------------ helpers
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A workspace folder with town-root.yaml and town.yaml."""
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "town-root.yaml").write_text(ROOT, encoding="utf-8")
+    (folder / "town.yaml").write_text(TOWN, encoding="utf-8")
+    return folder
+
+
+def make_app(ws: Path, open_name: str | None = None) -> GoujiApp:
+    return GoujiApp(workspace=ws, open_path=ws / open_name if open_name else None, cursor_blink=False)
+
+
+async def wait_for(pilot, condition, timeout: float = 5.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def editor_ready(pilot) -> EditorScreen:
+    """The editor screen, once the current text is validated."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, EditorScreen), what="the editor")
+    screen = pilot.app.screen
+    await wait_for(pilot, lambda: screen.is_validated, what="validation")
+    return screen
+
+
+async def home_ready(pilot) -> HomeScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen), what="home")
+    home = pilot.app.screen
+    await wait_for(pilot, lambda: home.entries and not home.checking, what="home validation")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return home
+
+
+def run(coro) -> None:
+    asyncio.run(coro)
+
+
+# ------------------------------------------------------------------------------ editing
+def test_type_an_error_see_it_fix_it_save(ws: Path):
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            assert ed.validation.ok and not ed.dirty
+            area = ed.text_area
+            # turn `done(` into `donex(`: an unknown name
+            area.cursor_location = (REQUIRE_LINE - 1, DONE_COL - 1 + len("done"))
+            await pilot.press("x")
+            assert ed.dirty and "●" in ed.sub_title
+            ed = await editor_ready(pilot)
+            diags = ed.validation.diagnostics
+            assert [(d.line, d.col) for d in diags] == [(REQUIRE_LINE, DONE_COL)]
+            assert "unknown name 'donex'" in diags[0].message
+            problems = ed.query_one(DiagnosticsList)
+            assert str(problems.get_option_at_index(0).prompt).lstrip().startswith(f"{REQUIRE_LINE}:{DONE_COL} ")
+            assert area.marks == {REQUIRE_LINE - 1: ("error", DONE_COL - 1)}
+            # Enter in the problems list jumps to the spot
+            area.cursor_location = (0, 0)
+            await pilot.press("ctrl+l", "enter")
+            assert area.cursor_location == (REQUIRE_LINE - 1, DONE_COL - 1)
+            assert area.has_focus
+            # fix it
+            area.cursor_location = (REQUIRE_LINE - 1, DONE_COL - 1 + len("donex"))
+            await pilot.press("backspace")
+            ed = await editor_ready(pilot)
+            assert ed.validation.ok and area.marks == {}
+            assert not ed.dirty  # back to the saved text
+            # a real change, saved
+            area.cursor_location = (2, len("title: Our town"))
+            await pilot.press(*" (north)")
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert not ed.dirty and "●" not in ed.sub_title
+        text = (ws / "town.yaml").read_text(encoding="utf-8")
+        assert text == TOWN.replace("title: Our town", "title: Our town (north)")
+        assert validate_file(ws / "town.yaml").ok
+        assert files.find_recovery(ws / "town.yaml") is None
+        assert [p.name for p in ws.iterdir() if p.name.startswith(".")] == []  # no temporary files left
+    run(scenario())
+
+
+def test_next_problem_and_errors_in_the_parent(ws: Path):
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            area = ed.text_area
+            area.cursor_location = (1, len("extends: town-root"))
+            await pilot.press(*"x")  # extends: town-rootx -> no such parent
+            ed = await editor_ready(pilot)
+            (d,) = ed.validation.diagnostics
+            assert (d.line, d.col) == (2, len("extends: ") + 1) and "cannot find parent" in d.message
+            area.cursor_location = (0, 0)
+            await pilot.press("ctrl+g")
+            assert area.cursor_location == (1, len("extends: "))
+    run(scenario())
+
+
+def test_picker_inserts_a_setting_name_replacing_the_typed_prefix(ws: Path):
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            area = ed.text_area
+            area.cursor_location = (5, len("  filler_rank: null"))
+            await pilot.press("enter", *"sweep_m")
+            await pilot.press("ctrl+n")
+            await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen), what="picker")
+            picker = app.screen
+            assert picker.query_one("#picker-input").value == "sweep_m"
+            assert picker.shown[0].label == "sweep_multiplier"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
+            assert area.document.get_line(6) == "  sweep_multiplier"
+    run(scenario())
+
+
+def test_toggle_comment_and_side_panel_views(ws: Path):
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            area = ed.text_area
+            area.cursor_location = (5, 0)
+            await pilot.press("ctrl+t")
+            assert area.document.get_line(5) == "  # filler_rank: null"
+            await pilot.press("ctrl+t")
+            assert area.document.get_line(5) == "  filler_rank: null"
+            await editor_ready(pilot)
+            panel = ed.query_one("#side")
+            assert panel.view == "resolved"
+            resolved = ed.query_one("#resolved-tree")
+            labels = [str(n.label) for n in resolved.root.children[2].children]  # Settings
+            assert "gouji_minimum = {T: 5, J: 4, Q: 3, K: 2, A: 2, '2': 2}  town.yaml:5" in labels
+            assert "filler_rank = null  town.yaml:6" in labels
+            assert any(lbl.startswith("ranks = ") and "town-root.yaml:7" in lbl for lbl in labels)
+            await pilot.press("f2")
+            assert panel.view == "graph"
+            graph = ed.query_one("#graph-tree")
+            rules = [str(r.label) for p in graph.root.children[1:] for r in p.children]
+            assert any("⟲ pass.no-reentry" in r and "overrides town-root.yaml" in r for r in rules)
+            await pilot.press("f3")
+            assert not panel.display
+    run(scenario())
+
+
+# ------------------------------------------------------------------------------ new variant
+def test_new_variant_of_online(tmp_path: Path):
+    ws = tmp_path / "rules"  # does not exist yet: created with the first variant
+
+    async def scenario():
+        app = GoujiApp(workspace=ws, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            home = await home_ready(pilot)
+            table = home.query_one("DataTable")
+            table.move_cursor(row=table.get_row_index(str(loader.ruleset_path("online"))))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, NewVariantScreen), what="new variant")
+            dialog = app.screen
+            assert dialog.chosen_parent() == "online"
+            name = dialog.query_one("#name")
+            name.value = ""
+            await pilot.press(*"Bad Name")
+            assert dialog.problem() is not None and dialog.query_one("#create").disabled
+            name.value = ""
+            await pilot.press(*"online-town", "enter")
+            ed = await editor_ready(pilot)
+            assert ed.path == ws / "online-town.yaml"
+            assert ed.validation.ok, ed.validation.diagnostics
+            assert not ed.read_only and not ed.dirty
+        text = (ws / "online-town.yaml").read_text(encoding="utf-8")
+        first = text.splitlines()[0]
+        assert first.startswith("# yaml-language-server: $schema=")
+        schema = Path(first.split("=", 1)[1])
+        assert (schema if schema.is_absolute() else (ws / schema)).resolve() == resources.schema_path().resolve()
+        raw = loader.load_file(ws / "online-town.yaml")
+        assert raw.data["ruleset"] == "online-town" and raw.data["extends"] == "online"
+        assert raw.data["rules"] == [] and "settings" not in raw.data  # the skeleton is commented out
+        for name in COMMON_SETTINGS:
+            assert f"#   {name}:" in text
+    run(scenario())
+
+
+@pytest.mark.parametrize("parent", loader.list_bundled())
+def test_skeleton_is_valid_and_uncommenting_it_keeps_the_parent_values(parent: str, tmp_path: Path):
+    path = tmp_path / "v.yaml"
+    resolved = loader.resolve(parent)
+    text = variant_text("v", parent, path, parent_resolved=resolved)
+    path.write_text(text, encoding="utf-8")
+    assert validate_file(path).ok
+    # uncomment `settings:` and every setting line: the values are the parent's, so nothing changes
+    lines = text.splitlines()
+    start = lines.index("# settings:")
+    end = lines.index("", start)
+    lines[start:end] = [ln[2:] for ln in lines[start:end]]
+    v = validate_text("\n".join(lines) + "\n", path)
+    assert v.ok, v.diagnostics
+    for name in COMMON_SETTINGS:
+        if name in resolved.settings:
+            assert v.resolved.settings[name].value == resolved.settings[name].value
+            assert v.resolved.settings[name].origin.path == str(path)
+
+
+# ------------------------------------------------------------------------------ safety
+def test_unsaved_changes_guard_on_close_and_quit(ws: Path):
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.cursor_location = (2, len("title: Our town"))
+            await pilot.press(*"!!")
+            await pilot.press("ctrl+b")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="close question")
+            await pilot.press("c")  # cancel: still editing, text intact
+            await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
+            assert ed.dirty and "Our town!!" in ed.text
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="quit question")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
+            assert app.is_running
+            await pilot.press("ctrl+b", "s")  # save and close
+            await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="home")
+            assert "title: Our town!!" in (ws / "town.yaml").read_text(encoding="utf-8")
+        # quit and discard: the file keeps its text and no recovery copy is left
+        app2 = make_app(ws, "town.yaml")
+        async with app2.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.cursor_location = (0, 0)
+            await pilot.press(*"# ")
+            await pilot.press("ctrl+q", "d")
+            await wait_for(pilot, lambda: not app2.is_running, what="exit")
+        assert (ws / "town.yaml").read_text(encoding="utf-8").startswith("ruleset: town\n")
+        assert files.find_recovery(ws / "town.yaml") is None
+    run(scenario())
+
+
+def test_refuses_to_overwrite_a_file_changed_on_disk(ws: Path):
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.cursor_location = (2, len("title: Our town"))
+            await pilot.press(*" (mine)")
+            (ws / "town.yaml").write_text(TOWN.replace("Our town", "Their town"), encoding="utf-8")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="overwrite question")
+            await pilot.press("c")
+            await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
+            assert "Their town" in (ws / "town.yaml").read_text(encoding="utf-8") and ed.dirty
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="overwrite question")
+            await pilot.press("o")
+            await wait_for(pilot, lambda: not ed.dirty, what="saved")
+        assert "title: Our town (mine)" in (ws / "town.yaml").read_text(encoding="utf-8")
+    run(scenario())
+
+
+def test_recovery_copy_is_written_while_dirty_and_offered_after_a_crash(ws: Path):
+    path = ws / "town.yaml"
+
+    async def crash():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.cursor_location = (2, len("title: Our town"))
+            await pilot.press(*" (lost?)")
+            def copied() -> bool:
+                rec = files.find_recovery(path)
+                return rec is not None and "Our town (lost?)" in rec.text
+            await wait_for(pilot, copied, what="the recovery copy")
+            assert files.find_recovery(path).path == path.with_name("town.yaml.recovery")
+            app.exit()  # leaves without asking, like a crash: the copy stays
+
+    async def reopen():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="recovery question")
+            assert "Recover" in app.screen.title_text
+            await pilot.press("r")
+            ed = await editor_ready(pilot)
+            assert "title: Our town (lost?)" in ed.text and ed.dirty
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: not ed.dirty, what="saved")
+        assert "title: Our town (lost?)" in path.read_text(encoding="utf-8")
+        assert files.find_recovery(path) is None
+
+    run(crash())
+    assert path.read_text(encoding="utf-8") == TOWN  # never saved
+    run(reopen())
+
+
+def test_recovery_identical_to_the_file_is_dropped_silently(ws: Path):
+    path = ws / "town.yaml"
+    files.write_recovery(path, TOWN)
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await editor_ready(pilot)
+            assert not any(isinstance(s, ConfirmScreen) for s in app.screen_stack)
+    run(scenario())
+    assert files.find_recovery(path) is None
+
+
+def test_bundled_rulesets_open_read_only_with_save_as_variant(tmp_path: Path):
+    async def scenario():
+        app = GoujiApp(workspace=tmp_path / "rules", open_path=loader.ruleset_path("online"), cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            assert ed.read_only and "read-only" in ed.sub_title
+            before = ed.text
+            await pilot.press(*"abc")
+            assert ed.text == before and not ed.dirty
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, NewVariantScreen), what="new variant")
+            assert app.screen.chosen_parent() == "online"
+    run(scenario())
+
+
+def test_home_lists_bundled_and_workspace_rulesets_with_state(ws: Path):
+    (ws / "broken.yaml").write_text("ruleset: broken\nextends: nowhere\n", encoding="utf-8")
+
+    async def scenario():
+        app = make_app(ws)
+        async with app.run_test(size=SIZE) as pilot:
+            home = await home_ready(pilot)
+            by_name = {e.name: e for e in home.entries.values()}
+            for name in loader.list_bundled():
+                assert by_name[name].read_only and by_name[name].bundled
+            assert by_name["town"].status == "valid" and by_name["town"].chain == ("town-root",)
+            assert by_name["town"].title == "Our town" and not by_name["town"].read_only
+            broken = by_name["broken"]
+            assert broken.status == "invalid" and "cannot find parent" in broken.problems[0].message
+    run(scenario())
+
+
+def test_every_binding_is_a_palette_command(ws: Path):
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            titles = {c.title for c in app.get_system_commands(ed)}
+            shown = {b.description for b in EditorScreen.BINDINGS if b.show}
+            assert shown <= titles, shown - titles
+            await pilot.press("f1")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is ed, what="back")
+    run(scenario())
+
+
+# ------------------------------------------------------------------------------ pieces
+def test_atomic_write_keeps_mode_and_leaves_no_temporary(tmp_path: Path):
+    p = tmp_path / "f.yaml"
+    p.write_text("old", encoding="utf-8")
+    os.chmod(p, 0o640)
+    files.atomic_write(p, "new ✓")
+    assert p.read_text(encoding="utf-8") == "new ✓"
+    assert stat.S_IMODE(p.stat().st_mode) == 0o640
+    assert [x.name for x in tmp_path.iterdir()] == ["f.yaml"]
+    state = files.DiskState.of(p)
+    assert not state.changed_on_disk(p)
+    p.write_text("other", encoding="utf-8")
+    assert state.changed_on_disk(p)
+
+
+def test_completion_helpers():
+    assert word_before("  on: fol", 9) == "fol"
+    assert word_before("when: top.gou", 13) == "top.gou"
+    assert replacement("top.gou", "gouji") == 3
+    assert replacement("gouji.mi", "gouji.minimum") == 8
+    assert replacement("xyz", "gouji") == 0
+    assert indent_for("- id: a\n  on: b", 2) == "- id: a\n    on: b"
+    items = items_for(loader.resolve("online"))
+    kinds = {i.kind for i in items}
+    assert {"setting", "rule", "hook", "function", "key", "rule key"} <= kinds
+    assert Item in {type(i) for i in items}
+    assert any(i.kind == "key" and i.label == "extends" and i.help for i in items)
+
+
+def test_gouji_command_keeps_library_commands_and_adds_edit(ws: Path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(editor_cli, "run_app", lambda workspace=None, open_path=None: calls.append((workspace, open_path)))
+    runner = CliRunner()
+    res = runner.invoke(editor_cli.gouji, ["validate", str(ws / "town.yaml")])
+    assert res.exit_code == 0 and "ok" in res.output
+    res = runner.invoke(editor_cli.gouji, ["--workspace", str(ws)])
+    assert res.exit_code == 0 and calls[-1] == (ws, None)
+    res = runner.invoke(editor_cli.gouji, ["edit", str(ws / "town.yaml")])
+    assert res.exit_code == 0 and calls[-1] == (ws, ws / "town.yaml")
+    res = runner.invoke(editor_cli.gouji, ["--help"])
+    assert "edit" in res.output and "validate" in res.output
+
+
+# ------------------------------------------------------------------------------ snapshots
+@pytest.fixture
+def snapshot_world(tmp_path: Path, monkeypatch) -> Path:
+    """A fixed world for snapshots: the 'bundled' folder holds town-root only, the workspace town;
+    the current folder is tmp_path so paths show as rules/..."""
+    bundled = tmp_path / "bundled"
+    bundled.mkdir()
+    (bundled / "town-root.yaml").write_text(ROOT, encoding="utf-8")
+    monkeypatch.setattr(resources, "rules_dir", lambda: bundled)
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "town.yaml").write_text(TOWN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return folder
+
+
+def test_snapshot_home(snapshot_world: Path, snap_compare):
+    async def ready(pilot):
+        await home_ready(pilot)
+
+    assert snap_compare(GoujiApp(workspace=Path("rules"), cursor_blink=False), terminal_size=SIZE,
+                        run_before=ready)
+
+
+def test_snapshot_editor_with_an_error(snapshot_world: Path, snap_compare):
+    async def typed(pilot):
+        ed = await editor_ready(pilot)
+        ed.text_area.cursor_location = (REQUIRE_LINE - 1, DONE_COL - 1 + len("done"))
+        await pilot.press("x")
+        await editor_ready(pilot)
+        await pilot.pause()
+
+    app = GoujiApp(workspace=Path("rules"), open_path=Path("rules/town.yaml"), cursor_blink=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=typed)
+
+
+def test_snapshot_editor_graph_view_80x24(snapshot_world: Path, snap_compare):
+    async def graph(pilot):
+        await editor_ready(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+
+    app = GoujiApp(workspace=Path("rules"), open_path=Path("rules/town.yaml"), cursor_blink=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=graph)

@@ -94,17 +94,28 @@ class IllegalMove(GoujiError):
 class TablePlay:
     """A play with its seat, as rules see it (``top``, ``play``, ``beaten``)."""
 
-    __slots__ = ("play", "seat", "g_kinds", "beaten_seat", "over_yield", "yielder", "empties_hand", "is_burn")
+    __slots__ = ("play", "seat", "g_kinds", "beaten_seat", "over_yield", "yielder", "empties_hand", "is_burn",
+                 "rank", "count", "carried", "filler", "jokers", "gouji")
 
     def __init__(self, play: Play, seat: int, kinds: tuple[str, ...]):
-        self.play = play
         self.seat = seat
         self.g_kinds = kinds
+        self.set_play(play)
         self.beaten_seat: int | None = None
         self.over_yield = False
         self.yielder: int | None = None
         self.empties_hand = False
         self.is_burn = False
+
+    def set_play(self, play: Play) -> None:
+        """Point this view at another play (the fields rules read are copied for speed)."""
+        self.play = play
+        self.rank = self.g_kinds[play.rank] if play.valid else None
+        self.count = play.count
+        self.carried = play.carried
+        self.filler = play.filler
+        self.jokers = len(play.jokers)
+        self.gouji = play.gouji
 
     def __repr__(self) -> str:
         return f"TablePlay({self.seat}: {self.play.text})"
@@ -551,10 +562,15 @@ class GameState:
         if not burning and not g.by_hook["play"]:
             yield from self.model.plays_from(self.hands[seat])
             return
+        tp = None
+        ctx = Ctx(self, seat=seat, leading=True)
         for p in self.model.plays_from(self.hands[seat]):
-            tp = TablePlay(p, seat, kinds)
+            if tp is None:
+                tp = TablePlay(p, seat, kinds)
+                ctx.play = tp
+            else:
+                tp.set_play(p)
             tp.empties_hand = p.count == hand_n
-            ctx = Ctx(self, seat=seat, play=tp, leading=True)
             if not g.permit("play", ctx):
                 continue
             if burning and not g.permit("burn_lead", ctx):
@@ -569,6 +585,7 @@ class GameState:
         kinds = self.kinds
         hand_n = self.hand_size(seat)
         check_rules = bool(g.by_hook["play"])
+        ctx = Ctx(self, seat=seat, top=top)
         beats = model.beats
         tplay = top.play
         for p in model.plays_from(self.hands[seat], tplay.count if model.same_count else None):
@@ -579,7 +596,8 @@ class GameState:
                 continue
             tp = TablePlay(p, seat, kinds)
             tp.empties_hand = p.count == hand_n
-            if g.permit("play", Ctx(self, seat=seat, play=tp, top=top)):
+            ctx.play = tp
+            if g.permit("play", ctx):
                 yield p
 
     def _rebuild_queue(self) -> None:

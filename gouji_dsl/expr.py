@@ -376,6 +376,11 @@ class _Compiler:
             af0, bf0 = af, bf
             af = lambda ctx: strength.get(af0(ctx))  # noqa: E731
             bf = lambda ctx: strength.get(bf0(ctx))  # noqa: E731
+        if op in ("==", "!=") and (a.const or b.const) and not (a.const and b.const):
+            var, c = (bf, a.value) if a.const else (af, b.value)
+            if op == "==":
+                return Compiled("bool", lambda ctx: var(ctx) == c, reads)
+            return Compiled("bool", lambda ctx: var(ctx) != c, reads)
         if op == "==":
             return Compiled("bool", lambda ctx: af(ctx) == bf(ctx), reads)
         if op == "!=":

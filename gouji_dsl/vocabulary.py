@@ -6,6 +6,7 @@ game (seats, teams, tricks, turns, places, flags); what Gouji is lives in ``rule
 """
 from __future__ import annotations
 
+import operator
 import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -118,25 +119,23 @@ GLOBAL_VARS: dict[str, VarSig] = {
 }
 
 # ---------------------------------------------------------------------------- play attributes
-def _rank_sym(p: "TablePlay") -> str:
-    return p.g_kinds[p.play.rank]
-
+_A = operator.attrgetter
 
 PLAY_ATTRS: dict[str, VarSig] = {
-    "seat": VarSig("seat", lambda p: p.seat, "who played it"),
-    "rank": VarSig("rank", _rank_sym, "the rank it counts as (a joker kind for a pure joker play)"),
-    "count": VarSig("int", lambda p: p.play.count, "number of cards"),
-    "carried": VarSig("int", lambda p: p.play.carried, "rank cards, 2s used as filler included"),
-    "filler": VarSig("int", lambda p: p.play.filler, "2s used as filler (贴钱)"),
-    "jokers": VarSig("int", lambda p: len(p.play.jokers), "jokers attached (挂花)"),
+    "seat": VarSig("seat", _A("seat"), "who played it"),
+    "rank": VarSig("rank", _A("rank"), "the rank it counts as (a joker kind for a pure joker play)"),
+    "count": VarSig("int", _A("count"), "number of cards"),
+    "carried": VarSig("int", _A("carried"), "rank cards, 2s used as filler included"),
+    "filler": VarSig("int", _A("filler"), "2s used as filler (贴钱)"),
+    "jokers": VarSig("int", _A("jokers"), "jokers attached (挂花)"),
     "pure_jokers": VarSig("bool", lambda p: p.play.pure_jokers, "only jokers"),
-    "gouji": VarSig("bool", lambda p: p.play.gouji, "a gouji play (够级牌)"),
+    "gouji": VarSig("bool", _A("gouji"), "a gouji play (够级牌)"),
     "cards": VarSig("str", lambda p: p.play.text, "the cards, canonical text"),
-    "beaten": VarSig("seat", lambda p: p.beaten_seat, "the seat whose play this beat, or none"),
-    "over_yield": VarSig("bool", lambda p: p.over_yield, "made while a yield was pending"),
-    "yielder": VarSig("seat", lambda p: p.yielder, "the seat that yielded before this play, or none"),
-    "empties_hand": VarSig("bool", lambda p: p.empties_hand, "the player has no cards left after it"),
-    "burn": VarSig("bool", lambda p: p.is_burn, "made as a burn (烧牌)"),
+    "beaten": VarSig("seat", _A("beaten_seat"), "the seat whose play this beat, or none"),
+    "over_yield": VarSig("bool", _A("over_yield"), "made while a yield was pending"),
+    "yielder": VarSig("seat", _A("yielder"), "the seat that yielded before this play, or none"),
+    "empties_hand": VarSig("bool", _A("empties_hand"), "the player has no cards left after it"),
+    "burn": VarSig("bool", _A("is_burn"), "made as a burn (烧牌)"),
 }
 
 

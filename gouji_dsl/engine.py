@@ -759,6 +759,8 @@ class GameState:
             return False
         if move.seat != s:
             t.append(Reason("engine.turn", "forbade", f"It is seat {s}'s turn, not seat {move.seat}'s."))
+            if trace is not None:
+                self._why_not_asked(move, t)
             return False
         if self.phase == "return":
             want = self.return_queue[0][2]
@@ -860,6 +862,28 @@ class GameState:
             return False
         t.append(Reason("setting.comparison", "allowed", f"{p.text} beats {top.play.text}.", self._setting_where("comparison")))
         return self.graph.permit("play", Ctx(self, seat=s, play=tp, top=top), t)
+
+    def _why_not_asked(self, move: Move, t: list[Reason]) -> None:
+        """For a seat that is not to act during a trick: the rules that keep it out of the queue."""
+        seat = move.seat
+        if self.phase != "play" or self.top is None or not 1 <= seat <= self.n_seats:
+            return
+        if not self.is_active(seat):
+            t.append(Reason("engine.out", "forbade", f"Seat {seat} no longer plays in this game."))
+            return
+        if seat == self.top.seat:
+            t.append(Reason("engine.own-play", "forbade", "The play on the table is your own."))
+            return
+        sub: list[Reason] = []
+        ctx = Ctx(self, seat=seat, top=self.top)
+        if move.verb == "burn":
+            self.graph.permit("burn", ctx, sub)
+        else:
+            self.graph.permit("follow", ctx, sub)
+        t.extend(r for r in sub if r.verdict == "forbade")
+        waiting = [q for q, _ in self.queue]
+        if not any(r.verdict == "forbade" for r in sub) and seat in waiting:
+            t.append(Reason("engine.order", "note", f"Seat {seat} will be asked after seat {self.to_act}."))
 
     def _setting_where(self, name: str) -> str:
         st = self.graph.resolved.settings.get(name)

@@ -90,3 +90,14 @@ def test_failed_burn_is_last_place(online):
         st.apply_in_place(parse_move(m, online.model))
     assert st.places == {3: 6}
     assert any(e["type"] == "burn_failed" and e["seat"] == 3 for e in st.record)
+
+
+def test_explain_says_why_a_seat_is_not_asked(online):
+    st = _game(online, DEAL)
+    st.apply_in_place(st.parse("1 play KK"))
+    ex = explain(st, st.parse("2 play AA"))
+    ids = [r.rule_id for r in ex.reasons]
+    assert ids[:2] == ["engine.turn", "gouji.opposite-only"]
+    assert "base.yaml:" in ex.reasons[1].where
+    ex = explain(st, st.parse("4 play 22"))   # the opposite waits for the burn offers
+    assert ex.reasons[-1].rule_id == "engine.order" and "after seat 3" in ex.reasons[-1].text

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from . import files
+from .helptext import help_markdown
 from .screens.dialogs import CANCEL, Choice, ConfirmScreen
 from .screens.editor import EditorScreen
 from .screens.help import HelpScreen
@@ -52,6 +53,8 @@ class GoujiApp(App[None]):
     def on_mount(self) -> None:
         if self.open_path is not None:
             self.open_file(self.open_path)
+        # the help text reads the bundled rulesets for its examples: prepare it in the background
+        self.run_worker(help_markdown, thread=True, group="warm-help", exit_on_error=False)
 
     # -------------------------------------------------------------- commands
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -60,6 +63,8 @@ class GoujiApp(App[None]):
             b = active.binding
             if not b.description or not active.enabled or b.description in seen:
                 continue
+            if not isinstance(active.node, (Screen, App)) and not b.show:
+                continue  # a widget's own keys (cursor movement, ...): not commands
             seen.add(b.description)
             yield SystemCommand(b.description, f"{b.tooltip or b.description} ({self.get_key_display(b)})",
                                 partial(self.run_action, b.action, active.node))

@@ -144,8 +144,8 @@ class Workspace:
     def workspace_files(self) -> list[Path]:
         if not self.folder.is_dir():
             return []
-        return sorted(p for p in self.folder.iterdir() if p.suffix in SUFFIXES and p.is_file()
-                      and not p.name.startswith("."))
+        return sorted((p for p in self.folder.iterdir() if p.suffix in SUFFIXES and p.is_file()
+                       and not p.name.startswith(".")), key=lambda p: (p.stem, p.suffix))
 
     def bundled_files(self) -> list[Path]:
         out = []

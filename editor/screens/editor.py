@@ -110,7 +110,7 @@ class EditorScreen(Screen[None]):
     def on_mount(self) -> None:
         self.text_area.focus()
         if self.app.size.width < NARROW:
-            self.query_one(SidePanel).display = False
+            self.query_one(SidePanel).set_visible(False)
         self._update_title()
         self._schedule_validation(0)
         self.set_interval(RECOVERY_INTERVAL, self._tick)
@@ -187,12 +187,14 @@ class EditorScreen(Screen[None]):
             if result.resolved is None:
                 stale = "⚠ the text has problems: showing the last version that loaded"
         panel = self.query_one(SidePanel)
-        panel.show(result.resolved or (self.last_resolved if self.last_resolved is not None and
-                                       not panel.query_one("#resolved-tree", OriginTree).root.children else None),
-                   result.graph or (self.last_graph if not panel.query_one("#graph-tree", OriginTree).root.children
-                                    else None),
+        # a view with nothing yet shows the last good state; otherwise it keeps what it shows
+        panel.show(result.resolved or (self.last_resolved if panel.is_empty("resolved") else None),
+                   result.graph or (self.last_graph if panel.is_empty("graph") else None),
                    self.path_str, stale=stale)
-        self.query_one(DiagnosticsList).show(list(result.diagnostics), self.path_str)
+        problems = self.query_one(DiagnosticsList)
+        problems.show(list(result.diagnostics), self.path_str)
+        problems.display = bool(result.diagnostics)  # room for the text when there is nothing to list
+        self.call_after_refresh(self.text_area.scroll_cursor_visible)  # the list may have grown
         marks: dict[int, tuple[str, int]] = {}
         for d in result.in_file(self.path_str):
             row = max(d.line, 1) - 1
@@ -271,6 +273,9 @@ class EditorScreen(Screen[None]):
 
     def action_focus_problems(self) -> None:
         problems = self.query_one(DiagnosticsList)
+        if not problems.display:
+            self.notify("No problems.", timeout=2)
+            return
         problems.focus()
         if problems.highlighted is None and problems.diagnostics:
             problems.highlighted = 0
@@ -279,12 +284,12 @@ class EditorScreen(Screen[None]):
     def action_toggle_view(self) -> None:
         panel = self.query_one(SidePanel)
         if not panel.display:
-            panel.display = True
+            panel.set_visible(True)
         panel.toggle_view()
 
     def action_toggle_panel(self) -> None:
         panel = self.query_one(SidePanel)
-        panel.display = not panel.display
+        panel.set_visible(not panel.display)
 
     # -------------------------------------------------------------- editing helpers
     def action_insert(self) -> None:

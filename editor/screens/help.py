@@ -5,7 +5,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown
+from rich.markdown import Markdown
+from textual.widgets import Footer, Static
 
 from ..helptext import help_markdown
 
@@ -18,7 +19,9 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body") as body:
             body.border_title = "Help — the ruleset language"
-            yield Markdown(help_markdown(self.keys()), id="help-text")
+            # Rich's Markdown renders the whole page as one widget: much faster to open than
+            # Textual's Markdown widget, which builds a widget per block.
+            yield Static(Markdown(help_markdown(self.keys()), code_theme="monokai"), id="help-text")
         yield Footer()
 
     def keys(self) -> list[tuple[str, str]]:

@@ -25,7 +25,7 @@ def status_text(entry: RulesetEntry) -> Text:
         n = len(entry.problems)
         return Text(f"✗ {n} error{'s' if n != 1 else ''}", style="bold red")
     if entry.status == "valid":
-        return Text(f"✓ valid, {entry.rule_count} rules", style="green")
+        return Text(f"✓ {entry.rule_count} rules", style="green")
     return STATUS.get(entry.status, Text(entry.status))
 
 
@@ -60,10 +60,10 @@ class HomeScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column("Name", key="name")
+        table.add_column("Status", key="status")
         table.add_column("Kind", key="kind")
         table.add_column("Extends", key="extends")
         table.add_column("Title", key="title")
-        table.add_column("Status", key="status")
         self.refresh_entries()
         table.focus()
 
@@ -103,8 +103,7 @@ class HomeScreen(Screen[None]):
     def _cells(self, e: RulesetEntry) -> list:
         name = Text(e.name, style="bold" if not e.read_only else "")
         kind = Text(e.kind, style="dim" if e.read_only else "cyan")
-        return [name, kind, Text(e.parents, style="dim"), Text(e.title or "", overflow="ellipsis"),
-                status_text(e)]
+        return [name, status_text(e), kind, Text(e.parents, style="dim"), Text(e.title or "", overflow="ellipsis")]
 
     def _current_key(self) -> str | None:
         table = self.query_one(DataTable)
@@ -133,7 +132,7 @@ class HomeScreen(Screen[None]):
             return
         self.entries[entry.key] = entry
         table = self.query_one(DataTable)
-        for col, cell in zip(("name", "kind", "extends", "title", "status"), self._cells(entry)):
+        for col, cell in zip(("name", "status", "kind", "extends", "title"), self._cells(entry)):
             table.update_cell(entry.key, col, cell, update_width=True)
         if self._current_key() == entry.key:
             self._show_details()

@@ -183,9 +183,15 @@ def fill_graph(tree: OriginTree, graph: RuleGraph, own_path: str) -> None:
 
 
 class SidePanel(Vertical):
-    """Resolved view and rule-graph view in two tabs; F2 switches between them."""
+    """Resolved view and rule-graph view in two tabs; F2 switches between them.
+
+    Trees are rebuilt only when seen: data for a hidden panel or tab waits until it is shown."""
 
     BORDER_TITLE = "Ruleset"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._pending: dict[str, tuple] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="panel-note")
@@ -205,7 +211,16 @@ class SidePanel(Vertical):
     def toggle_view(self) -> str:
         tabs = self.query_one(TabbedContent)
         tabs.active = "resolved-tab" if tabs.active == "graph-tab" else "graph-tab"
+        self._flush()
         return self.view
+
+    def set_visible(self, visible: bool) -> None:
+        self.display = visible
+        if visible:
+            self._flush()
+
+    def on_tabbed_content_tab_activated(self, _event: TabbedContent.TabActivated) -> None:
+        self._flush()
 
     def show(self, resolved: ResolvedRuleset | None, graph: RuleGraph | None, own_path: str | os.PathLike[str],
              *, stale: str = "") -> None:
@@ -215,6 +230,24 @@ class SidePanel(Vertical):
         note.update(Text(stale, style="yellow") if stale else "")
         note.display = bool(stale)
         if resolved is not None:
-            fill_resolved(self.query_one("#resolved-tree", OriginTree), resolved, own)
+            self._pending["resolved"] = (resolved, own)
         if graph is not None:
-            fill_graph(self.query_one("#graph-tree", OriginTree), graph, own)
+            self._pending["graph"] = (graph, own)
+        self._flush()
+
+    def _flush(self) -> None:
+        if not self.display or not self.is_mounted:
+            return
+        view = self.view
+        data = self._pending.pop(view, None)
+        if data is None:
+            return
+        if view == "resolved":
+            fill_resolved(self.query_one("#resolved-tree", OriginTree), *data)
+        else:
+            fill_graph(self.query_one("#graph-tree", OriginTree), *data)
+
+    def is_empty(self, view: str) -> bool:
+        """True when ``view`` has never been filled and nothing waits for it."""
+        tree = self.query_one(f"#{view}-tree", OriginTree)
+        return not tree.root.children and view not in self._pending

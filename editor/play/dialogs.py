@@ -1,0 +1,399 @@
+"""Modal screens of the play screen: legal moves, why, a rule's source, file paths, scenario
+export, between games, help."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.engine import Explanation, Move
+from gouji_dsl.graph import Reason
+
+from .session import PlaySession
+from .widgets import event_text, short_where
+
+
+def reason_prompt(r: Reason) -> Text:
+    mark = {"allowed": "✓", "forbade": "✗", "answered": "=", "granted": "✓"}.get(r.verdict, "·")
+    t = Text(f"{mark} ", style="bold red" if r.verdict == "forbade" else "green")
+    t.append(r.rule_id, style="bold")
+    t.append(f"  {r.text}")
+    if r.where:
+        t.append(f"  {short_where(r.where)}", style="dim")
+    return t
+
+
+def split_where(where: str) -> tuple[str, int] | None:
+    if not where:
+        return None
+    path, _, line = where.rpartition(":")
+    if not path or not line.isdigit():
+        return None
+    return path, int(line)
+
+
+# ------------------------------------------------------------------------------ legal moves
+class LegalMovesScreen(ModalScreen[str | None]):
+    """Your legal moves, grouped by rank (plays) and by kind (other moves). Enter puts the
+    chosen one in the move box."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+
+    def __init__(self, session: PlaySession):
+        super().__init__(classes="play-dialog-screen")
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        model = s.model
+        moves = s.legal()
+        options: list[Option | None] = []
+        plays = [m for m in moves if m.cards is not None]
+        others = [m for m in moves if m.cards is None]
+        if others:
+            options.append(Option(Text("Other moves", style="bold underline"), disabled=True))
+            for m in others:
+                options.append(Option(_move_word(m), id=_move_word(m)))
+        groups: dict[int, list[tuple[Move, Any]]] = {}
+        for m in plays:
+            p = model.classify(m.cards)
+            groups.setdefault(p.rank, []).append((m, p))
+        for rank in sorted(groups, reverse=True):
+            items = sorted(groups[rank], key=lambda mp: (len(mp[1].jokers), mp[1].filler, mp[1].count))
+            verb = items[0][0].verb
+            options.append(None)
+            options.append(Option(Text(f"{model.kinds[rank]}  ({len(items)} {verb}{'s' if len(items) != 1 else ''})",
+                                       style="bold underline"), disabled=True))
+            for m, p in items:
+                label = Text(f"  {model.text(m.cards)}")
+                tags = []
+                if p.gouji:
+                    tags.append("gouji")
+                if p.count == s.state.hand_size(m.seat):
+                    tags.append("goes out")
+                if tags:
+                    label.append("  " + ", ".join(tags), style="dim italic")
+                word = model.text(m.cards) if verb == s.default_verb() else f"{verb} {model.text(m.cards)}"
+                options.append(Option(label, id=word))
+        with Vertical(classes="play-dialog") as box:
+            box.border_title = f"Your legal moves ({len(moves)})"
+            if not moves:
+                yield Static("You have no move now.")
+            yield OptionList(*options, id="legal-list")
+            yield Label("[b]enter[/b] put it in the move box  [b]esc[/b] close", classes="play-dialog-keys")
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+
+def _move_word(m: Move) -> str:
+    if m.verb == "choose":
+        return m.arg
+    return m.verb
+
+
+# ------------------------------------------------------------------------------ why
+class WhyScreen(ModalScreen[None]):
+    """Every rule that took part in deciding a move (allowed, forbade, answered). Enter on a rule
+    opens its source."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+
+    def __init__(self, explanation: Explanation, open_rule: Callable[[str], None], title: str = ""):
+        super().__init__(classes="play-dialog-screen")
+        self.explanation = explanation
+        self.open_rule = open_rule
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        exp = self.explanation
+        with Vertical(classes="play-dialog") as box:
+            box.border_title = self.title_text or "Why"
+            head = Text(exp.move + ": ", style="bold")
+            head.append("legal" if exp.legal else "illegal", style="bold green" if exp.legal else "bold red")
+            yield Static(head)
+            reasons = sorted(exp.reasons, key=lambda r: r.verdict != "forbade")
+            if reasons:
+                yield OptionList(*[Option(reason_prompt(r), id=f"r{i}") for i, r in enumerate(reasons)], id="why-list")
+            else:
+                yield Static("No rule of the ruleset was asked: only the interpreter's own checks.", classes="dim")
+            self._reasons = reasons
+            yield Label("[b]enter[/b] open the rule  [b]esc[/b] close", classes="play-dialog-keys")
+
+    @on(OptionList.OptionSelected)
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        r = self._reasons[int((event.option.id or "r0")[1:])]
+        if r.where:
+            self.open_rule(r.where)
+        else:
+            self.notify(f"{r.rule_id} is one of the interpreter's own checks: it has no source line.")
+
+
+class RuleSourceScreen(ModalScreen[None]):
+    """A rule's place in its ruleset file, with the lines around it."""
+
+    BINDINGS = [Binding("escape,enter,q", "dismiss(None)", "Close")]
+
+    def __init__(self, path: str, line: int):
+        super().__init__(classes="play-dialog-screen")
+        self.path = path
+        self.line = line
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="play-dialog wide") as box:
+            box.border_title = f"{self.path}:{self.line}"
+            try:
+                text = Path(self.path).read_text(encoding="utf-8")
+                start = max(1, self.line - 3)
+                end = self.line + 14
+                syn = Syntax(text, "yaml", line_numbers=True, line_range=(start, end),
+                             highlight_lines={self.line}, word_wrap=True, theme="ansi_dark")
+                with VerticalScroll():
+                    yield Static(syn)
+            except OSError as e:
+                yield Static(f"cannot read {self.path}: {e.strerror or e}")
+            yield Label("[b]esc[/b] close", classes="play-dialog-keys")
+
+
+# ------------------------------------------------------------------------------ paths
+class PathScreen(ModalScreen[Any]):
+    """Asks for a file path. ``accept(path)`` returns the result to dismiss with, or raises
+    GoujiError / OSError: the message is shown and the dialog stays open."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, title: str, default: str, accept: Callable[[str], Any], action: str = "OK",
+                 detail: str = ""):
+        super().__init__(classes="play-dialog-screen")
+        self.title_text = title
+        self.default = default
+        self.accept = accept
+        self.action = action
+        self.detail = detail
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="play-dialog") as box:
+            box.border_title = self.title_text
+            if self.detail:
+                yield Static(self.detail, classes="play-dialog-detail")
+            yield Input(self.default, id="path-input", placeholder="file path")
+            yield Static("", id="path-error")
+            yield Label(f"[b]enter[/b] {self.action.lower()}  [b]esc[/b] cancel", classes="play-dialog-keys")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        path = os.path.expanduser(event.value.strip())
+        err = self.query_one("#path-error", Static)
+        if not path:
+            err.update(Text("give a file path", style="red"))
+            return
+        try:
+            result = self.accept(path)
+        except GoujiError as e:
+            err.update(Text(e.format(), style="red"))
+            return
+        except OSError as e:
+            err.update(Text(f"{path}: {e.strerror or e}", style="red"))
+            return
+        self.dismiss(result)
+
+
+class ExportScreen(ModalScreen[None]):
+    """The position as a scenario case: edit its name, add it to a scenario file or copy it."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Close"),
+        Binding("ctrl+k", "copy", "Copy", tooltip="Copy the case to the clipboard"),
+    ]
+
+    def __init__(self, case_text: str, name: str, default_path: str, add: Callable[[str, str], str]):
+        super().__init__(classes="play-dialog-screen")
+        self.case_text = case_text
+        self.name_default = name
+        self.default_path = default_path
+        self.add = add
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="play-dialog wide") as box:
+            box.border_title = "Export the position as a scenario case"
+            with Horizontal(classes="play-field"):
+                yield Label("Name ", classes="play-field-label")
+                yield Input(self.name_default, id="case-name")
+            with Horizontal(classes="play-field"):
+                yield Label("File ", classes="play-field-label")
+                yield Input(self.default_path, id="case-path")
+            yield TextArea(self.case_text, language="yaml", read_only=True, id="case-text", soft_wrap=False)
+            yield Static("", id="case-status")
+            yield Label("[b]enter[/b] add to the file  [b]ctrl+k[/b] copy  [b]esc[/b] close", classes="play-dialog-keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#case-path", Input).focus()
+
+    def _text(self) -> str:
+        name = self.query_one("#case-name", Input).value.strip() or self.name_default
+        import json
+        head, rest = self.case_text.split("\n", 1)
+        indent = head[:len(head) - len(head.lstrip())]
+        return f"{indent}- name: {json.dumps(name, ensure_ascii=False)}\n{rest}"
+
+    @on(Input.Changed, "#case-name")
+    def _renamed(self) -> None:
+        self.query_one("#case-text", TextArea).load_text(self._text())
+
+    @on(Input.Submitted)
+    def _submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        path = os.path.expanduser(self.query_one("#case-path", Input).value.strip())
+        status = self.query_one("#case-status", Static)
+        try:
+            msg = self.add(path, self._text())
+        except GoujiError as e:
+            status.update(Text(e.format(), style="red"))
+            return
+        except OSError as e:
+            status.update(Text(f"{path}: {e.strerror or e}", style="red"))
+            return
+        self.notify(msg, title="Scenario case")
+        self.dismiss(None)
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self._text())
+        self.query_one("#case-status", Static).update("Copied to the clipboard.")
+
+
+# ------------------------------------------------------------------------------ between games
+class BetweenGamesScreen(ModalScreen[None]):
+    """The match so far, then what happens before play: tribute, buying, returns, shown one step
+    at a time (Enter shows the next step at once; when all are shown, Enter plays on)."""
+
+    BINDINGS = [
+        Binding("enter,space", "step", "Next step"),
+        Binding("escape", "dismiss(None)", "Play on"),
+    ]
+    STEP_DELAY = 0.6
+
+    def __init__(self, session: PlaySession, *, animate: bool = True):
+        super().__init__(classes="play-dialog-screen")
+        self.session = session
+        self.animate = animate
+        st = session.state
+        self.steps = [e for e in st.record if e["type"] in ("transfer", "revolution", "redeal")]
+        self.shown = 0 if animate else len(self.steps)
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        st = s.state
+        with Vertical(classes="play-dialog wide") as box:
+            n = st.game_number
+            box.border_title = f"Game {n}" + (f" of a {s.length}-game match" if s.length > 1 else "")
+            board = s.scoreboard()
+            if board:
+                yield Label("Match so far", classes="play-section")
+                table: DataTable = DataTable(id="scoreboard", cursor_type="none", zebra_stripes=True)
+                yield table
+            yield Label("Before play" if self.steps else "Nothing is handed over before play.", classes="play-section")
+            yield Static("", id="steps")
+            yield Label("[b]enter[/b] next step / play on  [b]esc[/b] play on", classes="play-dialog-keys")
+
+    def on_mount(self) -> None:
+        s = self.session
+        board = s.scoreboard()
+        if board:
+            table = self.query_one("#scoreboard", DataTable)
+            seats = range(1, s.graph.n_seats + 1)
+            table.add_columns("game", *[f"{'you' if x == s.seat else x}" for x in seats], "team 1", "team 2")
+            totals = {x: 0 for x in seats}
+            for num, scores in board:
+                for x in seats:
+                    totals[x] += scores.get(x, 0)
+                t1 = scores.get(1, 0)
+                t2 = scores.get(2, 0)
+                table.add_row(str(num), *[f"{scores.get(x, 0):+}" for x in seats], f"{t1:+}", f"{t2:+}")
+            table.add_row(Text("total", style="bold"), *[Text(f"{totals[x]:+}", style="bold") for x in seats],
+                          Text(f"{totals[1]:+}", style="bold"), Text(f"{totals.get(2, 0):+}", style="bold"))
+        self._render_steps()
+        if self.animate and self.steps:
+            self._timer = self.set_interval(self.STEP_DELAY, self._tick)
+
+    def _tick(self) -> None:
+        if self.shown < len(self.steps):
+            self.shown += 1
+            self._render_steps()
+        else:
+            self._timer.stop()
+
+    def _render_steps(self) -> None:
+        me = self.session.seat
+        t = Text()
+        for i, e in enumerate(self.steps[:self.shown]):
+            t.append(f"{i + 1:>2}. {event_text(e, me)}\n", style="bold" if i == self.shown - 1 else "")
+        if self.shown < len(self.steps):
+            t.append(f"   … {len(self.steps) - self.shown} more", style="dim")
+        self.query_one("#steps", Static).update(t)
+
+    def action_step(self) -> None:
+        if self.shown < len(self.steps):
+            self.shown += 1
+            self._render_steps()
+        else:
+            self.dismiss(None)
+
+
+# ------------------------------------------------------------------------------ help
+HELP = """\
+[b]Playing[/b]
+  Type a move in the box and press [b]Enter[/b]:
+    [b]RR TTT[/b]          cards (jokers R B, ranks 3-9 T J Q K A 2; spaces optional)
+    [b]pass[/b] / [b]yield[/b]     pass, or yield to the next players (when the rules allow)
+    [b]burn BB JJJJ[/b]    burn the gouji play on the table (typing cards is enough when asked)
+    [b]revolt[/b], [b]declare[/b], [b]head[/b] / [b]headless[/b], [b]discard 44[/b], [b]return 7 8[/b]
+  While you type, the line under the box says whether the move is legal, and if not which rule
+  forbids it. After a refused move the rules are listed: [b]Tab[/b] to them, [b]Enter[/b] opens one.
+  [b]Tab[/b] to your hand: ←/→ pick a rank, ↑/↓ add or take back a card, space the whole rank,
+  Enter plays. A click on a rank adds a card (right click takes one back).
+
+[b]Keys[/b]
+  F2 pass · F3 hint (what the heuristic bot would play) · F4 your legal moves · F5 why (full trace)
+  F6 play on to the end of the trick · F7 to the end of the game (your seat plays the hint)
+  F8 bot speed · F9 auto-pass when pass is your only move · F10 next game
+  ctrl+z undo (back to your last decision) · ctrl+y redo · ↑/↓ one move back / forward
+  ctrl+r play on from the position shown · ctrl+l the game log (Enter on a move: the rules
+  that decided it; g: go to it) · ctrl+s save the record · ctrl+o open a record to replay
+  ctrl+t export the position as a scenario case · ctrl+p every command · ctrl+q quit
+"""
+
+
+class PlayHelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,f1,q,enter", "dismiss(None)", "Close")]
+
+    def __init__(self) -> None:
+        super().__init__(classes="play-dialog-screen")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="play-dialog wide") as box:
+            box.border_title = "Test-play: help"
+            with VerticalScroll():
+                yield Static(HELP)
+            yield Label("[b]esc[/b] close", classes="play-dialog-keys")
+
+
+__all__ = ["LegalMovesScreen", "WhyScreen", "RuleSourceScreen", "PathScreen", "ExportScreen",
+           "BetweenGamesScreen", "PlayHelpScreen", "split_where", "reason_prompt", "Footer"]

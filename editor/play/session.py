@@ -1,0 +1,519 @@
+"""The test-play session behind the play screen: no Textual here, so it can be tested on its own.
+
+A :class:`PlaySession` keeps a **timeline**: one :class:`Entry` per point of the game (the state at
+the start of each game and after each move, every one an independent copy), and a cursor. Undo and
+redo move the cursor; a move made while the cursor is not at the end discards the rest of the
+timeline (a new branch). Bots (one per seat but yours, seeded like ``gouji simulate``: game ``i``
+deals from ``SEED:i`` and seat ``s``'s bot draws from ``SEED:i:bots``) move only at the end of the
+timeline, when the screen asks them to. A record loaded for replay becomes the timeline, with the
+cursor at its start.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gouji_dsl.bots import HeuristicBot, make_bot
+from gouji_dsl.cards import Card
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.engine import CARD_VERBS, VERBS, Explanation, GameState, Move, explain, hands_from_text, new_game, next_game, parse_move
+from gouji_dsl.graph import RuleGraph
+from gouji_dsl.model import Play
+from gouji_dsl.records import GameRecord, Step, replay_steps, scenario_case
+from gouji_dsl.simulate import game_seed, match_length
+
+PLACE_NAMES = {1: "头科", 2: "二科", 3: "三科", 4: "四科", 5: "二落", 6: "大落"}
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+@dataclass
+class Entry:
+    """One point of the timeline: ``state`` after ``move`` (None: the start of a game) made by
+    ``seat``; ``by`` says who chose it: ``you``, ``bot``, ``auto`` (auto-pass / run to the end) or
+    ``record`` (replayed)."""
+
+    state: GameState
+    move: str | None = None
+    seat: int | None = None
+    by: str = ""
+    game_index: int = 0
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self.state.record
+
+
+@dataclass
+class Typed:
+    """What the text in the move box means now (the play screen's live feedback)."""
+
+    text: str
+    move: Move | None = None
+    error: str = ""          # a parse error (with its column)
+    play: Play | None = None
+    explanation: Explanation | None = None
+    your_turn: bool = True
+
+    @property
+    def legal(self) -> bool:
+        return self.explanation is not None and self.explanation.legal
+
+    @property
+    def forbidding(self) -> list:
+        if self.explanation is None:
+            return []
+        return [r for r in self.explanation.reasons if r.verdict == "forbade"]
+
+
+class _Probe:
+    """Evaluates a ruleset's own definitions (``headless(s)``, ``scramble``) for the markers, when
+    the ruleset defines them; ``None`` when it does not (or they fail)."""
+
+    def __init__(self, graph: RuleGraph):
+        self.fns: dict[str, Callable] = {}
+        try:
+            from gouji_dsl.expr import compile_expr
+            from gouji_dsl.graph import make_scope
+            from gouji_dsl.vocabulary import CONTEXT_VARS
+            defs = graph.resolved.definitions
+            compiled: dict[str, tuple] = {}
+
+            class Lazy(dict):
+                def __contains__(self, k):  # type: ignore[override]
+                    return k in defs
+
+                def __getitem__(self, k):
+                    if k not in compiled:
+                        d = defs[k]
+                        sc = make_scope(graph.settings, graph.model, tuple(CONTEXT_VARS))
+                        sc.definitions = lazy
+                        sc.params = {p: "any" for p in d.params}
+                        c = compile_expr(d.expr.text, sc)
+                        fn = c.fn
+                        if d.params:
+                            def call(ctx, *args, fn=fn):
+                                saved = ctx.args
+                                ctx.args = args
+                                try:
+                                    return fn(ctx)
+                                finally:
+                                    ctx.args = saved
+                        else:
+                            def call(ctx, fn=fn):
+                                return fn(ctx)
+                        compiled[k] = (d.params, c.type, call)
+                    return compiled[k]
+
+            lazy = Lazy()
+            for name, text in (("headless", "headless(seat)"), ("scramble", "scramble")):
+                if name in defs:
+                    sc = make_scope(graph.settings, graph.model, tuple(CONTEXT_VARS))
+                    sc.definitions = lazy
+                    self.fns[name] = compile_expr(text, sc).fn
+        except Exception:  # a ruleset without these definitions, or a shape we do not expect
+            self.fns = {}
+
+    def ask(self, name: str, state: GameState, seat: int | None = None) -> bool | None:
+        fn = self.fns.get(name)
+        if fn is None:
+            return None
+        from gouji_dsl.engine import Ctx
+        try:
+            return bool(fn(Ctx(state, seat=seat)))
+        except Exception:
+            return None
+
+
+class PlaySession:
+    """A test-play game (or match) of ``graph`` from seat ``seat`` against bots.
+
+    ``bots``: ``"heuristic"`` or ``"random"`` for every other seat, or a dict seat → name.
+    ``hands`` (seat → cards or card text) deals a fixed first game; ``leader`` forces its first
+    leader. ``seed`` seeds the deals and the bots (``gouji simulate`` compatible)."""
+
+    def __init__(self, graph: RuleGraph, *, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
+                 hands: dict[int, Any] | None = None, leader: int | None = None):
+        self.graph = graph
+        self.seat = seat
+        self.seed = seed
+        n = graph.n_seats
+        if isinstance(bots, str):
+            self.bot_names = {s: bots for s in range(1, n + 1) if s != seat}
+        else:
+            self.bot_names = {s: bots.get(s, "heuristic") for s in range(1, n + 1) if s != seat}
+        self.length = match_length(graph)
+        self.probe = _Probe(graph)
+        self.mode = "play"              # "play" or "replay" (a loaded record, nothing moves by itself)
+        self.record_path: str | None = None
+        self.last_illegal: str | None = None
+        self._legal_cache: tuple[int, list[Move]] | None = None
+        self._bots: dict[tuple[int, int], Any] = {}
+        fixed = None
+        if hands is not None:
+            text = {s: v for s, v in hands.items() if isinstance(v, str)}
+            parsed = hands_from_text(graph, text) if text else {}
+            fixed = {int(s): (parsed[int(s)] if isinstance(v, str) else list(v)) for s, v in hands.items()}
+        self.fixed_hands: dict[int, list[Card]] | None = fixed
+        self.leader = leader
+        first = new_game(graph, game_seed(seed, 0), hands=fixed, leader=leader)
+        self.entries: list[Entry] = [Entry(first, game_index=0)]
+        self.cursor = 0
+
+    # ------------------------------------------------------------------ where we are
+    @property
+    def entry(self) -> Entry:
+        return self.entries[self.cursor]
+
+    @property
+    def state(self) -> GameState:
+        return self.entries[self.cursor].state
+
+    @property
+    def model(self):
+        return self.graph.model
+
+    @property
+    def live(self) -> bool:
+        """The cursor is at the end of the timeline (not looking back)."""
+        return self.cursor == len(self.entries) - 1
+
+    @property
+    def game_index(self) -> int:
+        return self.entry.game_index
+
+    @property
+    def your_turn(self) -> bool:
+        st = self.state
+        return not st.over and st.to_act == self.seat
+
+    @property
+    def bots_to_move(self) -> bool:
+        """A bot is to act at the end of the timeline in play mode."""
+        st = self.state
+        return self.mode == "play" and self.live and not st.over and st.to_act is not None and st.to_act != self.seat
+
+    def legal(self) -> list[Move]:
+        """Legal moves at the cursor (cached)."""
+        if self._legal_cache is None or self._legal_cache[0] != id(self.state):
+            self._legal_cache = (id(self.state), self.state.legal_moves())
+        return self._legal_cache[1]
+
+    def legal_verbs(self) -> set[str]:
+        out = set()
+        for m in self.legal():
+            out.add(m.verb if m.verb != "choose" else f"choose {m.arg}")
+        return out
+
+    def only_pass(self) -> bool:
+        moves = self.legal()
+        return bool(moves) and all(m.verb == "pass" for m in moves)
+
+    # ------------------------------------------------------------------ typing
+    def default_verb(self, state: GameState | None = None) -> str:
+        st = state or self.state
+        if st.phase == "return":
+            return "return"
+        if st.capacity == "burn":
+            return "burn"
+        return "play"
+
+    def interpret(self, text: str) -> Typed:
+        """Read what the player typed: cards (``RR TTT``: a play, or a burn / return when that is
+        what is asked), a verb with its argument (``pass``, ``burn RR TTT``, ``choose head``,
+        ``head``), or a whole move line (``3 play KK``)."""
+        st = self.state
+        t = Typed(text, your_turn=self.your_turn)
+        toks = [(m.group(0), m.start()) for m in re.finditer(r"\S+", text)]
+        if not toks:
+            return t
+        seat, i = self.seat, 0
+        if toks[0][0].isdigit() and len(toks) > 1 and toks[1][0].lower() in VERBS:
+            seat, i = int(toks[0][0]), 1
+            if not 1 <= seat <= self.graph.n_seats:
+                t.error = f"seat must be 1..{self.graph.n_seats}, got {seat}"
+                return t
+        word = toks[i][0].lower() if i < len(toks) else ""
+        arg = ""
+        if word in VERBS:
+            verb, i = word, i + 1
+        elif word in ("head", "headless"):
+            verb, arg, i = "choose", word, i + 1
+        else:
+            verb = self.default_verb()
+        rest_at = toks[i][1] if i < len(toks) else len(text)
+        rest = text[rest_at:].strip()
+        try:
+            if verb in CARD_VERBS:
+                if not rest:
+                    t.error = f"'{verb}' needs cards, e.g. '{verb} RR TTT'"
+                    return t
+                mv = Move(seat, verb, self.model.parse(text[rest_at:], path="<typed>", col=rest_at + 1))
+            elif verb == "choose":
+                arg = arg or rest.lower()
+                if arg not in ("head", "headless"):
+                    t.error = "choose takes 'head' or 'headless'"
+                    return t
+                mv = Move(seat, "choose", None, arg)
+            else:
+                if rest:
+                    t.error = f"'{verb}' takes no cards (column {rest_at + 1})"
+                    return t
+                mv = Move(seat, verb)
+        except GoujiError as e:
+            d = e.diagnostics[0]
+            t.error = d.message + (f" ({d.hint})" if d.hint else "")
+            return t
+        t.move = mv
+        if mv.cards is not None:
+            t.play = self.model.classify(mv.cards)
+        if not st.over:
+            t.explanation = explain(st, mv)
+        return t
+
+    def describe_play(self, p: Play) -> str:
+        if not p.valid:
+            return f"{p.text} is not a play: {p.why}"
+        kinds = self.model.kinds
+        bits = [f"{p.count} card{'s' if p.count != 1 else ''}", f"rank {kinds[p.rank]}"]
+        if p.filler:
+            bits.append(f"{p.filler} filler {kinds[self.model.filler]}")
+        if p.jokers:
+            bits.append(f"{len(p.jokers)} joker{'s' if len(p.jokers) != 1 else ''}")
+        if p.gouji:
+            bits.append("gouji play")
+        return ", ".join(bits)
+
+    # ------------------------------------------------------------------ moving
+    def _push(self, state: GameState, move: Move | None, by: str, game_index: int | None = None) -> None:
+        if not self.live:
+            del self.entries[self.cursor + 1:]
+        self.entries.append(Entry(state, move.text(self.model) if move else None, move.seat if move else None, by,
+                                  self.game_index if game_index is None else game_index))
+        self.cursor = len(self.entries) - 1
+        self.mode = "play"
+
+    def apply(self, move: Move, by: str = "you") -> None:
+        """Make ``move`` at the cursor (a new branch when looking back). Raises IllegalMove."""
+        st = self.state.copy()
+        st.apply_in_place(move)
+        self._push(st, move, by)
+        self.last_illegal = None
+
+    def bot_for(self, seat: int) -> Any:
+        key = (self.game_index, seat)
+        bot = self._bots.get(key)
+        if bot is None:
+            name = self.bot_names.get(seat, "heuristic")
+            bot = make_bot(name, random.Random(f"{game_seed(self.seed, self.game_index)}:bot{seat}"))
+            self._bots[key] = bot
+        return bot
+
+    def bot_move(self) -> Move | None:
+        """The move of the bot to act (None when it is your turn or the game is over)."""
+        st = self.state
+        if st.over or st.to_act is None or st.to_act == self.seat:
+            return None
+        return self.bot_for(st.to_act).choose(st, self.legal())
+
+    def step_bot(self) -> Move | None:
+        mv = self.bot_move()
+        if mv is not None:
+            self.apply(mv, "bot")
+        return mv
+
+    def hint(self) -> Move | None:
+        """What the heuristic bot would play for the seat to act."""
+        moves = self.legal()
+        if not moves:
+            return None
+        return HeuristicBot(random.Random(0)).choose(self.state, moves)
+
+    def run(self, until: str = "trick", limit: int = 5000) -> int:
+        """Play on (bots, and the hint for your seat) to the end of the trick (``until="trick"``)
+        or of the game. Returns the number of moves made."""
+        start_trick = self.state.trick_no
+        n = 0
+        while not self.state.over and n < limit:
+            if self.state.to_act == self.seat:
+                mv = self.hint()
+                if mv is None:
+                    break
+                self.apply(mv, "auto")
+            elif self.step_bot() is None:
+                break
+            n += 1
+            if until == "trick" and self.state.trick_no != start_trick:
+                break
+        return n
+
+    def run_bots(self, limit: int = 5000) -> int:
+        """Let the bots move until it is your turn or the game is over."""
+        n = 0
+        while self.bots_to_move and n < limit:
+            self.step_bot()
+            n += 1
+        return n
+
+    # ------------------------------------------------------------------ games of a match
+    @property
+    def can_next_game(self) -> bool:
+        return self.state.over and self.live
+
+    def next_game(self) -> GameState:
+        """Deal the next game: within a match (``match_length`` > 1) the between-game rules see this
+        game; after the last game of a match a new match starts."""
+        st = self.state
+        idx = self.game_index + 1
+        seed = game_seed(self.seed, idx)
+        if idx % self.length:
+            new = next_game(st, seed)
+        else:
+            new = new_game(self.graph, seed)
+        self._push(new, None, "", idx)
+        return new
+
+    def finals(self, upto: int | None = None) -> list[GameState]:
+        """The latest state of each game of the current match, up to the cursor (or ``upto``)."""
+        end = self.cursor if upto is None else upto
+        cur = self.entries[end].game_index
+        first = cur - cur % self.length
+        games: dict[int, GameState] = {}
+        for e in self.entries[:end + 1]:
+            if e.game_index >= first:
+                games[e.game_index] = e.state
+        return [games[i] for i in sorted(games)]
+
+    def scoreboard(self) -> list[tuple[int, dict[int, Any]]]:
+        """(game number, scores per seat) for every finished game of the current match."""
+        return [(st.game_number, dict(st.scores)) for st in self.finals() if st.over]
+
+    def previous_game(self) -> GameState | None:
+        """The final state of the game before the current one in this match."""
+        fin = self.finals()
+        return fin[-2] if len(fin) >= 2 and self.state.prev is not None else None
+
+    # ------------------------------------------------------------------ looking back
+    def _decision_points(self) -> list[int]:
+        """Timeline indexes where you were to decide (before your move), plus game starts."""
+        out = []
+        for i, e in enumerate(self.entries):
+            nxt = self.entries[i + 1] if i + 1 < len(self.entries) else None
+            if nxt is not None and nxt.seat == self.seat:
+                out.append(i)
+            elif e.move is None:
+                out.append(i)
+        return out
+
+    def undo(self) -> bool:
+        """Back to before your previous move (or the start of the game)."""
+        points = [i for i in self._decision_points() if i < self.cursor]
+        if not points:
+            if self.cursor == 0:
+                return False
+            self.cursor = 0
+            return True
+        self.cursor = points[-1]
+        return True
+
+    def redo(self) -> bool:
+        """Forward to your next decision (or the end of the timeline)."""
+        if self.live:
+            return False
+        points = [i for i in self._decision_points() if i > self.cursor]
+        self.cursor = points[0] if points else len(self.entries) - 1
+        return True
+
+    def back(self) -> bool:
+        if self.cursor == 0:
+            return False
+        self.cursor -= 1
+        return True
+
+    def forward(self) -> bool:
+        if self.live:
+            return False
+        self.cursor += 1
+        return True
+
+    def goto(self, index: int) -> None:
+        self.cursor = max(0, min(index, len(self.entries) - 1))
+
+    def resume_here(self) -> None:
+        """Play on from the position shown: the rest of the timeline is dropped."""
+        del self.entries[self.cursor + 1:]
+        self.mode = "play"
+
+    # ------------------------------------------------------------------ records
+    def record(self, upto_cursor: bool = False) -> GameRecord:
+        """The record of the current match (the whole timeline, or up to the cursor)."""
+        end = self.cursor if upto_cursor else len(self.entries) - 1
+        bots = {s: self.bot_names.get(s, "human") for s in range(1, self.graph.n_seats + 1)}
+        bots[self.seat] = "human"
+        return GameRecord.from_states(self.finals(end), seed=self.seed, bots=bots)
+
+    def load(self, record: GameRecord) -> None:
+        """Replace the timeline with ``record`` replayed step by step (cursor at its start).
+        Raises :class:`GoujiError` (nothing changes then)."""
+        steps: list[Step] = replay_steps(self.graph, record)
+        entries = []
+        gi = -1
+        for st in steps:
+            if st.move is None:
+                gi += 1
+            seat = int(st.move.split()[0]) if st.move else None
+            entries.append(Entry(st.state, st.move, seat, "record", gi))
+        humans = [s for s, b in record.bots.items() if b == "human"]
+        if humans:
+            self.seat = humans[0]
+        self.bot_names = {s: (b if b in ("random", "heuristic") else "heuristic")
+                          for s, b in record.bots.items() if s != self.seat} or self.bot_names
+        self.bot_names.pop(self.seat, None)
+        self.seed = record.seed if record.seed is not None else self.seed
+        self.entries = entries
+        self.cursor = 0
+        self.mode = "replay"
+        self._bots.clear()
+        self.record_path = record.path
+
+    def scenario(self, name: str) -> str:
+        """The position at the cursor as a NOTATION.md scenario case."""
+        illegal = [self.last_illegal] if self.last_illegal else []
+        return scenario_case(self.state, name, illegal=illegal, previous=self.previous_game())
+
+    # ------------------------------------------------------------------ the table
+    def headless(self, seat: int) -> bool:
+        st = self.state
+        v = self.probe.ask("headless", st, seat)
+        if v is None:
+            return not st.is_active(st.opposite(seat)) and st.is_active(seat)
+        return v and st.is_active(seat)
+
+    def scramble(self) -> bool:
+        return bool(self.probe.ask("scramble", self.state))
+
+    def trick_events(self) -> list[dict[str, Any]]:
+        """The events of the trick on the table (since the last trick began)."""
+        rec = self.state.record
+        start = 0
+        for i in range(len(rec) - 1, -1, -1):
+            if rec[i]["type"] in ("trick_won", "first_leader", "deal"):
+                start = i + 1
+                break
+        return rec[start:]
+
+    def new_events(self, index: int | None = None) -> list[dict[str, Any]]:
+        """Events that entry ``index`` (default: the cursor) added to the record."""
+        i = self.cursor if index is None else index
+        e = self.entries[i]
+        if e.move is None:
+            return list(e.state.record)
+        prev = self.entries[i - 1].state.record
+        return e.state.record[len(prev):]
+
+
+__all__ = ["PlaySession", "Entry", "Typed", "PLACE_NAMES", "ordinal", "field"]

@@ -1,0 +1,466 @@
+"""Widgets of the play screen: seats around the table, the trick, your hand, the game log."""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static, Tree
+from textual.widgets.tree import TreeNode
+
+from gouji_dsl.engine import GameState, explain, parse_move
+
+from .session import PLACE_NAMES, PlaySession, ordinal
+
+
+def role(state: GameState, me: int, seat: int) -> str:
+    if seat == me:
+        return "you"
+    if seat == state.opposite(me):
+        return "opposite"
+    return "partner" if state.team(seat) == state.team(me) else "opponent"
+
+
+# ------------------------------------------------------------------------------ seats
+class SeatBox(Static):
+    """One seat: name, team, card count (as the ruleset lets you see it), place, markers."""
+
+    def show(self, session: PlaySession, seat: int) -> None:
+        st = session.state
+        me = session.seat
+        view = st.view(me)
+        info = view["others"].get(str(seat), {})
+        who = role(st, me, seat)
+        bot = session.bot_names.get(seat, "")
+        self.border_title = f"Seat {seat} · {who}"
+        self.border_subtitle = f"{bot} bot" if bot else ""
+        lines = Text()
+        lines.append(f"team {st.team(seat)}", style="bold" if st.team(seat) == st.team(me) else "")
+        if seat in st.places:
+            p = st.places[seat]
+            lines.append(f" · out {ordinal(p)} {PLACE_NAMES.get(p, '')}", style="bold green" if p <= 3 else "bold red")
+        elif seat == me:
+            lines.append(f" · {st.hand_size(seat)} cards")
+        elif "count" in info:
+            n = info["count"]
+            lines.append(f" · {n} card{'s' if n != 1 else ''}", style="bold yellow" if n <= 5 else "")
+        else:
+            lines.append(" · ? cards", style="dim")
+        if "hand" in info:
+            lines.append("\n" + info["hand"], style="dim")
+        marks = markers(session, seat)
+        lines.append("\n")
+        if st.to_act == seat and not st.over:
+            lines.append("▶ to act ", style="bold reverse")
+            lines.append(" ")
+        lines.append(" ".join(marks), style="italic")
+        self.update(lines)
+        self.set_class(st.to_act == seat and not st.over, "-to-act")
+        self.set_class(not st.is_active(seat), "-out")
+        self.set_class(st.team(seat) == st.team(me), "-mate")
+
+
+def markers(session: PlaySession, seat: int) -> list[str]:
+    """Markers for a seat: passed, head-less, burning, revolution, the ruleset's flags."""
+    st = session.state
+    out = []
+    if seat in st.passed:
+        out.append("passed")
+    if st.burner == seat:
+        out.append("burning")
+    if seat in st.revolted:
+        out.append("revolution")
+    if seat in st.failed and seat not in st.revolted:
+        out.append("failed")
+    if st.phase == "play" and st.is_active(seat) and session.headless(seat):
+        out.append("head-less")
+    for name, seats in sorted(st.flags.items()):
+        if seat in seats:
+            out.append(name.replace("_", " "))
+    return out
+
+
+# ------------------------------------------------------------------------------ trick
+class TrickView(Static):
+    """The trick on the table: every answer so far, the play to beat, who is asked now."""
+
+    def show(self, session: PlaySession) -> None:
+        st = session.state
+        me = session.seat
+        t = Text()
+        if st.phase == "play" or st.over:
+            self.border_title = f"Trick {st.trick_no}" + (" · scramble" if session.scramble() else "")
+        else:
+            self.border_title = {"setup": "Setup", "declare": "Setup", "choose": "Setup",
+                                 "return": "Return tribute"}.get(st.phase, st.phase)
+        if st.over:
+            t.append("Game over", style="bold")
+            t.append(f" (game {st.game_number}" + (f" of {session.length})" if session.length > 1 else ")") + "\n")
+            order = sorted(st.places.items(), key=lambda kv: kv[1])
+            t.append("  ".join(f"{ordinal(p)} {s}{'*' if s == me else ''}" for s, p in order) + "\n")
+            mine = st.scores.get(me, 0)
+            other = next((v for s, v in st.scores.items() if st.team(s) != st.team(me)), 0)
+            t.append(f"your team {mine:+}, other team {other:+}", style="bold green" if mine > other else "bold red")
+            if st.sweep:
+                t.append("  sweep (串三户)", style="bold")
+            t.append("\nF10 next game" + (" · ctrl+s save" if session.mode == "play" else ""), style="dim")
+            self.update(t)
+            return
+        events = session.trick_events()
+        last_won = _last(st.record, "trick_won")
+        if st.phase == "play" and not any(e["type"] == "move" for e in events) and last_won:
+            t.append(f"last trick: seat {last_won['seat']} won with {last_won['play']}\n", style="dim")
+        for e in events[-7:]:
+            typ = e["type"]
+            if typ == "move":
+                seat, verb, *rest = e["move"].split(None, 2)
+                cards = rest[0] if rest else ""
+                top = st.top is not None and verb in ("play", "burn") and int(seat) == st.top.seat \
+                    and cards == st.top.play.text
+                style = "bold" if top else ("dim" if verb == "pass" else "")
+                who = "you" if int(seat) == me else f"seat {seat}"
+                t.append(f"{'◆' if top else ' '} {who:>7} ", style=style)
+                t.append(f"{verb} {cards}".strip() + "\n", style=style + (" red" if verb == "burn" else ""))
+            elif typ in ("burn", "counter_burn", "burn_undone", "burn_success", "burn_failed", "place",
+                         "transfer", "revolution", "redeal", "no_lead", "retire", "discard"):
+                t.append(f"  {event_text(e, me)}\n", style="italic cyan")
+        t.append(asked_text(session), style="bold")
+        self.update(t)
+
+
+def _last(record: list[dict[str, Any]], typ: str) -> dict[str, Any] | None:
+    for e in reversed(record):
+        if e["type"] == typ:
+            return e
+    return None
+
+
+def asked_text(session: PlaySession) -> str:
+    st = session.state
+    s = st.to_act
+    if s is None:
+        return ""
+    who = "you" if s == session.seat else f"seat {s}"
+    if st.phase == "setup":
+        return f"▶ {who}: revolt or pass?"
+    if st.phase == "declare":
+        return f"▶ {who}: declare the point or pass?"
+    if st.phase == "choose":
+        return f"▶ {who}: keep a head or go head-less?"
+    if st.phase == "return":
+        _, giver, n = st.return_queue[0]
+        return f"▶ {who}: return {n} card{'s' if n != 1 else ''} to seat {giver}"
+    if st.capacity == "lead":
+        return f"▶ {who} to lead" + (" (burning: every lead carries a joker)" if st.burner == s else "")
+    top = st.top
+    if top is None:
+        return f"▶ {who}"
+    if st.capacity == "burn":
+        return f"▶ {who}: burn {top.play.text} of seat {top.seat}, or pass?"
+    return f"▶ {who} to answer {top.play.text} of seat {top.seat}"
+
+
+def event_text(e: dict[str, Any], me: int | None = None) -> str:
+    """One engine event in words."""
+    def who(s: Any) -> str:
+        return "you" if me is not None and s == me else f"seat {s}"
+    t = e["type"]
+    if t == "deal":
+        return f"game {e.get('game_number', 1)} dealt" + (" again (redeal)" if e.get("redeal") else "") + \
+            (f" (seed {e['seed']})" if e.get("seed") is not None else "")
+    if t == "transfer":
+        rule = e.get("rule", "")
+        return f"{who(e['giver'])} gives {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
+    if t == "first_leader":
+        return f"{who(e['seat'])} leads first"
+    if t == "trick_won":
+        return f"{who(e['seat'])} wins the trick with {e['play']}"
+    if t == "place":
+        return f"{who(e['seat'])} out: {ordinal(e['place'])} ({PLACE_NAMES.get(e['place'], '')})"
+    if t == "burn":
+        return f"{who(e['seat'])} burns seat {e['burned']}"
+    if t == "counter_burn":
+        return f"{who(e['seat'])} counter-burns seat {e['burned']}"
+    if t == "burn_undone":
+        return f"{who(e['seat'])} beats the burner (seat {e['burner']}): the burn is off"
+    if t == "burn_success":
+        return f"{who(e['seat'])}'s burn succeeds"
+    if t == "burn_failed":
+        return f"{who(e['seat'])}'s burn fails"
+    if t == "revolution":
+        return f"{who(e['seat'])} declares revolution" + (" (automatic)" if e.get("automatic") else "")
+    if t == "redeal":
+        return "the deal is void: dealt again"
+    if t == "game_over":
+        return "game over: " + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
+    if t == "discard":
+        return f"{who(e['seat'])} throws away {e['cards']}"
+    if t == "no_lead":
+        return f"{who(e['seat'])} has no allowed lead"
+    if t == "retire":
+        return f"{who(e['seat'])} stops playing ({e.get('how')})"
+    return t.replace("_", " ")
+
+
+# ------------------------------------------------------------------------------ hand
+class HandView(Widget, can_focus=True):
+    """Your hand grouped by rank (strongest first). The cards in the move box are highlighted.
+
+    Keys (when focused): ←/→ choose a group, ↑/+ add a card of it, ↓/- take one back,
+    space the whole group / none, Enter plays, Escape clears; a click adds a card of a group
+    (right click takes one back)."""
+
+    BINDINGS = [
+        Binding("left", "cursor(-1)", "Left", show=False),
+        Binding("right", "cursor(1)", "Right", show=False),
+        Binding("up,plus,equals_sign", "more(1)", "Add card", show=False),
+        Binding("down,minus", "more(-1)", "Take back", show=False),
+        Binding("space", "whole", "Group", show=False),
+        Binding("enter", "submit", "Play", show=False),
+        Binding("escape", "clear", "Clear", show=False),
+    ]
+
+    class Selected(Message):
+        """The player changed the selection with keys or the mouse."""
+
+        def __init__(self, counts: tuple[int, ...]):
+            super().__init__()
+            self.counts = counts
+
+    class Submitted(Message):
+        pass
+
+    cursor = reactive(0)
+
+    def __init__(self, **kw: Any):
+        super().__init__(**kw)
+        self.hand: tuple[int, ...] = ()
+        self.kinds: tuple[str, ...] = ()
+        self.selected: tuple[int, ...] = ()
+        self._regions: list[tuple[int, int, int, int]] = []  # (line, x0, x1, kind index)
+
+    def set_hand(self, hand: list[int] | tuple[int, ...], kinds: tuple[str, ...], selected: tuple[int, ...] | None) -> None:
+        self.hand = tuple(hand)
+        self.kinds = kinds
+        self.selected = tuple(selected) if selected and len(selected) == len(hand) else tuple([0] * len(hand))
+        groups = self.groups
+        if groups and self.cursor >= len(groups):
+            self.cursor = len(groups) - 1
+        self.refresh(layout=True)
+
+    @property
+    def groups(self) -> list[int]:
+        """Kind indexes held, strongest first."""
+        return [i for i in range(len(self.hand) - 1, -1, -1) if self.hand[i]]
+
+    def render(self) -> Text:
+        width = max(self.size.width, 20)
+        t = Text(no_wrap=True, overflow="crop")
+        self._regions = []
+        groups = self.groups
+        if not groups:
+            t.append("(no cards)", style="dim")
+            return t
+        x, line = 0, 0
+        for n, i in enumerate(groups):
+            cnt = self.hand[i]
+            sel = min(self.selected[i], cnt) if self.selected else 0
+            body = self.kinds[i] * cnt if cnt <= 6 else f"{self.kinds[i] * 3}…×{cnt}"
+            w = len(body)
+            if x and x + w > width:
+                t.append("\n")
+                x, line = 0, line + 1
+            cursor = self.has_focus and n == self.cursor
+            base = "underline" if cursor else ""
+            if cnt <= 6:
+                t.append(self.kinds[i] * sel, style=f"bold reverse {base}".strip())
+                t.append(self.kinds[i] * (cnt - sel), style=base or None)
+            else:
+                t.append(body, style=(f"bold reverse {base}" if sel == cnt else base) or None)
+                if 0 < sel < cnt:
+                    t.append(f"({sel})", style="bold")
+                    w += len(f"({sel})")
+            self._regions.append((line, x, x + w, i))
+            x += w
+            if n < len(groups) - 1:
+                t.append("  ")
+                x += 2
+        return t
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+        self.render()
+        return max((r[0] for r in self._regions), default=0) + 1
+
+    def _change(self, i: int, delta: int | None) -> None:
+        sel = list(self.selected or [0] * len(self.hand))
+        if delta is None:
+            sel[i] = 0 if sel[i] == self.hand[i] else self.hand[i]
+        else:
+            sel[i] = max(0, min(self.hand[i], sel[i] + delta))
+        self.selected = tuple(sel)
+        self.refresh()
+        self.post_message(self.Selected(self.selected))
+
+    def action_cursor(self, d: int) -> None:
+        if self.groups:
+            self.cursor = (self.cursor + d) % len(self.groups)
+            self.refresh()
+
+    def action_more(self, d: int) -> None:
+        if self.groups:
+            self._change(self.groups[self.cursor], d)
+
+    def action_whole(self) -> None:
+        if self.groups:
+            self._change(self.groups[self.cursor], None)
+
+    def action_clear(self) -> None:
+        self.selected = tuple([0] * len(self.hand))
+        self.refresh()
+        self.post_message(self.Selected(self.selected))
+
+    def action_submit(self) -> None:
+        self.post_message(self.Submitted())
+
+    def on_click(self, event: events.Click) -> None:
+        for line, x0, x1, i in self._regions:
+            if event.y == line and x0 <= event.x < x1:
+                self.cursor = self.groups.index(i)
+                self._change(i, -1 if event.button == 3 else 1)
+                return
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+
+# ------------------------------------------------------------------------------ log
+class GameLog(Tree[Any]):
+    """Every move and what followed from it. Enter on a move shows the rules that decided it
+    (explain() on the position before the move); ``g`` goes to that point of the game."""
+
+    BINDINGS = [
+        Binding("g", "goto", "Go here", tooltip="Show the game as it was before this move"),
+    ]
+
+    class Goto(Message):
+        def __init__(self, index: int):
+            super().__init__()
+            self.index = index
+
+    def __init__(self, **kw: Any):
+        super().__init__("game", **kw)
+        self.show_root = False
+        self.guide_depth = 2
+        self.session: PlaySession | None = None
+        self._shown = 0
+        self._nodes: dict[int, TreeNode] = {}
+        self._game_nodes: dict[int, TreeNode] = {}
+
+    def rebuild(self, session: PlaySession) -> None:
+        self.session = session
+        self.clear()
+        self._shown = 0
+        self._nodes = {}
+        self._game_nodes = {}
+        self.sync()
+
+    def sync(self) -> None:
+        """Add entries not shown yet (rebuild if the timeline was cut)."""
+        s = self.session
+        if s is None:
+            return
+        if self._shown > len(s.entries):
+            self.rebuild(s)
+            return
+        for i in range(self._shown, len(s.entries)):
+            self._add(i)
+        self._shown = len(s.entries)
+        self.mark(s.cursor)
+
+    def _add(self, i: int) -> None:
+        s = self.session
+        assert s is not None
+        e = s.entries[i]
+        me = s.seat
+        if e.move is None:
+            st = e.state
+            label = Text(f"Game {st.game_number}", style="bold")
+            if st.prev is not None:
+                label.append(" (match)", style="dim")
+            node = self.root.add(label, data=("game", i), expand=True)
+            self._game_nodes[e.game_index] = node
+            self._nodes[i] = node
+            for ev in s.new_events(i):
+                if ev["type"] in ("deal", "transfer", "revolution", "first_leader", "redeal", "place", "retire"):
+                    node.add_leaf(Text(event_text(ev, me), style="cyan"), data=("event", i))
+            return
+        parent = self._game_nodes.get(e.game_index) or self.root
+        seat = e.seat
+        label = Text()
+        label.append(f"{i:>3} ", style="dim")
+        label.append(e.move or "", style="bold" if seat == me else "")
+        if e.by in ("auto",):
+            label.append(" (auto)", style="dim italic")
+        node = parent.add(label, data=("move", i), allow_expand=True)
+        self._nodes[i] = node
+        for ev in s.new_events(i)[1:]:
+            if ev["type"] in ("move",):
+                continue
+            style = "cyan" if ev["type"] != "game_over" else "bold cyan"
+            parent.add_leaf(Text("     " + event_text(ev, me), style=style), data=("event", i))
+
+    def mark(self, index: int) -> None:
+        node = self._nodes.get(index)
+        if node is None:
+            # the start of a game: its node
+            return
+        if self.cursor_node is not node:
+            self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
+        node = event.node
+        data = node.data
+        if not data or data[0] != "move" or node.children or self.session is None:
+            return
+        i = data[1]
+        s = self.session
+        before = s.entries[i - 1].state
+        mv = parse_move(s.entries[i].move or "", before.model, before.n_seats)
+        exp = explain(before, mv)
+        if not exp.reasons:
+            node.add_leaf(Text("no rule had to be asked: the interpreter's own checks allowed it", style="dim"))
+        for r in exp.reasons:
+            mark = {"allowed": "✓", "forbade": "✗", "answered": "=", "granted": "✓"}.get(r.verdict, "·")
+            line = Text(f"{mark} ", style="green" if r.verdict != "forbade" else "red")
+            line.append(r.rule_id, style="bold")
+            line.append(f"  {r.text}")
+            if r.where:
+                line.append(f"  {short_where(r.where)}", style="dim")
+            node.add_leaf(line, data=("rule", r.where))
+
+    def action_goto(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.data and node.data[0] in ("move", "game", "event"):
+            i = node.data[1]
+            if node.data[0] == "move":
+                i -= 1
+            self.post_message(self.Goto(i))
+
+
+def short_where(where: str) -> str:
+    """``/long/path/rules/base.yaml:208`` → ``base.yaml:208``."""
+    if not where:
+        return ""
+    path, _, line = where.rpartition(":")
+    return f"{path.rsplit('/', 1)[-1]}:{line}" if path else where
+
+
+__all__ = ["SeatBox", "TrickView", "HandView", "GameLog", "event_text", "markers", "role", "short_where"]

@@ -588,7 +588,8 @@ class GameState:
         ctx = Ctx(self, seat=seat, top=top)
         beats = model.beats
         tplay = top.play
-        for p in model.plays_from(self.hands[seat], tplay.count if model.same_count else None):
+        for p in model.plays_from(self.hands[seat], tplay.count if model.same_count else None,
+                                  model.answer_floor(tplay)):
             if not beats(tplay, p):
                 continue
             if not check_rules:

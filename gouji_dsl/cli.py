@@ -1,4 +1,4 @@
-"""The ``gouji`` command line (library commands): validate, simulate, show, test, diff.
+"""The ``gouji`` command line (library commands): validate, simulate, show, doc, test, diff.
 
 This module is part of the library: it never imports the ``editor`` package. The console script
 ``gouji`` points at ``editor.cli:main``, which adds the app commands (``gouji`` with no argument,
@@ -59,7 +59,7 @@ def _load_graph(ruleset: str):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gouji")
 def cli() -> None:
-    """gouji-dsl: Gouji (够级) rulesets as data — validate, show, simulate, test and compare them.
+    """gouji-dsl: Gouji (够级) rulesets as data — validate, show, simulate, test, compare and print them.
 
     RULESET is a bundled ruleset's name (e.g. `online`) or the path of a ruleset file.
     """
@@ -68,12 +68,20 @@ def cli() -> None:
 # ------------------------------------------------------------------------------ validate
 @cli.command("validate")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-def validate_command(files: tuple[str, ...]) -> None:
+@click.option("--strict", is_flag=True,
+              help="Also lint each file (rules that can never fire, rules deciding the same question, "
+                   "no way to end the game, settings nothing reads) and fail on any finding.")
+def validate_command(files: tuple[str, ...], strict: bool) -> None:
     """Check ruleset files: structure, `extends`, every expression's names and types.
 
     Prints every problem as `file:line:col: message` (with the line, a caret and a hint) on stderr
     and `FILE: ok (N rules)` for each good file. Exit status 1 if any file is bad, 2 on an internal
     error.
+
+    With --strict, each file that compiles is also linted: rules that can never fire under its
+    settings, two rules that decide the same question for the same state, a game that cannot end or
+    go on, settings (and keys) nothing reads, settings changed without their own sentence. Findings
+    are printed like errors (`warning:` before the message) and make the exit status 1.
     """
     from .graph import compile_ruleset
     from .loader import resolve
@@ -92,6 +100,21 @@ def validate_command(files: tuple[str, ...]) -> None:
             _err(f"{f}: internal error: {type(e).__name__}: {e}")
             status = EXIT_INTERNAL
             continue
+        if strict:
+            from .lint import lint
+            try:
+                findings = lint(graph)
+            except Exception as e:  # noqa: BLE001 - a lint bug must not hide the other files' results
+                _err(f"{f}: internal error in the lint: {type(e).__name__}: {e}")
+                status = EXIT_INTERNAL
+                continue
+            if findings:
+                for d in findings:
+                    _err(d.format())
+                n = len(findings)
+                _err(f"{f}: {n} lint finding{'s' if n != 1 else ''} (--strict)")
+                status = max(status, EXIT_BAD_INPUT)
+                continue
         click.echo(f"{f}: ok ({len(graph.nodes)} rules)")
     sys.exit(status)
 
@@ -208,6 +231,36 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool
         Console(highlight=False, soft_wrap=True).print(render.resolved_text(resolved, markup=True), end="")
     else:
         click.echo(render.resolved_text(resolved), nl=False)
+
+
+# ------------------------------------------------------------------------------ doc
+@cli.command("doc")
+@click.argument("ruleset")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="Plain text wrapped at 88 columns, or markdown (headings, lists, a table).")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the rulebook to FILE instead of standard output.")
+def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
+    """Write a printable rulebook of RULESET from its rules' sentences, settings and sources.
+
+    The title, description, source and the files it builds on; the cards (players, pack size, cards
+    per player, rank order, filler, how plays compare); one section per phase of the game with the
+    rules that can fire under the ruleset's settings, numbered, each citing its source; and the list
+    of sources.
+    """
+    from .doc import ruleset_doc
+
+    graph = _load_graph(ruleset)
+    text = ruleset_doc(graph, fmt)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as e:
+        _err(f"{output}: cannot write: {e.strerror or e}")
+        sys.exit(EXIT_BAD_INPUT)
 
 
 # ------------------------------------------------------------------------------ test

@@ -1,0 +1,396 @@
+"""A printable rulebook of a ruleset (``gouji doc RULESET``), written from its rules' and settings'
+sentences (``says``), their provenance (``source``) and the card model.
+
+Layout: the title, description, source and inheritance chain; "The cards" (the table, the pack and
+its size, cards per player, rank order, filler, how plays compare, then the sentences of the card
+settings and of the rules that say what a gouji play is); one section per phase of the game in
+:data:`~gouji_dsl.vocabulary.PHASES` order, each a numbered list of the sentences of the rules that
+can fire under this ruleset's settings, and of the settings where the rules that read them are; and
+a closing "Sources" list that the items cite by number (footnote style).
+
+Rules that can never fire (a mechanic switched off by the settings, a rule shadowed by a later one;
+see :mod:`gouji_dsl.lint`) are left out, and so are settings only such rules read. A setting changed
+without its own ``says`` keeps a parent's sentence that may be wrong: it is left out too (the lint
+reports it). Text output wraps at 88 columns (Chinese characters count two); markdown output uses
+headings, lists and a table.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cards import NAMES
+from .lint import ENGINE_SETTINGS, analyse, stale_says
+from .vocabulary import HOOKS, PHASES
+
+__all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
+
+FORMATS: tuple[str, ...] = ("text", "markdown")
+WIDTH = 88
+
+_HEADINGS: dict[str, str] = {
+    "deal": "Dealing and the first lead",
+    "lead": "Leading",
+    "trick": "Answering a play",
+    "burn": "Burning",
+    "finish": "Going out",
+    "end": "End of the game and scoring",
+    "view": "What players may see",
+}
+_CARD_SETTINGS = tuple(ENGINE_SETTINGS)
+_TRIBUTE_HOOKS = {"tribute_kinds", "tribute", "tribute_card", "return_tribute"}
+_REVOLUTION_HOOKS = {"must_revolt", "revolt", "redeal", "choose"}
+_STAGE = {"seat_setup": 1, "choose": 1, "declare": 2, "game_start": 3, "seat_start": 3}
+"""Within a phase, rules are grouped by topic (the first word of their ids); these hooks come later
+in their phase, in the order the interpreter asks them (tribute, then cards changing hands after the
+deal; revolution, the opposite's choice, declarations, then the start of play)."""
+
+
+@dataclass
+class _Item:
+    text: str
+    source: str | None
+    mark: int | None = None
+
+
+@dataclass
+class _Section:
+    phase: str
+    heading: str
+    items: list[_Item] = field(default_factory=list)
+    facts: list[tuple[str, str]] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------ the content
+def _sym(k: str) -> str:
+    return "10" if k == "T" else k
+
+
+def _joker_name(k: str, plural: bool = False) -> str:
+    name = NAMES.get(k, k)
+    if not plural:
+        return name
+    head, sep, tail = name.partition(" (")
+    return f"{head}s{sep}{tail}"
+
+
+def _seats_text(seats: list[int]) -> str:
+    return ", ".join(map(str, seats[:-1])) + (f" and {seats[-1]}" if len(seats) > 1 else str(seats[-1]))
+
+
+def _facts(graph) -> list[tuple[str, str]]:
+    """The table and the pack, computed from the card model and the table settings."""
+    m = graph.model
+    s = graph.settings
+    n = int(s.get("seats", 6) or 6)
+    teams = int(s.get("teams", 2) or 2)
+    out: list[tuple[str, str]] = []
+    if teams > 1 and n % teams == 0:
+        sides = [[seat for seat in range(1, n + 1) if (seat - 1) % teams == t] for t in range(teams)]
+        words = {2: "two", 3: "three", 4: "four"}
+        out.append(("Players", f"{n}, in {words.get(teams, str(teams))} teams of {n // teams}: seats "
+                    + " against ".join(", ".join(map(str, side)) for side in sides)))
+    else:
+        out.append(("Players", str(n)))
+    counts = dict(zip(m.kinds, m.deck_counts))
+    ranks = list(m.kinds[:m.n_ranks])
+    jokers = list(m.kinds[m.n_ranks:])
+    total = sum(m.deck_counts)
+    by_count: dict[int, list[str]] = {}
+    for r in ranks:
+        by_count.setdefault(counts[r], []).append(r)
+    common = max(by_count, key=lambda c: len(by_count[c])) if by_count else 0
+    rank_part = f"{common} of each rank"
+    others = [(c, rs) for c, rs in by_count.items() if c != common]
+    if others:
+        rank_part += " except " + "; ".join(f"{c} of {' and '.join(_sym(r) for r in rs)}" for c, rs in others)
+    joker_parts = [f"{counts[j]} {_joker_name(j, counts[j] != 1)}" for j in jokers if counts[j]]
+    decks = (s.get("deck") or {}).get("decks")
+    pack = f"{total} cards" + (f" ({decks} decks)" if isinstance(decks, int) and decks > 1 else "")
+    out.append(("Pack", pack + ": " + rank_part + (", " + ", ".join(joker_parts) if joker_parts else "")))
+    each, extra = divmod(total, n)
+    if extra == 0:
+        out.append(("Each player", f"{each} cards"))
+    else:
+        out.append(("Each player", f"{each} or {each + 1} cards ({total} ÷ {n}: the first {extra} "
+                    f"player{'s' if extra != 1 else ''} in dealing order get {each + 1})"))
+    order = " ".join(_sym(r) for r in ranks)
+    if jokers:
+        order += ", then " + ", ".join(_joker_name(j) for j in jokers)
+    out.append(("Rank order, low to high", order))
+    filler = s.get("filler_rank")
+    out.append(("Filler (贴钱)", f"{_sym(str(filler))}s may fill out a group of another rank" if filler is not None
+                else "none: every card of a group has its rank"))
+    if m.same_count:
+        beat = "the same number of cards, of a higher rank"
+    else:
+        beat = "a higher play; the number of cards may differ"
+    if jokers:
+        beat += "; attached jokers must be covered by higher jokers"
+        if m.equal_many or m.lower_many:
+            parts = []
+            if m.equal_many:
+                parts.append(f"{m.equal_many} equal jokers beat one")
+            if m.lower_many:
+                parts.append(f"{m.lower_many} of the next lower kind beat one")
+            beat += " (" + ", ".join(parts) + ")"
+    out.append(("Beating a play", beat))
+    return out
+
+
+def _topic(rule_id: str) -> str:
+    return rule_id.split(".", 1)[0]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().rstrip(". ").split())
+
+
+def _sentence(n) -> str:
+    """A rule's sentence; for a rule without one, its question and expressions, marked as such."""
+    if n.says:
+        return n.says
+    when = f"when {' '.join(n.when.split())}: " if n.when else ""
+    return f"{HOOKS[n.hook].doc} {when}{n.effect} {' '.join(n.expr.split())} (rule {n.id}, no description)"
+
+
+def _chain(graph) -> list[tuple[str, str | None, str]]:
+    """(name, title, display path) of each file of the inheritance chain, the ruleset first."""
+    from .loader import load_file
+    from .render import display_path
+    out = []
+    for i, path in enumerate(graph.resolved.chain):
+        if i == 0:
+            out.append((graph.resolved.name, graph.resolved.title, display_path(path)))
+            continue
+        try:
+            data = load_file(path).data
+            out.append((str(data.get("ruleset") or Path(path).stem), data.get("title"), display_path(path)))
+        except Exception:  # noqa: BLE001 - the chain resolved once already; show what we can
+            out.append((Path(path).stem, None, display_path(path)))
+    return out
+
+
+def _build(graph) -> tuple[list[_Section], list[str]]:
+    """The sections and the distinct sources they cite (in order of first citation)."""
+    an = analyse(graph)
+    stale = stale_says(graph)
+    resolved = graph.resolved
+    nodes = list(graph.nodes)
+
+    def shown(n) -> bool:
+        why = an.dead.get(n.id)
+        if why is None:
+            return n.id not in an.inert
+        # an override saying "no" on purpose (`allow: false` over a parent's rule) states a rule
+        return why.kind == "effect" and n.overrides is not None and (why.expr or "").strip() in ("true", "false")
+
+    # rules in document order: by phase, then by topic (first appearance), then as written
+    topic_rank: dict[tuple[str, str], int] = {}
+    for n in nodes:
+        topic_rank.setdefault((n.phase, _topic(n.id)), len(topic_rank))
+    phase_rank = {p: i for i, p in enumerate(PHASES)}
+    position = {n.id: i for i, n in enumerate(nodes)}
+    ordered = sorted(nodes, key=lambda n: (phase_rank.get(n.phase, 99), _STAGE.get(n.hook, 0),
+                                           topic_rank[(n.phase, _topic(n.id))], position[n.id]))
+
+    # where each setting's sentence goes: after a rule that reads it
+    anchored: dict[str, list[str]] = {}
+    card_settings: list[str] = []
+    for name, s in resolved.settings.items():
+        if not s.says or name in stale:
+            continue
+        if name in ENGINE_SETTINGS:
+            card_settings.append(name)
+            continue
+        readers = [n for n in ordered if name in an.rule_settings.get(n.id, ())]
+        live = [n for n in readers if shown(n)]
+        if not live and (s.inherited or not readers or len(resolved.chain) == 1):
+            # only rules that can never fire read it (or nothing does); a child's own setting that
+            # switches a parent's mechanic off is still said ("no stuck threes")
+            continue
+        pool = live or readers
+        direct = [n for n in pool if any(f"settings.{name}" in "".join(t.split()) for t in an.texts(n.id))]
+        pool = direct or pool
+        per_phase: dict[str, int] = {}
+        for n in pool:
+            per_phase[n.phase] = per_phase.get(n.phase, 0) + 1
+        best = max(per_phase.values())
+        phase = next(n.phase for n in pool if per_phase[n.phase] == best)
+        anchor = next(n for n in pool if n.phase == phase)
+        if anchor.says and _norm(s.says) in _norm(anchor.says):
+            continue  # the rule already says it
+        anchored.setdefault(anchor.id, []).append(name)
+
+    sections: list[_Section] = []
+    cards = _Section("cards", "The cards", facts=_facts(graph))
+    for name in card_settings:
+        s = resolved.settings[name]
+        cards.items.append(_Item(s.says or "", s.source))
+    sections.append(cards)
+    by_phase: dict[str, _Section] = {"cards": cards}
+    hooks_in: dict[str, set[str]] = {}
+    for n in ordered:
+        if not shown(n) and n.id not in anchored:
+            continue
+        sec = by_phase.get(n.phase)
+        if sec is None:
+            sec = by_phase[n.phase] = _Section(n.phase, _HEADINGS.get(n.phase, n.phase.capitalize()))
+            sections.append(sec)
+        if shown(n):
+            hooks_in.setdefault(n.phase, set()).add(n.hook)
+            said = _sentence(n)
+            if not any(_norm(i.text) == _norm(said) for i in sec.items):
+                sec.items.append(_Item(said, n.source))
+        for name in anchored.get(n.id, ()):
+            s = resolved.settings[name]
+            if not any(_norm(s.says or "") in _norm(i.text) for i in sec.items):
+                sec.items.append(_Item(s.says or "", s.source))
+    sections = [sections[0]] + sorted((s for s in sections[1:] if s.items), key=lambda s: phase_rank.get(s.phase, 99))
+    for sec in sections:
+        hooks = hooks_in.get(sec.phase, set())
+        if sec.phase == "tribute":
+            parts = []
+            if hooks & _TRIBUTE_HOOKS:
+                parts.append("Between games: tribute")
+            if "seat_setup" in hooks:
+                parts.append("after the deal: buying and giving cards" if parts else "After the deal: buying and giving cards")
+            sec.heading = "; ".join(parts) or "Between games"
+        elif sec.phase == "setup":
+            parts = []
+            if hooks & _REVOLUTION_HOOKS:
+                parts.append("revolution")
+            if "declare" in hooks:
+                parts.append("declarations")
+            sec.heading = "Before play" + (": " + " and ".join(parts) if parts else "")
+
+    sources: list[str] = []
+    for sec in sections:
+        for item in sec.items:
+            if item.source:
+                if item.source not in sources:
+                    sources.append(item.source)
+                item.mark = sources.index(item.source) + 1
+    return sections, sources
+
+
+# ------------------------------------------------------------------------------ text
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+    """Greedy wrap by display width; ``first`` / ``rest`` prefix the first / following lines. A word
+    wider than a line (a long run of Chinese) is broken between characters."""
+    rest = first if rest is None else rest
+    lines: list[str] = []
+    cur, has = first, False
+    for word in text.split():
+        sep = " " if has else ""
+        if _width(cur) + _width(sep + word) <= width:
+            cur, has = cur + sep + word, True
+            continue
+        if has:
+            lines.append(cur)
+            cur, has = rest, False
+        if _width(cur) + _width(word) <= width:
+            cur, has = cur + word, True
+            continue
+        for c in word:
+            if has and _width(cur) + _width(c) > width:
+                lines.append(cur)
+                cur, has = rest, False
+            cur, has = cur + c, True
+    lines.append(cur)
+    return [ln.rstrip() for ln in lines]
+
+
+def _text(graph, sections: list[_Section], sources: list[str]) -> str:
+    r = graph.resolved
+    out: list[str] = []
+    title = r.title or r.name
+    out += [title, "=" * _width(title), ""]
+    if r.description:
+        out += _wrap(r.description, WIDTH) + [""]
+    chain = _chain(graph)
+    label_w = 11
+    out += _wrap(f"{chain[0][0]} ({chain[0][2]})", WIDTH, f"{'Ruleset':<{label_w}}", " " * label_w)
+    if r.source:
+        out += _wrap(r.source, WIDTH, f"{'Source':<{label_w}}", " " * label_w)
+    for i, (name, ptitle, path) in enumerate(chain[1:]):
+        label = "Builds on" if i == 0 else "which builds on"
+        if i:
+            out += [" " * label_w + label]
+            label = ""
+        out += _wrap(f"{name} ({path})" + (f": {ptitle}" if ptitle else ""), WIDTH,
+                     f"{label:<{label_w}}", " " * (label_w + 2))
+    for num, sec in enumerate(sections, 1):
+        head = f"{num}. {sec.heading}"
+        out += ["", "", head, "-" * _width(head), ""]
+        if sec.facts:
+            fw = max(_width(k) for k, _ in sec.facts) + 2
+            for k, v in sec.facts:
+                out += _wrap(v, WIDTH, "  " + k + " " * (fw - _width(k)), " " * (fw + 2))
+            if sec.items:
+                out.append("")
+        for j, item in enumerate(sec.items, 1):
+            label = f"  {num}.{j}"
+            label = label + " " * max(8 - len(label), 1)
+            text = item.text + (f" [{item.mark}]" if item.mark else "")
+            out += _wrap(text, WIDTH, label, " " * len(label))
+    if sources:
+        head = "Sources"
+        out += ["", "", head, "-" * len(head), ""]
+        mw = len(f"[{len(sources)}]") + 1
+        for i, src in enumerate(sources, 1):
+            mark = f"[{i}]"
+            out += _wrap(src, WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ------------------------------------------------------------------------------ markdown
+def _md(text: str, table: bool = False) -> str:
+    for ch in "\\`*_<":
+        text = text.replace(ch, "\\" + ch)
+    if table:
+        text = text.replace("|", "\\|")
+    return " ".join(text.split())
+
+
+def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
+    r = graph.resolved
+    out: list[str] = [f"# {_md(r.title or r.name)}", ""]
+    if r.description:
+        out += [_md(r.description), ""]
+    chain = _chain(graph)
+    out.append(f"- **Ruleset:** `{chain[0][0]}` (`{chain[0][2]}`)")
+    if r.source:
+        out.append(f"- **Source:** {_md(r.source)}")
+    if len(chain) > 1:
+        out.append("- **Builds on:** " + ", which builds on ".join(
+            f"`{name}` (`{path}`)" + (f": {_md(t)}" if t else "") for name, t, path in chain[1:]))
+    for num, sec in enumerate(sections, 1):
+        out += ["", f"## {num}. {_md(sec.heading)}", ""]
+        if sec.facts:
+            out += ["| | |", "| --- | --- |"]
+            out += [f"| {_md(k, True)} | {_md(v, True)} |" for k, v in sec.facts]
+            if sec.items:
+                out.append("")
+        for j, item in enumerate(sec.items, 1):
+            mark = f" [{item.mark}]" if item.mark else ""
+            out.append(f"- **{num}.{j}** {_md(item.text)}{mark}")
+    if sources:
+        out += ["", "## Sources", ""]
+        out += [f"{i}. {_md(src)}" for i, src in enumerate(sources, 1)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def ruleset_doc(graph, fmt: str = "text") -> str:
+    """The rulebook of a compiled ruleset (:class:`~gouji_dsl.graph.RuleGraph`) as ``text`` (wrapped
+    at 88 columns) or ``markdown``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    sections, sources = _build(graph)
+    return (_markdown if fmt == "markdown" else _text)(graph, sections, sources)
+

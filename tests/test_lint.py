@@ -317,30 +317,14 @@ def test_validate_strict_reports_each_file(runner, tmp_path):
     assert "online: ok (" in res.stdout and "never.yaml" not in res.stdout
 
 
-KNOWN_BUNDLED_FINDINGS = {
-    # Reported to the owner of rules/: rulebook's stuck.no-lead-after-finish and stuck.stays-in are new
-    # ids on the same questions as base's finish.next-leads and end.one-left, which never decide.
-    "rulebook": "rules/rulebook.yaml:75 and :81 shadow base's finish.next-leads and end.one-left",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_BUNDLED_FINDINGS[n], strict=False))
-    if n in KNOWN_BUNDLED_FINDINGS else n
-    for n in list_bundled()])
+@pytest.mark.parametrize("name", list_bundled())
 def test_every_bundled_ruleset_passes_strict(runner, name):
     res = runner.invoke(cli, ["validate", "--strict", name])
     assert res.exit_code == 0, res.stderr
     assert res.stderr == ""
 
 
-def test_bundled_findings_are_the_reported_ones():
-    """Whatever the strict check finds in a bundled ruleset is known and reported (nothing new)."""
+def test_no_findings_in_bundled_rulesets():
     for name in list_bundled():
         diags = lint(load_graph(name))
-        if name not in KNOWN_BUNDLED_FINDINGS:
-            assert diags == [], (name, [d.short() for d in diags])
-            continue
-        for d in diags:
-            assert d.severity == "warning" and d.path.endswith(f"{name}.yaml"), d.short()
-            assert "makes the inherited rule" in d.message, d.short()
+        assert diags == [], (name, [d.short() for d in diags])

@@ -18,7 +18,7 @@ from textual.screen import Screen
 
 from . import files
 from .helptext import help_markdown
-from .screens.dialogs import CANCEL, Choice, ConfirmScreen
+from .screens.dialogs import Choice, ConfirmScreen
 from .screens.editor import EditorScreen
 from .screens.help import HelpScreen
 from .screens.home import HomeScreen
@@ -174,4 +174,4 @@ class GoujiApp(App[None]):
         editor.confirm_leave(lambda ok: self.exit() if ok else None)
 
 
-__all__ = ["GoujiApp", "DEFAULT_WORKSPACE", "CANCEL"]
+__all__ = ["GoujiApp", "DEFAULT_WORKSPACE"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-import textwrap
 import time
 from pathlib import Path
 
@@ -308,6 +307,9 @@ def test_unsaved_changes_guard_on_close_and_quit(ws: Path):
             await pilot.press("ctrl+b", "s")  # save and close
             await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="home")
             assert "title: Our town!!" in (ws / "town.yaml").read_text(encoding="utf-8")
+            home = app.screen  # lists the saved file again
+            await wait_for(pilot, lambda: home.entries[str(ws / "town.yaml")].title == "Our town!!",
+                           what="home refreshed")
         # quit and discard: the file keeps its text and no recovery copy is left
         app2 = make_app(ws, "town.yaml")
         async with app2.run_test(size=SIZE) as pilot:

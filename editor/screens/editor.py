@@ -19,7 +19,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static, TextArea
 
-from gouji_dsl.diagnostics import Diagnostic
 from gouji_dsl.graph import RuleGraph
 from gouji_dsl.spec import Origin, ResolvedRuleset
 
@@ -477,6 +476,3 @@ class EditorScreen(Screen[None]):
             "Unsaved changes", f"{self.display_name} has unsaved changes.",
             [Choice("save", "Save", "primary"), Choice("discard", "Discard", "error"), CANCEL],
             default="save"), answer)
-
-    def problems_in_file(self) -> list[Diagnostic]:
-        return self.validation.in_file(self.path_str) if self.validation else []

@@ -44,6 +44,7 @@ class HomeScreen(Screen[None]):
         super().__init__(id="home")
         self.workspace = workspace
         self.entries: dict[str, RulesetEntry] = {}
+        self._signature: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -68,12 +69,23 @@ class HomeScreen(Screen[None]):
         table.focus()
 
     def on_screen_resume(self) -> None:
-        if self.entries:  # back from the editor: files may have been saved or created
+        # back from the editor or a dialog: list again only if files were saved, created or removed
+        if self.entries and self._files_signature() != self._signature:
             self.refresh_entries()
+
+    def _files_signature(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for p in [*self.workspace.workspace_files(), *self.workspace.bundled_files()]:
+            try:
+                out[str(p)] = p.stat().st_mtime_ns
+            except OSError:
+                pass
+        return out
 
     # -------------------------------------------------------------- listing
     def refresh_entries(self, select: Path | None = None) -> None:
         ws = self.workspace
+        self._signature = self._files_signature()
         info = Text.assemble(("Workspace ", "dim"), (ws.display, "bold"))
         if not ws.folder.exists():
             info.append("  (does not exist yet: it is created with the first variant)", style="dim")

@@ -36,18 +36,22 @@ def main() -> None:
     print(f"{args.a} vs {args.b}: {args.games} paired deals ({2 * args.games} games), seed {args.seed}, "
           f"{args.bots} bots; Python {platform.python_version()}, {os.cpu_count()} CPU(s)")
     reference = None
-    base_time = None
+    first = None
+    times: dict[int, float] = {}
     for w in (int(x) for x in args.workers.split(",")):
         t0 = time.perf_counter()
         report = paired_simulation(ga, gb, args.games, args.seed, bots=args.bots, workers=w)
-        wall = time.perf_counter() - t0
-        base_time = base_time or wall
+        times[w] = wall = time.perf_counter() - t0
+        data = report.to_dict(timing=False)
         same = "" if reference is None else (
-            "  (same report as workers=1)" if report.to_dict(timing=False) == reference else "  (REPORT DIFFERS!)")
-        reference = reference or report.to_dict(timing=False)
+            f"  (same report as workers={first})" if data == reference else "  (REPORT DIFFERS!)")
+        if reference is None:
+            reference, first = data, w
         print(f"workers={w}: {wall:6.2f} s  {args.games / wall:6.1f} paired deals/s  "
-              f"{2 * args.games / wall:6.1f} games/s  speed-up x{base_time / wall:.2f}{same}")
-
+              f"{2 * args.games / wall:6.1f} games/s{same}")
+    if 1 in times:
+        print("speed-up over one worker: " + ", ".join(f"workers={w} x{times[1] / t:.2f}" for w, t in times.items()
+                                                    if w != 1))
 
 if __name__ == "__main__":
     main()

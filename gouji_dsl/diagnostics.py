@@ -65,6 +65,9 @@ class GoujiError(Exception):
         """All diagnostics, each in its long form."""
         return "\n".join(d.format() for d in self.diagnostics)
 
+    def __reduce__(self):  # picklable across worker processes
+        return (GoujiError, (self.diagnostics,))
+
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """A ``did you mean 'x'?`` hint for the closest candidate, or None when nothing is close."""

@@ -168,6 +168,21 @@ class PrevGame:
     scores: dict[int, int]
     game_number: int
 
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form (kept in the next game's deal event, so match games replay)."""
+        return {"places": {str(k): v for k, v in sorted(self.places.items())},
+                "flags": {k: sorted(v) for k, v in sorted(self.flags.items())},
+                "counters": {k: {str(s): n for s, n in sorted(v.items())} for k, v in sorted(self.counters.items())},
+                "burns": [dict(b) for b in self.burns], "sweep": self.sweep,
+                "scores": {str(k): v for k, v in sorted(self.scores.items())}, "game_number": self.game_number}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "PrevGame":
+        return cls({int(k): v for k, v in d["places"].items()}, {k: frozenset(v) for k, v in d["flags"].items()},
+                   {k: {int(s): n for s, n in v.items()} for k, v in d["counters"].items()},
+                   tuple(dict(b) for b in d["burns"]), bool(d["sweep"]),
+                   {int(k): v for k, v in d["scores"].items()}, int(d["game_number"]))
+
 
 class GameState:
     """The full state of one game. Mutated only through :meth:`apply_in_place`; use
@@ -230,6 +245,7 @@ class GameState:
         self.record: list[dict[str, Any]] = []
         self.seed = seed
         self._event("deal", game_number=game_number, source=source, seed=seed,
+                    prev=None if prev is None else prev.to_json(),
                     hands={str(s): " ".join(str(c) for c in self.dealt_cards[s]) for s in self.seat_list})
         self.phase = "between"
         if prev is not None:
@@ -1074,11 +1090,21 @@ def replay(graph: RuleGraph, record: list[dict[str, Any]], upto: int | None = No
     a recorded move is illegal under ``graph`` (a record made under another ruleset)."""
     deal = next(e for e in record if e["type"] == "deal")
     leader = next((e.get("forced") for e in record if e["type"] == "first_leader" and e.get("forced")), None)
-    if deal.get("source") == "random":
-        g = new_game(graph, deal.get("seed"), leader=leader, game_number=deal.get("game_number", 1))
-    else:
+    prev = PrevGame.from_json(deal["prev"]) if deal.get("prev") else None
+    seed = deal.get("seed")
+    hands = None
+    if deal.get("source") != "random":
         hands = {int(s): parse_cards(t, allow_empty=True) for s, t in deal["hands"].items()}
-        g = new_game(graph, deal.get("seed"), hands=hands, leader=leader, game_number=deal.get("game_number", 1))
+    if prev is not None:  # a later game of a match: the between-game phase needs the previous game
+        rng = random.Random(seed)
+        if hands is None:
+            hands = deal_hands(graph.model, graph.n_seats, rng)
+        g = GameState(graph, hands, rng=rng, game_number=deal.get("game_number", 1), leader=leader,
+                      source=deal.get("source", "random"), seed=seed, prev=prev)
+    elif deal.get("source") == "random":
+        g = new_game(graph, seed, leader=leader, game_number=deal.get("game_number", 1))
+    else:
+        g = new_game(graph, seed, hands=hands, leader=leader, game_number=deal.get("game_number", 1))
     moves = [e["move"] for e in record if e["type"] == "move"]
     for text in moves[:upto]:
         g.apply_in_place(parse_move(text, g.model, g.n_seats))

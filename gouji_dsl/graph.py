@@ -7,6 +7,7 @@ parsed once and compiled to a closure here; the interpreter only calls closures.
 from __future__ import annotations
 
 import functools
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -225,6 +226,7 @@ def _read_cached(path: str, mtime: float) -> str:
 
 
 _overlay: dict[str, str] = {}
+_overlay_lock = threading.Lock()
 
 
 def _read(path: str) -> str:
@@ -272,12 +274,13 @@ def compile_ruleset(resolved: ResolvedRuleset, *, overlay: dict[str, str] | None
     All problems are collected and raised together as one :class:`GoujiError` (positions are
     ``file:line:col`` of the offending text). ``overlay`` maps paths to unsaved text (the editor)
     so error lines show the buffer rather than the file."""
-    if overlay:
-        _overlay.update(overlay)
-    try:
+    if not overlay:
         return _compile(resolved)
-    finally:
-        if overlay:
+    with _overlay_lock:
+        _overlay.update(overlay)
+        try:
+            return _compile(resolved)
+        finally:
             for k in overlay:
                 _overlay.pop(k, None)
 

@@ -101,3 +101,19 @@ def test_explain_says_why_a_seat_is_not_asked(online):
     assert "base.yaml:" in ex.reasons[1].where
     ex = explain(st, st.parse("4 play 22"))   # the opposite waits for the burn offers
     assert ex.reasons[-1].rule_id == "engine.order" and "after seat 3" in ex.reasons[-1].text
+
+
+def test_replay_of_a_later_match_game_keeps_the_tribute(graph_of):
+    g = graph_of("qingdao")
+    _, first = play_game(g, 4, 0)
+    _, second = play_game(g, 4, 1, previous=first)
+    assert any(e["type"] == "transfer" for e in second.record)
+    again = replay(g, second.record)
+    assert again.record == second.record
+
+
+def test_gouji_error_pickles():
+    import pickle
+    from gouji_dsl.diagnostics import Diagnostic, GoujiError
+    e = pickle.loads(pickle.dumps(GoujiError(Diagnostic("f.yaml", 3, 4, "bad"))))
+    assert e.diagnostics[0].short() == "f.yaml:3:4: bad"

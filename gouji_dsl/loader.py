@@ -494,10 +494,47 @@ def _check(raw: RawRuleset) -> list[Diagnostic]:
     return out
 
 
+_EXPR_KEYS = ("when", "allow", "deny", "require", "value", "order", "target", "amount", "giver", "give", "place")
+
+
+def _syntax_diags(raw: RawRuleset) -> list[Diagnostic]:
+    """Expression syntax errors, found even when the file's structure is broken, so that one run
+    reports every problem a file has (names and types are checked later, once the file loads)."""
+    from .expr import ExprError, parse
+
+    out: list[Diagnostic] = []
+
+    def check(loc: Loc, what: str) -> None:
+        value = raw.get(loc)
+        if not isinstance(value, str) or loc not in raw.values:
+            return
+        try:
+            parse(value)
+        except ExprError as e:
+            line, col = position_in(raw.text_at(loc), e.offset, raw.text)
+            out.append(_diag(raw.path, raw.text, line, col, f"{what}: {e.message}", e.hint))
+
+    rules = raw.get(("rules",))
+    if isinstance(rules, list):
+        for i, rule in enumerate(rules):
+            if isinstance(rule, dict):
+                for k in _EXPR_KEYS:
+                    if k in rule:
+                        check(("rules", i, k), f"{_rule_name(raw, i)} {k}")
+    defs = raw.get(("definitions",))
+    if isinstance(defs, dict):
+        for name, d in defs.items():
+            loc = ("definitions", name, "expr") if isinstance(d, dict) else ("definitions", name)
+            check(loc, f"in definition {name.split('(')[0]!r}")
+    return out
+
+
 def _load(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
     raw, diags = _parse(text, path)
     if raw is not None:
         diags = diags + _check(raw)
+        if diags:
+            diags = diags + _syntax_diags(raw)
     return raw, diags
 
 

@@ -75,3 +75,12 @@ def test_child_overrides_and_removes_by_id(tmp_path):
     assert g.node("yield.someone-left") is None
     n = g.node("burn.failure-last")
     assert n.expr == "'next'" and n.overrides is not None and n.overrides.path.endswith("base.yaml")
+
+
+def test_syntax_errors_reported_with_structural_errors(tmp_path):
+    p = tmp_path / "d.yaml"
+    p.write_text('ruleset: d\nextends: online\ntitel: Broken\nrules:\n  - id: x.two\n    on: follow\n'
+                 '    when: "top.gouji and"\n    require: "true"\n', encoding="utf-8")
+    with pytest.raises(GoujiError) as e:
+        load_graph(p)
+    assert [(d.line, d.col) for d in e.value.diagnostics] == [(3, 1), (7, 25)]

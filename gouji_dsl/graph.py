@@ -107,6 +107,7 @@ class RuleGraph:
         self.by_hook: dict[str, tuple[_Compiled, ...]] = {
             h: tuple(c for c in compiled if c.node.hook == h) for h in HOOKS}
         self.n_seats = int(settings["seats"])
+        self.pruned: frozenset[str] = frozenset()
 
     def node(self, rule_id: str) -> RuleNode | None:
         for n in self.nodes:
@@ -374,8 +375,23 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     bag.raise_if_errors()
     edges = _edges(compiled)
     graph = RuleGraph(resolved, settings, model, compiled, edges)
+    _prune(graph)
     _install_gouji(graph)
     return graph
+
+
+def _prune(graph: RuleGraph) -> None:
+    """Leave out of the questions the rules that can never fire under this ruleset's settings
+    (the lint's analysis: a guard folded to false, a question never asked, an effect that never
+    grants or forbids). They stay in ``nodes`` for display; the hot path never evaluates them."""
+    from .lint import analyse
+    try:
+        dead = analyse(graph).dead
+    except Exception:  # noqa: BLE001 - an analysis gap must not stop a valid ruleset from running
+        return
+    drop = {rid for rid, why in dead.items() if why.kind in ("guard", "effect", "hook")}
+    graph.pruned = frozenset(drop)
+    graph.by_hook = {h: tuple(c for c in rules if c.node.id not in drop) for h, rules in graph.by_hook.items()}
 
 
 def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids: set[str]) -> _Compiled | None:

@@ -4,7 +4,7 @@ A :class:`PlaySession` keeps a **timeline**: one :class:`Entry` per point of the
 the start of each game and after each move, every one an independent copy), and a cursor. Undo and
 redo move the cursor; a move made while the cursor is not at the end discards the rest of the
 timeline (a new branch). Bots (one per seat but yours, seeded like ``gouji simulate``: game ``i``
-deals from ``SEED:i`` and seat ``s``'s bot draws from ``SEED:i:bots``) move only at the end of the
+deals from ``SEED:i`` and seat ``s``'s bot draws from ``SEED:i:botS``) move only at the end of the
 timeline, when the screen asks them to. A record loaded for replay becomes the timeline, with the
 cursor at its start.
 """
@@ -438,6 +438,27 @@ class PlaySession:
         if self.live:
             return False
         self.cursor += 1
+        return True
+
+    def trick_starts(self) -> list[int]:
+        """Timeline indexes where a trick (or a game) begins."""
+        out = []
+        for i, e in enumerate(self.entries):
+            if i == 0 or e.move is None or e.state.trick_no != self.entries[i - 1].state.trick_no:
+                out.append(i)
+        return out
+
+    def jump_trick(self, direction: int) -> bool:
+        """Back to the start of this trick (or the one before), or on to the next trick."""
+        starts = self.trick_starts()
+        if direction < 0:
+            before = [i for i in starts if i < self.cursor]
+            if not before:
+                return False
+            self.cursor = before[-1]
+        else:
+            after = [i for i in starts if i > self.cursor]
+            self.cursor = after[0] if after else len(self.entries) - 1
         return True
 
     def goto(self, index: int) -> None:

@@ -104,32 +104,55 @@ class TrickView(Static):
             t.append("  ".join(f"{ordinal(p)} {s}{'*' if s == me else ''}" for s, p in order) + "\n")
             mine = st.scores.get(me, 0)
             other = next((v for s, v in st.scores.items() if st.team(s) != st.team(me)), 0)
-            t.append(f"your team {mine:+}, other team {other:+}", style="bold green" if mine > other else "bold red")
+            t.append(f"us {mine:+} · them {other:+}", style="bold green" if mine > other else
+                     ("bold red" if mine < other else "bold"))
             if st.sweep:
                 t.append("  sweep (串三户)", style="bold")
-            t.append("\nF10 next game" + (" · ctrl+s save" if session.mode == "play" else ""), style="dim")
+            t.append("\nF10 next game · ctrl+s save", style="dim")
             self.update(t)
             return
         events = session.trick_events()
+        if st.phase != "play":
+            t.append(asked_text(session) + "\n", style="bold")
+            moved = [e for e in st.record if e["type"] == "transfer"]
+            if moved:
+                t.append(f"{len(moved)} transfer{'s' if len(moved) != 1 else ''} before play (see the log)\n",
+                         style="italic cyan")
+            for e in st.record:
+                if e["type"] in ("revolution", "redeal"):
+                    t.append(f"{event_text(e, me)}\n", style="italic cyan")
+            answered = [e["move"] for e in st.record if e["type"] == "move"][-3:]
+            for m in answered:
+                t.append_text(move_label(m, me))
+                t.append("\n")
+            self.update(t)
+            return
         last_won = _last(st.record, "trick_won")
-        if st.phase == "play" and not any(e["type"] == "move" for e in events) and last_won:
-            t.append(f"last trick: seat {last_won['seat']} won with {last_won['play']}\n", style="dim")
-        for e in events[-7:]:
+        if not any(e["type"] == "move" for e in events) and last_won:
+            t.append(f"last trick: {event_text(last_won, me)}\n", style="dim")
+        room = max((self.size.height or 7) - 1, 2)
+        shown = [e for e in events if e["type"] in _TRICK_EVENTS or e["type"] == "move"][-room:]
+        for e in shown:
             typ = e["type"]
             if typ == "move":
                 seat, verb, *rest = e["move"].split(None, 2)
                 cards = rest[0] if rest else ""
                 top = st.top is not None and verb in ("play", "burn") and int(seat) == st.top.seat \
                     and cards == st.top.play.text
-                style = "bold" if top else ("dim" if verb == "pass" else "")
-                who = "you" if int(seat) == me else f"seat {seat}"
-                t.append(f"{'◆' if top else ' '} {who:>7} ", style=style)
-                t.append(f"{verb} {cards}".strip() + "\n", style=style + (" red" if verb == "burn" else ""))
-            elif typ in ("burn", "counter_burn", "burn_undone", "burn_success", "burn_failed", "place",
-                         "transfer", "revolution", "redeal", "no_lead", "retire", "discard"):
+                t.append("◆ " if top else "  ", style="bold")
+                label = move_label(e["move"], me)
+                if top:
+                    label.stylize("bold")
+                t.append_text(label)
+                t.append("\n")
+            else:
                 t.append(f"  {event_text(e, me)}\n", style="italic cyan")
         t.append(asked_text(session), style="bold")
         self.update(t)
+
+
+_TRICK_EVENTS = ("burn", "counter_burn", "burn_undone", "burn_success", "burn_failed", "place", "transfer",
+                 "revolution", "redeal", "no_lead", "retire")
 
 
 def _last(record: list[dict[str, Any]], typ: str) -> dict[str, Any] | None:
@@ -160,50 +183,69 @@ def asked_text(session: PlaySession) -> str:
     if top is None:
         return f"▶ {who}"
     if st.capacity == "burn":
-        return f"▶ {who}: burn {top.play.text} of seat {top.seat}, or pass?"
-    return f"▶ {who} to answer {top.play.text} of seat {top.seat}"
+        return f"▶ {who}: burn {top.play.text}, or pass?"
+    return f"▶ {who} to answer {top.play.text}"
 
 
 def event_text(e: dict[str, Any], me: int | None = None) -> str:
     """One engine event in words."""
     def who(s: Any) -> str:
         return "you" if me is not None and s == me else f"seat {s}"
+
+    def subj(s: Any, verb: str) -> str:  # "seat 3 wins" / "you win"
+        if me is not None and s == me:
+            return "you " + {"is": "are", "has": "have"}.get(verb, verb[:-1] if verb.endswith("s") else verb)
+        return f"seat {s} {verb}"
     t = e["type"]
     if t == "deal":
         return f"game {e.get('game_number', 1)} dealt" + (" again (redeal)" if e.get("redeal") else "") + \
             (f" (seed {e['seed']})" if e.get("seed") is not None else "")
     if t == "transfer":
         rule = e.get("rule", "")
-        return f"{who(e['giver'])} gives {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
+        return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
     if t == "first_leader":
-        return f"{who(e['seat'])} leads first"
+        return f"first lead: {who(e['seat'])}"
     if t == "trick_won":
-        return f"{who(e['seat'])} wins the trick with {e['play']}"
+        return f"{subj(e['seat'], 'wins')} the trick with {e['play']}"
     if t == "place":
-        return f"{who(e['seat'])} out: {ordinal(e['place'])} ({PLACE_NAMES.get(e['place'], '')})"
+        return f"out: {who(e['seat'])}, {ordinal(e['place'])} ({PLACE_NAMES.get(e['place'], '')})"
     if t == "burn":
-        return f"{who(e['seat'])} burns seat {e['burned']}"
+        return f"{subj(e['seat'], 'burns')} seat {e['burned']}"
     if t == "counter_burn":
-        return f"{who(e['seat'])} counter-burns seat {e['burned']}"
+        return f"{subj(e['seat'], 'counter-burns')} seat {e['burned']}"
     if t == "burn_undone":
-        return f"{who(e['seat'])} beats the burner (seat {e['burner']}): the burn is off"
+        return f"{subj(e['seat'], 'beats')} the burner (seat {e['burner']}): the burn is off"
     if t == "burn_success":
-        return f"{who(e['seat'])}'s burn succeeds"
+        return f"burn by {who(e['seat'])} succeeds"
     if t == "burn_failed":
-        return f"{who(e['seat'])}'s burn fails"
+        return f"burn by {who(e['seat'])} fails"
     if t == "revolution":
-        return f"{who(e['seat'])} declares revolution" + (" (automatic)" if e.get("automatic") else "")
+        return f"revolution: {who(e['seat'])}" + (" (automatic)" if e.get("automatic") else "")
     if t == "redeal":
         return "the deal is void: dealt again"
     if t == "game_over":
         return "game over: " + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
     if t == "discard":
-        return f"{who(e['seat'])} throws away {e['cards']}"
+        return f"{subj(e['seat'], 'throws')} away {e['cards']}"
     if t == "no_lead":
-        return f"{who(e['seat'])} has no allowed lead"
+        return f"{subj(e['seat'], 'has')} no allowed lead"
     if t == "retire":
-        return f"{who(e['seat'])} stops playing ({e.get('how')})"
+        return f"{subj(e['seat'], 'stops')} playing ({e.get('how')})"
     return t.replace("_", " ")
+
+
+def move_label(move: str, me: int) -> Text:
+    """``3 play KK`` as ``seat 3  KK`` (you in bold); other verbs spelt out."""
+    seat, verb, *rest = move.split(None, 2)
+    t = Text()
+    mine = int(seat) == me
+    t.append("you    " if mine else f"seat {seat} ", style="bold" if mine else "")
+    arg = rest[0] if rest else ""
+    if verb == "play":
+        t.append(arg, style="bold" if mine else "")
+    else:
+        t.append(f"{verb} {arg}".strip(), style="red" if verb == "burn" else ("dim" if verb == "pass" else "italic"))
+    return t
 
 
 # ------------------------------------------------------------------------------ hand
@@ -233,6 +275,13 @@ class HandView(Widget, can_focus=True):
 
     class Submitted(Message):
         pass
+
+    class TypedKey(Message):
+        """A key for the move box typed while the hand has focus (the screen forwards it)."""
+
+        def __init__(self, character: str | None):
+            super().__init__()
+            self.character = character
 
     cursor = reactive(0)
 
@@ -318,17 +367,28 @@ class HandView(Widget, can_focus=True):
         if self.groups:
             self._change(self.groups[self.cursor], None)
 
-    def action_clear(self) -> None:
-        self.selected = tuple([0] * len(self.hand))
-        self.refresh()
-        self.post_message(self.Selected(self.selected))
-
     def action_submit(self) -> None:
         self.post_message(self.Submitted())
 
+    def on_key(self, event: events.Key) -> None:
+        ch = event.character
+        if ch and ch.isprintable() and ch not in " +-=" and event.key not in ("space",):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.TypedKey(ch))
+
+    def action_clear(self) -> None:  # noqa: F811 - Escape: clear and go back to the move box
+        self.selected = tuple([0] * len(self.hand))
+        self.refresh()
+        self.post_message(self.Selected(self.selected))
+        self.post_message(self.TypedKey(None))
+
     def on_click(self, event: events.Click) -> None:
+        at = event.get_content_offset(self)
+        if at is None:
+            return
         for line, x0, x1, i in self._regions:
-            if event.y == line and x0 <= event.x < x1:
+            if at.y == line and x0 <= at.x < x1:
                 self.cursor = self.groups.index(i)
                 self._change(i, -1 if event.button == 3 else 1)
                 return
@@ -348,27 +408,38 @@ class GameLog(Tree[Any]):
     BINDINGS = [
         Binding("g", "goto", "Go here", tooltip="Show the game as it was before this move"),
     ]
+    ICON_NODE = "+ "
+    ICON_NODE_EXPANDED = "- "
 
     class Goto(Message):
         def __init__(self, index: int):
             super().__init__()
             self.index = index
 
+    class OpenRule(Message):
+        def __init__(self, where: str):
+            super().__init__()
+            self.where = where
+
     def __init__(self, **kw: Any):
         super().__init__("game", **kw)
         self.show_root = False
         self.guide_depth = 2
         self.session: PlaySession | None = None
-        self._shown = 0
-        self._nodes: dict[int, TreeNode] = {}
+        self._n_shown = 0
+        self._entry_nodes: dict[int, TreeNode] = {}
         self._game_nodes: dict[int, TreeNode] = {}
+        self._labels: dict[int, Text] = {}
+        self._marked: int | None = None
 
     def rebuild(self, session: PlaySession) -> None:
         self.session = session
         self.clear()
-        self._shown = 0
-        self._nodes = {}
+        self._n_shown = 0
+        self._entry_nodes = {}
         self._game_nodes = {}
+        self._labels = {}
+        self._marked = None
         self.sync()
 
     def sync(self) -> None:
@@ -376,12 +447,12 @@ class GameLog(Tree[Any]):
         s = self.session
         if s is None:
             return
-        if self._shown > len(s.entries):
+        if self._n_shown > len(s.entries):
             self.rebuild(s)
             return
-        for i in range(self._shown, len(s.entries)):
+        for i in range(self._n_shown, len(s.entries)):
             self._add(i)
-        self._shown = len(s.entries)
+        self._n_shown = len(s.entries)
         self.mark(s.cursor)
 
     def _add(self, i: int) -> None:
@@ -396,7 +467,8 @@ class GameLog(Tree[Any]):
                 label.append(" (match)", style="dim")
             node = self.root.add(label, data=("game", i), expand=True)
             self._game_nodes[e.game_index] = node
-            self._nodes[i] = node
+            self._entry_nodes[i] = node
+            self._labels[i] = label
             for ev in s.new_events(i):
                 if ev["type"] in ("deal", "transfer", "revolution", "first_leader", "redeal", "place", "retire"):
                     node.add_leaf(Text(event_text(ev, me), style="cyan"), data=("event", i))
@@ -405,25 +477,38 @@ class GameLog(Tree[Any]):
         seat = e.seat
         label = Text()
         label.append(f"{i:>3} ", style="dim")
-        label.append(e.move or "", style="bold" if seat == me else "")
+        label.append_text(move_label(e.move or "", me))
         if e.by in ("auto",):
             label.append(" (auto)", style="dim italic")
         node = parent.add(label, data=("move", i), allow_expand=True)
-        self._nodes[i] = node
+        self._entry_nodes[i] = node
+        self._labels[i] = label
         for ev in s.new_events(i)[1:]:
-            if ev["type"] in ("move",):
+            if ev["type"] in ("move", "discard"):
                 continue
             style = "cyan" if ev["type"] != "game_over" else "bold cyan"
             parent.add_leaf(Text("     " + event_text(ev, me), style=style), data=("event", i))
 
     def mark(self, index: int) -> None:
-        node = self._nodes.get(index)
+        """Show where the game is: a marker on the entry and the tree's cursor on it."""
+        if self._marked is not None and self._marked in self._entry_nodes and self._marked != index:
+            self._entry_nodes[self._marked].set_label(self._labels[self._marked])
+        node = self._entry_nodes.get(index)
+        self._marked = index
         if node is None:
-            # the start of a game: its node
             return
+        label = self._labels[index].copy()
+        label.append("  ◀ now", style="bold reverse")
+        node.set_label(label)
         if self.cursor_node is not node:
             self.move_cursor(node)
-        self.scroll_to_node(node, animate=False)
+        self.call_after_refresh(self.scroll_to_node, node, animate=False)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        data = event.node.data
+        if data and data[0] == "rule" and data[1]:
+            event.stop()
+            self.post_message(self.OpenRule(data[1]))
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
         node = event.node

@@ -1,0 +1,719 @@
+"""The play screen: test-play a ruleset against bots, with every decision explained.
+
+``PlayScreen(graph, seat=1, seed=0, bots="heuristic", record=None)``: six seats around the table
+(you at the bottom, play order counter-clockwise: the next seat to your right, your opposite at
+the top), the trick, your hand, a move box with live feedback, the legal actions as buttons, and
+the game log. The game itself is a :class:`~editor.play.session.PlaySession`.
+
+The screen works inside any app. ``on_open_rule(path, line)`` is called when the player asks to
+see a rule (Enter on a reason); without it the rule's source is shown in a dialog.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.engine import IllegalMove, Move, explain
+from gouji_dsl.graph import RuleGraph, load_graph
+from gouji_dsl.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
+
+from .dialogs import (BetweenGamesScreen, ExportScreen, LegalMovesScreen, PathScreen, PlayHelpScreen,
+                      RuleSourceScreen, WhyScreen, reason_prompt, split_where)
+from .session import PLACE_NAMES, PlaySession, Typed, ordinal
+from .widgets import GameLog, HandView, SeatBox, TrickView, markers, short_where
+
+SPEEDS: list[tuple[str, float]] = [("instant", 0.0), ("fast", 0.15), ("normal", 0.5), ("slow", 1.2)]
+
+# (verb as in legal_verbs, button label, what the button does)
+ACTIONS: list[tuple[str, str, str]] = [
+    ("play", "Play ⏎", "submit"),
+    ("burn", "Burn ⏎", "submit"),
+    ("discard", "Discard", "type:discard "),
+    ("return", "Return ⏎", "submit"),
+    ("pass", "Pass F2", "move:pass"),
+    ("yield", "Yield", "move:yield"),
+    ("revolt", "Revolt", "move:revolt"),
+    ("declare", "Declare", "move:declare"),
+    ("choose head", "Keep head", "move:head"),
+    ("choose headless", "Head-less", "move:headless"),
+]
+
+
+class PlayScreen(Screen[None]):
+    """Test-play ``graph`` from ``seat`` against ``bots`` (see the module docstring)."""
+
+    CSS_PATH = "play.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    AUTO_FOCUS = "#move"
+
+    BINDINGS = [
+        Binding("f1", "help", "Help", tooltip="Keys and how to type moves"),
+        Binding("f2", "pass_move", "Pass", tooltip="Pass (when it is legal)"),
+        Binding("f3", "hint", "Hint", tooltip="What the heuristic bot would play (put in the move box)"),
+        Binding("f4", "legal", "Moves", tooltip="Your legal moves, grouped"),
+        Binding("f5", "why", "Why", tooltip="Every rule that decides the move in the box (or the last refused one)"),
+        Binding("ctrl+z", "undo", "Undo", tooltip="Back to before your last move"),
+        Binding("ctrl+y", "redo", "Redo", tooltip="Forward to your next move"),
+        Binding("f6", "run('trick')", "Trick", tooltip="Play on to the end of the trick (your seat plays the hint)"),
+        Binding("f7", "run('game')", "Game", tooltip="Play on to the end of the game (your seat plays the hint)"),
+        Binding("f8", "speed", "Speed", tooltip="Bot speed: instant, fast, normal, slow"),
+        Binding("f9", "autopass", "Auto-pass", tooltip="Pass for you when pass is your only move"),
+        Binding("f10", "next_game", "Next game", tooltip="Deal the next game (tribute between games of a match)"),
+        Binding("ctrl+r", "resume", "Resume", tooltip="Play on from the position shown (drops what came after)"),
+        Binding("ctrl+s", "save", "Save", tooltip="Save the game record (JSON)"),
+        Binding("ctrl+o", "open", "Open", tooltip="Open a game record and replay it step by step"),
+        Binding("ctrl+t", "export", "Case", tooltip="Export the position as a scenario case (NOTATION.md)"),
+        Binding("ctrl+l", "log", "Log", tooltip="Show / focus the game log (Enter on a move: the rules that fired)"),
+        Binding("up", "back", "Back", show=False, tooltip="One move back"),
+        Binding("down", "forward", "Forward", show=False, tooltip="One move forward"),
+        Binding("pageup", "trick(-1)", "Previous trick", show=False, tooltip="Back to the start of this (or the last) trick"),
+        Binding("pagedown", "trick(1)", "Next trick", show=False, tooltip="Forward to the start of the next trick"),
+        Binding("ctrl+home", "start", "Start", show=False, tooltip="Go to the start of the record"),
+        Binding("ctrl+end", "end", "End", show=False, tooltip="Go to the end of the record"),
+        Binding("escape", "clear", "Clear", show=False, tooltip="Clear the move box"),
+    ]
+
+    def __init__(self, graph: RuleGraph | str, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
+                 record: GameRecord | str | os.PathLike[str] | None = None, *, hands: dict[int, Any] | None = None,
+                 leader: int | None = None, speed: str = "normal", autopass: bool = True,
+                 on_open_rule: Callable[[str, int], None] | None = None, show_steps: bool = True,
+                 name: str | None = None, id: str | None = None, classes: str | None = None):
+        super().__init__(name=name, id=id, classes=classes)
+        if not isinstance(graph, RuleGraph):
+            graph = load_graph(graph)
+        self.graph = graph
+        self.session = PlaySession(graph, seat=seat, seed=seed, bots=bots, hands=hands, leader=leader)
+        self.initial_record = record
+        self.speed_index = next((i for i, (n, _) in enumerate(SPEEDS) if n == speed), 2)
+        self.autopass = autopass
+        self.on_open_rule = on_open_rule
+        self.show_steps = show_steps
+        self._timer: Timer | None = None
+        self._typed: Typed | None = None
+        self._why: list = []
+        self._syncing = False
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="main"):
+                with Grid(id="table"):
+                    for rel in (4, 3, 2, 5):
+                        yield SeatBox(id=f"seat-{rel}", classes="seat")
+                    yield TrickView(id="trick")
+                    yield SeatBox(id="seat-1", classes="seat")
+                yield Static("", id="you")
+                yield HandView(id="hand")
+                yield Input(placeholder="type a move: RR TTT · pass · yield · burn BB JJJJ … (Enter plays, F1 help)",
+                            id="move")
+                yield Static("", id="feedback")
+                with Horizontal(id="actions"):
+                    for verb, label, _ in ACTIONS:
+                        b = Button(label, id=f"act-{verb.replace(' ', '-')}", compact=True, classes="act")
+                        b.can_focus = False  # keys: type the move or use the F-keys; the mouse clicks
+                        yield b
+                yield OptionList(id="why")
+            yield GameLog(id="log")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        log = self.query_one(GameLog)
+        log.rebuild(self.session)
+        if self.initial_record is not None:
+            rec = self.initial_record
+            try:
+                if not isinstance(rec, GameRecord):
+                    rec = load_record(rec)
+                self._load(rec)
+            except GoujiError as e:
+                self.notify(e.format(), title="Cannot replay the record", severity="error", timeout=15)
+        self.refresh_all()
+        if self.show_steps and self.session.mode == "play" and self._has_steps():
+            self.app.push_screen(BetweenGamesScreen(self.session), lambda _: self._schedule())
+        else:
+            self._schedule()
+
+    # ------------------------------------------------------------------ refresh
+    @property
+    def speed(self) -> tuple[str, float]:
+        return SPEEDS[self.speed_index]
+
+    def refresh_all(self) -> None:
+        s = self.session
+        st = s.state
+        me = s.seat
+        for rel in range(1, st.n_seats):
+            seat = (me - 1 + rel) % st.n_seats + 1
+            try:
+                self.query_one(f"#seat-{rel}", SeatBox).show(s, seat)
+            except Exception:
+                pass
+        self.query_one(TrickView).show(s)
+        you = Text()
+        you.append(f"Seat {me} · you · team {st.team(me)}", style="bold")
+        if me in st.places:
+            p = st.places[me]
+            you.append(f" · out {ordinal(p)} ({PLACE_NAMES.get(p, '')})")
+        n = st.hand_size(me)
+        you.append(f" · {n} card{'s' if n != 1 else ''}")
+        marks = markers(s, me)
+        if marks:
+            you.append(" · " + " ".join(marks), style="italic")
+        if s.your_turn:
+            you.append("  ▶ your turn", style="bold reverse")
+        self.query_one("#you", Static).update(you)
+        self._refresh_hand()
+        self._refresh_status()
+        self._refresh_actions()
+        self._refresh_feedback()
+        log = self.query_one(GameLog)
+        log.sync()
+
+    def _refresh_status(self) -> None:
+        s = self.session
+        st = s.state
+        t = Text()
+        t.append(f" {self.graph.name}", style="bold")
+        t.append(f" · game {st.game_number}" + (f"/{s.length}" if s.length > 1 else ""))
+        t.append(f" · seed {s.seed}")
+        if s.mode == "replay":
+            t.append(f" · replay {s.cursor}/{len(s.entries) - 1}", style="bold magenta")
+            t.append("  ↑↓ step · ctrl+z/y your moves · ctrl+r take over", style="dim")
+        elif not s.live:
+            t.append(f" · viewing {s.cursor}/{len(s.entries) - 1}", style="bold yellow")
+            t.append("  ctrl+y redo · ctrl+r play on from here · or make a move", style="dim")
+        else:
+            t.append(f" · you: seat {s.seat} · bots {self.speed[0]}")
+            t.append(f" · auto-pass {'on' if self.autopass else 'off'}")
+        self.query_one("#status", Static).update(t)
+
+    def _refresh_hand(self) -> None:
+        s = self.session
+        hv = self.query_one(HandView)
+        typed = self._typed
+        sel = typed.move.cards if typed and typed.move and typed.move.cards is not None else None
+        hv.set_hand(s.state.hands[s.seat], s.model.kinds, sel)
+        hv.border_title = f"Your hand ({s.state.hand_size(s.seat)})"
+
+    def _refresh_actions(self) -> None:
+        s = self.session
+        verbs = s.legal_verbs() if s.your_turn and (s.live or s.mode == "play") else set()
+        for verb, _, _ in ACTIONS:
+            b = self.query_one(f"#act-{verb.replace(' ', '-')}", Button)
+            b.display = verb in verbs
+
+    def _refresh_feedback(self) -> None:
+        s = self.session
+        fb = self.query_one("#feedback", Static)
+        value = self.query_one("#move", Input).value
+        t = Text()
+        typed = self._typed if self._typed is not None and self._typed.text == value else None
+        if not value.strip():
+            st = s.state
+            if st.over:
+                t.append("The game is over. F10 deals the next game; ctrl+s saves the record.", style="dim")
+            elif s.your_turn:
+                moves = s.legal()
+                n = sum(1 for m in moves if m.cards is not None)
+                t.append("Your turn: ", style="bold")
+                if st.capacity == "lead" and st.phase == "play":
+                    t.append(f"lead any of your {n} plays", style="dim")
+                elif st.capacity == "burn" and st.top is not None:
+                    t.append(f"seat {st.top.seat}'s {st.top.play.text} is a gouji play: burn it with one of "
+                             f"{n} plays (type the cards), or pass", style="dim")
+                elif st.capacity == "follow" and st.top is not None:
+                    t.append(f"{n} play{'s' if n != 1 else ''} beat {st.top.play.text}" if n else
+                             f"nothing you hold beats {st.top.play.text}: pass", style="dim")
+                else:
+                    t.append(self._setup_question(), style="dim")
+                t.append("  (F3 hint · F4 list)", style="dim")
+            elif s.mode == "replay" or not s.live:
+                t.append("Looking back: ↑/↓ step, ctrl+r plays on from here.", style="dim")
+            else:
+                t.append(f"Seat {st.to_act} is thinking…", style="dim")
+        elif typed is not None:
+            if typed.error:
+                t.append("✗ ", style="bold red")
+                t.append(typed.error, style="red")
+            else:
+                if typed.play is not None and not typed.play.valid:
+                    t.append("✗ ", style="bold red")
+                    t.append(s.describe_play(typed.play) + ".", style="red")
+                elif typed.play is not None:
+                    t.append(f"{typed.play.text}: {s.describe_play(typed.play)}. ", style="")
+                if typed.explanation is not None and (typed.play is None or typed.play.valid):
+                    if typed.legal:
+                        t.append("✓ legal", style="bold green")
+                        beats = next((r for r in typed.explanation.reasons if r.rule_id == "setting.comparison"), None)
+                        if beats is not None:
+                            t.append(f" — {beats.text.rstrip('.')}", style="green")
+                        t.append(" — Enter to play" if typed.your_turn else "", style="green")
+                    else:
+                        forb = typed.forbidding
+                        t.append("✗ ", style="bold red")
+                        if forb:
+                            r = forb[0]
+                            t.append(r.rule_id, style="bold red")
+                            t.append(f": {r.text}", style="red")
+                            if r.where:
+                                t.append(f" ({short_where(r.where)})", style="dim")
+                        else:
+                            t.append("illegal", style="red")
+        fb.update(t)
+
+    def _setup_question(self) -> str:
+        """What the setup / between-game question is, with the rule that asks it."""
+        s = self.session
+        st = s.state
+        me = s.seat
+        ask = {"setup": ("revolt", "declare revolution (革命)? type revolt or pass"),
+               "declare": ("declare", "declare the point (宣点)? type declare or pass"),
+               "choose": ("choose", "type head (keep a head, 死级) or headless (活级)")}
+        if st.phase == "return":
+            _, giver, n = st.return_queue[0]
+            return f"return {n} card{'s' if n != 1 else ''} to seat {giver} (还贡): type the cards"
+        if st.phase not in ask:
+            return " / ".join(sorted(s.legal_verbs()))
+        verb, text = ask[st.phase]
+        mv = Move(me, verb, None, "head" if verb == "choose" else "")
+        why = next((r for r in explain(st, mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
+        return text + (f" — {why.rule_id}: {why.text}" if why else "")
+
+    # ------------------------------------------------------------------ typing
+    @on(Input.Changed, "#move")
+    def _typed_changed(self, event: Input.Changed) -> None:
+        self._typed = self.session.interpret(event.value) if event.value.strip() else None
+        if not self._syncing:
+            self._refresh_hand()
+        self._refresh_feedback()
+
+    @on(Input.Submitted, "#move")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit(event.value)
+
+    @on(HandView.Selected)
+    def _hand_selected(self, event: HandView.Selected) -> None:
+        s = self.session
+        inp = self.query_one("#move", Input)
+        cards = s.model.text(event.counts)
+        words = inp.value.split()
+        verb = words[0] if words and words[0].lower() in ("play", "burn", "discard", "return") else ""
+        self._syncing = True
+        inp.value = (f"{verb} {cards}" if verb else cards) if cards else ""
+        inp.cursor_position = len(inp.value)
+        self._syncing = False
+
+    @on(HandView.TypedKey)
+    def _hand_typed(self, event: HandView.TypedKey) -> None:
+        inp = self.query_one("#move", Input)
+        inp.focus()
+        if event.character:
+            inp.insert_text_at_cursor(event.character)
+
+    @on(HandView.Submitted)
+    def _hand_submitted(self) -> None:
+        self.submit(self.query_one("#move", Input).value)
+
+    def submit(self, text: str) -> bool:
+        """Play what was typed. Returns True when a move was made."""
+        s = self.session
+        if not text.strip():
+            if s.your_turn and s.only_pass():
+                return self._make(Move(s.seat, "pass"))
+            self.app.bell()
+            return False
+        typed = s.interpret(text)
+        self._typed = typed
+        if typed.error or typed.move is None:
+            self._refresh_feedback()
+            self.app.bell()
+            return False
+        if s.state.over:
+            self.notify("The game is over: F10 deals the next game.")
+            return False
+        if not typed.legal:
+            s.last_illegal = typed.move.text(s.model)
+            self._show_why(typed)
+            self._refresh_feedback()
+            self.app.bell()
+            return False
+        return self._make(typed.move)
+
+    def _make(self, move: Move, by: str = "you") -> bool:
+        s = self.session
+        try:
+            s.apply(move, by)
+        except IllegalMove as e:
+            self.notify(str(e), severity="error")
+            return False
+        self._clear_input()
+        self._hide_why()
+        self.refresh_all()
+        self._after_move()
+        return True
+
+    def _clear_input(self) -> None:
+        inp = self.query_one("#move", Input)
+        self._typed = None
+        inp.value = ""
+
+    def _show_why(self, typed: Typed) -> None:
+        ol = self.query_one("#why", OptionList)
+        ol.clear_options()
+        exp = typed.explanation
+        if exp is None:
+            return
+        reasons = [r for r in exp.reasons if r.verdict == "forbade"] + [r for r in exp.reasons if r.verdict != "forbade"]
+        self._why = reasons
+        head = Option(Text(f"Why {exp.move} is refused (Tab here, Enter opens a rule):", style="bold"), disabled=True)
+        ol.add_options([head] + [Option(reason_prompt(r), id=f"why-{i}") for i, r in enumerate(reasons)])
+        ol.add_class("-shown")
+
+    def _hide_why(self) -> None:
+        ol = self.query_one("#why", OptionList)
+        ol.clear_options()
+        ol.remove_class("-shown")
+        self._why = []
+
+    @on(OptionList.OptionSelected, "#why")
+    def _why_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        i = int((event.option.id or "why-0")[4:])
+        r = self._why[i]
+        if r.where:
+            self.open_rule(r.where)
+        else:
+            self.notify(f"{r.rule_id} is one of the interpreter's own checks: no source line.")
+
+    def open_rule(self, where: str) -> None:
+        """Show the rule at ``path:line`` (in the editor when the app wired ``on_open_rule``)."""
+        pl = split_where(where)
+        if pl is None:
+            return
+        if self.on_open_rule is not None:
+            self.on_open_rule(*pl)
+        else:
+            self.app.push_screen(RuleSourceScreen(*pl))
+
+    @on(Button.Pressed, ".act")
+    def _action_button(self, event: Button.Pressed) -> None:
+        event.stop()
+        verb = (event.button.id or "").removeprefix("act-").replace("-", " ")
+        what = next(a for v, _, a in ACTIONS if v == verb)
+        if what == "submit":
+            self.submit(self.query_one("#move", Input).value)
+        elif what.startswith("type:"):
+            inp = self.query_one("#move", Input)
+            inp.value = what[5:]
+            inp.cursor_position = len(inp.value)
+            inp.focus()
+        else:
+            self.submit(what[5:])
+
+    # ------------------------------------------------------------------ bots
+    def _after_move(self) -> None:
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """Let bots (and auto-pass) move: all at once at instant speed, else one per tick."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        s = self.session
+        if s.mode != "play" or not s.live or s.state.over:
+            return
+        delay = self.speed[1]
+        if delay <= 0:
+            moved = False
+            for _ in range(10000):
+                if s.bots_to_move:
+                    s.step_bot()
+                elif s.your_turn and self.autopass and s.only_pass():
+                    s.apply(Move(s.seat, "pass"), "auto")
+                else:
+                    break
+                moved = True
+            if moved:
+                self.refresh_all()
+            return
+        if s.bots_to_move or (s.your_turn and self.autopass and s.only_pass()):
+            self._timer = self.set_timer(delay, self._tick)
+
+    def _tick(self) -> None:
+        self._timer = None
+        s = self.session
+        if s.mode != "play" or not s.live or s.state.over:
+            return
+        if s.bots_to_move:
+            s.step_bot()
+        elif s.your_turn and self.autopass and s.only_pass():
+            s.apply(Move(s.seat, "pass"), "auto")
+        else:
+            return
+        self.refresh_all()
+        self._schedule()
+
+    # ------------------------------------------------------------------ actions
+    def action_help(self) -> None:
+        self.app.push_screen(PlayHelpScreen())
+
+    def action_pass_move(self) -> None:
+        s = self.session
+        if not s.your_turn:
+            self.notify("It is not your turn.")
+            return
+        self.submit("pass")
+
+    def action_hint(self) -> None:
+        s = self.session
+        if not s.your_turn:
+            self.notify("It is not your turn: the hint is for your moves.")
+            return
+        mv = s.hint()
+        if mv is None:
+            return
+        text = mv.text(s.model).split(None, 1)[1]
+        if mv.verb == s.default_verb() and mv.cards is not None:
+            text = s.model.text(mv.cards)
+        elif mv.verb == "choose":
+            text = mv.arg
+        inp = self.query_one("#move", Input)
+        inp.value = text
+        inp.cursor_position = len(text)
+        inp.focus()
+
+    def action_legal(self) -> None:
+        s = self.session
+        if s.state.over or s.state.to_act is None:
+            self.notify("The game is over.")
+            return
+        if not s.your_turn:
+            self.notify(f"It is seat {s.state.to_act}'s turn, not yours.")
+            return
+
+        def chosen(word: str | None) -> None:
+            if word:
+                inp = self.query_one("#move", Input)
+                inp.value = word
+                inp.cursor_position = len(word)
+                inp.focus()
+        self.app.push_screen(LegalMovesScreen(s), chosen)
+
+    def action_why(self) -> None:
+        s = self.session
+        value = self.query_one("#move", Input).value
+        typed = s.interpret(value) if value.strip() else (s.interpret(s.last_illegal) if s.last_illegal else None)
+        if typed is None and s.cursor > 0 and s.entry.move:
+            before = s.entries[s.cursor - 1].state
+            from gouji_dsl.engine import parse_move
+            mv = parse_move(s.entry.move, s.model, s.graph.n_seats)
+            self.app.push_screen(WhyScreen(explain(before, mv), self.open_rule, "Why the last move was allowed"))
+            return
+        if typed is None or typed.explanation is None:
+            self.notify("Type a move first: F5 explains it." if typed is None else (typed.error or "The game is over."))
+            return
+        self.app.push_screen(WhyScreen(typed.explanation, self.open_rule))
+
+    def action_undo(self) -> None:
+        if self.session.undo():
+            self._after_jump()
+        else:
+            self.app.bell()
+
+    def action_redo(self) -> None:
+        if self.session.redo():
+            self._after_jump()
+        else:
+            self.app.bell()
+
+    def action_back(self) -> None:
+        if self.session.back():
+            self._after_jump()
+
+    def action_forward(self) -> None:
+        if self.session.forward():
+            self._after_jump()
+
+    def action_trick(self, direction: int) -> None:
+        if self.session.jump_trick(direction):
+            self._after_jump()
+
+    def action_start(self) -> None:
+        self.session.goto(0)
+        self._after_jump()
+
+    def action_end(self) -> None:
+        self.session.goto(len(self.session.entries) - 1)
+        self._after_jump()
+
+    def _after_jump(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._clear_input()
+        self._hide_why()
+        self.refresh_all()
+        if self.session.live and self.session.mode == "play":
+            self._schedule()
+
+    @on(GameLog.OpenRule)
+    def _log_rule(self, event: GameLog.OpenRule) -> None:
+        self.open_rule(event.where)
+
+    @on(GameLog.Goto)
+    def _goto(self, event: GameLog.Goto) -> None:
+        self.session.goto(event.index)
+        self._after_jump()
+
+    def action_resume(self) -> None:
+        s = self.session
+        s.resume_here()
+        self.query_one(GameLog).sync()
+        self.notify("Playing on from here.")
+        self._after_jump()
+
+    def action_run(self, until: str) -> None:
+        s = self.session
+        if s.state.over:
+            self.notify("The game is over: F10 deals the next game.")
+            return
+        if not s.live or s.mode != "play":
+            s.resume_here()
+        n = s.run(until)
+        self._after_jump()
+        self.notify(f"{n} move{'s' if n != 1 else ''} played" + (" to the end of the trick" if until == "trick"
+                                                                    else " to the end of the game"), timeout=3)
+
+    def action_speed(self) -> None:
+        self.speed_index = (self.speed_index + 1) % len(SPEEDS)
+        self._refresh_status()
+        self.notify(f"Bots: {self.speed[0]}", timeout=2)
+        self._schedule()
+
+    def action_autopass(self) -> None:
+        self.autopass = not self.autopass
+        self._refresh_status()
+        self.notify(f"Auto-pass {'on' if self.autopass else 'off'}", timeout=2)
+        self._schedule()
+
+    def action_next_game(self) -> None:
+        s = self.session
+        if not s.state.over:
+            self.notify("Finish this game first (F7 plays it to the end).")
+            return
+        if not s.live:
+            s.resume_here()
+        s.next_game()
+        self._clear_input()
+        self._hide_why()
+        self.refresh_all()
+        if self.show_steps:
+            self.app.push_screen(BetweenGamesScreen(s), lambda _: self._schedule())
+        else:
+            self._schedule()
+
+    def _has_steps(self) -> bool:
+        return any(e["type"] in ("transfer", "revolution", "redeal") for e in self.session.state.record)
+
+    def action_clear(self) -> None:
+        self._clear_input()
+        self._hide_why()
+        self._refresh_feedback()
+        self._refresh_hand()
+        self.query_one("#move", Input).focus()
+
+    def action_log(self) -> None:
+        self.toggle_class("-show-log")
+        log = self.query_one(GameLog)
+        if self.has_class("-show-log") or not self.has_class("-narrow"):
+            log.focus()
+        else:
+            self.query_one("#move", Input).focus()
+
+    # ------------------------------------------------------------------ files
+    def _default_record_path(self) -> str:
+        s = self.session
+        return s.record_path or f"game-{self.graph.name}-{s.seed}.json"
+
+    def action_save(self) -> None:
+        s = self.session
+
+        def accept(path: str) -> str:
+            save_record(path, s.record())
+            return path
+
+        def saved(path: str | None) -> None:
+            if path:
+                s.record_path = path
+                self.notify(f"Saved the record to {path}.", title="Saved")
+        self.app.push_screen(PathScreen("Save the game record", self._default_record_path(), accept, "Save",
+                                        "The record (JSON): the ruleset, the seed, the bots and every event."), saved)
+
+    def action_open(self) -> None:
+        def accept(path: str) -> GameRecord:
+            rec = load_record(path)
+            self._load(rec)
+            return rec
+
+        def opened(rec: GameRecord | None) -> None:
+            if rec is not None:
+                self.notify(f"Replaying {rec.path}: ↓ steps forward, ↑ back, ctrl+r takes over.", title="Replay")
+                self.refresh_all()
+        self.app.push_screen(PathScreen("Open a game record to replay", self._default_record_path(), accept, "Open"),
+                             opened)
+
+    def _load(self, rec: GameRecord) -> None:
+        """Replay ``rec`` (under this screen's ruleset when the names match, else the record's)."""
+        graph = self.graph
+        if rec.ruleset != graph.name:
+            graph = record_graph(rec)
+        s = PlaySession(graph, seat=self.session.seat, seed=rec.seed, bots=self.session.bot_names or "heuristic")
+        s.load(rec)
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.graph = graph
+        self.session = s
+        self._clear_input()
+        self._hide_why()
+        self.query_one(GameLog).rebuild(s)
+        self.refresh_all()
+
+    def load_record(self, record: GameRecord | str | os.PathLike[str]) -> None:
+        """Replay a record (a :class:`GameRecord` or a file). Raises GoujiError."""
+        self._load(record if isinstance(record, GameRecord) else load_record(record))
+
+    def action_export(self) -> None:
+        s = self.session
+        n = s.cursor
+        name = f"{self.graph.name} seed {s.seed}: game {s.state.game_number}, " + \
+            ("the end" if s.state.over else f"move {n}, seat {s.state.to_act} to act")
+        try:
+            text = s.scenario(name)
+        except GoujiError as e:
+            self.notify(e.format(), severity="error", title="Cannot export")
+            return
+        default = Path("tests") / "scenarios" / f"{self.graph.name}.yaml"
+        path = str(default) if default.exists() else f"{self.graph.name}-cases.yaml"
+
+        def add(p: str, case_text: str) -> str:
+            add_case_to_file(p, self.graph.name, case_text)
+            return f"Added the case to {p} (run it with: gouji test {p})."
+        self.app.push_screen(ExportScreen(text, name, path, add))
+
+
+__all__ = ["PlayScreen", "SPEEDS"]

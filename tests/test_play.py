@@ -1,0 +1,294 @@
+"""Pilot tests of the play screen (editor/play): a scripted deal to the end, an illegal move and
+its rule, undo, replay of a saved record, and snapshots."""
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+
+import pytest
+
+from gouji_dsl.graph import load_graph
+from gouji_dsl.records import load_record
+
+from editor.play.app import PlayApp
+from editor.play.screen import PlayScreen
+from editor.play.session import PlaySession
+from editor.play.widgets import HandView
+
+SIZE = (120, 40)
+# every seat holds a 2 or a joker (nobody may revolt), three short rank groups each
+SHORT = {1: "R 55 7", 2: "2 33 4", 3: "2 KK 9", 4: "B 44 8", 5: "2 66 T", 6: "2 99 J"}
+
+
+@functools.lru_cache(maxsize=None)
+def graph(name: str):
+    return load_graph(name)
+
+
+def sync(fn):
+    """Run an async test with asyncio.run (the suite has no async pytest plugin)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+    return wrapper
+
+
+def app_for(name: str = "online", **kw) -> PlayApp:
+    kw.setdefault("speed", "instant")
+    kw.setdefault("show_steps", False)
+    kw.setdefault("seed", 7)
+    return PlayApp(graph(name), **kw)
+
+
+async def type_move(pilot, text: str) -> None:
+    await pilot.press(*[{" ": "space"}.get(c, c) for c in text])
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def play_hints(pilot, screen: PlayScreen, limit: int = 400) -> int:
+    """Play the hint (F3, Enter) at each of your turns until the game is over."""
+    n = 0
+    while not screen.session.state.over and n < limit:
+        if screen.session.your_turn:
+            await pilot.press("f3")
+            await pilot.press("enter")
+            n += 1
+        await pilot.pause()
+    return n
+
+
+@sync
+async def test_scripted_deal_to_the_end():
+    app = app_for(hands=SHORT, leader=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        assert s.your_turn and s.state.capacity == "lead"
+        await type_move(pilot, "R 7")          # jokers attached: a gouji play only the opposite may answer
+        await type_move(pilot, "55")           # and out
+        assert s.state.places[1] == 1
+        # the bots finish the game (instant speed)
+        await pilot.pause()
+        st = screen.session.state
+        assert st.over
+        assert st.places == {1: 1, 4: 2, 3: 3, 5: 4, 6: 5, 2: 6}
+        assert st.scores[1] == 4 and st.scores[2] == -4
+        moves = [e["move"] for e in st.record if e["type"] == "move"]
+        assert moves[:3] == ["1 play R 7", "4 pass", "1 play 55"]
+        trick = screen.query_one("#trick").render()
+        assert "Game over" in str(trick)
+
+
+@sync
+async def test_illegal_move_shows_the_rule():
+    # rulebook: 3s may only be a player's last play (stuck.last-play-only, base.yaml)
+    # (everyone holds a 3 and a 4, so nobody buys one)
+    hands = {1: "2 33 4 9", 2: "2 3 4 55", 3: "2 3 4 77", 4: "2 3 4 TT", 5: "2 3 4 QQ", 6: "2 3 4 AA"}
+    app = app_for("rulebook", hands=hands, leader=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        assert s.state.phase == "declare" and s.your_turn
+        await type_move(pilot, "pass")
+        assert s.state.phase == "play" and s.your_turn
+        before = copy.deepcopy(s.state.record)
+        await pilot.press("3", "3")
+        await pilot.pause()
+        feedback = str(screen.query_one("#feedback").render())
+        assert "stuck.last-play-only" in feedback and "base.yaml:" in feedback
+        await pilot.press("enter")
+        await pilot.pause()
+        why = screen.query_one("#why")
+        assert why.has_class("-shown")
+        prompts = [str(why.get_option_at_index(i).prompt) for i in range(why.option_count)]
+        assert any("stuck.last-play-only" in p for p in prompts)
+        assert s.state.record == before                   # nothing happened
+        assert s.last_illegal == "1 play 33"
+        # Tab to the reasons, Enter opens the rule's source
+        why.focus()
+        await pilot.pause()
+        why.highlighted = next(i for i, p in enumerate(prompts) if "stuck.last-play-only" in p)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "RuleSourceScreen"
+        assert app.screen.path.endswith("base.yaml")
+        await pilot.press("escape")
+        # a legal lead clears the reasons
+        screen.query_one("#move").focus()
+        await pilot.press("escape")
+        await type_move(pilot, "9")
+        assert not why.has_class("-shown")
+        assert s.state.record[-1]["type"] != "deal"
+
+
+@sync
+async def test_undo_restores_the_exact_state():
+    app = app_for("online", seed=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        assert s.your_turn
+        await pilot.press("f3", "enter")
+        await pilot.pause()
+        while not s.your_turn:
+            await pilot.pause()
+        saved_record = copy.deepcopy(s.state.record)
+        saved_hands = [h[:] for h in s.state.hands]
+        saved_cursor = s.cursor
+        await pilot.press("f3", "enter")
+        await pilot.pause()
+        assert s.state.record != saved_record
+        after = copy.deepcopy(s.entries[-1].state.record)
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert s.cursor == saved_cursor
+        assert s.state.record == saved_record and s.state.hands == saved_hands
+        assert not s.live
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert s.state.record[:len(after)] == after
+        # undo, then a different move: the old future is dropped
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        other = next(m for m in s.legal() if m.text(s.model) != after[len(saved_record)].get("move"))
+        await type_move(pilot, other.text(s.model).split(None, 1)[1].replace("play ", ""))
+        assert s.entries[saved_cursor + 1].move == other.text(s.model)
+
+
+@sync
+async def test_replay_of_a_saved_record(tmp_path):
+    app = app_for("online", seed=11, speed="instant")
+    path = tmp_path / "game.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        await pilot.press("f7")                 # play on to the end of the game
+        await pilot.pause()
+        final = screen.session.state
+        assert final.over
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        inp = app.screen.query_one("#path-input")
+        inp.value = str(path)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert path.exists()
+    rec = load_record(path)
+    assert rec.ruleset == "online" and rec.bots[1] == "human"
+    app2 = app_for("online", seed=0, record=str(path))
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app2.play_screen
+        s = screen.session
+        assert s.mode == "replay" and s.cursor == 0
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        assert s.cursor == 3
+        await pilot.press("up")
+        assert s.cursor == 2
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert s.state.over
+        assert s.state.record == final.record
+        assert s.state.places == final.places and s.state.scores == final.scores
+
+
+@sync
+async def test_bad_record_is_refused_with_its_position(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "gouji-record", "version": 1, "ruleset": "online",\n "events": [ {"type": 1} ]}\n')
+    app = app_for("online")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one("#path-input").value = str(bad)
+        await pilot.press("enter")
+        await pilot.pause()
+        err = str(dialog.query_one("#path-error").render())
+        assert f"{bad}:2:" in err and "event" in err
+        assert app.screen is dialog              # the dialog stays open
+        await pilot.press("escape")
+
+
+@sync
+async def test_legal_list_and_hint_fill_the_move_box():
+    app = app_for("online", seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        await pilot.press("f4")
+        await pilot.pause()
+        lst = app.screen.query_one("#legal-list")
+        assert lst.option_count > 10
+        lst.highlighted = next(i for i in range(lst.option_count) if not lst.get_option_at_index(i).disabled)
+        await pilot.press("enter")
+        await pilot.pause()
+        value = screen.query_one("#move").value
+        assert value and "✓ legal" in str(screen.query_one("#feedback").render())
+        # a click on a rank group of the hand puts a card of it in the move box, a right click takes it back
+        await pilot.press("escape")
+        hand = screen.query_one(HandView)
+        line, x0, _, kind = hand._regions[-1]                      # the weakest group
+        at = (hand.content_region.x - hand.region.x + x0, hand.content_region.y - hand.region.y + line)
+        await pilot.click(HandView, offset=at)
+        await pilot.pause()
+        assert screen.query_one("#move").value == screen.session.model.kinds[kind]
+        await pilot.click(HandView, offset=at, button=3)
+        await pilot.pause()
+        assert screen.query_one("#move").value == ""
+
+
+@sync
+async def test_match_next_game_shows_the_steps():
+    app = app_for("rulebook", seed=5, show_steps=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        if type(app.screen).__name__ == "BetweenGamesScreen":   # buying 3s / 4s before game 1
+            await pilot.press("escape")
+        screen = app.play_screen
+        await pilot.press("f7")
+        await pilot.pause()
+        assert screen.session.state.over
+        await pilot.press("f10")
+        await pilot.pause()
+        modal = app.screen
+        assert type(modal).__name__ == "BetweenGamesScreen"
+        assert modal.query_one("#scoreboard").row_count == 2       # game 1 and the total
+        while modal.shown < len(modal.steps):
+            await pilot.press("enter")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.session.state.game_number == 2
+
+
+def test_session_undo_and_record_roundtrip():
+    s = PlaySession(graph("online"), seat=2, seed=4)
+    s.run_bots()
+    s.run("game")
+    rec = s.record()
+    s2 = PlaySession(graph("online"), seat=2, seed=0)
+    s2.load(rec)
+    assert s2.entries[-1].state.record == s.state.record
+
+
+def test_snapshot_play_screen(snap_compare):
+    assert snap_compare(app_for("online", seed=7), terminal_size=SIZE)
+
+
+def test_snapshot_refused_move_narrow(snap_compare):
+    async def refuse(pilot):
+        await pilot.pause()
+        await pilot.press("3", "3", "enter")           # a lead the player does not hold
+        await pilot.pause()
+
+    assert snap_compare(app_for("online", seed=7), terminal_size=(80, 24), run_before=refuse)
+
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from .cards import Card, parse_cards
 from .diagnostics import Diagnostic, GoujiError
@@ -27,10 +27,10 @@ CARD_VERBS = ("play", "burn", "discard", "return")
 
 
 # ------------------------------------------------------------------------------ moves
-@dataclass(frozen=True)
-class Move:
+class Move(NamedTuple):
     """An immutable move: ``seat`` (1..N), ``verb`` (one of :data:`VERBS`), ``cards`` (count vector
-    for play/burn/discard/return) and ``arg`` (``head``/``headless`` for choose)."""
+    for play/burn/discard/return) and ``arg`` (``head``/``headless`` for choose). A named tuple:
+    cheap to create by the thousand in legal-move generation, hashable, compared by value."""
 
     seat: int
     verb: str
@@ -907,9 +907,11 @@ class GameState:
         return f"{st.origin.path}:{st.origin.line}" if st else ""
 
     # -------------------------------------------------------------- applying
-    def apply_in_place(self, move: Move) -> None:
-        """Apply a legal move, mutating this state. Raises :class:`IllegalMove` (state unchanged)."""
-        if not self.check(move):
+    def apply_in_place(self, move: Move, *, trusted: bool = False) -> None:
+        """Apply a legal move, mutating this state. Raises :class:`IllegalMove` (state unchanged).
+        ``trusted=True`` skips the legality check: only for a move just taken from
+        :meth:`legal_moves` of this very state (the simulation loop)."""
+        if not trusted and not self.check(move):
             trace: list[Reason] = []
             self.check(move, trace)
             raise IllegalMove(move.text(self.model), trace)

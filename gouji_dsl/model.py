@@ -274,6 +274,7 @@ class CardModel:
         K = len(self.kinds)
         filler = self.filler
         classify = self.classify
+        cache = self._cache
         jhand = tuple(hand[nr:K])
         by_sum = self._joker_combos(jhand)
         fill_max = hand[filler] if filler is not None else 0
@@ -298,7 +299,9 @@ class CardModel:
                             v[r] = n
                             if f:
                                 v[filler] = f
-                            yield classify(tuple(v) + jc)
+                            key = tuple(v) + jc
+                            p = cache.get(key)
+                            yield p if p is not None else classify(key)
         if count is None:
             items = [c for k, cs in by_sum.items() if k for c in cs]
         else:

@@ -58,7 +58,8 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
         moves = state.legal_moves()
         if not moves:
             raise RuntimeError(f"seat {state.to_act} has no legal move (phase {state.phase})")
-        state.apply_in_place(players[state.to_act].choose(state, moves))
+        choice = players[state.to_act].choose(state, moves)
+        state.apply_in_place(choice, trusted=choice in moves)
         steps += 1
         if steps > max_decisions:
             raise RuntimeError(f"game {seed}:{index} did not end after {max_decisions} decisions")

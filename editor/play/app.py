@@ -21,7 +21,7 @@ from textual.screen import Screen
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.graph import RuleGraph, load_graph
-from gouji_dsl.records import GameRecord, load_record, record_graph
+from gouji_dsl.records import GameRecord, load_record, record_graph, replay_steps
 
 from .screen import SPEEDS, PlayScreen
 
@@ -105,6 +105,7 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
         if record_path is not None:
             record = load_record(record_path)
             graph = load_graph(ruleset) if ruleset else record_graph(record)
+            replay_steps(graph, record)  # refuse a record that does not replay, before the app starts
         else:
             graph = load_graph(ruleset or "online")
     except GoujiError as e:

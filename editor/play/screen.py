@@ -34,7 +34,7 @@ from .dialogs import (BetweenGamesScreen, ExportScreen, LegalMovesScreen, PathSc
 from .session import PLACE_NAMES, PlaySession, Typed, ordinal
 from .widgets import GameLog, HandView, SeatBox, TrickView, markers, short_where
 
-SPEEDS: list[tuple[str, float]] = [("instant", 0.0), ("fast", 0.15), ("normal", 0.5), ("slow", 1.2)]
+SPEEDS: list[tuple[str, float]] = [("instant", 0.0), ("fast", 0.1), ("normal", 0.35), ("slow", 1.0)]
 
 # (verb as in legal_verbs, button label, what the button does)
 ACTIONS: list[tuple[str, str, str]] = [

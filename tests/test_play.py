@@ -292,3 +292,19 @@ def test_snapshot_refused_move_narrow(snap_compare):
 
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def test_play_command_errors_without_a_traceback(tmp_path):
+    from click.testing import CliRunner
+
+    from editor.play.command import SPEED_NAMES, play_command
+    from editor.play.screen import SPEEDS
+
+    assert SPEED_NAMES == [n for n, _ in SPEEDS]
+    runner = CliRunner()
+    res = runner.invoke(play_command, ["nosuch"])
+    assert res.exit_code == 1 and "unknown ruleset 'nosuch'" in res.output and "Traceback" not in res.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"ruleset": "online", "events": [1]}')
+    res = runner.invoke(play_command, ["--record", str(bad)])
+    assert res.exit_code == 1 and f"{bad}:1:34:" in res.output

@@ -55,7 +55,7 @@ class PlayScreen(Screen[None]):
     """Test-play ``graph`` from ``seat`` against ``bots`` (see the module docstring)."""
 
     CSS_PATH = "play.tcss"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
     AUTO_FOCUS = "#move"
 
     BINDINGS = [

@@ -1,0 +1,73 @@
+"""``gouji play``: the click command (no Textual import until the app starts, so the ``gouji``
+command group stays fast). Wire it with ``gouji.add_command(play_command)``.
+
+    gouji play [RULESET] [--seat N] [--seed S] [--bots random|heuristic] [--record FILE] [--speed S]
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.graph import load_graph
+from gouji_dsl.records import load_record, record_graph, replay_steps
+
+SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
+
+
+def _seed(value: str | None) -> Any:
+    if value is None:
+        return None
+    return int(value) if value.lstrip("-").isdigit() else value
+
+
+@click.command("play")
+@click.argument("ruleset", required=False, default=None)
+@click.option("--seat", type=click.IntRange(1, 6), default=1, show_default=True, help="Your seat (1-6).")
+@click.option("--seed", default=None, help="Seed of the deals and bots (default: a random one, shown on screen).")
+@click.option("--bots", type=click.Choice(["heuristic", "random"]), default="heuristic", show_default=True,
+              help="The bots at the other seats.")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+              help="Open a saved game record and replay it step by step.")
+@click.option("--speed", type=click.Choice(SPEED_NAMES), default="normal", show_default=True,
+              help="How fast the bots play.")
+@click.option("--no-autopass", is_flag=True, help="Do not pass for you when pass is your only move.")
+def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, record_path: str | None,
+                 speed: str, no_autopass: bool) -> None:
+    """Test-play RULESET (a bundled name or a file; default: online) against bots.
+
+    Type moves in card notation (RR TTT, pass, burn BB JJJJ ...); every refused move says which
+    rule forbids it, and every move of the log can be expanded into the rules that decided it.
+    F1 in the app lists the keys."""
+    record = None
+    try:
+        if record_path is not None:
+            record = load_record(record_path)
+            graph = load_graph(ruleset) if ruleset else record_graph(record)
+            replay_steps(graph, record)  # refuse a record that does not replay, before the app starts
+        else:
+            graph = load_graph(ruleset or "online")
+    except GoujiError as e:
+        click.echo(e.format(), err=True)
+        raise SystemExit(1) from None
+    if seat > graph.n_seats:
+        click.echo(f"--seat: this ruleset has {graph.n_seats} seats", err=True)
+        raise SystemExit(2)
+    from .app import PlayApp  # Textual only now
+
+    PlayApp(graph, seat=seat, seed=_seed(seed), bots=bots, record=record, speed=speed,
+            autopass=not no_autopass).run()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run ``gouji play`` on its own: ``python -c "from editor.play.app import main; main()" online``."""
+    play_command.main(args=sys.argv[1:] if argv is None else argv, prog_name="gouji play")
+
+
+if __name__ == "__main__":
+    main()
+
+__all__ = ["play_command", "main", "SPEED_NAMES"]
+_ = Any

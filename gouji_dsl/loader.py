@@ -630,9 +630,7 @@ def ruleset_path(name_or_path: str | os.PathLike[str], *, search: Sequence[str |
 def _deep_merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(parent)
     for k, v in child.items():
-        if v is None:
-            out.pop(k, None)
-        elif isinstance(v, dict) and isinstance(out.get(k), dict):
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
             out[k] = _deep_merge(out[k], v)
         else:
             out[k] = copy.deepcopy(v)

@@ -145,7 +145,7 @@ def test_inherited_flags(chain: Path) -> None:
 def test_settings_deep_merge_with_key_origins(chain: Path) -> None:
     r = resolve(chain)
     gm = r.settings["gouji_minimum"]
-    assert gm.value == {"T": 5, "J": 3, "K": 2, "A": 2}  # Q removed by null in the parent
+    assert gm.value == {"T": 5, "J": 3, "Q": None, "K": 2, "A": 2}  # null keeps the key, without a value
     names = {k: (Path(o.path).name, o.line, o.col) for k, o in gm.key_origins.items()}
     assert names == {"T": ("grand.yaml", 4, 22), "J": ("parent.yaml", 4, 22),
                      "K": ("grand.yaml", 4, 40), "A": ("child.yaml", 4, 22)}

@@ -448,7 +448,8 @@ class GameState:
 
     def shown_leader(self, sym: str, k: int) -> int | None:
         """Seat that showed the most same-suit cards of ``sym`` (at least ``k``); ties: who completed
-        that count first in dealing order (card i of seat s is dealt at time i*N + s)."""
+        that count first in dealing order (card i of seat s is dealt at time i*N + s); in a fixed
+        deal, which has no dealing order, the lowest seat."""
         best: tuple[int, int, int] | None = None
         for s in self.seat_list:
             seen: dict[str, int] = {}
@@ -458,7 +459,9 @@ class GameState:
                     continue
                 seen[c.suit] = seen.get(c.suit, 0) + 1
                 if seen[c.suit] > top_n:
-                    top_n, top_t = seen[c.suit], i * self.n_seats + s
+                    # a fixed deal (scenario) has no dealing order: ties go by seat, whatever order
+                    # the cards were written in (NOTATION.md: cards are written in any order)
+                    top_n, top_t = seen[c.suit], (s if self.source == "fixed" else i * self.n_seats + s)
             if top_n >= k and (best is None or (-top_n, top_t) < (-best[0], best[1])):
                 best = (top_n, top_t, s)
         return best[2] if best else None

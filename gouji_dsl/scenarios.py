@@ -142,7 +142,8 @@ def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None) -> lis
             try:
                 graph = _graph_for(str(rs_name), p.parent, cache)
             except GoujiError as e:
-                raise _CaseError(line, 1, f"ruleset {rs_name!r} does not load: " + "; ".join(d.short() for d in e.diagnostics[:3]))
+                where = case.val_pos["ruleset"] if "ruleset" in case else doc.val_pos.get("ruleset", (line, 1))
+                raise _CaseError(*where, f"ruleset {rs_name!r} does not load: " + "; ".join(d.short() for d in e.diagnostics[:3]))
             errors = _run_case(case, graph, disp)
             results.append(CaseResult(disp, name, line, not errors, errors))
         except _CaseError as e:
@@ -178,6 +179,61 @@ def format_results(results: list[CaseResult], as_json: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _yaml(v: Any) -> str:
+    """A value as YAML spells it (true, false, none), for messages."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "none"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_yaml(x)}" for k, x in v.items()) + "}"
+    return str(v) if not isinstance(v, str) else repr(v)
+
+
+_BOOL_KEYS = ("valid", "gouji", "beats", "over", "sweep")
+
+
+def _check_values(exp: Any, graph: RuleGraph) -> None:
+    """Expect values of the wrong kind are errors at their position, not silent mismatches."""
+    if not isinstance(exp, dict):
+        return
+    n = graph.n_seats
+
+    def bad(key: str, msg: str) -> _CaseError:
+        ln, col = exp.val_pos.get(key, (0, 0)) if isinstance(exp, PosDict) else (0, 0)
+        return _CaseError(ln, col, f"{key}: {msg}")
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    for k in _BOOL_KEYS:
+        if k in exp and not isinstance(exp[k], bool):
+            raise bad(k, f"expected true or false, got {_yaml(exp[k])}")
+    for k in ("count", "jokers"):
+        if k in exp and (not is_int(exp[k]) or exp[k] < 0):
+            raise bad(k, f"expected a whole number, got {_yaml(exp[k])}")
+    if "to_act" in exp and exp["to_act"] is not None and (not is_int(exp["to_act"]) or not 1 <= exp["to_act"] <= n):
+        raise bad("to_act", f"expected a seat 1..{n}, got {_yaml(exp['to_act'])}")
+    for k in ("places", "scores", "hands", "hand_sizes"):
+        if k not in exp:
+            continue
+        m = exp[k] or {}
+        if not isinstance(m, dict):
+            raise bad(k, f"expected a mapping seat -> value, got {_yaml(m)}")
+        for seat, v in m.items():
+            if not str(seat).isdigit() or not 1 <= int(seat) <= n:
+                raise bad(k, f"seat must be 1..{n}, got {_yaml(seat)}")
+            if k == "places" and (not is_int(v) or not 1 <= v <= n):
+                raise bad(k, f"a place is 1..{n}, got {_yaml(v)}")
+            if k == "hand_sizes" and (not is_int(v) or v < 0):
+                raise bad(k, f"a hand size is a whole number >= 0, got {_yaml(v)}")
+            if k == "scores" and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise bad(k, f"a score is a number, got {_yaml(v)}")
+    for k in ("legal", "illegal", "transfers"):
+        if k in exp and not isinstance(exp[k], list):
+            raise bad(k, f"expected a list, got {_yaml(exp[k])}")
+
+
 def _check_keys(exp: Any, allowed: tuple[str, ...], case: dict, disp: str) -> None:
     if not isinstance(exp, dict):
         ln, col = case.val_pos.get("expect", case.pos) if isinstance(case, PosDict) else (0, 0)
@@ -208,6 +264,12 @@ def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
     exp = case.get("expect", {}) or {}
     errors: list[str] = []
     model = graph.model
+    kinds = [k for k in ("classify", "compare", "deal") if k in case]
+    if len(kinds) > 1:
+        raise _CaseError(*case.key_pos[kinds[1]], f"a case is one of classify, compare or deal, not {' and '.join(kinds)}")
+    if kinds and kinds[0] in ("classify", "compare") and not exp:
+        raise _CaseError(*case.key_pos[kinds[0]], f"a {kinds[0]} case needs an 'expect'")
+    _check_values(exp, graph)
 
     def fail(key: str, msg: str) -> None:
         ln, col = exp.val_pos.get(key, exp.pos) if isinstance(exp, PosDict) else (0, 0)
@@ -221,7 +283,7 @@ def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
         for k, v in exp.items():
             want = ("T" if str(v) == "10" else str(v)) if k == "rank" else v
             if got[k] != want:
-                fail(k, f"{k}: expected {v!r}, got {got[k]!r} ({p.text}{'' if p.valid else ': ' + p.why})")
+                fail(k, f"{k}: expected {_yaml(v)}, got {_yaml(got[k])} ({p.text}{'' if p.valid else ': ' + p.why})")
         return errors
     if "compare" in case:
         _check_keys(exp, COMPARE_KEYS, case, disp)
@@ -234,7 +296,7 @@ def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
         if "beats" in exp:
             got = model.beats(lead, play)
             if got != exp["beats"]:
-                fail("beats", f"beats: expected {exp['beats']!r}, got {got!r} ({play.text} over {lead.text})")
+                fail("beats", f"beats: expected {_yaml(exp['beats'])}, got {_yaml(got)} ({play.text} over {lead.text})")
         return errors
     if "deal" not in case:
         raise _CaseError(*case.pos, "a case needs classify, compare or deal")
@@ -242,8 +304,10 @@ def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
     if "transfers" in exp and "next_deal" not in case:
         raise _CaseError(*exp.key_pos["transfers"], "'transfers' speaks of the next game: add next_deal")
     leader = case.get("leader")
-    state = new_game(graph, seed=case.get("seed", 0), hands=_deal(case, "deal", graph, disp),
-                     leader=int(leader) if leader else None)
+    if leader is not None and (not isinstance(leader, int) or isinstance(leader, bool)
+                               or not 1 <= leader <= graph.n_seats):
+        raise _CaseError(*_pos(case, "leader"), f"leader must be a seat 1..{graph.n_seats}, got {_yaml(leader)}")
+    state = new_game(graph, seed=case.get("seed", 0), hands=_deal(case, "deal", graph, disp), leader=leader)
     _run_moves(state, case, "moves", graph, disp, errors)
     if errors:
         return errors
@@ -284,10 +348,21 @@ def _deal(case: dict, key: str, graph: RuleGraph, disp: str) -> dict:
     for k in deal:
         if not str(k).isdigit() or not 1 <= int(k) <= graph.n_seats:
             raise _CaseError(*deal.key_pos.get(k, (0, 0)), f"{key}: seat must be 1..{graph.n_seats}, got {k!r}")
+    missing = [s for s in range(1, graph.n_seats + 1) if s not in {int(k) for k in deal}]
+    if missing:
+        raise _CaseError(*_pos(case, key), f"{key}: every seat is given its hand; missing seat(s) "
+                         + ", ".join(map(str, missing)) + " (write '\"\"' for an empty hand)")
     hands = {}
+    total = [0] * len(graph.model.kinds)
     for k, v in deal.items():
         ln, col = deal.val_pos[k]
         hands[int(k)] = hands_from_text(graph, {k: "" if v is None else str(v)}, path=disp, line=ln, col=col)[int(k)]
+        for c in hands[int(k)]:
+            total[graph.model.kinds.index(c.symbol)] += 1
+    for i, n in enumerate(total):
+        if n > graph.model.deck_counts[i]:
+            raise _CaseError(*_pos(case, key), f"{key}: {n} cards {graph.model.kinds[i]!r} dealt, but the "
+                             f"{graph.name} pack has only {graph.model.deck_counts[i]}")
     return hands
 
 
@@ -316,7 +391,7 @@ def _run_moves(state: GameState, case: dict, key: str, graph: RuleGraph, disp: s
             item = item["move"]
         mv = parse_move(str(item), model, graph.n_seats, path=disp, line=ln, col=col)
         if state.phase in ("setup", "declare", "choose"):
-            if mv.verb in SETUP_VERBS or (mv.verb == "pass" and used_setup):
+            if mv.verb in SETUP_VERBS or (mv.verb == "pass" and (used_setup or mv.seat == state.to_act)):
                 used_setup = True
                 state._used_setup = True  # type: ignore[attr-defined]
             else:
@@ -342,9 +417,11 @@ def _check_game(state: GameState, exp: dict, graph: RuleGraph, disp: str, errors
         errors.append(f"{disp}:{ln}:{col}: {msg}")
 
     if "to_act" in exp and state.to_act != exp["to_act"]:
-        fail("to_act", f"to_act: expected {exp['to_act']}, got {state.to_act}")
+        fail("to_act", f"to_act: expected {_yaml(exp['to_act'])}, got {_yaml(state.to_act)}"
+             + (" (the game is over)" if state.over else ""))
     if "over" in exp and state.over != bool(exp["over"]):
-        fail("over", f"over: expected {exp['over']}, got {state.over}")
+        fail("over", f"over: expected {_yaml(exp['over'])}, got {_yaml(state.over)}"
+             + (" (the deal was voided)" if state.redealt and state.over else ""))
     if "places" in exp:
         want = {int(k): int(v) for k, v in (exp["places"] or {}).items()}
         if want != state.places:
@@ -357,7 +434,7 @@ def _check_game(state: GameState, exp: dict, graph: RuleGraph, disp: str, errors
         elif any(got[k] is None or abs(float(got[k]) - float(v)) > 0.01 for k, v in want.items()):
             fail("scores", f"scores: expected {want}, got {got}")
     if "sweep" in exp and (not state.over or state.sweep != bool(exp["sweep"])):
-        fail("sweep", f"sweep: expected {exp['sweep']}, got {state.sweep if state.over else 'game not over'}")
+        fail("sweep", f"sweep: expected {_yaml(exp['sweep'])}, got {_yaml(state.sweep) if state.over else 'game not over'}")
     if "hands" in exp:
         hv = exp["hands"]
         for k, v in (hv or {}).items():

@@ -364,7 +364,9 @@ class _Compiler:
         a, b = self.compile(left), self.compile(right)
         op = str(op_tok)
         if not (_compatible(a.type, b.type) or _compatible(b.type, a.type)):
-            raise self.err(op_tok, f"cannot compare {a.type} with {b.type}")
+            hint = ("ranks are quoted text: write '3', not 3 (in settings too)"
+                    if {a.type, b.type} == {"rank", "int"} else None)
+            raise self.err(op_tok, f"cannot compare {a.type} with {b.type}", hint)
         af, bf = a.fn, b.fn
         reads = a.reads | b.reads
         if "rank" in (a.type, b.type) and op not in ("==", "!="):

@@ -6,6 +6,7 @@ parsed once and compiled to a closure here; the interpreter only calls closures.
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 import threading
 from dataclasses import dataclass, field
@@ -227,7 +228,9 @@ def _read_cached(path: str, mtime: float) -> str:
 
 
 _overlay: dict[str, str] = {}
+_resolved_settings: "contextvars.ContextVar[dict[str, Any]]" = None  # set below
 _overlay_lock = threading.Lock()
+_resolved_settings = contextvars.ContextVar("resolved_settings", default={})
 
 
 def _read(path: str) -> str:
@@ -287,6 +290,7 @@ def compile_ruleset(resolved: ResolvedRuleset, *, overlay: dict[str, str] | None
 
 
 def _compile(resolved: ResolvedRuleset) -> RuleGraph:
+    _resolved_settings.set(resolved.settings)
     bag = DiagnosticBag()
     settings = {k: normalize_setting(s.value) for k, s in resolved.settings.items()}
     for name in ("seats", "teams"):
@@ -294,10 +298,12 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
         if v is None:
             bag.add(_settings_diag(resolved, name, f"setting {name!r} is required (a whole number)"))
         elif not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            bag.add(_settings_diag(resolved, name, f"setting {name!r} must be a whole number, got {v!r}"))
+            d = _settings_diag(resolved, name, f"setting {name!r} must be a whole number, got {v!r}")
+            bag.add(Diagnostic(d.path, d.line, d.col, d.message, f"write {name}: 6 (a number, no quotes)", d.source_line))
     if isinstance(settings.get("seats"), int) and isinstance(settings.get("teams"), int) \
             and settings["teams"] >= 1 and settings["seats"] % settings["teams"]:
         bag.add(_settings_diag(resolved, "teams", "seats must split evenly into teams"))
+    bag.extend(_setting_type_diags(resolved))
     bag.raise_if_errors()
     try:
         model = CardModel.from_settings(settings)
@@ -394,6 +400,91 @@ def _prune(graph: RuleGraph) -> None:
     graph.by_hook = {h: tuple(c for c in rules if c.node.id not in drop) for h, rules in graph.by_hook.items()}
 
 
+def _kind_of(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true/false"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, dict):
+        return "a mapping"
+    if isinstance(v, list):
+        return "a list"
+    return type(v).__name__
+
+
+def _type_clash(own: Any, parent: Any, path: str) -> tuple[str, str, str] | None:
+    """The first place where ``own`` has another kind of value than ``parent`` (None: no clash)."""
+    a, b = _kind_of(own), _kind_of(parent)
+    if a is None or b is None:
+        return None
+    if a != b:
+        return path, a, b
+    if isinstance(own, dict):
+        for k, v in own.items():
+            if k in parent:
+                hit = _type_clash(v, parent[k], f"{path}.{k}")
+                if hit:
+                    return hit
+            elif parent and v is not None:
+                kinds = {_kind_of(x) for x in parent.values()} - {None}
+                if len(kinds) == 1 and _kind_of(v) not in kinds:
+                    return f"{path}.{k}", _kind_of(v) or "none", kinds.pop()
+    if isinstance(own, list) and own and parent:
+        kinds = {_kind_of(x) for x in parent} - {None}
+        if len(kinds) == 1:
+            for i, v in enumerate(own):
+                if v is not None and _kind_of(v) not in kinds:
+                    return f"{path}[{i}]", _kind_of(v) or "none", kinds.pop()
+    return None
+
+
+def _setting_type_diags(resolved: ResolvedRuleset) -> list[Diagnostic]:
+    """A setting a child changes must keep the kind of value its parent gave it (a number stays a
+    number, text stays text...): ``place_points: {1: four}`` is caught at the child's line instead of
+    failing in a parent's rule while the game runs."""
+    if len(resolved.chain) < 2:
+        return []
+    from .loader import resolve
+    try:
+        parent = resolve(resolved.chain[1])
+    except GoujiError:
+        return []
+    out = []
+    for name, spec in resolved.settings.items():
+        if spec.inherited or name not in parent.settings:
+            continue
+        own = normalize_setting(spec.value)
+        hit = _type_clash(own, normalize_setting(parent.settings[name].value), name)
+        if hit is None:
+            continue
+        where, got, want = hit
+        first_key = where[len(name) + 1:].split(".")[0].split("[")[0]
+        o = spec.key_origins.get(first_key, spec.origin) if first_key else spec.origin
+        po = parent.settings[name].origin
+        hint = f"the parent sets it at {po.path}:{po.line}"
+        if want == "text":
+            hint += "; ranks are quoted text such as '3'"
+        out.append(Diagnostic(o.path, o.line, o.col, f"setting {where} is {got} here, but {want} in the parent",
+                              hint, _source_line(o.path, o.line)))
+    return out
+
+
+def _settings_hint(spec: RuleSpec, resolved_settings: dict[str, Any]) -> str | None:
+    """Where the settings a failing rule reads were set, when that is another file than the rule's."""
+    import re
+    texts = " ".join(t.text for t in (spec.when, spec.effect_expr, spec.target, spec.amount) if t is not None)
+    notes = []
+    for name in dict.fromkeys(re.findall(r"settings\.([a-z_][a-z0-9_]*)", texts)):
+        st = resolved_settings.get(name)
+        if st is not None and st.origin.path != spec.origin.path:
+            notes.append(f"settings.{name} is set at {st.origin.path}:{st.origin.line}")
+    return "; ".join(notes) or None
+
+
 def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids: set[str]) -> _Compiled | None:
     hook_name = spec.on.text
     hook = HOOKS.get(hook_name)
@@ -425,6 +516,9 @@ def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids
             missing = _context_hint(e, hook)
             if missing:
                 e = ExprError(e.message, e.offset, missing)
+            where = _settings_hint(spec, _resolved_settings.get())
+            if where:
+                e = ExprError(e.message, e.offset, f"{e.hint}; {where}" if e.hint else where)
             bag.add(_diag(text, e, f"rule {spec.id!r} {what}"))
             ok = False
             return None, frozenset()

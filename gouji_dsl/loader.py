@@ -447,11 +447,14 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
             effect = effects[0]
             if "target" in rule and effect not in TARGET_EFFECTS:
                 out.append(raw.diag(loc + ("target",), f"'target' in {name} only applies to "
-                                    + ", ".join(TARGET_EFFECTS), key=True))
+                                    + ", ".join(TARGET_EFFECTS), "remove 'target', or use one of those effects",
+                                    key=True))
             if "amount" in rule and effect not in ("count", "give"):
-                out.append(raw.diag(loc + ("amount",), f"'amount' in {name} only applies to count and give", key=True))
+                out.append(raw.diag(loc + ("amount",), f"'amount' in {name} only applies to count and give",
+                                    "remove 'amount', or use count / give", key=True))
             if "giver" in rule and effect != "give":
-                out.append(raw.diag(loc + ("giver",), f"'giver' in {name} only applies to give", key=True))
+                out.append(raw.diag(loc + ("giver",), f"'giver' in {name} only applies to give",
+                                    "remove 'giver', or make the effect give", key=True))
         rid = rule.get("id")
         if isinstance(rid, str):
             if rid in first_id:

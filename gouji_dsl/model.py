@@ -102,6 +102,8 @@ class CardModel:
                 raise ValueError(f"deck.{key} must be a whole number, got {deck.get(key)!r}")
         decks = int(deck["decks"])
         per_rank = int(deck["cards_per_rank"])
+        if decks < 1 or per_rank < 1:
+            raise ValueError("deck: decks and cards_per_rank must be at least 1")
         jpd = {str(k): int(v) for k, v in (deck.get("jokers_per_deck") or {}).items()}
         counts = []
         for i, k in enumerate(kinds):

@@ -111,7 +111,7 @@ def summarize(graph: RuleGraph, results: Iterable[GameResult], seed: Any, elapse
         "sweep_rate": sum(r.sweep for r in rs) / n,
         "burn_rate": sum(1 for r in rs if r.burns) / n,
         "revolution_rate": sum(1 for r in rs if r.revolutions) / n,
-        "team_score_mean": {str(t): sum(r.scores.get(team_rep[t], 0) for r in rs) / n for t in teams},
+        "team_score_mean": {str(t): round(sum(r.scores.get(team_rep[t], 0) for r in rs) / n, 4) for t in teams},
         "place_distribution": place_dist,
         "elapsed_s": round(elapsed, 3),
         "games_per_s": round(len(rs) / elapsed, 2) if elapsed > 0 else None,

@@ -54,11 +54,21 @@ def test_settings_type_is_checked(tmp_path):
 
 def test_rule_failing_at_run_time_names_the_rule(tmp_path):
     p = tmp_path / "rt.yaml"
-    p.write_text("ruleset: rt\nextends: online\nsettings:\n  gouji_minimum: {T: five}\n", encoding="utf-8")
+    p.write_text("ruleset: rt\nextends: online\nsettings:\n  limits: {T: five}\nrules:\n  - id: gouji.minimum\n"
+                 "    on: gouji\n    value: \"play.rank in settings.limits and play.count >= settings.limits[play.rank]\"\n",
+                 encoding="utf-8")
     g = load_graph(p)
     with pytest.raises(GoujiError) as e:
         g.model.classify(g.model.parse("TTTTT"))
     assert "gouji.minimum" in str(e.value) and "cannot compare" in str(e.value)
+    assert e.value.diagnostics[0].path == str(p) and e.value.diagnostics[0].line == 6
+
+
+def test_a_child_setting_keeps_the_kind_of_value_of_its_parent(tmp_path):
+    _, ds = _errors(tmp_path, "settings:\n  place_points: {1: four}\n  gouji_minimum: {K: \"two\"}\n")
+    msgs = [(d.line, d.message) for d in ds]
+    assert msgs == [(4, "setting place_points.1 is text here, but a number in the parent"),
+                    (5, "setting gouji_minimum.K is text here, but a number in the parent")]
 
 
 def test_all_errors_of_a_file_together(tmp_path):

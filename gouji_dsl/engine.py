@@ -877,7 +877,7 @@ class GameState:
             self.graph.permit("burn", Ctx(self, seat=s, top=top), t)
         if not self.model.beats(top.play, p):
             t.append(Reason("setting.comparison", "forbade",
-                            f"{p.text} does not beat {top.play.text} (same number of cards, higher rank, jokers covered).",
+                            f"{p.text} does not beat {top.play.text}: {self.model.why_not(top.play, p)}.",
                             self._setting_where("comparison")))
             return False
         t.append(Reason("setting.comparison", "allowed", f"{p.text} beats {top.play.text}.", self._setting_where("comparison")))

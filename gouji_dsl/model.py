@@ -210,6 +210,27 @@ class CardModel:
             return self._beats_positional(lead, play)
         return self._beats_cover(lead, play)
 
+    def why_not(self, lead: Play, play: Play) -> str:
+        """In words, why ``play`` does not beat ``lead`` (empty when it does)."""
+        if self.beats(lead, play):
+            return ""
+        if not play.valid:
+            return f"{play.text} is not a play ({play.why})"
+        if self.same_count and play.count != lead.count:
+            return f"a follow has the same number of cards as the lead: {lead.count}, not {play.count}"
+        if self.model == "positional":
+            return f"card by card, every card of {play.text} must be higher than the card of {lead.text} it meets"
+        if lead.jokers:
+            avail = list(play.jokers)
+            if not all(self._cover_one(x, avail) for x in lead.jokers):
+                return (f"the jokers of {lead.text} must each be covered by a stronger joker "
+                        f"(attached jokers are beaten on both parts)")
+        if lead.carried == 0:
+            return f"{lead.text} is only jokers: only stronger jokers beat it"
+        if play.carried and play.rank <= lead.rank:
+            return f"the rank must be higher than {self.kinds[lead.rank]}"
+        return f"{play.text} does not match the {lead.carried} rank cards of {lead.text}"
+
     def _values(self, p: Play) -> list[int]:
         vals = list(p.jokers)
         rank_val = p.rank if p.carried else None

@@ -16,6 +16,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from gouji_dsl.diagnostics import GoujiError
+
 from . import files
 from .helptext import help_markdown
 from .screens.dialogs import Choice, ConfirmScreen
@@ -33,14 +35,15 @@ class GoujiApp(App[None]):
     """The gouji app on a workspace folder; ``open_path`` opens a file straight in the editor."""
 
     TITLE = "gouji"
-    CSS_PATH = ["app.tcss", "editor.tcss"]
+    CSS_PATH = ["app.tcss", "editor.tcss", "compare.tcss"]
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
     def __init__(self, workspace: str | os.PathLike[str] | None = None, open_path: str | os.PathLike[str] | None = None,
-                 *, cursor_blink: bool = True) -> None:
+                 *, cursor_blink: bool = True, compare: dict | None = None) -> None:
         super().__init__()
+        self.compare_request = compare  # gouji compare A B: {"a", "b", "games", "seed", "bots", "simulate"}
         self.workspace = Workspace(workspace if workspace is not None else Path.cwd() / DEFAULT_WORKSPACE)
         self.open_path = Path(open_path) if open_path is not None else None
         self.cursor_blink = cursor_blink
@@ -53,6 +56,8 @@ class GoujiApp(App[None]):
     def on_mount(self) -> None:
         if self.open_path is not None:
             self.open_file(self.open_path)
+        if self.compare_request is not None:
+            self.open_compare(**self.compare_request)
         # the help text reads the bundled rulesets for its examples: prepare it in the background
         self.run_worker(help_markdown, thread=True, group="warm-help", exit_on_error=False)
 
@@ -153,6 +158,17 @@ class GoujiApp(App[None]):
             default="restore",
             detail=f"Recovery file: {display_path(rec.path)} ({len(rec.text.splitlines())} lines; the file "
                    f"has {len(text.splitlines())}). Later keeps it for next time."), answer)
+
+    def open_compare(self, a: str, b: str, **options) -> None:
+        """Open the compare screen on rulesets ``a`` and ``b`` (names or paths); ``options``: games,
+        seed, bots, simulate (see :class:`~editor.screens.compare.CompareScreen`)."""
+        from .screens.compare import CompareScreen, RulesetSource
+        try:
+            sa, sb = RulesetSource.find(a, self.workspace), RulesetSource.find(b, self.workspace)
+        except GoujiError as e:  # no such ruleset
+            self.notify(e.format(), title="Cannot compare", severity="error", timeout=10)
+            return
+        self.push_screen(CompareScreen(self.workspace, sa, sb, **options))
 
     def new_variant(self, parent: str | None = None) -> None:
         def created(path: Path | None) -> None:

@@ -24,11 +24,14 @@ def _workspace_option(f):
         help="Folder of your ruleset files (default: ./rules). New variants are created there.")(f)
 
 
-def run_app(workspace: Path | None = None, open_path: Path | None = None) -> None:
+def run_app(workspace: Path | None = None, open_path: Path | None = None, compare: dict | None = None) -> None:
     """Start the Textual app (imported lazily so the other commands stay fast)."""
     from .app import GoujiApp
 
-    GoujiApp(workspace=workspace, open_path=open_path).run()
+    if compare is None:
+        GoujiApp(workspace=workspace, open_path=open_path).run()
+    else:
+        GoujiApp(workspace=workspace, open_path=open_path, compare=compare).run()
 
 
 class GoujiGroup(click.Group):
@@ -85,6 +88,34 @@ def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
     The workspace defaults to --workspace given before the command, else FILE's folder."""
     ws = workspace or (ctx.obj or {}).get("workspace") or file.absolute().parent
     run_app(workspace=ws, open_path=file)
+
+
+@gouji.command("compare")
+@click.argument("a")
+@click.argument("b")
+@click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Start playing N paired deals at once (else F5 in the app; default N: 200).")
+@click.option("--seed", default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
+@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
+              help="Bot for every seat in the simulation.")
+@_workspace_option
+@click.pass_context
+def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bots: str,
+            workspace: Path | None) -> None:
+    """Open the compare screen on rulesets A and B (bundled or workspace names, or paths): the rule
+    diff in two panes, and the same seeded deals played under both (F5), with figures, charts and the
+    deals that end differently. (gouji diff A B prints the same on the terminal.)
+
+    \b
+    Examples:
+      gouji compare online rulebook
+      gouji compare qingdao qingdao-classic --simulate 500
+    """
+    ws = workspace or (ctx.obj or {}).get("workspace")
+    request = {"a": a, "b": b, "seed": seed, "bots": bots, "simulate": games is not None}
+    if games is not None:
+        request["games"] = games
+    run_app(workspace=ws, compare=request)
 
 
 def main(argv: list[str] | None = None) -> None:

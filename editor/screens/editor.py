@@ -59,6 +59,8 @@ class EditorScreen(Screen[None]):
         Binding("f2", "toggle_view", "View", tooltip="Switch the panel: resolved ruleset / rule graph"),
         Binding("f3", "toggle_panel", "Panel", tooltip="Show or hide the side panel"),
         Binding("f4", "new_variant", "Variant", tooltip="Create a new variant that extends this ruleset"),
+        Binding("f8", "compare", "Compare", show=False,
+                tooltip="Compare this text (unsaved too) with another ruleset: rules and play"),
         Binding("f1", "app.help", "Help", tooltip="The ruleset language, with examples"),
         Binding("ctrl+b", "close", "Close", tooltip="Close the file and go back to the list"),
         Binding("ctrl+q", "app.quit", "Quit", tooltip="Quit gouji (asks about unsaved changes)"),
@@ -453,6 +455,14 @@ class EditorScreen(Screen[None]):
     # -------------------------------------------------------------- leaving
     def action_new_variant(self) -> None:
         self.app.new_variant(parent=self.path.stem)  # type: ignore[attr-defined]
+
+    def action_compare(self) -> None:
+        from .compare import RulesetSource, ask_compare
+        src = RulesetSource(self.path_str, self.path.stem, self.workspace.is_bundled(self.path),
+                            self.text if self.dirty or not self.path.exists() else None)
+        resolved = self.last_resolved  # its parent is offered first
+        parent = resolved.chain[1] if resolved is not None and len(resolved.chain) > 1 else None
+        ask_compare(self.app, self.workspace, src, parent=parent)
 
     def action_close(self) -> None:
         self.confirm_leave(lambda ok: self.dismiss(None) if ok else None)

@@ -35,6 +35,7 @@ class HomeScreen(Screen[None]):
     BINDINGS = [
         Binding("o,e", "open", "Open", tooltip="Open the highlighted ruleset in the editor (or Enter)"),
         Binding("n", "new_variant", "New variant", tooltip="Create a variant that extends the highlighted ruleset"),
+        Binding("c", "compare", "Compare", tooltip="Compare the highlighted ruleset with another: rules and play"),
         Binding("r", "refresh", "Refresh", tooltip="List and check the rulesets again"),
         Binding("f1,question_mark", "app.help", "Help", tooltip="The ruleset language, with examples"),
         Binding("q", "app.quit", "Quit", tooltip="Quit gouji"),
@@ -191,6 +192,13 @@ class HomeScreen(Screen[None]):
     def action_new_variant(self) -> None:
         e = self.current()
         self.app.new_variant(parent=e.name if e else None)  # type: ignore[attr-defined]
+
+    def action_compare(self) -> None:
+        e = self.current()
+        if e is not None:
+            from .compare import RulesetSource, ask_compare
+            ask_compare(self.app, self.workspace, RulesetSource(str(e.path), e.name, e.bundled, None, e.title),
+                        parent=e.chain[0] if e.chain else e.extends)
 
     def action_refresh(self) -> None:
         self.refresh_entries()

@@ -1,0 +1,986 @@
+"""The compare screen: two rulesets side by side, rule by rule and by play on the same deals.
+
+``CompareScreen(workspace, a, b)`` takes two :class:`RulesetSource` s (a workspace or bundled file,
+or an editor's unsaved buffer) and shows, in three tabs:
+
+- **Rules** — the rule diff (:func:`gouji_dsl.compare.rule_diff`) in two synchronised panes, A left
+  and B right (stacked when the screen is narrow), one block per difference; ↑/↓ move between
+  differences, the one-line summary of the current one is shown under the panes (Enter: in full).
+- **Stats** — N paired deals played under both rulesets (:func:`gouji_dsl.compare.paired_simulation`)
+  in a thread worker, with a progress bar; Escape cancels (the worker's ``cancel`` event stops
+  the games, worker processes included). Then the figures as a table (A and B with 95% intervals,
+  the paired difference B − A) and charts.
+- **Deals** — the deals whose outcomes differ most; Enter shows both game records and opens the
+  deal in the play screen under either ruleset (when :mod:`editor.play` is installed), or saves them
+  as record files that ``gouji play`` opens (Ctrl+O there).
+
+Entry points: ``c`` on the home screen, F8 in the editor (the unsaved buffer is side B) and
+``gouji compare A B [--simulate N]`` (:mod:`editor.cli`), all through :func:`ask_compare` /
+:class:`CompareScreen`.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.fuzzy import Matcher
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (Button, DataTable, Footer, Header, Input, Label, OptionList, ProgressBar, Select,
+                             Static, TabbedContent, TabPane)
+from textual.widgets.option_list import Option
+
+from gouji_dsl import loader
+from gouji_dsl.compare import (DivergentDeal, PairedReport, RuleDiff, SimulationCancelled, SimulationError,
+                               paired_simulation, rule_diff, save_divergent)
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.graph import RuleGraph, compile_ruleset
+from gouji_dsl.spec import ResolvedRuleset
+
+from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
+from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
+from ..workspace import Workspace, display_path
+
+DEFAULT_GAMES = 200
+DEFAULT_SEED = "1"
+NARROW = 100          # below this width the panes are stacked (v toggles) and the header lines are shorter
+SHORT = 30            # below this height the app header is hidden
+POOL_FROM = 40        # fewer paired deals than this are played in one process (no start-up cost)
+RECORDS_DIR = "compare-records"
+
+
+# ==================================================================================================
+# what is compared
+
+
+@dataclass(frozen=True)
+class RulesetSource:
+    """One side of a comparison: a ruleset file, or the unsaved ``text`` of one (an editor buffer)."""
+
+    path: str
+    name: str
+    bundled: bool = False
+    text: str | None = None
+    title: str | None = None
+
+    @property
+    def unsaved(self) -> bool:
+        return self.text is not None
+
+    @property
+    def label(self) -> str:
+        return self.name + (" (unsaved)" if self.unsaved else "")
+
+    @property
+    def where(self) -> str:
+        """``bundled: online.yaml``, ``rules/town.yaml`` or ``unsaved buffer of rules/town.yaml``."""
+        if self.unsaved:
+            return f"unsaved buffer of {display_path(self.path)}"
+        return f"bundled: {Path(self.path).name}" if self.bundled else display_path(self.path)
+
+    @property
+    def key(self) -> str:
+        return ("buffer:" if self.unsaved else "") + os.path.abspath(self.path)
+
+    def resolve(self, search: list[str]) -> ResolvedRuleset:
+        if self.text is not None:
+            return loader.resolve_text(self.text, self.path, search=search)
+        return loader.resolve(Path(self.path), search=search)
+
+    def compile(self, resolved: ResolvedRuleset) -> RuleGraph:
+        return compile_ruleset(resolved, overlay={self.path: self.text} if self.text is not None else None)
+
+    @classmethod
+    def of_path(cls, path: str | os.PathLike[str], workspace: Workspace, title: str | None = None) -> "RulesetSource":
+        p = Path(path)
+        return cls(str(p), p.stem, workspace.is_bundled(p), None, title)
+
+    @classmethod
+    def find(cls, name_or_path: str, workspace: Workspace) -> "RulesetSource":
+        """A bundled or workspace name, or a path. Raises :class:`GoujiError` when there is none."""
+        return cls.of_path(loader.ruleset_path(name_or_path, search=workspace.search), workspace)
+
+
+def workspace_sources(workspace: Workspace) -> list[RulesetSource]:
+    return [RulesetSource(str(e.path), e.name, e.bundled, None, e.title) for e in workspace.entries()]
+
+
+def ask_compare(app: Any, workspace: Workspace, b: RulesetSource, *, parent: str | None = None) -> None:
+    """Ask for ruleset A ("compare B against …", the parent first) and open the compare screen."""
+    sources = workspace_sources(workspace)
+    if b.unsaved:
+        sources.insert(0, b)
+    first = None
+    if parent:
+        try:
+            first = RulesetSource.find(parent, workspace).key
+        except GoujiError:
+            first = None
+
+    def chosen(a: RulesetSource | None) -> None:
+        if a is not None:
+            app.push_screen(CompareScreen(workspace, a, b))
+    app.push_screen(RulesetPickerScreen(sources, f"Compare {b.label} against…", first=first,
+                                        note="A is the ruleset you pick, B is "
+                                             f"{b.where}. Swap them later with x."), chosen)
+
+
+# ==================================================================================================
+# dialogs
+
+
+class RulesetPickerScreen(ModalScreen[RulesetSource | None]):
+    """Pick a ruleset (type to filter); dismisses with it, or None."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("pagedown", "move(10)", "Page down", show=False),
+        Binding("pageup", "move(-10)", "Page up", show=False),
+        Binding("enter", "pick", "Choose"),
+    ]
+
+    def __init__(self, sources: list[RulesetSource], title: str, *, first: str | None = None,
+                 current: str | None = None, note: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        if first is not None:
+            sources = sorted(sources, key=lambda s: s.key != first)
+        self.sources = sources
+        self.title_text = title
+        self.current = current if current is not None else first
+        self.note = note
+        self.shown: list[RulesetSource] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog compare-picker") as box:
+            box.border_title = self.title_text
+            yield Input(placeholder="type to filter by name or title", id="cmp-picker-input", compact=True)
+            yield OptionList(id="cmp-picker-list")
+            if self.note:
+                yield Static(self.note, classes="dialog-detail")
+            yield Label("[b]enter[/b] choose  [b]↑↓[/b] move  [b]esc[/b] cancel", classes="dialog-keys")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._filter("")
+        self.query_one(Input).focus()
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self._filter(event.value)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_pick()
+
+    def _filter(self, query: str) -> None:
+        query = query.strip()
+        if query:
+            m = Matcher(query)
+            scored = [(max(m.match(s.label), m.match(s.title or "") * 0.5), s) for s in self.sources]
+            self.shown = [s for sc, s in sorted(scored, key=lambda p: -p[0]) if sc > 0]
+        else:
+            self.shown = list(self.sources)
+        olist = self.query_one(OptionList)
+        olist.clear_options()
+        for i, s in enumerate(self.shown):
+            kind = "unsaved" if s.unsaved else ("bundled" if s.bundled else "workspace")
+            olist.add_option(Option(Content.assemble((f"{s.label:<22} ", "bold"), (f"{kind:<10} ", "dim"),
+                                                     (s.title or "", "")), id=str(i)))
+        if self.shown:
+            keys = [s.key for s in self.shown]
+            olist.highlighted = keys.index(self.current) if not query and self.current in keys else 0
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.shown[int(event.option_id or 0)])
+
+    def action_move(self, delta: int) -> None:
+        olist = self.query_one(OptionList)
+        if self.shown:
+            olist.highlighted = max(0, min(len(self.shown) - 1, (olist.highlighted or 0) + delta))
+
+    def action_pick(self) -> None:
+        i = self.query_one(OptionList).highlighted
+        self.dismiss(self.shown[i] if i is not None and i < len(self.shown) else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextScreen(ModalScreen[None]):
+    """A long text (a difference's summary) in a scrollable dialog."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
+
+    def __init__(self, title: str, text: Text | str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog compare-text") as box:
+            box.border_title = self.title_text
+            yield Static(self.text)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def _event_line(e: dict[str, Any]) -> Text:
+    kind = e.get("type", "?")
+    if kind == "move":
+        return Text(str(e.get("move", "")))
+    if kind == "deal":
+        return Text(f"deal {e.get('seed', '')} (game {e.get('game_number', 1)})", style="bold")
+    rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("type", "hands"))
+    style = {"game_over": "bold", "place": "green", "transfer": "yellow", "revolution": "magenta"}.get(kind, "dim")
+    return Text(f"{kind} {rest}".rstrip(), style=style)
+
+
+def record_text(events: list[dict[str, Any]]) -> Text:
+    """A game record (the engine's events) one line per event."""
+    return Text("\n").join(_event_line(e) for e in events)
+
+
+def play_screen_class() -> type | None:
+    """The play screen class of :mod:`editor.play` with a close key added, or None when the play
+    screen (or the game records it replays) is not available."""
+    try:
+        mod = importlib.import_module("editor.play.screen")
+        importlib.import_module("gouji_dsl.records")
+    except ImportError:
+        return None
+    base = getattr(mod, "PlayScreen", None)
+    if base is None:
+        return None
+    return _closable(base)
+
+
+_CLOSABLE: dict[type, type] = {}
+
+
+def _closable(base: type) -> type:
+    if base not in _CLOSABLE:
+        _CLOSABLE[base] = type("ComparePlayScreen", (base,), {
+            "__module__": base.__module__,  # its CSS_PATH is relative to the play screen's module
+            "BINDINGS": [Binding("ctrl+b", "app.pop_screen", "Close", tooltip="Back to the comparison")],
+        })
+    return _CLOSABLE[base]
+
+
+def match_record(graph: RuleGraph, report: PairedReport, deal: DivergentDeal, side: str) -> Any:
+    """The :class:`gouji_dsl.records.GameRecord` of ``deal`` under side ``a`` or ``b``: the games of
+    its match from the first (tribute between games) to the deal, played again as the simulation
+    played them. Needs :mod:`gouji_dsl.records`."""
+    from gouji_dsl.records import GameRecord
+    from gouji_dsl.simulate import play_game
+
+    start = deal.match_start_a if side == "a" else deal.match_start_b
+    finals = []
+    prev = None
+    for i in range(start, deal.index + 1):
+        kw = {"previous": prev} if prev is not None else {}
+        _, prev = play_game(graph, report.seed, i, report.bots, **kw)
+        finals.append(prev)
+    n = graph.n_seats
+    bots = report.bots
+    names = {s: (bots if isinstance(bots, str) else bots[s - 1]) for s in range(1, n + 1)}
+    return GameRecord.from_states(finals, seed=report.seed, bots=names)
+
+
+class DealScreen(ModalScreen[None]):
+    """A divergent deal: places and scores under A and B, both game records, and keys to replay it in
+    the play screen under either ruleset or to save the records."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("a", "play('a')", "Replay A", tooltip="Open the deal in the play screen under ruleset A"),
+        Binding("b", "play('b')", "Replay B", tooltip="Open the deal in the play screen under ruleset B"),
+        Binding("s", "save", "Save", tooltip=f"Save both game records as JSON files in ./{RECORDS_DIR}/"),
+    ]
+
+    def __init__(self, report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph, RuleGraph],
+                 sources: tuple[RulesetSource, RulesetSource]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.report = report
+        self.deal = deal
+        self.graphs = graphs
+        self.sources = sources
+        self.play_class = play_screen_class()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "play" and self.play_class is None:
+            return None
+        return True
+
+    def compose(self) -> ComposeResult:
+        r, d = self.report, self.deal
+        la, lb = r.labels
+        with Vertical(classes="dialog compare-deal") as box:
+            box.border_title = f"Deal {d.deal}"
+            head = Text()
+            head.append(f"Game {d.index} of the run (seed {r.seed}, {r.bots} bots): ", style="bold")
+            head.append(f"Σ|Δscore| {d.score_difference}, {d.places_changed} seat(s) placed differently.")
+            matches = [(side, d.index - start + 1, length) for side, start, length in
+                       (("A", d.match_start_a, r.match_length_a), ("B", d.match_start_b, r.match_length_b))
+                       if length > 1]
+            if len(matches) == 2 and matches[0][1:] == matches[1][1:]:
+                matches = [("A and B", *matches[0][1:])]
+            if matches:
+                head.append(" " + "; ".join(f"{side}: game {i} of a match of {n}" for side, i, n in matches)
+                            + " (the records start with the match's first game).", style="dim")
+            yield Static(head, id="deal-head")
+            yield Static(self._table(), id="deal-table")
+            with Horizontal(id="deal-records"):
+                for side, name, rec in (("a", la, d.record_a), ("b", lb, d.record_b)):
+                    pane = VerticalScroll(Static(record_text(rec)), id=f"deal-record-{side}",
+                                          classes="deal-record")
+                    pane.border_title = f"{side.upper()} {name}: {len(rec)} events"
+                    yield pane
+            keys = "[b]a[/b]/[b]b[/b] replay under A/B in the play screen  " if self.play_class else \
+                "the play screen is not available here: [b]s[/b] saves the records for [b]gouji play[/b]  "
+            yield Label(keys + "[b]s[/b] save records  [b]esc[/b] close", classes="dialog-keys")
+        yield Footer()
+
+    def _table(self) -> Text:
+        d = self.deal
+        n = len(d.a.places)
+        t = Text()
+        t.append(f"{'seat':<9}", style="dim")
+        t.append("".join(f"{s:>5}" for s in range(1, n + 1)), style="dim")
+        for side, gs, other, style in (("A", d.a, d.b, "cyan"), ("B", d.b, d.a, "magenta")):
+            t.append(f"\n{side + ' place':<9}", style=f"bold {style}")
+            for s in range(n):
+                t.append(f"{gs.places[s]:>5}", style="bold" if gs.places[s] != other.places[s] else "dim")
+            t.append(f"\n{side + ' score':<9}", style=style)
+            t.append("".join(f"{v:>+5}" for v in gs.scores))
+        return t
+
+    def on_mount(self) -> None:
+        self.query_one("#deal-record-a").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    async def action_play(self, side: str) -> None:
+        if self.play_class is None:
+            self.notify("The play screen is not available: save the records with s.", severity="warning")
+            return
+        graph = self.graphs[0 if side == "a" else 1]
+        try:
+            rec = match_record(graph, self.report, self.deal, side)
+        except Exception as e:  # noqa: BLE001 - shown, the comparison stays usable
+            self.notify(f"Cannot replay the deal: {e}", title="Replay", severity="error")
+            return
+        screen = self.play_class(graph, seat=1, seed=self.report.seed, bots="random", record=rec)
+        await self.app.push_screen(screen)
+        start = self.deal.match_start_a if side == "a" else self.deal.match_start_b
+        game = self.deal.index - start
+        try:  # show the divergent game itself (the record starts with the first game of its match)
+            s = screen.session
+            at = next(i for i, e in enumerate(s.entries) if e.game_index == game and e.move is None)
+            s.goto(at)
+            screen.refresh_all()
+        except Exception:  # noqa: BLE001 - the play screen's internals: the start of the record will do
+            pass
+        if screen.is_mounted:
+            screen.notify(f"Deal {self.deal.deal} under {graph.name}: ↓ steps forward, ↑ back, ctrl+b back to "
+                          f"the comparison.", title="Replay", timeout=6)
+
+    def action_save(self) -> None:
+        folder = Path(RECORDS_DIR)
+        try:
+            paths = save_deal(self.report, self.deal, self.graphs, folder)
+        except Exception as e:  # noqa: BLE001
+            self.notify(f"Could not save: {e}", title="Not saved", severity="error")
+            return
+        unsaved = [s.label for s in self.sources if s.unsaved]
+        extra = f" ({', '.join(unsaved)}: save the file before replaying them later)" if unsaved else ""
+        self.notify(", ".join(display_path(p) for p in paths) + extra, title="Saved the records", timeout=8)
+
+
+def save_deal(report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph, RuleGraph],
+              folder: Path) -> list[Path]:
+    """Save ``deal`` under both rulesets as game-record files the play screen opens (``gouji-record``
+    format, one per ruleset, the whole match up to the deal), or, without :mod:`gouji_dsl.records`,
+    as one ``gouji-paired-deal`` file (:func:`gouji_dsl.compare.save_divergent`)."""
+    try:
+        from gouji_dsl.records import save_record
+    except ImportError:
+        return save_divergent(replace(report, divergent=[deal]), folder)
+    out = []
+    safe = deal.deal.replace(":", "-").replace("/", "-")
+    for side, graph in zip("ab", graphs):
+        rec = match_record(graph, report, deal, side)
+        out.append(save_record(folder / f"deal-{safe}-{side}-{graph.name}.json", rec))
+    return out
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (once per process) with its stderr on ``os.devnull``.
+
+    The worker processes of :func:`~gouji_dsl.compare.paired_simulation` need it, and it is started
+    with ``sys.stderr.fileno()``; inside a running Textual app ``sys.stderr`` is Textual's capture
+    object, whose ``fileno()`` is -1, and starting the pool fails with "bad value(s) in
+    fds_to_keep". Call it on the UI thread before a simulation with more than one worker."""
+    try:
+        from multiprocessing import resource_tracker
+    except ImportError:  # pragma: no cover
+        return
+    saved = sys.stderr
+    try:
+        with open(os.devnull, "w") as null:
+            sys.stderr = null
+            resource_tracker.ensure_running()
+    except Exception:  # noqa: BLE001 - the simulation reports its own failure
+        pass
+    finally:
+        sys.stderr = saved
+
+
+# ==================================================================================================
+# the screen
+
+
+class CompareScreen(Screen[None]):
+    """Compares ruleset ``a`` with ruleset ``b`` (see the module docstring)."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT, "-tall")]
+
+    BINDINGS = [
+        Binding("f5", "simulate", "Simulate", tooltip="Play N paired deals under both rulesets (the same deals)"),
+        Binding("escape", "cancel", "Cancel", tooltip="Stop the simulation"),
+        Binding("escape,ctrl+b", "close", "Close", tooltip="Back to where you came from"),
+        Binding("1", "tab('tab-rules')", "Rules", show=False, tooltip="The rule diff (tab 1)"),
+        Binding("2", "tab('tab-stats')", "Stats", show=False,
+                tooltip="The simulation: settings, progress, figures and charts (tab 2)"),
+        Binding("3", "tab('tab-deals')", "Deals", show=False, tooltip="The deals whose outcomes differ most (tab 3)"),
+        Binding("a", "pick('a')", "Pick A", tooltip="Choose ruleset A (left)"),
+        Binding("b", "pick('b')", "Pick B", tooltip="Choose ruleset B (right)"),
+        Binding("x", "swap", "Swap", tooltip="Swap A and B"),
+        Binding("v", "toggle_layout", "Layout", tooltip="The two panes side by side or one above the other"),
+        Binding("n", "edit_games", "Deals N", show=False, tooltip="Set the number of deals, the seed and the bots"),
+        Binding("f1", "app.help", "Help", show=False, tooltip="The ruleset language, with examples"),
+    ]
+
+    def __init__(self, workspace: Workspace, a: RulesetSource, b: RulesetSource, *, games: int = DEFAULT_GAMES,
+                 seed: str = DEFAULT_SEED, bots: str = "random", simulate: bool = False,
+                 show_timing: bool = True, workers: int | None = None) -> None:
+        super().__init__(classes="compare-screen")
+        self.workspace = workspace
+        self.a, self.b = a, b
+        self.initial = (games, seed, bots)
+        self.simulate_on_load = simulate
+        self.show_timing = show_timing
+        self.sim_workers = workers
+        self.generation = 0
+        self.comparing = False
+        self.diff: RuleDiff | None = None
+        self.graphs: tuple[RuleGraph, RuleGraph] | None = None
+        self.problems: str | None = None
+        self.report: PairedReport | None = None
+        self.running = False
+        self.sim_state = "idle"      # idle | running | cancelling | cancelled | done | failed
+        self.progress_done = 0
+        self._cancel: threading.Event | None = None
+        self._started = 0.0
+        self.stacked_choice: bool | None = None   # None: stacked when narrow
+
+    # -------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        games, seed, bots = self.initial
+        yield Header()
+        yield Static("", id="compare-sides")
+        yield Static("", id="compare-counts")
+        with TabbedContent(id="compare-tabs"):
+            with TabPane("1 Rules", id="tab-rules"):
+                yield DiffPanes(id="diff-panes")
+                yield Static("", id="diff-empty")
+                yield Static("", id="diff-summary")
+            with TabPane("2 Stats", id="tab-stats"):
+                with Horizontal(id="sim-controls"):
+                    yield Label("Deals", classes="sim-label")
+                    yield Input(str(games), id="sim-games", type="integer", compact=True, max_length=6)
+                    yield Label("Seed", classes="sim-label")
+                    yield Input(str(seed), id="sim-seed", compact=True)
+                    yield Label("Bots", classes="sim-label")
+                    yield Select([("random", "random"), ("heuristic", "heuristic")], value=bots, allow_blank=False,
+                                 id="sim-bots", compact=True)
+                    yield Button("Simulate F5", id="sim-run", compact=True, variant="primary")
+                with Horizontal(id="sim-progress-row"):
+                    yield ProgressBar(id="sim-progress", show_eta=False)
+                    yield Static("", id="sim-status")
+                with VerticalScroll(id="sim-results"):
+                    yield Static("", id="sim-time")
+                    yield Static("", id="sim-table")
+                    yield PlacesChart(id="sim-places")
+                    yield SpreadChart(id="sim-spread")
+            with TabPane("3 Deals", id="tab-deals"):
+                yield Static("", id="deals-note")
+                yield DataTable(id="deals", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "compare"
+        table = self.query_one("#deals", DataTable)
+        for key, label in (("rank", "#"), ("deal", "deal"), ("score", "Σ|Δscore|"), ("moved", "seats moved"),
+                           ("a", "places A"), ("b", "places B")):
+            table.add_column(label, key=key)
+        self.query_one("#sim-progress", ProgressBar).display = False  # shown from the first run on
+        self.query_one("#sim-time").display = False
+        self._show_sim_status()
+        self._show_deals()
+        self.query_one(DiffPanes).focus()
+        self._apply_layout()
+        self.load()
+
+    # -------------------------------------------------------------- narrow and wide
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < NARROW if self.size.width else self.app.size.width < NARROW
+
+    @property
+    def stacked(self) -> bool:
+        return self.narrow if self.stacked_choice is None else self.stacked_choice
+
+    def on_resize(self) -> None:
+        self._apply_layout()
+
+    def _apply_layout(self) -> None:
+        self.set_class(self.stacked, "-stacked")
+        if self.is_mounted:
+            self.query_one(DiffPanes).relayout()
+            self._show_sides()
+            if self.diff is not None:
+                self.query_one("#compare-counts", Static).update(counts_text(self.diff, compact=self.narrow))
+            if self.report is not None and self.sim_state == "done":
+                self.query_one("#sim-table", Static).update(stats_table(self.report, compact=self.narrow))
+
+    def action_toggle_layout(self) -> None:
+        self.stacked_choice = not self.stacked
+        self._apply_layout()
+
+    # -------------------------------------------------------------- loading and the diff
+    def load(self) -> None:
+        """Resolve, compile and diff the two rulesets (in a thread)."""
+        self.generation += 1
+        self.comparing = True
+        self.diff = None
+        self.graphs = None
+        self.problems = None
+        self._show_sides()
+        self.query_one("#compare-counts", Static).update(Text("… comparing", style="dim"))
+        self._load(self.generation, self.a, self.b, list(self.workspace.search))
+
+    @work(thread=True, exclusive=True, group="compare-load", exit_on_error=False)
+    def _load(self, generation: int, a: RulesetSource, b: RulesetSource, search: list[str]) -> None:
+        resolved: list[ResolvedRuleset | None] = [None, None]
+        graphs: list[RuleGraph | None] = [None, None]
+        problems: list[str] = []
+        for i, (side, src) in enumerate((("A", a), ("B", b))):
+            try:
+                resolved[i] = src.resolve(search)
+                graphs[i] = src.compile(resolved[i])
+            except GoujiError as e:
+                problems.append(f"{side} {src.label} ({src.where}) has problems:\n{e.format()}")
+            except Exception as e:  # noqa: BLE001 - shown on the screen
+                problems.append(f"{side} {src.label}: {type(e).__name__}: {e}")
+        diff = None
+        if resolved[0] is not None and resolved[1] is not None:
+            try:
+                diff = rule_diff(resolved[0], resolved[1])
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"cannot compare: {type(e).__name__}: {e}")
+        result = (diff, tuple(graphs) if None not in graphs else None, "\n\n".join(problems) or None)
+        try:
+            self.app.call_from_thread(self._loaded, generation, *result)
+        except RuntimeError:  # the app is closing
+            pass
+
+    def _loaded(self, generation: int, diff: RuleDiff | None, graphs: tuple[RuleGraph, RuleGraph] | None,
+                problems: str | None) -> None:
+        if generation != self.generation or not self.is_mounted:
+            return
+        self.comparing = False
+        self.diff, self.graphs, self.problems = diff, graphs, problems
+        self._show_sides()
+        self._show_diff()
+        self.refresh_bindings()
+        if self.simulate_on_load:
+            self.simulate_on_load = False
+            self.action_simulate()
+
+    @property
+    def labels(self) -> tuple[str, str]:
+        if self.diff is not None:
+            return self.diff.labels
+        la, lb = self.a.label, self.b.label
+        return (la, lb) if la != lb else (f"A {la}", f"B {lb}")
+
+    def _show_sides(self) -> None:
+        t = Text()
+        t.append(" A ", style="bold reverse cyan")
+        t.append(f" {self.a.label} ", style="bold")
+        if not self.narrow:
+            t.append(f"({self.a.where})", style="dim")
+        t.append("   vs   ")
+        t.append(" B ", style="bold reverse magenta")
+        t.append(f" {self.b.label} ", style="bold")
+        if not self.narrow:
+            t.append(f"({self.b.where})", style="dim")
+        self.query_one("#compare-sides", Static).update(t)
+        self.sub_title = f"{self.a.label} vs {self.b.label}"
+
+    def _show_diff(self) -> None:
+        counts = self.query_one("#compare-counts", Static)
+        panes = self.query_one(DiffPanes)
+        empty = self.query_one("#diff-empty", Static)
+        summary = self.query_one("#diff-summary", Static)
+        if self.diff is None:
+            counts.update(Text("✗ cannot compare: a ruleset has problems (see below); pick another with a / b",
+                               style="bold red"))
+            panes.display = False
+            summary.display = False
+            empty.display = True
+            empty.update(Text(self.problems or "", style="red"))
+            return
+        counts.update(counts_text(self.diff, compact=self.narrow))
+        blocks = diff_blocks(self.diff)
+        panes.display = bool(blocks)
+        summary.display = bool(blocks)
+        empty.display = not blocks
+        if not blocks:
+            la, lb = self.diff.labels
+            empty.update(Text.assemble(("No differences", "bold green"),
+                                       f": {la} and {lb} have the same settings, rules and definitions, so "
+                                       "they play the same (a simulation would give the same games)."))
+        la, lb = self.diff.labels
+        panes.show(blocks, (la, lb), (f"A · {la}", f"B · {lb}"), (self.a.where, self.b.where))
+
+    @on(DiffPanes.Moved)
+    def _moved(self, event: DiffPanes.Moved) -> None:
+        summary = self.query_one("#diff-summary", Static)
+        if event.index is None:
+            summary.update("")
+            return
+        blk = event.panes.blocks[event.index]
+        t = Text()
+        t.append(f"{event.index + 1}/{len(event.panes.blocks)} ", style="bold")
+        t.append(blk.summary)
+        summary.update(t)
+
+    @on(DiffPanes.Chosen)
+    def _chosen(self, event: DiffPanes.Chosen) -> None:
+        blk = event.panes.blocks[event.index]
+        self.app.push_screen(TextScreen(f"{blk.section} {blk.name}", Text(blk.summary)))
+
+    # -------------------------------------------------------------- picking
+    def action_pick(self, side: str) -> None:
+        if self.running:
+            self.notify("Stop the simulation first (Esc).", severity="warning")
+            return
+        sources = workspace_sources(self.workspace)
+        for s in (self.a, self.b):
+            if s.unsaved and s.key not in {x.key for x in sources}:
+                sources.insert(0, s)
+        current = self.a if side == "a" else self.b
+
+        def chosen(src: RulesetSource | None) -> None:
+            if src is None:
+                return
+            if side == "a":
+                self.a = src
+            else:
+                self.b = src
+            self._reset_simulation()
+            self.load()
+        self.app.push_screen(RulesetPickerScreen(sources, f"Ruleset {side.upper()}", current=current.key), chosen)
+
+    def action_swap(self) -> None:
+        if self.running:
+            self.notify("Stop the simulation first (Esc).", severity="warning")
+            return
+        self.a, self.b = self.b, self.a
+        self._reset_simulation()
+        self.load()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        self._focus_tab(tab)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane is not None and event.pane.id:
+            self._focus_tab(event.pane.id)
+
+    def _focus_tab(self, tab: str) -> None:
+        """Focus the tab's main widget, unless the focus is already inside the tab."""
+        pane = self.query_one(f"#{tab}")
+        focused = self.focused
+        if focused is not None and pane in focused.ancestors_with_self:
+            return
+        target = {"tab-rules": "#diff-panes", "tab-stats": "#sim-results", "tab-deals": "#deals"}[tab]
+        self.query_one(target).focus()
+
+    def action_edit_games(self) -> None:
+        self.action_tab("tab-stats")
+        self.query_one("#sim-games", Input).focus()
+
+    # -------------------------------------------------------------- keys
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.running
+        if action == "close":
+            return not self.running
+        if action == "simulate":
+            return True if not self.running and self.graphs is not None else None
+        return True
+
+    def action_close(self) -> None:
+        focused = self.focused
+        if isinstance(focused, (Input, Select)):
+            self.query_one("#sim-results").focus()  # Escape leaves the field first
+            return
+        self.dismiss(None)
+
+    def on_unmount(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+
+    # -------------------------------------------------------------- simulation
+    def _settings(self) -> tuple[int, str, str] | None:
+        raw = self.query_one("#sim-games", Input).value.strip()
+        try:
+            games = int(raw)
+        except ValueError:
+            games = 0
+        if games < 1:
+            self.notify("Deals: a whole number of at least 1.", title="Simulate", severity="error")
+            self.action_edit_games()
+            return None
+        seed = self.query_one("#sim-seed", Input).value.strip() or DEFAULT_SEED
+        bots = self.query_one("#sim-bots", Select).value
+        return games, seed, str(bots) if bots != Select.NULL else "random"
+
+    @on(Button.Pressed, "#sim-run")
+    def _run_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_simulate()
+
+    @on(Input.Submitted, "#sim-games, #sim-seed")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_simulate()
+
+    def action_simulate(self) -> None:
+        if self.running:
+            return
+        if self.graphs is None:
+            self.notify("Both rulesets must load without problems first." if not self.comparing
+                        else "Still comparing the rules…", title="Simulate", severity="warning")
+            return
+        settings = self._settings()
+        if settings is None:
+            return
+        games, seed, bots = settings
+        workers = self.sim_workers or (1 if games < POOL_FROM else max(1, min(os.cpu_count() or 1, 4)))
+        if workers > 1:
+            start_resource_tracker()
+        self._reset_simulation()
+        self.running = True
+        self.sim_state = "running"
+        self.progress_done = 0
+        self._cancel = threading.Event()
+        self._started = time.monotonic()
+        bar = self.query_one("#sim-progress", ProgressBar)
+        bar.update(total=games, progress=0)
+        bar.display = True
+        if isinstance(self.focused, (Input, Select, Button)):
+            self.query_one("#sim-results").focus()  # the keys (Esc, 1-3, a, b) work again
+        self.action_tab("tab-stats")
+        self._show_sim_status(games=games)
+        self.refresh_bindings()
+        ga, gb = self.graphs
+        self._simulate(self.generation, ga, gb, games, seed, bots, workers, self._cancel)
+
+    @work(thread=True, exclusive=True, group="compare-simulate", exit_on_error=False)
+    def _simulate(self, generation: int, ga: RuleGraph, gb: RuleGraph, games: int, seed: str, bots: str,
+                  workers: int, cancel: threading.Event) -> None:
+        def progress(done: int, total: int) -> None:
+            try:
+                self.app.call_from_thread(self._progress, generation, done, total)
+            except RuntimeError:
+                cancel.set()
+
+        outcome: tuple[str, Any]
+        try:
+            report = paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, progress=progress,
+                                       cancel=cancel)
+            outcome = ("done", report)
+        except SimulationCancelled:
+            outcome = ("cancelled", None)
+        except GoujiError as e:
+            outcome = ("failed", e.format())
+        except (SimulationError, ValueError) as e:
+            outcome = ("failed", str(e))
+        except Exception as e:  # noqa: BLE001 - shown on the screen
+            outcome = ("failed", f"{type(e).__name__}: {e}")
+        try:
+            self.app.call_from_thread(self._finished, generation, *outcome)
+        except RuntimeError:
+            pass
+
+    def _progress(self, generation: int, done: int, total: int) -> None:
+        if generation != self.generation or not self.running:
+            return
+        self.progress_done = done
+        self.query_one("#sim-progress", ProgressBar).update(total=total, progress=done)
+        self._show_sim_status(games=total)
+
+    def _finished(self, generation: int, state: str, payload: Any) -> None:
+        if not self.is_mounted:
+            return
+        self.running = False
+        self._cancel = None
+        self.refresh_bindings()
+        if generation != self.generation:
+            return
+        self.sim_state = state
+        if state == "done":
+            self.report = payload
+            self.query_one("#sim-progress", ProgressBar).update(total=payload.games, progress=payload.games)
+            self._show_report()
+        elif state == "failed":
+            self.notify(str(payload), title="Simulation failed", severity="error", timeout=10)
+        self._show_sim_status(error=payload if state == "failed" else None)
+        self._show_deals()
+
+    def action_cancel(self) -> None:
+        if self.running and self._cancel is not None:
+            self._cancel.set()
+            self.sim_state = "cancelling"
+            self._show_sim_status()
+
+    def _reset_simulation(self) -> None:
+        self.report = None
+        self.sim_state = "idle"
+        if self.is_mounted:
+            self.query_one("#sim-table", Static).update("")
+            self.query_one("#sim-time", Static).update("")
+            self.query_one("#sim-time").display = False
+            self.query_one(PlacesChart).show(None)
+            self.query_one(SpreadChart).show(None)
+            bar = self.query_one("#sim-progress", ProgressBar)
+            bar.update(total=100, progress=0)
+            bar.display = False
+            self._show_sim_status()
+            self._show_deals()
+
+    def _show_sim_status(self, games: int | None = None, error: str | None = None) -> None:
+        t = Text()
+        state = self.sim_state
+        if state == "idle":
+            t.append("F5 plays the same deals under A and B. ", style="bold")
+            t.append("n: number of deals, seed and bots", style="dim")
+        elif state == "running":
+            t.append(f"{self.progress_done}/{games or '?'} paired deals… ", style="bold")
+            elapsed = time.monotonic() - self._started
+            if self.progress_done and games and self.show_timing:
+                left = elapsed / self.progress_done * (games - self.progress_done)
+                t.append(f"about {left:.0f} s left ", style="dim")
+            t.append("Esc cancels", style="dim")
+        elif state == "cancelling":
+            t.append("cancelling…", style="bold yellow")
+        elif state == "cancelled":
+            t.append(f"Cancelled after {self.progress_done} deals: nothing to show. ", style="bold yellow")
+            t.append("F5 starts again.", style="dim")
+        elif state == "failed":
+            t.append("✗ ", style="bold red")
+            t.append(str(error or "the simulation failed").splitlines()[0], style="red")
+        elif state == "done" and self.report is not None:
+            r = self.report
+            t.append(f"✓ {r.games} paired deals", style="bold green")
+            t.append(f", seed {r.seed}, {r.bots} bots", style="")
+            if r.match_length_a == r.match_length_b > 1:
+                t.append(f", matches of {r.match_length_a}", style="dim")
+            elif r.match_length_a != r.match_length_b:
+                t.append(f", matches of {r.match_length_a} / {r.match_length_b}", style="dim")
+        self.query_one("#sim-status", Static).update(t)
+
+    def _show_report(self) -> None:
+        r = self.report
+        assert r is not None and self.graphs is not None
+        ga, gb = self.graphs
+        timing = self.query_one("#sim-time", Static)
+        note = Text()
+        if not r.same_deck:
+            note.append("The two rulesets use different packs: deal i is seeded alike but not dealt alike.\n",
+                        style="yellow")
+        if self.show_timing:
+            rate = 2 * r.games / r.elapsed_s if r.elapsed_s else 0.0
+            note.append(f"{r.elapsed_s:.1f} s, {rate:.0f} games/s, {r.workers} worker(s)", style="dim")
+        timing.update(note)
+        timing.display = bool(note.plain)
+        self.query_one("#sim-table", Static).update(stats_table(r, compact=self.narrow))
+        teams = (int(ga.settings.get("teams", 2) or 2), int(gb.settings.get("teams", 2) or 2))
+        self.query_one(PlacesChart).show(r, teams)
+        self.query_one(SpreadChart).show(r, teams)
+
+    # -------------------------------------------------------------- divergent deals
+    def _show_deals(self) -> None:
+        table = self.query_one("#deals", DataTable)
+        note = self.query_one("#deals-note", Static)
+        table.clear()
+        r = self.report
+        la, lb = self.labels
+        if r is None:
+            note.update(Text("Run a simulation (F5) to list the deals that end differently under A and B.",
+                             style="dim"))
+            table.display = False
+            return
+        table.display = bool(r.divergent)
+        if not r.divergent:
+            note.update(Text("No deal ended differently.", style="bold green"))
+            return
+        where = "Enter: both records, and replay under A or B" if play_screen_class() else \
+            "Enter: both records (s in there saves them for gouji play)"
+        note.update(Text.assemble(("Deals whose outcomes differ most ", "bold"),
+                                  (f"(places by seat: A {la} / B {lb}). {where}.", "dim")))
+        for d in r.divergent:
+            table.add_row(str(d.rank), d.deal, str(d.score_difference), str(d.places_changed),
+                          " ".join(map(str, d.a.places)), " ".join(map(str, d.b.places)), key=str(d.rank))
+        table.move_cursor(row=0)
+
+    @on(DataTable.RowSelected, "#deals")
+    def _deal_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if self.report is None or self.graphs is None:
+            return
+        rank = int(event.row_key.value or 0)
+        deal = next((d for d in self.report.divergent if d.rank == rank), None)
+        if deal is not None:
+            self.app.push_screen(DealScreen(self.report, deal, self.graphs, (self.a, self.b)))
+
+
+__all__ = ["CompareScreen", "RulesetSource", "RulesetPickerScreen", "DealScreen", "TextScreen", "ask_compare",
+           "match_record", "save_deal", "play_screen_class", "record_text", "workspace_sources"]

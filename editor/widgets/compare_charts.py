@@ -1,0 +1,241 @@
+"""The figures of a paired simulation (:class:`~gouji_dsl.compare.PairedReport`) for the compare
+screen: a table (each figure for A and B with its 95% interval, and the paired difference B − A)
+and charts that draw themselves to the width they get: places by seat (stacked bars, A over B)
+and the distribution of the team score spread (histograms of A and B on one scale).
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+from textual.widget import Widget
+
+from gouji_dsl.compare import SIDE_FIGURES, PairedReport
+from gouji_dsl.stats import Estimate
+
+# place 1 .. 6 (more places reuse the last colour)
+PLACE_COLORS = ["#2e9e4f", "#8cc04b", "#e0d04a", "#f0a030", "#e06030", "#a0204a"]
+BARS = " ▁▂▃▄▅▆▇█"
+
+
+# ------------------------------------------------------------------------------ figures
+def fmt_estimate(e: Estimate | None, rate: bool, signed: bool = False) -> Text:
+    """``12.3 ±0.4`` / ``9.0% [4.8–16.2]``: the value in bold, the 95% interval dim."""
+    if e is None or math.isnan(e.value):
+        return Text("—", style="dim")
+    scale, unit = (100.0, "%") if (rate or e.kind == "wilson") else (1.0, "")
+    digits = 1 if unit else 2
+    t = Text(f"{e.value * scale:{'+' if signed else ''}.{digits}f}{unit}")
+    if math.isnan(e.low) or math.isnan(e.high):
+        return t
+    if abs((e.high - e.value) - (e.value - e.low)) < 1e-9:
+        t.append(f" ±{e.half_width * scale:.{digits}f}", style="dim")
+    else:
+        # rates: one decimal for small percentages (0.0–0.8%), none for larger ones (7–12%)
+        d = (1 if max(abs(e.low), abs(e.high)) * scale < 10 else 0) if unit else digits
+        t.append(f" [{e.low * scale:.{d}f}, {e.high * scale:.{d}f}]", style="dim")
+    return t
+
+
+def fmt_difference(e: Estimate | None, rate: bool) -> Text:
+    """The paired difference; bold and coloured, with ``*``, when its interval excludes 0."""
+    t = fmt_estimate(e, rate, signed=True)
+    if e is not None and e.excludes_zero:
+        t.stylize("bold " + ("green" if e.value > 0 else "red"), 0, len(t.plain.split(" ")[0]))
+        t.append(" *", style="bold")
+    return t
+
+
+def figure_rows(report: PairedReport) -> list[tuple[str, Text, Text, Text]]:
+    """(label, A, B, B − A) for every figure of the report, in the CLI's order."""
+    r = report
+    rows = []
+    for key, label, kind in SIDE_FIGURES:
+        rate = kind == "rate"
+        rows.append((label, fmt_estimate(r.a.figure(key), rate), fmt_estimate(r.b.figure(key), rate),
+                     fmt_difference(r.differences[key], rate)))
+    for s, e in r.differences["seat_score"].items():
+        rows.append((f"mean score, seat {s}", fmt_estimate(r.a.seat_score.get(s), False),
+                     fmt_estimate(r.b.seat_score.get(s), False), fmt_difference(e, False)))
+    oc = r.differences["outcome_changed"]
+    rows.append(("deals whose places differ", Text(""), Text(""), fmt_estimate(oc, True)))
+    return rows
+
+
+def stats_table(report: PairedReport, compact: bool = False) -> Table:
+    """The figures as a Rich table: figure | A | B | B − A (``compact``: the columns headed "A" and
+    "B" only, for narrow screens)."""
+    la, lb = report.labels
+    table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False, header_style="bold",
+                  caption="95% intervals (means ± 1.96·sd/√n, rates Wilson); B − A: mean paired difference, "
+                          "* where its interval excludes 0", caption_justify="left", caption_style="dim")
+    table.add_column("figure", no_wrap=False, min_width=12)
+    table.add_column(Text("A" if compact else (la if la.startswith("A ") else f"A {la}"), style="bold cyan"),
+                     no_wrap=True)
+    table.add_column(Text("B" if compact else (lb if lb.startswith("B ") else f"B {lb}"), style="bold magenta"),
+                     no_wrap=True)
+    table.add_column("B − A", no_wrap=True)
+    for label, a, b, d in figure_rows(report):
+        table.add_row(label, a, b, d)
+    return table
+
+
+# ------------------------------------------------------------------------------ helpers
+def team_spread(scores: Sequence[int], teams: int) -> float:
+    """Highest minus lowest team mean score of one game (seat ``s`` is in team ``(s-1) % teams + 1``)."""
+    teams = max(1, teams)
+    by: dict[int, list[int]] = {}
+    for s, v in enumerate(scores, start=1):
+        by.setdefault((s - 1) % teams + 1, []).append(v)
+    means = [sum(v) / len(v) for v in by.values()]
+    return max(means) - min(means) if means else 0.0
+
+
+def split_widths(parts: Sequence[float], width: int) -> list[int]:
+    """Cells for each part of a bar ``width`` cells long (largest remainder, sums to ``width``)."""
+    total = sum(parts)
+    if total <= 0 or width <= 0:
+        return [0] * len(parts)
+    exact = [p / total * width for p in parts]
+    cells = [int(x) for x in exact]
+    rest = width - sum(cells)
+    for i in sorted(range(len(parts)), key=lambda i: exact[i] - cells[i], reverse=True)[:rest]:
+        cells[i] += 1
+    return cells
+
+
+class _Chart(Widget):
+    """A widget that draws :meth:`draw` to its width (height: the lines it draws)."""
+
+    DEFAULT_CSS = "_Chart { height: auto; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.report: PairedReport | None = None
+        self.teams: tuple[int, int] = (2, 2)
+
+    def show(self, report: PairedReport | None, teams: tuple[int, int] = (2, 2)) -> None:
+        self.report = report
+        self.teams = teams
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        if self.report is None:
+            return Text("")
+        return self.draw(self.report, max(20, self.content_region.width or self.size.width or 60))
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+        if self.report is None:
+            return 0
+        text = self.draw(self.report, max(20, width))
+        return len(text.wrap(self.app.console, max(1, width)))  # a line too long for the width wraps
+
+    def draw(self, report: PairedReport, width: int) -> Text:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class PlacesChart(_Chart):
+    """Places by seat: for every seat a bar for A and one for B, split by the share of games the
+    seat finished 1st, 2nd, ... (colours from green to red), then the shares of 1st and last place."""
+
+    MAX_BAR = 60
+    SUFFIX = 19  # " 100% 1st  100% 6th"
+
+    def draw(self, report: PairedReport, width: int) -> Text:
+        la, lb = report.labels
+        n = len(report.a.place_distribution)
+        t = Text()
+        t.append("Places by seat", style="bold")
+        t.append("  share of games finished ", style="dim")
+        for p in range(1, n + 1):
+            t.append("█", style=PLACE_COLORS[min(p, len(PLACE_COLORS)) - 1])
+            t.append(f"{p}{_ordinal(p)} ", style="dim")
+        label_w = 9
+        bar_w = max(10, min(self.MAX_BAR, width - label_w - self.SUFFIX))
+        for s in range(1, n + 1):
+            for side, dist in (("A", report.a.place_distribution.get(s, {})),
+                               ("B", report.b.place_distribution.get(s, {}))):
+                t.append("\n")
+                t.append(f"{'seat ' + str(s) if side == 'A' else '':<7}", style="bold")
+                t.append(f"{side} ", style="bold cyan" if side == "A" else "bold magenta")
+                shares = [dist[p].value if p in dist and not math.isnan(dist[p].value) else 0.0
+                          for p in range(1, n + 1)]
+                for p, cells in enumerate(split_widths(shares, bar_w), start=1):
+                    t.append("█" * cells, style=PLACE_COLORS[min(p, len(PLACE_COLORS)) - 1])
+                if sum(shares):
+                    t.append(f" {shares[0] * 100:3.0f}% 1st {shares[-1] * 100:4.0f}% {n}{_ordinal(n)}", style="dim")
+        return t
+
+
+def _ordinal(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def histogram(values: Sequence[float], lo: float, hi: float, bins: int) -> list[int]:
+    counts = [0] * bins
+    span = (hi - lo) or 1.0
+    for v in values:
+        i = min(bins - 1, max(0, int((v - lo) / span * bins)))
+        counts[i] += 1
+    return counts
+
+
+def bar_rows(counts: Sequence[int], top: int, height: int) -> list[str]:
+    """A vertical bar chart of ``counts`` (scaled so ``top`` fills ``height`` rows), top row first."""
+    eighths = [round(c / top * height * 8) if top else 0 for c in counts]
+    rows = []
+    for r in reversed(range(height)):
+        rows.append("".join(BARS[max(0, min(8, e - r * 8))] for e in eighths))
+    return rows
+
+
+class SpreadChart(_Chart):
+    """The team score spread of every game (highest minus lowest team score), as two histograms
+    of A and B on the same scale (one column per spread value, up to ``MAX_BINS``)."""
+
+    HEIGHT = 4
+    MAX_BINS = 24
+
+    def draw(self, report: PairedReport, width: int) -> Text:
+        sa = [team_spread(g.scores, self.teams[0]) for g in report.games_a]
+        sb = [team_spread(g.scores, self.teams[1]) for g in report.games_b]
+        t = Text()
+        t.append("Team score spread", style="bold")
+        t.append("  games by |team 1 − team 2| score, one scale for both", style="dim")
+        if not sa and not sb:
+            return t
+        hi = max(sa + sb + [1.0])
+        label_w = 9
+        bins = max(2, min(int(math.ceil(hi)) + 1, self.MAX_BINS))
+        cell = max(1, min(4, (width - label_w) // bins))
+        ca = histogram(sa, 0.0, hi + 1e-9, bins)
+        cb = histogram(sb, 0.0, hi + 1e-9, bins)
+        top = max(ca + cb + [1])
+        for side, counts, style in (("A", ca, "cyan"), ("B", cb, "magenta")):
+            rows = bar_rows(counts, top, self.HEIGHT)
+            for i, row in enumerate(rows):
+                t.append("\n")
+                label = f"{side} {max(counts)} max" if i == 0 else (side if i == len(rows) - 1 else "")
+                t.append(f"{label:<{label_w}}", style=f"bold {style}" if i == len(rows) - 1 else "dim")
+                bar = "".join(ch * max(1, cell - 1) + (" " if cell > 1 else "") for ch in row)
+                t.append(bar.rstrip(), style=style)
+        # the axis: the low end of the first, middle and last bin
+        axis = [" "] * (bins * cell)
+        for b in sorted({0, bins // 2, bins - 1}):
+            label = _num(hi * b / bins)
+            pos = min(b * cell, len(axis) - len(label))
+            axis[pos:pos + len(label)] = list(label)
+        t.append("\n")
+        t.append(f"{'spread':<{label_w}}" + "".join(axis).rstrip(), style="dim")
+        return t
+
+
+def _num(x: float) -> str:
+    return f"{x:.0f}" if abs(x - round(x)) < 1e-9 else f"{x:.1f}"
+
+
+__all__ = ["stats_table", "figure_rows", "fmt_estimate", "fmt_difference", "PlacesChart", "SpreadChart",
+           "team_spread", "split_widths", "histogram", "bar_rows"]

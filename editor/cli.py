@@ -118,6 +118,11 @@ def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bo
     run_app(workspace=ws, compare=request)
 
 
+from .play.command import play_command  # noqa: E402 - Textual is imported only when the app starts
+
+gouji.add_command(play_command)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``gouji = "editor.cli:main"``)."""
     gouji.main(args=sys.argv[1:] if argv is None else argv, prog_name="gouji")

@@ -83,6 +83,7 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+home", "start", "Start", show=False, tooltip="Go to the start of the record"),
         Binding("ctrl+end", "end", "End", show=False, tooltip="Go to the end of the record"),
         Binding("escape", "clear", "Clear", show=False, tooltip="Clear the move box"),
+        Binding("ctrl+b", "close", "Close", tooltip="Leave the game: back to the screen you came from (or quit)"),
     ]
 
     def __init__(self, graph: RuleGraph | str, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
@@ -104,6 +105,14 @@ class PlayScreen(Screen[None]):
         self._typed: Typed | None = None
         self._why: list = []
         self._syncing = False
+
+    def action_close(self) -> None:
+        """Back to the screen this one was opened from; in the standalone play app, quit."""
+        from .app import PlayApp
+        if isinstance(self.app, PlayApp) or len(self.app.screen_stack) <= 1:
+            self.app.exit()
+        else:
+            self.app.pop_screen()
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:

@@ -59,6 +59,8 @@ class EditorScreen(Screen[None]):
         Binding("f2", "toggle_view", "View", tooltip="Switch the panel: resolved ruleset / rule graph"),
         Binding("f3", "toggle_panel", "Panel", tooltip="Show or hide the side panel"),
         Binding("f4", "new_variant", "Variant", tooltip="Create a new variant that extends this ruleset"),
+        Binding("f9", "test_play", "Play", show=False,
+                tooltip="Test-play this text (unsaved changes too) against bots"),
         Binding("f8", "compare", "Compare", show=False,
                 tooltip="Compare this text (unsaved too) with another ruleset: rules and play"),
         Binding("f1", "app.help", "Help", tooltip="The ruleset language, with examples"),
@@ -463,6 +465,30 @@ class EditorScreen(Screen[None]):
         resolved = self.last_resolved  # its parent is offered first
         parent = resolved.chain[1] if resolved is not None and len(resolved.chain) > 1 else None
         ask_compare(self.app, self.workspace, src, parent=parent)
+
+    def action_test_play(self) -> None:
+        """Play the buffer as it is now (saved or not) against heuristic bots; a rule the play
+        screen names opens here, at its line."""
+        import random
+
+        from gouji_dsl.diagnostics import GoujiError
+
+        from ..play import graph_from_buffer
+        from ..play.screen import PlayScreen
+        try:
+            graph = graph_from_buffer(self.text, self.path_str)
+        except GoujiError as e:
+            self.notify(e.diagnostics[0].short(), title="Fix the ruleset to test-play it", severity="error")
+            return
+
+        def open_rule(path: str, line: int) -> None:
+            self.app.pop_screen()
+            if same_file(path, self.path_str):
+                self.jump_to(line, 1)
+            else:
+                self.notify(f"That rule is in {display_path(path)}:{line}.", title="Other file")
+        self.app.push_screen(PlayScreen(graph, seat=1, seed=random.randrange(10**6), bots="heuristic",
+                                        on_open_rule=open_rule))
 
     def action_close(self) -> None:
         self.confirm_leave(lambda ok: self.dismiss(None) if ok else None)

@@ -36,6 +36,7 @@ class HomeScreen(Screen[None]):
         Binding("o,e", "open", "Open", tooltip="Open the highlighted ruleset in the editor (or Enter)"),
         Binding("n", "new_variant", "New variant", tooltip="Create a variant that extends the highlighted ruleset"),
         Binding("c", "compare", "Compare", tooltip="Compare the highlighted ruleset with another: rules and play"),
+        Binding("p", "play", "Play", tooltip="Test-play the highlighted ruleset against heuristic bots"),
         Binding("r", "refresh", "Refresh", tooltip="List and check the rulesets again"),
         Binding("f1,question_mark", "app.help", "Help", tooltip="The ruleset language, with examples"),
         Binding("q", "app.quit", "Quit", tooltip="Quit gouji"),
@@ -62,7 +63,7 @@ class HomeScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column("Name", key="name")
-        table.add_column("Status", key="status")
+        table.add_column("Status", key="status", width=12)  # fixed: "… checking" and "✓ 53 rules" alike
         table.add_column("Kind", key="kind")
         table.add_column("Extends", key="extends")
         table.add_column("Title", key="title")
@@ -199,6 +200,31 @@ class HomeScreen(Screen[None]):
             from .compare import RulesetSource, ask_compare
             ask_compare(self.app, self.workspace, RulesetSource(str(e.path), e.name, e.bundled, None, e.title),
                         parent=e.chain[0] if e.chain else e.extends)
+
+    def action_play(self) -> None:
+        e = self.current()
+        if e is None:
+            return
+        import random
+
+        from gouji_dsl.diagnostics import GoujiError
+        from gouji_dsl.graph import load_graph
+
+        from ..play.screen import PlayScreen
+        try:
+            graph = load_graph(e.path)
+        except GoujiError as err:
+            self.notify(err.diagnostics[0].short(), title="Fix the ruleset to play it", severity="error")
+            return
+
+        def open_rule(path: str, line: int) -> None:
+            self.app.pop_screen()
+            self.app.open_file(path)  # type: ignore[attr-defined]
+            ed = self.app.editor  # type: ignore[attr-defined]
+            if ed is not None:
+                ed.call_after_refresh(ed.jump_to, line, 1)
+        self.app.push_screen(PlayScreen(graph, seat=1, seed=random.randrange(10**6), bots="heuristic",
+                                        on_open_rule=open_rule))
 
     def action_refresh(self) -> None:
         self.refresh_entries()

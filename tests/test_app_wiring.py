@@ -1,0 +1,77 @@
+"""The app's screens reach each other: play a ruleset from the home screen, test-play the editor's
+unsaved buffer, and close the play screen back to where it was opened."""
+import asyncio
+from pathlib import Path
+
+from editor.app import GoujiApp
+from editor.play.screen import PlayScreen
+from editor.screens.editor import EditorScreen
+from editor.screens.home import HomeScreen
+import time
+
+
+async def wait_for(pilot, condition, timeout: float = 8.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def editor_ready(pilot) -> EditorScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, EditorScreen), what="the editor")
+    screen = pilot.app.screen
+    await wait_for(pilot, lambda: screen.is_validated, what="validation")
+    return screen
+
+
+async def home_ready(pilot) -> HomeScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen), what="home")
+    home = pilot.app.screen
+    await wait_for(pilot, lambda: home.entries and not home.checking, what="home validation")
+    return home
+
+VARIANT = '''# yaml-language-server: $schema=../schema/ruleset.schema.json
+ruleset: house
+extends: online
+settings:
+  gouji_minimum: {"2": 2}
+'''
+
+
+def test_play_from_home_and_back(tmp_path: Path):
+    ws = tmp_path / "rules"
+    ws.mkdir()
+    (ws / "house.yaml").write_text(VARIANT, encoding="utf-8")
+
+    async def scenario():
+        app = GoujiApp(workspace=ws, cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            home = await home_ready(pilot)
+            home.query_one("DataTable").move_cursor(row=home.query_one("DataTable").get_row_index(str(ws / "house.yaml")))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
+            assert app.screen.graph.name == "house"
+            await pilot.press("ctrl+b")
+            await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="back home")
+    asyncio.run(scenario())
+
+
+def test_test_play_the_unsaved_buffer(tmp_path: Path):
+    ws = tmp_path / "rules"
+    ws.mkdir()
+    (ws / "house.yaml").write_text(VARIANT, encoding="utf-8")
+
+    async def scenario():
+        app = GoujiApp(workspace=ws, open_path=ws / "house.yaml", cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.text = ed.text.replace('{"2": 2}', '{"2": 3}')   # not saved
+            await pilot.press("f9")
+            await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
+            g = app.screen.graph
+            assert g.settings["gouji_minimum"]["2"] == 3      # the buffer, not the file on disk
+            await pilot.press("ctrl+b")
+            await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen), what="back in the editor")
+            assert ed.dirty
+    asyncio.run(scenario())

@@ -109,6 +109,15 @@ class RuleGraph:
             h: tuple(c for c in compiled if c.node.hook == h) for h in HOOKS}
         self.n_seats = int(settings["seats"])
         self.pruned: frozenset[str] = frozenset()
+        self.definitions: dict[str, tuple[tuple[str, ...], str, Callable]] = {}
+
+    def compile_expression(self, text: str, context: tuple[str, ...] | None = None) -> Callable[[Any], Any]:
+        """Compile an expression against this ruleset (its settings and definitions), e.g.
+        ``"headless(seat)"`` for a screen's markers. ``context``: the context variables it may use
+        (default: all). Raises :class:`~gouji_dsl.expr.ExprError`."""
+        scope = make_scope(self.settings, self.model, tuple(CONTEXT_VARS) if context is None else context)
+        scope.definitions = self.definitions
+        return compile_expr(text, scope).fn
 
     def node(self, rule_id: str) -> RuleNode | None:
         for n in self.nodes:
@@ -381,6 +390,7 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     bag.raise_if_errors()
     edges = _edges(compiled)
     graph = RuleGraph(resolved, settings, model, compiled, edges)
+    graph.definitions = dict(compiled_defs)
     _prune(graph)
     _install_gouji(graph)
     return graph

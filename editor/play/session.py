@@ -76,47 +76,12 @@ class _Probe:
 
     def __init__(self, graph: RuleGraph):
         self.fns: dict[str, Callable] = {}
-        try:
-            from gouji_dsl.expr import compile_expr
-            from gouji_dsl.graph import make_scope
-            from gouji_dsl.vocabulary import CONTEXT_VARS
-            defs = graph.resolved.definitions
-            compiled: dict[str, tuple] = {}
-
-            class Lazy(dict):
-                def __contains__(self, k):  # type: ignore[override]
-                    return k in defs
-
-                def __getitem__(self, k):
-                    if k not in compiled:
-                        d = defs[k]
-                        sc = make_scope(graph.settings, graph.model, tuple(CONTEXT_VARS))
-                        sc.definitions = lazy
-                        sc.params = {p: "any" for p in d.params}
-                        c = compile_expr(d.expr.text, sc)
-                        fn = c.fn
-                        if d.params:
-                            def call(ctx, *args, fn=fn):
-                                saved = ctx.args
-                                ctx.args = args
-                                try:
-                                    return fn(ctx)
-                                finally:
-                                    ctx.args = saved
-                        else:
-                            def call(ctx, fn=fn):
-                                return fn(ctx)
-                        compiled[k] = (d.params, c.type, call)
-                    return compiled[k]
-
-            lazy = Lazy()
-            for name, text in (("headless", "headless(seat)"), ("scramble", "scramble")):
-                if name in defs:
-                    sc = make_scope(graph.settings, graph.model, tuple(CONTEXT_VARS))
-                    sc.definitions = lazy
-                    self.fns[name] = compile_expr(text, sc).fn
-        except Exception:  # a ruleset without these definitions, or a shape we do not expect
-            self.fns = {}
+        for name, text in (("headless", "headless(seat)"), ("scramble", "scramble")):
+            if name in graph.definitions:
+                try:
+                    self.fns[name] = graph.compile_expression(text)
+                except Exception:  # noqa: BLE001 - a ruleset whose definition has another shape
+                    pass
 
     def ask(self, name: str, state: GameState, seat: int | None = None) -> bool | None:
         fn = self.fns.get(name)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .atomic import atomic_write
 from .cards import SUITLESS, parse_cards
 from .diagnostics import Diagnostic, GoujiError, line_of
 from .engine import GameState, IllegalMove, Move, new_game, next_game, parse_move
@@ -119,23 +120,10 @@ class GameRecord:
 
 
 def save_record(path: str | os.PathLike[str], record: GameRecord) -> Path:
-    """Write ``record`` to ``path`` atomically (a temporary file renamed over it)."""
+    """Write ``record`` to ``path`` atomically (:func:`gouji_dsl.atomic.atomic_write`)."""
     p = Path(path)
-    text = record.dumps()
-    folder = p.absolute().parent
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        _plain_mode(tmp, p)
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    p.absolute().parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(p, record.dumps())
     record.path = str(path)
     return p
 
@@ -643,27 +631,9 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
         if last_key[-1].strip() == "cases: []":
             old = old.replace("cases: []", "cases:", 1)
         text = old + ("" if old.endswith("\n") else "\n") + case_text
-    folder = p.absolute().parent
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    _plain_mode(tmp, p)
-    os.replace(tmp, p)
+    p.absolute().parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(p, text)
     return p
-
-
-def _plain_mode(tmp: str, old: Path | None = None) -> None:
-    """Give the temporary file the mode of the file it replaces, or the usual one (umask)."""
-    try:
-        if old is not None and old.exists():
-            os.chmod(tmp, old.stat().st_mode & 0o777)
-            return
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-    except OSError:
-        pass
 
 
 __all__ = ["GameRecord", "Step", "save_record", "load_record", "parse_record", "record_graph", "replay_steps",

@@ -317,8 +317,9 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     try:
         model = CardModel.from_settings(settings)
     except (ValueError, TypeError) as e:
-        bad = next((n for n in ("ranks", "jokers", "deck", "filler_rank", "comparison") if n in str(e)), "ranks")
-        bag.add(_settings_diag(resolved, bad, f"card settings: {e}"))
+        bad = getattr(e, "setting", None) or "ranks"
+        d = _settings_diag(resolved, bad, f"card settings: {e}")
+        bag.add(Diagnostic(d.path, d.line, d.col, d.message, getattr(e, "hint", None) or d.hint, d.source_line))
         bag.raise_if_errors()
         raise  # pragma: no cover
 
@@ -452,6 +453,17 @@ def _type_clash(own: Any, parent: Any, path: str) -> tuple[str, str, str] | None
     return None
 
 
+def _short_path(path: str) -> str:
+    """A bundled file as ``<bundled>/NAME.yaml`` (not a path into site-packages); others as given."""
+    from .resources import rules_dir
+    try:
+        if Path(path).resolve().parent == rules_dir().resolve():
+            return f"<bundled>/{Path(path).name}"
+    except OSError:
+        pass
+    return path
+
+
 def _setting_type_diags(resolved: ResolvedRuleset) -> list[Diagnostic]:
     """A setting a child changes must keep the kind of value its parent gave it (a number stays a
     number, text stays text...): ``place_points: {1: four}`` is caught at the child's line instead of
@@ -475,7 +487,7 @@ def _setting_type_diags(resolved: ResolvedRuleset) -> list[Diagnostic]:
         first_key = where[len(name) + 1:].split(".")[0].split("[")[0]
         o = spec.key_origins.get(first_key, spec.origin) if first_key else spec.origin
         po = parent.settings[name].origin
-        hint = f"the parent sets it at {po.path}:{po.line}"
+        hint = f"the parent sets it at {_short_path(po.path)}:{po.line}"
         if want == "text":
             hint += "; ranks are quoted text such as '3'"
         out.append(Diagnostic(o.path, o.line, o.col, f"setting {where} is {got} here, but {want} in the parent",
@@ -491,7 +503,7 @@ def _settings_hint(spec: RuleSpec, resolved_settings: dict[str, Any]) -> str | N
     for name in dict.fromkeys(re.findall(r"settings\.([a-z_][a-z0-9_]*)", texts)):
         st = resolved_settings.get(name)
         if st is not None and st.origin.path != spec.origin.path:
-            notes.append(f"settings.{name} is set at {st.origin.path}:{st.origin.line}")
+            notes.append(f"settings.{name} is set at {_short_path(st.origin.path)}:{st.origin.line}")
     return "; ".join(notes) or None
 
 

@@ -17,6 +17,15 @@ from .cards import SUITLESS, SUITS, Card, format_counts, parse_cards
 from .diagnostics import Diagnostic, GoujiError
 
 
+class SettingError(ValueError):
+    """A card setting that cannot be used: ``setting`` names it, ``hint`` says what would do."""
+
+    def __init__(self, setting: str, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.setting = setting
+        self.hint = hint
+
+
 @dataclass(frozen=True, eq=False)
 class Play:
     """A classified play (一手牌) under a ruleset.
@@ -86,24 +95,25 @@ class CardModel:
         jokers = _symbols(s.get("jokers") or [], "jokers")
         kinds = tuple(ranks + jokers)
         if len(set(kinds)) != len(kinds):
-            raise ValueError("a card kind appears twice in ranks/jokers")
+            raise SettingError("jokers", "a card kind appears twice in ranks/jokers")
         filler_sym = s.get("filler_rank")
         filler = None
         if filler_sym is not None:
             filler_sym = str(filler_sym)
             if filler_sym not in ranks:
-                raise ValueError(f"filler_rank {filler_sym!r} is not one of the ranks")
+                raise SettingError("filler_rank", f"filler_rank {filler_sym!r} is not one of the ranks",
+                                   "ranks: " + " ".join(ranks) + "; null for no filler")
             filler = kinds.index(filler_sym)
         cmp = s.get("comparison") or {}
         cover = cmp.get("joker_cover") or {}
         deck = s.get("deck") or {}
         for key in ("decks", "cards_per_rank"):
             if not isinstance(deck.get(key), int) or isinstance(deck.get(key), bool):
-                raise ValueError(f"deck.{key} must be a whole number, got {deck.get(key)!r}")
+                raise SettingError("deck", f"deck.{key} must be a whole number, got {deck.get(key)!r}")
         decks = int(deck["decks"])
         per_rank = int(deck["cards_per_rank"])
         if decks < 1 or per_rank < 1:
-            raise ValueError("deck: decks and cards_per_rank must be at least 1")
+            raise SettingError("deck", "deck: decks and cards_per_rank must be at least 1")
         jpd = {str(k): int(v) for k, v in (deck.get("jokers_per_deck") or {}).items()}
         counts = []
         for i, k in enumerate(kinds):
@@ -111,11 +121,11 @@ class CardModel:
             n -= int((deck.get("remove") or {}).get(k, 0) or 0)
             n += int((deck.get("add") or {}).get(k, 0) or 0)
             if n < 0:
-                raise ValueError(f"deck: removing more {k} than the deck holds")
+                raise SettingError("deck", f"deck: removing more {k} than the deck holds")
             counts.append(n)
         model = str(cmp.get("model", "cover"))
         if model not in ("cover", "positional"):
-            raise ValueError(f"comparison.model must be 'cover' or 'positional', not {model!r}")
+            raise SettingError("comparison", f"comparison.model must be 'cover' or 'positional', not {model!r}")
         return cls(kinds=kinds, n_ranks=len(ranks), filler=filler,
                    mixed_as_lowest=bool(s.get("mixed_jokers_read_as_lowest", True)),
                    model=model, same_count=bool(cmp.get("same_count", True)),
@@ -362,9 +372,9 @@ def _symbols(v: Any, name: str) -> list[str]:
     elif isinstance(v, list):
         items = ["T" if str(x) == "10" else str(x) for x in v]
     else:
-        raise ValueError(f"{name} must be a list of card symbols")
+        raise SettingError(name, f"{name} must be a list of card symbols")
     from .cards import SYMBOLS
     for x in items:
         if x not in SYMBOLS:
-            raise ValueError(f"{name}: unknown card symbol {x!r}")
+            raise SettingError(name, f"{name}: unknown card symbol {x!r}", "card symbols: 3-9 T J Q K A 2 B R E")
     return items

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.lint import quick_warnings
 from gouji_dsl.graph import RuleGraph, compile_ruleset
 from gouji_dsl.loader import resolve, resolve_text
 from gouji_dsl.spec import ResolvedRuleset
@@ -65,6 +66,7 @@ def validate_text(text: str, path: str | os.PathLike[str], *,
     try:
         resolved = resolve_text(text, p, search=search)
         graph = compile_ruleset(resolved, overlay={p: text})
+        diags = tuple(quick_warnings(graph))  # a setting nothing reads: most likely misspelt
     except GoujiError as e:
         diags = tuple(e.diagnostics)
     except Exception as e:  # noqa: BLE001 - the editor must keep running whatever the library does

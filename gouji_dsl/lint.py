@@ -1059,3 +1059,12 @@ def lint(graph) -> list[Diagnostic]:
     for d in out:
         uniq.setdefault((d.path, d.line, d.col, d.message), d)
     return sorted(uniq.values(), key=lambda d: (d.path != own_path, d.path, d.line, d.col, d.message))
+
+
+def quick_warnings(graph) -> list[Diagnostic]:
+    """The findings worth showing even without ``--strict``: a setting (or key) nothing reads is
+    most likely a misspelt name (``sweep_multipler``). Never raises: a lint problem yields nothing."""
+    try:
+        return [d for d in lint(graph) if "is read by no rule" in d.message or "is read by nothing" in d.message]
+    except Exception:  # noqa: BLE001 - a lint gap must not turn a valid file into a failure
+        return []

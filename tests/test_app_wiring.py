@@ -75,3 +75,11 @@ def test_test_play_the_unsaved_buffer(tmp_path: Path):
             await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen), what="back in the editor")
             assert ed.dirty
     asyncio.run(scenario())
+
+
+def test_editor_validation_warns_about_a_misspelt_setting(tmp_path: Path):
+    from editor.validation import validate_text
+    p = tmp_path / "house.yaml"
+    v = validate_text(VARIANT + "  filer_rank: null\n", p)
+    assert v.ok and [d.severity for d in v.diagnostics] == ["warning"]
+    assert v.diagnostics[0].line == 6 and v.diagnostics[0].hint == "did you mean 'filler_rank'?"

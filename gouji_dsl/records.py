@@ -64,6 +64,7 @@ class GameRecord:
     positions: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
     move_positions: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
     text: str = field(default="", repr=False)
+    ruleset_text: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_states(cls, finals: Sequence[GameState], *, seed: Any = None, bots: dict[int, str] | None = None,
@@ -78,7 +79,9 @@ class GameRecord:
         path = ruleset_path
         if path is None and graph.resolved.path and os.path.exists(graph.resolved.path):
             path = graph.resolved.path
-        return cls(graph.name, seed, dict(bots or {}), events, path)
+        # the played ruleset file's own text, so a game played on an unsaved editor buffer (or on a
+        # file that changed since) replays under the rules it was played with
+        return cls(graph.name, seed, dict(bots or {}), events, path, ruleset_text=graph.resolved.text or None)
 
     @property
     def game_starts(self) -> list[int]:
@@ -100,8 +103,12 @@ class GameRecord:
         return [e["move"] for e in self.events if e.get("type") == "move"]
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, "ruleset": self.ruleset, "ruleset_path": self.ruleset_path,
-                "seed": self.seed, "bots": {str(k): v for k, v in sorted(self.bots.items())}, "events": self.events}
+        out = {"format": FORMAT, "version": VERSION, "ruleset": self.ruleset, "ruleset_path": self.ruleset_path,
+               "seed": self.seed, "bots": {str(k): v for k, v in sorted(self.bots.items())}}
+        if self.ruleset_text:
+            out["ruleset_text"] = self.ruleset_text
+        out["events"] = self.events
+        return out
 
     def dumps(self) -> str:
         """The file text: JSON with one event per line."""
@@ -230,7 +237,7 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
         raise r.fail(("format",), f"not a gouji record: format is {data.get('format')!r}", f"expected {FORMAT!r}")
     if data.get("version", VERSION) != VERSION:
         raise r.fail(("version",), f"unsupported record version {data.get('version')!r}", f"this gouji reads version {VERSION}")
-    known = ("format", "version", "ruleset", "ruleset_path", "seed", "bots", "events", "human")
+    known = ("format", "version", "ruleset", "ruleset_path", "ruleset_text", "seed", "bots", "events", "human")
     for k in data:
         if k not in known:
             from .diagnostics import did_you_mean
@@ -269,7 +276,10 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
                 raise r.fail(("events", i), "a fixed deal needs 'hands': {seat: cards}")
     if events[0]["type"] != "deal":
         raise r.fail(("events", 0), "the first event of a record is the deal")
-    return GameRecord(data["ruleset"], data.get("seed"), bots, events, rp, path, positions, move_pos, text)
+    rt = data.get("ruleset_text")
+    if rt is not None and not isinstance(rt, str):
+        raise r.fail(("ruleset_text",), "ruleset_text must be the ruleset file's text (a string) or null")
+    return GameRecord(data["ruleset"], data.get("seed"), bots, events, rp, path, positions, move_pos, text, rt)
 
 
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
@@ -287,9 +297,14 @@ def load_record(path: str | os.PathLike[str]) -> GameRecord:
 
 
 def record_graph(record: GameRecord) -> RuleGraph:
-    """The ruleset a record was played under: its ``ruleset_path`` when that file exists, else the
+    """The ruleset a record was played under: the ruleset text it carries (resolved as if it were
+    ``ruleset_path``, parents from disk), else its ``ruleset_path`` when that file exists, else the
     ruleset by name (bundled or next to the record). Raises :class:`GoujiError`."""
-    from .graph import load_graph
+    from .graph import compile_ruleset, load_graph
+    if record.ruleset_text:
+        from .loader import resolve_text
+        where = record.ruleset_path or str(Path(record.path).parent / f"{record.ruleset}.yaml")
+        return compile_ruleset(resolve_text(record.ruleset_text, where))
     if record.ruleset_path and os.path.exists(record.ruleset_path):
         return load_graph(record.ruleset_path)
     near = Path(record.path).parent / f"{record.ruleset}.yaml"

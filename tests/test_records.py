@@ -126,7 +126,7 @@ def test_a_record_under_another_ruleset_is_refused(tmp_path):
     with pytest.raises(GoujiError) as e:
         replay_steps(graph("rulebook"), load_record(path))
     msg = e.value.diagnostics[0].short()
-    assert "g.json:9:" in msg and "does not deal these hands" in msg
+    assert "g.json:10:" in msg and "does not deal these hands" in msg  # line of the deal event
 
 
 def test_parse_record_rejects_other_formats():
@@ -180,3 +180,21 @@ def test_add_case_to_file_appends_and_checks_the_ruleset(tmp_path):
     """))
     with pytest.raises(GoujiError):
         add_case_to_file(other, "online", case)
+
+
+def test_a_record_replays_under_the_rules_it_was_played_with(tmp_path):
+    """A game test-played on an unsaved buffer (or a file changed since) replays: the record carries
+    the ruleset file's own text."""
+    from gouji_dsl.graph import compile_ruleset
+    from gouji_dsl.loader import resolve_text
+    from gouji_dsl.records import GameRecord, load_record, record_graph, save_record
+    from gouji_dsl.simulate import play_game
+    path = tmp_path / "house.yaml"
+    path.write_text("ruleset: house\nextends: online\nsettings:\n  gouji_minimum: {\"2\": 2}\n", encoding="utf-8")
+    buffer = "ruleset: house\nextends: online\nsettings:\n  filler_rank: null\n"   # never saved
+    g = compile_ruleset(resolve_text(buffer, str(path)))
+    _, st = play_game(g, 9, 0, "heuristic")
+    save_record(tmp_path / "game.json", GameRecord.from_states([st], seed=9, ruleset_path=str(path)))
+    rec = load_record(tmp_path / "game.json")
+    g2 = record_graph(rec)
+    assert g2.settings["filler_rank"] is None and g2.settings["gouji_minimum"]["2"] == 1

@@ -26,9 +26,24 @@ COMMENT_WIDTH = 72
 
 
 def schema_ref(file: str | os.PathLike[str]) -> str:
-    """The schema path for the ``yaml-language-server`` line of ``file``: relative when possible."""
+    """The schema path for the ``yaml-language-server`` line of ``file``: relative when possible.
+
+    When gouji runs from an installed package (the schema lives in site-packages, which moves with
+    the virtual environment), a copy of the schema is written beside the new file
+    (``ruleset.schema.json``, refreshed when it differs) and referred to by its bare name."""
     schema = resources.schema_path().resolve()
     folder = Path(file).absolute().parent
+    if "site-packages" in schema.parts or "dist-packages" in schema.parts:
+        copy = folder / "ruleset.schema.json"
+        data = schema.read_bytes()
+        try:
+            if not copy.exists() or copy.read_bytes() != data:
+                folder.mkdir(parents=True, exist_ok=True)
+                from gouji_dsl.atomic import atomic_write
+                atomic_write(copy, data.decode("utf-8"))
+            return copy.name
+        except OSError:
+            return schema.as_posix()
     try:
         rel = Path(os.path.relpath(schema, folder.resolve() if folder.exists() else folder))
     except ValueError:  # another drive (Windows)

@@ -678,6 +678,32 @@ def _side_by_side(la: str, lb: str, left: list[str] | None, right: list[str] | N
     return out
 
 
+def _keys_block(s: SettingChange, la: str, lb: str, width: int) -> list[str]:
+    """A mapping setting with several changed keys: its sentences once, then one row per key
+    (``key: A value (file:line) │ B value (file:line)``)."""
+    out = wrap(f"{s.name}: {len(s.keys)} keys differ", width)
+    said: list[tuple[str, str]] = []
+    for label, side in ((la, "a"), (lb, "b")):
+        for k in s.keys:
+            v = getattr(k, side)
+            if v is not None and v.says:
+                said.append((label, f"“{v.says}” ({v.provenance()})"))
+                break
+    for label, text in said:
+        out += wrap(f"{label}: {text}", width, "  ")
+    left = [f"{k.key}: {fmt_value(k.a.value)} ({k.a.where})" if k.a else f"{k.key}: (absent)" for k in s.keys]
+    right = [f"{fmt_value(k.b.value)} ({k.b.where})" if k.b else "(absent)" for k in s.keys]
+    inner = width - 2
+    col = (inner - 3) // 2
+    if col < 30:
+        return out + [f"  {a} → {b}" for a, b in zip(left, right)]
+    rows = _columns([la], [lb], col)
+    rows.append("─" * col + "─┼─" + "─" * col)
+    for a, b in zip(left, right):
+        rows += _columns([a], [b], col)
+    return out + ["  " + r for r in rows]
+
+
 def _setting_lines(v: SettingValue | None) -> list[str] | None:
     if v is None:
         return None
@@ -725,7 +751,10 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
     if diff.settings:
         out += _heading("Settings")
         for s in diff.settings:
-            if s.keys:
+            if len(s.keys) > 1:
+                out.append("")
+                out += _keys_block(s, la, lb, width)
+            elif s.keys:
                 for k in s.keys:
                     out.append("")
                     out += wrap(k.summary, width, "")

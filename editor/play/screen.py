@@ -66,16 +66,16 @@ class PlayScreen(Screen[None]):
         Binding("f5", "why", "Why", tooltip="Every rule that decides the move in the box (or the last refused one)"),
         Binding("ctrl+z", "undo", "Undo", tooltip="Back to before your last move"),
         Binding("ctrl+y", "redo", "Redo", tooltip="Forward to your next move"),
-        Binding("f6", "run('trick')", "Trick", tooltip="Play on to the end of the trick (your seat plays the hint)"),
-        Binding("f7", "run('game')", "Game", tooltip="Play on to the end of the game (your seat plays the hint)"),
-        Binding("f8", "speed", "Speed", tooltip="Bot speed: instant, fast, normal, slow"),
-        Binding("f9", "autopass", "Auto-pass", tooltip="Pass for you when pass is your only move"),
-        Binding("f10", "next_game", "Next game", tooltip="Deal the next game (tribute between games of a match)"),
-        Binding("ctrl+r", "resume", "Resume", tooltip="Play on from the position shown (drops what came after)"),
+        Binding("f6", "run('trick')", "Trick", show=False, tooltip="Play on to the end of the trick (your seat plays the hint)"),
+        Binding("f7", "run('game')", "Game", show=False, tooltip="Play on to the end of the game (your seat plays the hint)"),
+        Binding("f8", "speed", "Speed", show=False, tooltip="Bot speed: instant, fast, normal, slow"),
+        Binding("f9", "autopass", "Auto-pass", show=False, tooltip="Pass for you when pass is your only move"),
+        Binding("f10", "next_game", "Next game", show=False, tooltip="Deal the next game (tribute between games of a match)"),
+        Binding("ctrl+r", "resume", "Resume", show=False, tooltip="Play on from the position shown (drops what came after)"),
         Binding("ctrl+s", "save", "Save", tooltip="Save the game record (JSON)"),
-        Binding("ctrl+o", "open", "Open", tooltip="Open a game record and replay it step by step"),
-        Binding("ctrl+t", "export", "Case", tooltip="Export the position as a scenario case (NOTATION.md)"),
-        Binding("ctrl+l", "log", "Log", tooltip="Show / focus the game log (Enter on a move: the rules that fired)"),
+        Binding("ctrl+o", "open", "Open", show=False, tooltip="Open a game record and replay it step by step"),
+        Binding("ctrl+t", "export", "Case", show=False, tooltip="Export the position as a scenario case (NOTATION.md)"),
+        Binding("ctrl+l", "log", "Log", show=False, tooltip="Show / focus the game log (Enter on a move: the rules that fired)"),
         Binding("up", "back", "Back", show=False, tooltip="One move back"),
         Binding("down", "forward", "Forward", show=False, tooltip="One move forward"),
         Binding("pageup", "trick(-1)", "Previous trick", show=False, tooltip="Back to the start of this (or the last) trick"),
@@ -170,7 +170,7 @@ class PlayScreen(Screen[None]):
                 self.query_one(f"#seat-{rel}", SeatBox).show(s, seat)
             except Exception:
                 pass
-        self.query_one(TrickView).show(s)
+        self._refresh_trick()
         you = Text()
         you.append(f"Seat {me} · you · team {st.team(me)}", style="bold")
         if me in st.places:
@@ -190,6 +190,20 @@ class PlayScreen(Screen[None]):
         self._refresh_feedback()
         log = self.query_one(GameLog)
         log.sync()
+
+    @property
+    def log_shown(self) -> bool:
+        """Whether the game log is on screen (narrow terminals show it on ctrl+l only)."""
+        return not self.has_class("-narrow") or self.has_class("-show-log")
+
+    def _refresh_trick(self) -> None:
+        self.query_one(TrickView).show(self.session, log_shown=self.log_shown)
+
+    def on_resize(self) -> None:
+        footer = self.query_one(Footer)  # narrow: all the shown keys fit in 80 columns (ctrl+p still works)
+        footer.compact = self.has_class("-narrow")
+        footer.show_command_palette = not footer.compact
+        self.call_after_refresh(self._refresh_trick)
 
     def _refresh_status(self) -> None:
         s = self.session
@@ -647,6 +661,7 @@ class PlayScreen(Screen[None]):
 
     def action_log(self) -> None:
         self.toggle_class("-show-log")
+        self._refresh_trick()
         log = self.query_one(GameLog)
         if self.has_class("-show-log") or not self.has_class("-narrow"):
             log.focus()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -88,7 +89,7 @@ def markers(session: PlaySession, seat: int) -> list[str]:
 class TrickView(Static):
     """The trick on the table: every answer so far, the play to beat, who is asked now."""
 
-    def show(self, session: PlaySession) -> None:
+    def show(self, session: PlaySession, *, log_shown: bool = True) -> None:
         st = session.state
         me = session.seat
         t = Text()
@@ -116,7 +117,8 @@ class TrickView(Static):
             t.append(asked_text(session) + "\n", style="bold")
             moved = [e for e in st.record if e["type"] == "transfer"]
             if moved:
-                t.append(f"{len(moved)} transfer{'s' if len(moved) != 1 else ''} before play (see the log)\n",
+                t.append(f"{len(moved)} transfer{'s' if len(moved) != 1 else ''} before play "
+                     f"({'see the log' if log_shown else 'ctrl+l shows the log'})\n",
                          style="italic cyan")
             for e in st.record:
                 if e["type"] in ("revolution", "redeal"):
@@ -401,6 +403,9 @@ class HandView(Widget, can_focus=True):
 
 
 # ------------------------------------------------------------------------------ log
+NOW = "  ◀ now"
+
+
 class GameLog(Tree[Any]):
     """Every move and what followed from it. Enter on a move shows the rules that decided it
     (explain() on the position before the move); ``g`` goes to that point of the game."""
@@ -498,11 +503,41 @@ class GameLog(Tree[Any]):
         if node is None:
             return
         label = self._labels[index].copy()
-        label.append("  ◀ now", style="bold reverse")
+        label.append(NOW, style="bold reverse")
         node.set_label(label)
         if self.cursor_node is not node:
             self.move_cursor(node)
         self.call_after_refresh(self.scroll_to_node, node, animate=False)
+
+    def _room(self, node: TreeNode) -> int:
+        """Cells left for ``node``'s label on its line (the log's width less the guides)."""
+        depth = 0
+        parent = node.parent
+        while parent is not None:
+            depth += 1
+            parent = parent.parent
+        return self.scrollable_content_region.width - max(depth - 1, 0) * self.guide_depth
+
+    def render_label(self, node: TreeNode, base_style: Style, style: Style) -> Text:
+        """The label, cut with "…" when it does not fit (the "◀ now" marker is kept)."""
+        text = super().render_label(node, base_style, style)
+        room = self._room(node)
+        if room < 8 or text.cell_len <= room:
+            return text
+        tail = None
+        if node.data and node.data[0] in ("move", "game") and node.data[1] == self._marked \
+                and text.plain.endswith(NOW):
+            tail = text[len(text) - len(NOW):]
+            text = text[:len(text) - len(NOW)]
+            room -= tail.cell_len
+        text.truncate(max(room, 4), overflow="ellipsis")
+        if tail is not None:
+            text.append_text(tail)
+        return text
+
+    def get_label_width(self, node: TreeNode) -> int:
+        """Labels are cut to the log's width: no sideways scrolling."""
+        return min(super().get_label_width(node), max(self._room(node), 8))
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
         data = event.node.data

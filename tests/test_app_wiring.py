@@ -7,29 +7,7 @@ from editor.app import GoujiApp
 from editor.play.screen import PlayScreen
 from editor.screens.editor import EditorScreen
 from editor.screens.home import HomeScreen
-import time
-
-
-async def wait_for(pilot, condition, timeout: float = 8.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
-async def editor_ready(pilot) -> EditorScreen:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, EditorScreen), what="the editor")
-    screen = pilot.app.screen
-    await wait_for(pilot, lambda: screen.is_validated, what="validation")
-    return screen
-
-
-async def home_ready(pilot) -> HomeScreen:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen), what="home")
-    home = pilot.app.screen
-    await wait_for(pilot, lambda: home.entries and not home.checking, what="home validation")
-    return home
+from pilot_helpers import editor_ready, home_ready, wait_for
 
 VARIANT = '''# yaml-language-server: $schema=../schema/ruleset.schema.json
 ruleset: house

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from editor.skeleton import COMMON_SETTINGS, variant_text
 from editor.validation import validate_file, validate_text
 from editor.widgets import DiagnosticsList
 from gouji_dsl import loader, resources
+from pilot_helpers import editor_ready, home_ready, wait_for  # noqa: E402
 
 ROOT = """\
 ruleset: town-root
@@ -89,31 +89,6 @@ def ws(tmp_path: Path) -> Path:
 
 def make_app(ws: Path, open_name: str | None = None) -> GoujiApp:
     return GoujiApp(workspace=ws, open_path=ws / open_name if open_name else None, cursor_blink=False)
-
-
-async def wait_for(pilot, condition, timeout: float = 5.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
-async def editor_ready(pilot) -> EditorScreen:
-    """The editor screen, once the current text is validated."""
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, EditorScreen), what="the editor")
-    screen = pilot.app.screen
-    await wait_for(pilot, lambda: screen.is_validated, what="validation")
-    return screen
-
-
-async def home_ready(pilot) -> HomeScreen:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen), what="home")
-    home = pilot.app.screen
-    await wait_for(pilot, lambda: home.entries and not home.checking, what="home validation")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    return home
 
 
 def run(coro) -> None:

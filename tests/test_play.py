@@ -14,7 +14,7 @@ from gouji_dsl.records import load_record
 from editor.play.app import PlayApp
 from editor.play.screen import PlayScreen
 from editor.play.session import PlaySession
-from editor.play.widgets import HandView
+from editor.play.widgets import GameLog, HandView
 
 SIZE = (120, 40)
 # every seat holds a 2 or a joker (nobody may revolt), three short rank groups each
@@ -266,6 +266,68 @@ async def test_match_next_game_shows_the_steps():
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is screen and screen.session.state.game_number == 2
+
+
+@sync
+async def test_replay_keys_move_by_trick_and_the_log_follows():
+    app = app_for("online", seed=11, speed="instant")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        log = screen.query_one(GameLog)
+        await pilot.press("f7")                 # play on to the end of the game
+        await pilot.pause()
+        end = len(s.entries) - 1
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert s.cursor == 0 and log.scroll_y == 0
+        starts = s.trick_starts()
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert s.cursor == starts[2]
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert s.cursor == starts[1]
+        await pilot.press("end")                # the move box is empty: to the end of the game
+        await pilot.pause()
+        assert s.cursor == end
+        node = log.cursor_node
+        assert node is not None and node.data == ("move", end)
+        assert log.scroll_y > 0 and log.scroll_y <= node.line < log.scroll_y + log.scrollable_content_region.height
+        await pilot.press("ctrl+l")             # the log has the keys too (not the tree's scrolling)
+        await pilot.press("home")
+        await pilot.pause()
+        assert s.cursor == 0 and log.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert s.cursor == starts[1]
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert s.cursor == end
+
+
+@sync
+async def test_a_rule_the_app_does_not_open_is_shown_in_a_dialog(tmp_path):
+    from editor.play.dialogs import RuleSourceScreen
+    rules = tmp_path / "house.yaml"
+    rules.write_text("a: 1\nb: 2\nc: 3\n", encoding="utf-8")
+    asked = []
+    app = app_for("online")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        screen.on_open_rule = lambda path, line: asked.append((path, line)) or False
+        screen.open_rule(f"{rules}:2")
+        await pilot.pause()
+        assert asked == [(str(rules), 2)]
+        assert isinstance(app.screen, RuleSourceScreen) and app.screen.line == 2
+        await pilot.press("escape")
+        await pilot.pause()
+        screen.on_open_rule = lambda path, line: True
+        screen.open_rule(f"{rules}:2")
+        await pilot.pause()
+        assert app.screen is screen
 
 
 def test_session_undo_and_record_roundtrip():

@@ -6,7 +6,9 @@ the top), the trick, your hand, a move box with live feedback, the legal actions
 the game log. The game itself is a :class:`~editor.play.session.PlaySession`.
 
 The screen works inside any app. ``on_open_rule(path, line)`` is called when the player asks to
-see a rule (Enter on a reason); without it the rule's source is shown in a dialog.
+see a rule (Enter on a reason); it returns True when it showed the rule (an editor at the line:
+:meth:`PlayScreen.leave` closes the play screen first). Without it, or when it returns False/None,
+the rule's source lines are shown in a dialog.
 """
 from __future__ import annotations
 
@@ -51,6 +53,24 @@ ACTIONS: list[tuple[str, str, str]] = [
 ]
 
 
+class MoveBox(Input):
+    """The move box. Home / End with nothing typed go to the start / end of the game (replay)."""
+
+    def action_home(self, select: bool = False) -> None:
+        play = self.screen
+        if not self.value and not select and isinstance(play, PlayScreen) and \
+                (play.session.mode == "replay" or not play.session.live):
+            play.action_start()
+        else:
+            super().action_home(select)
+
+    def action_end(self, select: bool = False) -> None:
+        if not self.value and not select and isinstance(self.screen, PlayScreen):
+            self.screen.action_end()
+        else:
+            super().action_end(select)
+
+
 class PlayScreen(Screen[None]):
     """Test-play ``graph`` from ``seat`` against ``bots`` (see the module docstring)."""
 
@@ -80,8 +100,8 @@ class PlayScreen(Screen[None]):
         Binding("down", "forward", "Forward", show=False, tooltip="One move forward"),
         Binding("pageup", "trick(-1)", "Previous trick", show=False, tooltip="Back to the start of this (or the last) trick"),
         Binding("pagedown", "trick(1)", "Next trick", show=False, tooltip="Forward to the start of the next trick"),
-        Binding("ctrl+home", "start", "Start", show=False, tooltip="Go to the start of the record"),
-        Binding("ctrl+end", "end", "End", show=False, tooltip="Go to the end of the record"),
+        Binding("ctrl+home", "start", "Start", show=False, tooltip="Go to the start of the record (Home too, when the move box is empty)"),
+        Binding("ctrl+end", "end", "End", show=False, tooltip="Go to the end of the record (End too, when the move box is empty)"),
         Binding("escape", "clear", "Clear", show=False, tooltip="Clear the move box"),
         Binding("ctrl+b", "close", "Close", tooltip="Leave the game: back to the screen you came from (or quit)"),
     ]
@@ -89,7 +109,7 @@ class PlayScreen(Screen[None]):
     def __init__(self, graph: RuleGraph | str, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
                  record: GameRecord | str | os.PathLike[str] | None = None, *, hands: dict[int, Any] | None = None,
                  leader: int | None = None, speed: str = "normal", autopass: bool = True,
-                 on_open_rule: Callable[[str, int], None] | None = None, show_steps: bool = True,
+                 on_open_rule: Callable[[str, int], bool | None] | None = None, show_steps: bool = True,
                  name: str | None = None, id: str | None = None, classes: str | None = None):
         super().__init__(name=name, id=id, classes=classes)
         if not isinstance(graph, RuleGraph):
@@ -126,7 +146,7 @@ class PlayScreen(Screen[None]):
                     yield SeatBox(id="seat-1", classes="seat")
                 yield Static("", id="you")
                 yield HandView(id="hand")
-                yield Input(placeholder="type a move: RR TTT · pass · yield · burn BB JJJJ … (Enter plays, F1 help)",
+                yield MoveBox(placeholder="type a move: RR TTT · pass · yield · burn BB JJJJ … (Enter plays, F1 help)",
                             id="move")
                 yield Static("", id="feedback")
                 with Horizontal(id="actions"):
@@ -427,10 +447,18 @@ class PlayScreen(Screen[None]):
         pl = split_where(where)
         if pl is None:
             return
-        if self.on_open_rule is not None:
-            self.on_open_rule(*pl)
-        else:
-            self.app.push_screen(RuleSourceScreen(*pl))
+        if self.on_open_rule is not None and self.on_open_rule(*pl):
+            return
+        self.app.push_screen(RuleSourceScreen(*pl))
+
+    def leave(self) -> None:
+        """Close this screen and the dialogs opened over it (for an ``on_open_rule`` that shows the
+        rule elsewhere)."""
+        if self not in self.app.screen_stack:
+            return
+        while self.app.screen is not self:
+            self.app.pop_screen()
+        self.app.pop_screen()
 
     @on(Button.Pressed, ".act")
     def _action_button(self, event: Button.Pressed) -> None:
@@ -592,6 +620,11 @@ class PlayScreen(Screen[None]):
         self.refresh_all()
         if self.session.live and self.session.mode == "play":
             self._schedule()
+
+    @on(GameLog.Step)
+    async def _log_step(self, event: GameLog.Step) -> None:
+        event.stop()
+        await self.run_action(event.action)
 
     @on(GameLog.OpenRule)
     def _log_rule(self, event: GameLog.OpenRule) -> None:

@@ -412,6 +412,11 @@ class GameLog(Tree[Any]):
 
     BINDINGS = [
         Binding("g", "goto", "Go here", tooltip="Show the game as it was before this move"),
+        # the screen's replay keys (a tree would scroll the page instead)
+        Binding("pageup", "step('trick(-1)')", "Previous trick", show=False),
+        Binding("pagedown", "step('trick(1)')", "Next trick", show=False),
+        Binding("home,ctrl+home", "step('start')", "Start", show=False),
+        Binding("end,ctrl+end", "step('end')", "End", show=False),
     ]
     ICON_NODE = "+ "
     ICON_NODE_EXPANDED = "- "
@@ -420,6 +425,13 @@ class GameLog(Tree[Any]):
         def __init__(self, index: int):
             super().__init__()
             self.index = index
+
+    class Step(Message):
+        """A replay key pressed in the log: ``action`` is the screen's action to run."""
+
+        def __init__(self, action: str):
+            super().__init__()
+            self.action = action
 
     class OpenRule(Message):
         def __init__(self, where: str):
@@ -505,8 +517,10 @@ class GameLog(Tree[Any]):
         label = self._labels[index].copy()
         label.append(NOW, style="bold reverse")
         node.set_label(label)
+        self._tree_lines  # noqa: B018 - lay out the lines: a node just added has none before
         if self.cursor_node is not node:
-            self.move_cursor(node)
+            self.move_cursor(node, animate=False)
+        self.scroll_to_node(node, animate=False)
         self.call_after_refresh(self.scroll_to_node, node, animate=False)
 
     def _room(self, node: TreeNode) -> int:
@@ -565,6 +579,9 @@ class GameLog(Tree[Any]):
             if r.where:
                 line.append(f"  {short_where(r.where)}", style="dim")
             node.add_leaf(line, data=("rule", r.where))
+
+    def action_step(self, action: str) -> None:
+        self.post_message(self.Step(action))
 
     def action_goto(self) -> None:
         node = self.cursor_node

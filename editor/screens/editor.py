@@ -481,12 +481,15 @@ class EditorScreen(Screen[None]):
             self.notify(e.diagnostics[0].short(), title="Fix the ruleset to test-play it", severity="error")
             return
 
-        def open_rule(path: str, line: int) -> None:
-            self.app.pop_screen()
-            if same_file(path, self.path_str):
-                self.jump_to(line, 1)
-            else:
-                self.notify(f"That rule is in {display_path(path)}:{line}.", title="Other file")
+        def open_rule(path: str, line: int) -> bool:
+            if not same_file(path, self.path_str):
+                return False  # another file: the play screen shows the rule's lines itself
+            for screen in reversed(self.app.screen_stack):
+                if isinstance(screen, PlayScreen):
+                    screen.leave()
+                    break
+            self.jump_to(line, 1)
+            return True
         self.app.push_screen(PlayScreen(graph, seat=1, seed=random.randrange(10**6), bots="heuristic",
                                         on_open_rule=open_rule))
 

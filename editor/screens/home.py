@@ -217,12 +217,19 @@ class HomeScreen(Screen[None]):
             self.notify(err.diagnostics[0].short(), title="Fix the ruleset to play it", severity="error")
             return
 
-        def open_rule(path: str, line: int) -> None:
-            self.app.pop_screen()
+        def open_rule(path: str, line: int) -> bool:
+            from ..validation import same_file
+            if not same_file(path, e.path):
+                return False  # another file: the play screen shows the rule's lines itself
+            for screen in reversed(self.app.screen_stack):
+                if isinstance(screen, PlayScreen):
+                    screen.leave()
+                    break
             self.app.open_file(path)  # type: ignore[attr-defined]
             ed = self.app.editor  # type: ignore[attr-defined]
             if ed is not None:
                 ed.call_after_refresh(ed.jump_to, line, 1)
+            return True
         self.app.push_screen(PlayScreen(graph, seat=1, seed=random.randrange(10**6), bots="heuristic",
                                         on_open_rule=open_rule))
 

@@ -330,6 +330,20 @@ async def test_a_rule_the_app_does_not_open_is_shown_in_a_dialog(tmp_path):
         assert app.screen is screen
 
 
+@sync
+async def test_a_shape_error_names_its_rule_and_line():
+    app = app_for("online", seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        await pilot.press("A", "K")             # two ranks: not a play
+        await pilot.pause()
+        text = str(screen.query_one("#feedback").render())
+        assert "is not a play" in text and "setting.play-shape" in text
+        assert "base.yaml:" in text
+        assert "speed instant" in str(screen.query_one("#status").render())
+
+
 def test_session_undo_and_record_roundtrip():
     s = PlaySession(graph("online"), seat=2, seed=4)
     s.run_bots()

@@ -239,7 +239,7 @@ class PlayScreen(Screen[None]):
             t.append(f" · viewing {s.cursor}/{len(s.entries) - 1}", style="bold yellow")
             t.append("  ctrl+y redo · ctrl+r play on from here · or make a move", style="dim")
         else:
-            t.append(f" · you: seat {s.seat} · bots {self.speed[0]}")
+            t.append(f" · you: seat {s.seat} · speed {self.speed[0]}")
             t.append(f" · auto-pass {'on' if self.autopass else 'off'}")
         self.query_one("#status", Static).update(t)
 
@@ -273,10 +273,10 @@ class PlayScreen(Screen[None]):
                 n = sum(1 for m in moves if m.cards is not None)
                 t.append("Your turn: ", style="bold")
                 if st.capacity == "lead" and st.phase == "play":
-                    t.append(f"lead any of your {n} plays", style="dim")
+                    t.append(f"lead any of your {n} plays" if n != 1 else "lead your one play", style="dim")
                 elif st.capacity == "burn" and st.top is not None:
-                    t.append(f"seat {st.top.seat}'s {st.top.play.text} is a gouji play: burn it with one of "
-                             f"{n} plays (type the cards), or pass", style="dim")
+                    t.append(f"seat {st.top.seat}'s {st.top.play.text} is a gouji play: burn it with "
+                             + (f"one of {n} plays" if n != 1 else "your one play") + " (type the cards), or pass", style="dim")
                 elif st.capacity == "follow" and st.top is not None:
                     t.append(f"{n} play{'s' if n != 1 else ''} beat {st.top.play.text}" if n else
                              f"nothing you hold beats {st.top.play.text}: pass", style="dim")
@@ -295,6 +295,12 @@ class PlayScreen(Screen[None]):
                 if typed.play is not None and not typed.play.valid:
                     t.append("✗ ", style="bold red")
                     t.append(s.describe_play(typed.play) + ".", style="red")
+                    # the rule that refuses the shape, as the F5 dialog names it
+                    forb = typed.forbidding if typed.explanation is not None else []
+                    if forb:
+                        t.append(f" {forb[0].rule_id}", style="bold red")
+                        if forb[0].where:
+                            t.append(f" {short_where(forb[0].where)}", style="dim")
                 elif typed.play is not None:
                     t.append(f"{typed.play.text}: {s.describe_play(typed.play)}. ", style="")
                 if typed.explanation is not None and (typed.play is None or typed.play.valid):
@@ -657,7 +663,7 @@ class PlayScreen(Screen[None]):
     def action_speed(self) -> None:
         self.speed_index = (self.speed_index + 1) % len(SPEEDS)
         self._refresh_status()
-        self.notify(f"Bots: {self.speed[0]}", timeout=2)
+        self.notify(f"Bot speed: {self.speed[0]}", timeout=2)
         self._schedule()
 
     def action_autopass(self) -> None:

@@ -376,7 +376,8 @@ HELP = """\
   F6 play on to the end of the trick · F7 to the end of the game (your seat plays the hint)
   F8 bot speed · F9 auto-pass when pass is your only move · F10 next game
   ctrl+z undo (back to your last decision) · ctrl+y redo · ↑/↓ one move back / forward
-  PgUp/PgDn a trick back / forward · ctrl+home / ctrl+end the start / end
+  PgUp/PgDn a trick back / forward · ctrl+home / ctrl+end the start / end (Home / End too when
+  the move box is empty, and in the log)
   ctrl+r play on from the position shown · ctrl+l the game log (Enter on a move: the rules
   that decided it; g: go to it) · ctrl+s save the record · ctrl+o open a record to replay
   ctrl+t export the position as a scenario case · ctrl+p every command · ctrl+q quit

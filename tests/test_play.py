@@ -361,7 +361,7 @@ def test_snapshot_play_screen(snap_compare):
 def test_snapshot_refused_move_narrow(snap_compare):
     async def refuse(pilot):
         await pilot.pause()
-        await pilot.press("3", "3", "enter")           # a lead the player does not hold
+        await pilot.press("A", "A", "A", "enter")      # seat 1 holds one ace: refused (engine.cards)
         await pilot.pause()
 
     assert snap_compare(app_for("online", seed=7), terminal_size=(80, 24), run_before=refuse)

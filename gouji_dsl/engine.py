@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Iterable, NamedTuple
 
 from .cards import Card, parse_cards
@@ -77,6 +78,53 @@ def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path:
     if rest.strip():
         raise fail(text.find(rest), f"'{verb}' takes no argument")
     return Move(seat, verb)
+
+
+class LegalMoves(Sequence[Move]):
+    """A read-only list of moves whose many play moves are built only when looked at.
+
+    A 36-card hand has hundreds of distinct leads; a random bot looks at one of them. Indexing,
+    ``len``, iteration and ``in`` behave as on a list of :class:`Move` (``in`` by value, without
+    building the moves); ``list(moves)`` gives a plain list."""
+
+    __slots__ = ("seat", "verb", "cards", "extra", "_index")
+
+    def __init__(self, seat: int, verb: str, cards: list[tuple[int, ...]], extra: list[Move] = ()):
+        self.seat = seat
+        self.verb = verb
+        self.cards = cards
+        self.extra = list(extra)
+        self._index: set[tuple[int, ...]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.cards) + len(self.extra)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self.cards)
+        if i < 0:
+            i += len(self)
+        if 0 <= i < n:
+            return Move(self.seat, self.verb, self.cards[i])
+        return self.extra[i - n]
+
+    def __contains__(self, m: object) -> bool:
+        if isinstance(m, tuple) and len(m) == 4 and m[0] == self.seat and m[1] == self.verb and m[3] == "":
+            if self._index is None:
+                self._index = set(self.cards)
+            if m[2] in self._index:
+                return True
+        return m in self.extra
+
+    def __add__(self, other: list[Move]) -> list[Move]:
+        return list(self) + list(other)
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, (list, LegalMoves)) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"LegalMoves({len(self)} moves for seat {self.seat})"
 
 
 class IllegalMove(GoujiError):
@@ -726,8 +774,9 @@ class GameState:
                     scores={str(s): v for s, v in self.scores.items()}, sweep=self.sweep)
 
     # -------------------------------------------------------------- legality
-    def legal_moves(self) -> list[Move]:
-        """Every legal move for the seat to act (empty when the game is over)."""
+    def legal_moves(self) -> Sequence[Move]:
+        """Every legal move for the seat to act (empty when the game is over). A sequence of
+        :class:`Move`; for a lead, a :class:`LegalMoves` that builds its moves lazily."""
         s = self.to_act
         if s is None or self.phase == "over":
             return []
@@ -740,7 +789,7 @@ class GameState:
         if self.phase == "choose":
             return [Move(s, "choose", None, "head"), Move(s, "choose", None, "headless")]
         if self.capacity == "lead":
-            return [Move(s, "play", p.counts) for p in self._lead_plays(s)] + self._discard_moves(s)
+            return LegalMoves(s, "play", [p.counts for p in self._lead_plays(s)], self._discard_moves(s))
         if self.capacity == "burn":
             return [Move(s, "burn", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]
         moves = [Move(s, "play", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]

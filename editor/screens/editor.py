@@ -469,29 +469,9 @@ class EditorScreen(Screen[None]):
     def action_test_play(self) -> None:
         """Play the buffer as it is now (saved or not) against heuristic bots; a rule the play
         screen names opens here, at its line."""
-        import random
-
-        from gouji_dsl.diagnostics import GoujiError
-
-        from ..play import graph_from_buffer
-        from ..play.screen import PlayScreen
-        try:
-            graph = graph_from_buffer(self.text, self.path_str)
-        except GoujiError as e:
-            self.notify(e.diagnostics[0].short(), title="Fix the ruleset to test-play it", severity="error")
-            return
-
-        def open_rule(path: str, line: int) -> bool:
-            if not same_file(path, self.path_str):
-                return False  # another file: the play screen shows the rule's lines itself
-            for screen in reversed(self.app.screen_stack):
-                if isinstance(screen, PlayScreen):
-                    screen.leave()
-                    break
-            self.jump_to(line, 1)
-            return True
-        self.app.push_screen(PlayScreen(graph, seat=1, seed=random.randrange(10**6), bots="heuristic",
-                                        on_open_rule=open_rule))
+        from ..play import graph_from_buffer, open_test_play
+        open_test_play(self.app, lambda: graph_from_buffer(self.text, self.path_str), self.path_str,
+                  lambda path, line: self.jump_to(line, 1))
 
     def action_close(self) -> None:
         self.confirm_leave(lambda ok: self.dismiss(None) if ok else None)

@@ -205,33 +205,16 @@ class HomeScreen(Screen[None]):
         e = self.current()
         if e is None:
             return
-        import random
-
-        from gouji_dsl.diagnostics import GoujiError
         from gouji_dsl.graph import load_graph
 
-        from ..play.screen import PlayScreen
-        try:
-            graph = load_graph(e.path)
-        except GoujiError as err:
-            self.notify(err.diagnostics[0].short(), title="Fix the ruleset to play it", severity="error")
-            return
+        from ..play import open_test_play
 
-        def open_rule(path: str, line: int) -> bool:
-            from ..validation import same_file
-            if not same_file(path, e.path):
-                return False  # another file: the play screen shows the rule's lines itself
-            for screen in reversed(self.app.screen_stack):
-                if isinstance(screen, PlayScreen):
-                    screen.leave()
-                    break
+        def show_rule(path: str, line: int) -> None:
             self.app.open_file(path)  # type: ignore[attr-defined]
             ed = self.app.editor  # type: ignore[attr-defined]
             if ed is not None:
                 ed.call_after_refresh(ed.jump_to, line, 1)
-            return True
-        self.app.push_screen(PlayScreen(graph, seat=1, seed=random.randrange(10**6), bots="heuristic",
-                                        on_open_rule=open_rule))
+        open_test_play(self.app, lambda: load_graph(e.path), e.path, show_rule)
 
     def action_refresh(self) -> None:
         self.refresh_entries()

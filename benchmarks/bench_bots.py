@@ -30,7 +30,7 @@ except ImportError:
 
 def run_half(graph, deals: int, seed, names: list[str]) -> list[dict[int, float]]:
     """Play ``deals`` games with per-seat bot ``names``; returns each game's scores."""
-    from gouji_dsl.simulate import match_length, play_game
+    from gouji_dsl.tools.simulate import match_length, play_game
 
     length = match_length(graph)
     prev = None
@@ -47,8 +47,8 @@ def team_diff(scores: dict[int, float], a_seats: list[int], b_seats: list[int]) 
 
 
 def measure(ruleset: str, games: int, seed, a: str = "heuristic", b: str = "random") -> dict:
-    from gouji_dsl.graph import load_graph
-    from gouji_dsl.stats import mean_ci, wilson
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.stats import mean_ci, wilson
 
     graph = load_graph(ruleset)
     n = graph.n_seats

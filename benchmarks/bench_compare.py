@@ -3,7 +3,7 @@
     python benchmarks/bench_compare.py [--a base] [--b online] [--games 1000] [--seed 1] [--workers 1,2]
 
 Each paired deal is two full games (one per ruleset). Prints, per worker count, the wall time of
-:func:`gouji_dsl.compare.paired_simulation` (worker start-up and the re-play of the divergent deals
+:func:`gouji_dsl.tools.compare.paired_simulation` (worker start-up and the re-play of the divergent deals
 included), paired deals per second and games per second, and checks that every worker count gives
 the same report. Not a test: the figures go in the README.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gouji_dsl.compare import paired_simulation  # noqa: E402
-from gouji_dsl.graph import load_graph  # noqa: E402
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.compare import paired_simulation
 
 
 def main() -> None:

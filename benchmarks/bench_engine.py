@@ -40,7 +40,7 @@ def pin_one_core() -> str:
 
 
 def run(graph, games: int, seed, bots: str):
-    from gouji_dsl.simulate import simulate
+    from gouji_dsl.tools.simulate import simulate
 
     t0 = time.perf_counter()
     results = simulate(graph, games, seed, bots)
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from gouji_dsl.diagnostics import GoujiError
-    from gouji_dsl.graph import load_graph
+    from gouji_dsl.ruleset.graph import load_graph
 
     pinned = pin_one_core()
     t0 = time.perf_counter()

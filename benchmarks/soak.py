@@ -12,10 +12,10 @@ import random
 import sys
 import time
 
-from gouji_dsl.engine import new_game, next_game
-from gouji_dsl.graph import load_graph
+from gouji_dsl.engine.interpreter import new_game, next_game
 from gouji_dsl.resources import bundled_names
-from gouji_dsl.simulate import game_seed, match_length
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.simulate import game_seed, match_length
 
 
 def soak(name: str, games: int, seed: int) -> tuple[int, float, list[str]]:
@@ -51,7 +51,7 @@ def soak(name: str, games: int, seed: int) -> tuple[int, float, list[str]]:
                     raise AssertionError("game did not end")
             if sorted(state.places.values()) != list(range(1, graph.n_seats + 1)) and not state.redealt:
                 raise AssertionError(f"places incomplete: {state.places}")
-        except Exception as e:  # noqa: BLE001 - reported per game
+        except Exception as e:
             failures.append(f"{name} game {gs}: {e}")
         decisions += state.decisions
         prev = state

@@ -8,9 +8,9 @@ in the command palette (Ctrl+P).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -64,7 +64,7 @@ class GoujiApp(App[None]):
     # -------------------------------------------------------------- commands
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         seen: set[str] = set()
-        for key, active in screen.active_bindings.items():
+        for active in screen.active_bindings.values():
             b = active.binding
             if not b.description or not active.enabled or b.description in seen:
                 continue

@@ -2,7 +2,7 @@
 
 ``gouji`` with no command opens the app on the workspace (``./rules`` or ``--workspace DIR``);
 ``gouji edit FILE`` opens a file straight in the editor; every command of the library's click group
-(:data:`gouji_dsl.cli.cli`: validate, test, simulate, show, diff, ...) works unchanged through it.
+(:data:`gouji_dsl.tools.cli.cli`: validate, test, simulate, show, diff, ...) works unchanged through it.
 New commands (e.g. a later ``gouji play``) are added with :func:`command` or ``gouji.add_command``.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 try:
-    from gouji_dsl.cli import cli
+    from gouji_dsl.tools.cli import cli
 except ImportError:  # the library CLI is not there yet: the editor still works
     cli = None
 
@@ -124,7 +124,7 @@ gouji.add_command(play_command)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (``gouji = "editor.cli:main"``)."""
+    """Console-script entry point (``gouji = "gouji_app.cli:main"``)."""
     gouji.main(args=sys.argv[1:] if argv is None else argv, prog_name="gouji")
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gouji_dsl import loader
-from gouji_dsl.spec import ResolvedRuleset
-from gouji_dsl.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
+from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
 
 from .skeleton import flow
 

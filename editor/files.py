@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from gouji_dsl.atomic import atomic_write  # noqa: F401 - re-exported for the editor
+
+from gouji_dsl.atomic import atomic_write
 
 RECOVERY_SUFFIX = ".recovery"
 
@@ -47,7 +46,7 @@ class DiskState:
     size: int = -1
 
     @classmethod
-    def of(cls, path: str | os.PathLike[str]) -> "DiskState":
+    def of(cls, path: str | os.PathLike[str]) -> DiskState:
         """The current state of ``path`` (reads and hashes the file)."""
         try:
             st = os.stat(path)
@@ -57,7 +56,7 @@ class DiskState:
         return cls(digest(data), st.st_mtime_ns, st.st_size)
 
     @classmethod
-    def from_bytes(cls, path: str | os.PathLike[str], data: bytes) -> "DiskState":
+    def from_bytes(cls, path: str | os.PathLike[str], data: bytes) -> DiskState:
         """The state after ``data`` was read from / written to ``path``."""
         try:
             st = os.stat(path)

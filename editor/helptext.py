@@ -10,10 +10,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from gouji_dsl import loader
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.spec import EFFECT_KEYS
-from gouji_dsl.vocabulary import FUNCTIONS, HOOKS, PLAY_ATTRS
+from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.spec import EFFECT_KEYS
+from gouji_dsl.ruleset.vocabulary import FUNCTIONS, HOOKS, PLAY_ATTRS
 
 EXAMPLE_SETTING = "gouji_minimum"
 

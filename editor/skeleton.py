@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from gouji_dsl import resources
-from gouji_dsl.spec import ResolvedRuleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset
 
 COMMON_SETTINGS: tuple[str, ...] = (
     "gouji_minimum", "filler_rank", "comparison", "revolution", "place_points", "sweep_multiplier",

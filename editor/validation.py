@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from gouji_dsl.diagnostics import Diagnostic, GoujiError
-from gouji_dsl.lint import quick_warnings
-from gouji_dsl.graph import RuleGraph, compile_ruleset
-from gouji_dsl.loader import resolve, resolve_text
-from gouji_dsl.spec import ResolvedRuleset
+from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.ruleset.lint import quick_warnings
+from gouji_dsl.ruleset.loader import resolve, resolve_text
+from gouji_dsl.ruleset.spec import ResolvedRuleset
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def validate_text(text: str, path: str | os.PathLike[str], *,
         diags = tuple(quick_warnings(graph))  # a setting nothing reads: most likely misspelt
     except GoujiError as e:
         diags = tuple(e.diagnostics)
-    except Exception as e:  # noqa: BLE001 - the editor must keep running whatever the library does
+    except Exception as e:
         diags = (_internal(p, e),)
     return Validation(p, diags, resolved, graph, time.perf_counter() - start, text)
 
@@ -86,6 +86,6 @@ def validate_file(path: str | os.PathLike[str], *,
         graph = compile_ruleset(resolved)
     except GoujiError as e:
         diags = tuple(e.diagnostics)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         diags = (_internal(p, e),)
     return Validation(p, diags, resolved, graph, time.perf_counter() - start)

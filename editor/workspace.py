@@ -13,8 +13,9 @@ from pathlib import Path
 
 import yaml
 
-from gouji_dsl import loader, resources
+from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic
+from gouji_dsl.ruleset import loader
 
 from .validation import Validation, validate_file
 
@@ -80,7 +81,7 @@ class RulesetEntry:
             return " → ".join(self.chain)
         return self.extends or ""
 
-    def with_validation(self, v: Validation) -> "RulesetEntry":
+    def with_validation(self, v: Validation) -> RulesetEntry:
         if v.resolved is not None:
             chain = tuple(Path(p).stem for p in v.resolved.chain[1:])
             title = v.resolved.title if v.resolved.title is not None else self.title
@@ -152,7 +153,7 @@ class Workspace:
         for name in loader.list_bundled():
             try:
                 out.append(loader.ruleset_path(name))
-            except Exception:  # noqa: BLE001 - a missing bundled file is simply not listed
+            except Exception:
                 continue
         return out
 

@@ -1,4 +1,4 @@
 """``python -m gouji_dsl``: the library commands (validate, simulate, show, test, diff)."""
-from .cli import main
+from gouji_dsl.tools.cli import main
 
 main()

@@ -7,8 +7,8 @@ CLI and the editor can print them all and never show a traceback.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 
 @dataclass(frozen=True)

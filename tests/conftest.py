@@ -2,10 +2,10 @@ import functools
 
 import pytest
 
-from gouji_dsl.graph import load_graph
+from gouji_dsl.ruleset.graph import load_graph
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _graph(name):
     return load_graph(name)
 

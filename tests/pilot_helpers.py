@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import time
 
-from editor.screens.editor import EditorScreen
-from editor.screens.home import HomeScreen
+from gouji_app.screens.editor import EditorScreen
+from gouji_app.screens.home import HomeScreen
 
 
 async def wait_for(pilot, condition, timeout: float = 5.0, what: str = "condition") -> None:

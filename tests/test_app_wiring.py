@@ -3,11 +3,12 @@ unsaved buffer, and close the play screen back to where it was opened."""
 import asyncio
 from pathlib import Path
 
-from editor.app import GoujiApp
-from editor.play.screen import PlayScreen
-from editor.screens.editor import EditorScreen
-from editor.screens.home import HomeScreen
 from pilot_helpers import editor_ready, home_ready, wait_for
+
+from gouji_app.app import GoujiApp
+from gouji_app.play.screen import PlayScreen
+from gouji_app.screens.editor import EditorScreen
+from gouji_app.screens.home import HomeScreen
 
 VARIANT = '''# yaml-language-server: $schema=../schema/ruleset.schema.json
 ruleset: house
@@ -56,7 +57,7 @@ def test_test_play_the_unsaved_buffer(tmp_path: Path):
 
 
 def test_editor_validation_warns_about_a_misspelt_setting(tmp_path: Path):
-    from editor.validation import validate_text
+    from gouji_app.validation import validate_text
     p = tmp_path / "house.yaml"
     v = validate_text(VARIANT + "  filer_rank: null\n", p)
     assert v.ok and [d.severity for d in v.diagnostics] == ["warning"]

@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-from gouji_dsl.bots import HeuristicBot, RandomBot, hand_power, make_bot
-from gouji_dsl.engine import Move, hands_from_text, new_game, next_game, parse_move
-from gouji_dsl.graph import load_graph
-from gouji_dsl.loader import list_bundled
-from gouji_dsl.simulate import play_game
+from gouji_dsl.engine.bots import HeuristicBot, RandomBot, hand_power, make_bot
+from gouji_dsl.engine.interpreter import Move, hands_from_text, new_game, next_game, parse_move
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.tools.simulate import play_game
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def graph(name: str):
     return load_graph(name)
 

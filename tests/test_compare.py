@@ -1,4 +1,4 @@
-"""Tests for gouji_dsl.compare (rule diff, paired simulation), gouji_dsl.stats and ``gouji diff``."""
+"""Tests for gouji_dsl.tools.compare (rule diff, paired simulation), gouji_dsl.tools.stats and ``gouji diff``."""
 from __future__ import annotations
 
 import json
@@ -9,13 +9,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gouji_dsl import compare, resources
-from gouji_dsl.cli_diff import diff_command
-from gouji_dsl.compare import (diff_json, diff_markdown, diff_text, paired_simulation, report_json,
-                               report_markdown, report_text, rule_diff, save_divergent)
-from gouji_dsl.graph import compile_ruleset, load_graph
-from gouji_dsl.loader import list_bundled, resolve, resolve_text
-from gouji_dsl.stats import mean_ci, newcombe_diff, paired_mean_diff, wilson
+from gouji_dsl import resources
+from gouji_dsl.ruleset.graph import compile_ruleset, load_graph
+from gouji_dsl.ruleset.loader import list_bundled, resolve, resolve_text
+from gouji_dsl.tools import compare
+from gouji_dsl.tools.cli_diff import diff_command
+from gouji_dsl.tools.compare import (
+    diff_json,
+    diff_markdown,
+    diff_text,
+    paired_simulation,
+    report_json,
+    report_markdown,
+    report_text,
+    rule_diff,
+    save_divergent,
+)
+from gouji_dsl.tools.stats import mean_ci, newcombe_diff, paired_mean_diff, wilson
 
 VARIANT = """
 ruleset: variant
@@ -302,7 +312,7 @@ def test_paired_simulation_is_reproducible_and_independent_of_workers(graphs, re
 
 
 def test_paired_games_match_play_game(graphs, report_w1):
-    from gouji_dsl.simulate import play_game
+    from gouji_dsl.tools.simulate import play_game
     a, b = graphs
     res, _ = play_game(a, 11, 4, "random")
     g = report_w1.games_a[4]
@@ -378,7 +388,7 @@ def test_matches_are_chained_and_independent_of_workers(tmp_path, graphs):
     """A ruleset with matches (tribute between games) against one without: chunks follow match
     boundaries, so workers=1 and workers=2 agree; single-game mode plays every deal afresh.
     The variant is an unsaved editor buffer (its file does not exist): workers compile it too."""
-    from gouji_dsl.simulate import match_length, play_game
+    from gouji_dsl.tools.simulate import match_length, play_game
     buffer = resolve_text(textwrap.dedent(MATCH_VARIANT), tmp_path / "matchvariant.yaml")
     mv = compile_ruleset(buffer)
     if match_length(mv) != 3:

@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from editor import cli as editor_cli
-from editor.app import GoujiApp
-from editor.screens import EditorScreen, HomeScreen
-from editor.screens.compare import (CompareScreen, DealScreen, RulesetPickerScreen, RulesetSource, TextScreen,
-                                    play_screen_class)
-from editor.widgets.compare_diff import DiffPanes
-from gouji_dsl import compare, resources
+from gouji_app import cli as editor_cli
+from gouji_app.app import GoujiApp
+from gouji_app.screens import EditorScreen, HomeScreen
+from gouji_app.screens.compare import CompareScreen, DealScreen, RulesetPickerScreen, RulesetSource, TextScreen, play_screen_class
+from gouji_app.widgets.compare_diff import DiffPanes
+from gouji_dsl import resources
+from gouji_dsl.tools import compare
 
 ROOT = """\
 ruleset: town-root
@@ -277,11 +277,11 @@ def test_saving_a_divergent_deal(ws: Path, tmp_path: Path, monkeypatch):
     saved = sorted((tmp_path / "compare-records").glob("*.json"))
     assert saved, "nothing saved"
     try:
-        from gouji_dsl.records import load_record, replay_steps
+        from gouji_dsl.engine.records import load_record, replay_steps
     except ImportError:  # without game records: the paired-deal JSON of `gouji diff --save-divergent`
         assert '"format": "gouji-paired-deal/1"' in saved[0].read_text(encoding="utf-8")
         return
-    from gouji_dsl.graph import load_graph
+    from gouji_dsl.ruleset.graph import load_graph
     assert [p.name.split("-")[-1] for p in saved] == ["online.json", "rulebook.json"]
     for p, name in zip(saved, ("online", "rulebook")):
         steps = replay_steps(load_graph(name), load_record(p))
@@ -393,7 +393,7 @@ def test_unknown_ruleset_is_a_notification_not_a_crash(ws: Path):
 
 
 def test_sources_resolve_files_and_buffers(ws: Path):
-    from editor.workspace import Workspace
+    from gouji_app.workspace import Workspace
     w = Workspace(ws)
     src = RulesetSource.find("town", w)
     assert src.path == str(ws / "town.yaml") and not src.bundled and src.where.endswith("town.yaml")

@@ -2,7 +2,7 @@
 import pytest
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.graph import load_graph
+from gouji_dsl.ruleset.graph import load_graph
 
 
 def _errors(tmp_path, body):

@@ -1,4 +1,4 @@
-"""`gouji doc`: the printable rulebook of a ruleset (gouji_dsl.doc)."""
+"""`gouji doc`: the printable rulebook of a ruleset (gouji_dsl.tools.doc)."""
 from __future__ import annotations
 
 import re
@@ -8,11 +8,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from gouji_dsl.cli import cli
-from gouji_dsl.doc import WIDTH, _width, ruleset_doc
-from gouji_dsl.graph import load_graph
-from gouji_dsl.loader import list_bundled
 from gouji_dsl.resources import rules_dir
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.doc import WIDTH, _width, ruleset_doc
 
 
 @pytest.fixture
@@ -204,7 +204,7 @@ def test_a_workspace_ruleset(tmp_path):
     """).lstrip(), encoding="utf-8")
     doc = ruleset_doc(load_graph(str(path)))
     assert doc.splitlines()[0] == "town" and "Builds on online (" in flat(doc)
-    body = flat(sections(doc)["5. Leading"] if "5. Leading" in sections(doc) else doc)
+    body = flat(sections(doc).get("5. Leading", doc))
     assert "Sevens are led in pairs or more. [" in body
     assert "our club, 2024" in sections(doc)["Sources"]
     assert "A player with 5 cards or fewer shows the count." in flat(doc)

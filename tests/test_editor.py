@@ -12,17 +12,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pilot_helpers import editor_ready, home_ready, wait_for
 
-from editor import cli as editor_cli
-from editor import files
-from editor.app import GoujiApp
-from editor.completion import Item, indent_for, items_for, replacement, word_before
-from editor.screens import ConfirmScreen, EditorScreen, HomeScreen, NewVariantScreen, PickerScreen
-from editor.skeleton import COMMON_SETTINGS, variant_text
-from editor.validation import validate_file, validate_text
-from editor.widgets import DiagnosticsList
-from gouji_dsl import loader, resources
-from pilot_helpers import editor_ready, home_ready, wait_for  # noqa: E402
+from gouji_app import cli as editor_cli
+from gouji_app import files
+from gouji_app.app import GoujiApp
+from gouji_app.completion import Item, indent_for, items_for, replacement, word_before
+from gouji_app.screens import ConfirmScreen, EditorScreen, HomeScreen, NewVariantScreen, PickerScreen
+from gouji_app.skeleton import COMMON_SETTINGS, variant_text
+from gouji_app.validation import validate_file, validate_text
+from gouji_app.widgets import DiagnosticsList
+from gouji_dsl import resources
+from gouji_dsl.ruleset import loader
 
 ROOT = """\
 ruleset: town-root

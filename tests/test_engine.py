@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from gouji_dsl.cards import parse_cards
-from gouji_dsl.engine import IllegalMove, apply, explain, new_game, parse_move, replay
-from gouji_dsl.simulate import play_game
+from gouji_dsl.engine.cards import parse_cards
+from gouji_dsl.engine.interpreter import IllegalMove, apply, explain, new_game, parse_move, replay
+from gouji_dsl.tools.simulate import play_game
 
 
 def _game(g, deal, leader=1):
@@ -114,6 +114,7 @@ def test_replay_of_a_later_match_game_keeps_the_tribute(graph_of):
 
 def test_gouji_error_pickles():
     import pickle
+
     from gouji_dsl.diagnostics import Diagnostic, GoujiError
     e = pickle.loads(pickle.dumps(GoujiError(Diagnostic("f.yaml", 3, 4, "bad"))))
     assert e.diagnostics[0].short() == "f.yaml:3:4: bad"

@@ -1,4 +1,4 @@
-"""The ruleset lint (gouji_dsl.lint) and `gouji validate --strict`."""
+"""The ruleset lint (gouji_dsl.ruleset.lint) and `gouji validate --strict`."""
 from __future__ import annotations
 
 import textwrap
@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gouji_dsl.cli import cli
-from gouji_dsl.graph import load_graph
-from gouji_dsl.lint import analyse, lint
-from gouji_dsl.loader import list_bundled
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.ruleset.lint import analyse, lint
+from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.tools.cli import cli
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests for gouji_dsl.loader: parsing with positions, schema errors, extends resolution."""
+"""Tests for gouji_dsl.ruleset.loader: parsing with positions, schema errors, extends resolution."""
 from __future__ import annotations
 
 import json
@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
-from gouji_dsl import loader, resources
+from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic, GoujiError
-from gouji_dsl.loader import load_file, load_text, position_in, resolve, resolve_text, ruleset_path
-from gouji_dsl.spec import EFFECT_KEYS
+from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.loader import load_file, load_text, position_in, resolve, resolve_text, ruleset_path
+from gouji_dsl.ruleset.spec import EFFECT_KEYS
 
 
 def write(folder: Path, name: str, text: str) -> Path:

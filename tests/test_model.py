@@ -2,9 +2,9 @@
 ruleset setting (a child of online written to a temp folder)."""
 import pytest
 
-from gouji_dsl.cards import format_cards, parse_cards
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.graph import load_graph
+from gouji_dsl.engine.cards import format_cards, parse_cards
+from gouji_dsl.ruleset.graph import load_graph
 
 
 def _variant(tmp_path, name, settings_yaml):

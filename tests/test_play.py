@@ -8,20 +8,19 @@ import functools
 
 import pytest
 
-from gouji_dsl.graph import load_graph
-from gouji_dsl.records import load_record
-
-from editor.play.app import PlayApp
-from editor.play.screen import PlayScreen
-from editor.play.session import PlaySession
-from editor.play.widgets import GameLog, HandView
+from gouji_app.play.app import PlayApp
+from gouji_app.play.screen import PlayScreen
+from gouji_app.play.session import PlaySession
+from gouji_app.play.widgets import GameLog, HandView
+from gouji_dsl.engine.records import load_record
+from gouji_dsl.ruleset.graph import load_graph
 
 SIZE = (120, 40)
 # every seat holds a 2 or a joker (nobody may revolt), three short rank groups each
 SHORT = {1: "R 55 7", 2: "2 33 4", 3: "2 KK 9", 4: "B 44 8", 5: "2 66 T", 6: "2 99 J"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def graph(name: str):
     return load_graph(name)
 
@@ -309,7 +308,7 @@ async def test_replay_keys_move_by_trick_and_the_log_follows():
 
 @sync
 async def test_a_rule_the_app_does_not_open_is_shown_in_a_dialog(tmp_path):
-    from editor.play.dialogs import RuleSourceScreen
+    from gouji_app.play.dialogs import RuleSourceScreen
     rules = tmp_path / "house.yaml"
     rules.write_text("a: 1\nb: 2\nc: 3\n", encoding="utf-8")
     asked = []
@@ -373,10 +372,10 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_play_command_errors_without_a_traceback(tmp_path):
     from click.testing import CliRunner
 
-    from editor.play.command import SPEED_NAMES, play_command
-    from editor.play.screen import SPEEDS
+    from gouji_app.play.command import SPEED_NAMES, play_command
+    from gouji_app.play.screen import SPEEDS
 
-    assert SPEED_NAMES == [n for n, _ in SPEEDS]
+    assert [n for n, _ in SPEEDS] == SPEED_NAMES
     runner = CliRunner()
     res = runner.invoke(play_command, ["nosuch"])
     assert res.exit_code == 1 and "unknown ruleset 'nosuch'" in res.output and "Traceback" not in res.output

@@ -2,10 +2,11 @@
 reproduces them (issue 2, "Tests")."""
 import random
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from gouji_dsl.engine import new_game, replay
-from gouji_dsl.graph import load_graph
+from gouji_dsl.engine.interpreter import new_game, replay
+from gouji_dsl.ruleset.graph import load_graph
 
 ONLINE = load_graph("online")
 

@@ -8,11 +8,21 @@ import textwrap
 import pytest
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.graph import load_graph
-from gouji_dsl.records import (GameRecord, add_case_to_file, check_case, load_record, parse_record, record_graph,
-                               replay_record, replay_steps, save_record, scenario_case)
-from gouji_dsl.scenarios import run_file
-from gouji_dsl.simulate import play_game
+from gouji_dsl.engine.records import (
+    GameRecord,
+    add_case_to_file,
+    check_case,
+    load_record,
+    parse_record,
+    record_graph,
+    replay_record,
+    replay_steps,
+    save_record,
+    scenario_case,
+)
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.scenarios import run_file
+from gouji_dsl.tools.simulate import play_game
 
 DUEL = """\
 ruleset: duel
@@ -24,12 +34,12 @@ settings:
 """
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def graph(name: str):
     return load_graph(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def online_game(seed: str = "rec"):
     return play_game(graph("online"), seed, 0, "heuristic")[1]
 
@@ -185,10 +195,10 @@ def test_add_case_to_file_appends_and_checks_the_ruleset(tmp_path):
 def test_a_record_replays_under_the_rules_it_was_played_with(tmp_path):
     """A game test-played on an unsaved buffer (or a file changed since) replays: the record carries
     the ruleset file's own text."""
-    from gouji_dsl.graph import compile_ruleset
-    from gouji_dsl.loader import resolve_text
-    from gouji_dsl.records import GameRecord, load_record, record_graph, save_record
-    from gouji_dsl.simulate import play_game
+    from gouji_dsl.engine.records import GameRecord, load_record, record_graph, save_record
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.tools.simulate import play_game
     path = tmp_path / "house.yaml"
     path.write_text("ruleset: house\nextends: online\nsettings:\n  gouji_minimum: {\"2\": 2}\n", encoding="utf-8")
     buffer = "ruleset: house\nextends: online\nsettings:\n  filler_rank: null\n"   # never saved

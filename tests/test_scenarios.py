@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from gouji_dsl.scenarios import format_results, run_file, run_files
+from gouji_dsl.tools.scenarios import format_results, run_file, run_files
 
 SCEN = Path(__file__).parent / "scenarios"
 FILES = sorted(SCEN.glob("*.yaml"))

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from gouji_dsl.cards import parse_cards
-from gouji_dsl.engine import new_game
-from gouji_dsl.graph import load_graph
-from gouji_dsl.simulate import play_game
+from gouji_dsl.engine.cards import parse_cards
+from gouji_dsl.engine.interpreter import new_game
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.simulate import play_game
 
 VARIANTS = sorted((Path(__file__).parent.parent / "examples" / "variants").glob("*.yaml"))
 

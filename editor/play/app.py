@@ -8,15 +8,16 @@ The click command itself is :data:`editor.play.command.play_command` (importable
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from functools import partial
-from typing import Any, Iterable
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from gouji_dsl.graph import RuleGraph, load_graph
-from gouji_dsl.records import GameRecord
+from gouji_dsl.engine.records import GameRecord
+from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
 from .screen import PlayScreen
 
@@ -72,7 +73,6 @@ class PlayApp(App[None]):
 
 
 from .command import main, play_command  # noqa: E402 - the click command (no Textual import at module level)
-
 
 if __name__ == "__main__":
     main()

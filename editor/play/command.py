@@ -11,8 +11,8 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.graph import load_graph
-from gouji_dsl.records import load_record, record_graph, replay_steps
+from gouji_dsl.engine.records import load_record, record_graph, replay_steps
+from gouji_dsl.ruleset.graph import load_graph
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 

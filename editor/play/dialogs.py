@@ -3,8 +3,9 @@ export, between games, help."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -13,12 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList, Static, TextArea
+from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine import Explanation, Move
-from gouji_dsl.graph import Reason
+from gouji_dsl.engine.interpreter import Explanation, Move
+from gouji_dsl.ruleset.graph import Reason
 
 from .session import PlaySession
 from .widgets import event_text, short_where

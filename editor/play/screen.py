@@ -13,8 +13,9 @@ the rule's source lines are shown in a dialog.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -27,12 +28,21 @@ from textual.widgets import Button, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine import IllegalMove, Move, explain
-from gouji_dsl.graph import RuleGraph, load_graph
-from gouji_dsl.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
+from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
+from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
+from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
-from .dialogs import (BetweenGamesScreen, ExportScreen, LegalMovesScreen, PathScreen, PlayHelpScreen,
-                      RuleSourceScreen, WhyScreen, reason_prompt, split_where)
+from .dialogs import (
+    BetweenGamesScreen,
+    ExportScreen,
+    LegalMovesScreen,
+    PathScreen,
+    PlayHelpScreen,
+    RuleSourceScreen,
+    WhyScreen,
+    reason_prompt,
+    split_where,
+)
 from .session import PLACE_NAMES, PlaySession, Typed, ordinal
 from .widgets import GameLog, HandView, SeatBox, TrickView, markers, short_where
 
@@ -576,7 +586,7 @@ class PlayScreen(Screen[None]):
         typed = s.interpret(value) if value.strip() else (s.interpret(s.last_illegal) if s.last_illegal else None)
         if typed is None and s.cursor > 0 and s.entry.move:
             before = s.entries[s.cursor - 1].state
-            from gouji_dsl.engine import parse_move
+            from gouji_dsl.engine.interpreter import parse_move
             mv = parse_move(s.entry.move, s.model, s.graph.n_seats)
             self.app.push_screen(WhyScreen(explain(before, mv), self.open_rule, "Why the last move was allowed"))
             return

@@ -12,17 +12,28 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from gouji_dsl.bots import HeuristicBot, make_bot
-from gouji_dsl.cards import Card
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine import CARD_VERBS, VERBS, Explanation, GameState, Move, explain, hands_from_text, new_game, next_game, parse_move
-from gouji_dsl.graph import RuleGraph
-from gouji_dsl.model import Play
-from gouji_dsl.records import GameRecord, Step, replay_steps, scenario_case
-from gouji_dsl.simulate import game_seed, match_length
+from gouji_dsl.engine.bots import HeuristicBot, make_bot
+from gouji_dsl.engine.cards import Card
+from gouji_dsl.engine.interpreter import (
+    CARD_VERBS,
+    VERBS,
+    Explanation,
+    GameState,
+    Move,
+    explain,
+    hands_from_text,
+    new_game,
+    next_game,
+)
+from gouji_dsl.engine.model import Play
+from gouji_dsl.engine.records import GameRecord, Step, replay_steps, scenario_case
+from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.tools.simulate import game_seed, match_length
 
 PLACE_NAMES = {1: "头科", 2: "二科", 3: "三科", 4: "四科", 5: "二落", 6: "大落"}
 
@@ -80,14 +91,14 @@ class _Probe:
             if name in graph.definitions:
                 try:
                     self.fns[name] = graph.compile_expression(text)
-                except Exception:  # noqa: BLE001 - a ruleset whose definition has another shape
+                except Exception:
                     pass
 
     def ask(self, name: str, state: GameState, seat: int | None = None) -> bool | None:
         fn = self.fns.get(name)
         if fn is None:
             return None
-        from gouji_dsl.engine import Ctx
+        from gouji_dsl.engine.interpreter import Ctx
         try:
             return bool(fn(Ctx(state, seat=seat)))
         except Exception:
@@ -368,9 +379,7 @@ class PlaySession:
         out = []
         for i, e in enumerate(self.entries):
             nxt = self.entries[i + 1] if i + 1 < len(self.entries) else None
-            if nxt is not None and nxt.seat == self.seat:
-                out.append(i)
-            elif e.move is None:
+            if nxt is not None and nxt.seat == self.seat or e.move is None:
                 out.append(i)
         return out
 

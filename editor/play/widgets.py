@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
-from gouji_dsl.engine import GameState, explain, parse_move
+from gouji_dsl.engine.interpreter import GameState, explain, parse_move
 
 from .session import PLACE_NAMES, PlaySession, ordinal
 
@@ -379,7 +379,7 @@ class HandView(Widget, can_focus=True):
             event.prevent_default()
             self.post_message(self.TypedKey(ch))
 
-    def action_clear(self) -> None:  # noqa: F811 - Escape: clear and go back to the move box
+    def action_clear(self) -> None:
         self.selected = tuple([0] * len(self.hand))
         self.refresh()
         self.post_message(self.Selected(self.selected))
@@ -491,7 +491,6 @@ class GameLog(Tree[Any]):
                     node.add_leaf(Text(event_text(ev, me), style="cyan"), data=("event", i))
             return
         parent = self._game_nodes.get(e.game_index) or self.root
-        seat = e.seat
         label = Text()
         label.append(f"{i:>3} ", style="dim")
         label.append_text(move_label(e.move or "", me))

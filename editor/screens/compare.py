@@ -3,10 +3,10 @@
 ``CompareScreen(workspace, a, b)`` takes two :class:`RulesetSource` s (a workspace or bundled file,
 or an editor's unsaved buffer) and shows, in three tabs:
 
-- **Rules** — the rule diff (:func:`gouji_dsl.compare.rule_diff`) in two synchronised panes, A left
+- **Rules** — the rule diff (:func:`gouji_dsl.tools.compare.rule_diff`) in two synchronised panes, A left
   and B right (stacked when the screen is narrow), one block per difference; ↑/↓ move between
   differences, the one-line summary of the current one is shown under the panes (Enter: in full).
-- **Stats** — N paired deals played under both rulesets (:func:`gouji_dsl.compare.paired_simulation`)
+- **Stats** — N paired deals played under both rulesets (:func:`gouji_dsl.tools.compare.paired_simulation`)
   in a thread worker, with a progress bar; Escape cancels (the worker's ``cancel`` event stops
   the games, worker processes included). Then the figures as a table (A and B with 95% intervals,
   the paired difference B − A) and charts.
@@ -34,19 +34,39 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.fuzzy import Matcher
 from textual.content import Content
+from textual.fuzzy import Matcher
 from textual.screen import ModalScreen, Screen
-from textual.widgets import (Button, DataTable, Footer, Header, Input, Label, OptionList, ProgressBar, Select,
-                             Static, TabbedContent, TabPane)
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    OptionList,
+    ProgressBar,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
 from textual.widgets.option_list import Option
 
-from gouji_dsl import loader
-from gouji_dsl.compare import (DivergentDeal, PairedReport, RuleDiff, SimulationCancelled, SimulationError,
-                               paired_simulation, rule_diff, save_divergent)
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.graph import RuleGraph, compile_ruleset
-from gouji_dsl.spec import ResolvedRuleset
+from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.tools.compare import (
+    DivergentDeal,
+    PairedReport,
+    RuleDiff,
+    SimulationCancelled,
+    SimulationError,
+    paired_simulation,
+    rule_diff,
+    save_divergent,
+)
 
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
@@ -102,12 +122,12 @@ class RulesetSource:
         return compile_ruleset(resolved, overlay={self.path: self.text} if self.text is not None else None)
 
     @classmethod
-    def of_path(cls, path: str | os.PathLike[str], workspace: Workspace, title: str | None = None) -> "RulesetSource":
+    def of_path(cls, path: str | os.PathLike[str], workspace: Workspace, title: str | None = None) -> RulesetSource:
         p = Path(path)
         return cls(str(p), p.stem, workspace.is_bundled(p), None, title)
 
     @classmethod
-    def find(cls, name_or_path: str, workspace: Workspace) -> "RulesetSource":
+    def find(cls, name_or_path: str, workspace: Workspace) -> RulesetSource:
         """A bundled or workspace name, or a path. Raises :class:`GoujiError` when there is none."""
         return cls.of_path(loader.ruleset_path(name_or_path, search=workspace.search), workspace)
 
@@ -265,8 +285,8 @@ def play_screen_class() -> type | None:
     """The play screen class of :mod:`editor.play` with a close key added, or None when the play
     screen (or the game records it replays) is not available."""
     try:
-        mod = importlib.import_module("editor.play.screen")
-        importlib.import_module("gouji_dsl.records")
+        mod = importlib.import_module("gouji_app.play.screen")
+        importlib.import_module("gouji_dsl.engine.records")
     except ImportError:
         return None
     base = getattr(mod, "PlayScreen", None)
@@ -288,11 +308,11 @@ def _closable(base: type) -> type:
 
 
 def match_record(graph: RuleGraph, report: PairedReport, deal: DivergentDeal, side: str) -> Any:
-    """The :class:`gouji_dsl.records.GameRecord` of ``deal`` under side ``a`` or ``b``: the games of
+    """The :class:`gouji_dsl.engine.records.GameRecord` of ``deal`` under side ``a`` or ``b``: the games of
     its match from the first (tribute between games) to the deal, played again as the simulation
-    played them. Needs :mod:`gouji_dsl.records`."""
-    from gouji_dsl.records import GameRecord
-    from gouji_dsl.simulate import play_game
+    played them. Needs :mod:`gouji_dsl.engine.records`."""
+    from gouji_dsl.engine.records import GameRecord
+    from gouji_dsl.tools.simulate import play_game
 
     start = deal.match_start_a if side == "a" else deal.match_start_b
     finals = []
@@ -388,7 +408,7 @@ class DealScreen(ModalScreen[None]):
         graph = self.graphs[0 if side == "a" else 1]
         try:
             rec = match_record(graph, self.report, self.deal, side)
-        except Exception as e:  # noqa: BLE001 - shown, the comparison stays usable
+        except Exception as e:
             self.notify(f"Cannot replay the deal: {e}", title="Replay", severity="error")
             return
         screen = self.play_class(graph, seat=1, seed=self.report.seed, bots="random", record=rec)
@@ -400,7 +420,7 @@ class DealScreen(ModalScreen[None]):
             at = next(i for i, e in enumerate(s.entries) if e.game_index == game and e.move is None)
             s.goto(at)
             screen.refresh_all()
-        except Exception:  # noqa: BLE001 - the play screen's internals: the start of the record will do
+        except Exception:
             pass
         if screen.is_mounted:
             screen.notify(f"Deal {self.deal.deal} under {graph.name}: ↓ steps forward, ↑ back, ctrl+b back to "
@@ -410,7 +430,7 @@ class DealScreen(ModalScreen[None]):
         folder = Path(RECORDS_DIR)
         try:
             paths = save_deal(self.report, self.deal, self.graphs, folder)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             self.notify(f"Could not save: {e}", title="Not saved", severity="error")
             return
         unsaved = [s.label for s in self.sources if s.unsaved]
@@ -421,10 +441,10 @@ class DealScreen(ModalScreen[None]):
 def save_deal(report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph, RuleGraph],
               folder: Path) -> list[Path]:
     """Save ``deal`` under both rulesets as game-record files the play screen opens (``gouji-record``
-    format, one per ruleset, the whole match up to the deal), or, without :mod:`gouji_dsl.records`,
-    as one ``gouji-paired-deal`` file (:func:`gouji_dsl.compare.save_divergent`)."""
+    format, one per ruleset, the whole match up to the deal), or, without :mod:`gouji_dsl.engine.records`,
+    as one ``gouji-paired-deal`` file (:func:`gouji_dsl.tools.compare.save_divergent`)."""
     try:
-        from gouji_dsl.records import save_record
+        from gouji_dsl.engine.records import save_record
     except ImportError:
         return save_divergent(replace(report, divergent=[deal]), folder)
     out = []
@@ -438,7 +458,7 @@ def save_deal(report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph
 def start_resource_tracker() -> None:
     """Start multiprocessing's resource tracker (once per process) with its stderr on ``os.devnull``.
 
-    The worker processes of :func:`~gouji_dsl.compare.paired_simulation` need it, and it is started
+    The worker processes of :func:`~gouji_dsl.tools.compare.paired_simulation` need it, and it is started
     with ``sys.stderr.fileno()``; inside a running Textual app ``sys.stderr`` is Textual's capture
     object, whose ``fileno()`` is -1, and starting the pool fails with "bad value(s) in
     fds_to_keep". Call it on the UI thread before a simulation with more than one worker."""
@@ -451,7 +471,7 @@ def start_resource_tracker() -> None:
         with open(os.devnull, "w") as null:
             sys.stderr = null
             resource_tracker.ensure_running()
-    except Exception:  # noqa: BLE001 - the simulation reports its own failure
+    except Exception:
         pass
     finally:
         sys.stderr = saved
@@ -603,13 +623,13 @@ class CompareScreen(Screen[None]):
                 graphs[i] = src.compile(resolved[i])
             except GoujiError as e:
                 problems.append(f"{side} {src.label} ({src.where}) has problems:\n{e.format()}")
-            except Exception as e:  # noqa: BLE001 - shown on the screen
+            except Exception as e:
                 problems.append(f"{side} {src.label}: {type(e).__name__}: {e}")
         diff = None
         if resolved[0] is not None and resolved[1] is not None:
             try:
                 diff = rule_diff(resolved[0], resolved[1])
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 problems.append(f"cannot compare: {type(e).__name__}: {e}")
         result = (diff, tuple(graphs) if None not in graphs else None, "\n\n".join(problems) or None)
         try:
@@ -843,7 +863,7 @@ class CompareScreen(Screen[None]):
             outcome = ("failed", e.format())
         except (SimulationError, ValueError) as e:
             outcome = ("failed", str(e))
-        except Exception as e:  # noqa: BLE001 - shown on the screen
+        except Exception as e:
             outcome = ("failed", f"{type(e).__name__}: {e}")
         try:
             self.app.call_from_thread(self._finished, generation, *outcome)

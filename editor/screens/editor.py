@@ -7,8 +7,8 @@ recovery file every ``RECOVERY_INTERVAL`` seconds (see :mod:`editor.files`).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from rich.text import Text
 from textual import on, work
@@ -19,8 +19,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static, TextArea
 
-from gouji_dsl.graph import RuleGraph
-from gouji_dsl.spec import Origin, ResolvedRuleset
+from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset
 
 from .. import files
 from ..completion import Item, indent_for, items_for, replacement, word_before
@@ -431,7 +431,7 @@ class EditorScreen(Screen[None]):
         try:
             if not self.read_only and self.text != self.saved_text and self.text != self._recovery_text:
                 files.write_recovery(self.path, self.text)
-        except Exception:  # noqa: BLE001 - never fail while shutting down
+        except Exception:
             pass
 
     def _tick(self) -> None:

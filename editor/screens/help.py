@@ -1,11 +1,11 @@
 """F1 / ?: the ruleset language explained, with examples from the bundled rulesets."""
 from __future__ import annotations
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from rich.markdown import Markdown
 from textual.widgets import Footer, Static
 
 from ..helptext import help_markdown
@@ -31,7 +31,7 @@ class HelpScreen(ModalScreen[None]):
         out: list[tuple[str, str]] = []
         if below is None:
             return out
-        for key, active in below.active_bindings.items():
+        for active in below.active_bindings.values():
             b = active.binding
             if b.description:
                 out.append((self.app.get_key_display(b), b.tooltip or b.description))

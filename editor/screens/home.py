@@ -125,7 +125,7 @@ class HomeScreen(Screen[None]):
             return None
         try:
             return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        except Exception:  # noqa: BLE001 - empty or moving table
+        except Exception:
             return None
 
     def current(self) -> RulesetEntry | None:
@@ -205,7 +205,7 @@ class HomeScreen(Screen[None]):
         e = self.current()
         if e is None:
             return
-        from gouji_dsl.graph import load_graph
+        from gouji_dsl.ruleset.graph import load_graph
 
         from ..play import open_test_play
 

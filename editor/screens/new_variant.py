@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.loader import resolve
+from gouji_dsl.ruleset.loader import resolve
 
 from ..files import atomic_write
 from ..skeleton import variant_text

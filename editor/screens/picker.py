@@ -5,8 +5,8 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.containers import Vertical
+from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static

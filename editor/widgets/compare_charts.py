@@ -1,4 +1,4 @@
-"""The figures of a paired simulation (:class:`~gouji_dsl.compare.PairedReport`) for the compare
+"""The figures of a paired simulation (:class:`~gouji_dsl.tools.compare.PairedReport`) for the compare
 screen: a table (each figure for A and B with its 95% interval, and the paired difference B − A)
 and charts that draw themselves to the width they get: places by seat (stacked bars, A over B)
 and the distribution of the team score spread (histograms of A and B on one scale).
@@ -6,15 +6,15 @@ and the distribution of the team score spread (histograms of A and B on one scal
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich import box
 from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from gouji_dsl.compare import SIDE_FIGURES, PairedReport
-from gouji_dsl.stats import Estimate
+from gouji_dsl.tools.compare import SIDE_FIGURES, PairedReport
+from gouji_dsl.tools.stats import Estimate
 
 # place 1 .. 6 (more places reuse the last colour)
 PLACE_COLORS = ["#2e9e4f", "#8cc04b", "#e0d04a", "#f0a030", "#e06030", "#a0204a"]

@@ -1,6 +1,6 @@
 """The rule diff of the compare screen: two synchronised panes, ruleset A left and B right.
 
-:func:`diff_blocks` turns a :class:`~gouji_dsl.compare.RuleDiff` into one :class:`DiffBlock` per
+:func:`diff_blocks` turns a :class:`~gouji_dsl.tools.compare.RuleDiff` into one :class:`DiffBlock` per
 difference (per changed key for mapping settings, per rule, per definition), each with the lines of
 side A and side B. :class:`DiffPanes` lays the blocks out in two panes so that every block starts
 on the same row in both (the shorter side is padded), keeps the two scroll positions equal, and
@@ -21,7 +21,7 @@ from textual.containers import Container, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from gouji_dsl.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, fmt_value
+from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, fmt_value
 
 KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
 MARK = "▌ "
@@ -32,7 +32,7 @@ NO_MARK = "  "
 class DiffBlock:
     """One difference: ``section`` (setting, rule, definition), its ``name``, ``kind`` (changed,
     added: only in B, removed: only in A), a short ``note``, the lines of each side (None: absent)
-    and the one-line ``summary`` from :mod:`gouji_dsl.compare`."""
+    and the one-line ``summary`` from :mod:`gouji_dsl.tools.compare`."""
 
     section: str
     name: str
@@ -190,14 +190,14 @@ class DiffPanes(Container, can_focus=True):
     class Moved(Message):
         """The cursor moved to block ``index`` (None: nothing to show)."""
 
-        panes: "DiffPanes"
+        panes: DiffPanes
         index: int | None
 
     @dataclass
     class Chosen(Message):
         """Enter on block ``index``."""
 
-        panes: "DiffPanes"
+        panes: DiffPanes
         index: int
 
     def __init__(self, **kwargs) -> None:

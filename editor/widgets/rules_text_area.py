@@ -41,9 +41,7 @@ class RulesTextArea(TextArea):
             before = line[:col].rstrip()
             if col <= indent:
                 indent = col
-            elif before.endswith(":"):
-                indent += 2
-            elif stripped.startswith("- "):
+            elif before.endswith(":") or stripped.startswith("- "):
                 indent += 2
             start, end = self.selection
             self.replace("\n" + " " * indent, start, end)

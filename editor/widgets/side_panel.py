@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
-from gouji_dsl.graph import RuleGraph
-from gouji_dsl.spec import Origin, ResolvedRuleset
-from gouji_dsl.vocabulary import PHASES
+from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset
+from gouji_dsl.ruleset.vocabulary import PHASES
 
 from ..skeleton import flow
 from ..validation import same_file

@@ -1,7 +1,7 @@
 """The one interpreter: game state, legal moves, apply, explain — for every ruleset.
 
 The interpreter knows seats, teams, tricks, turns, places and phases; every Gouji decision is a
-question put to the :class:`~gouji_dsl.graph.RuleGraph` (see :mod:`gouji_dsl.vocabulary`).
+question put to the :class:`~gouji_dsl.ruleset.graph.RuleGraph` (see :mod:`gouji_dsl.ruleset.vocabulary`).
 
 Flow of one game: deal → setup (each seat the ``revolt`` rules allow is asked; then ``redeal``;
 then opposites the ``choose`` rules name choose head / head-less) → play (tricks) → over.
@@ -14,14 +14,14 @@ allow it; a new play rebuilds the queue; an empty queue means the top play won t
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from collections.abc import Sequence
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
-from .cards import Card, parse_cards
-from .diagnostics import Diagnostic, GoujiError
-from .graph import Reason, RuleGraph
-from .model import CardModel, Play
+from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.engine.cards import Card, parse_cards
+from gouji_dsl.engine.model import CardModel, Play
+from gouji_dsl.ruleset.graph import Reason, RuleGraph
 
 VERBS = ("play", "pass", "yield", "burn", "revolt", "declare", "choose", "discard", "return")
 CARD_VERBS = ("play", "burn", "discard", "return")
@@ -61,7 +61,7 @@ def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path:
         raise fail(0, f"seat must be 1..{n_seats or 'N'}, got {seat_s!r}")
     vpos = text.find(verb)
     if verb not in VERBS:
-        from .diagnostics import did_you_mean
+        from gouji_dsl.diagnostics import did_you_mean
         raise fail(vpos, f"unknown move {verb!r}", did_you_mean(verb, VERBS) or "moves: " + ", ".join(VERBS))
     rest = parts[2] if len(parts) > 2 else ""
     seat = int(seat_s)
@@ -174,7 +174,7 @@ class Ctx:
 
     __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card", "amount")
 
-    def __init__(self, g: "GameState | None", seat: int | None = None, play: TablePlay | None = None,
+    def __init__(self, g: GameState | None, seat: int | None = None, play: TablePlay | None = None,
                  top: TablePlay | None = None, beaten: TablePlay | None = None, target: int | None = None,
                  leading: bool = False, kind: str | None = None, card: str | None = None):
         self.g = g
@@ -225,7 +225,7 @@ class PrevGame:
                 "scores": {str(k): v for k, v in sorted(self.scores.items())}, "game_number": self.game_number}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "PrevGame":
+    def from_json(cls, d: dict[str, Any]) -> PrevGame:
         return cls({int(k): v for k, v in d["places"].items()}, {k: frozenset(v) for k, v in d["flags"].items()},
                    {k: {int(s): n for s, n in v.items()} for k, v in d["counters"].items()},
                    tuple(dict(b) for b in d["burns"]), bool(d["sweep"]),
@@ -301,7 +301,7 @@ class GameState:
         self._advance_between()
 
     # -------------------------------------------------------------- copying
-    def copy(self) -> "GameState":
+    def copy(self) -> GameState:
         """An independent copy (containers copied, the generator state too)."""
         g = object.__new__(GameState)
         g.__dict__.update(self.__dict__)

@@ -1,6 +1,6 @@
 """Typed, position-carrying views of ruleset files, before and after ``extends`` is resolved.
 
-These are produced by :mod:`gouji_dsl.loader` and consumed by :mod:`gouji_dsl.compiler`, the CLI
+These are produced by :mod:`gouji_dsl.ruleset.loader` and consumed by :mod:`gouji_dsl.compiler`, the CLI
 (``gouji show``, ``gouji diff``) and the editor. All are immutable.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ class Origin:
     """Where a value was written: file path (as given / resolved), 1-based line and column of the
     value's first character (for a quoted scalar: the character after the quote), and the scalar
     style (``""`` plain, ``"'"``, ``'"'``, ``"|"``, ``">"``) so that positions inside a string can be
-    mapped back to the file (see :func:`gouji_dsl.loader.position_in`)."""
+    mapped back to the file (see :func:`gouji_dsl.ruleset.loader.position_in`)."""
 
     path: str
     line: int

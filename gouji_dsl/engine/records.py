@@ -32,15 +32,16 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from .atomic import atomic_write
-from .cards import SUITLESS, parse_cards
-from .diagnostics import Diagnostic, GoujiError, line_of
-from .engine import GameState, IllegalMove, Move, new_game, next_game, parse_move
-from .graph import RuleGraph
+from gouji_dsl.atomic import atomic_write
+from gouji_dsl.diagnostics import Diagnostic, GoujiError, line_of
+from gouji_dsl.engine.cards import SUITLESS, parse_cards
+from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, new_game, next_game, parse_move
+from gouji_dsl.ruleset.graph import RuleGraph
 
 FORMAT = "gouji-record"
 VERSION = 1
@@ -68,7 +69,7 @@ class GameRecord:
 
     @classmethod
     def from_states(cls, finals: Sequence[GameState], *, seed: Any = None, bots: dict[int, str] | None = None,
-                    ruleset_path: str | None = None) -> "GameRecord":
+                    ruleset_path: str | None = None) -> GameRecord:
         """The record of the games of one match, each given by its latest state, in order."""
         if not finals:
             raise ValueError("a record needs at least one game")
@@ -240,7 +241,7 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
     known = ("format", "version", "ruleset", "ruleset_path", "ruleset_text", "seed", "bots", "events", "human")
     for k in data:
         if k not in known:
-            from .diagnostics import did_you_mean
+            from gouji_dsl.diagnostics import did_you_mean
             raise r.fail((k,), f"unknown record key {k!r}", did_you_mean(k, known) or "keys: " + ", ".join(known),
                          key=True)
     if not isinstance(data.get("ruleset"), str) or not data["ruleset"]:
@@ -300,9 +301,9 @@ def record_graph(record: GameRecord) -> RuleGraph:
     """The ruleset a record was played under: the ruleset text it carries (resolved as if it were
     ``ruleset_path``, parents from disk), else its ``ruleset_path`` when that file exists, else the
     ruleset by name (bundled or next to the record). Raises :class:`GoujiError`."""
-    from .graph import compile_ruleset, load_graph
+    from gouji_dsl.ruleset.graph import compile_ruleset, load_graph
     if record.ruleset_text:
-        from .loader import resolve_text
+        from gouji_dsl.ruleset.loader import resolve_text
         where = record.ruleset_path or str(Path(record.path).parent / f"{record.ruleset}.yaml")
         return compile_ruleset(resolve_text(record.ruleset_text, where))
     if record.ruleset_path and os.path.exists(record.ruleset_path):
@@ -474,7 +475,7 @@ def scenario_case(state: GameState, name: str, *, illegal: Iterable[str] = (), m
     Setup answers are left out when they were all the defaults (pass, keep the head) and the game
     is past the setup: the scenario runner declines the setup for a case that goes straight to play.
 
-    With ``verify`` the case is run through the scenario runner (:mod:`gouji_dsl.scenarios`) under
+    With ``verify`` the case is run through the scenario runner (:mod:`gouji_dsl.tools.scenarios`) under
     ``state.graph``; when it does not pass as written but does with the setup answers left out (the
     runner reads a leading setup ``pass`` as "skip the setup"), that version is returned with a
     comment; when neither passes, the case is returned with a comment saying why."""
@@ -511,7 +512,7 @@ def scenario_case(state: GameState, name: str, *, illegal: Iterable[str] = (), m
 
 def check_case(graph: RuleGraph, case_text: str) -> list[str]:
     """Run one case (YAML text of a ``cases:`` item) under ``graph``; the runner's errors."""
-    from .scenarios import run_file
+    from gouji_dsl.tools.scenarios import run_file
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "case.yaml"
         p.write_text(f"ruleset: {json.dumps(graph.name)}\ncases:\n{case_text}", encoding="utf-8")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from .diagnostics import Diagnostic, GoujiError
+from gouji_dsl.diagnostics import Diagnostic, GoujiError
 
 SYMBOLS: str = "3456789TJQKA2BRE"
 """Every card symbol the notation knows, in the default strength order (low to high)."""

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import difflib
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .resources import grammar_dir
+from gouji_dsl.resources import grammar_dir
 
 Fn = Callable[[Any], Any]
 TYPES = ("bool", "int", "str", "seat", "seats", "rank", "play", "map", "list", "any", "none")
@@ -29,7 +30,7 @@ TYPES = ("bool", "int", "str", "seat", "seats", "rank", "play", "map", "list", "
 
 class RuleRuntimeError(Exception):
     """A rule met a value of the wrong type while the game ran (e.g. a setting written as text
-    where a number is compared); :class:`~gouji_dsl.graph.RuleGraph` adds the rule's position."""
+    where a number is compared); :class:`~gouji_dsl.ruleset.graph.RuleGraph` adds the rule's position."""
 
 
 class ExprError(Exception):
@@ -117,9 +118,7 @@ def _compatible(want: str, got: str) -> bool:
         return True
     if want == "list" and got == "seats" or want == "seats" and got == "list":
         return True
-    if want == "rank" and got == "str" or want == "str" and got == "rank":
-        return True
-    return False
+    return want == "rank" and got == "str" or want == "str" and got == "rank"
 
 
 @dataclass
@@ -316,15 +315,15 @@ class _Compiler:
         impl = sig.impl
         afns = [a.fn for a in args]
         if len(afns) == 0:
-            fn = lambda ctx: impl(ctx)  # noqa: E731
+            fn = lambda ctx: impl(ctx)
         elif len(afns) == 1:
             a0 = afns[0]
-            fn = lambda ctx: impl(ctx, a0(ctx))  # noqa: E731
+            fn = lambda ctx: impl(ctx, a0(ctx))
         elif len(afns) == 2:
             a0, a1 = afns
-            fn = lambda ctx: impl(ctx, a0(ctx), a1(ctx))  # noqa: E731
+            fn = lambda ctx: impl(ctx, a0(ctx), a1(ctx))
         else:
-            fn = lambda ctx: impl(ctx, *[f(ctx) for f in afns])  # noqa: E731
+            fn = lambda ctx: impl(ctx, *[f(ctx) for f in afns])
         return Compiled(sig.returns, fn, reads | {name})
 
     def _bool(self, node) -> Compiled:
@@ -376,8 +375,8 @@ class _Compiler:
                     raise self.err(node, f"{c.value!r} is not a rank of this ruleset",
                                    "ranks: " + " ".join(strength))
             af0, bf0 = af, bf
-            af = lambda ctx: strength.get(af0(ctx))  # noqa: E731
-            bf = lambda ctx: strength.get(bf0(ctx))  # noqa: E731
+            af = lambda ctx: strength.get(af0(ctx))
+            bf = lambda ctx: strength.get(bf0(ctx))
         if op in ("==", "!=") and (a.const or b.const) and not (a.const and b.const):
             var, c = (bf, a.value) if a.const else (af, b.value)
             if op == "==":
@@ -431,7 +430,7 @@ class _Compiler:
         af, bf = a.fn, b.fn
         op = str(op_tok)
         if op == "++":
-            fn = lambda ctx: list(af(ctx) or []) + list(bf(ctx) or [])  # noqa: E731
+            fn = lambda ctx: list(af(ctx) or []) + list(bf(ctx) or [])
         elif op == "--":
             def fn(ctx):
                 drop = set(bf(ctx) or [])

@@ -1,7 +1,7 @@
 """The ``gouji`` command line (library commands): validate, simulate, show, doc, test, diff.
 
 This module is part of the library: it never imports the ``editor`` package. The console script
-``gouji`` points at ``editor.cli:main``, which adds the app commands (``gouji`` with no argument,
+``gouji`` points at ``gouji_app.cli:main``, which adds the app commands (``gouji`` with no argument,
 ``gouji edit``, ``gouji play``) to the :data:`cli` group defined here; ``python -m gouji_dsl`` runs
 this group alone.
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import click
 
-from . import __version__
-from .diagnostics import GoujiError
+from gouji_dsl import __version__
+from gouji_dsl.diagnostics import GoujiError
 
 __all__ = ["cli", "main"]
 
@@ -37,7 +37,7 @@ def _report(e: GoujiError) -> None:
 
 def _load_resolved(ruleset: str):
     """Resolve RULESET or exit 1 with its diagnostics."""
-    from .loader import resolve
+    from gouji_dsl.ruleset.loader import resolve
     try:
         return resolve(ruleset)
     except GoujiError as e:
@@ -47,7 +47,7 @@ def _load_resolved(ruleset: str):
 
 def _load_graph(ruleset: str):
     """Resolve and compile RULESET or exit 1 with its diagnostics."""
-    from .graph import compile_ruleset
+    from gouji_dsl.ruleset.graph import compile_ruleset
     resolved = _load_resolved(ruleset)
     try:
         return compile_ruleset(resolved)
@@ -83,8 +83,8 @@ def validate_command(files: tuple[str, ...], strict: bool) -> None:
     go on, settings (and keys) nothing reads, settings changed without their own sentence. Findings
     are printed like errors (`warning:` before the message) and make the exit status 1.
     """
-    from .graph import compile_ruleset
-    from .loader import resolve
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve
 
     status = EXIT_OK
     for f in files:
@@ -96,15 +96,15 @@ def validate_command(files: tuple[str, ...], strict: bool) -> None:
             _err(f"{f}: {n} problem{'s' if n != 1 else ''}")
             status = max(status, EXIT_BAD_INPUT)
             continue
-        except Exception as e:  # noqa: BLE001 - a bug must not hide the other files' results
+        except Exception as e:
             _err(f"{f}: internal error: {type(e).__name__}: {e}")
             status = EXIT_INTERNAL
             continue
         if strict:
-            from .lint import lint
+            from gouji_dsl.ruleset.lint import lint
             try:
                 findings = lint(graph)
-            except Exception as e:  # noqa: BLE001 - a lint bug must not hide the other files' results
+            except Exception as e:
                 _err(f"{f}: internal error in the lint: {type(e).__name__}: {e}")
                 status = EXIT_INTERNAL
                 continue
@@ -117,7 +117,7 @@ def validate_command(files: tuple[str, ...], strict: bool) -> None:
                 continue
         else:
             # even without --strict, a setting nothing reads is most likely a misspelt name
-            from .lint import quick_warnings
+            from gouji_dsl.ruleset.lint import quick_warnings
             for d in quick_warnings(graph):
                 _err(d.format())
         click.echo(f"{f}: ok ({len(graph.nodes)} rules)")
@@ -170,15 +170,14 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, as_json: bo
     The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean
     team scores, sweep / burn / revolution rates, elapsed seconds and games per second.
     """
-    from .simulate import timed_simulate
+    from gouji_dsl.tools.simulate import timed_simulate
 
     seed_value: Any = int(seed) if seed.lstrip("-").isdigit() else seed
     graph = _load_graph(ruleset)
     show_bar = not as_json and sys.stdout.isatty()
     try:
         if show_bar:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
             with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), TimeRemainingColumn(), transient=True) as bar:
                 task = bar.add_task(f"{graph.name}", total=games)
@@ -215,10 +214,10 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool
     set it (and each key of merged maps), inherited values marked, definitions, and the rules grouped
     by phase with their hook, guard, effect, sentence, source, file:line and what they override.
     """
-    from . import render
+    from gouji_dsl.tools import render
 
     if vocabulary:
-        from .vocabulary import vocabulary_text
+        from gouji_dsl.ruleset.vocabulary import vocabulary_text
         click.echo(vocabulary_text())
         if ruleset is None:
             return
@@ -253,7 +252,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
     rules that can fire under the ruleset's settings, numbered, each citing its source; and the list
     of sources.
     """
-    from .doc import ruleset_doc
+    from gouji_dsl.tools.doc import ruleset_doc
 
     graph = _load_graph(ruleset)
     text = ruleset_doc(graph, fmt)
@@ -279,7 +278,7 @@ def test_command(files: tuple[str, ...], as_json: bool) -> None:
     cannot be read.
     """
     try:
-        from .scenarios import format_results, run_files
+        from gouji_dsl.tools.scenarios import format_results, run_files
     except ImportError as e:  # pragma: no cover - only while the module is missing
         _err(f"gouji test: the scenario runner is not available ({e})")
         sys.exit(EXIT_INTERNAL)
@@ -294,7 +293,7 @@ def test_command(files: tuple[str, ...], as_json: bool) -> None:
 
 
 # ------------------------------------------------------------------------------ diff
-from .cli_diff import diff_command  # noqa: E402 - owned by the compare module
+from gouji_dsl.tools.cli_diff import diff_command  # noqa: E402 - owned by the compare module
 
 cli.add_command(diff_command)
 

@@ -20,7 +20,7 @@ when the game cannot end or go on), each at the ``file:line:col`` of the rule or
 Only problems in the file being checked are reported: an inherited mechanic that this ruleset's
 settings switch off is the design (``base`` holds every mechanic, children switch them with
 settings), and a rule of the file switched off by the same file's own setting is a default-off
-mechanic. The analysis is also used by :mod:`gouji_dsl.doc` to leave out rules that can never fire
+mechanic. The analysis is also used by :mod:`gouji_dsl.tools.doc` to leave out rules that can never fire
 (:func:`analyse`).
 
 The constant folding is a small abstract interpreter over the expression tree (the language has no
@@ -32,16 +32,17 @@ from __future__ import annotations
 import functools
 import operator
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from lark import Token, Tree
 
-from .diagnostics import Diagnostic, did_you_mean, line_of
-from .expr import ExprError, normalize_setting, parse
-from .spec import Origin, RuleSpec
-from .vocabulary import FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
+from gouji_dsl.diagnostics import Diagnostic, did_you_mean, line_of
+from gouji_dsl.lang.expr import ExprError, normalize_setting, parse
+from gouji_dsl.ruleset.spec import Origin, RuleSpec
+from gouji_dsl.ruleset.vocabulary import FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
 
 __all__ = ["lint", "analyse", "stale_says", "Analysis", "Why", "ENGINE_SETTINGS", "ENGINE_FLAGS"]
 
@@ -469,9 +470,9 @@ def _show(v: Any) -> str:
 
 def _where(o: Origin) -> str:
     try:
-        from .render import display_path
+        from gouji_dsl.tools.render import display_path
         return f"{display_path(o.path)}:{o.line}"
-    except Exception:  # noqa: BLE001 - display only
+    except Exception:
         return f"{o.path}:{o.line}"
 
 
@@ -817,17 +818,17 @@ class _Lines:
 @functools.lru_cache(maxsize=64)
 def _own_raw(path: str, text: str):
     """The ruleset's own file as parsed (None when it cannot be read again)."""
-    from .loader import load_text
+    from gouji_dsl.ruleset.loader import load_text
     try:
         return load_text(text, path) if text else None
-    except Exception:  # noqa: BLE001 - the file compiled once; be defensive anyway
+    except Exception:
         return None
 
 
 def stale_says(graph) -> set[str]:
     """Settings this ruleset's own file changes without a ``says``, keeping an inherited sentence
     that may no longer be true (a map merged into the parent's keeps the parent's sentence)."""
-    from .loader import _is_setting_long_form
+    from gouji_dsl.ruleset.loader import _is_setting_long_form
     resolved = graph.resolved
     raw = _own_raw(resolved.path, resolved.text or "")
     if raw is None:
@@ -852,12 +853,12 @@ def stale_says(graph) -> set[str]:
 
 def _parent(resolved):
     """The resolved parent ruleset, or None."""
-    from .loader import resolve
+    from gouji_dsl.ruleset.loader import resolve
     if len(resolved.chain) < 2:
         return None
     try:
         return resolve(resolved.chain[1])
-    except Exception:  # noqa: BLE001 - it resolved once as part of the chain
+    except Exception:
         return None
 
 
@@ -1066,5 +1067,5 @@ def quick_warnings(graph) -> list[Diagnostic]:
     most likely a misspelt name (``sweep_multipler``). Never raises: a lint problem yields nothing."""
     try:
         return [d for d in lint(graph) if "is read by no rule" in d.message or "is read by nothing" in d.message]
-    except Exception:  # noqa: BLE001 - a lint gap must not turn a valid file into a failure
+    except Exception:
         return []

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from .bots import make_bot
-from .engine import Ctx, GameState, new_game, next_game
-from .graph import RuleGraph
+from gouji_dsl.engine.bots import make_bot
+from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
+from gouji_dsl.ruleset.graph import RuleGraph
 
 
 @dataclass

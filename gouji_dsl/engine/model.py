@@ -10,11 +10,12 @@ Hands and plays are count vectors indexed by strength (``kinds[i]`` is the i-th 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from .cards import SUITLESS, SUITS, Card, format_counts, parse_cards
-from .diagnostics import Diagnostic, GoujiError
+from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.engine.cards import SUITLESS, SUITS, Card, format_counts, parse_cards
 
 
 class SettingError(ValueError):
@@ -89,7 +90,7 @@ class CardModel:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_settings(cls, s: dict[str, Any]) -> "CardModel":
+    def from_settings(cls, s: dict[str, Any]) -> CardModel:
         """Build from resolved settings (plain values). Raises ValueError with a readable message."""
         ranks = _symbols(s.get("ranks"), "ranks")
         jokers = _symbols(s.get("jokers") or [], "jokers")
@@ -373,7 +374,7 @@ def _symbols(v: Any, name: str) -> list[str]:
         items = ["T" if str(x) == "10" else str(x) for x in v]
     else:
         raise SettingError(name, f"{name} must be a list of card symbols")
-    from .cards import SYMBOLS
+    from gouji_dsl.engine.cards import SYMBOLS
     for x in items:
         if x not in SYMBOLS:
             raise SettingError(name, f"{name}: unknown card symbol {x!r}", "card symbols: 3-9 T J Q K A 2 B R E")

@@ -5,7 +5,7 @@ every node keeps its line and column), reject duplicate keys, validate the data 
 ``schema/ruleset.schema.json`` (all errors at once, each at the offending node) plus a few checks
 JSON Schema cannot express well (one effect per rule, unique ids). :func:`resolve` /
 :func:`resolve_text` then follow ``extends`` and merge settings, definitions and rules into a
-:class:`~gouji_dsl.spec.ResolvedRuleset` (see docs/ruleset-format.md, "Inheritance").
+:class:`~gouji_dsl.ruleset.spec.ResolvedRuleset` (see docs/ruleset-format.md, "Inheritance").
 
 Every problem with user input is raised as one :class:`~gouji_dsl.diagnostics.GoujiError` carrying
 all :class:`~gouji_dsl.diagnostics.Diagnostic` s found in the file, sorted by position.
@@ -18,17 +18,18 @@ import functools
 import json
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import yaml
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
-from . import resources
-from .diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean
-from .spec import EFFECT_KEYS, DefinitionSpec, Origin, ResolvedRuleset, RuleSpec, SettingSpec, Text
+from gouji_dsl import resources
+from gouji_dsl.diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean
+from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, Origin, ResolvedRuleset, RuleSpec, SettingSpec, Text
 
 __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
@@ -503,7 +504,7 @@ _EXPR_KEYS = ("when", "allow", "deny", "require", "value", "order", "target", "a
 def _syntax_diags(raw: RawRuleset) -> list[Diagnostic]:
     """Expression syntax errors, found even when the file's structure is broken, so that one run
     reports every problem a file has (names and types are checked later, once the file loads)."""
-    from .expr import ExprError, parse
+    from gouji_dsl.lang.expr import ExprError, parse
 
     out: list[Diagnostic] = []
 

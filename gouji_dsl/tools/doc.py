@@ -4,12 +4,12 @@ sentences (``says``), their provenance (``source``) and the card model.
 Layout: the title, description, source and inheritance chain; "The cards" (the table, the pack and
 its size, cards per player, rank order, filler, how plays compare, then the sentences of the card
 settings and of the rules that say what a gouji play is); one section per phase of the game in
-:data:`~gouji_dsl.vocabulary.PHASES` order, each a numbered list of the sentences of the rules that
+:data:`~gouji_dsl.ruleset.vocabulary.PHASES` order, each a numbered list of the sentences of the rules that
 can fire under this ruleset's settings, and of the settings where the rules that read them are; and
 a closing "Sources" list that the items cite by number (footnote style).
 
 Rules that can never fire (a mechanic switched off by the settings, a rule shadowed by a later one;
-see :mod:`gouji_dsl.lint`) are left out, and so are settings only such rules read. A setting changed
+see :mod:`gouji_dsl.ruleset.lint`) are left out, and so are settings only such rules read. A setting changed
 without its own ``says`` keeps a parent's sentence that may be wrong: it is left out too (the lint
 reports it). Text output wraps at 88 columns (Chinese characters count two); markdown output uses
 headings, lists and a table.
@@ -20,9 +20,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cards import NAMES
-from .lint import ENGINE_SETTINGS, analyse, stale_says
-from .vocabulary import HOOKS, PHASES
+from gouji_dsl.engine.cards import NAMES
+from gouji_dsl.ruleset.lint import ENGINE_SETTINGS, analyse, stale_says
+from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
 
@@ -157,8 +157,8 @@ def _sentence(n) -> str:
 
 def _chain(graph) -> list[tuple[str, str | None, str]]:
     """(name, title, display path) of each file of the inheritance chain, the ruleset first."""
-    from .loader import load_file
-    from .render import display_path
+    from gouji_dsl.ruleset.loader import load_file
+    from gouji_dsl.tools.render import display_path
     out = []
     for i, path in enumerate(graph.resolved.chain):
         if i == 0:
@@ -167,7 +167,7 @@ def _chain(graph) -> list[tuple[str, str | None, str]]:
         try:
             data = load_file(path).data
             out.append((str(data.get("ruleset") or Path(path).stem), data.get("title"), display_path(path)))
-        except Exception:  # noqa: BLE001 - the chain resolved once already; show what we can
+        except Exception:
             out.append((Path(path).stem, None, display_path(path)))
     return out
 
@@ -387,7 +387,7 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
 
 
 def ruleset_doc(graph, fmt: str = "text") -> str:
-    """The rulebook of a compiled ruleset (:class:`~gouji_dsl.graph.RuleGraph`) as ``text`` (wrapped
+    """The rulebook of a compiled ruleset (:class:`~gouji_dsl.ruleset.graph.RuleGraph`) as ``text`` (wrapped
     at 88 columns) or ``markdown``."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")

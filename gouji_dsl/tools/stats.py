@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile (the "1.96")."""

@@ -1,7 +1,7 @@
 """``gouji diff A B``: the two resolved rulesets side by side, and optionally the same seeded deals
-played under both (``--simulate N``). See :mod:`gouji_dsl.compare`.
+played under both (``--simulate N``). See :mod:`gouji_dsl.tools.compare`.
 
-The click group (``gouji_dsl.cli``) registers this with ``cli.add_command(diff_command)``.
+The click group (``gouji_dsl.tools.cli``) registers this with ``cli.add_command(diff_command)``.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .diagnostics import GoujiError
+from gouji_dsl.diagnostics import GoujiError
 
 
 def _fail(message: str) -> None:
@@ -22,8 +22,8 @@ def _fail(message: str) -> None:
 
 def _load(names: list[str]) -> list[Any]:
     """Resolve and compile each ruleset; on errors print every diagnostic of every ruleset, exit 1."""
-    from .graph import compile_ruleset
-    from .loader import resolve
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve
 
     graphs, errors = [], []
     for name in names:
@@ -76,7 +76,7 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
       gouji diff qingdao qingdao-classic --simulate 500 --seed 7
       gouji diff online my/rules.yaml --format json
     """
-    from . import compare
+    from gouji_dsl.tools import compare
 
     if save_dir is not None and games is None:
         raise click.UsageError("--save-divergent needs --simulate N")

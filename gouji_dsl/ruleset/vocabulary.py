@@ -11,10 +11,10 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .expr import FnSig, VarSig
+from gouji_dsl.lang.expr import FnSig, VarSig
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import GameState, TablePlay
+    from gouji_dsl.engine.interpreter import GameState
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ CONTEXT_VARS: dict[str, VarSig] = {
 }
 
 
-def _g(c) -> "GameState":
+def _g(c) -> GameState:
     return c.g
 
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
-from .engine import GameState, Move
-from .model import CardModel, Play
+from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.engine.model import CardModel, Play
 
 
 class Bot(Protocol):

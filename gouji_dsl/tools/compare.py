@@ -13,15 +13,15 @@ Rule diff
 
 Paired simulation
     :func:`paired_simulation` plays game ``i`` (``i = 0 .. games-1``) of run ``seed`` under both
-    rulesets with :func:`gouji_dsl.simulate.play_game`, so the two games of a pair are dealt the
+    rulesets with :func:`gouji_dsl.tools.simulate.play_game`, so the two games of a pair are dealt the
     same cards whenever the two rulesets have the same pack. As ``gouji simulate`` does, each
     ruleset's games are chained into matches of its ``match_length`` (tribute between games);
     ``matches=False`` plays every deal as a first game. Games run in worker processes
     (``spawn``-safe: each worker receives the *resolved* rulesets, which are plain data, and
-    compiles them itself; a :class:`~gouji_dsl.graph.RuleGraph` holds closures and cannot be
+    compiles them itself; a :class:`~gouji_dsl.ruleset.graph.RuleGraph` holds closures and cannot be
     pickled). Results are gathered by game index, so a report depends only on the rulesets,
     ``games``, ``seed`` and ``bots``, never on ``workers``. The :class:`PairedReport` gives, per
-    ruleset, means and rates with 95% intervals (:mod:`gouji_dsl.stats`), the paired differences
+    ruleset, means and rates with 95% intervals (:mod:`gouji_dsl.tools.stats`), the paired differences
     ``b - a``, and the deals whose outcomes differ most with both game records
     (:func:`save_divergent` writes them as JSON files). Renderers: :func:`report_text`,
     :func:`report_markdown`, :func:`report_json`.
@@ -34,16 +34,17 @@ import os
 import threading
 import time
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
-from .diagnostics import Diagnostic, GoujiError
-from .graph import RuleGraph, compile_ruleset
-from .spec import DefinitionSpec, Origin, ResolvedRuleset, RuleSpec, SettingSpec
-from .stats import Estimate, mean_ci, newcombe_diff, paired_mean_diff, wilson
+from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.ruleset.spec import DefinitionSpec, Origin, ResolvedRuleset, RuleSpec, SettingSpec
+from gouji_dsl.tools.stats import Estimate, mean_ci, newcombe_diff, paired_mean_diff, wilson
 
 __all__ = [
     # rule diff
@@ -70,7 +71,7 @@ class RulesetInfo:
     chain: tuple[str, ...]
 
     @classmethod
-    def of(cls, r: ResolvedRuleset) -> "RulesetInfo":
+    def of(cls, r: ResolvedRuleset) -> RulesetInfo:
         return cls(r.name, r.path, r.title, r.source, tuple(r.chain))
 
     def to_dict(self) -> dict[str, Any]:
@@ -155,7 +156,7 @@ class RuleSide:
     file: str
 
     @classmethod
-    def of(cls, r: RuleSpec, source: str | None) -> "RuleSide":
+    def of(cls, r: RuleSpec, source: str | None) -> RuleSide:
         return cls(r.id, r.on.text, r.effect, r.effect_expr.text, r.when.text if r.when else None,
                    r.target.text if r.target else None, r.amount.text if r.amount else None,
                    r.says, source, r.origin, r.file or r.origin.path)
@@ -313,7 +314,7 @@ def _labels(a: str, b: str) -> tuple[str, str]:
 
 def _display(path: str) -> str:
     """``rules/NAME.yaml`` / ``<bundled>/NAME.yaml`` / the path, as the other commands show files."""
-    from .render import display_path
+    from gouji_dsl.tools.render import display_path
     return display_path(path)
 
 
@@ -336,7 +337,7 @@ class _Provenance:
         if path not in self.raw:
             data: Any = {}
             try:
-                from .loader import load_file, load_text
+                from gouji_dsl.ruleset.loader import load_file, load_text
                 rr = load_text(self.texts[path], path) if path in self.texts else load_file(path)
                 data = rr.data
             except (GoujiError, OSError, KeyError):  # pragma: no cover - files resolved a moment ago
@@ -568,7 +569,7 @@ def _resolved(x: Any) -> ResolvedRuleset:
         return x.resolved
     if isinstance(x, ResolvedRuleset):
         return x
-    from .loader import resolve
+    from gouji_dsl.ruleset.loader import resolve
     return resolve(x)
 
 
@@ -914,7 +915,7 @@ DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
 
 @dataclass(frozen=True)
 class SideStats:
-    """One ruleset's figures over the paired games, each an :class:`~gouji_dsl.stats.Estimate`
+    """One ruleset's figures over the paired games, each an :class:`~gouji_dsl.tools.stats.Estimate`
     (95% interval: means mean ± 1.96·sd/√n, rates Wilson). ``seat_score[s]`` is seat ``s``'s mean
     score; ``place_distribution[s][p]`` the rate of seat ``s`` finishing in place ``p``."""
 
@@ -1047,7 +1048,7 @@ def _match_length(g: RuleGraph, matches: bool) -> int:
     when ``matches`` is false: every deal is then played as a first game."""
     if not matches:
         return 1
-    from . import simulate
+    from gouji_dsl.tools import simulate
     fn = getattr(simulate, "match_length", None)
     return max(1, int(fn(g))) if fn is not None else 1
 
@@ -1061,11 +1062,11 @@ class _Runner:
         self.prev: Any = None
 
     def play(self, index: int) -> tuple[Any, Any]:
-        from .simulate import play_game
+        from gouji_dsl.tools.simulate import play_game
         kw = {"previous": self.prev} if index % self.length and self.prev is not None else {}
         try:
             res, state = play_game(self.g, self.seed, index, self.bots, **kw)
-        except Exception as e:  # noqa: BLE001 - reported with the game and ruleset
+        except Exception as e:
             raise SimulationError(f"game {self.seed}:{index} under {self.g.name!r}: {type(e).__name__}: {e}") from None
         self.prev = state
         return res, state
@@ -1105,7 +1106,7 @@ def _init_worker(ra: ResolvedRuleset, rb: ResolvedRuleset) -> None:
         _WORKER["graphs"] = (compile_ruleset(ra), compile_ruleset(rb))
     except GoujiError as e:  # pragma: no cover - the parent compiled the same data
         _WORKER["error"] = ("gouji", e.diagnostics)
-    except Exception as e:  # noqa: BLE001  # pragma: no cover
+    except Exception as e:  # pragma: no cover
         _WORKER["error"] = ("other", f"{type(e).__name__}: {e}")
 
 
@@ -1195,7 +1196,7 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     The report depends only on the rulesets, ``games``, ``seed`` and ``bots`` (not on ``workers``).
     Raises :class:`GoujiError` for a bad ruleset, :class:`SimulationError` when a game cannot be
     finished, ``ValueError`` for bad arguments."""
-    from .bots import BOTS
+    from gouji_dsl.engine.bots import BOTS
 
     if games < 1:
         raise ValueError("games must be at least 1")

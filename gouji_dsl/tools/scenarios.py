@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from .diagnostics import Diagnostic, GoujiError, did_you_mean
-from .engine import GameState, Move, hands_from_text, new_game, next_game, parse_move
-from .graph import RuleGraph, compile_ruleset
+from gouji_dsl.diagnostics import Diagnostic, GoujiError, did_you_mean
+from gouji_dsl.engine.interpreter import GameState, Move, hands_from_text, new_game, next_game, parse_move
+from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 
 CLASSIFY_KEYS = ("valid", "rank", "count", "jokers", "gouji")
 COMPARE_KEYS = ("beats",)
@@ -91,11 +91,11 @@ class _CaseError(Exception):
 # ------------------------------------------------------------------------ running
 def _load_yaml(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
-    return yaml.load(text, Loader=_PosLoader)  # noqa: S506 - SafeLoader subclass
+    return yaml.load(text, Loader=_PosLoader)
 
 
 def _graph_for(name: str, base: Path, cache: dict[str, RuleGraph]) -> RuleGraph:
-    from .loader import resolve
+    from gouji_dsl.ruleset.loader import resolve
     cand = (base / name)
     key = str(cand.resolve()) if cand.suffix in (".yaml", ".yml") or cand.exists() else name
     if key not in cache:
@@ -143,7 +143,8 @@ def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None) -> lis
                 graph = _graph_for(str(rs_name), p.parent, cache)
             except GoujiError as e:
                 where = case.val_pos["ruleset"] if "ruleset" in case else doc.val_pos.get("ruleset", (line, 1))
-                raise _CaseError(*where, f"ruleset {rs_name!r} does not load: " + "; ".join(d.short() for d in e.diagnostics[:3]))
+                raise _CaseError(*where, f"ruleset {rs_name!r} does not load: "
+                                 + "; ".join(d.short() for d in e.diagnostics[:3])) from None
             errors = _run_case(case, graph, disp)
             results.append(CaseResult(disp, name, line, not errors, errors))
         except _CaseError as e:

@@ -9,16 +9,16 @@ from __future__ import annotations
 import contextvars
 import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean, line_of
-from .expr import Compiled, ExprError, FnSig, RuleRuntimeError, Scope, VarSig, compile_expr, normalize_setting
-from .model import CardModel
-from .spec import Origin, ResolvedRuleset, RuleSpec, Text
-from .vocabulary import (CONTEXT_VARS, EFFECTS_BY_KIND, FUNCTIONS, GLOBAL_VARS, HOOKS, PHASES,
-                         PLAY_ATTRS, Hook)
+from gouji_dsl.diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean, line_of
+from gouji_dsl.engine.model import CardModel
+from gouji_dsl.lang.expr import Compiled, ExprError, FnSig, RuleRuntimeError, Scope, VarSig, compile_expr, normalize_setting
+from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset, RuleSpec, Text
+from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, EFFECTS_BY_KIND, FUNCTIONS, GLOBAL_VARS, HOOKS, PHASES, PLAY_ATTRS, Hook
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class RuleGraph:
     def compile_expression(self, text: str, context: tuple[str, ...] | None = None) -> Callable[[Any], Any]:
         """Compile an expression against this ruleset (its settings and definitions), e.g.
         ``"headless(seat)"`` for a screen's markers. ``context``: the context variables it may use
-        (default: all). Raises :class:`~gouji_dsl.expr.ExprError`."""
+        (default: all). Raises :class:`~gouji_dsl.lang.expr.ExprError`."""
         scope = make_scope(self.settings, self.model, tuple(CONTEXT_VARS) if context is None else context)
         scope.definitions = self.definitions
         return compile_expr(text, scope).fn
@@ -126,7 +126,7 @@ class RuleGraph:
         return None
 
     # -------------------------------------------------------------- asking
-    def _runtime(self, r: "_Compiled", e: Exception) -> GoujiError:
+    def _runtime(self, r: _Compiled, e: Exception) -> GoujiError:
         o = r.node.origin
         return GoujiError(Diagnostic(o.path, o.line, o.col, f"rule {r.node.id!r} failed while the game ran: {e}",
                                      "check the types of the settings this rule reads", _source_line(o.path, o.line)))
@@ -139,12 +139,11 @@ class RuleGraph:
         except RuleRuntimeError as e:
             raise self._runtime(self._failing(hook, ctx), e) from None
 
-    def _failing(self, hook: str, ctx: Any) -> "_Compiled":
+    def _failing(self, hook: str, ctx: Any) -> _Compiled:
         for r in self.by_hook[hook]:
             try:
-                if r.when is None or r.when(ctx):
-                    if r.fn is not None:
-                        r.fn(ctx)
+                if (r.when is None or r.when(ctx)) and r.fn is not None:
+                    r.fn(ctx)
             except RuleRuntimeError:
                 return r
         return self.by_hook[hook][0]
@@ -237,9 +236,9 @@ def _read_cached(path: str, mtime: float) -> str:
 
 
 _overlay: dict[str, str] = {}
-_resolved_settings: "contextvars.ContextVar[dict[str, Any]]" = None  # set below
+_resolved_settings: contextvars.ContextVar[dict[str, Any]] = None  # set below
 _overlay_lock = threading.Lock()
-_resolved_settings = contextvars.ContextVar("resolved_settings", default={})
+_resolved_settings = contextvars.ContextVar("resolved_settings", default={})  # noqa: B039 - never mutated
 
 
 def _read(path: str) -> str:
@@ -251,9 +250,9 @@ def _read(path: str) -> str:
 
 def _pos(text: Text, offset: int) -> tuple[int, int]:
     try:
-        from .loader import position_in
+        from gouji_dsl.ruleset.loader import position_in
         return position_in(text, offset)
-    except Exception:  # noqa: BLE001 - best effort on odd scalars
+    except Exception:
         return text.origin.line, text.origin.col + offset
 
 
@@ -401,10 +400,10 @@ def _prune(graph: RuleGraph) -> None:
     """Leave out of the questions the rules that can never fire under this ruleset's settings
     (the lint's analysis: a guard folded to false, a question never asked, an effect that never
     grants or forbids). They stay in ``nodes`` for display; the hot path never evaluates them."""
-    from .lint import analyse
+    from gouji_dsl.ruleset.lint import analyse
     try:
         dead = analyse(graph).dead
-    except Exception:  # noqa: BLE001 - an analysis gap must not stop a valid ruleset from running
+    except Exception:
         return
     drop = {rid for rid, why in dead.items() if why.kind in ("guard", "effect", "hook")}
     graph.pruned = frozenset(drop)
@@ -455,7 +454,7 @@ def _type_clash(own: Any, parent: Any, path: str) -> tuple[str, str, str] | None
 
 def _short_path(path: str) -> str:
     """A bundled file as ``<bundled>/NAME.yaml`` (not a path into site-packages); others as given."""
-    from .resources import rules_dir
+    from gouji_dsl.resources import rules_dir
     try:
         if Path(path).resolve().parent == rules_dir().resolve():
             return f"<bundled>/{Path(path).name}"
@@ -470,7 +469,7 @@ def _setting_type_diags(resolved: ResolvedRuleset) -> list[Diagnostic]:
     failing in a parent's rule while the game runs."""
     if len(resolved.chain) < 2:
         return []
-    from .loader import resolve
+    from gouji_dsl.ruleset.loader import resolve
     try:
         parent = resolve(resolved.chain[1])
     except GoujiError:
@@ -606,7 +605,7 @@ def _edges(compiled: list[_Compiled]) -> list[Edge]:
 
 
 def _install_gouji(graph: RuleGraph) -> None:
-    from .engine import Ctx, TablePlay
+    from gouji_dsl.engine.interpreter import Ctx, TablePlay
 
     ctx = Ctx(None)
     kinds = graph.model.kinds
@@ -619,7 +618,7 @@ def _install_gouji(graph: RuleGraph) -> None:
 
 def load_graph(name_or_path: str | Path) -> RuleGraph:
     """Resolve and compile a bundled ruleset name or a file path. Raises :class:`GoujiError`."""
-    from .loader import resolve
+    from gouji_dsl.ruleset.loader import resolve
     return compile_ruleset(resolve(str(name_or_path)))
 
 

@@ -6,7 +6,7 @@ Used by ``gouji show`` and by the editor's side panel:
   of a merged map tagged with the ``file:line`` that set it; inherited ones marked), definitions,
   rules grouped by phase.
 - :func:`graph_text`, :func:`graph_mermaid`, :func:`graph_dot` — the compiled
-  :class:`~gouji_dsl.graph.RuleGraph`: phases → hooks → rules, phase order, overrides and
+  :class:`~gouji_dsl.ruleset.graph.RuleGraph`: phases → hooks → rules, phase order, overrides and
   before/after edges.
 
 Nothing here prints or imports a UI toolkit. With ``markup=True`` :func:`resolved_text` and
@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from .spec import Origin, ResolvedRuleset, RuleSpec
-from .vocabulary import HOOKS, PHASES
+from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset, RuleSpec
+from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["display_path", "resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
 
@@ -33,7 +34,7 @@ INHERITED = "(inherited)"
 def _bundled_dir() -> tuple[Path | None, bool]:
     """The bundled rules folder and whether it is inside the installed package (not a checkout)."""
     try:
-        from . import resources
+        from gouji_dsl import resources
         d = resources.rules_dir().resolve()
     except (FileNotFoundError, OSError):
         return None, False

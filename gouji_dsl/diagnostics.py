@@ -9,6 +9,37 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePos:
+    """Where something was written: ``path``, 1-based ``line`` and ``col`` (0 = unknown) and, for a
+    span, the 1-based ``end_line`` / ``end_col`` just after it (0 = a point). The one position type of
+    the project: AST nodes, rules, settings, diagnostics and explanation reasons all carry it."""
+
+    path: str
+    line: int = 0
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.path
+        return f"{self.path}:{self.line}:{max(self.col, 1)}"
+
+    @property
+    def short(self) -> str:
+        """``path:line`` (the form shown beside a rule)."""
+        return self.path if self.line <= 0 else f"{self.path}:{self.line}"
+
+
+class Code(StrEnum):
+    """Stable diagnostic codes (codenames, like miniwdl's lint names). Tests and tools match on these,
+    never on message text. Add a member for every new kind of problem; never rename one."""
+
+    UNSPECIFIED = "Unspecified"
 
 
 @dataclass(frozen=True)
@@ -27,6 +58,7 @@ class Diagnostic:
     hint: str | None = None
     source_line: str | None = None
     severity: str = "error"
+    code: str = Code.UNSPECIFIED
 
     @property
     def location(self) -> str:

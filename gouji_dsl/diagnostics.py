@@ -10,6 +10,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,21 +35,75 @@ class SourcePos:
         """``path:line`` (the form shown beside a rule)."""
         return self.path if self.line <= 0 else f"{self.path}:{self.line}"
 
+    def to_dict(self) -> dict[str, Any]:
+        """``{"path", "line", "col", "end_line", "end_col"}`` (0 = unknown)."""
+        return {"path": self.path, "line": self.line, "col": self.col, "end_line": self.end_line, "end_col": self.end_col}
+
 
 class Code(StrEnum):
     """Stable diagnostic codes (codenames, like miniwdl's lint names). Tests and tools match on these,
-    never on message text. Add a member for every new kind of problem; never rename one."""
+    never on message text. Add a member for every new kind of problem; never rename one. Each helper
+    area keeps its members in its own block below (the values are the codes users see)."""
 
     UNSPECIFIED = "Unspecified"
+    INTERNAL_ERROR = "InternalError"  # an unexpected exception (a bug): the CLI saves a crash report
+
+    # -- files and the loader (gouji_dsl.ruleset.loader) -------------------------------------------
+    UNREADABLE = "Unreadable"  # the file cannot be read (missing, a folder, no permission)
+    NOT_TEXT = "NotText"  # not UTF-8 text
+    NOT_A_RULESET = "NotARuleset"  # a file that is not a ruleset (refused before any of its text is shown)
+    RULESET_NOT_FOUND = "RulesetNotFound"  # no bundled ruleset / file of that name
+    PATH_NOT_ALLOWED = "PathNotAllowed"  # an absolute path or `..` leaving the allowed folders
+    FILE_TOO_LARGE = "FileTooLarge"
+    YAML_SYNTAX = "YamlSyntax"
+    YAML_ALIAS = "YamlAlias"  # anchors/aliases (`&a` / `*a`) are not allowed in rulesets
+    YAML_TAG = "YamlTag"  # `!!timestamp`, `!!binary`, custom tags ...
+    YAML_MERGE_KEY = "YamlMergeKey"  # `<<:`
+    TOO_DEEP = "TooDeep"  # nesting deeper than the loader's limit
+    NUMBER_TOO_LARGE = "NumberTooLarge"
+    TOO_MANY_RULES = "TooManyRules"
+    EMPTY_FILE = "EmptyFile"
+    DUPLICATE_KEY = "DuplicateKey"
+    UNKNOWN_KEY = "UnknownKey"  # a key the file format does not have (structure; settings' keys: see lang's block)
+    MISSING_KEY = "MissingKey"
+    WRONG_TYPE = "WrongType"  # a value of the wrong YAML kind (text where a list is expected ...)
+    INVALID_NAME = "InvalidName"  # a rule id, setting or definition name that is not a valid name
+    DUPLICATE_ENTRY = "DuplicateEntry"  # the same item twice in a list
+    EMPTY_VALUE = "EmptyValue"
+    VALUE_NOT_ALLOWED = "ValueNotAllowed"  # a value outside its allowed set (lists the allowed values)
+    SCHEMA_VIOLATION = "SchemaViolation"  # any other JSON Schema finding
+    NO_EFFECT = "NoEffect"
+    MANY_EFFECTS = "ManyEffects"
+    MISPLACED_KEY = "MisplacedKey"  # target / amount / giver on an effect that does not use it
+    DUPLICATE_RULE_ID = "DuplicateRuleId"
+    DUPLICATE_DEFINITION = "DuplicateDefinition"
+    EXPRESSION_SYNTAX = "ExpressionSyntax"
+    EXTENDS_NOT_FOUND = "ExtendsNotFound"
+    EXTENDS_CYCLE = "ExtendsCycle"
+    REMOVE_UNKNOWN = "RemoveUnknown"  # `remove:` names no inherited rule
+    LIKELY_MISSPELT_OVERRIDE = "LikelyMisspeltOverride"  # a new rule id close to a parent's (warning)
+    UNREAD_SETTING = "UnreadSetting"  # a setting (or key) nothing reads (warning)
+    OUT_OF_RANGE = "OutOfRange"  # seats, decks ... beyond what the engine supports
+
+    # -- expressions, setting types, the rule graph and lint (helper "lang") -----------------------
+
+
+class Severity(StrEnum):
+    """How bad a :class:`Diagnostic` is: an error stops a load; a warning is reported and the file loads."""
+
+    ERROR = "error"
+    WARNING = "warning"
 
 
 @dataclass(frozen=True)
 class Diagnostic:
     """One problem at one place.
 
-    ``line`` and ``col`` are 1-based; 0 means unknown. ``source_line`` is the offending line of text
-    (without newline) used to draw the caret; ``hint`` is an optional suggestion shown after it.
-    ``severity`` is ``"error"`` or ``"warning"``.
+    ``line`` and ``col`` are 1-based; 0 means unknown; ``end_line`` / ``end_col`` (0 = a point) end the
+    span. :attr:`pos` gives all of it as a :class:`SourcePos`; build one from a position with
+    :meth:`at`. ``source_line`` is the offending line of text (without newline) used to draw the
+    caret; ``hint`` is an optional suggestion shown after it. ``severity`` is a :class:`Severity`
+    (``"error"`` or ``"warning"``); ``code`` a :class:`Code`.
     """
 
     path: str
@@ -57,19 +112,30 @@ class Diagnostic:
     message: str
     hint: str | None = None
     source_line: str | None = None
-    severity: str = "error"
+    severity: str = Severity.ERROR
     code: str = Code.UNSPECIFIED
+    end_line: int = 0
+    end_col: int = 0
+
+    @classmethod
+    def at(cls, pos: SourcePos, message: str, *, hint: str | None = None, source_line: str | None = None,
+           severity: str = Severity.ERROR, code: str = Code.UNSPECIFIED) -> Diagnostic:
+        """A diagnostic at ``pos``."""
+        return cls(pos.path, pos.line, pos.col, message, hint, source_line, severity, code, pos.end_line, pos.end_col)
+
+    @property
+    def pos(self) -> SourcePos:
+        """Where the problem is."""
+        return SourcePos(self.path, self.line, self.col, self.end_line, self.end_col)
 
     @property
     def location(self) -> str:
         """``path:line:col`` (line/col omitted when unknown)."""
-        if self.line <= 0:
-            return self.path
-        return f"{self.path}:{self.line}:{max(self.col, 1)}"
+        return str(self.pos)
 
     def short(self) -> str:
         """One line: ``path:line:col: message``."""
-        prefix = "warning: " if self.severity == "warning" else ""
+        prefix = "warning: " if self.severity == Severity.WARNING else ""
         return f"{self.location}: {prefix}{self.message}"
 
     def format(self) -> str:
@@ -82,6 +148,16 @@ class Diagnostic:
         if self.hint:
             out.append(f"    hint: {self.hint}")
         return "\n".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``gouji validate --format json``): code, severity, message, hint and position
+        (path, line, col, end_line, end_col; 0 = unknown)."""
+        return {"code": str(self.code), "severity": str(self.severity), "message": self.message,
+                "hint": self.hint, "position": self.pos.to_dict()}
+
+    def sort_key(self) -> tuple[str, int, int]:
+        """Order by file, then position."""
+        return (self.path, self.line, self.col)
 
 
 class GoujiError(Exception):
@@ -129,8 +205,8 @@ class DiagnosticBag:
 
     @property
     def errors(self) -> list[Diagnostic]:
-        return [d for d in self.items if d.severity == "error"]
+        return [d for d in self.items if d.severity == Severity.ERROR]
 
     def raise_if_errors(self) -> None:
         if self.errors:
-            raise GoujiError(sorted(self.errors, key=lambda d: (d.path, d.line, d.col)))
+            raise GoujiError(sorted(self.errors, key=Diagnostic.sort_key))

@@ -12,6 +12,7 @@ from gouji_app.play.app import PlayApp
 from gouji_app.play.screen import PlayScreen
 from gouji_app.play.session import PlaySession
 from gouji_app.play.widgets import GameLog, HandView
+from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.records import load_record
 from gouji_dsl.ruleset.graph import load_graph
 
@@ -317,14 +318,14 @@ async def test_a_rule_the_app_does_not_open_is_shown_in_a_dialog(tmp_path):
         await pilot.pause()
         screen = app.play_screen
         screen.on_open_rule = lambda path, line: asked.append((path, line)) or False
-        screen.open_rule(f"{rules}:2")
+        screen.open_rule(SourcePos(str(rules), 2))
         await pilot.pause()
         assert asked == [(str(rules), 2)]
         assert isinstance(app.screen, RuleSourceScreen) and app.screen.line == 2
         await pilot.press("escape")
         await pilot.pause()
         screen.on_open_rule = lambda path, line: True
-        screen.open_rule(f"{rules}:2")
+        screen.open_rule(SourcePos(str(rules), 2))
         await pilot.pause()
         assert app.screen is screen
 

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
 
@@ -30,18 +30,9 @@ def reason_prompt(r: Reason) -> Text:
     t = Text(f"{mark} ", style="bold red" if r.verdict == "forbade" else "green")
     t.append(r.rule_id, style="bold")
     t.append(f"  {r.text}")
-    if r.where:
-        t.append(f"  {short_where(r.where)}", style="dim")
+    if r.pos is not None:
+        t.append(f"  {short_where(r.pos)}", style="dim")
     return t
-
-
-def split_where(where: str) -> tuple[str, int] | None:
-    if not where:
-        return None
-    path, _, line = where.rpartition(":")
-    if not path or not line.isdigit():
-        return None
-    return path, int(line)
 
 
 # ------------------------------------------------------------------------------ legal moves
@@ -113,7 +104,7 @@ class WhyScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
 
-    def __init__(self, explanation: Explanation, open_rule: Callable[[str], None], title: str = ""):
+    def __init__(self, explanation: Explanation, open_rule: Callable[[SourcePos], None], title: str = ""):
         super().__init__(classes="play-dialog-screen")
         self.explanation = explanation
         self.open_rule = open_rule
@@ -138,8 +129,8 @@ class WhyScreen(ModalScreen[None]):
     def _open(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         r = self._reasons[int((event.option.id or "r0")[1:])]
-        if r.where:
-            self.open_rule(r.where)
+        if r.pos is not None:
+            self.open_rule(r.pos)
         else:
             self.notify(f"{r.rule_id} is one of the interpreter's own checks: it has no source line.")
 
@@ -400,4 +391,4 @@ class PlayHelpScreen(ModalScreen[None]):
 
 
 __all__ = ["LegalMovesScreen", "WhyScreen", "RuleSourceScreen", "PathScreen", "ExportScreen",
-           "BetweenGamesScreen", "PlayHelpScreen", "split_where", "reason_prompt", "Footer"]
+           "BetweenGamesScreen", "PlayHelpScreen", "reason_prompt", "Footer"]

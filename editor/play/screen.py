@@ -27,7 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
 from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
@@ -41,7 +41,6 @@ from .dialogs import (
     RuleSourceScreen,
     WhyScreen,
     reason_prompt,
-    split_where,
 )
 from .session import PLACE_NAMES, PlaySession, Typed, ordinal
 from .widgets import GameLog, HandView, SeatBox, TrickView, markers, short_where
@@ -309,8 +308,8 @@ class PlayScreen(Screen[None]):
                     forb = typed.forbidding if typed.explanation is not None else []
                     if forb:
                         t.append(f" {forb[0].rule_id}", style="bold red")
-                        if forb[0].where:
-                            t.append(f" {short_where(forb[0].where)}", style="dim")
+                        if forb[0].pos is not None:
+                            t.append(f" {short_where(forb[0].pos)}", style="dim")
                 elif typed.play is not None:
                     t.append(f"{typed.play.text}: {s.describe_play(typed.play)}. ", style="")
                 if typed.explanation is not None and (typed.play is None or typed.play.valid):
@@ -327,8 +326,8 @@ class PlayScreen(Screen[None]):
                             r = forb[0]
                             t.append(r.rule_id, style="bold red")
                             t.append(f": {r.text}", style="red")
-                            if r.where:
-                                t.append(f" ({short_where(r.where)})", style="dim")
+                            if r.pos is not None:
+                                t.append(f" ({short_where(r.pos)})", style="dim")
                         else:
                             t.append("illegal", style="red")
         fb.update(t)
@@ -453,19 +452,18 @@ class PlayScreen(Screen[None]):
         event.stop()
         i = int((event.option.id or "why-0")[4:])
         r = self._why[i]
-        if r.where:
-            self.open_rule(r.where)
+        if r.pos is not None:
+            self.open_rule(r.pos)
         else:
             self.notify(f"{r.rule_id} is one of the interpreter's own checks: no source line.")
 
-    def open_rule(self, where: str) -> None:
-        """Show the rule at ``path:line`` (in the editor when the app wired ``on_open_rule``)."""
-        pl = split_where(where)
-        if pl is None:
+    def open_rule(self, pos: SourcePos) -> None:
+        """Show the rule written at ``pos`` (in the editor when the app wired ``on_open_rule``)."""
+        if pos.line <= 0:
             return
-        if self.on_open_rule is not None and self.on_open_rule(*pl):
+        if self.on_open_rule is not None and self.on_open_rule(pos.path, pos.line):
             return
-        self.app.push_screen(RuleSourceScreen(*pl))
+        self.app.push_screen(RuleSourceScreen(pos.path, pos.line))
 
     def leave(self) -> None:
         """Close this screen and the dialogs opened over it (for an ``on_open_rule`` that shows the
@@ -644,7 +642,7 @@ class PlayScreen(Screen[None]):
 
     @on(GameLog.OpenRule)
     def _log_rule(self, event: GameLog.OpenRule) -> None:
-        self.open_rule(event.where)
+        self.open_rule(event.pos)
 
     @on(GameLog.Goto)
     def _goto(self, event: GameLog.Goto) -> None:

@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
+from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.interpreter import GameState, explain, parse_move
 
 from .session import PLACE_NAMES, PlaySession, ordinal
@@ -434,9 +435,9 @@ class GameLog(Tree[Any]):
             self.action = action
 
     class OpenRule(Message):
-        def __init__(self, where: str):
+        def __init__(self, pos: SourcePos):
             super().__init__()
-            self.where = where
+            self.pos = pos
 
     def __init__(self, **kw: Any):
         super().__init__("game", **kw)
@@ -575,9 +576,9 @@ class GameLog(Tree[Any]):
             line = Text(f"{mark} ", style="green" if r.verdict != "forbade" else "red")
             line.append(r.rule_id, style="bold")
             line.append(f"  {r.text}")
-            if r.where:
-                line.append(f"  {short_where(r.where)}", style="dim")
-            node.add_leaf(line, data=("rule", r.where))
+            if r.pos is not None:
+                line.append(f"  {short_where(r.pos)}", style="dim")
+            node.add_leaf(line, data=("rule", r.pos))
 
     def action_step(self, action: str) -> None:
         self.post_message(self.Step(action))
@@ -591,12 +592,12 @@ class GameLog(Tree[Any]):
             self.post_message(self.Goto(i))
 
 
-def short_where(where: str) -> str:
-    """``/long/path/rules/base.yaml:208`` → ``base.yaml:208``."""
-    if not where:
+def short_where(pos: SourcePos | None) -> str:
+    """A rule's position shown short: ``/long/path/rules/base.yaml`` line 208 → ``base.yaml:208``."""
+    if pos is None:
         return ""
-    path, _, line = where.rpartition(":")
-    return f"{path.rsplit('/', 1)[-1]}:{line}" if path else where
+    name = pos.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{name}:{pos.line}" if pos.line > 0 else name
 
 
 __all__ = ["SeatBox", "TrickView", "HandView", "GameLog", "event_text", "markers", "role", "short_where"]

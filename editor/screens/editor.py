@@ -19,8 +19,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static, TextArea
 
+from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset
 
 from .. import files
 from ..completion import Item, indent_for, items_for, replacement, word_before
@@ -251,7 +252,7 @@ class EditorScreen(Screen[None]):
 
     @on(OriginTree.Jump)
     def _jump_tree(self, event: OriginTree.Jump) -> None:
-        o: Origin = event.origin
+        o: SourcePos = event.origin
         self._jump_origin(o.path, o.line, o.col)
 
     def _jump_origin(self, path: str, line: int, col: int) -> None:

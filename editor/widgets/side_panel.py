@@ -19,8 +19,9 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
+from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.ruleset.vocabulary import PHASES
 
 from ..skeleton import flow
@@ -36,7 +37,7 @@ def _short(value: Any, width: int = VALUE_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def where(origin: Origin | None) -> str:
+def where(origin: SourcePos | None) -> str:
     if origin is None:
         return ""
     return f"{Path(origin.path).name}:{origin.line}"
@@ -45,7 +46,7 @@ def where(origin: Origin | None) -> str:
 @dataclass(frozen=True)
 class NodeData:
     key: str
-    origin: Origin | None = None
+    origin: SourcePos | None = None
 
 
 class OriginTree(Tree[NodeData]):
@@ -53,7 +54,7 @@ class OriginTree(Tree[NodeData]):
 
     @dataclass
     class Jump(Message):
-        origin: Origin
+        origin: SourcePos
 
     def __init__(self, label: str, **kwargs) -> None:
         super().__init__(label, data=NodeData("root"), **kwargs)
@@ -78,7 +79,7 @@ class OriginTree(Tree[NodeData]):
             self.post_message(self.Jump(data.origin))
 
 
-def _label(name: str, value: str, origin: Origin | None, inherited: bool, extra: Text | None = None) -> Text:
+def _label(name: str, value: str, origin: SourcePos | None, inherited: bool, extra: Text | None = None) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     style = INHERITED if inherited else OWN
     t.append(name, style=style)
@@ -102,11 +103,11 @@ def fill_resolved(tree: OriginTree, resolved: ResolvedRuleset, own_path: str) ->
     head = Text(resolved.name, style="bold")
     if chain:
         head.append(f"  extends {chain}", style="dim")
-    root.add_leaf(head, NodeData("head", Origin(resolved.path, 1, 1)))
+    root.add_leaf(head, NodeData("head", SourcePos(resolved.path, 1, 1)))
     if resolved.title:
         root.add_leaf(Text(resolved.title, style="italic"), NodeData("title"))
 
-    def own(origin: Origin) -> bool:
+    def own(origin: SourcePos) -> bool:
         return same_file(origin.path, own_path)
 
     settings = root.add(f"Settings ({len(resolved.settings)})", NodeData("settings"))

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.diagnostics import Diagnostic, GoujiError, SourcePos
 from gouji_dsl.engine.cards import Card, parse_cards
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.ruleset.graph import Reason, RuleGraph
@@ -954,9 +954,9 @@ class GameState:
         if not any(r.verdict == "forbade" for r in sub) and seat in waiting:
             t.append(Reason("engine.order", "note", f"Seat {seat} will be asked after seat {self.to_act}."))
 
-    def _setting_where(self, name: str) -> str:
+    def _setting_where(self, name: str) -> SourcePos | None:
         st = self.graph.resolved.settings.get(name)
-        return f"{st.origin.path}:{st.origin.line}" if st else ""
+        return st.origin if st else None
 
     # -------------------------------------------------------------- applying
     def apply_in_place(self, move: Move, *, trusted: bool = False) -> None:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gouji_dsl.diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean, line_of
+from gouji_dsl.diagnostics import Diagnostic, DiagnosticBag, GoujiError, SourcePos, did_you_mean, line_of
 from gouji_dsl.engine.model import CardModel
 from gouji_dsl.lang.expr import Compiled, ExprError, FnSig, RuleRuntimeError, Scope, VarSig, compile_expr, normalize_setting
-from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset, RuleSpec, Text
+from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text
 from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, EFFECTS_BY_KIND, FUNCTIONS, GLOBAL_VARS, HOOKS, PHASES, PLAY_ATTRS, Hook
 
 
@@ -33,9 +33,9 @@ class RuleNode:
     expr: str
     says: str | None
     source: str | None
-    origin: Origin
+    origin: SourcePos
     file: str
-    overrides: Origin | None = None
+    overrides: SourcePos | None = None
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     reads: frozenset[str] = frozenset()
@@ -58,13 +58,23 @@ class RuleNode:
 class Reason:
     """One rule's part in a decision: ``verdict`` is ``allowed``, ``forbade``, ``granted``,
     ``answered`` or ``note``; ``rule`` is None for the interpreter's own checks (turn, cards held,
-    comparison), whose ``rule_id`` starts with ``engine.`` or ``setting.``."""
+    comparison), whose ``rule_id`` starts with ``engine.`` or ``setting.``. ``pos`` is where the rule
+    (or the setting) was written; None for the interpreter's own checks."""
 
     rule_id: str
     verdict: str
     text: str
-    where: str = ""
+    pos: SourcePos | None = None
     rule: RuleNode | None = None
+
+    def __post_init__(self) -> None:
+        if self.pos is not None and not isinstance(self.pos, SourcePos):
+            raise TypeError(f"Reason.pos must be a SourcePos or None, not {type(self.pos).__name__}")
+
+    @property
+    def where(self) -> str:
+        """``path:line`` of :attr:`pos` (``""`` when there is none), for display."""
+        return self.pos.short if self.pos is not None else ""
 
     def format(self) -> str:
         loc = f" ({self.where})" if self.where else ""
@@ -161,14 +171,14 @@ class RuleGraph:
                 if v:
                     granted = True
                     if trace is not None:
-                        trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.where, r.node))
+                        trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
             elif (eff == "deny" and v) or (eff == "require" and not v):
                 forbidden = True
                 if trace is None:
                     return False
-                trace.append(Reason(r.node.id, "forbade", r.node.sentence(), r.node.where, r.node))
+                trace.append(Reason(r.node.id, "forbade", r.node.sentence(), r.node.origin, r.node))
             elif trace is not None and eff == "require":
-                trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.where, r.node))
+                trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
         return granted and not forbidden
 
     def value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
@@ -184,7 +194,7 @@ class RuleGraph:
             if r.when is None or r.when(ctx):
                 v = r.fn(ctx)
                 if trace is not None:
-                    trace.append(Reason(r.node.id, "answered", f"{r.node.sentence()} → {v!r}", r.node.where, r.node))
+                    trace.append(Reason(r.node.id, "answered", f"{r.node.sentence()} → {v!r}", r.node.origin, r.node))
                 return v
         return HOOKS[hook].default
 

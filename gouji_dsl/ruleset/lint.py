@@ -39,9 +39,9 @@ from typing import Any
 
 from lark import Token, Tree
 
-from gouji_dsl.diagnostics import Diagnostic, did_you_mean, line_of
+from gouji_dsl.diagnostics import Diagnostic, SourcePos, did_you_mean, line_of
 from gouji_dsl.lang.expr import ExprError, normalize_setting, parse
-from gouji_dsl.ruleset.spec import Origin, RuleSpec
+from gouji_dsl.ruleset.spec import RuleSpec
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
 
 __all__ = ["lint", "analyse", "stale_says", "Analysis", "Why", "ENGINE_SETTINGS", "ENGINE_FLAGS"]
@@ -468,7 +468,7 @@ def _show(v: Any) -> str:
     return str(v)
 
 
-def _where(o: Origin) -> str:
+def _where(o: SourcePos) -> str:
     try:
         from gouji_dsl.tools.render import display_path
         return f"{display_path(o.path)}:{o.line}"
@@ -862,7 +862,7 @@ def _parent(resolved):
         return None
 
 
-def _removal_origin(resolved, hook: str) -> tuple[Origin, str] | None:
+def _removal_origin(resolved, hook: str) -> tuple[SourcePos, str] | None:
     """Where the ruleset's own file removes an inherited rule on ``hook`` (and its id)."""
     raw = _own_raw(resolved.path, resolved.text or "")
     parent = _parent(resolved) if raw is not None else None
@@ -875,9 +875,9 @@ def _removal_origin(resolved, hook: str) -> tuple[Origin, str] | None:
     return None
 
 
-def _top_origin(resolved) -> Origin:
+def _top_origin(resolved) -> SourcePos:
     raw = _own_raw(resolved.path, resolved.text or "")
-    return raw.origin(("ruleset",), key=True) if raw is not None else Origin(resolved.path, 1, 1)
+    return raw.origin(("ruleset",), key=True) if raw is not None else SourcePos(resolved.path, 1, 1)
 
 
 _LITERALS = {"true", "false"}
@@ -894,7 +894,7 @@ def lint(graph) -> list[Diagnostic]:
     an = analyse(graph)
     out: list[Diagnostic] = []
 
-    def diag(o: Origin, message: str, hint: str | None = None, severity: str = "warning") -> None:
+    def diag(o: SourcePos, message: str, hint: str | None = None, severity: str = "warning") -> None:
         out.append(Diagnostic(o.path, o.line, o.col, message, hint, lines.line(o.path, o.line), severity))
 
     nodes = graph.nodes

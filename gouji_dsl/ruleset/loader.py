@@ -28,8 +28,8 @@ from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
 from gouji_dsl import resources
-from gouji_dsl.diagnostics import Diagnostic, DiagnosticBag, GoujiError, did_you_mean
-from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, Origin, ResolvedRuleset, RuleSpec, SettingSpec, Text
+from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean
+from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec, Text
 
 __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
@@ -82,9 +82,13 @@ def _source_line(text: str, line: int) -> str | None:
     return lines[line - 1] if 1 <= line <= len(lines) else None
 
 
-def _diag(path: str, text: str, line: int, col: int, message: str, hint: str | None = None) -> Diagnostic:
-    return Diagnostic(path, line, col, message, hint=hint,
-                      source_line=_source_line(text, line) if line > 0 else None)
+def _diag(path: str, text: str, pos: SourcePos | tuple[int, int], message: str, hint: str | None = None, *,
+          code: str = Code.UNSPECIFIED, severity: str = Severity.ERROR) -> Diagnostic:
+    """A diagnostic in ``text`` (the file ``path``) at ``pos`` (a SourcePos or ``(line, col)``)."""
+    if not isinstance(pos, SourcePos):
+        pos = SourcePos(path, pos[0], pos[1])
+    return Diagnostic.at(pos, message, hint=hint, source_line=_source_line(text, pos.line) if pos.line > 0 else None,
+                         code=code, severity=severity)
 
 
 def _join(hints: Iterable[str | None]) -> str | None:
@@ -190,44 +194,53 @@ class RawRuleset:
                 return default
         return cur
 
-    def origin(self, loc: Loc, *, key: bool = False) -> Origin:
+    def origin(self, loc: Loc, *, key: bool = False) -> SourcePos:
         """Where the value (or, with ``key=True``, the key) at ``loc`` was written; falls back to the
         nearest enclosing node when ``loc`` has no node of its own."""
+        return self._where(loc, key=key)[0]
+
+    def _where(self, loc: Loc, *, key: bool = False) -> tuple[SourcePos, str]:
         table = self.keys if key else self.values
         node = table.get(loc)
         while node is None and loc:
             loc = loc[:-1]
             node = self.values.get(loc)
         if node is None:
-            return Origin(self.path, 1, 1)
+            return SourcePos(self.path, 1, 1), ""
         return _node_origin(self.path, self.text, node)
 
     def text_at(self, loc: Loc) -> Text:
         """The value at ``loc`` as expression :class:`Text` (booleans/numbers turned into their text)."""
-        return Text(_expr_source(self.get(loc)), self.origin(loc))
+        pos, style = self._where(loc)
+        return Text(_expr_source(self.get(loc)), pos, style)
 
-    def diag(self, loc: Loc, message: str, hint: str | None = None, *, key: bool = False) -> Diagnostic:
+    def diag(self, loc: Loc, message: str, hint: str | None = None, *, key: bool = False,
+             code: str = Code.UNSPECIFIED, severity: str = Severity.ERROR) -> Diagnostic:
         """A :class:`Diagnostic` at the value (or key) at ``loc``."""
         o = self.origin(loc, key=key)
-        return _diag(self.path, self.text, o.line, o.col, message, hint)
+        return _diag(self.path, self.text, o, message, hint, code=code, severity=severity)
 
 
-def _node_origin(path: str, text: str, node: yaml.Node) -> Origin:
-    mark = node.start_mark
+def _node_origin(path: str, text: str, node: yaml.Node) -> tuple[SourcePos, str]:
+    """The position of ``node``'s value (its first character, and the end just after it) and its
+    scalar style (``""`` for a plain scalar or a collection)."""
+    mark, end = node.start_mark, node.end_mark
     line, col = mark.line + 1, mark.column + 1
+    end_line, end_col = end.line + 1, end.column + 1
     if not isinstance(node, yaml.ScalarNode):
-        return Origin(path, line, col)
+        return SourcePos(path, line, col, end_line, end_col), ""
     style = node.style or ""
     if style in ("'", '"'):
         col += 1
+        end_col -= 1
     elif style in ("|", ">"):
         # The value starts on the line after the indicator, at the block's indentation.
         lines = _lines(text)
-        for n in range(mark.line + 1, min(node.end_mark.line + 1, len(lines))):
+        for n in range(mark.line + 1, min(end.line + 1, len(lines))):
             stripped = lines[n].lstrip(" ")
             if stripped:
-                return Origin(path, mark.line + 2, len(lines[n]) - len(stripped) + 1, style)
-    return Origin(path, line, col, style)
+                return SourcePos(path, mark.line + 2, len(lines[n]) - len(stripped) + 1, end_line, end_col), style
+    return SourcePos(path, line, col, end_line, end_col), style
 
 
 class _Builder:
@@ -240,9 +253,9 @@ class _Builder:
         self.ctor = yaml.SafeLoader("")
         self.active: set[int] = set()
 
-    def error(self, node: yaml.Node, message: str, hint: str | None = None) -> None:
-        o = _node_origin(self.path, self.text, node)
-        self.bag.add(_diag(self.path, self.text, o.line, o.col, message, hint))
+    def error(self, node: yaml.Node, message: str, hint: str | None = None, *, code: str = Code.UNSPECIFIED) -> None:
+        o, _ = _node_origin(self.path, self.text, node)
+        self.bag.add(_diag(self.path, self.text, o, message, hint, code=code))
 
     def build(self, node: yaml.Node, loc: Loc) -> Any:
         self.values[loc] = node
@@ -298,8 +311,8 @@ def _yaml_error(path: str, text: str, e: yaml.YAMLError) -> Diagnostic:
         before = text[: e.position]
         line = len(_lines(before))
         col = len(_lines(before)[-1]) + 1
-        return _diag(path, text, line, col, f"invalid character in YAML: {e.reason}",
-                     "remove the character or save the file as UTF-8")
+        return _diag(path, text, (line, col), f"invalid character in YAML: {e.reason}", code=Code.NOT_TEXT,
+                     hint="remove the character or save the file as UTF-8")
     problem = getattr(e, "problem", None) or str(e)
     context = getattr(e, "context", None)
     hint = None
@@ -313,7 +326,7 @@ def _yaml_error(path: str, text: str, e: yaml.YAMLError) -> Diagnostic:
         hint = context
     if mark is None:
         return Diagnostic(path, 0, 0, f"YAML syntax error: {problem}", hint=hint)
-    return _diag(path, text, mark.line + 1, mark.column + 1, f"YAML syntax error: {problem}", hint)
+    return _diag(path, text, (mark.line + 1, mark.column + 1), f"YAML syntax error: {problem}", hint, code=Code.YAML_SYNTAX)
 
 
 def _parse(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
@@ -324,8 +337,8 @@ def _parse(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
     except yaml.YAMLError as e:
         return None, [_yaml_error(path, text, e)]
     if root is None:
-        return None, [_diag(path, text, 1, 1, "the ruleset file is empty",
-                            "a ruleset starts with `ruleset: NAME` (use the file stem)")]
+        return None, [_diag(path, text, (1, 1), "the ruleset file is empty", code=Code.EMPTY_FILE,
+                            hint="a ruleset starts with `ruleset: NAME` (use the file stem)")]
     builder = _Builder(path, text, bag)
     data = builder.build(root, ())
     raw = RawRuleset(path, text, data, builder.values, builder.keys)
@@ -516,7 +529,7 @@ def _syntax_diags(raw: RawRuleset) -> list[Diagnostic]:
             parse(value)
         except ExprError as e:
             line, col = position_in(raw.text_at(loc), e.offset, raw.text)
-            out.append(_diag(raw.path, raw.text, line, col, f"{what}: {e.message}", e.hint))
+            out.append(_diag(raw.path, raw.text, (line, col), f"{what}: {e.message}", e.hint, code=Code.EXPRESSION_SYNTAX))
 
     rules = raw.get(("rules",))
     if isinstance(rules, list):
@@ -823,7 +836,7 @@ def _line_starts(source: str) -> list[int]:
     return starts
 
 
-def _align(value: str, source: str, origin: Origin) -> list[int] | None:
+def _align(value: str, source: str, origin: SourcePos, style: str) -> list[int] | None:
     """Source index of each character of ``value`` (plus one past the end), scanning the scalar as
     written from ``origin``; None when the source does not match the value."""
     starts = _line_starts(source)
@@ -832,7 +845,7 @@ def _align(value: str, source: str, origin: Origin) -> list[int] | None:
     j = starts[origin.line - 1] + origin.col - 1
     if j > len(source):
         return None
-    dq, sq = origin.style == '"', origin.style == "'"
+    dq, sq = style == '"', style == "'"
     out: list[int] = []
     i = 0
     while i < len(value):
@@ -882,7 +895,7 @@ def position_in(text: Text, offset: int, source: str | None = None) -> tuple[int
     s = text.text
     offset = max(0, min(offset, len(s)))
     if source is not None:
-        where = _align(s, source, o)
+        where = _align(s, source, o, text.style)
         if where is not None:
             index = where[offset]
             starts = _line_starts(source)
@@ -890,6 +903,6 @@ def position_in(text: Text, offset: int, source: str | None = None) -> tuple[int
             return n + 1, index - starts[n] + 1
     before = s[:offset]
     row = before.count("\n")
-    if row and o.style in ("|", ">"):
+    if row and text.style in ("|", ">"):
         return o.line + row, o.col + offset - (before.rfind("\n") + 1)
     return o.line, o.col + offset

@@ -1,6 +1,6 @@
 """Typed, position-carrying views of ruleset files, before and after ``extends`` is resolved.
 
-These are produced by :mod:`gouji_dsl.ruleset.loader` and consumed by :mod:`gouji_dsl.compiler`, the CLI
+These are produced by :mod:`gouji_dsl.ruleset.loader` and consumed by :mod:`gouji_dsl.ruleset.graph`, the CLI
 (``gouji show``, ``gouji diff``) and the editor. All are immutable.
 """
 from __future__ import annotations
@@ -8,32 +8,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gouji_dsl.diagnostics import SourcePos
+
 EFFECT_KEYS: tuple[str, ...] = ("allow", "deny", "require", "value", "order", "mark", "unmark", "count", "place", "give")
 """The effect keys a rule may carry; exactly one per rule (see docs/ruleset-format.md)."""
 
 
-@dataclass(frozen=True)
-class Origin:
-    """Where a value was written: file path (as given / resolved), 1-based line and column of the
-    value's first character (for a quoted scalar: the character after the quote), and the scalar
-    style (``""`` plain, ``"'"``, ``'"'``, ``"|"``, ``">"``) so that positions inside a string can be
-    mapped back to the file (see :func:`gouji_dsl.ruleset.loader.position_in`)."""
-
-    path: str
-    line: int
-    col: int
-    style: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
+Origin = SourcePos
+"""Deprecated name of :class:`~gouji_dsl.diagnostics.SourcePos` (the one position type); use SourcePos."""
 
 
 @dataclass(frozen=True)
 class Text:
-    """A string from a ruleset file and where it was written."""
+    """A string from a ruleset file and where it was written.
+
+    ``origin`` is the position of the value's first character (for a quoted scalar: the character
+    after the quote) and, where known, its end; ``style`` is the YAML scalar style (``""`` plain,
+    ``"'"``, ``'"'``, ``"|"``, ``">"``) so that positions inside the string can be mapped back to the
+    file (see :func:`gouji_dsl.ruleset.loader.position_in`)."""
 
     text: str
-    origin: Origin
+    origin: SourcePos
+    style: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,10 +44,10 @@ class SettingSpec:
 
     name: str
     value: Any
-    origin: Origin
+    origin: SourcePos
     says: str | None = None
     source: str | None = None
-    key_origins: dict[str, Origin] = field(default_factory=dict)
+    key_origins: dict[str, SourcePos] = field(default_factory=dict)
     inherited: bool = False
 
 
@@ -62,7 +58,7 @@ class DefinitionSpec:
     name: str
     params: tuple[str, ...]
     expr: Text
-    origin: Origin  # of the key
+    origin: SourcePos  # of the key
     says: str | None = None
     source: str | None = None
     inherited: bool = False
@@ -80,7 +76,7 @@ class RuleSpec:
     on: Text
     effect: str
     effect_expr: Text
-    origin: Origin  # of the `id` value
+    origin: SourcePos  # of the `id` value
     when: Text | None = None
     target: Text | None = None
     amount: Text | None = None
@@ -89,7 +85,7 @@ class RuleSpec:
     source: str | None = None
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
-    overrides: Origin | None = None
+    overrides: SourcePos | None = None
     inherited: bool = False
     file: str = ""  # the file that defined this (final) rule
 

@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.diagnostics import Diagnostic, GoujiError, SourcePos
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
-from gouji_dsl.ruleset.spec import DefinitionSpec, Origin, ResolvedRuleset, RuleSpec, SettingSpec
+from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec
 from gouji_dsl.tools.stats import Estimate, mean_ci, newcombe_diff, paired_mean_diff, wilson
 
 __all__ = [
@@ -87,7 +87,7 @@ class SettingValue:
     that file gives no ``source`` for the setting, the file's own top-level ``source``."""
 
     value: Any
-    origin: Origin
+    origin: SourcePos
     says: str | None = None
     source: str | None = None
 
@@ -152,7 +152,7 @@ class RuleSide:
     amount: str | None
     says: str | None
     source: str | None
-    origin: Origin
+    origin: SourcePos
     file: str
 
     @classmethod
@@ -219,7 +219,7 @@ class DefinitionSide:
     expr: str
     says: str | None
     source: str | None
-    origin: Origin
+    origin: SourcePos
 
     @property
     def signature(self) -> str:
@@ -318,7 +318,7 @@ def _display(path: str) -> str:
     return display_path(path)
 
 
-def _short_where(o: Origin) -> str:
+def _short_where(o: SourcePos) -> str:
     return f"{os.path.basename(o.path) or o.path}:{o.line}"
 
 

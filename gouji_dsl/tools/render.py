@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from gouji_dsl.ruleset.spec import Origin, ResolvedRuleset, RuleSpec
+from gouji_dsl.diagnostics import SourcePos
+from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["display_path", "resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
@@ -65,7 +66,7 @@ def display_path(path: str) -> str:
     return f"<bundled>/{p.name}" if is_bundled else path
 
 
-def _where(origin: Origin | None) -> str:
+def _where(origin: SourcePos | None) -> str:
     if origin is None:
         return ""
     return f"{display_path(origin.path)}:{origin.line}"
@@ -148,7 +149,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
     from a parent file carry the :data:`INHERITED` marker (and are dimmed with ``markup``)."""
     own = os.path.normpath(resolved.path)
 
-    def inherited(origin: Origin | None) -> bool:
+    def inherited(origin: SourcePos | None) -> bool:
         return origin is not None and os.path.normpath(origin.path) != own
 
     out = _Lines(markup)

@@ -308,15 +308,17 @@ def test_paired_simulation_is_reproducible_and_independent_of_workers(graphs, re
     named = paired_simulation("online", str(folder / "simvariant.yaml"), 6, seed=11, workers=1, top=3)
     assert named.to_dict(timing=False) == report_w1.to_dict(timing=False)
     other_seed = paired_simulation(a, b, 6, seed=12, workers=1, top=3)
-    assert other_seed.games_a != report_w1.games_a
+    assert other_seed.to_dict(timing=False)["stats"] != report_w1.to_dict(timing=False)["stats"]
 
 
 def test_paired_games_match_play_game(graphs, report_w1):
+    from gouji_dsl.tools.runs import RunSpec, play_chunk
     from gouji_dsl.tools.simulate import play_game
     a, b = graphs
     res, _ = play_game(a, 11, 4, "random")
-    g = report_w1.games_a[4]
-    assert g.index == 4 and g.decisions == res.decisions and g.scores == tuple(res.scores[s] for s in range(1, 7))
+    t = play_chunk((a, b), RunSpec((a.resolved, b.resolved), 11), 4, 5)
+    assert t.a.games == 1 and t.a.means["decisions"].s == res.decisions
+    assert [s.s for s in t.a.seat_score] == [res.scores[s] for s in range(1, 7)]
     assert report_w1.same_deck
     # the two games of a pair are dealt the same cards
     ra, _ = play_game(a, 11, 0, "random")
@@ -357,11 +359,11 @@ def test_identical_rulesets_never_diverge(graphs):
 def test_report_renderers_and_json_keys(report_w1):
     data = json.loads(report_json(report_w1))
     assert set(data) == {"a", "b", "games", "seed", "bots", "same_deck", "match_length", "stats", "differences",
-                         "divergent", "workers", "elapsed_s"}
+                         "divergent", "statistics", "workers", "elapsed_s", "executor", "chunk_size"}
     side = data["stats"]["a"]
     assert set(side) == {"name", "games", "burn_attempts", "burn_successes", "decisions", "tricks", "score_spread",
                          "first_leader_team_score", "sweep_rate", "burns_per_game", "burn_success_rate",
-                         "revolution_rate", "redeal_rate", "seat_score", "place_distribution"}
+                         "revolution_rate", "redeal_rate", "seat_score", "place_distribution", "spread_histogram"}
     assert set(side["decisions"]) == {"value", "low", "high", "n", "kind"}
     assert set(side["sweep_rate"]) == {"value", "low", "high", "n", "kind", "count"}
     assert set(data["differences"]) == {k for k, _, _ in compare.DIFF_FIGURES} | {"seat_score"}
@@ -372,7 +374,7 @@ def test_report_renderers_and_json_keys(report_w1):
         assert "decisions per game" in text and "Places by seat" in text
         assert all(compare.disp_width(line) <= width for line in text.splitlines())
     md = report_markdown(report_w1)
-    assert "| Figure | online | simvariant | B − A |" in md
+    assert "| Figure | online | simvariant | B − A | Effect |" in md
 
 
 MATCH_VARIANT = """
@@ -401,13 +403,16 @@ def test_matches_are_chained_and_independent_of_workers(tmp_path, graphs):
     # game 1 under the variant is the second game of a match: it follows game 0
     first, state = play_game(mv, 4, 0, "random")
     second, _ = play_game(mv, 4, 1, "random", previous=state)
-    assert one.games_b[1].decisions == second.decisions and one.games_b[1].scores == tuple(
-        second.scores[s] for s in range(1, 7))
+    from gouji_dsl.tools.runs import RunSpec, play_chunk
+    t = play_chunk((online, mv), RunSpec((online.resolved, buffer), 4), 0, 2)
+    assert t.b.means["decisions"].s == first.decisions + second.decisions
+    assert t.b.means["decisions"].clusters == 1  # the two games of a match are one cluster
     for d in one.divergent:
         assert d.match_start_a == d.index and d.match_start_b == d.index - d.index % 3
     single = paired_simulation(online, mv, 2, seed=4, workers=1, matches=False)
     fresh, _ = play_game(mv, 4, 1, "random")
-    assert single.match_length_b == 1 and single.games_b[1].decisions == fresh.decisions
+    assert single.match_length_b == 1
+    assert single.totals.b.means["decisions"].s == first.decisions + fresh.decisions
 
 
 def test_bad_arguments(graphs):

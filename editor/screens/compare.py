@@ -956,9 +956,14 @@ class CompareScreen(Screen[None]):
         if not r.same_deck:
             note.append("The two rulesets use different packs: deal i is seeded alike but not dealt alike.\n",
                         style="yellow")
+        family = r.family()
+        significant = sum(1 for _, e in family if e.significant)
+        note.append(f"{significant} of {len(family)} differences significant after Holm's adjustment"
+                    + ("" if significant else " — none: the rulesets may play alike at this number of deals"),
+                    style="bold" if significant else "yellow")
         if self.show_timing:
             rate = 2 * r.games / r.elapsed_s if r.elapsed_s else 0.0
-            note.append(f"{r.elapsed_s:.1f} s, {rate:.0f} games/s, {r.workers} worker(s)", style="dim")
+            note.append(f"\n{r.elapsed_s:.1f} s, {rate:.0f} games/s, {r.workers} worker(s)", style="dim")
         timing.update(note)
         timing.display = bool(note.plain)
         self.query_one("#sim-table", Static).update(stats_table(r, compact=self.narrow))

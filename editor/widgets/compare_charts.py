@@ -1,7 +1,9 @@
-"""The figures of a paired simulation (:class:`~gouji_dsl.tools.compare.PairedReport`) for the compare
-screen: a table (each figure for A and B with its 95% interval, and the paired difference B − A)
-and charts that draw themselves to the width they get: places by seat (stacked bars, A over B)
-and the distribution of the team score spread (histograms of A and B on one scale).
+"""The figures of a paired simulation (:class:`~gouji_dsl.tools.paired.PairedReport`) for the compare
+screen: a table (each figure for A and B with its 95% interval, the paired difference B − A marked
+as the report marks it — ``*`` significant after Holm's adjustment, ``n.s.`` not — and its effect
+size) and charts that draw themselves to the width they get: places by seat (stacked bars, A over
+B) and the distribution of the team score spread (histograms of A and B on one scale). Everything
+shown is read from the one report object; nothing is recomputed here.
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from gouji_dsl.tools.compare import SIDE_FIGURES, PairedReport
+from gouji_dsl.tools.figures import SIDE_FIGURES
+from gouji_dsl.tools.paired import METHODS_SHORT, PairedReport, effect_text
 from gouji_dsl.tools.stats import Estimate
 
 # place 1 .. 6 (more places reuse the last colour)
@@ -41,27 +44,38 @@ def fmt_estimate(e: Estimate | None, rate: bool, signed: bool = False) -> Text:
 
 
 def fmt_difference(e: Estimate | None, rate: bool) -> Text:
-    """The paired difference; bold and coloured, with ``*``, when its interval excludes 0."""
+    """The paired difference: bold and coloured with ``*`` when significant after Holm's adjustment;
+    ``n.s.`` (dim) when it is not — even if its own interval excludes 0."""
     t = fmt_estimate(e, rate, signed=True)
-    if e is not None and e.excludes_zero:
+    if e is None or e.p is None:
+        return t
+    if e.significant:
         t.stylize("bold " + ("green" if e.value > 0 else "red"), 0, len(t.plain.split(" ")[0]))
         t.append(" *", style="bold")
+    else:
+        t.append(" n.s.", style="dim italic")
     return t
 
 
-def figure_rows(report: PairedReport) -> list[tuple[str, Text, Text, Text]]:
-    """(label, A, B, B − A) for every figure of the report, in the CLI's order."""
+def fmt_effect(e: Estimate | None) -> Text:
+    """The effect size next to a difference (``d=+0.12``, ``h=-0.03``)."""
+    return Text(effect_text(e) if e is not None else "", style="dim")
+
+
+def figure_rows(report: PairedReport) -> list[tuple[str, Text, Text, Text, Text]]:
+    """(label, A, B, B − A, effect) for every figure of the report, in the CLI's order."""
     r = report
     rows = []
     for key, label, kind in SIDE_FIGURES:
         rate = kind == "rate"
+        d = r.differences[key]
         rows.append((label, fmt_estimate(r.a.figure(key), rate), fmt_estimate(r.b.figure(key), rate),
-                     fmt_difference(r.differences[key], rate)))
+                     fmt_difference(d, rate), fmt_effect(d)))
     for s, e in r.differences["seat_score"].items():
         rows.append((f"mean score, seat {s}", fmt_estimate(r.a.seat_score.get(s), False),
-                     fmt_estimate(r.b.seat_score.get(s), False), fmt_difference(e, False)))
+                     fmt_estimate(r.b.seat_score.get(s), False), fmt_difference(e, False), fmt_effect(e)))
     oc = r.differences["outcome_changed"]
-    rows.append(("deals whose places differ", Text(""), Text(""), fmt_estimate(oc, True)))
+    rows.append(("deals whose places differ", Text(""), Text(""), fmt_estimate(oc, True), Text("")))
     return rows
 
 
@@ -70,16 +84,16 @@ def stats_table(report: PairedReport, compact: bool = False) -> Table:
     "B" only, for narrow screens)."""
     la, lb = report.labels
     table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False, header_style="bold",
-                  caption="95% intervals (means ± 1.96·sd/√n, rates Wilson); B − A: mean paired difference, "
-                          "* where its interval excludes 0", caption_justify="left", caption_style="dim")
+                  caption=METHODS_SHORT, caption_justify="left", caption_style="dim")
     table.add_column("figure", no_wrap=False, min_width=12)
     table.add_column(Text("A" if compact else (la if la.startswith("A ") else f"A {la}"), style="bold cyan"),
                      no_wrap=True)
     table.add_column(Text("B" if compact else (lb if lb.startswith("B ") else f"B {lb}"), style="bold magenta"),
                      no_wrap=True)
     table.add_column("B − A", no_wrap=True)
-    for label, a, b, d in figure_rows(report):
-        table.add_row(label, a, b, d)
+    table.add_column("effect", no_wrap=True)
+    for label, a, b, d, eff in figure_rows(report):
+        table.add_row(label, a, b, d, eff)
     return table
 
 
@@ -174,12 +188,14 @@ def _ordinal(n: int) -> str:
     return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
-def histogram(values: Sequence[float], lo: float, hi: float, bins: int) -> list[int]:
+def histogram(values: Sequence[float] | dict[float, int], lo: float, hi: float, bins: int) -> list[int]:
+    """Counts in ``bins`` equal bins over [lo, hi): ``values`` a list, or a mapping value → games."""
     counts = [0] * bins
     span = (hi - lo) or 1.0
-    for v in values:
+    items = values.items() if isinstance(values, dict) else ((v, 1) for v in values)
+    for v, c in items:
         i = min(bins - 1, max(0, int((v - lo) / span * bins)))
-        counts[i] += 1
+        counts[i] += c
     return counts
 
 
@@ -200,19 +216,19 @@ class SpreadChart(_Chart):
     MAX_BINS = 24
 
     def draw(self, report: PairedReport, width: int) -> Text:
-        sa = [team_spread(g.scores, self.teams[0]) for g in report.games_a]
-        sb = [team_spread(g.scores, self.teams[1]) for g in report.games_b]
+        ha = {float(k): v for k, v in report.a.spread_histogram.items()}
+        hb = {float(k): v for k, v in report.b.spread_histogram.items()}
         t = Text()
         t.append("Team score spread", style="bold")
         t.append("  games by |team 1 − team 2| score, one scale for both", style="dim")
-        if not sa and not sb:
+        if not ha and not hb:
             return t
-        hi = max(sa + sb + [1.0])
+        hi = max(list(ha) + list(hb) + [1.0])
         label_w = 9
         bins = max(2, min(int(math.ceil(hi)) + 1, self.MAX_BINS))
         cell = max(1, min(4, (width - label_w) // bins))
-        ca = histogram(sa, 0.0, hi + 1e-9, bins)
-        cb = histogram(sb, 0.0, hi + 1e-9, bins)
+        ca = histogram(ha, 0.0, hi + 1e-9, bins)
+        cb = histogram(hb, 0.0, hi + 1e-9, bins)
         top = max(ca + cb + [1])
         for side, counts, style in (("A", ca, "cyan"), ("B", cb, "magenta")):
             rows = bar_rows(counts, top, self.HEIGHT)
@@ -237,5 +253,5 @@ def _num(x: float) -> str:
     return f"{x:.0f}" if abs(x - round(x)) < 1e-9 else f"{x:.1f}"
 
 
-__all__ = ["stats_table", "figure_rows", "fmt_estimate", "fmt_difference", "PlacesChart", "SpreadChart",
+__all__ = ["stats_table", "figure_rows", "fmt_estimate", "fmt_difference", "fmt_effect", "PlacesChart", "SpreadChart",
            "team_spread", "split_widths", "histogram", "bar_rows"]

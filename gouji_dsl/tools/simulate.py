@@ -10,6 +10,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from gouji_dsl.engine.bots import make_bot
@@ -39,14 +40,26 @@ def game_seed(seed: Any, index: int) -> str:
     return f"{seed}:{index}"
 
 
+class Engine(StrEnum):
+    """How a simulated game is played: the generated play-out or the reference interpreter."""
+
+    GENERATED = "generated"
+    INTERPRETER = "interpreter"
+
+
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
               max_decisions: int = 100_000, game_number: int = 1,
-              previous: GameState | None = None) -> tuple[GameResult, GameState]:
+              previous: GameState | None = None, engine: str = Engine.INTERPRETER) -> tuple[GameResult, GameState]:
     """Deal game ``index`` of run ``seed`` and let bots play it to the end.
 
-    ``bots`` is one bot name for every seat or one per seat. With ``previous`` (the last game of
-    the same match) the new game starts with the between-game phase (tribute, returns).
+    Every simulated game (``gouji simulate``, ``gouji diff --simulate``, the compare screen, run
+    chunks on any executor) is played here. ``bots`` is one bot name for every seat or one per
+    seat. With ``previous`` (the last game of the same match) the new game starts with the
+    between-game phase (tribute, returns). ``engine``: :class:`Engine` (the generated play-out is
+    not built yet: asking for it raises ValueError).
     Raises RuntimeError if the game does not end within ``max_decisions`` (a ruleset with no way out)."""
+    if Engine(engine) is Engine.GENERATED:
+        raise ValueError("the generated engine is not available in this version: use engine='interpreter'")
     n = graph.n_seats
     names = [bots] * n if isinstance(bots, str) else list(bots)
     players = {s: make_bot(names[s - 1], random.Random(f"{seed}:{index}:bot{s}")) for s in range(1, n + 1)}

@@ -1,0 +1,356 @@
+"""What a simulation measures, as mergeable running totals (no per-game lists).
+
+A game is reduced to a :class:`GameSummary` (places, scores, counts); blocks of linked games (the
+deals of one match block: a cluster) are added to :class:`SideTotals` (one ruleset) or
+:class:`PairTotals` (the same deals under two rulesets). Totals are exact (integers, fractions), so
+chunks merged in any order, on any machine, give the same totals; :meth:`to_json` /
+:meth:`from_json` carry them in chunk files. The figures and their estimates are computed from
+totals by :mod:`gouji_dsl.tools.paired` (reports) with :mod:`gouji_dsl.tools.stats`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from gouji_dsl.tools.stats import PairedBinary, Ratio, Sums
+
+# (key, label, kind) — kind: "mean" (a number per game) or "rate" (shown as a percentage)
+SIDE_FIGURES: tuple[tuple[str, str, str], ...] = (
+    ("decisions", "decisions per game", "mean"),
+    ("tricks", "tricks per game", "mean"),
+    ("score_spread", "team score spread", "mean"),
+    ("first_leader_team_score", "first leader's team score", "mean"),
+    ("sweep_rate", "sweep rate (串三户)", "rate"),
+    ("burns_per_game", "burn attempts per game", "mean"),
+    ("burn_success_rate", "burn success rate", "rate"),
+    ("revolution_rate", "games with a revolution", "rate"),
+    ("redeal_rate", "games redealt", "rate"),
+)
+"""The per-ruleset figures of a report side, in report order."""
+
+DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
+    f for f in SIDE_FIGURES) + (("outcome_changed", "deals whose places differ", "rate"),)
+"""The keys of a paired report's ``differences`` (besides ``seat_score``), in report order."""
+
+MEAN_KEYS = ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game")
+BINARY_KEYS = ("sweep_rate", "revolution_rate", "redeal_rate", "burn_rate")
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """The figures of one game (no record): seat-indexed tuples (index 0 is seat 1)."""
+
+    index: int
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    sweep: bool
+    decisions: int
+    tricks: int
+    first_leader: int | None
+    burn_attempts: int
+    burn_successes: int
+    burn_failures: int
+    revolutions: int
+    redeals: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "places": {str(s + 1): p for s, p in enumerate(self.places)},
+                "scores": {str(s + 1): v for s, v in enumerate(self.scores)}, "sweep": self.sweep,
+                "decisions": self.decisions, "tricks": self.tricks, "first_leader": self.first_leader,
+                "burn_attempts": self.burn_attempts, "burn_successes": self.burn_successes,
+                "burn_failures": self.burn_failures, "revolutions": self.revolutions, "redeals": self.redeals}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameSummary:
+        places, scores = d["places"], d["scores"]
+        return cls(index=int(d["index"]), places=tuple(int(places[k]) for k in sorted(places, key=int)),
+                   scores=tuple(int(scores[k]) for k in sorted(scores, key=int)), sweep=bool(d["sweep"]),
+                   decisions=int(d["decisions"]), tricks=int(d["tricks"]), first_leader=d["first_leader"],
+                   burn_attempts=int(d["burn_attempts"]), burn_successes=int(d["burn_successes"]),
+                   burn_failures=int(d["burn_failures"]), revolutions=int(d["revolutions"]),
+                   redeals=int(d["redeals"]))
+
+
+def summarize_game(index: int, res: Any, n_seats: int) -> GameSummary:
+    """A :class:`GameSummary` of a :class:`~gouji_dsl.tools.simulate.GameResult`."""
+    seats = range(1, n_seats + 1)
+    return GameSummary(
+        index=index, places=tuple(int(res.places.get(s, 0)) for s in seats),
+        scores=tuple(int(res.scores.get(s, 0)) for s in seats), sweep=bool(res.sweep),
+        decisions=int(res.decisions), tricks=int(res.tricks), first_leader=res.first_leader,
+        burn_attempts=len(res.burns), burn_successes=sum(1 for b in res.burns if b.get("success")),
+        burn_failures=sum(1 for b in res.burns if b.get("failed")),
+        revolutions=int(res.revolutions), redeals=int(res.redeals))
+
+
+# ------------------------------------------------------------------------------ per-game values
+def team_of(seat: int, teams: int) -> int:
+    """Seat ``s`` plays in team ``(s − 1) mod teams + 1`` (seats alternate between the teams)."""
+    return (seat - 1) % max(1, teams) + 1
+
+
+def team_scores(g: GameSummary, teams: int) -> dict[int, Fraction]:
+    """Each team's mean seat score in game ``g``."""
+    by: dict[int, list[int]] = {}
+    for s, v in enumerate(g.scores, start=1):
+        by.setdefault(team_of(s, teams), []).append(v)
+    return {t: Fraction(sum(v), len(v)) for t, v in sorted(by.items())}
+
+
+def spread(g: GameSummary, teams: int) -> Fraction:
+    """Highest minus lowest team score of game ``g``."""
+    ts = list(team_scores(g, teams).values())
+    return max(ts) - min(ts) if ts else Fraction(0)
+
+
+def leader_team_score(g: GameSummary, teams: int) -> Fraction | None:
+    """The score of the first leader's team (None when no first leader was recorded)."""
+    if g.first_leader is None:
+        return None
+    return team_scores(g, teams)[team_of(g.first_leader, teams)]
+
+
+def _value(g: GameSummary, key: str, teams: int) -> int | Fraction | None:
+    if key == "decisions":
+        return g.decisions
+    if key == "tricks":
+        return g.tricks
+    if key == "score_spread":
+        return spread(g, teams)
+    if key == "first_leader_team_score":
+        return leader_team_score(g, teams)
+    if key == "burns_per_game":
+        return g.burn_attempts
+    raise KeyError(key)
+
+
+def _flag(g: GameSummary, key: str) -> bool:
+    if key == "sweep_rate":
+        return g.sweep
+    if key == "revolution_rate":
+        return g.revolutions > 0
+    if key == "redeal_rate":
+        return g.redeals > 0
+    if key == "burn_rate":
+        return g.burn_attempts > 0
+    raise KeyError(key)
+
+
+def _fkey(x: Fraction | int) -> str:
+    f = Fraction(x)
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+# ------------------------------------------------------------------------------ totals
+@dataclass
+class SideTotals:
+    """One ruleset's totals: ``means`` (per-game values), ``flags`` (yes/no per game), the burn
+    success ratio, per-seat and per-team scores, places by seat, and the spread histogram."""
+
+    n_seats: int
+    teams: int
+    games: int = 0
+    means: dict[str, Sums] = field(default_factory=dict)
+    flags: dict[str, Sums] = field(default_factory=dict)
+    burn_success: Ratio = field(default_factory=Ratio)
+    seat_score: list[Sums] = field(default_factory=list)
+    team_score: list[Sums] = field(default_factory=list)
+    places: list[list[int]] = field(default_factory=list)
+    spread_histogram: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for k in MEAN_KEYS:
+            self.means.setdefault(k, Sums())
+        for k in BINARY_KEYS:
+            self.flags.setdefault(k, Sums())
+        if not self.seat_score:
+            self.seat_score = [Sums() for _ in range(self.n_seats)]
+        if not self.team_score:
+            self.team_score = [Sums() for _ in range(self.teams)]
+        if not self.places:
+            self.places = [[0] * self.n_seats for _ in range(self.n_seats)]
+
+    def add_block(self, games: list[GameSummary]) -> None:
+        """Add the games of one cluster (linked games: one match block)."""
+        self.games += len(games)
+        for k in MEAN_KEYS:
+            self.means[k].add_cluster(v for v in (_value(g, k, self.teams) for g in games) if v is not None)
+        for k in BINARY_KEYS:
+            self.flags[k].add_cluster(int(_flag(g, k)) for g in games)
+        self.burn_success.add_cluster((g.burn_successes, g.burn_attempts) for g in games)
+        for s in range(self.n_seats):
+            self.seat_score[s].add_cluster(g.scores[s] for g in games)
+        for t in range(self.teams):
+            self.team_score[t].add_cluster(team_scores(g, self.teams).get(t + 1, Fraction(0)) for g in games)
+        for g in games:
+            for s, p in enumerate(g.places):
+                if 1 <= p <= self.n_seats:
+                    self.places[s][p - 1] += 1
+            k = _fkey(spread(g, self.teams))
+            self.spread_histogram[k] = self.spread_histogram.get(k, 0) + 1
+
+    def merge(self, o: SideTotals) -> None:
+        if (o.n_seats, o.teams) != (self.n_seats, self.teams):
+            raise ValueError("cannot merge totals of rulesets with different seats or teams")
+        self.games += o.games
+        for k, s in o.means.items():
+            self.means.setdefault(k, Sums()).merge(s)
+        for k, s in o.flags.items():
+            self.flags.setdefault(k, Sums()).merge(s)
+        self.burn_success.merge(o.burn_success)
+        for a, b in zip(self.seat_score, o.seat_score):
+            a.merge(b)
+        for a, b in zip(self.team_score, o.team_score):
+            a.merge(b)
+        for row, orow in zip(self.places, o.places):
+            for i, c in enumerate(orow):
+                row[i] += c
+        for k, c in o.spread_histogram.items():
+            self.spread_histogram[k] = self.spread_histogram.get(k, 0) + c
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n_seats": self.n_seats, "teams": self.teams, "games": self.games,
+                "means": {k: v.to_json() for k, v in sorted(self.means.items())},
+                "flags": {k: v.to_json() for k, v in sorted(self.flags.items())},
+                "burn_success": self.burn_success.to_json(),
+                "seat_score": [s.to_json() for s in self.seat_score],
+                "team_score": [s.to_json() for s in self.team_score],
+                "places": self.places,
+                "spread_histogram": dict(sorted(self.spread_histogram.items(), key=lambda kv: Fraction(kv[0])))}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SideTotals:
+        return cls(n_seats=int(d["n_seats"]), teams=int(d["teams"]), games=int(d["games"]),
+                   means={k: Sums.from_json(v) for k, v in d["means"].items()},
+                   flags={k: Sums.from_json(v) for k, v in d["flags"].items()},
+                   burn_success=Ratio.from_json(d["burn_success"]),
+                   seat_score=[Sums.from_json(v) for v in d["seat_score"]],
+                   team_score=[Sums.from_json(v) for v in d["team_score"]],
+                   places=[[int(c) for c in row] for row in d["places"]],
+                   spread_histogram={str(k): int(v) for k, v in d["spread_histogram"].items()})
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A deal that ended differently under the two rulesets (ranked by Σ|Δscore|, then seats placed
+    differently, then deal)."""
+
+    seed: str
+    index: int
+    score_difference: int
+    places_changed: int
+    a: GameSummary
+    b: GameSummary
+
+    @property
+    def sort_key(self) -> tuple[int, int, str, int]:
+        return (-self.score_difference, -self.places_changed, self.seed, self.index)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seed": self.seed, "index": self.index, "score_difference": self.score_difference,
+                "places_changed": self.places_changed, "a": self.a.to_dict(), "b": self.b.to_dict()}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Divergence:
+        return cls(str(d["seed"]), int(d["index"]), int(d["score_difference"]), int(d["places_changed"]),
+                   GameSummary.from_dict(d["a"]), GameSummary.from_dict(d["b"]))
+
+
+@dataclass
+class PairTotals:
+    """Totals of the same deals under rulesets A and B: each side's :class:`SideTotals`, the per-deal
+    differences ``b − a`` of the mean figures and seat scores, the 2×2 tables of the yes/no
+    figures, how many deals ended with different places, and the ``top`` most divergent deals."""
+
+    a: SideTotals
+    b: SideTotals
+    top: int = 5
+    diffs: dict[str, Sums] = field(default_factory=dict)
+    seat_diffs: list[Sums] = field(default_factory=list)
+    binary: dict[str, PairedBinary] = field(default_factory=dict)
+    outcome_changed: Sums = field(default_factory=Sums)
+    divergent: list[Divergence] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for k in MEAN_KEYS:
+            self.diffs.setdefault(k, Sums())
+        for k in BINARY_KEYS:
+            self.binary.setdefault(k, PairedBinary())
+        if not self.seat_diffs:
+            self.seat_diffs = [Sums() for _ in range(min(self.a.n_seats, self.b.n_seats))]
+
+    @property
+    def games(self) -> int:
+        return self.a.games
+
+    def add_block(self, pairs: list[tuple[GameSummary, GameSummary]], seed: Any,
+                  lengths: tuple[int, int] = (0, 0)) -> None:
+        """Add the deals of one cluster, each played under A and under B. A paired cluster holds whole
+        matches of both rulesets; each side's own figures are clustered by its own matches
+        (``lengths``: games per match of A and B; 0: the whole block)."""
+        for side, games, length in ((self.a, [x for x, _ in pairs], lengths[0]),
+                                    (self.b, [y for _, y in pairs], lengths[1])):
+            step = length or len(games)
+            for i in range(0, len(games), step):
+                side.add_block(games[i:i + step])
+        ta, tb = self.a.teams, self.b.teams
+        for k in MEAN_KEYS:
+            vals = []
+            for x, y in pairs:
+                va, vb = _value(x, k, ta), _value(y, k, tb)
+                if va is not None and vb is not None:
+                    vals.append(vb - va)
+            self.diffs[k].add_cluster(vals)
+        for k in BINARY_KEYS:
+            self.binary[k].add_cluster([(_flag(x, k), _flag(y, k)) for x, y in pairs])
+        for s, d in enumerate(self.seat_diffs):
+            d.add_cluster(y.scores[s] - x.scores[s] for x, y in pairs)
+        self.outcome_changed.add_cluster(int(x.places != y.places) for x, y in pairs)
+        new = []
+        for x, y in pairs:
+            ds = sum(abs(p - q) for p, q in zip(x.scores, y.scores))
+            dp = sum(1 for p, q in zip(x.places, y.places) if p != q)
+            if ds or dp:
+                new.append(Divergence(str(seed), x.index, ds, dp, x, y))
+        if new:
+            self._keep(self.divergent + new)
+
+    def _keep(self, items: list[Divergence]) -> None:
+        seen: dict[tuple[str, int], Divergence] = {}
+        for d in items:
+            seen.setdefault((d.seed, d.index), d)
+        self.divergent = sorted(seen.values(), key=lambda d: d.sort_key)[:max(0, self.top)]
+
+    def merge(self, o: PairTotals) -> None:
+        self.a.merge(o.a)
+        self.b.merge(o.b)
+        for k, s in o.diffs.items():
+            self.diffs.setdefault(k, Sums()).merge(s)
+        for k, t in o.binary.items():
+            self.binary.setdefault(k, PairedBinary()).merge(t)
+        for x, y in zip(self.seat_diffs, o.seat_diffs):
+            x.merge(y)
+        self.outcome_changed.merge(o.outcome_changed)
+        self._keep(self.divergent + o.divergent)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a.to_json(), "b": self.b.to_json(), "top": self.top,
+                "diffs": {k: v.to_json() for k, v in sorted(self.diffs.items())},
+                "seat_diffs": [s.to_json() for s in self.seat_diffs],
+                "binary": {k: v.to_json() for k, v in sorted(self.binary.items())},
+                "outcome_changed": self.outcome_changed.to_json(),
+                "divergent": [d.to_json() for d in self.divergent]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> PairTotals:
+        return cls(a=SideTotals.from_json(d["a"]), b=SideTotals.from_json(d["b"]), top=int(d["top"]),
+                   diffs={k: Sums.from_json(v) for k, v in d["diffs"].items()},
+                   seat_diffs=[Sums.from_json(v) for v in d["seat_diffs"]],
+                   binary={k: PairedBinary.from_json(v) for k, v in d["binary"].items()},
+                   outcome_changed=Sums.from_json(d["outcome_changed"]),
+                   divergent=[Divergence.from_json(x) for x in d["divergent"]])
+
+
+__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "GameSummary", "summarize_game", "SideTotals", "PairTotals",
+           "Divergence", "team_of", "team_scores", "spread", "leader_team_score"]

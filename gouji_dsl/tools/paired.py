@@ -1,0 +1,631 @@
+"""Paired simulation: the same seeded deals played under two rulesets, and the report of the outcomes.
+
+:func:`paired_simulation` plays deal ``i`` (``i = 0 .. games-1``) of run ``seed`` under both rulesets
+through :mod:`gouji_dsl.tools.runs` (chunked, streaming, any executor), so the two games of a pair
+are dealt the same cards whenever the two rulesets have the same pack. As ``gouji simulate`` does,
+each ruleset's games are chained into matches of its ``match_length`` (tribute between games);
+``matches=False`` plays every deal as a first game.
+
+:func:`build_report` turns merged totals (of one run, or of many folders: ``gouji report``) into a
+:class:`PairedReport`, the one object every view of a comparison reads (CLI text / markdown /
+JSON, the compare screen's table and charts). Its statistics (see :data:`METHODS`):
+
+- per ruleset: means with cluster-robust 95 % intervals (clusters: the deals of one match block,
+  linked by tribute; one deal per cluster without matches), rates with Wilson intervals on
+  effective counts (Rao–Scott design effect);
+- differences ``B − A``: paired means of per-deal differences (cluster-robust, z-test, ``d_z``);
+  paired rates with Newcombe's square-and-add interval for paired data, McNemar's test and
+  Cohen's ``h``; the burn success rate (attempts are not paired) with Newcombe's hybrid interval,
+  a two-proportion z-test and ``h``;
+- Holm's adjustment across the report's family of differences (:data:`FAMILY`: every figure of
+  the table and each seat's score): ``p_adjusted`` in JSON, ``*`` only when it is below 0.05.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.tools.figures import DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
+from gouji_dsl.tools.runs import (
+    Executor,
+    RunResult,
+    RunSpec,
+    SimulationCancelled,
+    SimulationError,
+    Until,
+    _Runner,
+    execute,
+)
+from gouji_dsl.tools.stats import (
+    ALPHA,
+    Estimate,
+    holm,
+    mean_estimate,
+    paired_estimate,
+    paired_rate_estimate,
+    rate_estimate,
+    ratio_difference,
+    ratio_estimate,
+)
+
+FAMILY_NOTE = "the figures of the table (each seat's mean score included)"
+
+METHODS: tuple[str, ...] = (
+    "95% intervals. Means: mean ± 1.96·SE with a cluster-robust SE (clusters: the deals of one match "
+    "block, linked by tribute; one deal per cluster without matches). Rates: Wilson score intervals, "
+    "on effective counts when clustering adds variance (Rao–Scott design effect).",
+    "B − A: mean of per-deal differences (paired; cluster-robust; z-test) with effect size d_z = mean/sd "
+    "of the differences; yes/no figures: Newcombe's square-and-add interval for paired proportions, "
+    "McNemar's test, Cohen's h; burn success rate (attempts are not paired): Newcombe's hybrid score "
+    "interval, two-proportion z-test, Cohen's h.",
+    f"Holm's adjustment across {FAMILY_NOTE}: * marks a difference whose adjusted p < {ALPHA}; "
+    "† an interval that excludes 0 but is not significant after the adjustment.",
+)
+"""The footer every report prints (text, markdown) and the README explains."""
+
+METHODS_SHORT = ("95% intervals (means: cluster-robust by match; rates: Wilson). B − A: * significant after Holm's "
+                 "adjustment across the table, n.s. not; effect: d_z for means, Cohen's h for rates.")
+"""The same in two lines, for the compare screen's caption."""
+
+
+# ==================================================================================================
+# data
+
+
+@dataclass(frozen=True)
+class SideStats:
+    """One ruleset's figures over the paired games, each an :class:`~gouji_dsl.tools.stats.Estimate`.
+    ``seat_score[s]`` is seat ``s``'s mean score; ``place_distribution[s][p]`` the rate of seat
+    ``s`` finishing in place ``p``; ``spread_histogram`` maps a team score spread to its games."""
+
+    name: str
+    games: int
+    decisions: Estimate
+    tricks: Estimate
+    score_spread: Estimate
+    first_leader_team_score: Estimate
+    sweep_rate: Estimate
+    burns_per_game: Estimate
+    burn_success_rate: Estimate
+    revolution_rate: Estimate
+    redeal_rate: Estimate
+    seat_score: dict[int, Estimate]
+    place_distribution: dict[int, dict[int, Estimate]]
+    burn_attempts: int = 0
+    burn_successes: int = 0
+    spread_histogram: dict[Fraction, int] = field(default_factory=dict)
+
+    def figure(self, key: str) -> Estimate:
+        return getattr(self, key)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "games": self.games,
+                               "burn_attempts": self.burn_attempts, "burn_successes": self.burn_successes}
+        for key, _, _ in SIDE_FIGURES:
+            out[key] = self.figure(key).to_dict()
+        out["seat_score"] = {str(s): e.to_dict() for s, e in self.seat_score.items()}
+        out["place_distribution"] = {str(s): {str(p): e.to_dict() for p, e in d.items()}
+                                     for s, d in self.place_distribution.items()}
+        out["spread_histogram"] = {_fstr(k): v for k, v in sorted(self.spread_histogram.items())}
+        return out
+
+
+def _fstr(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+@dataclass(frozen=True)
+class DivergentDeal:
+    """A deal whose outcome differs between the two rulesets, with both full game records (when the
+    rulesets were at hand to re-play it).
+
+    ``score_difference`` = Σ over seats |score_b − score_a|; ``places_changed`` = seats whose place
+    differs. ``match_start_a``/``_b``: the first game of the match each game belongs to."""
+
+    rank: int
+    index: int
+    deal: str
+    score_difference: int
+    places_changed: int
+    a: GameSummary
+    b: GameSummary
+    record_a: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    record_b: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    match_start_a: int = 0
+    match_start_b: int = 0
+    seed: Any = None
+
+    def to_dict(self, records: bool = False) -> dict[str, Any]:
+        out = {"rank": self.rank, "index": self.index, "deal": self.deal, "score_difference": self.score_difference,
+               "places_changed": self.places_changed, "a": self.a.to_dict(), "b": self.b.to_dict(),
+               "match_start_a": self.match_start_a, "match_start_b": self.match_start_b}
+        if records:
+            out["record_a"], out["record_b"] = self.record_a, self.record_b
+        return out
+
+
+@dataclass
+class PairedReport:
+    """A paired comparison's figures (from :func:`build_report`).
+
+    ``differences`` maps each key of :data:`DIFF_FIGURES` to the difference ``b − a`` (with ``p``,
+    ``p_adjusted``, ``effect``), and ``differences["seat_score"]`` maps seat → paired difference of
+    that seat's score. ``same_deck`` is false when the two packs differ (then game ``i`` is only
+    seeded alike, not dealt alike). ``seed`` is a list when folders of several seeds were merged.
+    ``match_length_a``/``_b``: games per match as played (1: every deal a first game).
+    ``totals``: the merged running totals the figures come from."""
+
+    a_name: str
+    b_name: str
+    a_path: str
+    b_path: str
+    games: int
+    seed: Any
+    bots: str | list[str]
+    workers: int
+    elapsed_s: float
+    same_deck: bool
+    a: SideStats
+    b: SideStats
+    differences: dict[str, Any]
+    divergent: list[DivergentDeal]
+    match_length_a: int = 1
+    match_length_b: int = 1
+    executor: str = "local"
+    chunk_size: int = 0
+    stopped_by: str = "games"
+    missing: list[str] = field(default_factory=list)
+    totals: PairTotals | None = field(default=None, repr=False)
+
+    @property
+    def labels(self) -> tuple[str, str]:
+        from gouji_dsl.tools.compare import _labels
+        return _labels(self.a_name, self.b_name)
+
+    def family(self) -> list[tuple[str, Estimate]]:
+        """The differences Holm's adjustment is made across, as (key, estimate)."""
+        out = [(k, self.differences[k]) for k, _, _ in SIDE_FIGURES]
+        out += [(f"seat_score.{s}", e) for s, e in self.differences["seat_score"].items()]
+        return out
+
+    def figure(self, name: str) -> Estimate:
+        """A difference by name: a key of :data:`DIFF_FIGURES` or ``seat_score.N``."""
+        return difference_named(self.differences, name)
+
+    def to_dict(self, records: bool = False, timing: bool = True) -> dict[str, Any]:
+        """JSON-ready. Keys: ``a, b, games, seed, bots, same_deck, match_length, stats, differences,
+        divergent, statistics`` (+ ``workers, elapsed_s, executor, chunk_size`` with ``timing``:
+        they vary from run to run, so ``timing=False`` gives what two runs must agree on)."""
+        diffs: dict[str, Any] = {k: v.to_dict() for k, v in self.differences.items() if k != "seat_score"}
+        diffs["seat_score"] = {str(s): e.to_dict() for s, e in self.differences["seat_score"].items()}
+        out: dict[str, Any] = {
+            "a": {"name": self.a_name, "path": self.a_path}, "b": {"name": self.b_name, "path": self.b_path},
+            "games": self.games, "seed": self.seed, "bots": self.bots, "same_deck": self.same_deck,
+            "match_length": {"a": self.match_length_a, "b": self.match_length_b},
+            "stats": {"a": self.a.to_dict(), "b": self.b.to_dict()}, "differences": diffs,
+            "divergent": [d.to_dict(records) for d in self.divergent],
+            "statistics": {"alpha": ALPHA, "adjustment": "holm", "family": [k for k, _ in self.family()],
+                           "methods": list(METHODS)},
+        }
+        if self.missing:
+            out["missing"] = list(self.missing)
+        if timing:
+            out["workers"], out["elapsed_s"] = self.workers, round(self.elapsed_s, 3)
+            out["executor"], out["chunk_size"] = self.executor, self.chunk_size
+        return out
+
+
+def difference_named(differences: dict[str, Any], name: str) -> Estimate:
+    if name.startswith("seat_score."):
+        try:
+            return differences["seat_score"][int(name.split(".", 1)[1])]
+        except (ValueError, KeyError):
+            pass
+    elif name in differences and name != "seat_score":
+        return differences[name]
+    raise KeyError(name)
+
+
+def figure_names(n_seats: int = 6) -> list[str]:
+    """The names ``--figure`` accepts for a paired run."""
+    return [k for k, _, _ in DIFF_FIGURES] + [f"seat_score.{s}" for s in range(1, n_seats + 1)]
+
+
+# ==================================================================================================
+# figures from totals
+
+
+def side_stats(name: str, t: SideTotals) -> SideStats:
+    seats = range(1, t.n_seats + 1)
+    n = t.games
+
+    def rate(key: str) -> Estimate:
+        s = t.flags[key]
+        return rate_estimate(int(s.s), n, s.deff())
+
+    return SideStats(
+        name=name, games=n,
+        decisions=mean_estimate(t.means["decisions"]),
+        tricks=mean_estimate(t.means["tricks"]),
+        score_spread=mean_estimate(t.means["score_spread"]),
+        first_leader_team_score=mean_estimate(t.means["first_leader_team_score"]),
+        sweep_rate=rate("sweep_rate"),
+        burns_per_game=mean_estimate(t.means["burns_per_game"]),
+        burn_success_rate=ratio_estimate(t.burn_success),
+        revolution_rate=rate("revolution_rate"),
+        redeal_rate=rate("redeal_rate"),
+        seat_score={s: mean_estimate(t.seat_score[s - 1]) for s in seats},
+        place_distribution={s: {p: rate_estimate(t.places[s - 1][p - 1], n) for p in seats} for s in seats},
+        burn_attempts=t.burn_success.x, burn_successes=t.burn_success.y,
+        spread_histogram={Fraction(k): v for k, v in t.spread_histogram.items()})
+
+
+def differences(t: PairTotals) -> dict[str, Any]:
+    """Every difference ``b − a`` with its test, Holm-adjusted across the family."""
+    out: dict[str, Any] = {k: paired_estimate(t.diffs[k]) for k in
+                           ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game")}
+    for k in ("sweep_rate", "revolution_rate", "redeal_rate"):
+        out[k] = paired_rate_estimate(t.binary[k])
+    out["burn_success_rate"] = ratio_difference(t.a.burn_success, t.b.burn_success)
+    out["outcome_changed"] = rate_estimate(int(t.outcome_changed.s), t.outcome_changed.n, t.outcome_changed.deff())
+    out["seat_score"] = {s: paired_estimate(d) for s, d in enumerate(t.seat_diffs, start=1)}
+    keys = [k for k, _, _ in SIDE_FIGURES] + [("seat", s) for s in out["seat_score"]]
+    ests = [out[k] if isinstance(k, str) else out["seat_score"][k[1]] for k in keys]
+    adj = holm([e.p if e.p is not None else math.nan for e in ests])
+    for k, e, a in zip(keys, ests, adj):
+        if math.isnan(a):
+            continue
+        if isinstance(k, str):
+            out[k] = e.adjusted(a)
+        else:
+            out["seat_score"][k[1]] = e.adjusted(a)
+    return out
+
+
+def _deck_key(g: RuleGraph) -> tuple[int, tuple[str, ...]]:
+    return g.n_seats, tuple(str(c) for c in g.model.deck())
+
+
+def build_report(totals: PairTotals, *, names: tuple[str, str], paths: tuple[str, str], seed: Any,
+                 bots: Any, match_lengths: tuple[int, int], same_deck: bool, workers: int = 1,
+                 elapsed_s: float = 0.0, executor: str = "local", chunk_size: int = 0,
+                 stopped_by: str = "games", missing: list[str] | None = None,
+                 replay: tuple[RuleGraph, RuleGraph] | None = None, matches: bool = True,
+                 engine: str = "interpreter") -> PairedReport:
+    """The :class:`PairedReport` of merged ``totals``. With ``replay`` (the two compiled rulesets) the
+    divergent deals are played again to attach both game records."""
+    deals = []
+    runners = None
+    if replay is not None:
+        runners = tuple(_Runner(g, RunSpec((g.resolved,), seed, _bots_tuple(bots), matches, engine))
+                        for g in replay)
+    for rank, d in enumerate(totals.divergent, start=1):
+        rec_a: list[dict[str, Any]] = []
+        rec_b: list[dict[str, Any]] = []
+        if runners is not None:
+            for r in runners:
+                r.spec = replace(r.spec, seed=_seed_value(d.seed, seed))
+            rec_a = runners[0].replay(d.index).record
+            rec_b = runners[1].replay(d.index).record
+        la, lb = match_lengths
+        deals.append(DivergentDeal(rank, d.index, f"{d.seed}:{d.index}", d.score_difference, d.places_changed,
+                                   d.a, d.b, rec_a, rec_b, d.index - d.index % la, d.index - d.index % lb,
+                                   _seed_value(d.seed, seed)))
+    return PairedReport(names[0], names[1], paths[0], paths[1], totals.games, seed,
+                        bots if isinstance(bots, str) else list(bots), workers, elapsed_s, same_deck,
+                        side_stats(names[0], totals.a), side_stats(names[1], totals.b), differences(totals), deals,
+                        match_lengths[0], match_lengths[1], executor, chunk_size, stopped_by, list(missing or []),
+                        totals)
+
+
+def _bots_tuple(bots: Any) -> str | tuple[str, ...]:
+    return bots if isinstance(bots, str) else tuple(bots)
+
+
+def _seed_value(text: str, seed: Any) -> Any:
+    """The seed of a divergent deal as the run was given it (seeds are keyed by their text)."""
+    for s in seed if isinstance(seed, list) else [seed]:
+        if str(s) == text:
+            return s
+    return text
+
+
+# ==================================================================================================
+# running
+
+
+def _resolved(x: Any) -> ResolvedRuleset:
+    from gouji_dsl.tools.compare import _resolved as resolved
+    return resolved(x)
+
+
+def _graph(x: Any) -> RuleGraph:
+    if isinstance(x, RuleGraph):
+        return x
+    return compile_ruleset(_resolved(x))
+
+
+def check_bots(bots: str | list[str] | tuple[str, ...], n_seats: int) -> None:
+    """ValueError for an unknown bot name or a per-seat list of the wrong length."""
+    from gouji_dsl.engine.bots import BOTS
+    names = [bots] if isinstance(bots, str) else list(bots)
+    unknown = [n for n in names if n not in BOTS]
+    if unknown:
+        raise ValueError(f"unknown bot {unknown[0]!r} (bots: {', '.join(BOTS)})")
+    if not isinstance(bots, str) and len(names) != n_seats:
+        raise ValueError(f"one bot per seat: {n_seats} names expected, got {len(names)}")
+
+
+def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | ResolvedRuleset | str, games: int,
+                      seed: Any, bots: str | list[str] = "random", workers: int = 2,
+                      progress: Callable[[int, int], None] | None = None, *, top: int = 5,
+                      matches: bool = True, cancel: threading.Event | None = None,
+                      executor: str | None = None, scheduler: str | None = None, chunk_size: int | None = None,
+                      out: str | os.PathLike[str] | None = None, resume: bool = False,
+                      until: Until | None = None, engine: str = "interpreter",
+                      records: bool = True) -> PairedReport:
+    """Play the same ``games`` seeded deals under ``a`` and ``b`` and compare the outcomes.
+
+    ``a``/``b``: compiled graphs, resolved rulesets (e.g. an editor's unsaved buffer via
+    ``loader.resolve_text``), or bundled names / paths. ``bots``: a bot name or one per seat.
+    ``executor``: ``"local"``, ``"process"`` (``workers`` spawn processes; the default when
+    ``workers`` > 1) or ``"dask"`` (a local Dask cluster of ``workers`` processes, or the scheduler at
+    ``scheduler``). ``progress(done, total)`` is called as deals complete (from the calling thread).
+    ``top``: how many divergent deals to keep (with ``records``, re-played here to get their
+    records). ``matches``: chain each ruleset's games into matches (tribute between games).
+    ``cancel``: a :class:`threading.Event`; when set, the run stops (:class:`SimulationCancelled`).
+    ``out``/``resume``/``until``/``chunk_size``: see :func:`gouji_dsl.tools.runs.execute`.
+
+    The report depends only on the rulesets, ``games``, ``seed``, ``bots`` and ``matches`` — not on
+    the executor, ``workers`` or the chunk size. Raises :class:`GoujiError` for a bad ruleset,
+    :class:`SimulationError` when a game cannot be finished, ``ValueError`` for bad arguments."""
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    ga, gb = _graph(a), _graph(b)
+    check_bots(bots, ga.n_seats)
+    workers = max(1, int(workers))
+    if executor is None:
+        executor = Executor.PROCESS if workers > 1 and games > 1 else Executor.LOCAL
+    spec = RunSpec((ga.resolved, gb.resolved), seed, _bots_tuple(bots), matches, engine, top)
+    hw = None
+    if until is not None:
+        name = until.figure or "score_spread"
+        difference_named(differences(PairTotals(_side(ga), _side(gb))), name)  # KeyError for a bad name
+
+        def hw(t: Any, name: str = name) -> float:
+            return difference_named(differences(t), name).half_width
+
+    res: RunResult = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size,
+                             out=out, resume=resume, scheduler=scheduler, until=until, halfwidth_of=hw,
+                             progress=progress, cancel=cancel, graphs=(ga, gb))
+    from gouji_dsl.tools.simulate import match_length
+    lengths = (match_length(ga) if matches else 1, match_length(gb) if matches else 1)
+    assert isinstance(res.totals, PairTotals)
+    return build_report(res.totals, names=(ga.name, gb.name), paths=(ga.resolved.path, gb.resolved.path),
+                        seed=seed, bots=bots, match_lengths=lengths, same_deck=_deck_key(ga) == _deck_key(gb),
+                        workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
+                        chunk_size=res.chunk_size, stopped_by=res.stopped_by,
+                        replay=(ga, gb) if records else None, matches=matches, engine=engine)
+
+
+def _side(g: RuleGraph) -> SideTotals:
+    from gouji_dsl.tools.runs import teams
+    return SideTotals(g.n_seats, teams(g))
+
+
+def save_divergent(report: PairedReport, directory: str | os.PathLike[str]) -> list[Path]:
+    """Write each divergent deal of ``report`` to ``DIR/divergent-RANK-game-INDEX.json`` (the folder is
+    created) and return the paths. Each file: ``format``, ``deal``, ``seed``, ``index``, ``bots``,
+    ``score_difference``, ``places_changed`` and, for ``a`` and ``b``: ``ruleset``, ``path``,
+    ``places``, ``scores``, ``sweep``, ``match_start``, ``match_length`` and ``record`` (the
+    engine's event list). A game that is not the first of its match (``index != match_start``)
+    follows the games ``match_start .. index-1`` (tribute); ``play_game`` with ``previous`` chained
+    from ``match_start`` re-creates it."""
+    from gouji_dsl.atomic import atomic_write
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for deal in report.divergent:
+        data = {
+            "format": "gouji-paired-deal/1", "deal": deal.deal,
+            "seed": deal.seed if deal.seed is not None else report.seed, "index": deal.index,
+            "bots": report.bots, "score_difference": deal.score_difference, "places_changed": deal.places_changed,
+        }
+        for key, name, path, gs, rec, start, length in (
+                ("a", report.a_name, report.a_path, deal.a, deal.record_a, deal.match_start_a, report.match_length_a),
+                ("b", report.b_name, report.b_path, deal.b, deal.record_b, deal.match_start_b, report.match_length_b)):
+            g = gs.to_dict()
+            data[key] = {"ruleset": name, "path": path, "places": g["places"], "scores": g["scores"],
+                         "sweep": gs.sweep, "match_start": start, "match_length": length, "record": rec}
+        p = d / f"divergent-{deal.rank:02d}-game-{deal.index:05d}.json"
+        atomic_write(p, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True, default=str) + "\n")
+        paths.append(p)
+    return paths
+
+
+# ==================================================================================================
+# rendering
+
+
+def _fig(e: Estimate | None, kind: str, signed: bool = False, compact: bool = False) -> str:
+    if e is None:
+        return "—"
+    rate = kind == "rate" or e.kind == "wilson"
+    if not compact:
+        return e.format(1, percent=True, signed=signed) if rate else e.format(2, signed=signed)
+    scale, unit = (100.0, "%") if rate else (1.0, "")
+    v = "n/a" if math.isnan(e.value) else f"{e.value * scale:{'+' if signed else ''}.1f}{unit}"
+    if math.isnan(e.low) or math.isnan(e.high):
+        return v
+    if abs((e.high - e.value) - (e.value - e.low)) < 1e-9:
+        return f"{v} ±{e.half_width * scale:.1f}"
+    return f"{v} [{e.low * scale:.0f}–{e.high * scale:.0f}]"
+
+
+def mark(e: Estimate) -> str:
+    """``*`` significant after Holm's adjustment, ``†`` interval excludes 0 but not significant after it."""
+    if e.p is None:
+        return ""
+    if e.significant:
+        return " *"
+    return " †" if e.excludes_zero else ""
+
+
+def effect_text(e: Estimate) -> str:
+    """``d=+0.12`` / ``h=−0.03`` (empty when the figure has no effect size)."""
+    if e.effect_kind is None or e.effect is None or math.isnan(e.effect):
+        return ""
+    return f"{'d' if e.effect_kind == 'd_z' else e.effect_kind}={e.effect:+.2f}"
+
+
+def figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str, str, str, str]]:
+    """(label, A, B, B − A with its mark, effect size) for every figure, in report order."""
+    rows = []
+    for key, label, kind in SIDE_FIGURES:
+        d = r.differences[key]
+        rows.append((label, _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
+                     _fig(d, kind, True, compact) + mark(d), effect_text(d)))
+    for s, e in r.differences["seat_score"].items():
+        rows.append((f"mean score, seat {s}", _fig(r.a.seat_score.get(s), "mean", False, compact),
+                     _fig(r.b.seat_score.get(s), "mean", False, compact), _fig(e, "mean", True, compact) + mark(e),
+                     effect_text(e)))
+    oc = r.differences["outcome_changed"]
+    rows.append(("deals whose places differ", "", "", _fig(oc, "rate", False, compact), ""))
+    return rows
+
+
+def _title(r: PairedReport) -> str:
+    bots = r.bots if isinstance(r.bots, str) else ",".join(r.bots)
+    rate = 2 * r.games / r.elapsed_s if r.elapsed_s else 0.0
+    if r.match_length_a == r.match_length_b == 1:
+        how = ""
+    elif r.match_length_a == r.match_length_b:
+        how = f", matches of {r.match_length_a}"
+    else:
+        how = f", matches of {r.match_length_a} / {r.match_length_b}"
+    seed = ", ".join(map(str, r.seed)) if isinstance(r.seed, list) else r.seed
+    timing = (f" — {r.workers} worker(s), {r.elapsed_s:.1f} s ({rate:.0f} games/s)" if r.elapsed_s else "")
+    return f"Paired simulation: {r.games} deals{how}, seed {seed}, {bots} bots{timing}"
+
+
+def report_text(report: PairedReport, width: int = 100) -> str:
+    """The simulation report as plain text: a figures table (A, B, B − A, effect size), places by
+    seat, the most divergent deals and the statistics footer (:data:`METHODS`)."""
+    from gouji_dsl.tools.compare import _pad, disp_width, wrap
+    r = report
+    la, lb = r.labels
+    out = wrap(_title(r), width)
+    if r.stopped_by == "halfwidth":
+        out += wrap("Stopped when the interval was narrow enough (--until-halfwidth).", width)
+    if r.missing:
+        out += wrap("note: chunks missing (interrupted run?): " + "; ".join(r.missing), width)
+    if not r.same_deck:
+        out += wrap("note: the two rulesets use different packs, so game i is seeded alike but not dealt alike.",
+                    width)
+    head = ("", la, lb, "B − A", "effect")
+    for compact in (False, True):
+        rows = figure_rows(r, compact)
+        c0 = max(disp_width(x[0]) for x in rows + [head])
+        cw = [max(disp_width(x[i]) for x in rows + [head]) for i in (1, 2, 3, 4)]
+        if c0 + sum(cw) + 8 <= width:
+            break
+    if c0 + sum(cw) + 8 <= width:
+        out.append("")
+        out.append(_pad(head[0], c0) + "  " + "  ".join(_pad(h, w) for h, w in zip(head[1:], cw)).rstrip())
+        out.append("─" * (c0 + sum(cw) + 8))
+        for row in rows:
+            out.append((_pad(row[0], c0) + "  " + "  ".join(_pad(v, w) for v, w in zip(row[1:], cw))).rstrip())
+    else:
+        for row in rows:
+            out.append("")
+            out.append(row[0])
+            for lab, v in zip((la, lb, "B − A", "effect"), row[1:]):
+                if v:
+                    out += wrap(f"{lab}: {v}", width, "  ")
+    # places
+    n = len(r.a.place_distribution)
+    out += ["", f"Places by seat, % of games ({la} / {lb}):"]
+    cell = 11
+    if 8 + n * (cell + 1) <= width:
+        out.append(("seat    " + " ".join(_pad(f"place {p}", cell) for p in range(1, n + 1))).rstrip())
+        for s in range(1, n + 1):
+            da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})
+            cells = [f"{da[p].value * 100:4.1f}/" + (f"{db[p].value * 100:4.1f}" if p in db else "—")
+                     for p in range(1, n + 1)]
+            out.append((f"{s:<8}" + " ".join(_pad(c, cell) for c in cells)).rstrip())
+    else:
+        for s in range(1, n + 1):
+            da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})
+            out.append(f"seat {s}: " + "  ".join(
+                f"{p}: {da[p].value * 100:.0f}/" + (f"{db[p].value * 100:.0f}" if p in db else "—")
+                for p in range(1, n + 1)))
+    # divergent deals
+    out += ["", "Deals whose outcomes differ most:" if r.divergent else "No deal ended differently."]
+    for d in r.divergent:
+        pa = " ".join(str(p) for p in d.a.places)
+        pb = " ".join(str(p) for p in d.b.places)
+        out += wrap(f"#{d.rank} deal {d.deal}: Σ|Δscore| {d.score_difference}, {d.places_changed} seat(s) placed "
+                    f"differently; places by seat {la}: {pa} | {lb}: {pb}", width, "")
+    out += ["", "Statistics:"]
+    for m in METHODS:
+        lines = wrap(m, width - 2)
+        out += ["- " + lines[0]] + ["  " + x for x in lines[1:]]
+    return "\n".join(out) + "\n"
+
+
+def report_markdown(report: PairedReport) -> str:
+    """The simulation report as GitHub markdown tables, with the statistics footer."""
+    from gouji_dsl.tools.compare import _md
+    r = report
+    la, lb = r.labels
+    out = [f"## {_md(_title(r))}", ""]
+    if r.missing:
+        out += ["> Chunks missing (interrupted run?): " + _md("; ".join(r.missing)), ""]
+    if not r.same_deck:
+        out += ["> The two rulesets use different packs: game *i* is seeded alike but not dealt alike.", ""]
+    out += [f"| Figure | {_md(la)} | {_md(lb)} | B − A | Effect |", "| --- | --- | --- | --- | --- |"]
+    for label, a, b, d, eff in figure_rows(r):
+        if d.endswith(" *"):
+            d = f"**{d[:-2]}** \\*"
+        out.append(f"| {_md(label)} | {_md(a)} | {_md(b)} | {_md(d)} | {_md(eff)} |")
+    n = len(r.a.place_distribution)
+    out += ["", f"### Places by seat (% of games, {_md(la)} / {_md(lb)})", "",
+            "| Seat | " + " | ".join(f"place {p}" for p in range(1, n + 1)) + " |",
+            "| --- |" + " --- |" * n]
+    for s in range(1, n + 1):
+        da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})
+        cells = [f"{da[p].value * 100:.1f} / {db[p].value * 100:.1f}" if p in db else f"{da[p].value * 100:.1f} / —"
+                 for p in range(1, n + 1)]
+        out.append(f"| {s} | " + " | ".join(cells) + " |")
+    out += ["", "### Deals whose outcomes differ most", ""]
+    if not r.divergent:
+        out.append("No deal ended differently.")
+    else:
+        out += [f"| # | Deal | Σ\\|Δscore\\| | Seats placed differently | Places {_md(la)} | Places {_md(lb)} |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for d in r.divergent:
+            out.append(f"| {d.rank} | `{_md(d.deal)}` | {d.score_difference} | {d.places_changed} | "
+                       f"{' '.join(map(str, d.a.places))} | {' '.join(map(str, d.b.places))} |")
+    out += ["", "### Statistics", ""] + [f"- {_md(m)}" for m in METHODS]
+    return "\n".join(out) + "\n"
+
+
+def report_json(report: PairedReport, records: bool = False, indent: int | None = 2, timing: bool = True) -> str:
+    """The simulation report as JSON (:meth:`PairedReport.to_dict`, keys sorted)."""
+    return json.dumps(report.to_dict(records, timing), ensure_ascii=False, sort_keys=True, indent=indent,
+                      default=str) + "\n"
+
+
+__all__ = ["SideStats", "DivergentDeal", "PairedReport", "SimulationError", "SimulationCancelled",
+           "paired_simulation", "build_report", "save_divergent", "report_text", "report_markdown", "report_json",
+           "figure_rows", "mark", "effect_text", "figure_names", "difference_named", "METHODS", "GameSummary",
+           "DIFF_FIGURES", "SIDE_FIGURES"]

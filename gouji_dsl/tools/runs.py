@@ -1,0 +1,689 @@
+"""Streaming, chunked simulation runs: local, in a process pool or on a Dask cluster; resumable.
+
+A run (:class:`RunSpec`: one ruleset, or two played on the same deals) is split into *chunks* of
+consecutive deals ``[start, stop)``; every chunk starts a match of each ruleset (chunk sizes are
+multiples of the match block, the least common multiple of the rulesets' match lengths), so a
+chunk can be played anywhere. A chunk returns mergeable totals (:mod:`gouji_dsl.tools.figures`) as
+plain JSON data — never per-game lists — so memory stays flat in the number of games.
+
+Determinism: deal ``i`` of seed ``S`` is the same everywhere (see :mod:`gouji_dsl.tools.simulate`),
+totals are exact and merged in deal order, so the same spec and number of deals give the same
+totals whatever the executor, the number of workers or the chunk size. With ``until`` (stop when
+an interval is narrow enough) the check is made at chunk boundaries in deal order: the same chunk
+size gives the same stopping point.
+
+Executors: ``"local"`` (this process), ``"process"`` (a ``spawn`` process pool, the default) and
+``"dask"`` (Dask distributed: a local cluster, or an existing scheduler at ``scheduler``;
+``pip install 'gouji-dsl[cluster]'``).
+
+Output folder (``out``): ``run.json`` (what is compared: rulesets with a fingerprint of their
+content, seed, bots, matches, chunk size) and one ``chunk-START-STOP.json`` per finished chunk,
+written atomically as soon as it is done, so an interrupted run loses only the chunks in flight;
+``resume=True`` plays only the missing chunks. :func:`load_runs` merges the chunk files of any
+number of folders (runs of other seeds, other machines) into one set of totals.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from gouji_dsl.atomic import atomic_write
+from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
+from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
+
+RUN_FORMAT = "gouji-run/1"
+CHUNK_FORMAT = "gouji-chunk/1"
+DEFAULT_CHUNK = 100
+"""Deals per chunk unless asked otherwise (a few seconds of play: smooth progress, quick stop)."""
+
+
+class Executor(StrEnum):
+    """Where chunks are played."""
+
+    LOCAL = "local"
+    PROCESS = "process"
+    DASK = "dask"
+
+
+class RunKind(StrEnum):
+    SINGLE = "single"
+    PAIRED = "paired"
+
+
+class SimulationError(RuntimeError):
+    """A game could not be played to the end (e.g. a ruleset in which some seat has no legal move)."""
+
+
+class SimulationCancelled(RuntimeError):
+    """The run was stopped (``cancel`` set, or Ctrl+C); finished chunks are kept in the output folder."""
+
+    def __init__(self, message: str, games_done: int = 0, chunks_written: int = 0):
+        super().__init__(message)
+        self.games_done = games_done
+        self.chunks_written = chunks_written
+
+
+class RunError(ValueError):
+    """An output folder that cannot be used (another run's chunks, mismatching chunk files, bad JSON)."""
+
+
+# ==================================================================================================
+# what is run
+
+
+def fingerprint(r: ResolvedRuleset) -> str:
+    """A hash of what a ruleset *means*: setting values, definitions and rules (not where they were
+    written, nor their comments or ``says``): equal for the same rules in another file or folder."""
+    skip = {"origin", "key_origins", "overrides", "says", "source", "inherited", "file", "path", "chain",
+            "text", "title", "description", "name"}
+
+    def canon(x: Any) -> Any:
+        if isinstance(x, Text):
+            return x.text
+        if is_dataclass(x) and not isinstance(x, type):
+            return {f.name: canon(getattr(x, f.name)) for f in fields(x) if f.name not in skip}
+        if isinstance(x, dict):
+            return {str(k): canon(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+        if isinstance(x, (list, tuple)):
+            return [canon(v) for v in x]
+        return x
+
+    data = json.dumps(canon(r), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a run plays: ``rulesets`` (one, or A and B on the same deals), ``seed``, ``bots`` (one name
+    for every seat or one per seat), ``matches`` (chain games into each ruleset's matches),
+    ``engine`` (passed to :func:`~gouji_dsl.tools.simulate.play_game`) and ``top`` (how many of the
+    most divergent deals a paired run keeps)."""
+
+    rulesets: tuple[ResolvedRuleset, ...]
+    seed: Any
+    bots: str | tuple[str, ...] = "random"
+    matches: bool = True
+    engine: str = "interpreter"
+    top: int = 5
+
+    @property
+    def kind(self) -> RunKind:
+        return RunKind.PAIRED if len(self.rulesets) == 2 else RunKind.SINGLE
+
+    def identity(self) -> dict[str, Any]:
+        """What must be equal for two runs' chunks to be merged (the seed may differ)."""
+        return {"kind": str(self.kind), "bots": self.bots if isinstance(self.bots, str) else list(self.bots),
+                "matches": self.matches,
+                "rulesets": [{"name": r.name, "fingerprint": fingerprint(r)} for r in self.rulesets]}
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.identity()
+        out["rulesets"] = [{"name": r.name, "path": r.path, "fingerprint": fingerprint(r)} for r in self.rulesets]
+        out["seed"] = self.seed
+        out["engine"] = self.engine
+        out["top"] = self.top
+        return out
+
+
+def match_unit(graphs: Sequence[RuleGraph], matches: bool) -> int:
+    """Deals per cluster: the least common multiple of the rulesets' match lengths (1 without
+    matches); chunks start at multiples of it, so every chunk starts a match of every ruleset."""
+    if not matches:
+        return 1
+    from gouji_dsl.tools.simulate import match_length
+    return math.lcm(*(match_length(g) for g in graphs))
+
+
+def plan_chunks(games: int, unit: int, size: int, start: int = 0) -> list[tuple[int, int]]:
+    """Ranges ``[a, b)`` covering ``start .. games``; sizes are multiples of ``unit``."""
+    size = max(unit, size - size % unit)
+    return [(i, min(i + size, games)) for i in range(start, games, size)]
+
+
+def default_chunk_size(games: int) -> int:
+    """:data:`DEFAULT_CHUNK`, smaller for short runs (at least 16 chunks); never depends on workers."""
+    return max(1, min(DEFAULT_CHUNK, math.ceil(games / 16)))
+
+
+# ==================================================================================================
+# playing a chunk (in any process)
+
+
+class _Runner:
+    """Plays consecutive games of one ruleset, chaining the games of a match (``previous``)."""
+
+    def __init__(self, g: RuleGraph, spec: RunSpec):
+        from gouji_dsl.tools.simulate import match_length
+        self.g, self.spec = g, spec
+        self.length = match_length(g) if spec.matches else 1
+        self.prev: Any = None
+
+    def play(self, index: int) -> Any:
+        from gouji_dsl.tools.simulate import play_game
+        prev = self.prev if index % self.length and self.prev is not None else None
+        bots = self.spec.bots if isinstance(self.spec.bots, str) else list(self.spec.bots)
+        try:
+            res, state = play_game(self.g, self.spec.seed, index, bots, previous=prev, engine=self.spec.engine)
+        except GoujiError:
+            raise
+        except Exception as e:
+            raise SimulationError(f"game {self.spec.seed}:{index} under {self.g.name!r}: {type(e).__name__}: {e}") from None
+        self.prev = state
+        return res
+
+    def replay(self, index: int) -> Any:
+        """Game ``index`` again with its record (the games of its match before it are replayed too)."""
+        self.prev = None
+        res = None
+        for i in range(index - index % self.length, index + 1):
+            res = self.play(i)
+        return res
+
+
+def teams(g: RuleGraph) -> int:
+    return max(1, int(g.settings.get("teams", 2) or 2))
+
+
+def empty_totals(graphs: Sequence[RuleGraph], top: int) -> SideTotals | PairTotals:
+    sides = [SideTotals(g.n_seats, teams(g)) for g in graphs]
+    return PairTotals(sides[0], sides[1], top) if len(sides) == 2 else sides[0]
+
+
+def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int,
+               cancel: threading.Event | None = None, tick: Callable[[int], None] | None = None
+               ) -> SideTotals | PairTotals:
+    """Play deals ``start .. stop-1`` (``start`` begins a match block) and return their totals."""
+    unit = match_unit(graphs, spec.matches)
+    runners = [_Runner(g, spec) for g in graphs]
+    totals = empty_totals(graphs, spec.top)
+    for block in range(start, stop, unit):
+        games: list[list[GameSummary]] = [[] for _ in graphs]
+        for i in range(block, min(block + unit, stop)):
+            if cancel is not None and cancel.is_set():
+                raise SimulationCancelled("simulation cancelled")
+            for k, (g, r) in enumerate(zip(graphs, runners)):
+                games[k].append(summarize_game(i, r.play(i), g.n_seats))
+            if tick is not None:
+                tick(i + 1)
+        if isinstance(totals, PairTotals):
+            totals.add_block(list(zip(games[0], games[1])), spec.seed, (runners[0].length, runners[1].length))
+        else:
+            totals.add_block(games[0])
+    return totals
+
+
+_GRAPHS: dict[tuple[str, ...], Any] = {}
+
+
+def _graphs_for(spec: RunSpec) -> tuple[RuleGraph, ...]:
+    key = tuple(fingerprint(r) + r.path for r in spec.rulesets)
+    if key not in _GRAPHS:
+        _GRAPHS.clear()
+        _GRAPHS[key] = tuple(compile_ruleset(r) for r in spec.rulesets)
+    return _GRAPHS[key]
+
+
+def run_chunk(spec: RunSpec, start: int, stop: int) -> dict[str, Any]:
+    """Worker entry point (process pool, Dask): the chunk's JSON data, or ``{"error": ...}``
+    (exceptions carrying diagnostics do not cross processes well, so nothing is raised)."""
+    try:
+        graphs = _graphs_for(spec)
+        totals = play_chunk(graphs, spec, start, stop)
+    except GoujiError as e:
+        return {"error": {"kind": "gouji", "diagnostics": [d.format() for d in e.diagnostics]}}
+    except SimulationError as e:
+        return {"error": {"kind": "other", "message": str(e)}}
+    except Exception as e:  # pragma: no cover - a bug: say what it was
+        return {"error": {"kind": "other", "message": f"{type(e).__name__}: {e}"}}
+    return chunk_json(spec, start, stop, totals)
+
+
+def chunk_json(spec: RunSpec, start: int, stop: int, totals: SideTotals | PairTotals) -> dict[str, Any]:
+    return {"format": CHUNK_FORMAT, "seed": spec.seed, "start": start, "stop": stop, "totals": totals.to_json()}
+
+
+def totals_from_json(kind: str, data: dict[str, Any]) -> SideTotals | PairTotals:
+    return PairTotals.from_json(data) if kind == RunKind.PAIRED else SideTotals.from_json(data)
+
+
+def _raise_chunk_error(err: dict[str, Any]) -> None:
+    if err.get("kind") == "gouji":
+        raise GoujiError([Diagnostic("<worker>", 0, 0, "\n".join(err.get("diagnostics") or ["ruleset error"]))])
+    raise SimulationError(str(err.get("message")))
+
+
+def _ignore_sigint() -> None:
+    """Worker start-up: Ctrl+C is for the parent (which stops cleanly), not for the workers."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # pragma: no cover - not the main thread
+        pass
+
+
+# ==================================================================================================
+# executors
+
+
+class _Backend:
+    """Submits chunks and reports finished ones (``poll``)."""
+
+    def submit(self, start: int, stop: int) -> Any:
+        raise NotImplementedError
+
+    def done(self, fut: Any) -> bool:
+        return bool(fut.done())
+
+    def result(self, fut: Any) -> dict[str, Any]:
+        return fut.result()
+
+    def close(self, abort: bool) -> None:
+        raise NotImplementedError
+
+
+class _ProcessBackend(_Backend):
+    def __init__(self, spec: RunSpec, workers: int):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        self.spec = spec
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_ignore_sigint)
+
+    def submit(self, start: int, stop: int) -> Any:
+        return self.pool.submit(run_chunk, self.spec, start, stop)
+
+    def result(self, fut: Any) -> dict[str, Any]:
+        from concurrent.futures.process import BrokenProcessPool
+        try:
+            return fut.result()
+        except BrokenProcessPool as e:
+            raise SimulationError(f"a simulation worker died: {e}") from None
+
+    def close(self, abort: bool) -> None:
+        if abort:
+            for p in list(getattr(self.pool, "_processes", {}).values()):
+                p.terminate()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _DaskBackend(_Backend):
+    def __init__(self, spec: RunSpec, workers: int, scheduler: str | None):
+        try:
+            import logging
+
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RunError("--executor dask needs Dask distributed: pip install 'gouji-dsl[cluster]'") from None
+        self.cluster = None
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout="20s")
+            except OSError as e:
+                raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+        else:
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+        self.spec_future = self.client.scatter(spec, broadcast=True)
+        self.workers = len(self.client.scheduler_info().get("workers", {})) or workers
+
+    def submit(self, start: int, stop: int) -> Any:
+        return self.client.submit(run_chunk, self.spec_future, start, stop, pure=False)
+
+    def result(self, fut: Any) -> dict[str, Any]:
+        try:
+            return fut.result()
+        except Exception as e:
+            raise SimulationError(f"a Dask task failed: {type(e).__name__}: {e}") from None
+
+    def close(self, abort: bool) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+# ==================================================================================================
+# the output folder
+
+
+def chunk_name(start: int, stop: int) -> str:
+    return f"chunk-{start:09d}-{stop:09d}.json"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RunError(f"{path}: cannot read: {e}") from None
+    if not isinstance(data, dict):
+        raise RunError(f"{path}: not a JSON object")
+    return data
+
+
+@dataclass
+class RunFolder:
+    """A run's output folder: ``run.json`` and its chunk files."""
+
+    path: Path
+    meta: dict[str, Any]
+    chunks: dict[tuple[int, int], Path] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> RunFolder:
+        p = Path(path)
+        meta_path = p / "run.json"
+        if not meta_path.is_file():
+            raise RunError(f"{p}: no run.json here (not a folder written by --out)")
+        meta = _read_json(meta_path)
+        if meta.get("format") != RUN_FORMAT:
+            raise RunError(f"{meta_path}: format {meta.get('format')!r}, expected {RUN_FORMAT!r}")
+        chunks = {}
+        for c in sorted(p.glob("chunk-*-*.json")):
+            try:
+                _, a, b = c.stem.split("-")
+                chunks[(int(a), int(b))] = c
+            except ValueError:
+                raise RunError(f"{c}: not a chunk file name (chunk-START-STOP.json)") from None
+        return cls(p, meta, chunks)
+
+    def read_chunk(self, key: tuple[int, int]) -> dict[str, Any]:
+        data = _read_json(self.chunks[key])
+        if data.get("format") != CHUNK_FORMAT or (data.get("start"), data.get("stop")) != key:
+            raise RunError(f"{self.chunks[key]}: not the chunk its name says")
+        return data
+
+
+def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bool) -> dict[tuple[int, int], Path]:
+    """Create or check ``out``; returns the chunk files already there (resume)."""
+    meta = {"format": RUN_FORMAT, "spec": spec.to_json(), "games": games, "chunk_size": chunk}
+    if (out / "run.json").exists():
+        folder = RunFolder.open(out)
+        if not resume:
+            raise RunError(f"{out} already holds a run ({len(folder.chunks)} chunk(s)): add --resume to continue it, "
+                           "or choose another folder")
+        old = folder.meta.get("spec", {})
+        mine = spec.to_json()
+        for key in ("kind", "bots", "matches", "seed", "top"):
+            if old.get(key) != mine.get(key):
+                raise RunError(f"{out}: cannot resume: {key} was {old.get(key)!r}, now {mine.get(key)!r}")
+        if [r["fingerprint"] for r in old.get("rulesets", [])] != [r["fingerprint"] for r in mine["rulesets"]]:
+            raise RunError(f"{out}: cannot resume: the rulesets differ from the run's "
+                           f"({', '.join(r['name'] for r in old.get('rulesets', []))})")
+        if int(folder.meta.get("chunk_size", 0)) != chunk:
+            raise RunError(f"{out}: cannot resume: chunk size was {folder.meta.get('chunk_size')}, now {chunk}")
+        meta["games"] = max(games, int(folder.meta.get("games", 0)))
+        atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        return folder.chunks
+    out.mkdir(parents=True, exist_ok=True)
+    if any(out.glob("chunk-*.json")):
+        raise RunError(f"{out} holds chunk files but no run.json: choose another folder")
+    atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    return {}
+
+
+# ==================================================================================================
+# the driver
+
+
+@dataclass(frozen=True)
+class Until:
+    """Stop when the 95 % interval of ``figure`` is at most ``halfwidth`` wide on each side (checked at
+    chunk boundaries, in deal order), or at ``max_games``."""
+
+    halfwidth: float
+    max_games: int
+    figure: str | None = None
+
+
+@dataclass
+class RunResult:
+    """What :func:`execute` returns: the merged ``totals`` of deals ``0 .. games-1``."""
+
+    spec: RunSpec
+    totals: SideTotals | PairTotals
+    games: int
+    elapsed_s: float
+    executor: str
+    workers: int
+    chunk_size: int
+    resumed_games: int = 0
+    stopped_by: str = "games"
+
+
+Progress = Callable[[int, int], None]
+"""``progress(deals_done, deals_total)``."""
+
+
+def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, workers: int = 2,
+            chunk_size: int | None = None, out: str | os.PathLike[str] | None = None, resume: bool = False,
+            scheduler: str | None = None, until: Until | None = None,
+            halfwidth_of: Callable[[SideTotals | PairTotals], float] | None = None,
+            progress: Progress | None = None, cancel: threading.Event | None = None,
+            graphs: Sequence[RuleGraph] | None = None) -> RunResult:
+    """Play ``games`` deals of ``spec`` in chunks and merge their totals (see the module doc).
+
+    ``until`` with ``halfwidth_of(totals)`` stops early. ``cancel`` (or Ctrl+C) stops after the
+    finished chunks are written: :class:`SimulationCancelled` (its ``games_done`` and
+    ``chunks_written`` say how far it got). ``graphs``: the compiled rulesets, if the caller has them."""
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    graphs = tuple(graphs) if graphs is not None else tuple(compile_ruleset(r) for r in spec.rulesets)
+    unit = match_unit(graphs, spec.matches)
+    size = chunk_size or default_chunk_size(games)
+    size = max(unit, size - size % unit)
+    out_path = Path(out) if out is not None else None
+    existing: dict[tuple[int, int], Path] = {}
+    if out_path is not None:
+        existing = _prepare_folder(out_path, spec, games, size, resume)
+    plan = plan_chunks(games, unit, size)
+    planned = set(plan)
+    stray = [k for k in existing if k not in planned and k[0] < games]
+    if stray:
+        raise RunError(f"{out_path}: chunk {chunk_name(*stray[0])} does not fit this run's chunks of {size}")
+    executor = Executor(executor)
+    if executor is Executor.PROCESS and workers <= 1:
+        executor = Executor.LOCAL
+    t0 = time.perf_counter()
+    totals = empty_totals(graphs, spec.top)
+    finished: dict[int, tuple[int, SideTotals | PairTotals]] = {}  # start -> (stop, totals) not yet merged
+    resumed = 0
+    for key, path in existing.items():
+        if key in planned:
+            data = RunFolder(out_path or Path("."), {}, {key: path}).read_chunk(key)
+            finished[key[0]] = (key[1], totals_from_json(spec.kind, data["totals"]))
+            resumed += key[1] - key[0]
+    todo = [c for c in plan if c not in existing]
+    state = {"merged_to": 0, "written": len(existing), "stop_at": None}
+    stopped_by = "games"
+
+    def advance() -> bool:
+        """Merge finished chunks in deal order; True when ``until`` says stop."""
+        while state["merged_to"] in finished:
+            start = state["merged_to"]
+            stop, t = finished.pop(start)
+            totals.merge(t)  # type: ignore[arg-type]
+            state["merged_to"] = stop
+            if until is not None and halfwidth_of is not None and stop < games:
+                h = halfwidth_of(totals)
+                if not math.isnan(h) and h <= until.halfwidth:
+                    state["stop_at"] = stop
+                    return True
+        return False
+
+    def report(done_now: int) -> None:
+        if progress is not None:
+            progress(done_now, games)
+
+    def accept(start: int, stop: int, data: dict[str, Any]) -> None:
+        if "error" in data:
+            _raise_chunk_error(data["error"])
+        if out_path is not None:
+            atomic_write(out_path / chunk_name(start, stop),
+                         json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n",
+                         fsync=False)
+            state["written"] += 1
+        finished[start] = (stop, totals_from_json(spec.kind, data["totals"]))
+
+    done_games = resumed
+    stop_now = advance()
+    report(done_games)
+    backend: _Backend | None = None
+    pending: dict[Any, tuple[int, int]] = {}
+    aborted = True
+    try:
+        if executor is Executor.LOCAL:
+            for start, stop in todo:
+                if stop_now:
+                    break
+                base = done_games
+
+                def tick(i: int, base: int = base, start: int = start) -> None:
+                    report(base + i - start)
+
+                t = play_chunk(graphs, spec, start, stop, cancel, tick if progress is not None else None)
+                accept(start, stop, chunk_json(spec, start, stop, t))
+                done_games += stop - start
+                stop_now = advance()
+        else:
+            backend = (_DaskBackend(spec, workers, scheduler) if executor is Executor.DASK
+                       else _ProcessBackend(spec, workers))
+            window = max(2, 2 * (getattr(backend, "workers", workers) or workers))
+            queue = list(todo)
+            while (queue or pending) and not stop_now:
+                while queue and len(pending) < window:
+                    c = queue.pop(0)
+                    pending[backend.submit(*c)] = c
+                ready = [f for f in pending if backend.done(f)]
+                if not ready:
+                    if cancel is not None and cancel.is_set():
+                        raise SimulationCancelled("simulation cancelled")
+                    time.sleep(0.05)
+                    continue
+                for f in ready:
+                    start, stop = pending.pop(f)
+                    accept(start, stop, backend.result(f))
+                    done_games += stop - start
+                report(done_games)
+                stop_now = advance()
+                if cancel is not None and cancel.is_set() and not stop_now:
+                    raise SimulationCancelled("simulation cancelled")
+        aborted = False
+    except KeyboardInterrupt:
+        raise SimulationCancelled("interrupted", done_games, state["written"]) from None
+    except SimulationCancelled as e:
+        raise SimulationCancelled(str(e), done_games, state["written"]) from None
+    finally:
+        if backend is not None:
+            backend.close(abort=aborted or bool(pending))
+    played = games
+    if stop_now and state["stop_at"] is not None:
+        played = state["stop_at"]
+        stopped_by = "halfwidth"
+        if out_path is not None:  # chunks past the stopping point are not part of this run
+            for start, stop in plan:
+                if start >= played:
+                    try:
+                        (out_path / chunk_name(start, stop)).unlink()
+                    except FileNotFoundError:
+                        pass
+            meta = _read_json(out_path / "run.json")
+            meta["games"] = played
+            meta["stopped_by"] = stopped_by
+            atomic_write(out_path / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    elif state["merged_to"] != games:  # pragma: no cover - every planned chunk was merged above
+        raise SimulationError(f"internal error: merged {state['merged_to']} of {games} deals")
+    return RunResult(spec, totals, played, time.perf_counter() - t0, str(executor),
+                     1 if executor is Executor.LOCAL else workers, size, resumed, stopped_by)
+
+
+# ==================================================================================================
+# merging folders
+
+
+@dataclass
+class MergedRuns:
+    """The totals of every chunk of one or more run folders (see :func:`load_runs`)."""
+
+    kind: str
+    spec: dict[str, Any]
+    seeds: list[Any]
+    totals: SideTotals | PairTotals
+    games: int
+    folders: list[str]
+    chunks: int
+    missing: list[str]
+
+
+def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
+    """Merge the chunk files of the folders ``paths`` (runs of the same comparison: same rulesets by
+    content, bots and matches; seeds may differ). A chunk present in two folders (a copied folder,
+    the same seed run twice) counts once; overlapping chunks of different sizes are an error.
+    ``missing`` lists the gaps in each seed's deals (an interrupted run)."""
+    if not paths:
+        raise RunError("no run folder given")
+    folders = [RunFolder.open(p) for p in paths]
+    first = folders[0]
+    ident = _identity(first.meta)
+    for f in folders[1:]:
+        if _identity(f.meta) != ident:
+            raise RunError(f"{f.path} is not a run of the same comparison as {first.path} "
+                           "(rulesets, bots or matches differ)")
+    kind = ident["kind"]
+    by_seed: dict[str, dict[tuple[int, int], tuple[RunFolder, tuple[int, int]]]] = {}
+    seeds: list[Any] = []
+    for f in folders:
+        seed = f.meta["spec"].get("seed")
+        if str(seed) not in by_seed:
+            seeds.append(seed)
+        chunks = by_seed.setdefault(str(seed), {})
+        for key in f.chunks:
+            chunks.setdefault(key, (f, key))
+    totals: SideTotals | PairTotals | None = None
+    games = n_chunks = 0
+    missing: list[str] = []
+    for seed in seeds:
+        chunks = by_seed[str(seed)]
+        keys = sorted(chunks)
+        for x, y in zip(keys, keys[1:]):
+            if y[0] < x[1]:
+                raise RunError(f"seed {seed}: chunks {chunk_name(*x)} and {chunk_name(*y)} overlap "
+                               "(runs with different chunk sizes): merge only one of them")
+        expect = 0
+        for key in keys:
+            if key[0] > expect:
+                missing.append(f"seed {seed}: deals {expect}–{key[0] - 1}")
+            expect = key[1]
+            f, k = chunks[key]
+            data = f.read_chunk(k)
+            t = totals_from_json(kind, data["totals"])
+            if totals is None:
+                totals = t
+            else:
+                totals.merge(t)  # type: ignore[arg-type]
+            games += key[1] - key[0]
+            n_chunks += 1
+        planned = max(int(f.meta.get("games", 0)) for f in folders if str(f.meta["spec"].get("seed")) == str(seed))
+        if expect < planned:
+            missing.append(f"seed {seed}: deals {expect}–{planned - 1}")
+    if totals is None:
+        raise RunError(f"{', '.join(str(p) for p in paths)}: no finished chunk yet")
+    return MergedRuns(kind, first.meta["spec"], seeds, totals, games, [str(f.path) for f in folders], n_chunks, missing)
+
+
+def _identity(meta: dict[str, Any]) -> dict[str, Any]:
+    spec = meta.get("spec") or {}
+    return {"kind": spec.get("kind"), "bots": spec.get("bots"), "matches": spec.get("matches"),
+            "rulesets": [r.get("fingerprint") for r in spec.get("rulesets", [])]}

@@ -1,4 +1,4 @@
-"""The ``gouji`` command line (library commands): validate, simulate, show, doc, test, diff.
+"""The ``gouji`` command line (library commands): validate, simulate, show, doc, test, diff, report.
 
 This module is part of the library: it never imports the ``editor`` package. The console script
 ``gouji`` points at ``gouji_app.cli:main``, which adds the app commands (``gouji`` with no argument,
@@ -11,9 +11,7 @@ stderr — never as a traceback.
 """
 from __future__ import annotations
 
-import json
 import sys
-from typing import Any
 
 import click
 
@@ -124,79 +122,11 @@ def validate_command(files: tuple[str, ...], strict: bool) -> None:
     sys.exit(status)
 
 
-# ------------------------------------------------------------------------------ simulate
-def _summary_text(summary: dict[str, Any], bots: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
+# ------------------------------------------------------------------------------ simulate, report
+from gouji_dsl.tools.cli_run import report_command, simulate_command  # noqa: E402 - owned by the runs modules
 
-    console = Console(highlight=False)
-    games = summary["games"]
-    console.print(f"[bold]{summary['ruleset']}[/bold]: {games} games, seed {summary['seed']}, {bots} bots")
-    console.print(f"mean decisions per game: {summary['mean_decisions']:.1f}")
-    console.print(f"mean tricks per game:    {summary['mean_tricks']:.1f}")
-
-    dist: dict[str, dict[str, float]] = summary.get("place_distribution") or {}
-    places = sorted({p for row in dist.values() for p in row}, key=int)
-    table = Table(title="place distribution by seat (share of games)", title_justify="left")
-    table.add_column("seat", justify="right")
-    for p in places:
-        table.add_column(f"place {p}", justify="right")
-    for seat in sorted(dist, key=int):
-        table.add_row(seat, *(f"{dist[seat].get(p, 0.0):.1%}" for p in places))
-    console.print(table)
-
-    teams = summary.get("team_score_mean") or {}
-    console.print("mean team score:  " + ", ".join(f"team {t} {v:+.2f}" for t, v in teams.items()))
-    console.print(f"sweep rate:       {summary['sweep_rate']:.1%}")
-    console.print(f"burn rate:        {summary['burn_rate']:.1%}  (games with at least one burn)")
-    console.print(f"revolution rate:  {summary['revolution_rate']:.1%}  (games with at least one revolution)")
-    gps = summary.get("games_per_s")
-    console.print(f"elapsed:          {summary['elapsed_s']:.3f} s"
-                  + (f"  ({gps:.1f} games/s)" if gps is not None else ""))
-
-
-@cli.command("simulate")
-@click.argument("ruleset")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Number of games to play.")
-@click.option("--seed", "-s", default="1", show_default=True,
-              help="Seed of the run; game i deals from seed:i (same seed, same games).")
-@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
-              help="The bot every seat plays.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (no progress bar).")
-def simulate_command(ruleset: str, games: int, seed: str, bots: str, as_json: bool) -> None:
-    """Play GAMES seeded games of RULESET with bots and summarise them.
-
-    The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean
-    team scores, sweep / burn / revolution rates, elapsed seconds and games per second.
-    """
-    from gouji_dsl.tools.simulate import timed_simulate
-
-    seed_value: Any = int(seed) if seed.lstrip("-").isdigit() else seed
-    graph = _load_graph(ruleset)
-    show_bar = not as_json and sys.stdout.isatty()
-    try:
-        if show_bar:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-            with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), TimeRemainingColumn(), transient=True) as bar:
-                task = bar.add_task(f"{graph.name}", total=games)
-                _, summary = timed_simulate(graph, games, seed_value, bots,
-                                            lambda i: bar.update(task, completed=i))
-        else:
-            _, summary = timed_simulate(graph, games, seed_value, bots, None)
-    except GoujiError as e:
-        _report(e)
-        sys.exit(EXIT_BAD_INPUT)
-    except (RuntimeError, ValueError, TypeError, KeyError, ZeroDivisionError) as e:
-        # A ruleset that compiles may still be unplayable (no legal move, a setting of the wrong type
-        # read at run time): say so in one line rather than with a traceback.
-        _err(f"{ruleset}: simulation failed: {type(e).__name__}: {e}")
-        sys.exit(EXIT_INTERNAL)
-    if as_json:
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
-    else:
-        _summary_text(summary, bots)
+cli.add_command(simulate_command)
+cli.add_command(report_command)
 
 
 # ------------------------------------------------------------------------------ show

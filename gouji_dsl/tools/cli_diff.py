@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.tools.cli_run import paired_run, run_options
 
 
 def _fail(message: str) -> None:
@@ -60,8 +61,9 @@ def _width() -> int:
               help="Play every deal as a first game instead of in matches of the ruleset's match length.")
 @click.option("--save-divergent", "save_dir", type=click.Path(file_okay=False, writable=True), default=None,
               metavar="DIR", help="Write the most divergent deals, with both game records, as JSON files in DIR.")
+@run_options
 def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,
-                 single_games: bool, save_dir: str | None) -> None:
+                 single_games: bool, save_dir: str | None, **run: Any) -> None:
     """Compare rulesets A and B (bundled names or paths): settings, rules and definitions that
     differ, each with where it was written and a one-line summary.
 
@@ -80,13 +82,16 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
 
     if save_dir is not None and games is None:
         raise click.UsageError("--save-divergent needs --simulate N")
+    given = [k for k in ("out", "resume", "halfwidth", "executor", "scheduler") if run.get(k)]
+    if given and games is None:
+        raise click.UsageError(f"--{given[0].replace('halfwidth', 'until-halfwidth')} needs --simulate N")
     ga, gb = _load([a, b])
     diff = compare.rule_diff(ga.resolved, gb.resolved)
     report = None
     if games is not None:
         try:
-            report = _simulate(compare, ga, gb, games, seed, bots, workers, top, not single_games,
-                               show_progress=fmt != "json")
+            report = paired_run(ga, gb, games, seed, bots, workers, top, not single_games,
+                                show_progress=fmt != "json", run=run)
         except GoujiError as e:
             _fail(e.format())
         except compare.SimulationError as e:
@@ -113,23 +118,3 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
         except OSError as e:
             _fail(f"error: cannot write divergent deals to {save_dir}: {e}")
         click.echo(f"saved {len(paths)} divergent deal(s) to {save_dir}", err=True)
-
-
-def _simulate(compare: Any, ga: Any, gb: Any, games: int, seed: str, bots: str, workers: int, top: int,
-              matches: bool, show_progress: bool) -> Any:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    if not (show_progress and console.is_terminal):
-        return compare.paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, top=top, matches=matches)
-    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("deals"), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(f"{ga.name} vs {gb.name}", total=games)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done)
-
-        return compare.paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, top=top,
-                                         matches=matches, progress=progress)

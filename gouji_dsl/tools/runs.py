@@ -33,7 +33,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -42,24 +41,12 @@ from gouji_dsl.diagnostics import Diagnostic, GoujiError
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
+from gouji_dsl.tools.runkinds import Executor, RunKind
 
 RUN_FORMAT = "gouji-run/1"
 CHUNK_FORMAT = "gouji-chunk/1"
 DEFAULT_CHUNK = 100
 """Deals per chunk unless asked otherwise (a few seconds of play: smooth progress, quick stop)."""
-
-
-class Executor(StrEnum):
-    """Where chunks are played."""
-
-    LOCAL = "local"
-    PROCESS = "process"
-    DASK = "dask"
-
-
-class RunKind(StrEnum):
-    SINGLE = "single"
-    PAIRED = "paired"
 
 
 class SimulationError(RuntimeError):
@@ -406,9 +393,10 @@ class RunFolder:
         return data
 
 
-def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bool) -> dict[tuple[int, int], Path]:
+def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bool,
+                    extra: dict[str, Any]) -> dict[tuple[int, int], Path]:
     """Create or check ``out``; returns the chunk files already there (resume)."""
-    meta = {"format": RUN_FORMAT, "spec": spec.to_json(), "games": games, "chunk_size": chunk}
+    meta = {"format": RUN_FORMAT, "spec": {**spec.to_json(), **extra}, "games": games, "chunk_size": chunk}
     if (out / "run.json").exists():
         folder = RunFolder.open(out)
         if not resume:
@@ -432,6 +420,23 @@ def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bo
         raise RunError(f"{out} holds chunk files but no run.json: choose another folder")
     atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     return {}
+
+
+def _lock_folder(out: Path) -> Any:
+    """Hold ``out/.lock`` while a run writes there: a second run into the same folder is refused
+    (instead of both writing the same chunks)."""
+    out.mkdir(parents=True, exist_ok=True)
+    f = open(out / ".lock", "a+")  # noqa: SIM115 - held open for the whole run
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock
+        return f
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise RunError(f"{out}: another run is writing this folder") from None
+    return f
 
 
 # ==================================================================================================
@@ -486,13 +491,25 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     size = max(unit, size - size % unit)
     out_path = Path(out) if out is not None else None
     existing: dict[tuple[int, int], Path] = {}
+    lock = None
     if out_path is not None:
-        existing = _prepare_folder(out_path, spec, games, size, resume)
-    plan = plan_chunks(games, unit, size)
-    planned = set(plan)
-    stray = [k for k in existing if k not in planned and k[0] < games]
-    if stray:
-        raise RunError(f"{out_path}: chunk {chunk_name(*stray[0])} does not fit this run's chunks of {size}")
+        lock = _lock_folder(out_path)
+    try:
+        if out_path is not None:
+            from gouji_dsl.tools.simulate import match_length
+            decks = {(g.n_seats, tuple(str(c) for c in g.model.deck())) for g in graphs}
+            extra = {"match_length": [match_length(g) if spec.matches else 1 for g in graphs],
+                     "same_deck": len(decks) == 1}
+            existing = _prepare_folder(out_path, spec, games, size, resume, extra)
+        plan = plan_chunks(games, unit, size)
+        planned = set(plan)
+        stray = [k for k in existing if k not in planned and k[0] < games]
+        if stray:
+            raise RunError(f"{out_path}: chunk {chunk_name(*stray[0])} does not fit this run's chunks of {size}")
+    except BaseException:
+        if lock is not None:
+            lock.close()
+        raise
     executor = Executor(executor)
     if executor is Executor.PROCESS and workers <= 1:
         executor = Executor.LOCAL
@@ -588,6 +605,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     finally:
         if backend is not None:
             backend.close(abort=aborted or bool(pending))
+        if lock is not None:
+            lock.close()
     played = games
     if stop_now and state["stop_at"] is not None:
         played = state["stop_at"]

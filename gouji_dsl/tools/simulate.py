@@ -7,15 +7,14 @@ seeded ``f"{S}:{i}:bot{seat}"``; the same ruleset, seed and bots give the same r
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from gouji_dsl.engine.bots import make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.tools.runkinds import Engine
 
 
 @dataclass
@@ -38,13 +37,6 @@ class GameResult:
 def game_seed(seed: Any, index: int) -> str:
     """The seed of game ``index`` of a run seeded ``seed``."""
     return f"{seed}:{index}"
-
-
-class Engine(StrEnum):
-    """How a simulated game is played: the generated play-out or the reference interpreter."""
-
-    GENERATED = "generated"
-    INTERPRETER = "interpreter"
 
 
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
@@ -89,7 +81,9 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
 
 def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random",
              progress: Callable[[int], None] | None = None) -> list[GameResult]:
-    """Play ``games`` games; ``progress(i)`` is called after each one."""
+    """Play ``games`` games in this process and return them all (records dropped; for benchmarks and
+    small checks — runs of any size go through :func:`run_simulation`, which keeps only totals).
+    ``progress(i)`` is called after each one."""
     out = []
     length = match_length(graph)
     prev: GameState | None = None
@@ -108,32 +102,85 @@ def match_length(graph: RuleGraph) -> int:
     return max(1, int(graph.value("match_length", Ctx(None)) or 1))
 
 
-def summarize(graph: RuleGraph, results: Iterable[GameResult], seed: Any, elapsed: float) -> dict[str, Any]:
-    """The summary ``gouji simulate`` prints (JSON keys fixed by the CLI contract)."""
-    rs = list(results)
-    n = len(rs) or 1
-    seats = range(1, graph.n_seats + 1)
-    place_dist = {str(s): {str(p): sum(1 for r in rs if r.places.get(s) == p) / n for p in seats} for s in seats}
-    teams = sorted({(s - 1) % int(graph.settings.get("teams", 2)) + 1 for s in seats})
-    team_rep = {t: next(s for s in seats if (s - 1) % len(teams) + 1 == t) for t in teams}
-    return {
-        "ruleset": graph.name,
-        "games": len(rs),
+SINGLE_FIGURES: tuple[str, ...] = ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game",
+                                   "sweep_rate", "burn_rate", "revolution_rate", "redeal_rate", "burn_success_rate")
+"""The figures of ``gouji simulate`` with an interval (``--figure`` for ``--until-halfwidth``; also
+``team_score.T``)."""
+
+
+def intervals(totals: Any) -> dict[str, Any]:
+    """Every figure of one ruleset's totals with its 95% interval (see :mod:`gouji_dsl.tools.paired`)."""
+    from gouji_dsl.tools.stats import mean_estimate, rate_estimate, ratio_estimate
+    out: dict[str, Any] = {k: mean_estimate(totals.means[k]) for k in
+                           ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game")}
+    for k in ("sweep_rate", "burn_rate", "revolution_rate", "redeal_rate"):
+        f = totals.flags[k]
+        out[k] = rate_estimate(int(f.s), totals.games, f.deff())
+    out["burn_success_rate"] = ratio_estimate(totals.burn_success)
+    for t, sums in enumerate(totals.team_score, start=1):
+        out[f"team_score.{t}"] = mean_estimate(sums)
+    return out
+
+
+def summarize_totals(name: str, totals: Any, seed: Any, elapsed: float, *, executor: str = "local",
+                     workers: int = 1, stopped_by: str = "games", missing: list[str] | None = None) -> dict[str, Any]:
+    """The summary ``gouji simulate`` prints, from one ruleset's merged totals. The keys ``ruleset,
+    games, seed, mean_decisions, mean_tricks, sweep_rate, burn_rate, revolution_rate,
+    team_score_mean, place_distribution, elapsed_s, games_per_s`` are fixed by the CLI contract;
+    ``intervals`` holds every figure with its 95% interval (cluster-robust by match; rates Wilson)."""
+    n = totals.games or 1
+    seats = range(1, totals.n_seats + 1)
+    est = intervals(totals)
+    out: dict[str, Any] = {
+        "ruleset": name,
+        "games": totals.games,
         "seed": seed,
-        "mean_decisions": sum(r.decisions for r in rs) / n,
-        "mean_tricks": sum(r.tricks for r in rs) / n,
-        "sweep_rate": sum(r.sweep for r in rs) / n,
-        "burn_rate": sum(1 for r in rs if r.burns) / n,
-        "revolution_rate": sum(1 for r in rs if r.revolutions) / n,
-        "team_score_mean": {str(t): round(sum(r.scores.get(team_rep[t], 0) for r in rs) / n, 4) for t in teams},
-        "place_distribution": place_dist,
+        "mean_decisions": est["decisions"].value,
+        "mean_tricks": est["tricks"].value,
+        "sweep_rate": totals.flags["sweep_rate"].s / n,
+        "burn_rate": totals.flags["burn_rate"].s / n,
+        "revolution_rate": totals.flags["revolution_rate"].s / n,
+        "team_score_mean": {str(t): round(float(s.mean), 4) for t, s in enumerate(totals.team_score, start=1)},
+        "place_distribution": {str(s): {str(p): totals.places[s - 1][p - 1] / n for p in seats} for s in seats},
+        "intervals": {k: e.to_dict() for k, e in est.items()},
+        "stopped_by": stopped_by,
+        "executor": executor,
+        "workers": workers,
         "elapsed_s": round(elapsed, 3),
-        "games_per_s": round(len(rs) / elapsed, 2) if elapsed > 0 else None,
+        "games_per_s": round(totals.games / elapsed, 2) if elapsed > 0 else None,
     }
+    if missing:
+        out["missing"] = list(missing)
+    return out
 
 
-def timed_simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random",
-                   progress: Callable[[int], None] | None = None) -> tuple[list[GameResult], dict[str, Any]]:
-    t0 = time.perf_counter()
-    res = simulate(graph, games, seed, bots, progress)
-    return res, summarize(graph, res, seed, time.perf_counter() - t0)
+def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random", *,
+                   executor: str | None = None, workers: int = 2, matches: bool = True, engine: str = Engine.INTERPRETER,
+                   chunk_size: int | None = None, out: Any = None, resume: bool = False, scheduler: str | None = None,
+                   until: Any = None, progress: Callable[[int, int], None] | None = None,
+                   cancel: Any = None) -> dict[str, Any]:
+    """Play ``games`` games of ``graph`` as a chunked run (:func:`gouji_dsl.tools.runs.execute`: any
+    executor, ``out`` folder, ``resume``, ``until``) and return :func:`summarize_totals`."""
+    from gouji_dsl.tools.runs import Executor, RunSpec, execute
+    spec = RunSpec((graph.resolved,), seed, bots if isinstance(bots, str) else tuple(bots), matches, engine)
+    if executor is None:
+        executor = Executor.PROCESS if workers > 1 and games >= 40 else Executor.LOCAL
+    hw = None
+    if until is not None:
+        name = until.figure or "score_spread"
+        if name not in SINGLE_FIGURES and not (name.startswith("team_score.") and name in intervals(_empty(graph))):
+            raise KeyError(name)
+
+        def hw(t: Any, name: str = name) -> float:
+            return float(intervals(t)[name].half_width)
+
+    res = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size, out=out,
+                  resume=resume, scheduler=scheduler, until=until, halfwidth_of=hw, progress=progress, cancel=cancel,
+                  graphs=(graph,))
+    return summarize_totals(graph.name, res.totals, seed, res.elapsed_s, executor=res.executor,
+                            workers=res.workers, stopped_by=res.stopped_by)
+
+
+def _empty(graph: RuleGraph) -> Any:
+    from gouji_dsl.tools.runs import empty_totals
+    return empty_totals((graph,), 0)

@@ -1,0 +1,320 @@
+"""The simulation commands: ``gouji simulate``, ``gouji report DIR...`` and the run options that
+``gouji diff --simulate`` shares (:func:`run_options`).
+
+Every run is chunked and streaming (:mod:`gouji_dsl.tools.runs`): ``--executor process|dask|local``,
+``--out DIR`` (a chunk file per finished chunk), ``--resume``, ``--until-halfwidth X``; the progress
+bar shows deals, games/s and the time left; Ctrl+C stops after the finished chunks are written.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from gouji_dsl.diagnostics import GoujiError
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def seed_value(seed: str) -> Any:
+    """``--seed 5`` is the integer 5 (as ``gouji simulate`` has always taken it), any other text a string."""
+    return int(seed) if seed.lstrip("-").isdigit() else seed
+
+
+# ------------------------------------------------------------------------------ shared options
+def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of a chunked run, for ``gouji simulate`` and ``gouji diff --simulate``."""
+    from gouji_dsl.tools.runkinds import Engine, Executor
+
+    opts = [
+        click.option("--executor", type=click.Choice([e.value for e in Executor]), default=None,
+                     help="Where chunks are played: process (a local process pool, the default), dask (a Dask "
+                          "cluster: local, or --scheduler; needs pip install 'gouji-dsl[cluster]') or local "
+                          "(this process). The result does not depend on it."),
+        click.option("--scheduler", metavar="ADDRESS", default=None,
+                     help="With --executor dask: join the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786) "
+                          "instead of starting a local cluster."),
+        click.option("--chunk-size", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Deals per chunk (default: 100, fewer for short runs; rounded to whole matches)."),
+        click.option("--out", "out", type=click.Path(file_okay=False), default=None, metavar="DIR",
+                     help="Write each finished chunk as JSON in DIR (run.json + chunk-*.json); `gouji report DIR` "
+                          "reads them."),
+        click.option("--resume", is_flag=True, default=False,
+                     help="Continue the run in --out DIR: play only the chunks not written yet."),
+        click.option("--until-halfwidth", "halfwidth", type=click.FloatRange(min=0, min_open=True), default=None,
+                     metavar="X", help="Stop when the 95% interval of --figure is at most ±X (checked at chunk "
+                                       "boundaries; N deals at most: --max-games)."),
+        click.option("--max-games", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="With --until-halfwidth: the most deals to play (default: the run's N)."),
+        click.option("--figure", default=None, metavar="NAME",
+                     help="The figure --until-halfwidth watches (default score_spread: the team score spread, "
+                          "B − A in a comparison; e.g. decisions, sweep_rate, seat_score.1)."),
+        click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.INTERPRETER.value,
+                     show_default=True, help="How games are played: the reference interpreter or the generated "
+                                             "play-out."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _until(halfwidth: float | None, max_games: int | None, figure: str | None, games: int | None) -> Any:
+    from gouji_dsl.tools.runs import Until
+    if halfwidth is None:
+        if max_games is not None:
+            raise click.UsageError("--max-games goes with --until-halfwidth")
+        if figure is not None:
+            raise click.UsageError("--figure goes with --until-halfwidth")
+        return None
+    top = max_games or games
+    if top is None:
+        raise click.UsageError("--until-halfwidth needs --max-games N (or a number of deals)")
+    return Until(halfwidth, top, figure)
+
+
+@contextmanager
+def progress_bar(description: str, total: int, games_per_deal: int, enabled: bool
+                 ) -> Iterator[Callable[[int, int], None] | None]:
+    """A Rich progress bar on stderr (deals done, games/s, time left) when ``enabled`` and stderr is
+    a terminal; yields the ``progress(done, total)`` callback (or None)."""
+    from rich.console import Console
+    console = Console(stderr=True)
+    if not (enabled and console.is_terminal):
+        yield None
+        return
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("deals"),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(description, total=total, rate="")
+        t0 = time.monotonic()
+        first: list[int] = []
+
+        def progress(done: int, tot: int) -> None:
+            if not first:
+                first.append(done)  # deals already done (resumed) do not count in the speed
+            dt = time.monotonic() - t0
+            rate = (done - first[0]) * games_per_deal / dt if dt > 0 else 0.0
+            bar.update(task, completed=done, total=tot, rate=f"{rate:,.0f} games/s" if rate else "")
+
+        yield progress
+
+
+def _interrupted(e: Any, out: str | None) -> None:
+    done = getattr(e, "games_done", 0)
+    written = getattr(e, "chunks_written", 0)
+    if out:
+        _err(f"interrupted after {done} deals; {written} chunk file(s) in {out}: run the same command with "
+             f"--resume to continue, or `gouji report {out}` to see what is there")
+    else:
+        _err(f"interrupted after {done} deals (nothing saved: --out DIR keeps finished chunks)")
+    sys.exit(EXIT_INTERRUPTED)
+
+
+# ------------------------------------------------------------------------------ gouji diff --simulate
+def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int, top: int, matches: bool,
+               show_progress: bool, run: dict[str, Any]) -> Any:
+    """The simulation of ``gouji diff A B --simulate N`` with the :func:`run_options` ``run``; exits
+    with a message on interruption, a bad folder or a bad figure name."""
+    from gouji_dsl.tools import paired
+    from gouji_dsl.tools.runs import RunError, SimulationCancelled
+
+    until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
+    total = until.max_games if until is not None else games
+    if run.get("resume") and not run.get("out"):
+        raise click.UsageError("--resume needs --out DIR")
+    if run.get("scheduler") and run.get("executor") not in (None, "dask"):
+        raise click.UsageError("--scheduler goes with --executor dask")
+    executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
+    try:
+        with progress_bar(f"{ga.name} vs {gb.name}", total, 2, show_progress) as progress:
+            return paired.paired_simulation(
+                ga, gb, total, seed, bots=bots, workers=workers, top=top, matches=matches, progress=progress,
+                executor=executor, scheduler=run.get("scheduler"), chunk_size=run.get("chunk_size"),
+                out=run.get("out"), resume=bool(run.get("resume")), until=until,
+                engine=run.get("engine") or "interpreter")
+    except SimulationCancelled as e:
+        _interrupted(e, run.get("out"))
+    except RunError as e:
+        _err(f"error: {e}")
+        sys.exit(EXIT_BAD_INPUT)
+    except KeyError as e:
+        _err(f"error: unknown figure {e.args[0]!r} (figures: {', '.join(paired.figure_names(ga.n_seats))})")
+        sys.exit(EXIT_BAD_INPUT)
+
+
+# ------------------------------------------------------------------------------ gouji simulate
+def _summary_text(summary: dict[str, Any], bots: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from gouji_dsl.tools.stats import Estimate
+
+    console = Console(highlight=False)
+    games = summary["games"]
+    console.print(f"[bold]{summary['ruleset']}[/bold]: {games} games, seed {summary['seed']}, {bots} bots")
+    iv = summary.get("intervals") or {}
+
+    def ci(key: str, percent: bool = False) -> str:
+        d = iv.get(key)
+        if not d or d.get("low") is None:
+            return ""
+        e = Estimate(d["value"], d["low"], d["high"], d["n"])
+        return "  95% " + (f"[{e.low:.1%}, {e.high:.1%}]" if percent else f"[{e.low:.2f}, {e.high:.2f}]")
+
+    console.print(f"mean decisions per game: {summary['mean_decisions']:.1f}{ci('decisions')}")
+    console.print(f"mean tricks per game:    {summary['mean_tricks']:.1f}{ci('tricks')}")
+
+    dist: dict[str, dict[str, float]] = summary.get("place_distribution") or {}
+    places = sorted({p for row in dist.values() for p in row}, key=int)
+    table = Table(title="place distribution by seat (share of games)", title_justify="left")
+    table.add_column("seat", justify="right")
+    for p in places:
+        table.add_column(f"place {p}", justify="right")
+    for seat in sorted(dist, key=int):
+        table.add_row(seat, *(f"{dist[seat].get(p, 0.0):.1%}" for p in places))
+    console.print(table)
+
+    teams = summary.get("team_score_mean") or {}
+    console.print("mean team score:  " + ", ".join(f"team {t} {v:+.2f}" for t, v in teams.items()))
+    console.print(f"sweep rate:       {summary['sweep_rate']:.1%}{ci('sweep_rate', True)}")
+    console.print(f"burn rate:        {summary['burn_rate']:.1%}{ci('burn_rate', True)}  (games with at least one burn)")
+    console.print(f"revolution rate:  {summary['revolution_rate']:.1%}{ci('revolution_rate', True)}  "
+                  "(games with at least one revolution)")
+    if summary.get("stopped_by") == "halfwidth":
+        console.print("stopped when the interval was narrow enough (--until-halfwidth)")
+    for gap in summary.get("missing") or []:
+        console.print(f"[yellow]missing chunks: {gap}[/yellow]")
+    gps = summary.get("games_per_s")
+    if summary.get("elapsed_s"):
+        console.print(f"elapsed:          {summary['elapsed_s']:.3f} s"
+                      + (f"  ({gps:.1f} games/s, {summary.get('executor')}, {summary.get('workers')} worker(s))"
+                         if gps is not None else ""))
+    console.print("[dim]95% intervals: means cluster-robust by match, rates Wilson (see README: Statistics)[/dim]")
+
+
+@click.command("simulate")
+@click.argument("ruleset")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Number of games to play.")
+@click.option("--seed", "-s", default="1", show_default=True,
+              help="Seed of the run; game i deals from seed:i (same seed, same games).")
+@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
+              help="The bot every seat plays.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker processes (local pool or local Dask cluster); the result does not depend on it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (no progress bar).")
+@run_options
+def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: int, as_json: bool,
+                     **run: Any) -> None:
+    """Play GAMES seeded games of RULESET with bots and summarise them.
+
+    The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean
+    team scores, sweep / burn / revolution rates, each with a 95% interval, elapsed seconds and games
+    per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
+    """
+    from gouji_dsl.tools.cli import _load_graph
+    from gouji_dsl.tools.runs import RunError, SimulationCancelled
+    from gouji_dsl.tools.simulate import SINGLE_FIGURES, run_simulation
+
+    graph = _load_graph(ruleset)
+    until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
+    if run.get("resume") and not run.get("out"):
+        raise click.UsageError("--resume needs --out DIR")
+    total = until.max_games if until is not None else games
+    executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
+    try:
+        with progress_bar(graph.name, total, 1, not as_json and sys.stdout.isatty()) as progress:
+            summary = run_simulation(graph, total, seed_value(seed), bots, executor=executor, workers=workers,
+                                     engine=run.get("engine") or "interpreter", chunk_size=run.get("chunk_size"),
+                                     out=run.get("out"), resume=bool(run.get("resume")),
+                                     scheduler=run.get("scheduler"), until=until, progress=progress)
+    except SimulationCancelled as e:
+        _interrupted(e, run.get("out"))
+    except RunError as e:
+        _err(f"error: {e}")
+        sys.exit(EXIT_BAD_INPUT)
+    except KeyError as e:
+        _err(f"error: unknown figure {e.args[0]!r} (figures: {', '.join(SINGLE_FIGURES)}, team_score.T)")
+        sys.exit(EXIT_BAD_INPUT)
+    except GoujiError as e:
+        for d in e.diagnostics:
+            _err(d.format())
+        sys.exit(EXIT_BAD_INPUT)
+    except (RuntimeError, ValueError, TypeError, ZeroDivisionError) as e:
+        # A ruleset that compiles may still be unplayable (no legal move, a setting of the wrong type
+        # read at run time): say so in one line rather than with a traceback.
+        _err(f"{ruleset}: simulation failed: {type(e).__name__}: {e}")
+        sys.exit(EXIT_INTERNAL)
+    if as_json:
+        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        _summary_text(summary, bots)
+
+
+# ------------------------------------------------------------------------------ gouji report
+@click.command("report")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False), metavar="DIR...")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="Output format.")
+def report_command(folders: tuple[str, ...], fmt: str) -> None:
+    """Merge the chunk files of one or more run folders (written with --out, on any machine) into one
+    report: the same report a single run over all their deals gives.
+
+    Folders must be runs of the same comparison (the same rulesets by content, bots and matches);
+    their seeds may differ (the deals of every seed are added). A chunk found in two folders counts
+    once. Gaps (an interrupted run) are listed.
+
+    \b
+    Examples:
+      gouji diff online rulebook --simulate 20000 --out run1
+      gouji report run1
+      gouji report machine1/run machine2/run --format json
+    """
+    from gouji_dsl.tools.runs import RunError, RunKind, load_runs
+
+    try:
+        merged = load_runs(list(folders))
+    except RunError as e:
+        _err(f"error: {e}")
+        sys.exit(EXIT_BAD_INPUT)
+    spec = merged.spec
+    seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds
+    names = [r.get("name", "?") for r in spec.get("rulesets", [])]
+    if merged.kind == RunKind.SINGLE:
+        from gouji_dsl.tools.simulate import summarize_totals
+        summary = summarize_totals(names[0], merged.totals, seed, 0.0, executor="report", workers=0,
+                                   missing=merged.missing)
+        summary.pop("elapsed_s")
+        summary.pop("games_per_s")
+        summary["folders"] = merged.folders
+        if fmt == "json":
+            click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+        else:
+            _summary_text(summary, spec.get("bots") if isinstance(spec.get("bots"), str) else ",".join(spec["bots"]))
+        return
+    from gouji_dsl.tools import paired
+    report = paired.build_report(
+        merged.totals, names=(names[0], names[1]),  # type: ignore[arg-type]
+        paths=tuple(r.get("path", "") for r in spec["rulesets"]),  # type: ignore[arg-type]
+        seed=seed, bots=spec.get("bots"), match_lengths=tuple(spec.get("match_length", (1, 1))),  # type: ignore[arg-type]
+        same_deck=bool(spec.get("same_deck", True)), missing=merged.missing, executor="report")
+    if fmt == "json":
+        data = report.to_dict(timing=False)
+        data["folders"] = merged.folders
+        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
+    elif fmt == "markdown":
+        click.echo(paired.report_markdown(report), nl=False)
+    else:
+        from gouji_dsl.tools.cli_diff import _width
+        click.echo(paired.report_text(report, _width()), nl=False)

@@ -1,0 +1,185 @@
+"""Chunked, streaming runs (gouji_dsl.tools.runs): the same totals whatever the executor, workers or
+chunking; output folders, resume, merging folders (`gouji report`), --until-halfwidth; Dask."""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.paired import paired_simulation
+from gouji_dsl.tools.runs import (
+    RunError,
+    RunSpec,
+    SimulationCancelled,
+    Until,
+    execute,
+    fingerprint,
+    load_runs,
+    play_chunk,
+)
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return load_graph("online"), load_graph("rulebook")
+
+
+def figures(report) -> dict:
+    return report.to_dict(timing=False)
+
+
+def test_chunking_and_workers_do_not_change_the_report(graphs):
+    a, b = graphs  # rulebook plays matches of 5: chunks are whole matches
+    one = paired_simulation(a, b, 12, seed=3, workers=1, top=3, chunk_size=5)
+    other = paired_simulation(a, b, 12, seed=3, workers=1, top=3, chunk_size=10)
+    pool = paired_simulation(a, b, 12, seed=3, workers=2, top=3, chunk_size=5, executor="process")
+    assert one.chunk_size == 5 and other.chunk_size == 10 and pool.executor == "process"
+    assert figures(one) == figures(other) == figures(pool)
+    assert one.to_dict(records=True, timing=False) == pool.to_dict(records=True, timing=False)
+
+
+def test_chunks_hold_totals_not_games(graphs):
+    a, b = graphs
+    spec = RunSpec((a.resolved, b.resolved), 9, matches=False)
+    small = json.dumps(play_chunk((a, b), spec, 0, 2).to_json())
+    large = json.dumps(play_chunk((a, b), spec, 0, 12).to_json())
+    # a chunk's size does not grow with its games (only the spread histogram and counts may)
+    assert len(large) < 1.5 * len(small)
+
+
+def test_fingerprint_ignores_where_but_not_what(tmp_path, graphs):
+    from gouji_dsl.ruleset.loader import resolve, resolve_text
+    online = resolve("online")
+    text = Path(online.path).read_text(encoding="utf-8")
+    moved = resolve_text(text, tmp_path / "elsewhere.yaml", search=[str(Path(online.path).parent)])
+    assert fingerprint(moved) == fingerprint(online)
+    assert fingerprint(graphs[1].resolved) != fingerprint(online)
+
+
+def test_interrupted_run_resumes_to_the_same_report(graphs, tmp_path):
+    a, b = graphs
+    full = paired_simulation(a, b, 10, seed=2, workers=1, top=2, chunk_size=5, records=False)
+    cancel = threading.Event()
+
+    def progress(done: int, total: int) -> None:
+        if done >= 5:
+            cancel.set()  # stop after the first chunk
+
+    out = tmp_path / "run"
+    with pytest.raises(SimulationCancelled) as info:
+        paired_simulation(a, b, 10, seed=2, workers=1, top=2, chunk_size=5, out=out, progress=progress,
+                          cancel=cancel)
+    assert info.value.chunks_written == 1 and (out / "chunk-000000000-000000005.json").is_file()
+    merged = load_runs([out])
+    assert merged.games == 5 and merged.missing == ["seed 2: deals 5–9"]
+    with pytest.raises(RunError, match="--resume"):
+        paired_simulation(a, b, 10, seed=2, workers=1, top=2, chunk_size=5, out=out)
+    with pytest.raises(RunError, match="seed"):
+        paired_simulation(a, b, 10, seed=3, workers=1, top=2, chunk_size=5, out=out, resume=True)
+    resumed = paired_simulation(a, b, 10, seed=2, workers=1, top=2, chunk_size=5, out=out, resume=True,
+                                records=False)
+    assert figures(resumed) == figures(full)
+    assert load_runs([out]).missing == []
+
+
+def test_report_merges_folders_of_several_seeds(graphs, tmp_path):
+    a, b = graphs
+    for seed in (1, 2):
+        paired_simulation(a, b, 5, seed=seed, workers=1, top=3, out=tmp_path / f"s{seed}", records=False)
+    both = load_runs([tmp_path / "s1", tmp_path / "s2", tmp_path / "s1"])  # a folder twice counts once
+    assert both.games == 10 and both.seeds == [1, 2]
+    one = load_runs([tmp_path / "s1"]).totals
+    one.merge(load_runs([tmp_path / "s2"]).totals)
+    assert both.totals.to_json() == one.to_json()
+    assert {d.seed for d in both.totals.divergent} <= {"1", "2"}
+    res = CliRunner().invoke(cli, ["report", str(tmp_path / "s1"), str(tmp_path / "s2"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["games"] == 10 and data["seed"] == [1, 2] and "p_adjusted" in data["differences"]["decisions"]
+    # another comparison cannot be merged in
+    paired_simulation(a, a, 5, seed=1, workers=1, out=tmp_path / "same", records=False)
+    res = CliRunner().invoke(cli, ["report", str(tmp_path / "s1"), str(tmp_path / "same")])
+    assert res.exit_code == 1 and "not a run of the same comparison" in res.stderr
+    res = CliRunner().invoke(cli, ["report", str(tmp_path)])
+    assert res.exit_code == 1 and "no run.json" in res.stderr
+
+
+def test_overlapping_chunks_of_one_seed_are_refused(graphs, tmp_path):
+    a, b = graphs
+    paired_simulation(a, b, 10, seed=4, workers=1, chunk_size=5, out=tmp_path / "x", records=False)
+    paired_simulation(a, b, 10, seed=4, workers=1, chunk_size=10, out=tmp_path / "y", records=False)
+    with pytest.raises(RunError, match="overlap"):
+        load_runs([tmp_path / "x", tmp_path / "y"])
+
+
+def test_until_halfwidth_stops_at_a_chunk_boundary(graphs, tmp_path):
+    a, _ = graphs
+    b = load_graph("qingdao")
+    wide = Until(halfwidth=1000.0, max_games=12)
+    r = paired_simulation(a, b, 12, seed=5, workers=1, chunk_size=4, until=wide, matches=False,
+                          out=tmp_path / "u", records=False)
+    assert r.games == 4 and r.stopped_by == "halfwidth"  # the first boundary where the interval exists
+    assert sorted(p.name for p in (tmp_path / "u").glob("chunk-*")) == ["chunk-000000000-000000004.json"]
+    narrow = Until(halfwidth=1e-9, max_games=8, figure="decisions")
+    r = paired_simulation(a, b, 8, seed=5, workers=2, chunk_size=4, until=narrow, matches=False, records=False)
+    assert r.games == 8 and r.stopped_by == "games"
+    with pytest.raises(KeyError):
+        paired_simulation(a, b, 8, seed=5, workers=1, until=Until(1.0, 8, "no_such_figure"))
+
+
+def test_simulate_command_out_and_report(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(cli, ["simulate", "online", "--games", "6", "--seed", "2", "--json", "--workers", "1",
+                              "--out", str(tmp_path / "sim")])
+    assert res.exit_code == 0, res.stderr
+    summary = json.loads(res.stdout)
+    assert summary["games"] == 6 and set(summary["intervals"]) >= {"decisions", "sweep_rate", "team_score.1"}
+    res = runner.invoke(cli, ["report", str(tmp_path / "sim"), "--format", "json"])
+    assert res.exit_code == 0, res.stderr
+    again = json.loads(res.stdout)
+    for key in ("games", "mean_decisions", "place_distribution", "intervals", "team_score_mean"):
+        assert again[key] == summary[key]
+    res = runner.invoke(cli, ["simulate", "online", "--games", "6", "--resume"])
+    assert res.exit_code == 2 and "--resume needs --out" in res.stderr
+    res = runner.invoke(cli, ["simulate", "online", "--games", "6", "--until-halfwidth", "0.5", "--figure", "nope"])
+    assert res.exit_code == 1 and "unknown figure 'nope'" in res.stderr
+
+
+def test_diff_run_options(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(cli, ["diff", "online", "rulebook", "--out", str(tmp_path / "d")])
+    assert res.exit_code == 2 and "--out needs --simulate" in res.stderr
+    res = runner.invoke(cli, ["diff", "online", "rulebook", "--simulate", "5", "--workers", "1", "--format", "json",
+                              "--out", str(tmp_path / "d")])
+    assert res.exit_code == 0, res.stderr
+    sim = json.loads(res.stdout)["simulation"]
+    res = runner.invoke(cli, ["report", str(tmp_path / "d"), "--format", "json"])
+    rep = json.loads(res.stdout)
+    assert {k: rep[k] for k in ("stats", "differences", "divergent")} == {
+        k: sim[k] for k in ("stats", "differences", "divergent")}
+    res = runner.invoke(cli, ["report", str(tmp_path / "d")])
+    assert res.exit_code == 0 and "Statistics:" in res.stdout and "Holm" in res.stdout
+
+
+def test_dask_cluster_gives_the_process_pool_report(graphs):
+    """A small paired comparison on a local Dask cluster and on the process pool: the same JSON."""
+    pytest.importorskip("distributed")
+    a, b = graphs
+    pool = paired_simulation(a, b, 10, seed=7, workers=2, top=2, executor="process", records=False)
+    dask = paired_simulation(a, b, 10, seed=7, workers=2, top=2, executor="dask", records=False)
+    assert dask.executor == "dask" and pool.executor == "process"
+    assert json.dumps(figures(dask), sort_keys=True) == json.dumps(figures(pool), sort_keys=True)
+
+
+def test_execute_rejects_a_folder_of_stray_chunks(graphs, tmp_path):
+    a, b = graphs
+    out = tmp_path / "stray"
+    out.mkdir()
+    (out / "chunk-000000000-000000005.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(RunError, match="no run.json"):
+        execute(RunSpec((a.resolved, b.resolved), 1), 5, executor="local", out=out, graphs=(a, b))

@@ -1,0 +1,202 @@
+"""Fast play-out: play games with the generated module of a ruleset (see :mod:`.codegen`).
+
+The interpreter (:mod:`.interpreter`) is the reference semantics; the generated module plays the
+same games (same seed → same moves, places, scores and events: ``tests/test_differential.py``)
+several times faster. Use it to simulate many games, or to play a game out from any state with any
+bot policy (rollouts for search bots)::
+
+    from gouji_dsl.engine import fast
+    eng = fast.engine(graph)                       # None when the generator does not handle the ruleset
+    state = eng.new_game("seed-1")                 # a GameState (the interpreter's own class)
+    out = eng.play_out(state, fast.random_policies("seed-1"))   # plays it to the end, in place
+    out.places, out.scores, out.decisions
+
+    # from any state (e.g. a determinized deal): copy it, then play out with any policy
+    out = eng.play_out(state.copy(), {1: my_bot, 2: lambda st, moves: moves[0], ...})
+
+    # a batch of rollouts from one state, summaries only
+    outs = eng.rollouts(state, 100, lambda i: fast.random_policies(f"r{i}"))
+
+A *policy* is a bot (an object with ``choose(state, moves) -> Move``, as in :mod:`.bots`) or a
+callable ``(state, moves) -> Move``. A :class:`~gouji_dsl.engine.bots.RandomBot` is recognised and
+played without building moves (it draws the same indices from its generator as it would
+otherwise). Every other policy is given the :class:`GameState` and the interpreter's legal moves,
+in the interpreter's order. States the play-out leaves are ordinary GameStates: the interpreter
+can explain, check or continue them. Their ``record`` holds compact entries until
+:meth:`Engine.render_record` turns them into the interpreter's event dicts.
+"""
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gouji_dsl.engine.interpreter import GameState, Move, PrevGame
+from gouji_dsl.ruleset.graph import RuleGraph
+
+Policy = Any  # a bot (choose(state, moves)) or a callable (state, moves) -> Move
+
+ENGINES = ("generated", "interpreter")
+"""The engines ``gouji simulate --engine`` offers; ``generated`` falls back to the interpreter
+(visibly) for a ruleset the generator does not handle."""
+
+
+@dataclass(frozen=True)
+class PlayoutResult:
+    """What a play-out ended with: places and scores per seat, sweep, play-phase decisions,
+    tricks, and the moves made by this play-out (``steps``)."""
+
+    places: dict[int, int]
+    scores: dict[int, int | float]
+    sweep: bool
+    decisions: int
+    tricks: int
+    steps: int
+
+    @property
+    def team_scores(self) -> dict[int, int | float]:
+        """Score per seat is the team's score in every bundled ruleset; here per seat as given."""
+        return dict(self.scores)
+
+
+class Engine:
+    """The generated play-out engine of one ruleset. Build with :func:`engine`."""
+
+    def __init__(self, graph: RuleGraph, generated: Any):
+        self.graph = graph
+        self.generated = generated
+        self.module = generated.module
+        self.hash: str = generated.hash
+
+    @property
+    def source(self) -> str:
+        """The generated module's source (``gouji show RULESET --generated``)."""
+        return str(self.generated.source)
+
+    # ---------------------------------------------------------------- games
+    def new_game(self, seed: Any = None, *, hands: dict[int, list[Any]] | None = None, leader: int | None = None,
+                 game_number: int = 1) -> GameState:
+        """As :func:`~gouji_dsl.engine.interpreter.new_game`: the same deal and setup."""
+        return self.module.new_state(seed, hands=hands, leader=leader, game_number=game_number)  # type: ignore[no-any-return]
+
+    def next_game(self, state: GameState, seed: Any = None, *, hands: dict[int, list[Any]] | None = None) -> GameState:
+        """As :func:`~gouji_dsl.engine.interpreter.next_game`: the next game of a match."""
+        prev: PrevGame = state.summary()
+        return self.module.new_state(seed, hands=hands, game_number=state.game_number + 1, prev=prev)  # type: ignore[no-any-return]
+
+    def legal_moves(self, state: GameState) -> Sequence[Move]:
+        """The legal moves of the seat to act (the interpreter's moves, in its order)."""
+        return self.module.legal_moves(state)  # type: ignore[no-any-return]
+
+    def apply(self, state: GameState, move: Move) -> None:
+        """Apply a move taken from :meth:`legal_moves` of this very state (not checked again)."""
+        self.module.apply_move(state, move)
+
+    def play_out(self, state: GameState, policies: Policy | Mapping[int, Policy] | Sequence[Policy], *,
+                 max_decisions: int = 100_000) -> PlayoutResult:
+        """Play ``state`` to the end, in place (copy it first to keep it: ``state.copy()``).
+        ``policies``: one policy for every seat, a seat → policy mapping, or a sequence (seat 1
+        first). Raises RuntimeError past ``max_decisions`` moves, IllegalMove if a policy answers
+        an illegal move."""
+        pickers, choosers = _split(policies, self.graph.n_seats)
+        steps = self.module.play_out(state, pickers, choosers, max_decisions)
+        return PlayoutResult(dict(state.places), dict(state.scores), bool(state.sweep), state.decisions,
+                             state.trick_no, steps)
+
+    def rollouts(self, state: GameState, n: int, policies: Callable[[int], Policy | Mapping[int, Policy]], *,
+                 max_decisions: int = 100_000) -> list[PlayoutResult]:
+        """``n`` play-outs of copies of ``state`` (``state`` is untouched); ``policies(i)`` gives
+        the policies of play-out ``i``. Only the summaries are kept."""
+        out = []
+        for i in range(n):
+            s = state.copy()
+            out.append(self.play_out(s, policies(i), max_decisions=max_decisions))
+        return out
+
+    def render_record(self, state: GameState) -> list[dict[str, Any]]:
+        """The state's record as the interpreter's event dicts (compact entries rendered, in place)."""
+        return self.module.render_record(state)  # type: ignore[no-any-return]
+
+    def play_game(self, seed: Any, index: int, bots: Sequence[Any], *, previous: GameState | None = None,
+                  game_number: int = 1, max_decisions: int = 100_000) -> GameState:
+        """Deal game ``index`` of run ``seed`` (as ``tools.simulate.play_game`` does: the deal from
+        ``f"{seed}:{index}"``) and let ``bots`` (one per seat) play it out."""
+        from gouji_dsl.tools.simulate import game_seed
+        if previous is not None:
+            state = self.next_game(previous, game_seed(seed, index))
+        else:
+            state = self.new_game(game_seed(seed, index), game_number=game_number)
+        pickers, choosers = _split(list(bots), self.graph.n_seats)
+        self.module.play_out(state, pickers, choosers, max_decisions)
+        return state
+
+
+def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict[int, Callable[..., Move]]]:
+    """Random bots (played by index) and the other policies (asked with moves), by seat."""
+    if isinstance(policies, Mapping):
+        by_seat = dict(policies)
+    elif isinstance(policies, Sequence) and not isinstance(policies, str):
+        by_seat = {i + 1: p for i, p in enumerate(policies)}
+    else:
+        by_seat = {s: policies for s in range(1, n + 1)}
+    from gouji_dsl.engine.bots import RandomBot
+    pickers: dict[int, Callable[[int], int]] = {}
+    choosers: dict[int, Callable[..., Move]] = {}
+    for seat, p in by_seat.items():
+        if type(p) is RandomBot and type(p.rng) is random.Random:
+            pickers[seat] = p.rng.randrange
+        elif hasattr(p, "choose"):
+            choosers[seat] = p.choose
+        elif callable(p):
+            choosers[seat] = p
+        else:
+            raise TypeError(f"seat {seat}: a policy is a bot (choose(state, moves)) or a callable, not {p!r}")
+    return pickers, choosers
+
+
+def random_policies(seed: Any, n_seats: int = 6) -> dict[int, Any]:
+    """A random bot per seat, each with its own generator seeded ``f"{seed}:bot{seat}"``."""
+    from gouji_dsl.engine.bots import RandomBot
+    return {s: RandomBot(random.Random(f"{seed}:bot{s}")) for s in range(1, n_seats + 1)}
+
+
+# ------------------------------------------------------------------------------ engine lookup
+_reasons: dict[int, tuple[RuleGraph, str]] = {}
+_lock = threading.Lock()
+
+
+def engine(graph: RuleGraph) -> Engine | None:
+    """The generated engine of ``graph``, or None when the generator does not handle it
+    (:func:`fallback_reason` says why)."""
+    from gouji_dsl.engine import codegen
+    try:
+        return Engine(graph, codegen.load(graph))
+    except codegen.Unsupported as e:
+        with _lock:
+            _reasons[id(graph)] = (graph, str(e))
+        return None
+
+
+def fallback_reason(graph: RuleGraph) -> str | None:
+    """Why ``graph`` is played by the interpreter (None: the generated engine plays it)."""
+    if engine(graph) is not None:
+        return None
+    got = _reasons.get(id(graph))
+    return got[1] if got and got[0] is graph else "not handled by the generator"
+
+
+def record_facts(record: Iterable[Any]) -> tuple[int | None, int, int]:
+    """``(first leader, revolutions, redeals)`` from a record of event dicts or compact entries."""
+    first = None
+    revolutions = redeals = 0
+    for e in record:
+        kind = e["type"] if isinstance(e, dict) else e[0]
+        if kind == "first_leader" and first is None:
+            first = e["seat"] if isinstance(e, dict) else e[1]
+        elif kind == "revolution":
+            revolutions += 1
+        elif kind == "redeal":
+            redeals += 1
+    return first, revolutions, redeals

@@ -1,0 +1,1100 @@
+"""Template of the generated play-out module: the interpreter's game loop, written once, that
+:mod:`gouji_dsl.engine.codegen` specialises for one ruleset.
+
+The generator replaces the block between the ``generated: begin`` / ``generated: end`` markers
+with the ruleset's tables and its hooks as straight-line functions (settings folded, definitions
+inlined, a comment with the rule id and file:line on each), and compiles the result into one module
+per ruleset. This file is valid Python on its own (the block holds stubs) so that it is linted and
+type-checked like any other module; it is never used unspecialised.
+
+State: a game is an ordinary :class:`~gouji_dsl.engine.interpreter.GameState` (the same attributes,
+so the interpreter can explain, check or continue any state the play-out left, and bots see the
+state they know). What differs is how it is driven: no per-question context objects, no ``Move``
+objects for bots that do not look at them (random bots draw an index into a lazily counted move
+list), answers generated from per-ruleset tables (joker readings, cover results per pair of joker
+parts), a quick path for forced passes, and a compact event log. Events are kept in
+``state.record`` as tuples while the play-out runs; :func:`render_record` turns them into the
+interpreter's event dicts when asked.
+
+Every function here mirrors the interpreter method of the same name (``_advance`` mirrors
+``GameState._advance``...): the interpreter is the reference semantics, and
+``tests/test_differential.py`` plays every bundled ruleset through both, game by game.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gouji_dsl.engine.cards import Card
+from gouji_dsl.engine.fastops import (  # noqa: F401 - called by the generated hooks
+    _FN,
+    _G,
+    _GV,
+    _active_n,
+    _add,
+    _coalesce,
+    _concat,
+    _first,
+    _floordiv,
+    _ge,
+    _gt,
+    _hand_size,
+    _in,
+    _in_map,
+    _inter,
+    _le,
+    _list_index,
+    _lt,
+    _map_get,
+    _minus,
+    _mod,
+    _mul,
+    _next_active_n,
+    _nk,
+    _out_n,
+    _sub,
+    _truediv,
+)
+from gouji_dsl.engine.interpreter import GameState, LegalMoves, Move, PrevGame, TablePlay, _num
+from gouji_dsl.engine.model import CardModel, Play
+from gouji_dsl.lang.expr import RuleRuntimeError  # noqa: F401 - caught by the generated hooks
+from gouji_dsl.ruleset.graph import RuleGraph
+
+# ---- generated: begin
+# (stubs: the generator replaces this block with the ruleset's tables and hooks)
+GRAPH: RuleGraph = None  # type: ignore[assignment]
+MODEL: CardModel = None  # type: ignore[assignment]
+N: int = 6
+N_TEAMS: int = 2
+SEATS: tuple[int, ...] = ()
+AFTER: dict[int, tuple[int, ...]] = {}
+KINDS: tuple[str, ...] = ()
+KIDX: dict[str, int] = {}
+NR: int = 13
+K: int = 15
+FILLER: int | None = None
+COVER_MODEL: bool = True
+SAME_COUNT: bool = True
+SPARE_FOR_RANK: bool = True
+HAS_PLAY: bool = False
+HAS_DISCARD: bool = False
+RULES: list[Any] = []
+
+
+def h_permit(S: GameState, *args: Any) -> bool: raise NotImplementedError
+
+
+def h_value(S: GameState, *args: Any) -> Any: raise NotImplementedError
+
+
+def h_trigger(S: GameState, *args: Any) -> None: raise NotImplementedError
+
+
+h_revolt = h_declare = h_choose = h_follow = h_yield = h_burn = h_see_count = h_see_hand = h_permit
+h_play = h_burn_lead = h_discard = h_permit
+h_first_leader = h_tribute_kinds = h_tribute = h_tribute_card = h_return_tribute = h_must_revolt = h_value
+h_redeal = h_follow_order = h_yield_to = h_burn_order = h_no_lead = h_match_length = h_value
+h_burn_failure = h_next_leader = h_revolution_place = h_game_over = h_sweep = h_score = h_value
+t_seat_setup = t_game_start = t_seat_start = t_after_play = t_trick_won = t_finish = h_trigger
+# ---- generated: end
+
+DECK: list[Card] = MODEL.deck() if MODEL is not None else []
+JC_ALL: list[tuple[int, ...]] = []
+JC_INDEX: dict[tuple[int, ...], int] = {}
+PLAY_JOKERS: list[tuple[int, ...]] = []
+_JBYSUM: dict[tuple[int, ...], dict[int, list[int]]] = {}
+_JFLAT: dict[tuple[int, ...], list[int]] = {}
+_COVER: dict[tuple[int, ...], list[int]] = {}
+_VERB = {"play", "burn", "discard", "return"}
+
+
+# ------------------------------------------------------------------------------ tables
+def _jc_index(jc: tuple[int, ...]) -> int:
+    """The index of a joker combination in ``JC_ALL`` (added on first sight, with its reading)."""
+    i = JC_INDEX.get(jc)
+    if i is None:
+        i = JC_INDEX[jc] = len(JC_ALL)
+        JC_ALL.append(jc)
+        PLAY_JOKERS.append(MODEL.classify((0,) * NR + jc).jokers if any(jc) else ())
+        _COVER.clear()
+    return i
+
+
+def _jokers_by_sum(jh: tuple[int, ...]) -> dict[int, list[int]]:
+    """Joker combinations a holding ``jh`` can make (as indices into ``JC_ALL``), grouped by their
+    total in the order ``CardModel._joker_combos`` groups them (``itertools.product`` order)."""
+    got = _JBYSUM.get(jh)
+    if got is None:
+        got = {}
+        for jc in itertools.product(*[range(k + 1) for k in jh]):
+            got.setdefault(sum(jc), []).append(_jc_index(jc))
+        _JBYSUM[jh] = got
+        _JFLAT[jh] = [i for v in got.values() for i in v]
+    return got
+
+
+def _cover(tj: tuple[int, ...]) -> list[int]:
+    """For a lead's jokers ``tj``: per joker combination of an answer, the jokers it has spare
+    after covering every lead joker (``CardModel._cover_one``, the model's own rule), or -1."""
+    got = _COVER.get(tj)
+    if got is None:
+        got = []
+        for pj in PLAY_JOKERS:
+            avail = list(pj)
+            ok = all(MODEL._cover_one(x, avail) for x in tj)
+            got.append(len(avail) if ok else -1)
+        _COVER[tj] = got
+    return got
+
+
+def _key(r: int, n: int, f: int, jci: int) -> tuple[int, ...]:
+    """The count vector of a play: ``n`` cards of rank ``r`` (``r`` < 0: none), ``f`` filler
+    cards and joker combination ``jci``."""
+    v = [0] * NR
+    if r >= 0:
+        v[r] = n
+    if f:
+        v[FILLER] = f  # type: ignore[index]
+    return tuple(v) + JC_ALL[jci]
+
+
+def _classify(r: int, n: int, f: int, jci: int) -> Play:
+    return MODEL.classify(_key(r, n, f, jci))
+
+
+# ------------------------------------------------------------------------------ rule failures
+def _failed(i: int, e: Exception) -> Exception:
+    """A rule that failed while the game ran, named with its position (as the interpreter does)."""
+    from gouji_dsl.diagnostics import Diagnostic, GoujiError
+    from gouji_dsl.ruleset.graph import _source_line
+    node = RULES[i]
+    o = node.origin
+    return GoujiError(Diagnostic(o.path, o.line, o.col, f"rule {node.id!r} failed while the game ran: {e}",
+                                 "check the types of the settings this rule reads", _source_line(o.path, o.line)))
+
+
+# ------------------------------------------------------------------------------ dealing
+def _deal(rng: random.Random) -> dict[int, list[Card]]:
+    """``interpreter.deal_hands`` (shuffle the pack, one card at a time from seat 1), on a pack
+    built once: the same cards in the same order, so the same seed deals the same hands."""
+    deck = DECK[:]
+    rng.shuffle(deck)
+    return {s: deck[s - 1::N] for s in SEATS}
+
+
+def new_state(seed: Any = None, *, hands: dict[int, list[Card]] | None = None, leader: int | None = None,
+              game_number: int = 1, prev: PrevGame | None = None) -> GameState:
+    """``interpreter.new_game`` (and ``next_game`` with ``prev``): deal from ``random.Random(seed)``
+    unless ``hands`` are given, then run the between-game and setup phases up to the first
+    question a seat must answer."""
+    rng = random.Random(seed)
+    if hands is None:
+        return _init(_deal(rng), rng, game_number, leader, "random", seed, prev)
+    return _init(hands, rng, game_number, leader, "fixed", seed, prev)
+
+
+def _init(hands: dict[int, list[Card]], rng: random.Random, game_number: int, leader: int | None, source: str,
+          seed: Any, prev: PrevGame | None) -> GameState:
+    """``GameState.__init__``: the same attributes, set directly."""
+    S = object.__new__(GameState)
+    S.graph = GRAPH
+    S.model = MODEL
+    S.kinds = KINDS
+    S.n_seats = N
+    S.seat_list = SEATS
+    S._after = AFTER
+    S.n_teams = N_TEAMS
+    S.rng = rng
+    S.game_number = game_number
+    S.source = source
+    hs = [[0] * K for _ in range(N + 1)]
+    S.dealt_cards = {s: list(hands.get(s, [])) for s in SEATS}
+    kidx = KIDX
+    for s, cards in hands.items():
+        h = hs[s]
+        for c in cards:
+            h[kidx[c.symbol]] += 1
+    S.hands = hs
+    S.dealt = [tuple(h) for h in hs]
+    S.phase = "setup"
+    S.setup_queue = []
+    S.choose_queue = []
+    S.revolted = set()
+    S.places = {}
+    S.finish_order = []
+    S.failed = set()
+    S.flags = {}
+    S.counters = {}
+    S.top = None
+    S.trick_leader = None
+    S.passed = set()
+    S.queue = []
+    S.yielders = []
+    S.yielded_this_top = set()
+    S.to_act = None
+    S.capacity = "lead"
+    S.burner = None
+    S.burned_seat = None
+    S.burns = []
+    S.trick_no = 0
+    S.decisions = 0
+    S.finished_in_trick = []
+    S.scores = {}
+    S.sweep = False
+    S.redealt = False
+    S.forced_leader = leader
+    S.prev = prev
+    S.received = {s: {} for s in SEATS}
+    S.discarded = [0] * K
+    S.return_queue = []
+    S.declare_queue = []
+    S.late = []
+    S.record = [("deal", game_number, source, seed, prev, S.dealt_cards, False)]
+    S.seed = seed
+    S.phase = "between"
+    if prev is not None:
+        _pay_tribute(S)
+    _advance_between(S)
+    return S
+
+
+# ------------------------------------------------------------------------------ geometry
+def _active(S: GameState, s: Any) -> bool:
+    return s not in S.places and s not in S.revolted and s not in S.failed
+
+
+def _next_active(S: GameState, s: int) -> int | None:
+    places, revolted, failed = S.places, S.revolted, S.failed
+    for t in AFTER[s]:
+        if t not in places and t not in revolted and t not in failed:
+            return t
+    return None
+
+
+# ------------------------------------------------------------------------------ transfers
+def _transfer(S: GameState, giver: int, receiver: int, cards: dict[str, int], rule_id: str = "") -> dict[str, int]:
+    moved: dict[str, int] = {}
+    hands = S.hands
+    for sym, n in cards.items():
+        i = KIDX[sym]
+        k = min(n, hands[giver][i])
+        if k <= 0:
+            continue
+        hands[giver][i] -= k
+        hands[receiver][i] += k
+        moved[sym] = k
+        r = S.received.setdefault(receiver, {})
+        r[sym] = r.get(sym, 0) + k
+    if moved:
+        S.record.append(("transfer", giver, receiver, tuple(moved.get(k, 0) for k in KINDS), rule_id))
+    return moved
+
+
+def _retire(S: GameState, seat: int, how: str, rule_id: str = "") -> None:
+    if not _active(S, seat):
+        return
+    S.failed.add(seat)
+    S.record.append(("retire", seat, how, rule_id))
+    if how == "after-finishers":
+        S.late.append(seat)
+    else:
+        free = _free_places(S)
+        _place(S, seat, free[-1] if how == "last" else free[0])
+    _check_over(S)
+
+
+def _pay_tribute(S: GameState) -> None:
+    kinds = h_tribute_kinds(S) or []
+    hands = S.hands
+    for kind in kinds:
+        for giver in SEATS:
+            for receiver in AFTER[giver]:
+                n = int(h_tribute(S, giver, receiver, kind) or 0)
+                if n <= 0:
+                    continue
+                cards: dict[str, int] = {}
+                left = n
+                for i in range(K - 1, -1, -1):
+                    if left <= 0:
+                        break
+                    sym = KINDS[i]
+                    have = hands[giver][i] - cards.get(sym, 0)
+                    lim = h_tribute_card(S, giver, sym)
+                    k = min(have, left, have if lim is None else int(lim))
+                    if k > 0:
+                        cards[sym] = k
+                        left -= k
+                if cards:
+                    moved = _transfer(S, giver, receiver, cards, f"tribute:{kind}")
+                    ev = S.record[-1]
+                    S.record[-1] = ev + (kind,)
+                    back = int(h_return_tribute(S, receiver, giver, kind, sum(moved.values())) or 0)
+                    if back > 0:
+                        S.return_queue.append((receiver, giver, min(back, sum(moved.values()))))
+
+
+def _advance_between(S: GameState) -> None:
+    if S.return_queue:
+        S.phase = "return"
+        S.to_act = S.return_queue[0][0]
+        S.capacity = "return"
+        return
+    if S.phase in ("between", "return"):
+        for s in SEATS:
+            t_seat_setup(S, s)
+        _begin_setup(S)
+
+
+def _return_moves(S: GameState, s: int, n: int) -> list[tuple[int, ...]]:
+    return S._return_moves(s, n)
+
+
+# ------------------------------------------------------------------------------ setup
+def _begin_setup(S: GameState) -> None:
+    S.phase = "setup"
+    for s in SEATS:
+        if h_must_revolt(S, s):
+            S.revolted.add(s)
+            S.record.append(("revolution", s, True))
+    S.setup_queue = [s for s in SEATS if s not in S.revolted and h_revolt(S, s)]
+    _advance_setup(S)
+
+
+def _advance_setup(S: GameState) -> None:
+    if S.phase == "setup":
+        if S.setup_queue:
+            S.to_act = S.setup_queue[0]
+            S.capacity = "setup"
+            return
+        if h_redeal(S):
+            S.record.append(("redeal", sorted(S.revolted)))
+            S.redealt = True
+            if S.source == "random":
+                _redeal(S)
+            else:
+                S.phase = "over"
+                S.to_act = None
+            return
+        S.choose_queue = [s for s in SEATS if s not in S.revolted and h_choose(S, s)]
+        S.phase = "choose"
+    if S.phase == "choose":
+        if S.choose_queue:
+            S.to_act = S.choose_queue[0]
+            S.capacity = "choose"
+            return
+        S.declare_queue = [s for s in SEATS if s not in S.revolted and h_declare(S, s)]
+        S.phase = "declare"
+    if S.phase == "declare":
+        if S.declare_queue:
+            S.to_act = S.declare_queue[0]
+            S.capacity = "declare"
+            return
+        _start_play(S)
+
+
+def _redeal(S: GameState) -> None:
+    fresh = _init(_deal(S.rng), S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev)
+    ev = fresh.record[0]
+    fresh.record[0] = ev[:6] + (True,)
+    record = S.record + fresh.record
+    S.__dict__.update(fresh.__dict__)
+    S.record = record
+    S.redealt = True
+
+
+def _start_play(S: GameState) -> None:
+    S.phase = "play"
+    t_game_start(S)
+    for s in SEATS:
+        t_seat_start(S, s)
+    leader = S.forced_leader or h_first_leader(S)
+    if not leader or not _active(S, leader):
+        leader = _next_active(S, leader or N)
+    S.record.append(("first_leader", leader, S.forced_leader))
+    _new_trick(S, leader)
+
+
+# ------------------------------------------------------------------------------ tricks
+def _new_trick(S: GameState, leader: int | None) -> None:
+    if leader is None:
+        return
+    S.trick_no += 1
+    S.top = None
+    S.passed = set()
+    S.queue = []
+    S.yielders = []
+    S.yielded_this_top = set()
+    S.finished_in_trick = []
+    S.trick_leader = leader
+    S.to_act = leader
+    S.capacity = "lead"
+    if S.burner == leader and not _has_lead(S, leader):
+        _fail_burn(S, leader)
+    elif not _has_lead(S, leader) and not _discard_moves(S, leader):
+        how = str(h_no_lead(S, leader) or "after-finishers")
+        S.record.append(("no_lead", leader))
+        _retire(S, leader, how, "engine.no-lead")
+        if S.phase == "play":
+            _new_trick(S, _next_active(S, leader))
+
+
+def _lead_filtered(S: GameState, seat: int) -> bool:
+    """Whether the leads of ``seat`` must each be asked of the rules (else: every play counts)."""
+    return HAS_PLAY or S.burner == seat
+
+
+def _has_lead(S: GameState, seat: int) -> bool:
+    if not _lead_filtered(S, seat):
+        return any(S.hands[seat])
+    for _ in _lead_plays(S, seat):
+        return True
+    return False
+
+
+def _lead_count(hand: list[int]) -> int:
+    """How many distinct plays ``hand`` can lead (no rule filters them): counted, not listed."""
+    jh = tuple(hand[NR:])
+    if jh not in _JFLAT:
+        _jokers_by_sum(jh)
+    J = len(_JFLAT[jh])
+    fill = hand[FILLER] if FILLER is not None else 0
+    total = J - 1
+    for r in range(NR):
+        hr = hand[r]
+        if hr:
+            total += hr * ((fill if r != FILLER else 0) + 1) * J
+    return total
+
+
+def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
+    """The ``i``-th play of ``CardModel.plays_from(hand)`` (in its order), found by arithmetic."""
+    jh = tuple(hand[NR:])
+    if jh not in _JFLAT:
+        _jokers_by_sum(jh)
+    flat = _JFLAT[jh]
+    J = len(flat)
+    fill = hand[FILLER] if FILLER is not None else 0
+    for r in range(NR):
+        hr = hand[r]
+        if not hr:
+            continue
+        fm = (fill if r != FILLER else 0) + 1
+        block = hr * fm * J
+        if i < block:
+            n, rest = divmod(i, fm * J)
+            f, j = divmod(rest, J)
+            return _key(r, n + 1, f, flat[j])
+        i -= block
+    return _key(-1, 0, 0, flat[i + 1])
+
+
+def _lead_plays(S: GameState, seat: int) -> list[Play]:
+    """``GameState._lead_plays``: every play ``seat`` may lead, in the interpreter's order."""
+    hand = S.hands[seat]
+    burning = S.burner == seat
+    out = []
+    hand_n = sum(hand)
+    for p in MODEL.plays_from(hand):
+        if HAS_PLAY and not h_play(S, seat, p, p.count == hand_n, None, True):
+            continue
+        if burning and not h_burn_lead(S, seat, p, p.count == hand_n):
+            continue
+        out.append(p)
+    return out
+
+
+def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]:
+    """Every play ``hand`` can beat ``top`` with (cover model), in the interpreter's order, as
+    ``(rank, count, filler, joker combination)``: from the cover table, not by trying each play."""
+    out: list[tuple[int, int, int, int]] = []
+    tc = top.count
+    tcar = top.carried
+    jh = tuple(hand[NR:])
+    byc = _JBYSUM.get(jh)
+    if byc is None:
+        byc = _jokers_by_sum(jh)  # (may add joker combinations: the cover table is read after it)
+    cov = _COVER.get(top.jokers)
+    if cov is None:
+        cov = _cover(top.jokers)
+    spare_ok = SPARE_FOR_RANK
+    if SAME_COUNT:
+        if tcar:
+            need = tc - len(top.jokers)  # = tcar: rank cards + spare jokers must reach it
+            fill = hand[FILLER] if FILLER is not None else 0
+            jt = sum(jh)
+            for r in range(top.rank + 1, NR):
+                hr = hand[r]
+                if not hr:
+                    continue
+                fm = fill if r != FILLER else 0
+                if hr + fm + jt < tc:
+                    continue
+                for n in range(1, hr + 1):
+                    for f in range(fm + 1):
+                        rest = tc - n - f
+                        if rest < 0:
+                            break
+                        for jci in byc.get(rest, ()):
+                            sp = cov[jci]
+                            if sp < 0 or (sp and not spare_ok):
+                                continue
+                            if n + f + sp >= need:
+                                out.append((r, n, f, jci))
+            for jci in byc.get(tc, ()):
+                sp = cov[jci]
+                if sp < 0 or (sp and not spare_ok):
+                    continue
+                if sp >= need:
+                    out.append((-1, 0, 0, jci))
+        else:
+            for jci in byc.get(tc, ()):
+                if cov[jci] >= 0:
+                    out.append((-1, 0, 0, jci))
+        return out
+    # free count (two / three kill one): every card is used exactly
+    if tcar:
+        fill = hand[FILLER] if FILLER is not None else 0
+        for r in range(top.rank + 1, NR):
+            hr = hand[r]
+            if not hr:
+                continue
+            fm = fill if r != FILLER else 0
+            for n in range(1, hr + 1):
+                for f in range(fm + 1):
+                    for jcs in byc.values():
+                        for jci in jcs:
+                            sp = cov[jci]
+                            if sp < 0 or (sp and not spare_ok):
+                                continue
+                            if n + f + sp == tcar:
+                                out.append((r, n, f, jci))
+        for s, jcs in byc.items():
+            if not s:
+                continue
+            for jci in jcs:
+                sp = cov[jci]
+                if sp < 0 or (sp and not spare_ok):
+                    continue
+                if sp == tcar:
+                    out.append((-1, 0, 0, jci))
+    else:
+        for s, jcs in byc.items():
+            if not s:
+                continue
+            for jci in jcs:
+                if cov[jci] == 0:
+                    out.append((-1, 0, 0, jci))
+    return out
+
+
+def _answer_plays(S: GameState, seat: int) -> list[Play]:
+    """``GameState._answer_plays``: the plays ``seat`` may answer the table with, in order."""
+    top = S.top
+    tplay = top.play
+    hand = S.hands[seat]
+    if COVER_MODEL:
+        plays = [_classify(r, n, f, j) for r, n, f, j in _answer_codes(hand, tplay)]
+    else:
+        beats = MODEL.beats
+        plays = [p for p in MODEL.plays_from(hand, tplay.count if SAME_COUNT else None, MODEL.answer_floor(tplay))
+                 if beats(tplay, p)]
+    if not HAS_PLAY:
+        return plays
+    hand_n = sum(hand)
+    return [p for p in plays if h_play(S, seat, p, p.count == hand_n, top, False)]
+
+
+def _can_answer(S: GameState, seat: int) -> bool:
+    top = S.top
+    if COVER_MODEL and not HAS_PLAY:
+        return bool(_answer_codes(S.hands[seat], top.play))
+    return bool(_answer_plays(S, seat))
+
+
+def _rebuild_queue(S: GameState) -> None:
+    top = S.top
+    burn = h_burn_order(S, top) or []
+    follow = h_follow_order(S, top)
+    if follow is None:
+        follow = AFTER[top.seat]
+    S.queue = [(s, "burn") for s in burn] + [(s, "follow") for s in follow]
+
+
+def _advance(S: GameState) -> None:
+    queue = S.queue
+    top = S.top
+    places, revolted, failed = S.places, S.revolted, S.failed
+    while queue:
+        seat, cap = queue[0]
+        if seat is None or seat in places or seat in revolted or seat in failed or seat == top.seat:
+            queue.pop(0)
+            continue
+        if cap == "burn":
+            if h_burn(S, seat, top) and _can_answer(S, seat):
+                S.to_act = seat
+                S.capacity = "burn"
+                return
+        elif h_follow(S, seat, top):
+            S.to_act = seat
+            S.capacity = "follow"
+            return
+        queue.pop(0)
+    _trick_won(S)
+
+
+def _trick_won(S: GameState) -> None:
+    top = S.top
+    winner = top.seat
+    t_trick_won(S, winner, top)
+    S.record.append(("trick_won", winner, top.play))
+    leader = h_next_leader(S, top)
+    if not leader or not _active(S, leader):
+        leader = winner if _active(S, winner) else _next_active(S, winner)
+    _new_trick(S, leader)
+
+
+# ------------------------------------------------------------------------------ places
+def _reserved(S: GameState) -> set[int]:
+    out = set()
+    for r in S.revolted:
+        p = h_revolution_place(S, r)
+        if p:
+            out.add(int(p))
+    return out
+
+
+def _free_places(S: GameState) -> list[int]:
+    taken = set(S.places.values())
+    if S.revolted:
+        taken |= _reserved(S)
+    return [p for p in range(1, N + 1) if p not in taken]
+
+
+def _place(S: GameState, seat: int, place: int) -> None:
+    S.places[seat] = place
+    S.record.append(("place", seat, place))
+
+
+def _finish(S: GameState, seat: int) -> None:
+    free = _free_places(S)
+    _place(S, seat, free[0])
+    S.finish_order.append(seat)
+    S.finished_in_trick.append(seat)
+    if S.burner == seat:
+        S.burns[-1]["success"] = True
+        S.record.append(("burn_success", seat, S.burned_seat))
+        S.burner = None
+    t_finish(S, seat)
+    _check_over(S)
+
+
+def _fail_burn(S: GameState, seat: int) -> None:
+    where = h_burn_failure(S, seat)
+    free = _free_places(S)
+    place = free[-1] if where == "last" else free[0]
+    S.failed.add(seat)
+    S.burner = None
+    if S.burns:
+        S.burns[-1]["failed"] = True
+    S.record.append(("burn_failed", seat))
+    _place(S, seat, place)
+    _check_over(S)
+    if S.phase == "play" and (S.to_act == seat or S.to_act is None):
+        _new_trick(S, _next_active(S, seat))
+
+
+def _check_over(S: GameState) -> None:
+    if S.phase == "over":
+        return
+    if not h_game_over(S):
+        return
+    for r in sorted(S.revolted):
+        p = h_revolution_place(S, r)
+        taken = set(S.places.values())
+        free = [q for q in range(1, N + 1) if q not in taken]
+        _place(S, r, int(p) if p and int(p) in free else free[0])
+    hands = S.hands
+    rest = sorted((s for s in SEATS if s not in S.places and s not in S.late),
+                  key=lambda s: (sum(hands[s]), s)) + [s for s in S.late if s not in S.places]
+    taken = set(S.places.values())
+    free = [q for q in range(1, N + 1) if q not in taken]
+    for s, p in zip(rest, free):
+        _place(S, s, p)
+    S.phase = "over"
+    S.to_act = None
+    S.sweep = bool(h_sweep(S))
+    S.scores = {s: _num(h_score(S, s)) for s in SEATS}
+    S.record.append(("game_over", dict(S.places), dict(S.scores), S.sweep))
+
+
+# ------------------------------------------------------------------------------ legal moves
+class _Leads(Sequence[Move]):
+    """The leads of a seat whose plays no rule filters: counted and indexed by arithmetic."""
+
+    __slots__ = ("seat", "hand", "n", "extra")
+
+    def __init__(self, seat: int, hand: list[int], extra: list[Move]):
+        self.seat = seat
+        self.hand = list(hand)
+        self.n = _lead_count(hand)
+        self.extra = extra
+
+    def __len__(self) -> int:
+        return self.n + len(self.extra)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if 0 <= i < self.n:
+            return Move(self.seat, "play", _lead_at(self.hand, i))
+        if i < 0 or i >= len(self):
+            raise IndexError(i)
+        return self.extra[i - self.n]
+
+    def __contains__(self, m: object) -> bool:
+        if isinstance(m, tuple) and len(m) == 4 and m[0] == self.seat and m[1] == "play" and m[3] == "" \
+                and isinstance(m[2], tuple) and len(m[2]) == K:
+            cards = m[2]
+            if all(0 <= c <= h for c, h in zip(cards, self.hand)) and MODEL.classify(cards).valid:
+                return True
+        return m in self.extra
+
+    def __add__(self, other: list[Move]) -> list[Move]:
+        return list(self) + list(other)
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, (list, Sequence)) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Leads({len(self)} moves for seat {self.seat})"
+
+
+def legal_moves(S: GameState) -> Sequence[Move]:
+    """``GameState.legal_moves``: the same moves in the same order."""
+    s = S.to_act
+    if s is None or S.phase == "over":
+        return []
+    phase = S.phase
+    if phase == "return":
+        return [Move(s, "return", v) for v in _return_moves(S, s, S.return_queue[0][2])]
+    if phase == "setup":
+        return [Move(s, "revolt"), Move(s, "pass")]
+    if phase == "declare":
+        return [Move(s, "declare"), Move(s, "pass")]
+    if phase == "choose":
+        return [Move(s, "choose", None, "head"), Move(s, "choose", None, "headless")]
+    cap = S.capacity
+    if cap == "lead":
+        if not _lead_filtered(S, s):
+            return _Leads(s, S.hands[s], _discard_moves(S, s))
+        return LegalMoves(s, "play", [p.counts for p in _lead_plays(S, s)], _discard_moves(S, s))
+    if cap == "burn":
+        return [Move(s, "burn", p.counts) for p in _answer_plays(S, s)] + [Move(s, "pass")]
+    moves = [Move(s, "play", p.counts) for p in _answer_plays(S, s)] + [Move(s, "pass")]
+    if _may_yield(S, s):
+        moves.append(Move(s, "yield"))
+    return moves
+
+
+def _discard_moves(S: GameState, s: int) -> list[Move]:
+    if not HAS_DISCARD:
+        return []
+    out = []
+    hand = S.hands[s]
+    for i, k in enumerate(hand):
+        if not k:
+            continue
+        v = [0] * K
+        v[i] = k
+        p = MODEL.classify(tuple(v))
+        if h_discard(S, s, p, False):
+            out.append(Move(s, "discard", tuple(v)))
+    return out
+
+
+def _may_yield(S: GameState, s: int) -> bool:
+    if s in S.yielded_this_top:
+        return False
+    return bool(h_yield(S, s, S.top))
+
+
+# ------------------------------------------------------------------------------ applying
+def apply_move(S: GameState, move: Move) -> None:
+    """``GameState.apply_in_place(move, trusted=True)``: ``move`` must be one of
+    :func:`legal_moves` of this very state."""
+    s = move.seat
+    phase = S.phase
+    S.record.append(("move", s, move.verb, move.cards, move.arg))
+    if phase == "return":
+        receiver, giver, _ = S.return_queue.pop(0)
+        cards = move.cards or ()
+        _transfer(S, receiver, giver, {k: n for k, n in zip(KINDS, cards) if n}, "return")
+        _advance_between(S)
+        return
+    if phase == "declare":
+        S.declare_queue.pop(0)
+        if move.verb == "declare":
+            S.flags.setdefault("declared", set()).add(s)
+        _advance_setup(S)
+        return
+    if phase == "setup":
+        S.setup_queue.pop(0)
+        if move.verb == "revolt":
+            S.revolted.add(s)
+            S.record.append(("revolution", s, False))
+        _advance_setup(S)
+        return
+    if phase == "choose":
+        S.choose_queue.pop(0)
+        S.flags.setdefault("chose_" + move.arg, set()).add(s)
+        _advance_setup(S)
+        return
+    S.decisions += 1
+    verb = move.verb
+    if verb == "pass":
+        _, cap = S.queue.pop(0)
+        if cap == "follow":
+            S.passed.add(s)
+        _advance(S)
+        return
+    if verb == "discard":
+        cards = move.cards or ()
+        hand = S.hands[s]
+        for i, c in enumerate(cards):
+            hand[i] -= c
+            S.discarded[i] += c
+        S.record.append(("discard", s, cards))
+        if sum(hand) == 0:
+            _finish(S, s)
+            if S.phase == "play":
+                _new_trick(S, _next_active(S, s))
+        return
+    if verb == "yield":
+        _yield(S, s)
+        return
+    _play(S, s, MODEL.classify(tuple(move.cards or ())), verb == "burn")
+
+
+def _yield(S: GameState, s: int) -> None:
+    queue = S.queue
+    queue.pop(0)
+    n = int(h_yield_to(S, s, S.top) or 0)
+    i, seen = 0, 0
+    while i < len(queue) and seen < n:
+        t, cap = queue[i]
+        if cap == "follow" and t != s and _active(S, t):
+            seen += 1
+        i += 1
+    queue.insert(i, (s, "follow"))
+    S.yielders.append(s)
+    S.yielded_this_top.add(s)
+    _advance(S)
+
+
+def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
+    hand = S.hands[s]
+    for i, c in enumerate(p.counts):
+        if c:
+            hand[i] -= c
+    prev = S.top
+    tp = TablePlay(p, s, KINDS)
+    tp.beaten_seat = prev.seat if prev else None
+    tp.is_burn = is_burn
+    tp.empties_hand = not any(hand)
+    if S.yielders:
+        tp.over_yield = True
+        tp.yielder = S.yielders[0]
+        S.passed.update(S.yielders)
+        S.yielders = []
+    if is_burn:
+        counter = S.burner is not None and prev is not None and prev.seat == S.burner
+        if counter:
+            S.record.append(("counter_burn", s, S.burner))
+            if S.burns:
+                S.burns[-1]["countered"] = True
+        S.burner = s
+        S.burned_seat = prev.seat if prev else None
+        S.burns.append({"burner": s, "burned": S.burned_seat, "success": False, "counter": counter})
+        S.record.append(("burn", s, S.burned_seat))
+    elif S.burner is not None and prev is not None and prev.seat == S.burner and s != S.burner:
+        S.record.append(("burn_undone", s, S.burner))
+        S.burner = None
+    S.top = tp
+    S.capacity = "follow"
+    S.yielded_this_top = set()
+    t_after_play(S, s, tp, prev)
+    if tp.empties_hand:
+        _finish(S, s)
+        if S.phase == "over":
+            return
+    _rebuild_queue(S)
+    _advance(S)
+
+
+# ------------------------------------------------------------------------------ the play-out loop
+Policy = Callable[[GameState, Sequence[Move]], Move]
+
+
+def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: dict[int, Policy],
+             max_decisions: int = 100_000, steps: int = 0) -> int:
+    """Play ``S`` to the end, in place. For a seat in ``pickers`` (a random bot: its generator's
+    ``randrange``) no moves are built: the moves are counted, an index drawn and only that move
+    made (the same draws as the interpreter's loop makes); a seat in ``choosers`` is asked
+    ``choose(state, moves)`` with the interpreter's moves. Returns the number of moves made
+    (``steps`` counted in). Raises RuntimeError past ``max_decisions`` moves, IllegalMove if a
+    chooser answers a move that is not legal."""
+    while S.phase != "over":
+        seat = S.to_act
+        if seat is None:
+            raise RuntimeError(f"nobody is to act (phase {S.phase})")
+        pick = pickers.get(seat)
+        if pick is not None and S.phase == "play":
+            _random_step(S, seat, pick)
+        else:
+            moves = legal_moves(S)
+            if not moves:
+                raise RuntimeError(f"seat {seat} has no legal move (phase {S.phase})")
+            if pick is not None:
+                apply_move(S, moves[pick(len(moves))])
+            else:
+                chooser = choosers.get(seat)
+                if chooser is None:
+                    raise RuntimeError(f"no bot for seat {seat}")
+                choice = chooser(S, moves)
+                if choice in moves:
+                    apply_move(S, choice)
+                else:
+                    S.apply_in_place(choice)  # checked by the interpreter: raises IllegalMove
+        steps += 1
+        if steps > max_decisions:
+            raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+    return steps
+
+
+def _random_step(S: GameState, seat: int, pick: Callable[[int], int]) -> None:
+    """One move of a random bot in the play phase: count the moves, draw an index, apply that
+    move, building only it."""
+    cap = S.capacity
+    hand = S.hands[seat]
+    if cap == "lead":
+        discards = _discard_moves(S, seat) if HAS_DISCARD else []
+        if not _lead_filtered(S, seat):
+            n = _lead_count(hand)
+            i = pick(n + len(discards))
+            if i < n:
+                p = MODEL.classify(_lead_at(hand, i))
+                S.record.append(("move", seat, "play", p.counts, ""))
+                S.decisions += 1
+                _play(S, seat, p, False)
+                return
+            apply_move(S, discards[i - n])
+            return
+        plays = _lead_plays(S, seat)
+        i = pick(len(plays) + len(discards))
+        if i < len(plays):
+            p = plays[i]
+            S.record.append(("move", seat, "play", p.counts, ""))
+            S.decisions += 1
+            _play(S, seat, p, False)
+            return
+        apply_move(S, discards[i - len(plays)])
+        return
+    if COVER_MODEL and not HAS_PLAY:
+        codes = _answer_codes(hand, S.top.play)
+        n = len(codes)
+        yield_ok = cap == "follow" and _may_yield(S, seat)
+        i = pick(n + 1 + yield_ok)
+        if i < n:
+            p = _classify(*codes[i])
+        else:
+            p = None
+    else:
+        plays = _answer_plays(S, seat)
+        n = len(plays)
+        yield_ok = cap == "follow" and _may_yield(S, seat)
+        i = pick(n + 1 + yield_ok)
+        p = plays[i] if i < n else None
+    verb = "burn" if cap == "burn" else "play"
+    S.decisions += 1
+    if p is not None:
+        S.record.append(("move", seat, verb, p.counts, ""))
+        _play(S, seat, p, cap == "burn")
+    elif i == n:
+        S.record.append(("move", seat, "pass", None, ""))
+        _, qcap = S.queue.pop(0)
+        if qcap == "follow":
+            S.passed.add(seat)
+        _advance(S)
+    else:
+        S.record.append(("move", seat, "yield", None, ""))
+        _yield(S, seat)
+
+
+# ------------------------------------------------------------------------------ the event log
+def render_event(e: Any) -> dict[str, Any]:
+    """One compact log entry as the interpreter's event dict (dicts pass through)."""
+    if isinstance(e, dict):
+        return e
+    kind = e[0]
+    text = MODEL.text
+    if kind == "move":
+        _, seat, verb, cards, arg = e
+        if cards is not None:
+            return {"type": "move", "move": f"{seat} {verb} {text(cards)}"}
+        if arg:
+            return {"type": "move", "move": f"{seat} {verb} {arg}"}
+        return {"type": "move", "move": f"{seat} {verb}"}
+    if kind == "place":
+        return {"type": "place", "seat": e[1], "place": e[2]}
+    if kind == "trick_won":
+        return {"type": "trick_won", "seat": e[1], "play": e[2].text}
+    if kind == "deal":
+        _, game_number, source, seed, prev, dealt_cards, redeal = e
+        out = {"type": "deal", "game_number": game_number, "source": source, "seed": seed,
+               "prev": None if prev is None else prev.to_json(),
+               "hands": {str(s): " ".join(str(c) for c in dealt_cards[s]) for s in SEATS}}
+        if redeal:
+            out["redeal"] = True
+        return out
+    if kind == "first_leader":
+        return {"type": "first_leader", "seat": e[1], "forced": e[2]}
+    if kind == "revolution":
+        return {"type": "revolution", "seat": e[1], "automatic": True} if e[2] else {"type": "revolution", "seat": e[1]}
+    if kind == "redeal":
+        return {"type": "redeal", "revolted": e[1]}
+    if kind == "transfer":
+        out = {"type": "transfer", "giver": e[1], "receiver": e[2], "cards": text(e[3]), "rule": e[4]}
+        if len(e) > 5:
+            out["kind"] = e[5]
+        return out
+    if kind == "retire":
+        return {"type": "retire", "seat": e[1], "how": e[2], "rule": e[3]}
+    if kind == "no_lead":
+        return {"type": "no_lead", "seat": e[1]}
+    if kind == "burn":
+        return {"type": "burn", "seat": e[1], "burned": e[2]}
+    if kind == "counter_burn":
+        return {"type": "counter_burn", "seat": e[1], "burned": e[2]}
+    if kind == "burn_undone":
+        return {"type": "burn_undone", "seat": e[1], "burner": e[2]}
+    if kind == "burn_success":
+        return {"type": "burn_success", "seat": e[1], "burned": e[2]}
+    if kind == "burn_failed":
+        return {"type": "burn_failed", "seat": e[1]}
+    if kind == "discard":
+        return {"type": "discard", "seat": e[1], "cards": text(e[2])}
+    if kind == "game_over":
+        return {"type": "game_over", "places": {str(s): p for s, p in sorted(e[1].items())},
+                "scores": {str(s): v for s, v in e[2].items()}, "sweep": e[3]}
+    raise ValueError(f"unknown log entry {e!r}")  # pragma: no cover - the template writes every kind
+
+
+def render_record(S: GameState) -> list[dict[str, Any]]:
+    """Turn the compact entries of ``S.record`` into the interpreter's event dicts (in place);
+    returns the record."""
+    S.record = [render_event(e) for e in S.record]
+    return S.record

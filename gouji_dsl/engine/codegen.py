@@ -55,7 +55,7 @@ class E:
     it (``typ``), and what is known of it: never none (``nn``), free of side effects (``pure``),
     cheap and safe to repeat (``cheap``), a constant (``const``/``value``), a real bool (``boolish``).
     ``play``: for a play value, ``"table"`` (a TablePlay; ``code`` may be none) or ``"cand"`` (a
-    candidate: ``cand`` holds the codes of its Play, its seat and whether it empties the hand)."""
+    candidate: ``cand`` maps each play attribute to its code)."""
 
     code: str
     typ: str
@@ -66,7 +66,7 @@ class E:
     value: Any = None
     boolish: bool = False
     play: str | None = None
-    cand: tuple[str, str, str] | None = None
+    cand: dict[str, str] | None = None
 
 
 def _const(v: Any, typ: str | None = None) -> E:
@@ -206,15 +206,11 @@ class _Emitter:
             return _const(None, typ)
         if base.play == "cand":
             assert base.cand is not None
-            p, seat, empties = base.cand
-            code = {"seat": seat, "rank": f"KINDS[{p}.rank]", "count": f"{p}.count", "carried": f"{p}.carried",
-                    "filler": f"{p}.filler", "jokers": f"len({p}.jokers)", "pure_jokers": f"{p}.pure_jokers",
-                    "gouji": f"{p}.gouji", "cards": f"{p}.text", "beaten": "None", "over_yield": "False",
-                    "yielder": "None", "empties_hand": empties, "burn": "False"}[attr]
+            code = base.cand[attr]
             if code in ("None", "False"):
                 return _const(None if code == "None" else False, typ)
-            nn = attr not in ("seat",) or self.env.get("seat", E("", "seat")).nn
-            return E(code, typ, nn=nn, cheap=True, boolish=attr in _BOOL_ATTRS)
+            nn = attr != "seat" or self.env.get("seat", E("", "seat")).nn
+            return E(code, typ, nn=nn, cheap=attr not in ("gouji", "cards"), boolish=attr in _BOOL_ATTRS)
         if base.play != "table":
             raise Unsupported(f"a play value of unknown form ({base.code})")
         a = _TABLE_ATTR[attr]
@@ -513,6 +509,11 @@ class Generator:
         if name == "counter":
             return E(f"S.counters.get({a[0 + 1]}, {{}}).get({a[0]}, 0)", ret, nn=True, pure=pure)
         if name == "count":
+            if args[0].code == "S.active_list()":
+                return E("_n_active(S)", ret, nn=True, pure=pure)
+            if args[0].code.startswith("sorted(") and args[0].code.endswith(")") and args[0].nn \
+                    and _simple(args[0].code[7:-1].replace("S.", "", 1)):
+                return E(f"len({args[0].code[7:-1]})", ret, nn=True, pure=pure)
             if args[0].nn:
                 return E(f"len({a[0]})", ret, nn=True, pure=pure)
             return E(f"len({a[0]} or [])", ret, nn=True, pure=pure)
@@ -558,14 +559,17 @@ class Generator:
         return d[1] if d else "any"
 
     # --- hooks
-    def _env(self, hook: str) -> _HookSig:
+    def _env(self, hook: str, codes: bool = False) -> _HookSig:
         ctx = HOOKS[hook].context
         sig = _HookSig([])
         cand = hook in CANDIDATE_HOOKS
         for v in ctx:
-            if v == "play" and cand:
+            if v == "play" and cand and codes:
+                sig.params += ["r", "n", "f", "j", "empties"]
+                sig.env["play"] = E("(r, n, f, j)", "play", nn=True, play="cand", cand=_CODE_ATTRS)
+            elif v == "play" and cand:
                 sig.params += ["p", "empties"]
-                sig.env["play"] = E("p", "play", nn=True, cheap=True, play="cand", cand=("p", "seat", "empties"))
+                sig.env["play"] = E("p", "play", nn=True, cheap=True, play="cand", cand=_PLAY_OBJ_ATTRS)
             elif v in ("play", "top", "beaten"):
                 sig.params.append(v)
                 nn = (v == "play") or (v == "top" and hook in _TOP_SET)
@@ -595,10 +599,10 @@ class Generator:
         where = _short(node.origin.path)
         return f"# {node.id} ({where}:{node.origin.line})"
 
-    def hook_function(self, hook: str) -> str:
+    def hook_function(self, hook: str, codes: bool = False) -> str:
         h = HOOKS[hook]
-        sig = self._env(hook)
-        prefix = "t_" if h.kind == "trigger" else "h_"
+        sig = self._env(hook, codes)
+        prefix = "t_" if h.kind == "trigger" else ("c_" if codes else "h_")
         head = f"def {prefix}{hook}(S{''.join(', ' + p for p in sig.params)}):"
         doc = f'    """{h.doc}"""'
         rules = self.graph.by_hook[hook]
@@ -769,6 +773,8 @@ class Generator:
             if name in NOT_ASKED:
                 continue
             hooks.append(self.hook_function(name))
+            if name in CANDIDATE_HOOKS:  # the same question about a play given by its code
+                hooks.append(self.hook_function(name, codes=True))
         consts = [f"{name} = {text}" for text, name in self.consts.items()]
         g = self.graph
         block = [
@@ -791,6 +797,18 @@ class Generator:
         end = template.index(_END) + len(_END)
         return template[:start] + "\n".join(block) + template[end:]
 
+
+#: a candidate play as a Play object ``p`` (and ``empties``: it empties the hand)
+_PLAY_OBJ_ATTRS = {"seat": "seat", "rank": "KINDS[p.rank]", "count": "p.count", "carried": "p.carried",
+                   "filler": "p.filler", "jokers": "len(p.jokers)", "pure_jokers": "p.pure_jokers",
+                   "gouji": "p.gouji", "cards": "p.text", "beaten": "None", "over_yield": "False",
+                   "yielder": "None", "empties_hand": "empties", "burn": "False"}
+#: a candidate play given by its code: ``n`` cards of rank ``r`` (< 0: none), ``f`` filler cards,
+#: joker combination ``j``; only ``gouji`` and ``cards`` classify the play (cached per signature)
+_CODE_ATTRS = {"seat": "seat", "rank": "KINDS[r if r >= 0 else PLAY_JOKERS[j][0]]", "count": "(n + f + JC_N[j])",
+               "carried": "(n + f)", "filler": "f", "jokers": "JC_N[j]", "pure_jokers": "(r < 0)",
+               "gouji": "_classify(r, n, f, j).gouji", "cards": "_classify(r, n, f, j).text", "beaten": "None",
+               "over_yield": "False", "yielder": "None", "empties_hand": "empties", "burn": "False"}
 
 _TOP_SET = ("follow", "yield", "yield_to", "burn", "follow_order", "burn_order", "trick_won", "next_leader")
 _SEAT_MAYBE_NONE: tuple[str, ...] = ()

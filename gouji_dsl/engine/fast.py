@@ -146,7 +146,7 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
     choosers: dict[int, Callable[..., Move]] = {}
     for seat, p in by_seat.items():
         if type(p) is RandomBot and type(p.rng) is random.Random:
-            pickers[seat] = p.rng.randrange
+            pickers[seat] = p.rng.getrandbits  # indices drawn as randrange draws them
         elif hasattr(p, "choose"):
             choosers[seat] = p.choose
         elif callable(p):

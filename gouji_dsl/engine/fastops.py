@@ -127,3 +127,8 @@ def _next_active_n(S: Any, s: Any) -> Any:
 
 def _hand_size(S: Any, s: Any) -> int:
     return sum(S.hands[s]) if s else 0
+
+
+def _n_active(S: Any) -> int:
+    """How many seats still play (``count(active_seats)`` without building the list)."""
+    return S.n_seats - len(S.places.keys() | S.revolted | S.failed)

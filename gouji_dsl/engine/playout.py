@@ -51,6 +51,7 @@ from gouji_dsl.engine.fastops import (  # noqa: F401 - called by the generated h
     _minus,
     _mod,
     _mul,
+    _n_active,
     _next_active_n,
     _nk,
     _out_n,
@@ -93,7 +94,7 @@ def h_trigger(S: GameState, *args: Any) -> None: raise NotImplementedError
 
 
 h_revolt = h_declare = h_choose = h_follow = h_yield = h_burn = h_see_count = h_see_hand = h_permit
-h_play = h_burn_lead = h_discard = h_permit
+h_play = h_burn_lead = h_discard = c_play = c_burn_lead = c_discard = h_permit
 h_first_leader = h_tribute_kinds = h_tribute = h_tribute_card = h_return_tribute = h_must_revolt = h_value
 h_redeal = h_follow_order = h_yield_to = h_burn_order = h_no_lead = h_match_length = h_value
 h_burn_failure = h_next_leader = h_revolution_place = h_game_over = h_sweep = h_score = h_value
@@ -103,10 +104,12 @@ t_seat_setup = t_game_start = t_seat_start = t_after_play = t_trick_won = t_fini
 DECK: list[Card] = MODEL.deck() if MODEL is not None else []
 JC_ALL: list[tuple[int, ...]] = []
 JC_INDEX: dict[tuple[int, ...], int] = {}
+JC_N: list[int] = []
 PLAY_JOKERS: list[tuple[int, ...]] = []
 _JBYSUM: dict[tuple[int, ...], dict[int, list[int]]] = {}
 _JFLAT: dict[tuple[int, ...], list[int]] = {}
 _COVER: dict[tuple[int, ...], list[int]] = {}
+_OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _VERB = {"play", "burn", "discard", "return"}
 
 
@@ -117,8 +120,10 @@ def _jc_index(jc: tuple[int, ...]) -> int:
     if i is None:
         i = JC_INDEX[jc] = len(JC_ALL)
         JC_ALL.append(jc)
+        JC_N.append(sum(jc))
         PLAY_JOKERS.append(MODEL.classify((0,) * NR + jc).jokers if any(jc) else ())
         _COVER.clear()
+        _OKC.clear()
     return i
 
 
@@ -448,9 +453,7 @@ def _lead_filtered(S: GameState, seat: int) -> bool:
 def _has_lead(S: GameState, seat: int) -> bool:
     if not _lead_filtered(S, seat):
         return any(S.hands[seat])
-    for _ in _lead_plays(S, seat):
-        return True
-    return False
+    return bool(_lead_codes(S, seat, True))
 
 
 def _lead_count(hand: list[int]) -> int:
@@ -490,69 +493,117 @@ def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
     return _key(-1, 0, 0, flat[i + 1])
 
 
-def _lead_plays(S: GameState, seat: int) -> list[Play]:
-    """``GameState._lead_plays``: every play ``seat`` may lead, in the interpreter's order."""
+def _lead_codes(S: GameState, seat: int, first: bool = False) -> list[tuple[int, int, int, int]]:
+    """``GameState._lead_plays`` as codes ``(rank, count, filler, joker combination)``: every play
+    ``seat`` may lead, in the interpreter's order, each asked of the ``play`` (and, for a burner,
+    ``burn_lead``) rules without building it. ``first``: stop at the first one."""
     hand = S.hands[seat]
     burning = S.burner == seat
-    out = []
     hand_n = sum(hand)
-    for p in MODEL.plays_from(hand):
-        if HAS_PLAY and not h_play(S, seat, p, p.count == hand_n, None, True):
+    jh = tuple(hand[NR:])
+    if jh not in _JFLAT:
+        _jokers_by_sum(jh)
+    flat = _JFLAT[jh]
+    fill = hand[FILLER] if FILLER is not None else 0
+    jn = JC_N
+    out: list[tuple[int, int, int, int]] = []
+    for r in range(NR):
+        hr = hand[r]
+        if not hr:
             continue
-        if burning and not h_burn_lead(S, seat, p, p.count == hand_n):
+        fm = fill if r != FILLER else 0
+        for n in range(1, hr + 1):
+            for f in range(fm + 1):
+                for j in flat:
+                    e = n + f + jn[j] == hand_n
+                    if HAS_PLAY and not c_play(S, seat, r, n, f, j, e, None, True):
+                        continue
+                    if burning and not c_burn_lead(S, seat, r, n, f, j, e):
+                        continue
+                    out.append((r, n, f, j))
+                    if first:
+                        return out
+    for j in flat[1:]:
+        e = jn[j] == hand_n
+        if HAS_PLAY and not c_play(S, seat, -1, 0, 0, j, e, None, True):
             continue
-        out.append(p)
+        if burning and not c_burn_lead(S, seat, -1, 0, 0, j, e):
+            continue
+        out.append((-1, 0, 0, j))
+        if first:
+            return out
     return out
+
+
+def _lead_plays(S: GameState, seat: int) -> list[Play]:
+    """``GameState._lead_plays``: every play ``seat`` may lead, in the interpreter's order."""
+    return [_classify(*c) for c in _lead_codes(S, seat)]
+
+
+def _answers_by_sum(jh: tuple[int, ...], tj: tuple[int, ...]) -> dict[int, list[int]]:
+    """Same-count cover model: the joker combinations of holding ``jh`` (grouped by total, in
+    order) that let an answer beat a lead with jokers ``tj``: they cover every lead joker and, with
+    the rank cards, still make the lead's count of rank cards. Both depend only on the combination
+    (an answer of total count ``c`` with ``s`` jokers has ``c - s`` rank cards), so the table is
+    built once per (holding, lead jokers)."""
+    key = (jh, tj)
+    got = _OKC.get(key)
+    if got is None:
+        byc = _jokers_by_sum(jh)
+        cov = _cover(tj)
+        nt = len(tj)
+        got = {}
+        for s, jcs in byc.items():
+            ok = [j for j in jcs if cov[j] >= 0 and (SPARE_FOR_RANK or cov[j] == 0) and cov[j] >= s - nt]
+            if ok:
+                got[s] = ok
+        _OKC[key] = got
+    return got
 
 
 def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]:
     """Every play ``hand`` can beat ``top`` with (cover model), in the interpreter's order, as
-    ``(rank, count, filler, joker combination)``: from the cover table, not by trying each play."""
+    ``(rank, count, filler, joker combination)``: from the cover tables, not by trying each play."""
     out: list[tuple[int, int, int, int]] = []
     tc = top.count
     tcar = top.carried
-    jh = tuple(hand[NR:])
-    byc = _JBYSUM.get(jh)
-    if byc is None:
-        byc = _jokers_by_sum(jh)  # (may add joker combinations: the cover table is read after it)
-    cov = _COVER.get(top.jokers)
-    if cov is None:
-        cov = _cover(top.jokers)
-    spare_ok = SPARE_FOR_RANK
     if SAME_COUNT:
+        jt = sum(hand[NR:])
         if tcar:
-            need = tc - len(top.jokers)  # = tcar: rank cards + spare jokers must reach it
             fill = hand[FILLER] if FILLER is not None else 0
-            jt = sum(jh)
-            for r in range(top.rank + 1, NR):
+            tr = top.rank
+            if jt < tc and max(hand[tr + 1:NR], default=0) + fill + jt < tc:
+                return out  # the quick path of a forced pass: no group is big enough
+            jh = tuple(hand[NR:])
+            okc = _OKC.get((jh, top.jokers))
+            if okc is None:
+                okc = _answers_by_sum(jh, top.jokers)
+            get = okc.get
+            for r in range(tr + 1, NR):
                 hr = hand[r]
                 if not hr:
                     continue
                 fm = fill if r != FILLER else 0
                 if hr + fm + jt < tc:
                     continue
-                for n in range(1, hr + 1):
-                    for f in range(fm + 1):
-                        rest = tc - n - f
-                        if rest < 0:
-                            break
-                        for jci in byc.get(rest, ()):
-                            sp = cov[jci]
-                            if sp < 0 or (sp and not spare_ok):
-                                continue
-                            if n + f + sp >= need:
-                                out.append((r, n, f, jci))
-            for jci in byc.get(tc, ()):
-                sp = cov[jci]
-                if sp < 0 or (sp and not spare_ok):
-                    continue
-                if sp >= need:
-                    out.append((-1, 0, 0, jci))
-        else:
-            for jci in byc.get(tc, ()):
-                if cov[jci] >= 0:
-                    out.append((-1, 0, 0, jci))
+                for n in range(max(1, tc - fm - jt), min(hr, tc) + 1):
+                    for f in range(max(0, tc - n - jt), min(fm, tc - n) + 1):
+                        for j in get(tc - n - f, ()):
+                            out.append((r, n, f, j))
+            for j in get(tc, ()):
+                out.append((-1, 0, 0, j))
+        elif jt >= tc:
+            jh = tuple(hand[NR:])
+            byc = _jokers_by_sum(jh)  # (may add joker combinations: the cover table is read after it)
+            cov = _cover(top.jokers)
+            for j in byc.get(tc, ()):
+                if cov[j] >= 0:
+                    out.append((-1, 0, 0, j))
         return out
+    jh = tuple(hand[NR:])
+    byc = _jokers_by_sum(jh)
+    cov = _cover(top.jokers)
+    spare_ok = SPARE_FOR_RANK
     # free count (two / three kill one): every card is used exactly
     if tcar:
         fill = hand[FILLER] if FILLER is not None else 0
@@ -606,10 +657,21 @@ def _answer_plays(S: GameState, seat: int) -> list[Play]:
     return [p for p in plays if h_play(S, seat, p, p.count == hand_n, top, False)]
 
 
-def _can_answer(S: GameState, seat: int) -> bool:
+def _answer_codes_allowed(S: GameState, seat: int) -> list[tuple[int, int, int, int]]:
+    """The answers of ``seat`` as codes, each asked of the ``play`` rules (cover model)."""
     top = S.top
-    if COVER_MODEL and not HAS_PLAY:
-        return bool(_answer_codes(S.hands[seat], top.play))
+    hand = S.hands[seat]
+    codes = _answer_codes(hand, top.play)
+    if not HAS_PLAY or not codes:
+        return codes
+    hand_n = sum(hand)
+    jn = JC_N
+    return [c for c in codes if c_play(S, seat, c[0], c[1], c[2], c[3], c[1] + c[2] + jn[c[3]] == hand_n, top, False)]
+
+
+def _can_answer(S: GameState, seat: int) -> bool:
+    if COVER_MODEL:
+        return bool(_answer_codes_allowed(S, seat))
     return bool(_answer_plays(S, seat))
 
 
@@ -942,8 +1004,9 @@ Policy = Callable[[GameState, Sequence[Move]], Move]
 def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: dict[int, Policy],
              max_decisions: int = 100_000, steps: int = 0) -> int:
     """Play ``S`` to the end, in place. For a seat in ``pickers`` (a random bot: its generator's
-    ``randrange``) no moves are built: the moves are counted, an index drawn and only that move
-    made (the same draws as the interpreter's loop makes); a seat in ``choosers`` is asked
+    ``getrandbits``) no moves are built: the moves are counted, an index drawn as
+    ``random.Random.randrange`` draws it, and only that move made (the same draws as the
+    interpreter's loop makes); a seat in ``choosers`` is asked
     ``choose(state, moves)`` with the interpreter's moves. Returns the number of moves made
     (``steps`` counted in). Raises RuntimeError past ``max_decisions`` moves, IllegalMove if a
     chooser answers a move that is not legal."""
@@ -959,7 +1022,12 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
             if not moves:
                 raise RuntimeError(f"seat {seat} has no legal move (phase {S.phase})")
             if pick is not None:
-                apply_move(S, moves[pick(len(moves))])
+                n = len(moves)
+                k = n.bit_length()
+                i = pick(k)
+                while i >= n:
+                    i = pick(k)
+                apply_move(S, moves[i])
             else:
                 chooser = choosers.get(seat)
                 if chooser is None:
@@ -984,7 +1052,11 @@ def _random_step(S: GameState, seat: int, pick: Callable[[int], int]) -> None:
         discards = _discard_moves(S, seat) if HAS_DISCARD else []
         if not _lead_filtered(S, seat):
             n = _lead_count(hand)
-            i = pick(n + len(discards))
+            m = n + len(discards)
+            k = m.bit_length()
+            i = pick(k)
+            while i >= m:
+                i = pick(k)
             if i < n:
                 p = MODEL.classify(_lead_at(hand, i))
                 S.record.append(("move", seat, "play", p.counts, ""))
@@ -993,21 +1065,28 @@ def _random_step(S: GameState, seat: int, pick: Callable[[int], int]) -> None:
                 return
             apply_move(S, discards[i - n])
             return
-        plays = _lead_plays(S, seat)
-        i = pick(len(plays) + len(discards))
-        if i < len(plays):
-            p = plays[i]
+        codes = _lead_codes(S, seat)
+        m = len(codes) + len(discards)
+        k = m.bit_length()
+        i = pick(k)
+        while i >= m:
+            i = pick(k)
+        if i < len(codes):
+            p = _classify(*codes[i])
             S.record.append(("move", seat, "play", p.counts, ""))
             S.decisions += 1
             _play(S, seat, p, False)
             return
-        apply_move(S, discards[i - len(plays)])
+        apply_move(S, discards[i - len(codes)])
         return
-    if COVER_MODEL and not HAS_PLAY:
-        codes = _answer_codes(hand, S.top.play)
+    if COVER_MODEL:
+        codes = _answer_codes_allowed(S, seat)
         n = len(codes)
-        yield_ok = cap == "follow" and _may_yield(S, seat)
-        i = pick(n + 1 + yield_ok)
+        m = n + 1 + (cap == "follow" and _may_yield(S, seat))
+        k = m.bit_length()
+        i = pick(k)
+        while i >= m:
+            i = pick(k)
         if i < n:
             p = _classify(*codes[i])
         else:
@@ -1015,8 +1094,11 @@ def _random_step(S: GameState, seat: int, pick: Callable[[int], int]) -> None:
     else:
         plays = _answer_plays(S, seat)
         n = len(plays)
-        yield_ok = cap == "follow" and _may_yield(S, seat)
-        i = pick(n + 1 + yield_ok)
+        m = n + 1 + (cap == "follow" and _may_yield(S, seat))
+        k = m.bit_length()
+        i = pick(k)
+        while i >= m:
+            i = pick(k)
         p = plays[i] if i < n else None
     verb = "burn" if cap == "burn" else "play"
     S.decisions += 1

@@ -67,6 +67,29 @@ class E:
     boolish: bool = False
     play: str | None = None
     cand: dict[str, str] | None = None
+    members: str | None = None  # a set with the same members, for 'in' / '--' / '&'
+    rt: str | None = None  # the type the value has at run time, where the language types it 'any'
+    conj: tuple[E, ...] = ()  # the operands of a conjunction (flattened)
+    negates: E | None = None  # for ``not x``: x
+
+    @property
+    def cost(self) -> int:
+        """A rough cost of evaluating the code (calls weigh most), to order conjunctions."""
+        return 10 * sum(1 for i, ch in enumerate(self.code) if ch == "(" and i and (self.code[i - 1].isalnum()
+                                                                                 or self.code[i - 1] == "_")) \
+            + len(self.code) // 16
+
+    @property
+    def safe(self) -> bool:
+        """Evaluating the code cannot raise (so it may be evaluated in another order, or not at all,
+        without changing what the interpreter would do)."""
+        return self.pure and not any(m in self.code for m in _UNSAFE)
+
+
+#: helpers and calls that may raise (a rule failure) or read the game through the vocabulary
+_UNSAFE = ("_lt(", "_le(", "_gt(", "_ge(", "_add(", "_sub(", "_mul(", "_floordiv(", "_truediv(", "_mod(",
+           "_FN[", "_GV[", "int(", "(-", "shown_leader(", "min(", "max(", "_map_get(", "_list_index(",
+           "_classify(", "KINDS[")
 
 
 def _const(v: Any, typ: str | None = None) -> E:
@@ -104,6 +127,35 @@ def _compatible(want: str, got: str) -> bool:
 
 def _simple(code: str) -> bool:
     return code.isidentifier()
+
+
+def _order(a: E, b: E) -> tuple[E, E]:
+    """``a and b`` / ``a or b`` of two side-effect-free, non-raising operands: the cheaper first."""
+    if a.safe and b.safe and b.cost < a.cost:
+        return b, a
+    return a, b
+
+
+def _negate(a: E) -> E:
+    """``not a`` (``not not x`` is ``x`` made a bool)."""
+    if a.const:
+        return _const(not a.value)
+    if a.negates is not None:
+        x = a.negates
+        return x if x.boolish else E(f"bool({x.code})", "bool", nn=True, pure=x.pure, boolish=True)
+    return E(f"(not {a.code})", "bool", nn=True, pure=a.pure, boolish=True, negates=a)
+
+
+def _conjunction(items: list[E]) -> E:
+    """``a and b and ...`` (each made a bool), flattened; when every operand is side-effect free
+    and cannot raise, the cheapest are tested first (the value is the same)."""
+    flat: list[E] = []
+    for e in items:
+        flat.extend(e.conj or (e,))
+    if all(e.safe for e in flat):
+        flat.sort(key=lambda e: e.cost)
+    code = " and ".join(e.code if e.boolish else f"bool({e.code})" for e in flat)
+    return E(f"({code})", "bool", nn=True, pure=all(e.pure for e in flat), boolish=True, conj=tuple(flat))
 
 
 #: context variables a hook does not bind read as the interpreter's ``Ctx`` defaults
@@ -276,15 +328,25 @@ class _Emitter:
 
     def e_and(self, t: Tree) -> E:
         a, b = self._bool(t.children[0]), self._bool(t.children[1])
-        return E(f"({self._b(a)} and {self._b(b)})", "bool", nn=True, pure=a.pure and b.pure, boolish=True)
+        if a.const and b.pure:
+            return b if a.value and b.boolish else (E(self._b(b), "bool", nn=True, pure=b.pure, boolish=True)
+                                                     if a.value else _const(False))
+        if b.const and b.value and a.boolish:
+            return a
+        return _conjunction([a, b])
 
     def e_or(self, t: Tree) -> E:
         a, b = self._bool(t.children[0]), self._bool(t.children[1])
+        if a.const and b.pure:
+            return _const(True) if a.value else (b if b.boolish else E(self._b(b), "bool", nn=True, pure=b.pure,
+                                                                       boolish=True))
+        if b.const and not b.value and a.boolish:
+            return a
+        a, b = _order(a, b)
         return E(f"({self._b(a)} or {self._b(b)})", "bool", nn=True, pure=a.pure and b.pure, boolish=True)
 
     def e_not(self, t: Tree) -> E:
-        a = self._bool(t.children[0])
-        return E(f"(not {a.code})", "bool", nn=True, pure=a.pure, boolish=True)
+        return _negate(self._bool(t.children[0]))
 
     def e_cond(self, t: Tree) -> E:
         then, cond, other = t.children
@@ -335,6 +397,8 @@ class _Emitter:
                 return _const(negate)
             key = self._norm_key_code(a) if b.typ == "map" else a.code
             return E(f"({key} {neg}in {b.code})", "bool", nn=True, pure=pure, boolish=True)
+        if b.members:
+            return E(f"({a.code} {neg}in {b.members})", "bool", nn=True, pure=pure, boolish=True)
         if b.typ == "map":
             return E(f"(_in_map({a.code}, {b.code}) != {negate})", "bool", nn=True, pure=pure, boolish=True)
         if b.nn:
@@ -360,6 +424,9 @@ class _Emitter:
             if a.nn and b.nn:
                 return E(f"({a.code} + {b.code})", typ, nn=True, pure=pure)
             return E(f"_concat({a.code}, {b.code})", typ, nn=True, pure=pure)
+        if b.members and a.nn:
+            neg = "not " if op == "--" else ""
+            return E(f"[_x for _x in {a.code} if _x {neg}in {b.members}]", typ, nn=True, pure=pure)
         fn = "_minus" if op == "--" else "_inter"
         return E(f"{fn}({a.code}, {b.code})", typ, nn=True, pure=pure)
 
@@ -437,8 +504,8 @@ class Generator:
             "active_seats": E("S.active_list()", "seats", nn=True),
             "finished": E("S.finish_order", "seats", nn=True, cheap=True),
             "finished_in_trick": E("S.finished_in_trick", "seats", nn=True, cheap=True),
-            "revolted_seats": E("sorted(S.revolted)", "seats", nn=True),
-            "passed_seats": E("sorted(S.passed)", "seats", nn=True),
+            "revolted_seats": E("sorted(S.revolted)", "seats", nn=True, members="S.revolted"),
+            "passed_seats": E("sorted(S.passed)", "seats", nn=True, members="S.passed"),
             "leader": E("S.trick_leader", "seat", cheap=True),
             "burner": E("S.burner", "seat", cheap=True),
             "game_number": E("S.game_number", "int", nn=True, cheap=True),
@@ -460,7 +527,7 @@ class Generator:
         a = [x.code for x in args]
 
         def seatlike(x: E) -> bool:
-            return x.nn and x.typ in ("seat", "int") and not x.const
+            return x.nn and (x.rt or x.typ) in ("seat", "int") and not x.const
 
         table = {"opposite": "OPP", "downstream": "NEXT", "upstream": "PREV", "team": "TEAM"}
         if name in table:
@@ -510,7 +577,7 @@ class Generator:
             return E(f"S.counters.get({a[0 + 1]}, {{}}).get({a[0]}, 0)", ret, nn=True, pure=pure)
         if name == "count":
             if args[0].code == "S.active_list()":
-                return E("_n_active(S)", ret, nn=True, pure=pure)
+                return E("(N - len(S.places.keys() | S.revolted | S.failed))", ret, nn=True, pure=pure)
             if args[0].code.startswith("sorted(") and args[0].code.endswith(")") and args[0].nn \
                     and _simple(args[0].code[7:-1].replace("S.", "", 1)):
                 return E(f"len({args[0].code[7:-1]})", ret, nn=True, pure=pure)
@@ -547,7 +614,8 @@ class Generator:
                 raise Unsupported(f"an argument of {name}() with a side effect")
             # the interpreter's compiler types a parameter 'any' inside the definition
             params[p] = E(a.code if a.cheap or a.const else f"({a.code})", "any", nn=a.nn, pure=True,
-                          cheap=a.cheap or a.const, const=False, boolish=a.boolish)
+                          cheap=a.cheap or a.const, const=False, boolish=a.boolish, rt=a.rt or a.typ,
+                          members=a.members)
         sub = _Emitter(self, caller.env, params, caller.depth + 1)
         body = sub.emit(self.tree(d.expr.text))
         typ = self._definition_type(name)
@@ -626,35 +694,45 @@ class Generator:
         out: list[str] = []
         if has_allow and not default:
             out.append("    granted = False")
+        if has_allow and not default and self._all_safe(rules, sig):
+            # nothing here can fail or draw: ask the allowing rules first, the others only when one granted
+            rules = tuple(r for r in rules if r.node.effect == "allow") + \
+                ("GRANTED?",) + tuple(r for r in rules if r.node.effect != "allow")  # type: ignore[assignment]
         for r in rules:
+            if r == "GRANTED?":
+                out.append("    if not granted:")
+                out.append("        return False")
+                continue
             node = r.node
             i = self._rule_index(node)
             out.append("    " + self._comment(node))
             fn = self._expr(node.expr, sig.env)
             when = self._expr(node.when, sig.env) if node.when else None
             eff = node.effect
-            if eff == "allow":
-                if default:
-                    # an allow adds nothing to a question that holds by default (still evaluated
-                    # by the interpreter: only a side effect would differ)
-                    if fn.pure and (when is None or when.pure):
-                        out.append("    # (allows what is allowed anyway)")
-                        continue
-                    cond = fn.code if when is None else f"{when.code} and {fn.code}"
-                    out += self._guarded(i, [f"    if {cond}:", "        pass"])
-                    continue
-                cond = fn.code if when is None else f"{when.code} and {fn.code}"
-                out += self._guarded(i, [f"    if {cond}:", "        granted = True"])
-            elif eff == "deny":
-                cond = fn.code if when is None else f"{when.code} and {fn.code}"
-                out += self._guarded(i, [f"    if {cond}:", "        return False"])
-            elif eff == "require":
-                cond = f"not {fn.code}" if when is None else f"{when.code} and not {fn.code}"
-                out += self._guarded(i, [f"    if {cond}:", "        return False"])
-            else:
+            if eff == "require":
+                fn = _negate(fn)
+            elif eff not in ("allow", "deny"):
                 raise Unsupported(f"effect {eff!r} on a permit question")
+            if eff == "allow" and default and fn.pure and (when is None or when.pure):
+                out.append("    # (allows what is allowed anyway)")
+                continue
+            parts = [x for x in (when, fn) if x is not None]
+            if any(x.const and not x.value for x in parts) and all(x.pure for x in parts):
+                out.append("    # (never applies under these settings)")
+                continue
+            parts = [x for x in parts if not (x.const and x.value)]
+            cond = _conjunction(parts).code if parts else "True"
+            action = "granted = True" if eff == "allow" and not default else ("pass" if eff == "allow" else "return False")
+            out += self._guarded(i, [f"    if {cond}:", f"        {action}"])
         out.append(f"    return {'granted' if has_allow and not default else repr(default)}")
         return out
+
+    def _all_safe(self, rules: tuple[Any, ...], sig: _HookSig) -> bool:
+        for r in rules:
+            for text in (r.node.expr, r.node.when):
+                if text and not self._expr(text, sig.env).safe:
+                    return False
+        return True
 
     def _value_body(self, hook: str, rules: tuple[Any, ...], sig: _HookSig) -> list[str]:
         out: list[str] = []

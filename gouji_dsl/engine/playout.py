@@ -579,19 +579,25 @@ def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]
             if okc is None:
                 okc = _answers_by_sum(jh, top.jokers)
             get = okc.get
+            app = out.append
             for r in range(tr + 1, NR):
                 hr = hand[r]
                 if not hr:
                     continue
                 fm = fill if r != FILLER else 0
-                if hr + fm + jt < tc:
+                lo = tc - fm - jt  # fewer rank cards than this cannot make the count
+                if hr < lo:
                     continue
-                for n in range(max(1, tc - fm - jt), min(hr, tc) + 1):
-                    for f in range(max(0, tc - n - jt), min(fm, tc - n) + 1):
-                        for j in get(tc - n - f, ()):
-                            out.append((r, n, f, j))
+                if lo < 1:
+                    lo = 1
+                for n in range(lo, (hr if hr < tc else tc) + 1):
+                    rem = tc - n
+                    flo = rem - jt
+                    for f in range(flo if flo > 0 else 0, (fm if fm < rem else rem) + 1):
+                        for j in get(rem - f, ()):
+                            app((r, n, f, j))
             for j in get(tc, ()):
-                out.append((-1, 0, 0, j))
+                app((-1, 0, 0, j))
         elif jt >= tc:
             jh = tuple(hand[NR:])
             byc = _jokers_by_sum(jh)  # (may add joker combinations: the cover table is read after it)
@@ -1016,7 +1022,10 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
             raise RuntimeError(f"nobody is to act (phase {S.phase})")
         pick = pickers.get(seat)
         if pick is not None and S.phase == "play":
-            _random_step(S, seat, pick)
+            steps = _random_run(S, pickers, steps, max_decisions)
+            if steps > max_decisions:
+                raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+            continue
         else:
             moves = legal_moves(S)
             if not moves:
@@ -1043,77 +1052,86 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
     return steps
 
 
-def _random_step(S: GameState, seat: int, pick: Callable[[int], int]) -> None:
-    """One move of a random bot in the play phase: count the moves, draw an index, apply that
-    move, building only it."""
-    cap = S.capacity
-    hand = S.hands[seat]
-    if cap == "lead":
-        discards = _discard_moves(S, seat) if HAS_DISCARD else []
-        if not _lead_filtered(S, seat):
-            n = _lead_count(hand)
+def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: int, max_decisions: int) -> int:
+    """The play phase while random bots are to act: count the moves, draw an index as
+    ``random.Random.randrange`` does, make that move, building only it (a forced pass builds
+    nothing). Returns at a seat that is not a random bot, or when the play phase ends."""
+    while S.phase == "play":
+        if steps > max_decisions:  # (counted as the interpreter's loop counts: after a move)
+            raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+        seat = S.to_act
+        pick = pickers.get(seat)
+        if pick is None:
+            return steps
+        steps += 1
+        cap = S.capacity
+        hand = S.hands[seat]
+        if cap == "lead":
+            discards = _discard_moves(S, seat) if HAS_DISCARD else []
+            if not _lead_filtered(S, seat):
+                n = _lead_count(hand)
+                m = n + len(discards)
+                k = m.bit_length()
+                i = pick(k)
+                while i >= m:
+                    i = pick(k)
+                if i < n:
+                    p = MODEL.classify(_lead_at(hand, i))
+                    S.record.append(("move", seat, "play", p.counts, ""))
+                    S.decisions += 1
+                    _play(S, seat, p, False)
+                    continue
+                apply_move(S, discards[i - n])
+                continue
+            codes = _lead_codes(S, seat)
+            n = len(codes)
             m = n + len(discards)
             k = m.bit_length()
             i = pick(k)
             while i >= m:
                 i = pick(k)
             if i < n:
-                p = MODEL.classify(_lead_at(hand, i))
+                p = _classify(*codes[i])
                 S.record.append(("move", seat, "play", p.counts, ""))
                 S.decisions += 1
                 _play(S, seat, p, False)
-                return
+                continue
             apply_move(S, discards[i - n])
-            return
-        codes = _lead_codes(S, seat)
-        m = len(codes) + len(discards)
-        k = m.bit_length()
-        i = pick(k)
-        while i >= m:
+            continue
+        top = S.top
+        if COVER_MODEL:
+            codes = _answer_codes(hand, top.play) if not HAS_PLAY else _answer_codes_allowed(S, seat)
+            n = len(codes)
+            m = n + 1 + (cap == "follow" and seat not in S.yielded_this_top and bool(h_yield(S, seat, top)))
+            k = m.bit_length()
             i = pick(k)
-        if i < len(codes):
-            p = _classify(*codes[i])
-            S.record.append(("move", seat, "play", p.counts, ""))
-            S.decisions += 1
-            _play(S, seat, p, False)
-            return
-        apply_move(S, discards[i - len(codes)])
-        return
-    if COVER_MODEL:
-        codes = _answer_codes_allowed(S, seat)
-        n = len(codes)
-        m = n + 1 + (cap == "follow" and _may_yield(S, seat))
-        k = m.bit_length()
-        i = pick(k)
-        while i >= m:
-            i = pick(k)
-        if i < n:
-            p = _classify(*codes[i])
+            while i >= m:
+                i = pick(k)
+            p = _classify(*codes[i]) if i < n else None
         else:
-            p = None
-    else:
-        plays = _answer_plays(S, seat)
-        n = len(plays)
-        m = n + 1 + (cap == "follow" and _may_yield(S, seat))
-        k = m.bit_length()
-        i = pick(k)
-        while i >= m:
+            plays = _answer_plays(S, seat)
+            n = len(plays)
+            m = n + 1 + (cap == "follow" and seat not in S.yielded_this_top and bool(h_yield(S, seat, top)))
+            k = m.bit_length()
             i = pick(k)
-        p = plays[i] if i < n else None
-    verb = "burn" if cap == "burn" else "play"
-    S.decisions += 1
-    if p is not None:
-        S.record.append(("move", seat, verb, p.counts, ""))
-        _play(S, seat, p, cap == "burn")
-    elif i == n:
-        S.record.append(("move", seat, "pass", None, ""))
-        _, qcap = S.queue.pop(0)
-        if qcap == "follow":
-            S.passed.add(seat)
-        _advance(S)
-    else:
-        S.record.append(("move", seat, "yield", None, ""))
-        _yield(S, seat)
+            while i >= m:
+                i = pick(k)
+            p = plays[i] if i < n else None
+        S.decisions += 1
+        if p is not None:
+            burn = cap == "burn"
+            S.record.append(("move", seat, "burn" if burn else "play", p.counts, ""))
+            _play(S, seat, p, burn)
+        elif i == n:
+            S.record.append(("move", seat, "pass", None, ""))
+            _, qcap = S.queue.pop(0)
+            if qcap == "follow":
+                S.passed.add(seat)
+            _advance(S)
+        else:
+            S.record.append(("move", seat, "yield", None, ""))
+            _yield(S, seat)
+    return steps
 
 
 # ------------------------------------------------------------------------------ the event log

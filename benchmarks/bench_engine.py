@@ -1,13 +1,18 @@
-"""Engine benchmark: bot games per second and decisions per second on one core.
+"""Engine benchmark: games per second of the generated play-out, the interpreter and a
+hand-written minimal engine (the yardstick), measured in the same run on one core.
 
-    python benchmarks/bench_engine.py                    # 200 random-bot games of `online`
-    python benchmarks/bench_engine.py --games 500 --seed 7 --bots heuristic
-    python benchmarks/bench_engine.py --profile          # plus a cProfile top-15 (self time)
+    python benchmarks/bench_engine.py                       # online, random bots, 300 games
+    python benchmarks/bench_engine.py --all                 # every bundled ruleset
+    python benchmarks/bench_engine.py --bots heuristic --games 100
+    python benchmarks/bench_engine.py --compile --help-time # cold-process compile / `gouji --help` CPU
+    python benchmarks/bench_engine.py --differential 200    # the differential check at a larger N
+    python benchmarks/bench_engine.py --profile             # cProfile top 25 of the generated engine
 
-The ruleset is resolved and compiled once, outside the timed part; the timed part deals and plays
-every game (legal-move generation, rule questions, apply, bots). The process is pinned to one CPU
-where the OS allows it (``os.sched_setaffinity``). This is a measurement, not a test: the figures
-go into the README's "Benchmarks" section.
+Figures are CPU seconds of this process (``time.process_time``): the machine may be shared, so the
+engines are run in alternation (``--repeat`` rounds, the best round of each kept) and compared
+as ratios in the same run. The process pins itself to one CPU where the OS allows it. The
+ruleset is compiled (and its module generated) outside the timed part. This is a measurement,
+not a test: the figures go into the README's "Benchmarks" section.
 """
 from __future__ import annotations
 
@@ -17,6 +22,9 @@ import io
 import os
 import platform
 import pstats
+import random
+import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,13 +33,16 @@ try:  # the installed package, or the source checkout this script lives in
     import gouji_dsl  # noqa: F401
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+BUNDLED = ("online", "base", "online-xuandian", "qingdao", "qingdao-classic", "rulebook", "six-deck-eagle")
 
 
 def pin_one_core() -> str:
     """Pin this process to a single CPU; returns a description of what was done."""
     if hasattr(os, "sched_setaffinity"):
         try:
-            cpu = min(os.sched_getaffinity(0))
+            cpu = max(os.sched_getaffinity(0))
             os.sched_setaffinity(0, {cpu})
             return f"pinned to CPU {cpu}"
         except OSError as e:  # pragma: no cover - containers may forbid it
@@ -39,67 +50,168 @@ def pin_one_core() -> str:
     return "not pinned (no sched_setaffinity); single-threaded anyway"
 
 
-def run(graph, games: int, seed, bots: str):
-    from gouji_dsl.tools.simulate import simulate
+def load() -> str:
+    try:
+        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        return "load average unknown"
 
-    t0 = time.perf_counter()
-    results = simulate(graph, games, seed, bots)
-    elapsed = time.perf_counter() - t0
-    return results, elapsed
+
+def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[float, int]:
+    """CPU seconds and decisions for ``games`` games (matches chained) with one engine."""
+    from gouji_dsl.tools.simulate import match_length, play_game
+    length = match_length(graph)
+    prev = None
+    decisions = 0
+    t0 = time.process_time()
+    if engine == "interpreter":
+        for i in range(games):
+            res, prev = play_game(graph, seed, i, bots, previous=prev if i % length else None)
+            decisions += res.decisions
+    else:
+        from gouji_dsl.engine import fast
+        from gouji_dsl.engine.bots import make_bot
+        eng = fast.engine(graph)
+        assert eng is not None, fast.fallback_reason(graph)
+        n = graph.n_seats
+        for i in range(games):
+            players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, n + 1)]
+            prev = eng.play_game(seed, i, players, previous=prev if i % length else None)
+            decisions += prev.decisions
+    return time.process_time() - t0, decisions
+
+
+def run_reference(games: int, seed: str) -> tuple[float, int]:
+    import reference_engine
+    t0 = time.process_time()
+    d = reference_engine.run(games, seed)
+    return time.process_time() - t0, d
+
+
+def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_games: int) -> dict:
+    from gouji_dsl.engine import fast
+    from gouji_dsl.ruleset.graph import load_graph
+    graph = load_graph(name)
+    eng = fast.engine(graph)
+    best: dict[str, tuple[float, int, int]] = {}
+    run_engine(graph, "generated", 5, "warm", bots)  # fill the play tables
+    for _ in range(repeat):
+        rounds = [("generated", games), ("interpreter", interpreter_games)]
+        if bots == "random":
+            rounds.append(("reference", games))
+        for engine, n in rounds:
+            if engine == "reference":
+                t, d = run_reference(n, seed)
+            elif engine == "generated" and eng is None:
+                continue
+            else:
+                t, d = run_engine(graph, engine, n, seed, bots)
+            if engine not in best or t / n < best[engine][0] / best[engine][2]:
+                best[engine] = (t, d, n)
+    out = {"ruleset": name, "fallback": fast.fallback_reason(graph)}
+    for engine, (t, d, n) in best.items():
+        out[engine] = {"games_per_s": n / t, "decisions_per_game": d / n, "ms_per_game": 1000 * t / n}
+    return out
+
+
+def cold_compile(names: list[str]) -> list[tuple[str, float, float]]:
+    """CPU seconds, in a fresh process each, to import, compile the ruleset and generate + load its module."""
+    code = ("import time, sys; t0 = time.process_time(); from gouji_dsl.ruleset.graph import load_graph; "
+            "g = load_graph(sys.argv[1]); t1 = time.process_time(); from gouji_dsl.engine import fast; "
+            "e = fast.engine(g); t2 = time.process_time(); print(t1 - t0, t2 - t1)")
+    out = []
+    for name in names:
+        r = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True, check=True)
+        a, b = (float(x) for x in r.stdout.split())
+        out.append((name, a, b))
+    return out
+
+
+def help_cpu(reps: int = 5) -> float:
+    """The least CPU seconds (user + system) of ``gouji --help`` in a fresh process."""
+    best = 1e9
+    for _ in range(reps):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "gouji_dsl", "--help"], capture_output=True, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        best = min(best, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=200, help="games to play (default 200)")
-    ap.add_argument("--ruleset", default="online", help="bundled name or path (default online)")
+    ap.add_argument("--games", type=int, default=300, help="games per round of the generated engine and the reference (300)")
+    ap.add_argument("--interpreter-games", type=int, default=None, help="games per round of the interpreter (games / 5)")
+    ap.add_argument("--ruleset", action="append", help="bundled name or path (repeatable; default online)")
+    ap.add_argument("--all", action="store_true", help="every bundled ruleset")
     ap.add_argument("--seed", default="1", help="run seed (default 1)")
     ap.add_argument("--bots", choices=["random", "heuristic"], default="random", help="bot for every seat")
-    ap.add_argument("--warmup", type=int, default=3, help="untimed games first (default 3)")
-    ap.add_argument("--profile", action="store_true", help="also run under cProfile and print the top 15")
-    ap.add_argument("--sort", default="tottime", choices=["tottime", "cumulative"],
-                    help="profile order (default tottime: self time)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds; the best of each engine is kept (3)")
+    ap.add_argument("--compile", action="store_true", help="cold-process compile + generation CPU time per bundled ruleset")
+    ap.add_argument("--help-time", action="store_true", help="CPU time of `gouji --help` in a fresh process")
+    ap.add_argument("--differential", type=int, metavar="N", help="run the differential check with N games per ruleset")
+    ap.add_argument("--profile", action="store_true", help="cProfile top 25 (self time) of the generated engine")
     args = ap.parse_args(argv)
 
-    from gouji_dsl.diagnostics import GoujiError
-    from gouji_dsl.ruleset.graph import load_graph
-
     pinned = pin_one_core()
-    t0 = time.perf_counter()
-    try:
-        graph = load_graph(args.ruleset)
-    except GoujiError as e:
-        print(e.format(), file=sys.stderr)
-        return 1
-    compile_s = time.perf_counter() - t0
-    seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
-
-    if args.warmup:
-        run(graph, args.warmup, f"warmup-{seed}", args.bots)
-    results, elapsed = run(graph, args.games, seed, args.bots)
-    decisions = sum(r.decisions for r in results)
-    tricks = sum(r.tricks for r in results)
-
+    names = list(BUNDLED) if args.all else (args.ruleset or ["online"])
     print(f"gouji-dsl engine benchmark — {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} CPUs visible, {pinned}")
-    print(f"ruleset {graph.name} ({len(graph.nodes)} rules, compiled in {compile_s * 1000:.0f} ms), "
-          f"{args.bots} bots, seed {seed}")
-    print(f"games:        {len(results)} in {elapsed:.2f} s")
-    print(f"games/s:      {len(results) / elapsed:.1f}")
-    print(f"decisions/s:  {decisions / elapsed:,.0f}  ({decisions / len(results):.1f} decisions per game)")
-    print(f"tricks/game:  {tricks / len(results):.1f}")
-    print(f"ms per game:  {elapsed / len(results) * 1000:.2f}")
+          f"{platform.machine()}, {os.cpu_count()} CPUs visible, {pinned}, {load()}")
+    if args.differential:
+        from gouji_dsl.engine import fast
+        from gouji_dsl.ruleset.graph import load_graph
+        variants = sorted(str(p) for p in (Path(__file__).resolve().parent.parent / "examples" / "variants").glob("*.yaml"))
+        bad = 0
+        for name in (list(BUNDLED) if args.all or not args.ruleset else names) + variants:
+            t0 = time.perf_counter()
+            diffs = fast.differences(load_graph(name), f"diff-{args.seed}", args.differential, args.bots)
+            bad += bool(diffs)
+            print(f"differential {Path(name).stem:<22} {args.differential} games ({args.bots}): "
+                  f"{'identical' if not diffs else f'{len(diffs)} DIFFERENCES: ' + diffs[0]} "
+                  f"({time.perf_counter() - t0:.1f} s)")
+        return 1 if bad else 0
+    if args.compile:
+        print("\ncold process, CPU seconds: import + resolve + compile | generate + load the play-out module")
+        for name, a, b in cold_compile(list(BUNDLED)):
+            print(f"  {name:<18} {a:6.3f} + {b:6.3f} = {a + b:6.3f}")
+    if args.help_time:
+        print(f"\n`gouji --help`: {help_cpu():.3f} s CPU (least of 5 fresh processes)")
+    if (args.compile or args.help_time) and not (args.ruleset or args.all or args.profile):
+        return 0
+    interp_games = args.interpreter_games or max(10, args.games // 5)
+    print(f"\n{args.bots} bots, seed {args.seed}, {args.games} games per round "
+          f"({interp_games} for the interpreter), best of {args.repeat} rounds, CPU time")
+    print(f"{'ruleset':<18} {'engine':<12} {'games/s':>9} {'ms/game':>8} {'decisions':>9} {'× interp':>9} {'× reference':>11}")
+    for name in names:
+        r = bench(name, args.games, args.seed, args.bots, args.repeat, interp_games)
+        ref = r.get("reference", {}).get("games_per_s")
+        itp = r.get("interpreter", {}).get("games_per_s")
+        for engine in ("generated", "interpreter", "reference"):
+            if engine not in r:
+                continue
+            x = r[engine]
+            gps = x["games_per_s"]
+            xi = f"{gps / itp:8.2f}×" if itp else ""
+            xr = f"{gps / ref:10.2f}×" if ref else ""
+            label = engine if engine != "reference" else "hand-written"
+            print(f"{Path(name).stem:<18} {label:<12} {gps:9.1f} {x['ms_per_game']:8.2f} "
+                  f"{x['decisions_per_game']:9.1f} {xi:>9} {xr:>11}")
+        if r["fallback"]:
+            print(f"{'':<18} (generated engine not used: {r['fallback']})")
+    print(load())
 
     if args.profile:
+        from gouji_dsl.ruleset.graph import load_graph
+        graph = load_graph(names[0])
         prof = cProfile.Profile()
         prof.enable()
-        run(graph, args.games, seed, args.bots)
+        run_engine(graph, "generated", args.games, args.seed, args.bots)
         prof.disable()
         buf = io.StringIO()
-        stats = pstats.Stats(prof, stream=buf).strip_dirs().sort_stats(args.sort)
-        stats.print_stats(15)
-        print(f"\ncProfile, top 15 by {args.sort} (profiling slows the run down):")
+        pstats.Stats(prof, stream=buf).strip_dirs().sort_stats("tottime").print_stats(25)
         text = buf.getvalue()
         start = text.find("   ncalls")
+        print("\ncProfile of the generated engine, top 25 by self time (profiling slows the run down):")
         print(text[start:].rstrip() if start >= 0 else text.rstrip())
     return 0
 

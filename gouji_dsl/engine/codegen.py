@@ -20,6 +20,7 @@ import hashlib
 import json
 import threading
 import types
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -963,20 +964,30 @@ def _ident(name: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
-_cache: dict[tuple[int, str], Generated] = {}
+_CACHE_SIZE = 32
+_modules: OrderedDict[int, Generated] = OrderedDict()  # by graph object (a module binds its graph)
+_sources: OrderedDict[str, str] = OrderedDict()  # by ruleset hash (generation is skipped)
 _cache_lock = threading.Lock()
 
 
 def load(graph: RuleGraph) -> Generated:
-    """The generated module of ``graph`` (built once per graph object and hash). Raises
-    :class:`Unsupported` when something in the ruleset is not handled."""
-    key = (id(graph), "")
-    got = _cache.get(key)
-    if got is not None and got.graph is graph:
-        return got
+    """The generated module of ``graph``: generated once per ruleset hash, compiled once per
+    graph object (the most recent few are kept). Raises :class:`Unsupported` when something in
+    the ruleset is not handled."""
     with _cache_lock:
+        got = _modules.get(id(graph))
+        if got is not None and got.graph is graph:
+            _modules.move_to_end(id(graph))
+            return got
         digest = ruleset_hash(graph)
-        source = generate(graph)
+        source = _sources.get(digest)
+        if source is None:
+            source = generate(graph)
+            _sources[digest] = source
+            if len(_sources) > _CACHE_SIZE:
+                _sources.popitem(last=False)
         gen = Generated(graph, source, digest)
-        _cache[key] = gen
+        _modules[id(graph)] = gen
+        if len(_modules) > _CACHE_SIZE:
+            _modules.popitem(last=False)
         return gen

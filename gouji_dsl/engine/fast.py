@@ -200,3 +200,36 @@ def record_facts(record: Iterable[Any]) -> tuple[int | None, int, int]:
         elif kind == "redeal":
             redeals += 1
     return first, revolutions, redeals
+
+
+def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -> list[str]:
+    """The differential check: play ``games`` games of ``graph`` (matches chained as ``gouji
+    simulate`` chains them) with the interpreter and with the generated module, and return the
+    differences found, in words (empty: game for game the same moves, events, places, scores,
+    decisions and tricks). Used by ``tests/test_differential.py`` and the engine benchmark."""
+    from gouji_dsl.engine.bots import make_bot
+    from gouji_dsl.tools.simulate import match_length, play_game
+    eng = engine(graph)
+    if eng is None:
+        return [f"not generated: {fallback_reason(graph)}"]
+    length = match_length(graph)
+    prev_i: GameState | None = None
+    prev_f: GameState | None = None
+    out: list[str] = []
+    for i in range(games):
+        res, st = play_game(graph, seed, i, bots, previous=prev_i if i % length else None)
+        prev_i = st
+        players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
+        fs = eng.play_game(seed, i, players, previous=prev_f if i % length else None)
+        prev_f = fs
+        record = eng.render_record(fs)
+        got = (fs.places, fs.scores, fs.sweep, fs.decisions, fs.trick_no, fs.burns)
+        want = (res.places, res.scores, res.sweep, res.decisions, res.tricks, res.burns)
+        if got != want:
+            out.append(f"game {i}: generated {got} != interpreter {want}")
+        if record != st.record:
+            j = next((k for k, (a, b) in enumerate(zip(st.record, record)) if a != b), min(len(st.record), len(record)))
+            mine = record[j] if j < len(record) else "(end)"
+            ref = st.record[j] if j < len(st.record) else "(end)"
+            out.append(f"game {i}, event {j}: generated {mine} != interpreter {ref}")
+    return out

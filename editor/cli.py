@@ -7,15 +7,13 @@ New commands (e.g. a later ``gouji play``) are added with :func:`command` or ``g
 """
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
 import click
 
-try:
-    from gouji_dsl.tools.cli import cli
-except ImportError:  # the library CLI is not there yet: the editor still works
-    cli = None
+from gouji_dsl.tools.cli import SafeGroup, cli
 
 
 def _workspace_option(f):
@@ -34,8 +32,9 @@ def run_app(workspace: Path | None = None, open_path: Path | None = None, compar
         GoujiApp(workspace=workspace, open_path=open_path, compare=compare).run()
 
 
-class GoujiGroup(click.Group):
-    """A group whose commands are its own plus the library group's (looked up when asked for)."""
+class GoujiGroup(SafeGroup):
+    """A group whose commands are its own plus the library group's (looked up when asked for).
+    Like the library's, no command shows a traceback (see :class:`gouji_dsl.tools.cli.SafeGroup`)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         names = set(super().list_commands(ctx))
@@ -70,7 +69,7 @@ gouji = GoujiGroup(
     callback=_callback,
     params=[*_library_params()],
     invoke_without_command=True,
-    help=((cli.help if isinstance(cli, click.Group) and cli.help else
+    help=((inspect.cleandoc(cli.help) if isinstance(cli, click.Group) and cli.help else
            "Gouji (够级) rulesets: validate, test, simulate, show and edit them.")
           + "\n\nWith no command, opens the editor app on the workspace (./rules or --workspace DIR)."),
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -21,11 +21,11 @@ EXAMPLE_SETTING = "gouji_minimum"
 def _snippet(raw: loader.RawRuleset, loc: tuple[Any, ...], key: bool = True) -> str | None:
     """The lines of ``raw``'s file from the key at ``loc`` (or, for a list item, its ``- ``) to the
     end of its value: the following lines indented deeper than the first, dedented."""
-    node = raw.keys.get(loc) if key else raw.values.get(loc)
-    if node is None:
+    spot = raw.keys.get(loc) if key else raw.values.get(loc)
+    if spot is None:
         return None
     lines = raw.text.splitlines()
-    first = node.start_mark.line
+    first = spot.pos.line - 1
     if first >= len(lines):
         return None
     head = lines[first]

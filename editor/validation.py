@@ -10,12 +10,9 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from gouji_dsl.diagnostics import Diagnostic, GoujiError
-from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
-from gouji_dsl.ruleset.lint import quick_warnings
-from gouji_dsl.ruleset.loader import resolve, resolve_text
+from gouji_dsl.diagnostics import Code, Diagnostic
+from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 
 
@@ -53,39 +50,29 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 
 def _internal(path: str, e: BaseException) -> Diagnostic:
     return Diagnostic(path, 0, 0, f"internal error while checking: {type(e).__name__}: {e}",
-                      hint="this is a bug in gouji; please report it with the file")
+                      hint="this is a bug in gouji; please report it with the file", code=Code.INTERNAL_ERROR)
+
+
+def _validate(path: str, text: str | None, search: Sequence[str | os.PathLike[str]]) -> Validation:
+    from gouji_dsl.ruleset.check import check
+
+    start = time.perf_counter()
+    try:
+        result = check(path, text=text, search=search)
+    except Exception as e:
+        return Validation(path, (_internal(path, e),), None, None, time.perf_counter() - start, text)
+    resolved = result.chain.resolved if not result.chain.errors else None
+    return Validation(path, tuple(result.diagnostics), resolved, result.graph, time.perf_counter() - start, text)
 
 
 def validate_text(text: str, path: str | os.PathLike[str], *,
                   search: Sequence[str | os.PathLike[str]] = ()) -> Validation:
-    """Check the unsaved ``text`` as if it were the file ``path`` (parents are read from disk)."""
-    p = os.fspath(path)
-    start = time.perf_counter()
-    resolved = graph = None
-    diags: tuple[Diagnostic, ...] = ()
-    try:
-        resolved = resolve_text(text, p, search=search)
-        graph = compile_ruleset(resolved, overlay={p: text})
-        diags = tuple(quick_warnings(graph))  # a setting nothing reads: most likely misspelt
-    except GoujiError as e:
-        diags = tuple(e.diagnostics)
-    except Exception as e:
-        diags = (_internal(p, e),)
-    return Validation(p, diags, resolved, graph, time.perf_counter() - start, text)
+    """Check the unsaved ``text`` as if it were the file ``path`` (parents are read from disk):
+    every problem of every file of its chain (:func:`gouji_dsl.ruleset.check.check`)."""
+    return _validate(os.fspath(path), text, search)
 
 
 def validate_file(path: str | os.PathLike[str], *,
                   search: Sequence[str | os.PathLike[str]] = ()) -> Validation:
     """Check the file ``path`` as saved."""
-    p = os.fspath(path)
-    start = time.perf_counter()
-    resolved = graph = None
-    diags: tuple[Diagnostic, ...] = ()
-    try:
-        resolved = resolve(Path(p), search=search)
-        graph = compile_ruleset(resolved)
-    except GoujiError as e:
-        diags = tuple(e.diagnostics)
-    except Exception as e:
-        diags = (_internal(p, e),)
-    return Validation(p, diags, resolved, graph, time.perf_counter() - start)
+    return _validate(os.fspath(path), None, search)

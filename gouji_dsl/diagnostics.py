@@ -142,9 +142,9 @@ class Diagnostic:
         """Several lines: the short form, the source line with a caret, and the hint."""
         out = [self.short()]
         if self.source_line is not None and self.line > 0:
-            text = self.source_line.rstrip("\n")
+            text, caret = _window(self.source_line.rstrip("\n"), max(self.col - 1, 0))
             out.append(f"    {text}")
-            out.append("    " + " " * max(self.col - 1, 0) + "^")
+            out.append("    " + " " * caret + "^")
         if self.hint:
             out.append(f"    hint: {self.hint}")
         return "\n".join(out)
@@ -158,6 +158,21 @@ class Diagnostic:
     def sort_key(self) -> tuple[str, int, int]:
         """Order by file, then position."""
         return (self.path, self.line, self.col)
+
+
+SOURCE_LINE_WIDTH = 160
+"""Longest source line shown under a diagnostic; a longer one is cut around the caret with ``…``."""
+
+
+def _window(text: str, caret: int) -> tuple[str, int]:
+    """``text`` cut to :data:`SOURCE_LINE_WIDTH` characters around index ``caret``, and the caret's
+    index in the cut text."""
+    if len(text) <= SOURCE_LINE_WIDTH:
+        return text, caret
+    start = max(0, min(caret - SOURCE_LINE_WIDTH // 3, len(text) - SOURCE_LINE_WIDTH))
+    end = start + SOURCE_LINE_WIDTH
+    cut = ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
+    return cut, caret - start + (1 if start > 0 else 0)
 
 
 class GoujiError(Exception):

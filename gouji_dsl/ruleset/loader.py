@@ -1,24 +1,41 @@
 """Read ruleset YAML files with positions, check them against the schema, and resolve ``extends``.
 
-Pipeline: :func:`load_file` / :func:`load_text` parse one file with ``yaml.compose`` (safe loader,
-every node keeps its line and column), reject duplicate keys, validate the data against
-``schema/ruleset.schema.json`` (all errors at once, each at the offending node) plus a few checks
-JSON Schema cannot express well (one effect per rule, unique ids). :func:`resolve` /
+Pipeline: :func:`load_file` / :func:`load_text` read one file within the loader's limits (see
+below), build plain data from the YAML events keeping every value's position (a
+:class:`~gouji_dsl.diagnostics.SourcePos`), reject duplicate keys, aliases and tags, validate the
+data against ``schema/ruleset.schema.json`` (all errors at once, each at the offending node) plus a
+few checks JSON Schema cannot express well (one effect per rule, unique ids). :func:`resolve` /
 :func:`resolve_text` then follow ``extends`` and merge settings, definitions and rules into a
 :class:`~gouji_dsl.ruleset.spec.ResolvedRuleset` (see docs/ruleset-format.md, "Inheritance").
+:func:`load_chain` does the same but keeps going past broken files, for ``gouji validate``.
 
 Every problem with user input is raised as one :class:`~gouji_dsl.diagnostics.GoujiError` carrying
-all :class:`~gouji_dsl.diagnostics.Diagnostic` s found in the file, sorted by position.
+all :class:`~gouji_dsl.diagnostics.Diagnostic` s found in every file of the chain, sorted by
+position, each with a stable :class:`~gouji_dsl.diagnostics.Code`.
+
+Limits (named constants below; exceeding one is a positioned error, never a hang or a crash):
+:data:`MAX_FILE_CHARS`, :data:`MAX_NESTING`, :data:`MAX_NUMBER_CHARS` / :data:`MAX_INTEGER`,
+:data:`MAX_RULES_PER_FILE`, :data:`MAX_REFERENCE_CHARS`; YAML aliases and tags are refused.
+
+Where rulesets may come from (:func:`find_ruleset`): a bundled name; a ``NAME`` or relative
+``.yaml`` path inside the referring file's folder (or below); or a file in a folder the user named
+(``--rules-path DIR`` / the :data:`RULES_PATH_ENV` environment variable, see :func:`rules_path`).
+Absolute paths and ``..`` leaving those folders are refused, and a file without a ``ruleset:`` line
+is refused before any of its text is read into a message.
 """
 from __future__ import annotations
 
 import bisect
+import contextvars
 import copy
+import difflib
 import functools
 import json
+import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,13 +45,15 @@ from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
 from gouji_dsl import resources
-from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
 from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec, Text
 
 __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
-    "RawRuleset", "load_file", "load_text", "resolve", "resolve_text", "position_in",
-    "ruleset_path", "list_bundled", "schema",
+    "MAX_FILE_CHARS", "MAX_NESTING", "MAX_NUMBER_CHARS", "MAX_INTEGER", "MAX_RULES_PER_FILE", "MAX_REFERENCE_CHARS",
+    "RULES_PATH_ENV", "Spot", "RawRuleset", "Chain", "ChainFile",
+    "load_file", "load_text", "load_chain", "resolve", "resolve_text", "position_in",
+    "ruleset_path", "find_ruleset", "rules_path", "use_rules_path", "list_bundled", "schema",
 ]
 
 TOP_KEYS: tuple[str, ...] = (
@@ -59,13 +78,37 @@ TARGET_EFFECTS: tuple[str, ...] = ("mark", "unmark", "count", "place", "give")
 
 RULESET_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
 
+# -- limits ----------------------------------------------------------------------------------------
+MAX_FILE_CHARS = 4_000_000
+"""Largest ruleset file read, in characters (a 10,000-rule file is about 2,000,000)."""
+
+MAX_NESTING = 64
+"""Deepest nesting of YAML mappings and lists (the deepest bundled value is 5 levels)."""
+
+MAX_NUMBER_CHARS = 40
+"""Longest number written in a ruleset, in characters."""
+
+MAX_INTEGER = 10**15
+"""Largest whole number (in absolute value) a ruleset may write."""
+
+MAX_RULES_PER_FILE = 10_000
+"""Most rules one file may hold."""
+
+MAX_REFERENCE_CHARS = 255
+"""Longest ruleset reference (an ``extends:`` name or path, a scenario's or record's ruleset)."""
+
+RULES_PATH_ENV = "GOUJI_RULES_PATH"
+"""Environment variable: folders (separated by ``os.pathsep``) rulesets may be read from and names
+are looked up in, like ``--rules-path DIR``."""
+
 Loc = tuple[Any, ...]  # a path into the data: str keys and int indexes
 
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
 _DEF_KEY = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$")
+_RULESET_LINE = re.compile(r"^ruleset[ \t]*:", re.MULTILINE)
+_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's event parser when available (faster)
 
 # --------------------------------------------------------------------------------------------------
 # small helpers
@@ -89,6 +132,11 @@ def _diag(path: str, text: str, pos: SourcePos | tuple[int, int], message: str, 
         pos = SourcePos(path, pos[0], pos[1])
     return Diagnostic.at(pos, message, hint=hint, source_line=_source_line(text, pos.line) if pos.line > 0 else None,
                          code=code, severity=severity)
+
+
+def _file_diag(path: str, message: str, hint: str | None = None, *, code: str) -> Diagnostic:
+    """A diagnostic about a whole file (no line, no text shown)."""
+    return Diagnostic(path, 0, 0, message, hint, code=code)
 
 
 def _join(hints: Iterable[str | None]) -> str | None:
@@ -169,20 +217,30 @@ def _is_setting_long_form(value: Any) -> bool:
 # one file, with positions
 
 
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """Where one YAML value (or key) was written: ``pos`` spans the value (for a quoted scalar: the
+    characters inside the quotes; for a block scalar: from its first content character), ``style``
+    is the scalar style (``""`` plain or a collection, ``"'"``, ``'"'``, ``"|"``, ``">"``)."""
+
+    pos: SourcePos
+    style: str = ""
+
+
 @dataclass
 class RawRuleset:
-    """One ruleset file as parsed: plain data plus the YAML node of every value and key.
+    """One ruleset file as read: plain data plus where every value and key was written.
 
     ``data`` is plain Python data (mapping keys are always strings: the key as written, so ``on:``
-    stays ``"on"``). ``values[loc]`` / ``keys[loc]`` are the YAML nodes of the value / key at
+    stays ``"on"``). ``values[loc]`` / ``keys[loc]`` are the :class:`Spot` of the value / key at
     ``loc``, a tuple path like ``("rules", 0, "id")`` (the same shape as jsonschema's
     ``absolute_path``)."""
 
     path: str
     text: str
     data: Any
-    values: dict[Loc, yaml.Node] = field(default_factory=dict)
-    keys: dict[Loc, yaml.Node] = field(default_factory=dict)
+    values: dict[Loc, Spot] = field(default_factory=dict)
+    keys: dict[Loc, Spot] = field(default_factory=dict)
 
     def get(self, loc: Loc, default: Any = None) -> Any:
         """The plain value at ``loc`` or ``default``."""
@@ -194,125 +252,282 @@ class RawRuleset:
                 return default
         return cur
 
+    def spot(self, loc: Loc, *, key: bool = False) -> Spot:
+        """The :class:`Spot` of the value (or key) at ``loc``; the nearest enclosing value's when
+        ``loc`` has none of its own."""
+        table = self.keys if key else self.values
+        found = table.get(loc)
+        while found is None and loc:
+            loc = loc[:-1]
+            found = self.values.get(loc)
+        return found if found is not None else Spot(SourcePos(self.path, 1, 1))
+
     def origin(self, loc: Loc, *, key: bool = False) -> SourcePos:
         """Where the value (or, with ``key=True``, the key) at ``loc`` was written; falls back to the
         nearest enclosing node when ``loc`` has no node of its own."""
-        return self._where(loc, key=key)[0]
-
-    def _where(self, loc: Loc, *, key: bool = False) -> tuple[SourcePos, str]:
-        table = self.keys if key else self.values
-        node = table.get(loc)
-        while node is None and loc:
-            loc = loc[:-1]
-            node = self.values.get(loc)
-        if node is None:
-            return SourcePos(self.path, 1, 1), ""
-        return _node_origin(self.path, self.text, node)
+        return self.spot(loc, key=key).pos
 
     def text_at(self, loc: Loc) -> Text:
         """The value at ``loc`` as expression :class:`Text` (booleans/numbers turned into their text)."""
-        pos, style = self._where(loc)
-        return Text(_expr_source(self.get(loc)), pos, style)
+        spot = self.spot(loc)
+        return Text(_expr_source(self.get(loc)), spot.pos, spot.style)
 
     def diag(self, loc: Loc, message: str, hint: str | None = None, *, key: bool = False,
              code: str = Code.UNSPECIFIED, severity: str = Severity.ERROR) -> Diagnostic:
         """A :class:`Diagnostic` at the value (or key) at ``loc``."""
-        o = self.origin(loc, key=key)
-        return _diag(self.path, self.text, o, message, hint, code=code, severity=severity)
+        return _diag(self.path, self.text, self.origin(loc, key=key), message, hint, code=code, severity=severity)
 
 
-def _node_origin(path: str, text: str, node: yaml.Node) -> tuple[SourcePos, str]:
-    """The position of ``node``'s value (its first character, and the end just after it) and its
-    scalar style (``""`` for a plain scalar or a collection)."""
-    mark, end = node.start_mark, node.end_mark
+def _spot(path: str, text: str, event: Any, end: Any = None) -> Spot:
+    """The :class:`Spot` of a YAML event (``end``: the event closing a collection)."""
+    mark = event.start_mark
+    stop = (end or event).end_mark
     line, col = mark.line + 1, mark.column + 1
-    end_line, end_col = end.line + 1, end.column + 1
-    if not isinstance(node, yaml.ScalarNode):
-        return SourcePos(path, line, col, end_line, end_col), ""
-    style = node.style or ""
+    end_line, end_col = stop.line + 1, stop.column + 1
+    style = getattr(event, "style", None) or "" if isinstance(event, yaml.ScalarEvent) else ""
     if style in ("'", '"'):
         col += 1
         end_col -= 1
     elif style in ("|", ">"):
         # The value starts on the line after the indicator, at the block's indentation.
         lines = _lines(text)
-        for n in range(mark.line + 1, min(end.line + 1, len(lines))):
+        for n in range(mark.line + 1, min(stop.line + 1, len(lines))):
             stripped = lines[n].lstrip(" ")
             if stripped:
-                return SourcePos(path, mark.line + 2, len(lines[n]) - len(stripped) + 1, end_line, end_col), style
-    return SourcePos(path, line, col, end_line, end_col), style
+                line, col = n + 1, len(lines[n]) - len(stripped) + 1
+                break
+    return Spot(SourcePos(path, line, col, end_line, end_col), style)
+
+
+_RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_TAG = "tag:yaml.org,2002:"
+
+
+class _Frame:
+    """A mapping or list being built (see :class:`_Builder`). A mapping's ``expect`` says what its
+    next node is: ``"key"``, its ``"value"``, a value to ``"drop"`` (after a bad key) or the end of a
+    ``"keyskip"`` (a list or mapping written as a key)."""
+
+    __slots__ = ("value", "loc", "event", "key", "first", "expect")
+
+    def __init__(self, value: Any, loc: Loc, event: Any):
+        self.value, self.loc, self.event = value, loc, event
+        self.key: str | None = None
+        self.first: dict[str, int] = {}  # key -> line first written
+        self.expect = "key"
 
 
 class _Builder:
-    """Turns a composed YAML node tree into plain data, recording nodes and structural problems."""
+    """Builds plain data from YAML events without recursion, recording every value's :class:`Spot`
+    and the problems YAML allows but rulesets do not (aliases, tags, merge keys, duplicate keys,
+    complex keys, nesting deeper than :data:`MAX_NESTING`, numbers beyond :data:`MAX_INTEGER`)."""
 
-    def __init__(self, path: str, text: str, bag: DiagnosticBag):
-        self.path, self.text, self.bag = path, text, bag
-        self.values: dict[Loc, yaml.Node] = {}
-        self.keys: dict[Loc, yaml.Node] = {}
-        self.ctor = yaml.SafeLoader("")
-        self.active: set[int] = set()
+    def __init__(self, path: str, text: str):
+        self.path, self.text = path, text
+        self.values: dict[Loc, Spot] = {}
+        self.keys: dict[Loc, Spot] = {}
+        self.diags: list[Diagnostic] = []
 
-    def error(self, node: yaml.Node, message: str, hint: str | None = None, *, code: str = Code.UNSPECIFIED) -> None:
-        o, _ = _node_origin(self.path, self.text, node)
-        self.bag.add(_diag(self.path, self.text, o, message, hint, code=code))
+    def error(self, spot: Spot, message: str, hint: str | None = None, *, code: str) -> None:
+        self.diags.append(_diag(self.path, self.text, spot.pos, message, hint, code=code))
 
-    def build(self, node: yaml.Node, loc: Loc) -> Any:
-        self.values[loc] = node
-        if isinstance(node, yaml.ScalarNode):
-            return self.scalar(node)
-        if id(node) in self.active:
-            self.error(node, "recursive YAML alias", "a ruleset cannot contain itself")
-            return None
-        self.active.add(id(node))
-        try:
-            if isinstance(node, yaml.SequenceNode):
-                if node.tag != _SEQ_TAG:
-                    self.error(node, f"unsupported YAML tag {node.tag!r}", "remove the tag")
-                return [self.build(item, loc + (i,)) for i, item in enumerate(node.value)]
-            if node.tag != _MAP_TAG:
-                self.error(node, f"unsupported YAML tag {node.tag!r}", "remove the tag")
-            out: dict[str, Any] = {}
-            first: dict[str, yaml.Node] = {}
-            for key, value in node.value:
-                if key.tag == _MERGE_TAG:
-                    self.error(key, "YAML merge keys (<<) are not supported in rulesets",
-                               "write the keys out, or use `extends:` to share rules")
-                    continue
-                if not isinstance(key, yaml.ScalarNode):
-                    self.error(key, "a key must be a plain word, not a list or mapping")
-                    continue
-                name = key.value
-                if name in first:
-                    self.error(key, f"duplicate key {name!r}",
-                               f"first written at line {first[name].start_mark.line + 1}; remove one of them")
-                    continue
-                first[name] = key
-                self.keys[loc + (name,)] = key
-                out[name] = self.build(value, loc + (name,))
-            return out
-        finally:
-            self.active.discard(id(node))
+    def build(self, events: Iterator[Any]) -> tuple[bool, Any]:
+        """``(found, data)``: the document's root value (``found`` is False for an empty stream)."""
+        stack: list[_Frame] = []
+        skipping = 0  # depth inside a list or mapping that is being dropped
+        root: Any = None
+        found = False
+        documents = 0
+        for ev in events:
+            if skipping:
+                if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                    skipping += 1
+                elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                    skipping -= 1
+                    if not skipping and stack:
+                        self._finish(stack[-1], None, assign=True)
+                continue
+            if isinstance(ev, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    self.error(_spot(self.path, self.text, ev), "a ruleset file holds one YAML document",
+                               "remove the `---` line and what follows, or split the file", code=Code.YAML_SYNTAX)
+                    break
+                continue
+            if isinstance(ev, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)):
+                continue
+            if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                frame = stack.pop()
+                self.values[frame.loc] = _spot(self.path, self.text, frame.event, ev)
+                if stack:
+                    self._finish(stack[-1], frame.value, assign=False)
+                else:
+                    root, found = frame.value, True
+                continue
+            parent = stack[-1] if stack else None
+            if parent is not None and isinstance(parent.value, dict) and parent.expect != "value":
+                if parent.expect == "key":
+                    if self._key(parent, ev):
+                        parent.expect = "value"
+                    elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                        parent.expect, skipping = "keyskip", 1
+                    else:
+                        parent.expect = "drop"
+                elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                    skipping = 1  # the value of a bad key, dropped (its end resets expect)
+                else:
+                    parent.expect = "key"
+                continue
+            # a value: a list item, a mapping's value or the root
+            loc: Loc = () if parent is None else (
+                parent.loc + (len(parent.value),) if isinstance(parent.value, list) else parent.loc + (parent.key,))
+            if isinstance(ev, yaml.AliasEvent):
+                self.error(_spot(self.path, self.text, ev), f"YAML aliases (*{ev.anchor}) are not allowed in rulesets",
+                           "write the value out in full; to share rules between files use `extends:`", code=Code.YAML_ALIAS)
+                if parent is None:
+                    found = True
+                else:
+                    self._finish(parent, None, assign=True)
+                continue
+            if isinstance(ev, yaml.ScalarEvent):
+                spot = _spot(self.path, self.text, ev)
+                self.values[loc] = spot
+                value = self._scalar(ev, spot)
+                if parent is None:
+                    root, found = value, True
+                else:
+                    self._finish(parent, value, assign=True)
+                continue
+            # a list or mapping starts
+            if self._explicit_tag(ev):
+                self.error(_spot(self.path, self.text, ev), f"YAML tags ({_tag(ev.tag)}) are not used in rulesets",
+                           "remove the tag", code=Code.YAML_TAG)
+            if len(stack) >= MAX_NESTING:
+                self.error(_spot(self.path, self.text, ev), f"nesting deeper than {MAX_NESTING} levels",
+                           "a ruleset needs only a few levels of mappings and lists", code=Code.TOO_DEEP)
+                skipping = 1
+                continue
+            frame = _Frame({} if isinstance(ev, yaml.MappingStartEvent) else [], loc, ev)
+            if parent is not None:
+                self._finish(parent, frame.value, assign=True, complete=False)
+            stack.append(frame)
+        return found, root
 
-    def scalar(self, node: yaml.ScalarNode) -> Any:
-        try:
-            value = self.ctor.construct_object(node, deep=True)
-        except yaml.YAMLError as e:
-            self.error(node, f"cannot read this value: {getattr(e, 'problem', None) or e}")
-            return node.value
-        if value is None or isinstance(value, (bool, int, float, str)):
+    # -- pieces
+    @staticmethod
+    def _finish(parent: _Frame, value: Any, *, assign: bool, complete: bool = True) -> None:
+        """A node under ``parent`` starts (``complete=False``: a list or mapping, stored at once to
+        keep its place) or is complete; ``assign``: store ``value`` there."""
+        if isinstance(parent.value, list):
+            if assign:
+                parent.value.append(value)
+            return
+        if parent.expect == "keyskip":
+            parent.expect = "drop"
+            return
+        if parent.expect == "drop":
+            parent.expect = "key"
+            return
+        if assign:
+            parent.value[parent.key] = value
+        if complete:
+            parent.expect = "key"
+
+    def _key(self, parent: _Frame, ev: Any) -> bool:
+        """Take ``ev`` as the next key of the mapping ``parent``; False when it cannot be one."""
+        if isinstance(ev, yaml.AliasEvent):
+            self.error(_spot(self.path, self.text, ev), f"YAML aliases (*{ev.anchor}) are not allowed in rulesets",
+                       "write the key out", code=Code.YAML_ALIAS)
+            return False
+        if not isinstance(ev, yaml.ScalarEvent):
+            self.error(_spot(self.path, self.text, ev), "a key must be a plain word, not a list or mapping",
+                       code=Code.WRONG_TYPE)
+            return False
+        spot = _spot(self.path, self.text, ev)
+        if self._explicit_tag(ev):
+            self.error(spot, f"YAML tags ({_tag(ev.tag)}) are not used in rulesets", "remove the tag", code=Code.YAML_TAG)
+            return False
+        name = ev.value
+        if ev.implicit[0] and _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) == _MERGE_TAG:
+            self.error(spot, "YAML merge keys (<<) are not supported in rulesets",
+                       "write the keys out, or use `extends:` to share rules", code=Code.YAML_MERGE_KEY)
+            return False
+        if name in parent.first:
+            self.error(spot, f"duplicate key {name!r}",
+                       f"first written at line {parent.first[name]}; remove one of them", code=Code.DUPLICATE_KEY)
+            return False
+        parent.first[name] = spot.pos.line
+        parent.key = name
+        self.keys[parent.loc + (name,)] = spot
+        return True
+
+    @staticmethod
+    def _explicit_tag(ev: Any) -> bool:
+        return ev.tag not in (None, "!") and not (isinstance(ev, yaml.ScalarEvent) and ev.implicit[0])
+
+    def _scalar(self, ev: Any, spot: Spot) -> Any:
+        value = ev.value
+        if self._explicit_tag(ev):
+            self.error(spot, f"YAML tags ({_tag(ev.tag)}) are not used in rulesets",
+                       "remove the tag; quote the value if it is meant as text", code=Code.YAML_TAG)
             return value
-        return node.value  # timestamps, binary, ...: keep the text as written
+        if not ev.implicit[0]:  # quoted, block or `!`: text
+            return value
+        tag = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
+        if tag in (_TAG + "str", _TAG + "timestamp", _MERGE_TAG, _TAG + "value"):
+            return value  # a date-like plain scalar stays the text as written
+        if tag in (_TAG + "int", _TAG + "float"):
+            if len(value) > MAX_NUMBER_CHARS:
+                self.error(spot, f"number too long ({len(value)} characters; at most {MAX_NUMBER_CHARS})",
+                           f"numbers in a ruleset are at most {MAX_INTEGER:,}", code=Code.NUMBER_TOO_LARGE)
+                return None
+            try:
+                number = _CONSTRUCTOR.construct_object(yaml.ScalarNode(tag, value), deep=True)
+            except (ValueError, yaml.YAMLError) as e:
+                self.error(spot, f"cannot read this number: {e}", code=Code.WRONG_TYPE)
+                return None
+            if isinstance(number, float) and not math.isfinite(number):
+                self.error(spot, f"{value!r} is not a finite number", "write a number such as 0.5",
+                           code=Code.NUMBER_TOO_LARGE)
+                return None
+            if abs(number) > MAX_INTEGER:
+                self.error(spot, f"number too large: {value}", f"numbers in a ruleset are at most {MAX_INTEGER:,}",
+                           code=Code.NUMBER_TOO_LARGE)
+                return None
+            return number
+        if tag == _TAG + "null":
+            return None
+        if tag == _TAG + "bool":
+            return _CONSTRUCTOR.construct_yaml_bool(yaml.ScalarNode(tag, value))
+        return value
+
+
+def _tag(tag: str) -> str:
+    """A tag as written: ``tag:yaml.org,2002:timestamp`` → ``!!timestamp``."""
+    return "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
+
+
+def _reader_error(path: str, text: str) -> Diagnostic | None:
+    """The first character YAML does not accept (control characters ...), positioned."""
+    m = _NON_PRINTABLE.search(text)
+    if m is None:
+        return None
+    before = text[: m.start()]
+    line = len(_lines(before))
+    col = len(_lines(before)[-1]) + 1
+    return _diag(path, text, (line, col), f"invalid character in YAML: U+{ord(m.group()):04X}",
+                 "remove the character (control characters are not allowed) or save the file as UTF-8 text",
+                 code=Code.NOT_TEXT)
 
 
 def _yaml_error(path: str, text: str, e: yaml.YAMLError) -> Diagnostic:
-    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     if isinstance(e, yaml.reader.ReaderError):
-        before = text[: e.position]
-        line = len(_lines(before))
-        col = len(_lines(before)[-1]) + 1
-        return _diag(path, text, (line, col), f"invalid character in YAML: {e.reason}", code=Code.NOT_TEXT,
-                     hint="remove the character or save the file as UTF-8")
+        found = _reader_error(path, text)
+        if found is not None:
+            return found
+        return _file_diag(path, f"invalid character in YAML: {e.reason}", code=Code.NOT_TEXT)
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     problem = getattr(e, "problem", None) or str(e)
     context = getattr(e, "context", None)
     hint = None
@@ -325,24 +540,27 @@ def _yaml_error(path: str, text: str, e: yaml.YAMLError) -> Diagnostic:
     elif context:
         hint = context
     if mark is None:
-        return Diagnostic(path, 0, 0, f"YAML syntax error: {problem}", hint=hint)
+        return Diagnostic(path, 0, 0, f"YAML syntax error: {problem}", hint=hint, code=Code.YAML_SYNTAX)
     return _diag(path, text, (mark.line + 1, mark.column + 1), f"YAML syntax error: {problem}", hint, code=Code.YAML_SYNTAX)
 
 
 def _parse(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
-    """Parse ``text`` with positions; returns the raw file (None on a YAML syntax error) and problems."""
-    bag = DiagnosticBag()
+    """Parse ``text`` with positions; returns the raw file (None when nothing could be read) and problems."""
+    if len(text) > MAX_FILE_CHARS:
+        return None, [_file_diag(path, f"the file is too large ({len(text):,} characters; at most {MAX_FILE_CHARS:,})",
+                                 "split it: a ruleset may `extends:` another", code=Code.FILE_TOO_LARGE)]
+    bad = _reader_error(path, text)
+    if bad is not None:
+        return None, [bad]
+    builder = _Builder(path, text)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        found, data = builder.build(yaml.parse(text, Loader=_PARSER))
     except yaml.YAMLError as e:
-        return None, [_yaml_error(path, text, e)]
-    if root is None:
+        return None, builder.diags + [_yaml_error(path, text, e)]
+    if not found:
         return None, [_diag(path, text, (1, 1), "the ruleset file is empty", code=Code.EMPTY_FILE,
                             hint="a ruleset starts with `ruleset: NAME` (use the file stem)")]
-    builder = _Builder(path, text, bag)
-    data = builder.build(root, ())
-    raw = RawRuleset(path, text, data, builder.values, builder.keys)
-    return raw, bag.items
+    return RawRuleset(path, text, data, builder.values, builder.keys), builder.diags
 
 
 # --------------------------------------------------------------------------------------------------
@@ -391,7 +609,7 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
         name = err.instance
         kind = {("settings",): "setting name", ("definitions",): "definition name"}.get(loc, "key")
         return [raw.diag(loc + (name,), f"invalid {kind} {name!r}",
-                         err.schema.get("patternErrorMessage"), key=True)]
+                         err.schema.get("patternErrorMessage"), key=True, code=Code.INVALID_NAME)]
     if v == "additionalProperties":
         allowed = list(err.schema.get("properties", {}))
         where = "at the top level" if not loc else f"in {_label(raw, loc)}"
@@ -400,7 +618,7 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
             if name in allowed:
                 continue
             hint = _join([did_you_mean(name, allowed), "expected one of: " + ", ".join(allowed)])
-            out.append(raw.diag(loc + (name,), f"unknown key {name!r} {where}", hint, key=True))
+            out.append(raw.diag(loc + (name,), f"unknown key {name!r} {where}", hint, key=True, code=Code.UNKNOWN_KEY))
         return out
     if v == "required":
         missing = [k for k in err.validator_value if k not in err.instance]
@@ -410,7 +628,8 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
         m = re.match(r"^'(.*)' is a required property$", err.message)
         if m and m.group(1) in missing:
             name = m.group(1)
-        return [raw.diag(loc, f"{_label(raw, loc)} is missing required key {name!r}", _REQUIRED_HINTS.get(name))]
+        return [raw.diag(loc, f"{_label(raw, loc)} is missing required key {name!r}", _REQUIRED_HINTS.get(name),
+                         code=Code.MISSING_KEY)]
     label = _label(raw, loc)
     if v == "type":
         hint = None
@@ -420,21 +639,24 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
             hint = "write rules as a list: each rule starts with `- id: ...`"
         elif isinstance(err.instance, (list, dict)) and "string" in err.validator_value:
             hint = "quote the value if it is meant as text"
-        return [raw.diag(loc, f"{label}: expected {_expected(err.validator_value)}, got {_kind(err.instance)}", hint)]
+        return [raw.diag(loc, f"{label}: expected {_expected(err.validator_value)}, got {_kind(err.instance)}", hint,
+                         code=Code.WRONG_TYPE)]
     if v == "pattern":
-        return [raw.diag(loc, f"{label}: {err.instance!r} is not a valid name", err.schema.get("patternErrorMessage"))]
+        return [raw.diag(loc, f"{label}: {err.instance!r} is not a valid name", err.schema.get("patternErrorMessage"),
+                         code=Code.INVALID_NAME)]
     if v == "uniqueItems" and isinstance(err.instance, list):
         seen: list[Any] = []
         for i, item in enumerate(err.instance):
             if item in seen:
-                return [raw.diag(loc + (i,), f"{item!r} is listed twice in {label}", "remove the repeated entry")]
+                return [raw.diag(loc + (i,), f"{item!r} is listed twice in {label}", "remove the repeated entry",
+                                 code=Code.DUPLICATE_ENTRY)]
             seen.append(item)
     if v == "minLength":
-        return [raw.diag(loc, f"{label} must not be empty")]
+        return [raw.diag(loc, f"{label} must not be empty", code=Code.EMPTY_VALUE)]
     if v == "enum":
         return [raw.diag(loc, f"{label}: {err.instance!r} is not allowed",
-                         "expected one of: " + ", ".join(map(str, err.validator_value)))]
-    return [raw.diag(loc, f"{label}: {err.message}")]
+                         "expected one of: " + ", ".join(map(str, err.validator_value)), code=Code.VALUE_NOT_ALLOWED)]
+    return [raw.diag(loc, f"{label}: {err.message}", code=Code.SCHEMA_VIOLATION)]
 
 
 def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
@@ -452,29 +674,30 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
         name = _rule_name(raw, i)
         effects = [k for k in rule if k in EFFECT_KEYS]
         if not effects:
-            out.append(raw.diag(loc, f"{name} has no effect", effects_hint))
+            out.append(raw.diag(loc, f"{name} has no effect", effects_hint, code=Code.NO_EFFECT))
         elif len(effects) > 1:
             out.append(raw.diag(loc + (effects[1],),
                                 f"{name} has {len(effects)} effects ({', '.join(effects)})",
-                                effects_hint + "; split it into separate rules", key=True))
+                                effects_hint + "; split it into separate rules", key=True, code=Code.MANY_EFFECTS))
         else:
             effect = effects[0]
             if "target" in rule and effect not in TARGET_EFFECTS:
                 out.append(raw.diag(loc + ("target",), f"'target' in {name} only applies to "
                                     + ", ".join(TARGET_EFFECTS), "remove 'target', or use one of those effects",
-                                    key=True))
+                                    key=True, code=Code.MISPLACED_KEY))
             if "amount" in rule and effect not in ("count", "give"):
                 out.append(raw.diag(loc + ("amount",), f"'amount' in {name} only applies to count and give",
-                                    "remove 'amount', or use count / give", key=True))
+                                    "remove 'amount', or use count / give", key=True, code=Code.MISPLACED_KEY))
             if "giver" in rule and effect != "give":
                 out.append(raw.diag(loc + ("giver",), f"'giver' in {name} only applies to give",
-                                    "remove 'giver', or make the effect give", key=True))
+                                    "remove 'giver', or make the effect give", key=True, code=Code.MISPLACED_KEY))
         rid = rule.get("id")
         if isinstance(rid, str):
             if rid in first_id:
                 line = raw.origin(("rules", first_id[rid], "id")).line
                 out.append(raw.diag(loc + ("id",), f"duplicate rule id {rid!r}",
-                                    f"first used at line {line}; ids must be unique within a file"))
+                                    f"first used at line {line}; ids must be unique within a file",
+                                    code=Code.DUPLICATE_RULE_ID))
             else:
                 first_id[rid] = i
     return out
@@ -494,29 +717,87 @@ def _check_definitions(raw: RawRuleset) -> list[Diagnostic]:
         if name in seen:
             line = raw.origin(("definitions", seen[name]), key=True).line
             out.append(raw.diag(("definitions", key), f"definition {name!r} is defined twice",
-                                f"first at line {line}", key=True))
+                                f"first at line {line}", key=True, code=Code.DUPLICATE_DEFINITION))
         else:
             seen[name] = key
     return out
 
 
-def _check(raw: RawRuleset) -> list[Diagnostic]:
-    """All structural problems of a parsed file (schema and the rule/definition checks)."""
+@dataclass
+class _Skip:
+    """The parts of a file left out of the merge because they are broken (their problems are
+    reported): ``whole`` (the file is not a mapping), top-level ``keys`` (e.g. a bad ``extends``),
+    rule indexes, setting names, definition keys and ``remove`` indexes."""
+
+    whole: bool = False
+    keys: set[str] = field(default_factory=set)
+    rules: set[int] = field(default_factory=set)
+    settings: set[str] = field(default_factory=set)
+    definitions: set[str] = field(default_factory=set)
+    remove: set[int] = field(default_factory=set)
+
+    def add(self, loc: Loc) -> None:
+        """Leave out the item that holds the broken value at ``loc``."""
+        if not loc:
+            self.whole = True
+        elif len(loc) == 1:
+            self.keys.add(loc[0])
+        elif loc[0] == "rules" and isinstance(loc[1], int):
+            self.rules.add(loc[1])
+        elif loc[0] == "settings":
+            self.settings.add(loc[1])
+        elif loc[0] == "definitions":
+            self.definitions.add(loc[1])
+        elif loc[0] == "remove" and isinstance(loc[1], int):
+            self.remove.add(loc[1])
+        else:
+            self.keys.add(loc[0])
+
+
+def _check(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic]:
+    """All structural problems of a parsed file (schema and the rule/definition checks); the items
+    they make unusable are added to ``skip``."""
+    skip = skip if skip is not None else _Skip()
     out: list[Diagnostic] = []
+    rules = raw.get(("rules",))
+    if isinstance(rules, list) and len(rules) > MAX_RULES_PER_FILE:
+        out.append(raw.diag(("rules",), f"too many rules ({len(rules):,}; at most {MAX_RULES_PER_FILE:,} in one file)",
+                            "split the rules over several files that extend each other", key=True,
+                            code=Code.TOO_MANY_RULES))
+        raw.data["rules"] = []  # not checked further: the file is refused anyway
+        skip.keys.add("rules")
     for err in _validator().iter_errors(raw.data):
-        out.extend(_schema_diags(raw, err))
+        found = _schema_diags(raw, err)
+        out.extend(found)
+        loc: Loc = tuple(err.absolute_path)
+        if found and err.validator != "additionalProperties" and not (err.validator == "required" and not loc):
+            skip.add(loc if err.validator != "propertyNames" else loc + (err.instance,))
     if isinstance(raw.data, dict):
-        out.extend(_check_rules(raw))
-        out.extend(_check_definitions(raw))
+        for d in _check_rules(raw):
+            out.append(d)
+            if d.code in (Code.NO_EFFECT, Code.MANY_EFFECTS, Code.DUPLICATE_RULE_ID):
+                skip.rules.add(_index_at(raw, d))
+        for d in _check_definitions(raw):
+            out.append(d)
+    else:
+        skip.whole = True
     return out
+
+
+def _index_at(raw: RawRuleset, d: Diagnostic) -> int:
+    """The index of the rule a diagnostic of :func:`_check_rules` points into."""
+    rules = raw.get(("rules",)) or []
+    starts = [raw.origin(("rules", i)).line for i in range(len(rules))]
+    return max(bisect.bisect_right(starts, d.line) - 1, 0)
 
 
 _EXPR_KEYS = ("when", "allow", "deny", "require", "value", "order", "target", "amount", "giver", "give", "place")
 
 
-def _syntax_diags(raw: RawRuleset) -> list[Diagnostic]:
+def _syntax_diags(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic]:
     """Expression syntax errors, found even when the file's structure is broken, so that one run
-    reports every problem a file has (names and types are checked later, once the file loads)."""
+    reports every problem a file has (names and types are checked later, once the file loads).
+    With ``skip``: only in the rules and definitions it leaves out (the compiler checks the rest)."""
     from gouji_dsl.lang.expr import ExprError, parse
 
     out: list[Diagnostic] = []
@@ -534,55 +815,89 @@ def _syntax_diags(raw: RawRuleset) -> list[Diagnostic]:
     rules = raw.get(("rules",))
     if isinstance(rules, list):
         for i, rule in enumerate(rules):
-            if isinstance(rule, dict):
+            if isinstance(rule, dict) and (skip is None or i in skip.rules or "rules" in skip.keys or skip.whole):
                 for k in _EXPR_KEYS:
                     if k in rule:
                         check(("rules", i, k), f"{_rule_name(raw, i)} {k}")
     defs = raw.get(("definitions",))
     if isinstance(defs, dict):
         for name, d in defs.items():
+            if skip is not None and not (name in skip.definitions or "definitions" in skip.keys or skip.whole):
+                continue
             loc = ("definitions", name, "expr") if isinstance(d, dict) else ("definitions", name)
             check(loc, f"in definition {name.split('(')[0]!r}")
     return out
 
 
-def _load(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
+def _load(text: str, path: str, skip: _Skip | None = None) -> tuple[RawRuleset | None, list[Diagnostic]]:
     raw, diags = _parse(text, path)
     if raw is not None:
-        diags = diags + _check(raw)
-        if diags:
-            diags = diags + _syntax_diags(raw)
+        diags = diags + _check(raw, skip)
     return raw, diags
 
 
-def _raise(diags: Sequence[Diagnostic]) -> None:
-    bag = DiagnosticBag()
+def _raise(diags: Sequence[Diagnostic], order: Sequence[str] = ()) -> None:
+    errors = _sorted(_unique(diags), order)
+    if any(d.severity == Severity.ERROR for d in errors):
+        raise GoujiError([d for d in errors if d.severity == Severity.ERROR])
+
+
+def _unique(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     seen: set[tuple[Any, ...]] = set()
+    out = []
     for d in diags:
         k = (d.path, d.line, d.col, d.message)
         if k not in seen:
             seen.add(k)
-            bag.add(d)
-    bag.raise_if_errors()
+            out.append(d)
+    return out
+
+
+def _sorted(diags: Iterable[Diagnostic], order: Sequence[str] = ()) -> list[Diagnostic]:
+    """By file (the files of ``order`` first, in that order: a chain from the ruleset asked for to
+    its root), then line and column."""
+    rank = {p: i for i, p in enumerate(order)}
+    return sorted(diags, key=lambda d: (rank.get(d.path, len(rank)), d.path, d.line, d.col))
 
 
 def _read(path: str) -> str:
+    """The text of the ruleset file ``path``, refusing what is not a regular file or larger than
+    :data:`MAX_FILE_CHARS` before reading it."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            return f.read()
-    except UnicodeDecodeError as e:
-        raise GoujiError(Diagnostic(path, 0, 0, f"cannot read ruleset: not UTF-8 text ({e.reason})")) from None
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise GoujiError(_file_diag(path, f"cannot read ruleset: {what}", "give the path of a .yaml file",
+                                        code=Code.NOT_A_RULESET))
+        if st.st_size > 4 * MAX_FILE_CHARS:  # UTF-8 takes at most 4 bytes a character
+            raise GoujiError(_file_diag(path, f"the file is too large ({st.st_size:,} bytes; at most "
+                                              f"{MAX_FILE_CHARS:,} characters)",
+                                        "split it: a ruleset may `extends:` another", code=Code.FILE_TOO_LARGE))
+        with open(path, "rb") as f:
+            data = f.read(4 * MAX_FILE_CHARS + 1)
     except OSError as e:
-        raise GoujiError(Diagnostic(path, 0, 0, f"cannot read ruleset: {e.strerror or e}")) from None
+        raise GoujiError(_file_diag(path, f"cannot read ruleset: {e.strerror or e}", code=Code.UNREADABLE)) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        good = data[: e.start].decode("utf-8-sig", errors="replace")
+        line = good.count("\n") + 1
+        col = len(good) - (good.rfind("\n") + 1) + 1
+        raise GoujiError(Diagnostic(path, line, col, f"cannot read ruleset: not UTF-8 text ({e.reason})",
+                                    "save the file as UTF-8", code=Code.NOT_TEXT)) from None
+    return text
 
 
 def load_text(text: str, path: str | os.PathLike[str]) -> RawRuleset:
     """Parse and check ``text`` as the ruleset file ``path`` (which need not exist).
 
     Returns a :class:`RawRuleset` that matches the schema. Raises :class:`GoujiError` with every
-    problem found (YAML syntax, duplicate keys, schema violations, rules without exactly one
-    effect, duplicate rule ids), sorted by position."""
-    raw, diags = _load(text, os.fspath(path))
+    problem found (YAML syntax, limits, duplicate keys, aliases, tags, schema violations, rules
+    without exactly one effect, duplicate ids, expression syntax), sorted by position."""
+    p = os.fspath(path)
+    raw, diags = _load(text, p)
+    if raw is not None and diags:
+        diags = diags + _syntax_diags(raw)
     _raise(diags)
     assert raw is not None
     return raw
@@ -597,11 +912,26 @@ def load_file(path: str | os.PathLike[str]) -> RawRuleset:
 
 
 # --------------------------------------------------------------------------------------------------
-# finding files
+# where rulesets may come from
+
+_rules_path_var: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("gouji_rules_path", default=())
+
+
+def use_rules_path(folders: Iterable[str | os.PathLike[str]]) -> None:
+    """Add ``folders`` (``gouji --rules-path DIR``) to :func:`rules_path` for this context."""
+    _rules_path_var.set(_rules_path_var.get() + tuple(os.fspath(f) for f in folders))
+
+
+def rules_path() -> list[Path]:
+    """The folders the user named for rulesets: ``--rules-path`` (:func:`use_rules_path`) then the
+    :data:`RULES_PATH_ENV` environment variable (``os.pathsep``-separated). Names are looked up in
+    them and files in them (or below) may be read."""
+    env = [p for p in os.environ.get(RULES_PATH_ENV, "").split(os.pathsep) if p.strip()]
+    return [Path(p) for p in (*_rules_path_var.get(), *env)]
 
 
 def _looks_like_path(s: str) -> bool:
-    return s.endswith(RULESET_SUFFIXES) or "/" in s or os.sep in s
+    return s.endswith(RULESET_SUFFIXES) or "/" in s or os.sep in s or (os.altsep or "/") in s
 
 
 def _known_names(folders: Iterable[Path]) -> list[str]:
@@ -619,29 +949,341 @@ def _names_hint(name: str, names: Sequence[str]) -> str:
     return _join([did_you_mean(name, names), listing]) or listing
 
 
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _real(p: Path) -> Path:
+    try:
+        return Path(os.path.realpath(p))
+    except (OSError, ValueError):
+        return p.absolute()
+
+
+def _inside(p: Path, folders: Iterable[Path]) -> bool:
+    return any(p == f or p.is_relative_to(f) for f in folders)
+
+
+class _Refused(Exception):
+    """A ruleset reference that cannot be followed: ``code``, message and hint."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.code, self.message, self.hint = code, message, hint
+
+
+_ALLOW_HINT = "or allow its folder with `--rules-path DIR` (or the environment variable GOUJI_RULES_PATH)"
+
+
+class _Places:
+    """Where one load may read rulesets: the folder of the file the user named (``home``), the
+    folders of :func:`rules_path` and ``search``, and the bundled rulesets."""
+
+    def __init__(self, home: Path | None, search: Sequence[str | os.PathLike[str]]):
+        self.search = [Path(d) for d in search] + rules_path()
+        bundled = _bundled_dir()
+        roots = ([home] if home is not None else []) + self.search + ([bundled] if bundled else [])
+        self.roots = [_real(r) for r in roots]
+
+    def candidates(self, folder: Path, ref: str) -> list[Path]:
+        """Files a name or relative path ``ref`` written in a file in ``folder`` may mean, in order."""
+        if _looks_like_path(ref):
+            return [Path(ref) if os.path.isabs(ref) else folder / ref]
+        bundled = _bundled_dir()
+        return [folder / f"{ref}.yaml"] + [d / f"{ref}.yaml" for d in self.search] + ([bundled / f"{ref}.yaml"] if bundled else [])
+
+    def check(self, ref: str) -> None:
+        """Refuse a reference that is too long or not text a path can hold."""
+        if len(ref) > MAX_REFERENCE_CHARS:
+            raise _Refused(Code.RULESET_NOT_FOUND, f"ruleset reference too long ({len(ref)} characters; "
+                           f"at most {MAX_REFERENCE_CHARS})", "name a bundled ruleset or a .yaml file beside this one")
+        if "\x00" in ref or not ref.strip():
+            raise _Refused(Code.RULESET_NOT_FOUND, f"{ref!r} is not a ruleset name or path",
+                           "name a bundled ruleset or a .yaml file beside this one")
+
+    def allowed(self, ref: str, cand: Path) -> Path:
+        """``cand`` (a file ``ref`` may mean) if it may be read, else :class:`_Refused` saying why."""
+        real = _real(cand)
+        if not _inside(real, self.roots):
+            if os.path.isabs(ref):
+                raise _Refused(Code.PATH_NOT_ALLOWED, f"absolute paths are not allowed here: {ref!r}",
+                               "write a path relative to this file's folder (or a bundled name), " + _ALLOW_HINT)
+            raise _Refused(Code.PATH_NOT_ALLOWED, f"{ref!r} leaves the folders rulesets may be read from",
+                           "keep to this file's folder and below (no `..` out of it), " + _ALLOW_HINT)
+        if not cand.name.endswith(RULESET_SUFFIXES):
+            raise _Refused(Code.NOT_A_RULESET, f"{ref!r} is not a ruleset file", "a ruleset file's name ends in .yaml")
+        return cand
+
+
+def _check_is_ruleset(path: str, text: str) -> None:
+    """Refuse a file without a ``ruleset:`` line (before any of its text is shown)."""
+    if _RULESET_LINE.search(text) is None:
+        raise _Refused(Code.NOT_A_RULESET, f"{path} is not a ruleset file (no `ruleset:` line)",
+                       "a ruleset file starts with `ruleset: NAME`")
+
+
 def ruleset_path(name_or_path: str | os.PathLike[str], *, search: Sequence[str | os.PathLike[str]] = ()) -> Path:
-    """The file of a ruleset given by bundled name (``"online"``) or path (``"my/rules.yaml"``).
+    """The file of a ruleset the user named: a bundled name (``"online"``), a name found in a
+    ``search`` folder or :func:`rules_path`, or a path (``"my/rules.yaml"``, read wherever it is:
+    the user named it).
 
     A value ending in ``.yaml``/``.yml`` or containing a path separator (or a ``PathLike``) is a path;
     otherwise ``NAME.yaml`` is looked up in each ``search`` folder, then among the bundled rulesets.
-    Raises :class:`GoujiError` when nothing is found (hint: the bundled names, did-you-mean)."""
+    Raises :class:`GoujiError` when nothing is found (hint: the bundled names, did-you-mean). For a
+    ruleset named inside a file (a scenario, a record), use :func:`find_ruleset`."""
     s = os.fspath(name_or_path)
+    places = _Places(None, search)
+    try:
+        places.check(s)
+    except _Refused as e:
+        raise GoujiError(_file_diag(s[:MAX_REFERENCE_CHARS], e.message, e.hint, code=e.code)) from None
     if not isinstance(name_or_path, str) or _looks_like_path(s):
         p = Path(s)
-        if p.is_file():
+        if _is_file(p):
             return p
-        raise GoujiError(Diagnostic(s, 0, 0, f"no such ruleset file: {s}", hint=_names_hint(Path(s).stem, list_bundled())))
-    folders = [Path(d) for d in search]
-    bundled = _bundled_dir()
-    for d in folders + ([bundled] if bundled else []):
-        cand = d / f"{s}.yaml"
-        if cand.is_file():
+        if os.path.exists(p):
+            _read(s)  # raises: a folder, a device ...
+        raise GoujiError(_file_diag(s, f"no such ruleset file: {s}", _names_hint(Path(s).stem, list_bundled()),
+                                    code=Code.RULESET_NOT_FOUND))
+    for cand in places.candidates(Path("."), s)[1:]:  # not the current folder: a name is a search name
+        if _is_file(cand):
             return cand
-    raise GoujiError(Diagnostic(s, 0, 0, f"unknown ruleset {s!r}", hint=_names_hint(s, _known_names(folders))))
+    raise GoujiError(_file_diag(s, f"unknown ruleset {s!r}", _names_hint(s, _known_names(places.search)),
+                                code=Code.RULESET_NOT_FOUND))
+
+
+def find_ruleset(ref: str, *, referrer: str | os.PathLike[str], search: Sequence[str | os.PathLike[str]] = ()) -> Path:
+    """The ruleset file that ``ref``, written in the file ``referrer`` (a scenario's ``ruleset:``,
+    a record's ruleset), may mean: a bundled name; ``NAME`` or a relative ``.yaml`` path in the
+    referrer's folder or below; or a file in a ``search`` folder or :func:`rules_path`.
+
+    Absolute paths and ``..`` leaving those folders are refused (:attr:`Code.PATH_NOT_ALLOWED`, the
+    hint says how to allow a folder), as is a file that is not a ruleset (:attr:`Code.NOT_A_RULESET`)
+    — before any of its text is shown. Raises :class:`GoujiError` (no position: place it at the
+    reference yourself with :meth:`GoujiError.diagnostics`)."""
+    folder = Path(os.fspath(referrer)).parent
+    places = _Places(folder, search)
+    try:
+        found = _locate(places, folder, ref)
+        _check_is_ruleset(ref, _read(str(found)))
+    except _Refused as e:
+        raise GoujiError(_file_diag(os.fspath(referrer), e.message, e.hint, code=e.code)) from None
+    except GoujiError as e:
+        d = e.diagnostics[0]
+        raise GoujiError(_file_diag(os.fspath(referrer), f"cannot read {ref!r}: " + d.message.removeprefix(
+            "cannot read ruleset: "), d.hint, code=d.code)) from None
+    return found
+
+
+def _locate(places: _Places, folder: Path, ref: str, me: Path | None = None, what: str = "ruleset") -> Path:
+    """The file ``ref`` (written in a file in ``folder``) means, or :class:`_Refused`. ``me``: the
+    real path of the referring file, skipped (a workspace NAME.yaml may extend the bundled NAME)."""
+    places.check(ref)
+    found_self = False
+    for cand in places.candidates(folder, ref):
+        if not _is_file(cand):
+            if _looks_like_path(ref):
+                places.allowed(ref, cand)  # say "not allowed" rather than "not found" for ../../etc/x
+            continue
+        if me is not None and _real(cand) == me:
+            found_self = True
+            continue
+        return places.allowed(ref, cand)
+    if found_self:
+        raise _Refused(Code.EXTENDS_CYCLE, f"extends cycle: {ref!r} extends itself", "a ruleset cannot extend itself")
+    looked = [os.path.normpath(str(c)) for c in places.candidates(folder, ref)]
+    names = _known_names([folder, *places.search])
+    hint = _join([did_you_mean(Path(ref).stem if _looks_like_path(ref) else ref, names),
+                  "looked for " + ", ".join(looked),
+                  "bundled rulesets: " + (", ".join(list_bundled()) or "(none)")])
+    raise _Refused(Code.RULESET_NOT_FOUND, f"cannot find {what} {ref!r}", hint)
 
 
 # --------------------------------------------------------------------------------------------------
 # resolving extends
+
+
+@dataclass
+class ChainFile:
+    """One file of an ``extends`` chain as loaded: its raw data (None when it could not be read or
+    parsed), its own problems, and the parts of it left out of the merge because they are broken."""
+
+    path: str
+    raw: RawRuleset | None
+    diagnostics: list[Diagnostic]
+    skip: _Skip = field(default_factory=_Skip)
+
+
+@dataclass
+class Chain:
+    """A ruleset and its ancestors (``files[0]`` is the one asked for), loaded past their problems.
+
+    ``diagnostics`` holds every problem of every file (structure, limits, ``extends``, ``remove``)
+    and the warnings of the merge (a likely misspelt override), sorted by position;
+    ``resolved`` is the merge of what could be used (None when a file of the chain could not be
+    read at all, or when the parent could not be found)."""
+
+    files: list[ChainFile]
+    diagnostics: list[Diagnostic]
+    resolved: ResolvedRuleset | None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == Severity.ERROR]
+
+    @property
+    def paths(self) -> list[str]:
+        return [f.path for f in self.files]
+
+    def remerge(self, drop_settings: dict[str, set[str]]) -> ResolvedRuleset | None:
+        """The merge again, leaving out the settings ``drop_settings[path]`` of each file (settings
+        found broken later, e.g. of the wrong type): the problems of the rest can then be found."""
+        return _merge_chain(self.files, drop_settings)[0]
+
+
+class _Resolver:
+    def __init__(self, places: _Places):
+        self.places = places
+
+    def load(self, path: str, text: str | None, *, gate: bool) -> tuple[list[ChainFile], Diagnostic | None]:
+        """The chain from ``path`` up. ``gate``: refuse ``path`` if it is not a ruleset (a file the
+        user did not name). Returns the files and, when ``path`` itself was refused, why."""
+        files: list[ChainFile] = []
+        seen: dict[Path, str] = {}
+        at_ref: tuple[ChainFile, str] | None = None  # the file whose extends led here, and the ref
+        while True:
+            try:
+                if text is None:
+                    text = _read(path)
+                if gate:
+                    _check_is_ruleset(path, text)
+            except (GoujiError, _Refused) as e:
+                d = e.diagnostics[0] if isinstance(e, GoujiError) else _file_diag(path, e.message, e.hint, code=e.code)
+                if at_ref is None:
+                    return files, d
+                child, ref = at_ref
+                assert child.raw is not None
+                child.diagnostics.append(child.raw.diag(("extends",), d.message, d.hint, code=d.code))
+                child.skip.keys.add("extends")
+                files.append(ChainFile(path, None, []))  # the parent is unusable: nothing to merge
+                return files, None
+            seen[_real(Path(path))] = path
+            skip = _Skip()
+            raw, diags = _load(text, path, skip)
+            if raw is not None:
+                diags = diags + _syntax_diags(raw, skip)
+            f = ChainFile(path, raw, list(diags), skip)
+            files.append(f)
+            ref = raw.get(("extends",)) if raw is not None and not skip.whole else None
+            if not isinstance(ref, str) or not ref or "extends" in skip.keys:
+                return files, None
+            folder = Path(path).parent
+            try:
+                parent = _locate(self.places, folder, ref, me=_real(Path(path)), what="parent ruleset")
+            except _Refused as e:
+                f.diagnostics.append(raw.diag(("extends",), e.message, e.hint,  # type: ignore[union-attr]
+                                              code=Code.EXTENDS_NOT_FOUND if e.code == Code.RULESET_NOT_FOUND else e.code))
+                f.skip.keys.add("extends")
+                files.append(ChainFile("", None, []))
+                return files, None
+            real = _real(parent)
+            if real in seen:
+                shown = [g.path for g in files[list(seen).index(real):]] + [seen[real]]
+                f.diagnostics.append(raw.diag(("extends",), "extends cycle: " + " -> ".join(shown),  # type: ignore[union-attr]
+                                              "a ruleset cannot (indirectly) extend itself", code=Code.EXTENDS_CYCLE))
+                f.skip.keys.add("extends")
+                files.append(ChainFile("", None, []))
+                return files, None
+            path, text, gate, at_ref = os.path.normpath(str(parent)), None, True, (f, ref)
+
+
+def _merge_chain(files: Sequence[ChainFile], drop_settings: dict[str, set[str]] | None = None
+                 ) -> tuple[ResolvedRuleset | None, list[Diagnostic]]:
+    """Merge the chain from its root down; None when a file could not be read."""
+    parent: ResolvedRuleset | None = None
+    diags: list[Diagnostic] = []
+    for f in reversed(files):
+        if f.raw is None or f.skip.whole:
+            return None, diags
+        skip = f.skip
+        if drop_settings and drop_settings.get(f.path):
+            skip = replace(skip, settings=skip.settings | drop_settings[f.path])
+        parent, found = _merge(f.raw, parent, skip)
+        diags.extend(found)
+    return parent, diags
+
+
+def load_chain(name_or_path: str | os.PathLike[str], *, text: str | None = None,
+               search: Sequence[str | os.PathLike[str]] = (), referrer: str | os.PathLike[str] | None = None) -> Chain:
+    """Load a ruleset and its ``extends`` chain past their problems (for ``gouji validate`` and the
+    editor): every file's problems are collected, and what could be used is merged.
+
+    ``text``: an unsaved buffer to use as the file ``name_or_path`` (which need not exist).
+    ``referrer``: the file that named this ruleset (a scenario, a record); then the reference must
+    obey :func:`find_ruleset`'s rules. Without it the user named the file: it is read wherever it is.
+    Never raises for bad input: a file that cannot be found is a diagnostic of the chain."""
+    s = os.fspath(name_or_path)
+    try:
+        if text is not None:
+            path, home = s, Path(s).parent
+        elif referrer is not None:
+            home = Path(os.fspath(referrer)).parent
+            path = str(_locate(_Places(home, search), home, s))
+        else:
+            found = ruleset_path(name_or_path, search=search)
+            path, home = os.fspath(found), found.parent
+    except GoujiError as e:
+        return Chain([], list(e.diagnostics), None)
+    except _Refused as e:
+        return Chain([], [_file_diag(os.fspath(referrer or s), e.message, e.hint, code=e.code)], None)
+    resolver = _Resolver(_Places(home, search))
+    files, refused = resolver.load(path, text, gate=referrer is not None)
+    if refused is not None:
+        return Chain(files, [refused], None)
+    resolved, merge_diags = _merge_chain(files)
+    all_diags = [d for f in files for d in f.diagnostics] + merge_diags
+    if resolved is not None:
+        all_diags += list(resolved.warnings)
+    order = [f.path for f in files]
+    return Chain(files, _sorted(_unique(all_diags), order), resolved)
+
+
+def _resolved_or_raise(chain: Chain) -> ResolvedRuleset:
+    if chain.errors or chain.resolved is None:
+        # the whole picture: add the expression syntax of rules the merge kept (the compiler would)
+        extra = [d for f in chain.files if f.raw is not None for d in _syntax_diags(f.raw)]
+        _raise(chain.errors + extra if chain.errors else extra, chain.paths)
+        if chain.resolved is None:  # pragma: no cover - an unreadable file always has an error
+            raise GoujiError(_file_diag(chain.paths[0] if chain.paths else "?", "cannot load the ruleset",
+                                        code=Code.UNSPECIFIED))
+    return chain.resolved
+
+
+def resolve(name_or_path: str | os.PathLike[str], *, search: Sequence[str | os.PathLike[str]] = (),
+            referrer: str | os.PathLike[str] | None = None) -> ResolvedRuleset:
+    """Load a ruleset by bundled name or path and resolve its ``extends`` chain.
+
+    ``search``: extra folders where names (the argument and ``extends:`` names) are looked up, after
+    the sibling ``NAME.yaml`` and before the bundled rulesets (with :func:`rules_path`). Parents
+    are found as documented in docs/ruleset-format.md; a workspace ``NAME.yaml`` may extend the
+    bundled ``NAME``. ``referrer``: see :func:`load_chain`.
+
+    Returns a :class:`ResolvedRuleset` (``chain`` = file paths from this ruleset to the root;
+    ``inherited`` flags are relative to this ruleset; ``warnings`` the merge's warnings). Raises
+    :class:`GoujiError` with every problem of every file of the chain: unreadable file, YAML
+    syntax, limits, schema violations, duplicate ids, missing, refused or cyclic ``extends`` (at the
+    ``extends:`` value), unknown ``remove`` ids."""
+    return _resolved_or_raise(load_chain(name_or_path, search=search, referrer=referrer))
+
+
+def resolve_text(text: str, path: str | os.PathLike[str], *,
+                 search: Sequence[str | os.PathLike[str]] = ()) -> ResolvedRuleset:
+    """Resolve an unsaved buffer ``text`` as if it were the file ``path`` (which need not exist);
+    parents are read from disk relative to ``path``. Same result and errors as :func:`resolve`."""
+    return _resolved_or_raise(load_chain(path, text=text, search=search))
 
 
 def _deep_merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
@@ -654,66 +1296,12 @@ def _deep_merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]
     return out
 
 
-class _Resolver:
-    def __init__(self, search: Sequence[str | os.PathLike[str]]):
-        self.search = [Path(d) for d in search]
-
-    def candidates(self, child: Path, ref: str) -> list[Path]:
-        if _looks_like_path(ref):
-            return [child.parent / ref]
-        out = [child.parent / f"{ref}.yaml"] + [d / f"{ref}.yaml" for d in self.search]
-        bundled = _bundled_dir()
-        if bundled is not None:
-            out.append(bundled / f"{ref}.yaml")
-        return out
-
-    def find_parent(self, raw: RawRuleset, stack: list[tuple[Path, str]]) -> tuple[str | None, list[Diagnostic]]:
-        """The parent file of ``raw`` (display path) or the diagnostics explaining why there is none."""
-        ref = raw.get(("extends",))
-        loc = ("extends",)
-        me = stack[-1][0]
-        found_self = False
-        for cand in self.candidates(Path(raw.path), ref):
-            if not cand.is_file():
-                continue
-            real = cand.resolve()
-            if real == me:
-                found_self = True  # a workspace NAME.yaml may extend the bundled NAME: keep looking
-                continue
-            for i, (seen, _) in enumerate(stack):
-                if seen == real:
-                    cycle = [shown for _, shown in stack[i:]] + [stack[i][1]]
-                    return None, [raw.diag(loc, "extends cycle: " + " -> ".join(cycle),
-                                           "a ruleset cannot (indirectly) extend itself")]
-            return os.path.normpath(str(cand)), []
-        if found_self:
-            return None, [raw.diag(loc, f"extends cycle: {raw.path} extends itself",
-                                   "a ruleset cannot extend itself")]
-        looked = [os.path.normpath(str(c)) for c in self.candidates(Path(raw.path), ref)]
-        names = _known_names([Path(raw.path).parent, *self.search])
-        hint = _join([did_you_mean(Path(ref).stem if _looks_like_path(ref) else ref, names),
-                      "looked for " + ", ".join(looked),
-                      "bundled rulesets: " + (", ".join(list_bundled()) or "(none)")])
-        return None, [raw.diag(loc, f"cannot find parent ruleset {ref!r}", hint)]
-
-    def resolve(self, path: str, text: str | None, stack: list[tuple[Path, str]]) -> ResolvedRuleset:
-        if text is None:
-            text = _read(path)
-        stack = stack + [(Path(path).resolve(), path)]
-        raw, diags = _load(text, path)
-        parent_path: str | None = None
-        if raw is not None and isinstance(raw.get(("extends",)), str) and raw.get(("extends",)):
-            parent_path, problems = self.find_parent(raw, stack)
-            diags = diags + problems
-        _raise(diags)  # everything wrong with this file, at once
-        assert raw is not None
-        parent = self.resolve(parent_path, None, stack) if parent_path is not None else None
-        return _merge(raw, parent)
-
-
-def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None) -> dict[str, SettingSpec]:
+def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> dict[str, SettingSpec]:
     out = {name: replace(s, inherited=True) for name, s in (parent.settings.items() if parent else ())}
-    for name, written in (raw.get(("settings",)) or {}).items():
+    written_all = raw.get(("settings",)) if "settings" not in skip.keys else None
+    for name, written in (written_all if isinstance(written_all, dict) else {}).items():
+        if name in skip.settings:
+            continue
         loc: Loc = ("settings", name)
         says = source = None
         value = written
@@ -721,7 +1309,7 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None) -> dict[str, 
             value, says, source = written["value"], written.get("says"), written.get("source")
             loc = loc + ("value",)
         origin = raw.origin(loc)
-        own_keys = {k: raw.origin(loc + (k,)) for k, v in value.items() if v is not None} \
+        own_keys = {str(k): raw.origin(loc + (k,)) for k, v in value.items() if v is not None} \
             if isinstance(value, dict) else {}
         prev = out.get(name)
         if prev is not None and isinstance(prev.value, dict) and isinstance(value, dict):
@@ -736,11 +1324,13 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None) -> dict[str, 
     return out
 
 
-def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None) -> dict[str, DefinitionSpec]:
+def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> dict[str, DefinitionSpec]:
     out = {name: replace(d, inherited=True) for name, d in (parent.definitions.items() if parent else ())}
-    for key, written in (raw.get(("definitions",)) or {}).items():
+    written_all = raw.get(("definitions",)) if "definitions" not in skip.keys else None
+    for key, written in (written_all if isinstance(written_all, dict) else {}).items():
         m = _DEF_KEY.match(key)
-        assert m is not None  # checked by the schema
+        if key in skip.definitions or m is None:
+            continue
         name = m.group(1)
         params = tuple(p.strip() for p in m.group(2).split(",") if p.strip()) if m.group(2) else ()
         loc: Loc = ("definitions", key)
@@ -771,57 +1361,71 @@ def _rule_spec(raw: RawRuleset, index: int) -> RuleSpec:
     )
 
 
-def _merge(raw: RawRuleset, parent: ResolvedRuleset | None) -> ResolvedRuleset:
+OVERRIDE_SIMILARITY = 0.85
+"""How close (difflib ratio) a new rule id must be to an inherited id of the same hook to be warned
+about as a likely misspelt override."""
+
+
+def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tuple[ResolvedRuleset, list[Diagnostic]]:
+    """Merge one file onto its parent (leaving out ``skip``); returns the result and the problems
+    of the merge (``remove:`` of unknown ids). Linear in the number of rules."""
     diags: list[Diagnostic] = []
-    rules = [replace(r, inherited=True) for r in (parent.rules if parent else ())]
+    warnings: list[Diagnostic] = []
+    rules: list[RuleSpec] = [replace(r, inherited=True) for r in (parent.rules if parent else ())]
     inherited_ids = [r.id for r in rules]
     removed = list(parent.removed if parent else ())
-    for i, rid in enumerate(raw.get(("remove",)) or ()):
+    removing = raw.get(("remove",)) if "remove" not in skip.keys else None
+    drop: set[str] = set()
+    for i, rid in enumerate(removing if isinstance(removing, list) else ()):
+        if i in skip.remove or not isinstance(rid, str):
+            continue
         if rid in inherited_ids:
-            rules = [r for r in rules if r.id != rid]
+            drop.add(rid)
             removed.append(rid)
         else:
             hint = did_you_mean(rid, inherited_ids) if parent else "this ruleset has no `extends:`, so nothing to remove"
-            diags.append(raw.diag(("remove", i), f"cannot remove {rid!r}: no inherited rule has this id", hint))
-    for i in range(len(raw.get(("rules",)) or ())):
-        spec = _rule_spec(raw, i)
-        at = next((n for n, r in enumerate(rules) if r.id == spec.id and r.inherited), None)
-        if at is None:
+            diags.append(raw.diag(("remove", i), f"cannot remove {rid!r}: no inherited rule has this id", hint,
+                                  code=Code.REMOVE_UNKNOWN))
+    if drop:
+        rules = [r for r in rules if r.id not in drop]
+    at = {r.id: n for n, r in enumerate(rules)}
+    own = raw.get(("rules",)) if "rules" not in skip.keys else None
+    specs = [_rule_spec(raw, i) for i in range(len(own) if isinstance(own, list) else 0) if i not in skip.rules]
+    own_ids = {s.id for s in specs}
+    by_hook: dict[str, list[str]] = {}
+    for r in rules:
+        if r.id not in own_ids:  # an inherited rule this file does not replace
+            by_hook.setdefault(r.on.text, []).append(r.id)
+    for i, spec in zip((i for i in range(len(own) if isinstance(own, list) else 0) if i not in skip.rules), specs):
+        n = at.get(spec.id)
+        if n is None:
             rules.append(spec)
+            candidates = [c for c in by_hook.get(spec.on.text, ()) if abs(len(c) - len(spec.id)) <= 3]
+            if candidates:
+                close = difflib.get_close_matches(spec.id, candidates, n=1, cutoff=OVERRIDE_SIMILARITY)
+                if close:
+                    warnings.append(raw.diag(
+                        ("rules", i, "id"), f"rule {spec.id!r} is new: no inherited rule has this id",
+                        f"did you mean {close[0]!r}? (a rule with an inherited id replaces it; "
+                        f"this one is added beside it)", code=Code.LIKELY_MISSPELT_OVERRIDE, severity=Severity.WARNING))
         else:
-            rules[at] = replace(spec, overrides=rules[at].origin)
-    _raise(diags)
+            rules[n] = replace(spec, overrides=rules[n].origin)
     ids = {r.id for r in rules}
     data = raw.data
+    name = data.get("ruleset") if "ruleset" not in skip.keys else None
+
+    def text_key(key: str) -> str | None:
+        v = data.get(key)
+        return v if isinstance(v, str) and key not in skip.keys else None
+
     return ResolvedRuleset(
-        name=data["ruleset"], path=raw.path,
+        name=name if isinstance(name, str) else Path(raw.path).stem, path=raw.path,
         chain=(raw.path,) + (parent.chain if parent else ()),
-        title=data.get("title"), description=data.get("description"), source=data.get("source"),
-        settings=_own_settings(raw, parent), definitions=_own_definitions(raw, parent),
+        title=text_key("title"), description=text_key("description"), source=text_key("source"),
+        settings=_own_settings(raw, parent, skip), definitions=_own_definitions(raw, parent, skip),
         rules=tuple(rules), removed=tuple(dict.fromkeys(r for r in removed if r not in ids)), text=raw.text,
-    )
-
-
-def resolve(name_or_path: str | os.PathLike[str], *, search: Sequence[str | os.PathLike[str]] = ()) -> ResolvedRuleset:
-    """Load a ruleset by bundled name or path and resolve its ``extends`` chain.
-
-    ``search``: extra folders where names (the argument and ``extends:`` names) are looked up, after
-    the sibling ``NAME.yaml`` and before the bundled rulesets. Parents are found as documented in
-    docs/ruleset-format.md; a workspace ``NAME.yaml`` may extend the bundled ``NAME``.
-
-    Returns a :class:`ResolvedRuleset` (``chain`` = file paths from this ruleset to the root;
-    ``inherited`` flags are relative to this ruleset). Raises :class:`GoujiError` with every
-    problem of the first faulty file: unreadable file, YAML syntax, schema violations, duplicate
-    ids, missing or cyclic ``extends`` (at the ``extends:`` value), unknown ``remove`` ids."""
-    path = ruleset_path(name_or_path, search=search)
-    return _Resolver(search).resolve(str(path), None, [])
-
-
-def resolve_text(text: str, path: str | os.PathLike[str], *,
-                 search: Sequence[str | os.PathLike[str]] = ()) -> ResolvedRuleset:
-    """Resolve an unsaved buffer ``text`` as if it were the file ``path`` (which need not exist);
-    parents are read from disk relative to ``path``. Same result and errors as :func:`resolve`."""
-    return _Resolver(search).resolve(os.fspath(path), text, [])
+        warnings=tuple(warnings),
+    ), diags
 
 
 # --------------------------------------------------------------------------------------------------

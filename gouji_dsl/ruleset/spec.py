@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gouji_dsl.diagnostics import SourcePos
+from gouji_dsl.diagnostics import Diagnostic, SourcePos
 
 EFFECT_KEYS: tuple[str, ...] = ("allow", "deny", "require", "value", "order", "mark", "unmark", "count", "place", "give")
 """The effect keys a rule may carry; exactly one per rule (see docs/ruleset-format.md)."""
@@ -108,6 +108,7 @@ class ResolvedRuleset:
     rules: tuple[RuleSpec, ...]
     removed: tuple[str, ...] = ()
     text: str = ""  # the ruleset file's own text
+    warnings: tuple[Diagnostic, ...] = ()  # problems of the merge that do not stop it (a likely misspelt override)
 
     def rule(self, rule_id: str) -> RuleSpec | None:
         for r in self.rules:

@@ -11,16 +11,26 @@ stderr — never as a traceback.
 """
 from __future__ import annotations
 
+import json
+import os
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
 from gouji_dsl import __version__
 from gouji_dsl.diagnostics import GoujiError
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2
+"""Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
+a one-line message and the path of a saved crash report)."""
+
+CRASH_DIR_ENV = "GOUJI_CRASH_DIR"
+"""Environment variable: the folder crash reports are saved in (default: a ``gouji-crashes``
+folder in the user's cache folder, else in the temporary folder)."""
 
 
 def _err(text: str) -> None:
@@ -31,6 +41,69 @@ def _report(e: GoujiError) -> None:
     """Every diagnostic of ``e`` in its long form (caret and hint), on stderr."""
     for d in e.diagnostics:
         _err(d.format())
+
+
+def _crash_dir() -> Path:
+    env = os.environ.get(CRASH_DIR_ENV)
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.path.expanduser("~"), ".cache"))
+    return Path(cache) / "gouji-crashes"
+
+
+def save_crash_report(exc: BaseException, argv: list[str] | None = None) -> str | None:
+    """Write a crash report (command line, versions, traceback) for an unexpected exception and
+    return its path (None when no folder could be written)."""
+    import datetime
+    import platform
+    import tempfile
+    import traceback
+
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    text = "\n".join([
+        f"gouji {__version__} crash report, {stamp}",
+        f"command: {' '.join(['gouji', *(sys.argv[1:] if argv is None else argv)])}",
+        f"python {platform.python_version()} on {platform.platform()}",
+        "",
+        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    ])
+    for folder in (_crash_dir(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"gouji-crash-{stamp}-{os.getpid()}.txt"
+            path.write_text(text, encoding="utf-8")
+            return str(path)
+        except OSError:
+            continue
+    return None
+
+
+def internal_error_line(exc: BaseException, what: str = "gouji") -> str:
+    """The one line shown for an unexpected exception (after saving a crash report)."""
+    path = save_crash_report(exc)
+    message = str(exc).replace("\n", " ")
+    if len(message) > 200:
+        message = message[:199] + "…"
+    where = f"; crash report saved to {path}" if path else ""
+    return f"{what}: internal error: {type(exc).__name__}: {message}{where} (this is a bug in gouji: please report it)"
+
+
+class SafeGroup(click.Group):
+    """A command group whose commands never show a traceback: a :class:`GoujiError` that escapes a
+    command prints its diagnostics (exit 1); any other unexpected exception prints one line with
+    the path of a saved crash report (exit 2)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except GoujiError as e:
+            _report(e)
+            ctx.exit(EXIT_BAD_INPUT)
+        except Exception as e:
+            _err(internal_error_line(e))
+            ctx.exit(EXIT_INTERNAL)
 
 
 def _load_resolved(ruleset: str):
@@ -54,13 +127,24 @@ def _load_graph(ruleset: str):
         sys.exit(EXIT_BAD_INPUT)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SafeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gouji")
-def cli() -> None:
+@click.option("--rules-path", "rules_path", multiple=True, metavar="DIR",
+              type=click.Path(file_okay=False, path_type=str),
+              help="A folder of rulesets: names are looked up in it and `extends:` (or a scenario's ruleset) may "
+                   "read files in it. Repeatable; also the environment variable GOUJI_RULES_PATH "
+                   "(folders separated by ':').")
+def cli(rules_path: tuple[str, ...] = ()) -> None:
     """gouji-dsl: Gouji (够级) rulesets as data — validate, show, simulate, test, compare and print them.
 
     RULESET is a bundled ruleset's name (e.g. `online`) or the path of a ruleset file.
+
+    Exit status: 0 ok, 1 bad input (every problem printed as file:line:col with a hint), 2 internal
+    error (one line and the path of a saved crash report; never a traceback).
     """
+    if rules_path:
+        from gouji_dsl.ruleset.loader import use_rules_path
+        use_rules_path(rules_path)
 
 
 # ------------------------------------------------------------------------------ validate
@@ -69,56 +153,64 @@ def cli() -> None:
 @click.option("--strict", is_flag=True,
               help="Also lint each file (rules that can never fire, rules deciding the same question, "
                    "no way to end the game, settings nothing reads) and fail on any finding.")
-def validate_command(files: tuple[str, ...], strict: bool) -> None:
-    """Check ruleset files: structure, `extends`, every expression's names and types.
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: each problem as file:line:col with the line, a caret and a hint (stderr). "
+                   "json: one JSON document on stdout (see docs/cli.md).")
+def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
+    """Check ruleset files: every problem of every file of each `extends` chain, in one pass —
+    structure, limits, settings, hooks, names, types and expressions.
 
-    Prints every problem as `file:line:col: message` (with the line, a caret and a hint) on stderr
-    and `FILE: ok (N rules)` for each good file. Exit status 1 if any file is bad, 2 on an internal
-    error.
+    Prints every problem as `file:line:col: message` (with the line, a caret and a hint) on stderr,
+    sorted by position, and `FILE: ok (N rules)` for each good file. Warnings (a setting nothing
+    reads, a new rule id that looks like a misspelt override) are printed with `warning:` and do
+    not fail the file. Exit status 1 if any file has an error, 2 on an internal error.
 
     With --strict, each file that compiles is also linted: rules that can never fire under its
     settings, two rules that decide the same question for the same state, a game that cannot end or
     go on, settings (and keys) nothing reads, settings changed without their own sentence. Findings
-    are printed like errors (`warning:` before the message) and make the exit status 1.
+    and warnings make the exit status 1.
+
+    With --format json, stdout is {"ok": BOOL, "files": [{"file", "ok", "rules", "errors",
+    "warnings", "diagnostics": [{"code", "severity", "message", "hint", "position": {"path",
+    "line", "col", "end_line", "end_col"}}]}]}.
     """
-    from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.check import check
 
     status = EXIT_OK
+    report: list[dict[str, Any]] = []
     for f in files:
         try:
-            graph = compile_ruleset(resolve(f))
-        except GoujiError as e:
-            _report(e)
-            n = len(e.diagnostics)
-            _err(f"{f}: {n} problem{'s' if n != 1 else ''}")
-            status = max(status, EXIT_BAD_INPUT)
-            continue
+            result = check(f, strict=strict)
         except Exception as e:
-            _err(f"{f}: internal error: {type(e).__name__}: {e}")
+            _err(internal_error_line(e, f))
             status = EXIT_INTERNAL
+            report.append({"file": f, "ok": False, "rules": None, "errors": 1, "warnings": 0, "diagnostics": [],
+                           "internal_error": f"{type(e).__name__}: {e}"})
             continue
-        if strict:
-            from gouji_dsl.ruleset.lint import lint
-            try:
-                findings = lint(graph)
-            except Exception as e:
-                _err(f"{f}: internal error in the lint: {type(e).__name__}: {e}")
-                status = EXIT_INTERNAL
-                continue
-            if findings:
-                for d in findings:
-                    _err(d.format())
-                n = len(findings)
-                _err(f"{f}: {n} lint finding{'s' if n != 1 else ''} (--strict)")
-                status = max(status, EXIT_BAD_INPUT)
-                continue
+        errors, warnings = result.errors, result.warnings
+        failed = bool(errors) or result.graph is None or (strict and bool(warnings))
+        n_rules = len(result.graph.nodes) if result.graph is not None else None  # type: ignore[attr-defined]
+        if fmt == "json":
+            report.append({"file": f, "ok": not failed, "rules": n_rules, "errors": len(errors),
+                           "warnings": len(warnings), "diagnostics": [d.to_dict() for d in result.diagnostics]})
         else:
-            # even without --strict, a setting nothing reads is most likely a misspelt name
-            from gouji_dsl.ruleset.lint import quick_warnings
-            for d in quick_warnings(graph):
+            for d in result.diagnostics:
                 _err(d.format())
-        click.echo(f"{f}: ok ({len(graph.nodes)} rules)")
+            if result.lint and failed and not [d for d in errors if d not in result.lint]:
+                n = len(result.lint)
+                _err(f"{f}: {n} lint finding{'s' if n != 1 else ''} (--strict)")
+            elif errors:
+                n = len(errors)
+                _err(f"{f}: {n} problem{'s' if n != 1 else ''}")
+            elif failed and warnings:
+                n = len(warnings)
+                _err(f"{f}: {n} warning{'s' if n != 1 else ''} (--strict)")
+            else:
+                click.echo(f"{f}: ok ({n_rules} rules)")
+        if failed:
+            status = max(status, EXIT_BAD_INPUT)
+    if fmt == "json":
+        click.echo(json.dumps({"ok": status == EXIT_OK, "files": report}, ensure_ascii=False, indent=2))
     sys.exit(status)
 
 

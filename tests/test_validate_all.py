@@ -1,0 +1,131 @@
+"""Issue 9 item 4: `gouji validate` reports every problem of every file of the chain in one pass,
+sorted by position, each with a stable code; `--format json` gives code, position, message, hint."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gouji_dsl.diagnostics import Code, Severity
+from gouji_dsl.ruleset.check import check
+from gouji_dsl.tools.cli import cli
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+# One problem of each stage: structure (an unknown key, a rule without effect), a setting of the
+# wrong type, a misspelt hook, a misspelt function, an unknown name, an expression syntax error.
+BROKEN = """
+ruleset: broken
+extends: online
+titel: A broken variant
+settings:
+  seats: "six"
+rules:
+  - id: x.hook
+    on: folow
+    allow: "true"
+  - id: x.function
+    on: follow
+    allow: "lenn(active_seats) > 0"
+  - id: x.name
+    on: follow
+    deny: "nosuch > 1"
+  - id: x.syntax
+    on: follow
+    deny: "seat == (top.seat"
+  - id: x.no-effect
+    on: follow
+"""
+
+
+def test_a_file_with_one_problem_of_each_stage_reports_all_of_them(tmp_path):
+    p = write(tmp_path, "broken.yaml", BROKEN)
+    result = check(p)
+    assert not result.ok and result.graph is None
+    got = [(d.line, d.code) for d in result.errors]
+    assert got == sorted(got)  # sorted by position
+    lines = {code: line for line, code in got}
+    assert lines[Code.UNKNOWN_KEY] == 3  # titel
+    assert lines[Code.NO_EFFECT] == 19
+    # the compiler's stages (codes from the expression / setting-type layer)
+    assert {5, 8, 12, 15, 18} <= {line for line, _ in got}  # seats, hook, function, name, syntax: all at once
+
+
+def test_every_file_of_the_chain_is_checked(tmp_path):
+    write(tmp_path, "parent.yaml", """
+        ruleset: parent
+        extends: online
+        titel: misspelt
+        rules:
+          - id: p.bad
+            on: follow
+            allow: "oposite(seat) == 1"
+    """)
+    child = write(tmp_path, "child.yaml", """
+        ruleset: child
+        extends: parent
+        rules:
+          - id: c.bad
+            on: follow
+            deny: "nosuch"
+          - id: c.no-effect
+            on: follow
+    """)
+    result = check(child)
+    where = [(Path(d.path).name, d.line) for d in result.errors]
+    assert ("child.yaml", 6) in where and ("child.yaml", 7) in where  # c.bad's expression, c.no-effect
+    assert ("parent.yaml", 3) in where and ("parent.yaml", 7) in where  # the parent's titel and p.bad
+    assert where.index(("child.yaml", 7)) < where.index(("parent.yaml", 3))  # the file asked for first
+
+
+def test_a_likely_misspelt_override_is_a_warning(tmp_path):
+    p = write(tmp_path, "town.yaml", """
+        ruleset: town
+        extends: online
+        rules:
+          - id: yield.someone-lfet
+            on: yield
+            require: "true"
+    """)
+    result = check(p)
+    (w,) = [d for d in result.warnings if d.code == Code.LIKELY_MISSPELT_OVERRIDE]
+    assert w.severity == Severity.WARNING and "yield.someone-left" in w.hint and w.line == 4
+    assert result.ok  # a warning does not fail the file
+
+
+def test_bundled_rulesets_check_clean():
+    from gouji_dsl.ruleset.loader import list_bundled
+    for name in list_bundled():
+        result = check(name)
+        assert result.ok and not result.diagnostics, (name, [d.short() for d in result.diagnostics])
+
+
+def test_validate_json_format(tmp_path):
+    p = write(tmp_path, "broken.yaml", BROKEN)
+    res = CliRunner().invoke(cli, ["validate", "--format", "json", str(p), "online"])
+    assert res.exit_code == 1
+    doc = json.loads(res.stdout)
+    assert doc["ok"] is False
+    bad, good = doc["files"]
+    assert good == {"file": "online", "ok": True, "rules": good["rules"], "errors": 0, "warnings": 0, "diagnostics": []}
+    assert bad["ok"] is False and bad["errors"] == len(bad["diagnostics"]) >= 7
+    d = bad["diagnostics"][0]
+    assert set(d) == {"code", "severity", "message", "hint", "position"}
+    assert d["code"] == "UnknownKey" and d["severity"] == "error" and "did you mean 'title'" in d["hint"]
+    assert d["position"] == {"path": str(p), "line": 3, "col": 1, "end_line": 3, "end_col": 6}
+
+
+def test_validate_text_lists_everything_sorted(tmp_path):
+    p = write(tmp_path, "broken.yaml", BROKEN)
+    res = CliRunner().invoke(cli, ["validate", str(p)])
+    assert res.exit_code == 1
+    heads = [line for line in res.stderr.splitlines() if line.startswith(f"{p}:")]
+    nums = [int(h.split(":")[1]) for h in heads[:-1]]
+    assert nums == sorted(nums) and len(nums) >= 7 and heads[-1].endswith("problems")

@@ -229,7 +229,9 @@ cli.add_command(report_command)
               help="Output format of the graph (mermaid and dot imply --graph).")
 @click.option("--vocabulary", is_flag=True,
               help="Print the hooks, variables, play attributes and functions expressions may use.")
-def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool) -> None:
+@click.option("--generated", is_flag=True,
+              help="Print the Python module generated from RULESET (the fast play-out simulations use).")
+def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool, generated: bool) -> None:
     """Print RULESET after inheritance, or its rule graph.
 
     Without options: the header (name, title, chain of files), every setting with the file:line that
@@ -246,6 +248,16 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool
         click.echo()
     if ruleset is None:
         raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
+    if generated:
+        from gouji_dsl.engine import fast
+        graph = _load_graph(ruleset)
+        eng = fast.engine(graph)
+        if eng is None:
+            _err(f"{ruleset}: the generator does not handle this ruleset ({fast.fallback_reason(graph)}); "
+                 "simulations play it with the interpreter")
+            sys.exit(1)
+        click.echo(eng.source, nl=False)
+        return
     if as_graph or fmt != "text":
         graph = _load_graph(ruleset)
         fn = {"text": render.graph_text, "mermaid": render.graph_mermaid, "dot": render.graph_dot}[fmt]

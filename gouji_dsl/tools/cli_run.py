@@ -32,7 +32,7 @@ def seed_value(seed: str) -> Any:
 # ------------------------------------------------------------------------------ shared options
 def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options of a chunked run, for ``gouji simulate`` and ``gouji diff --simulate``."""
-    from gouji_dsl.tools.runkinds import Engine, Executor
+    from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine, Executor
 
     opts = [
         click.option("--executor", type=click.Choice([e.value for e in Executor]), default=None,
@@ -57,9 +57,10 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--figure", default=None, metavar="NAME",
                      help="The figure --until-halfwidth watches (default score_spread: the team score spread, "
                           "B − A in a comparison; e.g. decisions, sweep_rate, seat_score.1)."),
-        click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.INTERPRETER.value,
-                     show_default=True, help="How games are played: the reference interpreter or the generated "
-                                             "play-out."),
+        click.option("--engine", type=click.Choice([e.value for e in Engine]), default=DEFAULT_ENGINE.value,
+                     show_default=True, help="How games are played: the generated play-out (the same games, several "
+                                             "times faster; a ruleset it does not handle is played by the "
+                                             "interpreter, and the summary says so) or the reference interpreter."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -142,7 +143,7 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
                 ga, gb, total, seed, bots=bots, workers=workers, top=top, matches=matches, progress=progress,
                 executor=executor, scheduler=run.get("scheduler"), chunk_size=run.get("chunk_size"),
                 out=run.get("out"), resume=bool(run.get("resume")), until=until,
-                engine=run.get("engine") or "interpreter")
+                engine=run.get("engine") or "generated")
     except SimulationCancelled as e:
         _interrupted(e, run.get("out"))
     except RunError as e:
@@ -198,8 +199,12 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
     gps = summary.get("games_per_s")
     if summary.get("elapsed_s"):
         console.print(f"elapsed:          {summary['elapsed_s']:.3f} s"
-                      + (f"  ({gps:.1f} games/s, {summary.get('executor')}, {summary.get('workers')} worker(s))"
+                      + (f"  ({gps:.1f} games/s, {summary.get('executor')}, {summary.get('workers')} worker(s)"
+                         f"{', ' + summary['engine'] + ' engine' if summary.get('engine') else ''})"
                          if gps is not None else ""))
+    if summary.get("engine_fallback"):
+        console.print(f"[yellow]played by the interpreter: the generated engine does not handle this ruleset "
+                      f"({summary['engine_fallback']})[/yellow]")
     console.print("[dim]95% intervals: means cluster-robust by match, rates Wilson (see README: Statistics)[/dim]")
 
 
@@ -236,7 +241,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     try:
         with progress_bar(graph.name, total, 1, not as_json and sys.stdout.isatty()) as progress:
             summary = run_simulation(graph, total, seed_value(seed), bots, executor=executor, workers=workers,
-                                     engine=run.get("engine") or "interpreter", chunk_size=run.get("chunk_size"),
+                                     engine=run.get("engine") or "generated", chunk_size=run.get("chunk_size"),
                                      out=run.get("out"), resume=bool(run.get("resume")),
                                      scheduler=run.get("scheduler"), until=until, progress=progress)
     except SimulationCancelled as e:

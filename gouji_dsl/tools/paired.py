@@ -35,6 +35,7 @@ from typing import Any
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.tools.figures import DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
 from gouji_dsl.tools.runs import (
     Executor,
     RunResult,
@@ -185,6 +186,7 @@ class PairedReport:
     stopped_by: str = "games"
     missing: list[str] = field(default_factory=list)
     totals: PairTotals | None = field(default=None, repr=False)
+    engines: dict[str, Any] = field(default_factory=dict)  # side → engine_summary (which engine played it)
 
     @property
     def labels(self) -> tuple[str, str]:
@@ -221,6 +223,8 @@ class PairedReport:
         if timing:
             out["workers"], out["elapsed_s"] = self.workers, round(self.elapsed_s, 3)
             out["executor"], out["chunk_size"] = self.executor, self.chunk_size
+            if self.engines:
+                out["engine"] = dict(self.engines)
         return out
 
 
@@ -300,7 +304,7 @@ def build_report(totals: PairTotals, *, names: tuple[str, str], paths: tuple[str
                  elapsed_s: float = 0.0, executor: str = "local", chunk_size: int = 0,
                  stopped_by: str = "games", missing: list[str] | None = None,
                  replay: tuple[RuleGraph, RuleGraph] | None = None, matches: bool = True,
-                 engine: str = "interpreter") -> PairedReport:
+                 engine: str = DEFAULT_ENGINE) -> PairedReport:
     """The :class:`PairedReport` of merged ``totals``. With ``replay`` (the two compiled rulesets) the
     divergent deals are played again to attach both game records."""
     deals = []
@@ -324,7 +328,15 @@ def build_report(totals: PairTotals, *, names: tuple[str, str], paths: tuple[str
                         bots if isinstance(bots, str) else list(bots), workers, elapsed_s, same_deck,
                         side_stats(names[0], totals.a), side_stats(names[1], totals.b), differences(totals), deals,
                         match_lengths[0], match_lengths[1], executor, chunk_size, stopped_by, list(missing or []),
-                        totals)
+                        totals, _engines(replay, engine))
+
+
+def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str) -> dict[str, Any]:
+    """Which engine played each side (when the compiled rulesets are at hand)."""
+    if graphs is None:
+        return {}
+    from gouji_dsl.tools.simulate import engine_summary
+    return {side: engine_summary(g, engine) for side, g in zip(("a", "b"), graphs)}
 
 
 def _bots_tuple(bots: Any) -> str | tuple[str, ...]:
@@ -371,7 +383,7 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
                       matches: bool = True, cancel: threading.Event | None = None,
                       executor: str | None = None, scheduler: str | None = None, chunk_size: int | None = None,
                       out: str | os.PathLike[str] | None = None, resume: bool = False,
-                      until: Until | None = None, engine: str = "interpreter",
+                      until: Until | None = None, engine: str = DEFAULT_ENGINE,
                       records: bool = True) -> PairedReport:
     """Play the same ``games`` seeded deals under ``a`` and ``b`` and compare the outcomes.
 
@@ -514,6 +526,12 @@ def _title(r: PairedReport) -> str:
         how = f", matches of {r.match_length_a} / {r.match_length_b}"
     seed = ", ".join(map(str, r.seed)) if isinstance(r.seed, list) else r.seed
     timing = (f" — {r.workers} worker(s), {r.elapsed_s:.1f} s ({rate:.0f} games/s)" if r.elapsed_s else "")
+    engines = {e.get("engine") for e in r.engines.values()}
+    if engines:
+        timing += " — " + "/".join(sorted(engines)) + " engine"
+        for side, e in sorted(r.engines.items()):
+            if e.get("engine_fallback"):
+                timing += f" ({side}: generated engine not used: {e['engine_fallback']})"
     return f"Paired simulation: {r.games} deals{how}, seed {seed}, {bots} bots{timing}"
 
 

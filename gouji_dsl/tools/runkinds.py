@@ -12,6 +12,11 @@ class Engine(StrEnum):
     INTERPRETER = "interpreter"
 
 
+DEFAULT_ENGINE = Engine.GENERATED
+"""Simulations play with the generated play-out unless asked otherwise; a ruleset the generator does
+not handle is played by the interpreter, and the run's summary says so."""
+
+
 class Executor(StrEnum):
     """Where the chunks of a run are played: this process, a local process pool, or Dask."""
 

@@ -41,7 +41,7 @@ from gouji_dsl.diagnostics import Diagnostic, GoujiError
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
-from gouji_dsl.tools.runkinds import Executor, RunKind
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Executor, RunKind
 
 RUN_FORMAT = "gouji-run/1"
 CHUNK_FORMAT = "gouji-chunk/1"
@@ -102,7 +102,7 @@ class RunSpec:
     seed: Any
     bots: str | tuple[str, ...] = "random"
     matches: bool = True
-    engine: str = "interpreter"
+    engine: str = DEFAULT_ENGINE
     top: int = 5
 
     @property
@@ -156,13 +156,15 @@ class _Runner:
         self.g, self.spec = g, spec
         self.length = match_length(g) if spec.matches else 1
         self.prev: Any = None
+        self.record = False  # events are kept only when a game is replayed for its record
 
     def play(self, index: int) -> Any:
         from gouji_dsl.tools.simulate import play_game
         prev = self.prev if index % self.length and self.prev is not None else None
         bots = self.spec.bots if isinstance(self.spec.bots, str) else list(self.spec.bots)
         try:
-            res, state = play_game(self.g, self.spec.seed, index, bots, previous=prev, engine=self.spec.engine)
+            res, state = play_game(self.g, self.spec.seed, index, bots, previous=prev, engine=self.spec.engine,
+                                   record=self.record)
         except GoujiError:
             raise
         except Exception as e:
@@ -174,8 +176,12 @@ class _Runner:
         """Game ``index`` again with its record (the games of its match before it are replayed too)."""
         self.prev = None
         res = None
-        for i in range(index - index % self.length, index + 1):
-            res = self.play(i)
+        self.record = True
+        try:
+            for i in range(index - index % self.length, index + 1):
+                res = self.play(i)
+        finally:
+            self.record = False
         return res
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from gouji_dsl.engine.bots import make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.tools.runkinds import Engine
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine
 
 
 @dataclass
@@ -41,20 +41,35 @@ def game_seed(seed: Any, index: int) -> str:
 
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
               max_decisions: int = 100_000, game_number: int = 1,
-              previous: GameState | None = None, engine: str = Engine.INTERPRETER) -> tuple[GameResult, GameState]:
+              previous: GameState | None = None, engine: str = DEFAULT_ENGINE,
+              record: bool = True) -> tuple[GameResult, GameState]:
     """Deal game ``index`` of run ``seed`` and let bots play it to the end.
 
     Every simulated game (``gouji simulate``, ``gouji diff --simulate``, the compare screen, run
     chunks on any executor) is played here. ``bots`` is one bot name for every seat or one per
     seat. With ``previous`` (the last game of the same match) the new game starts with the
-    between-game phase (tribute, returns). ``engine``: :class:`Engine` (the generated play-out is
-    not built yet: asking for it raises ValueError).
+    between-game phase (tribute, returns). ``engine``: :class:`Engine` — the generated play-out
+    (:mod:`gouji_dsl.engine.fast`; the same games, faster; the interpreter plays a ruleset it does
+    not handle) or the reference interpreter. ``record``: keep the game's events in the result
+    (without, the generated play-out leaves them unrendered and the result's ``record`` empty).
     Raises RuntimeError if the game does not end within ``max_decisions`` (a ruleset with no way out)."""
-    if Engine(engine) is Engine.GENERATED:
-        raise ValueError("the generated engine is not available in this version: use engine='interpreter'")
     n = graph.n_seats
     names = [bots] * n if isinstance(bots, str) else list(bots)
     players = {s: make_bot(names[s - 1], random.Random(f"{seed}:{index}:bot{s}")) for s in range(1, n + 1)}
+    if Engine(engine) is Engine.GENERATED:
+        from gouji_dsl.engine import fast
+        eng = fast.engine(graph)
+        if eng is not None:
+            try:
+                fs = eng.play_game(seed, index, [players[s] for s in range(1, n + 1)], previous=previous,
+                                   game_number=game_number, max_decisions=max_decisions)
+            except RuntimeError as e:
+                raise RuntimeError(f"game {seed}:{index}: {e}") from None
+            first, revolutions, redeals = fast.record_facts(fs.record)
+            return GameResult(seed=f"{seed}:{index}", places=dict(fs.places), scores=dict(fs.scores),
+                              sweep=fs.sweep, decisions=fs.decisions, tricks=fs.trick_no, first_leader=first,
+                              burns=[dict(b) for b in fs.burns], revolutions=revolutions, redeals=redeals,
+                              record=eng.render_record(fs) if record else []), fs
     if previous is not None:
         state = next_game(previous, game_seed(seed, index))
     else:
@@ -80,7 +95,7 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
 
 
 def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random",
-             progress: Callable[[int], None] | None = None) -> list[GameResult]:
+             progress: Callable[[int], None] | None = None, engine: str = DEFAULT_ENGINE) -> list[GameResult]:
     """Play ``games`` games in this process and return them all (records dropped; for benchmarks and
     small checks — runs of any size go through :func:`run_simulation`, which keeps only totals).
     ``progress(i)`` is called after each one."""
@@ -88,7 +103,8 @@ def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "r
     length = match_length(graph)
     prev: GameState | None = None
     for i in range(games):
-        res, state = play_game(graph, seed, i, bots, previous=prev if i % length else None)
+        res, state = play_game(graph, seed, i, bots, previous=prev if i % length else None, engine=engine,
+                               record=False)
         prev = state
         res.record = []  # keep memory flat; replay from seed when needed
         out.append(res)
@@ -155,7 +171,7 @@ def summarize_totals(name: str, totals: Any, seed: Any, elapsed: float, *, execu
 
 
 def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random", *,
-                   executor: str | None = None, workers: int = 2, matches: bool = True, engine: str = Engine.INTERPRETER,
+                   executor: str | None = None, workers: int = 2, matches: bool = True, engine: str = DEFAULT_ENGINE,
                    chunk_size: int | None = None, out: Any = None, resume: bool = False, scheduler: str | None = None,
                    until: Any = None, progress: Callable[[int, int], None] | None = None,
                    cancel: Any = None) -> dict[str, Any]:
@@ -177,8 +193,22 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
     res = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size, out=out,
                   resume=resume, scheduler=scheduler, until=until, halfwidth_of=hw, progress=progress, cancel=cancel,
                   graphs=(graph,))
-    return summarize_totals(graph.name, res.totals, seed, res.elapsed_s, executor=res.executor,
-                            workers=res.workers, stopped_by=res.stopped_by)
+    summary = summarize_totals(graph.name, res.totals, seed, res.elapsed_s, executor=res.executor,
+                               workers=res.workers, stopped_by=res.stopped_by)
+    summary.update(engine_summary(graph, engine))
+    return summary
+
+
+def engine_summary(graph: RuleGraph, engine: str) -> dict[str, Any]:
+    """Which engine played the games of ``graph`` when ``engine`` was asked for: ``engine`` and,
+    when the generated play-out could not be used, ``engine_fallback`` (why)."""
+    if Engine(engine) is Engine.INTERPRETER:
+        return {"engine": Engine.INTERPRETER.value}
+    from gouji_dsl.engine import fast
+    reason = fast.fallback_reason(graph)
+    if reason is None:
+        return {"engine": Engine.GENERATED.value}
+    return {"engine": Engine.INTERPRETER.value, "engine_fallback": reason}
 
 
 def _empty(graph: RuleGraph) -> Any:

@@ -108,9 +108,9 @@ class SafeGroup(click.Group):
 
 def _load_resolved(ruleset: str):
     """Resolve RULESET or exit 1 with its diagnostics."""
-    from gouji_dsl.ruleset.loader import resolve
+    import gouji_dsl
     try:
-        return resolve(ruleset)
+        return gouji_dsl.load(ruleset)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)
@@ -118,10 +118,10 @@ def _load_resolved(ruleset: str):
 
 def _load_graph(ruleset: str):
     """Resolve and compile RULESET or exit 1 with its diagnostics."""
-    from gouji_dsl.ruleset.graph import compile_ruleset
+    import gouji_dsl
     resolved = _load_resolved(ruleset)
     try:
-        return compile_ruleset(resolved)
+        return gouji_dsl.compile(resolved)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)
@@ -174,7 +174,7 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
     "warnings", "diagnostics": [{"code", "severity", "message", "hint", "position": {"path",
     "line", "col", "end_line", "end_col"}}]}]}.
     """
-    from gouji_dsl.ruleset.check import check
+    from gouji_dsl import check
 
     status = EXIT_OK
     report: list[dict[str, Any]] = []

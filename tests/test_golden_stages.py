@@ -1,0 +1,39 @@
+"""Golden files per pipeline stage for every bundled ruleset: the resolved ruleset (`gouji show`),
+the rule graph (`gouji show --graph`) and the rulebook (`gouji doc --format markdown`). The AST
+stage has its own goldens (tests/test_golden_ast.py).
+
+After an intended change, regenerate with
+``GOUJI_UPDATE_GOLDEN=1 python -m pytest tests/test_golden_stages.py`` and review the diff."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import gouji_dsl
+from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.tools import render
+from gouji_dsl.tools.doc import ruleset_doc
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+STAGES = {
+    "resolved": ("txt", lambda name: render.resolved_text(gouji_dsl.load(name))),
+    "graph": ("txt", lambda name: render.graph_text(gouji_dsl.compile(gouji_dsl.load(name)))),
+    "doc": ("md", lambda name: ruleset_doc(gouji_dsl.compile(gouji_dsl.load(name)), "markdown")),
+}
+
+
+@pytest.mark.parametrize("stage", list(STAGES))
+@pytest.mark.parametrize("name", list_bundled())
+def test_stage_golden(stage, name):
+    ext, make = STAGES[stage]
+    text = make(name)
+    path = GOLDEN / stage / f"{name}.{ext}"
+    if os.environ.get("GOUJI_UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"no golden file {path}: run with GOUJI_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8"), \
+        f"{stage} of {name} changed: if intended, regenerate (see this module's doc) and review the diff"

@@ -235,3 +235,29 @@ def test_cli_doc_bad_input(runner, tmp_path):
     assert res.exit_code == 1 and "cannot write" in res.stderr
     res = runner.invoke(cli, ["doc", "online", "--format", "pdf"])
     assert res.exit_code == 2
+
+
+def test_a_childs_says_on_one_key_of_a_map_keeps_the_parents_sentence():
+    # rulebook.yaml changes only the "2" key of gouji_minimum, with its own sentence: the rulebook
+    # says both (base's sentence for the other ranks, then the change), citing both sources.
+    text = flat(ruleset_doc(load_graph("rulebook")))
+    base, child = setting_says("base", "gouji_minimum"), setting_says("rulebook", "gouji_minimum")
+    assert flat(base) in text and f"Changed in rulebook: {child}" in text
+    assert text.index(flat(base)) < text.index(child)
+
+
+def test_a_child_rewriting_a_whole_map_replaces_its_sentence(tmp_path):
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve
+    p = tmp_path / "town.yaml"
+    p.write_text(textwrap.dedent("""
+        ruleset: town
+        extends: online
+        settings:
+          gouji_minimum:
+            value: {T: 6, J: 5, Q: 4, K: 3, A: 3, "2": 2}
+            says: "A gouji play here: six 10s, five Js, four Qs, three Ks or As, two 2s."
+    """), encoding="utf-8")
+    text = flat(ruleset_doc(compile_ruleset(resolve(p))))
+    assert "A gouji play here: six 10s" in text and flat(setting_says("base", "gouji_minimum")) not in text
+    assert "Changed in town" not in text

@@ -46,7 +46,7 @@ from jsonschema.exceptions import ValidationError
 
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
-from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec, Text
+from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, ResolvedRuleset, RuleSpec, Sentence, SettingSpec, Text
 
 __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
@@ -1312,15 +1312,21 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
         own_keys = {str(k): raw.origin(loc + (k,)) for k, v in value.items() if v is not None} \
             if isinstance(value, dict) else {}
         prev = out.get(name)
+        ruleset = raw.get(("ruleset",)) if isinstance(raw.get(("ruleset",)), str) else Path(raw.path).stem
         if prev is not None and isinstance(prev.value, dict) and isinstance(value, dict):
             key_origins = {k: o for k, o in prev.key_origins.items() if value.get(k, ...) is not None}
             key_origins.update(own_keys)
+            sentences = prev.sentences
+            if says is not None:  # about the keys written here, unless they are all of the map's
+                keys = () if set(map(str, value)) >= set(map(str, prev.value)) else tuple(map(str, value))
+                sentences = (sentences if keys else ()) + (Sentence(says, source, ruleset, keys),)
             out[name] = SettingSpec(name, _deep_merge(prev.value, value), origin,
                                     says if says is not None else prev.says,
                                     source if source is not None else prev.source,
-                                    key_origins, inherited=False)
+                                    key_origins, inherited=False, sentences=sentences)
         else:
-            out[name] = SettingSpec(name, copy.deepcopy(value), origin, says, source, own_keys, inherited=False)
+            out[name] = SettingSpec(name, copy.deepcopy(value), origin, says, source, own_keys, inherited=False,
+                                    sentences=(Sentence(says, source, ruleset),) if says is not None else ())
     return out
 
 

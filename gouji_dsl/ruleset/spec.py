@@ -33,6 +33,17 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Sentence:
+    """A setting's sentence (``says``) as one file of the chain wrote it: ``ruleset`` is that file's
+    ruleset name; ``keys`` the keys of a map the file changed (empty: about the whole value)."""
+
+    says: str
+    source: str | None = None
+    ruleset: str = ""
+    keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SettingSpec:
     """One resolved top-level setting.
 
@@ -40,7 +51,9 @@ class SettingSpec:
     top-level value was last set; ``key_origins`` maps each key of a mapping value to the file that
     set that key (useful after a merge). ``says``/``source`` come from the long form
     ``{value:, says:, source:}``. ``inherited`` is true when the value (all of it) comes from a
-    parent file rather than the ruleset asked for."""
+    parent file rather than the ruleset asked for. ``sentences`` are the sentences that still hold,
+    in chain order: the last one about the whole value, then those of files that changed only some
+    keys of a map (``says`` is the last of them)."""
 
     name: str
     value: Any
@@ -49,6 +62,7 @@ class SettingSpec:
     source: str | None = None
     key_origins: dict[str, SourcePos] = field(default_factory=dict)
     inherited: bool = False
+    sentences: tuple[Sentence, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,21 @@ def _facts(graph) -> list[tuple[str, str]]:
     return out
 
 
+def _setting_items(s) -> list[_Item]:
+    """A setting's sentences for the rulebook: the one about the whole value, then each file's
+    sentence about the keys of the map it changed (a child's `says:` on one key does not replace
+    what the parent says of the others)."""
+    sentences = list(getattr(s, "sentences", ()) or ())
+    if not sentences:
+        return [_Item(s.says or "", s.source)] if s.says else []
+    whole = max((i for i, x in enumerate(sentences) if not x.keys), default=None)
+    if whole is None:
+        return [_Item(x.says, x.source) for x in sentences]
+    items = [_Item(sentences[whole].says, sentences[whole].source)]
+    items += [_Item(f"Changed in {x.ruleset}: {x.says}", x.source) for x in sentences[whole + 1:]]
+    return items
+
+
 def _topic(rule_id: str) -> str:
     return rule_id.split(".", 1)[0]
 
@@ -226,8 +241,7 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
     sections: list[_Section] = []
     cards = _Section("cards", "The cards", facts=_facts(graph))
     for name in card_settings:
-        s = resolved.settings[name]
-        cards.items.append(_Item(s.says or "", s.source))
+        cards.items.extend(_setting_items(resolved.settings[name]))
     sections.append(cards)
     by_phase: dict[str, _Section] = {"cards": cards}
     hooks_in: dict[str, set[str]] = {}
@@ -244,9 +258,9 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             if not any(_norm(i.text) == _norm(said) for i in sec.items):
                 sec.items.append(_Item(said, n.source))
         for name in anchored.get(n.id, ()):
-            s = resolved.settings[name]
-            if not any(_norm(s.says or "") in _norm(i.text) for i in sec.items):
-                sec.items.append(_Item(s.says or "", s.source))
+            for item in _setting_items(resolved.settings[name]):
+                if not any(_norm(item.text) in _norm(i.text) for i in sec.items):
+                    sec.items.append(item)
     sections = [sections[0]] + sorted((s for s in sections[1:] if s.items), key=lambda s: phase_rank.get(s.phase, 99))
     for sec in sections:
         hooks = hooks_in.get(sec.phase, set())

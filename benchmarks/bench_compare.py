@@ -1,57 +1,94 @@
-"""Benchmark: time for N paired deals (default 1,000) with random bots, one worker vs several.
+"""Benchmark: paired comparisons (`gouji diff A B --simulate N`) on the process pool and on a local Dask
+cluster, and the peak memory of runs of two sizes (it must stay flat in the number of deals).
 
-    python benchmarks/bench_compare.py [--a base] [--b online] [--games 1000] [--seed 1] [--workers 1,2]
+    python benchmarks/bench_compare.py [--a online] [--b rulebook] [--games 2000] [--seed 1] [--workers 2]
+                                       [--executors process,dask] [--memory 2000,20000]
 
-Each paired deal is two full games (one per ruleset). Prints, per worker count, the wall time of
-:func:`gouji_dsl.tools.compare.paired_simulation` (worker start-up and the re-play of the divergent deals
-included), paired deals per second and games per second, and checks that every worker count gives
-the same report. Not a test: the figures go in the README.
+Each run is a fresh Python process (so its peak RSS is its own): it plays the N paired deals with
+random bots (2·N games) through :func:`gouji_dsl.tools.paired.paired_simulation` (start-up of the
+pool or cluster included; the divergent deals are not re-played) and prints wall time, games/s,
+the peak RSS of the driver and of the largest worker, and a hash of the report's figures, which
+must be the same for every executor. ``--memory`` runs the process pool at each size and prints
+the ratio of peak RSS (largest / smallest; the target is ≤ 1.2). The load of the machine
+(``uptime``) is printed first: the figures in the README say what it was. Not a test.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import subprocess
 import sys
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
 
+CHILD = r"""
+import json, resource, sys, time, hashlib
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.tools.compare import paired_simulation
+from gouji_dsl.tools.paired import paired_simulation
+a, b, games, seed, workers, executor = sys.argv[1:7]
+ga, gb = load_graph(a), load_graph(b)
+t0 = time.perf_counter()
+r = paired_simulation(ga, gb, int(games), seed, workers=int(workers), executor=executor, records=False)
+wall = time.perf_counter() - t0
+figs = json.dumps(r.to_dict(timing=False), sort_keys=True, default=str)
+print(json.dumps({"wall": wall, "rss_self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "rss_children_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+                  "hash": hashlib.sha256(figs.encode()).hexdigest()[:12], "chunk_size": r.chunk_size}))
+"""
+
+
+def run(a: str, b: str, games: int, seed: str, workers: int, executor: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", CHILD, a, b, str(games), seed, str(workers), executor],
+                         capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"{executor} run failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--a", default="base", help="ruleset A (name or path)")
-    ap.add_argument("--b", default="online", help="ruleset B (name or path)")
-    ap.add_argument("--games", type=int, default=1000)
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--a", default="online", help="ruleset A (name or path)")
+    ap.add_argument("--b", default="rulebook", help="ruleset B (name or path)")
+    ap.add_argument("--games", type=int, default=2000, help="paired deals per timed run")
     ap.add_argument("--seed", default="1")
-    ap.add_argument("--bots", default="random")
-    ap.add_argument("--workers", default="1,2", help="comma-separated worker counts to time")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--executors", default="process,dask", help="comma-separated executors to time")
+    ap.add_argument("--memory", default="", help="comma-separated sizes (deals) for the memory check, e.g. 2000,20000")
     args = ap.parse_args()
 
-    ga, gb = load_graph(args.a), load_graph(args.b)
-    print(f"{args.a} vs {args.b}: {args.games} paired deals ({2 * args.games} games), seed {args.seed}, "
-          f"{args.bots} bots; Python {platform.python_version()}, {os.cpu_count()} CPU(s)")
-    reference = None
-    first = None
-    times: dict[int, float] = {}
-    for w in (int(x) for x in args.workers.split(",")):
-        t0 = time.perf_counter()
-        report = paired_simulation(ga, gb, args.games, args.seed, bots=args.bots, workers=w)
-        times[w] = wall = time.perf_counter() - t0
-        data = report.to_dict(timing=False)
-        same = "" if reference is None else (
-            f"  (same report as workers={first})" if data == reference else "  (REPORT DIFFERS!)")
-        if reference is None:
-            reference, first = data, w
-        print(f"workers={w}: {wall:6.2f} s  {args.games / wall:6.1f} paired deals/s  "
-              f"{2 * args.games / wall:6.1f} games/s{same}")
-    if 1 in times:
-        print("speed-up over one worker: " + ", ".join(f"workers={w} x{times[1] / t:.2f}" for w, t in times.items()
-                                                    if w != 1))
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"{args.a} vs {args.b}, seed {args.seed}, random bots, {args.workers} workers; "
+          f"Python {platform.python_version()}, {os.cpu_count()} CPU(s)\nload: {load}")
+    times: dict[str, float] = {}
+    hashes: dict[str, str] = {}
+    for ex in [e for e in args.executors.split(",") if e]:
+        r = run(args.a, args.b, args.games, args.seed, args.workers, ex)
+        times[ex], hashes[ex] = r["wall"], r["hash"]
+        print(f"{ex:8} {args.games} deals: {r['wall']:7.1f} s  {2 * args.games / r['wall']:6.1f} games/s  "
+              f"peak RSS driver {r['rss_self_kb'] / 1024:6.1f} MiB, largest worker {r['rss_children_kb'] / 1024:6.1f} MiB"
+              f"  figures {r['hash']}")
+    if len(set(hashes.values())) > 1:
+        print("REPORTS DIFFER between executors!")
+    elif len(hashes) > 1:
+        print("same report on every executor")
+    if "process" in times and "dask" in times:
+        print(f"Dask overhead against the process pool: {(times['dask'] / times['process'] - 1) * 100:+.1f} %")
+    sizes = [int(x) for x in args.memory.split(",") if x]
+    if sizes:
+        peaks = {}
+        for n in sizes:
+            r = run(args.a, args.b, n, args.seed, args.workers, "process")
+            peaks[n] = max(r["rss_self_kb"], r["rss_children_kb"])
+            print(f"memory {n:>7} deals: {r['wall']:7.1f} s  peak RSS driver {r['rss_self_kb'] / 1024:6.1f} MiB, "
+                  f"largest worker {r['rss_children_kb'] / 1024:6.1f} MiB")
+        lo, hi = min(sizes), max(sizes)
+        print(f"peak RSS {hi} / {lo} deals: ×{peaks[hi] / peaks[lo]:.2f} (target ≤ 1.2)")
+    print("load after: " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+
 
 if __name__ == "__main__":
     main()

@@ -306,7 +306,8 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
         if fmt == "json":
             click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
         else:
-            _summary_text(summary, spec.get("bots") if isinstance(spec.get("bots"), str) else ",".join(spec["bots"]))
+            bots = spec.get("bots")
+            _summary_text(summary, bots if isinstance(bots, str) else ",".join(bots or []))
         return
     from gouji_dsl.tools import paired
     report = paired.build_report(

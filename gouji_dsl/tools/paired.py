@@ -254,7 +254,7 @@ def side_stats(name: str, t: SideTotals) -> SideStats:
 
     def rate(key: str) -> Estimate:
         s = t.flags[key]
-        return rate_estimate(int(s.s), n, s.deff())
+        return rate_estimate(int(s.s), int(n), s.deff())
 
     return SideStats(
         name=name, games=n,
@@ -282,16 +282,17 @@ def differences(t: PairTotals) -> dict[str, Any]:
     out["burn_success_rate"] = ratio_difference(t.a.burn_success, t.b.burn_success)
     out["outcome_changed"] = rate_estimate(int(t.outcome_changed.s), t.outcome_changed.n, t.outcome_changed.deff())
     out["seat_score"] = {s: paired_estimate(d) for s, d in enumerate(t.seat_diffs, start=1)}
-    keys = [k for k, _, _ in SIDE_FIGURES] + [("seat", s) for s in out["seat_score"]]
+    keys: list[str | tuple[str, int]] = [k for k, _, _ in SIDE_FIGURES]
+    keys += [("seat", s) for s in out["seat_score"]]
     ests = [out[k] if isinstance(k, str) else out["seat_score"][k[1]] for k in keys]
     adj = holm([e.p if e.p is not None else math.nan for e in ests])
-    for k, e, a in zip(keys, ests, adj):
+    for key, e, a in zip(keys, ests, adj):
         if math.isnan(a):
             continue
-        if isinstance(k, str):
-            out[k] = e.adjusted(a)
+        if isinstance(key, str):
+            out[key] = e.adjusted(a)
         else:
-            out["seat_score"][k[1]] = e.adjusted(a)
+            out["seat_score"][key[1]] = e.adjusted(a)
     return out
 
 
@@ -630,9 +631,9 @@ def report_markdown(report: PairedReport) -> str:
     else:
         out += [f"| # | Deal | Σ\\|Δscore\\| | Seats placed differently | Places {_md(la)} | Places {_md(lb)} |",
                 "| --- | --- | --- | --- | --- | --- |"]
-        for d in r.divergent:
-            out.append(f"| {d.rank} | `{_md(d.deal)}` | {d.score_difference} | {d.places_changed} | "
-                       f"{' '.join(map(str, d.a.places))} | {' '.join(map(str, d.b.places))} |")
+        for dd in r.divergent:
+            out.append(f"| {dd.rank} | `{_md(dd.deal)}` | {dd.score_difference} | {dd.places_changed} | "
+                       f"{' '.join(map(str, dd.a.places))} | {' '.join(map(str, dd.b.places))} |")
     out += ["", "### Statistics", ""] + [f"- {_md(m)}" for m in METHODS]
     return "\n".join(out) + "\n"
 

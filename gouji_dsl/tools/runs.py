@@ -325,8 +325,12 @@ class _DaskBackend(_Backend):
             except OSError as e:
                 raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
         else:
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+            import dask
+            # one single-threaded process per worker (games are pure Python: threads would share the
+            # GIL); no statistical profiler sampling the playing thread every 10 ms
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
         self.spec_future = self.client.scatter(spec, broadcast=True)
         self.workers = len(self.client.scheduler_info().get("workers", {})) or workers
@@ -529,7 +533,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
             finished[key[0]] = (key[1], totals_from_json(spec.kind, data["totals"]))
             resumed += key[1] - key[0]
     todo = [c for c in plan if c not in existing]
-    state = {"merged_to": 0, "written": len(existing), "stop_at": None}
+    state: dict[str, int] = {"merged_to": 0, "written": len(existing), "stop_at": -1}
     stopped_by = "games"
 
     def advance() -> bool:
@@ -614,7 +618,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         if lock is not None:
             lock.close()
     played = games
-    if stop_now and state["stop_at"] is not None:
+    if stop_now and state["stop_at"] >= 0:
         played = state["stop_at"]
         stopped_by = "halfwidth"
         if out_path is not None:  # chunks past the stopping point are not part of this run

@@ -185,7 +185,8 @@ class Sums:
 
     def add_cluster(self, values: Iterable[Number]) -> None:
         """Add the values of one cluster (e.g. the games of one match block)."""
-        k, t = 0, 0
+        k = 0
+        t: Number = 0
         for x in values:
             k += 1
             t += x
@@ -208,7 +209,9 @@ class Sums:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Sums:
-        return cls(**{f: _parse_number(data[f]) for f in cls.FIELDS})
+        return cls(n=int(data["n"]), clusters=int(data["clusters"]), s=_parse_number(data["s"]),
+                   ss=_parse_number(data["ss"]), cs2=_parse_number(data["cs2"]), cns=_parse_number(data["cns"]),
+                   cn2=int(data["cn2"]))
 
     # ---- moments (floats from exact totals)
     @property

@@ -57,6 +57,8 @@ def main() -> None:
     ap.add_argument("--seed", default="1")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--executors", default="process,dask", help="comma-separated executors to time")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="time each executor R times, alternating (a shared machine's load drifts); the median counts")
     ap.add_argument("--memory", default="", help="comma-separated sizes (deals) for the memory check, e.g. 2000,20000")
     args = ap.parse_args()
 
@@ -65,12 +67,19 @@ def main() -> None:
           f"Python {platform.python_version()}, {os.cpu_count()} CPU(s)\nload: {load}")
     times: dict[str, float] = {}
     hashes: dict[str, str] = {}
-    for ex in [e for e in args.executors.split(",") if e]:
-        r = run(args.a, args.b, args.games, args.seed, args.workers, ex)
-        times[ex], hashes[ex] = r["wall"], r["hash"]
-        print(f"{ex:8} {args.games} deals: {r['wall']:7.1f} s  {2 * args.games / r['wall']:6.1f} games/s  "
-              f"peak RSS driver {r['rss_self_kb'] / 1024:6.1f} MiB, largest worker {r['rss_children_kb'] / 1024:6.1f} MiB"
-              f"  figures {r['hash']}")
+    walls: dict[str, list[float]] = {}
+    executors = [e for e in args.executors.split(",") if e]
+    for _ in range(max(1, args.repeat)):
+        for ex in executors:
+            r = run(args.a, args.b, args.games, args.seed, args.workers, ex)
+            walls.setdefault(ex, []).append(r["wall"])
+            hashes[ex] = r["hash"]
+            print(f"{ex:8} {args.games} deals: {r['wall']:7.1f} s  {2 * args.games / r['wall']:6.1f} games/s  "
+                  f"peak RSS driver {r['rss_self_kb'] / 1024:6.1f} MiB, largest worker "
+                  f"{r['rss_children_kb'] / 1024:6.1f} MiB  figures {r['hash']}", flush=True)
+    times = {ex: sorted(w)[len(w) // 2] for ex, w in walls.items()}
+    if args.repeat > 1:
+        print("median: " + ", ".join(f"{ex} {t:.1f} s" for ex, t in times.items()))
     if len(set(hashes.values())) > 1:
         print("REPORTS DIFFER between executors!")
     elif len(hashes) > 1:

@@ -401,7 +401,7 @@ class _Builder:
                 continue
             # a list or mapping starts
             if self._explicit_tag(ev):
-                self.error(_spot(self.path, self.text, ev), f"YAML tags ({_tag(ev.tag)}) are not used in rulesets",
+                self.error(_spot(self.path, self.text, ev), f"YAML tags ({_tag(ev.tag or '')}) are not used in rulesets",
                            "remove the tag", code=Code.YAML_TAG)
             if len(stack) >= MAX_NESTING:
                 self.error(_spot(self.path, self.text, ev), f"nesting deeper than {MAX_NESTING} levels",
@@ -446,7 +446,7 @@ class _Builder:
             return False
         spot = _spot(self.path, self.text, ev)
         if self._explicit_tag(ev):
-            self.error(spot, f"YAML tags ({_tag(ev.tag)}) are not used in rulesets", "remove the tag", code=Code.YAML_TAG)
+            self.error(spot, f"YAML tags ({_tag(ev.tag or '')}) are not used in rulesets", "remove the tag", code=Code.YAML_TAG)
             return False
         name = ev.value
         if ev.implicit[0] and _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) == _MERGE_TAG:
@@ -469,7 +469,7 @@ class _Builder:
     def _scalar(self, ev: Any, spot: Spot) -> Any:
         value = ev.value
         if self._explicit_tag(ev):
-            self.error(spot, f"YAML tags ({_tag(ev.tag)}) are not used in rulesets",
+            self.error(spot, f"YAML tags ({_tag(ev.tag or '')}) are not used in rulesets",
                        "remove the tag; quote the value if it is meant as text", code=Code.YAML_TAG)
             return value
         if not ev.implicit[0]:  # quoted, block or `!`: text
@@ -1164,7 +1164,7 @@ class _Resolver:
                 d = e.diagnostics[0] if isinstance(e, GoujiError) else _file_diag(path, e.message, e.hint, code=e.code)
                 if at_ref is None:
                     return files, d
-                child, ref = at_ref
+                child, _ = at_ref
                 assert child.raw is not None
                 child.diagnostics.append(child.raw.diag(("extends",), d.message, d.hint, code=d.code))
                 child.skip.keys.add("extends")

@@ -208,3 +208,30 @@ def test_a_record_replays_under_the_rules_it_was_played_with(tmp_path):
     rec = load_record(tmp_path / "game.json")
     g2 = record_graph(rec)
     assert g2.settings["filler_rank"] is None and g2.settings["gouji_minimum"]["2"] == 1
+
+
+def test_a_records_ruleset_fields_read_only_allowed_places(tmp_path):
+    # issue 11, "Files read": a record's ruleset_path / ruleset name / ruleset_text's extends go
+    # through the loader's allowed places (never an absolute path elsewhere, never `..` out)
+    from gouji_dsl.diagnostics import Code
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "shadow").write_text("root:$6$secret-hash:19000:0:99999:7:::\n", encoding="utf-8")
+    (secret / "other.yaml").write_text("ruleset: other\nextends: online\n", encoding="utf-8")
+    folder = tmp_path / "records"
+    folder.mkdir()
+    rec = GameRecord.from_states([online_game()], seed="rec")
+    path = save_record(folder / "g.json", rec)
+    base = json.loads(path.read_text(encoding="utf-8"))
+    for fields, code in (({"ruleset_path": str(secret / "shadow"), "ruleset_text": None}, Code.PATH_NOT_ALLOWED),
+                         ({"ruleset_path": "../secret/other.yaml", "ruleset_text": None}, Code.PATH_NOT_ALLOWED),
+                         ({"ruleset_path": None, "ruleset_text": None, "ruleset": "../secret/shadow"},
+                          Code.PATH_NOT_ALLOWED),
+                         ({"ruleset_path": str(secret / "other.yaml"),
+                           "ruleset_text": "ruleset: online\nextends: ../secret/shadow\n"}, Code.PATH_NOT_ALLOWED)):
+        bad = folder / "bad.json"
+        bad.write_text(json.dumps({**base, **fields}), encoding="utf-8")
+        with pytest.raises(GoujiError) as info:
+            record_graph(load_record(bad))
+        assert info.value.diagnostics[0].code == code, (fields, info.value.format())
+        assert "secret-hash" not in info.value.format()

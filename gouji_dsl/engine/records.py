@@ -297,21 +297,25 @@ def load_record(path: str | os.PathLike[str]) -> GameRecord:
     return parse_record(text, p)
 
 
-def record_graph(record: GameRecord) -> RuleGraph:
+def record_graph(record: GameRecord, *, search: Sequence[str | os.PathLike[str]] = ()) -> RuleGraph:
     """The ruleset a record was played under: the ruleset text it carries (resolved as if it were
-    ``ruleset_path``, parents from disk), else its ``ruleset_path`` when that file exists, else the
-    ruleset by name (bundled or next to the record). Raises :class:`GoujiError`."""
-    from gouji_dsl.ruleset.graph import compile_ruleset, load_graph
+    ``ruleset_path`` when that is a place rulesets may be read from, else as if it were beside the
+    record), else its ``ruleset_path``, else the ruleset by name (beside the record, in ``search`` or
+    the rules path, or bundled). What a record names is read only where
+    :func:`gouji_dsl.ruleset.loader.find_ruleset` allows (never an absolute path elsewhere, never
+    ``..`` out of the record's folder). Raises :class:`GoujiError`."""
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import allowed_place, find_ruleset, resolve, resolve_text
+    referrer = record.path if record.path != "<record>" else os.path.join(os.getcwd(), "<record>")
+    beside = str(Path(referrer).parent / f"{record.ruleset}.yaml")
     if record.ruleset_text:
-        from gouji_dsl.ruleset.loader import resolve_text
-        where = record.ruleset_path or str(Path(record.path).parent / f"{record.ruleset}.yaml")
-        return compile_ruleset(resolve_text(record.ruleset_text, where))
-    if record.ruleset_path and os.path.exists(record.ruleset_path):
-        return load_graph(record.ruleset_path)
-    near = Path(record.path).parent / f"{record.ruleset}.yaml"
-    if record.path != "<record>" and near.exists():
-        return load_graph(near)
-    return load_graph(record.ruleset)
+        where = record.ruleset_path
+        if not where or not allowed_place(where, referrer=referrer, search=search):
+            where = beside
+        return compile_ruleset(resolve_text(record.ruleset_text, where, search=search))
+    if record.ruleset_path:
+        return compile_ruleset(resolve(find_ruleset(record.ruleset_path, referrer=referrer, search=search), search=search))
+    return compile_ruleset(resolve(find_ruleset(record.ruleset, referrer=referrer, search=search), search=search))
 
 
 # ------------------------------------------------------------------------------ replay

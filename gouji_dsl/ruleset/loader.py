@@ -53,7 +53,7 @@ __all__ = [
     "MAX_FILE_CHARS", "MAX_NESTING", "MAX_NUMBER_CHARS", "MAX_INTEGER", "MAX_RULES_PER_FILE", "MAX_REFERENCE_CHARS",
     "RULES_PATH_ENV", "Spot", "RawRuleset", "Chain", "ChainFile",
     "load_file", "load_text", "load_chain", "resolve", "resolve_text", "position_in",
-    "ruleset_path", "find_ruleset", "rules_path", "use_rules_path", "list_bundled", "schema",
+    "ruleset_path", "find_ruleset", "allowed_place", "rules_path", "use_rules_path", "list_bundled", "schema",
 ]
 
 TOP_KEYS: tuple[str, ...] = (
@@ -1076,6 +1076,14 @@ def find_ruleset(ref: str, *, referrer: str | os.PathLike[str], search: Sequence
         raise GoujiError(_file_diag(os.fspath(referrer), f"cannot read {ref!r}: " + d.message.removeprefix(
             "cannot read ruleset: "), d.hint, code=d.code)) from None
     return found
+
+
+def allowed_place(path: str | os.PathLike[str], *, referrer: str | os.PathLike[str],
+                  search: Sequence[str | os.PathLike[str]] = ()) -> bool:
+    """True when a file named inside ``referrer`` may be read at ``path`` (see :func:`find_ruleset`):
+    it is in the referrer's folder or below, in a ``search`` / :func:`rules_path` folder, or bundled."""
+    places = _Places(Path(os.fspath(referrer)).parent, search)
+    return _inside(_real(Path(os.fspath(path))), places.roots)
 
 
 def _locate(places: _Places, folder: Path, ref: str, me: Path | None = None, what: str = "ruleset") -> Path:

@@ -85,6 +85,18 @@ class Code(StrEnum):
     UNREAD_SETTING = "UnreadSetting"  # a setting (or key) nothing reads (warning)
     OUT_OF_RANGE = "OutOfRange"  # seats, decks ... beyond what the engine supports
 
+    # -- card and move text, scenarios, rules failing while a game runs (helper "fidelity") ---------
+    UNKNOWN_CARD = "UnknownCard"          #: a character that is no card (`j`, `1`, `X`) or a card the ruleset lacks
+    BAD_MOVE = "BadMove"                  #: a move line of the wrong shape
+    BAD_SEAT = "BadSeat"                  #: a seat that is not 1..N written in digits
+    UNKNOWN_MOVE = "UnknownMove"          #: a verb that is not a move (`plya`)
+    SCENARIO_FILE = "ScenarioFile"        #: a scenario file that cannot be read (missing, not UTF-8, not YAML)
+    SCENARIO_KEY = "ScenarioKey"          #: an unknown key in a scenario file, case or expect
+    SCENARIO_VALUE = "ScenarioValue"      #: a scenario value of the wrong kind or out of range
+    SCENARIO_RULESET = "ScenarioRuleset"  #: a scenario's ruleset that cannot be found or does not load
+    SCENARIO_FAILED = "ScenarioFailed"    #: a case whose expectation does not hold
+    RULE_FAILED = "RuleFailed"            #: a rule failed, or answered outside its allowed values, while a game ran
+
     # -- expressions, setting types, the rule graph and lint (helper "lang") -----------------------
 
 

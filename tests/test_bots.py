@@ -93,7 +93,8 @@ def test_answers_an_opponent_cheaply():
 
 def test_keeps_jokers_and_2s_early():
     hand = "RB 22 AAAA KKKK QQQQ JJJJ TTTT 9999 8888 7777"       # 36 cards, only a 2 or jokers beat AA
-    st = game("online", {1: "AA 33", 2: hand, 3: "5", 4: "5", 5: "5", 6: "5"}, moves=["1 play AA"])
+    st = game("online", {1: "AA 33", 2: hand, 3: "5", 4: "5", 5: "5", 6: "5"},
+              moves=["1 play AA", "3 pass", "5 pass"])   # burn offers go to every seat in the burn order
     assert st.to_act == 2
     assert choice(st) in ("2 pass", "2 yield")
 
@@ -107,11 +108,11 @@ def test_spends_a_2_late_in_the_game():
 def test_burns_only_when_it_can_surely_go_out():
     # seat 2 leads a gouji play (a 2); seat 3 (an opponent, not the opposite) is offered a burn
     sure = {1: "5", 2: "2 5 6", 3: "RB 2 K", 4: "6", 5: "5", 6: "5"}      # burn with a joker, then out
-    st = game("online", sure, leader=2, moves=["2 play 2"])
+    st = game("online", sure, leader=2, moves=["2 play 2", "4 pass", "6 pass"])   # 2's teammates are offered first
     assert st.to_act == 3 and st.capacity == "burn"
     assert choice(st).startswith("3 burn")
     unsure = {1: "5", 2: "2 5 6", 3: "R 2 KK 9 8 7", 4: "6", 5: "5", 6: "5"}
-    st = game("online", unsure, leader=2, moves=["2 play 2"])
+    st = game("online", unsure, leader=2, moves=["2 play 2", "4 pass", "6 pass"])
     assert st.to_act == 3 and st.capacity == "burn"
     assert choice(st) == "3 pass"
 

@@ -175,7 +175,7 @@ def test_rule_changes_added_removed_changed(variant_diff):
                      "view.hands-hidden": "added"}
     who = variant_diff.rule("burn.who")
     assert who.fields == ("expr",)
-    assert who.a.expr == "seat != opposite(top.seat) and not passed(seat)"
+    assert who.a.expr == resolve("base").rule("burn.who").effect_expr.text
     assert who.b.expr == "seat != opposite(top.seat)"
     assert who.a.file.endswith("base.yaml") and who.b.file.endswith("variant.yaml")
     assert "Any player except the opposite" in who.summary and "Anyone but the opposite" in who.summary

@@ -86,7 +86,7 @@ def test_first_lead_random_when_nobody_shows_threes_is_seeded(online):
 
 def test_failed_burn_is_last_place(online):
     st = _game(online, {1: "KK 3 4", 2: "5", 3: "AA 66 7", 4: "8", 5: "9", 6: "T"})
-    for m in ["1 play KK", "3 burn AA", "6 pass"]:
+    for m in ["1 play KK", "3 burn AA", "5 pass", "1 pass", "4 pass", "2 pass", "6 pass"]:
         st.apply_in_place(parse_move(m, online.model))
     assert st.places == {3: 6}
     assert any(e["type"] == "burn_failed" and e["seat"] == 3 for e in st.record)

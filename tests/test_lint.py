@@ -223,7 +223,7 @@ def test_a_ruleset_whose_game_over_rule_is_removed(tmp_path):
     path = write(tmp_path, "endless.yaml", """
         ruleset: endless
         extends: online
-        remove: [trick.ask-order, end.one-left]
+        remove: [trick.ask-order, end.one-left, trick.scramble-in-turn]
     """)
     diags = findings(path)
     d = one(diags, "the game can never end")

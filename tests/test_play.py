@@ -77,7 +77,8 @@ async def test_scripted_deal_to_the_end():
         assert st.places == {1: 1, 4: 2, 3: 3, 5: 4, 6: 5, 2: 6}
         assert st.scores[1] == 4 and st.scores[2] == -4
         moves = [e["move"] for e in st.record if e["type"] == "move"]
-        assert moves[:3] == ["1 play R 7", "4 pass", "1 play 55"]
+        # every seat of the burn order is offered the burn (and passes), then the opposite
+        assert moves[:7] == ["1 play R 7", "3 pass", "5 pass", "2 pass", "6 pass", "4 pass", "1 play 55"]
         trick = screen.query_one("#trick").render()
         assert "Game over" in str(trick)
 

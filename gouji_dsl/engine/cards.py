@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 
 SYMBOLS: str = "3456789TJQKA2BRE"
 """Every card symbol the notation knows, in the default strength order (low to high)."""
@@ -53,7 +53,7 @@ def parse_cards(text: str, *, path: str = "<cards>", line: int = 0, col: int = 1
     n = len(text)
 
     def fail(pos: int, what: str, hint: str | None = None) -> GoujiError:
-        return GoujiError(Diagnostic(path, line, col + pos, what, hint, text if line else None))
+        return GoujiError(Diagnostic(path, line, col + pos, what, hint, text if line else None, code=Code.UNKNOWN_CARD))
 
     while i < n:
         ch = text[i]
@@ -64,15 +64,11 @@ def parse_cards(text: str, *, path: str = "<cards>", line: int = 0, col: int = 1
             if i + 1 < n and text[i + 1] == "0":
                 sym, width = "T", 2
             else:
-                raise fail(i, f"unknown card '1' at column {col + i}", "write a ten as T or 10")
+                raise fail(i, f"unknown card '1' at column {col + i}", "write a ten as T or 10; " + CARDS_HINT)
         elif ch in SYMBOLS:
             sym, width = ch, 1
         else:
-            hint = None
-            if ch.upper() in SYMBOLS and ch not in SUITS:
-                hint = f"ranks are upper-case: {ch.upper()!r}"
-            raise fail(i, f"unknown card {ch!r} at column {col + i}",
-                       hint or "cards are 3-9 T(10) J Q K A 2 B(small joker) R(big joker)")
+            raise fail(i, f"unknown card {ch!r} at column {col + i}", _hint(ch))
         i += width
         suit = ""
         if i < n and text[i] in SUITS:
@@ -86,6 +82,18 @@ def parse_cards(text: str, *, path: str = "<cards>", line: int = 0, col: int = 1
     if not cards and not allow_empty:
         raise fail(0, "empty play: no cards given", "write cards such as 'RR TTT'")
     return cards
+
+
+CARDS_HINT = "cards are 3-9 T J Q K A 2, B (small joker) and R (big joker); a ten is T (or 10)"
+
+
+def _hint(ch: str) -> str:
+    """What to write instead of an unknown character."""
+    if ch.upper() in SYMBOLS:
+        return f"ranks are upper case ({ch.upper()!r}, not {ch!r}) and a ten is T (or 10); {CARDS_HINT}"
+    if ch.lower() in SUITS:
+        return f"a suit letter (s h d c) comes right after a rank, as in 3h; {CARDS_HINT}"
+    return CARDS_HINT
 
 
 def count_symbols(cards: list[Card]) -> Counter[str]:

@@ -14,27 +14,38 @@ allow it; a new play rebuilds the queue; an empty queue means the top play won t
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from gouji_dsl.diagnostics import Diagnostic, GoujiError, SourcePos
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos, did_you_mean
 from gouji_dsl.engine.cards import Card, parse_cards
 from gouji_dsl.engine.model import CardModel, Play
+from gouji_dsl.engine.outcome import Outcome
+from gouji_dsl.engine.terms import CARD_VERBS as _CARD_VERBS
+from gouji_dsl.engine.terms import Capacity, Choice, Phase, Placement, Verb
 from gouji_dsl.ruleset.graph import Reason, RuleGraph
 
-VERBS = ("play", "pass", "yield", "burn", "revolt", "declare", "choose", "discard", "return")
-CARD_VERBS = ("play", "burn", "discard", "return")
+VERBS: tuple[Verb, ...] = tuple(Verb)
+"""Every move verb (NOTATION.md "Moves"), as :class:`Verb` members (each equal to its text)."""
+CARD_VERBS: tuple[Verb, ...] = tuple(v for v in Verb if v in _CARD_VERBS)
+_PLACEMENTS = frozenset(Placement)
+MAX_SEAT_DIGITS = 3
+"""A seat number longer than this is refused before it is converted (seats are 1..N, N small)."""
+MAX_SETUP_ROUNDS = 64
+"""The most rounds of ``seat_setup`` rules a ruleset may ask for (``setup_rounds``)."""
 
 
 # ------------------------------------------------------------------------------ moves
 class Move(NamedTuple):
-    """An immutable move: ``seat`` (1..N), ``verb`` (one of :data:`VERBS`), ``cards`` (count vector
+    """An immutable move: ``seat`` (1..N), ``verb`` (a :class:`Verb`), ``cards`` (count vector
     for play/burn/discard/return) and ``arg`` (``head``/``headless`` for choose). A named tuple:
-    cheap to create by the thousand in legal-move generation, hashable, compared by value."""
+    cheap to create by the thousand in legal-move generation, hashable, compared by value (a verb
+    compares equal to its text, so ``Move(1, "pass") == Move(1, Verb.PASS)``)."""
 
     seat: int
-    verb: str
+    verb: Verb
     cards: tuple[int, ...] | None = None
     arg: str = ""
 
@@ -47,37 +58,51 @@ class Move(NamedTuple):
         return f"{self.seat} {self.verb}"
 
 
+_SEAT_RE = re.compile(r"[0-9]+")
+
+
 def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path: str = "<move>", line: int = 0,
                col: int = 1) -> Move:
-    """Parse a move line (NOTATION.md "Moves"). Raises :class:`GoujiError` with the column."""
-    def fail(pos: int, msg: str, hint: str | None = None) -> GoujiError:
-        return GoujiError(Diagnostic(path, line, col + pos, msg, hint, text if line else None))
+    """Parse a move line (NOTATION.md "Moves"). Raises :class:`GoujiError` with the column, a hint
+    and a stable code: :attr:`Code.BAD_MOVE` (shape), :attr:`Code.BAD_SEAT`, :attr:`Code.UNKNOWN_MOVE`
+    (did-you-mean and the list of verbs), or the card parser's :attr:`Code.UNKNOWN_CARD`."""
+    def fail(pos: int, msg: str, hint: str | None = None, code: Code = Code.BAD_MOVE) -> GoujiError:
+        return GoujiError(Diagnostic(path, line, col + pos, msg, hint, text if line else None, code=code))
 
+    verbs = ", ".join(VERBS)
     parts = text.strip().split(None, 2)
     if len(parts) < 2:
         raise fail(0, f"a move is '<seat> <verb> [cards]', got {text!r}", "e.g. '3 play RR TTT' or '2 pass'")
     seat_s, verb = parts[0], parts[1]
-    if not seat_s.isdigit() or int(seat_s) < 1 or (n_seats is not None and int(seat_s) > n_seats):
-        raise fail(0, f"seat must be 1..{n_seats or 'N'}, got {seat_s!r}")
-    vpos = text.find(verb)
-    if verb not in VERBS:
-        from gouji_dsl.diagnostics import did_you_mean
-        raise fail(vpos, f"unknown move {verb!r}", did_you_mean(verb, VERBS) or "moves: " + ", ".join(VERBS))
-    rest = parts[2] if len(parts) > 2 else ""
+    spos = text.find(seat_s)
+    seats = f"1..{n_seats}" if n_seats else "a seat number"
+    if not _SEAT_RE.fullmatch(seat_s) or len(seat_s) > MAX_SEAT_DIGITS:
+        raise fail(spos, f"a move starts with a seat {seats} written in digits 0-9, got {seat_s[:20]!r}",
+                   "e.g. '3 play RR TTT'", Code.BAD_SEAT)
     seat = int(seat_s)
-    if verb in CARD_VERBS:
+    if seat < 1 or (n_seats is not None and seat > n_seats):
+        raise fail(spos, f"seat must be {seats}, got {seat_s!r}", None, Code.BAD_SEAT)
+    vpos = text.find(verb, spos + len(seat_s))
+    if verb not in VERBS:
+        guess = did_you_mean(verb, VERBS)
+        raise fail(vpos, f"unknown move {verb!r}", (f"{guess} " if guess else "") + f"moves: {verbs}", Code.UNKNOWN_MOVE)
+    v = Verb(verb)
+    rest = parts[2] if len(parts) > 2 else ""
+    if v in _CARD_VERBS:
         if not rest.strip():
             raise fail(len(text), f"'{verb}' needs cards", f"e.g. '{seat} {verb} RR TTT'")
         cpos = text.find(rest, vpos + len(verb))
         cards = model.parse(rest, path=path, line=line, col=col + cpos)
-        return Move(seat, verb, cards)
-    if verb == "choose":
-        if rest.strip() not in ("head", "headless"):
-            raise fail(vpos, "choose takes 'head' or 'headless'")
-        return Move(seat, verb, None, rest.strip())
+        return Move(seat, v, cards)
+    if v is Verb.CHOOSE:
+        arg = rest.strip()
+        if arg not in tuple(Choice):
+            raise fail(vpos, f"choose takes {' or '.join(repr(str(c)) for c in Choice)}, got {arg!r}",
+                       did_you_mean(arg, tuple(Choice)) if arg else "e.g. '6 choose head'")
+        return Move(seat, v, None, arg)
     if rest.strip():
-        raise fail(text.find(rest), f"'{verb}' takes no argument")
-    return Move(seat, verb)
+        raise fail(text.find(rest, vpos + len(verb)), f"'{verb}' takes no argument")
+    return Move(seat, v)
 
 
 class LegalMoves(Sequence[Move]):
@@ -172,11 +197,12 @@ class TablePlay:
 class Ctx:
     """The bindings an expression sees: the game and the hook's context variables."""
 
-    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card", "amount")
+    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card", "amount",
+                 "round")
 
     def __init__(self, g: GameState | None, seat: int | None = None, play: TablePlay | None = None,
                  top: TablePlay | None = None, beaten: TablePlay | None = None, target: int | None = None,
-                 leading: bool = False, kind: str | None = None, card: str | None = None):
+                 leading: bool = False, kind: str | None = None, card: str | None = None, round: int = 0):
         self.g = g
         self.seat = seat
         self.play = play
@@ -188,6 +214,7 @@ class Ctx:
         self.kind = kind
         self.card = card
         self.amount = 0
+        self.round = round
 
 
 @dataclass
@@ -236,9 +263,12 @@ class GameState:
     """The full state of one game. Mutated only through :meth:`apply_in_place`; use
     :func:`apply` for a functional update. ``record`` holds every event (dicts, JSON-ready)."""
 
-    def __init__(self, graph: RuleGraph, hands: dict[int, list[Card]], *, rng: random.Random,
+    def __init__(self, graph: RuleGraph, hands: dict[int, list[Card]] | None, *, rng: random.Random,
                  game_number: int = 1, leader: int | None = None, source: str = "random",
                  seed: int | str | None = None, prev: PrevGame | None = None):
+        """A game dealt ``hands`` (seat → cards), or, with ``hands=None``, dealt from ``rng`` in the
+        ruleset's dealing order (the ``first_drawer`` question); then the between-game phase
+        (tribute after ``prev``, buying) and the setup questions run until a seat must decide."""
         self.graph = graph
         self.model = graph.model
         self.kinds = graph.model.kinds
@@ -252,12 +282,9 @@ class GameState:
         self.source = source
         K = len(self.kinds)
         self.hands: list[list[int]] = [[0] * K for _ in range(n + 1)]
-        self.dealt_cards: dict[int, list[Card]] = {s: list(hands.get(s, [])) for s in self.seat_list}
-        for s, cards in hands.items():
-            for c in cards:
-                self.hands[s][self.kinds.index(c.symbol)] += 1
+        self.dealt_cards: dict[int, list[Card]] = {s: [] for s in self.seat_list}
         self.dealt: list[tuple[int, ...]] = [tuple(h) for h in self.hands]
-        self.phase = "setup"
+        self.phase = Phase.SETUP
         self.setup_queue: list[int] = []
         self.choose_queue: list[int] = []
         self.revolted: set[int] = set()
@@ -273,7 +300,7 @@ class GameState:
         self.yielders: list[int] = []
         self.yielded_this_top: set[int] = set()
         self.to_act: int | None = None
-        self.capacity = "lead"
+        self.capacity = Capacity.LEAD
         self.burner: int | None = None
         self.burned_seat: int | None = None
         self.burns: list[dict[str, Any]] = []
@@ -292,10 +319,19 @@ class GameState:
         self.late: list[int] = []
         self.record: list[dict[str, Any]] = []
         self.seed = seed
+        self.decided: dict[str, tuple[Reason, ...]] = {}
+        self.marked_by: dict[tuple[str, int], str] = {}
+        if hands is None:
+            hands = deal_hands(self.model, n, rng, first=self._first_drawer())
+        self.dealt_cards = {s: list(hands.get(s, [])) for s in self.seat_list}
+        for s, cards in hands.items():
+            for c in cards:
+                self.hands[s][self.kinds.index(c.symbol)] += 1
+        self.dealt = [tuple(h) for h in self.hands]
         self._event("deal", game_number=game_number, source=source, seed=seed,
                     prev=None if prev is None else prev.to_json(),
                     hands={str(s): " ".join(str(c) for c in self.dealt_cards[s]) for s in self.seat_list})
-        self.phase = "between"
+        self.phase = Phase.BETWEEN
         if prev is not None:
             self._pay_tribute()
         self._advance_between()
@@ -327,6 +363,8 @@ class GameState:
         g.return_queue = self.return_queue[:]
         g.declare_queue = self.declare_queue[:]
         g.late = self.late[:]
+        g.decided = dict(self.decided)
+        g.marked_by = dict(self.marked_by)
         r = random.Random()
         r.setstate(self.rng.getstate())
         g.rng = r
@@ -417,26 +455,68 @@ class GameState:
         return moved
 
     def retire(self, seat: int, how: str, rule_id: str = "") -> None:
-        """The seat stops playing: ``last`` takes the worst free place, ``next`` the best,
-        ``after-finishers`` is placed at the end after every finisher."""
+        """The seat stops playing before it goes out (a ``place`` rule, a failed burn, no lead):
+        ``how`` is a :class:`Placement` — ``last`` takes the worst free place, ``next`` the best,
+        ``after-finishers`` is placed when the game ends, after every player who went out.
+        Raises :class:`GoujiError` (:attr:`Code.RULE_FAILED`, naming ``rule_id``) for another value.
+        Whether the game is then over is decided by the caller, once the move's effects are done."""
+        if how not in _PLACEMENTS:
+            raise self._rule_error(rule_id, f"placed seat {seat} {how!r}, which is not a placement",
+                                   "a placement is one of: " + ", ".join(repr(str(p)) for p in Placement))
         if not self.is_active(seat):
             return
         self.failed.add(seat)
-        self._event("retire", seat=seat, how=how, rule=rule_id)
-        if how == "after-finishers":
+        self._event("retire", seat=seat, how=str(how), rule=rule_id)
+        if how == Placement.AFTER_FINISHERS:
             self.late.append(seat)
         else:
             free = self._free_places()
-            self._place(seat, free[-1] if how == "last" else free[0])
-        self._check_over()
+            self._place(seat, free[-1] if how == Placement.LAST else free[0], rule_id)
 
+    # -------------------------------------------------------------- asking the rules
+    def _ask(self, hook: str, ctx: Ctx, key: str | None = None) -> Any:
+        """A value question whose answer is kept, with the rule that gave it, for explanations
+        (``decided[key or hook]``)."""
+        trace: list[Reason] = []
+        v = self.graph.value(hook, ctx, trace)
+        self.decided[key or hook] = tuple(trace)
+        return v
+
+    def _answered_by(self, key: str) -> str:
+        """The id of the rule that answered the question kept under ``key`` ("" when none did)."""
+        reasons = self.decided.get(key, ())
+        return reasons[-1].rule_id if reasons else ""
+
+    def _rule_error(self, rule_id: str, message: str, hint: str | None = None) -> GoujiError:
+        """A rule answered outside what the engine can use: an error naming the rule and its line."""
+        node = self.graph.node(rule_id) if rule_id else None
+        if node is None:
+            return GoujiError(Diagnostic("<game>", 0, 0, f"{rule_id or 'the ruleset'}: {message}", hint,
+                                         code=Code.RULE_FAILED))
+        o = node.origin
+        return GoujiError(Diagnostic(o.path, o.line, o.col, f"rule {node.id!r} failed while the game ran: {message}",
+                                     hint, code=Code.RULE_FAILED))
+
+    def _seat_answer(self, v: Any, key: str, what: str) -> int:
+        """A seat given by a rule (kept under ``key``), checked to be 1..N."""
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= self.n_seats:
+            raise self._rule_error(self._answered_by(key), f"{what} must be a seat 1..{self.n_seats}, got {v!r}")
+        return v
+
+    def _first_drawer(self) -> int:
+        """Who is dealt the first card (the ruleset's ``first_drawer`` question)."""
+        v = self._ask("first_drawer", Ctx(self))
+        return self._seat_answer(1 if v is None else v, "first_drawer", "the first drawer")
+
+    # -------------------------------------------------------------- between games
     def _pay_tribute(self) -> None:
         g = self.graph
-        kinds = g.value("tribute_kinds", Ctx(self)) or []
+        kinds = self._ask("tribute_kinds", Ctx(self)) or []
         for kind in kinds:
             for giver in self.seat_list:
                 for receiver in self.after(giver):
-                    n = int(g.value("tribute", Ctx(self, seat=giver, target=receiver, kind=kind)) or 0)
+                    trace: list[Reason] = []
+                    n = int(g.value("tribute", Ctx(self, seat=giver, target=receiver, kind=kind), trace) or 0)
                     if n <= 0:
                         continue
                     cards: dict[str, int] = {}
@@ -452,23 +532,31 @@ class GameState:
                             cards[sym] = k
                             left -= k
                     if cards:
-                        moved = self.transfer(giver, receiver, cards, f"tribute:{kind}")
+                        rule = trace[-1].rule_id if trace else f"tribute:{kind}"
+                        moved = self.transfer(giver, receiver, cards, rule)
                         self.record[-1]["kind"] = kind
+                        self.decided[f"tribute:{kind}:{giver}:{receiver}"] = tuple(trace)
                         rctx = Ctx(self, seat=receiver, target=giver, kind=kind)
                         rctx.amount = sum(moved.values())
-                        back = int(g.value("return_tribute", rctx) or 0)
+                        back = int(self._ask("return_tribute", rctx, f"return_tribute:{receiver}:{giver}") or 0)
                         if back > 0:
                             self.return_queue.append((receiver, giver, min(back, sum(moved.values()))))
 
     def _advance_between(self) -> None:
         if self.return_queue:
-            self.phase = "return"
+            self.phase = Phase.RETURN
             self.to_act = self.return_queue[0][0]
-            self.capacity = "return"
+            self.capacity = Capacity.RETURN
             return
-        if self.phase in ("between", "return"):
-            for s in self.seat_list:
-                self.graph.trigger("seat_setup", Ctx(self, seat=s))
+        if self.phase in (Phase.BETWEEN, Phase.RETURN):
+            rounds = self._ask("setup_rounds", Ctx(self))
+            rounds = 1 if rounds is None else rounds
+            if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 <= rounds <= MAX_SETUP_ROUNDS:
+                raise self._rule_error(self._answered_by("setup_rounds"),
+                                       f"setup_rounds must be a whole number 0..{MAX_SETUP_ROUNDS}, got {rounds!r}")
+            for r in range(1, rounds + 1):
+                for s in self.seat_list:
+                    self.graph.trigger("seat_setup", Ctx(self, seat=s, round=r))
             self._begin_setup()
 
     def _return_moves(self, s: int, n: int) -> list[tuple[int, ...]]:
@@ -523,13 +611,26 @@ class GameState:
 
     @property
     def over(self) -> bool:
-        return self.phase == "over"
+        return self.phase == Phase.OVER
+
+    @property
+    def voided(self) -> bool:
+        """The deal was voided (e.g. by two revolutions) and, having fixed hands, not dealt again."""
+        return self.phase == Phase.OVER and self.redealt and not self.places
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The result of a finished game (places, scores, sweep, voided), or None while it runs."""
+        if self.phase != Phase.OVER:
+            return None
+        return Outcome.of(places=self.places, scores=self.scores, sweep=self.sweep, voided=self.voided,
+                          finish_order=self.finish_order)
 
     # -------------------------------------------------------------- setup
     def _begin_setup(self) -> None:
-        self.phase = "setup"
+        self.phase = Phase.SETUP
         for s in self.seat_list:
-            if self.graph.value("must_revolt", self._ctx(seat=s)):
+            if self._ask("must_revolt", self._ctx(seat=s), f"must_revolt:{s}"):
                 self.revolted.add(s)
                 self._event("revolution", seat=s, automatic=True)
         self.setup_queue = [s for s in self.seat_list if s not in self.revolted
@@ -537,41 +638,40 @@ class GameState:
         self._advance_setup()
 
     def _advance_setup(self) -> None:
-        if self.phase == "setup":
+        if self.phase == Phase.SETUP:
             if self.setup_queue:
                 self.to_act = self.setup_queue[0]
-                self.capacity = "setup"
+                self.capacity = Capacity.SETUP
                 return
-            if self.graph.value("redeal", self._ctx()):
-                self._event("redeal", revolted=sorted(self.revolted))
+            if self._ask("redeal", self._ctx()):
+                self._event("redeal", revolted=sorted(self.revolted), rule=self._answered_by("redeal"))
                 self.redealt = True
                 if self.source == "random":
                     self._redeal()
                 else:
-                    self.phase = "over"
+                    self.phase = Phase.OVER
                     self.to_act = None
                 return
             self.choose_queue = [s for s in self.seat_list if s not in self.revolted
                                  and self.graph.permit("choose", self._ctx(seat=s))]
-            self.phase = "choose"
-        if self.phase == "choose":
+            self.phase = Phase.CHOOSE
+        if self.phase == Phase.CHOOSE:
             if self.choose_queue:
                 self.to_act = self.choose_queue[0]
-                self.capacity = "choose"
+                self.capacity = Capacity.CHOOSE
                 return
             self.declare_queue = [s for s in self.seat_list if s not in self.revolted
                                   and self.graph.permit("declare", self._ctx(seat=s))]
-            self.phase = "declare"
-        if self.phase == "declare":
+            self.phase = Phase.DECLARE
+        if self.phase == Phase.DECLARE:
             if self.declare_queue:
                 self.to_act = self.declare_queue[0]
-                self.capacity = "declare"
+                self.capacity = Capacity.DECLARE
                 return
             self._start_play()
 
     def _redeal(self) -> None:
-        hands = deal_hands(self.model, self.n_seats, self.rng)
-        fresh = GameState(self.graph, hands, rng=self.rng, game_number=self.game_number,
+        fresh = GameState(self.graph, None, rng=self.rng, game_number=self.game_number,
                           leader=self.forced_leader, source=self.source, seed=self.seed, prev=self.prev)
         fresh.record[0]["redeal"] = True
         record = self.record + fresh.record
@@ -581,18 +681,24 @@ class GameState:
 
     def decline_setup(self) -> None:
         """Answer every pending setup question with 'no' (scenarios that go straight to play)."""
-        while self.phase in ("setup", "declare", "choose") and self.to_act is not None:
-            if self.phase in ("setup", "declare"):
-                self.apply_in_place(Move(self.to_act, "pass"))
+        while self.phase.before_play and self.to_act is not None:
+            if self.phase in (Phase.SETUP, Phase.DECLARE):
+                self.apply_in_place(Move(self.to_act, Verb.PASS))
             else:
-                self.apply_in_place(Move(self.to_act, "choose", None, "head"))
+                self.apply_in_place(Move(self.to_act, Verb.CHOOSE, None, Choice.HEAD))
 
     def _start_play(self) -> None:
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.graph.trigger("game_start", self._ctx())
         for s in self.seat_list:
             self.graph.trigger("seat_start", self._ctx(seat=s))
-        leader = self.forced_leader or self.graph.value("first_leader", self._ctx())
+        if self._settle():
+            return
+        if self.forced_leader:
+            leader = self.forced_leader
+        else:
+            v = self._ask("first_leader", self._ctx())
+            leader = None if v is None else self._seat_answer(v, "first_leader", "the first leader")
         if not leader or not self.is_active(leader):
             leader = self.next_active(leader or self.n_seats)
         self._event("first_leader", seat=leader, forced=self.forced_leader)
@@ -611,14 +717,15 @@ class GameState:
         self.finished_in_trick = []
         self.trick_leader = leader
         self.to_act = leader
-        self.capacity = "lead"
+        self.capacity = Capacity.LEAD
         if self.burner == leader and not any(True for _ in self._lead_plays(leader)):
             self._fail_burn(leader)
         elif not any(True for _ in self._lead_plays(leader)) and not self._discard_moves(leader):
-            how = str(self.graph.value("no_lead", Ctx(self, seat=leader)) or "after-finishers")
+            how = self._ask("no_lead", Ctx(self, seat=leader), f"no_lead:{leader}")
             self._event("no_lead", seat=leader)
-            self.retire(leader, how, "engine.no-lead")
-            if self.phase == "play":
+            self.retire(leader, Placement.AFTER_FINISHERS if how is None else how,
+                        self._answered_by(f"no_lead:{leader}") or "engine.no-lead")
+            if not self._settle():
                 self._new_trick(self.next_active(leader))
 
     def _lead_plays(self, seat: int) -> Iterable[Play]:
@@ -668,17 +775,28 @@ class GameState:
             if g.permit("play", ctx):
                 yield p
 
+    def _seats_answer(self, v: Any, key: str) -> list[int]:
+        """A list of seats given by an order rule (kept under ``key``), checked to be seats 1..N."""
+        if v is None:
+            return []
+        if not isinstance(v, list) or any(isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= self.n_seats
+                                          for s in v):
+            raise self._rule_error(self._answered_by(key), f"{key} must be a list of seats 1..{self.n_seats}, got {v!r}")
+        return v
+
     def _rebuild_queue(self) -> None:
         top = self.top
         assert top is not None
         ctx = Ctx(self, top=top)
-        burn = self.graph.value("burn_order", ctx) or []
-        follow = self.graph.value("follow_order", ctx)
-        if follow is None:
-            follow = list(self.after(top.seat))
-        self.queue = [(s, "burn") for s in burn] + [(s, "follow") for s in follow]
+        burn = self._seats_answer(self._ask("burn_order", ctx), "burn_order")
+        follow = self._ask("follow_order", ctx)
+        follow = list(self.after(top.seat)) if follow is None else self._seats_answer(follow, "follow_order")
+        self.queue = [(s, Capacity.BURN) for s in burn] + [(s, Capacity.FOLLOW) for s in follow]
 
     def _advance(self) -> None:
+        """Ask the next seat of the queue that the rules let answer. Whether a seat is asked depends
+        on the rules and the table, never on its cards: a seat offered a burn that cannot beat the
+        play answers ``pass`` (NOTATION.md)."""
         g = self.graph
         while self.queue:
             seat, cap = self.queue[0]
@@ -686,12 +804,12 @@ class GameState:
                 self.queue.pop(0)
                 continue
             ctx = Ctx(self, seat=seat, top=self.top)
-            if cap == "burn":
-                if g.permit("burn", ctx) and any(True for _ in self._answer_plays(seat)):
-                    self.to_act, self.capacity = seat, "burn"
+            if cap == Capacity.BURN:
+                if g.permit("burn", ctx):
+                    self.to_act, self.capacity = seat, Capacity.BURN
                     return
             elif g.permit("follow", ctx):
-                self.to_act, self.capacity = seat, "follow"
+                self.to_act, self.capacity = seat, Capacity.FOLLOW
                 return
             self.queue.pop(0)
         self._trick_won()
@@ -702,7 +820,10 @@ class GameState:
         winner = top.seat
         self.graph.trigger("trick_won", Ctx(self, seat=winner, top=top))
         self._event("trick_won", seat=winner, play=top.play.text)
-        leader = self.graph.value("next_leader", Ctx(self, top=top))
+        if self._settle():
+            return
+        v = self._ask("next_leader", Ctx(self, top=top))
+        leader = None if v is None else self._seat_answer(v, "next_leader", "the next leader")
         if not leader or not self.is_active(leader):
             leader = winner if self.is_active(winner) else self.next_active(winner)
         self._new_trick(leader)
@@ -711,22 +832,30 @@ class GameState:
     def _reserved(self) -> set[int]:
         out = set()
         for r in self.revolted:
-            p = self.graph.value("revolution_place", Ctx(self, seat=r))
+            p = self._ask("revolution_place", Ctx(self, seat=r), f"revolution_place:{r}")
             if p:
                 out.add(int(p))
         return out
 
     def _free_places(self) -> list[int]:
         taken = set(self.places.values()) | self._reserved()
-        return [p for p in range(1, self.n_seats + 1) if p not in taken]
+        free = [p for p in range(1, self.n_seats + 1) if p not in taken]
+        if not free:
+            raise GoujiError(Diagnostic("<game>", 0, 0, f"no free place left (places: {self.places}, "
+                                        f"reserved for revolutionaries: {sorted(self._reserved())})",
+                                        "check the ruleset's revolution_place and place rules", code=Code.RULE_FAILED))
+        return free
 
-    def _place(self, seat: int, place: int) -> None:
+    def _place(self, seat: int, place: int, rule: str = "") -> None:
         self.places[seat] = place
-        self._event("place", seat=seat, place=place)
+        self._event("place", seat=seat, place=place, rule=rule)
 
     def _finish(self, seat: int) -> None:
-        free = self._free_places()
-        self._place(seat, free[0])
+        """``seat`` played its last card (走科): it takes the best free place. A seat a rule already
+        placed (say, as 大落 in the same play) keeps its place."""
+        if not self.is_active(seat):
+            return
+        self._place(seat, self._free_places()[0], "engine.finish")
         self.finish_order.append(seat)
         self.finished_in_trick.append(seat)
         if self.burner == seat:
@@ -734,42 +863,60 @@ class GameState:
             self._event("burn_success", seat=seat, burned=self.burned_seat)
             self.burner = None
         self.graph.trigger("finish", Ctx(self, seat=seat))
-        self._check_over()
 
     def _fail_burn(self, seat: int) -> None:
-        where = self.graph.value("burn_failure", Ctx(self, seat=seat))
-        free = self._free_places()
-        place = free[-1] if where == "last" else free[0]
-        self.failed.add(seat)
+        """A burner who cannot lead as burning requires (诈烧): placed where ``burn_failure`` says."""
+        key = f"burn_failure:{seat}"
+        how = self._ask("burn_failure", Ctx(self, seat=seat), key)
         self.burner = None
         if self.burns:
             self.burns[-1]["failed"] = True
         self._event("burn_failed", seat=seat)
-        self._place(seat, place)
-        self._check_over()
-        if self.phase == "play" and (self.to_act == seat or self.to_act is None):
+        self.retire(seat, Placement.LAST if how is None else how, self._answered_by(key) or "engine.burn-failure")
+        if self._settle():
+            return
+        if self.to_act == seat or self.to_act is None:
             self._new_trick(self.next_active(seat))
 
+    def _settle(self) -> bool:
+        """Once a move's placements are done: end the game if the rules say so (or nobody is left
+        to play). True when the game is over."""
+        self._check_over()
+        return self.phase == Phase.OVER
+
     def _check_over(self) -> None:
-        if self.phase == "over":
+        if self.phase == Phase.OVER:
             return
-        if not self.graph.value("game_over", Ctx(self)):
+        if not self._ask("game_over", Ctx(self)) and self.active_list():
             return
         for r in sorted(self.revolted):
-            p = self.graph.value("revolution_place", Ctx(self, seat=r))
+            if r in self.places:
+                continue
+            key = f"revolution_place:{r}"
+            p = self._ask("revolution_place", Ctx(self, seat=r), key)
             taken = set(self.places.values())
             free = [q for q in range(1, self.n_seats + 1) if q not in taken]
-            self._place(r, int(p) if p and int(p) in free else free[0])
-        rest = sorted((s for s in self.seat_list if s not in self.places and s not in self.late),
-                      key=lambda s: (self.hand_size(s), s)) + [s for s in self.late if s not in self.places]
+            self._place(r, int(p) if p and int(p) in free else free[0], self._answered_by(key))
+        rest = [s for s in self.seat_list if s not in self.places and s not in self.late]
+        if rest:
+            order = self._seats_answer(self._ask("unfinished_order", Ctx(self)), "unfinished_order")
+            missing = [s for s in rest if s not in order]
+            if missing:
+                raise self._rule_error(self._answered_by("unfinished_order"),
+                                       f"the game ended with seat(s) {missing} still holding cards, but "
+                                       f"unfinished_order ({order}) does not rank them",
+                                       "unfinished_order lists every seat still playing, best first")
+            rest = sorted(rest, key=order.index)
+        rule = self._answered_by("unfinished_order")
+        ranked = [(s, rule) for s in rest] + [(s, "engine.after-finishers") for s in self.late if s not in self.places]
         taken = set(self.places.values())
         free = [q for q in range(1, self.n_seats + 1) if q not in taken]
-        for s, p in zip(rest, free):
-            self._place(s, p)
-        self.phase = "over"
+        for (s, why), p in zip(ranked, free):
+            self._place(s, p, why)
+        self.phase = Phase.OVER
         self.to_act = None
-        self.sweep = bool(self.graph.value("sweep", Ctx(self)))
-        self.scores = {s: _num(self.graph.value("score", Ctx(self, seat=s))) for s in self.seat_list}
+        self.sweep = bool(self._ask("sweep", Ctx(self)))
+        self.scores = {s: _num(self._ask("score", Ctx(self, seat=s), f"score:{s}")) for s in self.seat_list}
         self._event("game_over", places={str(s): p for s, p in sorted(self.places.items())},
                     scores={str(s): v for s, v in self.scores.items()}, sweep=self.sweep)
 
@@ -778,23 +925,23 @@ class GameState:
         """Every legal move for the seat to act (empty when the game is over). A sequence of
         :class:`Move`; for a lead, a :class:`LegalMoves` that builds its moves lazily."""
         s = self.to_act
-        if s is None or self.phase == "over":
+        if s is None or self.phase == Phase.OVER:
             return []
-        if self.phase == "return":
-            return [Move(s, "return", v) for v in self._return_moves(s, self.return_queue[0][2])]
-        if self.phase == "setup":
-            return [Move(s, "revolt"), Move(s, "pass")]
-        if self.phase == "declare":
-            return [Move(s, "declare"), Move(s, "pass")]
-        if self.phase == "choose":
-            return [Move(s, "choose", None, "head"), Move(s, "choose", None, "headless")]
-        if self.capacity == "lead":
-            return LegalMoves(s, "play", [p.counts for p in self._lead_plays(s)], self._discard_moves(s))
-        if self.capacity == "burn":
-            return [Move(s, "burn", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]
-        moves = [Move(s, "play", p.counts) for p in self._answer_plays(s)] + [Move(s, "pass")]
+        if self.phase == Phase.RETURN:
+            return [Move(s, Verb.RETURN, v) for v in self._return_moves(s, self.return_queue[0][2])]
+        if self.phase == Phase.SETUP:
+            return [Move(s, Verb.REVOLT), Move(s, Verb.PASS)]
+        if self.phase == Phase.DECLARE:
+            return [Move(s, Verb.DECLARE), Move(s, Verb.PASS)]
+        if self.phase == Phase.CHOOSE:
+            return [Move(s, Verb.CHOOSE, None, Choice.HEAD), Move(s, Verb.CHOOSE, None, Choice.HEADLESS)]
+        if self.capacity == Capacity.LEAD:
+            return LegalMoves(s, Verb.PLAY, [p.counts for p in self._lead_plays(s)], self._discard_moves(s))
+        if self.capacity == Capacity.BURN:
+            return [Move(s, Verb.BURN, p.counts) for p in self._answer_plays(s)] + [Move(s, Verb.PASS)]
+        moves = [Move(s, Verb.PLAY, p.counts) for p in self._answer_plays(s)] + [Move(s, Verb.PASS)]
         if self._may_yield(s):
-            moves.append(Move(s, "yield"))
+            moves.append(Move(s, Verb.YIELD))
         return moves
 
     def _discard_moves(self, s: int) -> list[Move]:
@@ -809,7 +956,7 @@ class GameState:
             v[i] = k
             tp = TablePlay(self.model.classify(tuple(v)), s, self.kinds)
             if self.graph.permit("discard", Ctx(self, seat=s, play=tp)):
-                out.append(Move(s, "discard", tuple(v)))
+                out.append(Move(s, Verb.DISCARD, tuple(v)))
         return out
 
     def _may_yield(self, s: int, trace: list[Reason] | None = None) -> bool:
@@ -823,7 +970,7 @@ class GameState:
         """Is ``move`` legal now? With ``trace``, append the reasons (rules and checks)."""
         t = trace if trace is not None else []
         s = self.to_act
-        if self.phase == "over":
+        if self.phase == Phase.OVER:
             t.append(Reason("engine.over", "forbade", "The game is over."))
             return False
         if move.seat != s:
@@ -831,9 +978,9 @@ class GameState:
             if trace is not None:
                 self._why_not_asked(move, t)
             return False
-        if self.phase == "return":
+        if self.phase == Phase.RETURN:
             want = self.return_queue[0][2]
-            if move.verb != "return":
+            if move.verb != Verb.RETURN:
                 t.append(Reason("engine.phase", "forbade", f"Return {want} card(s) to seat {self.return_queue[0][1]} first (还贡)."))
                 return False
             cards = move.cards or ()
@@ -844,42 +991,42 @@ class GameState:
                 t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)}."))
                 return False
             return True
-        if self.phase == "declare":
-            if move.verb in ("declare", "pass"):
-                if move.verb == "declare":
+        if self.phase == Phase.DECLARE:
+            if move.verb in (Verb.DECLARE, Verb.PASS):
+                if move.verb == Verb.DECLARE:
                     self.graph.permit("declare", Ctx(self, seat=s), t)
                 return True
             t.append(Reason("engine.phase", "forbade", "Answer 'declare' or 'pass' first (宣点)."))
             return False
-        if self.phase == "setup":
-            if move.verb in ("revolt", "pass"):
-                if move.verb == "revolt":
+        if self.phase == Phase.SETUP:
+            if move.verb in (Verb.REVOLT, Verb.PASS):
+                if move.verb == Verb.REVOLT:
                     self.graph.permit("revolt", Ctx(self, seat=s), t)
                 return True
             t.append(Reason("engine.phase", "forbade", "Setup: answer 'revolt' or 'pass' first."))
             return False
-        if self.phase == "choose":
-            if move.verb == "choose":
+        if self.phase == Phase.CHOOSE:
+            if move.verb == Verb.CHOOSE:
                 self.graph.permit("choose", Ctx(self, seat=s), t)
                 return True
             t.append(Reason("engine.phase", "forbade", "Choose 'head' or 'headless' first."))
             return False
         cap = self.capacity
-        if move.verb == "pass":
-            if cap == "lead":
+        if move.verb == Verb.PASS:
+            if cap == Capacity.LEAD:
                 t.append(Reason("engine.lead", "forbade", "The leader must play: a lead cannot be passed."))
                 return False
             return True
-        if move.verb == "yield":
-            if cap != "follow":
+        if move.verb == Verb.YIELD:
+            if cap != Capacity.FOLLOW:
                 t.append(Reason("engine.yield", "forbade", "You can yield only when asked to answer a play."))
                 return False
             ok = self._may_yield(s, t)
             if not ok and not any(r.verdict == "forbade" for r in t):
                 t.append(Reason("engine.yield", "forbade", "No rule of this ruleset allows a yield here."))
             return ok
-        if move.verb == "discard":
-            if cap != "lead":
+        if move.verb == Verb.DISCARD:
+            if cap != Capacity.LEAD:
                 t.append(Reason("engine.discard", "forbade", "You may throw cards away only when you lead."))
                 return False
             cards = move.cards or ()
@@ -891,15 +1038,15 @@ class GameState:
             if not ok and not any(r.verdict == "forbade" for r in t):
                 t.append(Reason("engine.discard", "forbade", "No rule of this ruleset allows throwing these cards away."))
             return ok
-        if move.verb not in ("play", "burn"):
+        if move.verb not in (Verb.PLAY, Verb.BURN):
             t.append(Reason("engine.verb", "forbade", f"'{move.verb}' is not a move in this phase."))
             return False
-        if move.verb == "burn" and cap != "burn":
-            if cap == "follow" and self.top is not None:
+        if move.verb == Verb.BURN and cap != Capacity.BURN:
+            if cap == Capacity.FOLLOW and self.top is not None:
                 self.graph.permit("burn", Ctx(self, seat=s, top=self.top), t)
             t.append(Reason("engine.burn", "forbade", "You are not offered a burn of this play now."))
             return False
-        if move.verb == "play" and cap == "burn":
+        if move.verb == Verb.PLAY and cap == Capacity.BURN:
             t.append(Reason("engine.burn", "forbade", "You are asked whether to burn: answer 'burn CARDS' or 'pass'."))
             return False
         cards = move.cards or ()
@@ -913,14 +1060,14 @@ class GameState:
             return False
         tp = TablePlay(p, s, self.kinds)
         tp.empties_hand = p.count == self.hand_size(s)
-        if cap == "lead":
+        if cap == Capacity.LEAD:
             ok = self.graph.permit("play", Ctx(self, seat=s, play=tp, leading=True), t)
             if self.burner == s:
                 ok = self.graph.permit("burn_lead", Ctx(self, seat=s, play=tp, leading=True), t) and ok
             return ok
         top = self.top
         assert top is not None
-        if cap == "follow":
+        if cap == Capacity.FOLLOW:
             self.graph.permit("follow", Ctx(self, seat=s, top=top), t)
         else:
             self.graph.permit("burn", Ctx(self, seat=s, top=top), t)
@@ -935,7 +1082,7 @@ class GameState:
     def _why_not_asked(self, move: Move, t: list[Reason]) -> None:
         """For a seat that is not to act during a trick: the rules that keep it out of the queue."""
         seat = move.seat
-        if self.phase != "play" or self.top is None or not 1 <= seat <= self.n_seats:
+        if self.phase != Phase.PLAY or self.top is None or not 1 <= seat <= self.n_seats:
             return
         if not self.is_active(seat):
             t.append(Reason("engine.out", "forbade", f"Seat {seat} no longer plays in this game."))
@@ -945,7 +1092,7 @@ class GameState:
             return
         sub: list[Reason] = []
         ctx = Ctx(self, seat=seat, top=self.top)
-        if move.verb == "burn":
+        if move.verb == Verb.BURN:
             self.graph.permit("burn", ctx, sub)
         else:
             self.graph.permit("follow", ctx, sub)
@@ -969,38 +1116,38 @@ class GameState:
             raise IllegalMove(move.text(self.model), trace)
         s = move.seat
         self._event("move", move=move.text(self.model))
-        if self.phase == "return":
+        if self.phase == Phase.RETURN:
             receiver, giver, _ = self.return_queue.pop(0)
             cards = move.cards or ()
             self.transfer(receiver, giver, {k: n for k, n in zip(self.kinds, cards) if n}, "return")
             self._advance_between()
             return
-        if self.phase == "declare":
+        if self.phase == Phase.DECLARE:
             self.declare_queue.pop(0)
-            if move.verb == "declare":
+            if move.verb == Verb.DECLARE:
                 self.flags.setdefault("declared", set()).add(s)
             self._advance_setup()
             return
-        if self.phase == "setup":
+        if self.phase == Phase.SETUP:
             self.setup_queue.pop(0)
-            if move.verb == "revolt":
+            if move.verb == Verb.REVOLT:
                 self.revolted.add(s)
                 self._event("revolution", seat=s)
             self._advance_setup()
             return
-        if self.phase == "choose":
+        if self.phase == Phase.CHOOSE:
             self.choose_queue.pop(0)
             self.flags.setdefault("chose_" + move.arg, set()).add(s)
             self._advance_setup()
             return
         self.decisions += 1
-        if move.verb == "pass":
+        if move.verb == Verb.PASS:
             _, cap = self.queue.pop(0)
-            if cap == "follow":
+            if cap == Capacity.FOLLOW:
                 self.passed.add(s)
             self._advance()
             return
-        if move.verb == "discard":
+        if move.verb == Verb.DISCARD:
             cards = move.cards or ()
             for i, c in enumerate(cards):
                 self.hands[s][i] -= c
@@ -1008,19 +1155,19 @@ class GameState:
             self._event("discard", seat=s, cards=self.model.text(cards))
             if self.hand_size(s) == 0:
                 self._finish(s)
-                if self.phase == "play":
+                if not self._settle():
                     self._new_trick(self.next_active(s))
             return
-        if move.verb == "yield":
+        if move.verb == Verb.YIELD:
             self.queue.pop(0)
-            n = int(self.graph.value("yield_to", Ctx(self, seat=s, top=self.top)) or 0)
+            n = int(self._ask("yield_to", Ctx(self, seat=s, top=self.top)) or 0)
             i, seen = 0, 0
             while i < len(self.queue) and seen < n:
                 t, cap = self.queue[i]
-                if cap == "follow" and t != s and self.is_active(t):
+                if cap == Capacity.FOLLOW and t != s and self.is_active(t):
                     seen += 1
                 i += 1
-            self.queue.insert(i, (s, "follow"))
+            self.queue.insert(i, (s, Capacity.FOLLOW))
             self.yielders.append(s)
             self.yielded_this_top.add(s)
             self._advance()
@@ -1037,7 +1184,7 @@ class GameState:
         prev = self.top
         tp = TablePlay(p, s, self.kinds)
         tp.beaten_seat = prev.seat if prev else None
-        tp.is_burn = move.verb == "burn"
+        tp.is_burn = move.verb == Verb.BURN
         tp.empties_hand = sum(hand) == 0
         if self.yielders:
             tp.over_yield = True
@@ -1058,13 +1205,13 @@ class GameState:
             self._event("burn_undone", seat=s, burner=self.burner)
             self.burner = None
         self.top = tp
-        self.capacity = "follow"
+        self.capacity = Capacity.FOLLOW
         self.yielded_this_top = set()
         self.graph.trigger("after_play", Ctx(self, seat=s, play=tp, beaten=prev))
         if tp.empties_hand:
             self._finish(s)
-            if self.phase == "over":
-                return
+        if self._settle():
+            return
         self._rebuild_queue()
         self._advance()
 
@@ -1113,29 +1260,20 @@ def deal_hands(model: CardModel, n_seats: int, rng: random.Random, first: int = 
 
 def new_game(graph: RuleGraph, seed: int | str | None = None, *, hands: dict[int, list[Card]] | None = None,
              leader: int | None = None, game_number: int = 1) -> GameState:
-    """Start a game from ``random.Random(seed)``: it shuffles and deals (unless ``hands`` are given)
-    and draws whatever else the rules leave to chance. The seed is kept in the record so the game
-    can be replayed (:func:`replay`)."""
+    """Start a game from ``random.Random(seed)``: it shuffles and deals in the ruleset's dealing
+    order (unless ``hands`` are given) and draws whatever else the rules leave to chance. The seed
+    is kept in the record so the game can be replayed (:func:`replay`)."""
     rng = random.Random(seed)
-    if hands is None:
-        g = GameState(graph, deal_hands(graph.model, graph.n_seats, rng), rng=rng,
-                      game_number=game_number, leader=leader, source="random", seed=seed)
-    else:
-        g = GameState(graph, hands, rng=rng, game_number=game_number, leader=leader, source="fixed", seed=seed)
-    return g
+    return GameState(graph, hands, rng=rng, game_number=game_number, leader=leader,
+                     source="random" if hands is None else "fixed", seed=seed)
 
 
 def next_game(state: GameState, seed: int | str | None = None, *,
               hands: dict[int, list[Card]] | None = None) -> GameState:
     """The next game of a match: a new deal (from ``seed`` or ``hands``) whose between-game phase
     (tribute, returns, buying) sees ``state`` as the previous game."""
-    graph = state.graph
-    rng = random.Random(seed)
-    if hands is None:
-        return GameState(graph, deal_hands(graph.model, graph.n_seats, rng), rng=rng, game_number=state.game_number + 1,
-                         source="random", seed=seed, prev=state.summary())
-    return GameState(graph, hands, rng=rng, game_number=state.game_number + 1, source="fixed", seed=seed,
-                     prev=state.summary())
+    return GameState(state.graph, hands, rng=random.Random(seed), game_number=state.game_number + 1,
+                     source="random" if hands is None else "fixed", seed=seed, prev=state.summary())
 
 
 def replay(graph: RuleGraph, record: list[dict[str, Any]], upto: int | None = None) -> GameState:
@@ -1149,16 +1287,8 @@ def replay(graph: RuleGraph, record: list[dict[str, Any]], upto: int | None = No
     hands = None
     if deal.get("source") != "random":
         hands = {int(s): parse_cards(t, allow_empty=True) for s, t in deal["hands"].items()}
-    if prev is not None:  # a later game of a match: the between-game phase needs the previous game
-        rng = random.Random(seed)
-        if hands is None:
-            hands = deal_hands(graph.model, graph.n_seats, rng)
-        g = GameState(graph, hands, rng=rng, game_number=deal.get("game_number", 1), leader=leader,
-                      source=deal.get("source", "random"), seed=seed, prev=prev)
-    elif deal.get("source") == "random":
-        g = new_game(graph, seed, leader=leader, game_number=deal.get("game_number", 1))
-    else:
-        g = new_game(graph, seed, hands=hands, leader=leader, game_number=deal.get("game_number", 1))
+    g = GameState(graph, hands, rng=random.Random(seed), game_number=deal.get("game_number", 1), leader=leader,
+                  source="random" if hands is None else deal.get("source", "fixed"), seed=seed, prev=prev)
     moves = [e["move"] for e in record if e["type"] == "move"]
     for text in moves[:upto]:
         g.apply_in_place(parse_move(text, g.model, g.n_seats))

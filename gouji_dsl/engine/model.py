@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 from gouji_dsl.engine.cards import SUITLESS, SUITS, Card, format_counts, parse_cards
 
 
@@ -152,7 +152,7 @@ class CardModel:
         for c in cards:
             if c.symbol not in self.kinds:
                 raise GoujiError(Diagnostic(path, line, col, f"this ruleset has no card {c.symbol!r}",
-                                            "cards: " + " ".join(self.kinds)))
+                                            "cards: " + " ".join(self.kinds), code=Code.UNKNOWN_CARD))
             v[self.kinds.index(c.symbol)] += 1
         return tuple(v)
 

@@ -503,6 +503,15 @@ class GameState:
             raise self._rule_error(self._answered_by(key), f"{what} must be a seat 1..{self.n_seats}, got {v!r}")
         return v
 
+    def _placement(self, v: Any, key: str, default: Placement) -> Placement:
+        """A placement given by a value rule (kept under ``key``), checked against :class:`Placement`."""
+        if v is None:
+            return default
+        if v not in _PLACEMENTS:
+            raise self._rule_error(self._answered_by(key), f"answered {v!r}, which is not a placement",
+                                   "a placement is one of: " + ", ".join(repr(str(p)) for p in Placement))
+        return Placement(v)
+
     def _first_drawer(self) -> int:
         """Who is dealt the first card (the ruleset's ``first_drawer`` question)."""
         v = self._ask("first_drawer", Ctx(self))
@@ -532,8 +541,7 @@ class GameState:
                             cards[sym] = k
                             left -= k
                     if cards:
-                        rule = trace[-1].rule_id if trace else f"tribute:{kind}"
-                        moved = self.transfer(giver, receiver, cards, rule)
+                        moved = self.transfer(giver, receiver, cards, f"tribute:{kind}")
                         self.record[-1]["kind"] = kind
                         self.decided[f"tribute:{kind}:{giver}:{receiver}"] = tuple(trace)
                         rctx = Ctx(self, seat=receiver, target=giver, kind=kind)
@@ -644,7 +652,7 @@ class GameState:
                 self.capacity = Capacity.SETUP
                 return
             if self._ask("redeal", self._ctx()):
-                self._event("redeal", revolted=sorted(self.revolted), rule=self._answered_by("redeal"))
+                self._event("redeal", revolted=sorted(self.revolted))
                 self.redealt = True
                 if self.source == "random":
                     self._redeal()
@@ -721,10 +729,10 @@ class GameState:
         if self.burner == leader and not any(True for _ in self._lead_plays(leader)):
             self._fail_burn(leader)
         elif not any(True for _ in self._lead_plays(leader)) and not self._discard_moves(leader):
-            how = self._ask("no_lead", Ctx(self, seat=leader), f"no_lead:{leader}")
+            key = f"no_lead:{leader}"
+            how = self._placement(self._ask("no_lead", Ctx(self, seat=leader), key), key, Placement.AFTER_FINISHERS)
             self._event("no_lead", seat=leader)
-            self.retire(leader, Placement.AFTER_FINISHERS if how is None else how,
-                        self._answered_by(f"no_lead:{leader}") or "engine.no-lead")
+            self.retire(leader, how, "engine.no-lead")
             if not self._settle():
                 self._new_trick(self.next_active(leader))
 
@@ -846,16 +854,26 @@ class GameState:
                                         "check the ruleset's revolution_place and place rules", code=Code.RULE_FAILED))
         return free
 
-    def _place(self, seat: int, place: int, rule: str = "") -> None:
+    def _place(self, seat: int, place: int, rule: str = "", why: str = "") -> None:
+        """Fix ``seat``'s place; ``rule`` (a rule id, or an ``engine.`` check) decided it, kept in
+        ``decided["place:SEAT"]`` for explanations (the record's event stays ``seat, place``)."""
         self.places[seat] = place
-        self._event("place", seat=seat, place=place, rule=rule)
+        self._event("place", seat=seat, place=place)
+        self.decided[f"place:{seat}"] = (self._because(rule, why or f"seat {seat} takes place {place}"),)
+
+    def _because(self, rule_id: str, text: str) -> Reason:
+        """A note that ``rule_id`` decided something (its sentence and position when it is a rule)."""
+        node = self.graph.node(rule_id) if rule_id and not rule_id.startswith("engine.") else None
+        if node is None:
+            return Reason(rule_id or "engine", "note", text)
+        return Reason(node.id, "answered", f"{node.sentence()} ({text})", node.origin, node)
 
     def _finish(self, seat: int) -> None:
         """``seat`` played its last card (走科): it takes the best free place. A seat a rule already
         placed (say, as 大落 in the same play) keeps its place."""
         if not self.is_active(seat):
             return
-        self._place(seat, self._free_places()[0], "engine.finish")
+        self._place(seat, self._free_places()[0], "engine.finish", "went out: the best free place (走科)")
         self.finish_order.append(seat)
         self.finished_in_trick.append(seat)
         if self.burner == seat:
@@ -867,12 +885,12 @@ class GameState:
     def _fail_burn(self, seat: int) -> None:
         """A burner who cannot lead as burning requires (诈烧): placed where ``burn_failure`` says."""
         key = f"burn_failure:{seat}"
-        how = self._ask("burn_failure", Ctx(self, seat=seat), key)
+        how = self._placement(self._ask("burn_failure", Ctx(self, seat=seat), key), key, Placement.LAST)
         self.burner = None
         if self.burns:
             self.burns[-1]["failed"] = True
         self._event("burn_failed", seat=seat)
-        self.retire(seat, Placement.LAST if how is None else how, self._answered_by(key) or "engine.burn-failure")
+        self.retire(seat, how, "engine.burn-failure")
         if self._settle():
             return
         if self.to_act == seat or self.to_act is None:

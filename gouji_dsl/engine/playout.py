@@ -58,8 +58,9 @@ from gouji_dsl.engine.fastops import (  # noqa: F401 - called by the generated h
     _sub,
     _truediv,
 )
-from gouji_dsl.engine.interpreter import GameState, LegalMoves, Move, PrevGame, TablePlay, _num
+from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
 from gouji_dsl.engine.model import CardModel, Play
+from gouji_dsl.engine.terms import Placement
 from gouji_dsl.lang.expr import RuleRuntimeError  # noqa: F401 - caught by the generated hooks
 from gouji_dsl.ruleset.graph import RuleGraph
 
@@ -96,6 +97,7 @@ def h_trigger(S: GameState, *args: Any) -> None: raise NotImplementedError
 h_revolt = h_declare = h_choose = h_follow = h_yield = h_burn = h_see_count = h_see_hand = h_permit
 h_play = h_burn_lead = h_discard = c_play = c_burn_lead = c_discard = h_permit
 h_first_leader = h_tribute_kinds = h_tribute = h_tribute_card = h_return_tribute = h_must_revolt = h_value
+h_first_drawer = h_setup_rounds = h_unfinished_order = h_value
 h_redeal = h_follow_order = h_yield_to = h_burn_order = h_no_lead = h_match_length = h_value
 h_burn_failure = h_next_leader = h_revolution_place = h_game_over = h_sweep = h_score = h_value
 t_seat_setup = t_game_start = t_seat_start = t_after_play = t_trick_won = t_finish = h_trigger
@@ -111,6 +113,8 @@ _JFLAT: dict[tuple[int, ...], list[int]] = {}
 _COVER: dict[tuple[int, ...], list[int]] = {}
 _OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _VERB = {"play", "burn", "discard", "return"}
+_PLACEMENTS = frozenset(Placement)
+
 
 
 # ------------------------------------------------------------------------------ tables
@@ -181,12 +185,12 @@ def _failed(i: int, e: Exception) -> Exception:
 
 
 # ------------------------------------------------------------------------------ dealing
-def _deal(rng: random.Random) -> dict[int, list[Card]]:
-    """``interpreter.deal_hands`` (shuffle the pack, one card at a time from seat 1), on a pack
-    built once: the same cards in the same order, so the same seed deals the same hands."""
+def _deal(rng: random.Random, first: int = 1) -> dict[int, list[Card]]:
+    """``interpreter.deal_hands`` (shuffle the pack, one card at a time from seat ``first``), on a
+    pack built once: the same cards in the same order, so the same seed deals the same hands."""
     deck = DECK[:]
     rng.shuffle(deck)
-    return {s: deck[s - 1::N] for s in SEATS}
+    return {s: deck[(s - first) % N::N] for s in SEATS}
 
 
 def new_state(seed: Any = None, *, hands: dict[int, list[Card]] | None = None, leader: int | None = None,
@@ -195,13 +199,11 @@ def new_state(seed: Any = None, *, hands: dict[int, list[Card]] | None = None, l
     unless ``hands`` are given, then run the between-game and setup phases up to the first
     question a seat must answer."""
     rng = random.Random(seed)
-    if hands is None:
-        return _init(_deal(rng), rng, game_number, leader, "random", seed, prev)
-    return _init(hands, rng, game_number, leader, "fixed", seed, prev)
+    return _init(hands, rng, game_number, leader, "random" if hands is None else "fixed", seed, prev)
 
 
-def _init(hands: dict[int, list[Card]], rng: random.Random, game_number: int, leader: int | None, source: str,
-          seed: Any, prev: PrevGame | None) -> GameState:
+def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: int, leader: int | None,
+          source: str, seed: Any, prev: PrevGame | None) -> GameState:
     """``GameState.__init__``: the same attributes, set directly."""
     S = object.__new__(GameState)
     S.graph = GRAPH
@@ -215,14 +217,7 @@ def _init(hands: dict[int, list[Card]], rng: random.Random, game_number: int, le
     S.game_number = game_number
     S.source = source
     hs = [[0] * K for _ in range(N + 1)]
-    S.dealt_cards = {s: list(hands.get(s, [])) for s in SEATS}
-    kidx = KIDX
-    for s, cards in hands.items():
-        h = hs[s]
-        for c in cards:
-            h[kidx[c.symbol]] += 1
     S.hands = hs
-    S.dealt = [tuple(h) for h in hs]
     S.phase = "setup"
     S.setup_queue = []
     S.choose_queue = []
@@ -256,8 +251,20 @@ def _init(hands: dict[int, list[Card]], rng: random.Random, game_number: int, le
     S.return_queue = []
     S.declare_queue = []
     S.late = []
-    S.record = [("deal", game_number, source, seed, prev, S.dealt_cards, False)]
     S.seed = seed
+    S.decided = {}
+    S.marked_by = {}
+    if hands is None:
+        first = h_first_drawer(S)
+        hands = _deal(rng, S._seat_answer(1 if first is None else first, "first_drawer", "the first drawer"))
+    S.dealt_cards = {s: list(hands.get(s, [])) for s in SEATS}
+    kidx = KIDX
+    for s, cards in hands.items():
+        h = hs[s]
+        for c in cards:
+            h[kidx[c.symbol]] += 1
+    S.dealt = [tuple(h) for h in hs]
+    S.record = [("deal", game_number, source, seed, prev, S.dealt_cards, False)]
     S.phase = "between"
     if prev is not None:
         _pay_tribute(S)
@@ -298,16 +305,17 @@ def _transfer(S: GameState, giver: int, receiver: int, cards: dict[str, int], ru
 
 
 def _retire(S: GameState, seat: int, how: str, rule_id: str = "") -> None:
+    if how not in _PLACEMENTS:
+        S.retire(seat, how, rule_id)  # the interpreter's error (RuleFailed, naming the rule)
     if not _active(S, seat):
         return
     S.failed.add(seat)
-    S.record.append(("retire", seat, how, rule_id))
+    S.record.append(("retire", seat, str(how), rule_id))
     if how == "after-finishers":
         S.late.append(seat)
     else:
         free = _free_places(S)
         _place(S, seat, free[-1] if how == "last" else free[0])
-    _check_over(S)
 
 
 def _pay_tribute(S: GameState) -> None:
@@ -347,8 +355,13 @@ def _advance_between(S: GameState) -> None:
         S.capacity = "return"
         return
     if S.phase in ("between", "return"):
-        for s in SEATS:
-            t_seat_setup(S, s)
+        rounds = h_setup_rounds(S)
+        rounds = 1 if rounds is None else rounds
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 <= rounds <= MAX_SETUP_ROUNDS:
+            raise S._rule_error("", f"setup_rounds must be a whole number 0..{MAX_SETUP_ROUNDS}, got {rounds!r}")
+        for r in range(1, rounds + 1):
+            for s in SEATS:
+                t_seat_setup(S, s, r)
         _begin_setup(S)
 
 
@@ -400,7 +413,7 @@ def _advance_setup(S: GameState) -> None:
 
 
 def _redeal(S: GameState) -> None:
-    fresh = _init(_deal(S.rng), S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev)
+    fresh = _init(None, S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev)
     ev = fresh.record[0]
     fresh.record[0] = ev[:6] + (True,)
     record = S.record + fresh.record
@@ -414,7 +427,13 @@ def _start_play(S: GameState) -> None:
     t_game_start(S)
     for s in SEATS:
         t_seat_start(S, s)
-    leader = S.forced_leader or h_first_leader(S)
+    if _settle(S):
+        return
+    if S.forced_leader:
+        leader = S.forced_leader
+    else:
+        v = h_first_leader(S)
+        leader = None if v is None else S._seat_answer(v, "first_leader", "the first leader")
     if not leader or not _active(S, leader):
         leader = _next_active(S, leader or N)
     S.record.append(("first_leader", leader, S.forced_leader))
@@ -438,10 +457,10 @@ def _new_trick(S: GameState, leader: int | None) -> None:
     if S.burner == leader and not _has_lead(S, leader):
         _fail_burn(S, leader)
     elif not _has_lead(S, leader) and not _discard_moves(S, leader):
-        how = str(h_no_lead(S, leader) or "after-finishers")
+        how = h_no_lead(S, leader)
         S.record.append(("no_lead", leader))
-        _retire(S, leader, how, "engine.no-lead")
-        if S.phase == "play":
+        _retire(S, leader, "after-finishers" if how is None else how, "engine.no-lead")
+        if not _settle(S):
             _new_trick(S, _next_active(S, leader))
 
 
@@ -700,7 +719,7 @@ def _advance(S: GameState) -> None:
             queue.pop(0)
             continue
         if cap == "burn":
-            if h_burn(S, seat, top) and _can_answer(S, seat):
+            if h_burn(S, seat, top):
                 S.to_act = seat
                 S.capacity = "burn"
                 return
@@ -717,7 +736,10 @@ def _trick_won(S: GameState) -> None:
     winner = top.seat
     t_trick_won(S, winner, top)
     S.record.append(("trick_won", winner, top.play))
-    leader = h_next_leader(S, top)
+    if _settle(S):
+        return
+    v = h_next_leader(S, top)
+    leader = None if v is None else S._seat_answer(v, "next_leader", "the next leader")
     if not leader or not _active(S, leader):
         leader = winner if _active(S, winner) else _next_active(S, winner)
     _new_trick(S, leader)
@@ -746,6 +768,8 @@ def _place(S: GameState, seat: int, place: int) -> None:
 
 
 def _finish(S: GameState, seat: int) -> None:
+    if not _active(S, seat):
+        return
     free = _free_places(S)
     _place(S, seat, free[0])
     S.finish_order.append(seat)
@@ -755,37 +779,46 @@ def _finish(S: GameState, seat: int) -> None:
         S.record.append(("burn_success", seat, S.burned_seat))
         S.burner = None
     t_finish(S, seat)
-    _check_over(S)
 
 
 def _fail_burn(S: GameState, seat: int) -> None:
     where = h_burn_failure(S, seat)
-    free = _free_places(S)
-    place = free[-1] if where == "last" else free[0]
-    S.failed.add(seat)
     S.burner = None
     if S.burns:
         S.burns[-1]["failed"] = True
     S.record.append(("burn_failed", seat))
-    _place(S, seat, place)
-    _check_over(S)
-    if S.phase == "play" and (S.to_act == seat or S.to_act is None):
+    _retire(S, seat, "last" if where is None else where, "engine.burn-failure")
+    if _settle(S):
+        return
+    if S.to_act == seat or S.to_act is None:
         _new_trick(S, _next_active(S, seat))
+
+
+def _settle(S: GameState) -> bool:
+    _check_over(S)
+    return S.phase == "over"
 
 
 def _check_over(S: GameState) -> None:
     if S.phase == "over":
         return
-    if not h_game_over(S):
+    if not h_game_over(S) and N - len(S.places.keys() | S.revolted | S.failed) > 0:
         return
     for r in sorted(S.revolted):
+        if r in S.places:
+            continue
         p = h_revolution_place(S, r)
         taken = set(S.places.values())
         free = [q for q in range(1, N + 1) if q not in taken]
         _place(S, r, int(p) if p and int(p) in free else free[0])
-    hands = S.hands
-    rest = sorted((s for s in SEATS if s not in S.places and s not in S.late),
-                  key=lambda s: (sum(hands[s]), s)) + [s for s in S.late if s not in S.places]
+    rest = [s for s in SEATS if s not in S.places and s not in S.late]
+    if rest:
+        order = h_unfinished_order(S)
+        if not isinstance(order, list) or any(s not in order for s in rest):
+            raise S._rule_error("", f"the game ended with seat(s) {rest} still holding cards, but "
+                                f"unfinished_order ({order!r}) does not rank them all")
+        rest.sort(key=order.index)
+    rest += [s for s in S.late if s not in S.places]
     taken = set(S.places.values())
     free = [q for q in range(1, N + 1) if q not in taken]
     for s, p in zip(rest, free):
@@ -938,7 +971,7 @@ def apply_move(S: GameState, move: Move) -> None:
         S.record.append(("discard", s, cards))
         if sum(hand) == 0:
             _finish(S, s)
-            if S.phase == "play":
+            if not _settle(S):
                 _new_trick(S, _next_active(S, s))
         return
     if verb == "yield":
@@ -997,8 +1030,8 @@ def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
     t_after_play(S, s, tp, prev)
     if tp.empties_hand:
         _finish(S, s)
-        if S.phase == "over":
-            return
+    if _settle(S):
+        return
     _rebuild_queue(S)
     _advance(S)
 

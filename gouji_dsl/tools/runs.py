@@ -31,7 +31,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -265,6 +266,20 @@ def _ignore_sigint() -> None:
         pass
 
 
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while child processes are started (they keep ignoring it); restored after."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to do
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 # ==================================================================================================
 # executors
 
@@ -328,9 +343,11 @@ class _DaskBackend(_Backend):
             import dask
             # one single-threaded process per worker (games are pure Python: threads would share the
             # GIL); no statistical profiler sampling the playing thread every 10 ms
-            with dask.config.set({"distributed.worker.profile.enabled": False}):
+            with dask.config.set({"distributed.worker.profile.enabled": False}), _sigint_ignored():
+                # the worker processes inherit "ignore Ctrl+C": it is for this process, which stops
+                # the run cleanly and closes the cluster (no tracebacks from the workers)
                 self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.ERROR)
+                                            dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = Client(self.cluster)
         self.spec_future = self.client.scatter(spec, broadcast=True)
         self.workers = len(self.client.scheduler_info().get("workers", {})) or workers

@@ -236,6 +236,8 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     if run.get("resume") and not run.get("out"):
         raise click.UsageError("--resume needs --out DIR")
+    if run.get("scheduler") and run.get("executor") not in (None, "dask"):
+        raise click.UsageError("--scheduler goes with --executor dask")
     total = until.max_games if until is not None else games
     executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
     try:

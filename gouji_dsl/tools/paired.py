@@ -480,8 +480,9 @@ def _fig(e: Estimate | None, kind: str, signed: bool = False, compact: bool = Fa
     if math.isnan(e.low) or math.isnan(e.high):
         return v
     if abs((e.high - e.value) - (e.value - e.low)) < 1e-9:
-        return f"{v} ±{e.half_width * scale:.1f}"
-    return f"{v} [{e.low * scale:.0f}–{e.high * scale:.0f}]"
+        d = 2 if e.half_width * scale < 0.1 else 1
+        return f"{e.value * scale:{'+' if signed else ''}.{d}f}{unit} ±{e.half_width * scale:.{d}f}"
+    return f"{v} [{e.low * scale:.1f}–{e.high * scale:.1f}]"
 
 
 def mark(e: Estimate) -> str:

@@ -106,6 +106,46 @@ class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
+    # --- expression language and settings types (gouji_dsl.lang, gouji_dsl.ruleset.settings)
+    EXPRESSION_SYNTAX = "ExpressionSyntax"
+    EXPRESSION_TOO_LONG = "ExpressionTooLong"
+    EXPRESSION_TOO_DEEP = "ExpressionTooDeep"
+    INTEGER_TOO_LARGE = "IntegerTooLarge"
+    UNKNOWN_NAME = "UnknownName"
+    UNKNOWN_FUNCTION = "UnknownFunction"
+    UNKNOWN_SETTING = "UnknownSetting"
+    UNKNOWN_ATTRIBUTE = "UnknownAttribute"
+    NAME_NOT_AVAILABLE = "NameNotAvailable"
+    WRONG_ARGUMENT_COUNT = "WrongArgumentCount"
+    TYPE_MISMATCH = "TypeMismatch"
+    VALUE_NOT_ALLOWED = "ValueNotAllowed"
+    NOT_A_CARD = "NotACard"
+    MISSING_KEY = "MissingKey"
+    DIVISION_BY_ZERO = "DivisionByZero"
+    DEFINITION_CYCLE = "DefinitionCycle"
+    UNKNOWN_HOOK = "UnknownHook"
+    WRONG_EFFECT = "WrongEffect"
+    UNKNOWN_RULE_REFERENCE = "UnknownRuleReference"
+    RULE_CYCLE = "RuleCycle"
+    RULE_FAILED = "RuleFailed"
+    TYPE_SYNTAX = "TypeSyntax"
+    UNKNOWN_SETTING_KEY = "UnknownSettingKey"
+    MISSING_SETTING_KEY = "MissingSettingKey"
+    SETTING_TYPE_MISMATCH = "SettingTypeMismatch"
+    SETTING_REQUIRED = "SettingRequired"
+    SETTING_HAS_NO_EFFECT = "SettingHasNoEffect"
+    TYPE_CHANGED = "TypeChanged"
+    CARD_MODEL = "CardModel"
+    # --- lint findings (gouji_dsl.ruleset.lint; gouji validate --strict)
+    RULE_NEVER_FIRES = "RuleNeverFires"
+    RULE_SHADOWED = "RuleShadowed"
+    RULES_CONTRADICT = "RulesContradict"
+    NO_WAY_OUT = "NoWayOut"
+    SETTING_UNREAD = "SettingUnread"
+    SETTING_KEY_UNREAD = "SettingKeyUnread"
+    STALE_SENTENCE = "StaleSentence"
+    # --- end of the lang block
+
 
 @dataclass(frozen=True)
 class Diagnostic:

@@ -52,7 +52,7 @@ def _vocabulary_items() -> list[Item]:
     out = [Item(h.name, h.name, "hook", f"{h.kind} question: {h.doc}"
                 + (f" (context: {', '.join(h.context)})" if h.context else ""))
            for h in HOOKS.values()]
-    out += [Item(f"{n}({', '.join(f.params)})", f"{n}(", "function", f"-> {f.returns}: {f.doc}")
+    out += [Item(f"{n}({', '.join(map(str, f.params))})", f"{n}(", "function", f"-> {f.returns}: {f.doc}")
             for n, f in FUNCTIONS.items()]
     out += [Item(n, n, "variable", f"{v.type}: {v.doc}") for n, v in {**CONTEXT_VARS, **GLOBAL_VARS}.items()]
     out += [Item(f".{n}", n, "attribute", f"play/top/beaten.{n} ({v.type}): {v.doc}") for n, v in PLAY_ATTRS.items()]

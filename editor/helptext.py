@@ -120,7 +120,7 @@ def help_markdown(keys: list[tuple[str, str]] | None = None) -> str:
 def _language_help() -> str:
     ex = _examples()
     hooks = "\n".join(f"| `{h.name}` | {h.kind} | {', '.join(h.context) or '–'} | {h.doc} |" for h in HOOKS.values())
-    funcs = ", ".join(f"`{n}({', '.join(f.params)})`" for n, f in FUNCTIONS.items())
+    funcs = ", ".join(f"`{n}({', '.join(map(str, f.params))})`" for n, f in FUNCTIONS.items())
     attrs = ", ".join(f"`{n}`" for n in PLAY_ATTRS)
     effects = ", ".join(f"`{k}`" for k in EFFECT_KEYS)
     setting = _code(ex.get("setting"), "settings:\n  filler_rank: null")

@@ -98,6 +98,37 @@ class Code(StrEnum):
     RULE_FAILED = "RuleFailed"            #: a rule failed, or answered outside its allowed values, while a game ran
 
     # -- expressions, setting types, the rule graph and lint (helper "lang") -----------------------
+    # (ExpressionSyntax, ValueNotAllowed, MissingKey and UnreadSetting above are shared with the loader)
+    EXPRESSION_TOO_LONG = "ExpressionTooLong"
+    EXPRESSION_TOO_DEEP = "ExpressionTooDeep"
+    INTEGER_TOO_LARGE = "IntegerTooLarge"  # a number in an expression with too many digits
+    UNKNOWN_NAME = "UnknownName"
+    UNKNOWN_FUNCTION = "UnknownFunction"
+    UNKNOWN_SETTING = "UnknownSetting"  # settings.NAME that no file sets
+    UNKNOWN_ATTRIBUTE = "UnknownAttribute"  # play.X that a play does not have
+    NAME_NOT_AVAILABLE = "NameNotAvailable"  # a name not known where it is used (seat in `on: gouji`, ...)
+    WRONG_ARGUMENT_COUNT = "WrongArgumentCount"
+    TYPE_MISMATCH = "TypeMismatch"  # an expression of the wrong type
+    NOT_A_CARD = "NotACard"  # a quoted rank that is not a card kind of the ruleset ('Z', '10')
+    DIVISION_BY_ZERO = "DivisionByZero"
+    DEFINITION_CYCLE = "DefinitionCycle"
+    UNKNOWN_HOOK = "UnknownHook"
+    WRONG_EFFECT = "WrongEffect"  # an effect the hook's kind does not take (allow on a value question)
+    UNKNOWN_RULE_REFERENCE = "UnknownRuleReference"  # before/after naming no rule
+    RULE_CYCLE = "RuleCycle"  # before/after between rules form a cycle
+    RULE_FAILED = "RuleFailed"  # a rule failed while the game ran (engine.RuleFailed)
+    TYPE_SYNTAX = "TypeSyntax"  # a setting's `type:` in a wrong notation
+    UNKNOWN_SETTING_KEY = "UnknownSettingKey"  # a key a setting's type does not have (any depth)
+    MISSING_SETTING_KEY = "MissingSettingKey"  # a record setting without one of its keys
+    SETTING_TYPE_MISMATCH = "SettingTypeMismatch"  # a setting value of the wrong type
+    SETTING_HAS_NO_EFFECT = "SettingHasNoEffect"  # another setting disables it (warning)
+    TYPE_CHANGED = "TypeChanged"  # a child declares another type for an inherited setting
+    CARD_MODEL = "CardModel"  # card settings that do not make a pack (a kind twice, removing too many...)
+    RULE_NEVER_FIRES = "RuleNeverFires"  # lint (warning)
+    RULE_SHADOWED = "RuleShadowed"  # lint: a later value rule always answers instead (warning)
+    RULES_CONTRADICT = "RulesContradict"  # lint (warning)
+    NO_WAY_OUT = "NoWayOut"  # lint: the game cannot end / go on (error) or a question has no rule (warning)
+    STALE_SENTENCE = "StaleSentence"  # lint: a changed setting keeps its parent's sentence (warning)
 
 
 class Severity(StrEnum):
@@ -105,46 +136,6 @@ class Severity(StrEnum):
 
     ERROR = "error"
     WARNING = "warning"
-
-    # --- expression language and settings types (gouji_dsl.lang, gouji_dsl.ruleset.settings)
-    EXPRESSION_SYNTAX = "ExpressionSyntax"
-    EXPRESSION_TOO_LONG = "ExpressionTooLong"
-    EXPRESSION_TOO_DEEP = "ExpressionTooDeep"
-    INTEGER_TOO_LARGE = "IntegerTooLarge"
-    UNKNOWN_NAME = "UnknownName"
-    UNKNOWN_FUNCTION = "UnknownFunction"
-    UNKNOWN_SETTING = "UnknownSetting"
-    UNKNOWN_ATTRIBUTE = "UnknownAttribute"
-    NAME_NOT_AVAILABLE = "NameNotAvailable"
-    WRONG_ARGUMENT_COUNT = "WrongArgumentCount"
-    TYPE_MISMATCH = "TypeMismatch"
-    VALUE_NOT_ALLOWED = "ValueNotAllowed"
-    NOT_A_CARD = "NotACard"
-    MISSING_KEY = "MissingKey"
-    DIVISION_BY_ZERO = "DivisionByZero"
-    DEFINITION_CYCLE = "DefinitionCycle"
-    UNKNOWN_HOOK = "UnknownHook"
-    WRONG_EFFECT = "WrongEffect"
-    UNKNOWN_RULE_REFERENCE = "UnknownRuleReference"
-    RULE_CYCLE = "RuleCycle"
-    RULE_FAILED = "RuleFailed"
-    TYPE_SYNTAX = "TypeSyntax"
-    UNKNOWN_SETTING_KEY = "UnknownSettingKey"
-    MISSING_SETTING_KEY = "MissingSettingKey"
-    SETTING_TYPE_MISMATCH = "SettingTypeMismatch"
-    SETTING_REQUIRED = "SettingRequired"
-    SETTING_HAS_NO_EFFECT = "SettingHasNoEffect"
-    TYPE_CHANGED = "TypeChanged"
-    CARD_MODEL = "CardModel"
-    # --- lint findings (gouji_dsl.ruleset.lint; gouji validate --strict)
-    RULE_NEVER_FIRES = "RuleNeverFires"
-    RULE_SHADOWED = "RuleShadowed"
-    RULES_CONTRADICT = "RulesContradict"
-    NO_WAY_OUT = "NoWayOut"
-    SETTING_UNREAD = "SettingUnread"
-    SETTING_KEY_UNREAD = "SettingKeyUnread"
-    STALE_SENTENCE = "StaleSentence"
-    # --- end of the lang block
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,7 @@ def test_setting_changes_with_values_and_origins(variant_diff, folder):
     assert [k.key for k in gm.keys] == ["2"]  # only the changed key of the mapping
     k = gm.keys[0]
     assert (k.a.value, k.b.value) == (1, 2)
-    assert k.a.origin.path == str(base) and k.a.origin.line == line_of(base, "gouji_minimum:") + 1
+    assert k.a.origin.path == str(base) and k.a.origin.line == line_of(base, "value: {T: 5, J: 4")
     assert k.b.origin.path == str(vfile) and k.b.origin.line == line_of(vfile, "gouji_minimum")
     assert k.a.source == resolve("base").settings["gouji_minimum"].source
     assert k.b.source == "seed 000"  # the variant file's own source

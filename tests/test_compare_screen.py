@@ -21,6 +21,7 @@ from gouji_app.screens import EditorScreen, HomeScreen
 from gouji_app.screens.compare import CompareScreen, DealScreen, RulesetPickerScreen, RulesetSource, TextScreen, play_screen_class
 from gouji_app.widgets.compare_diff import DiffPanes
 from gouji_dsl import resources
+from gouji_dsl.resources import rules_dir
 from gouji_dsl.tools import compare
 
 ROOT = """\
@@ -132,7 +133,9 @@ def test_online_vs_rulebook_shows_the_differences_side_by_side(ws: Path):
             left, right = pane_text(screen, "a"), pane_text(screen, "b")
             for text in (left, right):
                 assert "setting gouji_minimum.2" in text and "setting filler_rank" in text
-            assert "base.yaml:57" in left and "rulebook.yaml:34" in right  # each value with its file:line
+            base_line = next(i for i, line in enumerate((rules_dir() / "base.yaml").read_text(encoding="utf-8").splitlines(), 1)
+                             if "value: {T: 5, J: 4" in line)
+            assert f"base.yaml:{base_line}" in left and "rulebook.yaml:34" in right  # each value with its file:line
             counts = str(screen.query_one("#compare-counts").render())
             assert f"{len(diff.settings)} settings" in counts and f"{len(diff.rules)} rules" in counts
             assert counts.rstrip().endswith("differ")
@@ -145,7 +148,7 @@ def test_online_vs_rulebook_shows_the_differences_side_by_side(ws: Path):
             i = names.index("gouji_minimum.2")
             await pilot.press(*["down"] * i)
             assert panes.cursor == i
-            assert "gouji_minimum.2: 1 (base.yaml:57" in str(summary.render())
+            assert f"gouji_minimum.2: 1 (base.yaml:{base_line}" in str(summary.render())
             await pilot.press("end")
             await pilot.pause()
             assert panes.cursor == len(names) - 1

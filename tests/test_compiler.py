@@ -1,8 +1,8 @@
 """The DSL compiler: every problem in a file reported with file:line:col and a hint."""
 import pytest
 
-from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.diagnostics import Code, GoujiError
+from gouji_dsl.ruleset.graph import RuleFailed, load_graph
 
 
 def _errors(tmp_path, body):
@@ -52,23 +52,39 @@ def test_settings_type_is_checked(tmp_path):
     assert "must be a whole number" in ds[0].message and ds[0].line == 4
 
 
-def test_rule_failing_at_run_time_names_the_rule(tmp_path):
+def test_a_setting_of_the_wrong_type_is_caught_when_the_rule_is_checked(tmp_path):
+    # `limits` is typed from its value ({rank -> text}): comparing a count with it cannot work
     p = tmp_path / "rt.yaml"
     p.write_text("ruleset: rt\nextends: online\nsettings:\n  limits: {T: five}\nrules:\n  - id: gouji.minimum\n"
                  "    on: gouji\n    value: \"play.rank in settings.limits and play.count >= settings.limits[play.rank]\"\n",
                  encoding="utf-8")
-    g = load_graph(p)
     with pytest.raises(GoujiError) as e:
+        load_graph(p)
+    (d,) = e.value.diagnostics
+    assert d.code == Code.TYPE_MISMATCH and (d.path, d.line) == (str(p), 8)
+    assert "gouji.minimum" in d.message and "cannot compare int with text" in d.message
+
+
+def test_rule_failing_at_run_time_names_the_rule(tmp_path):
+    p = tmp_path / "rt.yaml"
+    p.write_text("ruleset: rt\nextends: online\nrules:\n  - id: gouji.minimum\n"
+                 "    on: gouji\n    value: \"play.jokers > 0 or play.count // (play.count - play.count) > 1\"\n",
+                 encoding="utf-8")
+    g = load_graph(p)
+    with pytest.raises(RuleFailed) as e:
         g.model.classify(g.model.parse("TTTTT"))
-    assert "gouji.minimum" in str(e.value) and "cannot compare" in str(e.value)
-    assert e.value.diagnostics[0].path == str(p) and e.value.diagnostics[0].line == 6
+    (d,) = e.value.diagnostics
+    assert isinstance(e.value, GoujiError) and d.code == Code.RULE_FAILED and e.value.rule_id == "gouji.minimum"
+    assert (d.path, d.line) == (str(p), 4) and "division by zero: 5 // 0" in d.message
+    assert e.value.where is not None and e.value.where.line == 6
 
 
 def test_a_child_setting_keeps_the_kind_of_value_of_its_parent(tmp_path):
     _, ds = _errors(tmp_path, "settings:\n  place_points: {1: four}\n  gouji_minimum: {K: \"two\"}\n")
-    msgs = [(d.line, d.message) for d in ds]
-    assert msgs == [(4, "setting place_points.1 is text here, but a number in the parent"),
-                    (5, "setting gouji_minimum.K is text here, but a number in the parent")]
+    assert [(d.line, d.code) for d in ds] == [(4, Code.SETTING_TYPE_MISMATCH), (5, Code.SETTING_TYPE_MISMATCH)]
+    assert ds[0].message.startswith("setting place_points.1 is text") and "whole number" in ds[0].message
+    assert ds[1].message.startswith("setting gouji_minimum.K is text") and "whole number" in ds[1].message
+    assert "{int(1..) -> int}" in ds[0].hint and "<bundled>/base.yaml" in ds[0].hint
 
 
 def test_all_errors_of_a_file_together(tmp_path):

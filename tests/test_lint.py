@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gouji_dsl.diagnostics import Code
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.ruleset.lint import analyse, lint
 from gouji_dsl.ruleset.loader import list_bundled
@@ -262,12 +263,16 @@ settings:
   lucky_number:
     value: 7
     says: "Seven is lucky."
-  revolution:
-    value: {redeal_in_first_gmae: true}
-    says: "A revolution in the first game voids the deal."
+  house_limits:
+    value: {seven: 7, dozen: 12}
+    says: "House limits."
   place_points: {1: 5}
   deck: {decks: 4}
   show_count_at: 8
+rules:
+  - id: x.seven
+    on: see_hand
+    allow: "hand_size(target) < settings.house_limits.seven"
 """
 
 
@@ -276,9 +281,9 @@ def test_settings_nothing_reads(tmp_path):
     diags = findings(path)
     d = one(diags, "setting 'lucky_number' is read by no rule")
     assert (d.line, d.col) == at(path, "value: 7")
-    d = one(diags, "key 'redeal_in_first_gmae' of setting 'revolution'")
-    assert (d.line, d.col) == (8, 13)
-    assert d.hint == "did you mean 'redeal_in_first_game'?"
+    d = one(diags, "key 'dozen' of setting 'house_limits'")
+    assert (d.line, d.col) == (8, 23) and d.code == Code.UNREAD_SETTING
+    assert d.hint == "keys read: seven"
     # a map merged without its own sentence keeps the parent's, which may now be wrong
     d = one(diags, "setting 'place_points' is changed here but keeps an inherited sentence")
     assert (d.line, d.col) == at(path, "place_points: ")

@@ -1,9 +1,10 @@
 """The card model of one ruleset: card kinds and their strength, the deck, play classification
 (RULES.md §2) and comparison (``beats``), all driven by settings.
 
-Settings read here (documented in ``rules/base.yaml``):
-``ranks`` (low→high), ``jokers`` (kinds above every rank, low→high), ``deck``, ``filler_rank``
-(贴钱, or null), ``mixed_jokers_read_as_lowest``, ``comparison``.
+Settings read here (documented in ``rules/base.yaml``; their types are the engine's declared
+interface :data:`ENGINE_SETTINGS`, checked by :mod:`gouji_dsl.ruleset.settings` before this module
+sees them): ``ranks`` (low→high), ``jokers`` (kinds above every rank, low→high), ``deck``,
+``filler_rank`` (贴钱, or null), ``mixed_jokers_read_as_lowest``, ``comparison``.
 
 Hands and plays are count vectors indexed by strength (``kinds[i]`` is the i-th weakest kind).
 """
@@ -16,6 +17,33 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 from gouji_dsl.engine.cards import SUITLESS, SUITS, Card, format_counts, parse_cards
+
+REQUIRED = object()
+"""The default of an engine setting (or key) that every ruleset must give."""
+
+ENGINE_SETTINGS: dict[str, tuple[str, str, Any]] = {
+    "seats": ("int(2..12)", "the number of players (the interpreter's table)", REQUIRED),
+    "teams": ("int(1..6)", "the number of teams, seats alternating (must divide seats)", REQUIRED),
+    "deck": ("{decks: int(1..12), cards_per_rank: int(1..8), jokers_per_deck: {rank -> int(0..8)}, "
+             "remove: {rank -> int(0..)}, add: {rank -> int(0..96)}}",
+             "the pack: decks, cards of each rank per deck, jokers of each kind per deck, cards taken out and added",
+             {"decks": REQUIRED, "cards_per_rank": REQUIRED, "jokers_per_deck": {}, "remove": {}, "add": {}}),
+    "ranks": ("[symbol]", "the rank order, low to high", REQUIRED),
+    "jokers": ("[symbol]", "the joker kinds, low to high, above every rank", []),
+    "filler_rank": ("rank?", "the rank that may fill out a group (贴钱), or null", None),
+    "mixed_jokers_read_as_lowest": ("bool", "jokers of different kinds played together all count as the lowest", True),
+    "comparison": ("{model: 'cover' | 'positional', same_count: bool, "
+                   "joker_cover: {higher: bool, equal: bool, equal_many: int(0..), lower_many: int(0..)}, "
+                   "spare_jokers_for_rank: bool}",
+                   "how a play beats another: the joker-cover model or card by card, counts, joker covering",
+                   {"model": "cover", "same_count": True,
+                    "joker_cover": {"higher": True, "equal": False, "equal_many": 0, "lower_many": 0},
+                    "spare_jokers_for_rank": True}),
+}
+"""The settings the engine itself reads (interpreter and card model): name -> (type in the notation
+of :mod:`gouji_dsl.lang.types`, what the engine does with it, default). A ruleset cannot change
+these types; a setting (or a key of a record) left out takes its default, except where the default
+is :data:`REQUIRED`."""
 
 
 class SettingError(ValueError):

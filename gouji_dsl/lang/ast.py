@@ -215,9 +215,11 @@ def with_type(node: N, t: Type, **changes: Any) -> N:
 _SKIP = {"pos", "start", "end", "reads", "type"}
 
 
-def dump(node: Node, *, positions: bool = True) -> str:
-    """A readable, stable rendering of the tree, one node per line, indented (golden files use it):
-    ``Binary == :bool @3:7`` then its children. ``positions=False`` leaves out the ``@line:col``."""
+def dump(node: Node, *, positions: bool = True, spans: bool = False) -> str:
+    """A readable, stable rendering of the tree, one node per line, indented: ``Binary op=== : bool
+    @3:7`` then its children. ``positions=False`` leaves out the ``@line:col``; ``spans=True`` shows
+    the offsets into the expression text instead (``[4:12]``: golden files use it, so that they do not
+    change when lines are added above the expression)."""
     out: list[str] = []
     stack: list[tuple[Node, int, str]] = [(node, 0, "")]
     while stack:
@@ -237,7 +239,9 @@ def dump(node: Node, *, positions: bool = True) -> str:
             parts.append("path=" + ".".join(map(str, n.path)))
         if n.type is not None:
             parts.append(f": {n.type}")
-        if positions:
+        if spans:
+            parts.append(f"[{n.start}:{n.end}]")
+        elif positions:
             parts.append(f"@{n.pos.line}:{n.pos.col}")
         out.append("  " * depth + (label + " " if label else "") + " ".join(parts))
         kids = children(n)

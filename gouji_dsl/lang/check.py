@@ -255,8 +255,9 @@ class _Checker:
     def _in_enum(self, n: A.Node, enum: Enum, what: str) -> None:
         for lit in self._words(n):
             if lit.value not in enum.values:
-                raise _err(lit, f"{lit.value!r} is not allowed as {what}", "allowed: " + ", ".join(map(repr, enum.values)),
-                           Code.VALUE_NOT_ALLOWED)
+                hint = closest(str(lit.value), enum.values)
+                raise _err(lit, f"{lit.value!r} is not allowed as {what}",
+                           (hint + " " if hint else "") + "allowed: " + ", ".join(map(repr, enum.values)), Code.VALUE_NOT_ALLOWED)
 
     def _seat_literal(self, n: A.Node) -> None:
         if isinstance(n, A.Literal) and isinstance(n.value, int) and not isinstance(n.value, bool) \
@@ -268,6 +269,8 @@ class _Checker:
         place in messages); text literals used as ranks or words of an enumeration are checked."""
         got = n.type or ANY
         w = strip(want)
+        if isinstance(w, Enum) and isinstance(strip(got), Enum):
+            self._in_enum(n, w, what)  # a word outside the set: ValueNotAllowed at the word
         if not assignable(got, w):
             hint = None
             if {category(got), category(w)} == {"rank", "int"}:
@@ -543,6 +546,8 @@ def check(node: A.Node, scope: Scope, *, want: Type | None = None, what: str = "
     out = c.check(node)
     if want is not None:
         got = out.type or ANY
+        if isinstance(strip(want), Enum) and isinstance(strip(got), Enum):
+            c._in_enum(out, strip(want), what)  # type: ignore[arg-type]
         if not assignable(got, want):
             hint = "compare it, e.g. x > 0 or x == none" if category(want) == "bool" else None
             raise ExprError(f"expected {strip(want)}, but {what} gives {got}", out.start, hint, Code.TYPE_MISMATCH, out.end)

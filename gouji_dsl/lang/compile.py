@@ -3,7 +3,9 @@
 One interpretation of the checked tree (the other is :mod:`gouji_dsl.lang.fold`). Operators run
 their operator-table entry (:mod:`gouji_dsl.lang.ops`; the entry's fused form when it has one);
 constant sub-expressions (literals, settings, operators and pure functions of constants) are
-computed once, here, with the same entries. Nothing is ever ``eval``-ed.
+computed once, here, with the same entries; like the folder, the compiler does not look at an
+operand whose value cannot matter (``false and x``, ``none + x``, ``holds(none, x)``). Nothing is
+ever ``eval``-ed.
 
 ``ctx`` is the interpreter's context object: the hook's variables as attributes (``ctx.seat``,
 ``ctx.play``...), the game as ``ctx.g`` and a definition's arguments as ``ctx.args``.
@@ -13,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gouji_dsl.diagnostics import Code
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.check import DefInfo, FnSig, VarSig
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl
-from gouji_dsl.lang.parse import ExprError
 
-__all__ = ["Compiler", "Fn"]
+__all__ = ["Compiler", "Fn", "call_closure"]
 
 Fn = Callable[[Any], Any]
-_MISSING = object()
+_ARITH = frozenset({"add", "sub", "mul", "div", "floordiv", "mod"})
+_ORDER = frozenset(f"{o}_{t}" for o in ("lt", "le", "gt", "ge") for t in ("int", "rank", "any"))
+_MEMBER = frozenset(f"{o}_{t}" for o in ("in", "not_in") for t in ("list", "map", "any"))
 
 
 class Compiler:
@@ -41,7 +43,8 @@ class Compiler:
 
     # ------------------------------------------------------------------ entry points
     def compile(self, node: A.Node) -> Fn:
-        """The closure of a checked tree."""
+        """The closure of a checked tree (a constant part that always fails, like
+        ``settings.place_points[0 + 0]``, raises its :class:`~gouji_dsl.lang.ops.EvalError` when reached)."""
         fn, const, value = self._c(node)
         if const:
             return lambda ctx, v=value: v
@@ -95,7 +98,11 @@ class Compiler:
         try:
             return self._const(f())
         except EvalError as e:
-            raise ExprError(f"this always fails: {e.message}", n.start, None, e.code, n.end) from None
+            err = e  # a constant part that always fails: it fails (loudly) where it is reached
+
+            def fails(ctx: Any) -> Any:
+                raise err
+            return fails, False, None
 
     def c_Literal(self, n: A.Literal) -> tuple[Fn, bool, Any]:
         return self._const(n.value)
@@ -141,7 +148,11 @@ class Compiler:
 
     def c_Index(self, n: A.Index) -> tuple[Fn, bool, Any]:
         bf, bc, bv = self._c(n.base)
+        if bc and bv is None:
+            return self._const(None)
         kf, kc, kv = self._c(n.key)
+        if kc and kv is None:
+            return self._const(None)
         impl = index_impl(self._sem(n))
         if bc and kc:
             return self._fold_const(n, lambda: impl(bv, kv))
@@ -150,9 +161,8 @@ class Compiler:
         return (lambda ctx: impl(bf(ctx), kf(ctx))), False, None
 
     def c_Call(self, n: A.Call) -> tuple[Fn, bool, Any]:
-        args = [self._c(a) for a in n.args]
-        fns = [f for f, _, _ in args]
         if n.ref == A.Ref.DEFINITION:
+            fns = [self._c(a)[0] for a in n.args]
             info = self.definitions[n.func]
             d = self.definition(n.func)
             if info.body is not None and not info.params:
@@ -167,7 +177,13 @@ class Compiler:
                 return (lambda ctx: d(ctx, a0(ctx), a1(ctx))), False, None
             return (lambda ctx: d(ctx, *[f(ctx) for f in fns])), False, None
         sig = self.functions[n.func]
-        fn = call_closure(sig, fns)
+        args = []
+        for i, a in enumerate(n.args):
+            c = self._c(a)
+            if c[1] and c[2] is None and not sig.accepts_none(i):
+                return self._const(sig.none_result)  # a none argument: the function's none result
+            args.append(c)
+        fn = call_closure(sig, [f for f, _, _ in args])
         if sig.pure and all(c for _, c, _ in args):
             return self._fold_const(n, lambda: fn(None))
         return fn, False, None
@@ -182,9 +198,16 @@ class Compiler:
         return (lambda ctx: impl(af(ctx))), False, None
 
     def c_Binary(self, n: A.Binary) -> tuple[Fn, bool, Any]:
-        af, ac, av = self._c(n.left)
-        bf, bc, bv = self._c(n.right)
         spec = OPS[n.impl]
+        arith = spec.name in _ARITH
+        af, ac, av = self._c(n.left)
+        if ac and av is None and (arith or spec.name in _ORDER):
+            return self._const(None if arith else False)  # none in: none out / false, whatever the other side
+        bf, bc, bv = self._c(n.right)
+        if bc and bv is None and (arith or spec.name in _ORDER):
+            return self._const(None if arith else False)
+        if bc and not bv and spec.name in _MEMBER:
+            return self._const(spec.name.startswith("not"))  # nothing is in an empty list or map
         sem = self._sem(n)
         impl = spec.make(sem)
         if ac and bc:
@@ -203,11 +226,14 @@ class Compiler:
         return (lambda ctx: impl(af(ctx), bf(ctx))), False, None
 
     def c_BoolOp(self, n: A.BoolOp) -> tuple[Fn, bool, Any]:
-        parts = [self._c(o) for o in n.operands]
         is_and = n.op == A.BoolOpKind.AND
-        if any(c and bool(v) != is_and for _, c, v in parts):  # a constant false in an and, true in an or
-            return self._const(not is_and)
-        fns = [f for f, c, _ in parts if not c]
+        fns: list[Fn] = []
+        for o in n.operands:
+            f, c, v = self._c(o)
+            if c and bool(v) != is_and:  # a constant false in an and (true in an or) decides it
+                return self._const(not is_and)
+            if not c:
+                fns.append(f)
         if not fns:
             return self._const(is_and)
         if len(fns) == 1:
@@ -277,5 +303,3 @@ def call_closure(sig: FnSig, fns: list[Fn]) -> Fn:
         return impl(ctx, *vals)
     return many
 
-
-_ = (Code, _MISSING)

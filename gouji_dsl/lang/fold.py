@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl
@@ -43,7 +43,7 @@ class U:
     cons: tuple[tuple[str, str, Any], ...] = ()
 
 
-Abs = Union[K, U]
+Abs = K | U
 UNKNOWN = U()
 UBOOL = U(nonnull=True)
 

@@ -60,16 +60,18 @@ SYNTAX_HINT = ("expressions use names, numbers, 'text', and/or/not, == != < <= >
 
 class ExprError(Exception):
     """A problem in one expression: ``message``, 0-based ``offset`` (and ``end``) into the text, a
-    ``hint`` and a stable ``code`` (:class:`~gouji_dsl.diagnostics.Code`)."""
+    ``hint``, a stable ``code`` (:class:`~gouji_dsl.diagnostics.Code`) and, when the problem was
+    found in a positioned tree, ``pos`` (where it is in its file)."""
 
     def __init__(self, message: str, offset: int = 0, hint: str | None = None, code: str = Code.UNSPECIFIED,
-                 end: int | None = None):
+                 end: int | None = None, pos: SourcePos | None = None):
         super().__init__(message)
         self.message = message
         self.offset = offset
         self.end = offset if end is None else end
         self.hint = hint
         self.code = code
+        self.pos = pos
 
 
 @functools.lru_cache(maxsize=1)

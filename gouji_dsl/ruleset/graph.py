@@ -1,29 +1,61 @@
 """Compile a resolved ruleset into an immutable :class:`RuleGraph` and ask it questions.
 
-The graph's nodes are rules (id, hook, guard, effect, source position); its edges are phase order,
-``overrides`` (a child rule replacing a parent's) and ``before``/``after``. Every expression is
-parsed once and compiled to a closure here; the interpreter only calls closures.
+The graph's nodes are rules (id, hook, guard, effect, source position, checked expression trees);
+its edges are phase order, ``overrides`` (a child rule replacing a parent's) and ``before``/``after``
+(which must not form a cycle). Compiling types every setting (:mod:`gouji_dsl.ruleset.settings`),
+parses every expression once (:mod:`gouji_dsl.lang.parse`), checks it in the scope of its question
+(:mod:`gouji_dsl.lang.check`: a name the question does not know is an error) and compiles it to a
+closure (:mod:`gouji_dsl.lang.compile`); rules that can never fire under the settings (the lint's
+folding analysis) are left out of the questions. The interpreter only calls closures.
+
+Any failure while a rule runs (an expression error, a value outside its type, a bug in a
+vocabulary function) is raised as :class:`RuleFailed` naming the rule, its ``file:line`` and the
+values involved. A graph cannot be changed once built.
 """
 from __future__ import annotations
 
-import contextvars
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from gouji_dsl.diagnostics import Diagnostic, DiagnosticBag, GoujiError, SourcePos, did_you_mean, line_of
-from gouji_dsl.engine.model import CardModel
-from gouji_dsl.lang.expr import Compiled, ExprError, FnSig, RuleRuntimeError, Scope, VarSig, compile_expr, normalize_setting
+from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
+from gouji_dsl.engine.model import CardModel, SettingError
+from gouji_dsl.lang.ast import Node
+from gouji_dsl.lang.check import DefInfo, Definitions, Scope, check
+from gouji_dsl.lang.compile import Compiler
+from gouji_dsl.lang.ops import EvalError
+from gouji_dsl.lang.parse import ExprError, parse
+from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, ListOf, Type, category, parse_type, strip
+from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text
-from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, EFFECTS_BY_KIND, FUNCTIONS, GLOBAL_VARS, HOOKS, PHASES, PLAY_ATTRS, Hook
+from gouji_dsl.ruleset.vocabulary import (
+    CONTEXT_VARS,
+    EFFECTS_BY_KIND,
+    FUNCTIONS,
+    GLOBAL_VARS,
+    HOOKS,
+    PHASES,
+    PLACE_WORDS,
+    PLAY_ATTRS,
+    Hook,
+    HookKind,
+)
+
+__all__ = ["RuleNode", "Reason", "Edge", "RuleGraph", "RuleFailed", "compile_ruleset", "load_graph", "hook_scope"]
+
+PLACE_TYPE = parse_type(PLACE_WORDS)
+Fn = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
 class RuleNode:
-    """One rule of the graph: what it decides and where it was written."""
+    """One rule of the graph: what it decides and where it was written. ``checked`` holds the type-checked
+    expression trees (:mod:`gouji_dsl.lang.ast`) by part: ``when``, ``effect``, ``target``, ``amount``,
+    ``giver`` (a mark/unmark/count rule has no ``effect`` tree: its effect is a name)."""
 
     id: str
     hook: str
@@ -40,6 +72,7 @@ class RuleNode:
     after: tuple[str, ...] = ()
     reads: frozenset[str] = frozenset()
     inherited: bool = False
+    checked: Mapping[str, Node] = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
 
     @property
     def where(self) -> str:
@@ -81,15 +114,34 @@ class Reason:
         return f"[{self.verdict}] {self.rule_id}{loc}: {self.text}"
 
 
-@dataclass
-class _Compiled:
-    node: RuleNode
-    when: Callable[[Any], Any] | None
-    fn: Callable[[Any], Any] | None
-    name: str | None = None  # flag / counter for mark/unmark/count
-    target: Callable[[Any], Any] | None = None
-    amount: Callable[[Any], Any] | None = None
-    giver: Callable[[Any], Any] | None = None
+class RuleFailed(GoujiError):
+    """A rule failed while the game ran: ``rule_id``, ``pos`` (where the rule was written), the
+    ``reason`` in words (with the values involved) and, when known, ``where`` (the failing
+    sub-expression). Its one diagnostic has code ``RuleFailed``."""
+
+    def __init__(self, rule_id: str, pos: SourcePos, reason: str, where: SourcePos | None = None,
+                 source_line: str | None = None):
+        hint = f"the failing part is at {where}" if where is not None and where != pos else None
+        super().__init__(Diagnostic.at(pos, f"rule {rule_id!r} failed while the game ran: {reason}", hint=hint,
+                                       source_line=source_line, code=Code.RULE_FAILED))
+        self.rule_id = rule_id
+        self.pos = pos
+        self.reason = reason
+        self.where = where
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across worker processes
+        return (RuleFailed, (self.rule_id, self.pos, self.reason, self.where, self.diagnostics[0].source_line))
+
+
+class _Rule:
+    """A compiled rule: the node and its closures (``name``: the flag / counter of mark/unmark/count)."""
+
+    __slots__ = ("node", "when", "fn", "name", "target", "amount", "giver")
+
+    def __init__(self, node: RuleNode, when: Fn | None, fn: Fn | None, name: str | None = None,
+                 target: Fn | None = None, amount: Fn | None = None, giver: Fn | None = None):
+        self.node, self.when, self.fn, self.name = node, when, fn, name
+        self.target, self.amount, self.giver = target, amount, giver
 
 
 @dataclass(frozen=True)
@@ -99,35 +151,69 @@ class Edge:
     kind: str  # "phase" | "overrides" | "before"
 
 
+def _bindings(ctx: Any) -> str:
+    parts = []
+    for name in ("seat", "target", "kind", "card", "amount"):
+        v = getattr(ctx, name, None)
+        if v is not None and not (name == "amount" and v == 0):
+            parts.append(f"{name} {v!r}" if isinstance(v, str) else f"{name} {v}")
+    for name in ("play", "top", "beaten"):
+        v = getattr(ctx, name, None)
+        if v is not None:
+            text = getattr(getattr(v, "play", None), "text", None)
+            parts.append(f"{name} {text}" + (f" by seat {v.seat}" if getattr(v, "seat", 0) else ""))
+    return ", ".join(parts)
+
+
 class RuleGraph:
     """An immutable compiled ruleset. Use :func:`compile_ruleset` to build one.
 
     Attributes: ``name``, ``resolved`` (the :class:`ResolvedRuleset`), ``settings`` (plain values,
-    map keys as strings), ``model`` (:class:`CardModel`), ``nodes`` (rules in effective order),
-    ``edges``."""
+    map keys as text, read-only), ``typed`` (:class:`~gouji_dsl.ruleset.settings.Settings`: every
+    setting with its type and typed value), ``model`` (:class:`CardModel`), ``nodes`` (rules in
+    effective order), ``edges``, ``by_hook`` (hook -> the rules asked, in order, without the pruned
+    ones), ``pruned`` (ids of rules that can never fire), ``definitions`` (the checked definitions),
+    ``warnings`` (settings findings: :data:`~gouji_dsl.ruleset.settings.CONSTRAINTS`)."""
 
-    def __init__(self, resolved: ResolvedRuleset, settings: dict[str, Any], model: CardModel,
-                 compiled: list[_Compiled], edges: list[Edge]):
+    __slots__ = ("name", "resolved", "settings", "typed", "model", "_rules", "nodes", "edges", "by_hook", "n_seats",
+                 "pruned", "definitions", "warnings", "_compiler", "_checks", "_frozen")
+
+    def __init__(self, resolved: ResolvedRuleset, typed: Settings, model: CardModel, rules: list[_Rule], edges: list[Edge],
+                 definitions: Definitions, compiler: Compiler, warnings: tuple[Diagnostic, ...] = ()):
         self.name = resolved.name
         self.resolved = resolved
-        self.settings = settings
+        self.typed = typed
+        self.settings: Mapping[str, Any] = MappingProxyType({k: normalize_setting(s.value) for k, s in resolved.settings.items()})
         self.model = model
-        self._rules = compiled
-        self.nodes: tuple[RuleNode, ...] = tuple(c.node for c in compiled)
+        self._rules = tuple(rules)
+        self.nodes: tuple[RuleNode, ...] = tuple(r.node for r in rules)
         self.edges: tuple[Edge, ...] = tuple(edges)
-        self.by_hook: dict[str, tuple[_Compiled, ...]] = {
-            h: tuple(c for c in compiled if c.node.hook == h) for h in HOOKS}
-        self.n_seats = int(settings["seats"])
+        self.by_hook: Mapping[str, tuple[_Rule, ...]] = MappingProxyType(
+            {h: tuple(r for r in rules if r.node.hook == h) for h in HOOKS})
+        self.n_seats = int(typed.n_seats or 0)
         self.pruned: frozenset[str] = frozenset()
-        self.definitions: dict[str, tuple[tuple[str, ...], str, Callable]] = {}
+        self.definitions: Mapping[str, DefInfo] = definitions
+        self.warnings = warnings
+        self._compiler = compiler
+        self._checks = {h: _answer_check(hook, self.n_seats) for h, hook in HOOKS.items() if hook.kind == HookKind.VALUE}
 
-    def compile_expression(self, text: str, context: tuple[str, ...] | None = None) -> Callable[[Any], Any]:
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"a RuleGraph cannot be changed once built (setting {name!r})")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a RuleGraph cannot be changed once built")
+
+    def _freeze(self) -> None:
+        object.__setattr__(self, "_frozen", True)
+
+    def compile_expression(self, text: str, context: tuple[str, ...] | None = None) -> Fn:
         """Compile an expression against this ruleset (its settings and definitions), e.g.
         ``"headless(seat)"`` for a screen's markers. ``context``: the context variables it may use
-        (default: all). Raises :class:`~gouji_dsl.lang.expr.ExprError`."""
-        scope = make_scope(self.settings, self.model, tuple(CONTEXT_VARS) if context is None else context)
-        scope.definitions = self.definitions
-        return compile_expr(text, scope).fn
+        (default: all). Raises :class:`~gouji_dsl.lang.parse.ExprError`."""
+        scope = hook_scope(None, self.typed, self.definitions, context=tuple(CONTEXT_VARS) if context is None else context)
+        return self._compiler.compile(check(parse(text), scope))
 
     def node(self, rule_id: str) -> RuleNode | None:
         for n in self.nodes:
@@ -136,66 +222,66 @@ class RuleGraph:
         return None
 
     # -------------------------------------------------------------- asking
-    def _runtime(self, r: _Compiled, e: Exception) -> GoujiError:
+    def _failed(self, r: _Rule | None, e: BaseException, ctx: Any) -> GoujiError:
+        if isinstance(e, GoujiError):
+            return e
+        if r is None:  # pragma: no cover - nothing ran
+            return GoujiError(Diagnostic(self.resolved.path, 0, 0, f"internal error: {e}", code=Code.INTERNAL_ERROR))
+        where = e.where if isinstance(e, EvalError) else None
+        reason = e.message if isinstance(e, EvalError) else f"{type(e).__name__}: {e}"
+        bound = _bindings(ctx)
+        if bound:
+            reason += f" (with {bound})"
         o = r.node.origin
-        return GoujiError(Diagnostic(o.path, o.line, o.col, f"rule {r.node.id!r} failed while the game ran: {e}",
-                                     "check the types of the settings this rule reads", _source_line(o.path, o.line)))
+        return RuleFailed(r.node.id, o, reason, where, _source_line(o.path, o.line))
 
     def permit(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> bool:
         """Answer a permit question. With ``trace``, append every rule that granted or forbade.
-        Raises :class:`GoujiError` (with the rule's position) if a rule fails at run time."""
-        try:
-            return self._permit(hook, ctx, trace)
-        except RuleRuntimeError as e:
-            raise self._runtime(self._failing(hook, ctx), e) from None
-
-    def _failing(self, hook: str, ctx: Any) -> _Compiled:
-        for r in self.by_hook[hook]:
-            try:
-                if (r.when is None or r.when(ctx)) and r.fn is not None:
-                    r.fn(ctx)
-            except RuleRuntimeError:
-                return r
-        return self.by_hook[hook][0]
-
-    def _permit(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> bool:
-        h = HOOKS[hook]
-        granted = bool(h.default)
+        Raises :class:`RuleFailed` if a rule fails while it runs."""
+        granted = bool(HOOKS[hook].default)
         forbidden = False
-        for r in self.by_hook[hook]:
-            if r.when is not None and not r.when(ctx):
-                continue
-            eff = r.node.effect
-            v = r.fn(ctx)
-            if eff == "allow":
-                if v:
-                    granted = True
-                    if trace is not None:
-                        trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
-            elif (eff == "deny" and v) or (eff == "require" and not v):
-                forbidden = True
-                if trace is None:
-                    return False
-                trace.append(Reason(r.node.id, "forbade", r.node.sentence(), r.node.origin, r.node))
-            elif trace is not None and eff == "require":
-                trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
+        r: _Rule | None = None
+        try:
+            for r in self.by_hook[hook]:
+                if r.when is not None and not r.when(ctx):
+                    continue
+                eff = r.node.effect
+                v = r.fn(ctx)  # type: ignore[misc]
+                if eff == "allow":
+                    if v:
+                        granted = True
+                        if trace is not None:
+                            trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
+                elif (eff == "deny" and v) or (eff == "require" and not v):
+                    forbidden = True
+                    if trace is None:
+                        return False
+                    trace.append(Reason(r.node.id, "forbade", r.node.sentence(), r.node.origin, r.node))
+                elif trace is not None and eff == "require":
+                    trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
+        except Exception as e:
+            raise self._failed(r, e, ctx) from None
         return granted and not forbidden
 
     def value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
-        """Answer a value question: the last rule (in effective order) whose guard holds.
-        Raises :class:`GoujiError` (with the rule's position) if a rule fails at run time."""
+        """Answer a value question: the last rule (in effective order) whose guard holds. The answer
+        is checked against the question's type (a seat that exists, a word of the allowed set...).
+        Raises :class:`RuleFailed` if a rule fails while it runs or answers outside the type."""
+        r: _Rule | None = None
         try:
-            return self._value(hook, ctx, trace)
-        except RuleRuntimeError as e:
-            raise self._runtime(self._failing(hook, ctx), e) from None
-
-    def _value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
-        for r in reversed(self.by_hook[hook]):
-            if r.when is None or r.when(ctx):
-                v = r.fn(ctx)
-                if trace is not None:
-                    trace.append(Reason(r.node.id, "answered", f"{r.node.sentence()} → {v!r}", r.node.origin, r.node))
-                return v
+            for r in reversed(self.by_hook[hook]):
+                if r.when is None or r.when(ctx):
+                    v = r.fn(ctx)  # type: ignore[misc]
+                    chk = self._checks[hook]
+                    if chk is not None:
+                        bad = chk(v)
+                        if bad:
+                            raise EvalError(bad)
+                    if trace is not None:
+                        trace.append(Reason(r.node.id, "answered", f"{r.node.sentence()} → {v!r}", r.node.origin, r.node))
+                    return v
+        except Exception as e:
+            raise self._failed(r, e, ctx) from None
         return HOOKS[hook].default
 
     def has_rules(self, hook: str) -> bool:
@@ -203,33 +289,91 @@ class RuleGraph:
 
     def trigger(self, hook: str, ctx: Any, fired: list[str] | None = None) -> None:
         """Run every matching rule of a trigger hook, in order: mark / unmark / count per-seat
-        state, ``place`` a seat (it stops playing), ``give`` cards from one seat to another."""
+        state, ``place`` a seat (it stops playing), ``give`` cards from one seat to another. A rule
+        whose target (or giver) is none does nothing. Raises :class:`RuleFailed` if a rule fails."""
         g = ctx.g
-        for r in self.by_hook[hook]:
-            if r.when is not None and not r.when(ctx):
-                continue
-            seat = r.target(ctx) if r.target else ctx.seat
-            if seat is None:
-                continue
-            eff = r.node.effect
-            if eff == "mark":
-                g.flags.setdefault(r.name, set()).add(seat)
-            elif eff == "unmark":
-                g.flags.get(r.name, set()).discard(seat)
-            elif eff == "count":
-                amt = r.amount(ctx) if r.amount else 1
-                d = g.counters.setdefault(r.name, {})
-                d[seat] = d.get(seat, 0) + int(amt or 0)
-            elif eff == "place":
-                g.retire(seat, str(r.fn(ctx)), r.node.id)
-            elif eff == "give":
-                giver = r.giver(ctx) if r.giver else ctx.seat
-                kind = r.fn(ctx)
-                amt = int(r.amount(ctx)) if r.amount else 1
-                if giver is not None and kind is not None and amt > 0:
-                    g.transfer(giver, seat, {str(kind): amt}, r.node.id)
-            if fired is not None:
-                fired.append(r.node.id)
+        r: _Rule | None = None
+        try:
+            for r in self.by_hook[hook]:
+                if r.when is not None and not r.when(ctx):
+                    continue
+                seat = r.target(ctx) if r.target else ctx.seat
+                if seat is None:
+                    continue
+                self._check_seat(seat, "target")
+                eff = r.node.effect
+                if eff == "mark":
+                    g.flags.setdefault(r.name, set()).add(seat)
+                elif eff == "unmark":
+                    g.flags.get(r.name, set()).discard(seat)
+                elif eff == "count":
+                    amt = self._amount(r, ctx)
+                    d = g.counters.setdefault(r.name, {})
+                    d[seat] = d.get(seat, 0) + amt
+                elif eff == "place":
+                    how = r.fn(ctx)  # type: ignore[misc]
+                    if how not in PLACE_TYPE.values:  # type: ignore[attr-defined]
+                        raise EvalError(f"place answered {how!r}; allowed: {PLACE_WORDS}")
+                    g.retire(seat, how, r.node.id)
+                elif eff == "give":
+                    giver = r.giver(ctx) if r.giver else ctx.seat
+                    kind = r.fn(ctx)  # type: ignore[misc]
+                    amt = self._amount(r, ctx)
+                    if giver is not None and kind is not None and amt > 0:
+                        self._check_seat(giver, "giver")
+                        if kind not in self.model.kinds:
+                            raise EvalError(f"give answered {kind!r}, which is not a card kind of this ruleset")
+                        g.transfer(giver, seat, {kind: amt}, r.node.id)
+                if fired is not None:
+                    fired.append(r.node.id)
+        except Exception as e:
+            raise self._failed(r, e, ctx) from None
+
+    def _amount(self, r: _Rule, ctx: Any) -> int:
+        if r.amount is None:
+            return 1
+        amt = r.amount(ctx)
+        if amt is None:
+            raise EvalError("its amount is none")
+        if not isinstance(amt, int) or isinstance(amt, bool):
+            raise EvalError(f"its amount is {amt!r}, not a whole number")
+        return amt
+
+    def _check_seat(self, seat: Any, what: str) -> None:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.n_seats:
+            raise EvalError(f"its {what} is {seat!r}, which is not a seat (1 to {self.n_seats})")
+
+
+def _answer_check(hook: Hook, n_seats: int) -> Callable[[Any], str | None] | None:
+    """A check of a value rule's answer against the question's type (None: nothing to check)."""
+    t = strip(hook.type)
+    none = None if hook.none_ok else "answered none, which is not an answer to this question"
+
+    def is_seat(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= n_seats
+
+    if t == SEAT:
+        return lambda v: none if v is None else (None if is_seat(v) else f"answered {v!r}, which is not a seat (1 to {n_seats})")
+    if t == ListOf(SEAT):
+        def seats(v: Any) -> str | None:
+            if v is None:
+                return none
+            if not isinstance(v, list):
+                return f"answered {v!r}, which is not a list of seats"
+            for x in v:
+                if x is not None and not is_seat(x):
+                    return f"answered {v!r}: {x!r} is not a seat (1 to {n_seats})"
+            return None
+        return seats
+    if isinstance(t, Enum):
+        words = t.values
+        return lambda v: none if v is None else (None if v in words else f"answered {v!r}; allowed: {', '.join(map(repr, words))}")
+    if category(t) == "int":
+        return lambda v: none if v is None else (
+            None if isinstance(v, (int, float)) and not isinstance(v, bool) else f"answered {v!r}, which is not a number")
+    if none is not None:
+        return lambda v: none if v is None else None
+    return None
 
 
 # ------------------------------------------------------------------------------ compiling
@@ -246,9 +390,7 @@ def _read_cached(path: str, mtime: float) -> str:
 
 
 _overlay: dict[str, str] = {}
-_resolved_settings: contextvars.ContextVar[dict[str, Any]] = None  # set below
 _overlay_lock = threading.Lock()
-_resolved_settings = contextvars.ContextVar("resolved_settings", default={})  # noqa: B039 - never mutated
 
 
 def _read(path: str) -> str:
@@ -258,40 +400,51 @@ def _read(path: str) -> str:
     return _read_cached(str(p), p.stat().st_mtime)
 
 
-def _pos(text: Text, offset: int) -> tuple[int, int]:
+def _short_path(path: str) -> str:
+    """A bundled file as ``<bundled>/NAME.yaml`` (not a path into site-packages); others as given."""
+    from gouji_dsl.resources import rules_dir
     try:
-        from gouji_dsl.ruleset.loader import position_in
-        return position_in(text, offset)
-    except Exception:
-        return text.origin.line, text.origin.col + offset
+        if Path(path).resolve().parent == rules_dir().resolve():
+            return f"<bundled>/{Path(path).name}"
+    except OSError:
+        pass
+    return path
 
 
-def _diag(text: Text, e: ExprError, what: str) -> Diagnostic:
-    line, col = _pos(text, e.offset)
-    return Diagnostic(text.origin.path, line, col, f"{what}: {e.message}", e.hint,
-                      _source_line(text.origin.path, line))
-
-
-def _settings_diag(resolved: ResolvedRuleset, name: str, message: str) -> Diagnostic:
-    s = resolved.settings.get(name)
-    if s is not None:
-        o = s.origin
-        return Diagnostic(o.path, o.line, o.col, message, None, _source_line(o.path, o.line))
-    return Diagnostic(resolved.path, 1, 1, message, f"add settings.{name} to the ruleset or a parent")
-
-
-def make_scope(settings: dict[str, Any], model: CardModel, context: tuple[str, ...]) -> Scope:
-    """The expression scope for a hook with the given context variables."""
-    variables: dict[str, VarSig] = dict(GLOBAL_VARS)
-    for v in context:
-        variables[v] = CONTEXT_VARS[v]
-    strength = {k: i for i, k in enumerate(model.kinds)}
-    return Scope(variables=variables, functions=dict(FUNCTIONS), attrs={"play": PLAY_ATTRS},
-                 settings=settings, rank_strength=strength)
+def hook_scope(hook: Hook | None, settings: Settings, definitions: Mapping[str, DefInfo], *,
+               context: tuple[str, ...] | None = None, params: tuple[str, ...] = ()) -> Scope:
+    """The scope of an expression asked in ``hook`` (None: a definition or a tool's expression,
+    which may use every context variable, or ``context``). Names of other questions and, where
+    there is no game, the game's names are listed as unavailable, with the reason."""
+    ctx_names = hook.context if hook is not None else (context if context is not None else tuple(CONTEXT_VARS))
+    game = hook.game if hook is not None else True
+    variables = {}
+    unavailable: dict[str, str] = {}
+    where = f"the {hook.name!r} question is asked" if hook is not None else "here"
+    avail = ", ".join(ctx_names) or "none"
+    for name, sig in CONTEXT_VARS.items():
+        if name in ctx_names:
+            variables[name] = sig
+        else:
+            unavailable[name] = f"{name!r} is not known when {where} (available here: {avail})"
+    no_game = (f"the {hook.name!r} question is asked about cards alone, without a game: game variables and functions "
+               "are not known there") if hook is not None else ""
+    for name, sig in GLOBAL_VARS.items():
+        if game:
+            variables[name] = sig
+        else:
+            unavailable[name] = no_game
+    if not game:
+        for name, fsig in FUNCTIONS.items():
+            if fsig.game:
+                unavailable[name] = no_game
+    return Scope(variables=variables, functions=FUNCTIONS, play_attrs=PLAY_ATTRS, settings=settings.for_expressions(),
+                 kinds=settings.kinds, n_seats=settings.n_seats, definitions=definitions, params=params,
+                 unavailable=unavailable)
 
 
 def compile_ruleset(resolved: ResolvedRuleset, *, overlay: dict[str, str] | None = None) -> RuleGraph:
-    """Check and compile every expression of ``resolved`` into a :class:`RuleGraph`.
+    """Type every setting, check and compile every expression of ``resolved`` into a :class:`RuleGraph`.
 
     All problems are collected and raised together as one :class:`GoujiError` (positions are
     ``file:line:col`` of the offending text). ``overlay`` maps paths to unsaved text (the editor)
@@ -307,300 +460,231 @@ def compile_ruleset(resolved: ResolvedRuleset, *, overlay: dict[str, str] | None
                 _overlay.pop(k, None)
 
 
-def _compile(resolved: ResolvedRuleset) -> RuleGraph:
-    _resolved_settings.set(resolved.settings)
-    bag = DiagnosticBag()
-    settings = {k: normalize_setting(s.value) for k, s in resolved.settings.items()}
-    for name in ("seats", "teams"):
-        v = settings.get(name)
-        if v is None:
-            bag.add(_settings_diag(resolved, name, f"setting {name!r} is required (a whole number)"))
-        elif not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            d = _settings_diag(resolved, name, f"setting {name!r} must be a whole number, got {v!r}")
-            bag.add(Diagnostic(d.path, d.line, d.col, d.message, f"write {name}: 6 (a number, no quotes)", d.source_line))
-    if isinstance(settings.get("seats"), int) and isinstance(settings.get("teams"), int) \
-            and settings["teams"] >= 1 and settings["seats"] % settings["teams"]:
-        bag.add(_settings_diag(resolved, "teams", "seats must split evenly into teams"))
-    bag.extend(_setting_type_diags(resolved))
-    bag.raise_if_errors()
-    try:
-        model = CardModel.from_settings(settings)
-    except (ValueError, TypeError) as e:
-        bad = getattr(e, "setting", None) or "ranks"
-        d = _settings_diag(resolved, bad, f"card settings: {e}")
-        bag.add(Diagnostic(d.path, d.line, d.col, d.message, getattr(e, "hint", None) or d.hint, d.source_line))
-        bag.raise_if_errors()
-        raise  # pragma: no cover
+class _Texts:
+    """Parses the expression texts of one ruleset, placing every node in its file."""
 
-    # definitions: compile on demand (so order does not matter), detect cycles
-    defs = resolved.definitions
-    compiled_defs: dict[str, tuple[tuple[str, ...], str, Callable]] = {}
-    in_progress: set[str] = set()
-    all_context = tuple(CONTEXT_VARS)
+    def __init__(self, bag: DiagnosticBag):
+        self.bag = bag
 
-    class _LazyDefs(dict):
-        def __contains__(self, k):  # type: ignore[override]
-            return k in defs
-
-        def __getitem__(self, k):
-            return get_def(k)
-
-        def __iter__(self):
-            return iter(defs)
-
-        def keys(self):
-            return defs.keys()
-
-    def get_def(name: str):
-        if name in compiled_defs:
-            return compiled_defs[name]
-        d = defs[name]
-        if name in in_progress:
-            raise ExprError(f"definition {name!r} refers to itself", 0)
-        in_progress.add(name)
+    def source(self, path: str) -> str | None:
         try:
-            scope = make_scope(settings, model, all_context)
-            scope.definitions = lazy
-            scope.params = {p: "any" for p in d.params}
-            c = compile_expr(d.expr.text, scope)
+            return _read(path)
+        except OSError:
+            return None
+
+    def locate(self, text: Text) -> Callable[[int], tuple[int, int]]:
+        from gouji_dsl.ruleset.loader import locator
+        return locator(text, self.source(text.origin.path))
+
+    def parse(self, text: Text) -> Node | ExprError:
+        try:
+            return parse(text.text, path=text.origin.path, locate=self.locate(text))
         except ExprError as e:
-            bag.add(_diag(d.expr, e, f"in definition {name!r}"))
-            c = Compiled("any", lambda ctx: None)
-        finally:
-            in_progress.discard(name)
-        fn = c.fn
-        if d.params:
-            def call(ctx, *args, fn=fn):
-                saved = ctx.args
-                ctx.args = args
-                try:
-                    return fn(ctx)
-                finally:
-                    ctx.args = saved
-        else:
-            def call(ctx, fn=fn):
-                return fn(ctx)
-        compiled_defs[name] = (d.params, c.type, call)
-        return compiled_defs[name]
+            return e
 
-    lazy = _LazyDefs()
-    for name in defs:
+    def report(self, text: Text, e: ExprError, what: str, hint: str | None = None) -> None:
+        locate = self.locate(text)
+        line, col = locate(e.offset)
+        end_line, end_col = locate(e.end) if e.end > e.offset else (0, 0)
+        pos = SourcePos(text.origin.path, line, col, end_line, end_col)
+        h = e.hint if hint is None else (f"{e.hint}; {hint}" if e.hint else hint)
+        self.bag.add(Diagnostic.at(pos, f"{what}: {e.message}", hint=h, source_line=_source_line(pos.path, line), code=e.code))
+
+
+def _compile(resolved: ResolvedRuleset) -> RuleGraph:
+    bag = DiagnosticBag()
+    typed, setting_diags = check_settings(resolved)
+    bag.extend(setting_diags)
+    warnings = tuple(d for d in setting_diags if d.severity != Severity.ERROR)
+    model: CardModel | None = None
+    if not bag.errors:
         try:
-            get_def(name)
-        except ExprError as e:  # cycle reported at the outer definition
-            bag.add(_diag(defs[name].expr, e, f"in definition {name!r}"))
+            model = CardModel.from_settings(typed.typed())
+        except SettingError as e:
+            s = resolved.settings.get(e.setting)
+            pos = s.origin if s is not None else SourcePos(resolved.path, 1, 1)
+            bag.add(Diagnostic.at(pos, f"card settings: {e}", hint=e.hint, source_line=_source_line(pos.path, pos.line),
+                                  code=Code.CARD_MODEL))
+    texts = _Texts(bag)
 
-    compiled: list[_Compiled] = []
+    # definitions: checked on first use (their order does not matter)
+    sources = {name: (d.params, texts.parse(d.expr), d.origin) for name, d in resolved.definitions.items()}
+    definitions = Definitions(sources, lambda params: hook_scope(None, typed, {}, params=params))
+    checked_rules = []
     ids = {r.id for r in resolved.rules}
     for spec in resolved.rules:
-        c = _compile_rule(spec, settings, model, lazy, bag, ids)
+        c = _check_rule(spec, typed, definitions, texts, ids)
         if c is not None:
-            compiled.append(c)
-
+            checked_rules.append(c)
+    for name in definitions:
+        definitions[name]  # check the definitions no rule uses too
+    for name, e in definitions.errors.items():
+        texts.report(resolved.definitions[name].expr, e, f"in definition {name!r}")
+    bag.extend(_cycles(checked_rules))
     bag.raise_if_errors()
-    edges = _edges(compiled)
-    graph = RuleGraph(resolved, settings, model, compiled, edges)
-    graph.definitions = dict(compiled_defs)
+    assert model is not None
+
+    strength = {k: i for i, k in enumerate(model.kinds)}
+    compiler = Compiler(strength, {**CONTEXT_VARS, **GLOBAL_VARS}, FUNCTIONS, PLAY_ATTRS, definitions)
+    rules = [_compile_rule(node, compiler) for node in checked_rules]
+    graph = RuleGraph(resolved, typed, model, rules, _edges(rules), definitions, compiler, warnings)
     _prune(graph)
     _install_gouji(graph)
+    graph._freeze()
     return graph
 
 
 def _prune(graph: RuleGraph) -> None:
     """Leave out of the questions the rules that can never fire under this ruleset's settings
-    (the lint's analysis: a guard folded to false, a question never asked, an effect that never
-    grants or forbids). They stay in ``nodes`` for display; the hot path never evaluates them."""
+    (the lint's folding analysis: a guard folded to false, a question never asked, an effect that
+    never grants or forbids). They stay in ``nodes`` for display; the hot path never evaluates them."""
     from gouji_dsl.ruleset.lint import analyse
-    try:
-        dead = analyse(graph).dead
-    except Exception:
-        return
+    dead = analyse(graph).dead
     drop = {rid for rid, why in dead.items() if why.kind in ("guard", "effect", "hook")}
     graph.pruned = frozenset(drop)
-    graph.by_hook = {h: tuple(c for c in rules if c.node.id not in drop) for h, rules in graph.by_hook.items()}
+    graph.by_hook = MappingProxyType({h: tuple(r for r in rules if r.node.id not in drop) for h, rules in graph.by_hook.items()})
 
 
-def _kind_of(v: Any) -> str | None:
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return "true/false"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "text"
-    if isinstance(v, dict):
-        return "a mapping"
-    if isinstance(v, list):
-        return "a list"
-    return type(v).__name__
-
-
-def _type_clash(own: Any, parent: Any, path: str) -> tuple[str, str, str] | None:
-    """The first place where ``own`` has another kind of value than ``parent`` (None: no clash)."""
-    a, b = _kind_of(own), _kind_of(parent)
-    if a is None or b is None:
-        return None
-    if a != b:
-        return path, a, b
-    if isinstance(own, dict):
-        for k, v in own.items():
-            if k in parent:
-                hit = _type_clash(v, parent[k], f"{path}.{k}")
-                if hit:
-                    return hit
-            elif parent and v is not None:
-                kinds = {_kind_of(x) for x in parent.values()} - {None}
-                if len(kinds) == 1 and _kind_of(v) not in kinds:
-                    return f"{path}.{k}", _kind_of(v) or "none", kinds.pop()
-    if isinstance(own, list) and own and parent:
-        kinds = {_kind_of(x) for x in parent} - {None}
-        if len(kinds) == 1:
-            for i, v in enumerate(own):
-                if v is not None and _kind_of(v) not in kinds:
-                    return f"{path}[{i}]", _kind_of(v) or "none", kinds.pop()
-    return None
-
-
-def _short_path(path: str) -> str:
-    """A bundled file as ``<bundled>/NAME.yaml`` (not a path into site-packages); others as given."""
-    from gouji_dsl.resources import rules_dir
-    try:
-        if Path(path).resolve().parent == rules_dir().resolve():
-            return f"<bundled>/{Path(path).name}"
-    except OSError:
-        pass
-    return path
-
-
-def _setting_type_diags(resolved: ResolvedRuleset) -> list[Diagnostic]:
-    """A setting a child changes must keep the kind of value its parent gave it (a number stays a
-    number, text stays text...): ``place_points: {1: four}`` is caught at the child's line instead of
-    failing in a parent's rule while the game runs."""
-    if len(resolved.chain) < 2:
-        return []
-    from gouji_dsl.ruleset.loader import resolve
-    try:
-        parent = resolve(resolved.chain[1])
-    except GoujiError:
-        return []
-    out = []
-    for name, spec in resolved.settings.items():
-        if spec.inherited or name not in parent.settings:
-            continue
-        own = normalize_setting(spec.value)
-        hit = _type_clash(own, normalize_setting(parent.settings[name].value), name)
-        if hit is None:
-            continue
-        where, got, want = hit
-        first_key = where[len(name) + 1:].split(".")[0].split("[")[0]
-        o = spec.key_origins.get(first_key, spec.origin) if first_key else spec.origin
-        po = parent.settings[name].origin
-        hint = f"the parent sets it at {_short_path(po.path)}:{po.line}"
-        if want == "text":
-            hint += "; ranks are quoted text such as '3'"
-        out.append(Diagnostic(o.path, o.line, o.col, f"setting {where} is {got} here, but {want} in the parent",
-                              hint, _source_line(o.path, o.line)))
-    return out
-
-
-def _settings_hint(spec: RuleSpec, resolved_settings: dict[str, Any]) -> str | None:
+def _settings_hint(spec: RuleSpec, typed: Settings, node_reads: frozenset[str]) -> str | None:
     """Where the settings a failing rule reads were set, when that is another file than the rule's."""
-    import re
-    texts = " ".join(t.text for t in (spec.when, spec.effect_expr, spec.target, spec.amount) if t is not None)
     notes = []
-    for name in dict.fromkeys(re.findall(r"settings\.([a-z_][a-z0-9_]*)", texts)):
-        st = resolved_settings.get(name)
+    for r in sorted(node_reads):
+        if not r.startswith("settings.") or r.count(".") != 1:
+            continue
+        name = r.split(".", 1)[1]
+        st = typed.get(name)
         if st is not None and st.origin.path != spec.origin.path:
             notes.append(f"settings.{name} is set at {_short_path(st.origin.path)}:{st.origin.line}")
     return "; ".join(notes) or None
 
 
-def _compile_rule(spec: RuleSpec, settings, model, lazy, bag: DiagnosticBag, ids: set[str]) -> _Compiled | None:
+def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts, ids: set[str]) -> RuleNode | None:
+    bag = texts.bag
     hook_name = spec.on.text
     hook = HOOKS.get(hook_name)
     if hook is None:
         o = spec.on.origin
-        bag.add(Diagnostic(o.path, o.line, o.col, f"unknown hook {hook_name!r} in rule {spec.id!r}",
-                           did_you_mean(hook_name, HOOKS) or "hooks: " + ", ".join(HOOKS),
-                           _source_line(o.path, o.line)))
+        bag.add(Diagnostic.at(o, f"unknown hook {hook_name!r} in rule {spec.id!r}",
+                              hint=did_you_mean(hook_name, HOOKS) or "hooks: " + ", ".join(HOOKS),
+                              source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_HOOK))
         return None
     allowed = EFFECTS_BY_KIND[hook.kind]
     if spec.effect not in allowed:
         o = spec.effect_expr.origin
-        bag.add(Diagnostic(o.path, o.line, max(o.col, 1),
-                           f"rule {spec.id!r}: hook {hook_name!r} takes {' / '.join(allowed)}, not {spec.effect!r}",
-                           f"{hook_name} is a {hook.kind} question: {hook.doc}", _source_line(o.path, o.line)))
+        bag.add(Diagnostic.at(o, f"rule {spec.id!r}: hook {hook_name!r} takes {' / '.join(allowed)}, not {spec.effect!r}",
+                              hint=f"{hook_name} is a {hook.kind} question: {hook.doc}", source_line=_source_line(o.path, o.line),
+                              code=Code.WRONG_EFFECT))
         return None
-    scope = make_scope(settings, model, hook.context)
-    scope.definitions = lazy
+    scope = hook_scope(hook, typed, definitions)
     ok = True
+    checked: dict[str, Node] = {}
 
-    def comp(text: Text | None, want: str | None, what: str):
+    def comp(part: str, text: Text | None, want: Type | None, what: str) -> None:
         nonlocal ok
         if text is None:
-            return None, frozenset()
+            return
+        tree = texts.parse(text)
         try:
-            c = compile_expr(text.text, scope, want=want)
-            return c.fn, c.reads
+            if isinstance(tree, ExprError):
+                raise tree
+            checked[part] = check(tree, scope, want=want, what=what)
         except ExprError as e:
-            missing = _context_hint(e, hook)
-            if missing:
-                e = ExprError(e.message, e.offset, missing)
-            where = _settings_hint(spec, _resolved_settings.get())
-            if where:
-                e = ExprError(e.message, e.offset, f"{e.hint}; {where}" if e.hint else where)
-            bag.add(_diag(text, e, f"rule {spec.id!r} {what}"))
+            hint = None
+            if e.code in (Code.TYPE_MISMATCH, Code.MISSING_KEY) and not isinstance(tree, ExprError):
+                hint = _settings_hint(spec, typed, tree.reads)
+            texts.report(text, e, f"rule {spec.id!r} {part if part != 'effect' else spec.effect}", hint)
             ok = False
-            return None, frozenset()
 
-    when_fn, r1 = comp(spec.when, "bool", "when")
-    fn = None
-    r2: frozenset[str] = frozenset()
-    name = None
-    if hook.kind == "trigger" and spec.effect in ("mark", "unmark", "count"):
-        name = spec.effect_expr.text
+    comp("when", spec.when, BOOL, "the guard (when)")
+    if hook.kind == HookKind.TRIGGER and spec.effect in ("mark", "unmark", "count"):
+        pass
     elif spec.effect == "place":
-        fn, r2 = comp(spec.effect_expr, "str", "place")
+        comp("effect", spec.effect_expr, PLACE_TYPE, "a place")
     elif spec.effect == "give":
-        fn, r2 = comp(spec.effect_expr, "rank", "give")
+        comp("effect", spec.effect_expr, RANK, "the card kind given")
+    elif hook.kind == HookKind.PERMIT:
+        comp("effect", spec.effect_expr, BOOL, f"{spec.effect}")
     else:
-        want = "bool" if hook.kind == "permit" else hook.type
-        if want == "str":
-            want = None
-        fn, r2 = comp(spec.effect_expr, want, spec.effect)
-    target_fn, r3 = comp(spec.target, "seat", "target")
-    amount_fn, r4 = comp(spec.amount, "int", "amount")
-    giver_fn, r5 = comp(spec.giver, "seat", "giver")
+        comp("effect", spec.effect_expr, hook.type, f"the answer to {hook_name!r}")
+    comp("target", spec.target, SEAT, "the target")
+    comp("amount", spec.amount, INT, "the amount")
+    comp("giver", spec.giver, SEAT, "the giver")
     for rel in (*spec.before, *spec.after):
         if rel not in ids:
             o = spec.origin
-            bag.add(Diagnostic(o.path, o.line, o.col, f"rule {spec.id!r}: before/after names unknown rule {rel!r}",
-                               did_you_mean(rel, ids), _source_line(o.path, o.line)))
+            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: before/after names unknown rule {rel!r}",
+                                  hint=did_you_mean(rel, ids), source_line=_source_line(o.path, o.line),
+                                  code=Code.UNKNOWN_RULE_REFERENCE))
             ok = False
     if not ok:
         return None
-    node = RuleNode(id=spec.id, hook=hook_name, phase=hook.phase, effect=spec.effect,
+    reads: set[str] = set()
+    for tree in checked.values():
+        reads |= tree.reads
+    return RuleNode(id=spec.id, hook=hook_name, phase=hook.phase, effect=spec.effect,
                     when=spec.when.text if spec.when else None, expr=spec.effect_expr.text,
                     says=spec.says, source=spec.source, origin=spec.origin, file=spec.file or spec.origin.path,
                     overrides=spec.overrides, before=spec.before, after=spec.after,
-                    reads=frozenset(r1 | r2 | r3 | r4 | r5), inherited=spec.inherited)
-    return _Compiled(node, when_fn, fn, name, target_fn, amount_fn, giver_fn)
+                    reads=frozenset(reads), inherited=spec.inherited, checked=MappingProxyType(checked))
 
 
-def _context_hint(e: ExprError, hook: Hook) -> str | None:
-    msg = e.message
-    for v in CONTEXT_VARS:
-        if f"unknown name {v!r}" in msg and v not in hook.context:
-            avail = ", ".join(hook.context) or "none"
-            return f"{v!r} is not known when the {hook.name!r} question is asked (available here: {avail})"
-    return None
+def _compile_rule(node: RuleNode, compiler: Compiler) -> _Rule:
+    c = node.checked
+
+    def comp(part: str) -> Fn | None:
+        return compiler.compile(c[part]) if part in c else None
+    name = node.expr if node.effect in ("mark", "unmark", "count") else None
+    return _Rule(node, comp("when"), comp("effect"), name, comp("target"), comp("amount"), comp("giver"))
 
 
-def _edges(compiled: list[_Compiled]) -> list[Edge]:
+def _cycles(nodes: list[RuleNode]) -> list[Diagnostic]:
+    """before/after relations that form a cycle (each cycle reported once, at its first rule)."""
+    after: dict[str, set[str]] = {n.id: set() for n in nodes}  # a -> rules that must come after a
+    for n in nodes:
+        for b in n.before:
+            if b in after:
+                after[n.id].add(b)
+        for a in n.after:
+            if a in after:
+                after[a].add(n.id)
+    by_id = {n.id: n for n in nodes}
+    out: list[Diagnostic] = []
+    state: dict[str, int] = {}
+    reported: set[frozenset[str]] = set()
+    for start in after:
+        if state.get(start):
+            continue
+        stack: list[tuple[str, list[str]]] = [(start, sorted(after[start]))]
+        path = [start]
+        state[start] = 1
+        while stack:
+            cur, todo = stack[-1]
+            if not todo:
+                state[cur] = 2
+                stack.pop()
+                path.pop()
+                continue
+            nxt = todo.pop(0)
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                key = frozenset(cycle)
+                if key not in reported:
+                    reported.add(key)
+                    o = by_id[cycle[0]].origin
+                    out.append(Diagnostic.at(o, "before/after form a cycle: " + " before ".join(repr(c) for c in cycle),
+                                             hint="remove one of the before/after entries", source_line=_source_line(o.path, o.line),
+                                             code=Code.RULE_CYCLE))
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append((nxt, sorted(after[nxt])))
+    return out
+
+
+def _edges(rules: list[_Rule]) -> list[Edge]:
     edges: list[Edge] = []
     by_phase: dict[str, list[str]] = {}
-    for c in compiled:
+    for c in rules:
         by_phase.setdefault(c.node.phase, []).append(c.node.id)
         if c.node.overrides is not None:
             edges.append(Edge(c.node.id, f"{c.node.overrides}", "overrides"))
@@ -620,7 +704,7 @@ def _install_gouji(graph: RuleGraph) -> None:
     ctx = Ctx(None)
     kinds = graph.model.kinds
 
-    def gouji_fn(play) -> bool:
+    def gouji_fn(play: Any) -> bool:
         ctx.play = TablePlay(play, 0, kinds)
         return bool(graph.value("gouji", ctx))
     graph.model.gouji_fn = gouji_fn
@@ -630,6 +714,3 @@ def load_graph(name_or_path: str | Path) -> RuleGraph:
     """Resolve and compile a bundled ruleset name or a file path. Raises :class:`GoujiError`."""
     from gouji_dsl.ruleset.loader import resolve
     return compile_ruleset(resolve(str(name_or_path)))
-
-
-_ = (field, FnSig, GoujiError)

@@ -2,151 +2,80 @@
 expression compiles.
 
 :func:`lint` returns :class:`~gouji_dsl.diagnostics.Diagnostic` s (severity ``"warning"``; ``"error"``
-when the game cannot end or go on), each at the ``file:line:col`` of the rule or setting concerned:
+when the game cannot end or go on), each at the ``file:line:col`` of the rule or setting concerned
+and with a code (:class:`~gouji_dsl.diagnostics.Code`):
 
-- **rules that can never fire**: a guard, or the effect of a permit rule, that is constant once the
-  settings are folded in (``play.rank == settings.stuck_rank`` with ``stuck_rank: null``;
-  ``'3' in settings.buy.ranks`` with no ranks to buy); a guard that needs a flag no ``mark`` rule (nor
-  the engine) ever sets; a rule on a between-game question when there is no tribute;
-- **two rules deciding the same question for the same state**: a value rule followed by another on
-  the same hook whose guard is the same (or absent), so the earlier one never decides; two permit
-  rules with the same guard and contradictory effects;
-- **no way out**: no rule ends the game, every play forbidden, no rule for the first leader, the order
-  of answers, the next leader or what a gouji play is;
-- **settings nothing reads** (no rule, no definition a rule uses, not the engine), and keys of map
-  settings nothing reads;
-- **stale sentences**: a setting changed without its own ``says``, keeping a parent's sentence.
+- **rules that can never fire** (``RuleNeverFires``): a guard, or the effect of a permit rule, that
+  is constant once the settings are folded in (``play.rank == settings.stuck_rank`` with
+  ``stuck_rank: null``; ``'3' in settings.buy.ranks`` with no ranks to buy); a guard that needs a
+  flag no ``mark`` rule (nor the engine) ever sets; a rule on a between-game question when there is
+  no tribute;
+- **two rules deciding the same question for the same state** (``RuleShadowed``,
+  ``RulesContradict``): a value rule followed by another on the same hook whose guard is the same
+  (or absent), so the earlier one never decides; two permit rules with the same guard and
+  contradictory effects;
+- **no way out** (``NoWayOut``): no rule ends the game, every play forbidden, no rule for the first
+  leader, the order of answers, the next leader or what a gouji play is;
+- **settings nothing reads** (``UnreadSetting``: no rule, no definition a rule uses, not the
+  engine), and keys of map settings nothing reads;
+- **stale sentences** (``StaleSentence``): a setting changed without its own ``says``, keeping a
+  parent's sentence;
+- **settings another setting disables** (``SettingHasNoEffect``, found by
+  :mod:`gouji_dsl.ruleset.settings` when the graph is built).
 
 Only problems in the file being checked are reported: an inherited mechanic that this ruleset's
 settings switch off is the design (``base`` holds every mechanic, children switch them with
 settings), and a rule of the file switched off by the same file's own setting is a default-off
-mechanic. The analysis is also used by :mod:`gouji_dsl.tools.doc` to leave out rules that can never fire
-(:func:`analyse`).
+mechanic. The analysis is also used by :mod:`gouji_dsl.tools.doc` to leave out rules that can never
+fire, and by the rule graph to prune them (:func:`analyse`).
 
-The constant folding is a small abstract interpreter over the expression tree (the language has no
-loops): a value is either known or unknown (with "never none", a finite domain, and simple
-comparisons of an and-chain, so ``hand_size(x) > 0 and 0 == hand_size(x)`` is seen to be false).
+The analysis folds the checked expression trees (:class:`gouji_dsl.lang.fold.Folder`: the same
+operator table as the compiled closures), with what it knows of the ruleset as
+:class:`~gouji_dsl.lang.fold.Facts`: which flags and counters a live rule can set, the tribute kinds.
 """
 from __future__ import annotations
 
 import functools
-import operator
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lark import Token, Tree
-
-from gouji_dsl.diagnostics import Diagnostic, SourcePos, did_you_mean, line_of
-from gouji_dsl.lang.expr import ExprError, normalize_setting, parse
+from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean, line_of
+from gouji_dsl.lang import ast as A
+from gouji_dsl.lang.fold import Facts, Folder, K, U, truthy
+from gouji_dsl.lang.types import Nullable, Record
+from gouji_dsl.ruleset.settings import engine_types, normalize_setting
 from gouji_dsl.ruleset.spec import RuleSpec
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
+from gouji_dsl.ruleset.vocabulary import FUNCTIONS, HOOKS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS
 
-__all__ = ["lint", "analyse", "stale_says", "Analysis", "Why", "ENGINE_SETTINGS", "ENGINE_FLAGS"]
+__all__ = ["lint", "analyse", "quick_warnings", "stale_says", "Analysis", "Why", "ENGINE_SETTINGS", "ENGINE_FLAGS"]
 
-ENGINE_SETTINGS: dict[str, frozenset[str] | None] = {
-    "seats": None, "teams": None, "ranks": None, "jokers": None, "filler_rank": None,
-    "mixed_jokers_read_as_lowest": None,
-    "deck": frozenset({"decks", "cards_per_rank", "jokers_per_deck", "remove", "add"}),
-    "comparison": frozenset({"model", "same_count", "joker_cover", "spare_jokers_for_rank"}),
-}
+
+def _engine_settings() -> dict[str, frozenset[str] | None]:
+    out: dict[str, frozenset[str] | None] = {}
+    for name, (t, _) in engine_types().items():
+        t = t.inner if isinstance(t, Nullable) else t
+        out[name] = frozenset(t.names) if isinstance(t, Record) else None
+    return out
+
+
+ENGINE_SETTINGS: dict[str, frozenset[str] | None] = _engine_settings()
 """Settings the interpreter reads itself (the card model, the table), with the keys it reads of the
-map ones (None: not a map, or every key)."""
+record ones (None: not a record, or every key); from the engine's declared interface."""
 
 ENGINE_FLAGS: frozenset[str] = frozenset({"declared", "chose_head", "chose_headless"})
 """Flags the interpreter sets itself (declare and choose moves)."""
 
 TRIBUTE_HOOKS: frozenset[str] = frozenset({"tribute_kinds", "tribute", "tribute_card", "return_tribute"})
 _KIND_HOOKS: frozenset[str] = frozenset({"tribute", "return_tribute"})
-_FLAG_FNS = {"flag": 1, "prev_flag": 1, "flagged": 1, "next_active_without": 1}
-_COUNTER_FNS = {"counter": 1, "prev_counter": 1}
-_SETTING_RE = re.compile(r"\bsettings\s*\.\s*([A-Za-z_]\w*)(?:\s*\.\s*([A-Za-z_]\w*))?")
-_NAME_RE = re.compile(r"\b([a-z_][a-z0-9_]*)\b")
 ALL = None  # "every key" in a reads table
-
-
-# ================================================================================= abstract values
-@dataclass(frozen=True)
-class K:
-    """A known value."""
-
-    v: Any
-
-
-@dataclass(frozen=True)
-class U:
-    """An unknown value: ``nonnull`` (never none), ``domain`` (the values it can take, when finite and
-    known), ``key`` (normalised text, for comparisons in an and-chain), ``cons`` (for a bool: what
-    must hold when it is true, as ``(key, op, value)`` triples)."""
-
-    nonnull: bool = False
-    domain: frozenset | None = None
-    key: str | None = None
-    cons: tuple = ()
-
-
-UNKNOWN = U()
-UBOOL = U(nonnull=True)
-
-_NULLABLE_INT_FNS = frozenset({"place", "prev_place", "team"})
-_RANDOM_FNS = frozenset({"random_seat"})  # two calls are two values: never a comparison key
-_CARD_COUNT_FNS = frozenset({"holds", "dealt", "received", "held_at_least", "dealt_at_least"})
-_FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
-_PYOPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _satisfiable(cons: Iterable[tuple[str, str, Any]]) -> bool:
-    """Can every ``key op value`` hold at once? (Ints: intervals; everything: ==/!=.)"""
-    by_key: dict[str, list[tuple[str, Any]]] = {}
-    for k, op, v in cons:
-        by_key.setdefault(k, []).append((op, v))
-    for items in by_key.values():
-        eq = [v for op, v in items if op == "=="]
-        ne = [v for op, v in items if op == "!="]
-        if any(a != eq[0] for a in eq[1:]):
-            return False
-        if eq and eq[0] in ne:
-            return False
-        lo, hi = float("-inf"), float("inf")
-        for op, v in items:
-            if not _is_int(v):
-                continue
-            if op == ">":
-                lo = max(lo, v + 1)
-            elif op == ">=":
-                lo = max(lo, v)
-            elif op == "<":
-                hi = min(hi, v - 1)
-            elif op == "<=":
-                hi = min(hi, v)
-        if lo > hi:
-            return False
-        if eq and _is_int(eq[0]) and not lo <= eq[0] <= hi:
-            return False
-    return True
-
-
-def _truthy(a: K | U) -> bool | None:
-    """True / False when known, None when not."""
-    return bool(a.v) if isinstance(a, K) else None
+_MAYBE_NONE = MAYBE_NONE_GLOBALS | MAYBE_NONE_ATTRS | MAYBE_NONE_FUNCTIONS
+_PARTS = ("when", "effect", "target", "amount", "giver")
 
 
 def _norm(text: str | None) -> str | None:
     return None if text is None else "".join(text.split())
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse(text: str) -> Tree | Token | None:
-    try:
-        return parse(text)
-    except ExprError:
-        return None
 
 
 # ================================================================================= why a rule is dead
@@ -155,7 +84,8 @@ class Why:
     """Why a rule can never fire. ``kind``: ``guard`` (its guard is always false), ``effect`` (a
     permit rule that never grants / never forbids), ``hook`` (the question is never asked),
     ``shadowed`` (a later value rule always answers instead: ``by`` is its id). ``cause``: ``settings``,
-    ``flags`` or ``constant``; ``detail`` says which values make it so."""
+    ``flags`` or ``constant``; ``detail`` says which values make it so; ``expr`` / ``tree``: the
+    expression concerned (text / checked tree)."""
 
     kind: str
     message: str
@@ -163,6 +93,23 @@ class Why:
     by: str | None = None
     expr: str | None = None
     detail: str | None = None
+    tree: A.Node | None = field(default=None, compare=False, repr=False)
+
+
+def _walk_with_defs(tree: A.Node, defs: Any) -> Iterator[A.Node]:
+    """Every node of ``tree`` and of the definitions it uses (each definition once)."""
+    seen: set[str] = set()
+    todo = [tree]
+    while todo:
+        for n in A.walk(todo.pop()):
+            yield n
+            name = n.name if isinstance(n, A.Name) and n.ref == A.Ref.DEFINITION else \
+                n.func if isinstance(n, A.Call) and n.ref == A.Ref.DEFINITION else None
+            if name is not None and name not in seen:
+                seen.add(name)
+                info = defs.get(name)
+                if info is not None and info.body is not None:
+                    todo.append(info.body)
 
 
 @dataclass
@@ -193,10 +140,9 @@ class Analysis:
         g = self.graph
         self.resolved = g.resolved
         self.specs: dict[str, RuleSpec] = {r.id: r for r in g.resolved.rules}
-        self.defs = g.resolved.definitions
+        self.defs = g.definitions
         self.kinds = tuple(g.model.kinds)
         self.strength = {k: i for i, k in enumerate(self.kinds)}
-        self._def_settings: dict[str, frozenset[str]] = {}
         self._scan_reads()
         self._run()
 
@@ -208,50 +154,63 @@ class Analysis:
             out.append(s.effect_expr.text)
         return out
 
-    def _def_names(self, text: str) -> set[str]:
-        return {n for n in _NAME_RE.findall(text) if n in self.defs}
-
-    def _settings_of_def(self, name: str, seen: frozenset[str] = frozenset()) -> frozenset[str]:
-        if name in self._def_settings:
-            return self._def_settings[name]
-        if name in seen:
-            return frozenset()
-        text = self.defs[name].expr.text
-        out = {m.group(1) for m in _SETTING_RE.finditer(text)}
-        for d in self._def_names(text):
-            out |= self._settings_of_def(d, seen | {name})
-        self._def_settings[name] = frozenset(out)
-        return self._def_settings[name]
+    def trees(self, rule_id: str) -> list[A.Node]:
+        """Every checked expression tree of a rule."""
+        n = self.graph.node(rule_id)
+        return [] if n is None else [n.checked[p] for p in _PARTS if p in n.checked]
 
     def _scan_reads(self) -> None:
         used: set[str] = set()
-        todo: list[str] = []
-        texts: list[str] = []
         for n in self.graph.nodes:
-            ts = self.texts(n.id)
-            texts += ts
             names: set[str] = set()
-            for t in ts:
-                names |= {m.group(1) for m in _SETTING_RE.finditer(t)}
-                for d in self._def_names(t):
-                    names |= self._settings_of_def(d)
-                    todo.append(d)
+            for p in _PARTS:
+                if p not in n.checked:
+                    continue
+                for x in _walk_with_defs(n.checked[p], self.defs):
+                    if isinstance(x, A.Setting):
+                        names.add(x.name)
+                        key = x.path[0] if x.path else None
+                        if key is None or x.name in self.reads and self.reads[x.name] is ALL:
+                            self.reads[x.name] = ALL
+                        else:
+                            self.reads.setdefault(x.name, set()).add(str(key))  # type: ignore[union-attr]
+                    elif isinstance(x, A.Name) and x.ref == A.Ref.DEFINITION:
+                        used.add(x.name)
+                    elif isinstance(x, A.Call) and x.ref == A.Ref.DEFINITION:
+                        used.add(x.func)
             self.rule_settings[n.id] = frozenset(names)
-        while todo:
-            d = todo.pop()
-            if d in used:
-                continue
-            used.add(d)
-            texts.append(self.defs[d].expr.text)
-            todo += self._def_names(self.defs[d].expr.text)
         self.used_definitions = used
-        for t in texts:
-            for m in _SETTING_RE.finditer(t):
-                name, key = m.group(1), m.group(2)
-                if key is None or name in self.reads and self.reads[name] is ALL:
-                    self.reads[name] = ALL
-                else:
-                    self.reads.setdefault(name, set()).add(key)  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------------ folding
+    def facts(self, hook: str, *, optimistic: bool = False) -> Facts:
+        h = HOOKS[hook]
+        kinds = self.tribute_kinds if hook in _KIND_HOOKS else None
+        return Facts(flags=None if optimistic else self.flags, counters=None if optimistic else self.counters,
+                     tribute_kinds=kinds, unknown_settings=self.unknown_settings, maybe_none=_MAYBE_NONE,
+                     hook_maybe_none=frozenset(h.maybe_none))
+
+    def eval_tree(self, tree: A.Node | None, hook: str, *, optimistic: bool = False) -> K | U:
+        """The folded value of a checked tree asked in ``hook`` (``K(True)`` for no tree: no guard)."""
+        if tree is None:
+            return K(True)
+        folder = Folder(self.strength, FUNCTIONS, PLAY_ATTRS, self.defs, self.facts(hook, optimistic=optimistic))
+        return folder.fold(tree)
+
+    def eval_text(self, text: str, hook: str) -> K | U:
+        """Fold an expression text asked in ``hook`` (checked in the ruleset's scope); unknown when
+        it does not check."""
+        from gouji_dsl.lang.check import check
+        from gouji_dsl.lang.parse import ExprError, parse
+        from gouji_dsl.ruleset.graph import hook_scope
+        try:
+            tree = check(parse(text), hook_scope(HOOKS[hook], self.graph.typed, self.defs))
+        except ExprError:
+            return U()
+        return self.eval_tree(tree, hook)
+
+    @staticmethod
+    def part(n: Any, name: str) -> A.Node | None:
+        return n.checked.get(name) if n.checked else None
 
     # ------------------------------------------------------------------ the fixpoint
     def _run(self) -> None:
@@ -275,22 +234,22 @@ class Analysis:
             self.flags, self.counters = frozenset(flags), counters
         self._inert()
 
-    def _answers(self, hook: str) -> list[K | U] | None:
+    def _answers(self, hook: str) -> list[K] | None:
         """Possible answers of a value hook (None when some answer is unknown); the default is
         included unless a rule always answers."""
-        out: list[K | U] = []
+        out: list[K] = []
         always = False
         for n in self.graph.nodes:
             if n.hook != hook:
                 continue
-            g = self.eval_text(n.when, hook) if n.when else K(True)
-            if _truthy(g) is False:
+            g = self.eval_tree(self.part(n, "when"), hook)
+            if truthy(g) is False:
                 continue
-            v = self.eval_text(n.expr, hook)
+            v = self.eval_tree(self.part(n, "effect"), hook)
             if isinstance(v, U):
                 return None
             out.append(v)
-            if _truthy(g) is True:
+            if truthy(g) is True:
                 out = [v]
                 always = True
         if not always:
@@ -302,77 +261,76 @@ class Analysis:
         paid = True
         if games is not None:
             try:
-                paid = any(int(a.v or 1) > 1 for a in games)  # type: ignore[union-attr]
+                paid = any(int(a.v or 1) > 1 for a in games)
             except (TypeError, ValueError):
                 paid = True
         self.tribute_kinds = None
         kinds = self._answers("tribute_kinds")
-        if kinds is not None and all(isinstance(a.v, list) or a.v is None for a in kinds):  # type: ignore[union-attr]
-            self.tribute_kinds = frozenset(str(k) for a in kinds for k in (a.v or []))  # type: ignore[union-attr]
+        if kinds is not None and all(isinstance(a.v, list) or a.v is None for a in kinds):
+            self.tribute_kinds = frozenset(str(k) for a in kinds for k in (a.v or []))
         self.tribute_paid = paid
 
-    def _why(self, n) -> Why | None:
+    def _why(self, n: Any) -> Why | None:
         if n.hook in TRIBUTE_HOOKS and not self.tribute_paid:
             return Why("hook", "tribute is never paid: a match is a single game (match_length)")
         if n.hook in TRIBUTE_HOOKS - {"tribute_kinds"} and self.tribute_kinds is not None and not self.tribute_kinds:
             return Why("hook", "tribute is never paid: there are no tribute kinds (tribute_kinds)")
         hook = n.hook
-        if n.when:
-            g = self.eval_text(n.when, hook)
-            if _truthy(g) is False:
-                return self._explain("guard", n.when, hook, f"its guard `{_short(n.when)}` is always false")
+        when = self.part(n, "when")
+        if when is not None:
+            g = self.eval_tree(when, hook)
+            if truthy(g) is False:
+                return self._explain("guard", n.when, when, hook, f"its guard `{_short(n.when)}` is always false")
         if HOOKS[hook].kind == "permit":
-            v = self.eval_text(n.expr, hook)
-            t = _truthy(v)
+            eff = self.part(n, "effect")
+            t = truthy(self.eval_tree(eff, hook))
             if n.effect == "allow" and t is False:
-                return self._explain("effect", n.expr, hook, f"it never allows anything (`allow: {_short(n.expr)}` is always false)")
+                return self._explain("effect", n.expr, eff, hook, f"it never allows anything (`allow: {_short(n.expr)}` is always false)")
             if n.effect == "deny" and t is False:
-                return self._explain("effect", n.expr, hook, f"it never forbids anything (`deny: {_short(n.expr)}` is always false)")
+                return self._explain("effect", n.expr, eff, hook, f"it never forbids anything (`deny: {_short(n.expr)}` is always false)")
             if n.effect == "require" and t is True:
-                return self._explain("effect", n.expr, hook, f"it never forbids anything (`require: {_short(n.expr)}` is always true)")
+                return self._explain("effect", n.expr, eff, hook, f"it never forbids anything (`require: {_short(n.expr)}` is always true)")
         return None
 
-    def _explain(self, kind: str, text: str, hook: str, message: str) -> Why:
-        """Say what makes ``text`` constant: flags never set, tribute kinds, settings' values."""
-        saved = self.flags, self.counters
-        self.flags, self.counters = None, None
-        try:
-            optimistic = _truthy(self.eval_text(text, hook))
-        finally:
-            self.flags, self.counters = saved
-        baseline = message
+    def _explain(self, kind: str, text: str, tree: A.Node | None, hook: str, message: str) -> Why:
+        """Say what makes ``tree`` constant: flags never set, tribute kinds, settings' values."""
+        optimistic = truthy(self.eval_tree(tree, hook, optimistic=True))
         if optimistic is None and self.flags is not None:
-            missing = sorted(f for f in self._flag_names(text) if f not in self.flags)
-            missing_c = sorted(c for c in self._counter_names(text) if self.counters is not None and c not in self.counters)
+            missing = sorted(f for f in self.flag_names(tree) if f not in self.flags)
+            missing_c = sorted(c for c in self.counter_names(tree) if self.counters is not None and c not in self.counters)
             parts = [f"flag {f!r}" for f in missing] + [f"counter {c!r}" for c in missing_c]
             what = " and ".join(parts) or "a flag"
-            return Why(kind, f"{baseline}: {what} is never set (no rule that can fire marks it)", "flags", expr=text)
+            return Why(kind, f"{message}: {what} is never set (no rule that can fire marks it)", "flags", expr=text, tree=tree)
         details = []
-        for what in self._relevant(text, hook):
+        for what in self._relevant(tree, hook):
             if what == "kind":
                 details.append("tribute is paid only of kinds " + (", ".join(sorted(self.tribute_kinds or ())) or "none"))
             else:
                 details.append(f"settings.{what} is {_show(self.setting_value(what))}")
         cause = "settings" if details else "constant"
-        return Why(kind, baseline + (" (" + "; ".join(details) + ")" if details else ""), cause, expr=text)
+        return Why(kind, message + (" (" + "; ".join(details) + ")" if details else ""), cause, expr=text, tree=tree)
 
     def setting_value(self, path: str) -> Any:
-        """The value of ``NAME`` or ``NAME.KEY``."""
+        """The value of ``NAME`` or ``NAME.KEY`` (as written, map keys as text)."""
         name, _, key = path.partition(".")
         v = normalize_setting(self.graph.settings.get(name))
         if key:
             v = v.get(key) if isinstance(v, dict) else None
         return v
 
-    def _relevant(self, text: str, hook: str) -> list[str]:
-        """The settings (``NAME`` or ``NAME.KEY``) and ``kind`` whose value makes ``text`` constant:
+    def _relevant(self, tree: A.Node | None, hook: str) -> list[str]:
+        """The settings (``NAME`` or ``NAME.KEY``) and ``kind`` whose value makes ``tree`` constant:
         those that, made unknown one at a time, leave it unknown (all of them when none alone does)."""
+        if tree is None:
+            return []
         cands: list[str] = []
-        texts = [text] + [self.defs[d].expr.text for d in sorted(self._defs_reachable(text))]
-        for t in texts:
-            for m in _SETTING_RE.finditer(t):
-                cands.append(m.group(1) + (f".{m.group(2)}" if m.group(2) else ""))
-        if hook in _KIND_HOOKS and self.tribute_kinds is not None and re.search(r"\bkind\b", text):
+        reads_kind = False
+        for x in _walk_with_defs(tree, self.defs):
+            if isinstance(x, A.Setting):
+                cands.append(x.name + (f".{x.path[0]}" if x.path else ""))
+            elif isinstance(x, A.Name) and x.name == "kind" and x.ref == A.Ref.CONTEXT:
+                reads_kind = True
+        if hook in _KIND_HOOKS and self.tribute_kinds is not None and reads_kind:
             cands.append("kind")
         cands = [c for c in dict.fromkeys(cands) if c.partition(".")[0] not in self.unknown_settings]
         out = []
@@ -383,48 +341,48 @@ class Analysis:
                     self.tribute_kinds = None
                 else:
                     self.unknown_settings = saved_u | {c}
-                if _truthy(self.eval_text(text, hook)) is None:
+                if truthy(self.eval_tree(tree, hook)) is None:
                     out.append(c)
             finally:
                 self.unknown_settings, self.tribute_kinds = saved_u, saved_k
         return out or cands[:4]
 
-    def _flag_names(self, text: str, fns: dict[str, int] = _FLAG_FNS) -> set[str]:
+    def _named(self, tree: A.Node | None, which: str) -> set[str]:
         out: set[str] = set()
-        texts = [text] + [self.defs[d].expr.text for d in self._defs_reachable(text)]
-        for t in texts:
-            for m in re.finditer(r"\b(" + "|".join(fns) + r")\s*\([^,()]*(?:\([^()]*\)[^,()]*)*,\s*['\"]([^'\"]+)['\"]", t):
-                out.add(m.group(2))
+        if tree is None:
+            return out
+        for x in _walk_with_defs(tree, self.defs):
+            if isinstance(x, A.Call) and x.ref == A.Ref.FUNCTION:
+                at = getattr(FUNCTIONS[x.func], which)
+                if at is not None and at < len(x.args):
+                    arg = x.args[at]
+                    if isinstance(arg, A.Literal) and isinstance(arg.value, str):
+                        out.add(arg.value)
         return out
 
-    def _counter_names(self, text: str) -> set[str]:
-        return self._flag_names(text, _COUNTER_FNS)
+    def flag_names(self, tree: A.Node | None) -> set[str]:
+        """Flags a tree names (literal arguments of flag functions, through definitions)."""
+        return self._named(tree, "flag_arg")
 
-    def _defs_reachable(self, text: str) -> set[str]:
-        out: set[str] = set()
-        todo = list(self._def_names(text))
-        while todo:
-            d = todo.pop()
-            if d not in out:
-                out.add(d)
-                todo += self._def_names(self.defs[d].expr.text)
-        return out
+    def counter_names(self, tree: A.Node | None) -> set[str]:
+        """Counters a tree names."""
+        return self._named(tree, "counter_arg")
 
     def _shadowing(self) -> None:
-        by_hook: dict[str, list] = {}
+        by_hook: dict[str, list[Any]] = {}
         for n in self.graph.nodes:
             if HOOKS[n.hook].kind == "value" and n.id not in self.dead:
                 by_hook.setdefault(n.hook, []).append(n)
         for hook, rules in by_hook.items():
             for i, a in enumerate(rules):
                 for b in rules[i + 1:]:
-                    always = b.when is None or _truthy(self.eval_text(b.when, hook)) is True
-                    if always or _norm(a.when) == _norm(b.when):
-                        same = "no guard" if b.when is None else (
-                            "the same guard" if _norm(a.when) == _norm(b.when) else "a guard that always holds")
+                    always = b.when is None or truthy(self.eval_tree(self.part(b, "when"), hook)) is True
+                    same = _same(a, b)
+                    if always or same:
+                        detail = "no guard" if b.when is None else ("the same guard" if same else "a guard that always holds")
                         self.dead[a.id] = Why("shadowed", f"the later rule {b.id!r} ({_where(b.origin)}) answers "
-                                              f"{hook!r} with {same}, and the last matching rule wins", "rules", b.id,
-                                              detail=same)
+                                              f"{hook!r} with {detail}, and the last matching rule wins", "rules", b.id,
+                                              detail=detail)
                         break
 
     def _inert(self) -> None:
@@ -435,22 +393,24 @@ class Analysis:
                 continue
             first = n.hook not in seen
             seen.add(n.hook)
-            if not first or "settings." not in n.expr:
+            eff = self.part(n, "effect")
+            if not first or eff is None or not any(isinstance(x, A.Setting) for x in A.walk(eff)):
                 continue
-            v = self.eval_text(n.expr, n.hook)
-            if isinstance(v, K) and v.v == h.default and (n.when is None or _truthy(self.eval_text(n.when, n.hook)) is not False):
+            v = self.eval_tree(eff, n.hook)
+            if isinstance(v, K) and v.v == h.default and truthy(self.eval_tree(self.part(n, "when"), n.hook)) is not False:
                 self.inert.add(n.id)
 
-    # ------------------------------------------------------------------ evaluation
-    def eval_text(self, text: str, hook: str) -> K | U:
-        tree = _parse(text)
-        if tree is None:
-            return UNKNOWN
-        return _Eval(self, hook, text, {}, 0).ev(tree)
+
+def _same(a: Any, b: Any) -> bool:
+    """Two rules with the same guard (the same checked tree, or both none)."""
+    ta, tb = a.checked.get("when") if a.checked else None, b.checked.get("when") if b.checked else None
+    if ta is None or tb is None:
+        return _norm(a.when) == _norm(b.when)
+    return A.unparse(ta) == A.unparse(tb)
 
 
-def _short(text: str, limit: int = 70) -> str:
-    t = " ".join(text.split())
+def _short(text: str | None, limit: int = 70) -> str:
+    t = " ".join((text or "").split())
     return t if len(t) <= limit else t[: limit - 1] + "…"
 
 
@@ -476,323 +436,7 @@ def _where(o: SourcePos) -> str:
         return f"{o.path}:{o.line}"
 
 
-class _Eval:
-    """Abstract evaluation of one expression tree in one hook's context."""
-
-    def __init__(self, an: Analysis, hook: str, text: str, env: dict[str, K | U], depth: int,
-                 keyed: bool = True):
-        self.an, self.hook, self.text, self.env, self.depth = an, hook, text, env, depth
-        self.keyed = keyed  # inside a definition with parameters, texts are not stable keys
-        self.context = HOOKS[hook].context
-
-    def key(self, t) -> str | None:
-        if not self.keyed or not isinstance(t, Tree) or t.meta.empty:
-            return None
-        return "".join(self.text[t.meta.start_pos:t.meta.end_pos].split())
-
-    def ev(self, t) -> K | U:
-        if isinstance(t, Token):
-            return UNKNOWN
-        meth = getattr(self, "e_" + t.data.rstrip("_"), None)
-        if meth is None:
-            return UNKNOWN
-        try:
-            return meth(t)
-        except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, AttributeError):
-            return UNKNOWN
-
-    # literals
-    def e_number(self, t):
-        return K(int(t.children[0]))
-
-    def e_string(self, t):
-        return K(str(t.children[0])[1:-1])
-
-    def e_true(self, t):
-        return K(True)
-
-    def e_false(self, t):
-        return K(False)
-
-    def e_none(self, t):
-        return K(None)
-
-    def e_list(self, t):
-        items = [self.ev(c) for c in t.children]
-        if all(isinstance(i, K) for i in items):
-            return K([i.v for i in items])  # type: ignore[union-attr]
-        return U(nonnull=True)
-
-    # names
-    def e_name(self, t):
-        name = str(t.children[0])
-        if name in self.env:
-            return self.env[name]
-        if name in self.context:
-            if name == "kind" and self.an.tribute_kinds is not None:
-                return U(nonnull=True, domain=self.an.tribute_kinds, key=name)
-            nullable = name == "beaten" or (name == "top" and self.hook == "play")
-            return U(nonnull=not nullable, key=name)
-        if name in GLOBAL_VARS:
-            return U(nonnull=GLOBAL_VARS[name].type not in ("seat",), key=name)
-        if name in self.an.defs:
-            return self.call_def(name, [])
-        return UNKNOWN
-
-    def e_attr(self, t):
-        base_node, attr_tok = t.children
-        attr = str(attr_tok)
-        if isinstance(base_node, Tree) and base_node.data == "name" and str(base_node.children[0]) == "settings" \
-                and "settings" not in self.env:
-            if attr in self.an.unknown_settings:
-                return UNKNOWN
-            return K(normalize_setting(self.an.graph.settings.get(attr)))
-        if isinstance(base_node, Tree) and base_node.data == "attr" and isinstance(base_node.children[0], Tree) \
-                and base_node.children[0].data == "name" and str(base_node.children[0].children[0]) == "settings" \
-                and f"{base_node.children[1]}.{attr}" in self.an.unknown_settings:
-            return UNKNOWN
-        base = self.ev(base_node)
-        if isinstance(base, K):
-            if isinstance(base.v, dict):
-                return K(base.v.get(attr))
-            if base.v is None:
-                return K(None)
-            return UNKNOWN
-        if attr in PLAY_ATTRS:
-            nonnull = base.nonnull and attr not in ("beaten", "yielder")
-            return U(nonnull=nonnull, key=self.key(t))
-        return UNKNOWN
-
-    def e_index(self, t):
-        base, key = self.ev(t.children[0]), self.ev(t.children[1])
-        if isinstance(base, K) and isinstance(key, K):
-            b, k = base.v, key.v
-            if isinstance(b, dict):
-                return K(b.get(str(k) if _is_int(k) or isinstance(k, str) else k))
-            if isinstance(b, list):
-                return K(b[k]) if _is_int(k) and -len(b) <= k < len(b) else K(None)
-            if b is None:
-                return K(None)
-        return U(key=self.key(t))
-
-    def call_def(self, name: str, args: list[K | U]) -> K | U:
-        if self.depth > 24:
-            return UNKNOWN
-        d = self.an.defs[name]
-        tree = _parse(d.expr.text)
-        if tree is None or len(args) != len(d.params):
-            return UNKNOWN
-        env = dict(zip(d.params, args))
-        sub = _Eval(self.an, self.hook, d.expr.text, env, self.depth + 1, keyed=self.keyed and not d.params)
-        return sub.ev(tree)
-
-    def e_call(self, t):
-        name_tok, *arg_nodes = t.children
-        name = str(name_tok)
-        args = [self.ev(a) for a in arg_nodes]
-        if name in self.an.defs:
-            return self.call_def(name, args)
-        sig = FUNCTIONS.get(name)
-        if sig is None:
-            return UNKNOWN
-        folded = self.fold(name, args)
-        if folded is not None:
-            return folded
-        key = None if name in _RANDOM_FNS else self.key(t)
-        if sig.returns in ("seat", "rank", "any") or name in _NULLABLE_INT_FNS:
-            return U(key=key)
-        return U(nonnull=True, key=key)
-
-    def fold(self, name: str, args: list[K | U]) -> K | None:
-        an = self.an
-
-        def known(i: int) -> bool:
-            return i < len(args) and isinstance(args[i], K)
-
-        def val(i: int) -> Any:
-            return args[i].v  # type: ignore[union-attr]
-
-        def not_a_kind(v: Any) -> bool:
-            return v is None or str(v) not in an.strength
-
-        if name in _CARD_COUNT_FNS and known(1) and not_a_kind(val(1)):
-            return K(0)
-        if name in ("dealt_of", "holds_of") and known(1) and all(not_a_kind(x) for x in (val(1) or [])):
-            return K(0)
-        if name == "first_held" and known(1) and all(not_a_kind(x) for x in (val(1) or [])):
-            return K(None)
-        if name == "with_at_least" and (known(0) and not val(0) or known(1) and not_a_kind(val(1))
-                                        and known(2) and _is_int(val(2)) and val(2) > 0):
-            return K([])
-        if name == "max_dealt" and (known(0) and not val(0) or known(1) and not_a_kind(val(1))):
-            return K(0)
-        if name in ("active_of", "flagged") and known(0) and not val(0):
-            return K([])
-        if name == "count" and known(0):
-            return K(len(val(0) or []))
-        if name == "first" and known(0):
-            return K((val(0) or [None])[0])
-        if name == "coalesce" and args:
-            a = args[0]
-            if isinstance(a, K):
-                return a if a.v is not None else (args[1] if isinstance(args[1], K) else None)
-            return None
-        if name in ("min", "max") and known(0) and known(1) and _is_int(val(0)) and _is_int(val(1)):
-            return K(min(val(0), val(1)) if name == "min" else max(val(0), val(1)))
-        if name in _FLAG_FNS and an.flags is not None and known(1) and str(val(1)) not in an.flags:
-            return K([] if name == "flagged" else False) if name != "next_active_without" else None
-        if name in _COUNTER_FNS and an.counters is not None and known(1) and str(val(1)) not in an.counters:
-            return K(0)
-        return None
-
-    # logic
-    def e_and(self, t):
-        a, b = self.ev(t.children[0]), self.ev(t.children[1])
-        ta, tb = _truthy(a), _truthy(b)
-        if ta is False or tb is False:
-            return K(False)
-        if ta is True and tb is True:
-            return K(True)
-        if ta is True:
-            return b if isinstance(b, U) else UBOOL
-        if tb is True:
-            return a if isinstance(a, U) else UBOOL
-        cons = a.cons + b.cons  # type: ignore[union-attr]
-        if cons and not _satisfiable(cons):
-            return K(False)
-        return U(nonnull=True, cons=cons)
-
-    def e_or(self, t):
-        a, b = self.ev(t.children[0]), self.ev(t.children[1])
-        ta, tb = _truthy(a), _truthy(b)
-        if ta is True or tb is True:
-            return K(True)
-        if ta is False and tb is False:
-            return K(False)
-        if ta is False:
-            return b
-        if tb is False:
-            return a
-        return UBOOL
-
-    def e_not(self, t):
-        a = self.ev(t.children[0])
-        ta = _truthy(a)
-        return UBOOL if ta is None else K(not ta)
-
-    def e_cond(self, t):
-        then, cond, other = t.children
-        c = _truthy(self.ev(cond))
-        if c is True:
-            return self.ev(then)
-        if c is False:
-            return self.ev(other)
-        a, b = self.ev(then), self.ev(other)
-        if isinstance(a, K) and isinstance(b, K) and a.v == b.v:
-            return a
-        nonnull = all((isinstance(x, K) and x.v is not None) or (isinstance(x, U) and x.nonnull) for x in (a, b))
-        return U(nonnull=nonnull)
-
-    def e_compare(self, t):
-        left, op_tok, right = t.children
-        a, b = self.ev(left), self.ev(right)
-        op = str(op_tok)
-        if isinstance(a, K) and isinstance(b, K):
-            return K(self._cmp(a.v, op, b.v))
-        if isinstance(a, K):
-            a, b, op = b, a, _FLIP[op]
-        # a is unknown from here on
-        if isinstance(b, U):
-            return UBOOL
-        v = b.v
-        if v is None:
-            if op in _PYOPS:
-                return K(False)
-            if a.nonnull:  # type: ignore[union-attr]
-                return K(op == "!=")
-            return UBOOL
-        dom = a.domain  # type: ignore[union-attr]
-        if dom is not None and op in ("==", "!=") and str(v) not in dom and v not in dom:
-            return K(op == "!=")
-        key = a.key  # type: ignore[union-attr]
-        if key is not None and (_is_int(v) or op in ("==", "!=")):
-            return U(nonnull=True, cons=((key, op, v),))
-        return UBOOL
-
-    def _cmp(self, x: Any, op: str, y: Any) -> bool:
-        if op == "==":
-            return x == y
-        if op == "!=":
-            return x != y
-        if x is None or y is None:
-            return False
-        if isinstance(x, str) and isinstance(y, str):
-            sx, sy = self.an.strength.get(x), self.an.strength.get(y)
-            if sx is None or sy is None:
-                return False
-            return _PYOPS[op](sx, sy)
-        return _PYOPS[op](x, y)
-
-    def _member(self, t, negate: bool):
-        a, b = self.ev(t.children[0]), self.ev(t.children[1])
-        if isinstance(b, K):
-            m = b.v
-            if not m:
-                return K(negate)
-            if isinstance(a, K):
-                k = a.v
-                if isinstance(m, dict):
-                    k = str(k) if _is_int(k) or isinstance(k, str) else k
-                return K((k in m) != negate)
-            if isinstance(a, U) and a.domain is not None:
-                inside = {x for x in a.domain if x in m or str(x) in m}
-                if not inside:
-                    return K(negate)
-                if inside == set(a.domain):
-                    return K(not negate)
-        return UBOOL
-
-    def e_in(self, t):
-        return self._member(t, False)
-
-    def e_not_in(self, t):
-        return self._member(t, True)
-
-    def e_listop(self, t):
-        left, op_tok, right = t.children
-        a, b = self.ev(left), self.ev(right)
-        if isinstance(a, K) and isinstance(b, K):
-            x, y = list(a.v or []), list(b.v or [])
-            op = str(op_tok)
-            if op == "++":
-                return K(x + y)
-            if op == "--":
-                return K([i for i in x if i not in y])
-            return K([i for i in x if i in y])
-        return U(nonnull=True)
-
-    def e_arith(self, t):
-        left, op_tok, right = t.children
-        a, b = self.ev(left), self.ev(right)
-        if (isinstance(a, K) and a.v is None) or (isinstance(b, K) and b.v is None):
-            return K(None)
-        if isinstance(a, K) and isinstance(b, K):
-            op = str(op_tok)
-            if op in ("//", "/", "%") and b.v == 0:
-                return K(None)
-            fn = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
-                  "/": operator.truediv, "%": operator.mod}[op]
-            return K(fn(a.v, b.v))
-        return UNKNOWN
-
-    def e_neg(self, t):
-        a = self.ev(t.children[0])
-        if isinstance(a, K) and a.v is not None:
-            return K(-a.v)
-        return UNKNOWN
-
-
-def analyse(graph, unknown_settings: Iterable[str] = ()) -> Analysis:
+def analyse(graph: Any, unknown_settings: Iterable[str] = ()) -> Analysis:
     """Fold ``graph``'s settings into its rules: which rules can never fire, which flags are set,
     whether tribute is paid, which settings are read. ``unknown_settings`` are treated as unknown
     (used to tell a rule switched off by its own file's setting from one that is simply dead)."""
@@ -894,8 +538,9 @@ def lint(graph) -> list[Diagnostic]:
     an = analyse(graph)
     out: list[Diagnostic] = []
 
-    def diag(o: SourcePos, message: str, hint: str | None = None, severity: str = "warning") -> None:
-        out.append(Diagnostic(o.path, o.line, o.col, message, hint, lines.line(o.path, o.line), severity))
+    def diag(o: SourcePos, message: str, hint: str | None = None, severity: str = Severity.WARNING,
+             code: str = Code.RULE_NEVER_FIRES) -> None:
+        out.append(Diagnostic.at(o, message, hint=hint, source_line=lines.line(o.path, o.line), severity=severity, code=code))
 
     nodes = graph.nodes
     own = [n for n in nodes if not n.inherited]
@@ -916,7 +561,7 @@ def lint(graph) -> list[Diagnostic]:
             if n.id not in switched.dead:
                 continue  # switched off by this file's own setting: a default-off mechanic
         if why.cause == "flags":
-            names = sorted(an._flag_names(why.expr or "")) if why.expr else []
+            names = sorted(an.flag_names(why.tree))
             hint = "add a rule that marks the flag (`mark: NAME`), or check its name; the engine itself sets " \
                    + ", ".join(sorted(ENGINE_FLAGS))
             for f in names:
@@ -939,12 +584,12 @@ def lint(graph) -> list[Diagnostic]:
         later = by_id[why.by]
         if not n.inherited:
             diag(n.origin, f"rule {n.id!r} can never decide {n.hook!r}: {why.message}",
-                 "delete one of the two, or give them different guards")
+                 "delete one of the two, or give them different guards", code=Code.RULE_SHADOWED)
         elif not later.inherited:
             diag(later.origin, f"rule {later.id!r} makes the inherited rule {n.id!r} ({_where(n.origin)}) dead: "
                  f"both answer {n.hook!r}, this one with {why.detail}, and the last matching rule wins",
                  f"to replace it, give this rule the id {n.id!r} (it then overrides it in place), "
-                 f"or add {n.id!r} to `remove:`")
+                 f"or add {n.id!r} to `remove:`", code=Code.RULE_SHADOWED)
     for hook, h in HOOKS.items():
         if h.kind != "permit":
             continue
@@ -963,33 +608,33 @@ def lint(graph) -> list[Diagnostic]:
                     "one requires what the other forbids, so it is always forbidden"
                 diag(at.origin, f"rules {a.id!r} and {b.id!r} decide {hook!r} in the same state with "
                      f"contradictory effects: {what} (other rule at {_where(other.origin)})",
-                     "keep one of them, or give them different guards")
+                     "keep one of them, or give them different guards", code=Code.RULES_CONTRADICT)
 
     # (c) phases with no way out ------------------------------------------------------------------
-    def missing(hook: str, message: str, hint: str, severity: str = "warning") -> None:
+    def missing(hook: str, message: str, hint: str, severity: str = Severity.WARNING) -> None:
         rules = [n for n in nodes if n.hook == hook]
         live = [n for n in rules if n.id not in an.dead]
         if live:
             return
         ownrules = [n for n in rules if not n.inherited]
         if ownrules:
-            diag(ownrules[-1].origin, message + f" (rule {ownrules[-1].id!r} can never fire)", hint, severity)
+            diag(ownrules[-1].origin, message + f" (rule {ownrules[-1].id!r} can never fire)", hint, severity, Code.NO_WAY_OUT)
             return
         rem = _removal_origin(resolved, hook)
         if rem is not None:
-            diag(rem[0], message + f" (removing {rem[1]!r} left none)", hint, severity)
+            diag(rem[0], message + f" (removing {rem[1]!r} left none)", hint, severity, Code.NO_WAY_OUT)
         elif not rules:
-            diag(_top_origin(resolved), message, hint, severity)
+            diag(_top_origin(resolved), message, hint, severity, Code.NO_WAY_OUT)
         else:
-            diag(_top_origin(resolved), message + f" (no {hook} rule can fire under these settings)", hint, severity)
+            diag(_top_origin(resolved), message + f" (no {hook} rule can fire under these settings)", hint, severity, Code.NO_WAY_OUT)
 
     missing("game_over", "the game can never end: no rule answers 'game_over' (the answer is always no)",
-            "add a rule `on: game_over` with a `value:`, e.g. count(active_seats) <= 1", "error")
+            "add a rule `on: game_over` with a `value:`, e.g. count(active_seats) <= 1", Severity.ERROR)
     over = [n for n in nodes if n.hook == "game_over" and n.id not in an.dead]
-    if over and all(_truthy(an.eval_text(n.expr, "game_over")) is False for n in over):
+    if over and all(truthy(an.eval_tree(an.part(n, "effect"), "game_over")) is False for n in over):
         n = over[-1]
         diag(n.origin, f"the game can never end: rule {n.id!r} always answers 'game_over' with no",
-             "the value must become true once the game is decided, e.g. count(active_seats) <= 1", "error")
+             "the value must become true once the game is decided, e.g. count(active_seats) <= 1", Severity.ERROR, Code.NO_WAY_OUT)
     missing("gouji", "no rule says what a gouji play is: no play is ever a gouji play",
             "add a rule `on: gouji` (the engine's answer is no)")
     missing("first_leader", "no rule chooses the first leader: seat 1 always leads the first trick",
@@ -998,17 +643,17 @@ def lint(graph) -> list[Diagnostic]:
             "passed or not", "add a rule `on: follow_order`")
     missing("next_leader", "no rule chooses who leads the next trick: the trick's winner, or the next "
             "player still in", "add a rule `on: next_leader`")
-    for hook, severity, what in (("play", "error", "no play is ever allowed: the game cannot go on"),
-                                 ("follow", "warning", "nobody may ever answer a play")):
+    for hook, severity, what in (("play", Severity.ERROR, "no play is ever allowed: the game cannot go on"),
+                                 ("follow", Severity.WARNING, "nobody may ever answer a play")):
         for n in nodes:
             if n.hook != hook or n.id in an.dead:
                 continue
-            if n.when is not None and _truthy(an.eval_text(n.when, hook)) is not True:
+            if n.when is not None and truthy(an.eval_tree(an.part(n, "when"), hook)) is not True:
                 continue
-            v = _truthy(an.eval_text(n.expr, hook))
+            v = truthy(an.eval_tree(an.part(n, "effect"), hook))
             if (n.effect == "deny" and v is True) or (n.effect == "require" and v is False):
                 diag(n.origin, f"rule {n.id!r} forbids every {hook!r}: {what}",
-                     "give the rule a guard (`when:`) or an effect that depends on the play", severity)
+                     "give the rule a guard (`when:`) or an effect that depends on the play", severity, Code.NO_WAY_OUT)
 
     # (d) settings nothing reads --------------------------------------------------------------------
     for name, s in resolved.settings.items():
@@ -1023,7 +668,7 @@ def lint(graph) -> list[Diagnostic]:
             if dym:
                 hint = dym
             diag(s.origin, f"setting {name!r} is read by no rule, no definition a rule uses, and not by the engine",
-                 hint)
+                 hint, code=Code.UNREAD_SETTING)
             continue
         keys_read = an.reads.get(name, set())
         if keys_read is ALL or not isinstance(s.value, dict):
@@ -1039,14 +684,14 @@ def lint(graph) -> list[Diagnostic]:
             if raw is not None and (base_loc + (k,)) in raw.keys:
                 o = raw.origin(base_loc + (k,), key=True)
             diag(o, f"key {k!r} of setting {name!r} is read by nothing",
-                 did_you_mean(str(k), known) or f"keys read: {', '.join(sorted(known)) or 'none'}")
+                 did_you_mean(str(k), known) or f"keys read: {', '.join(sorted(known)) or 'none'}", code=Code.UNREAD_SETTING)
 
     # (e) a setting changed without its own sentence ------------------------------------------------
     long_form = "write the long form {value: ..., says: \"...\", source: \"...\"}"
     for name in sorted(stale_says(graph)):
         s = resolved.settings[name]
         diag(s.origin, f"setting {name!r} is changed here but keeps an inherited sentence, which may no longer "
-             f"be true: {_short(s.says or '', 90)!r}", long_form)
+             f"be true: {_short(s.says or '', 90)!r}", long_form, code=Code.STALE_SENTENCE)
     parent = _parent(resolved)
     for name, s in resolved.settings.items():
         before = parent.settings.get(name) if parent is not None else None
@@ -1054,9 +699,12 @@ def lint(graph) -> list[Diagnostic]:
                 or normalize_setting(before.value) == normalize_setting(s.value):
             continue
         diag(s.origin, f"setting {name!r} is changed here without a sentence (says): the rulebook (gouji doc) "
-             f"loses the parent's {_short(before.says, 70)!r} and says nothing instead", long_form)
+             f"loses the parent's {_short(before.says, 70)!r} and says nothing instead", long_form, code=Code.STALE_SENTENCE)
 
-    uniq: dict[tuple, Diagnostic] = {}
+    # (f) settings another setting disables (found when the graph was built)
+    out.extend(d for d in graph.warnings if d.path == own_path)
+
+    uniq: dict[tuple[Any, ...], Diagnostic] = {}
     for d in out:
         uniq.setdefault((d.path, d.line, d.col, d.message), d)
     return sorted(uniq.values(), key=lambda d: (d.path != own_path, d.path, d.line, d.col, d.message))
@@ -1064,8 +712,9 @@ def lint(graph) -> list[Diagnostic]:
 
 def quick_warnings(graph) -> list[Diagnostic]:
     """The findings worth showing even without ``--strict``: a setting (or key) nothing reads is
-    most likely a misspelt name (``sweep_multipler``). Never raises: a lint problem yields nothing."""
+    most likely a misspelt name (``sweep_multipler``); a setting another setting disables does
+    nothing. Never raises: a lint problem yields nothing."""
     try:
-        return [d for d in lint(graph) if "is read by no rule" in d.message or "is read by nothing" in d.message]
+        return [d for d in lint(graph) if d.code in (Code.UNREAD_SETTING, Code.SETTING_HAS_NO_EFFECT)]
     except Exception:
         return []

@@ -35,7 +35,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
     "MAX_FILE_CHARS", "MAX_NESTING", "MAX_NUMBER_CHARS", "MAX_INTEGER", "MAX_RULES_PER_FILE", "MAX_REFERENCE_CHARS",
     "RULES_PATH_ENV", "Spot", "RawRuleset", "Chain", "ChainFile",
-    "load_file", "load_text", "load_chain", "resolve", "resolve_text", "position_in",
+    "load_file", "load_text", "load_chain", "resolve", "resolve_text", "position_in", "locator",
     "ruleset_path", "find_ruleset", "allowed_place", "rules_path", "use_rules_path", "list_bundled", "schema",
 ]
 
@@ -66,8 +66,8 @@ RULE_KEYS: tuple[str, ...] = (
 )
 """Keys allowed in a rule (must equal the schema's rule properties)."""
 
-SETTING_LONG_KEYS: tuple[str, ...] = ("value", "says", "source")
-"""Keys of the long form of a setting ``{value, says, source}``."""
+SETTING_LONG_KEYS: tuple[str, ...] = ("value", "says", "source", "type")
+"""Keys of the long form of a setting ``{value, says, source, type}``."""
 
 DEFINITION_LONG_KEYS: tuple[str, ...] = ("expr", "says", "source")
 """Keys of the long form of a definition ``{expr, says, source}``."""
@@ -798,7 +798,7 @@ def _syntax_diags(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic
     """Expression syntax errors, found even when the file's structure is broken, so that one run
     reports every problem a file has (names and types are checked later, once the file loads).
     With ``skip``: only in the rules and definitions it leaves out (the compiler checks the rest)."""
-    from gouji_dsl.lang.expr import ExprError, parse
+    from gouji_dsl.lang.parse import ExprError, parse
 
     out: list[Diagnostic] = []
 
@@ -810,7 +810,7 @@ def _syntax_diags(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic
             parse(value)
         except ExprError as e:
             line, col = position_in(raw.text_at(loc), e.offset, raw.text)
-            out.append(_diag(raw.path, raw.text, (line, col), f"{what}: {e.message}", e.hint, code=Code.EXPRESSION_SYNTAX))
+            out.append(_diag(raw.path, raw.text, (line, col), f"{what}: {e.message}", e.hint, code=e.code))
 
     rules = raw.get(("rules",))
     if isinstance(rules, list):
@@ -1304,21 +1304,46 @@ def _deep_merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]
     return out
 
 
+def _setting_positions(raw: RawRuleset) -> dict[str, tuple[dict[tuple[str | int, ...], SourcePos], dict[tuple[str | int, ...], SourcePos]]]:
+    """For each setting of the file: where every value below its value was written, and every key,
+    by path relative to the value (one pass over the file's nodes)."""
+    out: dict[str, tuple[dict[tuple[str | int, ...], SourcePos], dict[tuple[str | int, ...], SourcePos]]] = {}
+    settings = raw.get(("settings",))
+    if not isinstance(settings, dict):
+        return out
+    long_form = {name for name, w in settings.items() if _is_setting_long_form(w)}
+    for i, table in enumerate((raw.values, raw.keys)):
+        for loc in table:
+            if len(loc) < 3 or loc[0] != "settings":
+                continue
+            name = loc[1]
+            skip = 3 if name in long_form else 2
+            if name in long_form and loc[2] != "value" or len(loc) <= skip:
+                continue
+            out.setdefault(name, ({}, {}))[i][loc[skip:]] = raw.origin(loc, key=bool(i))
+    return out
+
+
 def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> dict[str, SettingSpec]:
     out = {name: replace(s, inherited=True) for name, s in (parent.settings.items() if parent else ())}
     written_all = raw.get(("settings",)) if "settings" not in skip.keys else None
+    all_positions = _setting_positions(raw)
     for name, written in (written_all if isinstance(written_all, dict) else {}).items():
         if name in skip.settings:
             continue
         loc: Loc = ("settings", name)
         says = source = None
         value = written
+        type_decl: tuple[Text, ...] = ()
         if _is_setting_long_form(written):
             value, says, source = written["value"], written.get("says"), written.get("source")
+            if isinstance(written.get("type"), str):
+                type_decl = (raw.text_at(loc + ("type",)),)
             loc = loc + ("value",)
         origin = raw.origin(loc)
         own_keys = {str(k): raw.origin(loc + (k,)) for k, v in value.items() if v is not None} \
             if isinstance(value, dict) else {}
+        positions, key_positions = all_positions.get(name, ({}, {}))
         prev = out.get(name)
         ruleset = raw.get(("ruleset",)) if isinstance(raw.get(("ruleset",)), str) else Path(raw.path).stem
         if prev is not None and isinstance(prev.value, dict) and isinstance(value, dict):
@@ -1328,14 +1353,39 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
             if says is not None:  # about the keys written here, unless they are all of the map's
                 keys = () if set(map(str, value)) >= set(map(str, prev.value)) else tuple(map(str, value))
                 sentences = (sentences if keys else ()) + (Sentence(says, source, ruleset, keys),)
+            merged_positions = {p: o for p, o in prev.positions.items() if _still_there(value, p)}
+            merged_positions.update(positions)
+            merged_keys = {p: o for p, o in prev.key_positions.items() if _still_there(value, p)}
+            merged_keys.update(key_positions)
             out[name] = SettingSpec(name, _deep_merge(prev.value, value), origin,
                                     says if says is not None else prev.says,
                                     source if source is not None else prev.source,
-                                    key_origins, inherited=False, sentences=sentences)
+                                    key_origins, inherited=False, sentences=sentences,
+                                    type_decls=prev.type_decls + type_decl,
+                                    first_value=prev.first_value, first_origin=prev.first_origin,
+                                    positions=merged_positions, key_positions=merged_keys)
         else:
+            first = prev is None
             out[name] = SettingSpec(name, copy.deepcopy(value), origin, says, source, own_keys, inherited=False,
-                                    sentences=(Sentence(says, source, ruleset),) if says is not None else ())
+                                    sentences=(Sentence(says, source, ruleset),) if says is not None else (),
+                                    type_decls=(prev.type_decls if prev is not None else ()) + type_decl,
+                                    first_value=copy.deepcopy(value) if first else prev.first_value,  # type: ignore[union-attr]
+                                    first_origin=origin if first else prev.first_origin,  # type: ignore[union-attr]
+                                    positions=positions, key_positions=key_positions)
     return out
+
+
+def _still_there(child: dict[str, Any], path: tuple[str | int, ...]) -> bool:
+    """A parent's position at ``path`` still describes the merged value (the child did not replace
+    the value above it by something that is not a mapping)."""
+    cur: Any = child
+    for part in path:
+        if not isinstance(cur, dict) or part not in cur:
+            return True  # the child left it to the parent
+        cur = cur[part]
+        if not isinstance(cur, dict):
+            return False  # the child replaced it
+    return True
 
 
 def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> dict[str, DefinitionSpec]:
@@ -1499,6 +1549,24 @@ def _align(value: str, source: str, origin: SourcePos, style: str) -> list[int] 
         return None
     out.append(out[-1] + 1 if out else j)
     return out
+
+
+def locator(text: Text, source: str | None = None) -> Callable[[int], tuple[int, int]]:
+    """:func:`position_in` for many offsets of one ``text`` (the scalar is scanned once): the
+    expression parser places every node with it."""
+    if source is None:
+        return lambda offset: position_in(text, offset)
+    where = _align(text.text, source, text.origin, text.style)
+    if where is None:
+        return lambda offset: position_in(text, offset)
+    starts = _line_starts(source)
+    n_chars = len(text.text)
+
+    def locate(offset: int) -> tuple[int, int]:
+        index = where[max(0, min(offset, n_chars))]
+        n = bisect.bisect_right(starts, index) - 1
+        return n + 1, index - starts[n] + 1
+    return locate
 
 
 def position_in(text: Text, offset: int, source: str | None = None) -> tuple[int, int]:

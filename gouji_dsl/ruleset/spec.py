@@ -50,10 +50,16 @@ class SettingSpec:
     ``value`` is plain Python data (after deep merge with parents). ``origin`` is where the
     top-level value was last set; ``key_origins`` maps each key of a mapping value to the file that
     set that key (useful after a merge). ``says``/``source`` come from the long form
-    ``{value:, says:, source:}``. ``inherited`` is true when the value (all of it) comes from a
+    ``{value:, says:, source:, type:}``. ``inherited`` is true when the value (all of it) comes from a
     parent file rather than the ruleset asked for. ``sentences`` are the sentences that still hold,
     in chain order: the last one about the whole value, then those of files that changed only some
-    keys of a map (``says`` is the last of them)."""
+    keys of a map (``says`` is the last of them).
+
+    For the settings types (:mod:`gouji_dsl.ruleset.settings`): ``type_decls`` are the ``type:``
+    texts written for it along the chain, root first; ``first_value`` / ``first_origin`` the value
+    as the root-most file that introduced the setting wrote it; ``positions`` maps every path below
+    the value (``("joker_cover", "equal_many")``, ``("ranks", 3)``) to where its value was last
+    written, ``key_positions`` each such path of a map entry to where its key was written."""
 
     name: str
     value: Any
@@ -63,6 +69,11 @@ class SettingSpec:
     key_origins: dict[str, SourcePos] = field(default_factory=dict)
     inherited: bool = False
     sentences: tuple[Sentence, ...] = ()
+    type_decls: tuple[Text, ...] = ()
+    first_value: Any = None
+    first_origin: SourcePos | None = None
+    positions: dict[tuple[str | int, ...], SourcePos] = field(default_factory=dict)
+    key_positions: dict[tuple[str | int, ...], SourcePos] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,636 @@
+"""Setting types: every setting of a ruleset has a type, and its value is checked against it.
+
+Where a setting's type comes from (:class:`TypeSource`), first match wins:
+
+1. **engine**: the settings the interpreter itself reads (``seats``, ``teams``, ``deck``,
+   ``ranks``, ``jokers``, ``filler_rank``, ``mixed_jokers_read_as_lowest``, ``comparison``) have the
+   types of the engine's declared interface, :data:`gouji_dsl.engine.model.ENGINE_SETTINGS`, which
+   also gives their defaults (a setting or record key left out takes its default; ``seats``,
+   ``teams``, ``ranks``, ``deck.decks`` and ``deck.cards_per_rank`` have none);
+2. **declared**: the long form of a setting may say ``type:`` (notation of
+   :mod:`gouji_dsl.lang.types`, e.g. ``rank?``, ``{rank -> int(1..)}``, ``{order: [text], burn: int}``);
+   the first file of the ``extends`` chain that declares it decides, children inherit it (a child
+   declaring another type is an error);
+3. **inferred** from the value as first written (see :func:`infer_type`): ``true`` -> ``bool``,
+   ``3`` -> ``int``, ``'3'`` -> ``rank`` when it is a card kind of the ruleset, else ``text``;
+   ``null`` -> ``any?``; a list -> a list of its items' type; a map whose keys are all card kinds ->
+   ``{rank -> V}``, all whole numbers -> ``{int -> V}``, else a record of exactly its keys.
+
+:func:`check_settings` checks every value against its type (unknown keys at any depth with a
+did-you-mean, wrong kinds, values outside an allowed set, missing keys) and the constraints between
+settings (:data:`CONSTRAINTS`, e.g. ``comparison.joker_cover.equal_many`` has no effect while
+``comparison.same_count`` is true), each problem a positioned :class:`~gouji_dsl.diagnostics.Diagnostic`
+with a code. The result, :class:`Settings`, maps each name to a :class:`SettingInfo` (type, typed
+value, default, sentence, source, sub-keys): the data behind ``gouji show --settings``, the
+expression checker (``settings.NAME`` has its setting's type) and the card model.
+
+Typed values differ from the values as written in one way: map keys have their key type
+(``place_points: {1: 4}`` has the whole number 1 as key, ``gouji_minimum: {K: 2}`` the rank ``'K'``).
+"""
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
+from gouji_dsl.lang.types import (
+    ANY,
+    BOOL,
+    INT,
+    RANK,
+    SEAT,
+    SYMBOL,
+    TEXT,
+    Enum,
+    Int,
+    ListOf,
+    MapOf,
+    Nullable,
+    Prim,
+    Record,
+    Type,
+    TypeSyntaxError,
+    describe,
+    join,
+    parse_type,
+)
+from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Text
+
+__all__ = [
+    "TypeSource", "SettingInfo", "SubKey", "Settings", "Constraint", "CONSTRAINTS", "check_settings", "settings_of",
+    "infer_type", "conform", "normalize_setting", "engine_types",
+]
+
+
+class TypeSource(StrEnum):
+    """Where a setting's type comes from."""
+
+    ENGINE = "engine"  # the engine's declared interface (gouji_dsl.engine.model.ENGINE_SETTINGS)
+    DECLARED = "declared"  # a `type:` in the long form of the setting
+    INFERRED = "inferred"  # inferred from the value as first written
+
+
+@dataclass(frozen=True)
+class SubKey:
+    """One key of a map or record setting: its name (for a map: the key as typed), type, value."""
+
+    key: Any
+    type: Type
+    value: Any
+
+
+@dataclass(frozen=True)
+class SettingInfo:
+    """One setting with its type.
+
+    ``value``: the typed value (what rules and the engine read); ``plain``: the value as resolved
+    (map keys as written); ``default``: the value as first written (by the root-most file that has
+    it); ``says`` / ``source``: its sentence and provenance; ``origin``: where the value was last
+    set; ``type_source`` / ``type_pos``: where the type comes from (``type_pos`` None for the engine
+    and inferred types); ``engine_doc``: what the engine does with it (engine settings only)."""
+
+    name: str
+    type: Type
+    value: Any
+    plain: Any
+    default: Any
+    says: str | None
+    source: str | None
+    origin: SourcePos
+    type_source: TypeSource
+    type_pos: SourcePos | None = None
+    engine_doc: str | None = None
+    inherited: bool = False
+
+    @property
+    def allowed(self) -> tuple[Any, ...] | None:
+        """The allowed values when the type is an enumeration (None for null when nullable)."""
+        t = self.type
+        nullable = isinstance(t, Nullable)
+        if nullable:
+            t = t.inner  # type: ignore[attr-defined]
+        if isinstance(t, Enum):
+            return t.values + ((None,) if nullable else ())
+        if t == BOOL:
+            return (True, False)
+        return None
+
+    @property
+    def sub_keys(self) -> tuple[SubKey, ...]:
+        """For a record: every declared key; for a map: the keys it has; else ()."""
+        t = self.type.inner if isinstance(self.type, Nullable) else self.type
+        v = self.value if isinstance(self.value, dict) else {}
+        if isinstance(t, Record):
+            return tuple(SubKey(k, ft, v.get(k)) for k, ft in t.fields)
+        if isinstance(t, MapOf):
+            return tuple(SubKey(k, t.value, x) for k, x in v.items())
+        return ()
+
+    @property
+    def type_text(self) -> str:
+        """The type in the notation."""
+        return str(self.type)
+
+
+class Settings(Mapping[str, SettingInfo]):
+    """A ruleset's settings by name, each a :class:`SettingInfo`; ``kinds`` are the card kinds
+    (``ranks`` then ``jokers``) and ``n_seats`` the number of seats (None when they are broken)."""
+
+    def __init__(self, infos: dict[str, SettingInfo], kinds: tuple[str, ...], n_seats: int | None):
+        self._infos = infos
+        self.kinds = kinds
+        self.n_seats = n_seats
+
+    def __getitem__(self, name: str) -> SettingInfo:
+        return self._infos[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._infos)
+
+    def __len__(self) -> int:
+        return len(self._infos)
+
+    def typed(self) -> dict[str, Any]:
+        """name -> typed value."""
+        return {n: i.value for n, i in self._infos.items()}
+
+    def for_expressions(self) -> dict[str, tuple[Type, Any]]:
+        """name -> (type, typed value): what ``settings.NAME`` is in an expression."""
+        return {n: (i.type, i.value) for n, i in self._infos.items()}
+
+
+@functools.cache
+def engine_types() -> dict[str, tuple[Type, str]]:
+    """The engine's declared setting types: name -> (type, what the engine does with it)."""
+    from gouji_dsl.engine.model import ENGINE_SETTINGS
+    return {n: (parse_type(t), doc) for n, (t, doc, _) in ENGINE_SETTINGS.items()}
+
+
+def engine_default(name: str) -> Any:
+    """The default of engine setting ``name`` (:data:`gouji_dsl.engine.model.REQUIRED` when there is
+    none; for a record, a map of its keys' defaults)."""
+    from gouji_dsl.engine.model import ENGINE_SETTINGS
+    return ENGINE_SETTINGS[name][2]
+
+
+def _with_defaults(value: Any, default: Any) -> Any:
+    """``value`` with the keys it leaves out taken from ``default`` (REQUIRED keys are left out)."""
+    from gouji_dsl.engine.model import REQUIRED
+    if not isinstance(value, dict) or not isinstance(default, dict):
+        return value
+    out = {k: copy.deepcopy(v) for k, v in default.items() if v is not REQUIRED and k not in value}
+    for k, v in value.items():
+        out[k] = _with_defaults(v, default[k]) if k in default else v
+    return out
+
+
+# ------------------------------------------------------------------------------ plain values
+def _norm_key(k: Any) -> Any:
+    return str(k) if isinstance(k, (int, str)) and not isinstance(k, bool) else k
+
+
+def normalize_setting(v: Any) -> Any:
+    """A value as written, with every map key as text (YAML reads ``2:`` as a number)."""
+    if isinstance(v, dict):
+        return {_norm_key(k): normalize_setting(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [normalize_setting(x) for x in v]
+    return v
+
+
+# ------------------------------------------------------------------------------ inference
+def _is_whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _digits(k: Any) -> bool:
+    return _is_whole(k) or isinstance(k, str) and k.lstrip("-").isdigit() and len(k) <= 18
+
+
+def infer_type(value: Any, kinds: tuple[str, ...] | frozenset[str]) -> Type:
+    """The type of a setting nobody declared, from its value (rules in the module doc)."""
+    if value is None:
+        return Nullable(ANY)
+    if isinstance(value, bool):
+        return BOOL
+    if _is_whole(value):
+        return INT
+    if isinstance(value, str):
+        return RANK if value in kinds else TEXT
+    if isinstance(value, list):
+        t: Type | None = None
+        for x in value:
+            xt = infer_type(x, kinds)
+            t = xt if t is None else (join(t, xt) or ANY)
+        return ListOf(ANY if t is None else t)
+    if isinstance(value, dict):
+        if not value:
+            return MapOf(TEXT, ANY)
+        vt: Type | None = None
+        for x in value.values():
+            xt = infer_type(x, kinds)
+            vt = xt if vt is None else (join(vt, xt) or ANY)
+        nullable = any(x is None for x in value.values())
+        if vt is not None and nullable and not isinstance(vt, Nullable):
+            vt = Nullable(vt)
+        keys = [str(k) for k in value]
+        if all(k in kinds for k in keys):
+            return MapOf(RANK, vt or ANY)
+        if all(_digits(k) for k in keys):
+            return MapOf(INT, vt or ANY)
+        return Record(tuple((str(k), infer_type(x, kinds)) for k, x in value.items()))
+    return ANY
+
+
+# ------------------------------------------------------------------------------ checking a value
+Path = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A value that does not fit its type: at ``path`` below the setting, with ``code``, a
+    message (the label of the place is added by the caller) and a hint. ``key``: the problem is
+    the key at ``path`` (an unknown key), not its value."""
+
+    path: Path
+    code: str
+    message: str
+    hint: str | None = None
+    key: bool = False
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true/false"
+    if _is_whole(v):
+        return "a number"
+    if isinstance(v, float):
+        return "a fraction"
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a map"
+    return type(v).__name__
+
+
+def _card_hint(v: Any, kinds: tuple[str, ...]) -> str:
+    hint = "card kinds: " + " ".join(kinds)
+    if str(v) == "10":
+        return "10 is written T; " + hint
+    if isinstance(v, str) and v.upper() in kinds and v not in kinds:
+        return f"kinds are upper case ({v.upper()!r}); " + hint
+    if _is_whole(v):
+        return f"ranks are quoted text: write '{v}'; " + hint
+    return hint
+
+
+def conform(value: Any, t: Type, *, kinds: tuple[str, ...], n_seats: int | None = None,
+            path: Path = ()) -> tuple[Any, list[Problem]]:
+    """``value`` checked against ``t``: the typed value and the problems found (all of them).
+    ``kinds``: the card kinds of the ruleset (for ``rank``); ``n_seats`` (for ``seat``)."""
+    out: list[Problem] = []
+    typed = _conform(value, t, kinds, n_seats, path, out)
+    return typed, out
+
+
+def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> Any:
+    def bad(message: str, hint: str | None = None, code: str = Code.SETTING_TYPE_MISMATCH) -> None:
+        out.append(Problem(path, code, message, hint))
+
+    if isinstance(t, Nullable):
+        return None if v is None else _conform(v, t.inner, kinds, n_seats, path, out)
+    if t == ANY:
+        return v
+    if v is None:
+        bad(f"is null, but must be {describe(t)}", "write a value (null is not allowed here)")
+        return None
+    if isinstance(t, Int):
+        if not _is_whole(v):
+            bad(f"is {_kind(v)} ({v!r}), but must be {describe(t)}",
+                "write a number without quotes" if isinstance(v, str) and _digits(v) else None)
+            return v
+        if t.lo is not None and v < t.lo or t.hi is not None and v > t.hi:
+            bad(f"is {v}, but must be {describe(t)}", None, Code.OUT_OF_RANGE)
+        return v
+    if t == BOOL:
+        if not isinstance(v, bool):
+            bad(f"is {_kind(v)} ({v!r}), but must be true or false")
+        return v
+    if t == TEXT:
+        if not isinstance(v, str):
+            bad(f"is {_kind(v)} ({v!r}), but must be text", "quote it")
+        return v
+    if t == RANK:
+        if not isinstance(v, str) or (kinds and v not in kinds):
+            bad(f"is {v!r}, which is not a card kind of this ruleset", _card_hint(v, kinds), Code.VALUE_NOT_ALLOWED)
+        return v
+    if t == SYMBOL:
+        from gouji_dsl.engine.cards import SYMBOLS
+        if not isinstance(v, str) or len(v) != 1 or v not in SYMBOLS:
+            bad(f"is {v!r}, which is not a card symbol", _card_hint(v, tuple(SYMBOLS)), Code.VALUE_NOT_ALLOWED)
+        return v
+    if t == SEAT:
+        if not _is_whole(v) or (n_seats is not None and not 1 <= v <= n_seats):
+            bad(f"is {v!r}, which is not a seat" + (f" (1 to {n_seats})" if n_seats else ""), None, Code.VALUE_NOT_ALLOWED)
+        return v
+    if isinstance(t, Enum):
+        if v not in t.values:
+            hint = did_you_mean(str(v), t.values) if isinstance(v, str) else None
+            bad(f"is {v!r}, which is not allowed", (hint + " " if hint else "") + "allowed: " + ", ".join(map(repr, t.values)),
+                Code.VALUE_NOT_ALLOWED)
+        return v
+    if isinstance(t, ListOf):
+        if not isinstance(v, list):
+            bad(f"is {_kind(v)} ({v!r}), but must be a list ({t})", f"write a list, e.g. [{_example(t.elem)}]")
+            return v
+        return [_conform(x, t.elem, kinds, n_seats, path + (i,), out) for i, x in enumerate(v)]
+    if isinstance(t, MapOf):
+        if not isinstance(v, dict):
+            bad(f"is {_kind(v)} ({v!r}), but must be a map ({t})")
+            return v
+        result = {}
+        for k, x in v.items():
+            key = _conform_key(k, t.key, kinds, n_seats, path + (k,), out)
+            result[key] = _conform(x, t.value, kinds, n_seats, path + (k,), out)
+        return result
+    if isinstance(t, Record):
+        if not isinstance(v, dict):
+            bad(f"is {_kind(v)} ({v!r}), but must be a map with keys {', '.join(t.names)}")
+            return v
+        result = {}
+        for k, x in v.items():
+            ft = t.field(str(k))
+            if ft is None:
+                hint = did_you_mean(str(k), t.names)
+                out.append(Problem(path + (k,), Code.UNKNOWN_SETTING_KEY, f"has no key {k!r}",
+                                   (hint + " " if hint else "") + "keys: " + ", ".join(t.names), key=True))
+                continue
+            result[str(k)] = _conform(x, ft, kinds, n_seats, path + (k,), out)
+        for k, ft in t.fields:
+            if k not in v and not isinstance(ft, Nullable):
+                out.append(Problem(path, Code.MISSING_SETTING_KEY, f"has no key {k!r} ({describe(ft)})",
+                                   f"add {k}: {_example(ft)}"))
+            elif k not in v:
+                result[k] = None
+        return result
+    if isinstance(t, Prim) and t.name in ("play", "none"):
+        bad(f"cannot be a setting value of type {t}")
+    return v
+
+
+def _conform_key(k: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> Any:
+    """Map keys are written as text in YAML: a whole-number key type reads ``"6"`` as 6."""
+    if isinstance(t, Nullable):
+        t = t.inner
+    if isinstance(t, Int) or t == SEAT:
+        if isinstance(k, str) and _digits(k):
+            k = int(k)
+        if not _is_whole(k):
+            out.append(Problem(path, Code.SETTING_TYPE_MISMATCH, f"has the key {k!r}, but its keys must be {describe(t)}",
+                               None, key=True))
+            return k
+        if isinstance(t, Int) and (t.lo is not None and k < t.lo or t.hi is not None and k > t.hi) \
+                or t == SEAT and n_seats is not None and not 1 <= k <= n_seats:
+            out.append(Problem(path, Code.OUT_OF_RANGE, f"has the key {k}, but its keys must be {describe(t)}", None, key=True))
+        return k
+    k = str(k) if _is_whole(k) else k
+    if t == RANK and kinds and k not in kinds:
+        out.append(Problem(path, Code.VALUE_NOT_ALLOWED, f"has the key {k!r}, which is not a card kind of this ruleset",
+                           _card_hint(k, kinds), key=True))
+    elif isinstance(t, Enum) and k not in t.values:
+        hint = did_you_mean(str(k), t.values)
+        out.append(Problem(path, Code.UNKNOWN_SETTING_KEY, f"has the key {k!r}, which is not allowed",
+                           (hint + " " if hint else "") + "keys: " + ", ".join(map(repr, t.values)), key=True))
+    return k
+
+
+def _example(t: Type) -> str:
+    t = t.inner if isinstance(t, Nullable) else t
+    if isinstance(t, Int):
+        return str(t.lo if t.lo is not None else 1)
+    if t == BOOL:
+        return "true"
+    if t in (RANK, SYMBOL):
+        return "'3'"
+    if isinstance(t, Enum):
+        return repr(t.values[0])
+    if isinstance(t, ListOf):
+        return f"[{_example(t.elem)}]"
+    if isinstance(t, (MapOf, Record)):
+        return "{}"
+    return "..."
+
+
+# ------------------------------------------------------------------------------ constraints
+@dataclass(frozen=True)
+class Constraint:
+    """A rule between settings: ``holds(values)`` is true when ``path`` (setting name, then keys)
+    has no effect; ``message`` says why. Reported as a warning (``SettingHasNoEffect``) where the
+    setting at ``path`` was written."""
+
+    path: tuple[str, ...]
+    holds: Callable[[Mapping[str, Any]], bool]
+    message: str
+    hint: str
+
+
+def _get(values: Mapping[str, Any], *path: str) -> Any:
+    cur: Any = values
+    for p in path:
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(p)
+    return cur
+
+
+CONSTRAINTS: tuple[Constraint, ...] = (
+    Constraint(("comparison", "joker_cover", "equal_many"),
+               lambda v: bool(_get(v, "comparison", "same_count")) and (_get(v, "comparison", "joker_cover", "equal_many") or 0) >= 2,
+               "has no effect while comparison.same_count is true: covering one joker with several equal jokers "
+               "needs more cards than the play it beats",
+               "set comparison.same_count: false (two-kill-one games), or equal_many: 0"),
+    Constraint(("comparison", "joker_cover", "lower_many"),
+               lambda v: bool(_get(v, "comparison", "same_count")) and (_get(v, "comparison", "joker_cover", "lower_many") or 0) >= 2,
+               "has no effect while comparison.same_count is true: covering one joker with several lower jokers "
+               "needs more cards than the play it beats",
+               "set comparison.same_count: false (three-kill-one games), or lower_many: 0"),
+)
+"""Settings that another setting disables."""
+
+
+# ------------------------------------------------------------------------------ the whole ruleset
+@dataclass
+class _Ctx:
+    resolved: ResolvedRuleset
+    diags: list[Diagnostic] = field(default_factory=list)
+    lines: dict[str, list[str] | None] = field(default_factory=dict)
+
+    def source_line(self, pos: SourcePos) -> str | None:
+        if pos.path not in self.lines:
+            text: str | None = self.resolved.text if pos.path == self.resolved.path else None
+            if text is None:
+                try:
+                    from gouji_dsl.ruleset.graph import _read
+                    text = _read(pos.path)
+                except OSError:
+                    text = None
+            self.lines[pos.path] = text.splitlines() if text is not None else None
+        lines = self.lines[pos.path]
+        return lines[pos.line - 1] if lines is not None and 1 <= pos.line <= len(lines) else None
+
+    def add(self, pos: SourcePos, message: str, hint: str | None, code: str, severity: str = Severity.ERROR) -> None:
+        self.diags.append(Diagnostic.at(pos, message, hint=hint, source_line=self.source_line(pos), severity=severity,
+                                        code=code))
+
+
+def _short(pos: SourcePos) -> str:
+    from gouji_dsl.ruleset.graph import _short_path
+    return f"{_short_path(pos.path)}:{pos.line}"
+
+
+def _label(name: str, path: Path) -> str:
+    out = name
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) and not isinstance(p, bool) else f".{p}"
+    return out
+
+
+def _pos_of(spec: SettingSpec, path: Path, key: bool = False) -> SourcePos:
+    """Where the value (or with ``key``, the key) at ``path`` below the setting was written; the
+    nearest enclosing place when it has none of its own (a key written as text, typed as a number)."""
+    for i in range(len(path), 0, -1):
+        sub = tuple(path[:i])
+        alt = sub[:-1] + (str(sub[-1]),)
+        for table in ((spec.key_positions, spec.positions) if key and i == len(path) else (spec.positions,)):
+            p = table.get(sub) or table.get(alt)
+            if p is not None:
+                return p
+    return spec.origin
+
+
+def _declared(ctx: _Ctx, spec: SettingSpec) -> tuple[Type, SourcePos] | None:
+    """The type the chain declares for ``spec`` (first declaration wins; others must agree)."""
+    from gouji_dsl.ruleset.loader import locator
+    first: tuple[Type, SourcePos] | None = None
+    for decl in spec.type_decls:
+        try:
+            t = parse_type(decl.text)
+        except TypeSyntaxError as e:
+            line, col = locator(decl)(e.offset)
+            ctx.add(SourcePos(decl.origin.path, line, col), f"setting {spec.name!r}: type {decl.text!r}: {e.message}", e.hint,
+                    Code.TYPE_SYNTAX)
+            return first
+        if first is None:
+            first = (t, decl.origin)
+        elif t != first[0]:
+            ctx.add(decl.origin, f"setting {spec.name!r} is declared {t} here, but {first[0]} where it was first declared",
+                    f"declared at {_short(first[1])}; a child cannot change a setting's type", Code.TYPE_CHANGED)
+    return first
+
+
+def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic]]:
+    """Type every setting of ``resolved`` and check its value; never raises. Returns the
+    :class:`Settings` (a broken value keeps its value as written) and every problem found
+    (errors, and warnings for :data:`CONSTRAINTS`), in file order."""
+    ctx = _Ctx(resolved)
+    engine = engine_types()
+    specs = resolved.settings
+    infos: dict[str, SettingInfo] = {}
+
+    def type_of(spec: SettingSpec, kinds: tuple[str, ...]) -> tuple[Type, TypeSource, SourcePos | None, str | None]:
+        declared = _declared(ctx, spec)
+        if spec.name in engine:
+            t, doc = engine[spec.name]
+            if declared is not None and declared[0] != t:
+                ctx.add(declared[1], f"setting {spec.name!r} is read by the engine as {t}; it cannot be declared {declared[0]}",
+                        "remove the type:", Code.TYPE_CHANGED)
+            return t, TypeSource.ENGINE, None, doc
+        if declared is not None:
+            return declared[0], TypeSource.DECLARED, declared[1], None
+        return infer_type(spec.first_value, kinds), TypeSource.INFERRED, None, None
+
+    def one(spec: SettingSpec, kinds: tuple[str, ...], n_seats: int | None) -> SettingInfo:
+        t, src, tpos, doc = type_of(spec, kinds)
+        value = _with_defaults(spec.value, engine_default(spec.name)) if src == TypeSource.ENGINE else spec.value
+        typed, problems = conform(value, t, kinds=kinds, n_seats=n_seats)
+        for p in problems:
+            pos = _pos_of(spec, p.path, p.key)
+            hint = p.hint
+            if src == TypeSource.DECLARED and tpos is not None and p.code == Code.SETTING_TYPE_MISMATCH:
+                hint = (hint + "; " if hint else "") + f"its type is {t} ({_short(tpos)})"
+            elif src == TypeSource.INFERRED and p.code == Code.SETTING_TYPE_MISMATCH and spec.first_origin is not None \
+                    and spec.first_origin.path != pos.path:
+                hint = (hint + "; " if hint else "") + f"its type {t} comes from its first value ({_short(spec.first_origin)})"
+            label = _label(spec.name, p.path[:-1] if p.key else p.path)
+            ctx.add(pos, f"setting {label} {p.message}", hint, p.code)
+        default, _ = conform(spec.first_value, t, kinds=kinds, n_seats=n_seats)
+        return SettingInfo(spec.name, t, typed, spec.value, default, spec.says, spec.source, spec.origin, src, tpos, doc,
+                           spec.inherited)
+
+    # the card kinds and the seats first: other types refer to them
+    kinds: tuple[str, ...] = ()
+    for name in ("ranks", "jokers"):
+        if name in specs:
+            infos[name] = one(specs[name], (), None)
+    ranks = infos["ranks"].value if "ranks" in infos else None
+    jokers = infos["jokers"].value if "jokers" in infos else []
+    if isinstance(ranks, list) and isinstance(jokers, list) and all(isinstance(x, str) for x in ranks + jokers):
+        kinds = tuple(ranks + jokers)
+    for name in ("seats", "teams"):
+        if name not in specs:
+            ctx.add(SourcePos(resolved.path, 1, 1), f"setting {name!r} is required ({describe(engine[name][0])})",
+                    f"add settings.{name} to the ruleset or a parent", Code.MISSING_KEY)
+        else:
+            infos[name] = one(specs[name], kinds, None)
+    seats = infos["seats"].value if "seats" in infos else None
+    teams = infos["teams"].value if "teams" in infos else None
+    n_seats = seats if _is_whole(seats) and 2 <= seats <= 12 else None
+    if n_seats is not None and _is_whole(teams) and teams >= 1 and n_seats % teams:
+        ctx.add(_pos_of(specs["teams"], ()), f"seats ({n_seats}) must split evenly into teams ({teams})",
+                "teams must divide seats", Code.VALUE_NOT_ALLOWED)
+    for name, spec in specs.items():
+        if name not in infos:
+            infos[name] = one(spec, kinds, n_seats)
+    from gouji_dsl.engine.model import REQUIRED
+    for name, (t, doc) in engine.items():
+        if name in infos or name in ("seats", "teams"):
+            continue
+        default = engine_default(name)
+        if default is REQUIRED:
+            ctx.add(SourcePos(resolved.path, 1, 1), f"setting {name!r} is required ({describe(t)})",
+                    f"add settings.{name} to the ruleset or a parent ({doc})", Code.MISSING_KEY)
+            continue
+        typed_default, _ = conform(copy.deepcopy(default), t, kinds=kinds, n_seats=n_seats)
+        infos[name] = SettingInfo(name, t, typed_default, copy.deepcopy(default), typed_default, None, None,
+                                  SourcePos(resolved.path), TypeSource.ENGINE, None, doc, True)
+    ordered = {n: infos[n] for n in specs if n in infos}
+    ordered.update({n: i for n, i in infos.items() if n not in ordered})
+    settings = Settings(ordered, kinds, n_seats)
+    values = settings.typed()
+    for c in CONSTRAINTS:
+        name = c.path[0]
+        if name in specs and _get(values, *c.path) is not None and c.holds(values):
+            ctx.add(_pos_of(specs[name], c.path[1:]), f"setting {'.'.join(c.path)} {c.message}", c.hint,
+                    Code.SETTING_HAS_NO_EFFECT, Severity.WARNING)
+    return settings, sorted(ctx.diags, key=Diagnostic.sort_key)
+
+
+def settings_of(resolved: ResolvedRuleset) -> Settings:
+    """The typed settings of ``resolved``; raises :class:`GoujiError` with every error (warnings are
+    left out: :func:`check_settings` gives them)."""
+    settings, diags = check_settings(resolved)
+    errors = [d for d in diags if d.severity == Severity.ERROR]
+    if errors:
+        raise GoujiError(errors)
+    return settings
+
+
+_ = (Text, INT)

@@ -213,7 +213,7 @@ def test_definition_and_rule_cycles(tmp_path):
 # ------------------------------------------------------------------------------ a total runtime
 def _play(path: str, games: int = 3):
     from gouji_dsl.tools.simulate import simulate
-    return simulate(load_graph(path), games, 1, "random")
+    return simulate(load_graph(path), games, 1, "random", engine="interpreter")
 
 
 def test_functions_are_total_over_none(tmp_path):

@@ -27,7 +27,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from gouji_dsl.lang.expr import _norm_key, parse
+from gouji_dsl.lang.expr import _norm_key, legacy_type, parse
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
 
@@ -222,7 +222,7 @@ class _Emitter:
         if name in CONTEXT_VARS:
             if name in self.env:
                 return self.env[name]
-            return _const(_CTX_DEFAULTS[name], CONTEXT_VARS[name].type)
+            return _const(_CTX_DEFAULTS[name], legacy_type(CONTEXT_VARS[name].type))
         if name in GLOBAL_VARS:
             return self.gen.global_var(name)
         defs = self.gen.graph.resolved.definitions
@@ -254,7 +254,7 @@ class _Emitter:
             raise Unsupported(f"no key {attr!r}")
         if base.typ != "play" or attr not in PLAY_ATTRS:
             raise Unsupported(f"attribute {attr!r} of {base.typ}")
-        typ = PLAY_ATTRS[attr].type
+        typ = legacy_type(PLAY_ATTRS[attr].type)
         if base.const:  # none
             return _const(None, typ)
         if base.play == "cand":
@@ -516,15 +516,15 @@ class Generator:
             "first_game": E("(S.prev is None)", "bool", nn=True, cheap=True, boolish=True),
         }.get(name)
         if g is None:
-            return E(f"_GV[{name!r}](_G(S))", GLOBAL_VARS[name].type)
+            return E(f"_GV[{name!r}](_G(S))", legacy_type(GLOBAL_VARS[name].type))
         return g
 
     def function(self, name: str, args: list[E]) -> E:
         sig = FUNCTIONS[name]
-        if not sig.variadic and len(args) != len(sig.params):
+        if len(args) != len(sig.params):
             raise Unsupported(f"{name}() with {len(args)} arguments")
         pure = all(a.pure for a in args)
-        ret = sig.returns
+        ret = legacy_type(sig.returns)
         a = [x.code for x in args]
 
         def seatlike(x: E) -> bool:
@@ -625,7 +625,7 @@ class Generator:
 
     def _definition_type(self, name: str) -> str:
         d = self.graph.definitions.get(name)
-        return d[1] if d else "any"
+        return legacy_type(d.type) if d else "any"
 
     # --- hooks
     def _env(self, hook: str, codes: bool = False) -> _HookSig:
@@ -645,7 +645,7 @@ class Generator:
                 sig.env[v] = E(v, "play", nn=nn, cheap=True, play="table")
             else:
                 sig.params.append(v)
-                typ = CONTEXT_VARS[v].type
+                typ = legacy_type(CONTEXT_VARS[v].type)
                 nn = v in ("seat", "target", "leading", "amount") and hook not in _SEAT_MAYBE_NONE
                 sig.env[v] = E(v, typ, nn=nn, cheap=True, boolish=v == "leading")
         return sig

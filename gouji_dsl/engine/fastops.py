@@ -12,6 +12,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from gouji_dsl.lang.compile import total
 from gouji_dsl.lang.expr import RuleRuntimeError, _norm_key
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS, GLOBAL_VARS
 
@@ -109,7 +110,7 @@ class _G:
         self.g = g
 
 
-_FN: dict[str, Callable[..., Any]] = {name: sig.impl for name, sig in FUNCTIONS.items()}
+_FN: dict[str, Callable[..., Any]] = {name: total(sig) for name, sig in FUNCTIONS.items()}
 _GV: dict[str, Callable[[Any], Any]] = {name: v.get for name, v in GLOBAL_VARS.items()}
 
 

@@ -19,7 +19,7 @@ from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.check import DefInfo, FnSig, VarSig
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl
 
-__all__ = ["Compiler", "Fn", "call_closure"]
+__all__ = ["Compiler", "Fn", "call_closure", "total"]
 
 Fn = Callable[[Any], Any]
 _ARITH = frozenset({"add", "sub", "mul", "div", "floordiv", "mod"})
@@ -262,6 +262,20 @@ class Compiler:
         if tc and oc:
             return (lambda ctx: tv if cf(ctx) else ov), False, None
         return (lambda ctx: tf(ctx) if cf(ctx) else of(ctx)), False, None
+
+
+def total(sig: FnSig) -> Callable[..., Any]:
+    """``sig.impl`` as ``fn(ctx, *args)`` that gives ``sig.none_result`` for a none argument where
+    the function does not take none (for code that calls vocabulary functions directly)."""
+    impl, nr = sig.impl, sig.none_result
+    guard = tuple(not sig.accepts_none(i) for i in range(len(sig.params)))
+
+    def fn(ctx: Any, *args: Any) -> Any:
+        for a, g in zip(args, guard):
+            if a is None and g:
+                return nr
+        return impl(ctx, *args)
+    return fn
 
 
 def call_closure(sig: FnSig, fns: list[Fn]) -> Fn:

@@ -196,16 +196,20 @@ MAYBE_NONE_ATTRS: frozenset[str] = frozenset({"beaten", "yielder"})
 
 
 # ---------------------------------------------------------------------------- functions
-def _sum_places(c: Any, seats: list[int], table: dict[int, Any]) -> int:
+_MISSING = object()
+
+
+def _sum_places(c: Any, seats: list[int], table: dict[Any, Any]) -> int:
     from gouji_dsl.lang.ops import EvalError
     total = 0
     for s in seats:
         p = c.g.places.get(s)
         if p is None:
             continue
-        if p not in table:
+        v = table.get(p, table.get(str(p), _MISSING))  # typed settings have number keys; plain ones text keys
+        if v is _MISSING:
             raise EvalError(f"the place table has no place {p} (keys: {', '.join(map(str, table)) or 'none'})")
-        total += table[p] or 0
+        total += v or 0
     return total
 
 

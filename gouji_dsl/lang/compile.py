@@ -47,7 +47,9 @@ class Compiler:
         ``settings.place_points[0 + 0]``, raises its :class:`~gouji_dsl.lang.ops.EvalError` when reached)."""
         fn, const, value = self._c(node)
         if const:
-            return lambda ctx, v=value: v
+            def constant(ctx: Any) -> Any:
+                return value
+            return constant
         return fn
 
     def constant(self, node: A.Node) -> tuple[bool, Any]:

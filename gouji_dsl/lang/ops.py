@@ -221,11 +221,11 @@ def _fuse_member(negate: bool) -> Callable[[Semantics, Fn, Fn], Fn]:
     return fuse
 
 
-for _neg, _nm in ((False, "in"), (True, "not_in")):
-    _word = "not in" if _neg else "in"
-    _reg(OpSpec(f"{_nm}_list", _word, BOOL, f"x {_word} a list; none is the empty list", _member(_neg)))
-    _reg(OpSpec(f"{_nm}_map", _word, BOOL, f"x {_word} the keys of a map; none is the empty map", _member(_neg)))
-    _reg(OpSpec(f"{_nm}_any", _word, BOOL, f"x {_word} a list or the keys of a map; none is empty", _member(_neg)))
+for _negate, _nm in ((False, "in"), (True, "not_in")):
+    _word = "not in" if _negate else "in"
+    _reg(OpSpec(f"{_nm}_list", _word, BOOL, f"x {_word} a list; none is the empty list", _member(_negate)))
+    _reg(OpSpec(f"{_nm}_map", _word, BOOL, f"x {_word} the keys of a map; none is the empty map", _member(_negate)))
+    _reg(OpSpec(f"{_nm}_any", _word, BOOL, f"x {_word} a list or the keys of a map; none is empty", _member(_negate)))
 
 
 # ------------------------------------------------------------------------------ lists

@@ -198,10 +198,10 @@ class _ToType(Transformer):
         values = tuple(dict.fromkeys(str(w)[1:-1] for w in items))
         return Enum(values)
 
-    def list(self, items: list[Type]) -> Type:
+    def listof(self, items: list[Type]) -> Type:
         return ListOf(items[0])
 
-    def map(self, items: list[Type]) -> Type:
+    def mapof(self, items: list[Type]) -> Type:
         return MapOf(items[0], items[1])
 
     def field(self, items: list) -> tuple[str, Type]:

@@ -518,8 +518,8 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
             checked_rules.append(c)
     for name in definitions:
         definitions[name]  # check the definitions no rule uses too
-    for name, e in definitions.errors.items():
-        texts.report(resolved.definitions[name].expr, e, f"in definition {name!r}")
+    for name, err in definitions.errors.items():
+        texts.report(resolved.definitions[name].expr, err, f"in definition {name!r}")
     bag.extend(_cycles(checked_rules))
     bag.raise_if_errors()
     assert model is not None

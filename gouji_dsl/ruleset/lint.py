@@ -678,7 +678,7 @@ def lint(graph) -> list[Diagnostic]:
         written = (raw.get(("settings", name)) if raw is not None else None)
         base_loc = ("settings", name, "value") if isinstance(written, dict) and "value" in written else ("settings", name)
         for k in s.value:
-            o = s.key_origins.get(str(k)) or s.key_origins.get(k)  # type: ignore[call-overload]
+            o = s.key_origins.get(str(k)) or s.key_origins.get(k)
             if o is None or o.path != own_path or str(k) in known:
                 continue
             if raw is not None and (base_loc + (k,)) in raw.keys:

@@ -592,8 +592,8 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
             infos[name] = one(specs[name], kinds, None)
     seats = infos["seats"].value if "seats" in infos else None
     teams = infos["teams"].value if "teams" in infos else None
-    n_seats = seats if _is_whole(seats) and 2 <= seats <= 12 else None
-    if n_seats is not None and _is_whole(teams) and teams >= 1 and n_seats % teams:
+    n_seats = seats if isinstance(seats, int) and not isinstance(seats, bool) and 2 <= seats <= 12 else None
+    if n_seats is not None and isinstance(teams, int) and not isinstance(teams, bool) and teams >= 1 and n_seats % teams:
         ctx.add(_pos_of(specs["teams"], ()), f"seats ({n_seats}) must split evenly into teams ({teams})",
                 "teams must divide seats", Code.VALUE_NOT_ALLOWED)
     for name, spec in specs.items():

@@ -149,7 +149,7 @@ CONTEXT_VARS: dict[str, VarSig] = {
 
 
 def _g(c: Any) -> GameState:
-    return c.g  # type: ignore[no-any-return]
+    return c.g
 
 
 GLOBAL_VARS: dict[str, VarSig] = {

@@ -116,7 +116,6 @@ class Code(StrEnum):
     WRONG_EFFECT = "WrongEffect"  # an effect the hook's kind does not take (allow on a value question)
     UNKNOWN_RULE_REFERENCE = "UnknownRuleReference"  # before/after naming no rule
     RULE_CYCLE = "RuleCycle"  # before/after between rules form a cycle
-    RULE_FAILED = "RuleFailed"  # a rule failed while the game ran (engine.RuleFailed)
     TYPE_SYNTAX = "TypeSyntax"  # a setting's `type:` in a wrong notation
     UNKNOWN_SETTING_KEY = "UnknownSettingKey"  # a key a setting's type does not have (any depth)
     MISSING_SETTING_KEY = "MissingSettingKey"  # a record setting without one of its keys

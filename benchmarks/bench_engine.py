@@ -70,7 +70,7 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
             decisions += res.decisions
     else:
         from gouji_dsl.engine import fast
-        from gouji_dsl.engine.bots import make_bot
+        from gouji_dsl.bots import make_bot
         eng = fast.engine(graph)
         assert eng is not None, fast.fallback_reason(graph)
         n = graph.n_seats

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gouji_dsl.engine.bots import HeuristicBot, RandomBot, hand_power, make_bot
+from gouji_dsl.bots import HeuristicBot, RandomBot, hand_power, make_bot
 from gouji_dsl.engine.interpreter import Move, hands_from_text, new_game, next_game, parse_move
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.ruleset.loader import list_bundled
@@ -166,7 +166,7 @@ def test_throws_away_void_cards():
 
 def test_make_bot_and_random():
     assert isinstance(make_bot("random", random.Random(1)), RandomBot)
-    with pytest.raises(KeyError):
+    with pytest.raises(ValueError, match="unknown bot"):
         make_bot("nope", random.Random(1))
     g = graph("online")
     st = new_game(g, 1)

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gouji_dsl.bots import HeuristicBot, make_bot
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.bots import HeuristicBot, make_bot
 from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.interpreter import (
     CARD_VERBS,

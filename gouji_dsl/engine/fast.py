@@ -17,8 +17,8 @@ bot policy (rollouts for search bots)::
     # a batch of rollouts from one state, summaries only
     outs = eng.rollouts(state, 100, lambda i: fast.random_policies(f"r{i}"))
 
-A *policy* is a bot (an object with ``choose(state, moves) -> Move``, as in :mod:`.bots`) or a
-callable ``(state, moves) -> Move``. A :class:`~gouji_dsl.engine.bots.RandomBot` is recognised and
+A *policy* is a bot (an object with ``choose(state, moves) -> Move``, as in :mod:`gouji_dsl.bots`) or a
+callable ``(state, moves) -> Move``. A :class:`~gouji_dsl.bots.heuristic.RandomBot` is recognised and
 played without building moves (it draws the same indices from its generator as it would
 otherwise). Every other policy is given the :class:`GameState` and the interpreter's legal moves,
 in the interpreter's order. States the play-out leaves are ordinary GameStates: the interpreter
@@ -141,7 +141,7 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
         by_seat = {i + 1: p for i, p in enumerate(policies)}
     else:
         by_seat = {s: policies for s in range(1, n + 1)}
-    from gouji_dsl.engine.bots import RandomBot
+    from gouji_dsl.bots import RandomBot
     pickers: dict[int, Callable[[int], int]] = {}
     choosers: dict[int, Callable[..., Move]] = {}
     for seat, p in by_seat.items():
@@ -158,7 +158,7 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
 
 def random_policies(seed: Any, n_seats: int = 6) -> dict[int, Any]:
     """A random bot per seat, each with its own generator seeded ``f"{seed}:bot{seat}"``."""
-    from gouji_dsl.engine.bots import RandomBot
+    from gouji_dsl.bots import RandomBot
     return {s: RandomBot(random.Random(f"{seed}:bot{s}")) for s in range(1, n_seats + 1)}
 
 
@@ -207,7 +207,7 @@ def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -
     simulate`` chains them) with the interpreter and with the generated module, and return the
     differences found, in words (empty: game for game the same moves, events, places, scores,
     decisions and tricks). Used by ``tests/test_differential.py`` and the engine benchmark."""
-    from gouji_dsl.engine.bots import make_bot
+    from gouji_dsl.bots import make_bot
     from gouji_dsl.tools.simulate import match_length, play_game
     eng = engine(graph)
     if eng is None:

@@ -331,6 +331,11 @@ from gouji_dsl.tools.cli_diff import diff_command  # noqa: E402 - owned by the c
 
 cli.add_command(diff_command)
 
+# ------------------------------------------------------------------------------ duel
+from gouji_dsl.tools.cli_duel import duel_command  # noqa: E402 - owned by the bots module
+
+cli.add_command(duel_command)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Run the library command group (``python -m gouji_dsl``)."""

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
 
 
@@ -51,8 +52,7 @@ def _width() -> int:
 @click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
               help="Also play N seeded deals under both rulesets (paired) and compare the outcomes.")
 @click.option("--seed", default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
-@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
-              help="Bot for every seat in the simulation.")
+@click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help("Bots in the simulation"))
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Worker processes for the simulation (the result does not depend on it).")
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
@@ -78,6 +78,7 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
       gouji diff qingdao qingdao-classic --simulate 500 --seed 7
       gouji diff online my/rules.yaml --format json
     """
+    from gouji_dsl.bots import seat_bots
     from gouji_dsl.tools import compare
 
     if save_dir is not None and games is None:
@@ -90,7 +91,8 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
     report = None
     if games is not None:
         try:
-            report = paired_run(ga, gb, games, seed, bots, workers, top, not single_games,
+            report = paired_run(ga, gb, games, seed, seat_bots(bots, ga.n_seats) if "," in bots else bots,
+                                workers, top, not single_games,
                                 show_progress=fmt != "json", run=run)
         except GoujiError as e:
             _fail(e.format())

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.tools.cli_duel import BotsType, bots_help
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -214,8 +215,7 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
               help="Number of games to play.")
 @click.option("--seed", "-s", default="1", show_default=True,
               help="Seed of the run; game i deals from seed:i (same seed, same games).")
-@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
-              help="The bot every seat plays.")
+@click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help())
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Worker processes (local pool or local Dask cluster); the result does not depend on it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (no progress bar).")
@@ -228,11 +228,13 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     team scores, sweep / burn / revolution rates, each with a 95% interval, elapsed seconds and games
     per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
     """
+    from gouji_dsl.bots import seat_bots
     from gouji_dsl.tools.cli import _load_graph
     from gouji_dsl.tools.runs import RunError, SimulationCancelled
     from gouji_dsl.tools.simulate import SINGLE_FIGURES, run_simulation
 
     graph = _load_graph(ruleset)
+    seats = seat_bots(bots, graph.n_seats) if "," in bots else bots
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     if run.get("resume") and not run.get("out"):
         raise click.UsageError("--resume needs --out DIR")
@@ -242,7 +244,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
     try:
         with progress_bar(graph.name, total, 1, not as_json and sys.stdout.isatty()) as progress:
-            summary = run_simulation(graph, total, seed_value(seed), bots, executor=executor, workers=workers,
+            summary = run_simulation(graph, total, seed_value(seed), seats, executor=executor, workers=workers,
                                      engine=run.get("engine") or "generated", chunk_size=run.get("chunk_size"),
                                      out=run.get("out"), resume=bool(run.get("resume")),
                                      scheduler=run.get("scheduler"), until=until, progress=progress)

@@ -368,12 +368,11 @@ def _graph(x: Any) -> RuleGraph:
 
 
 def check_bots(bots: str | list[str] | tuple[str, ...], n_seats: int) -> None:
-    """ValueError for an unknown bot name or a per-seat list of the wrong length."""
-    from gouji_dsl.engine.bots import BOTS
+    """ValueError for an unknown bot spec or a per-seat list of the wrong length."""
+    from gouji_dsl.bots import parse_bot_spec
     names = [bots] if isinstance(bots, str) else list(bots)
-    unknown = [n for n in names if n not in BOTS]
-    if unknown:
-        raise ValueError(f"unknown bot {unknown[0]!r} (bots: {', '.join(BOTS)})")
+    for name in names:
+        parse_bot_spec(name)
     if not isinstance(bots, str) and len(names) != n_seats:
         raise ValueError(f"one bot per seat: {n_seats} names expected, got {len(names)}")
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gouji_dsl.engine.bots import make_bot
+from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine
@@ -39,23 +39,32 @@ def game_seed(seed: Any, index: int) -> str:
     return f"{seed}:{index}"
 
 
+def bot_rng(seed: Any, index: int, seat: int) -> random.Random:
+    """The generator of seat ``seat``'s bot in game ``index`` of run ``seed``."""
+    return random.Random(f"{seed}:{index}:bot{seat}")
+
+
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
               max_decisions: int = 100_000, game_number: int = 1,
               previous: GameState | None = None, engine: str = DEFAULT_ENGINE,
-              record: bool = True) -> tuple[GameResult, GameState]:
+              record: bool = True, *, think_ms: float | None = None,
+              players: dict[int, Any] | None = None) -> tuple[GameResult, GameState]:
     """Deal game ``index`` of run ``seed`` and let bots play it to the end.
 
-    Every simulated game (``gouji simulate``, ``gouji diff --simulate``, the compare screen, run
-    chunks on any executor) is played here. ``bots`` is one bot name for every seat or one per
-    seat. With ``previous`` (the last game of the same match) the new game starts with the
-    between-game phase (tribute, returns). ``engine``: :class:`Engine` — the generated play-out
-    (:mod:`gouji_dsl.engine.fast`; the same games, faster; the interpreter plays a ruleset it does
-    not handle) or the reference interpreter. ``record``: keep the game's events in the result
-    (without, the generated play-out leaves them unrendered and the result's ``record`` empty).
+    Every simulated game (``gouji simulate``, ``gouji diff --simulate``, ``gouji duel``, the compare
+    screen, run chunks on any executor) is played here. ``bots`` is one bot spec for every seat or
+    one per seat (:func:`gouji_dsl.bots.make_bot`); ``think_ms`` gives search bots a time budget per
+    decision; ``players`` (seat → bot) uses bots already built instead. With ``previous`` (the last
+    game of the same match) the new game starts with the between-game phase (tribute, returns).
+    ``engine``: :class:`Engine` — the generated play-out (:mod:`gouji_dsl.engine.fast`; the same
+    games, faster; the interpreter plays a ruleset it does not handle) or the reference interpreter.
+    ``record``: keep the game's events in the result (without, the generated play-out leaves them
+    unrendered and the result's ``record`` empty).
     Raises RuntimeError if the game does not end within ``max_decisions`` (a ruleset with no way out)."""
     n = graph.n_seats
     names = [bots] * n if isinstance(bots, str) else list(bots)
-    players = {s: make_bot(names[s - 1], random.Random(f"{seed}:{index}:bot{s}")) for s in range(1, n + 1)}
+    if players is None:
+        players = {s: make_bot(names[s - 1], bot_rng(seed, index, s), think_ms=think_ms) for s in range(1, n + 1)}
     if Engine(engine) is Engine.GENERATED:
         from gouji_dsl.engine import fast
         eng = fast.engine(graph)

@@ -1,0 +1,173 @@
+"""Bots: one registry of bot kinds by name (random, heuristic, pimc, ismcts).
+
+A bot is an object with a ``name`` and ``choose(state, moves) -> Move`` that picks one of the legal
+``moves`` of the seat to act. :func:`make_bot` builds one from a *bot spec*:
+
+- ``NAME`` — a kind from :data:`BOTS` (``random``, ``heuristic``, ``pimc``, ``ismcts``);
+- ``NAME:N`` — a search bot with a budget of ``N`` iterations (rollouts) per decision.
+
+A search bot's budget is iterations (deterministic: the same seed gives the same moves on any
+machine) unless a think time is given (``think_ms``, ``--think-ms``): then it searches for that long
+per decision (and at most ``N`` iterations when the spec names ``N``), which depends on the speed of
+the machine. Decisions with one legal move are never searched.
+
+Search bots see the game only through :mod:`gouji_dsl.bots.determinize` (the seat's own view);
+see :mod:`gouji_dsl.bots.pimc` and :mod:`gouji_dsl.bots.ismcts`.
+"""
+from __future__ import annotations
+
+import difflib
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gouji_dsl.bots.heuristic import HeuristicBot, RandomBot, card_values, hand_power
+    from gouji_dsl.engine.interpreter import GameState, Move
+
+__all__ = ["BOTS", "Bot", "BotKind", "Budget", "HeuristicBot", "RandomBot", "bot_names", "card_values", "hand_power",
+           "make_bot", "parse_bot_spec", "seat_bots"]
+
+_LAZY = {"HeuristicBot", "RandomBot", "card_values", "hand_power"}
+
+
+def __getattr__(name: str) -> Any:
+    """The bot classes load on first use (``gouji --help`` does not import the engine)."""
+    if name in _LAZY:
+        from gouji_dsl.bots import heuristic
+        return getattr(heuristic, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class Bot(Protocol):
+    """What every bot offers."""
+
+    name: str
+
+    def choose(self, state: GameState, moves: Sequence[Move]) -> Move: ...
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long a search bot may think per decision: ``iterations`` (rollouts) and / or
+    ``think_ms`` (wall-clock milliseconds); the search stops at whichever comes first."""
+
+    iterations: int | None = None
+    think_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.think_ms is None:
+            raise ValueError("a budget needs iterations or a think time")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {self.iterations}")
+        if self.think_ms is not None and self.think_ms <= 0:
+            raise ValueError(f"think time must be positive, not {self.think_ms} ms")
+
+    @property
+    def deterministic(self) -> bool:
+        """True when only iterations limit the search (same seed, same moves anywhere)."""
+        return self.think_ms is None
+
+    def text(self) -> str:
+        parts = []
+        if self.iterations is not None:
+            parts.append(f"{self.iterations} iterations")
+        if self.think_ms is not None:
+            parts.append(f"{self.think_ms:g} ms")
+        return " / ".join(parts) + " per decision"
+
+
+@dataclass(frozen=True)
+class BotKind:
+    """A kind of bot: ``name``, one line for players (``summary``), whether it ``searches`` (takes a
+    budget), its default budget in iterations, and its factory ``make(rng, budget)``."""
+
+    name: str
+    summary: str
+    make: Callable[[random.Random, Budget | None], Bot]
+    searches: bool = False
+    default_iterations: int = 0
+
+
+def _pimc(rng: random.Random, budget: Budget | None) -> Bot:
+    from gouji_dsl.bots.pimc import PimcBot
+    return PimcBot(rng, budget or Budget(BOTS["pimc"].default_iterations))
+
+
+def _ismcts(rng: random.Random, budget: Budget | None) -> Bot:
+    from gouji_dsl.bots.ismcts import IsmctsBot
+    return IsmctsBot(rng, budget or Budget(BOTS["ismcts"].default_iterations))
+
+
+def _random(rng: random.Random, _budget: Budget | None) -> Bot:
+    from gouji_dsl.bots.heuristic import RandomBot
+    return RandomBot(rng)
+
+
+def _heuristic(rng: random.Random, _budget: Budget | None) -> Bot:
+    from gouji_dsl.bots.heuristic import HeuristicBot
+    return HeuristicBot(rng)
+
+
+BOTS: dict[str, BotKind] = {k.name: k for k in [
+    BotKind("random", "picks uniformly among the legal moves", _random),
+    BotKind("heuristic", "fixed habits: low leads, cheapest answers, jokers and 2s kept for late", _heuristic),
+    BotKind("pimc", "determinized search: each candidate move played out with the heuristic on sampled deals",
+            _pimc, searches=True, default_iterations=96),
+    BotKind("ismcts", "information-set Monte Carlo tree search (single observer) over sampled deals",
+            _ismcts, searches=True, default_iterations=96),
+]}
+
+
+def bot_names() -> list[str]:
+    """Every bot kind's name, in registry order."""
+    return list(BOTS)
+
+
+def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
+    """``NAME`` or ``NAME:N`` → (kind, iterations or None). Raises ValueError naming the problem
+    and the known bots."""
+    name, sep, n = spec.strip().partition(":")
+    kind = BOTS.get(name.strip().lower())
+    if kind is None:
+        near = difflib.get_close_matches(name.strip().lower(), list(BOTS), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise ValueError(f"unknown bot {name!r} (bots: {', '.join(BOTS)}){hint}")
+    if not sep:
+        return kind, None
+    if not kind.searches:
+        raise ValueError(f"bot {kind.name!r} does not search: it takes no iteration budget (write just {kind.name!r})")
+    try:
+        iters = int(n)
+    except ValueError:
+        raise ValueError(f"bot {spec!r}: the iteration budget after ':' must be a whole number") from None
+    if iters < 1:
+        raise ValueError(f"bot {spec!r}: the iteration budget must be at least 1")
+    return kind, iters
+
+
+def make_bot(spec: str, rng: random.Random, *, think_ms: float | None = None) -> Bot:
+    """A bot from a spec (``heuristic``, ``ismcts``, ``ismcts:400``, ...) drawing from ``rng``.
+    ``think_ms`` gives search bots a time budget per decision. Raises ValueError for a bad spec."""
+    kind, iters = parse_bot_spec(spec)
+    if not kind.searches:
+        return kind.make(rng, None)
+    if think_ms is not None:
+        return kind.make(rng, Budget(iters, think_ms))
+    return kind.make(rng, Budget(iters or kind.default_iterations))
+
+
+def seat_bots(spec: str | Sequence[str], n_seats: int) -> list[str]:
+    """Per-seat bot specs from ``A`` (every seat), ``A,B`` (odd seats A, even seats B), one spec per
+    seat (``A,B,C,D,E,F``) or a list. Raises ValueError naming a bad spec."""
+    names = [p.strip() for p in spec.split(",")] if isinstance(spec, str) else [str(p).strip() for p in spec]
+    for nm in names:
+        parse_bot_spec(nm)
+    if len(names) == 1:
+        return names * n_seats
+    if len(names) == 2:
+        return [names[0] if s % 2 else names[1] for s in range(1, n_seats + 1)]
+    if len(names) == n_seats:
+        return names
+    raise ValueError(f"give one bot (every seat), two (odd seats, even seats) or {n_seats} (one per seat), not {len(names)}")

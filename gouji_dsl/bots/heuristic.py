@@ -1,0 +1,258 @@
+"""The rule-following bots: random and heuristic. Each bot takes its own seeded generator.
+
+- :class:`RandomBot` picks uniformly among legal moves.
+- :class:`HeuristicBot` plays sensibly under any ruleset, from public information only (its own
+  hand, the table, and the other seats' card counts as ``state.view(seat)`` shows them):
+
+  * leads its weakest whole rank group, without jokers or 2s; near the end (two leads left) it
+    leads its strongest group first so that the last, weak one goes out;
+  * answers an opponent with the cheapest play that beats, and only when that play is cheap
+    enough for the stage of the game: jokers and 2s are kept for late in the game, for the
+    opposite's gouji plays and for an opponent about to go out; gouji plays are kept for the
+    opposite;
+  * never beats a teammate (unless that play takes it out), yields rather than passes;
+  * burns only when it can surely go out (a joker left for every lead but the last);
+  * declares revolution only with a weak hand, keeps a head with a strong one, declares the
+    point with a strong one, returns its weakest cards as return tribute, throws away void cards.
+
+The bot only chooses among ``moves`` (the engine's legal moves), so it never needs to know a
+ruleset's rules; it only reads generic facts (rank strength, jokers, the filler rank, gouji plays,
+teams, the opposite). Ties are broken deterministically, so the same game gives the same moves.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.engine.model import CardModel, Play
+
+
+class RandomBot:
+    """Uniform choice among legal moves, from ``rng``."""
+
+    name = "random"
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def choose(self, state: GameState, moves: Sequence[Move]) -> Move:
+        return moves[self.rng.randrange(len(moves))]
+
+
+# --------------------------------------------------------------------------------- card values
+def card_values(model: CardModel) -> list[float]:
+    """What spending one card of each kind costs the heuristic bot: rank cards from 0 (the
+    weakest rank) to 3 (the strongest, e.g. the 2) on a convex curve, jokers 5 and up."""
+    nr = model.n_ranks
+    out = []
+    for i in range(len(model.kinds)):
+        if i < nr:
+            x = i / max(nr - 1, 1)
+            out.append(3.0 * x * x)
+        else:
+            out.append(5.0 + (i - nr))
+    return out
+
+
+def hand_power(model: CardModel, hand: list[int] | tuple[int, ...]) -> float:
+    """A rough measure of a hand's strength: jokers, the top ranks and big groups."""
+    nr = model.n_ranks
+    p = 0.0
+    for i, c in enumerate(hand):
+        if not c:
+            continue
+        if i >= nr:
+            p += 1.0 * c
+        else:
+            x = i / max(nr - 1, 1)
+            p += c * (0.5 if i == nr - 1 else (0.25 if x >= 0.9 else (0.1 if x >= 0.8 else 0.0)))
+            if c >= 6:
+                p += 0.1 * (c - 5)
+    return p
+
+
+class HeuristicBot:
+    """A ruleset-independent strategy (see the module docstring)."""
+
+    name = "heuristic"
+
+    #: below this :func:`hand_power` a hand is weak (revolt, go head-less, do not declare)
+    WEAK = 1.2
+    #: above this a hand is strong (declare the point, keep a head)
+    STRONG = 5.0
+    #: extra cost of a gouji play spent on a player other than the opposite
+    GOUJI_PENALTY = 2.0
+    #: "late in the game" once the hand is down to this share of the cards dealt to it
+    LATE = 0.7
+
+    def __init__(self, rng: random.Random | None = None):
+        self.rng = rng or random.Random(0)
+        self._values: dict[int, list[float]] = {}
+
+    # ---------------------------------------------------------------------- helpers
+    def _vals(self, model: CardModel) -> list[float]:
+        v = self._values.get(id(model))
+        if v is None:
+            v = self._values[id(model)] = card_values(model)
+        return v
+
+    def _cost(self, state: GameState, seat: int, p: Play) -> float:
+        """What the play spends: its cards' values, less a bonus when it clears a whole group."""
+        vals = self._vals(state.model)
+        cost = sum(vals[i] * c for i, c in enumerate(p.counts) if c)
+        nr = state.model.n_ranks
+        hand = state.hands[seat]
+        if 0 <= p.rank < nr:
+            left = hand[p.rank] - (p.carried - p.filler)
+            if left == 0:
+                cost -= 1.5          # one group fewer to get rid of
+            elif left <= 2 and p.rank < nr - 1:
+                cost += 0.5          # a small leftover that will need a lead of its own
+        return cost
+
+    @staticmethod
+    def _premium(state: GameState, p: Play) -> bool:
+        """Uses jokers or the filler rank (the 2s)."""
+        m = state.model
+        f = m.filler
+        return bool(p.jokers) or (f is not None and p.counts[f] > 0) or p.rank >= m.n_ranks - 1
+
+    def _visible_counts(self, state: GameState, seat: int) -> dict[int, int]:
+        view = state.view(seat)
+        return {int(s): info["count"] for s, info in view["others"].items() if "count" in info}
+
+    @staticmethod
+    def _pick(moves: Sequence[Move], verb: str) -> Move | None:
+        return next((m for m in moves if m.verb == verb), None)
+
+    def _decline(self, moves: Sequence[Move]) -> Move:
+        """Yield when the rules allow it (the decision comes back), else pass."""
+        return self._pick(moves, "yield") or self._pick(moves, "pass") or moves[0]
+
+    # ---------------------------------------------------------------------- entry point
+    def choose(self, state: GameState, moves: Sequence[Move]) -> Move:
+        seat = moves[0].seat
+        model = state.model
+        phase = state.phase
+        if phase == "setup":
+            revolt = self._pick(moves, "revolt")
+            if revolt and hand_power(model, state.hands[seat]) < self.WEAK:
+                return revolt
+            return self._pick(moves, "pass") or moves[0]
+        if phase == "declare":
+            declare = self._pick(moves, "declare")
+            if declare and hand_power(model, state.hands[seat]) >= self.STRONG:
+                return declare
+            return self._pick(moves, "pass") or moves[0]
+        if phase == "choose":
+            want = "head" if hand_power(model, state.hands[seat]) >= self.WEAK * 2 else "headless"
+            return next((m for m in moves if m.arg == want), moves[0])
+        if phase == "return":
+            return min(moves, key=lambda m: self._return_key(state, seat, m))
+        cap = state.capacity
+        if cap == "lead":
+            return self._lead(state, seat, moves)
+        if cap == "burn":
+            return self._burn(state, seat, moves)
+        return self._follow(state, seat, moves)
+
+    # ---------------------------------------------------------------------- between games
+    def _return_key(self, state: GameState, seat: int, m: Move) -> tuple:
+        cards = m.cards or ()
+        hand = state.hands[seat]
+        vals = self._vals(state.model)
+        broken = sum(1 for i, c in enumerate(cards) if c and hand[i] - c > 0)
+        return (sum(vals[i] * c for i, c in enumerate(cards)), broken, tuple(-c for c in cards))
+
+    # ---------------------------------------------------------------------- leading
+    def _lead(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move:
+        model = state.model
+        discards = [m for m in moves if m.verb == "discard"]
+        if discards:  # void cards: throwing them away costs nothing and the lead stays
+            return max(discards, key=lambda m: (sum(m.cards or ()), m.cards))
+        plays = [m for m in moves if m.verb == "play"]
+        if not plays:
+            return moves[0]
+        hand = state.hands[seat]
+        size = sum(hand)
+        classified = [(m, model.classify(m.cards or ())) for m in plays]
+        out = [(m, p) for m, p in classified if p.count == size]
+        if out:
+            return out[0][0]
+        nr = model.n_ranks
+        groups = [r for r in range(nr) if hand[r]]
+        if state.burner == seat:
+            # burning: every lead carries a joker; spend the weakest joker on the weakest group
+            return min(classified, key=lambda mp: (len(mp[1].jokers), sum(mp[1].jokers), mp[1].filler,
+                                                   not self._whole(hand, mp[1], nr), mp[1].rank, -mp[1].count))[0]
+        if (len(groups) == 2 or (len(groups) == 1 and sum(hand[nr:]) > 0)):
+            # endgame: lead the strong group first (jokers attached), the weak one last
+            strong = max(groups)
+            best = [mp for mp in classified if mp[1].rank == strong and self._whole(hand, mp[1], nr)]
+            if best:
+                return max(best, key=lambda mp: (len(mp[1].jokers), mp[1].count))[0]
+        return min(classified, key=lambda mp: self._lead_key(hand, mp[1], nr))[0]
+
+    @staticmethod
+    def _whole(hand: list[int], p: Play, nr: int) -> bool:
+        return 0 <= p.rank < nr and hand[p.rank] == p.carried - p.filler
+
+    def _lead_key(self, hand: list[int], p: Play, nr: int) -> tuple:
+        # no jokers, no 2s as filler, a whole group, not a gouji play, the weakest rank, most cards
+        return (len(p.jokers), p.filler, not self._whole(hand, p, nr), p.gouji, p.rank, -p.count)
+
+    # ---------------------------------------------------------------------- burning
+    def _sure_out(self, state: GameState, seat: int, p: Play) -> bool:
+        """After playing ``p``, can every further lead carry a joker except the last one?"""
+        hand = state.hands[seat]
+        nr = state.model.n_ranks
+        rest = [h - c for h, c in zip(hand, p.counts)]
+        groups = sum(1 for r in range(nr) if rest[r])
+        jokers = sum(rest[nr:])
+        if groups == 0:
+            return True
+        return jokers >= groups - 1 and groups <= 3
+
+    def _burn(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move:
+        model = state.model
+        top = state.top
+        burns = [m for m in moves if m.verb == "burn"]
+        mate = top is not None and state.team(top.seat) == state.team(seat)
+        ok = []
+        for m in burns:
+            p = model.classify(m.cards or ())
+            if p.count == state.hand_size(seat) or (not mate and self._sure_out(state, seat, p)):
+                ok.append((self._cost(state, seat, p), m))
+        if ok:
+            return min(ok, key=lambda cm: cm[0])[1]
+        return self._decline(moves)
+
+    # ---------------------------------------------------------------------- following
+    def _follow(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move:
+        model = state.model
+        top = state.top
+        plays = [(m, model.classify(m.cards or ())) for m in moves if m.verb in ("play", "burn")]
+        if not plays or top is None:
+            return self._decline(moves)
+        size = state.hand_size(seat)
+        out = [m for m, p in plays if p.count == size]
+        if out:
+            return out[0]
+        if state.team(top.seat) == state.team(seat):
+            return self._decline(moves)
+        opposite = top.seat == state.opposite(seat)
+        counts = self._visible_counts(state, seat)
+        danger = counts.get(top.seat, 99) <= max(top.play.count, 5)
+        late = size <= self.LATE * max(sum(state.dealt[seat]), 1)
+        scored = []
+        for m, p in plays:
+            c = self._cost(state, seat, p)
+            if p.gouji and not opposite and not top.play.gouji:
+                c += self.GOUJI_PENALTY  # keep gouji plays for the opposite
+            scored.append((c, m, p))
+        cost, best, p = min(scored, key=lambda t: (t[0], t[2].rank))
+        if self._premium(state, p) and not (late or danger or (opposite and top.play.gouji)):
+            return self._decline(moves)  # keep jokers and 2s early in the game
+        return best
+

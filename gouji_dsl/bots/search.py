@@ -1,0 +1,153 @@
+"""What the search bots share: the one rollout function, candidate moves, budgets and analyses.
+
+:func:`rollout` is the only place a search bot plays a game to its end. It runs on the interpreter
+today (``legal_moves`` / ``apply_in_place``); when the generated play-out module is available it is
+the one line to change.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from gouji_dsl.bots import Budget
+from gouji_dsl.bots.determinize import Observer
+from gouji_dsl.bots.heuristic import HeuristicBot, card_values
+from gouji_dsl.engine.interpreter import GameState, Move
+
+#: a move-choosing function: ``policy(state, legal_moves) -> move``
+Policy = Callable[[GameState, Sequence[Move]], Move]
+#: verbs that decline to answer the play on the table
+DECLINE_VERBS = ("pass", "yield")
+
+
+class RolloutError(RuntimeError):
+    """A play-out did not end (a ruleset without a way out)."""
+
+
+def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000) -> Mapping[int, float]:
+    """Play ``state`` to its end in place, every seat choosing with ``policy`` (forced moves are
+    applied without asking it); return the final score of every seat."""
+    steps = 0
+    while state.to_act is not None and state.phase != "over":
+        moves = state.legal_moves()
+        m = moves[0] if len(moves) == 1 else policy(state, moves)
+        state.apply_in_place(m, trusted=True)
+        steps += 1
+        if steps > max_decisions:
+            raise RolloutError(f"a play-out did not end after {max_decisions} decisions")
+    return state.scores
+
+
+# ------------------------------------------------------------------------------ candidates
+def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int) -> list[Move]:
+    """At most ``limit`` moves worth searching, ``first`` (the rollout policy's choice) first.
+
+    With more legal moves than that, the search considers pass / yield, and for each rank it could
+    play the cheapest play with and the cheapest without jokers or 2s (a whole group preferred),
+    cheapest ranks first: different ranks are different plans; different ways of making the same
+    play rarely are."""
+    if len(moves) <= limit:
+        out = [first] + [m for m in moves if m != first]
+        return out
+    model = state.model
+    vals = card_values(model)
+    nr = model.n_ranks
+    filler = model.filler
+    hand = state.hands[first.seat]
+    best: dict[tuple, tuple[tuple, Move]] = {}
+    declines: list[Move] = []
+    for m in moves:
+        if m.cards is None:
+            if m.verb in DECLINE_VERBS:
+                declines.append(m)
+            continue
+        p = model.classify(m.cards)
+        premium = bool(p.jokers) or (filler is not None and p.filler > 0)
+        whole = 0 <= p.rank < nr and hand[p.rank] == p.carried - p.filler
+        cost = sum(vals[i] * c for i, c in enumerate(m.cards) if c)
+        key = (m.verb, p.rank, premium)
+        rank_key = (not whole, cost, -p.count)
+        cur = best.get(key)
+        if cur is None or rank_key < cur[0]:
+            best[key] = (rank_key, m)
+    out = [first]
+    for m in declines:
+        if m not in out:
+            out.append(m)
+    for _, m in sorted(best.values(), key=lambda km: (km[0][1], km[0])):
+        if len(out) >= limit:
+            break
+        if m not in out:
+            out.append(m)
+    return out
+
+
+# ------------------------------------------------------------------------------ analyses
+@dataclass
+class MoveValue:
+    """A searched move: how often it was tried and the mean final score of its player."""
+
+    move: Move
+    visits: int
+    value: float
+
+
+@dataclass
+class Analysis:
+    """The result of one search: the chosen ``best`` move, the searched moves with their values
+    (best first), how many iterations ran, how long it took, and the rollout policy's own choice."""
+
+    best: Move
+    moves: list[MoveValue] = field(default_factory=list)
+    iterations: int = 0
+    elapsed_ms: float = 0.0
+    policy_move: Move | None = None
+    forced: bool = False
+
+
+class SearchBot:
+    """Shared plumbing: the budget, an observer per seat, the heuristic rollout policy."""
+
+    name = "search"
+    #: candidate moves considered per decision (see :func:`candidates`)
+    LIMIT = 6
+
+    def __init__(self, rng: random.Random, budget: Budget, *, limit: int | None = None):
+        self.rng = rng
+        self.budget = budget
+        self.limit = limit or self.LIMIT
+        self.policy_bot = HeuristicBot(random.Random(0))
+        self.policy: Policy = self.policy_bot.choose
+        self._observers: dict[int, Observer] = {}
+        self.last: Analysis | None = None
+
+    def observer(self, seat: int) -> Observer:
+        o = self._observers.get(seat)
+        if o is None:
+            o = self._observers[seat] = Observer(seat)
+        return o
+
+    def choose(self, state: GameState, moves: Sequence[Move]) -> Move:
+        if len(moves) == 1:
+            return moves[0]
+        a = self.analyse(state, moves)
+        self.last = a
+        return a.best
+
+    def analyse(self, state: GameState, moves: Sequence[Move] | None = None) -> Analysis:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # budget ---------------------------------------------------------------
+    def _clock(self) -> Callable[[int], bool]:
+        """A function ``done(iterations)`` telling whether the budget is spent."""
+        b = self.budget
+        limit = b.iterations
+        if b.think_ms is None:
+            assert limit is not None
+            return lambda i: i >= limit
+        deadline = time.perf_counter() + b.think_ms / 1000.0
+        if limit is None:
+            return lambda i: i > 0 and time.perf_counter() >= deadline
+        return lambda i: i >= limit or (i > 0 and time.perf_counter() >= deadline)

@@ -1,0 +1,274 @@
+"""Bot against bot: ``gouji duel RULESET BOT_A BOT_B --deals N`` (how strong is a bot?).
+
+Every deal is played twice: once with bot A at the odd seats (1, 3, 5) and bot B at the even ones,
+once with the teams' bots swapped; deal ``i`` is dealt from seed ``S:i`` as ``gouji simulate`` deals
+it, and each seat's bot draws from its own generator ``S:i:botSEAT``. In rulesets played in
+matches (``match_length`` > 1, tribute between games) each seating plays the deals as matches, as
+``gouji simulate`` does.
+
+Figures (:class:`DuelReport`):
+
+- the mean team-score difference A − B per game, with a 95 % interval over *units* — a deal and
+  its swapped replay (a whole match and its replay in match rulesets), because the two games of a
+  deal share the cards and are not independent;
+- A's win rate: the share of games where A's team scored more than B's (Wilson interval), and ties;
+- per seat: each bot's mean score and mean place at that seat;
+- per bot: decisions, searched decisions (more than one legal move), time spent and decisions per
+  second.
+
+With iteration budgets (the default) the result depends only on the ruleset, bots, deals and seed,
+never on ``workers`` or the machine; with ``--think-ms`` it depends on the machine's speed.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from gouji_dsl.bots import make_bot, parse_bot_spec
+from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.tools.simulate import bot_rng, match_length, play_game
+from gouji_dsl.tools.stats import Estimate, mean_ci, wilson
+
+
+class TimedBot:
+    """Wraps a bot and counts its decisions and the time it spends on them."""
+
+    def __init__(self, bot: Any):
+        self.bot = bot
+        self.name = bot.name
+        self.decisions = 0
+        self.searched = 0
+        self.seconds = 0.0
+
+    def choose(self, state: GameState, moves: Sequence[Move]) -> Move:
+        t0 = time.perf_counter()
+        m = self.bot.choose(state, moves)
+        self.seconds += time.perf_counter() - t0
+        self.decisions += 1
+        if len(moves) > 1:
+            self.searched += 1
+        return m
+
+
+@dataclass
+class DuelGame:
+    """One game of a duel: deal ``deal``, A at the odd seats or not, scores and places per seat,
+    ``diff`` = A's team score − B's, and each bot's decision counts and time (``timing``: A / B →
+    [decisions, searched, seconds])."""
+
+    deal: int
+    a_odd: bool
+    scores: dict[int, float]
+    places: dict[int, int]
+    diff: float
+    timing: dict[str, list[float]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deal": self.deal, "a_odd": self.a_odd, "diff": self.diff,
+                "scores": {str(k): v for k, v in sorted(self.scores.items())},
+                "places": {str(k): v for k, v in sorted(self.places.items())}, "timing": self.timing}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> DuelGame:
+        return cls(int(d["deal"]), bool(d["a_odd"]), {int(k): v for k, v in d["scores"].items()},
+                   {int(k): int(v) for k, v in d["places"].items()}, float(d["diff"]),
+                   {k: list(v) for k, v in d["timing"].items()})
+
+
+def units(graph: RuleGraph, deals: int) -> list[tuple[int, int]]:
+    """The deal ranges played as one unit (a deal, or a match of ``match_length`` deals)."""
+    size = match_length(graph)
+    return [(i, min(i + size, deals)) for i in range(0, deals, size)]
+
+
+def play_unit(graph: RuleGraph, a: str, b: str, start: int, stop: int, seed: Any,
+              think_ms: float | None = None) -> list[DuelGame]:
+    """Deals ``start .. stop-1`` (one match, or one deal) in both seatings: A odd first, then A even."""
+    n = graph.n_seats
+    out: list[DuelGame] = []
+    for a_odd in (True, False):
+        prev: GameState | None = None
+        for i in range(start, stop):
+            names = [(a if (s % 2 == 1) == a_odd else b) for s in range(1, n + 1)]
+            players = {s: TimedBot(make_bot(names[s - 1], bot_rng(seed, i, s), think_ms=think_ms)) for s in range(1, n + 1)}
+            res, prev = play_game(graph, seed, i, names, previous=prev, players=players)
+            a_seat = 1 if a_odd else 2
+            b_seat = 2 if a_odd else 1
+            timing: dict[str, list[float]] = {"a": [0, 0, 0.0], "b": [0, 0, 0.0]}
+            for s, p in players.items():
+                t = timing["a" if (s % 2 == 1) == a_odd else "b"]
+                t[0] += p.decisions
+                t[1] += p.searched
+                t[2] = round(t[2] + p.seconds, 6)
+            scores = {s: float(v) for s, v in res.scores.items()}
+            out.append(DuelGame(i, a_odd, scores, dict(res.places), scores[a_seat] - scores[b_seat], timing))
+    return out
+
+
+@dataclass
+class DuelReport:
+    """The figures of a duel (see the module docstring); ``games`` holds every game."""
+
+    ruleset: str
+    a: str
+    b: str
+    deals: int
+    seed: Any
+    think_ms: float | None
+    games: list[DuelGame] = field(repr=False)
+    unit_size: int
+    elapsed_s: float = 0.0
+
+    # --------------------------------------------------------------- figures
+    def unit_means(self) -> list[float]:
+        by: dict[int, list[float]] = {}
+        for g in self.games:
+            by.setdefault(g.deal // self.unit_size, []).append(g.diff)
+        return [math.fsum(v) / len(v) for _, v in sorted(by.items())]
+
+    @property
+    def mean_diff(self) -> Estimate:
+        """Mean A − B per game, with the 95 % interval over units."""
+        est = mean_ci(self.unit_means())
+        return Estimate(est.value, est.low, est.high, len(self.games), "paired")
+
+    @property
+    def win_rate(self) -> Estimate:
+        return wilson(sum(1 for g in self.games if g.diff > 0), len(self.games))
+
+    @property
+    def ties(self) -> int:
+        return sum(1 for g in self.games if g.diff == 0)
+
+    def per_seat(self) -> dict[int, dict[str, dict[str, float | None]]]:
+        """seat → bot ("a"/"b") → mean score and mean place there."""
+        out: dict[int, dict[str, dict[str, float | None]]] = {}
+        seats = sorted({s for g in self.games for s in g.scores})
+        for s in seats:
+            row: dict[str, dict[str, float | None]] = {}
+            for who in ("a", "b"):
+                gs = [g for g in self.games if ((s % 2 == 1) == g.a_odd) == (who == "a")]
+                row[who] = {"games": len(gs),
+                            "score": round(math.fsum(g.scores[s] for g in gs) / len(gs), 4) if gs else None,
+                            "place": round(sum(g.places[s] for g in gs) / len(gs), 4) if gs else None}
+            out[s] = row
+        return out
+
+    def timing(self) -> dict[str, dict[str, float | None]]:
+        """bot ("a"/"b") → decisions, searched decisions, seconds, decisions per second, ms per searched decision."""
+        out: dict[str, dict[str, float | None]] = {}
+        for who in ("a", "b"):
+            d = sum(g.timing[who][0] for g in self.games)
+            sd = sum(g.timing[who][1] for g in self.games)
+            sec = math.fsum(g.timing[who][2] for g in self.games)
+            out[who] = {"decisions": d, "searched": sd, "seconds": round(sec, 3),
+                        "decisions_per_s": round(d / sec, 1) if sec > 0 else None,
+                        "ms_per_searched": round(1000 * sec / sd, 2) if sd else None}
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready. Keys: ``ruleset, a, b, deals, games, seed, think_ms, match_length, elapsed_s,
+        mean_diff`` (A − B per game, 95 % interval over units), ``a_win_rate`` (Wilson), ``ties``,
+        ``per_seat`` (seat → a/b → games, score, place), ``timing`` (a/b → decisions, searched,
+        seconds, decisions_per_s, ms_per_searched)."""
+        return {"ruleset": self.ruleset, "a": self.a, "b": self.b, "deals": self.deals, "games": len(self.games),
+                "seed": self.seed, "think_ms": self.think_ms, "match_length": self.unit_size,
+                "elapsed_s": round(self.elapsed_s, 2), "mean_diff": self.mean_diff.to_dict(),
+                "a_win_rate": self.win_rate.to_dict(), "ties": self.ties,
+                "per_seat": {str(s): v for s, v in self.per_seat().items()}, "timing": self.timing()}
+
+    def text(self) -> str:
+        """The report for people."""
+        md, wr, tm = self.mean_diff, self.win_rate, self.timing()
+        budget = f", {self.think_ms:g} ms per decision" if self.think_ms else ""
+        match = f" in matches of {self.unit_size}" if self.unit_size > 1 else ""
+        if math.isnan(md.low):
+            verdict = "too few deals for an interval"
+        else:
+            verdict = "A is stronger" if md.low > 0 else "B is stronger" if md.high < 0 else "no clear difference"
+        lines = [
+            f"{self.ruleset}: {self.a} (A) against {self.b} (B), {self.deals} deals × 2 seatings = {len(self.games)} games"
+            f"{match}, seed {self.seed}{budget}",
+            f"  mean team score A − B per game: {md.format(2, signed=True)} (95 % interval) — {verdict}",
+            f"  A's team ahead in {wr.format(1, percent=True)} of games; {self.ties} ties",
+            "  per seat (mean score / mean place):",
+        ]
+        for s, row in self.per_seat().items():
+            lines.append(f"    seat {s}: A {_f(row['a']['score'])} / {_f(row['a']['place'])}   "
+                         f"B {_f(row['b']['score'])} / {_f(row['b']['place'])}")
+        for who, name in (("a", self.a), ("b", self.b)):
+            t = tm[who]
+            per = f", {t['ms_per_searched']:.1f} ms per decision with a choice" if t["ms_per_searched"] is not None else ""
+            lines.append(f"  {who.upper()} {name}: {t['decisions']} decisions ({t['searched']} with a choice), "
+                         f"{_f(t['decisions_per_s'], 0)} decisions/s{per}")
+        lines.append(f"  {self.elapsed_s:.1f} s")
+        return "\n".join(lines)
+
+
+def _f(x: float | None, digits: int = 2) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+# ------------------------------------------------------------------------------ running
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(resolved: Any) -> None:
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    _WORKER["graph"] = compile_ruleset(resolved)
+
+
+def _run_unit(a: str, b: str, start: int, stop: int, seed: Any, think_ms: float | None) -> list[dict[str, Any]]:
+    return [g.to_json() for g in play_unit(_WORKER["graph"], a, b, start, stop, seed, think_ms)]
+
+
+def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_ms: float | None = None,
+         workers: int = 1, progress: Callable[[int, int], None] | None = None,
+         done: Iterable[DuelGame] = (), on_unit: Callable[[list[DuelGame]], None] | None = None) -> DuelReport:
+    """Play a duel (see the module docstring). ``progress(units_done, units)`` after each unit;
+    ``done``: games already played (a resumed run: their units are not played again); ``on_unit``
+    is called with each newly played unit's games (to save them as they come).
+    Raises ValueError for a bad bot spec or deal count."""
+    parse_bot_spec(a)
+    parse_bot_spec(b)
+    if deals < 1:
+        raise ValueError("deals must be at least 1")
+    t0 = time.perf_counter()
+    size = match_length(graph)
+    todo = units(graph, deals)
+    games = [g for g in done if g.deal < deals]
+    have = {g.deal for g in games}
+    todo = [u for u in todo if not all(i in have for i in range(*u))]
+    games = [g for g in games if not any(s <= g.deal < e for s, e in todo)]
+    total = len(units(graph, deals))
+    finished = total - len(todo)
+
+    def take(unit_games: list[DuelGame]) -> None:
+        nonlocal finished
+        games.extend(unit_games)
+        finished += 1
+        if on_unit is not None:
+            on_unit(unit_games)
+        if progress is not None:
+            progress(finished, total)
+
+    if workers <= 1 or len(todo) <= 1:
+        for s, e in todo:
+            take(play_unit(graph, a, b, s, e, seed, think_ms))
+    else:
+        import multiprocessing
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(graph.resolved,)) as pool:
+            pending = {pool.submit(_run_unit, a, b, s, e, seed, think_ms) for s, e in todo}
+            while pending:
+                fin, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in fin:
+                    take([DuelGame.from_json(d) for d in fut.result()])
+    games.sort(key=lambda g: (g.deal, not g.a_odd))
+    return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0)

@@ -1,0 +1,117 @@
+"""`gouji duel`: each deal twice with the teams' bots swapped, the figures, JSON, resuming, and the
+`--bots A` / `--bots A,B` option of `gouji simulate` and `gouji diff --simulate`."""
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.duel import DuelGame, duel
+from gouji_dsl.tools.simulate import play_game
+
+
+@functools.cache
+def graph(name: str):
+    return load_graph(name)
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+def test_each_deal_twice_with_the_bots_swapped():
+    g = graph("online")
+    r = duel(g, "heuristic", "random", 3, seed=4)
+    assert [(x.deal, x.a_odd) for x in r.games] == [(0, True), (0, False), (1, True), (1, False), (2, True), (2, False)]
+    for x in r.games:
+        # the game is the one `gouji simulate` plays with these bots at these seats
+        names = ["heuristic", "random"] * 3 if x.a_odd else ["random", "heuristic"] * 3
+        res, _ = play_game(g, 4, x.deal, names)
+        assert x.scores == {s: float(v) for s, v in res.scores.items()}
+        a_seat = 1 if x.a_odd else 2
+        assert x.diff == x.scores[a_seat] - x.scores[3 - a_seat]
+    assert r.mean_diff.value > 0 and r.win_rate.n == 6
+
+
+def test_figures_and_json():
+    g = graph("online")
+    r = duel(g, "heuristic", "random", 4, seed=1)
+    d = r.to_dict()
+    assert set(d) >= {"ruleset", "a", "b", "deals", "games", "seed", "think_ms", "match_length", "elapsed_s",
+                      "mean_diff", "a_win_rate", "ties", "per_seat", "timing"}
+    assert d["games"] == 8 and d["mean_diff"]["n"] == 8
+    assert set(d["per_seat"]) == {str(s) for s in range(1, 7)}
+    assert d["per_seat"]["1"]["a"]["games"] == 4 and d["per_seat"]["1"]["b"]["games"] == 4
+    assert d["timing"]["a"]["decisions"] > 0
+    json.dumps(d)
+    text = r.text()
+    assert "heuristic (A) against random (B)" in text and "95 % interval" in text
+
+
+def test_matches_are_the_unit_in_match_rulesets():
+    g = graph("rulebook")
+    r = duel(g, "heuristic", "random", 2, seed=2)
+    assert r.unit_size == 5 and len(r.games) == 4 and len(r.unit_means()) == 1
+
+
+def plain(x: DuelGame) -> dict:
+    d = x.to_json()
+    del d["timing"]  # seconds differ from run to run
+    return d
+
+
+def test_resume_plays_only_missing_units():
+    g = graph("online")
+    seen: list[list[DuelGame]] = []
+    full = duel(g, "heuristic", "random", 3, seed=9, on_unit=seen.append)
+    assert len(seen) == 3
+    again = duel(g, "heuristic", "random", 3, seed=9, done=[x for u in seen[:2] for x in u],
+                 on_unit=lambda u: seen.append(u))
+    assert len(seen) == 4 and [plain(x) for x in again.games] == [plain(x) for x in full.games]
+    back = [DuelGame.from_json(json.loads(json.dumps(x.to_json()))) for x in full.games]
+    assert [x.to_json() for x in back] == [x.to_json() for x in full.games]
+
+
+def test_workers_do_not_change_the_result():
+    g = graph("online")
+    one = duel(g, "heuristic", "random", 2, seed=3)
+    two = duel(g, "heuristic", "random", 2, seed=3, workers=2)
+    assert [x.to_json()["scores"] for x in one.games] == [x.to_json()["scores"] for x in two.games]
+
+
+def test_duel_cli_json(runner):
+    res = runner.invoke(cli, ["duel", "online", "pimc:2", "heuristic", "--deals", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["a"] == "pimc:2" and d["games"] == 2 and d["timing"]["a"]["searched"] > 0
+
+
+def test_duel_cli_bad_bot(runner):
+    res = runner.invoke(cli, ["duel", "online", "ismct", "heuristic"])
+    assert res.exit_code == 2
+    assert "did you mean 'ismcts'" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_simulate_bots_per_team(runner):
+    res = runner.invoke(cli, ["simulate", "online", "--games", "2", "--bots", "heuristic,random", "--json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["team_score_mean"]["1"] > d["team_score_mean"]["2"]
+    bad = runner.invoke(cli, ["simulate", "online", "--bots", "heuristic,rando"])
+    assert bad.exit_code == 2 and "unknown bot 'rando'" in bad.stderr
+
+
+def test_diff_simulate_bots_per_team(runner):
+    res = runner.invoke(cli, ["diff", "online", "base", "--simulate", "2", "--workers", "1", "--bots", "heuristic,random",
+                              "--format", "json"])
+    assert res.exit_code == 0, res.output
+    sim = json.loads(res.stdout)["simulation"]
+    assert sim["bots"] == ["heuristic", "random"] * 3

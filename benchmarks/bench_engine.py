@@ -69,8 +69,8 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
             res, prev = play_game(graph, seed, i, bots, previous=prev if i % length else None)
             decisions += res.decisions
     else:
-        from gouji_dsl.engine import fast
         from gouji_dsl.bots import make_bot
+        from gouji_dsl.engine import fast
         eng = fast.engine(graph)
         assert eng is not None, fast.fallback_reason(graph)
         n = graph.n_seats

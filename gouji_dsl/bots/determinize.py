@@ -42,6 +42,8 @@ from gouji_dsl.engine.interpreter import GameState, parse_move
 HIDDEN_TRANSFER_RULES: frozenset[str] = frozenset({"return"})
 #: moves whose cards leave the hand face up
 PUBLIC_CARD_VERBS: frozenset[str] = frozenset({"play", "burn", "discard"})
+#: the record events the observer reads (the others say nothing about cards)
+READ_EVENTS: frozenset[str] = frozenset({"deal", "move", "transfer"})
 #: draws of a sample before :func:`sample_deal` gives up (only hidden returns can make one fail)
 MAX_DRAWS = 500
 
@@ -151,7 +153,19 @@ class Observer:
         if key != self._key or self._read > len(rec):
             self._key, self._read = key, 0
             self._reset(state)
+        render = None
         for e in rec[self._read:]:
+            if not isinstance(e, dict):
+                # a compact entry of the generated play-out: (kind, ...); render the ones read here
+                if e[0] not in READ_EVENTS:
+                    continue
+                if render is None:
+                    from gouji_dsl.engine import fast
+                    eng = fast.engine(state.graph)
+                    if eng is None:
+                        raise DeterminizeError(f"a compact game record but no generated engine for {state.graph.name}")
+                    render = eng.module.render_event
+                e = render(e)
             self._event(state, e)
         self._read = len(rec)
         seat = self.seat
@@ -168,6 +182,8 @@ class Observer:
 
     def _event(self, state: GameState, e: dict) -> None:
         kind = e["type"]
+        if kind not in READ_EVENTS:
+            return
         if kind == "deal":
             self._reset(state)
             text = e["hands"].get(str(self.seat), "")

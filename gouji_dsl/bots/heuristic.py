@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.engine.interpreter import Ctx, GameState, Move
 from gouji_dsl.engine.model import CardModel, Play
 
 
@@ -118,9 +118,13 @@ class HeuristicBot:
         f = m.filler
         return bool(p.jokers) or (f is not None and p.counts[f] > 0) or p.rank >= m.n_ranks - 1
 
-    def _visible_counts(self, state: GameState, seat: int) -> dict[int, int]:
-        view = state.view(seat)
-        return {int(s): info["count"] for s, info in view["others"].items() if "count" in info}
+    @staticmethod
+    def _seen_count(state: GameState, seat: int, target: int) -> int | None:
+        """How many cards ``target`` holds, if ``seat`` may see it (the ``see_count`` rules, as
+        ``state.view(seat)`` decides it; asked for one seat rather than building the whole view)."""
+        if state.graph.permit("see_count", Ctx(state, seat=seat, target=target)):
+            return state.hand_size(target)
+        return None
 
     @staticmethod
     def _pick(moves: Sequence[Move], verb: str) -> Move | None:
@@ -167,6 +171,9 @@ class HeuristicBot:
 
     # ---------------------------------------------------------------------- leading
     def _lead(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move:
+        quick = self._quick_lead(state, seat, moves)
+        if quick is not None:
+            return quick
         model = state.model
         discards = [m for m in moves if m.verb == "discard"]
         if discards:  # void cards: throwing them away costs nothing and the lead stays
@@ -193,6 +200,39 @@ class HeuristicBot:
             if best:
                 return max(best, key=lambda mp: (len(mp[1].jokers), mp[1].count))[0]
         return min(classified, key=lambda mp: self._lead_key(hand, mp[1], nr))[0]
+
+    def _quick_lead(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move | None:
+        """The same lead as the full scan below, found without looking at every lead: a lazy lead
+        list (``extra`` holds its non-play moves, ``in`` is a lookup) usually has a few thousand
+        plays, and the choice is nearly always a whole rank group. None: let the full scan decide
+        (the burner, the endgame, no whole group to lead, a plain list of moves)."""
+        extra = getattr(moves, "extra", None)
+        if extra is None or any(m.verb == "discard" for m in extra) or len(moves) == len(extra):
+            return None
+        if state.burner == seat:
+            return None
+        model = state.model
+        hand = state.hands[seat]
+        nr = model.n_ranks
+        everything = Move(seat, "play", tuple(hand))
+        if model.classify(everything.cards or ()).valid and everything in moves:
+            return everything
+        groups = [r for r in range(nr) if hand[r]]
+        if len(groups) == 2 or (len(groups) == 1 and sum(hand[nr:]) > 0):
+            return None
+        zeros = [0] * len(hand)
+        gouji_first = None
+        for r in groups:
+            v = zeros[:]
+            v[r] = hand[r]
+            m = Move(seat, "play", tuple(v))
+            if m not in moves:
+                continue
+            if not model.classify(m.cards or ()).gouji:
+                return m
+            if gouji_first is None:
+                gouji_first = m
+        return gouji_first
 
     @staticmethod
     def _whole(hand: list[int], p: Play, nr: int) -> bool:
@@ -242,8 +282,8 @@ class HeuristicBot:
         if state.team(top.seat) == state.team(seat):
             return self._decline(moves)
         opposite = top.seat == state.opposite(seat)
-        counts = self._visible_counts(state, seat)
-        danger = counts.get(top.seat, 99) <= max(top.play.count, 5)
+        seen = self._seen_count(state, seat, top.seat)
+        danger = (99 if seen is None else seen) <= max(top.play.count, 5)
         late = size <= self.LATE * max(sum(state.dealt[seat]), 1)
         scored = []
         for m, p in plays:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, rollout
+from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -74,6 +74,7 @@ class IsmctsBot(SearchBot):
         lo, hi = math.inf, -math.inf
         policy = self.policy
         limit = self.limit
+        drive = driver(state.graph)
         c = self.c
         its = 0
         while not done(its):
@@ -95,20 +96,20 @@ class IsmctsBot(SearchBot):
                     child = max(kids, key=lambda k: (k.total / k.visits - lo) / span
                                 + c * math.sqrt(math.log(max(k.avail, 1)) / k.visits))
                 assert child.move is not None
-                g.apply_in_place(child.move, trusted=True)
+                drive.apply(g, child.move)
                 path.append(child)
                 new = child.visits == 0
                 moves_g: Sequence[Move] = ()
                 while g.to_act is not None and g.phase != "over":
-                    moves_g = g.legal_moves()
+                    moves_g = drive.moves(g)
                     if len(moves_g) > 1:
                         break
-                    g.apply_in_place(moves_g[0], trusted=True)
+                    drive.apply(g, moves_g[0])
                 if new or g.phase == "over" or g.to_act is None:
                     break
                 node = child
                 cands = candidates(g, moves_g, policy(g, moves_g), limit)
-            scores = rollout(g, policy)
+            scores = rollout(g, policy, drive=drive)
             for n in path:
                 v = float(scores[n.seat])
                 n.visits += 1

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, rollout
+from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -45,6 +45,7 @@ class PimcBot(SearchBot):
             assert self.budget.iterations is not None
             rounds_wanted = max(1, self.budget.iterations // n)
             done = lambda i: i >= rounds_wanted * n
+        drive = driver(state.graph)
         sums = [0.0] * n
         rounds = 0
         its = 0
@@ -53,8 +54,8 @@ class PimcBot(SearchBot):
             got = []
             for m in cands:
                 g = base.copy()
-                g.apply_in_place(m, trusted=True)
-                got.append(float(rollout(g, self.policy)[seat]))
+                drive.apply(g, m)
+                got.append(float(rollout(g, self.policy, drive=drive)[seat]))
                 its += 1
                 if len(got) < n and done(its) and rounds > 0:
                     break

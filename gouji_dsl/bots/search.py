@@ -1,8 +1,9 @@
-"""What the search bots share: the one rollout function, candidate moves, budgets and analyses.
+"""What the search bots share: how they move a game (:class:`Driver`), the one rollout function,
+candidate moves, budgets and analyses.
 
-:func:`rollout` is the only place a search bot plays a game to its end. It runs on the interpreter
-today (``legal_moves`` / ``apply_in_place``); when the generated play-out module is available it is
-the one line to change.
+:func:`rollout` is the only place a search bot plays a game to its end: with the ruleset's
+generated play-out (:mod:`gouji_dsl.engine.fast`) when the generator handles the ruleset, else with
+the interpreter (``legal_moves`` / ``apply_in_place``). Both play the same games.
 """
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import Observer
 from gouji_dsl.bots.heuristic import HeuristicBot, card_values
 from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.ruleset.graph import RuleGraph
 
 #: a move-choosing function: ``policy(state, legal_moves) -> move``
 Policy = Callable[[GameState, Sequence[Move]], Move]
@@ -26,9 +29,53 @@ class RolloutError(RuntimeError):
     """A play-out did not end (a ruleset without a way out)."""
 
 
-def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000) -> Mapping[int, float]:
+class Driver:
+    """Moves a game forward for a search: the generated engine of the ruleset when there is one
+    (``engine`` is then its :class:`~gouji_dsl.engine.fast.Engine`), else the interpreter."""
+
+    def __init__(self, graph: RuleGraph, *, generated: bool = True):
+        self.graph = graph
+        self.engine: Any = None
+        if generated:
+            from gouji_dsl.engine import fast
+            self.engine = fast.engine(graph)
+
+    def moves(self, state: GameState) -> Sequence[Move]:
+        """The legal moves of the seat to act (the interpreter's, in its order)."""
+        return self.engine.legal_moves(state) if self.engine is not None else state.legal_moves()
+
+    def apply(self, state: GameState, move: Move) -> None:
+        """Apply a move just taken from :meth:`moves` of this very state."""
+        if self.engine is not None:
+            self.engine.apply(state, move)
+        else:
+            state.apply_in_place(move, trusted=True)
+
+
+_drivers: dict[int, Driver] = {}
+
+
+def driver(graph: RuleGraph) -> Driver:
+    """The driver of ``graph`` (kept per graph object)."""
+    d = _drivers.get(id(graph))
+    if d is None or d.graph is not graph:
+        d = _drivers[id(graph)] = Driver(graph)
+        if len(_drivers) > 16:
+            _drivers.pop(next(iter(_drivers)))
+    return d
+
+
+def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
+            drive: Driver | None = None) -> Mapping[int, float]:
     """Play ``state`` to its end in place, every seat choosing with ``policy`` (forced moves are
-    applied without asking it); return the final score of every seat."""
+    applied without asking it); return the final score of every seat. ``drive``: how (default: the
+    ruleset's generated play-out when there is one)."""
+    d = drive or driver(state.graph)
+    if d.engine is not None:
+        try:
+            return d.engine.play_out(state, policy, max_decisions=max_decisions).scores  # type: ignore[no-any-return]
+        except RuntimeError as e:
+            raise RolloutError(str(e)) from None
     steps = 0
     while state.to_act is not None and state.phase != "over":
         moves = state.legal_moves()

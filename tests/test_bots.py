@@ -172,3 +172,26 @@ def test_make_bot_and_random():
     st = new_game(g, 1)
     nxt = next_game(play_game(g, "x", 0, "heuristic")[1], 2)
     assert st.legal_moves() and nxt is not None
+
+
+def test_quick_lead_is_the_full_scan_lead():
+    """The heuristic bot's quick lead (whole groups looked up, not every lead scanned) and its
+    one-seat count check choose exactly what the full scan and the whole view choose."""
+    class Full(HeuristicBot):
+        def _quick_lead(self, *a):
+            return None
+
+        def _seen_count(self, state, seat, target):
+            return state.view(seat)["others"][str(target)].get("count")
+
+    quick, full = HeuristicBot(), Full()
+    for name in ("online", "rulebook", "qingdao"):
+        g = graph(name)
+        for i in range(2):
+            st = new_game(g, f"quick:{i}")
+            rb = random.Random(i)
+            while not st.over:
+                ms = st.legal_moves()
+                a = quick.choose(st, ms)
+                assert a == full.choose(st, ms)
+                st.apply_in_place(a if rb.random() < 0.8 else ms[rb.randrange(len(ms))])

@@ -262,18 +262,18 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
         raise r.fail(("events",) if "events" in data else (), "the record has no events")
     positions: dict[int, tuple[int, int]] = {}
     move_pos: dict[int, tuple[int, int]] = {}
-    for i, e in enumerate(events):
-        if not isinstance(e, dict) or not isinstance(e.get("type"), str):
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
             raise r.fail(("events", i), "an event is an object with a 'type'")
         positions[i] = r.pos.at.get(("events", i), (0, 0))
-        if e["type"] == "move":
-            if not isinstance(e.get("move"), str):
+        if ev["type"] == "move":
+            if not isinstance(ev.get("move"), str):
                 raise r.fail(("events", i), "a move event needs 'move': \"<seat> <verb> [cards]\"")
             ln, col = r.pos.at.get(("events", i, "move"), (0, 0))
             move_pos[i] = (ln, col + 1)  # inside the quotes
-        elif e["type"] == "deal":
-            hands = e.get("hands")
-            if e.get("source", "random") != "random" and not isinstance(hands, dict):
+        elif ev["type"] == "deal":
+            hands = ev.get("hands")
+            if ev.get("source", "random") != "random" and not isinstance(hands, dict):
                 raise r.fail(("events", i), "a fixed deal needs 'hands': {seat: cards}")
     if events[0]["type"] != "deal":
         raise r.fail(("events", 0), "the first event of a record is the deal")
@@ -371,11 +371,11 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
                             f"ruleset {graph.name!r}", "was the record made under another ruleset or version?")
         steps.append(Step(state.copy()))
         for i in range(start, end):
-            e = record.events[i]
-            if e.get("type") != "move":
+            ev = record.events[i]
+            if ev.get("type") != "move":
                 continue
             ln, col = record.move_positions.get(i, record.positions.get(i, (0, 0)))
-            text = e["move"]
+            text = ev["move"]
             try:
                 mv = parse_move(text, graph.model, graph.n_seats, path=record.path, line=ln, col=col)
             except GoujiError as err:
@@ -483,7 +483,7 @@ def scenario_case(state: GameState, name: str, *, illegal: Iterable[str] = (), m
     ``state.graph``; when it does not pass as written but does with the setup answers left out (the
     runner reads a leading setup ``pass`` as "skip the setup"), that version is returned with a
     comment; when neither passes, the case is returned with a comment saying why."""
-    kw = dict(illegal=list(illegal), max_legal=max_legal, indent=indent)
+    kw: dict[str, Any] = dict(illegal=list(illegal), max_legal=max_legal, indent=indent)
     exact = _case_text(state, name, omit_setup=False, previous=previous, **kw)
     if not verify:
         return exact
@@ -497,7 +497,7 @@ def scenario_case(state: GameState, name: str, *, illegal: Iterable[str] = (), m
         "alone": ["this game on its own: the first game of the match is not replayed (`gouji test`",
                   "reads a leading setup 'pass' as skipping the setup)"],
     }
-    variants = []
+    variants: list[tuple[str, dict[str, Any]]] = []
     if state.phase not in SETUP_PHASES:
         variants.append(("omit", dict(omit_setup=True, previous=previous)))
     if previous is not None:
@@ -600,14 +600,18 @@ def _case_text(state: GameState, name: str, *, omit_setup: bool, illegal: list[s
     return "\n".join(lines) + "\n"
 
 
-def _legal_sample(state: GameState, legal: list[Move], k: int) -> list[Move]:
+def _legal_sample(state: GameState, legal: Sequence[Move], k: int) -> list[Move]:
     if len(legal) <= k:
-        return legal
+        return list(legal)
     others = [m for m in legal if m.cards is None]
     cards = [m for m in legal if m.cards is not None]
     model = state.model
-    cards.sort(key=lambda m: (len(model.classify(m.cards).jokers), model.classify(m.cards).filler,
-                              model.classify(m.cards).rank, model.classify(m.cards).count))
+
+    def key(m: Move) -> tuple[int, Any, Any, int]:
+        p = model.classify(m.cards or ())
+        return (len(p.jokers), p.filler, p.rank, p.count)
+
+    cards.sort(key=key)
     return cards[:max(k - len(others), 0)] + others
 
 

@@ -14,10 +14,6 @@ EFFECT_KEYS: tuple[str, ...] = ("allow", "deny", "require", "value", "order", "m
 """The effect keys a rule may carry; exactly one per rule (see docs/ruleset-format.md)."""
 
 
-Origin = SourcePos
-"""Deprecated name of :class:`~gouji_dsl.diagnostics.SourcePos` (the one position type); use SourcePos."""
-
-
 @dataclass(frozen=True)
 class Text:
     """A string from a ruleset file and where it was written.

@@ -1,0 +1,61 @@
+"""Issue 11: `gouji` never shows a traceback. An unexpected exception in any command prints one
+line with the path of a saved crash report and exits 2; a GoujiError that escapes a command prints
+its diagnostics and exits 1."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
+
+
+@pytest.fixture(params=["library", "app"])
+def group(request):
+    if request.param == "library":
+        from gouji_dsl.tools.cli import cli
+        return cli
+    pytest.importorskip("textual")
+    from gouji_app.cli import gouji
+    return gouji
+
+
+def test_an_unexpected_exception_is_one_line_and_a_crash_report(group, monkeypatch, tmp_path):
+    import gouji_dsl.tools.render as render
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("division by zero somewhere deep")
+
+    monkeypatch.setattr(render, "resolved_text", boom)
+    monkeypatch.setenv("GOUJI_CRASH_DIR", str(tmp_path))
+    res = CliRunner().invoke(group, ["show", "online"])
+    assert res.exit_code == 2
+    assert "Traceback" not in res.output and "Traceback" not in res.stderr
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith("gouji: internal error: ZeroDivisionError: division by zero somewhere deep")
+    report = Path(line.split("crash report saved to ")[1].split(" (")[0])
+    assert report.parent == tmp_path and "Traceback" in report.read_text() and "ZeroDivisionError" in report.read_text()
+
+
+def test_an_escaping_gouji_error_is_reported_with_exit_1(group, monkeypatch):
+    import gouji_dsl.tools.render as render
+
+    def bad(*a, **k):
+        raise GoujiError(Diagnostic("x.yaml", 3, 4, "something is wrong", "fix it", code=Code.UNKNOWN_KEY))
+
+    monkeypatch.setattr(render, "resolved_text", bad)
+    res = CliRunner().invoke(group, ["show", "online"])
+    assert res.exit_code == 1 and "x.yaml:3:4: something is wrong" in res.stderr and "hint: fix it" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_a_crash_report_folder_that_cannot_be_written_still_gives_one_line(monkeypatch, tmp_path):
+    from gouji_dsl.tools.cli import internal_error_line
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    monkeypatch.setenv("GOUJI_CRASH_DIR", str(blocked / "sub"))
+    line = internal_error_line(RuntimeError("boom"))
+    assert line.startswith("gouji: internal error: RuntimeError: boom") and "\n" not in line
+    assert os.path.exists(line.split("crash report saved to ")[1].split(" (")[0])  # fell back to the temp folder

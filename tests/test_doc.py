@@ -261,3 +261,21 @@ def test_a_child_rewriting_a_whole_map_replaces_its_sentence(tmp_path):
     text = flat(ruleset_doc(compile_ruleset(resolve(p))))
     assert "A gouji play here: six 10s" in text and flat(setting_says("base", "gouji_minimum")) not in text
     assert "Changed in town" not in text
+
+
+def test_the_rulebook_does_not_state_a_setting_another_setting_disables(tmp_path):
+    # comparison.joker_cover.equal_many has no effect while comparison.same_count is true (online's
+    # value): `gouji doc` must not print "2 equal jokers beat one".
+    pytest.importorskip("gouji_dsl.ruleset.settings")
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve
+    p = tmp_path / "cover.yaml"
+    p.write_text(textwrap.dedent("""
+        ruleset: cover
+        extends: online
+        settings:
+          comparison: {joker_cover: {equal_many: 2}}
+    """), encoding="utf-8")
+    text = flat(ruleset_doc(compile_ruleset(resolve(p))))
+    assert "equal jokers beat one" not in text
+    assert "2 equal jokers beat one" in flat(ruleset_doc(load_graph("six-deck-eagle")))  # same_count: false

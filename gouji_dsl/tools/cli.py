@@ -225,13 +225,19 @@ cli.add_command(report_command)
 @cli.command("show")
 @click.argument("ruleset", required=False)
 @click.option("--graph", "as_graph", is_flag=True, help="Print the rule graph instead of the resolved ruleset.")
-@click.option("--format", "fmt", type=click.Choice(["text", "mermaid", "dot"]), default="text", show_default=True,
-              help="Output format of the graph (mermaid and dot imply --graph).")
+@click.option("--format", "fmt", type=click.Choice(["text", "mermaid", "dot", "markdown"]), default="text",
+              show_default=True,
+              help="Output format of the graph (mermaid and dot imply --graph), or of --settings (markdown).")
+@click.option("--settings", "as_settings", is_flag=True,
+              help="Print the settings reference: every setting with its sub-keys, type, allowed values, default, "
+                   "value, sentence and source (RULESET optional with --format markdown: every bundled ruleset's, "
+                   "as in docs/settings.md).")
 @click.option("--vocabulary", is_flag=True,
               help="Print the hooks, variables, play attributes and functions expressions may use.")
 @click.option("--generated", is_flag=True,
               help="Print the Python module generated from RULESET (the fast play-out simulations use).")
-def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool, generated: bool) -> None:
+def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: bool, vocabulary: bool,
+                 generated: bool) -> None:
     """Print RULESET after inheritance, or its rule graph.
 
     Without options: the header (name, title, chain of files), every setting with the file:line that
@@ -246,8 +252,22 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, vocabulary: bool
         if ruleset is None:
             return
         click.echo()
+    if as_settings:
+        from gouji_dsl.tools import settings_ref
+        if fmt not in ("text", "markdown"):
+            raise click.UsageError("--settings prints text or markdown")
+        if fmt == "markdown":
+            click.echo(settings_ref.reference_markdown(
+                None if ruleset is None else settings_ref.rows(_load_resolved(ruleset))), nl=False)
+        elif ruleset is None:
+            raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
+        else:
+            click.echo(settings_ref.reference_text(_load_resolved(ruleset)), nl=False)
+        return
     if ruleset is None:
         raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
+    if fmt == "markdown":
+        raise click.UsageError("--format markdown is for --settings; the graph is text, mermaid or dot")
     if generated:
         from gouji_dsl.engine import fast
         graph = _load_graph(ruleset)

@@ -128,12 +128,15 @@ def _facts(graph) -> list[tuple[str, str]]:
         beat = "a higher play; the number of cards may differ"
     if jokers:
         beat += "; attached jokers must be covered by higher jokers"
-        if m.equal_many or m.lower_many:
+        off = _no_effect(graph)
+        equal_many = m.equal_many if ("comparison", "joker_cover", "equal_many") not in off else 0
+        lower_many = m.lower_many if ("comparison", "joker_cover", "lower_many") not in off else 0
+        if equal_many or lower_many:
             parts = []
-            if m.equal_many:
-                parts.append(f"{m.equal_many} equal jokers beat one")
-            if m.lower_many:
-                parts.append(f"{m.lower_many} of the next lower kind beat one")
+            if equal_many:
+                parts.append(f"{equal_many} equal jokers beat one")
+            if lower_many:
+                parts.append(f"{lower_many} of the next lower kind beat one")
             beat += " (" + ", ".join(parts) + ")"
     out.append(("Beating a play", beat))
     return out
@@ -152,6 +155,14 @@ def _setting_items(s) -> list[_Item]:
     items = [_Item(sentences[whole].says, sentences[whole].source)]
     items += [_Item(f"Changed in {x.ruleset}: {x.says}", x.source) for x in sentences[whole + 1:]]
     return items
+
+
+def _no_effect(graph) -> set[tuple[str, ...]]:
+    """The settings (name, then keys) another setting disables (the setting-type layer's
+    constraints): the rulebook says only what takes effect."""
+    from gouji_dsl.ruleset.settings import CONSTRAINTS
+    values = graph.settings
+    return {c.path for c in CONSTRAINTS if c.holds(values)}
 
 
 def _topic(rule_id: str) -> str:

@@ -227,3 +227,15 @@ def test_cli_commands_give_a_clean_error(tmp_path, text):
         res = cli_run(*args)
         assert res.exit_code == 1, (args, res.output)
         assert f"{p}:" in res.stderr
+
+
+@pytest.mark.parametrize("setting, code", [("seats: 1_000_000", Code.OUT_OF_RANGE),
+                                           ("deck: {decks: 100000}", Code.OUT_OF_RANGE)])
+def test_seats_and_decks_beyond_the_engine_are_refused_at_validation(tmp_path, setting, code):
+    # `seats: 1_000_000` used to validate and then hang the first game
+    from gouji_dsl.ruleset.check import check
+    p = write(tmp_path, "big.yaml", f"ruleset: big\nextends: online\nsettings:\n  {setting}\n")
+    result = check(p)
+    assert [d.code for d in result.errors] == [code] and result.errors[0].line == 4
+    res = cli_run("simulate", str(p), "--games", "1")
+    assert res.exit_code == 1 and f"{p}:4:" in res.stderr

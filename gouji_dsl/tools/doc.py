@@ -161,7 +161,7 @@ def _no_effect(graph) -> set[tuple[str, ...]]:
     """The settings (name, then keys) another setting disables (the setting-type layer's
     constraints): the rulebook says only what takes effect."""
     from gouji_dsl.ruleset.settings import CONSTRAINTS
-    values = graph.settings
+    values = dict(graph.settings)
     return {c.path for c in CONSTRAINTS if c.holds(values)}
 
 

@@ -374,16 +374,40 @@ class Analysis:
             if HOOKS[n.hook].kind == "value" and n.id not in self.dead:
                 by_hook.setdefault(n.hook, []).append(n)
         for hook, rules in by_hook.items():
+            # the first later rule that always answers, or answers with the same guard (linear:
+            # scanning from the last rule, the nearest later rule of each guard is at hand)
+            n = len(rules)
+            checked = [_guard_key(r) for r in rules]  # the checked guard tree (None: not checked)
+            norm = [_norm(r.when) for r in rules]
+            always = [r.when is None or truthy(self.eval_tree(self.part(r, "when"), hook)) is True for r in rules]
+            next_always = n
+            by_checked: dict[str, int] = {}
+            by_norm_unchecked: dict[str | None, int] = {}
+            by_norm: dict[str | None, int] = {}
+            firsts: list[int] = [n] * n
+            for i in range(n - 1, -1, -1):
+                key = checked[i]
+                if key is not None:
+                    same = min(by_checked.get(key, n), by_norm_unchecked.get(norm[i], n))
+                else:
+                    same = by_norm.get(norm[i], n)
+                firsts[i] = min(next_always, same)
+                if always[i]:
+                    next_always = i
+                if key is not None:
+                    by_checked[key] = i
+                else:
+                    by_norm_unchecked[norm[i]] = i
+                by_norm[norm[i]] = i
             for i, a in enumerate(rules):
-                for b in rules[i + 1:]:
-                    always = b.when is None or truthy(self.eval_tree(self.part(b, "when"), hook)) is True
-                    same = _same(a, b)
-                    if always or same:
-                        detail = "no guard" if b.when is None else ("the same guard" if same else "a guard that always holds")
-                        self.dead[a.id] = Why("shadowed", f"the later rule {b.id!r} ({_where(b.origin)}) answers "
-                                              f"{hook!r} with {detail}, and the last matching rule wins", "rules", b.id,
-                                              detail=detail)
-                        break
+                if firsts[i] >= n:
+                    continue
+                b = rules[firsts[i]]
+                same = _same(a, b)
+                detail = "no guard" if b.when is None else ("the same guard" if same else "a guard that always holds")
+                self.dead[a.id] = Why("shadowed", f"the later rule {b.id!r} ({_where(b.origin)}) answers "
+                                      f"{hook!r} with {detail}, and the last matching rule wins", "rules", b.id,
+                                      detail=detail)
 
     def _inert(self) -> None:
         seen: set[str] = set()  # hooks with an earlier live rule: returning the default there overrides it
@@ -399,6 +423,12 @@ class Analysis:
             v = self.eval_tree(eff, n.hook)
             if isinstance(v, K) and v.v == h.default and truthy(self.eval_tree(self.part(n, "when"), n.hook)) is not False:
                 self.inert.add(n.id)
+
+
+def _guard_key(r: Any) -> str | None:
+    """The checked guard of a rule as text (None when it has no checked guard): :func:`_same`'s key."""
+    t = r.checked.get("when") if r.checked else None
+    return A.unparse(t) if t is not None else None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -594,21 +624,23 @@ def lint(graph) -> list[Diagnostic]:
         if h.kind != "permit":
             continue
         rules = [n for n in nodes if n.hook == hook and n.id not in an.dead]
-        for i, a in enumerate(rules):
-            for b in rules[i + 1:]:
-                if _norm(a.when) != _norm(b.when) or (a.inherited and b.inherited):
-                    continue
-                ea, eb = (a.effect, _norm(a.expr)), (b.effect, _norm(b.expr))
-                pair = {ea[0], eb[0]}
-                if ea[1] != eb[1] or pair not in ({"allow", "deny"}, {"require", "deny"}):
-                    continue
-                at = b if not b.inherited else a
-                other = a if at is b else b
-                what = "one allows what the other forbids" if pair == {"allow", "deny"} else \
-                    "one requires what the other forbids, so it is always forbidden"
-                diag(at.origin, f"rules {a.id!r} and {b.id!r} decide {hook!r} in the same state with "
-                     f"contradictory effects: {what} (other rule at {_where(other.origin)})",
-                     "keep one of them, or give them different guards", code=Code.RULES_CONTRADICT)
+        buckets: dict[tuple[str | None, str | None], list[Any]] = {}  # same guard and effect text: linear
+        for r in rules:
+            buckets.setdefault((_norm(r.when), _norm(r.expr)), []).append(r)
+        for a, b in ((x, y) for group in buckets.values() if len(group) > 1
+                     for i, x in enumerate(group) for y in group[i + 1:]):
+            if a.inherited and b.inherited:
+                continue
+            pair = {a.effect, b.effect}
+            if pair not in ({"allow", "deny"}, {"require", "deny"}):
+                continue
+            at = b if not b.inherited else a
+            other = a if at is b else b
+            what = "one allows what the other forbids" if pair == {"allow", "deny"} else \
+                "one requires what the other forbids, so it is always forbidden"
+            diag(at.origin, f"rules {a.id!r} and {b.id!r} decide {hook!r} in the same state with "
+                 f"contradictory effects: {what} (other rule at {_where(other.origin)})",
+                 "keep one of them, or give them different guards", code=Code.RULES_CONTRADICT)
 
     # (c) phases with no way out ------------------------------------------------------------------
     def missing(hook: str, message: str, hint: str, severity: str = Severity.WARNING) -> None:

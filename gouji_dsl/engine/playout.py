@@ -831,16 +831,48 @@ def _check_over(S: GameState) -> None:
 
 
 # ------------------------------------------------------------------------------ legal moves
-class _Leads(Sequence[Move]):
-    """The leads of a seat whose plays no rule filters: counted and indexed by arithmetic."""
+def _lead_keys(hand: list[int]) -> list[tuple[int, ...]]:
+    """Every play ``hand`` can lead, as count vectors, in ``CardModel.plays_from`` order (built in
+    one pass, without classifying them)."""
+    jh = tuple(hand[NR:])
+    if jh not in _JFLAT:
+        _jokers_by_sum(jh)
+    jcs = [JC_ALL[j] for j in _JFLAT[jh]]
+    fill = hand[FILLER] if FILLER is not None else 0
+    out: list[tuple[int, ...]] = []
+    base = [0] * NR
+    for r in range(NR):
+        hr = hand[r]
+        if not hr:
+            continue
+        fm = fill if r != FILLER else 0
+        for n in range(1, hr + 1):
+            base[r] = n
+            for f in range(fm + 1):
+                if fm:
+                    base[FILLER] = f  # type: ignore[index]
+                t = tuple(base)
+                out.extend([t + jc for jc in jcs])
+        base[r] = 0
+        if fm:
+            base[FILLER] = 0  # type: ignore[index]
+    zeros = tuple(base)
+    out.extend([zeros + jc for jc in jcs[1:]])
+    return out
 
-    __slots__ = ("seat", "hand", "n", "extra")
+
+class _Leads(Sequence[Move]):
+    """The leads of a seat whose plays no rule filters: counted by arithmetic, one looked at is
+    built alone, and they are listed (once, in one pass) only when iterated."""
+
+    __slots__ = ("seat", "hand", "n", "extra", "_cards")
 
     def __init__(self, seat: int, hand: list[int], extra: list[Move]):
         self.seat = seat
         self.hand = list(hand)
         self.n = _lead_count(hand)
         self.extra = extra
+        self._cards: list[tuple[int, ...]] | None = None
 
     def __len__(self) -> int:
         return self.n + len(self.extra)
@@ -851,10 +883,19 @@ class _Leads(Sequence[Move]):
         if i < 0:
             i += len(self)
         if 0 <= i < self.n:
-            return Move(self.seat, "play", _lead_at(self.hand, i))
+            cards = self._cards
+            return Move(self.seat, "play", cards[i] if cards is not None else _lead_at(self.hand, i))
         if i < 0 or i >= len(self):
             raise IndexError(i)
         return self.extra[i - self.n]
+
+    def __iter__(self):  # type: ignore[override]
+        if self._cards is None:
+            self._cards = _lead_keys(self.hand)
+        seat = self.seat
+        for cards in self._cards:
+            yield Move(seat, "play", cards)
+        yield from self.extra
 
     def __contains__(self, m: object) -> bool:
         if isinstance(m, tuple) and len(m) == 4 and m[0] == self.seat and m[1] == "play" and m[3] == "" \

@@ -112,6 +112,9 @@ _JBYSUM: dict[tuple[int, ...], dict[int, list[int]]] = {}
 _JFLAT: dict[tuple[int, ...], list[int]] = {}
 _COVER: dict[tuple[int, ...], list[int]] = {}
 _OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
+_HINFO: dict[int, tuple[list[int], tuple[int, int, tuple[int, ...], list[int]]]] = {}
+_TINFO: dict[Play, tuple[int, int, int, tuple[int, ...]]] = {}
+_PAIRS: dict[Play, tuple[tuple[int, int], ...]] = {}
 _VERB = {"play", "burn", "discard", "return"}
 _PLACEMENTS = frozenset(Placement)
 
@@ -296,6 +299,8 @@ def _transfer(S: GameState, giver: int, receiver: int, cards: dict[str, int], ru
             continue
         hands[giver][i] -= k
         hands[receiver][i] += k
+        _changed(hands[giver])
+        _changed(hands[receiver])
         moved[sym] = k
         r = S.received.setdefault(receiver, {})
         r[sym] = r.get(sym, 0) + k
@@ -580,26 +585,49 @@ def _answers_by_sum(jh: tuple[int, ...], tj: tuple[int, ...]) -> dict[int, list[
     return got
 
 
+def _hand_info(hand: list[int]) -> tuple[int, int, tuple[int, ...], list[int]]:
+    """What answering needs of a hand: jokers held, filler cards held, the joker holding, and per
+    rank the largest group of that rank or above. Kept (by the hand list) until the hand changes:
+    every change of a hand here goes through :func:`_changed`."""
+    jh = tuple(hand[NR:])
+    suf = [0] * (NR + 1)
+    m = 0
+    for r in range(NR - 1, -1, -1):
+        if hand[r] > m:
+            m = hand[r]
+        suf[r] = m
+    info = (sum(jh), hand[FILLER] if FILLER is not None else 0, jh, suf)
+    _HINFO[id(hand)] = (hand, info)
+    return info
+
+
+def _changed(hand: list[int]) -> None:
+    _HINFO.pop(id(hand), None)
+
+
+def _top_info(top: Play) -> tuple[int, int, int, tuple[int, ...]]:
+    got = (top.count, top.carried, top.rank + 1, top.jokers)
+    _TINFO[top] = got
+    return got
+
+
 def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]:
     """Every play ``hand`` can beat ``top`` with (cover model), in the interpreter's order, as
     ``(rank, count, filler, joker combination)``: from the cover tables, not by trying each play."""
-    out: list[tuple[int, int, int, int]] = []
-    tc = top.count
-    tcar = top.carried
+    tc, tcar, tr1, tj = _TINFO.get(top) or _top_info(top)
+    got = _HINFO.get(id(hand))
+    jt, fill, jh, suf = got[1] if got is not None else _hand_info(hand)
     if SAME_COUNT:
-        jt = sum(hand[NR:])
         if tcar:
-            fill = hand[FILLER] if FILLER is not None else 0
-            tr = top.rank
-            if jt < tc and max(hand[tr + 1:NR], default=0) + fill + jt < tc:
-                return out  # the quick path of a forced pass: no group is big enough
-            jh = tuple(hand[NR:])
-            okc = _OKC.get((jh, top.jokers))
+            if jt < tc and suf[tr1] + fill + jt < tc:
+                return []  # the quick path of a forced pass: no group is big enough
+            okc = _OKC.get((jh, tj))
             if okc is None:
-                okc = _answers_by_sum(jh, top.jokers)
+                okc = _answers_by_sum(jh, tj)
             get = okc.get
+            out: list[tuple[int, int, int, int]] = []
             app = out.append
-            for r in range(tr + 1, NR):
+            for r in range(tr1, NR):
                 hr = hand[r]
                 if not hr:
                     continue
@@ -617,17 +645,15 @@ def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]
                             app((r, n, f, j))
             for j in get(tc, ()):
                 app((-1, 0, 0, j))
-        elif jt >= tc:
-            jh = tuple(hand[NR:])
-            byc = _jokers_by_sum(jh)  # (may add joker combinations: the cover table is read after it)
-            cov = _cover(top.jokers)
-            for j in byc.get(tc, ()):
-                if cov[j] >= 0:
-                    out.append((-1, 0, 0, j))
-        return out
-    jh = tuple(hand[NR:])
+            return out
+        if jt < tc:
+            return []
+        byc = _jokers_by_sum(jh)  # (may add joker combinations: the cover table is read after it)
+        cov = _cover(tj)
+        return [(-1, 0, 0, j) for j in byc.get(tc, ()) if cov[j] >= 0]
+    out = []
     byc = _jokers_by_sum(jh)
-    cov = _cover(top.jokers)
+    cov = _cover(tj)
     spare_ok = SPARE_FOR_RANK
     # free count (two / three kill one): every card is used exactly
     if tcar:
@@ -917,6 +943,7 @@ class _Leads(Sequence[Move]):
 
 def legal_moves(S: GameState) -> Sequence[Move]:
     """``GameState.legal_moves``: the same moves in the same order."""
+    _HINFO.clear()  # (the state may have been changed by other code since)
     s = S.to_act
     if s is None or S.phase == "over":
         return []
@@ -968,6 +995,7 @@ def _may_yield(S: GameState, s: int) -> bool:
 def apply_move(S: GameState, move: Move) -> None:
     """``GameState.apply_in_place(move, trusted=True)``: ``move`` must be one of
     :func:`legal_moves` of this very state."""
+    _HINFO.clear()  # (the state may have been changed by other code since)
     s = move.seat
     phase = S.phase
     S.record.append(("move", s, move.verb, move.cards, move.arg))
@@ -1009,6 +1037,7 @@ def apply_move(S: GameState, move: Move) -> None:
         for i, c in enumerate(cards):
             hand[i] -= c
             S.discarded[i] += c
+        _changed(hand)
         S.record.append(("discard", s, cards))
         if sum(hand) == 0:
             _finish(S, s)
@@ -1039,9 +1068,12 @@ def _yield(S: GameState, s: int) -> None:
 
 def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
     hand = S.hands[s]
-    for i, c in enumerate(p.counts):
-        if c:
-            hand[i] -= c
+    pairs = _PAIRS.get(p)
+    if pairs is None:
+        pairs = _PAIRS[p] = tuple((i, c) for i, c in enumerate(p.counts) if c)
+    for i, c in pairs:
+        hand[i] -= c
+    _HINFO.pop(id(hand), None)
     prev = S.top
     tp = TablePlay(p, s, KINDS)
     tp.beaten_seat = prev.seat if prev else None
@@ -1090,6 +1122,7 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
     ``choose(state, moves)`` with the interpreter's moves. Returns the number of moves made
     (``steps`` counted in). Raises RuntimeError past ``max_decisions`` moves, IllegalMove if a
     chooser answers a move that is not legal."""
+    _HINFO.clear()  # (the state may have been changed by other code since)
     while S.phase != "over":
         seat = S.to_act
         if seat is None:
@@ -1116,10 +1149,12 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
                 if chooser is None:
                     raise RuntimeError(f"no bot for seat {seat}")
                 choice = chooser(S, moves)
+                _HINFO.clear()  # (a bot may have looked ahead on this state)
                 if choice in moves:
                     apply_move(S, choice)
                 else:
                     S.apply_in_place(choice)  # checked by the interpreter: raises IllegalMove
+                    _HINFO.clear()
         steps += 1
         if steps > max_decisions:
             raise RuntimeError(f"the game did not end after {max_decisions} decisions")

@@ -427,6 +427,10 @@ class _Emitter:
             return E(f"_concat({a.code}, {b.code})", typ, nn=True, pure=pure)
         if b.members and a.nn:
             neg = "not " if op == "--" else ""
+            if a.cheap:  # (an empty set: nothing to drop / keep; the list is not changed by its users)
+                empty = a.code if op == "--" else "[]"
+                return E(f"([_x for _x in {a.code} if _x {neg}in {b.members}] if {b.members} else {empty})", typ,
+                         nn=True, pure=pure)
             return E(f"[_x for _x in {a.code} if _x {neg}in {b.members}]", typ, nn=True, pure=pure)
         fn = "_minus" if op == "--" else "_inter"
         return E(f"{fn}({a.code}, {b.code})", typ, nn=True, pure=pure)

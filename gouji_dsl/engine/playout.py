@@ -220,7 +220,10 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.game_number = game_number
     S.source = source
     hs = [[0] * K for _ in range(N + 1)]
+    # (placeholders first: the attributes in the interpreter's order, one shared key table)
     S.hands = hs
+    S.dealt_cards = {}
+    S.dealt = []
     S.phase = "setup"
     S.setup_queue = []
     S.choose_queue = []
@@ -254,6 +257,7 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.return_queue = []
     S.declare_queue = []
     S.late = []
+    S.record = []
     S.seed = seed
     S.decided = {}
     S.marked_by = {}
@@ -486,13 +490,11 @@ def _lead_count(hand: list[int]) -> int:
     if jh not in _JFLAT:
         _jokers_by_sum(jh)
     J = len(_JFLAT[jh])
-    fill = hand[FILLER] if FILLER is not None else 0
-    total = J - 1
-    for r in range(NR):
-        hr = hand[r]
-        if hr:
-            total += hr * ((fill if r != FILLER else 0) + 1) * J
-    return total
+    if FILLER is None:
+        return J - 1 + J * sum(hand[:NR])
+    fill = hand[FILLER]
+    # every other rank's cards alone or with 0..fill filler cards; the filler rank alone
+    return J - 1 + J * ((fill + 1) * (sum(hand[:NR]) - fill) + fill)
 
 
 def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
@@ -581,6 +583,7 @@ def _answers_by_sum(jh: tuple[int, ...], tj: tuple[int, ...]) -> dict[int, list[
             ok = [j for j in jcs if cov[j] >= 0 and (SPARE_FOR_RANK or cov[j] == 0) and cov[j] >= s - nt]
             if ok:
                 got[s] = ok
+        got[-1] = sorted(got, reverse=True)  # type: ignore[assignment]
         _OKC[key] = got
     return got
 
@@ -624,7 +627,7 @@ def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]
             okc = _OKC.get((jh, tj))
             if okc is None:
                 okc = _answers_by_sum(jh, tj)
-            get = okc.get
+            sums = okc[-1]  # the joker totals that can answer, largest first (filler count ascending)
             out: list[tuple[int, int, int, int]] = []
             app = out.append
             for r in range(tr1, NR):
@@ -639,11 +642,15 @@ def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]
                     lo = 1
                 for n in range(lo, (hr if hr < tc else tc) + 1):
                     rem = tc - n
-                    flo = rem - jt
-                    for f in range(flo if flo > 0 else 0, (fm if fm < rem else rem) + 1):
-                        for j in get(rem - f, ()):
+                    for t in sums:
+                        f = rem - t
+                        if f < 0:
+                            continue
+                        if f > fm:
+                            break
+                        for j in okc[t]:
                             app((r, n, f, j))
-            for j in get(tc, ()):
+            for j in okc.get(tc, ()):
                 app((-1, 0, 0, j))
             return out
         if jt < tc:
@@ -732,7 +739,8 @@ def _rebuild_queue(S: GameState) -> None:
     follow = h_follow_order(S, top)
     if follow is None:
         follow = AFTER[top.seat]
-    S.queue = [(s, "burn") for s in burn] + [(s, "follow") for s in follow]
+    S.queue = [(s, "burn") for s in burn] + [(s, "follow") for s in follow] if burn else \
+        [(s, "follow") for s in follow]
 
 
 def _advance(S: GameState) -> None:

@@ -52,6 +52,8 @@ def _answers(hand: list[int], tr: int, tc: int, tcar: int, tj: int, tjk: int) ->
             out.append((-1, 0, 0, 0, tc))
         return out
     fill = hand[FILL]
+    if jt < tc and (tr + 1 >= NR or max(hand[tr + 1:NR]) + fill + jt < tc):
+        return out  # no group is big enough: a forced pass
     for r in range(tr + 1, NR):
         h = hand[r]
         if not h:
@@ -111,6 +113,37 @@ def _lead_at(hand: list[int], i: int) -> tuple[int, int, int, int, int]:
     return -1, 0, 0, i // hr1, i % hr1
 
 
+def _burner_lead(hand: list[int], s: int, pick) -> tuple[int, int, int, int, int] | None:
+    """A burner's lead, uniformly among those that carry a joker or empty the hand (counted per
+    group of rank cards: every joker combination but none, and none only for the last cards)."""
+    hb1, hr1 = hand[13] + 1, hand[14] + 1
+    J = hb1 * hr1
+    size = sum(hand)
+    fill = hand[FILL]
+    blocks = []
+    total = J - 1  # pure jokers
+    for r in range(NR):
+        h = hand[r]
+        if not h:
+            continue
+        for n in range(1, h + 1):
+            for f in range((fill if r != FILL else 0) + 1):
+                c = J - 1 + (n + f == size)
+                if c:
+                    blocks.append((r, n, f, c))
+                    total += c
+    if not total:
+        return None
+    i = pick(s, total)
+    for r, n, f, c in blocks:
+        if i < c:
+            j = i + 1 if c < J else i  # (the joker-less play comes first, where allowed)
+            return r, n, f, j // hr1, j % hr1
+        i -= c
+    j = i + 1
+    return -1, 0, 0, j // hr1, j % hr1
+
+
 def play_game(seed: str, bot_seed: str) -> int:
     """One game with random bots; returns the number of decisions."""
     rng = random.Random(seed)
@@ -158,18 +191,12 @@ def play_game(seed: str, bot_seed: str) -> int:
         s = leader
         hand = hands[s]
         if burner == s:
-            leads = []
-            size = sum(hand)
-            for k in range(_lead_count(hand)):
-                p = _lead_at(hand, k)
-                if p[3] + p[4] or p[1] + p[2] + p[3] + p[4] == size:
-                    leads.append(p)
-            if not leads:  # the burn fails: the worst free place at once
+            p = _burner_lead(hand, s, pick)
+            if p is None:  # the burn fails: the worst free place at once
                 places[s] = max(q for q in range(1, N + 1) if q not in places.values())
                 burner = 0
                 leader = next((t for t in AFTER[s] if active(t)), 0)
                 continue
-            p = leads[pick(s, len(leads))]
         else:
             p = _lead_at(hand, pick(s, _lead_count(hand)))
         decisions += 1

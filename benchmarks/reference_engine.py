@@ -148,7 +148,14 @@ def play_game(seed: str, bot_seed: str) -> int:
     """One game with random bots; returns the number of decisions."""
     rng = random.Random(seed)
     deck = DECK[:]
-    rng.shuffle(deck)
+    gb = rng.getrandbits  # rng.shuffle(deck), its index draws written out
+    for i in range(len(deck) - 1, 0, -1):
+        m = i + 1
+        k = m.bit_length()
+        j = gb(k)
+        while j >= m:
+            j = gb(k)
+        deck[i], deck[j] = deck[j], deck[i]
     hands = [[0] * 15 for _ in range(N + 1)]
     best = (0, 0, 0)
     for s in range(1, N + 1):

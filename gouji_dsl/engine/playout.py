@@ -192,7 +192,18 @@ def _deal(rng: random.Random, first: int = 1) -> dict[int, list[Card]]:
     """``interpreter.deal_hands`` (shuffle the pack, one card at a time from seat ``first``), on a
     pack built once: the same cards in the same order, so the same seed deals the same hands."""
     deck = DECK[:]
-    rng.shuffle(deck)
+    if type(rng) is random.Random:
+        # random.Random.shuffle with its index draws (_randbelow) written out: the same permutation
+        gb = rng.getrandbits
+        for i in range(len(deck) - 1, 0, -1):
+            n = i + 1
+            k = n.bit_length()
+            j = gb(k)
+            while j >= n:
+                j = gb(k)
+            deck[i], deck[j] = deck[j], deck[i]
+    else:
+        rng.shuffle(deck)
     return {s: deck[(s - first) % N::N] for s in SEATS}
 
 

@@ -66,7 +66,8 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
     t0 = time.process_time()
     if engine == "interpreter":
         for i in range(games):
-            res, prev = play_game(graph, seed, i, bots, previous=prev if i % length else None)
+            res, prev = play_game(graph, seed, i, bots, previous=prev if i % length else None, engine="interpreter",
+                                  record=False)
             decisions += res.decisions
     else:
         from gouji_dsl.bots import make_bot

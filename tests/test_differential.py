@@ -28,6 +28,21 @@ def _graph(name: str):
     return load_graph(name)
 
 
+def test_the_reference_side_is_the_interpreter(monkeypatch):
+    """The differential check plays its reference games with the interpreter (whatever the
+    default engine of play_game is) and its other side with the generated module."""
+    from gouji_dsl.tools import simulate
+    seen = []
+    real = simulate.play_game
+
+    def spy(*args, **kw):
+        seen.append(kw.get("engine"))
+        return real(*args, **kw)
+    monkeypatch.setattr(simulate, "play_game", spy)
+    assert fast.differences(_graph("online"), "which", 2) == []
+    assert seen == ["interpreter", "interpreter"]
+
+
 @pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)
 def test_random_games_identical(name):
     g = _graph(name)

@@ -217,11 +217,13 @@ def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -
     prev_f: GameState | None = None
     out: list[str] = []
     for i in range(games):
-        res, st = play_game(graph, seed, i, bots, previous=prev_i if i % length else None)
+        res, st = play_game(graph, seed, i, bots, previous=prev_i if i % length else None, engine="interpreter")
         prev_i = st
         players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
         fs = eng.play_game(seed, i, players, previous=prev_f if i % length else None)
         prev_f = fs
+        if "move" not in (e[0] for e in fs.record if isinstance(e, tuple)):
+            out.append(f"game {i}: the generated engine logged no move: did it play?")
         record = eng.render_record(fs)
         got = (fs.places, fs.scores, fs.sweep, fs.decisions, fs.trick_no, fs.burns)
         want = (res.places, res.scores, res.sweep, res.decisions, res.tricks, res.burns)

@@ -337,3 +337,21 @@ def test_no_findings_in_bundled_rulesets():
     for name in list_bundled():
         diags = lint(load_graph(name))
         assert diags == [], (name, [d.short() for d in diags])
+
+
+# ------------------------------------------------------------------------------ lookups that can fail
+def test_a_table_without_every_key_its_rule_looks_up(tmp_path):
+    path = write(tmp_path, "points.yaml", """
+        ruleset: points
+        extends: online
+        settings:
+          match_games:
+            value: 3
+            says: "Three games."
+          tribute:
+            value: {order: [point], point: {both: {receiver: 4, neither: 2, both: 2, giver: 0}}}
+            says: "Point tribute only."
+    """)
+    (d,) = findings(path)
+    assert d.code == Code.MISSING_KEY and (d.line, d.col) == at(path, "point: {both")
+    assert "'giver', 'receiver', 'neither'" in d.message and "tribute.point" in d.message

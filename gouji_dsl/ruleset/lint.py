@@ -44,7 +44,7 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean, line_of
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.fold import Facts, Folder, K, U, truthy
-from gouji_dsl.lang.types import Nullable, Record
+from gouji_dsl.lang.types import Enum, Nullable, Record, strip
 from gouji_dsl.ruleset.settings import engine_types, normalize_setting
 from gouji_dsl.ruleset.spec import RuleSpec
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS, HOOKS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS
@@ -732,6 +732,33 @@ def lint(graph) -> list[Diagnostic]:
             continue
         diag(s.origin, f"setting {name!r} is changed here without a sentence (says): the rulebook (gouji doc) "
              f"loses the parent's {_short(before.says, 70)!r} and says nothing instead", long_form, code=Code.STALE_SENTENCE)
+
+    # (g) lookups that fail for some values of their key: a map setting without every word of an
+    # enumerated key, read by a rule that can fire
+    for n in nodes:
+        if n.id in an.dead:
+            continue
+        for tree in an.trees(n.id):
+            for x in _walk_with_defs(tree, an.defs):
+                if not (isinstance(x, A.Index) and isinstance(x.base, A.Setting) and isinstance(x.base.value, dict)):
+                    continue
+                kt = strip(x.key.type) if x.key.type is not None else None
+                if not isinstance(kt, Enum) or isinstance(x.key, A.Literal):
+                    continue
+                missing = [w for w in kt.values if w not in x.base.value]
+                spec = resolved.settings.get(x.base.name)
+                if not missing or spec is None:
+                    continue
+                at = spec.positions.get(x.base.path, spec.origin) if x.base.path else spec.origin
+                if at.path != own_path and n.origin.path != own_path:
+                    continue  # neither the rule nor the table is written here
+                if at.path != own_path:
+                    at = n.origin
+                label = A.unparse(x.base)
+                diag(at, f"{label} has no key " + ", ".join(map(repr, missing)) + f": rule {n.id!r} "
+                     f"({_where(n.origin)}) fails while the game runs when its key {A.unparse(x.key)} is one of them",
+                     f"give {label} every key ({', '.join(map(repr, kt.values))}), or test the key first (k in {label})",
+                     code=Code.MISSING_KEY)
 
     # (f) settings another setting disables (found when the graph was built)
     out.extend(d for d in graph.warnings if d.path == own_path)

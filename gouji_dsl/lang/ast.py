@@ -300,7 +300,8 @@ def unparse(node: Node) -> str:
     if isinstance(node, Unary):
         if node.op == UnOp.NOT:
             return f"not {wrap(node.operand, 4)}"
-        return f"-{wrap(node.operand, 9)}"
+        inner = wrap(node.operand, 9)
+        return f"-({inner})" if inner.startswith("-") else f"-{inner}"
     if isinstance(node, Binary):
         p = _BPREC[node.op]
         if p == 5:  # comparisons do not chain

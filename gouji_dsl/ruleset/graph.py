@@ -175,7 +175,7 @@ class RuleGraph:
     ones), ``pruned`` (ids of rules that can never fire), ``definitions`` (the checked definitions),
     ``warnings`` (settings findings: :data:`~gouji_dsl.ruleset.settings.CONSTRAINTS`)."""
 
-    __slots__ = ("name", "resolved", "settings", "typed", "model", "_rules", "nodes", "edges", "by_hook", "n_seats",
+    __slots__ = ("name", "resolved", "settings", "typed", "model", "_rules", "nodes", "_by_id", "edges", "by_hook", "n_seats",
                  "pruned", "definitions", "warnings", "_compiler", "_checks", "_frozen")
 
     def __init__(self, resolved: ResolvedRuleset, typed: Settings, model: CardModel, rules: list[_Rule], edges: list[Edge],
@@ -187,6 +187,7 @@ class RuleGraph:
         self.model = model
         self._rules = tuple(rules)
         self.nodes: tuple[RuleNode, ...] = tuple(r.node for r in rules)
+        self._by_id: Mapping[str, RuleNode] = MappingProxyType({n.id: n for n in self.nodes})
         self.edges: tuple[Edge, ...] = tuple(edges)
         self.by_hook: Mapping[str, tuple[_Rule, ...]] = MappingProxyType(
             {h: tuple(r for r in rules if r.node.hook == h) for h in HOOKS})
@@ -216,10 +217,8 @@ class RuleGraph:
         return self._compiler.compile(check(parse(text), scope))
 
     def node(self, rule_id: str) -> RuleNode | None:
-        for n in self.nodes:
-            if n.id == rule_id:
-                return n
-        return None
+        """The rule with this id, or None."""
+        return self._by_id.get(rule_id)
 
     # -------------------------------------------------------------- asking
     def _failed(self, r: _Rule | None, e: BaseException, ctx: Any) -> GoujiError:
@@ -465,12 +464,16 @@ class _Texts:
 
     def __init__(self, bag: DiagnosticBag):
         self.bag = bag
+        self.sources: dict[str, str | None] = {}
+        self.scopes: dict[str, Scope] = {}
 
     def source(self, path: str) -> str | None:
-        try:
-            return _read(path)
-        except OSError:
-            return None
+        if path not in self.sources:
+            try:
+                self.sources[path] = _read(path)
+            except OSError:
+                self.sources[path] = None
+        return self.sources[path]
 
     def locate(self, text: Text) -> Callable[[int], tuple[int, int]]:
         from gouji_dsl.ruleset.loader import locator
@@ -575,7 +578,9 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
                               hint=f"{hook_name} is a {hook.kind} question: {hook.doc}", source_line=_source_line(o.path, o.line),
                               code=Code.WRONG_EFFECT))
         return None
-    scope = hook_scope(hook, typed, definitions)
+    scope = texts.scopes.get(hook.name)
+    if scope is None:
+        scope = texts.scopes[hook.name] = hook_scope(hook, typed, definitions)
     ok = True
     checked: dict[str, Node] = {}
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean, line_of
+from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.fold import Facts, Folder, K, U, truthy
 from gouji_dsl.lang.types import Enum, Nullable, Record, strip
@@ -369,6 +369,8 @@ class Analysis:
         return self._named(tree, "counter_arg")
 
     def _shadowing(self) -> None:
+        """A value rule is dead when a later live rule of its hook always answers, or has the same
+        guard (the last matching rule wins). Linear: each rule looks at the nearest such later rule."""
         by_hook: dict[str, list[Any]] = {}
         for n in self.graph.nodes:
             if HOOKS[n.hook].kind == "value" and n.id not in self.dead:
@@ -475,18 +477,20 @@ def analyse(graph: Any, unknown_settings: Iterable[str] = ()) -> Analysis:
 
 # ================================================================================= the lint
 class _Lines:
-    def __init__(self, resolved):
+    """Source lines of the files a ruleset's findings point into (each file read and split once)."""
+
+    def __init__(self, resolved: Any):
         self.resolved = resolved
-        self.cache: dict[str, str | None] = {resolved.path: resolved.text}
+        self.cache: dict[str, list[str] | None] = {resolved.path: (resolved.text or "").splitlines()}
 
     def line(self, path: str, n: int) -> str | None:
         if path not in self.cache:
             try:
-                self.cache[path] = Path(path).read_text(encoding="utf-8")
+                self.cache[path] = Path(path).read_text(encoding="utf-8").splitlines()
             except OSError:
                 self.cache[path] = None
-        text = self.cache[path]
-        return None if text is None else line_of(text, n)
+        lines = self.cache[path]
+        return lines[n - 1] if lines is not None and 1 <= n <= len(lines) else None
 
 
 @functools.lru_cache(maxsize=64)

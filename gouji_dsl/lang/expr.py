@@ -6,16 +6,24 @@ module goes away once the generator emits from the checked AST.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from lark import Tree
+from lark import Lark, Tree
 from lark.exceptions import UnexpectedInput
 
 from gouji_dsl.lang.ops import EvalError as RuleRuntimeError
-from gouji_dsl.lang.parse import MAX_LENGTH, ExprError, _syntax_error, parser
+from gouji_dsl.lang.parse import MAX_LENGTH, ExprError, _syntax_error
 from gouji_dsl.lang.types import ListOf, Type, category, strip
+from gouji_dsl.resources import grammar_dir
 
 __all__ = ["RuleRuntimeError", "ExprError", "parse", "legacy_type", "_norm_key"]
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    text = (grammar_dir() / "expr.lark").read_text(encoding="utf-8")
+    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=False)
 
 
 def parse(text: str) -> Tree:
@@ -23,7 +31,7 @@ def parse(text: str) -> Tree:
     if len(text) > MAX_LENGTH:
         raise ExprError(f"the expression is too long ({len(text)} characters; at most {MAX_LENGTH})", MAX_LENGTH)
     try:
-        return parser().parse(text)
+        return _parser().parse(text)
     except UnexpectedInput as e:
         raise _syntax_error(text, e) from None
 

@@ -107,11 +107,13 @@ class _Build(Transformer_NonRecursive):
             if isinstance(c, Node):
                 s, e = c.start, c.end
                 children.append(c)
-            else:
+            elif isinstance(c, Token):
                 s = c.start_pos or 0
                 e = c.end_pos if c.end_pos is not None else s + len(c)
                 if c.type in _KEEP:
                     children.append(c)
+            else:  # pragma: no cover - children are built nodes and tokens
+                continue
             start, end = min(start, s), max(end, e)
         if tree.data == "atom":  # ( expr ): the expression itself
             return children[0]

@@ -749,9 +749,9 @@ def lint(graph) -> list[Diagnostic]:
                 kt = strip(x.key.type) if x.key.type is not None else None
                 if not isinstance(kt, Enum) or isinstance(x.key, A.Literal):
                     continue
-                missing = [w for w in kt.values if w not in x.base.value]
+                absent = [w for w in kt.values if w not in x.base.value]
                 spec = resolved.settings.get(x.base.name)
-                if not missing or spec is None:
+                if not absent or spec is None:
                     continue
                 at = spec.positions.get(x.base.path, spec.origin) if x.base.path else spec.origin
                 if at.path != own_path and n.origin.path != own_path:
@@ -759,7 +759,7 @@ def lint(graph) -> list[Diagnostic]:
                 if at.path != own_path:
                     at = n.origin
                 label = A.unparse(x.base)
-                diag(at, f"{label} has no key " + ", ".join(map(repr, missing)) + f": rule {n.id!r} "
+                diag(at, f"{label} has no key " + ", ".join(map(repr, absent)) + f": rule {n.id!r} "
                      f"({_where(n.origin)}) fails while the game runs when its key {A.unparse(x.key)} is one of them",
                      f"give {label} every key ({', '.join(map(repr, kt.values))}), or test the key first (k in {label})",
                      code=Code.MISSING_KEY)

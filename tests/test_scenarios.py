@@ -127,3 +127,162 @@ def test_first_lead_ties_do_not_depend_on_the_written_order(tmp_path):
                  "    expect: {to_act: 1}\n")
     p = _write(tmp_path, body)
     assert all(r.passed for r in run_files([p]))
+
+
+# ------------------------------------------------------------------ issue 11: the runner never raises
+def _one(tmp_path, text: str, name: str = "s.yaml"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    (r,) = run_files([p])
+    return p, r
+
+
+def test_moves_that_are_not_a_list(tmp_path):
+    p, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: x\n    deal: {DEAL6}\n    moves: 5\n")
+    assert not r.passed and r.codes == ["ScenarioValue"]
+    assert f"{p}:5:12: moves must be a list of move lines" in r.errors[0]
+
+
+def test_seed_of_the_wrong_kind(tmp_path):
+    p, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: x\n    deal: {DEAL6}\n    seed: [1]\n")
+    assert r.codes == ["ScenarioValue"] and f"{p}:5:11: seed must be a whole number or text" in r.errors[0]
+
+
+@pytest.mark.parametrize("where", ["move", "deal"])
+def test_a_seat_written_with_a_superscript_two(tmp_path, where):
+    if where == "move":
+        text = f"ruleset: online\ncases:\n  - name: x\n    deal: {DEAL6}\n    leader: 1\n    moves: [² play 55]\n"
+    else:
+        text = 'ruleset: online\ncases:\n  - name: x\n    deal: {²: "55", 2: "66", 3: "7", 4: "8", 5: "9", 6: "T"}\n'
+    _, r = _one(tmp_path, text)
+    assert r.codes == ["BadSeat"] and "digits" in r.errors[0]
+
+
+def test_a_300_character_ruleset(tmp_path):
+    _, r = _one(tmp_path, "ruleset: " + "x" * 300 + "\ncases:\n  - name: a\n    classify: KK\n    expect: {gouji: true}\n")
+    assert r.codes == ["ScenarioRuleset"] and ":1:10:" in r.errors[0]
+
+
+def test_a_ruleset_outside_the_scenario_folder_is_refused(tmp_path):
+    (tmp_path / "rules.yaml").write_text("ruleset: r\nextends: online\n", encoding="utf-8")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    _, r = _one(sub, "ruleset: ../rules.yaml\ncases:\n  - name: a\n    classify: KK\n    expect: {gouji: true}\n")
+    assert r.codes == ["ScenarioRuleset"] and "leaves the folders" in r.errors[0]
+
+
+def test_a_file_that_is_not_utf8(tmp_path):
+    p = tmp_path / "s.yaml"
+    p.write_bytes(b"ruleset: online\ncases:\n  - name: caf\xe9\n")
+    (r,) = run_files([p])
+    assert r.codes == ["ScenarioFile"] and f"{p}:3:14: not UTF-8 text" in r.errors[0]
+
+
+def test_unknown_case_key_lists_the_keys_and_guesses(tmp_path):
+    _, r = _one(tmp_path, "ruleset: online\ncases:\n  - name: a\n    clasify: KK\n    expect: {gouji: true}\n")
+    assert r.codes == ["ScenarioKey"]
+    assert "unknown case key 'clasify'" in r.errors[0] and "did you mean 'classify'?" in r.errors[0]
+    assert "name, ruleset, classify, compare, pack, deal" in r.errors[0]
+
+
+def test_unknown_move_lists_the_verbs_and_guesses(tmp_path):
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: a\n    deal: {DEAL6}\n    moves: [1 plya 55]\n")
+    assert r.codes == ["UnknownMove"]
+    assert "unknown move 'plya'" in r.errors[0] and "did you mean 'play'?" in r.errors[0]
+    assert "play, pass, yield, burn" in r.errors[0]
+
+
+def test_unknown_card_says_ranks_are_upper_case_and_ten_is_T(tmp_path):
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: a\n    deal: {DEAL6}\n    moves: [1 play jj]\n")
+    assert r.codes == ["UnknownCard"]
+    assert "unknown card 'j'" in r.errors[0] and "upper case" in r.errors[0] and "T" in r.errors[0]
+
+
+def test_gouji_test_gives_no_traceback_for_any_of_them(tmp_path):
+    from click.testing import CliRunner
+
+    from gouji_dsl.tools.cli import cli
+    files = []
+    for i, body in enumerate([f"  - name: x\n    deal: {DEAL6}\n    moves: 5\n", "  - name: x\n    seed: [1]\n    classify: K\n",
+                              "  - name: x\n    plya: 1\n"]):
+        p = tmp_path / f"f{i}.yaml"
+        p.write_text("ruleset: online\ncases:\n" + body, encoding="utf-8")
+        files.append(str(p))
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"ruleset: online\ncases: [\xff]\n")
+    res = CliRunner().invoke(cli, ["test", *files, str(bad)])
+    assert res.exit_code == 1 and "Traceback" not in res.output and res.exception is None or isinstance(res.exception, SystemExit)
+    assert res.output.strip().splitlines()[-1] == "0 passed, 4 failed"
+
+
+# ------------------------------------------------------------------ issue 10: scenarios that can say more
+def test_classify_unknown_character_is_not_valid(tmp_path):
+    p = tmp_path / "s.yaml"
+    p.write_text('ruleset: online\ncases:\n  - name: ok\n    classify: "KX"\n    expect: {valid: false}\n'
+                 '  - name: wrong\n    classify: "KX"\n    expect: {valid: true, gouji: true}\n', encoding="utf-8")
+    ok, wrong = run_files([p])
+    assert ok.passed
+    assert not wrong.passed and all(c == "UnknownCard" for c in wrong.codes)
+    assert f"{p}:7:17: valid: expected true" in wrong.errors[0] and "'X' at column 17" in wrong.errors[0]
+
+
+def test_pack_cases(tmp_path):
+    _, r = _one(tmp_path, 'ruleset: rulebook\ncases:\n  - name: p\n    pack: {}\n'
+                          '    expect: {cards: 196, ranks: {"3": 6, "4": 6, R: 4, T: 16}, hand_sizes: {1: 33, 4: 33, 5: 32, 6: 32}}\n')
+    assert r.passed, r.errors
+    _, r = _one(tmp_path, 'ruleset: online\ncases:\n  - name: p\n    pack: {seed: 3}\n    expect: {cards: 215, hand_sizes: {1: 35}}\n')
+    assert not r.passed and len(r.errors) == 2 and r.codes == ["ScenarioFailed"] * 2
+    _, r = _one(tmp_path, 'ruleset: online\ncases:\n  - name: p\n    pack: {seed: 3}\n    expect: {ranks: {X: 1}}\n')
+    assert r.codes == ["ScenarioValue"] and "has no card 'X'" in r.errors[0]
+
+
+def test_voided_counts_shown_and_explained_by(tmp_path):
+    p = tmp_path / "v.yaml"
+    p.write_text("""ruleset: online
+cases:
+  - name: two revolutions void the deal
+    deal: {1: "5", 2: "6", 3: "2 8", 4: "2 9", 5: "2 T", 6: "2 J"}
+    moves: [1 revolt, 2 revolt]
+    expect: {voided: true, over: true}
+  - name: counts and explanations
+    deal: {1: "KK 3 4", 2: "AA 5", 3: "AA 6", 4: "22 7", 5: "AA 8", 6: "AA 9"}
+    leader: 1
+    moves: [1 play KK]
+    expect:
+      counts_shown: {1: true, 2: true}
+      voided: false
+      explained_by:
+        "2 play AA": [gouji.minimum, settings.gouji_minimum, gouji.opposite-only]
+        "3 burn AA": [burn.priority, burn.who]
+""", encoding="utf-8")
+    for r in run_files([p]):
+        assert r.passed, r.errors
+    _, r = _one(tmp_path, """ruleset: online
+cases:
+  - name: a rule not cited
+    deal: {1: "KK 3 4", 2: "AA 5", 3: "AA 6", 4: "22 7", 5: "AA 8", 6: "AA 9"}
+    leader: 1
+    moves: [1 play KK]
+    expect: {explained_by: {"3 burn AA": [burn.priorty]}}
+""")
+    assert not r.passed and "does not cite burn.priorty" in r.errors[0] and "did you mean 'burn.priority'?" in r.errors[0]
+
+
+def test_counts_hidden_above_ten_cards(tmp_path):
+    hand = "AAAA KKKK QQQQ"
+    _, r = _one(tmp_path, f'ruleset: online\ncases:\n  - name: c\n    deal: {{1: "{hand}", 2: "5", 3: "6", 4: "7", 5: "8", 6: "9"}}\n'
+                          '    leader: 1\n    expect: {counts_shown: {1: false, 2: true}}\n')
+    assert r.passed, r.errors
+
+
+def test_next_moves_are_matched_by_seat(tmp_path):
+    first = ("    deal: {1: \"K\", 2: \"Q\", 3: \"J\", 4: \"T\", 5: \"9\", 6: \"8\"}\n    leader: 1\n"
+             "    moves: [1 play K, 2 pass, 3 pass, 4 pass, 5 pass, 6 pass, 2 play Q, 3 pass, 4 pass, 5 pass, 6 pass,\n"
+             "            3 play J, 4 pass, 5 pass, 6 pass, 4 play T, 5 pass, 6 pass, 5 play 9]\n"
+             "    next_deal: {1: \"R 5\", 2: \"B 6\", 3: \"2 7\", 4: \"R 8\", 5: \"2 9\", 6: \"B T\"}\n")
+    out = []
+    for order in ("[2 return 6, 1 return 5]", "[1 return 5, 2 return 6]"):
+        _, r = _one(tmp_path, f"ruleset: qingdao\ncases:\n  - name: n\n{first}    next_moves: {order}\n"
+                              "    expect: {hands: {1: \"R T\", 2: \"2 9\", 5: \"B 6\", 6: \"2 5\"}}\n")
+        out.append((r.passed, r.errors))
+    assert out == [(True, []), (True, [])]

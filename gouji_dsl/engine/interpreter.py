@@ -16,11 +16,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos, did_you_mean
 from gouji_dsl.engine.cards import Card, parse_cards
+from gouji_dsl.engine.explain import Because, Explanation
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.outcome import Outcome
 from gouji_dsl.engine.terms import CARD_VERBS as _CARD_VERBS
@@ -84,7 +85,7 @@ def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path:
         raise fail(spos, f"seat must be {seats}, got {seat_s!r}", None, Code.BAD_SEAT)
     vpos = text.find(verb, spos + len(seat_s))
     if verb not in VERBS:
-        guess = did_you_mean(verb, VERBS)
+        guess = did_you_mean(verb, [str(v) for v in VERBS])
         raise fail(vpos, f"unknown move {verb!r}", (f"{guess} " if guess else "") + f"moves: {verbs}", Code.UNKNOWN_MOVE)
     v = Verb(verb)
     rest = parts[2] if len(parts) > 2 else ""
@@ -217,19 +218,6 @@ class Ctx:
         self.round = round
 
 
-@dataclass
-class Explanation:
-    """Why a move is legal or not: ``legal`` and the reasons in the order they were checked."""
-
-    move: str
-    legal: bool
-    reasons: list[Reason] = field(default_factory=list)
-
-    def format(self) -> str:
-        head = f"{self.move}: {'legal' if self.legal else 'illegal'}"
-        return "\n".join([head] + ["  " + r.format() for r in self.reasons])
-
-
 # ------------------------------------------------------------------------------ state
 @dataclass(frozen=True)
 class PrevGame:
@@ -321,6 +309,7 @@ class GameState:
         self.seed = seed
         self.decided: dict[str, tuple[Reason, ...]] = {}
         self.marked_by: dict[tuple[str, int], str] = {}
+        self.plan: tuple[tuple[int, str], ...] = ()
         if hands is None:
             hands = deal_hands(self.model, n, rng, first=self._first_drawer())
         self.dealt_cards = {s: list(hands.get(s, [])) for s in self.seat_list}
@@ -800,6 +789,7 @@ class GameState:
         follow = self._ask("follow_order", ctx)
         follow = list(self.after(top.seat)) if follow is None else self._seats_answer(follow, "follow_order")
         self.queue = [(s, Capacity.BURN) for s in burn] + [(s, Capacity.FOLLOW) for s in follow]
+        self.plan = tuple(self.queue)
 
     def _advance(self) -> None:
         """Ask the next seat of the queue that the rules let answer. Whether a seat is asked depends
@@ -1342,7 +1332,15 @@ def apply(state: GameState, move: Move) -> GameState:
 
 
 def explain(state: GameState, move: Move) -> Explanation:
-    """Which rules allowed or forbade ``move`` now, in words, with rule ids and file:line."""
-    trace: list[Reason] = []
-    ok = state.check(move, trace)
-    return Explanation(move.text(state.model), ok, trace)
+    """Which rules allowed or forbade ``move`` now, and the chain of the situation it is made in
+    (how the play on the table counts, who is offered a burn and who is asked, the flags the
+    deciding rules read, the outcome of a finished game), each with the rule ids, settings and
+    file:line that decided it. See :mod:`gouji_dsl.engine.explain`."""
+    from gouji_dsl.engine.explain import explain_move
+    return explain_move(state, move)
+
+
+__all__ = ["Because", "CARD_VERBS", "Capacity", "Choice", "Ctx", "Explanation", "GameState", "IllegalMove",
+           "LegalMoves", "Move", "Outcome", "Phase", "Placement", "PrevGame", "TablePlay", "VERBS", "Verb",
+           "apply", "deal_hands", "explain", "hands_from_text", "legal_moves", "new_game", "next_game",
+           "parse_move", "replay"]

@@ -239,6 +239,7 @@ class RuleGraph:
         Raises :class:`RuleFailed` if a rule fails while it runs."""
         granted = bool(HOOKS[hook].default)
         forbidden = False
+        declined: list[_Rule] = []  # allow rules that did not allow (cited when nothing grants)
         r: _Rule | None = None
         try:
             for r in self.by_hook[hook]:
@@ -251,6 +252,8 @@ class RuleGraph:
                         granted = True
                         if trace is not None:
                             trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
+                    elif trace is not None:
+                        declined.append(r)
                 elif (eff == "deny" and v) or (eff == "require" and not v):
                     forbidden = True
                     if trace is None:
@@ -260,6 +263,9 @@ class RuleGraph:
                     trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
         except Exception as e:
             raise self._failed(r, e, ctx) from None
+        if trace is not None and not granted:
+            # a question nothing allows by default: the allow rules that did not allow are why
+            trace.extend(Reason(d.node.id, "forbade", d.node.sentence(), d.node.origin, d.node) for d in declined)
         return granted and not forbidden
 
     def value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
@@ -303,6 +309,7 @@ class RuleGraph:
                 eff = r.node.effect
                 if eff == "mark":
                     g.flags.setdefault(r.name, set()).add(seat)
+                    g.marked_by[(r.name, seat)] = r.node.id  # for explanations: which rule set the flag
                 elif eff == "unmark":
                     g.flags.get(r.name, set()).discard(seat)
                 elif eff == "count":

@@ -1067,7 +1067,8 @@ def find_ruleset(ref: str, *, referrer: str | os.PathLike[str], search: Sequence
     folder = Path(os.fspath(referrer)).parent
     places = _Places(folder, search)
     try:
-        found = _locate(places, folder, ref)
+        # the referrer itself is never the ruleset it names (tests/scenarios/online.yaml names online)
+        found = _locate(places, folder, ref, me=_real(Path(os.fspath(referrer))))
         _check_is_ruleset(ref, _read(str(found)))
     except _Refused as e:
         raise GoujiError(_file_diag(os.fspath(referrer), e.message, e.hint, code=e.code)) from None

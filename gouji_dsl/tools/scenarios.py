@@ -1,59 +1,94 @@
-"""Rule scenarios: ``gouji test FILE...`` (NOTATION.md, "Rule scenarios" — a contract).
+"""Rule scenarios: ``gouji test FILE...`` (NOTATION.md, "Rule scenarios" — a contract; the format for
+ruleset authors is docs/scenarios.md).
 
-A scenario file is YAML: ``ruleset`` (bundled name or a path relative to the file) and ``cases``.
-Case kinds: ``classify``, ``compare`` and game cases (``deal``, ``leader``, ``moves``, final
-``expect``). Each case gives a :class:`CaseResult`; a file that cannot be read gives one failed
-result with the file, line and reason. An ``expect`` key the runner does not know is an error.
+A scenario file is YAML: ``ruleset`` (a bundled ruleset's name, or a ``.yaml`` path in the scenario's
+folder or below, or in a ``--rules-path`` folder) and ``cases``. Case kinds: ``classify``,
+``compare``, ``pack`` and game cases (``deal``, ``leader``, ``moves``, final ``expect``; a match
+adds ``next_deal`` / ``next_moves``). Each case gives a :class:`CaseResult`. Nothing a file holds
+makes the runner raise: a file that cannot be read gives one failed result with its position and
+reason, a case that is malformed fails with ``file:line:col``, a hint and a stable code
+(:class:`gouji_dsl.diagnostics.Code`). An ``expect`` key the runner does not know is an error.
 """
 from __future__ import annotations
 
 import json
+import os
+import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from gouji_dsl.diagnostics import Diagnostic, GoujiError, did_you_mean
-from gouji_dsl.engine.interpreter import GameState, Move, hands_from_text, new_game, next_game, parse_move
+from gouji_dsl.diagnostics import Code, GoujiError, did_you_mean
+from gouji_dsl.engine.interpreter import (
+    GameState,
+    Move,
+    explain,
+    hands_from_text,
+    new_game,
+    next_game,
+    parse_move,
+)
+from gouji_dsl.engine.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 
+FILE_KEYS = ("ruleset", "cases", "title", "description")
 CLASSIFY_KEYS = ("valid", "rank", "count", "jokers", "gouji")
 COMPARE_KEYS = ("beats",)
-GAME_KEYS = ("to_act", "over", "places", "scores", "sweep", "hands", "hand_sizes", "legal", "illegal", "transfers")
-CASE_KEYS = ("name", "ruleset", "classify", "compare", "deal", "leader", "moves", "expect", "next_deal", "next_moves", "seed")
-SETUP_VERBS = ("revolt", "declare", "choose")
+PACK_KEYS = ("cards", "ranks", "hand_sizes")
+GAME_KEYS = ("to_act", "over", "places", "scores", "sweep", "hands", "hand_sizes", "legal", "illegal",
+             "voided", "counts_shown", "explained_by", "transfers")
+CASE_KEYS = ("name", "ruleset", "classify", "compare", "pack", "deal", "leader", "moves", "expect",
+             "next_deal", "next_moves", "seed")
+CASE_KINDS = ("classify", "compare", "pack", "deal")
+MOVE_ITEM_KEYS = ("move", "expect")
+
+MAX_SCENARIO_BYTES = 4_000_000
+"""A scenario file larger than this is refused before it is parsed."""
+MAX_RULESET_REF = 255
+"""The longest ``ruleset:`` value (a name or a path) the runner looks up."""
+MAX_SEED_CHARS = 200
+"""The longest seed (a number or text) a case may give."""
+_SEAT_TEXT = re.compile(r"[0-9]{1,3}")
 
 
 @dataclass
 class CaseResult:
-    """One case's outcome: ``passed`` and, when it failed, ``errors`` (``file:line:col: reason``)."""
+    """One case's outcome: ``passed`` and, when it failed, ``errors`` (``file:line:col: reason``)
+    with a stable code for each in ``codes`` (same order)."""
 
     file: str
     name: str
     line: int
     passed: bool
     errors: list[str] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------------ YAML with positions
-class _Loc:
-    """Positions of a composed YAML node's children: ``pos`` (line, col) of the node itself."""
-
-
 class _PosLoader(yaml.SafeLoader):
     pass
 
 
-class PosDict(dict):
+class PosDict(dict):  # type: ignore[type-arg]
+    """A mapping from a scenario file with the positions of the mapping, its keys and values."""
+
     pos: tuple[int, int] = (0, 0)
     key_pos: dict[Any, tuple[int, int]]
     val_pos: dict[Any, tuple[int, int]]
 
 
-class PosList(list):
+class PosList(list):  # type: ignore[type-arg]
+    """A list from a scenario file with the position of the list and of each item."""
+
     pos: tuple[int, int] = (0, 0)
     item_pos: list[tuple[int, int]]
+
+
+def _quoted(node: yaml.Node) -> int:
+    return 1 if getattr(node, "style", None) in ("'", '"') else 0
 
 
 def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> PosDict:
@@ -62,19 +97,24 @@ def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> PosDict:
     d.key_pos, d.val_pos = {}, {}
     for k_node, v_node in node.value:
         k = loader.construct_object(k_node, deep=True)
+        try:
+            hash(k)
+        except TypeError:
+            raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
+                                       "a key must be a plain value", k_node.start_mark) from None
         if k in d:
             raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
                                        f"duplicate key {k!r}", k_node.start_mark)
         d[k] = loader.construct_object(v_node, deep=True)
         d.key_pos[k] = (k_node.start_mark.line + 1, k_node.start_mark.column + 1)
-        d.val_pos[k] = (v_node.start_mark.line + 1, v_node.start_mark.column + 1 + (1 if getattr(v_node, "style", None) in ("'", '"') else 0))
+        d.val_pos[k] = (v_node.start_mark.line + 1, v_node.start_mark.column + 1 + _quoted(v_node))
     return d
 
 
 def _sequence(loader: yaml.SafeLoader, node: yaml.SequenceNode) -> PosList:
     out = PosList(loader.construct_object(n, deep=True) for n in node.value)
     out.pos = (node.start_mark.line + 1, node.start_mark.column + 1)
-    out.item_pos = [(n.start_mark.line + 1, n.start_mark.column + 1 + (1 if getattr(n, "style", None) in ("'", '"') else 0)) for n in node.value]
+    out.item_pos = [(n.start_mark.line + 1, n.start_mark.column + 1 + _quoted(n)) for n in node.value]
     return out
 
 
@@ -83,83 +123,188 @@ _PosLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _seq
 
 
 class _CaseError(Exception):
-    def __init__(self, line: int, col: int, msg: str):
+    """A problem that ends a case (or a file): its position, message, code and hint."""
+
+    def __init__(self, pos: tuple[int, int], msg: str, code: str = Code.SCENARIO_VALUE, hint: str | None = None):
         super().__init__(msg)
-        self.line, self.col, self.msg = line, col, msg
+        self.line, self.col = pos
+        self.msg, self.code, self.hint = msg, code, hint
+
+    def text(self, disp: str) -> str:
+        return f"{disp}:{self.line}:{self.col}: {self.msg}" + (f" (hint: {self.hint})" if self.hint else "")
+
+
+def _pos(d: Any, key: Any) -> tuple[int, int]:
+    """Where the value of ``key`` of a mapping from the file was written ((0, 0) when unknown)."""
+    if isinstance(d, PosDict):
+        return d.val_pos.get(key, d.pos)
+    return (0, 0)
+
+
+def _kpos(d: Any, key: Any) -> tuple[int, int]:
+    if isinstance(d, PosDict):
+        return d.key_pos.get(key, d.pos)
+    return (0, 0)
+
+
+def _ipos(items: Any, i: int) -> tuple[int, int]:
+    if isinstance(items, PosList) and i < len(items.item_pos):
+        return items.item_pos[i]
+    return (0, 0)
+
+
+def _yaml(v: Any) -> str:
+    """A value as YAML spells it (true, false, none), for messages (long values cut short)."""
+    if isinstance(v, bool):
+        text = "true" if v else "false"
+    elif v is None:
+        text = "none"
+    elif isinstance(v, dict):
+        text = "{" + ", ".join(f"{k}: {_yaml(x)}" for k, x in v.items()) + "}"
+    elif isinstance(v, list):
+        text = "[" + ", ".join(_yaml(x) for x in v) + "]"
+    elif isinstance(v, str):
+        text = repr(v)
+    else:
+        text = str(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _unknown_key(where: tuple[int, int], what: str, key: Any, known: Sequence[str], detail: str = "") -> _CaseError:
+    guess = did_you_mean(str(key), known)
+    hint = (f"{guess} " if guess else "") + f"{what} keys{detail}: {', '.join(known)}"
+    return _CaseError(where, f"unknown {what} key {_yaml(key)}" + (f" ({detail.strip()})" if detail else "")
+                      + f"; known: {', '.join(known)}", Code.SCENARIO_KEY, hint)
+
+
+# ------------------------------------------------------------------------ reading a file
+def _read_doc(p: Path, disp: str) -> Any:
+    """The parsed YAML of a scenario file, or :class:`_CaseError` (never another exception)."""
+    try:
+        size = p.stat().st_size
+        if size > MAX_SCENARIO_BYTES:
+            raise _CaseError((0, 0), f"the file is {size:,} bytes; a scenario file may have at most "
+                             f"{MAX_SCENARIO_BYTES:,}", Code.SCENARIO_FILE, "split the cases over several files")
+        data = p.read_bytes()
+    except OSError as e:
+        raise _CaseError((0, 0), f"cannot read: {e.strerror or e}", Code.SCENARIO_FILE) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise _CaseError((line, col), f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot be read",
+                         Code.SCENARIO_FILE, "save the file as UTF-8") from None
+    try:
+        return yaml.load(text, Loader=_PosLoader)  # a SafeLoader subclass
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        raise _CaseError(where, f"YAML error: {e.problem or e.context}", Code.SCENARIO_FILE) from None
+    except yaml.YAMLError as e:
+        raise _CaseError((0, 0), f"YAML error: {e}", Code.SCENARIO_FILE) from None
+    except RecursionError:
+        raise _CaseError((0, 0), "the YAML is nested too deeply", Code.SCENARIO_FILE) from None
+    except ValueError as e:  # e.g. an integer with thousands of digits
+        raise _CaseError((0, 0), f"a value cannot be read: {e}", Code.SCENARIO_FILE) from None
+
+
+def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, RuleGraph],
+               search: Sequence[str | os.PathLike[str]]) -> RuleGraph:
+    """The compiled ruleset a scenario names (see :func:`gouji_dsl.ruleset.loader.find_ruleset`)."""
+    from gouji_dsl.ruleset.loader import find_ruleset, resolve
+    if not isinstance(ref, str) or not ref.strip():
+        raise _CaseError(where, f"ruleset must be a bundled ruleset's name or a .yaml path, got {_yaml(ref)}",
+                         Code.SCENARIO_VALUE, "e.g. 'ruleset: online' or 'ruleset: house.yaml'")
+    if ref in cache:
+        return cache[ref]
+    if len(ref) > MAX_RULESET_REF:
+        raise _CaseError(where, f"ruleset: a name or path of {len(ref)} characters (at most {MAX_RULESET_REF})",
+                         Code.SCENARIO_RULESET, "name a bundled ruleset or a .yaml file beside the scenario")
+    try:
+        found = find_ruleset(ref, referrer=path, search=search)
+        key = str(found)
+        if key not in cache:
+            cache[key] = compile_ruleset(resolve(key, search=search))
+        cache[ref] = cache[key]
+        return cache[key]
+    except GoujiError as e:
+        d = e.diagnostics[0]
+        msgs = "; ".join(x.short() if x.line > 0 else x.message for x in e.diagnostics[:3])
+        raise _CaseError(where, f"ruleset {ref!r} does not load: {msgs}", Code.SCENARIO_RULESET, d.hint) from None
+    except (OSError, ValueError) as e:
+        raise _CaseError(where, f"ruleset {ref!r} does not load: {e}", Code.SCENARIO_RULESET) from None
 
 
 # ------------------------------------------------------------------------ running
-def _load_yaml(path: Path) -> Any:
-    text = path.read_text(encoding="utf-8")
-    return yaml.load(text, Loader=_PosLoader)
+def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None, *,
+             search: Sequence[str | os.PathLike[str]] = ()) -> list[CaseResult]:
+    """Run every case of one scenario file. Never raises for anything the file holds.
 
-
-def _graph_for(name: str, base: Path, cache: dict[str, RuleGraph]) -> RuleGraph:
-    from gouji_dsl.ruleset.loader import resolve
-    cand = (base / name)
-    key = str(cand.resolve()) if cand.suffix in (".yaml", ".yml") or cand.exists() else name
-    if key not in cache:
-        cache[key] = compile_ruleset(resolve(str(cand) if cand.exists() else name))
-    return cache[key]
-
-
-def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None) -> list[CaseResult]:
-    """Run every case of one scenario file."""
+    ``cache`` maps a ruleset as written in scenarios (or a resolved path) to its compiled graph
+    (shared by :func:`run_files`); ``search``: folders where ``ruleset:`` names are also looked up
+    (as ``--rules-path``)."""
     p = Path(path)
     cache = cache if cache is not None else {}
     disp = str(path)
+
+    def file_failure(e: _CaseError) -> list[CaseResult]:
+        return [CaseResult(disp, "<file>", e.line, False, [e.text(disp)], [str(e.code)])]
+
     try:
-        doc = _load_yaml(p)
-    except OSError as e:
-        return [CaseResult(disp, "<file>", 0, False, [f"{disp}: cannot read: {e.strerror or e}"])]
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{disp}:{mark.line + 1}:{mark.column + 1}" if mark else disp
-        return [CaseResult(disp, "<file>", mark.line + 1 if mark else 0, False,
-                           [f"{where}: YAML error: {getattr(e, 'problem', e)}"])]
-    if not isinstance(doc, dict) or "cases" not in doc:
-        return [CaseResult(disp, "<file>", 1, False, [f"{disp}:1:1: a scenario file needs 'ruleset' and 'cases'"])]
-    unknown = [k for k in doc if k not in ("ruleset", "cases", "description", "title")]
-    if unknown:
-        ln, col = doc.key_pos[unknown[0]]
-        return [CaseResult(disp, "<file>", ln, False, [f"{disp}:{ln}:{col}: unknown key {unknown[0]!r} "
-                                                       f"(expected ruleset, cases)"])]
+        doc = _read_doc(p, disp)
+        if not isinstance(doc, dict) or "cases" not in doc:
+            raise _CaseError((1, 1), "a scenario file is a mapping with 'ruleset' and 'cases'", Code.SCENARIO_KEY,
+                             "see docs/scenarios.md")
+        for k in doc:
+            if k not in FILE_KEYS:
+                raise _unknown_key(_kpos(doc, k), "file", k, FILE_KEYS)
+        cases = doc.get("cases") or []
+        if not isinstance(cases, list):
+            raise _CaseError(_pos(doc, "cases"), "'cases' must be a list of cases", Code.SCENARIO_VALUE)
+    except _CaseError as e:
+        return file_failure(e)
     default_rs = doc.get("ruleset")
-    cases = doc.get("cases") or []
-    if not isinstance(cases, list):
-        ln, col = doc.val_pos["cases"]
-        return [CaseResult(disp, "<file>", ln, False, [f"{disp}:{ln}:{col}: 'cases' must be a list"])]
     results = []
     for i, case in enumerate(cases):
-        line = cases.item_pos[i][0] if isinstance(cases, PosList) else 0
+        line = _ipos(cases, i)[0]
         name = str(case.get("name", f"case {i + 1}")) if isinstance(case, dict) else f"case {i + 1}"
+        errors: list[tuple[str, str]] = []
         try:
             if not isinstance(case, dict):
-                raise _CaseError(line, 1, "a case must be a mapping")
-            rs_name = case.get("ruleset", default_rs)
-            if not rs_name:
-                raise _CaseError(line, 1, "no ruleset: give 'ruleset' at the top of the file or in the case")
-            try:
-                graph = _graph_for(str(rs_name), p.parent, cache)
-            except GoujiError as e:
-                where = case.val_pos["ruleset"] if "ruleset" in case else doc.val_pos.get("ruleset", (line, 1))
-                raise _CaseError(*where, f"ruleset {rs_name!r} does not load: "
-                                 + "; ".join(d.short() for d in e.diagnostics[:3])) from None
-            errors = _run_case(case, graph, disp)
-            results.append(CaseResult(disp, name, line, not errors, errors))
+                raise _CaseError(_ipos(cases, i), "a case must be a mapping (name, ruleset, classify / compare / "
+                                 "pack / deal, expect ...)", Code.SCENARIO_VALUE)
+            for k in case:
+                if k not in CASE_KEYS:
+                    raise _unknown_key(_kpos(case, k), "case", k, CASE_KEYS)
+            if "ruleset" in case:
+                rs_name, where = case["ruleset"], _pos(case, "ruleset")
+            else:
+                rs_name, where = default_rs, _pos(doc, "ruleset") if "ruleset" in doc else _ipos(cases, i)
+            if rs_name is None:
+                raise _CaseError(where, "no ruleset: give 'ruleset' at the top of the file or in the case",
+                                 Code.SCENARIO_KEY)
+            graph = _graph_for(rs_name, where, p, cache, search)
+            _run_case(case, graph, disp, errors)
         except _CaseError as e:
-            results.append(CaseResult(disp, name, line, False, [f"{disp}:{e.line}:{e.col}: {e.msg}"]))
+            errors.append((e.text(disp), str(e.code)))
         except GoujiError as e:
-            results.append(CaseResult(disp, name, line, False, [d.short() for d in e.diagnostics]))
+            errors += [(d.short() + (f" (hint: {d.hint})" if d.hint else ""), str(d.code)) for d in e.diagnostics]
+        except RecursionError:
+            errors.append((f"{disp}:{line}:1: the case is nested too deeply", str(Code.SCENARIO_VALUE)))
+        except Exception as e:  # a bug must not hide the other cases: reported, never raised
+            errors.append((f"{disp}:{line}:1: internal error while running the case: {type(e).__name__}: {e}",
+                           str(Code.INTERNAL_ERROR)))
+        results.append(CaseResult(disp, name, line, not errors, [t for t, _ in errors], [c for _, c in errors]))
     return results
 
 
-def run_files(paths: list[str | Path]) -> list[CaseResult]:
+def run_files(paths: Sequence[str | Path], *, search: Sequence[str | os.PathLike[str]] = ()) -> list[CaseResult]:
     """Run several scenario files (rulesets are compiled once and shared)."""
     cache: dict[str, RuleGraph] = {}
     out: list[CaseResult] = []
     for p in paths:
-        out.extend(run_file(p, cache))
+        out.extend(run_file(p, cache, search=search))
     return out
 
 
@@ -180,286 +325,490 @@ def format_results(results: list[CaseResult], as_json: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _yaml(v: Any) -> str:
-    """A value as YAML spells it (true, false, none), for messages."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if v is None:
-        return "none"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_yaml(x)}" for k, x in v.items()) + "}"
-    return str(v) if not isinstance(v, str) else repr(v)
+# ------------------------------------------------------------------------ checking values
+_BOOL_KEYS = ("valid", "gouji", "beats", "over", "sweep", "voided")
 
 
-_BOOL_KEYS = ("valid", "gouji", "beats", "over", "sweep")
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seat_of(k: Any, n: int) -> int | None:
+    """A seat written as a key or value: a whole number 1..n (ASCII digits), else None."""
+    if _is_int(k):
+        return k if 1 <= k <= n else None
+    if isinstance(k, str) and _SEAT_TEXT.fullmatch(k.strip()):
+        s = int(k)
+        return s if 1 <= s <= n else None
+    return None
 
 
 def _check_values(exp: Any, graph: RuleGraph) -> None:
     """Expect values of the wrong kind are errors at their position, not silent mismatches."""
-    if not isinstance(exp, dict):
-        return
     n = graph.n_seats
 
-    def bad(key: str, msg: str) -> _CaseError:
-        ln, col = exp.val_pos.get(key, (0, 0)) if isinstance(exp, PosDict) else (0, 0)
-        return _CaseError(ln, col, f"{key}: {msg}")
-
-    def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
+    def bad(key: str, msg: str, hint: str | None = None) -> _CaseError:
+        return _CaseError(_pos(exp, key), f"{key}: {msg}", Code.SCENARIO_VALUE, hint)
 
     for k in _BOOL_KEYS:
         if k in exp and not isinstance(exp[k], bool):
             raise bad(k, f"expected true or false, got {_yaml(exp[k])}")
-    for k in ("count", "jokers"):
-        if k in exp and (not is_int(exp[k]) or exp[k] < 0):
+    for k in ("count", "jokers", "cards"):
+        if k in exp and (not _is_int(exp[k]) or exp[k] < 0):
             raise bad(k, f"expected a whole number, got {_yaml(exp[k])}")
-    if "to_act" in exp and exp["to_act"] is not None and (not is_int(exp["to_act"]) or not 1 <= exp["to_act"] <= n):
+    if "to_act" in exp and exp["to_act"] is not None and _seat_of(exp["to_act"], n) is None:
         raise bad("to_act", f"expected a seat 1..{n}, got {_yaml(exp['to_act'])}")
-    for k in ("places", "scores", "hands", "hand_sizes"):
+    for k in ("places", "scores", "hands", "hand_sizes", "counts_shown", "explained_by", "ranks"):
         if k not in exp:
             continue
-        m = exp[k] or {}
+        m = exp[k] if exp[k] is not None else {}
         if not isinstance(m, dict):
-            raise bad(k, f"expected a mapping seat -> value, got {_yaml(m)}")
-        for seat, v in m.items():
-            if not str(seat).isdigit() or not 1 <= int(seat) <= n:
-                raise bad(k, f"seat must be 1..{n}, got {_yaml(seat)}")
-            if k == "places" and (not is_int(v) or not 1 <= v <= n):
-                raise bad(k, f"a place is 1..{n}, got {_yaml(v)}")
-            if k == "hand_sizes" and (not is_int(v) or v < 0):
-                raise bad(k, f"a hand size is a whole number >= 0, got {_yaml(v)}")
+            what = "card -> count" if k == "ranks" else ("move line -> rule ids" if k == "explained_by" else "seat -> value")
+            raise bad(k, f"expected a mapping {what}, got {_yaml(m)}")
+        for key, v in m.items():
+            vpos = _pos(m, key)
+            if k not in ("explained_by", "ranks") and _seat_of(key, n) is None:
+                raise _CaseError(_kpos(m, key), f"{k}: seat must be 1..{n}, got {_yaml(key)}", Code.SCENARIO_VALUE)
+            if k == "places" and (not _is_int(v) or not 1 <= v <= n):
+                raise _CaseError(vpos, f"places: a place is 1..{n}, got {_yaml(v)}", Code.SCENARIO_VALUE)
+            if k in ("hand_sizes", "ranks") and (not _is_int(v) or v < 0):
+                raise _CaseError(vpos, f"{k}: a count is a whole number >= 0, got {_yaml(v)}", Code.SCENARIO_VALUE)
             if k == "scores" and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise bad(k, f"a score is a number, got {_yaml(v)}")
+                raise _CaseError(vpos, f"scores: a score is a number, got {_yaml(v)}", Code.SCENARIO_VALUE)
+            if k == "counts_shown" and not isinstance(v, bool):
+                raise _CaseError(vpos, f"counts_shown: expected true or false, got {_yaml(v)}", Code.SCENARIO_VALUE)
+            if k == "explained_by" and (not isinstance(v, list) or not all(isinstance(x, str) for x in v)):
+                raise _CaseError(vpos, f"explained_by: expected a list of rule ids, got {_yaml(v)}",
+                                 Code.SCENARIO_VALUE, "e.g. {\"2 play AA\": [gouji.minimum, gouji.opposite-only]}")
     for k in ("legal", "illegal", "transfers"):
         if k in exp and not isinstance(exp[k], list):
             raise bad(k, f"expected a list, got {_yaml(exp[k])}")
 
 
-def _check_keys(exp: Any, allowed: tuple[str, ...], case: dict, disp: str) -> None:
-    if not isinstance(exp, dict):
-        ln, col = case.val_pos.get("expect", case.pos) if isinstance(case, PosDict) else (0, 0)
-        raise _CaseError(ln, col, "'expect' must be a mapping")
+def _check_keys(exp: Any, allowed: tuple[str, ...], kind: str) -> None:
     for k in exp:
         if k not in allowed:
-            ln, col = exp.key_pos.get(k, (0, 0)) if isinstance(exp, PosDict) else (0, 0)
-            hint = did_you_mean(str(k), allowed)
-            raise _CaseError(ln, col, f"unknown expect key {k!r} (known here: {', '.join(allowed)})"
-                             + (f"; {hint}" if hint else ""))
-
-
-def _pos(d: Any, key: str) -> tuple[int, int]:
-    if isinstance(d, PosDict):
-        return d.val_pos.get(key, d.pos)
-    return (0, 0)
+            raise _unknown_key(_kpos(exp, k), "expect", k, allowed, f" of a {kind} case")
 
 
 def _cards(graph: RuleGraph, text: Any, where: tuple[int, int], disp: str) -> tuple[int, ...]:
+    if isinstance(text, bool) or not isinstance(text, (str, int)):
+        raise _CaseError(where, f"expected cards such as \"RR TTT\", got {_yaml(text)}", Code.SCENARIO_VALUE)
     return graph.model.parse(str(text), path=disp, line=where[0], col=where[1])
 
 
-def _run_case(case: dict, graph: RuleGraph, disp: str) -> list[str]:
-    for k in case:
-        if k not in CASE_KEYS:
-            ln, col = case.key_pos.get(k, (0, 0))
-            raise _CaseError(ln, col, f"unknown case key {k!r}" + (f"; {did_you_mean(str(k), CASE_KEYS)}" if did_you_mean(str(k), CASE_KEYS) else ""))
-    exp = case.get("expect", {}) or {}
-    errors: list[str] = []
-    model = graph.model
-    kinds = [k for k in ("classify", "compare", "deal") if k in case]
+def _seed(case: dict[str, Any]) -> int | str:
+    s = case.get("seed", 0)
+    if isinstance(s, bool) or not isinstance(s, (int, str)):
+        raise _CaseError(_pos(case, "seed"), f"seed must be a whole number or text, got {_yaml(s)}",
+                         Code.SCENARIO_VALUE, "e.g. 'seed: 7'")
+    if len(str(s)) > MAX_SEED_CHARS:
+        raise _CaseError(_pos(case, "seed"), f"seed: at most {MAX_SEED_CHARS} characters", Code.SCENARIO_VALUE)
+    return s
+
+
+# ------------------------------------------------------------------------ case kinds
+def _run_case(case: dict[str, Any], graph: RuleGraph, disp: str, errors: list[tuple[str, str]]) -> None:
+    kinds = [k for k in CASE_KINDS if k in case]
     if len(kinds) > 1:
-        raise _CaseError(*case.key_pos[kinds[1]], f"a case is one of classify, compare or deal, not {' and '.join(kinds)}")
-    if kinds and kinds[0] in ("classify", "compare") and not exp:
-        raise _CaseError(*case.key_pos[kinds[0]], f"a {kinds[0]} case needs an 'expect'")
+        raise _CaseError(_kpos(case, kinds[1]), f"a case is one of classify, compare, pack or deal, "
+                         f"not {' and '.join(kinds)}", Code.SCENARIO_KEY)
+    if not kinds:
+        raise _CaseError(case.pos if isinstance(case, PosDict) else (0, 0),
+                         "a case needs classify, compare, pack or deal", Code.SCENARIO_KEY,
+                         "see docs/scenarios.md for the case kinds")
+    kind = kinds[0]
+    exp = case.get("expect", {})
+    if exp is None:
+        exp = {}
+    if not isinstance(exp, dict):
+        raise _CaseError(_pos(case, "expect"), "'expect' must be a mapping", Code.SCENARIO_VALUE)
+    if kind in ("classify", "compare", "pack") and not exp:
+        raise _CaseError(_kpos(case, kind), f"a {kind} case needs an 'expect'", Code.SCENARIO_KEY)
+    if kind != "deal":
+        stray = [k for k in ("leader", "moves", "next_deal", "next_moves") if k in case]
+        if stray:
+            raise _CaseError(_kpos(case, stray[0]), f"{stray[0]!r} belongs to a game case (deal), not a {kind} case",
+                             Code.SCENARIO_KEY)
+    _check_keys(exp, {"classify": CLASSIFY_KEYS, "compare": COMPARE_KEYS, "pack": PACK_KEYS,
+                      "deal": GAME_KEYS}[kind], kind)
     _check_values(exp, graph)
 
     def fail(key: str, msg: str) -> None:
-        ln, col = exp.val_pos.get(key, exp.pos) if isinstance(exp, PosDict) else (0, 0)
-        errors.append(f"{disp}:{ln}:{col}: {msg}")
+        ln, col = _pos(exp, key)
+        errors.append((f"{disp}:{ln}:{col}: {msg}", str(Code.SCENARIO_FAILED)))
 
-    if "classify" in case:
-        _check_keys(exp, CLASSIFY_KEYS, case, disp)
-        p = model.classify(_cards(graph, case["classify"], _pos(case, "classify"), disp))
-        got = {"valid": p.valid, "rank": model.kinds[p.rank] if p.valid else None, "count": p.count,
-               "jokers": len(p.jokers), "gouji": p.gouji}
+    if kind == "classify":
+        _classify_case(case, exp, graph, disp, fail, errors)
+    elif kind == "compare":
+        _compare_case(case, exp, graph, disp, fail)
+    elif kind == "pack":
+        _pack_case(case, exp, graph, fail)
+    else:
+        _game_case(case, exp, graph, disp, errors)
+
+
+def _classify_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str, fail: Any,
+                   errors: list[tuple[str, str]]) -> None:
+    model = graph.model
+    where = _pos(case, "classify")
+    try:
+        p = model.classify(_cards(graph, case["classify"], where, disp))
+    except GoujiError as e:
+        # a text that is no play (an unknown character, a card this ruleset lacks): valid is false
+        d = e.diagnostics[0]
         for k, v in exp.items():
-            want = ("T" if str(v) == "10" else str(v)) if k == "rank" else v
-            if got[k] != want:
-                fail(k, f"{k}: expected {_yaml(v)}, got {_yaml(got[k])} ({p.text}{'' if p.valid else ': ' + p.why})")
-        return errors
-    if "compare" in case:
-        _check_keys(exp, COMPARE_KEYS, case, disp)
-        cmp = case["compare"]
-        if not isinstance(cmp, dict) or set(cmp) != {"lead", "play"}:
-            ln, col = _pos(case, "compare")
-            raise _CaseError(ln, col, "compare needs {lead: CARDS, play: CARDS}")
-        lead = model.classify(_cards(graph, cmp["lead"], _pos(cmp, "lead"), disp))
-        play = model.classify(_cards(graph, cmp["play"], _pos(cmp, "play"), disp))
-        if "beats" in exp:
-            got = model.beats(lead, play)
-            if got != exp["beats"]:
-                fail("beats", f"beats: expected {_yaml(exp['beats'])}, got {_yaml(got)} ({play.text} over {lead.text})")
-        return errors
-    if "deal" not in case:
-        raise _CaseError(*case.pos, "a case needs classify, compare or deal")
-    _check_keys(exp, GAME_KEYS, case, disp)
+            if k == "valid" and v is False:
+                continue
+            want = _yaml(v)
+            errors.append((f"{d.location}: {k}: expected {want}, but the text is not a play: {d.message}"
+                           + (f" (hint: {d.hint})" if d.hint else ""), str(d.code)))
+        return
+    got = {"valid": p.valid, "rank": model.kinds[p.rank] if p.valid else None, "count": p.count,
+           "jokers": len(p.jokers), "gouji": p.gouji}
+    for k, v in exp.items():
+        want = ("T" if str(v) == "10" else str(v)) if k == "rank" and v is not None else v
+        if got[k] != want:
+            fail(k, f"{k}: expected {_yaml(v)}, got {_yaml(got[k])} ({p.text}{'' if p.valid else ': ' + p.why})")
+
+
+def _compare_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str, fail: Any) -> None:
+    model = graph.model
+    cmp = case["compare"]
+    if not isinstance(cmp, dict) or set(cmp) != {"lead", "play"}:
+        raise _CaseError(_pos(case, "compare"), "compare needs {lead: CARDS, play: CARDS}", Code.SCENARIO_VALUE)
+    lead = model.classify(_cards(graph, cmp["lead"], _pos(cmp, "lead"), disp))
+    play = model.classify(_cards(graph, cmp["play"], _pos(cmp, "play"), disp))
+    got = model.beats(lead, play)
+    if got != exp["beats"]:
+        why = "" if got else f": {model.why_not(lead, play)}"
+        fail("beats", f"beats: expected {_yaml(exp['beats'])}, got {_yaml(got)} ({play.text} over {lead.text}{why})")
+
+
+def _pack_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, fail: Any) -> None:
+    spec = case["pack"] if case["pack"] is not None else {}
+    if not isinstance(spec, dict):
+        raise _CaseError(_pos(case, "pack"), "pack takes {} or {seed: S}", Code.SCENARIO_VALUE)
+    for k in spec:
+        if k != "seed":
+            raise _unknown_key(_kpos(spec, k), "pack", k, ("seed",))
+    model = graph.model
+    if "cards" in exp and sum(model.deck_counts) != exp["cards"]:
+        fail("cards", f"cards: expected {exp['cards']}, the {graph.name} pack holds {sum(model.deck_counts)}")
+    if "ranks" in exp:
+        have = dict(zip(model.kinds, model.deck_counts))
+        table = exp["ranks"] or {}
+        for sym, n in table.items():
+            s = "T" if str(sym) == "10" else str(sym)
+            if s not in have:
+                raise _CaseError(_kpos(table, sym), f"ranks: the {graph.name} pack has no card {_yaml(sym)}",
+                                 Code.SCENARIO_VALUE, "cards: " + " ".join(model.kinds))
+            if have[s] != n:
+                ln, col = _pos(table, sym)
+                fail("ranks", f"ranks[{s}]: expected {n}, the pack holds {have[s]}")
+    if "hand_sizes" in exp:
+        seed = _seed(spec)
+        state = new_game(graph, seed)
+        deal = next(e for e in state.record if e["type"] == "deal")
+        got = {int(s): len(text.split()) for s, text in deal["hands"].items()}
+        want = {_seat_of(k, graph.n_seats): v for k, v in (exp["hand_sizes"] or {}).items()}
+        if any(got.get(s) != v for s, v in want.items()):
+            fail("hand_sizes", f"hand_sizes: expected {dict(sorted(want.items()))}, the deal gives "
+                 f"{ {s: got[s] for s in sorted(want)} } (all: {got})")
+
+
+_TRANSFER = re.compile(r"^(\d{1,3})\s+gives\s+(\d{1,3})\s*:\s*(.+)$")
+
+
+def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str,
+               errors: list[tuple[str, str]]) -> None:
     if "transfers" in exp and "next_deal" not in case:
-        raise _CaseError(*exp.key_pos["transfers"], "'transfers' speaks of the next game: add next_deal")
+        raise _CaseError(_kpos(exp, "transfers"), "'transfers' speaks of the next game: add next_deal",
+                         Code.SCENARIO_KEY)
+    if "next_moves" in case and "next_deal" not in case:
+        raise _CaseError(_kpos(case, "next_moves"), "'next_moves' needs a next_deal", Code.SCENARIO_KEY)
     leader = case.get("leader")
-    if leader is not None and (not isinstance(leader, int) or isinstance(leader, bool)
-                               or not 1 <= leader <= graph.n_seats):
-        raise _CaseError(*_pos(case, "leader"), f"leader must be a seat 1..{graph.n_seats}, got {_yaml(leader)}")
-    state = new_game(graph, seed=case.get("seed", 0), hands=_deal(case, "deal", graph, disp), leader=leader)
+    if leader is not None and _seat_of(leader, graph.n_seats) is None or isinstance(leader, str):
+        raise _CaseError(_pos(case, "leader"), f"leader must be a seat 1..{graph.n_seats}, got {_yaml(leader)}",
+                         Code.SCENARIO_VALUE)
+    seed = _seed(case)
+    state = new_game(graph, seed=seed, hands=_deal(case, "deal", graph, disp), leader=leader)
     _run_moves(state, case, "moves", graph, disp, errors)
     if errors:
-        return errors
+        return
     if "next_deal" in case:
         if not state.over:
-            raise _CaseError(*case.key_pos["next_deal"], "next_deal: the first game is not over after its moves")
-        state = next_game(state, case.get("seed", 0), hands=_deal(case, "next_deal", graph, disp))
-        _run_moves(state, case, "next_moves", graph, disp, errors)
+            raise _CaseError(_kpos(case, "next_deal"), "next_deal: the first game is not over after its moves",
+                             Code.SCENARIO_VALUE, f"seat {state.to_act} is still to act")
+        state = next_game(state, seed, hands=_deal(case, "next_deal", graph, disp))
+        _run_next_moves(state, case, graph, disp, errors, exp)
         if errors:
-            return errors
+            return
         if "transfers" in exp:
-            got = [f"{e['giver']} gives {e['receiver']}: {e['cards']}" for e in state.record if e["type"] == "transfer"]
-            want = []
-            items = exp["transfers"] or []
-            for i, x in enumerate(items):
-                m = _TRANSFER.match(str(x).strip())
-                if not m:
-                    ln, col = items.item_pos[i] if isinstance(items, PosList) else (0, 0)
-                    raise _CaseError(ln, col, f"a transfer is written '6 gives 1: R B', got {x!r}")
-                ln, col = items.item_pos[i] if isinstance(items, PosList) else (0, 0)
-                cards = model.text(model.parse(m.group(3), path=disp, line=ln, col=col))
-                want.append(f"{m.group(1)} gives {m.group(2)}: {cards}")
-            if want != got:
-                errors.append(f"{disp}:{exp.val_pos['transfers'][0]}:{exp.val_pos['transfers'][1]}: "
-                              f"transfers: expected {want}, got {got}")
-    _decline_if_skipped(state, case, exp)
+            _check_transfers(state, exp, graph, disp, errors)
+    _decline_if_skipped(state, exp)
     _check_game(state, exp, graph, disp, errors)
-    return errors
 
 
-_TRANSFER = __import__("re").compile(r"^(\d+)\s+gives\s+(\d+)\s*:\s*(.+)$")
+def _check_transfers(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: str,
+                     errors: list[tuple[str, str]]) -> None:
+    model = graph.model
+    got = [f"{e['giver']} gives {e['receiver']}: {e['cards']}" for e in state.record if e["type"] == "transfer"]
+    want = []
+    items = exp["transfers"] or []
+    for i, x in enumerate(items):
+        m = _TRANSFER.match(str(x).strip())
+        ln, col = _ipos(items, i)
+        if not m:
+            raise _CaseError((ln, col), f"a transfer is written '6 gives 1: R B', got {_yaml(x)}", Code.SCENARIO_VALUE)
+        cards = model.text(model.parse(m.group(3), path=disp, line=ln, col=col))
+        want.append(f"{m.group(1)} gives {m.group(2)}: {cards}")
+    if want != got:
+        ln, col = _pos(exp, "transfers")
+        errors.append((f"{disp}:{ln}:{col}: transfers: expected {want}, got {got}", str(Code.SCENARIO_FAILED)))
 
 
-def _deal(case: dict, key: str, graph: RuleGraph, disp: str) -> dict:
+def _deal(case: dict[str, Any], key: str, graph: RuleGraph, disp: str) -> dict[int, list[Any]]:
     deal = case[key]
     if not isinstance(deal, dict):
-        raise _CaseError(*_pos(case, key), f"{key} must map seats to cards")
+        raise _CaseError(_pos(case, key), f"{key} must map seats to cards", Code.SCENARIO_VALUE,
+                         "e.g. deal: {1: \"55 7\", 2: \"33 4\", ...}")
+    seats: dict[int, Any] = {}
     for k in deal:
-        if not str(k).isdigit() or not 1 <= int(k) <= graph.n_seats:
-            raise _CaseError(*deal.key_pos.get(k, (0, 0)), f"{key}: seat must be 1..{graph.n_seats}, got {k!r}")
-    missing = [s for s in range(1, graph.n_seats + 1) if s not in {int(k) for k in deal}]
+        s = _seat_of(k, graph.n_seats)
+        if s is None:
+            raise _CaseError(_kpos(deal, k), f"{key}: seat must be 1..{graph.n_seats} in digits, got {_yaml(k)}",
+                             Code.BAD_SEAT)
+        if s in seats:
+            raise _CaseError(_kpos(deal, k), f"{key}: seat {s} is given twice", Code.SCENARIO_VALUE)
+        seats[s] = k
+    missing = [s for s in range(1, graph.n_seats + 1) if s not in seats]
     if missing:
-        raise _CaseError(*_pos(case, key), f"{key}: every seat is given its hand; missing seat(s) "
-                         + ", ".join(map(str, missing)) + " (write '\"\"' for an empty hand)")
+        raise _CaseError(_pos(case, key), f"{key}: every seat is given its hand; missing seat(s) "
+                         + ", ".join(map(str, missing)), Code.SCENARIO_VALUE, "write '\"\"' for an empty hand")
     hands = {}
     total = [0] * len(graph.model.kinds)
-    for k, v in deal.items():
-        ln, col = deal.val_pos[k]
-        hands[int(k)] = hands_from_text(graph, {k: "" if v is None else str(v)}, path=disp, line=ln, col=col)[int(k)]
-        for c in hands[int(k)]:
+    for s, k in sorted(seats.items()):
+        v = deal[k]
+        ln, col = _pos(deal, k)
+        if isinstance(v, bool) or not isinstance(v, (str, int, type(None))):
+            raise _CaseError((ln, col), f"{key}: seat {s}'s cards must be text such as \"55 7\", got {_yaml(v)}",
+                             Code.SCENARIO_VALUE)
+        hands[s] = hands_from_text(graph, {s: "" if v is None else str(v)}, path=disp, line=ln, col=col)[s]
+        for c in hands[s]:
             total[graph.model.kinds.index(c.symbol)] += 1
     for i, n in enumerate(total):
         if n > graph.model.deck_counts[i]:
-            raise _CaseError(*_pos(case, key), f"{key}: {n} cards {graph.model.kinds[i]!r} dealt, but the "
-                             f"{graph.name} pack has only {graph.model.deck_counts[i]}")
+            raise _CaseError(_pos(case, key), f"{key}: {n} cards {graph.model.kinds[i]!r} dealt, but the "
+                             f"{graph.name} pack has only {graph.model.deck_counts[i]}", Code.SCENARIO_VALUE)
     return hands
 
 
-def _decline_if_skipped(state: GameState, case: dict, exp: dict) -> None:
+def _decline_if_skipped(state: GameState, exp: dict[str, Any]) -> None:
+    """A case that goes straight to play declines the setup questions, unless its expectations
+    speak of them (a ``legal`` / ``illegal`` line with a setup verb)."""
     listed = [str(x) for x in (exp.get("legal") or []) + (exp.get("illegal") or [])]
-    if state.phase in ("setup", "declare", "choose") and not getattr(state, "_used_setup", False) and not any(
+    if state.phase.before_play and not getattr(state, "_used_setup", False) and not any(
             len(x.split()) > 1 and x.split()[1] in SETUP_VERBS for x in listed):
         state.decline_setup()
 
 
-def _run_moves(state: GameState, case: dict, key: str, graph: RuleGraph, disp: str, errors: list[str]) -> None:
-    model = graph.model
-    moves = case.get(key) or []
-    used_setup = False
+def _move_items(case: dict[str, Any], key: str) -> list[tuple[str, tuple[int, int], str | None]]:
+    """The lines of ``moves`` / ``next_moves``: (line, position, expected legality or None)."""
+    moves = case.get(key)
+    if moves is None:
+        return []
+    if not isinstance(moves, list):
+        raise _CaseError(_pos(case, key), f"{key} must be a list of move lines, got {_yaml(moves)}",
+                         Code.SCENARIO_VALUE, f"e.g. {key}: [1 play 55, 2 pass]")
+    out = []
     for i, item in enumerate(moves):
-        ln, col = moves.item_pos[i] if isinstance(moves, PosList) else (0, 0)
+        where = _ipos(moves, i)
         want = None
         if isinstance(item, dict):
-            bad = [k for k in item if k not in ("move", "expect")]
-            if bad or "move" not in item:
-                raise _CaseError(ln, col, "a move item is a line or {move: LINE, expect: legal|illegal}")
+            bad = [k for k in item if k not in MOVE_ITEM_KEYS]
+            if bad:
+                raise _unknown_key(_kpos(item, bad[0]), "move item", bad[0], MOVE_ITEM_KEYS)
+            if "move" not in item:
+                raise _CaseError(where, "a move item is a line or {move: LINE, expect: legal | illegal}",
+                                 Code.SCENARIO_KEY)
             want = item.get("expect")
             if want not in (None, "legal", "illegal"):
-                raise _CaseError(*item.val_pos["expect"], f"move expect must be legal or illegal, got {want!r}")
-            ln, col = item.val_pos["move"]
+                raise _CaseError(_pos(item, "expect"), f"a move's expect is legal or illegal, got {_yaml(want)}",
+                                 Code.SCENARIO_VALUE)
+            where = _pos(item, "move")
             item = item["move"]
-        mv = parse_move(str(item), model, graph.n_seats, path=disp, line=ln, col=col)
-        if state.phase in ("setup", "declare", "choose"):
-            if mv.verb in SETUP_VERBS or (mv.verb == "pass" and (used_setup or mv.seat == state.to_act)):
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise _CaseError(where, f"a move is a line such as '3 play RR TTT', got {_yaml(item)}", Code.BAD_MOVE)
+        out.append((str(item), where, want))
+    return out
+
+
+def _try_move(state: GameState, text: str, where: tuple[int, int], want: str | None, graph: RuleGraph,
+              disp: str, errors: list[tuple[str, str]]) -> bool:
+    """Check one move line and, unless it is expected illegal, apply it. False: stop the case."""
+    mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1])
+    trace: list[Any] = []
+    legal = state.check(mv, trace)
+    ln, col = where
+    if want == "illegal":
+        if legal:
+            errors.append((f"{disp}:{ln}:{col}: {text!r} was expected to be illegal but is legal",
+                           str(Code.SCENARIO_FAILED)))
+        return True
+    if not legal:
+        why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or "illegal"
+        errors.append((f"{disp}:{ln}:{col}: {text!r} is illegal: {why}", str(Code.SCENARIO_FAILED)))
+        return False
+    state.apply_in_place(mv)
+    return True
+
+
+def _run_moves(state: GameState, case: dict[str, Any], key: str, graph: RuleGraph, disp: str,
+               errors: list[tuple[str, str]]) -> None:
+    """The first game's moves, in the order written. A setup question the case skips by going
+    straight to play is declined."""
+    used_setup = False
+    for text, where, want in _move_items(case, key):
+        mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1])
+        if state.phase.before_play:
+            if mv.verb in SETUP_VERBS or (mv.verb == Verb.PASS and (used_setup or mv.seat == state.to_act)):
                 used_setup = True
                 state._used_setup = True  # type: ignore[attr-defined]
             else:
                 state.decline_setup()
-        trace: list = []
-        legal = state.check(mv, trace)
-        if want == "illegal":
-            if legal:
-                errors.append(f"{disp}:{ln}:{col}: {item!r} was expected to be illegal but is legal")
-            continue
-        if not legal:
-            why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or "illegal"
-            errors.append(f"{disp}:{ln}:{col}: {item!r} is illegal: {why}")
+        if not _try_move(state, text, where, want, graph, disp, errors):
             return
-        state.apply_in_place(mv)
 
 
-def _check_game(state: GameState, exp: dict, graph: RuleGraph, disp: str, errors: list[str]) -> None:
+_BETWEEN_VERBS = frozenset({Verb.RETURN, Verb.REVOLT, Verb.DECLARE, Verb.CHOOSE, Verb.PASS})
+
+
+def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, disp: str,
+                    errors: list[tuple[str, str]], exp: dict[str, Any]) -> None:
+    """The next game's moves. Its between-game and setup choices are matched by seat: each seat's
+    lines are used in the order written for that seat, whatever the order between seats
+    (NOTATION.md); a setup question of a seat whose next line is not a setup answer is declined.
+    Once play begins, the lines not used yet are played in the order written (a case may go on
+    into the next game)."""
+    items = _move_items(case, "next_moves")
+    seat_of = [parse_move(t, graph.model, graph.n_seats, path=disp, line=w[0], col=w[1]) for t, w, _ in items]
+    used = [False] * len(items)
+    pending: dict[int, list[int]] = {}
+    for i, mv in enumerate(seat_of):
+        pending.setdefault(mv.seat, []).append(i)
+    while not state.over and state.phase != Phase.PLAY and state.to_act is not None:
+        s = state.to_act
+        queue = pending.get(s, [])
+        if queue and seat_of[queue[0]].verb in _BETWEEN_VERBS:
+            i = queue.pop(0)
+            used[i] = True
+            state._used_setup = True  # type: ignore[attr-defined]
+            text, where, want = items[i]
+            if not _try_move(state, text, where, want, graph, disp, errors):
+                return
+            continue
+        waiting = any(seat_of[q[0]].verb in _BETWEEN_VERBS for q in pending.values() if q)
+        if state.phase == Phase.RETURN:
+            if not waiting:
+                break  # the return tribute is left open: expect speaks of it
+            ln, col = _pos(case, "next_moves")
+            errors.append((f"{disp}:{ln}:{col}: next_moves: seat {s} must return "
+                           f"{state.return_queue[0][2]} card(s) to seat {state.return_queue[0][1]} (还贡) before "
+                           f"the other seats' lines are used: give it a line such as '{s} return CARDS'",
+                           str(Code.SCENARIO_VALUE)))
+            return
+        if not waiting and not any(not u for u in used):
+            break  # the setup questions left are declined, or spoken of by expect
+        state.apply_in_place(Move(s, Verb.PASS) if state.phase != Phase.CHOOSE else Move(s, Verb.CHOOSE, None, Choice.HEAD))
+    for i, (text, where, want) in enumerate(items):
+        if used[i]:
+            continue
+        if state.phase.before_play:
+            state.decline_setup()
+        if not _try_move(state, text, where, want, graph, disp, errors):
+            return
+
+
+# ------------------------------------------------------------------------ final expectations
+def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: str,
+                errors: list[tuple[str, str]]) -> None:
     model = graph.model
+    n = graph.n_seats
 
-    def fail(key: str, msg: str) -> None:
-        ln, col = exp.val_pos.get(key, exp.pos) if isinstance(exp, PosDict) else (0, 0)
-        errors.append(f"{disp}:{ln}:{col}: {msg}")
+    def fail(key: str, msg: str, where: tuple[int, int] | None = None) -> None:
+        ln, col = where or _pos(exp, key)
+        errors.append((f"{disp}:{ln}:{col}: {msg}", str(Code.SCENARIO_FAILED)))
 
     if "to_act" in exp and state.to_act != exp["to_act"]:
         fail("to_act", f"to_act: expected {_yaml(exp['to_act'])}, got {_yaml(state.to_act)}"
-             + (" (the game is over)" if state.over else ""))
+             + (" (the game is over)" if state.over else f" ({state.capacity})"))
     if "over" in exp and state.over != bool(exp["over"]):
         fail("over", f"over: expected {_yaml(exp['over'])}, got {_yaml(state.over)}"
-             + (" (the deal was voided)" if state.redealt and state.over else ""))
+             + (" (the deal was voided)" if state.voided else ""))
+    if "voided" in exp and state.voided != exp["voided"]:
+        fail("voided", f"voided: expected {_yaml(exp['voided'])}, got {_yaml(state.voided)}")
     if "places" in exp:
-        want = {int(k): int(v) for k, v in (exp["places"] or {}).items()}
+        want = {_seat_of(k, n): int(v) for k, v in (exp["places"] or {}).items()}
         if want != state.places:
-            fail("places", f"places: expected {want}, got {dict(sorted(state.places.items()))}")
+            fail("places", f"places: expected {dict(sorted(want.items()))}, got {dict(sorted(state.places.items()))}")
     if "scores" in exp:
-        want = {int(k): v for k, v in (exp["scores"] or {}).items()}
-        got = {k: state.scores.get(k) for k in want}
+        want_s = {_seat_of(k, n): v for k, v in (exp["scores"] or {}).items()}
+        got_s = {k: state.scores.get(k) for k in want_s}
         if not state.over:
             fail("scores", "scores: the game is not over")
-        elif any(got[k] is None or abs(float(got[k]) - float(v)) > 0.01 for k, v in want.items()):
-            fail("scores", f"scores: expected {want}, got {got}")
+        elif any(got_s[k] is None or abs(float(got_s[k]) - float(v)) > 0.01 for k, v in want_s.items()):
+            fail("scores", f"scores: expected {want_s}, got {got_s}")
     if "sweep" in exp and (not state.over or state.sweep != bool(exp["sweep"])):
         fail("sweep", f"sweep: expected {_yaml(exp['sweep'])}, got {_yaml(state.sweep) if state.over else 'game not over'}")
     if "hands" in exp:
-        hv = exp["hands"]
-        for k, v in (hv or {}).items():
-            ln, col = hv.val_pos.get(k, (0, 0)) if isinstance(hv, PosDict) else (0, 0)
-            want = model.parse(str(v), path=disp, line=ln, col=col) if str(v).strip() else tuple([0] * len(model.kinds))
-            got = tuple(state.hands[int(k)])
-            if want != got:
-                errors.append(f"{disp}:{ln}:{col}: hands[{k}]: expected {model.text(want) or '(none)'}, got {model.text(got) or '(none)'}")
+        hv = exp["hands"] or {}
+        for k, v in hv.items():
+            where = _pos(hv, k)
+            s = _seat_of(k, n)
+            text = "" if v is None else str(v)
+            want_h = model.parse(text, path=disp, line=where[0], col=where[1]) if text.strip() else tuple([0] * len(model.kinds))
+            got_h = tuple(state.hands[s])
+            if want_h != got_h:
+                fail("hands", f"hands[{s}]: expected {model.text(want_h) or '(none)'}, got {model.text(got_h) or '(none)'}",
+                     where)
     if "hand_sizes" in exp:
-        want = {int(k): int(v) for k, v in (exp["hand_sizes"] or {}).items()}
-        got = {k: state.hand_size(k) for k in want}
-        if want != got:
-            fail("hand_sizes", f"hand_sizes: expected {want}, got {got}")
+        want_n = {_seat_of(k, n): int(v) for k, v in (exp["hand_sizes"] or {}).items()}
+        got_n = {k: state.hand_size(k) for k in want_n}
+        if want_n != got_n:
+            fail("hand_sizes", f"hand_sizes: expected {want_n}, got {got_n}")
+    if "counts_shown" in exp:
+        cs = exp["counts_shown"] or {}
+        for k, v in cs.items():
+            s = _seat_of(k, n)
+            seen_by = [o for o in state.seat_list if o != s and "count" in state.view(o)["others"][str(s)]]
+            shown = len(seen_by) == n - 1
+            if shown != v:
+                detail = f"seen by {', '.join(map(str, seen_by))} only" if seen_by and not shown else \
+                    ("seen by every other seat" if shown else "seen by nobody")
+                fail("counts_shown", f"counts_shown[{s}]: expected {_yaml(v)}, got {_yaml(shown)} "
+                     f"(seat {s} holds {state.hand_size(s)} cards, {detail})", _pos(cs, k))
     for key, should in (("legal", True), ("illegal", False)):
         items = exp.get(key) or []
         for i, line in enumerate(items):
-            ln, col = items.item_pos[i] if isinstance(items, PosList) else (0, 0)
-            mv = parse_move(str(line), model, graph.n_seats, path=disp, line=ln, col=col)
-            trace: list = []
+            where = _ipos(items, i)
+            mv = parse_move(str(line), model, n, path=disp, line=where[0], col=where[1])
+            trace: list[Any] = []
             ok = state.check(mv, trace)
             if ok != should:
                 why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade")
-                errors.append(f"{disp}:{ln}:{col}: {line!r} expected {'legal' if should else 'illegal'}, "
-                              f"but it is {'legal' if ok else 'illegal'}" + (f" ({why})" if why else ""))
-
-
-_ = (Diagnostic, Move, _Loc)
+                fail(key, f"{line!r} expected {'legal' if should else 'illegal'}, but it is "
+                     f"{'legal' if ok else 'illegal'}" + (f" ({why})" if why else ""), where)
+    if "explained_by" in exp:
+        eb = exp["explained_by"] or {}
+        for line, ids in eb.items():
+            where = _kpos(eb, line)
+            mv = parse_move(str(line), model, n, path=disp, line=where[0], col=where[1])
+            ex = explain(state, mv)
+            cited = ex.rule_ids
+            missing = [r for r in ids if r not in cited]
+            if missing:
+                hint = "; ".join(filter(None, (did_you_mean(m, cited) for m in missing)))
+                fail("explained_by", f"explained_by[{line!r}]: the explanation does not cite "
+                     f"{', '.join(missing)}; it cites {', '.join(cited)}" + (f" ({hint})" if hint else ""),
+                     _pos(eb, line))

@@ -1,0 +1,321 @@
+"""Explanations: why a move is legal or not, as a chain of facts, each with the rules and settings
+that decided it.
+
+``explain(state, move)`` (in :mod:`gouji_dsl.engine.interpreter`) checks the move with a trace (the
+permit rules that allowed or forbade it) and adds the chain of the situation it was made in: how the
+play on the table counts (the ``gouji`` question), who is offered a burn and who is asked to answer
+(``burn_order``, ``follow_order``), the flags set by rules that a deciding rule reads (a dead gouji,
+a stuck player), and, when the game is over, places, scores and sweep. Value questions are answered
+by the rules the interpreter kept in ``GameState.decided`` when it asked them; the ``gouji`` answer
+of the play on the table is asked again here, with a trace.
+
+In words: ``KK is a gouji play (gouji.minimum, rules/base.yaml:163; setting gouji_minimum K: 2,
+rules/base.yaml:57); the burn is offered to seats 3, 5, 2, 6 in turn (burn.priority, …); …``.
+The play screen and the CLI show :meth:`Explanation.sentence` / :meth:`Explanation.format`;
+tests and the ``explained_by`` scenario key use :attr:`Explanation.rule_ids`.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gouji_dsl.engine.interpreter import GameState
+
+SETTING_PREFIX = "settings."
+"""A setting cited in an explanation has the id ``settings.NAME`` (``explained_by`` may list it)."""
+
+_SETTING_RE = re.compile(r"settings\.([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?")
+_NAME_RE = re.compile(r"(?<![.\w])([a-z_][a-z0-9_]*)\b")
+_FLAG_RE = re.compile(r"\bflag\(\s*([a-z_.()]+)\s*,\s*'([a-z0-9_]+)'\s*\)")
+
+
+@dataclass(frozen=True)
+class Because:
+    """One link of an explanation chain: a ``fact`` in words and the ``reasons`` (rules, then the
+    settings they read, each with its position) that decided it."""
+
+    fact: str
+    reasons: tuple[Reason, ...] = ()
+
+    def words(self) -> str:
+        """``fact (rule.id, file:line; setting NAME KEY: VALUE, file:line)``."""
+        cites = "; ".join(_cite(r) for r in self.reasons)
+        return f"{self.fact} ({cites})" if cites else self.fact
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        return tuple(r.rule_id for r in self.reasons)
+
+
+@dataclass
+class Explanation:
+    """Why a move is legal or not: ``legal``; ``reasons``, the checks and permit rules in the order
+    they were asked (each ``allowed`` / ``forbade`` / ``note``); ``chain``, the facts of the
+    situation with the rules and settings that decided them."""
+
+    move: str
+    legal: bool
+    reasons: list[Reason] = field(default_factory=list)
+    chain: list[Because] = field(default_factory=list)
+
+    @property
+    def rule_ids(self) -> list[str]:
+        """Every rule id (and ``settings.NAME``, ``engine.*`` check) the explanation cites, once each."""
+        seen: dict[str, None] = {}
+        for b in self.chain:
+            for r in b.reasons:
+                seen.setdefault(r.rule_id)
+        for r in self.reasons:
+            seen.setdefault(r.rule_id)
+        return list(seen)
+
+    def cites(self, rule_id: str) -> bool:
+        return rule_id in self.rule_ids
+
+    def sentence(self) -> str:
+        """The chain in words, then the verdict's deciding rules: one paragraph."""
+        parts = [b.words() for b in self.chain]
+        deciding = [r for r in self.reasons if r.verdict == "forbade"] if not self.legal else \
+            [r for r in self.reasons if r.verdict == "allowed"]
+        parts += [f"{_sentence_of(r)} ({_cite(r)})" for r in deciding]
+        verdict = "legal" if self.legal else "illegal"
+        return f"{self.move} is {verdict}" + (": " + "; ".join(parts) if parts else "") + "."
+
+    def format(self) -> str:
+        head = f"{self.move}: {'legal' if self.legal else 'illegal'}"
+        lines = [head]
+        if self.chain:
+            lines.append("  because:")
+            lines += ["    " + b.words() for b in self.chain]
+        lines += ["  " + r.format() for r in self.reasons]
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ citing
+def _display(pos: Any) -> str:
+    if pos is None:
+        return ""
+    from gouji_dsl.tools.render import display_path
+    return f"{display_path(pos.path)}:{pos.line}" if pos.line > 0 else display_path(pos.path)
+
+
+def _cite(r: Reason) -> str:
+    where = _display(r.pos)
+    if r.rule_id.startswith(SETTING_PREFIX):
+        return f"setting {r.text}" + (f", {where}" if where else "")
+    return r.rule_id + (f", {where}" if where else "")
+
+
+def _sentence_of(r: Reason) -> str:
+    return r.rule.sentence() if r.rule is not None else r.text
+
+
+def _rule_reason(node: RuleNode, verdict: str = "answered", text: str | None = None) -> Reason:
+    return Reason(node.id, verdict, text or node.sentence(), node.origin, node)
+
+
+def settings_read(graph: RuleGraph, node: RuleNode) -> list[str]:
+    """The settings a rule reads, in the order written: in its guard and effect, its target, amount
+    and giver, and (transitively) in the definitions it calls. A key read with a dot is kept:
+    ``revolution.dead_gouji_plays``."""
+    texts = [node.when or "", node.expr or ""]
+    spec = graph.resolved.rule(node.id)
+    if spec is not None:
+        texts += [t.text for t in (spec.target, spec.amount, spec.giver) if t is not None]
+    defs = graph.resolved.definitions
+    out: dict[str, None] = {}
+    seen: set[str] = set()
+    while texts:
+        t = texts.pop(0)
+        for name, sub in _SETTING_RE.findall(t):
+            out.setdefault(f"{name}.{sub}" if sub else name)
+        for fn in _NAME_RE.findall(t):
+            if fn in defs and fn not in seen:
+                seen.add(fn)
+                texts.append(defs[fn].expr.text)
+    return list(out)
+
+
+def setting_reasons(graph: RuleGraph, names: Iterable[str], key: str | None = None) -> tuple[Reason, ...]:
+    """One reason per setting: ``NAME KEY: VALUE`` at the key's position when the setting is a map
+    holding ``key`` (a rank, say), else ``NAME: VALUE`` (shortened) at the setting's position."""
+    out = []
+    for dotted in names:
+        name, _, sub = dotted.partition(".")
+        st = graph.resolved.settings.get(name)
+        if st is None:
+            continue
+        value = st.value
+        if sub and isinstance(value, dict) and _has_key(value, sub):
+            text = f"{name}.{sub}: {_short(_get_key(value, sub))}"
+            out.append(Reason(SETTING_PREFIX + name, "setting", text, st.key_origins.get(sub) or st.origin))
+            continue
+        if isinstance(value, dict) and key is not None and _has_key(value, key):
+            v = _get_key(value, key)
+            text = f"{name} {key}: {_short(v)}"
+            pos = st.key_origins.get(key) or st.key_origins.get(str(key)) or st.origin
+        else:
+            text = f"{name}: {_short(value)}"
+            pos = st.origin
+        out.append(Reason(SETTING_PREFIX + name, "setting", text, pos))
+    return tuple(out)
+
+
+def _has_key(d: dict[Any, Any], key: str) -> bool:
+    return any(str(k) == str(key) for k in d)
+
+
+def _get_key(d: dict[Any, Any], key: str) -> Any:
+    return next(v for k, v in d.items() if str(k) == str(key))
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    if v is None:
+        text = "null"
+    elif isinstance(v, bool):
+        text = "true" if v else "false"
+    elif isinstance(v, dict):
+        text = "{" + ", ".join(f"{k}: {_short(x, limit)}" for k, x in v.items()) + "}"
+    elif isinstance(v, list):
+        text = "[" + ", ".join(_short(x, limit) for x in v) + "]"
+    else:
+        text = str(v)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def with_settings(graph: RuleGraph, reasons: Iterable[Reason], key: str | None = None) -> tuple[Reason, ...]:
+    """``reasons`` followed by the settings their rules read (each setting once)."""
+    rs = tuple(reasons)
+    names: dict[str, None] = {}
+    for r in rs:
+        if r.rule is not None:
+            for n in settings_read(graph, r.rule):
+                names.setdefault(n)
+    return rs + setting_reasons(graph, names, key)
+
+
+# ------------------------------------------------------------------------------ the chain
+def _seats(xs: Iterable[int]) -> str:
+    xs = list(xs)
+    if not xs:
+        return "nobody"
+    if len(xs) == 1:
+        return f"seat {xs[0]}"
+    return "seats " + ", ".join(map(str, xs))
+
+
+def top_play_fact(state: GameState) -> Because | None:
+    """How the play on the table counts: a gouji play or not, and why (the ``gouji`` question)."""
+    top = state.top
+    if top is None:
+        return None
+    from gouji_dsl.engine.interpreter import Ctx, TablePlay
+    ctx = Ctx(None)
+    ctx.play = TablePlay(top.play, top.seat, state.kinds)
+    trace: list[Reason] = []
+    is_gouji = bool(state.graph.value("gouji", ctx, trace))
+    rank = top.rank
+    what = "is a gouji play" if is_gouji else "is not a gouji play"
+    return Because(f"{top.play.text} (seat {top.seat}) {what}", with_settings(state.graph, trace, rank))
+
+
+def situation(state: GameState) -> list[Because]:
+    """The facts of the current situation, each with what decided it (see the module docstring)."""
+    out: list[Because] = []
+    g = state.graph
+    if state.phase == "play" and state.top is not None:
+        fact = top_play_fact(state)
+        if fact is not None:
+            out.append(fact)
+        top = state.top
+        for flag, reasons in _flags_on(state, top.seat):
+            out.append(Because(f"seat {top.seat} is marked {flag}", reasons))
+        burn = state.decided.get("burn_order", ())
+        if burn:
+            order = [s for s, cap in _queue_plan(state) if cap == "burn" and state.graph.n_seats >= s >= 1]
+            out.append(Because(f"the burn is offered to {_seats(order) if order else 'nobody'}"
+                               + (" in turn" if len(order) > 1 else ""), with_settings(g, burn)))
+        follow = state.decided.get("follow_order", ())
+        if follow:
+            order = [s for s, cap in _queue_plan(state) if cap == "follow"]
+            out.append(Because(f"the others are asked in the order {', '.join(map(str, order)) or '(none)'}",
+                               with_settings(g, follow)))
+        if state.yielders:
+            yt = state.decided.get("yield_to", ())
+            out.append(Because(f"{_seats(state.yielders)} yielded", with_settings(g, yt)))
+    if state.phase == "over":
+        out += outcome_facts(state)
+    return out
+
+
+def _queue_plan(state: GameState) -> list[tuple[int, str]]:
+    """The burn offers and answers of the play on the table, in the order decided when it was made."""
+    return list(getattr(state, "plan", ()))
+
+
+def _flags_on(state: GameState, seat: int) -> list[tuple[str, tuple[Reason, ...]]]:
+    out = []
+    for flag, seats in sorted(state.flags.items()):
+        if seat in seats:
+            rid = state.marked_by.get((flag, seat))
+            node = state.graph.node(rid) if rid else None
+            if node is not None:
+                out.append((flag, with_settings(state.graph, [_rule_reason(node, "answered")])))
+    return out
+
+
+def flag_facts(state: GameState, reasons: Iterable[Reason], ctx_seats: Iterable[int]) -> list[Because]:
+    """For the deciding rules that read a flag: which rule set that flag on the seats involved."""
+    out: list[Because] = []
+    seen: set[tuple[str, int]] = set()
+    names = set()
+    for r in reasons:
+        if r.rule is not None:
+            for text in (r.rule.when or "", r.rule.expr or ""):
+                names.update(name for _, name in _FLAG_RE.findall(text))
+    for seat in ctx_seats:
+        for name in sorted(names):
+            if (name, seat) in seen or seat not in state.flags.get(name, ()):
+                continue
+            seen.add((name, seat))
+            rid = state.marked_by.get((name, seat))
+            node = state.graph.node(rid) if rid else None
+            if node is not None:
+                out.append(Because(f"seat {seat} is marked {name}",
+                                   with_settings(state.graph, [_rule_reason(node)])))
+    return out
+
+
+def outcome_facts(state: GameState) -> list[Because]:
+    """Places, sweep and scores of a finished game, each with the rules that decided it."""
+    out: list[Because] = []
+    g = state.graph
+    if state.voided:
+        out.append(Because("the deal was voided", with_settings(g, state.decided.get("redeal", ()))))
+        return out
+    for seat, place in sorted(state.places.items(), key=lambda kv: kv[1]):
+        out.append(Because(f"seat {seat} took place {place}", with_settings(g, state.decided.get(f"place:{seat}", ()))))
+    over = state.decided.get("game_over", ())
+    if over:
+        out.append(Because("the game ended", with_settings(g, over)))
+    sweep = state.decided.get("sweep", ())
+    out.append(Because("it was a sweep (串三户)" if state.sweep else "it was not a sweep", with_settings(g, sweep)))
+    for seat in state.seat_list:
+        sc = state.decided.get(f"score:{seat}", ())
+        out.append(Because(f"seat {seat} scores {state.scores.get(seat)}", with_settings(g, sc)))
+    return out
+
+
+def explain_move(state: GameState, move: Any) -> Explanation:
+    """See :func:`gouji_dsl.engine.interpreter.explain`."""
+    trace: list[Reason] = []
+    ok = state.check(move, trace)
+    chain = situation(state)
+    involved = [move.seat] + ([state.top.seat] if state.top is not None else [])
+    chain += flag_facts(state, trace, involved)
+    return Explanation(move.text(state.model), ok, trace, chain)

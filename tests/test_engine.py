@@ -118,3 +118,79 @@ def test_gouji_error_pickles():
     from gouji_dsl.diagnostics import Diagnostic, GoujiError
     e = pickle.loads(pickle.dumps(GoujiError(Diagnostic("f.yaml", 3, 4, "bad"))))
     assert e.diagnostics[0].short() == "f.yaml:3:4: bad"
+
+
+# ------------------------------------------------------------------ complete explanations (issue 9 item 3)
+FIVE_OUT = ["1 play K", "2 pass", "3 pass", "4 pass", "5 pass", "6 pass", "2 play Q", "3 pass", "4 pass", "5 pass",
+            "6 pass", "3 play J", "4 pass", "5 pass", "6 pass", "4 play T", "5 pass", "6 pass", "5 play 9"]
+
+
+def test_explain_cites_the_gouji_rule_and_its_threshold_setting(online):
+    st = _game(online, DEAL)
+    st.apply_in_place(st.parse("1 play KK"))
+    ex = explain(st, st.parse("2 play AA"))
+    assert not ex.legal
+    assert {"gouji.minimum", "settings.gouji_minimum", "gouji.opposite-only", "burn.priority"} <= set(ex.rule_ids)
+    words = ex.sentence()
+    assert "KK (seat 1) is a gouji play (gouji.minimum, rules/base.yaml:" in words
+    assert "setting gouji_minimum K: 2, rules/base.yaml:" in words
+    assert "gouji.opposite-only" in words
+    ex = explain(st, st.parse("3 burn AA"))
+    assert ex.legal and "burn.priority" in ex.rule_ids and "burn.who" in ex.rule_ids
+
+
+def test_explain_a_finished_game_cites_places_and_scores(online):
+    st = _game(online, {1: "K", 2: "Q", 3: "J", 4: "T", 5: "9", 6: "8"})
+    for m in FIVE_OUT:
+        st.apply_in_place(st.parse(m))
+    assert st.over
+    ex = explain(st, st.parse("6 pass"))
+    ids = ex.rule_ids
+    assert {"engine.over", "end.one-left", "end.unfinished-by-cards", "score.team-sum", "score.sweep",
+            "settings.place_points"} <= set(ids)
+    assert "seat 6 took place 6 (end.unfinished-by-cards" in ex.sentence()
+
+
+def test_outcome_value(online):
+    st = _game(online, {1: "K", 2: "Q", 3: "J", 4: "T", 5: "9", 6: "8"})
+    assert st.outcome is None
+    for m in FIVE_OUT:
+        st.apply_in_place(st.parse(m))
+    out = st.outcome
+    assert out is not None and dict(out.places) == st.places and dict(out.scores) == st.scores
+    assert out.seat_at(6) == 6 and not out.voided and out.finish_order == (1, 2, 3, 4, 5)
+    assert out.to_json()["places"]["1"] == 1
+    import pytest
+    with pytest.raises(TypeError):
+        out.places[1] = 3  # type: ignore[index]
+
+
+def test_closed_vocabularies_are_string_enums(online):
+    from gouji_dsl.engine.terms import Capacity, Phase, Verb
+    st = _game(online, DEAL)
+    mv = st.parse("1 play KK")
+    assert mv.verb is Verb.PLAY and mv.verb == "play" and isinstance(st.phase, Phase) and st.phase == "play"
+    assert st.capacity is Capacity.LEAD
+    import json
+    assert json.dumps({"v": mv.verb, "p": st.phase}) == '{"v": "play", "p": "play"}'
+    assert parse_move("1 pass", online.model) == (1, "pass", None, "")
+
+
+def test_the_previous_last_place_draws_first_in_rulebook():
+    """seed 000: 排名“大落”的玩家享有下一局牌首先抓牌; 196 cards: the first drawer and the next three get 33."""
+    from gouji_dsl.engine.interpreter import next_game
+    from gouji_dsl.ruleset.graph import load_graph
+    g = load_graph("rulebook")
+    first = new_game(g, 7)
+    first.decline_setup()
+    sizes = {s: sum(first.dealt[s]) for s in first.seat_list}
+    assert sizes == {1: 33, 2: 33, 3: 33, 4: 33, 5: 32, 6: 32}   # game 1: seat 1 draws first
+    import random
+    rng = random.Random(1)
+    while not first.over:
+        first.apply_in_place(rng.choice(list(first.legal_moves())), trusted=True)
+    last = next(s for s, p in first.places.items() if p == 6)
+    second = next_game(first, 8)
+    dealt = {int(s): len(t.split()) for s, t in second.record[0]["hands"].items()}
+    drawers = [(last - 1 + i) % 6 + 1 for i in range(6)]
+    assert [dealt[s] for s in drawers] == [33, 33, 33, 33, 32, 32]

@@ -228,6 +228,12 @@ def situation(state: GameState) -> list[Because]:
     """The facts of the current situation, each with what decided it (see the module docstring)."""
     out: list[Because] = []
     g = state.graph
+    if state.phase == "play":
+        for seat, place in sorted(state.places.items(), key=lambda kv: kv[1]):
+            reasons = state.decided.get(f"place:{seat}", ())
+            out.append(Because(f"seat {seat} took place {place}", with_settings(g, reasons)))
+    if state.phase == "play" and state.top is None and state.to_act is not None:
+        out.append(Because(f"seat {state.to_act} leads this trick", with_settings(g, state.decided.get("leader", ()))))
     if state.phase == "play" and state.top is not None:
         fact = top_play_fact(state)
         if fact is not None:
@@ -238,8 +244,8 @@ def situation(state: GameState) -> list[Because]:
         burn = state.decided.get("burn_order", ())
         if burn:
             order = [s for s, cap in _queue_plan(state) if cap == "burn" and state.graph.n_seats >= s >= 1]
-            out.append(Because(f"the burn is offered to {_seats(order) if order else 'nobody'}"
-                               + (" in turn" if len(order) > 1 else ""), with_settings(g, burn)))
+            out.append(Because(f"the burn order is {', '.join(map(str, order)) if order else '(none)'}",
+                               with_settings(g, burn)))
         follow = state.decided.get("follow_order", ())
         if follow:
             order = [s for s, cap in _queue_plan(state) if cap == "follow"]

@@ -699,6 +699,8 @@ class GameState:
         if not leader or not self.is_active(leader):
             leader = self.next_active(leader or self.n_seats)
         self._event("first_leader", seat=leader, forced=self.forced_leader)
+        self.decided["leader"] = self.decided.get("first_leader", ()) if not self.forced_leader else \
+            (Reason("engine.forced-leader", "note", f"seat {leader} was made to lead first"),)
         self._new_trick(leader)
 
     # -------------------------------------------------------------- tricks
@@ -722,6 +724,8 @@ class GameState:
             how = self._placement(self._ask("no_lead", Ctx(self, seat=leader), key), key, Placement.AFTER_FINISHERS)
             self._event("no_lead", seat=leader)
             self.retire(leader, how, "engine.no-lead")
+            if f"place:{leader}" in self.decided and self.decided.get(key):
+                self.decided[f"place:{leader}"] = self.decided[key]
             if not self._settle():
                 self._new_trick(self.next_active(leader))
 
@@ -822,8 +826,11 @@ class GameState:
             return
         v = self._ask("next_leader", Ctx(self, top=top))
         leader = None if v is None else self._seat_answer(v, "next_leader", "the next leader")
+        self.decided["leader"] = self.decided["next_leader"]
         if not leader or not self.is_active(leader):
             leader = winner if self.is_active(winner) else self.next_active(winner)
+            self.decided["leader"] = (Reason("engine.next-active", "note",
+                                             f"the trick went to the next seat still playing, {leader}"),)
         self._new_trick(leader)
 
     # -------------------------------------------------------------- places
@@ -881,9 +888,13 @@ class GameState:
             self.burns[-1]["failed"] = True
         self._event("burn_failed", seat=seat)
         self.retire(seat, how, "engine.burn-failure")
+        if f"place:{seat}" in self.decided:  # placed at once: the burn_failure rule decided it
+            self.decided[f"place:{seat}"] = self.decided.get(key, ())
         if self._settle():
             return
         if self.to_act == seat or self.to_act is None:
+            self.decided["leader"] = self.decided.get(key, ()) + (
+                Reason("engine.next-active", "note", "the failed burner's lead goes to the next seat still playing"),)
             self._new_trick(self.next_active(seat))
 
     def _settle(self) -> bool:

@@ -272,6 +272,7 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.seed = seed
     S.decided = {}
     S.marked_by = {}
+    S.plan = ()
     if hands is None:
         first = h_first_drawer(S)
         hands = _deal(rng, S._seat_answer(1 if first is None else first, "first_drawer", "the first drawer"))

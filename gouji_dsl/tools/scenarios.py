@@ -216,17 +216,23 @@ def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, Ru
     if not isinstance(ref, str) or not ref.strip():
         raise _CaseError(where, f"ruleset must be a bundled ruleset's name or a .yaml path, got {_yaml(ref)}",
                          Code.SCENARIO_VALUE, "e.g. 'ruleset: online' or 'ruleset: house.yaml'")
-    if ref in cache:
+    if ref in cache:  # a graph the caller gave for this name (records.check_case)
         return cache[ref]
+    memo = f"{path.parent}::{ref}"
+    if memo in cache:
+        return cache[memo]
     if len(ref) > MAX_RULESET_REF:
         raise _CaseError(where, f"ruleset: a name or path of {len(ref)} characters (at most {MAX_RULESET_REF})",
                          Code.SCENARIO_RULESET, "name a bundled ruleset or a .yaml file beside the scenario")
     try:
         found = find_ruleset(ref, referrer=path, search=search)
+        if _is_scenario_file(found):
+            # tests/scenarios/online.yaml (the scenarios of online) beside this file is not the ruleset
+            found = find_ruleset(ref, referrer=found, search=search)
         key = str(found)
         if key not in cache:
             cache[key] = compile_ruleset(resolve(key, search=search))
-        cache[ref] = cache[key]
+        cache[memo] = cache[key]
         return cache[key]
     except GoujiError as e:
         d = e.diagnostics[0]
@@ -234,6 +240,18 @@ def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, Ru
         raise _CaseError(where, f"ruleset {ref!r} does not load: {msgs}", Code.SCENARIO_RULESET, d.hint) from None
     except (OSError, ValueError) as e:
         raise _CaseError(where, f"ruleset {ref!r} does not load: {e}", Code.SCENARIO_RULESET) from None
+
+
+_CASES_LINE = re.compile(r"^cases\s*:", re.MULTILINE)
+
+
+def _is_scenario_file(path: Path) -> bool:
+    """A file with a top-level ``cases:`` key: scenarios, not a ruleset."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return _CASES_LINE.search(fh.read(MAX_SCENARIO_BYTES)) is not None
+    except OSError:
+        return False
 
 
 # ------------------------------------------------------------------------ running

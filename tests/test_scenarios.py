@@ -6,7 +6,8 @@ import pytest
 from gouji_dsl.tools.scenarios import format_results, run_file, run_files
 
 SCEN = Path(__file__).parent / "scenarios"
-FILES = sorted(SCEN.glob("*.yaml"))
+VARIANT_SCENARIOS = Path(__file__).parent.parent / "examples" / "variants" / "scenarios.yml"
+FILES = sorted(SCEN.glob("*.yaml")) + [VARIANT_SCENARIOS]
 
 
 def _cases():

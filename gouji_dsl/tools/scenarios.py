@@ -540,9 +540,6 @@ _TRANSFER = re.compile(r"^(\d{1,3})\s+gives\s+(\d{1,3})\s*:\s*(.+)$")
 
 def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str,
                errors: list[tuple[str, str]]) -> None:
-    if "transfers" in exp and "next_deal" not in case:
-        raise _CaseError(_kpos(exp, "transfers"), "'transfers' speaks of the next game: add next_deal",
-                         Code.SCENARIO_KEY)
     if "next_moves" in case and "next_deal" not in case:
         raise _CaseError(_kpos(case, "next_moves"), "'next_moves' needs a next_deal", Code.SCENARIO_KEY)
     leader = case.get("leader")
@@ -564,6 +561,8 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
             return
         if "transfers" in exp:
             _check_transfers(state, exp, graph, disp, errors)
+    elif "transfers" in exp:  # the cards handed over after this game's deal (buying 3s ...)
+        _check_transfers(state, exp, graph, disp, errors)
     _decline_if_skipped(state, exp)
     _check_game(state, exp, graph, disp, errors)
 

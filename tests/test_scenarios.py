@@ -287,3 +287,24 @@ def test_next_moves_are_matched_by_seat(tmp_path):
                               "    expect: {hands: {1: \"R T\", 2: \"2 9\", 5: \"B 6\", 6: \"2 5\"}}\n")
         out.append((r.passed, r.errors))
     assert out == [(True, []), (True, [])]
+
+
+def test_the_examples_of_docs_scenarios_pass(tmp_path):
+    """Every complete example of docs/scenarios.md (a file, or cases) runs and passes."""
+    import re
+    doc = (Path(__file__).parent.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", doc, re.S)
+    files = []
+    for i, b in enumerate(blocks):
+        if b.startswith("ruleset:"):
+            text = b
+        elif b.startswith("  - name:"):
+            text = "ruleset: online\ncases:\n" + b
+        else:
+            continue
+        p = tmp_path / f"doc{i}.yaml"
+        p.write_text(text, encoding="utf-8")
+        files.append(p)
+    assert len(files) >= 6
+    results = run_files(files)
+    assert results and all(r.passed for r in results), [e for r in results for e in r.errors]

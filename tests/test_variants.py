@@ -49,3 +49,38 @@ def test_redeal_weak_hands_always_ends_with_strong_hands():
     assert any(e["type"] == "redeal" for e in st.record)  # seed 10: the first deal is weak
     ranks_from_j = g.model.kinds.index("J")
     assert all(sum(st.dealt[s][ranks_from_j:]) >= 11 for s in st.seat_list)
+
+
+def _soak_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("soak", Path(__file__).parent.parent / "benchmarks" / "soak.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_every_variant_at_once_plays_without_an_error():
+    """issue 10: a variant combining every examples/variants file's change at once (the benchmark
+    runs it for 5,000 games: python benchmarks/soak.py --combined-only --games 5000)."""
+    soak = _soak_module()
+    g = soak.combined_variant()
+    assert g.model.kinds[-1] == "R" and sum(g.model.deck_counts) == 198  # deck-198 + positional + ...
+    decisions, failures = soak.soak(g, 8, 3)
+    assert failures == [] and decisions > 0
+
+
+def test_the_readme_house_rules_simulate(tmp_path):
+    """The README's "Writing a variant" example loads and plays (and tests/scenarios/rulesets/house.yaml,
+    whose scenarios exercise it, is the same ruleset)."""
+    import re
+
+    import yaml
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "ruleset: house" in b)
+    (tmp_path / "house.yaml").write_text(block, encoding="utf-8")
+    g = load_graph(tmp_path / "house.yaml")
+    for i in range(6):
+        res, st = play_game(g, "house", i, engine="interpreter")
+        assert st.over and sorted(res.places.values()) == list(range(1, 7))
+    copy = Path(__file__).parent / "scenarios" / "rulesets" / "house.yaml"
+    assert yaml.safe_load(copy.read_text(encoding="utf-8")) == yaml.safe_load(block)

@@ -130,7 +130,7 @@ def soak(graph: RuleGraph, games: int, seed: int) -> tuple[int, list[str]]:
             _check_game(graph, state, total, random.Random(gs + ":bots"))
             decisions += state.decisions
             prev = state
-        except Exception as e:  # noqa: BLE001 - every failure is reported with its game
+        except Exception as e:  # every failure is reported with its game
             failures.append(f"{graph.name} game {gs}: {type(e).__name__}: {e}")
             prev = None
     return decisions, failures

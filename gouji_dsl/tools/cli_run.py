@@ -51,8 +51,9 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--resume", is_flag=True, default=False,
                      help="Continue the run in --out DIR: play only the chunks not written yet."),
         click.option("--until-halfwidth", "halfwidth", type=click.FloatRange(min=0, min_open=True), default=None,
-                     metavar="X", help="Stop when the 95% interval of --figure is at most ±X (checked at chunk "
-                                       "boundaries; N deals at most: --max-games)."),
+                     metavar="X", help="Stop when the 95% interval of --figure is at most ±X, in the figure's "
+                                       "units (rates as fractions: 0.01 is one percentage point); checked at chunk "
+                                       "boundaries; N deals at most: --max-games."),
         click.option("--max-games", type=click.IntRange(min=1), default=None, metavar="N",
                      help="With --until-halfwidth: the most deals to play (default: the run's N)."),
         click.option("--figure", default=None, metavar="NAME",

@@ -512,6 +512,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     ``chunks_written`` say how far it got). ``graphs``: the compiled rulesets, if the caller has them."""
     if games < 1:
         raise ValueError("games must be at least 1")
+    if until is not None:
+        games = min(games, until.max_games)
     graphs = tuple(graphs) if graphs is not None else tuple(compile_ruleset(r) for r in spec.rulesets)
     unit = match_unit(graphs, spec.matches)
     size = chunk_size or default_chunk_size(games)

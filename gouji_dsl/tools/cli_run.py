@@ -315,11 +315,14 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
             _summary_text(summary, bots if isinstance(bots, str) else ",".join(bots or []))
         return
     from gouji_dsl.tools import paired
+    from gouji_dsl.tools.figures import PairTotals
+    assert isinstance(merged.totals, PairTotals)
+    paths = [str(r.get("path", "")) for r in spec["rulesets"]]
+    lengths = [int(x) for x in spec.get("match_length", (1, 1))]
     report = paired.build_report(
-        merged.totals, names=(names[0], names[1]),  # type: ignore[arg-type]
-        paths=tuple(r.get("path", "") for r in spec["rulesets"]),  # type: ignore[arg-type]
-        seed=seed, bots=spec.get("bots"), match_lengths=tuple(spec.get("match_length", (1, 1))),  # type: ignore[arg-type]
-        same_deck=bool(spec.get("same_deck", True)), missing=merged.missing, executor="report")
+        merged.totals, names=(names[0], names[1]), paths=(paths[0], paths[1]), seed=seed, bots=spec.get("bots"),
+        match_lengths=(lengths[0], lengths[1]), same_deck=bool(spec.get("same_deck", True)),
+        missing=merged.missing, executor="report")
     if fmt == "json":
         data = report.to_dict(timing=False)
         data["folders"] = merged.folders

@@ -86,9 +86,10 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     steps = 0
     while not state.over:
         moves = state.legal_moves()
-        if not moves:
-            raise RuntimeError(f"seat {state.to_act} has no legal move (phase {state.phase})")
-        choice = players[state.to_act].choose(state, moves)
+        seat = state.to_act
+        if not moves or seat is None:
+            raise RuntimeError(f"seat {seat} has no legal move (phase {state.phase})")
+        choice = players[seat].choose(state, moves)
         state.apply_in_place(choice, trusted=choice in moves)
         steps += 1
         if steps > max_decisions:

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,7 @@ def main() -> None:
             print(f"{ex:8} {args.games} deals: {r['wall']:7.1f} s  {2 * args.games / r['wall']:6.1f} games/s  "
                   f"peak RSS driver {r['rss_self_kb'] / 1024:6.1f} MiB, largest worker "
                   f"{r['rss_children_kb'] / 1024:6.1f} MiB  figures {r['hash']}", flush=True)
-    times = {ex: sorted(w)[len(w) // 2] for ex, w in walls.items()}
+    times = {ex: statistics.median(w) for ex, w in walls.items()}
     if args.repeat > 1:
         print("median: " + ", ".join(f"{ex} {t:.1f} s" for ex, t in times.items()))
     if len(set(hashes.values())) > 1:

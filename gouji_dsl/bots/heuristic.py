@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from gouji_dsl.engine.interpreter import Ctx, GameState, Move
 from gouji_dsl.engine.model import CardModel, Play
+from gouji_dsl.engine.terms import Verb
 
 
 class RandomBot:
@@ -214,7 +215,7 @@ class HeuristicBot:
         model = state.model
         hand = state.hands[seat]
         nr = model.n_ranks
-        everything = Move(seat, "play", tuple(hand))
+        everything = Move(seat, Verb.PLAY, tuple(hand))
         if model.classify(everything.cards or ()).valid and everything in moves:
             return everything
         groups = [r for r in range(nr) if hand[r]]
@@ -225,7 +226,7 @@ class HeuristicBot:
         for r in groups:
             v = zeros[:]
             v[r] = hand[r]
-            m = Move(seat, "play", tuple(v))
+            m = Move(seat, Verb.PLAY, tuple(v))
             if m not in moves:
                 continue
             if not model.classify(m.cards or ()).gouji:

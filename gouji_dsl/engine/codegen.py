@@ -191,7 +191,7 @@ class _Emitter:
 
     # --- literals
     def e_number(self, t: Tree) -> E:
-        return _const(int(t.children[0]), "int")
+        return _const(int(str(t.children[0])), "int")
 
     def e_string(self, t: Tree) -> E:
         return _const(str(t.children[0])[1:-1], "str")

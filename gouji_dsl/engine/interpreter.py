@@ -115,7 +115,7 @@ class LegalMoves(Sequence[Move]):
 
     __slots__ = ("seat", "verb", "cards", "extra", "_index")
 
-    def __init__(self, seat: int, verb: str, cards: list[tuple[int, ...]], extra: list[Move] = ()):
+    def __init__(self, seat: int, verb: Verb, cards: list[tuple[int, ...]], extra: Sequence[Move] = ()):
         self.seat = seat
         self.verb = verb
         self.cards = cards
@@ -228,7 +228,7 @@ class PrevGame:
     counters: dict[str, dict[int, int]]
     burns: tuple[dict[str, Any], ...]
     sweep: bool
-    scores: dict[int, int]
+    scores: dict[int, int | float]
     game_number: int
 
     def to_json(self) -> dict[str, Any]:
@@ -295,7 +295,7 @@ class GameState:
         self.trick_no = 0
         self.decisions = 0
         self.finished_in_trick: list[int] = []
-        self.scores: dict[int, int] = {}
+        self.scores: dict[int, int | float] = {}
         self.sweep = False
         self.redealt = False
         self.forced_leader = leader
@@ -691,6 +691,7 @@ class GameState:
             self.graph.trigger("seat_start", self._ctx(seat=s))
         if self._settle():
             return
+        leader: int | None
         if self.forced_leader:
             leader = self.forced_leader
         else:
@@ -802,7 +803,7 @@ class GameState:
         g = self.graph
         while self.queue:
             seat, cap = self.queue[0]
-            if seat is None or not self.is_active(seat) or seat == self.top.seat:
+            if seat is None or not self.is_active(seat) or (self.top is not None and seat == self.top.seat):
                 self.queue.pop(0)
                 continue
             ctx = Ctx(self, seat=seat, top=self.top)
@@ -1326,7 +1327,7 @@ def hands_from_text(graph: RuleGraph, deal: dict[Any, str], **pos: Any) -> dict[
 
 
 # ------------------------------------------------------------------------------ functional API
-def legal_moves(state: GameState) -> list[Move]:
+def legal_moves(state: GameState) -> Sequence[Move]:
     """The legal moves of the seat to act."""
     return state.legal_moves()
 

@@ -11,7 +11,7 @@ Hands and plays are count vectors indexed by strength (``kinds[i]`` is the i-th 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -349,7 +349,7 @@ class CardModel:
             for n in range(1, hr + 1):
                 for f in range(fmax + 1):
                     if count is None:
-                        sums = by_sum.items()
+                        sums: Iterable[tuple[int, tuple[tuple[int, ...], ...]]] = by_sum.items()
                     else:
                         rest = count - n - f
                         if rest < 0:
@@ -360,6 +360,7 @@ class CardModel:
                             v = list(zeros)
                             v[r] = n
                             if f:
+                                assert filler is not None  # f > 0 only with a filler
                                 v[filler] = f
                             key = tuple(v) + jc
                             p = cache.get(key)

@@ -239,3 +239,17 @@ def test_seats_and_decks_beyond_the_engine_are_refused_at_validation(tmp_path, s
     assert [d.code for d in result.errors] == [code] and result.errors[0].line == 4
     res = cli_run("simulate", str(p), "--games", "1")
     assert res.exit_code == 1 and f"{p}:4:" in res.stderr
+
+
+def test_a_scenarios_ruleset_is_read_only_from_allowed_places(tree):
+    from gouji_dsl.tools.scenarios import run_file
+    for ref in ("../secret/shadow", "/etc/passwd", "../secret/other.yaml", "notes.yaml"):
+        scen = write(tree, "rules/cases.yaml", f"ruleset: {ref}\ncases:\n  - name: x\n    classify: '33'\n    expect: {{valid: true}}\n")
+        (r,) = run_file(scen)
+        text = " ".join(r.errors)
+        assert not r.passed and "secret-hash" not in text and "hunter2" not in text
+        assert "leaves the folders" in text or "absolute paths" in text or "not a ruleset" in text, text
+    scen = write(tree, "rules/cases.yaml", "ruleset: sub/parent.yaml\ncases:\n  - name: x\n    classify: '33'\n"
+                 "    expect: {valid: true}\n")
+    (r,) = run_file(scen)
+    assert r.passed, r.errors

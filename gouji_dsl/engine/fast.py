@@ -222,7 +222,8 @@ def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -
         players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
         fs = eng.play_game(seed, i, players, previous=prev_f if i % length else None)
         prev_f = fs
-        if "move" not in (e[0] for e in fs.record if isinstance(e, tuple)):
+        compact: list[Any] = list(fs.record)  # the generated engine logs compact tuples
+        if "move" not in (e[0] for e in compact if isinstance(e, tuple)):
             out.append(f"game {i}: the generated engine logged no move: did it play?")
         record = eng.render_record(fs)
         got = (fs.places, fs.scores, fs.sweep, fs.decisions, fs.trick_no, fs.burns)

@@ -279,7 +279,7 @@ def flag_facts(state: GameState, reasons: Iterable[Reason], ctx_seats: Iterable[
     """For the deciding rules that read a flag: which rule set that flag on the seats involved."""
     out: list[Because] = []
     seen: set[tuple[str, int]] = set()
-    names = set()
+    names: set[str] = set()
     for r in reasons:
         if r.rule is not None:
             for text in (r.rule.when or "", r.rule.expr or ""):

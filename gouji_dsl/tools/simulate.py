@@ -23,7 +23,7 @@ class GameResult:
 
     seed: str
     places: dict[int, int]
-    scores: dict[int, int]
+    scores: dict[int, int | float]
     sweep: bool
     decisions: int
     tricks: int

@@ -125,7 +125,7 @@ class LegalMoves(Sequence[Move]):
     def __len__(self) -> int:
         return len(self.cards) + len(self.extra)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         n = len(self.cards)

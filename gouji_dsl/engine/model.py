@@ -348,8 +348,9 @@ class CardModel:
             fmax = fill_max if (filler is not None and r != filler) else 0
             for n in range(1, hr + 1):
                 for f in range(fmax + 1):
+                    sums: Iterable[tuple[int, tuple[tuple[int, ...], ...]]]
                     if count is None:
-                        sums: Iterable[tuple[int, tuple[tuple[int, ...], ...]]] = by_sum.items()
+                        sums = by_sum.items()
                     else:
                         rest = count - n - f
                         if rest < 0:

@@ -72,7 +72,7 @@ class _PosLoader(yaml.SafeLoader):
     pass
 
 
-class PosDict(dict):  # type: ignore[type-arg]
+class PosDict(dict):
     """A mapping from a scenario file with the positions of the mapping, its keys and values."""
 
     pos: tuple[int, int] = (0, 0)
@@ -80,7 +80,7 @@ class PosDict(dict):  # type: ignore[type-arg]
     val_pos: dict[Any, tuple[int, int]]
 
 
-class PosList(list):  # type: ignore[type-arg]
+class PosList(list):
     """A list from a scenario file with the position of the list and of each item."""
 
     pos: tuple[int, int] = (0, 0)
@@ -361,6 +361,13 @@ def _seat_of(k: Any, n: int) -> int | None:
     return None
 
 
+def _seat(k: Any, n: int) -> int:
+    """A seat key of an expectation already checked by :func:`_check_values`."""
+    s = _seat_of(k, n)
+    assert s is not None
+    return s
+
+
 def _check_values(exp: Any, graph: RuleGraph) -> None:
     """Expect values of the wrong kind are errors at their position, not silent mismatches."""
     n = graph.n_seats
@@ -529,7 +536,7 @@ def _pack_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, fail
         state = new_game(graph, seed)
         deal = next(e for e in state.record if e["type"] == "deal")
         got = {int(s): len(text.split()) for s, text in deal["hands"].items()}
-        want = {_seat_of(k, graph.n_seats): v for k, v in (exp["hand_sizes"] or {}).items()}
+        want = {_seat(k, graph.n_seats): v for k, v in (exp["hand_sizes"] or {}).items()}
         if any(got.get(s) != v for s, v in want.items()):
             fail("hand_sizes", f"hand_sizes: expected {dict(sorted(want.items()))}, the deal gives "
                  f"{ {s: got[s] for s in sorted(want)} } (all: {got})")
@@ -766,15 +773,15 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
     if "voided" in exp and state.voided != exp["voided"]:
         fail("voided", f"voided: expected {_yaml(exp['voided'])}, got {_yaml(state.voided)}")
     if "places" in exp:
-        want = {_seat_of(k, n): int(v) for k, v in (exp["places"] or {}).items()}
+        want = {_seat(k, n): int(v) for k, v in (exp["places"] or {}).items()}
         if want != state.places:
             fail("places", f"places: expected {dict(sorted(want.items()))}, got {dict(sorted(state.places.items()))}")
     if "scores" in exp:
-        want_s = {_seat_of(k, n): v for k, v in (exp["scores"] or {}).items()}
+        want_s = {_seat(k, n): v for k, v in (exp["scores"] or {}).items()}
         got_s = {k: state.scores.get(k) for k in want_s}
         if not state.over:
             fail("scores", "scores: the game is not over")
-        elif any(got_s[k] is None or abs(float(got_s[k]) - float(v)) > 0.01 for k, v in want_s.items()):
+        elif any(got_s[k] is None or abs(float(got_s[k] or 0) - float(v)) > 0.01 for k, v in want_s.items()):
             fail("scores", f"scores: expected {want_s}, got {got_s}")
     if "sweep" in exp and (not state.over or state.sweep != bool(exp["sweep"])):
         fail("sweep", f"sweep: expected {_yaml(exp['sweep'])}, got {_yaml(state.sweep) if state.over else 'game not over'}")
@@ -782,7 +789,7 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
         hv = exp["hands"] or {}
         for k, v in hv.items():
             where = _pos(hv, k)
-            s = _seat_of(k, n)
+            s = _seat(k, n)
             text = "" if v is None else str(v)
             want_h = model.parse(text, path=disp, line=where[0], col=where[1]) if text.strip() else tuple([0] * len(model.kinds))
             got_h = tuple(state.hands[s])
@@ -790,14 +797,14 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
                 fail("hands", f"hands[{s}]: expected {model.text(want_h) or '(none)'}, got {model.text(got_h) or '(none)'}",
                      where)
     if "hand_sizes" in exp:
-        want_n = {_seat_of(k, n): int(v) for k, v in (exp["hand_sizes"] or {}).items()}
+        want_n = {_seat(k, n): int(v) for k, v in (exp["hand_sizes"] or {}).items()}
         got_n = {k: state.hand_size(k) for k in want_n}
         if want_n != got_n:
             fail("hand_sizes", f"hand_sizes: expected {want_n}, got {got_n}")
     if "counts_shown" in exp:
         cs = exp["counts_shown"] or {}
         for k, v in cs.items():
-            s = _seat_of(k, n)
+            s = _seat(k, n)
             seen_by = [o for o in state.seat_list if o != s and "count" in state.view(o)["others"][str(s)]]
             shown = len(seen_by) == n - 1
             if shown != v:

@@ -194,3 +194,17 @@ def test_the_previous_last_place_draws_first_in_rulebook():
     dealt = {int(s): len(t.split()) for s, t in second.record[0]["hands"].items()}
     drawers = [(last - 1 + i) % 6 + 1 for i in range(6)]
     assert [dealt[s] for s in drawers] == [33, 33, 33, 33, 32, 32]
+
+
+def test_placing_finishing_and_ending_compose_in_a_simulation():
+    """issue 10 item 10: online + stuck_rank 3 + stuck.leaves-last crashed in _finish (IndexError)
+    at `gouji simulate ... --games 241 --seed 4`; tests/scenarios/placement.yaml has the case."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from gouji_dsl.tools.cli import cli
+    path = Path(__file__).parent / "scenarios" / "rulesets" / "online-stuck-leaves-last.yaml"
+    res = CliRunner().invoke(cli, ["simulate", str(path), "--games", "241", "--seed", "4"])
+    assert res.exit_code == 0, res.output
+    assert "games:" in res.output or "241" in res.output

@@ -254,8 +254,22 @@ def situation(state: GameState) -> list[Because]:
         if state.yielders:
             yt = state.decided.get("yield_to", ())
             out.append(Because(f"{_seats(state.yielders)} yielded", with_settings(g, yt)))
+    if state.phase in ("return", "setup", "choose", "declare"):
+        out += transfer_facts(state)
     if state.phase == "over":
         out += outcome_facts(state)
+    return out
+
+
+def transfer_facts(state: GameState) -> list[Because]:
+    """The tribute paid after this deal, each with the rule that set its amount."""
+    out: list[Because] = []
+    for e in state.record:
+        if e.get("type") != "transfer" or not e.get("kind"):
+            continue
+        reasons = state.decided.get(f"tribute:{e['kind']}:{e['giver']}:{e['receiver']}", ())
+        out.append(Because(f"seat {e['giver']} gave seat {e['receiver']} {e['cards']} as {e['kind']} tribute",
+                           with_settings(state.graph, reasons)))
     return out
 
 

@@ -678,7 +678,7 @@ class GameState:
 
     def decline_setup(self) -> None:
         """Answer every pending setup question with 'no' (scenarios that go straight to play)."""
-        while self.phase.before_play and self.to_act is not None:
+        while Phase(self.phase).before_play and self.to_act is not None:
             if self.phase in (Phase.SETUP, Phase.DECLARE):
                 self.apply_in_place(Move(self.to_act, Verb.PASS))
             else:

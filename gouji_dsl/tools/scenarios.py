@@ -632,7 +632,7 @@ def _decline_if_skipped(state: GameState, exp: dict[str, Any]) -> None:
     """A case that goes straight to play declines the setup questions, unless its expectations
     speak of them (a ``legal`` / ``illegal`` line with a setup verb)."""
     listed = [str(x) for x in (exp.get("legal") or []) + (exp.get("illegal") or [])]
-    if state.phase.before_play and not getattr(state, "_used_setup", False) and not any(
+    if Phase(state.phase).before_play and not getattr(state, "_used_setup", False) and not any(
             len(x.split()) > 1 and x.split()[1] in SETUP_VERBS for x in listed):
         state.decline_setup()
 
@@ -695,7 +695,7 @@ def _run_moves(state: GameState, case: dict[str, Any], key: str, graph: RuleGrap
     used_setup = False
     for text, where, want in _move_items(case, key):
         mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1])
-        if state.phase.before_play:
+        if Phase(state.phase).before_play:
             if mv.verb in SETUP_VERBS or (mv.verb == Verb.PASS and (used_setup or mv.seat == state.to_act)):
                 used_setup = True
                 state._used_setup = True  # type: ignore[attr-defined]
@@ -748,7 +748,7 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
     for i, (text, where, want) in enumerate(items):
         if used[i]:
             continue
-        if state.phase.before_play:
+        if Phase(state.phase).before_play:
             state.decline_setup()
         if not _try_move(state, text, where, want, graph, disp, errors):
             return

@@ -5,9 +5,17 @@ The module is the template :mod:`gouji_dsl.engine.playout` (the interpreter's ga
 stub block replaced by the ruleset's tables and every hook as a straight-line function: settings
 folded into constants, definitions inlined, vocabulary functions written out as table lookups
 (``opposite(seat)`` → ``OPP[seat]``), each rule preceded by a comment with its id and file:line.
-Expressions are emitted from the same parse tree and with the same typing rules as the
-interpreter's closures (:mod:`gouji_dsl.lang.expr`), so both give the same answer; the
-differential test (``tests/test_differential.py``) checks it game by game.
+Expressions are emitted from the rules' checked trees (:mod:`gouji_dsl.lang.ast`, the trees the
+closure compiler :mod:`gouji_dsl.lang.compile` and the folder :mod:`gouji_dsl.lang.fold` walk): a
+third interpretation of the same trees with the same semantics. Where an operator is not written
+inline (the inline form is used only where the operand types make it give the same value: two
+whole numbers, a seat looked up in a seat table...), the module calls the operator table's own
+function (:mod:`gouji_dsl.lang.ops`), bound once to the ruleset's rank order and the operator's
+position; a vocabulary function that is not written out is the vocabulary's own implementation,
+called under the compiler's rule for none arguments. Value answers are checked as the
+interpreter checks them (unless their form makes them valid), and a rule that fails raises the
+interpreter's RuleFailed. The differential test (``tests/test_differential.py``) checks the whole
+game by game.
 
 :func:`generate` returns the source; :func:`load` compiles it (cached by a hash of the resolved
 ruleset and of the generator) and returns a :class:`Generated` module, or raises
@@ -16,6 +24,7 @@ interpreter, and says so).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -25,14 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lark import Token, Tree
-
-from gouji_dsl.lang.expr import _norm_key, legacy_type, parse
+from gouji_dsl.lang import ast as A
+from gouji_dsl.lang.compile import total
+from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl
+from gouji_dsl.lang.types import category
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
+from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, HOOKS
 
 #: bump when the generated code changes for the same ruleset (part of the cache key)
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 
 _BEGIN = "# ---- generated: begin"
 _END = "# ---- generated: end"
@@ -69,9 +79,12 @@ class E:
     play: str | None = None
     cand: dict[str, str] | None = None
     members: str | None = None  # a set with the same members, for 'in' / '--' / '&'
-    rt: str | None = None  # the type the value has at run time, where the language types it 'any'
     conj: tuple[E, ...] = ()  # the operands of a conjunction (flattened)
     negates: E | None = None  # for ``not x``: x
+    valid: bool = False  # a seat: none or 1..N; a list of seats: a list of 1..N (as the answer checks want)
+    real_int: bool = False  # a Python int (not a bool, not a fraction) whenever it is not none
+    is_list: bool = False  # a Python list whenever it is not none
+    rank_ok: bool = False  # a card kind of the ruleset whenever it is not none
 
     @property
     def cost(self) -> int:
@@ -87,15 +100,15 @@ class E:
         return self.pure and not any(m in self.code for m in _UNSAFE)
 
 
-#: helpers and calls that may raise (a rule failure) or read the game through the vocabulary
-_UNSAFE = ("_lt(", "_le(", "_gt(", "_ge(", "_add(", "_sub(", "_mul(", "_floordiv(", "_truediv(", "_mod(",
-           "_FN[", "_GV[", "int(", "(-", "shown_leader(", "min(", "max(", "_map_get(", "_list_index(",
-           "_classify(", "KINDS[")
+#: calls that may raise (a rule failure) or read the game through the vocabulary
+_UNSAFE = ("_OP", "_IX", "_AT", "_FN[", "_GV[", "int(", "shown_leader(", "min(", "max(", "_raise(", "_classify(",
+           "KINDS[", "_S[")
 
 
 def _const(v: Any, typ: str | None = None) -> E:
-    return E(repr(v), typ or _type_of_value(v), nn=v is not None, cheap=True, const=True, value=v,
-             boolish=isinstance(v, bool))
+    t = _type_of_value(v) if typ is None or typ in ("any", "none") else typ
+    return E(repr(v), t, nn=v is not None, cheap=True, const=True, value=v, boolish=isinstance(v, bool),
+             real_int=isinstance(v, int) and not isinstance(v, bool), is_list=isinstance(v, list))
 
 
 def _type_of_value(v: Any) -> str:
@@ -104,7 +117,7 @@ def _type_of_value(v: Any) -> str:
     if isinstance(v, int):
         return "int"
     if isinstance(v, str):
-        return "str"
+        return "text"
     if isinstance(v, dict):
         return "map"
     if isinstance(v, list):
@@ -112,22 +125,6 @@ def _type_of_value(v: Any) -> str:
     if v is None:
         return "none"
     return "any"
-
-
-def _compatible(want: str, got: str) -> bool:
-    if want == "any" or got in ("any", "none"):
-        return True
-    if want == got:
-        return True
-    if want == "int" and got == "seat" or want == "seat" and got == "int":
-        return True
-    if want == "list" and got == "seats" or want == "seats" and got == "list":
-        return True
-    return want == "rank" and got == "str" or want == "str" and got == "rank"
-
-
-def _simple(code: str) -> bool:
-    return code.isidentifier()
 
 
 def _order(a: E, b: E) -> tuple[E, E]:
@@ -171,300 +168,274 @@ _TABLE_ATTR = {"seat": "seat", "rank": "rank", "count": "count", "carried": "car
 _BOOL_ATTRS = {"pure_jokers", "gouji", "over_yield", "empties_hand", "burn"}
 
 
-class _Emitter:
-    """Turns one expression tree into an :class:`E`, in the environment of one hook."""
+def _cat(t: Any) -> str:
+    """The coarse kind of a checked node's type (``bool int text rank seat play list map none any``)."""
+    return category(t) if t is not None else "any"
 
-    def __init__(self, gen: Generator, env: dict[str, E], params: dict[str, E] | None = None, depth: int = 0):
+
+def _is_int_const(e: E) -> bool:
+    return e.const and isinstance(e.value, int) and not isinstance(e.value, bool)
+
+
+class _Emitter:
+    """Turns one checked expression tree (:mod:`gouji_dsl.lang.ast`) into an :class:`E`, in the
+    environment of one hook: a third interpretation of the tree beside the closure compiler and
+    the folder, with their semantics (the operator table's functions where nothing faster is
+    known to give the same value)."""
+
+    def __init__(self, gen: Generator, env: dict[str, E], params: tuple[E, ...] = (), depth: int = 0):
         self.gen = gen
         self.env = env
-        self.params = params or {}
+        self.params = params
         self.depth = depth
 
-    # --- entry
-    def emit(self, tree: Any) -> E:
-        if isinstance(tree, Token):
-            raise Unsupported(f"unexpected token {tree!s}")
-        meth = getattr(self, "e_" + tree.data.rstrip("_"), None)
+    def emit(self, n: A.Node) -> E:
+        meth = getattr(self, "e_" + type(n).__name__, None)
         if meth is None:
-            raise Unsupported(f"expression {tree.data!r}")
-        return meth(tree)
+            raise Unsupported(f"expression node {type(n).__name__}")
+        out: E = meth(n)
+        return out
 
-    # --- literals
-    def e_number(self, t: Tree) -> E:
-        return _const(int(str(t.children[0])), "int")
+    # --- constants
+    def _value(self, v: Any, typ: str) -> E:
+        if isinstance(v, (dict, list)):
+            return E(self.gen.constant(v), typ, nn=True, cheap=True, const=True, value=v)
+        return _const(v, typ)
 
-    def e_string(self, t: Tree) -> E:
-        return _const(str(t.children[0])[1:-1], "str")
+    def _fails(self, err: Exception, typ: str) -> E:
+        """A constant part that always fails: it fails where it is reached (as the compiler does)."""
+        return E(f"_raise({self.gen.constant_object(err)})", typ, pure=True)
 
-    def e_true(self, t: Tree) -> E:
-        return _const(True)
+    def e_Literal(self, n: A.Literal) -> E:
+        return _const(n.value, _cat(n.type))
 
-    def e_false(self, t: Tree) -> E:
-        return _const(False)
+    def e_Setting(self, n: A.Setting) -> E:
+        return self._value(n.value, _cat(n.type))
 
-    def e_none(self, t: Tree) -> E:
-        return _const(None, "none")
-
-    def e_list(self, t: Tree) -> E:
-        items = [self.emit(c) for c in t.children]
-        types = {i.typ for i in items}
-        typ = "seats" if types and types <= {"seat", "int"} else "list"
+    def e_ListLit(self, n: A.ListLit) -> E:
+        items = [self.emit(i) for i in n.items]
         if all(i.const for i in items):
-            return E(self.gen.constant([i.value for i in items]), typ, nn=True, cheap=True, const=True,
-                     value=[i.value for i in items])
-        return E("[" + ", ".join(i.code for i in items) + "]", typ, nn=True, pure=all(i.pure for i in items))
+            v = [i.value for i in items]
+            return E(self.gen.constant(v), "list", nn=True, cheap=True, const=True, value=v,
+                     valid=all(self.gen.is_seat_value(x) for x in v))
+        return E("[" + ", ".join(i.code for i in items) + "]", "list", nn=True, pure=all(i.pure for i in items),
+                 valid=all(i.valid and i.nn for i in items))
 
     # --- names
-    def e_name(self, t: Tree) -> E:
-        name = str(t.children[0])
-        if name in self.params:
-            return self.params[name]
-        if name in CONTEXT_VARS:
-            if name in self.env:
-                return self.env[name]
-            return _const(_CTX_DEFAULTS[name], legacy_type(CONTEXT_VARS[name].type))
-        if name in GLOBAL_VARS:
-            return self.gen.global_var(name)
-        defs = self.gen.graph.resolved.definitions
-        if name in defs:
-            d = defs[name]
-            if d.params:
-                raise Unsupported(f"definition {name!r} used without its arguments")
-            return self.gen.inline_definition(name, [], self)
-        raise Unsupported(f"unknown name {name!r}")
+    def e_Name(self, n: A.Name) -> E:
+        if n.ref == A.Ref.PARAM:
+            return self.params[n.index]
+        if n.ref == A.Ref.CONTEXT:
+            if n.name in self.env:
+                return self.env[n.name]
+            return _const(_CTX_DEFAULTS.get(n.name), _cat(n.type))
+        if n.ref == A.Ref.GLOBAL:
+            return self.gen.global_var(n.name)
+        if n.ref == A.Ref.DEFINITION:
+            return self.gen.inline_definition(n.name, [], self)
+        raise Unsupported(f"name {n.name!r} ({n.ref})")
 
-    def e_attr(self, t: Tree) -> E:
-        base_node, attr_tok = t.children
-        attr = str(attr_tok)
-        if isinstance(base_node, Tree) and base_node.data == "name" and str(base_node.children[0]) == "settings":
-            settings = self.gen.graph.settings
-            if attr not in settings:
-                raise Unsupported(f"unknown setting {attr!r}")
-            v = settings[attr]
-            if isinstance(v, (dict, list)):
-                return E(self.gen.constant(v), _type_of_value(v), nn=True, cheap=True, const=True, value=v)
-            return _const(v)
-        base = self.emit(base_node)
-        if base.typ == "map" and base.const:
-            if attr in base.value:
-                v = base.value[attr]
-                if isinstance(v, (dict, list)):
-                    return E(self.gen.constant(v), _type_of_value(v), nn=True, cheap=True, const=True, value=v)
-                return _const(v)
-            raise Unsupported(f"no key {attr!r}")
-        if base.typ != "play" or attr not in PLAY_ATTRS:
-            raise Unsupported(f"attribute {attr!r} of {base.typ}")
-        typ = legacy_type(PLAY_ATTRS[attr].type)
-        if base.const:  # none
+    # --- attributes and lookups
+    def e_Attr(self, n: A.Attr) -> E:
+        base = self.emit(n.base)
+        typ = _cat(n.type)
+        if n.ref == A.Ref.PLAY_ATTR and base.play is not None:
+            attr = n.attr
+            if base.const:  # none
+                return _const(None, typ)
+            if base.play == "cand":
+                assert base.cand is not None
+                code = base.cand[attr]
+                if code in ("None", "False"):
+                    return _const(None if code == "None" else False, typ)
+                nn = attr != "seat" or self.env.get("seat", E("", "seat")).nn
+                return E(code, typ, nn=nn, cheap=attr not in ("gouji", "cards"), boolish=attr in _BOOL_ATTRS,
+                         valid=attr == "seat", rank_ok=attr == "rank", real_int=attr in _INT_ATTRS)
+            a = _TABLE_ATTR[attr]
+            seat_attr = attr in ("seat", "beaten", "yielder")
+            if base.nn:
+                nn = attr in _NN_ATTRS
+                return E(f"{base.code}.{a}", typ, nn=nn, cheap=base.cheap, boolish=nn and attr in _BOOL_ATTRS,
+                         valid=seat_attr, rank_ok=attr == "rank", real_int=attr in _INT_ATTRS)
+            if not base.cheap:
+                raise Unsupported("an attribute of a play expression that may be none")
+            return E(f"(None if {base.code} is None else {base.code}.{a})", typ, cheap=True, valid=seat_attr,
+                     rank_ok=attr == "rank", real_int=attr in _INT_ATTRS)
+        # a map key read by name (settings.buy.ranks, a record)
+        getter = None
+        if base.const:
+            try:
+                return self._value(attr_impl(self.gen.sem(n), n.attr, getter)(base.value), typ)
+            except EvalError as e:
+                return self._fails(e, typ)
+        return E(f"{self.gen.attr_fn(n)}({base.code})", typ, pure=base.pure)
+
+    def e_Index(self, n: A.Index) -> E:
+        base = self.emit(n.base)
+        typ = _cat(n.type)
+        if base.const and base.value is None:
             return _const(None, typ)
-        if base.play == "cand":
-            assert base.cand is not None
-            code = base.cand[attr]
-            if code in ("None", "False"):
-                return _const(None if code == "None" else False, typ)
-            nn = attr != "seat" or self.env.get("seat", E("", "seat")).nn
-            return E(code, typ, nn=nn, cheap=attr not in ("gouji", "cards"), boolish=attr in _BOOL_ATTRS)
-        if base.play != "table":
-            raise Unsupported(f"a play value of unknown form ({base.code})")
-        a = _TABLE_ATTR[attr]
-        if base.nn:
-            nn = attr in ("seat", "count", "carried", "filler", "jokers", "pure_jokers", "gouji", "cards",
-                          "over_yield", "empties_hand", "burn")
-            return E(f"{base.code}.{a}", typ, nn=nn, cheap=base.cheap, boolish=nn and attr in _BOOL_ATTRS)
-        if not _simple(base.code):
-            raise Unsupported("attribute of a play expression that may be none")
-        return E(f"(None if {base.code} is None else {base.code}.{a})", typ, cheap=True)
-
-    def e_index(self, t: Tree) -> E:
-        base = self.emit(t.children[0])
-        key = self.emit(t.children[1])
-        if base.typ not in ("map", "list", "seats", "any"):
-            raise Unsupported(f"index of {base.typ}")
-        pure = base.pure and key.pure
-        if base.typ == "map":
-            if base.const and key.const:
-                v = base.value.get(_norm_key(key.value))
-                if isinstance(v, (dict, list)):
-                    return E(self.gen.constant(v), "any", nn=True, cheap=True, const=True, value=v)
-                return _const(v, "any")
-            k = self._norm_key_code(key)
-            if base.const:
-                return E(f"{base.code}.get({k})", "any", pure=pure)
-            return E(f"_map_get({base.code}, {key.code})", "any", pure=pure)
-        etype = "seat" if base.typ == "seats" else "any"
-        return E(f"_list_index({base.code}, {key.code})", etype, pure=pure)
-
-    @staticmethod
-    def _norm_key_code(key: E) -> str:
-        if key.const:
-            return repr(_norm_key(key.value))
-        if key.typ in ("str", "rank") and key.nn:
-            return key.code
-        if key.typ in ("int", "seat") and key.nn:
-            return f"str({key.code})"
-        return f"_nk({key.code})"
+        key = self.emit(n.key)
+        if key.const and key.value is None:
+            return _const(None, typ)
+        if base.const and key.const:
+            try:
+                return self._value(index_impl(self.gen.sem(n))(base.value, key.value), typ)
+            except EvalError as e:
+                return self._fails(e, typ)
+        return E(f"{self.gen.index_fn(n)}({base.code}, {key.code})", typ, pure=base.pure and key.pure)
 
     # --- calls
-    def e_call(self, t: Tree) -> E:
-        name_tok, *arg_nodes = t.children
-        name = str(name_tok)
-        args = [self.emit(a) for a in arg_nodes]
-        defs = self.gen.graph.resolved.definitions
-        if name in defs:
-            return self.gen.inline_definition(name, args, self)
-        if name not in FUNCTIONS:
-            raise Unsupported(f"unknown function {name!r}")
-        return self.gen.function(name, args)
+    def e_Call(self, n: A.Call) -> E:
+        if n.ref == A.Ref.DEFINITION:
+            args = [self.emit(a) for a in n.args]
+            return self.gen.inline_definition(n.func, args, self)
+        if n.ref != A.Ref.FUNCTION or n.func not in FUNCTIONS:
+            raise Unsupported(f"call of {n.func!r}")
+        sig = FUNCTIONS[n.func]
+        args: list[E] = []
+        for i, a in enumerate(n.args):
+            e = self.emit(a)
+            if e.const and e.value is None and not sig.accepts_none(i):
+                return self._value(sig.none_result, _cat(n.type))  # a none argument: the function's none result
+            args.append(e)
+        if sig.pure and all(a.const for a in args):
+            try:
+                return self._value(total(sig)(None, *[a.value for a in args]), _cat(n.type))
+            except EvalError as err:
+                return self._fails(err, _cat(n.type))
+        return self.gen.function(n.func, args, _cat(n.type), self)
 
-    # --- logic
-    def _bool(self, node: Any) -> E:
-        c = self.emit(node)
-        if c.typ not in ("bool", "any", "none"):
-            raise Unsupported(f"a {c.typ} where true/false is expected")
-        return c
-
+    # --- operators
     @staticmethod
     def _b(e: E) -> str:
         return e.code if e.boolish else f"bool({e.code})"
 
-    def e_and(self, t: Tree) -> E:
-        a, b = self._bool(t.children[0]), self._bool(t.children[1])
-        if a.const and b.pure:
-            return b if a.value and b.boolish else (E(self._b(b), "bool", nn=True, pure=b.pure, boolish=True)
-                                                     if a.value else _const(False))
-        if b.const and b.value and a.boolish:
-            return a
-        return _conjunction([a, b])
+    def e_BoolOp(self, n: A.BoolOp) -> E:
+        is_and = n.op == A.BoolOpKind.AND
+        items: list[E] = []
+        for o in n.operands:
+            e = self.emit(o)
+            if e.const:
+                if bool(e.value) != is_and:  # a constant false in an and (true in an or) decides it
+                    return _const(not is_and)
+                continue
+            items.append(e)
+        if not items:
+            return _const(is_and)
+        if len(items) == 1:
+            e = items[0]
+            return e if e.boolish else E(f"bool({e.code})", "bool", nn=True, pure=e.pure, boolish=True)
+        if is_and:
+            return _conjunction(items)
+        a = list(items)
+        if all(x.safe for x in a):
+            a.sort(key=lambda x: x.cost)
+        code = " or ".join(self._b(x) for x in a)
+        return E(f"({code})", "bool", nn=True, pure=all(x.pure for x in a), boolish=True)
 
-    def e_or(self, t: Tree) -> E:
-        a, b = self._bool(t.children[0]), self._bool(t.children[1])
-        if a.const and b.pure:
-            return _const(True) if a.value else (b if b.boolish else E(self._b(b), "bool", nn=True, pure=b.pure,
-                                                                       boolish=True))
-        if b.const and not b.value and a.boolish:
-            return a
-        a, b = _order(a, b)
-        return E(f"({self._b(a)} or {self._b(b)})", "bool", nn=True, pure=a.pure and b.pure, boolish=True)
+    def e_Unary(self, n: A.Unary) -> E:
+        a = self.emit(n.operand)
+        if n.impl == "not":
+            return _negate(a)
+        if a.const:
+            try:
+                return _const(OPS[n.impl].make(self.gen.sem(n))(a.value), "int")
+            except EvalError as err:
+                return self._fails(err, "int")
+        if a.nn and a.typ == "int" and a.real_int:
+            return E(f"(-{a.code})", "int", nn=True, pure=a.pure, real_int=True)
+        return E(f"{self.gen.op_fn(n)}({a.code})", "int", pure=a.pure)
 
-    def e_not(self, t: Tree) -> E:
-        return _negate(self._bool(t.children[0]))
-
-    def e_cond(self, t: Tree) -> E:
-        then, cond, other = t.children
-        c = self._bool(cond)
-        a, b = self.emit(then), self.emit(other)
-        typ = a.typ if _compatible(a.typ, b.typ) and a.typ != "none" else b.typ
-        if not (_compatible(a.typ, b.typ) or _compatible(b.typ, a.typ)):
-            raise Unsupported("branches of different types")
-        play = a.play if a.play == b.play else None
-        if (a.play or b.play) and play is None and not (a.const or b.const):
-            raise Unsupported("a conditional between plays of different forms")
+    def e_Cond(self, n: A.Cond) -> E:
+        c = self.emit(n.cond)
+        if c.const:
+            return self.emit(n.then if c.value else n.other)
+        a, b = self.emit(n.then), self.emit(n.other)
         if a.play == "cand" or b.play == "cand":
             raise Unsupported("a conditional over the candidate play")
-        return E(f"({a.code} if {c.code} else {b.code})", typ, nn=a.nn and b.nn, pure=a.pure and b.pure and c.pure,
-                 boolish=a.boolish and b.boolish, play=play or (a.play or b.play))
+        play = a.play if a.play == b.play else (a.play or b.play)
+        return E(f"({a.code} if {c.code} else {b.code})", _cat(n.type), nn=a.nn and b.nn,
+                 pure=a.pure and b.pure and c.pure, boolish=a.boolish and b.boolish, play=play,
+                 valid=a.valid and b.valid, real_int=a.real_int and b.real_int)
 
-    def e_compare(self, t: Tree) -> E:
-        left, op_tok, right = t.children
-        a, b = self.emit(left), self.emit(right)
-        op = str(op_tok)
-        pure = a.pure and b.pure
-        if not (_compatible(a.typ, b.typ) or _compatible(b.typ, a.typ)):
-            raise Unsupported(f"cannot compare {a.typ} with {b.typ}")
-        if "rank" in (a.typ, b.typ) and op not in ("==", "!="):
-            a, b = self._strength(a), self._strength(b)
-        if op in ("==", "!="):
-            return E(f"({a.code} {op} {b.code})", "bool", nn=True, pure=pure, boolish=True)
-        if a.nn and b.nn and a.typ in ("int", "seat") and b.typ in ("int", "seat"):
-            return E(f"({a.code} {op} {b.code})", "bool", nn=True, pure=pure, boolish=True)
-        helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[op]
-        return E(f"{helper}({a.code}, {b.code})", "bool", nn=True, pure=pure, boolish=True)
-
-    def _strength(self, e: E) -> E:
-        strength = self.gen.strength
-        if e.const:
-            v = strength.get(e.value)  # type: ignore[call-overload]
-            return _const(v, "int") if v is not None else _const(None, "none")
-        return E(f"STRENGTH.get({e.code})", "int", pure=e.pure)
-
-    def _membership(self, t: Tree, negate: bool) -> E:
-        a, b = self.emit(t.children[0]), self.emit(t.children[1])
-        if b.typ not in ("list", "seats", "map", "any", "str", "none"):
-            raise Unsupported(f"'in' over {b.typ}")
-        pure = a.pure and b.pure
-        neg = "not " if negate else ""
-        if b.const:
-            if b.value is None:
-                return _const(negate)
-            key = self._norm_key_code(a) if b.typ == "map" else a.code
-            return E(f"({key} {neg}in {b.code})", "bool", nn=True, pure=pure, boolish=True)
-        if b.members:
-            return E(f"({a.code} {neg}in {b.members})", "bool", nn=True, pure=pure, boolish=True)
-        if b.typ == "map":
-            return E(f"(_in_map({a.code}, {b.code}) != {negate})", "bool", nn=True, pure=pure, boolish=True)
-        if b.nn:
-            return E(f"({a.code} {neg}in {b.code})", "bool", nn=True, pure=pure, boolish=True)
-        return E(f"(_in({a.code}, {b.code}) != {negate})", "bool", nn=True, pure=pure, boolish=True)
-
-    def e_in(self, t: Tree) -> E:
-        return self._membership(t, False)
-
-    def e_not_in(self, t: Tree) -> E:
-        return self._membership(t, True)
-
-    def e_listop(self, t: Tree) -> E:
-        left, op_tok, right = t.children
-        a, b = self.emit(left), self.emit(right)
-        for c in (a, b):
-            if c.typ not in ("list", "seats", "any", "none"):
-                raise Unsupported(f"{op_tok} on {c.typ}")
-        typ = "seats" if "seats" in (a.typ, b.typ) else "list"
-        op = str(op_tok)
-        pure = a.pure and b.pure
-        if op == "++":
-            if a.nn and b.nn:
-                return E(f"({a.code} + {b.code})", typ, nn=True, pure=pure)
-            return E(f"_concat({a.code}, {b.code})", typ, nn=True, pure=pure)
-        if b.members and a.nn:
-            neg = "not " if op == "--" else ""
-            if a.cheap:  # (an empty set: nothing to drop / keep; the list is not changed by its users)
-                empty = a.code if op == "--" else "[]"
-                return E(f"([_x for _x in {a.code} if _x {neg}in {b.members}] if {b.members} else {empty})", typ,
-                         nn=True, pure=pure)
-            return E(f"[_x for _x in {a.code} if _x {neg}in {b.members}]", typ, nn=True, pure=pure)
-        fn = "_minus" if op == "--" else "_inter"
-        return E(f"{fn}({a.code}, {b.code})", typ, nn=True, pure=pure)
-
-    def e_arith(self, t: Tree) -> E:
-        left, op_tok, right = t.children
-        a, b = self.emit(left), self.emit(right)
-        for c in (a, b):
-            if c.typ not in ("int", "seat", "any", "none"):
-                raise Unsupported(f"arithmetic on {c.typ}")
-        op = str(op_tok)
-        if a.const and b.const and a.value is not None and b.value is not None \
-                and not (op in ("//", "/", "%") and b.value == 0):
-            import operator
-            pyop = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
-                    "/": operator.truediv, "%": operator.mod}[op]
+    def e_Binary(self, n: A.Binary) -> E:
+        spec = OPS[n.impl]
+        name = spec.name
+        arith = name in _ARITH
+        order = name in _ORDER
+        a = self.emit(n.left)
+        if a.const and a.value is None and (arith or order):
+            return _const(None if arith else False, "int" if arith else "bool")
+        b = self.emit(n.right)
+        if b.const and b.value is None and (arith or order):
+            return _const(None if arith else False, "int" if arith else "bool")
+        if b.const and not b.value and name in _MEMBER:
+            return _const(name.startswith("not"))  # nothing is in an empty list or map
+        if a.const and b.const:
             try:
-                return _const(pyop(a.value, b.value), "int")
-            except TypeError:
-                pass
+                v = spec.make(self.gen.sem(n))(a.value, b.value)
+            except EvalError as err:
+                return self._fails(err, _cat(n.type))
+            return self._value(v, _cat(n.type))
         pure = a.pure and b.pure
-        if a.nn and b.nn and op in ("+", "-", "*") and a.typ in ("int", "seat") and b.typ in ("int", "seat") \
-                and not (a.const and not isinstance(a.value, int)) and not (b.const and not isinstance(b.value, int)):
-            return E(f"({a.code} {op} {b.code})", "int", nn=True, pure=pure)
-        name = {"+": "_add", "-": "_sub", "*": "_mul", "//": "_floordiv", "/": "_truediv", "%": "_mod"}[op]
-        return E(f"{name}({a.code}, {b.code})", "int", pure=pure)
+        if name in ("eq", "ne"):
+            op = "==" if name == "eq" else "!="
+            return E(f"({a.code} {op} {b.code})", "bool", nn=True, pure=pure, boolish=True)
+        if order:
+            if name.endswith("_int") and a.real_int and b.real_int and a.nn and b.nn:
+                return E(f"({a.code} {spec.op} {b.code})", "bool", nn=True, pure=pure, boolish=True)
+            if name.endswith("_rank") and (a.const or b.const):
+                # a rank against a constant rank: by strength, the constant's strength computed here
+                va, vb = (self.gen.strength.get(a.value), None) if a.const else (None, self.gen.strength.get(b.value))
+                if (a.const and va is not None) or (b.const and vb is not None):
+                    x = b if a.const else a
+                    k = va if a.const else vb
+                    left, right = (repr(k), f"_S[{x.code}]") if a.const else (f"_S[{x.code}]", repr(k))
+                    if x.nn and x.rank_ok:
+                        return E(f"({left} {spec.op} {right})", "bool", nn=True, pure=pure, boolish=True)
+            return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "bool", nn=True, pure=pure, boolish=True)
+        if name in _MEMBER:
+            neg = name.startswith("not")
+            word = "not in" if neg else "in"
+            hashable = a.typ in ("int", "seat", "text", "rank", "bool") or a.const
+            if b.const and hashable:
+                return E(f"({a.code} {word} {b.code})", "bool", nn=True, pure=pure, boolish=True)
+            if b.members and hashable:
+                return E(f"({a.code} {word} {b.members})", "bool", nn=True, pure=pure, boolish=True)
+            if b.nn and hashable:
+                return E(f"({a.code} {word} {b.code})", "bool", nn=True, pure=pure, boolish=True)
+            return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "bool", nn=True, pure=pure, boolish=True)
+        if name in ("concat", "remove", "keep"):
+            valid = a.valid and (b.valid or name != "concat")
+            lists = a.nn and a.is_list and b.nn and b.is_list
+            if name == "concat" and lists:
+                return E(f"({a.code} + {b.code})", "list", nn=True, pure=pure, valid=valid, is_list=True)
+            if name != "concat" and a.nn and a.is_list and (b.members or (b.nn and b.is_list)):
+                neg = "not " if name == "remove" else ""
+                m = b.members or b.code
+                if b.members and a.cheap:  # (an empty set: nothing to drop / keep)
+                    empty = a.code if name == "remove" else "[]"
+                    return E(f"([_x for _x in {a.code} if _x {neg}in {m}] if {m} else {empty})", "list", nn=True,
+                             pure=pure, valid=valid, is_list=True)
+                if b.members or b.cheap:
+                    return E(f"[_x for _x in {a.code} if _x {neg}in {m}]", "list", nn=True, pure=pure, valid=valid,
+                             is_list=True)
+            return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "list", nn=True, pure=pure, valid=valid,
+                     is_list=True)
+        if arith:
+            if name in ("add", "sub", "mul") and a.nn and b.nn and a.real_int and b.real_int:
+                return E(f"({a.code} {spec.op} {b.code})", "int", nn=True, pure=pure, real_int=True)
+            return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "int", pure=pure)
+        raise Unsupported(f"operator {name!r}")  # pragma: no cover - the table is covered above
 
-    def e_neg(self, t: Tree) -> E:
-        a = self.emit(t.children[0])
-        if a.typ not in ("int", "any"):
-            raise Unsupported(f"'-' on {a.typ}")
-        if a.const:
-            return _const(-a.value, "int")
-        return E(f"(-{a.code})", "int", nn=a.nn, pure=a.pure)
+
+_ARITH = frozenset({"add", "sub", "mul", "div", "floordiv", "mod"})
+_ORDER = frozenset(f"{o}_{t}" for o in ("lt", "le", "gt", "ge") for t in ("int", "rank", "any"))
+_MEMBER = frozenset(f"{o}_{t}" for o in ("in", "not_in") for t in ("list", "map", "any"))
+_INT_ATTRS = frozenset({"count", "carried", "filler", "jokers"})
+_NN_ATTRS = frozenset({"seat", "count", "carried", "filler", "jokers", "pure_jokers", "gouji", "cards", "over_yield",
+                       "empties_hand", "burn"})
 
 
 # ------------------------------------------------------------------------------ the generator
@@ -472,6 +443,7 @@ class _Emitter:
 class _HookSig:
     params: list[str]
     env: dict[str, E] = field(default_factory=dict)
+    ctx_args: str = ""  # the question's values as Ctx keywords (for a failure's message)
 
 
 class Generator:
@@ -482,17 +454,12 @@ class Generator:
         self.model = graph.model
         self.strength = {k: i for i, k in enumerate(self.model.kinds)}
         self.consts: dict[str, str] = {}
+        self.objects: list[str] = []  # module-level objects built from the graph (operator functions, errors)
+        self._objects: dict[str, str] = {}
         self.rules: list[Any] = []  # RuleNodes, by index (failure messages)
-        self._trees: dict[str, Any] = {}
+        self._temp = 0
 
-    def tree(self, text: str) -> Any:
-        """The parse tree of an expression text (parsed once per generation)."""
-        t = self._trees.get(text)
-        if t is None:
-            t = self._trees[text] = parse(text)
-        return t
-
-    # --- constants
+    # --- constants and bound operator functions
     def constant(self, v: Any) -> str:
         """A module-level constant holding ``v`` (a setting's map or list): its name."""
         text = repr(v)
@@ -502,170 +469,232 @@ class Generator:
             self.consts[text] = name
         return name
 
+    def _object(self, code: str) -> str:
+        name = self._objects.get(code)
+        if name is None:
+            name = self._objects[code] = f"_O{len(self.objects) + 1}"
+            self.objects.append(f"{name} = {code}")
+        return name
+
+    def constant_object(self, err: Exception) -> str:
+        """A module-level error object (a constant part of an expression that always fails)."""
+        assert isinstance(err, EvalError)
+        return self._object(f"EvalError({err.message!r}, {_pos_code(err.where)}, {err.code!r})")
+
+    def sem(self, n: A.Node) -> Semantics:
+        return Semantics(self.strength, n.pos)
+
+    def op_fn(self, n: A.Unary | A.Binary) -> str:
+        """The operator table's function of ``n`` (its entry, the rank order and where it was written)."""
+        return self._object(f"_bind({n.impl!r}, {_pos_code(n.pos)})")
+
+    def index_fn(self, n: A.Index) -> str:
+        return self._object(f"_index_fn({_pos_code(n.pos)})")
+
+    def attr_fn(self, n: A.Attr) -> str:
+        return self._object(f"_attr_fn({n.attr!r}, {_pos_code(n.pos)})")
+
+    def temp(self) -> str:
+        self._temp += 1
+        return f"_t{self._temp}"
+
+    def is_seat_value(self, v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= self.graph.n_seats
+
     # --- vocabulary
     def global_var(self, name: str) -> E:
         g = {
-            "all_seats": E("SEATS_LIST", "seats", nn=True, cheap=True),
-            "active_seats": E("S.active_list()", "seats", nn=True),
-            "finished": E("S.finish_order", "seats", nn=True, cheap=True),
-            "finished_in_trick": E("S.finished_in_trick", "seats", nn=True, cheap=True),
-            "revolted_seats": E("sorted(S.revolted)", "seats", nn=True, members="S.revolted"),
-            "passed_seats": E("sorted(S.passed)", "seats", nn=True, members="S.passed"),
-            "leader": E("S.trick_leader", "seat", cheap=True),
-            "burner": E("S.burner", "seat", cheap=True),
-            "game_number": E("S.game_number", "int", nn=True, cheap=True),
-            "places_taken": E("len(S.places)", "int", nn=True, cheap=True),
-            "trick_number": E("S.trick_no", "int", nn=True, cheap=True),
+            "all_seats": E("SEATS_LIST", "list", nn=True, cheap=True, valid=True, is_list=True),
+            "active_seats": E("S.active_list()", "list", nn=True, valid=True, is_list=True),
+            "finished": E("S.finish_order", "list", nn=True, cheap=True, valid=True, is_list=True),
+            "finished_in_trick": E("S.finished_in_trick", "list", nn=True, cheap=True, valid=True, is_list=True),
+            "revolted_seats": E("sorted(S.revolted)", "list", nn=True, members="S.revolted", valid=True, is_list=True),
+            "passed_seats": E("sorted(S.passed)", "list", nn=True, members="S.passed", valid=True, is_list=True),
+            "leader": E("S.trick_leader", "seat", cheap=True, valid=True),
+            "burner": E("S.burner", "seat", cheap=True, valid=True),
+            "game_number": E("S.game_number", "int", nn=True, cheap=True, real_int=True),
+            "places_taken": E("len(S.places)", "int", nn=True, cheap=True, real_int=True),
+            "trick_number": E("S.trick_no", "int", nn=True, cheap=True, real_int=True),
             "prev_sweep": E("bool(S.prev and S.prev.sweep)", "bool", nn=True, boolish=True),
             "first_game": E("(S.prev is None)", "bool", nn=True, cheap=True, boolish=True),
         }.get(name)
         if g is None:
-            return E(f"_GV[{name!r}](_G(S))", legacy_type(GLOBAL_VARS[name].type))
+            return E(f"_GV[{name!r}](_G(S))", "any")
         return g
 
-    def function(self, name: str, args: list[E]) -> E:
+    def _guarded_call(self, name: str, args: list[E], typ: str, call: str) -> E:
+        """``call`` (a format with ``{0}``, ``{1}``... for the arguments) under the compiler's rule for
+        none arguments: evaluated left to right, the first none where the function does not take
+        none gives its none result (and the arguments after it are not evaluated)."""
         sig = FUNCTIONS[name]
-        if len(args) != len(sig.params):
-            raise Unsupported(f"{name}() with {len(args)} arguments")
+        nr = repr(sig.none_result)
+        codes: list[str] = []
+        guards: list[tuple[str, str]] = []
+        for i, a in enumerate(args):
+            if a.nn or sig.accepts_none(i):
+                if a.cheap or a.const or i == len(args) - 1 or all(x.cheap or x.const for x in args[i + 1:]):
+                    codes.append(a.code)
+                else:
+                    t = self.temp()
+                    guards.append((f"({t} := {a.code})", ""))
+                    codes.append(t)
+            elif a.cheap:
+                guards.append((a.code, ""))
+                codes.append(a.code)
+            else:
+                t = self.temp()
+                guards.append((f"({t} := {a.code})", t))
+                codes.append(t)
+        body = call.format(*codes)
+        for g, _ in reversed(guards):
+            body = f"({nr} if {g} is None else {body})" if not g.startswith("((") else body
+        # walrus bindings that only hold a value (no none test) are made before the call
+        prefix = [g for g, t in guards if g.startswith("((") or (g.startswith("(") and ":=" in g and not t)]
+        if prefix:
+            body = "(" + ", ".join(prefix) + f", {body})[-1]"
+        pure = all(a.pure for a in args) and name != "random_seat"
+        return E(body, typ, pure=pure)
+
+    def function(self, name: str, args: list[E], typ: str, em: _Emitter) -> E:
+        sig = FUNCTIONS[name]
         pure = all(a.pure for a in args)
-        ret = legacy_type(sig.returns)
         a = [x.code for x in args]
 
-        def seatlike(x: E) -> bool:
-            return x.nn and (x.rt or x.typ) in ("seat", "int") and not x.const
+        def seat_nn(x: E) -> bool:
+            return x.nn and x.valid and not x.const
 
-        table = {"opposite": "OPP", "downstream": "NEXT", "upstream": "PREV", "team": "TEAM"}
-        if name in table:
-            t = table[name]
-            if seatlike(args[0]):
-                return E(f"{t}[{a[0]}]", ret, nn=True, pure=pure, cheap=args[0].cheap)
-            return E(f"{t}.get({a[0]})", ret, pure=pure, cheap=args[0].cheap)
+        tables = {"opposite": "OPP", "downstream": "NEXT", "upstream": "PREV", "team": "TEAM"}
+        if name in tables:
+            t = tables[name]
+            if seat_nn(args[0]):
+                return E(f"{t}[{a[0]}]", typ, nn=True, pure=pure, cheap=args[0].cheap, valid=name != "team",
+                         real_int=name == "team")
+            if args[0].valid and args[0].cheap:
+                return E(f"{t}.get({a[0]})", typ, pure=pure, cheap=True, valid=name != "team", real_int=name == "team")
         lists = {"after": "AFTER_L", "teammates": "MATES", "opponents": "OPPS", "team_seats": "TEAM_L"}
         if name in lists:
             t = lists[name]
-            if seatlike(args[0]):
-                return E(f"{t}[{a[0]}]", ret, nn=True, pure=pure, cheap=args[0].cheap)
-            return E(f"{t}.get({a[0]}, [])", ret, nn=True, pure=pure)
-        if name == "next_active":
-            if seatlike(args[0]):
-                return E(f"_next_active(S, {a[0]})", ret, pure=pure)
-            return E(f"_next_active_n(S, {a[0]})", ret, pure=pure)
-        if name == "active":
-            if seatlike(args[0]) and args[0].cheap:
-                x = a[0]
-                return E(f"({x} not in S.places and {x} not in S.revolted and {x} not in S.failed)", ret, nn=True,
-                         pure=pure, boolish=True)
-            return E(f"_active_n(S, {a[0]})", ret, nn=True, pure=pure, boolish=True)
-        if name == "out":
-            if seatlike(args[0]) and args[0].cheap:
-                x = a[0]
-                return E(f"({x} in S.places and {x} not in S.revolted)", ret, nn=True, pure=pure, boolish=True)
-            return E(f"_out_n(S, {a[0]})", ret, nn=True, pure=pure, boolish=True)
-        if name == "revolted":
-            return E(f"({a[0]} in S.revolted)", ret, nn=True, pure=pure, boolish=True)
-        if name == "passed":
-            return E(f"({a[0]} in S.passed)", ret, nn=True, pure=pure, boolish=True)
+            if seat_nn(args[0]):
+                return E(f"{t}[{a[0]}]", typ, nn=True, pure=pure, cheap=args[0].cheap, valid=True, is_list=True)
+            if args[0].valid:
+                return E(f"{t}.get({a[0]}, [])", typ, nn=True, pure=pure, valid=True, is_list=True)
+        if name == "next_active" and seat_nn(args[0]):
+            return E(f"_next_active(S, {a[0]})", typ, pure=pure, valid=True)
+        if name == "active" and args[0].valid and args[0].cheap:
+            x = a[0]
+            inner = f"{x} not in S.places and {x} not in S.revolted and {x} not in S.failed"
+            code = f"({inner})" if args[0].nn else f"({x} is not None and {inner})"
+            return E(code, typ, nn=True, pure=pure, boolish=True)
+        if name == "out" and args[0].cheap:
+            return E(f"({a[0]} in S.places and {a[0]} not in S.revolted)", typ, nn=True, pure=pure, boolish=True)
+        if name in ("revolted", "passed"):
+            return E(f"({a[0]} in S.{name})", typ, nn=True, pure=pure, boolish=True)
         if name == "place":
-            return E(f"S.places.get({a[0]})", ret, pure=pure)
-        if name == "hand_size":
-            if seatlike(args[0]):
-                return E(f"sum(S.hands[{a[0]}])", ret, nn=True, pure=pure)
-            return E(f"_hand_size(S, {a[0]})", ret, nn=True, pure=pure)
-        if name == "holds" and args[1].const and seatlike(args[0]):
-            i = self.strength.get(str(args[1].value))
-            if i is None:
-                return _const(0, "int")
-            return E(f"S.hands[{a[0]}][{i}]", ret, nn=True, pure=pure)
+            return E(f"S.places.get({a[0]})", typ, pure=pure, real_int=True)
+        if name == "hand_size" and seat_nn(args[0]):
+            return E(f"sum(S.hands[{a[0]}])", typ, nn=True, pure=pure, real_int=True)
+        if name == "holds" and args[1].const and seat_nn(args[0]):
+            i = self.strength.get(args[1].value)  # type: ignore[arg-type]
+            if i is not None:
+                return E(f"S.hands[{a[0]}][{i}]", typ, nn=True, pure=pure, real_int=True)
         if name == "flag":
-            return E(f"({a[0]} in S.flags.get({a[1]}, ()))", ret, nn=True, pure=pure, boolish=True)
-        if name == "counter":
-            return E(f"S.counters.get({a[0 + 1]}, {{}}).get({a[0]}, 0)", ret, nn=True, pure=pure)
+            return E(f"({a[0]} in S.flags.get({a[1]}, ()))", typ, nn=True, pure=pure, boolish=True)
+        if name == "counter":  # (counts are whole numbers: amounts are checked when counted)
+            return E(f"S.counters.get({a[1]}, {{}}).get({a[0]}, 0)", typ, nn=True, pure=pure, real_int=True)
         if name == "count":
-            if args[0].code == "S.active_list()":
-                return E("(N - len(S.places.keys() | S.revolted | S.failed))", ret, nn=True, pure=pure)
-            if args[0].code.startswith("sorted(") and args[0].code.endswith(")") and args[0].nn \
-                    and _simple(args[0].code[7:-1].replace("S.", "", 1)):
-                return E(f"len({args[0].code[7:-1]})", ret, nn=True, pure=pure)
-            if args[0].nn:
-                return E(f"len({a[0]})", ret, nn=True, pure=pure)
-            return E(f"len({a[0]} or [])", ret, nn=True, pure=pure)
-        if name == "first":
-            if args[0].cheap:
-                return E(f"({a[0]}[0] if {a[0]} else None)", ret, pure=pure)
-            return E(f"_first({a[0]})", ret, pure=pure)
+            if a[0] == "S.active_list()":
+                return E("(N - len(S.places.keys() | S.revolted | S.failed))", typ, nn=True, pure=pure, real_int=True)
+            if args[0].members and args[0].code.startswith("sorted("):
+                return E(f"len({args[0].members})", typ, nn=True, pure=pure, real_int=True)
+            if args[0].nn and args[0].is_list:
+                return E(f"len({a[0]})", typ, nn=True, pure=pure, real_int=True)
+        if name == "first" and args[0].cheap and args[0].is_list:
+            return E(f"({a[0]}[0] if {a[0]} else None)", typ, pure=pure, valid=args[0].valid)
         if name == "coalesce":
-            if args[0].cheap and args[1].pure:
-                return E(f"({a[0]} if {a[0]} is not None else {a[1]})", args[0].typ if args[0].typ != "none" else ret,
-                         nn=args[1].nn, pure=pure)
-            return E(f"_coalesce({a[0]}, {a[1]})", ret, nn=args[1].nn, pure=pure)
-        if name in ("min", "max"):
-            return E(f"{name}({a[0]}, {a[1]})", ret, nn=args[0].nn and args[1].nn, pure=pure)
+            x, y = args
+            if x.cheap and y.pure and y.safe:
+                return E(f"({x.code} if {x.code} is not None else {y.code})", typ, nn=y.nn, pure=pure,
+                         valid=x.valid and y.valid)
+            return E(f"_coalesce({x.code}, {y.code})", typ, nn=y.nn, pure=pure, valid=x.valid and y.valid)
+        if name in ("min", "max") and args[0].nn and args[1].nn:
+            return E(f"{name}({a[0]}, {a[1]})", typ, nn=True, pure=pure,
+                     real_int=args[0].real_int and args[1].real_int)
         if name == "random_seat":
-            return E("S.rng.randint(1, N)", ret, nn=True, pure=False)
+            return E("S.rng.randint(1, N)", typ, nn=True, pure=False, valid=True, real_int=True)
         if name == "shown_leader":
-            return E(f"S.shown_leader({a[0]}, {a[1]})", ret, pure=pure)
+            return self._guarded_call(name, args, typ, "S.shown_leader({0}, {1})")
         # every other function: the vocabulary's own implementation (it reads the GameState)
-        return E(f"_FN[{name!r}](_G(S){''.join(', ' + x for x in a)})", ret, pure=pure and name != "random_seat")
+        call = f"_FN[{name!r}](_G(S)" + "".join(f", {{{i}}}" for i in range(len(args))) + ")"
+        out = self._guarded_call(name, args, typ, call)
+        return E(out.code, typ, pure=out.pure and pure, is_list=typ == "list" and sig.none_result == [],
+                 nn=typ == "list" and sig.none_result == [])
 
     def inline_definition(self, name: str, args: list[E], caller: _Emitter) -> E:
-        d = self.graph.resolved.definitions[name]
-        if len(args) != len(d.params):
+        """A definition's body written out in place, its parameters bound to the arguments: by
+        substitution when every argument is free of side effects and cannot fail (then evaluating
+        it where the body uses it is the same), else through a lambda called with the arguments
+        (evaluated first, in order, as the compiler does)."""
+        info = self.graph.definitions.get(name)
+        if info is None or info.body is None:
+            raise Unsupported(f"definition {name!r} has no checked body")
+        if len(args) != len(info.params):
             raise Unsupported(f"{name}() with {len(args)} arguments")
         if caller.depth > 40:
             raise Unsupported(f"definitions nested too deep at {name!r}")
-        params: dict[str, E] = {}
-        for p, a in zip(d.params, args):
-            if not a.pure:
-                raise Unsupported(f"an argument of {name}() with a side effect")
-            # the interpreter's compiler types a parameter 'any' inside the definition
-            params[p] = E(a.code if a.cheap or a.const else f"({a.code})", "any", nn=a.nn, pure=True,
-                          cheap=a.cheap or a.const, const=False, boolish=a.boolish, rt=a.rt or a.typ,
-                          members=a.members)
-        sub = _Emitter(self, caller.env, params, caller.depth + 1)
-        body = sub.emit(self.tree(d.expr.text))
-        typ = self._definition_type(name)
-        return E(body.code, typ, nn=body.nn, pure=body.pure, cheap=body.cheap, const=body.const, value=body.value,
-                 boolish=body.boolish, play=body.play, cand=body.cand)
-
-    def _definition_type(self, name: str) -> str:
-        d = self.graph.definitions.get(name)
-        return legacy_type(d.type) if d else "any"
+        if all(a.safe and a.pure for a in args):
+            params = tuple(E(a.code if a.cheap or a.const else f"({a.code})", a.typ, nn=a.nn, pure=True,
+                             cheap=a.cheap or a.const, boolish=a.boolish, members=a.members, valid=a.valid,
+                             real_int=a.real_int, is_list=a.is_list, rank_ok=a.rank_ok) for a in args)
+            body = _Emitter(self, caller.env, params, caller.depth + 1).emit(info.body)
+            return body
+        names = tuple(self.temp() for _ in args)
+        params = tuple(E(nm, a.typ, nn=a.nn, cheap=True, boolish=a.boolish, valid=a.valid, real_int=a.real_int,
+                         is_list=a.is_list, rank_ok=a.rank_ok) for nm, a in zip(names, args))
+        body = _Emitter(self, caller.env, params, caller.depth + 1).emit(info.body)
+        code = f"(lambda {', '.join(names)}: {body.code})({', '.join(a.code for a in args)})"
+        return E(code, body.typ, nn=body.nn, pure=body.pure and all(a.pure for a in args), boolish=body.boolish,
+                 valid=body.valid, real_int=body.real_int, is_list=body.is_list)
 
     # --- hooks
     def _env(self, hook: str, codes: bool = False) -> _HookSig:
         ctx = HOOKS[hook].context
         sig = _HookSig([])
         cand = hook in CANDIDATE_HOOKS
+        kw: list[str] = []
         for v in ctx:
             if v == "play" and cand and codes:
                 sig.params += ["r", "n", "f", "j", "empties"]
                 sig.env["play"] = E("(r, n, f, j)", "play", nn=True, play="cand", cand=_CODE_ATTRS)
+                kw.append("play=TablePlay(_classify(r, n, f, j), seat, KINDS)")
             elif v == "play" and cand:
                 sig.params += ["p", "empties"]
                 sig.env["play"] = E("p", "play", nn=True, cheap=True, play="cand", cand=_PLAY_OBJ_ATTRS)
+                kw.append("play=TablePlay(p, seat, KINDS)")
             elif v in ("play", "top", "beaten"):
                 sig.params.append(v)
                 nn = (v == "play") or (v == "top" and hook in _TOP_SET)
                 sig.env[v] = E(v, "play", nn=nn, cheap=True, play="table")
+                kw.append(f"{v}={v}")
             else:
                 sig.params.append(v)
-                typ = legacy_type(CONTEXT_VARS[v].type)
-                nn = v in ("seat", "target", "leading", "amount") and hook not in _SEAT_MAYBE_NONE
-                sig.env[v] = E(v, typ, nn=nn, cheap=True, boolish=v == "leading")
+                typ = _cat(CONTEXT_VARS[v].type)
+                nn = v in ("seat", "target", "leading", "amount", "round")
+                sig.env[v] = E(v, typ, nn=nn, cheap=True, boolish=v == "leading", valid=v in ("seat", "target"),
+                               real_int=v in ("amount", "round"), rank_ok=v == "card")
+                kw.append(f"{v}={v}")
+        sig.ctx_args = ", ".join(kw)
         return sig
 
     def _rule_index(self, node: Any) -> int:
         self.rules.append(node)
         return len(self.rules) - 1
 
-    def _spec(self, rule_id: str) -> Any:
-        for s in self.graph.resolved.rules:
-            if s.id == rule_id:
-                return s
-        raise Unsupported(f"rule {rule_id!r} has no specification")
-
-    def _expr(self, text: str, env: dict[str, E]) -> E:
-        return _Emitter(self, env).emit(self.tree(text))
+    def _part(self, node: Any, part: str, env: dict[str, E]) -> E | None:
+        """The emitted code of one checked part of a rule (``when``, ``effect``, ``target``...)."""
+        tree = node.checked.get(part)
+        if tree is None:
+            return None
+        return _Emitter(self, env).emit(tree)
 
     @staticmethod
     def _comment(node: Any) -> str:
@@ -688,9 +717,11 @@ class Generator:
             body += self._trigger_body(hook, rules, sig)
         return "\n".join([head, doc] + body) + "\n"
 
-    def _guarded(self, i: int, lines: list[str]) -> list[str]:
+    def _guarded(self, i: int, lines: list[str], sig: _HookSig) -> list[str]:
+        """``lines`` in a try: a failure names the rule, its position and the question's values
+        (as the interpreter's RuleFailed does)."""
         out = ["    try:"] + ["    " + ln for ln in lines]
-        out += ["    except RuleRuntimeError as e:", f"        raise _failed({i}, e) from None"]
+        out += ["    except Exception as e:", f"        raise _rule_failed({i}, e, S, {sig.ctx_args}) from None"]
         return out
 
     def _permit_body(self, hook: str, rules: tuple[Any, ...], sig: _HookSig) -> list[str]:
@@ -699,7 +730,10 @@ class Generator:
         out: list[str] = []
         if has_allow and not default:
             out.append("    granted = False")
-        if has_allow and not default and self._all_safe(rules, sig):
+        parts_of = {}
+        for r in rules:
+            parts_of[r.node.id] = (self._part(r.node, "when", sig.env), self._part(r.node, "effect", sig.env))
+        if has_allow and not default and all(x is None or (x.safe and x.pure) for w in parts_of.values() for x in w):
             # nothing here can fail or draw: ask the allowing rules first, the others only when one granted
             rules = tuple(r for r in rules if r.node.effect == "allow") + \
                 ("GRANTED?",) + tuple(r for r in rules if r.node.effect != "allow")  # type: ignore[assignment]
@@ -711,14 +745,14 @@ class Generator:
             node = r.node
             i = self._rule_index(node)
             out.append("    " + self._comment(node))
-            fn = self._expr(node.expr, sig.env)
-            when = self._expr(node.when, sig.env) if node.when else None
+            when, fn = parts_of[node.id]
+            assert fn is not None
             eff = node.effect
             if eff == "require":
                 fn = _negate(fn)
             elif eff not in ("allow", "deny"):
                 raise Unsupported(f"effect {eff!r} on a permit question")
-            if eff == "allow" and default and fn.pure and (when is None or when.pure):
+            if eff == "allow" and default and fn.pure and fn.safe and (when is None or (when.pure and when.safe)):
                 out.append("    # (allows what is allowed anyway)")
                 continue
             parts = [x for x in (when, fn) if x is not None]
@@ -726,18 +760,30 @@ class Generator:
                 out.append("    # (never applies under these settings)")
                 continue
             parts = [x for x in parts if not (x.const and x.value)]
-            cond = _conjunction(parts).code if parts else "True"
+            if len(parts) == 2 and not (parts[0].safe and parts[1].safe):
+                cond = f"{_Emitter._b(parts[0])} and {_Emitter._b(parts[1])}"  # (the guard first: as the interpreter)
+            else:
+                cond = _conjunction(parts).code if parts else "True"
             action = "granted = True" if eff == "allow" and not default else ("pass" if eff == "allow" else "return False")
-            out += self._guarded(i, [f"    if {cond}:", f"        {action}"])
+            out += self._guarded(i, [f"    if {cond}:", f"        {action}"], sig)
         out.append(f"    return {'granted' if has_allow and not default else repr(default)}")
         return out
 
-    def _all_safe(self, rules: tuple[Any, ...], sig: _HookSig) -> bool:
-        for r in rules:
-            for text in (r.node.expr, r.node.when):
-                if text and not self._expr(text, sig.env).safe:
-                    return False
-        return True
+    def _answer(self, hook: str, fn: E) -> tuple[str, bool]:
+        """The answer's code and whether it must be checked against the question's type (as the
+        interpreter checks every value answer: a seat that exists, a word of the allowed set...)."""
+        chk = self.graph._checks.get(hook)
+        if chk is None:
+            return fn.code, False
+        if fn.const:
+            return fn.code, chk(fn.value) is not None
+        h = HOOKS[hook]
+        t = _cat(h.type)
+        if t == "seat" and fn.valid and (fn.nn or h.none_ok):
+            return fn.code, False
+        if t == "list" and fn.valid and fn.nn:
+            return fn.code, False
+        return fn.code, True
 
     def _value_body(self, hook: str, rules: tuple[Any, ...], sig: _HookSig) -> list[str]:
         out: list[str] = []
@@ -745,61 +791,82 @@ class Generator:
             node = r.node
             i = self._rule_index(node)
             out.append("    " + self._comment(node))
-            fn = self._expr(node.expr, sig.env)
+            fn = self._part(node, "effect", sig.env)
+            assert fn is not None
             if fn.play == "cand":
                 raise Unsupported("a value that is the candidate play")
-            if node.when:
-                when = self._expr(node.when, sig.env)
-                out += self._guarded(i, [f"    if {when.code}:", f"        return {fn.code}"])
-            else:
-                out += self._guarded(i, [f"    return {fn.code}"])
-                return out
+            code, check = self._answer(hook, fn)
+            ret = [f"return {code}"] if not check else [f"_v = {code}", f"_bad = _CHECKS[{hook!r}](_v)",
+                                                         "if _bad:", "    raise EvalError(_bad)", "return _v"]
+            when = self._part(node, "when", sig.env)
+            if when is not None:
+                if when.const and not when.value:
+                    out.append("    # (never applies under these settings)")
+                    continue
+                if not when.const:
+                    out += self._guarded(i, [f"    if {when.code}:"] + [f"        {ln}" for ln in ret], sig)
+                    continue
+            out += self._guarded(i, [f"    {ln}" for ln in ret], sig)
+            return out
         out.append(f"    return {HOOKS[hook].default!r}")
         return out
 
     def _trigger_body(self, hook: str, rules: tuple[Any, ...], sig: _HookSig) -> list[str]:
         out: list[str] = []
+        seat = sig.env["seat"] if "seat" in sig.env else _const(None, "seat")
         for r in rules:
             node = r.node
-            spec = self._spec(node.id)
             i = self._rule_index(node)
             out.append("    " + self._comment(node))
             lines: list[str] = []
             indent = "    "
-            if node.when:
-                lines.append(f"{indent}if {self._expr(node.when, sig.env).code}:")
-                indent += "    "
-            if spec.target is not None:
-                lines.append(f"{indent}_s = {self._expr(spec.target.text, sig.env).code}")
-            else:
-                lines.append(f"{indent}_s = {sig.env['seat'].code if 'seat' in sig.env else 'None'}")
+            when = self._part(node, "when", sig.env)
+            if when is not None:
+                if when.const and not when.value:
+                    out.append("    # (never applies under these settings)")
+                    continue
+                if not when.const:
+                    lines.append(f"{indent}if {when.code}:")
+                    indent += "    "
+            target = self._part(node, "target", sig.env) or seat
+            lines.append(f"{indent}_s = {target.code}")
             lines.append(f"{indent}if _s is not None:")
             ind2 = indent + "    "
+            if not target.valid:
+                lines.append(f"{ind2}GRAPH._check_seat(_s, 'target')")
             eff = node.effect
+            amount = self._part(node, "amount", sig.env)
+            amt = "1" if amount is None else (amount.code if amount.const and amount.real_int and amount.nn
+                                              else f"_amount({amount.code})")
             if eff == "mark":
-                lines.append(f"{ind2}S.flags.setdefault({r.name!r}, set()).add(_s)")
+                lines.append(f"{ind2}S.flags.setdefault({node.expr!r}, set()).add(_s)")
             elif eff == "unmark":
-                lines.append(f"{ind2}S.flags.get({r.name!r}, set()).discard(_s)")
+                lines.append(f"{ind2}S.flags.get({node.expr!r}, set()).discard(_s)")
             elif eff == "count":
-                amt = self._expr(spec.amount.text, sig.env).code if spec.amount is not None else "1"
-                lines.append(f"{ind2}_d = S.counters.setdefault({r.name!r}, {{}})")
-                lines.append(f"{ind2}_d[_s] = _d.get(_s, 0) + int({amt} or 0)")
+                lines.append(f"{ind2}_d = S.counters.setdefault({node.expr!r}, {{}})")
+                lines.append(f"{ind2}_d[_s] = _d.get(_s, 0) + {amt}")
             elif eff == "place":
-                fn = self._expr(node.expr, sig.env).code
-                lines.append(f"{ind2}_retire(S, _s, str({fn}), {node.id!r})")
+                fn = self._part(node, "effect", sig.env)
+                assert fn is not None
+                lines.append(f"{ind2}_how = {fn.code}")
+                lines.append(f"{ind2}if _how not in PLACE_TYPE.values:")
+                lines.append(f"{ind2}    raise EvalError(f'place answered {{_how!r}}; allowed: {{PLACE_WORDS}}')")
+                lines.append(f"{ind2}_retire(S, _s, _how, {node.id!r})")
             elif eff == "give":
-                giver = self._expr(spec.giver.text, sig.env).code if spec.giver is not None else \
-                    (sig.env["seat"].code if "seat" in sig.env else "None")
-                kind = self._expr(node.expr, sig.env).code
-                amt = f"int({self._expr(spec.amount.text, sig.env).code})" if spec.amount is not None else "1"
-                lines.append(f"{ind2}_giver = {giver}")
-                lines.append(f"{ind2}_kind = {kind}")
+                giver = self._part(node, "giver", sig.env) or seat
+                kind = self._part(node, "effect", sig.env)
+                assert kind is not None
+                lines.append(f"{ind2}_giver = {giver.code}")
+                lines.append(f"{ind2}_kind = {kind.code}")
                 lines.append(f"{ind2}_amt = {amt}")
                 lines.append(f"{ind2}if _giver is not None and _kind is not None and _amt > 0:")
-                lines.append(f"{ind2}    _transfer(S, _giver, _s, {{str(_kind): _amt}}, {node.id!r})")
+                lines.append(f"{ind2}    GRAPH._check_seat(_giver, 'giver')")
+                lines.append(f"{ind2}    if _kind not in KINDS:")
+                lines.append(f"{ind2}        raise EvalError(f'give answered {{_kind!r}}, which is not a card kind of this ruleset')")
+                lines.append(f"{ind2}    _transfer(S, _giver, _s, {{_kind: _amt}}, {node.id!r})")
             else:
                 raise Unsupported(f"effect {eff!r} on a trigger")
-            out += self._guarded(i, lines)
+            out += self._guarded(i, lines, sig)
         if not rules:
             out.append("    return None")
         return out
@@ -838,7 +905,7 @@ class Generator:
             f"TEAM_L = {({s: [t for t in seats if team(t) == team(s)] for s in seats})!r}",
             f"KINDS = {m.kinds!r}",
             f"KIDX = {({k: i for i, k in enumerate(m.kinds)})!r}",
-            "STRENGTH = KIDX  # rank comparisons go by the ruleset's strength order",
+            "STRENGTH = _S = KIDX  # rank comparisons go by the ruleset's strength order",
             f"NR = {m.n_ranks}",
             f"K = {len(m.kinds)}",
             f"FILLER = {m.filler!r}",
@@ -859,14 +926,16 @@ class Generator:
             if name in CANDIDATE_HOOKS:  # the same question about a play given by its code
                 hooks.append(self.hook_function(name, codes=True))
         consts = [f"{name} = {text}" for text, name in self.consts.items()]
+        consts += self.objects
         g = self.graph
         block = [
             _BEGIN,
             f"# ruleset {g.name!r} ({_short(g.resolved.path)}), generator {GENERATOR_VERSION}, "
             f"hash {ruleset_hash(g)[:16]}",
             *self.tables(),
-            "# settings read by rules (folded where a rule reads a single value)",
+            "# settings read by rules (folded where a rule reads a single value), operator-table functions",
             *consts,
+            "_CHECKS = GRAPH._checks  # the interpreter's checks of value answers (a seat that exists...)",
             "# rule nodes by index (a rule that fails while the game runs is named with its position)",
             "RULES = [GRAPH.node(i) for i in " + repr([r.id for r in self.rules]) + "]",
             "",
@@ -895,6 +964,13 @@ _CODE_ATTRS = {"seat": "seat", "rank": "KINDS[r if r >= 0 else PLAY_JOKERS[j][0]
 
 _TOP_SET = ("follow", "yield", "yield_to", "burn", "follow_order", "burn_order", "trick_won", "next_leader")
 _SEAT_MAYBE_NONE: tuple[str, ...] = ()
+
+
+def _pos_code(pos: Any) -> str:
+    """A SourcePos as code (for the operator table's error messages)."""
+    if pos is None:
+        return "None"
+    return f"SourcePos({pos.path!r}, {pos.line}, {pos.col}, {pos.end_line}, {pos.end_col})"
 
 
 def _short(path: str) -> str:
@@ -926,6 +1002,7 @@ def ruleset_hash(graph: RuleGraph) -> str:
     data = {
         "generator": GENERATOR_VERSION,
         "template": hashlib.sha256(_template_source().encode()).hexdigest(),
+        "code": _code_digest(),
         "settings": graph.settings,
         "definitions": {k: [list(d.params), d.expr.text] for k, d in sorted(r.definitions.items())},
         "rules": [[c.node.id, c.node.hook, c.node.effect, c.node.when, c.node.expr,
@@ -934,6 +1011,16 @@ def ruleset_hash(graph: RuleGraph) -> str:
     }
     text = json.dumps(data, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """A digest of the generator's own code (a changed generator makes new modules)."""
+    from gouji_dsl.engine import fastops
+    h = hashlib.sha256()
+    for mod in (__file__, fastops.__file__):
+        h.update(Path(mod).read_bytes())
+    return h.hexdigest()
 
 
 def _spec_texts(r: Any, rule_id: str) -> list[str | None]:

@@ -27,42 +27,48 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.cards import Card
-from gouji_dsl.engine.fastops import (  # noqa: F401 - called by the generated hooks
-    _FN,
-    _G,
-    _GV,
-    _active_n,
-    _add,
-    _coalesce,
-    _concat,
-    _first,
-    _floordiv,
-    _ge,
-    _gt,
-    _hand_size,
-    _in,
-    _in_map,
-    _inter,
-    _le,
-    _list_index,
-    _lt,
-    _map_get,
-    _minus,
-    _mod,
-    _mul,
-    _n_active,
-    _next_active_n,
-    _nk,
-    _out_n,
-    _sub,
-    _truediv,
-)
-from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
+from gouji_dsl.engine.fastops import _FN, _G, _GV, _AmountOf, _coalesce, _raise  # noqa: F401 - called by the hooks
+from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS, Ctx, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.terms import Placement
-from gouji_dsl.lang.expr import RuleRuntimeError  # noqa: F401 - caught by the generated hooks
-from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.lang.ops import OPS, Semantics, attr_impl, index_impl
+from gouji_dsl.ruleset.graph import PLACE_TYPE, PLACE_WORDS, RuleGraph  # noqa: F401 - read by the hooks
+
+
+def _bind(name: str, pos: SourcePos | None) -> Any:
+    """The operator table's function ``name`` with this ruleset's rank order and its position."""
+    return OPS[name].make(Semantics(STRENGTH, pos))
+
+
+def _index_fn(pos: SourcePos | None) -> Any:
+    return index_impl(Semantics(STRENGTH, pos))
+
+
+def _attr_fn(attr: str, pos: SourcePos | None) -> Any:
+    return attr_impl(Semantics(STRENGTH, pos), attr, None)
+
+
+def _amount(v: Any) -> int:
+    """An amount checked as the interpreter checks it (a whole number, not none)."""
+    return GRAPH._amount(_AmountOf(v), None)  # type: ignore[arg-type]
+
+
+class _RuleRef:
+    __slots__ = ("node",)
+
+    def __init__(self, node: Any):
+        self.node = node
+
+
+def _rule_failed(i: int, e: BaseException, S: GameState, amount: int = 0, **ctx: Any) -> Exception:
+    """The error of rule ``i`` failing while the game ran, as the interpreter reports it
+    (:class:`~gouji_dsl.ruleset.graph.RuleFailed`: the rule, its line and the question's values)."""
+    c = Ctx(S, **ctx)
+    c.amount = amount
+    return GRAPH._failed(_RuleRef(RULES[i]), e, c)  # type: ignore[arg-type]
+
 
 # ---- generated: begin
 # (stubs: the generator replaces this block with the ruleset's tables and hooks)
@@ -74,6 +80,7 @@ SEATS: tuple[int, ...] = ()
 AFTER: dict[int, tuple[int, ...]] = {}
 KINDS: tuple[str, ...] = ()
 KIDX: dict[str, int] = {}
+STRENGTH: dict[str, int] = {}
 NR: int = 13
 K: int = 15
 FILLER: int | None = None
@@ -177,16 +184,6 @@ def _classify(r: int, n: int, f: int, jci: int) -> Play:
 
 
 # ------------------------------------------------------------------------------ rule failures
-def _failed(i: int, e: Exception) -> Exception:
-    """A rule that failed while the game ran, named with its position (as the interpreter does)."""
-    from gouji_dsl.diagnostics import Diagnostic, GoujiError
-    from gouji_dsl.ruleset.graph import _source_line
-    node = RULES[i]
-    o = node.origin
-    return GoujiError(Diagnostic(o.path, o.line, o.col, f"rule {node.id!r} failed while the game ran: {e}",
-                                 "check the types of the settings this rule reads", _source_line(o.path, o.line)))
-
-
 # ------------------------------------------------------------------------------ dealing
 def _deal(rng: random.Random, first: int = 1) -> dict[int, list[Card]]:
     """``interpreter.deal_hands`` (shuffle the pack, one card at a time from seat ``first``), on a

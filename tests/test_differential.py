@@ -207,3 +207,48 @@ def test_show_generated_prints_the_module():
     assert "def h_play(S, seat, p, empties, top, leading):" in res.output
     assert "# ruleset 'rulebook'" in res.output and "hash " in res.output
     compile(res.output, "<shown>", "exec")  # the shown source is the module's
+
+
+# ------------------------------------------------------------------------------ failures
+FAILING = {
+    "division": ("score", "value", "sum_places(team_seats(seat), settings.place_points) // (count(active_seats) - count(active_seats))"),
+    "missing-key": ("score", "value", "settings.place_points[place(seat) + 10]"),
+    "not-a-seat": ("next_leader", "value", "top.seat + 10"),
+    "amount-none": ("after_play", "count: plays\n    amount", "place(seat)"),
+}
+
+
+def _failing_variant(tmp_path, kind: str):
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve_text
+    hook, effect, expr = FAILING[kind]
+    text = (f"ruleset: fails-{kind}\nextends: online\nrules:\n  - id: test.fails\n    on: {hook}\n"
+            f"    {effect}: \"{expr}\"\n")
+    path = tmp_path / f"fails-{kind}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return compile_ruleset(resolve_text(text, path))
+
+
+@pytest.mark.parametrize("kind", sorted(FAILING))
+def test_a_failing_rule_fails_the_same_way(tmp_path, kind):
+    """A rule that fails while the game runs (division by zero, a missing key, an answer that is
+    not a seat, an amount that is none) stops both engines with the same error, naming the rule."""
+    from gouji_dsl.ruleset.graph import RuleFailed
+    g = _failing_variant(tmp_path, kind)
+    eng = fast.engine(g)
+    assert eng is not None, fast.fallback_reason(g)
+    errors = []
+    for engine in ("interpreter", "generated"):
+        with pytest.raises(Exception) as exc:
+            if engine == "interpreter":
+                st = new_game(g, "fails")
+                bots = fast.random_policies("fails")
+                while not st.over:
+                    moves = st.legal_moves()
+                    st.apply_in_place(bots[st.to_act].choose(st, moves), trusted=True)
+            else:
+                eng.play_out(eng.new_game("fails"), fast.random_policies("fails"))
+        errors.append(exc.value)
+    ref, gen = errors
+    assert isinstance(ref, RuleFailed) and type(gen) is type(ref)
+    assert str(gen) == str(ref) and "test.fails" in str(ref)

@@ -33,7 +33,7 @@ from gouji_dsl.engine.fastops import _FN, _G, _GV, _AmountOf, _coalesce, _raise 
 from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS, Ctx, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.terms import Placement
-from gouji_dsl.lang.ops import OPS, Semantics, attr_impl, index_impl
+from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl  # noqa: F401 - raised by the hooks
 from gouji_dsl.ruleset.graph import PLACE_TYPE, PLACE_WORDS, RuleGraph  # noqa: F401 - read by the hooks
 
 

@@ -8,7 +8,8 @@ seats in two teams, plays of one rank with 2s as filler and jokers attached (mix
 small), answers of the same count and a higher rank with every joker covered by a stronger one,
 gouji plays (five 10s, four Js, three Qs, two Ks or As, one 2, or any joker) answered only by the
 opposite while he has a head, burns offered to the gouji player's teammates then the other
-opponents (a burner leads with a joker until his last play, or comes last), the pass rule (a
+opponents, each in turn whether or not he can beat the play (a burner leads with a joker until
+his last play, or comes last), the pass rule (a
 passed player answers only his opposite), yields, the scramble at four players, 接风, the first
 lead by shown 3s, places and team scores with the sweep doubling. Revolutions and dead gouji are
 left out (they are rare). Bots choose uniformly among the legal moves; leads are counted, not
@@ -248,9 +249,7 @@ def play_game(seed: str, bot_seed: str) -> int:
                         continue
                     if g and not headless(top_seat) and t != OPP[top_seat] and not headless(t):
                         continue
-                ans = _answers(hands[t], tr, tc, n + f, nj, tjk)
-                if burn and not ans:
-                    continue
+                ans = _answers(hands[t], tr, tc, n + f, nj, tjk)  # (a burn offer is made even without one)
                 can_yield = (not burn and not scramble and t not in yielded and t == OPP[top_seat] and not g
                              and (PREV[t] in passed or not active(PREV[t]))
                              and (PREV[PREV[t]] in passed or not active(PREV[PREV[t]]))

@@ -122,6 +122,11 @@ _OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _HINFO: dict[int, tuple[list[int], tuple[int, int, tuple[int, ...], list[int]]]] = {}
 _TINFO: dict[Play, tuple[int, int, int, tuple[int, ...]]] = {}
 _PAIRS: dict[Play, tuple[tuple[int, int], ...]] = {}
+_CODE_PLAY: dict[tuple[int, int, int, int], Play] = {}
+_PASS_MOVE = {s: Move(s, "pass") for s in SEATS}  # (moves and log entries are immutable: one per seat)
+_YIELD_MOVE = {s: Move(s, "yield") for s in SEATS}
+_PASS_EVENT = {s: ("move", s, "pass", None, "") for s in SEATS}
+_YIELD_EVENT = {s: ("move", s, "yield", None, "") for s in SEATS}
 _VERB = {"play", "burn", "discard", "return"}
 _PLACEMENTS = frozenset(Placement)
 
@@ -181,6 +186,14 @@ def _key(r: int, n: int, f: int, jci: int) -> tuple[int, ...]:
 
 def _classify(r: int, n: int, f: int, jci: int) -> Play:
     return MODEL.classify(_key(r, n, f, jci))
+
+
+def _play_of(code: tuple[int, int, int, int]) -> Play:
+    """The classified play of a code ``(rank, count, filler, joker combination)`` (kept per code)."""
+    p = _CODE_PLAY.get(code)
+    if p is None:
+        p = _CODE_PLAY[code] = MODEL.classify(_key(*code))
+    return p
 
 
 # ------------------------------------------------------------------------------ rule failures
@@ -572,7 +585,7 @@ def _lead_codes(S: GameState, seat: int, first: bool = False) -> list[tuple[int,
 
 def _lead_plays(S: GameState, seat: int) -> list[Play]:
     """``GameState._lead_plays``: every play ``seat`` may lead, in the interpreter's order."""
-    return [_classify(*c) for c in _lead_codes(S, seat)]
+    return [_play_of(c) for c in _lead_codes(S, seat)]
 
 
 def _answers_by_sum(jh: tuple[int, ...], tj: tuple[int, ...]) -> dict[int, list[int]]:
@@ -713,7 +726,7 @@ def _answer_plays(S: GameState, seat: int) -> list[Play]:
     tplay = top.play
     hand = S.hands[seat]
     if COVER_MODEL:
-        plays = [_classify(r, n, f, j) for r, n, f, j in _answer_codes(hand, tplay)]
+        plays = [_play_of(c) for c in _answer_codes(hand, tplay)]
     else:
         beats = MODEL.beats
         plays = [p for p in MODEL.plays_from(hand, tplay.count if SAME_COUNT else None, MODEL.answer_floor(tplay))
@@ -961,6 +974,10 @@ class _Leads(Sequence[Move]):
 def legal_moves(S: GameState) -> Sequence[Move]:
     """``GameState.legal_moves``: the same moves in the same order."""
     _HINFO.clear()  # (the state may have been changed by other code since)
+    return _legal_moves(S)
+
+
+def _legal_moves(S: GameState) -> Sequence[Move]:
     s = S.to_act
     if s is None or S.phase == "over":
         return []
@@ -979,10 +996,10 @@ def legal_moves(S: GameState) -> Sequence[Move]:
             return _Leads(s, S.hands[s], _discard_moves(S, s))
         return LegalMoves(s, "play", [p.counts for p in _lead_plays(S, s)], _discard_moves(S, s))
     if cap == "burn":
-        return [Move(s, "burn", p.counts) for p in _answer_plays(S, s)] + [Move(s, "pass")]
-    moves = [Move(s, "play", p.counts) for p in _answer_plays(S, s)] + [Move(s, "pass")]
+        return [Move(s, "burn", p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
+    moves = [Move(s, "play", p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
     if _may_yield(S, s):
-        moves.append(Move(s, "yield"))
+        moves.append(_YIELD_MOVE[s])
     return moves
 
 
@@ -1013,6 +1030,10 @@ def apply_move(S: GameState, move: Move) -> None:
     """``GameState.apply_in_place(move, trusted=True)``: ``move`` must be one of
     :func:`legal_moves` of this very state."""
     _HINFO.clear()  # (the state may have been changed by other code since)
+    _apply_move(S, move)
+
+
+def _apply_move(S: GameState, move: Move) -> None:
     s = move.seat
     phase = S.phase
     S.record.append(("move", s, move.verb, move.cards, move.arg))
@@ -1151,7 +1172,7 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
                 raise RuntimeError(f"the game did not end after {max_decisions} decisions")
             continue
         else:
-            moves = legal_moves(S)
+            moves = _legal_moves(S)
             if not moves:
                 raise RuntimeError(f"seat {seat} has no legal move (phase {S.phase})")
             if pick is not None:
@@ -1160,15 +1181,14 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
                 i = pick(k)
                 while i >= n:
                     i = pick(k)
-                apply_move(S, moves[i])
+                _apply_move(S, moves[i])
             else:
                 chooser = choosers.get(seat)
                 if chooser is None:
                     raise RuntimeError(f"no bot for seat {seat}")
-                choice = chooser(S, moves)
-                _HINFO.clear()  # (a bot may have looked ahead on this state)
+                choice = chooser(S, moves)  # (bots read the state; one that changed it would be wrong anyway)
                 if choice in moves:
-                    apply_move(S, choice)
+                    _apply_move(S, choice)
                 else:
                     S.apply_in_place(choice)  # checked by the interpreter: raises IllegalMove
                     _HINFO.clear()
@@ -1207,7 +1227,7 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                     S.decisions += 1
                     _play(S, seat, p, False)
                     continue
-                apply_move(S, discards[i - n])
+                _apply_move(S, discards[i - n])
                 continue
             codes = _lead_codes(S, seat)
             n = len(codes)
@@ -1217,12 +1237,12 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
             while i >= m:
                 i = pick(k)
             if i < n:
-                p = _classify(*codes[i])
+                p = _play_of(codes[i])
                 S.record.append(("move", seat, "play", p.counts, ""))
                 S.decisions += 1
                 _play(S, seat, p, False)
                 continue
-            apply_move(S, discards[i - n])
+            _apply_move(S, discards[i - n])
             continue
         top = S.top
         if COVER_MODEL:
@@ -1233,7 +1253,7 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
             i = pick(k)
             while i >= m:
                 i = pick(k)
-            p = _classify(*codes[i]) if i < n else None
+            p = _play_of(codes[i]) if i < n else None
         else:
             plays = _answer_plays(S, seat)
             n = len(plays)
@@ -1249,13 +1269,13 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
             S.record.append(("move", seat, "burn" if burn else "play", p.counts, ""))
             _play(S, seat, p, burn)
         elif i == n:
-            S.record.append(("move", seat, "pass", None, ""))
+            S.record.append(_PASS_EVENT[seat])
             _, qcap = S.queue.pop(0)
             if qcap == "follow":
                 S.passed.add(seat)
             _advance(S)
         else:
-            S.record.append(("move", seat, "yield", None, ""))
+            S.record.append(_YIELD_EVENT[seat])
             _yield(S, seat)
     return steps
 

@@ -87,6 +87,10 @@ class HeuristicBot:
     #: "late in the game" once the hand is down to this share of the cards dealt to it
     LATE = 0.7
 
+    #: the summed card values of a play (a play is one object per card signature of its ruleset's
+    #: card model, so the sum is computed once, whichever bot or game asks)
+    _card_sums: dict[Play, float] = {}
+
     def __init__(self, rng: random.Random | None = None):
         self.rng = rng or random.Random(0)
         self._values: dict[int, list[float]] = {}
@@ -100,8 +104,10 @@ class HeuristicBot:
 
     def _cost(self, state: GameState, seat: int, p: Play) -> float:
         """What the play spends: its cards' values, less a bonus when it clears a whole group."""
-        vals = self._vals(state.model)
-        cost = sum(vals[i] * c for i, c in enumerate(p.counts) if c)
+        cost = self._card_sums.get(p)  # (a play is one object per card signature: its card values, summed once)
+        if cost is None:
+            vals = self._vals(state.model)
+            cost = self._card_sums[p] = sum(vals[i] * c for i, c in enumerate(p.counts) if c)
         nr = state.model.n_ranks
         hand = state.hands[seat]
         if 0 <= p.rank < nr:

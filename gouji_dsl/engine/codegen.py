@@ -430,6 +430,16 @@ class _Emitter:
         raise Unsupported(f"operator {name!r}")  # pragma: no cover - the table is covered above
 
 
+def _conjuncts(n: A.Node) -> list[A.Node]:
+    """The top-level operands of a conjunction (``a and (b and c)`` gives a, b, c)."""
+    if isinstance(n, A.BoolOp) and n.op == A.BoolOpKind.AND:
+        out: list[A.Node] = []
+        for o in n.operands:
+            out += _conjuncts(o)
+        return out
+    return [n]
+
+
 _ARITH = frozenset({"add", "sub", "mul", "div", "floordiv", "mod"})
 _ORDER = frozenset(f"{o}_{t}" for o in ("lt", "le", "gt", "ge") for t in ("int", "rank", "any"))
 _MEMBER = frozenset(f"{o}_{t}" for o in ("in", "not_in") for t in ("list", "map", "any"))
@@ -871,6 +881,56 @@ class Generator:
             out.append("    return None")
         return out
 
+    # --- which ranks the play rules can forbid
+    def _play_ranks(self) -> list[str]:
+        """``PLAY_RANKS``: the rank indices of the plays the ``play`` rules can forbid, when every
+        rule that can forbid has a guard (or, for a deny, an effect) that holds only for some ranks
+        (``play.rank == '3'``, ``play.rank in [...]``); None when some rule can forbid a play of
+        any rank. Leads of the other ranks are then counted instead of asked one by one."""
+        kinds: set[int] = set()
+        for r in self.graph.by_hook["play"]:
+            node = r.node
+            if node.effect == "allow":
+                continue  # (play holds by default: an allow forbids nothing)
+            parts = [node.checked.get("when")]
+            if node.effect == "deny":
+                parts.append(node.checked.get("effect"))
+            ranks: set[int] | None = None
+            for tree in parts:
+                if tree is None:
+                    continue
+                for c in _conjuncts(tree):
+                    got = self._rank_test(c)
+                    if got is not None:
+                        ranks = got if ranks is None else ranks & got
+            if ranks is None:
+                return ["PLAY_RANKS = None  # (a play rule can forbid a play of any rank)"]
+            kinds |= ranks
+        nr = self.model.n_ranks
+        return [f"PLAY_RANKS = frozenset({sorted(k for k in kinds if k < nr)!r})  "
+                "# the ranks whose plays a play rule can forbid: other leads are counted",
+                f"PLAY_RANKS_JOKERS = {any(k >= nr for k in kinds)!r}"]
+
+    def _rank_test(self, n: A.Node) -> set[int] | None:
+        """For ``play.rank == C`` / ``play.rank in C`` (C constant): the kind indices it holds for."""
+        if not isinstance(n, A.Binary) or n.impl not in ("eq", "in_list", "in_any"):
+            return None
+        a, b = n.left, n.right
+        if not (isinstance(a, A.Attr) and a.attr == "rank" and isinstance(a.base, A.Name) and a.base.name == "play"
+                and a.base.ref == A.Ref.CONTEXT):
+            return None
+        env = {"play": E("p", "play", nn=True, play="cand", cand=_PLAY_OBJ_ATTRS)}
+        try:
+            c = _Emitter(self, env).emit(b)
+        except Unsupported:
+            return None
+        if not c.const:
+            return None
+        values = [c.value] if n.impl == "eq" else (c.value if isinstance(c.value, list) else None)
+        if values is None:
+            return None
+        return {self.strength[v] for v in values if isinstance(v, str) and v in self.strength}
+
     # --- the module
     def tables(self) -> list[str]:
         g = self.graph
@@ -914,6 +974,7 @@ class Generator:
             f"SPARE_FOR_RANK = {m.spare_for_rank!r}",
             f"HAS_PLAY = {bool(g.by_hook['play'])!r}",
             f"HAS_DISCARD = {bool(g.by_hook['discard'])!r}",
+            *self._play_ranks(),
         ]
         return lines
 

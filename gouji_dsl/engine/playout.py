@@ -89,6 +89,8 @@ SAME_COUNT: bool = True
 SPARE_FOR_RANK: bool = True
 HAS_PLAY: bool = False
 HAS_DISCARD: bool = False
+PLAY_RANKS: frozenset[int] | None = None  # ranks whose plays the play rules may forbid (None: any)
+PLAY_RANKS_JOKERS: bool = True  # ... and whether pure joker plays are among them
 RULES: list[Any] = []
 
 
@@ -581,6 +583,57 @@ def _lead_codes(S: GameState, seat: int, first: bool = False) -> list[tuple[int,
         if first:
             return out
     return out
+
+
+def _random_lead_asked(S: GameState, seat: int, pick: Callable[[int], int], extra: int) -> tuple[int, int, int, int] | int:
+    """A lead drawn (as ``random.Random.randrange`` draws) among the leads the ``play`` rules allow
+    and ``extra`` other moves, when those rules can forbid only plays of the ranks in
+    ``PLAY_RANKS``: the leads of every other rank are counted, not asked. Returns the lead's code,
+    or the index among the other moves."""
+    hand = S.hands[seat]
+    hand_n = sum(hand)
+    jh = tuple(hand[NR:])
+    if jh not in _JFLAT:
+        _jokers_by_sum(jh)
+    flat = _JFLAT[jh]
+    J = len(flat)
+    jn = JC_N
+    fill = hand[FILLER] if FILLER is not None else 0
+    parts: list[tuple[int, int, int, list[tuple[int, int, int, int]] | None]] = []
+    total = 0
+    for r in range(NR):
+        hr = hand[r]
+        if not hr:
+            continue
+        fm = fill if r != FILLER else 0
+        if r in PLAY_RANKS:
+            codes = [(r, n, f, j) for n in range(1, hr + 1) for f in range(fm + 1) for j in flat
+                     if c_play(S, seat, r, n, f, j, n + f + jn[j] == hand_n, None, True)]
+            parts.append((r, len(codes), fm, codes))
+            total += len(codes)
+        else:
+            b = hr * (fm + 1) * J
+            parts.append((r, b, fm, None))
+            total += b
+    jokers = [(-1, 0, 0, j) for j in flat[1:]
+              if PLAY_RANKS_JOKERS is False or c_play(S, seat, -1, 0, 0, j, jn[j] == hand_n, None, True)]
+    total += len(jokers)
+    m = total + extra
+    k = m.bit_length()
+    i = pick(k)
+    while i >= m:
+        i = pick(k)
+    if i >= total:
+        return i - total
+    for r, c, fm, codes in parts:
+        if i < c:
+            if codes is not None:
+                return codes[i]
+            n, rest = divmod(i, (fm + 1) * J)
+            f, j = divmod(rest, J)
+            return (r, n + 1, f, flat[j])
+        i -= c
+    return jokers[i]
 
 
 def _lead_plays(S: GameState, seat: int) -> list[Play]:
@@ -1228,6 +1281,16 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                     _play(S, seat, p, False)
                     continue
                 _apply_move(S, discards[i - n])
+                continue
+            if PLAY_RANKS is not None and S.burner != seat:
+                key = _random_lead_asked(S, seat, pick, len(discards))
+                if type(key) is tuple:
+                    p = _play_of(key)  # type: ignore[arg-type]
+                    S.record.append(("move", seat, "play", p.counts, ""))
+                    S.decisions += 1
+                    _play(S, seat, p, False)
+                    continue
+                _apply_move(S, discards[key])  # type: ignore[index]
                 continue
             codes = _lead_codes(S, seat)
             n = len(codes)

@@ -515,7 +515,8 @@ class Generator:
     def global_var(self, name: str) -> E:
         g = {
             "all_seats": E("SEATS_LIST", "list", nn=True, cheap=True, valid=True, is_list=True),
-            "active_seats": E("S.active_list()", "list", nn=True, valid=True, is_list=True),
+            "active_seats": E("[_x for _x in SEATS if _x not in S.places and _x not in S.revolted and _x not in S.failed]",
+                              "list", nn=True, valid=True, is_list=True),
             "finished": E("S.finish_order", "list", nn=True, cheap=True, valid=True, is_list=True),
             "finished_in_trick": E("S.finished_in_trick", "list", nn=True, cheap=True, valid=True, is_list=True),
             "revolted_seats": E("sorted(S.revolted)", "list", nn=True, members="S.revolted", valid=True, is_list=True),
@@ -612,7 +613,7 @@ class Generator:
         if name == "counter":  # (counts are whole numbers: amounts are checked when counted)
             return E(f"S.counters.get({a[1]}, {{}}).get({a[0]}, 0)", typ, nn=True, pure=pure, real_int=True)
         if name == "count":
-            if a[0] == "S.active_list()":
+            if a[0].startswith("[_x for _x in SEATS if _x not in S.places"):
                 return E("(N - len(S.places.keys() | S.revolted | S.failed))", typ, nn=True, pure=pure, real_int=True)
             if args[0].members and args[0].code.startswith("sorted("):
                 return E(f"len({args[0].members})", typ, nn=True, pure=pure, real_int=True)
@@ -629,6 +630,30 @@ class Generator:
         if name in ("min", "max") and args[0].nn and args[1].nn:
             return E(f"{name}({a[0]}, {a[1]})", typ, nn=True, pure=pure,
                      real_int=args[0].real_int and args[1].real_int)
+        if name in ("flagged", "active_of") and args[0].nn and args[0].is_list:
+            if name == "flagged" and args[1].const:
+                return E(f"[_x for _x in {a[0]} if _x in S.flags.get({a[1]}, ())]", typ, nn=True, pure=pure,
+                         valid=args[0].valid, is_list=True)
+            if name == "active_of":
+                return E(f"[_x for _x in {a[0]} if _x and _x not in S.places and _x not in S.revolted "
+                         f"and _x not in S.failed]", typ, nn=True, pure=pure, valid=args[0].valid, is_list=True)
+        kinds = self.strength
+        if name in ("dealt", "received") and args[1].const and seat_nn(args[0]):
+            sym = args[1].value
+            if name == "received":
+                return E(f"S.received.get({a[0]}, {{}}).get({sym!r}, 0)", typ, nn=True, pure=pure, real_int=True)
+            i = kinds.get(sym)  # type: ignore[arg-type]
+            return _const(0, "int") if i is None else E(f"S.dealt[{a[0]}][{i}]", typ, nn=True, pure=pure, real_int=True)
+        if name in ("dealt_of", "holds_of") and args[1].const and isinstance(args[1].value, list) and seat_nn(args[0]):
+            src = "S.dealt" if name == "dealt_of" else "S.hands"
+            idx = [kinds[k] for k in args[1].value if isinstance(k, str) and k in kinds]
+            if not idx:
+                return _const(0, "int")
+            return E("(" + " + ".join(f"{src}[{a[0]}][{i}]" for i in idx) + ")", typ, nn=True, pure=pure, real_int=True)
+        if name == "max_dealt" and args[1].const and args[0].nn and args[0].valid and args[0].is_list:
+            i = kinds.get(args[1].value)  # type: ignore[arg-type]
+            if i is not None:
+                return E(f"max([S.dealt[_x][{i}] for _x in {a[0]}], default=0)", typ, nn=True, pure=pure, real_int=True)
         if name == "random_seat":
             return E("S.rng.randint(1, N)", typ, nn=True, pure=False, valid=True, real_int=True)
         if name == "shown_leader":
@@ -636,8 +661,9 @@ class Generator:
         # every other function: the vocabulary's own implementation (it reads the GameState)
         call = f"_FN[{name!r}](_G(S)" + "".join(f", {{{i}}}" for i in range(len(args))) + ")"
         out = self._guarded_call(name, args, typ, call)
+        whole = typ == "int" and isinstance(sig.none_result, int) and not isinstance(sig.none_result, bool)
         return E(out.code, typ, pure=out.pure and pure, is_list=typ == "list" and sig.none_result == [],
-                 nn=typ == "list" and sig.none_result == [])
+                 nn=(typ == "list" and sig.none_result == []) or whole, real_int=whole)
 
     def inline_definition(self, name: str, args: list[E], caller: _Emitter) -> E:
         """A definition's body written out in place, its parameters bound to the arguments: by
@@ -789,6 +815,11 @@ class Generator:
             return fn.code, chk(fn.value) is not None
         h = HOOKS[hook]
         t = _cat(h.type)
+        if t == "bool" and (fn.nn or h.none_ok) and (fn.boolish or chk(True) is None and chk(False) is None
+                                                      and chk(0) is None and chk([]) is None):
+            return fn.code, False  # (a bool question checks only for none)
+        if t == "int" and fn.real_int and (fn.nn or h.none_ok):
+            return fn.code, False
         if t == "seat" and fn.valid and (fn.nn or h.none_ok):
             return fn.code, False
         if t == "list" and fn.valid and fn.nn:
@@ -886,14 +917,30 @@ class Generator:
         """``PLAY_RANKS``: the rank indices of the plays the ``play`` rules can forbid, when every
         rule that can forbid has a guard (or, for a deny, an effect) that holds only for some ranks
         (``play.rank == '3'``, ``play.rank in [...]``); None when some rule can forbid a play of
-        any rank. Leads of the other ranks are then counted instead of asked one by one."""
+        any rank. Leads of the other ranks are then counted instead of asked one by one.
+        ``DISCARD_RANKS``: likewise the kinds the ``discard`` rules can allow throwing away."""
+        nr = self.model.n_ranks
+        out = []
+        forbid = self._ranks_of([r for r in self.graph.by_hook["play"] if r.node.effect != "allow"])
+        if forbid is None:
+            out.append("PLAY_RANKS = None  # (a play rule can forbid a play of any rank)")
+        else:
+            out += [f"PLAY_RANKS = frozenset({sorted(k for k in forbid if k < nr)!r})  "
+                    "# the ranks whose plays a play rule can forbid: other leads are counted",
+                    f"PLAY_RANKS_JOKERS = {any(k >= nr for k in forbid)!r}"]
+        allow = self._ranks_of([r for r in self.graph.by_hook["discard"] if r.node.effect == "allow"])
+        kinds = range(len(self.model.kinds)) if allow is None else sorted(allow)
+        out.append(f"DISCARD_RANKS = {tuple(kinds)!r}  # the kinds a discard rule can allow throwing away")
+        return out
+
+    def _ranks_of(self, rules: list[Any]) -> set[int] | None:
+        """The kind indices for which one of ``rules`` can apply (its guard, or a deny's effect,
+        tests ``play.rank``); None when one of them can apply to any play."""
         kinds: set[int] = set()
-        for r in self.graph.by_hook["play"]:
+        for r in rules:
             node = r.node
-            if node.effect == "allow":
-                continue  # (play holds by default: an allow forbids nothing)
             parts = [node.checked.get("when")]
-            if node.effect == "deny":
+            if node.effect in ("deny", "allow"):
                 parts.append(node.checked.get("effect"))
             ranks: set[int] | None = None
             for tree in parts:
@@ -904,12 +951,9 @@ class Generator:
                     if got is not None:
                         ranks = got if ranks is None else ranks & got
             if ranks is None:
-                return ["PLAY_RANKS = None  # (a play rule can forbid a play of any rank)"]
+                return None
             kinds |= ranks
-        nr = self.model.n_ranks
-        return [f"PLAY_RANKS = frozenset({sorted(k for k in kinds if k < nr)!r})  "
-                "# the ranks whose plays a play rule can forbid: other leads are counted",
-                f"PLAY_RANKS_JOKERS = {any(k >= nr for k in kinds)!r}"]
+        return kinds
 
     def _rank_test(self, n: A.Node) -> set[int] | None:
         """For ``play.rank == C`` / ``play.rank in C`` (C constant): the kind indices it holds for."""

@@ -91,6 +91,7 @@ HAS_PLAY: bool = False
 HAS_DISCARD: bool = False
 PLAY_RANKS: frozenset[int] | None = None  # ranks whose plays the play rules may forbid (None: any)
 PLAY_RANKS_JOKERS: bool = True  # ... and whether pure joker plays are among them
+DISCARD_RANKS: tuple[int, ...] = ()  # the kinds a discard rule can allow throwing away
 RULES: list[Any] = []
 
 
@@ -505,6 +506,10 @@ def _lead_filtered(S: GameState, seat: int) -> bool:
 def _has_lead(S: GameState, seat: int) -> bool:
     if not _lead_filtered(S, seat):
         return any(S.hands[seat])
+    if PLAY_RANKS is not None and S.burner != seat:  # a play of a rank no rule asks about is a lead
+        hand = S.hands[seat]
+        if any(hand[r] for r in range(NR) if r not in PLAY_RANKS) or (not PLAY_RANKS_JOKERS and any(hand[NR:])):
+            return True
     return bool(_lead_codes(S, seat, True))
 
 
@@ -799,6 +804,10 @@ def _answer_codes_allowed(S: GameState, seat: int) -> list[tuple[int, int, int, 
         return codes
     hand_n = sum(hand)
     jn = JC_N
+    if PLAY_RANKS is not None:  # (a play of another rank is allowed without asking)
+        asked, jokers = PLAY_RANKS, PLAY_RANKS_JOKERS
+        return [c for c in codes if (c[0] not in asked if c[0] >= 0 else not jokers)
+                or c_play(S, seat, c[0], c[1], c[2], c[3], c[1] + c[2] + jn[c[3]] == hand_n, top, False)]
     return [c for c in codes if c_play(S, seat, c[0], c[1], c[2], c[3], c[1] + c[2] + jn[c[3]] == hand_n, top, False)]
 
 
@@ -1061,7 +1070,8 @@ def _discard_moves(S: GameState, s: int) -> list[Move]:
         return []
     out = []
     hand = S.hands[s]
-    for i, k in enumerate(hand):
+    for i in DISCARD_RANKS:  # (the kinds no discard rule can allow are never asked: the answer is no)
+        k = hand[i]
         if not k:
             continue
         v = [0] * K

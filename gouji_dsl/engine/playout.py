@@ -122,6 +122,7 @@ _JBYSUM: dict[tuple[int, ...], dict[int, list[int]]] = {}
 _JFLAT: dict[tuple[int, ...], list[int]] = {}
 _COVER: dict[tuple[int, ...], list[int]] = {}
 _OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
+_FREE: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _HINFO: dict[int, tuple[list[int], tuple[int, int, tuple[int, ...], list[int]]]] = {}
 _TINFO: dict[Play, tuple[int, int, int, tuple[int, ...]]] = {}
 _PAIRS: dict[Play, tuple[tuple[int, int], ...]] = {}
@@ -144,8 +145,8 @@ def _jc_index(jc: tuple[int, ...]) -> int:
         JC_ALL.append(jc)
         JC_N.append(sum(jc))
         PLAY_JOKERS.append(MODEL.classify((0,) * NR + jc).jokers if any(jc) else ())
-        _COVER.clear()
-        _OKC.clear()
+        # (tables by holding only name combinations of that holding: they stay right; the cover
+        # lists are extended when next read)
     return i
 
 
@@ -167,12 +168,11 @@ def _cover(tj: tuple[int, ...]) -> list[int]:
     after covering every lead joker (``CardModel._cover_one``, the model's own rule), or -1."""
     got = _COVER.get(tj)
     if got is None:
-        got = []
-        for pj in PLAY_JOKERS:
-            avail = list(pj)
-            ok = all(MODEL._cover_one(x, avail) for x in tj)
-            got.append(len(avail) if ok else -1)
-        _COVER[tj] = got
+        got = _COVER[tj] = []
+    for pj in PLAY_JOKERS[len(got):]:  # (combinations met since the list was made)
+        avail = list(pj)
+        ok = all(MODEL._cover_one(x, avail) for x in tj)
+        got.append(len(avail) if ok else -1)
     return got
 
 
@@ -567,20 +567,22 @@ def _lead_codes(S: GameState, seat: int, first: bool = False) -> list[tuple[int,
         if not hr:
             continue
         fm = fill if r != FILLER else 0
+        ask = HAS_PLAY and (PLAY_RANKS is None or r in PLAY_RANKS)  # (other ranks: no play rule forbids)
         for n in range(1, hr + 1):
             for f in range(fm + 1):
                 for j in flat:
                     e = n + f + jn[j] == hand_n
-                    if HAS_PLAY and not c_play(S, seat, r, n, f, j, e, None, True):
+                    if ask and not c_play(S, seat, r, n, f, j, e, None, True):
                         continue
                     if burning and not c_burn_lead(S, seat, r, n, f, j, e):
                         continue
                     out.append((r, n, f, j))
                     if first:
                         return out
+    ask = HAS_PLAY and (PLAY_RANKS is None or PLAY_RANKS_JOKERS)
     for j in flat[1:]:
         e = jn[j] == hand_n
-        if HAS_PLAY and not c_play(S, seat, -1, 0, 0, j, e, None, True):
+        if ask and not c_play(S, seat, -1, 0, 0, j, e, None, True):
             continue
         if burning and not c_burn_lead(S, seat, -1, 0, 0, j, e):
             continue
@@ -738,44 +740,55 @@ def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]
         byc = _jokers_by_sum(jh)  # (may add joker combinations: the cover table is read after it)
         cov = _cover(tj)
         return [(-1, 0, 0, j) for j in byc.get(tc, ()) if cov[j] >= 0]
+    # free count (two / three kill one): every card is used exactly: rank cards + spare jokers = the
+    # lead's rank cards
+    spd = _FREE.get((jh, tj))
+    if spd is None:
+        spd = _free_by_spare(jh, tj)
     out = []
-    byc = _jokers_by_sum(jh)
-    cov = _cover(tj)
-    spare_ok = SPARE_FOR_RANK
-    # free count (two / three kill one): every card is used exactly
+    app = out.append
     if tcar:
-        fill = hand[FILLER] if FILLER is not None else 0
-        for r in range(top.rank + 1, NR):
+        spares = spd[-1]  # the spare counts that occur, largest first (filler count ascending)
+        for r in range(tr1, NR):
             hr = hand[r]
             if not hr:
                 continue
             fm = fill if r != FILLER else 0
-            for n in range(1, hr + 1):
-                for f in range(fm + 1):
-                    for jcs in byc.values():
-                        for jci in jcs:
-                            sp = cov[jci]
-                            if sp < 0 or (sp and not spare_ok):
-                                continue
-                            if n + f + sp == tcar:
-                                out.append((r, n, f, jci))
-        for s, jcs in byc.items():
-            if not s:
-                continue
-            for jci in jcs:
-                sp = cov[jci]
-                if sp < 0 or (sp and not spare_ok):
-                    continue
-                if sp == tcar:
-                    out.append((-1, 0, 0, jci))
+            for n in range(1, (hr if hr < tcar else tcar) + 1):
+                rem = tcar - n
+                for sp in spares:
+                    f = rem - sp
+                    if f < 0:
+                        continue
+                    if f > fm:
+                        break
+                    for j in spd[sp]:
+                        app((r, n, f, j))
+        for j in spd.get(tcar, ()):
+            if JC_N[j]:
+                app((-1, 0, 0, j))
     else:
-        for s, jcs in byc.items():
-            if not s:
-                continue
-            for jci in jcs:
-                if cov[jci] == 0:
-                    out.append((-1, 0, 0, jci))
+        for j in spd.get(0, ()):
+            if JC_N[j]:
+                app((-1, 0, 0, j))
     return out
+
+
+def _free_by_spare(jh: tuple[int, ...], tj: tuple[int, ...]) -> dict[int, list[int]]:
+    """Free-count model: the joker combinations of holding ``jh`` that cover the lead jokers ``tj``,
+    by how many jokers they have spare, each list in the order answers are generated."""
+    byc = _jokers_by_sum(jh)
+    cov = _cover(tj)
+    got: dict[int, list[int]] = {}
+    for jcs in byc.values():
+        for j in jcs:
+            sp = cov[j]
+            if sp < 0 or (sp and not SPARE_FOR_RANK):
+                continue
+            got.setdefault(sp, []).append(j)
+    got[-1] = sorted(got, reverse=True)  # type: ignore[assignment]
+    _FREE[(jh, tj)] = got
+    return got
 
 
 def _answer_plays(S: GameState, seat: int) -> list[Play]:

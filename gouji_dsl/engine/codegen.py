@@ -288,8 +288,7 @@ class _Emitter:
     # --- calls
     def e_Call(self, n: A.Call) -> E:
         if n.ref == A.Ref.DEFINITION:
-            args = [self.emit(a) for a in n.args]
-            return self.gen.inline_definition(n.func, args, self)
+            return self.gen.inline_definition(n.func, [self.emit(a) for a in n.args], self)
         if n.ref != A.Ref.FUNCTION or n.func not in FUNCTIONS:
             raise Unsupported(f"call of {n.func!r}")
         sig = FUNCTIONS[n.func]
@@ -396,8 +395,7 @@ class _Emitter:
                         return E(f"({left} {spec.op} {right})", "bool", nn=True, pure=pure, boolish=True)
             return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "bool", nn=True, pure=pure, boolish=True)
         if name in _MEMBER:
-            neg = name.startswith("not")
-            word = "not in" if neg else "in"
+            word = "not in" if name.startswith("not") else "in"
             hashable = a.typ in ("int", "seat", "text", "rank", "bool") or a.const
             if b.const and hashable:
                 return E(f"({a.code} {word} {b.code})", "bool", nn=True, pure=pure, boolish=True)
@@ -413,14 +411,14 @@ class _Emitter:
                 return E(f"({a.code} + {b.code})", "list", nn=True, pure=pure, valid=valid, is_list=True)
             if name != "concat" and a.nn and a.is_list and (b.members or (b.nn and b.is_list)):
                 neg = "not " if name == "remove" else ""
-                m = b.members or b.code
+                bset = b.members or b.code
                 if b.members and a.cheap:  # (an empty set: nothing to drop / keep)
                     empty = a.code if name == "remove" else "[]"
-                    return E(f"([_x for _x in {a.code} if _x {neg}in {m}] if {m} else {empty})", "list", nn=True,
-                             pure=pure, valid=valid, is_list=True)
+                    return E(f"([_x for _x in {a.code} if _x {neg}in {bset}] if {bset} else {empty})", "list",
+                             nn=True, pure=pure, valid=valid, is_list=True)
                 if b.members or b.cheap:
-                    return E(f"[_x for _x in {a.code} if _x {neg}in {m}]", "list", nn=True, pure=pure, valid=valid,
-                             is_list=True)
+                    return E(f"[_x for _x in {a.code} if _x {neg}in {bset}]", "list", nn=True, pure=pure,
+                             valid=valid, is_list=True)
             return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "list", nn=True, pure=pure, valid=valid,
                      is_list=True)
         if arith:
@@ -622,11 +620,11 @@ class Generator:
         if name == "first" and args[0].cheap and args[0].is_list:
             return E(f"({a[0]}[0] if {a[0]} else None)", typ, pure=pure, valid=args[0].valid)
         if name == "coalesce":
-            x, y = args
-            if x.cheap and y.pure and y.safe:
-                return E(f"({x.code} if {x.code} is not None else {y.code})", typ, nn=y.nn, pure=pure,
-                         valid=x.valid and y.valid)
-            return E(f"_coalesce({x.code}, {y.code})", typ, nn=y.nn, pure=pure, valid=x.valid and y.valid)
+            ea, eb = args[0], args[1]
+            if ea.cheap and eb.pure and eb.safe:
+                return E(f"({ea.code} if {ea.code} is not None else {eb.code})", typ, nn=eb.nn, pure=pure,
+                         valid=ea.valid and eb.valid)
+            return E(f"_coalesce({ea.code}, {eb.code})", typ, nn=eb.nn, pure=pure, valid=ea.valid and eb.valid)
         if name in ("min", "max") and args[0].nn and args[1].nn:
             return E(f"{name}({a[0]}, {a[1]})", typ, nn=True, pure=pure,
                      real_int=args[0].real_int and args[1].real_int)

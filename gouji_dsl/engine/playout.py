@@ -32,7 +32,7 @@ from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.fastops import _FN, _G, _GV, _AmountOf, _coalesce, _raise  # noqa: F401 - called by the hooks
 from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS, Ctx, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
 from gouji_dsl.engine.model import CardModel, Play
-from gouji_dsl.engine.terms import Placement
+from gouji_dsl.engine.terms import Capacity, Phase, Placement, Verb
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl  # noqa: F401 - raised by the hooks
 from gouji_dsl.ruleset.graph import PLACE_TYPE, PLACE_WORDS, RuleGraph  # noqa: F401 - read by the hooks
 
@@ -127,8 +127,8 @@ _HINFO: dict[int, tuple[list[int], tuple[int, int, tuple[int, ...], list[int]]]]
 _TINFO: dict[Play, tuple[int, int, int, tuple[int, ...]]] = {}
 _PAIRS: dict[Play, tuple[tuple[int, int], ...]] = {}
 _CODE_PLAY: dict[tuple[int, int, int, int], Play] = {}
-_PASS_MOVE = {s: Move(s, "pass") for s in SEATS}  # (moves and log entries are immutable: one per seat)
-_YIELD_MOVE = {s: Move(s, "yield") for s in SEATS}
+_PASS_MOVE = {s: Move(s, Verb.PASS) for s in SEATS}  # (moves and log entries are immutable: one per seat)
+_YIELD_MOVE = {s: Move(s, Verb.YIELD) for s in SEATS}
 _PASS_EVENT = {s: ("move", s, "pass", None, "") for s in SEATS}
 _YIELD_EVENT = {s: ("move", s, "yield", None, "") for s in SEATS}
 _VERB = {"play", "burn", "discard", "return"}
@@ -248,7 +248,7 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.hands = hs
     S.dealt_cards = {}
     S.dealt = []
-    S.phase = "setup"
+    S.phase = Phase.SETUP
     S.setup_queue = []
     S.choose_queue = []
     S.revolted = set()
@@ -264,7 +264,7 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.yielders = []
     S.yielded_this_top = set()
     S.to_act = None
-    S.capacity = "lead"
+    S.capacity = Capacity.LEAD
     S.burner = None
     S.burned_seat = None
     S.burns = []
@@ -296,8 +296,8 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
         for c in cards:
             h[kidx[c.symbol]] += 1
     S.dealt = [tuple(h) for h in hs]
-    S.record = [("deal", game_number, source, seed, prev, S.dealt_cards, False)]
-    S.phase = "between"
+    S.record = [("deal", game_number, source, seed, prev, S.dealt_cards, False)]  # type: ignore[list-item]
+    S.phase = Phase.BETWEEN
     if prev is not None:
         _pay_tribute(S)
     _advance_between(S)
@@ -334,7 +334,7 @@ def _transfer(S: GameState, giver: int, receiver: int, cards: dict[str, int], ru
         r = S.received.setdefault(receiver, {})
         r[sym] = r.get(sym, 0) + k
     if moved:
-        S.record.append(("transfer", giver, receiver, tuple(moved.get(k, 0) for k in KINDS), rule_id))
+        S.record.append(("transfer", giver, receiver, tuple(moved.get(k, 0) for k in KINDS), rule_id))  # type: ignore[arg-type]
     return moved
 
 
@@ -344,7 +344,7 @@ def _retire(S: GameState, seat: int, how: str, rule_id: str = "") -> None:
     if not _active(S, seat):
         return
     S.failed.add(seat)
-    S.record.append(("retire", seat, str(how), rule_id))
+    S.record.append(("retire", seat, str(how), rule_id))  # type: ignore[arg-type]
     if how == "after-finishers":
         S.late.append(seat)
     else:
@@ -376,7 +376,7 @@ def _pay_tribute(S: GameState) -> None:
                 if cards:
                     moved = _transfer(S, giver, receiver, cards, f"tribute:{kind}")
                     ev = S.record[-1]
-                    S.record[-1] = ev + (kind,)
+                    S.record[-1] = ev + (kind,)  # type: ignore[operator]
                     back = int(h_return_tribute(S, receiver, giver, kind, sum(moved.values())) or 0)
                     if back > 0:
                         S.return_queue.append((receiver, giver, min(back, sum(moved.values()))))
@@ -384,9 +384,9 @@ def _pay_tribute(S: GameState) -> None:
 
 def _advance_between(S: GameState) -> None:
     if S.return_queue:
-        S.phase = "return"
+        S.phase = Phase.RETURN
         S.to_act = S.return_queue[0][0]
-        S.capacity = "return"
+        S.capacity = Capacity.RETURN
         return
     if S.phase in ("between", "return"):
         rounds = h_setup_rounds(S)
@@ -405,11 +405,11 @@ def _return_moves(S: GameState, s: int, n: int) -> list[tuple[int, ...]]:
 
 # ------------------------------------------------------------------------------ setup
 def _begin_setup(S: GameState) -> None:
-    S.phase = "setup"
+    S.phase = Phase.SETUP
     for s in SEATS:
         if h_must_revolt(S, s):
             S.revolted.add(s)
-            S.record.append(("revolution", s, True))
+            S.record.append(("revolution", s, True))  # type: ignore[arg-type]
     S.setup_queue = [s for s in SEATS if s not in S.revolted and h_revolt(S, s)]
     _advance_setup(S)
 
@@ -418,30 +418,30 @@ def _advance_setup(S: GameState) -> None:
     if S.phase == "setup":
         if S.setup_queue:
             S.to_act = S.setup_queue[0]
-            S.capacity = "setup"
+            S.capacity = Capacity.SETUP
             return
         if h_redeal(S):
-            S.record.append(("redeal", sorted(S.revolted)))
+            S.record.append(("redeal", sorted(S.revolted)))  # type: ignore[arg-type]
             S.redealt = True
             if S.source == "random":
                 _redeal(S)
             else:
-                S.phase = "over"
+                S.phase = Phase.OVER
                 S.to_act = None
             return
         S.choose_queue = [s for s in SEATS if s not in S.revolted and h_choose(S, s)]
-        S.phase = "choose"
+        S.phase = Phase.CHOOSE
     if S.phase == "choose":
         if S.choose_queue:
             S.to_act = S.choose_queue[0]
-            S.capacity = "choose"
+            S.capacity = Capacity.CHOOSE
             return
         S.declare_queue = [s for s in SEATS if s not in S.revolted and h_declare(S, s)]
-        S.phase = "declare"
+        S.phase = Phase.DECLARE
     if S.phase == "declare":
         if S.declare_queue:
             S.to_act = S.declare_queue[0]
-            S.capacity = "declare"
+            S.capacity = Capacity.DECLARE
             return
         _start_play(S)
 
@@ -449,20 +449,21 @@ def _advance_setup(S: GameState) -> None:
 def _redeal(S: GameState) -> None:
     fresh = _init(None, S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev)
     ev = fresh.record[0]
-    fresh.record[0] = ev[:6] + (True,)
-    record = S.record + fresh.record
+    fresh.record[0] = ev[:6] + (True,)  # type: ignore[index]
+    record = S.record + fresh.record  # type: ignore[operator]
     S.__dict__.update(fresh.__dict__)
     S.record = record
     S.redealt = True
 
 
 def _start_play(S: GameState) -> None:
-    S.phase = "play"
+    S.phase = Phase.PLAY
     t_game_start(S)
     for s in SEATS:
         t_seat_start(S, s)
     if _settle(S):
         return
+    leader: int | None
     if S.forced_leader:
         leader = S.forced_leader
     else:
@@ -470,7 +471,7 @@ def _start_play(S: GameState) -> None:
         leader = None if v is None else S._seat_answer(v, "first_leader", "the first leader")
     if not leader or not _active(S, leader):
         leader = _next_active(S, leader or N)
-    S.record.append(("first_leader", leader, S.forced_leader))
+    S.record.append(("first_leader", leader, S.forced_leader))  # type: ignore[arg-type]
     _new_trick(S, leader)
 
 
@@ -487,12 +488,12 @@ def _new_trick(S: GameState, leader: int | None) -> None:
     S.finished_in_trick = []
     S.trick_leader = leader
     S.to_act = leader
-    S.capacity = "lead"
+    S.capacity = Capacity.LEAD
     if S.burner == leader and not _has_lead(S, leader):
         _fail_burn(S, leader)
     elif not _has_lead(S, leader) and not _discard_moves(S, leader):
         how = h_no_lead(S, leader)
-        S.record.append(("no_lead", leader))
+        S.record.append(("no_lead", leader))  # type: ignore[arg-type]
         _retire(S, leader, "after-finishers" if how is None else how, "engine.no-lead")
         if not _settle(S):
             _new_trick(S, _next_active(S, leader))
@@ -608,12 +609,13 @@ def _random_lead_asked(S: GameState, seat: int, pick: Callable[[int], int], extr
     fill = hand[FILLER] if FILLER is not None else 0
     parts: list[tuple[int, int, int, list[tuple[int, int, int, int]] | None]] = []
     total = 0
+    asked = PLAY_RANKS or frozenset()
     for r in range(NR):
         hr = hand[r]
         if not hr:
             continue
         fm = fill if r != FILLER else 0
-        if r in PLAY_RANKS:
+        if r in asked:
             codes = [(r, n, f, j) for n in range(1, hr + 1) for f in range(fm + 1) for j in flat
                      if c_play(S, seat, r, n, f, j, n + f + jn[j] == hand_n, None, True)]
             parts.append((r, len(codes), fm, codes))
@@ -632,10 +634,10 @@ def _random_lead_asked(S: GameState, seat: int, pick: Callable[[int], int], extr
         i = pick(k)
     if i >= total:
         return i - total
-    for r, c, fm, codes in parts:
+    for r, c, fm, listed in parts:
         if i < c:
-            if codes is not None:
-                return codes[i]
+            if listed is not None:
+                return listed[i]
             n, rest = divmod(i, (fm + 1) * J)
             f, j = divmod(rest, J)
             return (r, n + 1, f, flat[j])
@@ -793,7 +795,7 @@ def _free_by_spare(jh: tuple[int, ...], tj: tuple[int, ...]) -> dict[int, list[i
 
 def _answer_plays(S: GameState, seat: int) -> list[Play]:
     """``GameState._answer_plays``: the plays ``seat`` may answer the table with, in order."""
-    top = S.top
+    top: TablePlay = S.top  # type: ignore[assignment]  # (answers are asked with a play on the table)
     tplay = top.play
     hand = S.hands[seat]
     if COVER_MODEL:
@@ -810,7 +812,7 @@ def _answer_plays(S: GameState, seat: int) -> list[Play]:
 
 def _answer_codes_allowed(S: GameState, seat: int) -> list[tuple[int, int, int, int]]:
     """The answers of ``seat`` as codes, each asked of the ``play`` rules (cover model)."""
-    top = S.top
+    top: TablePlay = S.top  # type: ignore[assignment]  # (answers are asked with a play on the table)
     hand = S.hands[seat]
     codes = _answer_codes(hand, top.play)
     if not HAS_PLAY or not codes:
@@ -831,7 +833,7 @@ def _can_answer(S: GameState, seat: int) -> bool:
 
 
 def _rebuild_queue(S: GameState) -> None:
-    top = S.top
+    top: TablePlay = S.top  # type: ignore[assignment]  # (a play is on the table)
     burn = h_burn_order(S, top) or []
     follow = h_follow_order(S, top)
     if follow is None:
@@ -842,7 +844,7 @@ def _rebuild_queue(S: GameState) -> None:
 
 def _advance(S: GameState) -> None:
     queue = S.queue
-    top = S.top
+    top: TablePlay = S.top  # type: ignore[assignment]  # (a play is on the table)
     places, revolted, failed = S.places, S.revolted, S.failed
     while queue:
         seat, cap = queue[0]
@@ -852,21 +854,21 @@ def _advance(S: GameState) -> None:
         if cap == "burn":
             if h_burn(S, seat, top):
                 S.to_act = seat
-                S.capacity = "burn"
+                S.capacity = Capacity.BURN
                 return
         elif h_follow(S, seat, top):
             S.to_act = seat
-            S.capacity = "follow"
+            S.capacity = Capacity.FOLLOW
             return
         queue.pop(0)
     _trick_won(S)
 
 
 def _trick_won(S: GameState) -> None:
-    top = S.top
+    top: TablePlay = S.top  # type: ignore[assignment]  # (the trick's last play)
     winner = top.seat
     t_trick_won(S, winner, top)
-    S.record.append(("trick_won", winner, top.play))
+    S.record.append(("trick_won", winner, top.play))  # type: ignore[arg-type]
     if _settle(S):
         return
     v = h_next_leader(S, top)
@@ -895,7 +897,7 @@ def _free_places(S: GameState) -> list[int]:
 
 def _place(S: GameState, seat: int, place: int) -> None:
     S.places[seat] = place
-    S.record.append(("place", seat, place))
+    S.record.append(("place", seat, place))  # type: ignore[arg-type]
 
 
 def _finish(S: GameState, seat: int) -> None:
@@ -907,7 +909,7 @@ def _finish(S: GameState, seat: int) -> None:
     S.finished_in_trick.append(seat)
     if S.burner == seat:
         S.burns[-1]["success"] = True
-        S.record.append(("burn_success", seat, S.burned_seat))
+        S.record.append(("burn_success", seat, S.burned_seat))  # type: ignore[arg-type]
         S.burner = None
     t_finish(S, seat)
 
@@ -917,7 +919,7 @@ def _fail_burn(S: GameState, seat: int) -> None:
     S.burner = None
     if S.burns:
         S.burns[-1]["failed"] = True
-    S.record.append(("burn_failed", seat))
+    S.record.append(("burn_failed", seat))  # type: ignore[arg-type]
     _retire(S, seat, "last" if where is None else where, "engine.burn-failure")
     if _settle(S):
         return
@@ -954,11 +956,11 @@ def _check_over(S: GameState) -> None:
     free = [q for q in range(1, N + 1) if q not in taken]
     for s, p in zip(rest, free):
         _place(S, s, p)
-    S.phase = "over"
+    S.phase = Phase.OVER
     S.to_act = None
     S.sweep = bool(h_sweep(S))
     S.scores = {s: _num(h_score(S, s)) for s in SEATS}
-    S.record.append(("game_over", dict(S.places), dict(S.scores), S.sweep))
+    S.record.append(("game_over", dict(S.places), dict(S.scores), S.sweep))  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------ legal moves
@@ -1015,7 +1017,7 @@ class _Leads(Sequence[Move]):
             i += len(self)
         if 0 <= i < self.n:
             cards = self._cards
-            return Move(self.seat, "play", cards[i] if cards is not None else _lead_at(self.hand, i))
+            return Move(self.seat, Verb.PLAY, cards[i] if cards is not None else _lead_at(self.hand, i))
         if i < 0 or i >= len(self):
             raise IndexError(i)
         return self.extra[i - self.n]
@@ -1025,7 +1027,7 @@ class _Leads(Sequence[Move]):
             self._cards = _lead_keys(self.hand)
         seat = self.seat
         for cards in self._cards:
-            yield Move(seat, "play", cards)
+            yield Move(seat, Verb.PLAY, cards)
         yield from self.extra
 
     def __contains__(self, m: object) -> bool:
@@ -1058,21 +1060,21 @@ def _legal_moves(S: GameState) -> Sequence[Move]:
         return []
     phase = S.phase
     if phase == "return":
-        return [Move(s, "return", v) for v in _return_moves(S, s, S.return_queue[0][2])]
+        return [Move(s, Verb.RETURN, v) for v in _return_moves(S, s, S.return_queue[0][2])]
     if phase == "setup":
-        return [Move(s, "revolt"), Move(s, "pass")]
+        return [Move(s, Verb.REVOLT), Move(s, Verb.PASS)]
     if phase == "declare":
-        return [Move(s, "declare"), Move(s, "pass")]
+        return [Move(s, Verb.DECLARE), Move(s, Verb.PASS)]
     if phase == "choose":
-        return [Move(s, "choose", None, "head"), Move(s, "choose", None, "headless")]
+        return [Move(s, Verb.CHOOSE, None, "head"), Move(s, Verb.CHOOSE, None, "headless")]
     cap = S.capacity
     if cap == "lead":
         if not _lead_filtered(S, s):
             return _Leads(s, S.hands[s], _discard_moves(S, s))
-        return LegalMoves(s, "play", [p.counts for p in _lead_plays(S, s)], _discard_moves(S, s))
+        return LegalMoves(s, Verb.PLAY, [p.counts for p in _lead_plays(S, s)], _discard_moves(S, s))
     if cap == "burn":
-        return [Move(s, "burn", p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
-    moves = [Move(s, "play", p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
+        return [Move(s, Verb.BURN, p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
+    moves = [Move(s, Verb.PLAY, p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
     if _may_yield(S, s):
         moves.append(_YIELD_MOVE[s])
     return moves
@@ -1091,7 +1093,7 @@ def _discard_moves(S: GameState, s: int) -> list[Move]:
         v[i] = k
         p = MODEL.classify(tuple(v))
         if h_discard(S, s, p, False):
-            out.append(Move(s, "discard", tuple(v)))
+            out.append(Move(s, Verb.DISCARD, tuple(v)))
     return out
 
 
@@ -1112,7 +1114,7 @@ def apply_move(S: GameState, move: Move) -> None:
 def _apply_move(S: GameState, move: Move) -> None:
     s = move.seat
     phase = S.phase
-    S.record.append(("move", s, move.verb, move.cards, move.arg))
+    S.record.append(("move", s, move.verb, move.cards, move.arg))  # type: ignore[arg-type]
     if phase == "return":
         receiver, giver, _ = S.return_queue.pop(0)
         cards = move.cards or ()
@@ -1129,7 +1131,7 @@ def _apply_move(S: GameState, move: Move) -> None:
         S.setup_queue.pop(0)
         if move.verb == "revolt":
             S.revolted.add(s)
-            S.record.append(("revolution", s, False))
+            S.record.append(("revolution", s, False))  # type: ignore[arg-type]
         _advance_setup(S)
         return
     if phase == "choose":
@@ -1152,7 +1154,7 @@ def _apply_move(S: GameState, move: Move) -> None:
             hand[i] -= c
             S.discarded[i] += c
         _changed(hand)
-        S.record.append(("discard", s, cards))
+        S.record.append(("discard", s, cards))  # type: ignore[arg-type]
         if sum(hand) == 0:
             _finish(S, s)
             if not _settle(S):
@@ -1201,18 +1203,18 @@ def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
     if is_burn:
         counter = S.burner is not None and prev is not None and prev.seat == S.burner
         if counter:
-            S.record.append(("counter_burn", s, S.burner))
+            S.record.append(("counter_burn", s, S.burner))  # type: ignore[arg-type]
             if S.burns:
                 S.burns[-1]["countered"] = True
         S.burner = s
         S.burned_seat = prev.seat if prev else None
         S.burns.append({"burner": s, "burned": S.burned_seat, "success": False, "counter": counter})
-        S.record.append(("burn", s, S.burned_seat))
+        S.record.append(("burn", s, S.burned_seat))  # type: ignore[arg-type]
     elif S.burner is not None and prev is not None and prev.seat == S.burner and s != S.burner:
-        S.record.append(("burn_undone", s, S.burner))
+        S.record.append(("burn_undone", s, S.burner))  # type: ignore[arg-type]
         S.burner = None
     S.top = tp
-    S.capacity = "follow"
+    S.capacity = Capacity.FOLLOW
     S.yielded_this_top = set()
     t_after_play(S, s, tp, prev)
     if tp.empties_hand:
@@ -1281,10 +1283,11 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
     while S.phase == "play":
         if steps > max_decisions:  # (counted as the interpreter's loop counts: after a move)
             raise RuntimeError(f"the game did not end after {max_decisions} decisions")
-        seat = S.to_act
+        seat: int = S.to_act  # type: ignore[assignment]  # (a seat is to act in the play phase)
         pick = pickers.get(seat)
         if pick is None:
             return steps
+        p: Play | None
         steps += 1
         cap = S.capacity
         hand = S.hands[seat]
@@ -1299,7 +1302,7 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                     i = pick(k)
                 if i < n:
                     p = MODEL.classify(_lead_at(hand, i))
-                    S.record.append(("move", seat, "play", p.counts, ""))
+                    S.record.append(("move", seat, "play", p.counts, ""))  # type: ignore[arg-type]
                     S.decisions += 1
                     _play(S, seat, p, False)
                     continue
@@ -1309,7 +1312,7 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                 key = _random_lead_asked(S, seat, pick, len(discards))
                 if type(key) is tuple:
                     p = _play_of(key)  # type: ignore[arg-type]
-                    S.record.append(("move", seat, "play", p.counts, ""))
+                    S.record.append(("move", seat, "play", p.counts, ""))  # type: ignore[arg-type]
                     S.decisions += 1
                     _play(S, seat, p, False)
                     continue
@@ -1324,13 +1327,13 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                 i = pick(k)
             if i < n:
                 p = _play_of(codes[i])
-                S.record.append(("move", seat, "play", p.counts, ""))
+                S.record.append(("move", seat, "play", p.counts, ""))  # type: ignore[arg-type]
                 S.decisions += 1
                 _play(S, seat, p, False)
                 continue
             _apply_move(S, discards[i - n])
             continue
-        top = S.top
+        top: TablePlay = S.top  # type: ignore[assignment]  # (a follow or burn: a play is on the table)
         if COVER_MODEL:
             codes = _answer_codes(hand, top.play) if not HAS_PLAY else _answer_codes_allowed(S, seat)
             n = len(codes)
@@ -1352,16 +1355,16 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
         S.decisions += 1
         if p is not None:
             burn = cap == "burn"
-            S.record.append(("move", seat, "burn" if burn else "play", p.counts, ""))
+            S.record.append(("move", seat, "burn" if burn else "play", p.counts, ""))  # type: ignore[arg-type]
             _play(S, seat, p, burn)
         elif i == n:
-            S.record.append(_PASS_EVENT[seat])
+            S.record.append(_PASS_EVENT[seat])  # type: ignore[arg-type]
             _, qcap = S.queue.pop(0)
             if qcap == "follow":
                 S.passed.add(seat)
             _advance(S)
         else:
-            S.record.append(_YIELD_EVENT[seat])
+            S.record.append(_YIELD_EVENT[seat])  # type: ignore[arg-type]
             _yield(S, seat)
     return steps
 

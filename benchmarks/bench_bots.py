@@ -1,23 +1,35 @@
-"""Bot strength: the heuristic team against the random team, mean team score difference with a 95% CI.
+"""Bot strength table: `gouji duel` for each pair of bots on each ruleset, resumable.
 
-    python benchmarks/bench_bots.py                         # 1,000 games of `online`
-    python benchmarks/bench_bots.py --ruleset rulebook --games 1000 --seed 1
-    python benchmarks/bench_bots.py --a heuristic --b random --json
+    python benchmarks/bench_bots.py                                  # the README table (long: see below)
+    python benchmarks/bench_bots.py --deals 20 --think-ms 50         # a quick look
+    python benchmarks/bench_bots.py --pairs heuristic:random --deals 500
+    python benchmarks/bench_bots.py --table                          # print the table of what is saved
 
-Design: ``--games`` games in all, half with bot A on seats 1/3/5 and bot B on 2/4/6, half swapped.
-Both halves use the same deals (game i of each half is dealt from seed ``S:i``, as
-``gouji simulate`` deals), so each deal is played once from each side; in match rulesets
-(``match_length`` > 1) the games of one half run as matches with tribute between games, exactly
-as ``gouji simulate`` runs them. For every game, the difference is A's team score minus B's team
-score (each team's score is one of its seats' scores: every seat scores its team's sum). The
-figure is the mean difference over all games with mean ± 1.96·sd/√n; the per-deal paired means
-(the two seatings of a deal averaged) are printed too. A positive figure whose interval excludes 0
-means A beats B.
+Every pair ``A:B`` is a duel (:mod:`gouji_dsl.tools.duel`): each deal played twice with the teams'
+bots swapped, deal ``i`` dealt from seed ``S:i``; the figure is the mean team-score difference
+A − B per game with a 95 % interval over deals and their replays (matches and their replays in
+match rulesets), A's win rate, and each bot's decisions per second and think time per decision
+with a choice.
+
+Resumable: every finished deal (or match) is appended as one JSON line to
+``OUT/RULESET__A__B__T.jsonl`` (T: think time, or ``iters``) as soon as it is played; run the same
+command again after an interruption and it plays only what is missing (``--deals`` may be raised
+to extend a finished run). With ``--think-ms`` the result depends on the machine's speed: run it
+on a quiet machine (the script prints the load average at the start) and give it one core per
+worker.
+
+Expected run time (defaults: online and rulebook, ISMCTS vs heuristic, PIMC vs heuristic, ISMCTS
+vs PIMC, 300 deals, 100 ms): a game has about 60 decisions with a choice per team, each
+searching for the think time, so a pair costs about deals × 2 games × searching teams × 60 × T:
+300 × 2 × 1 × 60 × 0.1 s ≈ 1 hour for a pair with one searching team, ≈ 2 hours for ISMCTS vs PIMC,
+≈ 8 hours for the whole table on one worker (``--workers 2`` halves it on two free cores). The
+script prints its own estimate before it starts.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,73 +39,140 @@ try:  # the installed package, or the source checkout this script lives in
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-
-def run_half(graph, deals: int, seed, names: list[str]) -> list[dict[int, float]]:
-    """Play ``deals`` games with per-seat bot ``names``; returns each game's scores."""
-    from gouji_dsl.tools.simulate import match_length, play_game
-
-    length = match_length(graph)
-    prev = None
-    out = []
-    for i in range(deals):
-        res, state = play_game(graph, seed, i, names, previous=prev if i % length else None)
-        prev = state
-        out.append(dict(res.scores))
-    return out
+DEFAULT_PAIRS = ["ismcts:heuristic", "pimc:heuristic", "ismcts:pimc"]
+#: decisions with a choice per game per team, for the time estimate (measured: 55-65 on online)
+CHOICES_PER_TEAM = 60
 
 
-def team_diff(scores: dict[int, float], a_seats: list[int], b_seats: list[int]) -> float:
-    return float(scores[a_seats[0]]) - float(scores[b_seats[0]])
+def run_file(out: Path, ruleset: str, a: str, b: str, think_ms: float | None, seed: str) -> Path:
+    t = f"{think_ms:g}ms" if think_ms else "iters"
+    safe = [x.replace(":", "-").replace("/", "_") for x in (Path(ruleset).stem, a, b)]
+    return out / f"{safe[0]}__{safe[1]}__{safe[2]}__{t}__seed{seed}.jsonl"
 
 
-def measure(ruleset: str, games: int, seed, a: str = "heuristic", b: str = "random") -> dict:
+def load_games(path: Path) -> list:
+    from gouji_dsl.tools.duel import DuelGame
+    games: dict[tuple[int, bool], DuelGame] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():  # a unit played again (a longer run finishing a match) replaces its games
+                for g in json.loads(line)["games"]:
+                    x = DuelGame.from_json(g)
+                    games[(x.deal, x.a_odd)] = x
+    return [games[k] for k in sorted(games)]
+
+
+def searching(spec: str) -> bool:
+    from gouji_dsl.bots import parse_bot_spec
+    return parse_bot_spec(spec)[0].searches
+
+
+def run_pair(ruleset: str, a: str, b: str, deals: int, seed: str, think_ms: float | None, workers: int, out: Path,
+             quiet: bool) -> dict:
     from gouji_dsl.ruleset.graph import load_graph
-    from gouji_dsl.tools.stats import mean_ci, wilson
+    from gouji_dsl.tools.duel import duel
 
     graph = load_graph(ruleset)
-    n = graph.n_seats
-    odd = [s for s in range(1, n + 1) if s % 2]
-    even = [s for s in range(1, n + 1) if not s % 2]
-    deals = games // 2
-    t0 = time.perf_counter()
-    first = run_half(graph, deals, seed, [a if s % 2 else b for s in range(1, n + 1)])
-    second = run_half(graph, deals, seed, [b if s % 2 else a for s in range(1, n + 1)])
-    elapsed = time.perf_counter() - t0
-    d1 = [team_diff(sc, odd, even) for sc in first]
-    d2 = [team_diff(sc, even, odd) for sc in second]
-    diffs = d1 + d2
-    est = mean_ci(diffs)
-    paired = mean_ci((x + y) / 2 for x, y in zip(d1, d2))
-    wins = sum(1 for d in diffs if d > 0)
-    return {
-        "ruleset": graph.name, "games": len(diffs), "seed": seed, "a": a, "b": b,
-        "mean_diff": est.to_dict(), "paired_per_deal": paired.to_dict(),
-        "a_on_odd": mean_ci(d1).to_dict(), "a_on_even": mean_ci(d2).to_dict(),
-        "a_team_wins": wilson(wins, len(diffs)).to_dict(),
-        "ties": sum(1 for d in diffs if d == 0),
-        "elapsed_s": round(elapsed, 2),
-        "text": (f"{graph.name}: {a} team minus {b} team, mean team score difference over {len(diffs)} games "
-                 f"= {est.format(2, signed=True)} (95% CI); per deal (both seatings) {paired.format(2, signed=True)}; "
-                 f"{a} team ahead in {wins / len(diffs):.1%} of games; {elapsed:.1f} s"),
-    }
+    path = run_file(out, graph.name if Path(ruleset).suffix == "" else ruleset, a, b, think_ms, seed)
+    done = load_games(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def save(unit_games: list) -> None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"games": [g.to_json() for g in unit_games]}) + "\n")
+
+    def progress(n: int, total: int) -> None:
+        if not quiet:
+            print(f"\r  {graph.name} {a} vs {b}: {n}/{total} units", end="", file=sys.stderr, flush=True)
+
+    report = duel(graph, a, b, deals, seed, think_ms=think_ms, workers=workers, done=done, on_unit=save,
+                  progress=progress)
+    if not quiet:
+        print(file=sys.stderr)
+    return report.to_dict() | {"file": str(path)}
+
+
+def row(d: dict) -> str:
+    md, wr, tm = d["mean_diff"], d["a_win_rate"], d["timing"]
+
+    def ci(e: dict, pct: bool = False) -> str:
+        k = 100 if pct else 1
+        if e["low"] is None:
+            return f"{e['value'] * k:+.2f}"
+        return f"{e['value'] * k:+.2f} [{e['low'] * k:+.2f}, {e['high'] * k:+.2f}]" if not pct else \
+            f"{e['value'] * k:.1f}% [{e['low'] * k:.1f}, {e['high'] * k:.1f}]"
+
+    def speed(t: dict) -> str:
+        ms = t["ms_per_searched"]
+        return f"{t['decisions_per_s'] or 0:,.0f} ({ms:.1f} ms)" if ms is not None else "n/a"
+
+    think = f"{d['think_ms']:g} ms" if d["think_ms"] else "iterations"
+    return (f"| {d['ruleset']} | {d['a']} | {d['b']} | {think} | {d['deals']} | {ci(md)} | {ci(wr, True)} | "
+            f"{speed(tm['a'])} | {speed(tm['b'])} |")
+
+
+HEADER = ("| ruleset | A | B | budget | deals | A − B per game (95 % CI) | A's team ahead | A decisions/s (ms per choice) "
+          "| B decisions/s (ms per choice) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--ruleset", action="append", help="bundled name or path (repeatable; default online and rulebook)")
-    ap.add_argument("--games", type=int, default=1000, help="games per ruleset, half of them swapped (default 1000)")
-    ap.add_argument("--seed", default="1", help="run seed (default 1)")
-    ap.add_argument("--a", default="heuristic", choices=["heuristic", "random"], help="bot A (default heuristic)")
-    ap.add_argument("--b", default="random", choices=["heuristic", "random"], help="bot B (default random)")
-    ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument("--pairs", default=",".join(DEFAULT_PAIRS), help=f"A:B,... (default {','.join(DEFAULT_PAIRS)})")
+    ap.add_argument("--deals", type=int, default=300, help="deals per pair and ruleset, each played twice (default 300)")
+    ap.add_argument("--think-ms", type=float, default=100.0, help="think time per decision (default 100; 0: iteration budgets)")
+    ap.add_argument("--seed", default="1", help="seed of the deals (default 1)")
+    ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bots"),
+                    help="folder for the per-pair result files (default benchmarks/results/bots)")
+    ap.add_argument("--table", action="store_true", help="only print the table of the saved results")
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args(argv)
-    results = [measure(r, args.games, args.seed, args.a, args.b) for r in (args.ruleset or ["online", "rulebook"])]
+    rulesets = args.ruleset or ["online", "rulebook"]
+    pairs = [tuple(p.split(":", 1)) if p.count(":") == 1 else _pair(p) for p in args.pairs.split(",")]
+    think = args.think_ms or None
+    out = Path(args.out)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    per_game = sum((searching(a) + searching(b)) for a, b in pairs) * CHOICES_PER_TEAM * ((think or 50) / 1000)
+    if not args.table:
+        est = len(rulesets) * args.deals * 2 * per_game / max(1, args.workers)
+        print(f"load average {load:.2f}; estimated at most {est / 3600:.1f} h for {len(rulesets)} ruleset(s) × "
+              f"{len(pairs)} pair(s) × {args.deals} deals (less for what is saved already)", file=sys.stderr)
+    results = []
+    t0 = time.perf_counter()
+    for r in rulesets:
+        for a, b in pairs:
+            if args.table:
+                from gouji_dsl.ruleset.graph import load_graph
+                from gouji_dsl.tools.duel import DuelReport
+                g = load_graph(r)
+                games = load_games(run_file(out, g.name if Path(r).suffix == "" else r, a, b, think, args.seed))
+                if not games:
+                    continue
+                from gouji_dsl.tools.simulate import match_length
+                rep = DuelReport(g.name, a, b, len({x.deal for x in games}), args.seed, think, games, match_length(g))
+                results.append(rep.to_dict())
+            else:
+                results.append(run_pair(r, a, b, args.deals, args.seed, think, args.workers, out, args.json))
     if args.json:
         print(json.dumps(results, indent=2, ensure_ascii=False))
     else:
-        for r in results:
-            print(r["text"])
+        print(HEADER)
+        for d in results:
+            print(row(d))
+        if not args.table:
+            print(f"\n{time.perf_counter() - t0:.0f} s; load average at the start {load:.2f}")
     return 0
+
+
+def _pair(p: str) -> tuple[str, str]:
+    """``ismcts:200:heuristic`` style pairs (a spec with an iteration budget): split at the bot name."""
+    from gouji_dsl.bots import BOTS
+    parts = p.split(":")
+    for i in range(1, len(parts)):
+        if parts[i] in BOTS:
+            return ":".join(parts[:i]), ":".join(parts[i:])
+    raise SystemExit(f"cannot read the pair {p!r}: write A:B, e.g. ismcts:heuristic or ismcts:200:heuristic")
 
 
 if __name__ == "__main__":

@@ -37,11 +37,12 @@ from dataclasses import dataclass, field
 
 from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.interpreter import GameState, parse_move
+from gouji_dsl.engine.terms import Verb
 
 #: transfers whose cards only the giver and the receiver see: a transfer made by one of these moves
-HIDDEN_TRANSFER_RULES: frozenset[str] = frozenset({"return"})
+HIDDEN_TRANSFER_RULES: frozenset[str] = frozenset({Verb.RETURN})
 #: moves whose cards leave the hand face up
-PUBLIC_CARD_VERBS: frozenset[str] = frozenset({"play", "burn", "discard"})
+PUBLIC_CARD_VERBS: frozenset[str] = frozenset({Verb.PLAY, Verb.BURN, Verb.DISCARD})
 #: the record events the observer reads (the others say nothing about cards)
 READ_EVENTS: frozenset[str] = frozenset({"deal", "move", "transfer"})
 #: draws of a sample before :func:`sample_deal` gives up (only hidden returns can make one fail)
@@ -199,7 +200,7 @@ class Observer:
                     if c:
                         played[k] += c
                         known[k] = max(0, known[k] - c)
-            elif verb == "return":
+            elif verb == Verb.RETURN:
                 self._last_return = int(text.split(" ", 1)[0])
         elif kind == "transfer":
             g, r = int(e["giver"]), int(e["receiver"])

@@ -2,29 +2,37 @@
 Whitehouse 2012), for any ruleset.
 
 One tree of the deciding seat's information sets: a node is a sequence of moves seen from that seat;
-its children are the moves made next, by whichever seat acts. Each iteration draws a new deal
-consistent with the seat's view (:mod:`gouji_dsl.bots.determinize`), walks down the tree choosing
+its children are the moves made next, by whichever seat acts. Every iteration plays on a deal drawn
+consistent with the seat's view (:mod:`gouji_dsl.bots.determinize`): it walks down the tree choosing
 among the children that are legal in that deal (UCB1 with availability counts: a child's
 exploration term counts the iterations in which it could have been chosen), adds one new node,
 plays the game out with the heuristic bot at every seat (:func:`~gouji_dsl.bots.search.rollout`)
 and credits every node with the final score of the seat that made its move (each seat scores its
 team's result, so teammates pull together and opponents against).
 
-Cheap where it can be: forced moves (one legal move) make no node; each decision considers only
-the moves :func:`~gouji_dsl.bots.search.candidates` keeps, the heuristic's choice first (so it is
-the first child tried everywhere); the deciding seat's own candidates at the root are computed once.
-The move played is the most visited child of the root (ties: the better mean, then the heuristic's).
+Made to work on a small budget:
+
+- the root is searched in rounds: one deal per round, and every candidate move of the deciding seat
+  is tried once on it (so the candidates are compared on the same cards, paired, as in PIMC); below
+  the root the tree grows by UCB;
+- progressive widening below the root: a node first follows only the heuristic's move (the first
+  candidate) and considers one more candidate as its visits grow (``1 + sqrt(visits / WIDEN)``), so
+  a few iterations do not replace the heuristic's play with untested moves;
+- forced moves (one legal move) make no node; each decision considers only the moves
+  :func:`~gouji_dsl.bots.search.candidates` keeps;
+- the move played is the candidate with the best mean over the finished rounds when its gain over
+  the heuristic's move, paired by deal, is at least ``Z`` standard errors; else the heuristic's.
 """
 from __future__ import annotations
 
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, rollout
+from gouji_dsl.bots.search import Analysis, Driver, MoveValue, SearchBot, candidates, driver, paired_pick, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -32,7 +40,7 @@ class Node:
     """A node of the tree: the ``move`` that led here (by ``seat``), its children by move, visits,
     availability (iterations in which it could have been chosen) and the total score credited."""
 
-    __slots__ = ("move", "seat", "children", "visits", "avail", "total")
+    __slots__ = ("move", "seat", "children", "visits", "avail", "total", "squares")
 
     def __init__(self, move: Move | None, seat: int):
         self.move = move
@@ -41,10 +49,18 @@ class Node:
         self.visits = 0
         self.avail = 0
         self.total = 0.0
+        self.squares = 0.0
 
     @property
     def mean(self) -> float:
         return self.total / self.visits if self.visits else 0.0
+
+    @property
+    def variance(self) -> float:
+        """The sample variance of the scores credited here (0 below two visits)."""
+        if self.visits < 2:
+            return 0.0
+        return max(0.0, (self.squares - self.total * self.total / self.visits) / (self.visits - 1))
 
 
 class IsmctsBot(SearchBot):
@@ -53,13 +69,21 @@ class IsmctsBot(SearchBot):
     name = "ismcts"
     #: UCB1 exploration constant, on scores scaled to [0, 1] by the range seen in the search
     C = 0.7
+    #: play another move than the heuristic's only when its paired gain is this many standard errors
+    Z = 1.0
+    #: progressive widening below the root: a node with n visits considers 1 + sqrt(n / WIDEN) candidates
+    WIDEN = 4.0
 
-    def __init__(self, rng: random.Random, budget: Budget, *, limit: int | None = None, c: float | None = None):
+    def __init__(self, rng: random.Random, budget: Budget, *, limit: int | None = None, c: float | None = None,
+                 z: float | None = None, widen: float | None = None):
         super().__init__(rng, budget, limit=limit)
         self.c = self.C if c is None else c
+        self.z = self.Z if z is None else z
+        self.widen = self.WIDEN if widen is None else widen
 
     def analyse(self, state: GameState, moves: Sequence[Move] | None = None) -> Analysis:
-        """Search the decision of the seat to act; the analysis lists the root's children."""
+        """Search the decision of the seat to act; the analysis lists the root's candidates with
+        their mean scores over the finished rounds."""
         t0 = time.perf_counter()
         moves = state.legal_moves() if moves is None else moves
         first = moves[0] if len(moves) == 1 else self.policy(state, moves)
@@ -69,54 +93,82 @@ class IsmctsBot(SearchBot):
         seat = first.seat
         obs = self.observer(seat).observe(state)
         rng = random.Random(self.rng.getrandbits(64))
+        n = len(root_cands)
         done = self._clock()
+        if self.budget.think_ms is None:
+            assert self.budget.iterations is not None
+            rounds_wanted = max(1, self.budget.iterations // n)
+            done = lambda i: i >= rounds_wanted * n  # whole rounds only
         root = Node(None, seat)
-        lo, hi = math.inf, -math.inf
-        policy = self.policy
-        limit = self.limit
+        kids = [Node(m, seat) for m in root_cands]
+        for m, k in zip(root_cands, kids):
+            root.children[m] = k
+        self._range = [math.inf, -math.inf]
         drive = driver(state.graph)
-        c = self.c
+        rows: list[list[float]] = []
         its = 0
-        while not done(its):
-            g = determinize(state, obs, sample_deal(obs, rng), rng)
-            node = root
-            path = []
-            cands = root_cands
-            while True:
-                child = None
-                for m in cands:
-                    if m not in node.children:
-                        child = node.children[m] = Node(m, m.seat)
-                        break
-                if child is None:
-                    kids = [node.children[m] for m in cands]
-                    for k in kids:
-                        k.avail += 1
-                    span = hi - lo if hi > lo else 1.0
-                    child = max(kids, key=lambda k: (k.total / k.visits - lo) / span
-                                + c * math.sqrt(math.log(max(k.avail, 1)) / k.visits))
-                assert child.move is not None
-                drive.apply(g, child.move)
-                path.append(child)
-                new = child.visits == 0
-                moves_g: Sequence[Move] = ()
-                while g.to_act is not None and g.phase != "over":
-                    moves_g = drive.moves(g)
-                    if len(moves_g) > 1:
-                        break
-                    drive.apply(g, moves_g[0])
-                if new or g.phase == "over" or g.to_act is None:
+        while True:
+            base = determinize(state, obs, sample_deal(obs, rng), rng)
+            got = []
+            for k in kids:
+                g = base.copy()
+                assert k.move is not None
+                drive.apply(g, k.move)
+                got.append(self._iterate(g, k, drive)[seat])
+                its += 1
+                if len(got) < n and done(its) and rows:
                     break
-                node = child
-                cands = candidates(g, moves_g, policy(g, moves_g), limit)
-            scores = rollout(g, policy, drive=drive)
-            for n in path:
-                v = float(scores[n.seat])
-                n.visits += 1
-                n.total += v
-                lo, hi = min(lo, v), max(hi, v)
-            its += 1
-        tried = [(m, root.children[m]) for m in root_cands if m in root.children]
-        order = sorted(range(len(tried)), key=lambda i: (-tried[i][1].visits, -tried[i][1].mean, i))
-        mv = [MoveValue(tried[i][0], tried[i][1].visits, tried[i][1].mean) for i in order]
-        return Analysis(mv[0].move, mv, its, (time.perf_counter() - t0) * 1000, first)
+            if len(got) == n:
+                rows.append(got)
+            if done(its):
+                break
+        rounds = len(rows)
+        means = [math.fsum(r[i] for r in rows) / rounds for i in range(n)]
+        best = paired_pick(rows, means, self.z)
+        order = [best] + sorted((i for i in range(n) if i != best), key=lambda i: (-means[i], i))
+        mv = [MoveValue(root_cands[i], rounds, means[i]) for i in order]
+        return Analysis(root_cands[best], mv, its, (time.perf_counter() - t0) * 1000, first)
+
+    def _iterate(self, g: GameState, top: Node, drive: Driver) -> Mapping[int, float]:
+        """One iteration below the root child ``top`` (its move already applied to ``g``): descend
+        by UCB with progressive widening, add one node, play out, credit the path."""
+        policy, limit, c, widen = self.policy, self.limit, self.c, self.widen
+        lo, hi = self._range
+        node = top
+        path = [top]
+        while True:
+            moves_g: Sequence[Move] = ()
+            while g.to_act is not None and g.phase != "over":
+                moves_g = drive.moves(g)
+                if len(moves_g) > 1:
+                    break
+                drive.apply(g, moves_g[0])
+            if g.phase == "over" or g.to_act is None or node.visits == 0:
+                break
+            width = 1 + int(math.sqrt(node.visits / widen))
+            cands = candidates(g, moves_g, policy(g, moves_g), limit)[:width]
+            child = None
+            for m in cands:
+                if m not in node.children:
+                    child = node.children[m] = Node(m, m.seat)
+                    break
+            if child is None:
+                options = [node.children[m] for m in cands]
+                for o in options:
+                    o.avail += 1
+                span = hi - lo if hi > lo else 1.0
+                child = max(options, key=lambda o: (o.total / o.visits - lo) / span
+                            + c * math.sqrt(math.log(max(o.avail, 1)) / o.visits))
+            assert child.move is not None
+            drive.apply(g, child.move)
+            path.append(child)
+            node = child
+        scores = rollout(g, policy, drive=drive)
+        for nd in path:
+            v = float(scores[nd.seat])
+            nd.visits += 1
+            nd.total += v
+            nd.squares += v * v
+            lo, hi = min(lo, v), max(hi, v)
+        self._range = [lo, hi]
+        return scores

@@ -10,13 +10,14 @@ legal move, or one candidate, nothing is searched.
 """
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Sequence
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, rollout
+from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, paired_pick, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -25,8 +26,12 @@ class PimcBot(SearchBot):
 
     name = "pimc"
 
-    def __init__(self, rng: random.Random, budget: Budget, *, limit: int | None = None):
+    #: deviate from the heuristic's move only when the paired gain is at least Z standard errors
+    Z = 1.0
+
+    def __init__(self, rng: random.Random, budget: Budget, *, limit: int | None = None, z: float | None = None):
         super().__init__(rng, budget, limit=limit)
+        self.z = self.Z if z is None else z
 
     def analyse(self, state: GameState, moves: Sequence[Move] | None = None) -> Analysis:
         """Search the decision of the seat to act; the analysis lists every candidate's mean score."""
@@ -44,10 +49,9 @@ class PimcBot(SearchBot):
         if self.budget.think_ms is None:
             assert self.budget.iterations is not None
             rounds_wanted = max(1, self.budget.iterations // n)
-            done = lambda i: i >= rounds_wanted * n
+            done = lambda i: i >= rounds_wanted * n  # whole rounds only
         drive = driver(state.graph)
-        sums = [0.0] * n
-        rounds = 0
+        rows: list[list[float]] = []
         its = 0
         while True:
             base = determinize(state, obs, sample_deal(obs, rng), rng)
@@ -57,15 +61,15 @@ class PimcBot(SearchBot):
                 drive.apply(g, m)
                 got.append(float(rollout(g, self.policy, drive=drive)[seat]))
                 its += 1
-                if len(got) < n and done(its) and rounds > 0:
+                if len(got) < n and done(its) and rows:
                     break
             if len(got) == n:
-                rounds += 1
-                for i, v in enumerate(got):
-                    sums[i] += v
+                rows.append(got)
             if done(its):
                 break
-        means = [s / rounds for s in sums]
-        order = sorted(range(n), key=lambda i: (-means[i], i))
+        rounds = len(rows)
+        means = [math.fsum(r[i] for r in rows) / rounds for i in range(n)]
+        best = paired_pick(rows, means, self.z)
+        order = [best] + sorted((i for i in range(n) if i != best), key=lambda i: (-means[i], i))
         mv = [MoveValue(cands[i], rounds, means[i]) for i in order]
-        return Analysis(cands[order[0]], mv, its, (time.perf_counter() - t0) * 1000, first)
+        return Analysis(cands[best], mv, its, (time.perf_counter() - t0) * 1000, first)

@@ -7,7 +7,9 @@ the interpreter (``legal_moves`` / ``apply_in_place``). Both play the same games
 """
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,12 +19,13 @@ from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import Observer
 from gouji_dsl.bots.heuristic import HeuristicBot, card_values
 from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: a move-choosing function: ``policy(state, legal_moves) -> move``
 Policy = Callable[[GameState, Sequence[Move]], Move]
 #: verbs that decline to answer the play on the table
-DECLINE_VERBS = ("pass", "yield")
+DECLINE_VERBS = (Verb.PASS, Verb.YIELD)
 
 
 class RolloutError(RuntimeError):
@@ -73,7 +76,7 @@ def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
     d = drive or driver(state.graph)
     if d.engine is not None:
         try:
-            return d.engine.play_out(state, policy, max_decisions=max_decisions).scores  # type: ignore[no-any-return]
+            return d.engine.play_out(state, policy, max_decisions=max_decisions).scores
         except RuntimeError as e:
             raise RolloutError(str(e)) from None
     steps = 0
@@ -129,6 +132,21 @@ def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int)
         if m not in out:
             out.append(m)
     return out
+
+
+def paired_pick(rows: list[list[float]], means: list[float], z: float) -> int:
+    """The candidate to play from rounds of scores (``rows[r][i]``: candidate ``i`` on round ``r``'s
+    deal; candidate 0 is the heuristic's move): the best mean, when its gain over candidate 0,
+    paired by deal, is positive and at least ``z`` standard errors (``z`` = 0: the best mean); else 0."""
+    best = max(range(len(means)), key=lambda i: (means[i], -i))
+    if best == 0 or z <= 0:
+        return best
+    if len(rows) < 2:
+        return 0
+    d = [r[best] - r[0] for r in rows]
+    m = math.fsum(d) / len(d)
+    sd = statistics.stdev(d)
+    return best if m > 0 and m >= z * sd / math.sqrt(len(d)) else 0
 
 
 # ------------------------------------------------------------------------------ analyses

@@ -165,3 +165,14 @@ def test_search_bot_moves_are_legal_after_transfers():
     assert st2.over
     moves = [parse_move(e["move"], g.model) for e in st2.record if e["type"] == "move"]
     assert moves
+
+
+def test_paired_pick_keeps_the_heuristic_move_without_evidence():
+    from gouji_dsl.bots.search import paired_pick
+    rows = [[0.0, 6.0, -6.0], [0.0, -6.0, 0.0], [0.0, 6.0, 0.0]]   # candidate 1: +2 on average, noisy
+    means = [0.0, 2.0, -2.0]
+    assert paired_pick(rows, means, 1.5) == 0
+    assert paired_pick(rows, means, 0) == 1
+    steady = [[0.0, 2.0, 0.0]] * 2 + [[0.0, 3.0, 0.0], [0.0, 2.0, 0.0]]   # +2.25, small spread
+    assert paired_pick(steady, [0.0, 2.25, 0.0], 1.5) == 1
+    assert paired_pick(rows[:1], means, 1.5) == 0    # one round: no evidence

@@ -87,13 +87,12 @@ class HeuristicBot:
     #: "late in the game" once the hand is down to this share of the cards dealt to it
     LATE = 0.7
 
-    #: the summed card values of a play (a play is one object per card signature of its ruleset's
-    #: card model, so the sum is computed once, whichever bot or game asks)
-    _card_sums: dict[Play, float] = {}
-
     def __init__(self, rng: random.Random | None = None):
         self.rng = rng or random.Random(0)
         self._values: dict[int, list[float]] = {}
+        # the summed card values of a play (a play is one object per card signature of its ruleset's
+        # card model, compared by identity, so the sum is computed once per play)
+        self._card_sums: dict[Play, float] = {}
 
     # ---------------------------------------------------------------------- helpers
     def _vals(self, model: CardModel) -> list[float]:

@@ -70,7 +70,7 @@ class IsmctsBot(SearchBot):
     #: UCB1 exploration constant, on scores scaled to [0, 1] by the range seen in the search
     C = 0.7
     #: play another move than the heuristic's only when its paired gain is this many standard errors
-    Z = 1.0
+    Z = 1.5
     #: progressive widening below the root: a node with n visits considers 1 + sqrt(n / WIDEN) candidates
     WIDEN = 4.0
 

@@ -27,7 +27,7 @@ class PimcBot(SearchBot):
     name = "pimc"
 
     #: deviate from the heuristic's move only when the paired gain is at least Z standard errors
-    Z = 1.0
+    Z = 1.5
 
     def __init__(self, rng: random.Random, budget: Budget, *, limit: int | None = None, z: float | None = None):
         super().__init__(rng, budget, limit=limit)

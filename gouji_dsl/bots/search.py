@@ -75,8 +75,10 @@ def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
     ruleset's generated play-out when there is one)."""
     d = drive or driver(state.graph)
     if d.engine is not None:
+        def ask(st: GameState, moves: Sequence[Move]) -> Move:
+            return moves[0] if len(moves) == 1 else policy(st, moves)
         try:
-            return d.engine.play_out(state, policy, max_decisions=max_decisions).scores
+            return d.engine.play_out(state, ask, max_decisions=max_decisions).scores
         except RuntimeError as e:
             raise RolloutError(str(e)) from None
     steps = 0
@@ -177,7 +179,7 @@ class SearchBot:
 
     name = "search"
     #: candidate moves considered per decision (see :func:`candidates`)
-    LIMIT = 6
+    LIMIT = 4
 
     def __init__(self, rng: random.Random, budget: Budget, *, limit: int | None = None):
         self.rng = rng

@@ -20,7 +20,6 @@ from gouji_dsl.diagnostics import GoujiError
 
 from . import files
 from .helptext import help_markdown
-from .screens.dialogs import Choice, ConfirmScreen
 from .screens.editor import EditorScreen
 from .screens.help import HelpScreen
 from .screens.home import HomeScreen
@@ -131,33 +130,7 @@ class GoujiApp(App[None]):
             return
         screen = EditorScreen(path, self.workspace, text=text, raw=raw,
                               read_only=self.workspace.is_read_only(path), cursor_blink=self.cursor_blink)
-        self.push_screen(screen)
-        self._offer_recovery(screen, text)
-
-    def _offer_recovery(self, screen: EditorScreen, text: str) -> None:
-        rec = files.find_recovery(screen.path)
-        if rec is None or screen.read_only:
-            return
-        if rec.text == text:
-            files.remove_recovery(screen.path)  # nothing was lost
-            return
-
-        def answer(choice: str | None) -> None:
-            if choice == "restore":
-                screen.restore(rec.text)
-                self.notify("Recovered text restored; save it with Ctrl+S.", title="Restored")
-            elif choice == "discard":
-                files.remove_recovery(screen.path)
-
-        self.push_screen(ConfirmScreen(
-            "Recover unsaved text?",
-            f"Unsaved text of {screen.display_name} from {rec.when} was found "
-            f"(the editor did not close normally).",
-            [Choice("restore", "Restore", "primary"), Choice("discard", "Discard", "error"),
-             Choice("cancel", "Later", "default", "l")],
-            default="restore",
-            detail=f"Recovery file: {display_path(rec.path)} ({len(rec.text.splitlines())} lines; the file "
-                   f"has {len(text.splitlines())}). Later keeps it for next time."), answer)
+        self.push_screen(screen)  # it offers the unsaved text of an editor that did not close normally
 
     def open_compare(self, a: str, b: str, **options) -> None:
         """Open the compare screen on rulesets ``a`` and ``b`` (names or paths); ``options``: games,

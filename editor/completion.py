@@ -7,23 +7,34 @@ vocabulary (hooks, functions, variables, play attributes) and the ruleset being 
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
 
-from .skeleton import flow
+from .skeleton import COMMENT_WIDTH, flow, setting_lines
 
 
 @dataclass(frozen=True)
 class Item:
-    """Something to insert: ``label`` is shown and matched, ``insert`` is the text put in."""
+    """Something to insert: ``label`` is shown and matched, ``insert`` is the text put in.
+
+    ``as_key`` is the text put in where a mapping key goes (nothing but indentation before the
+    cursor): for a setting, ``name: value`` with its sentence as a comment above it."""
 
     label: str
     insert: str
     kind: str
     help: str = ""
+    as_key: str | None = None
+
+    def text_at(self, line_before: str) -> str:
+        """What to insert after ``line_before`` (the line up to the name being replaced)."""
+        if self.as_key is not None and not line_before.strip():
+            return self.as_key
+        return self.insert
 
 
 KIND_ORDER = ("setting", "rule", "hook", "key", "rule key", "function", "variable", "attribute",
@@ -59,13 +70,22 @@ def _vocabulary_items() -> list[Item]:
     return out
 
 
-def _ruleset_items(resolved: ResolvedRuleset) -> list[Item]:
+def setting_entry(name: str, value: object, says: str | None) -> str:
+    """``name: value`` as YAML (block style when long), its sentence wrapped above it as comments."""
+    lines = [f"# {ln}" for ln in textwrap.wrap(" ".join((says or "").split()), COMMENT_WIDTH - 2)]
+    return "\n".join(lines + setting_lines(name, value))
+
+
+def _ruleset_items(resolved: ResolvedRuleset, parent: ResolvedRuleset | None = None) -> list[Item]:
     out = []
     for name, s in resolved.settings.items():
         value = flow(s.value)
         if len(value) > 60:
             value = value[:57] + "..."
-        out.append(Item(name, name, "setting", f"= {value}" + (f" — {s.says}" if s.says else "")))
+        base = parent.settings.get(name) if parent is not None else None
+        base = base or s  # the parent's value (what a variant starts from), else this ruleset's
+        out.append(Item(name, name, "setting", f"= {value}" + (f" — {s.says}" if s.says else ""),
+                        as_key=setting_entry(name, base.value, base.says or s.says)))
     for r in resolved.rules:
         out.append(Item(r.id, r.id, "rule", f"on {r.on.text}" + (f" — {r.says}" if r.says else "")))
     for name, d in resolved.definitions.items():
@@ -75,9 +95,10 @@ def _ruleset_items(resolved: ResolvedRuleset) -> list[Item]:
     return out
 
 
-def items_for(resolved: ResolvedRuleset | None) -> list[Item]:
-    """Everything insertable, the ruleset's own names first."""
-    out = _ruleset_items(resolved) if resolved is not None else []
+def items_for(resolved: ResolvedRuleset | None, parent: ResolvedRuleset | None = None) -> list[Item]:
+    """Everything insertable, the ruleset's own names first. ``parent``: the resolved parent, whose
+    values a setting inserted as a key starts from."""
+    out = _ruleset_items(resolved, parent) if resolved is not None else []
     out += _vocabulary_items() + _schema_items()
     out.append(Item("new rule", RULE_SNIPPET, "snippet", "a rule skeleton (id, on, when, effect, says, source)"))
     return out

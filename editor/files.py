@@ -6,15 +6,19 @@ Nothing here knows about Textual, so it is tested directly.
   the target (``os.replace``), so a reader sees either the old file or the new one, never half of it.
 - :class:`DiskState` remembers what a file looked like when it was opened or last saved, so a save
   can refuse to silently overwrite a file that something else changed since.
-- Recovery copies: while a buffer has unsaved changes the editor writes it to ``FILE.recovery`` beside
-  the file (``*.recovery`` is git-ignored) or, when that folder is not writable, to a per-user cache
-  folder. The copy is removed when the buffer is saved or explicitly discarded, and offered back when
-  the file is opened again.
+- Recovery copies: while a buffer has unsaved changes the editor writes it to its own copy,
+  ``FILE.recovery`` (or ``FILE.2.recovery``... when an older copy is still waiting) beside the file
+  (``*.recovery`` is git-ignored) or, when that folder is not writable, in a per-user cache folder.
+  A copy is removed only when its editor saves or drops its changes, when the user discards it, or
+  when it holds exactly the file's text; every other copy is offered back (with a diff) each time
+  the file is opened.
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,24 +88,56 @@ def _cache_dir() -> Path:
     return Path(base) / "gouji" / "recovery"
 
 
-def _cache_recovery_path(path: Path) -> Path:
+def _cache_stem(path: Path) -> str:
     key = hashlib.sha1(str(path.resolve()).encode("utf-8")).hexdigest()[:16]
-    return _cache_dir() / f"{path.name}.{key}{RECOVERY_SUFFIX}"
+    return f"{path.name}.{key}"
+
+
+def _slots(folder: Path, stem: str) -> list[Path]:
+    """Recovery copies named ``STEM.recovery`` or ``STEM.N.recovery`` in ``folder``."""
+    if not folder.is_dir():
+        return []
+    pattern = re.compile(re.escape(stem) + r"(?:\.(\d+))?" + re.escape(RECOVERY_SUFFIX) + "$")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [folder / n for n in names if pattern.match(n)]
 
 
 def recovery_candidates(path: str | os.PathLike[str]) -> list[Path]:
-    """Where a recovery copy of ``path`` may be: beside it, then in the cache folder."""
-    p = Path(path)
-    return [p.with_name(p.name + RECOVERY_SUFFIX), _cache_recovery_path(p)]
+    """Every recovery copy of ``path`` on disk: beside it (``FILE.recovery``, ``FILE.2.recovery``, ...)
+    and in the per-user cache folder."""
+    p = Path(path).absolute()
+    return sorted(_slots(p.parent, p.name)) + sorted(_slots(_cache_dir(), _cache_stem(p)))
+
+
+def _writable_folder(path: Path) -> tuple[Path, str]:
+    folder = path.parent
+    if folder.is_dir() and os.access(folder, os.W_OK):
+        return folder, path.name
+    return _cache_dir(), _cache_stem(path)
+
+
+def new_recovery_slot(path: str | os.PathLike[str]) -> Path:
+    """A recovery file name for ``path`` that no copy uses yet: ``FILE.recovery``, else
+    ``FILE.2.recovery``, ``FILE.3.recovery``... (beside the file when its folder is writable, else
+    in the cache folder). Each editor session writes to its own slot, so a copy that was not
+    restored or discarded (the recovery dialog's "Later") is never overwritten."""
+    folder, stem = _writable_folder(Path(path).absolute())
+    first = folder / f"{stem}{RECOVERY_SUFFIX}"
+    if not first.exists():
+        return first
+    n = 2
+    while (folder / f"{stem}.{n}{RECOVERY_SUFFIX}").exists():
+        n += 1
+    return folder / f"{stem}.{n}{RECOVERY_SUFFIX}"
 
 
 def recovery_path(path: str | os.PathLike[str]) -> Path:
-    """Where to write the recovery copy of ``path``: beside it when that folder is writable."""
-    beside, cached = recovery_candidates(path)
-    folder = beside.parent
-    if folder.is_dir() and os.access(folder, os.W_OK):
-        return beside
-    return cached
+    """Where the first recovery copy of ``path`` goes (``FILE.recovery`` when its folder is writable)."""
+    folder, stem = _writable_folder(Path(path).absolute())
+    return folder / f"{stem}{RECOVERY_SUFFIX}"
 
 
 @dataclass(frozen=True)
@@ -117,16 +153,17 @@ class Recovery:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.saved_at))
 
 
-def write_recovery(path: str | os.PathLike[str], text: str) -> Path:
-    """Write the unsaved ``text`` of ``path`` to its recovery copy (atomically) and return where."""
-    where = recovery_path(path)
+def write_recovery(path: str | os.PathLike[str], text: str, slot: str | os.PathLike[str] | None = None) -> Path:
+    """Write the unsaved ``text`` of ``path`` to the recovery copy ``slot`` (default: a fresh one from
+    :func:`new_recovery_slot`), atomically, and return where."""
+    where = Path(slot) if slot is not None else new_recovery_slot(path)
     where.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(where, text, fsync=False)
     return where
 
 
-def find_recovery(path: str | os.PathLike[str]) -> Recovery | None:
-    """The newest readable recovery copy of ``path``, or None."""
+def find_recoveries(path: str | os.PathLike[str]) -> list[Recovery]:
+    """Every readable recovery copy of ``path``, newest first."""
     found: list[Recovery] = []
     for cand in recovery_candidates(path):
         try:
@@ -134,15 +171,34 @@ def find_recovery(path: str | os.PathLike[str]) -> Recovery | None:
             found.append(Recovery(cand, text, cand.stat().st_mtime))
         except (OSError, UnicodeDecodeError):
             continue
-    return max(found, key=lambda r: r.saved_at) if found else None
+    return sorted(found, key=lambda r: (-r.saved_at, str(r.path)))
+
+
+def find_recovery(path: str | os.PathLike[str]) -> Recovery | None:
+    """The newest readable recovery copy of ``path``, or None."""
+    found = find_recoveries(path)
+    return found[0] if found else None
+
+
+def remove_recovery_copy(copy: str | os.PathLike[str] | None) -> None:
+    """Delete one recovery copy (a missing one is fine)."""
+    if copy is None:
+        return
+    try:
+        Path(copy).unlink()
+    except OSError:
+        pass
 
 
 def remove_recovery(path: str | os.PathLike[str]) -> None:
-    """Delete every recovery copy of ``path`` (missing ones are fine)."""
+    """Delete every recovery copy of ``path`` (missing ones are fine). The editor removes only its
+    own copy (:func:`remove_recovery_copy`); this is for tools and tests."""
     for cand in recovery_candidates(path):
-        try:
-            cand.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            pass
+        remove_recovery_copy(cand)
+
+
+def recovery_diff(saved: str, recovered: str, name: str = "file", context: int = 2) -> list[str]:
+    """The unified diff from the file's text to the recovered text (lines without newlines)."""
+    return [ln.rstrip("\n") for ln in difflib.unified_diff(
+        saved.splitlines(keepends=True), recovered.splitlines(keepends=True),
+        fromfile=f"{name} (on disk)", tofile=f"{name} (recovered)", n=context)]

@@ -35,6 +35,10 @@ class Validation:
         return [d for d in self.diagnostics if d.severity == "error"]
 
     @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity != "error"]
+
+    @property
     def ok(self) -> bool:
         return self.graph is not None and not self.errors
 

@@ -62,6 +62,7 @@ class RulesetEntry:
     chain: tuple[str, ...] = ()          # ancestor names, nearest first (after validation)
     status: str = "pending"              # pending | valid | invalid
     problems: tuple[Diagnostic, ...] = field(default=(), repr=False)
+    warnings: tuple[Diagnostic, ...] = field(default=(), repr=False)
     rule_count: int = 0
 
     @property
@@ -89,7 +90,7 @@ class RulesetEntry:
         else:
             chain, title, description = self.chain, self.title, self.description
         return replace(self, chain=chain, title=title, description=description,
-                       status="valid" if v.ok else "invalid", problems=tuple(v.errors),
+                       status="valid" if v.ok else "invalid", problems=tuple(v.errors), warnings=tuple(v.warnings),
                        rule_count=len(v.graph.nodes) if v.graph is not None else 0)
 
 

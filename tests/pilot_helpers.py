@@ -1,26 +1,45 @@
-"""Pilot helpers shared by the app's tests (editor, compare, play wiring)."""
+"""Pilot helpers shared by the app's tests (editor, compare, play wiring).
+
+Waits are event-driven: the editor and the home screen say when their checks are done
+(:meth:`EditorScreen.wait_validated`, :meth:`HomeScreen.wait_checked`), and :func:`wait_for` lets the
+app run (its message queue drained) until a condition holds. None of them
+assumes how fast the machine is: :data:`HANG_GUARD` only stops a test that can never finish.
+"""
 from __future__ import annotations
 
-import time
+import asyncio
 
 from gouji_app.screens.editor import EditorScreen
 from gouji_app.screens.home import HomeScreen
 
+HANG_GUARD = 600.0
+"""Seconds after which a wait is taken for a hang (a bug), not for a slow machine."""
 
-async def wait_for(pilot, condition, timeout: float = 5.0, what: str = "condition") -> None:
-    """Pause the app until ``condition()`` holds; fail the test after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
+
+async def _guarded(awaitable, what: str) -> None:
+    try:
+        await asyncio.wait_for(awaitable, HANG_GUARD)
+    except TimeoutError:
+        raise AssertionError(f"{what} never happened (waited {HANG_GUARD:.0f} s: a hang)") from None
+
+
+async def wait_for(pilot, condition, timeout: float | None = None, what: str = "condition") -> None:
+    """Let the app run until ``condition()`` holds: each round drains the app's message queue
+    (``pilot.pause``), so a condition the app's own events (a worker's result, a timer, a key)
+    make true is seen as soon as they are handled. ``timeout`` is accepted for old callers and
+    ignored: a slow (loaded) machine only makes the wait longer."""
+    async def rounds() -> None:
+        while not condition():
+            await pilot.pause(0.02)
+    await _guarded(rounds(), what)
 
 
 async def editor_ready(pilot) -> EditorScreen:
     """The editor screen, once the current text is validated."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, EditorScreen), what="the editor")
     screen = pilot.app.screen
-    await wait_for(pilot, lambda: screen.is_validated, what="validation")
+    await _guarded(screen.wait_validated(), "validation")
+    await pilot.pause()
     return screen
 
 
@@ -28,7 +47,6 @@ async def home_ready(pilot) -> HomeScreen:
     """The home screen, once every listed ruleset is checked."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen), what="home")
     home = pilot.app.screen
-    await wait_for(pilot, lambda: home.entries and not home.checking, what="home validation")
-    await pilot.app.workers.wait_for_complete()
+    await _guarded(home.wait_checked(), "home validation")
     await pilot.pause()
     return home

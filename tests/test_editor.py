@@ -19,6 +19,7 @@ from gouji_app import files
 from gouji_app.app import GoujiApp
 from gouji_app.completion import Item, indent_for, items_for, replacement, word_before
 from gouji_app.screens import ConfirmScreen, EditorScreen, HomeScreen, NewVariantScreen, PickerScreen
+from gouji_app.screens.recovery import RecoveryScreen
 from gouji_app.skeleton import COMMON_SETTINGS, variant_text
 from gouji_app.validation import validate_file, validate_text
 from gouji_app.widgets import DiagnosticsList
@@ -39,7 +40,9 @@ settings:
     value: "2"
     says: "2s may fill out a group."
   gouji_minimum: {T: 5, J: 4, Q: 3, K: 2, A: 2, "2": 1}
-  sweep_multiplier: 2
+  sweep_multiplier:
+    value: 2
+    says: "The sweep multiplies the score."
 definitions:
   done(s): "passed(s) or not active(s)"
 rules:
@@ -172,7 +175,19 @@ def test_picker_inserts_a_setting_name_replacing_the_typed_prefix(ws: Path):
             assert picker.shown[0].label == "sweep_multiplier"
             await pilot.press("enter")
             await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
-            assert area.document.get_line(6) == "  sweep_multiplier"
+            # a setting name where a key goes: `name: <the parent's value>`, its sentence above it (issue 15)
+            assert area.document.get_line(6) == "  # The sweep multiplies the score."
+            assert area.document.get_line(7) == "  sweep_multiplier: 2"
+            ed = await editor_ready(pilot)
+            assert ed.validation.ok, ed.validation.diagnostics
+            assert ed.validation.resolved.settings["sweep_multiplier"].origin.line == 8
+            # inside an expression the bare name goes in
+            area.cursor_location = (REQUIRE_LINE + 1, len(TOWN.splitlines()[REQUIRE_LINE - 1]) - 1)
+            await pilot.press(*" or gouji_mi", "ctrl+n")
+            await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen), what="picker")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
+            assert area.document.get_line(REQUIRE_LINE + 1).endswith(' or gouji_minimum"')
     run(scenario())
 
 
@@ -341,8 +356,9 @@ def test_recovery_copy_is_written_while_dirty_and_offered_after_a_crash(ws: Path
     async def reopen():
         app = make_app(ws, "town.yaml")
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="recovery question")
-            assert "Recover" in app.screen.title_text
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="recovery question")
+            diff = str(app.screen.query_one("#recovery-diff Static").render())
+            assert "-title: Our town\n" in diff and "+title: Our town (lost?)" in diff  # a preview of the change
             await pilot.press("r")
             ed = await editor_ready(pilot)
             assert "title: Our town (lost?)" in ed.text and ed.dirty
@@ -354,6 +370,54 @@ def test_recovery_copy_is_written_while_dirty_and_offered_after_a_crash(ws: Path
     run(crash())
     assert path.read_text(encoding="utf-8") == TOWN  # never saved
     run(reopen())
+
+
+def test_recovery_later_never_overwrites_the_kept_text(ws: Path):
+    """Issue 15 fix 1: Later keeps the copy; the next session's edits go to a copy of their own; both are
+    offered next time, each with its diff, until restored or discarded."""
+    path = ws / "town.yaml"
+    first = path.with_name("town.yaml.recovery")
+    files.write_recovery(path, TOWN.replace("Our town", "Our town (lost?)"), first)
+
+    async def later_then_type_and_crash():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="recovery question")
+            await pilot.press("escape")  # Later
+            ed = await editor_ready(pilot)
+            assert not ed.dirty
+            ed.text_area.cursor_location = (0, 0)
+            await pilot.press("#")
+            second = path.with_name("town.yaml.2.recovery")
+            await wait_for(pilot, lambda: second.exists() and second.read_text(encoding="utf-8").startswith("#"),
+                           what="the editor's own copy")
+            assert "Our town (lost?)" in first.read_text(encoding="utf-8")  # the kept text is untouched
+            app.exit()
+
+    async def both_offered():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="recovery question")
+            dialog = app.screen
+            assert dialog.position == (1, 2)
+            # at 80x24 the dialog keeps its title and its buttons on screen
+            box = dialog.query_one(".recovery")
+            assert box.region.y >= 0 and box.region.bottom <= 24
+            for b in dialog.query("Button"):
+                assert b.region.height == 1 and box.region.contains_region(b.region)
+            await pilot.press("d")  # the newest: the stray '#'
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen) and app.screen is not dialog,
+                           what="the second copy")
+            assert app.screen.position == (2, 2)
+            await pilot.press("r")
+            ed = await editor_ready(pilot)
+            assert "Our town (lost?)" in ed.text and not ed.text.startswith("#")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: not ed.dirty, what="saved")
+        assert files.find_recoveries(path) == []
+
+    run(later_then_type_and_crash())
+    run(both_offered())
 
 
 def test_recovery_identical_to_the_file_is_dropped_silently(ws: Path):
@@ -503,3 +567,38 @@ def test_snapshot_editor_graph_view_80x24(snapshot_world: Path, snap_compare):
 
     app = GoujiApp(workspace=Path("rules"), open_path=Path("rules/town.yaml"), cursor_blink=False)
     assert snap_compare(app, terminal_size=(80, 24), run_before=graph)
+
+
+def test_a_warning_shows_in_the_status_not_valid(ws: Path):
+    """Issue 15 fix 7: a misspelt setting is only a warning, but the status says so (not "✓ valid")."""
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            assert str(ed.query_one("#status").render()).startswith("✓ valid")
+            ed.text_area.cursor_location = (5, len("  filler_rank: null"))
+            await pilot.press("enter", *"swep_multiplier: 3")
+            ed = await editor_ready(pilot)
+            assert ed.validation.ok and [d.severity for d in ed.validation.diagnostics] == ["warning"]
+            status = str(ed.query_one("#status").render())
+            assert status.startswith("▲ 1 warning") and "valid" not in status, status
+            assert list(ed.text_area.marks) == [6] and ed.text_area.marks[6][0] == "warning"
+    run(scenario())
+
+
+def test_keys_sent_in_a_burst_keep_their_order(ws: Path):
+    """Issue 15 fix 6: Down, End, Q arriving at once (a loaded machine, tmux send-keys) append Q to the
+    next line's end: the cursor keys are not overtaken by the character typed after them."""
+    from textual import events
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.cursor_location = (3, 0)  # `settings:`; the next line is `  gouji_minimum: ...`
+            for key, char in (("down", None), ("end", None), ("Q", "Q"), ("home", None), ("ctrl+t", None)):
+                app.post_message(events.Key(key, char))  # all queued before the app handles the first
+            await wait_for(pilot, lambda: ed.text_area.document.get_line(4).lstrip().startswith("#"),
+                           what="the burst handled")
+            assert ed.text_area.document.get_line(4) == '  # gouji_minimum: {"2": 2}Q'
+    run(scenario())

@@ -2,10 +2,12 @@
 
 Validation runs ``VALIDATE_DELAY`` seconds after the last keystroke, in a thread worker; results
 older than the latest edit are dropped. While the buffer has unsaved changes it is copied to a
-recovery file every ``RECOVERY_INTERVAL`` seconds (see :mod:`editor.files`).
+recovery file of its own every ``RECOVERY_INTERVAL`` seconds (see :mod:`editor.files`); copies left
+by an editor that did not close normally are offered back, with a diff, when the file is opened.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,8 +21,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static, TextArea
 
-from gouji_dsl.diagnostics import SourcePos
+from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.loader import resolve
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 
 from .. import files
@@ -31,6 +34,7 @@ from ..widgets.side_panel import OriginTree
 from ..workspace import Workspace, display_path
 from .dialogs import CANCEL, Choice, ConfirmScreen
 from .picker import PickerScreen
+from .recovery import RecoveryChoice, RecoveryScreen
 
 VALIDATE_DELAY = 0.3
 RECOVERY_INTERVAL = 2.0
@@ -64,6 +68,8 @@ class EditorScreen(Screen[None]):
                 tooltip="Test-play this text (unsaved changes too) against bots"),
         Binding("f8", "compare", "Compare", show=False,
                 tooltip="Compare this text (unsaved too) with another ruleset: rules and play"),
+        Binding("f6", "recover", "Recovered text", show=False,
+                tooltip="Offer again the unsaved text kept with 'Later' (from an editor that did not close normally)"),
         Binding("f1", "app.help", "Help", tooltip="The ruleset language, with examples"),
         Binding("ctrl+b", "close", "Close", tooltip="Close the file and go back to the list"),
         Binding("ctrl+q", "app.quit", "Quit", tooltip="Quit gouji (asks about unsaved changes)"),
@@ -85,11 +91,14 @@ class EditorScreen(Screen[None]):
         self.last_graph: RuleGraph | None = None
         self.generation = 0          # bumped on every edit
         self.validated_generation = -1
+        self._validated = asyncio.Event()  # set while the problems shown are those of the current text
         self._debounce: Timer | None = None
         self._recovery_text: str | None = None
+        self.recovery_slot: Path | None = None  # this editor's own recovery copy (created when first written)
         self._disk_warned = False
         self._area: RulesTextArea | None = None
         self._deps: dict[str, int] = {}
+        self._parent_cache: tuple[tuple[str, dict[str, int]], ResolvedRuleset | None] | None = None
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -118,6 +127,7 @@ class EditorScreen(Screen[None]):
         self._update_title()
         self._schedule_validation(0)
         self.set_interval(RECOVERY_INTERVAL, self._tick)
+        self.offer_recovery()
 
     @property
     def text_area(self) -> RulesTextArea:
@@ -143,6 +153,7 @@ class EditorScreen(Screen[None]):
     @on(TextArea.Changed, "#source")
     def _changed(self, _event: TextArea.Changed) -> None:
         self.generation += 1
+        self._validated.clear()
         self._update_title()
         self._schedule_validation(VALIDATE_DELAY)
 
@@ -175,11 +186,18 @@ class EditorScreen(Screen[None]):
         """True when the problems shown are those of the current text."""
         return self.validated_generation == self.generation
 
+    async def wait_validated(self) -> None:
+        """Return once the problems shown are those of the current text (event-driven: for tests and
+        scripts that drive the editor)."""
+        while not self.is_validated:
+            await self._validated.wait()
+
     def _show_validation(self, generation: int, result: Validation) -> None:
         if generation != self.generation or not self.is_mounted:
             return  # the text changed since: a newer check is on its way
         self.validation = result
         self.validated_generation = generation
+        self._validated.set()
         self._deps = _signature(self._dependencies(result))
         stale = ""
         if result.resolved is not None:
@@ -220,7 +238,14 @@ class EditorScreen(Screen[None]):
             status.append("… checking", style="dim")
         elif v.ok:
             n = len(v.graph.nodes) if v.graph else 0
-            status.append("✓ valid", style="bold green")
+            warnings = v.warnings
+            if warnings:  # valid, but most likely not what was meant (a misspelt setting nobody reads)
+                w = len(warnings)
+                status.append(f"▲ {w} warning{'s' if w != 1 else ''}", style="bold yellow")
+                status.append(f": {warnings[0].message}", style="yellow")
+                status.append("  ctrl+g next", style="dim")
+            else:
+                status.append("✓ valid", style="bold green")
             status.append(f"  {n} rules, {len(v.resolved.settings) if v.resolved else 0} settings",
                           style="dim")
         else:
@@ -304,7 +329,23 @@ class EditorScreen(Screen[None]):
         row, col = area.cursor_location
         prefix = word_before(area.document.get_line(row), col)
         resolved = self.last_resolved
-        self.app.push_screen(PickerScreen(items_for(resolved), prefix), self._inserted)
+        self.app.push_screen(PickerScreen(items_for(resolved, self._parent_resolved()), prefix), self._inserted)
+
+    def _parent_resolved(self) -> ResolvedRuleset | None:
+        """The parent ruleset as resolved from disk (its values are what an inserted setting starts from)."""
+        resolved = self.last_resolved
+        if resolved is None or len(resolved.chain) < 2:
+            return None
+        parent = resolved.chain[1]
+        key = (parent, _signature(list(resolved.chain[1:])))
+        if self._parent_cache is not None and self._parent_cache[0] == key:
+            return self._parent_cache[1]
+        try:
+            value: ResolvedRuleset | None = resolve(Path(parent), search=self.workspace.search)
+        except GoujiError:
+            value = None
+        self._parent_cache = (key, value)
+        return value
 
     def _inserted(self, item: Item | None) -> None:
         if item is None:
@@ -315,9 +356,10 @@ class EditorScreen(Screen[None]):
         """Insert ``item`` at the cursor, replacing the part of the name already typed."""
         area = self.text_area
         row, col = area.cursor_location
-        prefix = word_before(area.document.get_line(row), col)
+        line = area.document.get_line(row)
+        prefix = word_before(line, col)
         n = replacement(prefix, item.insert)
-        text = indent_for(item.insert, col - n)
+        text = indent_for(item.text_at(line[:col - n]), col - n)
         area.replace(text, (row, col - n), (row, col))
         area.focus()
 
@@ -392,8 +434,7 @@ class EditorScreen(Screen[None]):
         self.saved_text = text
         self.disk = files.DiskState.from_bytes(self.path, data)
         self._disk_warned = False
-        files.remove_recovery(self.path)
-        self._recovery_text = None
+        self._drop_own_recovery()
         self._update_title()
         self._show_status()
         v = self.validation
@@ -411,19 +452,31 @@ class EditorScreen(Screen[None]):
         self.disk = files.DiskState.from_bytes(self.path, raw)
         self._disk_warned = False
         self.text_area.load_text(text)
-        files.remove_recovery(self.path)
+        self._drop_own_recovery()
         self._update_title()
         return True
 
     # -------------------------------------------------------------- recovery and disk watch
+    def _write_own_recovery(self, text: str) -> None:
+        if self.recovery_slot is None:
+            self.recovery_slot = files.new_recovery_slot(self.path)
+        files.write_recovery(self.path, text, self.recovery_slot)
+        self._recovery_text = text
+
+    def _drop_own_recovery(self) -> None:
+        """The buffer was saved, reloaded or its changes discarded: its own copy is not needed.
+        Copies of other sessions (kept with "Later") stay."""
+        files.remove_recovery_copy(self.recovery_slot)
+        self.recovery_slot = None
+        self._recovery_text = None
+
     def _save_recovery(self) -> None:
         if not self.dirty or not self.is_mounted:
             return
         text = self.text
         if text != self._recovery_text:
             try:
-                files.write_recovery(self.path, text)
-                self._recovery_text = text
+                self._write_own_recovery(text)
             except OSError as e:
                 self.log.warning(f"recovery copy failed: {e}")
 
@@ -431,9 +484,54 @@ class EditorScreen(Screen[None]):
         # The app is closing (or crashed) with unsaved text: keep it for next time.
         try:
             if not self.read_only and self.text != self.saved_text and self.text != self._recovery_text:
-                files.write_recovery(self.path, self.text)
+                self._write_own_recovery(self.text)
         except Exception:
             pass
+
+    def pending_recoveries(self) -> list[files.Recovery]:
+        """Recovery copies of this file other than this editor's own, newest first. A copy that holds
+        exactly the file's text (nothing was lost) is removed on the way."""
+        out = []
+        for rec in files.find_recoveries(self.path):
+            if self.recovery_slot is not None and same_file(rec.path, self.recovery_slot):
+                continue
+            if rec.text in (self.saved_text, self.initial_text):
+                files.remove_recovery_copy(rec.path)
+                continue
+            out.append(rec)
+        return out
+
+    def offer_recovery(self, *, quiet: bool = True) -> None:
+        """Offer each waiting recovery copy in turn (a dialog with a diff: restore, discard, later)."""
+        if self.read_only:
+            return
+        pending = self.pending_recoveries()
+        if not pending:
+            if not quiet:
+                self.notify("No unsaved text is waiting for this file.", timeout=3)
+            return
+        self._offer(pending, 0)
+
+    def _offer(self, pending: list[files.Recovery], i: int) -> None:
+        if i >= len(pending):
+            return
+        rec = pending[i]
+
+        def answer(choice: RecoveryChoice | None) -> None:
+            if choice == RecoveryChoice.RESTORE:
+                self.restore(rec)
+                self.notify("Recovered text restored; save it with Ctrl+S.", title="Restored")
+            elif choice == RecoveryChoice.DISCARD:
+                files.remove_recovery_copy(rec.path)
+            else:
+                self.notify(f"Kept {display_path(rec.path)}: F6 (or the next time you open the file) offers it again.",
+                            title="Recovered text kept", timeout=5)
+            self._offer(pending, i + 1)
+        self.app.push_screen(RecoveryScreen(self.display_name, rec, self.saved_text, position=(i + 1, len(pending))),
+                             answer)
+
+    def action_recover(self) -> None:
+        self.offer_recovery(quiet=False)
 
     def _tick(self) -> None:
         """Every few seconds: copy unsaved text to the recovery file; notice changes on disk (of this
@@ -447,13 +545,18 @@ class EditorScreen(Screen[None]):
                         title="Changed on disk", severity="warning", timeout=6)
             self._show_status()
 
-    def restore(self, text: str) -> None:
-        """Replace the buffer with recovered ``text`` (undoable; the buffer stays unsaved)."""
+    def restore(self, recovery: files.Recovery | str) -> None:
+        """Replace the buffer with recovered text (undoable; the buffer stays unsaved). A
+        :class:`~editor.files.Recovery` copy becomes this editor's own copy: it is removed when the
+        buffer is saved; the copy this editor wrote before, if any, stays on disk."""
+        text = recovery if isinstance(recovery, str) else recovery.text
         area = self.text_area
         end = (area.document.line_count - 1, len(area.document.get_line(area.document.line_count - 1)))
         area.replace(text, (0, 0), end)
         area.cursor_location = (0, 0)
-        self._recovery_text = text
+        if not isinstance(recovery, str):
+            self.recovery_slot = recovery.path
+            self._recovery_text = text
 
     # -------------------------------------------------------------- leaving
     def action_new_variant(self) -> None:
@@ -487,7 +590,7 @@ class EditorScreen(Screen[None]):
             if choice == "save":
                 self.save(then)
             elif choice == "discard":
-                files.remove_recovery(self.path)
+                self._drop_own_recovery()
                 self.saved_text = self.text  # nothing left to ask about
                 then(True)
             else:

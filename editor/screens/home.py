@@ -1,6 +1,7 @@
 """Home: the bundled rulesets and the workspace's own, with parents, titles and validation state."""
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +25,9 @@ def status_text(entry: RulesetEntry) -> Text:
     if entry.status == "invalid":
         n = len(entry.problems)
         return Text(f"✗ {n} error{'s' if n != 1 else ''}", style="bold red")
+    if entry.status == "valid" and entry.warnings:
+        n = len(entry.warnings)
+        return Text(f"▲ {n} warning{'s' if n != 1 else ''}", style="bold yellow")
     if entry.status == "valid":
         return Text(f"✓ {entry.rule_count} rules", style="green")
     return STATUS.get(entry.status, Text(entry.status))
@@ -47,6 +51,7 @@ class HomeScreen(Screen[None]):
         self.workspace = workspace
         self.entries: dict[str, RulesetEntry] = {}
         self._signature: dict[str, int] = {}
+        self._checked = asyncio.Event()  # set once every listed ruleset is checked
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -105,13 +110,14 @@ class HomeScreen(Screen[None]):
             prev = old.get(e.key)
             if prev is not None:  # keep showing the last result until the new one arrives
                 e = replace(e, chain=prev.chain, status=prev.status, problems=prev.problems,
-                            rule_count=prev.rule_count)
+                            warnings=prev.warnings, rule_count=prev.rule_count)
             self.entries[e.key] = e
             table.add_row(*self._cells(e), key=e.key)
         want = str(select) if select else current
         if want and want in self.entries:
             table.move_cursor(row=table.get_row_index(want))
         self._show_details()
+        self._checked.clear()
         self.validate_all(list(self.entries.values()))
 
     def _cells(self, e: RulesetEntry) -> list:
@@ -140,6 +146,22 @@ class HomeScreen(Screen[None]):
                 self.app.call_from_thread(self._update_entry, checked)
             except RuntimeError:  # the app is closing
                 return
+        try:
+            self.app.call_from_thread(self._all_checked)
+        except RuntimeError:
+            pass
+
+    def _all_checked(self) -> None:
+        if not self.checking:
+            self._checked.set()
+
+    async def wait_checked(self) -> None:
+        """Return once every listed ruleset is checked (event-driven: for tests and scripts)."""
+        while True:
+            await self._checked.wait()
+            if not self.checking:
+                return
+            self._checked.clear()  # listed again meanwhile: the new check sets it
 
     def _update_entry(self, entry: RulesetEntry) -> None:
         if entry.key not in self.entries:
@@ -175,6 +197,10 @@ class HomeScreen(Screen[None]):
                 t.append(f"\n✗ {Path(d.path).name}:{d.line}:{max(d.col, 1)}: {d.message}", style="red")
             if len(e.problems) > 4:
                 t.append(f"\n  … and {len(e.problems) - 4} more (open the file to see them all)", style="red")
+        for d in e.warnings[:3] if e.status == "valid" else ():
+            t.append(f"\n▲ {Path(d.path).name}:{d.line}:{max(d.col, 1)}: {d.message}", style="yellow")
+            if d.hint:
+                t.append(f" ({d.hint})", style="yellow")
         if e.read_only:
             t.append("\nRead-only: open it to read it, or press n to start a variant of it.", style="dim")
         details.update(t)

@@ -9,6 +9,8 @@ from textual.geometry import Offset
 from textual.strip import Strip
 from textual.widgets import TextArea
 
+from .keys import run_binding_now
+
 MARKERS = {"error": "●", "warning": "▲"}
 
 
@@ -29,6 +31,10 @@ class RulesTextArea(TextArea):
         self.language = language if language in self.available_languages else None
 
     async def _on_key(self, event: events.Key) -> None:
+        # cursor keys and the editor's keys take effect in the order typed (issue 15: Down, End, Q)
+        own = ("enter", "tab", "escape") if self.tab_behavior == "indent" else ("enter",)
+        if await run_binding_now(self, event, own):
+            return
         if event.key == "enter" and not self.read_only:
             # Keep the indentation (YAML is all about it): same as the line above, deeper after
             # `key:` or inside a `- ` list item.

@@ -334,7 +334,7 @@ def test_compare_from_home_and_from_the_editor_buffer(ws: Path):
             assert picker.shown[0].name == "town-root"  # the parent first
             await pilot.press("enter")
             screen = await compared(pilot)
-            assert (screen.a.name, screen.b.name) == ("town-root", "town")
+            assert (screen.a.name, screen.b.name) == ("town", "town-root")  # the selected ruleset is A (issue 15)
             assert screen.diff.setting("filler_rank") is not None
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is home, what="home")

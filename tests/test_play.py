@@ -7,6 +7,7 @@ import copy
 import functools
 
 import pytest
+from pilot_helpers import wait_for
 
 from gouji_app.play.app import PlayApp
 from gouji_app.play.screen import PlayScreen
@@ -79,8 +80,12 @@ async def test_scripted_deal_to_the_end():
         moves = [e["move"] for e in st.record if e["type"] == "move"]
         # every seat of the burn order is offered the burn (and passes), then the opposite
         assert moves[:7] == ["1 play R 7", "3 pass", "5 pass", "2 pass", "6 pass", "4 pass", "1 play 55"]
-        trick = screen.query_one("#trick").render()
-        assert "Game over" in str(trick)
+        trick = screen.query_one("#trick")
+        assert trick.border_title.endswith("· over")
+        lines = str(trick.render()).splitlines()   # the end-of-game panel: one place per line, never wrapped mid-entry
+        assert lines[0].startswith("1st 头科 (first out)") and "you" in lines[0] and lines[0].endswith("+4")
+        assert lines[5].startswith("6th 大落 (last)") and "seat 2" in lines[5]
+        assert "team 1 (you) +4" in lines[6] and "no sweep" in lines[7]
 
 
 @sync
@@ -385,3 +390,114 @@ def test_play_command_errors_without_a_traceback(tmp_path):
     bad.write_text('{"ruleset": "online", "events": [1]}')
     res = runner.invoke(play_command, ["--record", str(bad)])
     assert res.exit_code == 1 and f"{bad}:1:34:" in res.output
+
+
+# ------------------------------------------------------------------------------ issue 15 fixes
+RULEBOOK_HANDS = {1: "2 33 4 9", 2: "2 3 4 55", 3: "2 3 4 77", 4: "2 3 4 TT", 5: "2 3 4 QQ", 6: "2 3 4 AA"}
+
+
+@sync
+async def test_why_box_tab_enter_and_it_goes_when_the_text_changes():
+    from gouji_app.play.dialogs import RuleSourceScreen
+    app = app_for("rulebook", hands=RULEBOOK_HANDS, leader=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        await type_move(pilot, "pass")               # no point declared
+        await type_move(pilot, "33")                 # refused: 3s only as the last play
+        why = screen.query_one("#why")
+        assert why.has_class("-shown") and why.highlighted == 0
+        assert all(not why.get_option_at_index(i).disabled for i in range(why.option_count))
+        await pilot.press("tab")
+        assert why.has_focus
+        await pilot.press("enter")                   # the first rule: the one that refused
+        await wait_for(pilot, lambda: isinstance(app.screen, RuleSourceScreen), what="the rule's source")
+        title = app.screen.query_one(".play-dialog").border_title
+        assert title.startswith("bundled: base.yaml:") and "site-packages" not in title and "/" not in title
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back")
+        await pilot.press("f3")                      # the hint fills a legal move: the old box goes
+        assert not why.has_class("-shown")
+        assert "✓ legal" in str(screen.query_one("#feedback").render())
+
+
+@sync
+async def test_why_dialog_tab_enter_opens_the_first_rule():
+    from gouji_app.play.dialogs import RuleSourceScreen, WhyScreen
+    app = app_for("rulebook", hands=RULEBOOK_HANDS, leader=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await type_move(pilot, "pass")
+        await pilot.press("3", "3", "f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the why dialog")
+        await pilot.press("tab", "shift+tab", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RuleSourceScreen), what="the rule's source")
+
+
+@sync
+async def test_a_turn_error_does_not_outlive_the_turn():
+    app = app_for("online", seed=7, leader=2, speed="fast")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        assert not s.your_turn
+        screen.query_one("#move").value = s.model.text(s.state.hands[1])[:1]
+        await pilot.pause()
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.pause()
+        feedback = str(screen.query_one("#feedback").render())
+        assert "turn" not in feedback.split("—")[0] or "✓" in feedback, feedback
+
+
+@sync
+async def test_wide_log_ctrl_l_and_escape_return_to_the_move_box():
+    app = app_for("online", seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        log, move = screen.query_one(GameLog), screen.query_one("#move")
+        width = log.size.width
+        await pilot.press("ctrl+l")
+        assert log.has_focus and log.size.width == width   # focusing the log does not squeeze the table
+        await pilot.press("ctrl+l")
+        assert move.has_focus
+        await pilot.press("ctrl+l", "escape")
+        assert move.has_focus
+        await pilot.press("ctrl+l", "A")                   # a card typed in the log goes to the move box
+        assert move.has_focus and move.value == "A"
+
+
+@sync
+async def test_the_log_follows_f6():
+    app = app_for("online", seed=11)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        log = screen.query_one(GameLog)
+        for _ in range(6):
+            await pilot.press("f6")
+            await pilot.pause()
+            node = log.cursor_node
+            assert node is not None and node.data[1] == s.cursor
+            assert log.scroll_y <= node.line < log.scroll_y + log.scrollable_content_region.height
+
+
+@sync
+async def test_the_narrow_log_shows_where_the_game_is():
+    app = app_for("online", seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        log = screen.query_one(GameLog)
+        for _ in range(4):
+            await pilot.press("f6")
+            await pilot.pause()
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.pause()
+        node = log.cursor_node
+        assert log.display and node is not None and node.data[1] == s.cursor
+        assert log.scroll_y <= node.line < log.scroll_y + log.scrollable_content_region.height

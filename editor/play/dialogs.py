@@ -17,11 +17,13 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from gouji_dsl import resources
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
 
-from .session import PlaySession
+from ..workspace import display_path
+from .session import GameSummary, PlaySession
 from .widgets import event_text, short_where
 
 
@@ -33,6 +35,18 @@ def reason_prompt(r: Reason) -> Text:
     if r.pos is not None:
         t.append(f"  {short_where(r.pos)}", style="dim")
     return t
+
+
+def rule_file_label(path: str | os.PathLike[str]) -> str:
+    """A ruleset file as people name it: ``bundled: base.yaml`` for the rulesets that come with gouji
+    (never a site-packages path), else the path relative to the current folder (or ``~/…``)."""
+    p = Path(path)
+    try:
+        if p.resolve().parent == resources.rules_dir().resolve():
+            return f"bundled: {p.name}"
+    except (OSError, FileNotFoundError):
+        pass
+    return display_path(p)
 
 
 # ------------------------------------------------------------------------------ legal moves
@@ -125,6 +139,12 @@ class WhyScreen(ModalScreen[None]):
             self._reasons = reasons
             yield Label("[b]enter[/b] open the rule  [b]esc[/b] close", classes="play-dialog-keys")
 
+    def on_mount(self) -> None:
+        # Tab or Enter right away works on the first rule (issue 15: nothing happened)
+        for ol in self.query("#why-list").results(OptionList):
+            ol.highlighted = 0
+            ol.focus()
+
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -147,7 +167,7 @@ class RuleSourceScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="play-dialog wide") as box:
-            box.border_title = f"{self.path}:{self.line}"
+            box.border_title = f"{rule_file_label(self.path)}:{self.line}"
             try:
                 text = Path(self.path).read_text(encoding="utf-8")
                 start = max(1, self.line - 3)
@@ -272,6 +292,96 @@ class ExportScreen(ModalScreen[None]):
 
 
 # ------------------------------------------------------------------------------ between games
+def tribute_text(session: PlaySession, game: GameSummary) -> Text:
+    """The tribute paid before a game, per team: ``team 2 → team 1: 3 cards``."""
+    st = session.state
+    flows: dict[tuple[int, int], int] = {}
+    for e in game.tribute:
+        try:
+            n = sum(session.model.parse(e["cards"]))
+        except GoujiError:
+            n = len(e["cards"].split())
+        key = (st.team(e["giver"]), st.team(e["receiver"]))
+        flows[key] = flows.get(key, 0) + n
+    if not flows:
+        return Text("—", style="dim")
+    return Text(", ".join(f"T{a}→T{b} {n}" if a != b else f"T{a} inside {n}" for (a, b), n in sorted(flows.items())))
+
+
+def scoreboard_table(table: DataTable, session: PlaySession) -> None:
+    """Fill ``table`` with the match so far: a row per game (places, sweep, tribute paid before it,
+    the teams' scores) and the running team totals after each game."""
+    s = session
+    st = s.state
+    me = s.seat
+    games = s.match_summary()
+    teams = sorted({st.team(x) for x in st.seat_list})
+    mine = st.team(me)
+    table.clear(columns=True)
+    table.add_column("game")
+    table.add_column("places: 1st → last (seats)")
+    table.add_column("sweep")
+    table.add_column("tribute before")
+    for t in teams:
+        table.add_column(f"team {t}{' (you)' if t == mine else ''}")
+    for t in teams:
+        table.add_column(f"total {t}")
+    totals = dict.fromkeys(teams, 0)
+    for g in games:
+        places = Text()
+        for i, seat in enumerate(g.order()):
+            if i:
+                places.append(" ")
+            places.append("you" if seat == me else str(seat), style="bold green" if st.team(seat) == mine else "red")
+        row: list = [f"{g.number}" + ("" if g.over else " …"), places if g.over else Text("playing", style="dim"),
+                     Text("sweep", style="bold") if g.sweep else Text("—", style="dim"), tribute_text(s, g)]
+        for t in teams:
+            v = g.team_scores.get(t, 0) if g.over else None
+            row.append(Text(f"{v:+}", style="green" if v and v > 0 else ("red" if v and v < 0 else "")) if v is not None else "")
+        for t in teams:
+            if g.over:
+                totals[t] += g.team_scores.get(t, 0)
+            row.append(Text(f"{totals[t]:+}", style="bold"))
+        table.add_row(*row)
+
+
+class ScoreboardScreen(ModalScreen[None]):
+    """The match so far (F11, and when the last game of a match is over)."""
+
+    BINDINGS = [Binding("escape,enter,f11,q", "dismiss(None)", "Close")]
+
+    def __init__(self, session: PlaySession, *, final: bool = False):
+        super().__init__(classes="play-dialog-screen")
+        self.session = session
+        self.final = final
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        st = s.state
+        with Vertical(classes="play-dialog wide") as box:
+            games = [g for g in s.match_summary() if g.over]
+            box.border_title = (f"Match over: {s.length} games" if self.final else
+                                f"Scoreboard: game {s.game_index % s.length + 1} of {s.length}" if s.length > 1
+                                else "Scoreboard")
+            table: DataTable = DataTable(id="scoreboard", cursor_type="none", zebra_stripes=True)
+            table.can_focus = False
+            yield table
+            totals = s.match_totals()
+            mine = st.team(s.seat)
+            if totals:
+                best = max(totals.values())
+                leaders = [t for t, v in totals.items() if v == best]
+                verdict = ("the match is level" if len(leaders) > 1 else
+                           f"team {leaders[0]}{' (you)' if leaders[0] == mine else ''} "
+                           f"{'wins' if self.final else 'leads'} by {best - min(totals.values()):g}")
+                yield Static(Text(f"After {len(games)} game{'s' if len(games) != 1 else ''}: {verdict}.", style="bold"),
+                             classes="play-section")
+            yield Label(f"[b]enter/esc[/b] close  ·  F10 deals {s.next_game_label()}", classes="play-dialog-keys")
+
+    def on_mount(self) -> None:
+        scoreboard_table(self.query_one("#scoreboard", DataTable), self.session)
+
+
 class BetweenGamesScreen(ModalScreen[None]):
     """The match so far, then what happens before play: tribute, buying, returns, shown one step
     at a time (Enter shows the next step at once; when all are shown, Enter plays on)."""
@@ -295,9 +405,8 @@ class BetweenGamesScreen(ModalScreen[None]):
         st = s.state
         with Vertical(classes="play-dialog wide") as box:
             n = st.game_number
-            box.border_title = f"Game {n}" + (f" of a {s.length}-game match" if s.length > 1 else "")
-            board = s.scoreboard()
-            if board:
+            box.border_title = f"Game {n}" + (f" of {s.length} (a {s.length}-game match)" if s.length > 1 else "")
+            if any(g.over for g in s.match_summary()):
                 yield Label("Match so far", classes="play-section")
                 table: DataTable = DataTable(id="scoreboard", cursor_type="none", zebra_stripes=True)
                 table.can_focus = False  # Enter steps through the dialog
@@ -307,21 +416,8 @@ class BetweenGamesScreen(ModalScreen[None]):
             yield Label("[b]enter[/b] next step / play on  [b]esc[/b] play on", classes="play-dialog-keys")
 
     def on_mount(self) -> None:
-        s = self.session
-        board = s.scoreboard()
-        if board:
-            table = self.query_one("#scoreboard", DataTable)
-            seats = range(1, s.graph.n_seats + 1)
-            table.add_columns("game", *[f"{'you' if x == s.seat else x}" for x in seats], "team 1", "team 2")
-            totals = {x: 0 for x in seats}
-            for num, scores in board:
-                for x in seats:
-                    totals[x] += scores.get(x, 0)
-                t1 = scores.get(1, 0)
-                t2 = scores.get(2, 0)
-                table.add_row(str(num), *[f"{scores.get(x, 0):+}" for x in seats], f"{t1:+}", f"{t2:+}")
-            table.add_row(Text("total", style="bold"), *[Text(f"{totals[x]:+}", style="bold") for x in seats],
-                          Text(f"{totals[1]:+}", style="bold"), Text(f"{totals.get(2, 0):+}", style="bold"))
+        if any(g.over for g in self.session.match_summary()):
+            scoreboard_table(self.query_one("#scoreboard", DataTable), self.session)
         self._render_steps()
         if self.animate and self.steps:
             self._timer = self.set_interval(self.STEP_DELAY, self._tick)
@@ -391,4 +487,5 @@ class PlayHelpScreen(ModalScreen[None]):
 
 
 __all__ = ["LegalMovesScreen", "WhyScreen", "RuleSourceScreen", "PathScreen", "ExportScreen",
-           "BetweenGamesScreen", "PlayHelpScreen", "reason_prompt", "Footer"]
+           "BetweenGamesScreen", "ScoreboardScreen", "scoreboard_table", "PlayHelpScreen", "rule_file_label", "reason_prompt",
+           "Footer"]

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -32,6 +32,7 @@ from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
 from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
+from ..widgets.keys import run_binding_now
 from .dialogs import (
     BetweenGamesScreen,
     ExportScreen,
@@ -39,11 +40,12 @@ from .dialogs import (
     PathScreen,
     PlayHelpScreen,
     RuleSourceScreen,
+    ScoreboardScreen,
     WhyScreen,
     reason_prompt,
 )
-from .session import PLACE_NAMES, PlaySession, Typed, ordinal
-from .widgets import GameLog, HandView, SeatBox, TrickView, markers, short_where
+from .session import PlaySession, Typed
+from .widgets import GameLog, HandView, SeatBox, TrickView, markers, place_text, short_where
 
 SPEEDS: list[tuple[str, float]] = [("instant", 0.0), ("fast", 0.1), ("normal", 0.35), ("slow", 1.0)]
 
@@ -63,7 +65,11 @@ ACTIONS: list[tuple[str, str, str]] = [
 
 
 class MoveBox(Input):
-    """The move box. Home / End with nothing typed go to the start / end of the game (replay)."""
+    """The move box. Home / End with nothing typed go to the start / end of the game (replay).
+    Enter, Escape and the screen's keys take effect in the order typed, also in a burst."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        await run_binding_now(self, event)
 
     def action_home(self, select: bool = False) -> None:
         play = self.screen
@@ -100,6 +106,7 @@ class PlayScreen(Screen[None]):
         Binding("f8", "speed", "Speed", show=False, tooltip="Bot speed: instant, fast, normal, slow"),
         Binding("f9", "autopass", "Auto-pass", show=False, tooltip="Pass for you when pass is your only move"),
         Binding("f10", "next_game", "Next game", show=False, tooltip="Deal the next game (tribute between games of a match)"),
+        Binding("f11", "scoreboard", "Scoreboard", show=False, tooltip="The match so far: places, sweeps, tribute, team totals"),
         Binding("ctrl+r", "resume", "Resume", show=False, tooltip="Play on from the position shown (drops what came after)"),
         Binding("ctrl+s", "save", "Save", tooltip="Save the game record (JSON)"),
         Binding("ctrl+o", "open", "Open", show=False, tooltip="Open a game record and replay it step by step"),
@@ -133,7 +140,10 @@ class PlayScreen(Screen[None]):
         self._timer: Timer | None = None
         self._typed: Typed | None = None
         self._why: list = []
+        self._why_text = ""  # the refused move the why box explains
         self._syncing = False
+        self.open_hands = False  # review mode shows every hand
+        self._finals_shown: set[tuple[int, int]] = set()
 
     def action_close(self) -> None:
         """Back to the screen this one was opened from; in the standalone play app, quit."""
@@ -153,6 +163,7 @@ class PlayScreen(Screen[None]):
                         yield SeatBox(id=f"seat-{rel}", classes="seat")
                     yield TrickView(id="trick")
                     yield SeatBox(id="seat-1", classes="seat")
+                yield Static("", id="notes")
                 yield Static("", id="you")
                 yield HandView(id="hand")
                 yield MoveBox(placeholder="type a move: RR TTT · pass · yield · burn BB JJJJ … (Enter plays, F1 help)",
@@ -196,15 +207,16 @@ class PlayScreen(Screen[None]):
         for rel in range(1, st.n_seats):
             seat = (me - 1 + rel) % st.n_seats + 1
             try:
-                self.query_one(f"#seat-{rel}", SeatBox).show(s, seat)
+                self.query_one(f"#seat-{rel}", SeatBox).show(s, seat, open_hands=self.open_hands)
             except Exception:
                 pass
         self._refresh_trick()
+        self._refresh_notes()
         you = Text()
         you.append(f"Seat {me} · you · team {st.team(me)}", style="bold")
         if me in st.places:
             p = st.places[me]
-            you.append(f" · out {ordinal(p)} ({PLACE_NAMES.get(p, '')})")
+            you.append(f" · out {place_text(p)}")
         n = st.hand_size(me)
         you.append(f" · {n} card{'s' if n != 1 else ''}")
         marks = markers(s, me)
@@ -213,12 +225,31 @@ class PlayScreen(Screen[None]):
         if s.your_turn:
             you.append("  ▶ your turn", style="bold reverse")
         self.query_one("#you", Static).update(you)
+        value = self.query_one("#move", Input).value
+        # what is typed is read again against the position now shown (a turn error goes stale)
+        self._typed = s.interpret(value) if value.strip() else None
         self._refresh_hand()
         self._refresh_status()
         self._refresh_actions()
         self._refresh_feedback()
         log = self.query_one(GameLog)
         log.sync()
+        self._check_match_over()
+
+    def _check_match_over(self) -> None:
+        """When the last game of a match ends in play, show the final scoreboard (once)."""
+        s = self.session
+        if s.mode != "play" or not s.live or not s.match_over:
+            return
+        key = (id(s), s.cursor)
+        if key in self._finals_shown:
+            return
+        self._finals_shown.add(key)
+        if not isinstance(self.app.screen, ModalScreen):
+            self.app.push_screen(ScoreboardScreen(s, final=True))
+
+    def action_scoreboard(self) -> None:
+        self.app.push_screen(ScoreboardScreen(self.session))
 
     @property
     def log_shown(self) -> bool:
@@ -227,6 +258,31 @@ class PlayScreen(Screen[None]):
 
     def _refresh_trick(self) -> None:
         self.query_one(TrickView).show(self.session, log_shown=self.log_shown)
+
+    def _refresh_notes(self) -> None:
+        """What the table does not say by itself: hidden counts, and the terms of the markers shown."""
+        s = self.session
+        st = s.state
+        me = s.seat
+        notes = Text()
+        hidden = not self.open_hands and any(
+            "count" not in info and int(seat) not in st.places for seat, info in st.view(me)["others"].items())
+        rule = s.count_rule()
+        if hidden and rule is not None:
+            notes.append("? cards ", style="bold")
+            notes.append(f"{rule[1]}  ", style="dim")
+        seen: set[str] = set()
+        for seat in st.seat_list:
+            for name in sorted(n for n, seats in st.flags.items() if seat in seats):
+                if name in seen:
+                    continue
+                seen.add(name)
+                node = s.flag_rule(name)
+                term = s.flag_term(name)
+                if node is not None and node.says:
+                    notes.append(name.replace("_", " ") + (f" {term}" if term else "") + " ", style="bold")
+                    notes.append(f"{node.says}  ", style="dim")
+        self.query_one("#notes", Static).update(notes)
 
     def on_resize(self) -> None:
         footer = self.query_one(Footer)  # narrow: all the shown keys fit in 80 columns (ctrl+p still works)
@@ -276,7 +332,8 @@ class PlayScreen(Screen[None]):
         if not value.strip():
             st = s.state
             if st.over:
-                t.append("The game is over. F10 deals the next game; ctrl+s saves the record.", style="dim")
+                t.append(f"Game {st.game_number}" + (f" of {s.length}" if s.length > 1 else "") + " is over. ", style="bold")
+                t.append(f"F10 deals {s.next_game_label()} · F11 scoreboard · ctrl+s saves the record.", style="dim")
             elif s.your_turn:
                 moves = s.legal()
                 n = sum(1 for m in moves if m.cards is not None)
@@ -354,6 +411,8 @@ class PlayScreen(Screen[None]):
     @on(Input.Changed, "#move")
     def _typed_changed(self, event: Input.Changed) -> None:
         self._typed = self.session.interpret(event.value) if event.value.strip() else None
+        if self._why and event.value.strip() != self._why_text:
+            self._hide_why()  # the box explained another move (issue 15: stale after F3)
         if not self._syncing:
             self._refresh_hand()
         self._refresh_feedback()
@@ -409,25 +468,29 @@ class PlayScreen(Screen[None]):
             self._refresh_feedback()
             self.app.bell()
             return False
-        return self._make(typed.move)
+        return self._make(typed.move, consumed=text)
 
-    def _make(self, move: Move, by: str = "you") -> bool:
+    def _make(self, move: Move, by: str = "you", consumed: str | None = None) -> bool:
         s = self.session
         try:
             s.apply(move, by)
         except IllegalMove as e:
             self.notify(str(e), severity="error")
             return False
-        self._clear_input()
+        self._clear_input(consumed)
         self._hide_why()
         self.refresh_all()
         self._after_move()
         return True
 
-    def _clear_input(self) -> None:
+    def _clear_input(self, consumed: str | None = None) -> None:
+        """Empty the move box; after a move, only the text that made it (``consumed``): keys typed
+        after Enter in a burst stay for the next move."""
         inp = self.query_one("#move", Input)
         self._typed = None
-        inp.value = ""
+        rest = inp.value[len(consumed):].lstrip() if consumed and inp.value.startswith(consumed) else ""
+        inp.value = rest
+        inp.cursor_position = len(rest)
 
     def _show_why(self, typed: Typed) -> None:
         ol = self.query_one("#why", OptionList)
@@ -437,8 +500,10 @@ class PlayScreen(Screen[None]):
             return
         reasons = [r for r in exp.reasons if r.verdict == "forbade"] + [r for r in exp.reasons if r.verdict != "forbade"]
         self._why = reasons
-        head = Option(Text(f"Why {exp.move} is refused (Tab here, Enter opens a rule):", style="bold"), disabled=True)
-        ol.add_options([head] + [Option(reason_prompt(r), id=f"why-{i}") for i, r in enumerate(reasons)])
+        self._why_text = typed.text.strip()
+        ol.border_title = f"Why {exp.move} is refused (Tab here, Enter opens a rule)"
+        ol.add_options([Option(reason_prompt(r), id=f"why-{i}") for i, r in enumerate(reasons)])
+        ol.highlighted = 0 if reasons else None
         ol.add_class("-shown")
 
     def _hide_why(self) -> None:
@@ -446,6 +511,7 @@ class PlayScreen(Screen[None]):
         ol.clear_options()
         ol.remove_class("-shown")
         self._why = []
+        self._why_text = ""
 
     @on(OptionList.OptionSelected, "#why")
     def _why_selected(self, event: OptionList.OptionSelected) -> None:
@@ -687,7 +753,9 @@ class PlayScreen(Screen[None]):
             return
         if not s.live:
             s.resume_here()
+        label = s.next_game_label()
         s.next_game()
+        self.notify(f"Dealt {label}.", timeout=3)
         self._clear_input()
         self._hide_why()
         self.refresh_all()
@@ -707,13 +775,32 @@ class PlayScreen(Screen[None]):
         self.query_one("#move", Input).focus()
 
     def action_log(self) -> None:
-        self.toggle_class("-show-log")
-        self._refresh_trick()
+        """Narrow: show the log in place of the table, or back. Wide: focus the log, or back to the
+        move box when it has focus (Escape in the log goes back too)."""
         log = self.query_one(GameLog)
-        if self.has_class("-show-log") or not self.has_class("-narrow"):
-            log.focus()
-        else:
+        if self.has_class("-narrow"):
+            self.toggle_class("-show-log")
+            self._refresh_trick()
+            if self.has_class("-show-log"):
+                log.focus()
+            else:
+                self.query_one("#move", Input).focus()
+        elif log.has_focus:
             self.query_one("#move", Input).focus()
+        else:
+            log.focus()
+
+    @on(GameLog.Leave)
+    def _leave_log(self, event: GameLog.Leave) -> None:
+        """Escape or a typed card in the log: back to the move box (the card goes in)."""
+        event.stop()
+        if self.has_class("-narrow") and self.has_class("-show-log"):
+            self.remove_class("-show-log")
+            self._refresh_trick()
+        inp = self.query_one("#move", Input)
+        inp.focus()
+        if event.character:
+            inp.insert_text_at_cursor(event.character)
 
     # ------------------------------------------------------------------ files
     def _default_record_path(self) -> str:

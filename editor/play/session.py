@@ -36,6 +36,53 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.simulate import game_seed, match_length
 
 PLACE_NAMES = {1: "头科", 2: "二科", 3: "三科", 4: "四科", 5: "二落", 6: "大落"}
+"""The places' names (RULES.md §6: 头科 1st, 二科 2nd, 三科 3rd, 四科 4th, 二落 5th, 大落 6th)."""
+PLACE_GLOSS = {1: "first out", 2: "second out", 3: "third out", 4: "fourth out", 5: "second last", 6: "last"}
+"""The places' names in words, shown beside the Chinese ones."""
+
+_TERM = re.compile(r"[(（]([\u3400-\u9fff][\u3400-\u9fff/ ·、]*)[)）]")
+
+
+def term_of(sentence: str | None) -> str | None:
+    """The first Chinese term a rule's sentence gives in brackets: "... opens the point (开点); ..." → 开点."""
+    m = _TERM.search(sentence or "")
+    return m.group(1).strip() if m else None
+
+
+def team_score(state: GameState, team: int) -> int | float:
+    """A team's score for the game: its players' common score, or their sum when they differ."""
+    vals = [v for s, v in state.scores.items() if state.team(s) == team]
+    if not vals:
+        return 0
+    return vals[0] if all(v == vals[0] for v in vals) else sum(vals)
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One finished game of a match, for the scoreboard."""
+
+    number: int                          # game number within the match (1-based)
+    places: dict[int, int]               # seat -> place
+    scores: dict[int, Any]               # seat -> score
+    team_scores: dict[int, Any]          # team -> score
+    sweep: bool
+    tribute: list[dict[str, Any]]        # the tribute transfers paid before this game's play
+    over: bool = True
+
+    def order(self) -> list[int]:
+        """Seats by place, first out first."""
+        return [s for s, _ in sorted(self.places.items(), key=lambda kv: kv[1])]
+
+
+def tribute_of(state: GameState) -> list[dict[str, Any]]:
+    """The tribute paid at the start of ``state``'s game (transfers the engine made as tribute)."""
+    return [e for e in state.record if e["type"] == "transfer" and str(e.get("rule", "")).startswith("tribute")]
+
+
+def summarize(state: GameState) -> GameSummary:
+    teams = sorted({state.team(s) for s in state.seat_list})
+    return GameSummary(state.game_number, dict(state.places), dict(state.scores),
+                       {t: team_score(state, t) for t in teams}, bool(state.sweep), tribute_of(state), state.over)
 
 
 def ordinal(n: int) -> str:
@@ -127,6 +174,7 @@ class PlaySession:
         self.mode = "play"              # "play" or "replay" (a loaded record, nothing moves by itself)
         self.record_path: str | None = None
         self.last_illegal: str | None = None
+        self._terms: dict[str, str | None] = {}
         self._legal_cache: tuple[int, list[Move]] | None = None
         self._bots: dict[tuple[int, int], Any] = {}
         fixed = None
@@ -368,6 +416,32 @@ class PlaySession:
         """(game number, scores per seat) for every finished game of the current match."""
         return [(st.game_number, dict(st.scores)) for st in self.finals() if st.over]
 
+    def match_summary(self, upto: int | None = None) -> list[GameSummary]:
+        """Every game of the current match so far (the last one possibly still being played)."""
+        return [summarize(st) for st in self.finals(upto)]
+
+    def match_totals(self, upto: int | None = None) -> dict[int, Any]:
+        """Running team totals over the finished games of the current match."""
+        totals: dict[int, Any] = {}
+        for g in self.match_summary(upto):
+            if g.over:
+                for t, v in g.team_scores.items():
+                    totals[t] = totals.get(t, 0) + v
+        return totals
+
+    @property
+    def match_over(self) -> bool:
+        """The last game of the match is over."""
+        st = self.state
+        return st.over and self.length > 1 and (self.game_index + 1) % self.length == 0
+
+    def next_game_label(self) -> str:
+        """What F10 deals now: ``game 3 of 5``, or ``a new match`` after the last game."""
+        if self.length <= 1:
+            return "the next game"
+        nxt = self.game_index % self.length + 2
+        return f"game {nxt} of {self.length}" if nxt <= self.length else f"a new match (game 1 of {self.length})"
+
     def previous_game(self) -> GameState | None:
         """The final state of the game before the current one in this match."""
         fin = self.finals()
@@ -488,8 +562,87 @@ class PlaySession:
             return not st.is_active(st.opposite(seat)) and st.is_active(seat)
         return v and st.is_active(seat)
 
-    def scramble(self) -> bool:
-        return bool(self.probe.ask("scramble", self.state))
+    def scramble(self, state: GameState | None = None) -> bool:
+        return bool(self.probe.ask("scramble", state or self.state))
+
+    def scramble_started(self, index: int | None = None) -> bool:
+        """The four-way scramble began with entry ``index`` (default: the cursor)."""
+        i = self.cursor if index is None else index
+        if i <= 0 or self.entries[i].move is None:
+            return False
+        return self.scramble(self.entries[i].state) and not self.scramble(self.entries[i - 1].state)
+
+    def flag_changes(self, index: int | None = None) -> list[tuple[str, int, bool]]:
+        """Ruleset flags (``opened``, ``dead_gouji`` ...) that entry ``index`` set (True) or cleared
+        (False), as (flag, seat, set)."""
+        i = self.cursor if index is None else index
+        if i <= 0 or self.entries[i].move is None:
+            return []
+        before, after = self.entries[i - 1].state.flags, self.entries[i].state.flags
+        out = []
+        for name in sorted(set(before) | set(after)):
+            b, a = before.get(name, set()), after.get(name, set())
+            out += [(name, seat, True) for seat in sorted(a - b)] + [(name, seat, False) for seat in sorted(b - a)]
+        return out
+
+    def flag_rule(self, name: str) -> Any:
+        """The first rule that marks flag ``name`` (its sentence explains the term), or None."""
+        return next((n for n in self.graph.nodes if n.effect == "mark" and n.expr == name), None)
+
+    def flag_term(self, name: str) -> str | None:
+        """The Chinese term for flag ``name``: from the sentence of the rule that marks it, else from
+        any rule or setting sentence that names it ("dead gouji (够死级)", "declare the point (宣点)")."""
+        if name in self._terms:
+            return self._terms[name]
+        rule = self.flag_rule(name)
+        term = term_of(rule.says) if rule is not None else None
+        if term is None:
+            words = name.replace("_", " ")
+            stems = [words] + ([words[:-1], words[:-2]] if words.endswith("ed") else [])
+            says = [n.says for n in self.graph.nodes if n.says]
+            if self.graph.resolved is not None:
+                says += [v.says for v in self.graph.resolved.settings.values() if v.says]
+            for stem in stems:
+                pat = re.compile(re.escape(stem) + r"[a-z]*(?: [a-z]+){0,3} ?[(（]([\u3400-\u9fff][^)）]*)[)）]", re.I)
+                term = next((m.group(1) for t in says if (m := pat.search(t))), None)
+                if term:
+                    break
+        self._terms[name] = term
+        return term
+
+    def definition_says(self, name: str) -> str | None:
+        spec = self.graph.resolved.definitions.get(name) if self.graph.resolved is not None else None
+        return spec.says if spec is not None else None
+
+    def who_may_answer(self, state: GameState | None = None) -> tuple[list[int], list[int]]:
+        """For the play on the table: the seats still to be asked that may follow it, and those that
+        may burn it (the ruleset's follow / burn rules, in the order they will be asked)."""
+        from gouji_dsl.engine.interpreter import Ctx
+        st = state or self.state
+        if st.top is None or st.over or st.phase != "play":
+            return [], []
+        follow, burn = [], []
+        for seat, cap in st.queue:
+            if seat is None or seat == st.top.seat or not st.is_active(seat):
+                continue
+            ctx = Ctx(st, seat=seat, top=st.top)
+            if cap == "burn" and st.graph.permit("burn", ctx) and seat not in burn:
+                burn.append(seat)
+            elif cap == "follow" and st.graph.permit("follow", ctx) and seat not in follow:
+                follow.append(seat)
+        return follow, burn
+
+    def count_rule(self) -> tuple[str, str] | None:
+        """How a hidden card count becomes visible: (short, full) from the ruleset's ``see_count``
+        rule, its settings written out: ("shown at ≤ 10", "view.count-at-ten: hand_size(target) <= 10 — ...")."""
+        node = next((n for n in self.graph.nodes if n.hook == "see_count"), None)
+        if node is None:
+            return None
+        expr = re.sub(r"settings\.(\w+)", lambda m: _setting_text(self.graph.settings.get(m.group(1), m.group(0))),
+                      node.expr)
+        m = re.fullmatch(r"\s*hand_size\(target\)\s*(<=|<)\s*(\d+)\s*", expr)
+        short = (f"shown at ≤ {int(m.group(2)) - (1 if m.group(1) == '<' else 0)}" if m else f"shown when {expr}")
+        return short, f"{node.id}: {expr}" + (f" — {node.says}" if node.says else "")
 
     def trick_events(self) -> list[dict[str, Any]]:
         """The events of the trick on the table (since the last trick began)."""
@@ -511,4 +664,9 @@ class PlaySession:
         return e.state.record[len(prev):]
 
 
-__all__ = ["PlaySession", "Entry", "Typed", "PLACE_NAMES", "ordinal", "field"]
+def _setting_text(value: Any) -> str:
+    return str(value) if isinstance(value, (int, float, str)) else "…"
+
+
+__all__ = ["PlaySession", "Entry", "Typed", "GameSummary", "PLACE_NAMES", "PLACE_GLOSS", "ordinal", "term_of", "team_score",
+           "summarize", "tribute_of", "field"]

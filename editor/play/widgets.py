@@ -16,7 +16,7 @@ from textual.widgets.tree import TreeNode
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.interpreter import GameState, explain, parse_move
 
-from .session import PLACE_NAMES, PlaySession, ordinal
+from .session import PLACE_GLOSS, PLACE_NAMES, PlaySession, ordinal, summarize
 
 
 def role(state: GameState, me: int, seat: int) -> str:
@@ -28,10 +28,16 @@ def role(state: GameState, me: int, seat: int) -> str:
 
 
 # ------------------------------------------------------------------------------ seats
-class SeatBox(Static):
-    """One seat: name, team, card count (as the ruleset lets you see it), place, markers."""
+def place_text(place: int) -> str:
+    """``5th 二落 (second last)``."""
+    return f"{ordinal(place)} {PLACE_NAMES.get(place, '')} ({PLACE_GLOSS.get(place, '')})".replace("  ", " ")
 
-    def show(self, session: PlaySession, seat: int) -> None:
+
+class SeatBox(Static):
+    """One seat: name, team, card count (as the ruleset lets you see it), place, markers. With
+    ``open_hands`` (review mode) every hand is shown."""
+
+    def show(self, session: PlaySession, seat: int, *, open_hands: bool = False) -> None:
         st = session.state
         me = session.seat
         view = st.view(me)
@@ -44,22 +50,25 @@ class SeatBox(Static):
         lines.append(f"team {st.team(seat)}", style="bold" if st.team(seat) == st.team(me) else "")
         if seat in st.places:
             p = st.places[seat]
-            lines.append(f" · out {ordinal(p)} {PLACE_NAMES.get(p, '')}", style="bold green" if p <= 3 else "bold red")
-        elif seat == me:
-            lines.append(f" · {st.hand_size(seat)} cards")
+            lines.append(f" · out {place_text(p)}", style="bold green" if p <= 3 else "bold red")
+        elif seat == me or open_hands:
+            lines.append(f" · {st.hand_size(seat)} cards", style="bold yellow" if st.hand_size(seat) <= 5 else "")
         elif "count" in info:
             n = info["count"]
             lines.append(f" · {n} card{'s' if n != 1 else ''}", style="bold yellow" if n <= 5 else "")
         else:
-            lines.append(" · ? cards", style="dim")
-        if "hand" in info:
+            rule = session.count_rule()
+            lines.append(" · ? cards" + (f" ({rule[0]})" if rule else ""), style="dim")
+        if open_hands and seat != me:
+            lines.append("\n" + (st.hand_text(seat) or "(no cards)"), style="cyan")
+        elif "hand" in info:
             lines.append("\n" + info["hand"], style="dim")
         marks = markers(session, seat)
         lines.append("\n")
         if st.to_act == seat and not st.over:
             lines.append("▶ to act ", style="bold reverse")
             lines.append(" ")
-        lines.append(" ".join(marks), style="italic")
+        lines.append(" · ".join(marks), style="italic")
         self.update(lines)
         self.set_class(st.to_act == seat and not st.over, "-to-act")
         self.set_class(not st.is_active(seat), "-out")
@@ -67,91 +76,196 @@ class SeatBox(Static):
 
 
 def markers(session: PlaySession, seat: int) -> list[str]:
-    """Markers for a seat: passed, head-less, burning, revolution, the ruleset's flags."""
+    """Markers for a seat: passed, head-less, burning, revolution, the ruleset's flags (with their
+    Chinese terms, taken from the rules that set them)."""
     st = session.state
     out = []
     if seat in st.passed:
         out.append("passed")
     if st.burner == seat:
-        out.append("burning")
+        out.append("burning 烧牌")
     if seat in st.revolted:
-        out.append("revolution")
+        out.append("revolution 革命")
     if seat in st.failed and seat not in st.revolted:
         out.append("failed")
     if st.phase == "play" and st.is_active(seat) and session.headless(seat):
         out.append("head-less")
     for name, seats in sorted(st.flags.items()):
         if seat in seats:
-            out.append(name.replace("_", " "))
+            term = session.flag_term(name)
+            out.append(name.replace("_", " ") + (f" {term}" if term else ""))
     return out
 
 
 # ------------------------------------------------------------------------------ trick
 class TrickView(Static):
-    """The trick on the table: every answer so far, the play to beat, who is asked now."""
+    """The trick on the table: every answer so far (in columns when it is long), the events between
+    them in words, the play to beat (a gouji play says who may answer it), who is asked now; at the
+    end of a game, the places, the scores and the match so far."""
 
     def show(self, session: PlaySession, *, log_shown: bool = True) -> None:
         st = session.state
-        me = session.seat
-        t = Text()
-        if st.phase == "play" or st.over:
-            self.border_title = f"Trick {st.trick_no}" + (" · scramble" if session.scramble() else "")
+        if st.over:
+            self.border_title = f"Game {st.game_number}" + (f" of {session.length}" if session.length > 1 else "") + " · over"
+            self.update(game_over_text(session))
+            return
+        if st.phase == "play":
+            self.border_title = f"Trick {st.trick_no}" + (" · scramble 四人乱缠" if session.scramble() else "")
         else:
             self.border_title = {"setup": "Setup", "declare": "Setup", "choose": "Setup",
                                  "return": "Return tribute"}.get(st.phase, st.phase)
-        if st.over:
-            t.append("Game over", style="bold")
-            t.append(f" (game {st.game_number}" + (f" of {session.length})" if session.length > 1 else ")") + "\n")
-            order = sorted(st.places.items(), key=lambda kv: kv[1])
-            t.append("  ".join(f"{ordinal(p)} {s}{'*' if s == me else ''}" for s, p in order) + "\n")
-            mine = st.scores.get(me, 0)
-            other = next((v for s, v in st.scores.items() if st.team(s) != st.team(me)), 0)
-            t.append(f"us {mine:+} · them {other:+}", style="bold green" if mine > other else
-                     ("bold red" if mine < other else "bold"))
-            if st.sweep:
-                t.append("  sweep (串三户)", style="bold")
-            t.append("\nF10 next game · ctrl+s save", style="dim")
-            self.update(t)
-            return
-        events = session.trick_events()
         if st.phase != "play":
-            t.append(asked_text(session) + "\n", style="bold")
-            moved = [e for e in st.record if e["type"] == "transfer"]
-            if moved:
-                t.append(f"{len(moved)} transfer{'s' if len(moved) != 1 else ''} before play "
-                     f"({'see the log' if log_shown else 'ctrl+l shows the log'})\n",
-                         style="italic cyan")
-            for e in st.record:
-                if e["type"] in ("revolution", "redeal"):
-                    t.append(f"{event_text(e, me)}\n", style="italic cyan")
-            answered = [e["move"] for e in st.record if e["type"] == "move"][-3:]
-            for m in answered:
-                t.append_text(move_label(m, me))
-                t.append("\n")
-            self.update(t)
+            self.update(self._setup_text(session, log_shown))
             return
+        self.update(self._trick_text(session))
+
+    def _setup_text(self, session: PlaySession, log_shown: bool) -> Text:
+        st = session.state
+        me = session.seat
+        t = Text()
+        t.append(asked_text(session) + "\n", style="bold")
+        moved = [e for e in st.record if e["type"] == "transfer"]
+        if moved:
+            t.append(f"{len(moved)} transfer{'s' if len(moved) != 1 else ''} before play "
+                     f"({'see the log' if log_shown else 'ctrl+l shows the log'})\n", style="italic cyan")
+        for e in st.record:
+            if e["type"] in ("revolution", "redeal"):
+                t.append(f"{event_label(e, me)}\n", style="italic cyan")
+        for m in [e["move"] for e in st.record if e["type"] == "move"][-6:]:
+            t.append_text(move_label(m, me))
+            t.append("\n")
+        return t
+
+    def _trick_text(self, session: PlaySession) -> Text:
+        st = session.state
+        me = session.seat
+        lines: list[Text] = []
         last_won = _last(st.record, "trick_won")
-        if not any(e["type"] == "move" for e in events) and last_won:
-            t.append(f"last trick: {event_text(last_won, me)}\n", style="dim")
-        room = max((self.size.height or 7) - 1, 2)
-        shown = [e for e in events if e["type"] in _TRICK_EVENTS or e["type"] == "move"][-room:]
-        for e in shown:
-            typ = e["type"]
+        entries = trick_entries(session)
+        if not any(kind == "move" for kind, _ in entries) and last_won:
+            lines.append(Text(f"last trick: {event_text(last_won, me)}", style="dim"))
+        for kind, item in entries:
+            if kind == "move":
+                lines.append(item)
+            else:
+                lines.append(Text("  » " + item.plain, style="italic cyan"))
+        if st.top is not None and st.top.play.gouji:
+            follow, burn = session.who_may_answer()
+            note = Text("  gouji play 够级牌: ", style="bold magenta")
+            names = ", ".join(_seat_name(st, me, x) for x in follow) or "nobody"
+            note.append(f"answer: {names}", style="magenta")
+            if burn:
+                note.append(f" · burn 烧: {', '.join(_seat_name(st, me, x) for x in burn)}", style="magenta")
+            lines.append(note)
+        asked = Text(asked_text(session), style="bold")
+        width = max(self.content_region.width or self.size.width or 30, 20)
+        room = max((self.content_region.height or self.size.height or 8) - 1, 2)
+        body = _columns(lines, width, room)
+        body.append_text(asked)
+        return body
+
+
+def _seat_name(st: GameState, me: int, seat: int) -> str:
+    return "you" if seat == me else f"seat {seat} ({role(st, me, seat)})"
+
+
+def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
+    """The trick so far as labelled lines: ("move", line) and ("event", line), in order; the play to
+    beat is marked ◆."""
+    st = session.state
+    me = session.seat
+    out: list[tuple[str, Text]] = []
+    # the timeline entries since the trick began: moves, engine events, flags set, the scramble starting
+    start = session.cursor
+    while start > 0 and session.entries[start].move is not None and session.entries[start - 1].move is not None \
+            and session.entries[start - 1].state.trick_no == st.trick_no:
+        start -= 1
+    for i in range(start, session.cursor + 1):
+        e = session.entries[i]
+        if e.move is None or (i > 0 and session.entries[i - 1].state.trick_no != e.state.trick_no):
+            continue  # a game start, or the move that ended the last trick
+        for ev in session.new_events(i):
+            typ = ev["type"]
             if typ == "move":
-                seat, verb, *rest = e["move"].split(None, 2)
+                seat, verb, *rest = ev["move"].split(None, 2)
                 cards = rest[0] if rest else ""
                 top = st.top is not None and verb in ("play", "burn") and int(seat) == st.top.seat \
                     and cards == st.top.play.text
-                t.append("◆ " if top else "  ", style="bold")
-                label = move_label(e["move"], me)
+                label = Text("◆ " if top else "  ", style="bold")
+                label.append_text(move_label(ev["move"], me))
+                if verb == "yield":
+                    label.append(" (让牌)", style="italic")
                 if top:
                     label.stylize("bold")
-                t.append_text(label)
-                t.append("\n")
-            else:
-                t.append(f"  {event_text(e, me)}\n", style="italic cyan")
-        t.append(asked_text(session), style="bold")
-        self.update(t)
+                out.append(("move", label))
+            elif typ in _TRICK_EVENTS:
+                out.append(("event", Text(event_label(ev, me))))
+        for name, seat, on in session.flag_changes(i):
+            term = session.flag_term(name)
+            who = "you" if seat == me else f"seat {seat}"
+            word = name.replace("_", " ") + (f" {term}" if term else "")
+            out.append(("event", Text(f"{who}: {word}" if on else f"{who}: {word} over")))
+        if session.scramble_started(i):
+            out.append(("event", Text("scramble 四人乱缠 starts: anyone may answer anyone")))
+    return out
+
+
+def _columns(lines: list[Text], width: int, room: int) -> Text:
+    """``lines`` one per row, or in two or three columns when they do not fit in ``room`` rows (the
+    earliest first, top to bottom); the most recent lines are kept when even that is too little."""
+    out = Text()
+    if len(lines) <= room:
+        for ln in lines:
+            out.append_text(ln)
+            out.append("\n")
+        return out
+    ncols = 2 if len(lines) <= 2 * room or width < 48 else 3
+    colw = max(width // ncols - 1, 8)
+    keep = lines[-room * ncols:]
+    if len(keep) < len(lines):
+        keep[0] = Text(f"… {len(lines) - len(keep) + 1} earlier", style="dim")
+    rows = -(-len(keep) // ncols)
+    for r in range(rows):
+        for c in range(ncols):
+            k = c * rows + r
+            if k >= len(keep):
+                break
+            cell = keep[k].copy()
+            cell.truncate(colw, overflow="ellipsis", pad=c < ncols - 1)
+            out.append_text(cell)
+            if c < ncols - 1:
+                out.append(" ")
+        out.append("\n")
+    return out
+
+
+def game_over_text(session: PlaySession) -> Text:
+    """The end-of-game panel: places (one line each), team scores, the sweep, the match so far and
+    what F10 does next."""
+    st = session.state
+    me = session.seat
+    t = Text()
+    for seat, place in sorted(st.places.items(), key=lambda kv: kv[1]):
+        style = "bold" if st.team(seat) == st.team(me) else ""
+        t.append(f"{place_text(place):<22}", style="green" if place <= 3 else "red")
+        t.append(f"{_seat_name(st, me, seat):<20}", style=style)
+        t.append(f"team {st.team(seat)}  {st.scores.get(seat, 0):+}\n", style=style)
+    g = summarize(st)
+    mine = st.team(me)
+    for team, v in sorted(g.team_scores.items()):
+        t.append(f"team {team}{' (you)' if team == mine else ''} {v:+}   ", style="bold green" if v > 0 else
+                 ("bold red" if v < 0 else "bold"))
+    t.append("\n")
+    sweep_rule = session.definition_says("sweep")
+    t.append("sweep 串三户" + (f": {sweep_rule}" if sweep_rule else "") + "\n" if g.sweep else "no sweep\n",
+             style="bold" if g.sweep else "dim")
+    if session.length > 1:
+        totals = session.match_totals()
+        t.append(f"match after game {st.game_number} of {session.length}: ", style="bold")
+        t.append("  ".join(f"team {team} {v:+}" for team, v in sorted(totals.items())) + "\n")
+    nxt = session.next_game_label()
+    t.append(f"F10 deals {nxt} · F11 the scoreboard · ctrl+s saves the record", style="dim")
+    return t
 
 
 _TRICK_EVENTS = ("burn", "counter_burn", "burn_undone", "burn_success", "burn_failed", "place", "transfer",
@@ -190,6 +304,18 @@ def asked_text(session: PlaySession) -> str:
     return f"▶ {who} to answer {top.play.text}"
 
 
+EVENT_TERMS = {"burn": "烧牌", "counter_burn": "反烧", "burn_undone": "解烧", "burn_failed": "诈烧: 大落 at once",
+               "revolution": "革命", "place": "走科"}
+"""The Chinese terms of the engine's events (RULES.md §5–6), shown after them."""
+
+
+def event_label(e: dict[str, Any], me: int | None = None) -> str:
+    """An engine event in words with its term: ``seat 5 burns seat 3 (烧牌)``."""
+    term = EVENT_TERMS.get(e["type"])
+    text = event_text(e, me)
+    return f"{text} ({term})" if term else text
+
+
 def event_text(e: dict[str, Any], me: int | None = None) -> str:
     """One engine event in words."""
     def who(s: Any) -> str:
@@ -211,7 +337,7 @@ def event_text(e: dict[str, Any], me: int | None = None) -> str:
     if t == "trick_won":
         return f"{subj(e['seat'], 'wins')} the trick with {e['play']}"
     if t == "place":
-        return f"out: {who(e['seat'])}, {ordinal(e['place'])} ({PLACE_NAMES.get(e['place'], '')})"
+        return f"out: {who(e['seat'])}, {place_text(e['place'])}"
     if t == "burn":
         return f"{subj(e['seat'], 'burns')} seat {e['burned']}"
     if t == "counter_burn":
@@ -439,6 +565,23 @@ class GameLog(Tree[Any]):
             super().__init__()
             self.pos = pos
 
+    class Leave(Message):
+        """Escape, or a character for the move box, typed in the log."""
+
+        def __init__(self, character: str | None = None):
+            super().__init__()
+            self.character = character
+
+    def on_key(self, event: events.Key) -> None:
+        ch = event.character
+        if event.key == "escape" or (ch and ch.isprintable() and ch not in " g" and event.key not in self._own_keys()):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Leave(None if event.key == "escape" else ch))
+
+    def _own_keys(self) -> set[str]:
+        return {k for b in self.BINDINGS if isinstance(b, Binding) for k in b.key.split(",")} | {"enter", "space"}
+
     def __init__(self, **kw: Any):
         super().__init__("game", **kw)
         self.show_root = False
@@ -600,4 +743,5 @@ def short_where(pos: SourcePos | None) -> str:
     return f"{name}:{pos.line}" if pos.line > 0 else name
 
 
-__all__ = ["SeatBox", "TrickView", "HandView", "GameLog", "event_text", "markers", "role", "short_where"]
+__all__ = ["SeatBox", "TrickView", "HandView", "GameLog", "event_text", "event_label", "markers", "role", "short_where",
+           "game_over_text", "place_text", "trick_entries"]

@@ -136,11 +136,13 @@ def workspace_sources(workspace: Workspace) -> list[RulesetSource]:
     return [RulesetSource(str(e.path), e.name, e.bundled, None, e.title) for e in workspace.entries()]
 
 
-def ask_compare(app: Any, workspace: Workspace, b: RulesetSource, *, parent: str | None = None) -> None:
-    """Ask for ruleset A ("compare B against …", the parent first) and open the compare screen."""
+def ask_compare(app: Any, workspace: Workspace, this: RulesetSource, *, parent: str | None = None,
+                side: str = "b") -> None:
+    """Ask for the other ruleset (``parent`` offered first) and open the compare screen with ``this``
+    as side ``side`` ("a" or "b"; the home screen's selection is A, the editor's text is B)."""
     sources = workspace_sources(workspace)
-    if b.unsaved:
-        sources.insert(0, b)
+    if this.unsaved:
+        sources.insert(0, this)
     first = None
     if parent:
         try:
@@ -148,12 +150,16 @@ def ask_compare(app: Any, workspace: Workspace, b: RulesetSource, *, parent: str
         except GoujiError:
             first = None
 
-    def chosen(a: RulesetSource | None) -> None:
-        if a is not None:
-            app.push_screen(CompareScreen(workspace, a, b))
-    app.push_screen(RulesetPickerScreen(sources, f"Compare {b.label} against…", first=first,
-                                        note="A is the ruleset you pick, B is "
-                                             f"{b.where}. Swap them later with x."), chosen)
+    def chosen(other: RulesetSource | None) -> None:
+        if other is not None:
+            app.push_screen(CompareScreen(workspace, this, other) if side == "a" else CompareScreen(workspace, other, this))
+    if side == "a":
+        title = f"Compare {this.label} with…"
+        note = f"A is {this.where}, B is the ruleset you pick. Swap them later with x."
+    else:
+        title = f"Compare {this.label} against…"
+        note = f"A is the ruleset you pick, B is {this.where}. Swap them later with x."
+    app.push_screen(RulesetPickerScreen(sources, title, first=first, note=note), chosen)
 
 
 # ==================================================================================================

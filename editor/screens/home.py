@@ -42,6 +42,8 @@ class HomeScreen(Screen[None]):
         Binding("c", "compare", "Compare", tooltip="Compare the highlighted ruleset with another: rules and play"),
         Binding("p", "play", "Play", tooltip="Test-play the highlighted ruleset against heuristic bots"),
         Binding("r", "refresh", "Refresh", tooltip="List and check the rulesets again"),
+        Binding("home", "first", "First", show=False, tooltip="The first ruleset"),
+        Binding("end", "last", "Last", show=False, tooltip="The last ruleset"),
         Binding("f1,question_mark", "app.help", "Help", tooltip="The ruleset language, with examples"),
         Binding("q", "app.quit", "Quit", tooltip="Quit gouji"),
     ]
@@ -225,7 +227,7 @@ class HomeScreen(Screen[None]):
         if e is not None:
             from .compare import RulesetSource, ask_compare
             ask_compare(self.app, self.workspace, RulesetSource(str(e.path), e.name, e.bundled, None, e.title),
-                        parent=e.chain[0] if e.chain else e.extends)
+                        parent=e.chain[0] if e.chain else e.extends, side="a")
 
     def action_play(self) -> None:
         e = self.current()
@@ -241,6 +243,13 @@ class HomeScreen(Screen[None]):
             if ed is not None:
                 ed.call_after_refresh(ed.jump_to, line, 1)
         open_test_play(self.app, lambda: load_graph(e.path), e.path, show_rule)
+
+    def action_first(self) -> None:
+        self.query_one(DataTable).move_cursor(row=0)
+
+    def action_last(self) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=max(table.row_count - 1, 0))
 
     def action_refresh(self) -> None:
         self.refresh_entries()

@@ -16,20 +16,20 @@ from textual.widget import Widget
 
 
 async def run_binding_now(widget: Widget, event: events.Key, own: Container[str] = ()) -> bool:
-    """Run the binding ``event``'s key has for the focused ``widget`` now (the same binding Textual
-    would find: the widget's, then its ancestors', then the app's). Returns True when one ran (the
-    event is then stopped). Keys in ``own`` and keys the widget consumes itself (characters) are
-    left alone, and so are priority bindings (the app runs those before the widget sees the key)."""
+    """Run the binding ``event``'s key has for the focused ``widget`` now: exactly the check the app
+    makes when the key reaches it (the widget's bindings, then its ancestors', then the app's; an
+    action that does not apply, such as scrolling what cannot scroll, passes the key on). Returns
+    True when a binding took the key (the event is then stopped). Keys in ``own`` and keys the
+    widget consumes itself (characters) are left alone; priority bindings ran before the widget saw
+    the key. (``App._check_bindings`` is Textual's own; the version is pinned in pyproject.toml.)"""
     if event.key in own or widget.check_consume_key(event.key, event.character):
         return False
     if widget.screen.focused is not widget:
         return False
-    active = widget.screen.active_bindings.get(event.key)
-    if active is None or active.binding.priority or not active.enabled:
+    if not await widget.app._check_bindings(event.key):
         return False
     event.stop()
     event.prevent_default()
-    await widget.app.run_action(active.binding.action, active.node)
     return True
 
 

@@ -117,6 +117,37 @@ def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bo
     run_app(workspace=ws, compare=request)
 
 
+@gouji.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network it is on).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--public-url", default=None, metavar="URL",
+              help="The address browsers use, when it differs (behind a proxy); default http://HOST:PORT.")
+@_workspace_option
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, public_url: str | None, workspace: Path | None) -> None:
+    """Serve the app to web browsers (the optional web extra: pip install 'gouji-dsl[web]').
+
+    Every browser tab gets its own gouji app on the workspace, the same as in a terminal; game
+    records, scenario cases and deal records it saves also go to the browser as downloads. The
+    Chinese terms need a CJK font on the browser's machine (Noto Sans CJK; Windows and macOS have
+    one). Stop the server with Ctrl+C.
+
+    \b
+    Example:
+      gouji serve --port 8000     then open http://127.0.0.1:8000
+    """
+    from .web import WebExtraMissing, make_server
+
+    ws = workspace or (ctx.obj or {}).get("workspace")
+    try:
+        server = make_server(host, port, ws, public_url)
+    except WebExtraMissing as e:
+        click.echo(f"gouji serve: {e}", err=True)
+        raise SystemExit(1) from None
+    server.serve()
+
+
 from .play.command import play_command  # noqa: E402 - Textual is imported only when the app starts
 
 gouji.add_command(play_command)

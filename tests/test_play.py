@@ -501,3 +501,38 @@ async def test_the_narrow_log_shows_where_the_game_is():
         node = log.cursor_node
         assert log.display and node is not None and node.data[1] == s.cursor
         assert log.scroll_y <= node.line < log.scroll_y + log.scrollable_content_region.height
+
+
+@sync
+async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
+    from gouji_app.play.dialogs import WhyScreen
+    s0 = PlaySession(graph("online"), seat=1, seed=5)
+    s0.run("game")
+    rec = s0.record()
+    app = app_for("online", seed=5, record=rec, review=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        assert s.mode == "replay" and screen.has_class("-review")
+        review = screen.query_one("#review")
+        assert review.has_focus
+        await pilot.press("right", "right", "right")
+        assert s.cursor == 3
+        # every hand is open
+        for rel in range(1, 6):
+            box = str(screen.query_one(f"#seat-{rel}").render())
+            assert "?" not in box and "cards" in box
+        made = s.entries[4].move
+        assert f"made: {made}" in review.border_title
+        first = str(review.get_option_at_index(0).prompt)
+        assert first.startswith("▶ " + made)
+        assert review.option_count == min(len(s.legal()), 200) + (len(s.legal()) > 200)
+        await pilot.press("down", "enter")              # another legal move: the rules that allow it
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the rules")
+        assert app.screen.explanation.legal
+        await pilot.press("escape")
+        await pilot.press("left")
+        assert s.cursor == 2
+        await pilot.press("f12")                       # leave review: hands hidden again
+        assert not screen.has_class("-review") and "?" in str(screen.query_one("#seat-3").render())

@@ -45,12 +45,13 @@ class PlayApp(App[None]):
 
     def __init__(self, ruleset: RuleGraph | str = "online", *, seat: int = 1, seed: Any = None,
                  bots: str = "heuristic", record: GameRecord | str | None = None, hands: dict[int, Any] | None = None,
-                 leader: int | None = None, speed: str = "normal", autopass: bool = True, show_steps: bool = True):
+                 leader: int | None = None, speed: str = "normal", autopass: bool = True, show_steps: bool = True,
+                 review: bool = False):
         super().__init__()
         self.graph = ruleset if isinstance(ruleset, RuleGraph) else load_graph(ruleset)
         self.play_args = dict(seat=seat, seed=random.randrange(1_000_000) if seed is None else seed, bots=bots,
                               record=record, hands=hands, leader=leader, speed=speed, autopass=autopass,
-                              show_steps=show_steps)
+                              show_steps=show_steps, review=review)
 
     def get_default_screen(self) -> Screen:
         return PlayScreen(self.graph, **self.play_args)

@@ -1,7 +1,7 @@
 """``gouji play``: the click command (no Textual import until the app starts, so the ``gouji``
 command group stays fast). Wire it with ``gouji.add_command(play_command)``.
 
-    gouji play [RULESET] [--seat N] [--seed S] [--bots random|heuristic] [--record FILE] [--speed S]
+    gouji play [RULESET] [--seat N] [--seed S] [--bots random|heuristic] [--record FILE [--review]] [--speed S]
 """
 from __future__ import annotations
 
@@ -34,8 +34,11 @@ def _seed(value: str | None) -> Any:
 @click.option("--speed", type=click.Choice(SPEED_NAMES), default="normal", show_default=True,
               help="How fast the bots play.")
 @click.option("--no-autopass", is_flag=True, help="Do not pass for you when pass is your only move.")
+@click.option("--review", is_flag=True,
+              help="Review mode (F12 in the app): every hand open, and each decision with its legal moves and "
+                   "the rules that decided them. With --record, to settle a dispute over a saved game.")
 def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, record_path: str | None,
-                 speed: str, no_autopass: bool) -> None:
+                 speed: str, no_autopass: bool, review: bool) -> None:
     """Test-play RULESET (a bundled name or a file; default: online) against bots.
 
     Type moves in card notation (RR TTT, pass, burn BB JJJJ ...); every refused move says which
@@ -58,7 +61,7 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
     from .app import PlayApp  # Textual only now
 
     PlayApp(graph, seat=seat, seed=_seed(seed), bots=bots, record=record, speed=speed,
-            autopass=not no_autopass).run()
+            autopass=not no_autopass, review=review).run()
 
 
 def main(argv: list[str] | None = None) -> None:

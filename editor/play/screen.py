@@ -32,6 +32,7 @@ from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
 from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
+from ..web import offer_download
 from ..widgets.keys import run_binding_now
 from .dialogs import (
     BetweenGamesScreen,
@@ -46,6 +47,8 @@ from .dialogs import (
 )
 from .session import PlaySession, Typed
 from .widgets import GameLog, HandView, SeatBox, TrickView, markers, place_text, short_where
+
+REVIEW_MAX = 200  # legal moves listed per decision in review mode (F4 lists them all)
 
 SPEEDS: list[tuple[str, float]] = [("instant", 0.0), ("fast", 0.1), ("normal", 0.35), ("slow", 1.0)]
 
@@ -106,6 +109,10 @@ class PlayScreen(Screen[None]):
         Binding("f8", "speed", "Speed", show=False, tooltip="Bot speed: instant, fast, normal, slow"),
         Binding("f9", "autopass", "Auto-pass", show=False, tooltip="Pass for you when pass is your only move"),
         Binding("f10", "next_game", "Next game", show=False, tooltip="Deal the next game (tribute between games of a match)"),
+        Binding("f12", "review", "Review", show=False,
+                tooltip="Review: open hands; every decision with its legal moves and the rules that decided them"),
+        Binding("left", "review_step(-1)", "Decision back", show=False, tooltip="Review: one decision back"),
+        Binding("right", "review_step(1)", "Decision forward", show=False, tooltip="Review: one decision forward"),
         Binding("f11", "scoreboard", "Scoreboard", show=False, tooltip="The match so far: places, sweeps, tribute, team totals"),
         Binding("ctrl+r", "resume", "Resume", show=False, tooltip="Play on from the position shown (drops what came after)"),
         Binding("ctrl+s", "save", "Save", tooltip="Save the game record (JSON)"),
@@ -126,7 +133,7 @@ class PlayScreen(Screen[None]):
                  record: GameRecord | str | os.PathLike[str] | None = None, *, hands: dict[int, Any] | None = None,
                  leader: int | None = None, speed: str = "normal", autopass: bool = True,
                  on_open_rule: Callable[[str, int], bool | None] | None = None, show_steps: bool = True,
-                 name: str | None = None, id: str | None = None, classes: str | None = None):
+                 review: bool = False, name: str | None = None, id: str | None = None, classes: str | None = None):
         super().__init__(name=name, id=id, classes=classes)
         if not isinstance(graph, RuleGraph):
             graph = load_graph(graph)
@@ -142,7 +149,9 @@ class PlayScreen(Screen[None]):
         self._why: list = []
         self._why_text = ""  # the refused move the why box explains
         self._syncing = False
-        self.open_hands = False  # review mode shows every hand
+        self.open_hands = review  # review mode shows every hand
+        self.review = review
+        self._review_moves: list[Move] = []
         self._finals_shown: set[tuple[int, int]] = set()
 
     def action_close(self) -> None:
@@ -175,6 +184,7 @@ class PlayScreen(Screen[None]):
                         b.can_focus = False  # keys: type the move or use the F-keys; the mouse clicks
                         yield b
                 yield OptionList(id="why")
+                yield OptionList(id="review")
             yield GameLog(id="log")
         yield Footer()
 
@@ -189,8 +199,12 @@ class PlayScreen(Screen[None]):
                 self._load(rec)
             except GoujiError as e:
                 self.notify(e.format(), title="Cannot replay the record", severity="error", timeout=15)
+        if self.review:
+            self.set_class(True, "-review")
         self.refresh_all()
-        if self.show_steps and self.session.mode == "play" and self._has_steps():
+        if self.review:
+            self.query_one("#review", OptionList).focus()
+        if self.show_steps and self.session.mode == "play" and self._has_steps() and not self.review:
             self.app.push_screen(BetweenGamesScreen(self.session), lambda _: self._schedule())
         else:
             self._schedule()
@@ -234,6 +248,8 @@ class PlayScreen(Screen[None]):
         self._refresh_feedback()
         log = self.query_one(GameLog)
         log.sync()
+        if self.review:
+            self._refresh_review()
         self._check_match_over()
 
     def _check_match_over(self) -> None:
@@ -247,6 +263,91 @@ class PlayScreen(Screen[None]):
         self._finals_shown.add(key)
         if not isinstance(self.app.screen, ModalScreen):
             self.app.push_screen(ScoreboardScreen(s, final=True))
+
+    # ------------------------------------------------------------------ review
+    def action_review(self) -> None:
+        """Review mode on / off: every hand open, and under the table the decision at this point: the
+        seat to act, its legal moves (the one made marked ▶), Enter on one: the rules that decide it."""
+        self.set_review(not self.review)
+
+    def set_review(self, on: bool) -> None:
+        self.review = on
+        self.open_hands = on
+        self.set_class(on, "-review")
+        if on:
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            if self.session.mode == "play" and self.session.live:
+                self.notify("Review: every hand is open. ←/→ step through the decisions, ↑/↓ the moves, "
+                            "Enter the rules; F12 back to play.", title="Review", timeout=6)
+        self.refresh_all()
+        if on:
+            self.query_one("#review", OptionList).focus()
+        else:
+            self.query_one("#move", Input).focus()
+            self._schedule()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "review_step":
+            return self.review  # ←/→ step through decisions only in review mode
+        return True
+
+    def action_review_step(self, delta: int) -> None:
+        if delta < 0:
+            self.action_back()
+        else:
+            self.action_forward()
+        self.query_one("#review", OptionList).focus()
+
+    def _refresh_review(self) -> None:
+        s = self.session
+        st = s.state
+        ol = self.query_one("#review", OptionList)
+        ol.clear_options()
+        nxt = s.entries[s.cursor + 1] if s.cursor + 1 < len(s.entries) else None
+        made = nxt.move if nxt is not None and nxt.move else None
+        n = len(s.entries) - 1
+        if st.over or st.to_act is None:
+            ol.border_title = f"Decision {s.cursor}/{n}: the game is over"
+            self._review_moves = []
+            return
+        who = "you" if st.to_act == s.seat else f"seat {st.to_act}"
+        moves = list(s.legal())
+        made_move = next((m for m in moves if made and m.text(s.model) == made), None)
+        ol.border_title = (f"Decision {s.cursor}/{n}: {who} to {st.capacity or st.phase} · {len(moves)} legal move"
+                           f"{'s' if len(moves) != 1 else ''}" + (f" · made: {made}" if made else " · not made yet"))
+        ordered = ([made_move] if made_move is not None else []) + [m for m in moves if m is not made_move]
+        shown = ordered[:REVIEW_MAX]
+        self._review_moves = shown
+        options = []
+        for i, m in enumerate(shown):
+            label = Text("▶ " if m is made_move else "  ", style="bold")
+            label.append(m.text(s.model), style="bold" if m is made_move else "")
+            if m.cards is not None:
+                p = s.model.classify(m.cards)
+                if p.gouji:
+                    label.append("  gouji", style="magenta")
+            if m is made_move:
+                exp = explain(st, m)
+                deciding = [r for r in exp.reasons if r.verdict != "note"][:2]
+                if deciding:
+                    label.append("  " + " · ".join(r.rule_id for r in deciding), style="dim")
+            options.append(Option(label, id=f"rv-{i}"))
+        if len(ordered) > len(shown):
+            options.append(Option(Text(f"  … {len(ordered) - len(shown)} more legal moves (F4 lists them all)", style="dim"),
+                                  disabled=True))
+        ol.add_options(options)
+        ol.highlighted = 0 if shown else None
+
+    @on(OptionList.OptionSelected, "#review")
+    def _review_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        i = int((event.option.id or "rv-0")[3:])
+        mv = self._review_moves[i]
+        st = self.session.state
+        self.app.push_screen(WhyScreen(explain(st, mv), self.open_rule,
+                                       f"Why {mv.text(self.session.model)} is legal here (decision {self.session.cursor})"))
 
     def action_scoreboard(self) -> None:
         self.app.push_screen(ScoreboardScreen(self.session))
@@ -297,7 +398,10 @@ class PlayScreen(Screen[None]):
         t.append(f" {self.graph.name}", style="bold")
         t.append(f" · game {st.game_number}" + (f"/{s.length}" if s.length > 1 else ""))
         t.append(f" · seed {s.seed}")
-        if s.mode == "replay":
+        if self.review:
+            t.append(f" · review {s.cursor}/{len(s.entries) - 1}, hands open", style="bold cyan")
+            t.append("  ←→ decisions · ↑↓ moves · enter the rules · F12 leave", style="dim")
+        elif s.mode == "replay":
             t.append(f" · replay {s.cursor}/{len(s.entries) - 1}", style="bold magenta")
             t.append("  ↑↓ step · ctrl+z/y your moves · ctrl+r take over", style="dim")
         elif not s.live:
@@ -565,7 +669,7 @@ class PlayScreen(Screen[None]):
             self._timer.stop()
             self._timer = None
         s = self.session
-        if s.mode != "play" or not s.live or s.state.over:
+        if s.mode != "play" or not s.live or s.state.over or self.review:
             return
         delay = self.speed[1]
         if delay <= 0:
@@ -817,7 +921,8 @@ class PlayScreen(Screen[None]):
         def saved(path: str | None) -> None:
             if path:
                 s.record_path = path
-                self.notify(f"Saved the record to {path}.", title="Saved")
+                sent = offer_download(self.app, path, "application/json")
+                self.notify(f"Saved the record to {path}" + (" and sent it to the browser." if sent else "."), title="Saved")
         self.app.push_screen(PathScreen("Save the game record", self._default_record_path(), accept, "Save",
                                         "The record (JSON): the ruleset, the seed, the bots and every event."), saved)
 
@@ -870,7 +975,8 @@ class PlayScreen(Screen[None]):
 
         def add(p: str, case_text: str) -> str:
             add_case_to_file(p, self.graph.name, case_text)
-            return f"Added the case to {p} (run it with: gouji test {p})."
+            sent = offer_download(self.app, p, "application/yaml")
+            return f"Added the case to {p} (run it with: gouji test {p})" + (", and sent the file to the browser." if sent else ".")
         self.app.push_screen(ExportScreen(text, name, path, add))
 
 

@@ -339,8 +339,8 @@ class DealScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
-        Binding("a", "play('a')", "Replay A", tooltip="Open the deal in the play screen under ruleset A"),
-        Binding("b", "play('b')", "Replay B", tooltip="Open the deal in the play screen under ruleset B"),
+        Binding("a", "play('a')", "Review A", tooltip="Review the deal under ruleset A: hands open, every decision explained"),
+        Binding("b", "play('b')", "Review B", tooltip="Review the deal under ruleset B: hands open, every decision explained"),
         Binding("s", "save", "Save", tooltip=f"Save both game records as JSON files in ./{RECORDS_DIR}/"),
     ]
 
@@ -382,7 +382,7 @@ class DealScreen(ModalScreen[None]):
                                           classes="deal-record")
                     pane.border_title = f"{side.upper()} {name}: {len(rec)} events"
                     yield pane
-            keys = "[b]a[/b]/[b]b[/b] replay under A/B in the play screen  " if self.play_class else \
+            keys = "[b]a[/b]/[b]b[/b] review under A/B (hands open)  " if self.play_class else \
                 "the play screen is not available here: [b]s[/b] saves the records for [b]gouji play[/b]  "
             yield Label(keys + "[b]s[/b] save records  [b]esc[/b] close", classes="dialog-keys")
         yield Footer()
@@ -417,7 +417,8 @@ class DealScreen(ModalScreen[None]):
         except Exception as e:
             self.notify(f"Cannot replay the deal: {e}", title="Replay", severity="error")
             return
-        screen = self.play_class(graph, seat=1, seed=self.report.seed, bots="random", record=rec)
+        # review mode: every hand open, each decision with its legal moves and the rules behind them
+        screen = self.play_class(graph, seat=1, seed=self.report.seed, bots="random", record=rec, review=True)
         await self.app.push_screen(screen)
         start = self.deal.match_start_a if side == "a" else self.deal.match_start_b
         game = self.deal.index - start
@@ -429,8 +430,8 @@ class DealScreen(ModalScreen[None]):
         except Exception:
             pass
         if screen.is_mounted:
-            screen.notify(f"Deal {self.deal.deal} under {graph.name}: ↓ steps forward, ↑ back, ctrl+b back to "
-                          f"the comparison.", title="Replay", timeout=6)
+            screen.notify(f"Deal {self.deal.deal} under {graph.name}, hands open: →/← step through every decision, "
+                          f"↑/↓ its legal moves, Enter the rules; ctrl+b back to the comparison.", title="Review", timeout=8)
 
     def action_save(self) -> None:
         folder = Path(RECORDS_DIR)
@@ -441,6 +442,9 @@ class DealScreen(ModalScreen[None]):
             return
         unsaved = [s.label for s in self.sources if s.unsaved]
         extra = f" ({', '.join(unsaved)}: save the file before replaying them later)" if unsaved else ""
+        from ..web import offer_download
+        if any([offer_download(self.app, p, "application/json") for p in paths]):
+            extra += "; sent to the browser as downloads"
         self.notify(", ".join(display_path(p) for p in paths) + extra, title="Saved the records", timeout=8)
 
 

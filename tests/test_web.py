@@ -1,0 +1,165 @@
+"""``gouji serve`` in a real browser: start the server, open the page in headless Chromium (Debian's
+/usr/bin/chromium driven by Playwright; no browser download), wait for the home screen, open a
+ruleset and a test-play with keys, check the terminal's output on the websocket and a screenshot,
+then stop the server.
+
+Needs the web extra (textual-serve), the playwright package and Chromium; .ci/run installs all three.
+Outside CI the test is skipped when one is missing; in CI (CI=true) that is a failure.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gouji_app.web import app_command, make_server
+
+CHROMIUM = os.environ.get("GOUJI_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+HANG_GUARD_MS = 300_000  # a wait this long is a hang, not a slow machine
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed"
+    try:
+        import textual_serve  # noqa: F401
+    except ImportError:
+        return "textual-serve (the web extra) is not installed"
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        return f"Chromium is not installed ({CHROMIUM})"
+    return None
+
+
+def _need_browser() -> None:
+    why = _missing()
+    if why is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser test cannot run in CI: {why} (.ci/run installs it)")
+    pytest.skip(why)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_listening(proc: subprocess.Popen, port: int) -> None:
+    deadline = time.monotonic() + HANG_GUARD_MS / 1000
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"gouji serve exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("gouji serve never listened")
+
+
+def test_serve_command_and_page_template():
+    """The server runs this Python's gouji app per tab, with gouji's page template."""
+    pytest.importorskip("textual_serve")
+    server = make_server("127.0.0.1", 8123, workspace="rules")
+    assert server.command == app_command("rules")
+    assert server.command.startswith(sys.executable.replace(" ", "\\ ")) or sys.executable in server.command
+    assert " -m gouji_app --workspace " in server.command
+    page = (Path(server.templates_path) / "app_index.html").read_text(encoding="utf-8")
+    assert "fonts.googleapis" not in page and "RobotoMono-VariableFont_wght.ttf" in page  # no outside font service
+    assert "Noto Sans CJK" in page                                                         # the CJK fonts it needs
+
+
+def test_gouji_serve_in_headless_chromium(tmp_path: Path):
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    workspace = tmp_path / "rules"
+    proc = subprocess.Popen([sys.executable, "-m", "gouji_app", "serve", "--host", "127.0.0.1", "--port", str(port),
+                             "--workspace", str(workspace)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    frames: list[str] = []
+
+    def seen(*words: str) -> bool:
+        text = "".join(frames)
+        return all(w in text for w in words)
+
+    try:
+        _wait_listening(proc, port)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch_persistent_context(
+                str(tmp_path / "chromium-profile"), executable_path=CHROMIUM if os.path.exists(CHROMIUM) else
+                shutil.which("chromium"), headless=True, args=FLAGS, viewport={"width": 1400, "height": 900})
+            try:
+                page = browser.pages[0] if browser.pages else browser.new_page()
+
+                def on_ws(ws) -> None:
+                    ws.on("framereceived", lambda payload: frames.append(
+                        payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload))
+                page.on("websocket", on_ws)
+                page.goto(f"http://127.0.0.1:{port}/", timeout=HANG_GUARD_MS)
+
+                def wait(*words: str) -> None:
+                    page.wait_for_function("() => true", timeout=HANG_GUARD_MS)  # let the page run
+                    deadline = time.monotonic() + HANG_GUARD_MS / 1000
+                    while not seen(*words):
+                        if time.monotonic() > deadline:
+                            raise AssertionError(f"the page never showed {words}: {''.join(frames)[-2000:]!r}")
+                        page.wait_for_timeout(100)
+
+                wait("Rulesets", "Workspace")            # the home screen
+                wait("✓")                                # its rulesets checked
+                page.locator("#terminal").click()
+                frames.clear()
+                page.keyboard.press("Enter")             # open the highlighted ruleset
+                wait("yaml-language-server")             # its text in the editor (line 1)
+                wait("valid")
+                shot = page.screenshot(clip={"x": 0, "y": 0, "width": 1400, "height": 120})
+                assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 2000  # a drawn terminal, not a blank page
+                page.keyboard.press("Control+b")         # back home, then test-play it
+                wait("Rulesets")
+                frames.clear()
+                page.keyboard.press("p")
+                wait("Your hand")
+            finally:
+                browser.close()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    assert proc.returncode is not None
+
+
+def test_exports_go_to_the_browser_as_downloads(tmp_path: Path):
+    from gouji_app.web import offer_download
+
+    class FakeApp:
+        def __init__(self, web: bool):
+            self.is_web = web
+            self.sent: list = []
+
+        def deliver_binary(self, path, *, save_filename=None, mime_type=None):
+            self.sent.append((Path(path), save_filename, mime_type))
+
+    f = tmp_path / "game.json"
+    f.write_text("{}", encoding="utf-8")
+    terminal, browser = FakeApp(False), FakeApp(True)
+    assert not offer_download(terminal, f) and terminal.sent == []
+    assert offer_download(browser, f, "application/json")
+    assert browser.sent == [(f, "game.json", "application/json")]

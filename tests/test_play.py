@@ -360,13 +360,20 @@ def test_session_undo_and_record_roundtrip():
     assert s2.entries[-1].state.record == s.state.record
 
 
+async def steady(pilot):
+    """No blinking cursor in a snapshot (its phase depends on how busy the machine is)."""
+    await pilot.pause()
+    pilot.app.play_screen.query_one("#move").cursor_blink = False
+    await pilot.pause()
+
+
 def test_snapshot_play_screen(snap_compare):
-    assert snap_compare(app_for("online", seed=7), terminal_size=SIZE)
+    assert snap_compare(app_for("online", seed=7), terminal_size=SIZE, run_before=steady)
 
 
 def test_snapshot_refused_move_narrow(snap_compare):
     async def refuse(pilot):
-        await pilot.pause()
+        await steady(pilot)
         await pilot.press("A", "A", "A", "enter")      # seat 1 holds one ace: refused (engine.cards)
         await pilot.pause()
 

@@ -107,7 +107,7 @@ class TrickView(Static):
         st = session.state
         if st.over:
             self.border_title = f"Game {st.game_number}" + (f" of {session.length}" if session.length > 1 else "") + " · over"
-            self.update(game_over_text(session))
+            self.update(game_over_text(session, self.content_region.width or self.size.width or 80))
             return
         if st.phase == "play":
             self.border_title = f"Trick {st.trick_no}" + (" · scramble 四人乱缠" if session.scramble() else "")
@@ -239,21 +239,32 @@ def _columns(lines: list[Text], width: int, room: int) -> Text:
     return out
 
 
-def game_over_text(session: PlaySession) -> Text:
-    """The end-of-game panel: places (one line each), team scores, the sweep, the match so far and
-    what F10 does next."""
+def game_over_text(session: PlaySession, width: int = 80) -> Text:
+    """The end-of-game panel: places (one line each, never wrapped: shorter when the panel is
+    narrow), team scores, the sweep, the match so far and what F10 does next."""
     st = session.state
     me = session.seat
     t = Text()
+    wide = width >= 52
     for seat, place in sorted(st.places.items(), key=lambda kv: kv[1]):
         style = "bold" if st.team(seat) == st.team(me) else ""
-        t.append(f"{place_text(place):<22}", style="green" if place <= 3 else "red")
-        t.append(f"{_seat_name(st, me, seat):<20}", style=style)
-        t.append(f"team {st.team(seat)}  {st.scores.get(seat, 0):+}\n", style=style)
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if wide:
+            line.append(f"{place_text(place):<22}", style="green" if place <= 3 else "red")
+            line.append(f"{_seat_name(st, me, seat):<20}", style=style)
+            line.append(f"team {st.team(seat)}  {st.scores.get(seat, 0):+}", style=style)
+        else:
+            line.append(f"{ordinal(place)} {PLACE_NAMES.get(place, '')} ", style="green" if place <= 3 else "red")
+            line.append(f"{'you' if seat == me else f'seat {seat}':<7}", style=style)
+            line.append(f"T{st.team(seat)} {st.scores.get(seat, 0):+}", style=style)
+        line.truncate(max(width, 10), overflow="ellipsis")
+        t.append_text(line)
+        t.append("\n")
     g = summarize(st)
     mine = st.team(me)
     for team, v in sorted(g.team_scores.items()):
-        t.append(f"team {team}{' (you)' if team == mine else ''} {v:+}   ", style="bold green" if v > 0 else
+        name = f"team {team}" if wide else f"T{team}"
+        t.append(f"{name}{' (you)' if team == mine else ''} {v:+}   ", style="bold green" if v > 0 else
                  ("bold red" if v < 0 else "bold"))
     t.append("\n")
     sweep_rule = session.definition_says("sweep")
@@ -261,8 +272,8 @@ def game_over_text(session: PlaySession) -> Text:
              style="bold" if g.sweep else "dim")
     if session.length > 1:
         totals = session.match_totals()
-        t.append(f"match after game {st.game_number} of {session.length}: ", style="bold")
-        t.append("  ".join(f"team {team} {v:+}" for team, v in sorted(totals.items())) + "\n")
+        t.append(f"match {st.game_number}/{session.length}: ", style="bold")
+        t.append("  ".join(f"{'team ' if wide else 'T'}{team} {v:+}" for team, v in sorted(totals.items())) + "\n")
     nxt = session.next_game_label()
     t.append(f"F10 deals {nxt} · F11 the scoreboard · ctrl+s saves the record", style="dim")
     return t

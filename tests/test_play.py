@@ -83,9 +83,10 @@ async def test_scripted_deal_to_the_end():
         trick = screen.query_one("#trick")
         assert trick.border_title.endswith("· over")
         lines = str(trick.render()).splitlines()   # the end-of-game panel: one place per line, never wrapped mid-entry
-        assert lines[0].startswith("1st 头科 (first out)") and "you" in lines[0] and lines[0].endswith("+4")
-        assert lines[5].startswith("6th 大落 (last)") and "seat 2" in lines[5]
-        assert "team 1 (you) +4" in lines[6] and "no sweep" in lines[7]
+        assert lines[0].startswith("1st 头科") and "you" in lines[0] and lines[0].endswith("+4")
+        assert lines[5].startswith("6th 大落") and "seat 2" in lines[5]
+        assert "(you) +4" in lines[6] and "no sweep" in lines[7]
+        assert all(len(ln) <= trick.content_region.width for ln in lines[:6])
 
 
 @sync

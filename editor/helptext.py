@@ -207,6 +207,7 @@ lists with `++` (join), `--` (without), `&` (both). Names:
 
 Escape leaves the text (Tab indents inside it); Ctrl+P lists every command.
 
-Unsaved text is copied to `FILE.recovery` every few seconds; if the editor or the terminal dies, the
-next time you open the file you are offered the text back.
+Unsaved text is copied to `FILE.recovery` (`FILE.2.recovery`... when an older copy is still waiting)
+every few seconds; if the editor or the terminal dies, the next time you open the file every copy is
+offered back with a diff: Restore, Discard, or Later (kept on disk; F6 offers it again).
 """

@@ -462,12 +462,14 @@ HELP = """\
 [b]Keys[/b]
   F2 pass · F3 hint (what the heuristic bot would play) · F4 your legal moves · F5 why (full trace)
   F6 play on to the end of the trick · F7 to the end of the game (your seat plays the hint)
-  F8 bot speed · F9 auto-pass when pass is your only move · F10 next game
+  F8 bot speed · F9 auto-pass when pass is your only move · F10 next game (it says which of the
+  match) · F11 the match scoreboard · F12 review: every hand open, ←/→ every decision, its legal
+  moves (↑/↓) and the rules that decide each (Enter)
   ctrl+z undo (back to your last decision) · ctrl+y redo · ↑/↓ one move back / forward
   PgUp/PgDn a trick back / forward · ctrl+home / ctrl+end the start / end (Home / End too when
   the move box is empty, and in the log)
   ctrl+r play on from the position shown · ctrl+l the game log (Enter on a move: the rules
-  that decided it; g: go to it) · ctrl+s save the record · ctrl+o open a record to replay
+  that decided it; g: go to it; ctrl+l again or esc: back to the move box) · ctrl+s save the record · ctrl+o open a record to replay
   ctrl+t export the position as a scenario case · ctrl+p every command · ctrl+q quit
 """
 

@@ -49,7 +49,7 @@ class PlayApp(App[None]):
                  review: bool = False):
         super().__init__()
         self.graph = ruleset if isinstance(ruleset, RuleGraph) else load_graph(ruleset)
-        self.play_args = dict(seat=seat, seed=random.randrange(1_000_000) if seed is None else seed, bots=bots,
+        self.play_args: dict[str, Any] = dict(seat=seat, seed=random.randrange(1_000_000) if seed is None else seed, bots=bots,
                               record=record, hands=hands, leader=leader, speed=speed, autopass=autopass,
                               show_steps=show_steps, review=review)
 

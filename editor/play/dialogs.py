@@ -395,7 +395,7 @@ class BetweenGamesScreen(ModalScreen[None]):
     def __init__(self, session: PlaySession, *, animate: bool = True):
         super().__init__(classes="play-dialog-screen")
         self.session = session
-        self.animate = animate
+        self.stepwise = animate  # (not `animate`: that is a Widget method)
         st = session.state
         self.steps = [e for e in st.record if e["type"] in ("transfer", "revolution", "redeal")]
         self.shown = 0 if animate else len(self.steps)
@@ -419,7 +419,7 @@ class BetweenGamesScreen(ModalScreen[None]):
         if any(g.over for g in self.session.match_summary()):
             scoreboard_table(self.query_one("#scoreboard", DataTable), self.session)
         self._render_steps()
-        if self.animate and self.steps:
+        if self.stepwise and self.steps:
             self._timer = self.set_interval(self.STEP_DELAY, self._tick)
 
     def _tick(self) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,7 +175,7 @@ class PlaySession:
         self.record_path: str | None = None
         self.last_illegal: str | None = None
         self._terms: dict[str, str | None] = {}
-        self._legal_cache: tuple[int, list[Move]] | None = None
+        self._legal_cache: tuple[int, Sequence[Move]] | None = None
         self._bots: dict[tuple[int, int], Any] = {}
         fixed = None
         if hands is not None:
@@ -221,11 +221,12 @@ class PlaySession:
         st = self.state
         return self.mode == "play" and self.live and not st.over and st.to_act is not None and st.to_act != self.seat
 
-    def legal(self) -> list[Move]:
-        """Legal moves at the cursor (cached)."""
-        if self._legal_cache is None or self._legal_cache[0] != id(self.state):
-            self._legal_cache = (id(self.state), self.state.legal_moves())
-        return self._legal_cache[1]
+    def legal(self) -> Sequence[Move]:
+        """Legal moves at the cursor (cached; a lazy sequence)."""
+        cache = self._legal_cache
+        if cache is None or cache[0] != id(self.state):
+            cache = self._legal_cache = (id(self.state), self.state.legal_moves())
+        return cache[1]
 
     def legal_verbs(self) -> set[str]:
         out = set()

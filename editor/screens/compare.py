@@ -324,7 +324,7 @@ def match_record(graph: RuleGraph, report: PairedReport, deal: DivergentDeal, si
     finals = []
     prev = None
     for i in range(start, deal.index + 1):
-        kw = {"previous": prev} if prev is not None else {}
+        kw: dict[str, Any] = {"previous": prev} if prev is not None else {}
         _, prev = play_game(graph, report.seed, i, report.bots, **kw)
         finals.append(prev)
     n = graph.n_seats

@@ -379,9 +379,9 @@ class EditorScreen(Screen[None]):
             for ln in lines:
                 stripped = ln.lstrip()
                 if stripped.startswith("#"):
-                    indent = ln[: len(ln) - len(stripped)]
+                    lead = ln[: len(ln) - len(stripped)]
                     rest = stripped[1:]
-                    new.append(indent + (rest[1:] if rest.startswith(" ") else rest))
+                    new.append(lead + (rest[1:] if rest.startswith(" ") else rest))
                 else:
                     new.append(ln)
         else:
@@ -578,7 +578,10 @@ class EditorScreen(Screen[None]):
                   lambda path, line: self.jump_to(line, 1))
 
     def action_close(self) -> None:
-        self.confirm_leave(lambda ok: self.dismiss(None) if ok else None)
+        def leave(ok: bool) -> None:
+            if ok:
+                self.dismiss(None)
+        self.confirm_leave(leave)
 
     def confirm_leave(self, then: Callable[[bool], None]) -> None:
         """Ask about unsaved changes (save / discard / cancel); ``then(True)`` when it is fine to leave."""

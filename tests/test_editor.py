@@ -602,3 +602,16 @@ def test_keys_sent_in_a_burst_keep_their_order(ws: Path):
                            what="the burst handled")
             assert ed.text_area.document.get_line(4) == '  # gouji_minimum: {"2": 2}Q'
     run(scenario())
+
+
+def test_home_end_and_home_keys_move_to_the_last_and_first_ruleset(ws: Path):
+    async def scenario():
+        app = make_app(ws)
+        async with app.run_test(size=SIZE) as pilot:
+            home = await home_ready(pilot)
+            table = home.query_one("DataTable")
+            await pilot.press("end")
+            assert table.cursor_row == table.row_count - 1 and home.current().name == "town"
+            await pilot.press("home")
+            assert table.cursor_row == 0
+    run(scenario())

@@ -544,3 +544,43 @@ async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
         assert s.cursor == 2
         await pilot.press("f12")                       # leave review: hands hidden again
         assert not screen.has_class("-review") and "?" in str(screen.query_one("#seat-3").render())
+
+
+@sync
+async def test_a_five_game_match_with_its_scoreboard():
+    """Issue 15: F10 says which game of how many; the scoreboard (places, sweep, tribute paid before each
+    game, running team totals) shows between games, on F11, and by itself when the match ends."""
+    from gouji_app.play.dialogs import BetweenGamesScreen, ScoreboardScreen
+    app = app_for("rulebook", seed=3, show_steps=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        assert s.length == 5
+        if isinstance(app.screen, BetweenGamesScreen):   # game 1: buying 3s and 4s before play
+            assert not app.screen.query("#scoreboard")     # no game finished yet
+            await pilot.press("escape")
+        for game in range(1, 6):
+            await pilot.press("f7")
+            await wait_for(pilot, lambda: s.state.over, what=f"game {game} over")
+            feedback = str(screen.query_one("#feedback").render())
+            if game < 5:
+                assert f"F10 deals game {game + 1} of 5" in feedback
+                await pilot.press("f10")
+                await wait_for(pilot, lambda: isinstance(app.screen, BetweenGamesScreen), what="between games")
+                board = app.screen.query_one("#scoreboard")
+                assert board.row_count == game + 1                  # a row per finished game, and the one to play
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: app.screen is screen, what="play on")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreboardScreen), what="the final scoreboard")
+        final = app.screen
+        assert final.final and final.query_one(".play-dialog").border_title == "Match over: 5 games"
+        games = s.match_summary()
+        assert [g.number for g in games] == [1, 2, 3, 4, 5] and all(g.over for g in games)
+        totals = s.match_totals()
+        assert totals == {t: sum(g.team_scores[t] for g in games) for t in (1, 2)}
+        table = final.query_one("#scoreboard")
+        last = [str(c) for c in table.get_row_at(4)]
+        assert last[-2:] == [f"{totals[1]:+}", f"{totals[2]:+}"]
+        assert any(g.tribute for g in games[1:])                  # rulebook pays tribute between games
+        assert "F10 deals a new match" in str(screen.query_one("#feedback").render())

@@ -33,6 +33,21 @@ def status_text(entry: RulesetEntry) -> Text:
     return STATUS.get(entry.status, Text(entry.status))
 
 
+class RulesetTable(DataTable):
+    """The list of rulesets: Home / End go to the first / last ruleset (a plain table only scrolls)."""
+
+    BINDINGS = [
+        Binding("home", "first", "First", show=False, tooltip="The first ruleset"),
+        Binding("end", "last", "Last", show=False, tooltip="The last ruleset"),
+    ]
+
+    def action_first(self) -> None:
+        self.move_cursor(row=0)
+
+    def action_last(self) -> None:
+        self.move_cursor(row=max(self.row_count - 1, 0))
+
+
 class HomeScreen(Screen[None]):
     """Lists rulesets; Enter opens one, N creates a variant of the highlighted one."""
 
@@ -42,8 +57,6 @@ class HomeScreen(Screen[None]):
         Binding("c", "compare", "Compare", tooltip="Compare the highlighted ruleset with another: rules and play"),
         Binding("p", "play", "Play", tooltip="Test-play the highlighted ruleset against heuristic bots"),
         Binding("r", "refresh", "Refresh", tooltip="List and check the rulesets again"),
-        Binding("home", "first", "First", show=False, tooltip="The first ruleset"),
-        Binding("end", "last", "Last", show=False, tooltip="The last ruleset"),
         Binding("f1,question_mark", "app.help", "Help", tooltip="The ruleset language, with examples"),
         Binding("q", "app.quit", "Quit", tooltip="Quit gouji"),
     ]
@@ -59,7 +72,7 @@ class HomeScreen(Screen[None]):
         yield Header()
         yield Static("", id="workspace-info")
         with Vertical(id="home-body"):
-            table: DataTable = DataTable(id="rulesets", cursor_type="row", zebra_stripes=True)
+            table: DataTable = RulesetTable(id="rulesets", cursor_type="row", zebra_stripes=True)
             table.border_title = "Rulesets"
             yield table
             details = Static("", id="details")
@@ -243,13 +256,6 @@ class HomeScreen(Screen[None]):
             if ed is not None:
                 ed.call_after_refresh(ed.jump_to, line, 1)
         open_test_play(self.app, lambda: load_graph(e.path), e.path, show_rule)
-
-    def action_first(self) -> None:
-        self.query_one(DataTable).move_cursor(row=0)
-
-    def action_last(self) -> None:
-        table = self.query_one(DataTable)
-        table.move_cursor(row=max(table.row_count - 1, 0))
 
     def action_refresh(self) -> None:
         self.refresh_entries()

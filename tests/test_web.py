@@ -163,3 +163,15 @@ def test_exports_go_to_the_browser_as_downloads(tmp_path: Path):
     assert not offer_download(terminal, f) and terminal.sent == []
     assert offer_download(browser, f, "application/json")
     assert browser.sent == [(f, "game.json", "application/json")]
+
+
+def test_serve_without_the_web_extra_says_how_to_get_it(monkeypatch):
+    from click.testing import CliRunner
+
+    from gouji_app import cli
+    monkeypatch.setitem(sys.modules, "textual_serve.server", None)  # as if textual-serve were not installed
+    res = CliRunner().invoke(cli.gouji, ["serve", "--port", "8123"])
+    assert res.exit_code == 1
+    assert "pip install 'gouji-dsl[web]'" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(cli.gouji, ["serve", "--help"])
+    assert "--host" in res.output and "--port" in res.output and "CJK font" in res.output

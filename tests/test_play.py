@@ -438,6 +438,10 @@ async def test_why_dialog_tab_enter_opens_the_first_rule():
         await type_move(pilot, "pass")
         await pilot.press("3", "3", "f5")
         await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the why dialog")
+        # issue 9: the dialog shows the whole explanation: every rule and setting it cites
+        shown = app.screen.query_one("#why-list")
+        prompts = " ".join(str(shown.get_option_at_index(i).prompt) for i in range(shown.option_count))
+        assert app.screen.explanation.chain and all(rid in prompts for rid in app.screen.explanation.rule_ids)
         await pilot.press("tab", "shift+tab", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RuleSourceScreen), what="the rule's source")
 

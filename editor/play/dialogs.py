@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import GoujiError, SourcePos
+from gouji_dsl.engine.explain import Because
 from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
 
@@ -34,6 +35,17 @@ def reason_prompt(r: Reason) -> Text:
     t.append(f"  {r.text}")
     if r.pos is not None:
         t.append(f"  {short_where(r.pos)}", style="dim")
+    return t
+
+
+def because_prompt(b: Because) -> Text:
+    """One fact of an explanation's chain and the rules and settings that decided it."""
+    t = Text("∵ ", style="cyan")
+    t.append(b.fact)
+    for r in b.reasons:
+        t.append(f"  {r.rule_id}", style="bold")
+        if r.pos is not None:
+            t.append(f" {short_where(r.pos)}", style="dim")
     return t
 
 
@@ -132,11 +144,16 @@ class WhyScreen(ModalScreen[None]):
             head.append("legal" if exp.legal else "illegal", style="bold green" if exp.legal else "bold red")
             yield Static(head)
             reasons = sorted(exp.reasons, key=lambda r: r.verdict != "forbade")
-            if reasons:
-                yield OptionList(*[Option(reason_prompt(r), id=f"r{i}") for i, r in enumerate(reasons)], id="why-list")
+            # the rules asked about this move (the one that refused first), then the chain of facts
+            # (how the table counts, who is asked, flags, tribute ...) with the rules and settings
+            # that decided each
+            entries: list[tuple[Text, tuple[Reason, ...]]] = [(reason_prompt(r), (r,)) for r in reasons]
+            entries += [(because_prompt(b), b.reasons) for b in exp.chain]
+            if entries:
+                yield OptionList(*[Option(t, id=f"r{i}") for i, (t, _) in enumerate(entries)], id="why-list")
             else:
                 yield Static("No rule of the ruleset was asked: only the interpreter's own checks.", classes="dim")
-            self._reasons = reasons
+            self._entries = entries
             yield Label("[b]enter[/b] open the rule  [b]esc[/b] close", classes="play-dialog-keys")
 
     def on_mount(self) -> None:
@@ -148,11 +165,14 @@ class WhyScreen(ModalScreen[None]):
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        r = self._reasons[int((event.option.id or "r0")[1:])]
-        if r.pos is not None:
-            self.open_rule(r.pos)
+        cited = self._entries[int((event.option.id or "r0")[1:])][1]
+        pos = next((r.pos for r in cited if r.pos is not None), None)
+        if pos is not None:
+            self.open_rule(pos)
+        elif cited:
+            self.notify(f"{cited[0].rule_id} is one of the interpreter's own checks: it has no source line.")
         else:
-            self.notify(f"{r.rule_id} is one of the interpreter's own checks: it has no source line.")
+            self.notify("This fact is the state of the game: no rule decided it.")
 
 
 class RuleSourceScreen(ModalScreen[None]):

@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
 from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
+from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
 from ..web import offer_download
@@ -507,7 +508,7 @@ class PlayScreen(Screen[None]):
         if st.phase not in ask:
             return " / ".join(sorted(s.legal_verbs()))
         verb, text = ask[st.phase]
-        mv = Move(me, verb, None, "head" if verb == "choose" else "")
+        mv = Move(me, Verb(verb), None, "head" if verb == "choose" else "")
         why = next((r for r in explain(st, mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
         return text + (f" — {why.rule_id}: {why.text}" if why else "")
 
@@ -554,7 +555,7 @@ class PlayScreen(Screen[None]):
         s = self.session
         if not text.strip():
             if s.your_turn and s.only_pass():
-                return self._make(Move(s.seat, "pass"))
+                return self._make(Move(s.seat, Verb.PASS))
             self.app.bell()
             return False
         typed = s.interpret(text)
@@ -678,7 +679,7 @@ class PlayScreen(Screen[None]):
                 if s.bots_to_move:
                     s.step_bot()
                 elif s.your_turn and self.autopass and s.only_pass():
-                    s.apply(Move(s.seat, "pass"), "auto")
+                    s.apply(Move(s.seat, Verb.PASS), "auto")
                 else:
                     break
                 moved = True
@@ -696,7 +697,7 @@ class PlayScreen(Screen[None]):
         if s.bots_to_move:
             s.step_bot()
         elif s.your_turn and self.autopass and s.only_pass():
-            s.apply(Move(s.seat, "pass"), "auto")
+            s.apply(Move(s.seat, Verb.PASS), "auto")
         else:
             return
         self.refresh_all()

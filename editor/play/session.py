@@ -32,6 +32,7 @@ from gouji_dsl.engine.interpreter import (
 )
 from gouji_dsl.engine.model import Play
 from gouji_dsl.engine.records import GameRecord, Step, replay_steps, scenario_case
+from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.simulate import game_seed, match_length
 
@@ -277,18 +278,18 @@ class PlaySession:
                 if not rest:
                     t.error = f"'{verb}' needs cards, e.g. '{verb} RR TTT'"
                     return t
-                mv = Move(seat, verb, self.model.parse(text[rest_at:], path="<typed>", col=rest_at + 1))
+                mv = Move(seat, Verb(verb), self.model.parse(text[rest_at:], path="<typed>", col=rest_at + 1))
             elif verb == "choose":
                 arg = arg or rest.lower()
                 if arg not in ("head", "headless"):
                     t.error = "choose takes 'head' or 'headless'"
                     return t
-                mv = Move(seat, "choose", None, arg)
+                mv = Move(seat, Verb.CHOOSE, None, arg)
             else:
                 if rest:
                     t.error = f"'{verb}' takes no cards (column {rest_at + 1})"
                     return t
-                mv = Move(seat, verb)
+                mv = Move(seat, Verb(verb))
         except GoujiError as e:
             d = e.diagnostics[0]
             t.error = d.message + (f" ({d.hint})" if d.hint else "")

@@ -629,8 +629,8 @@ class CompareScreen(Screen[None]):
         problems: list[str] = []
         for i, (side, src) in enumerate((("A", a), ("B", b))):
             try:
-                resolved[i] = src.resolve(search)
-                graphs[i] = src.compile(resolved[i])
+                resolved[i] = r = src.resolve(search)
+                graphs[i] = src.compile(r)
             except GoujiError as e:
                 problems.append(f"{side} {src.label} ({src.where}) has problems:\n{e.format()}")
             except Exception as e:

@@ -210,8 +210,8 @@ class EditorScreen(Screen[None]):
                 stale = "⚠ the text has problems: showing the last version that loaded"
         panel = self.query_one(SidePanel)
         # a view with nothing yet shows the last good state; otherwise it keeps what it shows
-        panel.show(result.resolved or (self.last_resolved if panel.is_empty("resolved") else None),
-                   result.graph or (self.last_graph if panel.is_empty("graph") else None),
+        panel.show(result.resolved or (self.last_resolved if panel.view_is_empty("resolved") else None),
+                   result.graph or (self.last_graph if panel.view_is_empty("graph") else None),
                    self.path_str, stale=stale)
         problems = self.query_one(DiagnosticsList)
         problems.show(list(result.diagnostics), self.path_str)

@@ -248,7 +248,7 @@ class SidePanel(Vertical):
         else:
             fill_graph(self.query_one("#graph-tree", OriginTree), *data)
 
-    def is_empty(self, view: str) -> bool:
+    def view_is_empty(self, view: str) -> bool:
         """True when ``view`` has never been filled and nothing waits for it."""
         tree = self.query_one(f"#{view}-tree", OriginTree)
         return not tree.root.children and view not in self._pending

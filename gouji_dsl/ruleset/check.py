@@ -13,9 +13,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity
 from gouji_dsl.ruleset.loader import Chain, RawRuleset, load_chain
+
+if TYPE_CHECKING:
+    from gouji_dsl.ruleset.graph import RuleGraph
 
 __all__ = ["CheckResult", "check", "MAX_REPAIR_ROUNDS"]
 
@@ -33,7 +37,7 @@ class CheckResult:
 
     path: str
     chain: Chain
-    graph: object | None = None  # a RuleGraph (typed loosely: the graph module is imported lazily)
+    graph: RuleGraph | None = None  # (the graph module is imported lazily)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lint: list[Diagnostic] = field(default_factory=list)  # the lint's findings (strict), also in diagnostics
 
@@ -82,7 +86,7 @@ def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
     return CheckResult(path, chain, graph, out, findings if strict else [])
 
 
-def _compile(chain: Chain, overlay: dict[str, str] | None) -> tuple[object | None, list[Diagnostic]]:
+def _compile(chain: Chain, overlay: dict[str, str] | None) -> tuple[RuleGraph | None, list[Diagnostic]]:
     """Compile ``chain.resolved``; when settings stop the compiler before it reaches the rules,
     compile again without those settings (each file's own value; the parent's value is used) and
     add what it then finds in the rules and definitions."""
@@ -139,7 +143,7 @@ def _in_rules(raws: Sequence[RawRuleset], d: Diagnostic) -> bool:
                for raw in raws)
 
 
-def _warnings(graph: object, strict: bool) -> list[Diagnostic]:
+def _warnings(graph: RuleGraph, strict: bool) -> list[Diagnostic]:
     """Findings on a graph that compiled: settings nothing reads (always), the lint's (``strict``)."""
     from gouji_dsl.ruleset import lint
 

@@ -181,8 +181,9 @@ class Diagnostic:
         return f"{self.location}: {prefix}{self.message}"
 
     def format(self) -> str:
-        """Several lines: the short form, the source line with a caret, and the hint."""
-        out = [self.short()]
+        """Several lines: the short form with the stable code (``[UnknownSettingKey]``), the source
+        line with a caret, and the hint."""
+        out = [f"{self.short()} [{self.code}]"]
         if self.source_line is not None and self.line > 0:
             text, caret = _window(self.source_line.rstrip("\n"), max(self.col - 1, 0))
             out.append(f"    {text}")

@@ -280,7 +280,7 @@ def test_settings_nothing_reads(tmp_path):
     path = write(tmp_path, "unread.yaml", UNREAD)
     diags = findings(path)
     d = one(diags, "setting 'lucky_number' is read by no rule")
-    assert (d.line, d.col) == at(path, "value: 7")
+    assert (d.line, d.col) == at(path, "lucky_number:")  # the name, not its value
     d = one(diags, "key 'dozen' of setting 'house_limits'")
     assert (d.line, d.col) == (8, 23) and d.code == Code.UNREAD_SETTING
     assert d.hint == "keys read: seven"

@@ -703,7 +703,7 @@ def lint(graph) -> list[Diagnostic]:
             dym = did_you_mean(name, [m for m in an.reads if m != name] + list(ENGINE_SETTINGS))
             if dym:
                 hint = dym
-            diag(s.origin, f"setting {name!r} is read by no rule, no definition a rule uses, and not by the engine",
+            diag(s.name_origin or s.origin, f"setting {name!r} is read by no rule, no definition a rule uses, and not by the engine",
                  hint, code=Code.UNREAD_SETTING)
             continue
         keys_read = an.reads.get(name, set())

@@ -1342,6 +1342,7 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
                 type_decl = (raw.text_at(loc + ("type",)),)
             loc = loc + ("value",)
         origin = raw.origin(loc)
+        name_origin = raw.origin(("settings", name), key=True)
         own_keys = {str(k): raw.origin(loc + (k,)) for k, v in value.items() if v is not None} \
             if isinstance(value, dict) else {}
         positions, key_positions = all_positions.get(name, ({}, {}))
@@ -1364,7 +1365,7 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
                                     key_origins, inherited=False, sentences=sentences,
                                     type_decls=prev.type_decls + type_decl,
                                     first_value=prev.first_value, first_origin=prev.first_origin,
-                                    positions=merged_positions, key_positions=merged_keys)
+                                    positions=merged_positions, key_positions=merged_keys, name_origin=name_origin)
         else:
             first = prev is None
             out[name] = SettingSpec(name, copy.deepcopy(value), origin, says, source, own_keys, inherited=False,
@@ -1372,7 +1373,7 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
                                     type_decls=(prev.type_decls if prev is not None else ()) + type_decl,
                                     first_value=copy.deepcopy(value) if first else prev.first_value,  # type: ignore[union-attr]
                                     first_origin=origin if first else prev.first_origin,  # type: ignore[union-attr]
-                                    positions=positions, key_positions=key_positions)
+                                    positions=positions, key_positions=key_positions, name_origin=name_origin)
     return out
 
 

@@ -55,7 +55,8 @@ class SettingSpec:
     texts written for it along the chain, root first; ``first_value`` / ``first_origin`` the value
     as the root-most file that introduced the setting wrote it; ``positions`` maps every path below
     the value (``("joker_cover", "equal_many")``, ``("ranks", 3)``) to where its value was last
-    written, ``key_positions`` each such path of a map entry to where its key was written."""
+    written, ``key_positions`` each such path of a map entry to where its key was written;
+    ``name_origin`` where the setting's name was last written."""
 
     name: str
     value: Any
@@ -70,6 +71,8 @@ class SettingSpec:
     first_origin: SourcePos | None = None
     positions: dict[tuple[str | int, ...], SourcePos] = field(default_factory=dict)
     key_positions: dict[tuple[str | int, ...], SourcePos] = field(default_factory=dict)
+    #: where the setting's name was last written (``origin`` is its value)
+    name_origin: SourcePos | None = None
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,31 @@ def test_duel_cli_bad_bot(runner):
     assert "did you mean 'ismcts'" in res.stderr and "Traceback" not in res.stderr
 
 
+def test_duel_cli_help_lists_every_bot(runner):
+    from gouji_dsl.bots import BOTS
+    res = runner.invoke(cli, ["duel", "--help"])
+    assert res.exit_code == 0
+    for name, kind in BOTS.items():
+        assert name in res.output
+        if kind.searches:
+            assert f"default {kind.default_iterations} iterations" in " ".join(res.output.split())
+
+
+def test_duel_cli_think_ms_without_a_search_bot_warns(runner):
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--think-ms", "50", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "warning: --think-ms 50 has no effect" in res.stderr
+    assert json.loads(res.stdout)["think_ms"] is None
+
+
+def test_duel_names_no_stronger_bot_on_a_handful_of_deals():
+    from gouji_dsl.tools.duel import MIN_UNITS_FOR_VERDICT
+    rep = duel(graph("online"), "heuristic", "random", 3, 1)
+    assert rep.mean_diff.low > 0  # the interval alone would say "A is stronger"
+    assert "too few deals for a verdict" in rep.text() and "A is stronger" not in rep.text()
+    assert 3 < MIN_UNITS_FOR_VERDICT
+
+
 def test_simulate_bots_per_team(runner):
     res = runner.invoke(cli, ["simulate", "online", "--games", "2", "--bots", "heuristic,random", "--json"])
     assert res.exit_code == 0, res.output

@@ -44,11 +44,20 @@ class BotsType(click.ParamType):
         return text
 
 
+def bots_epilog() -> str:
+    """The bot list for ``--help`` texts: every kind of the registry, its summary and default budget."""
+    lines = ["\b", "Bots:"]
+    for k in BOTS.values():
+        budget = f" (default {k.default_iterations} iterations per decision; NAME:N sets N)" if k.searches else ""
+        lines.append(f"  {k.name:<10} {k.summary}{budget}")
+    return "\n".join(lines)
+
+
 def _seed(seed: str) -> Any:
     return int(seed) if seed.lstrip("-").isdigit() else seed
 
 
-@click.command("duel")
+@click.command("duel", epilog=bots_epilog())
 @click.argument("ruleset")
 @click.argument("bot_a", type=BotSpecType())
 @click.argument("bot_b", type=BotSpecType())
@@ -74,6 +83,10 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, _err, _load_graph, _report
     from gouji_dsl.tools.duel import duel
 
+    if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
+        _err(f"warning: --think-ms {think_ms:g} has no effect: neither {bot_a} nor {bot_b} searches "
+             f"(search bots: {', '.join(k.name for k in BOTS.values() if k.searches)})")
+        think_ms = None
     graph = _load_graph(ruleset)
     show_bar = not as_json and sys.stderr.isatty()
     try:

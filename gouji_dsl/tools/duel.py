@@ -110,6 +110,11 @@ def play_unit(graph: RuleGraph, a: str, b: str, start: int, stop: int, seed: Any
     return out
 
 
+#: units (deals, or matches) below which the report names no stronger bot: the interval is a normal
+#: approximation over units, too narrow on a handful of them (zero-wide when they happen to agree)
+MIN_UNITS_FOR_VERDICT = 10
+
+
 @dataclass
 class DuelReport:
     """The figures of a duel (see the module docstring); ``games`` holds every game."""
@@ -187,12 +192,16 @@ class DuelReport:
         md, wr, tm = self.mean_diff, self.win_rate, self.timing()
         budget = f", {self.think_ms:g} ms per decision" if self.think_ms else ""
         match = f" in matches of {self.unit_size}" if self.unit_size > 1 else ""
+        units = len(self.unit_means())
         if math.isnan(md.low):
             verdict = "too few deals for an interval"
+        elif units < MIN_UNITS_FOR_VERDICT:
+            what = "matches" if self.unit_size > 1 else "deals"
+            verdict = f"too few {what} for a verdict (the interval needs at least {MIN_UNITS_FOR_VERDICT})"
         else:
             verdict = "A is stronger" if md.low > 0 else "B is stronger" if md.high < 0 else "no clear difference"
         lines = [
-            f"{self.ruleset}: {self.a} (A) against {self.b} (B), {self.deals} deals × 2 seatings = {len(self.games)} games"
+            f"{self.ruleset}: {self.a} (A) against {self.b} (B), {self.deals} deal{'s' if self.deals != 1 else ''} × 2 seatings = {len(self.games)} games"
             f"{match}, seed {self.seed}{budget}",
             f"  mean team score A − B per game: {md.format(2, signed=True)} (95 % interval) — {verdict}",
             f"  A's team ahead in {wr.format(1, percent=True)} of games; {self.ties} ties",

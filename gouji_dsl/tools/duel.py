@@ -201,7 +201,8 @@ class DuelReport:
         else:
             verdict = "A is stronger" if md.low > 0 else "B is stronger" if md.high < 0 else "no clear difference"
         lines = [
-            f"{self.ruleset}: {self.a} (A) against {self.b} (B), {self.deals} deal{'s' if self.deals != 1 else ''} × 2 seatings = {len(self.games)} games"
+            f"{self.ruleset}: {self.a} (A) against {self.b} (B), {self.deals} deal{'s' if self.deals != 1 else ''} "
+            f"× 2 seatings = {len(self.games)} games"
             f"{match}, seed {self.seed}{budget}",
             f"  mean team score A − B per game: {md.format(2, signed=True)} (95 % interval) — {verdict}",
             f"  A's team ahead in {wr.format(1, percent=True)} of games; {self.ties} ties",

@@ -1,7 +1,7 @@
 """``gouji play``: the click command (no Textual import until the app starts, so the ``gouji``
 command group stays fast). Wire it with ``gouji.add_command(play_command)``.
 
-    gouji play [RULESET] [--seat N] [--seed S] [--bots random|heuristic] [--record FILE [--review]] [--speed S]
+    gouji play [RULESET] [--seat N] [--seed S] [--bots BOT|A,B] [--record FILE [--review]] [--speed S]
 """
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from typing import Any
 
 import click
 
+from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine.records import load_record, record_graph, replay_steps
 from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.cli_duel import BotsType
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 
@@ -27,8 +29,10 @@ def _seed(value: str | None) -> Any:
 @click.argument("ruleset", required=False, default=None)
 @click.option("--seat", type=click.IntRange(1, 6), default=1, show_default=True, help="Your seat (1-6).")
 @click.option("--seed", default=None, help="Seed of the deals and bots (default: a random one, shown on screen).")
-@click.option("--bots", type=click.Choice(["heuristic", "random"]), default="heuristic", show_default=True,
-              help="The bots at the other seats.")
+@click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
+              help="The bots at the other seats: one bot for all of them, or A,B (A at the odd seats 1/3/5, B at the "
+                   f"even ones; your seat is yours). Bots: {', '.join(BOTS)}; a search bot takes an iteration budget "
+                   "as NAME:N (e.g. ismcts:200). In the app: ctrl+N (new game) chooses them, shift+F3 asks one.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
               help="Open a saved game record and replay it step by step.")
 @click.option("--speed", type=click.Choice(SPEED_NAMES), default="normal", show_default=True,
@@ -58,6 +62,11 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
     if seat > graph.n_seats:
         click.echo(f"--seat: this ruleset has {graph.n_seats} seats", err=True)
         raise SystemExit(2)
+    try:
+        seat_bots(bots, graph.n_seats)
+    except ValueError as e:
+        click.echo(f"--bots: {e}", err=True)
+        raise SystemExit(2) from None
     from .app import PlayApp  # Textual only now
 
     PlayApp(graph, seat=seat, seed=_seed(seed), bots=bots, record=record, speed=speed,

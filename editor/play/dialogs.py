@@ -1,5 +1,5 @@
 """Modal screens of the play screen: legal moves, why, a rule's source, file paths, scenario
-export, between games, help."""
+export, between games, help, asking a bot (hint with estimated values), a new game (bots, seat, seed)."""
 from __future__ import annotations
 
 import os
@@ -14,10 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static, TextArea
+from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from gouji_dsl import resources
+from gouji_dsl.bots import BOTS
+from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.explain import Because
 from gouji_dsl.engine.interpreter import Explanation, Move
@@ -481,6 +483,9 @@ HELP = """\
 
 [b]Keys[/b]
   F2 pass · F3 hint (what the heuristic bot would play) · F4 your legal moves · F5 why (full trace)
+  shift+F3 ask a bot (ISMCTS by default, or any other): its move, and for a search bot every
+  candidate with its estimated value (your mean final score over sampled deals), standard error
+  and number of deals · ctrl+n new game: the opponents' and teammates' bots, your seat, the seed
   F6 play on to the end of the trick · F7 to the end of the game (your seat plays the hint)
   F8 bot speed · F9 auto-pass when pass is your only move · F10 next game (it says which of the
   match) · F11 the match scoreboard · F12 review: every hand open, ←/→ every decision, its legal
@@ -511,3 +516,245 @@ class PlayHelpScreen(ModalScreen[None]):
 __all__ = ["LegalMovesScreen", "WhyScreen", "RuleSourceScreen", "PathScreen", "ExportScreen",
            "BetweenGamesScreen", "ScoreboardScreen", "scoreboard_table", "PlayHelpScreen", "rule_file_label", "reason_prompt",
            "Footer"]
+
+
+# ------------------------------------------------------------------------------ bots
+class BotHintScreen(ModalScreen[str | None]):
+    """Ask a bot what it would play for your seat (shift+F3). A search bot (``ismcts``, ``pimc``)
+    lists every candidate move it weighed with its estimated value — the mean final score of your
+    seat over the deals it sampled from what you can see — the standard error of that mean and the
+    number of deals; a bot that does not search gives its move only. The search runs in a worker
+    thread (the app stays responsive) on a budget in iterations, and is seeded by the position: the
+    same question gets the same answer. Enter puts the selected move in the move box."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+
+    def __init__(self, session: PlaySession, bot: str = "ismcts", iterations: int | None = None):
+        super().__init__(classes="play-dialog-screen")
+        self.session = session
+        self.state = session.state
+        self.moves = list(session.legal())
+        self.bot = bot
+        kind = BOTS[bot]
+        self.iterations = iterations or (kind.default_iterations or None)
+        self.analysis: Analysis | None = None
+        self.error: str | None = None
+        self._generation = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="play-dialog wide", id="hint-box") as box:
+            box.border_title = "Ask a bot: what would it play?"
+            with Horizontal(id="hint-form"):
+                yield Label("Bot ", classes="hint-label")
+                yield Select([(k.name, k.name) for k in BOTS.values()], value=self.bot, allow_blank=False,
+                             id="hint-bot")
+                yield Label(" iterations ", classes="hint-label")
+                yield Input(str(self.iterations or ""), type="integer", id="hint-iterations",
+                            placeholder="per decision")
+            yield Static("", id="hint-status")
+            table: DataTable[Any] = DataTable(id="hint-table", cursor_type="row", zebra_stripes=True)
+            table.add_columns("move", "value", "± s.e.", "deals", "")
+            yield table
+            yield Label("value: your seat's mean final score over deals sampled from what you can see, every "
+                        "candidate on the same deals. A search bot weighs a few candidates only: the heuristic's "
+                        "move, pass / yield, the cheapest play of each rank.", classes="play-dialog-detail")
+            yield Label("[b]enter[/b] put the move in the box  [b]esc[/b] close  change the bot or the iterations "
+                        "(enter) to ask again", classes="play-dialog-keys")
+
+    def on_mount(self) -> None:
+        self.ask()
+        self.query_one("#hint-table", DataTable).focus()
+
+    @property
+    def spec(self) -> str | None:
+        """The bot spec asked (``ismcts:96``), or None when the iterations field is not a whole number ≥ 1."""
+        kind = BOTS[self.bot]
+        if not kind.searches:
+            return kind.name
+        text = self.query_one("#hint-iterations", Input).value.strip()
+        if not text:
+            return kind.name
+        if not text.isdigit() or int(text) < 1:
+            return None
+        return f"{kind.name}:{int(text)}"
+
+    def ask(self) -> None:
+        """Start the search (in a worker thread); an answer to an earlier question is dropped."""
+        self._generation += 1
+        gen = self._generation
+        status = self.query_one("#hint-status", Static)
+        self.query_one("#hint-iterations", Input).disabled = not BOTS[self.bot].searches
+        spec = self.spec
+        if spec is None:
+            status.update(Text("iterations: give a whole number of at least 1", style="bold red"))
+            return
+        table = self.query_one("#hint-table", DataTable)
+        table.clear()
+        self.analysis = None
+        status.update(Text(f"{spec} is thinking…", style="italic"))
+        session, state, moves = self.session, self.state, self.moves
+
+        def work() -> None:
+            try:
+                result: Analysis | str = session.analyse(spec, state, moves)
+            except GoujiError as e:
+                result = e.format()
+            except Exception as e:  # a bot's failure is shown, never a traceback
+                result = f"{type(e).__name__}: {e}"
+            try:
+                self.app.call_from_thread(self._answered, gen, spec, result)
+            except RuntimeError:  # the app has closed meanwhile
+                pass
+
+        self.run_worker(work, thread=True, group="bot-hint", exit_on_error=False)
+
+    def _answered(self, gen: int, spec: str, result: Analysis | str) -> None:
+        if gen != self._generation or not self.is_attached:
+            return
+        status = self.query_one("#hint-status", Static)
+        if isinstance(result, str):
+            self.error = result
+            status.update(Text(f"{spec} failed: {result}", style="bold red"))
+            return
+        self.analysis = a = result
+        s = self.session
+        best = s.move_word(a.best, self.state)
+        t = Text()
+        t.append(f"{spec} would play ", style="")
+        t.append(best, style="bold")
+        if not a.moves:
+            t.append("  (the only move worth searching)" if a.forced else "  (it does not search: no estimates)",
+                     style="dim")
+        else:
+            t.append(f"  · {a.iterations} play-outs in {a.elapsed_ms:,.0f} ms", style="dim")
+            if a.policy_move is not None and a.policy_move != a.best:
+                t.append(f"  · the heuristic would play {s.move_word(a.policy_move, self.state)}", style="dim")
+            elif a.z > 0 and any(m.value > a.moves[0].value for m in a.moves):
+                t.append(f"\nit keeps the heuristic's move: no other gains {a.z:g} standard errors over it on the "
+                         "same deals", style="dim")
+        status.update(t)
+        table = self.query_one("#hint-table", DataTable)
+        table.clear()
+        rows = a.moves or []
+        if not rows:
+            table.add_row(best, "—", "—", "—", "plays this", key=best)
+        for mv in rows:
+            word = s.move_word(mv.move, self.state)
+            notes = []
+            if mv.move == a.best:
+                notes.append("plays this")
+            if a.policy_move is not None and mv.move == a.policy_move:
+                notes.append("heuristic's choice")
+            table.add_row(word, f"{mv.value:+.2f}", "—" if mv.stderr is None else f"{mv.stderr:.2f}", str(mv.visits),
+                          ", ".join(notes), key=word)
+
+    @on(Select.Changed, "#hint-bot")
+    def _bot_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value == Select.NULL or event.value == self.bot:
+            return
+        self.bot = str(event.value)
+        kind = BOTS[self.bot]
+        self.query_one("#hint-iterations", Input).value = str(kind.default_iterations) if kind.searches else ""
+        self.ask()
+
+    @on(Input.Submitted, "#hint-iterations")
+    def _iterations(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.ask()
+
+    @on(DataTable.RowSelected, "#hint-table")
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.dismiss(event.row_key.value)
+
+
+class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
+    """A new game (ctrl+N): the bots at your opponents' seats and at your teammates' (any bot of the
+    registry, search bots with an iteration budget), your seat and the seed. Returns
+    ``{"seat": s, "seed": x, "bots": {seat: spec}}`` or None."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+
+    def __init__(self, session: PlaySession):
+        super().__init__(classes="play-dialog-screen")
+        self.session = session
+
+    def _current(self, same_team: bool) -> str:
+        s = self.session
+        st = s.state
+        for seat, spec in sorted(s.bot_names.items()):
+            if (st.team(seat) == st.team(s.seat)) == same_team:
+                name, _, n = spec.partition(":")
+                return name
+        return "heuristic"
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        choices = [(k.name, k.name) for k in BOTS.values()]
+        iters = {spec.partition(":")[2] for spec in s.bot_names.values() if ":" in spec}
+        with Vertical(classes="play-dialog wide", id="new-box") as box:
+            box.border_title = "New game"
+            yield Label("Opponents", classes="play-section")
+            yield Select(choices, value=self._current(False), allow_blank=False, id="new-opponents")
+            yield Label("Teammates", classes="play-section")
+            yield Select(choices, value=self._current(True), allow_blank=False, id="new-teammates")
+            yield Label("Iterations per decision of a search bot (empty: its default)", classes="play-section")
+            yield Input(next(iter(iters)) if len(iters) == 1 else "", type="integer", id="new-iterations",
+                        placeholder=", ".join(f"{k.name} {k.default_iterations}" for k in BOTS.values() if k.searches))
+            with Horizontal(id="new-seat-seed"):
+                with Vertical():
+                    yield Label("Your seat", classes="play-section")
+                    yield Select([(str(i), i) for i in range(1, s.graph.n_seats + 1)], value=s.seat, allow_blank=False,
+                                 id="new-seat")
+                with Vertical():
+                    yield Label("Seed", classes="play-section")
+                    yield Input(str(_next_seed(s.seed)), id="new-seed")
+            yield Static("", id="new-error")
+            yield Button("Deal", id="new-deal", variant="primary")
+            yield Static(Text.from_markup(_bot_lines()), classes="play-dialog-detail")
+            yield Label("[b]enter[/b] deal  [b]esc[/b] close", classes="play-dialog-keys")
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#new-deal")
+    def _deal(self, event: Input.Submitted | Button.Pressed) -> None:
+        event.stop()
+        result = self.result()
+        if result is not None:
+            self.dismiss(result)
+
+    def result(self) -> dict[str, Any] | None:
+        """The chosen game, or None (with the reason shown) when a field is wrong."""
+        err = self.query_one("#new-error", Static)
+        opp = str(self.query_one("#new-opponents", Select).value)
+        mate = str(self.query_one("#new-teammates", Select).value)
+        seat = int(str(self.query_one("#new-seat", Select).value))
+        text = self.query_one("#new-iterations", Input).value.strip()
+        if text and (not text.isdigit() or int(text) < 1):
+            err.update(Text("iterations: give a whole number of at least 1 (or leave it empty)", style="bold red"))
+            return None
+        if text and not (BOTS[opp].searches or BOTS[mate].searches):
+            err.update(Text(f"iterations: neither {opp} nor {mate} searches, so a budget has no effect "
+                            "(leave it empty)", style="bold red"))
+            return None
+        seed_text = self.query_one("#new-seed", Input).value.strip()
+        if not seed_text:
+            err.update(Text("seed: give a number or a word", style="bold red"))
+            return None
+        seed: Any = int(seed_text) if seed_text.lstrip("-").isdigit() else seed_text
+
+        def spec(name: str) -> str:
+            return f"{name}:{text}" if text and BOTS[name].searches else name
+
+        st = self.session.state
+        bots = {x: spec(mate if st.team(x) == st.team(seat) else opp)
+                for x in range(1, self.session.graph.n_seats + 1) if x != seat}
+        return {"seat": seat, "seed": seed, "bots": bots}
+
+
+def _next_seed(seed: Any) -> Any:
+    return seed + 1 if isinstance(seed, int) else f"{seed}+1"
+
+
+def _bot_lines() -> str:
+    return "\n".join(f"[b]{k.name}[/b]: {k.summary}" for k in BOTS.values())

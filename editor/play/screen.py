@@ -5,6 +5,12 @@
 the top), the trick, your hand, a move box with live feedback, the legal actions as buttons, and
 the game log. The game itself is a :class:`~editor.play.session.PlaySession`.
 
+Any bot of the registry (:data:`gouji_dsl.bots.BOTS`) can sit at the other seats (``bots``, or
+ctrl+N: a new game with a choice of opponents and teammates). A search bot thinks in a worker thread
+(the screen stays responsive; its seat shows "thinking"); its move is applied only if the game is
+still where it was when it started. shift+F3 asks any bot what it would play for you, with each
+candidate's estimated value (:class:`~editor.play.dialogs.BotHintScreen`).
+
 The screen works inside any app. ``on_open_rule(path, line)`` is called when the player asks to
 see a rule (Enter on a reason); it returns True when it showed the rule (an editor at the line:
 :meth:`PlayScreen.leave` closes the play screen first). Without it, or when it returns False/None,
@@ -37,8 +43,10 @@ from ..web import offer_download
 from ..widgets.keys import run_binding_now
 from .dialogs import (
     BetweenGamesScreen,
+    BotHintScreen,
     ExportScreen,
     LegalMovesScreen,
+    NewGameScreen,
     PathScreen,
     PlayHelpScreen,
     RuleSourceScreen,
@@ -101,6 +109,10 @@ class PlayScreen(Screen[None]):
         Binding("f1", "help", "Help", tooltip="Keys and how to type moves"),
         Binding("f2", "pass_move", "Pass", tooltip="Pass (when it is legal)"),
         Binding("f3", "hint", "Hint", tooltip="What the heuristic bot would play (put in the move box)"),
+        Binding("shift+f3", "ask_bot", "Ask bot",
+                tooltip="What a search bot (ISMCTS, PIMC) or any bot would play, with each move's estimated value"),
+        Binding("ctrl+n", "new_game", "New game", show=False,
+                tooltip="A new game: choose the opponents' and teammates' bots, your seat and the seed"),
         Binding("f4", "legal", "Moves", tooltip="Your legal moves, grouped"),
         Binding("f5", "why", "Why", tooltip="Every rule that decides the move in the box (or the last refused one)"),
         Binding("ctrl+z", "undo", "Undo", tooltip="Back to before your last move"),
@@ -154,6 +166,8 @@ class PlayScreen(Screen[None]):
         self.review = review
         self._review_moves: list[Move] = []
         self._finals_shown: set[tuple[int, int]] = set()
+        self._thinking: Any = None  # the state a search bot is thinking about (in a worker thread)
+        self._run: tuple[str, int, int, int] | None = None  # F6/F7 with search bots: (until, trick, game, moves)
 
     def action_close(self) -> None:
         """Back to the screen this one was opened from; in the standalone play app, quit."""
@@ -219,12 +233,7 @@ class PlayScreen(Screen[None]):
         s = self.session
         st = s.state
         me = s.seat
-        for rel in range(1, st.n_seats):
-            seat = (me - 1 + rel) % st.n_seats + 1
-            try:
-                self.query_one(f"#seat-{rel}", SeatBox).show(s, seat, open_hands=self.open_hands)
-            except Exception:
-                pass
+        self._refresh_seats()
         self._refresh_trick()
         self._refresh_notes()
         you = Text()
@@ -252,6 +261,18 @@ class PlayScreen(Screen[None]):
         if self.review:
             self._refresh_review()
         self._check_match_over()
+
+    def _refresh_seats(self) -> None:
+        s = self.session
+        st = s.state
+        me = s.seat
+        for rel in range(1, st.n_seats):
+            seat = (me - 1 + rel) % st.n_seats + 1
+            try:
+                self.query_one(f"#seat-{rel}", SeatBox).show(s, seat, open_hands=self.open_hands,
+                                                             thinking=self._thinking is st and st.to_act == seat)
+            except Exception:
+                pass
 
     def _check_match_over(self) -> None:
         """When the last game of a match ends in play, show the final scoreboard (once)."""
@@ -411,6 +432,8 @@ class PlayScreen(Screen[None]):
         else:
             t.append(f" · you: seat {s.seat} · speed {self.speed[0]}")
             t.append(f" · auto-pass {'on' if self.autopass else 'off'}")
+            if self._thinking is not None and self._thinking is st and st.to_act is not None:
+                t.append(f" · seat {st.to_act} ({s.bot_names.get(st.to_act, '')}) is thinking…", style="bold")
         self.query_one("#status", Static).update(t)
 
     def _refresh_hand(self) -> None:
@@ -665,43 +688,135 @@ class PlayScreen(Screen[None]):
         self._schedule()
 
     def _schedule(self) -> None:
-        """Let bots (and auto-pass) move: all at once at instant speed, else one per tick."""
+        """Let bots (and auto-pass) move: all at once at instant speed (and while F6/F7 play on), else
+        one per tick. A search bot thinks in a worker thread (:meth:`_think`)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         s = self.session
         if s.mode != "play" or not s.live or s.state.over or self.review:
+            if self._run is not None:
+                self._end_run()
             return
-        delay = self.speed[1]
+        if self._thinking is not None:
+            return
+        delay = 0.0 if self._run is not None else self.speed[1]
         if delay <= 0:
             moved = False
             for _ in range(10000):
-                if s.bots_to_move:
-                    s.step_bot()
-                elif s.your_turn and self.autopass and s.only_pass():
-                    s.apply(Move(s.seat, Verb.PASS), "auto")
-                else:
+                step = self._auto_step()
+                if step != "moved":
                     break
                 moved = True
-            if moved:
+            if moved or step == "ended":
                 self.refresh_all()
+            if step == "ended":
+                self._schedule()
             return
         if s.bots_to_move or (s.your_turn and self.autopass and s.only_pass()):
             self._timer = self.set_timer(delay, self._tick)
 
-    def _tick(self) -> None:
-        self._timer = None
+    def _auto_step(self) -> str:
+        """One move nobody types: a bot's, auto-pass, or the hint for you while F6/F7 play on.
+        Returns ``moved``, ``thinking`` (a search bot started in a worker), ``ended`` (the F6/F7
+        run is over) or ``idle``."""
         s = self.session
-        if s.mode != "play" or not s.live or s.state.over:
-            return
+        if self._run is not None:
+            until, trick, game, _ = self._run
+            if s.state.over or s.game_index != game or (until == "trick" and s.state.trick_no != trick):
+                self._end_run()
+                return "ended"
         if s.bots_to_move:
+            if s.bot_searches() and len(s.legal()) > 1:
+                self._think()
+                return "thinking"
             s.step_bot()
+        elif s.your_turn and self._run is not None:
+            mv = s.hint()
+            if mv is None:
+                self._end_run()
+                return "ended"
+            s.apply(mv, "auto")
         elif s.your_turn and self.autopass and s.only_pass():
             s.apply(Move(s.seat, Verb.PASS), "auto")
         else:
+            return "idle"
+        self._count_run_move()
+        return "moved"
+
+    def _count_run_move(self) -> None:
+        if self._run is not None:
+            until, trick, game, n = self._run
+            self._run = (until, trick, game, n + 1)
+
+    def _end_run(self) -> None:
+        if self._run is None:
             return
-        self.refresh_all()
+        until, _, _, n = self._run
+        self._run = None
+        self.notify(f"{n} move{'s' if n != 1 else ''} played" + (" to the end of the trick" if until == "trick"
+                                                                    else " to the end of the game"), timeout=3)
+
+    def _think(self) -> None:
+        """Ask the search bot to act for its move in a worker thread; :meth:`_thought` applies it."""
+        if self._thinking is not None:
+            return
+        req = self.session.bot_request()
+        if req is None:
+            return
+        state, moves, bot = req
+        session = self.session
+        self._thinking = state
+        self._refresh_status()
+        self._refresh_seats()
+
+        def work() -> None:
+            move: Move | None = None
+            error: str | None = None
+            try:
+                move = bot.choose(state, moves)
+            except GoujiError as e:
+                error = e.format()
+            except Exception as e:  # a bot's failure is reported on screen, never a traceback
+                error = f"{type(e).__name__}: {e}"
+            try:
+                self.app.call_from_thread(self._thought, session, state, move, error)
+            except RuntimeError:  # the app has closed meanwhile
+                pass
+
+        self.run_worker(work, thread=True, group="bot-think", exit_on_error=False)
+
+    def _thought(self, session: PlaySession, state: Any, move: Move | None, error: str | None) -> None:
+        if self._thinking is state:
+            self._thinking = None
+        if error is not None:
+            self._run = None
+            self.notify(error, title=f"The bot of seat {state.to_act} failed", severity="error", timeout=15)
+            self._refresh_status()
+            self._refresh_seats()
+            return
+        if session is self.session and session.state is state and session.bots_to_move and move is not None:
+            session.apply(move, "bot")
+            self._count_run_move()
+            self.refresh_all()
+        else:  # the game moved on meanwhile (undo, a jump, a new game): the answer is dropped
+            self._refresh_status()
+            self._refresh_seats()
         self._schedule()
+
+    @property
+    def thinking(self) -> bool:
+        """A search bot is thinking (in a worker thread)."""
+        return self._thinking is not None
+
+    def _tick(self) -> None:
+        self._timer = None
+        s = self.session
+        if s.mode != "play" or not s.live or s.state.over or self._thinking is not None:
+            return
+        if self._auto_step() == "moved":
+            self.refresh_all()
+            self._schedule()
 
     # ------------------------------------------------------------------ actions
     def action_help(self) -> None:
@@ -731,6 +846,56 @@ class PlayScreen(Screen[None]):
         inp.value = text
         inp.cursor_position = len(text)
         inp.focus()
+
+    def action_ask_bot(self, bot: str = "ismcts") -> None:
+        """shift+F3: ask a bot (default ISMCTS) what it would play for you, with estimated values."""
+        s = self.session
+        if s.state.over or s.state.to_act is None:
+            self.notify("The game is over: there is no move to ask about.")
+            return
+        if not s.your_turn:
+            self.notify("It is not your turn: the hint is for your moves.")
+            return
+
+        def chosen(word: str | None) -> None:
+            if word:
+                inp = self.query_one("#move", Input)
+                inp.value = word
+                inp.cursor_position = len(word)
+                inp.focus()
+        self.app.push_screen(BotHintScreen(s, bot), chosen)
+
+    def action_new_game(self) -> None:
+        """ctrl+N: a new game with the bots, seat and seed chosen in a dialog."""
+        def chosen(choice: dict[str, Any] | None) -> None:
+            if choice is not None:
+                self.new_game(choice["bots"], seat=choice["seat"], seed=choice["seed"])
+        self.app.push_screen(NewGameScreen(self.session), chosen)
+
+    def new_game(self, bots: str | dict[int, str], *, seat: int | None = None, seed: Any = None) -> None:
+        """Start a new game (a new match) of this ruleset: ``bots`` as :class:`PlaySession` takes them,
+        ``seat`` and ``seed`` (default: yours, and the next seed). Raises ValueError for a bad bot."""
+        old = self.session
+        s = PlaySession(self.graph, seat=old.seat if seat is None else seat,
+                        seed=(old.seed + 1 if isinstance(old.seed, int) else f"{old.seed}+1") if seed is None else seed,
+                        bots=bots)
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._thinking = None  # a bot still thinking about the old game: its answer is dropped
+        self._run = None
+        self._finals_shown = set()
+        self.session = s
+        self._clear_input()
+        self._hide_why()
+        self.query_one(GameLog).rebuild(s)
+        self.refresh_all()
+        names = sorted(set(s.bot_names.values()))
+        self.notify(f"New game, seed {s.seed}: you at seat {s.seat} against {', '.join(names)}.", timeout=4)
+        if self.show_steps and self._has_steps():
+            self.app.push_screen(BetweenGamesScreen(s), lambda _: self._schedule())
+        else:
+            self._schedule()
 
     def action_legal(self) -> None:
         s = self.session
@@ -834,6 +999,11 @@ class PlayScreen(Screen[None]):
             return
         if not s.live or s.mode != "play":
             s.resume_here()
+        if any(s.bot_searches(x) for x in s.bot_names):  # search bots think in a worker: play on move by move
+            if self._run is None:
+                self._run = (until, s.state.trick_no, s.game_index, 0)
+            self._after_jump()
+            return
         n = s.run(until)
         self._after_jump()
         self.notify(f"{n} move{'s' if n != 1 else ''} played" + (" to the end of the trick" if until == "trick"
@@ -952,6 +1122,8 @@ class PlayScreen(Screen[None]):
             self._timer = None
         self.graph = graph
         self.session = s
+        self._thinking = None
+        self._run = None
         self._clear_input()
         self._hide_why()
         self.query_one(GameLog).rebuild(s)

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gouji_dsl.bots import HeuristicBot, make_bot
+from gouji_dsl.bots import BOTS, HeuristicBot, make_bot, parse_bot_spec, seat_bots
+from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.interpreter import (
@@ -153,10 +154,25 @@ class _Probe:
             return None
 
 
+def _known_bot(spec: str) -> bool:
+    try:
+        parse_bot_spec(spec)
+    except ValueError:
+        return False
+    return True
+
+
+def bot_choices() -> list[tuple[str, str]]:
+    """(label, name) of every bot of the registry, for a choice in the app."""
+    return [(f"{k.name} — {k.summary}", k.name) for k in BOTS.values()]
+
+
 class PlaySession:
     """A test-play game (or match) of ``graph`` from seat ``seat`` against bots.
 
-    ``bots``: ``"heuristic"`` or ``"random"`` for every other seat, or a dict seat → name.
+    ``bots``: a bot spec of the registry (:data:`gouji_dsl.bots.BOTS`: ``heuristic``, ``ismcts``,
+    ``ismcts:200`` ...) for every other seat, ``A,B`` (odd seats, even seats, as in ``gouji
+    simulate``), or a dict seat → spec; a bad spec raises ValueError naming it.
     ``hands`` (seat → cards or card text) deals a fixed first game; ``leader`` forces its first
     leader. ``seed`` seeds the deals and the bots (``gouji simulate`` compatible)."""
 
@@ -167,9 +183,12 @@ class PlaySession:
         self.seed = seed
         n = graph.n_seats
         if isinstance(bots, str):
-            self.bot_names = {s: bots for s in range(1, n + 1) if s != seat}
+            per_seat = seat_bots(bots, n)
+            self.bot_names = {s: per_seat[s - 1] for s in range(1, n + 1) if s != seat}
         else:
             self.bot_names = {s: bots.get(s, "heuristic") for s in range(1, n + 1) if s != seat}
+            for name in self.bot_names.values():
+                parse_bot_spec(name)
         self.length = match_length(graph)
         self.probe = _Probe(graph)
         self.mode = "play"              # "play" or "replay" (a loaded record, nothing moves by itself)
@@ -247,6 +266,15 @@ class PlaySession:
         if st.capacity == "burn":
             return "burn"
         return "play"
+
+    def move_word(self, move: Move, state: GameState | None = None) -> str:
+        """What to type in the move box for ``move`` (``KK``, ``pass``, ``burn RR TTT``, ``head``)."""
+        if move.verb == "choose":
+            return str(move.arg)
+        if move.cards is None:
+            return str(move.verb)
+        text = self.model.text(move.cards)
+        return text if move.verb == self.default_verb(state) else f"{move.verb} {text}"
 
     def interpret(self, text: str) -> Typed:
         """Read what the player typed: cards (``RR TTT``: a play, or a burn / return when that is
@@ -345,6 +373,46 @@ class PlaySession:
         if st.over or st.to_act is None or st.to_act == self.seat:
             return None
         return self.bot_for(st.to_act).choose(st, self.legal())
+
+    def bot_searches(self, seat: int | None = None) -> bool:
+        """The bot of ``seat`` (default: the seat to act) is a search bot (it thinks for a while:
+        the screen asks it in a worker thread)."""
+        seat = self.state.to_act if seat is None else seat
+        name = self.bot_names.get(seat) if seat is not None else None
+        return name is not None and parse_bot_spec(name)[0].searches
+
+    def bot_request(self) -> tuple[GameState, list[Move], Any] | None:
+        """What a bot needs to choose at the end of the timeline, taken on the UI thread: the state,
+        its legal moves (a list) and the bot; ``bot.choose(state, moves)`` may then run in another
+        thread (nothing here changes meanwhile: every timeline entry is its own copy). None when no
+        bot is to act."""
+        if not self.bots_to_move:
+            return None
+        st = self.state
+        assert st.to_act is not None
+        return st, list(self.legal()), self.bot_for(st.to_act)
+
+    def analyse(self, spec: str, state: GameState | None = None, moves: Sequence[Move] | None = None) -> Analysis:
+        """What the bot ``spec`` (``ismcts``, ``pimc:400``, ``heuristic`` ...) would play for the seat
+        to act at ``state`` (default: the cursor), and for a search bot every candidate move it
+        searched with its estimated value (the mean final score of that seat over the sampled deals),
+        its standard error and the number of deals. The bot draws from a seed made of the session's
+        seed, the game and the position: asking again gives the same answer. A bot that does not
+        search gives its move with no candidates. Safe to run in a worker thread."""
+        st = self.state if state is None else state
+        legal = list(st.legal_moves() if moves is None else moves)
+        if st.over or st.to_act is None or not legal:
+            raise ValueError("the game is over: there is no move to analyse")
+        kind, _ = parse_bot_spec(spec)
+        rng = random.Random(f"{game_seed(self.seed, self.game_index)}:hint:{len(st.record)}:{spec}")
+        bot = make_bot(spec, rng)
+        if kind.searches and len(legal) > 1:
+            a: Analysis = bot.analyse(st, legal)  # type: ignore[attr-defined]
+            if not a.forced:
+                return a
+            return Analysis(a.best, [], 0, 0.0, a.best, forced=True)  # one candidate: nothing was searched
+        mv = bot.choose(st, legal)
+        return Analysis(mv, [], 0, 0.0, mv, forced=len(legal) == 1)
 
     def step_bot(self) -> Move | None:
         mv = self.bot_move()
@@ -541,7 +609,7 @@ class PlaySession:
         humans = [s for s, b in record.bots.items() if b == "human"]
         if humans:
             self.seat = humans[0]
-        self.bot_names = {s: (b if b in ("random", "heuristic") else "heuristic")
+        self.bot_names = {s: (b if _known_bot(b) else "heuristic")
                           for s, b in record.bots.items() if s != self.seat} or self.bot_names
         self.bot_names.pop(self.seat, None)
         self.seed = record.seed if record.seed is not None else self.seed

@@ -35,9 +35,9 @@ def place_text(place: int) -> str:
 
 class SeatBox(Static):
     """One seat: name, team, card count (as the ruleset lets you see it), place, markers. With
-    ``open_hands`` (review mode) every hand is shown."""
+    ``open_hands`` (review mode) every hand is shown; ``thinking``: its search bot is thinking."""
 
-    def show(self, session: PlaySession, seat: int, *, open_hands: bool = False) -> None:
+    def show(self, session: PlaySession, seat: int, *, open_hands: bool = False, thinking: bool = False) -> None:
         st = session.state
         me = session.seat
         view = st.view(me)
@@ -66,7 +66,7 @@ class SeatBox(Static):
         marks = markers(session, seat)
         lines.append("\n")
         if st.to_act == seat and not st.over:
-            lines.append("▶ to act ", style="bold reverse")
+            lines.append("▶ thinking… " if thinking else "▶ to act ", style="bold reverse")
             lines.append(" ")
         lines.append(" · ".join(marks), style="italic")
         self.update(lines)

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, Driver, MoveValue, SearchBot, candidates, driver, paired_pick, rollout
+from gouji_dsl.bots.search import Analysis, Driver, MoveValue, SearchBot, candidates, driver, move_values, paired_pick, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -126,8 +126,9 @@ class IsmctsBot(SearchBot):
         means = [math.fsum(r[i] for r in rows) / rounds for i in range(n)]
         best = paired_pick(rows, means, self.z)
         order = [best] + sorted((i for i in range(n) if i != best), key=lambda i: (-means[i], i))
-        mv = [MoveValue(root_cands[i], rounds, means[i]) for i in order]
-        return Analysis(root_cands[best], mv, its, (time.perf_counter() - t0) * 1000, first)
+        mv = move_values(root_cands, rows, order)
+        return Analysis(root_cands[best], mv, its, (time.perf_counter() - t0) * 1000, first,
+                        z=self.z)
 
     def _iterate(self, g: GameState, top: Node, drive: Driver) -> Mapping[int, float]:
         """One iteration below the root child ``top`` (its move already applied to ``g``): descend

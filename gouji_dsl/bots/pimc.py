@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, paired_pick, rollout
+from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, move_values, paired_pick, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -71,5 +71,6 @@ class PimcBot(SearchBot):
         means = [math.fsum(r[i] for r in rows) / rounds for i in range(n)]
         best = paired_pick(rows, means, self.z)
         order = [best] + sorted((i for i in range(n) if i != best), key=lambda i: (-means[i], i))
-        mv = [MoveValue(cands[i], rounds, means[i]) for i in order]
-        return Analysis(cands[best], mv, its, (time.perf_counter() - t0) * 1000, first)
+        mv = move_values(cands, rows, order)
+        return Analysis(cands[best], mv, its, (time.perf_counter() - t0) * 1000, first,
+                        z=self.z)

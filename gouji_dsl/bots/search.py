@@ -154,17 +154,34 @@ def paired_pick(rows: list[list[float]], means: list[float], z: float) -> int:
 # ------------------------------------------------------------------------------ analyses
 @dataclass
 class MoveValue:
-    """A searched move: how often it was tried and the mean final score of its player."""
+    """A searched move: how often it was tried (``visits``: the deals it was played out on), the
+    mean final score of its player (``value``) and the standard error of that mean (``stderr``;
+    None below two visits)."""
 
     move: Move
     visits: int
     value: float
+    stderr: float | None = None
+
+
+def move_values(cands: Sequence[Move], rows: list[list[float]], order: Sequence[int]) -> list[MoveValue]:
+    """Each candidate's :class:`MoveValue` from paired rounds (``rows[r][i]``: candidate ``i`` on
+    round ``r``'s deal), in ``order``."""
+    n = len(rows)
+    out = []
+    for i in order:
+        col = [r[i] for r in rows]
+        mean = math.fsum(col) / n if n else 0.0
+        se = statistics.stdev(col) / math.sqrt(n) if n >= 2 else None
+        out.append(MoveValue(cands[i], n, mean, se))
+    return out
 
 
 @dataclass
 class Analysis:
     """The result of one search: the chosen ``best`` move, the searched moves with their values
-    (best first), how many iterations ran, how long it took, and the rollout policy's own choice."""
+    (best first), how many iterations ran, how long it took, the rollout policy's own choice, and
+    the paired gain in standard errors (``z``) another move needs to be played instead of it."""
 
     best: Move
     moves: list[MoveValue] = field(default_factory=list)
@@ -172,6 +189,8 @@ class Analysis:
     elapsed_ms: float = 0.0
     policy_move: Move | None = None
     forced: bool = False
+    #: the bot plays another move than the heuristic's only for a paired gain of this many standard errors
+    z: float = 0.0
 
 
 class SearchBot:

@@ -1,0 +1,182 @@
+"""Every bot of the registry in the play screen: as opponents (``gouji play --bots``, the new-game
+dialog, search bots thinking in a worker thread) and as a hint with estimated values (shift+F3)."""
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import pytest
+from click.testing import CliRunner
+from pilot_helpers import wait_for
+from textual.widgets import DataTable, Input, Select
+
+from gouji_app.play.app import PlayApp
+from gouji_app.play.command import play_command
+from gouji_app.play.dialogs import BotHintScreen, NewGameScreen
+from gouji_app.play.session import PlaySession
+from gouji_app.play.widgets import SeatBox
+from gouji_dsl.bots import BOTS
+from gouji_dsl.bots.ismcts import IsmctsBot
+from gouji_dsl.bots.pimc import PimcBot
+from gouji_dsl.ruleset.graph import load_graph
+
+SIZE = (120, 40)
+# every seat holds a 2 or a joker (nobody may revolt), three short rank groups each (as in test_play.py)
+SHORT = {1: "R 55 7", 2: "2 33 4", 3: "2 KK 9", 4: "B 44 8", 5: "2 66 T", 6: "2 99 J"}
+
+
+@functools.cache
+def graph(name: str):
+    return load_graph(name)
+
+
+def sync(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+    return wrapper
+
+
+# ------------------------------------------------------------------------------ session and command
+def test_session_takes_every_bot_of_the_registry():
+    for name in BOTS:
+        s = PlaySession(graph("online"), seat=1, seed=3, bots=name)
+        assert set(s.bot_names.values()) == {name} and 1 not in s.bot_names
+    s = PlaySession(graph("online"), seat=2, seed=3, bots="ismcts:8,random")  # odd seats, even seats
+    assert s.bot_names == {1: "ismcts:8", 3: "ismcts:8", 5: "ismcts:8", 4: "random", 6: "random"}
+    assert isinstance(s.bot_for(1), IsmctsBot) and s.bot_searches(1) and not s.bot_searches(4)
+    with pytest.raises(ValueError, match="did you mean 'pimc'"):
+        PlaySession(graph("online"), bots="pmc")
+
+
+def test_analysis_lists_candidates_with_values_and_is_repeatable():
+    s = PlaySession(graph("online"), seat=1, seed=3, bots="heuristic", hands=SHORT, leader=1)
+    a = s.analyse("pimc:12")
+    assert len(a.moves) >= 2 and a.iterations >= 12 - len(a.moves)
+    assert a.best in s.legal() and a.moves[0].move == a.best
+    for mv in a.moves:
+        assert mv.move in s.legal() and mv.visits >= 2 and mv.stderr is not None
+    b = s.analyse("pimc:12")
+    assert [(m.move, m.value, m.visits) for m in a.moves] == [(m.move, m.value, m.visits) for m in b.moves]
+    h = s.analyse("heuristic")
+    assert h.best == s.hint() and h.moves == []
+    assert s.analyse("ismcts:8").moves
+
+
+def test_play_command_rejects_a_bad_bot_with_a_suggestion():
+    runner = CliRunner()
+    res = runner.invoke(play_command, ["online", "--bots", "ismct"])
+    assert res.exit_code == 2 and "did you mean 'ismcts'" in res.output
+    res = runner.invoke(play_command, ["online", "--bots", "random,heuristic,pimc"])
+    assert res.exit_code == 2 and "--bots" in res.output
+
+
+# ------------------------------------------------------------------------------ pilot
+@sync
+async def test_search_bot_opponents_think_in_a_worker_and_play():
+    app = PlayApp(graph("online"), seed=11, bots="ismcts:4", speed="instant", show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        s = screen.session
+        await wait_for(pilot, lambda: (s.your_turn or s.state.over) and not screen.thinking, what="the bots' moves")
+        bots = [s.bot_for(x) for x in s.bot_names]
+        assert all(isinstance(b, IsmctsBot) for b in bots)
+        moved = {int(e.move.split()[0]) for e in s.entries if e.by == "bot"}
+        assert moved and 1 not in moved  # seed 11: seat 2 leads, the bots play up to your turn
+        assert any(b.last is not None and b.last.iterations > 0 for b in bots)  # and they searched
+        subtitle = screen.query_one("#seat-1", SeatBox).border_subtitle
+        assert "ismcts:4" in str(subtitle)
+
+
+@sync
+async def test_new_game_dialog_sets_opponents_and_teammates():
+    app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
+        dlg = app.screen
+        assert [o[1] for o in dlg.query_one("#new-opponents", Select)._options if o[1] != Select.NULL] == list(BOTS)
+        dlg.query_one("#new-opponents", Select).value = "pimc"
+        dlg.query_one("#new-teammates", Select).value = "random"
+        dlg.query_one("#new-iterations", Input).value = "4"
+        dlg.query_one("#new-seed", Input).value = "99"
+        await pilot.pause()
+        await pilot.click("#new-deal")
+        await wait_for(pilot, lambda: app.screen is screen, what="the dialog to close")
+        s = screen.session
+        assert s.seed == 99 and s.seat == 1
+        assert s.bot_names == {2: "pimc:4", 4: "pimc:4", 6: "pimc:4", 3: "random", 5: "random"}
+        await wait_for(pilot, lambda: (s.your_turn or s.state.over) and not screen.thinking, what="the bots' moves")
+        assert isinstance(s.bot_for(2), PimcBot)
+        assert "pimc:4" in str(screen.query_one("#seat-1", SeatBox).border_subtitle)  # seat 2, to your right
+
+
+@sync
+async def test_new_game_dialog_refuses_a_budget_nobody_uses():
+    app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
+        dlg = app.screen
+        dlg.query_one("#new-opponents", Select).value = "heuristic"
+        dlg.query_one("#new-teammates", Select).value = "random"
+        dlg.query_one("#new-iterations", Input).value = "50"
+        await pilot.pause()
+        await pilot.click("#new-deal")
+        await pilot.pause()
+        assert app.screen is dlg and "no effect" in str(dlg.query_one("#new-error").render())
+        assert screen.session.seed == 5
+
+
+@sync
+async def test_ask_bot_shows_each_candidate_with_its_value():
+    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
+                  show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        s = screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("shift+f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
+        hint = app.screen
+        assert hint.bot == "ismcts"
+        await wait_for(pilot, lambda: hint.analysis is not None or hint.error is not None, what="the search")
+        assert hint.error is None
+        a = hint.analysis
+        table = hint.query_one("#hint-table", DataTable)
+        assert table.row_count == len(a.moves) >= 2
+        first = table.get_row_at(0)
+        assert first[0] == s.move_word(a.best) and first[1] == f"{a.moves[0].value:+.2f}"
+        assert first[3] == str(a.moves[0].visits) and "plays this" in first[4]
+        assert "ismcts" in str(hint.query_one("#hint-status").render())
+        # another budget: asked again, and the same question gets the same answer
+        again = s.analyse("ismcts:8")
+        inp = hint.query_one("#hint-iterations", Input)
+        inp.value = "8"
+        inp.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: hint.analysis is not None and hint.analysis.iterations <= 8, what="the search")
+        assert [(m.move, m.value) for m in hint.analysis.moves] == [(m.move, m.value) for m in again.moves]
+        table.focus()
+        await pilot.press("enter")  # the first row: the bot's move goes into the move box
+        await wait_for(pilot, lambda: app.screen is screen, what="the dialog to close")
+        assert screen.query_one("#move", Input).value == s.move_word(again.best)
+
+
+@sync
+async def test_play_on_to_the_end_with_search_bots():
+    app = PlayApp(graph("online"), seed=3, bots="pimc:4", hands=SHORT, leader=1, speed="normal", show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        s = screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("f7")  # play on to the end of the game: your seat plays the hint, the bots search
+        await wait_for(pilot, lambda: s.state.over and not screen.thinking, what="the end of the game")
+        assert screen._run is None
+        by = {e.by for e in s.entries[1:]}
+        assert by <= {"auto", "bot"} and "auto" in by
+        assert any(isinstance(s.bot_for(x), PimcBot) and s.bot_for(x).last is not None for x in s.bot_names)

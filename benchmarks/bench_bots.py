@@ -62,9 +62,20 @@ def load_games(path: Path) -> list:
     return [games[k] for k in sorted(games)]
 
 
-def searching(spec: str) -> bool:
+#: CPU milliseconds per search iteration (one play-out) on online, for the time estimate of an iteration
+#: budget (measured: 2.3 ms with ISMCTS, 96 iterations per decision, benchmarks/bench_bot_speed.py)
+MS_PER_ITERATION = 2.3
+
+
+def seconds_per_choice(spec: str, think_ms: float | None) -> float:
+    """About how long ``spec`` thinks per decision with a choice (0 for a bot that does not search)."""
     from gouji_dsl.bots import parse_bot_spec
-    return parse_bot_spec(spec)[0].searches
+    kind, iters = parse_bot_spec(spec)
+    if not kind.searches:
+        return 0.0
+    if think_ms:
+        return think_ms / 1000
+    return (iters or kind.default_iterations) * MS_PER_ITERATION / 1000
 
 
 def run_pair(ruleset: str, a: str, b: str, deals: int, seed: str, think_ms: float | None, workers: int, out: Path,
@@ -133,10 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     think = args.think_ms or None
     out = Path(args.out)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    per_game = sum((searching(a) + searching(b)) for a, b in pairs) * CHOICES_PER_TEAM * ((think or 50) / 1000)
+    per_game = sum(seconds_per_choice(a, think) + seconds_per_choice(b, think) for a, b in pairs) * CHOICES_PER_TEAM
     if not args.table:
         est = len(rulesets) * args.deals * 2 * per_game / max(1, args.workers)
-        print(f"load average {load:.2f}; estimated at most {est / 3600:.1f} h for {len(rulesets)} ruleset(s) × "
+        print(f"load average {load:.2f}; estimated {est / 3600:.1f} h on free cores for {len(rulesets)} ruleset(s) × "
               f"{len(pairs)} pair(s) × {args.deals} deals (less for what is saved already)", file=sys.stderr)
     results = []
     t0 = time.perf_counter()

@@ -200,6 +200,21 @@ def test_simulate_says_when_it_falls_back(monkeypatch):
     assert "played by the interpreter" in text and "a construct the generator does not know" in text
 
 
+@pytest.mark.parametrize("args", [["--engine", "interpreter"], ["--seed", "5"], ["--bots", "heuristic"]])
+def test_diff_simulation_options_need_simulate(args):
+    """`gouji diff A B --engine interpreter` (no --simulate) would change nothing: a usage error."""
+    from gouji_dsl.tools.cli import cli
+    res = _runner().invoke(cli, ["diff", "online", "rulebook", *args])
+    assert res.exit_code == 2 and f"{args[0]} needs --simulate N" in res.stderr
+
+
+def test_bad_engine_value_is_a_usage_error():
+    from gouji_dsl.tools.cli import cli
+    for cmd in (["simulate", "online", "--games", "2"], ["diff", "online", "rulebook", "--simulate", "2"]):
+        res = _runner().invoke(cli, [*cmd, "--engine", "fast"])
+        assert res.exit_code == 2 and "'fast' is not one of 'generated', 'interpreter'" in res.stderr
+
+
 def test_show_generated_prints_the_module():
     from gouji_dsl.tools.cli import cli
     res = _runner().invoke(cli, ["show", "rulebook", "--generated"])

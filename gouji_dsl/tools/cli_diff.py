@@ -81,11 +81,12 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
     from gouji_dsl.bots import seat_bots
     from gouji_dsl.tools import compare
 
-    if save_dir is not None and games is None:
-        raise click.UsageError("--save-divergent needs --simulate N")
-    given = [k for k in ("out", "resume", "halfwidth", "executor", "scheduler") if run.get(k)]
-    if given and games is None:
-        raise click.UsageError(f"--{given[0].replace('halfwidth', 'until-halfwidth')} needs --simulate N")
+    if games is None:  # an option of the simulation given without one would be silently ignored
+        ctx = click.get_current_context()
+        for param in ctx.command.params:
+            if param.name not in ("a", "b", "fmt", "games") and \
+                    ctx.get_parameter_source(param.name or "") == click.core.ParameterSource.COMMANDLINE:
+                raise click.UsageError(f"{param.opts[0]} needs --simulate N")
     ga, gb = _load([a, b])
     diff = compare.rule_diff(ga.resolved, gb.resolved)
     report = None

@@ -257,3 +257,14 @@ def test_library_cli_does_not_import_editor():
 
     code = "import sys, gouji_dsl.tools.cli; assert not any(m == 'gouji_app' or m.startswith('gouji_app.') or m.startswith('textual') for m in sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_gouji_help_imports_no_engine_or_textual():
+    """`gouji --help` (the console script's module) imports neither Textual nor the rule engine:
+    they load when a command needs them (the time itself is measured by benchmarks/bench_engine.py)."""
+    import subprocess
+    import sys
+
+    heavy = ("textual", "gouji_dsl.engine", "gouji_dsl.ruleset.graph", "lark")
+    code = f"import sys, gouji_app.cli; bad = [m for m in sys.modules if m.startswith({heavy!r})]; assert not bad, bad"
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -9,8 +9,10 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from gouji_dsl.ruleset.graph import RuleGraph
+if TYPE_CHECKING:  # the engine is imported when a game starts, not by `gouji --help`
+    from gouji_dsl.ruleset.graph import RuleGraph
 
 
 def graph_from_buffer(text: str, path: str | os.PathLike[str]) -> RuleGraph:

@@ -12,8 +12,6 @@ import click
 
 from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.records import load_record, record_graph, replay_steps
-from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.cli_duel import BotsType
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
@@ -48,6 +46,8 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
     Type moves in card notation (RR TTT, pass, burn BB JJJJ ...); every refused move says which
     rule forbids it, and every move of the log can be expanded into the rules that decided it.
     F1 in the app lists the keys."""
+    from gouji_dsl.engine.records import load_record, record_graph, replay_steps
+    from gouji_dsl.ruleset.graph import load_graph
     record = None
     try:
         if record_path is not None:

@@ -42,7 +42,7 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, HOOKS
 
 #: bump when the generated code changes for the same ruleset (part of the cache key)
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 
 _BEGIN = "# ---- generated: begin"
 _END = "# ---- generated: end"
@@ -217,9 +217,9 @@ class _Emitter:
         if all(i.const for i in items):
             v = [i.value for i in items]
             return E(self.gen.constant(v), "list", nn=True, cheap=True, const=True, value=v,
-                     valid=all(self.gen.is_seat_value(x) for x in v))
+                     valid=all(self.gen.is_seat_value(x) for x in v), is_list=True)
         return E("[" + ", ".join(i.code for i in items) + "]", "list", nn=True, pure=all(i.pure for i in items),
-                 valid=all(i.valid and i.nn for i in items))
+                 valid=all(i.valid and i.nn for i in items), is_list=True)
 
     # --- names
     def e_Name(self, n: A.Name) -> E:
@@ -572,19 +572,25 @@ class Generator:
         def seat_nn(x: E) -> bool:
             return x.nn and x.valid and not x.const
 
+        def seat_const(x: E) -> bool:  # a seat number written in the rule (team_seats(1)): a table entry
+            return x.const and self.is_seat_value(x.value)
+
         tables = {"opposite": "OPP", "downstream": "NEXT", "upstream": "PREV", "team": "TEAM"}
         if name in tables:
             t = tables[name]
+            if seat_const(args[0]):  # the seating is known here: opposite(1) is a number
+                return _const(self.seating()[t][args[0].value], typ)
             if seat_nn(args[0]):
-                return E(f"{t}[{a[0]}]", typ, nn=True, pure=pure, cheap=args[0].cheap, valid=name != "team",
-                         real_int=name == "team")
+                return E(f"{t}[{a[0]}]", typ, nn=True, pure=pure, cheap=args[0].cheap or args[0].const,
+                         valid=name != "team", real_int=name == "team")
             if args[0].valid and args[0].cheap:
                 return E(f"{t}.get({a[0]})", typ, pure=pure, cheap=True, valid=name != "team", real_int=name == "team")
         lists = {"after": "AFTER_L", "teammates": "MATES", "opponents": "OPPS", "team_seats": "TEAM_L"}
         if name in lists:
             t = lists[name]
-            if seat_nn(args[0]):
-                return E(f"{t}[{a[0]}]", typ, nn=True, pure=pure, cheap=args[0].cheap, valid=True, is_list=True)
+            if seat_nn(args[0]) or seat_const(args[0]):
+                return E(f"{t}[{a[0]}]", typ, nn=True, pure=pure, cheap=args[0].cheap or args[0].const, valid=True,
+                         is_list=True)
             if args[0].valid:
                 return E(f"{t}.get({a[0]}, [])", typ, nn=True, pure=pure, valid=True, is_list=True)
         if name == "next_active" and seat_nn(args[0]):
@@ -676,8 +682,9 @@ class Generator:
         if caller.depth > 40:
             raise Unsupported(f"definitions nested too deep at {name!r}")
         if all(a.safe and a.pure for a in args):
-            params = tuple(E(a.code if a.cheap or a.const else f"({a.code})", a.typ, nn=a.nn, pure=True,
-                             cheap=a.cheap or a.const, boolish=a.boolish, members=a.members, valid=a.valid,
+            params = tuple(a if a.const else  # a constant stays one (the body folds what it can)
+                           E(a.code if a.cheap else f"({a.code})", a.typ, nn=a.nn, pure=True,
+                             cheap=a.cheap, boolish=a.boolish, members=a.members, valid=a.valid,
                              real_int=a.real_int, is_list=a.is_list, rank_ok=a.rank_ok) for a in args)
             body = _Emitter(self, caller.env, params, caller.depth + 1).emit(info.body)
             return body
@@ -974,18 +981,22 @@ class Generator:
         return {self.strength[v] for v in values if isinstance(v, str) and v in self.strength}
 
     # --- the module
+    def seating(self) -> dict[str, dict[int, int]]:
+        """The seat tables (OPP, NEXT, PREV, TEAM: seat → seat or team), as the module defines them."""
+        n = self.graph.n_seats
+        n_teams = int(self.graph.settings["teams"])
+        seats = range(1, n + 1)
+        return {"OPP": {s: (s - 1 + n // 2) % n + 1 for s in seats}, "NEXT": {s: s % n + 1 for s in seats},
+                "PREV": {s: (s - 2) % n + 1 for s in seats}, "TEAM": {s: (s - 1) % n_teams + 1 for s in seats}}
+
     def tables(self) -> list[str]:
         g = self.graph
         m = self.model
         n = g.n_seats
         seats = list(range(1, n + 1))
         n_teams = int(g.settings["teams"])
-
-        def opp(s: int) -> int:
-            return (s - 1 + n // 2) % n + 1
-
-        def team(s: int) -> int:
-            return (s - 1) % n_teams + 1
+        seating = self.seating()
+        team = seating["TEAM"].__getitem__
 
         after = {s: [((s - 1 + i) % n) + 1 for i in range(1, n)] for s in seats}
         lines = [
@@ -998,10 +1009,7 @@ class Generator:
             f"SEATS_LIST = {seats!r}",
             f"AFTER = {{s: tuple(v) for s, v in {after!r}.items()}}",
             f"AFTER_L = {after!r}",
-            f"OPP = {{{', '.join(f'{s}: {opp(s)}' for s in seats)}}}",
-            f"NEXT = {{{', '.join(f'{s}: {s % n + 1}' for s in seats)}}}",
-            f"PREV = {{{', '.join(f'{s}: {(s - 2) % n + 1}' for s in seats)}}}",
-            f"TEAM = {{{', '.join(f'{s}: {team(s)}' for s in seats)}}}",
+            *(f"{name} = {table!r}" for name, table in seating.items()),
             f"MATES = {({s: [t for t in after[s] if team(t) == team(s)] for s in seats})!r}",
             f"OPPS = {({s: [t for t in after[s] if team(t) != team(s)] for s in seats})!r}",
             f"TEAM_L = {({s: [t for t in seats if team(t) == team(s)] for s in seats})!r}",

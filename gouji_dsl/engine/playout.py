@@ -127,6 +127,7 @@ _HINFO: dict[int, tuple[list[int], tuple[int, int, tuple[int, ...], list[int]]]]
 _TINFO: dict[Play, tuple[int, int, int, tuple[int, ...]]] = {}
 _PAIRS: dict[Play, tuple[tuple[int, int], ...]] = {}
 _CODE_PLAY: dict[tuple[int, int, int, int], Play] = {}
+_CODE_KEY: dict[tuple[int, int, int, int], tuple[int, ...]] = {}
 _PASS_MOVE = {s: Move(s, Verb.PASS) for s in SEATS}  # (moves and log entries are immutable: one per seat)
 _YIELD_MOVE = {s: Move(s, Verb.YIELD) for s in SEATS}
 _PASS_EVENT = {s: ("move", s, "pass", None, "") for s in SEATS}
@@ -799,15 +800,29 @@ def _answer_plays(S: GameState, seat: int) -> list[Play]:
     tplay = top.play
     hand = S.hands[seat]
     if COVER_MODEL:
-        plays = [_play_of(c) for c in _answer_codes(hand, tplay)]
-    else:
-        beats = MODEL.beats
-        plays = [p for p in MODEL.plays_from(hand, tplay.count if SAME_COUNT else None, MODEL.answer_floor(tplay))
-                 if beats(tplay, p)]
+        return [_play_of(c) for c in _answer_codes_allowed(S, seat)]
+    beats = MODEL.beats
+    plays = [p for p in MODEL.plays_from(hand, tplay.count if SAME_COUNT else None, MODEL.answer_floor(tplay))
+             if beats(tplay, p)]
     if not HAS_PLAY:
         return plays
     hand_n = sum(hand)
     return [p for p in plays if h_play(S, seat, p, p.count == hand_n, top, False)]
+
+
+def _answer_counts(S: GameState, seat: int) -> list[tuple[int, ...]]:
+    """The count vectors of :func:`_answer_plays` (the cards of each answer move; no play is
+    classified here: a bot that needs the play classifies the cards it looks at)."""
+    if not COVER_MODEL:
+        return [p.counts for p in _answer_plays(S, seat)]
+    keys = _CODE_KEY
+    out = []
+    for c in _answer_codes_allowed(S, seat):
+        k = keys.get(c)
+        if k is None:
+            k = keys[c] = _key(*c)
+        out.append(k)
+    return out
 
 
 def _answer_codes_allowed(S: GameState, seat: int) -> list[tuple[int, int, int, int]]:
@@ -1073,8 +1088,8 @@ def _legal_moves(S: GameState) -> Sequence[Move]:
             return _Leads(s, S.hands[s], _discard_moves(S, s))
         return LegalMoves(s, Verb.PLAY, [p.counts for p in _lead_plays(S, s)], _discard_moves(S, s))
     if cap == "burn":
-        return [Move(s, Verb.BURN, p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
-    moves = [Move(s, Verb.PLAY, p.counts) for p in _answer_plays(S, s)] + [_PASS_MOVE[s]]
+        return [Move(s, Verb.BURN, k) for k in _answer_counts(S, s)] + [_PASS_MOVE[s]]
+    moves = [Move(s, Verb.PLAY, k) for k in _answer_counts(S, s)] + [_PASS_MOVE[s]]
     if _may_yield(S, s):
         moves.append(_YIELD_MOVE[s])
     return moves

@@ -7,6 +7,8 @@ hand-written minimal engine (the yardstick), measured in the same run on one cor
     python benchmarks/bench_engine.py --compile --help-time # cold-process compile / `gouji --help` CPU
     python benchmarks/bench_engine.py --differential 200    # the differential check at a larger N
     python benchmarks/bench_engine.py --profile             # cProfile top 25 of the generated engine
+    git archive 9a737a1 | (mkdir -p /tmp/prev && tar -x -C /tmp/prev)   # the tree before the generated engine
+    python benchmarks/bench_engine.py --bots heuristic --previous /tmp/prev   # ... and its interpreter, timed too
 
 Figures are CPU seconds of this process (``time.process_time``): the machine may be shared, so the
 engines are run in alternation (``--repeat`` rounds, the best round of each kept) and compared
@@ -128,6 +130,35 @@ def cold_compile(names: list[str]) -> list[tuple[str, float, float]]:
     return out
 
 
+PREVIOUS = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import gouji_dsl
+assert gouji_dsl.__file__.startswith(sys.argv[1]), gouji_dsl.__file__
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.simulate import simulate
+g = load_graph(sys.argv[2])
+games, seed, bots, repeat = int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
+simulate(g, 2, "warm-up", bots)
+best, dec = 1e9, 0
+for _ in range(repeat):
+    t0 = time.process_time()
+    res = simulate(g, games, seed, bots)
+    best = min(best, time.process_time() - t0)
+    dec = sum(r.decisions for r in res)
+print(best, dec)
+"""
+
+
+def previous_tree(tree: str, name: str, games: int, seed: str, bots: str, repeat: int) -> dict[str, float]:
+    """The interpreter of an older source tree ``tree`` (e.g. the commit before the generated
+    engine), playing ``games`` games of ``name`` in a fresh process on the same CPU, CPU time."""
+    out = subprocess.run([sys.executable, "-c", PREVIOUS, str(Path(tree).resolve()), name, str(games), seed, bots,
+                          str(repeat)], capture_output=True, text=True, check=True).stdout.split()
+    cpu, dec = float(out[0]), int(out[1])
+    return {"games_per_s": games / cpu, "ms_per_game": 1000 * cpu / games, "decisions_per_game": dec / games}
+
+
 def help_cpu(reps: int = 5) -> float:
     """The least CPU seconds (user + system) of ``gouji --help`` in a fresh process: the installed
     console script's entry point (``gouji_app.cli:main``, the editor's group, which adds ``gouji
@@ -155,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--help-time", action="store_true", help="CPU time of `gouji --help` in a fresh process")
     ap.add_argument("--differential", type=int, metavar="N", help="run the differential check with N games per ruleset")
     ap.add_argument("--profile", action="store_true", help="cProfile top 25 (self time) of the generated engine")
+    ap.add_argument("--previous", metavar="DIR", help="also time the interpreter of the source tree DIR (an older "
+                                                      "commit, e.g. before the generated engine: git archive)")
     args = ap.parse_args(argv)
 
     pinned = pin_one_core()
@@ -188,20 +221,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'ruleset':<18} {'engine':<12} {'games/s':>9} {'ms/game':>8} {'decisions':>9} {'× interp':>9} {'× reference':>11}")
     for name in names:
         r = bench(name, args.games, args.seed, args.bots, args.repeat, interp_games)
+        if args.previous:
+            r["previous"] = previous_tree(args.previous, name, interp_games, args.seed, args.bots, args.repeat)
         ref = r.get("reference", {}).get("games_per_s")
         itp = r.get("interpreter", {}).get("games_per_s")
-        for engine in ("generated", "interpreter", "reference"):
+        for engine in ("generated", "interpreter", "reference", "previous"):
             if engine not in r:
                 continue
             x = r[engine]
             gps = x["games_per_s"]
             xi = f"{gps / itp:8.2f}×" if itp else ""
             xr = f"{gps / ref:10.2f}×" if ref else ""
-            label = engine if engine != "reference" else "hand-written"
+            label = {"reference": "hand-written", "previous": "previous"}.get(engine, engine)
             print(f"{Path(name).stem:<18} {label:<12} {gps:9.1f} {x['ms_per_game']:8.2f} "
                   f"{x['decisions_per_game']:9.1f} {xi:>9} {xr:>11}")
         if r["fallback"]:
             print(f"{'':<18} (generated engine not used: {r['fallback']})")
+        if "previous" in r:
+            gen, prev = r["generated"], r["previous"]
+            print(f"{'':<18} generated ÷ previous interpreter: {gen['games_per_s'] / prev['games_per_s']:.2f}× per game, "
+                  f"{gen['games_per_s'] * gen['decisions_per_game'] / (prev['games_per_s'] * prev['decisions_per_game']):.2f}× "
+                  f"per decision ({args.previous}: its rules may differ, hence its own decisions per game)")
     print(load())
 
     if args.profile:

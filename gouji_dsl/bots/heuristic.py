@@ -22,6 +22,7 @@ teams, the opposite). Ties are broken deterministically, so the same game gives 
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Sequence
 
 from gouji_dsl.engine.interpreter import Ctx, GameState, Move
@@ -73,6 +74,21 @@ def hand_power(model: CardModel, hand: list[int] | tuple[int, ...]) -> float:
     return p
 
 
+#: a card model's card values and the summed card values of its plays (a play is one object per
+#: card signature of its model, compared by identity, so each sum is computed once per model, not
+#: once per bot: simulations make fresh bots every game). Kept while the model lives.
+_ModelTables = tuple[list[float], dict[Play, float]]
+_PER_MODEL: dict[int, _ModelTables] = {}
+
+
+def _model_tables(model: CardModel) -> _ModelTables:
+    got = _PER_MODEL.get(id(model))
+    if got is None:
+        got = _PER_MODEL[id(model)] = (card_values(model), {})
+        weakref.finalize(model, _PER_MODEL.pop, id(model), None)
+    return got
+
+
 class HeuristicBot:
     """A ruleset-independent strategy (see the module docstring)."""
 
@@ -89,24 +105,24 @@ class HeuristicBot:
 
     def __init__(self, rng: random.Random | None = None):
         self.rng = rng or random.Random(0)
-        self._values: dict[int, list[float]] = {}
-        # the summed card values of a play (a play is one object per card signature of its ruleset's
-        # card model, compared by identity, so the sum is computed once per play)
-        self._card_sums: dict[Play, float] = {}
+        self._model: CardModel | None = None
+        self._tables: _ModelTables = ([], {})
 
     # ---------------------------------------------------------------------- helpers
+    def _tables_of(self, model: CardModel) -> _ModelTables:
+        if model is not self._model:
+            self._model, self._tables = model, _model_tables(model)
+        return self._tables
+
     def _vals(self, model: CardModel) -> list[float]:
-        v = self._values.get(id(model))
-        if v is None:
-            v = self._values[id(model)] = card_values(model)
-        return v
+        return self._tables_of(model)[0]
 
     def _cost(self, state: GameState, seat: int, p: Play) -> float:
         """What the play spends: its cards' values, less a bonus when it clears a whole group."""
-        cost = self._card_sums.get(p)  # (a play is one object per card signature: its card values, summed once)
+        vals, sums = self._tables if state.model is self._model else self._tables_of(state.model)
+        cost = sums.get(p)  # (a play is one object per card signature: its card values, summed once)
         if cost is None:
-            vals = self._vals(state.model)
-            cost = self._card_sums[p] = sum(vals[i] * c for i, c in enumerate(p.counts) if c)
+            cost = sums[p] = sum(vals[i] * c for i, c in enumerate(p.counts) if c)
         nr = state.model.n_ranks
         hand = state.hands[seat]
         if 0 <= p.rank < nr:

@@ -129,6 +129,14 @@ class Code(StrEnum):
     NO_WAY_OUT = "NoWayOut"  # lint: the game cannot end / go on (error) or a question has no rule (warning)
     STALE_SENTENCE = "StaleSentence"  # lint: a changed setting keeps its parent's sentence (warning)
 
+    # -- game records (gouji_dsl.engine.records, `gouji replay`; helper "harden") ------------------
+    # (a record also uses NotText, FileTooLarge, TooDeep, NumberTooLarge, UnknownKey, MissingKey,
+    # WrongType, ValueNotAllowed, OutOfRange, BadSeat, BadMove, UnknownMove, UnknownCard above)
+    JSON_SYNTAX = "JsonSyntax"  # not valid JSON
+    NOT_A_RECORD = "NotARecord"  # valid JSON that is not a gouji record (an array, another format)
+    ILLEGAL_RECORDED_MOVE = "IllegalRecordedMove"  # a recorded move the ruleset refuses on replay
+    RECORD_DIFFERS = "RecordDiffers"  # the replay deals, decides or scores otherwise than the record says
+
 
 class Severity(StrEnum):
     """How bad a :class:`Diagnostic` is: an error stops a load; a warning is reported and the file loads."""

@@ -33,6 +33,11 @@ def schema_path() -> Path:
     return _data_dir("schema") / "ruleset.schema.json"
 
 
+def record_schema_path() -> Path:
+    """Path of the draft-07 JSON Schema for game record files (``gouji replay``)."""
+    return _data_dir("schema") / "record.schema.json"
+
+
 def bundled_names() -> list[str]:
     """Names of the bundled rulesets, sorted (file stems of ``rules/*.yaml``)."""
     return sorted(p.stem for p in rules_dir().glob("*.yaml"))

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.diagnostics import Code, GoujiError
 from gouji_dsl.engine.records import (
     GameRecord,
     add_case_to_file,
@@ -78,12 +78,16 @@ def test_a_match_replays_with_its_tribute(tmp_path):
 
 
 def positions_error(text: str, tmp_path, name: str = "r.json") -> str:
+    return positions_diag(text, tmp_path, name).short()
+
+
+def positions_diag(text: str, tmp_path, name: str = "r.json"):
     p = tmp_path / name
     p.write_text(text)
     with pytest.raises(GoujiError) as e:
         rec = load_record(p)
         replay_steps(graph(rec.ruleset), rec)
-    return e.value.diagnostics[0].short()
+    return e.value.diagnostics[0]
 
 
 def test_json_syntax_error_has_line_and_column(tmp_path):
@@ -92,11 +96,14 @@ def test_json_syntax_error_has_line_and_column(tmp_path):
 
 
 def test_missing_fields_and_unknown_keys(tmp_path):
-    assert "names no ruleset" in positions_error('{"events": [{"type": "deal"}]}', tmp_path)
-    msg = positions_error('{"ruleset": "online",\n "evnts": []}', tmp_path)
-    assert ":2:2:" in msg and "unknown record key 'evnts'" in msg
-    msg = positions_error('{"ruleset": "online",\n "events": [\n  {"type": "move", "move": 3}]}', tmp_path)
-    assert ":3:3:" in msg
+    assert positions_diag('{"events": [{"type": "deal"}]}', tmp_path).code == Code.MISSING_KEY
+    (tmp_path / "k.json").write_text('{"ruleset": "online",\n "evnts": []}')
+    with pytest.raises(GoujiError) as e:
+        load_record(tmp_path / "k.json")
+    found = [(d.line, d.col, d.code) for d in e.value.diagnostics]   # every problem at once, by position
+    assert found == [(1, 1, Code.MISSING_KEY), (2, 2, Code.UNKNOWN_KEY)]
+    d = positions_diag('{"ruleset": "online",\n "events": [\n  {"type": "move", "move": 3}]}', tmp_path)
+    assert (d.line, d.col, d.code) == (3, 28, Code.WRONG_TYPE)   # at the 3
 
 
 def edited(tmp_path, old: str, new: str) -> tuple[str, str]:

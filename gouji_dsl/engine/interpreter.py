@@ -263,6 +263,12 @@ class GameState:
         n = graph.n_seats
         self.n_seats = n
         self.seat_list = tuple(range(1, n + 1))
+        # a seat that does not exist would index another seat's hand (-1 is the last seat): refuse it
+        bad = [s for s in (hands or {}) if s not in self.seat_list] + \
+            ([leader] if leader is not None and leader not in self.seat_list else [])
+        if bad:
+            raise GoujiError(Diagnostic("<game>", 0, 0, f"seat {bad[0]!r} does not exist: this ruleset has seats 1..{n}",
+                                        code=Code.BAD_SEAT))
         self._after = {s: tuple(((s - 1 + i) % n) + 1 for i in range(1, n)) for s in self.seat_list}
         self.n_teams = int(graph.settings["teams"])
         self.rng = rng

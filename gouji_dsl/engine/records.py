@@ -29,19 +29,24 @@ an unknown move, an illegal move with the rule that forbids it), never a traceba
 """
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl import resources
 from gouji_dsl.atomic import atomic_write
-from gouji_dsl.diagnostics import Diagnostic, GoujiError, line_of
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, line_of
 from gouji_dsl.engine.cards import SUITLESS, parse_cards
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, new_game, next_game, parse_move
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS
 
 FORMAT = "gouji-record"
 VERSION = 1
@@ -137,24 +142,38 @@ def save_record(path: str | os.PathLike[str], record: GameRecord) -> Path:
 
 
 # ------------------------------------------------------------------------------ loading
+MAX_RECORD_CHARS = 16_000_000
+"""Largest record file read, in characters (a game's events are about 12,000; a record may also
+carry its ruleset's text, itself at most :data:`gouji_dsl.ruleset.loader.MAX_FILE_CHARS`)."""
+
+MAX_RECORD_NESTING = MAX_NESTING
+"""Deepest nesting of JSON objects and arrays in a record (a record written by gouji nests 5 deep)."""
+
+MAX_RECORD_NUMBER_CHARS = MAX_NUMBER_CHARS
+"""Longest number written in a record, in characters."""
+
+_LINE = re.compile(r"\r\n|\r|\n")
+# what the limit scan looks at: strings (skipped whole), brackets, and runs of number characters
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|[-+0-9.eE]{' + str(MAX_RECORD_NUMBER_CHARS + 1) + r',}|NaN|-?Infinity')
+
+
 class _Positions:
-    """Where every JSON value starts: path (tuple of keys / indexes) -> (line, col), 1-based."""
+    """Where every JSON value starts: path (tuple of keys / indexes) -> (line, col), 1-based.
+
+    Runs on text that ``json.loads`` accepted and whose nesting :func:`_check_limits` bounded."""
 
     def __init__(self, text: str):
         self.text = text
         self.at: dict[tuple, tuple[int, int]] = {}
         self.keys: dict[tuple, tuple[int, int]] = {}
-        self._starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self._starts.append(i + 1)
+        self._starts = [0] + [m.end() for m in _LINE.finditer(text)]
         try:
-            self._value(self._ws(0), ())
-        except (IndexError, ValueError):  # json.loads already accepted the text; be safe anyway
+            if text.strip():
+                self._value(self._ws(0), ())
+        except (IndexError, ValueError, RecursionError):  # malformed text: positions stay partial
             pass
 
     def pos(self, i: int) -> tuple[int, int]:
-        import bisect
         ln = bisect.bisect_right(self._starts, i) - 1
         return ln + 1, i - self._starts[ln] + 1
 
@@ -216,84 +235,207 @@ class _Reader:
         self.text = text
         self.pos = _Positions(text)
 
-    def fail(self, where: tuple, message: str, hint: str | None = None, *, key: bool = False) -> GoujiError:
-        ln, col = (self.pos.keys if key else self.pos.at).get(where, (1, 1))
-        return GoujiError(Diagnostic(self.path, ln, col, message, hint, line_of(self.text, ln)))
+    def diag(self, where: tuple, message: str, hint: str | None = None, *, key: bool = False,
+             code: str = Code.UNSPECIFIED) -> Diagnostic:
+        ln, col = (self.pos.keys if key else self.pos.at).get(where, (0, 0))
+        if (ln, col) == (0, 0) and self.text:
+            ln, col = self.pos.at.get(where[:-1], (1, 1)) if where else (1, 1)
+        return Diagnostic(self.path, ln, col, message, hint, line_of(self.text, ln), code=code)
 
-    def fail_at(self, ln: int, col: int, message: str, hint: str | None = None) -> GoujiError:
-        return GoujiError(Diagnostic(self.path, ln, col, message, hint, line_of(self.text, ln)))
+    def fail(self, where: tuple, message: str, hint: str | None = None, *, key: bool = False,
+             code: str = Code.UNSPECIFIED) -> GoujiError:
+        return GoujiError(self.diag(where, message, hint, key=key, code=code))
+
+    def fail_at(self, ln: int, col: int, message: str, hint: str | None = None, *,
+                code: str = Code.UNSPECIFIED) -> GoujiError:
+        return GoujiError(Diagnostic(self.path, ln, col, message, hint, line_of(self.text, ln), code=code))
+
+
+def _offset_pos(text: str, i: int) -> tuple[int, int]:
+    line = text.count("\n", 0, i) + 1
+    return line, i - (text.rfind("\n", 0, i) + 1) + 1
+
+
+def _check_limits(text: str, path: str) -> None:
+    """Refuse a text longer than :data:`MAX_RECORD_CHARS`, nested deeper than
+    :data:`MAX_RECORD_NESTING` or with a number longer than :data:`MAX_RECORD_NUMBER_CHARS`, at the
+    place the limit is passed — before ``json`` reads it (which would recurse or convert without bound)."""
+    if len(text) > MAX_RECORD_CHARS:
+        raise GoujiError(Diagnostic(path, 0, 0, f"the record is {len(text):,} characters long; at most "
+                                    f"{MAX_RECORD_CHARS:,} are read (MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
+    depth = 0
+    for m in _SCAN.finditer(text):
+        tok = m.group()
+        if tok in "[{":
+            depth += 1
+            if depth > MAX_RECORD_NESTING:
+                ln, col = _offset_pos(text, m.start())
+                raise GoujiError(Diagnostic(path, ln, col, f"nested more than {MAX_RECORD_NESTING} levels deep "
+                                            "(MAX_RECORD_NESTING)", "a gouji record nests 5 levels deep",
+                                            line_of(text, ln), code=Code.TOO_DEEP))
+        elif tok in "]}":
+            depth -= 1
+        elif tok[-1] in "Ny":  # NaN, Infinity: Python's json reads them, JSON has no such values
+            ln, col = _offset_pos(text, m.start())
+            raise GoujiError(Diagnostic(path, ln, col, f"not valid JSON: {tok} is not a JSON value",
+                                        "write a number or null", line_of(text, ln), code=Code.JSON_SYNTAX))
+        elif tok[0] != '"' and sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
+            ln, col = _offset_pos(text, m.start())
+            raise GoujiError(Diagnostic(path, ln, col, f"a number of {len(tok):,} characters; at most "
+                                        f"{MAX_RECORD_NUMBER_CHARS} are read (MAX_RECORD_NUMBER_CHARS)", None,
+                                        line_of(text, ln), code=Code.NUMBER_TOO_LARGE))
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON value")
+
+
+@functools.lru_cache(maxsize=1)
+def record_schema() -> dict[str, Any]:
+    """The record JSON Schema (draft-07, ``schema/record.schema.json``) as a dict."""
+    with open(resources.record_schema_path(), encoding="utf-8") as f:
+        return json.load(f)
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft7Validator, validators
+
+    # a seat or game number is a whole number: 1.0 is not one (JSON Schema would take it)
+    checker = Draft7Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _c, x: isinstance(x, int) and not isinstance(x, bool))
+    return validators.extend(Draft7Validator, type_checker=checker)(record_schema())
+
+
+_JSON_TYPES: dict[str, str] = {"string": "a string", "integer": "a whole number", "number": "a number", "null": "null",
+               "object": "an object", "array": "an array", "boolean": "true or false"}
+
+
+_REQUIRED_HINTS = {"ruleset": "the ruleset the game was played under: \"ruleset\": \"online\"",
+                   "events": "the engine's events, a deal first: \"events\": [{\"type\": \"deal\", ...}, ...]",
+                   "move": "a move event: {\"type\": \"move\", \"move\": \"<seat> <verb> [cards]\"}",
+                   "type": "every event has a \"type\" (deal, move, first_leader, game_over ...)",
+                   "scores": "a game_over event has \"scores\": {seat: points}"}
+
+
+def _json_type(x: Any) -> str:
+    for t, py in (("null", type(None)), ("boolean", bool), ("integer", int), ("number", float), ("string", str),
+                  ("object", dict), ("array", list)):
+        if isinstance(x, py):
+            return _JSON_TYPES[t]
+    return type(x).__name__
+
+
+def _where(path: tuple) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "the record"
+
+
+def _schema_diag(r: _Reader, err: Any) -> Diagnostic:
+    """One JSON Schema finding as a positioned diagnostic with a stable code."""
+    from gouji_dsl.diagnostics import did_you_mean
+    where = tuple(err.absolute_path)
+    v, inst, what = err.validator, err.instance, _where(tuple(err.absolute_path))
+    if v == "required":
+        missing = next((k for k in err.validator_value if isinstance(inst, dict) and k not in inst), "?")
+        return r.diag(where, f"{what}: missing key {missing!r}", _REQUIRED_HINTS.get(missing), code=Code.MISSING_KEY)
+    if v == "additionalProperties" and isinstance(inst, dict):
+        known = list(err.schema.get("properties", {}))
+        extra = next((k for k in inst if k not in known), "?")
+        return r.diag(where + (extra,), f"unknown record key {extra!r}",
+                      did_you_mean(str(extra), known) or "keys: " + ", ".join(known), key=True, code=Code.UNKNOWN_KEY)
+    if "propertyNames" in err.absolute_schema_path:
+        return r.diag(where + (inst,), f"{what}: {inst!r} is not a seat: seats are written in digits (\"1\", \"2\" ...)",
+                      key=True, code=Code.BAD_SEAT)
+    if v == "type":
+        want: list[str] = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        got = _json_type(inst) + (f" ({json.dumps(inst)})" if isinstance(inst, (int, float, str)) else "")
+        return r.diag(where, f"{what} must be {' or '.join(_JSON_TYPES.get(t, t) for t in want)}, not {got}",
+                      code=Code.WRONG_TYPE)
+    if v in ("const", "enum"):
+        allowed = [err.validator_value] if v == "const" else list(err.validator_value)
+        return r.diag(where, f"{what}: {inst!r} is not allowed", "allowed: " + ", ".join(json.dumps(a) for a in allowed),
+                      code=Code.VALUE_NOT_ALLOWED)
+    if v in ("minimum", "maximum"):
+        return r.diag(where, f"{what}: {inst!r} is out of range ({v} {err.validator_value})", code=Code.OUT_OF_RANGE)
+    if v in ("minItems", "minLength"):
+        return r.diag(where, f"{what} is empty", code=Code.EMPTY_VALUE)
+    return r.diag(where, f"{what}: {err.message}", code=Code.SCHEMA_VIOLATION)
 
 
 def parse_record(text: str, path: str = "<record>") -> GameRecord:
-    """Read a record from ``text`` (the contents of ``path``). Raises :class:`GoujiError`."""
+    """Read a record from ``text`` (the contents of ``path``), checked against the record schema
+    (``schema/record.schema.json``) and the limits (:data:`MAX_RECORD_CHARS`,
+    :data:`MAX_RECORD_NESTING`, :data:`MAX_RECORD_NUMBER_CHARS`). Raises :class:`GoujiError` with
+    every problem found, each at its ``file:line:col`` with a :class:`~gouji_dsl.diagnostics.Code`."""
+    _check_limits(text, path)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise GoujiError(Diagnostic(path, e.lineno, e.colno, f"not valid JSON: {e.msg}", None,
-                                    line_of(text, e.lineno))) from None
+                                    line_of(text, e.lineno), code=Code.JSON_SYNTAX)) from None
+    except (_NotJson, RecursionError, ValueError) as e:  # NaN / Infinity; the limits above prevent the others
+        raise GoujiError(Diagnostic(path, 0, 0, f"not valid JSON: {e}", code=Code.JSON_SYNTAX)) from None
     r = _Reader(path, text)
     if not isinstance(data, dict):
-        raise r.fail((), "a record is a JSON object with 'ruleset' and 'events'")
+        raise r.fail((), f"a record is a JSON object with 'ruleset' and 'events', not {_json_type(data)}",
+                     code=Code.NOT_A_RECORD)
     if data.get("format", FORMAT) != FORMAT:
-        raise r.fail(("format",), f"not a gouji record: format is {data.get('format')!r}", f"expected {FORMAT!r}")
-    if data.get("version", VERSION) != VERSION:
-        raise r.fail(("version",), f"unsupported record version {data.get('version')!r}", f"this gouji reads version {VERSION}")
-    known = ("format", "version", "ruleset", "ruleset_path", "ruleset_text", "seed", "bots", "events", "human")
-    for k in data:
-        if k not in known:
-            from gouji_dsl.diagnostics import did_you_mean
-            raise r.fail((k,), f"unknown record key {k!r}", did_you_mean(k, known) or "keys: " + ", ".join(known),
-                         key=True)
-    if not isinstance(data.get("ruleset"), str) or not data["ruleset"]:
-        raise r.fail(("ruleset",) if "ruleset" in data else (), "the record names no ruleset ('ruleset': NAME)")
-    rp = data.get("ruleset_path")
-    if rp is not None and not isinstance(rp, str):
-        raise r.fail(("ruleset_path",), "ruleset_path must be a string or null")
-    bots_raw = data.get("bots") or {}
-    if not isinstance(bots_raw, dict):
-        raise r.fail(("bots",), "bots maps seats to bot names: {\"1\": \"human\", \"2\": \"heuristic\"}")
-    bots: dict[int, str] = {}
-    for k, v in bots_raw.items():
-        if not str(k).isdigit() or not isinstance(v, str):
-            raise r.fail(("bots", k), f"bots: seat {k!r} → {v!r}: seats are numbers, bots are names")
-        bots[int(k)] = v
+        raise r.fail(("format",), f"not a gouji record: format is {data.get('format')!r}", f"expected {FORMAT!r}",
+                     code=Code.NOT_A_RECORD)
+    found = {(d.line, d.col, d.message): d for d in (_schema_diag(r, e) for e in _validator().iter_errors(data))}
     events = data.get("events")
-    if not isinstance(events, list) or not events:
-        raise r.fail(("events",) if "events" in data else (), "the record has no events")
-    positions: dict[int, tuple[int, int]] = {}
+    if not found and isinstance(events, list):
+        for i, ev in enumerate(events):
+            if ev["type"] == "deal" and ev.get("source", "random") != "random" and not isinstance(ev.get("hands"), dict):
+                d = r.diag(("events", i), f"events[{i}]: a fixed deal needs 'hands': {{seat: cards}}", code=Code.MISSING_KEY)
+                found[(d.line, d.col, d.message)] = d
+        if events[0]["type"] != "deal":
+            d = r.diag(("events", 0), "the first event of a record is the deal", code=Code.VALUE_NOT_ALLOWED)
+            found[(d.line, d.col, d.message)] = d
+    if found:
+        raise GoujiError(sorted(found.values(), key=Diagnostic.sort_key))
+    assert isinstance(events, list)
+    positions = {i: r.pos.at.get(("events", i), (0, 0)) for i in range(len(events))}
     move_pos: dict[int, tuple[int, int]] = {}
     for i, ev in enumerate(events):
-        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
-            raise r.fail(("events", i), "an event is an object with a 'type'")
-        positions[i] = r.pos.at.get(("events", i), (0, 0))
         if ev["type"] == "move":
-            if not isinstance(ev.get("move"), str):
-                raise r.fail(("events", i), "a move event needs 'move': \"<seat> <verb> [cards]\"")
             ln, col = r.pos.at.get(("events", i, "move"), (0, 0))
             move_pos[i] = (ln, col + 1)  # inside the quotes
-        elif ev["type"] == "deal":
-            hands = ev.get("hands")
-            if ev.get("source", "random") != "random" and not isinstance(hands, dict):
-                raise r.fail(("events", i), "a fixed deal needs 'hands': {seat: cards}")
-    if events[0]["type"] != "deal":
-        raise r.fail(("events", 0), "the first event of a record is the deal")
-    rt = data.get("ruleset_text")
-    if rt is not None and not isinstance(rt, str):
-        raise r.fail(("ruleset_text",), "ruleset_text must be the ruleset file's text (a string) or null")
-    return GameRecord(data["ruleset"], data.get("seed"), bots, events, rp, path, positions, move_pos, text, rt)
+    bots = {int(k): v for k, v in (data.get("bots") or {}).items()}
+    return GameRecord(data["ruleset"], data.get("seed"), bots, events, data.get("ruleset_path"), path, positions,
+                      move_pos, text, data.get("ruleset_text"))
 
 
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
-    """Read the record file ``path``. Raises :class:`GoujiError` (``file:line:col: why``)."""
+    """Read the record file ``path``. Raises :class:`GoujiError` (``file:line:col: why`` and a code)."""
     p = str(path)
     try:
-        text = Path(p).read_text(encoding="utf-8")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_RECORD_CHARS * 4 + 1)
     except FileNotFoundError:
-        raise GoujiError(Diagnostic(p, 0, 0, "no such file")) from None
-    except UnicodeDecodeError as e:
-        raise GoujiError(Diagnostic(p, 0, 0, f"not UTF-8 text ({e.reason})")) from None
+        raise GoujiError(Diagnostic(p, 0, 0, "no such file", code=Code.UNREADABLE)) from None
     except OSError as e:
-        raise GoujiError(Diagnostic(p, 0, 0, f"cannot read: {e.strerror or e}")) from None
+        raise GoujiError(Diagnostic(p, 0, 0, f"cannot read: {e.strerror or e}", code=Code.UNREADABLE)) from None
+    if len(raw) > MAX_RECORD_CHARS * 4:
+        raise GoujiError(Diagnostic(p, 0, 0, f"the file is larger than a record may be ({MAX_RECORD_CHARS:,} "
+                                    "characters, MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        good = raw[:e.start].decode("utf-8", errors="replace")
+        ln, col = _offset_pos(good, len(good))
+        raise GoujiError(Diagnostic(p, ln, col, f"not UTF-8 text: byte 0x{raw[e.start]:02x} at offset {e.start} "
+                                    f"({e.reason})", "a record is UTF-8 JSON as `gouji play` saves it",
+                                    code=Code.NOT_TEXT)) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
     return parse_record(text, p)
 
 
@@ -307,15 +449,26 @@ def record_graph(record: GameRecord, *, search: Sequence[str | os.PathLike[str]]
     from gouji_dsl.ruleset.graph import compile_ruleset
     from gouji_dsl.ruleset.loader import allowed_place, find_ruleset, resolve, resolve_text
     referrer = record.path if record.path != "<record>" else os.path.join(os.getcwd(), "<record>")
-    beside = str(Path(referrer).parent / f"{record.ruleset}.yaml")
-    if record.ruleset_text:
-        where = record.ruleset_path
-        if not where or not allowed_place(where, referrer=referrer, search=search):
-            where = beside
-        return compile_ruleset(resolve_text(record.ruleset_text, where, search=search))
-    if record.ruleset_path:
-        return compile_ruleset(resolve(find_ruleset(record.ruleset_path, referrer=referrer, search=search), search=search))
-    return compile_ruleset(resolve(find_ruleset(record.ruleset, referrer=referrer, search=search), search=search))
+    # the carried text is resolved as a file beside the record: its name never leaves that folder
+    stem = re.sub(r"[^\w-]", "_", Path(record.ruleset).name).strip("_") or "record"
+    beside = str(Path(referrer).parent / f"{stem}.yaml")
+    field_name = "ruleset_path" if record.ruleset_path else "ruleset"
+    try:
+        if record.ruleset_text:
+            field_name = "ruleset_text"
+            where = record.ruleset_path
+            if not where or not allowed_place(where, referrer=referrer, search=search):
+                where = beside
+            return compile_ruleset(resolve_text(record.ruleset_text, where, search=search))
+        ref = record.ruleset_path or record.ruleset
+        return compile_ruleset(resolve(find_ruleset(ref, referrer=referrer, search=search), search=search))
+    except GoujiError as e:
+        # a refusal about the record's own field (no line of its own): point at that field
+        if not record.text or not any(d.path == record.path and d.line <= 0 for d in e.diagnostics):
+            raise
+        r = _Reader(record.path, record.text)
+        raise GoujiError([r.diag((field_name,), d.message, d.hint, code=d.code) if d.path == record.path and d.line <= 0
+                          else d for d in e.diagnostics]) from None
 
 
 # ------------------------------------------------------------------------------ replay
@@ -329,8 +482,39 @@ class Step:
     event: int | None = None
 
 
-def _hands(deal: dict[str, Any]) -> dict[int, list]:
-    return {int(s): parse_cards(str(t), allow_empty=True) for s, t in (deal.get("hands") or {}).items()}
+def _seat_fail(r: _Reader, where: tuple, seat: Any, n: int, what: str) -> GoujiError:
+    return r.fail(where, f"{_where(where[:-1])}: {what} {seat!r} does not exist: this ruleset has seats 1..{n}",
+                  key=True, code=Code.BAD_SEAT)
+
+
+def _check_seats(graph: RuleGraph, record: GameRecord, r: _Reader) -> None:
+    """Every seat a record names (bots, dealt hands, forced leaders) is a seat of ``graph``."""
+    n = graph.n_seats
+    for s in record.bots:
+        if not 1 <= int(s) <= n:
+            raise _seat_fail(r, ("bots", str(s)), str(s), n, "seat")
+    for i, ev in enumerate(record.events):
+        if ev.get("type") == "deal" and isinstance(ev.get("hands"), dict) and ev.get("source", "random") != "random":
+            for k in ev["hands"]:
+                if not (str(k).isdigit() and 1 <= int(k) <= n):
+                    raise _seat_fail(r, ("events", i, "hands", k), k, n, "seat")
+        if ev.get("type") == "first_leader" and ev.get("forced") is not None:
+            f = ev["forced"]
+            if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= n:
+                raise r.fail(("events", i, "forced"), f"events[{i}].forced: seat {f!r} does not exist: this ruleset "
+                             f"has seats 1..{n}", code=Code.BAD_SEAT)
+
+
+def _hands(graph: RuleGraph, deal: dict[str, Any], r: _Reader, i: int) -> dict[int, list]:
+    """A fixed deal's hands (seat -> cards), each card text checked against the ruleset's pack."""
+    out: dict[int, list] = {}
+    for k, text in (deal.get("hands") or {}).items():
+        ln, col = r.pos.at.get(("events", i, "hands", k), (0, 0))
+        pos: dict[str, Any] = dict(path=r.path, line=ln, col=col + 1)
+        cards = parse_cards(str(text), allow_empty=True, **pos)
+        graph.model.counts_of(cards, **pos)
+        out[int(k)] = cards
+    return out
 
 
 def _compare_deal(state: GameState, deal: dict[str, Any]) -> bool:
@@ -344,9 +528,10 @@ def _compare_deal(state: GameState, deal: dict[str, Any]) -> bool:
 def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
     """Replay every game of ``record`` under ``graph``: the state at the start of each game and
     after each move (each state an independent copy). Raises :class:`GoujiError` at the event that
-    cannot be replayed: a deal that the seed no longer gives, an unknown or illegal move, a result
-    that differs from the recorded one."""
+    cannot be replayed: a seat the ruleset does not have, a deal that the seed no longer gives, an
+    unknown or illegal move, a result that differs from the recorded one."""
     r = _Reader(record.path, record.text)
+    _check_seats(graph, record, r)
     starts = record.game_starts
     steps: list[Step] = []
     prev: GameState | None = None
@@ -356,8 +541,8 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
         where = record.positions.get(start, (0, 0))
         leader = next((e.get("forced") for e in record.events[start:end]
                        if e.get("type") == "first_leader" and e.get("forced")), None)
+        hands = None if deal.get("source", "random") == "random" else _hands(graph, deal, r, start)
         try:
-            hands = None if deal.get("source", "random") == "random" else _hands(deal)
             if prev is None or gi == 0:
                 state = new_game(graph, deal.get("seed"), hands=hands, leader=leader,
                                  game_number=deal.get("game_number", 1))
@@ -365,10 +550,11 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
                 state = next_game(prev, deal.get("seed"), hands=hands)
         except GoujiError as e:
             d = e.diagnostics[0]
-            raise r.fail_at(*where, f"game {gi + 1}: cannot deal: {d.message}") from None
+            raise r.fail_at(*where, f"game {gi + 1}: cannot deal: {d.message}", d.hint, code=d.code) from None
         if hands is None and not _compare_deal(state, deal):
             raise r.fail_at(*where, f"game {gi + 1}: seed {deal.get('seed')!r} does not deal these hands under "
-                            f"ruleset {graph.name!r}", "was the record made under another ruleset or version?")
+                            f"ruleset {graph.name!r}", "was the record made under another ruleset or version?",
+                            code=Code.RECORD_DIFFERS)
         steps.append(Step(state.copy()))
         for i in range(start, end):
             ev = record.events[i]
@@ -380,16 +566,19 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
                 mv = parse_move(text, graph.model, graph.n_seats, path=record.path, line=ln, col=col)
             except GoujiError as err:
                 d = err.diagnostics[0]
-                raise GoujiError(Diagnostic(d.path, d.line, d.col, d.message, d.hint, line_of(r.text, ln))) from None
+                raise GoujiError(Diagnostic(d.path, d.line, d.col, d.message, d.hint, line_of(r.text, ln),
+                                            code=d.code)) from None
             if state.over:
-                raise r.fail_at(ln, col, f"move {text!r} comes after the end of game {gi + 1}")
+                raise r.fail_at(ln, col, f"move {text!r} comes after the end of game {gi + 1}",
+                                code=Code.ILLEGAL_RECORDED_MOVE)
             try:
                 state.apply_in_place(mv)
             except IllegalMove as err:
                 forb = [x for x in err.reasons if x.verdict == "forbade"] or err.reasons
                 why = "; ".join(f"{x.rule_id}: {x.text}" + (f" ({x.where})" if x.where else "") for x in forb[:3])
                 raise r.fail_at(ln, col, f"move {text!r} is illegal here under {graph.name!r}: {why}",
-                                f"seat {state.to_act} is to act ({state.phase}, {state.capacity})") from None
+                                f"seat {state.to_act} is to act ({state.phase}, {state.capacity})",
+                                code=Code.ILLEGAL_RECORDED_MOVE) from None
             steps.append(Step(state.copy(), text, i))
         over = next((e for e in record.events[start:end] if e.get("type") == "game_over"), None)
         if over is not None:
@@ -399,7 +588,7 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
                 raise r.fail_at(*record.positions.get(i, (0, 0)),
                                 f"game {gi + 1}: the recorded result differs from the replay "
                                 f"({'not over' if not state.over else got})",
-                                "was the record made under another ruleset or version?")
+                                "was the record made under another ruleset or version?", code=Code.RECORD_DIFFERS)
         prev = state
     return steps
 
@@ -414,6 +603,62 @@ def replay_record(graph: RuleGraph, record: GameRecord) -> list[GameState]:
         else:
             out[-1] = st.state
     return out
+
+
+def _decision_keys(event: dict[str, Any]) -> list[str]:
+    """The keys of :attr:`GameState.decided` that hold the rules behind an event of this type."""
+    kind = event.get("type")
+    keys = {"first_leader": ["first_leader", "leader"], "trick_won": ["next_leader", "leader"],
+            "place": [f"place:{event.get('seat')}"]}.get(str(kind), [])
+    return keys + [str(kind)]
+
+
+def check_record(graph: RuleGraph, record: GameRecord) -> list[GameState]:
+    """Replay ``record`` under ``graph`` (:func:`replay_steps`) and check that every recorded event
+    — deals, first leaders, tricks won, tribute, places, scores — is the one the replay gives.
+    Returns the final state of every game; raises :class:`GoujiError` (code ``RecordDiffers``) at the
+    first event that differs, saying what the record says, what the replay gives and which rules
+    decided the replay's answer."""
+    steps = replay_steps(graph, record)
+    starts = record.game_starts
+    r = _Reader(record.path, record.text)
+    finals: list[GameState] = []
+    by_game: list[list[Step]] = []
+    for st in steps:
+        if st.move is None:
+            finals.append(st.state)
+            by_game.append([st])
+        else:
+            finals[-1] = st.state
+            by_game[-1].append(st)
+    for gi, (start, final) in enumerate(zip(starts, finals)):
+        end = starts[gi + 1] if gi + 1 < len(starts) else len(record.events)
+        recorded = record.events[start:end]
+        replayed = json.loads(json.dumps(final.record, ensure_ascii=False, default=str))
+        for k in range(max(len(recorded), len(replayed))):
+            want = recorded[k] if k < len(recorded) else None
+            got = replayed[k] if k < len(replayed) else None
+            if want == got:
+                continue
+            i = start + min(k, len(recorded) - 1)
+            what = (want or got or {}).get("type", "event")
+            said = "nothing more" if want is None else json.dumps(want, ensure_ascii=False)
+            gave = "nothing more" if got is None else json.dumps(got, ensure_ascii=False)
+            # the state in which the replay made this event: its decisions name the rules
+            at = next((st.state for st in by_game[gi] if len(st.state.record) > k), final)
+            reasons = next((at.decided[key] for key in _decision_keys(got or {}) if at.decided.get(key)), ())
+            hint = None
+            if reasons:
+                hint = "the replay's decision: " + "; ".join(
+                    f"{x.rule_id} ({x.verdict})" + (f" at {x.pos.short}" if x.pos else "") for x in reasons[:3])
+            raise r.fail_at(*record.positions.get(i, (0, 0)),
+                            f"game {gi + 1}, event {k + 1} ({what}): the record says {_cut(said)}, "
+                            f"the replay under {graph.name!r} gives {_cut(gave)}", hint, code=Code.RECORD_DIFFERS)
+    return finals
+
+
+def _cut(text: str, n: int = 200) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
 
 
 # ------------------------------------------------------------------------------ scenario cases
@@ -661,5 +906,6 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
 
 
 __all__ = ["GameRecord", "Step", "save_record", "load_record", "parse_record", "record_graph", "replay_steps",
-           "replay_record", "scenario_case", "check_case", "add_case_to_file", "FORMAT", "VERSION"]
+           "replay_record", "check_record", "record_schema", "MAX_RECORD_CHARS", "MAX_RECORD_NESTING",
+           "MAX_RECORD_NUMBER_CHARS", "scenario_case", "check_case", "add_case_to_file", "FORMAT", "VERSION"]
 _ = Any

@@ -356,6 +356,11 @@ from gouji_dsl.tools.cli_duel import duel_command  # noqa: E402 - owned by the b
 
 cli.add_command(duel_command)
 
+# ------------------------------------------------------------------------------ replay
+from gouji_dsl.tools.cli_replay import replay_command  # noqa: E402 - owned by the records module
+
+cli.add_command(replay_command)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Run the library command group (``python -m gouji_dsl``)."""

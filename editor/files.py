@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gouji_dsl.atomic import atomic_write
+from gouji_dsl.atomic import atomic_write, remove_stale_temp_files
 
 RECOVERY_SUFFIX = ".recovery"
 
@@ -31,8 +31,10 @@ RECOVERY_SUFFIX = ".recovery"
 def read_text(path: str | os.PathLike[str]) -> tuple[str, bytes]:
     """The text of ``path`` (UTF-8, a BOM dropped, line endings kept as written) and its raw bytes.
 
-    Raises ``OSError`` when the file cannot be read and ``UnicodeDecodeError`` when it is not UTF-8."""
+    Raises ``OSError`` when the file cannot be read and ``UnicodeDecodeError`` when it is not UTF-8.
+    Temporary files a killed save of ``path`` left behind are removed (:func:`remove_stale_temp_files`)."""
     data = Path(path).read_bytes()
+    remove_stale_temp_files(path)
     text = data.decode("utf-8-sig")
     return text, data
 

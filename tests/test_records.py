@@ -195,8 +195,37 @@ def test_add_case_to_file_appends_and_checks_the_ruleset(tmp_path):
         cases: []
         ruleset: online
     """))
-    with pytest.raises(GoujiError):
-        add_case_to_file(other, "online", case)
+    add_case_to_file(other, "online", case)   # `cases:` need not be the last key (issue 11)
+    assert [r.name for r in run_file(other)] == ["end"]
+    assert other.read_text().endswith("ruleset: online\n")
+
+
+@pytest.mark.parametrize("layout", ["block, keys after, comments", "dash at column 0", "flow list", "null cases"])
+def test_add_case_keeps_the_rest_of_the_file(tmp_path, layout):
+    """Issue 11: a case is added wherever the `cases:` list is; every other line (comments, keys after
+    the list) stays byte for byte (ruamel.yaml's round-trip reader finds the list and its indentation)."""
+    case = scenario_case(online_game(), "end")
+    first = textwrap.indent(case.replace('"end"', '"first"'), "")
+    body = {
+        "block, keys after, comments": "# my scenarios\nruleset: online  # the ruleset\ncases:\n  # the first case\n"
+                                       + first + "\n# about the seed\ntitle: mine   # kept\n",
+        "dash at column 0": "ruleset: online\ncases:\n" + textwrap.dedent(first) + "# trailing comment\n",
+        "flow list": "ruleset: online  # keep me\ncases: [{name: first, classify: \"22 JJJ\", expect: {valid: true}}]\n",
+        "null cases": "ruleset: online\ncases:   # none yet\ntitle: mine\n",
+    }[layout]
+    path = tmp_path / "s.yaml"
+    path.write_text(body)
+    before = path.read_text()
+    add_case_to_file(path, "online", case)
+    after = path.read_text()
+    names = [r.name for r in run_file(path)]
+    assert names[-1] == "end" and len(names) == (1 if layout == "null cases" else 2)
+    assert all(r.passed for r in run_file(path)), [r.errors for r in run_file(path)]
+    kept = [ln for ln in before.splitlines() if ln.lstrip().startswith("#") or "keep" in ln or ln.startswith("title")]
+    assert all(ln in after.splitlines() or ln.split("#")[0].rstrip() in after for ln in kept), after
+    if layout != "flow list":   # the file's own lines are all still there, in order
+        it = iter(after.splitlines())
+        assert all(any(ln == x for x in it) for ln in before.splitlines() if not ln.startswith("cases:")), after
 
 
 def test_a_record_replays_under_the_rules_it_was_played_with(tmp_path):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import io
 import json
 import os
 import re
@@ -39,6 +40,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from gouji_dsl import resources
 from gouji_dsl.atomic import atomic_write
@@ -874,33 +877,92 @@ def _hands_at_play(state: GameState) -> dict[int, tuple[int, ...]]:
     return {s: tuple(h) for s, h in hands.items()}
 
 
+def _yaml_error(path: Path, e: Exception) -> GoujiError:
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+    return GoujiError(Diagnostic(str(path), line, col, f"not valid YAML: {getattr(e, 'problem', None) or e}",
+                                 code=Code.SCENARIO_FILE))
+
+
+def _reindent(case_text: str, dash_col: int) -> list[str]:
+    """``case_text``'s lines moved so that its ``- `` starts at column ``dash_col``."""
+    lines = case_text.rstrip("\n").split("\n")
+    first = next(ln for ln in lines if ln.strip())
+    shift = dash_col - (len(first) - len(first.lstrip(" ")))
+    if shift >= 0:
+        return [(" " * shift + ln) if ln.strip() else ln for ln in lines]
+    return [ln[-shift:] if ln[:-shift].strip() == "" else ln for ln in lines]
+
+
 def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str) -> Path:
-    """Append ``case_text`` (from :func:`scenario_case`) to the scenario file ``path``, creating it
-    (``ruleset: NAME`` / ``cases:``) when it does not exist. Raises :class:`GoujiError` when the file
-    is for another ruleset or has no ``cases:`` list at the end."""
-    import yaml
+    """Add ``case_text`` (one ``cases:`` item, from :func:`scenario_case`) to the end of the
+    ``cases:`` list of the scenario file ``path``, creating the file (``ruleset: NAME`` /
+    ``cases:``) when it does not exist. The file is read with ruamel.yaml's round-trip loader to
+    find where its list ends and how it is indented, and the case is inserted there: every other
+    line — comments, keys after ``cases:``, formatting — stays as it was. The result is checked to
+    read back with the case added before it is written (atomically). Raises :class:`GoujiError` when
+    the file is not YAML, has no ``cases:`` list or is for another ruleset."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError as RuamelError
     p = Path(path)
     if not p.exists():
-        text = f"ruleset: {ruleset}\ncases:\n" + case_text
-    else:
+        text = f"ruleset: {ruleset}\ncases:\n" + "\n".join(_reindent(case_text, 2)) + "\n"
+        p.absolute().parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(p, text)
+        return p
+    try:
         old = p.read_text(encoding="utf-8")
-        try:
-            data = yaml.safe_load(old) or {}
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            raise GoujiError(Diagnostic(str(p), mark.line + 1 if mark else 0, mark.column + 1 if mark else 0,
-                                        f"not valid YAML: {getattr(e, 'problem', e)}")) from None
-        if not isinstance(data, dict) or "cases" not in data:
-            raise GoujiError(Diagnostic(str(p), 1, 1, "not a scenario file: it has no 'cases:' list"))
-        if str(data.get("ruleset")) != ruleset and Path(str(data.get("ruleset"))).stem != ruleset:
-            raise GoujiError(Diagnostic(str(p), 1, 1, f"this scenario file is for ruleset {data.get('ruleset')!r}, not {ruleset!r}"))
-        last_key = [ln for ln in old.splitlines() if ln and not ln[0].isspace() and not ln.startswith(("#", "-"))]
-        if not last_key or not last_key[-1].startswith("cases:"):
-            raise GoujiError(Diagnostic(str(p), 1, 1, "'cases:' is not the last key of this file: add the case by hand"))
-        if last_key[-1].strip() == "cases: []":
-            old = old.replace("cases: []", "cases:", 1)
-        text = old + ("" if old.endswith("\n") else "\n") + case_text
-    p.absolute().parent.mkdir(parents=True, exist_ok=True)
+    except (OSError, UnicodeDecodeError) as e:
+        raise GoujiError(Diagnostic(str(p), 0, 0, f"cannot read: {e}", code=Code.SCENARIO_FILE)) from None
+    rt = YAML(typ="rt")
+    try:
+        data = rt.load(old)
+        case = rt.load(case_text)
+    except RuamelError as e:
+        raise _yaml_error(p, e) from None
+    if not isinstance(data, dict) or "cases" not in data:
+        raise GoujiError(Diagnostic(str(p), 1, 1, "not a scenario file: it has no 'cases:' list", code=Code.SCENARIO_KEY))
+    if str(data.get("ruleset")) != ruleset and Path(str(data.get("ruleset"))).stem != ruleset:
+        ln = data.lc.key("ruleset")[0] + 1 if "ruleset" in data else 1
+        raise GoujiError(Diagnostic(str(p), ln, 1, f"this scenario file is for ruleset {data.get('ruleset')!r}, not {ruleset!r}",
+                                    code=Code.SCENARIO_RULESET))
+    cases = data["cases"]
+    if cases is not None and not isinstance(cases, list):
+        ln, col = data.lc.value("cases")
+        raise GoujiError(Diagnostic(str(p), ln + 1, col + 1, "'cases:' is not a list", code=Code.SCENARIO_VALUE))
+    n_before = len(cases or [])
+    lines = old.split("\n")
+    if old.endswith("\n"):
+        lines.pop()
+    key_line, key_col = data.lc.key("cases")
+    keys = list(data)
+    later = [data.lc.key(k)[0] for k in keys[keys.index("cases") + 1:]]
+    block_end = min(later) if later else len(lines)   # the line the next top-level key is on (0-based)
+    if not cases or getattr(cases, "fa", None) is not None and cases.fa.flow_style():
+        if cases:  # a non-empty flow list `cases: [...]`: round-trip the whole file (comments kept)
+            cases.append(case[0] if isinstance(case, list) and case else case)
+            cases.fa.set_block_style()
+            out = io.StringIO()
+            rt.dump(data, out)
+            text = out.getvalue()
+        else:  # `cases:` or `cases: []`: the key line becomes `cases:` and the case follows it
+            head = lines[key_line][:key_col] + "cases:"
+            comment = lines[key_line].split("#", 1)[1] if "#" in lines[key_line].split("cases", 1)[1] else None
+            new_lines = [head + (f"  #{comment}" if comment else "")] + _reindent(case_text, key_col + 2)
+            text = "\n".join(lines[:key_line] + new_lines + lines[key_line + 1:]) + "\n"
+    else:
+        at = block_end
+        while at > key_line + 1 and (not lines[at - 1].strip() or lines[at - 1].startswith("#")):
+            at -= 1   # blank lines and column-0 comments just before the next key belong to it
+        new_lines = _reindent(case_text, cases.lc.col)
+        text = "\n".join(lines[:at] + new_lines + lines[at:]) + "\n"
+    try:
+        again = yaml.safe_load(text)
+    except yaml.YAMLError as e:  # pragma: no cover - the insertion keeps the file's structure
+        raise _yaml_error(p, e) from None
+    if not isinstance(again, dict) or len(again.get("cases") or []) != n_before + 1:  # pragma: no cover
+        raise GoujiError(Diagnostic(str(p), key_line + 1, key_col + 1, "could not add the case to this file: add it by hand",
+                                    code=Code.SCENARIO_FILE))
     atomic_write(p, text)
     return p
 

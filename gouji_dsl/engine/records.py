@@ -903,6 +903,7 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
     read back with the case added before it is written (atomically). Raises :class:`GoujiError` when
     the file is not YAML, has no ``cases:`` list or is for another ruleset."""
     from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.error import YAMLError as RuamelError
     p = Path(path)
     if not p.exists():
@@ -920,14 +921,14 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
         case = rt.load(case_text)
     except RuamelError as e:
         raise _yaml_error(p, e) from None
-    if not isinstance(data, dict) or "cases" not in data:
+    if not isinstance(data, CommentedMap) or "cases" not in data:
         raise GoujiError(Diagnostic(str(p), 1, 1, "not a scenario file: it has no 'cases:' list", code=Code.SCENARIO_KEY))
     if str(data.get("ruleset")) != ruleset and Path(str(data.get("ruleset"))).stem != ruleset:
         ln = data.lc.key("ruleset")[0] + 1 if "ruleset" in data else 1
         raise GoujiError(Diagnostic(str(p), ln, 1, f"this scenario file is for ruleset {data.get('ruleset')!r}, not {ruleset!r}",
                                     code=Code.SCENARIO_RULESET))
     cases = data["cases"]
-    if cases is not None and not isinstance(cases, list):
+    if cases is not None and not isinstance(cases, CommentedSeq):
         ln, col = data.lc.value("cases")
         raise GoujiError(Diagnostic(str(p), ln + 1, col + 1, "'cases:' is not a list", code=Code.SCENARIO_VALUE))
     n_before = len(cases or [])
@@ -938,7 +939,7 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
     keys = list(data)
     later = [data.lc.key(k)[0] for k in keys[keys.index("cases") + 1:]]
     block_end = min(later) if later else len(lines)   # the line the next top-level key is on (0-based)
-    if not cases or getattr(cases, "fa", None) is not None and cases.fa.flow_style():
+    if cases is None or not cases or cases.fa.flow_style():
         if cases:  # a non-empty flow list `cases: [...]`: round-trip the whole file (comments kept)
             cases.append(case[0] if isinstance(case, list) and case else case)
             cases.fa.set_block_style()

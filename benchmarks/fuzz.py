@@ -27,13 +27,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import fuzz_targets  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings  # noqa: E402
 from hypothesis import seed as hypothesis_seed  # noqa: E402
 
 SUFFIX = {"ruleset": ".yaml", "ruleset-cli": ".yaml", "expression": ".yaml", "scenario": ".yaml",
           "scenario-cli": ".yaml", "record": ".json", "record-text": ".json", "record-cli": ".json",
           "cards": ".txt", "move": ".txt"}
-BATCH = 40
+SLICE_SECONDS = 30.0
+"""Each round gives every target this long (so one slow target does not starve the others)."""
+
+
+class _SliceOver(Exception):
+    """Ends a target's time slice (raised inside the hypothesis test, caught around it)."""
 
 
 def _signature(name: str, exc: BaseException) -> str:
@@ -57,18 +62,18 @@ def _save(out: Path, name: str, value: Any, exc: BaseException, sig: str) -> Pat
     return inp
 
 
-def _batch(name: str, batch_seed: int, stop: float, row: dict[str, Any], out: Path) -> Any:
-    """A hypothesis run of ``BATCH`` fresh inputs of target ``name`` (generation only: no shrinking,
-    a failure is recorded and the run goes on)."""
+def _batch(name: str, batch_seed: int, until: float, row: dict[str, Any], out: Path) -> Any:
+    """A hypothesis run of fresh inputs of target ``name`` until the monotonic time ``until``
+    (generation only: no shrinking; a failure is recorded and the run goes on)."""
     factory, check = fuzz_targets.TARGETS[name]
 
     @hypothesis_seed(batch_seed)
-    @settings(max_examples=BATCH, deadline=None, database=None, derandomize=False, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(max_examples=1_000_000, deadline=None, database=None, derandomize=False, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
     @given(factory())
     def batch(value: Any) -> None:
-        if time.monotonic() >= stop:
-            return
+        if time.monotonic() >= until:
+            raise _SliceOver
         row["inputs"] += 1
         try:
             check(value)
@@ -82,14 +87,20 @@ def _batch(name: str, batch_seed: int, stop: float, row: dict[str, Any], out: Pa
 
 
 def run(minutes: float, out: Path, targets: list[str], run_seed: int) -> dict[str, dict[str, Any]]:
+    """Round after round, each target in turn for :data:`SLICE_SECONDS` (less at the end)."""
     stop = time.monotonic() + minutes * 60
     rng = random.Random(run_seed)
     stats: dict[str, dict[str, Any]] = {t: {"inputs": 0, "failures": {}} for t in targets}
+    slice_s = min(SLICE_SECONDS, minutes * 60 / len(targets))
     while time.monotonic() < stop:
         for name in targets:
-            if time.monotonic() >= stop:
+            now = time.monotonic()
+            if now >= stop:
                 break
-            _batch(name, rng.randrange(2**32), stop, stats[name], out)()
+            try:
+                _batch(name, rng.randrange(2**32), min(stop, now + slice_s), stats[name], out)()
+            except _SliceOver:
+                pass
     return stats
 
 

@@ -286,3 +286,21 @@ def test_a_carried_ruleset_text_resolves_beside_the_record_whatever_the_name(tmp
         record_graph(load_record(path))
     assert info.value.diagnostics[0].code == Code.EXTENDS_NOT_FOUND
     assert "SECRET-LINE" not in info.value.format() and "bogus" not in info.value.format()
+
+
+def test_a_long_record_points_at_its_last_event(tmp_path):
+    # positions are found on demand (the C decoder skips what is not asked for): the 10,000th event
+    # of a long record is located exactly; a huge document that is not a record is refused at 1:1
+    data = json.loads(record_text())
+    game = data["events"]
+    data["events"] = game * 40
+    data["events"][-1] = {"type": "game_over", "scores": None}
+    path = saved(tmp_path, GameRecord(data["ruleset"], data["seed"], {}, data["events"]).dumps())
+    with pytest.raises(GoujiError) as info:
+        load_record(path)
+    d = info.value.diagnostics[0]
+    last = len(path.read_text().splitlines()) - 2
+    assert (d.code, d.line) == (Code.WRONG_TYPE, last) and d.col == path.read_text().splitlines()[last - 1].index("null") + 1
+    with pytest.raises(GoujiError) as info:
+        parse_record("[" + "1," * 200_000 + "1]", "a.json")
+    assert (info.value.diagnostics[0].code, info.value.diagnostics[0].line) == (Code.NOT_A_RECORD, 1)

@@ -156,80 +156,100 @@ MAX_RECORD_NUMBER_CHARS = MAX_NUMBER_CHARS
 """Longest number written in a record, in characters."""
 
 _LINE = re.compile(r"\r\n|\r|\n")
+_WS = re.compile(r"[ \t\r\n]*")
+_DECODER = json.JSONDecoder()
 # what the limit scan looks at: strings (skipped whole), brackets, and runs of number characters
 _SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|[-+0-9.eE]{' + str(MAX_RECORD_NUMBER_CHARS + 1) + r',}|NaN|-?Infinity')
 
 
-class _Positions:
-    """Where every JSON value starts: path (tuple of keys / indexes) -> (line, col), 1-based.
+class _Lookup:
+    """``path -> (line, col)`` on demand (``.get`` like a dict): values (``key=False``) or keys."""
 
-    Runs on text that ``json.loads`` accepted and whose nesting :func:`_check_limits` bounded."""
+    def __init__(self, owner: _Positions, key: bool):
+        self._owner, self._key = owner, key
+
+    def get(self, path: tuple, default: tuple[int, int]) -> tuple[int, int]:
+        value_at, key_at = self._owner.offsets(path)
+        at = key_at if self._key else value_at
+        return default if at is None else self._owner.pos(at)
+
+
+class _Positions:
+    """Where JSON values and keys start: ``at.get(path)`` / ``keys.get(path)`` give ``(line, col)``,
+    1-based, for a path of keys and indexes. Found on demand by walking the text and skipping the
+    values on the way with the C JSON decoder (``raw_decode``); the offsets of an array's items are
+    found in one pass and kept, so every event of a long record is located in linear time. Runs on
+    text that ``json.loads`` accepted and whose nesting and numbers :func:`_check_limits` bounded."""
 
     def __init__(self, text: str):
         self.text = text
-        self.at: dict[tuple, tuple[int, int]] = {}
-        self.keys: dict[tuple, tuple[int, int]] = {}
-        self._starts = [0] + [m.end() for m in _LINE.finditer(text)]
-        try:
-            if text.strip():
-                self._value(self._ws(0), ())
-        except (IndexError, ValueError, RecursionError):  # malformed text: positions stay partial
-            pass
+        self._starts: list[int] | None = None
+        self._items: dict[tuple, list[int]] = {}
+        self._found: dict[tuple, tuple[int, int | None]] = {}
+        self.at = _Lookup(self, key=False)
+        self.keys = _Lookup(self, key=True)
 
     def pos(self, i: int) -> tuple[int, int]:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in _LINE.finditer(self.text)]
         ln = bisect.bisect_right(self._starts, i) - 1
         return ln + 1, i - self._starts[ln] + 1
 
     def _ws(self, i: int) -> int:
-        t = self.text
-        while i < len(t) and t[i] in " \t\r\n":
-            i += 1
-        return i
+        m = _WS.match(self.text, i)
+        return m.end() if m else i
 
-    def _value(self, i: int, path: tuple) -> int:
-        t = self.text
-        self.at[path] = self.pos(i)
-        ch = t[i]
-        if ch == "{":
-            i = self._ws(i + 1)
-            if t[i] == "}":
-                return i + 1
-            while True:
-                key_end = self._string(i)
-                key = json.loads(t[i:key_end])
-                self.keys[path + (key,)] = self.pos(i)
-                i = self._ws(key_end)
-                i = self._ws(i + 1)  # the colon
-                i = self._ws(self._value(i, path + (key,)))
-                if t[i] == ",":
-                    i = self._ws(i + 1)
-                    continue
-                return i + 1
-        if ch == "[":
-            i = self._ws(i + 1)
-            if t[i] == "]":
-                return i + 1
-            k = 0
-            while True:
-                i = self._ws(self._value(i, path + (k,)))
-                k += 1
-                if t[i] == ",":
-                    i = self._ws(i + 1)
-                    continue
-                return i + 1
-        if ch == '"':
-            return self._string(i)
-        j = i
-        while j < len(t) and t[j] not in ",]} \t\r\n":
-            j += 1
-        return j
+    def _skip(self, i: int) -> int:
+        """The offset just after the JSON value at ``i`` and the whitespace after it."""
+        return self._ws(_DECODER.raw_decode(self.text, i)[1])
 
-    def _string(self, i: int) -> int:
+    def items(self, path: tuple, at: int) -> list[int]:
+        """Offsets of the items of the array that starts at ``at`` (the value at ``path``)."""
+        if path not in self._items:
+            t, out = self.text, []
+            i = self._ws(at + 1)
+            while i < len(t) and t[i] != "]":
+                out.append(i)
+                i = self._skip(i)
+                if i < len(t) and t[i] == ",":
+                    i = self._ws(i + 1)
+            self._items[path] = out
+        return self._items[path]
+
+    def offsets(self, path: tuple) -> tuple[int | None, int | None]:
+        """(offset of the value at ``path``, offset of its key when the last step is a key)."""
         t = self.text
-        j = i + 1
-        while t[j] != '"':
-            j += 2 if t[j] == "\\" else 1
-        return j + 1
+        if path in self._found:
+            return self._found[path]
+        start = next((n for n in range(len(path) - 1, 0, -1) if path[:n] in self._found), 0)
+        try:
+            i, key_at = self._found[path[:start]] if start else (self._ws(0), None)
+            for n, step in enumerate(path[start:], start):
+                if i >= len(t):
+                    return None, None
+                if t[i] == "[" and isinstance(step, int):
+                    items = self.items(path[:n], i)
+                    if not 0 <= step < len(items):
+                        return None, None
+                    i, key_at = items[step], None
+                elif t[i] == "{" and isinstance(step, str):
+                    i = self._ws(i + 1)
+                    while True:
+                        if i >= len(t) or t[i] != '"':
+                            return None, None
+                        k, end = _DECODER.raw_decode(t, i)
+                        key_at, i = i, self._ws(self._ws(end) + 1)   # past the colon
+                        if k == step:
+                            break
+                        i = self._skip(i)
+                        if i < len(t) and t[i] == ",":
+                            i = self._ws(i + 1)
+                else:
+                    return None, None
+                self._found[path[:n + 1]] = (i, key_at)
+            return i, key_at
+        except (ValueError, IndexError):
+            return None, None
 
 
 class _Reader:
@@ -304,14 +324,46 @@ def record_schema() -> dict[str, Any]:
         return json.load(f)
 
 
-@functools.lru_cache(maxsize=1)
-def _validator() -> Any:
+def _validator_class() -> Any:
     from jsonschema import Draft7Validator, validators
 
     # a seat or game number is a whole number: 1.0 is not one (JSON Schema would take it)
     checker = Draft7Validator.TYPE_CHECKER.redefine(
         "integer", lambda _c, x: isinstance(x, int) and not isinstance(x, bool))
-    return validators.extend(Draft7Validator, type_checker=checker)(record_schema())
+    return validators.extend(Draft7Validator, type_checker=checker)
+
+
+@functools.lru_cache(maxsize=1)
+def _validators() -> tuple[Any, dict[str, Any], Any]:
+    """The record schema as validators: one for the record without its events, and one per event
+    type made from the event schema's ``if type == T then ...`` branches (the same rules as the
+    whole schema, applied without evaluating every branch for every event: a long record's
+    thousands of events are checked in linear time), plus one for an event of any other type."""
+    cls = _validator_class()
+    schema = record_schema()
+    defs = schema["definitions"]
+    top = {**schema, "properties": {**schema["properties"], "events": {k: v for k, v in schema["properties"]["events"].items()
+                                                                      if k != "items"}}}
+    event = defs["event"]
+    base = {k: v for k, v in event.items() if k != "allOf"}
+    by_type = {}
+    for branch in event.get("allOf", []):
+        kind = branch["if"]["properties"]["type"]["const"]
+        by_type[kind] = cls({"definitions": defs, "allOf": [base, branch["then"]]})
+    return cls(top), by_type, cls({"definitions": defs, **base})
+
+
+def _schema_errors(data: Any) -> list[Any]:
+    """(path prefix, error) for every schema finding in ``data``."""
+    top, by_type, other = _validators()
+    out: list[Any] = [((), e) for e in top.iter_errors(data)]
+    events = data.get("events") if isinstance(data, dict) else None
+    if isinstance(events, list):
+        for i, ev in enumerate(events):
+            kind = ev.get("type") if isinstance(ev, dict) else None
+            v = by_type.get(kind, other) if isinstance(kind, str) else other
+            out.extend((("events", i), e) for e in v.iter_errors(ev))
+    return out
 
 
 _JSON_TYPES: dict[str, str] = {"string": "a string", "integer": "a whole number", "number": "a number", "null": "null",
@@ -340,11 +392,11 @@ def _where(path: tuple) -> str:
     return out or "the record"
 
 
-def _schema_diag(r: _Reader, err: Any) -> Diagnostic:
+def _schema_diag(r: _Reader, err: Any, prefix: tuple = ()) -> Diagnostic:
     """One JSON Schema finding as a positioned diagnostic with a stable code."""
     from gouji_dsl.diagnostics import did_you_mean
-    where = tuple(err.absolute_path)
-    v, inst, what = err.validator, err.instance, _where(tuple(err.absolute_path))
+    where = prefix + tuple(err.absolute_path)
+    v, inst, what = err.validator, err.instance, _where(where)
     if v == "required":
         missing = next((k for k in err.validator_value if isinstance(inst, dict) and k not in inst), "?")
         return r.diag(where, f"{what}: missing key {missing!r}", _REQUIRED_HINTS.get(missing), code=Code.MISSING_KEY)
@@ -392,7 +444,7 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
     if data.get("format", FORMAT) != FORMAT:
         raise r.fail(("format",), f"not a gouji record: format is {data.get('format')!r}", f"expected {FORMAT!r}",
                      code=Code.NOT_A_RECORD)
-    found = {(d.line, d.col, d.message): d for d in (_schema_diag(r, e) for e in _validator().iter_errors(data))}
+    found = {(d.line, d.col, d.message): d for d in (_schema_diag(r, e, pre) for pre, e in _schema_errors(data))}
     events = data.get("events")
     if not found and isinstance(events, list):
         for i, ev in enumerate(events):

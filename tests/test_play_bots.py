@@ -180,3 +180,27 @@ async def test_play_on_to_the_end_with_search_bots():
         by = {e.by for e in s.entries[1:]}
         assert by <= {"auto", "bot"} and "auto" in by
         assert any(isinstance(s.bot_for(x), PimcBot) and s.bot_for(x).last is not None for x in s.bot_names)
+
+
+@sync
+async def test_the_app_answers_keys_while_a_bot_thinks(monkeypatch):
+    import threading
+
+    from gouji_app.play.dialogs import PlayHelpScreen
+    gate = threading.Event()
+    choose = IsmctsBot.choose
+
+    def held(self, state, moves):  # the search waits until the test lets it go
+        gate.wait(600)
+        return choose(self, state, moves)
+    monkeypatch.setattr(IsmctsBot, "choose", held)
+    app = PlayApp(graph("online"), seed=11, bots="ismcts:4", speed="instant", show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        await wait_for(pilot, lambda: screen.thinking, what="a bot to think")
+        assert "is thinking" in str(screen.query_one("#status").render())
+        await pilot.press("f1")  # the UI thread is free: the help opens while the search runs
+        assert isinstance(app.screen, PlayHelpScreen) and screen.thinking
+        await pilot.press("escape")
+        gate.set()
+        await wait_for(pilot, lambda: any(e.by == "bot" for e in screen.session.entries), what="the bot's move")

@@ -789,6 +789,8 @@ class PlayScreen(Screen[None]):
     def _thought(self, session: PlaySession, state: Any, move: Move | None, error: str | None) -> None:
         if self._thinking is state:
             self._thinking = None
+        if not self.is_attached:  # the play screen was closed while the bot thought
+            return
         if error is not None:
             self._run = None
             self.notify(error, title=f"The bot of seat {state.to_act} failed", severity="error", timeout=15)

@@ -173,6 +173,9 @@ def test_found_rules_that_fail_while_a_game_runs_through_gouji_simulate(rule, fr
         return
     assert res.exit_code == 1
     assert "x.broken" in res.stderr and f"{path}:4" in res.stderr and fragment in res.stderr
+    assert "in game 1:0, decision " in res.stderr   # which game and decision (issue 11), on either engine
+    res_i = cli(["simulate", path, "--games", "2", "--seed", "1", "--bots", "random", "--engine", "interpreter"])
+    assert res_i.stderr == res.stderr
 
 
 DEAL6 = '{1: "55", 2: "66", 3: "77", 4: "88", 5: "99", 6: "TT"}'

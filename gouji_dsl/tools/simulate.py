@@ -13,7 +13,7 @@ from typing import Any
 
 from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
-from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine
 
 
@@ -60,8 +60,12 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     games, faster; the interpreter plays a ruleset it does not handle) or the reference interpreter.
     ``record``: keep the game's events in the result (without, the generated play-out leaves them
     unrendered and the result's ``record`` empty).
-    Raises RuntimeError if the game does not end within ``max_decisions`` (a ruleset with no way out)."""
+    Raises RuntimeError if the game does not end within ``max_decisions`` (a ruleset with no way out),
+    and :class:`RuleFailed` naming the game and decision (``in game SEED:INDEX, decision D: ...``)
+    when a rule fails while the game runs — the same on both engines: a failure in the generated
+    play-out is played again by the interpreter, which counts the decisions."""
     n = graph.n_seats
+    own_players = players is None
     names = [bots] * n if isinstance(bots, str) else list(bots)
     if players is None:
         players = {s: make_bot(names[s - 1], bot_rng(seed, index, s), think_ms=think_ms) for s in range(1, n + 1)}
@@ -72,6 +76,14 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
             try:
                 fs = eng.play_game(seed, index, [players[s] for s in range(1, n + 1)], previous=previous,
                                    game_number=game_number, max_decisions=max_decisions)
+            except RuleFailed as failed:
+                if not own_players:
+                    raise
+                # the same game again on the interpreter, with fresh bots: it fails at the same rule
+                # and knows the decision (were it not to fail, the generated engine's error stands)
+                play_game(graph, seed, index, bots, max_decisions, game_number, previous,
+                          Engine.INTERPRETER.value, record, think_ms=think_ms)
+                raise failed from None
             except RuntimeError as e:
                 raise RuntimeError(f"game {seed}:{index}: {e}") from None
             first, revolutions, redeals = fast.record_facts(fs.record)
@@ -79,21 +91,26 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
                               sweep=fs.sweep, decisions=fs.decisions, tricks=fs.trick_no, first_leader=first,
                               burns=[dict(b) for b in fs.burns], revolutions=revolutions, redeals=redeals,
                               record=eng.render_record(fs) if record else []), fs
-    if previous is not None:
-        state = next_game(previous, game_seed(seed, index))
-    else:
-        state = new_game(graph, game_seed(seed, index), game_number=game_number)
     steps = 0
-    while not state.over:
-        moves = state.legal_moves()
-        seat = state.to_act
-        if not moves or seat is None:
-            raise RuntimeError(f"seat {seat} has no legal move (phase {state.phase})")
-        choice = players[seat].choose(state, moves)
-        state.apply_in_place(choice, trusted=choice in moves)
-        steps += 1
-        if steps > max_decisions:
-            raise RuntimeError(f"game {seed}:{index} did not end after {max_decisions} decisions")
+    try:
+        if previous is not None:
+            state = next_game(previous, game_seed(seed, index))
+        else:
+            state = new_game(graph, game_seed(seed, index), game_number=game_number)
+        while not state.over:
+            moves = state.legal_moves()
+            seat = state.to_act
+            if not moves or seat is None:
+                raise RuntimeError(f"seat {seat} has no legal move (phase {state.phase})")
+            choice = players[seat].choose(state, moves)
+            state.apply_in_place(choice, trusted=choice in moves)
+            steps += 1
+            if steps > max_decisions:
+                raise RuntimeError(f"game {seed}:{index} did not end after {max_decisions} decisions")
+    except RuleFailed as e:
+        # decision N: the failure came while the game reached or made its N-th decision
+        raise RuleFailed(e.rule_id, e.pos, f"in game {seed}:{index}, decision {steps + 1}: {e.reason}", e.where,
+                         e.diagnostics[0].source_line) from None
     first = next((e["seat"] for e in state.record if e["type"] == "first_leader"), None)
     res = GameResult(seed=f"{seed}:{index}", places=dict(state.places), scores=dict(state.scores),
                      sweep=state.sweep, decisions=state.decisions, tricks=state.trick_no, first_leader=first,

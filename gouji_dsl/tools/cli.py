@@ -155,7 +155,7 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
                    "no way to end the game, settings nothing reads) and fail on any finding.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: each problem as file:line:col with the line, a caret and a hint (stderr). "
-                   "json: one JSON document on stdout (see docs/cli.md).")
+                   "json: one JSON document on stdout (its keys: the README, `gouji validate`).")
 def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
     """Check ruleset files: every problem of every file of each `extends` chain, in one pass —
     structure, limits, settings, hooks, names, types and expressions.

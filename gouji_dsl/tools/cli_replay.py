@@ -68,7 +68,7 @@ def _game_text(state: Any, number: int) -> list[str]:
 @click.option("--check", is_flag=True,
               help="Verify the record: every recorded event (deal, first leader, tricks, tribute, places, scores) "
                    "must be the one the replay gives; prints one verdict line.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout (see docs/cli.md).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout (its keys: the README, `gouji replay`).")
 @click.option("--ruleset", "ruleset", default=None, metavar="RULESET",
               help="Replay under this ruleset (a bundled name or a .yaml file) instead of the one the record names.")
 def replay_command(record: str, check: bool, as_json: bool, ruleset: str | None) -> None:

@@ -126,6 +126,42 @@ def test_misspelt_nested_keys_with_did_you_mean(tmp_path):
     assert ds[2].hint.startswith("did you mean 'redeal_in_first_game'?")
 
 
+def test_a_misspelt_key_of_the_long_form_is_named(tmp_path):
+    """`{value: 2, sayz: ...}` is the long form with a typo, not a map value: the stray key is
+    reported with did-you-mean (not "yield_to is a map, but must be a whole number"), and the rest
+    is read as the long form, so its value is still checked and no second problem follows."""
+    p = write(tmp_path, """
+        ruleset: child
+        extends: online
+        settings:
+          yield_to: {value: 2, sayz: "A yield hands the decision to the next two players."}
+          house: {value: "x", typ: "int", says: "ours"}
+          counts: {value: 1, other: 2}
+          show_count_at: {value: 5, says: "five", extra: 1}
+        rules:
+          - id: house.x
+            on: play
+            deny: "settings.counts.other > settings.yield_to"
+            says: "x"
+    """)
+    ds = errors(p)
+    assert [(d.code, d.line) for d in ds] == [(Code.UNKNOWN_KEY, 4), (Code.UNKNOWN_KEY, 5), (Code.UNKNOWN_KEY, 7)]
+    assert (ds[0].line, ds[0].col) == at(p, "sayz") and ds[0].hint.startswith("did you mean 'says'?")
+    assert ds[1].hint.startswith("did you mean 'type'?") and "did you mean" not in ds[2].hint
+    ok = write(tmp_path, """
+        ruleset: ok
+        extends: online
+        settings:
+          counts: {value: 1, other: 2}
+        rules:
+          - id: house.x
+            on: play
+            deny: "settings.counts.other > 1"
+            says: "x"
+    """, "ok.yaml")
+    assert load_graph(ok).settings["counts"] == {"value": 1, "other": 2}  # a map value with a key `value`
+
+
 def test_values_outside_their_set_list_the_vocabulary(tmp_path):
     p = write(tmp_path, """
         ruleset: child

@@ -703,6 +703,33 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
     return out
 
 
+def _check_setting_long_forms(raw: RawRuleset) -> list[tuple[str, Any, Diagnostic]]:
+    """A setting written as ``{value: ..., says: ...}`` with a misspelt key (``sayz``, ``sourse``)
+    is not the long form, so it would be read as a map value and fail its type with a puzzling
+    message (or, for a new setting, quietly become a record). A mapping with ``value`` and a key
+    that is not a long-form key is reported here when it also has another long-form key, or when
+    the stray key is close to one. Returns (setting name, stray key, diagnostic); the caller drops
+    the stray keys so that the rest is read (and checked) as the long form."""
+    out: list[tuple[str, Any, Diagnostic]] = []
+    settings = raw.get(("settings",))
+    if not isinstance(settings, dict):
+        return out
+    extra_long = set(SETTING_LONG_KEYS) - {"value"}
+    for name, written in settings.items():
+        if not isinstance(written, dict) or "value" not in written or _is_setting_long_form(written):
+            continue
+        stray = [k for k in written if k not in SETTING_LONG_KEYS]
+        close = {k: difflib.get_close_matches(str(k), sorted(extra_long), n=1, cutoff=0.6) for k in stray}
+        if not (extra_long & set(written)) and not any(close.values()):
+            continue  # a map value that happens to have a key `value`
+        for k in stray:
+            hint = _join([f"did you mean {close[k][0]!r}?" if close[k] else None,
+                          "the long form of a setting has the keys: " + ", ".join(SETTING_LONG_KEYS)])
+            out.append((name, k, raw.diag(("settings", name, k), f"unknown key {str(k)!r} in the long form of "
+                                          f"setting {name!r}", hint, key=True, code=Code.UNKNOWN_KEY)))
+    return out
+
+
 def _check_definitions(raw: RawRuleset) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     defs = raw.get(("definitions",))
@@ -779,6 +806,9 @@ def _check(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic]:
                 skip.rules.add(_index_at(raw, d))
         for d in _check_definitions(raw):
             out.append(d)
+        for name, key, d in _check_setting_long_forms(raw):
+            out.append(d)
+            raw.data["settings"][name].pop(key, None)  # read on as the long form it was meant to be
     else:
         skip.whole = True
     return out

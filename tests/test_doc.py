@@ -279,3 +279,24 @@ def test_the_rulebook_does_not_state_a_setting_another_setting_disables(tmp_path
     text = flat(ruleset_doc(compile_ruleset(resolve(p))))
     assert "equal jokers beat one" not in text
     assert "2 equal jokers beat one" in flat(ruleset_doc(load_graph("six-deck-eagle")))  # same_count: false
+
+
+@pytest.mark.parametrize("variant, says", [
+    ("jokers-equal-cover", "of a higher rank; attached jokers must be covered by higher or equal jokers"),
+    ("positional-jokers", "the same number of cards; card by card, strongest first: each card higher than the card it meets"),
+])
+def test_the_beating_row_follows_the_comparison_settings(variant, says):
+    # The summary row said "covered by higher jokers" whatever the model: wrong for an equal cover
+    # (B TTT beats B 999 there) and for the card-by-card model (B TTT does not).
+    from pathlib import Path
+
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve
+    path = Path(__file__).resolve().parents[1] / "examples" / "variants" / f"{variant}.yaml"
+    graph = compile_ruleset(resolve(path))
+    text = flat(ruleset_doc(graph))
+    assert says in text
+    m = graph.model
+    beats = m.beats(m.classify(m.parse("B999")), m.classify(m.parse("BTTT")))
+    assert beats is (variant == "jokers-equal-cover")
+    assert "covered by higher jokers" not in text

@@ -262,7 +262,9 @@ class CardModel:
         if lead.jokers:
             avail = list(play.jokers)
             if not all(self._cover_one(x, avail) for x in lead.jokers):
-                return (f"the jokers of {lead.text} must each be covered by a stronger joker "
+                by = " or ".join(w for w, on in (("a stronger", self.cover_higher), ("an equal", self.cover_equal)) if on)
+                return (f"the jokers of {lead.text} must each be covered by "
+                        f"{by + ' joker' if by else 'jokers as the comparison setting allows'} "
                         f"(attached jokers are beaten on both parts)")
         if lead.carried == 0:
             return f"{lead.text} is only jokers: only stronger jokers beat it"

@@ -122,15 +122,34 @@ def _facts(graph) -> list[tuple[str, str]]:
     filler = s.get("filler_rank")
     out.append(("Filler (贴钱)", f"{_sym(str(filler))}s may fill out a group of another rank" if filler is not None
                 else "none: every card of a group has its rank"))
+    out.append(("Beating a play", _beating(graph, bool(jokers))))
+    return out
+
+
+def _beating(graph, jokers: bool) -> str:
+    """How a play beats another, in words, from the card model's comparison settings (the model,
+    the count, which jokers cover a joker), so that the rulebook says what the engine does."""
+    m = graph.model
+    if m.model == "positional":
+        count = "the same number of cards" if m.same_count else "the number of cards may differ"
+        return f"{count}; card by card, strongest first: each card higher than the card it meets"
     if m.same_count:
         beat = "the same number of cards, of a higher rank"
     else:
         beat = "a higher play; the number of cards may differ"
     if jokers:
-        beat += "; attached jokers must be covered by higher jokers"
+        cover = " or ".join(w for w, on in (("higher", m.cover_higher), ("equal", m.cover_equal)) if on)
         off = _no_effect(graph)
         equal_many = m.equal_many if ("comparison", "joker_cover", "equal_many") not in off else 0
         lower_many = m.lower_many if ("comparison", "joker_cover", "lower_many") not in off else 0
+        if cover:
+            beat += f"; attached jokers must be covered by {cover} jokers"
+        elif equal_many or lower_many:
+            beat += "; attached jokers must be covered"
+        else:
+            beat += "; a play with attached jokers cannot be beaten"
+        if not m.spare_for_rank:
+            beat += "; no jokers beyond those that cover"
         if equal_many or lower_many:
             parts = []
             if equal_many:
@@ -138,8 +157,7 @@ def _facts(graph) -> list[tuple[str, str]]:
             if lower_many:
                 parts.append(f"{lower_many} of the next lower kind beat one")
             beat += " (" + ", ".join(parts) + ")"
-    out.append(("Beating a play", beat))
-    return out
+    return beat
 
 
 def _setting_items(s) -> list[_Item]:

@@ -142,6 +142,39 @@ def test_explain_cites_the_gouji_rule_and_its_threshold_setting(online):
     assert ex.legal and "burn.priority" in ex.rule_ids and "burn.who" in ex.rule_ids
 
 
+def test_explain_cites_the_settings_a_deciding_permit_rule_reads(online):
+    # revolution.condition allows `2 revolt` by reading settings.revolution.without: the
+    # explanation cites that setting with its value and position, like the value hooks' settings.
+    hands = {s: parse_cards(h) for s, h in {1: "KK 3 4 2", 2: "AA 5", 3: "AA 6 2", 4: "AA 7 2", 5: "8 2",
+                                                6: "9 2"}.items()}
+    st = new_game(online, 0, hands=hands, leader=1)
+    ex = explain(st, st.parse("2 revolt"))
+    assert ex.legal and ex.rule_ids == ["revolution.condition", "settings.revolution"]
+    setting = ex.reasons[-1]
+    assert setting.text == "revolution.without: [2, B, R]" and setting.where.endswith("base.yaml:" + str(setting.pos.line))
+    assert "setting revolution.without: [2, B, R], " in ex.sentence()
+    # a refused move cites the settings of the rules that forbade it (gouji.opposite-only reads the
+    # scramble definition, which reads settings.scramble_when_active), not of the rules that allowed
+    st = _game(online, DEAL)
+    st.apply_in_place(st.parse("1 play KK"))
+    ex = explain(st, st.parse("2 play AA"))
+    forbade = [r.rule_id for r in ex.reasons if r.verdict == "forbade"]
+    settings = [r.rule_id for r in ex.reasons if r.verdict == "setting"]
+    assert "gouji.opposite-only" in forbade and "settings.scramble_when_active" in settings
+
+
+def test_explain_cites_bundled_files_one_way(online):
+    # The reasons' file:line and the chain's used to differ (an absolute site-packages path beside
+    # `<bundled>/base.yaml`): both come from display_path now.
+    from gouji_dsl.tools.render import display_path
+    st = _game(online, DEAL)
+    st.apply_in_place(st.parse("1 play KK"))
+    ex = explain(st, st.parse("3 burn AA"))
+    for r in ex.reasons:
+        if r.pos is not None:
+            assert r.where == f"{display_path(r.pos.path)}:{r.pos.line}" and r.where in ex.format()
+
+
 def test_explain_a_finished_game_cites_places_and_scores(online):
     st = _game(online, {1: "K", 2: "Q", 3: "J", 4: "T", 5: "9", 6: "8"})
     for m in FIVE_OUT:

@@ -26,6 +26,9 @@ from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.engine.interpreter import GameState
 
+SETTING_VERDICT = "setting"
+"""The verdict of a reason that cites a setting a deciding rule read (``settings.NAME``)."""
+
 SETTING_PREFIX = "settings."
 """A setting cited in an explanation has the id ``settings.NAME`` (``explained_by`` may list it)."""
 
@@ -83,6 +86,7 @@ class Explanation:
         deciding = [r for r in self.reasons if r.verdict == "forbade"] if not self.legal else \
             [r for r in self.reasons if r.verdict == "allowed"]
         parts += [f"{_sentence_of(r)} ({_cite(r)})" for r in deciding]
+        parts += [_cite(r) for r in self.reasons if r.verdict == SETTING_VERDICT]
         verdict = "legal" if self.legal else "illegal"
         return f"{self.move} is {verdict}" + (": " + "; ".join(parts) if parts else "") + "."
 
@@ -97,15 +101,8 @@ class Explanation:
 
 
 # ------------------------------------------------------------------------------ citing
-def _display(pos: Any) -> str:
-    if pos is None:
-        return ""
-    from gouji_dsl.tools.render import display_path
-    return f"{display_path(pos.path)}:{pos.line}" if pos.line > 0 else display_path(pos.path)
-
-
 def _cite(r: Reason) -> str:
-    where = _display(r.pos)
+    where = r.where
     if r.rule_id.startswith(SETTING_PREFIX):
         return f"setting {r.text}" + (f", {where}" if where else "")
     return r.rule_id + (f", {where}" if where else "")
@@ -153,7 +150,7 @@ def setting_reasons(graph: RuleGraph, names: Iterable[str], key: str | None = No
         value = st.value
         if sub and isinstance(value, dict) and _has_key(value, sub):
             text = f"{name}.{sub}: {_short(_get_key(value, sub))}"
-            out.append(Reason(SETTING_PREFIX + name, "setting", text, st.key_origins.get(sub) or st.origin))
+            out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, st.key_origins.get(sub) or st.origin))
             continue
         if isinstance(value, dict) and key is not None and _has_key(value, key):
             v = _get_key(value, key)
@@ -162,7 +159,7 @@ def setting_reasons(graph: RuleGraph, names: Iterable[str], key: str | None = No
         else:
             text = f"{name}: {_short(value)}"
             pos = st.origin
-        out.append(Reason(SETTING_PREFIX + name, "setting", text, pos))
+        out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, pos))
     return tuple(out)
 
 
@@ -335,6 +332,8 @@ def explain_move(state: GameState, move: Any) -> Explanation:
     """See :func:`gouji_dsl.engine.interpreter.explain`."""
     trace: list[Reason] = []
     ok = state.check(move, trace)
+    deciding = [r for r in trace if r.verdict == ("allowed" if ok else "forbade")]
+    trace += with_settings(state.graph, deciding)[len(deciding):]  # the settings the deciding rules read
     chain = situation(state)
     involved = [move.seat] + ([state.top.seat] if state.top is not None else [])
     chain += flag_facts(state, trace, involved)

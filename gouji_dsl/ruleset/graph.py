@@ -106,8 +106,14 @@ class Reason:
 
     @property
     def where(self) -> str:
-        """``path:line`` of :attr:`pos` (``""`` when there is none), for display."""
-        return self.pos.short if self.pos is not None else ""
+        """``path:line`` of :attr:`pos` (``""`` when there is none), for display: the path as every
+        other citation shows it (``<bundled>/base.yaml`` for a bundled file, else relative to the
+        current folder when below it)."""
+        if self.pos is None:
+            return ""
+        from gouji_dsl.tools.render import display_path
+        path = display_path(self.pos.path)
+        return path if self.pos.line <= 0 else f"{path}:{self.pos.line}"
 
     def format(self) -> str:
         loc = f" ({self.where})" if self.where else ""

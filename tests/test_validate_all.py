@@ -127,3 +127,17 @@ def test_validate_text_lists_everything_sorted(tmp_path):
     heads = [line for line in res.stderr.splitlines() if line.startswith(f"{p}:")]
     nums = [int(h.split(":")[1]) for h in heads[:-1]]
     assert nums == sorted(nums) and len(nums) >= 7 and heads[-1].endswith("problems")
+
+
+def test_a_value_the_reader_refused_is_reported_once(tmp_path):
+    # A number too large is read as null; the setting types then said "is null, but must be a
+    # whole number" at the same spot: one problem per spot, from the earlier stage.
+    p = write(tmp_path, "big.yaml", """
+        ruleset: big
+        extends: online
+        settings:
+          scramble_when_active: 99999999999999999999
+          show_count_at: "ten"
+    """)
+    r = check(str(p))
+    assert [(d.code, d.line) for d in r.diagnostics] == [(Code.NUMBER_TOO_LARGE, 4), (Code.SETTING_TYPE_MISMATCH, 5)]

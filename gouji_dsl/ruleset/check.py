@@ -68,7 +68,10 @@ def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
     findings: list[Diagnostic] = []
     if chain.resolved is not None:
         graph, found = _compile(chain, {path: text} if text is not None else None)
-        diags += found
+        # a value the reader refused (a number too large: read as null) is not reported again by
+        # the later stages ("setting X is null, but must be ..."): one problem per spot
+        spots = {(d.path, d.line, d.col) for d in chain.diagnostics if d.severity == Severity.ERROR and d.line > 0}
+        diags += [d for d in found if (d.path, d.line, d.col) not in spots]
         if graph is not None and chain.errors:
             graph = None  # compiled from what was left of broken files: not the ruleset as written
         if graph is not None:

@@ -268,3 +268,12 @@ def test_gouji_help_imports_no_engine_or_textual():
     heavy = ("textual", "gouji_dsl.engine", "gouji_dsl.ruleset.graph", "lark")
     code = f"import sys, gouji_app.cli; bad = [m for m in sys.modules if m.startswith({heavy!r})]; assert not bad, bad"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_usage_error_exits_2_as_the_readme_says(runner):
+    # The README said usage errors exit 1; they exit 2 (click's usage error), as documented now.
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "2 a command-line usage error" in " ".join(readme.split())
+    for args in (["validate", "--format", "xml", ONLINE], ["no-such-command"], ["simulate", "online", "--games", "x"]):
+        res = runner.invoke(cli, args)
+        assert res.exit_code == 2 and "Traceback" not in res.output, args

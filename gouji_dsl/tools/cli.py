@@ -26,7 +26,8 @@ __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2
 """Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
-a one-line message and the path of a saved crash report)."""
+a one-line message and the path of a saved crash report) — or a command-line usage error (click's
+usage message: an unknown option, a bad option value)."""
 
 CRASH_DIR_ENV = "GOUJI_CRASH_DIR"
 """Environment variable: the folder crash reports are saved in (default: a ``gouji-crashes``
@@ -139,8 +140,9 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
 
     RULESET is a bundled ruleset's name (e.g. `online`) or the path of a ruleset file.
 
-    Exit status: 0 ok, 1 bad input (every problem printed as file:line:col with a hint), 2 internal
-    error (one line and the path of a saved crash report; never a traceback).
+    Exit status: 0 ok, 1 bad input (every problem printed as file:line:col with a hint), 2 a usage
+    error (a bad option or command) or an internal error (one line and the path of a saved crash
+    report; never a traceback).
     """
     if rules_path:
         from gouji_dsl.ruleset.loader import use_rules_path

@@ -487,3 +487,26 @@ def test_loader_and_schema_agree_on_keys() -> None:
     assert set(defs["definition"]["properties"]) == set(loader.DEFINITION_LONG_KEYS)
     for obj in (schema, rule, defs["settingLongForm"], defs["definition"]):
         assert obj["additionalProperties"] is False
+
+
+def test_a_flag_or_counter_name_is_a_word_not_an_expression(tmp_path: Path) -> None:
+    # `mark: "'x'"` set a flag literally named 'x' with its quotes, which flag(seat, 'x') never
+    # reads: flag and counter names are words (unlike `place:` and `give:`, which are expressions).
+    from gouji_dsl.diagnostics import Code
+    p = write(tmp_path, "marks.yaml", """
+        ruleset: marks
+        extends: online
+        rules:
+          - id: house.mark
+            on: finish
+            mark: "'x'"
+          - id: house.count
+            on: finish
+            count: "two words"
+          - id: house.fine
+            on: finish
+            mark: went_out_2
+    """)
+    diags = errors_of(resolve, p)
+    assert [(d.code, d.line) for d in diags] == [(Code.INVALID_NAME, 6), (Code.INVALID_NAME, 9)]
+    assert "flag name" in diags[0].hint and "counter name" in diags[1].hint

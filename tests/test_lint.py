@@ -355,3 +355,25 @@ def test_a_table_without_every_key_its_rule_looks_up(tmp_path):
     (d,) = findings(path)
     assert d.code == Code.MISSING_KEY and (d.line, d.col) == at(path, "point: {both")
     assert "'giver', 'receiver', 'neither'" in d.message and "tribute.point" in d.message
+
+
+def test_a_tribute_setting_changed_in_a_one_game_ruleset_has_no_effect(tmp_path):
+    # online plays single games: tribute is never paid, so a changed tribute key does nothing. The
+    # key read by a live rule too (tribute.order: point.declare) and a ruleset with matches
+    # (online-xuandian) are not reported.
+    p = write(tmp_path, "one-game.yaml", """
+        ruleset: one-game
+        extends: online
+        settings:
+          tribute: {resist_team: 2, order: ["point"]}
+    """)
+    found = [d for d in lint(load_graph(p)) if d.code == Code.SETTING_HAS_NO_EFFECT]
+    assert [(d.line, d.col) for d in found] == [at(p, "resist_team: 2")]
+    assert "tribute.resist_team" in found[0].message and "single game" in found[0].message
+    q = write(tmp_path, "matches.yaml", """
+        ruleset: matches
+        extends: online-xuandian
+        settings:
+          tribute: {resist_team: 2}
+    """)
+    assert not [d for d in lint(load_graph(q)) if d.code == Code.SETTING_HAS_NO_EFFECT]

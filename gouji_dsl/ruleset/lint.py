@@ -529,6 +529,11 @@ def stale_says(graph) -> set[str]:
     return out
 
 
+def _get(d: dict[Any, Any], key: Any) -> Any:
+    """``d[key]`` with the key compared as text (YAML keys ``1`` and ``"1"``), or None."""
+    return next((v for k, v in d.items() if str(k) == str(key)), None)
+
+
 def _parent(resolved):
     """The resolved parent ruleset, or None."""
     from gouji_dsl.ruleset.loader import resolve
@@ -763,6 +768,39 @@ def lint(graph) -> list[Diagnostic]:
                      f"({_where(n.origin)}) fails while the game runs when its key {A.unparse(x.key)} is one of them",
                      f"give {label} every key ({', '.join(map(repr, kt.values))}), or test the key first (k in {label})",
                      code=Code.MISSING_KEY)
+
+    # (d') a setting (or key) changed here that only rules whose question is never asked read
+    # (tribute settings in a one-game ruleset): the change does nothing
+    parent_rs = _parent(resolved)
+    key_readers: dict[tuple[str, str | None], list[str]] = {}
+    for n in nodes:
+        for tree in an.trees(n.id):
+            for x in _walk_with_defs(tree, an.defs):
+                if isinstance(x, A.Setting):
+                    key_readers.setdefault((x.name, str(x.path[0]) if x.path else None), []).append(n.id)
+    for name, s in resolved.settings.items():
+        before = parent_rs.settings.get(name) if parent_rs is not None else None
+        if s.inherited or before is None or name in ENGINE_SETTINGS \
+                or normalize_setting(before.value) == normalize_setting(s.value):
+            continue
+        if isinstance(s.value, dict) and isinstance(before.value, dict):
+            changed = [(str(k), s.key_origins.get(str(k)) or s.key_origins.get(k) or s.origin) for k, v in s.value.items()
+                       if normalize_setting(v) != normalize_setting(_get(before.value, k))]
+        else:
+            changed = [(None, s.origin)]
+        for key, at in changed:
+            if at.path != own_path:
+                continue
+            readers = set(key_readers.get((name, None), ())) | (set(key_readers.get((name, key), ())) if key else
+                                                                  {r for (nm, _), rs in key_readers.items() if nm == name for r in rs})
+            whys = [an.dead.get(r) for r in sorted(readers)]
+            if not readers or not all(w is not None and w.kind == "hook" for w in whys):
+                continue
+            label = f"{name}.{key}" if key else name
+            diag(at, f"setting {label} is changed here but has no effect: every rule that reads it answers a "
+                 f"question that is never asked ({whys[0].message if whys[0] else ''})",
+                 "remove the change, or make the question asked (tribute needs a match of several games)",
+                 code=Code.SETTING_HAS_NO_EFFECT)
 
     # (f) settings another setting disables (found when the graph was built)
     out.extend(d for d in graph.warnings if d.path == own_path)

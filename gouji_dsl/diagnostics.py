@@ -82,6 +82,7 @@ class Code(StrEnum):
     EXTENDS_CYCLE = "ExtendsCycle"
     REMOVE_UNKNOWN = "RemoveUnknown"  # `remove:` names no inherited rule
     LIKELY_MISSPELT_OVERRIDE = "LikelyMisspeltOverride"  # a new rule id close to a parent's (warning)
+    OVERRIDE_CHANGES_HOOK = "OverrideChangesHook"  # a rule replacing a parent's answers another question (warning)
     UNREAD_SETTING = "UnreadSetting"  # a setting (or key) nothing reads (warning)
     OUT_OF_RANGE = "OutOfRange"  # seats, decks ... beyond what the engine supports
 

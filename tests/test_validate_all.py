@@ -98,6 +98,24 @@ def test_a_likely_misspelt_override_is_a_warning(tmp_path):
     assert result.ok  # a warning does not fail the file
 
 
+def test_an_override_answering_another_question_is_a_warning(tmp_path):
+    # burn.failure-last answers burn_failure in base; a child rule with its id on no_lead silently
+    # left burn_failure without that rule (its default answer applies)
+    p = write(tmp_path, "town.yaml", """
+        ruleset: town
+        extends: online
+        rules:
+          - id: burn.failure-last
+            on: no_lead
+            value: "'next'"
+            says: "A player with no allowed lead takes the best free place."
+    """)
+    result = check(p)
+    (w,) = [d for d in result.warnings if d.code == Code.OVERRIDE_CHANGES_HOOK]
+    assert (w.line, w.col) == (5, 9) and "burn_failure" in w.message and "on: burn_failure" in w.hint
+    assert result.ok
+
+
 def test_bundled_rulesets_check_clean():
     from gouji_dsl.ruleset.loader import list_bundled
     for name in list_bundled():

@@ -1505,6 +1505,13 @@ def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tupl
                         f"did you mean {close[0]!r}? (a rule with an inherited id replaces it; "
                         f"this one is added beside it)", code=Code.LIKELY_MISSPELT_OVERRIDE, severity=Severity.WARNING))
         else:
+            was = rules[n].on.text
+            if was != spec.on.text:
+                warnings.append(raw.diag(
+                    ("rules", i, "on"), f"rule {spec.id!r} replaces the inherited rule of this id, which answers "
+                    f"{was!r}, with one that answers {spec.on.text!r}: {was!r} loses that rule",
+                    f"to add a rule, give it a new id; to replace the parent's, keep `on: {was}`",
+                    code=Code.OVERRIDE_CHANGES_HOOK, severity=Severity.WARNING))
             rules[n] = replace(spec, overrides=rules[n].origin)
     ids = {r.id for r in rules}
     data = raw.data

@@ -159,3 +159,26 @@ def test_a_value_the_reader_refused_is_reported_once(tmp_path):
     """)
     r = check(str(p))
     assert [(d.code, d.line) for d in r.diagnostics] == [(Code.NUMBER_TOO_LARGE, 4), (Code.SETTING_TYPE_MISMATCH, 5)]
+
+
+def test_a_broken_new_setting_is_not_also_an_unknown_setting(tmp_path):
+    # The compile is retried without the broken settings; a new setting left out that way was then
+    # reported again in every rule reading it as "unknown setting 'mode'".
+    p = write(tmp_path, "modes.yaml", """
+        ruleset: modes
+        extends: online
+        settings:
+          mode: {type: "'fast' | 'slow'", value: fsat, says: "How fast we play."}
+          level: {type: "int(1..3)", value: 5, says: "The level."}
+        rules:
+          - id: house.mode
+            on: play
+            deny: "settings.mode == 'fast' and settings.level > 1 and play.count > 9"
+            says: "x"
+          - id: house.typo
+            on: play
+            deny: "settings.mode == 'fats'"
+            says: "y"
+    """)
+    codes = [(d.code, d.line) for d in check(str(p)).diagnostics]
+    assert codes == [(Code.VALUE_NOT_ALLOWED, 4), (Code.OUT_OF_RANGE, 5), (Code.TYPE_MISMATCH, 13)], codes

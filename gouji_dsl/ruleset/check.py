@@ -106,7 +106,14 @@ def _compile(chain: Chain, overlay: dict[str, str] | None) -> tuple[RuleGraph | 
             return compile_ruleset(resolved, overlay=overlay), found
         except GoujiError as e:
             new = list(e.diagnostics)
-        found += new if round_ == 0 else [d for d in new if _in_rules(raws, d)]
+        if round_ == 0:
+            found += new
+        else:  # only what the broken settings hid: not again at a spot already reported, and not
+            # "unknown setting" for a new setting left out because it is broken
+            spots = {(d.path, d.line, d.col) for d in found}
+            gone = {f"unknown setting {n!r}" for names in dropped.values() for n in names}
+            found += [d for d in new if _in_rules(raws, d) and (d.path, d.line, d.col) not in spots
+                      and not (d.code == Code.UNKNOWN_SETTING and any(g in d.message for g in gone))]
         broken = {(p, name) for d in new for p, name in _settings_at(raws, d)}
         broken -= {(p, n) for p, names in dropped.items() for n in names}
         if not broken:

@@ -783,6 +783,7 @@ def lint(graph) -> list[Diagnostic]:
         if s.inherited or before is None or name in ENGINE_SETTINGS \
                 or normalize_setting(before.value) == normalize_setting(s.value):
             continue
+        changed: list[tuple[str | None, SourcePos]]
         if isinstance(s.value, dict) and isinstance(before.value, dict):
             changed = [(str(k), s.key_origins.get(str(k)) or s.key_origins.get(k) or s.origin) for k, v in s.value.items()
                        if normalize_setting(v) != normalize_setting(_get(before.value, k))]

@@ -377,3 +377,21 @@ def test_a_tribute_setting_changed_in_a_one_game_ruleset_has_no_effect(tmp_path)
           tribute: {resist_team: 2}
     """)
     assert not [d for d in lint(load_graph(q)) if d.code == Code.SETTING_HAS_NO_EFFECT]
+
+
+def test_a_tribute_kind_no_rule_pays_is_warned(tmp_path):
+    # qingdao pays stuck, burn, point and fall tribute; a misspelt kind in the order was paid by
+    # no rule, silently. 'declare' is a word a rule looks for in the order (point.declare): known.
+    p = write(tmp_path, "kinds.yaml", """
+        ruleset: kinds
+        extends: qingdao
+        settings:
+          tribute:
+            value: {order: [stuck, fal, burn, declare]}
+            says: "Stuck, fall and burn tribute; declaring is allowed."
+    """)
+    found = [d for d in lint(load_graph(p)) if "tribute kind" in d.message]
+    assert [(d.code, d.line, d.col) for d in found] == [(Code.UNREAD_SETTING, 5, 28)]
+    assert "'fal'" in found[0].message and found[0].hint == "did you mean 'fall'?"
+    res = CliRunner().invoke(cli, ["validate", p])  # shown without --strict too
+    assert res.exit_code == 0 and "tribute kind 'fal' is paid by no rule" in res.output

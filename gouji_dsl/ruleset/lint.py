@@ -803,6 +803,11 @@ def lint(graph) -> list[Diagnostic]:
                  "remove the change, or make the question asked (tribute needs a match of several games)",
                  code=Code.SETTING_HAS_NO_EFFECT)
 
+    # (h) a tribute kind no tribute rule asks about (`tribute: {order: [fal]}`): nothing is paid
+    # of it, silently
+    for at, message, hint in _unpaid_tribute_kinds(graph, an, nodes, own_path):
+        diag(at, message, hint, code=Code.UNREAD_SETTING)
+
     # (f) settings another setting disables (found when the graph was built)
     out.extend(d for d in graph.warnings if d.path == own_path)
 
@@ -810,6 +815,64 @@ def lint(graph) -> list[Diagnostic]:
     for d in out:
         uniq.setdefault((d.path, d.line, d.col, d.message), d)
     return sorted(uniq.values(), key=lambda d: (d.path != own_path, d.path, d.line, d.col, d.message))
+
+
+def _kind_words(an: Analysis, nodes: Any) -> set[str]:
+    """The words the tribute rules compare ``kind`` with (``kind == 'fall'``, ``kind in [...]``),
+    and the words any rule looks for in the order itself (``'declare' in settings.tribute.order``)."""
+    words: set[str] = set()
+    for n in nodes:
+        for tree in an.trees(n.id):
+            for x in _walk_with_defs(tree, an.defs):
+                if not (isinstance(x, A.Binary) and x.op in (A.BinOp.EQ, A.BinOp.NE, A.BinOp.IN, A.BinOp.NOT_IN)):
+                    continue
+                if isinstance(x.right, A.Setting) and x.right.name == "tribute" and x.right.path == ("order",) \
+                        and isinstance(x.left, A.Literal) and isinstance(x.left.value, str):
+                    words.add(x.left.value)
+                if n.hook not in _KIND_HOOKS:
+                    continue
+                sides = (x.left, x.right)
+                if not any(isinstance(y, A.Name) and y.name == "kind" for y in sides):
+                    continue
+                for y in sides:
+                    items = y.items if isinstance(y, A.ListLit) else (y,)
+                    words |= {i.value for i in items if isinstance(i, A.Literal) and isinstance(i.value, str)}
+    return words
+
+
+def _unpaid_tribute_kinds(graph: Any, an: Analysis, nodes: Any, own_path: str) -> list[tuple[SourcePos, str, str]]:
+    """Each tribute kind the ruleset pays (``tribute_kinds``) that no ``tribute`` / ``return_tribute``
+    rule compares ``kind`` with: (position, message, hint), at the ``tribute.order`` value that lists
+    it when this file wrote it, else at this file's ``tribute_kinds`` rule (nothing for a parent's)."""
+    if not an.tribute_paid or not an.tribute_kinds:
+        return []
+    words = _kind_words(an, nodes)
+    unknown = sorted(an.tribute_kinds - words)
+    if not words or not unknown:
+        return []
+    spec = graph.resolved.settings.get("tribute")
+    at: SourcePos | None = None
+    if spec is not None and isinstance(spec.value, dict) and "order" in spec.value:
+        o = spec.key_origins.get("order")
+        at = o if o is not None and o.path == own_path else None
+    if at is None:
+        own_rules = [n for n in nodes if n.hook == "tribute_kinds" and not n.inherited and n.id not in an.dead]
+        at = own_rules[-1].origin if own_rules else None
+    if at is None:
+        return []
+    known = ", ".join(map(repr, sorted(words)))
+    order = list(spec.value["order"]) if spec is not None and isinstance(spec.value, dict) \
+        and isinstance(spec.value.get("order"), list) else []
+
+    fallback: SourcePos = at
+
+    def where(k: str) -> SourcePos:
+        p = spec.positions.get(("order", order.index(k))) if spec is not None and k in order else None
+        return p if p is not None and p.path == own_path else fallback
+
+    return [(where(k), f"tribute kind {k!r} is paid by no rule: no tribute rule asks about it (the rules know {known})",
+             did_you_mean(k, words) or f"add rules `on: tribute` with `when: kind == '{k}'`, or remove it")
+            for k in unknown]
 
 
 def quick_warnings(graph) -> list[Diagnostic]:

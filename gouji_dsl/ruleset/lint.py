@@ -771,18 +771,20 @@ def lint(graph) -> list[Diagnostic]:
 
     # (d') a setting (or key) changed here that only rules whose question is never asked read
     # (tribute settings in a one-game ruleset): the change does nothing
-    parent_rs = _parent(resolved)
-    key_readers: dict[tuple[str, str | None], list[str]] = {}
-    for n in nodes:
-        for tree in an.trees(n.id):
-            for x in _walk_with_defs(tree, an.defs):
-                if isinstance(x, A.Setting):
-                    key_readers.setdefault((x.name, str(x.path[0]) if x.path else None), []).append(n.id)
-    for name, s in resolved.settings.items():
-        before = parent_rs.settings.get(name) if parent_rs is not None else None
+    for name, s in resolved.settings.items():  # `parent` as in (e): loading it again costs a parse
+        before = parent.settings.get(name) if parent is not None else None
         if s.inherited or before is None or name in ENGINE_SETTINGS \
                 or normalize_setting(before.value) == normalize_setting(s.value):
             continue
+        readers_of = [n.id for n in nodes if name in an.rule_settings.get(n.id, ())]
+        if not any(w is not None and w.kind == "hook" for w in map(an.dead.get, readers_of)):
+            continue  # no reader of it is on a question never asked: nothing to say (and no walk)
+        key_readers: dict[str | None, set[str]] = {}
+        for rid in readers_of:
+            for tree in an.trees(rid):
+                for x in _walk_with_defs(tree, an.defs):
+                    if isinstance(x, A.Setting) and x.name == name:
+                        key_readers.setdefault(str(x.path[0]) if x.path else None, set()).add(rid)
         changed: list[tuple[str | None, SourcePos]]
         if isinstance(s.value, dict) and isinstance(before.value, dict):
             changed = [(str(k), s.key_origins.get(str(k)) or s.key_origins.get(k) or s.origin) for k, v in s.value.items()
@@ -792,8 +794,8 @@ def lint(graph) -> list[Diagnostic]:
         for key, at in changed:
             if at.path != own_path:
                 continue
-            readers = set(key_readers.get((name, None), ())) | (set(key_readers.get((name, key), ())) if key else
-                                                                  {r for (nm, _), rs in key_readers.items() if nm == name for r in rs})
+            readers = key_readers.get(None, set()) | (key_readers.get(key, set()) if key else
+                                                      {r for rs in key_readers.values() for r in rs})
             whys = [an.dead.get(r) for r in sorted(readers)]
             if not readers or not all(w is not None and w.kind == "hook" for w in whys):
                 continue
@@ -822,6 +824,8 @@ def _kind_words(an: Analysis, nodes: Any) -> set[str]:
     and the words any rule looks for in the order itself (``'declare' in settings.tribute.order``)."""
     words: set[str] = set()
     for n in nodes:
+        if n.hook not in _KIND_HOOKS and "tribute" not in an.rule_settings.get(n.id, ()):
+            continue
         for tree in an.trees(n.id):
             for x in _walk_with_defs(tree, an.defs):
                 if not (isinstance(x, A.Binary) and x.op in (A.BinOp.EQ, A.BinOp.NE, A.BinOp.IN, A.BinOp.NOT_IN)):

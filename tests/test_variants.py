@@ -84,3 +84,7 @@ def test_the_readme_house_rules_simulate(tmp_path):
         assert st.over and sorted(res.places.values()) == list(range(1, 7))
     copy = Path(__file__).parent / "scenarios" / "rulesets" / "house.yaml"
     assert yaml.safe_load(copy.read_text(encoding="utf-8")) == yaml.safe_load(block)
+    # the example a ruleset author copies is clean under `gouji validate --strict`
+    from gouji_dsl.ruleset.check import check
+    result = check(tmp_path / "house.yaml", strict=True)
+    assert not result.diagnostics, [d.short() for d in result.diagnostics]

@@ -308,3 +308,12 @@ def test_the_examples_of_docs_scenarios_pass(tmp_path):
     assert len(files) >= 6
     results = run_files(files)
     assert results and all(r.passed for r in results), [e for r in results for e in r.errors]
+
+
+@pytest.mark.parametrize("tagged", ["!!timestamp expect: {valid: true}", "expect: !!int x", "expect: !!float abc"])
+def test_an_explicit_tag_that_does_not_fit_is_a_positioned_yaml_error(tmp_path, tagged):
+    """Found by benchmarks/fuzz.py (issue 11): PyYAML's own constructors raised AttributeError /
+    ValueError out of run_file."""
+    p = _write(tmp_path, f"ruleset: online\ncases:\n  - name: tagged\n    classify: \"KK\"\n    {tagged}\n")
+    (r,) = run_files([p])
+    assert not r.passed and ":5:" in r.errors[0] and "YAML error" in r.errors[0]

@@ -69,7 +69,16 @@ class CaseResult:
 
 # ------------------------------------------------------------------------ YAML with positions
 class _PosLoader(yaml.SafeLoader):
-    pass
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """PyYAML's constructors raise plain exceptions on an explicit tag whose text does not fit
+        (``!!timestamp expect``, ``!!int x``, ``!!float abc``): those become a positioned YAML error."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, AttributeError, OverflowError) as e:
+            raise yaml.MarkedYAMLError("while reading a value", node.start_mark,
+                                       f"{node.tag.replace('tag:yaml.org,2002:', '!!')} cannot read {getattr(node, 'value', '')!r}"
+                                       if isinstance(node, yaml.ScalarNode) else f"cannot read this value ({e})",
+                                       node.start_mark) from None
 
 
 class PosDict(dict):

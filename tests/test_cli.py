@@ -277,3 +277,27 @@ def test_a_usage_error_exits_2_as_the_readme_says(runner):
     for args in (["validate", "--format", "xml", ONLINE], ["no-such-command"], ["simulate", "online", "--games", "x"]):
         res = runner.invoke(cli, args)
         assert res.exit_code == 2 and "Traceback" not in res.output, args
+
+
+_DEAL = ["--deal", "1=KK 33", "--deal", "2=AA 44", "--deal", "3=55", "--deal", "4=66", "--deal", "5=77", "--deal", "6=88"]
+
+
+def test_show_explain_gives_the_whole_chain(runner):
+    """Issue 9 item 3: after `1 play KK`, explaining `2 play AA` cites why KK is a gouji play
+    (gouji.minimum and its threshold setting), the burn order and the rule that forbids it."""
+    r = runner.invoke(cli, ["show", "online", "--explain", "2 play AA", *_DEAL, "--leader", "1", "--after", "1 play KK"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("2 play AA: illegal")
+    for cited in ("gouji.minimum", "setting gouji_minimum K: 2", "burn.priority", "gouji.opposite-only"):
+        assert cited in r.output
+
+
+def test_show_explain_refuses_bad_input_with_codes(runner):
+    r = runner.invoke(cli, ["show", "online", "--explain", "2 pass", "--deal", "1=KK"])
+    assert r.exit_code == 1 and "[ScenarioValue]" in r.stderr
+    r = runner.invoke(cli, ["show", "online", "--explain", "2 play AX"])
+    assert r.exit_code == 1 and "[UnknownCard]" in r.stderr
+    r = runner.invoke(cli, ["show", "online", "--explain", "2 pass", *_DEAL, "--leader", "1", "--after", "3 play 55"])
+    assert r.exit_code == 1 and "[ScenarioFailed]" in r.stderr
+    r = runner.invoke(cli, ["show", "online", "--after", "1 play KK"])
+    assert r.exit_code == 2  # --after without --explain is a usage error

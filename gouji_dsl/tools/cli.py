@@ -238,8 +238,17 @@ cli.add_command(report_command)
               help="Print the hooks, variables, play attributes and functions expressions may use.")
 @click.option("--generated", is_flag=True,
               help="Print the Python module generated from RULESET (the fast play-out simulations use).")
+@click.option("--explain", "explain_move", metavar="MOVE",
+              help="Explain MOVE (e.g. '2 play AA'): legal or not, the rules asked, and the chain of facts with the "
+                   "rules and settings that decided each (as the play screen's why dialog).")
+@click.option("--deal", multiple=True, metavar="SEAT=CARDS",
+              help="With --explain: a seat's hand, e.g. '1=KK 33' (repeat for every seat; default: the deal of --seed).")
+@click.option("--after", multiple=True, metavar="MOVE", help="With --explain: a move played before it (repeat, in order).")
+@click.option("--leader", type=int, default=None, help="With --explain: the seat that leads first.")
+@click.option("--seed", default="0", show_default=True, help="With --explain: the seed of the deal and of chance.")
 def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: bool, vocabulary: bool,
-                 generated: bool) -> None:
+                 generated: bool, explain_move: str | None, deal: tuple[str, ...], after: tuple[str, ...],
+                 leader: int | None, seed: str) -> None:
     """Print RULESET after inheritance, or its rule graph.
 
     Without options: the header (name, title, chain of files), every setting with the file:line that
@@ -270,6 +279,21 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
     if fmt == "markdown":
         raise click.UsageError("--format markdown is for --settings; the graph is text, mermaid or dot")
+    if explain_move is None:
+        for name, given in (("--deal", deal), ("--after", after), ("--leader", leader is not None),
+                            ("--seed", seed != "0")):
+            if given:
+                raise click.UsageError(f"{name} needs --explain MOVE")
+    else:
+        from gouji_dsl.tools.explain_cli import explain_text
+        graph = _load_graph(ruleset)
+        try:
+            click.echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
+                                    seed=int(seed) if seed.lstrip("-").isdigit() else seed))
+        except GoujiError as e:
+            _report(e)
+            sys.exit(EXIT_BAD_INPUT)
+        return
     if generated:
         from gouji_dsl.engine import fast
         graph = _load_graph(ruleset)

@@ -1,0 +1,63 @@
+"""``gouji show RULESET --explain MOVE``: the explanation chain of one move (the same
+:func:`gouji_dsl.engine.interpreter.explain` the play screen shows), in a position given by a deal
+(``--deal SEAT=CARDS`` for every seat, else the deal of ``--seed``), a first leader and the moves
+played before it (``--after MOVE``, in NOTATION.md's move notation)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos
+from gouji_dsl.engine.interpreter import explain, hands_from_text, new_game, parse_move
+from gouji_dsl.engine.terms import Phase, Verb
+from gouji_dsl.ruleset.graph import RuleGraph
+
+
+def _error(where: str, text: str, message: str, hint: str | None, code: Code, col: int = 1) -> GoujiError:
+    return GoujiError([Diagnostic.at(SourcePos(where, 1, col), message, hint=hint, code=code, source_line=text)])
+
+
+def _hands(graph: RuleGraph, deal: Sequence[str]) -> dict[int, list[Any]] | None:
+    if not deal:
+        return None
+    given: dict[Any, str] = {}
+    for item in deal:
+        seat, sep, cards = item.partition("=")
+        if not sep or not seat.strip().isdigit() or not 1 <= int(seat) <= graph.n_seats:
+            raise _error("--deal", item, f"a hand is SEAT=CARDS with a seat 1..{graph.n_seats}",
+                         'e.g. --deal "1=KK 33" --deal "2=AA" ... (one per seat)', Code.BAD_SEAT)
+        if int(seat) in given:
+            raise _error("--deal", item, f"seat {int(seat)} is given twice", None, Code.SCENARIO_VALUE)
+        given[int(seat)] = cards
+    missing = [s for s in range(1, graph.n_seats + 1) if s not in given]
+    if missing:
+        raise _error("--deal", " ".join(deal), "every seat is given its hand; missing seat(s) " + ", ".join(map(str, missing)),
+                     'write "SEAT=" for an empty hand', Code.SCENARIO_VALUE)
+    hands: dict[int, list[Any]] = {}
+    for s, text in given.items():
+        hands[s] = hands_from_text(graph, {s: text}, path=f"--deal {s}", line=1, col=len(str(s)) + 2)[s]
+    return hands
+
+
+def explain_text(graph: RuleGraph, move: str, *, deal: Sequence[str] = (), after: Sequence[str] = (),
+                 leader: int | None = None, seed: int | str = 0) -> str:
+    """The explanation of ``move`` after the moves ``after``, in words (``Explanation.format()``).
+    Raises :class:`GoujiError` (positioned in the option's text) for a bad deal, seat, move, or a
+    move of ``after`` that is illegal. The setup questions (revolution, the point) are declined
+    unless a move of ``after`` or ``move`` itself answers one, as in a scenario file."""
+    if leader is not None and not 1 <= leader <= graph.n_seats:
+        raise _error("--leader", str(leader), f"the leader is a seat 1..{graph.n_seats}", None, Code.BAD_SEAT)
+    state = new_game(graph, seed, hands=_hands(graph, deal), leader=leader)
+    moves = [parse_move(text, graph.model, graph.n_seats, path="--after") for text in after]
+    target = parse_move(move, graph.model, graph.n_seats, path="--explain")
+    setup_verbs = {Verb.REVOLT, Verb.DECLARE, Verb.CHOOSE}
+    if Phase(state.phase).before_play and not any(m.verb in setup_verbs for m in [*moves, target]):
+        state.decline_setup()
+    for text, mv in zip(after, moves):
+        trace: list[Any] = []
+        if not state.check(mv, trace):
+            why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or "illegal"
+            raise _error("--after", text, f"{text!r} is illegal here: {why}",
+                         "the moves before the explained one must be legal, in turn order", Code.SCENARIO_FAILED)
+        state.apply_in_place(mv)
+    return explain(state, target).format()

@@ -420,6 +420,28 @@ def test_recovery_later_never_overwrites_the_kept_text(ws: Path):
     run(both_offered())
 
 
+def test_f6_offers_the_kept_text_again_while_typing(ws: Path):
+    """F6 in the editor (the text area focused) offers a copy kept with Later again: the text area's
+    own F6 (select the line) must not take the key first."""
+    path = ws / "town.yaml"
+    files.write_recovery(path, TOWN.replace("Our town", "Our town (lost?)"), path.with_name("town.yaml.recovery"))
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="recovery question")
+            await pilot.press("escape")  # Later
+            ed = await editor_ready(pilot)
+            assert ed.text_area.has_focus
+            await pilot.press("f6")
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="the kept text offered again")
+            await pilot.press("r")
+            ed = await editor_ready(pilot)
+            assert "Our town (lost?)" in ed.text
+
+    run(scenario())
+
+
 def test_recovery_identical_to_the_file_is_dropped_silently(ws: Path):
     path = ws / "town.yaml"
     files.write_recovery(path, TOWN)

@@ -68,7 +68,8 @@ class EditorScreen(Screen[None]):
                 tooltip="Test-play this text (unsaved changes too) against bots"),
         Binding("f8", "compare", "Compare", show=False,
                 tooltip="Compare this text (unsaved too) with another ruleset: rules and play"),
-        Binding("f6", "recover", "Recovered text", show=False,
+        # priority: the text area's own F6 (select the line) would take the key first
+        Binding("f6", "recover", "Recovered text", show=False, priority=True,
                 tooltip="Offer again the unsaved text kept with 'Later' (from an editor that did not close normally)"),
         Binding("f1", "app.help", "Help", tooltip="The ruleset language, with examples"),
         Binding("ctrl+b", "close", "Close", tooltip="Close the file and go back to the list"),

@@ -545,6 +545,12 @@ async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
             assert "?" not in box and "cards" in box
         made = s.entries[4].move
         assert f"made: {made}" in review.border_title
+        # numbered as the log numbers the move made at it (entry 4), not by the moves before it
+        assert review.border_title.startswith(f"Decision 4/{len(s.entries) - 1}: ")
+        status = str(screen.query_one("#status").render())
+        assert "review: decision 4/" in status
+        feedback = str(screen.query_one("#feedback").render())
+        assert "ctrl+r" not in feedback  # not the replay's keys
         first = str(review.get_option_at_index(0).prompt)
         assert first.startswith("▶ " + made)
         assert review.option_count == min(len(s.legal()), 200) + (len(s.legal()) > 200)
@@ -556,6 +562,33 @@ async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
         assert s.cursor == 2
         await pilot.press("f12")                       # leave review: hands hidden again
         assert not screen.has_class("-review") and "?" in str(screen.query_one("#seat-3").render())
+
+
+@sync
+async def test_asked_to_burn_with_nothing_that_burns_says_pass():
+    """Seat 1 asked about a teammate's gouji play with no play that burns it: the feedback says so,
+    not "burn it with one of 0 plays"."""
+    g = graph("base")
+    s0 = PlaySession(g, seat=1, seed=551724)
+    s0.run("game")
+    at = None
+    for i, e in enumerate(s0.entries):
+        st = e.state
+        if not st.over and st.to_act == 1 and st.capacity == "burn":
+            s0.goto(i)
+            if not any(m.cards is not None for m in s0.legal()):
+                at = i
+                break
+    assert at is not None, "the deal has such a moment"
+    app = app_for("base", seed=551724, record=s0.record(), review=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        screen.session.goto(at)
+        screen.refresh_all()
+        await pilot.pause()
+        feedback = str(screen.query_one("#feedback").render())
+        assert "nothing you hold burns it: pass" in feedback and "one of 0" not in feedback
 
 
 @sync

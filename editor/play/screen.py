@@ -322,6 +322,14 @@ class PlayScreen(Screen[None]):
             self.action_forward()
         self.query_one("#review", OptionList).focus()
 
+    def _review_decision(self) -> int | None:
+        """The number of the decision being reviewed, as the log numbers its move (the move made at
+        it is entry ``cursor + 1``), or None when nobody is to act (the game is over)."""
+        s = self.session
+        if s.state.over or s.state.to_act is None:
+            return None
+        return s.cursor + 1
+
     def _refresh_review(self) -> None:
         s = self.session
         st = s.state
@@ -330,14 +338,15 @@ class PlayScreen(Screen[None]):
         nxt = s.entries[s.cursor + 1] if s.cursor + 1 < len(s.entries) else None
         made = nxt.move if nxt is not None and nxt.move else None
         n = len(s.entries) - 1
-        if st.over or st.to_act is None:
-            ol.border_title = f"Decision {s.cursor}/{n}: the game is over"
+        k = self._review_decision()
+        if k is None:
+            ol.border_title = f"After decision {s.cursor}/{n}: the game is over"
             self._review_moves = []
             return
         who = "you" if st.to_act == s.seat else f"seat {st.to_act}"
         moves = list(s.legal())
         made_move = next((m for m in moves if made and m.text(s.model) == made), None)
-        ol.border_title = (f"Decision {s.cursor}/{n}: {who} to {st.capacity or st.phase} · {len(moves)} legal move"
+        ol.border_title = (f"Decision {k}/{n}: {who} to {st.capacity or st.phase} · {len(moves)} legal move"
                            f"{'s' if len(moves) != 1 else ''}" + (f" · made: {made}" if made else " · not made yet"))
         ordered = ([made_move] if made_move is not None else []) + [m for m in moves if m is not made_move]
         shown = ordered[:REVIEW_MAX]
@@ -369,7 +378,7 @@ class PlayScreen(Screen[None]):
         mv = self._review_moves[i]
         st = self.session.state
         self.app.push_screen(WhyScreen(explain(st, mv), self.open_rule,
-                                       f"Why {mv.text(self.session.model)} is legal here (decision {self.session.cursor})"))
+                                       f"Why {mv.text(self.session.model)} is legal here (decision {self._review_decision()})"))
 
     def action_scoreboard(self) -> None:
         self.app.push_screen(ScoreboardScreen(self.session))
@@ -421,7 +430,9 @@ class PlayScreen(Screen[None]):
         t.append(f" · game {st.game_number}" + (f"/{s.length}" if s.length > 1 else ""))
         t.append(f" · seed {s.seed}")
         if self.review:
-            t.append(f" · review {s.cursor}/{len(s.entries) - 1}, hands open", style="bold cyan")
+            k = self._review_decision()
+            t.append(f" · review: decision {k}/{len(s.entries) - 1}, hands open" if k
+                     else " · review: game over, hands open", style="bold cyan")
             t.append("  ←→ decisions · ↑↓ moves · enter the rules · F12 leave", style="dim")
         elif s.mode == "replay":
             t.append(f" · replay {s.cursor}/{len(s.entries) - 1}", style="bold magenta")
@@ -469,14 +480,18 @@ class PlayScreen(Screen[None]):
                 if st.capacity == "lead" and st.phase == "play":
                     t.append(f"lead any of your {n} plays" if n != 1 else "lead your one play", style="dim")
                 elif st.capacity == "burn" and st.top is not None:
-                    t.append(f"seat {st.top.seat}'s {st.top.play.text} is a gouji play: burn it with "
-                             + (f"one of {n} plays" if n != 1 else "your one play") + " (type the cards), or pass", style="dim")
+                    t.append(f"seat {st.top.seat}'s {st.top.play.text} is a gouji play: "
+                             + ("nothing you hold burns it: pass" if n == 0 else "burn it with "
+                                + (f"one of {n} plays" if n != 1 else "your one play") + " (type the cards), or pass"),
+                             style="dim")
                 elif st.capacity == "follow" and st.top is not None:
                     t.append(f"{n} play{'s' if n != 1 else ''} beat {st.top.play.text}" if n else
                              f"nothing you hold beats {st.top.play.text}: pass", style="dim")
                 else:
                     t.append(self._setup_question(), style="dim")
                 t.append("  (F3 hint · F4 list)", style="dim")
+            elif self.review:
+                t.append("Review: ←/→ one decision back/forward, ↑/↓ its legal moves, Enter the rules.", style="dim")
             elif s.mode == "replay" or not s.live:
                 t.append("Looking back: ↑/↓ step, ctrl+r plays on from here.", style="dim")
             else:

@@ -505,6 +505,27 @@ async def test_the_log_follows_f6():
 
 
 @sync
+async def test_the_log_shows_how_the_game_ended():
+    """F7 to the end: the lines after the last move (who went out, the game-over line) are in view."""
+    app = app_for("online", seed=11)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        log = screen.query_one(GameLog)
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: s.state.over, what="game over")
+        await pilot.pause()
+        await pilot.pause()
+        last = log.last_line
+        assert "game over" in str(log._tree_lines[last].node.label)
+        assert log.scroll_y <= last < log.scroll_y + log.scrollable_content_region.height
+        node = log.cursor_node
+        assert node is not None and node.data[1] == s.cursor
+        assert log.scroll_y <= node.line < log.scroll_y + log.scrollable_content_region.height
+
+
+@sync
 async def test_the_narrow_log_shows_where_the_game_is():
     app = app_for("online", seed=11)
     async with app.run_test(size=(80, 24)) as pilot:

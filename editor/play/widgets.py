@@ -602,6 +602,7 @@ class GameLog(Tree[Any]):
         self._entry_nodes: dict[int, TreeNode] = {}
         self._game_nodes: dict[int, TreeNode] = {}
         self._labels: dict[int, Text] = {}
+        self._tails: dict[int, TreeNode] = {}  # the last line an entry added (its node, or its last event)
         self._marked: int | None = None
 
     def rebuild(self, session: PlaySession) -> None:
@@ -611,6 +612,7 @@ class GameLog(Tree[Any]):
         self._entry_nodes = {}
         self._game_nodes = {}
         self._labels = {}
+        self._tails = {}
         self._marked = None
         self.sync()
 
@@ -641,9 +643,10 @@ class GameLog(Tree[Any]):
             self._game_nodes[e.game_index] = node
             self._entry_nodes[i] = node
             self._labels[i] = label
+            self._tails[i] = node
             for ev in s.new_events(i):
                 if ev["type"] in ("deal", "transfer", "revolution", "first_leader", "redeal", "place", "retire"):
-                    node.add_leaf(Text(event_text(ev, me), style="cyan"), data=("event", i))
+                    self._tails[i] = node.add_leaf(Text(event_text(ev, me), style="cyan"), data=("event", i))
             return
         parent = self._game_nodes.get(e.game_index) or self.root
         label = Text()
@@ -654,11 +657,12 @@ class GameLog(Tree[Any]):
         node = parent.add(label, data=("move", i), allow_expand=True)
         self._entry_nodes[i] = node
         self._labels[i] = label
+        self._tails[i] = node
         for ev in s.new_events(i)[1:]:
             if ev["type"] in ("move", "discard"):
                 continue
             style = "cyan" if ev["type"] != "game_over" else "bold cyan"
-            parent.add_leaf(Text("     " + event_text(ev, me), style=style), data=("event", i))
+            self._tails[i] = parent.add_leaf(Text("     " + event_text(ev, me), style=style), data=("event", i))
 
     def mark(self, index: int) -> None:
         """Show where the game is: a marker on the entry and the tree's cursor on it."""
@@ -674,8 +678,15 @@ class GameLog(Tree[Any]):
         self._tree_lines  # noqa: B018 - lay out the lines: a node just added has none before
         if self.cursor_node is not node:
             self.move_cursor(node, animate=False)
+        # what followed the move too (who went out, the game over line), then the move itself
+        tail = self._tails.get(index, node)
+        self._show(tail, node)
+        self.call_after_refresh(self._show, tail, node)
+
+    def _show(self, tail: TreeNode, node: TreeNode) -> None:
+        if tail is not node:
+            self.scroll_to_node(tail, animate=False)
         self.scroll_to_node(node, animate=False)
-        self.call_after_refresh(self.scroll_to_node, node, animate=False)
 
     def _room(self, node: TreeNode) -> int:
         """Cells left for ``node``'s label on its line (the log's width less the guides)."""

@@ -586,6 +586,33 @@ async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
 
 
 @sync
+async def test_open_hands_at_80x24_are_never_cut_silently():
+    """Review at 80x24: a seat box too small for its whole hand ends it with "… +N", N the cards not
+    shown; shown and hidden cards add up to the hand."""
+    import re
+    s0 = PlaySession(graph("online"), seat=1, seed=5)
+    s0.run("game")
+    app = app_for("online", seed=5, record=s0.record(), review=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        st = screen.session.state
+        cut = 0
+        for rel in range(2, 6):
+            box = screen.query_one(f"#seat-{rel}")
+            seat = (screen.session.seat + rel - 2) % 6 + 1
+            lines = str(box.render()).splitlines()
+            assert len(lines) <= box.content_region.height
+            hand = " ".join(lines[1:])
+            more = re.search(r"… \+(\d+)$", hand)
+            shown = sum(1 for ch in hand[:more.start()] if ch.isupper() or ch.isdigit()) if more else \
+                sum(1 for ch in hand if ch.isupper() or ch.isdigit())
+            assert shown + (int(more.group(1)) if more else 0) == st.hand_size(seat), (seat, lines)
+            cut += more is not None
+        assert cut  # 36 cards do not fit a 21 x 3 box
+
+
+@sync
 async def test_asked_to_burn_with_nothing_that_burns_says_pass():
     """Seat 1 asked about a teammate's gouji play with no play that burns it: the feedback says so,
     not "burn it with one of 0 plays"."""

@@ -6,6 +6,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.app import RenderResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
@@ -35,7 +36,62 @@ def place_text(place: int) -> str:
 
 class SeatBox(Static):
     """One seat: name, team, card count (as the ruleset lets you see it), place, markers. With
-    ``open_hands`` (review mode) every hand is shown; ``thinking``: its search bot is thinking."""
+    ``open_hands`` (review mode) every hand is shown; ``thinking``: its search bot is thinking.
+    When the box is too small for all of it, the hand comes before the markers, and a hand that
+    does not fit ends with ``… +N`` (the cards not shown), never cut off silently."""
+
+    _parts: tuple[Text, tuple[str, str] | None, Text] | None = None
+
+    def render(self) -> RenderResult:
+        region = self.content_region
+        if self._parts is None or region.width <= 0 or region.height <= 0:
+            return super().render()
+        return self._fit(region.width, region.height)
+
+    def _fit(self, width: int, height: int) -> Text:
+        """The box's text in ``width`` x ``height`` cells (0: no limit)."""
+        assert self._parts is not None
+        head, hand, foot = self._parts
+        out = head.copy()
+        if not width or not height:
+            if hand is not None:
+                out.append("\n" + hand[0], style=hand[1])
+            out.append("\n")
+            out.append_text(foot)
+            return out
+        console = self.app.console
+
+        def rows(t: Text) -> int:
+            return len(t.wrap(console, width)) if t.plain else 0
+
+        room = height - rows(head)
+        if hand is not None:
+            groups = hand[0].split()
+            wrapped: list[list[str]] = [[]]
+            for g in groups:
+                line = wrapped[-1]
+                if line and len(" ".join(line + [g])) > width:
+                    wrapped.append([g])
+                else:
+                    line.append(g)
+            if len(wrapped) > room > 0:
+                kept = wrapped[:room]
+                hidden = [g for line in wrapped[room:] for g in line]
+                while True:
+                    n = sum(1 for g in hidden for ch in g if not ch.islower())  # suits are lower-case letters
+                    more = f"… +{n}"
+                    if not kept[-1] or len(" ".join(kept[-1] + [more])) <= width:
+                        break
+                    hidden.insert(0, kept[-1].pop())
+                kept[-1].append(more)
+                wrapped = kept
+            text = "\n".join(" ".join(line) for line in wrapped)
+            out.append("\n" + text, style=hand[1])
+            room -= len(wrapped)
+        if foot.plain and rows(foot) <= room:
+            out.append("\n")
+            out.append_text(foot)
+        return out
 
     def show(self, session: PlaySession, seat: int, *, open_hands: bool = False, thinking: bool = False) -> None:
         st = session.state
@@ -59,17 +115,19 @@ class SeatBox(Static):
         else:
             rule = session.count_rule()
             lines.append(" · ? cards" + (f" ({rule[0]})" if rule else ""), style="dim")
+        hand: tuple[str, str] | None = None
         if open_hands and seat != me:
-            lines.append("\n" + (st.hand_text(seat) or "(no cards)"), style="cyan")
+            hand = (st.hand_text(seat) or "(no cards)", "cyan")
         elif "hand" in info:
-            lines.append("\n" + info["hand"], style="dim")
+            hand = (info["hand"], "dim")
         marks = markers(session, seat)
-        lines.append("\n")
+        foot = Text()
         if st.to_act == seat and not st.over:
-            lines.append("▶ thinking… " if thinking else "▶ to act ", style="bold reverse")
-            lines.append(" ")
-        lines.append(" · ".join(marks), style="italic")
-        self.update(lines)
+            foot.append("▶ thinking… " if thinking else "▶ to act ", style="bold reverse")
+            foot.append(" ")
+        foot.append(" · ".join(marks), style="italic")
+        self._parts = (lines, hand, foot)
+        self.update(self._fit(0, 0))
         self.set_class(st.to_act == seat and not st.over, "-to-act")
         self.set_class(not st.is_active(seat), "-out")
         self.set_class(st.team(seat) == st.team(me), "-mate")

@@ -191,6 +191,31 @@ def test_picker_inserts_a_setting_name_replacing_the_typed_prefix(ws: Path):
     run(scenario())
 
 
+def test_picker_offers_the_parent_settings_before_the_text_first_loads(ws: Path):
+    """A new file (``gouji edit new.yaml``): `settings:` with nothing under it does not load yet, and
+    Ctrl+N on its first line still offers the parent's settings, inserted as `name: value`."""
+    async def scenario():
+        app = make_app(ws, "mine.yaml")  # does not exist
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            area = ed.text_area
+            assert ed.text == "ruleset: mine\n"  # a new file starts with its name
+            area.cursor_location = (1, 0)
+            area.insert("extends: town\nsettings:\n  sweep_m")
+            await wait_for(pilot, lambda: ed.generation > 0, what="the edit seen")
+            ed = await editor_ready(pilot)
+            assert not ed.validation.ok  # `settings:` with nothing under it yet
+            await pilot.press("ctrl+n")
+            await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen), what="picker")
+            assert [i.label for i in app.screen.shown][:1] == ["sweep_multiplier"]
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
+            assert area.document.get_line(4) == "  sweep_multiplier: 2"
+            ed = await editor_ready(pilot)
+            assert ed.validation.ok, ed.validation.diagnostics
+    run(scenario())
+
+
 def test_toggle_comment_and_side_panel_views(ws: Path):
     async def scenario():
         app = make_app(ws, "town.yaml")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from textual.widgets import Footer, Header, Static, TextArea
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.loader import resolve, resolve_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 
 from .. import files
@@ -38,6 +39,7 @@ from .recovery import RecoveryChoice, RecoveryScreen
 
 VALIDATE_DELAY = 0.3
 RECOVERY_INTERVAL = 2.0
+_EXTENDS = re.compile(r"^extends:[ \t]*['\"]?([^'\"\s#]+)", re.M)
 NARROW = 100  # below this terminal width the side panel starts hidden
 
 
@@ -95,6 +97,7 @@ class EditorScreen(Screen[None]):
         self._validated = asyncio.Event()  # set while the problems shown are those of the current text
         self._debounce: Timer | None = None
         self._recovery_text: str | None = None
+        self._extends_cache: tuple[str, ResolvedRuleset | None] | None = None
         self.recovery_slot: Path | None = None  # this editor's own recovery copy (created when first written)
         self._disk_warned = False
         self._area: RulesTextArea | None = None
@@ -329,8 +332,32 @@ class EditorScreen(Screen[None]):
         area = self.text_area
         row, col = area.cursor_location
         prefix = word_before(area.document.get_line(row), col)
-        resolved = self.last_resolved
-        self.app.push_screen(PickerScreen(items_for(resolved, self._parent_resolved()), prefix), self._inserted)
+        resolved, parent = self.last_resolved, self._parent_resolved()
+        if self.validation is None or not self.validation.ok:
+            # the text does not load (a new file, a broken one) and the version that last did, if any,
+            # had another parent: offer what the parent the text names has
+            named = self._parent_of_text()
+            if named is not None and (resolved is None or len(resolved.chain) < 2
+                                      or not same_file(resolved.chain[1], named.chain[1])):
+                resolved = parent = named
+        self.app.push_screen(PickerScreen(items_for(resolved, parent), prefix), self._inserted)
+
+    def _parent_of_text(self) -> ResolvedRuleset | None:
+        """The ruleset the text's ``extends:`` line names, resolved as from this file (a variant that
+        changes nothing), or None. For Ctrl+N while the text does not load yet."""
+        m = _EXTENDS.search(self.text)
+        if m is None:
+            return None
+        name = m.group(1)
+        if self._extends_cache is not None and self._extends_cache[0] == name:
+            return self._extends_cache[1]
+        try:
+            value: ResolvedRuleset | None = resolve_text(f"ruleset: {self.path.stem}\nextends: {name}\n", self.path,
+                                                         search=self.workspace.search)
+        except GoujiError:
+            value = None
+        self._extends_cache = (name, value)
+        return value
 
     def _parent_resolved(self) -> ResolvedRuleset | None:
         """The parent ruleset as resolved from disk (its values are what an inserted setting starts from)."""

@@ -505,6 +505,21 @@ async def test_the_log_follows_f6():
 
 
 @sync
+async def test_the_log_says_what_a_setup_pass_declines():
+    """Online, seed 7: seat 4 may revolt (no 2, no joker) and does not; the log says "no revolution",
+    not a bare "pass" before the first lead."""
+    app = app_for("online", seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        assert s.entries[0].state.phase == "setup" and s.entries[1].move == "4 pass"
+        log = screen.query_one(GameLog)
+        labels = [str(line.node.label) for line in log._tree_lines]
+        assert any("seat 4 pass (no revolution 革命)" in label for label in labels), labels[:5]
+
+
+@sync
 async def test_the_log_shows_how_the_game_ended():
     """F7 to the end: the lines after the last move (who went out, the game-over line) are in view."""
     app = app_for("online", seed=11)

@@ -432,6 +432,11 @@ def event_text(e: dict[str, Any], me: int | None = None) -> str:
     return t.replace("_", " ")
 
 
+SETUP_PASSES = {"setup": "no revolution 革命", "declare": "no point declared 宣点"}
+"""What a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads
+like a pass on a play)."""
+
+
 def move_label(move: str, me: int) -> Text:
     """``3 play KK`` as ``seat 3  KK`` (you in bold); other verbs spelt out."""
     seat, verb, *rest = move.split(None, 2)
@@ -710,6 +715,9 @@ class GameLog(Tree[Any]):
         label = Text()
         label.append(f"{i:>3} ", style="dim")
         label.append_text(move_label(e.move or "", me))
+        before = s.entries[i - 1].state if i > 0 else None
+        if before is not None and e.move and e.move.split()[1:2] == ["pass"] and before.phase in SETUP_PASSES:
+            label.append(f" ({SETUP_PASSES[before.phase]})", style="dim")  # what was declined
         if e.by in ("auto",):
             label.append(" (auto)", style="dim italic")
         node = parent.add(label, data=("move", i), allow_expand=True)

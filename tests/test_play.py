@@ -628,6 +628,36 @@ async def test_open_hands_at_80x24_are_never_cut_silently():
 
 
 @sync
+async def test_who_may_answer_a_gouji_play_is_not_cut_in_a_long_trick():
+    """A long trick is shown in columns; the line saying who may answer the gouji play on the table
+    keeps whole lines below them, never cut to a column's width."""
+    from gouji_app.play.widgets import trick_entries
+    g = graph("base")
+    s0 = PlaySession(g, seat=1, seed=551724)
+    s0.run("game")
+    at = None
+    for i, e in enumerate(s0.entries):
+        s0.goto(i)
+        st = e.state
+        if not st.over and st.phase == "play" and st.top is not None and st.top.play.gouji \
+                and len(trick_entries(s0)) >= 12:
+            at = i
+            break
+    assert at is not None, "the deal has a long trick with a gouji play on top"
+    app = app_for("base", seed=551724, record=s0.record(), review=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        screen.session.goto(at)
+        screen.refresh_all()
+        await pilot.pause()
+        follow, _ = screen.session.who_may_answer()
+        text = " ".join(str(screen.query_one("#trick").render()).split())
+        assert "gouji play 够级牌: answer:" in text and "…" not in text.split("gouji play")[1].split("▶")[0]
+        assert all((f"seat {x}" in text.split("gouji play")[1]) or x == 1 for x in follow)
+
+
+@sync
 async def test_asked_to_burn_with_nothing_that_burns_says_pass():
     """Seat 1 asked about a teammate's gouji play with no play that burns it: the feedback says so,
     not "burn it with one of 0 plays"."""

@@ -207,6 +207,7 @@ class TrickView(Static):
                 lines.append(item)
             else:
                 lines.append(Text("  » " + item.plain, style="italic cyan"))
+        note: Text | None = None
         if st.top is not None and st.top.play.gouji:
             follow, burn = session.who_may_answer()
             note = Text("  gouji play 够级牌: ", style="bold magenta")
@@ -214,11 +215,15 @@ class TrickView(Static):
             note.append(f"answer: {names}", style="magenta")
             if burn:
                 note.append(f" · burn 烧: {', '.join(_seat_name(st, me, x) for x in burn)}", style="magenta")
-            lines.append(note)
         asked = Text(asked_text(session), style="bold")
         width = max(self.content_region.width or self.size.width or 30, 20)
-        room = max((self.content_region.height or self.size.height or 8) - 1, 2)
+        # who may answer a gouji play is never cut to a column's width: it gets whole lines below
+        note_rows = len(note.wrap(self.app.console, width)) if note is not None else 0
+        room = max((self.content_region.height or self.size.height or 8) - 1 - note_rows, 2)
         body = _columns(lines, width, room)
+        if note is not None:
+            body.append_text(note)
+            body.append("\n")
         body.append_text(asked)
         return body
 

@@ -137,12 +137,13 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, work
     Example:
       gouji serve --port 8000     then open http://127.0.0.1:8000
     """
-    from .web import WebExtraMissing, make_server
+    from .web import CannotListen, WebExtraMissing, check_listen, make_server
 
     ws = workspace or (ctx.obj or {}).get("workspace")
     try:
         server = make_server(host, port, ws, public_url)
-    except WebExtraMissing as e:
+        check_listen(host, port)
+    except (WebExtraMissing, CannotListen) as e:
         click.echo(f"gouji serve: {e}", err=True)
         raise SystemExit(1) from None
     server.serve()

@@ -175,3 +175,22 @@ def test_serve_without_the_web_extra_says_how_to_get_it(monkeypatch):
     assert "pip install 'gouji-dsl[web]'" in res.output and "Traceback" not in res.output
     res = CliRunner().invoke(cli.gouji, ["serve", "--help"])
     assert "--host" in res.output and "--port" in res.output and "CJK font" in res.output
+
+
+def test_serve_on_a_port_in_use_or_a_bad_address_is_a_users_error():
+    """A port another server holds, an unknown or foreign address: one line saying so, exit 1 (not
+    "internal error ... this is a bug in gouji" with a crash report)."""
+    pytest.importorskip("textual_serve")
+    from click.testing import CliRunner
+
+    from gouji_app import cli
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        res = CliRunner().invoke(cli.gouji, ["serve", "--port", str(port)])
+    assert res.exit_code == 1, res.output
+    assert f"port {port} on 127.0.0.1 is in use" in res.output and "--port" in res.output
+    assert "internal error" not in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(cli.gouji, ["serve", "--host", "256.1.1.1", "--port", str(_free_port())])
+    assert res.exit_code == 1 and "cannot listen on '256.1.1.1'" in res.output and "internal error" not in res.output

@@ -651,6 +651,25 @@ def test_keys_sent_in_a_burst_keep_their_order(ws: Path):
     run(scenario())
 
 
+def test_ctrl_home_and_ctrl_end_go_to_the_start_and_end_of_the_file(ws: Path):
+    """Ctrl+End then typing appends at the end of the file (a new file starts with `ruleset: NAME`,
+    and text typed after Ctrl+End must go below it); Ctrl+Home goes back; with Shift they select."""
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            area = ed.text_area
+            area.cursor_location = (2, 3)
+            await pilot.press("ctrl+end", "X")
+            last = area.document.line_count - 1
+            assert area.document.get_line(last) == "X"  # TOWN ends with a newline: the empty last line
+            await pilot.press("ctrl+home", "Y")
+            assert area.document.get_line(0) == "Y" + TOWN.splitlines()[0]
+            await pilot.press("ctrl+shift+end")
+            assert area.selected_text == area.text[1:]
+    run(scenario())
+
+
 def test_home_end_and_home_keys_move_to_the_last_and_first_ruleset(ws: Path):
     async def scenario():
         app = make_app(ws)

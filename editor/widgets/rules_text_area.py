@@ -5,6 +5,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.geometry import Offset
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -22,6 +23,21 @@ class RulesTextArea(TextArea):
     RulesTextArea .rules-text-area--warning { color: $warning; text-style: bold; }
     """
     COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"rules-text-area--error", "rules-text-area--warning"}
+    BINDINGS = [
+        Binding("ctrl+home", "document_start", "Start of file", show=False),
+        Binding("ctrl+end", "document_end", "End of file", show=False),
+        Binding("ctrl+shift+home", "document_start(True)", "Select to the start", show=False),
+        Binding("ctrl+shift+end", "document_end(True)", "Select to the end", show=False),
+    ]
+
+    def action_document_start(self, select: bool = False) -> None:
+        """Ctrl+Home: the start of the file (with Shift, selecting)."""
+        self.move_cursor((0, 0), select=select)
+
+    def action_document_end(self, select: bool = False) -> None:
+        """Ctrl+End: the end of the file (with Shift, selecting)."""
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document.get_line(last))), select=select)
 
     def __init__(self, text: str = "", **kwargs) -> None:
         language = kwargs.pop("language", "yaml")

@@ -384,6 +384,8 @@ def test_recovery_copy_is_written_while_dirty_and_offered_after_a_crash(ws: Path
             await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="recovery question")
             diff = str(app.screen.query_one("#recovery-diff Static").render())
             assert "-title: Our town\n" in diff and "+title: Our town (lost?)" in diff  # a preview of the change
+            detail = str(app.screen.query_one(".dialog-detail").render())
+            assert "1 line added, 1 removed" in detail  # one edited line, not "2 changed lines"
             await pilot.press("r")
             ed = await editor_ready(pilot)
             assert "title: Our town (lost?)" in ed.text and ed.dirty

@@ -66,11 +66,15 @@ class RecoveryScreen(ModalScreen[RecoveryChoice]):
             box.border_title = "Recover unsaved text?" + (f" ({i} of {n})" if n > 1 else "")
             box.border_subtitle = display_path(rec.path)
             lines = recovery_diff(self.file_text, rec.text, self.file_name)
-            changed = sum(1 for ln in lines if ln[:1] in "+-" and not ln.startswith(("+++", "---")))
+            added = sum(1 for ln in lines if ln[:1] == "+" and not ln.startswith("+++"))
+            removed = sum(1 for ln in lines if ln[:1] == "-" and not ln.startswith("---"))
+            # an edited line is one removed and one added: say both, not "2 changed lines"
+            changes = f"{added} line{'s' if added != 1 else ''} added, {removed} removed" if added or removed \
+                else "no change"
             yield Static(f"Unsaved text of {self.file_name} from {rec.when}: the editor did not close normally.",
                          classes="dialog-question")
             yield Static(f"{len(rec.text.splitlines())} lines (the file has {len(self.file_text.splitlines())}); "
-                         f"{changed} changed line{'s' if changed != 1 else ''}. Later keeps it on disk and asks "
+                         f"{changes}. Later keeps it on disk and asks "
                          "again next time.", classes="dialog-detail")
             with VerticalScroll(id="recovery-diff"):
                 yield Static(diff_text(lines))

@@ -25,6 +25,11 @@ from pathlib import Path
 
 from gouji_dsl.atomic import atomic_write, remove_stale_temp_files
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; recovery copies are not locked
+    fcntl = None  # type: ignore[assignment]
+
 RECOVERY_SUFFIX = ".recovery"
 
 
@@ -180,6 +185,60 @@ def find_recovery(path: str | os.PathLike[str]) -> Recovery | None:
     """The newest readable recovery copy of ``path``, or None."""
     found = find_recoveries(path)
     return found[0] if found else None
+
+
+class CopyLock:
+    """Held by the live editor that writes a recovery copy, for as long as it is its copy: another
+    editor of the same file (a second terminal) does not offer that copy as left by a crash, nor
+    discard it. An advisory lock (``flock``) on a file in the per-user cache folder, so the OS drops
+    it when the process ends, crash or not. Where ``flock`` does not exist, nothing is locked."""
+
+    def __init__(self, copy: str | os.PathLike[str]) -> None:
+        self.copy = Path(copy)
+        self._fd: int | None = None
+        if fcntl is None:
+            return
+        try:
+            where = _lock_path(self.copy)
+            where.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(where, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+
+def _lock_path(copy: Path) -> Path:
+    key = hashlib.sha1(str(copy.absolute()).encode("utf-8")).hexdigest()[:16]
+    return _cache_dir().parent / "recovery-locks" / f"{key}.lock"
+
+
+def copy_in_use(copy: str | os.PathLike[str]) -> bool:
+    """True when a live editor holds ``copy`` (:class:`CopyLock`)."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(_lock_path(Path(copy)), os.O_RDWR)
+    except OSError:
+        return False  # never locked
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
 
 
 def remove_recovery_copy(copy: str | os.PathLike[str] | None) -> None:

@@ -469,6 +469,32 @@ def test_f6_offers_the_kept_text_again_while_typing(ws: Path):
     run(scenario())
 
 
+def test_the_copy_of_an_editor_still_open_is_not_offered_as_left_by_a_crash(ws: Path):
+    """Two terminals on one file: the second editor leaves the first one's live copy alone (no
+    "did not close normally", no Discard of it); once the first one is gone, F6 offers it."""
+    path = ws / "town.yaml"
+    copy = path.with_name("town.yaml.recovery")
+    files.write_recovery(path, TOWN.replace("Our town", "Our town (still open)"), copy)
+    live = files.CopyLock(copy)  # the first editor, still running
+    assert files.copy_in_use(copy)
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            assert not isinstance(app.screen, RecoveryScreen) and ed.pending_recoveries() == []
+            live.release()  # the first editor is gone (closed or crashed)
+            await pilot.press("f6")
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="the copy offered")
+            await pilot.press("escape")
+
+    try:
+        run(scenario())
+    finally:
+        live.release()
+    assert copy.exists()
+
+
 def test_recovery_identical_to_the_file_is_dropped_silently(ws: Path):
     path = ws / "town.yaml"
     files.write_recovery(path, TOWN)

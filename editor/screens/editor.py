@@ -98,6 +98,7 @@ class EditorScreen(Screen[None]):
         self._debounce: Timer | None = None
         self._recovery_text: str | None = None
         self._extends_cache: tuple[str, ResolvedRuleset | None] | None = None
+        self._copy_lock: files.CopyLock | None = None
         self.recovery_slot: Path | None = None  # this editor's own recovery copy (created when first written)
         self._disk_warned = False
         self._area: RulesTextArea | None = None
@@ -488,6 +489,7 @@ class EditorScreen(Screen[None]):
     def _write_own_recovery(self, text: str) -> None:
         if self.recovery_slot is None:
             self.recovery_slot = files.new_recovery_slot(self.path)
+        self._hold(self.recovery_slot)
         files.write_recovery(self.path, text, self.recovery_slot)
         self._recovery_text = text
 
@@ -497,6 +499,15 @@ class EditorScreen(Screen[None]):
         files.remove_recovery_copy(self.recovery_slot)
         self.recovery_slot = None
         self._recovery_text = None
+        self._hold(None)
+
+    def _hold(self, copy: Path | None) -> None:
+        """Hold the lock of this editor's own copy (another editor of the file then leaves it alone)."""
+        if self._copy_lock is not None and (copy is None or self._copy_lock.copy != copy):
+            self._copy_lock.release()
+            self._copy_lock = None
+        if copy is not None and self._copy_lock is None:
+            self._copy_lock = files.CopyLock(copy)
 
     def _save_recovery(self) -> None:
         if not self.dirty or not self.is_mounted:
@@ -515,6 +526,7 @@ class EditorScreen(Screen[None]):
                 self._write_own_recovery(self.text)
         except Exception:
             pass
+        self._hold(None)  # closed: the copy left on disk is offered to the next editor of the file
 
     def pending_recoveries(self) -> list[files.Recovery]:
         """Recovery copies of this file other than this editor's own, newest first. A copy that holds
@@ -523,6 +535,8 @@ class EditorScreen(Screen[None]):
         for rec in files.find_recoveries(self.path):
             if self.recovery_slot is not None and same_file(rec.path, self.recovery_slot):
                 continue
+            if files.copy_in_use(rec.path):
+                continue  # the copy of an editor still open (another terminal): not left by a crash
             if rec.text in (self.saved_text, self.initial_text):
                 files.remove_recovery_copy(rec.path)
                 continue
@@ -585,6 +599,7 @@ class EditorScreen(Screen[None]):
         if not isinstance(recovery, str):
             self.recovery_slot = recovery.path
             self._recovery_text = text
+            self._hold(recovery.path)
 
     # -------------------------------------------------------------- leaving
     def action_new_variant(self) -> None:

@@ -155,7 +155,7 @@ gouji.add_command(play_command)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (``gouji = "gouji_app.cli:main"``)."""
+    """Run the ``gouji`` command group (the console script goes through :mod:`gouji_app.entry`)."""
     gouji.main(args=sys.argv[1:] if argv is None else argv, prog_name="gouji")
 
 

@@ -359,7 +359,8 @@ def test_identical_rulesets_never_diverge(graphs):
 def test_report_renderers_and_json_keys(report_w1):
     data = json.loads(report_json(report_w1))
     assert set(data) == {"a", "b", "games", "seed", "bots", "same_deck", "match_length", "stats", "differences",
-                         "divergent", "statistics", "workers", "elapsed_s", "executor", "chunk_size", "engine"}
+                         "divergent", "statistics", "workers", "elapsed_s", "executor", "chunk_size", "engine",
+                         "resumed_games", "games_per_s"}
     side = data["stats"]["a"]
     assert set(side) == {"name", "games", "burn_attempts", "burn_successes", "decisions", "tricks", "score_spread",
                          "first_leader_team_score", "sweep_rate", "burns_per_game", "burn_success_rate",

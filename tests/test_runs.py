@@ -120,11 +120,12 @@ def test_overlapping_chunks_of_one_seed_are_refused(graphs, tmp_path):
 def test_until_halfwidth_stops_at_a_chunk_boundary(graphs, tmp_path):
     a, _ = graphs
     b = load_graph("qingdao")
-    wide = Until(halfwidth=1000.0, max_games=12)
-    r = paired_simulation(a, b, 12, seed=5, workers=1, chunk_size=4, until=wide, matches=False,
+    wide = Until(halfwidth=1000.0, max_games=50)
+    r = paired_simulation(a, b, 50, seed=5, workers=1, chunk_size=8, until=wide, matches=False,
                           out=tmp_path / "u", records=False)
-    assert r.games == 4 and r.stopped_by == "halfwidth"  # the first boundary where the interval exists
-    assert sorted(p.name for p in (tmp_path / "u").glob("chunk-*")) == ["chunk-000000000-000000004.json"]
+    # the first chunk boundary from MIN_CLUSTERS_TO_STOP (30) clusters on: 32 deals
+    assert r.games == 32 and r.stopped_by == "halfwidth"
+    assert len(list((tmp_path / "u").glob("chunk-*"))) == 4
     narrow = Until(halfwidth=1e-9, max_games=8, figure="decisions")
     r = paired_simulation(a, b, 8, seed=5, workers=2, chunk_size=4, until=narrow, matches=False, records=False)
     assert r.games == 8 and r.stopped_by == "games"
@@ -183,3 +184,98 @@ def test_execute_rejects_a_folder_of_stray_chunks(graphs, tmp_path):
     (out / "chunk-000000000-000000005.json").write_text("{}", encoding="utf-8")
     with pytest.raises(RunError, match="no run.json"):
         execute(RunSpec((a.resolved, b.resolved), 1), 5, executor="local", out=out, graphs=(a, b))
+
+
+def test_resumed_run_speed_counts_only_the_deals_played_now(graphs, tmp_path):
+    """Deals read back by --resume are not played in elapsed_s: games/s counts the played ones."""
+    a, b = graphs
+    out = tmp_path / "r"
+    first = paired_simulation(a, b, 10, seed=6, workers=1, chunk_size=5, out=out, records=False)
+    assert first.resumed_games == 0 and first.games_per_s > 0
+    again = paired_simulation(a, b, 10, seed=6, workers=1, chunk_size=5, out=out, resume=True, records=False)
+    assert again.resumed_games == 10 and again.games_per_s == 0.0  # nothing was played
+    data = again.to_dict()
+    assert data["resumed_games"] == 10 and data["games_per_s"] == 0.0
+    res = CliRunner().invoke(cli, ["simulate", "online", "-n", "6", "--workers", "1", "--json", "--out",
+                                   str(tmp_path / "s")])
+    assert res.exit_code == 0, res.stderr
+    res = CliRunner().invoke(cli, ["simulate", "online", "-n", "6", "--workers", "1", "--json", "--out",
+                                   str(tmp_path / "s"), "--resume"])
+    summary = json.loads(res.stdout)
+    assert summary["resumed_games"] == 6 and summary["games_per_s"] is None
+
+
+def test_resume_keeps_the_runs_chunk_size_and_may_add_deals(graphs, tmp_path):
+    """The default chunk size depends on N: resuming with a larger N keeps the folder's chunks."""
+    a, b = graphs
+    out = tmp_path / "grow"
+    small = paired_simulation(a, b, 10, seed=8, workers=1, out=out, records=False)
+    grown = paired_simulation(a, b, 20, seed=8, workers=1, out=out, resume=True, records=False)
+    assert grown.chunk_size == small.chunk_size and grown.resumed_games == 10
+    assert figures(grown) == figures(paired_simulation(a, b, 20, seed=8, workers=1, records=False))
+    with pytest.raises(RunError, match="chunk size was .*leave out --chunk-size"):
+        paired_simulation(a, b, 20, seed=8, workers=1, out=out, resume=True, chunk_size=small.chunk_size + 5,
+                          records=False)
+
+
+def test_until_halfwidth_says_whether_the_target_was_reached(graphs):
+    a, b = graphs
+    never = Until(halfwidth=1e-9, max_games=5)
+    r = paired_simulation(a, b, 5, seed=5, workers=1, until=never, matches=False, records=False)
+    assert r.precision is not None and r.precision["reached"] is False and r.precision["figure"] == "score_spread"
+    assert r.to_dict()["until"]["target"] == 1e-9
+    from gouji_dsl.tools.paired import report_text
+    assert "Target not reached" in report_text(r)
+    r = paired_simulation(a, b, 40, seed=5, workers=1, chunk_size=10, until=Until(1000.0, 40), matches=False,
+                          records=False)
+    assert r.precision is not None and r.precision["reached"] is True and "Stopped after 30 deals" in report_text(r)
+
+
+def test_until_halfwidth_does_not_stop_on_a_few_equal_differences(graphs):
+    """Two deals with the same score-spread difference give a zero-width interval: not a reason to stop."""
+    a, b = graphs
+    r = paired_simulation(a, b, 12, seed=5, workers=1, chunk_size=1, until=Until(1e-9, 12), matches=False,
+                          records=False)
+    assert r.games == 12 and r.stopped_by == "games"
+    runner = CliRunner()
+    res = runner.invoke(cli, ["simulate", "online", "-n", "4", "--workers", "1", "--until-halfwidth", "1e-9"])
+    assert res.exit_code == 0 and "Target not reached" in res.stdout and "score spread" in res.stdout
+
+
+def test_simulate_lists_the_figures_it_accepts():
+    res = CliRunner().invoke(cli, ["simulate", "online", "-n", "4", "--until-halfwidth", "1", "--figure", "nope"])
+    assert res.exit_code == 1 and "team_score.1, team_score.2" in res.stderr and "team_score.T" not in res.stderr
+    res = CliRunner().invoke(cli, ["simulate", "online", "-n", "4", "--workers", "1", "--until-halfwidth", "100",
+                                   "--figure", "team_score.2", "--json"])
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["until"]["figure"] == "team_score.2"
+
+
+def test_ctrl_c_while_a_command_loads_is_one_line_and_exit_130(monkeypatch):
+    import gouji_dsl.tools.cli as cli_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "_load_graph", interrupted)
+    res = CliRunner().invoke(cli, ["simulate", "online", "-n", "4"])
+    assert res.exit_code == 130 and res.stderr.strip() == "interrupted"
+
+
+def test_console_script_entry_interrupted_while_importing(monkeypatch, capsys):
+    import builtins
+    import sys
+
+    from gouji_app import entry
+    real_import = builtins.__import__
+
+    def fake_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if (name, level) in (("gouji_app.cli", 0), ("cli", 1)):
+            raise KeyboardInterrupt
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.delitem(sys.modules, "gouji_app.cli", raising=False)
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    with pytest.raises(SystemExit) as info:
+        entry.main(["--version"])
+    assert info.value.code == 130 and capsys.readouterr().err == "interrupted\n"

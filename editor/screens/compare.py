@@ -972,7 +972,7 @@ class CompareScreen(Screen[None]):
                     + ("" if significant else " — none: the rulesets may play alike at this number of deals"),
                     style="bold" if significant else "yellow")
         if self.show_timing:
-            rate = 2 * r.games / r.elapsed_s if r.elapsed_s else 0.0
+            rate = r.games_per_s
             note.append(f"\n{r.elapsed_s:.1f} s, {rate:.0f} games/s, {r.workers} worker(s)", style="dim")
         timing.update(note)
         timing.display = bool(note.plain)

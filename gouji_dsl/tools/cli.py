@@ -1,9 +1,9 @@
 """The ``gouji`` command line (library commands): validate, simulate, show, doc, test, diff, report.
 
 This module is part of the library: it never imports the ``editor`` package. The console script
-``gouji`` points at ``gouji_app.cli:main``, which adds the app commands (``gouji`` with no argument,
-``gouji edit``, ``gouji play``) to the :data:`cli` group defined here; ``python -m gouji_dsl`` runs
-this group alone.
+``gouji`` points at ``gouji_app.entry:main`` (which runs ``gouji_app.cli:main``); that adds the app
+commands (``gouji`` with no argument, ``gouji edit``, ``gouji play``) to the :data:`cli` group
+defined here; ``python -m gouji_dsl`` runs this group alone.
 
 RULESET arguments are a bundled ruleset's name (``online``) or a path to a ``.yaml`` file.
 Bad input is reported as ``file:line:col: message`` with the source line, a caret and a hint, on
@@ -22,12 +22,13 @@ import click
 from gouji_dsl import __version__
 from gouji_dsl.diagnostics import GoujiError
 
-__all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
+__all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
+           "EXIT_INTERRUPTED"]
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 """Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
 a one-line message and the path of a saved crash report) — or a command-line usage error (click's
-usage message: an unknown option, a bad option value)."""
+usage message: an unknown option, a bad option value); 130 interrupted (Ctrl+C)."""
 
 CRASH_DIR_ENV = "GOUJI_CRASH_DIR"
 """Environment variable: the folder crash reports are saved in (default: a ``gouji-crashes``
@@ -97,8 +98,11 @@ class SafeGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit, KeyboardInterrupt):
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
+        except KeyboardInterrupt:  # Ctrl+C before a command's own handling (e.g. while loading): one line
+            _err("interrupted")
+            ctx.exit(EXIT_INTERRUPTED)
         except GoujiError as e:
             _report(e)
             ctx.exit(EXIT_BAD_INPUT)
@@ -142,7 +146,7 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
 
     Exit status: 0 ok, 1 bad input (every problem printed as file:line:col with a hint), 2 a usage
     error (a bad option or command) or an internal error (one line and the path of a saved crash
-    report; never a traceback).
+    report; never a traceback), 130 interrupted (Ctrl+C).
     """
     if rules_path:
         from gouji_dsl.ruleset.loader import use_rules_path

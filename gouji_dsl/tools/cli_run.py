@@ -58,7 +58,8 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="With --until-halfwidth: the most deals to play (default: the run's N)."),
         click.option("--figure", default=None, metavar="NAME",
                      help="The figure --until-halfwidth watches (default score_spread: the team score spread, "
-                          "B − A in a comparison; e.g. decisions, sweep_rate, seat_score.1)."),
+                          "B − A in a comparison; e.g. decisions, sweep_rate; seat_score.N in a comparison, "
+                          "team_score.N in gouji simulate)."),
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=DEFAULT_ENGINE.value,
                      show_default=True, help="How games are played: the generated play-out (the same games, several "
                                              "times faster; a ruleset it does not handle is played by the "
@@ -190,12 +191,21 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
 
     teams = summary.get("team_score_mean") or {}
     console.print("mean team score:  " + ", ".join(f"team {t} {v:+.2f}" for t, v in teams.items()))
+    if "score_spread" in iv:
+        console.print(f"score spread:     {iv['score_spread']['value']:.2f}{ci('score_spread')}  "
+                      "(between the teams' scores)")
     console.print(f"sweep rate:       {summary['sweep_rate']:.1%}{ci('sweep_rate', True)}")
     console.print(f"burn rate:        {summary['burn_rate']:.1%}{ci('burn_rate', True)}  (games with at least one burn)")
     console.print(f"revolution rate:  {summary['revolution_rate']:.1%}{ci('revolution_rate', True)}  "
                   "(games with at least one revolution)")
-    if summary.get("stopped_by") == "halfwidth":
+    if summary.get("until"):
+        from gouji_dsl.tools.paired import precision_text
+        line = precision_text(summary["until"], games, "games")
+        console.print(line if summary["until"].get("reached") else f"[yellow]{line}[/yellow]")
+    elif summary.get("stopped_by") == "halfwidth":
         console.print("stopped when the interval was narrow enough (--until-halfwidth)")
+    if summary.get("resumed_games"):
+        console.print(f"resumed:          {summary['resumed_games']} games read back from the output folder")
     for gap in summary.get("missing") or []:
         console.print(f"[yellow]missing chunks: {gap}[/yellow]")
     gps = summary.get("games_per_s")
@@ -232,7 +242,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     from gouji_dsl.bots import seat_bots
     from gouji_dsl.tools.cli import _load_graph
     from gouji_dsl.tools.runs import RunError, SimulationCancelled
-    from gouji_dsl.tools.simulate import SINGLE_FIGURES, run_simulation
+    from gouji_dsl.tools.simulate import figure_names, run_simulation
 
     graph = _load_graph(ruleset)
     seats = seat_bots(bots, graph.n_seats) if "," in bots else bots
@@ -255,7 +265,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
         _err(f"error: {e}")
         sys.exit(EXIT_BAD_INPUT)
     except KeyError as e:
-        _err(f"error: unknown figure {e.args[0]!r} (figures: {', '.join(SINGLE_FIGURES)}, team_score.T)")
+        _err(f"error: unknown figure {e.args[0]!r} (figures: {', '.join(figure_names(graph))})")
         sys.exit(EXIT_BAD_INPUT)
     except GoujiError as e:
         for d in e.diagnostics:

@@ -187,6 +187,14 @@ class PairedReport:
     missing: list[str] = field(default_factory=list)
     totals: PairTotals | None = field(default=None, repr=False)
     engines: dict[str, Any] = field(default_factory=dict)  # side → engine_summary (which engine played it)
+    resumed_games: int = 0  # deals read back from the output folder (--resume), not played in elapsed_s
+    precision: dict[str, Any] | None = None  # --until-halfwidth: figure, target, half_width, reached
+
+    @property
+    def games_per_s(self) -> float:
+        """Games played per second in this run (deals read back by --resume do not count)."""
+        played = self.games - self.resumed_games
+        return 2 * played / self.elapsed_s if self.elapsed_s > 0 and played > 0 else 0.0
 
     @property
     def labels(self) -> tuple[str, str]:
@@ -223,8 +231,11 @@ class PairedReport:
         if timing:
             out["workers"], out["elapsed_s"] = self.workers, round(self.elapsed_s, 3)
             out["executor"], out["chunk_size"] = self.executor, self.chunk_size
+            out["resumed_games"], out["games_per_s"] = self.resumed_games, round(self.games_per_s, 2)
             if self.engines:
                 out["engine"] = dict(self.engines)
+        if self.precision is not None:
+            out["until"] = dict(self.precision)
         return out
 
 
@@ -422,11 +433,33 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     from gouji_dsl.tools.simulate import match_length
     lengths = (match_length(ga) if matches else 1, match_length(gb) if matches else 1)
     assert isinstance(res.totals, PairTotals)
-    return build_report(res.totals, names=(ga.name, gb.name), paths=(ga.resolved.path, gb.resolved.path),
-                        seed=seed, bots=bots, match_lengths=lengths, same_deck=_deck_key(ga) == _deck_key(gb),
-                        workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
-                        chunk_size=res.chunk_size, stopped_by=res.stopped_by,
-                        replay=(ga, gb) if records else None, matches=matches, engine=engine)
+    report = build_report(res.totals, names=(ga.name, gb.name), paths=(ga.resolved.path, gb.resolved.path),
+                          seed=seed, bots=bots, match_lengths=lengths, same_deck=_deck_key(ga) == _deck_key(gb),
+                          workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
+                          chunk_size=res.chunk_size, stopped_by=res.stopped_by,
+                          replay=(ga, gb) if records else None, matches=matches, engine=engine)
+    report.resumed_games = res.resumed_games
+    if until is not None and hw is not None:
+        report.precision = precision(until, hw(res.totals))
+    return report
+
+
+def precision(until: Until, half_width: float) -> dict[str, Any]:
+    """What ``--until-halfwidth`` asked and got: the figure, the target, the interval's half-width at
+    the end and whether the target was ``reached`` (False: --max-games came first)."""
+    reached = not math.isnan(half_width) and half_width <= until.halfwidth
+    return {"figure": until.figure or "score_spread", "target": until.halfwidth,
+            "half_width": None if math.isnan(half_width) else round(half_width, 6), "reached": reached}
+
+
+def precision_text(p: dict[str, Any], games: int, unit: str = "deals") -> str:
+    """One line saying whether ``--until-halfwidth`` was met (see :func:`precision`)."""
+    got = "no interval yet" if p.get("half_width") is None else f"±{p['half_width']:.4g}"
+    if p.get("reached"):
+        return (f"Stopped after {games} {unit}: the 95% interval of {p['figure']} is {got}, within the "
+                f"±{p['target']:g} asked (--until-halfwidth).")
+    return (f"Target not reached: after {games} {unit} (--max-games) the 95% interval of {p['figure']} is "
+            f"{got}, wider than the ±{p['target']:g} asked (--until-halfwidth).")
 
 
 def _side(g: RuleGraph) -> SideTotals:
@@ -518,7 +551,7 @@ def figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str, 
 
 def _title(r: PairedReport) -> str:
     bots = r.bots if isinstance(r.bots, str) else ",".join(r.bots)
-    rate = 2 * r.games / r.elapsed_s if r.elapsed_s else 0.0
+    rate = r.games_per_s
     if r.match_length_a == r.match_length_b == 1:
         how = ""
     elif r.match_length_a == r.match_length_b:
@@ -526,7 +559,10 @@ def _title(r: PairedReport) -> str:
     else:
         how = f", matches of {r.match_length_a} / {r.match_length_b}"
     seed = ", ".join(map(str, r.seed)) if isinstance(r.seed, list) else r.seed
-    timing = (f" — {r.workers} worker(s), {r.elapsed_s:.1f} s ({rate:.0f} games/s)" if r.elapsed_s else "")
+    timing = (f" — {r.workers} worker(s), {r.elapsed_s:.1f} s" + (f" ({rate:.0f} games/s)" if rate else "")
+              if r.elapsed_s else "")
+    if r.resumed_games and r.elapsed_s:
+        timing += f" — {r.resumed_games} deals resumed from the output folder"
     engines = {e.get("engine") for e in r.engines.values()}
     if engines:
         timing += " — " + "/".join(sorted(engines)) + " engine"
@@ -543,7 +579,9 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     r = report
     la, lb = r.labels
     out = wrap(_title(r), width)
-    if r.stopped_by == "halfwidth":
+    if r.precision is not None:
+        out += wrap(precision_text(r.precision, r.games), width)
+    elif r.stopped_by == "halfwidth":
         out += wrap("Stopped when the interval was narrow enough (--until-halfwidth).", width)
     if r.missing:
         out += wrap("note: chunks missing (interrupted run?): " + "; ".join(r.missing), width)

@@ -438,7 +438,9 @@ def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bo
             raise RunError(f"{out}: cannot resume: the rulesets differ from the run's "
                            f"({', '.join(r['name'] for r in old.get('rulesets', []))})")
         if int(folder.meta.get("chunk_size", 0)) != chunk:
-            raise RunError(f"{out}: cannot resume: chunk size was {folder.meta.get('chunk_size')}, now {chunk}")
+            raise RunError(f"{out}: cannot resume: chunk size was {folder.meta.get('chunk_size')}, now {chunk} "
+                           "(chunk sizes are rounded down to whole matches; leave out --chunk-size to keep the "
+                           "run's)")
         meta["games"] = max(games, int(folder.meta.get("games", 0)))
         atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return folder.chunks
@@ -470,10 +472,16 @@ def _lock_folder(out: Path) -> Any:
 # the driver
 
 
+MIN_CLUSTERS_TO_STOP = 30
+"""``until`` is not checked before this many clusters (match blocks; deals without matches) are
+merged: a 95% interval from a handful of clusters can be narrow by chance (a few equal differences
+give a zero width) and would stop the run at once."""
+
+
 @dataclass(frozen=True)
 class Until:
     """Stop when the 95 % interval of ``figure`` is at most ``halfwidth`` wide on each side (checked at
-    chunk boundaries, in deal order), or at ``max_games``."""
+    chunk boundaries, in deal order, from :data:`MIN_CLUSTERS_TO_STOP` clusters on), or at ``max_games``."""
 
     halfwidth: float
     max_games: int
@@ -516,9 +524,13 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         games = min(games, until.max_games)
     graphs = tuple(graphs) if graphs is not None else tuple(compile_ruleset(r) for r in spec.rulesets)
     unit = match_unit(graphs, spec.matches)
+    out_path = Path(out) if out is not None else None
+    if chunk_size is None and resume and out_path is not None and (out_path / "run.json").is_file():
+        # a resumed run keeps its chunks (the default size depends on the number of deals, which a
+        # resumed run may raise)
+        chunk_size = int(RunFolder.open(out_path).meta.get("chunk_size") or 0) or None
     size = chunk_size or default_chunk_size(games)
     size = max(unit, size - size % unit)
-    out_path = Path(out) if out is not None else None
     existing: dict[tuple[int, int], Path] = {}
     lock = None
     if out_path is not None:
@@ -562,7 +574,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
             stop, t = finished.pop(start)
             totals.merge(t)  # type: ignore[arg-type]
             state["merged_to"] = stop
-            if until is not None and halfwidth_of is not None and stop < games:
+            if until is not None and halfwidth_of is not None and stop < games \
+                    and stop // unit >= MIN_CLUSTERS_TO_STOP:
                 h = halfwidth_of(totals)
                 if not math.isnan(h) and h <= until.halfwidth:
                     state["stop_at"] = stop

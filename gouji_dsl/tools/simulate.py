@@ -166,12 +166,15 @@ def intervals(totals: Any) -> dict[str, Any]:
 
 
 def summarize_totals(name: str, totals: Any, seed: Any, elapsed: float, *, executor: str = "local",
-                     workers: int = 1, stopped_by: str = "games", missing: list[str] | None = None) -> dict[str, Any]:
+                     workers: int = 1, stopped_by: str = "games", missing: list[str] | None = None,
+                     resumed_games: int = 0) -> dict[str, Any]:
     """The summary ``gouji simulate`` prints, from one ruleset's merged totals. The keys ``ruleset,
     games, seed, mean_decisions, mean_tricks, sweep_rate, burn_rate, revolution_rate,
     team_score_mean, place_distribution, elapsed_s, games_per_s`` are fixed by the CLI contract;
-    ``intervals`` holds every figure with its 95% interval (cluster-robust by match; rates Wilson)."""
+    ``intervals`` holds every figure with its 95% interval (cluster-robust by match; rates Wilson).
+    ``games_per_s`` counts the games played in ``elapsed`` (not the ``resumed_games`` read back)."""
     n = totals.games or 1
+    played = totals.games - resumed_games
     seats = range(1, totals.n_seats + 1)
     est = intervals(totals)
     out: dict[str, Any] = {
@@ -190,8 +193,10 @@ def summarize_totals(name: str, totals: Any, seed: Any, elapsed: float, *, execu
         "executor": executor,
         "workers": workers,
         "elapsed_s": round(elapsed, 3),
-        "games_per_s": round(totals.games / elapsed, 2) if elapsed > 0 else None,
+        "games_per_s": round(played / elapsed, 2) if elapsed > 0 and played > 0 else None,
     }
+    if resumed_games:
+        out["resumed_games"] = resumed_games
     if missing:
         out["missing"] = list(missing)
     return out
@@ -211,7 +216,7 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
     hw = None
     if until is not None:
         name = until.figure or "score_spread"
-        if name not in SINGLE_FIGURES and not (name.startswith("team_score.") and name in intervals(_empty(graph))):
+        if name not in figure_names(graph):
             raise KeyError(name)
 
         def hw(t: Any, name: str = name) -> float:
@@ -221,7 +226,10 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
                   resume=resume, scheduler=scheduler, until=until, halfwidth_of=hw, progress=progress, cancel=cancel,
                   graphs=(graph,))
     summary = summarize_totals(graph.name, res.totals, seed, res.elapsed_s, executor=res.executor,
-                               workers=res.workers, stopped_by=res.stopped_by)
+                               workers=res.workers, stopped_by=res.stopped_by, resumed_games=res.resumed_games)
+    if until is not None and hw is not None:
+        from gouji_dsl.tools.paired import precision
+        summary["until"] = precision(until, hw(res.totals))
     summary.update(engine_summary(graph, engine))
     return summary
 
@@ -236,6 +244,11 @@ def engine_summary(graph: RuleGraph, engine: str) -> dict[str, Any]:
     if reason is None:
         return {"engine": Engine.GENERATED.value}
     return {"engine": Engine.INTERPRETER.value, "engine_fallback": reason}
+
+
+def figure_names(graph: RuleGraph) -> list[str]:
+    """The figures of a single-ruleset run that ``--figure`` may name (``team_score.1`` ... per team)."""
+    return list(intervals(_empty(graph)))
 
 
 def _empty(graph: RuleGraph) -> Any:

@@ -172,7 +172,18 @@ def test_dask_cluster_gives_the_process_pool_report(graphs):
     pytest.importorskip("distributed")
     a, b = graphs
     pool = paired_simulation(a, b, 10, seed=7, workers=2, top=2, executor="process", records=False)
-    dask = paired_simulation(a, b, 10, seed=7, workers=2, top=2, executor="dask", records=False)
+    import socket
+    import warnings
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 8787))  # the port Dask's HTTP server asks for first: taken (warned before)
+    except OSError:
+        pass  # taken already
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dask = paired_simulation(a, b, 10, seed=7, workers=2, top=2, executor="dask", records=False)
+    taken.close()
+    assert not [w for w in caught if "already in use" in str(w.message)]
     assert dask.executor == "dask" and pool.executor == "process"
     assert json.dumps(figures(dask), sort_keys=True) == json.dumps(figures(pool), sort_keys=True)
 
@@ -279,3 +290,28 @@ def test_console_script_entry_interrupted_while_importing(monkeypatch, capsys):
     with pytest.raises(SystemExit) as info:
         entry.main(["--version"])
     assert info.value.code == 130 and capsys.readouterr().err == "interrupted\n"
+
+
+def test_a_second_ctrl_c_while_the_workers_close_is_not_a_traceback(graphs, monkeypatch):
+    """Ctrl+C pressed again while the pool or cluster closes: the run's outcome is still reported."""
+    from concurrent.futures import Future
+
+    from gouji_dsl.tools import runs
+
+    class Closing(runs._Backend):
+        def __init__(self, spec, workers):
+            self.spec = spec
+
+        def submit(self, start, stop):
+            f: Future = Future()
+            f.set_result(runs.run_chunk(self.spec, start, stop))
+            return f
+
+        def close(self, abort):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(runs, "_ProcessBackend", Closing)
+    a, b = graphs
+    res = execute(RunSpec((a.resolved, b.resolved), 1, matches=False), 4, executor="process", workers=2,
+                  chunk_size=2, graphs=(a, b))
+    assert res.games == 4

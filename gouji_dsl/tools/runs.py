@@ -31,6 +31,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -343,7 +344,11 @@ class _DaskBackend(_Backend):
             import dask
             # one single-threaded process per worker (games are pure Python: threads would share the
             # GIL); no statistical profiler sampling the playing thread every 10 ms
-            with dask.config.set({"distributed.worker.profile.enabled": False}), _sigint_ignored():
+            with dask.config.set({"distributed.worker.profile.enabled": False}), _sigint_ignored(), \
+                    warnings.catch_warnings():
+                # no dashboard; the scheduler's small HTTP server takes another port when 8787 is taken
+                # (another cluster): not worth a warning on the user's terminal
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
                 # the worker processes inherit "ignore Ctrl+C": it is for this process, which stops
                 # the run cleanly and closes the cluster (no tracebacks from the workers)
                 self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -646,7 +651,10 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         raise SimulationCancelled(str(e), done_games, state["written"]) from None
     finally:
         if backend is not None:
-            backend.close(abort=aborted or bool(pending))
+            try:
+                backend.close(abort=aborted or bool(pending))
+            except KeyboardInterrupt:  # Ctrl+C again while the workers close: stop waiting for them
+                pass  # (the run's own outcome, finished or interrupted, goes on being reported)
         if lock is not None:
             lock.close()
     played = games

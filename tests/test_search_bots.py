@@ -60,13 +60,11 @@ def test_a_forced_move_is_not_searched(cls, monkeypatch):
     g = graph("online")
     st = new_game(g, 0, hands=hands_from_text(g, {1: "5", 2: "33 4", 3: "KK 9", 4: "44 8", 5: "66 T", 6: "99 J"}), leader=1)
     st.decline_setup()
-    import gouji_dsl.bots.ismcts as ismcts_mod
-    import gouji_dsl.bots.pimc as pimc_mod
+    import gouji_dsl.bots.search as search_mod  # both bots sample deals in search.paired_rounds
 
     def boom(*a, **k):
         raise AssertionError("searched a forced move")
-    monkeypatch.setattr(pimc_mod, "sample_deal", boom)
-    monkeypatch.setattr(ismcts_mod, "sample_deal", boom)
+    monkeypatch.setattr(search_mod, "sample_deal", boom)
     bot = cls(random.Random(0), Budget(50))
     moves = st.legal_moves()
     assert len(moves) == 1

@@ -31,8 +31,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from gouji_dsl.bots import Budget
-from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, Driver, MoveValue, SearchBot, candidates, driver, move_values, paired_pick, rollout
+from gouji_dsl.bots.search import Analysis, Driver, MoveValue, SearchBot, candidates, driver, paired_analysis, paired_rounds, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -105,30 +104,15 @@ class IsmctsBot(SearchBot):
             root.children[m] = k
         self._range = [math.inf, -math.inf]
         drive = driver(state.graph)
-        rows: list[list[float]] = []
-        its = 0
-        while True:
-            base = determinize(state, obs, sample_deal(obs, rng), rng)
-            got = []
-            for k in kids:
-                g = base.copy()
-                assert k.move is not None
-                drive.apply(g, k.move)
-                got.append(self._iterate(g, k, drive)[seat])
-                its += 1
-                if len(got) < n and done(its) and rows:
-                    break
-            if len(got) == n:
-                rows.append(got)
-            if done(its):
-                break
-        rounds = len(rows)
-        means = [math.fsum(r[i] for r in rows) / rounds for i in range(n)]
-        best = paired_pick(rows, means, self.z)
-        order = [best] + sorted((i for i in range(n) if i != best), key=lambda i: (-means[i], i))
-        mv = move_values(root_cands, rows, order)
-        return Analysis(root_cands[best], mv, its, (time.perf_counter() - t0) * 1000, first,
-                        z=self.z)
+
+        def evaluate(g: GameState, i: int) -> float:
+            k = kids[i]
+            assert k.move is not None
+            drive.apply(g, k.move)
+            return self._iterate(g, k, drive)[seat]
+
+        rows, its = paired_rounds(state, obs, rng, n, done, evaluate)
+        return paired_analysis(root_cands, rows, its, self.z, t0, first)
 
     def _iterate(self, g: GameState, top: Node, drive: Driver) -> Mapping[int, float]:
         """One iteration below the root child ``top`` (its move already applied to ``g``): descend

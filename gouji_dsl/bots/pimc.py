@@ -10,14 +10,12 @@ legal move, or one candidate, nothing is searched.
 """
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Sequence
 
 from gouji_dsl.bots import Budget
-from gouji_dsl.bots.determinize import determinize, sample_deal
-from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, move_values, paired_pick, rollout
+from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, paired_analysis, paired_rounds, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 
 
@@ -51,26 +49,10 @@ class PimcBot(SearchBot):
             rounds_wanted = max(1, self.budget.iterations // n)
             done = lambda i: i >= rounds_wanted * n  # whole rounds only
         drive = driver(state.graph)
-        rows: list[list[float]] = []
-        its = 0
-        while True:
-            base = determinize(state, obs, sample_deal(obs, rng), rng)
-            got = []
-            for m in cands:
-                g = base.copy()
-                drive.apply(g, m)
-                got.append(float(rollout(g, self.policy, drive=drive)[seat]))
-                its += 1
-                if len(got) < n and done(its) and rows:
-                    break
-            if len(got) == n:
-                rows.append(got)
-            if done(its):
-                break
-        rounds = len(rows)
-        means = [math.fsum(r[i] for r in rows) / rounds for i in range(n)]
-        best = paired_pick(rows, means, self.z)
-        order = [best] + sorted((i for i in range(n) if i != best), key=lambda i: (-means[i], i))
-        mv = move_values(cands, rows, order)
-        return Analysis(cands[best], mv, its, (time.perf_counter() - t0) * 1000, first,
-                        z=self.z)
+
+        def evaluate(g: GameState, i: int) -> float:
+            drive.apply(g, cands[i])
+            return float(rollout(g, self.policy, drive=drive)[seat])
+
+        rows, its = paired_rounds(state, obs, rng, n, done, evaluate)
+        return paired_analysis(cands, rows, its, self.z, t0, first)

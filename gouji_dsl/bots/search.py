@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.bots import Budget
-from gouji_dsl.bots.determinize import Observer
+from gouji_dsl.bots.determinize import Observer, determinize, sample_deal
 from gouji_dsl.bots.heuristic import HeuristicBot, card_values
 from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.engine.terms import Verb
@@ -237,3 +237,36 @@ class SearchBot:
         if limit is None:
             return lambda i: i > 0 and time.perf_counter() >= deadline
         return lambda i: i >= limit or (i > 0 and time.perf_counter() >= deadline)
+
+
+def paired_rounds(state: GameState, obs: Any, rng: random.Random, n: int, done: Callable[[int], bool],
+                  evaluate: Callable[[GameState, int], float]) -> tuple[list[list[float]], int]:
+    """The root rounds both search bots play, paired by deal: each round samples one deal consistent
+    with ``obs`` and scores every one of the ``n`` candidates on its own copy of it
+    (``evaluate(copy, i)``); a round cut short by ``done(iterations)`` is dropped unless no round
+    is complete yet. Returns the complete rounds' rows and the iterations spent."""
+    rows: list[list[float]] = []
+    its = 0
+    while True:
+        base = determinize(state, obs, sample_deal(obs, rng), rng)
+        got: list[float] = []
+        for i in range(n):
+            got.append(evaluate(base.copy(), i))
+            its += 1
+            if len(got) < n and done(its) and rows:
+                break
+        if len(got) == n:
+            rows.append(got)
+        if done(its):
+            return rows, its
+
+
+def paired_analysis(cands: Sequence[Move], rows: list[list[float]], its: int, z: float, t0: float,
+                    first: Move) -> Analysis:
+    """The move the paired rounds pick (:func:`paired_pick`) and every candidate's value, best first."""
+    n = len(cands)
+    rounds = len(rows)
+    means = [math.fsum(r[i] for r in rows) / rounds for i in range(n)]
+    best = paired_pick(rows, means, z)
+    order = [best] + sorted((i for i in range(n) if i != best), key=lambda i: (-means[i], i))
+    return Analysis(cands[best], move_values(cands, rows, order), its, (time.perf_counter() - t0) * 1000, first, z=z)

@@ -301,3 +301,16 @@ def test_show_explain_refuses_bad_input_with_codes(runner):
     assert r.exit_code == 1 and "[ScenarioFailed]" in r.stderr
     r = runner.invoke(cli, ["show", "online", "--after", "1 play KK"])
     assert r.exit_code == 2  # --after without --explain is a usage error
+
+
+def test_show_explain_checks_the_deal_and_its_options(runner):
+    """More cards than the pack has, a seat given twice (at the second --deal), and options that do
+    not combine with --explain are refused, never ignored."""
+    deal = ["--deal", "1=RRRRRRRRR", *_DEAL[2:]]
+    r = runner.invoke(cli, ["show", "online", "--explain", "2 pass", *deal])
+    assert r.exit_code == 1 and "[ScenarioValue]" in r.stderr and "'R'" in r.stderr
+    r = runner.invoke(cli, ["show", "online", "--explain", "2 pass", "--deal", "1=KK", "--deal", "1=33"])
+    assert r.exit_code == 1 and "--deal:2:1:" in r.stderr
+    for extra in (["--graph"], ["--settings"], ["--format", "dot"], ["--generated"]):
+        r = runner.invoke(cli, ["show", "online", "--explain", "2 pass", *extra])
+        assert r.exit_code == 2, extra

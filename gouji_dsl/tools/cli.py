@@ -261,6 +261,12 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
     """
     from gouji_dsl.tools import render
 
+    if explain_move is not None:
+        for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
+                            ("--vocabulary", vocabulary), ("--generated", generated)):
+            if used:
+                raise click.UsageError(f"--explain prints an explanation: it does not combine with {name}")
+
     if vocabulary:
         from gouji_dsl.ruleset.vocabulary import vocabulary_text
         click.echo(vocabulary_text())

@@ -13,29 +13,38 @@ from gouji_dsl.engine.terms import Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
 
-def _error(where: str, text: str, message: str, hint: str | None, code: Code, col: int = 1) -> GoujiError:
-    return GoujiError([Diagnostic.at(SourcePos(where, 1, col), message, hint=hint, code=code, source_line=text)])
+def _error(where: str, text: str, message: str, hint: str | None, code: Code, line: int = 1) -> GoujiError:
+    """An error in the ``line``-th use of option ``where`` (its text shown with a caret)."""
+    return GoujiError([Diagnostic.at(SourcePos(where, line, 1), message, hint=hint, code=code, source_line=text)])
 
 
 def _hands(graph: RuleGraph, deal: Sequence[str]) -> dict[int, list[Any]] | None:
     if not deal:
         return None
     given: dict[Any, str] = {}
-    for item in deal:
+    for n, item in enumerate(deal, 1):
         seat, sep, cards = item.partition("=")
         if not sep or not seat.strip().isdigit() or not 1 <= int(seat) <= graph.n_seats:
             raise _error("--deal", item, f"a hand is SEAT=CARDS with a seat 1..{graph.n_seats}",
-                         'e.g. --deal "1=KK 33" --deal "2=AA" ... (one per seat)', Code.BAD_SEAT)
+                         'e.g. --deal "1=KK 33" --deal "2=AA" ... (one per seat)', Code.BAD_SEAT, n)
         if int(seat) in given:
-            raise _error("--deal", item, f"seat {int(seat)} is given twice", None, Code.SCENARIO_VALUE)
+            raise _error("--deal", item, f"seat {int(seat)} is given twice", "give each seat's hand once", Code.SCENARIO_VALUE, n)
         given[int(seat)] = cards
     missing = [s for s in range(1, graph.n_seats + 1) if s not in given]
     if missing:
         raise _error("--deal", " ".join(deal), "every seat is given its hand; missing seat(s) " + ", ".join(map(str, missing)),
                      'write "SEAT=" for an empty hand', Code.SCENARIO_VALUE)
     hands: dict[int, list[Any]] = {}
+    total = [0] * len(graph.model.kinds)
     for s, text in given.items():
-        hands[s] = hands_from_text(graph, {s: text}, path=f"--deal {s}", line=1, col=len(str(s)) + 2)[s]
+        hands[s] = hands_from_text(graph, {s: text}, path=f"--deal {s}", line=1, col=1)[s]
+        for c in hands[s]:
+            total[graph.model.kinds.index(c.symbol)] += 1
+    for i, count in enumerate(total):
+        if count > graph.model.deck_counts[i]:
+            raise _error("--deal", " ".join(deal), f"{count} cards {graph.model.kinds[i]!r} dealt, but the "
+                         f"{graph.name} pack has only {graph.model.deck_counts[i]}", "deal each card at most as often as the pack has it",
+                         Code.SCENARIO_VALUE)
     return hands
 
 
@@ -46,18 +55,19 @@ def explain_text(graph: RuleGraph, move: str, *, deal: Sequence[str] = (), after
     move of ``after`` that is illegal. The setup questions (revolution, the point) are declined
     unless a move of ``after`` or ``move`` itself answers one, as in a scenario file."""
     if leader is not None and not 1 <= leader <= graph.n_seats:
-        raise _error("--leader", str(leader), f"the leader is a seat 1..{graph.n_seats}", None, Code.BAD_SEAT)
+        raise _error("--leader", str(leader), f"the leader is a seat 1..{graph.n_seats}", "give a seat number such as --leader 1",
+                     Code.BAD_SEAT)
     state = new_game(graph, seed, hands=_hands(graph, deal), leader=leader)
     moves = [parse_move(text, graph.model, graph.n_seats, path="--after") for text in after]
     target = parse_move(move, graph.model, graph.n_seats, path="--explain")
     setup_verbs = {Verb.REVOLT, Verb.DECLARE, Verb.CHOOSE}
     if Phase(state.phase).before_play and not any(m.verb in setup_verbs for m in [*moves, target]):
         state.decline_setup()
-    for text, mv in zip(after, moves):
+    for n, (text, mv) in enumerate(zip(after, moves), 1):
         trace: list[Any] = []
         if not state.check(mv, trace):
             why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or "illegal"
             raise _error("--after", text, f"{text!r} is illegal here: {why}",
-                         "the moves before the explained one must be legal, in turn order", Code.SCENARIO_FAILED)
+                         "the moves before the explained one must be legal, in turn order", Code.SCENARIO_FAILED, n)
         state.apply_in_place(mv)
     return explain(state, target).format()

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from gouji_dsl.tools.cli import SafeGroup, cli
+from gouji_dsl.tools.cli_duel import BotsType, bots_help
 
 
 def _workspace_option(f):
@@ -95,8 +96,8 @@ def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
 @click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start playing N paired deals at once (else F5 in the app; default N: 200).")
 @click.option("--seed", default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
-@click.option("--bots", type=click.Choice(["random", "heuristic"]), default="random", show_default=True,
-              help="Bot for every seat in the simulation.")
+@click.option("--bots", type=BotsType(), default="random", show_default=True,
+              help=bots_help("Bots in the simulation"))
 @_workspace_option
 @click.pass_context
 def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bots: str,

@@ -21,6 +21,7 @@ from gouji_app.screens import EditorScreen, HomeScreen
 from gouji_app.screens.compare import CompareScreen, DealScreen, RulesetPickerScreen, RulesetSource, TextScreen, play_screen_class
 from gouji_app.widgets.compare_diff import DiffPanes
 from gouji_dsl import resources
+from gouji_dsl.bots import BOTS
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.tools import compare
 
@@ -358,6 +359,37 @@ def test_compare_from_home_and_from_the_editor_buffer(ws: Path):
             await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
             assert ed.dirty
     run(scenario())
+
+
+def test_every_bot_of_the_registry_is_offered_and_a_command_line_spec_is_used(ws: Path):
+    """The simulation offers the same bots as `gouji diff --simulate --bots` (one registry), and an
+    A,B spec from the command line is played as given (odd seats A, even seats B)."""
+    async def scenario():
+        app = compare_app(ws, "online", "rulebook", games=2, seed="3", bots="heuristic,random")
+        async with app.run_test(size=WIDE) as pilot:
+            screen = await compared(pilot)
+            select = screen.query_one("#sim-bots")
+            values = [v for _, v in select._options]
+            assert values[:len(BOTS)] == list(BOTS) and "heuristic,random" in values
+            assert select.value == "heuristic,random"
+            await pilot.press("f5")
+            await simulated(pilot, screen)
+            assert screen.sim_state == "done" and screen.report.bots_text == "heuristic,random," * 2 + "heuristic,random"
+            direct = compare.paired_simulation("online", "rulebook", 2, "3", bots=["heuristic", "random"] * 3,
+                                               workers=1)
+            assert screen.report.to_dict(timing=False) == direct.to_dict(timing=False)
+    run(scenario())
+
+
+def test_gouji_compare_takes_the_bots_of_the_registry(ws: Path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(editor_cli, "run_app", lambda **kw: calls.append(kw))
+    runner = CliRunner()
+    res = runner.invoke(editor_cli.gouji, ["compare", "online", "rulebook", "--bots", "ismcts:8,heuristic"])
+    assert res.exit_code == 0, res.output
+    assert calls[-1]["compare"]["bots"] == "ismcts:8,heuristic"
+    res = runner.invoke(editor_cli.gouji, ["compare", "online", "rulebook", "--bots", "ismcst"])
+    assert res.exit_code == 2 and "did you mean 'ismcts'" in res.output
 
 
 def test_gouji_compare_command(ws: Path, monkeypatch):

@@ -140,3 +140,11 @@ def test_diff_simulate_bots_per_team(runner):
     assert res.exit_code == 0, res.output
     sim = json.loads(res.stdout)["simulation"]
     assert sim["bots"] == ["heuristic", "random"] * 3
+
+
+def test_a_bot_count_that_fits_no_seating_is_a_usage_error(runner):
+    """One bot, two (odd/even seats) or one per seat: three bots for six seats is refused at --bots
+    (exit 2), not an internal error."""
+    for args in (["simulate", "online", "--games", "1"], ["diff", "online", "base", "--simulate", "1"]):
+        res = runner.invoke(cli, [*args, "--bots", "random,heuristic,random"])
+        assert res.exit_code == 2 and "'--bots'" in res.stderr and "not 3" in res.stderr, res.output

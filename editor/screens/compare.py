@@ -53,6 +53,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from gouji_dsl.bots import BOTS, runner_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
@@ -364,7 +365,7 @@ class DealScreen(ModalScreen[None]):
         with Vertical(classes="dialog compare-deal") as box:
             box.border_title = f"Deal {d.deal}"
             head = Text()
-            head.append(f"Game {d.index} of the run (seed {r.seed}, {r.bots} bots): ", style="bold")
+            head.append(f"Game {d.index} of the run (seed {r.seed}, {r.bots_text} bots): ", style="bold")
             head.append(f"Σ|Δscore| {d.score_difference}, {d.places_changed} seat(s) placed differently.")
             matches = [(side, d.index - start + 1, length) for side, start, length in
                        (("A", d.match_start_a, r.match_length_a), ("B", d.match_start_b, r.match_length_b))
@@ -491,6 +492,16 @@ def start_resource_tracker() -> None:
 # the screen
 
 
+def bot_options(current: str = "random") -> list[tuple[str, str]]:
+    """The bots the simulation offers: every kind of the registry (a search bot marked slow: it
+    searches at every decision of every seat), and ``current`` when it is another spec (``A,B``,
+    ``ismcts:44``) given on the command line."""
+    options = [(f"{k.name} (search: slow)" if k.searches else k.name, k.name) for k in BOTS.values()]
+    if current not in BOTS:
+        options.append((current, current))
+    return options
+
+
 class CompareScreen(Screen[None]):
     """Compares ruleset ``a`` with ruleset ``b`` (see the module docstring)."""
 
@@ -554,8 +565,7 @@ class CompareScreen(Screen[None]):
                     yield Label("Seed", classes="sim-label")
                     yield Input(str(seed), id="sim-seed", compact=True)
                     yield Label("Bots", classes="sim-label")
-                    yield Select([("random", "random"), ("heuristic", "heuristic")], value=bots, allow_blank=False,
-                                 id="sim-bots", compact=True)
+                    yield Select(bot_options(bots), value=bots, allow_blank=False, id="sim-bots", compact=True)
                     yield Button("Simulate F5", id="sim-run", compact=True, variant="primary")
                 with Horizontal(id="sim-progress-row"):
                     yield ProgressBar(id="sim-progress", show_eta=False)
@@ -864,8 +874,8 @@ class CompareScreen(Screen[None]):
 
         outcome: tuple[str, Any]
         try:
-            report = paired_simulation(ga, gb, games, seed, bots=bots, workers=workers, progress=progress,
-                                       cancel=cancel)
+            report = paired_simulation(ga, gb, games, seed, bots=runner_bots(bots, ga.n_seats), workers=workers,
+                                       progress=progress, cancel=cancel)
             outcome = ("done", report)
         except SimulationCancelled:
             outcome = ("cancelled", None)
@@ -950,7 +960,7 @@ class CompareScreen(Screen[None]):
         elif state == "done" and self.report is not None:
             r = self.report
             t.append(f"✓ {r.games} paired deals", style="bold green")
-            t.append(f", seed {r.seed}, {r.bots} bots", style="")
+            t.append(f", seed {r.seed}, {r.bots_text} bots", style="")
             if r.match_length_a == r.match_length_b > 1:
                 t.append(f", matches of {r.match_length_a}", style="dim")
             elif r.match_length_a != r.match_length_b:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.engine.interpreter import GameState, Move
 
 __all__ = ["BOTS", "Bot", "BotKind", "Budget", "HeuristicBot", "RandomBot", "bot_names", "card_values", "hand_power",
-           "make_bot", "parse_bot_spec", "seat_bots"]
+           "make_bot", "parse_bot_spec", "runner_bots", "seat_bots"]
 
 _LAZY = {"HeuristicBot", "RandomBot", "card_values", "hand_power"}
 
@@ -171,3 +171,10 @@ def seat_bots(spec: str | Sequence[str], n_seats: int) -> list[str]:
     if len(names) == n_seats:
         return names
     raise ValueError(f"give one bot (every seat), two (odd seats, even seats) or {n_seats} (one per seat), not {len(names)}")
+
+
+def runner_bots(spec: str, n_seats: int) -> str | list[str]:
+    """The ``bots`` argument of the runners (simulate, paired runs) for a ``--bots`` text: the spec
+    itself when it names one bot for every seat, else one spec per seat (:func:`seat_bots`)."""
+    per_seat = seat_bots(spec, n_seats)
+    return per_seat if "," in spec else per_seat[0]

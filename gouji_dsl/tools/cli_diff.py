@@ -78,7 +78,7 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
       gouji diff qingdao qingdao-classic --simulate 500 --seed 7
       gouji diff online my/rules.yaml --format json
     """
-    from gouji_dsl.bots import seat_bots
+    from gouji_dsl.bots import runner_bots
     from gouji_dsl.tools import compare
 
     if games is None:  # an option of the simulation given without one would be silently ignored
@@ -88,11 +88,15 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
                     ctx.get_parameter_source(param.name or "") == click.core.ParameterSource.COMMANDLINE:
                 raise click.UsageError(f"{param.opts[0]} needs --simulate N")
     ga, gb = _load([a, b])
+    try:
+        seats = runner_bots(bots, ga.n_seats)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--bots'") from None
     diff = compare.rule_diff(ga.resolved, gb.resolved)
     report = None
     if games is not None:
         try:
-            report = paired_run(ga, gb, games, seed, seat_bots(bots, ga.n_seats) if "," in bots else bots,
+            report = paired_run(ga, gb, games, seed, seats,
                                 workers, top, not single_games,
                                 show_progress=fmt != "json", run=run)
         except GoujiError as e:

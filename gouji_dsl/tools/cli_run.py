@@ -239,13 +239,16 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     team scores, sweep / burn / revolution rates, each with a 95% interval, elapsed seconds and games
     per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
     """
-    from gouji_dsl.bots import seat_bots
+    from gouji_dsl.bots import runner_bots
     from gouji_dsl.tools.cli import _load_graph
     from gouji_dsl.tools.runs import RunError, SimulationCancelled
     from gouji_dsl.tools.simulate import figure_names, run_simulation
 
     graph = _load_graph(ruleset)
-    seats = seat_bots(bots, graph.n_seats) if "," in bots else bots
+    try:
+        seats = runner_bots(bots, graph.n_seats)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--bots'") from None
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     if run.get("resume") and not run.get("out"):
         raise click.UsageError("--resume needs --out DIR")

@@ -197,6 +197,11 @@ class PairedReport:
         return 2 * played / self.elapsed_s if self.elapsed_s > 0 and played > 0 else 0.0
 
     @property
+    def bots_text(self) -> str:
+        """The bots as ``--bots`` takes them: one name for every seat, or one per seat."""
+        return self.bots if isinstance(self.bots, str) else ",".join(self.bots)
+
+    @property
     def labels(self) -> tuple[str, str]:
         from gouji_dsl.tools.compare import _labels
         return _labels(self.a_name, self.b_name)
@@ -550,7 +555,7 @@ def figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str, 
 
 
 def _title(r: PairedReport) -> str:
-    bots = r.bots if isinstance(r.bots, str) else ",".join(r.bots)
+    bots = r.bots_text
     rate = r.games_per_s
     if r.match_length_a == r.match_length_b == 1:
         how = ""

@@ -618,7 +618,9 @@ class Generator:
             return E(f"S.counters.get({a[1]}, {{}}).get({a[0]}, 0)", typ, nn=True, pure=pure, real_int=True)
         if name == "count":
             if a[0].startswith("[_x for _x in SEATS if _x not in S.places"):
-                return E("(N - len(S.places.keys() | S.revolted | S.failed))", typ, nn=True, pure=pure, real_int=True)
+                # (the seats out: placed, revolted or failed; with nobody revolted or failed, the placed ones)
+                return E("(N - (len(S.places) if not S.revolted and not S.failed else "
+                         "len(S.places.keys() | S.revolted | S.failed)))", typ, nn=True, pure=pure, real_int=True)
             if args[0].members and args[0].code.startswith("sorted("):
                 return E(f"len({args[0].members})", typ, nn=True, pure=pure, real_int=True)
             if args[0].nn and args[0].is_list:

@@ -590,11 +590,12 @@ class GameState:
         that count first in dealing order (card i of seat s is dealt at time i*N + s); in a fixed
         deal, which has no dealing order, the lowest seat."""
         best: tuple[int, int, int] | None = None
+        sym = str(sym)
         for s in self.seat_list:
             seen: dict[str, int] = {}
             top_n, top_t = 0, 0
             for i, c in enumerate(self.dealt_cards[s]):
-                if c.symbol != str(sym) or not c.suit:
+                if c.symbol != sym or not c.suit:
                     continue
                 seen[c.suit] = seen.get(c.suit, 0) + 1
                 if seen[c.suit] > top_n:

@@ -123,15 +123,41 @@ _JFLAT: dict[tuple[int, ...], list[int]] = {}
 _COVER: dict[tuple[int, ...], list[int]] = {}
 _OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _FREE: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
-_HINFO: dict[int, tuple[list[int], tuple[int, int, tuple[int, ...], list[int]]]] = {}
-_TINFO: dict[Play, tuple[int, int, int, tuple[int, ...]]] = {}
-_PAIRS: dict[Play, tuple[tuple[int, int], ...]] = {}
+_HB: list[Any] = [None] * (N + 1)  # per seat: what answering needs of its hand (see _hand_info)
+MAXK = max(MODEL.deck_counts[:NR], default=0) if MODEL is not None else 0  # the most cards of one rank a hand can hold
+_RT: dict[int, tuple[Any, ...]] = {}  # answers by rank group size (see _rank_table)
+_KEY_IDS: dict[Any, int] = {}  # (numbers stay far below 2**24: a key is two of them)
+_TINFO: dict[Play, tuple[Any, ...]] = {}
+_PINFO: dict[Play, tuple[Any, ...]] = {}  # per play: what playing it needs (see _play_info)
+_BL = tuple(i.bit_length() for i in range(256))  # (bits drawn for a choice among i moves)
+_NEW = object.__new__
+# the phases and turn roles the hot paths test by identity (every assignment uses the members; the
+# play-out's entry makes sure of it for a state that comes from elsewhere)
+_PLAYING, _OVER = Phase.PLAY, Phase.OVER
+_LEAD, _FOLLOW, _BURN = Capacity.LEAD, Capacity.FOLLOW, Capacity.BURN
 _CODE_PLAY: dict[tuple[int, int, int, int], Play] = {}
 _CODE_KEY: dict[tuple[int, int, int, int], tuple[int, ...]] = {}
 _PASS_MOVE = {s: Move(s, Verb.PASS) for s in SEATS}  # (moves and log entries are immutable: one per seat)
 _YIELD_MOVE = {s: Move(s, Verb.YIELD) for s in SEATS}
 _PASS_EVENT = {s: ("move", s, "pass", None, "") for s in SEATS}
 _YIELD_EVENT = {s: ("move", s, "yield", None, "") for s in SEATS}
+
+
+class _Entries(dict):  # type: ignore[type-arg]
+    """Seat queue entries ``(seat, turn role)``, made once per seat (a queue is built by looking
+    them up); any other value a rule answers gets its entry as the interpreter makes it."""
+
+    def __init__(self, role: str):
+        super().__init__()
+        self.role = role
+
+    def __missing__(self, s: Any) -> tuple[Any, str]:
+        got = self[s] = (s, self.role)
+        return got
+
+
+_FOLLOW_ENTRY = _Entries("follow").__getitem__
+_BURN_ENTRY = _Entries("burn").__getitem__
 _VERB = {"play", "burn", "discard", "return"}
 _PLACEMENTS = frozenset(Placement)
 
@@ -209,9 +235,10 @@ def _deal(rng: random.Random, first: int = 1) -> dict[int, list[Card]]:
     if type(rng) is random.Random:
         # random.Random.shuffle with its index draws (_randbelow) written out: the same permutation
         gb = rng.getrandbits
+        bl = _BL
         for i in range(len(deck) - 1, 0, -1):
             n = i + 1
-            k = n.bit_length()
+            k = bl[n] if n < 256 else n.bit_length()
             j = gb(k)
             while j >= n:
                 j = gb(k)
@@ -329,8 +356,8 @@ def _transfer(S: GameState, giver: int, receiver: int, cards: dict[str, int], ru
             continue
         hands[giver][i] -= k
         hands[receiver][i] += k
-        _changed(hands[giver])
-        _changed(hands[receiver])
+        _changed(giver)
+        _changed(receiver)
         moved[sym] = k
         r = S.received.setdefault(receiver, {})
         r[sym] = r.get(sym, 0) + k
@@ -673,59 +700,26 @@ def _answers_by_sum(jh: tuple[int, ...], tj: tuple[int, ...]) -> dict[int, list[
     return got
 
 
-def _hand_info(hand: list[int]) -> tuple[int, int, tuple[int, ...], list[int]]:
-    """What answering needs of a hand: jokers held, filler cards held, the joker holding, and per
-    rank the largest group of that rank or above. Kept (by the hand list) until the hand changes:
-    every change of a hand here goes through :func:`_changed`."""
-    jh = tuple(hand[NR:])
-    suf = [0] * (NR + 1)
-    m = 0
-    for r in range(NR - 1, -1, -1):
-        if hand[r] > m:
-            m = hand[r]
-        suf[r] = m
-    info = (sum(jh), hand[FILLER] if FILLER is not None else 0, jh, suf)
-    _HINFO[id(hand)] = (hand, info)
-    return info
-
-
-def _changed(hand: list[int]) -> None:
-    _HINFO.pop(id(hand), None)
-
-
-def _top_info(top: Play) -> tuple[int, int, int, tuple[int, ...]]:
-    got = (top.count, top.carried, top.rank + 1, top.jokers)
-    _TINFO[top] = got
-    return got
-
-
-def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]:
-    """Every play ``hand`` can beat ``top`` with (cover model), in the interpreter's order, as
-    ``(rank, count, filler, joker combination)``: from the cover tables, not by trying each play."""
-    tc, tcar, tr1, tj = _TINFO.get(top) or _top_info(top)
-    got = _HINFO.get(id(hand))
-    jt, fill, jh, suf = got[1] if got is not None else _hand_info(hand)
-    if SAME_COUNT:
-        if tcar:
-            if jt < tc and suf[tr1] + fill + jt < tc:
-                return []  # the quick path of a forced pass: no group is big enough
-            okc = _OKC.get((jh, tj))
-            if okc is None:
-                okc = _answers_by_sum(jh, tj)
-            sums = okc[-1]  # the joker totals that can answer, largest first (filler count ascending)
-            out: list[tuple[int, int, int, int]] = []
-            app = out.append
-            for r in range(tr1, NR):
-                hr = hand[r]
-                if not hr:
-                    continue
-                fm = fill if r != FILLER else 0
-                lo = tc - fm - jt  # fewer rank cards than this cannot make the count
-                if hr < lo:
-                    continue
-                if lo < 1:
-                    lo = 1
-                for n in range(lo, (hr if hr < tc else tc) + 1):
+def _rank_table(jh: tuple[int, ...], tj: tuple[int, ...], tc: int, fill: int, key: int) -> tuple[Any, ...]:
+    """Same-count cover model, a lead of ``tc`` cards with jokers ``tj``, answered from a holding
+    of jokers ``jh`` and ``fill`` filler cards: for a rank group of ``h`` cards (``h`` up to
+    ``tc``: more cards answer as ``tc`` do), the answers of that rank as ``(count, filler, joker
+    combination)`` in the interpreter's order, and how many there are for every group size a hand
+    can hold; the same for the filler rank itself (no filler added); and the pure joker answers
+    (codes). Built once per key (``key``: the numbers of the holding and of the lead,
+    :func:`_key_id`): a random bot counts the answers of a hand with one ``sum`` over
+    its rank groups and builds only the one it draws."""
+    okc = _OKC.get((jh, tj)) or _answers_by_sum(jh, tj)
+    sums = okc[-1]  # the joker totals that can answer, largest first (filler count ascending)
+    jt = sum(jh)
+    parts: list[Any] = []
+    for fm in (fill, 0):
+        lo = tc - fm - jt  # fewer rank cards than this cannot make the count
+        by_h: list[list[tuple[int, int, int]]] = []
+        for h in range(tc + 1):
+            got: list[tuple[int, int, int]] = []
+            if h and h >= lo:
+                for n in range(max(lo, 1), h + 1):
                     rem = tc - n
                     for t in sums:
                         f = rem - t
@@ -733,10 +727,81 @@ def _answer_codes(hand: list[int], top: Play) -> list[tuple[int, int, int, int]]
                             continue
                         if f > fm:
                             break
-                        for j in okc[t]:
-                            app((r, n, f, j))
-            for j in okc.get(tc, ()):
-                app((-1, 0, 0, j))
+                        got += [(n, f, j) for j in okc[t]]
+            by_h.append(got)
+        counts = [len(by_h[h if h < tc else tc]) for h in range(max(MAXK, tc) + 1)]
+        parts += [by_h, counts]
+    out = (*parts, [(-1, 0, 0, j) for j in okc.get(tc, ())])
+    _RT[key] = out
+    return out
+
+
+def _hand_info(S: GameState, seat: int) -> tuple[Any, ...]:
+    """What answering needs of a seat's hand: jokers held, filler cards held, the joker holding,
+    the cards an answer can add to a rank group (filler and jokers), and whether no rank group is
+    larger than the pack allows (the count tables of :func:`_rank_table` are indexed by group
+    size), and a number naming (joker holding, filler cards) for the keys of those tables. Kept
+    per seat (``_HB``) until the hand changes: every change of a hand here goes through
+    :func:`_changed`, and every entry point starts with :func:`_forget`."""
+    hand = S.hands[seat]
+    jh = tuple(hand[NR:])
+    jt = sum(jh)
+    fill = hand[FILLER] if FILLER is not None else 0
+    info = (jt, fill, jh, fill + jt, max(hand[:NR], default=0) <= MAXK, _key_id((jh, fill)))
+    _HB[seat] = info
+    return info
+
+
+def _changed(seat: int) -> None:
+    _HB[seat] = None
+
+
+def _forget() -> None:
+    """Forget what is kept per seat's hand (the state may have been changed by other code since,
+    or another state played)."""
+    _HB[:] = [None] * (N + 1)
+
+
+def _top_info(top: Play) -> tuple[Any, ...]:
+    """What answering needs of the play on the table: its count, rank cards, the first rank above
+    it, its jokers, and a number naming (jokers, count) for the keys of :func:`_rank_table`."""
+    got = (top.count, top.carried, top.rank + 1, top.jokers, _key_id((top.jokers, top.count)))
+    _TINFO[top] = got
+    return got
+
+
+def _key_id(k: Any) -> int:
+    """A small number for ``k`` (the same for equal keys): two of them make an int key."""
+    i = _KEY_IDS.get(k)
+    if i is None:
+        i = _KEY_IDS[k] = len(_KEY_IDS) + 1
+    return i
+
+
+def _answer_codes(S: GameState, seat: int, top: Play) -> list[tuple[int, int, int, int]]:
+    """Every play ``seat`` can beat ``top`` with (cover model), in the interpreter's order, as
+    ``(rank, count, filler, joker combination)``: from the cover tables, not by trying each play."""
+    return _answers(S.hands[seat], _HB[seat] or _hand_info(S, seat), _TINFO.get(top) or _top_info(top))
+
+
+def _answers(hand: list[int], hi: tuple[Any, ...], ti: tuple[Any, ...]) -> list[tuple[int, int, int, int]]:
+    """:func:`_answer_codes` from the hand's and the top's figures (:func:`_hand_info`,
+    :func:`_top_info`)."""
+    tc, tcar, tr1, tj, tk = ti
+    jt, fill, jh, extra, _, hk = hi
+    if SAME_COUNT:
+        if tcar:
+            if (max(hand[tr1:NR]) if tr1 < NR else 0) + extra < tc:
+                return []  # the quick path of a forced pass: no group is big enough
+            by_h, _, by_h0, _, jokers = _RT.get(hk << 24 | tk) or _rank_table(jh, tj, tc, fill, hk << 24 | tk)
+            out: list[tuple[int, int, int, int]] = []
+            for r in range(tr1, NR):
+                hr = hand[r]
+                if hr:
+                    got = (by_h if r != FILLER else by_h0)[hr if hr < tc else tc]
+                    if got:
+                        out += [(r, n, f, j) for n, f, j in got]
+            out += jokers
             return out
         if jt < tc:
             return []
@@ -829,7 +894,7 @@ def _answer_codes_allowed(S: GameState, seat: int) -> list[tuple[int, int, int, 
     """The answers of ``seat`` as codes, each asked of the ``play`` rules (cover model)."""
     top: TablePlay = S.top  # type: ignore[assignment]  # (answers are asked with a play on the table)
     hand = S.hands[seat]
-    codes = _answer_codes(hand, top.play)
+    codes = _answer_codes(S, seat, top.play)
     if not HAS_PLAY or not codes:
         return codes
     hand_n = sum(hand)
@@ -845,16 +910,6 @@ def _can_answer(S: GameState, seat: int) -> bool:
     if COVER_MODEL:
         return bool(_answer_codes_allowed(S, seat))
     return bool(_answer_plays(S, seat))
-
-
-def _rebuild_queue(S: GameState) -> None:
-    top: TablePlay = S.top  # type: ignore[assignment]  # (a play is on the table)
-    burn = h_burn_order(S, top) or []
-    follow = h_follow_order(S, top)
-    if follow is None:
-        follow = AFTER[top.seat]
-    S.queue = [(s, "burn") for s in burn] + [(s, "follow") for s in follow] if burn else \
-        [(s, "follow") for s in follow]
 
 
 def _advance(S: GameState) -> None:
@@ -944,14 +999,19 @@ def _fail_burn(S: GameState, seat: int) -> None:
 
 def _settle(S: GameState) -> bool:
     _check_over(S)
-    return S.phase == "over"
+    return S.phase is _OVER
 
 
 def _check_over(S: GameState) -> None:
-    if S.phase == "over":
+    if S.phase is _OVER:
         return
     if not h_game_over(S) and N - len(S.places.keys() | S.revolted | S.failed) > 0:
         return
+    _game_over(S)
+
+
+def _game_over(S: GameState) -> None:
+    """The end of the game (the rest of ``GameState._check_over``): the places left, the scores."""
     for r in sorted(S.revolted):
         if r in S.places:
             continue
@@ -1065,7 +1125,7 @@ class _Leads(Sequence[Move]):
 
 def legal_moves(S: GameState) -> Sequence[Move]:
     """``GameState.legal_moves``: the same moves in the same order."""
-    _HINFO.clear()  # (the state may have been changed by other code since)
+    _forget()  # (the state may have been changed by other code since)
     return _legal_moves(S)
 
 
@@ -1122,7 +1182,7 @@ def _may_yield(S: GameState, s: int) -> bool:
 def apply_move(S: GameState, move: Move) -> None:
     """``GameState.apply_in_place(move, trusted=True)``: ``move`` must be one of
     :func:`legal_moves` of this very state."""
-    _HINFO.clear()  # (the state may have been changed by other code since)
+    _forget()  # (the state may have been changed by other code since)
     _apply_move(S, move)
 
 
@@ -1168,7 +1228,7 @@ def _apply_move(S: GameState, move: Move) -> None:
         for i, c in enumerate(cards):
             hand[i] -= c
             S.discarded[i] += c
-        _changed(hand)
+        _changed(s)
         S.record.append(("discard", s, cards))  # type: ignore[arg-type]
         if sum(hand) == 0:
             _finish(S, s)
@@ -1197,17 +1257,29 @@ def _yield(S: GameState, s: int) -> None:
     _advance(S)
 
 
+def _play_info(p: Play) -> tuple[Any, ...]:
+    """What playing ``p`` needs, kept per play: its cards as (kind, count) pairs, and the fields
+    of a ``TablePlay`` of it (``TablePlay.set_play`` reads them from the play: one is made here and
+    its fields copied)."""
+    t = TablePlay(p, 0, KINDS)
+    got = _PINFO[p] = (tuple((i, c) for i, c in enumerate(p.counts) if c),
+                       (t.rank, t.count, t.carried, t.filler, t.jokers, t.gouji))
+    return got
+
+
 def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
     hand = S.hands[s]
-    pairs = _PAIRS.get(p)
-    if pairs is None:
-        pairs = _PAIRS[p] = tuple((i, c) for i, c in enumerate(p.counts) if c)
+    pairs, fields = _PINFO.get(p) or _play_info(p)
     for i, c in pairs:
         hand[i] -= c
-    _HINFO.pop(id(hand), None)
+    _HB[s] = None
     prev = S.top
-    tp = TablePlay(p, s, KINDS)
-    tp.beaten_seat = prev.seat if prev else None
+    tp = _NEW(TablePlay)  # (TablePlay(p, s, KINDS), its fields copied from the play's)
+    tp.play = p
+    tp.seat = s
+    tp.g_kinds = KINDS
+    tp.rank, tp.count, tp.carried, tp.filler, tp.jokers, tp.gouji = fields
+    tp.beaten_seat = None if prev is None else prev.seat
     tp.is_burn = is_burn
     tp.empties_hand = not any(hand)
     if S.yielders:
@@ -1215,6 +1287,9 @@ def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
         tp.yielder = S.yielders[0]
         S.passed.update(S.yielders)
         S.yielders = []
+    else:
+        tp.over_yield = False
+        tp.yielder = None
     if is_burn:
         counter = S.burner is not None and prev is not None and prev.seat == S.burner
         if counter:
@@ -1230,13 +1305,23 @@ def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
         S.burner = None
     S.top = tp
     S.capacity = Capacity.FOLLOW
-    S.yielded_this_top = set()
+    if S.yielded_this_top:
+        S.yielded_this_top = set()
     t_after_play(S, s, tp, prev)
     if tp.empties_hand:
         _finish(S, s)
-    if _settle(S):
+    if S.phase is _OVER:  # (_settle, inlined)
         return
-    _rebuild_queue(S)
+    out = len(S.places) if not S.revolted and not S.failed else len(S.places.keys() | S.revolted | S.failed)
+    if h_game_over(S) or out >= N:
+        _game_over(S)
+        return
+    # _rebuild_queue, inlined
+    burn = h_burn_order(S, tp)
+    follow = h_follow_order(S, tp)
+    if follow is None:
+        follow = AFTER[s]
+    S.queue = [*map(_BURN_ENTRY, burn), *map(_FOLLOW_ENTRY, follow)] if burn else [*map(_FOLLOW_ENTRY, follow)]
     _advance(S)
 
 
@@ -1253,7 +1338,8 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
     ``choose(state, moves)`` with the interpreter's moves. Returns the number of moves made
     (``steps`` counted in). Raises RuntimeError past ``max_decisions`` moves, IllegalMove if a
     chooser answers a move that is not legal."""
-    _HINFO.clear()  # (the state may have been changed by other code since)
+    _forget()  # (the state may have been changed by other code since)
+    S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)  # (members: the loop tests them by identity)
     while S.phase != "over":
         seat = S.to_act
         if seat is None:
@@ -1284,7 +1370,7 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
                     _apply_move(S, choice)
                 else:
                     S.apply_in_place(choice)  # checked by the interpreter: raises IllegalMove
-                    _HINFO.clear()
+                    _forget()
         steps += 1
         if steps > max_decisions:
             raise RuntimeError(f"the game did not end after {max_decisions} decisions")
@@ -1294,30 +1380,43 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
 def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: int, max_decisions: int) -> int:
     """The play phase while random bots are to act: count the moves, draw an index as
     ``random.Random.randrange`` does, make that move, building only it (a forced pass builds
-    nothing). Returns at a seat that is not a random bot, or when the play phase ends."""
-    while S.phase == "play":
+    nothing). Returns at a seat that is not a random bot, or when the play phase ends.
+
+    This is the hot loop: what it asks of the state is kept in locals (the figures of the play on
+    the table, the per-seat hand figures of ``_HB``), a forced pass is recognised from those
+    figures alone, and a pass moves the seat queue here (``_advance``, inlined)."""
+    picks = [pickers.get(s) for s in range(N + 1)]
+    hands = S.hands
+    record: Callable[[Any], None] = S.record.append  # type: ignore[assignment]  # (compact entries)
+    bl = _BL
+    last: Play | None = None  # the play whose figures are in ti, tc, tcar, tr1
+    ti: Any = None
+    tc = tcar = tr1 = 0
+    codes: Any = None
+    plays: Any = None
+    while S.phase is _PLAYING:
         if steps > max_decisions:  # (counted as the interpreter's loop counts: after a move)
             raise RuntimeError(f"the game did not end after {max_decisions} decisions")
         seat: int = S.to_act  # type: ignore[assignment]  # (a seat is to act in the play phase)
-        pick = pickers.get(seat)
+        pick = picks[seat]
         if pick is None:
             return steps
         p: Play | None
         steps += 1
         cap = S.capacity
-        hand = S.hands[seat]
-        if cap == "lead":
+        if cap is _LEAD:
+            hand = hands[seat]
             discards = _discard_moves(S, seat) if HAS_DISCARD else []
             if not _lead_filtered(S, seat):
                 n = _lead_count(hand)
                 m = n + len(discards)
-                k = m.bit_length()
+                k = bl[m] if m < 256 else m.bit_length()
                 i = pick(k)
                 while i >= m:
                     i = pick(k)
                 if i < n:
                     p = MODEL.classify(_lead_at(hand, i))
-                    S.record.append(("move", seat, "play", p.counts, ""))  # type: ignore[arg-type]
+                    record(("move", seat, "play", p.counts, ""))
                     S.decisions += 1
                     _play(S, seat, p, False)
                     continue
@@ -1327,60 +1426,114 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                 key = _random_lead_asked(S, seat, pick, len(discards))
                 if type(key) is tuple:
                     p = _play_of(key)  # type: ignore[arg-type]
-                    S.record.append(("move", seat, "play", p.counts, ""))  # type: ignore[arg-type]
+                    record(("move", seat, "play", p.counts, ""))
                     S.decisions += 1
                     _play(S, seat, p, False)
                     continue
                 _apply_move(S, discards[key])  # type: ignore[index]
                 continue
-            codes = _lead_codes(S, seat)
-            n = len(codes)
+            lcodes = _lead_codes(S, seat)
+            n = len(lcodes)
             m = n + len(discards)
-            k = m.bit_length()
+            k = bl[m] if m < 256 else m.bit_length()
             i = pick(k)
             while i >= m:
                 i = pick(k)
             if i < n:
-                p = _play_of(codes[i])
-                S.record.append(("move", seat, "play", p.counts, ""))  # type: ignore[arg-type]
+                p = _play_of(lcodes[i])
+                record(("move", seat, "play", p.counts, ""))
                 S.decisions += 1
                 _play(S, seat, p, False)
                 continue
             _apply_move(S, discards[i - n])
             continue
         top: TablePlay = S.top  # type: ignore[assignment]  # (a follow or burn: a play is on the table)
-        if COVER_MODEL:
-            codes = _answer_codes(hand, top.play) if not HAS_PLAY else _answer_codes_allowed(S, seat)
+        rt = None
+        if COVER_MODEL and not HAS_PLAY:
+            tplay = top.play
+            if tplay is not last:
+                last = tplay
+                ti = _TINFO.get(tplay) or _top_info(tplay)
+                tc, tcar, tr1 = ti[0], ti[1], ti[2]
+            hi = _HB[seat] or _hand_info(S, seat)
+            hand = hands[seat]
+            if not SAME_COUNT or not tcar or not hi[4]:
+                codes = _answers(hand, hi, ti)
+                n = len(codes)
+            elif (max(hand[tr1:NR]) if tr1 < NR else 0) + hi[3] < tc:
+                n = 0  # a forced pass: no group is big enough (_answers' quick path)
+            else:  # counted from the rank table; only the answer drawn is built
+                key = hi[5] << 24 | ti[4]
+                rt = _RT.get(key) or _rank_table(hi[2], ti[3], tc, hi[1], key)
+                cnt = rt[1]
+                n = sum(map(cnt.__getitem__, hand[tr1:NR])) + len(rt[4])
+                if FILLER is not None and tr1 <= FILLER:
+                    n += rt[3][hand[FILLER]] - cnt[hand[FILLER]]
+        elif COVER_MODEL:
+            codes = _answer_codes_allowed(S, seat)
             n = len(codes)
-            m = n + 1 + (cap == "follow" and seat not in S.yielded_this_top and bool(h_yield(S, seat, top)))
-            k = m.bit_length()
-            i = pick(k)
-            while i >= m:
-                i = pick(k)
-            p = _play_of(codes[i]) if i < n else None
         else:
             plays = _answer_plays(S, seat)
             n = len(plays)
-            m = n + 1 + (cap == "follow" and seat not in S.yielded_this_top and bool(h_yield(S, seat, top)))
-            k = m.bit_length()
+        m = n + 2 if cap is _FOLLOW and seat not in S.yielded_this_top and h_yield(S, seat, top) else n + 1
+        k = bl[m] if m < 256 else m.bit_length()
+        i = pick(k)
+        while i >= m:
             i = pick(k)
-            while i >= m:
-                i = pick(k)
-            p = plays[i] if i < n else None
         S.decisions += 1
-        if p is not None:
-            burn = cap == "burn"
-            S.record.append(("move", seat, "burn" if burn else "play", p.counts, ""))  # type: ignore[arg-type]
-            _play(S, seat, p, burn)
-        elif i == n:
-            S.record.append(_PASS_EVENT[seat])  # type: ignore[arg-type]
-            _, qcap = S.queue.pop(0)
-            if qcap == "follow":
-                S.passed.add(seat)
-            _advance(S)
-        else:
-            S.record.append(_YIELD_EVENT[seat])  # type: ignore[arg-type]
+        if i < n:
+            if rt is not None:  # the i-th answer: its rank group, then its place in the group's list
+                j = i
+                for r in range(tr1, NR):
+                    c = (rt[1] if r != FILLER else rt[3])[hand[r]]
+                    if j < c:
+                        hr = hand[r]
+                        code = (r, *(rt[0] if r != FILLER else rt[2])[hr if hr < tc else tc][j])
+                        break
+                    j -= c
+                else:
+                    code = rt[4][j]
+                p = _CODE_PLAY.get(code) or _play_of(code)
+            elif COVER_MODEL:
+                code = codes[i]
+                p = _CODE_PLAY.get(code) or _play_of(code)
+            else:
+                p = plays[i]
+            if cap is _BURN:
+                record(("move", seat, "burn", p.counts, ""))  # type: ignore[union-attr]
+                _play(S, seat, p, True)  # type: ignore[arg-type]
+            else:
+                record(("move", seat, "play", p.counts, ""))  # type: ignore[union-attr]
+                _play(S, seat, p, False)  # type: ignore[arg-type]
+            continue
+        if i > n:
+            record(_YIELD_EVENT[seat])
             _yield(S, seat)
+            continue
+        # a pass, and the next seat asked (_advance, inlined)
+        record(_PASS_EVENT[seat])
+        queue = S.queue
+        if queue.pop(0)[1] == "follow":
+            S.passed.add(seat)
+        places, revolted, failed = S.places, S.revolted, S.failed
+        tseat = top.seat
+        while queue:
+            s, qcap = queue[0]
+            if s is None or s in places or s in revolted or s in failed or s == tseat:
+                queue.pop(0)
+                continue
+            if qcap == "burn":
+                if h_burn(S, s, top):
+                    S.to_act = s
+                    S.capacity = Capacity.BURN
+                    break
+            elif h_follow(S, s, top):
+                S.to_act = s
+                S.capacity = Capacity.FOLLOW
+                break
+            queue.pop(0)
+        else:
+            _trick_won(S)
     return steps
 
 

@@ -267,3 +267,53 @@ def test_a_failing_rule_fails_the_same_way(tmp_path, kind):
     ref, gen = errors
     assert isinstance(ref, RuleFailed) and type(gen) is type(ref)
     assert str(gen) == str(ref) and "test.fails" in str(ref)
+
+
+# ------------------------------------------------------------------------------ fast paths
+def _variant(tmp_path, name: str, rules: str):
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve_text
+    text = f"ruleset: {name}\nextends: online\nrules:\n{rules}"
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return compile_ruleset(resolve_text(text, path))
+
+
+def test_burn_leads_counted_only_when_the_rules_read_only_jokers(tmp_path):
+    """A burner's leads are counted by arithmetic only when the burn_lead rules read nothing but
+    the play's jokers and whether it empties the hand (online: "play.jokers > 0 or
+    play.empties_hand"); a rule that reads the rank or the state makes them asked one by one, and
+    both ways play the interpreter's games."""
+    assert "BURN_LEAD_BY_JOKERS = True" in fast.engine(_graph("online")).source
+    for name, cond in [("burn-rank", "play.rank != '3' or play.empties_hand"),
+                       ("burn-state", "not passed(seat) or play.jokers > 0")]:
+        g = _variant(tmp_path, name, f"  - id: test.burn-lead\n    on: burn_lead\n    require: \"{cond}\"\n")
+        eng = fast.engine(g)
+        assert eng is not None, fast.fallback_reason(g)
+        assert "BURN_LEAD_BY_JOKERS = False" in eng.source
+        assert fast.differences(g, f"diff-{name}", max(4, GAMES // 2)) == []
+
+
+def test_a_bot_that_plays_other_states_while_choosing(tmp_path):
+    """A policy that runs rollouts of other states while it chooses (a search bot) leaves the
+    play-out of its own state unconfused: the same games as the interpreter's loop."""
+    g = _graph("online")
+    eng = fast.engine(g)
+    assert eng is not None
+
+    def searching(state, moves):
+        eng.rollouts(state, 2, lambda i: fast.random_policies(f"inner:{i}"))
+        eng.play_out(eng.new_game("elsewhere"), fast.random_policies("elsewhere"))
+        return moves[len(moves) // 2]
+    for i in range(3):
+        bots = fast.random_policies(f"search:{i}")
+        gen = eng.new_game(f"search:{i}")
+        eng.play_out(gen, {**bots, 1: searching})
+        ref = new_game(g, f"search:{i}")
+        ref_bots = fast.random_policies(f"search:{i}")
+        while not ref.over:
+            moves = ref.legal_moves()
+            m = moves[len(moves) // 2] if ref.to_act == 1 else ref_bots[ref.to_act].choose(ref, moves)
+            ref.apply_in_place(m, trusted=True)
+        assert (gen.places, gen.scores, gen.decisions) == (ref.places, ref.scores, ref.decisions)
+        assert eng.render_record(gen) == ref.record

@@ -24,9 +24,11 @@ interpreter, and says so).
 """
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import json
+import re
 import threading
 import types
 from collections import OrderedDict
@@ -618,9 +620,8 @@ class Generator:
             return E(f"S.counters.get({a[1]}, {{}}).get({a[0]}, 0)", typ, nn=True, pure=pure, real_int=True)
         if name == "count":
             if a[0].startswith("[_x for _x in SEATS if _x not in S.places"):
-                # (the seats out: placed, revolted or failed; with nobody revolted or failed, the placed ones)
-                return E("(N - (len(S.places) if not S.revolted and not S.failed else "
-                         "len(S.places.keys() | S.revolted | S.failed)))", typ, nn=True, pure=pure, real_int=True)
+                # (the seats out, placed, revolted or failed, are counted by the template: _recount)
+                return E("(N - _OUT[0])", typ, nn=True, pure=pure, real_int=True)
             if args[0].members and args[0].code.startswith("sorted("):
                 return E(f"len({args[0].members})", typ, nn=True, pure=pure, real_int=True)
             if args[0].nn and args[0].is_list:
@@ -1040,6 +1041,9 @@ class Generator:
                 hooks.append(self.hook_function(name, codes=True))
         consts = [f"{name} = {text}" for text, name in self.consts.items()]
         consts += self.objects
+        by_jokers = _reads_only(next(h for h in hooks if h.startswith("def c_burn_lead(")), _BY_JOKERS)
+        consts.append(f"BURN_LEAD_BY_JOKERS = {by_jokers!r}  # the burn_lead rules read only the play's jokers "
+                      "and whether it empties the hand (a burner's leads are then counted)")
         g = self.graph
         block = [
             _BEGIN,
@@ -1061,6 +1065,36 @@ class Generator:
         start = template.index(_BEGIN)
         end = template.index(_END) + len(_END)
         return template[:start] + "\n".join(block) + template[end:]
+
+
+#: what a candidate-play question may read for its answer to depend only on the play's joker
+#: combination and whether it empties the hand: those two, module tables that never change, the
+#: ruleset's constants and bound operator functions (functions of their arguments), builtins
+_BY_JOKERS = frozenset({"j", "empties", "JC_N", "PLAY_JOKERS", "KINDS", "KIDX", "_S", "STRENGTH", "N", "NR", "K",
+                        "len", "sum", "min", "max", "abs", "any", "all", "int", "bool", "granted"})
+
+
+def _reads_only(source: str, allowed: frozenset[str]) -> bool:
+    """Whether the generated function ``source`` reads, outside its ``except`` handlers (which
+    only name a failing rule), no name but ``allowed`` and the ruleset's constants (``_K…``) and
+    operator functions (``_O…``)."""
+    fn = ast.parse(source).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    names: set[str] = set()
+
+    def walk(node: ast.AST) -> None:
+        if isinstance(node, ast.Try):
+            for part in (*node.body, *node.orelse, *node.finalbody):
+                walk(part)
+            return
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            walk(child)
+
+    for stmt in fn.body:
+        walk(stmt)
+    return all(n in allowed or re.fullmatch(r"_[KO]\d+", n) for n in names)
 
 
 #: a candidate play as a Play object ``p`` (and ``empties``: it empties the hand)

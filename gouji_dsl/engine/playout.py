@@ -92,6 +92,7 @@ HAS_DISCARD: bool = False
 PLAY_RANKS: frozenset[int] | None = None  # ranks whose plays the play rules may forbid (None: any)
 PLAY_RANKS_JOKERS: bool = True  # ... and whether pure joker plays are among them
 DISCARD_RANKS: tuple[int, ...] = ()  # the kinds a discard rule can allow throwing away
+BURN_LEAD_BY_JOKERS: bool = False  # the burn_lead rules read only a play's jokers and whether it empties the hand
 RULES: list[Any] = []
 
 
@@ -124,6 +125,7 @@ _COVER: dict[tuple[int, ...], list[int]] = {}
 _OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _FREE: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _HB: list[Any] = [None] * (N + 1)  # per seat: what answering needs of its hand (see _hand_info)
+_OUT = [0]  # seats out in the state being played (see _recount)
 MAXK = max(MODEL.deck_counts[:NR], default=0) if MODEL is not None else 0  # the most cards of one rank a hand can hold
 _RT: dict[int, tuple[Any, ...]] = {}  # answers by rank group size (see _rank_table)
 _KEY_IDS: dict[Any, int] = {}  # (numbers stay far below 2**24: a key is two of them)
@@ -283,6 +285,7 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.places = {}
     S.finish_order = []
     S.failed = set()
+    _OUT[0] = 0
     S.flags = {}
     S.counters = {}
     S.top = None
@@ -372,6 +375,7 @@ def _retire(S: GameState, seat: int, how: str, rule_id: str = "") -> None:
     if not _active(S, seat):
         return
     S.failed.add(seat)
+    _recount(S)
     S.record.append(("retire", seat, str(how), rule_id))  # type: ignore[arg-type]
     if how == "after-finishers":
         S.late.append(seat)
@@ -437,6 +441,7 @@ def _begin_setup(S: GameState) -> None:
     for s in SEATS:
         if h_must_revolt(S, s):
             S.revolted.add(s)
+            _recount(S)
             S.record.append(("revolution", s, True))  # type: ignore[arg-type]
     S.setup_queue = [s for s in SEATS if s not in S.revolted and h_revolt(S, s)]
     _advance_setup(S)
@@ -480,6 +485,7 @@ def _redeal(S: GameState) -> None:
     fresh.record[0] = ev[:6] + (True,)  # type: ignore[index]
     record = S.record + fresh.record  # type: ignore[operator]
     S.__dict__.update(fresh.__dict__)
+    _recount(S)
     S.record = record
     S.redealt = True
 
@@ -673,6 +679,52 @@ def _random_lead_asked(S: GameState, seat: int, pick: Callable[[int], int], extr
     return jokers[i]
 
 
+def _random_burn_lead(S: GameState, seat: int, pick: Callable[[int], int], extra: int) -> tuple[int, int, int, int] | int | None:
+    """A burner's lead drawn (as ``random.Random.randrange`` draws) among the leads the
+    ``burn_lead`` rules allow and ``extra`` other moves, when those rules read only the play's
+    joker combination and whether it empties the hand (``BURN_LEAD_BY_JOKERS``) and no ``play``
+    rule is asked: with two ranks or more in the hand no play empties it, so each joker combination
+    is asked once and the leads are counted by arithmetic, in :func:`_lead_codes` order. Returns
+    the lead's code, or the index among the other moves; None (nothing drawn) when one play could
+    empty the hand: then the leads are listed."""
+    hand = S.hands[seat]
+    if sum(1 for r in range(NR) if hand[r] and r != FILLER) < 2:
+        return None
+    jh = tuple(hand[NR:])
+    if jh not in _JFLAT:
+        _jokers_by_sum(jh)
+    flat = _JFLAT[jh]
+    ok = [j for j in flat if c_burn_lead(S, seat, -1, 0, 0, j, False)]
+    J = len(ok)
+    fill = hand[FILLER] if FILLER is not None else 0
+    if FILLER is None:
+        total = J * sum(hand[:NR])
+    else:  # every other rank's cards alone or with 0..fill filler cards; the filler rank alone
+        total = J * ((fill + 1) * (sum(hand[:NR]) - fill) + fill)
+    jokers = [j for j in ok if j != flat[0]]  # pure joker leads (the first combination has no joker)
+    m = total + len(jokers) + extra
+    k = m.bit_length()
+    i = pick(k)
+    while i >= m:
+        i = pick(k)
+    if i >= total + len(jokers):
+        return i - total - len(jokers)
+    if i >= total:
+        return (-1, 0, 0, jokers[i - total])
+    for r in range(NR):
+        hr = hand[r]
+        if not hr:
+            continue
+        fm = (fill if r != FILLER else 0) + 1
+        block = hr * fm * J
+        if i < block:
+            n, rest = divmod(i, fm * J)
+            f, j = divmod(rest, J)
+            return (r, n + 1, f, ok[j])
+        i -= block
+    raise AssertionError("a drawn lead beyond the count")  # pragma: no cover - the count covers every block
+
+
 def _lead_plays(S: GameState, seat: int) -> list[Play]:
     """``GameState._lead_plays``: every play ``seat`` may lead, in the interpreter's order."""
     return [_play_of(c) for c in _lead_codes(S, seat)]
@@ -756,10 +808,18 @@ def _changed(seat: int) -> None:
     _HB[seat] = None
 
 
-def _forget() -> None:
-    """Forget what is kept per seat's hand (the state may have been changed by other code since,
-    or another state played)."""
+def _forget(S: GameState) -> None:
+    """Forget what is kept of the state being played (it may have been changed by other code
+    since, or another state played): the per-seat hand figures; recount the seats out."""
     _HB[:] = [None] * (N + 1)
+    _recount(S)
+
+
+def _recount(S: GameState) -> None:
+    """``_OUT[0]``: how many seats are out (placed, revolted or failed), read by the hooks' and the
+    loop's tests of how many are left. Recounted whenever one of those changes here, and by
+    :func:`_forget`."""
+    _OUT[0] = len(S.places.keys() | S.revolted | S.failed)
 
 
 def _top_info(top: Play) -> tuple[Any, ...]:
@@ -967,6 +1027,7 @@ def _free_places(S: GameState) -> list[int]:
 
 def _place(S: GameState, seat: int, place: int) -> None:
     S.places[seat] = place
+    _recount(S)
     S.record.append(("place", seat, place))  # type: ignore[arg-type]
 
 
@@ -1005,7 +1066,7 @@ def _settle(S: GameState) -> bool:
 def _check_over(S: GameState) -> None:
     if S.phase is _OVER:
         return
-    if not h_game_over(S) and N - len(S.places.keys() | S.revolted | S.failed) > 0:
+    if not h_game_over(S) and N - _OUT[0] > 0:
         return
     _game_over(S)
 
@@ -1125,7 +1186,7 @@ class _Leads(Sequence[Move]):
 
 def legal_moves(S: GameState) -> Sequence[Move]:
     """``GameState.legal_moves``: the same moves in the same order."""
-    _forget()  # (the state may have been changed by other code since)
+    _forget(S)  # (the state may have been changed by other code since)
     return _legal_moves(S)
 
 
@@ -1182,7 +1243,7 @@ def _may_yield(S: GameState, s: int) -> bool:
 def apply_move(S: GameState, move: Move) -> None:
     """``GameState.apply_in_place(move, trusted=True)``: ``move`` must be one of
     :func:`legal_moves` of this very state."""
-    _forget()  # (the state may have been changed by other code since)
+    _forget(S)  # (the state may have been changed by other code since)
     _apply_move(S, move)
 
 
@@ -1206,6 +1267,7 @@ def _apply_move(S: GameState, move: Move) -> None:
         S.setup_queue.pop(0)
         if move.verb == "revolt":
             S.revolted.add(s)
+            _recount(S)
             S.record.append(("revolution", s, False))  # type: ignore[arg-type]
         _advance_setup(S)
         return
@@ -1312,8 +1374,7 @@ def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
         _finish(S, s)
     if S.phase is _OVER:  # (_settle, inlined)
         return
-    out = len(S.places) if not S.revolted and not S.failed else len(S.places.keys() | S.revolted | S.failed)
-    if h_game_over(S) or out >= N:
+    if h_game_over(S) or _OUT[0] >= N:
         _game_over(S)
         return
     # _rebuild_queue, inlined
@@ -1338,7 +1399,7 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
     ``choose(state, moves)`` with the interpreter's moves. Returns the number of moves made
     (``steps`` counted in). Raises RuntimeError past ``max_decisions`` moves, IllegalMove if a
     chooser answers a move that is not legal."""
-    _forget()  # (the state may have been changed by other code since)
+    _forget(S)  # (the state may have been changed by other code since)
     S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)  # (members: the loop tests them by identity)
     while S.phase != "over":
         seat = S.to_act
@@ -1366,11 +1427,12 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
                 if chooser is None:
                     raise RuntimeError(f"no bot for seat {seat}")
                 choice = chooser(S, moves)  # (bots read the state; one that changed it would be wrong anyway)
+                _forget(S)  # (a bot may have played other states here: its rollouts)
                 if choice in moves:
                     _apply_move(S, choice)
                 else:
                     S.apply_in_place(choice)  # checked by the interpreter: raises IllegalMove
-                    _forget()
+                    _forget(S)
         steps += 1
         if steps > max_decisions:
             raise RuntimeError(f"the game did not end after {max_decisions} decisions")
@@ -1432,6 +1494,17 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                     continue
                 _apply_move(S, discards[key])  # type: ignore[index]
                 continue
+            if BURN_LEAD_BY_JOKERS and not HAS_PLAY and S.burner == seat:
+                bkey = _random_burn_lead(S, seat, pick, len(discards))
+                if type(bkey) is tuple:
+                    p = _play_of(bkey)  # type: ignore[arg-type]
+                    record(("move", seat, "play", p.counts, ""))
+                    S.decisions += 1
+                    _play(S, seat, p, False)
+                    continue
+                if bkey is not None:
+                    _apply_move(S, discards[bkey])  # type: ignore[index]
+                    continue
             lcodes = _lead_codes(S, seat)
             n = len(lcodes)
             m = n + len(discards)

@@ -382,6 +382,8 @@ class _Emitter:
         pure = a.pure and b.pure
         if name in ("eq", "ne"):
             op = "==" if name == "eq" else "!="
+            if (a.const and a.value is None) or (b.const and b.value is None):
+                op = "is" if name == "eq" else "is not"  # (no value of the language equals none but none)
             return E(f"({a.code} {op} {b.code})", "bool", nn=True, pure=pure, boolish=True)
         if order:
             if name.endswith("_int") and a.real_int and b.real_int and a.nn and b.nn:
@@ -1182,6 +1184,78 @@ def generate(graph: RuleGraph) -> str:
     return Generator(graph).generate()
 
 
+def compile_folded(source: str, filename: str) -> types.CodeType:
+    """``source`` compiled with its module-level literal constants folded into its functions: a
+    name bound at module level only by ``NAME = literal`` statements (``COVER_MODEL = True``,
+    ``N = 6``, ``FILLER = 12``; the last one counts, as it does once the module is loaded) and
+    bound nowhere else is read as its value inside functions, so the compiler drops the branches
+    this ruleset cannot take (``if COVER_MODEL and not HAS_PLAY``). The source shown (``gouji
+    show --generated``) and its line numbers are unchanged. (No function of the module runs while
+    it loads, so none could see an earlier value.)"""
+    tree = ast.parse(source, filename)
+    values: dict[str, Any] = {}
+    own: set[int] = set()  # the target nodes of those module-level statements
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            t: ast.expr = stmt.targets[0]
+        elif isinstance(stmt, ast.AnnAssign):
+            t = stmt.target
+        else:
+            continue
+        if isinstance(t, ast.Name) and isinstance(stmt.value, ast.Constant):
+            values[t.id] = stmt.value.value
+            own.add(id(t))
+    bound: set[str] = set()  # names bound anywhere else: never folded
+    reads: list[tuple[ast.AST, str, int | None, ast.Name]] = []  # (parent, field, index, the name read)
+    tests: list[tuple[ast.AST, str, int | None, ast.Compare]] = []  # identity tests that may fold
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
+    while stack:
+        node, inside = stack.pop()
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load) and id(node) not in own:
+                bound.add(node.id)
+            continue
+        if isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            inside = inside or not isinstance(node, ast.ClassDef)
+        for attr, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for i, child in enumerate(items):
+                if not isinstance(child, ast.AST):
+                    continue
+                at = i if value is items else None
+                if inside and isinstance(child, ast.Name) and child.id in values and isinstance(child.ctx, ast.Load):
+                    reads.append((node, attr, at, child))
+                elif inside and isinstance(child, ast.Compare) and len(child.ops) == 1 \
+                        and isinstance(child.ops[0], (ast.Is, ast.IsNot)):
+                    tests.append((node, attr, at, child))
+                stack.append((child, inside))
+    fold = {k: v for k, v in values.items() if k not in bound}
+
+    def put(parent: ast.AST, attr: str, at: int | None, new: ast.AST) -> None:
+        if at is None:
+            setattr(parent, attr, new)
+        else:
+            getattr(parent, attr)[at] = new
+
+    for parent, attr, at, name in reads:
+        if name.id in fold:
+            put(parent, attr, at, ast.copy_location(ast.Constant(fold[name.id]), name))
+    for parent, attr, at, test in reversed(tests):  # (inner tests first)
+        x, y = test.left, test.comparators[0]
+        if isinstance(x, ast.Constant) and isinstance(y, ast.Constant) and \
+                any(v is None or isinstance(v, bool) for v in (x.value, y.value)):
+            same = x.value is y.value  # (an identity test against None, True or False: exact on the values)
+            put(parent, attr, at, ast.copy_location(ast.Constant(same == isinstance(test.ops[0], ast.Is)), test))
+    return compile(tree, filename, "exec")
+
+
 class Generated:
     """A loaded play-out module: ``module`` (its functions: ``new_state``, ``play_out``,
     ``legal_moves``, ``apply_move``, ``render_record``...), ``source`` and ``hash``."""
@@ -1193,7 +1267,7 @@ class Generated:
         name = f"gouji_dsl.generated.{_ident(graph.name)}_{digest[:12]}"
         mod = types.ModuleType(name, f"Generated play-out module of ruleset {graph.name!r}")
         mod.__dict__["__graph__"] = graph
-        code = compile(source, f"<generated {graph.name} {digest[:12]}>", "exec")
+        code = compile_folded(source, f"<generated {graph.name} {digest[:12]}>")
         exec(code, mod.__dict__)
         self.module = mod
 

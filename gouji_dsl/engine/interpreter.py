@@ -594,8 +594,13 @@ class GameState:
         for s in self.seat_list:
             seen: dict[str, int] = {}
             top_n, top_t = 0, 0
-            for i, c in enumerate(self.dealt_cards[s]):
-                if c.symbol != sym or not c.suit:
+            cards = self.dealt_cards[s]
+            symbols = [c.symbol for c in cards]
+            i = -1
+            for _ in range(symbols.count(sym)):  # (only the cards of that kind are looked at)
+                i = symbols.index(sym, i + 1)
+                c = cards[i]
+                if not c.suit:
                     continue
                 seen[c.suit] = seen.get(c.suit, 0) + 1
                 if seen[c.suit] > top_n:

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
@@ -115,6 +117,7 @@ t_seat_setup = t_game_start = t_seat_start = t_after_play = t_trick_won = t_fini
 # ---- generated: end
 
 DECK: list[Card] = MODEL.deck() if MODEL is not None else []
+_SHUFFLE = [(i, i + 1, (i + 1).bit_length()) for i in range(len(DECK) - 1, 0, -1)]  # (the shuffle's draws)
 JC_ALL: list[tuple[int, ...]] = []
 JC_INDEX: dict[tuple[int, ...], int] = {}
 JC_N: list[int] = []
@@ -133,6 +136,7 @@ _TINFO: dict[Play, tuple[Any, ...]] = {}
 _PINFO: dict[Play, tuple[Any, ...]] = {}  # per play: what playing it needs (see _play_info)
 _BL = tuple(i.bit_length() for i in range(256))  # (bits drawn for a choice among i moves)
 _NEW = object.__new__
+_SYMBOL = attrgetter("symbol")
 # the phases and turn roles the hot paths test by identity (every assignment uses the members; the
 # play-out's entry makes sure of it for a state that comes from elsewhere)
 _PLAYING, _OVER = Phase.PLAY, Phase.OVER
@@ -237,10 +241,7 @@ def _deal(rng: random.Random, first: int = 1) -> dict[int, list[Card]]:
     if type(rng) is random.Random:
         # random.Random.shuffle with its index draws (_randbelow) written out: the same permutation
         gb = rng.getrandbits
-        bl = _BL
-        for i in range(len(deck) - 1, 0, -1):
-            n = i + 1
-            k = bl[n] if n < 256 else n.bit_length()
+        for i, n, k in _SHUFFLE:
             j = gb(k)
             while j >= n:
                 j = gb(k)
@@ -324,8 +325,8 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     kidx = KIDX
     for s, cards in hands.items():
         h = hs[s]
-        for c in cards:
-            h[kidx[c.symbol]] += 1
+        for sym, k in Counter(map(_SYMBOL, cards)).items():
+            h[kidx[sym]] += k
     S.dealt = [tuple(h) for h in hs]
     S.record = [("deal", game_number, source, seed, prev, S.dealt_cards, False)]  # type: ignore[list-item]
     S.phase = Phase.BETWEEN
@@ -976,19 +977,20 @@ def _advance(S: GameState) -> None:
     queue = S.queue
     top: TablePlay = S.top  # type: ignore[assignment]  # (a play is on the table)
     places, revolted, failed = S.places, S.revolted, S.failed
+    tseat = top.seat
     while queue:
         seat, cap = queue[0]
-        if seat is None or seat in places or seat in revolted or seat in failed or seat == top.seat:
+        if seat is None or seat in places or seat in revolted or seat in failed or seat == tseat:
             queue.pop(0)
             continue
         if cap == "burn":
             if h_burn(S, seat, top):
                 S.to_act = seat
-                S.capacity = Capacity.BURN
+                S.capacity = _BURN
                 return
         elif h_follow(S, seat, top):
             S.to_act = seat
-            S.capacity = Capacity.FOLLOW
+            S.capacity = _FOLLOW
             return
         queue.pop(0)
     _trick_won(S)
@@ -1310,7 +1312,7 @@ def _yield(S: GameState, s: int) -> None:
     i, seen = 0, 0
     while i < len(queue) and seen < n:
         t, cap = queue[i]
-        if cap == "follow" and t != s and _active(S, t):
+        if cap == "follow" and t != s and t not in S.places and t not in S.revolted and t not in S.failed:
             seen += 1
         i += 1
     queue.insert(i, (s, "follow"))
@@ -1366,7 +1368,7 @@ def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
         S.record.append(("burn_undone", s, S.burner))  # type: ignore[arg-type]
         S.burner = None
     S.top = tp
-    S.capacity = Capacity.FOLLOW
+    S.capacity = _FOLLOW
     if S.yielded_this_top:
         S.yielded_this_top = set()
     t_after_play(S, s, tp, prev)
@@ -1598,11 +1600,11 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
             if qcap == "burn":
                 if h_burn(S, s, top):
                     S.to_act = s
-                    S.capacity = Capacity.BURN
+                    S.capacity = _BURN
                     break
             elif h_follow(S, s, top):
                 S.to_act = s
-                S.capacity = Capacity.FOLLOW
+                S.capacity = _FOLLOW
                 break
             queue.pop(0)
         else:

@@ -517,7 +517,7 @@ class Generator:
     def global_var(self, name: str) -> E:
         g = {
             "all_seats": E("SEATS_LIST", "list", nn=True, cheap=True, valid=True, is_list=True),
-            "active_seats": E("[_x for _x in SEATS if _x not in S.places and _x not in S.revolted and _x not in S.failed]",
+            "active_seats": E("[_x for _x in SEATS if _x not in _GONE]",
                               "list", nn=True, valid=True, is_list=True),
             "finished": E("S.finish_order", "list", nn=True, cheap=True, valid=True, is_list=True),
             "finished_in_trick": E("S.finished_in_trick", "list", nn=True, cheap=True, valid=True, is_list=True),
@@ -601,7 +601,7 @@ class Generator:
             return E(f"_next_active(S, {a[0]})", typ, pure=pure, valid=True)
         if name == "active" and args[0].valid and args[0].cheap:
             x = a[0]
-            inner = f"{x} not in S.places and {x} not in S.revolted and {x} not in S.failed"
+            inner = f"{x} not in _GONE"  # (the seats out: kept by the template, _recount)
             code = f"({inner})" if args[0].nn else f"({x} is not None and {inner})"
             return E(code, typ, nn=True, pure=pure, boolish=True)
         if name == "out" and args[0].cheap:
@@ -621,7 +621,7 @@ class Generator:
         if name == "counter":  # (counts are whole numbers: amounts are checked when counted)
             return E(f"S.counters.get({a[1]}, {{}}).get({a[0]}, 0)", typ, nn=True, pure=pure, real_int=True)
         if name == "count":
-            if a[0].startswith("[_x for _x in SEATS if _x not in S.places"):
+            if a[0] == "[_x for _x in SEATS if _x not in _GONE]":
                 # (the seats out, placed, revolted or failed, are counted by the template: _recount)
                 return E("(N - _OUT[0])", typ, nn=True, pure=pure, real_int=True)
             if args[0].members and args[0].code.startswith("sorted("):
@@ -644,8 +644,8 @@ class Generator:
                 return E(f"[_x for _x in {a[0]} if _x in S.flags.get({a[1]}, ())]", typ, nn=True, pure=pure,
                          valid=args[0].valid, is_list=True)
             if name == "active_of":
-                return E(f"[_x for _x in {a[0]} if _x and _x not in S.places and _x not in S.revolted "
-                         f"and _x not in S.failed]", typ, nn=True, pure=pure, valid=args[0].valid, is_list=True)
+                return E(f"[_x for _x in {a[0]} if _x and _x not in _GONE]", typ, nn=True, pure=pure,
+                         valid=args[0].valid, is_list=True)
         kinds = self.strength
         if name in ("dealt", "received") and args[1].const and seat_nn(args[0]):
             sym = args[1].value

@@ -128,7 +128,8 @@ _COVER: dict[tuple[int, ...], list[int]] = {}
 _OKC: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _FREE: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _HB: list[Any] = [None] * (N + 1)  # per seat: what answering needs of its hand (see _hand_info)
-_OUT = [0]  # seats out in the state being played (see _recount)
+_GONE: set[int] = set()  # the seats out in the state being played (see _recount; never changed in place)
+_OUT = [0]  # how many (see _recount)
 MAXK = max(MODEL.deck_counts[:NR], default=0) if MODEL is not None else 0  # the most cards of one rank a hand can hold
 _RT: dict[int, tuple[Any, ...]] = {}  # answers by rank group size (see _rank_table)
 _KEY_IDS: dict[Any, int] = {}  # (numbers stay far below 2**24: a key is two of them)
@@ -286,7 +287,7 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.places = {}
     S.finish_order = []
     S.failed = set()
-    _OUT[0] = 0
+    _recount(S)
     S.flags = {}
     S.counters = {}
     S.top = None
@@ -338,13 +339,13 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
 
 # ------------------------------------------------------------------------------ geometry
 def _active(S: GameState, s: Any) -> bool:
-    return s not in S.places and s not in S.revolted and s not in S.failed
+    return s not in _GONE
 
 
 def _next_active(S: GameState, s: int) -> int | None:
-    places, revolted, failed = S.places, S.revolted, S.failed
+    gone = _GONE
     for t in AFTER[s]:
-        if t not in places and t not in revolted and t not in failed:
+        if t not in gone:
             return t
     return None
 
@@ -817,10 +818,12 @@ def _forget(S: GameState) -> None:
 
 
 def _recount(S: GameState) -> None:
-    """``_OUT[0]``: how many seats are out (placed, revolted or failed), read by the hooks' and the
-    loop's tests of how many are left. Recounted whenever one of those changes here, and by
-    :func:`_forget`."""
-    _OUT[0] = len(S.places.keys() | S.revolted | S.failed)
+    """``_GONE``: the seats out (placed, revolted or failed), and ``_OUT[0]``, how many: what the
+    hooks and the loop read to tell who is still playing and how many are left. Made again
+    whenever one of those changes here, and by :func:`_forget`."""
+    global _GONE
+    _GONE = S.places.keys() | S.revolted | S.failed
+    _OUT[0] = len(_GONE)
 
 
 def _top_info(top: Play) -> tuple[Any, ...]:
@@ -976,11 +979,11 @@ def _can_answer(S: GameState, seat: int) -> bool:
 def _advance(S: GameState) -> None:
     queue = S.queue
     top: TablePlay = S.top  # type: ignore[assignment]  # (a play is on the table)
-    places, revolted, failed = S.places, S.revolted, S.failed
+    gone = _GONE  # (the questions asked here change nobody's place)
     tseat = top.seat
     while queue:
         seat, cap = queue[0]
-        if seat is None or seat in places or seat in revolted or seat in failed or seat == tseat:
+        if seat is None or seat in gone or seat == tseat:
             queue.pop(0)
             continue
         if cap == "burn":
@@ -1312,7 +1315,7 @@ def _yield(S: GameState, s: int) -> None:
     i, seen = 0, 0
     while i < len(queue) and seen < n:
         t, cap = queue[i]
-        if cap == "follow" and t != s and t not in S.places and t not in S.revolted and t not in S.failed:
+        if cap == "follow" and t != s and t not in _GONE:
             seen += 1
         i += 1
     queue.insert(i, (s, "follow"))
@@ -1590,11 +1593,11 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
         queue = S.queue
         if queue.pop(0)[1] == "follow":
             S.passed.add(seat)
-        places, revolted, failed = S.places, S.revolted, S.failed
+        gone = _GONE  # (the questions asked here change nobody's place)
         tseat = top.seat
         while queue:
             s, qcap = queue[0]
-            if s is None or s in places or s in revolted or s in failed or s == tseat:
+            if s is None or s in gone or s == tseat:
                 queue.pop(0)
                 continue
             if qcap == "burn":

@@ -769,7 +769,7 @@ def _rank_table(jh: tuple[int, ...], tj: tuple[int, ...], tc: int, fill: int, ke
     parts: list[Any] = []
     for fm in (fill, 0):
         lo = tc - fm - jt  # fewer rank cards than this cannot make the count
-        by_h: list[list[tuple[int, int, int]]] = []
+        by_h: list[tuple[tuple[int, int, int], ...]] = []
         for h in range(tc + 1):
             got: list[tuple[int, int, int]] = []
             if h and h >= lo:
@@ -782,10 +782,11 @@ def _rank_table(jh: tuple[int, ...], tj: tuple[int, ...], tc: int, fill: int, ke
                         if f > fm:
                             break
                         got += [(n, f, j) for j in okc[t]]
-            by_h.append(got)
-        counts = [len(by_h[h if h < tc else tc]) for h in range(max(MAXK, tc) + 1)]
-        parts += [by_h, counts]
-    out = (*parts, [(-1, 0, 0, j) for j in okc.get(tc, ())])
+            by_h.append(tuple(got))
+        counts = tuple(len(by_h[h if h < tc else tc]) for h in range(max(MAXK, tc) + 1))
+        parts += [tuple(by_h), counts]
+    # (tuples of numbers only: the collector stops tracking them, however many tables there are)
+    out = (*parts, tuple((-1, 0, 0, j) for j in okc.get(tc, ())))
     _RT[key] = out
     return out
 
@@ -801,7 +802,7 @@ def _hand_info(S: GameState, seat: int) -> tuple[Any, ...]:
     jh = tuple(hand[NR:])
     jt = sum(jh)
     fill = hand[FILLER] if FILLER is not None else 0
-    info = (jt, fill, jh, fill + jt, max(hand[:NR], default=0) <= MAXK, _key_id((jh, fill)))
+    info = (jt, fill, jh, fill + jt, (max(hand[:NR]) if NR else 0) <= MAXK, _key_id((jh, fill)))
     _HB[seat] = info
     return info
 
@@ -1387,8 +1388,25 @@ def _play(S: GameState, s: int, p: Play, is_burn: bool) -> None:
     follow = h_follow_order(S, tp)
     if follow is None:
         follow = AFTER[s]
-    S.queue = [*map(_BURN_ENTRY, burn), *map(_FOLLOW_ENTRY, follow)] if burn else [*map(_FOLLOW_ENTRY, follow)]
-    _advance(S)
+    queue = S.queue = [*map(_BURN_ENTRY, burn), *map(_FOLLOW_ENTRY, follow)] if burn else \
+        [*map(_FOLLOW_ENTRY, follow)]
+    gone = _GONE  # (_advance, inlined: the first seat asked who may answer)
+    while queue:
+        t, cap = queue[0]
+        if t is None or t in gone or t == s:
+            queue.pop(0)
+            continue
+        if cap == "burn":
+            if h_burn(S, t, tp):
+                S.to_act = t
+                S.capacity = _BURN
+                return
+        elif h_follow(S, t, tp):
+            S.to_act = t
+            S.capacity = _FOLLOW
+            return
+        queue.pop(0)
+    _trick_won(S)
 
 
 # ------------------------------------------------------------------------------ the play-out loop

@@ -783,10 +783,10 @@ def _rank_table(jh: tuple[int, ...], tj: tuple[int, ...], tc: int, fill: int, ke
                             break
                         got += [(n, f, j) for j in okc[t]]
             by_h.append(tuple(got))
-        counts = tuple(len(by_h[h if h < tc else tc]) for h in range(max(MAXK, tc) + 1))
+        counts = tuple([len(by_h[h if h < tc else tc]) for h in range(max(MAXK, tc) + 1)])
         parts += [tuple(by_h), counts]
     # (tuples of numbers only: the collector stops tracking them, however many tables there are)
-    out = (*parts, tuple((-1, 0, 0, j) for j in okc.get(tc, ())))
+    out = (*parts, tuple([(-1, 0, 0, j) for j in okc.get(tc, ())]))
     _RT[key] = out
     return out
 
@@ -1008,7 +1008,9 @@ def _trick_won(S: GameState) -> None:
     if _settle(S):
         return
     v = h_next_leader(S, top)
-    leader = None if v is None else S._seat_answer(v, "next_leader", "the next leader")
+    # (a seat 1..N needs no check; anything else is checked as the interpreter checks it)
+    leader = v if type(v) is int and 0 < v <= N else None if v is None else \
+        S._seat_answer(v, "next_leader", "the next leader")
     if not leader or not _active(S, leader):
         leader = winner if _active(S, winner) else _next_active(S, winner)
     _new_trick(S, leader)

@@ -317,3 +317,29 @@ def test_a_bot_that_plays_other_states_while_choosing(tmp_path):
             ref.apply_in_place(m, trusted=True)
         assert (gen.places, gen.scores, gen.decisions) == (ref.places, ref.scores, ref.decisions)
         assert eng.render_record(gen) == ref.record
+
+
+@pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)
+def test_folded_constants_are_never_rebound(name):
+    """The constants folded into the module's functions (codegen.FOLDED: COVER_MODEL, FILLER, N...)
+    are set only by module-level ``NAME = literal`` lines, never bound inside a function, so
+    reading them as those literals is what the module would read anyway; the hot loop is folded."""
+    import ast
+    eng = fast.engine(_graph(name))
+    assert eng is not None
+    tree = ast.parse(eng.source)
+    top = {id(t) for st in tree.body if isinstance(st, (ast.Assign, ast.AnnAssign))
+           for t in (st.targets if isinstance(st, ast.Assign) else [st.target])}
+    for st in tree.body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id in codegen.FOLDED
+                for t in (st.targets if isinstance(st, ast.Assign) else [st.target])):
+            assert isinstance(st.value, ast.Constant), ast.unparse(st)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            assert node.id not in codegen.FOLDED or id(node) in top, node.id
+        elif isinstance(node, ast.arg):
+            assert node.arg not in codegen.FOLDED
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            assert not set(node.names) & set(codegen.FOLDED)
+    assert "_random_run" in codegen.load(_graph(name)).folded

@@ -23,6 +23,7 @@ ruleset and of the generator) and returns a :class:`Generated` module, or raises
 interpreter, and says so).
 """
 from __future__ import annotations
+import __future__
 
 import ast
 import functools
@@ -1184,76 +1185,64 @@ def generate(graph: RuleGraph) -> str:
     return Generator(graph).generate()
 
 
-def compile_folded(source: str, filename: str) -> types.CodeType:
-    """``source`` compiled with its module-level literal constants folded into its functions: a
-    name bound at module level only by ``NAME = literal`` statements (``COVER_MODEL = True``,
-    ``N = 6``, ``FILLER = 12``; the last one counts, as it does once the module is loaded) and
-    bound nowhere else is read as its value inside functions, so the compiler drops the branches
-    this ruleset cannot take (``if COVER_MODEL and not HAS_PLAY``). The source shown (``gouji
-    show --generated``) and its line numbers are unchanged. (No function of the module runs while
-    it loads, so none could see an earlier value.)"""
-    tree = ast.parse(source, filename)
-    values: dict[str, Any] = {}
-    own: set[int] = set()  # the target nodes of those module-level statements
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            t: ast.expr = stmt.targets[0]
-        elif isinstance(stmt, ast.AnnAssign):
-            t = stmt.target
-        else:
-            continue
-        if isinstance(t, ast.Name) and isinstance(stmt.value, ast.Constant):
-            values[t.id] = stmt.value.value
-            own.add(id(t))
-    bound: set[str] = set()  # names bound anywhere else: never folded
-    reads: list[tuple[ast.AST, str, int | None, ast.Name]] = []  # (parent, field, index, the name read)
-    tests: list[tuple[ast.AST, str, int | None, ast.Compare]] = []  # identity tests that may fold
-    stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
-    while stack:
-        node, inside = stack.pop()
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load) and id(node) not in own:
-                bound.add(node.id)
-            continue
-        if isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-            inside = inside or not isinstance(node, ast.ClassDef)
-        for attr, value in ast.iter_fields(node):
-            items = value if isinstance(value, list) else [value]
-            for i, child in enumerate(items):
-                if not isinstance(child, ast.AST):
-                    continue
-                at = i if value is items else None
-                if inside and isinstance(child, ast.Name) and child.id in values and isinstance(child.ctx, ast.Load):
-                    reads.append((node, attr, at, child))
-                elif inside and isinstance(child, ast.Compare) and len(child.ops) == 1 \
-                        and isinstance(child.ops[0], (ast.Is, ast.IsNot)):
-                    tests.append((node, attr, at, child))
-                stack.append((child, inside))
-    fold = {k: v for k, v in values.items() if k not in bound}
+#: the module constants the generator writes as literals (``COVER_MODEL = True``, ``FILLER = 12``)
+#: that are folded into the template's functions; no function of the module binds them
+#: (tests/test_differential.py checks it on every generated module)
+FOLDED = ("COVER_MODEL", "SAME_COUNT", "SPARE_FOR_RANK", "HAS_PLAY", "HAS_DISCARD", "PLAY_RANKS_JOKERS",
+          "BURN_LEAD_BY_JOKERS", "FILLER", "N", "NR", "K")
+_FLAG_LINE = re.compile(r"^(" + "|".join(FOLDED) + r")(?:: [^=\n]+)? = (True|False|None|-?\d+)[ \t]*(?:#.*)?$", re.M)
+_FLAG_USE = re.compile(r"\b(" + "|".join(FOLDED[:8]) + r")\b")  # (the flags that pick branches)
+_TOP_DEF = re.compile(r"^def (\w+)\(", re.M)
+_TOP_LINE = re.compile(r"\n(?=[^\s#)])")
 
-    def put(parent: ast.AST, attr: str, at: int | None, new: ast.AST) -> None:
-        if at is None:
-            setattr(parent, attr, new)
-        else:
-            getattr(parent, attr)[at] = new
 
-    for parent, attr, at, name in reads:
-        if name.id in fold:
-            put(parent, attr, at, ast.copy_location(ast.Constant(fold[name.id]), name))
-    for parent, attr, at, test in reversed(tests):  # (inner tests first)
-        x, y = test.left, test.comparators[0]
-        if isinstance(x, ast.Constant) and isinstance(y, ast.Constant) and \
-                any(v is None or isinstance(v, bool) for v in (x.value, y.value)):
-            same = x.value is y.value  # (an identity test against None, True or False: exact on the values)
-            put(parent, attr, at, ast.copy_location(ast.Constant(same == isinstance(test.ops[0], ast.Is)), test))
-    return compile(tree, filename, "exec")
+def _folded(node: Any, values: dict[str, Any]) -> ast.expr | None:
+    """``node`` with the folded constants read as their values (None: unchanged): a name, or an
+    identity test against None, True or False whose operands fold (exact on the values)."""
+    if isinstance(node, ast.Name) and node.id in values and isinstance(node.ctx, ast.Load):
+        return ast.copy_location(ast.Constant(values[node.id]), node)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+        x, y = (_folded(e, values) or e for e in (node.left, node.comparators[0]))
+        if isinstance(x, ast.Constant) and isinstance(y, ast.Constant) \
+                and any(v is None or isinstance(v, bool) for v in (x.value, y.value)):
+            return ast.copy_location(ast.Constant((x.value is y.value) == isinstance(node.ops[0], ast.Is)), node)
+    return None
+
+
+def fold_functions(source: str, filename: str, namespace: dict[str, Any]) -> list[str]:
+    """Recompile, into ``namespace`` (the module's, after its source ran), the module's top-level
+    functions that test the ruleset's flags, with the constants of :data:`FOLDED` read as the
+    literals the module sets them to (the last ``NAME = literal`` line), so the compiler drops
+    the branches this ruleset cannot take (``if COVER_MODEL and not HAS_PLAY``). The source shown
+    (``gouji show --generated``) and its line numbers are unchanged. Returns the functions
+    recompiled."""
+    values = {m.group(1): ast.literal_eval(m.group(2)) for m in _FLAG_LINE.finditer(source)}
+    starts = [(m.start(), m.group(1)) for m in _TOP_DEF.finditer(source)]
+    done = []
+    for k, (start, name) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(source)
+        m = _TOP_LINE.search(source, start, end)  # the function ends at the next top-level line
+        if m is not None:
+            end = m.start() + 1
+        text = source[start:end]
+        if not _FLAG_USE.search(text):
+            continue
+        tree = ast.parse(text, filename)
+        for node in ast.walk(tree):  # (parents before children: a test sees its operands folded)
+            for attr, value in ast.iter_fields(node):
+                items = value if isinstance(value, list) else [value]
+                for i, child in enumerate(items):
+                    new = _folded(child, values)
+                    if new is not None:
+                        if value is items:
+                            value[i] = new
+                        else:
+                            setattr(node, attr, new)
+        ast.increment_lineno(tree, source.count("\n", 0, start))
+        code = compile(tree, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
+        exec(code, namespace)
+        done.append(name)
+    return done
 
 
 class Generated:
@@ -1267,8 +1256,9 @@ class Generated:
         name = f"gouji_dsl.generated.{_ident(graph.name)}_{digest[:12]}"
         mod = types.ModuleType(name, f"Generated play-out module of ruleset {graph.name!r}")
         mod.__dict__["__graph__"] = graph
-        code = compile_folded(source, f"<generated {graph.name} {digest[:12]}>")
-        exec(code, mod.__dict__)
+        filename = f"<generated {graph.name} {digest[:12]}>"
+        exec(compile(source, filename, "exec"), mod.__dict__)
+        self.folded = fold_functions(source, filename, mod.__dict__)
         self.module = mod
 
 

@@ -1191,7 +1191,7 @@ def generate(graph: RuleGraph) -> str:
 FOLDED = ("COVER_MODEL", "SAME_COUNT", "SPARE_FOR_RANK", "HAS_PLAY", "HAS_DISCARD", "PLAY_RANKS_JOKERS",
           "BURN_LEAD_BY_JOKERS", "FILLER", "N", "NR", "K")
 _FLAG_LINE = re.compile(r"^(" + "|".join(FOLDED) + r")(?:: [^=\n]+)? = (True|False|None|-?\d+)[ \t]*(?:#.*)?$", re.M)
-_FLAG_USE = re.compile(r"\b(" + "|".join(FOLDED[:8]) + r")\b")  # (the flags that pick branches)
+_FLAG_USE = re.compile(r"\b(" + "|".join(FOLDED) + r")\b")
 _TOP_DEF = re.compile(r"^def (\w+)\(", re.M)
 _TOP_LINE = re.compile(r"\n(?=[^\s#)])")
 
@@ -1211,7 +1211,7 @@ def _folded(node: Any, values: dict[str, Any]) -> ast.expr | None:
 
 def fold_functions(source: str, filename: str, namespace: dict[str, Any]) -> list[str]:
     """Recompile, into ``namespace`` (the module's, after its source ran), the module's top-level
-    functions that test the ruleset's flags, with the constants of :data:`FOLDED` read as the
+    functions that read the ruleset's flags or sizes, with the constants of :data:`FOLDED` read as the
     literals the module sets them to (the last ``NAME = literal`` line), so the compiler drops
     the branches this ruleset cannot take (``if COVER_MODEL and not HAS_PLAY``). The source shown
     (``gouji show --generated``) and its line numbers are unchanged. Returns the functions

@@ -142,6 +142,9 @@ def test_generated_source_names_rules_and_positions():
     assert "# yield.someone-left (rules/online.yaml:" in src
     # settings are folded: the scramble threshold (base.yaml scramble_when_active: 4) is a literal
     assert "<= 4" in src and "settings." not in src.split("# ---- hooks")[1]
+    # the questions the loop asks most, written in place where nothing in them can fail
+    loop = src[src.index("def _random_run("):]
+    assert "h_follow(" not in loop.split("\ndef ")[0] and "# (inlined: h_follow)" in loop
     assert codegen.ruleset_hash(g) == codegen.ruleset_hash(load_graph("online"))
     assert codegen.ruleset_hash(g) != codegen.ruleset_hash(load_graph("rulebook"))
 
@@ -229,6 +232,7 @@ FAILING = {
     "division": ("score", "value", "sum_places(team_seats(seat), settings.place_points) // (count(active_seats) - count(active_seats))"),
     "missing-key": ("score", "value", "settings.place_points[place(seat) + 10]"),
     "not-a-seat": ("next_leader", "value", "top.seat + 10"),
+    "follow-question": ("follow", "deny", "settings.place_points[count(active_seats) + 10] == 0"),
     "amount-none": ("after_play", "count: plays\n    amount", "place(seat)"),
 }
 

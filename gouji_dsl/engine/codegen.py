@@ -108,6 +108,11 @@ _UNSAFE = ("_OP", "_IX", "_AT", "_FN[", "_GV[", "int(", "shown_leader(", "min(",
            "KINDS[", "_S[")
 
 
+#: operators of the table that cannot fail on operands of their checked types (an order of numbers:
+#: false when either is none); any other bound operator, index or attribute function may fail
+_NEVER_FAIL = frozenset({"lt_int", "le_int", "gt_int", "ge_int"})
+
+
 def _const(v: Any, typ: str | None = None) -> E:
     t = _type_of_value(v) if typ is None or typ in ("any", "none") else typ
     return E(repr(v), t, nn=v is not None, cheap=True, const=True, value=v, boolish=isinstance(v, bool),
@@ -471,6 +476,8 @@ class Generator:
         self._objects: dict[str, str] = {}
         self.rules: list[Any] = []  # RuleNodes, by index (failure messages)
         self._temp = 0
+        self.inline: dict[str, str] = {}  # permit hook -> its answer as one expression (nothing in it can fail)
+        self._inline_ok = False
 
     # --- constants and bound operator functions
     def constant(self, v: Any) -> str:
@@ -482,10 +489,12 @@ class Generator:
             self.consts[text] = name
         return name
 
-    def _object(self, code: str) -> str:
+    def _object(self, code: str, may_fail: bool = False) -> str:
+        """A module-level object built by ``code``: its name (``_OP...`` when calling it may fail,
+        so that code calling it is not :attr:`E.safe`)."""
         name = self._objects.get(code)
         if name is None:
-            name = self._objects[code] = f"_O{len(self.objects) + 1}"
+            name = self._objects[code] = f"_O{'P' if may_fail else ''}{len(self.objects) + 1}"
             self.objects.append(f"{name} = {code}")
         return name
 
@@ -499,13 +508,13 @@ class Generator:
 
     def op_fn(self, n: A.Unary | A.Binary) -> str:
         """The operator table's function of ``n`` (its entry, the rank order and where it was written)."""
-        return self._object(f"_bind({n.impl!r}, {_pos_code(n.pos)})")
+        return self._object(f"_bind({n.impl!r}, {_pos_code(n.pos)})", may_fail=n.impl not in _NEVER_FAIL)
 
     def index_fn(self, n: A.Index) -> str:
-        return self._object(f"_index_fn({_pos_code(n.pos)})")
+        return self._object(f"_index_fn({_pos_code(n.pos)})", may_fail=True)
 
     def attr_fn(self, n: A.Attr) -> str:
-        return self._object(f"_attr_fn({n.attr!r}, {_pos_code(n.pos)})")
+        return self._object(f"_attr_fn({n.attr!r}, {_pos_code(n.pos)})", may_fail=True)
 
     def temp(self) -> str:
         self._temp += 1
@@ -757,6 +766,7 @@ class Generator:
         rules = self.graph.by_hook[hook]
         body: list[str] = []
         if h.kind == "permit":
+            self._inline_ok = prefix == "h_" and hook in _INLINE_HOOKS
             body += self._permit_body(hook, rules, sig)
         elif h.kind == "value":
             body += self._value_body(hook, rules, sig)
@@ -780,7 +790,10 @@ class Generator:
         parts_of = {}
         for r in rules:
             parts_of[r.node.id] = (self._part(r.node, "when", sig.env), self._part(r.node, "effect", sig.env))
-        if has_allow and not default and all(x is None or (x.safe and x.pure) for w in parts_of.values() for x in w):
+        every_safe = all(x is None or (x.safe and x.pure) for w in parts_of.values() for x in w)
+        grants: list[str] = []  # the conditions, for the answer as one expression (when every part is safe)
+        denies: list[str] = []
+        if has_allow and not default and every_safe:
             # nothing here can fail or draw: ask the allowing rules first, the others only when one granted
             rules = tuple(r for r in rules if r.node.effect == "allow") + \
                 ("GRANTED?",) + tuple(r for r in rules if r.node.effect != "allow")  # type: ignore[assignment]
@@ -813,7 +826,12 @@ class Generator:
                 cond = _conjunction(parts).code if parts else "True"
             action = "granted = True" if eff == "allow" and not default else ("pass" if eff == "allow" else "return False")
             out += self._guarded(i, [f"    if {cond}:", f"        {action}"], sig)
+            (grants if action == "granted = True" else denies if action == "return False" else []).append(cond)
         out.append(f"    return {'granted' if has_allow and not default else repr(default)}")
+        if self._inline_ok and every_safe:
+            terms = ([f"({' or '.join(f'({c})' for c in grants)})" if grants else "False"]
+                     if has_allow and not default else []) + [f"not ({c})" for c in denies]
+            self.inline[hook] = " and ".join(terms) if terms else repr(default)
         return out
 
     def _answer(self, hook: str, fn: E) -> tuple[str, bool]:
@@ -1067,7 +1085,63 @@ class Generator:
         template = _template_source()
         start = template.index(_BEGIN)
         end = template.index(_END) + len(_END)
-        return template[:start] + "\n".join(block) + template[end:]
+        return template[:start] + "\n".join(block) + self._inlined(template[end:])
+
+    def _inlined(self, text: str) -> str:
+        """``text`` (the template's loop) with the calls of the permit questions of
+        :data:`_INLINE_HOOKS` in its hot functions written as the questions' answers (one expression:
+        nothing in it can fail, so a rule failure cannot go unnamed), the call's arguments in place
+        of the question's; the line says which question it asks."""
+        def sub(m: re.Match[str]) -> str:
+            line = m.group(0)
+
+            def call(c: re.Match[str]) -> str:
+                expr = self.inline.get(c.group(1))
+                if expr is None:
+                    return c.group(0)
+                got = _renamed(expr, dict(zip(HOOKS[c.group(1)].context, (c.group(2), c.group(3)))))
+                return c.group(0) if got is None else f"({got})"
+            new = _HOOK_CALL.sub(call, line)
+            if new != line:
+                asked = sorted(set(_HOOK_CALL.findall(line)))
+                new += "  # (inlined: " + ", ".join(f"h_{h[0]}" for h in asked) + ")"
+            return new
+
+        out = []
+        for part in _TOP_SPLIT.split(text):
+            m = _TOP_DEF.match(part)
+            out.append(re.sub(r"^.*$", sub, part, flags=re.M) if m and m.group(1) in _INLINE_IN else part)
+        return "".join(out)
+
+
+#: the permit questions whose answers the hot loop asks written in place (when nothing in them can
+#: fail), and the template functions where
+_INLINE_HOOKS = frozenset({"follow", "yield", "burn"})
+_INLINE_IN = frozenset({"_random_run", "_play", "_advance"})
+_HOOK_CALL = re.compile(r"\bh_(follow|yield|burn)\(S, (\w+), (\w+)\)")
+_TOP_SPLIT = re.compile(r"(?=^def \w+\()", re.M)
+
+
+def _renamed(expr: str, names: dict[str, str]) -> str | None:
+    """``expr`` with the names ``names`` maps read as their values (None: it binds a name, or
+    already reads one of the new names, so it is not renamed)."""
+    tree = ast.parse(expr, mode="eval")
+    new = set(names.values())
+    for node in ast.walk(tree):
+        bound: list[str] = []
+        if isinstance(node, ast.Lambda):
+            bound = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        elif isinstance(node, ast.comprehension):
+            bound = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
+        elif isinstance(node, ast.NamedExpr) or (isinstance(node, ast.Name) and node.id in new
+                                                 and node.id not in names):
+            return None
+        if set(bound) & (new | set(names)):
+            return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names:
+            node.id = names[node.id]
+    return ast.unparse(tree)
 
 
 #: what a candidate-play question may read for its answer to depend only on the play's joker

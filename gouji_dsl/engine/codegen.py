@@ -23,7 +23,6 @@ ruleset and of the generator) and returns a :class:`Generated` module, or raises
 interpreter, and says so).
 """
 from __future__ import annotations
-import __future__
 
 import ast
 import functools
@@ -1270,53 +1269,53 @@ _TOP_DEF = re.compile(r"^def (\w+)\(", re.M)
 _TOP_LINE = re.compile(r"\n(?=[^\s#)])")
 
 
-def _folded(node: Any, values: dict[str, Any]) -> ast.expr | None:
-    """``node`` with the folded constants read as their values (None: unchanged): a name, or an
-    identity test against None, True or False whose operands fold (exact on the values)."""
-    if isinstance(node, ast.Name) and node.id in values and isinstance(node.ctx, ast.Load):
-        return ast.copy_location(ast.Constant(values[node.id]), node)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-        x, y = (_folded(e, values) or e for e in (node.left, node.comparators[0]))
-        if isinstance(x, ast.Constant) and isinstance(y, ast.Constant) \
-                and any(v is None or isinstance(v, bool) for v in (x.value, y.value)):
-            return ast.copy_location(ast.Constant((x.value is y.value) == isinstance(node.ops[0], ast.Is)), node)
-    return None
+#: what folding leaves alone: string literals (docstrings included) and comments
+_NOT_CODE = re.compile(r'''"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|#[^\n]*''')
 
 
-def fold_functions(source: str, filename: str, namespace: dict[str, Any]) -> list[str]:
-    """Recompile, into ``namespace`` (the module's, after its source ran), the module's top-level
-    functions that read the ruleset's flags or sizes, with the constants of :data:`FOLDED` read as the
-    literals the module sets them to (the last ``NAME = literal`` line), so the compiler drops
-    the branches this ruleset cannot take (``if COVER_MODEL and not HAS_PLAY``). The source shown
-    (``gouji show --generated``) and its line numbers are unchanged. Returns the functions
-    recompiled."""
+def fold_functions(source: str) -> tuple[str, list[str]]:
+    """The module's source with the constants of :data:`FOLDED` written, in its top-level
+    functions, as the literals the module sets them to (the last ``NAME = literal`` line; an
+    identity test of one against None, True or False as its result), so the compiler drops the
+    branches this ruleset cannot take (``if COVER_MODEL and not HAS_PLAY``); and the functions
+    changed. Text for text on each line: the line numbers stay those of the source shown
+    (``gouji show --generated``), which is unchanged. Strings and comments are left alone; a name
+    is read only where it is loaded (tests/test_differential.py checks that no function binds one)."""
     values = {m.group(1): ast.literal_eval(m.group(2)) for m in _FLAG_LINE.finditer(source)}
+    if not values:
+        return source, []
+    names = "|".join(values)
+    identity = re.compile(r"(?<![.\w])(" + names + r") is (not )?(None|True|False)\b")
+    use = re.compile(r"(?<![.\w])(" + names + r")\b(?!\s*=(?!=))")
+
+    def code(text: str) -> str:
+        text = identity.sub(lambda m: repr((values[m.group(1)] is {"None": None, "True": True, "False": False}
+                                            [m.group(3)]) != bool(m.group(2))), text)
+        return use.sub(lambda m: repr(values[m.group(1)]), text)
+
+    def fold(text: str) -> str:
+        out, at = [], 0
+        for m in _NOT_CODE.finditer(text):
+            out += [code(text[at:m.start()]), m.group(0)]
+            at = m.end()
+        out.append(code(text[at:]))
+        return "".join(out)
+
     starts = [(m.start(), m.group(1)) for m in _TOP_DEF.finditer(source)]
+    parts = [source[:starts[0][0]] if starts else source]
     done = []
     for k, (start, name) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else len(source)
         m = _TOP_LINE.search(source, start, end)  # the function ends at the next top-level line
-        if m is not None:
-            end = m.start() + 1
-        text = source[start:end]
-        if not _FLAG_USE.search(text):
-            continue
-        tree = ast.parse(text, filename)
-        for node in ast.walk(tree):  # (parents before children: a test sees its operands folded)
-            for attr, value in ast.iter_fields(node):
-                items = value if isinstance(value, list) else [value]
-                for i, child in enumerate(items):
-                    new = _folded(child, values)
-                    if new is not None:
-                        if value is items:
-                            value[i] = new
-                        else:
-                            setattr(node, attr, new)
-        ast.increment_lineno(tree, source.count("\n", 0, start))
-        code = compile(tree, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
-        exec(code, namespace)
-        done.append(name)
-    return done
+        stop = m.start() + 1 if m is not None else end
+        text = source[start:stop]
+        if _FLAG_USE.search(text):
+            folded = fold(text)
+            if folded != text:
+                text = folded
+                done.append(name)
+        parts += [text, source[stop:end]]
+    return "".join(parts), done
 
 
 class Generated:
@@ -1331,8 +1330,8 @@ class Generated:
         mod = types.ModuleType(name, f"Generated play-out module of ruleset {graph.name!r}")
         mod.__dict__["__graph__"] = graph
         filename = f"<generated {graph.name} {digest[:12]}>"
-        exec(compile(source, filename, "exec"), mod.__dict__)
-        self.folded = fold_functions(source, filename, mod.__dict__)
+        text, self.folded = fold_functions(source)
+        exec(compile(text, filename, "exec"), mod.__dict__)
         self.module = mod
 
 

@@ -347,3 +347,19 @@ def test_folded_constants_are_never_rebound(name):
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             assert not set(node.names) & set(codegen.FOLDED)
     assert "_random_run" in codegen.load(_graph(name)).folded
+
+
+def test_folding_writes_literals_only_where_code_reads_the_constants():
+    """codegen.fold_functions: the constants are written in as literals where a function reads
+    them (identity tests against None become their results); strings, comments, attributes,
+    keyword arguments and module-level lines are left alone; line numbers do not move."""
+    src = ("N = 6\nFILLER = None\nX = N\n\n\n"
+           "def f(S):\n    \"\"\"N seats.\"\"\"\n    a = S.N + N  # N\n    b = 'N' if FILLER is None else g(N=N)\n"
+           "    return a, b, FILLER is not None\n\n\ndef h():\n    return 1\n")
+    text, done = codegen.fold_functions(src)
+    assert done == ["f"]
+    assert text.splitlines()[:5] == src.splitlines()[:5]
+    body = text.split("def f(S):\n")[1]
+    assert '"""N seats."""' in body and "S.N + 6  # N" in body
+    assert "b = 'N' if True else g(N=6)" in body and "return a, b, False" in body
+    assert len(text.splitlines()) == len(src.splitlines())

@@ -764,8 +764,8 @@ class Generator:
         doc = f'    """{h.doc}"""'
         rules = self.graph.by_hook[hook]
         body: list[str] = []
+        self._inline_ok = prefix == "h_" and hook in _INLINE_HOOKS
         if h.kind == "permit":
-            self._inline_ok = prefix == "h_" and hook in _INLINE_HOOKS
             body += self._permit_body(hook, rules, sig)
         elif h.kind == "value":
             body += self._value_body(hook, rules, sig)
@@ -856,6 +856,7 @@ class Generator:
 
     def _value_body(self, hook: str, rules: tuple[Any, ...], sig: _HookSig) -> list[str]:
         out: list[str] = []
+        arms: list[tuple[str | None, str]] | None = [] if self._inline_ok else None  # (when, answer): one expression
         for r in reversed(rules):
             node = r.node
             i = self._rule_index(node)
@@ -868,17 +869,33 @@ class Generator:
             ret = [f"return {code}"] if not check else [f"_v = {code}", f"_bad = _CHECKS[{hook!r}](_v)",
                                                          "if _bad:", "    raise EvalError(_bad)", "return _v"]
             when = self._part(node, "when", sig.env)
+            if arms is not None and (check or not fn.safe or (when is not None and not when.safe)):
+                arms = None
             if when is not None:
                 if when.const and not when.value:
                     out.append("    # (never applies under these settings)")
                     continue
                 if not when.const:
                     out += self._guarded(i, [f"    if {when.code}:"] + [f"        {ln}" for ln in ret], sig)
+                    if arms is not None:
+                        arms.append((when.code, code))
                     continue
             out += self._guarded(i, [f"    {ln}" for ln in ret], sig)
+            self._inline_value(hook, arms, code)
             return out
         out.append(f"    return {HOOKS[hook].default!r}")
+        self._inline_value(hook, arms, repr(HOOKS[hook].default))
         return out
+
+    def _inline_value(self, hook: str, arms: list[tuple[str | None, str]] | None, last: str) -> None:
+        """The answer of a value question as one expression (``a if when else ...``), when nothing
+        in it can fail and no answer needs checking."""
+        if arms is None:
+            return
+        expr = last
+        for when, code in reversed(arms):
+            expr = f"({code}) if ({when}) else ({expr})"
+        self.inline[hook] = expr
 
     def _trigger_body(self, hook: str, rules: tuple[Any, ...], sig: _HookSig) -> list[str]:
         out: list[str] = []
@@ -1098,7 +1115,8 @@ class Generator:
                 expr = self.inline.get(c.group(1))
                 if expr is None:
                     return c.group(0)
-                got = _renamed(expr, dict(zip(HOOKS[c.group(1)].context, (c.group(2), c.group(3)))))
+                args = [a for a in c.group(2).split(", ") if a]
+                got = _renamed(expr, dict(zip(HOOKS[c.group(1)].context, args)))
                 return c.group(0) if got is None else f"({got})"
             new = _HOOK_CALL.sub(call, line)
             if new != line:
@@ -1115,9 +1133,9 @@ class Generator:
 
 #: the permit questions whose answers the hot loop asks written in place (when nothing in them can
 #: fail), and the template functions where
-_INLINE_HOOKS = frozenset({"follow", "yield", "burn"})
-_INLINE_IN = frozenset({"_random_run", "_play", "_advance"})
-_HOOK_CALL = re.compile(r"\bh_(follow|yield|burn)\(S, (\w+), (\w+)\)")
+_INLINE_HOOKS = frozenset({"follow", "yield", "burn", "follow_order", "burn_order", "game_over", "next_leader"})
+_INLINE_IN = frozenset({"_random_run", "_play", "_advance", "_trick_won"})
+_HOOK_CALL = re.compile(r"\bh_(" + "|".join(sorted(_INLINE_HOOKS, key=len, reverse=True)) + r")\(S((?:, \w+)*)\)")
 _TOP_SPLIT = re.compile(r"(?=^def \w+\()", re.M)
 
 

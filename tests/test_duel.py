@@ -148,3 +148,12 @@ def test_a_bot_count_that_fits_no_seating_is_a_usage_error(runner):
     for args in (["simulate", "online", "--games", "1"], ["diff", "online", "base", "--simulate", "1"]):
         res = runner.invoke(cli, [*args, "--bots", "random,heuristic,random"])
         assert res.exit_code == 2 and "'--bots'" in res.stderr and "not 3" in res.stderr, res.output
+
+
+def test_an_iteration_budget_is_plain_digits_and_simulate_json_names_the_bots(runner):
+    for spec in ("ismcts: 2", "ismcts:+2", "ismcts:1_0", "ismcts:\u0663"):
+        res = runner.invoke(cli, ["simulate", "online", "--games", "1", "--bots", spec])
+        assert res.exit_code == 2 and "whole number" in res.stderr, (spec, res.output)
+    res = runner.invoke(cli, ["simulate", "online", "--games", "1", "--workers", "1", "--bots", "heuristic,random",
+                              "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["bots"] == ["heuristic", "random"] * 3

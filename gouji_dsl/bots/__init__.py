@@ -138,10 +138,9 @@ def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
         return kind, None
     if not kind.searches:
         raise ValueError(f"bot {kind.name!r} does not search: it takes no iteration budget (write just {kind.name!r})")
-    try:
-        iters = int(n)
-    except ValueError:
-        raise ValueError(f"bot {spec!r}: the iteration budget after ':' must be a whole number") from None
+    if not (n.isascii() and n.isdigit()):  # int() would also take " 2", "+2", "1_0" and other scripts' digits
+        raise ValueError(f"bot {spec!r}: the iteration budget after ':' must be a whole number (digits 0-9)")
+    iters = int(n)
     if iters < 1:
         raise ValueError(f"bot {spec!r}: the iteration budget must be at least 1")
     return kind, iters

@@ -280,7 +280,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
         _err(f"{ruleset}: simulation failed: {type(e).__name__}: {e}")
         sys.exit(EXIT_INTERNAL)
     if as_json:
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+        click.echo(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
     else:
         _summary_text(summary, bots)
 

@@ -50,18 +50,6 @@ def run_file(out: Path, ruleset: str, a: str, b: str, think_ms: float | None, se
     return out / f"{safe[0]}__{safe[1]}__{safe[2]}__{t}__seed{seed}.jsonl"
 
 
-def load_games(path: Path) -> list:
-    from gouji_dsl.tools.duel import DuelGame
-    games: dict[tuple[int, bool], DuelGame] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():  # a unit played again (a longer run finishing a match) replaces its games
-                for g in json.loads(line)["games"]:
-                    x = DuelGame.from_json(g)
-                    games[(x.deal, x.a_odd)] = x
-    return [games[k] for k in sorted(games)]
-
-
 #: CPU milliseconds per search iteration (one play-out) on online, for the time estimate of an iteration
 #: budget (measured: 2.3 ms with ISMCTS, 96 iterations per decision, benchmarks/bench_bot_speed.py)
 MS_PER_ITERATION = 2.3
@@ -81,16 +69,15 @@ def seconds_per_choice(spec: str, think_ms: float | None) -> float:
 def run_pair(ruleset: str, a: str, b: str, deals: int, seed: str, think_ms: float | None, workers: int, out: Path,
              quiet: bool) -> dict:
     from gouji_dsl.ruleset.graph import load_graph
-    from gouji_dsl.tools.duel import duel
+    from gouji_dsl.tools.duel import duel, load_saved, run_header, save_unit
 
     graph = load_graph(ruleset)
     path = run_file(out, graph.name if Path(ruleset).suffix == "" else ruleset, a, b, think_ms, seed)
-    done = load_games(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    header = run_header(graph.name, a, b, seed, think_ms)
+    done = load_saved(path, header)
 
     def save(unit_games: list) -> None:
-        with path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps({"games": [g.to_json() for g in unit_games]}) + "\n")
+        save_unit(path, unit_games, header)
 
     def progress(n: int, total: int) -> None:
         if not quiet:
@@ -155,9 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         for a, b in pairs:
             if args.table:
                 from gouji_dsl.ruleset.graph import load_graph
-                from gouji_dsl.tools.duel import DuelReport
+                from gouji_dsl.tools.duel import DuelReport, load_saved, run_header
                 g = load_graph(r)
-                games = load_games(run_file(out, g.name if Path(r).suffix == "" else r, a, b, think, args.seed))
+                games = load_saved(run_file(out, g.name if Path(r).suffix == "" else r, a, b, think, args.seed),
+                                   run_header(g.name, a, b, args.seed, think))
                 if not games:
                     continue
                 from gouji_dsl.tools.simulate import match_length

@@ -157,3 +157,49 @@ def test_an_iteration_budget_is_plain_digits_and_simulate_json_names_the_bots(ru
     res = runner.invoke(cli, ["simulate", "online", "--games", "1", "--workers", "1", "--bots", "heuristic,random",
                               "--json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["bots"] == ["heuristic", "random"] * 3
+
+
+def test_duel_cli_save_resumes_and_refuses_another_duels_file(runner, tmp_path):
+    """--save keeps each finished deal (a fresh tester lost a long run writing to a file); the same
+    command again plays only the rest and reports what the whole run would; a file of another duel is refused."""
+    save = tmp_path / "run.jsonl"
+    whole = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "4", "--seed", "5", "--json"])
+    first = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "2", "--seed", "5", "--save", str(save)])
+    assert first.exit_code == 0, first.output
+    lines = save.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3 and json.loads(lines[0])["duel"]["a"] == "heuristic"  # header + one line per deal
+    # stderr is not a terminal here: progress comes as plain lines
+    assert "2/2 deals, done" in first.stderr
+    rest = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "4", "--seed", "5", "--save", str(save),
+                               "--json"])
+    assert rest.exit_code == 0, rest.output
+    assert "2 deal(s) saved already" in rest.stderr and len(save.read_text(encoding="utf-8").splitlines()) == 5
+    pick = ("mean_diff", "a_win_rate", "ties", "per_seat")
+    assert {k: json.loads(rest.stdout)[k] for k in pick} == {k: json.loads(whole.stdout)[k] for k in pick}
+    other = runner.invoke(cli, ["duel", "online", "random", "heuristic", "--deals", "4", "--seed", "5", "--save", str(save)])
+    assert other.exit_code == 1 and "holds another duel" in other.stderr and "Traceback" not in other.stderr
+    assert len(save.read_text(encoding="utf-8").splitlines()) == 5  # a refused run changes nothing
+    save.write_text("not json\n", encoding="utf-8")
+    broken = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
+    assert broken.exit_code == 1 and f"{save}:1:" in broken.stderr
+
+
+def test_duel_text_says_how_to_read_the_per_seat_figures(runner):
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1"])
+    assert res.exit_code == 0, res.output
+    assert "teammates share their team's" in res.stdout and "1 = first out" in res.stdout
+
+
+def test_bot_specs_are_written_as_the_registry_writes_them(runner):
+    from gouji_dsl.bots import MAX_ITERATIONS, canonical_spec
+    assert canonical_spec(" ISMCTS:0002 ") == "ismcts:2" and canonical_spec("Heuristic") == "heuristic"
+    res = runner.invoke(cli, ["simulate", "online", "--games", "1", "--workers", "1", "--bots", "ISMCTS:2,Heuristic",
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["bots"][:2] == ["ismcts:2", "heuristic"]
+    for spec, words in ((",heuristic", "a bot name is missing"), (f"pimc:{MAX_ITERATIONS + 1}", "at most"),
+                        ("x" * 200, "…")):
+        bad = runner.invoke(cli, ["simulate", "online", "--games", "1", "--bots", spec])
+        assert bad.exit_code == 2 and words in bad.stderr and "x" * 50 not in bad.stderr, (spec, bad.stderr)
+    lst = runner.invoke(cli, ["duel", "online", "random,heuristic", "heuristic"])
+    assert lst.exit_code == 2 and "not a list" in lst.stderr

@@ -133,6 +133,22 @@ async def test_new_game_dialog_refuses_a_budget_nobody_uses():
 
 
 @sync
+async def test_ask_bot_also_answers_shift_f3_as_xterm_and_tmux_send_it():
+    """xterm and tmux send shift+F3 as ESC [1;2R, which Textual reads as F15 (a fresh tester's finding)."""
+    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
+                  show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.play_screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("f15")
+        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
+        hint = app.screen
+        await wait_for(pilot, lambda: hint.analysis is not None or hint.error is not None, what="the search")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.play_screen, what="back to the table")
+
+
+@sync
 async def test_ask_bot_shows_each_candidate_with_its_value():
     app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
                   show_steps=False)

@@ -142,7 +142,8 @@ class WhyScreen(ModalScreen[None]):
         exp = self.explanation
         with Vertical(classes="play-dialog") as box:
             box.border_title = self.title_text or "Why"
-            head = Text(exp.move + ": ", style="bold")
+            seat, _, rest = exp.move.partition(" ")  # NOTATION.md's "SEAT MOVE": say which is the seat
+            head = Text((f"seat {seat} {rest}" if seat.isdigit() and rest else exp.move) + ": ", style="bold")
             head.append("legal" if exp.legal else "illegal", style="bold green" if exp.legal else "bold red")
             yield Static(head)
             reasons = sorted(exp.reasons, key=lambda r: r.verdict != "forbade")

@@ -111,6 +111,9 @@ class PlayScreen(Screen[None]):
         Binding("f3", "hint", "Hint", tooltip="What the heuristic bot would play (put in the move box)"),
         Binding("shift+f3", "ask_bot", "Ask bot",
                 tooltip="What a search bot (ISMCTS, PIMC) or any bot would play, with each move's estimated value"),
+        # xterm and tmux send shift+F3 as ESC [1;2R, which Textual reads as F15
+        Binding("f15", "ask_bot", "Ask bot", show=False,
+                tooltip="shift+F3 as some terminals send it (xterm, tmux)"),
         Binding("ctrl+n", "new_game", "New game", show=False,
                 tooltip="A new game: choose the opponents' and teammates' bots, your seat and the seed"),
         Binding("f4", "legal", "Moves", tooltip="Your legal moves, grouped"),
@@ -485,7 +488,7 @@ class PlayScreen(Screen[None]):
                                 + (f"one of {n} plays" if n != 1 else "your one play") + " (type the cards), or pass"),
                              style="dim")
                 elif st.capacity == "follow" and st.top is not None:
-                    t.append(f"{n} play{'s' if n != 1 else ''} beat {st.top.play.text}" if n else
+                    t.append(f"{n} play{'s' if n != 1 else ''} beat{'s' if n == 1 else ''} {st.top.play.text}" if n else
                              f"nothing you hold beats {st.top.play.text}: pass", style="dim")
                 else:
                     t.append(self._setup_question(), style="dim")

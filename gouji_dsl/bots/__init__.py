@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.engine.interpreter import GameState, Move
 
 __all__ = ["BOTS", "Bot", "BotKind", "Budget", "HeuristicBot", "RandomBot", "bot_names", "card_values", "hand_power",
-           "make_bot", "parse_bot_spec", "runner_bots", "seat_bots"]
+           "canonical_spec", "make_bot", "parse_bot_spec", "runner_bots", "seat_bots"]
 
 _LAZY = {"HeuristicBot", "RandomBot", "card_values", "hand_power"}
 
@@ -125,25 +125,48 @@ def bot_names() -> list[str]:
     return list(BOTS)
 
 
+#: the largest iteration budget a spec may give: at about 2 ms per iteration a decision would take
+#: minutes (a mistyped budget would otherwise look like a hung program)
+MAX_ITERATIONS = 100_000
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message, cut to ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
 def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
     """``NAME`` or ``NAME:N`` → (kind, iterations or None). Raises ValueError naming the problem
     and the known bots."""
     name, sep, n = spec.strip().partition(":")
-    kind = BOTS.get(name.strip().lower())
+    key = name.strip().lower()
+    kind = BOTS.get(key)
     if kind is None:
-        near = difflib.get_close_matches(name.strip().lower(), list(BOTS), n=1)
+        if not key:
+            raise ValueError(f"a bot name is missing (bots: {', '.join(BOTS)})")
+        near = difflib.get_close_matches(key, list(BOTS), n=1)
         hint = f"; did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"unknown bot {name!r} (bots: {', '.join(BOTS)}){hint}")
+        raise ValueError(f"unknown bot {_shown(name.strip())} (bots: {', '.join(BOTS)}){hint}")
     if not sep:
         return kind, None
     if not kind.searches:
         raise ValueError(f"bot {kind.name!r} does not search: it takes no iteration budget (write just {kind.name!r})")
     if not (n.isascii() and n.isdigit()):  # int() would also take " 2", "+2", "1_0" and other scripts' digits
-        raise ValueError(f"bot {spec!r}: the iteration budget after ':' must be a whole number (digits 0-9)")
+        raise ValueError(f"bot {_shown(spec.strip())}: the iteration budget after ':' must be a whole number (digits 0-9)")
+    if len(n.lstrip("0")) > len(str(MAX_ITERATIONS)) or int(n) > MAX_ITERATIONS:
+        raise ValueError(f"bot {_shown(spec.strip())}: at most {MAX_ITERATIONS:,} iterations per decision "
+                         f"(the default is {kind.default_iterations})")
     iters = int(n)
     if iters < 1:
-        raise ValueError(f"bot {spec!r}: the iteration budget must be at least 1")
+        raise ValueError(f"bot {_shown(spec.strip())}: the iteration budget must be at least 1")
     return kind, iters
+
+
+def canonical_spec(spec: str) -> str:
+    """The spec as the registry writes it (``ISMCTS:0200`` → ``ismcts:200``), for labels and
+    reports. Raises ValueError like :func:`parse_bot_spec`."""
+    kind, iters = parse_bot_spec(spec)
+    return kind.name if iters is None else f"{kind.name}:{iters}"
 
 
 def make_bot(spec: str, rng: random.Random, *, think_ms: float | None = None) -> Bot:
@@ -160,9 +183,8 @@ def make_bot(spec: str, rng: random.Random, *, think_ms: float | None = None) ->
 def seat_bots(spec: str | Sequence[str], n_seats: int) -> list[str]:
     """Per-seat bot specs from ``A`` (every seat), ``A,B`` (odd seats A, even seats B), one spec per
     seat (``A,B,C,D,E,F``) or a list. Raises ValueError naming a bad spec."""
-    names = [p.strip() for p in spec.split(",")] if isinstance(spec, str) else [str(p).strip() for p in spec]
-    for nm in names:
-        parse_bot_spec(nm)
+    parts = spec.split(",") if isinstance(spec, str) else [str(p) for p in spec]
+    names = [canonical_spec(p) for p in parts]
     if len(names) == 1:
         return names * n_seats
     if len(names) == 2:

@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import click
 
-from gouji_dsl.bots import BOTS, parse_bot_spec
+from gouji_dsl.bots import BOTS, canonical_spec, parse_bot_spec
 
 
 def bots_help(what: str = "The bots") -> str:
     return (f"{what}: one bot for every seat, or A,B (A at the odd seats 1/3/5, B at the even ones), or one per seat. "
-            f"Bots: {', '.join(BOTS)}; a search bot takes an iteration budget as NAME:N (e.g. ismcts:200).")
+            f"Bots: {', '.join(BOTS)}; a search bot takes an iteration budget per decision as NAME:N (e.g. "
+            f"ismcts:200; default {', '.join(f'{k.name} {k.default_iterations}' for k in BOTS.values() if k.searches)}).")
 
 
 class BotSpecType(click.ParamType):
@@ -21,11 +24,13 @@ class BotSpecType(click.ParamType):
     name = "bot"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if "," in str(value):
+            self.fail(f"one bot here, not a list ({str(value)[:40]!r}): a duel plays BOT_A's team against BOT_B's",
+                      param, ctx)
         try:
-            parse_bot_spec(str(value))
+            return canonical_spec(str(value))
         except ValueError as e:
             self.fail(str(e), param, ctx)
-        return str(value).strip()
 
 
 class BotsType(click.ParamType):
@@ -35,13 +40,10 @@ class BotsType(click.ParamType):
     name = "bots"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        text = str(value).strip()
-        for part in text.split(","):
-            try:
-                parse_bot_spec(part)
-            except ValueError as e:
-                self.fail(str(e), param, ctx)
-        return text
+        try:
+            return ",".join(canonical_spec(part) for part in str(value).split(","))
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
 
 
 def bots_epilog() -> str:
@@ -51,6 +53,26 @@ def bots_epilog() -> str:
         budget = f" (default {k.default_iterations} iterations per decision; NAME:N sets N)" if k.searches else ""
         lines.append(f"  {k.name:<10} {k.summary}{budget}")
     return "\n".join(lines)
+
+
+class _LineProgress:
+    """Progress for a log file (stderr not a terminal): one line at every tenth of the run and at
+    least every minute, so that a long duel written to a file shows how far it got."""
+
+    EVERY_S = 60.0
+
+    def __init__(self, what: str, unit: str):
+        self.what, self.unit = what, unit
+        self.t0 = self.last = time.monotonic()
+        self.step = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        step = 10 * done // total
+        if step != self.step or now - self.last >= self.EVERY_S or done == total:
+            self.step, self.last = step, now
+            end = ", done" if done == total else ""
+            print(f"{self.what}: {done}/{total} {self.unit}{end} ({now - self.t0:.0f} s)", file=sys.stderr, flush=True)
 
 
 def _seed(seed: str) -> Any:
@@ -69,9 +91,12 @@ def _seed(seed: str) -> Any:
                    "default: a fixed number of iterations (same seed, same result anywhere).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes to play deals in (the result does not depend on it, except with --think-ms).")
+@click.option("--save", "save", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+              metavar="FILE", help="Append each finished deal (or match) to FILE (JSON lines) as it is played; run "
+                                   "the same command again to resume: what FILE holds is not played again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, think_ms: float | None, workers: int,
-                 as_json: bool) -> None:
+                 save: Path | None, as_json: bool) -> None:
     """Play BOT_A against BOT_B under RULESET and say which is stronger.
 
     Each deal is played twice, once with A's team at the odd seats and once at the even seats. The
@@ -80,14 +105,30 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     bot's mean score and place at every seat, and decisions per second of each bot.
     """
     from gouji_dsl.diagnostics import GoujiError
-    from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, _err, _load_graph, _report
-    from gouji_dsl.tools.duel import duel
+    from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
+    from gouji_dsl.tools.duel import DuelGame, duel, load_saved, run_header, save_unit
+    from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
         _err(f"warning: --think-ms {think_ms:g} has no effect: neither {bot_a} nor {bot_b} searches "
              f"(search bots: {', '.join(k.name for k in BOTS.values() if k.searches)})")
         think_ms = None
     graph = _load_graph(ruleset)
+    done: list[DuelGame] = []
+    on_unit = None
+    if save is not None:
+        header = run_header(graph.name, bot_a, bot_b, _seed(seed), think_ms)
+        try:
+            done = load_saved(save, header)
+        except (ValueError, OSError) as e:
+            _err(f"error: {e}")
+            sys.exit(EXIT_BAD_INPUT)
+        if done:
+            _err(f"{save}: {len({g.deal for g in done if g.deal < deals})} deal(s) saved already; playing the rest")
+
+        def on_unit(games: list[DuelGame]) -> None:
+            save_unit(save, games, header)
+
     show_bar = not as_json and sys.stderr.isatty()
     try:
         if show_bar:
@@ -100,9 +141,17 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
                 def progress(done: int, total: int) -> None:
                     bar.update(task, completed=done, total=total)
 
-                report = duel(graph, bot_a, bot_b, deals, _seed(seed), think_ms=think_ms, workers=workers, progress=progress)
+                report = duel(graph, bot_a, bot_b, deals, _seed(seed), think_ms=think_ms, workers=workers,
+                              progress=progress, done=done, on_unit=on_unit)
         else:
-            report = duel(graph, bot_a, bot_b, deals, _seed(seed), think_ms=think_ms, workers=workers)
+            report = duel(graph, bot_a, bot_b, deals, _seed(seed), think_ms=think_ms, workers=workers,
+                          progress=_LineProgress(f"{graph.name}: {bot_a} vs {bot_b}",
+                                                 "matches" if match_length(graph) > 1 else "deals"), done=done, on_unit=on_unit)
+    except KeyboardInterrupt:
+        kept = (f"; the finished deals are in {save}: run the same command to play the rest" if save is not None
+                else " (nothing kept: --save FILE keeps each finished deal)")
+        _err(f"interrupted{kept}")
+        sys.exit(EXIT_INTERRUPTED)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)

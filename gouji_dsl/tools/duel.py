@@ -21,11 +21,13 @@ never on ``workers`` or the machine; with ``--think-ms`` it depends on the machi
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gouji_dsl.bots import make_bot, parse_bot_spec
@@ -164,6 +166,14 @@ class DuelReport:
             out[s] = row
         return out
 
+    def _score_note(self) -> str:
+        """A note for the per-seat line when teammates scored alike in every game (the scores are the team's)."""
+        for g in self.games:
+            for parity in (0, 1):
+                if len({v for s, v in g.scores.items() if s % 2 == parity}) > 1:
+                    return ""
+        return ", teammates share their team's"
+
     def timing(self) -> dict[str, dict[str, float | None]]:
         """bot ("a"/"b") → decisions, searched decisions, seconds, decisions per second, ms per searched decision."""
         out: dict[str, dict[str, float | None]] = {}
@@ -206,7 +216,7 @@ class DuelReport:
             f"{match}, seed {self.seed}{budget}",
             f"  mean team score A − B per game: {md.format(2, signed=True)} (95 % interval) — {verdict}",
             f"  A's team ahead in {wr.format(1, percent=True)} of games; {self.ties} ties",
-            "  per seat (mean score / mean place):",
+            f"  per seat (mean score{self._score_note()} / mean place, 1 = first out):",
         ]
         for s, row in self.per_seat().items():
             lines.append(f"    seat {s}: A {_f(row['a']['score'])} / {_f(row['a']['place'])}   "
@@ -222,6 +232,61 @@ class DuelReport:
 
 def _f(x: float | None, digits: int = 2) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+# ------------------------------------------------------------------------------ saved runs
+class SavedRunMismatch(ValueError):
+    """A save file holds another duel (other ruleset, bots, seed or think time) than the one asked for."""
+
+
+def run_header(ruleset: str, a: str, b: str, seed: Any, think_ms: float | None) -> dict[str, Any]:
+    """What a save file's first line records, so that a resumed run never mixes two duels."""
+    return {"ruleset": ruleset, "a": a, "b": b, "seed": str(seed), "think_ms": think_ms}
+
+
+def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGame]:
+    """The games saved in ``path`` (JSON lines: an optional ``{"duel": HEADER}`` line, then one
+    ``{"games": [...]}`` line per finished unit); none when the file does not exist. A unit saved
+    twice (a longer run finishing a match) keeps its last games. Raises :class:`SavedRunMismatch`
+    when ``header`` is given and the file's header differs, ValueError for a line that is not a
+    saved unit (naming the line)."""
+    games: dict[tuple[int, bool], DuelGame] = {}
+    if not path.exists():
+        return []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            if "duel" in d:
+                saved = d["duel"]
+                if header is not None:
+                    diff = [k for k in header if saved.get(k) != header[k]]
+                    if diff:
+                        raise SavedRunMismatch(
+                            f"{path}: holds another duel ({', '.join(f'{k} {saved.get(k)!r}, not {header[k]!r}' for k in diff)}); "
+                            "use another file, or delete this one to start again")
+                continue
+            for g in d["games"]:
+                x = DuelGame.from_json(g)
+                games[(x.deal, x.a_odd)] = x
+        except SavedRunMismatch:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"{path}:{n}: not a saved duel unit ({type(e).__name__}: {e})") from None
+    return [games[k] for k in sorted(games)]
+
+
+def save_unit(path: Path, games: Sequence[DuelGame], header: dict[str, Any] | None = None) -> None:
+    """Append one finished unit's games to ``path`` (first the header line when the file is new or
+    empty). Each unit is one line written with one call, so a killed run loses at most the unit being played."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists() or path.stat().st_size == 0
+    text = (json.dumps({"duel": header}) + "\n" if header is not None and new else "")
+    text += json.dumps({"games": [g.to_json() for g in games]}) + "\n"
+    with path.open("a", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
 
 
 # ------------------------------------------------------------------------------ running

@@ -628,6 +628,22 @@ async def test_open_hands_at_80x24_are_never_cut_silently():
 
 
 @sync
+async def test_a_terminal_too_small_for_the_table_says_so_and_the_game_goes_on_when_larger():
+    """At 40x12 the table, hand and move box cannot show: a notice with the size needed, not a cut table
+    (a fresh tester's finding); made larger, the table is back and typing goes to the move box."""
+    app = app_for("online", seed=5)
+    async with app.run_test(size=(40, 12)) as pilot:
+        screen = app.play_screen
+        await wait_for(pilot, lambda: screen.has_class("-too-small"), what="the too-small notice")
+        notice = str(screen.query_one("#too-small").render())
+        assert "40×12" in notice and f"{screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}" in notice
+        assert not screen.query_one("#body").display
+        await pilot.resize_terminal(100, 30)
+        await wait_for(pilot, lambda: not screen.has_class("-too-small"), what="the table back")
+        assert screen.query_one("#body").display and screen.focused is screen.query_one("#move")
+
+
+@sync
 async def test_who_may_answer_a_gouji_play_is_not_cut_in_a_long_trick():
     """A long trick is shown in columns; the line saying who may answer the gouji play on the table
     keeps whole lines below them, never cut to a column's width."""

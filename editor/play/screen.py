@@ -103,6 +103,8 @@ class PlayScreen(Screen[None]):
 
     CSS_PATH = "play.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
+    #: below this many columns × rows the table, hand and move box cannot all show: a notice instead
+    MIN_SIZE = (60, 18)
     AUTO_FOCUS = "#move"
 
     BINDINGS = [
@@ -183,6 +185,7 @@ class PlayScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Static("", id="status")
+        yield Static("", id="too-small")
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 with Grid(id="table"):
@@ -420,6 +423,15 @@ class PlayScreen(Screen[None]):
         self.query_one("#notes", Static).update(notes)
 
     def on_resize(self) -> None:
+        w, h = self.size
+        small = w < self.MIN_SIZE[0] or h < self.MIN_SIZE[1]
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"The terminal is {w}×{h}: the table needs at least {self.MIN_SIZE[0]}×{self.MIN_SIZE[1]}.\n"
+                "Make the window larger to play on (the game waits as it is); ctrl+q quits.")
+        elif self.focused is None and self.is_current:
+            self.query_one("#move").focus()  # back from too small: typing goes to the move box again
         footer = self.query_one(Footer)  # narrow: all the shown keys fit in 80 columns (ctrl+p still works)
         footer.compact = self.has_class("-narrow")
         footer.show_command_palette = not footer.compact

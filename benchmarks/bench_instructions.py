@@ -1,26 +1,42 @@
 """Instruction count of the generated play-out per decision, under callgrind: the same figure on a
 quiet or a loaded machine, for before/after comparisons that must not depend on the load.
 
-    python benchmarks/bench_instructions.py [--ruleset online] [--games 50] [--warm 40]
+    python benchmarks/bench_instructions.py [--ruleset online] [--games 50] [--warm 40] [--gc]
+    python benchmarks/bench_instructions.py --functions 25     # where the bytecodes and calls go
 
 Runs the workload (``--warm`` games to fill the per-ruleset tables, then ``--games`` games, random
 bots, run seed 1) under ``valgrind --tool=callgrind`` twice, with and without the measured games,
 and prints the difference per decision (startup, generation and warm-up cancel out). Needs
 valgrind; takes about a minute per run.
+
+The cyclic garbage collector is frozen and switched off for the measured games (its passes move
+the figure by about 3 % from run to run, which hides a 2 % step); ``--gc`` leaves it on.
+``--functions N`` runs the workload without valgrind and prints, per Python function of the
+play-out, the bytecodes it executes and its calls per decision (an opcode tracer: exact and
+load-independent, but it counts bytecodes, not their cost), the top N by bytecodes, and the
+builtins' calls per decision (cProfile).
 """
 from __future__ import annotations
 
 import argparse
+import collections
+import cProfile
+import gc
 import os
+import pstats
 import random
 import re
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 
-def workload(ruleset: str, games: int, warm: int) -> int:
-    """Play ``warm`` then ``games`` games; returns the decisions of the measured games."""
+def workload(ruleset: str, games: int, warm: int, *, keep_gc: bool = False, measured: Any = None) -> int:
+    """Play ``warm`` then ``games`` games; returns the decisions of the measured games.
+
+    Unless ``keep_gc``, the collector is frozen and off for the measured games. ``measured`` is a
+    context manager (a profiler) entered around the measured games only."""
     from gouji_dsl.bots import make_bot
     from gouji_dsl.engine import fast
     from gouji_dsl.ruleset.graph import load_graph
@@ -39,15 +55,69 @@ def workload(ruleset: str, games: int, warm: int) -> int:
             decisions += prev.decisions
         return decisions
     run(warm, "warm")
-    return run(games, "1")
+    if not keep_gc:
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+    if measured is None:
+        return run(games, "1")
+    with measured:
+        return run(games, "1")
 
 
-def instructions(ruleset: str, games: int, warm: int) -> tuple[int, int]:
+class OpcodeCounter:
+    """Counts the bytecodes executed and the calls made per Python function (sys.settrace)."""
+
+    def __init__(self) -> None:
+        self.ops: collections.Counter[str] = collections.Counter()
+        self.calls: collections.Counter[str] = collections.Counter()
+
+    def _trace(self, frame: Any, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        key = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}({code.co_name})"
+        if event == "call":
+            self.calls[key] += 1
+            frame.f_trace_opcodes = True
+            frame.f_trace_lines = False
+        elif event == "opcode":
+            self.ops[key] += 1
+        return self._trace
+
+    def __enter__(self) -> OpcodeCounter:
+        sys.settrace(self._trace)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.settrace(None)
+
+
+def functions(ruleset: str, games: int, warm: int, top: int, keep_gc: bool) -> None:
+    """Print bytecodes and calls per decision per function, and the builtins' calls (cProfile)."""
+    counter = OpcodeCounter()
+    decisions = workload(ruleset, games, warm, keep_gc=keep_gc, measured=counter)
+    total = sum(counter.ops.values())
+    print(f"{ruleset}: {games} games, {decisions} decisions; {total / decisions:,.1f} bytecodes and "
+          f"{sum(counter.calls.values()) / decisions:.2f} Python calls per decision")
+    print(f"{'bytecodes/dec':>14} {'share':>6} {'calls/dec':>10}  function")
+    for key, n in counter.ops.most_common(top):
+        print(f"{n / decisions:14,.1f} {n / total:6.1%} {counter.calls[key] / decisions:10.3f}  {key}")
+    prof = cProfile.Profile()
+    decisions = workload(ruleset, games, warm, keep_gc=keep_gc, measured=prof)
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    calls = sum(v[1] for v in stats.values())
+    builtin = sorted(((v[1], k[2]) for k, v in stats.items() if k[0] == "~"), reverse=True)
+    print(f"cProfile: {calls / decisions:.2f} calls per decision, builtins included; builtins:")
+    for n, name in builtin[:top]:
+        if name != "<method 'disable' of '_lsprof.Profiler' objects>":
+            print(f"{n / decisions:10.3f}  {name}")
+
+
+def instructions(ruleset: str, games: int, warm: int, keep_gc: bool) -> tuple[int, int]:
     """(instructions, decisions) of one callgrind run of the workload."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
-               "--workload", "--ruleset", ruleset, "--games", str(games), "--warm", str(warm)]
+               "--workload", "--ruleset", ruleset, "--games", str(games), "--warm", str(warm)] + (["--gc"] if keep_gc else [])
         res = subprocess.run(cmd, capture_output=True, text=True, check=True)
     ir = int(re.search(r"Collected : (\d+)", res.stderr).group(1))  # type: ignore[union-attr]
     decisions = int(re.search(r"decisions (\d+)", res.stdout).group(1))  # type: ignore[union-attr]
@@ -59,15 +129,22 @@ def main() -> int:
     ap.add_argument("--ruleset", default="online")
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--warm", type=int, default=40)
+    ap.add_argument("--gc", action="store_true", help="leave the garbage collector on for the measured games")
+    ap.add_argument("--functions", type=int, metavar="N",
+                    help="no valgrind: bytecodes and calls per decision per function, top N")
     ap.add_argument("--workload", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.workload:
-        print(f"decisions {workload(args.ruleset, args.games, args.warm)}")
+        print(f"decisions {workload(args.ruleset, args.games, args.warm, keep_gc=args.gc)}")
         return 0
-    base, _ = instructions(args.ruleset, 0, args.warm)
-    total, decisions = instructions(args.ruleset, args.games, args.warm)
+    if args.functions:
+        functions(args.ruleset, args.games, args.warm, args.functions, args.gc)
+        return 0
+    base, _ = instructions(args.ruleset, 0, args.warm, args.gc)
+    total, decisions = instructions(args.ruleset, args.games, args.warm, args.gc)
     print(f"{args.ruleset}: {args.games} games, {decisions} decisions, {total - base:,} instructions, "
-          f"{(total - base) / decisions:,.0f} per decision (callgrind, after {args.warm} warm-up games)")
+          f"{(total - base) / decisions:,.0f} per decision (callgrind, after {args.warm} warm-up games, "
+          f"collector {'on' if args.gc else 'frozen and off'})")
     return 0
 
 

@@ -428,6 +428,9 @@ class _Emitter:
                 if b.members or b.cheap:
                     return E(f"[_x for _x in {a.code} if _x {neg}in {bset}]", "list", nn=True, pure=pure,
                              valid=valid, is_list=True)
+                # two lists: the template's plain difference / intersection (cannot fail)
+                return E(f"{'_minus' if name == 'remove' else '_common'}({a.code}, {b.code})", "list", nn=True,
+                         pure=pure, valid=valid, is_list=True)
             return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "list", nn=True, pure=pure, valid=valid,
                      is_list=True)
         if arith:

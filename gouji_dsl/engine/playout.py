@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import itertools
 import random
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from operator import attrgetter
+from operator import mul as _mul
 from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
@@ -543,6 +545,18 @@ def _lead_filtered(S: GameState, seat: int) -> bool:
 def _has_lead(S: GameState, seat: int) -> bool:
     if not _lead_filtered(S, seat):
         return any(S.hands[seat])
+    if BURN_LEAD_BY_JOKERS and not HAS_PLAY:  # (then the seat is the burner)
+        hand = S.hands[seat]
+        ranks = [r for r in range(NR) if hand[r] and r != FILLER]
+        if len(ranks) >= 2:
+            # no play empties the hand, and the burn_lead rules read only the jokers: the first
+            # block of leads :func:`_lead_codes` asks (one card of the lowest rank, each joker
+            # combination) decides, asked with the same arguments in the same order
+            r0 = next(r for r in range(NR) if hand[r])
+            jh = tuple(hand[NR:])
+            if jh not in _JFLAT:
+                _jokers_by_sum(jh)
+            return any(c_burn_lead(S, seat, r0, 1, 0, j, False) for j in _JFLAT[jh])
     if PLAY_RANKS is not None and S.burner != seat:  # a play of a rank no rule asks about is a lead
         hand = S.hands[seat]
         if any(hand[r] for r in range(NR) if r not in PLAY_RANKS) or (not PLAY_RANKS_JOKERS and any(hand[NR:])):
@@ -570,19 +584,32 @@ def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
         _jokers_by_sum(jh)
     flat = _JFLAT[jh]
     J = len(flat)
-    fill = hand[FILLER] if FILLER is not None else 0
-    for r in range(NR):
-        hr = hand[r]
-        if not hr:
-            continue
-        fm = (fill if r != FILLER else 0) + 1
-        block = hr * fm * J
-        if i < block:
-            n, rest = divmod(i, fm * J)
-            f, j = divmod(rest, J)
-            return _key(r, n + 1, f, flat[j])
-        i -= block
-    return _key(-1, 0, 0, flat[i + 1])
+    # the leads of rank r come in a block of hand[r] * (filler choices) * J, in rank order: the
+    # block is found by bisecting the running sums of the blocks (counted in units of J)
+    q, j = divmod(i, J)
+    if FILLER is None:
+        ends = [*itertools.accumulate(hand[:NR])]
+    else:
+        fill = hand[FILLER]
+        ends = [*itertools.accumulate(map(_mul, hand[:NR], _FILL_TIMES.get(fill) or _fill_times(fill)))]
+    r = bisect_right(ends, q)
+    if r == NR:
+        return _key(-1, 0, 0, flat[i - J * (ends[-1] if NR else 0) + 1])
+    local = q - ends[r - 1] if r else q
+    if FILLER is None or r == FILLER:
+        return _key(r, local + 1, 0, flat[j])
+    n, f = divmod(local, fill + 1)
+    return _key(r, n + 1, f, flat[j])
+
+
+_FILL_TIMES: dict[int, tuple[int, ...]] = {}
+
+
+def _fill_times(fill: int) -> tuple[int, ...]:
+    """Per rank, how many filler choices a lead of that rank has with ``fill`` filler cards held
+    (0..fill; the filler rank itself: one)."""
+    got = _FILL_TIMES[fill] = tuple(1 if r == FILLER else fill + 1 for r in range(NR))
+    return got
 
 
 def _lead_codes(S: GameState, seat: int, first: bool = False) -> list[tuple[int, int, int, int]]:
@@ -816,6 +843,17 @@ def _forget(S: GameState) -> None:
     since, or another state played): the per-seat hand figures; recount the seats out."""
     _HB[:] = [None] * (N + 1)
     _recount(S)
+
+
+def _minus(x: list[Any], y: list[Any]) -> list[Any]:
+    """``x -- y`` of two lists (the operator table's ``remove`` without its checks: the generator
+    writes this call only where both are known to be lists)."""
+    return [i for i in x if i not in y]
+
+
+def _common(x: list[Any], y: list[Any]) -> list[Any]:
+    """``x & y`` of two lists (``keep``, likewise)."""
+    return [i for i in x if i in y]
 
 
 def _recount(S: GameState) -> None:
@@ -1481,158 +1519,157 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
     tc = tcar = tr1 = 0
     codes: Any = None
     plays: Any = None
-    while S.phase is _PLAYING:
-        if steps > max_decisions:  # (counted as the interpreter's loop counts: after a move)
-            raise RuntimeError(f"the game did not end after {max_decisions} decisions")
-        seat: int = S.to_act  # type: ignore[assignment]  # (a seat is to act in the play phase)
-        pick = picks[seat]
-        if pick is None:
-            return steps
-        p: Play | None
-        steps += 1
-        cap = S.capacity
-        if cap is _LEAD:
-            hand = hands[seat]
-            discards = _discard_moves(S, seat) if HAS_DISCARD else []
-            if not _lead_filtered(S, seat):
-                n = _lead_count(hand)
+    base = S.decisions - steps  # (the decisions are counted in steps here, written back on leaving)
+    try:
+        while S.phase is _PLAYING:
+            if steps > max_decisions:  # (counted as the interpreter's loop counts: after a move)
+                raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+            seat: int = S.to_act  # type: ignore[assignment]  # (a seat is to act in the play phase)
+            pick = picks[seat]
+            if pick is None:
+                return steps
+            p: Play | None
+            steps += 1
+            cap = S.capacity
+            if cap is _LEAD:
+                hand = hands[seat]
+                discards = _discard_moves(S, seat) if HAS_DISCARD else []
+                if not _lead_filtered(S, seat):
+                    n = _lead_count(hand)
+                    m = n + len(discards)
+                    k = bl[m] if m < 256 else m.bit_length()
+                    i = pick(k)
+                    while i >= m:
+                        i = pick(k)
+                    if i < n:
+                        p = MODEL.classify(_lead_at(hand, i))
+                        record(("move", seat, "play", p.counts, ""))
+                        _play(S, seat, p, False)
+                        continue
+                    _apply_move(S, discards[i - n])
+                    continue
+                if PLAY_RANKS is not None and S.burner != seat:
+                    key = _random_lead_asked(S, seat, pick, len(discards))
+                    if type(key) is tuple:
+                        p = _play_of(key)  # type: ignore[arg-type]
+                        record(("move", seat, "play", p.counts, ""))
+                        _play(S, seat, p, False)
+                        continue
+                    _apply_move(S, discards[key])  # type: ignore[index]
+                    continue
+                if BURN_LEAD_BY_JOKERS and not HAS_PLAY and S.burner == seat:
+                    bkey = _random_burn_lead(S, seat, pick, len(discards))
+                    if type(bkey) is tuple:
+                        p = _play_of(bkey)  # type: ignore[arg-type]
+                        record(("move", seat, "play", p.counts, ""))
+                        _play(S, seat, p, False)
+                        continue
+                    if bkey is not None:
+                        _apply_move(S, discards[bkey])  # type: ignore[index]
+                        continue
+                lcodes = _lead_codes(S, seat)
+                n = len(lcodes)
                 m = n + len(discards)
                 k = bl[m] if m < 256 else m.bit_length()
                 i = pick(k)
                 while i >= m:
                     i = pick(k)
                 if i < n:
-                    p = MODEL.classify(_lead_at(hand, i))
+                    p = _play_of(lcodes[i])
                     record(("move", seat, "play", p.counts, ""))
-                    S.decisions += 1
                     _play(S, seat, p, False)
                     continue
                 _apply_move(S, discards[i - n])
                 continue
-            if PLAY_RANKS is not None and S.burner != seat:
-                key = _random_lead_asked(S, seat, pick, len(discards))
-                if type(key) is tuple:
-                    p = _play_of(key)  # type: ignore[arg-type]
-                    record(("move", seat, "play", p.counts, ""))
-                    S.decisions += 1
-                    _play(S, seat, p, False)
-                    continue
-                _apply_move(S, discards[key])  # type: ignore[index]
-                continue
-            if BURN_LEAD_BY_JOKERS and not HAS_PLAY and S.burner == seat:
-                bkey = _random_burn_lead(S, seat, pick, len(discards))
-                if type(bkey) is tuple:
-                    p = _play_of(bkey)  # type: ignore[arg-type]
-                    record(("move", seat, "play", p.counts, ""))
-                    S.decisions += 1
-                    _play(S, seat, p, False)
-                    continue
-                if bkey is not None:
-                    _apply_move(S, discards[bkey])  # type: ignore[index]
-                    continue
-            lcodes = _lead_codes(S, seat)
-            n = len(lcodes)
-            m = n + len(discards)
+            top: TablePlay = S.top  # type: ignore[assignment]  # (a follow or burn: a play is on the table)
+            rt = None
+            if COVER_MODEL and not HAS_PLAY:
+                tplay = top.play
+                if tplay is not last:
+                    last = tplay
+                    ti = _TINFO.get(tplay) or _top_info(tplay)
+                    tc, tcar, tr1 = ti[0], ti[1], ti[2]
+                hi = _HB[seat] or _hand_info(S, seat)
+                hand = hands[seat]
+                if not SAME_COUNT or not tcar or not hi[4]:
+                    codes = _answers(hand, hi, ti)
+                    n = len(codes)
+                elif (max(hand[tr1:NR]) if tr1 < NR else 0) + hi[3] < tc:
+                    n = 0  # a forced pass: no group is big enough (_answers' quick path)
+                else:  # counted from the rank table; only the answer drawn is built
+                    key = hi[5] << 24 | ti[4]
+                    rt = _RT.get(key) or _rank_table(hi[2], ti[3], tc, hi[1], key)
+                    cnt = rt[1]
+                    n = sum(map(cnt.__getitem__, hand[tr1:NR])) + len(rt[4])
+                    if FILLER is not None and tr1 <= FILLER:
+                        n += rt[3][hand[FILLER]] - cnt[hand[FILLER]]
+            elif COVER_MODEL:
+                codes = _answer_codes_allowed(S, seat)
+                n = len(codes)
+            else:
+                plays = _answer_plays(S, seat)
+                n = len(plays)
+            m = n + 2 if cap is _FOLLOW and seat not in S.yielded_this_top and h_yield(S, seat, top) else n + 1
             k = bl[m] if m < 256 else m.bit_length()
             i = pick(k)
             while i >= m:
                 i = pick(k)
             if i < n:
-                p = _play_of(lcodes[i])
-                record(("move", seat, "play", p.counts, ""))
-                S.decisions += 1
-                _play(S, seat, p, False)
-                continue
-            _apply_move(S, discards[i - n])
-            continue
-        top: TablePlay = S.top  # type: ignore[assignment]  # (a follow or burn: a play is on the table)
-        rt = None
-        if COVER_MODEL and not HAS_PLAY:
-            tplay = top.play
-            if tplay is not last:
-                last = tplay
-                ti = _TINFO.get(tplay) or _top_info(tplay)
-                tc, tcar, tr1 = ti[0], ti[1], ti[2]
-            hi = _HB[seat] or _hand_info(S, seat)
-            hand = hands[seat]
-            if not SAME_COUNT or not tcar or not hi[4]:
-                codes = _answers(hand, hi, ti)
-                n = len(codes)
-            elif (max(hand[tr1:NR]) if tr1 < NR else 0) + hi[3] < tc:
-                n = 0  # a forced pass: no group is big enough (_answers' quick path)
-            else:  # counted from the rank table; only the answer drawn is built
-                key = hi[5] << 24 | ti[4]
-                rt = _RT.get(key) or _rank_table(hi[2], ti[3], tc, hi[1], key)
-                cnt = rt[1]
-                n = sum(map(cnt.__getitem__, hand[tr1:NR])) + len(rt[4])
-                if FILLER is not None and tr1 <= FILLER:
-                    n += rt[3][hand[FILLER]] - cnt[hand[FILLER]]
-        elif COVER_MODEL:
-            codes = _answer_codes_allowed(S, seat)
-            n = len(codes)
-        else:
-            plays = _answer_plays(S, seat)
-            n = len(plays)
-        m = n + 2 if cap is _FOLLOW and seat not in S.yielded_this_top and h_yield(S, seat, top) else n + 1
-        k = bl[m] if m < 256 else m.bit_length()
-        i = pick(k)
-        while i >= m:
-            i = pick(k)
-        S.decisions += 1
-        if i < n:
-            if rt is not None:  # the i-th answer: its rank group, then its place in the group's list
-                j = i
-                for r in range(tr1, NR):
-                    c = (rt[1] if r != FILLER else rt[3])[hand[r]]
-                    if j < c:
-                        hr = hand[r]
-                        code = (r, *(rt[0] if r != FILLER else rt[2])[hr if hr < tc else tc][j])
-                        break
-                    j -= c
+                if rt is not None:  # the i-th answer: its rank group, then its place in the group's list
+                    j = i
+                    for r in range(tr1, NR):
+                        c = (rt[1] if r != FILLER else rt[3])[hand[r]]
+                        if j < c:
+                            hr = hand[r]
+                            code = (r, *(rt[0] if r != FILLER else rt[2])[hr if hr < tc else tc][j])
+                            break
+                        j -= c
+                    else:
+                        code = rt[4][j]
+                    p = _CODE_PLAY.get(code) or _play_of(code)
+                elif COVER_MODEL:
+                    code = codes[i]
+                    p = _CODE_PLAY.get(code) or _play_of(code)
                 else:
-                    code = rt[4][j]
-                p = _CODE_PLAY.get(code) or _play_of(code)
-            elif COVER_MODEL:
-                code = codes[i]
-                p = _CODE_PLAY.get(code) or _play_of(code)
-            else:
-                p = plays[i]
-            if cap is _BURN:
-                record(("move", seat, "burn", p.counts, ""))  # type: ignore[union-attr]
-                _play(S, seat, p, True)  # type: ignore[arg-type]
-            else:
-                record(("move", seat, "play", p.counts, ""))  # type: ignore[union-attr]
-                _play(S, seat, p, False)  # type: ignore[arg-type]
-            continue
-        if i > n:
-            record(_YIELD_EVENT[seat])
-            _yield(S, seat)
-            continue
-        # a pass, and the next seat asked (_advance, inlined)
-        record(_PASS_EVENT[seat])
-        queue = S.queue
-        if queue.pop(0)[1] == "follow":
-            S.passed.add(seat)
-        gone = _GONE  # (the questions asked here change nobody's place)
-        tseat = top.seat
-        while queue:
-            s, qcap = queue[0]
-            if s is None or s in gone or s == tseat:
-                queue.pop(0)
+                    p = plays[i]
+                if cap is _BURN:
+                    record(("move", seat, "burn", p.counts, ""))  # type: ignore[union-attr]
+                    _play(S, seat, p, True)  # type: ignore[arg-type]
+                else:
+                    record(("move", seat, "play", p.counts, ""))  # type: ignore[union-attr]
+                    _play(S, seat, p, False)  # type: ignore[arg-type]
                 continue
-            if qcap == "burn":
-                if h_burn(S, s, top):
+            if i > n:
+                record(_YIELD_EVENT[seat])
+                _yield(S, seat)
+                continue
+            # a pass, and the next seat asked (_advance, inlined)
+            record(_PASS_EVENT[seat])
+            queue = S.queue
+            if queue.pop(0)[1] == "follow":
+                S.passed.add(seat)
+            gone = _GONE  # (the questions asked here change nobody's place)
+            tseat = top.seat
+            while queue:
+                s, qcap = queue[0]
+                if s is None or s in gone or s == tseat:
+                    queue.pop(0)
+                    continue
+                if qcap == "burn":
+                    if h_burn(S, s, top):
+                        S.to_act = s
+                        S.capacity = _BURN
+                        break
+                elif h_follow(S, s, top):
                     S.to_act = s
-                    S.capacity = _BURN
+                    S.capacity = _FOLLOW
                     break
-            elif h_follow(S, s, top):
-                S.to_act = s
-                S.capacity = _FOLLOW
-                break
-            queue.pop(0)
-        else:
-            _trick_won(S)
-    return steps
+                queue.pop(0)
+            else:
+                _trick_won(S)
+        return steps
+    finally:
+        S.decisions = steps + base
 
 
 # ------------------------------------------------------------------------------ the event log

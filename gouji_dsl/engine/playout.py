@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import itertools
 import random
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from operator import mul as _mul
 from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
@@ -584,32 +582,19 @@ def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
         _jokers_by_sum(jh)
     flat = _JFLAT[jh]
     J = len(flat)
-    # the leads of rank r come in a block of hand[r] * (filler choices) * J, in rank order: the
-    # block is found by bisecting the running sums of the blocks (counted in units of J)
-    q, j = divmod(i, J)
-    if FILLER is None:
-        ends = [*itertools.accumulate(hand[:NR])]
-    else:
-        fill = hand[FILLER]
-        ends = [*itertools.accumulate(map(_mul, hand[:NR], _FILL_TIMES.get(fill) or _fill_times(fill)))]
-    r = bisect_right(ends, q)
-    if r == NR:
-        return _key(-1, 0, 0, flat[i - J * (ends[-1] if NR else 0) + 1])
-    local = q - ends[r - 1] if r else q
-    if FILLER is None or r == FILLER:
-        return _key(r, local + 1, 0, flat[j])
-    n, f = divmod(local, fill + 1)
-    return _key(r, n + 1, f, flat[j])
-
-
-_FILL_TIMES: dict[int, tuple[int, ...]] = {}
-
-
-def _fill_times(fill: int) -> tuple[int, ...]:
-    """Per rank, how many filler choices a lead of that rank has with ``fill`` filler cards held
-    (0..fill; the filler rank itself: one)."""
-    got = _FILL_TIMES[fill] = tuple(1 if r == FILLER else fill + 1 for r in range(NR))
-    return got
+    fill = hand[FILLER] if FILLER is not None else 0
+    for r in range(NR):
+        hr = hand[r]
+        if not hr:
+            continue
+        fm = (fill if r != FILLER else 0) + 1
+        block = hr * fm * J
+        if i < block:
+            n, rest = divmod(i, fm * J)
+            f, j = divmod(rest, J)
+            return _key(r, n + 1, f, flat[j])
+        i -= block
+    return _key(-1, 0, 0, flat[i + 1])
 
 
 def _lead_codes(S: GameState, seat: int, first: bool = False) -> list[tuple[int, int, int, int]]:

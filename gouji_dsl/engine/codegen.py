@@ -28,6 +28,7 @@ import ast
 import functools
 import hashlib
 import json
+import math
 import re
 import threading
 import types
@@ -87,6 +88,7 @@ class E:
     real_int: bool = False  # a Python int (not a bool, not a fraction) whenever it is not none
     is_list: bool = False  # a Python list whenever it is not none
     rank_ok: bool = False  # a card kind of the ruleset whenever it is not none
+    p: float = 0.5  # a guess at how often a test is true (equal seats seldom, a member of a set of seats out seldom)
 
     @property
     def cost(self) -> int:
@@ -94,6 +96,15 @@ class E:
         return 10 * sum(1 for i, ch in enumerate(self.code) if ch == "(" and i and (self.code[i - 1].isalnum()
                                                                                  or self.code[i - 1] == "_")) \
             + len(self.code) // 16
+
+    def and_key(self) -> float:
+        """The order of a conjunction's operands: cheap tests that are often false first (cost per
+        chance of deciding it)."""
+        return (self.cost + 1) / max(1.0 - self.p, 0.05)
+
+    def or_key(self) -> float:
+        """The order of a disjunction's operands: cheap tests that are often true first."""
+        return (self.cost + 1) / max(self.p, 0.05)
 
     @property
     def safe(self) -> bool:
@@ -147,8 +158,8 @@ def _negate(a: E) -> E:
         return _const(not a.value)
     if a.negates is not None:
         x = a.negates
-        return x if x.boolish else E(f"bool({x.code})", "bool", nn=True, pure=x.pure, boolish=True)
-    return E(f"(not {a.code})", "bool", nn=True, pure=a.pure, boolish=True, negates=a)
+        return x if x.boolish else E(f"bool({x.code})", "bool", nn=True, pure=x.pure, boolish=True, p=x.p)
+    return E(f"(not {a.code})", "bool", nn=True, pure=a.pure, boolish=True, negates=a, p=1.0 - a.p)
 
 
 def _conjunction(items: list[E]) -> E:
@@ -158,9 +169,10 @@ def _conjunction(items: list[E]) -> E:
     for e in items:
         flat.extend(e.conj or (e,))
     if all(e.safe for e in flat):
-        flat.sort(key=lambda e: e.cost)
+        flat.sort(key=E.and_key)
     code = " and ".join(e.code if e.boolish else f"bool({e.code})" for e in flat)
-    return E(f"({code})", "bool", nn=True, pure=all(e.pure for e in flat), boolish=True, conj=tuple(flat))
+    return E(f"({code})", "bool", nn=True, pure=all(e.pure for e in flat), boolish=True, conj=tuple(flat),
+             p=math.prod(e.p for e in flat))
 
 
 #: context variables a hook does not bind read as the interpreter's ``Ctx`` defaults
@@ -336,9 +348,10 @@ class _Emitter:
             return _conjunction(items)
         a = list(items)
         if all(x.safe for x in a):
-            a.sort(key=lambda x: x.cost)
+            a.sort(key=E.or_key)
         code = " or ".join(self._b(x) for x in a)
-        return E(f"({code})", "bool", nn=True, pure=all(x.pure for x in a), boolish=True)
+        return E(f"({code})", "bool", nn=True, pure=all(x.pure for x in a), boolish=True,
+                 p=1.0 - math.prod(1.0 - x.p for x in a))
 
     def e_Unary(self, n: A.Unary) -> E:
         a = self.emit(n.operand)
@@ -389,7 +402,8 @@ class _Emitter:
             op = "==" if name == "eq" else "!="
             if (a.const and a.value is None) or (b.const and b.value is None):
                 op = "is" if name == "eq" else "is not"  # (no value of the language equals none but none)
-            return E(f"({a.code} {op} {b.code})", "bool", nn=True, pure=pure, boolish=True)
+            return E(f"({a.code} {op} {b.code})", "bool", nn=True, pure=pure, boolish=True,
+                     p=0.2 if name == "eq" else 0.8)
         if order:
             if name.endswith("_int") and a.real_int and b.real_int and a.nn and b.nn:
                 return E(f"({a.code} {spec.op} {b.code})", "bool", nn=True, pure=pure, boolish=True)
@@ -406,12 +420,13 @@ class _Emitter:
         if name in _MEMBER:
             word = "not in" if name.startswith("not") else "in"
             hashable = a.typ in ("int", "seat", "text", "rank", "bool") or a.const
+            pm = 0.7 if name.startswith("not") else 0.3
             if b.const and hashable:
-                return E(f"({a.code} {word} {b.code})", "bool", nn=True, pure=pure, boolish=True)
+                return E(f"({a.code} {word} {b.code})", "bool", nn=True, pure=pure, boolish=True, p=pm)
             if b.members and hashable:
-                return E(f"({a.code} {word} {b.members})", "bool", nn=True, pure=pure, boolish=True)
+                return E(f"({a.code} {word} {b.members})", "bool", nn=True, pure=pure, boolish=True, p=pm)
             if b.nn and hashable:
-                return E(f"({a.code} {word} {b.code})", "bool", nn=True, pure=pure, boolish=True)
+                return E(f"({a.code} {word} {b.code})", "bool", nn=True, pure=pure, boolish=True, p=pm)
             return E(f"{self.gen.op_fn(n)}({a.code}, {b.code})", "bool", nn=True, pure=pure, boolish=True)
         if name in ("concat", "remove", "keep"):
             valid = a.valid and (b.valid or name != "concat")
@@ -615,11 +630,12 @@ class Generator:
             x = a[0]
             inner = f"{x} not in _GONE"  # (the seats out: kept by the template, _recount)
             code = f"({inner})" if args[0].nn else f"({x} is not None and {inner})"
-            return E(code, typ, nn=True, pure=pure, boolish=True)
+            return E(code, typ, nn=True, pure=pure, boolish=True, p=0.8)
         if name == "out" and args[0].cheap:
-            return E(f"({a[0]} in S.places and {a[0]} not in S.revolted)", typ, nn=True, pure=pure, boolish=True)
+            return E(f"({a[0]} in S.places and {a[0]} not in S.revolted)", typ, nn=True, pure=pure, boolish=True,
+                     p=0.2)
         if name in ("revolted", "passed"):
-            return E(f"({a[0]} in S.{name})", typ, nn=True, pure=pure, boolish=True)
+            return E(f"({a[0]} in S.{name})", typ, nn=True, pure=pure, boolish=True, p=0.1 if name == "revolted" else 0.3)
         if name == "place":
             return E(f"S.places.get({a[0]})", typ, pure=pure, real_int=True)
         if name == "hand_size" and seat_nn(args[0]):
@@ -629,7 +645,7 @@ class Generator:
             if i is not None:
                 return E(f"S.hands[{a[0]}][{i}]", typ, nn=True, pure=pure, real_int=True)
         if name == "flag":
-            return E(f"({a[0]} in S.flags.get({a[1]}, ()))", typ, nn=True, pure=pure, boolish=True)
+            return E(f"({a[0]} in S.flags.get({a[1]}, ()))", typ, nn=True, pure=pure, boolish=True, p=0.1)
         if name == "counter":  # (counts are whole numbers: amounts are checked when counted)
             return E(f"S.counters.get({a[1]}, {{}}).get({a[0]}, 0)", typ, nn=True, pure=pure, real_int=True)
         if name == "count":
@@ -1136,7 +1152,8 @@ class Generator:
 
 #: the permit questions whose answers the hot loop asks written in place (when nothing in them can
 #: fail), and the template functions where
-_INLINE_HOOKS = frozenset({"follow", "yield", "burn", "follow_order", "burn_order", "game_over", "next_leader"})
+_INLINE_HOOKS = frozenset({"follow", "yield", "burn", "follow_order", "burn_order", "game_over", "next_leader",
+                           "yield_to"})
 _INLINE_IN = frozenset({"_random_run", "_play", "_advance", "_trick_won"})
 _HOOK_CALL = re.compile(r"\bh_(" + "|".join(sorted(_INLINE_HOOKS, key=len, reverse=True)) + r")\(S((?:, \w+)*)\)")
 _TOP_SPLIT = re.compile(r"(?=^def \w+\()", re.M)

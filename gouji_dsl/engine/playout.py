@@ -1624,16 +1624,28 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                     record(("move", seat, "play", p.counts, ""))  # type: ignore[union-attr]
                     _play(S, seat, p, False)  # type: ignore[arg-type]
                 continue
-            if i > n:
-                record(_YIELD_EVENT[seat])
-                _yield(S, seat)
-                continue
-            # a pass, and the next seat asked (_advance, inlined)
-            record(_PASS_EVENT[seat])
-            queue = S.queue
-            if queue.pop(0)[1] == "follow":
-                S.passed.add(seat)
             gone = _GONE  # (the questions asked here change nobody's place)
+            queue = S.queue
+            if i > n:  # a yield (_yield, inlined)
+                record(_YIELD_EVENT[seat])
+                queue.pop(0)
+                ny = h_yield_to(S, seat, top)
+                if type(ny) is not int:
+                    ny = int(ny or 0)
+                j = seen = 0
+                while j < len(queue) and seen < ny:
+                    t, qcap = queue[j]
+                    if qcap == "follow" and t != seat and t not in gone:
+                        seen += 1
+                    j += 1
+                queue.insert(j, _FOLLOW_ENTRY(seat))
+                S.yielders.append(seat)
+                S.yielded_this_top.add(seat)
+            else:  # a pass
+                record(_PASS_EVENT[seat])
+                if queue.pop(0)[1] == "follow":
+                    S.passed.add(seat)
+            # the next seat asked (_advance, inlined)
             tseat = top.seat
             while queue:
                 s, qcap = queue[0]

@@ -24,13 +24,14 @@ from .screens.editor import EditorScreen
 from .screens.help import HelpScreen
 from .screens.home import HomeScreen
 from .screens.new_variant import NewVariantScreen
+from .terminal_keys import XtermKeysApp
 from .validation import same_file
 from .workspace import Workspace, display_path
 
 DEFAULT_WORKSPACE = "rules"
 
 
-class GoujiApp(App[None]):
+class GoujiApp(XtermKeysApp):
     """The gouji app on a workspace folder; ``open_path`` opens a file straight in the editor."""
 
     TITLE = "gouji"

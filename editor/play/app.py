@@ -19,6 +19,7 @@ from textual.screen import Screen
 from gouji_dsl.engine.records import GameRecord
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
+from ..terminal_keys import XtermKeysApp
 from .screen import PlayScreen
 
 
@@ -36,7 +37,7 @@ def palette_commands(app: App, screen: Screen) -> Iterable[SystemCommand]:
         yield SystemCommand(b.description, help_text, partial(app.run_action, b.action, active.node))
 
 
-class PlayApp(App[None]):
+class PlayApp(XtermKeysApp):
     """Test-play one ruleset (a :class:`RuleGraph`, a bundled name or a path)."""
 
     TITLE = "gouji play"

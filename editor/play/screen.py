@@ -113,9 +113,10 @@ class PlayScreen(Screen[None]):
         Binding("f3", "hint", "Hint", tooltip="What the heuristic bot would play (put in the move box)"),
         Binding("shift+f3", "ask_bot", "Ask bot",
                 tooltip="What a search bot (ISMCTS, PIMC) or any bot would play, with each move's estimated value"),
-        # xterm and tmux send shift+F3 as ESC [1;2R, which Textual reads as F15
+        # F15: xterm's terminfo name of shift+F3 (kf15). Its ESC [1;2R reaches Textual 8.2.8 as a cursor
+        # position report, never as a key: editor/terminal_keys.py turns that back into shift+f3
         Binding("f15", "ask_bot", "Ask bot", show=False,
-                tooltip="shift+F3 as some terminals send it (xterm, tmux)"),
+                tooltip="shift+F3 as some terminals send it"),
         Binding("ctrl+n", "new_game", "New game", show=False,
                 tooltip="A new game: choose the opponents' and teammates' bots, your seat and the seed"),
         Binding("f4", "legal", "Moves", tooltip="Your legal moves, grouped"),

@@ -173,7 +173,7 @@ def test_duel_cli_save_resumes_and_refuses_another_duels_file(runner, tmp_path):
     rest = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "4", "--seed", "5", "--save", str(save),
                                "--json"])
     assert rest.exit_code == 0, rest.output
-    assert "2 deal(s) saved already" in rest.stderr and len(save.read_text(encoding="utf-8").splitlines()) == 5
+    assert "2 of the 4 deals saved already; playing the rest" in rest.stderr and len(save.read_text(encoding="utf-8").splitlines()) == 5
     pick = ("mean_diff", "a_win_rate", "ties", "per_seat")
     assert {k: json.loads(rest.stdout)[k] for k in pick} == {k: json.loads(whole.stdout)[k] for k in pick}
     other = runner.invoke(cli, ["duel", "online", "random", "heuristic", "--deals", "4", "--seed", "5", "--save", str(save)])
@@ -182,6 +182,55 @@ def test_duel_cli_save_resumes_and_refuses_another_duels_file(runner, tmp_path):
     save.write_text("not json\n", encoding="utf-8")
     broken = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
     assert broken.exit_code == 1 and f"{save}:1:" in broken.stderr
+
+
+def test_duel_cli_save_cut_short_is_repaired(runner, tmp_path):
+    """A run killed while writing a line (kill -9, a full disk) left a last line without its end: the
+    file was refused for good (and an append would have glued the next deal to it). Now that line is
+    removed with a warning and its deal played again (a fresh tester's finding)."""
+    save = tmp_path / "run.jsonl"
+    args = ["duel", "online", "heuristic", "random", "--deals", "3", "--seed", "5", "--save", str(save), "--json"]
+    whole = runner.invoke(cli, args)
+    assert whole.exit_code == 0, whole.output
+    save.write_bytes(save.read_bytes()[:-40])
+    again = runner.invoke(cli, args)
+    assert again.exit_code == 0, again.output
+    assert f"warning: {save}:4: the last line was cut short" in again.stderr
+    assert "2 of the 3 deals saved already" in again.stderr
+    lines = save.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 4 and all(json.loads(x) for x in lines)
+    pick = ("mean_diff", "a_win_rate", "ties", "per_seat")
+    assert {k: json.loads(again.stdout)[k] for k in pick} == {k: json.loads(whole.stdout)[k] for k in pick}
+    assert json.loads(again.stdout)["resumed_deals"] == 2 and json.loads(whole.stdout)["resumed_deals"] == 0
+    # a whole last line that only lost its newline is kept (and ended), not glued to the next one
+    save.write_bytes(save.read_bytes()[:-1])
+    more = runner.invoke(cli, args[:4] + ["--deals", "4"] + args[6:])
+    assert more.exit_code == 0 and "warning" not in more.stderr and "3 of the 4 deals" in more.stderr
+    assert len(save.read_text(encoding="utf-8").splitlines()) == 5
+    # fewer deals than the file holds: says so, plays nothing
+    fewer = runner.invoke(cli, args[:4] + ["--deals", "2"] + args[6:-1])
+    assert fewer.exit_code == 0, fewer.output
+    assert "2 of the 2 deals saved already: nothing to play (2 more saved beyond --deals 2: left out)" in fewer.stderr
+    assert "(this run; all of the deals read from the save file)" in fewer.stdout
+
+
+def test_a_deal_saved_with_one_seating_only_is_played_again():
+    g = graph("online")
+    full = duel(g, "heuristic", "random", 2, seed=9)
+    half = [x for x in full.games if x.deal == 0 or x.a_odd]  # deal 1 lacks its swapped seating
+    again = duel(g, "heuristic", "random", 2, seed=9, done=half)
+    assert [plain(x) for x in again.games] == [plain(x) for x in full.games] and again.resumed_deals == 1
+
+
+def test_duel_text_wording_on_one_deal():
+    from gouji_dsl.tools.duel import DuelReport
+    t = {"a": [1, 1, 0.1], "b": [1, 1, 0.1]}
+    sc = {s: (1.0 if s % 2 else -1.0) for s in range(1, 7)}
+    pl = {s: s for s in range(1, 7)}
+    games = [DuelGame(0, True, sc, pl, 2.0, t), DuelGame(0, False, {s: 0.0 for s in sc}, pl, 0.0, t)]
+    text = DuelReport("online", "heuristic", "random", 1, 1, None, games, 1).text()
+    assert "(95 % interval)" not in text and "too few deals for an interval" in text  # none is printed
+    assert "; 1 tie\n" in text
 
 
 def test_duel_text_says_how_to_read_the_per_seat_figures(runner):

@@ -106,7 +106,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     """
     from gouji_dsl.diagnostics import GoujiError
     from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
-    from gouji_dsl.tools.duel import DuelGame, duel, load_saved, run_header, save_unit
+    from gouji_dsl.tools.duel import DuelGame, SavedRunMismatch, duel, load_saved, repair_tail, run_header, save_unit
     from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
@@ -119,12 +119,26 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     if save is not None:
         header = run_header(graph.name, bot_a, bot_b, _seed(seed), think_ms)
         try:
+            try:
+                load_saved(save, header)  # another duel's file is refused before anything in it is changed
+            except SavedRunMismatch:
+                raise
+            except ValueError:
+                pass  # a cut last line is repaired below; any other bad line is reported by the load after it
+            cut = repair_tail(save)
+            if cut is not None:
+                _err(f"warning: {save}:{cut}: the last line was cut short (the run was stopped while writing "
+                     "it): removed, its deal is played again")
             done = load_saved(save, header)
         except (ValueError, OSError) as e:
             _err(f"error: {e}")
             sys.exit(EXIT_BAD_INPUT)
         if done:
-            _err(f"{save}: {len({g.deal for g in done if g.deal < deals})} deal(s) saved already; playing the rest")
+            used = len({g.deal for g in done if g.deal < deals})
+            beyond = len({g.deal for g in done if g.deal >= deals})
+            more = f" ({beyond} more saved beyond --deals {deals}: left out)" if beyond else ""
+            rest = "; playing the rest" if used < deals else ": nothing to play"
+            _err(f"{save}: {used} of the {deals} deals saved already{rest}{more}")
 
         def on_unit(games: list[DuelGame]) -> None:
             save_unit(save, games, header)

@@ -130,6 +130,8 @@ class DuelReport:
     games: list[DuelGame] = field(repr=False)
     unit_size: int
     elapsed_s: float = 0.0
+    #: deals read from a save file (a resumed run): ``elapsed_s`` is the time of the others
+    resumed_deals: int = 0
 
     # --------------------------------------------------------------- figures
     def unit_means(self) -> list[float]:
@@ -188,12 +190,12 @@ class DuelReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready. Keys: ``ruleset, a, b, deals, games, seed, think_ms, match_length, elapsed_s,
-        mean_diff`` (A − B per game, 95 % interval over units), ``a_win_rate`` (Wilson), ``ties``,
+        resumed_deals, mean_diff`` (A − B per game, 95 % interval over units), ``a_win_rate`` (Wilson), ``ties``,
         ``per_seat`` (seat → a/b → games, score, place), ``timing`` (a/b → decisions, searched,
         seconds, decisions_per_s, ms_per_searched)."""
         return {"ruleset": self.ruleset, "a": self.a, "b": self.b, "deals": self.deals, "games": len(self.games),
                 "seed": self.seed, "think_ms": self.think_ms, "match_length": self.unit_size,
-                "elapsed_s": round(self.elapsed_s, 2), "mean_diff": self.mean_diff.to_dict(),
+                "elapsed_s": round(self.elapsed_s, 2), "resumed_deals": self.resumed_deals, "mean_diff": self.mean_diff.to_dict(),
                 "a_win_rate": self.win_rate.to_dict(), "ties": self.ties,
                 "per_seat": {str(s): v for s, v in self.per_seat().items()}, "timing": self.timing()}
 
@@ -203,6 +205,7 @@ class DuelReport:
         budget = f", {self.think_ms:g} ms per decision" if self.think_ms else ""
         match = f" in matches of {self.unit_size}" if self.unit_size > 1 else ""
         units = len(self.unit_means())
+        interval = "" if math.isnan(md.low) else " (95 % interval)"
         if math.isnan(md.low):
             verdict = "too few deals for an interval"
         elif units < MIN_UNITS_FOR_VERDICT:
@@ -214,8 +217,8 @@ class DuelReport:
             f"{self.ruleset}: {self.a} (A) against {self.b} (B), {self.deals} deal{'s' if self.deals != 1 else ''} "
             f"× 2 seatings = {len(self.games)} games"
             f"{match}, seed {self.seed}{budget}",
-            f"  mean team score A − B per game: {md.format(2, signed=True)} (95 % interval) — {verdict}",
-            f"  A's team ahead in {wr.format(1, percent=True)} of games; {self.ties} ties",
+            f"  mean team score A − B per game: {md.format(2, signed=True)}{interval} — {verdict}",
+            f"  A's team ahead in {wr.format(1, percent=True)} of games; {self.ties} tie{'s' if self.ties != 1 else ''}",
             f"  per seat (mean score{self._score_note()} / mean place, 1 = first out):",
         ]
         for s, row in self.per_seat().items():
@@ -226,7 +229,9 @@ class DuelReport:
             per = f", {t['ms_per_searched']:.1f} ms per decision with a choice" if t["ms_per_searched"] is not None else ""
             lines.append(f"  {who.upper()} {name}: {t['decisions']} decisions ({t['searched']} with a choice), "
                          f"{_f(t['decisions_per_s'], 0)} decisions/s{per}")
-        lines.append(f"  {self.elapsed_s:.1f} s")
+        k = self.resumed_deals
+        resumed = (f" (this run; {'all' if k == self.deals else k} of the deals read from the save file)" if k else "")
+        lines.append(f"  {self.elapsed_s:.1f} s{resumed}")
         return "\n".join(lines)
 
 
@@ -277,6 +282,28 @@ def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGam
     return [games[k] for k in sorted(games)]
 
 
+def repair_tail(path: Path) -> int | None:
+    """Make a save file end with a whole line before it is read and appended to. A last line without
+    its newline that is not JSON was cut short while being written (the run was killed, the disk
+    full): it is removed and its line number returned (its unit is played again); a whole last line
+    only missing its newline gets it. None when nothing was cut."""
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return None
+    start = data.rfind(b"\n") + 1
+    try:
+        json.loads(data[start:])
+    except ValueError:
+        with path.open("r+b") as f:
+            f.truncate(start)
+        return data.count(b"\n", 0, start) + 1
+    with path.open("ab") as f:
+        f.write(b"\n")
+    return None
+
+
 def save_unit(path: Path, games: Sequence[DuelGame], header: dict[str, Any] | None = None) -> None:
     """Append one finished unit's games to ``path`` (first the header line when the file is new or
     empty). Each unit is one line written with one call, so a killed run loses at most the unit being played."""
@@ -317,9 +344,10 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
     size = match_length(graph)
     todo = units(graph, deals)
     games = [g for g in done if g.deal < deals]
-    have = {g.deal for g in games}
-    todo = [u for u in todo if not all(i in have for i in range(*u))]
+    have = {(g.deal, g.a_odd) for g in games}  # a deal is done when both seatings are
+    todo = [u for u in todo if not all((i, odd) in have for i in range(*u) for odd in (True, False))]
     games = [g for g in games if not any(s <= g.deal < e for s, e in todo)]
+    resumed = len({g.deal for g in games})
     total = len(units(graph, deals))
     finished = total - len(todo)
 
@@ -346,4 +374,4 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
                 for fut in fin:
                     take([DuelGame.from_json(d) for d in fut.result()])
     games.sort(key=lambda g: (g.deal, not g.a_odd))
-    return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0)
+    return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed)

@@ -322,6 +322,8 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(resolved: Any) -> None:
     from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.tools.runs import _ignore_sigint
+    _ignore_sigint()  # Ctrl+C is for the parent, which stops the workers (a worker would go on to the next deal)
     _WORKER["graph"] = compile_ruleset(resolved)
 
 
@@ -366,12 +368,20 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
     else:
         import multiprocessing
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(graph.resolved,)) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                   initargs=(graph.resolved,))
+        stopped = True
+        try:
             pending = {pool.submit(_run_unit, a, b, s, e, seed, think_ms) for s, e in todo}
             while pending:
                 fin, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in fin:
                     take([DuelGame.from_json(d) for d in fut.result()])
+            stopped = False
+        finally:
+            if stopped:  # Ctrl+C or an error: the deals being played and those queued are not waited for
+                for p in list((getattr(pool, "_processes", None) or {}).values()):
+                    p.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
     games.sort(key=lambda g: (g.deal, not g.a_odd))
     return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed)

@@ -58,6 +58,9 @@ def test_analysis_lists_candidates_with_values_and_is_repeatable():
         assert mv.move in s.legal() and mv.visits >= 2 and mv.stderr is not None
     b = s.analyse("pimc:12")
     assert [(m.move, m.value, m.visits) for m in a.moves] == [(m.move, m.value, m.visits) for m in b.moves]
+    # the same bot however it is written (the dialog asks "ismcts" or "ismcts:96"): the same answer
+    same = [[(m.move, m.value, m.visits) for m in s.analyse(x).moves] for x in ("pimc", "PIMC:96", "pimc:096")]
+    assert same[0] == same[1] == same[2] and same[0]
     h = s.analyse("heuristic")
     assert h.best == s.hint() and h.moves == []
     assert s.analyse("ismcts:8").moves
@@ -199,6 +202,50 @@ async def test_ask_bot_shows_each_candidate_with_its_value():
         await pilot.press("enter")  # the first row: the bot's move goes into the move box
         await wait_for(pilot, lambda: app.screen is screen, what="the dialog to close")
         assert screen.query_one("#move", Input).value == s.move_word(again.best)
+
+
+def test_a_search_told_to_stop_ends_after_one_round():
+    s = PlaySession(graph("online"), seat=1, seed=3, bots="heuristic", hands=SHORT, leader=1)
+    for spec in ("ismcts:100000", "pimc:100000"):
+        a = s.analyse(spec, stop=lambda: True)
+        assert a.iterations == len(a.moves) >= 2 and all(m.visits == 1 for m in a.moves)  # one paired round
+
+
+@sync
+async def test_a_closed_hint_dialog_stops_its_search():
+    """A fresh tester asked for 10,000 iterations, closed the dialog, and the search went on using a
+    core in the background (and one more per question asked again): now closing or asking again stops it."""
+    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
+                  show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.play_screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("shift+f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
+        hint = app.screen
+        await wait_for(pilot, lambda: hint.analysis is not None, what="the first search")
+        spent: list[int] = []
+        analyse = s.analyse
+
+        def recorded(*args, **kwargs):
+            a = analyse(*args, **kwargs)
+            spent.append(a.iterations)
+            return a
+
+        s.analyse = recorded
+        inp = hint.query_one("#hint-iterations", Input)
+        inp.value = "100000"  # minutes of one core
+        inp.focus()
+        await pilot.press("enter")
+        first = hint._stop
+        inp.value = "90000"
+        await pilot.press("enter")  # asked again: the 100,000 search stops
+        assert first.is_set() and not hint._stop.is_set()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.play_screen, what="back to the table")
+        assert hint._stop.is_set()
+        await wait_for(pilot, lambda: len(spent) == 2, what="the searches to stop")
+        assert max(spent) < 1000  # each stopped after a round or so, not after 100,000 / 90,000 play-outs
 
 
 @sync

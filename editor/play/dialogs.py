@@ -3,6 +3,7 @@ export, between games, help, asking a bot (hint with estimated values), a new ga
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -541,6 +542,7 @@ class BotHintScreen(ModalScreen[str | None]):
         self.analysis: Analysis | None = None
         self.error: str | None = None
         self._generation = 0
+        self._stop = threading.Event()  # the search under way: set when its answer is no longer wanted
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="play-dialog wide", id="hint-box") as box:
@@ -583,6 +585,8 @@ class BotHintScreen(ModalScreen[str | None]):
         """Start the search (in a worker thread); an answer to an earlier question is dropped."""
         self._generation += 1
         gen = self._generation
+        self._stop.set()  # an earlier search still running stops (its answer would be dropped)
+        self._stop = stop = threading.Event()
         status = self.query_one("#hint-status", Static)
         self.query_one("#hint-iterations", Input).disabled = not BOTS[self.bot].searches
         spec = self.spec
@@ -597,7 +601,7 @@ class BotHintScreen(ModalScreen[str | None]):
 
         def work() -> None:
             try:
-                result: Analysis | str = session.analyse(spec, state, moves)
+                result: Analysis | str = session.analyse(spec, state, moves, stop=stop.is_set)
             except GoujiError as e:
                 result = e.format()
             except Exception as e:  # a bot's failure is shown, never a traceback
@@ -648,6 +652,9 @@ class BotHintScreen(ModalScreen[str | None]):
                 notes.append("heuristic's choice")
             table.add_row(word, f"{mv.value:+.2f}", "—" if mv.stderr is None else f"{mv.stderr:.2f}", str(mv.visits),
                           ", ".join(notes), key=word)
+
+    def on_unmount(self) -> None:
+        self._stop.set()  # closed: a search still running stops instead of burning a core for nothing
 
     @on(Select.Changed, "#hint-bot")
     def _bot_changed(self, event: Select.Changed) -> None:

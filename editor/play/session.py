@@ -392,21 +392,26 @@ class PlaySession:
         assert st.to_act is not None
         return st, list(self.legal()), self.bot_for(st.to_act)
 
-    def analyse(self, spec: str, state: GameState | None = None, moves: Sequence[Move] | None = None) -> Analysis:
+    def analyse(self, spec: str, state: GameState | None = None, moves: Sequence[Move] | None = None,
+                stop: Callable[[], bool] | None = None) -> Analysis:
         """What the bot ``spec`` (``ismcts``, ``pimc:400``, ``heuristic`` ...) would play for the seat
         to act at ``state`` (default: the cursor), and for a search bot every candidate move it
         searched with its estimated value (the mean final score of that seat over the sampled deals),
         its standard error and the number of deals. The bot draws from a seed made of the session's
         seed, the game and the position: asking again gives the same answer. A bot that does not
-        search gives its move with no candidates. Safe to run in a worker thread."""
+        search gives its move with no candidates. Safe to run in a worker thread; ``stop()`` true ends
+        the search after its current round (a question nobody waits for any more)."""
         st = self.state if state is None else state
         legal = list(st.legal_moves() if moves is None else moves)
         if st.over or st.to_act is None or not legal:
             raise ValueError("the game is over: there is no move to analyse")
-        kind, _ = parse_bot_spec(spec)
-        rng = random.Random(f"{game_seed(self.seed, self.game_index)}:hint:{len(st.record)}:{spec}")
+        kind, iters = parse_bot_spec(spec)
+        # the same bot asked as ISMCTS, ismcts or ismcts:96 draws the same deals (the seed names it one way)
+        same = f"{kind.name}:{iters or kind.default_iterations}" if kind.searches else kind.name
+        rng = random.Random(f"{game_seed(self.seed, self.game_index)}:hint:{len(st.record)}:{same}")
         bot = make_bot(spec, rng)
         if kind.searches and len(legal) > 1:
+            bot.stop = stop  # type: ignore[attr-defined]
             a: Analysis = bot.analyse(st, legal)  # type: ignore[attr-defined]
             if not a.forced:
                 return a

@@ -93,11 +93,7 @@ class IsmctsBot(SearchBot):
         obs = self.observer(seat).observe(state)
         rng = random.Random(self.rng.getrandbits(64))
         n = len(root_cands)
-        done = self._clock()
-        if self.budget.think_ms is None:
-            assert self.budget.iterations is not None
-            rounds_wanted = max(1, self.budget.iterations // n)
-            done = lambda i: i >= rounds_wanted * n  # whole rounds only
+        done = self._done(n)
         root = Node(None, seat)
         kids = [Node(m, seat) for m in root_cands]
         for m, k in zip(root_cands, kids):

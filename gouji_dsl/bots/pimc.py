@@ -42,12 +42,8 @@ class PimcBot(SearchBot):
         seat = first.seat
         obs = self.observer(seat).observe(state)
         rng = random.Random(self.rng.getrandbits(64))
-        done = self._clock()
         n = len(cands)
-        if self.budget.think_ms is None:
-            assert self.budget.iterations is not None
-            rounds_wanted = max(1, self.budget.iterations // n)
-            done = lambda i: i >= rounds_wanted * n  # whole rounds only
+        done = self._done(n)
         drive = driver(state.graph)
 
         def evaluate(g: GameState, i: int) -> float:

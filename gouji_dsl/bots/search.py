@@ -226,6 +226,24 @@ class SearchBot:
         raise NotImplementedError
 
     # budget ---------------------------------------------------------------
+    #: set (from another thread) to end a search early, e.g. a hint nobody waits for any more: asked
+    #: after each play-out once a whole round is done; the rounds finished so far are the answer
+    stop: Callable[[], bool] | None = None
+
+    def _done(self, n: int) -> Callable[[int], bool]:
+        """``done(iterations)`` of a search over ``n`` candidates: an iteration budget in whole rounds
+        of ``n`` play-outs, or the think time (:meth:`_clock`); and :attr:`stop`."""
+        if self.budget.think_ms is None:
+            assert self.budget.iterations is not None
+            wanted = max(1, self.budget.iterations // n) * n
+            done: Callable[[int], bool] = lambda i: i >= wanted
+        else:
+            done = self._clock()
+        stop = self.stop
+        if stop is None:
+            return done
+        return lambda i: done(i) or (i >= n and stop())
+
     def _clock(self) -> Callable[[int], bool]:
         """A function ``done(iterations)`` telling whether the budget is spent."""
         b = self.budget

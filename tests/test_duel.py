@@ -279,3 +279,12 @@ def test_ctrl_c_with_workers_stops_them_instead_of_playing_the_queued_deals(monk
     with pytest.raises(KeyboardInterrupt):
         duel(graph("online"), "heuristic", "random", 40, seed=4, workers=2, progress=interrupt)
     assert procs and all(p.exitcode == -signal.SIGTERM for p in procs)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "NaN", "1e999"])
+def test_a_think_time_or_half_width_must_be_a_finite_number(runner, value):
+    """`--think-ms nan` was accepted: a search whose deadline is nan never ends (a fresh tester's finding)."""
+    res = runner.invoke(cli, ["duel", "online", "ismcts", "heuristic", "--deals", "1", "--think-ms", value])
+    assert res.exit_code == 2 and "not a finite number" in res.stderr and "Traceback" not in res.stderr
+    res = runner.invoke(cli, ["simulate", "online", "--games", "2", "--until-halfwidth", value])
+    assert res.exit_code == 2 and "not a finite number" in res.stderr

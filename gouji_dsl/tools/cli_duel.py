@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -16,6 +17,20 @@ def bots_help(what: str = "The bots") -> str:
     return (f"{what}: one bot for every seat, or A,B (A at the odd seats 1/3/5, B at the even ones), or one per seat. "
             f"Bots: {', '.join(BOTS)}; a search bot takes an iteration budget per decision as NAME:N (e.g. "
             f"ismcts:200; default {', '.join(f'{k.name} {k.default_iterations}' for k in BOTS.values() if k.searches)}).")
+
+
+class PositiveFloat(click.FloatRange):
+    """A number > 0 that is finite: ``nan`` and ``inf`` pass a plain FloatRange (a think time of
+    ``nan`` never ends a search; a half-width of ``nan`` is never reached)."""
+
+    def __init__(self) -> None:
+        super().__init__(min=0, min_open=True)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        x = super().convert(value, param, ctx)
+        if not math.isfinite(x):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return x
 
 
 class BotSpecType(click.ParamType):
@@ -86,7 +101,7 @@ def _seed(seed: str) -> Any:
 @click.option("--deals", "-n", type=click.IntRange(min=1), default=50, show_default=True,
               help="Deals to play; each is played twice, with the teams' bots swapped.")
 @click.option("--seed", "-s", default="1", show_default=True, help="Seed of the deals (deal i is dealt from SEED:i).")
-@click.option("--think-ms", type=click.FloatRange(min=0, min_open=True), default=None, metavar="MS",
+@click.option("--think-ms", type=PositiveFloat(), default=None, metavar="MS",
               help="Search bots think this long per decision (the result then depends on the machine's speed); "
                    "default: a fixed number of iterations (same seed, same result anywhere).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,

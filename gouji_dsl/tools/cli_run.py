@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.tools.cli_duel import BotsType, bots_help
+from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -50,7 +50,7 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
                           "reads them."),
         click.option("--resume", is_flag=True, default=False,
                      help="Continue the run in --out DIR: play only the chunks not written yet."),
-        click.option("--until-halfwidth", "halfwidth", type=click.FloatRange(min=0, min_open=True), default=None,
+        click.option("--until-halfwidth", "halfwidth", type=PositiveFloat(), default=None,
                      metavar="X", help="Stop when the 95% interval of --figure is at most ±X, in the figure's "
                                        "units (rates as fractions: 0.01 is one percentage point); checked at chunk "
                                        "boundaries; N deals at most: --max-games."),

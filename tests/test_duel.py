@@ -288,3 +288,11 @@ def test_a_think_time_or_half_width_must_be_a_finite_number(runner, value):
     assert res.exit_code == 2 and "not a finite number" in res.stderr and "Traceback" not in res.stderr
     res = runner.invoke(cli, ["simulate", "online", "--games", "2", "--until-halfwidth", value])
     assert res.exit_code == 2 and "not a finite number" in res.stderr
+
+
+def test_a_budget_refuses_a_think_time_that_never_ends():
+    from gouji_dsl.bots import Budget
+    for bad in (float("nan"), float("inf"), 0.0, -1.0):
+        with pytest.raises(ValueError, match="positive finite"):
+            Budget(None, bad)
+    assert Budget(None, 50.0).think_ms == 50.0

@@ -17,6 +17,7 @@ see :mod:`gouji_dsl.bots.pimc` and :mod:`gouji_dsl.bots.ismcts`.
 from __future__ import annotations
 
 import difflib
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,8 +62,8 @@ class Budget:
             raise ValueError("a budget needs iterations or a think time")
         if self.iterations is not None and self.iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {self.iterations}")
-        if self.think_ms is not None and self.think_ms <= 0:
-            raise ValueError(f"think time must be positive, not {self.think_ms} ms")
+        if self.think_ms is not None and not 0 < self.think_ms < math.inf:  # nan fails both: it never ends a search
+            raise ValueError(f"think time must be a positive finite number, not {self.think_ms} ms")
 
     @property
     def deterministic(self) -> bool:

@@ -197,7 +197,7 @@ class PlayScreen(Screen[None]):
                 yield Static("", id="notes")
                 yield Static("", id="you")
                 yield HandView(id="hand")
-                yield MoveBox(placeholder="type a move: RR TTT · pass · yield · burn BB JJJJ … (Enter plays, F1 help)",
+                yield MoveBox(placeholder="a move: RR TTT · pass · yield · burn BB JJJJ (Enter plays, F1 help)",
                             id="move")
                 yield Static("", id="feedback")
                 with Horizontal(id="actions"):

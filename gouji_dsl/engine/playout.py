@@ -135,7 +135,7 @@ _RT: dict[int, tuple[Any, ...]] = {}  # answers by rank group size (see _rank_ta
 _KEY_IDS: dict[Any, int] = {}  # (numbers stay far below 2**24: a key is two of them)
 _TINFO: dict[Play, tuple[Any, ...]] = {}
 _PINFO: dict[Play, tuple[Any, ...]] = {}  # per play: what playing it needs (see _play_info)
-_BL = tuple(i.bit_length() for i in range(256))  # (bits drawn for a choice among i moves)
+_BL = tuple(i.bit_length() for i in range(4096))  # (bits drawn for a choice among i moves)
 _NEW = object.__new__
 _SYMBOL = attrgetter("symbol")
 # the phases and turn roles the hot paths test by identity (every assignment uses the members; the
@@ -1522,7 +1522,10 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                 if not _lead_filtered(S, seat):
                     n = _lead_count(hand)
                     m = n + len(discards)
-                    k = bl[m] if m < 256 else m.bit_length()
+                    try:
+                        k = bl[m]
+                    except IndexError:  # (more moves than the table has)
+                        k = m.bit_length()
                     i = pick(k)
                     while i >= m:
                         i = pick(k)
@@ -1555,7 +1558,10 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                 lcodes = _lead_codes(S, seat)
                 n = len(lcodes)
                 m = n + len(discards)
-                k = bl[m] if m < 256 else m.bit_length()
+                try:
+                    k = bl[m]
+                except IndexError:  # (more moves than the table has)
+                    k = m.bit_length()
                 i = pick(k)
                 while i >= m:
                     i = pick(k)
@@ -1567,103 +1573,118 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                 _apply_move(S, discards[i - n])
                 continue
             top: TablePlay = S.top  # type: ignore[assignment]  # (a follow or burn: a play is on the table)
-            rt = None
             if COVER_MODEL and not HAS_PLAY:
                 tplay = top.play
                 if tplay is not last:
                     last = tplay
                     ti = _TINFO.get(tplay) or _top_info(tplay)
                     tc, tcar, tr1 = ti[0], ti[1], ti[2]
-                hi = _HB[seat] or _hand_info(S, seat)
-                hand = hands[seat]
-                if not SAME_COUNT or not tcar or not hi[4]:
-                    codes = _answers(hand, hi, ti)
-                    n = len(codes)
-                elif (max(hand[tr1:NR]) if tr1 < NR else 0) + hi[3] < tc:
-                    n = 0  # a forced pass: no group is big enough (_answers' quick path)
-                else:  # counted from the rank table; only the answer drawn is built
-                    key = hi[5] << 24 | ti[4]
-                    rt = _RT.get(key) or _rank_table(hi[2], ti[3], tc, hi[1], key)
-                    cnt = rt[1]
-                    n = sum(map(cnt.__getitem__, hand[tr1:NR])) + len(rt[4])
-                    if FILLER is not None and tr1 <= FILLER:
-                        n += rt[3][hand[FILLER]] - cnt[hand[FILLER]]
-            elif COVER_MODEL:
-                codes = _answer_codes_allowed(S, seat)
-                n = len(codes)
-            else:
-                plays = _answer_plays(S, seat)
-                n = len(plays)
-            m = n + 2 if cap is _FOLLOW and seat not in S.yielded_this_top and h_yield(S, seat, top) else n + 1
-            k = bl[m] if m < 256 else m.bit_length()
-            i = pick(k)
-            while i >= m:
-                i = pick(k)
-            if i < n:
-                if rt is not None:  # the i-th answer: its rank group, then its place in the group's list
-                    j = i
-                    for r in range(tr1, NR):
-                        c = (rt[1] if r != FILLER else rt[3])[hand[r]]
-                        if j < c:
-                            hr = hand[r]
-                            code = (r, *(rt[0] if r != FILLER else rt[2])[hr if hr < tc else tc][j])
-                            break
-                        j -= c
-                    else:
-                        code = rt[4][j]
-                    p = _CODE_PLAY.get(code) or _play_of(code)
+            while True:  # the seats asked about this play: after a pass or a yield, the next one is played here
+                rt = None
+                if COVER_MODEL and not HAS_PLAY:
+                    hi = _HB[seat] or _hand_info(S, seat)
+                    hand = hands[seat]
+                    if not SAME_COUNT or not tcar or not hi[4]:
+                        codes = _answers(hand, hi, ti)
+                        n = len(codes)
+                    elif (max(hand[tr1:NR]) if tr1 < NR else 0) + hi[3] < tc:
+                        n = 0  # a forced pass: no group is big enough (_answers' quick path)
+                    else:  # counted from the rank table; only the answer drawn is built
+                        key = hi[5] << 24 | ti[4]
+                        rt = _RT.get(key) or _rank_table(hi[2], ti[3], tc, hi[1], key)
+                        cnt = rt[1]
+                        n = sum(map(cnt.__getitem__, hand[tr1:NR])) + len(rt[4])
+                        if FILLER is not None and tr1 <= FILLER:
+                            n += rt[3][hand[FILLER]] - cnt[hand[FILLER]]
                 elif COVER_MODEL:
-                    code = codes[i]
-                    p = _CODE_PLAY.get(code) or _play_of(code)
+                    codes = _answer_codes_allowed(S, seat)
+                    n = len(codes)
                 else:
-                    p = plays[i]
-                if cap is _BURN:
-                    record(("move", seat, "burn", p.counts, ""))  # type: ignore[union-attr]
-                    _play(S, seat, p, True)  # type: ignore[arg-type]
-                else:
-                    record(("move", seat, "play", p.counts, ""))  # type: ignore[union-attr]
-                    _play(S, seat, p, False)  # type: ignore[arg-type]
-                continue
-            gone = _GONE  # (the questions asked here change nobody's place)
-            queue = S.queue
-            if i > n:  # a yield (_yield, inlined)
-                record(_YIELD_EVENT[seat])
-                queue.pop(0)
-                ny = h_yield_to(S, seat, top)
-                if type(ny) is not int:
-                    ny = int(ny or 0)
-                j = seen = 0
-                while j < len(queue) and seen < ny:
-                    t, qcap = queue[j]
-                    if qcap == "follow" and t != seat and t not in gone:
-                        seen += 1
-                    j += 1
-                queue.insert(j, _FOLLOW_ENTRY(seat))
-                S.yielders.append(seat)
-                S.yielded_this_top.add(seat)
-            else:  # a pass
-                record(_PASS_EVENT[seat])
-                if queue.pop(0)[1] == "follow":
-                    S.passed.add(seat)
-            # the next seat asked (_advance, inlined)
-            tseat = top.seat
-            while queue:
-                s, qcap = queue[0]
-                if s is None or s in gone or s == tseat:
-                    queue.pop(0)
-                    continue
-                if qcap == "burn":
-                    if h_burn(S, s, top):
-                        S.to_act = s
-                        S.capacity = _BURN
-                        break
-                elif h_follow(S, s, top):
-                    S.to_act = s
-                    S.capacity = _FOLLOW
+                    plays = _answer_plays(S, seat)
+                    n = len(plays)
+                m = n + 2 if cap is _FOLLOW and seat not in S.yielded_this_top and h_yield(S, seat, top) else n + 1
+                try:
+                    k = bl[m]
+                except IndexError:  # (more moves than the table has)
+                    k = m.bit_length()
+                i = pick(k)
+                while i >= m:
+                    i = pick(k)
+                if i < n:
+                    if rt is not None:  # the i-th answer: its rank group, then its place in the group's list
+                        j = i
+                        for r in range(tr1, NR):
+                            c = (rt[1] if r != FILLER else rt[3])[hand[r]]
+                            if j < c:
+                                hr = hand[r]
+                                code = (r, *(rt[0] if r != FILLER else rt[2])[hr if hr < tc else tc][j])
+                                break
+                            j -= c
+                        else:
+                            code = rt[4][j]
+                        p = _CODE_PLAY.get(code) or _play_of(code)
+                    elif COVER_MODEL:
+                        code = codes[i]
+                        p = _CODE_PLAY.get(code) or _play_of(code)
+                    else:
+                        p = plays[i]
+                    if cap is _BURN:
+                        record(("move", seat, "burn", p.counts, ""))  # type: ignore[union-attr]
+                        _play(S, seat, p, True)  # type: ignore[arg-type]
+                    else:
+                        record(("move", seat, "play", p.counts, ""))  # type: ignore[union-attr]
+                        _play(S, seat, p, False)  # type: ignore[arg-type]
                     break
-                queue.pop(0)
-            else:
-                _trick_won(S)
+                gone = _GONE  # (the questions asked here change nobody's place)
+                queue = S.queue
+                if i > n:  # a yield (_yield, inlined)
+                    record(_YIELD_EVENT[seat])
+                    queue.pop(0)
+                    ny = h_yield_to(S, seat, top)
+                    if type(ny) is not int:
+                        ny = int(ny or 0)
+                    j = seen = 0
+                    while j < len(queue) and seen < ny:
+                        t, qcap = queue[j]
+                        if qcap == "follow" and t != seat and t not in gone:
+                            seen += 1
+                        j += 1
+                    queue.insert(j, _FOLLOW_ENTRY(seat))
+                    S.yielders.append(seat)
+                    S.yielded_this_top.add(seat)
+                else:  # a pass
+                    record(_PASS_EVENT[seat])
+                    if queue.pop(0)[1] == "follow":
+                        S.passed.add(seat)
+                # the next seat asked (_advance, inlined)
+                tseat = top.seat
+                while queue:
+                    s, qcap = queue[0]
+                    if s is None or s in gone or s == tseat:
+                        queue.pop(0)
+                        continue
+                    if qcap == "burn":
+                        if h_burn(S, s, top):
+                            S.to_act = s
+                            S.capacity = cap = _BURN
+                            break
+                    elif h_follow(S, s, top):
+                        S.to_act = s
+                        S.capacity = cap = _FOLLOW
+                        break
+                    queue.pop(0)
+                else:
+                    _trick_won(S)
+                    break
+                # the next seat is asked about the same play (the outer loop's steps, without reading
+                # back what was just set: the phase, the seat to act and its role, the play on the table)
+                seat = s
+                if steps > max_decisions:
+                    raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+                pick = picks[seat]
+                if pick is None:
+                    return steps
+                steps += 1
         return steps
     finally:
         S.decisions = steps + base

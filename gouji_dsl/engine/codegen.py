@@ -651,7 +651,7 @@ class Generator:
         if name == "count":
             if a[0] == "[_x for _x in SEATS if _x not in _GONE]":
                 # (the seats out, placed, revolted or failed, are counted by the template: _recount)
-                return E("(N - _OUT[0])", typ, nn=True, pure=pure, real_int=True)
+                return E("_LEFT", typ, nn=True, pure=pure, real_int=True, cheap=True)
             if args[0].members and args[0].code.startswith("sorted("):
                 return E(f"len({args[0].members})", typ, nn=True, pure=pure, real_int=True)
             if args[0].nn and args[0].is_list:

@@ -130,6 +130,7 @@ _FREE: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[int, list[int]]] = {}
 _HB: list[Any] = [None] * (N + 1)  # per seat: what answering needs of its hand (see _hand_info)
 _GONE: set[int] = set()  # the seats out in the state being played (see _recount; never changed in place)
 _OUT = [0]  # how many (see _recount)
+_LEFT = N  # how many are still playing (see _recount; what count(active seats) reads)
 MAXK = max(MODEL.deck_counts[:NR], default=0) if MODEL is not None else 0  # the most cards of one rank a hand can hold
 _RT: dict[int, tuple[Any, ...]] = {}  # answers by rank group size (see _rank_table)
 _KEY_IDS: dict[Any, int] = {}  # (numbers stay far below 2**24: a key is two of them)
@@ -842,12 +843,14 @@ def _common(x: list[Any], y: list[Any]) -> list[Any]:
 
 
 def _recount(S: GameState) -> None:
-    """``_GONE``: the seats out (placed, revolted or failed), and ``_OUT[0]``, how many: what the
-    hooks and the loop read to tell who is still playing and how many are left. Made again
+    """``_GONE``: the seats out (placed, revolted or failed), ``_OUT[0]``, how many, and ``_LEFT``,
+    how many are still playing: what the hooks and the loop read to tell who is still playing and
+    how many are left (``count(...)`` of the active seats is ``_LEFT``). Made again
     whenever one of those changes here, and by :func:`_forget`."""
-    global _GONE
+    global _GONE, _LEFT
     _GONE = S.places.keys() | S.revolted | S.failed
     _OUT[0] = len(_GONE)
+    _LEFT = N - _OUT[0]
 
 
 def _top_info(top: Play) -> tuple[Any, ...]:

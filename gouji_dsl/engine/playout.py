@@ -584,17 +584,22 @@ def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
     flat = _JFLAT[jh]
     J = len(flat)
     fill = hand[FILLER] if FILLER is not None else 0
+    step = (fill + 1) * J  # the leads of one card count of a rank: its filler choices, each with every joker combination
     for r in range(NR):
         hr = hand[r]
-        if not hr:
-            continue
-        fm = (fill if r != FILLER else 0) + 1
-        block = hr * fm * J
-        if i < block:
-            n, rest = divmod(i, fm * J)
-            f, j = divmod(rest, J)
-            return _key(r, n + 1, f, flat[j])
-        i -= block
+        if hr:
+            if FILLER is None or r != FILLER:
+                block = hr * step
+                if i < block:
+                    n, rest = divmod(i, step)
+                    f, j = divmod(rest, J)
+                    return _key(r, n + 1, f, flat[j])
+            else:  # the filler rank alone
+                block = hr * J
+                if i < block:
+                    n, j = divmod(i, J)
+                    return _key(r, n + 1, 0, flat[j])
+            i -= block
     return _key(-1, 0, 0, flat[i + 1])
 
 

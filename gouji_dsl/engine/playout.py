@@ -578,6 +578,11 @@ def _lead_count(hand: list[int]) -> int:
 
 def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
     """The ``i``-th play of ``CardModel.plays_from(hand)`` (in its order), found by arithmetic."""
+    return _key(*_lead_code_at(hand, i))
+
+
+def _lead_code_at(hand: list[int], i: int) -> tuple[int, int, int, int]:
+    """The code ``(rank, count, filler, joker combination)`` of :func:`_lead_at`."""
     jh = tuple(hand[NR:])
     if jh not in _JFLAT:
         _jokers_by_sum(jh)
@@ -593,14 +598,14 @@ def _lead_at(hand: list[int], i: int) -> tuple[int, ...]:
                 if i < block:
                     n, rest = divmod(i, step)
                     f, j = divmod(rest, J)
-                    return _key(r, n + 1, f, flat[j])
+                    return (r, n + 1, f, flat[j])
             else:  # the filler rank alone
                 block = hr * J
                 if i < block:
                     n, j = divmod(i, J)
-                    return _key(r, n + 1, 0, flat[j])
+                    return (r, n + 1, 0, flat[j])
             i -= block
-    return _key(-1, 0, 0, flat[i + 1])
+    return (-1, 0, 0, flat[i + 1])
 
 
 def _lead_codes(S: GameState, seat: int, first: bool = False) -> list[tuple[int, int, int, int]]:
@@ -1538,7 +1543,8 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                     while i >= m:
                         i = pick(k)
                     if i < n:
-                        p = MODEL.classify(_lead_at(hand, i))
+                        code = _lead_code_at(hand, i)
+                        p = _CODE_PLAY.get(code) or _play_of(code)
                         record(("move", seat, "play", p.counts, ""))
                         _play(S, seat, p, False)
                         continue

@@ -525,10 +525,11 @@ def _new_trick(S: GameState, leader: int | None) -> None:
     S.finished_in_trick = []
     S.trick_leader = leader
     S.to_act = leader
-    S.capacity = Capacity.LEAD
+    S.capacity = _LEAD
     if S.burner == leader and not _has_lead(S, leader):
         _fail_burn(S, leader)
-    elif not _has_lead(S, leader) and not _discard_moves(S, leader):
+    elif not (any(S.hands[leader]) if not (HAS_PLAY or S.burner == leader) else _has_lead(S, leader)) \
+            and not _discard_moves(S, leader):  # (_has_lead's first test inlined)
         how = h_no_lead(S, leader)
         S.record.append(("no_lead", leader))  # type: ignore[arg-type]
         _retire(S, leader, "after-finishers" if how is None else how, "engine.no-lead")
@@ -1041,14 +1042,16 @@ def _trick_won(S: GameState) -> None:
     winner = top.seat
     t_trick_won(S, winner, top)
     S.record.append(("trick_won", winner, top.play))  # type: ignore[arg-type]
-    if _settle(S):
+    if S.phase is not _OVER and (h_game_over(S) or _LEFT <= 0):  # (_settle, inlined)
+        _game_over(S)
+    if S.phase is _OVER:
         return
     v = h_next_leader(S, top)
     # (a seat 1..N needs no check; anything else is checked as the interpreter checks it)
     leader = v if type(v) is int and 0 < v <= N else None if v is None else \
         S._seat_answer(v, "next_leader", "the next leader")
-    if not leader or not _active(S, leader):
-        leader = winner if _active(S, winner) else _next_active(S, winner)
+    if not leader or leader in _GONE:  # (not active)
+        leader = winner if winner not in _GONE else _next_active(S, winner)
     _new_trick(S, leader)
 
 

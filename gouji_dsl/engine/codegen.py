@@ -275,7 +275,8 @@ class _Emitter:
             if base.nn:
                 nn = attr in _NN_ATTRS
                 return E(f"{base.code}.{a}", typ, nn=nn, cheap=base.cheap, boolish=nn and attr in _BOOL_ATTRS,
-                         valid=seat_attr, rank_ok=attr == "rank", real_int=attr in _INT_ATTRS)
+                         valid=seat_attr, rank_ok=attr == "rank", real_int=attr in _INT_ATTRS,
+                         p=0.3 if attr in _BOOL_ATTRS else 0.5)  # (a gouji, a burn, a yield... is the rarer play)
             if not base.cheap:
                 raise Unsupported("an attribute of a play expression that may be none")
             return E(f"(None if {base.code} is None else {base.code}.{a})", typ, cheap=True, valid=seat_attr,

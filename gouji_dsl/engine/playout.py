@@ -136,6 +136,7 @@ _RT: dict[int, tuple[Any, ...]] = {}  # answers by rank group size (see _rank_ta
 _KEY_IDS: dict[Any, int] = {}  # (numbers stay far below 2**24: a key is two of them)
 _TINFO: dict[Play, tuple[Any, ...]] = {}
 _PINFO: dict[Play, tuple[Any, ...]] = {}  # per play: what playing it needs (see _play_info)
+_NO_MOVES: list[Any] = []  # (no discards: never changed)
 _BL = tuple(i.bit_length() for i in range(4096))  # (bits drawn for a choice among i moves)
 _NEW = object.__new__
 _SYMBOL = attrgetter("symbol")
@@ -826,7 +827,8 @@ def _hand_info(S: GameState, seat: int) -> tuple[Any, ...]:
     jh = tuple(hand[NR:])
     jt = sum(jh)
     fill = hand[FILLER] if FILLER is not None else 0
-    info = (jt, fill, jh, fill + jt, (max(hand[:NR]) if NR else 0) <= MAXK, _key_id((jh, fill)))
+    hk = (jh, fill)
+    info = (jt, fill, jh, fill + jt, (max(hand[:NR]) if NR else 0) <= MAXK, _KEY_IDS.get(hk) or _key_id(hk))
     _HB[seat] = info
     return info
 
@@ -1534,10 +1536,10 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
             cap = S.capacity
             if cap is _LEAD:
                 hand = hands[seat]
-                discards = _discard_moves(S, seat) if HAS_DISCARD else []
-                if not _lead_filtered(S, seat):
+                discards = _discard_moves(S, seat) if HAS_DISCARD else _NO_MOVES
+                if not (HAS_PLAY or S.burner == seat):  # (_lead_filtered, inlined)
                     n = _lead_count(hand)
-                    m = n + len(discards)
+                    m = n + len(discards) if HAS_DISCARD else n
                     try:
                         k = bl[m]
                     except IndexError:  # (more moves than the table has)

@@ -50,7 +50,7 @@ class Driver:
     def apply(self, state: GameState, move: Move) -> None:
         """Apply a move just taken from :meth:`moves` of this very state."""
         if self.engine is not None:
-            self.engine.apply(state, move)
+            self.engine.apply(state, move, trusted=True)
         else:
             state.apply_in_place(move, trusted=True)
 

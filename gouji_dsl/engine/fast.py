@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gouji_dsl.engine.interpreter import GameState, Move, PrevGame
-from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, PrevGame, check_seats
+from gouji_dsl.ruleset.graph import Reason, RuleGraph
 
 Policy = Any  # a bot (choose(state, moves)) or a callable (state, moves) -> Move
 
@@ -78,11 +78,14 @@ class Engine:
     # ---------------------------------------------------------------- games
     def new_game(self, seed: Any = None, *, hands: dict[int, list[Any]] | None = None, leader: int | None = None,
                  game_number: int = 1) -> GameState:
-        """As :func:`~gouji_dsl.engine.interpreter.new_game`: the same deal and setup."""
+        """As :func:`~gouji_dsl.engine.interpreter.new_game`: the same deal and setup (a seat that
+        does not exist, in ``hands`` or as ``leader``, is refused the same way: ``BadSeat``)."""
+        check_seats(self.graph.n_seats, hands, leader)
         return self.module.new_state(seed, hands=hands, leader=leader, game_number=game_number)  # type: ignore[no-any-return]
 
     def next_game(self, state: GameState, seed: Any = None, *, hands: dict[int, list[Any]] | None = None) -> GameState:
         """As :func:`~gouji_dsl.engine.interpreter.next_game`: the next game of a match."""
+        check_seats(self.graph.n_seats, hands, None)
         prev: PrevGame = state.summary()
         return self.module.new_state(seed, hands=hands, game_number=state.game_number + 1, prev=prev)  # type: ignore[no-any-return]
 
@@ -90,8 +93,15 @@ class Engine:
         """The legal moves of the seat to act (the interpreter's moves, in its order)."""
         return self.module.legal_moves(state)  # type: ignore[no-any-return]
 
-    def apply(self, state: GameState, move: Move) -> None:
-        """Apply a move taken from :meth:`legal_moves` of this very state (not checked again)."""
+    def apply(self, state: GameState, move: Move, *, trusted: bool = False) -> None:
+        """Apply ``move`` to ``state`` in place. As the interpreter's ``apply_in_place``: an illegal
+        move raises :class:`~gouji_dsl.engine.interpreter.IllegalMove` (the state unchanged), checked
+        by the interpreter; ``trusted=True`` skips the check, only for a move just taken from
+        :meth:`legal_moves` of this very state (search bots' tree walks)."""
+        if not trusted and not state.check(move):
+            trace: list[Reason] = []
+            state.check(move, trace)
+            raise IllegalMove(move.text(state.model), trace)
         self.module.apply_move(state, move)
 
     def play_out(self, state: GameState, policies: Policy | Mapping[int, Policy] | Sequence[Policy], *,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -263,12 +263,7 @@ class GameState:
         n = graph.n_seats
         self.n_seats = n
         self.seat_list = tuple(range(1, n + 1))
-        # a seat that does not exist would index another seat's hand (-1 is the last seat): refuse it
-        bad = [s for s in (hands or {}) if s not in self.seat_list] + \
-            ([leader] if leader is not None and leader not in self.seat_list else [])
-        if bad:
-            raise GoujiError(Diagnostic("<game>", 0, 0, f"seat {bad[0]!r} does not exist: this ruleset has seats 1..{n}",
-                                        code=Code.BAD_SEAT))
+        check_seats(n, hands, leader)
         self._after = {s: tuple(((s - 1 + i) % n) + 1 for i in range(1, n)) for s in self.seat_list}
         self.n_teams = int(graph.settings["teams"])
         self.rng = rng
@@ -1288,6 +1283,18 @@ def deal_hands(model: CardModel, n_seats: int, rng: random.Random, first: int = 
     for i, c in enumerate(deck):
         hands[(first - 1 + i) % n_seats + 1].append(c)
     return hands
+
+
+def check_seats(n: int, hands: Mapping[int, Any] | None, leader: int | None) -> None:
+    """Refuse a dealt hand or a forced leader for a seat that does not exist (``BadSeat``): it would
+    index another seat's hand (-1 is the last seat). Shared by the interpreter and the generated
+    play-out (:mod:`gouji_dsl.engine.fast`)."""
+    seats = range(1, n + 1)
+    bad = [s for s in (hands or {}) if s not in seats] + \
+        ([leader] if leader is not None and leader not in seats else [])
+    if bad:
+        raise GoujiError(Diagnostic("<game>", 0, 0, f"seat {bad[0]!r} does not exist: this ruleset has seats 1..{n}",
+                                    code=Code.BAD_SEAT))
 
 
 def new_game(graph: RuleGraph, seed: int | str | None = None, *, hands: dict[int, list[Card]] | None = None,

@@ -44,3 +44,17 @@ def test_new_game_refuses_a_seat_that_does_not_exist(eng, kw):
         with pytest.raises(GoujiError) as e:
             start("api:3", **kw)
         assert e.value.diagnostics[0].code == Code.BAD_SEAT
+
+
+@pytest.mark.parametrize("args", [["--generated", "--graph"], ["--generated", "--format", "mermaid"],
+                                  ["--generated", "--settings"], ["--generated", "--vocabulary"],
+                                  ["--settings", "--graph"]])
+def test_show_refuses_options_that_print_different_things(args):
+    """`gouji show online --generated --graph` printed the module and ignored --graph: refused now."""
+    from click.testing import CliRunner
+
+    from gouji_dsl.tools.cli import cli
+    res = CliRunner().invoke(cli, ["show", "online", *args])
+    assert res.exit_code == 2, res.output
+    assert "does not combine with" in res.output
+    assert "Traceback" not in res.output

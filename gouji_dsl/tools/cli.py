@@ -266,6 +266,13 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
                             ("--vocabulary", vocabulary), ("--generated", generated)):
             if used:
                 raise click.UsageError(f"--explain prints an explanation: it does not combine with {name}")
+    if generated:
+        for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
+                           ("--vocabulary", vocabulary)):
+            if used:
+                raise click.UsageError(f"--generated prints the generated module: it does not combine with {name}")
+    if as_settings and as_graph:
+        raise click.UsageError("--settings prints the settings reference: it does not combine with --graph")
 
     if vocabulary:
         from gouji_dsl.ruleset.vocabulary import vocabulary_text

@@ -530,14 +530,16 @@ async def test_the_log_shows_how_the_game_ended():
         log = screen.query_one(GameLog)
         await pilot.press("f7")
         await wait_for(pilot, lambda: s.state.over, what="game over")
-        await pilot.pause()
-        await pilot.pause()
-        last = log.last_line
-        assert "game over" in str(log._tree_lines[last].node.label)
-        assert log.scroll_y <= last < log.scroll_y + log.scrollable_content_region.height
+
+        def in_view(line: int) -> bool:
+            return log.scroll_y <= line < log.scroll_y + log.scrollable_content_region.height
+
+        # the log scrolls after a refresh: wait for it (two fixed pauses were one line short on a loaded machine)
+        await wait_for(pilot, lambda: "game over" in str(log._tree_lines[log.last_line].node.label)
+                       and in_view(log.last_line) and log.cursor_node is not None and in_view(log.cursor_node.line),
+                       what="the game-over line and the cursor in view")
         node = log.cursor_node
         assert node is not None and node.data[1] == s.cursor
-        assert log.scroll_y <= node.line < log.scroll_y + log.scrollable_content_region.height
 
 
 @sync

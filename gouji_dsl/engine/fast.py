@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, PrevGame, check_seats
-from gouji_dsl.ruleset.graph import Reason, RuleGraph
+from gouji_dsl.engine.interpreter import GameState, Move, PrevGame, check_seats
+from gouji_dsl.ruleset.graph import RuleGraph
 
 Policy = Any  # a bot (choose(state, moves)) or a callable (state, moves) -> Move
 
@@ -98,10 +98,8 @@ class Engine:
         move raises :class:`~gouji_dsl.engine.interpreter.IllegalMove` (the state unchanged), checked
         by the interpreter; ``trusted=True`` skips the check, only for a move just taken from
         :meth:`legal_moves` of this very state (search bots' tree walks)."""
-        if not trusted and not state.check(move):
-            trace: list[Reason] = []
-            state.check(move, trace)
-            raise IllegalMove(move.text(state.model), trace)
+        if not trusted:
+            state.require_legal(move)
         self.module.apply_move(state, move)
 
     def play_out(self, state: GameState, policies: Policy | Mapping[int, Policy] | Sequence[Policy], *,

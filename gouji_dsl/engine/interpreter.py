@@ -1133,14 +1133,20 @@ class GameState:
         return st.origin if st else None
 
     # -------------------------------------------------------------- applying
+    def require_legal(self, move: Move) -> None:
+        """Raise :class:`IllegalMove` with the rules that refuse ``move`` unless it is legal here
+        (the one legality gate of every ``apply``: interpreter and generated play-out)."""
+        if not self.check(move):
+            trace: list[Reason] = []
+            self.check(move, trace)
+            raise IllegalMove(move.text(self.model), trace)
+
     def apply_in_place(self, move: Move, *, trusted: bool = False) -> None:
         """Apply a legal move, mutating this state. Raises :class:`IllegalMove` (state unchanged).
         ``trusted=True`` skips the legality check: only for a move just taken from
         :meth:`legal_moves` of this very state (the simulation loop)."""
-        if not trusted and not self.check(move):
-            trace: list[Reason] = []
-            self.check(move, trace)
-            raise IllegalMove(move.text(self.model), trace)
+        if not trusted:
+            self.require_legal(move)
         s = move.seat
         self._event("move", move=move.text(self.model))
         if self.phase == Phase.RETURN:
@@ -1353,10 +1359,7 @@ def legal_moves(state: GameState) -> Sequence[Move]:
 
 def apply(state: GameState, move: Move) -> GameState:
     """A new state with ``move`` applied; ``state`` is untouched. Raises :class:`IllegalMove`."""
-    if not state.check(move):
-        trace: list[Reason] = []
-        state.check(move, trace)
-        raise IllegalMove(move.text(state.model), trace)
+    state.require_legal(move)
     g = state.copy()
     g.apply_in_place(move)
     return g

@@ -69,11 +69,14 @@ def seconds_per_choice(spec: str, think_ms: float | None) -> float:
 def run_pair(ruleset: str, a: str, b: str, deals: int, seed: str, think_ms: float | None, workers: int, out: Path,
              quiet: bool) -> dict:
     from gouji_dsl.ruleset.graph import load_graph
-    from gouji_dsl.tools.duel import duel, load_saved, run_header, save_unit
+    from gouji_dsl.tools.duel import duel, load_saved, repair_tail, run_header, save_unit
 
     graph = load_graph(ruleset)
     path = run_file(out, graph.name if Path(ruleset).suffix == "" else ruleset, a, b, think_ms, seed)
     header = run_header(graph.name, a, b, seed, think_ms)
+    cut = repair_tail(path)  # a line cut short by a killed run: removed, its unit played again (as `gouji duel`)
+    if cut is not None:
+        print(f"{path}:{cut}: a line cut short (the run was killed while writing it): removed", file=sys.stderr)
     done = load_saved(path, header)
 
     def save(unit_games: list) -> None:

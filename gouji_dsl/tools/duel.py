@@ -367,6 +367,8 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
             take(play_unit(graph, a, b, s, e, seed, think_ms))
     else:
         import multiprocessing
+
+        from gouji_dsl.tools.runs import close_pool
         ctx = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                                    initargs=(graph.resolved,))
@@ -379,9 +381,6 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
                     take([DuelGame.from_json(d) for d in fut.result()])
             stopped = False
         finally:
-            if stopped:  # Ctrl+C or an error: the deals being played and those queued are not waited for
-                for p in list((getattr(pool, "_processes", None) or {}).values()):
-                    p.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)
+            close_pool(pool, stopped)  # Ctrl+C or an error: the deals being played and queued are not waited for
     games.sort(key=lambda g: (g.deal, not g.a_odd))
     return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed)

@@ -320,10 +320,16 @@ class _ProcessBackend(_Backend):
             raise SimulationError(f"a simulation worker died: {e}") from None
 
     def close(self, abort: bool) -> None:
-        if abort:
-            for p in list(getattr(self.pool, "_processes", {}).values()):
-                p.terminate()
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        close_pool(self.pool, abort)
+
+
+def close_pool(pool: Any, abort: bool) -> None:
+    """Shut a process pool down; on ``abort`` (Ctrl+C, an error) its workers are terminated first, so
+    the chunks being played and those queued are not waited for."""
+    if abort:
+        for p in list((getattr(pool, "_processes", None) or {}).values()):
+            p.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 class _DaskBackend(_Backend):

@@ -59,3 +59,22 @@ def test_a_crash_report_folder_that_cannot_be_written_still_gives_one_line(monke
     line = internal_error_line(RuntimeError("boom"))
     assert line.startswith("gouji: internal error: RuntimeError: boom") and "\n" not in line
     assert os.path.exists(line.split("crash report saved to ")[1].split(" (")[0])  # fell back to the temp folder
+
+
+@pytest.mark.parametrize("args", [["simulate", "online", "--games", "4"], ["show", "online"],
+                                  ["duel", "online", "random", "heuristic", "--deals", "1", "--json"]])
+def test_a_closed_standard_output_stops_quietly_with_the_sigpipe_status(args):
+    """`gouji simulate ... | head -1` exited 1 (which means bad input) when head closed the pipe: a
+    closed standard output now ends the command quietly with 141, the status a shell gives a program
+    that SIGPIPE ended (128 + 13); nothing on stderr."""
+    import subprocess
+    import sys
+
+    from gouji_dsl.tools.cli import EXIT_PIPE_CLOSED
+
+    proc = subprocess.Popen([sys.executable, "-m", "gouji_dsl", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes away before the command writes
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == EXIT_PIPE_CLOSED
+    assert "Traceback" not in err and "Exception ignored" not in err and "internal error" not in err

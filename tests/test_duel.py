@@ -296,3 +296,36 @@ def test_a_budget_refuses_a_think_time_that_never_ends():
         with pytest.raises(ValueError, match="positive finite"):
             Budget(None, bad)
     assert Budget(None, 50.0).think_ms == 50.0
+
+
+@pytest.mark.parametrize("finished", [0, 1])
+def test_ctrl_c_says_what_the_save_file_holds(runner, tmp_path, monkeypatch, finished):
+    """Ctrl+C before any deal had finished said "the finished deals are in FILE" though FILE was never
+    written (a fresh tester's finding): it now says nothing was saved; after a deal, that FILE has it."""
+    import gouji_dsl.tools.duel as duel_module
+
+    real = duel_module.duel
+
+    def interrupted(*args, on_unit=None, **kwargs):
+        if finished:
+            real(*args[:3], 1, *args[4:], on_unit=on_unit, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(duel_module, "duel", interrupted)
+    save = tmp_path / "run.jsonl"
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "3", "--save", str(save)])
+    assert res.exit_code == 130
+    assert save.exists() == bool(finished)
+    if finished:
+        assert f"the finished deals are in {save}" in res.stderr
+    else:
+        assert "nothing saved" in res.stderr and "finished deals are in" not in res.stderr
+
+
+def test_a_bot_against_itself_is_reported_as_alike_not_as_a_bare_zero_width_interval():
+    """"+0.00 [0.00, 0.00]" puzzled a tester: the same bot on both teams plays each deal's two seatings
+    as mirror images, so every difference is 0 — the report says so."""
+    r = duel(graph("online"), "heuristic", "heuristic", 3, seed=1)
+    assert r.unit_means() == [0.0, 0.0, 0.0]
+    assert "scored alike" in r.text()
+    assert "scored alike" not in duel(graph("online"), "heuristic", "random", 3, seed=1).text()

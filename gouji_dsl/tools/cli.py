@@ -23,20 +23,26 @@ from gouji_dsl import __version__
 from gouji_dsl.diagnostics import GoujiError
 
 __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
-           "EXIT_INTERRUPTED"]
+           "EXIT_INTERRUPTED", "EXIT_PIPE_CLOSED"]
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
-"""Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
-a one-line message and the path of a saved crash report) — or a command-line usage error (click's
-usage message: an unknown option, a bad option value); 130 interrupted (Ctrl+C)."""
+from gouji_dsl.tools.exits import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PIPE_CLOSED,
+    err,
+    seed_value,
+    stdout_closed,
+    stdout_console,
+)
 
 CRASH_DIR_ENV = "GOUJI_CRASH_DIR"
 """Environment variable: the folder crash reports are saved in (default: a ``gouji-crashes``
 folder in the user's cache folder, else in the temporary folder)."""
 
 
-def _err(text: str) -> None:
-    click.echo(text, err=True)
+_err = err
 
 
 def _report(e: GoujiError) -> None:
@@ -97,7 +103,11 @@ class SafeGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a reader that went away (`| head -1`) shows here, not at exit
+            return result
+        except BrokenPipeError:
+            ctx.exit(stdout_closed())
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
         except KeyboardInterrupt:  # Ctrl+C before a command's own handling (e.g. while loading): one line
@@ -306,7 +316,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         graph = _load_graph(ruleset)
         try:
             click.echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
-                                    seed=int(seed) if seed.lstrip("-").isdigit() else seed))
+                                    seed=seed_value(seed)))
         except GoujiError as e:
             _report(e)
             sys.exit(EXIT_BAD_INPUT)
@@ -328,8 +338,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         return
     resolved = _load_resolved(ruleset)
     if sys.stdout.isatty():
-        from rich.console import Console
-        Console(highlight=False, soft_wrap=True).print(render.resolved_text(resolved, markup=True), end="")
+        stdout_console(highlight=False, soft_wrap=True).print(render.resolved_text(resolved, markup=True), end="")
     else:
         click.echo(render.resolved_text(resolved), nl=False)
 

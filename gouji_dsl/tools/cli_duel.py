@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, canonical_spec, parse_bot_spec
+from gouji_dsl.tools.exits import seed_value
 
 
 def bots_help(what: str = "The bots") -> str:
@@ -90,10 +91,6 @@ class _LineProgress:
             print(f"{self.what}: {done}/{total} {self.unit}{end} ({now - self.t0:.0f} s)", file=sys.stderr, flush=True)
 
 
-def _seed(seed: str) -> Any:
-    return int(seed) if seed.lstrip("-").isdigit() else seed
-
-
 @click.command("duel", epilog=bots_epilog())
 @click.argument("ruleset")
 @click.argument("bot_a", type=BotSpecType())
@@ -131,8 +128,9 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     graph = _load_graph(ruleset)
     done: list[DuelGame] = []
     on_unit = None
+    saved_now: list[int] = []  # games saved by this run (one entry per finished deal or match)
     if save is not None:
-        header = run_header(graph.name, bot_a, bot_b, _seed(seed), think_ms)
+        header = run_header(graph.name, bot_a, bot_b, seed_value(seed), think_ms)
         try:
             try:
                 load_saved(save, header)  # another duel's file is refused before anything in it is changed
@@ -157,6 +155,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
 
         def on_unit(games: list[DuelGame]) -> None:
             save_unit(save, games, header)
+            saved_now.append(len(games))
 
     show_bar = not as_json and sys.stderr.isatty()
     try:
@@ -170,15 +169,19 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
                 def progress(done: int, total: int) -> None:
                     bar.update(task, completed=done, total=total)
 
-                report = duel(graph, bot_a, bot_b, deals, _seed(seed), think_ms=think_ms, workers=workers,
+                report = duel(graph, bot_a, bot_b, deals, seed_value(seed), think_ms=think_ms, workers=workers,
                               progress=progress, done=done, on_unit=on_unit)
         else:
-            report = duel(graph, bot_a, bot_b, deals, _seed(seed), think_ms=think_ms, workers=workers,
+            report = duel(graph, bot_a, bot_b, deals, seed_value(seed), think_ms=think_ms, workers=workers,
                           progress=_LineProgress(f"{graph.name}: {bot_a} vs {bot_b}",
                                                  "matches" if match_length(graph) > 1 else "deals"), done=done, on_unit=on_unit)
     except KeyboardInterrupt:
-        kept = (f"; the finished deals are in {save}: run the same command to play the rest" if save is not None
-                else " (nothing kept: --save FILE keeps each finished deal)")
+        if save is None:
+            kept = " (nothing kept: --save FILE keeps each finished deal)"
+        elif done or saved_now:
+            kept = f"; the finished deals are in {save}: run the same command to play the rest"
+        else:
+            kept = f"; no deal had finished yet, nothing saved in {save}: the same command starts again"
         _err(f"interrupted{kept}")
         sys.exit(EXIT_INTERRUPTED)
     except GoujiError as e:

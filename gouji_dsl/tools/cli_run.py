@@ -17,17 +17,8 @@ import click
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def _err(text: str) -> None:
-    click.echo(text, err=True)
-
-
-def seed_value(seed: str) -> Any:
-    """``--seed 5`` is the integer 5 (as ``gouji simulate`` has always taken it), any other text a string."""
-    return int(seed) if seed.lstrip("-").isdigit() else seed
+from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, seed_value, stdout_console
+from gouji_dsl.tools.exits import err as _err
 
 
 # ------------------------------------------------------------------------------ shared options
@@ -159,12 +150,11 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
 
 # ------------------------------------------------------------------------------ gouji simulate
 def _summary_text(summary: dict[str, Any], bots: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from gouji_dsl.tools.stats import Estimate
 
-    console = Console(highlight=False)
+    console = stdout_console(highlight=False)
     games = summary["games"]
     console.print(f"[bold]{summary['ruleset']}[/bold]: {games} games, seed {summary['seed']}, {bots} bots")
     iv = summary.get("intervals") or {}

@@ -206,10 +206,14 @@ class DuelReport:
         match = f" in matches of {self.unit_size}" if self.unit_size > 1 else ""
         units = len(self.unit_means())
         interval = "" if math.isnan(md.low) else " (95 % interval)"
+        what = "matches" if self.unit_size > 1 else "deals"
         if math.isnan(md.low):
             verdict = "too few deals for an interval"
+        elif units > 1 and not any(self.unit_means()):  # no spread: the interval has no width
+            one = "match" if self.unit_size > 1 else "deal"
+            verdict = (f"A and B scored alike: each {one}'s two seatings cancelled exactly, so the interval has "
+                       f"no width (other seeds or more {what} may differ)")
         elif units < MIN_UNITS_FOR_VERDICT:
-            what = "matches" if self.unit_size > 1 else "deals"
             verdict = f"too few {what} for a verdict (the interval needs at least {MIN_UNITS_FOR_VERDICT})"
         else:
             verdict = "A is stronger" if md.low > 0 else "B is stronger" if md.high < 0 else "no clear difference"

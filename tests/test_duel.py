@@ -329,3 +329,18 @@ def test_a_bot_against_itself_is_reported_as_alike_not_as_a_bare_zero_width_inte
     assert r.unit_means() == [0.0, 0.0, 0.0]
     assert "scored alike" in r.text()
     assert "scored alike" not in duel(graph("online"), "heuristic", "random", 3, seed=1).text()
+
+
+def test_extending_an_unfinished_match_says_its_deals_are_played_again(runner, tmp_path):
+    """Extending a 2-deal rulebook run to 4 deals said "2 of the 4 deals saved already" while it played
+    the unfinished match again from its first deal (the figures were right; the count was not)."""
+    from gouji_dsl.tools.simulate import match_length
+
+    assert match_length(graph("rulebook")) > 4  # the two runs end inside one match
+    save = tmp_path / "run.jsonl"
+    args = ["duel", "rulebook", "heuristic", "random", "--save", str(save), "--json"]
+    assert runner.invoke(cli, [*args, "--deals", "2"]).exit_code == 0
+    more = runner.invoke(cli, [*args, "--deals", "4"])
+    assert more.exit_code == 0, more.output
+    assert "0 of the 4 deals saved already; playing the rest (2 deals of an unfinished match played again" in more.stderr
+    assert json.loads(more.stdout)["resumed_deals"] == 0

@@ -13,14 +13,9 @@ import click
 from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType
+from gouji_dsl.tools.exits import seed_value
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
-
-
-def _seed(value: str | None) -> Any:
-    if value is None:
-        return None
-    return int(value) if value.lstrip("-").isdigit() else value
 
 
 @click.command("play")
@@ -28,8 +23,8 @@ def _seed(value: str | None) -> Any:
 @click.option("--seat", type=click.IntRange(1, 6), default=1, show_default=True, help="Your seat (1-6).")
 @click.option("--seed", default=None, help="Seed of the deals and bots (default: a random one, shown on screen).")
 @click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
-              help="The bots at the other seats: one bot for all of them, or A,B (A at the odd seats 1/3/5, B at the "
-                   f"even ones; your seat is yours). Bots: {', '.join(BOTS)}; a search bot takes an iteration budget "
+              help="The bots at the other seats: one bot for all of them, A,B (A at the odd seats 1/3/5, B at the "
+                   f"even ones) or one per seat (A,B,C,D,E,F); your seat is yours. Bots: {', '.join(BOTS)}; a search bot takes an iteration budget "
                    "as NAME:N (e.g. ismcts:200). In the app: ctrl+N (new game) chooses them, shift+F3 asks one.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
               help="Open a saved game record and replay it step by step.")
@@ -60,16 +55,14 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
         click.echo(e.format(), err=True)
         raise SystemExit(1) from None
     if seat > graph.n_seats:
-        click.echo(f"--seat: this ruleset has {graph.n_seats} seats", err=True)
-        raise SystemExit(2)
+        raise click.BadParameter(f"this ruleset has {graph.n_seats} seats", param_hint="'--seat'")
     try:
         seat_bots(bots, graph.n_seats)
     except ValueError as e:
-        click.echo(f"--bots: {e}", err=True)
-        raise SystemExit(2) from None
+        raise click.BadParameter(str(e), param_hint="'--bots'") from None
     from .app import PlayApp  # Textual only now
 
-    PlayApp(graph, seat=seat, seed=_seed(seed), bots=bots, record=record, speed=speed,
+    PlayApp(graph, seat=seat, seed=None if seed is None else seed_value(seed), bots=bots, record=record, speed=speed,
             autopass=not no_autopass, review=review).run()
 
 

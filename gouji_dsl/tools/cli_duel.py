@@ -118,7 +118,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     """
     from gouji_dsl.diagnostics import GoujiError
     from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
-    from gouji_dsl.tools.duel import DuelGame, SavedRunMismatch, duel, load_saved, repair_tail, run_header, save_unit
+    from gouji_dsl.tools.duel import DuelGame, SavedRunMismatch, duel, load_saved, repair_tail, run_header, save_unit, still_to_play
     from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
@@ -147,11 +147,14 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
             _err(f"error: {e}")
             sys.exit(EXIT_BAD_INPUT)
         if done:
-            used = len({g.deal for g in done if g.deal < deals})
+            whole = len({g.deal for g in still_to_play(graph, deals, done)[1]})
+            again = len({g.deal for g in done if g.deal < deals}) - whole
             beyond = len({g.deal for g in done if g.deal >= deals})
             more = f" ({beyond} more saved beyond --deals {deals}: left out)" if beyond else ""
-            rest = "; playing the rest" if used < deals else ": nothing to play"
-            _err(f"{save}: {used} of the {deals} deals saved already{rest}{more}")
+            rest = "; playing the rest" if whole < deals else ": nothing to play"
+            unfinished = (f" ({again} deal{'s' if again != 1 else ''} of an unfinished match played again from its "
+                          "first deal)" if again else "")
+            _err(f"{save}: {whole} of the {deals} deals saved already{rest}{unfinished}{more}")
 
         def on_unit(games: list[DuelGame]) -> None:
             save_unit(save, games, header)

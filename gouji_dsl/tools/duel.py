@@ -335,6 +335,17 @@ def _run_unit(a: str, b: str, start: int, stop: int, seed: Any, think_ms: float 
     return [g.to_json() for g in play_unit(_WORKER["graph"], a, b, start, stop, seed, think_ms)]
 
 
+def still_to_play(graph: RuleGraph, deals: int, done: Iterable[DuelGame]) -> tuple[list[tuple[int, int]], list[DuelGame]]:
+    """What a resumed duel of ``deals`` deals plays and keeps: the units (deal ranges: one deal, or a
+    match where the ruleset plays matches) not finished in ``done`` — a unit is finished when all its
+    deals were played in both seatings, so an unfinished match is played again from its first deal —
+    and the games of ``done`` that are kept."""
+    games = [g for g in done if g.deal < deals]
+    have = {(g.deal, g.a_odd) for g in games}  # a deal is done when both seatings are
+    todo = [u for u in units(graph, deals) if not all((i, odd) in have for i in range(*u) for odd in (True, False))]
+    return todo, [g for g in games if not any(s <= g.deal < e for s, e in todo)]
+
+
 def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_ms: float | None = None,
          workers: int = 1, progress: Callable[[int, int], None] | None = None,
          done: Iterable[DuelGame] = (), on_unit: Callable[[list[DuelGame]], None] | None = None) -> DuelReport:
@@ -348,11 +359,7 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
         raise ValueError("deals must be at least 1")
     t0 = time.perf_counter()
     size = match_length(graph)
-    todo = units(graph, deals)
-    games = [g for g in done if g.deal < deals]
-    have = {(g.deal, g.a_odd) for g in games}  # a deal is done when both seatings are
-    todo = [u for u in todo if not all((i, odd) in have for i in range(*u) for odd in (True, False))]
-    games = [g for g in games if not any(s <= g.deal < e for s, e in todo)]
+    todo, games = still_to_play(graph, deals, done)
     resumed = len({g.deal for g in games})
     total = len(units(graph, deals))
     finished = total - len(todo)

@@ -62,3 +62,30 @@ def test_editor_validation_warns_about_a_misspelt_setting(tmp_path: Path):
     v = validate_text(VARIANT + "  filer_rank: null\n", p)
     assert v.ok and [d.severity for d in v.diagnostics] == ["warning"]
     assert v.diagnostics[0].line == 6 and v.diagnostics[0].hint == "did you mean 'filler_rank'?"
+
+
+def _footer_fits(footer) -> bool:
+    need = footer.needed_width()
+    return need is not None and sum(need) <= footer.size.width
+
+
+def test_the_footer_keeps_every_key_readable_at_80_columns(tmp_path: Path):
+    """At 80×24 the home screen's footer cut "q Quit" to "Qui" under the ctrl+p key (a tester saw
+    "^p palettee"): the footer takes the compact style when its keys do not fit, and the full one
+    again when the terminal is wider."""
+    from gouji_app.widgets.footer import FittingFooter
+
+    ws = tmp_path / "rules"
+    ws.mkdir()
+    (ws / "house.yaml").write_text(VARIANT, encoding="utf-8")
+
+    async def scenario():
+        app = GoujiApp(workspace=ws, cursor_blink=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            home = await home_ready(pilot)
+            footer = home.query_one(FittingFooter)
+            await wait_for(pilot, lambda: _footer_fits(footer), what="a footer that fits")
+            assert footer.compact and footer.show_command_palette  # compact is enough here: ctrl+p stays
+            await pilot.resize_terminal(160, 40)
+            await wait_for(pilot, lambda: not footer.compact and _footer_fits(footer), what="the full footer")
+    asyncio.run(scenario())

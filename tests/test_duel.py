@@ -298,6 +298,17 @@ def test_a_budget_refuses_a_think_time_that_never_ends():
     assert Budget(None, 50.0).think_ms == 50.0
 
 
+def test_a_think_time_has_an_upper_bound_like_the_iteration_budget(runner):
+    """`--think-ms 1e9` was accepted (eleven days a move, a program that looks hung): refused like an
+    iteration budget above bots.MAX_ITERATIONS, by the option and by Budget."""
+    from gouji_dsl.bots import MAX_THINK_MS, Budget
+    res = runner.invoke(cli, ["duel", "online", "ismcts", "heuristic", "--deals", "1", "--think-ms", "1e9"])
+    assert res.exit_code == 2 and "--think-ms" in res.stderr and "Traceback" not in res.stderr
+    with pytest.raises(ValueError, match="at most"):
+        Budget(None, MAX_THINK_MS * 2)
+    assert Budget(None, MAX_THINK_MS).think_ms == MAX_THINK_MS
+
+
 @pytest.mark.parametrize("finished", [0, 1])
 def test_ctrl_c_says_what_the_save_file_holds(runner, tmp_path, monkeypatch, finished):
     """Ctrl+C before any deal had finished said "the finished deals are in FILE" though FILE was never

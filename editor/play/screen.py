@@ -30,7 +30,7 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Input, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
@@ -40,6 +40,7 @@ from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
 from ..web import offer_download
+from ..widgets.footer import FittingFooter
 from ..widgets.keys import run_binding_now
 from .dialogs import (
     BetweenGamesScreen,
@@ -208,7 +209,7 @@ class PlayScreen(Screen[None]):
                 yield OptionList(id="why")
                 yield OptionList(id="review")
             yield GameLog(id="log")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         log = self.query_one(GameLog)
@@ -433,9 +434,6 @@ class PlayScreen(Screen[None]):
                 "Make the window larger to play on (the game waits as it is); ctrl+q quits.")
         elif self.focused is None and self.is_current:
             self.query_one("#move").focus()  # back from too small: typing goes to the move box again
-        footer = self.query_one(Footer)  # narrow: all the shown keys fit in 80 columns (ctrl+p still works)
-        footer.compact = self.has_class("-narrow")
-        footer.show_command_palette = not footer.compact
         self.call_after_refresh(self._refresh_trick)
 
     def _refresh_status(self) -> None:

@@ -40,7 +40,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import (
     Button,
     DataTable,
-    Footer,
     Header,
     Input,
     Label,
@@ -71,6 +70,7 @@ from gouji_dsl.tools.compare import (
 
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
+from ..widgets.footer import FittingFooter
 from ..workspace import Workspace, display_path
 
 DEFAULT_GAMES = 200
@@ -198,7 +198,7 @@ class RulesetPickerScreen(ModalScreen[RulesetSource | None]):
             if self.note:
                 yield Static(self.note, classes="dialog-detail")
             yield Label("[b]enter[/b] choose  [b]↑↓[/b] move  [b]esc[/b] cancel", classes="dialog-keys")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self._filter("")
@@ -263,7 +263,7 @@ class TextScreen(ModalScreen[None]):
         with VerticalScroll(classes="dialog compare-text") as box:
             box.border_title = self.title_text
             yield Static(self.text)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()
@@ -386,7 +386,7 @@ class DealScreen(ModalScreen[None]):
             keys = "[b]a[/b]/[b]b[/b] review under A/B (hands open)  " if self.play_class else \
                 "the play screen is not available here: [b]s[/b] saves the records for [b]gouji play[/b]  "
             yield Label(keys + "[b]s[/b] save records  [b]esc[/b] close", classes="dialog-keys")
-        yield Footer()
+        yield FittingFooter()
 
     def _table(self) -> Text:
         d = self.deal
@@ -578,7 +578,7 @@ class CompareScreen(Screen[None]):
             with TabPane("3 Deals", id="tab-deals"):
                 yield Static("", id="deals-note")
                 yield DataTable(id="deals", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "compare"

@@ -9,7 +9,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
+
+from ..widgets.footer import FittingFooter
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ class ConfirmScreen(ModalScreen[str]):
             if not any(c.key == "cancel" for c in self.choices):
                 keys += "  [b]esc[/b] cancel"
             yield Label(keys, classes="dialog-keys")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(f"#choice-{self.default}", Button).focus()

@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..helptext import help_markdown
+from ..widgets.footer import FittingFooter
 
 
 class HelpScreen(ModalScreen[None]):
@@ -22,7 +23,7 @@ class HelpScreen(ModalScreen[None]):
             # Rich's Markdown renders the whole page as one widget: much faster to open than
             # Textual's Markdown widget, which builds a widget per block.
             yield Static(Markdown(help_markdown(self.keys()), code_theme="monokai"), id="help-text")
-        yield Footer()
+        yield FittingFooter()
 
     def keys(self) -> list[tuple[str, str]]:
         """The keys of the screen below (where help was asked from)."""

@@ -11,8 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
+from ..widgets.footer import FittingFooter
 from ..workspace import RulesetEntry, Workspace, display_path
 
 STATUS = {
@@ -78,7 +79,7 @@ class HomeScreen(Screen[None]):
             details = Static("", id="details")
             details.border_title = "Details"
             yield details
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -8,13 +8,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.ruleset.loader import resolve
 
 from ..files import atomic_write
 from ..skeleton import variant_text
+from ..widgets.footer import FittingFooter
 from ..workspace import Workspace, display_path, name_pattern, name_rule
 
 
@@ -54,7 +55,7 @@ class NewVariantScreen(ModalScreen[Path | None]):
                 yield Button("Cancel", id="cancel", compact=True)
             yield Label("[b]enter[/b] create  [b]tab[/b] next field  [b]esc[/b] cancel",
                         classes="dialog-keys")
-        yield Footer()
+        yield FittingFooter()
 
     def _suggest_name(self) -> str:
         base = f"{self.parent_name or 'my'}-house"

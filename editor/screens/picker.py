@@ -9,10 +9,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..completion import KIND_ORDER, Item
+from ..widgets.footer import FittingFooter
 
 MAX_SHOWN = 200
 
@@ -42,7 +43,7 @@ class PickerScreen(ModalScreen[Item | None]):
                         id="picker-input", compact=True)
             yield OptionList(id="picker-list")
             yield Static("", id="picker-help")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self._filter(self.query_text)

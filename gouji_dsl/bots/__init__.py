@@ -64,6 +64,8 @@ class Budget:
             raise ValueError(f"iterations must be at least 1, not {self.iterations}")
         if self.think_ms is not None and not 0 < self.think_ms < math.inf:  # nan fails both: it never ends a search
             raise ValueError(f"think time must be a positive finite number, not {self.think_ms} ms")
+        if self.think_ms is not None and self.think_ms > MAX_THINK_MS:
+            raise ValueError(f"think time: at most {MAX_THINK_MS:,} ms per decision, not {self.think_ms:g}")
 
     @property
     def deterministic(self) -> bool:
@@ -129,6 +131,10 @@ def bot_names() -> list[str]:
 #: the largest iteration budget a spec may give: at about 2 ms per iteration a decision would take
 #: minutes (a mistyped budget would otherwise look like a hung program)
 MAX_ITERATIONS = 100_000
+
+#: the longest think time per decision (5 minutes), for the same reason: ``--think-ms 1e9`` would think
+#: for eleven days a move
+MAX_THINK_MS = 300_000.0
 
 
 def _shown(text: str, limit: int = 40) -> str:

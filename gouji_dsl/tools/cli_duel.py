@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from gouji_dsl.bots import BOTS, canonical_spec, parse_bot_spec
+from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
 from gouji_dsl.tools.exits import seed_value
 
 
@@ -24,14 +24,13 @@ class PositiveFloat(click.FloatRange):
     """A number > 0 that is finite: ``nan`` and ``inf`` pass a plain FloatRange (a think time of
     ``nan`` never ends a search; a half-width of ``nan`` is never reached)."""
 
-    def __init__(self) -> None:
-        super().__init__(min=0, min_open=True)
+    def __init__(self, max: float | None = None) -> None:
+        super().__init__(min=0, min_open=True, max=max)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        x = super().convert(value, param, ctx)
-        if not math.isfinite(x):
+        if not math.isfinite(click.FLOAT.convert(value, param, ctx)):  # before the range: inf is not "too large"
             self.fail(f"{value!r} is not a finite number", param, ctx)
-        return x
+        return super().convert(value, param, ctx)
 
 
 class BotSpecType(click.ParamType):
@@ -98,7 +97,7 @@ class _LineProgress:
 @click.option("--deals", "-n", type=click.IntRange(min=1), default=50, show_default=True,
               help="Deals to play; each is played twice, with the teams' bots swapped.")
 @click.option("--seed", "-s", default="1", show_default=True, help="Seed of the deals (deal i is dealt from SEED:i).")
-@click.option("--think-ms", type=PositiveFloat(), default=None, metavar="MS",
+@click.option("--think-ms", type=PositiveFloat(max=MAX_THINK_MS), default=None, metavar="MS",
               help="Search bots think this long per decision (the result then depends on the machine's speed); "
                    "default: a fixed number of iterations (same seed, same result anywhere).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,

@@ -1,0 +1,69 @@
+"""The key footer of every screen, fitted to the terminal's width."""
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Footer
+
+
+class FittingFooter(Footer):
+    """Textual's footer that keeps every shown key readable: when the keys do not fit the width (80
+    columns cut "q Quit" to "Qui" under the ctrl+p key), it takes the compact style, then leaves out the
+    ctrl+p key if that makes them fit (ctrl+p still opens the palette; when they would not fit anyway
+    the key stays: the palette lists every key). A wider terminal gives the full footer back."""
+
+    LAYOUT_TRIES = 20
+    """Refreshes to wait for the keys to be laid out before measuring them."""
+
+    _fitted_width = 0
+    _tries = 0
+    _replaced: set[int] = set()  # the keys a recompose is replacing: not measured
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width > self._fitted_width:  # wider: try the full footer again
+            self.compact = False
+            if not self.show_command_palette:
+                self.show_command_palette = True
+                self.refresh(recompose=True)
+        self._fitted_width = event.size.width
+        self._measure_soon()
+
+    def bindings_changed(self, screen) -> None:  # type: ignore[no-untyped-def]  # Textual's signal callback
+        super().bindings_changed(screen)
+        self._measure_soon()
+
+    def _measure_soon(self) -> None:
+        self._tries = 0
+        self.call_after_refresh(self._fit)
+
+    def needed_width(self) -> tuple[int, int] | None:
+        """Columns the shown keys take (their right end) and the ctrl+p key docked at the right takes;
+        None while they are not laid out yet."""
+        shown = [c for c in self.children if c.display]
+        if not shown or any(c.region.width == 0 or id(c) in self._replaced for c in shown):
+            return None
+        left = self.region.x
+        keys = [c.region.right - left for c in shown if not c.has_class("-command-palette")]
+        return max(keys, default=0), sum(c.outer_size.width for c in shown if c.has_class("-command-palette"))
+
+    def _fit(self) -> None:
+        if not self.is_attached:
+            return
+        need = self.needed_width()
+        if need is None:
+            if self._tries < self.LAYOUT_TRIES:
+                self._tries += 1
+                self.call_after_refresh(self._fit)
+            return
+        keys, palette = need
+        if keys + palette <= self.size.width:
+            return
+        if not self.compact:
+            self.compact = True
+        elif self.show_command_palette and keys <= self.size.width:
+            self.show_command_palette = False
+        else:
+            return  # the keys do not fit even without ctrl+p: keep it, the palette lists every key
+        # new keys (Footer composes the ctrl+p key; the flag alone does not remove it), measured once laid out
+        self._replaced = {id(c) for c in self.children}
+        self.refresh(recompose=True)
+        self._measure_soon()

@@ -564,6 +564,7 @@ async def test_the_narrow_log_shows_where_the_game_is():
 @sync
 async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
     from gouji_app.play.dialogs import WhyScreen
+    from gouji_app.play.widgets import move_label
     s0 = PlaySession(graph("online"), seat=1, seed=5)
     s0.run("game")
     rec = s0.record()
@@ -581,7 +582,7 @@ async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
         for rel in range(1, 6):
             box = str(screen.query_one(f"#seat-{rel}").render())
             assert "?" not in box and "cards" in box
-        made = s.entries[4].move
+        made = move_label(s.entries[4].move, 1).plain  # "seat 4 KK", as the log says it (not the record's "4 play KK")
         assert f"made: {made}" in review.border_title
         # numbered as the log numbers the move made at it (entry 4), not by the moves before it
         assert review.border_title.startswith(f"Decision 4/{len(s.entries) - 1}: ")

@@ -56,7 +56,7 @@ from .dialogs import (
     reason_prompt,
 )
 from .session import PlaySession, Typed
-from .widgets import GameLog, HandView, SeatBox, TrickView, markers, place_text, short_where
+from .widgets import GameLog, HandView, SeatBox, TrickView, markers, move_label, place_text, short_where
 
 REVIEW_MAX = 200  # legal moves listed per decision in review mode (F4 lists them all)
 
@@ -355,14 +355,14 @@ class PlayScreen(Screen[None]):
         moves = list(s.legal())
         made_move = next((m for m in moves if made and m.text(s.model) == made), None)
         ol.border_title = (f"Decision {k}/{n}: {who} to {st.capacity or st.phase} · {len(moves)} legal move"
-                           f"{'s' if len(moves) != 1 else ''}" + (f" · made: {made}" if made else " · not made yet"))
+                           f"{'s' if len(moves) != 1 else ''}" + (f" · made: {move_label(made, s.seat).plain}" if made else " · not made yet"))
         ordered = ([made_move] if made_move is not None else []) + [m for m in moves if m is not made_move]
         shown = ordered[:REVIEW_MAX]
         self._review_moves = shown
         options = []
         for i, m in enumerate(shown):
             label = Text("▶ " if m is made_move else "  ", style="bold")
-            label.append(m.text(s.model), style="bold" if m is made_move else "")
+            label.append(move_label(m.text(s.model), s.seat))  # "seat 3 KK" as the log says it, not "3 play KK"
             if m.cards is not None:
                 p = s.model.classify(m.cards)
                 if p.gouji:
@@ -386,7 +386,7 @@ class PlayScreen(Screen[None]):
         mv = self._review_moves[i]
         st = self.session.state
         self.app.push_screen(WhyScreen(explain(st, mv), self.open_rule,
-                                       f"Why {mv.text(self.session.model)} is legal here (decision {self._review_decision()})"))
+                                       f"Why this move is legal here (decision {self._review_decision()})"))
 
     def action_scoreboard(self) -> None:
         self.app.push_screen(ScoreboardScreen(self.session))

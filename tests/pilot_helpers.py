@@ -11,6 +11,7 @@ import asyncio
 
 from gouji_app.screens.editor import EditorScreen
 from gouji_app.screens.home import HomeScreen
+from gouji_app.widgets.footer import FittingFooter
 
 HANG_GUARD = 600.0
 """Seconds after which a wait is taken for a hang (a bug), not for a slow machine."""
@@ -34,12 +35,19 @@ async def wait_for(pilot, condition, timeout: float | None = None, what: str = "
     await _guarded(rounds(), what)
 
 
+async def footer_settled(pilot) -> None:
+    """The current screen's footer has fitted its keys to the width (compact or not: it measures
+    them once laid out, so a screenshot taken before could show either)."""
+    await wait_for(pilot, lambda: all(f.settled for f in pilot.app.screen.query(FittingFooter)), what="the footer")
+
+
 async def editor_ready(pilot) -> EditorScreen:
     """The editor screen, once the current text is validated."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, EditorScreen), what="the editor")
     screen = pilot.app.screen
     await _guarded(screen.wait_validated(), "validation")
     await pilot.pause()
+    await footer_settled(pilot)
     return screen
 
 
@@ -49,4 +57,5 @@ async def home_ready(pilot) -> HomeScreen:
     home = pilot.app.screen
     await _guarded(home.wait_checked(), "home validation")
     await pilot.pause()
+    await footer_settled(pilot)
     return home

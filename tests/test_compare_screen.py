@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from pilot_helpers import wait_for
+from pilot_helpers import footer_settled, wait_for
 from rich.console import Console
 
 from gouji_app import cli as editor_cli
@@ -478,6 +478,7 @@ def test_snapshot_compare_rules(snapshot_world: Path, snap_compare):
         await compared(pilot)
         await pilot.press("down", "down")
         await pilot.pause()
+        await footer_settled(pilot)
 
     app = GoujiApp(workspace=Path("rules"), cursor_blink=False, compare={"a": "town-root", "b": "town"})
     assert snap_compare(app, terminal_size=WIDE, run_before=ready)
@@ -488,6 +489,7 @@ def test_snapshot_compare_rules_80x24(snapshot_world: Path, snap_compare):
         await compared(pilot)
         await pilot.press("end")
         await pilot.pause()
+        await footer_settled(pilot)
 
     app = GoujiApp(workspace=Path("rules"), cursor_blink=False, compare={"a": "town-root", "b": "town"})
     assert snap_compare(app, terminal_size=NARROW, run_before=ready)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from pilot_helpers import editor_ready, home_ready, wait_for
+from pilot_helpers import editor_ready, footer_settled, home_ready, wait_for
 
 from gouji_app import cli as editor_cli
 from gouji_app import files
@@ -639,6 +639,7 @@ def test_snapshot_editor_graph_view_80x24(snapshot_world: Path, snap_compare):
         await editor_ready(pilot)
         await pilot.press("f2")
         await pilot.pause()
+        await footer_settled(pilot)
 
     app = GoujiApp(workspace=Path("rules"), open_path=Path("rules/town.yaml"), cursor_blink=False)
     assert snap_compare(app, terminal_size=(80, 24), run_before=graph)

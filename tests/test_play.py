@@ -7,7 +7,7 @@ import copy
 import functools
 
 import pytest
-from pilot_helpers import wait_for
+from pilot_helpers import footer_settled, wait_for
 
 from gouji_app.play.app import PlayApp
 from gouji_app.play.screen import PlayScreen
@@ -366,6 +366,7 @@ async def steady(pilot):
     await pilot.pause()
     pilot.app.play_screen.query_one("#move").cursor_blink = False
     await pilot.pause()
+    await footer_settled(pilot)
 
 
 def test_snapshot_play_screen(snap_compare):
@@ -377,6 +378,7 @@ def test_snapshot_refused_move_narrow(snap_compare):
         await steady(pilot)
         await pilot.press("A", "A", "A", "enter")      # seat 1 holds one ace: refused (engine.cards)
         await pilot.pause()
+        await footer_settled(pilot)
 
     assert snap_compare(app_for("online", seed=7), terminal_size=(80, 24), run_before=refuse)
 

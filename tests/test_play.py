@@ -606,6 +606,26 @@ async def test_review_a_record_with_open_hands_and_the_rules_of_each_decision():
 
 
 @sync
+async def test_review_of_a_live_game_numbers_the_decision_still_to_make_as_the_next():
+    """F12 at your turn in a live game: the decision to make is not one of the n made ("14/13", a
+    fresh tester's finding) but the next one."""
+    app = app_for("online", seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        s = screen.session
+        await type_move(pilot, "33")
+        await wait_for(pilot, lambda: s.your_turn and not screen.thinking, what="your turn again")
+        n = len(s.entries) - 1
+        await pilot.press("f12")
+        await wait_for(pilot, lambda: screen.has_class("-review"), what="review mode")
+        review = screen.query_one("#review")
+        assert review.border_title.startswith(f"Decision {n + 1} (the next): you to ")
+        assert f"review: decision {n + 1} (the next)," in str(screen.query_one("#status").render())
+        await pilot.press("left")
+        assert review.border_title.startswith(f"Decision {n}/{n}: ")
+
+
+@sync
 async def test_open_hands_at_80x24_are_never_cut_silently():
     """Review at 80x24: a seat box too small for its whole hand ends it with "… +N", N the cards not
     shown; shown and hidden cards add up to the hand."""

@@ -135,6 +135,32 @@ async def test_new_game_dialog_refuses_a_budget_nobody_uses():
         assert screen.session.seed == 5
 
 
+@sync
+async def test_new_game_dialog_refuses_a_budget_above_the_registrys_maximum():
+    """ismcts:999999 in the dialog was a crash (the registry's ValueError, a traceback on the screen)."""
+    from gouji_dsl.bots import MAX_ITERATIONS
+    app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
+        dlg = app.screen
+        dlg.query_one("#new-opponents", Select).value = "ismcts"
+        dlg.query_one("#new-iterations", Input).value = str(MAX_ITERATIONS + 1)
+        await pilot.pause()
+        await pilot.click("#new-deal")
+        await pilot.pause()
+        assert app.screen is dlg and "at most 100,000" in str(dlg.query_one("#new-error").render())
+        assert screen.session.seed == 5
+        dlg.query_one("#new-iterations", Input).value = "2"
+        dlg.query_one("#new-seed", Input).value = "²"  # a digit to str.isdigit, not to int(): a word seed
+        await pilot.pause()
+        await pilot.click("#new-deal")
+        await wait_for(pilot, lambda: app.screen is screen, what="the dialog to close")
+        assert screen.session.seed == "²" and screen.session.bot_names[2] == "ismcts:2"
+
+
 def test_shift_f3_as_xterm_and_tmux_send_it_is_a_cursor_report_to_textual():
     """ESC [1;2R (shift+F3 in xterm, tmux, VTE, xterm.js) has the shape of a cursor position report,
     and Textual reads it as one: no key event at all. The apps turn such a report back into the key."""

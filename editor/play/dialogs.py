@@ -19,12 +19,13 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList,
 from textual.widgets.option_list import Option
 
 from gouji_dsl import resources
-from gouji_dsl.bots import BOTS
+from gouji_dsl.bots import BOTS, parse_bot_spec
 from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.explain import Because
 from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
+from gouji_dsl.tools.exits import seed_value
 
 from ..workspace import display_path
 from .session import GameSummary, PlaySession
@@ -738,7 +739,7 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         mate = str(self.query_one("#new-teammates", Select).value)
         seat = int(str(self.query_one("#new-seat", Select).value))
         text = self.query_one("#new-iterations", Input).value.strip()
-        if text and (not text.isdigit() or int(text) < 1):
+        if text and (not (text.isascii() and text.isdigit()) or int(text) < 1):
             err.update(Text("iterations: give a whole number of at least 1 (or leave it empty)", style="bold red"))
             return None
         if text and not (BOTS[opp].searches or BOTS[mate].searches):
@@ -749,11 +750,17 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         if not seed_text:
             err.update(Text("seed: give a number or a word", style="bold red"))
             return None
-        seed: Any = int(seed_text) if seed_text.lstrip("-").isdigit() else seed_text
+        seed: Any = seed_value(seed_text)
 
         def spec(name: str) -> str:
             return f"{name}:{text}" if text and BOTS[name].searches else name
 
+        try:  # the registry's own check: a budget above its maximum would fail the new game
+            for name in {opp, mate}:
+                parse_bot_spec(spec(name))
+        except ValueError as e:
+            err.update(Text(f"iterations: {e}", style="bold red"))
+            return None
         st = self.session.state
         bots = {x: spec(mate if st.team(x) == st.team(seat) else opp)
                 for x in range(1, self.session.graph.n_seats + 1) if x != seat}

@@ -338,6 +338,12 @@ class PlayScreen(Screen[None]):
             return None
         return s.cursor + 1
 
+    def _review_count(self, k: int) -> str:
+        """``4/17`` for decision 4 of the 17 made, ``14 (the next)`` for the one still to make (at the
+        end of a live game: not "14/13")."""
+        n = len(self.session.entries) - 1
+        return f"{k}/{n}" if k <= n else f"{k} (the next)"
+
     def _refresh_review(self) -> None:
         s = self.session
         st = s.state
@@ -354,7 +360,7 @@ class PlayScreen(Screen[None]):
         who = "you" if st.to_act == s.seat else f"seat {st.to_act}"
         moves = list(s.legal())
         made_move = next((m for m in moves if made and m.text(s.model) == made), None)
-        ol.border_title = (f"Decision {k}/{n}: {who} to {st.capacity or st.phase} · {len(moves)} legal move"
+        ol.border_title = (f"Decision {self._review_count(k)}: {who} to {st.capacity or st.phase} · {len(moves)} legal move"
                            f"{'s' if len(moves) != 1 else ''}" + (f" · made: {move_label(made, s.seat).plain}" if made else " · not made yet"))
         ordered = ([made_move] if made_move is not None else []) + [m for m in moves if m is not made_move]
         shown = ordered[:REVIEW_MAX]
@@ -445,7 +451,7 @@ class PlayScreen(Screen[None]):
         t.append(f" · seed {s.seed}")
         if self.review:
             k = self._review_decision()
-            t.append(f" · review: decision {k}/{len(s.entries) - 1}, hands open" if k
+            t.append(f" · review: decision {self._review_count(k)}, hands open" if k
                      else " · review: game over, hands open", style="bold cyan")
             t.append("  ←→ decisions · ↑↓ moves · enter the rules · F12 leave", style="dim")
         elif s.mode == "replay":

@@ -24,8 +24,10 @@ def err(text: str) -> None:
 
 
 def seed_value(seed: str) -> Any:
-    """``--seed 5`` is the integer 5 (as ``gouji simulate`` has always taken it), any other text a string."""
-    return int(seed) if seed.lstrip("-").isdigit() else seed
+    """``--seed 5`` is the integer 5 (as ``gouji simulate`` has always taken it), any other text a string
+    (``--5``, ``²`` or ``٣`` too: ``str.isdigit`` takes superscripts, which ``int`` refuses)."""
+    body = seed[1:] if seed.startswith("-") else seed
+    return int(seed) if body.isascii() and body.isdigit() else seed
 
 
 def stdout_closed() -> int:

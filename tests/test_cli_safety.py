@@ -78,3 +78,49 @@ def test_a_closed_standard_output_stops_quietly_with_the_sigpipe_status(args):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == EXIT_PIPE_CLOSED
     assert "Traceback" not in err and "Exception ignored" not in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("text, value", [("5", 5), ("-5", -5), ("007", 7), ("²", "²"), ("--5", "--5"), ("٣", "٣"),
+                                         ("1:2", "1:2"), ("-", "-")])
+def test_a_seed_is_an_integer_only_in_ascii_digits(text, value):
+    """`--seed ²` (a digit to str.isdigit, not to int) was 'simulation failed: ValueError'."""
+    from gouji_dsl.tools.exits import seed_value
+    assert seed_value(text) == value
+
+
+def test_a_superscript_seed_is_a_word_seed_not_a_failure():
+    from gouji_dsl.tools.cli import cli
+    res = CliRunner().invoke(cli, ["simulate", "online", "--games", "1", "--seed", "²", "--json"])
+    assert res.exit_code == 0, res.output
+    assert '"seed": "²"' in res.stdout or "\\u00b2" in res.stdout
+
+
+@pytest.mark.parametrize("args", [["simulate", "online", "--games", "99999999999999999999"],
+                                  ["diff", "online", "rulebook", "--simulate", "99999999999999999999"],
+                                  ["simulate", "online", "--games", "3", "--until-halfwidth", "0.1",
+                                   "--max-games", "1000000001"],
+                                  ["duel", "online", "random", "random", "--deals", "100001"]])
+def test_a_run_too_large_to_plan_is_a_usage_error_not_all_the_memory(args):
+    """`--games 99999999999999999999` planned its chunks (or a duel its deals) in one list until the
+    kernel killed the process (a fresh tester's finding, with the machine's memory)."""
+    from gouji_dsl.tools.cli import cli
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and "is not in the range" in res.stderr
+
+
+def test_a_chunk_size_giving_too_many_chunks_is_refused_and_the_default_grows():
+    from gouji_dsl.tools.cli import cli
+    from gouji_dsl.tools.runkinds import MAX_CHUNKS, MAX_GAMES
+    from gouji_dsl.tools.runs import DEFAULT_CHUNK, default_chunk_size
+    res = CliRunner().invoke(cli, ["simulate", "online", "--games", str(MAX_CHUNKS + 1), "--chunk-size", "1"])
+    assert res.exit_code == 1 and "--chunk-size 2 or more" in res.stderr
+    assert default_chunk_size(1000) == 63 and default_chunk_size(10 ** 6) == DEFAULT_CHUNK  # as before
+    assert MAX_GAMES / default_chunk_size(MAX_GAMES) <= MAX_CHUNKS
+
+
+def test_a_duel_of_too_many_deals_is_refused_by_the_library_too():
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.duel import duel
+    from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
+    with pytest.raises(ValueError, match="at most 100,000"):
+        duel(load_graph("online"), "random", "random", MAX_DUEL_DEALS + 1)

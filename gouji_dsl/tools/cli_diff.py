@@ -15,6 +15,7 @@ import click
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
+from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
 def _fail(message: str) -> None:
@@ -49,7 +50,7 @@ def _width() -> int:
 @click.argument("b")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
               help="Output format.")
-@click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--simulate", "games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
               help="Also play N seeded deals under both rulesets (paired) and compare the outcomes.")
 @click.option("--seed", default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
 @click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help("Bots in the simulation"))

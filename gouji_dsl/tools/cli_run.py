@@ -19,6 +19,7 @@ from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
 from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, seed_value, stdout_console
 from gouji_dsl.tools.exits import err as _err
+from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
 # ------------------------------------------------------------------------------ shared options
@@ -45,7 +46,7 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      metavar="X", help="Stop when the 95% interval of --figure is at most ±X, in the figure's "
                                        "units (rates as fractions: 0.01 is one percentage point); checked at chunk "
                                        "boundaries; N deals at most: --max-games."),
-        click.option("--max-games", type=click.IntRange(min=1), default=None, metavar="N",
+        click.option("--max-games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
                      help="With --until-halfwidth: the most deals to play (default: the run's N)."),
         click.option("--figure", default=None, metavar="NAME",
                      help="The figure --until-halfwidth watches (default score_spread: the team score spread, "
@@ -212,7 +213,7 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
 
 @click.command("simulate")
 @click.argument("ruleset")
-@click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True,
+@click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=100, show_default=True,
               help="Number of games to play.")
 @click.option("--seed", "-s", default="1", show_default=True,
               help="Seed of the run; game i deals from seed:i (same seed, same games).")

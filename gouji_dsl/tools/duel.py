@@ -33,6 +33,7 @@ from typing import Any
 from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 from gouji_dsl.tools.simulate import bot_rng, match_length, play_game
 from gouji_dsl.tools.stats import Estimate, mean_ci, wilson
 
@@ -357,6 +358,8 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
     parse_bot_spec(b)
     if deals < 1:
         raise ValueError("deals must be at least 1")
+    if deals > MAX_DUEL_DEALS:
+        raise ValueError(f"{deals:,} deals: a duel plays at most {MAX_DUEL_DEALS:,}")
     t0 = time.perf_counter()
     size = match_length(graph)
     todo, games = still_to_play(graph, deals, done)

@@ -12,6 +12,20 @@ class Engine(StrEnum):
     INTERPRETER = "interpreter"
 
 
+#: the most deals a run (``gouji simulate --games``, ``gouji diff --simulate``, ``--max-games``) may
+#: ask for: a billion deals is weeks of a large cluster; a longer number is a typo, refused before it
+#: is planned (a plan of 10^20 deals took all the memory of the machine)
+MAX_GAMES = 1_000_000_000
+
+#: the most chunks a run is split into: its plan and the chunk files stay small (the default chunk
+#: size grows beyond :data:`runs.DEFAULT_CHUNK` deals for runs of more than 10 million deals; a
+#: ``--chunk-size`` giving more chunks is refused)
+MAX_CHUNKS = 100_000
+
+#: the most deals of one ``gouji duel``: every game of a duel is kept for its report (about 2 kB a
+#: game), so 100,000 deals (200,000 games) is a few hundred MB; search bots play a deal in seconds
+MAX_DUEL_DEALS = 100_000
+
 DEFAULT_ENGINE = Engine.GENERATED
 """Simulations play with the generated play-out unless asked otherwise; a ruleset the generator does
 not handle is played by the interpreter, and the run's summary says so."""

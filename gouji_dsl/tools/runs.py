@@ -43,7 +43,7 @@ from gouji_dsl.diagnostics import Diagnostic, GoujiError
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Executor, RunKind
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, MAX_GAMES, Executor, RunKind
 
 RUN_FORMAT = "gouji-run/1"
 CHUNK_FORMAT = "gouji-chunk/1"
@@ -142,8 +142,9 @@ def plan_chunks(games: int, unit: int, size: int, start: int = 0) -> list[tuple[
 
 
 def default_chunk_size(games: int) -> int:
-    """:data:`DEFAULT_CHUNK`, smaller for short runs (at least 16 chunks); never depends on workers."""
-    return max(1, min(DEFAULT_CHUNK, math.ceil(games / 16)))
+    """:data:`DEFAULT_CHUNK`, smaller for short runs (at least 16 chunks), larger for runs that would
+    otherwise have more than :data:`MAX_CHUNKS` chunks; never depends on workers."""
+    return max(1, min(DEFAULT_CHUNK, math.ceil(games / 16)), math.ceil(games / MAX_CHUNKS))
 
 
 # ==================================================================================================
@@ -533,6 +534,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         raise ValueError("games must be at least 1")
     if until is not None:
         games = min(games, until.max_games)
+    if games > MAX_GAMES:
+        raise RunError(f"{games:,} deals: a run plays at most {MAX_GAMES:,}")
     graphs = tuple(graphs) if graphs is not None else tuple(compile_ruleset(r) for r in spec.rulesets)
     unit = match_unit(graphs, spec.matches)
     out_path = Path(out) if out is not None else None
@@ -542,6 +545,9 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         chunk_size = int(RunFolder.open(out_path).meta.get("chunk_size") or 0) or None
     size = chunk_size or default_chunk_size(games)
     size = max(unit, size - size % unit)
+    if math.ceil(games / size) > MAX_CHUNKS:  # the plan (and a chunk file each) would not fit in memory
+        raise RunError(f"{games:,} deals in chunks of {size:,} would be {math.ceil(games / size):,} chunks; at most "
+                       f"{MAX_CHUNKS:,}: give --chunk-size {math.ceil(games / MAX_CHUNKS):,} or more")
     existing: dict[tuple[int, int], Path] = {}
     lock = None
     if out_path is not None:

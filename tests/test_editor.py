@@ -645,6 +645,30 @@ def test_snapshot_editor_graph_view_80x24(snapshot_world: Path, snap_compare):
     assert snap_compare(app, terminal_size=(80, 24), run_before=graph)
 
 
+def test_the_editors_footer_at_80_columns_leaves_out_whole_keys_rather_than_cut_one(ws: Path):
+    """The editor's keys do not fit 80 columns even compact and without the ctrl+p key: the last one was
+    cut to "f4 Varia" (a fresh tester's finding); now the keys that do not fit are left out whole (F1
+    and ctrl+p list them all), and a wider terminal shows every key again."""
+    from gouji_app.widgets.footer import FittingFooter
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await editor_ready(pilot)
+            await footer_settled(pilot)
+            footer = app.screen.query_one(FittingFooter)
+            shown = [c for c in footer.children if c.display]
+            hidden = [c for c in footer.children if not c.display]
+            assert hidden and footer.compact and not footer.show_command_palette
+            assert all(c.region.right <= footer.region.right for c in shown)
+            await pilot.resize_terminal(200, 40)
+            await footer_settled(pilot)
+            footer = app.screen.query_one(FittingFooter)
+            assert all(c.display for c in footer.children) and not footer.compact
+
+    run(scenario())
+
+
 def test_a_warning_shows_in_the_status_not_valid(ws: Path):
     """Issue 15 fix 7: a misspelt setting is only a warning, but the status says so (not "✓ valid")."""
     async def scenario():

@@ -8,7 +8,8 @@ from textual.widgets import Footer
 class FittingFooter(Footer):
     """Textual's footer that keeps every shown key readable: when the keys do not fit the width (80
     columns cut "q Quit" to "Qui" under the ctrl+p key), it takes the compact style, then leaves out the
-    ctrl+p key (ctrl+p still opens the palette). A wider terminal gives the full footer back."""
+    ctrl+p key (ctrl+p still opens the palette), then the keys that still do not fit whole. A wider
+    terminal gives the full footer back."""
 
     LAYOUT_TRIES = 20
     """Refreshes to wait for the keys to be laid out before measuring them."""
@@ -69,8 +70,13 @@ class FittingFooter(Footer):
             self.compact = True
         elif self.show_command_palette:  # (keys running on under it leak a letter: "^p palettee")
             self.show_command_palette = False
-        else:
-            return False  # even so the last keys are cut (F1 and ctrl+p list them all)
+        else:  # even so the last keys do not fit: leave them out whole rather than cut one ("f4 Varia");
+            # F1 and ctrl+p list them all, and a wider terminal recomposes the footer with every key
+            end = self.region.x + self.size.width
+            for c in self.children:
+                if c.display and c.region.right > end:
+                    c.display = False
+            return False
         # new keys (Footer composes the ctrl+p key; the flag alone does not remove it), measured once laid out
         self._replaced = {id(c) for c in self.children}
         self.refresh(recompose=True)

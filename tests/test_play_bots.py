@@ -154,11 +154,36 @@ async def test_new_game_dialog_refuses_a_budget_above_the_registrys_maximum():
         assert app.screen is dlg and "at most 100,000" in str(dlg.query_one("#new-error").render())
         assert screen.session.seed == 5
         dlg.query_one("#new-iterations", Input).value = "2"
-        dlg.query_one("#new-seed", Input).value = "²"  # a digit to str.isdigit, not to int(): a word seed
+        seed = dlg.query_one("#new-seed", Input)
+        seed.value = "²"  # a digit to str.isdigit, not to int(): a word seed
+        seed.focus()
         await pilot.pause()
-        await pilot.click("#new-deal")
+        await pilot.press("enter")  # (the refusal above pushed the Deal button down: Enter, not a click)
         await wait_for(pilot, lambda: app.screen is screen, what="the dialog to close")
         assert screen.session.seed == "²" and screen.session.bot_names[2] == "ismcts:2"
+
+
+@sync
+async def test_new_game_dialog_at_80x24_scrolls_to_its_refusal():
+    """At 80x24 the dialog was cut below the seat and seed: Enter on a wrong budget showed its refusal
+    off the screen, so nothing seemed to happen (a fresh tester's finding)."""
+    app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.play_screen
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
+        dlg = app.screen
+        err = dlg.query_one("#new-error")
+        dlg.query_one("#new-opponents", Select).value = "ismcts"
+        box = dlg.query_one("#new-iterations", Input)
+        box.value = "0"
+        box.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "at least 1" in str(err.render()) and err.region.height > 0
+                       and err.region.bottom <= app.size.height, what="the refusal in view")
+        assert app.screen is dlg and screen.session.seed == 5
 
 
 def test_shift_f3_as_xterm_and_tmux_send_it_is_a_cursor_report_to_textual():

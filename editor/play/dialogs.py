@@ -702,7 +702,9 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         s = self.session
         choices = [(k.name, k.name) for k in BOTS.values()]
         iters = {spec.partition(":")[2] for spec in s.bot_names.values() if ":" in spec}
-        with Vertical(classes="play-dialog wide", id="new-box") as box:
+        # scrolls where the terminal is too small for it (80x24: the Deal button and a refusal were below
+        # the screen, so Enter on a wrong field seemed to do nothing)
+        with VerticalScroll(classes="play-dialog wide", id="new-box") as box:
             box.border_title = "New game"
             yield Label("Opponents", classes="play-section")
             yield Select(choices, value=self._current(False), allow_blank=False, id="new-opponents")
@@ -731,6 +733,8 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         result = self.result()
         if result is not None:
             self.dismiss(result)
+        else:  # the refusal in view (on a small terminal it is below the fields)
+            self.call_after_refresh(self.query_one("#new-error", Static).scroll_visible)
 
     def result(self) -> dict[str, Any] | None:
         """The chosen game, or None (with the reason shown) when a field is wrong."""

@@ -118,7 +118,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     """
     from gouji_dsl.diagnostics import GoujiError
     from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
-    from gouji_dsl.tools.duel import DuelGame, SavedRunMismatch, duel, load_saved, repair_tail, run_header, save_unit, still_to_play
+    from gouji_dsl.tools.duel import DuelGame, SavedRunMismatch, duel, load_saved, repair_tail, run_header, save_unit, still_to_play, units
     from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
@@ -167,7 +167,9 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
             with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
-                task = bar.add_task(f"{graph.name}: {bot_a} vs {bot_b}", total=None)
+                total = len(units(graph, deals))  # known from the start: not "0/?" until a unit is done
+                task = bar.add_task(f"{graph.name}: {bot_a} vs {bot_b}", total=total,
+                                    completed=total - len(still_to_play(graph, deals, done)[0]))
 
                 def progress(done: int, total: int) -> None:
                     bar.update(task, completed=done, total=total)

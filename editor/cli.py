@@ -27,10 +27,11 @@ def run_app(workspace: Path | None = None, open_path: Path | None = None, compar
     """Start the Textual app (imported lazily so the other commands stay fast)."""
     from .app import GoujiApp
 
-    if compare is None:
-        GoujiApp(workspace=workspace, open_path=open_path).run()
-    else:
-        GoujiApp(workspace=workspace, open_path=open_path, compare=compare).run()
+    app = GoujiApp(workspace=workspace, open_path=open_path) if compare is None else \
+        GoujiApp(workspace=workspace, open_path=open_path, compare=compare)
+    app.run()
+    if app.return_code:  # an internal error (its one line is printed): exit 2 as every command does
+        sys.exit(app.return_code)
 
 
 class GoujiGroup(SafeGroup):

@@ -29,7 +29,20 @@ def modified_f3(x: int, y: int) -> str | None:
 
 
 class XtermKeysApp(App[None]):
-    """The gouji apps' base: a cursor position report in a full-screen app is F3 with modifiers, as a key."""
+    """The gouji apps' base: a cursor position report in a full-screen app is F3 with modifiers, as a key;
+    an unexpected exception ends the app as it ends every gouji command (below)."""
+
+    def _handle_exception(self, error: Exception) -> None:
+        """One line naming the exception and its saved crash report, and exit status 2 — not Textual's
+        traceback with every local variable over the screen and status 1 (which means bad input here;
+        the command exited 0, a fresh tester saw)."""
+        super()._handle_exception(error)  # exits; a test's pilot still gets the exception
+        from rich.text import Text
+
+        from gouji_dsl.tools.cli import internal_error_line
+        from gouji_dsl.tools.exits import EXIT_INTERNAL
+        self._exit_renderables[:] = [Text(internal_error_line(error))]
+        self._return_code = EXIT_INTERNAL
 
     def on_cursor_position(self, event: events.CursorPosition) -> None:
         if self.is_inline:

@@ -763,3 +763,28 @@ async def test_a_five_game_match_with_its_scoreboard():
         assert last[-2:] == [f"{totals[1]:+}", f"{totals[2]:+}"]
         assert any(g.tribute for g in games[1:])                  # rulebook pays tribute between games
         assert "F10 deals a new match" in str(screen.query_one("#feedback").render())
+
+
+def test_an_unexpected_exception_in_the_app_is_a_crash_report_and_exit_2_not_a_traceback(monkeypatch, tmp_path):
+    """A crash in the app printed Textual's traceback (with every local) and `gouji play` exited 0 (a
+    fresh tester's finding, from the new-game dialog): now one line naming the saved crash report,
+    exit status 2, as every gouji command."""
+    monkeypatch.setenv("GOUJI_CRASH_DIR", str(tmp_path))
+    app = app_for("online")
+
+    def boom() -> None:
+        raise ZeroDivisionError("deep in a handler")
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.call_later(boom)
+            await pilot.pause()
+
+    with pytest.raises(ZeroDivisionError):
+        asyncio.run(scenario())
+    assert app.return_code == 2
+    (report,) = tmp_path.iterdir()
+    assert "ZeroDivisionError: deep in a handler" in report.read_text()
+    shown = [str(r) for r in app._exit_renderables]
+    assert not shown or (len(shown) == 1 and shown[0].startswith("gouji: internal error: ZeroDivisionError"))

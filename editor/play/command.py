@@ -62,8 +62,11 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
         raise click.BadParameter(str(e), param_hint="'--bots'") from None
     from .app import PlayApp  # Textual only now
 
-    PlayApp(graph, seat=seat, seed=None if seed is None else seed_value(seed), bots=bots, record=record, speed=speed,
-            autopass=not no_autopass, review=review).run()
+    app = PlayApp(graph, seat=seat, seed=None if seed is None else seed_value(seed), bots=bots, record=record,
+                  speed=speed, autopass=not no_autopass, review=review)
+    app.run()
+    if app.return_code:  # an internal error (its one line is printed): exit 2 as every command does
+        sys.exit(app.return_code)
 
 
 def main(argv: list[str] | None = None) -> None:

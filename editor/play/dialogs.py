@@ -704,7 +704,7 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         iters = {spec.partition(":")[2] for spec in s.bot_names.values() if ":" in spec}
         # scrolls where the terminal is too small for it (80x24: the Deal button and a refusal were below
         # the screen, so Enter on a wrong field seemed to do nothing)
-        with VerticalScroll(classes="play-dialog wide", id="new-box") as box:
+        with VerticalScroll(classes="play-dialog wide", id="new-box", can_focus=False) as box:  # Tab: the fields
             box.border_title = "New game"
             yield Label("Opponents", classes="play-section")
             yield Select(choices, value=self._current(False), allow_blank=False, id="new-opponents")

@@ -355,3 +355,22 @@ def test_extending_an_unfinished_match_says_its_deals_are_played_again(runner, t
     assert more.exit_code == 0, more.output
     assert "0 of the 4 deals saved already; playing the rest (2 deals of an unfinished match played again" in more.stderr
     assert json.loads(more.stdout)["resumed_deals"] == 0
+
+
+@pytest.mark.parametrize("content", [b"my notes, no newline at the end", b"\x7fELF\x02\x01\x01\x00binary", b"\xff\xfe\n"])
+def test_save_to_a_file_that_is_not_a_duel_refuses_it_and_leaves_it_alone(tmp_path, content, runner):
+    """`--save notes.txt` (one line without a newline) took the whole file for a cut last line and
+    truncated it (a fresh tester's finding); a file that is not UTF-8 said only 'utf-8 codec...'."""
+    save = tmp_path / "notes.txt"
+    save.write_bytes(content)
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
+    assert res.exit_code == 1 and f"{save}" in res.stderr and "not a saved duel" in res.stderr
+    assert save.read_bytes() == content
+
+
+def test_a_cut_first_line_of_a_duel_is_still_repaired(tmp_path, runner):
+    save = tmp_path / "d.jsonl"
+    save.write_bytes(b'{"du')  # killed while writing the header (written with the first unit)
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
+    assert res.exit_code == 0 and "the last line was cut short" in res.stderr
+    assert [json.loads(x).keys() for x in save.read_text().splitlines()] == [{"duel": 0}.keys(), {"games": 0}.keys()]

@@ -263,7 +263,11 @@ def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGam
     games: dict[tuple[int, bool], DuelGame] = {}
     if not path.exists():
         return []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a saved duel (not UTF-8 text); use another file") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -291,7 +295,9 @@ def repair_tail(path: Path) -> int | None:
     """Make a save file end with a whole line before it is read and appended to. A last line without
     its newline that is not JSON was cut short while being written (the run was killed, the disk
     full): it is removed and its line number returned (its unit is played again); a whole last line
-    only missing its newline gets it. None when nothing was cut."""
+    only missing its newline gets it. None when nothing was cut. Only the start of a line :func:`save_unit` writes is
+    removed: any other last line (``--save notes.txt``, a file of something else) raises ValueError and
+    the file is left as it is (it was truncated to its last newline: a whole one-line file lost)."""
     if not path.is_file():
         return None
     data = path.read_bytes()
@@ -301,12 +307,21 @@ def repair_tail(path: Path) -> int | None:
     try:
         json.loads(data[start:])
     except ValueError:
+        tail = data[start:]
+        if not any(p.startswith(tail[:len(p)]) for p in _LINE_STARTS):
+            line = data.count(b"\n", 0, start) + 1
+            raise ValueError(f"{path}:{line}: not a saved duel (its last line is not one a duel writes); "
+                             "use another file") from None
         with path.open("r+b") as f:
             f.truncate(start)
         return data.count(b"\n", 0, start) + 1
     with path.open("ab") as f:
         f.write(b"\n")
     return None
+
+
+_LINE_STARTS = (b'{"duel": ', b'{"games": ')
+"""How every line :func:`save_unit` writes starts (``json.dumps`` of a one-key object)."""
 
 
 def save_unit(path: Path, games: Sequence[DuelGame], header: dict[str, Any] | None = None) -> None:

@@ -38,6 +38,11 @@ def record_schema_path() -> Path:
     return _data_dir("schema") / "record.schema.json"
 
 
+def duel_save_schema_path() -> Path:
+    """Path of the draft-07 JSON Schema for a line of a ``gouji duel --save`` file."""
+    return _data_dir("schema") / "duel-save.schema.json"
+
+
 def bundled_names() -> list[str]:
     """Names of the bundled rulesets, sorted (file stems of ``rules/*.yaml``)."""
     return sorted(p.stem for p in rules_dir().glob("*.yaml"))

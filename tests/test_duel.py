@@ -374,3 +374,31 @@ def test_a_cut_first_line_of_a_duel_is_still_repaired(tmp_path, runner):
     res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
     assert res.exit_code == 0 and "the last line was cut short" in res.stderr
     assert [json.loads(x).keys() for x in save.read_text().splitlines()] == [{"duel": 0}.keys(), {"games": 0}.keys()]
+
+
+def test_a_bad_save_file_names_every_bad_line_with_the_schema_s_words(runner, tmp_path):
+    """A malformed line said Python's exception text ("TypeError: list indices must be integers…", a
+    tester's finding): each line is checked against schema/duel-save.schema.json, and every bad line
+    of the file is named at once, with where in the line and what the schema wants."""
+    save = tmp_path / "run.jsonl"
+    save.write_text('{"games": [[1, 2]]}\n{"games": [{"deal": 0}]}\n{"games": [}\n', encoding="utf-8")
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
+    assert res.exit_code == 1 and "Traceback" not in res.stderr and "TypeError" not in res.stderr
+    lines = res.stderr.splitlines()
+    assert any(f"{save}:1: not a saved duel line: games/0: [1, 2] is not of type 'object'" in x for x in lines)
+    assert any(f"{save}:2: not a saved duel line: games/0: 'a_odd' is a required property" in x for x in lines)
+    assert any(f"{save}:3:" in x and "not JSON" in x for x in lines)
+    assert save.read_text(encoding="utf-8").count("\n") == 3  # left as it was
+
+
+def test_every_committed_strength_table_file_follows_the_save_schema():
+    """The benchmark's saved deals (benchmarks/results/bots) are read by the same reader and schema."""
+    from pathlib import Path
+
+    from gouji_dsl.tools.duel import load_saved
+    folder = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "bots"
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        pytest.skip("no saved strength-table runs in this checkout")
+    for f in files:
+        assert load_saved(f), f

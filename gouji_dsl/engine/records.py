@@ -324,7 +324,8 @@ def record_schema() -> dict[str, Any]:
         return json.load(f)
 
 
-def _validator_class() -> Any:
+def strict_validator_class() -> Any:
+    """Draft-07 validation where an integer is an int (1.0 and true are not): for every JSON file gouji reads."""
     from jsonschema import Draft7Validator, validators
 
     # a seat or game number is a whole number: 1.0 is not one (JSON Schema would take it)
@@ -339,7 +340,7 @@ def _validators() -> tuple[Any, dict[str, Any], Any]:
     type made from the event schema's ``if type == T then ...`` branches (the same rules as the
     whole schema, applied without evaluating every branch for every event: a long record's
     thousands of events are checked in linear time), plus one for an event of any other type."""
-    cls = _validator_class()
+    cls = strict_validator_class()
     schema = record_schema()
     defs = schema["definitions"]
     top = {**schema, "properties": {**schema["properties"], "events": {k: v for k, v in schema["properties"]["events"].items()

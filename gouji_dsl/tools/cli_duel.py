@@ -144,7 +144,8 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
                      "it): removed, its deal is played again")
             done = load_saved(save, header)
         except (ValueError, OSError) as e:
-            _err(f"error: {e}")
+            for line in str(e).splitlines():  # a save file's problems: one line each
+                _err(f"error: {line}")
             sys.exit(EXIT_BAD_INPUT)
         if done:
             whole = len({g.deal for g in still_to_play(graph, deals, done)[1]})

@@ -21,6 +21,7 @@ never on ``workers`` or the machine; with ``--think-ms`` it depends on the machi
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -258,8 +259,9 @@ def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGam
     """The games saved in ``path`` (JSON lines: an optional ``{"duel": HEADER}`` line, then one
     ``{"games": [...]}`` line per finished unit); none when the file does not exist. A unit saved
     twice (a longer run finishing a match) keeps its last games. Raises :class:`SavedRunMismatch`
-    when ``header`` is given and the file's header differs, ValueError for a line that is not a
-    saved unit (naming the line)."""
+    when ``header`` is given and the file's header differs, ValueError for lines that are not
+    saved units (``schema/duel-save.schema.json``): every bad line of the file, one per line of the
+    message, each as ``path:line: what``."""
     games: dict[tuple[int, bool], DuelGame] = {}
     if not path.exists():
         return []
@@ -267,11 +269,20 @@ def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGam
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a saved duel (not UTF-8 text); use another file") from None
+    problems: list[str] = []  # every bad line of the file at once, one per line of the message
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             d = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(f"{path}:{n}:{e.colno}: not a saved duel line: not JSON ({e.msg})")
+            continue
+        problem = _line_problem(d)
+        if problem is not None:
+            problems.append(f"{path}:{n}: not a saved duel line: {problem}")
+            continue
+        try:
             if "duel" in d:
                 saved = d["duel"]
                 if header is not None:
@@ -286,9 +297,33 @@ def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGam
                 games[(x.deal, x.a_odd)] = x
         except SavedRunMismatch:
             raise
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise ValueError(f"{path}:{n}: not a saved duel unit ({type(e).__name__}: {e})") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as e:  # the schema should have said: a bug
+            raise ValueError(f"{path}:{n}: not a saved duel line ({type(e).__name__}: {e})") from None
+    if problems:
+        raise ValueError("\n".join(problems))
     return [games[k] for k in sorted(games)]
+
+
+@functools.lru_cache(maxsize=1)
+def _save_validators() -> dict[str, Any]:
+    """The save-file schema (``schema/duel-save.schema.json``) as one validator per kind of line."""
+    from gouji_dsl import resources
+    from gouji_dsl.engine.records import strict_validator_class
+    with open(resources.duel_save_schema_path(), encoding="utf-8") as f:
+        schema = json.load(f)
+    cls = strict_validator_class()
+    return {kind: cls({**schema["definitions"][kind], "definitions": schema["definitions"]}) for kind in ("header", "unit")}
+
+
+def _line_problem(d: Any) -> str | None:
+    """What is wrong with a parsed line of a save file (where, and the schema's message), or None."""
+    from jsonschema.exceptions import best_match
+    kind = "header" if isinstance(d, dict) and "duel" in d else "unit"
+    err = best_match(_save_validators()[kind].iter_errors(d))
+    if err is None:
+        return None
+    where = "/".join(str(x) for x in err.absolute_path)
+    return f"{where}: {err.message}" if where else err.message
 
 
 def repair_tail(path: Path) -> int | None:

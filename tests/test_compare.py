@@ -471,3 +471,17 @@ def test_cli_bad_ruleset_reports_diagnostics(tmp_path):
     assert res.exit_code == 1 and "unknown ruleset 'no-such-ruleset'" in res.output
     res = CliRunner().invoke(diff_command, ["online", "online", "--save-divergent", str(tmp_path)])
     assert res.exit_code == 2 and "--simulate" in res.output
+
+
+def test_a_match_ruleset_with_fewer_than_two_matches_says_why_its_means_have_no_interval():
+    """`gouji diff online rulebook --simulate 4`: rulebook's 4 deals are one 5-game match, and the
+    cluster-robust interval needs two clusters — its column had no ± and nothing said why (a tester's
+    finding). The report says so, and names the deal count that gives intervals."""
+    from gouji_dsl.tools.paired import few_matches_note
+    short = paired_simulation("online", "rulebook", 4, seed=1, workers=1, bots="heuristic")
+    note = few_matches_note(short)
+    assert note is not None and "rulebook plays matches of 5" in note and "simulate 6 deals" in note
+    assert note.split(" — ")[0] in " ".join(report_text(short, 100).split())
+    assert "rulebook plays matches of 5" in report_markdown(short)
+    assert few_matches_note(paired_simulation("online", "rulebook", 6, seed=1, workers=1, bots="heuristic")) is None
+    assert few_matches_note(paired_simulation("online", "online", 2, seed=1, workers=1)) is None

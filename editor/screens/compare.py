@@ -67,6 +67,7 @@ from gouji_dsl.tools.compare import (
     rule_diff,
     save_divergent,
 )
+from gouji_dsl.tools.paired import few_matches_note
 
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
@@ -976,6 +977,9 @@ class CompareScreen(Screen[None]):
         if not r.same_deck:
             note.append("The two rulesets use different packs: deal i is seeded alike but not dealt alike.\n",
                         style="yellow")
+        few = few_matches_note(r)
+        if few is not None:
+            note.append(few[0].upper() + few[1:] + "\n", style="yellow")
         family = r.family()
         significant = sum(1 for _, e in family if e.significant)
         note.append(f"{significant} of {len(family)} differences significant after Holm's adjustment"

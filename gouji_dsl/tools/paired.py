@@ -577,6 +577,20 @@ def _title(r: PairedReport) -> str:
     return f"Paired simulation: {r.games} deals{how}, seed {seed}, {bots} bots{timing}"
 
 
+def few_matches_note(r: PairedReport) -> str | None:
+    """Why a side's figures have no interval: its deals make fewer than two matches (clusters), and a
+    cluster-robust interval needs two. None when every side has two or more."""
+    short = [(label, n) for label, n in zip(r.labels, (r.match_length_a, r.match_length_b))
+             if n > 1 and -(-r.games // n) < 2]
+    if not short:
+        return None
+    least = max(n for _, n in short) + 1
+    sides = ", ".join(f"{label} plays matches of {n}" for label, n in short)
+    return (f"{sides}: {r.games} deal{'s' if r.games != 1 else ''} make one match, and an interval over matches "
+            f"needs at least two — no interval for {'its' if len(short) == 1 else 'their'} means nor for their "
+            f"B − A (simulate {least} deals or more).")
+
+
 def report_text(report: PairedReport, width: int = 100) -> str:
     """The simulation report as plain text: a figures table (A, B, B − A, effect size), places by
     seat, the most divergent deals and the statistics footer (:data:`METHODS`)."""
@@ -593,6 +607,9 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     if not r.same_deck:
         out += wrap("note: the two rulesets use different packs, so game i is seeded alike but not dealt alike.",
                     width)
+    few = few_matches_note(r)
+    if few is not None:
+        out += wrap("note: " + few, width)
     head = ("", la, lb, "B − A", "effect")
     for compact in (False, True):
         rows = figure_rows(r, compact)
@@ -654,6 +671,9 @@ def report_markdown(report: PairedReport) -> str:
         out += ["> Chunks missing (interrupted run?): " + _md("; ".join(r.missing)), ""]
     if not r.same_deck:
         out += ["> The two rulesets use different packs: game *i* is seeded alike but not dealt alike.", ""]
+    few = few_matches_note(r)
+    if few is not None:
+        out += ["> " + _md(few), ""]
     out += [f"| Figure | {_md(la)} | {_md(lb)} | B − A | Effect |", "| --- | --- | --- | --- | --- |"]
     for label, a, b, d, eff in figure_rows(r):
         if d.endswith(" *"):

@@ -3,6 +3,7 @@ unsaved buffer, and close the play screen back to where it was opened."""
 import asyncio
 from pathlib import Path
 
+import pytest
 from pilot_helpers import editor_ready, home_ready, wait_for
 
 from gouji_app.app import GoujiApp
@@ -18,11 +19,16 @@ settings:
 '''
 
 
-def test_play_from_home_and_back(tmp_path: Path):
-    ws = tmp_path / "rules"
-    ws.mkdir()
-    (ws / "house.yaml").write_text(VARIANT, encoding="utf-8")
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A workspace folder holding house.yaml (VARIANT)."""
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "house.yaml").write_text(VARIANT, encoding="utf-8")
+    return folder
 
+
+def test_play_from_home_and_back(ws: Path):
     async def scenario():
         app = GoujiApp(workspace=ws, cursor_blink=False)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -36,11 +42,7 @@ def test_play_from_home_and_back(tmp_path: Path):
     asyncio.run(scenario())
 
 
-def test_test_play_the_unsaved_buffer(tmp_path: Path):
-    ws = tmp_path / "rules"
-    ws.mkdir()
-    (ws / "house.yaml").write_text(VARIANT, encoding="utf-8")
-
+def test_test_play_the_unsaved_buffer(ws: Path):
     async def scenario():
         app = GoujiApp(workspace=ws, open_path=ws / "house.yaml", cursor_blink=False)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -69,15 +71,11 @@ def _footer_fits(footer) -> bool:
     return need is not None and sum(need) <= footer.size.width
 
 
-def test_the_footer_keeps_every_key_readable_at_80_columns(tmp_path: Path):
+def test_the_footer_keeps_every_key_readable_at_80_columns(ws: Path):
     """At 80×24 the home screen's footer cut "q Quit" to "Qui" under the ctrl+p key (a tester saw
     "^p palettee"): the footer takes the compact style when its keys do not fit, and the full one
     again when the terminal is wider."""
     from gouji_app.widgets.footer import FittingFooter
-
-    ws = tmp_path / "rules"
-    ws.mkdir()
-    (ws / "house.yaml").write_text(VARIANT, encoding="utf-8")
 
     async def scenario():
         app = GoujiApp(workspace=ws, cursor_blink=False)

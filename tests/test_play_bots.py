@@ -91,15 +91,20 @@ async def test_search_bot_opponents_think_in_a_worker_and_play():
         assert "ismcts:4" in str(subtitle)
 
 
+async def new_game_dialog(pilot) -> NewGameScreen:
+    """Ctrl+N on the play screen, once its new-game dialog is open."""
+    await pilot.pause()
+    await pilot.press("ctrl+n")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewGameScreen), what="the new-game dialog")
+    return pilot.app.screen
+
+
 @sync
 async def test_new_game_dialog_sets_opponents_and_teammates():
     app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.play_screen
-        await pilot.pause()
-        await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
-        dlg = app.screen
+        dlg = await new_game_dialog(pilot)
         assert [o[1] for o in dlg.query_one("#new-opponents", Select)._options if o[1] != Select.NULL] == list(BOTS)
         dlg.query_one("#new-opponents", Select).value = "pimc"
         dlg.query_one("#new-teammates", Select).value = "random"
@@ -116,22 +121,25 @@ async def test_new_game_dialog_sets_opponents_and_teammates():
         assert "pimc:4" in str(screen.query_one("#seat-1", SeatBox).border_subtitle)  # seat 2, to your right
 
 
+async def deal_refused(pilot, dlg: NewGameScreen, opponents: str, iterations: str) -> str:
+    """Choose the opponents and the budget, press Deal: the dialog stays, with this refusal."""
+    dlg.query_one("#new-opponents", Select).value = opponents
+    dlg.query_one("#new-iterations", Input).value = iterations
+    await pilot.pause()
+    await pilot.click("#new-deal")
+    await pilot.pause()
+    assert pilot.app.screen is dlg
+    return str(dlg.query_one("#new-error").render())
+
+
 @sync
 async def test_new_game_dialog_refuses_a_budget_nobody_uses():
     app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.play_screen
-        await pilot.pause()
-        await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
-        dlg = app.screen
-        dlg.query_one("#new-opponents", Select).value = "heuristic"
+        dlg = await new_game_dialog(pilot)
         dlg.query_one("#new-teammates", Select).value = "random"
-        dlg.query_one("#new-iterations", Input).value = "50"
-        await pilot.pause()
-        await pilot.click("#new-deal")
-        await pilot.pause()
-        assert app.screen is dlg and "no effect" in str(dlg.query_one("#new-error").render())
+        assert "no effect" in await deal_refused(pilot, dlg, "heuristic", "50")
         assert screen.session.seed == 5
 
 
@@ -142,16 +150,8 @@ async def test_new_game_dialog_refuses_a_budget_above_the_registrys_maximum():
     app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.play_screen
-        await pilot.pause()
-        await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
-        dlg = app.screen
-        dlg.query_one("#new-opponents", Select).value = "ismcts"
-        dlg.query_one("#new-iterations", Input).value = str(MAX_ITERATIONS + 1)
-        await pilot.pause()
-        await pilot.click("#new-deal")
-        await pilot.pause()
-        assert app.screen is dlg and "at most 100,000" in str(dlg.query_one("#new-error").render())
+        dlg = await new_game_dialog(pilot)
+        assert "at most 100,000" in await deal_refused(pilot, dlg, "ismcts", str(MAX_ITERATIONS + 1))
         assert screen.session.seed == 5
         dlg.query_one("#new-iterations", Input).value = "2"
         seed = dlg.query_one("#new-seed", Input)
@@ -170,10 +170,7 @@ async def test_new_game_dialog_at_80x24_scrolls_to_its_refusal():
     app = PlayApp(graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.play_screen
-        await pilot.pause()
-        await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
-        dlg = app.screen
+        dlg = await new_game_dialog(pilot)
         err = dlg.query_one("#new-error")
         dlg.query_one("#new-opponents", Select).value = "ismcts"
         box = dlg.query_one("#new-iterations", Input)

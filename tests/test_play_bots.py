@@ -252,6 +252,30 @@ async def test_ask_bot_shows_each_candidate_with_its_value():
         assert screen.query_one("#move", Input).value == s.move_word(again.best)
 
 
+@sync
+async def test_ask_bot_refuses_a_budget_above_the_registrys_maximum():
+    """A fresh tester typed 100001 iterations in the hint dialog: 'pimc:100001 failed: ValueError: bot
+    ...' (Python's exception name, after starting a worker); now refused as the new-game dialog does."""
+    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
+                  show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.play_screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("shift+f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
+        hint = app.screen
+        await wait_for(pilot, lambda: hint.analysis is not None, what="the first search")
+        inp = hint.query_one("#hint-iterations", Input)
+        for value, words in (("100001", "at most 100,000 iterations"), ("0", "at least 1")):
+            inp.value = value
+            inp.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda w=words: w in str(hint.query_one("#hint-status").render()), what="the refusal")
+            status = str(hint.query_one("#hint-status").render())
+            assert hint.spec is None and status.startswith("iterations: ") and words in status, status
+            assert "Error" not in status and "failed" not in status
+
+
 def test_a_search_told_to_stop_ends_after_one_round():
     s = PlaySession(graph("online"), seat=1, seed=3, bots="heuristic", hands=SHORT, leader=1)
     for spec in ("ismcts:100000", "pimc:100000"):

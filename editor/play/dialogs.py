@@ -571,14 +571,30 @@ class BotHintScreen(ModalScreen[str | None]):
 
     @property
     def spec(self) -> str | None:
-        """The bot spec asked (``ismcts:96``), or None when the iterations field is not a whole number ≥ 1."""
+        """The bot spec asked (``ismcts:96``), or None when the iterations field is refused (see `refusal`)."""
+        return None if self.refusal else self._spec_text()
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the iterations field cannot be asked (not a whole number ≥ 1, above the registry's
+        maximum), or None when it can."""
+        text = self._spec_text()
+        if text is None:
+            return "iterations: give a whole number of at least 1"
+        try:  # the registry's own check: a budget above its maximum would fail the search
+            parse_bot_spec(text)
+        except ValueError as e:
+            return f"iterations: {e}"
+        return None
+
+    def _spec_text(self) -> str | None:
         kind = BOTS[self.bot]
         if not kind.searches:
             return kind.name
         text = self.query_one("#hint-iterations", Input).value.strip()
         if not text:
             return kind.name
-        if not text.isdigit() or int(text) < 1:
+        if not (text.isascii() and text.isdigit()) or int(text) < 1:
             return None
         return f"{kind.name}:{int(text)}"
 
@@ -592,7 +608,7 @@ class BotHintScreen(ModalScreen[str | None]):
         self.query_one("#hint-iterations", Input).disabled = not BOTS[self.bot].searches
         spec = self.spec
         if spec is None:
-            status.update(Text("iterations: give a whole number of at least 1", style="bold red"))
+            status.update(Text(self.refusal or "", style="bold red"))
             return
         table = self.query_one("#hint-table", DataTable)
         table.clear()

@@ -233,6 +233,23 @@ def test_duel_text_wording_on_one_deal():
     assert "; 1 tie\n" in text
 
 
+def test_duel_text_signs_both_bounds_of_the_difference():
+    """A tester read '+0.75 [-4.54, 6.04]' (the upper bound unsigned, the README and the strength
+    table write '+2.04 [+1.46, +2.62]'): a difference's bounds carry their sign."""
+    from gouji_dsl.tools.duel import DuelReport
+    t = {"a": [1, 1, 0.1], "b": [1, 1, 0.1]}
+    pl = {s: s for s in range(1, 7)}
+
+    def game(deal: int, a_odd: bool, diff: float) -> DuelGame:
+        return DuelGame(deal, a_odd, {s: diff / 2 * (1 if (s % 2 == 1) == a_odd else -1) for s in pl}, pl, diff, t)
+
+    games = [game(0, True, 4.0), game(0, False, 0.0), game(1, True, -2.0), game(1, False, 0.0)]
+    r = DuelReport("online", "heuristic", "random", 2, 1, None, games, 1)
+    assert r.mean_diff.low < 0 < r.mean_diff.high
+    line = next(x for x in r.text().splitlines() if "A − B per game" in x)
+    assert f"+0.50 [{r.mean_diff.low:+.2f}, {r.mean_diff.high:+.2f}]" in line and ", +" in line, line
+
+
 def test_duel_text_says_how_to_read_the_per_seat_figures(runner):
     res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1"])
     assert res.exit_code == 0, res.output

@@ -97,7 +97,8 @@ class Estimate:
         return replace(self, p_adjusted=p_adjusted)
 
     def format(self, digits: int = 2, *, percent: bool = False, signed: bool = False) -> str:
-        """``12.30 [11.90, 12.70]``; with ``percent`` the figures are shown ×100 with a ``%``."""
+        """``12.30 [11.90, 12.70]``; with ``percent`` the figures are shown ×100 with a ``%``; with
+        ``signed`` (a difference) the value and both bounds carry their sign: ``+0.75 [-4.54, +6.04]``."""
         scale, unit = (100.0, "%") if percent else (1.0, "")
         sign = "+" if signed else ""
 
@@ -106,7 +107,7 @@ class Estimate:
 
         if math.isnan(self.low) or math.isnan(self.high):
             return f(self.value, sign)
-        return f"{f(self.value, sign)} [{f(self.low)}, {f(self.high)}]"
+        return f"{f(self.value, sign)} [{f(self.low, sign)}, {f(self.high, sign)}]"
 
     def __str__(self) -> str:
         return self.format()

@@ -250,6 +250,23 @@ def test_duel_text_signs_both_bounds_of_the_difference():
     assert f"+0.50 [{r.mean_diff.low:+.2f}, {r.mean_diff.high:+.2f}]" in line and ", +" in line, line
 
 
+def test_a_think_time_with_a_bots_own_budget_says_which_comes_first():
+    """A tester ran 'gouji duel online ismcts:2 heuristic --think-ms 30': the report said '30 ms per
+    decision' while the bot stopped after its 2 iterations (8 ms): the first line says both."""
+    from gouji_dsl.tools.duel import DuelReport
+    t = {"a": [1, 1, 0.1], "b": [1, 1, 0.1]}
+    sc = {s: 0.0 for s in range(1, 7)}
+    games = [DuelGame(0, True, sc, {s: s for s in sc}, 0.0, t), DuelGame(0, False, sc, {s: s for s in sc}, 0.0, t)]
+
+    def first_line(a: str, b: str, think_ms: float | None) -> str:
+        return DuelReport("online", a, b, 1, 1, think_ms, games, 1).text().splitlines()[0]
+
+    assert first_line("ismcts:2", "pimc:8", 30.0).endswith(
+        ", 30 ms per decision (ismcts:2 after 2 iterations and pimc:8 after 8 iterations if sooner)")
+    assert first_line("ismcts", "heuristic", 30.0).endswith(", 30 ms per decision")
+    assert "iterations" not in first_line("ismcts:2", "heuristic", None)
+
+
 def test_duel_text_says_how_to_read_the_per_seat_figures(runner):
     res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1"])
     assert res.exit_code == 0, res.output

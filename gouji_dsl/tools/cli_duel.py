@@ -99,7 +99,8 @@ class _LineProgress:
               help="Deals to play; each is played twice, with the teams' bots swapped.")
 @click.option("--seed", "-s", default="1", show_default=True, help="Seed of the deals (deal i is dealt from SEED:i).")
 @click.option("--think-ms", type=PositiveFloat(max=MAX_THINK_MS), default=None, metavar="MS",
-              help="Search bots think this long per decision (the result then depends on the machine's speed); "
+              help="Search bots think this long per decision (the result then depends on the machine's speed; "
+                   "a bot with its own budget, ismcts:200, stops at whichever comes first); "
                    "default: a fixed number of iterations (same seed, same result anywhere).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes to play deals in (the result does not depend on it, except with --think-ms).")

@@ -205,6 +205,11 @@ class DuelReport:
         """The report for people."""
         md, wr, tm = self.mean_diff, self.win_rate, self.timing()
         budget = f", {self.think_ms:g} ms per decision" if self.think_ms else ""
+        if self.think_ms:  # a bot with its own iteration budget stops at whichever comes first
+            capped = [f"{name} after {iters} iterations" for name in dict.fromkeys((self.a, self.b))
+                      for kind, iters in [parse_bot_spec(name)] if kind.searches and iters is not None]
+            if capped:
+                budget += f" ({' and '.join(capped)} if sooner)"
         match = f" in matches of {self.unit_size}" if self.unit_size > 1 else ""
         units = len(self.unit_means())
         interval = "" if math.isnan(md.low) else " (95 % interval)"

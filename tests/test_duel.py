@@ -60,6 +60,11 @@ def test_matches_are_the_unit_in_match_rulesets():
     g = graph("rulebook")
     r = duel(g, "heuristic", "random", 2, seed=2)
     assert r.unit_size == 5 and len(r.games) == 4 and len(r.unit_means()) == 1
+    # the report says the match was cut short ('4 games in matches of 5' puzzled a tester)
+    assert "= 4 games in one match of 5, cut short after 2 deals, seed 2" in r.text()
+    r7 = duel(g, "heuristic", "random", 7, seed=2)
+    assert "= 14 games in matches of 5, the last cut short after 2 deals, seed 2" in r7.text()
+    assert "cut short" not in duel(g, "heuristic", "random", 5, seed=2).text()
 
 
 def plain(x: DuelGame) -> dict:

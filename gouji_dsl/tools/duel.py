@@ -211,6 +211,11 @@ class DuelReport:
             if capped:
                 budget += f" ({' and '.join(capped)} if sooner)"
         match = f" in matches of {self.unit_size}" if self.unit_size > 1 else ""
+        cut = self.deals % self.unit_size  # rulebook --deals 2: one match of 5 played to its 2nd game only
+        if cut and self.deals < self.unit_size:
+            match = f" in one match of {self.unit_size}, cut short after {cut} deal{'s' if cut != 1 else ''}"
+        elif cut:
+            match += f", the last cut short after {cut} deal{'s' if cut != 1 else ''}"
         units = len(self.unit_means())
         interval = "" if math.isnan(md.low) else " (95 % interval)"
         what = "matches" if self.unit_size > 1 else "deals"

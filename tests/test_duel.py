@@ -189,6 +189,34 @@ def test_duel_cli_save_resumes_and_refuses_another_duels_file(runner, tmp_path):
     assert broken.exit_code == 1 and f"{save}:1:" in broken.stderr
 
 
+def test_a_save_file_of_a_ruleset_edited_since_is_refused(runner, tmp_path):
+    """A tester resumed a duel of his variant after changing a setting in it: the new deals were added
+    to the old ones, two rule sets in one figure. The header keeps the ruleset's fingerprint; a file
+    written before it had one (the committed strength-table runs) is still read."""
+    variant, save = tmp_path / "house.yaml", tmp_path / "run.jsonl"
+    variant.write_text("ruleset: house\nextends: online\n", encoding="utf-8")
+    args = ["duel", str(variant), "heuristic", "random", "--save", str(save)]
+    first = runner.invoke(cli, [*args, "--deals", "1"])
+    assert first.exit_code == 0, first.output
+    moved = tmp_path / "elsewhere" / "house.yaml"  # the same rules in another folder: the same duel
+    moved.parent.mkdir()
+    moved.write_text(variant.read_text(encoding="utf-8"), encoding="utf-8")
+    again = runner.invoke(cli, ["duel", str(moved), *args[2:], "--deals", "2"])
+    assert again.exit_code == 0 and "1 of the 2 deals saved already" in again.stderr, again.output
+    variant.write_text('ruleset: house\nextends: online\nsettings:\n  gouji_minimum: {"2": 2}\n', encoding="utf-8")
+    before = save.read_text(encoding="utf-8")
+    edited = runner.invoke(cli, [*args, "--deals", "3"])
+    assert edited.exit_code == 1 and "the rules of house changed since it was saved" in edited.stderr, edited.output
+    assert save.read_text(encoding="utf-8") == before
+    # a file without a fingerprint (written before headers had one) is resumed as before
+    lines = before.splitlines()
+    head = json.loads(lines[0])
+    del head["duel"]["fingerprint"]
+    save.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
+    old = runner.invoke(cli, [*args, "--deals", "3"])
+    assert old.exit_code == 0 and "2 of the 3 deals saved already" in old.stderr, old.output
+
+
 def test_duel_cli_save_cut_short_is_repaired(runner, tmp_path):
     """A run killed while writing a line (kill -9, a full disk) left a last line without its end: the
     file was refused for good (and an append would have glued the next deal to it). Now that line is

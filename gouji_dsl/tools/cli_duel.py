@@ -131,7 +131,8 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     on_unit = None
     saved_now: list[int] = []  # games saved by this run (one entry per finished deal or match)
     if save is not None:
-        header = run_header(graph.name, bot_a, bot_b, seed_value(seed), think_ms)
+        from gouji_dsl.tools.runs import fingerprint
+        header = run_header(graph.name, bot_a, bot_b, seed_value(seed), think_ms, fingerprint(graph.resolved))
         try:
             try:
                 load_saved(save, header)  # another duel's file is refused before anything in it is changed

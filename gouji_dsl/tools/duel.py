@@ -260,9 +260,27 @@ class SavedRunMismatch(ValueError):
     """A save file holds another duel (other ruleset, bots, seed or think time) than the one asked for."""
 
 
-def run_header(ruleset: str, a: str, b: str, seed: Any, think_ms: float | None) -> dict[str, Any]:
-    """What a save file's first line records, so that a resumed run never mixes two duels."""
-    return {"ruleset": ruleset, "a": a, "b": b, "seed": str(seed), "think_ms": think_ms}
+def run_header(ruleset: str, a: str, b: str, seed: Any, think_ms: float | None,
+               fingerprint: str | None = None) -> dict[str, Any]:
+    """What a save file's first line records, so that a resumed run never mixes two duels;
+    ``fingerprint`` (:func:`gouji_dsl.tools.runs.fingerprint` of the ruleset) tells an edited
+    ruleset file from the one the file was started with."""
+    out: dict[str, Any] = {"ruleset": ruleset, "a": a, "b": b, "seed": str(seed), "think_ms": think_ms}
+    if fingerprint is not None:
+        out["fingerprint"] = fingerprint
+    return out
+
+
+def _header_mismatch(saved: dict[str, Any], header: dict[str, Any]) -> str | None:
+    """How a save file's header differs from the duel asked for, or None. A file written before
+    headers had a fingerprint is not checked for it."""
+    diff = [k for k in header if saved.get(k) != header[k] and not (k == "fingerprint" and k not in saved)]
+    if "ruleset" in diff and "fingerprint" in diff:  # another ruleset: its rules differ, of course
+        diff.remove("fingerprint")
+    if not diff:
+        return None
+    return ", ".join(f"the rules of {header['ruleset']} changed since it was saved: fingerprint {saved[k]}, now "
+                     f"{header[k]}" if k == "fingerprint" else f"{k} {saved.get(k)!r}, not {header[k]!r}" for k in diff)
 
 
 def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGame]:
@@ -295,12 +313,10 @@ def load_saved(path: Path, header: dict[str, Any] | None = None) -> list[DuelGam
         try:
             if "duel" in d:
                 saved = d["duel"]
-                if header is not None:
-                    diff = [k for k in header if saved.get(k) != header[k]]
-                    if diff:
-                        raise SavedRunMismatch(
-                            f"{path}: holds another duel ({', '.join(f'{k} {saved.get(k)!r}, not {header[k]!r}' for k in diff)}); "
-                            "use another file, or delete this one to start again")
+                mismatch = None if header is None else _header_mismatch(saved, header)
+                if mismatch:
+                    raise SavedRunMismatch(f"{path}: holds another duel ({mismatch}); "
+                                           "use another file, or delete this one to start again")
                 continue
             for g in d["games"]:
                 x = DuelGame.from_json(g)

@@ -276,6 +276,27 @@ async def test_ask_bot_refuses_a_budget_above_the_registrys_maximum():
             assert "Error" not in status and "failed" not in status
 
 
+@sync
+async def test_ask_bot_iterations_placeholder_fits_its_field():
+    """An empty iterations field showed 'per' (its placeholder 'per decision', cut to the field's
+    width): 'default' (an empty field asks with the bot's default budget), a dash for a bot that does not search."""
+    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
+                  show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.play_screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("shift+f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
+        hint = app.screen
+        await wait_for(pilot, lambda: hint.analysis is not None, what="the first search")
+        inp = hint.query_one("#hint-iterations", Input)
+        assert inp.placeholder == "default"
+        assert len(inp.placeholder) <= inp.content_region.width, (inp.placeholder, inp.content_region.width)
+        hint.query_one("#hint-bot", Select).value = "heuristic"
+        await wait_for(pilot, lambda: inp.disabled, what="the field disabled")
+        assert inp.placeholder == "—" and inp.value == ""
+
+
 def test_a_search_told_to_stop_ends_after_one_round():
     s = PlaySession(graph("online"), seat=1, seed=3, bots="heuristic", hands=SHORT, leader=1)
     for spec in ("ismcts:100000", "pimc:100000"):

@@ -554,7 +554,7 @@ class BotHintScreen(ModalScreen[str | None]):
                              id="hint-bot")
                 yield Label(" iterations ", classes="hint-label")
                 yield Input(str(self.iterations or ""), type="integer", id="hint-iterations",
-                            placeholder="per decision")
+                            placeholder="default")
             yield Static("", id="hint-status")
             table: DataTable[Any] = DataTable(id="hint-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("move", "value", "± s.e.", "deals", "")
@@ -605,7 +605,11 @@ class BotHintScreen(ModalScreen[str | None]):
         self._stop.set()  # an earlier search still running stops (its answer would be dropped)
         self._stop = stop = threading.Event()
         status = self.query_one("#hint-status", Static)
-        self.query_one("#hint-iterations", Input).disabled = not BOTS[self.bot].searches
+        kind = BOTS[self.bot]
+        field = self.query_one("#hint-iterations", Input)
+        field.disabled = not kind.searches
+        # the field shows 10 characters: 'per decision' was cut to 'per'
+        field.placeholder = "default" if kind.searches else "—"
         spec = self.spec
         if spec is None:
             status.update(Text(self.refusal or "", style="bold red"))

@@ -15,6 +15,7 @@ import click
 
 from gouji_dsl.tools.cli import SafeGroup, cli
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
+from gouji_dsl.tools.exits import SEED
 
 
 def _workspace_option(f):
@@ -96,7 +97,7 @@ def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
 @click.argument("b")
 @click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start playing N paired deals at once (else F5 in the app; default N: 200).")
-@click.option("--seed", default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
+@click.option("--seed", type=SEED, default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
 @click.option("--bots", type=BotsType(), default="random", show_default=True,
               help=bots_help("Bots in the simulation"))
 @_workspace_option

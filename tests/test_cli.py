@@ -314,3 +314,22 @@ def test_show_explain_checks_the_deal_and_its_options(runner):
     for extra in (["--graph"], ["--settings"], ["--format", "dot"], ["--generated"]):
         r = runner.invoke(cli, ["show", "online", "--explain", "2 pass", *extra])
         assert r.exit_code == 2, extra
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "online", "--games", "2"],
+    ["duel", "online", "heuristic", "random", "--deals", "1"],
+    ["diff", "online", "rulebook", "--simulate", "2"],
+    ["show", "online", "--explain", "3 play 3"],
+    ["play", "online"],
+    ["compare", "online", "rulebook"],
+])
+@pytest.mark.parametrize("seed", ["", "  "])
+def test_every_seed_option_refuses_an_empty_seed(runner: CliRunner, args: list[str], seed: str) -> None:
+    """``--seed ''`` was accepted by simulate, diff and duel (the report said "seed "), while the play
+    screen's new-game dialog refuses it: one SEED type for every command, a usage error."""
+    from gouji_app.cli import gouji
+
+    r = runner.invoke(gouji, [*args, "--seed", seed])
+    assert r.exit_code == 2, r.output
+    assert "--seed" in r.output and "empty" in r.output

@@ -493,3 +493,14 @@ def test_snapshot_compare_rules_80x24(snapshot_world: Path, snap_compare):
 
     app = GoujiApp(workspace=Path("rules"), cursor_blink=False, compare={"a": "town-root", "b": "town"})
     assert snap_compare(app, terminal_size=NARROW, run_before=ready)
+
+
+def test_a_difference_signs_both_bounds_of_its_interval() -> None:
+    """The compare screen writes a rate difference as the text report and ``gouji duel`` do
+    (``Estimate.format(signed=True)``: ``+0.75 [-4.54, +6.04]``): both bounds signed."""
+    from gouji_app.widgets.compare_charts import fmt_difference, fmt_estimate
+    from gouji_dsl.tools.stats import Estimate
+
+    e = Estimate(0.012, -0.004, 0.029, 100, kind="paired_rate")
+    assert fmt_difference(e, True).plain == "+1.2% [-0.4, +2.9]"
+    assert fmt_estimate(Estimate(0.09, 0.048, 0.162, 100, kind="wilson"), True).plain == "9.0% [5, 16]"

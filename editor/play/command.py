@@ -13,7 +13,7 @@ import click
 from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType
-from gouji_dsl.tools.exits import seed_value
+from gouji_dsl.tools.exits import SEED, seed_value
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 
@@ -21,7 +21,7 @@ SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 @click.command("play")
 @click.argument("ruleset", required=False, default=None)
 @click.option("--seat", type=click.IntRange(1, 6), default=1, show_default=True, help="Your seat (1-6).")
-@click.option("--seed", default=None, help="Seed of the deals and bots (default: a random one, shown on screen).")
+@click.option("--seed", type=SEED, default=None, help="Seed of the deals and bots (default: a random one, shown on screen).")
 @click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
               help="The bots at the other seats: one bot for all of them, A,B (A at the odd seats 1/3/5, B at the "
                    f"even ones) or one per seat (A,B,C,D,E,F); your seat is yours. Bots: {', '.join(BOTS)}; a search bot takes an iteration budget "

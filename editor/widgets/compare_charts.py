@@ -26,7 +26,8 @@ BARS = " ▁▂▃▄▅▆▇█"
 
 # ------------------------------------------------------------------------------ figures
 def fmt_estimate(e: Estimate | None, rate: bool, signed: bool = False) -> Text:
-    """``12.3 ±0.4`` / ``9.0% [4.8–16.2]``: the value in bold, the 95% interval dim."""
+    """``12.3 ±0.4`` / ``9.0% [5, 16]``: the value in bold, the 95% interval dim; a ``signed``
+    difference signs the value and both bounds (``+1.2% [-0.4, +2.9]``)."""
     if e is None or math.isnan(e.value):
         return Text("—", style="dim")
     scale, unit = (100.0, "%") if (rate or e.kind == "wilson") else (1.0, "")
@@ -39,7 +40,8 @@ def fmt_estimate(e: Estimate | None, rate: bool, signed: bool = False) -> Text:
     else:
         # rates: one decimal for small percentages (0.0–0.8%), none for larger ones (7–12%)
         d = (1 if max(abs(e.low), abs(e.high)) * scale < 10 else 0) if unit else digits
-        t.append(f" [{e.low * scale:.{d}f}, {e.high * scale:.{d}f}]", style="dim")
+        sign = "+" if signed else ""  # a difference signs both bounds, as Estimate.format does
+        t.append(f" [{e.low * scale:{sign}.{d}f}, {e.high * scale:{sign}.{d}f}]", style="dim")
     return t
 
 

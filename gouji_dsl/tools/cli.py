@@ -31,6 +31,7 @@ from gouji_dsl.tools.exits import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_PIPE_CLOSED,
+    SEED,
     err,
     seed_value,
     stdout_closed,
@@ -259,7 +260,7 @@ cli.add_command(report_command)
               help="With --explain: a seat's hand, e.g. '1=KK 33' (repeat for every seat; default: the deal of --seed).")
 @click.option("--after", multiple=True, metavar="MOVE", help="With --explain: a move played before it (repeat, in order).")
 @click.option("--leader", type=int, default=None, help="With --explain: the seat that leads first.")
-@click.option("--seed", default="0", show_default=True, help="With --explain: the seed of the deal and of chance.")
+@click.option("--seed", type=SEED, default="0", show_default=True, help="With --explain: the seed of the deal and of chance.")
 def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: bool, vocabulary: bool,
                  generated: bool, explain_move: str | None, deal: tuple[str, ...], after: tuple[str, ...],
                  leader: int | None, seed: str) -> None:

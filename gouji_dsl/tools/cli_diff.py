@@ -15,6 +15,7 @@ import click
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
+from gouji_dsl.tools.exits import SEED
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
@@ -52,7 +53,7 @@ def _width() -> int:
               help="Output format.")
 @click.option("--simulate", "games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
               help="Also play N seeded deals under both rulesets (paired) and compare the outcomes.")
-@click.option("--seed", default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
+@click.option("--seed", type=SEED, default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
 @click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help("Bots in the simulation"))
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Worker processes for the simulation (the result does not depend on it).")

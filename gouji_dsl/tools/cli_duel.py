@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
-from gouji_dsl.tools.exits import seed_value
+from gouji_dsl.tools.exits import SEED, seed_value
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
@@ -97,7 +97,7 @@ class _LineProgress:
 @click.argument("bot_b", type=BotSpecType())
 @click.option("--deals", "-n", type=click.IntRange(min=1, max=MAX_DUEL_DEALS), default=50, show_default=True,
               help="Deals to play; each is played twice, with the teams' bots swapped.")
-@click.option("--seed", "-s", default="1", show_default=True, help="Seed of the deals (deal i is dealt from SEED:i).")
+@click.option("--seed", "-s", type=SEED, default="1", show_default=True, help="Seed of the deals (deal i is dealt from SEED:i).")
 @click.option("--think-ms", type=PositiveFloat(max=MAX_THINK_MS), default=None, metavar="MS",
               help="Search bots think this long per decision (the result then depends on the machine's speed; "
                    "a bot with its own budget, ismcts:200, stops at whichever comes first); "

@@ -17,7 +17,7 @@ import click
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
-from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, seed_value, stdout_console
+from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, SEED, seed_value, stdout_console
 from gouji_dsl.tools.exits import err as _err
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
@@ -215,7 +215,7 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
 @click.argument("ruleset")
 @click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=100, show_default=True,
               help="Number of games to play.")
-@click.option("--seed", "-s", default="1", show_default=True,
+@click.option("--seed", "-s", type=SEED, default="1", show_default=True,
               help="Seed of the run; game i deals from seed:i (same seed, same games).")
 @click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help())
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,

@@ -30,6 +30,23 @@ def seed_value(seed: str) -> Any:
     return int(seed) if body.isascii() and body.isdigit() else seed
 
 
+class SeedType(click.ParamType):
+    """Every ``--seed`` option: a number or a word, never empty (an empty seed would deal from ``:i``
+    and show as ``seed `` in the report; the play screen's new-game dialog refuses it too). The value
+    stays text; :func:`seed_value` turns it into the seed."""
+
+    name = "seed"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("give a number or a word, not an empty text", param, ctx)
+        return value
+
+
+SEED = SeedType()
+"""The type of every command's ``--seed`` option."""
+
+
 def stdout_closed() -> int:
     """Standard output's reader went away: point the descriptor at the null device so that the flush at
     exit cannot fail again (Python would print "Exception ignored ... BrokenPipeError"), and give the

@@ -217,17 +217,28 @@ async def test_ask_bot_answers_shift_f3_as_xterm_and_tmux_send_it():
         await wait_for(pilot, lambda: app.screen is app.play_screen, what="back to the table")
 
 
+def hint_app() -> PlayApp:
+    """A short online deal against heuristic bots, the human to lead: the hint dialog's tests."""
+    return PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
+                   show_steps=False)
+
+
+async def hint_dialog(pilot, app: PlayApp) -> BotHintScreen:
+    """Wait for the human's turn, press shift+F3 and return the ask-bot dialog once it is open."""
+    s = app.play_screen.session
+    await wait_for(pilot, lambda: s.your_turn, what="your turn")
+    await pilot.press("shift+f3")
+    await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
+    return app.screen
+
+
 @sync
 async def test_ask_bot_shows_each_candidate_with_its_value():
-    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
-                  show_steps=False)
+    app = hint_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = app.play_screen
         s = screen.session
-        await wait_for(pilot, lambda: s.your_turn, what="your turn")
-        await pilot.press("shift+f3")
-        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
-        hint = app.screen
+        hint = await hint_dialog(pilot, app)
         assert hint.bot == "ismcts"
         await wait_for(pilot, lambda: hint.analysis is not None or hint.error is not None, what="the search")
         assert hint.error is None
@@ -256,14 +267,9 @@ async def test_ask_bot_shows_each_candidate_with_its_value():
 async def test_ask_bot_refuses_a_budget_above_the_registrys_maximum():
     """A fresh tester typed 100001 iterations in the hint dialog: 'pimc:100001 failed: ValueError: bot
     ...' (Python's exception name, after starting a worker); now refused as the new-game dialog does."""
-    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
-                  show_steps=False)
+    app = hint_app()
     async with app.run_test(size=SIZE) as pilot:
-        s = app.play_screen.session
-        await wait_for(pilot, lambda: s.your_turn, what="your turn")
-        await pilot.press("shift+f3")
-        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
-        hint = app.screen
+        hint = await hint_dialog(pilot, app)
         await wait_for(pilot, lambda: hint.analysis is not None, what="the first search")
         inp = hint.query_one("#hint-iterations", Input)
         for value, words in (("100001", "at most 100,000 iterations"), ("0", "at least 1")):
@@ -280,14 +286,9 @@ async def test_ask_bot_refuses_a_budget_above_the_registrys_maximum():
 async def test_ask_bot_iterations_placeholder_fits_its_field():
     """An empty iterations field showed 'per' (its placeholder 'per decision', cut to the field's
     width): 'default' (an empty field asks with the bot's default budget), a dash for a bot that does not search."""
-    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
-                  show_steps=False)
+    app = hint_app()
     async with app.run_test(size=SIZE) as pilot:
-        s = app.play_screen.session
-        await wait_for(pilot, lambda: s.your_turn, what="your turn")
-        await pilot.press("shift+f3")
-        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
-        hint = app.screen
+        hint = await hint_dialog(pilot, app)
         await wait_for(pilot, lambda: hint.analysis is not None, what="the first search")
         inp = hint.query_one("#hint-iterations", Input)
         assert inp.placeholder == "default"
@@ -308,14 +309,10 @@ def test_a_search_told_to_stop_ends_after_one_round():
 async def test_a_closed_hint_dialog_stops_its_search():
     """A fresh tester asked for 10,000 iterations, closed the dialog, and the search went on using a
     core in the background (and one more per question asked again): now closing or asking again stops it."""
-    app = PlayApp(graph("online"), seed=3, bots="heuristic", hands=SHORT, leader=1, speed="instant",
-                  show_steps=False)
+    app = hint_app()
     async with app.run_test(size=SIZE) as pilot:
         s = app.play_screen.session
-        await wait_for(pilot, lambda: s.your_turn, what="your turn")
-        await pilot.press("shift+f3")
-        await wait_for(pilot, lambda: isinstance(app.screen, BotHintScreen), what="the hint dialog")
-        hint = app.screen
+        hint = await hint_dialog(pilot, app)
         await wait_for(pilot, lambda: hint.analysis is not None, what="the first search")
         spent: list[int] = []
         analyse = s.analyse

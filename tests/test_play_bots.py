@@ -377,3 +377,23 @@ async def test_the_app_answers_keys_while_a_bot_thinks(monkeypatch):
         await pilot.press("escape")
         gate.set()
         await wait_for(pilot, lambda: any(e.by == "bot" for e in screen.session.entries), what="the bot's move")
+
+
+@sync
+async def test_the_play_screens_footer_cuts_no_key_at_100_columns():
+    """At 100 columns the play screen's compact footer showed "^b Clos▏^p palette": the ctrl+p key was
+    measured by its own width, one column short of what it leaves the keys. Every shown key now ends
+    before the ctrl+p key starts (or the ctrl+p key is left out)."""
+    from pilot_helpers import footer_settled
+
+    from gouji_app.widgets.footer import FittingFooter
+
+    app = hint_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.play_screen.session.your_turn, what="your turn")
+        await footer_settled(pilot)
+        footer = app.screen.query_one(FittingFooter)
+        shown = [c for c in footer.children if c.display]
+        palette = [c.region.x for c in shown if c.has_class("-command-palette")]
+        end = min(palette) if palette else footer.region.right
+        assert all(c.region.right <= end for c in shown if not c.has_class("-command-palette"))

@@ -47,7 +47,10 @@ class FittingFooter(Footer):
             return None
         left = self.region.x
         keys = [c.region.right - left for c in shown if not c.has_class("-command-palette")]
-        return max(keys, default=0), sum(c.outer_size.width for c in shown if c.has_class("-command-palette"))
+        # the ctrl+p key's share is from its left edge to the footer's right end (its own width left a
+        # column out at 100 columns: "^b Clos▏^p palette")
+        palette = [c.region.x for c in shown if c.has_class("-command-palette")]
+        return max(keys, default=0), (self.region.right - min(palette)) if palette else 0
 
     def _fit(self) -> None:
         self.settled = not self._shrink()

@@ -230,9 +230,11 @@ def infer_type(value: Any, kinds: tuple[str, ...] | frozenset[str]) -> Type:
     if isinstance(value, dict):
         if not value:
             return MapOf(TEXT, ANY)
+        # each value's type is inferred once (inferring it again for the record below made the
+        # work double per level of nesting: 60 levels never finished)
+        items = [(str(k), infer_type(x, kinds)) for k, x in value.items()]
         vt: Type | None = None
-        for x in value.values():
-            xt = infer_type(x, kinds)
+        for _, xt in items:
             vt = xt if vt is None else (join(vt, xt) or ANY)
         nullable = any(x is None for x in value.values())
         if vt is not None and nullable and not isinstance(vt, Nullable):
@@ -242,7 +244,7 @@ def infer_type(value: Any, kinds: tuple[str, ...] | frozenset[str]) -> Type:
             return MapOf(RANK, vt or ANY)
         if all(_digits(k) for k in keys):
             return MapOf(INT, vt or ANY)
-        return Record(tuple((str(k), infer_type(x, kinds)) for k, x in value.items()))
+        return Record(tuple(items))
     return ANY
 
 

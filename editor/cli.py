@@ -98,7 +98,7 @@ def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
 @click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start playing N paired deals at once (else F5 in the app; default N: 200).")
 @click.option("--seed", type=SEED, default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
-@click.option("--bots", type=BotsType(), default="random", show_default=True,
+@click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
               help=bots_help("Bots in the simulation"))
 @_workspace_option
 @click.pass_context

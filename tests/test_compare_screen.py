@@ -218,9 +218,11 @@ def test_tiny_simulation_shows_the_table_charts_and_divergent_deals(ws: Path):
             await simulated(pilot, screen)
             assert screen.sim_state == "done", screen.query_one("#sim-status").render()
             report = screen.report
-            assert report.games == 4 and report.seed == "7" and report.bots == "random"
-            # the same figures as the library (and `gouji diff --simulate 4 --seed 7`)
-            direct = compare.paired_simulation("online", "rulebook", 4, "7", workers=1)
+            # the heuristic bot unless told (random bots never burn successfully), named on the screen
+            assert report.games == 4 and report.seed == "7" and report.bots == "heuristic"
+            assert "Played by heuristic bots at every seat." in rendered(screen.query_one("#sim-time").content)
+            # the same figures as the library (and `gouji diff --simulate 4 --seed 7 --bots heuristic`)
+            direct = compare.paired_simulation("online", "rulebook", 4, "7", bots="heuristic", workers=1)
             assert report.to_dict(timing=False) == direct.to_dict(timing=False)
             table = rendered(screen.query_one("#sim-table").content)
             for label in ("decisions per game", "team score spread", "sweep rate", "mean score, seat 6",
@@ -400,7 +402,7 @@ def test_gouji_compare_command(ws: Path, monkeypatch):
                                            "--workspace", str(ws)])
     assert res.exit_code == 0, res.output
     assert calls[-1] == {"workspace": ws, "compare": {"a": "qingdao", "b": "qingdao-classic", "seed": "1",
-                                                     "bots": "random", "simulate": True, "games": 500}}
+                                                     "bots": "heuristic", "simulate": True, "games": 500}}
     res = runner.invoke(editor_cli.gouji, ["compare", "--help"])
     assert "--simulate" in res.output
 

@@ -75,6 +75,9 @@ from ..widgets.footer import FittingFooter
 from ..workspace import Workspace, display_path
 
 DEFAULT_GAMES = 200
+DEFAULT_BOTS = "heuristic"
+"""The bots of a simulation unless told: the heuristic bot (random bots never burn successfully, so
+their figures say little about a ruleset)."""
 DEFAULT_SEED = "1"
 NARROW = 100          # below this width the panes are stacked (v toggles) and the header lines are shorter
 SHORT = 30            # below this height the app header is hidden
@@ -493,7 +496,17 @@ def start_resource_tracker() -> None:
 # the screen
 
 
-def bot_options(current: str = "random") -> list[tuple[str, str]]:
+def bots_phrase(bots: str | list[str]) -> str:
+    """Which bots played, in words: ``heuristic bots at every seat``, or seat by seat."""
+    names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+    if len(set(names)) == 1:
+        return f"{names[0]} bots at every seat"
+    if isinstance(bots, str) and len(names) == 2:
+        return f"{names[0]} bots at the odd seats, {names[1]} at the even seats"
+    return ", ".join(f"seat {i} {n}" for i, n in enumerate(names, 1))
+
+
+def bot_options(current: str = DEFAULT_BOTS) -> list[tuple[str, str]]:
     """The bots the simulation offers: every kind of the registry (a search bot marked slow: it
     searches at every decision of every seat), and ``current`` when it is another spec (``A,B``,
     ``ismcts:44``) given on the command line."""
@@ -526,7 +539,7 @@ class CompareScreen(Screen[None]):
     ]
 
     def __init__(self, workspace: Workspace, a: RulesetSource, b: RulesetSource, *, games: int = DEFAULT_GAMES,
-                 seed: str = DEFAULT_SEED, bots: str = "random", simulate: bool = False,
+                 seed: str = DEFAULT_SEED, bots: str = DEFAULT_BOTS, simulate: bool = False,
                  show_timing: bool = True, workers: int | None = None) -> None:
         super().__init__(classes="compare-screen")
         self.workspace = workspace
@@ -821,7 +834,7 @@ class CompareScreen(Screen[None]):
             return None
         seed = self.query_one("#sim-seed", Input).value.strip() or DEFAULT_SEED
         bots = self.query_one("#sim-bots", Select).value
-        return games, seed, str(bots) if bots != Select.NULL else "random"
+        return games, seed, str(bots) if bots != Select.NULL else DEFAULT_BOTS
 
     @on(Button.Pressed, "#sim-run")
     def _run_pressed(self, event: Button.Pressed) -> None:
@@ -974,6 +987,7 @@ class CompareScreen(Screen[None]):
         ga, gb = self.graphs
         timing = self.query_one("#sim-time", Static)
         note = Text()
+        note.append(f"Played by {bots_phrase(r.bots)}.\n", style="bold")
         if not r.same_deck:
             note.append("The two rulesets use different packs: deal i is seeded alike but not dealt alike.\n",
                         style="yellow")

@@ -13,7 +13,7 @@ from typing import Any
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS, HOOKS, PLAY_ATTRS
+from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, HOOKS, PLAY_ATTRS, default_text
 
 EXAMPLE_SETTING = "gouji_minimum"
 
@@ -119,7 +119,8 @@ def help_markdown(keys: list[tuple[str, str]] | None = None) -> str:
 @functools.lru_cache(maxsize=1)
 def _language_help() -> str:
     ex = _examples()
-    hooks = "\n".join(f"| `{h.name}` | {h.kind} | {', '.join(h.context) or '–'} | {h.doc} |" for h in HOOKS.values())
+    hooks = "\n".join(f"| `{h.name}` | {h.kind} | {', '.join(h.context) or '–'} | {h.doc} | {default_text(h)} |"
+                      for h in HOOKS.values())
     funcs = ", ".join(f"`{n}({', '.join(map(str, f.params))})`" for n, f in FUNCTIONS.items())
     attrs = ", ".join(f"`{n}`" for n in PLAY_ATTRS)
     effects = ", ".join(f"`{k}`" for k in EFFECT_KEYS)
@@ -178,6 +179,8 @@ players; `source:` says where the rule comes from.
 | `mark:` / `unmark: FLAG` | sets / clears a per-seat flag (seat: `target:`, default `seat`) |
 | `count: COUNTER` | adds 1 (or `amount:`) to a per-seat counter |
 
+{COMBINING}
+
 ## A variant
 
 A rule with the id of an inherited rule replaces it in place; new ids are added; `remove: [id, ...]`
@@ -197,8 +200,8 @@ lists with `++` (join), `--` (without), `&` (both). Names:
 
 ## Questions (hooks) a rule can answer
 
-| hook | kind | known names | question |
-| --- | --- | --- | --- |
+| hook | kind | known names | question | no rule applies |
+| --- | --- | --- | --- | --- |
 {hooks}
 
 ## Keys

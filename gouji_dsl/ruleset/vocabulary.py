@@ -48,6 +48,36 @@ class HookKind(StrEnum):
     TRIGGER = "trigger"  # mark / unmark / count / place / give rules; every matching one runs
 
 
+COMBINING = (
+    "How rules combine. A rule applies when its `when:` guard holds (no guard: always). "
+    "A permit question (allow / deny / require rules) is answered yes when (a) the question's default is yes "
+    "or an applying `allow` rule's expression holds, and (b) no applying `deny` rule's expression holds and "
+    "every applying `require` rule's expression holds: a deny or a failed require always wins over any allow, "
+    "and file order does not matter. So on a question whose default is yes (`play`, `follow`, `burn_lead`) "
+    "an allow rule changes nothing; on one whose default is no (`revolt`, `yield`, `burn`, `see_hand`...) "
+    "only an allow rule can open it. A value question (value / order rules) is answered by the last applying "
+    "rule in the rule graph's order (file order, a child's new rules after the inherited ones, `before:` / "
+    "`after:` edges); a trigger (mark / unmark / count / place / give rules) runs every applying rule, in that "
+    "order. When no rule applies, the question takes its default: `gouji show --vocabulary` and the hooks "
+    "table give it for each question (none for a value question means the engine's own answer, "
+    "named in the question's description).")
+"""How allow / deny / require, value and trigger rules combine, and what a question answers when no
+rule matches (docs/ruleset-format.md "How rules combine" and F1 say the same)."""
+
+
+def default_text(h: Hook) -> str:
+    """What ``h`` answers when no rule applies, in words (``yes``/``no``, a value, or none)."""
+    if h.kind == HookKind.TRIGGER:
+        return "nothing happens"
+    if h.kind == HookKind.PERMIT:
+        return "yes" if h.default else "no"
+    if h.default is None:
+        return "none (the engine's default)"
+    if isinstance(h.default, bool):
+        return "yes" if h.default else "no"
+    return repr(h.default) if not isinstance(h.default, str) else h.default
+
+
 PLACE_WORDS = "'last' | 'next' | 'after-finishers'"
 """Where a seat that stops playing is placed: the worst free place, the best free place, or after
 every seat that finishes normally (type of ``place:`` effects, ``no_lead`` and ``burn_failure``)."""
@@ -358,7 +388,7 @@ def vocabulary_text() -> str:
     out = ["Hooks (on:)"]
     for h in HOOKS.values():
         ctx = ", ".join(h.context) or "-"
-        out.append(f"  {h.name:<17} {h.kind:<8} [{ctx}]  {h.doc}")
+        out.append(f"  {h.name:<17} {h.kind:<8} [{ctx}]  {h.doc} (no rule: {default_text(h)})")
     out.append("\nVariables")
     for n, v in {**CONTEXT_VARS, **GLOBAL_VARS}.items():
         out.append(f"  {n:<17} {v.type!s:<7} {v.doc}")
@@ -370,6 +400,7 @@ def vocabulary_text() -> str:
         out.append(f"  {f.signature(n)}: {f.doc}")
     out.append("\nSettings: settings.NAME reads a setting of the ruleset (gouji show --settings lists them with their types).")
     out.append("Place words (place:, no_lead, burn_failure): " + PLACE_WORDS)
+    out.append("\n" + COMBINING)
     return "\n".join(out)
 
 

@@ -13,7 +13,7 @@ import click
 from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType
-from gouji_dsl.tools.exits import SEED, seed_value
+from gouji_dsl.tools.exits import SEED, err, seed_value
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 
@@ -52,7 +52,7 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
         else:
             graph = load_graph(ruleset or "online")
     except GoujiError as e:
-        click.echo(e.format(), err=True)
+        err(e.format())
         raise SystemExit(1) from None
     if seat > graph.n_seats:
         raise click.BadParameter(f"this ruleset has {graph.n_seats} seats", param_hint="'--seat'")

@@ -32,8 +32,11 @@ from gouji_dsl.tools.exits import (
     EXIT_OK,
     EXIT_PIPE_CLOSED,
     SEED,
+    echo,
+    echo_json,
     err,
     seed_value,
+    shown,
     stdout_closed,
     stdout_console,
 )
@@ -223,11 +226,11 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
                 n = len(warnings)
                 _err(f"{f}: {n} warning{'s' if n != 1 else ''} (--strict)")
             else:
-                click.echo(f"{f}: ok ({n_rules} rules)")
+                echo(f"{f}: ok ({n_rules} rules)")
         if failed:
             status = max(status, EXIT_BAD_INPUT)
     if fmt == "json":
-        click.echo(json.dumps({"ok": status == EXIT_OK, "files": report}, ensure_ascii=False, indent=2))
+        echo_json(json.dumps({"ok": status == EXIT_OK, "files": report}, ensure_ascii=False, indent=2))
     sys.exit(status)
 
 
@@ -296,12 +299,12 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         if fmt not in ("text", "markdown"):
             raise click.UsageError("--settings prints text or markdown")
         if fmt == "markdown":
-            click.echo(settings_ref.reference_markdown(
+            echo(settings_ref.reference_markdown(
                 None if ruleset is None else settings_ref.rows(_load_resolved(ruleset))), nl=False)
         elif ruleset is None:
             raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
         else:
-            click.echo(settings_ref.reference_text(_load_resolved(ruleset)), nl=False)
+            echo(settings_ref.reference_text(_load_resolved(ruleset)), nl=False)
         return
     if ruleset is None:
         raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
@@ -316,7 +319,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         from gouji_dsl.tools.explain_cli import explain_text
         graph = _load_graph(ruleset)
         try:
-            click.echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
+            echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
                                     seed=seed_value(seed)))
         except GoujiError as e:
             _report(e)
@@ -335,13 +338,14 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
     if as_graph or fmt != "text":
         graph = _load_graph(ruleset)
         fn = {"text": render.graph_text, "mermaid": render.graph_mermaid, "dot": render.graph_dot}[fmt]
-        click.echo(fn(graph), nl=False)
+        echo(fn(graph), nl=False)
         return
     resolved = _load_resolved(ruleset)
     if sys.stdout.isatty():
-        stdout_console(highlight=False, soft_wrap=True).print(render.resolved_text(resolved, markup=True), end="")
+        stdout_console(highlight=False, soft_wrap=True).print(shown(render.resolved_text(resolved, markup=True), lines=True),
+                                                               end="")
     else:
-        click.echo(render.resolved_text(resolved), nl=False)
+        echo(render.resolved_text(resolved), nl=False)
 
 
 # ------------------------------------------------------------------------------ doc
@@ -364,7 +368,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
     graph = _load_graph(ruleset)
     text = ruleset_doc(graph, fmt)
     if output is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     try:
         with open(output, "w", encoding="utf-8") as fh:
@@ -394,7 +398,7 @@ def test_command(files: tuple[str, ...], as_json: bool) -> None:
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)
-    click.echo(format_results(results, as_json=as_json))
+    (echo_json if as_json else echo)(format_results(results, as_json=as_json))
     failed = any(not r.passed for r in results)
     sys.exit(EXIT_BAD_INPUT if failed else EXIT_OK)
 

@@ -15,12 +15,12 @@ import click
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
-from gouji_dsl.tools.exits import SEED
+from gouji_dsl.tools.exits import SEED, echo, echo_json, err
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
 def _fail(message: str) -> None:
-    click.echo(message, err=True)
+    err(message)
     sys.exit(1)
 
 
@@ -109,21 +109,21 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
             _fail("interrupted")
     if fmt == "json":
         data: dict[str, Any] = {"diff": diff.to_dict(), "simulation": report.to_dict() if report else None}
-        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
+        echo_json(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
     elif fmt == "markdown":
-        click.echo(compare.diff_markdown(diff), nl=False)
+        echo(compare.diff_markdown(diff), nl=False)
         if report is not None:
-            click.echo("")
-            click.echo(compare.report_markdown(report), nl=False)
+            echo("")
+            echo(compare.report_markdown(report), nl=False)
     else:
         width = _width()
-        click.echo(compare.diff_text(diff, width), nl=False)
+        echo(compare.diff_text(diff, width), nl=False)
         if report is not None:
-            click.echo("")
-            click.echo(compare.report_text(report, width), nl=False)
+            echo("")
+            echo(compare.report_text(report, width), nl=False)
     if report is not None and save_dir is not None:
         try:
             paths = compare.save_divergent(report, save_dir)
         except OSError as e:
             _fail(f"error: cannot write divergent deals to {save_dir}: {e}")
-        click.echo(f"saved {len(paths)} divergent deal(s) to {save_dir}", err=True)
+        err(f"saved {len(paths)} divergent deal(s) to {save_dir}")

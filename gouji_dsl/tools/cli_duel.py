@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
-from gouji_dsl.tools.exits import SEED, seed_value
+from gouji_dsl.tools.exits import SEED, echo, echo_json, seed_value, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
@@ -88,7 +88,7 @@ class _LineProgress:
         if step != self.step or now - self.last >= self.EVERY_S or done == total:
             self.step, self.last = step, now
             end = ", done" if done == total else ""
-            print(f"{self.what}: {done}/{total} {self.unit}{end} ({now - self.t0:.0f} s)", file=sys.stderr, flush=True)
+            print(shown(f"{self.what}: {done}/{total} {self.unit}{end} ({now - self.t0:.0f} s)"), file=sys.stderr, flush=True)
 
 
 @click.command("duel", epilog=bots_epilog())
@@ -171,7 +171,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
             with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
                 total = len(units(graph, deals))  # known from the start: not "0/?" until a unit is done
-                task = bar.add_task(f"{graph.name}: {bot_a} vs {bot_b}", total=total,
+                task = bar.add_task(shown_markup(f"{graph.name}: {bot_a} vs {bot_b}"), total=total,
                                     completed=total - len(still_to_play(graph, deals, done)[0]))
 
                 def progress(done: int, total: int) -> None:
@@ -199,6 +199,6 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
         _err(f"{ruleset}: duel failed: {type(e).__name__}: {e}")
         sys.exit(EXIT_INTERNAL)
     if as_json:
-        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        echo_json(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(report.text())
+        echo(report.text())

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.tools.exits import echo, echo_json, err
 
 __all__ = ["replay_command", "game_summary"]
 
@@ -94,22 +95,22 @@ def replay_command(record: str, check: bool, as_json: bool, ruleset: str | None)
         finals = check_record(graph, rec) if check else replay_record(graph, rec)
     except GoujiError as e:
         if as_json:
-            click.echo(json.dumps({"file": record, "ok": False, "diagnostics": [d.to_dict() for d in e.diagnostics]},
-                                  ensure_ascii=False, indent=2))
+            echo_json(json.dumps({"file": record, "ok": False, "diagnostics": [d.to_dict() for d in e.diagnostics]},
+                                 ensure_ascii=False, indent=2))
         else:
             for d in e.diagnostics:
-                click.echo(d.format(), err=True)
+                err(d.format())
         sys.exit(1)
     games = [game_summary(st, i) for i, st in enumerate(finals, 1)]
     if as_json:
-        click.echo(json.dumps({"file": record, "ok": True, "ruleset": graph.name, "checked": check, "games": games},
-                              ensure_ascii=False, indent=2, default=str))
+        echo_json(json.dumps({"file": record, "ok": True, "ruleset": graph.name, "checked": check, "games": games},
+                             ensure_ascii=False, indent=2, default=str))
         return
     n_moves = sum(len(g["moves"]) for g in games)
     what = f"{len(games)} game{'s' if len(games) != 1 else ''}, {n_moves} moves"
     if check:
-        click.echo(f"{record}: ok — every event and the result replay the same under {graph.name!r} ({what})")
+        echo(f"{record}: ok — every event and the result replay the same under {graph.name!r} ({what})")
         return
-    click.echo(f"{record}: ruleset {graph.name!r}, {what}")
+    echo(f"{record}: ruleset {graph.name!r}, {what}")
     for i, st in enumerate(finals, 1):
-        click.echo("\n".join(_game_text(st, i)))
+        echo("\n".join(_game_text(st, i)))

@@ -17,7 +17,17 @@ import click
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
-from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, SEED, seed_value, stdout_console
+from gouji_dsl.tools.exits import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    SEED,
+    echo,
+    echo_json,
+    seed_value,
+    shown_markup,
+    stdout_console,
+)
 from gouji_dsl.tools.exits import err as _err
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
@@ -92,7 +102,7 @@ def progress_bar(description: str, total: int, games_per_deal: int, enabled: boo
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("deals"),
                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(description, total=total, rate="")
+        task = bar.add_task(shown_markup(description), total=total, rate="")
         t0 = time.monotonic()
         first: list[int] = []
 
@@ -157,7 +167,8 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
 
     console = stdout_console(highlight=False)
     games = summary["games"]
-    console.print(f"[bold]{summary['ruleset']}[/bold]: {games} games, seed {summary['seed']}, {bots} bots")
+    console.print(f"[bold]{shown_markup(summary['ruleset'])}[/bold]: {games} games, seed {shown_markup(summary['seed'])}, "
+                  f"{shown_markup(bots)} bots")
     iv = summary.get("intervals") or {}
 
     def ci(key: str, percent: bool = False) -> str:
@@ -192,22 +203,22 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
     if summary.get("until"):
         from gouji_dsl.tools.paired import precision_text
         line = precision_text(summary["until"], games, "games")
-        console.print(line if summary["until"].get("reached") else f"[yellow]{line}[/yellow]")
+        console.print(shown_markup(line) if summary["until"].get("reached") else f"[yellow]{shown_markup(line)}[/yellow]")
     elif summary.get("stopped_by") == "halfwidth":
         console.print("stopped when the interval was narrow enough (--until-halfwidth)")
     if summary.get("resumed_games"):
         console.print(f"resumed:          {summary['resumed_games']} games read back from the output folder")
     for gap in summary.get("missing") or []:
-        console.print(f"[yellow]missing chunks: {gap}[/yellow]")
+        console.print(f"[yellow]missing chunks: {shown_markup(gap)}[/yellow]")
     gps = summary.get("games_per_s")
     if summary.get("elapsed_s"):
         console.print(f"elapsed:          {summary['elapsed_s']:.3f} s"
-                      + (f"  ({gps:.1f} games/s, {summary.get('executor')}, {summary.get('workers')} worker(s)"
-                         f"{', ' + summary['engine'] + ' engine' if summary.get('engine') else ''})"
-                         if gps is not None else ""))
+                      + shown_markup(f"  ({gps:.1f} games/s, {summary.get('executor')}, {summary.get('workers')} worker(s)"
+                                     f"{', ' + summary['engine'] + ' engine' if summary.get('engine') else ''})"
+                                     if gps is not None else ""))
     if summary.get("engine_fallback"):
         console.print(f"[yellow]played by the interpreter: the generated engine does not handle this ruleset "
-                      f"({summary['engine_fallback']})[/yellow]")
+                      f"({shown_markup(summary['engine_fallback'])})[/yellow]")
     console.print("[dim]95% intervals: means cluster-robust by match, rates Wilson (see README: Statistics)[/dim]")
 
 
@@ -271,7 +282,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
         _err(f"{ruleset}: simulation failed: {type(e).__name__}: {e}")
         sys.exit(EXIT_INTERNAL)
     if as_json:
-        click.echo(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
+        echo_json(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
     else:
         _summary_text(summary, bots)
 
@@ -313,7 +324,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
         summary.pop("games_per_s")
         summary["folders"] = merged.folders
         if fmt == "json":
-            click.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+            echo_json(json.dumps(summary, ensure_ascii=False, indent=2))
         else:
             bots = spec.get("bots")
             _summary_text(summary, bots if isinstance(bots, str) else ",".join(bots or []))
@@ -330,9 +341,9 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     if fmt == "json":
         data = report.to_dict(timing=False)
         data["folders"] = merged.folders
-        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
+        echo_json(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
     elif fmt == "markdown":
-        click.echo(paired.report_markdown(report), nl=False)
+        echo(paired.report_markdown(report), nl=False)
     else:
         from gouji_dsl.tools.cli_diff import _width
-        click.echo(paired.report_text(report, _width()), nl=False)
+        echo(paired.report_text(report, _width()), nl=False)

@@ -3,6 +3,7 @@ and a quiet stop when standard output is closed (``gouji simulate ... | head -1`
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -18,9 +19,59 @@ EXIT_PIPE_CLOSED = 141
 program that SIGPIPE ended (128 + 13), not 1 (which means bad input here)."""
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""What a terminal may act on instead of showing: C0 controls but tab and newline (ESC starts colours,
+OSC window titles and clipboard writes, BEL rings), DEL, the C1 controls (U+009B is a CSI of its own),
+line and paragraph separators, and the bidirectional overrides and isolates (they reorder what
+follows them on the line)."""
+_CONTROL_LINE = re.compile(_CONTROL.pattern[:-1] + "\t\n]")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def shown(text: Any, *, lines: bool = False) -> str:
+    """``text`` (a name from a file, a message quoting one) safe for a terminal: every control
+    character written as its Python escape (``\\x1b``, ``\\x9b``, ``\\u202e``), so a file can neither
+    colour the output, set the window title, write the clipboard (OSC 52) nor ring the bell. Tabs
+    and newlines are escaped too unless ``lines`` (a multi-line message or report). Not Rich markup
+    escaping: see :func:`shown_markup` for text that a Rich console interprets."""
+    return (_CONTROL if lines else _CONTROL_LINE).sub(_escape_char, str(text))
+
+
+def shown_markup(text: Any) -> str:
+    """:func:`shown`, then Rich markup escaped (``[red]`` shows as itself): for a name interpolated into
+    text printed by a Rich console."""
+    from rich.markup import escape
+    return escape(shown(text))
+
+
+_JSON_CONTROL = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def shown_json(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``, which writes C0 controls as ``\\u001b`` but
+    DEL, C1 and the bidirectional controls as they are) with those written as ``\\uXXXX`` too: the same
+    JSON value, safe to print on a terminal."""
+    return _JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def echo(text: str = "", *, nl: bool = True, err: bool = False) -> None:
+    """A command's output (a report, a listing: lines of text) with the control characters of names
+    from files escaped (:func:`shown`)."""
+    click.echo(shown(text, lines=True), nl=nl, err=err)
+
+
+def echo_json(text: str) -> None:
+    """JSON output (see :func:`shown_json`)."""
+    click.echo(shown_json(text))
+
+
 def err(text: str) -> None:
-    """One line on standard error."""
-    click.echo(text, err=True)
+    """One line on standard error (control characters of names from files escaped: :func:`shown`)."""
+    click.echo(shown(text, lines=True), err=True)
 
 
 def seed_value(seed: str) -> Any:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gouji_dsl.engine.interpreter import Ctx, new_game
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.vocabulary import COMBINING, HOOKS, default_text
+from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, HOOKS, default_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,3 +47,71 @@ def test_a_deny_wins_over_an_allow_whatever_the_order(tmp_path):
         g = load_graph(p)
         st = new_game(g, 1)
         assert g.permit("see_hand", Ctx(st, seat=1, target=2)) is False
+
+
+# ------------------------------------------------------------------------------ item 3: play accessors
+JOKER_KINDS = """
+ruleset: big-jokers
+extends: online
+rules:
+  - id: x.small-jokers-follow-only
+    on: play
+    when: "leading"
+    deny: "cards_of(play, 'B') >= 2 and cards_of(play, 'R') == 0"
+    says: "Two small jokers without a big one may not lead."
+  - id: x.big-jokers-answered-by-opposite
+    on: follow
+    when: "cards_of(top, 'R') >= 2"
+    require: "seat == opposite(top.seat)"
+    says: "Two big jokers are answered only by the opposite."
+"""
+
+
+def test_cards_of_tells_big_from_small_jokers(tmp_path):
+    from gouji_dsl.engine.cards import parse_cards
+    from gouji_dsl.engine.interpreter import TablePlay
+    g = load_graph(write(tmp_path, "big-jokers.yaml", JOKER_KINDS))
+    st = new_game(g, 3)
+    p = g.model.classify(tuple(g.model.counts_of(parse_cards("RR B"))))
+    tp = TablePlay(p, 1, g.model.kinds)
+    cards_of = FUNCTIONS["cards_of"].impl
+    assert cards_of(Ctx(st), tp, "R") == 2 and cards_of(Ctx(st), tp, "B") == 1 and cards_of(Ctx(st), tp, "3") == 0
+    # the follow rule reads the table play: only the opposite is asked about RR
+    st.top = tp
+    assert g.permit("follow", Ctx(st, seat=4, top=tp)) is True
+    assert g.permit("follow", Ctx(st, seat=2, top=tp)) is False
+
+
+def test_a_play_is_not_searched_as_text_and_kinds_have_did_you_mean(tmp_path):
+    from gouji_dsl.diagnostics import Code, GoujiError
+    bad = write(tmp_path, "bad.yaml", """
+        ruleset: bad
+        extends: online
+        rules:
+          - id: x.text
+            on: follow
+            when: "'BB' in top.cards"
+            deny: "true"
+        """)
+    try:
+        load_graph(bad)
+    except GoujiError as e:
+        d = e.diagnostics[0]
+        assert d.code == Code.TYPE_MISMATCH and "cards_of(top, 'B') >= 2" in (d.hint or "")
+    else:
+        raise AssertionError("'BB' in top.cards was accepted")
+    bad2 = write(tmp_path, "bad2.yaml", JOKER_KINDS.replace("cards_of(play, 'B')", "cards_of(play, 'BB')"))
+    try:
+        load_graph(bad2)
+    except GoujiError as e:
+        d = e.diagnostics[0]
+        assert d.code == Code.NOT_A_CARD and "one kind at a time: 'B'" in (d.hint or "")
+    else:
+        raise AssertionError("cards_of(play, 'BB') was accepted")
+
+
+def test_cards_of_plays_the_same_games_generated(tmp_path):
+    from gouji_dsl.engine import fast
+    g = load_graph(write(tmp_path, "big-jokers.yaml", JOKER_KINDS))
+    assert fast.engine(g) is not None, fast.fallback_reason(g)
+    assert fast.differences(g, "jokers", 6) == []

@@ -692,6 +692,14 @@ class Generator:
             i = kinds.get(args[1].value)  # type: ignore[arg-type]
             if i is not None:
                 return E(f"max([S.dealt[_x][{i}] for _x in {a[0]}], default=0)", typ, nn=True, pure=pure, real_int=True)
+        if name == "cards_of":
+            pl, kd = args
+            if kd.const and kd.value in kinds and (pl.play == "cand" or pl.nn):
+                src = f"{pl.code}.play.counts" if pl.play != "cand" else "p.counts" if pl.code == "p" else \
+                    "_classify(r, n, f, j).counts"
+                return E(f"{src}[{kinds[kd.value]}]", typ, nn=True, pure=pure, real_int=True)
+            if pl.play == "cand":
+                raise Unsupported("cards_of() of a candidate play with a kind known only while playing")
         if name == "random_seat":
             return E("S.rng.randint(1, N)", typ, nn=True, pure=False, valid=True, real_int=True)
         if name == "shown_leader":

@@ -235,6 +235,9 @@ class _Checker:
                     hint = "10 is written T; " + hint
                 elif lit.value.upper() in self.kinds:
                     hint = f"kinds are upper case: {lit.value.upper()!r}; " + hint
+                elif len(lit.value) > 1 and len(set(lit.value)) == 1 and lit.value[0] in self.kinds:
+                    hint = (f"one kind at a time: {lit.value[0]!r} (count them with cards_of(play, "
+                            f"{lit.value[0]!r}) >= {len(lit.value)}); " + hint)
                 raise _err(lit, f"{lit.value!r} is not a card of this ruleset", hint, Code.NOT_A_CARD)
         return self._retype_words(n, RANK)
 
@@ -507,6 +510,13 @@ class _Checker:
         elif op in (A.BinOp.IN, A.BinOp.NOT_IN):
             bt = strip(tb)
             want = bt.elem if isinstance(bt, ListOf) else bt.key if isinstance(bt, MapOf) else None
+            if want is None and category(bt) == "text" and isinstance(n.right, A.Attr) \
+                    and n.right.attr == "cards" and isinstance(a, A.Literal):
+                src, w = _src_base(n.right), str(a.value)
+                ex = f"cards_of({src}, {w[0]!r}) >= {len(w)}" if w and len(set(w)) == 1 else f"cards_of({src}, 'R') >= 1"
+                raise _err(n, "'in' needs a list or a map on the right, not text: a play's cards are not "
+                           "searched as text", f"count the cards of a kind: {ex} (jokers of each kind too; "
+                           f"{src}.jokers counts all jokers)", Code.TYPE_MISMATCH)
             if want is not None:
                 if not (assignable(ta, want) or assignable(want, ta)):
                     raise _err(a, f"{ta} cannot be in {bt}", None, Code.TYPE_MISMATCH)
@@ -528,6 +538,11 @@ class _Checker:
             return ta if isinstance(ta, ListOf) else ListOf(ANY)
         t = join(ta, tb)
         return t if isinstance(t, ListOf) else ListOf(ANY)
+
+
+def _src_base(n: A.Attr) -> str:
+    """The name a play attribute is read from (``top`` of ``top.cards``), for hints."""
+    return n.base.name if isinstance(n.base, A.Name) else "play"
 
 
 def _const_value(n: A.Node) -> Any:

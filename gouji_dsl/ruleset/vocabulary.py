@@ -251,6 +251,14 @@ def _prev_burns(c: Any, s: int, t: int, counter: bool) -> int:
                and (not counter or b.get("counter")))
 
 
+def _cards_of(p: Any, r: str) -> int:
+    """Cards of kind ``r`` in the play viewed by ``p`` (a TablePlay); 0 for a kind not in the ruleset."""
+    try:
+        return int(p.play.counts[p.g_kinds.index(str(r))])
+    except ValueError:
+        return 0
+
+
 def _first_held(c: Any, s: int, ks: list[str]) -> str | None:
     g = c.g
     return next((k for k in ks if g.holds(s, k) - g.received_count(s, k) > 0), None)
@@ -373,6 +381,9 @@ FUNCTIONS: dict[str, FnSig] = {
                         fold=_empty_list_gives(None, 1)),
     "fewest_cards_first": _F((SEATS,), SEATS, lambda c, ss: sorted((s for s in ss if s), key=lambda s: c.g.hand_size(s)), "the seats ordered by cards held, fewest first (ties keep their order)", [],
                              fold=_empty_list_gives([])),
+    "cards_of": _F((PLAY, RANK), INT, lambda c, p, r: _cards_of(p, r),
+                   "how many cards of a kind the play has, jokers of each kind included (cards_of(play, 'R'): its "
+                   "big jokers under base.yaml's jokers; 2s used as filler count as 2s); 0 for none", 0, game=False),
     "min": _F((INT, INT), INT, lambda c, a, b: min(a, b), "the smaller number; none if either is none", game=False, pure=True),
     "max": _F((INT, INT), INT, lambda c, a, b: max(a, b), "the larger number; none if either is none", game=False, pure=True),
 }

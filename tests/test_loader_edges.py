@@ -71,3 +71,42 @@ def test_a_deeply_nested_setting_validates_and_shows(tmp_path, levels, kind):
                   f"  deep: {_nested(levels, kind).replace('1', 'x')}\n")
     res = cli_run("validate", str(child))
     assert res.exit_code == 1 and f"{child}:4:" in res.stderr and f"[{Code.SETTING_TYPE_MISMATCH}]" in res.stderr, res.stderr
+
+
+# ------------------------------------------------------------------------------ 22.12 the record limit scan
+@pytest.mark.parametrize("body", ["x" * 2_000_000, "\\n" * 1_000_000, "\\u00e9x\\\"" * 200_000, "汉" * 1_000_000])
+def test_the_record_limit_scan_keeps_no_state_per_character(body):
+    # issue 22 item 12: the scan's string pattern kept ~120 bytes of backtracking state a character
+    # (a record with a 15,000,000-character string took 1.8 GB to replay)
+    import tracemalloc
+
+    from gouji_dsl.engine import records
+    text = '{"format": "gouji-record/1", "ruleset": "online", "seed": "' + body + '", "events": [[[1]]]}'
+    tracemalloc.start()
+    try:
+        records._check_limits(text, "r.json")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(text) // 10, peak  # nothing of the order of the string is kept (was 60x its size)
+
+
+@pytest.mark.parametrize("tail", ['\\"' * 100_000, '"' + '\\"' * 100_000, "x" * 100_000 + "\\"])
+def test_an_unterminated_string_stops_the_scan_and_is_a_json_error(tail):
+    # each later quote started a new scan to the end of the text (quadratic)
+    from gouji_dsl.diagnostics import GoujiError
+    from gouji_dsl.engine.records import parse_record
+    with pytest.raises(GoujiError) as e:
+        parse_record('{"format": "gouji-record/1", "seed": "' + tail, "r.json")
+    assert [d.code for d in e.value.diagnostics] == [Code.JSON_SYNTAX]
+
+
+def test_limits_are_still_found_after_long_strings():
+    from gouji_dsl.diagnostics import GoujiError
+    from gouji_dsl.engine.records import parse_record
+    for text, code in (('{"a": "' + "\\\"[" * 1000 + '", "b": ' + "[" * 100 + "]" * 100 + "}", Code.TOO_DEEP),
+                       ('{"a": "x\\\\", "b": ' + "1" * 50 + "}", Code.NUMBER_TOO_LARGE),
+                       ('{"a": "x", "b": NaN}', Code.JSON_SYNTAX)):
+        with pytest.raises(GoujiError) as e:
+            parse_record(text, "r.json")
+        assert [d.code for d in e.value.diagnostics] == [code]

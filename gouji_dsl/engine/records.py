@@ -158,8 +158,13 @@ MAX_RECORD_NUMBER_CHARS = MAX_NUMBER_CHARS
 _LINE = re.compile(r"\r\n|\r|\n")
 _WS = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
-# what the limit scan looks at: strings (skipped whole), brackets, and runs of number characters
-_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|[-+0-9.eE]{' + str(MAX_RECORD_NUMBER_CHARS + 1) + r',}|NaN|-?Infinity')
+# what the limit scan looks at: strings (skipped whole), brackets, and runs of number characters.
+# A string is matched with possessive repeats: no backtracking state is kept per character (the
+# plain `(?:[^"\\]|\\.)*` kept ~120 bytes a character: a 15,000,000-character string took 1.8 GB);
+# a quote that opens no complete string (the last alternative) is unterminated up to the end of the
+# text, where the scan stops (json reports it; scanning on from each later quote was quadratic).
+_SCAN = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|[\[\]{}]|[-+0-9.eE]{' + str(MAX_RECORD_NUMBER_CHARS + 1)
+                   + r',}|NaN|-?Infinity|"')
 
 
 class _Lookup:
@@ -288,6 +293,10 @@ def _check_limits(text: str, path: str) -> None:
                                     f"{MAX_RECORD_CHARS:,} are read (MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
     depth = 0
     for m in _SCAN.finditer(text):
+        if text[m.start()] == '"':  # a string (not copied: it may be most of the text)
+            if m.end() - m.start() == 1:  # an unterminated string: nothing after it is JSON
+                break
+            continue
         tok = m.group()
         if tok in "[{":
             depth += 1
@@ -302,7 +311,7 @@ def _check_limits(text: str, path: str) -> None:
             ln, col = _offset_pos(text, m.start())
             raise GoujiError(Diagnostic(path, ln, col, f"not valid JSON: {tok} is not a JSON value",
                                         "write a number or null", line_of(text, ln), code=Code.JSON_SYNTAX))
-        elif tok[0] != '"' and sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
+        elif sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
             ln, col = _offset_pos(text, m.start())
             raise GoujiError(Diagnostic(path, ln, col, f"a number of {len(tok):,} characters; at most "
                                         f"{MAX_RECORD_NUMBER_CHARS} are read (MAX_RECORD_NUMBER_CHARS)", None,

@@ -19,6 +19,7 @@ import difflib
 import hashlib
 import os
 import re
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,50 @@ def read_text(path: str | os.PathLike[str]) -> tuple[str, bytes]:
     return text, data
 
 
+class SaveProblem(Exception):
+    """Why a save cannot go ahead before anything is written: the target is a folder, a link
+    that loops, ... (``str()`` is the message for the user)."""
+
+
+def save_target(path: str | os.PathLike[str]) -> Path:
+    """The file a save of ``path`` writes: ``path`` itself, or, when ``path`` is a symbolic link
+    (a chain of them), the file it points to — a save writes through the link and keeps it a
+    link. Raises :class:`SaveProblem` when the link loops or the target is a folder."""
+    p = Path(path)
+    try:
+        target = Path(os.path.realpath(p, strict=False))
+    except (OSError, RuntimeError) as e:  # pragma: no cover - realpath(strict=False) rarely raises
+        raise SaveProblem(f"{p} cannot be resolved: {e}") from None
+    if p.is_symlink():
+        try:
+            os.stat(p)
+        except FileNotFoundError:
+            pass  # a dangling link: the save creates the file it names
+        except OSError as e:  # ELOOP: a link that points to itself, round and round
+            raise SaveProblem(f"{p} is a link that cannot be followed ({e.strerror or e})") from None
+    if target.is_dir():
+        raise SaveProblem(f"{p} is now a folder" + (f" ({target})" if target != p.absolute() else ""))
+    return target
+
+
+def is_read_only(path: str | os.PathLike[str]) -> bool:
+    """True when the file ``path`` names exists and nobody may write it (no write permission bit),
+    or this process may not (``os.access``). (Root may write any file: the permission bits say
+    what the file's owner meant.)"""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return not (st.st_mode & 0o222) or not os.access(path, os.W_OK)
+
+
+def save_text(path: str | os.PathLike[str], text: str) -> bytes:
+    """Save ``text`` over the file ``path`` names, atomically (:func:`atomic_write`), through a
+    symbolic link to its target (:func:`save_target`; the link stays a link) and with the file's
+    permissions kept. Raises :class:`SaveProblem` or ``OSError`` (nothing was changed then)."""
+    return atomic_write(save_target(path), text)
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -58,12 +103,18 @@ class DiskState:
 
     @classmethod
     def of(cls, path: str | os.PathLike[str]) -> DiskState:
-        """The current state of ``path`` (reads and hashes the file)."""
+        """The current state of ``path`` (reads and hashes the file). A path that is no longer a
+        file one can read (a folder now, a looping link, no permission) has a digest naming why,
+        so it counts as changed and nothing raises."""
         try:
             st = os.stat(path)
+            if stat.S_ISDIR(st.st_mode):
+                return cls("<a folder>", st.st_mtime_ns, -2)
             data = Path(path).read_bytes()
         except FileNotFoundError:
             return cls(None)
+        except OSError as e:
+            return cls(f"<unreadable: {e.strerror or e}>")
         return cls(digest(data), st.st_mtime_ns, st.st_size)
 
     @classmethod
@@ -81,6 +132,8 @@ class DiskState:
             st = os.stat(path)
         except FileNotFoundError:
             return self.digest is None
+        except OSError:
+            return False
         return (st.st_mtime_ns, st.st_size) == (self.mtime_ns, self.size)
 
     def changed_on_disk(self, path: str | os.PathLike[str]) -> bool:

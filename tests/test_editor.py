@@ -362,6 +362,155 @@ def test_refuses_to_overwrite_a_file_changed_on_disk(ws: Path):
     run(scenario())
 
 
+# ------------------------------------------------------------------------------ saves that cannot simply replace
+def _notes(app) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+async def _edit_title(pilot, ed, words: str = " (mine)") -> None:
+    ed.text_area.cursor_location = (2, len("title: Our town"))
+    await pilot.press(*words)
+
+
+def test_saving_through_a_symlink_writes_the_target_and_keeps_the_link(ws: Path):
+    """Issue 22.8: the save replaced the link with a plain file (the target kept the old text).
+    A chain of two links and a link into another folder: each writes its final target."""
+    other = ws.parent / "elsewhere"
+    other.mkdir()
+    (other / "real.yaml").write_text(TOWN, encoding="utf-8")
+    os.symlink(other / "real.yaml", ws / "hop.yaml")
+    os.symlink("hop.yaml", ws / "link.yaml")  # relative, to a link
+
+    async def scenario():
+        app = make_app(ws, "link.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            await _edit_title(pilot, ed)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: not ed.dirty, what="saved")
+        assert (ws / "link.yaml").is_symlink() and os.readlink(ws / "link.yaml") == "hop.yaml"
+        assert (ws / "hop.yaml").is_symlink()
+        assert "title: Our town (mine)" in (other / "real.yaml").read_text(encoding="utf-8")
+        assert sorted(p.name for p in other.iterdir()) == ["real.yaml"]  # no temporary left beside the target
+    run(scenario())
+
+
+def test_saving_through_a_dangling_link_creates_its_target_and_a_looping_link_is_refused(tmp_path: Path):
+    os.symlink(tmp_path / "new.yaml", tmp_path / "dangling.yaml")
+    assert files.save_target(tmp_path / "dangling.yaml") == (tmp_path / "new.yaml").resolve()
+    files.save_text(tmp_path / "dangling.yaml", "ruleset: x\n")
+    assert (tmp_path / "dangling.yaml").is_symlink() and (tmp_path / "new.yaml").read_text() == "ruleset: x\n"
+    os.symlink("loop.yaml", tmp_path / "loop.yaml")
+    with pytest.raises(files.SaveProblem, match="cannot be followed"):
+        files.save_text(tmp_path / "loop.yaml", "x")
+    (tmp_path / "dir.yaml").mkdir()
+    with pytest.raises(files.SaveProblem, match="is now a folder"):
+        files.save_text(tmp_path / "dir.yaml", "x")
+
+
+def test_a_full_disk_keeps_the_text_in_the_buffer_and_in_a_recovery_copy(ws: Path, monkeypatch):
+    """ENOSPC while saving: nothing changes on disk but the recovery copy; the editor says so."""
+    import errno
+    real = files.atomic_write
+    target = (ws / "town.yaml").resolve()
+
+    def full(path, text, **kw):
+        if Path(path).resolve() == target:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(path, text, **kw)
+    monkeypatch.setattr(files, "atomic_write", full)
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            await _edit_title(pilot, ed)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: any("Not saved" in n for n in _notes(app)), what="the message")
+            note = next(n for n in _notes(app) if "Not saved" in n)
+            assert os.strerror(errno.ENOSPC) in note and "Your text is kept here and in" in note
+            assert ed.dirty and "title: Our town (mine)" in ed.text
+            rec = files.find_recovery(ws / "town.yaml")
+            assert rec is not None and rec.text == ed.text and rec.path.name in note
+            assert app.is_running
+        assert (ws / "town.yaml").read_text(encoding="utf-8") == TOWN
+    run(scenario())
+
+
+def test_a_read_only_file_asks_before_it_is_overwritten(ws: Path):
+    path = ws / "town.yaml"
+    os.chmod(path, 0o444)
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            await _edit_title(pilot, ed)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the read-only question")
+            assert "is read-only" in app.screen.question
+            await pilot.press("c")  # cancel: nothing written, the text kept
+            await wait_for(pilot, lambda: app.screen is ed, what="back in the editor")
+            assert path.read_text(encoding="utf-8") == TOWN and ed.dirty
+            assert files.find_recovery(path).text == ed.text
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the read-only question")
+            await pilot.press("o")
+            await wait_for(pilot, lambda: not ed.dirty, what="saved")
+        assert "title: Our town (mine)" in path.read_text(encoding="utf-8")
+        assert stat.S_IMODE(path.stat().st_mode) == 0o444  # still read-only
+    run(scenario())
+
+
+def test_the_file_turning_into_a_folder_is_a_message_not_an_exit(ws: Path):
+    path = ws / "town.yaml"
+
+    async def scenario():
+        app = make_app(ws, "town.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            await _edit_title(pilot, ed)
+            path.unlink()
+            path.mkdir()
+            ed._tick()  # the disk watch (every RECOVERY_INTERVAL s) sees it
+            assert ed._disk_warned
+            await wait_for(pilot, lambda: any("is now a folder" in n for n in _notes(app)), what="the warning")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: any("Not saved" in n for n in _notes(app)), what="the message")
+            assert any("is now a folder" in n for n in _notes(app))
+            assert app.is_running and app.screen is ed and ed.dirty
+            assert files.find_recovery(path).text == ed.text
+        assert path.is_dir()
+    run(scenario())
+
+
+def test_ctrl_s_right_after_typing_reports_the_check_of_the_saved_text(ws: Path, monkeypatch):
+    """Issue 22.24: a save within the typing pause said "(with problems)" of a valid file (the
+    check of the text before the last key was the one reported). Here the pause is a minute long,
+    so the check of each saved text is the one the save itself starts."""
+    from gouji_app.screens import editor as editor_module
+
+    def saved() -> list[str]:
+        return [n for n in _notes(app) if "Saved" in n]
+
+    app = make_app(ws, "town.yaml")
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            monkeypatch.setattr(editor_module, "VALIDATE_DELAY", 60.0)
+            ed.text_area.cursor_location = (REQUIRE_LINE - 1, DONE_COL - 1 + len("done"))
+            await pilot.press("x", "ctrl+s")  # an unknown name, saved before it is checked
+            await wait_for(pilot, lambda: len(saved()) == 1, what="the saved message")
+            assert saved() == [f": Saved {ed.display_name} (with problems)."]
+            assert not ed.validation.ok and not ed.dirty
+            await pilot.press("backspace", "ctrl+s")  # fixed, saved before it is checked
+            await wait_for(pilot, lambda: len(saved()) == 2, what="saved again")
+            assert saved()[-1] == f": Saved {ed.display_name} (valid)."
+            assert ed.validation.ok and ed.is_validated
+    run(scenario())
+
+
 def test_recovery_copy_is_written_while_dirty_and_offered_after_a_crash(ws: Path):
     path = ws / "town.yaml"
 

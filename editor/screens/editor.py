@@ -430,17 +430,28 @@ class EditorScreen(Screen[None]):
         self.save()
 
     def save(self, then: Callable[[bool], None] | None = None) -> None:
-        """Save, asking first if the file changed on disk; calls ``then(saved)`` when done."""
+        """Save, asking first if the file changed on disk or is read-only; calls ``then(saved)`` when
+        done. A save writes through a symbolic link to its target (the link stays); a save that
+        cannot happen (a full disk, the file turned into a folder, no permission) leaves the text in
+        the buffer and in this editor's recovery copy, and says so."""
+        try:
+            target = files.save_target(self.path)
+        except files.SaveProblem as e:
+            self._not_saved(str(e))
+            if then:
+                then(False)
+            return
         if self.disk.changed_on_disk(self.path):
             def answer(choice: str | None) -> None:
                 if choice == "overwrite":
-                    ok = self._write()
-                elif choice == "reload":
-                    ok = self._reload()
+                    self._save_checked(target, then)
+                    return
+                if choice == "reload":
+                    self._reload()
                 else:
-                    ok = False
+                    self._keep_in_recovery()
                 if then:
-                    then(ok and choice == "overwrite")
+                    then(False)
             self.app.push_screen(ConfirmScreen(
                 "Changed on disk",
                 f"{self.display_name} was changed by something else since you opened it.",
@@ -449,17 +460,57 @@ class EditorScreen(Screen[None]):
                 detail="Overwrite: save your text over it.  Reload: drop your changes and load the file.  "
                        "Cancel: keep editing (your text stays in the recovery file)."), answer)
             return
-        ok = self._write()
+        self._save_checked(target, then)
+
+    def _save_checked(self, target: Path, then: Callable[[bool], None] | None) -> None:
+        """Save to ``target``, asking first when it is read-only."""
+        if files.is_read_only(target):
+            def answer(choice: str | None) -> None:
+                ok = choice == "overwrite" and self._write(target)
+                if choice != "overwrite":
+                    self._keep_in_recovery()
+                if then:
+                    then(ok)
+            where = "" if target == self.path.absolute() else f" (the link's target {display_path(target)})"
+            self.app.push_screen(ConfirmScreen(
+                "Read-only file", f"{self.display_name}{where} is read-only.",
+                [Choice("overwrite", "Overwrite", "error", "o"), CANCEL], default="cancel",
+                detail="Overwrite: replace it with your text anyway (it stays read-only).  "
+                       "Cancel: keep editing (your text stays in the recovery file)."), answer)
+            return
+        ok = self._write(target)
         if then:
             then(ok)
 
-    def _write(self) -> bool:
+    def _keep_in_recovery(self) -> Path | None:
+        """Write the buffer to this editor's recovery copy now; where, or None when that failed too."""
+        if self.read_only or self.text == self.saved_text:
+            return None
+        try:
+            self._write_own_recovery(self.text)
+        except OSError as e:
+            self.log.warning(f"recovery copy failed: {e}")
+            return None
+        return self.recovery_slot
+
+    def _not_saved(self, why: str) -> None:
+        """A save failed: the text stays in the buffer and goes to the recovery copy; say both."""
+        copy = self._keep_in_recovery()
+        kept = (f"Your text is kept here and in {display_path(copy)}." if copy is not None else
+                "Your text is kept here (the recovery copy could not be written either): free some "
+                "space or save elsewhere before closing.")
+        self.notify(f"Could not save {self.display_name}: {why}. {kept}", title="Not saved",
+                    severity="error", timeout=12)
+
+    def _write(self, target: Path | None = None) -> bool:
         text = self.text
         try:
-            data = files.atomic_write(self.path, text)
+            data = files.atomic_write(target, text) if target is not None else files.save_text(self.path, text)
+        except files.SaveProblem as e:
+            self._not_saved(str(e))
+            return False
         except OSError as e:
-            self.notify(f"Could not save {self.display_name}: {e.strerror or e}", title="Not saved",
-                        severity="error", timeout=8)
+            self._not_saved(e.strerror or str(e))
             return False
         self.saved_text = text
         self.disk = files.DiskState.from_bytes(self.path, data)
@@ -467,10 +518,21 @@ class EditorScreen(Screen[None]):
         self._drop_own_recovery()
         self._update_title()
         self._show_status()
-        v = self.validation
-        state = "valid" if v is not None and self.is_validated and v.ok else "with problems" if v else ""
-        self.notify(f"Saved {self.display_name}{' (' + state + ')' if state else ''}.", timeout=3)
+        self.run_worker(self._report_saved(self.generation), group="saved", exit_on_error=False)
         return True
+
+    async def _report_saved(self, generation: int) -> None:
+        """Say the file was saved, and whether the saved text is valid: once its check is done
+        (a save right after typing waits for the check of that text, never reports the last one)."""
+        name = self.display_name
+        if self._debounce is not None and self.generation == generation:
+            self._schedule_validation(0)  # no need to wait for the pause in typing
+        while self.validated_generation != generation and self.generation == generation:
+            self._validated.clear()
+            await self._validated.wait()
+        v = self.validation
+        state = ("valid" if v.ok else "with problems") if v is not None and self.validated_generation == generation else ""
+        self.notify(f"Saved {name}{' (' + state + ')' if state else ''}.", timeout=3)
 
     def _reload(self) -> bool:
         try:
@@ -584,8 +646,14 @@ class EditorScreen(Screen[None]):
             self._schedule_validation(0)
         if not self.read_only and not self._disk_warned and self.disk.changed_on_disk(self.path):
             self._disk_warned = True
-            self.notify(f"{self.display_name} changed on disk. Saving will ask before overwriting it.",
-                        title="Changed on disk", severity="warning", timeout=6)
+            if self.path.is_dir():
+                copy = self._keep_in_recovery()
+                self.notify(f"{self.display_name} is now a folder: it cannot be saved there. Your text is kept here"
+                            + (f" and in {display_path(copy)}." if copy is not None else "."),
+                            title="Changed on disk", severity="warning", timeout=8)
+            else:
+                self.notify(f"{self.display_name} changed on disk. Saving will ask before overwriting it.",
+                            title="Changed on disk", severity="warning", timeout=6)
             self._show_status()
 
     def restore(self, recovery: files.Recovery | str) -> None:

@@ -2,10 +2,10 @@
 cluster, and the peak memory of runs of two sizes (it must stay flat in the number of deals).
 
     python benchmarks/bench_compare.py [--a online] [--b rulebook] [--games 2000] [--seed 1] [--workers 2]
-                                       [--executors process,dask] [--memory 2000,20000]
+                                       [--executors process,dask] [--memory 2000,20000] [--bots random]
 
 Each run is a fresh Python process (so its peak RSS is its own): it plays the N paired deals with
-random bots (2·N games) through :func:`gouji_dsl.tools.paired.paired_simulation` (start-up of the
+``--bots`` (random by default; 2·N games) through :func:`gouji_dsl.tools.paired.paired_simulation` (start-up of the
 pool or cluster included; the divergent deals are not re-played) and prints wall time, games/s,
 the peak RSS of the driver and of the largest worker, and a hash of the report's figures, which
 must be the same for every executor. ``--memory`` runs the process pool at each size and prints
@@ -29,10 +29,11 @@ CHILD = r"""
 import json, resource, sys, time, hashlib
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.paired import paired_simulation
-a, b, games, seed, workers, executor = sys.argv[1:7]
+a, b, games, seed, workers, executor, bots = sys.argv[1:8]
 ga, gb = load_graph(a), load_graph(b)
 t0 = time.perf_counter()
-r = paired_simulation(ga, gb, int(games), seed, workers=int(workers), executor=executor, records=False)
+r = paired_simulation(ga, gb, int(games), seed, workers=int(workers), executor=executor, records=False,
+                      bots=bots)
 wall = time.perf_counter() - t0
 figs = json.dumps(r.to_dict(timing=False), sort_keys=True, default=str)
 print(json.dumps({"wall": wall, "rss_self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -41,9 +42,9 @@ print(json.dumps({"wall": wall, "rss_self_kb": resource.getrusage(resource.RUSAG
 """
 
 
-def run(a: str, b: str, games: int, seed: str, workers: int, executor: str) -> dict:
+def run(a: str, b: str, games: int, seed: str, workers: int, executor: str, bots: str = "random") -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run([sys.executable, "-c", CHILD, a, b, str(games), seed, str(workers), executor],
+    out = subprocess.run([sys.executable, "-c", CHILD, a, b, str(games), seed, str(workers), executor, bots],
                          capture_output=True, text=True, env=env, check=False)
     if out.returncode != 0:
         raise SystemExit(f"{executor} run failed:\n{out.stderr[-2000:]}")
@@ -60,11 +61,12 @@ def main() -> None:
     ap.add_argument("--executors", default="process,dask", help="comma-separated executors to time")
     ap.add_argument("--repeat", type=int, default=1,
                     help="time each executor R times, alternating (a shared machine's load drifts); the median counts")
+    ap.add_argument("--bots", default="random", help="the bot of every seat (e.g. heuristic)")
     ap.add_argument("--memory", default="", help="comma-separated sizes (deals) for the memory check, e.g. 2000,20000")
     args = ap.parse_args()
 
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"{args.a} vs {args.b}, seed {args.seed}, random bots, {args.workers} workers; "
+    print(f"{args.a} vs {args.b}, seed {args.seed}, {args.bots} bots, {args.workers} workers; "
           f"Python {platform.python_version()}, {os.cpu_count()} CPU(s)\nload: {load}")
     times: dict[str, float] = {}
     hashes: dict[str, str] = {}
@@ -72,7 +74,7 @@ def main() -> None:
     executors = [e for e in args.executors.split(",") if e]
     for _ in range(max(1, args.repeat)):
         for ex in executors:
-            r = run(args.a, args.b, args.games, args.seed, args.workers, ex)
+            r = run(args.a, args.b, args.games, args.seed, args.workers, ex, args.bots)
             walls.setdefault(ex, []).append(r["wall"])
             hashes[ex] = r["hash"]
             print(f"{ex:8} {args.games} deals: {r['wall']:7.1f} s  {2 * args.games / r['wall']:6.1f} games/s  "
@@ -91,7 +93,7 @@ def main() -> None:
     if sizes:
         peaks = {}
         for n in sizes:
-            r = run(args.a, args.b, n, args.seed, args.workers, "process")
+            r = run(args.a, args.b, n, args.seed, args.workers, "process", args.bots)
             peaks[n] = max(r["rss_self_kb"], r["rss_children_kb"])
             print(f"memory {n:>7} deals: {r['wall']:7.1f} s  peak RSS driver {r['rss_self_kb'] / 1024:6.1f} MiB, "
                   f"largest worker {r['rss_children_kb'] / 1024:6.1f} MiB")

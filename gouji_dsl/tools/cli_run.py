@@ -21,6 +21,7 @@ from gouji_dsl.tools.exits import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_RUN_STOPPED,
     SEED,
     echo,
     echo_json,
@@ -127,13 +128,28 @@ def _interrupted(e: Any, out: str | None) -> None:
     sys.exit(EXIT_INTERRUPTED)
 
 
+def _stopped(e: Any, out: str | None) -> None:
+    """One line for a run stopped by its surroundings (:class:`~gouji_dsl.tools.runs.RunStopped`),
+    then exit :data:`EXIT_RUN_STOPPED`."""
+    done = getattr(e, "games_done", 0)
+    written = getattr(e, "chunks_written", 0)
+    when = f" {e.hint}" if getattr(e, "hint", "") else ""
+    if out:
+        _err(f"error: {e}; stopped after {done} deals: the {written} chunk file(s) in {out} are whole (nothing "
+             f"is damaged): run the same command with --resume to continue{when}")
+    else:
+        _err(f"error: {e}; stopped after {done} deals (nothing saved: with --out DIR the finished chunks are "
+             "kept and --resume continues)")
+    sys.exit(EXIT_RUN_STOPPED)
+
+
 # ------------------------------------------------------------------------------ gouji diff --simulate
 def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int, top: int, matches: bool,
                show_progress: bool, run: dict[str, Any]) -> Any:
     """The simulation of ``gouji diff A B --simulate N`` with the :func:`run_options` ``run``; exits
     with a message on interruption, a bad folder or a bad figure name."""
     from gouji_dsl.tools import paired
-    from gouji_dsl.tools.runs import RunError, SimulationCancelled
+    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
 
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     total = until.max_games if until is not None else games
@@ -151,6 +167,8 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
                 engine=run.get("engine") or "generated")
     except SimulationCancelled as e:
         _interrupted(e, run.get("out"))
+    except RunStopped as e:
+        _stopped(e, run.get("out"))
     except RunError as e:
         _err(f"error: {e}")
         sys.exit(EXIT_BAD_INPUT)
@@ -243,7 +261,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     """
     from gouji_dsl.bots import runner_bots
     from gouji_dsl.tools.cli import _load_graph
-    from gouji_dsl.tools.runs import RunError, SimulationCancelled
+    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
     from gouji_dsl.tools.simulate import figure_names, run_simulation
 
     graph = _load_graph(ruleset)
@@ -266,6 +284,8 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
                                      scheduler=run.get("scheduler"), until=until, progress=progress)
     except SimulationCancelled as e:
         _interrupted(e, run.get("out"))
+    except RunStopped as e:
+        _stopped(e, run.get("out"))
     except RunError as e:
         _err(f"error: {e}")
         sys.exit(EXIT_BAD_INPUT)

@@ -12,7 +12,13 @@ import click
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 """Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
 a one-line message and the path of a saved crash report) — or a command-line usage error (click's
-usage message: an unknown option, a bad option value); 130 interrupted (Ctrl+C)."""
+usage message: an unknown option, a bad option value); 130 interrupted (Ctrl+C, or SIGTERM during a run);
+:data:`EXIT_RUN_STOPPED` (3) a run stopped by its surroundings, resumable."""
+
+EXIT_RUN_STOPPED = 3
+"""A run stopped by its surroundings, resumable: the Dask scheduler was lost, workers kept dying, or
+the ``--out`` folder could not be written (a full disk, a read-only folder). Every file the run
+wrote is whole; the same command with ``--resume`` continues (one line says so)."""
 
 EXIT_PIPE_CLOSED = 141
 """Standard output was closed by its reader (``| head``): stop quietly with the status a shell gives a

@@ -24,14 +24,18 @@ number of folders (runs of other seeds, other machines) into one set of totals.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
 import os
+import pickle
 import signal
+import sys
 import threading
 import time
 import warnings
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -62,6 +66,37 @@ class SimulationCancelled(RuntimeError):
         super().__init__(message)
         self.games_done = games_done
         self.chunks_written = chunks_written
+
+
+class RunStopped(RuntimeError):
+    """The run cannot go on for a reason outside it — the Dask scheduler is lost, workers keep dying
+    on one chunk, the output folder cannot be written (a full disk, a read-only folder) — after
+    ``games_done`` deals and ``chunks_written`` chunk files: every file written is whole (chunks are
+    written atomically), so the same command with ``--resume`` continues; ``hint`` says when."""
+
+    def __init__(self, message: str, games_done: int = 0, chunks_written: int = 0, hint: str = ""):
+        super().__init__(message)
+        self.games_done = games_done
+        self.chunks_written = chunks_written
+        self.hint = hint
+
+
+class ClusterLost(RunStopped):
+    """The connection to the Dask scheduler was lost (the scheduler ended, or its machine)."""
+
+
+class OutputNotWritable(RunStopped):
+    """A file of the output folder could not be written (no space left, read-only, no permission)."""
+
+
+class _ChunkLost(Exception):
+    """The worker playing a chunk went away before it finished: the chunk is played again."""
+
+
+MAX_CHUNK_LOSSES = 3
+"""How many times a chunk is played again after losing its worker (Dask itself retries a chunk on
+another worker twice before giving up on it) before the run stops (a chunk that kills every worker
+that plays it: out of memory?)."""
 
 
 class RunError(ValueError):
@@ -231,6 +266,28 @@ def _graphs_for(spec: RunSpec) -> tuple[RuleGraph, ...]:
     return _GRAPHS[key]
 
 
+def pack_spec(spec: RunSpec) -> tuple[str, bytes]:
+    """``spec`` as a small self-contained value for a worker task: a key (a hash of the bytes) and
+    the compressed pickle (a few tens of kB). Every task carries it, so a task can run on any worker,
+    also on one started after the run began or restarted by its nanny (see :func:`run_packed_chunk`)."""
+    blob = zlib.compress(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
+    return hashlib.sha256(blob).hexdigest()[:24], blob
+
+
+_SPECS: dict[str, RunSpec] = {}
+
+
+def run_packed_chunk(key: str, blob: bytes, start: int, stop: int) -> dict[str, Any]:
+    """Worker entry point (process pool, Dask): :func:`run_chunk` of the spec :func:`pack_spec`
+    made; the spec is unpacked once per worker process and kept (the last one) under its key."""
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = pickle.loads(zlib.decompress(blob))  # the run's own driver packed it
+        _SPECS.clear()
+        _SPECS[key] = spec
+    return run_chunk(spec, start, stop)
+
+
 def run_chunk(spec: RunSpec, start: int, stop: int) -> dict[str, Any]:
     """Worker entry point (process pool, Dask): the chunk's JSON data, or ``{"error": ...}``
     (exceptions carrying diagnostics do not cross processes well, so nothing is raised)."""
@@ -260,12 +317,61 @@ def _raise_chunk_error(err: dict[str, Any]) -> None:
     raise SimulationError(str(err.get("message")))
 
 
-def _ignore_sigint() -> None:
-    """Worker start-up: Ctrl+C is for the parent (which stops cleanly), not for the workers."""
+def _ignore_sigint(parent: int | None = None) -> None:
+    """Worker start-up: Ctrl+C is for the parent (which stops cleanly), not for the workers; and the
+    worker ends when its parent (``parent``, by default the process that started it) does, even
+    killed with ``kill -9`` (:func:`die_with_parent`)."""
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # pragma: no cover - not the main thread
         pass
+    die_with_parent(os.getppid() if parent is None else parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` ends: on Linux the kernel sends SIGKILL when the parent dies
+    (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread checks the parent every second. A worker
+    left behind by a killed driver would otherwise wait for work for ever (and keep multiprocessing's
+    resource tracker alive with it)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            if libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the parent died before the request took effect
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):  # pragma: no cover - no C library to ask: watch instead
+            pass
+
+    def watch() -> None:  # pragma: no cover - not Linux
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gouji-parent-watch", daemon=True).start()  # pragma: no cover
+
+
+def _sigterm_interrupts() -> Callable[[], None]:
+    """From now on SIGTERM (``kill PID``, a job scheduler's stop) stops the run as Ctrl+C does (the
+    finished chunks are written, the workers are ended, one line says how to resume); returns what
+    restores the previous handler. Only in the main thread (elsewhere signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # pragma: no cover - an embedded interpreter without signals
+        return lambda: None
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, old)
+
+    return restore
 
 
 @contextmanager
@@ -307,18 +413,19 @@ class _ProcessBackend(_Backend):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         self.spec = spec
+        self.key, self.blob = pack_spec(spec)
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_ignore_sigint)
+                                        initializer=_ignore_sigint, initargs=(os.getpid(),))
 
     def submit(self, start: int, stop: int) -> Any:
-        return self.pool.submit(run_chunk, self.spec, start, stop)
+        return self.pool.submit(run_packed_chunk, self.key, self.blob, start, stop)
 
     def result(self, fut: Any) -> dict[str, Any]:
         from concurrent.futures.process import BrokenProcessPool
         try:
             return fut.result()
-        except BrokenProcessPool as e:
-            raise SimulationError(f"a simulation worker died: {e}") from None
+        except BrokenProcessPool:  # the pool cannot go on without it
+            raise RunStopped("a worker process died (killed, or out of memory?)") from None
 
     def close(self, abort: bool) -> None:
         close_pool(self.pool, abort)
@@ -333,7 +440,32 @@ def close_pool(pool: Any, abort: bool) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+_QUIET_LOGGERS = ("distributed", "distributed.client", "distributed.batched", "distributed.core",
+                  "distributed.comm", "distributed.worker", "distributed.nanny", "distributed.scheduler",
+                  "tornado", "tornado.application")
+"""Dask's loggers: silenced while a run uses Dask (a lost scheduler or worker is told in one line by
+the run, not by tracebacks from the client's background threads)."""
+
+
+@contextmanager
+def _dask_quiet() -> Iterator[None]:
+    import logging
+    loggers = [logging.getLogger(n) for n in _QUIET_LOGGERS]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
 class _DaskBackend(_Backend):
+    """Chunks on Dask. Every task carries the run's spec (:func:`pack_spec`), so a chunk can be played
+    by any worker: a worker that dies costs only the chunks it was playing, which the scheduler gives
+    to another worker (and the driver submits again if the scheduler gave up on them)."""
+
     def __init__(self, spec: RunSpec, workers: int, scheduler: str | None):
         try:
             import logging
@@ -342,43 +474,73 @@ class _DaskBackend(_Backend):
         except ImportError:
             raise RunError("--executor dask needs Dask distributed: pip install 'gouji-dsl[cluster]'") from None
         self.cluster = None
-        if scheduler:
-            try:
-                self.client = Client(scheduler, timeout="20s")
-            except OSError as e:
-                raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
-        else:
-            import dask
-            # one single-threaded process per worker (games are pure Python: threads would share the
-            # GIL); no statistical profiler sampling the playing thread every 10 ms
-            with dask.config.set({"distributed.worker.profile.enabled": False}), _sigint_ignored(), \
-                    warnings.catch_warnings():
-                # no dashboard; the scheduler's small HTTP server takes another port when 8787 is taken
-                # (another cluster): not worth a warning on the user's terminal
-                warnings.filterwarnings("ignore", message="Port .* is already in use")
-                # the worker processes inherit "ignore Ctrl+C": it is for this process, which stops
-                # the run cleanly and closes the cluster (no tracebacks from the workers)
-                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.CRITICAL)
-            self.client = Client(self.cluster)
-        self.spec_future = self.client.scatter(spec, broadcast=True)
-        self.workers = len(self.client.scheduler_info().get("workers", {})) or workers
+        self.where = f"the Dask scheduler at {scheduler}" if scheduler else "the local Dask cluster"
+        self._quiet = _dask_quiet()
+        self._quiet.__enter__()
+        try:
+            if scheduler:
+                try:
+                    self.client = Client(scheduler, timeout="20s")
+                except OSError as e:
+                    raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+            else:
+                import dask
+                # one single-threaded process per worker (games are pure Python: threads would share the
+                # GIL); no statistical profiler sampling the playing thread every 10 ms
+                with dask.config.set({"distributed.worker.profile.enabled": False}), _sigint_ignored(), \
+                        warnings.catch_warnings():
+                    # no dashboard; the scheduler's small HTTP server takes another port when 8787 is taken
+                    # (another cluster): not worth a warning on the user's terminal
+                    warnings.filterwarnings("ignore", message="Port .* is already in use")
+                    # the worker processes inherit "ignore Ctrl+C": it is for this process, which stops
+                    # the run cleanly and closes the cluster (no tracebacks from the workers)
+                    self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                dashboard_address=None, silence_logs=logging.CRITICAL)
+                self.client = Client(self.cluster)
+            self.key, self.blob = pack_spec(spec)
+            self.workers = len(self.client.scheduler_info().get("workers", {})) or workers
+        except BaseException:
+            self._quiet.__exit__(None, None, None)
+            raise
+
+    def _lost(self) -> ClusterLost:
+        return ClusterLost(f"lost the connection to {self.where}",
+                           hint="once the scheduler is up again (or with another executor)")
+
+    def _connected(self) -> bool:
+        return self.client.status == "running"
 
     def submit(self, start: int, stop: int) -> Any:
-        return self.client.submit(run_chunk, self.spec_future, start, stop, pure=False)
+        if not self._connected():
+            raise self._lost()
+        return self.client.submit(run_packed_chunk, self.key, self.blob, start, stop, pure=False)
 
     def result(self, fut: Any) -> dict[str, Any]:
+        from concurrent.futures import CancelledError
+
+        from distributed import KilledWorker
         try:
             return fut.result()
-        except Exception as e:
-            raise SimulationError(f"a Dask task failed: {type(e).__name__}: {e}") from None
+        except KilledWorker:  # the scheduler gave up on the chunk after its workers died: again
+            raise _ChunkLost from None
+        except CancelledError:  # the client cancels every task when the scheduler goes away
+            raise self._lost() from None
+        except OSError as e:  # the result could not be fetched: from a worker gone (again) or the scheduler
+            if self._connected():
+                raise _ChunkLost from None
+            raise self._lost() from e
 
     def close(self, abort: bool) -> None:
         try:
-            self.client.close()
+            self.client.close(timeout=5 if self._connected() else 1)
+        except Exception:  # the cluster is gone already: nothing left to close
+            pass
         finally:
-            if self.cluster is not None:
-                self.cluster.close()
+            try:
+                if self.cluster is not None:
+                    self.cluster.close()
+            finally:
+                self._quiet.__exit__(None, None, None)
 
 
 # ==================================================================================================
@@ -461,6 +623,22 @@ def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bo
         raise RunError(f"{out} holds chunk files but no run.json: choose another folder")
     atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     return {}
+
+
+_NO_SPACE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, n)}
+_READ_ONLY = {getattr(errno, n) for n in ("EROFS", "EACCES", "EPERM") if hasattr(errno, n)}
+
+
+def _write_failed(e: OSError, path: Path, out: Path) -> Exception:
+    """What a failed write of ``path`` in the output folder ``out`` is: :class:`OutputNotWritable`
+    (a full disk, a read-only or forbidden folder: resumable once that is mended) or a
+    :class:`RunError` (a path that cannot be a run folder at all)."""
+    what = e.strerror or type(e).__name__
+    if e.errno in _NO_SPACE:
+        return OutputNotWritable(f"cannot write {path}: {what}", hint="once there is space again")
+    if e.errno in _READ_ONLY:
+        return OutputNotWritable(f"cannot write {path}: {what}", hint=f"once {out} can be written")
+    return RunError(f"cannot write {path}: {what}")
 
 
 def _lock_folder(out: Path) -> Any:
@@ -551,14 +729,20 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     existing: dict[tuple[int, int], Path] = {}
     lock = None
     if out_path is not None:
-        lock = _lock_folder(out_path)
+        try:
+            lock = _lock_folder(out_path)
+        except OSError as e:
+            raise _write_failed(e, out_path / ".lock", out_path) from None
     try:
         if out_path is not None:
             from gouji_dsl.tools.simulate import match_length
             decks = {(g.n_seats, tuple(str(c) for c in g.model.deck())) for g in graphs}
             extra = {"match_length": [match_length(g) if spec.matches else 1 for g in graphs],
                      "same_deck": len(decks) == 1}
-            existing = _prepare_folder(out_path, spec, games, size, resume, extra)
+            try:
+                existing = _prepare_folder(out_path, spec, games, size, resume, extra)
+            except OSError as e:
+                raise _write_failed(e, out_path / "run.json", out_path) from None
         plan = plan_chunks(games, unit, size)
         planned = set(plan)
         stray = [k for k in existing if k not in planned and k[0] < games]
@@ -607,9 +791,12 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         if "error" in data:
             _raise_chunk_error(data["error"])
         if out_path is not None:
-            atomic_write(out_path / chunk_name(start, stop),
-                         json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n",
-                         fsync=False)
+            target = out_path / chunk_name(start, stop)
+            try:
+                atomic_write(target, json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+                             + "\n", fsync=False)
+            except OSError as e:  # the chunk file is not there (a chunk is written whole or not at all)
+                raise _write_failed(e, target, out_path) from None
             state["written"] += 1
         finished[start] = (stop, totals_from_json(spec.kind, data["totals"]))
 
@@ -619,6 +806,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     backend: _Backend | None = None
     pending: dict[Any, tuple[int, int]] = {}
     aborted = True
+    restore_sigterm = _sigterm_interrupts()
     try:
         if executor is Executor.LOCAL:
             for start, stop in todo:
@@ -638,6 +826,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                        else _ProcessBackend(spec, workers))
             window = max(2, 2 * (getattr(backend, "workers", workers) or workers))
             queue = list(todo)
+            losses: dict[int, int] = {}
             while (queue or pending) and not stop_now:
                 while queue and len(pending) < window:
                     c = queue.pop(0)
@@ -650,7 +839,17 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                     continue
                 for f in ready:
                     start, stop = pending.pop(f)
-                    accept(start, stop, backend.result(f))
+                    try:
+                        data = backend.result(f)
+                    except _ChunkLost:
+                        losses[start] = losses.get(start, 0) + 1
+                        if losses[start] > MAX_CHUNK_LOSSES:
+                            raise RunStopped(f"deals {start}–{stop - 1}: every worker that played them died "
+                                             f"({losses[start]} times; out of memory?)",
+                                             hint="once the workers have more memory") from None
+                        queue.insert(0, (start, stop))
+                        continue
+                    accept(start, stop, data)
                     done_games += stop - start
                 report(done_games)
                 stop_now = advance()
@@ -661,6 +860,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         raise SimulationCancelled("interrupted", done_games, state["written"]) from None
     except SimulationCancelled as e:
         raise SimulationCancelled(str(e), done_games, state["written"]) from None
+    except RunStopped as e:
+        raise type(e)(str(e), done_games, state["written"], e.hint) from None
     finally:
         if backend is not None:
             try:
@@ -669,6 +870,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                 pass  # (the run's own outcome, finished or interrupted, goes on being reported)
         if lock is not None:
             lock.close()
+        restore_sigterm()
     played = games
     if stop_now and state["stop_at"] >= 0:
         played = state["stop_at"]
@@ -683,7 +885,11 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
             meta = _read_json(out_path / "run.json")
             meta["games"] = played
             meta["stopped_by"] = stopped_by
-            atomic_write(out_path / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+            try:
+                atomic_write(out_path / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False)
+                             + "\n")
+            except OSError as e:
+                raise _write_failed(e, out_path / "run.json", out_path) from None
     elif state["merged_to"] != games:  # pragma: no cover - every planned chunk was merged above
         raise SimulationError(f"internal error: merged {state['merged_to']} of {games} deals")
     return RunResult(spec, totals, played, time.perf_counter() - t0, str(executor),

@@ -1,0 +1,311 @@
+"""Long runs against what clusters do (issue 29): Dask workers lost mid-run, a lost scheduler, a full
+disk or a read-only --out, SIGTERM and a killed driver. Each ends with one line and a documented exit
+status, leaves no process behind, and the run resumed gives the report of an undisturbed run.
+
+Everything runs on loopback; every wait is bounded and waits for an event (a chunk file, a process's
+end), not for a fixed time. One local Dask cluster is shared by the module."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools import runs
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.exits import EXIT_INTERRUPTED, EXIT_RUN_STOPPED
+from gouji_dsl.tools.paired import paired_simulation
+
+WAIT = 90.0
+"""The longest any wait of this module may take (a slow shared machine); none takes it normally."""
+
+
+def wait_for(cond: Callable[[], bool], what: str, timeout: float = WAIT) -> None:
+    """Until ``cond()`` holds (checked every 20 ms), at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return load_graph("online"), load_graph("rulebook")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One local Dask cluster (two single-threaded worker processes with nannies) on 127.0.0.1."""
+    distributed = pytest.importorskip("distributed")
+    import logging
+    cl = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=logging.CRITICAL)
+    client = distributed.Client(cl)
+    yield cl, client
+    client.close()
+    cl.close()
+
+
+def figures(report) -> str:
+    return json.dumps(report.to_dict(timing=False), sort_keys=True, default=str)
+
+
+def _kill_workers(client) -> None:
+    """SIGKILL every worker process of the cluster (their nannies start new ones)."""
+    for pid in client.run(os.getpid).values():
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("kills", [1, 2])
+def test_lost_dask_workers_cost_only_their_chunks(graphs, cluster, kills):
+    """Every worker killed at once (the ones holding the run's spec before), once or twice in a run:
+    the run goes on when the nannies have started new workers and gives the process pool's report."""
+    cl, client = cluster
+    client.wait_for_workers(2, timeout=WAIT)
+    a, b = graphs
+    done_at: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        if done > 0 and len(done_at) < kills and (not done_at or done > done_at[-1]):
+            done_at.append(done)
+            _kill_workers(client)
+
+    dask = paired_simulation(a, b, 40, seed=11, workers=2, top=2, executor="dask", scheduler=cl.scheduler_address,
+                             chunk_size=5, records=False, progress=progress)
+    assert len(done_at) == kills and done_at[-1] < 40  # killed mid-run
+    pool = paired_simulation(a, b, 40, seed=11, workers=2, top=2, executor="process", chunk_size=5, records=False)
+    assert figures(dask) == figures(pool)
+
+
+def test_a_chunk_that_keeps_losing_its_worker_stops_the_run_resumably(graphs, monkeypatch, tmp_path):
+    """Dask gave up on a chunk (KilledWorker) more than MAX_CHUNK_LOSSES times: a RunStopped."""
+    from concurrent.futures import Future
+
+    class Dying(runs._Backend):
+        def __init__(self, spec, workers, scheduler):
+            self.key, self.blob = runs.pack_spec(spec)
+
+        def submit(self, start, stop):
+            f: Future = Future()
+            if start == 0:
+                f.set_result(runs.run_packed_chunk(self.key, self.blob, start, stop))
+            else:
+                f.set_exception(RuntimeError("lost"))
+            return f
+
+        def result(self, fut):
+            try:
+                return fut.result()
+            except RuntimeError:
+                raise runs._ChunkLost from None
+
+        def close(self, abort):
+            pass
+
+    monkeypatch.setattr(runs, "_DaskBackend", Dying)
+    a, b = graphs
+    with pytest.raises(runs.RunStopped, match="every worker that played them died") as info:
+        runs.execute(runs.RunSpec((a.resolved, b.resolved), 1, matches=False), 4, executor="dask", chunk_size=2,
+                     out=tmp_path / "d", graphs=(a, b))
+    assert info.value.chunks_written == 1
+
+
+# ------------------------------------------------------------------------------ the scheduler lost
+def _gouji(*args: str) -> list[str]:
+    return [sys.executable, "-m", "gouji_dsl", *args]
+
+
+def _report(folder: Path) -> dict:
+    res = CliRunner().invoke(cli, ["report", str(folder), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    data.pop("folders")
+    return data
+
+
+def _end(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=WAIT)
+
+
+def test_a_lost_scheduler_is_one_line_exit_3_and_resume_gives_the_same_report(tmp_path):
+    pytest.importorskip("distributed")
+    sched = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                              "--port", "0", "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+    worker = gouji = None
+    try:
+        address = None
+        assert sched.stderr is not None
+        for line in sched.stderr:  # the scheduler says its address as it starts
+            m = re.search(r"Scheduler at:\s+(tcp://\S+)", line)
+            if m:
+                address = m.group(1)
+                break
+        assert address and address.startswith("tcp://127.0.0.1:")
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1",
+                                   "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out = tmp_path / "run"
+        cmd = ["diff", "online", "rulebook", "--simulate", "3000", "--seed", "5", "--chunk-size", "5",
+               "--format", "json"]
+        gouji = subprocess.Popen(_gouji(*cmd, "--executor", "dask", "--scheduler", address, "--out", str(out)),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: any(out.glob("chunk-*.json")) or gouji.poll() is not None, "a first chunk file")
+        sched.kill()
+        _, err = gouji.communicate(timeout=WAIT)
+        assert gouji.returncode == EXIT_RUN_STOPPED, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1, err
+        assert lines[0].startswith("error: lost the connection to the Dask scheduler at tcp://127.0.0.1:")
+        assert "--resume" in lines[0] and "Traceback" not in err
+    finally:
+        for p in (gouji, worker, sched):
+            if p is not None:
+                _end(p)
+    # what is there is whole; the rest is played elsewhere; the same report as an undisturbed run
+    chunks = sorted(out.glob("chunk-*.json"))
+    assert chunks and len(chunks) < 600
+    for c in chunks:
+        json.loads(c.read_text(encoding="utf-8"))
+    short = ["diff", "online", "rulebook", "--simulate", "40", "--seed", "5", "--chunk-size", "5",
+             "--format", "json", "--executor", "local"]
+    for c in chunks:  # keep the run short: only the first 40 deals, resumed with 40
+        if int(c.name.split("-")[1]) >= 40:
+            c.unlink()
+    meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    meta["games"] = 40
+    (out / "run.json").write_text(json.dumps(meta), encoding="utf-8")
+    runner = CliRunner()
+    res = runner.invoke(cli, [*short, "--out", str(out), "--resume"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(cli, [*short, "--out", str(tmp_path / "whole")])
+    assert res.exit_code == 0, res.output
+    assert _report(out) == _report(tmp_path / "whole")
+
+
+# ------------------------------------------------------------------------------ a full disk, read-only --out
+SMALL = ["simulate", "online", "--games", "40", "--seed", "3", "--chunk-size", "5", "--executor", "local",
+         "--json"]
+
+
+def _failing_write(monkeypatch, code: int, after: int) -> None:
+    """The run's writes raise OSError(code) once ``after`` files were written."""
+    real = runs.atomic_write
+    count = [0]
+
+    def write(path, text, **kw):
+        count[0] += 1
+        if count[0] > after:
+            raise OSError(code, os.strerror(code), str(path))
+        return real(path, text, **kw)
+
+    monkeypatch.setattr(runs, "atomic_write", write)
+
+
+@pytest.mark.parametrize("code, says", [(errno.ENOSPC, "once there is space again"),
+                                        (errno.EDQUOT, "once there is space again"),
+                                        (errno.EROFS, "can be written"), (errno.EACCES, "can be written")])
+def test_a_full_disk_or_read_only_folder_mid_run_is_one_line_and_resumes(tmp_path, monkeypatch, code, says):
+    out = tmp_path / "run"
+    runner = CliRunner()
+    _failing_write(monkeypatch, code, after=3)  # run.json and two chunk files, then the disk is full
+    res = runner.invoke(cli, [*SMALL, "--out", str(out)])
+    assert res.exit_code == EXIT_RUN_STOPPED, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and os.strerror(code) in lines[0] and says in lines[0], res.stderr
+    assert "chunk-000000010-000000015.json" in lines[0] and "2 chunk file(s)" in lines[0]
+    assert "--resume" in lines[0] and "internal error" not in res.stderr
+    assert sorted(p.name for p in out.iterdir() if p.name != ".lock") == [
+        "chunk-000000000-000000005.json", "chunk-000000005-000000010.json", "run.json"]  # no partial file left
+    monkeypatch.undo()
+    res = runner.invoke(cli, [*SMALL, "--out", str(out), "--resume"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(cli, [*SMALL, "--out", str(tmp_path / "whole")])
+    assert _report(out) == _report(tmp_path / "whole")
+
+
+def test_an_output_folder_that_cannot_be_written_at_the_start_is_one_line(tmp_path, monkeypatch):
+    runner = CliRunner()
+    _failing_write(monkeypatch, errno.EROFS, after=0)
+    res = runner.invoke(cli, [*SMALL, "--out", str(tmp_path / "ro")])
+    assert res.exit_code == EXIT_RUN_STOPPED, res.output
+    assert re.fullmatch(r"error: cannot write .*run\.json: Read-only file system; stopped after 0 deals: .*"
+                        r"--resume to continue once .* can be written\n", res.stderr), res.stderr
+    monkeypatch.undo()
+    # a folder that is truly unwritable, even for root (tests may run as root, where chmod stops nothing)
+    res = runner.invoke(cli, [*SMALL, "--out", "/proc/gouji-run"])
+    assert res.exit_code in (1, EXIT_RUN_STOPPED), res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error: cannot write /proc/gouji-run")
+    assert "internal error" not in res.stderr
+
+
+# ------------------------------------------------------------------------------ SIGTERM, a killed driver
+def _children_gone(children: list, timeout: float = WAIT) -> list:
+    """Wait until every process of ``children`` has ended (a zombie waiting for its reaper counts as
+    ended); the ones still running after ``timeout``."""
+    import psutil
+    deadline = time.monotonic() + timeout
+    alive = list(children)
+    while alive and time.monotonic() < deadline:
+        _, alive = psutil.wait_procs(alive, timeout=0.2)
+        alive = [p for p in alive if _running(p)]
+    return alive
+
+
+def _running(p) -> bool:
+    import psutil
+    try:
+        return p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _start_pool_run(tmp_path: Path) -> tuple[subprocess.Popen, list, Path]:
+    """A process-pool run in a subprocess, once its first chunk file is written: the process, its
+    children (the pool's workers and multiprocessing's resource tracker) and its --out folder."""
+    import psutil
+    out = tmp_path / "run"
+    proc = subprocess.Popen(_gouji("simulate", "online", "--games", "20000", "--bots", "heuristic", "--workers", "2",
+                                   "--executor", "process", "--chunk-size", "5", "--out", str(out)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    wait_for(lambda: any(out.glob("chunk-*.json")) or proc.poll() is not None, "a first chunk file")
+    assert proc.poll() is None, proc.communicate()
+    children = psutil.Process(proc.pid).children(recursive=True)
+    assert len([c for c in children if "spawn_main" in " ".join(c.cmdline())]) == 2, [c.cmdline() for c in children]
+    return proc, children, out
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_leaves_no_process(tmp_path):
+    proc, children, out = _start_pool_run(tmp_path)
+    try:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=WAIT)
+    finally:
+        _end(proc)
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert re.fullmatch(r"interrupted after \d+ deals; \d+ chunk file\(s\) in .*: run the same command with "
+                        r"--resume to continue, or `gouji report .*` to see what is there\n", err), err
+    assert _children_gone(children) == []
+
+
+def test_workers_end_with_a_driver_killed_by_sigkill(tmp_path):
+    proc, children, _ = _start_pool_run(tmp_path)
+    try:
+        proc.kill()
+        proc.wait(timeout=WAIT)
+    finally:
+        _end(proc)
+    assert _children_gone(children) == []

@@ -15,12 +15,12 @@ import click
 
 from gouji_dsl.tools.cli import SafeGroup, cli
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
-from gouji_dsl.tools.exits import SEED
+from gouji_dsl.tools.exits import SEED, SafePath
 
 
 def _workspace_option(f):
     return click.option(
-        "--workspace", "-w", type=click.Path(file_okay=False, path_type=Path), default=None,
+        "--workspace", "-w", type=SafePath(file_okay=False, path_type=Path), default=None,
         help="Folder of your ruleset files (default: ./rules). New variants are created there.")(f)
 
 
@@ -81,7 +81,7 @@ _workspace_option(gouji)  # adds --workspace to the group's params
 
 
 @gouji.command("edit")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=SafePath(dir_okay=False, path_type=Path))
 @_workspace_option
 @click.pass_context
 def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:

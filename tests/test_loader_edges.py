@@ -110,3 +110,131 @@ def test_limits_are_still_found_after_long_strings():
         with pytest.raises(GoujiError) as e:
             parse_record(text, "r.json")
         assert [d.code for d in e.value.diagnostics] == [code]
+
+
+# ------------------------------------------------------------------------------ 22.10 option values and paths
+@pytest.fixture
+def no_app(monkeypatch):
+    """The app never starts in these tests: every value here must be refused before it would."""
+    import gouji_app.cli
+    import gouji_app.play.app
+
+    def refuse(*a, **k):
+        raise AssertionError("the app was started")
+
+    monkeypatch.setattr(gouji_app.cli, "run_app", refuse)
+    monkeypatch.setattr(gouji_app.play.app, "PlayApp", refuse)
+
+
+def gouji_run(*args: str):
+    from gouji_app.cli import gouji
+    res = CliRunner().invoke(gouji, list(args))
+    out = res.output + (res.stderr or "")
+    assert "Traceback" not in out and "internal error" not in out, out
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    return res
+
+
+SEED_COMMANDS = {
+    "simulate": ["simulate", "online", "--games", "1"],
+    "diff": ["diff", "online", "rulebook", "--simulate", "1"],
+    "duel": ["duel", "online", "random", "random", "--deals", "1"],
+    "show --explain": ["show", "online", "--explain", "1 pass"],
+    "play": ["play", "online"],
+    "compare": ["compare", "online", "rulebook"],
+}
+
+
+@pytest.mark.parametrize("seed", ["7" * 5000, "x" * 5000, "-" + "1" * 4400, "٣" * 101])
+@pytest.mark.parametrize("command", list(SEED_COMMANDS))
+def test_a_seed_beyond_its_length_is_a_usage_error_in_every_command(no_app, command, seed):
+    from gouji_dsl.tools.exits import MAX_SEED_CHARS
+    res = gouji_run(*SEED_COMMANDS[command], "--seed", seed)
+    assert res.exit_code == 2 and "Usage:" in res.stderr and "--seed" in res.stderr, res.stderr
+    assert f"at most {MAX_SEED_CHARS}" in res.stderr
+
+
+def test_a_seed_of_the_longest_length_is_a_seed():
+    from gouji_dsl.tools.exits import MAX_SEED_CHARS
+    for seed in ("9" * MAX_SEED_CHARS, "w" * MAX_SEED_CHARS):
+        res = gouji_run("simulate", "online", "--games", "1", "--seed", seed, "--json")
+        assert res.exit_code == 0, res.stderr
+
+
+@pytest.fixture
+def bad_paths(tmp_path) -> dict[str, str]:
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    return {
+        "name too long": str(tmp_path / ("a" * 300)),
+        "path too long": str(tmp_path / "/".join(["b" * 200] * 30)),
+        "dangling link": str(tmp_path / "dangling"),
+        "looping link": str(tmp_path / "loop1"),
+        "below a file": str(tmp_path / "file.txt" / "x"),
+        "a folder": str(tmp_path / "folder"),
+        "a file": str(tmp_path / "file.txt"),
+    }
+
+
+# option -> (command line before the path, the inputs that are fine for it)
+PATH_OPTIONS = {
+    "--workspace": (["--workspace"], {"a folder"}),
+    "edit --workspace": (["edit", "r.yaml", "--workspace"], {"a folder"}),
+    "compare --workspace": (["compare", "online", "rulebook", "--workspace"], {"a folder"}),
+    "--rules-path": (["--rules-path"], {"a folder"}),
+    "duel --save": (["duel", "online", "random", "random", "--deals", "1", "--save"], {"a file"}),
+    "doc -o": (["doc", "online", "-o"], {"a file"}),
+    "play --record": (["play", "--record"], {"a file"}),
+    "replay": (["replay"], {"a file"}),
+    "edit": (["edit"], {"a file"}),
+    "diff --save-divergent": (["diff", "online", "rulebook", "--simulate", "1", "--save-divergent"], {"a folder"}),
+    "simulate --out": (["simulate", "online", "--games", "1", "--out"], {"a folder"}),
+}
+BAD = ["name too long", "path too long", "dangling link", "looping link", "below a file", "a folder", "a file"]
+
+
+@pytest.mark.parametrize("which", BAD)
+@pytest.mark.parametrize("option", list(PATH_OPTIONS))
+def test_a_path_the_system_refuses_is_a_usage_error(no_app, bad_paths, option, which):
+    before, fine = PATH_OPTIONS[option]
+    if which in fine:
+        return
+    args = [*before, bad_paths[which]]
+    if option in ("--workspace", "--rules-path"):
+        args.append("validate") if option == "--rules-path" else None
+        args += ["online"] if option == "--rules-path" else []
+    res = gouji_run(*args)
+    assert res.exit_code == 2 and "Usage:" in res.stderr and "Invalid value" in res.stderr, (args, res.stderr)
+    assert "Errno" not in res.stderr
+
+
+def test_the_new_game_dialog_refuses_a_seed_beyond_its_length():
+    import asyncio
+
+    from pilot_helpers import wait_for
+    from textual.widgets import Input
+
+    from gouji_app.play.app import PlayApp
+    from gouji_app.play.dialogs import NewGameScreen
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.exits import MAX_SEED_CHARS
+
+    async def run() -> None:
+        app = PlayApp(load_graph("online"), seed=5, bots="heuristic", speed="instant", show_steps=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("ctrl+n")
+            await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen), what="the new-game dialog")
+            dlg = app.screen
+            dlg.query_one("#new-seed", Input).value = "7" * 5000
+            await pilot.pause()
+            await pilot.click("#new-deal")
+            await pilot.pause()
+            assert app.screen is dlg
+            assert f"at most {MAX_SEED_CHARS}" in str(dlg.query_one("#new-error").render())
+            assert app.play_screen.session.seed == 5
+
+    asyncio.run(run())

@@ -13,7 +13,7 @@ import click
 from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType
-from gouji_dsl.tools.exits import SEED, err, seed_value
+from gouji_dsl.tools.exits import SEED, SafePath, err, seed_value
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 
@@ -26,7 +26,7 @@ SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
               help="The bots at the other seats: one bot for all of them, A,B (A at the odd seats 1/3/5, B at the "
                    f"even ones) or one per seat (A,B,C,D,E,F); your seat is yours. Bots: {', '.join(BOTS)}; a search bot takes an iteration budget "
                    "as NAME:N (e.g. ismcts:200). In the app: ctrl+N (new game) chooses them, shift+F3 asks one.")
-@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+@click.option("--record", "record_path", type=SafePath(dir_okay=False), default=None,
               help="Open a saved game record and replay it step by step.")
 @click.option("--speed", type=click.Choice(SPEED_NAMES), default="normal", show_default=True,
               help="How fast the bots play.")

@@ -25,7 +25,7 @@ from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.explain import Because
 from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
-from gouji_dsl.tools.exits import seed_value
+from gouji_dsl.tools.exits import seed_problem, seed_value
 
 from ..workspace import display_path
 from .session import GameSummary, PlaySession
@@ -773,6 +773,9 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         seed_text = self.query_one("#new-seed", Input).value.strip()
         if not seed_text:
             err.update(Text("seed: give a number or a word", style="bold red"))
+            return None
+        if problem := seed_problem(seed_text):  # the rule of every --seed option (too long)
+            err.update(Text(f"seed: {problem}", style="bold red"))
             return None
         seed: Any = seed_value(seed_text)
 

@@ -32,6 +32,7 @@ from gouji_dsl.tools.exits import (
     EXIT_OK,
     EXIT_PIPE_CLOSED,
     SEED,
+    SafePath,
     echo,
     echo_json,
     err,
@@ -149,7 +150,7 @@ def _load_graph(ruleset: str):
 @click.group(cls=SafeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gouji")
 @click.option("--rules-path", "rules_path", multiple=True, metavar="DIR",
-              type=click.Path(file_okay=False, path_type=str),
+              type=SafePath(file_okay=False, path_type=str),
               help="A folder of rulesets: names are looked up in it and `extends:` (or a scenario's ruleset) may "
                    "read files in it. Repeatable; also the environment variable GOUJI_RULES_PATH "
                    "(folders separated by ':').")
@@ -353,7 +354,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
 @click.argument("ruleset")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
               help="Plain text wrapped at 88 columns, or markdown (headings, lists, a table).")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+@click.option("-o", "--output", "output", type=SafePath(dir_okay=False), default=None, metavar="FILE",
               help="Write the rulebook to FILE instead of standard output.")
 def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
     """Write a printable rulebook of RULESET from its rules' sentences, settings and sources.

@@ -15,7 +15,7 @@ import click
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
-from gouji_dsl.tools.exits import SEED, echo, echo_json, err
+from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
@@ -61,7 +61,7 @@ def _width() -> int:
               help="How many of the most divergent deals to list (and save).")
 @click.option("--single-games", is_flag=True, default=False,
               help="Play every deal as a first game instead of in matches of the ruleset's match length.")
-@click.option("--save-divergent", "save_dir", type=click.Path(file_okay=False, writable=True), default=None,
+@click.option("--save-divergent", "save_dir", type=SafePath(file_okay=False, writable=True), default=None,
               metavar="DIR", help="Write the most divergent deals, with both game records, as JSON files in DIR.")
 @run_options
 def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
-from gouji_dsl.tools.exits import SEED, echo, echo_json, seed_value, shown, shown_markup
+from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, seed_value, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
@@ -104,7 +104,7 @@ class _LineProgress:
                    "default: a fixed number of iterations (same seed, same result anywhere).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes to play deals in (the result does not depend on it, except with --think-ms).")
-@click.option("--save", "save", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+@click.option("--save", "save", type=SafePath(dir_okay=False, writable=True, path_type=Path), default=None,
               metavar="FILE", help="Append each finished deal (or match) to FILE (JSON lines) as it is played; run "
                                    "the same command again to resume: what FILE holds is not played again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")

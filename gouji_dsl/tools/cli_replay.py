@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.tools.exits import echo, echo_json, err
+from gouji_dsl.tools.exits import SafePath, echo, echo_json, err
 
 __all__ = ["replay_command", "game_summary"]
 
@@ -65,7 +65,7 @@ def _game_text(state: Any, number: int) -> list[str]:
 
 
 @click.command("replay")
-@click.argument("record", metavar="RECORD", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("record", metavar="RECORD", type=SafePath(dir_okay=False, path_type=str))
 @click.option("--check", is_flag=True,
               help="Verify the record: every recorded event (deal, first leader, tricks, tribute, places, scores) "
                    "must be the one the replay gives; prints one verdict line.")

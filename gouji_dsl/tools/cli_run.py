@@ -23,6 +23,7 @@ from gouji_dsl.tools.exits import (
     EXIT_INTERRUPTED,
     EXIT_RUN_STOPPED,
     SEED,
+    SafePath,
     echo,
     echo_json,
     seed_value,
@@ -48,7 +49,7 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
                           "instead of starting a local cluster."),
         click.option("--chunk-size", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Deals per chunk (default: 100, fewer for short runs; rounded to whole matches)."),
-        click.option("--out", "out", type=click.Path(file_okay=False), default=None, metavar="DIR",
+        click.option("--out", "out", type=SafePath(file_okay=False), default=None, metavar="DIR",
                      help="Write each finished chunk as JSON in DIR (run.json + chunk-*.json); `gouji report DIR` "
                           "reads them."),
         click.option("--resume", is_flag=True, default=False,
@@ -309,7 +310,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
 
 # ------------------------------------------------------------------------------ gouji report
 @click.command("report")
-@click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False), metavar="DIR...")
+@click.argument("folders", nargs=-1, required=True, type=SafePath(exists=True, file_okay=False), metavar="DIR...")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
               help="Output format.")
 def report_command(folders: tuple[str, ...], fmt: str) -> None:

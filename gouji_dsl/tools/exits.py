@@ -87,21 +87,90 @@ def seed_value(seed: str) -> Any:
     return int(seed) if body.isascii() and body.isdigit() else seed
 
 
+MAX_SEED_CHARS = 100
+"""Longest seed, in characters (every ``--seed`` option and the play screen's new-game dialog): a
+5,000-digit seed was an internal error (Python converts at most 4,300 digits to a number)."""
+
+
+def seed_problem(seed: str) -> str | None:
+    """Why ``seed`` (as typed) is not a seed, or None: it is a number or a word of at most
+    :data:`MAX_SEED_CHARS` characters, not empty."""
+    if not seed.strip():
+        return "give a number or a word, not an empty text"
+    if len(seed) > MAX_SEED_CHARS:
+        return f"a seed of {len(seed):,} characters; at most {MAX_SEED_CHARS} (MAX_SEED_CHARS)"
+    return None
+
+
 class SeedType(click.ParamType):
     """Every ``--seed`` option: a number or a word, never empty (an empty seed would deal from ``:i``
-    and show as ``seed `` in the report; the play screen's new-game dialog refuses it too). The value
-    stays text; :func:`seed_value` turns it into the seed."""
+    and show as ``seed `` in the report; the play screen's new-game dialog refuses it too), at most
+    :data:`MAX_SEED_CHARS` characters. The value stays text; :func:`seed_value` turns it into the seed."""
 
     name = "seed"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not value.strip():
-            self.fail("give a number or a word, not an empty text", param, ctx)
+        if isinstance(value, str) and (problem := seed_problem(value)):
+            self.fail(problem, param, ctx)
         return value
 
 
 SEED = SeedType()
 """The type of every command's ``--seed`` option."""
+
+
+def path_problem(path: str, *, folder: bool | None) -> str | None:
+    """Why ``path`` cannot be used as a file (``folder`` False), a folder (True) or either (None) to
+    read or write, or None:
+    too long for the system, a symbolic link that loops or points nowhere, something that is not
+    a folder on the way, the wrong kind of thing. A path that does not exist yet is no problem (it is
+    created, or its command says it is missing)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return _os_problem(e)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"a symbolic link to {shown(target)!r}, which does not exist"
+    except OSError as e:
+        return _os_problem(e)
+    import stat
+    if folder is True and not stat.S_ISDIR(st.st_mode):
+        return "not a folder"
+    if folder is False and stat.S_ISDIR(st.st_mode):
+        return "a folder, not a file"
+    return None
+
+
+def _os_problem(e: OSError) -> str:
+    import errno
+    if e.errno == errno.ENAMETOOLONG:
+        return "the path is too long for the system (a name of at most 255 bytes, a path of at most 4,096)"
+    if e.errno == errno.ELOOP:
+        return "symbolic links loop on this path"
+    if e.errno == errno.ENOTDIR:
+        return "a part of the path is a file, not a folder"
+    return e.strerror or str(e)
+
+
+class SafePath(click.Path):
+    """:class:`click.Path` whose value is checked first with :func:`path_problem`: a path the system
+    would refuse later (too long, a looping or dangling symbolic link, a file where a folder is
+    expected) is a usage error at once, not an internal error after the work (every path option)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        kind = None if self.file_okay and self.dir_okay else not self.file_okay
+        if isinstance(value, str | os.PathLike) and (problem := path_problem(str(os.fspath(value)), folder=kind)):
+            text = shown(os.fspath(value))
+            self.fail(f"'{text if len(text) <= 80 else text[:60] + '…'}': {problem}", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def stdout_closed() -> int:

@@ -1,0 +1,321 @@
+/* gouji_dsl.engine.native._core: the native play-out core's compiled part.
+ *
+ * One binary for every ruleset (see the package docstring, gouji_dsl/engine/native/__init__.py):
+ * this session it holds CPython's Mersenne Twister (mt.h) as a Python type, so that tests can
+ * compare its streams with random.Random's and the game flow built on it draws the same numbers.
+ *
+ * Memory safety: every index a caller passes is checked against its array before use; every loop
+ * is bounded (mt.h). Built by setup.py as an optional extension: where it cannot be built the
+ * package still installs and the interpreter / generated module play (visibly).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "mt.h"
+
+typedef struct {
+    PyObject_HEAD
+    mt_state mt;
+} RandomObject;
+
+/* key: a sequence of whole numbers 0 <= w < 2**32 (the seed's 32-bit words, least significant
+ * first), as CPython's random_seed hands them to init_by_array. */
+static int seed_from_key(RandomObject *self, PyObject *key)
+{
+    PyObject *seq = PySequence_Fast(key, "the key is a sequence of 32-bit words");
+    Py_ssize_t n, i;
+    uint32_t *words;
+    if (seq == NULL)
+        return -1;
+    n = PySequence_Fast_GET_SIZE(seq);
+    if (n > (1 << 20)) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "the key has more than 2**20 words");
+        return -1;
+    }
+    words = (uint32_t *)PyMem_Malloc(sizeof(uint32_t) * (size_t)(n ? n : 1));
+    if (words == NULL) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        unsigned long long w = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (PyErr_Occurred() || w > 0xffffffffULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "a key word is not below 2**32");
+            PyMem_Free(words);
+            Py_DECREF(seq);
+            return -1;
+        }
+        words[i] = (uint32_t)w;
+    }
+    mt_init_by_array(&self->mt, words, (size_t)n);
+    PyMem_Free(words);
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int Random_init(RandomObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"key", NULL};
+    PyObject *key = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Random", kwlist, &key))
+        return -1;
+    if (key == NULL) {
+        mt_init_by_array(&self->mt, NULL, 0);
+        return 0;
+    }
+    return seed_from_key(self, key);
+}
+
+static PyObject *Random_seed_key(RandomObject *self, PyObject *key)
+{
+    if (seed_from_key(self, key) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Random_seed_u64(RandomObject *self, PyObject *arg)
+{
+    unsigned long long n = PyLong_AsUnsignedLongLong(arg);
+    if (PyErr_Occurred())
+        return NULL;
+    mt_seed_u64(&self->mt, (uint64_t)n);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Random_genrand_uint32(RandomObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyLong_FromUnsignedLong(mt_genrand_uint32(&self->mt));
+}
+
+static PyObject *Random_getrandbits(RandomObject *self, PyObject *arg)
+{
+    Py_ssize_t k = PyLong_AsSsize_t(arg), words, i;
+    unsigned char *buf;
+    PyObject *bytes, *result;
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "number of bits must be non-negative");
+        return NULL;
+    }
+    if (k <= 64)
+        return PyLong_FromUnsignedLongLong(mt_getrandbits(&self->mt, (int)k));
+    if (k > ((Py_ssize_t)1 << 24)) {
+        PyErr_SetString(PyExc_ValueError, "more than 2**24 bits at once");
+        return NULL;
+    }
+    words = (k - 1) / 32 + 1;
+    buf = (unsigned char *)PyMem_Malloc((size_t)words * 4);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    for (i = 0; i < words; i++, k -= 32) {
+        uint32_t r = mt_genrand_uint32(&self->mt);
+        if (k < 32)
+            r >>= (32 - k);
+        buf[4 * i] = (unsigned char)(r & 0xff);
+        buf[4 * i + 1] = (unsigned char)((r >> 8) & 0xff);
+        buf[4 * i + 2] = (unsigned char)((r >> 16) & 0xff);
+        buf[4 * i + 3] = (unsigned char)((r >> 24) & 0xff);
+    }
+    bytes = PyBytes_FromStringAndSize((const char *)buf, words * 4);
+    PyMem_Free(buf);
+    if (bytes == NULL)
+        return NULL;
+    result = PyObject_CallMethod((PyObject *)&PyLong_Type, "from_bytes", "Os", bytes, "little");
+    Py_DECREF(bytes);
+    return result;
+}
+
+static int below(RandomObject *self, Py_ssize_t n, Py_ssize_t *out)
+{
+    uint64_t v;
+    if (n <= 0) {
+        PyErr_SetString(PyExc_ValueError, "empty range");
+        return -1;
+    }
+    if (mt_randbelow(&self->mt, (uint64_t)n, &v) < 0 || v >= (uint64_t)n) {
+        PyErr_SetString(PyExc_RuntimeError, "the generator's rejection loop ran past its bound");
+        return -1;
+    }
+    *out = (Py_ssize_t)v;
+    return 0;
+}
+
+static PyObject *Random_randbelow(RandomObject *self, PyObject *arg)
+{
+    unsigned long long n = PyLong_AsUnsignedLongLong(arg);
+    uint64_t v;
+    if (PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "the native generator draws below 0 < n < 2**64 only");
+        }
+        return NULL;
+    }
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "empty range");
+        return NULL;
+    }
+    if (mt_randbelow(&self->mt, (uint64_t)n, &v) < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "the generator's rejection loop ran past its bound");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLongLong(v);
+}
+
+static PyObject *Random_random(RandomObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyFloat_FromDouble(mt_random(&self->mt));
+}
+
+static PyObject *Random_shuffle(RandomObject *self, PyObject *arg)
+{
+    Py_ssize_t i, j, n;
+    if (!PyList_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "shuffle() takes a list");
+        return NULL;
+    }
+    n = PyList_GET_SIZE(arg);
+    for (i = n - 1; i >= 1; i--) {
+        PyObject *t;
+        if (below(self, i + 1, &j) < 0)
+            return NULL;
+        if (PyList_GET_SIZE(arg) != n || j > i) {  /* (a list changed under us cannot happen: no callbacks) */
+            PyErr_SetString(PyExc_RuntimeError, "the list changed size during shuffle");
+            return NULL;
+        }
+        t = PyList_GET_ITEM(arg, i);
+        PyList_SET_ITEM(arg, i, PyList_GET_ITEM(arg, j));
+        PyList_SET_ITEM(arg, j, t);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Random_choice(RandomObject *self, PyObject *seq)
+{
+    Py_ssize_t n = PySequence_Length(seq), j;
+    if (n < 0)
+        return NULL;
+    if (n == 0) {
+        PyErr_SetString(PyExc_IndexError, "Cannot choose from an empty sequence");
+        return NULL;
+    }
+    if (below(self, n, &j) < 0)
+        return NULL;
+    return PySequence_GetItem(seq, j);
+}
+
+/* (3, (625 whole numbers: the 624 words and the index), None): random.Random.getstate()'s form */
+static PyObject *Random_getstate(RandomObject *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *words = PyTuple_New(MT_N + 1), *v;
+    int i;
+    if (words == NULL)
+        return NULL;
+    for (i = 0; i < MT_N; i++) {
+        v = PyLong_FromUnsignedLong(self->mt.state[i]);
+        if (v == NULL) {
+            Py_DECREF(words);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(words, i, v);
+    }
+    v = PyLong_FromLong(self->mt.index);
+    if (v == NULL) {
+        Py_DECREF(words);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(words, MT_N, v);
+    return Py_BuildValue("(iNO)", 3, words, Py_None);
+}
+
+static PyObject *Random_setstate(RandomObject *self, PyObject *state)
+{
+    PyObject *words;
+    mt_state fresh;
+    long index;
+    int i;
+    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 3 || !PyLong_Check(PyTuple_GET_ITEM(state, 0))
+        || PyLong_AsLong(PyTuple_GET_ITEM(state, 0)) != 3) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "a state is random.Random.getstate()'s (3, words, gauss_next)");
+        return NULL;
+    }
+    words = PyTuple_GET_ITEM(state, 1);
+    if (!PyTuple_Check(words) || PyTuple_GET_SIZE(words) != MT_N + 1) {
+        PyErr_SetString(PyExc_ValueError, "state vector is the wrong size");
+        return NULL;
+    }
+    for (i = 0; i < MT_N; i++) {
+        unsigned long w = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(words, i));
+        if (PyErr_Occurred() || w > 0xffffffffUL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_OverflowError, "a state word is not below 2**32");
+            return NULL;
+        }
+        fresh.state[i] = (uint32_t)w;
+    }
+    index = PyLong_AsLong(PyTuple_GET_ITEM(words, MT_N));
+    if (index == -1 && PyErr_Occurred())
+        return NULL;
+    if (index < 0 || index > MT_N) {
+        PyErr_SetString(PyExc_ValueError, "invalid state");
+        return NULL;
+    }
+    fresh.index = (int)index;
+    self->mt = fresh;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Random_methods[] = {
+    {"seed_key", (PyCFunction)Random_seed_key, METH_O, "Seed from the 32-bit words of a seed (init_by_array)."},
+    {"seed_u64", (PyCFunction)Random_seed_u64, METH_O, "Seed as random.Random(n) for 0 <= n < 2**64."},
+    {"genrand_uint32", (PyCFunction)Random_genrand_uint32, METH_NOARGS, "The next 32-bit word."},
+    {"getrandbits", (PyCFunction)Random_getrandbits, METH_O, "As random.Random.getrandbits(k)."},
+    {"randbelow", (PyCFunction)Random_randbelow, METH_O, "As random.Random._randbelow(n), 0 < n < 2**64."},
+    {"random", (PyCFunction)Random_random, METH_NOARGS, "As random.Random.random()."},
+    {"shuffle", (PyCFunction)Random_shuffle, METH_O, "As random.Random.shuffle(list)."},
+    {"choice", (PyCFunction)Random_choice, METH_O, "As random.Random.choice(seq)."},
+    {"getstate", (PyCFunction)Random_getstate, METH_NOARGS, "The state, in random.Random.getstate()'s form."},
+    {"setstate", (PyCFunction)Random_setstate, METH_O, "Set the state from random.Random.getstate()'s form."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject RandomType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gouji_dsl.engine.native._core.Random",
+    .tp_basicsize = sizeof(RandomObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "CPython's Mersenne Twister in C: Random(key) seeds from the seed's 32-bit words.",
+    .tp_methods = Random_methods,
+    .tp_init = (initproc)Random_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "_core", "The native play-out core (compiled part).", -1, NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m;
+    if (PyType_Ready(&RandomType) < 0)
+        return NULL;
+    m = PyModule_Create(&core_module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&RandomType);
+    if (PyModule_AddObject(m, "Random", (PyObject *)&RandomType) < 0) {
+        Py_DECREF(&RandomType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "ABI", 1) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from gouji_dsl.bots import HeuristicBot, RandomBot, hand_power, make_bot
-from gouji_dsl.engine.interpreter import Move, hands_from_text, new_game, next_game, parse_move
+from gouji_dsl.engine.interpreter import hands_from_text, new_game, next_game, parse_move
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.ruleset.loader import list_bundled
 from gouji_dsl.tools.simulate import play_game
@@ -149,7 +149,7 @@ def test_returns_its_weakest_cards():
     hand[g.model.index("A")] = 1
     hand[g.model.index("9")] = 1
     st.hands[1] = hand
-    moves = [Move(1, "return", v) for v in st._return_moves(1, 2)]
+    moves = st._return_moves(1, 2)  # (a ReturnMoves sequence: counted, built when looked at)
     st.phase = "return"
     chosen = b.choose(st, moves)
     assert g.model.text(chosen.cards) == "33"

@@ -115,3 +115,130 @@ def test_cards_of_plays_the_same_games_generated(tmp_path):
     g = load_graph(write(tmp_path, "big-jokers.yaml", JOKER_KINDS))
     assert fast.engine(g) is not None, fast.fallback_reason(g)
     assert fast.differences(g, "jokers", 6) == []
+
+
+# ------------------------------------------------------------------------------ item 6: bounds
+ALWAYS_VOID = """
+ruleset: always-void
+extends: online
+rules:
+  - id: revolution.void-deal
+    on: redeal
+    value: "true"
+    says: "Every deal is void."
+"""
+
+
+def _rule_failed(fn):
+    from gouji_dsl.diagnostics import Code, GoujiError
+    try:
+        fn()
+    except GoujiError as e:
+        d = e.diagnostics[0]
+        assert d.code == Code.RULE_FAILED, d.format()
+        return d
+    raise AssertionError("no rule failure")
+
+
+def test_a_redeal_rule_that_always_fires_fails_with_its_line_on_both_engines(tmp_path):
+    from gouji_dsl.engine import fast
+    from gouji_dsl.engine.interpreter import MAX_REDEALS
+    from gouji_dsl.tools.simulate import play_game
+    path = write(tmp_path, "always-void.yaml", ALWAYS_VOID)
+    g = load_graph(path)
+    for engine in ("interpreter", "generated"):
+        d = _rule_failed(lambda e=engine: play_game(g, 1, 0, "random", engine=e))
+        assert d.path == path and d.line == 4 and "revolution.void-deal" in d.message
+        assert f"{MAX_REDEALS} times" in d.message
+    assert fast.engine(g) is not None
+
+
+def test_explain_of_an_always_void_ruleset_is_a_rule_failure_not_a_recursion_error(tmp_path):
+    from click.testing import CliRunner
+
+    from gouji_dsl.tools.cli import cli
+    path = write(tmp_path, "always-void.yaml", ALWAYS_VOID)
+    r = CliRunner().invoke(cli, ["show", path, "--explain", "1 pass"])
+    assert r.exit_code != 0 and "RecursionError" not in r.output and "RuleFailed" in r.output + str(r.stderr_bytes or b"")
+
+
+def test_validate_strict_warns_where_a_setting_voids_most_deals(tmp_path):
+    from gouji_dsl.diagnostics import Code
+    from gouji_dsl.ruleset.lint import lint
+    (tmp_path / "redeal-weak-hands.yaml").write_text(
+        (ROOT / "examples" / "variants" / "redeal-weak-hands.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    strict = write(tmp_path, "weak18.yaml", """
+        ruleset: weak18
+        extends: redeal-weak-hands.yaml
+        settings:
+          redeal_below:
+            value: {rank: J, cards: 18}
+            says: "A deal where someone holds fewer than 18 cards of J or higher is dealt again."
+        """)
+    found = [d for d in lint(load_graph(strict)) if d.code == Code.UNLIKELY_TO_END]
+    assert len(found) == 1 and found[0].path == strict and found[0].line == 5
+    assert not [d for d in lint(load_graph(str(tmp_path / "redeal-weak-hands.yaml"))) if d.code == Code.UNLIKELY_TO_END]
+    always = [d for d in lint(load_graph(write(tmp_path, "always-void.yaml", ALWAYS_VOID)))
+              if d.code == Code.UNLIKELY_TO_END]
+    assert len(always) == 1 and "every one of" in always[0].message
+
+
+def test_return_moves_are_counted_not_listed():
+    """A 15-card card-for-card return from a hand of 15 kinds has 49,360,405 ways: the moves are
+    a sequence that is counted and indexed (in the order the moves were always listed), and the
+    heuristic bot finds its return without looking at each."""
+    import random
+
+    from gouji_dsl.bots.heuristic import HeuristicBot
+    from gouji_dsl.engine.interpreter import Move, ReturnMoves
+    from gouji_dsl.engine.terms import Verb
+
+    def listed(hand, n):
+        out, K = [], len(hand)
+
+        def rec(i, left, acc):
+            if left == 0:
+                out.append(tuple(acc + [0] * (K - len(acc))))
+                return
+            if i == K:
+                return
+            for k in range(min(hand[i], left), -1, -1):
+                rec(i + 1, left - k, acc + [k])
+        rec(0, n, [])
+        return out
+    rng = random.Random(5)
+    for _ in range(200):
+        hand = [rng.randint(0, 4) for _ in range(rng.randint(1, 7))]
+        if not sum(hand):
+            continue
+        n = rng.randint(1, sum(hand))
+        rm = ReturnMoves(1, hand, n)
+        want = [Move(1, Verb.RETURN, c) for c in listed(hand, n)]
+        assert list(rm) == want and all(m in rm for m in want) and len(rm) == len(want)
+    big = ReturnMoves(1, [4] * 15, 15)
+    assert len(big) == 49_360_405 and sum(big[-1].cards) == 15 and big[-1] in big
+    g = load_graph("online")
+    st = new_game(g, 1)
+    bot = HeuristicBot(random.Random(1))
+    for _ in range(50):
+        hand = [rng.randint(0, 3) if rng.random() < 0.5 else 0 for _ in g.model.kinds]
+        if not sum(hand):
+            continue
+        st.hands[1] = list(hand)
+        rm = ReturnMoves(1, hand, rng.randint(1, min(5, sum(hand))))
+        assert bot._best_return(st, 1, rm) == min(list(rm), key=lambda m: bot._return_key(st, 1, m))
+    st.hands[1] = [4] * 15
+    assert sum(bot._best_return(st, 1, big).cards or ()) == 15
+
+
+def test_a_fifteen_card_fall_tribute_returned_card_for_card_plays(tmp_path):
+    from gouji_dsl.engine import fast
+    path = write(tmp_path, "fall15.yaml", """
+        ruleset: fall15
+        extends: qingdao
+        settings:
+          tribute:
+            fall: {"6": 15, "5": 1}
+        """)
+    g = load_graph(path)
+    assert fast.differences(g, "fall15", 4) == [] and fast.differences(g, "fall15-h", 4, "heuristic") == []

@@ -402,7 +402,7 @@ class PlaySession:
         search gives its move with no candidates. Safe to run in a worker thread; ``stop()`` true ends
         the search after its current round (a question nobody waits for any more)."""
         st = self.state if state is None else state
-        legal = list(st.legal_moves() if moves is None else moves)
+        legal = st.legal_moves() if moves is None else moves  # (a sequence: ways to return cards are counted, not listed)
         if st.over or st.to_act is None or not legal:
             raise ValueError("the game is over: there is no move to analyse")
         kind, iters = parse_bot_spec(spec)

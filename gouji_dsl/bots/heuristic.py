@@ -25,7 +25,7 @@ import random
 import weakref
 from collections.abc import Sequence
 
-from gouji_dsl.engine.interpreter import Ctx, GameState, Move
+from gouji_dsl.engine.interpreter import Ctx, GameState, Move, ReturnMoves
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.terms import Verb
 
@@ -175,7 +175,7 @@ class HeuristicBot:
             want = "head" if hand_power(model, state.hands[seat]) >= self.WEAK * 2 else "headless"
             return next((m for m in moves if m.arg == want), moves[0])
         if phase == "return":
-            return min(moves, key=lambda m: self._return_key(state, seat, m))
+            return self._best_return(state, seat, moves)
         cap = state.capacity
         if cap == "lead":
             return self._lead(state, seat, moves)
@@ -184,6 +184,32 @@ class HeuristicBot:
         return self._follow(state, seat, moves)
 
     # ---------------------------------------------------------------------- between games
+    def _best_return(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move:
+        """The return with the least :meth:`_return_key`, found without looking at every way (a
+        15-card return has billions): the key is a sum per kind, then the cards kind by kind, so
+        the best return of ``left`` cards from kinds ``i..`` is built from the best of ``i+1..``."""
+        if not isinstance(moves, ReturnMoves):
+            return min(moves, key=lambda m: self._return_key(state, seat, m))
+        hand, n = moves.hand, moves.n
+        vals = self._vals(state.model)
+        K = len(hand)
+        # best[left]: (value, broken, (-c_i, ...)) of the best return of `left` cards from kinds i..
+        best: list[tuple | None] = [(0, 0, ())] + [None] * n
+        for i in range(K - 1, -1, -1):
+            new: list[tuple | None] = [None] * (n + 1)
+            for left in range(n + 1):
+                for k in range(min(hand[i], left) + 1):
+                    rest = best[left - k]
+                    if rest is None:
+                        continue
+                    key = (vals[i] * k + rest[0], rest[1] + (1 if k and hand[i] - k > 0 else 0), (-k,) + rest[2])
+                    if new[left] is None or key < new[left]:  # type: ignore[operator]
+                        new[left] = key
+            best = new
+        won = best[n]
+        assert won is not None
+        return Move(seat, Verb.RETURN, tuple(-c for c in won[2]))
+
     def _return_key(self, state: GameState, seat: int, m: Move) -> tuple:
         cards = m.cards or ()
         hand = state.hands[seat]

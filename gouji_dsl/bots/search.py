@@ -103,6 +103,10 @@ def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int)
     if len(moves) <= limit:
         out = [first] + [m for m in moves if m != first]
         return out
+    if state.phase == "return":  # (ways to return cards can be billions: a spread of them, never all)
+        step = len(moves) / limit
+        spread = [moves[int(j * step)] for j in range(limit)]
+        return [first] + [m for m in spread if m != first][:limit - 1]
     model = state.model
     vals = card_values(model)
     nr = model.n_ranks

@@ -36,6 +36,9 @@ MAX_SEAT_DIGITS = 3
 """A seat number longer than this is refused before it is converted (seats are 1..N, N small)."""
 MAX_SETUP_ROUNDS = 64
 """The most rounds of ``seat_setup`` rules a ruleset may ask for (``setup_rounds``)."""
+MAX_REDEALS = 200
+"""The most deals of one game a ``redeal`` rule may void in a row: the next void deal is a rule
+failure naming the rule (a rule that always voids the deal would deal for ever)."""
 
 
 # ------------------------------------------------------------------------------ moves
@@ -153,6 +156,76 @@ class LegalMoves(Sequence[Move]):
         return f"LegalMoves({len(self)} moves for seat {self.seat})"
 
 
+class ReturnMoves(Sequence[Move]):
+    """Every way for ``seat`` to return ``n`` cards from ``hand`` (还贡), in a fixed order (more of a
+    weaker kind first), without building them: a 15-card return from a full hand has billions of
+    ways. ``len`` is counted once (a table of ``K × (n + 1)`` numbers), ``moves[i]`` is built in
+    ``O(K)`` steps, ``in`` checks the cards: the cost grows with the number of kinds times the cards
+    returned, never with the number of ways."""
+
+    __slots__ = ("seat", "hand", "n", "_ways")
+
+    def __init__(self, seat: int, hand: Sequence[int], n: int):
+        self.seat = seat
+        self.hand = tuple(hand)
+        self.n = n
+        K = len(self.hand)
+        # ways[i][left]: the ways to return `left` more cards from kinds i.. (ways[K][0] = 1)
+        ways = [[0] * (n + 1) for _ in range(K + 1)]
+        ways[K][0] = 1
+        for i in range(K - 1, -1, -1):
+            row, nxt, h = ways[i], ways[i + 1], self.hand[i]
+            row[0] = 1
+            for left in range(1, n + 1):
+                row[left] = sum(nxt[left - k] for k in range(min(h, left) + 1))
+        self._ways = ways
+
+    def __len__(self) -> int:
+        return self._ways[0][self.n]
+
+    def cards(self, index: int) -> tuple[int, ...]:
+        """The card vector of the ``index``-th way (0-based)."""
+        out = [0] * len(self.hand)
+        left = self.n
+        for i, h in enumerate(self.hand):
+            if left == 0:
+                break
+            nxt = self._ways[i + 1]
+            for k in range(min(h, left), -1, -1):
+                c = nxt[left - k]
+                if index < c:
+                    out[i] = k
+                    left -= k
+                    break
+                index -= c
+        return tuple(out)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("return move index out of range")
+        return Move(self.seat, Verb.RETURN, self.cards(i))
+
+    def __contains__(self, m: object) -> bool:
+        if not (isinstance(m, tuple) and len(m) == 4 and m[0] == self.seat and m[1] == Verb.RETURN and m[3] == ""):
+            return False
+        c = m[2]
+        return isinstance(c, tuple) and len(c) == len(self.hand) and sum(c) == self.n and \
+            all(0 <= x <= h for x, h in zip(c, self.hand))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ReturnMoves):
+            return (self.seat, self.hand, self.n) == (other.seat, other.hand, other.n)
+        return list(self) == list(other) if isinstance(other, (list, LegalMoves)) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"ReturnMoves({len(self)} ways for seat {self.seat} to return {self.n} cards)"
+
+
 class IllegalMove(GoujiError):
     """An illegal move: ``reasons`` are the rules (or interpreter checks) that forbade it."""
 
@@ -253,10 +326,11 @@ class GameState:
 
     def __init__(self, graph: RuleGraph, hands: dict[int, list[Card]] | None, *, rng: random.Random,
                  game_number: int = 1, leader: int | None = None, source: str = "random",
-                 seed: int | str | None = None, prev: PrevGame | None = None):
+                 seed: int | str | None = None, prev: PrevGame | None = None, _redeals: int | None = None):
         """A game dealt ``hands`` (seat → cards), or, with ``hands=None``, dealt from ``rng`` in the
         ruleset's dealing order (the ``first_drawer`` question); then the between-game phase
-        (tribute after ``prev``, buying) and the setup questions run until a seat must decide."""
+        (tribute after ``prev``, buying) and the setup questions run until a seat must decide.
+        ``_redeals``: the deals of this game voided so far (given when a void deal is dealt again)."""
         self.graph = graph
         self.model = graph.model
         self.kinds = graph.model.kinds
@@ -299,6 +373,8 @@ class GameState:
         self.scores: dict[int, int | float] = {}
         self.sweep = False
         self.redealt = False
+        self.redeals = 0 if _redeals is None else _redeals
+        self.redeal_pending = False
         self.forced_leader = leader
         self.prev = prev
         self.received: dict[int, dict[str, int]] = {s: {} for s in self.seat_list}
@@ -325,6 +401,8 @@ class GameState:
         if prev is not None:
             self._pay_tribute()
         self._advance_between()
+        if self.redeal_pending and _redeals is None:
+            self._redeal()
 
     # -------------------------------------------------------------- copying
     def copy(self) -> GameState:
@@ -557,21 +635,9 @@ class GameState:
                     self.graph.trigger("seat_setup", Ctx(self, seat=s, round=r))
             self._begin_setup()
 
-    def _return_moves(self, s: int, n: int) -> list[tuple[int, ...]]:
-        out: list[tuple[int, ...]] = []
-        hand = self.hands[s]
-        K = len(hand)
-
-        def rec(i: int, left: int, acc: list[int]) -> None:
-            if left == 0:
-                out.append(tuple(acc + [0] * (K - len(acc))))
-                return
-            if i == K:
-                return
-            for k in range(min(hand[i], left), -1, -1):
-                rec(i + 1, left - k, acc + [k])
-        rec(0, n, [])
-        return out
+    def _return_moves(self, s: int, n: int) -> ReturnMoves:
+        """The return moves of seat ``s`` giving back ``n`` cards (built when looked at)."""
+        return ReturnMoves(s, self.hands[s], n)
 
     def parse(self, text: str) -> Move:
         """Parse a move line for this game (seat range and cards of this ruleset)."""
@@ -648,13 +714,7 @@ class GameState:
                 self.capacity = Capacity.SETUP
                 return
             if self._ask("redeal", self._ctx()):
-                self._event("redeal", revolted=sorted(self.revolted))
-                self.redealt = True
-                if self.source == "random":
-                    self._redeal()
-                else:
-                    self.phase = Phase.OVER
-                    self.to_act = None
+                self._void_deal("redeal")
                 return
             self.choose_queue = [s for s in self.seat_list if s not in self.revolted
                                  and self.graph.permit("choose", self._ctx(seat=s))]
@@ -674,12 +734,38 @@ class GameState:
                 return
             self._start_play()
 
+    def _void_deal(self, key: str) -> None:
+        """The rule answering ``key`` voided the deal: a random deal is dealt again (by
+        :meth:`_redeal`, once the move or the deal that voided it is done), a fixed one ends the game.
+        The :data:`MAX_REDEALS`-th void deal in a row is a rule failure."""
+        self._event("redeal", revolted=sorted(self.revolted))
+        self.redealt = True
+        self.to_act = None
+        if self.source != "random":
+            self.phase = Phase.OVER
+            return
+        self.redeals += 1
+        if self.redeals >= MAX_REDEALS:
+            raise self._rule_error(self._answered_by(key),
+                                   f"it voided the deal {self.redeals} times in a row (at most {MAX_REDEALS - 1} "
+                                   "redeals per game, MAX_REDEALS): it voids (almost) every deal",
+                                   "check its condition against the pack; gouji validate --strict estimates how "
+                                   "often a deal is void")
+        self.redeal_pending = True
+
     def _redeal(self) -> None:
-        fresh = GameState(self.graph, None, rng=self.rng, game_number=self.game_number,
-                          leader=self.forced_leader, source=self.source, seed=self.seed, prev=self.prev)
-        fresh.record[0]["redeal"] = True
-        record = self.record + fresh.record
-        self.__dict__.update(fresh.__dict__)
+        """Deal again until a deal stands (a loop, never a recursion: bounded by :data:`MAX_REDEALS`)."""
+        record = self.record
+        while True:
+            fresh = GameState(self.graph, None, rng=self.rng, game_number=self.game_number,
+                              leader=self.forced_leader, source=self.source, seed=self.seed, prev=self.prev,
+                              _redeals=self.redeals)
+            fresh.record[0]["redeal"] = True
+            record = record + fresh.record
+            pending = fresh.redeal_pending
+            self.__dict__.update(fresh.__dict__)
+            if not pending:
+                break
         self.record = record
         self.redealt = True
 
@@ -955,7 +1041,7 @@ class GameState:
         if s is None or self.phase == Phase.OVER:
             return []
         if self.phase == Phase.RETURN:
-            return [Move(s, Verb.RETURN, v) for v in self._return_moves(s, self.return_queue[0][2])]
+            return self._return_moves(s, self.return_queue[0][2])
         if self.phase == Phase.SETUP:
             return [Move(s, Verb.REVOLT), Move(s, Verb.PASS)]
         if self.phase == Phase.DECLARE:
@@ -1147,8 +1233,16 @@ class GameState:
         :meth:`legal_moves` of this very state (the simulation loop)."""
         if not trusted:
             self.require_legal(move)
-        s = move.seat
         self._event("move", move=move.text(self.model))
+        if self.phase != Phase.PLAY:
+            self._apply_before_play(move)
+            if self.redeal_pending:
+                self._redeal()
+            return
+        self._apply_in_play(move)
+
+    def _apply_before_play(self, move: Move) -> None:
+        s = move.seat
         if self.phase == Phase.RETURN:
             receiver, giver, _ = self.return_queue.pop(0)
             cards = move.cards or ()
@@ -1173,6 +1267,9 @@ class GameState:
             self.flags.setdefault("chose_" + move.arg, set()).add(s)
             self._advance_setup()
             return
+
+    def _apply_in_play(self, move: Move) -> None:
+        s = move.seat
         self.decisions += 1
         if move.verb == Verb.PASS:
             _, cap = self.queue.pop(0)
@@ -1375,6 +1472,6 @@ def explain(state: GameState, move: Move) -> Explanation:
 
 
 __all__ = ["Because", "CARD_VERBS", "Capacity", "Choice", "Ctx", "Explanation", "GameState", "IllegalMove",
-           "LegalMoves", "Move", "Outcome", "Phase", "Placement", "PrevGame", "TablePlay", "VERBS", "Verb",
+           "LegalMoves", "Move", "Outcome", "Phase", "Placement", "PrevGame", "ReturnMoves", "TablePlay", "VERBS", "Verb",
            "apply", "deal_hands", "explain", "hands_from_text", "legal_moves", "new_game", "next_game",
            "parse_move", "replay"]

@@ -32,7 +32,7 @@ from typing import Any
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.fastops import _FN, _G, _GV, _AmountOf, _coalesce, _raise  # noqa: F401 - called by the hooks
-from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS, Ctx, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
+from gouji_dsl.engine.interpreter import MAX_REDEALS, MAX_SETUP_ROUNDS, Ctx, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.terms import Capacity, Phase, Placement, Verb
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl  # noqa: F401 - raised by the hooks
@@ -260,11 +260,14 @@ def new_state(seed: Any = None, *, hands: dict[int, list[Card]] | None = None, l
     unless ``hands`` are given, then run the between-game and setup phases up to the first
     question a seat must answer."""
     rng = random.Random(seed)
-    return _init(hands, rng, game_number, leader, "random" if hands is None else "fixed", seed, prev)
+    S = _init(hands, rng, game_number, leader, "random" if hands is None else "fixed", seed, prev)
+    if S.redeal_pending:
+        _redeal(S)
+    return S
 
 
 def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: int, leader: int | None,
-          source: str, seed: Any, prev: PrevGame | None) -> GameState:
+          source: str, seed: Any, prev: PrevGame | None, redeals: int = 0) -> GameState:
     """``GameState.__init__``: the same attributes, set directly."""
     S = object.__new__(GameState)
     S.graph = GRAPH
@@ -309,6 +312,8 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.scores = {}
     S.sweep = False
     S.redealt = False
+    S.redeals = redeals
+    S.redeal_pending = False
     S.forced_leader = leader
     S.prev = prev
     S.received = {s: {} for s in SEATS}
@@ -435,7 +440,7 @@ def _advance_between(S: GameState) -> None:
         _begin_setup(S)
 
 
-def _return_moves(S: GameState, s: int, n: int) -> list[tuple[int, ...]]:
+def _return_moves(S: GameState, s: int, n: int) -> Sequence[Move]:
     return S._return_moves(s, n)
 
 
@@ -458,13 +463,7 @@ def _advance_setup(S: GameState) -> None:
             S.capacity = Capacity.SETUP
             return
         if h_redeal(S):
-            S.record.append(("redeal", sorted(S.revolted)))  # type: ignore[arg-type]
-            S.redealt = True
-            if S.source == "random":
-                _redeal(S)
-            else:
-                S.phase = Phase.OVER
-                S.to_act = None
+            _void_deal(S, "redeal")
             return
         S.choose_queue = [s for s in SEATS if s not in S.revolted and h_choose(S, s)]
         S.phase = Phase.CHOOSE
@@ -483,13 +482,39 @@ def _advance_setup(S: GameState) -> None:
         _start_play(S)
 
 
+def _void_deal(S: GameState, hook: str) -> None:
+    """``GameState._void_deal``."""
+    S.record.append(("redeal", sorted(S.revolted)))  # type: ignore[arg-type]
+    S.redealt = True
+    S.to_act = None
+    if S.source != "random":
+        S.phase = Phase.OVER
+        return
+    S.redeals += 1
+    if S.redeals >= MAX_REDEALS:
+        trace: list[Any] = []
+        GRAPH.value(hook, Ctx(S), trace)  # (which rule voided it: the interpreter's graph says)
+        raise S._rule_error(trace[-1].rule_id if trace else "",
+                            f"it voided the deal {S.redeals} times in a row (at most {MAX_REDEALS - 1} "
+                            "redeals per game, MAX_REDEALS): it voids (almost) every deal",
+                            "check its condition against the pack; gouji validate --strict estimates how "
+                            "often a deal is void")
+    S.redeal_pending = True
+
+
 def _redeal(S: GameState) -> None:
-    fresh = _init(None, S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev)
-    ev = fresh.record[0]
-    fresh.record[0] = ev[:6] + (True,)  # type: ignore[index]
-    record = S.record + fresh.record  # type: ignore[operator]
-    S.__dict__.update(fresh.__dict__)
-    _recount(S)
+    """``GameState._redeal``: deal again until a deal stands."""
+    record = S.record
+    while True:
+        fresh = _init(None, S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev, S.redeals)
+        ev = fresh.record[0]
+        fresh.record[0] = ev[:6] + (True,)  # type: ignore[index]
+        record = record + fresh.record  # type: ignore[operator]
+        pending = fresh.redeal_pending
+        S.__dict__.update(fresh.__dict__)
+        _recount(S)
+        if not pending:
+            break
     S.record = record
     S.redealt = True
 
@@ -1245,7 +1270,7 @@ def _legal_moves(S: GameState) -> Sequence[Move]:
         return []
     phase = S.phase
     if phase == "return":
-        return [Move(s, Verb.RETURN, v) for v in _return_moves(S, s, S.return_queue[0][2])]
+        return _return_moves(S, s, S.return_queue[0][2])
     if phase == "setup":
         return [Move(s, Verb.REVOLT), Move(s, Verb.PASS)]
     if phase == "declare":
@@ -1297,9 +1322,18 @@ def apply_move(S: GameState, move: Move) -> None:
 
 
 def _apply_move(S: GameState, move: Move) -> None:
+    S.record.append(("move", move.seat, move.verb, move.cards, move.arg))  # type: ignore[arg-type]
+    if S.phase != "play":
+        _apply_before_play(S, move)
+        if S.redeal_pending:
+            _redeal(S)
+        return
+    _apply_in_play(S, move)
+
+
+def _apply_before_play(S: GameState, move: Move) -> None:
     s = move.seat
     phase = S.phase
-    S.record.append(("move", s, move.verb, move.cards, move.arg))  # type: ignore[arg-type]
     if phase == "return":
         receiver, giver, _ = S.return_queue.pop(0)
         cards = move.cards or ()
@@ -1325,6 +1359,10 @@ def _apply_move(S: GameState, move: Move) -> None:
         S.flags.setdefault("chose_" + move.arg, set()).add(s)
         _advance_setup(S)
         return
+
+
+def _apply_in_play(S: GameState, move: Move) -> None:
+    s = move.seat
     S.decisions += 1
     verb = move.verb
     if verb == "pass":

@@ -810,6 +810,18 @@ def lint(graph) -> list[Diagnostic]:
     for at, message, hint in _unpaid_tribute_kinds(graph, an, nodes, own_path):
         diag(at, message, hint, code=Code.UNREAD_SETTING)
 
+    # (i) settings that make a game unlikely to start: redeal rules voiding most deals (bounds.py)
+    from gouji_dsl.ruleset.bounds import redeal_findings
+    for rule_id, at, message, hint in redeal_findings(graph):
+        if at.path != own_path:  # the rule is inherited: at this file's setting it reads, if any
+            mine = [resolved.settings[x] for x in sorted(an.rule_settings.get(rule_id, ()))
+                    if x in resolved.settings and not resolved.settings[x].inherited]
+            if not mine:
+                continue
+            at = mine[0].origin
+            message = f"with this setting, {message}"
+        diag(at, message, hint, code=Code.UNLIKELY_TO_END)
+
     # (f) settings another setting disables (found when the graph was built)
     out.extend(d for d in graph.warnings if d.path == own_path)
 

@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "game.h"
 #include "mt.h"
 
 typedef struct {
@@ -295,8 +296,90 @@ static PyTypeObject RandomType = {
     .tp_new = PyType_GenericNew,
 };
 
+
+/* deal(rng, deck_kinds, n_seats, n_kinds, n_ranks, first) -> (order, hands): the pack shuffled
+ * by `rng` (a Random, advanced as random.Random.shuffle advances) and dealt from seat `first`:
+ * `order` the deck positions in dealt order (card i goes to seat (first - 1 + i) % n + 1),
+ * `hands` per seat 1..n the count per kind (index 0 is an empty placeholder, as playout's). */
+static PyObject *core_deal(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *rng_obj, *hands, *order;
+    Py_buffer kinds;
+    int n_seats, n_kinds, n_ranks, first, i, s, k;
+    const char *why = NULL;
+    g_tables *t;
+    g_state *st;
+    if (!PyArg_ParseTuple(args, "O!y*iiii:deal", &RandomType, &rng_obj, &kinds, &n_seats, &n_kinds, &n_ranks, &first))
+        return NULL;
+    t = (g_tables *)PyMem_Calloc(1, sizeof(g_tables));
+    st = (g_state *)PyMem_Calloc(1, sizeof(g_state));
+    if (t == NULL || st == NULL) {
+        PyMem_Free(t);
+        PyMem_Free(st);
+        PyBuffer_Release(&kinds);
+        return PyErr_NoMemory();
+    }
+    t->n_seats = n_seats;
+    t->n_kinds = n_kinds;
+    t->n_ranks = n_ranks;
+    if (kinds.len > G_MAX_CARDS) {
+        why = "the pack has more than 2048 cards";
+    } else {
+        t->n_cards = (int)kinds.len;
+        memcpy(t->deck_kind, kinds.buf, (size_t)kinds.len);
+        g_tables_check(t, &why);
+    }
+    PyBuffer_Release(&kinds);
+    if (why == NULL && (first < 1 || first > n_seats))
+        why = "the first drawer is not a seat";
+    if (why == NULL && g_deal(t, &((RandomObject *)rng_obj)->mt, first, st) < 0)
+        why = "the generator failed while shuffling";
+    if (why != NULL) {
+        PyMem_Free(t);
+        PyMem_Free(st);
+        PyErr_SetString(PyExc_ValueError, why);
+        return NULL;
+    }
+    order = PyTuple_New(t->n_cards);
+    hands = PyTuple_New(t->n_seats + 1);
+    if (order == NULL || hands == NULL)
+        goto fail;
+    for (i = 0; i < t->n_cards; i++) {
+        PyObject *v = PyLong_FromLong(st->order[i]);
+        if (v == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(order, i, v);
+    }
+    for (s = 0; s <= t->n_seats; s++) {
+        PyObject *h = PyTuple_New(t->n_kinds);
+        if (h == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(hands, s, h);
+        for (k = 0; k < t->n_kinds; k++) {
+            PyObject *v = PyLong_FromLong(s ? st->hands[s][k] : 0);
+            if (v == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(h, k, v);
+        }
+    }
+    PyMem_Free(t);
+    PyMem_Free(st);
+    return Py_BuildValue("(NN)", order, hands);
+fail:
+    Py_XDECREF(order);
+    Py_XDECREF(hands);
+    PyMem_Free(t);
+    PyMem_Free(st);
+    return NULL;
+}
+
+static PyMethodDef core_methods[] = {
+    {"deal", core_deal, METH_VARARGS, "Shuffle and deal a pack: (order, hands). See game.h."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "_core", "The native play-out core (compiled part).", -1, NULL, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "_core", "The native play-out core (compiled part).", -1, core_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__core(void)

@@ -238,3 +238,36 @@ def test_the_new_game_dialog_refuses_a_seed_beyond_its_length():
             assert app.play_screen.session.seed == 5
 
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------------------ 23.15 one seat reader
+NOT_SEATS = ["²", "１", "٣", "+1", "1_0", "-1", "0x1", "9999", ""]
+
+
+@pytest.mark.parametrize("seat", NOT_SEATS)
+def test_a_seat_is_written_in_ascii_digits_everywhere(seat):
+    from gouji_dsl.engine.interpreter import read_seat
+    from gouji_dsl.tools.scenarios import _seat_of
+    assert read_seat(seat) is None and _seat_of(seat, 6) is None
+    res = cli_run("show", "online", "--explain", "1 pass", "--deal", f"{seat}=KK")
+    assert res.exit_code == 1 and f"[{Code.BAD_SEAT}]" in res.stderr, res.stderr
+    if seat:
+        res = cli_run("show", "online", "--explain", f"{seat} pass")
+        assert res.exit_code == 1 and f"[{Code.BAD_SEAT}]" in res.stderr, res.stderr
+
+
+def test_the_same_seats_are_read_by_deal_and_explain():
+    from gouji_dsl.engine.interpreter import read_seat
+    assert [read_seat(s) for s in ("1", " 6 ", "06")] == [1, 6, 6]
+    deal = [f"--deal={s}={h}" for s, h in zip(range(1, 7), ("R 55 7", "2 33 4", "2 KK 9", "B 44 8", "2 66 T", "2 99 J"))]
+    res = cli_run("show", "online", "--explain", "1 play 55", "--leader", "1", *deal)
+    assert res.exit_code == 0, res.stderr
+
+
+@pytest.mark.parametrize("seat", ["²", "１"])
+def test_the_play_screen_reads_a_typed_seat_as_a_move_line_does(seat):
+    from gouji_app.play.session import PlaySession
+    from gouji_dsl.ruleset.graph import load_graph
+    session = PlaySession(load_graph("online"), seat=1, seed=3, bots="random")
+    typed = session.interpret(f"{seat} pass")
+    assert typed.error and "digits 0-9" in typed.error

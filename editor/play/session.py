@@ -30,6 +30,7 @@ from gouji_dsl.engine.interpreter import (
     hands_from_text,
     new_game,
     next_game,
+    read_seat,
 )
 from gouji_dsl.engine.model import Play
 from gouji_dsl.engine.records import GameRecord, Step, replay_steps, scenario_case
@@ -287,7 +288,11 @@ class PlaySession:
             return t
         seat, i = self.seat, 0
         if toks[0][0].isdigit() and len(toks) > 1 and toks[1][0].lower() in VERBS:
-            seat, i = int(toks[0][0]), 1
+            typed_seat = read_seat(toks[0][0])  # digits 0-9 only, as in every move line ('²' is no seat)
+            if typed_seat is None:
+                t.error = f"a move starts with a seat 1..{self.graph.n_seats} written in digits 0-9, got {toks[0][0][:20]!r}"
+                return t
+            seat, i = typed_seat, 1
             if not 1 <= seat <= self.graph.n_seats:
                 t.error = f"seat must be 1..{self.graph.n_seats}, got {seat}"
                 return t

@@ -65,6 +65,15 @@ class Move(NamedTuple):
 _SEAT_RE = re.compile(r"[0-9]+")
 
 
+def read_seat(text: str) -> int | None:
+    """The seat number ``text`` writes (a move's seat, ``--deal SEAT=CARDS``, a scenario's seat
+    key): ASCII digits 0-9 only, at most :data:`MAX_SEAT_DIGITS` of them, spaces around allowed;
+    else None (``²``, ``１``, ``+1``, ``1_0`` are no seats, although ``str.isdigit`` or ``int``
+    take some of them). The one reader of a seat written as text; the caller checks the range."""
+    t = text.strip()
+    return int(t) if _SEAT_RE.fullmatch(t) and len(t) <= MAX_SEAT_DIGITS else None
+
+
 def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path: str = "<move>", line: int = 0,
                col: int = 1) -> Move:
     """Parse a move line (NOTATION.md "Moves"). Raises :class:`GoujiError` with the column, a hint
@@ -80,10 +89,11 @@ def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path:
     seat_s, verb = parts[0], parts[1]
     spos = text.find(seat_s)
     seats = f"1..{n_seats}" if n_seats else "a seat number"
-    if not _SEAT_RE.fullmatch(seat_s) or len(seat_s) > MAX_SEAT_DIGITS:
+    seat_n = read_seat(seat_s)
+    if seat_n is None:
         raise fail(spos, f"a move starts with a seat {seats} written in digits 0-9, got {seat_s[:20]!r}",
                    "e.g. '3 play RR TTT'", Code.BAD_SEAT)
-    seat = int(seat_s)
+    seat = seat_n
     if seat < 1 or (n_seats is not None and seat > n_seats):
         raise fail(spos, f"seat must be {seats}, got {seat_s!r}", None, Code.BAD_SEAT)
     vpos = text.find(verb, spos + len(seat_s))

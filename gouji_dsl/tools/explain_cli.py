@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos
-from gouji_dsl.engine.interpreter import explain, hands_from_text, new_game, parse_move
+from gouji_dsl.engine.interpreter import explain, hands_from_text, new_game, parse_move, read_seat
 from gouji_dsl.engine.terms import Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
@@ -23,13 +23,14 @@ def _hands(graph: RuleGraph, deal: Sequence[str]) -> dict[int, list[Any]] | None
         return None
     given: dict[Any, str] = {}
     for n, item in enumerate(deal, 1):
-        seat, sep, cards = item.partition("=")
-        if not sep or not seat.strip().isdigit() or not 1 <= int(seat) <= graph.n_seats:
-            raise _error("--deal", item, f"a hand is SEAT=CARDS with a seat 1..{graph.n_seats}",
+        seat_text, sep, cards = item.partition("=")
+        seat = read_seat(seat_text)  # the reader of a move's seat (--explain, --after): digits 0-9 only
+        if not sep or seat is None or not 1 <= seat <= graph.n_seats:
+            raise _error("--deal", item, f"a hand is SEAT=CARDS with a seat 1..{graph.n_seats} written in digits 0-9",
                          'e.g. --deal "1=KK 33" --deal "2=AA" ... (one per seat)', Code.BAD_SEAT, n)
-        if int(seat) in given:
-            raise _error("--deal", item, f"seat {int(seat)} is given twice", "give each seat's hand once", Code.SCENARIO_VALUE, n)
-        given[int(seat)] = cards
+        if seat in given:
+            raise _error("--deal", item, f"seat {seat} is given twice", "give each seat's hand once", Code.SCENARIO_VALUE, n)
+        given[seat] = cards
     missing = [s for s in range(1, graph.n_seats + 1) if s not in given]
     if missing:
         raise _error("--deal", " ".join(deal), "every seat is given its hand; missing seat(s) " + ", ".join(map(str, missing)),

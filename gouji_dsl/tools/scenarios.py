@@ -30,6 +30,7 @@ from gouji_dsl.engine.interpreter import (
     new_game,
     next_game,
     parse_move,
+    read_seat,
 )
 from gouji_dsl.engine.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
@@ -51,7 +52,6 @@ MAX_RULESET_REF = 255
 """The longest ``ruleset:`` value (a name or a path) the runner looks up."""
 MAX_SEED_CHARS = 200
 """The longest seed (a number or text) a case may give."""
-_SEAT_TEXT = re.compile(r"[0-9]{1,3}")
 
 
 @dataclass
@@ -364,8 +364,7 @@ def _seat_of(k: Any, n: int) -> int | None:
     """A seat written as a key or value: a whole number 1..n (ASCII digits), else None."""
     if _is_int(k):
         return k if 1 <= k <= n else None
-    if isinstance(k, str) and _SEAT_TEXT.fullmatch(k.strip()):
-        s = int(k)
+    if isinstance(k, str) and (s := read_seat(k)) is not None:
         return s if 1 <= s <= n else None
     return None
 

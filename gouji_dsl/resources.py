@@ -43,6 +43,16 @@ def duel_save_schema_path() -> Path:
     return _data_dir("schema") / "duel-save.schema.json"
 
 
+def run_schema_path() -> Path:
+    """Path of the draft-07 JSON Schema for a run folder's ``run.json`` (``--out DIR``)."""
+    return _data_dir("schema") / "run.schema.json"
+
+
+def chunk_schema_path() -> Path:
+    """Path of the draft-07 JSON Schema for a run folder's chunk files (``chunk-START-STOP.json``)."""
+    return _data_dir("schema") / "chunk.schema.json"
+
+
 def bundled_names() -> list[str]:
     """Names of the bundled rulesets, sorted (file stems of ``rules/*.yaml``)."""
     return sorted(p.stem for p in rules_dir().glob("*.yaml"))

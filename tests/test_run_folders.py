@@ -91,3 +91,272 @@ def test_show_and_validate_print_a_title_from_the_file_escaped(tmp_path):
         r = CliRunner().invoke(cli, args)
         assert r.exit_code in (0, 1), r.output
         assert not any(c in r.output for c in RAW), (args, r.output)
+
+
+# ------------------------------------------------------------------------------ 22.9, 22.6, 29.7: tampered folders
+def _meta_edit(change):
+    def apply(folder: Path) -> None:
+        edit_meta(folder, change)
+    return apply
+
+
+def _raw(name: str, text: str | bytes):
+    def apply(folder: Path) -> None:
+        target = folder / name if name == "run.json" else sorted(folder.glob("chunk-*.json"))[int(name)]
+        if isinstance(text, bytes):
+            target.write_bytes(text)
+        else:
+            target.write_text(text, encoding="utf-8")
+    return apply
+
+
+def _sub(name: str, old: str, new: str):
+    def apply(folder: Path) -> None:
+        target = folder / name if name == "run.json" else sorted(folder.glob("chunk-*.json"))[int(name)]
+        text = target.read_text(encoding="utf-8")
+        assert old in text, (old, text[:200])
+        target.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return apply
+
+
+def _chunk_edit(change, index: int = 0):
+    def apply(folder: Path) -> None:
+        p = sorted(folder.glob("chunk-*.json"))[index]
+        data = json.loads(p.read_text(encoding="utf-8"))
+        change(data)
+        p.write_text(json.dumps(data), encoding="utf-8")
+    return apply
+
+
+def _deep(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+def _pop(d: dict, *keys):
+    for k in keys[:-1]:
+        d = d[k]
+    d.pop(keys[-1])
+
+
+def _set(d: dict, value, *keys):
+    for k in keys[:-1]:
+        d = d[k]
+    d[keys[-1]] = value
+
+
+def _too_large(folder: Path) -> None:
+    with open(folder / "run.json", "r+b") as f:
+        f.truncate(33 * 1024 * 1024)
+
+
+RUN_JSON_INPUTS = {
+    "no spec": _meta_edit(lambda m: m.pop("spec")),
+    "empty rulesets": _meta_edit(lambda m: _set(m, [], "spec", "rulesets")),
+    "one ruleset in a paired run": _meta_edit(lambda m: m["spec"]["rulesets"].pop()),
+    "unknown kind": _meta_edit(lambda m: _set(m, "triple", "spec", "kind")),
+    "games a string": _meta_edit(lambda m: _set(m, "10", "games")),
+    "games NaN": _sub("run.json", '"games": 10', '"games": NaN'),
+    "games Infinity": _sub("run.json", '"games": 10', '"games": -Infinity'),
+    "games 1.5": _meta_edit(lambda m: _set(m, 1.5, "games")),
+    "games true": _meta_edit(lambda m: _set(m, True, "games")),
+    "chunk_size 0": _meta_edit(lambda m: _set(m, 0, "chunk_size")),
+    "spec a list": _meta_edit(lambda m: _set(m, [1, 2], "spec")),
+    "a ruleset a string": _meta_edit(lambda m: _set(m, "online", "spec", "rulesets", 0)),
+    "bots a number": _meta_edit(lambda m: _set(m, 3, "spec", "bots")),
+    "seed a list": _meta_edit(lambda m: _set(m, [1], "spec", "seed")),
+    "no match_length": _meta_edit(lambda m: _pop(m, "spec", "match_length")),
+    "unknown key": _meta_edit(lambda m: _set(m, 1, "spec", "extra")),
+    "deep nesting": _sub("run.json", '"bots": "random"', '"bots": ' + _deep(3000)),
+    "deep nesting (50 levels)": _sub("run.json", '"bots": "random"', '"bots": ' + _deep(50)),
+    "nesting within the limit": _sub("run.json", '"bots": "random"', '"bots": ' + _deep(8)),
+    "the seed edited (fingerprint)": _meta_edit(lambda m: _set(m, "2", "spec", "seed")),
+    "an older format": _meta_edit(lambda m: _set(m, "gouji-run/1", "format")),
+    "an unknown format": _meta_edit(lambda m: _set(m, "gouji-run/9", "format")),
+    "not JSON": _raw("run.json", '{"format": "gouji-run/2", "spec": {'),
+    "empty": _raw("run.json", ""),
+    "a JSON list": _raw("run.json", "[1, 2, 3]"),
+    "not UTF-8": _raw("run.json", b'{"format": "\xff\xfe"}'),
+    "a huge integer": _sub("run.json", '"games": 10', '"games": 1' + "0" * 5000),
+    "too large": _too_large,
+}
+
+CHUNK_INPUTS = {
+    "totals a list": _chunk_edit(lambda c: _set(c, [], "totals")),
+    "totals of a single run": _chunk_edit(lambda c: _set(c, c["totals"]["a"], "totals")),
+    "no side b": _chunk_edit(lambda c: _pop(c, "totals", "b")),
+    "games a string": _chunk_edit(lambda c: _set(c, "5", "totals", "a", "games")),
+    "games inflated": _chunk_edit(lambda c: _set(c, 500, "totals", "a", "games")),
+    "sweeps inflated": _chunk_edit(lambda c: _set(c, 400, "totals", "b", "flags", "sweep_rate", "s")),
+    "decisions of 50 games": _chunk_edit(lambda c: _set(c, 50, "totals", "a", "means", "decisions", "n")),
+    "a seat placed too often": _chunk_edit(lambda c: _set(c, [9, 9, 9, 9, 9, 9], "totals", "a", "places", 0)),
+    "places of the wrong shape": _chunk_edit(lambda c: _set(c, [[1]], "totals", "a", "places")),
+    "spread histogram": _chunk_edit(lambda c: _set(c, {"4": 99}, "totals", "a", "spread_histogram")),
+    "a 2x2 table of other deals": _chunk_edit(lambda c: _set(c, 77, "totals", "binary", "sweep_rate", "n00")),
+    "seven seats": _chunk_edit(lambda c: _set(c, 7, "totals", "a", "n_seats")),
+    "a seat score missing": _chunk_edit(lambda c: c["totals"]["a"]["seat_score"].pop()),
+    "sum of squares too small": _chunk_edit(lambda c: _set(c, 0, "totals", "a", "means", "decisions", "ss")),
+    "a fraction that is not one": _chunk_edit(lambda c: _set(c, "1e999999", "totals", "a", "means", "decisions", "s")),
+    "a divergent deal of another chunk": _chunk_edit(lambda c: _set(c, 9999, "totals", "divergent", 0, "index")),
+    "too many divergent deals": _chunk_edit(lambda c: _set(c, c["totals"]["divergent"] * 3, "totals", "divergent")),
+    "range not its name": _chunk_edit(lambda c: _set(c, 6, "stop")),
+    "another run's fingerprint": _chunk_edit(lambda c: _set(c, "0123456789abcdef", "run")),
+    "another seed": _chunk_edit(lambda c: _set(c, "2", "seed")),
+    "an older format": _chunk_edit(lambda c: _set(c, "gouji-chunk/1", "format")),
+    "NaN": _sub("0", '"n":5', '"n":NaN'),
+    "deep nesting": _sub("0", '"places":[', '"places":[' + _deep(2000) + ","),
+    "cut short (damaged)": _sub("0", '"totals":', '"totals'),
+    "empty (damaged)": _raw("0", ""),
+    "not UTF-8 (damaged)": _raw("0", b"\x00\xff\xfe"),
+}
+
+
+def _refused(r, *names: str) -> None:
+    assert r.exit_code == 1, r.output
+    assert "internal error" not in r.output and "Traceback" not in r.output, r.output
+    for name in names:
+        assert name in r.output, (name, r.output)
+    first = r.output.strip().splitlines()[0]
+    assert first.startswith("error: ") and ":" in first[7:], first
+
+
+def _resume(folder: Path):
+    return run("diff", "online", "rulebook", "--simulate", "10", "--out", str(folder), "--resume", "--executor",
+               "local", "--format", "json")
+
+
+@pytest.mark.parametrize("name", list(RUN_JSON_INPUTS))
+def test_a_tampered_run_json_is_refused_with_its_place(name, paired_folder, tmp_path):
+    folder = copy(paired_folder, tmp_path)
+    RUN_JSON_INPUTS[name](folder)
+    _refused(run("report", str(folder)), "run.json")
+    _refused(_resume(folder), "run.json")
+
+
+@pytest.mark.parametrize("name", list(CHUNK_INPUTS))
+def test_a_tampered_or_foreign_chunk_is_refused_with_its_file_name(name, paired_folder, tmp_path):
+    folder = copy(paired_folder, tmp_path)
+    CHUNK_INPUTS[name](folder)
+    chunk = sorted(folder.glob("chunk-*.json"))[0].name
+    for r in (run("report", str(folder)), _resume(folder)):
+        _refused(r, chunk, "remove this file: --resume plays its deals again")
+        assert f"{chunk}:1:" in r.output or "bytes" in r.output, r.output  # positioned in the file
+
+
+@pytest.mark.parametrize("other", [
+    ["diff", "online", "qingdao", "--simulate", "10"],                  # another ruleset
+    ["diff", "online", "rulebook", "--simulate", "10", "--seed", "2"],  # another seed
+    ["diff", "online", "rulebook", "--simulate", "10", "--bots", "heuristic"],  # other bots
+    ["diff", "online", "rulebook", "--simulate", "10", "--single-games"],  # other chunking of the deals
+])
+def test_a_chunk_of_another_run_copied_into_the_folder_is_refused(other, paired_folder, tmp_path):
+    folder = copy(paired_folder, tmp_path)
+    foreign = tmp_path / "other"
+    r = run(*other, "--out", str(foreign), "--executor", "local", "--chunk-size", "5", "--format", "json")
+    assert r.exit_code == 0, r.output
+    name = "chunk-000000000-000000005.json"
+    shutil.copy(foreign / name, folder / name)
+    for r in (run("report", str(folder)), _resume(folder)):
+        _refused(r, name, "a chunk of another run", "remove this file")
+
+
+def test_a_removed_damaged_chunk_is_played_again_by_resume(paired_folder, tmp_path):
+    folder = copy(paired_folder, tmp_path)
+    want = json.loads(run("report", str(paired_folder), "--format", "json").output)
+    chunk = sorted(folder.glob("chunk-*.json"))[1]
+    chunk.write_text(chunk.read_text(encoding="utf-8")[:100], encoding="utf-8")
+    r = run("report", str(folder))
+    _refused(r, chunk.name, "remove this file: --resume plays its deals again")
+    chunk.unlink()
+    assert _resume(folder).exit_code == 0
+    got = json.loads(run("report", str(folder), "--format", "json").output)
+    got.pop("folders"), want.pop("folders")
+    assert got == want
+
+
+def test_chunks_and_their_folder_are_fsynced_before_the_rename(tmp_path, monkeypatch):
+    import os
+
+    from gouji_dsl import atomic
+    synced: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}") if os.path.exists("/proc/self/fd") else str(fd))
+        real_fsync(fd)
+
+    def replace(a, b):
+        synced.append(f"rename {Path(b).name}")
+        real_replace(a, b)
+
+    monkeypatch.setattr(atomic.os, "fsync", fsync)
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    out = tmp_path / "s"
+    assert run("simulate", "online", "-n", "2", "--out", str(out), "--executor", "local", "--json").exit_code == 0
+    name = "chunk-000000000-000000001.json"
+    i = synced.index(f"rename {name}")
+    assert ".tmp" in synced[i - 1] and name in synced[i - 1]  # the file's data before the rename
+    assert synced[i + 1] == str(out.resolve())  # the folder after it (the rename itself)
+
+
+# ------------------------------------------------------------------------------ 29.6: names are not rules
+def test_renaming_a_ruleset_keeps_the_run_fingerprint(paired_folder, tmp_path):
+    from gouji_dsl.resources import rules_dir
+    copied = tmp_path / "online-copy.yaml"
+    text = (rules_dir() / "online.yaml").read_text(encoding="utf-8")
+    copied.write_text(text.replace("\nruleset: online\n", "\nruleset: online-copy\n")
+                      .replace("title: Online platform rules", "title: A copy of the online rules"), encoding="utf-8")
+    r = run("diff", "online", str(copied), "--format", "json")
+    assert json.loads(r.output)["diff"]["settings"] == json.loads(r.output)["diff"]["rules"] == []
+    folder = copy(paired_folder, tmp_path)
+    r = run("diff", str(copied), "rulebook", "--simulate", "20", "--out", str(folder), "--resume", "--executor", "local",
+            "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["simulation"]["resumed_games"] == 10
+    assert run("report", str(folder), str(paired_folder)).exit_code == 0
+    edited = tmp_path / "online-edited.yaml"
+    edited.write_text(text.replace("redeal_in_first_game: true", "redeal_in_first_game: false"), encoding="utf-8")
+    r = run("diff", str(edited), "rulebook", "--simulate", "20", "--out", str(folder), "--resume", "--executor", "local")
+    _refused(r, "the rules played differ")
+
+
+# ------------------------------------------------------------------------------ 29.8: until, in progress
+def test_report_keeps_the_until_block_of_a_run_stopped_by_halfwidth(tmp_path):
+    out = tmp_path / "u"
+    r = run("simulate", "online", "-n", "200", "--until-halfwidth", "1000", "--out", str(out), "--executor", "local",
+            "--chunk-size", "10", "--json")
+    assert r.exit_code == 0, r.output
+    ran = json.loads(r.output)
+    assert ran["stopped_by"] == "halfwidth" and ran["until"]["reached"] and ran["games"] == 30
+    rep = json.loads(run("report", str(out), "--format", "json").output)
+    assert rep["until"] == ran["until"] and rep["stopped_by"] == "halfwidth" and rep["games"] == 30
+    assert not rep.get("missing")
+    text = " ".join(run("report", str(out)).output.split())  # Rich wraps at 80 columns
+    assert "Stopped after 30 games" in text and "within the ±1000 asked" in text
+
+
+def test_report_keeps_the_until_block_of_a_paired_run(paired_folder, tmp_path):
+    out = tmp_path / "u"
+    r = run("diff", "online", "rulebook", "--simulate", "10", "--until-halfwidth", "0.001", "--out", str(out),
+            "--executor", "local", "--format", "json")
+    assert r.exit_code == 0, r.output
+    until = json.loads(r.output)["simulation"]["until"]
+    assert until["reached"] is False
+    rep = json.loads(run("report", str(out), "--format", "json").output)
+    assert rep["until"] == until
+    assert "Target not reached" in " ".join(run("report", str(out)).output.split())
+
+
+@pytest.mark.parametrize("kind", ["paired", "single"])
+def test_report_says_a_run_is_still_in_progress(kind, paired_folder, single_folder, tmp_path):
+    from gouji_dsl.tools.runs import _lock_folder
+    folder = copy(paired_folder if kind == "paired" else single_folder, tmp_path)
+    sorted(folder.glob("chunk-*.json"))[-1].unlink()
+    assert "interrupted run" in run("report", str(folder)).output
+    lock = _lock_folder(folder)  # a driver writing the folder
+    try:
+        text = " ".join(run("report", str(folder)).output.split())
+        data = json.loads(run("report", str(folder), "--format", "json").output)
+    finally:
+        lock.close()
+    assert "still in progress" in text and "interrupted" not in text, text
+    assert data["in_progress"] == [str(folder)]

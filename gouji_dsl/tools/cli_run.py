@@ -227,8 +227,13 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
         console.print("stopped when the interval was narrow enough (--until-halfwidth)")
     if summary.get("resumed_games"):
         console.print(f"resumed:          {summary['resumed_games']} games read back from the output folder")
+    progress = summary.get("in_progress")
+    if progress and summary.get("missing"):
+        console.print(f"[yellow]still in progress (a run is writing {shown_markup(', '.join(progress))}; report again "
+                      "when it is done)[/yellow]")
     for gap in summary.get("missing") or []:
-        console.print(f"[yellow]missing chunks: {shown_markup(gap)}[/yellow]")
+        what = "not played yet" if progress else "missing chunks (an interrupted run: --resume plays them)"
+        console.print(f"[yellow]{what}: {shown_markup(gap)}[/yellow]")
     gps = summary.get("games_per_s")
     if summary.get("elapsed_s"):
         console.print(f"elapsed:          {summary['elapsed_s']:.3f} s"
@@ -344,6 +349,12 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
         summary.pop("elapsed_s")
         summary.pop("games_per_s")
         summary["folders"] = merged.folders
+        if merged.in_progress:
+            summary["in_progress"] = merged.in_progress
+        if merged.stopped_by != "games":
+            summary["stopped_by"] = merged.stopped_by
+        if merged.until is not None:
+            summary["until"] = merged.until
         if fmt == "json":
             echo_json(json.dumps(summary, ensure_ascii=False, indent=2))
         else:
@@ -358,7 +369,9 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     report = paired.build_report(
         merged.totals, names=(names[0], names[1]), paths=(paths[0], paths[1]), seed=seed, bots=spec.get("bots"),
         match_lengths=(lengths[0], lengths[1]), same_deck=bool(spec.get("same_deck", True)),
-        missing=merged.missing, executor="report")
+        missing=merged.missing, executor="report", stopped_by=merged.stopped_by)
+    report.precision = merged.until
+    report.in_progress = merged.in_progress
     if fmt == "json":
         data = report.to_dict(timing=False)
         data["folders"] = merged.folders

@@ -189,6 +189,7 @@ class PairedReport:
     engines: dict[str, Any] = field(default_factory=dict)  # side → engine_summary (which engine played it)
     resumed_games: int = 0  # deals read back from the output folder (--resume), not played in elapsed_s
     precision: dict[str, Any] | None = None  # --until-halfwidth: figure, target, half_width, reached
+    in_progress: list[str] = field(default_factory=list)  # gouji report: folders a run is still writing
 
     @property
     def games_per_s(self) -> float:
@@ -233,6 +234,8 @@ class PairedReport:
         }
         if self.missing:
             out["missing"] = list(self.missing)
+        if self.in_progress:
+            out["in_progress"] = list(self.in_progress)
         if timing:
             out["workers"], out["elapsed_s"] = self.workers, round(self.elapsed_s, 3)
             out["executor"], out["chunk_size"] = self.executor, self.chunk_size
@@ -452,9 +455,8 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
 def precision(until: Until, half_width: float) -> dict[str, Any]:
     """What ``--until-halfwidth`` asked and got: the figure, the target, the interval's half-width at
     the end and whether the target was ``reached`` (False: --max-games came first)."""
-    reached = not math.isnan(half_width) and half_width <= until.halfwidth
-    return {"figure": until.figure or "score_spread", "target": until.halfwidth,
-            "half_width": None if math.isnan(half_width) else round(half_width, 6), "reached": reached}
+    from gouji_dsl.tools.runs import until_block
+    return until_block(until, half_width)
 
 
 def precision_text(p: dict[str, Any], games: int, unit: str = "deals") -> str:
@@ -591,6 +593,15 @@ def few_matches_note(r: PairedReport) -> str | None:
             f"B − A (simulate {least} deals or more).")
 
 
+def missing_note(r: PairedReport) -> str:
+    """What the gaps of a merged run are: deals a run still in progress has not played yet (its folder's
+    lock is held), or chunks an interrupted run did not write."""
+    if r.in_progress:
+        return (f"note: still in progress (a run is writing {', '.join(r.in_progress)}; report again when it is "
+                "done): deals not played yet")
+    return "note: chunks missing (an interrupted run: --resume plays them)"
+
+
 def report_text(report: PairedReport, width: int = 100) -> str:
     """The simulation report as plain text: a figures table (A, B, B − A, effect size), places by
     seat, the most divergent deals and the statistics footer (:data:`METHODS`)."""
@@ -603,7 +614,7 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     elif r.stopped_by == "halfwidth":
         out += wrap("Stopped when the interval was narrow enough (--until-halfwidth).", width)
     if r.missing:
-        out += wrap("note: chunks missing (interrupted run?): " + "; ".join(r.missing), width)
+        out += wrap(missing_note(r) + ": " + "; ".join(r.missing), width)
     if not r.same_deck:
         out += wrap("note: the two rulesets use different packs, so game i is seeded alike but not dealt alike.",
                     width)
@@ -668,7 +679,8 @@ def report_markdown(report: PairedReport) -> str:
     la, lb = r.labels
     out = [f"## {_md(_title(r))}", ""]
     if r.missing:
-        out += ["> Chunks missing (interrupted run?): " + _md("; ".join(r.missing)), ""]
+        note = missing_note(r)
+        out += ["> " + _md(note[6].upper() + note[7:] + ": " + "; ".join(r.missing)), ""]
     if not r.same_deck:
         out += ["> The two rulesets use different packs: game *i* is seeded alike but not dealt alike.", ""]
     few = few_matches_note(r)

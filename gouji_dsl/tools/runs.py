@@ -38,7 +38,7 @@ import warnings
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +47,9 @@ from gouji_dsl.diagnostics import Diagnostic, GoujiError
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
+from gouji_dsl.tools.runfiles import CHUNK_FORMAT, RUN_FORMAT, RunError, read_chunk, read_meta, run_fingerprint
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, MAX_GAMES, Executor, RunKind
 
-RUN_FORMAT = "gouji-run/1"
-CHUNK_FORMAT = "gouji-chunk/1"
 DEFAULT_CHUNK = 100
 """Deals per chunk unless asked otherwise (a few seconds of play: smooth progress, quick stop)."""
 
@@ -99,33 +98,29 @@ another worker twice before giving up on it) before the run stops (a chunk that 
 that plays it: out of memory?)."""
 
 
-class RunError(ValueError):
-    """An output folder that cannot be used (another run's chunks, mismatching chunk files, bad JSON)."""
-
-
 # ==================================================================================================
 # what is run
 
 
 def fingerprint(r: ResolvedRuleset) -> str:
-    """A hash of what a ruleset *means*: setting values, definitions and rules (not where they were
-    written, nor their comments or ``says``): equal for the same rules in another file or folder."""
-    skip = {"origin", "key_origins", "overrides", "says", "source", "inherited", "file", "path", "chain",
-            "text", "title", "description", "name"}
+    """A hash of what a ruleset *plays*: its setting values (and declared types), definitions and rules
+    in effective order — not its name, title, description, comments, ``says`` or sources, nor where it
+    was written: equal for the same rules under another name, in another file or folder (what
+    ``gouji diff`` reports no difference for)."""
 
-    def canon(x: Any) -> Any:
-        if isinstance(x, Text):
-            return x.text
-        if is_dataclass(x) and not isinstance(x, type):
-            return {f.name: canon(getattr(x, f.name)) for f in fields(x) if f.name not in skip}
-        if isinstance(x, dict):
-            return {str(k): canon(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
-        if isinstance(x, (list, tuple)):
-            return [canon(v) for v in x]
-        return x
+    def text(t: Text | None) -> str | None:
+        return None if t is None else t.text
 
-    data = json.dumps(canon(r), sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
+    data = {
+        "settings": {name: {"value": s.value, "types": [text(t) for t in s.type_decls]}
+                     for name, s in sorted(r.settings.items())},
+        "definitions": {name: {"params": list(d.params), "expr": text(d.expr)} for name, d in sorted(r.definitions.items())},
+        "rules": [{"id": x.id, "on": text(x.on), "effect": x.effect, "expr": text(x.effect_expr), "when": text(x.when),
+                   "target": text(x.target), "amount": text(x.amount), "giver": text(x.giver),
+                   "before": list(x.before), "after": list(x.after)} for x in r.rules],
+    }
+    out = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(out.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -551,19 +546,14 @@ def chunk_name(start: int, stop: int) -> str:
     return f"chunk-{start:09d}-{stop:09d}.json"
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise RunError(f"{path}: cannot read: {e}") from None
-    if not isinstance(data, dict):
-        raise RunError(f"{path}: not a JSON object")
-    return data
+def _write_meta(out: Path, meta: dict[str, Any]) -> None:
+    atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 @dataclass
 class RunFolder:
-    """A run's output folder: ``run.json`` and its chunk files."""
+    """A run's output folder: ``run.json`` (checked: :func:`~gouji_dsl.tools.runfiles.read_meta`) and
+    its chunk files (each checked as it is read: :meth:`read_chunk`)."""
 
     path: Path
     meta: dict[str, Any]
@@ -575,54 +565,79 @@ class RunFolder:
         meta_path = p / "run.json"
         if not meta_path.is_file():
             raise RunError(f"{p}: no run.json here (not a folder written by --out)")
-        meta = _read_json(meta_path)
-        if meta.get("format") != RUN_FORMAT:
-            raise RunError(f"{meta_path}: format {meta.get('format')!r}, expected {RUN_FORMAT!r}")
+        meta = read_meta(meta_path)
         chunks = {}
         for c in sorted(p.glob("chunk-*-*.json")):
             try:
                 _, a, b = c.stem.split("-")
+                if not (a.isascii() and a.isdigit() and b.isascii() and b.isdigit()) or int(b) <= int(a):
+                    raise ValueError
                 chunks[(int(a), int(b))] = c
             except ValueError:
-                raise RunError(f"{c}: not a chunk file name (chunk-START-STOP.json)") from None
+                raise RunError(f"{c}: not a chunk file name (chunk-START-STOP.json, START < STOP); "
+                               "move it out of the run folder") from None
         return cls(p, meta, chunks)
 
     def read_chunk(self, key: tuple[int, int]) -> dict[str, Any]:
-        data = _read_json(self.chunks[key])
-        if data.get("format") != CHUNK_FORMAT or (data.get("start"), data.get("stop")) != key:
-            raise RunError(f"{self.chunks[key]}: not the chunk its name says")
-        return data
+        """The chunk of deals ``key``, checked against this run (see :mod:`gouji_dsl.tools.runfiles`)."""
+        return read_chunk(self.chunks[key], key, self.meta)
+
+    def in_progress(self) -> bool:
+        """Whether a driver holds this folder's lock now (a run still writing it)."""
+        return _locked(self.path)
 
 
 def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bool,
-                    extra: dict[str, Any]) -> dict[tuple[int, int], Path]:
-    """Create or check ``out``; returns the chunk files already there (resume)."""
-    meta = {"format": RUN_FORMAT, "spec": {**spec.to_json(), **extra}, "games": games, "chunk_size": chunk}
+                    extra: dict[str, Any]) -> RunFolder:
+    """Create or check ``out``; returns the folder with the chunk files already there (resume)."""
+    meta: dict[str, Any] = {"format": RUN_FORMAT, "spec": {**spec.to_json(), **extra}, "games": games,
+                            "chunk_size": chunk}
+    meta["fingerprint"] = run_fingerprint(meta)
     if (out / "run.json").exists():
         folder = RunFolder.open(out)
         if not resume:
             raise RunError(f"{out} already holds a run ({len(folder.chunks)} chunk(s)): add --resume to continue it, "
                            "or choose another folder")
-        old = folder.meta.get("spec", {})
-        mine = spec.to_json()
-        for key in ("kind", "bots", "matches", "seed", "top"):
+        old = folder.meta["spec"]
+        mine = meta["spec"]
+        for key in ("kind", "bots", "matches", "seed", "top", "match_length"):
             if old.get(key) != mine.get(key):
                 raise RunError(f"{out}: cannot resume: {key} was {old.get(key)!r}, now {mine.get(key)!r}")
-        if [r["fingerprint"] for r in old.get("rulesets", [])] != [r["fingerprint"] for r in mine["rulesets"]]:
-            raise RunError(f"{out}: cannot resume: the rulesets differ from the run's "
-                           f"({', '.join(r['name'] for r in old.get('rulesets', []))})")
-        if int(folder.meta.get("chunk_size", 0)) != chunk:
+        if [r["fingerprint"] for r in old["rulesets"]] != [r["fingerprint"] for r in mine["rulesets"]]:
+            raise RunError(f"{out}: cannot resume: the rules played differ from the run's "
+                           f"({', '.join(r['name'] for r in old['rulesets'])})")
+        if int(folder.meta["chunk_size"]) != chunk:
             raise RunError(f"{out}: cannot resume: chunk size was {folder.meta.get('chunk_size')}, now {chunk} "
                            "(chunk sizes are rounded down to whole matches; leave out --chunk-size to keep the "
                            "run's)")
-        meta["games"] = max(games, int(folder.meta.get("games", 0)))
-        atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-        return folder.chunks
+        meta["games"] = max(games, int(folder.meta["games"]))
+        _write_meta(out, meta)
+        folder.meta = meta
+        return folder
     out.mkdir(parents=True, exist_ok=True)
     if any(out.glob("chunk-*.json")):
         raise RunError(f"{out} holds chunk files but no run.json: choose another folder")
-    atomic_write(out / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    return {}
+    _write_meta(out, meta)
+    return RunFolder(out, meta)
+
+
+def _locked(out: Path) -> bool:
+    """Whether another process holds ``out/.lock`` (a run writing the folder); nothing is created."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock
+        return False
+    try:
+        f = open(out / ".lock", "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return False
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        f.close()
+    return False
 
 
 _NO_SPACE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, n)}
@@ -678,6 +693,15 @@ class Until:
     figure: str | None = None
 
 
+def until_block(until: Until, half_width: float) -> dict[str, Any]:
+    """What ``--until-halfwidth`` asked and got: the figure, the target, the interval's half-width at
+    the end and whether the target was ``reached`` (False: --max-games came first). Kept in
+    ``run.json`` (``until``), so ``gouji report`` says it too."""
+    reached = not math.isnan(half_width) and half_width <= until.halfwidth
+    return {"figure": until.figure or "score_spread", "target": until.halfwidth,
+            "half_width": None if math.isnan(half_width) else round(half_width, 6), "reached": reached}
+
+
 @dataclass
 class RunResult:
     """What :func:`execute` returns: the merged ``totals`` of deals ``0 .. games-1``."""
@@ -720,13 +744,14 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     if chunk_size is None and resume and out_path is not None and (out_path / "run.json").is_file():
         # a resumed run keeps its chunks (the default size depends on the number of deals, which a
         # resumed run may raise)
-        chunk_size = int(RunFolder.open(out_path).meta.get("chunk_size") or 0) or None
+        chunk_size = int(RunFolder.open(out_path).meta["chunk_size"])
     size = chunk_size or default_chunk_size(games)
     size = max(unit, size - size % unit)
     if math.ceil(games / size) > MAX_CHUNKS:  # the plan (and a chunk file each) would not fit in memory
         raise RunError(f"{games:,} deals in chunks of {size:,} would be {math.ceil(games / size):,} chunks; at most "
                        f"{MAX_CHUNKS:,}: give --chunk-size {math.ceil(games / MAX_CHUNKS):,} or more")
     existing: dict[tuple[int, int], Path] = {}
+    folder: RunFolder | None = None
     lock = None
     if out_path is not None:
         try:
@@ -738,11 +763,13 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
             from gouji_dsl.tools.simulate import match_length
             decks = {(g.n_seats, tuple(str(c) for c in g.model.deck())) for g in graphs}
             extra = {"match_length": [match_length(g) if spec.matches else 1 for g in graphs],
-                     "same_deck": len(decks) == 1}
+                     "same_deck": len(decks) == 1, "seats": [g.n_seats for g in graphs],
+                     "teams": [teams(g) for g in graphs]}
             try:
-                existing = _prepare_folder(out_path, spec, games, size, resume, extra)
+                folder = _prepare_folder(out_path, spec, games, size, resume, extra)
             except OSError as e:
                 raise _write_failed(e, out_path / "run.json", out_path) from None
+            existing = folder.chunks
         plan = plan_chunks(games, unit, size)
         planned = set(plan)
         stray = [k for k in existing if k not in planned and k[0] < games]
@@ -759,11 +786,16 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     totals = empty_totals(graphs, spec.top)
     finished: dict[int, tuple[int, SideTotals | PairTotals]] = {}  # start -> (stop, totals) not yet merged
     resumed = 0
-    for key, path in existing.items():
-        if key in planned:
-            data = RunFolder(out_path or Path("."), {}, {key: path}).read_chunk(key)
-            finished[key[0]] = (key[1], totals_from_json(spec.kind, data["totals"]))
-            resumed += key[1] - key[0]
+    try:
+        for key in existing:
+            if key in planned and folder is not None:
+                data = folder.read_chunk(key)  # a chunk of another run, inconsistent or damaged: refused, named
+                finished[key[0]] = (key[1], totals_from_json(spec.kind, data["totals"]))
+                resumed += key[1] - key[0]
+    except BaseException:
+        if lock is not None:
+            lock.close()
+        raise
     todo = [c for c in plan if c not in existing]
     state: dict[str, int] = {"merged_to": 0, "written": len(existing), "stop_at": -1}
     stopped_by = "games"
@@ -790,11 +822,12 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     def accept(start: int, stop: int, data: dict[str, Any]) -> None:
         if "error" in data:
             _raise_chunk_error(data["error"])
-        if out_path is not None:
+        if out_path is not None and folder is not None:
+            data = {**data, "format": CHUNK_FORMAT, "run": folder.meta["fingerprint"]}
             target = out_path / chunk_name(start, stop)
-            try:
+            try:  # on disk (file and folder) before the rename is final: a power cut leaves the chunk or nothing
                 atomic_write(target, json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-                             + "\n", fsync=False)
+                             + "\n", fsync=True)
             except OSError as e:  # the chunk file is not there (a chunk is written whole or not at all)
                 raise _write_failed(e, target, out_path) from None
             state["written"] += 1
@@ -882,15 +915,17 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                         (out_path / chunk_name(start, stop)).unlink()
                     except FileNotFoundError:
                         pass
-            meta = _read_json(out_path / "run.json")
-            meta["games"] = played
-            meta["stopped_by"] = stopped_by
-            try:
-                atomic_write(out_path / "run.json", json.dumps(meta, indent=1, sort_keys=True, ensure_ascii=False)
-                             + "\n")
-            except OSError as e:
-                raise _write_failed(e, out_path / "run.json", out_path) from None
-    elif state["merged_to"] != games:  # pragma: no cover - every planned chunk was merged above
+    if out_path is not None and folder is not None and (until is not None or stopped_by != "games"):
+        meta = dict(folder.meta)  # what gouji report says of the run: how it stopped, the interval it got
+        meta["games"] = played
+        meta["stopped_by"] = stopped_by
+        if until is not None and halfwidth_of is not None:
+            meta["until"] = until_block(until, halfwidth_of(totals))
+        try:
+            _write_meta(out_path, meta)
+        except OSError as e:
+            raise _write_failed(e, out_path / "run.json", out_path) from None
+    if stopped_by == "games" and state["merged_to"] != games:  # pragma: no cover - every planned chunk was merged above
         raise SimulationError(f"internal error: merged {state['merged_to']} of {games} deals")
     return RunResult(spec, totals, played, time.perf_counter() - t0, str(executor),
                      1 if executor is Executor.LOCAL else workers, size, resumed, stopped_by)
@@ -912,13 +947,20 @@ class MergedRuns:
     folders: list[str]
     chunks: int
     missing: list[str]
+    #: the folders a driver is still writing (their lock is held): their gaps are deals not played yet
+    in_progress: list[str] = field(default_factory=list)
+    #: how the run stopped (``run.json``'s ``stopped_by`` and ``until``), when one folder is read
+    stopped_by: str = "games"
+    until: dict[str, Any] | None = None
 
 
 def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
     """Merge the chunk files of the folders ``paths`` (runs of the same comparison: same rulesets by
     content, bots and matches; seeds may differ). A chunk present in two folders (a copied folder,
     the same seed run twice) counts once; overlapping chunks of different sizes are an error.
-    ``missing`` lists the gaps in each seed's deals (an interrupted run)."""
+    ``missing`` lists the gaps in each seed's deals (an interrupted run, or one still in progress:
+    ``in_progress``). Every chunk is checked against its folder's run (fingerprint, range, totals:
+    :mod:`gouji_dsl.tools.runfiles`); RunError names the file that is not."""
     if not paths:
         raise RunError("no run folder given")
     folders = [RunFolder.open(p) for p in paths]
@@ -967,10 +1009,13 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
             missing.append(f"seed {seed}: deals {expect}–{planned - 1}")
     if totals is None:
         raise RunError(f"{', '.join(str(p) for p in paths)}: no finished chunk yet")
-    return MergedRuns(kind, first.meta["spec"], seeds, totals, games, [str(f.path) for f in folders], n_chunks, missing)
+    one = first.meta if len(folders) == 1 else {}
+    return MergedRuns(kind, first.meta["spec"], seeds, totals, games, [str(f.path) for f in folders], n_chunks, missing,
+                      [str(f.path) for f in folders if f.in_progress()], str(one.get("stopped_by", "games")),
+                      one.get("until"))
 
 
 def _identity(meta: dict[str, Any]) -> dict[str, Any]:
-    spec = meta.get("spec") or {}
-    return {"kind": spec.get("kind"), "bots": spec.get("bots"), "matches": spec.get("matches"),
-            "rulesets": [r.get("fingerprint") for r in spec.get("rulesets", [])]}
+    spec = meta["spec"]
+    return {"kind": spec["kind"], "bots": spec["bots"], "matches": spec["matches"], "match_length": spec["match_length"],
+            "rulesets": [r["fingerprint"] for r in spec["rulesets"]]}

@@ -1,0 +1,362 @@
+"""Reading a run folder's files (``run.json`` and ``chunk-START-STOP.json``) without trusting them.
+
+Both are checked against their JSON Schemas (``schema/run.schema.json``, ``schema/chunk.schema.json``,
+draft-07, strict integers as records are), then for what a schema cannot say:
+
+- ``run.json``'s ``fingerprint`` is the one of its spec (:func:`run_fingerprint`: the rulesets by
+  content, bots, matches, match lengths, seed and chunk size) — every chunk file carries it, so a
+  chunk of another run (another ruleset, seed, bots or chunking) copied into the folder is refused;
+- a chunk's totals agree with its range: as many games as deals ``START .. STOP-1``, every count of
+  every figure within them (a rate's successes at most its games, each seat placed at most once a
+  game, the spread histogram summing to the games, a sum of squares at least the square of the sum
+  over the games ...), the seats and teams of the run's rulesets.
+
+Every refusal is a :class:`RunError` whose message starts ``path:line:col:`` (the place in the file),
+and for a chunk says that removing the file lets ``--resume`` play its deals again. Files are bounded
+(:data:`MAX_RUN_FILE_BYTES`, :data:`MAX_RUN_NESTING`) before ``json`` reads them.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from gouji_dsl.tools.exits import shown
+
+RUN_FORMAT = "gouji-run/2"
+CHUNK_FORMAT = "gouji-chunk/2"
+OLD_FORMATS = ("gouji-run/1",)
+
+MAX_RUN_FILE_BYTES = 32 * 1024 * 1024
+"""The largest ``run.json`` or chunk file read (a chunk holds totals, not games: a few kB, more with a
+large ``--top``); a larger one is refused before it is read."""
+
+MAX_RUN_NESTING = 12
+"""The deepest nesting of arrays and objects read (a chunk nests 6 levels deep)."""
+
+HINT_REMOVE = "remove this file: --resume plays its deals again"
+
+
+class RunError(ValueError):
+    """An output folder that cannot be used (another run's chunks, mismatching chunk files, bad JSON)."""
+
+
+# ------------------------------------------------------------------------------ reading JSON
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|NaN|-?Infinity')
+
+
+def _line_col(text: str, i: int) -> tuple[int, int]:
+    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+
+
+def read_json(path: Path, what: str, advice: str | None = None) -> tuple[Any, str]:
+    """The JSON value of ``path`` and its text; :class:`RunError` (positioned, with ``advice``) for a file
+    that cannot be read, is too large, not UTF-8, nested too deep, has NaN / Infinity, or is not JSON."""
+    tail = f" ({advice})" if advice else ""
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_RUN_FILE_BYTES:
+            raise RunError(f"{path}: {size:,} bytes: not a {what} (at most {MAX_RUN_FILE_BYTES:,} bytes are read, "
+                           f"MAX_RUN_FILE_BYTES){tail}")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_RUN_FILE_BYTES + 1)
+    except OSError as e:
+        raise RunError(f"{path}: cannot read: {e.strerror or e}{tail}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        ln, col = _line_col(raw[:e.start].decode("utf-8", errors="replace"), e.start)
+        raise RunError(f"{path}:{ln}:{col}: not a {what}: not UTF-8 text (byte 0x{raw[e.start]:02x}){tail}") from None
+    depth = 0
+    for m in _SCAN.finditer(text):
+        tok = m.group()
+        if tok[0] == '"':
+            continue
+        if tok in "[{":
+            depth += 1
+            if depth > MAX_RUN_NESTING:
+                ln, col = _line_col(text, m.start())
+                raise RunError(f"{path}:{ln}:{col}: not a {what}: nested more than {MAX_RUN_NESTING} levels deep "
+                               f"(MAX_RUN_NESTING){tail}")
+        elif tok in "]}":
+            depth -= 1
+        else:
+            ln, col = _line_col(text, m.start())
+            raise RunError(f"{path}:{ln}:{col}: not a {what}: {tok} is not a JSON value{tail}")
+    try:
+        return json.loads(text), text
+    except json.JSONDecodeError as e:
+        raise RunError(f"{path}:{e.lineno}:{e.colno}: not a {what}: not valid JSON ({e.msg}){tail}") from None
+    except (ValueError, RecursionError):  # an integer of more than 4,300 digits (Python's limit)
+        long = re.search(r"[0-9]{4300,}", text)
+        ln, col = _line_col(text, long.start()) if long else (0, 0)
+        raise RunError(f"{path}:{ln}:{col}: not a {what}: a number of more than 4,300 digits{tail}") from None
+
+
+class Located:
+    """Messages about a parsed JSON file, each at the line and column of the value it is about."""
+
+    def __init__(self, path: Path, text: str, what: str, advice: str | None = None):
+        from gouji_dsl.engine.records import _Positions
+        self.path, self.what, self.advice = path, what, advice
+        self.positions = _Positions(text)
+
+    def at(self, where: tuple[Any, ...], message: str) -> str:
+        ln, col = self.positions.at.get(where, (0, 0))
+        if (ln, col) == (0, 0):
+            for n in range(len(where) - 1, -1, -1):
+                ln, col = self.positions.at.get(where[:n], (0, 0)) if n else (1, 1)
+                if (ln, col) != (0, 0):
+                    break
+        place = _where(where)
+        return f"{self.path}:{ln}:{col}: {place + ': ' if place else ''}{message}"
+
+    def error(self, problems: list[str]) -> RunError:
+        tail = f"\n{self.path}: {self.advice}" if self.advice else ""
+        return RunError("\n".join(problems[:MAX_PROBLEMS]) + (f"\n{self.path}: {len(problems) - MAX_PROBLEMS} more "
+                                                           "problem(s)" if len(problems) > MAX_PROBLEMS else "") + tail)
+
+
+MAX_PROBLEMS = 10
+"""Problems of one file listed (the others are counted)."""
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return shown(out)
+
+
+# ------------------------------------------------------------------------------ schemas
+@functools.cache
+def _schema(name: str) -> dict[str, Any]:
+    from gouji_dsl import resources
+    path = resources.run_schema_path() if name == "run.schema.json" else resources.chunk_schema_path()
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+@functools.cache
+def _validator(name: str, kind: str | None = None) -> Any:
+    from gouji_dsl.engine.records import strict_validator_class
+    schema = _schema(name)
+    if kind is not None:  # a chunk of a known kind: its totals checked against that kind's definition only
+        schema = {**schema, "properties": {**schema["properties"],
+                                           "totals": {"$ref": f"#/definitions/{'pair' if kind == 'paired' else 'side'}"}}}
+    return strict_validator_class()(schema)
+
+
+def _describe(x: Any) -> str:
+    text = json.dumps(x, ensure_ascii=False) if isinstance(x, (int, float, str, bool)) or x is None else type(x).__name__
+    return shown(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _schema_message(err: Any) -> str:
+    v, inst = err.validator, err.instance
+    if v == "required":
+        missing = [shown(k) for k in err.validator_value if isinstance(inst, dict) and k not in inst]
+        return f"missing key{'s' if len(missing) > 1 else ''} {', '.join(repr(k) for k in missing) or '?'}"
+    if v == "additionalProperties" and isinstance(inst, dict):
+        known = set(err.schema.get("properties", {}))
+        extra = next((k for k in inst if k not in known), "?")
+        return f"unknown key {shown(extra)!r}" + (f" (keys: {', '.join(sorted(known))})" if known else "")
+    if v == "type":
+        want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        return f"must be {' or '.join(want)}, not {_describe(inst)}"
+    if v in ("const", "enum"):
+        allowed = [err.validator_value] if v == "const" else list(err.validator_value)
+        return f"{_describe(inst)} is not allowed (allowed: {', '.join(json.dumps(a) for a in allowed)})"
+    if v in ("minimum", "maximum", "exclusiveMinimum"):
+        return f"{_describe(inst)} is out of range ({v} {err.validator_value})"
+    if v in ("minItems", "maxItems"):
+        return f"{len(inst)} item(s): {'at least' if v == 'minItems' else 'at most'} {err.validator_value}"
+    if v == "pattern":
+        return f"{_describe(inst)} is not of the form {err.validator_value}"
+    if v == "propertyNames":
+        return f"key {_describe(inst)} is not allowed here"
+    return shown(err.message)[:200]
+
+
+def schema_problems(loc: Located, data: Any, name: str, kind: str | None = None) -> list[str]:
+    """Every schema finding of ``data`` (against ``schema/NAME``), each positioned."""
+    from jsonschema.exceptions import best_match
+    out: dict[str, None] = {}  # in order, once (a missing key is one error per key)
+    for e in sorted(_validator(name, kind).iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        e = best_match([e])
+        out[loc.at(tuple(e.absolute_path), _schema_message(e))] = None
+    return list(out)
+
+
+# ------------------------------------------------------------------------------ run.json
+def run_fingerprint(meta: dict[str, Any]) -> str:
+    """What every chunk of a run must agree on: its rulesets by content (their fingerprints, not names
+    or paths), bots, matches, match lengths, seed (as text: 1 and "1" deal alike) and chunk size."""
+    spec = meta["spec"]
+    data = {"kind": spec["kind"], "rulesets": [r["fingerprint"] for r in spec["rulesets"]], "bots": spec["bots"],
+            "matches": spec["matches"], "match_length": spec["match_length"], "seed": str(spec["seed"]),
+            "chunk_size": meta["chunk_size"]}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """``path`` (a ``run.json``) checked against its schema and its fingerprint; RunError otherwise."""
+    data, text = read_json(path, "run.json of a run folder")
+    loc = Located(path, text, "run.json")
+    if isinstance(data, dict) and data.get("format") in OLD_FORMATS:
+        raise RunError(f"{loc.at(('format',), 'written by an older gouji')}: its chunk files carry no fingerprint of "
+                       "their run and cannot be checked; run it again into a new folder")
+    problems = schema_problems(loc, data, "run.schema.json")
+    if not problems:
+        spec = data["spec"]
+        if isinstance(spec["bots"], list) and len(spec["bots"]) not in (1, spec["seats"][0]):
+            problems.append(loc.at(("spec", "bots"), f"{len(spec['bots'])} bots for {spec['seats'][0]} seats"))
+        if data["fingerprint"] != run_fingerprint(data):
+            problems.append(loc.at(("fingerprint",), f"{data['fingerprint']} is not the fingerprint of this spec "
+                                                     f"({run_fingerprint(data)}): run.json was edited"))
+    if problems:
+        raise loc.error(problems)
+    return data
+
+
+# ------------------------------------------------------------------------------ chunk files
+def _num(x: int | str) -> Fraction:
+    return Fraction(x)
+
+
+def _sums_problems(loc: Located, where: tuple[Any, ...], s: dict[str, Any], games: int, exact: bool = True,
+                   binary: bool = False) -> list[str]:
+    n, clusters, cn2 = s["n"], s["clusters"], s["cn2"]
+    total, squares = _num(s["s"]), _num(s["ss"])
+    out = []
+    if (exact and n != games) or n > games:
+        out.append(loc.at(where + ("n",), f"{n} values in a chunk of {games} games"))
+    elif (n == 0) != (clusters == 0) or clusters > n or not (n <= cn2 <= n * n):
+        out.append(loc.at(where, f"{clusters} clusters and cn2 {cn2} cannot hold {n} values"))
+    elif binary and not (0 <= total <= n and squares == total):
+        out.append(loc.at(where + ("s",), f"{s['s']} yes of {n} games"))
+    elif n and (n * squares < total * total or _num(s["cs2"]) * n < total * total or squares < 0):
+        out.append(loc.at(where, f"the sums of squares (ss {s['ss']}, cs2 {s['cs2']}) are less than {n} values summing "
+                                 f"to {s['s']} give"))
+    return out
+
+
+def _side_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], games: int, seats: int,
+                   teams: int) -> list[str]:
+    out = []
+    if t["n_seats"] != seats or t["teams"] != teams:
+        return [loc.at(where, f"totals of {t['n_seats']} seats in {t['teams']} teams; the run's ruleset has {seats} "
+                              f"seats in {teams} teams")]
+    if t["games"] != games:
+        return [loc.at(where + ("games",), f"{t['games']} games in a chunk of {games} deals")]
+    for k, s in t["means"].items():
+        out += _sums_problems(loc, where + ("means", k), s, games, exact=k != "first_leader_team_score")
+    for k, s in t["flags"].items():
+        out += _sums_problems(loc, where + ("flags", k), s, games, binary=True)
+    if len(t["seat_score"]) != seats or len(t["team_score"]) != teams:
+        out.append(loc.at(where, f"{len(t['seat_score'])} seat scores and {len(t['team_score'])} team scores for "
+                                 f"{seats} seats in {teams} teams"))
+    for i, s in enumerate(t["seat_score"]):
+        out += _sums_problems(loc, where + ("seat_score", i), s, games)
+    for i, s in enumerate(t["team_score"]):
+        out += _sums_problems(loc, where + ("team_score", i), s, games)
+    places = t["places"]
+    if len(places) != seats or any(len(row) != seats for row in places):
+        out.append(loc.at(where + ("places",), f"not a {seats} × {seats} table of places by seat"))
+    else:
+        for s, row in enumerate(places):
+            if sum(row) > games:
+                out.append(loc.at(where + ("places", s), f"seat {s + 1} placed {sum(row)} times in {games} games"))
+        for p in range(seats):
+            if sum(row[p] for row in places) > games:
+                out.append(loc.at(where + ("places",), f"place {p + 1} taken {sum(row[p] for row in places)} times "
+                                                       f"in {games} games"))
+    b = t["burn_success"]
+    if b["y"] > b["x"] or b["clusters"] > games or b["xx"] < b["x"] or b["yy"] < b["y"]:
+        out.append(loc.at(where + ("burn_success",), f"{b['y']} successful burns of {b['x']} attempts do not add up"))
+    hist = sum(t["spread_histogram"].values())
+    if hist != games:
+        out.append(loc.at(where + ("spread_histogram",), f"{hist} games in the spread histogram of {games}"))
+    return out
+
+
+def _divergent_problems(loc: Located, t: dict[str, Any], start: int, stop: int, seed: Any, seats: int) -> list[str]:
+    out = []
+    if len(t["divergent"]) > t["top"]:
+        out.append(loc.at(("totals", "divergent"), f"{len(t['divergent'])} divergent deals kept; the run keeps {t['top']}"))
+    for i, d in enumerate(t["divergent"]):
+        where = ("totals", "divergent", i)
+        if d["seed"] != str(seed) or not start <= d["index"] < stop:
+            out.append(loc.at(where, f"deal {shown(d['seed'])}:{d['index']} is not a deal of this chunk "
+                                     f"({shown(seed)}:{start}..{stop - 1})"))
+        elif any(g["index"] != d["index"] or len(g["places"]) != seats or len(g["scores"]) != seats
+                 for g in (d["a"], d["b"])):
+            out.append(loc.at(where, f"not the games of deal {d['index']} at {seats} seats"))
+    return out
+
+
+def chunk_problems(loc: Located, data: Any, key: tuple[int, int], meta: dict[str, Any]) -> list[str]:
+    """What is wrong with the parsed chunk ``data`` named for deals ``key`` of the run ``meta``."""
+    spec = meta["spec"]
+    kind = spec["kind"]
+    problems = schema_problems(loc, data, "chunk.schema.json", kind)
+    if problems:
+        return problems
+    start, stop = data["start"], data["stop"]
+    if (start, stop) != key:
+        return [loc.at(("start",), f"deals {start}..{stop - 1}, but the file is named for deals {key[0]}..{key[1] - 1}")]
+    if data["run"] != meta["fingerprint"]:
+        return [loc.at(("run",), f"a chunk of another run (fingerprint {data['run']}; this folder's run is "
+                                 f"{meta['fingerprint']}: other rulesets, bots, seed or chunk size)")]
+    if str(data["seed"]) != str(spec["seed"]):
+        return [loc.at(("seed",), f"seed {_describe(data['seed'])}, the run's is {_describe(spec['seed'])}")]
+    size = meta["chunk_size"]
+    if start % size or not 0 < stop - start <= size:
+        return [loc.at(("start",), f"deals {start}..{stop - 1} are not one of the run's chunks of {size}")]
+    games = stop - start
+    t = data["totals"]
+    seats, teams = spec["seats"], spec["teams"]
+    if kind != "paired":
+        return _side_problems(loc, ("totals",), t, games, seats[0], teams[0])
+    out = _side_problems(loc, ("totals", "a"), t["a"], games, seats[0], teams[0])
+    out += _side_problems(loc, ("totals", "b"), t["b"], games, seats[1], teams[1])
+    if out:
+        return out
+    if t["top"] != spec["top"]:
+        out.append(loc.at(("totals", "top"), f"keeps {t['top']} divergent deals; the run keeps {spec['top']}"))
+    for k, s in t["diffs"].items():
+        out += _sums_problems(loc, ("totals", "diffs", k), s, games, exact=k != "first_leader_team_score")
+    if len(t["seat_diffs"]) != min(seats):
+        out.append(loc.at(("totals", "seat_diffs"), f"{len(t['seat_diffs'])} seats; the run has {min(seats)}"))
+    for i, s in enumerate(t["seat_diffs"]):
+        out += _sums_problems(loc, ("totals", "seat_diffs", i), s, games)
+    for k, b in t["binary"].items():
+        n = b["n11"] + b["n10"] + b["n01"] + b["n00"]
+        if n != games:
+            out.append(loc.at(("totals", "binary", k), f"a 2×2 table of {n} deals in a chunk of {games}"))
+        out += _sums_problems(loc, ("totals", "binary", k, "diff"), b["diff"], games)
+    out += _sums_problems(loc, ("totals", "outcome_changed"), t["outcome_changed"], games, binary=True)
+    out += _divergent_problems(loc, t, start, stop, data["seed"], min(seats))
+    return out
+
+
+def read_chunk(path: Path, key: tuple[int, int], meta: dict[str, Any]) -> dict[str, Any]:
+    """The chunk file ``path`` (named for deals ``key``) of the run ``meta``, checked (see the module
+    doc); RunError naming the file, where in it, and that removing it replays its deals."""
+    data, text = read_json(path, "chunk file", HINT_REMOVE)
+    loc = Located(path, text, "chunk file", HINT_REMOVE)
+    if isinstance(data, dict) and data.get("format") == "gouji-chunk/1":
+        raise loc.error([loc.at(("format",), "a chunk written by an older gouji (no fingerprint of its run)")])
+    problems = chunk_problems(loc, data, key, meta)
+    if problems:
+        raise loc.error(problems)
+    return data
+
+
+__all__ = ["RUN_FORMAT", "CHUNK_FORMAT", "MAX_RUN_FILE_BYTES", "MAX_RUN_NESTING", "RunError", "read_json", "read_meta",
+           "read_chunk", "run_fingerprint", "chunk_problems"]

@@ -126,9 +126,11 @@ def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bo
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
 @click.option("--public-url", default=None, metavar="URL",
               help="The address browsers use, when it differs (behind a proxy); default http://HOST:PORT.")
+@click.option("--max-apps", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Apps (browser tabs) at once; a tab over the cap is told so (each app is a process of ~50 MB).")
 @_workspace_option
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, public_url: str | None, workspace: Path | None) -> None:
+def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_apps: int, workspace: Path | None) -> None:
     """Serve the app to web browsers (the optional web extra: pip install 'gouji-dsl[web]').
 
     Every browser tab gets its own gouji app on the workspace, the same as in a terminal; game
@@ -136,15 +138,20 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, work
     Chinese terms need a CJK font on the browser's machine (Noto Sans CJK; Windows and macOS have
     one). Stop the server with Ctrl+C.
 
+    The address it prints carries a key made anew at each start (http://127.0.0.1:8000/?key=...):
+    there is no login, so anyone with that address gets an app that reads and writes your files.
+    Requests that name another host, websockets from another site's page and addresses without the
+    key are refused. The terminal is at most 400x200 cells.
+
     \b
     Example:
-      gouji serve --port 8000     then open http://127.0.0.1:8000
+      gouji serve --port 8000     then open the address it prints
     """
     from .web import CannotListen, WebExtraMissing, check_listen, make_server
 
     ws = workspace or (ctx.obj or {}).get("workspace")
     try:
-        server = make_server(host, port, ws, public_url)
+        server = make_server(host, port, ws, public_url, max_apps=max_apps)
         check_listen(host, port)
     except (WebExtraMissing, CannotListen) as e:
         click.echo(f"gouji serve: {e}", err=True)

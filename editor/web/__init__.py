@@ -64,14 +64,19 @@ def check_listen(host: str, port: int) -> None:
 
 
 def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workspace: str | os.PathLike[str] | None = None,
-                public_url: str | None = None) -> Any:
-    """A textual-serve ``Server`` for the gouji app (raises :class:`WebExtraMissing`)."""
+                public_url: str | None = None, max_apps: int | None = None, secret: str | None = None) -> Any:
+    """A :class:`gouji_app.web.server.GoujiServer` (textual-serve's server with the Host, Origin and
+    key checks, the caps and the reaping of ``gouji serve``) for the gouji app (raises
+    :class:`WebExtraMissing`). ``secret``: the key the page's address must carry (default: a new
+    unguessable one)."""
     try:
-        from textual_serve.server import Server
+        import textual_serve.server  # noqa: F401
     except ImportError as e:
         raise WebExtraMissing() from e
-    return Server(app_command(workspace), host=host, port=port, title="gouji", public_url=public_url,
-                  templates_path=str(TEMPLATES))
+    from .server import DEFAULT_MAX_APPS, GoujiServer
+    return GoujiServer(app_command(workspace), host=host, port=port, title="gouji", public_url=public_url,
+                       templates_path=str(TEMPLATES), max_apps=DEFAULT_MAX_APPS if max_apps is None else max_apps,
+                       secret=secret)
 
 
 def offer_download(app: Any, path: str | os.PathLike[str], mime_type: str | None = None) -> bool:

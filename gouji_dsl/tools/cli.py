@@ -64,12 +64,64 @@ def _crash_dir() -> Path:
     return Path(cache) / "gouji-crashes"
 
 
+def _crash_report_name(stamp: str) -> str:
+    """A crash report's file name: its time and 64 random bits (nobody can plant a file at it beforehand)."""
+    import secrets
+    return f"gouji-crash-{stamp}-{secrets.token_hex(8)}.txt"
+
+
+def _is_private_folder(path: Path) -> bool:
+    """``path`` is a real folder (not a link) of this user that nobody else may write in."""
+    import stat
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and mine and not st.st_mode & 0o022
+
+
+def _shared_tmp_crash_dir() -> Path:
+    """The fallback folder in the shared temporary folder: ``gouji-crashes-UID`` (mode 0700) when it
+    is this user's own real folder; when it is a link, another user's, or writable by others, a new
+    private folder (``tempfile.mkdtemp``, mode 0700) instead."""
+    import tempfile
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    folder = Path(tempfile.gettempdir()) / f"gouji-crashes-{uid}"
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    if _is_private_folder(folder):
+        return folder
+    return Path(tempfile.mkdtemp(prefix=f"gouji-crashes-{uid}-"))
+
+
+def _write_new_file(folder: Path, stamp: str, text: str) -> Path:
+    """Create a crash report in ``folder`` that did not exist (O_CREAT | O_EXCL | O_NOFOLLOW, mode
+    0600, an unpredictable name) and write ``text``: a link or file planted at its name is never
+    opened (another name is taken)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(8):
+        path = folder / _crash_report_name(stamp)
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+    raise FileExistsError(f"no free crash report name in {folder}")
+
+
 def save_crash_report(exc: BaseException, argv: list[str] | None = None) -> str | None:
     """Write a crash report (command line, versions, traceback) for an unexpected exception and
-    return its path (None when no folder could be written)."""
+    return its path (None when no folder could be written). The report is a new file of mode 0600
+    with an unpredictable name, never opened through a link (see :func:`_write_new_file`), in
+    ``$GOUJI_CRASH_DIR``, else the user's cache folder, else a private folder of the user's in the
+    shared temporary folder (see :func:`_shared_tmp_crash_dir`)."""
     import datetime
     import platform
-    import tempfile
     import traceback
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -80,12 +132,11 @@ def save_crash_report(exc: BaseException, argv: list[str] | None = None) -> str 
         "",
         "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
     ])
-    for folder in (_crash_dir(), Path(tempfile.gettempdir())):
+    for where in (_crash_dir, _shared_tmp_crash_dir):
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"gouji-crash-{stamp}-{os.getpid()}.txt"
-            path.write_text(text, encoding="utf-8")
-            return str(path)
+            folder = where()
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            return str(_write_new_file(folder, stamp, text))
         except OSError:
             continue
     return None

@@ -14,7 +14,8 @@ setup(
         Extension(
             "gouji_dsl.engine.native._core",
             sources=["gouji_dsl/engine/native/_core.c"],
-            depends=["gouji_dsl/engine/native/mt.h", "gouji_dsl/engine/native/game.h"],
+            depends=["gouji_dsl/engine/native/mt.h", "gouji_dsl/engine/native/game.h",
+                     "gouji_dsl/engine/native/vm.h"],
             extra_compile_args=["-O2"],
             optional=True,
         ),

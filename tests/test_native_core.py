@@ -104,3 +104,137 @@ def test_what_is_not_played_yet_is_refused_by_name(name):
     if hooks:
         first = g.by_hook[hooks[0]][0].node
         assert f"the hook {hooks[0]!r} (rule {first.id} at {first.where}" in gaps[1]
+
+
+# ------------------------------------------------------------------------------ hook programs
+def _programs(g):
+    from gouji_dsl.engine.native import hooks
+    out = []
+    for node in g.nodes:
+        for part, tree in node.checked.items():
+            try:
+                out.append((node.id, part, tree, hooks.emit(g, tree)))
+            except native.Unsupported:
+                pass
+    return out
+
+
+def _contexts(g, st, rng):
+    from gouji_dsl.engine.interpreter import Ctx
+    kinds = list(g.model.kinds)
+    for s in st.seat_list:
+        top = st.top
+        c = Ctx(st, seat=s, top=top, play=top if rng.random() < 0.7 else None,
+                beaten=top if rng.random() < 0.2 else None, target=rng.choice([None, *st.seat_list]),
+                leading=top is None, card=rng.choice([None, *kinds]), round=rng.randrange(3))
+        c.amount = rng.randrange(4)
+        yield c
+
+
+@needs_core
+@pytest.mark.parametrize("name", ALL, ids=lambda n: Path(n).stem)
+def test_hook_programs_give_the_compilers_values(name):
+    """Every expression of the ruleset the emitter accepts gives, run natively, the value the
+    closure compiler gives (or fails with its error), on contexts from interpreter games."""
+    from gouji_dsl.engine.native import hooks
+    from gouji_dsl.lang.ops import EvalError
+    g = load_graph(name)
+    progs = _programs(g)
+    assert progs, "no expression emitted"
+    fns = [(rid, part, g._compiler.compile(tree), prog) for rid, part, tree, prog in progs]
+    compared = 0
+    for game in range(2):
+        rng = random.Random(f"vm:{game}")
+        st = new_game(g, f"vm:{name}:{game}")
+        step = 0
+        while not st.over and step < 400:
+            if step % 7 == 0:
+                for ctx in _contexts(g, st, rng):
+                    packed = hooks.pack_context(g, ctx)
+                    for rid, part, fn, prog in fns:
+                        try:
+                            want = fn(ctx)
+                        except EvalError as e:
+                            with pytest.raises(EvalError) as got:
+                                hooks.evaluate(prog, g, packed)
+                            assert (got.value.message, got.value.where) == (e.message, e.where), (rid, part)
+                            continue
+                        except (KeyError, IndexError, TypeError):
+                            continue  # (a seat outside the table: the interpreter's own error, not compared)
+                        got = hooks.evaluate(prog, g, packed)
+                        assert got == want and type(got) is type(want), (rid, part, prog.text, ctx.seat)
+                        compared += 1
+            moves = st.legal_moves()
+            st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
+            step += 1
+    assert compared > 0
+
+
+@needs_core
+@pytest.mark.parametrize("expr", ["top.seat // (count(active_seats) - count(active_seats))",
+                                  "top.seat % (hand_size(top.seat) - hand_size(top.seat)) + 1"])
+def test_a_failing_program_fails_with_the_compilers_error(tmp_path, expr):
+    """Division by zero in a native program: the compiler's EvalError (message, position), so the
+    rule's RuleFailed text (rule id and line) is the interpreter's."""
+    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.engine.native import hooks
+    from gouji_dsl.lang.ops import EvalError
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve_text
+    text = f"ruleset: fails-vm\nextends: online\nrules:\n  - id: test.fails\n    on: next_leader\n    value: \"{expr}\"\n"
+    path = tmp_path / "fails-vm.yaml"
+    path.write_text(text, encoding="utf-8")
+    g = compile_ruleset(resolve_text(text, path))
+    node = g.node("test.fails")
+    tree = next(t for part, t in node.checked.items())
+    prog = hooks.emit(g, tree)
+    st = new_game(g, "fails")
+    while st.top is None:
+        moves = st.legal_moves()
+        st.apply_in_place(moves[0], trusted=True)
+    ctx = Ctx(st, seat=1, top=st.top)
+    with pytest.raises(EvalError) as want:
+        g._compiler.compile(tree)(ctx)
+    with pytest.raises(EvalError) as got:
+        hooks.evaluate(prog, g, hooks.pack_context(g, ctx))
+    assert (got.value.message, got.value.where, got.value.code) == (want.value.message, want.value.where, want.value.code)
+    rule = next(r for r in g._rules if r.node.id == "test.fails")
+    assert str(g._failed(rule, got.value, ctx)) == str(g._failed(rule, want.value, ctx))
+    assert "test.fails" in str(g._failed(rule, got.value, ctx))
+
+
+@needs_core
+def test_the_verifier_refuses_malformed_programs():
+    """Programs that would read outside the core's arrays, jump backwards or off the end, leave
+    the stack unbalanced, or hold an unknown opcode are refused before they run."""
+    from array import array
+
+    from gouji_dsl.engine.native import _core
+    from gouji_dsl.engine.native import hooks as H
+    K = 15
+
+    def ok(words):
+        return _core.vm_verify(array("i", words).tobytes(), K)
+    assert ok([H.OP_CONST, H.T_INT, 5, H.OP_RET])
+    assert ok([H.OP_SLOT, 0, H.OP_TRUTH, H.OP_JFALSE_KEEP, 8, H.OP_SLOT, 1, H.OP_TRUTH, H.OP_RET])  # a and b
+    bad = [
+        [], [H.OP_RET], [H.OP_CONST, H.T_INT, 5], [99, H.OP_RET], [-1],
+        [H.OP_SLOT, 32, H.OP_RET], [H.OP_SLOT, -1, H.OP_RET], [H.OP_PLAYATTR, 3, 0, H.OP_RET], [H.OP_PLAYATTR, 0, 16, H.OP_RET],
+        [H.OP_CONST, H.T_RANK, K, H.OP_RET], [H.OP_CONST, 7, 0, H.OP_RET], [H.OP_CONST, H.T_BOOL, 2, H.OP_RET],
+        [H.OP_SEATFN, 0, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_SEATFN, 13, H.OP_RET],
+        [H.OP_CONST, H.T_INT, 1, H.OP_CONST, H.T_INT, 1, H.OP_RET],  # two values left
+        [H.OP_CONST, H.T_INT, 1, H.OP_JUMP, 0, H.OP_RET],  # backwards
+        [H.OP_CONST, H.T_INT, 1, H.OP_JUMP, 99, H.OP_RET],  # off the end
+        [H.OP_CONST, H.T_INT, 1, H.OP_JFALSE_POP, 6, H.OP_RET],  # lands with an empty stack on RET
+        [H.OP_CONST, H.T_INT, 1, H.OP_BIN, 15, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_COUNTSET, 6, H.OP_RET],
+        [H.OP_CONST, H.T_INT, 1, H.OP_JUMP, 4, H.OP_RET],  # into the middle of an instruction
+        [H.OP_CONST, H.T_INT, 1] * 65 + [H.OP_RET],  # deeper than the stack
+        [H.OP_CONST, H.T_INT, 1, H.OP_RET, H.OP_CONST, H.T_INT, 2, H.OP_RET],  # unreachable code
+        [H.OP_CONST, H.T_INT, 1] + [H.OP_NOT] * 4096 + [H.OP_RET],  # longer than a program may be
+    ]
+    for words in bad:
+        assert not ok(words), words
+    with pytest.raises(ValueError):
+        _core.vm_eval(array("i", [H.OP_SLOT, 40, H.OP_RET]).tobytes(), bytes(8 * _core.CTX_LEN))
+    with pytest.raises(ValueError):
+        _core.vm_eval(array("i", [H.OP_CONST, H.T_INT, 1, H.OP_RET]).tobytes(), bytes(8))

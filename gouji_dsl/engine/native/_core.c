@@ -13,6 +13,7 @@
 
 #include "game.h"
 #include "mt.h"
+#include "vm.h"
 
 typedef struct {
     PyObject_HEAD
@@ -373,7 +374,146 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------------------ hook programs */
+/* The flat layout of a context (int64 words), as hooks.py packs it. */
+#define L_HEAD 4
+#define L_VARS (L_HEAD)
+#define L_PRESENT (L_VARS + 2 * VM_NSLOTS)
+#define L_ATTRS (L_PRESENT + VM_NPLAYS)
+#define L_PLACE (L_ATTRS + 2 * VM_NPLAYS * VM_NATTRS)
+#define L_HANDS (L_PLACE + G_MAX_SEATS + 1)
+#define L_SETBITS (L_HANDS + (G_MAX_SEATS + 1) * G_MAX_KINDS)
+#define L_SETCOUNT (L_SETBITS + SET_N)
+#define L_STRENGTH (L_SETCOUNT + SET_N)
+#define L_LEN (L_STRENGTH + G_MAX_KINDS)
+
+static int get_code(Py_buffer *b, const int32_t **code, int *n)
+{
+    if (b->len % 4 != 0 || b->len / 4 > VM_MAX_CODE || b->len == 0) {
+        PyErr_SetString(PyExc_ValueError, "a program is 1..4096 32-bit words");
+        return -1;
+    }
+    *code = (const int32_t *)b->buf;
+    *n = (int)(b->len / 4);
+    return 0;
+}
+
+static int unpack_ctx(Py_buffer *b, vm_ctx *c)
+{
+    const int64_t *w;
+    int i, j;
+    if (b->len != (Py_ssize_t)(L_LEN * 8)) {
+        PyErr_SetString(PyExc_ValueError, "a context is CTX_LEN 64-bit words");
+        return -1;
+    }
+    w = (const int64_t *)b->buf;
+    memset(c, 0, sizeof *c);
+    for (i = 0; i < L_LEN; i++)
+        if (w[i] < -VM_INT_LIMIT || w[i] > VM_INT_LIMIT) {
+            PyErr_SetString(PyExc_ValueError, "a context word is out of range");
+            return -1;
+        }
+    c->n_seats = (int)w[0];
+    c->n_teams = (int)w[1];
+    c->n_kinds = (int)w[2];
+    c->n_ranks = (int)w[3];
+    for (i = 0; i < VM_NSLOTS; i++) {
+        c->vars[i].tag = (int32_t)w[L_VARS + 2 * i];
+        c->vars[i].v = w[L_VARS + 2 * i + 1];
+    }
+    for (i = 0; i < VM_NPLAYS; i++)
+        c->play_present[i] = w[L_PRESENT + i] != 0;
+    for (i = 0; i < VM_NPLAYS; i++)
+        for (j = 0; j < VM_NATTRS; j++) {
+            c->play_attr[i][j].tag = (int32_t)w[L_ATTRS + 2 * (i * VM_NATTRS + j)];
+            c->play_attr[i][j].v = w[L_ATTRS + 2 * (i * VM_NATTRS + j) + 1];
+        }
+    for (i = 0; i <= G_MAX_SEATS; i++)
+        c->place[i] = (int32_t)w[L_PLACE + i];
+    for (i = 0; i <= G_MAX_SEATS; i++)
+        for (j = 0; j < G_MAX_KINDS; j++) {
+            int64_t v = w[L_HANDS + i * G_MAX_KINDS + j];
+            if (v < 0 || v > 32767) {
+                PyErr_SetString(PyExc_ValueError, "a hand count is out of range");
+                return -1;
+            }
+            c->hands[i][j] = (int16_t)v;
+        }
+    for (i = 0; i < SET_N; i++) {
+        if (w[L_SETBITS + i] < 0 || w[L_SETBITS + i] >= ((int64_t)1 << (G_MAX_SEATS + 1))) {
+            PyErr_SetString(PyExc_ValueError, "a seat set is out of range");
+            return -1;
+        }
+        c->set_bits[i] = (uint32_t)w[L_SETBITS + i];
+        c->set_count[i] = (int32_t)w[L_SETCOUNT + i];
+    }
+    for (i = 0; i < G_MAX_KINDS; i++)
+        c->strength[i] = (int32_t)w[L_STRENGTH + i];
+    if (vm_ctx_check(c) < 0) {
+        PyErr_SetString(PyExc_ValueError, "the context is inconsistent (seats, kinds or a tag out of range)");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_vm_verify(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer b;
+    int n_kinds, n, ok;
+    const int32_t *code;
+    if (!PyArg_ParseTuple(args, "y*i:vm_verify", &b, &n_kinds))
+        return NULL;
+    if (b.len % 4 != 0 || b.len / 4 > VM_MAX_CODE || b.len == 0 || n_kinds < 1 || n_kinds > G_MAX_KINDS) {
+        PyBuffer_Release(&b);
+        Py_RETURN_FALSE;
+    }
+    code = (const int32_t *)b.buf;
+    n = (int)(b.len / 4);
+    ok = vm_verify(code, n, n_kinds) == 0;
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(ok);
+}
+
+/* vm_eval(code, ctx) -> (status, pc, tag, value); ValueError for a program vm_verify refuses or a
+ * malformed context. */
+static PyObject *core_vm_eval(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer bc, bx;
+    const int32_t *code;
+    int n;
+    vm_ctx *c;
+    vm_result r;
+    if (!PyArg_ParseTuple(args, "y*y*:vm_eval", &bc, &bx))
+        return NULL;
+    c = (vm_ctx *)PyMem_Malloc(sizeof(vm_ctx));
+    if (c == NULL) {
+        PyBuffer_Release(&bc);
+        PyBuffer_Release(&bx);
+        return PyErr_NoMemory();
+    }
+    if (get_code(&bc, &code, &n) < 0 || unpack_ctx(&bx, c) < 0) {
+        PyMem_Free(c);
+        PyBuffer_Release(&bc);
+        PyBuffer_Release(&bx);
+        return NULL;
+    }
+    if (vm_verify(code, n, c->n_kinds) < 0) {
+        PyMem_Free(c);
+        PyBuffer_Release(&bc);
+        PyBuffer_Release(&bx);
+        PyErr_SetString(PyExc_ValueError, "the program does not pass the verifier");
+        return NULL;
+    }
+    r = vm_run(code, n, c);
+    PyMem_Free(c);
+    PyBuffer_Release(&bc);
+    PyBuffer_Release(&bx);
+    return Py_BuildValue("(iiiL)", r.status, r.pc, (int)r.result.tag, (long long)r.result.v);
+}
+
 static PyMethodDef core_methods[] = {
+    {"vm_verify", core_vm_verify, METH_VARARGS, "Whether a hook program passes the verifier (vm.h)."},
+    {"vm_eval", core_vm_eval, METH_VARARGS, "Run a hook program on a context: (status, pc, tag, value)."},
     {"deal", core_deal, METH_VARARGS, "Shuffle and deal a pack: (order, hands). See game.h."},
     {NULL, NULL, 0, NULL},
 };
@@ -393,6 +533,13 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_INCREF(&RandomType);
     if (PyModule_AddObject(m, "Random", (PyObject *)&RandomType) < 0) {
         Py_DECREF(&RandomType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "CTX_LEN", L_LEN) < 0 || PyModule_AddIntConstant(m, "NSLOTS", VM_NSLOTS) < 0
+        || PyModule_AddIntConstant(m, "NPLAYS", VM_NPLAYS) < 0 || PyModule_AddIntConstant(m, "NATTRS", VM_NATTRS) < 0
+        || PyModule_AddIntConstant(m, "MAX_SEATS", G_MAX_SEATS) < 0 || PyModule_AddIntConstant(m, "MAX_KINDS", G_MAX_KINDS) < 0
+        || PyModule_AddIntConstant(m, "MAX_CODE", VM_MAX_CODE) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,0 +1,380 @@
+"""Hook programs for the native core: the rules' checked trees (:mod:`gouji_dsl.lang.ast`) →
+the stack bytecode of ``vm.h``, with the semantics of the closure compiler
+(:mod:`gouji_dsl.lang.compile`) and the operator table (:mod:`gouji_dsl.lang.ops`).
+
+A fourth interpretation of the same trees (after the compiler, the folder and the Python
+generator), held to the same answers by ``tests/test_native_core.py``: every expression of every
+bundled ruleset and example that :func:`emit` accepts is run natively and by the compiler on
+states of interpreter games, and must give the same value (or fail the same way).
+
+Constant sub-trees are computed by the ruleset's own compiler (:meth:`Compiler.constant`), so the
+folding and its short cuts (``false and x``, ``none + x``, a function's none result) are the
+compiler's. What the bytecode does not express yet (texts, lists other than the game's seat
+sets, maps, definitions with parameters, ``/`` with its fractions, flags and counters...) raises
+:class:`~gouji_dsl.engine.native.Unsupported` naming the construct and its position: the caller
+plays that ruleset another way.
+
+:func:`pack_context` turns an interpreter :class:`~gouji_dsl.engine.interpreter.Ctx` into the
+flat context the core reads (the same numbering as ``vm.h``); :func:`evaluate` runs a program on
+it and returns the value as the compiler would (a rank as its kind text), raising the
+compiler's :class:`~gouji_dsl.lang.ops.EvalError` where the program fails.
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+from gouji_dsl.diagnostics import Code, SourcePos
+from gouji_dsl.engine.native import Unsupported, _core_module
+from gouji_dsl.lang import ast as A
+from gouji_dsl.lang.ops import EvalError
+from gouji_dsl.lang.types import category
+from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.vocabulary import FUNCTIONS
+
+# ---- the numbering of vm.h (keep in step with it)
+T_NONE, T_BOOL, T_INT, T_RANK = 0, 1, 2, 3
+(OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
+ OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET) = range(17)
+SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
+                                               "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held"))}
+#: what each seat function gives for a none seat in vm.h (checked against the vocabulary's none_result)
+SEAT_FN_NONE: dict[str, Any] = {"active": False, "out": False, "revolted": False, "passed": False, "hand_size": 0,
+                                "rank_groups": 0, "jokers_held": 0}
+SETS = {name: i for i, name in enumerate(("all_seats", "active_seats", "finished", "revolted_seats", "passed_seats",
+                                          "finished_in_trick"))}
+BINS = {name: i for i, name in enumerate(("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank",
+                                          "gt_rank", "ge_rank", "add", "sub", "mul", "floordiv", "mod"))}
+#: scalar variables: the question's and the game's (slot numbers)
+SLOTS = {"seat": 0, "target": 1, "leading": 2, "amount": 3, "round": 4, "card": 5,
+         "leader": 8, "burner": 9, "game_number": 10, "places_taken": 11, "trick_number": 12, "prev_sweep": 13,
+         "first_game": 14}
+PLAYS = {"play": 0, "top": 1, "beaten": 2}
+#: play attributes (language name → number; the TablePlay attribute read)
+ATTRS = {"seat": (0, "seat"), "rank": (1, "rank"), "count": (2, "count"), "carried": (3, "carried"),
+         "filler": (4, "filler"), "jokers": (5, "jokers"), "pure_jokers": (6, None), "gouji": (7, "gouji"),
+         "beaten": (8, "beaten_seat"), "over_yield": (9, "over_yield"), "yielder": (10, "yielder"),
+         "empties_hand": (11, "empties_hand"), "burn": (12, "is_burn")}
+INT32 = 2**31
+
+_OPS_TEXT = {"floordiv": "//", "mod": "%"}
+
+
+@dataclass(frozen=True)
+class HookProgram:
+    """One expression as a verified program: its words, and per instruction that can fail the
+    node whose operator it runs (for the compiler's error text and position)."""
+
+    code: bytes
+    fails: dict[int, tuple[str, SourcePos]]  # pc → (operator name, position)
+    text: str  # the expression, unparsed (for display)
+
+
+class _Emitter:
+    def __init__(self, graph: RuleGraph):
+        self.graph = graph
+        self.compiler = graph._compiler
+        self.kinds = tuple(graph.model.kinds)
+        self.kidx = {k: i for i, k in enumerate(self.kinds)}
+        self.code: list[int] = []
+        self.fails: dict[int, tuple[str, SourcePos]] = {}
+        self.depth = 0  # (nested definitions)
+
+    def refuse(self, n: A.Node, what: str) -> Unsupported:
+        return Unsupported(f"{what} ({n.pos.path}:{n.pos.line}:{n.pos.col}: {A.unparse(n)})")
+
+    def const(self, n: A.Node, v: Any) -> None:
+        if v is None:
+            self.code += [OP_CONST, T_NONE, 0]
+        elif isinstance(v, bool):
+            self.code += [OP_CONST, T_BOOL, int(v)]
+        elif isinstance(v, int):
+            if not -INT32 < v < INT32:
+                raise self.refuse(n, f"the number {v} is outside the core's constants")
+            self.code += [OP_CONST, T_INT, v]
+        elif isinstance(v, str) and v in self.kidx and _cat(n) in ("rank", "text", "any"):
+            self.code += [OP_CONST, T_RANK, self.kidx[v]]
+        else:
+            raise self.refuse(n, f"a constant of kind {type(v).__name__}")
+
+    def e(self, n: A.Node) -> None:
+        const, value = self.compiler.constant(n)
+        if const:
+            self.const(n, value)
+            return
+        meth = getattr(self, "e_" + type(n).__name__, None)
+        if meth is None:
+            raise self.refuse(n, f"a {type(n).__name__} expression")
+        meth(n)
+
+    def e_Name(self, n: A.Name) -> None:
+        if n.ref == A.Ref.DEFINITION:
+            info = self.compiler.definitions[n.name]
+            if info.params or info.body is None:
+                raise self.refuse(n, f"the definition {n.name!r}")
+            self.inline(n, info.body)
+            return
+        if n.ref in (A.Ref.CONTEXT, A.Ref.GLOBAL) and n.name in SLOTS:
+            self.code += [OP_SLOT, SLOTS[n.name]]
+            return
+        if n.ref == A.Ref.CONTEXT and n.name in PLAYS:
+            raise self.refuse(n, f"the play {n.name!r} as a value")
+        raise self.refuse(n, f"the name {n.name!r}")
+
+    def inline(self, n: A.Node, body: A.Node) -> None:
+        if self.depth > 16:
+            raise self.refuse(n, "definitions nested more than 16 deep")
+        self.depth += 1
+        try:
+            self.e(body)
+        finally:
+            self.depth -= 1
+
+    def e_Call(self, n: A.Call) -> None:
+        if n.ref == A.Ref.DEFINITION:
+            info = self.compiler.definitions[n.func]
+            if info.params or info.body is None:
+                raise self.refuse(n, f"the definition {n.func!r} with parameters")
+            self.inline(n, info.body)
+            return
+        sig = FUNCTIONS.get(n.func)
+        if n.ref != A.Ref.FUNCTION or sig is None:
+            raise self.refuse(n, f"the call {n.func!r}")
+        if n.func in SEAT_FNS and len(n.args) == 1:
+            if SEAT_FN_NONE.get(n.func) != sig.none_result or sig.accepts_none(0):
+                raise self.refuse(n, f"{n.func}'s none result")
+            self.seat_operand(n.args[0])
+            self.code += [OP_SEATFN, SEAT_FNS[n.func]]
+            return
+        if n.func == "holds" and len(n.args) == 2 and sig.none_result == 0:
+            self.seat_operand(n.args[0])
+            if not _infallible(n.args[1]):
+                raise self.refuse(n, "holds() with a kind that may fail")  # (the compiler would not evaluate it after a none seat)
+            self.e(n.args[1])
+            self.code += [OP_HOLDS]
+            return
+        if n.func == "count" and len(n.args) == 1 and isinstance(n.args[0], A.Name) and n.args[0].name in SETS \
+                and n.args[0].ref == A.Ref.GLOBAL:
+            self.code += [OP_COUNTSET, SETS[n.args[0].name]]
+            return
+        raise self.refuse(n, f"the function {n.func!r}")
+
+    def seat_operand(self, a: A.Node) -> None:
+        if _cat(a) not in ("seat", "int", "none"):
+            raise self.refuse(a, f"a seat argument of type {a.type}")
+        self.e(a)
+
+    def e_Attr(self, n: A.Attr) -> None:
+        if n.ref == A.Ref.PLAY_ATTR and isinstance(n.base, A.Name) and n.base.ref == A.Ref.CONTEXT \
+                and n.base.name in PLAYS and n.attr in ATTRS:
+            self.code += [OP_PLAYATTR, PLAYS[n.base.name], ATTRS[n.attr][0]]
+            return
+        raise self.refuse(n, f"the attribute {n.attr!r} of this value")
+
+    def e_Unary(self, n: A.Unary) -> None:
+        if n.impl == "not":
+            self.truth_operand(n.operand)
+            self.code += [OP_NOT]
+            return
+        if n.impl == "neg" and _cat(n.operand) in ("int", "seat"):
+            self.e(n.operand)
+            self.code += [OP_NEG]
+            return
+        raise self.refuse(n, f"the operator {n.impl!r}")
+
+    def truth_operand(self, a: A.Node) -> None:
+        """An operand whose truth is used: a play counts as present."""
+        if isinstance(a, A.Name) and a.ref == A.Ref.CONTEXT and a.name in PLAYS:
+            self.code += [OP_PLAYIS, PLAYS[a.name]]
+        else:
+            self.e(a)
+
+    def e_Binary(self, n: A.Binary) -> None:
+        impl = n.impl
+        cl, cr = _cat(n.left), _cat(n.right)
+        if impl in ("eq", "ne"):
+            plays = [x for x in (n.left, n.right) if isinstance(x, A.Name) and x.ref == A.Ref.CONTEXT and x.name in PLAYS]
+            other = n.right if plays and plays[0] is n.left else n.left
+            if plays:
+                c, v = self.compiler.constant(other)
+                if len(plays) == 1 and c and v is None:  # top == none / top != none
+                    self.code += [OP_PLAYIS, PLAYS[plays[0].name]]
+                    if impl == "eq":
+                        self.code += [OP_NOT]
+                    return
+                raise self.refuse(n, "comparing plays")
+            if not ({cl, cr} - {"none"} <= {"int", "seat", "bool"} or {cl, cr} - {"none"} <= {"rank"}):
+                raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
+        elif impl.endswith("_int"):
+            if not {cl, cr} <= {"int", "seat", "none"}:
+                raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
+        elif impl.endswith("_rank"):
+            if not {cl, cr} <= {"rank", "text", "none"}:
+                raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
+        elif impl in ("in_list", "not_in_list", "in_any", "not_in_any"):
+            r = n.right
+            if isinstance(r, A.Name) and r.ref == A.Ref.GLOBAL and r.name in SETS and cl in ("seat", "int", "none"):
+                self.e(n.left)
+                self.code += [OP_INSET, SETS[r.name]]
+                if impl.startswith("not"):
+                    self.code += [OP_NOT]
+                return
+            raise self.refuse(n, "membership in this list")
+        elif impl in ("add", "sub", "mul", "floordiv", "mod"):
+            if not {cl, cr} <= {"int", "seat", "none"}:
+                raise self.refuse(n, f"arithmetic on {n.left.type} and {n.right.type}")
+        else:
+            raise self.refuse(n, f"the operator {impl!r}")
+        self.e(n.left)
+        self.e(n.right)
+        if impl in ("floordiv", "mod"):
+            self.fails[len(self.code)] = (impl, n.pos)
+        self.code += [OP_BIN, BINS[impl]]
+
+    def e_BoolOp(self, n: A.BoolOp) -> None:
+        is_and = n.op == A.BoolOpKind.AND
+        live: list[A.Node] = []
+        for o in n.operands:
+            c, v = self.compiler.constant(o)
+            if c and bool(v) != is_and:  # (decided: the whole is constant, handled by e())
+                self.const(n, not is_and)
+                return
+            if not c:
+                live.append(o)
+        if not live:
+            self.const(n, is_and)
+            return
+        jumps: list[int] = []
+        for i, o in enumerate(live):
+            self.truth_operand(o)
+            self.code += [OP_TRUTH]
+            if i < len(live) - 1:
+                self.code += [OP_JFALSE_KEEP if is_and else OP_JTRUE_KEEP, -1]
+                jumps.append(len(self.code) - 1)
+        for j in jumps:
+            self.code[j] = len(self.code)
+
+    def e_Cond(self, n: A.Cond) -> None:
+        c, v = self.compiler.constant(n.cond)
+        if c:
+            self.e(n.then if v else n.other)
+            return
+        self.truth_operand(n.cond)
+        self.code += [OP_JFALSE_POP, -1]
+        at_else = len(self.code) - 1
+        self.e(n.then)
+        self.code += [OP_JUMP, -1]
+        at_end = len(self.code) - 1
+        self.code[at_else] = len(self.code)
+        self.e(n.other)
+        self.code[at_end] = len(self.code)
+
+
+def _cat(n: A.Node) -> str:
+    return category(n.type) if n.type is not None else "any"
+
+
+def _infallible(n: A.Node) -> bool:
+    """No operator under ``n`` can fail (no division, index or definition call)."""
+    return not any(isinstance(x, (A.Index, A.Call)) and not (isinstance(x, A.Call) and x.func in SEAT_FNS)
+                   or isinstance(x, A.Binary) and x.impl in ("floordiv", "mod", "div")
+                   for x in A.walk(n))
+
+
+def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
+    """The program of one checked expression of ``graph`` (Unsupported: what it does not express)."""
+    em = _Emitter(graph)
+    em.e(tree)
+    em.code.append(OP_RET)
+    # (a program that jumps to its very end needs an instruction there: the jumps of a trailing
+    # and/or land on the RET)
+    code = array("i", em.code).tobytes()
+    core = _core_module()
+    if len(em.code) > core.MAX_CODE:
+        raise Unsupported(f"an expression of {len(em.code)} words: the core's programs hold at most {core.MAX_CODE}")
+    if not core.vm_verify(code, len(em.kinds)):
+        raise Unsupported(f"the emitted program does not pass the verifier (an emitter bug): {A.unparse(tree)}")
+    return HookProgram(code, em.fails, A.unparse(tree))
+
+
+# ------------------------------------------------------------------------------ contexts
+def _tagged(v: Any, kidx: dict[str, int]) -> tuple[int, int]:
+    if v is None:
+        return T_NONE, 0
+    if isinstance(v, bool):
+        return T_BOOL, int(v)
+    if isinstance(v, int):
+        return T_INT, v
+    if isinstance(v, str) and v in kidx:
+        return T_RANK, kidx[v]
+    raise Unsupported(f"a context value {v!r}")
+
+
+def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
+    """The flat context of an interpreter ``Ctx`` (its game ``ctx.g`` and its bindings)."""
+    core = _core_module()
+    g = ctx.g
+    kinds = tuple(graph.model.kinds)
+    kidx = {k: i for i, k in enumerate(kinds)}
+    w = [0] * core.CTX_LEN
+    w[0:4] = [g.n_seats, g.n_teams, len(kinds), graph.model.n_ranks]
+    at = 4
+    vals = {"seat": ctx.seat, "target": ctx.target, "leading": ctx.leading, "amount": ctx.amount, "round": ctx.round,
+            "card": ctx.card, "leader": g.trick_leader, "burner": g.burner, "game_number": g.game_number,
+            "places_taken": len(g.places), "trick_number": g.trick_no, "prev_sweep": bool(g.prev and g.prev.sweep),
+            "first_game": g.prev is None}
+    for name, slot in SLOTS.items():
+        w[at + 2 * slot], w[at + 2 * slot + 1] = _tagged(vals[name], kidx)
+    at += 2 * core.NSLOTS
+    plays = {"play": ctx.play, "top": ctx.top, "beaten": ctx.beaten}
+    for name, p in PLAYS.items():
+        w[at + p] = int(plays[name] is not None)
+    at += core.NPLAYS
+    for name, p in PLAYS.items():
+        tp = plays[name]
+        if tp is None:
+            continue
+        for a, field in ATTRS.values():
+            v = tp.play.pure_jokers if field is None else getattr(tp, field)
+            base = at + 2 * (p * core.NATTRS + a)
+            w[base], w[base + 1] = _tagged(v, kidx)
+    at += 2 * core.NPLAYS * core.NATTRS
+    for s, place in g.places.items():
+        w[at + s] = place
+    at += core.MAX_SEATS + 1
+    for s in g.seat_list:
+        for k, n in enumerate(g.hands[s]):
+            w[at + s * core.MAX_KINDS + k] = n
+    at += (core.MAX_SEATS + 1) * core.MAX_KINDS
+    sets = {"all_seats": list(g.seat_list), "active_seats": g.active_list(), "finished": list(g.finish_order),
+            "revolted_seats": sorted(g.revolted), "passed_seats": sorted(g.passed),
+            "finished_in_trick": list(g.finished_in_trick)}
+    for name, i in SETS.items():
+        bits = 0
+        for s in sets[name]:
+            bits |= 1 << s
+        w[at + i] = bits
+        w[at + len(SETS) + i] = len(sets[name])
+    at += 2 * len(SETS)
+    strength = graph._compiler.strength  # (the rank order the compiler's operators use)
+    for kind, ki in kidx.items():
+        w[at + ki] = strength[kind]
+    return array("q", w).tobytes()
+
+
+def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes) -> Any:
+    """Run ``prog`` on a packed context: the value as the compiler gives it, or its EvalError."""
+    status, pc, tag, value = _core_module().vm_eval(prog.code, packed)
+    if status == 0:
+        if tag == T_NONE:
+            return None
+        if tag == T_BOOL:
+            return bool(value)
+        if tag == T_INT:
+            return value
+        return graph.model.kinds[value]
+    if status == 1 and pc in prog.fails:
+        op, pos = prog.fails[pc]
+        raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)
+    raise Unsupported(f"the native program of {prog.text!r} met a value it does not handle (status {status} at {pc})")

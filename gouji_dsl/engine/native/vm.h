@@ -1,0 +1,595 @@
+/* The native core's hook programs: a small stack bytecode emitted from the rules' checked trees
+ * (gouji_dsl/engine/native/hooks.py) with the semantics of gouji_dsl/lang/ops.py and
+ * gouji_dsl/lang/compile.py, checked by vm_verify before it runs.
+ *
+ * Values are tagged: none, bool, int (a whole number; seats are ints, as in Python), rank (a
+ * card kind's index). Equality is Python's over these (true == 1, none == none, a rank equals only
+ * the same rank); truth: none and 0 are false, a rank is true. Orders of numbers are false when
+ * either side is none; ranks are ordered by the ruleset's strength table.
+ *
+ * A program is a sequence of 32-bit words: an opcode and its operands (OP_ARGS[op] of them).
+ * vm_verify checks, once per program: every opcode known, its operands in range (context slots,
+ * functions, play attributes, kinds), every jump forward onto an instruction of the same
+ * program, the stack depth at every instruction the same on every path and within VM_STACK, and
+ * every path ending in OP_RET with one value. Forward jumps only: a program runs at most as many
+ * instructions as it has, so every run ends. vm_run trusts a verified program and still bounds
+ * its stack and its instruction count.
+ *
+ * What a program reads is a vm_ctx the caller fills: the scalar variables of the question and
+ * of the game (slots), the plays it may look at (play, top, beaten: present or none, and their
+ * attributes), per seat its place, hand and status bits.
+ */
+#ifndef GOUJI_VM_H
+#define GOUJI_VM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "game.h"
+
+enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_RANK = 3, T_NTAGS = 4 };
+
+typedef struct {
+    int32_t tag;
+    int64_t v;
+} vm_value;
+
+#define VM_STACK 64
+#define VM_MAX_CODE 4096
+#define VM_NSLOTS 32  /* scalar variables (context and game), numbered by hooks.py */
+#define VM_NPLAYS 3   /* play, top, beaten */
+#define VM_NATTRS 16  /* attributes of a play, numbered by hooks.py */
+#define VM_INT_LIMIT ((int64_t)1 << 53)  /* ints stay far inside int64: a larger one is an error */
+
+enum {
+    OP_CONST = 0,   /* tag value: push */
+    OP_SLOT,        /* slot: push vars[slot] */
+    OP_PLAYATTR,    /* play attr: push the attribute, none when the play is none */
+    OP_PLAYIS,      /* play: push whether the play is there (a bool) */
+    OP_SEATFN,      /* fn: pop a seat, push fn(seat); none in: the function's none result */
+    OP_HOLDS,       /* pop rank, pop seat: cards of that kind held (0 for none) */
+    OP_COUNTSET,    /* set: push how many seats the set has (SET_*) */
+    OP_INSET,       /* set: pop x, push whether x is a seat of the set */
+    OP_NOT,         /* pop x, push not x */
+    OP_NEG,         /* pop x, push -x (none: none) */
+    OP_TRUTH,       /* pop x, push bool(x) */
+    OP_BIN,         /* binop: pop y, pop x, push x op y */
+    OP_JFALSE_KEEP, /* target: if top is false jump (keeping it), else pop */
+    OP_JTRUE_KEEP,  /* target: if top is true jump (keeping it), else pop */
+    OP_JFALSE_POP,  /* target: pop; jump if it was false */
+    OP_JUMP,        /* target */
+    OP_RET,         /* pop the result */
+    OP_NOPS
+};
+
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0};
+
+enum {
+    FN_OPPOSITE = 0, FN_DOWNSTREAM, FN_UPSTREAM, FN_TEAM, FN_NEXT_ACTIVE, FN_ACTIVE, FN_OUT, FN_REVOLTED,
+    FN_PASSED, FN_PLACE, FN_HAND_SIZE, FN_RANK_GROUPS, FN_JOKERS_HELD, FN_N
+};
+
+enum { SET_ALL = 0, SET_ACTIVE, SET_FINISHED, SET_REVOLTED, SET_PASSED, SET_FINISHED_IN_TRICK, SET_N };
+
+enum {
+    B_EQ = 0, B_NE, B_LT_INT, B_LE_INT, B_GT_INT, B_GE_INT, B_LT_RANK, B_LE_RANK, B_GT_RANK, B_GE_RANK,
+    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_N
+};
+
+/* run results */
+enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3 };
+
+typedef struct {
+    int n_seats, n_teams, n_kinds, n_ranks;
+    vm_value vars[VM_NSLOTS];
+    int32_t play_present[VM_NPLAYS];
+    vm_value play_attr[VM_NPLAYS][VM_NATTRS];
+    int32_t place[G_MAX_SEATS + 1];          /* 0: no place */
+    int16_t hands[G_MAX_SEATS + 1][G_MAX_KINDS];
+    uint32_t set_bits[SET_N];                  /* bit s: seat s is in the set */
+    int32_t set_count[SET_N];                  /* the sets' sizes (finished may repeat no seat: bits suffice, but counts are given) */
+    int32_t strength[G_MAX_KINDS];
+} vm_ctx;
+
+typedef struct {
+    int status;       /* VM_* */
+    int pc;           /* the instruction that failed */
+    vm_value result;  /* the value (VM_OK), or the failing operation's left operand */
+} vm_result;
+
+static inline int vm_ctx_check(const vm_ctx *c)
+{
+    int i;
+    if (c->n_seats < 1 || c->n_seats > G_MAX_SEATS || c->n_teams < 1 || c->n_kinds < 1 || c->n_kinds > G_MAX_KINDS
+        || c->n_ranks < 0 || c->n_ranks > c->n_kinds)
+        return -1;
+    for (i = 0; i < VM_NSLOTS; i++)
+        if (c->vars[i].tag < 0 || c->vars[i].tag >= T_NTAGS)
+            return -1;
+    for (i = 0; i < VM_NPLAYS; i++) {
+        int a;
+        for (a = 0; a < VM_NATTRS; a++)
+            if (c->play_attr[i][a].tag < 0 || c->play_attr[i][a].tag >= T_NTAGS)
+                return -1;
+    }
+    return 0;
+}
+
+/* 0 when `code[0..n)` is a well-formed program for contexts of `n_kinds` kinds, else -1. */
+static inline int vm_verify(const int32_t *code, int n, int n_kinds)
+{
+    int16_t depth_at[VM_MAX_CODE + 1];
+    int pc = 0, depth = 0, live = 1;
+    if (n < 1 || n > VM_MAX_CODE)
+        return -1;
+    for (pc = 0; pc <= n; pc++)
+        depth_at[pc] = -1;
+    pc = 0;
+    while (pc < n) {
+        int op = code[pc], args, in = 0, out = 0, target = -1, i;
+        if (depth_at[pc] >= 0) {
+            if (live && depth_at[pc] != depth)
+                return -1;
+            depth = depth_at[pc];
+            live = 1;
+        } else if (!live) {
+            return -1;  /* unreachable code */
+        }
+        depth_at[pc] = (int16_t)depth;
+        if (op < 0 || op >= OP_NOPS)
+            return -1;
+        args = VM_OP_ARGS[op];
+        if (pc + args >= n && op != OP_RET)
+            return -1;
+        if (pc + args >= n + (op == OP_RET))
+            return -1;
+        for (i = 1; i <= args; i++)
+            (void)code[pc + i];
+        switch (op) {
+        case OP_CONST:
+            if (code[pc + 1] < 0 || code[pc + 1] >= T_NTAGS)
+                return -1;
+            if (code[pc + 1] == T_RANK && (code[pc + 2] < 0 || code[pc + 2] >= n_kinds))
+                return -1;
+            if (code[pc + 1] == T_BOOL && (code[pc + 2] < 0 || code[pc + 2] > 1))
+                return -1;
+            out = 1;
+            break;
+        case OP_SLOT:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NSLOTS)
+                return -1;
+            out = 1;
+            break;
+        case OP_PLAYATTR:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NPLAYS || code[pc + 2] < 0 || code[pc + 2] >= VM_NATTRS)
+                return -1;
+            out = 1;
+            break;
+        case OP_PLAYIS:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NPLAYS)
+                return -1;
+            out = 1;
+            break;
+        case OP_SEATFN:
+            if (code[pc + 1] < 0 || code[pc + 1] >= FN_N)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
+        case OP_HOLDS:
+            in = 2;
+            out = 1;
+            break;
+        case OP_COUNTSET:
+            if (code[pc + 1] < 0 || code[pc + 1] >= SET_N)
+                return -1;
+            out = 1;
+            break;
+        case OP_INSET:
+            if (code[pc + 1] < 0 || code[pc + 1] >= SET_N)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
+        case OP_NOT:
+        case OP_NEG:
+        case OP_TRUTH:
+            in = 1;
+            out = 1;
+            break;
+        case OP_BIN:
+            if (code[pc + 1] < 0 || code[pc + 1] >= B_N)
+                return -1;
+            in = 2;
+            out = 1;
+            break;
+        case OP_JFALSE_KEEP:
+        case OP_JTRUE_KEEP:
+        case OP_JFALSE_POP:
+        case OP_JUMP:
+            target = code[pc + 1];
+            if (target <= pc + args || target >= n)
+                return -1;
+            break;
+        case OP_RET:
+            in = 1;
+            break;
+        default:
+            return -1;
+        }
+        if (depth < in)
+            return -1;
+        if (op == OP_JFALSE_KEEP || op == OP_JTRUE_KEEP) {
+            if (depth < 1)
+                return -1;
+            /* jump: depth unchanged; fall through: one popped */
+            if (depth_at[target] >= 0 && depth_at[target] != depth)
+                return -1;
+            depth_at[target] = (int16_t)depth;
+            depth -= 1;
+        } else if (op == OP_JFALSE_POP) {
+            if (depth < 1)
+                return -1;
+            depth -= 1;
+            if (depth_at[target] >= 0 && depth_at[target] != depth)
+                return -1;
+            depth_at[target] = (int16_t)depth;
+        } else if (op == OP_JUMP) {
+            if (depth_at[target] >= 0 && depth_at[target] != depth)
+                return -1;
+            depth_at[target] = (int16_t)depth;
+            live = 0;
+        } else if (op == OP_RET) {
+            if (depth != 1)
+                return -1;
+            live = 0;
+        } else {
+            depth = depth - in + out;
+        }
+        if (depth > VM_STACK)
+            return -1;
+        pc += 1 + args;
+    }
+    return live ? -1 : 0;  /* the last instruction must end every path (a RET or a JUMP already checked) */
+}
+
+static inline int vm_truth(vm_value x)
+{
+    return x.tag == T_RANK ? 1 : (x.tag == T_NONE ? 0 : x.v != 0);
+}
+
+static inline int vm_eq(vm_value x, vm_value y)
+{
+    if (x.tag == T_NONE || y.tag == T_NONE)
+        return x.tag == y.tag;
+    if (x.tag == T_RANK || y.tag == T_RANK)
+        return x.tag == y.tag && x.v == y.v;
+    return x.v == y.v;  /* bools and ints compare as numbers (true == 1) */
+}
+
+static inline int64_t vm_floormod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+static inline int vm_seat_ok(const vm_ctx *c, int64_t s)
+{
+    return s >= 1 && s <= c->n_seats;
+}
+
+static inline int vm_is_active(const vm_ctx *c, int64_t s)
+{
+    return vm_seat_ok(c, s) && ((c->set_bits[SET_ACTIVE] >> s) & 1U);
+}
+
+/* Runs a program vm_verify accepted. */
+static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
+{
+    vm_value st[VM_STACK + 1];
+    vm_result res;
+    int sp = 0, pc = 0, steps = 0;
+    res.status = VM_BAD;
+    res.pc = 0;
+    res.result.tag = T_NONE;
+    res.result.v = 0;
+#define PUSH(T, V) do { if (sp >= VM_STACK) goto bad; st[sp].tag = (T); st[sp].v = (V); sp++; } while (0)
+#define NEED(k) do { if (sp < (k)) goto bad; } while (0)
+    while (pc >= 0 && pc < n && steps++ <= n) {
+        int op = code[pc];
+        res.pc = pc;
+        switch (op) {
+        case OP_CONST:
+            PUSH(code[pc + 1], code[pc + 2]);
+            pc += 3;
+            break;
+        case OP_SLOT:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NSLOTS)
+                goto bad;
+            NEED(0);
+            if (sp >= VM_STACK)
+                goto bad;
+            st[sp++] = c->vars[code[pc + 1]];
+            pc += 2;
+            break;
+        case OP_PLAYATTR: {
+            int p = code[pc + 1], a = code[pc + 2];
+            if (p < 0 || p >= VM_NPLAYS || a < 0 || a >= VM_NATTRS || sp >= VM_STACK)
+                goto bad;
+            if (c->play_present[p])
+                st[sp++] = c->play_attr[p][a];
+            else
+                PUSH(T_NONE, 0);
+            pc += 3;
+            break;
+        }
+        case OP_PLAYIS: {
+            int p = code[pc + 1];
+            if (p < 0 || p >= VM_NPLAYS)
+                goto bad;
+            PUSH(T_BOOL, c->play_present[p] ? 1 : 0);
+            pc += 2;
+            break;
+        }
+        case OP_SEATFN: {
+            vm_value x;
+            int64_t s, n_ = c->n_seats;
+            int fn = code[pc + 1], k;
+            NEED(1);
+            x = st[--sp];
+            if (x.tag == T_NONE) {
+                switch (fn) {
+                case FN_ACTIVE: case FN_OUT: case FN_REVOLTED: case FN_PASSED:
+                    PUSH(T_BOOL, 0);
+                    break;
+                case FN_HAND_SIZE: case FN_RANK_GROUPS: case FN_JOKERS_HELD:
+                    PUSH(T_INT, 0);
+                    break;
+                default:
+                    PUSH(T_NONE, 0);
+                }
+                pc += 2;
+                break;
+            }
+            if (x.tag == T_RANK) {
+                res.status = VM_DOMAIN;
+                res.result = x;
+                return res;
+            }
+            s = x.v;
+            switch (fn) {
+            case FN_OPPOSITE:
+                PUSH(T_INT, vm_floormod(s - 1 + n_ / 2, n_) + 1);
+                break;
+            case FN_DOWNSTREAM:
+                PUSH(T_INT, vm_floormod(s, n_) + 1);
+                break;
+            case FN_UPSTREAM:
+                PUSH(T_INT, vm_floormod(s - 2, n_) + 1);
+                break;
+            case FN_TEAM:
+                PUSH(T_INT, vm_floormod(s - 1, c->n_teams) + 1);
+                break;
+            case FN_NEXT_ACTIVE: {
+                int64_t t;
+                int found = 0;
+                if (!vm_seat_ok(c, s))
+                    goto domain;
+                for (k = 1; k < n_; k++) {
+                    t = (s - 1 + k) % n_ + 1;
+                    if (vm_is_active(c, t)) {
+                        PUSH(T_INT, t);
+                        found = 1;
+                        break;
+                    }
+                }
+                if (!found)
+                    PUSH(T_NONE, 0);
+                break;
+            }
+            case FN_ACTIVE:
+                PUSH(T_BOOL, vm_is_active(c, s));
+                break;
+            case FN_OUT:  /* placed and not revolted */
+                PUSH(T_BOOL, vm_seat_ok(c, s) && c->place[s] > 0 && !((c->set_bits[SET_REVOLTED] >> s) & 1U));
+                break;
+            case FN_REVOLTED:
+                PUSH(T_BOOL, vm_seat_ok(c, s) && ((c->set_bits[SET_REVOLTED] >> s) & 1U));
+                break;
+            case FN_PASSED:
+                PUSH(T_BOOL, vm_seat_ok(c, s) && ((c->set_bits[SET_PASSED] >> s) & 1U));
+                break;
+            case FN_PLACE:
+                if (vm_seat_ok(c, s) && c->place[s] > 0)
+                    PUSH(T_INT, c->place[s]);
+                else
+                    PUSH(T_NONE, 0);
+                break;
+            case FN_HAND_SIZE: case FN_RANK_GROUPS: case FN_JOKERS_HELD: {
+                int64_t sum = 0;
+                int lo = fn == FN_JOKERS_HELD ? c->n_ranks : 0, hi = fn == FN_JOKERS_HELD ? c->n_kinds : (fn == FN_RANK_GROUPS ? c->n_ranks : c->n_kinds);
+                if (!vm_seat_ok(c, s))
+                    goto domain;
+                for (k = lo; k < hi; k++)
+                    sum += fn == FN_RANK_GROUPS ? (c->hands[s][k] != 0) : c->hands[s][k];
+                PUSH(T_INT, sum);
+                break;
+            }
+            default:
+                goto bad;
+            }
+            pc += 2;
+            break;
+        }
+        case OP_HOLDS: {
+            vm_value r, s;
+            NEED(2);
+            r = st[--sp];
+            s = st[--sp];
+            if (s.tag == T_NONE || r.tag == T_NONE) {
+                PUSH(T_INT, 0);
+            } else {
+                if (r.tag != T_RANK || r.v < 0 || r.v >= c->n_kinds || s.tag == T_RANK || !vm_seat_ok(c, s.v))
+                    goto domain;
+                PUSH(T_INT, c->hands[s.v][r.v]);
+            }
+            pc += 1;
+            break;
+        }
+        case OP_COUNTSET:
+            if (code[pc + 1] < 0 || code[pc + 1] >= SET_N)
+                goto bad;
+            PUSH(T_INT, c->set_count[code[pc + 1]]);
+            pc += 2;
+            break;
+        case OP_INSET: {
+            vm_value x;
+            int set = code[pc + 1];
+            NEED(1);
+            if (set < 0 || set >= SET_N)
+                goto bad;
+            x = st[--sp];
+            PUSH(T_BOOL, x.tag != T_NONE && x.tag != T_RANK && vm_seat_ok(c, x.v) && ((c->set_bits[set] >> x.v) & 1U));
+            pc += 2;
+            break;
+        }
+        case OP_NOT:
+            NEED(1);
+            st[sp - 1].v = !vm_truth(st[sp - 1]);
+            st[sp - 1].tag = T_BOOL;
+            pc += 1;
+            break;
+        case OP_TRUTH:
+            NEED(1);
+            st[sp - 1].v = vm_truth(st[sp - 1]);
+            st[sp - 1].tag = T_BOOL;
+            pc += 1;
+            break;
+        case OP_NEG:
+            NEED(1);
+            if (st[sp - 1].tag == T_NONE) {
+                pc += 1;
+                break;
+            }
+            if (st[sp - 1].tag != T_INT)
+                goto domain;  /* (a bool or a rank: the emitter never negates one) */
+            st[sp - 1].v = -st[sp - 1].v;
+            pc += 1;
+            break;
+        case OP_BIN: {
+            vm_value x, y;
+            int b = code[pc + 1];
+            int64_t r = 0;
+            NEED(2);
+            y = st[--sp];
+            x = st[--sp];
+            if (b == B_EQ || b == B_NE) {
+                int e = vm_eq(x, y);
+                PUSH(T_BOOL, b == B_EQ ? e : !e);
+            } else if (b >= B_LT_INT && b <= B_GE_INT) {
+                if (x.tag == T_NONE || y.tag == T_NONE) {
+                    PUSH(T_BOOL, 0);
+                } else {
+                    if (x.tag != T_INT || y.tag != T_INT)
+                        goto domain;
+                    PUSH(T_BOOL, b == B_LT_INT ? x.v < y.v : b == B_LE_INT ? x.v <= y.v : b == B_GT_INT ? x.v > y.v : x.v >= y.v);
+                }
+            } else if (b >= B_LT_RANK && b <= B_GE_RANK) {
+                if (x.tag == T_NONE || y.tag == T_NONE) {
+                    PUSH(T_BOOL, 0);
+                } else {
+                    int64_t sx, sy;
+                    if (x.tag != T_RANK || y.tag != T_RANK || x.v < 0 || x.v >= c->n_kinds || y.v < 0 || y.v >= c->n_kinds)
+                        goto domain;
+                    sx = c->strength[x.v];
+                    sy = c->strength[y.v];
+                    PUSH(T_BOOL, b == B_LT_RANK ? sx < sy : b == B_LE_RANK ? sx <= sy : b == B_GT_RANK ? sx > sy : sx >= sy);
+                }
+            } else if (b >= B_ADD && b <= B_MOD) {
+                if (x.tag == T_NONE || y.tag == T_NONE) {
+                    PUSH(T_NONE, 0);
+                } else {
+                    if (x.tag != T_INT || y.tag != T_INT)
+                        goto domain;
+                    if ((b == B_FLOORDIV || b == B_MOD) && y.v == 0) {
+                        res.status = VM_DIV_ZERO;
+                        res.result = x;
+                        return res;
+                    }
+                    switch (b) {
+                    case B_ADD: r = x.v + y.v; break;
+                    case B_SUB: r = x.v - y.v; break;
+                    case B_MUL:
+                        if (__builtin_mul_overflow(x.v, y.v, &r))
+                            goto domain;
+                        break;
+                    case B_FLOORDIV: {
+                        int64_t q = x.v / y.v;
+                        if ((x.v % y.v != 0) && ((x.v < 0) != (y.v < 0)))
+                            q -= 1;
+                        r = q;
+                        break;
+                    }
+                    default: r = vm_floormod(x.v, y.v);
+                    }
+                    if (r >= VM_INT_LIMIT || r <= -VM_INT_LIMIT)
+                        goto domain;
+                    PUSH(T_INT, r);
+                }
+            } else {
+                goto bad;
+            }
+            pc += 2;
+            break;
+        }
+        case OP_JFALSE_KEEP:
+        case OP_JTRUE_KEEP: {
+            int t;
+            NEED(1);
+            t = vm_truth(st[sp - 1]);
+            if (t == (op == OP_JTRUE_KEEP)) {
+                if (code[pc + 1] <= pc || code[pc + 1] >= n)
+                    goto bad;
+                pc = code[pc + 1];
+            } else {
+                sp--;
+                pc += 2;
+            }
+            break;
+        }
+        case OP_JFALSE_POP:
+            NEED(1);
+            sp--;
+            if (!vm_truth(st[sp])) {
+                if (code[pc + 1] <= pc || code[pc + 1] >= n)
+                    goto bad;
+                pc = code[pc + 1];
+            } else {
+                pc += 2;
+            }
+            break;
+        case OP_JUMP:
+            if (code[pc + 1] <= pc || code[pc + 1] >= n)
+                goto bad;
+            pc = code[pc + 1];
+            break;
+        case OP_RET:
+            NEED(1);
+            res.status = VM_OK;
+            res.result = st[sp - 1];
+            return res;
+        default:
+            goto bad;
+        }
+    }
+bad:
+    res.status = VM_BAD;
+    return res;
+domain:
+    res.status = VM_DOMAIN;
+    return res;
+#undef PUSH
+#undef NEED
+}
+
+#endif /* GOUJI_VM_H */

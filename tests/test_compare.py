@@ -174,11 +174,11 @@ def test_rule_changes_added_removed_changed(variant_diff):
     assert kinds == {"burn.who": "changed", "yield.how-many": "changed", "view.count-at-ten": "removed",
                      "view.hands-hidden": "added"}
     who = variant_diff.rule("burn.who")
-    assert who.fields == ("expr",)
+    assert who.fields == ("expr", "says")  # its sentence changed too (issue 23 item 10)
     assert who.a.expr == resolve("base").rule("burn.who").effect_expr.text
     assert who.b.expr == "seat != opposite(top.seat)"
     assert who.a.file.endswith("base.yaml") and who.b.file.endswith("variant.yaml")
-    assert "Any player except the opposite" in who.summary and "Anyone but the opposite" in who.summary
+    assert "Of the players offered the burn" in who.summary and "Anyone but the opposite" in who.summary
     # no words of its own: the summary shows the expressions instead
     ym = variant_diff.rule("yield.how-many")
     assert "`settings.yield_to` → `1`" in ym.summary

@@ -128,7 +128,9 @@ def test_online_vs_rulebook_shows_the_differences_side_by_side(ws: Path):
                 assert "setting gouji_minimum.2" in text and "setting filler_rank" in text
             base_line = next(i for i, line in enumerate((rules_dir() / "base.yaml").read_text(encoding="utf-8").splitlines(), 1)
                              if "value: {T: 5, J: 4" in line)
-            assert f"base.yaml:{base_line}" in left and "rulebook.yaml:34" in right  # each value with its file:line
+            book_line = next(i for i, line in enumerate((rules_dir() / "rulebook.yaml").read_text(encoding="utf-8").splitlines(), 1)
+                             if 'value: {"2": 2}' in line)
+            assert f"base.yaml:{base_line}" in left and f"rulebook.yaml:{book_line}" in right  # each value with its file:line
             counts = str(screen.query_one("#compare-counts").render())
             assert f"{len(diff.settings)} settings" in counts and f"{len(diff.rules)} rules" in counts
             assert counts.rstrip().endswith("differ")

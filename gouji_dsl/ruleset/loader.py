@@ -1391,7 +1391,8 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
             merged_keys.update(key_positions)
             out[name] = SettingSpec(name, _deep_merge(prev.value, value), origin,
                                     says if says is not None else prev.says,
-                                    source if source is not None else prev.source,
+                                    # a sentence of this file is sourced by this file (or by nothing)
+                                    source if source is not None or says is not None else prev.source,
                                     key_origins, inherited=False, sentences=sentences,
                                     type_decls=prev.type_decls + type_decl,
                                     first_value=prev.first_value, first_origin=prev.first_origin,

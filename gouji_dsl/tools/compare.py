@@ -439,6 +439,9 @@ def _diff_settings(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance, pb
             out.append(SettingChange(name, kind, va, vb, (), _value_summary(name, kind, va, vb, la, lb)))
             continue
         if _same(sa.value, sb.value):
+            if sa.says and sb.says and _norm_expr(sa.says) != _norm_expr(sb.says):  # said differently: the rulebook changes
+                va, vb = _setting_side(sa, pa), _setting_side(sb, pb)
+                out.append(SettingChange(name, "changed", va, vb, (), _value_summary(name, "changed", va, vb, la, lb)))
             continue
         if isinstance(sa.value, dict) and isinstance(sb.value, dict):
             keys: list[KeyChange] = []
@@ -456,7 +459,9 @@ def _diff_settings(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance, pb
     return out
 
 
-_RULE_FIELDS = ("on", "when", "effect", "expr", "target", "amount")
+_RULE_FIELDS = ("on", "when", "effect", "expr", "target", "amount", "says")
+"""What makes a rule differ; ``says`` too: a rule overridden only to change its sentence changes the
+printed rulebook (``gouji doc``)."""
 
 
 def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, fields: Sequence[str],

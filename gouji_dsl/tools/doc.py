@@ -22,6 +22,7 @@ from pathlib import Path
 
 from gouji_dsl.engine.cards import NAMES
 from gouji_dsl.ruleset.lint import ENGINE_SETTINGS, analyse, stale_says
+from gouji_dsl.ruleset.spec import Sentence
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
@@ -160,27 +161,48 @@ def _beating(graph, jokers: bool) -> str:
     return beat
 
 
-def _setting_items(s) -> list[_Item]:
-    """A setting's sentences for the rulebook: the one about the whole value, then each file's
-    sentence about the keys of the map it changed (a child's `says:` on one key does not replace
-    what the parent says of the others)."""
+def _setting_items(s, off: dict[tuple[str, ...], str] | None = None,
+                   files: dict[str, str] | None = None) -> list[_Item]:
+    """A setting's sentences for the rulebook: those that still describe its value. A file's sentence
+    replaces every earlier one about a key it changed — a sentence about the whole value (a parent's
+    "216 cards, 36 each") describes every key, so any later sentence replaces it — and a sentence about
+    other keys of the map stays (a child's `says:` on one key does not replace what another file says
+    of the others).
+
+    ``off`` maps the paths another setting disables (:func:`_no_effect`, the lint's
+    ``SettingHasNoEffect`` finding) to why; ``files`` each ruleset name of the chain to its file. A
+    sentence whose file wrote only such values is left out; one whose file also wrote values that
+    apply is marked with what does not."""
     sentences = list(getattr(s, "sentences", ()) or ())
     if not sentences:
         return [_Item(s.says or "", s.source)] if s.says else []
-    whole = max((i for i, x in enumerate(sentences) if not x.keys), default=None)
-    if whole is None:
-        return [_Item(x.says, x.source) for x in sentences]
-    items = [_Item(sentences[whole].says, sentences[whole].source)]
-    items += [_Item(f"Changed in {x.ruleset}: {x.says}", x.source) for x in sentences[whole + 1:]]
-    return items
+    said: list[tuple[Sentence, str]] = []
+    for x in sentences:
+        text = x.says
+        path = (files or {}).get(x.ruleset)
+        dead = {p[1:]: why for p, why in (off or {}).items()
+                if p[0] == s.name and len(p) > 1 and (not x.keys or str(p[1]) in x.keys)
+                and path is not None and getattr(s.positions.get(p[1:]), "path", None) == path}
+        if dead:
+            written = [q for q, at in s.positions.items() if at.path == path and q and (not x.keys or str(q[0]) in x.keys)]
+            leaves = [q for q in written if not any(len(r) > len(q) and r[:len(q)] == q for r in written)]
+            if not [q for q in leaves if not any(q[:len(d)] == d for d in dead)]:
+                continue  # it speaks only of values that take no effect (and replaces nothing)
+            text += " (Not in effect here: " + "; ".join(
+                f"{s.name}.{'.'.join(map(str, d))} {why}" for d, why in dead.items()) + ".)"
+        said.append((x, text))
+    return [_Item(text, x.source) for i, (x, text) in enumerate(said)
+            if not any(not x.keys or not y.keys or set(x.keys) & set(y.keys)
+                       for y, _ in said[i + 1:])]
 
 
-def _no_effect(graph) -> set[tuple[str, ...]]:
+def _no_effect(graph) -> dict[tuple[str, ...], str]:
     """The settings (name, then keys) another setting disables (the setting-type layer's
-    constraints): the rulebook says only what takes effect."""
+    constraints, which validate reports as ``SettingHasNoEffect``), each with why: the rulebook says
+    only what takes effect."""
     from gouji_dsl.ruleset.settings import CONSTRAINTS
     values = dict(graph.settings)
-    return {c.path for c in CONSTRAINTS if c.holds(values)}
+    return {c.path: c.message.split(":")[0] for c in CONSTRAINTS if c.holds(values)}
 
 
 def _topic(rule_id: str) -> str:
@@ -267,10 +289,12 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             continue  # the rule already says it
         anchored.setdefault(anchor.id, []).append(name)
 
+    off = _no_effect(graph)
+    files = {name: path for (name, _t, _d), path in zip(_chain(graph), resolved.chain)}
     sections: list[_Section] = []
     cards = _Section("cards", "The cards", facts=_facts(graph))
     for name in card_settings:
-        cards.items.extend(_setting_items(resolved.settings[name]))
+        cards.items.extend(_setting_items(resolved.settings[name], off, files))
     sections.append(cards)
     by_phase: dict[str, _Section] = {"cards": cards}
     hooks_in: dict[str, set[str]] = {}
@@ -287,7 +311,7 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             if not any(_norm(i.text) == _norm(said) for i in sec.items):
                 sec.items.append(_Item(said, n.source))
         for name in anchored.get(n.id, ()):
-            for item in _setting_items(resolved.settings[name]):
+            for item in _setting_items(resolved.settings[name], off, files):
                 if not any(_norm(item.text) in _norm(i.text) for i in sec.items):
                     sec.items.append(item)
     sections = [sections[0]] + sorted((s for s in sections[1:] if s.items), key=lambda s: phase_rank.get(s.phase, 99))

@@ -313,3 +313,73 @@ def test_serve_help_documents_the_options():
     assert "--max-apps" in res.output and "key" in res.output and "400x200" in res.output
     res = CliRunner().invoke(cli.gouji, ["serve", "--max-apps", "0"])
     assert res.exit_code == 2 and "--max-apps" in res.output
+
+
+# -- 14. a tab that goes early, a bad resize: no crash report -----------------------------------------
+
+def test_the_real_app_leaves_no_crash_report_when_its_tab_goes_early_or_resizes_badly(monkeypatch, tmp_path):
+    """The gouji app itself behind the server: tabs closed at once, while the app starts and once it
+    draws, and resize messages out of every bound; each app ends and no crash report is written
+    (a tab closed while the app started raised NoMatches in Textual's header: a crash report)."""
+    from gouji_app.web import app_command
+
+    crashes = tmp_path / "crashes"
+    crashes.mkdir()
+    monkeypatch.setenv("GOUJI_CRASH_DIR", str(crashes))
+
+    async def drawn(ws: aiohttp.ClientWebSocketResponse, at_least: int) -> None:
+        seen = 0
+        while seen < at_least:
+            msg = await asyncio.wait_for(ws.receive(), WAIT_S)
+            assert msg.type == aiohttp.WSMsgType.BINARY, msg
+            seen += len(msg.data)
+
+    async def goes(wait: int | None) -> None:
+        ws = await s_.connect()
+        if wait is not None:
+            await drawn(ws, wait)
+        await ws.close()
+
+    async def resizes() -> None:
+        ws = await s_.connect(query="?width=100000&height=-1")
+        await drawn(ws, 20_000)
+        for data in ({"width": 0, "height": 0}, {"width": -5, "height": 3}, {"width": 10**9, "height": 10**9},
+                     {"width": "x", "height": None}, {"width": 1.5}, {}):
+            await ws.send_json(["resize", data])
+        await ws.send_json(["resize", {"width": 80, "height": 24}])
+        await drawn(ws, 1_000)                     # still drawing after them
+        await ws.close()
+
+    async def test(s: Served) -> None:
+        nonlocal s_
+        s_ = s
+        # at once, at the app's first output (it is starting), and a drawn app resized out of every bound
+        await asyncio.gather(goes(None), goes(1), resizes())
+        await _apps_below(s.server, 1)
+
+    s_: Any = None
+    serve(test, command=app_command(tmp_path / "rules"))
+    assert list(crashes.iterdir()) == []
+
+
+def test_the_header_of_a_screen_being_taken_down_does_not_fail():
+    """The race behind it, without a browser: the header's title widget is gone when the title changes."""
+    from textual.app import App, ComposeResult
+    from textual.widgets._header import HeaderTitle
+
+    from gouji_app.widgets.header import Header
+
+    class Titled(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+
+    async def main() -> None:
+        app = Titled()
+        async with app.run_test() as pilot:
+            app.query_one(HeaderTitle).remove()
+            await pilot.pause()
+            app.title = "another title"
+            app.sub_title = "and another"
+            await pilot.pause()
+        assert app.return_code in (0, None)
+    asyncio.run(main())

@@ -40,7 +40,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import (
     Button,
     DataTable,
-    Header,
     Input,
     Label,
     OptionList,
@@ -72,6 +71,7 @@ from gouji_dsl.tools.paired import few_matches_note
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
 from ..widgets.footer import FittingFooter
+from ..widgets.header import Header
 from ..workspace import Workspace, display_path
 
 DEFAULT_GAMES = 200

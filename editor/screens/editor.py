@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Header, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.ruleset.graph import RuleGraph
@@ -32,6 +32,7 @@ from ..completion import Item, indent_for, items_for, replacement, word_before
 from ..validation import Validation, same_file, validate_text
 from ..widgets import DiagnosticsList, RulesTextArea, SidePanel
 from ..widgets.footer import FittingFooter
+from ..widgets.header import Header
 from ..widgets.side_panel import OriginTree
 from ..workspace import Workspace, display_path
 from .dialogs import CANCEL, Choice, ConfirmScreen

@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Static
 
 from ..widgets.footer import FittingFooter
+from ..widgets.header import Header
 from ..workspace import RulesetEntry, Workspace, display_path
 
 STATUS = {

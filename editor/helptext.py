@@ -12,6 +12,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.settings import REMOVING_A_KEY
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
 from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, HOOKS, PLAY_ATTRS, default_text
 
@@ -148,8 +149,8 @@ title: My town's rules
 ## Settings
 
 A setting is a value the rules read as `settings.NAME`. A child's value replaces the parent's; a
-mapping is merged key by key, so a variant writes only the keys it changes (a key set to `null`
-removes it). The long form `{{value, says, source}}` adds the sentence players see and where it
+mapping is merged key by key, so a variant writes only the keys it changes.
+{REMOVING_A_KEY} The long form `{{value, says, source}}` adds the sentence players see and where it
 comes from.
 
 {setting}

@@ -271,3 +271,48 @@ def test_the_play_screen_reads_a_typed_seat_as_a_move_line_does(seat):
     session = PlaySession(load_graph("online"), seat=1, seed=3, bots="random")
     typed = session.interpret(f"{seat} pass")
     assert typed.error and "digits 0-9" in typed.error
+
+
+# ------------------------------------------------------------------------------ 23.16 removing a map key
+def test_the_documented_way_to_remove_a_map_key_works(tmp_path):
+    # the docs' own example `gouji_minimum: {Q: null}` was refused (SettingTypeMismatch)
+    import re
+
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.ruleset.settings import REMOVING_A_KEY
+    from gouji_dsl.tools.scenarios import run_file
+    docs = (Path(__file__).parent.parent / "docs" / "ruleset-format.md").read_text(encoding="utf-8")
+    assert " ".join(REMOVING_A_KEY.split()) in " ".join(docs.split())
+    example = re.search(r"`(gouji_minimum: \{Q: null\})`", REMOVING_A_KEY).group(1)
+    p = write(tmp_path, "noq.yaml", f"ruleset: noq\nextends: online\nsettings:\n  {example}\n")
+    assert cli_run("validate", str(p)).exit_code == 0
+    minimum = load_graph(str(p)).settings["gouji_minimum"]
+    assert "Q" not in minimum and minimum["K"] == 2
+    cases = write(tmp_path, "noq-cases.yaml", """
+        ruleset: noq.yaml
+        cases:
+          - name: no number of queens is a gouji play
+            classify: QQQQQQQQ
+            expect: {gouji: false}
+          - name: kings still are
+            classify: KK
+            expect: {gouji: true}
+        """)
+    assert all(r.passed for r in run_file(cases)), [r.errors for r in run_file(cases)]
+
+
+def test_the_editor_help_says_the_same_about_null_keys():
+    from gouji_app.helptext import help_markdown
+    from gouji_dsl.ruleset.settings import REMOVING_A_KEY
+    assert " ".join(REMOVING_A_KEY.split()) in " ".join(help_markdown().split())
+
+
+@pytest.mark.parametrize("setting, code", [
+    ("gouji_minimum: {Qx: null}", Code.VALUE_NOT_ALLOWED),  # removing a key that is not a card kind
+    ("tribute: {burn: null}", Code.SETTING_TYPE_MISMATCH),   # a record's key is no map key: null is its value
+])
+def test_null_where_it_removes_nothing_is_an_error(tmp_path, setting, code):
+    from gouji_dsl.ruleset.check import check
+    p = write(tmp_path, "bad.yaml", f"ruleset: bad\nextends: online\nsettings:\n  {setting}\n")
+    result = check(p)
+    assert [d.code for d in result.errors] == [code] and result.errors[0].line == 4, result.errors

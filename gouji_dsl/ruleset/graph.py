@@ -189,7 +189,8 @@ class RuleGraph:
         self.name = resolved.name
         self.resolved = resolved
         self.typed = typed
-        self.settings: Mapping[str, Any] = MappingProxyType({k: normalize_setting(s.value) for k, s in resolved.settings.items()})
+        self.settings: Mapping[str, Any] = MappingProxyType(  # as resolved, without the map keys set to null
+            {k: normalize_setting(typed[k].plain if k in typed else s.value) for k, s in resolved.settings.items()})
         self.model = model
         self._rules = tuple(rules)
         self.nodes: tuple[RuleNode, ...] = tuple(r.node for r in rules)

@@ -62,8 +62,19 @@ from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Text
 
 __all__ = [
     "TypeSource", "SettingInfo", "SubKey", "Settings", "Constraint", "CONSTRAINTS", "check_settings", "settings_of",
-    "infer_type", "conform", "normalize_setting", "engine_types",
+    "infer_type", "conform", "normalize_setting", "engine_types", "REMOVING_A_KEY",
 ]
+
+
+REMOVING_A_KEY = (
+    "A key set to `null` in a map whose keys are data (a `{K -> V}` type) removes that key, the "
+    "parent's value for it included: `gouji_minimum: {Q: null}` leaves queens without a minimum, so "
+    "no number of queens alone is a gouji play. In a record (fixed keys, such as `tribute`) and in a "
+    "map whose values may be null (`{K -> V?}`), `null` is the value itself, allowed only where the "
+    "type has a `?`."
+)
+"""How a child removes a key of a map setting: the one sentence of docs/ruleset-format.md and of
+the editor's F1 help (a test checks that both say it)."""
 
 
 class TypeSource(StrEnum):
@@ -359,8 +370,11 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
             bad(f"is {_kind(v)} ({v!r}), but must be a map ({t})")
             return v
         result = {}
+        removes = _removes(t)
         for k, x in v.items():
             key = _conform_key(k, t.key, kinds, n_seats, path + (k,), out)
+            if x is None and removes:  # `{Q: null}` removes the key Q (the parent's value for it too)
+                continue
             result[key] = _conform(x, t.value, kinds, n_seats, path + (k,), out)
         return result
     if isinstance(t, Record):
@@ -385,6 +399,25 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
         return result
     if isinstance(t, Prim) and t.name in ("play", "none"):
         bad(f"cannot be a setting value of type {t}")
+    return v
+
+
+def _removes(t: MapOf) -> bool:
+    """A null value in a map of type ``t`` removes its key (:data:`REMOVING_A_KEY`)."""
+    return not isinstance(t.value, Nullable) and t.value != ANY
+
+
+def _pruned(v: Any, t: Type) -> Any:
+    """``v`` (a value as resolved) without the map keys set to null that remove themselves (as in the
+    typed value: the plain values the engine and the fast core read must agree with it)."""
+    if isinstance(t, Nullable):
+        t = t.inner
+    if isinstance(t, MapOf) and isinstance(v, dict):
+        return {k: _pruned(x, t.value) for k, x in v.items() if not (x is None and _removes(t))}
+    if isinstance(t, Record) and isinstance(v, dict):
+        return {k: _pruned(x, ft) if (ft := t.field(str(k))) is not None else x for k, x in v.items()}
+    if isinstance(t, ListOf) and isinstance(v, list):
+        return [_pruned(x, t.elem) for x in v]
     return v
 
 
@@ -574,7 +607,7 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
             label = _label(spec.name, p.path[:-1] if p.key else p.path)
             ctx.add(pos, f"setting {label} {p.message}", hint, p.code)
         default, _ = conform(spec.first_value, t, kinds=kinds, n_seats=n_seats)
-        return SettingInfo(spec.name, t, typed, spec.value, default, spec.says, spec.source, spec.origin, src, tpos, doc,
+        return SettingInfo(spec.name, t, typed, _pruned(spec.value, t), default, spec.says, spec.source, spec.origin, src, tpos, doc,
                            spec.inherited)
 
     # the card kinds and the seats first: other types refer to them

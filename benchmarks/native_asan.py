@@ -1,0 +1,168 @@
+"""Fuzz the native core under AddressSanitizer (and UBSan): build ``_core`` from the package's
+sources with ``-fsanitize=address,undefined`` into a temporary folder, then feed it random and
+mutated inputs in a child process with the sanitizer runtime preloaded: generator keys and
+states, deal tables, hook programs (random words, and the programs of every bundled ruleset with
+words flipped), contexts (random words, and packed contexts of interpreter games). Every input
+the core accepts runs; every input it refuses must be refused with a Python exception, never a
+crash. A sanitizer report stops the child with an error, and this script exits non-zero.
+
+    python benchmarks/native_asan.py                   # 3,000 rounds, seed 0
+    python benchmarks/native_asan.py --rounds 50000 --seed 7
+
+Bounded: ``--rounds`` rounds, each a fixed number of calls; the child has a timeout. Used by
+``tests/test_native_fuzz.py`` with a small number of rounds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r'''
+import importlib.util, random, sys
+from array import array
+spec = importlib.util.spec_from_file_location("gouji_dsl.engine.native._core", sys.argv[1])
+core = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(core)
+sys.modules["gouji_dsl.engine.native._core"] = core
+import gouji_dsl.engine.native as native
+native._core, native._IMPORT_ERROR = core, None
+from gouji_dsl.engine.native import hooks, program as P
+from gouji_dsl.engine.interpreter import new_game, Ctx
+from gouji_dsl.resources import rules_dir
+from gouji_dsl.ruleset.graph import load_graph
+
+rounds, seed = int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(seed)
+names = sorted(p.stem for p in rules_dir().glob("*.yaml"))
+graphs = [load_graph(n) for n in names]
+progs, ctxs = [], []
+for g in graphs:
+    for node in g.nodes:
+        for tree in node.checked.values():
+            try:
+                progs.append(hooks.emit(g, tree).code)
+            except native.Unsupported:
+                pass
+    st = new_game(g, "asan")
+    for i in range(60):
+        if st.over:
+            break
+        if i % 6 == 0:
+            for s in st.seat_list:
+                ctxs.append(hooks.pack_context(g, Ctx(st, seat=s, top=st.top, play=st.top)))
+        moves = st.legal_moves()
+        st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
+words32 = lambda n: [rng.choice([rng.randrange(-3, 40), rng.randrange(-2**31, 2**31)]) for _ in range(n)]
+
+def attempt(fn, *args):
+    try:
+        return fn(*args)
+    except (ValueError, TypeError, OverflowError, IndexError, RuntimeError):
+        return None
+
+accepted = ran = 0
+for r in range(rounds):
+    # generators: keys, states, draws
+    key = [rng.randrange(2**32) for _ in range(rng.randrange(0, 40))]
+    g1 = core.Random(key)
+    st = list(g1.getstate()[1])
+    for _ in range(rng.randrange(3)):
+        st[rng.randrange(625)] = rng.choice([-1, 2**32, 625, 624, 0, rng.randrange(2**33)])
+    attempt(g1.setstate, (3, tuple(st), None))
+    for _ in range(5):
+        attempt(g1.getrandbits, rng.randrange(-2, 300))
+        attempt(g1.randbelow, rng.choice([0, 1, rng.randrange(2**64 + 5)]))
+    xs = list(range(rng.randrange(0, 50)))
+    attempt(g1.shuffle, xs)
+    attempt(g1.choice, xs)
+    # deals: tables good and bad
+    g = rng.choice(graphs)
+    prog = P.program(g)
+    kinds = bytearray(prog.deck_kinds)
+    for _ in range(rng.randrange(3)):
+        if kinds:
+            kinds[rng.randrange(len(kinds))] = rng.randrange(256)
+    if rng.random() < 0.1:
+        kinds = bytearray(rng.randrange(256) for _ in range(rng.randrange(0, 2200)))
+    attempt(core.deal, g1, bytes(kinds), rng.choice([prog.n_seats, rng.randrange(-2, 20)]),
+            rng.choice([len(prog.kinds), rng.randrange(-2, 70)]), rng.choice([prog.n_ranks, rng.randrange(-2, 70)]),
+            rng.choice([1, rng.randrange(-2, 20)]))
+    # programs: random words, and mutated real ones
+    for _ in range(4):
+        if rng.random() < 0.3 or not progs:
+            code = array("i", words32(rng.randrange(1, 30))).tobytes()
+        else:
+            w = array("i")
+            w.frombytes(rng.choice(progs))
+            for _ in range(rng.randrange(1, 4)):
+                w[rng.randrange(len(w))] = rng.choice([rng.randrange(-3, 40), rng.randrange(-2**31, 2**31)])
+            code = w.tobytes()
+        ok = core.vm_verify(code, rng.choice([15, 1, 64, rng.randrange(-1, 70)]))
+        accepted += bool(ok)
+        ctx = rng.choice(ctxs)
+        if rng.random() < 0.2:
+            c = array("q")
+            c.frombytes(ctx)
+            for _ in range(rng.randrange(1, 6)):
+                c[rng.randrange(len(c))] = rng.choice([rng.randrange(-5, 70), rng.randrange(-2**62, 2**62)])
+            ctx = c.tobytes()
+        ran += attempt(core.vm_eval, code, ctx) is not None
+    attempt(core.vm_eval, array("i", words32(3)).tobytes(), bytes(rng.randrange(0, 64)))
+print(f"rounds {rounds}: {accepted} mutated programs passed the verifier, {ran} programs ran, no sanitizer report")
+'''
+
+
+def build(tmp: Path) -> Path:
+    env = {**os.environ, "CFLAGS": "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g"}
+    env.setdefault("LDFLAGS", "-fsanitize=address,undefined")
+    res = subprocess.run([sys.executable, "setup.py", "build_ext", "--build-lib", str(tmp / "lib"), "--build-temp",
+                          str(tmp / "temp")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    built = list((tmp / "lib").rglob("_core*.so"))
+    if res.returncode != 0 or not built:
+        raise SystemExit(f"the sanitized build failed:\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}")
+    return built[0]
+
+
+def runtime() -> str:
+    cc = os.environ.get("CC", "gcc")
+    libs = []
+    for name in ("libasan.so", "libubsan.so"):
+        out = subprocess.run([cc, f"-print-file-name={name}"], capture_output=True, text=True, timeout=60).stdout.strip()
+        if not out or not os.path.isabs(out) or not os.path.exists(out):
+            raise SystemExit(f"no {name} for {cc}: cannot run under the sanitizers")
+        libs.append(out)
+    return ":".join(libs)
+
+
+def run(rounds: int, seed: int, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
+    tmp = Path(tempfile.mkdtemp(prefix="gouji-asan-"))
+    try:
+        so = build(tmp)
+        env = {**os.environ, "LD_PRELOAD": runtime(), "PYTHONMALLOC": "malloc",
+               "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
+        return subprocess.run([sys.executable, "-c", CHILD, str(so), str(rounds), str(seed)], env=env, capture_output=True,
+                              text=True, timeout=timeout)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    res = run(a.rounds, a.seed)
+    sys.stdout.write(res.stdout)
+    sys.stderr.write(res.stderr[-5000:])
+    sys.exit(res.returncode)
+
+
+if __name__ == "__main__":
+    main()

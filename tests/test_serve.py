@@ -383,3 +383,17 @@ def test_the_header_of_a_screen_being_taken_down_does_not_fail():
             await pilot.pause()
         assert app.return_code in (0, None)
     asyncio.run(main())
+
+
+def test_a_malformed_request_is_one_line_in_the_servers_log():
+    import logging
+
+    from aiohttp.http_exceptions import InvalidURLError
+    try:
+        raise InvalidURLError("Invalid char in url path:\n\n    b'GET /\\xc3 HTTP/1.1'\n")
+    except InvalidURLError:
+        record = logging.LogRecord("aiohttp.server", logging.ERROR, __file__, 1, "Error handling request from %s",
+                                   ("127.0.0.1",), sys.exc_info())
+    assert web_server.OneLineRefusals().filter(record)
+    text = logging.Formatter("%(message)s").format(record)
+    assert text == "gouji serve: refused a malformed request (400 Invalid char in url path:)" and record.levelno == logging.WARNING

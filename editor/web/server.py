@@ -25,12 +25,14 @@ import os
 import secrets
 import shlex
 import socket
+import sys
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 import jinja2
 from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
@@ -142,6 +144,18 @@ def _query_int(text: str | None, default: int) -> int:
     return int(text)
 
 
+class OneLineRefusals(logging.Filter):
+    """A malformed HTTP request (aiohttp logs it with its traceback) is one line in the server's log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            first = (str(error.message).strip().splitlines() or [""])[0]
+            record.msg, record.args = "gouji serve: refused a malformed request (%s %s)", (error.code, ascii(first)[1:-1][:200])
+            record.exc_info, record.exc_text, record.levelno, record.levelname = None, None, logging.WARNING, "WARNING"
+        return True
+
+
 class GoujiAppService(AppService):
     """One tab's app process, started without a shell and always reaped (see the module's docstring)."""
 
@@ -243,6 +257,14 @@ class GoujiServer(Server):
             "writes your files as you. A new key each start.",
             f"  at most {self.max_apps} apps at once (--max-apps); Ctrl+C stops the server",
         ]
+
+    def initialize_logging(self) -> None:
+        """The server's log on stderr, one line a message (no Rich tracebacks with local variables);
+        a malformed request is one line (:class:`OneLineRefusals`)."""
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler.addFilter(OneLineRefusals())
+        logging.basicConfig(level="DEBUG" if self.debug else "INFO", handlers=[handler], force=True)
 
     async def on_startup(self, app: web.Application) -> None:
         print("\n".join(self.listening_lines()), flush=True)

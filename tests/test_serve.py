@@ -397,3 +397,15 @@ def test_a_malformed_request_is_one_line_in_the_servers_log():
     assert web_server.OneLineRefusals().filter(record)
     text = logging.Formatter("%(message)s").format(record)
     assert text == "gouji serve: refused a malformed request (400 Invalid char in url path:)" and record.levelno == logging.WARNING
+
+
+def test_a_page_sending_too_fast_is_slowed_not_cut():
+    now = [0.0]
+    bucket = web_server.Throttle(rate=10, burst=10, clock=lambda: now[0])
+    assert [bucket.delay(1) for _ in range(10)] == [0.0] * 10      # a burst of ten goes at once
+    assert bucket.delay(1) == pytest.approx(0.1)                    # the eleventh waits a tenth of a second
+    now[0] += 0.1
+    assert bucket.delay(1) == pytest.approx(0.1)                    # still behind by one
+    now[0] += 10
+    assert bucket.delay(5) == 0.0 and bucket.tokens == 5            # refilled, never above the burst
+    assert web_server.MESSAGES_PER_S >= 200 and web_server.BYTES_PER_S >= web_server.MAX_MESSAGE_BYTES

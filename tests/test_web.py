@@ -85,7 +85,7 @@ def test_gouji_serve_in_headless_chromium(tmp_path: Path):
 
     port = _free_port()
     workspace = tmp_path / "rules"
-    proc = subprocess.Popen([sys.executable, "-m", "gouji_app", "serve", "--host", "127.0.0.1", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "gouji_app", "serve", "--host", "127.0.0.1", "--port", str(port), "--max-apps", "1",
                              "--workspace", str(workspace)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)
     frames: list[str] = []
@@ -131,6 +131,13 @@ def test_gouji_serve_in_headless_chromium(tmp_path: Path):
                 frames.clear()
                 page.keyboard.press("p")
                 wait("Your hand")
+                second = browser.new_page()              # a second tab, over --max-apps 1: told so, not hung
+                second.goto(address, timeout=HANG_GUARD_MS)
+                second.wait_for_function(
+                    "() => document.querySelector('.closed-dialog .message').textContent.includes('--max-apps 1')",
+                    timeout=HANG_GUARD_MS)
+                assert "close a tab" in second.locator(".closed-dialog .message").inner_text()
+                assert second.locator(".closed-dialog").is_visible()
             finally:
                 browser.close()
     finally:

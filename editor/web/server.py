@@ -10,7 +10,9 @@ files, one client must not exhaust the machine).
 - **Bounds.** At most ``max_apps`` apps at once (a websocket over the cap is closed with a reason the
   page shows); the terminal size from the address (``?width=&height=``) and from resize messages is
   clamped to :data:`MAX_COLS` x :data:`MAX_ROWS` (at least :data:`MIN_COLS` x :data:`MIN_ROWS`); a
-  websocket message is at most :data:`MAX_MESSAGE_BYTES`; a malformed message is ignored.
+  websocket message is at most :data:`MAX_MESSAGE_BYTES`; a malformed message is ignored; a page
+  sending more than :data:`MESSAGES_PER_S` messages or :data:`BYTES_PER_S` bytes a second is slowed
+  (:class:`Throttle`).
 - **Reaping.** An app ends when its websocket closes (also a tab closed while the app starts): it
   is asked to quit, its input is closed, and after :data:`STOP_GRACE_S` it is terminated, then
   killed. The server stops every app when it stops.
@@ -26,6 +28,7 @@ import secrets
 import shlex
 import socket
 import sys
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,6 +51,10 @@ DEFAULT_COLS, DEFAULT_ROWS = 80, 24
 """The terminal size when the address gives none (or one that is not a number)."""
 MAX_MESSAGE_BYTES = 256 * 1024
 """The largest websocket message from a browser (a key, a paste or a resize); a larger one closes it."""
+MESSAGES_PER_S = 500
+"""Messages a websocket may send per second (and at once, in a burst); faster ones wait their turn."""
+BYTES_PER_S = 1024 * 1024
+"""Bytes a websocket may send per second (and at once); more wait their turn."""
 STOP_GRACE_S = 5.0
 """How long an app whose tab went has to quit before it is terminated (and as long again before it is killed)."""
 KEY_PARAM = "key"
@@ -142,6 +149,22 @@ def _query_int(text: str | None, default: int) -> int:
     if text is None or not (0 < len(text) <= 6) or not text.isascii() or not text.isdigit():
         return default
     return int(text)
+
+
+class Throttle:
+    """A token bucket: ``rate`` units a second, at most ``burst`` at once. :meth:`delay` spends a
+    cost and says how long to wait before it may go (the page's next messages wait in its
+    connection meanwhile: slowed, never dropped)."""
+
+    def __init__(self, rate: float, burst: float, clock: Any = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens, self.last = burst, clock()
+
+    def delay(self, cost: float) -> float:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate) - cost
+        self.last = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
 class OneLineRefusals(logging.Filter):
@@ -405,7 +428,12 @@ class GoujiServer(Server):
 
     async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
         """Relay the page's messages to the app; a message that is not one of the page's is ignored."""
+        messages, volume = Throttle(MESSAGES_PER_S, MESSAGES_PER_S), Throttle(BYTES_PER_S, BYTES_PER_S)
         async for message in websocket:
+            size = len(message.data) if isinstance(message.data, (str, bytes)) else 0
+            wait = max(messages.delay(1), volume.delay(size))
+            if wait > 0:
+                await asyncio.sleep(wait)
             if message.type != WSMsgType.TEXT:
                 continue
             try:
@@ -429,5 +457,5 @@ class GoujiServer(Server):
                 await app_service.focus()
 
 
-__all__ = ["GoujiServer", "GoujiAppService", "Answers", "clamp_size", "DEFAULT_MAX_APPS", "MAX_COLS", "MAX_ROWS",
+__all__ = ["GoujiServer", "GoujiAppService", "Answers", "Throttle", "OneLineRefusals", "clamp_size", "DEFAULT_MAX_APPS", "MAX_COLS", "MAX_ROWS",
            "MIN_COLS", "MIN_ROWS", "MAX_MESSAGE_BYTES", "STOP_GRACE_S", "KEY_PARAM"]

@@ -448,14 +448,15 @@ def test_a_bad_save_file_names_every_bad_line_with_the_schema_s_words(runner, tm
     tester's finding): each line is checked against schema/duel-save.schema.json, and every bad line
     of the file is named at once, with where in the line and what the schema wants."""
     save = tmp_path / "run.jsonl"
-    save.write_text('{"games": [[1, 2]]}\n{"games": [{"deal": 0}]}\n{"games": [}\n', encoding="utf-8")
+    head = json.dumps({"duel": {"ruleset": "online", "a": "heuristic", "b": "random", "seed": "1", "think_ms": None}})
+    save.write_text(head + '\n{"games": [[1, 2]]}\n{"games": [{"deal": 0}]}\n{"games": [}\n', encoding="utf-8")
     res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
     assert res.exit_code == 1 and "Traceback" not in res.stderr and "TypeError" not in res.stderr
     lines = res.stderr.splitlines()
-    assert any(f"{save}:1: not a saved duel line: games/0: [1, 2] is not of type 'object'" in x for x in lines)
-    assert any(f"{save}:2: not a saved duel line: games/0: 'a_odd' is a required property" in x for x in lines)
-    assert any(f"{save}:3:" in x and "not JSON" in x for x in lines)
-    assert save.read_text(encoding="utf-8").count("\n") == 3  # left as it was
+    assert any(f"{save}:2: not a saved duel line: games/0: [1, 2] is not of type 'object'" in x for x in lines)
+    assert any(f"{save}:3: not a saved duel line: games/0: 'a_odd' is a required property" in x for x in lines)
+    assert any(f"{save}:4:" in x and "not JSON" in x for x in lines)
+    assert save.read_text(encoding="utf-8").count("\n") == 4  # left as it was
 
 
 def test_every_committed_strength_table_file_follows_the_save_schema():

@@ -119,7 +119,17 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     """
     from gouji_dsl.diagnostics import GoujiError
     from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
-    from gouji_dsl.tools.duel import DuelGame, SavedRunMismatch, duel, load_saved, repair_tail, run_header, save_unit, still_to_play, units
+    from gouji_dsl.tools.duel import (
+        DuelGame,
+        check_saved_header,
+        duel,
+        load_saved,
+        repair_tail,
+        run_header,
+        save_unit,
+        still_to_play,
+        units,
+    )
     from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
@@ -134,17 +144,12 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
         from gouji_dsl.tools.runs import fingerprint
         header = run_header(graph.name, bot_a, bot_b, seed_value(seed), think_ms, fingerprint(graph.resolved))
         try:
-            try:
-                load_saved(save, header)  # another duel's file is refused before anything in it is changed
-            except SavedRunMismatch:
-                raise
-            except ValueError:
-                pass  # a cut last line is repaired below; any other bad line is reported by the load after it
+            check_saved_header(save, header)  # not this duel's file: refused before anything in it is changed
             cut = repair_tail(save)
             if cut is not None:
                 _err(f"warning: {save}:{cut}: the last line was cut short (the run was stopped while writing "
                      "it): removed, its deal is played again")
-            done = load_saved(save, header)
+            done = load_saved(save, header, graph.n_seats)  # read once: every bad line at once
         except (ValueError, OSError) as e:
             for line in str(e).splitlines():  # a save file's problems: one line each
                 _err(f"error: {line}")

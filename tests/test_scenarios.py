@@ -317,3 +317,76 @@ def test_an_explicit_tag_that_does_not_fit_is_a_positioned_yaml_error(tmp_path, 
     p = _write(tmp_path, f"ruleset: online\ncases:\n  - name: tagged\n    classify: \"KK\"\n    {tagged}\n")
     (r,) = run_files([p])
     assert not r.passed and ":5:" in r.errors[0] and "YAML error" in r.errors[0]
+
+
+# ---------------------------------------------------------------- issue 23 items 14 and 17
+def test_a_voided_deal_names_the_rule_that_voided_it(tmp_path):
+    p = _write(tmp_path, """ruleset: online
+cases:
+  - name: a move after two revolutions
+    deal: {1: "5", 2: "6", 3: "7", 4: "8", 5: "9", 6: "T"}
+    moves: [1 revolt, 2 revolt, 3 play 7]
+  - name: the game after two revolutions
+    deal: {1: "5", 2: "6", 3: "7", 4: "8", 5: "9", 6: "T"}
+    moves: [1 revolt, 2 revolt, 3 pass, 4 pass, 5 pass, 6 pass]
+    expect: {to_act: 3, over: false, voided: false, legal: ["3 play 7"]}
+""")
+    from gouji_dsl.resources import rules_dir
+    line = next(i for i, ln in enumerate((rules_dir() / "base.yaml").read_text(encoding="utf-8").splitlines(), 1)
+                if "id: revolution.void-deal" in ln)
+    a, b = run_files([p])
+    assert not a.passed and len(a.errors) == 1
+    assert "the deal was voided by rule revolution.void-deal (" in a.errors[0] and f"base.yaml:{line}): " in a.errors[0]
+    assert "The game is over." not in a.errors[0]
+    assert not b.passed and len(b.errors) == 4
+    assert all("the deal was voided by rule revolution.void-deal" in e for e in b.errors), b.errors
+
+
+def test_sees_sees_count_and_match_games_fail_with_what_the_seat_sees(tmp_path):
+    p = _write(tmp_path, """ruleset: qingdao
+cases:
+  - name: wrong
+    deal: {1: "55 7", 2: "33 4", 3: "KK 9", 4: "44 8", 5: "66 T", 6: "99 J"}
+    expect: {sees: {2: {1: "55 7"}, 3: {1: null}}, sees_count: {2: {1: 4}}, match_games: 1}
+""")
+    (r,) = run_files([p])
+    assert not r.passed and len(r.errors) == 4 and all(c == "ScenarioFailed" for c in r.codes)
+    assert "sees[2][1]: expected 7 55, got nothing: seat 2 does not see seat 1's hand" in r.errors[0]
+    assert "sees[3][1]: expected nothing (null), got 7 55" in r.errors[1]
+    assert "sees_count[2][1]: expected 4, got 3" in r.errors[2]
+    assert "match_games: expected 1, the qingdao match has 5 games" in r.errors[3]
+
+
+def test_deal_valid_checks_the_deal_against_the_pack(tmp_path):
+    p = _write(tmp_path, """ruleset: online
+cases:
+  - name: five big jokers fit no four-deck pack
+    deal: {1: "RRRRR", 2: "", 3: "", 4: "", 5: "", 6: ""}
+    expect: {deal_valid: false}
+  - name: four fit
+    deal: {1: "RRRR", 2: "", 3: "", 4: "", 5: "", 6: ""}
+    expect: {deal_valid: false}
+  - name: a deal_valid case has no moves
+    deal: {1: "RRRR", 2: "", 3: "", 4: "", 5: "", 6: ""}
+    moves: [1 play R]
+    expect: {deal_valid: true}
+""")
+    a, b, c = run_files([p])
+    assert a.passed, a.errors
+    assert not b.passed and "deal_valid: expected false, got true" in b.errors[0]
+    assert not c.passed and c.codes == ["ScenarioKey"] and "'moves' does not go with deal_valid" in c.errors[0]
+
+
+@pytest.mark.parametrize("expect", ["{sees: 5}", '{sees: {2: {2: "5"}}}', "{sees: {9: {1: null}}}",
+                                    "{sees_count: {2: {1: -1}}}", "{sees_count: {2: 3}}", "{match_games: x}",
+                                    "{deal_valid: 1}"])
+def test_the_new_keys_refuse_values_of_the_wrong_kind(tmp_path, expect):
+    p = _write(tmp_path, f"""ruleset: online
+cases:
+  - name: bad
+    deal: {{1: "5", 2: "6", 3: "7", 4: "8", 5: "9", 6: "T"}}
+    expect: {expect}
+""")
+    (r,) = run_files([p])
+    assert not r.passed and r.codes == ["ScenarioValue"], r.errors
+    assert f"{p}:5:" in r.errors[0]

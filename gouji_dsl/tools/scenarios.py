@@ -40,7 +40,8 @@ CLASSIFY_KEYS = ("valid", "rank", "count", "jokers", "gouji")
 COMPARE_KEYS = ("beats",)
 PACK_KEYS = ("cards", "ranks", "hand_sizes")
 GAME_KEYS = ("to_act", "over", "places", "scores", "sweep", "hands", "hand_sizes", "legal", "illegal",
-             "voided", "counts_shown", "explained_by", "transfers")
+             "voided", "counts_shown", "explained_by", "transfers", "sees", "sees_count", "match_games",
+             "deal_valid")
 CASE_KEYS = ("name", "ruleset", "classify", "compare", "pack", "deal", "leader", "moves", "expect",
              "next_deal", "next_moves", "seed")
 CASE_KINDS = ("classify", "compare", "pack", "deal")
@@ -141,6 +142,10 @@ class _CaseError(Exception):
 
     def text(self, disp: str) -> str:
         return f"{disp}:{self.line}:{self.col}: {self.msg}" + (f" (hint: {self.hint})" if self.hint else "")
+
+
+class _PackError(_CaseError):
+    """A deal the ruleset's pack cannot hold (``expect: {deal_valid: false}`` expects it)."""
 
 
 def _pos(d: Any, key: Any) -> tuple[int, int]:
@@ -353,7 +358,7 @@ def format_results(results: list[CaseResult], as_json: bool = False) -> str:
 
 
 # ------------------------------------------------------------------------ checking values
-_BOOL_KEYS = ("valid", "gouji", "beats", "over", "sweep", "voided")
+_BOOL_KEYS = ("valid", "gouji", "beats", "over", "sweep", "voided", "deal_valid")
 
 
 def _is_int(v: Any) -> bool:
@@ -376,6 +381,9 @@ def _seat(k: Any, n: int) -> int:
     return s
 
 
+_EXAMPLE_SEEN = {"sees": '"55 7"', "sees_count": "3"}
+
+
 def _check_values(exp: Any, graph: RuleGraph) -> None:
     """Expect values of the wrong kind are errors at their position, not silent mismatches."""
     n = graph.n_seats
@@ -386,9 +394,33 @@ def _check_values(exp: Any, graph: RuleGraph) -> None:
     for k in _BOOL_KEYS:
         if k in exp and not isinstance(exp[k], bool):
             raise bad(k, f"expected true or false, got {_yaml(exp[k])}")
-    for k in ("count", "jokers", "cards"):
+    for k in ("count", "jokers", "cards", "match_games"):
         if k in exp and (not _is_int(exp[k]) or exp[k] < 0):
             raise bad(k, f"expected a whole number, got {_yaml(exp[k])}")
+    for k in ("sees", "sees_count"):  # viewer seat -> {seat -> cards or null / count or null}
+        if k not in exp:
+            continue
+        m = exp[k] if exp[k] is not None else {}
+        if not isinstance(m, dict):
+            raise bad(k, f"expected a mapping seat -> {{another seat -> {'cards' if k == 'sees' else 'count'} or null}}, "
+                      f"got {_yaml(m)}", f"e.g. {k}: {{2: {{4: {_EXAMPLE_SEEN[k]}, 5: null}}}}")
+        for viewer, inner in m.items():
+            if _seat_of(viewer, n) is None:
+                raise _CaseError(_kpos(m, viewer), f"{k}: seat must be 1..{n}, got {_yaml(viewer)}", Code.SCENARIO_VALUE)
+            if not isinstance(inner, dict):
+                raise _CaseError(_pos(m, viewer), f"{k}: seat {_yaml(viewer)} maps to another seat -> "
+                                 f"{'cards' if k == 'sees' else 'count'} or null, got {_yaml(inner)}", Code.SCENARIO_VALUE)
+            for target, v in inner.items():
+                t = _seat_of(target, n)
+                if t is None or t == _seat_of(viewer, n):
+                    raise _CaseError(_kpos(inner, target), f"{k}: another seat 1..{n} than {_yaml(viewer)}, "
+                                     f"got {_yaml(target)}", Code.SCENARIO_VALUE)
+                if k == "sees_count" and v is not None and (not _is_int(v) or v < 0):
+                    raise _CaseError(_pos(inner, target), f"sees_count: a count is a whole number >= 0 or null, "
+                                     f"got {_yaml(v)}", Code.SCENARIO_VALUE)
+                if k == "sees" and (isinstance(v, bool) or not isinstance(v, (str, int, type(None)))):
+                    raise _CaseError(_pos(inner, target), f"sees: cards such as \"55 7\" (\"\" for an empty hand) "
+                                     f"or null, got {_yaml(v)}", Code.SCENARIO_VALUE)
     if "to_act" in exp and exp["to_act"] is not None and _seat_of(exp["to_act"], n) is None:
         raise bad("to_act", f"expected a seat 1..{n}, got {_yaml(exp['to_act'])}")
     for k in ("places", "scores", "hands", "hand_sizes", "counts_shown", "explained_by", "ranks"):
@@ -562,6 +594,22 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
         raise _CaseError(_pos(case, "leader"), f"leader must be a seat 1..{graph.n_seats}, got {_yaml(leader)}",
                          Code.SCENARIO_VALUE)
     seed = _seed(case)
+    if "deal_valid" in exp:  # the case is about whether the deal fits the pack (and has no moves)
+        stray = [k for k in ("moves", "next_deal", "next_moves") if k in case] + [k for k in exp if k != "deal_valid"]
+        if stray:
+            raise _CaseError(_kpos(case, stray[0]) if stray[0] in case else _kpos(exp, stray[0]),
+                             f"{stray[0]!r} does not go with deal_valid: a case expecting whether a deal fits the "
+                             "pack has no moves and expects nothing else", Code.SCENARIO_KEY)
+        try:
+            _deal(case, "deal", graph, disp)
+            fits, why = True, f"the {graph.name} pack holds every card of it"
+        except _PackError as e:
+            fits, why = False, e.msg
+        if fits != exp["deal_valid"]:
+            ln, col = _pos(exp, "deal_valid")
+            errors.append((f"{disp}:{ln}:{col}: deal_valid: expected {_yaml(exp['deal_valid'])}, got {_yaml(fits)} "
+                           f"({why})", str(Code.SCENARIO_FAILED)))
+        return
     state = new_game(graph, seed=seed, hands=_deal(case, "deal", graph, disp), leader=leader)
     _run_moves(state, case, "moves", graph, disp, errors)
     if errors:
@@ -631,7 +679,7 @@ def _deal(case: dict[str, Any], key: str, graph: RuleGraph, disp: str) -> dict[i
             total[graph.model.kinds.index(c.symbol)] += 1
     for i, n in enumerate(total):
         if n > graph.model.deck_counts[i]:
-            raise _CaseError(_pos(case, key), f"{key}: {n} cards {graph.model.kinds[i]!r} dealt, but the "
+            raise _PackError(_pos(case, key), f"{key}: {n} cards {graph.model.kinds[i]!r} dealt, but the "
                              f"{graph.name} pack has only {graph.model.deck_counts[i]}", Code.SCENARIO_VALUE)
     return hands
 
@@ -676,6 +724,34 @@ def _move_items(case: dict[str, Any], key: str) -> list[tuple[str, tuple[int, in
     return out
 
 
+def _voided_by(state: GameState) -> str:
+    """Which rule voided the deal, with its file:line and sentence ("" when the deal stands)."""
+    if not state.voided:
+        return ""
+    from gouji_dsl.tools.render import display_path
+    reasons = [r for key, rs in state.decided.items() if key.startswith("redeal") for r in rs if r.rule is not None]
+    if not reasons:
+        return "the deal was voided"
+    r = reasons[-1]
+    where = f" ({display_path(r.pos.path)}:{r.pos.line})" if r.pos is not None else ""
+    says = getattr(r.rule, "says", None) or r.text
+    return f"the deal was voided by rule {r.rule_id}{where}" + (f": {says}" if says else "")
+
+
+def _forbade(trace: list[Any], state: GameState) -> str:
+    """The reasons a move is illegal, one text; "the game is over" of a voided deal names the rule
+    that voided it."""
+    parts = []
+    for r in trace:
+        if r.verdict != "forbade":
+            continue
+        if r.rule_id == "engine.over" and state.voided:
+            parts.append(f"{r.rule_id}: {_voided_by(state)}")
+        else:
+            parts.append(f"{r.rule_id}: {r.text}")
+    return "; ".join(parts)
+
+
 def _try_move(state: GameState, text: str, where: tuple[int, int], want: str | None, graph: RuleGraph,
               disp: str, errors: list[tuple[str, str]]) -> bool:
     """Check one move line and, unless it is expected illegal, apply it. False: stop the case."""
@@ -689,7 +765,7 @@ def _try_move(state: GameState, text: str, where: tuple[int, int], want: str | N
                            str(Code.SCENARIO_FAILED)))
         return True
     if not legal:
-        why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or "illegal"
+        why = _forbade(trace, state) or "illegal"
         errors.append((f"{disp}:{ln}:{col}: {text!r} is illegal: {why}", str(Code.SCENARIO_FAILED)))
         return False
     state.apply_in_place(mv)
@@ -774,12 +850,13 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
 
     if "to_act" in exp and state.to_act != exp["to_act"]:
         fail("to_act", f"to_act: expected {_yaml(exp['to_act'])}, got {_yaml(state.to_act)}"
-             + (" (the game is over)" if state.over else f" ({state.capacity})"))
+             + (f" ({_voided_by(state)})" if state.voided else " (the game is over)" if state.over else f" ({state.capacity})"))
     if "over" in exp and state.over != bool(exp["over"]):
         fail("over", f"over: expected {_yaml(exp['over'])}, got {_yaml(state.over)}"
-             + (" (the deal was voided)" if state.voided else ""))
+             + (f" ({_voided_by(state)})" if state.voided else ""))
     if "voided" in exp and state.voided != exp["voided"]:
-        fail("voided", f"voided: expected {_yaml(exp['voided'])}, got {_yaml(state.voided)}")
+        fail("voided", f"voided: expected {_yaml(exp['voided'])}, got {_yaml(state.voided)}"
+             + (f" ({_voided_by(state)})" if state.voided else ""))
     if "places" in exp:
         want = {_seat(k, n): int(v) for k, v in (exp["places"] or {}).items()}
         if want != state.places:
@@ -820,6 +897,36 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
                     ("seen by every other seat" if shown else "seen by nobody")
                 fail("counts_shown", f"counts_shown[{s}]: expected {_yaml(v)}, got {_yaml(shown)} "
                      f"(seat {s} holds {state.hand_size(s)} cards, {detail})", _pos(cs, k))
+    for key in ("sees", "sees_count"):
+        table = exp.get(key) or {}
+        for viewer_key, inner in table.items():
+            viewer = _seat(viewer_key, n)
+            others = state.view(viewer)["others"]
+            for target_key, v in inner.items():
+                t = _seat(target_key, n)
+                where = _pos(inner, target_key)
+                info = others[str(t)]
+                if key == "sees":
+                    got_text = info.get("hand")
+                    want_cards = None if v is None else (
+                        model.parse(str(v), path=disp, line=where[0], col=where[1]) if str(v).strip() else tuple([0] * len(model.kinds)))
+                    got_cards = None if got_text is None else tuple(state.hands[t])
+                    if want_cards != got_cards:
+                        fail(key, f"sees[{viewer}][{t}]: expected "
+                             + ("nothing (null)" if want_cards is None else model.text(want_cards) or "(none)")
+                             + ", got " + ("nothing: seat " + str(viewer) + " does not see seat " + str(t) + "'s hand"
+                                           if got_cards is None else model.text(got_cards) or "(none)"), where)
+                else:
+                    got_n = info.get("count")
+                    if got_n != v:
+                        fail(key, f"sees_count[{viewer}][{t}]: expected {_yaml(v)}, got {_yaml(got_n)}"
+                             + (f" (seat {t} holds {state.hand_size(t)} cards)" if got_n is None else ""), where)
+    if "match_games" in exp:
+        from gouji_dsl.tools.simulate import match_length
+        got_m = match_length(graph)
+        if got_m != exp["match_games"]:
+            fail("match_games", f"match_games: expected {exp['match_games']}, the {graph.name} match has {got_m} "
+                 f"game{'s' if got_m != 1 else ''}")
     for key, should in (("legal", True), ("illegal", False)):
         items = exp.get(key) or []
         for i, line in enumerate(items):
@@ -828,7 +935,7 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             trace: list[Any] = []
             ok = state.check(mv, trace)
             if ok != should:
-                why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade")
+                why = _forbade(trace, state)
                 fail(key, f"{line!r} expected {'legal' if should else 'illegal'}, but it is "
                      f"{'legal' if ok else 'illegal'}" + (f" ({why})" if why else ""), where)
     if "explained_by" in exp:

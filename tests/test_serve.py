@@ -194,6 +194,7 @@ def test_the_printed_lines_give_the_address_with_its_key_and_say_who_can_connect
     assert "this machine only" in text and "no login" in text and "at most 3 apps" in text and "--max-apps" in text
     everywhere = "\n".join(make_server("0.0.0.0", 8123).listening_lines())
     assert "every network" in everywhere and "http://127.0.0.1:8123/?key=" in everywhere
+    assert f"from another machine: http://{socket.gethostname()}:8123/?key=" in everywhere
 
 
 def test_every_network_answers_to_ip_addresses_and_the_public_url_but_not_to_other_names():

@@ -273,9 +273,12 @@ class GoujiServer(Server):
                      f"can reach it and has the address above gets an app")
         else:
             where = f"listening on {_url_host(self.host)}:{self.port} (--host)"
+        lines = [f"gouji serve: open {self.page_url}", f"  {where}"]
+        if _is_wildcard(self.host) and not self.explicit_public_url:
+            lines.append(f"  from another machine: http://{socket.gethostname()}:{self.port}/?{KEY_PARAM}={self.secret} "
+                         f"(or this machine's IP address in place of its name)")
         return [
-            f"gouji serve: open {self.page_url}",
-            f"  {where}",
+            *lines,
             "  no login: the key in the address is the only pass; anyone with it gets an app that reads and "
             "writes your files as you. A new key each start.",
             f"  at most {self.max_apps} apps at once (--max-apps); Ctrl+C stops the server",
@@ -304,11 +307,17 @@ class GoujiServer(Server):
     async def _check_host(self, request: web.Request, handler: Any) -> web.StreamResponse:
         if not self.answers(request.headers.get("Host"), self._default_port(request)):
             raise web.HTTPForbidden(text=(
-                f"gouji serve: refused: this server answers to {self.public_url} only, not to the Host "
+                f"gouji serve: refused: this server answers to {self._answers_to()} only, not to the Host "
                 f"{request.headers.get('Host', '(none)')!r} (a page of another site can point its own name "
                 f"at this machine); use --public-url when browsers reach it by another name\n"))
         response: web.StreamResponse = await handler(request)
         return response
+
+    def _answers_to(self) -> str:
+        if _is_wildcard(self.host):
+            return f"this machine's IP addresses and names, port {self.port}" + (
+                f", and {self.explicit_public_url}" if self.explicit_public_url else "")
+        return self.public_url
 
     def _check_key(self, given: str | None) -> None:
         if not given:

@@ -126,7 +126,8 @@ def _contexts(g, st, rng):
         top = st.top
         c = Ctx(st, seat=s, top=top, play=top if rng.random() < 0.7 else None,
                 beaten=top if rng.random() < 0.2 else None, target=rng.choice([None, *st.seat_list]),
-                leading=top is None, card=rng.choice([None, *kinds]), round=rng.randrange(3))
+                leading=top is None, card=rng.choice([None, *kinds]), round=rng.randrange(3),
+                kind=rng.choice([None, "point", "burn", "stuck", "fall", "", "other"]))
         c.amount = rng.randrange(4)
         yield c
 

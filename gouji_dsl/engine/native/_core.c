@@ -385,7 +385,10 @@ fail:
 #define L_SETBITS (L_HANDS + (G_MAX_SEATS + 1) * G_MAX_KINDS)
 #define L_SETCOUNT (L_SETBITS + SET_N)
 #define L_STRENGTH (L_SETCOUNT + SET_N)
-#define L_LEN (L_STRENGTH + G_MAX_KINDS)
+#define L_FLAGS (L_STRENGTH + G_MAX_KINDS)
+#define L_PREVFLAGS (L_FLAGS + VM_NFLAGS)
+#define L_COUNTERS (L_PREVFLAGS + VM_NFLAGS)
+#define L_LEN (L_COUNTERS + VM_NCOUNTERS * (G_MAX_SEATS + 1))
 
 static int get_code(Py_buffer *b, const int32_t **code, int *n)
 {
@@ -449,6 +452,18 @@ static int unpack_ctx(Py_buffer *b, vm_ctx *c)
     }
     for (i = 0; i < G_MAX_KINDS; i++)
         c->strength[i] = (int32_t)w[L_STRENGTH + i];
+    for (i = 0; i < VM_NFLAGS; i++) {
+        if (w[L_FLAGS + i] < 0 || w[L_FLAGS + i] >= ((int64_t)1 << (G_MAX_SEATS + 1)) || w[L_PREVFLAGS + i] < 0
+            || w[L_PREVFLAGS + i] >= ((int64_t)1 << (G_MAX_SEATS + 1))) {
+            PyErr_SetString(PyExc_ValueError, "a flag's seat set is out of range");
+            return -1;
+        }
+        c->flag_bits[i] = (uint32_t)w[L_FLAGS + i];
+        c->prev_flag_bits[i] = (uint32_t)w[L_PREVFLAGS + i];
+    }
+    for (i = 0; i < VM_NCOUNTERS; i++)
+        for (j = 0; j <= G_MAX_SEATS; j++)
+            c->counters[i][j] = w[L_COUNTERS + i * (G_MAX_SEATS + 1) + j];
     if (vm_ctx_check(c) < 0) {
         PyErr_SetString(PyExc_ValueError, "the context is inconsistent (seats, kinds or a tag out of range)");
         return -1;
@@ -539,7 +554,9 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyModule_AddIntConstant(m, "CTX_LEN", L_LEN) < 0 || PyModule_AddIntConstant(m, "NSLOTS", VM_NSLOTS) < 0
         || PyModule_AddIntConstant(m, "NPLAYS", VM_NPLAYS) < 0 || PyModule_AddIntConstant(m, "NATTRS", VM_NATTRS) < 0
         || PyModule_AddIntConstant(m, "MAX_SEATS", G_MAX_SEATS) < 0 || PyModule_AddIntConstant(m, "MAX_KINDS", G_MAX_KINDS) < 0
-        || PyModule_AddIntConstant(m, "MAX_CODE", VM_MAX_CODE) < 0) {
+        || PyModule_AddIntConstant(m, "MAX_CODE", VM_MAX_CODE) < 0
+        || PyModule_AddIntConstant(m, "NFLAGS", VM_NFLAGS) < 0 || PyModule_AddIntConstant(m, "NCOUNTERS", VM_NCOUNTERS) < 0
+        || PyModule_AddIntConstant(m, "NLOCALS", VM_NLOCALS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -21,6 +21,7 @@ compiler's :class:`~gouji_dsl.lang.ops.EvalError` where the program fails.
 """
 from __future__ import annotations
 
+import threading
 from array import array
 from dataclasses import dataclass
 from typing import Any
@@ -34,9 +35,10 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS
 
 # ---- the numbering of vm.h (keep in step with it)
-T_NONE, T_BOOL, T_INT, T_RANK = 0, 1, 2, 3
+T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT = 0, 1, 2, 3, 4
 (OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
- OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET) = range(17)
+ OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET, OP_STORE, OP_LOAD, OP_FLAG, OP_PREVFLAG,
+ OP_COUNTER, OP_INMASK) = range(23)
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
                                                "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held"))}
 #: what each seat function gives for a none seat in vm.h (checked against the vocabulary's none_result)
@@ -47,7 +49,7 @@ SETS = {name: i for i, name in enumerate(("all_seats", "active_seats", "finished
 BINS = {name: i for i, name in enumerate(("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank",
                                           "gt_rank", "ge_rank", "add", "sub", "mul", "floordiv", "mod"))}
 #: scalar variables: the question's and the game's (slot numbers)
-SLOTS = {"seat": 0, "target": 1, "leading": 2, "amount": 3, "round": 4, "card": 5,
+SLOTS = {"seat": 0, "target": 1, "leading": 2, "amount": 3, "round": 4, "card": 5, "kind": 6,
          "leader": 8, "burner": 9, "game_number": 10, "places_taken": 11, "trick_number": 12, "prev_sweep": 13,
          "first_game": 14}
 PLAYS = {"play": 0, "top": 1, "beaten": 2}
@@ -57,6 +59,52 @@ ATTRS = {"seat": (0, "seat"), "rank": (1, "rank"), "count": (2, "count"), "carri
          "beaten": (8, "beaten_seat"), "over_yield": (9, "over_yield"), "yielder": (10, "yielder"),
          "empties_hand": (11, "empties_hand"), "burn": (12, "is_burn")}
 INT32 = 2**31
+NLOCALS, NFLAGS, NCOUNTERS = 32, 32, 16  # (vm.h: VM_NLOCALS, VM_NFLAGS, VM_NCOUNTERS)
+
+
+class Names:
+    """The texts, flags and counters one ruleset's programs name, numbered (text 0 is the empty
+    text: the only false one). A text that is a card kind's name is always that kind (a rank),
+    never a text, so that equality between the two is Python's."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, int] = {"": 0}
+        self.flags: dict[str, int] = {}
+        self.counters: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def text(self, s: str) -> int:
+        with self.lock:
+            return self.texts.setdefault(s, len(self.texts))
+
+    def flag(self, name: str) -> int | None:
+        with self.lock:
+            if name not in self.flags and len(self.flags) >= NFLAGS:
+                return None
+            return self.flags.setdefault(name, len(self.flags))
+
+    def counter(self, name: str) -> int | None:
+        with self.lock:
+            if name not in self.counters and len(self.counters) >= NCOUNTERS:
+                return None
+            return self.counters.setdefault(name, len(self.counters))
+
+
+_names: dict[int, tuple[RuleGraph, Names]] = {}
+_names_lock = threading.Lock()
+
+
+def names(graph: RuleGraph) -> Names:
+    """The name table of ``graph`` (one per graph object; the most recent 64 are kept)."""
+    with _names_lock:
+        got = _names.get(id(graph))
+        if got is not None and got[0] is graph:
+            return got[1]
+        table = Names()
+        _names[id(graph)] = (graph, table)
+        while len(_names) > 64:
+            _names.pop(next(iter(_names)))
+        return table
 
 _OPS_TEXT = {"floordiv": "//", "mod": "%"}
 
@@ -80,6 +128,9 @@ class _Emitter:
         self.code: list[int] = []
         self.fails: dict[int, tuple[str, SourcePos]] = {}
         self.depth = 0  # (nested definitions)
+        self.names = names(graph)
+        self.frames: list[int] = []  # the first local of each definition being inlined
+        self.nlocals = 0
 
     def refuse(self, n: A.Node, what: str) -> Unsupported:
         return Unsupported(f"{what} ({n.pos.path}:{n.pos.line}:{n.pos.col}: {A.unparse(n)})")
@@ -93,8 +144,10 @@ class _Emitter:
             if not -INT32 < v < INT32:
                 raise self.refuse(n, f"the number {v} is outside the core's constants")
             self.code += [OP_CONST, T_INT, v]
-        elif isinstance(v, str) and v in self.kidx and _cat(n) in ("rank", "text", "any"):
+        elif isinstance(v, str) and v in self.kidx:
             self.code += [OP_CONST, T_RANK, self.kidx[v]]
+        elif isinstance(v, str):
+            self.code += [OP_CONST, T_TEXT, self.names.text(v)]
         else:
             raise self.refuse(n, f"a constant of kind {type(v).__name__}")
 
@@ -115,6 +168,11 @@ class _Emitter:
                 raise self.refuse(n, f"the definition {n.name!r}")
             self.inline(n, info.body)
             return
+        if n.ref == A.Ref.PARAM:
+            if not self.frames or n.index < 0:
+                raise self.refuse(n, f"the parameter {n.name!r} outside its definition")
+            self.code += [OP_LOAD, self.frames[-1] + n.index]
+            return
         if n.ref in (A.Ref.CONTEXT, A.Ref.GLOBAL) and n.name in SLOTS:
             self.code += [OP_SLOT, SLOTS[n.name]]
             return
@@ -122,21 +180,37 @@ class _Emitter:
             raise self.refuse(n, f"the play {n.name!r} as a value")
         raise self.refuse(n, f"the name {n.name!r}")
 
-    def inline(self, n: A.Node, body: A.Node) -> None:
+    def inline(self, n: A.Node, body: A.Node, args: tuple[A.Node, ...] = ()) -> None:
+        """A definition's body in place; its arguments first, each into a local of its own (as
+        the compiler evaluates them all, in order, before the body)."""
         if self.depth > 16:
             raise self.refuse(n, "definitions nested more than 16 deep")
+        if self.nlocals + len(args) > NLOCALS:
+            raise self.refuse(n, f"more than {NLOCALS} definition arguments in one expression")
+        base = self.nlocals
+        self.nlocals += len(args)
+        for i, a in enumerate(args):
+            self.truth_or_value(a)
+            self.code += [OP_STORE, base + i]
         self.depth += 1
+        self.frames.append(base)
         try:
             self.e(body)
         finally:
             self.depth -= 1
+            self.frames.pop()
+
+    def truth_or_value(self, a: A.Node) -> None:
+        if isinstance(a, A.Name) and a.ref == A.Ref.CONTEXT and a.name in PLAYS:
+            raise self.refuse(a, f"the play {a.name!r} as an argument")
+        self.e(a)
 
     def e_Call(self, n: A.Call) -> None:
         if n.ref == A.Ref.DEFINITION:
             info = self.compiler.definitions[n.func]
-            if info.params or info.body is None:
-                raise self.refuse(n, f"the definition {n.func!r} with parameters")
-            self.inline(n, info.body)
+            if info.body is None or len(info.params) != len(n.args):
+                raise self.refuse(n, f"the definition {n.func!r}")
+            self.inline(n, info.body, n.args)
             return
         sig = FUNCTIONS.get(n.func)
         if n.ref != A.Ref.FUNCTION or sig is None:
@@ -154,6 +228,16 @@ class _Emitter:
             self.e(n.args[1])
             self.code += [OP_HOLDS]
             return
+        if n.func in ("flag", "prev_flag", "counter") and len(n.args) == 2 and sig.none_result == (0 if n.func == "counter" else False):
+            c, v = self.compiler.constant(n.args[1])
+            if not (c and isinstance(v, str)):
+                raise self.refuse(n, f"{n.func}() of a name that is not written out")
+            slot = self.names.counter(v) if n.func == "counter" else self.names.flag(v)
+            if slot is None:
+                raise self.refuse(n, f"more than {NCOUNTERS if n.func == 'counter' else NFLAGS} {n.func} names")
+            self.seat_operand(n.args[0])
+            self.code += [{"flag": OP_FLAG, "prev_flag": OP_PREVFLAG, "counter": OP_COUNTER}[n.func], slot]
+            return
         if n.func == "count" and len(n.args) == 1 and isinstance(n.args[0], A.Name) and n.args[0].name in SETS \
                 and n.args[0].ref == A.Ref.GLOBAL:
             self.code += [OP_COUNTSET, SETS[n.args[0].name]]
@@ -161,7 +245,7 @@ class _Emitter:
         raise self.refuse(n, f"the function {n.func!r}")
 
     def seat_operand(self, a: A.Node) -> None:
-        if _cat(a) not in ("seat", "int", "none"):
+        if _cat(a) not in ("seat", "int", "none", "any"):  # (any: a definition's parameter; checked when it runs)
             raise self.refuse(a, f"a seat argument of type {a.type}")
         self.e(a)
 
@@ -204,7 +288,7 @@ class _Emitter:
                         self.code += [OP_NOT]
                     return
                 raise self.refuse(n, "comparing plays")
-            if not ({cl, cr} - {"none"} <= {"int", "seat", "bool"} or {cl, cr} - {"none"} <= {"rank"}):
+            if not {cl, cr} <= {"int", "seat", "bool", "rank", "text", "none"}:
                 raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
         elif impl.endswith("_int"):
             if not {cl, cr} <= {"int", "seat", "none"}:
@@ -217,6 +301,24 @@ class _Emitter:
             if isinstance(r, A.Name) and r.ref == A.Ref.GLOBAL and r.name in SETS and cl in ("seat", "int", "none"):
                 self.e(n.left)
                 self.code += [OP_INSET, SETS[r.name]]
+                if impl.startswith("not"):
+                    self.code += [OP_NOT]
+                return
+            c, v = self.compiler.constant(r)
+            if c and isinstance(v, (list, dict)) and v:
+                keys = list(v)
+                if all(isinstance(k, str) and k in self.kidx for k in keys) and len(self.kinds) <= 64:
+                    kind, bits = 0, [self.kidx[k] for k in keys]
+                elif all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 64 for k in keys):
+                    kind, bits = 1, keys
+                else:
+                    raise self.refuse(n, "membership in a list of other values")
+                if cl not in ("rank", "text", "int", "seat", "bool", "none"):
+                    raise self.refuse(n, f"membership of a {n.left.type}")
+                mask = sum(1 << b for b in set(bits))
+                lo, hi = mask & 0xFFFFFFFF, mask >> 32
+                self.e(n.left)
+                self.code += [OP_INMASK, kind, lo - (1 << 32) if lo >= INT32 else lo, hi - (1 << 32) if hi >= INT32 else hi]
                 if impl.startswith("not"):
                     self.code += [OP_NOT]
                 return
@@ -299,7 +401,7 @@ def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
 
 
 # ------------------------------------------------------------------------------ contexts
-def _tagged(v: Any, kidx: dict[str, int]) -> tuple[int, int]:
+def _tagged(v: Any, kidx: dict[str, int], table: Names) -> tuple[int, int]:
     if v is None:
         return T_NONE, 0
     if isinstance(v, bool):
@@ -308,6 +410,8 @@ def _tagged(v: Any, kidx: dict[str, int]) -> tuple[int, int]:
         return T_INT, v
     if isinstance(v, str) and v in kidx:
         return T_RANK, kidx[v]
+    if isinstance(v, str):
+        return T_TEXT, table.text(v)
     raise Unsupported(f"a context value {v!r}")
 
 
@@ -317,15 +421,16 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
     g = ctx.g
     kinds = tuple(graph.model.kinds)
     kidx = {k: i for i, k in enumerate(kinds)}
+    table = names(graph)
     w = [0] * core.CTX_LEN
     w[0:4] = [g.n_seats, g.n_teams, len(kinds), graph.model.n_ranks]
     at = 4
-    vals = {"seat": ctx.seat, "target": ctx.target, "leading": ctx.leading, "amount": ctx.amount, "round": ctx.round,
+    vals = {"kind": ctx.kind, "seat": ctx.seat, "target": ctx.target, "leading": ctx.leading, "amount": ctx.amount, "round": ctx.round,
             "card": ctx.card, "leader": g.trick_leader, "burner": g.burner, "game_number": g.game_number,
             "places_taken": len(g.places), "trick_number": g.trick_no, "prev_sweep": bool(g.prev and g.prev.sweep),
             "first_game": g.prev is None}
     for name, slot in SLOTS.items():
-        w[at + 2 * slot], w[at + 2 * slot + 1] = _tagged(vals[name], kidx)
+        w[at + 2 * slot], w[at + 2 * slot + 1] = _tagged(vals[name], kidx, table)
     at += 2 * core.NSLOTS
     plays = {"play": ctx.play, "top": ctx.top, "beaten": ctx.beaten}
     for name, p in PLAYS.items():
@@ -338,7 +443,7 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
         for a, field in ATTRS.values():
             v = tp.play.pure_jokers if field is None else getattr(tp, field)
             base = at + 2 * (p * core.NATTRS + a)
-            w[base], w[base + 1] = _tagged(v, kidx)
+            w[base], w[base + 1] = _tagged(v, kidx, table)
     at += 2 * core.NPLAYS * core.NATTRS
     for s, place in g.places.items():
         w[at + s] = place
@@ -360,6 +465,19 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
     strength = graph._compiler.strength  # (the rank order the compiler's operators use)
     for kind, ki in kidx.items():
         w[at + ki] = strength[kind]
+    at += core.MAX_KINDS
+    seats = range(1, core.MAX_SEATS + 1)
+    prev_flags = g.prev.flags if g.prev is not None else {}
+    for name, f in list(table.flags.items()):
+        w[at + f] = sum(1 << s for s in seats if s in g.flags.get(name, ()))
+        w[at + core.NFLAGS + f] = sum(1 << s for s in seats if s in prev_flags.get(name, ()))
+    at += 2 * core.NFLAGS
+    for name, k in list(table.counters.items()):
+        for s, v in g.counters.get(name, {}).items():
+            if isinstance(s, int) and 1 <= s <= core.MAX_SEATS:
+                if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
+                    raise Unsupported(f"the counter {name!r} holds {v!r}")
+                w[at + k * (core.MAX_SEATS + 1) + s] = v
     return array("q", w).tobytes()
 
 
@@ -373,8 +491,17 @@ def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes) -> Any:
             return bool(value)
         if tag == T_INT:
             return value
+        if tag == T_TEXT:
+            return _text_of(graph, value)
         return graph.model.kinds[value]
     if status == 1 and pc in prog.fails:
         op, pos = prog.fails[pc]
         raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)
     raise Unsupported(f"the native program of {prog.text!r} met a value it does not handle (status {status} at {pc})")
+
+
+def _text_of(graph: RuleGraph, i: int) -> str:
+    for s, j in names(graph).texts.items():
+        if j == i:
+            return s
+    raise Unsupported(f"the native program answered text {i}, which no rule names")

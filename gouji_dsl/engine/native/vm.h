@@ -27,7 +27,8 @@
 
 #include "game.h"
 
-enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_RANK = 3, T_NTAGS = 4 };
+enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_RANK = 3, T_TEXT = 4, T_NTAGS = 5 };  /* a text is its id in the ruleset's
+   text table (hooks.py); id 0 is the empty text, the only false one */
 
 typedef struct {
     int32_t tag;
@@ -39,6 +40,9 @@ typedef struct {
 #define VM_NSLOTS 32  /* scalar variables (context and game), numbered by hooks.py */
 #define VM_NPLAYS 3   /* play, top, beaten */
 #define VM_NATTRS 16  /* attributes of a play, numbered by hooks.py */
+#define VM_NLOCALS 32  /* the arguments of inlined definitions */
+#define VM_NFLAGS 32   /* flags a ruleset names (numbered by hooks.py) */
+#define VM_NCOUNTERS 16
 #define VM_INT_LIMIT ((int64_t)1 << 53)  /* ints stay far inside int64: a larger one is an error */
 
 enum {
@@ -59,10 +63,16 @@ enum {
     OP_JFALSE_POP,  /* target: pop; jump if it was false */
     OP_JUMP,        /* target */
     OP_RET,         /* pop the result */
+    OP_STORE,       /* local: pop into locals[local] */
+    OP_LOAD,        /* local: push locals[local] (none until stored) */
+    OP_FLAG,        /* flag: pop a seat, push whether it has the flag (false for none) */
+    OP_PREVFLAG,    /* flag: ... at the end of the previous game */
+    OP_COUNTER,     /* counter: pop a seat, push its counter (0 for none) */
+    OP_INMASK,      /* kind lo hi: pop x, push whether x is in the set of ranks (kind 0) or of whole numbers 0..63 (kind 1) */
     OP_NOPS
 };
 
-static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0};
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3};
 
 enum {
     FN_OPPOSITE = 0, FN_DOWNSTREAM, FN_UPSTREAM, FN_TEAM, FN_NEXT_ACTIVE, FN_ACTIVE, FN_OUT, FN_REVOLTED,
@@ -89,6 +99,9 @@ typedef struct {
     uint32_t set_bits[SET_N];                  /* bit s: seat s is in the set */
     int32_t set_count[SET_N];                  /* the sets' sizes (finished may repeat no seat: bits suffice, but counts are given) */
     int32_t strength[G_MAX_KINDS];
+    uint32_t flag_bits[VM_NFLAGS];            /* bit s: seat s has the flag */
+    uint32_t prev_flag_bits[VM_NFLAGS];
+    int64_t counters[VM_NCOUNTERS][G_MAX_SEATS + 1];
 } vm_ctx;
 
 typedef struct {
@@ -214,6 +227,32 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
         case OP_RET:
             in = 1;
             break;
+        case OP_STORE:
+        case OP_LOAD:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NLOCALS)
+                return -1;
+            in = op == OP_STORE;
+            out = op == OP_LOAD;
+            break;
+        case OP_FLAG:
+        case OP_PREVFLAG:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NFLAGS)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
+        case OP_COUNTER:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NCOUNTERS)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
+        case OP_INMASK:
+            if (code[pc + 1] < 0 || code[pc + 1] > 1)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
         default:
             return -1;
         }
@@ -255,14 +294,14 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
 
 static inline int vm_truth(vm_value x)
 {
-    return x.tag == T_RANK ? 1 : (x.tag == T_NONE ? 0 : x.v != 0);
+    return x.tag == T_RANK ? 1 : (x.tag == T_NONE ? 0 : x.v != 0);  /* (a text: id 0 is the empty one) */
 }
 
 static inline int vm_eq(vm_value x, vm_value y)
 {
     if (x.tag == T_NONE || y.tag == T_NONE)
         return x.tag == y.tag;
-    if (x.tag == T_RANK || y.tag == T_RANK)
+    if (x.tag == T_RANK || y.tag == T_RANK || x.tag == T_TEXT || y.tag == T_TEXT)
         return x.tag == y.tag && x.v == y.v;
     return x.v == y.v;  /* bools and ints compare as numbers (true == 1) */
 }
@@ -287,12 +326,14 @@ static inline int vm_is_active(const vm_ctx *c, int64_t s)
 static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
 {
     vm_value st[VM_STACK + 1];
+    vm_value locals[VM_NLOCALS];
     vm_result res;
     int sp = 0, pc = 0, steps = 0;
     res.status = VM_BAD;
     res.pc = 0;
     res.result.tag = T_NONE;
     res.result.v = 0;
+    memset(locals, 0, sizeof locals);  /* (T_NONE) */
 #define PUSH(T, V) do { if (sp >= VM_STACK) goto bad; st[sp].tag = (T); st[sp].v = (V); sp++; } while (0)
 #define NEED(k) do { if (sp < (k)) goto bad; } while (0)
     while (pc >= 0 && pc < n && steps++ <= n) {
@@ -351,7 +392,7 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                 pc += 2;
                 break;
             }
-            if (x.tag == T_RANK) {
+            if (x.tag != T_INT && x.tag != T_BOOL) {  /* (a rank or a text where a seat is wanted) */
                 res.status = VM_DOMAIN;
                 res.result = x;
                 return res;
@@ -429,7 +470,7 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             if (s.tag == T_NONE || r.tag == T_NONE) {
                 PUSH(T_INT, 0);
             } else {
-                if (r.tag != T_RANK || r.v < 0 || r.v >= c->n_kinds || s.tag == T_RANK || !vm_seat_ok(c, s.v))
+                if (r.tag != T_RANK || r.v < 0 || r.v >= c->n_kinds || (s.tag != T_INT && s.tag != T_BOOL) || !vm_seat_ok(c, s.v))
                     goto domain;
                 PUSH(T_INT, c->hands[s.v][r.v]);
             }
@@ -449,7 +490,7 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             if (set < 0 || set >= SET_N)
                 goto bad;
             x = st[--sp];
-            PUSH(T_BOOL, x.tag != T_NONE && x.tag != T_RANK && vm_seat_ok(c, x.v) && ((c->set_bits[set] >> x.v) & 1U));
+            PUSH(T_BOOL, (x.tag == T_INT || x.tag == T_BOOL) && vm_seat_ok(c, x.v) && ((c->set_bits[set] >> x.v) & 1U));
             pc += 2;
             break;
         }
@@ -578,6 +619,53 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             res.status = VM_OK;
             res.result = st[sp - 1];
             return res;
+        case OP_STORE:
+            NEED(1);
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NLOCALS)
+                goto bad;
+            locals[code[pc + 1]] = st[--sp];
+            pc += 2;
+            break;
+        case OP_LOAD:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NLOCALS || sp >= VM_STACK)
+                goto bad;
+            st[sp++] = locals[code[pc + 1]];
+            pc += 2;
+            break;
+        case OP_FLAG:
+        case OP_PREVFLAG:
+        case OP_COUNTER: {
+            vm_value x;
+            int f = code[pc + 1];
+            NEED(1);
+            if (f < 0 || f >= (op == OP_COUNTER ? VM_NCOUNTERS : VM_NFLAGS))
+                goto bad;
+            x = st[--sp];
+            if (op == OP_COUNTER) {
+                int ok = x.tag == T_INT || x.tag == T_BOOL;
+                PUSH(T_INT, ok && vm_seat_ok(c, x.v) ? c->counters[f][x.v] : 0);
+            } else {
+                uint32_t bits = op == OP_FLAG ? c->flag_bits[f] : c->prev_flag_bits[f];
+                int ok = (x.tag == T_INT || x.tag == T_BOOL) && vm_seat_ok(c, x.v);
+                PUSH(T_BOOL, ok && ((bits >> x.v) & 1U));
+            }
+            pc += 2;
+            break;
+        }
+        case OP_INMASK: {
+            vm_value x;
+            uint64_t mask = (uint64_t)(uint32_t)code[pc + 2] | ((uint64_t)(uint32_t)code[pc + 3] << 32);
+            int want_rank = code[pc + 1] == 0, in;
+            NEED(1);
+            x = st[--sp];
+            if (want_rank)
+                in = x.tag == T_RANK && x.v >= 0 && x.v < 64 && ((mask >> x.v) & 1U);
+            else
+                in = (x.tag == T_INT || x.tag == T_BOOL) && x.v >= 0 && x.v < 64 && ((mask >> x.v) & 1U);
+            PUSH(T_BOOL, in);
+            pc += 4;
+            break;
+        }
         default:
             goto bad;
         }

@@ -206,6 +206,20 @@ def test_every_network_answers_to_ip_addresses_and_the_public_url_but_not_to_oth
     assert only("192.168.1.20:8000") and not only("127.0.0.1:8000") and not only("10.0.0.1:8000")
 
 
+def test_behind_a_proxy_the_public_urls_origin_and_host_are_the_pages():
+    async def test(s: Served) -> None:
+        async with s.session.get(s.base + f"/?key={SECRET}", headers={"Host": "games.example.org"}) as r:
+            page = await r.text()
+            assert r.status == 200 and f'data-session-websocket-url="wss://games.example.org/gouji/ws/{SECRET}"' in page
+        ws = await s.connect(Origin="https://games.example.org", Host="games.example.org")
+        assert "started" in await _next_json(ws)
+        await ws.close()
+        for origin in ("http://games.example.org", "https://games.example.org:8443", "https://evil.example"):
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await s.connect(Origin=origin, Host="games.example.org")
+    serve(test, public_url="https://games.example.org/gouji/")
+
+
 # -- 2. bounds --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("query, size", [

@@ -119,12 +119,23 @@ class Answers:
                     self.names.add((name.lower().rstrip("."), port))
         else:
             self.names.add((host.lower(), port))
+        self.public: tuple[str, int] | None = None
+        self.public_default_port = False
         if public_url:
             parts = urlsplit(public_url)
             default = 443 if parts.scheme == "https" else 80
-            hp = _host_port(parts.netloc, default)
-            if hp is not None:
-                self.names.add(hp)
+            self.public = _host_port(parts.netloc, default)
+            self.public_default_port = self.public is not None and self.public[1] == default
+
+    def is_public(self, host_header: str | None) -> bool:
+        """``host_header`` names the ``--public-url``'s host (without a port when that is its scheme's
+        default: a proxy that ends TLS forwards ``Host: name`` over plain HTTP)."""
+        if self.public is None or not host_header:
+            return False
+        hp = _host_port(host_header, -1)
+        if hp is None or hp[0] != self.public[0]:
+            return False
+        return hp[1] == self.public[1] or (hp[1] == -1 and self.public_default_port)
 
     def __call__(self, host_header: str | None, default_port: int = 80) -> bool:
         if not host_header:
@@ -132,7 +143,7 @@ class Answers:
         hp = _host_port(host_header, default_port)
         if hp is None:
             return False
-        if hp in self.names:
+        if hp in self.names or self.is_public(host_header):
             return True
         return self.wildcard and hp[1] == self.port and _is_ip(hp[0])  # an IP address cannot be rebound
 
@@ -340,11 +351,13 @@ class GoujiServer(Server):
         """The websocket must come from this server's page: its Origin is the address the page was
         loaded from (the scheme and the Host of this request), or the ``--public-url``."""
         origin = request.headers.get("Origin")
-        pages = {self._origin(f"{request.scheme}://{request.headers.get('Host', '')}")}
-        if self.explicit_public_url:
-            pages.add(self._origin(self.explicit_public_url))
-        pages.discard(None)
-        if not origin or self._origin(origin) not in pages:
+        host = request.headers.get("Host", "")
+        if self.explicit_public_url and self.answers.is_public(host):
+            public = urlsplit(self.explicit_public_url)  # its scheme and host (a path prefix is not part of an origin)
+            page = self._origin(f"{public.scheme}://{public.netloc}")
+        else:
+            page = self._origin(f"{request.scheme}://{host}")
+        if not origin or page is None or self._origin(origin) != page:
             raise web.HTTPForbidden(text=(
                 f"gouji serve: refused: a websocket from {origin or 'a page without an Origin'!s}, not from "
                 f"this server's page ({self.public_url})\n"))

@@ -316,3 +316,57 @@ def test_null_where_it_removes_nothing_is_an_error(tmp_path, setting, code):
     p = write(tmp_path, "bad.yaml", f"ruleset: bad\nextends: online\nsettings:\n  {setting}\n")
     result = check(p)
     assert [d.code for d in result.errors] == [code] and result.errors[0].line == 4, result.errors
+
+
+# ------------------------------------------------------------------------------ 22.19, 23.12 every problem at once
+def check_file(tmp_path, text: str):
+    from gouji_dsl.ruleset.check import check
+    return check(write(tmp_path, "r.yaml", text))
+
+
+@pytest.mark.parametrize("rule", [
+    "on: folow\n    require: \"sat == 1\"",
+    "on: folow\n    when: \"sat == 1\"\n    allow: \"true\"",
+    "on: revolution_plac\n    value: \"sat\"",
+])
+def test_an_unknown_name_is_reported_beside_a_misspelt_hook(tmp_path, rule):
+    result = check_file(tmp_path, f"ruleset: r\nextends: online\nrules:\n  - id: my.rule\n    {rule}\n")
+    codes = [d.code for d in result.errors]
+    assert codes == [Code.UNKNOWN_HOOK, Code.UNKNOWN_NAME], result.errors
+    assert result.errors[1].line == 6 and "'sat'" in result.errors[1].message and "seat" in (result.errors[1].hint or "")
+
+
+def test_a_misspelt_hook_with_known_names_reports_the_hook_only(tmp_path):
+    result = check_file(tmp_path, "ruleset: r\nextends: online\nrules:\n  - id: my.rule\n    on: folow\n"
+                        "    require: \"seat == opposite(top.seat) and settings.gouji_minimum['K'] > 1\"\n")
+    assert [d.code for d in result.errors] == [Code.UNKNOWN_HOOK]
+
+
+@pytest.mark.parametrize("expr, names", [
+    ("foo == 1 and bar == 2 or baz", ["foo", "bar", "baz"]),
+    ("fooo(seat) or settings.nope > 1 or sat == 2", ["fooo", "nope", "sat"]),
+])
+def test_every_unknown_name_of_an_expression_is_reported(tmp_path, expr, names):
+    result = check_file(tmp_path, f"ruleset: r\nextends: online\nrules:\n  - id: my.rule\n    on: follow\n"
+                        f"    require: \"{expr}\"\n")
+    assert [n for n in names if any(f"{n!r}" in d.message for d in result.errors)] == names, result.errors
+    assert len(result.errors) == 3 and {d.line for d in result.errors} == {6}
+    assert sorted(d.col for d in result.errors) == [d.col for d in result.errors]
+
+
+@pytest.mark.parametrize("name, meant", [("gouji_\\u200bminimum", "gouji_minimum"), ("gouji\\u2060_minimum", "gouji_minimum"),
+                                         ("ｇｏｕｊｉ_minimum", "gouji_minimum"), ("gouji_minimum\\u00ad", "gouji_minimum")])
+def test_an_invisible_character_in_a_setting_name_is_reported_and_the_value_still_checked(tmp_path, name, meant):
+    result = check_file(tmp_path, f"ruleset: r\nextends: online\nsettings:\n  \"{name}\": {{Q: many}}\n  seats: 1.5\n")
+    codes = [d.code for d in result.errors]
+    assert codes.count(Code.INVALID_NAME) == 1 and codes.count(Code.SETTING_TYPE_MISMATCH) == 2, result.errors
+    bad_name = next(d for d in result.errors if d.code == Code.INVALID_NAME)
+    assert bad_name.line == 4 and repr(meant) in (bad_name.hint or "") and "U+" in (bad_name.hint or "")
+    assert "\u200b" not in bad_name.message and "\u2060" not in bad_name.message  # printed escaped
+    assert {d.line for d in result.errors if d.code == Code.SETTING_TYPE_MISMATCH} == {4, 5}
+
+
+def test_a_bad_setting_name_leaves_the_other_settings_checked(tmp_path):
+    # one invalid name left every setting of the file out: the bad value beside it was not reported
+    result = check_file(tmp_path, "ruleset: r\nextends: online\nsettings:\n  \"bad name\": 1\n  seats: 1.5\n")
+    assert [(d.code, d.line) for d in result.errors] == [(Code.INVALID_NAME, 4), (Code.SETTING_TYPE_MISMATCH, 5)]

@@ -571,3 +571,42 @@ def check(node: A.Node, scope: Scope, *, want: Type | None = None, what: str = "
 
 
 _ = (Int, Nullable, PLAY, SEAT)
+
+
+NAME_CODES = frozenset({Code.UNKNOWN_NAME, Code.UNKNOWN_FUNCTION, Code.UNKNOWN_SETTING, Code.NAME_NOT_AVAILABLE})
+"""The codes of a name an expression cannot use (reported for every such name, see :func:`unknown_names`)."""
+
+
+def _nodes(node: A.Node) -> Iterator[A.Node]:
+    """``node`` and every node below it, in text order."""
+    from dataclasses import fields
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        below: list[A.Node] = []
+        for f in fields(n):
+            v = getattr(n, f.name)
+            if isinstance(v, A.Node):
+                below.append(v)
+            elif isinstance(v, tuple):
+                below.extend(x for x in v if isinstance(x, A.Node))
+        stack.extend(reversed(below))
+
+
+def unknown_names(node: A.Node, scope: Scope) -> list[ExprError]:
+    """Every name of the parsed ``node`` that ``scope`` does not know (a variable, a function, a
+    setting, a definition), each as the error :func:`check` would raise for it, in text order: the
+    checker stops at the first problem, and an expression with three unknown names has three."""
+    out: list[ExprError] = []
+    c = _Checker(scope)
+    for n in _nodes(node):
+        try:
+            if isinstance(n, A.Name | A.Setting):
+                c.check(n)
+            elif isinstance(n, A.Call) and n.func not in scope.functions and n.func not in scope.definitions:
+                c.check(replace(n, args=()))
+        except ExprError as e:
+            if e.code in NAME_CODES:
+                out.append(e)
+    return sorted(out, key=lambda e: e.offset)

@@ -25,7 +25,7 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
 from gouji_dsl.engine.model import CardModel, SettingError
 from gouji_dsl.lang.ast import Node
-from gouji_dsl.lang.check import DefInfo, Definitions, Scope, check
+from gouji_dsl.lang.check import NAME_CODES, DefInfo, Definitions, Scope, check, unknown_names
 from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
@@ -575,6 +575,28 @@ def _settings_hint(spec: RuleSpec, typed: Settings, node_reads: frozenset[str]) 
     return "; ".join(notes) or None
 
 
+def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts) -> None:
+    """The names no question knows in a rule whose hook is unknown (misspelt: ``on: folow``): its
+    expressions are checked against every question's names at once (types are not checked: what
+    the question wants is not known), so `sat` beside `folow` is reported too."""
+    scope = texts.scopes.get("")
+    if scope is None:
+        scope = texts.scopes[""] = hook_scope(None, typed, definitions)
+    parts: list[tuple[str, Text | None]] = [("when", spec.when), ("target", spec.target), ("amount", spec.amount),
+                                            ("giver", spec.giver)]
+    if spec.effect not in ("mark", "unmark", "count"):  # those name a flag or counter, not an expression
+        parts.insert(1, (spec.effect, spec.effect_expr))
+    for part, text in parts:
+        if text is None:
+            continue
+        tree = texts.parse(text)
+        if isinstance(tree, ExprError):
+            texts.report(text, tree, f"rule {spec.id!r} {part}")
+            continue
+        for e in unknown_names(tree, scope):
+            texts.report(text, e, f"rule {spec.id!r} {part}")
+
+
 def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts, ids: set[str]) -> RuleNode | None:
     bag = texts.bag
     hook_name = spec.on.text
@@ -584,6 +606,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
         bag.add(Diagnostic.at(o, f"unknown hook {hook_name!r} in rule {spec.id!r}",
                               hint=did_you_mean(hook_name, HOOKS) or "hooks: " + ", ".join(HOOKS),
                               source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_HOOK))
+        _report_unknown_names(spec, typed, definitions, texts)
         return None
     allowed = EFFECTS_BY_KIND[hook.kind]
     if spec.effect not in allowed:
@@ -611,7 +634,12 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
             hint = None
             if e.code in (Code.TYPE_MISMATCH, Code.MISSING_KEY) and not isinstance(tree, ExprError):
                 hint = _settings_hint(spec, typed, tree.reads)
-            texts.report(text, e, f"rule {spec.id!r} {part if part != 'effect' else spec.effect}", hint)
+            what = f"rule {spec.id!r} {part if part != 'effect' else spec.effect}"
+            texts.report(text, e, what, hint)
+            if e.code in NAME_CODES and not isinstance(tree, ExprError):  # every unknown name, not the first only
+                for other in unknown_names(tree, scope):
+                    if other.offset != e.offset:
+                        texts.report(text, other, what)
             ok = False
 
     comp("when", spec.when, BOOL, "the guard (when)")

@@ -35,6 +35,7 @@ import math
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -600,6 +601,17 @@ _REQUIRED_HINTS = {
 }
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def meant_name(name: str) -> str | None:
+    """The setting name ``name`` was meant to be when it is invalid only by invisible or look-alike
+    characters (a zero-width space, a fullwidth letter: removed, or folded by NFKC), else None."""
+    folded = "".join(c for c in unicodedata.normalize("NFKC", name)
+                     if unicodedata.category(c) not in ("Cf", "Cc", "Zs", "Zl", "Zp", "Mn"))
+    return folded if folded != name and _NAME.fullmatch(folded) else None
+
+
 def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
     loc: Loc = tuple(err.absolute_path)
     v = err.validator
@@ -608,8 +620,13 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
     if "propertyNames" in err.schema_path:
         name = err.instance
         kind = {("settings",): "setting name", ("definitions",): "definition name"}.get(loc, "key")
-        return [raw.diag(loc + (name,), f"invalid {kind} {name!r}",
-                         err.schema.get("patternErrorMessage"), key=True, code=Code.INVALID_NAME)]
+        hint = err.schema.get("patternErrorMessage")
+        meant = meant_name(name) if loc == ("settings",) and isinstance(name, str) else None
+        if meant is not None:
+            odd = ", ".join(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, 'a control character')}"
+                                          for c in name if not (c.isascii() and (c.isalnum() or c == "_"))))
+            hint = f"it holds {odd}, which shows as nothing or as another letter; its value is checked as {meant!r}"
+        return [raw.diag(loc + (name,), f"invalid {kind} {name!r}", hint, key=True, code=Code.INVALID_NAME)]
     if v == "additionalProperties":
         allowed = list(err.schema.get("properties", {}))
         where = "at the top level" if not loc else f"in {_label(raw, loc)}"
@@ -762,6 +779,7 @@ class _Skip:
     settings: set[str] = field(default_factory=set)
     definitions: set[str] = field(default_factory=set)
     remove: set[int] = field(default_factory=set)
+    renamed: dict[str, str] = field(default_factory=dict)  # an invalid setting name -> the name it was meant to be
 
     def add(self, loc: Loc) -> None:
         """Leave out the item that holds the broken value at ``loc``."""
@@ -797,8 +815,12 @@ def _check(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic]:
         found = _schema_diags(raw, err)
         out.extend(found)
         loc: Loc = tuple(err.absolute_path)
-        if found and err.validator != "additionalProperties" and not (err.validator == "required" and not loc):
-            skip.add(loc if err.validator != "propertyNames" else loc + (err.instance,))
+        name_error = "propertyNames" in err.schema_path  # a bad name: only its own item is left out, not its map
+        if found and name_error and loc == ("settings",) and isinstance(err.instance, str) \
+                and (meant := meant_name(err.instance)) is not None:
+            skip.renamed[err.instance] = meant  # its value is still checked, as the setting it was meant to be
+        elif found and err.validator != "additionalProperties" and not (err.validator == "required" and not loc):
+            skip.add(loc if not name_error else loc + (err.instance,))
     if isinstance(raw.data, dict):
         for d in _check_rules(raw):
             out.append(d)
@@ -1363,6 +1385,11 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
         if name in skip.settings:
             continue
         loc: Loc = ("settings", name)
+        raw_name = name
+        if name in skip.renamed:  # its name is reported (invisible characters); its value is checked under the meant name
+            if isinstance(written_all, dict) and skip.renamed[name] in written_all:
+                continue
+            name = skip.renamed[name]
         says = source = None
         value = written
         type_decl: tuple[Text, ...] = ()
@@ -1372,10 +1399,10 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
                 type_decl = (raw.text_at(loc + ("type",)),)
             loc = loc + ("value",)
         origin = raw.origin(loc)
-        name_origin = raw.origin(("settings", name), key=True)
+        name_origin = raw.origin(("settings", raw_name), key=True)
         own_keys = {str(k): raw.origin(loc + (k,)) for k, v in value.items() if v is not None} \
             if isinstance(value, dict) else {}
-        positions, key_positions = all_positions.get(name, ({}, {}))
+        positions, key_positions = all_positions.get(raw_name, ({}, {}))
         prev = out.get(name)
         ruleset = raw.get(("ruleset",)) if isinstance(raw.get(("ruleset",)), str) else Path(raw.path).stem
         if prev is not None and isinstance(prev.value, dict) and isinstance(value, dict):

@@ -393,6 +393,93 @@ def check_record_text(text: str | bytes, *, through_cli: bool = False, check_eve
             assert_cli_json_positioned(res.stdout, path, shown)
 
 
+# ------------------------------------------------------------------------------ run folders, duel save files
+@functools.cache
+def run_folder_base() -> str:
+    """A small paired run folder (4 deals, chunks of 2), made once per process: its run.json and
+    chunk files are the bases of the run-folder targets."""
+    d = tempfile.mkdtemp(prefix="gouji-fuzz-run-")
+    out = str(Path(d) / "base")
+    res = cli(["diff", "online", "rulebook", "--simulate", "4", "--single-games", "--chunk-size", "2", "--out", out,
+               "--executor", "local", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def run_json_base() -> str:
+    return (Path(run_folder_base()) / "run.json").read_text(encoding="utf-8")
+
+
+def chunk_base() -> str:
+    return sorted(Path(run_folder_base()).glob("chunk-*.json"))[0].read_text(encoding="utf-8")
+
+
+def _run_folder(name: str, text: str) -> tuple[tempfile.TemporaryDirectory[str], Path]:
+    import shutil
+    d = tempfile.TemporaryDirectory(prefix="gouji-fuzz-")
+    folder = Path(d.name) / "run"
+    shutil.copytree(run_folder_base(), folder)
+    target = folder / "run.json" if name == "run.json" else sorted(folder.glob("chunk-*.json"))[0]
+    target.write_text(text, encoding="utf-8", errors="surrogatepass")
+    return d, folder
+
+
+def check_run_folder(text: str, *, name: str = "run.json", through_cli: bool = False) -> None:
+    """A run folder with a mutated ``run.json`` (or first chunk): :func:`load_runs` merges it or raises
+    RunError naming the file; `gouji report` exits 0/1, never an internal error."""
+    from gouji_dsl.tools.runs import RunError, load_runs
+    d, folder = _run_folder(name, text)
+    with d, time_bound():
+        try:
+            load_runs([folder])
+        except RunError as e:
+            first = str(e).splitlines()[0]
+            assert str(folder) in first and "Traceback" not in str(e), str(e)
+        if through_cli:
+            cli(["report", str(folder), "--format", "json"])
+
+
+SAVE_HEADER = {"duel": {"ruleset": "online", "a": "random", "b": "random", "seed": "5", "think_ms": None}}
+
+
+@functools.cache
+def save_line_base() -> str:
+    """A unit line of a saved duel (online, random against random, seed 5, deal 0)."""
+    from gouji_dsl.tools.duel import play_unit
+    games = play_unit(_graph(), "random", "random", 0, 1, 5)
+    return json.dumps({"games": [g.to_json() for g in games]})
+
+
+def _one_line(text: str) -> str:
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False)
+    except ValueError:
+        return text.replace("\r", " ").replace("\n", " ")
+
+
+def check_save_line(text: str, *, through_cli: bool = False) -> None:
+    """A save file (its header, then a mutated unit line): :func:`load_saved` reads it or raises
+    ValueError naming the line; the fast check of a line agrees with the schema; `gouji duel --save`
+    exits 0/1."""
+    from gouji_dsl.tools.duel import _fast_header, _fast_unit, _line_problem, load_saved
+    line = _one_line(text)
+    d, path = _tmp("save.jsonl", json.dumps(SAVE_HEADER) + "\n" + line + "\n")
+    with d, time_bound():
+        try:
+            parsed = json.loads(line)
+        except ValueError:
+            parsed = None
+        if parsed is not None:
+            fast = _fast_header(parsed) if isinstance(parsed, dict) and "duel" in parsed else _fast_unit(parsed)
+            assert fast == (_line_problem(parsed) is None), line[:300]
+        try:
+            load_saved(Path(path), SAVE_HEADER["duel"], 6)
+        except ValueError as e:
+            assert path in str(e) and "Traceback" not in str(e), str(e)
+        if through_cli:
+            cli(["duel", "online", "random", "random", "--deals", "1", "--seed", "5", "--save", path])
+
+
 TARGETS: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {
     "ruleset": (lambda: st.sampled_from(ruleset_bases()).flatmap(mutated_text), check_ruleset_text),
     "ruleset-cli": (lambda: st.sampled_from(ruleset_bases()).flatmap(mutated_text),
@@ -406,5 +493,12 @@ TARGETS: dict[str, tuple[Callable[[], Any], Callable[[Any], None]]] = {
     "record-text": (lambda: mutated_text(record_base()), check_record_text),
     "record-cli": (lambda: mutated_json(record_base()),
                    functools.partial(check_record_text, through_cli=True, check_events=True)),
+    "run-json": (lambda: mutated_json(run_json_base()), check_run_folder),
+    "run-json-cli": (lambda: mutated_json(run_json_base()), functools.partial(check_run_folder, through_cli=True)),
+    "chunk": (lambda: mutated_json(chunk_base()), functools.partial(check_run_folder, name="chunk")),
+    "chunk-cli": (lambda: mutated_json(chunk_base()), functools.partial(check_run_folder, name="chunk",
+                                                                          through_cli=True)),
+    "save-line": (lambda: mutated_json(save_line_base()), check_save_line),
+    "save-line-cli": (lambda: mutated_json(save_line_base()), functools.partial(check_save_line, through_cli=True)),
 }
 """name -> (strategy factory, check): the fuzz targets, shared by tests/test_fuzz.py and benchmarks/fuzz.py."""

@@ -22,7 +22,10 @@ from fuzz_targets import (
     check_move_text,
     check_record_text,
     check_ruleset_text,
+    check_run_folder,
+    check_save_line,
     check_scenario_text,
+    chunk_base,
     cli,
     expression_ruleset,
     fuzz_settings,
@@ -31,6 +34,8 @@ from fuzz_targets import (
     mutated_text,
     record_base,
     ruleset_bases,
+    run_json_base,
+    save_line_base,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -93,10 +98,47 @@ def test_fuzz_mutated_records_through_gouji_replay(text):
     check_record_text(text, through_cli=True, check_events=True)
 
 
+@fuzz_settings(30)
+@given(st.deferred(lambda: mutated_json(run_json_base())))
+def test_fuzz_mutated_run_json(text):
+    check_run_folder(text)
+
+
+@fuzz_settings(8)
+@given(st.deferred(lambda: mutated_json(run_json_base())))
+def test_fuzz_mutated_run_json_through_gouji_report(text):
+    check_run_folder(text, through_cli=True)
+
+
+@fuzz_settings(30)
+@given(st.deferred(lambda: mutated_json(chunk_base())))
+def test_fuzz_mutated_chunk_files(text):
+    check_run_folder(text, name="chunk")
+
+
+@fuzz_settings(8)
+@given(st.deferred(lambda: mutated_json(chunk_base())))
+def test_fuzz_mutated_chunk_files_through_gouji_report(text):
+    check_run_folder(text, name="chunk", through_cli=True)
+
+
+@fuzz_settings(60)
+@given(st.deferred(lambda: mutated_json(save_line_base())))
+def test_fuzz_mutated_duel_save_lines(text):
+    check_save_line(text)
+
+
+@fuzz_settings(8)
+@given(st.deferred(lambda: mutated_json(save_line_base())))
+def test_fuzz_mutated_duel_save_lines_through_gouji_duel(text):
+    check_save_line(text, through_cli=True)
+
+
 def test_every_target_is_in_the_suite():
     # benchmarks/fuzz.py runs TARGETS; the suite above runs each of them
     assert set(TARGETS) == {"ruleset", "ruleset-cli", "expression", "cards", "move", "scenario", "scenario-cli",
-                            "record", "record-text", "record-cli"}
+                            "record", "record-text", "record-cli", "run-json", "run-json-cli", "chunk", "chunk-cli",
+                            "save-line", "save-line-cli"}
 
 
 # ------------------------------------------------------------------------------ issue 11 "Found", via the CLI

@@ -388,7 +388,8 @@ fail:
 #define L_FLAGS (L_STRENGTH + G_MAX_KINDS)
 #define L_PREVFLAGS (L_FLAGS + VM_NFLAGS)
 #define L_COUNTERS (L_PREVFLAGS + VM_NFLAGS)
-#define L_LEN (L_COUNTERS + VM_NCOUNTERS * (G_MAX_SEATS + 1))
+#define L_SETORDER (L_COUNTERS + VM_NCOUNTERS * (G_MAX_SEATS + 1))
+#define L_LEN (L_SETORDER + SET_N * G_MAX_SEATS)
 
 static int get_code(Py_buffer *b, const int32_t **code, int *n)
 {
@@ -464,6 +465,9 @@ static int unpack_ctx(Py_buffer *b, vm_ctx *c)
     for (i = 0; i < VM_NCOUNTERS; i++)
         for (j = 0; j <= G_MAX_SEATS; j++)
             c->counters[i][j] = w[L_COUNTERS + i * (G_MAX_SEATS + 1) + j];
+    for (i = 0; i < SET_N; i++)
+        for (j = 0; j < G_MAX_SEATS; j++)
+            c->set_order[i][j] = (int32_t)w[L_SETORDER + i * G_MAX_SEATS + j];
     if (vm_ctx_check(c) < 0) {
         PyErr_SetString(PyExc_ValueError, "the context is inconsistent (seats, kinds or a tag out of range)");
         return -1;

@@ -30,15 +30,17 @@ from gouji_dsl.diagnostics import Code, SourcePos
 from gouji_dsl.engine.native import Unsupported, _core_module
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.ops import EvalError
-from gouji_dsl.lang.types import category
+from gouji_dsl.lang.types import ListOf, category, strip
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS
 
 # ---- the numbering of vm.h (keep in step with it)
-T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT = 0, 1, 2, 3, 4
+T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT, T_LIST = 0, 1, 2, 3, 4, 5
+LIST_MAX = 14  # (vm.h: VM_LIST_MAX; items 0..14, 15 for none)
 (OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
  OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET, OP_STORE, OP_LOAD, OP_FLAG, OP_PREVFLAG,
- OP_COUNTER, OP_INMASK) = range(23)
+ OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF) = range(31)
+LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
                                                "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held"))}
 #: what each seat function gives for a none seat in vm.h (checked against the vocabulary's none_result)
@@ -47,7 +49,8 @@ SEAT_FN_NONE: dict[str, Any] = {"active": False, "out": False, "revolted": False
 SETS = {name: i for i, name in enumerate(("all_seats", "active_seats", "finished", "revolted_seats", "passed_seats",
                                           "finished_in_trick"))}
 BINS = {name: i for i, name in enumerate(("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank",
-                                          "gt_rank", "ge_rank", "add", "sub", "mul", "floordiv", "mod"))}
+                                          "gt_rank", "ge_rank", "add", "sub", "mul", "floordiv", "mod", "concat", "remove",
+                                          "keep"))}
 #: scalar variables: the question's and the game's (slot numbers)
 SLOTS = {"seat": 0, "target": 1, "leading": 2, "amount": 3, "round": 4, "card": 5, "kind": 6,
          "leader": 8, "burner": 9, "game_number": 10, "places_taken": 11, "trick_number": 12, "prev_sweep": 13,
@@ -148,6 +151,17 @@ class _Emitter:
             self.code += [OP_CONST, T_RANK, self.kidx[v]]
         elif isinstance(v, str):
             self.code += [OP_CONST, T_TEXT, self.names.text(v)]
+        elif isinstance(v, list) and len(v) <= LIST_MAX and all(
+                x is None or (isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 14) for x in v):
+            word = len(v)
+            for i, x in enumerate(v):
+                word |= (15 if x is None else x) << (4 + 4 * i)
+            if word >= INT32:  # (a constant is one 32-bit word: longer lists are built at run time)
+                for x in v:
+                    self.const(n, x)
+                self.code += [OP_MKLIST, len(v)]
+            else:
+                self.code += [OP_CONST, T_LIST, word]
         else:
             raise self.refuse(n, f"a constant of kind {type(v).__name__}")
 
@@ -175,6 +189,9 @@ class _Emitter:
             return
         if n.ref in (A.Ref.CONTEXT, A.Ref.GLOBAL) and n.name in SLOTS:
             self.code += [OP_SLOT, SLOTS[n.name]]
+            return
+        if n.ref == A.Ref.GLOBAL and n.name in SETS:
+            self.code += [OP_SETLIST, SETS[n.name]]
             return
         if n.ref == A.Ref.CONTEXT and n.name in PLAYS:
             raise self.refuse(n, f"the play {n.name!r} as a value")
@@ -242,12 +259,33 @@ class _Emitter:
                 and n.args[0].ref == A.Ref.GLOBAL:
             self.code += [OP_COUNTSET, SETS[n.args[0].name]]
             return
+        if n.func in LIST_FNS and len(n.args) == 1 and sig.none_result == [] and not sig.accepts_none(0):
+            self.seat_operand(n.args[0])
+            self.code += [OP_LISTFN, LIST_FNS[n.func]]
+            return
+        fused = {"count": OP_LEN, "first": OP_FIRST, "sorted_places": OP_SORTEDPLACES, "active_of": OP_ACTIVEOF}
+        if n.func in fused and len(n.args) == 1:
+            self.list_operand(n.args[0])
+            self.code += [fused[n.func]]
+            return
         raise self.refuse(n, f"the function {n.func!r}")
 
     def seat_operand(self, a: A.Node) -> None:
         if _cat(a) not in ("seat", "int", "none", "any"):  # (any: a definition's parameter; checked when it runs)
             raise self.refuse(a, f"a seat argument of type {a.type}")
         self.e(a)
+
+    def list_operand(self, a: A.Node) -> None:
+        if not _small_list(a):
+            raise self.refuse(a, f"a list of type {a.type}")
+        self.e(a)
+
+    def e_ListLit(self, n: A.ListLit) -> None:
+        if len(n.items) > LIST_MAX or not _small_list(n):
+            raise self.refuse(n, "a list of more than 14 items, or not of seats or numbers")
+        for item in n.items:
+            self.truth_or_value(item)
+        self.code += [OP_MKLIST, len(n.items)]
 
     def e_Attr(self, n: A.Attr) -> None:
         if n.ref == A.Ref.PLAY_ATTR and isinstance(n.base, A.Name) and n.base.ref == A.Ref.CONTEXT \
@@ -288,7 +326,10 @@ class _Emitter:
                         self.code += [OP_NOT]
                     return
                 raise self.refuse(n, "comparing plays")
-            if not {cl, cr} <= {"int", "seat", "bool", "rank", "text", "none"}:
+            lists = [x for x in (n.left, n.right) if _cat(x) == "list"]
+            if lists and not all(_small_list(x) for x in lists):
+                raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
+            if not {cl, cr} <= {"int", "seat", "bool", "rank", "text", "none", "list"}:
                 raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
         elif impl.endswith("_int"):
             if not {cl, cr} <= {"int", "seat", "none"}:
@@ -322,7 +363,17 @@ class _Emitter:
                 if impl.startswith("not"):
                     self.code += [OP_NOT]
                 return
+            if _small_list(r):
+                self.e(n.left)
+                self.e(r)
+                self.code += [OP_INLIST]
+                if impl.startswith("not"):
+                    self.code += [OP_NOT]
+                return
             raise self.refuse(n, "membership in this list")
+        elif impl in ("concat", "remove", "keep"):
+            if not (_small_list(n.left) and _small_list(n.right)):
+                raise self.refuse(n, f"{impl} of {n.left.type} and {n.right.type}")
         elif impl in ("add", "sub", "mul", "floordiv", "mod"):
             if not {cl, cr} <= {"int", "seat", "none"}:
                 raise self.refuse(n, f"arithmetic on {n.left.type} and {n.right.type}")
@@ -371,6 +422,14 @@ class _Emitter:
         self.code[at_else] = len(self.code)
         self.e(n.other)
         self.code[at_end] = len(self.code)
+
+
+def _small_list(n: A.Node) -> bool:
+    """A list the core holds: of seats or whole numbers (or none)."""
+    t = strip(n.type) if n.type is not None else None
+    if t is not None and category(t) == "none":
+        return True
+    return isinstance(t, ListOf) and category(t.elem) in ("int", "seat", "none")
 
 
 def _cat(n: A.Node) -> str:
@@ -461,6 +520,9 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
             bits |= 1 << s
         w[at + i] = bits
         w[at + len(SETS) + i] = len(sets[name])
+        order_at = core.CTX_LEN - len(SETS) * core.MAX_SEATS + i * core.MAX_SEATS  # (the last block: set_order)
+        for j, s in enumerate(sets[name][:core.MAX_SEATS]):
+            w[order_at + j] = s
     at += 2 * len(SETS)
     strength = graph._compiler.strength  # (the rank order the compiler's operators use)
     for kind, ki in kidx.items():
@@ -493,6 +555,9 @@ def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes) -> Any:
             return value
         if tag == T_TEXT:
             return _text_of(graph, value)
+        if tag == T_LIST:
+            items = [(value >> (4 + 4 * i)) & 15 for i in range(value & 15)]
+            return [None if x == 15 else x for x in items]
         return graph.model.kinds[value]
     if status == 1 and pc in prog.fails:
         op, pos = prog.fails[pc]

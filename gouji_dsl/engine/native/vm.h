@@ -27,7 +27,10 @@
 
 #include "game.h"
 
-enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_RANK = 3, T_TEXT = 4, T_NTAGS = 5 };  /* a text is its id in the ruleset's
+enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_RANK = 3, T_TEXT = 4, T_LIST = 5, T_NTAGS = 6 };
+/* a list (of seats or small whole numbers) is packed in its value: the length in the low 4 bits, then item i
+   in bits 4+4i..7+4i (0..14 the number, 15 none); at most VM_LIST_MAX items */
+#define VM_LIST_MAX 14  /* a text is its id in the ruleset's
    text table (hooks.py); id 0 is the empty text, the only false one */
 
 typedef struct {
@@ -69,10 +72,20 @@ enum {
     OP_PREVFLAG,    /* flag: ... at the end of the previous game */
     OP_COUNTER,     /* counter: pop a seat, push its counter (0 for none) */
     OP_INMASK,      /* kind lo hi: pop x, push whether x is in the set of ranks (kind 0) or of whole numbers 0..63 (kind 1) */
+    OP_LISTFN,      /* fn: pop a seat, push a list of seats (LFN_*; none: the empty list) */
+    OP_SETLIST,     /* set: push the game's seat set as a list, in its order */
+    OP_MKLIST,      /* k: pop k items (the first pushed first), push them as a list */
+    OP_LEN,         /* pop a list, push its length (none: 0) */
+    OP_FIRST,       /* pop a list, push its first item (none for none or empty) */
+    OP_INLIST,      /* pop a list, pop x: push whether x is an item */
+    OP_SORTEDPLACES,/* pop a list of seats, push the places of those placed, sorted */
+    OP_ACTIVEOF,    /* pop a list of seats, push those still playing, same order */
     OP_NOPS
 };
 
-static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3};
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0};
+
+enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
 enum {
     FN_OPPOSITE = 0, FN_DOWNSTREAM, FN_UPSTREAM, FN_TEAM, FN_NEXT_ACTIVE, FN_ACTIVE, FN_OUT, FN_REVOLTED,
@@ -83,7 +96,7 @@ enum { SET_ALL = 0, SET_ACTIVE, SET_FINISHED, SET_REVOLTED, SET_PASSED, SET_FINI
 
 enum {
     B_EQ = 0, B_NE, B_LT_INT, B_LE_INT, B_GT_INT, B_GE_INT, B_LT_RANK, B_LE_RANK, B_GT_RANK, B_GE_RANK,
-    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_N
+    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_CONCAT, B_REMOVE, B_KEEP, B_N
 };
 
 /* run results */
@@ -102,6 +115,7 @@ typedef struct {
     uint32_t flag_bits[VM_NFLAGS];            /* bit s: seat s has the flag */
     uint32_t prev_flag_bits[VM_NFLAGS];
     int64_t counters[VM_NCOUNTERS][G_MAX_SEATS + 1];
+    int32_t set_order[SET_N][G_MAX_SEATS];    /* the sets as lists (set_count items each) */
 } vm_ctx;
 
 typedef struct {
@@ -119,6 +133,14 @@ static inline int vm_ctx_check(const vm_ctx *c)
     for (i = 0; i < VM_NSLOTS; i++)
         if (c->vars[i].tag < 0 || c->vars[i].tag >= T_NTAGS)
             return -1;
+    for (i = 0; i < SET_N; i++) {
+        int k;
+        if (c->set_count[i] < 0 || c->set_count[i] > G_MAX_SEATS)
+            return -1;
+        for (k = 0; k < c->set_count[i]; k++)
+            if (c->set_order[i][k] < 1 || c->set_order[i][k] > c->n_seats)
+                return -1;
+    }
     for (i = 0; i < VM_NPLAYS; i++) {
         int a;
         for (a = 0; a < VM_NATTRS; a++)
@@ -166,6 +188,13 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
                 return -1;
             if (code[pc + 1] == T_BOOL && (code[pc + 2] < 0 || code[pc + 2] > 1))
                 return -1;
+            if (code[pc + 1] == T_TEXT && code[pc + 2] < 0)
+                return -1;
+            if (code[pc + 1] == T_LIST) {  /* a well-formed list: its length, then that many items, nothing above */
+                uint32_t w = (uint32_t)code[pc + 2], len = w & 15U;
+                if (code[pc + 2] < 0 || len > 6 || (len < 7 && (w >> (4 + 4 * len)) != 0))
+                    return -1;
+            }
             out = 1;
             break;
         case OP_SLOT:
@@ -253,6 +282,34 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             in = 1;
             out = 1;
             break;
+        case OP_LISTFN:
+            if (code[pc + 1] < 0 || code[pc + 1] >= LFN_N)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
+        case OP_SETLIST:
+            if (code[pc + 1] < 0 || code[pc + 1] >= SET_N)
+                return -1;
+            out = 1;
+            break;
+        case OP_MKLIST:
+            if (code[pc + 1] < 0 || code[pc + 1] > VM_LIST_MAX)
+                return -1;
+            in = code[pc + 1];
+            out = 1;
+            break;
+        case OP_LEN:
+        case OP_FIRST:
+        case OP_SORTEDPLACES:
+        case OP_ACTIVEOF:
+            in = 1;
+            out = 1;
+            break;
+        case OP_INLIST:
+            in = 2;
+            out = 1;
+            break;
         default:
             return -1;
         }
@@ -292,8 +349,57 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
     return live ? -1 : 0;  /* the last instruction must end every path (a RET or a JUMP already checked) */
 }
 
+static inline int vm_list_len(vm_value x)
+{
+    return (int)((uint64_t)x.v & 15U);
+}
+
+static inline int vm_list_item(vm_value x, int i)
+{
+    return (int)(((uint64_t)x.v >> (4 + 4 * i)) & 15U);
+}
+
+/* a list's item from a value: 0..14, 15 for none, -1 when it cannot be an item */
+static inline int vm_to_item(vm_value x)
+{
+    if (x.tag == T_NONE)
+        return 15;
+    if ((x.tag == T_INT || x.tag == T_BOOL) && x.v >= 0 && x.v <= 14)
+        return (int)x.v;
+    return -1;
+}
+
+static inline vm_value vm_from_item(int item)
+{
+    vm_value v;
+    v.tag = item == 15 ? T_NONE : T_INT;
+    v.v = item == 15 ? 0 : item;
+    return v;
+}
+
+/* a list of n items (each 0..15), or a none-tagged value with v = -1 when n is too long */
+static inline vm_value vm_make_list(const int *items, int n)
+{
+    vm_value v;
+    uint64_t w;
+    int i;
+    if (n < 0 || n > VM_LIST_MAX) {
+        v.tag = T_NONE;
+        v.v = -1;
+        return v;
+    }
+    w = (uint64_t)n;
+    for (i = 0; i < n; i++)
+        w |= (uint64_t)(items[i] & 15) << (4 + 4 * i);
+    v.tag = T_LIST;
+    v.v = (int64_t)w;
+    return v;
+}
+
 static inline int vm_truth(vm_value x)
 {
+    if (x.tag == T_LIST)
+        return vm_list_len(x) != 0;
     return x.tag == T_RANK ? 1 : (x.tag == T_NONE ? 0 : x.v != 0);  /* (a text: id 0 is the empty one) */
 }
 
@@ -301,7 +407,7 @@ static inline int vm_eq(vm_value x, vm_value y)
 {
     if (x.tag == T_NONE || y.tag == T_NONE)
         return x.tag == y.tag;
-    if (x.tag == T_RANK || y.tag == T_RANK || x.tag == T_TEXT || y.tag == T_TEXT)
+    if (x.tag == T_RANK || y.tag == T_RANK || x.tag == T_TEXT || y.tag == T_TEXT || x.tag == T_LIST || y.tag == T_LIST)
         return x.tag == y.tag && x.v == y.v;
     return x.v == y.v;  /* bools and ints compare as numbers (true == 1) */
 }
@@ -317,9 +423,11 @@ static inline int vm_seat_ok(const vm_ctx *c, int64_t s)
     return s >= 1 && s <= c->n_seats;
 }
 
+/* the interpreter's is_active: not placed, not revolted, not failed (a number that is no seat is in
+   none of those, so it counts as active) */
 static inline int vm_is_active(const vm_ctx *c, int64_t s)
 {
-    return vm_seat_ok(c, s) && ((c->set_bits[SET_ACTIVE] >> s) & 1U);
+    return !vm_seat_ok(c, s) || ((c->set_bits[SET_ACTIVE] >> s) & 1U);
 }
 
 /* Runs a program vm_verify accepted. */
@@ -577,6 +685,33 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                         goto domain;
                     PUSH(T_INT, r);
                 }
+            } else if (b >= B_CONCAT && b <= B_KEEP) {
+                int items[2 * VM_LIST_MAX], n_ = 0, i, j, nx, ny;
+                vm_value l;
+                if ((x.tag != T_LIST && x.tag != T_NONE) || (y.tag != T_LIST && y.tag != T_NONE))
+                    goto domain;
+                nx = x.tag == T_LIST ? vm_list_len(x) : 0;
+                ny = y.tag == T_LIST ? vm_list_len(y) : 0;
+                if (nx > VM_LIST_MAX || ny > VM_LIST_MAX)
+                    goto bad;
+                for (i = 0; i < nx; i++) {
+                    int it = vm_list_item(x, i), found = 0;
+                    if (b != B_CONCAT)
+                        for (j = 0; j < ny; j++)
+                            if (vm_list_item(y, j) == it)
+                                found = 1;
+                    if (b == B_CONCAT || (b == B_REMOVE && !found) || (b == B_KEEP && found))
+                        items[n_++] = it;
+                }
+                if (b == B_CONCAT)
+                    for (j = 0; j < ny; j++)
+                        items[n_++] = vm_list_item(y, j);
+                l = vm_make_list(items, n_);
+                if (l.tag != T_LIST)
+                    goto domain;
+                if (sp >= VM_STACK)
+                    goto bad;
+                st[sp++] = l;
             } else {
                 goto bad;
             }
@@ -664,6 +799,157 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                 in = (x.tag == T_INT || x.tag == T_BOOL) && x.v >= 0 && x.v < 64 && ((mask >> x.v) & 1U);
             PUSH(T_BOOL, in);
             pc += 4;
+            break;
+        }
+        case OP_LISTFN: {
+            vm_value x, l;
+            int items[G_MAX_SEATS], n_ = 0, k, fn = code[pc + 1];
+            int64_t s, t2;
+            NEED(1);
+            x = st[--sp];
+            if (fn < 0 || fn >= LFN_N)
+                goto bad;
+            if (x.tag != T_NONE) {
+                if ((x.tag != T_INT && x.tag != T_BOOL) || !vm_seat_ok(c, x.v))
+                    goto domain;
+                s = x.v;
+                if (fn == LFN_TEAM_SEATS) {
+                    for (t2 = 1; t2 <= c->n_seats; t2++)
+                        if (vm_floormod(t2 - 1, c->n_teams) == vm_floormod(s - 1, c->n_teams))
+                            items[n_++] = (int)t2;
+                } else {
+                    for (k = 1; k < c->n_seats; k++) {
+                        int same;
+                        t2 = (s - 1 + k) % c->n_seats + 1;
+                        same = vm_floormod(t2 - 1, c->n_teams) == vm_floormod(s - 1, c->n_teams);
+                        if (fn == LFN_AFTER || (fn == LFN_TEAMMATES && same) || (fn == LFN_OPPONENTS && !same))
+                            items[n_++] = (int)t2;
+                    }
+                }
+                for (k = 0; k < n_; k++)
+                    if (items[k] > 14)
+                        goto domain;
+            }
+            l = vm_make_list(items, n_);
+            if (l.tag != T_LIST)
+                goto domain;
+            if (sp >= VM_STACK)
+                goto bad;
+            st[sp++] = l;
+            pc += 2;
+            break;
+        }
+        case OP_SETLIST: {
+            int set = code[pc + 1], items[G_MAX_SEATS], k, n_;
+            vm_value l;
+            if (set < 0 || set >= SET_N)
+                goto bad;
+            n_ = c->set_count[set];
+            if (n_ < 0 || n_ > G_MAX_SEATS)
+                goto bad;
+            for (k = 0; k < n_; k++) {
+                items[k] = c->set_order[set][k];
+                if (items[k] < 0 || items[k] > 14)
+                    goto domain;
+            }
+            l = vm_make_list(items, n_);
+            if (l.tag != T_LIST)
+                goto domain;
+            if (sp >= VM_STACK)
+                goto bad;
+            st[sp++] = l;
+            pc += 2;
+            break;
+        }
+        case OP_MKLIST: {
+            int k = code[pc + 1], items[VM_LIST_MAX], i;
+            vm_value l;
+            if (k < 0 || k > VM_LIST_MAX)
+                goto bad;
+            NEED(k);
+            for (i = 0; i < k; i++) {
+                items[i] = vm_to_item(st[sp - k + i]);
+                if (items[i] < 0)
+                    goto domain;
+            }
+            sp -= k;
+            l = vm_make_list(items, k);
+            if (l.tag != T_LIST)
+                goto domain;
+            st[sp++] = l;
+            pc += 2;
+            break;
+        }
+        case OP_LEN:
+        case OP_FIRST: {
+            vm_value x;
+            NEED(1);
+            x = st[--sp];
+            if (x.tag != T_LIST && x.tag != T_NONE)
+                goto domain;
+            if (op == OP_LEN)
+                PUSH(T_INT, x.tag == T_LIST ? vm_list_len(x) : 0);
+            else if (x.tag == T_LIST && vm_list_len(x) > 0) {
+                if (sp >= VM_STACK)
+                    goto bad;
+                st[sp++] = vm_from_item(vm_list_item(x, 0));
+            } else
+                PUSH(T_NONE, 0);
+            pc += 1;
+            break;
+        }
+        case OP_INLIST: {
+            vm_value l, x;
+            int it, k, in = 0;
+            NEED(2);
+            l = st[--sp];
+            x = st[--sp];
+            if (l.tag != T_LIST && l.tag != T_NONE)
+                goto domain;
+            it = vm_to_item(x);
+            if (l.tag == T_LIST && it >= 0)
+                for (k = 0; k < vm_list_len(l); k++)
+                    if (vm_list_item(l, k) == it)
+                        in = 1;
+            if (it < 0 && (x.tag == T_INT || x.tag == T_BOOL))
+                in = 0;  /* (a number no list item can be) */
+            PUSH(T_BOOL, in);
+            pc += 1;
+            break;
+        }
+        case OP_SORTEDPLACES:
+        case OP_ACTIVEOF: {
+            vm_value x, l;
+            int items[VM_LIST_MAX], n_ = 0, k, i;
+            NEED(1);
+            x = st[--sp];
+            if (x.tag != T_LIST && x.tag != T_NONE)
+                goto domain;
+            for (k = 0; x.tag == T_LIST && k < vm_list_len(x); k++) {
+                int s = vm_list_item(x, k);
+                if (op == OP_ACTIVEOF) {
+                    if (s != 15 && s != 0 && vm_is_active(c, s))
+                        items[n_++] = s;
+                } else if (s != 15 && vm_seat_ok(c, s) && c->place[s] > 0) {
+                    if (c->place[s] > 14)
+                        goto domain;
+                    items[n_++] = c->place[s];
+                }
+            }
+            if (op == OP_SORTEDPLACES)
+                for (k = 1; k < n_; k++)  /* insertion sort: at most 14 items */
+                    for (i = k; i > 0 && items[i - 1] > items[i]; i--) {
+                        int tmp = items[i];
+                        items[i] = items[i - 1];
+                        items[i - 1] = tmp;
+                    }
+            l = vm_make_list(items, n_);
+            if (l.tag != T_LIST)
+                goto domain;
+            if (sp >= VM_STACK)
+                goto bad;
+            st[sp++] = l;
+            pc += 1;
             break;
         }
         default:

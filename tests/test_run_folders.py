@@ -493,3 +493,33 @@ def test_the_fast_check_of_a_save_line_is_the_schema(saved_duel):
     for d in samples:
         fast = _fast_header(d) if isinstance(d, dict) and "duel" in d else _fast_unit(d)
         assert fast == (_line_problem(d) is None), d
+
+
+# ------------------------------------------------------------------------------ 22.5: every other print site
+def test_other_commands_print_names_from_files_escaped(paired_folder, saved_duel, tmp_path):
+    outputs = []
+    # --resume: the run's ruleset names in the refusal (other rules)
+    folder = copy(paired_folder, tmp_path)
+
+    def evil(meta):
+        for r in meta["spec"]["rulesets"]:
+            r["name"] = EVIL
+    edit_meta(folder, evil)
+    r = run("diff", "online", "qingdao", "--simulate", "10", "--out", str(folder), "--resume", "--executor", "local")
+    assert r.exit_code == 1 and "differ" in r.output
+    outputs.append(r.output)
+    # gouji duel --save: the header of another duel
+    save = tmp_path / "s.jsonl"
+    head, *units = _lines(saved_duel)
+    head["duel"]["a"] = EVIL
+    _write(save, [head, *units])
+    outputs.append(_duel_refused(save, "holds another duel"))
+    # gouji replay: a record naming a ruleset
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps({"format": "gouji-record/1", "ruleset": EVIL, "events": [{"type": "deal"}]}),
+                   encoding="utf-8")
+    r = CliRunner().invoke(cli, ["replay", str(rec)])
+    assert r.exit_code == 1
+    outputs.append(r.output)
+    for out in outputs:
+        assert not any(c in out for c in RAW), out

@@ -194,12 +194,31 @@ class CardModel:
 
     # ------------------------------------------------------------------ classification
     def classify(self, counts: tuple[int, ...]) -> Play:
-        """Classify a play (RULES.md §2): one rank, 2s as filler, attached jokers. Cached."""
+        """Classify a play (RULES.md §2): one rank, 2s as filler, attached jokers.
+
+        Cached for the shapes a play can have — at most one rank besides the filler, so the cache is
+        bounded by the deck (ranks × counts × filler counts × joker holdings), and the same shape
+        gives the same :class:`Play` object (tables of the generated play-out are keyed by it).
+        Other card sets (a bot asking about its whole hand) are classified each time: there are as
+        many of them as hands, and a cache of them grew with every game played."""
         p = self._cache.get(counts)
         if p is None:
             p = self._classify(counts)
-            self._cache[counts] = p
+            if self._one_rank(counts):
+                self._cache[counts] = p
         return p
+
+    def _one_rank(self, c: tuple[int, ...]) -> bool:
+        """At most one rank other than the filler in ``c`` (the filler itself counts when there is
+        no filler rank)."""
+        seen = 0
+        filler = self.filler
+        for i in range(self.n_ranks):
+            if c[i] and i != filler:
+                seen += 1
+                if seen > 1:
+                    return False
+        return True
 
     def _classify(self, c: tuple[int, ...]) -> Play:
         text = self.text(c)

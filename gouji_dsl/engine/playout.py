@@ -133,6 +133,7 @@ _OUT = [0]  # how many (see _recount)
 _LEFT = N  # how many are still playing (see _recount; what count(active seats) reads)
 MAXK = max(MODEL.deck_counts[:NR], default=0) if MODEL is not None else 0  # the most cards of one rank a hand can hold
 _RT: dict[int, tuple[Any, ...]] = {}  # answers by rank group size (see _rank_table)
+_RT_MAX = 4096  # tables kept at most (a few MB): the keys are finite but many; emptied when full
 _KEY_IDS: dict[Any, int] = {}  # (numbers stay far below 2**24: a key is two of them)
 _TINFO: dict[Play, tuple[Any, ...]] = {}
 _PINFO: dict[Play, tuple[Any, ...]] = {}  # per play: what playing it needs (see _play_info)
@@ -837,6 +838,8 @@ def _rank_table(jh: tuple[int, ...], tj: tuple[int, ...], tc: int, fill: int, ke
         parts += [tuple(by_h), counts]
     # (tuples of numbers only: the collector stops tracking them, however many tables there are)
     out = (*parts, tuple([(-1, 0, 0, j) for j in okc.get(tc, ())]))
+    if len(_RT) >= _RT_MAX:  # (joker holdings × filler counts × leads: memory would grow for a long while)
+        _RT.clear()
     _RT[key] = out
     return out
 

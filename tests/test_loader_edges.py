@@ -370,3 +370,29 @@ def test_a_bad_setting_name_leaves_the_other_settings_checked(tmp_path):
     # one invalid name left every setting of the file out: the bad value beside it was not reported
     result = check_file(tmp_path, "ruleset: r\nextends: online\nsettings:\n  \"bad name\": 1\n  seats: 1.5\n")
     assert [(d.code, d.line) for d in result.errors] == [(Code.INVALID_NAME, 4), (Code.SETTING_TYPE_MISMATCH, 5)]
+
+
+# ------------------------------------------------------------------------------ 23.11 card kinds at the user's line
+@pytest.mark.parametrize("setting, code", [
+    ('jokers: ["B", "B"]', Code.DUPLICATE_ENTRY),
+    ('jokers: ["B", "R", "R"]', Code.DUPLICATE_ENTRY),
+    ("jokers: []", Code.EMPTY_VALUE),
+    ('ranks: ["3", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2"]', Code.DUPLICATE_ENTRY),
+    ('ranks: ["3", "4", "4"]', Code.DUPLICATE_ENTRY),
+    ("ranks: []", Code.EMPTY_VALUE),
+    ('jokers: ["B", "R", "2"]', Code.DUPLICATE_ENTRY),
+    ("seats: 7", Code.VALUE_NOT_ALLOWED),
+])
+@pytest.mark.parametrize("parent", ["online", "rulebook"])
+def test_a_bad_card_kinds_setting_is_one_error_at_the_users_line(tmp_path, setting, code, parent):
+    # reported as 7-29 errors inside the bundled base.yaml, with false follow-ons
+    result = check_file(tmp_path, f"ruleset: r\nextends: {parent}\nsettings:\n  {setting}\n")
+    assert [(d.code, Path(d.path).name, d.line) for d in result.errors] == [(code, "r.yaml", 4)], result.errors
+    res = cli_run("simulate", str(tmp_path / "r.yaml"), "--games", "1")
+    assert res.exit_code == 1 and res.stderr.count(f"[{code}]") == 1 and "base.yaml" not in res.stderr
+
+
+def test_a_duplicate_kind_points_at_the_repeated_item(tmp_path):
+    result = check_file(tmp_path, 'ruleset: r\nextends: online\nsettings:\n  jokers: ["B", "R", "B"]\n')
+    (d,) = result.errors
+    assert (d.line, d.col) == (4, 23) and "jokers[2]" in d.message and "jokers[0]" in d.message

@@ -242,3 +242,205 @@ def test_a_fifteen_card_fall_tribute_returned_card_for_card_plays(tmp_path):
         """)
     g = load_graph(path)
     assert fast.differences(g, "fall15", 4) == [] and fast.differences(g, "fall15-h", 4, "heuristic") == []
+
+
+# ------------------------------------------------------------------------------ items 1 and 4: choices
+ASK = str(ROOT / "examples" / "variants" / "ask-redeal.yaml")
+ONE_YIELD = str(ROOT / "examples" / "variants" / "one-yield-in-scramble.yaml")
+
+
+def _strict_clean(path: str) -> None:
+    from gouji_dsl.ruleset.lint import lint
+    assert lint(load_graph(path)) == []
+
+
+def test_the_cookbook_house_rules_validate_strict_clean():
+    _strict_clean(ASK)
+    _strict_clean(ONE_YIELD)
+
+
+def _moves(st):
+    return [e["move"] for e in st.record if e["type"] == "move"]
+
+
+def test_a_weak_hand_asks_for_a_redeal_at_most_once_per_game_and_before_tribute():
+    """Many seeded games, random and heuristic bots, both engines: a seat answers 'choose redeal'
+    at most once in a game; every request voids the deal before any tribute is paid; some seat asks."""
+    from gouji_dsl.tools.simulate import play_game
+    g = load_graph(ASK)
+    asked = 0
+    for bots in ("random", "heuristic"):
+        prev = None
+        for i in range(40 if bots == "random" else 12):
+            for engine in ("interpreter", "generated"):
+                res, st = play_game(g, "ask", i, bots, previous=prev if i % 2 else None, engine=engine)
+            prev = st
+            per_seat: dict[str, int] = {}
+            for m in _moves(st):
+                if m.endswith(" choose redeal"):
+                    per_seat[m.split()[0]] = per_seat.get(m.split()[0], 0) + 1
+            assert all(n == 1 for n in per_seat.values()), per_seat
+            asked += len(per_seat)
+            # a request is followed by a redeal before any transfer of the deal it voided
+            events = st.record
+            for k, e in enumerate(events):
+                if e["type"] == "move" and e["move"].endswith(" choose redeal"):
+                    nxt = [x["type"] for x in events[k + 1:] if x["type"] in ("redeal", "transfer", "first_leader")]
+                    assert nxt and nxt[0] == "redeal", nxt[:3]
+    assert asked > 5
+
+
+def test_a_choice_is_asked_of_seats_the_offer_rules_allow_and_answered_by_its_word(tmp_path):
+    from gouji_dsl.diagnostics import Code, GoujiError
+    from gouji_dsl.engine.interpreter import hands_from_text, parse_move
+    from gouji_dsl.engine.terms import Phase
+    g = load_graph(ASK)
+    deal = {1: "2 QQQQ KKKK AAA", 2: "2 6", 3: "2 8", 4: "2 9", 5: "2 T", 6: "2 J"}
+    st = new_game(g, hands=hands_from_text(g, deal))
+    assert st.phase == Phase.ASK and st.to_act == 2
+    assert [m.text(g.model) for m in st.legal_moves()] == ["2 choose redeal", "2 pass"]
+    assert st.parse("2 choose redeal") in st.legal_moves()
+    try:
+        parse_move("2 choose redael", g.model, 6, words=("redeal",))
+    except GoujiError as e:
+        assert e.diagnostics[0].code == Code.BAD_MOVE and "redeal" in (e.diagnostics[0].hint or "")
+    else:
+        raise AssertionError("a misspelt choice was accepted")
+    bad = write(tmp_path, "bad-word.yaml", """
+        ruleset: bad-word
+        extends: online
+        settings:
+          choices: {head: {asked: deal}, "Re Deal": {asked: setup}}
+        """)
+    try:
+        load_graph(bad)
+    except GoujiError as e:
+        assert [d.code for d in e.diagnostics] == [Code.VALUE_NOT_ALLOWED] * 2
+        assert {d.line for d in e.diagnostics} == {4}
+    else:
+        raise AssertionError("bad choice words were accepted")
+
+
+def test_the_redeal_question_is_asked_where_the_ruleset_says(tmp_path):
+    """A choice asked at `deal` and redeal_before_tribute come before tribute: in the second game
+    of a match the request is made, and the deal voided, before any tribute is paid; the request
+    counter (reset: game) survives the redeal, so the new deal is not asked again."""
+    from gouji_dsl.engine.interpreter import next_game
+    from gouji_dsl.engine.terms import Phase
+    g = load_graph(write(tmp_path, "early.yaml", """
+        ruleset: early
+        extends: qingdao
+        settings:
+          choices: {again: {asked: deal}}
+          counters: {asks: {reset: game}}
+        rules:
+          - id: c.offer
+            on: offer
+            allow: "seat == 1 and game_number > 1 and counter(seat, 'asks') < 1"
+          - id: c.count
+            on: answered
+            when: "answer == 'again'"
+            count: asks
+          - id: c.mark
+            on: answered
+            when: "answer == 'again'"
+            mark: again
+          - id: c.void
+            on: redeal_before_tribute
+            value: "flag(1, 'again')"
+        """))
+    st = new_game(g, 1)
+    assert st.phase != Phase.ASK
+    st.decline_setup()
+    while not st.over:
+        st.apply_in_place(st.legal_moves()[0], trusted=True)
+    st2 = next_game(st, 2)
+    assert st2.phase == Phase.ASK and st2.to_act == 1
+    assert not [e for e in st2.record if e["type"] == "transfer"]  # nothing paid yet
+    st2.apply_in_place(st2.parse("1 choose again"))
+    kinds = [e["type"] for e in st2.record]
+    assert kinds.count("redeal") == 1 and "transfer" in kinds[kinds.index("redeal"):]
+    assert st2.phase != Phase.ASK and st2.counters["asks"] == {1: 1}
+
+
+# ------------------------------------------------------------------------------ item 2: events and counters
+def test_each_player_may_yield_once_in_the_scramble_over_many_seeded_games():
+    from gouji_dsl.engine.interpreter import replay
+    from gouji_dsl.tools.simulate import play_game
+    g = load_graph(ONE_YIELD)
+    scramble = g.compile_expression("count(active_seats) <= settings.scramble_when_active")
+    yields = 0
+    for bots in ("random", "heuristic"):
+        for i in range(60 if bots == "random" else 10):
+            for engine in ("interpreter", "generated"):
+                _, st = play_game(g, "yield", i, bots, engine=engine)
+            game = replay(g, st.record, 0)
+            per_seat: dict[int, int] = {}
+            for text in _moves(st):
+                mv = game.parse(text)
+                if mv.verb == "yield" and scramble(Ctx(game)):
+                    per_seat[mv.seat] = per_seat.get(mv.seat, 0) + 1
+                game.apply_in_place(mv)
+            assert all(n <= 1 for n in per_seat.values()), (i, per_seat)
+            yields += sum(per_seat.values())
+    assert yields > 50  # (seats do yield in the scramble: once each)
+
+
+def test_every_move_kind_has_an_event_and_counters_reset_where_they_say(tmp_path):
+    from gouji_dsl.engine import fast
+    from gouji_dsl.tools.simulate import play_game
+    path = write(tmp_path, "counting.yaml", """
+        ruleset: counting
+        extends: qingdao
+        settings:
+          counters:
+            value: {passes_in_trick: {reset: trick}, passes: {reset: game}, returns: {reset: match},
+                    answers: {reset: deal}}
+        rules:
+          - id: c.pass
+            on: after_pass
+            count: passes
+          - id: c.pass-trick
+            on: after_pass
+            count: passes_in_trick
+          - id: c.yield
+            on: after_yield
+            count: yields
+          - id: c.return
+            on: after_return
+            count: returns
+            amount: "amount"
+          - id: c.answer
+            on: answered
+            count: answers
+          - id: c.most-passes-in-a-trick
+            on: trick_won
+            when: "counter(seat, 'passes_in_trick') > 0"
+            mark: passed_in_a_trick
+        """)
+    g = load_graph(path)
+    assert fast.differences(g, "count", 6) == []
+    from gouji_dsl.engine.interpreter import replay
+    from gouji_dsl.engine.terms import Phase
+    prev = None
+    for i in range(4):
+        _, st = play_game(g, "count", i, "random", previous=prev if i % 2 else None, engine="interpreter")
+        game = replay(g, st.record, 0)
+        want: dict[str, dict[int, int]] = {}
+        for text in _moves(st):
+            mv = game.parse(text)
+            before_play = Phase(game.phase).before_play
+            kind = "answers" if before_play else {"pass": "passes", "yield": "yields"}.get(str(mv.verb))
+            if game.phase == Phase.RETURN:
+                kind = "returns"
+            if kind:
+                d = want.setdefault(kind, {})
+                d[mv.seat] = d.get(mv.seat, 0) + (sum(mv.cards or ()) if kind == "returns" else 1)
+            game.apply_in_place(mv)
+            if game.phase == Phase.PLAY and game.top is None:  # a new trick: its counter starts again
+                assert not any(game.counters.get("passes_in_trick", {}).values())
+        got = {k: v for k, v in game.counters.items() if k in ("answers", "passes", "yields")}
+        assert got == {k: v for k, v in want.items() if k in ("answers", "passes", "yields")}
+        if i % 2:  # a match game: the return counter (reset: match) carries the first game's returns
+            assert sum(game.counters.get("returns", {}).values()) >= sum(want.get("returns", {}).values())
+        prev = st

@@ -563,6 +563,11 @@ class PlayScreen(Screen[None]):
         if st.phase == "return":
             _, giver, n = st.return_queue[0]
             return f"return {n} card{'s' if n != 1 else ''} to seat {giver} (还贡): type the cards"
+        if st.phase == "ask":  # a choice of the ruleset's own: the offer rule that asks it says what it is
+            word = st.ask_queue[0][1]
+            mv = Move(me, Verb.CHOOSE, None, word)
+            why = next((r for r in explain(st, mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
+            return f"{word}? type choose {word} or pass" + (f" — {why.rule_id}: {why.text}" if why else "")
         if st.phase not in ask:
             return " / ".join(sorted(s.legal_verbs()))
         verb, text = ask[st.phase]
@@ -957,8 +962,8 @@ class PlayScreen(Screen[None]):
         typed = s.interpret(value) if value.strip() else (s.interpret(s.last_illegal) if s.last_illegal else None)
         if typed is None and s.cursor > 0 and s.entry.move:
             before = s.entries[s.cursor - 1].state
-            from gouji_dsl.engine.interpreter import parse_move
-            mv = parse_move(s.entry.move, s.model, s.graph.n_seats)
+            from gouji_dsl.engine.interpreter import choice_words, parse_move
+            mv = parse_move(s.entry.move, s.model, s.graph.n_seats, words=choice_words(s.graph))
             self.app.push_screen(WhyScreen(explain(before, mv), self.open_rule, "Why the last move was allowed"))
             return
         if typed is None or typed.explanation is None:

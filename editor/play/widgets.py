@@ -15,7 +15,7 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from gouji_dsl.diagnostics import SourcePos
-from gouji_dsl.engine.interpreter import GameState, explain, parse_move
+from gouji_dsl.engine.interpreter import GameState, choice_words, explain, parse_move
 
 from .session import PLACE_GLOSS, PLACE_NAMES, PlaySession, ordinal, summarize
 
@@ -170,7 +170,7 @@ class TrickView(Static):
         if st.phase == "play":
             self.border_title = f"Trick {st.trick_no}" + (" · scramble 四人乱缠" if session.scramble() else "")
         else:
-            self.border_title = {"setup": "Setup", "declare": "Setup", "choose": "Setup",
+            self.border_title = {"setup": "Setup", "declare": "Setup", "choose": "Setup", "ask": "Setup",
                                  "return": "Return tribute"}.get(st.phase, st.phase)
         if st.phase != "play":
             self.update(self._setup_text(session, log_shown))
@@ -365,6 +365,9 @@ def asked_text(session: PlaySession) -> str:
         return f"▶ {who}: declare the point or pass?"
     if st.phase == "choose":
         return f"▶ {who}: keep a head or go head-less?"
+    if st.phase == "ask":  # a choice of the ruleset's own (settings.choices)
+        word = st.ask_queue[0][1]
+        return f"▶ {who}: choose {word}, or pass?"
     if st.phase == "return":
         _, giver, n = st.return_queue[0]
         return f"▶ {who}: return {n} card{'s' if n != 1 else ''} to seat {giver}"
@@ -437,7 +440,7 @@ def event_text(e: dict[str, Any], me: int | None = None) -> str:
     return t.replace("_", " ")
 
 
-SETUP_PASSES = {"setup": "no revolution 革命", "declare": "no point declared 宣点"}
+SETUP_PASSES = {"setup": "no revolution 革命", "declare": "no point declared 宣点", "ask": "declined"}
 """What a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads
 like a pass on a play)."""
 
@@ -803,7 +806,7 @@ class GameLog(Tree[Any]):
         i = data[1]
         s = self.session
         before = s.entries[i - 1].state
-        mv = parse_move(s.entries[i].move or "", before.model, before.n_seats)
+        mv = parse_move(s.entries[i].move or "", before.model, before.n_seats, words=choice_words(before.graph))
         exp = explain(before, mv)
         if not exp.reasons:
             node.add_leaf(Text("no rule had to be asked: the interpreter's own checks allowed it", style="dim"))

@@ -36,7 +36,7 @@ import random
 from dataclasses import dataclass, field
 
 from gouji_dsl.engine.cards import Card
-from gouji_dsl.engine.interpreter import GameState, parse_move
+from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
 from gouji_dsl.engine.terms import Verb
 
 #: transfers whose cards only the giver and the receiver see: a transfer made by one of these moves
@@ -193,7 +193,7 @@ class Observer:
             text = e["move"]
             verb = text.split(" ", 2)[1]
             if verb in PUBLIC_CARD_VERBS:
-                m = parse_move(text, state.model, state.n_seats)
+                m = parse_move(text, state.model, state.n_seats, words=choice_words(state.graph))
                 cards = m.cards or ()
                 played, known = self.played[m.seat], self.known[m.seat]
                 for k, c in enumerate(cards):

@@ -174,6 +174,11 @@ class HeuristicBot:
         if phase == "choose":
             want = "head" if hand_power(model, state.hands[seat]) >= self.WEAK * 2 else "headless"
             return next((m for m in moves if m.arg == want), moves[0])
+        if phase == "ask":  # a choice of the ruleset's own (a redeal on request...): taken with a weak hand
+            take = next((m for m in moves if m.verb == "choose"), None)
+            if take and hand_power(model, state.hands[seat]) < self.WEAK:
+                return take
+            return self._pick(moves, "pass") or moves[0]
         if phase == "return":
             return self._best_return(state, seat, moves)
         cap = state.capacity

@@ -177,7 +177,8 @@ def _conjunction(items: list[E]) -> E:
 
 #: context variables a hook does not bind read as the interpreter's ``Ctx`` defaults
 _CTX_DEFAULTS: dict[str, Any] = {"seat": None, "play": None, "top": None, "beaten": None, "target": None,
-                                 "leading": False, "kind": None, "card": None, "amount": 0}
+                                 "leading": False, "kind": None, "card": None, "amount": 0, "choice": None,
+                                 "answer": None}
 
 #: play attributes on a TablePlay (attribute name in the language → Python attribute)
 _TABLE_ATTR = {"seat": "seat", "rank": "rank", "count": "count", "carried": "carried", "filler": "filler",
@@ -761,7 +762,7 @@ class Generator:
             else:
                 sig.params.append(v)
                 typ = _cat(CONTEXT_VARS[v].type)
-                nn = v in ("seat", "target", "leading", "amount", "round")
+                nn = v in ("seat", "target", "leading", "amount", "round", "choice", "answer")
                 sig.env[v] = E(v, typ, nn=nn, cheap=True, boolish=v == "leading", valid=v in ("seat", "target"),
                                real_int=v in ("amount", "round"), rank_ok=v == "card")
                 kw.append(f"{v}={v}")

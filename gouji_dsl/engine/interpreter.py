@@ -25,7 +25,7 @@ from gouji_dsl.engine.explain import Because, Explanation
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.outcome import Outcome
 from gouji_dsl.engine.terms import CARD_VERBS as _CARD_VERBS
-from gouji_dsl.engine.terms import Capacity, Choice, Phase, Placement, Verb
+from gouji_dsl.engine.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
 from gouji_dsl.ruleset.graph import Reason, RuleGraph
 
 VERBS: tuple[Verb, ...] = tuple(Verb)
@@ -74,11 +74,17 @@ def read_seat(text: str) -> int | None:
     return int(t) if _SEAT_RE.fullmatch(t) and len(t) <= MAX_SEAT_DIGITS else None
 
 
+def choice_words(graph: Any) -> tuple[str, ...]:
+    """The words of the choices ``graph``'s ruleset defines (``settings.choices``), in its order."""
+    return tuple(str(w) for w in (graph.settings.get("choices") or {}))
+
+
 def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path: str = "<move>", line: int = 0,
-               col: int = 1) -> Move:
+               col: int = 1, words: Iterable[str] = ()) -> Move:
     """Parse a move line (NOTATION.md "Moves"). Raises :class:`GoujiError` with the column, a hint
     and a stable code: :attr:`Code.BAD_MOVE` (shape), :attr:`Code.BAD_SEAT`, :attr:`Code.UNKNOWN_MOVE`
-    (did-you-mean and the list of verbs), or the card parser's :attr:`Code.UNKNOWN_CARD`."""
+    (did-you-mean and the list of verbs), or the card parser's :attr:`Code.UNKNOWN_CARD`. ``words``:
+    the ruleset's own choices (:func:`choice_words`), answered ``choose WORD``."""
     def fail(pos: int, msg: str, hint: str | None = None, code: Code = Code.BAD_MOVE) -> GoujiError:
         return GoujiError(Diagnostic(path, line, col + pos, msg, hint, text if line else None, code=code))
 
@@ -110,9 +116,10 @@ def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path:
         return Move(seat, v, cards)
     if v is Verb.CHOOSE:
         arg = rest.strip()
-        if arg not in tuple(Choice):
-            raise fail(vpos, f"choose takes {' or '.join(repr(str(c)) for c in Choice)}, got {arg!r}",
-                       did_you_mean(arg, tuple(Choice)) if arg else "e.g. '6 choose head'")
+        known = tuple(Choice) + tuple(words)
+        if arg not in known:
+            raise fail(vpos, f"choose takes {' or '.join(repr(str(c)) for c in known)}, got {arg!r}",
+                       did_you_mean(arg, known) if arg else "e.g. '6 choose head'")
         return Move(seat, v, None, arg)
     if rest.strip():
         raise fail(text.find(rest, vpos + len(verb)), f"'{verb}' takes no argument")
@@ -282,11 +289,12 @@ class Ctx:
     """The bindings an expression sees: the game and the hook's context variables."""
 
     __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card", "amount",
-                 "round")
+                 "round", "choice", "answer")
 
     def __init__(self, g: GameState | None, seat: int | None = None, play: TablePlay | None = None,
                  top: TablePlay | None = None, beaten: TablePlay | None = None, target: int | None = None,
-                 leading: bool = False, kind: str | None = None, card: str | None = None, round: int = 0):
+                 leading: bool = False, kind: str | None = None, card: str | None = None, round: int = 0,
+                 choice: str | None = None, answer: str | None = None, amount: int = 0):
         self.g = g
         self.seat = seat
         self.play = play
@@ -297,8 +305,10 @@ class Ctx:
         self.args: tuple = ()
         self.kind = kind
         self.card = card
-        self.amount = 0
+        self.amount = amount
         self.round = round
+        self.choice = choice
+        self.answer = answer
 
 
 # ------------------------------------------------------------------------------ state
@@ -336,11 +346,13 @@ class GameState:
 
     def __init__(self, graph: RuleGraph, hands: dict[int, list[Card]] | None, *, rng: random.Random,
                  game_number: int = 1, leader: int | None = None, source: str = "random",
-                 seed: int | str | None = None, prev: PrevGame | None = None, _redeals: int | None = None):
+                 seed: int | str | None = None, prev: PrevGame | None = None, _redeals: int | None = None,
+                 _counters: dict[str, dict[int, int]] | None = None):
         """A game dealt ``hands`` (seat → cards), or, with ``hands=None``, dealt from ``rng`` in the
         ruleset's dealing order (the ``first_drawer`` question); then the between-game phase
         (tribute after ``prev``, buying) and the setup questions run until a seat must decide.
-        ``_redeals``: the deals of this game voided so far (given when a void deal is dealt again)."""
+        ``_redeals``: the deals of this game voided so far, ``_counters`` the counters it keeps
+        (given when a void deal is dealt again)."""
         self.graph = graph
         self.model = graph.model
         self.kinds = graph.model.kinds
@@ -385,6 +397,8 @@ class GameState:
         self.redealt = False
         self.redeals = 0 if _redeals is None else _redeals
         self.redeal_pending = False
+        self.ask_queue: list[tuple[int, str]] = []
+        self.ask_point = ""
         self.forced_leader = leader
         self.prev = prev
         self.received: dict[int, dict[str, int]] = {s: {} for s in self.seat_list}
@@ -404,13 +418,15 @@ class GameState:
             for c in cards:
                 self.hands[s][self.kinds.index(c.symbol)] += 1
         self.dealt = [tuple(h) for h in self.hands]
+        if _counters is not None:
+            self.counters = _counters
+        elif prev is not None:
+            self.counters = kept_counters(graph, prev.counters, (CounterReset.MATCH,))
         self._event("deal", game_number=game_number, source=source, seed=seed,
                     prev=None if prev is None else prev.to_json(),
                     hands={str(s): " ".join(str(c) for c in self.dealt_cards[s]) for s in self.seat_list})
         self.phase = Phase.BETWEEN
-        if prev is not None:
-            self._pay_tribute()
-        self._advance_between()
+        self._begin_point(Point.DEAL)
         if self.redeal_pending and _redeals is None:
             self._redeal()
 
@@ -443,6 +459,7 @@ class GameState:
         g.late = self.late[:]
         g.decided = dict(self.decided)
         g.marked_by = dict(self.marked_by)
+        g.ask_queue = self.ask_queue[:]
         r = random.Random()
         r.setstate(self.rng.getstate())
         g.rng = r
@@ -651,7 +668,7 @@ class GameState:
 
     def parse(self, text: str) -> Move:
         """Parse a move line for this game (seat range and cards of this ruleset)."""
-        return parse_move(text, self.model, self.n_seats)
+        return parse_move(text, self.model, self.n_seats, words=choice_words(self.graph))
 
     def hand_text(self, s: int) -> str:
         return self.model.text(self.hands[s])
@@ -723,12 +740,8 @@ class GameState:
                 self.to_act = self.setup_queue[0]
                 self.capacity = Capacity.SETUP
                 return
-            if self._ask("redeal", self._ctx()):
-                self._void_deal("redeal")
-                return
-            self.choose_queue = [s for s in self.seat_list if s not in self.revolted
-                                 and self.graph.permit("choose", self._ctx(seat=s))]
-            self.phase = Phase.CHOOSE
+            self._begin_point(Point.SETUP)
+            return
         if self.phase == Phase.CHOOSE:
             if self.choose_queue:
                 self.to_act = self.choose_queue[0]
@@ -743,6 +756,43 @@ class GameState:
                 self.capacity = Capacity.DECLARE
                 return
             self._start_play()
+
+    # -------------------------------------------------------------- the ruleset's choices
+    def _begin_point(self, point: Point) -> None:
+        """Ask, seat by seat, the choices of ``settings.choices`` asked at ``point`` (each seat the
+        ``offer`` rules allow when its turn comes), then put the point's redeal question."""
+        self.ask_point = point
+        self.ask_queue = [(s, c) for c in choices_at(self.graph, point) for s in self.seat_list]
+        self._advance_asks()
+
+    def _advance_asks(self) -> None:
+        while self.ask_queue:
+            s, c = self.ask_queue[0]
+            if self.graph.permit("offer", Ctx(self, seat=s, choice=c)):
+                self.phase = Phase.ASK
+                self.to_act = s
+                self.capacity = Capacity.ASK
+                return
+            self.ask_queue.pop(0)
+        if self.ask_point == Point.DEAL:
+            if self._ask("redeal_before_tribute", self._ctx()):
+                self._void_deal("redeal_before_tribute")
+                return
+            self.phase = Phase.BETWEEN
+            if self.prev is not None:
+                self._pay_tribute()
+            self._advance_between()
+            return
+        if self._ask("redeal", self._ctx()):
+            self._void_deal("redeal")
+            return
+        self.choose_queue = [s for s in self.seat_list if s not in self.revolted
+                             and self.graph.permit("choose", self._ctx(seat=s))]
+        self.phase = Phase.CHOOSE
+        self._advance_setup()
+
+    def _answered(self, seat: int, choice: str, answer: str) -> None:
+        self.graph.trigger("answered", Ctx(self, seat=seat, choice=choice, answer=answer))
 
     def _void_deal(self, key: str) -> None:
         """The rule answering ``key`` voided the deal: a random deal is dealt again (by
@@ -767,9 +817,10 @@ class GameState:
         """Deal again until a deal stands (a loop, never a recursion: bounded by :data:`MAX_REDEALS`)."""
         record = self.record
         while True:
+            keep = kept_counters(self.graph, self.counters, (CounterReset.GAME, CounterReset.MATCH))
             fresh = GameState(self.graph, None, rng=self.rng, game_number=self.game_number,
                               leader=self.forced_leader, source=self.source, seed=self.seed, prev=self.prev,
-                              _redeals=self.redeals)
+                              _redeals=self.redeals, _counters=keep)
             fresh.record[0]["redeal"] = True
             record = record + fresh.record
             pending = fresh.redeal_pending
@@ -782,7 +833,7 @@ class GameState:
     def decline_setup(self) -> None:
         """Answer every pending setup question with 'no' (scenarios that go straight to play)."""
         while Phase(self.phase).before_play and self.to_act is not None:
-            if self.phase in (Phase.SETUP, Phase.DECLARE):
+            if self.phase in (Phase.SETUP, Phase.DECLARE, Phase.ASK):
                 self.apply_in_place(Move(self.to_act, Verb.PASS))
             else:
                 self.apply_in_place(Move(self.to_act, Verb.CHOOSE, None, Choice.HEAD))
@@ -812,6 +863,8 @@ class GameState:
         if leader is None:
             return
         self.trick_no += 1
+        for name in counters_reset(self.graph, CounterReset.TRICK):
+            self.counters.pop(name, None)
         self.top = None
         self.passed = set()
         self.queue = []
@@ -1052,6 +1105,8 @@ class GameState:
             return []
         if self.phase == Phase.RETURN:
             return self._return_moves(s, self.return_queue[0][2])
+        if self.phase == Phase.ASK:
+            return [Move(s, Verb.CHOOSE, None, self.ask_queue[0][1]), Move(s, Verb.PASS)]
         if self.phase == Phase.SETUP:
             return [Move(s, Verb.REVOLT), Move(s, Verb.PASS)]
         if self.phase == Phase.DECLARE:
@@ -1114,6 +1169,14 @@ class GameState:
                 t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)}."))
                 return False
             return True
+        if self.phase == Phase.ASK:
+            word = self.ask_queue[0][1]
+            if move.verb == Verb.PASS or (move.verb == Verb.CHOOSE and move.arg == word):
+                if move.verb == Verb.CHOOSE:
+                    self.graph.permit("offer", Ctx(self, seat=s, choice=word), t)
+                return True
+            t.append(Reason("engine.phase", "forbade", f"Answer 'choose {word}' or 'pass' first."))
+            return False
         if self.phase == Phase.DECLARE:
             if move.verb in (Verb.DECLARE, Verb.PASS):
                 if move.verb == Verb.DECLARE:
@@ -1129,7 +1192,7 @@ class GameState:
             t.append(Reason("engine.phase", "forbade", "Setup: answer 'revolt' or 'pass' first."))
             return False
         if self.phase == Phase.CHOOSE:
-            if move.verb == Verb.CHOOSE:
+            if move.verb == Verb.CHOOSE and move.arg in tuple(Choice):
                 self.graph.permit("choose", Ctx(self, seat=s), t)
                 return True
             t.append(Reason("engine.phase", "forbade", "Choose 'head' or 'headless' first."))
@@ -1253,16 +1316,23 @@ class GameState:
 
     def _apply_before_play(self, move: Move) -> None:
         s = move.seat
+        if self.phase == Phase.ASK:
+            _, word = self.ask_queue.pop(0)
+            self._answered(s, word, word if move.verb == Verb.CHOOSE else Verb.PASS)
+            self._advance_asks()
+            return
         if self.phase == Phase.RETURN:
-            receiver, giver, _ = self.return_queue.pop(0)
+            receiver, giver, n = self.return_queue.pop(0)
             cards = move.cards or ()
             self.transfer(receiver, giver, {k: n for k, n in zip(self.kinds, cards) if n}, "return")
+            self.graph.trigger("after_return", Ctx(self, seat=receiver, target=giver, amount=n))
             self._advance_between()
             return
         if self.phase == Phase.DECLARE:
             self.declare_queue.pop(0)
             if move.verb == Verb.DECLARE:
                 self.flags.setdefault("declared", set()).add(s)
+            self._answered(s, Verb.DECLARE, move.verb)
             self._advance_setup()
             return
         if self.phase == Phase.SETUP:
@@ -1270,11 +1340,13 @@ class GameState:
             if move.verb == Verb.REVOLT:
                 self.revolted.add(s)
                 self._event("revolution", seat=s)
+            self._answered(s, Verb.REVOLT, move.verb)
             self._advance_setup()
             return
         if self.phase == Phase.CHOOSE:
             self.choose_queue.pop(0)
             self.flags.setdefault("chose_" + move.arg, set()).add(s)
+            self._answered(s, Verb.CHOOSE, move.arg)
             self._advance_setup()
             return
 
@@ -1285,6 +1357,10 @@ class GameState:
             _, cap = self.queue.pop(0)
             if cap == Capacity.FOLLOW:
                 self.passed.add(s)
+            if self.graph.by_hook["after_pass"]:
+                self.graph.trigger("after_pass", Ctx(self, seat=s, top=self.top))
+                if self._settle():
+                    return
             self._advance()
             return
         if move.verb == Verb.DISCARD:
@@ -1293,10 +1369,14 @@ class GameState:
                 self.hands[s][i] -= c
                 self.discarded[i] += c
             self._event("discard", seat=s, cards=self.model.text(cards))
+            if self.graph.by_hook["after_discard"]:
+                tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
+                tp.empties_hand = self.hand_size(s) == 0
+                self.graph.trigger("after_discard", Ctx(self, seat=s, play=tp))
             if self.hand_size(s) == 0:
                 self._finish(s)
-                if not self._settle():
-                    self._new_trick(self.next_active(s))
+            if not self.is_active(s) and not self._settle():  # (went out, or a rule placed the seat)
+                self._new_trick(self.next_active(s))
             return
         if move.verb == Verb.YIELD:
             self.queue.pop(0)
@@ -1310,6 +1390,10 @@ class GameState:
             self.queue.insert(i, (s, Capacity.FOLLOW))
             self.yielders.append(s)
             self.yielded_this_top.add(s)
+            if self.graph.by_hook["after_yield"]:
+                self.graph.trigger("after_yield", Ctx(self, seat=s, top=self.top))
+                if self._settle():
+                    return
             self._advance()
             return
         self._play(move)
@@ -1387,6 +1471,23 @@ def _num(v: Any) -> int | float:
     return int(v)
 
 
+# ------------------------------------------------------------------------------ choices and counters
+def choices_at(graph: Any, point: str) -> list[str]:
+    """The words of ``settings.choices`` asked at ``point`` (a :class:`Point`), in the setting's order."""
+    return [str(w) for w, spec in (graph.settings.get("choices") or {}).items() if spec.get("asked") == point]
+
+
+def counters_reset(graph: Any, reset: str) -> list[str]:
+    """The counters of ``settings.counters`` that start again at ``reset`` (a :class:`CounterReset`)."""
+    return [str(c) for c, spec in (graph.settings.get("counters") or {}).items() if spec.get("reset") == reset]
+
+
+def kept_counters(graph: Any, counters: Mapping[str, Mapping[int, int]], resets: Sequence[str]) -> dict[str, dict[int, int]]:
+    """Copies of the counters whose reset is one of ``resets`` (what a new deal or game keeps)."""
+    keep = {c for r in resets for c in counters_reset(graph, r)}
+    return {k: dict(v) for k, v in counters.items() if k in keep}
+
+
 # ------------------------------------------------------------------------------ dealing
 def deal_hands(model: CardModel, n_seats: int, rng: random.Random, first: int = 1) -> dict[int, list[Card]]:
     """Shuffle the ruleset's pack with ``rng`` and deal one card at a time, starting at ``first``."""
@@ -1443,7 +1544,7 @@ def replay(graph: RuleGraph, record: list[dict[str, Any]], upto: int | None = No
                   source="random" if hands is None else deal.get("source", "fixed"), seed=seed, prev=prev)
     moves = [e["move"] for e in record if e["type"] == "move"]
     for text in moves[:upto]:
-        g.apply_in_place(parse_move(text, g.model, g.n_seats))
+        g.apply_in_place(parse_move(text, g.model, g.n_seats, words=choice_words(graph)))
     return g
 
 

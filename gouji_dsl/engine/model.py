@@ -39,6 +39,13 @@ ENGINE_SETTINGS: dict[str, tuple[str, str, Any]] = {
                    {"model": "cover", "same_count": True,
                     "joker_cover": {"higher": True, "equal": False, "equal_many": 0, "lower_many": 0},
                     "spare_jokers_for_rank": True}),
+    "choices": ("{text -> {asked: 'deal' | 'setup'}}",
+                "questions of the ruleset's own a seat is asked (word -> where: right after the deal, or after "
+                "the revolt questions); the `offer` rules say who is asked, `answered` rules what an answer does",
+                {}),
+    "counters": ("{text -> {reset: 'trick' | 'deal' | 'game' | 'match'}}",
+                 "per-seat counters (count: NAME) and when they start again from 0 (default: each deal)",
+                 {}),
 }
 """The settings the engine itself reads (interpreter and card model): name -> (type in the notation
 of :mod:`gouji_dsl.lang.types`, what the engine does with it, default). A ruleset cannot change

@@ -32,7 +32,20 @@ from typing import Any
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.fastops import _FN, _G, _GV, _AmountOf, _coalesce, _raise  # noqa: F401 - called by the hooks
-from gouji_dsl.engine.interpreter import MAX_REDEALS, MAX_SETUP_ROUNDS, Ctx, GameState, LegalMoves, Move, PrevGame, TablePlay, _num
+from gouji_dsl.engine.interpreter import (
+    MAX_REDEALS,
+    MAX_SETUP_ROUNDS,
+    Ctx,
+    GameState,
+    LegalMoves,
+    Move,
+    PrevGame,
+    TablePlay,
+    _num,
+    choices_at,
+    counters_reset,
+    kept_counters,
+)
 from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.terms import Capacity, Phase, Placement, Verb
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl  # noqa: F401 - raised by the hooks
@@ -107,16 +120,22 @@ def h_value(S: GameState, *args: Any) -> Any: raise NotImplementedError
 def h_trigger(S: GameState, *args: Any) -> None: raise NotImplementedError
 
 
-h_revolt = h_declare = h_choose = h_follow = h_yield = h_burn = h_see_count = h_see_hand = h_permit
+h_revolt = h_declare = h_choose = h_follow = h_yield = h_burn = h_see_count = h_see_hand = h_offer = h_permit
 h_play = h_burn_lead = h_discard = c_play = c_burn_lead = c_discard = h_permit
 h_first_leader = h_tribute_kinds = h_tribute = h_tribute_card = h_return_tribute = h_must_revolt = h_value
 h_first_drawer = h_setup_rounds = h_unfinished_order = h_value
-h_redeal = h_follow_order = h_yield_to = h_burn_order = h_no_lead = h_match_length = h_value
+h_redeal = h_follow_order = h_yield_to = h_burn_order = h_no_lead = h_match_length = h_redeal_before_tribute = h_value
 h_burn_failure = h_next_leader = h_revolution_place = h_game_over = h_sweep = h_score = h_value
 t_seat_setup = t_game_start = t_seat_start = t_after_play = t_trick_won = t_finish = h_trigger
+t_answered = t_after_return = t_after_pass = t_after_yield = t_after_discard = h_trigger
 # ---- generated: end
 
 DECK: list[Card] = MODEL.deck() if MODEL is not None else []
+HAS_AFTER_PASS = bool(GRAPH.by_hook["after_pass"]) if MODEL is not None else False  # (a pass then runs rules)
+HAS_AFTER_YIELD = bool(GRAPH.by_hook["after_yield"]) if MODEL is not None else False
+HAS_AFTER_DISCARD = bool(GRAPH.by_hook["after_discard"]) if MODEL is not None else False
+TRICK_COUNTERS = counters_reset(GRAPH, "trick") if MODEL is not None else []  # (started again each trick)
+_KEPT_BY_DEAL = ("game", "match")
 _SHUFFLE = [(i, i + 1, (i + 1).bit_length()) for i in range(len(DECK) - 1, 0, -1)]  # (the shuffle's draws)
 JC_ALL: list[tuple[int, ...]] = []
 JC_INDEX: dict[tuple[int, ...], int] = {}
@@ -261,14 +280,15 @@ def new_state(seed: Any = None, *, hands: dict[int, list[Card]] | None = None, l
     unless ``hands`` are given, then run the between-game and setup phases up to the first
     question a seat must answer."""
     rng = random.Random(seed)
-    S = _init(hands, rng, game_number, leader, "random" if hands is None else "fixed", seed, prev)
+    S = _init(hands, rng, game_number, leader, "random" if hands is None else "fixed", seed, prev, 0, None)
     if S.redeal_pending:
         _redeal(S)
     return S
 
 
 def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: int, leader: int | None,
-          source: str, seed: Any, prev: PrevGame | None, redeals: int = 0) -> GameState:
+          source: str, seed: Any, prev: PrevGame | None, redeals: int, counters: dict[str, dict[int, int]] | None
+          ) -> GameState:
     """``GameState.__init__``: the same attributes, set directly."""
     S = object.__new__(GameState)
     S.graph = GRAPH
@@ -315,6 +335,8 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.redealt = False
     S.redeals = redeals
     S.redeal_pending = False
+    S.ask_queue = []
+    S.ask_point = ""
     S.forced_leader = leader
     S.prev = prev
     S.received = {s: {} for s in SEATS}
@@ -337,11 +359,13 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
         for sym, k in Counter(map(_SYMBOL, cards)).items():
             h[kidx[sym]] += k
     S.dealt = [tuple(h) for h in hs]
+    if counters is not None:
+        S.counters = counters
+    elif prev is not None:
+        S.counters = kept_counters(GRAPH, prev.counters, ("match",))
     S.record = [("deal", game_number, source, seed, prev, S.dealt_cards, False)]  # type: ignore[list-item]
     S.phase = Phase.BETWEEN
-    if prev is not None:
-        _pay_tribute(S)
-    _advance_between(S)
+    _begin_point(S, "deal")
     return S
 
 
@@ -463,11 +487,8 @@ def _advance_setup(S: GameState) -> None:
             S.to_act = S.setup_queue[0]
             S.capacity = Capacity.SETUP
             return
-        if h_redeal(S):
-            _void_deal(S, "redeal")
-            return
-        S.choose_queue = [s for s in SEATS if s not in S.revolted and h_choose(S, s)]
-        S.phase = Phase.CHOOSE
+        _begin_point(S, "setup")
+        return
     if S.phase == "choose":
         if S.choose_queue:
             S.to_act = S.choose_queue[0]
@@ -481,6 +502,40 @@ def _advance_setup(S: GameState) -> None:
             S.capacity = Capacity.DECLARE
             return
         _start_play(S)
+
+
+def _begin_point(S: GameState, point: str) -> None:
+    """``GameState._begin_point``."""
+    S.ask_point = point
+    S.ask_queue = [(s, c) for c in choices_at(GRAPH, point) for s in SEATS]
+    _advance_asks(S)
+
+
+def _advance_asks(S: GameState) -> None:
+    """``GameState._advance_asks``."""
+    while S.ask_queue:
+        s, c = S.ask_queue[0]
+        if h_offer(S, s, c):
+            S.phase = Phase.ASK
+            S.to_act = s
+            S.capacity = Capacity.ASK
+            return
+        S.ask_queue.pop(0)
+    if S.ask_point == "deal":
+        if h_redeal_before_tribute(S):
+            _void_deal(S, "redeal_before_tribute")
+            return
+        S.phase = Phase.BETWEEN
+        if S.prev is not None:
+            _pay_tribute(S)
+        _advance_between(S)
+        return
+    if h_redeal(S):
+        _void_deal(S, "redeal")
+        return
+    S.choose_queue = [s for s in SEATS if s not in S.revolted and h_choose(S, s)]
+    S.phase = Phase.CHOOSE
+    _advance_setup(S)
 
 
 def _void_deal(S: GameState, hook: str) -> None:
@@ -507,7 +562,8 @@ def _redeal(S: GameState) -> None:
     """``GameState._redeal``: deal again until a deal stands."""
     record = S.record
     while True:
-        fresh = _init(None, S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev, S.redeals)
+        fresh = _init(None, S.rng, S.game_number, S.forced_leader, S.source, S.seed, S.prev, S.redeals,
+                      kept_counters(GRAPH, S.counters, _KEPT_BY_DEAL))
         ev = fresh.record[0]
         fresh.record[0] = ev[:6] + (True,)  # type: ignore[index]
         record = record + fresh.record  # type: ignore[operator]
@@ -544,6 +600,8 @@ def _new_trick(S: GameState, leader: int | None) -> None:
     if leader is None:
         return
     S.trick_no += 1
+    for name in TRICK_COUNTERS:
+        S.counters.pop(name, None)
     S.top = None
     S.passed = set()
     S.queue = []
@@ -1274,6 +1332,8 @@ def _legal_moves(S: GameState) -> Sequence[Move]:
     phase = S.phase
     if phase == "return":
         return _return_moves(S, s, S.return_queue[0][2])
+    if phase == "ask":
+        return [Move(s, Verb.CHOOSE, None, S.ask_queue[0][1]), _PASS_MOVE[s]]
     if phase == "setup":
         return [Move(s, Verb.REVOLT), Move(s, Verb.PASS)]
     if phase == "declare":
@@ -1337,16 +1397,23 @@ def _apply_move(S: GameState, move: Move) -> None:
 def _apply_before_play(S: GameState, move: Move) -> None:
     s = move.seat
     phase = S.phase
+    if phase == "ask":
+        _, word = S.ask_queue.pop(0)
+        t_answered(S, s, word, word if move.verb == "choose" else "pass")
+        _advance_asks(S)
+        return
     if phase == "return":
-        receiver, giver, _ = S.return_queue.pop(0)
+        receiver, giver, n = S.return_queue.pop(0)
         cards = move.cards or ()
         _transfer(S, receiver, giver, {k: n for k, n in zip(KINDS, cards) if n}, "return")
+        t_after_return(S, receiver, giver, n)
         _advance_between(S)
         return
     if phase == "declare":
         S.declare_queue.pop(0)
         if move.verb == "declare":
             S.flags.setdefault("declared", set()).add(s)
+        t_answered(S, s, "declare", str(move.verb))
         _advance_setup(S)
         return
     if phase == "setup":
@@ -1355,11 +1422,13 @@ def _apply_before_play(S: GameState, move: Move) -> None:
             S.revolted.add(s)
             _recount(S)
             S.record.append(("revolution", s, False))  # type: ignore[arg-type]
+        t_answered(S, s, "revolt", str(move.verb))
         _advance_setup(S)
         return
     if phase == "choose":
         S.choose_queue.pop(0)
         S.flags.setdefault("chose_" + move.arg, set()).add(s)
+        t_answered(S, s, "choose", move.arg)
         _advance_setup(S)
         return
 
@@ -1372,6 +1441,10 @@ def _apply_in_play(S: GameState, move: Move) -> None:
         _, cap = S.queue.pop(0)
         if cap == "follow":
             S.passed.add(s)
+        if HAS_AFTER_PASS:
+            t_after_pass(S, s, S.top)
+            if _settle(S):
+                return
         _advance(S)
         return
     if verb == "discard":
@@ -1382,10 +1455,14 @@ def _apply_in_play(S: GameState, move: Move) -> None:
             S.discarded[i] += c
         _changed(s)
         S.record.append(("discard", s, cards))  # type: ignore[arg-type]
+        if HAS_AFTER_DISCARD:
+            tp = TablePlay(MODEL.classify(tuple(cards)), s, KINDS)
+            tp.empties_hand = sum(hand) == 0
+            t_after_discard(S, s, tp)
         if sum(hand) == 0:
             _finish(S, s)
-            if not _settle(S):
-                _new_trick(S, _next_active(S, s))
+        if s in _GONE and not _settle(S):  # (went out, or a rule placed the seat)
+            _new_trick(S, _next_active(S, s))
         return
     if verb == "yield":
         _yield(S, s)
@@ -1406,6 +1483,10 @@ def _yield(S: GameState, s: int) -> None:
     queue.insert(i, (s, "follow"))
     S.yielders.append(s)
     S.yielded_this_top.add(s)
+    if HAS_AFTER_YIELD:
+        t_after_yield(S, s, S.top)
+        if _settle(S):
+            return
     _advance(S)
 
 
@@ -1712,10 +1793,20 @@ def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: i
                     queue.insert(j, _FOLLOW_ENTRY(seat))
                     S.yielders.append(seat)
                     S.yielded_this_top.add(seat)
+                    if HAS_AFTER_YIELD:
+                        t_after_yield(S, seat, top)
+                        if _settle(S):
+                            break
+                        gone = _GONE  # (a rule may have placed a seat)
                 else:  # a pass
                     record(_PASS_EVENT[seat])
                     if queue.pop(0)[1] == "follow":
                         S.passed.add(seat)
+                    if HAS_AFTER_PASS:
+                        t_after_pass(S, seat, top)
+                        if _settle(S):
+                            break
+                        gone = _GONE
                 # the next seat asked (_advance, inlined)
                 tseat = top.seat
                 while queue:

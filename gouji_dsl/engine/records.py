@@ -47,7 +47,7 @@ from gouji_dsl import resources
 from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, line_of
 from gouji_dsl.engine.cards import SUITLESS, parse_cards
-from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, new_game, next_game, parse_move
+from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, new_game, next_game, parse_move
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS
 
@@ -628,7 +628,8 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
             ln, col = record.move_positions.get(i, record.positions.get(i, (0, 0)))
             text = ev["move"]
             try:
-                mv = parse_move(text, graph.model, graph.n_seats, path=record.path, line=ln, col=col)
+                mv = parse_move(text, graph.model, graph.n_seats, path=record.path, line=ln, col=col,
+                                words=choice_words(graph))
             except GoujiError as err:
                 d = err.diagnostics[0]
                 raise GoujiError(Diagnostic(d.path, d.line, d.col, d.message, d.hint, line_of(r.text, ln),

@@ -19,6 +19,7 @@ class Verb(StrEnum):
     DECLARE = "declare"    #: declare the point (宣点)
     CHOOSE = "choose"      #: after the opposite's revolution: keep a head (要头) or go head-less (无头)
     DISCARD = "discard"    #: throw away void cards (e.g. 4s without the point, 点四)
+    # (``choose WORD`` also answers a choice the ruleset defines: settings.choices, the ``offer`` rules)
     RETURN = "return"      #: give back cards as return tribute (还贡)
 
     @property
@@ -46,6 +47,7 @@ class Phase(StrEnum):
 
     BETWEEN = "between"    #: tribute and buying after the deal (进贡, 买三)
     RETURN = "return"      #: return tribute is being chosen (还贡)
+    ASK = "ask"            #: a seat is asked a choice the ruleset defines (settings.choices)
     SETUP = "setup"        #: each seat the rules allow is asked whether it revolts (革命)
     CHOOSE = "choose"      #: opposites of revolutionaries choose head / head-less
     DECLARE = "declare"    #: seats are asked whether they declare the point (宣点)
@@ -55,7 +57,7 @@ class Phase(StrEnum):
     @property
     def before_play(self) -> bool:
         """A setup question is pending (revolt, choose, declare)."""
-        return self in (Phase.SETUP, Phase.CHOOSE, Phase.DECLARE)
+        return self in (Phase.ASK, Phase.SETUP, Phase.CHOOSE, Phase.DECLARE)
 
 
 class Capacity(StrEnum):
@@ -68,6 +70,23 @@ class Capacity(StrEnum):
     CHOOSE = "choose"      #: head or head-less
     DECLARE = "declare"    #: declare or pass
     RETURN = "return"      #: return tribute
+    ASK = "ask"            #: answer a choice the ruleset defines (``choose WORD``) or decline it (``pass``)
+
+
+class Point(StrEnum):
+    """Where in the setup a ruleset's choices are asked and a redeal question is put (``settings.choices``)."""
+
+    DEAL = "deal"    #: right after the deal, before tribute, return tribute and buying (then ``redeal_before_tribute``)
+    SETUP = "setup"  #: after the revolt questions (then ``redeal``), before head-less choices and declaring
+
+
+class CounterReset(StrEnum):
+    """When a counter (``count: NAME``, ``settings.counters``) starts again from 0."""
+
+    TRICK = "trick"  #: at the start of every trick
+    DEAL = "deal"    #: with every deal (a void deal dealt again starts it again): the default
+    GAME = "game"    #: with every game (kept when a void deal is dealt again)
+    MATCH = "match"  #: with every match (kept from game to game of a match)
 
 
 class Placement(StrEnum):

@@ -15,6 +15,7 @@ values involved. A graph cannot be changed once built.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -522,6 +523,8 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
             pos = s.origin if s is not None else SourcePos(resolved.path, 1, 1)
             bag.add(Diagnostic.at(pos, f"card settings: {e}", hint=e.hint, source_line=_source_line(pos.path, pos.line),
                                   code=Code.CARD_MODEL))
+    if not bag.errors:
+        bag.extend(_choice_words(resolved))
     texts = _Texts(bag)
 
     # definitions: checked on first use (their order does not matter)
@@ -549,6 +552,30 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     _install_gouji(graph)
     graph._freeze()
     return graph
+
+
+_CHOICE_WORD = re.compile(r"[a-z][a-z0-9-]{0,31}")
+
+
+def _choice_words(resolved: ResolvedRuleset) -> list[Diagnostic]:
+    """A word of ``settings.choices`` is a move's word (``3 choose redeal``): lower-case letters,
+    digits and ``-``, at most 32, and not a word the engine's own ``choose`` takes."""
+    s = resolved.settings.get("choices")
+    out: list[Diagnostic] = []
+    if s is None or not isinstance(s.value, dict):
+        return out
+    for w in s.value:
+        word = str(w)
+        pos = s.key_origins.get(word) or s.origin
+        why = None
+        if not _CHOICE_WORD.fullmatch(word):
+            why = "a choice is answered 'SEAT choose WORD': lower-case letters, digits and '-', starting with a letter, at most 32"
+        elif word in ("head", "headless", "pass"):
+            why = f"{word!r} is a word of the engine's own questions ('choose head' / 'choose headless', 'pass')"
+        if why:
+            out.append(Diagnostic.at(pos, f"choice {word!r} cannot be a move word: {why}", hint="e.g. redeal, ask-redeal",
+                                     source_line=_source_line(pos.path, pos.line), code=Code.VALUE_NOT_ALLOWED))
+    return out
 
 
 def _prune(graph: RuleGraph) -> None:

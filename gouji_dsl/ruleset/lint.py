@@ -609,11 +609,33 @@ def lint(graph) -> list[Diagnostic]:
                     if dym:
                         hint = f"flag {f!r}: {dym}"
                         break
+            for c in sorted(an.counter_names(why.tree)):
+                if an.counters is not None and c not in an.counters:
+                    dym = did_you_mean(c, an.counters)
+                    hint = f"counter {c!r}: {dym}" if dym else \
+                        "add a rule that counts it (`count: NAME`, e.g. on after_yield), or check its name"
+                    break
         elif why.kind == "hook":
             hint = "set the match length (settings.match_games) and the tribute kinds to use these rules"
         else:
             hint = "check the guard against the settings shown; if the rule is meant to be off, remove it"
         diag(n.origin, f"rule {n.id!r} can never fire: {why.message}", hint)
+
+    # (a') a rule that reads a flag or counter nothing sets: what it reads never changes ------------
+    for n in own:
+        if n.id in an.dead:
+            continue
+        trees = an.trees(n.id)
+        for what, read, settable, always, verb, how in (
+                ("flag", set().union(*(an.flag_names(t) for t in trees)), an.flags, "false", "marks", "mark: NAME"),
+                ("counter", set().union(*(an.counter_names(t) for t in trees)), an.counters, "0", "counts", "count: NAME")):
+            if settable is None:
+                continue
+            for name_read in sorted(x for x in read if x not in settable):
+                dym = did_you_mean(name_read, sorted(settable))
+                diag(n.origin, f"rule {n.id!r} reads {what} {name_read!r}, which no rule that can fire {verb}: "
+                     f"it is always {always} (the rule reads something that never changes)",
+                     dym or f"add a rule that {verb} it ({how}), or check the name", code=Code.NEVER_CHANGES)
 
     # (b) two rules deciding the same question for the same state ---------------------------------
     for n in nodes:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos
-from gouji_dsl.engine.interpreter import explain, hands_from_text, new_game, parse_move, read_seat
+from gouji_dsl.engine.interpreter import choice_words, explain, hands_from_text, new_game, parse_move, read_seat
 from gouji_dsl.engine.terms import Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
@@ -59,8 +59,8 @@ def explain_text(graph: RuleGraph, move: str, *, deal: Sequence[str] = (), after
         raise _error("--leader", str(leader), f"the leader is a seat 1..{graph.n_seats}", "give a seat number such as --leader 1",
                      Code.BAD_SEAT)
     state = new_game(graph, seed, hands=_hands(graph, deal), leader=leader)
-    moves = [parse_move(text, graph.model, graph.n_seats, path="--after") for text in after]
-    target = parse_move(move, graph.model, graph.n_seats, path="--explain")
+    moves = [parse_move(text, graph.model, graph.n_seats, path="--after", words=choice_words(graph)) for text in after]
+    target = parse_move(move, graph.model, graph.n_seats, path="--explain", words=choice_words(graph))
     setup_verbs = {Verb.REVOLT, Verb.DECLARE, Verb.CHOOSE}
     if Phase(state.phase).before_play and not any(m.verb in setup_verbs for m in [*moves, target]):
         state.decline_setup()

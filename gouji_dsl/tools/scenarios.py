@@ -25,6 +25,7 @@ from gouji_dsl.diagnostics import Code, GoujiError, did_you_mean
 from gouji_dsl.engine.interpreter import (
     GameState,
     Move,
+    choice_words,
     explain,
     hands_from_text,
     new_game,
@@ -755,7 +756,8 @@ def _forbade(trace: list[Any], state: GameState) -> str:
 def _try_move(state: GameState, text: str, where: tuple[int, int], want: str | None, graph: RuleGraph,
               disp: str, errors: list[tuple[str, str]]) -> bool:
     """Check one move line and, unless it is expected illegal, apply it. False: stop the case."""
-    mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1])
+    mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1],
+                    words=choice_words(graph))
     trace: list[Any] = []
     legal = state.check(mv, trace)
     ln, col = where
@@ -778,7 +780,8 @@ def _run_moves(state: GameState, case: dict[str, Any], key: str, graph: RuleGrap
     straight to play is declined."""
     used_setup = False
     for text, where, want in _move_items(case, key):
-        mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1])
+        mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1],
+                    words=choice_words(graph))
         if Phase(state.phase).before_play:
             if mv.verb in SETUP_VERBS or (mv.verb == Verb.PASS and (used_setup or mv.seat == state.to_act)):
                 used_setup = True
@@ -800,7 +803,7 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
     Once play begins, the lines not used yet are played in the order written (a case may go on
     into the next game)."""
     items = _move_items(case, "next_moves")
-    seat_of = [parse_move(t, graph.model, graph.n_seats, path=disp, line=w[0], col=w[1]) for t, w, _ in items]
+    seat_of = [parse_move(t, graph.model, graph.n_seats, path=disp, line=w[0], col=w[1], words=choice_words(graph)) for t, w, _ in items]
     used = [False] * len(items)
     pending: dict[int, list[int]] = {}
     for i, mv in enumerate(seat_of):
@@ -931,7 +934,7 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
         items = exp.get(key) or []
         for i, line in enumerate(items):
             where = _ipos(items, i)
-            mv = parse_move(str(line), model, n, path=disp, line=where[0], col=where[1])
+            mv = parse_move(str(line), model, n, path=disp, line=where[0], col=where[1], words=choice_words(state.graph))
             trace: list[Any] = []
             ok = state.check(mv, trace)
             if ok != should:
@@ -942,7 +945,7 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
         eb = exp["explained_by"] or {}
         for line, ids in eb.items():
             where = _kpos(eb, line)
-            mv = parse_move(str(line), model, n, path=disp, line=where[0], col=where[1])
+            mv = parse_move(str(line), model, n, path=disp, line=where[0], col=where[1], words=choice_words(state.graph))
             ex = explain(state, mv)
             cited = ex.rule_ids
             missing = [r for r in ids if r not in cited]

@@ -523,3 +523,32 @@ def test_other_commands_print_names_from_files_escaped(paired_folder, saved_duel
     outputs.append(r.output)
     for out in outputs:
         assert not any(c in out for c in RAW), out
+
+
+SINGLE_INPUTS = ["no spec", "empty rulesets", "unknown kind", "games a string", "games NaN", "deep nesting",
+                 "the seed edited (fingerprint)"]
+
+
+@pytest.mark.parametrize("name", SINGLE_INPUTS)
+def test_a_tampered_run_json_of_gouji_simulate_is_refused(name, single_folder, tmp_path):
+    folder = copy(single_folder, tmp_path)
+    if name == "games NaN":
+        _sub("run.json", '"games": 4', '"games": NaN')(folder)
+    else:
+        RUN_JSON_INPUTS[name](folder)
+    _refused(run("report", str(folder)), "run.json")
+    _refused(run("simulate", "online", "-n", "4", "--out", str(folder), "--resume", "--executor", "local"), "run.json")
+
+
+@pytest.mark.parametrize("name", ["games inflated", "seven seats", "another run's fingerprint", "cut short (damaged)"])
+def test_a_tampered_chunk_of_gouji_simulate_is_refused(name, single_folder, tmp_path):
+    folder = copy(single_folder, tmp_path)
+    change = {"games inflated": _chunk_edit(lambda c: _set(c, 500, "totals", "games")),
+              "seven seats": _chunk_edit(lambda c: _set(c, 7, "totals", "n_seats")),
+              "another run's fingerprint": CHUNK_INPUTS["another run's fingerprint"],
+              "cut short (damaged)": _sub("0", '"totals":', '"totals')}[name]
+    change(folder)
+    chunk = sorted(folder.glob("chunk-*.json"))[0].name
+    for r in (run("report", str(folder)),
+              run("simulate", "online", "-n", "4", "--out", str(folder), "--resume", "--executor", "local")):
+        _refused(r, chunk, "remove this file: --resume plays its deals again")

@@ -253,6 +253,8 @@ def test_a_resize_message_is_bounded_and_a_malformed_one_ignored():
                     ["stdin", 5], ["stdin"], ["ping", "x" * 100], [], {}, "x", 7, [None], ["nothing", 1]):
             await ws.send_json(bad)
         await ws.send_str("{not json")
+        await ws.send_str("[" * 1000 + "]" * 1000)           # nested deeper than json decodes: ignored (closed the tab)
+        await ws.send_str('{"a":' * 5000 + "1" + "}" * 5000)
         await ws.send_bytes(b"\x00\xff")
         await ws.send_json(["stdin", "\ud800ok"])            # a lone surrogate: replaced, not a crash
         assert (await _next_json(ws)) == {"stdin": "?ok"}

@@ -460,7 +460,7 @@ class GoujiServer(Server):
                 continue
             try:
                 envelope = json.loads(message.data)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or arrays nested deeper than the decoder goes
                 continue
             if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
                 continue

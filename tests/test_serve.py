@@ -150,6 +150,19 @@ def test_a_request_naming_another_host_is_refused_dns_rebinding():
     serve(test)
 
 
+def test_the_page_names_the_checked_host_not_an_absolute_request_lines():
+    async def test(s: Served) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", s.port)
+        writer.write(f"GET http://evil.example/?key={SECRET} HTTP/1.1\r\nHost: 127.0.0.1:{s.port}\r\n"
+                     "Connection: close\r\n\r\n".encode())
+        page = (await asyncio.wait_for(reader.read(), WAIT_S)).decode()
+        writer.close()
+        assert page.startswith("HTTP/1.1 200")
+        assert "evil.example" not in page
+        assert f'data-session-websocket-url="ws://127.0.0.1:{s.port}/ws/{SECRET}"' in page
+    serve(test)
+
+
 def test_a_websocket_from_another_origin_or_without_the_key_is_refused():
     async def test(s: Served) -> None:
         refusals = [

@@ -380,7 +380,9 @@ class GoujiServer(Server):
     def _base_url(self, request: web.Request) -> str:
         if self.explicit_public_url:
             return self.explicit_public_url.rstrip("/")
-        return f"{request.scheme}://{request.host}"  # the Host checked above: the name the browser used
+        # the Host header checked above: the name the browser used (not request.host, which an absolute-form
+        # request line 'GET http://evil.example/ HTTP/1.1' sets to a name that was never checked)
+        return f"{request.scheme}://{request.headers.get('Host', '')}"
 
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
         self._check_key(request.query.get(KEY_PARAM))

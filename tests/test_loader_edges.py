@@ -396,3 +396,59 @@ def test_a_duplicate_kind_points_at_the_repeated_item(tmp_path):
     result = check_file(tmp_path, 'ruleset: r\nextends: online\nsettings:\n  jokers: ["B", "R", "B"]\n')
     (d,) = result.errors
     assert (d.line, d.col) == (4, 23) and "jokers[2]" in d.message and "jokers[0]" in d.message
+
+
+# ------------------------------------------------------------------------------ 22.15 a record's carried ruleset text
+@pytest.fixture(scope="module")
+def saved_game(tmp_path_factory):
+    from gouji_dsl.engine.records import GameRecord, save_record
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.simulate import play_game
+    st = play_game(load_graph("online"), "carry", 0, "random")[1]
+    path = save_record(tmp_path_factory.mktemp("rec") / "g.json", GameRecord.from_states([st], seed="carry"))
+    import json
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("bad, spot", [
+    ("  seats: 1.5\n", "1.5"),
+    ("  gouji_minimum: {Q: \"é\\u00e9\"}\n", 'é'),  # (inside the quotes, as in a file)
+    ("  \"x\\ty\": 1\n", 'x'),
+])
+@pytest.mark.parametrize("ruleset_path", ["bundled", "none"])
+def test_problems_of_a_records_carried_text_are_at_its_field(tmp_path, saved_game, bad, spot, ruleset_path):
+    import json
+
+    from gouji_dsl import resources
+    data = dict(saved_game)
+    text = data["ruleset_text"]
+    # the bad line in the YAML text: escapes in `bad` are YAML's, written into the JSON string as they are
+    data["ruleset_text"] = text.replace("\nsettings:\n", "\nsettings:\n" + bad.encode().decode("unicode_escape")
+                                        if "\\u" not in bad else "\nsettings:\n" + bad, 1)
+    data["ruleset_path"] = str(resources.rules_dir() / "online.yaml") if ruleset_path == "bundled" else None
+    p = tmp_path / "carried.json"
+    p.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    check_carried(p, spot)
+
+
+def check_carried(p: Path, spot: str) -> None:
+    from gouji_dsl.diagnostics import GoujiError
+    from gouji_dsl.engine.records import load_record, record_graph
+    with pytest.raises(GoujiError) as e:
+        record_graph(load_record(p))
+    (d,) = [d for d in e.value.diagnostics if d.severity == "error"]
+    assert d.path == str(p) and "carries" in d.message, d
+    line = p.read_text(encoding="utf-8").split("\n")[d.line - 1]
+    assert line.lstrip().startswith('"ruleset_text"') and line[d.col - 1:].startswith(spot), (line[d.col - 10:d.col + 10], spot)
+    res = cli_run("replay", str(p))
+    assert res.exit_code == 1 and f"{p}:{d.line}:{d.col}:" in res.stderr and "online.yaml" not in res.stderr
+
+
+def test_a_carried_text_written_with_ascii_escapes_is_placed_by_its_escapes(tmp_path, saved_game):
+    # every Chinese character of the text is a 6-character \\uXXXX in the record, an emoji 12 (a surrogate pair)
+    import json
+    data = dict(saved_game)
+    data["ruleset_text"] = data["ruleset_text"].replace("\nsettings:\n", "\nsettings:\n  # 够级 😀\n  seats: \"😀x\"\n", 1)
+    p = tmp_path / "ascii.json"
+    p.write_text(json.dumps(data, indent=2, ensure_ascii=True), encoding="utf-8")
+    check_carried(p, "\\ud83d\\ude00x")

@@ -528,12 +528,41 @@ def record_graph(record: GameRecord, *, search: Sequence[str | os.PathLike[str]]
         ref = record.ruleset_path or record.ruleset
         return compile_ruleset(resolve(find_ruleset(ref, referrer=referrer, search=search), search=search))
     except GoujiError as e:
-        # a refusal about the record's own field (no line of its own): point at that field
-        if not record.text or not any(d.path == record.path and d.line <= 0 for d in e.diagnostics):
+        if not record.text:
             raise
         r = _Reader(record.path, record.text)
-        raise GoujiError([r.diag((field_name,), d.message, d.hint, code=d.code) if d.path == record.path and d.line <= 0
-                          else d for d in e.diagnostics]) from None
+        carried = where if record.ruleset_text else None
+
+        def placed(d: Diagnostic) -> Diagnostic:
+            if carried is not None and d.path == carried:  # a problem of the carried text: in the record's field
+                return _in_carried_text(r, record.ruleset_text or "", d)
+            if d.path == record.path and d.line <= 0:  # a refusal about the record's own field: point at it
+                return r.diag((field_name,), d.message, d.hint, code=d.code)
+            return d
+        raise GoujiError([placed(d) for d in e.diagnostics]) from None
+
+
+def _in_carried_text(r: _Reader, text: str, d: Diagnostic) -> Diagnostic:
+    """``d``, a problem at ``line:col`` of the ruleset text a record carries (resolved as if it were
+    the file it names), placed where that character is written in the record file: inside the JSON
+    string of ``ruleset_text`` (escapes counted as written), with the record's line as source."""
+    start, _ = r.pos.offsets(("ruleset_text",))
+    if start is None or d.line <= 0:
+        return r.diag(("ruleset_text",), f"in the ruleset text this record carries: {d.message}", d.hint, code=d.code)
+    lines = text.split("\n")
+    target = sum(len(x) + 1 for x in lines[:d.line - 1]) + max(d.col - 1, 0)
+    raw, i, k = r.text, start + 1, 0  # i: in the record's text (after the opening quote); k: in the decoded string
+    while k < target and i < len(raw) and raw[i] != '"':
+        if raw[i] == "\\":
+            i += 6 if raw[i + 1:i + 2] == "u" else 2
+            if raw[i - 6:i - 4] == "\\u" and 0xD800 <= int(raw[i - 4:i], 16) < 0xDC00 and raw[i:i + 2] == "\\u":
+                i += 6  # a surrogate pair is one character of the text
+        else:
+            i += 1
+        k += 1
+    ln, col = _offset_pos(raw, i)
+    return Diagnostic(r.path, ln, col, f"in the ruleset text this record carries (its line {d.line}): {d.message}", d.hint,
+                      line_of(raw, ln), code=d.code)
 
 
 # ------------------------------------------------------------------------------ replay

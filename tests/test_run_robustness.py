@@ -121,6 +121,25 @@ def test_a_chunk_that_keeps_losing_its_worker_stops_the_run_resumably(graphs, mo
     assert info.value.chunks_written == 1
 
 
+def test_a_killed_pool_worker_stops_the_run_resumably(graphs, tmp_path):
+    """The process pool cannot go on without a worker: one line's worth of RunStopped, chunks kept."""
+    import psutil
+    a, b = graphs
+    killed: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        if done > 0 and not killed:
+            workers = [c for c in psutil.Process().children() if "spawn_main" in " ".join(c.cmdline())]
+            killed.append(workers[0].pid)
+            workers[0].kill()
+
+    with pytest.raises(runs.RunStopped, match="a worker process died") as info:
+        runs.execute(runs.RunSpec((a.resolved, b.resolved), 1, bots="heuristic"), 400, executor="process",
+                     workers=2, chunk_size=5, out=tmp_path / "d", graphs=(a, b), progress=progress)
+    assert killed and info.value.chunks_written >= 1
+    assert _children_gone([psutil.Process(killed[0])] if psutil.pid_exists(killed[0]) else []) == []
+
+
 # ------------------------------------------------------------------------------ the scheduler lost
 def _gouji(*args: str) -> list[str]:
     return [sys.executable, "-m", "gouji_dsl", *args]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gouji_dsl.engine import native
-from gouji_dsl.engine.interpreter import deal_hands, new_game
+from gouji_dsl.engine.interpreter import deal_hands, new_game, next_game
 from gouji_dsl.engine.native import program as P
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
@@ -144,9 +144,10 @@ def test_hook_programs_give_the_compilers_values(name):
     assert progs, "no expression emitted"
     fns = [(rid, part, g._compiler.compile(tree), prog) for rid, part, tree, prog in progs]
     compared = 0
-    for game in range(2):
+    prev = None
+    for game in range(3):
         rng = random.Random(f"vm:{game}")
-        st = new_game(g, f"vm:{name}:{game}")
+        st = new_game(g, f"vm:{name}:{game}") if prev is None else next_game(prev, f"vm:{name}:{game}")
         step = 0
         while not st.over and step < 400:
             if step % 7 == 0:
@@ -168,6 +169,7 @@ def test_hook_programs_give_the_compilers_values(name):
             moves = st.legal_moves()
             st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
             step += 1
+        prev = st if st.over else None  # (the next game of the match: tribute, previous places and flags)
     assert compared > 0
 
 
@@ -222,12 +224,14 @@ def test_the_verifier_refuses_malformed_programs():
         [], [H.OP_RET], [H.OP_CONST, H.T_INT, 5], [99, H.OP_RET], [-1],
         [H.OP_SLOT, 32, H.OP_RET], [H.OP_SLOT, -1, H.OP_RET], [H.OP_PLAYATTR, 3, 0, H.OP_RET], [H.OP_PLAYATTR, 0, 16, H.OP_RET],
         [H.OP_CONST, H.T_RANK, K, H.OP_RET], [H.OP_CONST, 7, 0, H.OP_RET], [H.OP_CONST, H.T_BOOL, 2, H.OP_RET],
-        [H.OP_SEATFN, 0, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_SEATFN, 13, H.OP_RET],
+        [H.OP_SEATFN, 0, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_SEATFN, len(H.SEAT_FNS), H.OP_RET],
         [H.OP_CONST, H.T_INT, 1, H.OP_CONST, H.T_INT, 1, H.OP_RET],  # two values left
         [H.OP_CONST, H.T_INT, 1, H.OP_JUMP, 0, H.OP_RET],  # backwards
         [H.OP_CONST, H.T_INT, 1, H.OP_JUMP, 99, H.OP_RET],  # off the end
         [H.OP_CONST, H.T_INT, 1, H.OP_JFALSE_POP, 6, H.OP_RET],  # lands with an empty stack on RET
-        [H.OP_CONST, H.T_INT, 1, H.OP_BIN, 15, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_COUNTSET, 6, H.OP_RET],
+        [H.OP_CONST, H.T_INT, 1, H.OP_BIN, len(H.BINS), H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_COUNTSET, len(H.SETS), H.OP_RET],
+        [H.OP_CONST, H.T_LIST, 7, H.OP_RET], [H.OP_CONST, H.T_LIST, 1 | 1 << 12, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_FIRSTHELD, 1, K, 0, H.OP_RET],
+        [H.OP_CONST, H.T_INT, 1, H.OP_FIRSTHELD, 11, 0, 0, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_MKLIST, 2, H.OP_RET],  # (a list of 7 items as a constant, an item past its length, a kind out of range, too many kinds, too few values)
         [H.OP_CONST, H.T_INT, 1, H.OP_JUMP, 4, H.OP_RET],  # into the middle of an instruction
         [H.OP_CONST, H.T_INT, 1] * 65 + [H.OP_RET],  # deeper than the stack
         [H.OP_CONST, H.T_INT, 1, H.OP_RET, H.OP_CONST, H.T_INT, 2, H.OP_RET],  # unreachable code

@@ -389,7 +389,10 @@ fail:
 #define L_PREVFLAGS (L_FLAGS + VM_NFLAGS)
 #define L_COUNTERS (L_PREVFLAGS + VM_NFLAGS)
 #define L_SETORDER (L_COUNTERS + VM_NCOUNTERS * (G_MAX_SEATS + 1))
-#define L_LEN (L_SETORDER + SET_N * G_MAX_SEATS)
+#define L_DEALT (L_SETORDER + SET_N * G_MAX_SEATS)
+#define L_RECEIVED (L_DEALT + (G_MAX_SEATS + 1) * G_MAX_KINDS)
+#define L_PREVPLACE (L_RECEIVED + (G_MAX_SEATS + 1) * G_MAX_KINDS)
+#define L_LEN (L_PREVPLACE + G_MAX_SEATS + 1)
 
 static int get_code(Py_buffer *b, const int32_t **code, int *n)
 {
@@ -468,6 +471,18 @@ static int unpack_ctx(Py_buffer *b, vm_ctx *c)
     for (i = 0; i < SET_N; i++)
         for (j = 0; j < G_MAX_SEATS; j++)
             c->set_order[i][j] = (int32_t)w[L_SETORDER + i * G_MAX_SEATS + j];
+    for (i = 0; i <= G_MAX_SEATS; i++) {
+        for (j = 0; j < G_MAX_KINDS; j++) {
+            int64_t d = w[L_DEALT + i * G_MAX_KINDS + j], r = w[L_RECEIVED + i * G_MAX_KINDS + j];
+            if (d < 0 || d > 32767 || r < 0 || r > 32767) {
+                PyErr_SetString(PyExc_ValueError, "a dealt or received count is out of range");
+                return -1;
+            }
+            c->dealt[i][j] = (int16_t)d;
+            c->received[i][j] = (int16_t)r;
+        }
+        c->prev_place[i] = (int32_t)w[L_PREVPLACE + i];
+    }
     if (vm_ctx_check(c) < 0) {
         PyErr_SetString(PyExc_ValueError, "the context is inconsistent (seats, kinds or a tag out of range)");
         return -1;
@@ -563,6 +578,19 @@ PyMODINIT_FUNC PyInit__core(void)
         || PyModule_AddIntConstant(m, "NLOCALS", VM_NLOCALS) < 0) {
         Py_DECREF(m);
         return NULL;
+    }
+    {
+        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
+                                         "attrs", L_ATTRS, "place", L_PLACE, "hands", L_HANDS, "set_bits", L_SETBITS,
+                                         "set_count", L_SETCOUNT, "strength", L_STRENGTH, "flags", L_FLAGS,
+                                         "prev_flags", L_PREVFLAGS, "counters", L_COUNTERS, "set_order", L_SETORDER,
+                                         "dealt", L_DEALT, "received", L_RECEIVED, "prev_place", L_PREVPLACE,
+                                         "len", L_LEN);
+        if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
+            Py_XDECREF(layout);
+            Py_DECREF(m);
+            return NULL;
+        }
     }
     if (PyModule_AddIntConstant(m, "ABI", 1) < 0) {
         Py_DECREF(m);

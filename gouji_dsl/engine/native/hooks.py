@@ -39,10 +39,12 @@ T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT, T_LIST = 0, 1, 2, 3, 4, 5
 LIST_MAX = 14  # (vm.h: VM_LIST_MAX; items 0..14, 15 for none)
 (OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
  OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET, OP_STORE, OP_LOAD, OP_FLAG, OP_PREVFLAG,
- OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF) = range(31)
+ OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
+ OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD) = range(36)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
-                                               "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held"))}
+                                               "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held",
+                                               "prev_place"))}
 #: what each seat function gives for a none seat in vm.h (checked against the vocabulary's none_result)
 SEAT_FN_NONE: dict[str, Any] = {"active": False, "out": False, "revolted": False, "passed": False, "hand_size": 0,
                                 "rank_groups": 0, "jokers_held": 0}
@@ -238,12 +240,46 @@ class _Emitter:
             self.seat_operand(n.args[0])
             self.code += [OP_SEATFN, SEAT_FNS[n.func]]
             return
-        if n.func == "holds" and len(n.args) == 2 and sig.none_result == 0:
+        if n.func in ("holds", "dealt") and len(n.args) == 2 and sig.none_result == 0:
             self.seat_operand(n.args[0])
             if not _infallible(n.args[1]):
-                raise self.refuse(n, "holds() with a kind that may fail")  # (the compiler would not evaluate it after a none seat)
+                raise self.refuse(n, f"{n.func}() with a kind that may fail")  # (the compiler would not evaluate it after a none seat)
             self.e(n.args[1])
-            self.code += [OP_HOLDS]
+            self.code += [OP_HOLDS if n.func == "holds" else OP_DEALT]
+            return
+        if n.func == "coalesce" and len(n.args) == 2:
+            for a in n.args:
+                self.truth_or_value(a)
+            self.code += [OP_COALESCE]
+            return
+        if n.func in ("holds_of", "dealt_of", "first_held") and len(n.args) == 2:
+            c, v = self.compiler.constant(n.args[1])
+            if not (c and isinstance(v, list) and all(isinstance(k, str) for k in v)):
+                raise self.refuse(n, f"{n.func}() of kinds that are not written out")
+            known = [self.kidx[k] for k in v if k in self.kidx]  # (a word that is no kind holds nothing)
+            self.seat_operand(n.args[0])
+            if n.func == "first_held":
+                if len(known) > 10:
+                    raise self.refuse(n, "first_held() of more than 10 kinds")
+                words = [0, 0]
+                for i, k in enumerate(known):
+                    words[i // 5] |= k << (6 * (i % 5))
+                self.code += [OP_FIRSTHELD, len(known), *words]
+                return
+            if len(set(known)) != len(known) or len(self.kinds) > 64:
+                raise self.refuse(n, f"{n.func}() of a kind named twice")
+            mask = sum(1 << k for k in known)
+            lo, hi = mask & 0xFFFFFFFF, mask >> 32
+            self.code += [OP_SUMKINDS, int(n.func == "dealt_of"), lo - (1 << 32) if lo >= INT32 else lo,
+                          hi - (1 << 32) if hi >= INT32 else hi]
+            return
+        if n.func == "with_at_least" and len(n.args) == 3 and sig.none_result == []:
+            if not (_infallible(n.args[1]) and _infallible(n.args[2])):
+                raise self.refuse(n, "with_at_least() with arguments that may fail")
+            self.list_operand(n.args[0])
+            self.e(n.args[1])
+            self.e(n.args[2])
+            self.code += [OP_WITHATLEAST]
             return
         if n.func in ("flag", "prev_flag", "counter") and len(n.args) == 2 and sig.none_result == (0 if n.func == "counter" else False):
             c, v = self.compiler.constant(n.args[1])
@@ -337,7 +373,7 @@ class _Emitter:
         elif impl.endswith("_rank"):
             if not {cl, cr} <= {"rank", "text", "none"}:
                 raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
-        elif impl in ("in_list", "not_in_list", "in_any", "not_in_any"):
+        elif impl in ("in_list", "not_in_list", "in_any", "not_in_any", "in_map", "not_in_map"):
             r = n.right
             if isinstance(r, A.Name) and r.ref == A.Ref.GLOBAL and r.name in SETS and cl in ("seat", "int", "none"):
                 self.e(n.left)
@@ -481,9 +517,10 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
     kinds = tuple(graph.model.kinds)
     kidx = {k: i for i, k in enumerate(kinds)}
     table = names(graph)
+    L = core.LAYOUT
     w = [0] * core.CTX_LEN
     w[0:4] = [g.n_seats, g.n_teams, len(kinds), graph.model.n_ranks]
-    at = 4
+    at = L["vars"]
     vals = {"kind": ctx.kind, "seat": ctx.seat, "target": ctx.target, "leading": ctx.leading, "amount": ctx.amount, "round": ctx.round,
             "card": ctx.card, "leader": g.trick_leader, "burner": g.burner, "game_number": g.game_number,
             "places_taken": len(g.places), "trick_number": g.trick_no, "prev_sweep": bool(g.prev and g.prev.sweep),
@@ -491,10 +528,12 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
     for name, slot in SLOTS.items():
         w[at + 2 * slot], w[at + 2 * slot + 1] = _tagged(vals[name], kidx, table)
     at += 2 * core.NSLOTS
+    _check_at(at, L, 'present')
     plays = {"play": ctx.play, "top": ctx.top, "beaten": ctx.beaten}
     for name, p in PLAYS.items():
         w[at + p] = int(plays[name] is not None)
     at += core.NPLAYS
+    _check_at(at, L, 'attrs')
     for name, p in PLAYS.items():
         tp = plays[name]
         if tp is None:
@@ -504,13 +543,16 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
             base = at + 2 * (p * core.NATTRS + a)
             w[base], w[base + 1] = _tagged(v, kidx, table)
     at += 2 * core.NPLAYS * core.NATTRS
+    _check_at(at, L, 'place')
     for s, place in g.places.items():
         w[at + s] = place
     at += core.MAX_SEATS + 1
+    _check_at(at, L, 'hands')
     for s in g.seat_list:
         for k, n in enumerate(g.hands[s]):
             w[at + s * core.MAX_KINDS + k] = n
     at += (core.MAX_SEATS + 1) * core.MAX_KINDS
+    _check_at(at, L, 'set_bits')
     sets = {"all_seats": list(g.seat_list), "active_seats": g.active_list(), "finished": list(g.finish_order),
             "revolted_seats": sorted(g.revolted), "passed_seats": sorted(g.passed),
             "finished_in_trick": list(g.finished_in_trick)}
@@ -520,27 +562,42 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
             bits |= 1 << s
         w[at + i] = bits
         w[at + len(SETS) + i] = len(sets[name])
-        order_at = core.CTX_LEN - len(SETS) * core.MAX_SEATS + i * core.MAX_SEATS  # (the last block: set_order)
         for j, s in enumerate(sets[name][:core.MAX_SEATS]):
-            w[order_at + j] = s
+            w[L["set_order"] + i * core.MAX_SEATS + j] = s
     at += 2 * len(SETS)
+    _check_at(at, L, 'strength')
     strength = graph._compiler.strength  # (the rank order the compiler's operators use)
     for kind, ki in kidx.items():
         w[at + ki] = strength[kind]
     at += core.MAX_KINDS
+    _check_at(at, L, 'flags')
     seats = range(1, core.MAX_SEATS + 1)
     prev_flags = g.prev.flags if g.prev is not None else {}
     for name, f in list(table.flags.items()):
         w[at + f] = sum(1 << s for s in seats if s in g.flags.get(name, ()))
         w[at + core.NFLAGS + f] = sum(1 << s for s in seats if s in prev_flags.get(name, ()))
     at += 2 * core.NFLAGS
+    _check_at(at, L, 'counters')
     for name, k in list(table.counters.items()):
         for s, v in g.counters.get(name, {}).items():
             if isinstance(s, int) and 1 <= s <= core.MAX_SEATS:
                 if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
                     raise Unsupported(f"the counter {name!r} holds {v!r}")
                 w[at + k * (core.MAX_SEATS + 1) + s] = v
+    for s in g.seat_list:
+        for k, n in enumerate(g.dealt[s]):
+            w[L["dealt"] + s * core.MAX_KINDS + k] = n
+        for sym, n in g.received.get(s, {}).items():
+            if sym in kidx:
+                w[L["received"] + s * core.MAX_KINDS + kidx[sym]] = n
+        if g.prev is not None and g.prev.places.get(s):
+            w[L["prev_place"] + s] = g.prev.places[s]
     return array("q", w).tobytes()
+
+
+def _check_at(at: int, layout: dict[str, int], key: str) -> None:
+    if at != layout[key]:  # pragma: no cover - the C layout and this packing disagree
+        raise RuntimeError(f"context layout: {key} at {at}, the core reads it at {layout[key]}")
 
 
 def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes) -> Any:

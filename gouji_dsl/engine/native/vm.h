@@ -80,16 +80,22 @@ enum {
     OP_INLIST,      /* pop a list, pop x: push whether x is an item */
     OP_SORTEDPLACES,/* pop a list of seats, push the places of those placed, sorted */
     OP_ACTIVEOF,    /* pop a list of seats, push those still playing, same order */
+    OP_COALESCE,    /* pop b, pop a: push a unless it is none, else b */
+    OP_DEALT,       /* pop rank, pop seat: cards of that kind dealt to the seat (0 for none) */
+    OP_SUMKINDS,    /* table lo hi: pop a seat, push its cards (table 0: held, 1: dealt) of the kinds in the mask */
+    OP_WITHATLEAST, /* pop k, pop rank, pop a list of seats: those holding at least k of the kind, same order */
+    OP_FIRSTHELD,   /* n lo hi: pop a seat, push the first of n kinds (6 bits each, lo first) it holds not counting
+                       cards received, or none */
     OP_NOPS
 };
 
-static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0};
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
 enum {
     FN_OPPOSITE = 0, FN_DOWNSTREAM, FN_UPSTREAM, FN_TEAM, FN_NEXT_ACTIVE, FN_ACTIVE, FN_OUT, FN_REVOLTED,
-    FN_PASSED, FN_PLACE, FN_HAND_SIZE, FN_RANK_GROUPS, FN_JOKERS_HELD, FN_N
+    FN_PASSED, FN_PLACE, FN_HAND_SIZE, FN_RANK_GROUPS, FN_JOKERS_HELD, FN_PREV_PLACE, FN_N
 };
 
 enum { SET_ALL = 0, SET_ACTIVE, SET_FINISHED, SET_REVOLTED, SET_PASSED, SET_FINISHED_IN_TRICK, SET_N };
@@ -116,6 +122,9 @@ typedef struct {
     uint32_t prev_flag_bits[VM_NFLAGS];
     int64_t counters[VM_NCOUNTERS][G_MAX_SEATS + 1];
     int32_t set_order[SET_N][G_MAX_SEATS];    /* the sets as lists (set_count items each) */
+    int16_t dealt[G_MAX_SEATS + 1][G_MAX_KINDS];
+    int16_t received[G_MAX_SEATS + 1][G_MAX_KINDS];  /* cards received in this game's between-game phase */
+    int32_t prev_place[G_MAX_SEATS + 1];             /* the previous game's places (0: none, or no previous game) */
 } vm_ctx;
 
 typedef struct {
@@ -307,9 +316,34 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             out = 1;
             break;
         case OP_INLIST:
+        case OP_COALESCE:
+        case OP_DEALT:
             in = 2;
             out = 1;
             break;
+        case OP_SUMKINDS:
+            if (code[pc + 1] < 0 || code[pc + 1] > 1)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
+        case OP_WITHATLEAST:
+            in = 3;
+            out = 1;
+            break;
+        case OP_FIRSTHELD: {
+            int k, m = code[pc + 1];
+            if (m < 0 || m > 10)
+                return -1;
+            for (k = 0; k < m; k++) {
+                uint32_t w = (uint32_t)code[pc + 2 + k / 5];
+                if (((w >> (6 * (k % 5))) & 63U) >= (uint32_t)n_kinds)
+                    return -1;
+            }
+            in = 1;
+            out = 1;
+            break;
+        }
         default:
             return -1;
         }
@@ -551,6 +585,12 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             case FN_PLACE:
                 if (vm_seat_ok(c, s) && c->place[s] > 0)
                     PUSH(T_INT, c->place[s]);
+                else
+                    PUSH(T_NONE, 0);
+                break;
+            case FN_PREV_PLACE:
+                if (vm_seat_ok(c, s) && c->prev_place[s] > 0)
+                    PUSH(T_INT, c->prev_place[s]);
                 else
                     PUSH(T_NONE, 0);
                 break;
@@ -950,6 +990,108 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                 goto bad;
             st[sp++] = l;
             pc += 1;
+            break;
+        }
+        case OP_COALESCE: {
+            vm_value a, b2;
+            NEED(2);
+            b2 = st[--sp];
+            a = st[--sp];
+            st[sp++] = a.tag != T_NONE ? a : b2;
+            pc += 1;
+            break;
+        }
+        case OP_DEALT: {
+            vm_value r, s;
+            NEED(2);
+            r = st[--sp];
+            s = st[--sp];
+            if (s.tag == T_NONE || r.tag == T_NONE || r.tag == T_TEXT) {
+                PUSH(T_INT, 0);
+            } else {
+                if (r.tag != T_RANK || r.v < 0 || r.v >= c->n_kinds || (s.tag != T_INT && s.tag != T_BOOL) || !vm_seat_ok(c, s.v))
+                    goto domain;
+                PUSH(T_INT, c->dealt[s.v][r.v]);
+            }
+            pc += 1;
+            break;
+        }
+        case OP_SUMKINDS: {
+            vm_value s;
+            uint64_t mask = (uint64_t)(uint32_t)code[pc + 2] | ((uint64_t)(uint32_t)code[pc + 3] << 32);
+            int64_t sum = 0;
+            int k;
+            NEED(1);
+            s = st[--sp];
+            if (s.tag != T_NONE) {
+                if ((s.tag != T_INT && s.tag != T_BOOL) || !vm_seat_ok(c, s.v))
+                    goto domain;
+                for (k = 0; k < c->n_kinds && k < 64; k++)
+                    if ((mask >> k) & 1U)
+                        sum += code[pc + 1] ? c->dealt[s.v][k] : c->hands[s.v][k];
+            }
+            PUSH(T_INT, sum);
+            pc += 4;
+            break;
+        }
+        case OP_WITHATLEAST: {
+            vm_value k, r, l, out;
+            int items[VM_LIST_MAX], n_ = 0, i;
+            NEED(3);
+            k = st[--sp];
+            r = st[--sp];
+            l = st[--sp];
+            if (l.tag != T_NONE && l.tag != T_LIST)
+                goto domain;
+            if (l.tag == T_LIST && r.tag != T_NONE && k.tag != T_NONE) {
+                if ((k.tag != T_INT && k.tag != T_BOOL) || (r.tag != T_RANK && r.tag != T_TEXT))
+                    goto domain;
+                for (i = 0; i < vm_list_len(l); i++) {
+                    int s = vm_list_item(l, i), held;
+                    if (s == 15 || s == 0)
+                        continue;
+                    if (!vm_seat_ok(c, s))
+                        goto domain;
+                    held = r.tag == T_RANK && r.v >= 0 && r.v < c->n_kinds ? c->hands[s][r.v] : 0;
+                    if (held >= k.v)
+                        items[n_++] = s;
+                }
+            }
+            out = vm_make_list(items, n_);
+            if (out.tag != T_LIST)
+                goto domain;
+            if (sp >= VM_STACK)
+                goto bad;
+            st[sp++] = out;
+            pc += 1;
+            break;
+        }
+        case OP_FIRSTHELD: {
+            vm_value s;
+            int m = code[pc + 1], k, found = -1;
+            NEED(1);
+            if (m < 0 || m > 10)
+                goto bad;
+            s = st[--sp];
+            if (s.tag == T_NONE) {
+                PUSH(T_NONE, 0);
+                pc += 4;
+                break;
+            }
+            if ((s.tag != T_INT && s.tag != T_BOOL) || !vm_seat_ok(c, s.v))
+                goto domain;
+            for (k = 0; k < m && found < 0; k++) {
+                int kind = (int)(((uint32_t)code[pc + 2 + k / 5] >> (6 * (k % 5))) & 63U);
+                if (kind >= c->n_kinds)
+                    goto bad;
+                if (c->hands[s.v][kind] - c->received[s.v][kind] > 0)
+                    found = kind;
+            }
+            if (found >= 0)
+                PUSH(T_RANK, found);
+            else
+                PUSH(T_NONE, 0);
+            pc += 4;
             break;
         }
         default:

@@ -552,3 +552,21 @@ def test_a_tampered_chunk_of_gouji_simulate_is_refused(name, single_folder, tmp_
     for r in (run("report", str(folder)),
               run("simulate", "online", "-n", "4", "--out", str(folder), "--resume", "--executor", "local")):
         _refused(r, chunk, "remove this file: --resume plays its deals again")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_for_a_chunk_or_a_save_file_is_refused_without_waiting(paired_folder, saved_duel, tmp_path):
+    import os
+    folder = copy(paired_folder, tmp_path)
+    chunk = sorted(folder.glob("chunk-*.json"))[0]
+    chunk.unlink()
+    os.mkfifo(chunk)
+    _refused(run("report", str(folder)), chunk.name, "not a regular file")
+    (folder / "run.json").unlink()
+    os.mkfifo(folder / "run.json")
+    _refused(run("report", str(folder)), "run.json")
+    save = tmp_path / "s.jsonl"
+    os.mkfifo(save)
+    r = CliRunner().invoke(cli, [*DUEL, "--save", str(save)])
+    assert r.exit_code in (1, 2) and "Traceback" not in r.output, r.output
+    assert r.exit_code == 1 and "internal error" not in r.output, r.output

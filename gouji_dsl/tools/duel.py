@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -296,7 +297,10 @@ def _no_constant(name: str) -> Any:
 
 
 def _check_size(path: Path) -> None:
-    size = path.stat().st_size
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+        raise ValueError(f"{path}: not a saved duel (not a regular file); use another file")
+    size = info.st_size
     if size > MAX_SAVE_BYTES:
         raise ValueError(f"{path}: {size:,} bytes: not a saved duel (a save file of {MAX_DUEL_DEALS:,} deals is about "
                          f"50 MB; at most {MAX_SAVE_BYTES:,} bytes are read, MAX_SAVE_BYTES); use another file")

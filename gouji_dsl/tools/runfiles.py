@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -59,11 +60,14 @@ def read_json(path: Path, what: str, advice: str | None = None) -> tuple[Any, st
     that cannot be read, is too large, not UTF-8, nested too deep, has NaN / Infinity, or is not JSON."""
     tail = f" ({advice})" if advice else ""
     try:
-        size = os.stat(path).st_size
-        if size > MAX_RUN_FILE_BYTES:
-            raise RunError(f"{path}: {size:,} bytes: not a {what} (at most {MAX_RUN_FILE_BYTES:,} bytes are read, "
-                           f"MAX_RUN_FILE_BYTES){tail}")
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+                raise RunError(f"{path}: not a {what}: not a regular file{tail}")
+            if info.st_size > MAX_RUN_FILE_BYTES:
+                raise RunError(f"{path}: {info.st_size:,} bytes: not a {what} (at most {MAX_RUN_FILE_BYTES:,} bytes "
+                               f"are read, MAX_RUN_FILE_BYTES){tail}")
             raw = f.read(MAX_RUN_FILE_BYTES + 1)
     except OSError as e:
         raise RunError(f"{path}: cannot read: {e.strerror or e}{tail}") from None

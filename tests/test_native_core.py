@@ -175,10 +175,11 @@ def test_hook_programs_give_the_compilers_values(name):
 
 @needs_core
 @pytest.mark.parametrize("expr", ["top.seat // (count(active_seats) - count(active_seats))",
-                                  "top.seat % (hand_size(top.seat) - hand_size(top.seat)) + 1"])
+                                  "top.seat % (hand_size(top.seat) - hand_size(top.seat)) + 1",
+                                  "settings.place_points[top.seat + 10]"])
 def test_a_failing_program_fails_with_the_compilers_error(tmp_path, expr):
-    """Division by zero in a native program: the compiler's EvalError (message, position), so the
-    rule's RuleFailed text (rule id and line) is the interpreter's."""
+    """Division by zero or a missing key in a native program: the compiler's EvalError (message,
+    position, code), so the rule's RuleFailed text (rule id and line) is the interpreter's."""
     from gouji_dsl.engine.interpreter import Ctx
     from gouji_dsl.engine.native import hooks
     from gouji_dsl.lang.ops import EvalError

@@ -29,7 +29,7 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, SourcePos
 from gouji_dsl.engine.native import Unsupported, _core_module
 from gouji_dsl.lang import ast as A
-from gouji_dsl.lang.ops import EvalError
+from gouji_dsl.lang.ops import EvalError, _show
 from gouji_dsl.lang.types import ListOf, category, strip
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS
@@ -40,7 +40,8 @@ LIST_MAX = 14  # (vm.h: VM_LIST_MAX; items 0..14, 15 for none)
 (OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
  OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET, OP_STORE, OP_LOAD, OP_FLAG, OP_PREVFLAG,
  OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
- OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD) = range(36)
+ OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET) = range(37)
+MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
                                                "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held",
@@ -121,6 +122,7 @@ class HookProgram:
 
     code: bytes
     fails: dict[int, tuple[str, SourcePos]]  # pc → (operator name, position)
+    maps: dict[int, dict[Any, Any]]  # pc → the constant map an index reads
     text: str  # the expression, unparsed (for display)
 
 
@@ -136,6 +138,7 @@ class _Emitter:
         self.names = names(graph)
         self.frames: list[int] = []  # the first local of each definition being inlined
         self.nlocals = 0
+        self.maps: dict[int, dict[Any, Any]] = {}  # pc → the constant map an OP_MAPGET reads (for its error text)
 
     def refuse(self, n: A.Node, what: str) -> Unsupported:
         return Unsupported(f"{what} ({n.pos.path}:{n.pos.line}:{n.pos.col}: {A.unparse(n)})")
@@ -323,6 +326,37 @@ class _Emitter:
             self.truth_or_value(item)
         self.code += [OP_MKLIST, len(n.items)]
 
+    def scalar(self, n: A.Node, v: Any) -> tuple[int, int]:
+        """A constant scalar as (tag, value), as :meth:`const` would push it."""
+        if v is None:
+            return T_NONE, 0
+        if isinstance(v, bool):
+            return T_BOOL, int(v)
+        if isinstance(v, int) and -INT32 < v < INT32:
+            return T_INT, v
+        if isinstance(v, str):
+            return (T_RANK, self.kidx[v]) if v in self.kidx else (T_TEXT, self.names.text(v))
+        raise self.refuse(n, f"a map holding {type(v).__name__} values")
+
+    def e_Index(self, n: A.Index) -> None:
+        c, m = self.compiler.constant(n.base)
+        if not (c and isinstance(m, dict)):
+            raise self.refuse(n, "indexing a value that is not a constant map")
+        if len(m) > MAP_MAX:
+            raise self.refuse(n, f"a map of more than {MAP_MAX} entries")
+        words: list[int] = []
+        for k, v in m.items():
+            if isinstance(k, bool) or not isinstance(k, (int, str)):
+                raise self.refuse(n, "a map with keys that are not numbers or words")
+            kt, kv = self.scalar(n, k)
+            vt, vv = self.scalar(n, v)
+            words += [kt, kv, vt, vv]
+        words += [0, 0, 0, 0] * (MAP_MAX - len(m))
+        self.e(n.key)
+        self.fails[len(self.code)] = ("index", n.pos)
+        self.maps[len(self.code)] = m
+        self.code += [OP_MAPGET, len(m), *words]
+
     def e_Attr(self, n: A.Attr) -> None:
         if n.ref == A.Ref.PLAY_ATTR and isinstance(n.base, A.Name) and n.base.ref == A.Ref.CONTEXT \
                 and n.base.name in PLAYS and n.attr in ATTRS:
@@ -492,7 +526,7 @@ def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
         raise Unsupported(f"an expression of {len(em.code)} words: the core's programs hold at most {core.MAX_CODE}")
     if not core.vm_verify(code, len(em.kinds)):
         raise Unsupported(f"the emitted program does not pass the verifier (an emitter bug): {A.unparse(tree)}")
-    return HookProgram(code, em.fails, A.unparse(tree))
+    return HookProgram(code, em.fails, em.maps, A.unparse(tree))
 
 
 # ------------------------------------------------------------------------------ contexts
@@ -604,22 +638,29 @@ def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes) -> Any:
     """Run ``prog`` on a packed context: the value as the compiler gives it, or its EvalError."""
     status, pc, tag, value = _core_module().vm_eval(prog.code, packed)
     if status == 0:
-        if tag == T_NONE:
-            return None
-        if tag == T_BOOL:
-            return bool(value)
-        if tag == T_INT:
-            return value
-        if tag == T_TEXT:
-            return _text_of(graph, value)
-        if tag == T_LIST:
-            items = [(value >> (4 + 4 * i)) & 15 for i in range(value & 15)]
-            return [None if x == 15 else x for x in items]
-        return graph.model.kinds[value]
+        return _value(graph, tag, value)
+    if status == 4 and pc in prog.fails and pc in prog.maps:
+        key = _value(graph, tag, value)
+        raise EvalError(f"no key {_show(key)} in {_show(prog.maps[pc])}", prog.fails[pc][1], Code.MISSING_KEY)
     if status == 1 and pc in prog.fails:
         op, pos = prog.fails[pc]
         raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)
     raise Unsupported(f"the native program of {prog.text!r} met a value it does not handle (status {status} at {pc})")
+
+
+def _value(graph: RuleGraph, tag: int, value: int) -> Any:
+    if tag == T_NONE:
+        return None
+    if tag == T_BOOL:
+        return bool(value)
+    if tag == T_INT:
+        return value
+    if tag == T_TEXT:
+        return _text_of(graph, value)
+    if tag == T_LIST:
+        items = [(value >> (4 + 4 * i)) & 15 for i in range(value & 15)]
+        return [None if x == 15 else x for x in items]
+    return graph.model.kinds[value]
 
 
 def _text_of(graph: RuleGraph, i: int) -> str:

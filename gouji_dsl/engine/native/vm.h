@@ -86,10 +86,13 @@ enum {
     OP_WITHATLEAST, /* pop k, pop rank, pop a list of seats: those holding at least k of the kind, same order */
     OP_FIRSTHELD,   /* n lo hi: pop a seat, push the first of n kinds (6 bits each, lo first) it holds not counting
                        cards received, or none */
+    OP_MAPGET,      /* n (ktag kv vtag vv) x VM_MAP_MAX: pop a key, push its value in the constant map of n entries
+                       (none for a none key; a key it does not hold stops the run: VM_MISSING_KEY) */
     OP_NOPS
 };
+#define VM_MAP_MAX 16
 
-static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3};
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
@@ -106,7 +109,7 @@ enum {
 };
 
 /* run results */
-enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3 };
+enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3, VM_MISSING_KEY = 4 };
 
 typedef struct {
     int n_seats, n_teams, n_kinds, n_ranks;
@@ -331,6 +334,24 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             in = 3;
             out = 1;
             break;
+        case OP_MAPGET: {
+            int k, m = code[pc + 1];
+            if (m < 0 || m > VM_MAP_MAX)
+                return -1;
+            for (k = 0; k < m; k++) {
+                int kt = code[pc + 2 + 4 * k], vt = code[pc + 4 + 4 * k];
+                if (kt != T_INT && kt != T_RANK && kt != T_TEXT)
+                    return -1;
+                if (vt < 0 || vt > T_TEXT)
+                    return -1;
+                if ((kt == T_RANK && (code[pc + 3 + 4 * k] < 0 || code[pc + 3 + 4 * k] >= n_kinds))
+                    || (vt == T_RANK && (code[pc + 5 + 4 * k] < 0 || code[pc + 5 + 4 * k] >= n_kinds)))
+                    return -1;
+            }
+            in = 1;
+            out = 1;
+            break;
+        }
         case OP_FIRSTHELD: {
             int k, m = code[pc + 1];
             if (m < 0 || m > 10)
@@ -1092,6 +1113,33 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             else
                 PUSH(T_NONE, 0);
             pc += 4;
+            break;
+        }
+        case OP_MAPGET: {
+            vm_value key;
+            int m = code[pc + 1], k, found = -1;
+            NEED(1);
+            if (m < 0 || m > VM_MAP_MAX)
+                goto bad;
+            key = st[--sp];
+            if (key.tag == T_NONE) {
+                PUSH(T_NONE, 0);
+                pc += 2 + 4 * VM_MAP_MAX;
+                break;
+            }
+            for (k = 0; k < m && found < 0; k++) {
+                int kt = code[pc + 2 + 4 * k];
+                int64_t kv = code[pc + 3 + 4 * k];
+                if (kt == T_INT ? ((key.tag == T_INT || key.tag == T_BOOL) && key.v == kv) : (key.tag == kt && key.v == kv))
+                    found = k;
+            }
+            if (found < 0) {
+                res.status = VM_MISSING_KEY;
+                res.result = key;
+                return res;
+            }
+            PUSH(code[pc + 4 + 4 * found], code[pc + 5 + 4 * found]);
+            pc += 2 + 4 * VM_MAP_MAX;
             break;
         }
         default:

@@ -452,3 +452,41 @@ def test_a_carried_text_written_with_ascii_escapes_is_placed_by_its_escapes(tmp_
     p = tmp_path / "ascii.json"
     p.write_text(json.dumps(data, indent=2, ensure_ascii=True), encoding="utf-8")
     check_carried(p, "\\ud83d\\ude00x")
+
+
+# ------------------------------------------------------------------------------ 23.7 answers outside their question
+@pytest.mark.parametrize("hook, answer", [("revolution_place", "99"), ("revolution_place", "0"), ("match_length", "0"),
+                                          ("match_length", "1001"), ("yield_to", "10"), ("yield_to", "-1"),
+                                          ("setup_rounds", "65"), ("setup_rounds", "settings.rounds")])
+def test_a_constant_answer_outside_its_question_is_a_validate_error(tmp_path, hook, answer):
+    result = check_file(tmp_path, f"ruleset: r\nextends: online\nsettings:\n  rounds: 100\nrules:\n  - id: my.rule\n"
+                        f"    on: {hook}\n    value: \"{answer}\"\n")
+    assert [(d.code, d.line) for d in result.errors] == [(Code.OUT_OF_RANGE, 8)], result.errors
+
+
+@pytest.mark.parametrize("hook, answer", [("revolution_place", "6"), ("match_length", "5"), ("yield_to", "0"),
+                                          ("setup_rounds", "0")])
+def test_a_constant_answer_inside_its_question_is_fine(tmp_path, hook, answer):
+    result = check_file(tmp_path, f"ruleset: r\nextends: online\nrules:\n  - id: my.rule\n    on: {hook}\n"
+                        f"    value: \"{answer}\"\n")
+    assert result.errors == []
+
+
+@pytest.mark.parametrize("engine", ["generated", "interpreter"])
+@pytest.mark.parametrize("rule, bots", [
+    ("on: yield_to\n    value: \"seat + 10\"", "random"),
+    ("on: match_length\n    value: \"settings.rounds - 100\"", "random"),
+    ("on: setup_rounds\n    value: \"settings.rounds + 1\"", "random"),
+])
+def test_a_computed_answer_outside_its_question_fails_with_the_rule_on_every_engine(tmp_path, rule, bots, engine):
+    p = write(tmp_path, "r.yaml", f"ruleset: r\nextends: online\nsettings:\n  rounds: 100\nrules:\n  - id: my.rule\n"
+              f"    {rule}\n")
+    res = cli_run("simulate", str(p), "--games", "5", "--bots", bots, "--engine", engine)
+    assert res.exit_code == 1 and f"{p}:6:" in res.stderr and f"[{Code.RULE_FAILED}]" in res.stderr, res.stderr
+    assert "rule 'my.rule'" in res.stderr and "which is not" in res.stderr
+
+
+def test_a_revolution_place_outside_the_places_is_refused_by_the_answer_check():
+    from gouji_dsl.ruleset.graph import load_graph
+    check = load_graph("online")._checks["revolution_place"]
+    assert check(99) and check(0) and check(True) and check(2.5) and check(6) is None and check(None) is None

@@ -41,7 +41,7 @@ from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.compile import total
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl
 from gouji_dsl.lang.types import category
-from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.graph import RuleGraph, answer_bounds
 from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, HOOKS
 
 #: bump when the generated code changes for the same ruleset (part of the cache key)
@@ -875,8 +875,8 @@ class Generator:
         if t == "bool" and (fn.nn or h.none_ok) and (fn.boolish or chk(True) is None and chk(False) is None
                                                       and chk(0) is None and chk([]) is None):
             return fn.code, False  # (a bool question checks only for none)
-        if t == "int" and fn.real_int and (fn.nn or h.none_ok):
-            return fn.code, False
+        if t == "int" and fn.real_int and (fn.nn or h.none_ok) and answer_bounds(hook, self.graph.n_seats) is None:
+            return fn.code, False  # (a bounded answer is checked: revolution_place, yield_to, ...)
         if t == "seat" and fn.valid and (fn.nn or h.none_ok):
             return fn.code, False
         if t == "list" and fn.valid and fn.nn:

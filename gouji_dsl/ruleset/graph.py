@@ -25,7 +25,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
 from gouji_dsl.engine.model import CardModel, SettingError
-from gouji_dsl.lang.ast import Node
+from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
 from gouji_dsl.lang.check import NAME_CODES, DefInfo, Definitions, Scope, check, unknown_names
 from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
@@ -358,10 +358,40 @@ class RuleGraph:
             raise EvalError(f"its {what} is {seat!r}, which is not a seat (1 to {self.n_seats})")
 
 
+MAX_MATCH_LENGTH = 1000
+"""The most games a ``match_length`` rule may make a match of."""
+
+
+def answer_bounds(hook: str, n_seats: int) -> tuple[int, int, str] | None:
+    """The whole numbers a value question's answer may be, ``(lo, hi, what)``, or None (any number):
+    a place 1..N (``revolution_place``), the following players a yield hands the decision to
+    0..N-1 (``yield_to``), the games of a match 1..:data:`MAX_MATCH_LENGTH`, the rounds of
+    ``seat_setup`` rules 0..``MAX_SETUP_ROUNDS``. An answer outside is a rule failure (and a validate
+    error where the answer is a constant), never taken in as the nearest value."""
+    from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS
+    n = max(n_seats, 1)
+    return {"revolution_place": (1, n, f"a place 1..{n}"),
+            "yield_to": (0, n - 1, f"a number of players 0..{n - 1}"),
+            "match_length": (1, MAX_MATCH_LENGTH, f"a number of games 1..{MAX_MATCH_LENGTH}"),
+            "setup_rounds": (0, MAX_SETUP_ROUNDS, f"a number of rounds 0..{MAX_SETUP_ROUNDS} (MAX_SETUP_ROUNDS)"),
+            }.get(hook)
+
+
 def _answer_check(hook: Hook, n_seats: int) -> Callable[[Any], str | None] | None:
     """A check of a value rule's answer against the question's type (None: nothing to check)."""
     t = strip(hook.type)
     none = None if hook.none_ok else "answered none, which is not an answer to this question"
+    bounds = answer_bounds(hook.name, n_seats)
+    if bounds is not None:
+        lo, hi, what = bounds
+
+        def bounded(v: Any) -> str | None:
+            if v is None:
+                return none
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                return f"answered {v!r}, which is not {what}"
+            return None
+        return bounded
 
     def is_seat(v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= n_seats
@@ -536,6 +566,7 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
         c = _check_rule(spec, typed, definitions, texts, ids)
         if c is not None:
             checked_rules.append(c)
+            _constant_answer(spec, c, typed, texts)
     for name in definitions:
         definitions[name]  # check the definitions no rule uses too
     for name, err in definitions.errors.items():
@@ -600,6 +631,27 @@ def _settings_hint(spec: RuleSpec, typed: Settings, node_reads: frozenset[str]) 
         if st is not None and st.origin.path != spec.origin.path:
             notes.append(f"settings.{name} is set at {_short_path(st.origin.path)}:{st.origin.line}")
     return "; ".join(notes) or None
+
+
+def _constant_answer(spec: RuleSpec, node: RuleNode, typed: Settings, texts: _Texts) -> None:
+    """A value rule whose answer is a constant outside its question's numbers (``revolution_place:
+    99``, ``match_length: 0``): an error at the answer, before any game (at run time it would be a
+    rule failure)."""
+    bounds = answer_bounds(node.hook, typed.n_seats) if node.effect == "value" and typed.n_seats else None
+    tree = node.checked.get("effect")
+    if bounds is None or tree is None or spec.effect_expr is None:
+        return
+    sign, at = 1, tree
+    if isinstance(tree, Unary) and tree.op == UnOp.NEG:
+        sign, tree = -1, tree.operand
+    if not isinstance(tree, Literal | Setting) or isinstance(tree, Setting) and tree.path:  # (a setting's key: not here)
+        return
+    lo, hi, what = bounds
+    v = tree.value if isinstance(tree.value, bool) or not isinstance(tree.value, int) else sign * tree.value
+    if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
+        texts.report(spec.effect_expr, ExprError(f"the answer {v} is not {what}", at.start,
+                                                 f"{node.hook} answers {what}", Code.OUT_OF_RANGE, at.end),
+                     f"rule {spec.id!r} value")
 
 
 def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts) -> None:

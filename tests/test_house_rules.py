@@ -444,3 +444,45 @@ def test_every_move_kind_has_an_event_and_counters_reset_where_they_say(tmp_path
         if i % 2:  # a match game: the return counter (reset: match) carries the first game's returns
             assert sum(game.counters.get("returns", {}).values()) >= sum(want.get("returns", {}).values())
         prev = st
+
+
+def test_a_human_answers_a_choice_in_the_play_session():
+    """The play screen's session lists the choice's moves in move text, reads what the player
+    types ('redeal', 'choose redeal', 'pass') and tells what is asked."""
+    from gouji_app.play.session import PlaySession
+    from gouji_app.play.widgets import asked_text
+    from gouji_dsl.engine.terms import Phase
+    g = load_graph(ASK)
+    deal = {1: "2 5", 2: "2 6", 3: "2 8", 4: "2 9", 5: "2 T", 6: "2 J"}
+    s = PlaySession(g, seat=1, seed=1, hands=deal)
+    assert s.state.phase == Phase.ASK and s.your_turn
+    assert s.legal_verbs() == {"choose redeal", "pass"}
+    assert [m.text(g.model) for m in s.legal()] == ["1 choose redeal", "1 pass"]
+    assert "choose redeal" in asked_text(s)
+    for typed in ("redeal", "choose redeal", "1 choose redeal"):
+        t = s.interpret(typed)
+        assert not t.error and t.move is not None and t.move.text(g.model) == "1 choose redeal", typed
+    assert "choose takes" in (s.interpret("choose redael").error or "")
+    s.apply(s.interpret("redeal").move)  # type: ignore[arg-type]
+    assert s.state.to_act == 2
+
+
+def test_the_play_screen_asks_a_choice_and_takes_the_answer():
+    import asyncio
+
+    from gouji_app.play.app import PlayApp
+    g = load_graph(ASK)
+    deal = {1: "2 5", 2: "2 6", 3: "2 8", 4: "2 9", 5: "2 T", 6: "2 J"}
+
+    async def run() -> None:
+        app = PlayApp(g, speed="instant", show_steps=False, seed=7, hands=deal, leader=1)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            screen = app.play_screen
+            assert screen.session.state.phase == "ask" and screen.session.your_turn
+            await pilot.press(*"redeal")
+            await pilot.press("enter")
+            await pilot.pause()
+            moves = [e["move"] for e in screen.session.state.record if e["type"] == "move"]
+            assert moves[0] == "1 choose redeal"
+    asyncio.run(run())

@@ -26,6 +26,7 @@ from gouji_dsl.engine.interpreter import (
     Explanation,
     GameState,
     Move,
+    choice_words,
     explain,
     hands_from_text,
     new_game,
@@ -298,9 +299,10 @@ class PlaySession:
                 return t
         word = toks[i][0].lower() if i < len(toks) else ""
         arg = ""
+        words = ("head", "headless", *choice_words(self.graph))  # (the ruleset's own choices: 'choose redeal')
         if word in VERBS:
             verb, i = word, i + 1
-        elif word in ("head", "headless"):
+        elif word in words:
             verb, arg, i = "choose", word, i + 1
         else:
             verb = self.default_verb()
@@ -314,8 +316,8 @@ class PlaySession:
                 mv = Move(seat, Verb(verb), self.model.parse(text[rest_at:], path="<typed>", col=rest_at + 1))
             elif verb == "choose":
                 arg = arg or rest.lower()
-                if arg not in ("head", "headless"):
-                    t.error = "choose takes 'head' or 'headless'"
+                if arg not in words:
+                    t.error = "choose takes " + " or ".join(repr(w) for w in words)
                     return t
                 mv = Move(seat, Verb.CHOOSE, None, arg)
             else:

@@ -244,3 +244,20 @@ def test_the_verifier_refuses_malformed_programs():
         _core.vm_eval(array("i", [H.OP_SLOT, 40, H.OP_RET]).tobytes(), bytes(8 * _core.CTX_LEN))
     with pytest.raises(ValueError):
         _core.vm_eval(array("i", [H.OP_CONST, H.T_INT, 1, H.OP_RET]).tobytes(), bytes(8))
+
+
+@needs_core
+def test_the_benchmark_entry_runs_only_verified_programs():
+    from array import array
+
+    from gouji_dsl.engine.native import _core
+    from gouji_dsl.engine.native import hooks as H
+    g = load_graph("online")
+    from gouji_dsl.engine.interpreter import Ctx
+    ctx = H.pack_context(g, Ctx(new_game(g, "bench"), seat=1))
+    good = array("i", [H.OP_SLOT, 0, H.OP_RET]).tobytes()
+    assert _core.vm_bench([good], ctx, 10) == 10  # (seat 1, ten runs)
+    with pytest.raises(ValueError):
+        _core.vm_bench([good, array("i", [H.OP_SLOT, 99, H.OP_RET]).tobytes()], ctx, 1)
+    with pytest.raises(ValueError):
+        _core.vm_bench([good], ctx, -1)

@@ -545,7 +545,64 @@ static PyObject *core_vm_eval(PyObject *Py_UNUSED(module), PyObject *args)
     return Py_BuildValue("(iiiL)", r.status, r.pc, (int)r.result.tag, (long long)r.result.v);
 }
 
+/* vm_bench(codes, ctx, reps) -> checksum: run every program of `codes` (a list of programs) `reps`
+ * times on one context, inside the core (no crossing per run): for instruction counts and timings
+ * of the programs alone (benchmarks/bench_native.py). */
+static PyObject *core_vm_bench(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *codes, *seq;
+    Py_buffer bx;
+    vm_ctx *c;
+    long reps, r;
+    Py_ssize_t i, n;
+    long long checksum = 0;
+    if (!PyArg_ParseTuple(args, "Oy*l:vm_bench", &codes, &bx, &reps))
+        return NULL;
+    if (reps < 0 || reps > 100000000L) {
+        PyBuffer_Release(&bx);
+        PyErr_SetString(PyExc_ValueError, "reps is 0..1e8");
+        return NULL;
+    }
+    c = (vm_ctx *)PyMem_Malloc(sizeof(vm_ctx));
+    if (c == NULL) {
+        PyBuffer_Release(&bx);
+        return PyErr_NoMemory();
+    }
+    if (unpack_ctx(&bx, c) < 0) {
+        PyMem_Free(c);
+        PyBuffer_Release(&bx);
+        return NULL;
+    }
+    PyBuffer_Release(&bx);
+    seq = PySequence_Fast(codes, "codes is a list of programs");
+    if (seq == NULL) {
+        PyMem_Free(c);
+        return NULL;
+    }
+    n = PySequence_Fast_GET_SIZE(seq);
+    for (i = 0; i < n; i++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) % 4 || PyBytes_GET_SIZE(o) == 0 || PyBytes_GET_SIZE(o) / 4 > VM_MAX_CODE
+            || vm_verify((const int32_t *)PyBytes_AS_STRING(o), (int)(PyBytes_GET_SIZE(o) / 4), c->n_kinds) < 0) {
+            Py_DECREF(seq);
+            PyMem_Free(c);
+            PyErr_SetString(PyExc_ValueError, "a program does not pass the verifier");
+            return NULL;
+        }
+    }
+    for (r = 0; r < reps; r++)
+        for (i = 0; i < n; i++) {
+            PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+            vm_result res = vm_run((const int32_t *)PyBytes_AS_STRING(o), (int)(PyBytes_GET_SIZE(o) / 4), c);
+            checksum += res.status * 7 + res.result.v;
+        }
+    Py_DECREF(seq);
+    PyMem_Free(c);
+    return PyLong_FromLongLong(checksum);
+}
+
 static PyMethodDef core_methods[] = {
+    {"vm_bench", core_vm_bench, METH_VARARGS, "Run programs many times on one context (benchmarks)."},
     {"vm_verify", core_vm_verify, METH_VARARGS, "Whether a hook program passes the verifier (vm.h)."},
     {"vm_eval", core_vm_eval, METH_VARARGS, "Run a hook program on a context: (status, pc, tag, value)."},
     {"deal", core_deal, METH_VARARGS, "Shuffle and deal a pack: (order, hands). See game.h."},

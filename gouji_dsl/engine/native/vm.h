@@ -490,13 +490,13 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
 {
     vm_value st[VM_STACK + 1];
     vm_value locals[VM_NLOCALS];
+    uint32_t stored = 0;  /* which locals were stored (an unstored one reads as none; no clearing per run) */
     vm_result res;
     int sp = 0, pc = 0, steps = 0;
     res.status = VM_BAD;
     res.pc = 0;
     res.result.tag = T_NONE;
     res.result.v = 0;
-    memset(locals, 0, sizeof locals);  /* (T_NONE) */
 #define PUSH(T, V) do { if (sp >= VM_STACK) goto bad; st[sp].tag = (T); st[sp].v = (V); sp++; } while (0)
 #define NEED(k) do { if (sp < (k)) goto bad; } while (0)
     while (pc >= 0 && pc < n && steps++ <= n) {
@@ -820,12 +820,18 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             if (code[pc + 1] < 0 || code[pc + 1] >= VM_NLOCALS)
                 goto bad;
             locals[code[pc + 1]] = st[--sp];
+            stored |= 1U << code[pc + 1];
             pc += 2;
             break;
         case OP_LOAD:
             if (code[pc + 1] < 0 || code[pc + 1] >= VM_NLOCALS || sp >= VM_STACK)
                 goto bad;
-            st[sp++] = locals[code[pc + 1]];
+            if ((stored >> code[pc + 1]) & 1U) {
+                st[sp++] = locals[code[pc + 1]];
+            } else {
+                st[sp].tag = T_NONE;
+                st[sp++].v = 0;
+            }
             pc += 2;
             break;
         case OP_FLAG:

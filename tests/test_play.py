@@ -788,3 +788,29 @@ def test_an_unexpected_exception_in_the_app_is_a_crash_report_and_exit_2_not_a_t
     assert "ZeroDivisionError: deep in a handler" in report.read_text()
     shown = [str(r) for r in app._exit_renderables]
     assert not shown or (len(shown) == 1 and shown[0].startswith("gouji: internal error: ZeroDivisionError"))
+
+
+def test_the_scoreboard_does_not_count_the_tribute_of_a_voided_deal():
+    """Issue 23.14: a deal voided after its tribute (and dealt again) kept its transfers in the
+    record, and the scoreboard added them to the tribute of the deal played; a voided game that is
+    not dealt again paid nothing and says "voided"."""
+    from gouji_app.play.session import summarize, tribute_of
+    s = PlaySession(graph("rulebook"), seat=1, seed=3, bots="heuristic")
+    s.run("game")
+    assert s.state.over
+    s.next_game()
+    st = s.state
+    paid = tribute_of(st)
+    assert paid, "rulebook pays tribute between games"
+    voided = st.copy()
+    voided._redeal()  # the deal voided (two revolutions, say) and dealt again: its tribute is paid anew
+    again = tribute_of(voided)
+    deals = [i for i, e in enumerate(voided.record) if e["type"] == "deal"]
+    assert len(deals) == 2
+    assert again == [e for e in voided.record[deals[1]:] if e["type"] == "transfer"
+                     and str(e.get("rule", "")).startswith("tribute")]
+    assert len(again) == len(paid)  # the same tribute once, not twice
+    # voided with fixed hands: not dealt again, no tribute, no places
+    fixed = st.copy()
+    fixed.redealt, fixed.phase, fixed.places = True, "over", {}
+    assert fixed.voided and tribute_of(fixed) == [] and summarize(fixed).voided

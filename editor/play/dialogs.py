@@ -358,7 +358,8 @@ def scoreboard_table(table: DataTable, session: PlaySession) -> None:
             if i:
                 places.append(" ")
             places.append("you" if seat == me else str(seat), style="bold green" if st.team(seat) == mine else "red")
-        row: list = [f"{g.number}" + ("" if g.over else " …"), places if g.over else Text("playing", style="dim"),
+        shown = (Text("voided", style="yellow") if g.voided else places) if g.over else Text("playing", style="dim")
+        row: list = [f"{g.number}" + ("" if g.over else " …"), shown,
                      Text("sweep", style="bold") if g.sweep else Text("—", style="dim"), tribute_text(s, g)]
         for t in teams:
             v = g.team_scores.get(t, 0) if g.over else None

@@ -72,6 +72,7 @@ class GameSummary:
     sweep: bool
     tribute: list[dict[str, Any]]        # the tribute transfers paid before this game's play
     over: bool = True
+    voided: bool = False                 # the deal was voided and not dealt again (no places, no score)
 
     def order(self) -> list[int]:
         """Seats by place, first out first."""
@@ -79,14 +80,22 @@ class GameSummary:
 
 
 def tribute_of(state: GameState) -> list[dict[str, Any]]:
-    """The tribute paid at the start of ``state``'s game (transfers the engine made as tribute)."""
-    return [e for e in state.record if e["type"] == "transfer" and str(e.get("rule", "")).startswith("tribute")]
+    """The tribute paid at the start of ``state``'s game (transfers the engine made as tribute) —
+    of the deal that is played: a deal voided and dealt again (a redeal) keeps its events in the
+    record, but its tribute was never paid (the cards went back into the pack); a voided game
+    that was not dealt again (fixed hands) paid none."""
+    if state.voided:
+        return []
+    rec = state.record
+    start = max((i for i, e in enumerate(rec) if e["type"] == "deal"), default=0)
+    return [e for e in rec[start:] if e["type"] == "transfer" and str(e.get("rule", "")).startswith("tribute")]
 
 
 def summarize(state: GameState) -> GameSummary:
     teams = sorted({state.team(s) for s in state.seat_list})
     return GameSummary(state.game_number, dict(state.places), dict(state.scores),
-                       {t: team_score(state, t) for t in teams}, bool(state.sweep), tribute_of(state), state.over)
+                       {t: team_score(state, t) for t in teams}, bool(state.sweep), tribute_of(state), state.over,
+                       voided=bool(state.voided))
 
 
 def ordinal(n: int) -> str:

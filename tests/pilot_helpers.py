@@ -59,3 +59,16 @@ async def home_ready(pilot) -> HomeScreen:
     await pilot.pause()
     await footer_settled(pilot)
     return home
+
+
+def screen_text(app) -> str:
+    """What the terminal shows now, as plain text (one line per row): for checks of what a user
+    reads at a given size (a cut word, a line too long)."""
+    import io
+
+    from rich.console import Console
+    lines = app.screen._compositor.render_update(full=True)
+    console = Console(width=app.size.width, height=app.size.height, record=True, color_system=None,
+                      legacy_windows=False, force_terminal=False, file=io.StringIO())
+    console.print(lines)
+    return console.export_text()

@@ -814,3 +814,48 @@ def test_the_scoreboard_does_not_count_the_tribute_of_a_voided_deal():
     fixed = st.copy()
     fixed.redealt, fixed.phase, fixed.places = True, "over", {}
     assert fixed.voided and tribute_of(fixed) == [] and summarize(fixed).voided
+
+
+DIVIDES_BY_ZERO = """\
+ruleset: divzero
+extends: online
+rules:
+  - id: score.team-sum
+    on: score
+    value: "1 / hand_size(seat)"
+    says: "Fails at the end of every game: the first out holds no card."
+"""
+
+
+@sync
+async def test_a_rule_that_fails_in_play_is_shown_with_its_line_and_the_game_is_kept(tmp_path):
+    """Issue 23.13: a score rule dividing by zero ended the app with "internal error … a bug in
+    gouji". Now: the rule, its file:line and why (the interpreter's RuleFailed text), the game kept
+    as it was before the move, nothing moving by itself there, and the app usable (undo plays on)."""
+    from gouji_app.play.dialogs import AskScreen, RuleSourceScreen
+    path = tmp_path / "divzero.yaml"
+    path.write_text(DIVIDES_BY_ZERO, encoding="utf-8")
+    app = PlayApp(load_graph(path), speed="instant", show_steps=False, seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        await pilot.press("f7")  # to the end of the game: its score rule fails
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), what="the failure dialog")
+        assert app.is_running and app.return_code is None
+        message = app.screen.message.plain
+        assert f"{path}:4:9: rule 'score.team-sum' failed while the game ran: division by zero" in message
+        assert "[RuleFailed]" in message and f"{path}:6:13" in message
+        s = screen.session
+        before = (len(s.entries), s.state)
+        assert not s.state.over and s.state is screen._failed_at
+        await pilot.press("r")  # the rule's source, at its line
+        await wait_for(pilot, lambda: isinstance(app.screen, RuleSourceScreen), what="the rule")
+        assert app.screen.line == 4
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back at the table")
+        assert (len(s.entries), s.state) == before  # nothing moved by itself meanwhile
+        feedback = str(screen.query_one("#feedback").render())
+        assert "rule 'score.team-sum' failed here (divzero.yaml:4)" in feedback
+        await pilot.press("ctrl+z")  # the game goes on from before the user's last move
+        await wait_for(pilot, lambda: s.cursor < before[0] - 1, what="undone")
+        assert app.is_running

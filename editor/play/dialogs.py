@@ -1,4 +1,4 @@
-"""Modal screens of the play screen: legal moves, why, a rule's source, file paths, scenario
+"""Modal screens of the play screen: a question (:class:`AskScreen`), legal moves, why, a rule's source, file paths, scenario
 export, between games, help, asking a bot (hint with estimated values), a new game (bots, seat, seed)."""
 from __future__ import annotations
 
@@ -63,6 +63,56 @@ def rule_file_label(path: str | os.PathLike[str]) -> str:
     except (OSError, FileNotFoundError):
         pass
     return display_path(p)
+
+
+# ------------------------------------------------------------------------------ questions
+class AskScreen(ModalScreen["str | None"]):
+    """A question with a few answers, each picked by its letter (``(key, label, letter)``) or by
+    its button; Escape dismisses with None. ``message`` is shown as it is (no markup)."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, title: str, message: str | Text, answers: list[tuple[str, str, str]], *,
+                 detail: str | Text = "", default: str | None = None):
+        super().__init__(classes="play-dialog-screen")
+        self.title_text = title
+        self.message = message if isinstance(message, Text) else Text(message)
+        self.answers = answers
+        self.detail = detail if isinstance(detail, Text) else Text(detail)
+        self.default = default or answers[0][0]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="play-dialog wide ask") as box:
+            box.border_title = self.title_text
+            yield Static(self.message, classes="ask-message")
+            if self.detail.plain:
+                yield Static(self.detail, classes="play-dialog-detail")
+            with Horizontal(classes="ask-buttons"):
+                for key, label, _ in self.answers:
+                    yield Button(label, id=f"ask-{key}", compact=True,
+                                 variant="primary" if key == self.default else "default")
+            keys = Text()
+            for _key, label, letter in self.answers:
+                keys.append(letter, style="bold")
+                keys.append(f" {label.lower()}  ")
+            keys.append("esc", style="bold")
+            keys.append(" cancel")
+            yield Label(keys, classes="play-dialog-keys")
+
+    def on_mount(self) -> None:
+        self.query_one(f"#ask-{self.default}", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss((event.button.id or "").removeprefix("ask-") or None)
+
+    def on_key(self, event: Any) -> None:
+        for key, _, letter in self.answers:
+            if event.character and event.character.lower() == letter:
+                event.stop()
+                self.dismiss(key)
+                return
 
 
 # ------------------------------------------------------------------------------ legal moves

@@ -18,6 +18,7 @@ the rule's source lines are shown in a dialog.
 """
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -37,12 +38,13 @@ from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
 from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
 from gouji_dsl.engine.terms import Verb
-from gouji_dsl.ruleset.graph import RuleGraph, load_graph
+from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
 
 from ..web import offer_download
 from ..widgets.footer import FittingFooter
 from ..widgets.keys import run_binding_now
 from .dialogs import (
+    AskScreen,
     BetweenGamesScreen,
     BotHintScreen,
     ExportScreen,
@@ -75,6 +77,21 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("choose head", "Keep head", "move:head"),
     ("choose headless", "Head-less", "move:headless"),
 ]
+
+
+def guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A play-screen method that runs the ruleset's rules: a rule that fails there (``RuleFailed``:
+    a score rule dividing by zero) goes to :meth:`PlayScreen.rule_failed` (the rule and its line
+    shown, the game kept) instead of ending the app as a bug of gouji. Every entry point of the
+    screen that makes, explains or lists moves is guarded."""
+    @functools.wraps(method)
+    def wrapper(self: PlayScreen, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except RuleFailed as e:
+            self.rule_failed(e)
+            return None
+    return wrapper
 
 
 class MoveBox(Input):
@@ -175,6 +192,8 @@ class PlayScreen(Screen[None]):
         self._finals_shown: set[tuple[int, int]] = set()
         self._thinking: Any = None  # the state a search bot is thinking about (in a worker thread)
         self._run: tuple[str, int, int, int] | None = None  # F6/F7 with search bots: (until, trick, game, moves)
+        self._failed_at: Any = None  # the state at which a ruleset's rule failed (bots wait there)
+        self.rule_failure: RuleFailed | None = None  # the last such failure
 
     def action_close(self) -> None:
         """Back to the screen this one was opened from; in the standalone play app, quit."""
@@ -237,6 +256,7 @@ class PlayScreen(Screen[None]):
     def speed(self) -> tuple[str, float]:
         return SPEEDS[self.speed_index]
 
+    @guarded
     def refresh_all(self) -> None:
         s = self.session
         st = s.state
@@ -295,6 +315,7 @@ class PlayScreen(Screen[None]):
             self.app.push_screen(ScoreboardScreen(s, final=True))
 
     # ------------------------------------------------------------------ review
+    @guarded
     def action_review(self) -> None:
         """Review mode on / off: every hand open, and under the table the decision at this point: the
         seat to act, its legal moves (the one made marked ▶), Enter on one: the rules that decide it."""
@@ -323,6 +344,7 @@ class PlayScreen(Screen[None]):
             return self.review  # ←/→ step through decisions only in review mode
         return True
 
+    @guarded
     def action_review_step(self, delta: int) -> None:
         if delta < 0:
             self.action_back()
@@ -386,6 +408,7 @@ class PlayScreen(Screen[None]):
         ol.highlighted = 0 if shown else None
 
     @on(OptionList.OptionSelected, "#review")
+    @guarded
     def _review_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         i = int((event.option.id or "rv-0")[3:])
@@ -490,7 +513,13 @@ class PlayScreen(Screen[None]):
         typed = self._typed if self._typed is not None and self._typed.text == value else None
         if not value.strip():
             st = s.state
-            if st.over:
+            failed = self.rule_failure if self._failed_at is st else None
+            if failed is not None:
+                t.append("✗ ", style="bold red")
+                t.append(f"rule {failed.rule_id!r} failed here", style="bold red")
+                t.append(f" ({short_where(failed.pos)}): {failed.reason}", style="red")
+                t.append("  ctrl+z undo · ctrl+s save the record", style="dim")
+            elif st.over:
                 t.append(f"Game {st.game_number}" + (f" of {s.length}" if s.length > 1 else "") + " is over. ", style="bold")
                 t.append(f"F10 deals {s.next_game_label()} · F11 scoreboard · ctrl+s saves the record.", style="dim")
             elif s.your_turn:
@@ -577,6 +606,7 @@ class PlayScreen(Screen[None]):
 
     # ------------------------------------------------------------------ typing
     @on(Input.Changed, "#move")
+    @guarded
     def _typed_changed(self, event: Input.Changed) -> None:
         self._typed = self.session.interpret(event.value) if event.value.strip() else None
         if self._why and event.value.strip() != self._why_text:
@@ -586,11 +616,13 @@ class PlayScreen(Screen[None]):
         self._refresh_feedback()
 
     @on(Input.Submitted, "#move")
+    @guarded
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.submit(event.value)
 
     @on(HandView.Selected)
+    @guarded
     def _hand_selected(self, event: HandView.Selected) -> None:
         s = self.session
         inp = self.query_one("#move", Input)
@@ -610,9 +642,11 @@ class PlayScreen(Screen[None]):
             inp.insert_text_at_cursor(event.character)
 
     @on(HandView.Submitted)
+    @guarded
     def _hand_submitted(self) -> None:
         self.submit(self.query_one("#move", Input).value)
 
+    @guarded
     def submit(self, text: str) -> bool:
         """Play what was typed. Returns True when a move was made."""
         s = self.session
@@ -638,6 +672,7 @@ class PlayScreen(Screen[None]):
             return False
         return self._make(typed.move, consumed=text)
 
+    @guarded
     def _make(self, move: Move, by: str = "you", consumed: str | None = None) -> bool:
         s = self.session
         try:
@@ -709,6 +744,7 @@ class PlayScreen(Screen[None]):
         self.app.pop_screen()
 
     @on(Button.Pressed, ".act")
+    @guarded
     def _action_button(self, event: Button.Pressed) -> None:
         event.stop()
         verb = (event.button.id or "").removeprefix("act-").replace("-", " ")
@@ -727,6 +763,7 @@ class PlayScreen(Screen[None]):
     def _after_move(self) -> None:
         self._schedule()
 
+    @guarded
     def _schedule(self) -> None:
         """Let bots (and auto-pass) move: all at once at instant speed (and while F6/F7 play on), else
         one per tick. A search bot thinks in a worker thread (:meth:`_think`)."""
@@ -738,8 +775,8 @@ class PlayScreen(Screen[None]):
             if self._run is not None:
                 self._end_run()
             return
-        if self._thinking is not None:
-            return
+        if self._thinking is not None or self._failed_at is s.state:
+            return  # a rule failed here: nothing moves by itself until the game is elsewhere
         delay = 0.0 if self._run is not None else self.speed[1]
         if delay <= 0:
             moved = False
@@ -826,6 +863,7 @@ class PlayScreen(Screen[None]):
 
         self.run_worker(work, thread=True, group="bot-think", exit_on_error=False)
 
+    @guarded
     def _thought(self, session: PlaySession, state: Any, move: Move | None, error: str | None) -> None:
         if self._thinking is state:
             self._thinking = None
@@ -838,7 +876,11 @@ class PlayScreen(Screen[None]):
             self._refresh_seats()
             return
         if session is self.session and session.state is state and session.bots_to_move and move is not None:
-            session.apply(move, "bot")
+            try:
+                session.apply(move, "bot")
+            except RuleFailed as e:
+                self.rule_failed(e)
+                return
             self._count_run_move()
             self.refresh_all()
         else:  # the game moved on meanwhile (undo, a jump, a new game): the answer is dropped
@@ -851,10 +893,40 @@ class PlayScreen(Screen[None]):
         """A search bot is thinking (in a worker thread)."""
         return self._thinking is not None
 
+    def rule_failed(self, error: RuleFailed) -> bool:
+        """A ruleset's rule failed while the game ran (a move, a bot's turn, the end of the game):
+        the game stays where it was before (every move works on a copy), nothing moves by itself
+        there any more, and a dialog names the rule, its file:line and why (the interpreter's own
+        text), with the rule's source one key away. Returns True (handled)."""
+        if not self.is_attached:
+            return False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._run = None
+        self._thinking = None
+        again = self._failed_at is self.session.state and isinstance(self.app.screen, AskScreen)
+        self._failed_at = self.session.state
+        self.rule_failure = error
+        try:
+            PlayScreen.refresh_all.__wrapped__(self)  # type: ignore[attr-defined]
+        except RuleFailed:
+            pass  # the position itself cannot be shown in full: the dialog says why
+        if again:
+            return True  # its dialog is open already
+        self.app.push_screen(AskScreen(
+            "A rule of the ruleset failed", Text(error.format()),
+            [("rule", "Show the rule", "r"), ("ok", "Keep playing", "k")],
+            detail="The game is kept as it was before: undo (ctrl+z), save the record (ctrl+s), or fix the rule "
+                   "and play again. gouji simulate reports the same rule at the same line."),
+            lambda choice: self.open_rule(error.pos) if choice == "rule" else None)
+        return True
+
+    @guarded
     def _tick(self) -> None:
         self._timer = None
         s = self.session
-        if s.mode != "play" or not s.live or s.state.over or self._thinking is not None:
+        if s.mode != "play" or not s.live or s.state.over or self._thinking is not None or self._failed_at is s.state:
             return
         if self._auto_step() == "moved":
             self.refresh_all()
@@ -864,6 +936,7 @@ class PlayScreen(Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(PlayHelpScreen())
 
+    @guarded
     def action_pass_move(self) -> None:
         s = self.session
         if not s.your_turn:
@@ -871,6 +944,7 @@ class PlayScreen(Screen[None]):
             return
         self.submit("pass")
 
+    @guarded
     def action_hint(self) -> None:
         s = self.session
         if not s.your_turn:
@@ -889,6 +963,7 @@ class PlayScreen(Screen[None]):
         inp.cursor_position = len(text)
         inp.focus()
 
+    @guarded
     def action_ask_bot(self, bot: str = "ismcts") -> None:
         """shift+F3: ask a bot (default ISMCTS) what it would play for you, with estimated values."""
         s = self.session
@@ -939,6 +1014,7 @@ class PlayScreen(Screen[None]):
         else:
             self._schedule()
 
+    @guarded
     def action_legal(self) -> None:
         s = self.session
         if s.state.over or s.state.to_act is None:
@@ -956,6 +1032,7 @@ class PlayScreen(Screen[None]):
                 inp.focus()
         self.app.push_screen(LegalMovesScreen(s), chosen)
 
+    @guarded
     def action_why(self) -> None:
         s = self.session
         value = self.query_one("#move", Input).value
@@ -971,34 +1048,41 @@ class PlayScreen(Screen[None]):
             return
         self.app.push_screen(WhyScreen(typed.explanation, self.open_rule))
 
+    @guarded
     def action_undo(self) -> None:
         if self.session.undo():
             self._after_jump()
         else:
             self.app.bell()
 
+    @guarded
     def action_redo(self) -> None:
         if self.session.redo():
             self._after_jump()
         else:
             self.app.bell()
 
+    @guarded
     def action_back(self) -> None:
         if self.session.back():
             self._after_jump()
 
+    @guarded
     def action_forward(self) -> None:
         if self.session.forward():
             self._after_jump()
 
+    @guarded
     def action_trick(self, direction: int) -> None:
         if self.session.jump_trick(direction):
             self._after_jump()
 
+    @guarded
     def action_start(self) -> None:
         self.session.goto(0)
         self._after_jump()
 
+    @guarded
     def action_end(self) -> None:
         self.session.goto(len(self.session.entries) - 1)
         self._after_jump()
@@ -1027,6 +1111,7 @@ class PlayScreen(Screen[None]):
         self.session.goto(event.index)
         self._after_jump()
 
+    @guarded
     def action_resume(self) -> None:
         s = self.session
         s.resume_here()
@@ -1034,6 +1119,7 @@ class PlayScreen(Screen[None]):
         self.notify("Playing on from here.")
         self._after_jump()
 
+    @guarded
     def action_run(self, until: str) -> None:
         s = self.session
         if s.state.over:
@@ -1063,6 +1149,7 @@ class PlayScreen(Screen[None]):
         self.notify(f"Auto-pass {'on' if self.autopass else 'off'}", timeout=2)
         self._schedule()
 
+    @guarded
     def action_next_game(self) -> None:
         s = self.session
         if not s.state.over:
@@ -1084,6 +1171,7 @@ class PlayScreen(Screen[None]):
     def _has_steps(self) -> bool:
         return any(e["type"] in ("transfer", "revolution", "redeal") for e in self.session.state.record)
 
+    @guarded
     def action_clear(self) -> None:
         self._clear_input()
         self._hide_why()
@@ -1175,6 +1263,7 @@ class PlayScreen(Screen[None]):
         """Replay a record (a :class:`GameRecord` or a file). Raises GoujiError."""
         self._load(record if isinstance(record, GameRecord) else load_record(record))
 
+    @guarded
     def action_export(self) -> None:
         s = self.session
         n = s.cursor

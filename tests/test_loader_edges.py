@@ -490,3 +490,10 @@ def test_a_revolution_place_outside_the_places_is_refused_by_the_answer_check():
     from gouji_dsl.ruleset.graph import load_graph
     check = load_graph("online")._checks["revolution_place"]
     assert check(99) and check(0) and check(True) and check(2.5) and check(6) is None and check(None) is None
+
+
+def test_every_unknown_name_of_a_definition_is_reported(tmp_path):
+    result = check_file(tmp_path, "ruleset: r\nextends: online\ndefinitions:\n"
+                        "  mine(s): \"foo(s) and bar == 1 and s == baz\"\nrules:\n  - id: my.r\n    on: follow\n"
+                        "    require: \"mine(seat)\"\n")
+    assert [(d.line, d.message.rsplit(" ", 1)[-1]) for d in result.errors] == [(4, "'foo'"), (4, "'bar'"), (4, "'baz'")]

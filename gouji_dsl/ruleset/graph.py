@@ -571,6 +571,11 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
         definitions[name]  # check the definitions no rule uses too
     for name, err in definitions.errors.items():
         texts.report(resolved.definitions[name].expr, err, f"in definition {name!r}")
+        params, tree, _ = sources[name]
+        if err.code in NAME_CODES and not isinstance(tree, ExprError):  # every unknown name of the body
+            for other in unknown_names(tree, hook_scope(None, typed, definitions, params=params)):
+                if other.offset != err.offset:
+                    texts.report(resolved.definitions[name].expr, other, f"in definition {name!r}")
     bag.extend(_cycles(checked_rules))
     bag.raise_if_errors()
     assert model is not None

@@ -145,7 +145,7 @@ SEED_COMMANDS = {
 }
 
 
-@pytest.mark.parametrize("seed", ["7" * 5000, "x" * 5000, "-" + "1" * 4400, "٣" * 101])
+@pytest.mark.parametrize("seed", ["7" * 5000, "x" * 5000, "-" + "1" * 4400, "٣" * 201])
 @pytest.mark.parametrize("command", list(SEED_COMMANDS))
 def test_a_seed_beyond_its_length_is_a_usage_error_in_every_command(no_app, command, seed):
     from gouji_dsl.tools.exits import MAX_SEED_CHARS

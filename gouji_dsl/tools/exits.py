@@ -87,9 +87,10 @@ def seed_value(seed: str) -> Any:
     return int(seed) if body.isascii() and body.isdigit() else seed
 
 
-MAX_SEED_CHARS = 100
-"""Longest seed, in characters (every ``--seed`` option and the play screen's new-game dialog): a
-5,000-digit seed was an internal error (Python converts at most 4,300 digits to a number)."""
+MAX_SEED_CHARS = 200
+"""Longest seed, in characters (every ``--seed`` option, the play screen's new-game dialog and a
+scenario case's ``seed``): a 5,000-digit seed was an internal error (Python converts at most 4,300
+digits to a number)."""
 
 
 def seed_problem(seed: str) -> str | None:

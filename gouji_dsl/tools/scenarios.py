@@ -35,6 +35,7 @@ from gouji_dsl.engine.interpreter import (
 )
 from gouji_dsl.engine.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.tools.exits import MAX_SEED_CHARS
 
 FILE_KEYS = ("ruleset", "cases", "title", "description")
 CLASSIFY_KEYS = ("valid", "rank", "count", "jokers", "gouji")
@@ -52,8 +53,6 @@ MAX_SCENARIO_BYTES = 4_000_000
 """A scenario file larger than this is refused before it is parsed."""
 MAX_RULESET_REF = 255
 """The longest ``ruleset:`` value (a name or a path) the runner looks up."""
-MAX_SEED_CHARS = 200
-"""The longest seed (a number or text) a case may give."""
 
 
 @dataclass

@@ -336,6 +336,11 @@ def test_an_unknown_name_is_reported_beside_a_misspelt_hook(tmp_path, rule):
     assert result.errors[1].line == 6 and "'sat'" in result.errors[1].message and "seat" in (result.errors[1].hint or "")
 
 
+def test_an_unknown_name_is_reported_beside_a_wrong_effect(tmp_path):
+    result = check_file(tmp_path, "ruleset: r\nextends: online\nrules:\n  - id: my.rule\n    on: follow\n    value: \"sat\"\n")
+    assert [d.code for d in result.errors] == [Code.WRONG_EFFECT, Code.UNKNOWN_NAME], result.errors
+
+
 def test_a_misspelt_hook_with_known_names_reports_the_hook_only(tmp_path):
     result = check_file(tmp_path, "ruleset: r\nextends: online\nrules:\n  - id: my.rule\n    on: folow\n"
                         "    require: \"seat == opposite(top.seat) and settings.gouji_minimum['K'] > 1\"\n")

@@ -660,7 +660,8 @@ def _constant_answer(spec: RuleSpec, node: RuleNode, typed: Settings, texts: _Te
 
 
 def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts) -> None:
-    """The names no question knows in a rule whose hook is unknown (misspelt: ``on: folow``): its
+    """The names no question knows in a rule whose hook is unknown (misspelt: ``on: folow``) or
+    takes another effect (``on: follow`` with ``value:``): its
     expressions are checked against every question's names at once (types are not checked: what
     the question wants is not known), so `sat` beside `folow` is reported too."""
     scope = texts.scopes.get("")
@@ -698,6 +699,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
         bag.add(Diagnostic.at(o, f"rule {spec.id!r}: hook {hook_name!r} takes {' / '.join(allowed)}, not {spec.effect!r}",
                               hint=f"{hook_name} is a {hook.kind} question: {hook.doc}", source_line=_source_line(o.path, o.line),
                               code=Code.WRONG_EFFECT))
+        _report_unknown_names(spec, typed, definitions, texts)
         return None
     scope = texts.scopes.get(hook.name)
     if scope is None:

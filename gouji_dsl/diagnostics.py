@@ -7,6 +7,7 @@ CLI and the editor can print them all and never show a traceback.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -148,6 +149,28 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""What a terminal may act on instead of showing: C0 controls but tab and newline (ESC starts colours,
+OSC window titles and clipboard writes, BEL rings), DEL, the C1 controls (U+009B is a CSI of its own),
+line and paragraph separators, and the bidirectional overrides and isolates (they reorder what
+follows them on the line)."""
+_CONTROL_LINE = re.compile(_CONTROL.pattern[:-1] + "\t\n]")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: Any, *, lines: bool = False) -> str:
+    """``text`` (a name from a file, a message quoting one) safe for a terminal: every control
+    character written as its Python escape (``\\x1b``, ``\\x9b``, ``\\u202e``), so a file can neither
+    colour the output, set the window title, write the clipboard (OSC 52) nor ring the bell. Tabs
+    and newlines are escaped too unless ``lines`` (a multi-line message or report). Not Rich markup
+    escaping (:func:`gouji_dsl.tools.exits.shown_markup`)."""
+    return (_CONTROL if lines else _CONTROL_LINE).sub(_escape_char, str(text))
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One problem at one place.
@@ -197,7 +220,9 @@ class Diagnostic:
         out = [f"{self.short()} [{self.code}]"]
         if self.source_line is not None and self.line > 0:
             text, caret = _window(self.source_line.rstrip("\n"), max(self.col - 1, 0))
-            out.append(f"    {text}")
+            # a control character of the file is shown as its escape: the caret moves with it
+            caret = len(printable(text[:caret], lines=True))
+            out.append(f"    {printable(text, lines=True)}")
             out.append("    " + " " * caret + "^")
         if self.hint:
             out.append(f"    hint: {self.hint}")

@@ -570,3 +570,13 @@ def test_a_named_pipe_for_a_chunk_or_a_save_file_is_refused_without_waiting(pair
     r = CliRunner().invoke(cli, [*DUEL, "--save", str(save)])
     assert r.exit_code in (1, 2) and "Traceback" not in r.output, r.output
     assert r.exit_code == 1 and "internal error" not in r.output, r.output
+
+
+def test_a_diagnostic_shows_a_control_character_of_its_source_line_escaped_under_its_caret(tmp_path):
+    f = tmp_path / "esc.yaml"
+    f.write_text("ruleset: x\ntitle: a\x1b[31mb\x9b\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["validate", str(f)])
+    assert r.exit_code == 1 and not any(c in r.output for c in RAW), r.output
+    lines = r.output.splitlines()
+    i = next(n for n, x in enumerate(lines) if "title: a\\x1b[31mb" in x)
+    assert lines[i + 1].index("^") == lines[i].index("\\x1b")

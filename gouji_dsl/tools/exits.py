@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from gouji_dsl.diagnostics import printable
+
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 """Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
 a one-line message and the path of a saved crash report) — or a command-line usage error (click's
@@ -25,26 +27,14 @@ EXIT_PIPE_CLOSED = 141
 program that SIGPIPE ended (128 + 13), not 1 (which means bad input here)."""
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-"""What a terminal may act on instead of showing: C0 controls but tab and newline (ESC starts colours,
-OSC window titles and clipboard writes, BEL rings), DEL, the C1 controls (U+009B is a CSI of its own),
-line and paragraph separators, and the bidirectional overrides and isolates (they reorder what
-follows them on the line)."""
-_CONTROL_LINE = re.compile(_CONTROL.pattern[:-1] + "\t\n]")
-
-
-def _escape_char(m: re.Match[str]) -> str:
-    c = ord(m.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-
-
 def shown(text: Any, *, lines: bool = False) -> str:
     """``text`` (a name from a file, a message quoting one) safe for a terminal: every control
     character written as its Python escape (``\\x1b``, ``\\x9b``, ``\\u202e``), so a file can neither
     colour the output, set the window title, write the clipboard (OSC 52) nor ring the bell. Tabs
     and newlines are escaped too unless ``lines`` (a multi-line message or report). Not Rich markup
-    escaping: see :func:`shown_markup` for text that a Rich console interprets."""
-    return (_CONTROL if lines else _CONTROL_LINE).sub(_escape_char, str(text))
+    escaping: see :func:`shown_markup` for text that a Rich console interprets. (The one
+    implementation: :func:`gouji_dsl.diagnostics.printable`, which diagnostics use for their source line.)"""
+    return printable(text, lines=lines)
 
 
 def shown_markup(text: Any) -> str:

@@ -486,3 +486,17 @@ def test_the_play_screen_asks_a_choice_and_takes_the_answer():
             moves = [e["move"] for e in screen.session.state.record if e["type"] == "move"]
             assert moves[0] == "1 choose redeal"
     asyncio.run(run())
+
+
+def test_a_misspelt_choice_or_answer_in_a_rule_is_refused_with_did_you_mean(tmp_path):
+    from gouji_dsl.diagnostics import Code, GoujiError
+    text = (ROOT / "examples" / "variants" / "ask-redeal.yaml").read_text(encoding="utf-8")
+    bad = write(tmp_path, "ask-bad.yaml", text.replace("when: \"choice == 'redeal' and answer == 'redeal'\"\n    count",
+                                                       "when: \"choice == 'redael' and answer == 'redeal'\"\n    count"))
+    try:
+        load_graph(bad)
+    except GoujiError as e:
+        d = e.diagnostics[0]
+        assert d.code == Code.VALUE_NOT_ALLOWED and "did you mean 'redeal'" in (d.hint or "")
+    else:
+        raise AssertionError("choice == 'redael' was accepted")

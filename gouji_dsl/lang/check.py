@@ -495,6 +495,10 @@ class _Checker:
         ca, cb = category(ta), category(tb)
         if op in (A.BinOp.EQ, A.BinOp.NE, A.BinOp.LT, A.BinOp.LE, A.BinOp.GT, A.BinOp.GE):
             if not (assignable(ta, tb) or assignable(tb, ta)):
+                for e, named, lit in ((strip(ta), a, b), (strip(tb), b, a)):  # a word outside the words a name can be
+                    if isinstance(e, Enum) and not isinstance(named, A.Literal) and isinstance(lit, A.Literal) \
+                            and isinstance(lit.value, str):
+                        self._in_enum(lit, e, f"a value of {e}")
                 hint = "ranks are quoted text: write '3', not 3 (in settings too)" if {ca, cb} == {"rank", "int"} else None
                 raise _err(n, f"cannot compare {ta} with {tb}", hint, Code.TYPE_MISMATCH)
             if ca == "rank" or cb == "rank":

@@ -26,7 +26,7 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
 from gouji_dsl.engine.model import CardModel, SettingError
 from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
-from gouji_dsl.lang.check import NAME_CODES, DefInfo, Definitions, Scope, check, unknown_names
+from gouji_dsl.lang.check import NAME_CODES, DefInfo, Definitions, Scope, VarSig, check, unknown_names
 from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
@@ -455,6 +455,20 @@ def _short_path(path: str) -> str:
     return path
 
 
+_ENGINE_QUESTIONS = ("revolt", "declare", "choose")
+_ENGINE_ANSWERS = ("pass", "revolt", "declare", "head", "headless")
+
+
+def _choice_var(name: str, sig: VarSig, settings: Settings) -> VarSig:
+    """``choice`` / ``answer`` typed as the words they can be (the ruleset's choices and the
+    engine's questions and answers): ``choice == 'redael'`` is ValueNotAllowed with did-you-mean."""
+    if name not in ("choice", "answer"):
+        return sig
+    words = tuple(str(w) for w in (settings.typed().get("choices") or {}))
+    values = words + (_ENGINE_QUESTIONS if name == "choice" else _ENGINE_ANSWERS)
+    return VarSig(Enum(tuple(dict.fromkeys(values))), sig.get, sig.doc, game=sig.game)
+
+
 def hook_scope(hook: Hook | None, settings: Settings, definitions: Mapping[str, DefInfo], *,
                context: tuple[str, ...] | None = None, params: tuple[str, ...] = ()) -> Scope:
     """The scope of an expression asked in ``hook`` (None: a definition or a tool's expression,
@@ -468,7 +482,7 @@ def hook_scope(hook: Hook | None, settings: Settings, definitions: Mapping[str, 
     avail = ", ".join(ctx_names) or "none"
     for name, sig in CONTEXT_VARS.items():
         if name in ctx_names:
-            variables[name] = sig
+            variables[name] = _choice_var(name, sig, settings)
         else:
             unavailable[name] = f"{name!r} is not known when {where} (available here: {avail})"
     no_game = (f"the {hook.name!r} question is asked about cards alone, without a game: game variables and functions "

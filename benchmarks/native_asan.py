@@ -2,7 +2,8 @@
 sources with ``-fsanitize=address,undefined`` into a temporary folder, then feed it random and
 mutated inputs in a child process with the sanitizer runtime preloaded: generator keys and
 states, deal tables, hook programs (random words, and the programs of every bundled ruleset with
-words flipped), contexts (random words, and packed contexts of interpreter games). Every input
+words flipped), contexts (random words, and packed contexts of interpreter games), and hooks (lists of those
+programs as permit and value rules). Every input
 the core accepts runs; every input it refuses must be refused with a Python exception, never a
 crash. A sanitizer report stops the child with an error, and this script exits non-zero.
 
@@ -115,6 +116,15 @@ for r in range(rounds):
             ctx = c.tobytes()
         ran += attempt(core.vm_eval, code, ctx) is not None
     attempt(core.vm_eval, array("i", words32(3)).tobytes(), bytes(rng.randrange(0, 64)))
+    # hooks: rule lists of real and mutated programs, permit and value, good and bad defaults
+    if progs:
+        rules = []
+        for _ in range(rng.randrange(0, 6)):
+            when = rng.choice([None, rng.choice(progs), array("i", words32(4)).tobytes()])
+            rules.append((when, rng.choice([0, 1, 2, 3, -1, 9]), rng.choice(progs)))
+        kind = rng.choice([0, 1, 2])
+        attempt(core.hook_eval, kind, rules, rng.choice([0, 1, 2, 3, 4, 5, 9]), rng.choice([0, 1, -5, 2**60]),
+                rng.choice(ctxs))
 print(f"rounds {rounds}: {accepted} mutated programs passed the verifier, {ran} programs ran, no sanitizer report")
 '''
 

@@ -261,3 +261,61 @@ def test_the_benchmark_entry_runs_only_verified_programs():
         _core.vm_bench([good, array("i", [H.OP_SLOT, 99, H.OP_RET]).tobytes()], ctx, 1)
     with pytest.raises(ValueError):
         _core.vm_bench([good], ctx, -1)
+
+
+@needs_core
+@pytest.mark.parametrize("name", ALL, ids=lambda n: Path(n).stem)
+def test_hooks_answer_as_the_rule_graph(name):
+    """A permit or value hook whose rules all have programs answers natively what
+    ``graph.permit`` / ``graph.value`` answer (allow / deny / require combined in order, the last
+    matching value rule, the default, the answer checks), or fails with the same RuleFailed."""
+    from gouji_dsl.engine.native import hooks
+    from gouji_dsl.ruleset.graph import RuleFailed
+    from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
+    g = load_graph(name)
+    plans = []
+    for h in HOOKS:
+        if HOOKS[h].kind == HookKind.TRIGGER or not g.by_hook[h]:
+            continue
+        try:
+            plans.append(hooks.plan(g, h))
+        except native.Unsupported:
+            pass
+    assert plans
+    compared = 0
+    prev = None
+    for game in range(2):
+        rng = random.Random(f"hooks:{game}")
+        st = new_game(g, f"hooks:{name}:{game}") if prev is None else next_game(prev, f"hooks:{name}:{game}")
+        step = 0
+        while not st.over and step < 300:
+            if step % 9 == 0:
+                for ctx in _contexts(g, st, rng):
+                    packed = hooks.pack_context(g, ctx)
+                    for p in plans:
+                        ask_ref = g.permit if p.kind == 0 else g.value
+                        try:
+                            want = ask_ref(p.hook, ctx)
+                        except RuleFailed as e:
+                            try:
+                                hooks.ask(p, g, ctx, packed)
+                            except RuleFailed as got:
+                                assert str(got) == str(e), p.hook
+                            except native.Unsupported:
+                                pass  # (a value the programs do not handle: the caller falls back)
+                            else:
+                                raise AssertionError(f"{p.hook}: the rule graph failed ({e}), the core answered")
+                            continue
+                        except (KeyError, IndexError, TypeError):
+                            continue
+                        try:
+                            got = hooks.ask(p, g, ctx, packed)
+                        except native.Unsupported:
+                            continue
+                        assert got == want and type(got) is type(want), (p.hook, ctx.seat)
+                        compared += 1
+            moves = st.legal_moves()
+            st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
+            step += 1
+        prev = st if st.over else None
+    assert compared > 0

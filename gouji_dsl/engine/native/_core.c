@@ -601,7 +601,105 @@ static PyObject *core_vm_bench(PyObject *Py_UNUSED(module), PyObject *args)
     return PyLong_FromLongLong(checksum);
 }
 
+/* hook_eval(kind, rules, default_tag, default_value, ctx) -> (status, rule, in_when, pc, tag, value):
+ * kind 0 a permit hook, 1 a value hook; rules a list of (when or None, effect, code) with the
+ * effects of vm.h (EFF_*); every program is verified first (ValueError if one does not pass). */
+#define HOOK_MAX_RULES 256
+static PyObject *core_hook_eval(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *rules_obj, *seq = NULL;
+    Py_buffer bx;
+    int kind, dtag;
+    long long dval;
+    vm_ctx *c = NULL;
+    vm_rule *rules = NULL;
+    vm_hook_result hr;
+    vm_value deflt;
+    Py_ssize_t n, i;
+    if (!PyArg_ParseTuple(args, "iOiLy*:hook_eval", &kind, &rules_obj, &dtag, &dval, &bx))
+        return NULL;
+    c = (vm_ctx *)PyMem_Malloc(sizeof(vm_ctx));
+    if (c == NULL) {
+        PyBuffer_Release(&bx);
+        return PyErr_NoMemory();
+    }
+    if (unpack_ctx(&bx, c) < 0)
+        goto fail;
+    if (kind != 0 && kind != 1) {
+        PyErr_SetString(PyExc_ValueError, "kind is 0 (permit) or 1 (value)");
+        goto fail;
+    }
+    if (dtag < 0 || dtag >= T_NTAGS || dtag == T_LIST || dval < -VM_INT_LIMIT || dval > VM_INT_LIMIT
+        || (dtag == T_RANK && (dval < 0 || dval >= c->n_kinds))) {
+        PyErr_SetString(PyExc_ValueError, "the default is out of range");
+        goto fail;
+    }
+    seq = PySequence_Fast(rules_obj, "rules is a list of (when, effect, code)");
+    if (seq == NULL)
+        goto fail;
+    n = PySequence_Fast_GET_SIZE(seq);
+    if (n > HOOK_MAX_RULES) {
+        PyErr_SetString(PyExc_ValueError, "more than 256 rules");
+        goto fail;
+    }
+    rules = (vm_rule *)PyMem_Calloc((size_t)(n ? n : 1), sizeof(vm_rule));
+    if (rules == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *r = PySequence_Fast_GET_ITEM(seq, i), *w, *code;
+        long eff;
+        if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 3) {
+            PyErr_SetString(PyExc_ValueError, "a rule is (when, effect, code)");
+            goto fail;
+        }
+        w = PyTuple_GET_ITEM(r, 0);
+        code = PyTuple_GET_ITEM(r, 2);
+        eff = PyLong_AsLong(PyTuple_GET_ITEM(r, 1));
+        if (eff == -1 && PyErr_Occurred())
+            goto fail;
+        if (eff < 0 || eff > EFF_VALUE || (kind == 0) != (eff != EFF_VALUE)) {
+            PyErr_SetString(PyExc_ValueError, "a rule's effect does not fit the hook");
+            goto fail;
+        }
+        rules[i].effect = (int)eff;
+        if (w != Py_None) {
+            if (!PyBytes_Check(w) || PyBytes_GET_SIZE(w) == 0 || PyBytes_GET_SIZE(w) % 4 || PyBytes_GET_SIZE(w) / 4 > VM_MAX_CODE
+                || vm_verify((const int32_t *)PyBytes_AS_STRING(w), (int)(PyBytes_GET_SIZE(w) / 4), c->n_kinds) < 0) {
+                PyErr_SetString(PyExc_ValueError, "a guard does not pass the verifier");
+                goto fail;
+            }
+            rules[i].when = (const int32_t *)PyBytes_AS_STRING(w);
+            rules[i].when_n = (int)(PyBytes_GET_SIZE(w) / 4);
+        }
+        if (!PyBytes_Check(code) || PyBytes_GET_SIZE(code) == 0 || PyBytes_GET_SIZE(code) % 4
+            || PyBytes_GET_SIZE(code) / 4 > VM_MAX_CODE
+            || vm_verify((const int32_t *)PyBytes_AS_STRING(code), (int)(PyBytes_GET_SIZE(code) / 4), c->n_kinds) < 0) {
+            PyErr_SetString(PyExc_ValueError, "a program does not pass the verifier");
+            goto fail;
+        }
+        rules[i].code = (const int32_t *)PyBytes_AS_STRING(code);
+        rules[i].code_n = (int)(PyBytes_GET_SIZE(code) / 4);
+    }
+    deflt.tag = dtag;
+    deflt.v = dval;
+    hr = kind == 0 ? vm_permit(rules, (int)n, dval != 0, c) : vm_value_of(rules, (int)n, deflt, c);
+    PyMem_Free(rules);
+    Py_DECREF(seq);
+    PyMem_Free(c);
+    PyBuffer_Release(&bx);
+    return Py_BuildValue("(iiiiiL)", hr.r.status, hr.rule, hr.in_when, hr.r.pc, (int)hr.r.result.tag, (long long)hr.r.result.v);
+fail:
+    PyMem_Free(rules);
+    Py_XDECREF(seq);
+    PyMem_Free(c);
+    PyBuffer_Release(&bx);
+    return NULL;
+}
+
 static PyMethodDef core_methods[] = {
+    {"hook_eval", core_hook_eval, METH_VARARGS, "Ask a permit or value hook of its rules' programs (vm.h)."},
     {"vm_bench", core_vm_bench, METH_VARARGS, "Run programs many times on one context (benchmarks)."},
     {"vm_verify", core_vm_verify, METH_VARARGS, "Whether a hook program passes the verifier (vm.h)."},
     {"vm_eval", core_vm_eval, METH_VARARGS, "Run a hook program on a context: (status, pc, tag, value)."},

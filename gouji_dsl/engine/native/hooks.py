@@ -639,13 +639,8 @@ def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes) -> Any:
     status, pc, tag, value = _core_module().vm_eval(prog.code, packed)
     if status == 0:
         return _value(graph, tag, value)
-    if status == 4 and pc in prog.fails and pc in prog.maps:
-        key = _value(graph, tag, value)
-        raise EvalError(f"no key {_show(key)} in {_show(prog.maps[pc])}", prog.fails[pc][1], Code.MISSING_KEY)
-    if status == 1 and pc in prog.fails:
-        op, pos = prog.fails[pc]
-        raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)
-    raise Unsupported(f"the native program of {prog.text!r} met a value it does not handle (status {status} at {pc})")
+    _fail(prog, status, pc, tag, value, graph)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _value(graph: RuleGraph, tag: int, value: int) -> Any:
@@ -668,3 +663,83 @@ def _text_of(graph: RuleGraph, i: int) -> str:
         if j == i:
             return s
     raise Unsupported(f"the native program answered text {i}, which no rule names")
+
+
+# ------------------------------------------------------------------------------ hooks
+EFF_ALLOW, EFF_DENY, EFF_REQUIRE, EFF_VALUE = range(4)
+_PERMIT_EFFECTS = {"allow": EFF_ALLOW, "deny": EFF_DENY, "require": EFF_REQUIRE}
+
+
+@dataclass(frozen=True)
+class HookPlan:
+    """A permit or value hook of one ruleset as the core asks it: its rules' guards and effect
+    programs, in the rule graph's order."""
+
+    hook: str
+    kind: int  # 0 permit, 1 value
+    rules: tuple[tuple[bytes | None, int, bytes], ...]
+    programs: tuple[tuple[HookProgram | None, HookProgram], ...]
+    compiled: tuple[Any, ...]  # the rule graph's compiled rules (for RuleFailed)
+    default: Any
+
+
+def plan(graph: RuleGraph, hook: str) -> HookPlan:
+    """The plan of ``hook`` (Unsupported: a rule the programs do not express, named)."""
+    from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
+    spec = HOOKS[hook]
+    if spec.kind == HookKind.TRIGGER:
+        raise Unsupported(f"the trigger hook {hook!r} (mark / count / place / give rules are run by the game flow)")
+    kind = 0 if spec.kind == HookKind.PERMIT else 1
+    rules, programs = [], []
+    for r in graph.by_hook[hook]:
+        node = r.node
+        if kind == 0 and node.effect not in _PERMIT_EFFECTS:
+            raise Unsupported(f"the effect {node.effect!r} of rule {node.id} in a permit hook")
+        try:
+            when = emit(graph, node.checked["when"]) if "when" in node.checked else None
+            eff = emit(graph, node.checked["effect"])
+        except KeyError:
+            raise Unsupported(f"rule {node.id} ({node.where}) has no effect expression") from None
+        except Unsupported as e:
+            raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
+        rules.append((when.code if when else None, _PERMIT_EFFECTS.get(node.effect, EFF_VALUE), eff.code))
+        programs.append((when, eff))
+    return HookPlan(hook, kind, tuple(rules), tuple(programs), tuple(graph.by_hook[hook]), spec.default)
+
+
+def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None) -> Any:
+    """The hook's answer natively, as ``graph.permit`` / ``graph.value`` give it (the same
+    RuleFailed, naming the rule and its line, when a rule fails or answers outside the question)."""
+    if packed is None:
+        packed = pack_context(graph, ctx)
+    status, rule, in_when, pc, tag, value = _core_module().hook_eval(p.kind, list(p.rules), T_BOOL,
+                                                                      int(bool(p.default)) if p.kind == 0 else 0, packed)
+    if status != 0:
+        when, eff = p.programs[rule]
+        prog = when if in_when else eff
+        assert prog is not None
+        try:
+            _fail(prog, status, pc, tag, value, graph)
+        except EvalError as e:
+            raise graph._failed(p.compiled[rule], e, ctx) from None
+    if p.kind == 0:
+        return bool(value)
+    if rule < 0:
+        return p.default
+    v = _value(graph, tag, value)
+    chk = graph._checks[p.hook]
+    if chk is not None:
+        bad = chk(v)
+        if bad:
+            raise graph._failed(p.compiled[rule], EvalError(bad), ctx)
+    return v
+
+
+def _fail(prog: HookProgram, status: int, pc: int, tag: int, value: int, graph: RuleGraph) -> None:
+    if status == 4 and pc in prog.fails and pc in prog.maps:
+        key = _value(graph, tag, value)
+        raise EvalError(f"no key {_show(key)} in {_show(prog.maps[pc])}", prog.fails[pc][1], Code.MISSING_KEY)
+    if status == 1 and pc in prog.fails:
+        op, pos = prog.fails[pc]
+        raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)
+    raise Unsupported(f"the native program of {prog.text!r} met a value it does not handle (status {status} at {pc})")

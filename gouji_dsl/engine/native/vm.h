@@ -1162,4 +1162,101 @@ domain:
 #undef NEED
 }
 
+/* ------------------------------------------------------------------------------ hooks */
+/* A hook's rules as the rule graph asks them (gouji_dsl/ruleset/graph.py: permit, value). Each
+ * rule: an optional guard (`when`) and its effect program. Permit: the default, then in order:
+ * a rule whose guard holds grants (allow: a true value), forbids (deny: true; require: false) —
+ * the first forbidding rule answers false at once. Value: the last rule (in order) whose guard
+ * holds answers its value; none holds: the default. The programs must have passed vm_verify. */
+enum { EFF_ALLOW = 0, EFF_DENY = 1, EFF_REQUIRE = 2, EFF_VALUE = 3 };
+
+typedef struct {
+    const int32_t *when;   /* NULL: no guard */
+    int when_n;
+    const int32_t *code;
+    int code_n;
+    int effect;            /* EFF_* */
+} vm_rule;
+
+typedef struct {
+    vm_result r;  /* the answer (VM_OK), or the failure of the rule */
+    int rule;     /* the rule that answered or failed (-1: none; the default) */
+    int in_when;  /* the failure was in the rule's guard */
+} vm_hook_result;
+
+static inline vm_hook_result vm_permit(const vm_rule *rules, int n, int deflt, const vm_ctx *c)
+{
+    vm_hook_result out;
+    int i, granted = deflt != 0;
+    out.rule = -1;
+    out.in_when = 0;
+    out.r.status = VM_OK;
+    out.r.pc = 0;
+    for (i = 0; i < n; i++) {
+        vm_result v;
+        if (rules[i].when != NULL) {
+            v = vm_run(rules[i].when, rules[i].when_n, c);
+            if (v.status != VM_OK) {
+                out.r = v;
+                out.rule = i;
+                out.in_when = 1;
+                return out;
+            }
+            if (!vm_truth(v.result))
+                continue;
+        }
+        v = vm_run(rules[i].code, rules[i].code_n, c);
+        if (v.status != VM_OK) {
+            out.r = v;
+            out.rule = i;
+            return out;
+        }
+        if (rules[i].effect == EFF_ALLOW) {
+            if (vm_truth(v.result))
+                granted = 1;
+        } else if ((rules[i].effect == EFF_DENY && vm_truth(v.result)) || (rules[i].effect == EFF_REQUIRE && !vm_truth(v.result))) {
+            out.r.result.tag = T_BOOL;
+            out.r.result.v = 0;
+            out.rule = i;
+            return out;
+        } else if (rules[i].effect != EFF_DENY && rules[i].effect != EFF_REQUIRE && rules[i].effect != EFF_ALLOW) {
+            out.r.status = VM_BAD;
+            out.rule = i;
+            return out;
+        }
+    }
+    out.r.result.tag = T_BOOL;
+    out.r.result.v = granted;
+    return out;
+}
+
+static inline vm_hook_result vm_value_of(const vm_rule *rules, int n, vm_value deflt, const vm_ctx *c)
+{
+    vm_hook_result out;
+    int i;
+    out.rule = -1;
+    out.in_when = 0;
+    out.r.status = VM_OK;
+    out.r.pc = 0;
+    for (i = n - 1; i >= 0; i--) {
+        vm_result v;
+        if (rules[i].when != NULL) {
+            v = vm_run(rules[i].when, rules[i].when_n, c);
+            if (v.status != VM_OK) {
+                out.r = v;
+                out.rule = i;
+                out.in_when = 1;
+                return out;
+            }
+            if (!vm_truth(v.result))
+                continue;
+        }
+        out.r = vm_run(rules[i].code, rules[i].code_n, c);
+        out.rule = i;
+        return out;
+    }
+    out.r.result = deflt;
+    return out;
+}
+
 #endif /* GOUJI_VM_H */

@@ -350,12 +350,14 @@ def die_with_parent(parent: int) -> None:
 
 def _sigterm_interrupts() -> Callable[[], None]:
     """From now on SIGTERM (``kill PID``, a job scheduler's stop) stops the run as Ctrl+C does (the
-    finished chunks are written, the workers are ended, one line says how to resume); returns what
-    restores the previous handler. Only in the main thread (elsewhere signals cannot be handled)."""
+    finished chunks are written, the workers are ended, one line says how to resume; a second
+    SIGTERM meanwhile does what it did before); returns what restores the previous handler. Only in
+    the main thread (elsewhere signals cannot be handled)."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
     def on_term(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, old)  # a second SIGTERM while the run stops is not held up
         raise KeyboardInterrupt
 
     try:

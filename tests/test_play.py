@@ -859,3 +859,76 @@ async def test_a_rule_that_fails_in_play_is_shown_with_its_line_and_the_game_is_
         await pilot.press("ctrl+z")  # the game goes on from before the user's last move
         await wait_for(pilot, lambda: s.cursor < before[0] - 1, what="undone")
         assert app.is_running
+
+
+@sync
+async def test_closing_or_opening_a_record_asks_before_an_unfinished_game_is_dropped(tmp_path, monkeypatch):
+    """Issue 22.21: ctrl+b and ctrl+o threw an unfinished game or match away without a question.
+    Now they ask (save first / leave / stay), as the editor asks about unsaved text; a finished
+    game, a saved one and a replayed record are left without a question."""
+    from gouji_app.play.dialogs import AskScreen, PathScreen
+    monkeypatch.chdir(tmp_path)
+    app = app_for("online")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("f3", "enter")  # a move of yours: a game being played
+        await wait_for(pilot, lambda: len(s.entries) > 2, what="moves made")
+        assert s.unfinished
+        for key in ("ctrl+b", "ctrl+o"):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), what=f"the question ({key})")
+            assert "The game is not finished" in app.screen.message.plain
+            await pilot.press("c")  # stay
+            await wait_for(pilot, lambda: app.screen is screen, what="back at the table")
+            assert app.is_running and app.screen is screen
+        # save first, then the open dialog follows
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), what="the question")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathScreen), what="the save dialog")
+        assert app.screen.title_text == "Save the game record"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathScreen)
+                       and app.screen.title_text.startswith("Open"), what="the open dialog after the save")
+        assert not s.unfinished and (tmp_path / screen._default_record_path()).exists()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back at the table")
+        # saved and nothing moved since: ctrl+b closes at once
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: not app.is_running, what="closed")
+
+
+@sync
+async def test_leaving_review_returns_to_where_play_was():
+    """Issue 22.23: leaving review (F12) at an earlier decision rewound the game silently (F10 then
+    said "finish this game first" of a finished game). Now play goes on from where it was."""
+    app = app_for("online")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: s.state.over, what="the game over")
+        end = s.cursor
+        await pilot.press("f12", "left", "left", "left")
+        await wait_for(pilot, lambda: s.cursor == end - 3, what="three decisions back")
+        assert screen.review
+        await pilot.press("f12")
+        await wait_for(pilot, lambda: not screen.review, what="out of review")
+        assert s.cursor == end and s.live and s.state.over
+        assert "is over" in str(screen.query_one("#feedback").render())
+        await pilot.press("f10")  # the next game is dealt: no "finish this game first"
+        await wait_for(pilot, lambda: s.game_index == 1, what="the next game")
+        assert not any("Finish this game first" in n.message for n in app._notifications)
+        # ctrl+r in review plays on from the decision shown: leaving review stays there
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("f3", "enter")
+        await wait_for(pilot, lambda: s.your_turn and len(s.entries) > 3, what="your next turn")
+        await pilot.press("f12", "left")
+        at = s.cursor
+        await pilot.press("ctrl+r", "f12")
+        await wait_for(pilot, lambda: not screen.review, what="out of review")
+        assert s.cursor >= at and s.live

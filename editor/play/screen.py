@@ -192,16 +192,46 @@ class PlayScreen(Screen[None]):
         self._finals_shown: set[tuple[int, int]] = set()
         self._thinking: Any = None  # the state a search bot is thinking about (in a worker thread)
         self._run: tuple[str, int, int, int] | None = None  # F6/F7 with search bots: (until, trick, game, moves)
+        self._review_from: tuple[PlaySession, int, int, Any] | None = None  # where review began
         self._failed_at: Any = None  # the state at which a ruleset's rule failed (bots wait there)
         self.rule_failure: RuleFailed | None = None  # the last such failure
 
     def action_close(self) -> None:
-        """Back to the screen this one was opened from; in the standalone play app, quit."""
+        """Back to the screen this one was opened from; in the standalone play app, quit. A game or
+        match still being played is not dropped without a question (:meth:`confirm_leave`)."""
         from .app import PlayApp
-        if isinstance(self.app, PlayApp) or len(self.app.screen_stack) <= 1:
-            self.app.exit()
-        else:
-            self.app.pop_screen()
+
+        def close() -> None:
+            if isinstance(self.app, PlayApp) or len(self.app.screen_stack) <= 1:
+                self.app.exit()
+            elif self.app.screen is self:
+                self.app.pop_screen()
+        self.confirm_leave("Closing", close)
+
+    def confirm_leave(self, doing: str, then: Callable[[], None]) -> None:
+        """Before the game shown is dropped (``doing``: what drops it, "Close", "Open a record"): when
+        a game or match is still being played and not saved (:attr:`PlaySession.unfinished`), ask —
+        save the record first, leave anyway, or stay — as the editor asks about unsaved text. ``then()``
+        runs when it is fine to go on."""
+        s = self.session
+        if not s.unfinished:
+            then()
+            return
+        st = s.entries[-1].state
+        what = (f"Game {st.game_number} of {s.length}" if s.length > 1 else "The game") + \
+            (" is over, but the match is not" if st.over else " is not finished")
+
+        def answer(choice: str | None) -> None:
+            if choice == "save":
+                self.action_save(then)
+            elif choice == "leave":
+                then()
+        self.app.push_screen(AskScreen(
+            "Leave the game?", f"{what}: {doing.lower()} drops it.",
+            [("save", "Save the record first", "s"), ("leave", "Leave without saving", "l"),
+             ("stay", "Stay", "c")], default="stay",
+            detail="Save: the record (JSON) keeps every move; ctrl+o replays it and ctrl+r plays on from any point."),
+            answer)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -322,6 +352,20 @@ class PlayScreen(Screen[None]):
         self.set_review(not self.review)
 
     def set_review(self, on: bool) -> None:
+        """Review on / off. Leaving review goes back to where play was when review began (stepping
+        back through the decisions does not rewind the game), unless the timeline changed meanwhile
+        (ctrl+r played on from an earlier point: play goes on from there)."""
+        s = self.session
+        if on and not self.review:
+            self._review_from = (s, s.cursor, len(s.entries), s.entries[-1].state)
+        elif not on and self.review and self._review_from is not None:
+            session, cursor, n, last = self._review_from
+            self._review_from = None
+            if session is s and len(s.entries) == n and s.entries[-1].state is last and s.cursor != cursor:
+                s.goto(cursor)
+                self._hide_why()
+                self.notify(f"Back to where play was ({'the end of the game' if s.state.over else 'move ' + str(cursor)}).",
+                            timeout=3)
         self.review = on
         self.open_hands = on
         self.set_class(on, "-review")
@@ -1212,7 +1256,8 @@ class PlayScreen(Screen[None]):
         s = self.session
         return s.record_path or f"game-{self.graph.name}-{s.seed}.json"
 
-    def action_save(self) -> None:
+    def action_save(self, then: Callable[[], None] | None = None) -> None:
+        """ctrl+s: save the record (a path asked); ``then()`` once it is saved."""
         s = self.session
 
         def accept(path: str) -> str:
@@ -1222,12 +1267,19 @@ class PlayScreen(Screen[None]):
         def saved(path: str | None) -> None:
             if path:
                 s.record_path = path
+                s.mark_saved()
+                if then is not None:
+                    self.call_after_refresh(then)
                 sent = offer_download(self.app, path, "application/json")
                 self.notify(f"Saved the record to {path}" + (" and sent it to the browser." if sent else "."), title="Saved")
         self.app.push_screen(PathScreen("Save the game record", self._default_record_path(), accept, "Save",
                                         "The record (JSON): the ruleset, the seed, the bots and every event."), saved)
 
     def action_open(self) -> None:
+        """ctrl+o: replay a record (asks first when a game being played would be dropped)."""
+        self.confirm_leave("Opening a record", self._ask_open)
+
+    def _ask_open(self) -> None:
         def accept(path: str) -> GameRecord:
             rec = load_record(path)
             self._load(rec)

@@ -204,6 +204,7 @@ class PlaySession:
         self.probe = _Probe(graph)
         self.mode = "play"              # "play" or "replay" (a loaded record, nothing moves by itself)
         self.record_path: str | None = None
+        self.saved_state: GameState | None = None  # the end of the timeline when the record was last saved
         self.last_illegal: str | None = None
         self._terms: dict[str, str | None] = {}
         self._legal_cache: tuple[int, Sequence[Move]] | None = None
@@ -475,6 +476,22 @@ class PlaySession:
         return n
 
     # ------------------------------------------------------------------ games of a match
+    @property
+    def unfinished(self) -> bool:
+        """Leaving now would lose a game being played: you made moves in play (not only watched the
+        bots open the game, not only replayed a record) since the record was last saved, and the
+        game — or, within a match, the match — is not over at the end of the timeline."""
+        if not any(e.by in ("you", "auto") or (e.game_index > 0 and e.by != "record") for e in self.entries):
+            return False
+        last = self.entries[-1]
+        if self.saved_state is last.state:
+            return False
+        return not (last.state.over and (self.length <= 1 or (last.game_index + 1) % self.length == 0))
+
+    def mark_saved(self) -> None:
+        """The record was saved as it is now (:attr:`unfinished` is False until the next move)."""
+        self.saved_state = self.entries[-1].state
+
     @property
     def can_next_game(self) -> bool:
         return self.state.over and self.live

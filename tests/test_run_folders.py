@@ -437,6 +437,10 @@ UNUSABLE_LINES = {
     "a diff that is not the scores'": _game_edit(lambda g: g.update(diff=g["diff"] + 100)),
     "a huge score": _game_edit(lambda g: g.update(diff=1e300)),
     "a deal beyond the most a duel plays": _game_edit(lambda g: g.update(deal=10 ** 9)),
+    # each seat takes a free place and a decision with a choice is a decision: a saved game has neither
+    "every seat first": _game_edit(lambda g: g.update(places={s: 1 for s in g["places"]})),
+    "two seats in one place": _game_edit(lambda g: g["places"].update({"1": g["places"]["2"]})),
+    "more decisions with a choice than decisions": _game_edit(lambda g: g["timing"].update(b=[5, 70, 0.1])),
 }
 
 
@@ -458,6 +462,20 @@ def test_nan_differences_in_a_save_file_are_refused(value, saved_duel, tmp_path)
     save = tmp_path / "s.jsonl"
     _write(save, lines)
     _duel_refused(save, f"{save}:2:", f"{value.lstrip('-')}")
+
+
+@pytest.mark.parametrize("value, words", [
+    ("1" + "0" * 5000, "a number of more than 4,300 digits"),
+    ("[" * 5000 + "]" * 5000, "nested too deep"),
+], ids=["a 5001-digit integer", "5000 nested arrays"])
+def test_a_save_line_python_cannot_read_says_why_in_words(value, words, saved_duel, tmp_path):
+    lines = saved_duel.read_text(encoding="utf-8").splitlines()
+    g = json.loads(lines[1])["games"][0]
+    lines[1] = lines[1].replace(f'"diff": {json.dumps(g["diff"])}', f'"diff": {value}', 1)
+    save = tmp_path / "s.jsonl"
+    _write(save, lines)
+    err = _duel_refused(save, f"{save}:2:", words)
+    assert "sys.set_int_max_str_digits" not in err and "recursion" not in err, err
 
 
 def test_a_save_file_too_large_is_refused_before_it_is_read(saved_duel, tmp_path):

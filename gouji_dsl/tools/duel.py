@@ -322,8 +322,13 @@ def _parse_line(line: str) -> tuple[Any, str | None]:
         return json.loads(line, parse_constant=_no_constant), None
     except json.JSONDecodeError as e:
         return None, f"{e.colno}: not a saved duel line: not JSON ({e.msg})"
-    except (ValueError, RecursionError) as e:
-        return None, f" not a saved duel line: {e}"
+    except RecursionError:
+        return None, " not a saved duel line: nested too deep (a saved line nests 5 levels)"
+    except ValueError as e:  # an integer of more than 4,300 digits (Python's limit), NaN, Infinity
+        text = str(e)
+        if "integer string conversion" in text:
+            text = "a number of more than 4,300 digits"
+        return None, f" not a saved duel line: {text}"
 
 
 def check_saved_header(path: Path, header: dict[str, Any]) -> None:
@@ -476,6 +481,11 @@ def _game_problem(g: dict[str, Any], seats: int | None) -> str | None:
             return f"{key} of seats {have}; the ruleset has {n} seats (1–{n})"
     if any(p > n for p in g["places"].values()):
         return f"a place beyond {n} ({', '.join(str(p) for p in g['places'].values())})"
+    if len(set(g["places"].values())) != n:  # each seat takes a free place: a game's places are 1..n once each
+        return f"a place taken twice ({', '.join(str(p) for p in g['places'].values())})"
+    for who, (decisions, searched, _) in sorted(g["timing"].items()):
+        if searched > decisions:
+            return f"timing/{who}: {searched} decisions with a choice of {decisions} decisions"
     a_seat, b_seat = ("1", "2") if g["a_odd"] else ("2", "1")
     if g["diff"] != g["scores"][a_seat] - g["scores"][b_seat]:
         return (f"diff {g['diff']} is not A's team score minus B's ({g['scores'][a_seat]} − {g['scores'][b_seat]}, "

@@ -598,3 +598,18 @@ def test_a_diagnostic_shows_a_control_character_of_its_source_line_escaped_under
     lines = r.output.splitlines()
     i = next(n for n, x in enumerate(lines) if "title: a\\x1b[31mb" in x)
     assert lines[i + 1].index("^") == lines[i].index("\\x1b")
+
+
+def test_report_of_a_run_in_progress_without_a_chunk_yet(single_folder, tmp_path):
+    from gouji_dsl.tools.runs import _lock_folder
+    folder = copy(single_folder, tmp_path)
+    for c in folder.glob("chunk-*.json"):
+        c.unlink()
+    r = run("report", str(folder))
+    assert r.exit_code == 1 and "no finished chunk yet" in r.output and "writing" not in r.output
+    lock = _lock_folder(folder)
+    try:
+        r = run("report", str(folder))
+    finally:
+        lock.close()
+    assert r.exit_code == 1 and f"a run is writing {folder}" in r.output, r.output

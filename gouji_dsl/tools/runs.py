@@ -1010,7 +1010,9 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
         if expect < planned:
             missing.append(f"seed {seed}: deals {expect}–{planned - 1}")
     if totals is None:
-        raise RunError(f"{', '.join(str(p) for p in paths)}: no finished chunk yet")
+        busy = [str(f.path) for f in folders if f.in_progress()]
+        raise RunError(f"{', '.join(str(p) for p in paths)}: no finished chunk yet"
+                       + (f" (a run is writing {', '.join(busy)}: report again in a while)" if busy else ""))
     one = first.meta if len(folders) == 1 else {}
     return MergedRuns(kind, first.meta["spec"], seeds, totals, games, [str(f.path) for f in folders], n_chunks, missing,
                       [str(f.path) for f in folders if f.in_progress()], str(one.get("stopped_by", "games")),

@@ -40,7 +40,7 @@ LIST_MAX = 14  # (vm.h: VM_LIST_MAX; items 0..14, 15 for none)
 (OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
  OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET, OP_STORE, OP_LOAD, OP_FLAG, OP_PREVFLAG,
  OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
- OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET) = range(37)
+ OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES) = range(39)
 MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
@@ -53,7 +53,7 @@ SETS = {name: i for i, name in enumerate(("all_seats", "active_seats", "finished
                                           "finished_in_trick"))}
 BINS = {name: i for i, name in enumerate(("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank",
                                           "gt_rank", "ge_rank", "add", "sub", "mul", "floordiv", "mod", "concat", "remove",
-                                          "keep"))}
+                                          "keep", "min", "max"))}
 #: scalar variables: the question's and the game's (slot numbers)
 SLOTS = {"seat": 0, "target": 1, "leading": 2, "amount": 3, "round": 4, "card": 5, "kind": 6,
          "leader": 8, "burner": 9, "game_number": 10, "places_taken": 11, "trick_number": 12, "prev_sweep": 13,
@@ -302,7 +302,34 @@ class _Emitter:
             self.seat_operand(n.args[0])
             self.code += [OP_LISTFN, LIST_FNS[n.func]]
             return
-        fused = {"count": OP_LEN, "first": OP_FIRST, "sorted_places": OP_SORTEDPLACES, "active_of": OP_ACTIVEOF}
+        if n.func in ("min", "max") and len(n.args) == 2 and sig.none_result is None:
+            if not all(_cat(a) in ("int", "seat", "none") for a in n.args) or not _infallible(n.args[1]):
+                raise self.refuse(n, f"{n.func}() of these arguments")
+            self.e(n.args[0])
+            self.e(n.args[1])
+            self.code += [OP_BIN, BINS[n.func]]
+            return
+        if n.func == "sum_places" and len(n.args) == 2 and sig.none_result == 0:
+            c, table = self.compiler.constant(n.args[1])
+            if not (c and isinstance(table, dict)) or len(table) > MAP_MAX:
+                raise self.refuse(n, "sum_places() of a table that is not a constant map of at most 16 places")
+            pairs: dict[int, int] = {}
+            for k, v in table.items():
+                key = k if isinstance(k, int) and not isinstance(k, bool) else (int(k) if isinstance(k, str) and k.isdigit() else None)
+                if key is None or key in pairs or not -INT32 < key < INT32:
+                    raise self.refuse(n, f"sum_places() of a table with the key {k!r}")
+                if v is None or isinstance(v, bool) or (isinstance(v, int) and -INT32 < v < INT32):
+                    pairs[key] = int(v or 0)
+                else:
+                    raise self.refuse(n, f"sum_places() of a table with the value {v!r}")
+            self.list_operand(n.args[0])
+            words = [w for kv in pairs.items() for w in kv] + [0, 0] * (MAP_MAX - len(pairs))
+            self.fails[len(self.code)] = ("sum_places", n.pos)
+            self.maps[len(self.code)] = table
+            self.code += [OP_SUMPLACES, len(pairs), *words]
+            return
+        fused = {"count": OP_LEN, "first": OP_FIRST, "sorted_places": OP_SORTEDPLACES, "active_of": OP_ACTIVEOF,
+                 "fewest_cards_first": OP_FEWEST}
         if n.func in fused and len(n.args) == 1:
             self.list_operand(n.args[0])
             self.code += [fused[n.func]]
@@ -736,6 +763,9 @@ def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None) ->
 
 
 def _fail(prog: HookProgram, status: int, pc: int, tag: int, value: int, graph: RuleGraph) -> None:
+    if status == 5 and pc in prog.maps:  # (the vocabulary's own error: no position)
+        table = prog.maps[pc]
+        raise EvalError(f"the place table has no place {value} (keys: {', '.join(map(str, table)) or 'none'})")
     if status == 4 and pc in prog.fails and pc in prog.maps:
         key = _value(graph, tag, value)
         raise EvalError(f"no key {_show(key)} in {_show(prog.maps[pc])}", prog.fails[pc][1], Code.MISSING_KEY)

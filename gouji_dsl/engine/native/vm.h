@@ -88,11 +88,14 @@ enum {
                        cards received, or none */
     OP_MAPGET,      /* n (ktag kv vtag vv) x VM_MAP_MAX: pop a key, push its value in the constant map of n entries
                        (none for a none key; a key it does not hold stops the run: VM_MISSING_KEY) */
+    OP_FEWEST,      /* pop a list of seats, push them by cards held, fewest first (ties keep their order) */
+    OP_SUMPLACES,   /* n (place value) x VM_MAP_MAX: pop a list of seats, push the sum of the values of their places
+                       (unplaced seats count 0; a place not in the table stops the run: VM_MISSING_PLACE) */
     OP_NOPS
 };
 #define VM_MAP_MAX 16
 
-static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65};
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
@@ -105,11 +108,11 @@ enum { SET_ALL = 0, SET_ACTIVE, SET_FINISHED, SET_REVOLTED, SET_PASSED, SET_FINI
 
 enum {
     B_EQ = 0, B_NE, B_LT_INT, B_LE_INT, B_GT_INT, B_GE_INT, B_LT_RANK, B_LE_RANK, B_GT_RANK, B_GE_RANK,
-    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_CONCAT, B_REMOVE, B_KEEP, B_N
+    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_CONCAT, B_REMOVE, B_KEEP, B_MIN, B_MAX, B_N
 };
 
 /* run results */
-enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3, VM_MISSING_KEY = 4 };
+enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3, VM_MISSING_KEY = 4, VM_MISSING_PLACE = 5 };
 
 typedef struct {
     int n_seats, n_teams, n_kinds, n_ranks;
@@ -332,6 +335,16 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             break;
         case OP_WITHATLEAST:
             in = 3;
+            out = 1;
+            break;
+        case OP_FEWEST:
+            in = 1;
+            out = 1;
+            break;
+        case OP_SUMPLACES:
+            if (code[pc + 1] < 0 || code[pc + 1] > VM_MAP_MAX)
+                return -1;
+            in = 1;
             out = 1;
             break;
         case OP_MAPGET: {
@@ -746,6 +759,15 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                         goto domain;
                     PUSH(T_INT, r);
                 }
+            } else if (b == B_MIN || b == B_MAX) {
+                if (x.tag == T_NONE || y.tag == T_NONE) {
+                    PUSH(T_NONE, 0);
+                } else {
+                    if (x.tag != T_INT || y.tag != T_INT)
+                        goto domain;
+                    /* Python's min/max: the first of equal values (the same number here) */
+                    PUSH(T_INT, b == B_MIN ? (y.v < x.v ? y.v : x.v) : (y.v > x.v ? y.v : x.v));
+                }
             } else if (b >= B_CONCAT && b <= B_KEEP) {
                 int items[2 * VM_LIST_MAX], n_ = 0, i, j, nx, ny;
                 vm_value l;
@@ -1146,6 +1168,68 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             }
             PUSH(code[pc + 4 + 4 * found], code[pc + 5 + 4 * found]);
             pc += 2 + 4 * VM_MAP_MAX;
+            break;
+        }
+        case OP_FEWEST: {
+            vm_value x, l;
+            int items[VM_LIST_MAX], size[VM_LIST_MAX], n_ = 0, k, i, j;
+            NEED(1);
+            x = st[--sp];
+            if (x.tag != T_LIST && x.tag != T_NONE)
+                goto domain;
+            for (k = 0; x.tag == T_LIST && k < vm_list_len(x); k++) {
+                int s = vm_list_item(x, k), sum = 0;
+                if (s == 15 || s == 0)
+                    continue;
+                if (!vm_seat_ok(c, s))
+                    goto domain;
+                for (j = 0; j < c->n_kinds; j++)
+                    sum += c->hands[s][j];
+                items[n_] = s;
+                size[n_++] = sum;
+            }
+            for (k = 1; k < n_; k++)  /* insertion sort: stable, at most 14 items */
+                for (i = k; i > 0 && size[i - 1] > size[i]; i--) {
+                    int t1 = items[i], t2 = size[i];
+                    items[i] = items[i - 1];
+                    size[i] = size[i - 1];
+                    items[i - 1] = t1;
+                    size[i - 1] = t2;
+                }
+            l = vm_make_list(items, n_);
+            if (l.tag != T_LIST)
+                goto domain;
+            st[sp++] = l;
+            pc += 1;
+            break;
+        }
+        case OP_SUMPLACES: {
+            vm_value x;
+            int m = code[pc + 1], k, e;
+            int64_t total = 0;
+            NEED(1);
+            if (m < 0 || m > VM_MAP_MAX)
+                goto bad;
+            x = st[--sp];
+            if (x.tag != T_LIST && x.tag != T_NONE)
+                goto domain;
+            for (k = 0; x.tag == T_LIST && k < vm_list_len(x); k++) {
+                int s = vm_list_item(x, k), found = -1;
+                if (s == 15 || !vm_seat_ok(c, s) || c->place[s] <= 0)
+                    continue;  /* (none, a number that is no seat, an unplaced seat: no place) */
+                for (e = 0; e < m && found < 0; e++)
+                    if (code[pc + 2 + 2 * e] == c->place[s])
+                        found = e;
+                if (found < 0) {
+                    res.status = VM_MISSING_PLACE;
+                    res.result.tag = T_INT;
+                    res.result.v = c->place[s];
+                    return res;
+                }
+                total += code[pc + 3 + 2 * found];
+            }
+            PUSH(T_INT, total);
+            pc += 2 + 2 * VM_MAP_MAX;
             break;
         }
         default:

@@ -1,4 +1,5 @@
 """The project's scenario suites (tests/scenarios/*.yaml) and the scenario runner itself."""
+import os
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,34 @@ def test_bad_card_text_names_the_column(tmp_path):
 def test_unreadable_file_is_a_failure(tmp_path):
     (r,) = run_files([tmp_path / "missing.yaml"])
     assert not r.passed and "cannot read" in r.errors[0]
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "a FIFO", "a folder"])
+def test_a_scenario_path_that_is_not_a_regular_file_is_a_failure_not_a_wait(kind, tmp_path):
+    # /dev/zero was read to the end of memory (5 GB in 8 s); a FIFO without a writer waited forever
+    if kind == "/dev/zero":
+        p = Path("/dev/zero")
+        if not p.exists():
+            pytest.skip("no /dev/zero here")
+    elif kind == "a FIFO":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes here")
+        p = tmp_path / "cases.yaml"
+        os.mkfifo(p)
+    else:
+        p = tmp_path / "cases.yaml"
+        p.mkdir()
+    (r,) = run_files([p])
+    assert not r.passed and "cannot read" in r.errors[0], r.errors
+    assert "a folder" in r.errors[0] if kind == "a folder" else "not a regular file" in r.errors[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_scenarios_ruleset_that_is_a_fifo_is_refused_not_waited_for(tmp_path):
+    os.mkfifo(tmp_path / "house.yaml")
+    p = _write(tmp_path, "ruleset: house.yaml\ncases:\n  - name: a\n    classify: KK\n    expect: {gouji: true}\n")
+    (r,) = run_files([p])
+    assert not r.passed and "does not load" in r.errors[0], r.errors
 
 
 def test_closing_line():

@@ -387,6 +387,7 @@ def test_a_bad_setting_name_leaves_the_other_settings_checked(tmp_path):
     ("ranks: []", Code.EMPTY_VALUE),
     ('jokers: ["B", "R", "2"]', Code.DUPLICATE_ENTRY),
     ("seats: 7", Code.VALUE_NOT_ALLOWED),
+    ('ranks: ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"]', Code.VALUE_NOT_ALLOWED),
 ])
 @pytest.mark.parametrize("parent", ["online", "rulebook"])
 def test_a_bad_card_kinds_setting_is_one_error_at_the_users_line(tmp_path, setting, code, parent):
@@ -502,3 +503,11 @@ def test_every_unknown_name_of_a_definition_is_reported(tmp_path):
                         "  mine(s): \"foo(s) and bar == 1 and s == baz\"\nrules:\n  - id: my.r\n    on: follow\n"
                         "    require: \"mine(seat)\"\n")
     assert [(d.line, d.message.rsplit(" ", 1)[-1]) for d in result.errors] == [(4, "'foo'"), (4, "'bar'"), (4, "'baz'")]
+
+
+def test_a_kind_left_out_of_the_users_ranks_names_where_the_kinds_were_set(tmp_path):
+    # a real consequence (base.yaml's gouji_minimum names T), reported where it is, with the user's line in the hint
+    result = check_file(tmp_path, 'ruleset: r\nextends: online\nsettings:\n  ranks: ["3", "4", "5", "6", "7", "8", "9", '
+                        '"J", "Q", "K", "A", "2"]\n')
+    (d,) = result.errors
+    assert d.code == Code.VALUE_NOT_ALLOWED and "'T'" in d.message and "r.yaml:4" in (d.hint or "") and "ranks set at" in (d.hint or "")

@@ -604,6 +604,11 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
             elif src == TypeSource.INFERRED and p.code == Code.SETTING_TYPE_MISMATCH and spec.first_origin is not None \
                     and spec.first_origin.path != pos.path:
                 hint = (hint + "; " if hint else "") + f"its type {t} comes from its first value ({_short(spec.first_origin)})"
+            elif "not a card kind of this ruleset" in p.message:  # a kind a nearer file's ranks / jokers left out
+                kind_specs = [specs[n] for n in ("ranks", "jokers") if n in specs and specs[n].origin.path != pos.path]
+                if kind_specs:
+                    hint = (hint + "; " if hint else "") + "the card kinds are the " + " and the ".join(
+                        f"{k.name} set at {_short(k.origin)}" for k in kind_specs)
             label = _label(spec.name, p.path[:-1] if p.key else p.path)
             ctx.add(pos, f"setting {label} {p.message}", hint, p.code)
         default, _ = conform(spec.first_value, t, kinds=kinds, n_seats=n_seats)
@@ -671,6 +676,7 @@ def _card_kinds(ctx: _Ctx, resolved: ResolvedRuleset, specs: Mapping[str, Settin
     problem, the kinds the lists mean (each kind once; an empty list: its first value) are used to
     check the other settings, so that one mistake is not reported again in every setting and rule
     of the parents that names a card (the bundled base.yaml gave 7 to 29 such errors)."""
+    from gouji_dsl.engine.cards import SYMBOLS
     lists = {"ranks": ranks, "jokers": jokers}
     meant: dict[str, list[str]] = {}
     for name, values in lists.items():
@@ -687,14 +693,18 @@ def _card_kinds(ctx: _Ctx, resolved: ResolvedRuleset, specs: Mapping[str, Settin
             meant[name] = [x for x in first if isinstance(x, str)]
             continue
         seen: dict[str, int] = {}
+        broken = False
         for i, v in enumerate(values):
-            if v in seen:
+            if len(v) != 1 or v not in SYMBOLS:  # (reported by its type: not a card symbol)
+                broken = True
+            elif v in seen:
+                broken = True
                 ctx.add(_pos_of(spec, (i,)), f"setting {name}[{i}] is {v!r}, which is already {name}[{seen[v]}]",
                         "list each card kind once", Code.DUPLICATE_ENTRY)
             else:
                 seen[v] = i
         meant[name] = list(seen)
-        if len(seen) < len(values) and isinstance(spec.first_value, list):  # and what the parents name stays a kind
+        if broken and isinstance(spec.first_value, list):  # and what the parents name stays a kind
             meant[name] += [x for x in spec.first_value if isinstance(x, str) and x not in seen]
     both = [v for v in meant["jokers"] if v in meant["ranks"]]
     if both and "ranks" in specs and "jokers" in specs:

@@ -220,6 +220,7 @@ def test_the_verifier_refuses_malformed_programs():
     def ok(words):
         return _core.vm_verify(array("i", words).tobytes(), K)
     assert ok([H.OP_CONST, H.T_INT, 5, H.OP_RET])
+    assert len(_core.OP_ARGS) == H.OP_SUMPLACES + 1  # (hooks.py numbers every opcode of vm.h)
     assert ok([H.OP_SLOT, 0, H.OP_TRUTH, H.OP_JFALSE_KEEP, 8, H.OP_SLOT, 1, H.OP_TRUTH, H.OP_RET])  # a and b
     bad = [
         [], [H.OP_RET], [H.OP_CONST, H.T_INT, 5], [99, H.OP_RET], [-1],

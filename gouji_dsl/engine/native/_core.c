@@ -747,6 +747,28 @@ PyMODINIT_FUNC PyInit__core(void)
             return NULL;
         }
     }
+    {
+        PyObject *op_args = PyTuple_New(OP_NOPS);
+        int i;
+        if (op_args == NULL) {
+            Py_DECREF(m);
+            return NULL;
+        }
+        for (i = 0; i < OP_NOPS; i++) {
+            PyObject *v = PyLong_FromLong(VM_OP_ARGS[i]);
+            if (v == NULL) {
+                Py_DECREF(op_args);
+                Py_DECREF(m);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(op_args, i, v);
+        }
+        if (PyModule_AddObject(m, "OP_ARGS", op_args) < 0) {
+            Py_DECREF(op_args);
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
     if (PyModule_AddIntConstant(m, "ABI", 1) < 0) {
         Py_DECREF(m);
         return NULL;

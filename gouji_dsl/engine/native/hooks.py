@@ -545,6 +545,7 @@ def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
     em = _Emitter(graph)
     em.e(tree)
     em.code.append(OP_RET)
+    _peephole(em)
     # (a program that jumps to its very end needs an instruction there: the jumps of a trailing
     # and/or land on the RET)
     code = array("i", em.code).tobytes()
@@ -554,6 +555,52 @@ def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
     if not core.vm_verify(code, len(em.kinds)):
         raise Unsupported(f"the emitted program does not pass the verifier (an emitter bug): {A.unparse(tree)}")
     return HookProgram(code, em.fails, em.maps, A.unparse(tree))
+
+
+_JUMPS = (OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP)
+_BOOL_BINS = frozenset(BINS[b] for b in ("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank", "gt_rank",
+                                          "ge_rank"))
+_BOOL_FNS = frozenset(SEAT_FNS[f] for f in ("active", "out", "revolted", "passed"))
+
+
+def _bool_result(op: int, args: list[int]) -> bool:
+    """The instruction always pushes a bool."""
+    return (op in (OP_NOT, OP_TRUTH, OP_PLAYIS, OP_INSET, OP_INMASK, OP_FLAG, OP_PREVFLAG, OP_INLIST)
+            or (op == OP_BIN and args[0] in _BOOL_BINS) or (op == OP_SEATFN and args[0] in _BOOL_FNS)
+            or (op == OP_CONST and args[0] == T_BOOL))
+
+
+def _peephole(em: _Emitter) -> None:
+    """Drop a TRUTH right after an instruction that already pushes a bool (unless a jump lands on
+    it), moving jump targets and the failure tables with the code."""
+    code = em.code
+    op_args = _core_module().OP_ARGS  # (the operand counts of vm.h)
+    instrs: list[tuple[int, int, list[int]]] = []
+    pc = 0
+    while pc < len(code):
+        op = code[pc]
+        n = op_args[op]
+        instrs.append((pc, op, code[pc + 1:pc + 1 + n]))
+        pc += 1 + n
+    targets = {args[0] for _, op, args in instrs if op in _JUMPS}
+    keep: list[tuple[int, int, list[int]]] = []
+    for i, (pc, op, args) in enumerate(instrs):
+        if op == OP_TRUTH and i and pc not in targets and _bool_result(instrs[i - 1][1], instrs[i - 1][2]):
+            continue
+        keep.append((pc, op, args))
+    if len(keep) == len(instrs):
+        return
+    new_pc: dict[int, int] = {}
+    at = 0
+    for pc, _op, args in keep:
+        new_pc[pc] = at
+        at += 1 + len(args)
+    out: list[int] = []
+    for _pc, op, args in keep:
+        out += [op, *([new_pc[args[0]]] if op in _JUMPS else args)]
+    em.code = out
+    em.fails = {new_pc[k]: v for k, v in em.fails.items()}
+    em.maps = {new_pc[k]: v for k, v in em.maps.items()}
 
 
 # ------------------------------------------------------------------------------ contexts

@@ -505,14 +505,14 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
     vm_value locals[VM_NLOCALS];
     uint32_t stored = 0;  /* which locals were stored (an unstored one reads as none; no clearing per run) */
     vm_result res;
-    int sp = 0, pc = 0, steps = 0;
+    int sp = 0, pc = 0;
     res.status = VM_BAD;
     res.pc = 0;
     res.result.tag = T_NONE;
     res.result.v = 0;
 #define PUSH(T, V) do { if (sp >= VM_STACK) goto bad; st[sp].tag = (T); st[sp].v = (V); sp++; } while (0)
 #define NEED(k) do { if (sp < (k)) goto bad; } while (0)
-    while (pc >= 0 && pc < n && steps++ <= n) {
+    while (pc < n) {  /* (every jump goes forward: checked here as well as by the verifier, so pc only grows) */
         int op = code[pc];
         res.pc = pc;
         switch (op) {

@@ -932,3 +932,57 @@ async def test_leaving_review_returns_to_where_play_was():
         await pilot.press("ctrl+r", "f12")
         await wait_for(pilot, lambda: not screen.review, what="out of review")
         assert s.cursor >= at and s.live
+
+
+def test_trick_columns_shorten_and_wrap_a_play_rather_than_cut_it():
+    """Issue 22.25: at 80×24 the trick panel cut plays to its column (``33…``, ``RB…``)."""
+    from rich.text import Text
+
+    from gouji_app.play.widgets import _columns, compact_line, move_label
+    assert compact_line(Text("  ").append_text(move_label("3 play KK", 1))).plain == "  3: KK"
+    assert compact_line(Text("◆ ").append_text(move_label("1 play 66", 1))).plain == "◆ you: 66"
+    moves = [f"{s} play {cards}" for s, cards in
+             zip([2, 3, 4, 5, 6, 1, 2, 3, 4, 5], ["3333", "RB 33333333", "B 2 KKKKKK", "pass", "AAAA",
+                                                  "RRBB 2222 TTTTTT", "pass", "QQQQ", "pass", "JJJJJ"])]
+    lines = [Text("  ").append_text(move_label(m, 1)) for m in moves]
+    out = _columns(lines, 28, 7).plain
+    assert "…" not in out, out
+    assert len(out.splitlines()) <= 7
+    for m in moves:
+        for group in m.split(None, 2)[2].split():
+            assert group in out.replace("\n", " ").split() or group in out, (group, out)
+    assert max(len(r) for r in out.splitlines()) <= 28
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@sync
+async def test_each_seat_shows_its_last_play_and_the_trick_cuts_no_play(size):
+    """Issue 22.29: the seat boxes show what each seat did last (the trick's list is gone once the
+    trick is won); issue 22.25: no play in the trick panel is cut, at 80×24 and 120×40."""
+    from gouji_app.play.widgets import SeatBox, TrickView, last_move_text, trick_entries
+    app = app_for("online")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        seen_long_trick = False
+        for _ in range(20):
+            await wait_for(pilot, lambda: s.your_turn or s.state.over, what="your turn")
+            if s.state.over:
+                break
+            trick = str(screen.query_one(TrickView).render())
+            moves = [t.plain for kind, t in trick_entries(s) if kind == "move"]
+            seen_long_trick |= len(moves) > 6
+            cut = [ln for ln in trick.splitlines() if "…" in ln and "earlier" not in ln]
+            assert not cut, trick
+            if moves:  # the latest answer is always shown, whole
+                assert moves[-1].split()[-1] in trick, (moves[-1], trick)
+            for rel in range(1, 6):
+                seat = (s.seat - 1 + rel) % 6 + 1
+                box = str(screen.query_one(f"#seat-{rel}", SeatBox).render())
+                last = last_move_text(s, seat)
+                if last is not None:
+                    assert last.plain in box, (seat, last.plain, box)
+            await pilot.press("f3", "enter")
+            await pilot.pause()
+        assert seen_long_trick

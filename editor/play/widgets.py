@@ -1,8 +1,10 @@
 """Widgets of the play screen: seats around the table, the trick, your hand, the game log."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -115,6 +117,10 @@ class SeatBox(Static):
         else:
             rule = session.count_rule()
             lines.append(" · ? cards" + (f" ({rule[0]})" if rule else ""), style="dim")
+        last = last_move_text(session, seat)
+        if last is not None:
+            lines.append("\n")
+            lines.append_text(last)
         hand: tuple[str, str] | None = None
         if open_hands and seat != me:
             hand = (st.hand_text(seat) or "(no cards)", "cyan")
@@ -131,6 +137,35 @@ class SeatBox(Static):
         self.set_class(st.to_act == seat and not st.over, "-to-act")
         self.set_class(not st.is_active(seat), "-out")
         self.set_class(st.team(seat) == st.team(me), "-mate")
+
+
+def last_move_text(session: PlaySession, seat: int) -> Text | None:
+    """What ``seat`` did last in this game, shown at its seat as the Gouji apps do (the trick's list in
+    the middle is gone once the trick is won): ``▸ KKKK``, ``▸ pass``, ``▸ burn BB JJJJ`` — bold in
+    the trick on the table; before it, the cards it played last, dim (``▸ earlier: KK``). None
+    before the seat's first play of the game."""
+    st = session.state
+    earlier = False
+    prefix = f"{seat} "
+    for e in reversed(st.record):
+        typ = e["type"]
+        if typ in ("trick_won", "first_leader"):
+            earlier = True
+        elif typ == "deal":
+            return None
+        elif typ == "move" and e["move"].startswith(prefix):
+            _, verb, *rest = e["move"].split(None, 2)
+            if earlier and verb not in ("play", "burn"):
+                continue  # before this trick: the cards it played last, not its passes
+            what = rest[0] if rest and verb == "play" else f"{verb} {rest[0] if rest else ''}".strip()
+            if st.phase != "play" and verb in ("pass", "revolt", "declare", "choose"):
+                return None  # a setup answer: the log says it
+            t = Text("▸ ", style="dim" if earlier else "bold")
+            if earlier:
+                t.append("earlier: ", style="dim")
+            t.append(what, style="dim" if earlier else ("red" if verb == "burn" else "bold" if verb == "play" else "italic"))
+            return t
+    return None
 
 
 def markers(session: PlaySession, seat: int) -> list[str]:
@@ -220,7 +255,7 @@ class TrickView(Static):
         # who may answer a gouji play is never cut to a column's width: it gets whole lines below
         note_rows = len(note.wrap(self.app.console, width)) if note is not None else 0
         room = max((self.content_region.height or self.size.height or 8) - 1 - note_rows, 2)
-        body = _columns(lines, width, room)
+        body = _columns(lines, width, room, self.app.console)
         if note is not None:
             body.append_text(note)
             body.append("\n")
@@ -273,9 +308,30 @@ def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
     return out
 
 
-def _columns(lines: list[Text], width: int, room: int) -> Text:
+_SEAT_WORD = re.compile(r"seat (\d+) ")
+_YOU_PAD = re.compile(r"you {2,}")
+
+
+def compact_line(line: Text) -> Text:
+    """A trick line in fewer cells, for a narrow column: ``  seat 3 KK`` → ``  3: KK``,
+    ``  you    66`` → ``  you: 66`` (the styles of the rest kept)."""
+    out = line
+    for pattern, short, style in ((_SEAT_WORD, None, ""), (_YOU_PAD, "you: ", "bold")):
+        m = pattern.search(out.plain)
+        if m is None:
+            continue
+        piece = out[:m.start()]
+        piece.append(short if short is not None else m.group(1) + ": ", style=style)
+        piece.append_text(out[m.end():])
+        out = piece
+    return out
+
+
+def _columns(lines: list[Text], width: int, room: int, console: Console | None = None) -> Text:
     """``lines`` one per row, or in two or three columns when they do not fit in ``room`` rows (the
-    earliest first, top to bottom); the most recent lines are kept when even that is too little."""
+    earliest first, top to bottom); the most recent lines are kept when even that is too little.
+    In columns a line is shortened (:func:`compact_line`) and, if still too long for its column,
+    wrapped onto the next rows of that column — never cut (``33…`` hid the cards played)."""
     out = Text()
     if len(lines) <= room:
         for ln in lines:
@@ -284,19 +340,46 @@ def _columns(lines: list[Text], width: int, room: int) -> Text:
         return out
     ncols = 2 if len(lines) <= 2 * room or width < 48 else 3
     colw = max(width // ncols - 1, 8)
-    keep = lines[-room * ncols:]
-    if len(keep) < len(lines):
-        keep[0] = Text(f"… {len(lines) - len(keep) + 1} earlier", style="dim")
-    rows = -(-len(keep) // ncols)
+    cons = console or Console(width=colw, color_system=None)
+
+    def cell(t: Text) -> list[Text]:
+        if t.cell_len > colw:
+            t = compact_line(t)
+        if t.cell_len <= colw:
+            return [t]
+        return list(t.wrap(cons, colw, overflow="fold"))
+
+    cells = [cell(ln) for ln in lines]
+
+    def pack(items: list[list[Text]]) -> list[list[Text]] | None:
+        cols: list[list[Text]] = [[]]
+        for c in items:
+            if len(cols[-1]) + len(c) > room:
+                if len(cols) == ncols:
+                    return None
+                cols.append([])
+            cols[-1].extend(c)
+        return cols
+
+    packed: list[list[Text]] | None = None
+    for first in range(len(cells)):
+        items = cells[first:]
+        if first:
+            items = [[Text(f"… {first} earlier", style="dim")]] + items
+        packed = pack(items)
+        if packed is not None:
+            break
+    if packed is None:  # pragma: no cover - one cell taller than the column: the last lines only
+        packed = [[ln for c in cells for ln in c][-room:]]
+    rows = max(len(c) for c in packed)
     for r in range(rows):
-        for c in range(ncols):
-            k = c * rows + r
-            if k >= len(keep):
+        for ci, col in enumerate(packed):
+            if ci == len(packed) - 1 and r >= len(col):
                 break
-            cell = keep[k].copy()
-            cell.truncate(colw, overflow="ellipsis", pad=c < ncols - 1)
-            out.append_text(cell)
-            if c < ncols - 1:
+            piece = col[r].copy() if r < len(col) else Text()
+            piece.truncate(colw, overflow="fold", pad=ci < len(packed) - 1)
+            out.append_text(piece)
+            if ci < len(packed) - 1:
                 out.append(" ")
         out.append("\n")
     return out

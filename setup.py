@@ -15,7 +15,7 @@ setup(
             "gouji_dsl.engine.native._core",
             sources=["gouji_dsl/engine/native/_core.c"],
             depends=["gouji_dsl/engine/native/mt.h", "gouji_dsl/engine/native/game.h",
-                     "gouji_dsl/engine/native/vm.h"],
+                     "gouji_dsl/engine/native/vm.h", "gouji_dsl/engine/native/sha512.h"],
             extra_compile_args=["-O2"],
             optional=True,
         ),

@@ -121,3 +121,21 @@ def test_switched_off(monkeypatch):
     assert not native.available() and native.DISABLE_ENV in (native.unavailable_reason() or "")
     with pytest.raises(native.Unsupported):
         native.new_random(1)
+
+
+def test_sha512_and_text_seeding_in_c():
+    """The core's SHA-512 is hashlib's at every length around its block edges, and seeding from a
+    text in C (seed_text) is random.Random(text), leading zero bytes included."""
+    import hashlib
+
+    from gouji_dsl.engine.native import _core
+    data = bytes(range(256)) * 9
+    for n in [*range(0, 260), 1000, 2303]:
+        assert _core.sha512(data[:n]) == hashlib.sha512(data[:n]).digest(), n
+    for s in [*STR_SEEDS, "\x00", "\x00\x00abc", "\x00" * 70]:
+        got = _core.Random()
+        got.seed_text(s.encode())
+        assert got.getstate() == random.Random(s).getstate(), s
+        assert got.getstate() == _core.Random(native.seed_key(s)).getstate()
+    with pytest.raises(TypeError):
+        _core.Random().seed_text("text")  # (bytes: the caller encodes)

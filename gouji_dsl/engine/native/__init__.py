@@ -127,6 +127,8 @@ def new_random(seed: Any) -> Any:
     core = _core_module()
     if seed is None:
         return from_python(random.Random())
+    if isinstance(seed, (str, bytes, bytearray)):  # (the SHA-512 and the key in C: the common case, made cheap)
+        return core.Random(text=seed.encode() if isinstance(seed, str) else bytes(seed))
     return core.Random(seed_key(seed))
 
 

@@ -13,6 +13,7 @@
 
 #include "game.h"
 #include "mt.h"
+#include "sha512.h"
 #include "vm.h"
 
 typedef struct {
@@ -58,12 +59,27 @@ static int seed_from_key(RandomObject *self, PyObject *key)
     return 0;
 }
 
+static PyObject *Random_seed_text(RandomObject *self, PyObject *arg);
+
+/* Random(key=None, text=None): seeded from a key's words, from a text's UTF-8 bytes (as
+ * random.Random(text)), or as random.Random(0). */
 static int Random_init(RandomObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"key", NULL};
-    PyObject *key = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Random", kwlist, &key))
+    static char *kwlist[] = {"key", "text", NULL};
+    PyObject *key = NULL, *text = NULL, *done;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO:Random", kwlist, &key, &text))
         return -1;
+    if (key != NULL && text != NULL) {
+        PyErr_SetString(PyExc_TypeError, "Random() takes a key or a text, not both");
+        return -1;
+    }
+    if (text != NULL) {
+        done = Random_seed_text(self, text);
+        if (done == NULL)
+            return -1;
+        Py_DECREF(done);
+        return 0;
+    }
     if (key == NULL) {
         mt_init_by_array(&self->mt, NULL, 0);
         return 0;
@@ -76,6 +92,63 @@ static PyObject *Random_seed_key(RandomObject *self, PyObject *key)
     if (seed_from_key(self, key) < 0)
         return NULL;
     Py_RETURN_NONE;
+}
+
+/* seed_text(data): random.Random(data) for bytes (a str's UTF-8 bytes): the number whose big-endian
+ * bytes are data followed by SHA-512(data), its 32-bit words least significant first. */
+static PyObject *Random_seed_text(RandomObject *self, PyObject *arg)
+{
+    const unsigned char *data;
+    unsigned char *all;
+    Py_ssize_t n, total, start, words, i;
+    uint32_t *key;
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "seed_text() takes bytes (a str's UTF-8 encoding)");
+        return NULL;
+    }
+    data = (const unsigned char *)PyBytes_AS_STRING(arg);
+    n = PyBytes_GET_SIZE(arg);
+    if (n > (1 << 24)) {
+        PyErr_SetString(PyExc_ValueError, "a seed text of more than 16 MiB");
+        return NULL;
+    }
+    total = n + 64;
+    all = (unsigned char *)PyMem_Malloc((size_t)total);
+    key = (uint32_t *)PyMem_Malloc(sizeof(uint32_t) * (size_t)(total / 4 + 2));
+    if (all == NULL || key == NULL) {
+        PyMem_Free(all);
+        PyMem_Free(key);
+        return PyErr_NoMemory();
+    }
+    memcpy(all, data, (size_t)n);
+    sha512(data, (size_t)n, all + n);
+    for (start = 0; start < total && all[start] == 0; start++)
+        ;  /* (leading zero bytes do not count: int.from_bytes drops them) */
+    words = (total - start + 3) / 4;
+    for (i = 0; i < words; i++) {
+        uint32_t w = 0;
+        int b;
+        for (b = 3; b >= 0; b--) {
+            Py_ssize_t at = total - 1 - (4 * i + b);
+            w = (w << 8) | (at >= start ? all[at] : 0);
+        }
+        key[i] = w;
+    }
+    mt_init_by_array(&self->mt, key, (size_t)words);  /* (0 words: the key [0], as CPython seeds 0) */
+    PyMem_Free(all);
+    PyMem_Free(key);
+    Py_RETURN_NONE;
+}
+
+static PyObject *sha512_digest(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    unsigned char d[64];
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "sha512() takes bytes");
+        return NULL;
+    }
+    sha512((const unsigned char *)PyBytes_AS_STRING(arg), (size_t)PyBytes_GET_SIZE(arg), d);
+    return PyBytes_FromStringAndSize((const char *)d, 64);
 }
 
 static PyObject *Random_seed_u64(RandomObject *self, PyObject *arg)
@@ -274,6 +347,7 @@ static PyObject *Random_setstate(RandomObject *self, PyObject *state)
 
 static PyMethodDef Random_methods[] = {
     {"seed_key", (PyCFunction)Random_seed_key, METH_O, "Seed from the 32-bit words of a seed (init_by_array)."},
+    {"seed_text", (PyCFunction)Random_seed_text, METH_O, "Seed as random.Random(text) from the text's UTF-8 bytes."},
     {"seed_u64", (PyCFunction)Random_seed_u64, METH_O, "Seed as random.Random(n) for 0 <= n < 2**64."},
     {"genrand_uint32", (PyCFunction)Random_genrand_uint32, METH_NOARGS, "The next 32-bit word."},
     {"getrandbits", (PyCFunction)Random_getrandbits, METH_O, "As random.Random.getrandbits(k)."},
@@ -699,6 +773,7 @@ fail:
 }
 
 static PyMethodDef core_methods[] = {
+    {"sha512", sha512_digest, METH_O, "SHA-512 of bytes (the seeding's; checked against hashlib)."},
     {"hook_eval", core_hook_eval, METH_VARARGS, "Ask a permit or value hook of its rules' programs (vm.h)."},
     {"vm_bench", core_vm_bench, METH_VARARGS, "Run programs many times on one context (benchmarks)."},
     {"vm_verify", core_vm_verify, METH_VARARGS, "Whether a hook program passes the verifier (vm.h)."},

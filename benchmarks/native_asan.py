@@ -1,12 +1,11 @@
 """Fuzz the native core under AddressSanitizer (and UBSan): build ``_core`` from the package's
 sources with ``-fsanitize=address,undefined`` into a temporary folder, then feed it random and
-mutated inputs in a child process with the sanitizer runtime preloaded: generator keys and
-states, deal tables, hook programs (random words, and the programs of every bundled ruleset with
-words flipped), contexts (random words, and packed contexts of interpreter games), and hooks (lists of those
-programs as permit and value rules). Every input
-the core accepts runs; every input it refuses must be refused with a Python exception, never a
-crash. A sanitizer report stops the child with an error, and this script exits non-zero.
-
+mutated inputs in a child process with the sanitizer runtime preloaded: generator keys, seed texts
+(SHA-512) and states, deal tables, hook programs (random words, and the programs of every bundled
+ruleset with words flipped), contexts (random words, and packed contexts of interpreter games), and
+hooks (lists of those programs as permit and value rules). Every input the core accepts runs; every
+input it refuses must be refused with a Python exception, never a crash. A sanitizer report stops
+the child with an error, and this script exits non-zero.
     python benchmarks/native_asan.py                   # 3,000 rounds, seed 0
     python benchmarks/native_asan.py --rounds 50000 --seed 7
 
@@ -73,6 +72,10 @@ for r in range(rounds):
     # generators: keys, states, draws
     key = [rng.randrange(2**32) for _ in range(rng.randrange(0, 40))]
     g1 = core.Random(key)
+    text = bytes(rng.randrange(256) for _ in range(rng.choice([0, 1, 63, 111, 112, 127, 128, 129, rng.randrange(600)])))
+    attempt(core.sha512, text)
+    attempt(core.Random, None, text)
+    attempt(g1.seed_text, rng.choice([text, "not bytes", None]))
     st = list(g1.getstate()[1])
     for _ in range(rng.randrange(3)):
         st[rng.randrange(625)] = rng.choice([-1, 2**32, 625, 624, 0, rng.randrange(2**33)])

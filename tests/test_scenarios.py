@@ -1,8 +1,10 @@
 """The project's scenario suites (tests/scenarios/*.yaml) and the scenario runner itself."""
+import functools
 import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gouji_dsl.tools.scenarios import format_results, run_file, run_files
 
@@ -11,14 +13,51 @@ VARIANT_SCENARIOS = Path(__file__).parent.parent / "examples" / "variants" / "sc
 FILES = sorted(SCEN.glob("*.yaml")) + [VARIANT_SCENARIOS]
 
 
+def _case_heads(f: Path) -> list[tuple[int, str]]:
+    """(line, name) of each case of a scenario file, read from its YAML node tree only (yaml.compose, with libyaml
+    where built: no value built, no ruleset compiled, nothing run), so that collecting the suite stays cheap
+    (issue 25). A file whose structure cannot be read gives one item, the file itself, which then fails with the
+    runner's message."""
+    try:
+        root = yaml.compose(f.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return [(0, "<file>")]
+    cases = None
+    if isinstance(root, yaml.MappingNode):
+        cases = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "cases"), None)
+    if not isinstance(cases, yaml.SequenceNode):
+        return [(0, "<file>")]
+    heads = []
+    for i, node in enumerate(cases.value):
+        name = f"case {i + 1}"
+        if isinstance(node, yaml.MappingNode):
+            name = next((v.value for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "name"
+                         and isinstance(v, yaml.ScalarNode)), name)
+        heads.append((node.start_mark.line + 1, name))
+    return heads
+
+
 def _cases():
     for f in FILES:
-        for r in run_file(f):
-            yield pytest.param(r, id=f"{f.stem}:{r.line}:{r.name[:40]}")
+        heads = _case_heads(f)
+        for i, (line, name) in enumerate(heads):
+            yield pytest.param(f, i, line, len(heads), id=f"{f.stem}:{line}:{name[:40]}")
 
 
-@pytest.mark.parametrize("result", list(_cases()))
-def test_scenario_case(result):
+@functools.cache
+def _results(f: Path):
+    """The file's cases run once (by the first of its items to run), shared by its other items."""
+    return run_file(f)
+
+
+@pytest.mark.parametrize(("path", "index", "line", "count"), list(_cases()))
+def test_scenario_case(path, index, line, count):
+    results = _results(path)
+    failed_file = [e for r in results if r.name == "<file>" for e in r.errors]
+    assert not failed_file, "\n".join(failed_file)  # the file as a whole does not read: the runner's message
+    assert len(results) == count, f"{path}: the runner ran {len(results)} cases, collection found {count}"
+    result = results[index]
+    assert result.line == line, f"case {index + 1} of {path}: collected at line {line}, run at line {result.line}"
     assert result.passed, "\n".join(result.errors)
 
 

@@ -2,24 +2,15 @@
 mergeable totals (any split into chunks gives the same bits)."""
 from __future__ import annotations
 
+import importlib
 import math
 import random
 from fractions import Fraction
+from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats as sps
-from statsmodels.regression.linear_model import OLS
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import (
-    confint_proportions_2indep,
-    proportion_confint,
-    proportion_effectsize,
-    proportions_ztest,
-)
 
 from gouji_dsl.tools.stats import (
     Z95,
@@ -37,6 +28,52 @@ from gouji_dsl.tools.stats import (
     ratio_difference,
     wilson,
 )
+
+
+class _Lazily:
+    """A module imported at its first use: numpy, scipy.stats and statsmodels take about 1.5 s of CPU to import,
+    which collecting the suite would otherwise pay (issue 25)."""
+
+    def __init__(self, module: str):
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # pytest probes every module global (__test__, fixture markers): not an import
+            raise AttributeError(name)
+        return getattr(importlib.import_module(self._module), name)
+
+
+np = _Lazily("numpy")
+sps = _Lazily("scipy.stats")
+_proportion = _Lazily("statsmodels.stats.proportion")
+
+
+def OLS(*a, **k):
+    return _Lazily("statsmodels.regression.linear_model").OLS(*a, **k)
+
+
+def mcnemar(*a, **k):
+    return _Lazily("statsmodels.stats.contingency_tables").mcnemar(*a, **k)
+
+
+def multipletests(*a, **k):
+    return _Lazily("statsmodels.stats.multitest").multipletests(*a, **k)
+
+
+def confint_proportions_2indep(*a, **k):
+    return _proportion.confint_proportions_2indep(*a, **k)
+
+
+def proportion_confint(*a, **k):
+    return _proportion.proportion_confint(*a, **k)
+
+
+def proportion_effectsize(*a, **k):
+    return _proportion.proportion_effectsize(*a, **k)
+
+
+def proportions_ztest(*a, **k):
+    return _proportion.proportions_ztest(*a, **k)
 
 
 def clustered(values: list[list[int]]) -> Sums:

@@ -6,6 +6,7 @@ ruleset with words flipped), contexts (random words, and packed contexts of inte
 hooks (lists of those programs as permit and value rules). Every input the core accepts runs; every
 input it refuses must be refused with a Python exception, never a crash. A sanitizer report stops
 the child with an error, and this script exits non-zero.
+
     python benchmarks/native_asan.py                   # 3,000 rounds, seed 0
     python benchmarks/native_asan.py --rounds 50000 --seed 7
 

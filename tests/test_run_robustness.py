@@ -49,8 +49,11 @@ def cluster():
     """One local Dask cluster (two single-threaded worker processes with nannies) on 127.0.0.1."""
     distributed = pytest.importorskip("distributed")
     import logging
-    cl = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, silence_logs=logging.CRITICAL)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Port .* is already in use")  # (its small HTTP server)
+        cl = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=None, silence_logs=logging.CRITICAL)
     client = distributed.Client(cl)
     yield cl, client
     client.close()
@@ -137,10 +140,12 @@ def test_a_killed_pool_worker_stops_the_run_resumably(graphs, tmp_path):
     import psutil
     a, b = graphs
     killed: list[int] = []
+    before = {c.pid for c in psutil.Process().children()}  # (the module's Dask workers, say)
 
     def progress(done: int, total: int) -> None:
         if done > 0 and not killed:
-            workers = [c for c in psutil.Process().children() if "spawn_main" in " ".join(c.cmdline())]
+            workers = [c for c in psutil.Process().children()
+                       if c.pid not in before and "spawn_main" in " ".join(c.cmdline())]
             killed.append(workers[0].pid)
             workers[0].kill()
 

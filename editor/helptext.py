@@ -178,9 +178,10 @@ players; `source:` says where the rule comes from.
 | `require: EXPR` | forbids it when `when` holds and EXPR does not |
 | `value: EXPR` / `order: EXPR` | the answer (the last matching rule wins) |
 | `mark:` / `unmark: FLAG` | sets / clears a per-seat flag (seat: `target:`, default `seat`) |
-| `count: COUNTER` | adds 1 (or `amount:`) to a per-seat counter; `counter(seat, 'COUNTER')` reads it; `settings.counters` says when it starts again (`{{COUNTER: {{reset: trick \| deal \| game \| match}}}}`, default: each deal) |
+| `count: COUNTER` | adds 1 (or `amount:`) to a per-seat counter, read as `counter(seat, 'COUNTER')` |
 
-Every kind of move has an event to count it by: `after_play`, `after_pass`, `after_yield`, `after_discard`,
+`settings.counters` says when a counter starts again: `{{COUNTER: {{reset: trick | deal | game | match}}}}`
+(default: each deal). Every kind of move has an event to count it by: `after_play`, `after_pass`, `after_yield`, `after_discard`,
 `after_return`, `answered` (an answer before play). A question of the ruleset's own: `settings.choices`
 (`{{WORD: {{asked: deal | setup}}}}`), `offer` rules say who is asked (the seat answers `choose WORD` or
 `pass`), `answered` rules what an answer does, `redeal_before_tribute` / `redeal` whether the deal is void.

@@ -94,8 +94,8 @@ class _ChunkLost(Exception):
 
 MAX_CHUNK_LOSSES = 3
 """How many times a chunk is played again after losing its worker (Dask itself retries a chunk on
-another worker twice before giving up on it) before the run stops (a chunk that kills every worker
-that plays it: out of memory?)."""
+another worker twice before giving up on it; a process pool with a dead worker is started again)
+before the run stops (a chunk that kills every worker that plays it: out of memory?)."""
 
 
 # ==================================================================================================
@@ -406,26 +406,45 @@ class _Backend:
 
 
 class _ProcessBackend(_Backend):
+    """Chunks in a ``spawn`` process pool. A worker that dies (killed, out of memory) breaks the pool:
+    a new pool is started and the chunks the old one held are played again."""
+
     def __init__(self, spec: RunSpec, workers: int):
+        self.spec = spec
+        self.n_workers = workers
+        self.key, self.blob = pack_spec(spec)
+        self.pool = self._new_pool()
+
+    def _new_pool(self) -> Any:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
-        self.spec = spec
-        self.key, self.blob = pack_spec(spec)
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_ignore_sigint, initargs=(os.getpid(),))
+        return ProcessPoolExecutor(max_workers=self.n_workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_ignore_sigint, initargs=(os.getpid(),))
+
+    def _mend(self) -> None:
+        """A new pool in place of a broken one (its other workers are ended)."""
+        if getattr(self.pool, "_broken", False):
+            old, self.pool = self.pool, None
+            try:
+                close_pool(old, abort=True)
+            finally:
+                self.pool = self._new_pool()
 
     def submit(self, start: int, stop: int) -> Any:
+        self._mend()
         return self.pool.submit(run_packed_chunk, self.key, self.blob, start, stop)
 
     def result(self, fut: Any) -> dict[str, Any]:
         from concurrent.futures.process import BrokenProcessPool
         try:
             return fut.result()
-        except BrokenProcessPool:  # the pool cannot go on without it
-            raise RunStopped("a worker process died (killed, or out of memory?)") from None
+        except BrokenProcessPool:  # a worker died: every chunk of that pool is played again
+            self._mend()
+            raise _ChunkLost from None
 
     def close(self, abort: bool) -> None:
-        close_pool(self.pool, abort)
+        if self.pool is not None:
+            close_pool(self.pool, abort)
 
 
 def close_pool(pool: Any, abort: bool) -> None:

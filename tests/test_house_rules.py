@@ -500,3 +500,16 @@ def test_a_misspelt_choice_or_answer_in_a_rule_is_refused_with_did_you_mean(tmp_
         assert d.code == Code.VALUE_NOT_ALLOWED and "did you mean 'redeal'" in (d.hint or "")
     else:
         raise AssertionError("choice == 'redael' was accepted")
+
+
+def test_validate_strict_warns_about_a_choice_nobody_is_asked(tmp_path):
+    from gouji_dsl.diagnostics import Code
+    from gouji_dsl.ruleset.lint import lint
+    path = write(tmp_path, "noask.yaml", """
+        ruleset: noask
+        extends: online
+        settings:
+          choices: {redeal: {asked: deal}}
+        """)
+    found = [d for d in lint(load_graph(path)) if d.code == Code.NO_WAY_OUT and "never asked" in d.message]
+    assert len(found) == 1 and found[0].line == 4

@@ -832,6 +832,23 @@ def lint(graph) -> list[Diagnostic]:
     for at, message, hint in _unpaid_tribute_kinds(graph, an, nodes, own_path):
         diag(at, message, hint, code=Code.UNREAD_SETTING)
 
+    # (c') a choice of the ruleset's own nobody is asked, or whose answer does nothing
+    choices = resolved.settings.get("choices")
+    if choices is not None and not choices.inherited and isinstance(choices.value, dict):
+        offers = [n for n in nodes if n.hook == "offer" and n.id not in an.dead]
+        answers = [n for n in nodes if n.hook == "answered" and n.id not in an.dead]
+        for word in choices.value:
+            at = choices.key_origins.get(str(word)) or choices.origin
+            if at.path != own_path:
+                continue
+            if not offers:
+                diag(at, f"choice {str(word)!r} is never asked: no offer rule that can fire allows it",
+                     f"add a rule `on: offer` with `when: \"choice == '{word}'\"` and an `allow:`", code=Code.NO_WAY_OUT)
+            elif not answers:
+                diag(at, f"choice {str(word)!r} does nothing: no answered rule that can fire reads its answer",
+                     "add a rule `on: answered` (mark / count what the answer means), and a rule that reads it",
+                     code=Code.NO_WAY_OUT)
+
     # (i) settings that make a game unlikely to start: redeal rules voiding most deals (bounds.py)
     from gouji_dsl.ruleset.bounds import redeal_findings
     for rule_id, at, message, hint in redeal_findings(graph):

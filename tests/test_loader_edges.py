@@ -3,6 +3,7 @@ values and paths are usage errors or bad input (never an internal error), and ev
 reported at the user's line, all of them."""
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -110,6 +111,64 @@ def test_limits_are_still_found_after_long_strings():
         with pytest.raises(GoujiError) as e:
             parse_record(text, "r.json")
         assert [d.code for d in e.value.diagnostics] == [code]
+
+
+def _bench_record() -> dict:
+    from gouji_dsl.engine.records import GameRecord
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.simulate import play_game
+    st = play_game(load_graph("online"), "t", 0, "random")[1]
+    return json.loads(GameRecord.from_states([st], seed="t").dumps())
+
+
+@pytest.mark.parametrize("indent", [None, 1])
+def test_a_record_with_thousands_of_bad_events_lists_a_bounded_number_of_them(indent):
+    # 20,000 events with a bad seat (1.6 MB) took more than 120 s: every diagnostic split the whole text
+    # into lines again (line_of), and printed 60,000 lines
+    from gouji_dsl.diagnostics import GoujiError
+    from gouji_dsl.engine.records import MAX_RECORD_PROBLEMS, parse_record
+    data = _bench_record()
+    data["events"] = data["events"][:1] + [{"type": "first_leader", "seat": "x", "forced": None}] * 20_000
+    with pytest.raises(GoujiError) as e:
+        parse_record(json.dumps(data, indent=indent), "r.json")
+    diags = e.value.diagnostics
+    assert len(diags) == MAX_RECORD_PROBLEMS + 1
+    assert all(d.code == Code.WRONG_TYPE and '"seat": "x"' in (d.source_line or "") for d in diags)
+    assert "more problems" in diags[-1].message and "events[201].seat" in diags[-1].message
+
+
+def test_the_keys_of_a_large_object_are_located_in_one_pass(monkeypatch):
+    # each key of a 5,000-key 'bots' object was looked for from the object's start (20 s to report them)
+    from gouji_dsl.engine import records
+    calls = 0
+
+    class Counting:
+        def raw_decode(self, text, i):
+            nonlocal calls
+            calls += 1
+            return json.JSONDecoder().raw_decode(text, i)
+
+    monkeypatch.setattr(records, "_DECODER", Counting())
+    text = json.dumps({"ruleset": "online", "bots": {str(i): "random" for i in range(5000)}})
+    pos = records._Positions(text)
+    for i in range(0, 5000, 3):
+        assert pos.keys.get(("bots", str(i)), None) == (1, text.index(f'"{i}":') + 1)
+    assert calls <= 2 * 5000 + 10, calls
+
+
+def test_a_record_diagnostic_shows_its_own_line_past_a_line_separator_in_a_string():
+    # the source line was found by str.splitlines, which also splits at U+2028 inside a JSON string:
+    # the line shown was another one than the line the position counts
+    from gouji_dsl.diagnostics import GoujiError
+    from gouji_dsl.engine.records import parse_record
+    data = _bench_record()
+    data["seed"] = "a\u2028b"
+    text = json.dumps(data, indent=1, ensure_ascii=False).replace('"bots": {}', '"bots": "none"')
+    assert "\u2028" in text and text.index("\u2028") < text.index('"bots": "none"')
+    with pytest.raises(GoujiError) as e:
+        parse_record(text, "r.json")
+    (d,) = e.value.diagnostics
+    assert d.source_line is not None and '"bots": "none"' in d.source_line, d.source_line
 
 
 # ------------------------------------------------------------------------------ 22.10 option values and paths

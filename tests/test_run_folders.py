@@ -232,6 +232,16 @@ def test_a_tampered_run_json_is_refused_with_its_place(name, paired_folder, tmp_
     _refused(_resume(folder), "run.json")
 
 
+@pytest.mark.parametrize("name", ["chunk-0-5.json", "chunk-00000000000-000000005.json", "chunk-000000000-05.json"])
+def test_a_chunk_file_under_another_name_for_its_deals_is_refused(name, paired_folder, tmp_path):
+    # a second file for deals 0..4 silently replaced the first (or was dropped, by the order of the names),
+    # and an overlap was reported with the name gouji would write, not the file's
+    folder = copy(paired_folder, tmp_path)
+    shutil.copy(sorted(folder.glob("chunk-*.json"))[0], folder / name)
+    for r in (run("report", str(folder)), _resume(folder)):
+        _refused(r, name, "chunk-000000000-000000005.json", "move this file out of the run folder")
+
+
 @pytest.mark.parametrize("name", list(CHUNK_INPUTS))
 def test_a_tampered_or_foreign_chunk_is_refused_with_its_file_name(name, paired_folder, tmp_path):
     folder = copy(paired_folder, tmp_path)

@@ -593,10 +593,15 @@ class RunFolder:
                 _, a, b = c.stem.split("-")
                 if not (a.isascii() and a.isdigit() and b.isascii() and b.isdigit()) or int(b) <= int(a):
                     raise ValueError
-                chunks[(int(a), int(b))] = c
             except ValueError:
                 raise RunError(f"{c}: not a chunk file name (chunk-START-STOP.json, START < STOP); "
                                "move it out of the run folder") from None
+            # the name gouji writes, and no other: chunk-1-2.json beside chunk-000000001-000000002.json
+            # replaced it silently, and messages named a file that is not there
+            if c.name != chunk_name(int(a), int(b)):
+                raise RunError(f"{c}: not a chunk file name: gouji writes the chunk of deals {int(a)}..{int(b) - 1} "
+                               f"as {chunk_name(int(a), int(b))}; move this file out of the run folder")
+            chunks[(int(a), int(b))] = c
         return cls(p, meta, chunks)
 
     def read_chunk(self, key: tuple[int, int]) -> dict[str, Any]:

@@ -118,7 +118,7 @@ for r in range(rounds):
             for _ in range(rng.randrange(1, 6)):
                 c[rng.randrange(len(c))] = rng.choice([rng.randrange(-5, 70), rng.randrange(-2**62, 2**62)])
             ctx = c.tobytes()
-        ran += attempt(core.vm_eval, code, ctx) is not None
+        ran += attempt(core.vm_eval, code, ctx, rng.choice([None, g1])) is not None
     attempt(core.vm_eval, array("i", words32(3)).tobytes(), bytes(rng.randrange(0, 64)))
     # hooks: rule lists of real and mutated programs, permit and value, good and bad defaults
     if progs:
@@ -128,7 +128,7 @@ for r in range(rounds):
             rules.append((when, rng.choice([0, 1, 2, 3, -1, 9]), rng.choice(progs)))
         kind = rng.choice([0, 1, 2])
         attempt(core.hook_eval, kind, rules, rng.choice([0, 1, 2, 3, 4, 5, 9]), rng.choice([0, 1, -5, 2**60]),
-                rng.choice(ctxs))
+                rng.choice(ctxs), rng.choice([None, g1]))
 print(f"rounds {rounds}: {accepted} mutated programs passed the verifier, {ran} programs ran, no sanitizer report")
 '''
 

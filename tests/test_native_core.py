@@ -154,17 +154,19 @@ def test_hook_programs_give_the_compilers_values(name):
                 for ctx in _contexts(g, st, rng):
                     packed = hooks.pack_context(g, ctx)
                     for rid, part, fn, prog in fns:
+                        nrng = native.from_python(st.rng) if prog.draws else None  # (random_seat() draws from the game's generator)
                         try:
                             want = fn(ctx)
                         except EvalError as e:
                             with pytest.raises(EvalError) as got:
-                                hooks.evaluate(prog, g, packed)
+                                hooks.evaluate(prog, g, packed, nrng)
                             assert (got.value.message, got.value.where) == (e.message, e.where), (rid, part)
                             continue
                         except (KeyError, IndexError, TypeError):
                             continue  # (a seat outside the table: the interpreter's own error, not compared)
-                        got = hooks.evaluate(prog, g, packed)
+                        got = hooks.evaluate(prog, g, packed, nrng)
                         assert got == want and type(got) is type(want), (rid, part, prog.text, ctx.seat)
+                        assert nrng is None or nrng.getstate() == st.rng.getstate(), (rid, part)  # the same draws
                         compared += 1
             moves = st.legal_moves()
             st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
@@ -220,7 +222,7 @@ def test_the_verifier_refuses_malformed_programs():
     def ok(words):
         return _core.vm_verify(array("i", words).tobytes(), K)
     assert ok([H.OP_CONST, H.T_INT, 5, H.OP_RET])
-    assert len(_core.OP_ARGS) == H.OP_SUMPLACES + 1  # (hooks.py numbers every opcode of vm.h)
+    assert len(_core.OP_ARGS) == H.OP_RANDSEAT + 1  # (hooks.py numbers every opcode of vm.h)
     assert ok([H.OP_SLOT, 0, H.OP_TRUTH, H.OP_JFALSE_KEEP, 8, H.OP_SLOT, 1, H.OP_TRUTH, H.OP_RET])  # a and b
     bad = [
         [], [H.OP_RET], [H.OP_CONST, H.T_INT, 5], [99, H.OP_RET], [-1],
@@ -295,11 +297,12 @@ def test_hooks_answer_as_the_rule_graph(name):
                     packed = hooks.pack_context(g, ctx)
                     for p in plans:
                         ask_ref = g.permit if p.kind == 0 else g.value
+                        nrng = native.from_python(st.rng) if p.draws else None  # (a rule may draw from the game's generator)
                         try:
                             want = ask_ref(p.hook, ctx)
                         except RuleFailed as e:
                             try:
-                                hooks.ask(p, g, ctx, packed)
+                                hooks.ask(p, g, ctx, packed, nrng)
                             except RuleFailed as got:
                                 assert str(got) == str(e), p.hook
                             except native.Unsupported:
@@ -310,10 +313,11 @@ def test_hooks_answer_as_the_rule_graph(name):
                         except (KeyError, IndexError, TypeError):
                             continue
                         try:
-                            got = hooks.ask(p, g, ctx, packed)
+                            got = hooks.ask(p, g, ctx, packed, nrng)
                         except native.Unsupported:
                             continue
                         assert got == want and type(got) is type(want), (p.hook, ctx.seat)
+                        assert nrng is None or nrng.getstate() == st.rng.getstate(), p.hook  # the same draws
                         compared += 1
             moves = st.legal_moves()
             st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)

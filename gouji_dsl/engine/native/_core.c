@@ -466,7 +466,9 @@ fail:
 #define L_DEALT (L_SETORDER + SET_N * G_MAX_SEATS)
 #define L_RECEIVED (L_DEALT + (G_MAX_SEATS + 1) * G_MAX_KINDS)
 #define L_PREVPLACE (L_RECEIVED + (G_MAX_SEATS + 1) * G_MAX_KINDS)
-#define L_LEN (L_PREVPLACE + G_MAX_SEATS + 1)
+#define L_SHOWN_N (L_PREVPLACE + G_MAX_SEATS + 1)
+#define L_SHOWN_T (L_SHOWN_N + (G_MAX_SEATS + 1) * G_MAX_KINDS)
+#define L_LEN (L_SHOWN_T + (G_MAX_SEATS + 1) * G_MAX_KINDS)
 
 static int get_code(Py_buffer *b, const int32_t **code, int *n)
 {
@@ -556,6 +558,10 @@ static int unpack_ctx(Py_buffer *b, vm_ctx *c)
             c->received[i][j] = (int16_t)r;
         }
         c->prev_place[i] = (int32_t)w[L_PREVPLACE + i];
+        for (j = 0; j < G_MAX_KINDS; j++) {
+            c->shown_n[i][j] = (int32_t)w[L_SHOWN_N + i * G_MAX_KINDS + j];
+            c->shown_t[i][j] = (int32_t)w[L_SHOWN_T + i * G_MAX_KINDS + j];
+        }
     }
     if (vm_ctx_check(c) < 0) {
         PyErr_SetString(PyExc_ValueError, "the context is inconsistent (seats, kinds or a tag out of range)");
@@ -591,8 +597,15 @@ static PyObject *core_vm_eval(PyObject *Py_UNUSED(module), PyObject *args)
     int n;
     vm_ctx *c;
     vm_result r;
-    if (!PyArg_ParseTuple(args, "y*y*:vm_eval", &bc, &bx))
+    PyObject *rng = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*|O:vm_eval", &bc, &bx, &rng))
         return NULL;
+    if (rng != Py_None && !PyObject_TypeCheck(rng, &RandomType)) {
+        PyBuffer_Release(&bc);
+        PyBuffer_Release(&bx);
+        PyErr_SetString(PyExc_TypeError, "rng is a native Random or None");
+        return NULL;
+    }
     c = (vm_ctx *)PyMem_Malloc(sizeof(vm_ctx));
     if (c == NULL) {
         PyBuffer_Release(&bc);
@@ -612,6 +625,7 @@ static PyObject *core_vm_eval(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "the program does not pass the verifier");
         return NULL;
     }
+    c->rng = rng == Py_None ? NULL : &((RandomObject *)rng)->mt;
     r = vm_run(code, n, c);
     PyMem_Free(c);
     PyBuffer_Release(&bc);
@@ -647,6 +661,7 @@ static PyObject *core_vm_bench(PyObject *Py_UNUSED(module), PyObject *args)
         PyBuffer_Release(&bx);
         return NULL;
     }
+    c->rng = NULL;  /* (no drawing in a benchmark) */
     PyBuffer_Release(&bx);
     seq = PySequence_Fast(codes, "codes is a list of programs");
     if (seq == NULL) {
@@ -690,8 +705,14 @@ static PyObject *core_hook_eval(PyObject *Py_UNUSED(module), PyObject *args)
     vm_hook_result hr;
     vm_value deflt;
     Py_ssize_t n, i;
-    if (!PyArg_ParseTuple(args, "iOiLy*:hook_eval", &kind, &rules_obj, &dtag, &dval, &bx))
+    PyObject *rng = Py_None;
+    if (!PyArg_ParseTuple(args, "iOiLy*|O:hook_eval", &kind, &rules_obj, &dtag, &dval, &bx, &rng))
         return NULL;
+    if (rng != Py_None && !PyObject_TypeCheck(rng, &RandomType)) {
+        PyBuffer_Release(&bx);
+        PyErr_SetString(PyExc_TypeError, "rng is a native Random or None");
+        return NULL;
+    }
     c = (vm_ctx *)PyMem_Malloc(sizeof(vm_ctx));
     if (c == NULL) {
         PyBuffer_Release(&bx);
@@ -758,6 +779,7 @@ static PyObject *core_hook_eval(PyObject *Py_UNUSED(module), PyObject *args)
     }
     deflt.tag = dtag;
     deflt.v = dval;
+    c->rng = rng == Py_None ? NULL : &((RandomObject *)rng)->mt;
     hr = kind == 0 ? vm_permit(rules, (int)n, dval != 0, c) : vm_value_of(rules, (int)n, deflt, c);
     PyMem_Free(rules);
     Py_DECREF(seq);
@@ -810,12 +832,12 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     {
-        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
+        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
                                          "attrs", L_ATTRS, "place", L_PLACE, "hands", L_HANDS, "set_bits", L_SETBITS,
                                          "set_count", L_SETCOUNT, "strength", L_STRENGTH, "flags", L_FLAGS,
                                          "prev_flags", L_PREVFLAGS, "counters", L_COUNTERS, "set_order", L_SETORDER,
                                          "dealt", L_DEALT, "received", L_RECEIVED, "prev_place", L_PREVPLACE,
-                                         "len", L_LEN);
+                                         "shown_n", L_SHOWN_N, "shown_t", L_SHOWN_T, "len", L_LEN);
         if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
             Py_XDECREF(layout);
             Py_DECREF(m);

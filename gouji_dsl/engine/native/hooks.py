@@ -40,7 +40,7 @@ LIST_MAX = 14  # (vm.h: VM_LIST_MAX; items 0..14, 15 for none)
 (OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
  OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET, OP_STORE, OP_LOAD, OP_FLAG, OP_PREVFLAG,
  OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
- OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES) = range(39)
+ OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES, OP_SHOWN, OP_RANDSEAT) = range(41)
 MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
@@ -124,6 +124,7 @@ class HookProgram:
     fails: dict[int, tuple[str, SourcePos]]  # pc → (operator name, position)
     maps: dict[int, dict[Any, Any]]  # pc → the constant map an index reads
     text: str  # the expression, unparsed (for display)
+    draws: bool = False  # it draws from the game's generator (random_seat())
 
 
 class _Emitter:
@@ -138,6 +139,7 @@ class _Emitter:
         self.names = names(graph)
         self.frames: list[int] = []  # the first local of each definition being inlined
         self.nlocals = 0
+        self.draws = False
         self.maps: dict[int, dict[Any, Any]] = {}  # pc → the constant map an OP_MAPGET reads (for its error text)
 
     def refuse(self, n: A.Node, what: str) -> Unsupported:
@@ -301,6 +303,17 @@ class _Emitter:
         if n.func in LIST_FNS and len(n.args) == 1 and sig.none_result == [] and not sig.accepts_none(0):
             self.seat_operand(n.args[0])
             self.code += [OP_LISTFN, LIST_FNS[n.func]]
+            return
+        if n.func == "random_seat" and not n.args:
+            self.code += [OP_RANDSEAT]  # (draws from the game's generator: the caller passes it)
+            self.draws = True
+            return
+        if n.func == "shown_leader" and len(n.args) == 2 and sig.none_result is None:
+            if not _infallible(n.args[1]):
+                raise self.refuse(n, "shown_leader() with a count that may fail")
+            self.e(n.args[0])
+            self.e(n.args[1])
+            self.code += [OP_SHOWN]
             return
         if n.func in ("min", "max") and len(n.args) == 2 and sig.none_result is None:
             if not all(_cat(a) in ("int", "seat", "none") for a in n.args) or not _infallible(n.args[1]):
@@ -554,7 +567,7 @@ def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
         raise Unsupported(f"an expression of {len(em.code)} words: the core's programs hold at most {core.MAX_CODE}")
     if not core.vm_verify(code, len(em.kinds)):
         raise Unsupported(f"the emitted program does not pass the verifier (an emitter bug): {A.unparse(tree)}")
-    return HookProgram(code, em.fails, em.maps, A.unparse(tree))
+    return HookProgram(code, em.fails, em.maps, A.unparse(tree), em.draws)
 
 
 _JUMPS = (OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP)
@@ -700,6 +713,19 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
                 w[L["received"] + s * core.MAX_KINDS + kidx[sym]] = n
         if g.prev is not None and g.prev.places.get(s):
             w[L["prev_place"] + s] = g.prev.places[s]
+        # what the seat showed during the deal, per kind (interpreter.shown_leader's two figures)
+        tops: dict[str, tuple[int, int]] = {}
+        seen: dict[tuple[str, str], int] = {}
+        for i, c in enumerate(g.dealt_cards.get(s, [])):
+            if not c.suit:
+                continue
+            n = seen[(c.symbol, c.suit)] = seen.get((c.symbol, c.suit), 0) + 1
+            if n > tops.get(c.symbol, (0, 0))[0]:
+                tops[c.symbol] = (n, s if g.source == "fixed" else i * g.n_seats + s)
+        for sym, (n, when) in tops.items():
+            if sym in kidx:
+                w[L["shown_n"] + s * core.MAX_KINDS + kidx[sym]] = n
+                w[L["shown_t"] + s * core.MAX_KINDS + kidx[sym]] = when
     return array("q", w).tobytes()
 
 
@@ -708,9 +734,10 @@ def _check_at(at: int, layout: dict[str, int], key: str) -> None:
         raise RuntimeError(f"context layout: {key} at {at}, the core reads it at {layout[key]}")
 
 
-def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes) -> Any:
-    """Run ``prog`` on a packed context: the value as the compiler gives it, or its EvalError."""
-    status, pc, tag, value = _core_module().vm_eval(prog.code, packed)
+def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes, rng: Any = None) -> Any:
+    """Run ``prog`` on a packed context: the value as the compiler gives it, or its EvalError
+    (``rng``: the game's generator as a native Random, for a program that draws)."""
+    status, pc, tag, value = _core_module().vm_eval(prog.code, packed, rng)
     if status == 0:
         return _value(graph, tag, value)
     _fail(prog, status, pc, tag, value, graph)
@@ -756,6 +783,11 @@ class HookPlan:
     compiled: tuple[Any, ...]  # the rule graph's compiled rules (for RuleFailed)
     default: Any
 
+    @property
+    def draws(self) -> bool:
+        """A rule of the hook draws from the game's generator."""
+        return any(e.draws or (w is not None and w.draws) for w, e in self.programs)
+
 
 def plan(graph: RuleGraph, hook: str) -> HookPlan:
     """The plan of ``hook`` (Unsupported: a rule the programs do not express, named)."""
@@ -781,13 +813,16 @@ def plan(graph: RuleGraph, hook: str) -> HookPlan:
     return HookPlan(hook, kind, tuple(rules), tuple(programs), tuple(graph.by_hook[hook]), spec.default)
 
 
-def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None) -> Any:
+def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None, rng: Any = None) -> Any:
     """The hook's answer natively, as ``graph.permit`` / ``graph.value`` give it (the same
-    RuleFailed, naming the rule and its line, when a rule fails or answers outside the question)."""
+    RuleFailed, naming the rule and its line, when a rule fails or answers outside the question).
+    ``rng``: the game's generator as a native Random (a rule that draws, ``random_seat()``, draws
+    from it; without one such a rule is Unsupported)."""
     if packed is None:
         packed = pack_context(graph, ctx)
     status, rule, in_when, pc, tag, value = _core_module().hook_eval(p.kind, list(p.rules), T_BOOL,
-                                                                      int(bool(p.default)) if p.kind == 0 else 0, packed)
+                                                                      int(bool(p.default)) if p.kind == 0 else 0, packed,
+                                                                      rng)
     if status != 0:
         when, eff = p.programs[rule]
         prog = when if in_when else eff

@@ -91,11 +91,14 @@ enum {
     OP_FEWEST,      /* pop a list of seats, push them by cards held, fewest first (ties keep their order) */
     OP_SUMPLACES,   /* n (place value) x VM_MAP_MAX: pop a list of seats, push the sum of the values of their places
                        (unplaced seats count 0; a place not in the table stops the run: VM_MISSING_PLACE) */
+    OP_SHOWN,       /* pop k, pop rank: the seat that showed the most same-suit cards of the kind during the deal
+                       (at least k; ties: who completed that count first), or none */
+    OP_RANDSEAT,    /* push a seat drawn from the game's generator (randint(1, n): 1 + _randbelow(n)) */
     OP_NOPS
 };
 #define VM_MAP_MAX 16
 
-static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33};
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33, 0, 0};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
@@ -131,6 +134,9 @@ typedef struct {
     int16_t dealt[G_MAX_SEATS + 1][G_MAX_KINDS];
     int16_t received[G_MAX_SEATS + 1][G_MAX_KINDS];  /* cards received in this game's between-game phase */
     int32_t prev_place[G_MAX_SEATS + 1];             /* the previous game's places (0: none, or no previous game) */
+    int32_t shown_n[G_MAX_SEATS + 1][G_MAX_KINDS];   /* per seat and kind: the most same-suit cards shown in the deal */
+    int32_t shown_t[G_MAX_SEATS + 1][G_MAX_KINDS];   /* ... and when that count was completed (dealing order) */
+    mt_state *rng;                                   /* the game's generator (NULL: a program that draws cannot run) */
 } vm_ctx;
 
 typedef struct {
@@ -335,6 +341,13 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             break;
         case OP_WITHATLEAST:
             in = 3;
+            out = 1;
+            break;
+        case OP_SHOWN:
+            in = 2;
+            out = 1;
+            break;
+        case OP_RANDSEAT:
             out = 1;
             break;
         case OP_FEWEST:
@@ -1230,6 +1243,51 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             }
             PUSH(T_INT, total);
             pc += 2 + 2 * VM_MAP_MAX;
+            break;
+        }
+        case OP_RANDSEAT: {
+            uint64_t v;
+            if (c->rng == NULL)
+                goto domain;
+            if (mt_randbelow(c->rng, (uint64_t)c->n_seats, &v) < 0)
+                goto bad;
+            PUSH(T_INT, (int64_t)v + 1);
+            pc += 1;
+            break;
+        }
+        case OP_SHOWN: {
+            vm_value k, r;
+            int s, best = 0;
+            int64_t best_n = 0, best_t = 0;
+            NEED(2);
+            k = st[--sp];
+            r = st[--sp];
+            if (k.tag == T_NONE || r.tag == T_NONE) {
+                PUSH(T_NONE, 0);
+                pc += 1;
+                break;
+            }
+            if ((k.tag != T_INT && k.tag != T_BOOL) || (r.tag != T_RANK && r.tag != T_TEXT))
+                goto domain;
+            for (s = 1; s <= c->n_seats; s++) {
+                int64_t n_ = 0, t_ = 0;
+                if (r.tag == T_RANK) {
+                    if (r.v < 0 || r.v >= c->n_kinds)
+                        goto bad;
+                    n_ = c->shown_n[s][r.v];
+                    t_ = c->shown_t[s][r.v];
+                }
+                if (n_ >= k.v && (best == 0 || n_ > best_n || (n_ == best_n && t_ < best_t))) {
+                    best = s;
+                    best_n = n_;
+                    best_t = t_;
+                }
+            }
+            if (best)
+                PUSH(T_INT, best);
+            else
+                PUSH(T_NONE, 0);
+            pc += 1;
             break;
         }
         default:

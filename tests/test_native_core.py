@@ -237,6 +237,8 @@ def test_the_verifier_refuses_malformed_programs():
         [H.OP_CONST, H.T_LIST, 7, H.OP_RET], [H.OP_CONST, H.T_LIST, 1 | 1 << 12, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_FIRSTHELD, 1, K, 0, H.OP_RET],
         [H.OP_CONST, H.T_INT, 1, H.OP_FIRSTHELD, 11, 0, 0, H.OP_RET], [H.OP_CONST, H.T_INT, 1, H.OP_MKLIST, 2, H.OP_RET],  # (a list of 7 items as a constant, an item past its length, a kind out of range, too many kinds, too few values)
         [H.OP_CONST, H.T_INT, 1, H.OP_JUMP, 4, H.OP_RET],  # into the middle of an instruction
+        # ... one whose operand reads as a RET there (found by the ASan fuzz: it ran past the program)
+        [H.OP_SLOT, 0, H.OP_JTRUE_KEEP, 6, H.OP_CONST, H.T_INT, H.OP_RET, H.OP_RET],
         [H.OP_CONST, H.T_INT, 1] * 65 + [H.OP_RET],  # deeper than the stack
         [H.OP_CONST, H.T_INT, 1, H.OP_RET, H.OP_CONST, H.T_INT, 2, H.OP_RET],  # unreachable code
         [H.OP_CONST, H.T_INT, 1] + [H.OP_NOT] * 4096 + [H.OP_RET],  # longer than a program may be

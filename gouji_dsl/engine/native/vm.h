@@ -175,11 +175,15 @@ static inline int vm_ctx_check(const vm_ctx *c)
 static inline int vm_verify(const int32_t *code, int n, int n_kinds)
 {
     int16_t depth_at[VM_MAX_CODE + 1];
+    uint8_t start[VM_MAX_CODE + 1], target_at[VM_MAX_CODE + 1];  /* instruction starts; jump targets */
     int pc = 0, depth = 0, live = 1;
     if (n < 1 || n > VM_MAX_CODE)
         return -1;
-    for (pc = 0; pc <= n; pc++)
+    for (pc = 0; pc <= n; pc++) {
         depth_at[pc] = -1;
+        start[pc] = 0;
+        target_at[pc] = 0;
+    }
     pc = 0;
     while (pc < n) {
         int op = code[pc], args, in = 0, out = 0, target = -1, i;
@@ -192,6 +196,7 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             return -1;  /* unreachable code */
         }
         depth_at[pc] = (int16_t)depth;
+        start[pc] = 1;
         if (op < 0 || op >= OP_NOPS)
             return -1;
         args = VM_OP_ARGS[op];
@@ -273,6 +278,7 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             target = code[pc + 1];
             if (target <= pc + args || target >= n)
                 return -1;
+            target_at[target] = 1;
             break;
         case OP_RET:
             in = 1;
@@ -427,7 +433,12 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             return -1;
         pc += 1 + args;
     }
-    return live ? -1 : 0;  /* the last instruction must end every path (a RET or a JUMP already checked) */
+    if (live)
+        return -1;  /* the last instruction must end every path */
+    for (pc = 0; pc < n; pc++)
+        if (target_at[pc] && !start[pc])
+            return -1;  /* a jump into the middle of an instruction */
+    return 0;
 }
 
 static inline int vm_list_len(vm_value x)

@@ -21,7 +21,7 @@ def write(folder: Path, name: str, text: str) -> str:
 
 # ------------------------------------------------------------------------------ item 5: combining
 def test_how_rules_combine_is_stated_in_the_docs_and_in_f1():
-    from editor.helptext import help_markdown
+    from gouji_app.helptext import help_markdown
     doc = (ROOT / "docs" / "ruleset-format.md").read_text(encoding="utf-8")
     assert "## How rules combine" in doc and "When no rule applies" in doc
     text = help_markdown()

@@ -470,9 +470,9 @@ class GoujiServer(Server):
             if kind == "stdin" and isinstance(data, str):
                 await app_service.send_bytes(data.encode("utf-8", "replace"))
             elif kind == "resize" and isinstance(data, dict):
-                size = clamp_size(data.get("width"), data.get("height"))
-                if size is not None:
-                    await app_service.set_terminal_size(*size)
+                clamped = clamp_size(data.get("width"), data.get("height"))
+                if clamped is not None:
+                    await app_service.set_terminal_size(*clamped)
             elif kind == "ping" and isinstance(data, str) and len(data) <= 64:
                 await websocket.send_json(["pong", data])
             elif kind == "blur":

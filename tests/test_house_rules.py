@@ -513,3 +513,37 @@ def test_validate_strict_warns_about_a_choice_nobody_is_asked(tmp_path):
         """)
     found = [d for d in lint(load_graph(path)) if d.code == Code.NO_WAY_OUT and "never asked" in d.message]
     assert len(found) == 1 and found[0].line == 4
+
+
+# ------------------------------------------------------------------------------ the match_length question knows no game
+def test_match_length_knows_no_game_variable(tmp_path):
+    """match_length is asked once before a match (no game yet): a rule reading game_number is refused
+    at its line by validate (it failed at run time with an AttributeError); a settings rule is fine."""
+    from gouji_dsl.diagnostics import Code, GoujiError
+    assert HOOKS["match_length"].game is False
+    bad = write(tmp_path, "ml.yaml", """
+        ruleset: ml
+        extends: online
+        rules:
+          - id: x.ml
+            on: match_length
+            value: "game_number + 4"
+        """)
+    try:
+        load_graph(bad)
+    except GoujiError as e:
+        ds = e.diagnostics
+        assert [(d.code, d.line) for d in ds] == [(Code.NAME_NOT_AVAILABLE, 6)]
+        assert "'match_length' question is asked without a game going on" in (ds[0].hint or "")
+    else:
+        raise AssertionError("game_number in a match_length rule was accepted")
+    good = write(tmp_path, "ml-ok.yaml", """
+        ruleset: ml-ok
+        extends: online
+        rules:
+          - id: x.ml
+            on: match_length
+            value: "max(settings.match_games, 3)"
+        """)
+    from gouji_dsl.tools.simulate import match_length
+    assert match_length(load_graph(good)) == 3

@@ -485,8 +485,10 @@ def hook_scope(hook: Hook | None, settings: Settings, definitions: Mapping[str, 
             variables[name] = _choice_var(name, sig, settings)
         else:
             unavailable[name] = f"{name!r} is not known when {where} (available here: {avail})"
-    no_game = (f"the {hook.name!r} question is asked about cards alone, without a game: game variables and functions "
-               "are not known there") if hook is not None else ""
+    known_fns = ", ".join(n for n, f in FUNCTIONS.items() if not f.game)
+    no_game = (f"the {hook.name!r} question is asked without a game going on: game variables and functions "
+               "(game_number, trick_number, hand_size(...), a definition that reads one) are not known there; "
+               f"settings.NAME and {known_fns} are") if hook is not None else ""
     for name, sig in GLOBAL_VARS.items():
         if game:
             variables[name] = sig

@@ -90,8 +90,8 @@ class Hook:
     ``kind``: :class:`HookKind`. ``context``: the variables bound when it is asked (``maybe_none``:
     those of them that may be none here). ``phase``: where in the game it is asked (orders the rule
     graph). ``type``: the type of a value answer; ``default``: the answer when no rule answers.
-    ``game``: a game is going on (false for ``gouji``, asked about a play without a game: game
-    variables and functions are not known there). ``none_ok``: a value rule may answer none
+    ``game``: a game is going on (false for ``gouji``, asked about a play without a game, and for
+    ``match_length``, asked once before a match: game variables and functions are not known there). ``none_ok``: a value rule may answer none
     (the engine then does what the default says); otherwise a none answer is a rule failure."""
 
     name: str
@@ -146,7 +146,8 @@ HOOKS: dict[str, Hook] = {h.name: h for h in [
     _H("burn", "permit", "burn", ("seat", "top"), "May this seat burn the play on the table?", default=False),
     _H("burn_lead", "permit", "burn", ("seat", "play"), "While burning, may the burner lead this play? (no allowed lead = the burn fails)", default=True),
     _H("no_lead", "value", "lead", ("seat",), "Where a seat that must lead but has no allowed lead is placed: \"last\", \"next\" or \"after-finishers\" (default).", PLACE_WORDS, None),
-    _H("match_length", "value", "end", (), "How many games make a match (tribute runs between them).", "int", 1, none_ok=False),
+    _H("match_length", "value", "end", (), "How many games make a match (tribute runs between them)? Asked once, before the match's first game.", "int", 1,
+       game=False, none_ok=False),
     _H("burn_failure", "value", "burn", ("seat",), "Where a failed burner is placed: \"last\" (大落 at once), \"next\" (the best free place) or \"after-finishers\" (after every player who goes out). Default: \"last\".", PLACE_WORDS, None),
     _H("after_play", "trigger", "trick", ("seat", "play", "beaten"), "Runs after every play (seat = who played, play = the new top, beaten = the play it beat or none).", maybe_none=("beaten",)),
     _H("after_pass", "trigger", "trick", ("seat", "top"), "Runs after a seat passes (过牌) the play on the table, or declines a burn of it (then passed(seat) is false)."),

@@ -3,6 +3,7 @@ cluster, and the peak memory of runs of two sizes (it must stay flat in the numb
 
     python benchmarks/bench_compare.py [--a online] [--b rulebook] [--games 2000] [--seed 1] [--workers 2]
                                        [--executors process,dask] [--memory 2000,20000] [--bots random]
+                                       [--sample SECONDS]
 
 Each run is a fresh Python process (so its peak RSS is its own): it plays the N paired deals with
 ``--bots`` (random by default; 2·N games) through :func:`gouji_dsl.tools.paired.paired_simulation` (start-up of the
@@ -10,7 +11,9 @@ pool or cluster included; the divergent deals are not re-played) and prints wall
 the peak RSS of the driver and of the largest worker, and a hash of the report's figures, which
 must be the same for every executor. ``--memory`` runs the process pool at each size and prints
 the ratio of peak RSS (largest / smallest; the target is ≤ 1.2). The load of the machine
-(``uptime``) is printed first: the figures in the README say what it was. Not a test.
+(``uptime``) is printed first: the figures in the README say what it was. ``--sample S`` prints the
+current RSS of each worker every S seconds while a run plays (needs psutil), so that a long memory
+run shows whether a worker grows before it ends. Not a test.
 """
 from __future__ import annotations
 
@@ -29,7 +32,21 @@ CHILD = r"""
 import json, resource, sys, time, hashlib
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.paired import paired_simulation
-a, b, games, seed, workers, executor, bots = sys.argv[1:8]
+a, b, games, seed, workers, executor, bots, sample = sys.argv[1:9]
+if float(sample) > 0:
+    import threading
+    import psutil
+    def watch(every=float(sample), me=psutil.Process(), t0=time.perf_counter()):
+        while True:
+            time.sleep(every)
+            try:
+                kids = [p.memory_info().rss for p in me.children(recursive=True)]
+            except psutil.Error:
+                continue
+            mib = ", ".join(f"{k / 2**20:.1f}" for k in sorted(kids, reverse=True))
+            print(f"sample {time.perf_counter() - t0:7.0f} s: driver {me.memory_info().rss / 2**20:.1f} MiB, "
+                  f"children {mib} MiB", file=sys.stderr, flush=True)
+    threading.Thread(target=watch, daemon=True).start()
 ga, gb = load_graph(a), load_graph(b)
 t0 = time.perf_counter()
 r = paired_simulation(ga, gb, int(games), seed, workers=int(workers), executor=executor, records=False,
@@ -42,13 +59,22 @@ print(json.dumps({"wall": wall, "rss_self_kb": resource.getrusage(resource.RUSAG
 """
 
 
-def run(a: str, b: str, games: int, seed: str, workers: int, executor: str, bots: str = "random") -> dict:
+def run(a: str, b: str, games: int, seed: str, workers: int, executor: str, bots: str = "random",
+        sample: float = 0.0) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run([sys.executable, "-c", CHILD, a, b, str(games), seed, str(workers), executor, bots],
-                         capture_output=True, text=True, env=env, check=False)
-    if out.returncode != 0:
-        raise SystemExit(f"{executor} run failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, a, b, str(games), seed, str(workers), executor, bots,
+                             str(sample)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stderr is not None and proc.stdout is not None
+    errors: list[str] = []
+    for line in proc.stderr:  # the samples as they come; anything else is kept for a failure's message
+        if line.startswith("sample "):
+            print(f"  {games} deals, {line.rstrip()}", flush=True)
+        else:
+            errors.append(line)
+    stdout = proc.stdout.read()
+    if proc.wait() != 0:
+        raise SystemExit(f"{executor} run failed:\n{''.join(errors)[-2000:]}")
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -63,6 +89,8 @@ def main() -> None:
                     help="time each executor R times, alternating (a shared machine's load drifts); the median counts")
     ap.add_argument("--bots", default="random", help="the bot of every seat (e.g. heuristic)")
     ap.add_argument("--memory", default="", help="comma-separated sizes (deals) for the memory check, e.g. 2000,20000")
+    ap.add_argument("--sample", type=float, default=0.0, metavar="SECONDS",
+                    help="print each worker's current RSS every SECONDS while a run plays (0: never)")
     args = ap.parse_args()
 
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -74,7 +102,7 @@ def main() -> None:
     executors = [e for e in args.executors.split(",") if e]
     for _ in range(max(1, args.repeat)):
         for ex in executors:
-            r = run(args.a, args.b, args.games, args.seed, args.workers, ex, args.bots)
+            r = run(args.a, args.b, args.games, args.seed, args.workers, ex, args.bots, args.sample)
             walls.setdefault(ex, []).append(r["wall"])
             hashes[ex] = r["hash"]
             print(f"{ex:8} {args.games} deals: {r['wall']:7.1f} s  {2 * args.games / r['wall']:6.1f} games/s  "
@@ -91,14 +119,16 @@ def main() -> None:
         print(f"Dask overhead against the process pool: {(times['dask'] / times['process'] - 1) * 100:+.1f} %")
     sizes = [int(x) for x in args.memory.split(",") if x]
     if sizes:
-        peaks = {}
+        peaks, worker_peaks = {}, {}
         for n in sizes:
-            r = run(args.a, args.b, n, args.seed, args.workers, "process", args.bots)
+            r = run(args.a, args.b, n, args.seed, args.workers, "process", args.bots, args.sample)
             peaks[n] = max(r["rss_self_kb"], r["rss_children_kb"])
+            worker_peaks[n] = r["rss_children_kb"]
             print(f"memory {n:>7} deals: {r['wall']:7.1f} s  peak RSS driver {r['rss_self_kb'] / 1024:6.1f} MiB, "
                   f"largest worker {r['rss_children_kb'] / 1024:6.1f} MiB")
         lo, hi = min(sizes), max(sizes)
-        print(f"peak RSS {hi} / {lo} deals: ×{peaks[hi] / peaks[lo]:.2f} (target ≤ 1.2)")
+        print(f"peak RSS {hi} / {lo} deals: ×{peaks[hi] / peaks[lo]:.2f}; largest worker "
+              f"×{worker_peaks[hi] / worker_peaks[lo]:.2f} (target ≤ 1.2)")
     print("load after: " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
 

@@ -347,3 +347,37 @@ def test_workers_end_with_a_driver_killed_by_sigkill(tmp_path):
     finally:
         _end(proc)
     assert _children_gone(children) == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_stops_a_duel_as_ctrl_c_does_and_leaves_no_process(tmp_path, workers):
+    """`gouji duel` handles SIGTERM as simulate and diff do (the one helper, runs.sigterm_interrupts):
+    one line saying where the finished deals are and how to go on, exit 130, no worker left; the same
+    command then plays only the rest."""
+    import psutil
+    save = tmp_path / "duel.jsonl"
+    cmd = _gouji("duel", "online", "heuristic", "random", "--deals", "400", "--workers", str(workers),
+                 "--save", str(save))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:  # the header and a first finished deal saved: the duel is playing
+        wait_for(lambda: (save.exists() and save.read_bytes().count(b"\n") >= 2) or proc.poll() is not None,
+                 "a first saved deal")
+        assert proc.poll() is None, proc.communicate()
+        children = psutil.Process(proc.pid).children(recursive=True)
+        assert len([c for c in children if "spawn_main" in " ".join(c.cmdline())]) == (workers if workers > 1 else 0)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=WAIT)
+    finally:
+        _end(proc)
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    lines = [ln for ln in err.splitlines() if not re.match(r"online: heuristic vs random: \d+/400 deals", ln)]
+    assert lines == [f"interrupted; the finished deals are in {save}: run the same command to play the rest"], err
+    assert _children_gone(children) == []
+    lines = save.read_text(encoding="utf-8").splitlines()[1:]  # (with two workers a later deal may finish first)
+    saved = {g["deal"] for line in lines for g in json.loads(line)["games"]}
+    deals = max(saved) + 1
+    res = CliRunner().invoke(cli, ["duel", "online", "heuristic", "random", "--deals", str(deals), "--save", str(save),
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    assert f"{len(saved)} of the {deals} deals saved already" in res.stderr
+    assert json.loads(res.stdout)["resumed_deals"] == len(saved)

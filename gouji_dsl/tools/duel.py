@@ -588,6 +588,31 @@ def still_to_play(graph: RuleGraph, deals: int, done: Iterable[DuelGame]) -> tup
     return todo, [g for g in games if not any(s <= g.deal < e for s, e in todo)]
 
 
+def _play(graph: RuleGraph, a: str, b: str, todo: list[tuple[int, int]], seed: Any, think_ms: float | None,
+          workers: int, take: Callable[[list[DuelGame]], None]) -> None:
+    """Play the units ``todo``, in this process or in ``workers`` processes; ``take`` each unit's games."""
+    if workers <= 1 or len(todo) <= 1:
+        for s, e in todo:
+            take(play_unit(graph, a, b, s, e, seed, think_ms))
+        return
+    import multiprocessing
+
+    from gouji_dsl.tools.runs import close_pool
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                               initargs=(graph.resolved,))
+    stopped = True
+    try:
+        pending = {pool.submit(_run_unit, a, b, s, e, seed, think_ms) for s, e in todo}
+        while pending:
+            fin, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in fin:
+                take([DuelGame.from_json(d) for d in fut.result()])
+        stopped = False
+    finally:
+        close_pool(pool, stopped)  # Ctrl+C or an error: the deals being played and queued are not waited for
+
+
 def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_ms: float | None = None,
          workers: int = 1, progress: Callable[[int, int], None] | None = None,
          done: Iterable[DuelGame] = (), on_unit: Callable[[list[DuelGame]], None] | None = None) -> DuelReport:
@@ -617,25 +642,11 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
         if progress is not None:
             progress(finished, total)
 
-    if workers <= 1 or len(todo) <= 1:
-        for s, e in todo:
-            take(play_unit(graph, a, b, s, e, seed, think_ms))
-    else:
-        import multiprocessing
-
-        from gouji_dsl.tools.runs import close_pool
-        ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                                   initargs=(graph.resolved,))
-        stopped = True
-        try:
-            pending = {pool.submit(_run_unit, a, b, s, e, seed, think_ms) for s, e in todo}
-            while pending:
-                fin, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in fin:
-                    take([DuelGame.from_json(d) for d in fut.result()])
-            stopped = False
-        finally:
-            close_pool(pool, stopped)  # Ctrl+C or an error: the deals being played and queued are not waited for
+    from gouji_dsl.tools.runs import sigterm_interrupts
+    restore_sigterm = sigterm_interrupts()  # SIGTERM stops the duel as Ctrl+C does (KeyboardInterrupt)
+    try:
+        _play(graph, a, b, todo, seed, think_ms, workers, take)
+    finally:
+        restore_sigterm()
     games.sort(key=lambda g: (g.deal, not g.a_odd))
     return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed)

@@ -348,11 +348,12 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="gouji-parent-watch", daemon=True).start()  # pragma: no cover
 
 
-def _sigterm_interrupts() -> Callable[[], None]:
+def sigterm_interrupts() -> Callable[[], None]:
     """From now on SIGTERM (``kill PID``, a job scheduler's stop) stops the run as Ctrl+C does (the
     finished chunks are written, the workers are ended, one line says how to resume; a second
     SIGTERM meanwhile does what it did before); returns what restores the previous handler. Only in
-    the main thread (elsewhere signals cannot be handled)."""
+    the main thread (elsewhere signals cannot be handled). Every long run (simulate, diff
+    --simulate, duel) plays inside it."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
@@ -865,7 +866,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     backend: _Backend | None = None
     pending: dict[Any, tuple[int, int]] = {}
     aborted = True
-    restore_sigterm = _sigterm_interrupts()
+    restore_sigterm = sigterm_interrupts()
     try:
         if executor is Executor.LOCAL:
             for start, stop in todo:

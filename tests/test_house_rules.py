@@ -257,6 +257,7 @@ def _strict_clean(path: str) -> None:
 def test_the_cookbook_house_rules_validate_strict_clean():
     _strict_clean(ASK)
     _strict_clean(ONE_YIELD)
+    _strict_clean(str(ROOT / "examples" / "variants" / "big-jokers-two-kill-one.yaml"))
 
 
 def _moves(st):

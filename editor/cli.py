@@ -31,7 +31,9 @@ def run_app(workspace: Path | None = None, open_path: Path | None = None, compar
     app = GoujiApp(workspace=workspace, open_path=open_path) if compare is None else \
         GoujiApp(workspace=workspace, open_path=open_path, compare=compare)
     app.run()
-    if app.return_code:  # an internal error (its one line is printed): exit 2 as every command does
+    if app.interrupted:  # SIGTERM: the app closed (the terminal is back), one line says so
+        print(app.interrupted, file=sys.stderr)
+    if app.return_code:  # an internal error (its one line is printed): exit 2 as every command does; 130 SIGTERM
         sys.exit(app.return_code)
 
 

@@ -324,6 +324,35 @@ def test_cancel_stops_the_worker_processes(ws: Path):
     run(scenario())
 
 
+def test_sigterm_closes_the_app_and_ends_the_running_simulation_s_workers(ws: Path):
+    """SIGTERM to the app while a compare runs on worker processes (issue 29): the app closes as
+    Ctrl+Q does (the simulation cancelled, its pool ended: no process left), with exit status 130 and
+    one line for the terminal. (By hand in a terminal: the screen is restored, 0.6 s.)"""
+    import os
+    import signal
+
+    from gouji_dsl.tools.exits import EXIT_INTERRUPTED
+
+    async def scenario():
+        app = compare_app(ws, "online", "rulebook", games=100_000, workers=2)
+        async with app.run_test(size=WIDE) as pilot:
+            screen = await compared(pilot)
+            await pilot.press("f5")
+            await wait_for(pilot, lambda: screen.progress_done >= 1, what="the worker processes")
+            assert len(multiprocessing.active_children()) == 2
+            assert app._sigterm_before is not None  # the app's handler is in place (else SIGTERM ends pytest)
+            os.kill(os.getpid(), signal.SIGTERM)
+            await wait_for(pilot, lambda: app.return_code is not None, what="the app closing")
+        return app
+
+    before = signal.getsignal(signal.SIGTERM)
+    app = asyncio.run(scenario())  # (returns once the simulation's thread has ended)
+    assert app.return_code == EXIT_INTERRUPTED
+    assert app.interrupted == "interrupted (SIGTERM): the app closed; the running simulation was stopped"
+    assert multiprocessing.active_children() == []
+    assert signal.getsignal(signal.SIGTERM) == before  # given back when the app closed
+
+
 # ------------------------------------------------------------------------------ entry points
 def test_compare_from_home_and_from_the_editor_buffer(ws: Path):
     async def scenario():

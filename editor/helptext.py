@@ -14,7 +14,7 @@ from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.settings import REMOVING_A_KEY
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
-from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, HOOKS, PLAY_ATTRS, default_text
+from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
 
 EXAMPLE_SETTING = "gouji_minimum"
 
@@ -120,8 +120,7 @@ def help_markdown(keys: list[tuple[str, str]] | None = None) -> str:
 @functools.lru_cache(maxsize=1)
 def _language_help() -> str:
     ex = _examples()
-    hooks = "\n".join(f"| `{h.name}` | {h.kind} | {', '.join(h.context) or '–'} | {h.doc} | {default_text(h)} |"
-                      for h in HOOKS.values())
+    hooks = hooks_markdown().rstrip("\n")
     funcs = ", ".join(f"`{n}({', '.join(map(str, f.params))})`" for n, f in FUNCTIONS.items())
     attrs = ", ".join(f"`{n}`" for n in PLAY_ATTRS)
     effects = ", ".join(f"`{k}`" for k in EFFECT_KEYS)
@@ -207,9 +206,9 @@ lists with `++` (join), `--` (without), `&` (both). Names:
 
 ## Questions (hooks) a rule can answer
 
-| hook | kind | known names | question | no rule applies |
-| --- | --- | --- | --- | --- |
 {hooks}
+
+{KNOWN_EVERYWHERE}
 
 ## Keys
 

@@ -26,7 +26,8 @@ def test_how_rules_combine_is_stated_in_the_docs_and_in_f1():
     assert "## How rules combine" in doc and "When no rule applies" in doc
     text = help_markdown()
     assert COMBINING in text
-    assert "| `revolt` | permit | seat | May this seat declare revolution (革命)? | no |" in text
+    assert ("| `revolt` | permit | seat; the game's variables and functions | May this seat declare revolution (革命)? | no |"
+            in text)
     assert default_text(HOOKS["play"]) == "yes" and default_text(HOOKS["after_play"]) == "nothing happens"
 
 
@@ -548,3 +549,29 @@ def test_match_length_knows_no_game_variable(tmp_path):
         """)
     from gouji_dsl.tools.simulate import match_length
     assert match_length(load_graph(good)) == 3
+
+
+# ------------------------------------------------------------------------------ the names each hook knows
+def test_the_vocabulary_says_which_names_each_hook_knows():
+    """gouji show --vocabulary, docs/vocabulary.md and F1 state per hook the names a rule on it knows,
+    generated from the hook definitions (match_length and gouji: no game; answered: the answer)."""
+    from click.testing import CliRunner
+
+    from gouji_app.helptext import help_markdown
+    from gouji_dsl.ruleset.vocabulary import hooks_markdown, known_names, vocabulary_markdown, vocabulary_text
+    from gouji_dsl.tools.cli import cli
+    assert known_names(HOOKS["match_length"]).startswith("no game is going on: no game variable or function, only ")
+    assert "game_number" not in known_names(HOOKS["match_length"])
+    assert known_names(HOOKS["answered"]) == "seat, choice, answer; the game's variables and functions"
+    assert known_names(HOOKS["play"]).startswith("seat, play, top (may be none), leading;")
+    assert known_names(HOOKS["gouji"]).startswith("play; no game is going on")
+    text = vocabulary_text()
+    for h in HOOKS.values():
+        assert f"knows: {known_names(h)}" in text
+        assert f"| `{h.name}` | {h.kind} | {known_names(h)} |" in hooks_markdown()
+    assert "| `game_number` | `int` | 1 for the first game of a match | every question but gouji, match_length |" in vocabulary_markdown()
+    assert hooks_markdown().rstrip("\n") in help_markdown()
+    doc = (ROOT / "docs" / "vocabulary.md").read_text(encoding="utf-8")
+    res = CliRunner().invoke(cli, ["show", "--vocabulary", "--format", "markdown"])
+    assert res.exit_code == 0 and res.stdout == vocabulary_markdown()
+    assert doc == vocabulary_markdown(), "docs/vocabulary.md is stale: gouji show --vocabulary --format markdown > docs/vocabulary.md"

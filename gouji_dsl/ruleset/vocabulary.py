@@ -404,24 +404,92 @@ MAYBE_NONE_FUNCTIONS: frozenset[str] = frozenset({
 """Functions that may answer none (the others never do, whatever their arguments)."""
 
 
+NO_GAME_FUNCTIONS: tuple[str, ...] = tuple(n for n, f in FUNCTIONS.items() if not f.game)
+"""The functions a question asked without a game going on (``Hook.game`` false) may call."""
+
+KNOWN_EVERYWHERE = "Every question also knows settings.NAME and the ruleset's definitions (a definition only where the names it reads are known)."
+
+
+def known_names(h: Hook) -> str:
+    """The names a rule on ``h`` may read, in words, from the hook's definition: its own variables
+    (those that may be none marked) and the game's variables and functions, or, for a question asked
+    without a game going on (``gouji``, ``match_length``), only the functions that need no game."""
+    own = ", ".join(f"{n} (may be none)" if n in h.maybe_none else n for n in h.context)
+    if h.game:
+        rest = "the game's variables and functions"
+    else:
+        rest = "no game is going on: no game variable or function, only " + ", ".join(NO_GAME_FUNCTIONS)
+    return f"{own}; {rest}" if own else rest
+
+
+def hooks_binding(name: str) -> list[str]:
+    """The hooks whose rules know the context variable ``name``."""
+    return [h.name for h in HOOKS.values() if name in h.context]
+
+
+def _known_in(name: str, game: bool) -> str:
+    if name in CONTEXT_VARS:
+        return ", ".join(hooks_binding(name)) or "no question"
+    no_game = [h.name for h in HOOKS.values() if not h.game]
+    return "every question but " + ", ".join(no_game) if game else "every question"
+
+
 def vocabulary_text() -> str:
-    """A readable table of hooks, variables, play attributes and functions."""
+    """A readable table of hooks (with the names each knows), variables, play attributes and functions."""
     out = ["Hooks (on:)"]
     for h in HOOKS.values():
-        ctx = ", ".join(h.context) or "-"
-        out.append(f"  {h.name:<17} {h.kind:<8} [{ctx}]  {h.doc} (no rule: {default_text(h)})")
-    out.append("\nVariables")
+        out.append(f"  {h.name:<21} {h.kind:<8} {h.doc} (no rule: {default_text(h)})")
+        out.append(f"  {'':<21} {'':<8} knows: {known_names(h)}")
+    out.append("  " + KNOWN_EVERYWHERE)
+    out.append("\nVariables (known in: the questions whose rules may read them)")
     for n, v in {**CONTEXT_VARS, **GLOBAL_VARS}.items():
-        out.append(f"  {n:<17} {v.type!s:<7} {v.doc}")
+        out.append(f"  {n:<17} {v.type!s:<7} {v.doc} (known in: {_known_in(n, n in GLOBAL_VARS)})")
     out.append("\nAttributes of a play (play.X, top.X, beaten.X)")
     for n, v in PLAY_ATTRS.items():
         out.append(f"  {n:<17} {v.type!s:<7} {v.doc}")
-    out.append("\nFunctions (an argument that is none gives the result named in the description, or none)")
+    out.append("\nFunctions (an argument that is none gives the result named in the description, or none; "
+               f"a question asked without a game knows only {', '.join(NO_GAME_FUNCTIONS)})")
     for n, f in FUNCTIONS.items():
         out.append(f"  {f.signature(n)}: {f.doc}")
     out.append("\nSettings: settings.NAME reads a setting of the ruleset (gouji show --settings lists them with their types).")
     out.append("Place words (place:, no_lead, burn_failure): " + PLACE_WORDS)
     out.append("\n" + COMBINING)
+    return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def hooks_markdown() -> str:
+    """The hooks as a markdown table: kind, the names a rule on it knows, the question, the answer
+    when no rule applies (F1 and docs/vocabulary.md)."""
+    rows = [f"| `{h.name}` | {h.kind} | {_cell(known_names(h))} | {_cell(h.doc)} | {_cell(default_text(h))} |"
+            for h in HOOKS.values()]
+    return ("| hook | kind | names it knows | question | no rule applies |\n| --- | --- | --- | --- | --- |\n"
+            + "\n".join(rows) + "\n")
+
+
+def vocabulary_markdown() -> str:
+    """docs/vocabulary.md: the hooks with the names each knows, the variables with the questions
+    that know them, play attributes and functions, from the definitions in this module."""
+    out = ["# Vocabulary", "",
+           "The questions (hooks) a rule answers and the names its expressions may read, from the definitions in",
+           "`gouji_dsl/ruleset/vocabulary.py`. `gouji show --vocabulary` prints the same as text.", "",
+           "Generated: `gouji show --vocabulary --format markdown > docs/vocabulary.md` (a test keeps it in sync).", "",
+           "## Hooks (`on:`)", "", hooks_markdown(), KNOWN_EVERYWHERE, "",
+           "## Variables", "", "| name | type | meaning | known in |", "| --- | --- | --- | --- |"]
+    for n, v in {**CONTEXT_VARS, **GLOBAL_VARS}.items():
+        out.append(f"| `{n}` | `{v.type}` | {_cell(v.doc)} | {_cell(_known_in(n, n in GLOBAL_VARS))} |")
+    out += ["", "## Attributes of a play (`play.X`, `top.X`, `beaten.X`)", "", "| name | type | meaning |", "| --- | --- | --- |"]
+    out += [f"| `{n}` | `{v.type}` | {_cell(v.doc)} |" for n, v in PLAY_ATTRS.items()]
+    out += ["", "## Functions", "",
+            "An argument that is none gives the result named in the description, or none. A question asked without",
+            f"a game going on knows only {', '.join(f'`{n}`' for n in NO_GAME_FUNCTIONS)}.", "",
+            "| function | meaning |", "| --- | --- |"]
+    out += [f"| `{_cell(f.signature(n))}` | {_cell(f.doc)} |" for n, f in FUNCTIONS.items()]
+    out += ["", "Place words (`place:`, `no_lead`, `burn_failure`): " + PLACE_WORDS.replace("'", "`"), "",
+            "## How rules combine", "", COMBINING, ""]
     return "\n".join(out)
 
 

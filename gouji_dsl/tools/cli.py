@@ -299,13 +299,14 @@ cli.add_command(report_command)
 @click.option("--graph", "as_graph", is_flag=True, help="Print the rule graph instead of the resolved ruleset.")
 @click.option("--format", "fmt", type=click.Choice(["text", "mermaid", "dot", "markdown"]), default="text",
               show_default=True,
-              help="Output format of the graph (mermaid and dot imply --graph), or of --settings (markdown).")
+              help="Output format of the graph (mermaid and dot imply --graph), or of --settings and --vocabulary (markdown).")
 @click.option("--settings", "as_settings", is_flag=True,
               help="Print the settings reference: every setting with its sub-keys, type, allowed values, default, "
                    "value, sentence and source (RULESET optional with --format markdown: every bundled ruleset's, "
                    "as in docs/settings.md).")
 @click.option("--vocabulary", is_flag=True,
-              help="Print the hooks, variables, play attributes and functions expressions may use.")
+              help="Print the hooks (with the names a rule on each knows), variables, play attributes and functions "
+                   "expressions may use (--format markdown: docs/vocabulary.md).")
 @click.option("--generated", is_flag=True,
               help="Print the Python module generated from RULESET (the fast play-out simulations use).")
 @click.option("--explain", "explain_move", metavar="MOVE",
@@ -341,8 +342,13 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         raise click.UsageError("--settings prints the settings reference: it does not combine with --graph")
 
     if vocabulary:
-        from gouji_dsl.ruleset.vocabulary import vocabulary_text
-        click.echo(vocabulary_text())
+        from gouji_dsl.ruleset.vocabulary import vocabulary_markdown, vocabulary_text
+        if fmt in ("mermaid", "dot") and ruleset is None:
+            raise click.UsageError("--vocabulary prints text or markdown (docs/vocabulary.md)")
+        if fmt == "markdown":
+            echo(vocabulary_markdown(), nl=False)
+        else:
+            click.echo(vocabulary_text())
         if ruleset is None:
             return
         click.echo()

@@ -140,7 +140,7 @@ HOOKS: dict[str, Hook] = {h.name: h for h in [
     _H("play", "permit", "lead", ("seat", "play", "top", "leading"), "May this seat make this play now (lead or follow)?", default=True, maybe_none=("top",)),
     _H("follow", "permit", "trick", ("seat", "top"), "May this seat answer the play on the table now?", default=True),
     _H("follow_order", "value", "trick", ("top",), "In which order are seats asked to answer the play on the table?", "[seat]", None),
-    _H("yield", "permit", "trick", ("seat", "top"), "May this seat yield (让牌) to the next players?", default=False),
+    _H("yield", "permit", "trick", ("seat", "top"), "May this seat yield (让牌) to the next players? (The engine never asks a seat that already yielded this play: engine.yield-once.)", default=False),
     _H("yield_to", "value", "trick", ("seat", "top"), "How many following players a yield hands the decision to.", "int", 0),
     _H("burn_order", "value", "burn", ("top",), "Which seats are offered a burn (烧牌) of the play on the table, in order?", "[seat]", []),
     _H("burn", "permit", "burn", ("seat", "top"), "May this seat burn the play on the table?", default=False),

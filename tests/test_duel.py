@@ -470,3 +470,35 @@ def test_every_committed_strength_table_file_follows_the_save_schema():
         pytest.skip("no saved strength-table runs in this checkout")
     for f in files:
         assert load_saved(f), f
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/mem"), reason="no /proc/self/mem here")
+def test_a_save_file_that_cannot_be_read_names_the_file_and_what_failed(runner):
+    """`--save /proc/self/mem` said only "[Errno 5] Input/output error" (a tester's finding)."""
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", "/proc/self/mem"])
+    assert res.exit_code == 1 and "Errno" not in res.stderr, res.stderr
+    assert "/proc/self/mem: cannot read the save file: Input/output error" in res.stderr
+
+
+@pytest.mark.parametrize("errno_name, status", [("ENOSPC", 3), ("EIO", 1)])
+def test_a_save_file_that_cannot_be_written_names_it_and_what_is_kept(runner, tmp_path, monkeypatch, errno_name, status):
+    """A full disk while a unit is appended: the file named, what failed, what it holds; exit 3 (resumable
+    once there is space, as a run's --out folder) or 1; never an internal error."""
+    import errno
+    import os
+    from pathlib import Path
+    save = tmp_path / "d\x1b[31m.jsonl"
+    real_open = Path.open
+
+    def failing_open(self, mode="r", *args, **kwargs):
+        if self == save and "a" in mode:
+            raise OSError(getattr(errno, errno_name), os.strerror(getattr(errno, errno_name)))
+        return real_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", failing_open)
+    res = runner.invoke(cli, ["duel", "online", "random", "random", "--deals", "1", "--save", str(save)])
+    assert res.exit_code == status, res.output
+    assert "internal error" not in res.stderr and "\x1b" not in res.stderr
+    shown = str(save).replace("\x1b", "\\x1b")
+    assert f"{shown}: cannot write the save file: {os.strerror(getattr(errno, errno_name))}" in res.stderr
+    assert "nothing saved" in res.stderr

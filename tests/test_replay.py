@@ -304,3 +304,37 @@ def test_a_long_record_points_at_its_last_event(tmp_path):
     with pytest.raises(GoujiError) as info:
         parse_record("[" + "1," * 200_000 + "1]", "a.json")
     assert (info.value.diagnostics[0].code, info.value.diagnostics[0].line) == (Code.NOT_A_RECORD, 1)
+
+
+@pytest.mark.parametrize("kind", ["a named pipe", "/dev/zero", "a folder"])
+def test_a_record_that_is_not_a_regular_file_is_refused_without_waiting(kind, tmp_path):
+    """`gouji replay FIFO` waited for a writer for ever (a tester's finding): the record is read through
+    the one helper that `gouji test`, rulesets and run folders use (gouji_dsl.readfile.read_regular)."""
+    import os
+    if kind == "a named pipe":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes here")
+        path = tmp_path / "r.json"
+        os.mkfifo(path)
+    elif kind == "/dev/zero":
+        if not os.path.exists("/dev/zero"):
+            pytest.skip("no /dev/zero here")
+        path = Path("/dev/zero")
+    else:
+        path = tmp_path / "r.json"
+        path.mkdir()
+    with pytest.raises(GoujiError) as info:
+        load_record(path)
+    d = info.value.diagnostics[0]
+    assert d.code == Code.UNREADABLE and kind.split("/")[-1].replace("zero", "a device") in d.message, d.message
+    if kind != "a folder":  # a folder is refused by the command line's path check already
+        res = CliRunner().invoke(cli, ["replay", "--json", str(path)])
+        assert res.exit_code == 1, res.output
+        assert json.loads(res.stdout)["diagnostics"][0]["code"] == Code.UNREADABLE
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="no /proc/self/mem here")
+def test_a_record_that_cannot_be_read_names_the_file_and_what_failed():
+    res = CliRunner().invoke(cli, ["replay", "/proc/self/mem"])
+    assert res.exit_code == 1 and "/proc/self/mem" in res.output and "cannot read" in res.output, res.output
+    assert "Errno" not in res.output

@@ -49,6 +49,7 @@ from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, line_of
 from gouji_dsl.engine.cards import SUITLESS, parse_cards
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, new_game, next_game, parse_move
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS
 
@@ -526,16 +527,18 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
     """Read the record file ``path``. Raises :class:`GoujiError` (``file:line:col: why`` and a code)."""
     p = str(path)
-    try:
-        with open(p, "rb") as f:
-            raw = f.read(MAX_RECORD_CHARS * 4 + 1)
+    try:  # a named pipe waited for a writer for ever, /dev/zero was read to the limit
+        raw = read_regular(p, MAX_RECORD_CHARS * 4)
     except FileNotFoundError:
         raise GoujiError(Diagnostic(p, 0, 0, "no such file", code=Code.UNREADABLE)) from None
+    except NotRegularFile as e:
+        raise GoujiError(Diagnostic(p, 0, 0, f"cannot read: {e.kind}", "give the path of a record file (.json)",
+                                    code=Code.UNREADABLE)) from None
+    except FileTooLarge:
+        raise GoujiError(Diagnostic(p, 0, 0, f"the file is larger than a record may be ({MAX_RECORD_CHARS:,} "
+                                    "characters, MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE)) from None
     except OSError as e:
         raise GoujiError(Diagnostic(p, 0, 0, f"cannot read: {e.strerror or e}", code=Code.UNREADABLE)) from None
-    if len(raw) > MAX_RECORD_CHARS * 4:
-        raise GoujiError(Diagnostic(p, 0, 0, f"the file is larger than a record may be ({MAX_RECORD_CHARS:,} "
-                                    "characters, MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

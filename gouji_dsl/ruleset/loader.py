@@ -34,7 +34,6 @@ import json
 import math
 import os
 import re
-import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -47,6 +46,7 @@ from jsonschema.exceptions import ValidationError
 
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, ResolvedRuleset, RuleSpec, Sentence, SettingSpec, Text
 
 __all__ = [
@@ -916,17 +916,14 @@ def _read(path: str) -> str:
     """The text of the ruleset file ``path``, refusing what is not a regular file or larger than
     :data:`MAX_FILE_CHARS` before reading it."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-            raise GoujiError(_file_diag(path, f"cannot read ruleset: {what}", "give the path of a .yaml file",
-                                        code=Code.NOT_A_RULESET))
-        if st.st_size > 4 * MAX_FILE_CHARS:  # UTF-8 takes at most 4 bytes a character
-            raise GoujiError(_file_diag(path, f"the file is too large ({st.st_size:,} bytes; at most "
-                                              f"{MAX_FILE_CHARS:,} characters)",
-                                        "split it: a ruleset may `extends:` another", code=Code.FILE_TOO_LARGE))
-        with open(path, "rb") as f:
-            data = f.read(4 * MAX_FILE_CHARS + 1)
+        data = read_regular(path, 4 * MAX_FILE_CHARS)  # UTF-8 takes at most 4 bytes a character
+    except NotRegularFile as e:
+        raise GoujiError(_file_diag(path, f"cannot read ruleset: {e.kind}", "give the path of a .yaml file",
+                                    code=Code.NOT_A_RULESET)) from None
+    except FileTooLarge as e:
+        raise GoujiError(_file_diag(path, f"the file is too large ({e.size:,} bytes; at most "
+                                          f"{MAX_FILE_CHARS:,} characters)",
+                                    "split it: a ruleset may `extends:` another", code=Code.FILE_TOO_LARGE)) from None
     except OSError as e:
         raise GoujiError(_file_diag(path, f"cannot read ruleset: {e.strerror or e}", code=Code.UNREADABLE)) from None
     try:

@@ -1,6 +1,7 @@
 """``gouji duel`` and the ``--bots`` option shared by ``gouji simulate`` and ``gouji diff --simulate``."""
 from __future__ import annotations
 
+import errno
 import json
 import math
 import sys
@@ -11,7 +12,7 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
-from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, seed_value, shown, shown_markup
+from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
@@ -91,6 +92,19 @@ class _LineProgress:
             print(shown(f"{self.what}: {done}/{total} {self.unit}{end} ({now - self.t0:.0f} s)"), file=sys.stderr, flush=True)
 
 
+def _kept(save: Path | None, any_saved: bool) -> str:
+    """What a stopped duel leaves in its save file, and how to go on."""
+    if save is None:
+        return " (nothing kept: --save FILE keeps each finished deal)"
+    if any_saved:
+        return f"; the finished deals are in {shown(save)}: run the same command to play the rest"
+    return f"; no deal had finished yet, nothing saved in {shown(save)}: the same command starts again"
+
+
+_RESUMABLE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM") if hasattr(errno, n)}
+"""OS errors of a save that the same command overcomes once they are mended (space, permission)."""
+
+
 @click.command("duel", epilog=bots_epilog())
 @click.argument("ruleset")
 @click.argument("bot_a", type=BotSpecType())
@@ -121,6 +135,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
     from gouji_dsl.tools.duel import (
         DuelGame,
+        SaveFailed,
         check_saved_header,
         duel,
         load_saved,
@@ -189,14 +204,11 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
                           progress=_LineProgress(f"{graph.name}: {bot_a} vs {bot_b}",
                                                  "matches" if match_length(graph) > 1 else "deals"), done=done, on_unit=on_unit)
     except KeyboardInterrupt:
-        if save is None:
-            kept = " (nothing kept: --save FILE keeps each finished deal)"
-        elif done or saved_now:
-            kept = f"; the finished deals are in {save}: run the same command to play the rest"
-        else:
-            kept = f"; no deal had finished yet, nothing saved in {save}: the same command starts again"
-        _err(f"interrupted{kept}")
+        _err(f"interrupted{_kept(save, bool(done or saved_now))}")
         sys.exit(EXIT_INTERRUPTED)
+    except SaveFailed as e:  # a full disk, a folder gone: resumable once mended, as a run's --out folder
+        _err(f"error: {e}; stopped{_kept(save, bool(done or saved_now))}")
+        sys.exit(EXIT_RUN_STOPPED if e.errno in _RESUMABLE else EXIT_BAD_INPUT)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -34,7 +33,9 @@ from typing import Any
 
 from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.tools.exits import os_failure, shown
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 from gouji_dsl.tools.simulate import bot_rng, match_length, play_game
 from gouji_dsl.tools.stats import Estimate, mean_ci, wilson
@@ -296,24 +297,30 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def _check_size(path: Path) -> None:
-    info = path.stat()
-    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
-        raise ValueError(f"{path}: not a saved duel (not a regular file); use another file")
-    size = info.st_size
-    if size > MAX_SAVE_BYTES:
-        raise ValueError(f"{path}: {size:,} bytes: not a saved duel (a save file of {MAX_DUEL_DEALS:,} deals is about "
-                         f"50 MB; at most {MAX_SAVE_BYTES:,} bytes are read, MAX_SAVE_BYTES); use another file")
+def _read_bytes(path: Path) -> bytes | None:
+    """The bytes of the save file ``path`` (None when there is none yet); ValueError naming the file
+    for what cannot be a save file (a folder, a named pipe or a device: they would block or never end;
+    larger than :data:`MAX_SAVE_BYTES`) or cannot be read (``/proc/self/mem``: "[Errno 5]" named no file)."""
+    try:
+        return read_regular(path, MAX_SAVE_BYTES)
+    except FileNotFoundError:
+        return None
+    except NotRegularFile as e:
+        raise ValueError(f"{shown(path)}: not a saved duel ({e.kind}); use another file") from None
+    except FileTooLarge as e:
+        raise ValueError(f"{shown(path)}: {e.size:,} bytes: not a saved duel (a save file of {MAX_DUEL_DEALS:,} deals "
+                         f"is about 50 MB; at most {MAX_SAVE_BYTES:,} bytes are read, MAX_SAVE_BYTES); use another "
+                         "file") from None
+    except OSError as e:
+        raise ValueError(os_failure(path, "read the save file", e)) from None
 
 
 def _read_save(path: Path) -> str:
-    _check_size(path)
-    with path.open("rb") as f:
-        raw = f.read(MAX_SAVE_BYTES + 1)
+    raw = _read_bytes(path) or b""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a saved duel (not UTF-8 text); use another file") from None
+        raise ValueError(f"{shown(path)}: not a saved duel (not UTF-8 text); use another file") from None
 
 
 def _parse_line(line: str) -> tuple[Any, str | None]:
@@ -336,11 +343,10 @@ def check_saved_header(path: Path, header: dict[str, Any]) -> None:
     first line is not a header (``{"duel": ...}``), or another duel's (:class:`SavedRunMismatch`). A
     file that does not exist, is empty, or is one line cut short while the header was written
     (:func:`repair_tail` mends it) passes."""
-    if not path.is_file() or path.stat().st_size == 0:
+    data = _read_bytes(path)
+    if not data:
         return
-    _check_size(path)
-    with path.open("rb") as f:
-        first = f.readline(64 * 1024)
+    first = data[:data.find(b"\n") + 1 or 64 * 1024]
     if not first.endswith(b"\n"):
         try:
             json.loads(first)
@@ -372,8 +378,6 @@ def load_saved(path: Path, header: dict[str, Any] | None = None, seats: int | No
     Each line is read once: a fast check that a line is what :func:`save_unit` writes, the schema's
     validator only for a line that fails it (to say what is wrong)."""
     games: dict[tuple[int, bool], DuelGame] = {}
-    if not path.exists():
-        return []
     text = _read_save(path)
     problems: list[str] = []  # every bad line of the file at once, one per line of the message
     seen_header = seen_unit = False
@@ -523,10 +527,7 @@ def repair_tail(path: Path) -> int | None:
     only missing its newline gets it. None when nothing was cut. Only the start of a line :func:`save_unit` writes is
     removed: any other last line (``--save notes.txt``, a file of something else) raises ValueError and
     the file is left as it is (it was truncated to its last newline: a whole one-line file lost)."""
-    if not path.is_file():
-        return None
-    _check_size(path)
-    data = path.read_bytes()
+    data = _read_bytes(path)
     if not data or data.endswith(b"\n"):
         return None
     start = data.rfind(b"\n") + 1
@@ -538,11 +539,17 @@ def repair_tail(path: Path) -> int | None:
             line = data.count(b"\n", 0, start) + 1
             raise ValueError(f"{path}:{line}: not a saved duel (its last line is not one a duel writes); "
                              "use another file") from None
-        with path.open("r+b") as f:
-            f.truncate(start)
+        try:
+            with path.open("r+b") as f:
+                f.truncate(start)
+        except OSError as e:
+            raise ValueError(os_failure(path, "remove the cut last line of the save file", e)) from None
         return data.count(b"\n", 0, start) + 1
-    with path.open("ab") as f:
-        f.write(b"\n")
+    try:
+        with path.open("ab") as f:
+            f.write(b"\n")
+    except OSError as e:
+        raise ValueError(os_failure(path, "end the save file's last line", e)) from None
     return None
 
 
@@ -550,16 +557,29 @@ _LINE_STARTS = (b'{"duel": ', b'{"games": ')
 """How every line :func:`save_unit` writes starts (``json.dumps`` of a one-key object)."""
 
 
+class SaveFailed(Exception):
+    """A finished unit could not be appended to the save file (a full disk, a folder that went, no
+    permission): the message names the file and what failed; ``errno`` is the OS error's."""
+
+    def __init__(self, message: str, errno: int | None):
+        super().__init__(message)
+        self.errno = errno
+
+
 def save_unit(path: Path, games: Sequence[DuelGame], header: dict[str, Any] | None = None) -> None:
     """Append one finished unit's games to ``path`` (first the header line when the file is new or
-    empty). Each unit is one line written with one call, so a killed run loses at most the unit being played."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists() or path.stat().st_size == 0
-    text = (json.dumps({"duel": header}) + "\n" if header is not None and new else "")
-    text += json.dumps({"games": [g.to_json() for g in games]}) + "\n"
-    with path.open("a", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
+    empty). Each unit is one line written with one call, so a killed run loses at most the unit being
+    played. Raises :class:`SaveFailed`."""
+    text = json.dumps({"games": [g.to_json() for g in games]}) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if header is not None and (not path.exists() or path.stat().st_size == 0):
+            text = json.dumps({"duel": header}) + "\n" + text
+        with path.open("a", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+    except OSError as e:
+        raise SaveFailed(os_failure(path, "write the save file", e), e.errno) from None
 
 
 # ------------------------------------------------------------------------------ running

@@ -19,7 +19,8 @@ usage message: an unknown option, a bad option value); 130 interrupted (Ctrl+C, 
 
 EXIT_RUN_STOPPED = 3
 """A run stopped by its surroundings, resumable: the Dask scheduler was lost, workers kept dying, or
-the ``--out`` folder could not be written (a full disk, a read-only folder). Every file the run
+the ``--out`` folder (or ``gouji duel``'s ``--save`` file) could not be written (a full disk, a
+read-only folder). Every file the run
 wrote is whole; the same command with ``--resume`` continues (one line says so)."""
 
 EXIT_PIPE_CLOSED = 141
@@ -138,6 +139,13 @@ def path_problem(path: str, *, folder: bool | None) -> str | None:
     if folder is False and stat.S_ISDIR(st.st_mode):
         return "a folder, not a file"
     return None
+
+
+def os_failure(path: Any, doing: str, e: OSError) -> str:
+    """``PATH: cannot DOING: why`` for an OS error on a path the user gave (``--save``, ``--out``, a
+    record ...): the path escaped (:func:`shown`), what failed, and why in words. A read's or write's
+    own error names no file (``[Errno 5] Input/output error`` said neither which file nor what)."""
+    return f"{shown(os.fspath(path))}: cannot {doing}: {_os_problem(e)}"
 
 
 def _os_problem(e: OSError) -> str:

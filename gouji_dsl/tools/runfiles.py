@@ -20,13 +20,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import re
-import stat
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.tools.exits import shown
 
 RUN_FORMAT = "gouji-run/2"
@@ -60,15 +59,12 @@ def read_json(path: Path, what: str, advice: str | None = None) -> tuple[Any, st
     that cannot be read, is too large, not UTF-8, nested too deep, has NaN / Infinity, or is not JSON."""
     tail = f" ({advice})" if advice else ""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        with open(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
-                raise RunError(f"{path}: not a {what}: not a regular file{tail}")
-            if info.st_size > MAX_RUN_FILE_BYTES:
-                raise RunError(f"{path}: {info.st_size:,} bytes: not a {what} (at most {MAX_RUN_FILE_BYTES:,} bytes "
-                               f"are read, MAX_RUN_FILE_BYTES){tail}")
-            raw = f.read(MAX_RUN_FILE_BYTES + 1)
+        raw = read_regular(path, MAX_RUN_FILE_BYTES)  # a FIFO or a device would block or never end
+    except NotRegularFile as e:
+        raise RunError(f"{path}: not a {what}: {e.kind}{tail}") from None
+    except FileTooLarge as e:
+        raise RunError(f"{path}: {e.size:,} bytes: not a {what} (at most {MAX_RUN_FILE_BYTES:,} bytes "
+                       f"are read, MAX_RUN_FILE_BYTES){tail}") from None
     except OSError as e:
         raise RunError(f"{path}: cannot read: {e.strerror or e}{tail}") from None
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from gouji_dsl.engine.interpreter import (
     read_seat,
 )
 from gouji_dsl.engine.terms import SETUP_VERBS, Choice, Phase, Verb
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import MAX_SEED_CHARS
 
@@ -195,19 +195,13 @@ def _unknown_key(where: tuple[int, int], what: str, key: Any, known: Sequence[st
 # ------------------------------------------------------------------------ reading a file
 def _read_doc(p: Path, disp: str) -> Any:
     """The parsed YAML of a scenario file, or :class:`_CaseError` (never another exception)."""
-    try:
-        st = p.stat()
-        if not stat.S_ISREG(st.st_mode):  # /dev/zero was read to the end of memory (5 GB in 8 s), a FIFO waited
-            what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-            raise _CaseError((0, 0), f"cannot read: {what}", Code.SCENARIO_FILE, "give the path of a .yaml file")
-        if st.st_size > MAX_SCENARIO_BYTES:
-            raise _CaseError((0, 0), f"the file is {st.st_size:,} bytes; a scenario file may have at most "
-                             f"{MAX_SCENARIO_BYTES:,}", Code.SCENARIO_FILE, "split the cases over several files")
-        with p.open("rb") as f:
-            data = f.read(MAX_SCENARIO_BYTES + 1)  # bounded too: a file that grows while it is read
-        if len(data) > MAX_SCENARIO_BYTES:
-            raise _CaseError((0, 0), f"the file is more than {MAX_SCENARIO_BYTES:,} bytes; a scenario file may have "
-                             f"at most {MAX_SCENARIO_BYTES:,}", Code.SCENARIO_FILE, "split the cases over several files")
+    try:  # /dev/zero was read to the end of memory (5 GB in 8 s), a FIFO waited
+        data = read_regular(p, MAX_SCENARIO_BYTES)
+    except NotRegularFile as e:
+        raise _CaseError((0, 0), f"cannot read: {e.kind}", Code.SCENARIO_FILE, "give the path of a .yaml file") from None
+    except FileTooLarge as e:
+        raise _CaseError((0, 0), f"the file is {e.strerror}: a scenario file may have at most {MAX_SCENARIO_BYTES:,}",
+                         Code.SCENARIO_FILE, "split the cases over several files") from None
     except OSError as e:
         raise _CaseError((0, 0), f"cannot read: {e.strerror or e}", Code.SCENARIO_FILE) from None
     try:
@@ -270,12 +264,10 @@ _CASES_LINE = re.compile(r"^cases\s*:", re.MULTILINE)
 def _is_scenario_file(path: Path) -> bool:
     """A file with a top-level ``cases:`` key: scenarios, not a ruleset."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would wait for a writer: not a scenario file
-            return False
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return _CASES_LINE.search(fh.read(MAX_SCENARIO_BYTES)) is not None
+        data = read_regular(path, MAX_SCENARIO_BYTES)  # a FIFO would wait for a writer: not a scenario file
     except OSError:
         return False
+    return _CASES_LINE.search(data.decode("utf-8", errors="replace")) is not None
 
 
 # ------------------------------------------------------------------------ running

@@ -259,6 +259,16 @@ def test_the_cookbook_house_rules_validate_strict_clean():
     _strict_clean(ASK)
     _strict_clean(ONE_YIELD)
     _strict_clean(str(ROOT / "examples" / "variants" / "big-jokers-two-kill-one.yaml"))
+    _strict_clean(str(ROOT / "examples" / "variants" / "scores-half.yaml"))
+
+
+def test_the_small_scale_keeps_the_parents_sweep_doubling():
+    """scores-half changes only the place points: the score rule and sweep_multiplier are online's
+    (a sweep doubles the score: RULES.md §9; seed 002 如果串三户，则双方积分翻倍)."""
+    half, online = load_graph(str(ROOT / "examples" / "variants" / "scores-half.yaml")), load_graph("online")
+    assert half.settings["sweep_multiplier"] == online.settings["sweep_multiplier"] == 2
+    score = [n for n in half.nodes if n.hook == "score"]
+    assert [n.id for n in score] == ["score.team-sum"] and "settings.sweep_multiplier" in score[0].expr
 
 
 def _moves(st):

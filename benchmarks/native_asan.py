@@ -35,13 +35,14 @@ sys.modules["gouji_dsl.engine.native._core"] = core
 import gouji_dsl.engine.native as native
 native._core, native._IMPORT_ERROR = core, None
 from gouji_dsl.engine.native import hooks, program as P
-from gouji_dsl.engine.interpreter import new_game, Ctx
+from gouji_dsl.engine.interpreter import new_game, next_game, Ctx
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
 
 rounds, seed = int(sys.argv[2]), int(sys.argv[3])
 rng = random.Random(seed)
-names = sorted(p.stem for p in rules_dir().glob("*.yaml"))
+from pathlib import Path
+names = sorted(p.stem for p in rules_dir().glob("*.yaml")) + sorted(str(p) for p in Path(sys.argv[4]).glob("*.yaml"))
 graphs = [load_graph(n) for n in names]
 progs, ctxs = [], []
 for g in graphs:
@@ -52,15 +53,18 @@ for g in graphs:
             except native.Unsupported:
                 pass
     st = new_game(g, "asan")
-    for i in range(60):
+    for i in range(400):  # (a whole game, then the next one's first moves: a previous game, its burns and places)
+        if st.over and st.prev is None:
+            st = next_game(st, "asan:2")
+            continue
         if st.over:
             break
-        if i % 6 == 0:
+        if i % 10 == 0:
             for s in st.seat_list:
-                ctxs.append(hooks.pack_context(g, Ctx(st, seat=s, top=st.top, play=st.top)))
+                ctxs.append(hooks.pack_context(g, Ctx(st, seat=s, top=st.top, play=st.top, choice="redeal", answer="redeal")))
         moves = st.legal_moves()
         st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
-words32 = lambda n: [rng.choice([rng.randrange(-3, 40), rng.randrange(-2**31, 2**31)]) for _ in range(n)]
+words32 = lambda n: [rng.choice([rng.randrange(-3, 60), rng.randrange(-2**31, 2**31)]) for _ in range(n)]
 
 def attempt(fn, *args):
     try:
@@ -107,7 +111,7 @@ for r in range(rounds):
             w = array("i")
             w.frombytes(rng.choice(progs))
             for _ in range(rng.randrange(1, 4)):
-                w[rng.randrange(len(w))] = rng.choice([rng.randrange(-3, 40), rng.randrange(-2**31, 2**31)])
+                w[rng.randrange(len(w))] = rng.choice([rng.randrange(-3, 60), rng.randrange(-2**31, 2**31)])
             code = w.tobytes()
         ok = core.vm_verify(code, rng.choice([15, 1, 64, rng.randrange(-1, 70)]))
         accepted += bool(ok)
@@ -161,7 +165,8 @@ def run(rounds: int, seed: int, timeout: float = 1200) -> subprocess.CompletedPr
         so = build(tmp)
         env = {**os.environ, "LD_PRELOAD": runtime(), "PYTHONMALLOC": "malloc",
                "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
-        return subprocess.run([sys.executable, "-c", CHILD, str(so), str(rounds), str(seed)], env=env, capture_output=True,
+        return subprocess.run([sys.executable, "-c", CHILD, str(so), str(rounds), str(seed), str(ROOT / "examples" / "variants")],
+                              env=env, capture_output=True,
                               text=True, timeout=timeout)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

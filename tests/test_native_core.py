@@ -127,7 +127,8 @@ def _contexts(g, st, rng):
         c = Ctx(st, seat=s, top=top, play=top if rng.random() < 0.7 else None,
                 beaten=top if rng.random() < 0.2 else None, target=rng.choice([None, *st.seat_list]),
                 leading=top is None, card=rng.choice([None, *kinds]), round=rng.randrange(3),
-                kind=rng.choice([None, "point", "burn", "stuck", "fall", "", "other"]))
+                kind=rng.choice([None, "point", "burn", "stuck", "fall", "", "other"]),
+                choice=rng.choice([None, "redeal", "", "other"]), answer=rng.choice([None, "redeal", "pass"]))
         c.amount = rng.randrange(4)
         yield c
 
@@ -178,7 +179,11 @@ def test_hook_programs_give_the_compilers_values(name):
 @needs_core
 @pytest.mark.parametrize("expr", ["top.seat // (count(active_seats) - count(active_seats))",
                                   "top.seat % (hand_size(top.seat) - hand_size(top.seat)) + 1",
-                                  "settings.place_points[top.seat + 10]"])
+                                  "settings.place_points[top.seat + 10]",
+                                  "top.seat / (hand_size(top.seat) - hand_size(top.seat))",
+                                  "after(top.seat)[top.seat + 20]", "after(top.seat)[-top.seat - 20]",
+                                  "settings.sweep_places[top.seat + 10]",
+                                  "holds(top.seat, settings.buy.ranks[top.seat + 30])", "min(top.seat, settings.sweep_places[-top.seat - 9])"])
 def test_a_failing_program_fails_with_the_compilers_error(tmp_path, expr):
     """Division by zero or a missing key in a native program: the compiler's EvalError (message,
     position, code), so the rule's RuleFailed text (rule id and line) is the interpreter's."""
@@ -187,7 +192,7 @@ def test_a_failing_program_fails_with_the_compilers_error(tmp_path, expr):
     from gouji_dsl.lang.ops import EvalError
     from gouji_dsl.ruleset.graph import compile_ruleset
     from gouji_dsl.ruleset.loader import resolve_text
-    text = f"ruleset: fails-vm\nextends: online\nrules:\n  - id: test.fails\n    on: next_leader\n    value: \"{expr}\"\n"
+    text = f"ruleset: fails-vm\nextends: qingdao\nrules:\n  - id: test.fails\n    on: next_leader\n    value: \"{expr}\"\n"
     path = tmp_path / "fails-vm.yaml"
     path.write_text(text, encoding="utf-8")
     g = compile_ruleset(resolve_text(text, path))
@@ -222,7 +227,9 @@ def test_the_verifier_refuses_malformed_programs():
     def ok(words):
         return _core.vm_verify(array("i", words).tobytes(), K)
     assert ok([H.OP_CONST, H.T_INT, 5, H.OP_RET])
-    assert len(_core.OP_ARGS) == H.OP_RANDSEAT + 1  # (hooks.py numbers every opcode of vm.h)
+    assert len(_core.OP_ARGS) == H.OP_TEXTS + 1  # (hooks.py numbers every opcode of vm.h)
+    assert ok([H.OP_TEXTS, 2, 3, 255, 0, 0, 0, 0, 0, H.OP_RET])
+    one = [H.OP_CONST, H.T_INT, 1]
     assert ok([H.OP_SLOT, 0, H.OP_TRUTH, H.OP_JFALSE_KEEP, 8, H.OP_SLOT, 1, H.OP_TRUTH, H.OP_RET])  # a and b
     bad = [
         [], [H.OP_RET], [H.OP_CONST, H.T_INT, 5], [99, H.OP_RET], [-1],
@@ -242,6 +249,15 @@ def test_the_verifier_refuses_malformed_programs():
         [H.OP_CONST, H.T_INT, 1] * 65 + [H.OP_RET],  # deeper than the stack
         [H.OP_CONST, H.T_INT, 1, H.OP_RET, H.OP_CONST, H.T_INT, 2, H.OP_RET],  # unreachable code
         [H.OP_CONST, H.T_INT, 1] + [H.OP_NOT] * 4096 + [H.OP_RET],  # longer than a program may be
+        # lists of texts: only from OP_TEXTS, at most 7 ids of 0..255, nothing past its length
+        [H.OP_CONST, H.T_TLIST, 1, H.OP_RET], [H.OP_TEXTS, 8, 0, 0, 0, 0, 0, 0, 0, H.OP_RET],
+        [H.OP_TEXTS, 1, 256, 0, 0, 0, 0, 0, 0, H.OP_RET], [H.OP_TEXTS, 1, -1, 0, 0, 0, 0, 0, 0, H.OP_RET],
+        [H.OP_TEXTS, 1, 3, 4, 0, 0, 0, 0, 0, H.OP_RET], [H.OP_TEXTS, -1, 0, 0, 0, 0, 0, 0, 0, H.OP_RET],
+        one + one + [H.OP_PREVBURNS, 2, H.OP_RET], one + one + [H.OP_ATLEAST, -1, H.OP_RET],
+        one + [H.OP_FLAGGED, 32, H.OP_RET], one + [H.OP_NEXTWITHOUT, -1, H.OP_RET],
+        one + [H.OP_WITHHELD, 1, K, 0, H.OP_RET], one + [H.OP_FIRSTHOLDING, 11, 0, 0, H.OP_RET],
+        one + [H.OP_LISTITEM, H.OP_RET], one + [H.OP_RECEIVED, H.OP_RET], one + [H.OP_MAXDEALT, H.OP_RET],  # (one operand short)
+        [H.OP_MINATLEAST, H.OP_RET],
     ]
     for words in bad:
         assert not ok(words), words

@@ -468,7 +468,8 @@ fail:
 #define L_PREVPLACE (L_RECEIVED + (G_MAX_SEATS + 1) * G_MAX_KINDS)
 #define L_SHOWN_N (L_PREVPLACE + G_MAX_SEATS + 1)
 #define L_SHOWN_T (L_SHOWN_N + (G_MAX_SEATS + 1) * G_MAX_KINDS)
-#define L_LEN (L_SHOWN_T + (G_MAX_SEATS + 1) * G_MAX_KINDS)
+#define L_PREVBURNS (L_SHOWN_T + (G_MAX_SEATS + 1) * G_MAX_KINDS)
+#define L_LEN (L_PREVBURNS + 2 * (G_MAX_SEATS + 1) * (G_MAX_SEATS + 1))
 
 static int get_code(Py_buffer *b, const int32_t **code, int *n)
 {
@@ -562,6 +563,16 @@ static int unpack_ctx(Py_buffer *b, vm_ctx *c)
             c->shown_n[i][j] = (int32_t)w[L_SHOWN_N + i * G_MAX_KINDS + j];
             c->shown_t[i][j] = (int32_t)w[L_SHOWN_T + i * G_MAX_KINDS + j];
         }
+        for (j = 0; j <= G_MAX_SEATS; j++) {
+            int64_t b0 = w[L_PREVBURNS + i * (G_MAX_SEATS + 1) + j];
+            int64_t b1 = w[L_PREVBURNS + (G_MAX_SEATS + 1) * (G_MAX_SEATS + 1) + i * (G_MAX_SEATS + 1) + j];
+            if (b0 < 0 || b0 > 100000 || b1 < 0 || b1 > b0) {
+                PyErr_SetString(PyExc_ValueError, "a burn count is out of range");
+                return -1;
+            }
+            c->prev_burns[0][i][j] = (int32_t)b0;
+            c->prev_burns[1][i][j] = (int32_t)b1;
+        }
     }
     if (vm_ctx_check(c) < 0) {
         PyErr_SetString(PyExc_ValueError, "the context is inconsistent (seats, kinds or a tag out of range)");
@@ -588,8 +599,8 @@ static PyObject *core_vm_verify(PyObject *Py_UNUSED(module), PyObject *args)
     return PyBool_FromLong(ok);
 }
 
-/* vm_eval(code, ctx) -> (status, pc, tag, value); ValueError for a program vm_verify refuses or a
- * malformed context. */
+/* vm_eval(code, ctx) -> (status, pc, tag, value, aux_tag, aux_value) (aux: VM_MISSING_ITEM's list);
+ * ValueError for a program vm_verify refuses or a malformed context. */
 static PyObject *core_vm_eval(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Py_buffer bc, bx;
@@ -630,7 +641,7 @@ static PyObject *core_vm_eval(PyObject *Py_UNUSED(module), PyObject *args)
     PyMem_Free(c);
     PyBuffer_Release(&bc);
     PyBuffer_Release(&bx);
-    return Py_BuildValue("(iiiL)", r.status, r.pc, (int)r.result.tag, (long long)r.result.v);
+    return Py_BuildValue("(iiiLiL)", r.status, r.pc, (int)r.result.tag, (long long)r.result.v, (int)r.aux.tag, (long long)r.aux.v);
 }
 
 /* vm_bench(codes, ctx, reps) -> checksum: run every program of `codes` (a list of programs) `reps`
@@ -690,7 +701,7 @@ static PyObject *core_vm_bench(PyObject *Py_UNUSED(module), PyObject *args)
     return PyLong_FromLongLong(checksum);
 }
 
-/* hook_eval(kind, rules, default_tag, default_value, ctx) -> (status, rule, in_when, pc, tag, value):
+/* hook_eval(kind, rules, default_tag, default_value, ctx) -> (status, rule, in_when, pc, tag, value, aux_tag, aux_value):
  * kind 0 a permit hook, 1 a value hook; rules a list of (when or None, effect, code) with the
  * effects of vm.h (EFF_*); every program is verified first (ValueError if one does not pass). */
 #define HOOK_MAX_RULES 256
@@ -724,7 +735,7 @@ static PyObject *core_hook_eval(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "kind is 0 (permit) or 1 (value)");
         goto fail;
     }
-    if (dtag < 0 || dtag >= T_NTAGS || dtag == T_LIST || dval < -VM_INT_LIMIT || dval > VM_INT_LIMIT
+    if (dtag < 0 || dtag >= T_NTAGS || dtag == T_LIST || dtag == T_TLIST || dval < -VM_INT_LIMIT || dval > VM_INT_LIMIT
         || (dtag == T_RANK && (dval < 0 || dval >= c->n_kinds))) {
         PyErr_SetString(PyExc_ValueError, "the default is out of range");
         goto fail;
@@ -785,7 +796,8 @@ static PyObject *core_hook_eval(PyObject *Py_UNUSED(module), PyObject *args)
     Py_DECREF(seq);
     PyMem_Free(c);
     PyBuffer_Release(&bx);
-    return Py_BuildValue("(iiiiiL)", hr.r.status, hr.rule, hr.in_when, hr.r.pc, (int)hr.r.result.tag, (long long)hr.r.result.v);
+    return Py_BuildValue("(iiiiiLiL)", hr.r.status, hr.rule, hr.in_when, hr.r.pc, (int)hr.r.result.tag, (long long)hr.r.result.v,
+                         (int)hr.r.aux.tag, (long long)hr.r.aux.v);
 fail:
     PyMem_Free(rules);
     Py_XDECREF(seq);
@@ -832,12 +844,12 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     {
-        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
+        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
                                          "attrs", L_ATTRS, "place", L_PLACE, "hands", L_HANDS, "set_bits", L_SETBITS,
                                          "set_count", L_SETCOUNT, "strength", L_STRENGTH, "flags", L_FLAGS,
                                          "prev_flags", L_PREVFLAGS, "counters", L_COUNTERS, "set_order", L_SETORDER,
                                          "dealt", L_DEALT, "received", L_RECEIVED, "prev_place", L_PREVPLACE,
-                                         "shown_n", L_SHOWN_N, "shown_t", L_SHOWN_T, "len", L_LEN);
+                                         "shown_n", L_SHOWN_N, "shown_t", L_SHOWN_T, "prev_burns", L_PREVBURNS, "len", L_LEN);
         if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
             Py_XDECREF(layout);
             Py_DECREF(m);

@@ -21,6 +21,7 @@ compiler's :class:`~gouji_dsl.lang.ops.EvalError` where the program fails.
 """
 from __future__ import annotations
 
+import struct
 import threading
 from array import array
 from dataclasses import dataclass
@@ -35,17 +36,20 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS
 
 # ---- the numbering of vm.h (keep in step with it)
-T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT, T_LIST = 0, 1, 2, 3, 4, 5
+T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT, T_LIST, T_TLIST, T_FLOAT = 0, 1, 2, 3, 4, 5, 6, 7
 LIST_MAX = 14  # (vm.h: VM_LIST_MAX; items 0..14, 15 for none)
+TLIST_MAX = 7  # (vm.h: VM_TLIST_MAX: a list of texts, ids 0..255)
 (OP_CONST, OP_SLOT, OP_PLAYATTR, OP_PLAYIS, OP_SEATFN, OP_HOLDS, OP_COUNTSET, OP_INSET, OP_NOT, OP_NEG, OP_TRUTH,
  OP_BIN, OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP, OP_RET, OP_STORE, OP_LOAD, OP_FLAG, OP_PREVFLAG,
  OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
- OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES, OP_SHOWN, OP_RANDSEAT) = range(41)
+ OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES, OP_SHOWN, OP_RANDSEAT,
+ OP_RECEIVED, OP_PREVBURNS, OP_FLAGGED, OP_NEXTWITHOUT, OP_MAXDEALT, OP_ATLEAST, OP_MINATLEAST, OP_WITHHELD, OP_FIRSTHOLDING,
+ OP_LISTITEM, OP_TEXTS) = range(52)
 MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
                                                "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held",
-                                               "prev_place"))}
+                                               "prev_place", "prev_seat_at"))}
 #: what each seat function gives for a none seat in vm.h (checked against the vocabulary's none_result)
 SEAT_FN_NONE: dict[str, Any] = {"active": False, "out": False, "revolted": False, "passed": False, "hand_size": 0,
                                 "rank_groups": 0, "jokers_held": 0}
@@ -53,11 +57,11 @@ SETS = {name: i for i, name in enumerate(("all_seats", "active_seats", "finished
                                           "finished_in_trick"))}
 BINS = {name: i for i, name in enumerate(("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank",
                                           "gt_rank", "ge_rank", "add", "sub", "mul", "floordiv", "mod", "concat", "remove",
-                                          "keep", "min", "max"))}
+                                          "keep", "min", "max", "div"))}
 #: scalar variables: the question's and the game's (slot numbers)
 SLOTS = {"seat": 0, "target": 1, "leading": 2, "amount": 3, "round": 4, "card": 5, "kind": 6,
          "leader": 8, "burner": 9, "game_number": 10, "places_taken": 11, "trick_number": 12, "prev_sweep": 13,
-         "first_game": 14}
+         "first_game": 14, "choice": 15, "answer": 16}
 PLAYS = {"play": 0, "top": 1, "beaten": 2}
 #: play attributes (language name → number; the TablePlay attribute read)
 ATTRS = {"seat": (0, "seat"), "rank": (1, "rank"), "count": (2, "count"), "carried": (3, "carried"),
@@ -112,7 +116,7 @@ def names(graph: RuleGraph) -> Names:
             _names.pop(next(iter(_names)))
         return table
 
-_OPS_TEXT = {"floordiv": "//", "mod": "%"}
+_OPS_TEXT = {"floordiv": "//", "mod": "%", "div": "/"}
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,7 @@ class HookProgram:
 
     code: bytes
     fails: dict[int, tuple[str, SourcePos]]  # pc → (operator name, position)
-    maps: dict[int, dict[Any, Any]]  # pc → the constant map an index reads
+    maps: dict[int, Any]  # pc → the constant map (or list) an index reads
     text: str  # the expression, unparsed (for display)
     draws: bool = False  # it draws from the game's generator (random_seat())
 
@@ -140,7 +144,8 @@ class _Emitter:
         self.frames: list[int] = []  # the first local of each definition being inlined
         self.nlocals = 0
         self.draws = False
-        self.maps: dict[int, dict[Any, Any]] = {}  # pc → the constant map an OP_MAPGET reads (for its error text)
+        self.maps: dict[int, Any] = {}  # pc → the constant map (or list) an OP_MAPGET reads (for its error text)
+        self.tails: set[int] = set()  # the nodes whose value is the expression's (a float may only be answered)
 
     def refuse(self, n: A.Node, what: str) -> Unsupported:
         return Unsupported(f"{what} ({n.pos.path}:{n.pos.line}:{n.pos.col}: {A.unparse(n)})")
@@ -169,8 +174,18 @@ class _Emitter:
                 self.code += [OP_MKLIST, len(v)]
             else:
                 self.code += [OP_CONST, T_LIST, word]
+        elif isinstance(v, list) and v and all(isinstance(x, str) and x not in self.kidx for x in v):
+            self.const_texts(n, v)
         else:
             raise self.refuse(n, f"a constant of kind {type(v).__name__}")
+
+    def const_texts(self, n: A.Node, v: list[str]) -> None:
+        """A constant list of texts (none a card kind's name): OP_TEXTS with up to 7 text ids below
+        256 (vm.h: T_TLIST packs them 8 bits each above the length)."""
+        ids = [self.names.text(x) for x in v]
+        if len(ids) > TLIST_MAX or max(ids) > 255:
+            raise self.refuse(n, f"a list of more than {TLIST_MAX} texts, or of texts numbered past 255")
+        self.code += [OP_TEXTS, len(ids), *ids, *[0] * (TLIST_MAX - len(ids))]
 
     def e(self, n: A.Node) -> None:
         const, value = self.compiler.constant(n)
@@ -239,115 +254,213 @@ class _Emitter:
         sig = FUNCTIONS.get(n.func)
         if n.ref != A.Ref.FUNCTION or sig is None:
             raise self.refuse(n, f"the call {n.func!r}")
-        if n.func in SEAT_FNS and len(n.args) == 1:
-            if SEAT_FN_NONE.get(n.func) != sig.none_result or sig.accepts_none(0):
-                raise self.refuse(n, f"{n.func}'s none result")
-            self.seat_operand(n.args[0])
-            self.code += [OP_SEATFN, SEAT_FNS[n.func]]
+        handler = _CALLS.get(n.func)
+        if handler is None or not handler(self, n, sig):
+            raise self.refuse(n, f"the function {n.func!r}")
+
+    # Each handler emits the call and returns True, returns False for a shape it does not take, or
+    # raises naming why. Where the first argument is none the compiler answers the function's none
+    # result without evaluating the rest: a later argument that could fail or draw is refused.
+    def call(self, n: A.Call, sig: Any, kinds: str, words: list[int]) -> None:
+        """The arguments of ``n`` (``kinds``: per argument s a seat, l a list, v a value), then the
+        instruction ``words``. Where a later argument may fail or draw, the compiler does not
+        evaluate it after a none argument (the function's none result): the arguments then go to
+        locals, and a none one jumps to the none result."""
+        parts = list(zip(kinds, n.args))
+        emit = {"s": self.seat_operand, "l": self.list_operand, "v": self.e}
+        guards = [i for i in range(len(parts) - 1) if not all(_infallible(a, self.compiler) for _, a in parts[i + 1:])]
+        if not guards:
+            for k, a in parts:
+                emit[k](a)
+            self.code += words
             return
-        if n.func in ("holds", "dealt") and len(n.args) == 2 and sig.none_result == 0:
-            self.seat_operand(n.args[0])
-            if not _infallible(n.args[1]):
-                raise self.refuse(n, f"{n.func}() with a kind that may fail")  # (the compiler would not evaluate it after a none seat)
-            self.e(n.args[1])
-            self.code += [OP_HOLDS if n.func == "holds" else OP_DEALT]
-            return
-        if n.func == "coalesce" and len(n.args) == 2:
-            for a in n.args:
-                self.truth_or_value(a)
-            self.code += [OP_COALESCE]
-            return
-        if n.func in ("holds_of", "dealt_of", "first_held") and len(n.args) == 2:
-            c, v = self.compiler.constant(n.args[1])
-            if not (c and isinstance(v, list) and all(isinstance(k, str) for k in v)):
-                raise self.refuse(n, f"{n.func}() of kinds that are not written out")
-            known = [self.kidx[k] for k in v if k in self.kidx]  # (a word that is no kind holds nothing)
-            self.seat_operand(n.args[0])
-            if n.func == "first_held":
-                if len(known) > 10:
-                    raise self.refuse(n, "first_held() of more than 10 kinds")
-                words = [0, 0]
-                for i, k in enumerate(known):
-                    words[i // 5] |= k << (6 * (i % 5))
-                self.code += [OP_FIRSTHELD, len(known), *words]
-                return
-            if len(set(known)) != len(known) or len(self.kinds) > 64:
-                raise self.refuse(n, f"{n.func}() of a kind named twice")
-            mask = sum(1 << k for k in known)
-            lo, hi = mask & 0xFFFFFFFF, mask >> 32
-            self.code += [OP_SUMKINDS, int(n.func == "dealt_of"), lo - (1 << 32) if lo >= INT32 else lo,
-                          hi - (1 << 32) if hi >= INT32 else hi]
-            return
-        if n.func == "with_at_least" and len(n.args) == 3 and sig.none_result == []:
-            if not (_infallible(n.args[1]) and _infallible(n.args[2])):
-                raise self.refuse(n, "with_at_least() with arguments that may fail")
+        if self.nlocals + len(parts) > NLOCALS:
+            raise self.refuse(n, f"more than {NLOCALS} definition arguments and call arguments in one expression")
+        at, self.nlocals = self.nlocals, self.nlocals + len(parts)
+        ends: list[int] = []
+        for i, (k, a) in enumerate(parts):
+            emit[k](a)
+            self.code += [OP_STORE, at + i]
+            if i in guards:
+                self.code += [OP_LOAD, at + i, OP_CONST, T_NONE, 0, OP_BIN, BINS["eq"], OP_JFALSE_POP, -1]
+                skip = len(self.code) - 1
+                self.const(n, sig.none_result)
+                self.code += [OP_JUMP, -1]
+                ends.append(len(self.code) - 1)
+                self.code[skip] = len(self.code)
+        for i in range(len(parts)):
+            self.code += [OP_LOAD, at + i]
+        self.code += words
+        for j in ends:
+            self.code[j] = len(self.code)
+
+    def c_seatfn(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 1:
+            return False
+        if SEAT_FN_NONE.get(n.func) != sig.none_result or sig.accepts_none(0):
+            raise self.refuse(n, f"{n.func}'s none result")
+        self.seat_operand(n.args[0])
+        self.code += [OP_SEATFN, SEAT_FNS[n.func]]
+        return True
+
+    def c_kind_count(self, n: A.Call, sig: Any) -> bool:
+        """holds / dealt / received / held_at_least / dealt_at_least (seat, kind)."""
+        if len(n.args) != 2 or sig.none_result != 0:
+            return False
+        self.call(n, sig, "sv", _KIND_COUNTS[n.func])
+        return True
+
+    def c_coalesce(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 2:
+            return False
+        for a in n.args:
+            self.truth_or_value(a)
+        self.code += [OP_COALESCE]
+        return True
+
+    def written_kinds(self, n: A.Call, at: int) -> list[int]:
+        """The kinds of a constant list argument, as indices (a word that is no kind holds nothing)."""
+        c, v = self.compiler.constant(n.args[at])
+        if not (c and isinstance(v, list) and all(isinstance(k, str) for k in v)):
+            raise self.refuse(n, f"{n.func}() of kinds that are not written out")
+        return [self.kidx[k] for k in v if k in self.kidx]
+
+    def c_kinds(self, n: A.Call, sig: Any) -> bool:
+        """holds_of / dealt_of (seat, kinds): a sum over a kind mask; first_held / first_holding
+        (seat, kinds) and with_held (seats, kinds): the first kind held, in the list's order."""
+        if len(n.args) != 2:
+            return False
+        known = self.written_kinds(n, 1)
+        if n.func == "with_held":
             self.list_operand(n.args[0])
-            self.e(n.args[1])
-            self.e(n.args[2])
-            self.code += [OP_WITHATLEAST]
-            return
-        if n.func in ("flag", "prev_flag", "counter") and len(n.args) == 2 and sig.none_result == (0 if n.func == "counter" else False):
-            c, v = self.compiler.constant(n.args[1])
-            if not (c and isinstance(v, str)):
-                raise self.refuse(n, f"{n.func}() of a name that is not written out")
-            slot = self.names.counter(v) if n.func == "counter" else self.names.flag(v)
-            if slot is None:
-                raise self.refuse(n, f"more than {NCOUNTERS if n.func == 'counter' else NFLAGS} {n.func} names")
+        else:
             self.seat_operand(n.args[0])
-            self.code += [{"flag": OP_FLAG, "prev_flag": OP_PREVFLAG, "counter": OP_COUNTER}[n.func], slot]
-            return
-        if n.func == "count" and len(n.args) == 1 and isinstance(n.args[0], A.Name) and n.args[0].name in SETS \
-                and n.args[0].ref == A.Ref.GLOBAL:
-            self.code += [OP_COUNTSET, SETS[n.args[0].name]]
-            return
-        if n.func in LIST_FNS and len(n.args) == 1 and sig.none_result == [] and not sig.accepts_none(0):
+        if n.func in ("first_held", "first_holding", "with_held"):
+            if len(known) > 10:
+                raise self.refuse(n, f"{n.func}() of more than 10 kinds")
+            words = [0, 0]
+            for i, k in enumerate(known):
+                words[i // 5] |= k << (6 * (i % 5))
+            op = {"first_held": OP_FIRSTHELD, "first_holding": OP_FIRSTHOLDING, "with_held": OP_WITHHELD}[n.func]
+            self.code += [op, len(known), *words]
+            return True
+        if len(set(known)) != len(known) or len(self.kinds) > 64:
+            raise self.refuse(n, f"{n.func}() of a kind named twice")
+        mask = sum(1 << k for k in known)
+        self.code += [OP_SUMKINDS, int(n.func == "dealt_of"), *_mask_words(mask)]
+        return True
+
+    def c_with_at_least(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 3 or sig.none_result != []:
+            return False
+        self.call(n, sig, "lvv", [OP_WITHATLEAST])
+        return True
+
+    def named(self, n: A.Call, at: int, counter: bool = False) -> int:
+        """The flag (or counter) slot of a name written out as argument ``at``."""
+        c, v = self.compiler.constant(n.args[at])
+        if not (c and isinstance(v, str)):
+            raise self.refuse(n, f"{n.func}() of a name that is not written out")
+        slot = self.names.counter(v) if counter else self.names.flag(v)
+        if slot is None:
+            raise self.refuse(n, f"more than {NCOUNTERS if counter else NFLAGS} {'counter' if counter else 'flag'} names")
+        return slot
+
+    def c_flag(self, n: A.Call, sig: Any) -> bool:
+        """flag / prev_flag / counter (seat, name); flagged (seats, name); next_active_without (seat, name)."""
+        if len(n.args) != 2 or sig.none_result != _FLAG_FNS[n.func][1]:
+            return False
+        slot = self.named(n, 1, counter=n.func == "counter")
+        if n.func == "flagged":
+            self.list_operand(n.args[0])
+        else:
             self.seat_operand(n.args[0])
-            self.code += [OP_LISTFN, LIST_FNS[n.func]]
-            return
-        if n.func == "random_seat" and not n.args:
-            self.code += [OP_RANDSEAT]  # (draws from the game's generator: the caller passes it)
-            self.draws = True
-            return
-        if n.func == "shown_leader" and len(n.args) == 2 and sig.none_result is None:
-            if not _infallible(n.args[1]):
-                raise self.refuse(n, "shown_leader() with a count that may fail")
-            self.e(n.args[0])
-            self.e(n.args[1])
-            self.code += [OP_SHOWN]
-            return
-        if n.func in ("min", "max") and len(n.args) == 2 and sig.none_result is None:
-            if not all(_cat(a) in ("int", "seat", "none") for a in n.args) or not _infallible(n.args[1]):
-                raise self.refuse(n, f"{n.func}() of these arguments")
-            self.e(n.args[0])
-            self.e(n.args[1])
-            self.code += [OP_BIN, BINS[n.func]]
-            return
-        if n.func == "sum_places" and len(n.args) == 2 and sig.none_result == 0:
-            c, table = self.compiler.constant(n.args[1])
-            if not (c and isinstance(table, dict)) or len(table) > MAP_MAX:
-                raise self.refuse(n, "sum_places() of a table that is not a constant map of at most 16 places")
-            pairs: dict[int, int] = {}
-            for k, v in table.items():
-                key = k if isinstance(k, int) and not isinstance(k, bool) else (int(k) if isinstance(k, str) and k.isdigit() else None)
-                if key is None or key in pairs or not -INT32 < key < INT32:
-                    raise self.refuse(n, f"sum_places() of a table with the key {k!r}")
-                if v is None or isinstance(v, bool) or (isinstance(v, int) and -INT32 < v < INT32):
-                    pairs[key] = int(v or 0)
-                else:
-                    raise self.refuse(n, f"sum_places() of a table with the value {v!r}")
-            self.list_operand(n.args[0])
-            words = [w for kv in pairs.items() for w in kv] + [0, 0] * (MAP_MAX - len(pairs))
-            self.fails[len(self.code)] = ("sum_places", n.pos)
-            self.maps[len(self.code)] = table
-            self.code += [OP_SUMPLACES, len(pairs), *words]
-            return
-        fused = {"count": OP_LEN, "first": OP_FIRST, "sorted_places": OP_SORTEDPLACES, "active_of": OP_ACTIVEOF,
-                 "fewest_cards_first": OP_FEWEST}
-        if n.func in fused and len(n.args) == 1:
-            self.list_operand(n.args[0])
-            self.code += [fused[n.func]]
-            return
-        raise self.refuse(n, f"the function {n.func!r}")
+        self.code += [_FLAG_FNS[n.func][0], slot]
+        return True
+
+    def c_count(self, n: A.Call, sig: Any) -> bool:
+        a = n.args[0] if len(n.args) == 1 else None
+        if isinstance(a, A.Name) and a.name in SETS and a.ref == A.Ref.GLOBAL:
+            self.code += [OP_COUNTSET, SETS[a.name]]
+            return True
+        return self.c_fused(n, sig)
+
+    def c_listfn(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 1 or sig.none_result != [] or sig.accepts_none(0):
+            return False
+        self.seat_operand(n.args[0])
+        self.code += [OP_LISTFN, LIST_FNS[n.func]]
+        return True
+
+    def c_random_seat(self, n: A.Call, sig: Any) -> bool:
+        if n.args:
+            return False
+        self.code += [OP_RANDSEAT]  # (draws from the game's generator: the caller passes it)
+        self.draws = True
+        return True
+
+    def c_shown_leader(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 2 or sig.none_result is not None:
+            return False
+        self.call(n, sig, "vv", [OP_SHOWN])
+        return True
+
+    def c_minmax(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 2 or sig.none_result is not None:
+            return False
+        if not all(_cat(a) in ("int", "seat", "none") for a in n.args):
+            raise self.refuse(n, f"{n.func}() of these arguments")
+        self.call(n, sig, "vv", [OP_BIN, BINS[n.func]])
+        return True
+
+    def c_sum_places(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 2 or sig.none_result != 0:
+            return False
+        c, table = self.compiler.constant(n.args[1])
+        if not (c and isinstance(table, dict)) or len(table) > MAP_MAX:
+            raise self.refuse(n, "sum_places() of a table that is not a constant map of at most 16 places")
+        pairs: dict[int, int] = {}
+        for k, v in table.items():
+            key = k if isinstance(k, int) and not isinstance(k, bool) else (int(k) if isinstance(k, str) and k.isdigit() else None)
+            if key is None or key in pairs or not -INT32 < key < INT32:
+                raise self.refuse(n, f"sum_places() of a table with the key {k!r}")
+            if v is None or isinstance(v, bool) or (isinstance(v, int) and -INT32 < v < INT32):
+                pairs[key] = int(v or 0)
+            else:
+                raise self.refuse(n, f"sum_places() of a table with the value {v!r}")
+        self.list_operand(n.args[0])
+        words = [w for kv in pairs.items() for w in kv] + [0, 0] * (MAP_MAX - len(pairs))
+        self.fails[len(self.code)] = ("sum_places", n.pos)
+        self.maps[len(self.code)] = table
+        self.code += [OP_SUMPLACES, len(pairs), *words]
+        return True
+
+    def c_seat_pair(self, n: A.Call, sig: Any) -> bool:
+        """prev_burns / prev_counter_burns (seat, seat): the previous game's successful burns."""
+        if len(n.args) != 2 or sig.none_result != 0:
+            return False
+        self.call(n, sig, "ss", [OP_PREVBURNS, int(n.func == "prev_counter_burns")])
+        return True
+
+    def c_max_dealt(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 2 or sig.none_result != 0:
+            return False
+        self.call(n, sig, "lv", [OP_MAXDEALT])
+        return True
+
+    def c_min_dealt_at_least(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 1 or sig.none_result != 0:
+            return False
+        self.e(n.args[0])
+        self.code += [OP_MINATLEAST]
+        return True
+
+    def c_fused(self, n: A.Call, sig: Any) -> bool:
+        if len(n.args) != 1:
+            return False
+        self.list_operand(n.args[0])
+        self.code += [_FUSED[n.func]]
+        return True
 
     def seat_operand(self, a: A.Node) -> None:
         if _cat(a) not in ("seat", "int", "none", "any"):  # (any: a definition's parameter; checked when it runs)
@@ -378,24 +491,75 @@ class _Emitter:
             return (T_RANK, self.kidx[v]) if v in self.kidx else (T_TEXT, self.names.text(v))
         raise self.refuse(n, f"a map holding {type(v).__name__} values")
 
-    def e_Index(self, n: A.Index) -> None:
-        c, m = self.compiler.constant(n.base)
-        if not (c and isinstance(m, dict)):
-            raise self.refuse(n, "indexing a value that is not a constant map")
+    def map_words(self, n: A.Node, m: dict[Any, Any], values: list[tuple[int, int]] | None = None) -> list[int]:
+        """The operands of an OP_MAPGET over the constant map ``m`` (``values``: other values, in order)."""
         if len(m) > MAP_MAX:
             raise self.refuse(n, f"a map of more than {MAP_MAX} entries")
-        words: list[int] = []
-        for k, v in m.items():
+        words: list[int] = [len(m)]
+        for i, (k, v) in enumerate(m.items()):
             if isinstance(k, bool) or not isinstance(k, (int, str)):
                 raise self.refuse(n, "a map with keys that are not numbers or words")
-            kt, kv = self.scalar(n, k)
-            vt, vv = self.scalar(n, v)
-            words += [kt, kv, vt, vv]
-        words += [0, 0, 0, 0] * (MAP_MAX - len(m))
-        self.e(n.key)
+            words += [*self.scalar(n, k), *(values[i] if values is not None else self.scalar(n, v))]
+        return words + [0, 0, 0, 0] * (MAP_MAX - len(m))
+
+    def mapget(self, n: A.Index, m: dict[Any, Any] | list[Any], words: list[int]) -> None:
         self.fails[len(self.code)] = ("index", n.pos)
         self.maps[len(self.code)] = m
-        self.code += [OP_MAPGET, len(m), *words]
+        self.code += [OP_MAPGET, *words]
+
+    def e_Index(self, n: A.Index) -> None:
+        c, m = self.compiler.constant(n.base)
+        if c and isinstance(m, list):  # (a constant list: a map of its positions, counted from 0 and from the end)
+            if len(m) > MAP_MAX // 2 or _cat(n.key) not in ("int", "none"):
+                raise self.refuse(n, f"indexing a list of more than {MAP_MAX // 2} items, or by a {n.key.type}")
+            self.e(n.key)
+            self.mapget(n, m, self.map_words(n, {**dict(enumerate(m)), **{i - len(m): v for i, v in enumerate(m)}}))
+            return
+        if c and isinstance(m, dict):
+            self.e(n.key)
+            self.mapget(n, m, self.map_words(n, m))
+            return
+        if isinstance(n.base, A.Index):
+            self.nested_index(n, n.base)
+            return
+        if _small_list(n.base) and _cat(n.key) in ("int", "none"):
+            self.e(n.base)
+            self.e(n.key)
+            self.fails[len(self.code)] = ("index", n.pos)
+            self.code += [OP_LISTITEM]
+            return
+        raise self.refuse(n, "indexing a value that is not a constant map or a list of seats or numbers")
+
+    def nested_index(self, n: A.Index, inner: A.Index) -> None:
+        """``m[a][b]`` with ``m`` a constant map of maps: ``a``'s entry (its position among the
+        maps) into a local, ``b`` into another, then the map at that position indexed by ``b``
+        (none for a none map or key), the compiler's order and errors."""
+        c, m = self.compiler.constant(inner.base)
+        if not (c and isinstance(m, dict) and all(v is None or isinstance(v, dict) for v in m.values())):
+            raise self.refuse(n, "indexing a value that is not a constant map of maps")
+        if self.nlocals + 2 > NLOCALS:
+            raise self.refuse(n, f"more than {NLOCALS} definition arguments and map keys in one expression")
+        at, self.nlocals = self.nlocals, self.nlocals + 2
+        self.e(inner.key)
+        self.mapget(inner, m, self.map_words(inner, m, [(T_INT, i) for i in range(len(m))]))
+        self.code += [OP_STORE, at]
+        self.e(n.key)
+        self.code += [OP_STORE, at + 1]
+        ends: list[int] = []
+        for i, sub in enumerate(m.values()):
+            self.code += [OP_LOAD, at, OP_CONST, T_INT, i, OP_BIN, BINS["eq"], OP_JFALSE_POP, -1]
+            skip = len(self.code) - 1
+            if sub is None:
+                self.code += [OP_CONST, T_NONE, 0]
+            else:
+                self.code += [OP_LOAD, at + 1]
+                self.mapget(n, sub, self.map_words(n, sub))
+            self.code += [OP_JUMP, -1]
+            ends.append(len(self.code) - 1)
+            self.code[skip] = len(self.code)
+        self.code += [OP_CONST, T_NONE, 0]  # (a none key of the outer map)
+        for j in ends:
+            self.code[j] = len(self.code)
 
     def e_Attr(self, n: A.Attr) -> None:
         if n.ref == A.Ref.PLAY_ATTR and isinstance(n.base, A.Name) and n.base.ref == A.Ref.CONTEXT \
@@ -439,7 +603,7 @@ class _Emitter:
             lists = [x for x in (n.left, n.right) if _cat(x) == "list"]
             if lists and not all(_small_list(x) for x in lists):
                 raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
-            if not {cl, cr} <= {"int", "seat", "bool", "rank", "text", "none", "list"}:
+            if not {cl, cr} <= {"int", "seat", "bool", "rank", "text", "none", "list", "any"}:  # (any: whatever the VM holds)
                 raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
         elif impl.endswith("_int"):
             if not {cl, cr} <= {"int", "seat", "none"}:
@@ -484,6 +648,9 @@ class _Emitter:
         elif impl in ("concat", "remove", "keep"):
             if not (_small_list(n.left) and _small_list(n.right)):
                 raise self.refuse(n, f"{impl} of {n.left.type} and {n.right.type}")
+        elif impl == "div":
+            if id(n) not in self.tails or not {cl, cr} <= {"int", "seat", "none"}:
+                raise self.refuse(n, "a division (/) whose fraction is computed with further, or not of numbers")
         elif impl in ("add", "sub", "mul", "floordiv", "mod"):
             if not {cl, cr} <= {"int", "seat", "none"}:
                 raise self.refuse(n, f"arithmetic on {n.left.type} and {n.right.type}")
@@ -491,7 +658,7 @@ class _Emitter:
             raise self.refuse(n, f"the operator {impl!r}")
         self.e(n.left)
         self.e(n.right)
-        if impl in ("floordiv", "mod"):
+        if impl in ("floordiv", "mod", "div"):
             self.fails[len(self.code)] = (impl, n.pos)
         self.code += [OP_BIN, BINS[impl]]
 
@@ -534,6 +701,32 @@ class _Emitter:
         self.code[at_end] = len(self.code)
 
 
+_CALLS: dict[str, Any] = {
+    **{f: _Emitter.c_seatfn for f in SEAT_FNS}, **{f: _Emitter.c_listfn for f in LIST_FNS},
+    **{f: _Emitter.c_kind_count for f in ("holds", "dealt", "received", "held_at_least", "dealt_at_least")},
+    **{f: _Emitter.c_kinds for f in ("holds_of", "dealt_of", "first_held", "first_holding", "with_held")},
+    **{f: _Emitter.c_flag for f in ("flag", "prev_flag", "counter", "flagged", "next_active_without")},
+    **{f: _Emitter.c_fused for f in ("first", "sorted_places", "active_of", "fewest_cards_first")},
+    **{f: _Emitter.c_minmax for f in ("min", "max")}, **{f: _Emitter.c_seat_pair for f in ("prev_burns", "prev_counter_burns")},
+    "coalesce": _Emitter.c_coalesce, "with_at_least": _Emitter.c_with_at_least, "count": _Emitter.c_count,
+    "random_seat": _Emitter.c_random_seat, "shown_leader": _Emitter.c_shown_leader, "sum_places": _Emitter.c_sum_places,
+    "max_dealt": _Emitter.c_max_dealt, "min_dealt_at_least": _Emitter.c_min_dealt_at_least,
+}
+_KIND_COUNTS = {"holds": [OP_HOLDS], "dealt": [OP_DEALT], "received": [OP_RECEIVED], "held_at_least": [OP_ATLEAST, 0],
+                "dealt_at_least": [OP_ATLEAST, 1]}
+#: the functions of a flag or counter name: their instruction, and the none result it gives
+_FLAG_FNS: dict[str, tuple[int, Any]] = {"flag": (OP_FLAG, False), "prev_flag": (OP_PREVFLAG, False), "counter": (OP_COUNTER, 0),
+                                         "flagged": (OP_FLAGGED, []), "next_active_without": (OP_NEXTWITHOUT, None)}
+_FUSED = {"count": OP_LEN, "first": OP_FIRST, "sorted_places": OP_SORTEDPLACES, "active_of": OP_ACTIVEOF,
+          "fewest_cards_first": OP_FEWEST}
+
+
+def _mask_words(mask: int) -> list[int]:
+    """A 64-bit mask as two signed 32-bit words, low first."""
+    lo, hi = mask & 0xFFFFFFFF, mask >> 32
+    return [lo - (1 << 32) if lo >= INT32 else lo, hi - (1 << 32) if hi >= INT32 else hi]
+
+
 def _small_list(n: A.Node) -> bool:
     """A list the core holds: of seats or whole numbers (or none)."""
     t = strip(n.type) if n.type is not None else None
@@ -546,16 +739,34 @@ def _cat(n: A.Node) -> str:
     return category(n.type) if n.type is not None else "any"
 
 
-def _infallible(n: A.Node) -> bool:
-    """No operator under ``n`` can fail (no division, index or definition call)."""
-    return not any(isinstance(x, (A.Index, A.Call)) and not (isinstance(x, A.Call) and x.func in SEAT_FNS)
-                   or isinstance(x, A.Binary) and x.impl in ("floordiv", "mod", "div")
-                   for x in A.walk(n))
+#: vocabulary functions that may fail (EvalError) or draw from the game's generator
+_FALLIBLE_FNS = frozenset({"sum_places", "random_seat"})
+
+
+def _infallible(n: A.Node, defs: Any = None, depth: int = 0) -> bool:
+    """No operator under ``n`` can fail or draw (no division, index, failing function; a
+    definition's body counts as what it calls): evaluating it or not changes nothing."""
+    for x in A.walk(n):
+        if isinstance(x, A.Index) or isinstance(x, A.Binary) and x.impl in ("floordiv", "mod", "div"):
+            return False
+        if isinstance(x, (A.Call, A.Name)) and x.ref == A.Ref.DEFINITION:
+            info = defs.definitions.get(x.func if isinstance(x, A.Call) else x.name) if defs is not None else None
+            if info is None or info.body is None or depth > 16 or not _infallible(info.body, defs, depth + 1):
+                return False
+        elif isinstance(x, A.Call) and (x.ref != A.Ref.FUNCTION or x.func in _FALLIBLE_FNS):
+            return False
+    return True
 
 
 def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
     """The program of one checked expression of ``graph`` (Unsupported: what it does not express)."""
     em = _Emitter(graph)
+    todo = [tree]
+    while todo:  # (the answer's own nodes: the root and the branches of its conditionals)
+        t = todo.pop()
+        em.tails.add(id(t))
+        if isinstance(t, A.Cond):
+            todo += [t.then, t.other]
     em.e(tree)
     em.code.append(OP_RET)
     _peephole(em)
@@ -645,7 +856,7 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
     vals = {"kind": ctx.kind, "seat": ctx.seat, "target": ctx.target, "leading": ctx.leading, "amount": ctx.amount, "round": ctx.round,
             "card": ctx.card, "leader": g.trick_leader, "burner": g.burner, "game_number": g.game_number,
             "places_taken": len(g.places), "trick_number": g.trick_no, "prev_sweep": bool(g.prev and g.prev.sweep),
-            "first_game": g.prev is None}
+            "first_game": g.prev is None, "choice": ctx.choice, "answer": ctx.answer}
     for name, slot in SLOTS.items():
         w[at + 2 * slot], w[at + 2 * slot + 1] = _tagged(vals[name], kidx, table)
     at += 2 * core.NSLOTS
@@ -705,6 +916,13 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
                 if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
                     raise Unsupported(f"the counter {name!r} holds {v!r}")
                 w[at + k * (core.MAX_SEATS + 1) + s] = v
+    _pack_seats(w, L, core, g, kidx)
+    _pack_burns(w, L, core, g)
+    return array("q", w).tobytes()
+
+
+def _pack_seats(w: list[int], L: dict[str, int], core: Any, g: Any, kidx: dict[str, int]) -> None:
+    """Per seat: as dealt, received, the previous game's place, what it showed in the deal."""
     for s in g.seat_list:
         for k, n in enumerate(g.dealt[s]):
             w[L["dealt"] + s * core.MAX_KINDS + k] = n
@@ -713,20 +931,38 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
                 w[L["received"] + s * core.MAX_KINDS + kidx[sym]] = n
         if g.prev is not None and g.prev.places.get(s):
             w[L["prev_place"] + s] = g.prev.places[s]
-        # what the seat showed during the deal, per kind (interpreter.shown_leader's two figures)
-        tops: dict[str, tuple[int, int]] = {}
-        seen: dict[tuple[str, str], int] = {}
-        for i, c in enumerate(g.dealt_cards.get(s, [])):
-            if not c.suit:
-                continue
-            n = seen[(c.symbol, c.suit)] = seen.get((c.symbol, c.suit), 0) + 1
-            if n > tops.get(c.symbol, (0, 0))[0]:
-                tops[c.symbol] = (n, s if g.source == "fixed" else i * g.n_seats + s)
-        for sym, (n, when) in tops.items():
+        for sym, (n, when) in _shown(g, s).items():
             if sym in kidx:
                 w[L["shown_n"] + s * core.MAX_KINDS + kidx[sym]] = n
                 w[L["shown_t"] + s * core.MAX_KINDS + kidx[sym]] = when
-    return array("q", w).tobytes()
+
+
+def _shown(g: Any, s: int) -> dict[str, tuple[int, int]]:
+    """What seat ``s`` showed during the deal, per kind (interpreter.shown_leader's two figures)."""
+    tops: dict[str, tuple[int, int]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for i, c in enumerate(g.dealt_cards.get(s, [])):
+        if not c.suit:
+            continue
+        n = seen[(c.symbol, c.suit)] = seen.get((c.symbol, c.suit), 0) + 1
+        if n > tops.get(c.symbol, (0, 0))[0]:
+            tops[c.symbol] = (n, s if g.source == "fixed" else i * g.n_seats + s)
+    return tops
+
+
+def _pack_burns(w: list[int], L: dict[str, int], core: Any, g: Any) -> None:
+    """The previous game's successful burns (and counter-burns) per burner and burned seat."""
+    if g.prev is None:
+        return
+    side = core.MAX_SEATS + 1
+    for b in g.prev.burns:
+        s, t = b.get("burner"), b.get("burned")
+        if not (b.get("success") and isinstance(s, int) and isinstance(t, int) and 1 <= s <= core.MAX_SEATS
+                and 1 <= t <= core.MAX_SEATS):
+            continue
+        w[L["prev_burns"] + s * side + t] += 1
+        if b.get("counter"):
+            w[L["prev_burns"] + side * side + s * side + t] += 1
 
 
 def _check_at(at: int, layout: dict[str, int], key: str) -> None:
@@ -737,10 +973,10 @@ def _check_at(at: int, layout: dict[str, int], key: str) -> None:
 def evaluate(prog: HookProgram, graph: RuleGraph, packed: bytes, rng: Any = None) -> Any:
     """Run ``prog`` on a packed context: the value as the compiler gives it, or its EvalError
     (``rng``: the game's generator as a native Random, for a program that draws)."""
-    status, pc, tag, value = _core_module().vm_eval(prog.code, packed, rng)
+    status, pc, tag, value, atag, avalue = _core_module().vm_eval(prog.code, packed, rng)
     if status == 0:
         return _value(graph, tag, value)
-    _fail(prog, status, pc, tag, value, graph)
+    _fail(prog, status, pc, tag, value, graph, (atag, avalue))
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -756,6 +992,10 @@ def _value(graph: RuleGraph, tag: int, value: int) -> Any:
     if tag == T_LIST:
         items = [(value >> (4 + 4 * i)) & 15 for i in range(value & 15)]
         return [None if x == 15 else x for x in items]
+    if tag == T_FLOAT:
+        return struct.unpack("<d", struct.pack("<q", value))[0]
+    if tag == T_TLIST:
+        return [_text_of(graph, (value >> (4 + 8 * i)) & 255) for i in range(value & 15)]
     return graph.model.kinds[value]
 
 
@@ -820,7 +1060,7 @@ def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None, rn
     from it; without one such a rule is Unsupported)."""
     if packed is None:
         packed = pack_context(graph, ctx)
-    status, rule, in_when, pc, tag, value = _core_module().hook_eval(p.kind, list(p.rules), T_BOOL,
+    status, rule, in_when, pc, tag, value, atag, avalue = _core_module().hook_eval(p.kind, list(p.rules), T_BOOL,
                                                                       int(bool(p.default)) if p.kind == 0 else 0, packed,
                                                                       rng)
     if status != 0:
@@ -828,7 +1068,7 @@ def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None, rn
         prog = when if in_when else eff
         assert prog is not None
         try:
-            _fail(prog, status, pc, tag, value, graph)
+            _fail(prog, status, pc, tag, value, graph, (atag, avalue))
         except EvalError as e:
             raise graph._failed(p.compiled[rule], e, ctx) from None
     if p.kind == 0:
@@ -844,13 +1084,20 @@ def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None, rn
     return v
 
 
-def _fail(prog: HookProgram, status: int, pc: int, tag: int, value: int, graph: RuleGraph) -> None:
+def _fail(prog: HookProgram, status: int, pc: int, tag: int, value: int, graph: RuleGraph, aux: tuple[int, int] = (0, 0)) -> None:
     if status == 5 and pc in prog.maps:  # (the vocabulary's own error: no position)
         table = prog.maps[pc]
         raise EvalError(f"the place table has no place {value} (keys: {', '.join(map(str, table)) or 'none'})")
-    if status == 4 and pc in prog.fails and pc in prog.maps:
+    if status in (4, 6) and pc in prog.fails:  # a key no map holds, an item no list has (ops.index_impl's texts)
         key = _value(graph, tag, value)
-        raise EvalError(f"no key {_show(key)} in {_show(prog.maps[pc])}", prog.fails[pc][1], Code.MISSING_KEY)
+        where = prog.fails[pc][1]
+        seq = prog.maps.get(pc) if status == 4 else _value(graph, *aux)
+        if isinstance(seq, list):
+            raise EvalError(f"no item {key} in {_show(seq)} ({len(seq)} items, counted from 0)", where, Code.MISSING_KEY)
+        if seq is not None:
+            raise EvalError(f"no key {_show(key)} in {_show(seq)}", where, Code.MISSING_KEY)
+    if status == 7 and pc in prog.fails:
+        raise EvalError(f"a list is indexed by a number, not {_show(_value(graph, tag, value))}", prog.fails[pc][1])
     if status == 1 and pc in prog.fails:
         op, pos = prog.fails[pc]
         raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)

@@ -27,11 +27,15 @@
 
 #include "game.h"
 
-enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_RANK = 3, T_TEXT = 4, T_LIST = 5, T_NTAGS = 6 };
+enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_RANK = 3, T_TEXT = 4, T_LIST = 5, T_TLIST = 6, T_FLOAT = 7, T_NTAGS = 8 };
 /* a list (of seats or small whole numbers) is packed in its value: the length in the low 4 bits, then item i
    in bits 4+4i..7+4i (0..14 the number, 15 none); at most VM_LIST_MAX items */
 #define VM_LIST_MAX 14  /* a text is its id in the ruleset's
    text table (hooks.py); id 0 is the empty text, the only false one */
+/* a list of texts (only OP_TEXTS makes one): the length in the low 4 bits, then text id i (0..255) in bits
+   4+8i..11+8i; at most VM_TLIST_MAX items */
+#define VM_TLIST_MAX 7
+/* a float (only B_DIV makes one: Python's exact division of two whole numbers) holds the bits of its double */
 
 typedef struct {
     int32_t tag;
@@ -94,28 +98,42 @@ enum {
     OP_SHOWN,       /* pop k, pop rank: the seat that showed the most same-suit cards of the kind during the deal
                        (at least k; ties: who completed that count first), or none */
     OP_RANDSEAT,    /* push a seat drawn from the game's generator (randint(1, n): 1 + _randbelow(n)) */
+    OP_RECEIVED,    /* pop rank, pop seat: cards of that kind the seat received in the between-game phase (0 for none) */
+    OP_PREVBURNS,   /* which: pop t, pop s: successful burns (which 1: counter-burns) by s of t in the previous game */
+    OP_FLAGGED,     /* flag: pop a list of seats, push those with the flag, same order */
+    OP_NEXTWITHOUT, /* flag: pop a seat, push the first active seat after it without the flag, or none */
+    OP_MAXDEALT,    /* pop rank, pop a list of seats: the most cards of the kind any of them was dealt (0: none) */
+    OP_ATLEAST,     /* table: pop rank, pop seat: its cards (0 held, 1 dealt) of that kind or any later kind */
+    OP_MINATLEAST,  /* pop rank: the fewest cards dealt of that kind or any later kind, over all seats */
+    OP_WITHHELD,    /* n lo hi: pop a list of seats, push those holding one of the n kinds (not counting cards received) */
+    OP_FIRSTHOLDING,/* n lo hi: as OP_FIRSTHELD, counting cards received */
+    OP_LISTITEM,    /* pop a key, pop a list: its item (Python's index, from the end when negative); none for none;
+                       out of range stops the run: VM_MISSING_ITEM (the list in aux); not a number: VM_BAD_INDEX */
+    OP_TEXTS,       /* k id x VM_TLIST_MAX: push the list of the first k text ids */
     OP_NOPS
 };
 #define VM_MAP_MAX 16
 
-static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33, 0, 0};
+static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33, 0, 0,
+                                         0, 1, 1, 1, 0, 1, 0, 3, 3, 0, 1 + VM_TLIST_MAX};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
 enum {
     FN_OPPOSITE = 0, FN_DOWNSTREAM, FN_UPSTREAM, FN_TEAM, FN_NEXT_ACTIVE, FN_ACTIVE, FN_OUT, FN_REVOLTED,
-    FN_PASSED, FN_PLACE, FN_HAND_SIZE, FN_RANK_GROUPS, FN_JOKERS_HELD, FN_PREV_PLACE, FN_N
+    FN_PASSED, FN_PLACE, FN_HAND_SIZE, FN_RANK_GROUPS, FN_JOKERS_HELD, FN_PREV_PLACE, FN_PREV_SEAT_AT, FN_N
 };
 
 enum { SET_ALL = 0, SET_ACTIVE, SET_FINISHED, SET_REVOLTED, SET_PASSED, SET_FINISHED_IN_TRICK, SET_N };
 
 enum {
     B_EQ = 0, B_NE, B_LT_INT, B_LE_INT, B_GT_INT, B_GE_INT, B_LT_RANK, B_LE_RANK, B_GT_RANK, B_GE_RANK,
-    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_CONCAT, B_REMOVE, B_KEEP, B_MIN, B_MAX, B_N
+    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_CONCAT, B_REMOVE, B_KEEP, B_MIN, B_MAX, B_DIV, B_N
 };
 
 /* run results */
-enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3, VM_MISSING_KEY = 4, VM_MISSING_PLACE = 5 };
+enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3, VM_MISSING_KEY = 4, VM_MISSING_PLACE = 5, VM_MISSING_ITEM = 6,
+       VM_BAD_INDEX = 7 };
 
 typedef struct {
     int n_seats, n_teams, n_kinds, n_ranks;
@@ -136,6 +154,7 @@ typedef struct {
     int32_t prev_place[G_MAX_SEATS + 1];             /* the previous game's places (0: none, or no previous game) */
     int32_t shown_n[G_MAX_SEATS + 1][G_MAX_KINDS];   /* per seat and kind: the most same-suit cards shown in the deal */
     int32_t shown_t[G_MAX_SEATS + 1][G_MAX_KINDS];   /* ... and when that count was completed (dealing order) */
+    int32_t prev_burns[2][G_MAX_SEATS + 1][G_MAX_SEATS + 1];  /* [0] successful burns by s of t in the previous game, [1] counter-burns */
     mt_state *rng;                                   /* the game's generator (NULL: a program that draws cannot run) */
 } vm_ctx;
 
@@ -143,6 +162,7 @@ typedef struct {
     int status;       /* VM_* */
     int pc;           /* the instruction that failed */
     vm_value result;  /* the value (VM_OK), or the failing operation's left operand */
+    vm_value aux;     /* VM_MISSING_ITEM: the list */
 } vm_result;
 
 static inline int vm_ctx_check(const vm_ctx *c)
@@ -214,8 +234,8 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
                 return -1;
             if (code[pc + 1] == T_BOOL && (code[pc + 2] < 0 || code[pc + 2] > 1))
                 return -1;
-            if (code[pc + 1] == T_TEXT && code[pc + 2] < 0)
-                return -1;
+            if ((code[pc + 1] == T_TEXT && code[pc + 2] < 0) || code[pc + 1] == T_TLIST || code[pc + 1] == T_FLOAT)
+                return -1;  /* (a list of texts only from OP_TEXTS, a float only from B_DIV) */
             if (code[pc + 1] == T_LIST) {  /* a well-formed list: its length, then that many items, nothing above */
                 uint32_t w = (uint32_t)code[pc + 2], len = w & 15U;
                 if (code[pc + 2] < 0 || len > 6 || (len < 7 && (w >> (4 + 4 * len)) != 0))
@@ -356,6 +376,40 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
         case OP_RANDSEAT:
             out = 1;
             break;
+        case OP_RECEIVED:
+        case OP_MAXDEALT:
+        case OP_LISTITEM:
+            in = 2;
+            out = 1;
+            break;
+        case OP_PREVBURNS:
+        case OP_ATLEAST:
+            if (code[pc + 1] < 0 || code[pc + 1] > 1)
+                return -1;
+            in = 2;
+            out = 1;
+            break;
+        case OP_FLAGGED:
+        case OP_NEXTWITHOUT:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NFLAGS)
+                return -1;
+            in = 1;
+            out = 1;
+            break;
+        case OP_MINATLEAST:
+            in = 1;
+            out = 1;
+            break;
+        case OP_TEXTS: {
+            int k, m = code[pc + 1];
+            if (m < 0 || m > VM_TLIST_MAX)
+                return -1;
+            for (k = 0; k < VM_TLIST_MAX; k++)
+                if (code[pc + 2 + k] < 0 || code[pc + 2 + k] > 255 || (k >= m && code[pc + 2 + k] != 0))
+                    return -1;
+            out = 1;
+            break;
+        }
         case OP_FEWEST:
             in = 1;
             out = 1;
@@ -384,7 +438,9 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             out = 1;
             break;
         }
-        case OP_FIRSTHELD: {
+        case OP_FIRSTHELD:
+        case OP_FIRSTHOLDING:
+        case OP_WITHHELD: {
             int k, m = code[pc + 1];
             if (m < 0 || m > 10)
                 return -1;
@@ -488,9 +544,20 @@ static inline vm_value vm_make_list(const int *items, int n)
     return v;
 }
 
+static inline double vm_float(vm_value x)
+{
+    double d;
+    if (x.tag != T_FLOAT)
+        return (double)x.v;
+    memcpy(&d, &x.v, sizeof d);
+    return d;
+}
+
 static inline int vm_truth(vm_value x)
 {
-    if (x.tag == T_LIST)
+    if (x.tag == T_FLOAT)
+        return vm_float(x) != 0.0;
+    if (x.tag == T_LIST || x.tag == T_TLIST)
         return vm_list_len(x) != 0;
     return x.tag == T_RANK ? 1 : (x.tag == T_NONE ? 0 : x.v != 0);  /* (a text: id 0 is the empty one) */
 }
@@ -499,6 +566,13 @@ static inline int vm_eq(vm_value x, vm_value y)
 {
     if (x.tag == T_NONE || y.tag == T_NONE)
         return x.tag == y.tag;
+    if (x.tag == T_FLOAT || y.tag == T_FLOAT) {  /* (a number equals a float of the same value, as in Python) */
+        if ((x.tag != T_FLOAT && x.tag != T_INT && x.tag != T_BOOL) || (y.tag != T_FLOAT && y.tag != T_INT && y.tag != T_BOOL))
+            return 0;
+        return vm_float(x) == vm_float(y);
+    }
+    if ((x.tag == T_LIST || x.tag == T_TLIST) && (y.tag == T_LIST || y.tag == T_TLIST) && x.tag != y.tag)
+        return vm_list_len(x) == 0 && vm_list_len(y) == 0;  /* (no seat or number is a text: only [] == []) */
     if (x.tag == T_RANK || y.tag == T_RANK || x.tag == T_TEXT || y.tag == T_TEXT || x.tag == T_LIST || y.tag == T_LIST)
         return x.tag == y.tag && x.v == y.v;
     return x.v == y.v;  /* bools and ints compare as numbers (true == 1) */
@@ -534,6 +608,8 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
     res.pc = 0;
     res.result.tag = T_NONE;
     res.result.v = 0;
+    res.aux.tag = T_NONE;
+    res.aux.v = 0;
 #define PUSH(T, V) do { if (sp >= VM_STACK) goto bad; st[sp].tag = (T); st[sp].v = (V); sp++; } while (0)
 #define NEED(k) do { if (sp < (k)) goto bad; } while (0)
     while (pc < n) {  /* (every jump goes forward: checked here as well as by the verifier, so pc only grows) */
@@ -646,6 +722,17 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                 else
                     PUSH(T_NONE, 0);
                 break;
+            case FN_PREV_SEAT_AT: {
+                int q, who = 0;
+                for (q = 1; q <= c->n_seats && !who; q++)
+                    if (c->prev_place[q] > 0 && c->prev_place[q] == s)
+                        who = q;
+                if (who)
+                    PUSH(T_INT, who);
+                else
+                    PUSH(T_NONE, 0);
+                break;
+            }
             case FN_PREV_PLACE:
                 if (vm_seat_ok(c, s) && c->prev_place[s] > 0)
                     PUSH(T_INT, c->prev_place[s]);
@@ -782,6 +869,24 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     if (r >= VM_INT_LIMIT || r <= -VM_INT_LIMIT)
                         goto domain;
                     PUSH(T_INT, r);
+                }
+            } else if (b == B_DIV) {
+                if (x.tag == T_NONE || y.tag == T_NONE) {
+                    PUSH(T_NONE, 0);
+                } else {
+                    double q;
+                    int64_t bits;
+                    if (x.tag != T_INT || y.tag != T_INT)
+                        goto domain;
+                    if (y.v == 0) {
+                        res.status = VM_DIV_ZERO;
+                        res.result = x;
+                        return res;
+                    }
+                    /* (|x|, |y| < 2**53: both doubles exact, the quotient correctly rounded, as Python's int / int) */
+                    q = (double)x.v / (double)y.v;
+                    memcpy(&bits, &q, sizeof bits);
+                    PUSH(T_FLOAT, bits);
                 }
             } else if (b == B_MIN || b == B_MAX) {
                 if (x.tag == T_NONE || y.tag == T_NONE) {
@@ -1301,6 +1406,256 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             pc += 1;
             break;
         }
+        case OP_RECEIVED: {
+            vm_value r, s;
+            NEED(2);
+            r = st[--sp];
+            s = st[--sp];
+            if (s.tag == T_NONE || r.tag == T_NONE || r.tag == T_TEXT) {
+                PUSH(T_INT, 0);  /* (a word that is no kind was never received) */
+            } else {
+                if (r.tag != T_RANK || r.v < 0 || r.v >= c->n_kinds || (s.tag != T_INT && s.tag != T_BOOL) || !vm_seat_ok(c, s.v))
+                    goto domain;
+                PUSH(T_INT, c->received[s.v][r.v]);
+            }
+            pc += 1;
+            break;
+        }
+        case OP_PREVBURNS: {
+            vm_value t, s;
+            int which = code[pc + 1];
+            NEED(2);
+            if (which < 0 || which > 1)
+                goto bad;
+            t = st[--sp];
+            s = st[--sp];
+            if (s.tag == T_NONE || t.tag == T_NONE) {
+                PUSH(T_INT, 0);
+            } else {
+                if ((s.tag != T_INT && s.tag != T_BOOL) || (t.tag != T_INT && t.tag != T_BOOL))
+                    goto domain;
+                /* (a number that is no seat burned nobody) */
+                PUSH(T_INT, vm_seat_ok(c, s.v) && vm_seat_ok(c, t.v) ? c->prev_burns[which][s.v][t.v] : 0);
+            }
+            pc += 2;
+            break;
+        }
+        case OP_FLAGGED: {
+            vm_value x, l;
+            int items[VM_LIST_MAX], n_ = 0, k, f = code[pc + 1];
+            NEED(1);
+            if (f < 0 || f >= VM_NFLAGS)
+                goto bad;
+            x = st[--sp];
+            if (x.tag != T_LIST && x.tag != T_NONE)
+                goto domain;
+            for (k = 0; x.tag == T_LIST && k < vm_list_len(x); k++) {
+                int s = vm_list_item(x, k);
+                if (s != 15 && vm_seat_ok(c, s) && ((c->flag_bits[f] >> s) & 1U))
+                    items[n_++] = s;
+            }
+            l = vm_make_list(items, n_);
+            if (l.tag != T_LIST)
+                goto domain;
+            st[sp++] = l;
+            pc += 2;
+            break;
+        }
+        case OP_NEXTWITHOUT: {
+            vm_value x;
+            int64_t s, t;
+            int f = code[pc + 1], k, found = 0;
+            NEED(1);
+            if (f < 0 || f >= VM_NFLAGS)
+                goto bad;
+            x = st[--sp];
+            if (x.tag == T_NONE) {
+                PUSH(T_NONE, 0);
+                pc += 2;
+                break;
+            }
+            if ((x.tag != T_INT && x.tag != T_BOOL) || !vm_seat_ok(c, x.v))
+                goto domain;
+            s = x.v;
+            for (k = 1; k < c->n_seats && !found; k++) {
+                t = (s - 1 + k) % c->n_seats + 1;
+                if (vm_is_active(c, t) && !((c->flag_bits[f] >> t) & 1U)) {
+                    PUSH(T_INT, t);
+                    found = 1;
+                }
+            }
+            if (!found)
+                PUSH(T_NONE, 0);
+            pc += 2;
+            break;
+        }
+        case OP_MAXDEALT: {
+            vm_value r, l;
+            int64_t best = 0;
+            int k, first = 1;
+            NEED(2);
+            r = st[--sp];
+            l = st[--sp];
+            if (l.tag != T_NONE && l.tag != T_LIST)
+                goto domain;
+            if (l.tag == T_LIST && r.tag != T_NONE) {
+                if (r.tag != T_RANK && r.tag != T_TEXT)
+                    goto domain;
+                for (k = 0; k < vm_list_len(l); k++) {
+                    int s = vm_list_item(l, k);
+                    int64_t d;
+                    if (s == 15 || !vm_seat_ok(c, s))
+                        goto domain;  /* (the interpreter has no hand for it) */
+                    d = r.tag == T_RANK && r.v >= 0 && r.v < c->n_kinds ? c->dealt[s][r.v] : 0;
+                    if (first || d > best)
+                        best = d;
+                    first = 0;
+                }
+            }
+            PUSH(T_INT, best);
+            pc += 1;
+            break;
+        }
+        case OP_ATLEAST: {
+            vm_value r, s;
+            int which = code[pc + 1], k;
+            int64_t sum = 0;
+            NEED(2);
+            if (which < 0 || which > 1)
+                goto bad;
+            r = st[--sp];
+            s = st[--sp];
+            if (s.tag != T_NONE && r.tag != T_NONE) {
+                if ((s.tag != T_INT && s.tag != T_BOOL) || !vm_seat_ok(c, s.v) || (r.tag != T_RANK && r.tag != T_TEXT))
+                    goto domain;
+                for (k = r.tag == T_RANK ? (int)r.v : c->n_kinds; k >= 0 && k < c->n_kinds; k++)
+                    sum += which ? c->dealt[s.v][k] : c->hands[s.v][k];
+            }
+            PUSH(T_INT, sum);
+            pc += 2;
+            break;
+        }
+        case OP_MINATLEAST: {
+            vm_value r;
+            int64_t best = 0;
+            int k, s;
+            NEED(1);
+            r = st[--sp];
+            if (r.tag != T_NONE) {
+                if (r.tag != T_RANK && r.tag != T_TEXT)
+                    goto domain;
+                for (s = 1; s <= c->n_seats; s++) {
+                    int64_t sum = 0;
+                    for (k = r.tag == T_RANK ? (int)r.v : c->n_kinds; k >= 0 && k < c->n_kinds; k++)
+                        sum += c->dealt[s][k];
+                    if (s == 1 || sum < best)
+                        best = sum;
+                }
+            }
+            PUSH(T_INT, best);
+            pc += 1;
+            break;
+        }
+        case OP_FIRSTHOLDING:
+        case OP_WITHHELD: {
+            vm_value x;
+            int m = code[pc + 1], k, i, items[VM_LIST_MAX], n_ = 0, seats[VM_LIST_MAX], ns = 0;
+            NEED(1);
+            if (m < 0 || m > 10)
+                goto bad;
+            x = st[--sp];
+            if (op == OP_FIRSTHOLDING) {
+                if (x.tag == T_NONE) {
+                    PUSH(T_NONE, 0);
+                    pc += 4;
+                    break;
+                }
+                if ((x.tag != T_INT && x.tag != T_BOOL) || !vm_seat_ok(c, x.v))
+                    goto domain;
+                seats[ns++] = (int)x.v;
+            } else {
+                if (x.tag != T_LIST && x.tag != T_NONE)
+                    goto domain;
+                for (i = 0; x.tag == T_LIST && i < vm_list_len(x); i++) {
+                    int s = vm_list_item(x, i);
+                    if (s == 15 || s == 0)
+                        continue;  /* (a none or 0 item is skipped: `if s`) */
+                    if (!vm_seat_ok(c, s))
+                        goto domain;
+                    seats[ns++] = s;
+                }
+            }
+            for (i = 0; i < ns; i++) {
+                int found = -1;
+                for (k = 0; k < m && found < 0; k++) {
+                    int kind = (int)(((uint32_t)code[pc + 2 + k / 5] >> (6 * (k % 5))) & 63U);
+                    if (kind >= c->n_kinds)
+                        goto bad;
+                    if (op == OP_FIRSTHOLDING ? c->hands[seats[i]][kind] > 0
+                                              : c->hands[seats[i]][kind] - c->received[seats[i]][kind] > 0)
+                        found = kind;
+                }
+                if (op == OP_FIRSTHOLDING) {
+                    if (found >= 0)
+                        PUSH(T_RANK, found);
+                    else
+                        PUSH(T_NONE, 0);
+                } else if (found >= 0)
+                    items[n_++] = seats[i];
+            }
+            if (op == OP_WITHHELD) {
+                vm_value l = vm_make_list(items, n_);
+                if (l.tag != T_LIST)
+                    goto domain;
+                st[sp++] = l;
+            }
+            pc += 4;
+            break;
+        }
+        case OP_LISTITEM: {
+            vm_value key, l;
+            int64_t len, i;
+            NEED(2);
+            key = st[--sp];
+            l = st[--sp];
+            if (l.tag == T_NONE || key.tag == T_NONE) {
+                PUSH(T_NONE, 0);
+                pc += 1;
+                break;
+            }
+            if (l.tag != T_LIST)
+                goto domain;
+            if (key.tag != T_INT) {  /* (a bool is no list index: "a list is indexed by a number") */
+                res.status = VM_BAD_INDEX;
+                res.result = key;
+                return res;
+            }
+            len = vm_list_len(l);
+            i = key.v < 0 ? key.v + len : key.v;
+            if (key.v < -len || key.v >= len || i < 0 || i >= len) {
+                res.status = VM_MISSING_ITEM;
+                res.result = key;
+                res.aux = l;
+                return res;
+            }
+            if (sp >= VM_STACK)
+                goto bad;
+            st[sp++] = vm_from_item(vm_list_item(l, (int)i));
+            pc += 1;
+            break;
+        }
+        case OP_TEXTS: {
+            int m = code[pc + 1], k;
+            uint64_t w;
+            if (m < 0 || m > VM_TLIST_MAX)
+                goto bad;
+            w = (uint64_t)m;
+            for (k = 0; k < m; k++)
+                w |= (uint64_t)(code[pc + 2 + k] & 255) << (4 + 8 * k);
+            PUSH(T_TLIST, (int64_t)w);
+            pc += 2 + VM_TLIST_MAX;
+            break;
+        }
         default:
             goto bad;
         }
@@ -1345,6 +1700,8 @@ static inline vm_hook_result vm_permit(const vm_rule *rules, int n, int deflt, c
     out.in_when = 0;
     out.r.status = VM_OK;
     out.r.pc = 0;
+    out.r.aux.tag = T_NONE;
+    out.r.aux.v = 0;
     for (i = 0; i < n; i++) {
         vm_result v;
         if (rules[i].when != NULL) {
@@ -1391,6 +1748,8 @@ static inline vm_hook_result vm_value_of(const vm_rule *rules, int n, vm_value d
     out.in_when = 0;
     out.r.status = VM_OK;
     out.r.pc = 0;
+    out.r.aux.tag = T_NONE;
+    out.r.aux.v = 0;
     for (i = n - 1; i >= 0; i--) {
         vm_result v;
         if (rules[i].when != NULL) {

@@ -234,6 +234,51 @@ def test_a_lost_scheduler_is_one_line_exit_3_and_resume_gives_the_same_report(tm
     assert _report(out) == _report(tmp_path / "whole")
 
 
+def test_a_cluster_without_gouji_is_one_line_exit_3_not_an_internal_error(tmp_path, monkeypatch):
+    """A scheduler started from another Python environment (`dask scheduler` of a system Python without
+    gouji-dsl: found by the operator check on loopback) cannot unpickle a chunk's task: Dask raises
+    "Error during deserialization of the task graph", caused by ModuleNotFoundError. That was "internal
+    error … this is a bug in gouji", exit 2; it is one line saying what is missing where, exit 3."""
+    import contextlib
+
+    class Future:
+        def done(self) -> bool:
+            return True
+
+        def result(self):
+            try:
+                raise ModuleNotFoundError("No module named 'gouji_dsl'")
+            except ModuleNotFoundError as e:  # as distributed raises it (the scheduler's error as the cause)
+                raise RuntimeError("Error during deserialization of the task graph. This frequently occurs if "
+                                   "the Scheduler and Client have different environments.") from e
+
+    class Client:
+        status = "running"
+
+        def close(self, timeout=None) -> None:
+            pass
+
+    class Backend(runs._DaskBackend):
+        def __init__(self, spec, workers, scheduler):
+            self.cluster, self.client, self.workers = None, Client(), workers
+            self.where = f"the Dask scheduler at {scheduler}"
+            self._quiet = contextlib.nullcontext()
+
+        def submit(self, start, stop):
+            return Future()
+
+    monkeypatch.setattr(runs, "_DaskBackend", Backend)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(cli, ["diff", "online", "rulebook", "--simulate", "40", "--chunk-size", "5", "--format",
+                                   "json", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--out", str(out)])
+    assert res.exit_code == EXIT_RUN_STOPPED, res.output
+    assert re.fullmatch(r"error: the Dask scheduler at tcp://127\.0\.0\.1:9 cannot run gouji's chunks \(No module "
+                        r"named 'gouji_dsl' there: its scheduler or a worker runs in a Python environment without "
+                        r"gouji-dsl\); stopped after 0 deals: .* --resume to continue once the scheduler and every "
+                        r"worker run where gouji-dsl is installed \(the same version as here\)\n", res.stderr), res.stderr
+    assert runs._import_failure(ValueError("x")) is None
+
+
 # ------------------------------------------------------------------------------ a full disk, read-only --out
 SMALL = ["simulate", "online", "--games", "40", "--seed", "3", "--chunk-size", "5", "--executor", "local",
          "--json"]

@@ -478,6 +478,21 @@ def _dask_quiet() -> Iterator[None]:
             lg.setLevel(level)
 
 
+def _import_failure(e: BaseException) -> str | None:
+    """What could not be imported, when ``e`` (or what caused it) is an ImportError: the task of a
+    chunk reached a scheduler or worker that cannot load gouji (Dask says "Error during
+    deserialization of the task graph … different environments", caused by ``No module named
+    'gouji_dsl'``); else None."""
+    seen: set[int] = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, ImportError):
+            return str(cur) or type(cur).__name__
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
 class _DaskBackend(_Backend):
     """Chunks on Dask. Every task carries the run's spec (:func:`pack_spec`), so a chunk can be played
     by any worker: a worker that dies costs only the chunks it was playing, which the scheduler gives
@@ -546,6 +561,14 @@ class _DaskBackend(_Backend):
             if self._connected():
                 raise _ChunkLost from None
             raise self._lost() from e
+        except Exception as e:
+            missing = _import_failure(e)
+            if missing is None:
+                raise
+            raise RunStopped(f"{self.where} cannot run gouji's chunks ({missing} there: its scheduler or a worker "
+                             "runs in a Python environment without gouji-dsl)",
+                             hint="once the scheduler and every worker run where gouji-dsl is installed (the same "
+                                  "version as here)") from None
 
     def close(self, abort: bool) -> None:
         try:

@@ -1,6 +1,8 @@
 """The ruleset lint (gouji_dsl.ruleset.lint) and `gouji validate --strict`."""
 from __future__ import annotations
 
+import inspect
+import re
 import textwrap
 from pathlib import Path
 
@@ -8,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from gouji_dsl.diagnostics import Code
+from gouji_dsl.ruleset.analysis import analyse
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.lint import analyse, lint
+from gouji_dsl.ruleset.lint import lint
 from gouji_dsl.ruleset.loader import list_bundled
 from gouji_dsl.tools.cli import cli
 
@@ -395,3 +398,59 @@ def test_a_tribute_kind_no_rule_pays_is_warned(tmp_path):
     assert "'fal'" in found[0].message and found[0].hint == "did you mean 'fall'?"
     res = CliRunner().invoke(cli, ["validate", p])  # shown without --strict too
     assert res.exit_code == 0 and "tribute kind 'fal' is paid by no rule" in res.output
+
+
+# ------------------------------------------------------------------------------ the registry of findings
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_finding_is_registered_by_name_with_a_code_a_severity_and_what_it_finds():
+    from gouji_dsl.diagnostics import Severity
+    from gouji_dsl.ruleset import lint as lint_module
+    from gouji_dsl.ruleset.lint import FINDINGS
+    assert "rule_never_fires" in FINDINGS and "disabled_by_another_setting" in FINDINGS
+    # lint runs them in the order they are written in the module
+    lines = [inspect.getsourcelines(f.run)[1] for f in FINDINGS.values()]
+    assert lines == sorted(lines)
+    for name, f in FINDINGS.items():
+        assert f.name == name == f.run.__name__
+        assert isinstance(f.code, Code) and isinstance(f.severity, Severity)
+        assert len(f.doc) > 60, name  # says what it finds
+    # the two that stop a game are errors, as the module doc says
+    assert {n for n, f in FINDINGS.items() if f.severity == Severity.ERROR} == {"game_never_ends", "every_play_forbidden"}
+    # a newcomer finds where a finding goes in the module's first lines
+    first = (lint_module.__doc__ or "").split("\n\n")[1]
+    assert first.startswith("**To add a finding**") and "@finding(Code.X)" in first
+
+
+def test_the_format_doc_names_every_code_the_lint_reports():
+    from gouji_dsl.ruleset.lint import FINDINGS
+    text = (ROOT / "docs" / "ruleset-format.md").read_text(encoding="utf-8")
+    section = text.split("\n## Diagnostics\n", 1)[1].split("\n## ", 1)[0]
+    listed = section.split("the lint (`gouji validate --strict`) reports", 1)[1].split(". Each lint finding", 1)[0]
+    named = set(re.findall(r"`(\w+)`", listed))
+    assert named == {str(f.code) for f in FINDINGS.values()}
+
+
+def test_lint_runs_every_registered_finding_or_only_the_codes_asked(tmp_path, monkeypatch):
+    from gouji_dsl.ruleset import lint as lint_module
+    from gouji_dsl.ruleset.lint import FINDINGS, finding
+    path = write(tmp_path, "unread.yaml", UNREAD)
+    graph = load_graph(path)
+    before = lint(graph)
+    monkeypatch.setattr(lint_module, "FINDINGS", dict(FINDINGS))  # registered for this test only
+
+    @finding(Code.RULE_NEVER_FIRES)
+    def every_rule_of_the_file(c):
+        """A test finding: every rule this file writes (to see that a registered finding runs)."""
+        for n in c.own:
+            yield n.origin, f"rule {n.id!r} is here", None
+
+    assert "every_rule_of_the_file" in lint_module.FINDINGS and "every_rule_of_the_file" not in FINDINGS
+    added = [d for d in lint(graph) if d not in before]
+    assert added and all(d.code == Code.RULE_NEVER_FIRES and d.message.endswith("is here") for d in added)
+    assert all(d.path == path and d.source_line for d in added)  # positioned, with the line for the caret
+    only = lint(graph, codes={Code.UNREAD_SETTING})
+    assert only == [d for d in before if d.code == Code.UNREAD_SETTING] and len(only) == 2
+    with pytest.raises(ValueError, match="registered twice"):
+        finding(Code.RULE_NEVER_FIRES)(every_rule_of_the_file)

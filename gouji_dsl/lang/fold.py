@@ -2,8 +2,9 @@
 
 The second interpretation of the checked tree (the first is :mod:`gouji_dsl.lang.compile`); both
 use the operator table (:mod:`gouji_dsl.lang.ops`), so wherever folding says "constant", running
-the compiled closure gives that constant (a property test checks it). The lint
-(:mod:`gouji_dsl.ruleset.lint`: "can this rule ever fire?") and the rule graph's pruning use it.
+the compiled closure gives that constant (a property test checks it). The ruleset analysis
+(:mod:`gouji_dsl.ruleset.analysis`: "can this rule ever fire?", which the lint's findings read) and
+the rule graph's pruning use it.
 
 An abstract value is :class:`K` (known: ``v``) or :class:`U` (unknown, with what is known about
 it: never none, a finite domain, a key naming the sub-expression, constraints that must hold when

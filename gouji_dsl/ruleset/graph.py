@@ -634,7 +634,7 @@ def _prune(graph: RuleGraph) -> None:
     """Leave out of the questions the rules that can never fire under this ruleset's settings
     (the lint's folding analysis: a guard folded to false, a question never asked, an effect that
     never grants or forbids). They stay in ``nodes`` for display; the hot path never evaluates them."""
-    from gouji_dsl.ruleset.lint import analyse
+    from gouji_dsl.ruleset.analysis import analyse
     dead = analyse(graph).dead
     drop = {rid for rid, why in dead.items() if why.kind in ("guard", "effect", "hook")}
     graph.pruned = frozenset(drop)

@@ -9,7 +9,7 @@ can fire under this ruleset's settings, and of the settings where the rules that
 a closing "Sources" list that the items cite by number (footnote style).
 
 Rules that can never fire (a mechanic switched off by the settings, a rule shadowed by a later one;
-see :mod:`gouji_dsl.ruleset.lint`) are left out, and so are settings only such rules read. A setting changed
+see :mod:`gouji_dsl.ruleset.analysis`) are left out, and so are settings only such rules read. A setting changed
 without its own ``says`` keeps a parent's sentence that may be wrong: it is left out too (the lint
 reports it). Text output wraps at 88 columns (Chinese characters count two); markdown output uses
 headings, lists and a table.
@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gouji_dsl.engine.cards import NAMES
-from gouji_dsl.ruleset.lint import ENGINE_SETTINGS, analyse, stale_says
+from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
+from gouji_dsl.ruleset.lint import stale_says
 from gouji_dsl.ruleset.spec import Sentence
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 

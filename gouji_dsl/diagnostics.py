@@ -140,6 +140,7 @@ class Code(StrEnum):
     NOT_A_RECORD = "NotARecord"  # valid JSON that is not a gouji record (an array, another format)
     ILLEGAL_RECORDED_MOVE = "IllegalRecordedMove"  # a recorded move the ruleset refuses on replay
     RECORD_DIFFERS = "RecordDiffers"  # the replay deals, decides or scores otherwise than the record says
+    TOO_MANY_KEYS = "TooManyKeys"  # an object of more keys than a record may have (MAX_RECORD_KEYS)
 
 
 class Severity(StrEnum):
@@ -169,6 +170,35 @@ def printable(text: Any, *, lines: bool = False) -> str:
     and newlines are escaped too unless ``lines`` (a multi-line message or report). Not Rich markup
     escaping (:func:`gouji_dsl.tools.exits.shown_markup`)."""
     return (_CONTROL if lines else _CONTROL_LINE).sub(_escape_char, str(text))
+
+
+SHOWN_VALUE_CHARS = 60
+"""How much of a long value a message quotes: its first 60 characters, then ``…`` and its length (a
+1 MB string where a number belongs was printed whole)."""
+
+
+def shortened(text: str) -> str:
+    """``text`` (a value as a message quotes it) whole when it is short (up to
+    :data:`SHOWN_VALUE_CHARS` and 20 more characters), else its first :data:`SHOWN_VALUE_CHARS`
+    characters, ``…`` and its length: ``'xxxx…' (1,000,002 characters)``. The one place messages
+    shorten what they quote."""
+    if len(text) <= SHOWN_VALUE_CHARS + 20:
+        return text
+    return f"{text[:SHOWN_VALUE_CHARS]}… ({len(text):,} characters)"
+
+
+def quoted(value: Any, *, as_json: bool = False) -> str:
+    """A value from a file as a message quotes it: its ``repr`` (``as_json``: its JSON text, for the
+    JSON formats), :func:`shortened`, with its control characters escaped (:func:`printable`)."""
+    if as_json:
+        import json
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(value)
+    else:
+        text = repr(value)
+    return printable(shortened(text))
 
 
 @dataclass(frozen=True)

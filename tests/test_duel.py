@@ -453,8 +453,9 @@ def test_a_bad_save_file_names_every_bad_line_with_the_schema_s_words(runner, tm
     res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--save", str(save)])
     assert res.exit_code == 1 and "Traceback" not in res.stderr and "TypeError" not in res.stderr
     lines = res.stderr.splitlines()
-    assert any(f"{save}:2: not a saved duel line: games/0: [1, 2] is not of type 'object'" in x for x in lines)
-    assert any(f"{save}:3: not a saved duel line: games/0: 'a_odd' is a required property" in x for x in lines)
+    # file:line:col, the column of the value the schema refuses
+    assert any(f"{save}:2:12: not a saved duel line: games/0: [1, 2] is not of type 'object'" in x for x in lines)
+    assert any(f"{save}:3:12: not a saved duel line: games/0: 'a_odd' is a required property" in x for x in lines)
     assert any(f"{save}:4:" in x and "not JSON" in x for x in lines)
     assert save.read_text(encoding="utf-8").count("\n") == 4  # left as it was
 

@@ -253,3 +253,12 @@ def test_a_scenarios_ruleset_is_read_only_from_allowed_places(tree):
                  "    expect: {valid: true}\n")
     (r,) = run_file(scen)
     assert r.passed, r.errors
+
+
+def test_a_huge_setting_value_of_the_wrong_type_is_quoted_shortened(tmp_path):
+    """A 100,000-character text where a map of ranks belongs was printed whole in the message."""
+    p = write(tmp_path, "big.yaml", "ruleset: big\nextends: online\nsettings:\n  gouji_minimum: \"" + "x" * 100_000 + "\"\n")
+    r = cli_run("validate", str(p))
+    assert r.exit_code == 1 and "[SettingTypeMismatch]" in r.output
+    first = r.output.splitlines()[0]
+    assert "… (100,002 characters)" in first and len(first) < 300, first[:400]

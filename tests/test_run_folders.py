@@ -623,3 +623,70 @@ def test_report_of_a_run_in_progress_without_a_chunk_yet(single_folder, tmp_path
     finally:
         lock.close()
     assert r.exit_code == 1 and f"a run is writing {folder}" in r.output, r.output
+
+
+# ------------------------------------------------------------------ what json.loads takes silently (issue 22, edge)
+def _twice(text: str, key: str) -> tuple[str, int]:
+    """``text`` (pretty-printed JSON) with the first line that writes ``key`` written again under it."""
+    lines = text.splitlines()
+    i = next(n for n, x in enumerate(lines) if x.lstrip().startswith(f'"{key}":'))
+    return "\n".join(lines[:i + 1] + [lines[i].rstrip(",") + ","] + lines[i + 1:]) + "\n", i + 2
+
+
+@pytest.mark.parametrize("name", ["run.json", "chunk"])
+def test_a_key_written_twice_in_a_run_file_is_refused_naming_it_and_its_line(name, single_folder, tmp_path):
+    """A hand-edited run.json with "games" written twice was read with the last one, silently."""
+    folder = copy(single_folder, tmp_path)
+    target = folder / "run.json" if name == "run.json" else sorted(folder.glob("chunk-*.json"))[0]
+    data = json.loads(target.read_text(encoding="utf-8"))
+    text = json.dumps(data, indent=1, sort_keys=True)
+    key = "games" if name == "run.json" else "format"
+    twice, line = _twice(text, key)
+    target.write_text(twice, encoding="utf-8")
+    r = run("report", str(folder))
+    _refused(r, f"{target.name}:{line}:2:", f"the key '{key}' is written twice")
+
+
+def test_a_key_written_twice_in_a_save_line_is_refused_naming_it_and_its_column(saved_duel, tmp_path):
+    head, unit, *rest = saved_duel.read_text(encoding="utf-8").splitlines()
+    for n, key, extra in ((1, '"a": ', '"x", '), (2, '"deal": ', "0, ")):
+        lines = [head, unit, *rest]
+        col = lines[n - 1].index(key) + len(key + extra) + 1  # the second one
+        lines[n - 1] = lines[n - 1].replace(key, key + extra + key, 1)
+        save = tmp_path / "s.jsonl"
+        save.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _duel_refused(save, f"{save}:{n}:{col}: not a saved duel line: the key {key.split(':')[0].replace(chr(34), chr(39))} is "
+                            "written twice in one object")
+
+
+def test_a_save_header_with_a_key_no_duel_writes_is_refused_naming_it_and_its_column(saved_duel, tmp_path):
+    """A header line with an extra key was accepted (the schema's header object took any key)."""
+    head, *units = _lines(saved_duel)
+    head["duel"]["notes"] = "mine"
+    save = tmp_path / "s.jsonl"
+    _write(save, [head, *units])
+    col = save.read_text(encoding="utf-8").splitlines()[0].index('"notes"') + 1
+    _duel_refused(save, f"{save}:1:{col}: not a saved duel line: duel: unknown key 'notes'")
+    from gouji_dsl.tools.duel import _fast_header, _line_problem
+    assert not _fast_header(head) and _line_problem(head) is not None  # the fast check and the schema agree
+
+
+BIG = "x" * 1_000_000
+
+
+@pytest.mark.parametrize("where", ["run.json", "save header"])
+def test_a_huge_value_of_the_wrong_type_is_quoted_shortened(where, single_folder, saved_duel, tmp_path):
+    """A 1 MB string where a number belongs was printed whole in the message."""
+    if where == "run.json":
+        folder = copy(single_folder, tmp_path)
+        edit_meta(folder, lambda m: m.update(games=BIG))
+        r = run("report", str(folder))
+        out = r.output
+        assert r.exit_code == 1
+    else:
+        head, *units = _lines(saved_duel)
+        head["duel"]["think_ms"] = BIG
+        save = tmp_path / "s.jsonl"
+        _write(save, [head, *units])
+        out = _duel_refused(save, "think_ms")
+    assert "… (1,000,002 characters)" in out and len(out) < 1000, out[:2000]

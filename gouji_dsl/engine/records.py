@@ -37,7 +37,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ import yaml
 
 from gouji_dsl import resources
 from gouji_dsl.atomic import atomic_write
-from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, line_of
+from gouji_dsl.diagnostics import SHOWN_VALUE_CHARS, Code, Diagnostic, GoujiError, line_of, quoted
 from gouji_dsl.engine.cards import SUITLESS, parse_cards
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, new_game, next_game, parse_move
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
@@ -157,6 +157,11 @@ MAX_RECORD_NESTING = MAX_NESTING
 MAX_RECORD_NUMBER_CHARS = MAX_NUMBER_CHARS
 """Longest number written in a record, in characters."""
 
+MAX_RECORD_KEYS = 1_000
+"""Most keys of one object in a record (its objects have a few keys, or one per seat: at most 64).
+Counted before ``json`` builds anything: a record of one object of 500,000 keys (7 MB) took 211 MB
+of memory to refuse; now 50 MB (the text)."""
+
 _LINE = re.compile(r"\r\n|\r|\n")
 _WS = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
@@ -164,8 +169,9 @@ _DECODER = json.JSONDecoder()
 # A string is matched with possessive repeats: no backtracking state is kept per character (the
 # plain `(?:[^"\\]|\\.)*` kept ~120 bytes a character: a 15,000,000-character string took 1.8 GB);
 # a quote that opens no complete string (the last alternative) is unterminated up to the end of the
-# text, where the scan stops (json reports it; scanning on from each later quote was quadratic).
-_SCAN = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|[\[\]{}]|[-+0-9.eE]{' + str(MAX_RECORD_NUMBER_CHARS + 1)
+# text, where the scan stops (json reports it; scanning on from each later quote was quadratic). A
+# key is matched with its colon (the keys of each object are counted: MAX_RECORD_KEYS).
+_SCAN = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"(?:[ \t\r\n]*+:)?+|[\[\]{}]|[-+0-9.eE]{' + str(MAX_RECORD_NUMBER_CHARS + 1)
                    + r',}|NaN|-?Infinity|"')
 
 
@@ -313,36 +319,114 @@ def _offset_pos(text: str, i: int) -> tuple[int, int]:
 
 def _check_limits(text: str, path: str) -> None:
     """Refuse a text longer than :data:`MAX_RECORD_CHARS`, nested deeper than
-    :data:`MAX_RECORD_NESTING` or with a number longer than :data:`MAX_RECORD_NUMBER_CHARS`, at the
-    place the limit is passed — before ``json`` reads it (which would recurse or convert without bound)."""
+    :data:`MAX_RECORD_NESTING`, with a number longer than :data:`MAX_RECORD_NUMBER_CHARS` or an
+    object of more than :data:`MAX_RECORD_KEYS` keys, at the place the limit is passed — before
+    ``json`` reads it (which would recurse, convert or build without bound)."""
     if len(text) > MAX_RECORD_CHARS:
         raise GoujiError(Diagnostic(path, 0, 0, f"the record is {len(text):,} characters long; at most "
                                     f"{MAX_RECORD_CHARS:,} are read (MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
-    depth = 0
+    keys = [0]  # keys written so far in each open object or array (arrays count none)
     for m in _SCAN.finditer(text):
-        if text[m.start()] == '"':  # a string (not copied: it may be most of the text)
+        if text[m.start()] == '"':  # a string, or a key with its colon (not copied: it may be most of the text)
             if m.end() - m.start() == 1:  # an unterminated string: nothing after it is JSON
                 break
+            if text[m.end() - 1] == ":":
+                keys[-1] += 1
+                if keys[-1] > MAX_RECORD_KEYS:
+                    raise _limit(text, path, m.start(), f"an object of more than {MAX_RECORD_KEYS:,} keys (MAX_RECORD_KEYS)",
+                                 "a gouji record's objects have a few keys, or one per seat", Code.TOO_MANY_KEYS)
             continue
         tok = m.group()
         if tok in "[{":
-            depth += 1
-            if depth > MAX_RECORD_NESTING:
-                ln, col = _offset_pos(text, m.start())
-                raise GoujiError(Diagnostic(path, ln, col, f"nested more than {MAX_RECORD_NESTING} levels deep "
-                                            "(MAX_RECORD_NESTING)", "a gouji record nests 5 levels deep",
-                                            line_of(text, ln), code=Code.TOO_DEEP))
+            keys.append(0)
+            if len(keys) > MAX_RECORD_NESTING + 1:
+                raise _limit(text, path, m.start(), f"nested more than {MAX_RECORD_NESTING} levels deep (MAX_RECORD_NESTING)",
+                             "a gouji record nests 5 levels deep", Code.TOO_DEEP)
         elif tok in "]}":
-            depth -= 1
+            if len(keys) > 1:
+                keys.pop()
         elif tok[-1] in "Ny":  # NaN, Infinity: Python's json reads them, JSON has no such values
-            ln, col = _offset_pos(text, m.start())
-            raise GoujiError(Diagnostic(path, ln, col, f"not valid JSON: {tok} is not a JSON value",
-                                        "write a number or null", line_of(text, ln), code=Code.JSON_SYNTAX))
+            raise _limit(text, path, m.start(), f"not valid JSON: {tok} is not a JSON value", "write a number or null",
+                         Code.JSON_SYNTAX)
         elif sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
-            ln, col = _offset_pos(text, m.start())
-            raise GoujiError(Diagnostic(path, ln, col, f"a number of {len(tok):,} characters; at most "
-                                        f"{MAX_RECORD_NUMBER_CHARS} are read (MAX_RECORD_NUMBER_CHARS)", None,
-                                        line_of(text, ln), code=Code.NUMBER_TOO_LARGE))
+            raise _limit(text, path, m.start(), f"a number of {len(tok):,} characters; at most "
+                         f"{MAX_RECORD_NUMBER_CHARS} are read (MAX_RECORD_NUMBER_CHARS)", None, Code.NUMBER_TOO_LARGE)
+
+
+def _limit(text: str, path: str, at: int, message: str, hint: str | None, code: str) -> GoujiError:
+    ln, col = _offset_pos(text, at)
+    return GoujiError(Diagnostic(path, ln, col, message, hint, line_of(text, ln), code=code))
+
+
+class DuplicateKeyError(ValueError):
+    """JSON text that writes ``key`` twice in one object: ``offset`` is where the second one starts.
+    ``json.loads`` keeps the last and says nothing (a hand-edited ``"games"`` written twice, the first
+    one read by nobody)."""
+
+    def __init__(self, key: str, offset: int):
+        super().__init__(f"the key {quoted(key)} is written twice in one object")
+        self.key, self.offset = key, offset
+
+
+class _Twice(Exception):
+    def __init__(self, key: str, closed: int):
+        self.key, self.closed = key, closed
+
+
+def load_json(text: str, parse_constant: Callable[[str], Any] | None = None) -> Any:
+    """``json.loads(text)`` refusing a key written twice in one object (:class:`DuplicateKeyError`):
+    the one JSON reading of every file a user could edit (records, run folders' ``run.json`` and
+    chunks, duel save files). ``parse_constant`` as ``json.loads`` takes it (NaN, Infinity)."""
+    closed = 0
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal closed
+        closed += 1  # objects end in the order the text closes them
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set[str] = set()
+            for k, _ in pairs:
+                if k in seen:
+                    raise _Twice(k, closed)
+                seen.add(k)
+        return out
+
+    try:
+        return json.loads(text, object_pairs_hook=pairs_hook, parse_constant=parse_constant)
+    except _Twice as e:
+        raise DuplicateKeyError(e.key, _second_key(text, _object_start(text, e.closed), e.key)) from None
+
+
+def _object_start(text: str, closed: int) -> int:
+    """Where the ``closed``-th object to end in ``text`` starts."""
+    opened: list[int] = []
+    for m in _SCAN.finditer(text):
+        tok = m.group()
+        if tok == "{":
+            opened.append(m.start())
+        elif tok == "}" and opened:
+            start = opened.pop()
+            closed -= 1
+            if closed == 0:
+                return start
+    return 0
+
+
+def _second_key(text: str, at: int, key: str) -> int:
+    """Where ``key`` is written the second time in the object that starts at ``at``."""
+    def ws(i: int) -> int:
+        m = _WS.match(text, i)
+        return m.end() if m else i
+    i, seen = ws(at + 1), False
+    while i < len(text) and text[i] == '"':
+        k, end = _DECODER.raw_decode(text, i)
+        if k == key and seen:
+            return i
+        seen = seen or k == key
+        i = ws(_DECODER.raw_decode(text, ws(ws(end) + 1))[1])
+        if i < len(text) and text[i] == ",":
+            i = ws(i + 1)
+    return at
 
 
 class _NotJson(ValueError):
@@ -368,6 +452,13 @@ def strict_validator_class() -> Any:
     checker = Draft7Validator.TYPE_CHECKER.redefine(
         "integer", lambda _c, x: isinstance(x, int) and not isinstance(x, bool))
     return validators.extend(Draft7Validator, type_checker=checker)
+
+
+def schema_message(err: Any) -> str:
+    """A JSON Schema error's message with the value it quotes shortened (:func:`quoted`): jsonschema
+    writes the whole value (``'xxx…' is not of type 'integer'`` for a 1 MB string)."""
+    whole = repr(err.instance)
+    return err.message.replace(whole, quoted(err.instance), 1) if len(whole) > SHOWN_VALUE_CHARS else err.message
 
 
 @functools.lru_cache(maxsize=1)
@@ -459,38 +550,42 @@ def _schema_diag(r: _Reader, err: Any, prefix: tuple = ()) -> Diagnostic:
     if v == "additionalProperties" and isinstance(inst, dict):
         known = list(err.schema.get("properties", {}))
         extra = next((k for k in inst if k not in known), "?")
-        return r.diag(where + (extra,), f"unknown record key {extra!r}",
+        return r.diag(where + (extra,), f"unknown record key {quoted(extra)}",
                       did_you_mean(str(extra), known) or "keys: " + ", ".join(known), key=True, code=Code.UNKNOWN_KEY)
     if "propertyNames" in err.absolute_schema_path:
-        return r.diag(where + (inst,), f"{what}: {inst!r} is not a seat: seats are written in digits (\"1\", \"2\" ...)",
+        return r.diag(where + (inst,), f"{what}: {quoted(inst)} is not a seat: seats are written in digits (\"1\", \"2\" ...)",
                       key=True, code=Code.BAD_SEAT)
     if v == "type":
         want: list[str] = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
-        got = _json_type(inst) + (f" ({json.dumps(inst)})" if isinstance(inst, (int, float, str)) else "")
+        got = _json_type(inst) + (f" ({quoted(inst, as_json=True)})" if isinstance(inst, (int, float, str)) else "")
         return r.diag(where, f"{what} must be {' or '.join(_JSON_TYPES.get(t, t) for t in want)}, not {got}",
                       code=Code.WRONG_TYPE)
     if v in ("const", "enum"):
         allowed = [err.validator_value] if v == "const" else list(err.validator_value)
-        return r.diag(where, f"{what}: {inst!r} is not allowed", "allowed: " + ", ".join(json.dumps(a) for a in allowed),
+        return r.diag(where, f"{what}: {quoted(inst)} is not allowed", "allowed: " + ", ".join(json.dumps(a) for a in allowed),
                       code=Code.VALUE_NOT_ALLOWED)
     if v in ("minimum", "maximum"):
-        return r.diag(where, f"{what}: {inst!r} is out of range ({v} {err.validator_value})", code=Code.OUT_OF_RANGE)
+        return r.diag(where, f"{what}: {quoted(inst)} is out of range ({v} {err.validator_value})", code=Code.OUT_OF_RANGE)
     if v in ("minItems", "minLength"):
         return r.diag(where, f"{what} is empty", code=Code.EMPTY_VALUE)
-    return r.diag(where, f"{what}: {err.message}", code=Code.SCHEMA_VIOLATION)
+    return r.diag(where, f"{what}: {schema_message(err)}", code=Code.SCHEMA_VIOLATION)
 
 
 def parse_record(text: str, path: str = "<record>") -> GameRecord:
     """Read a record from ``text`` (the contents of ``path``), checked against the record schema
     (``schema/record.schema.json``) and the limits (:data:`MAX_RECORD_CHARS`,
-    :data:`MAX_RECORD_NESTING`, :data:`MAX_RECORD_NUMBER_CHARS`). Raises :class:`GoujiError` with
-    every problem found, each at its ``file:line:col`` with a :class:`~gouji_dsl.diagnostics.Code`."""
+    :data:`MAX_RECORD_NESTING`, :data:`MAX_RECORD_NUMBER_CHARS`, :data:`MAX_RECORD_KEYS`; a key
+    written twice in one object is refused). Raises :class:`GoujiError` with every problem found,
+    each at its ``file:line:col`` with a :class:`~gouji_dsl.diagnostics.Code`."""
     _check_limits(text, path)
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = load_json(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise GoujiError(Diagnostic(path, e.lineno, e.colno, f"not valid JSON: {e.msg}", None,
                                     line_of(text, e.lineno), code=Code.JSON_SYNTAX)) from None
+    except DuplicateKeyError as e:
+        raise _limit(text, path, e.offset, str(e), "remove one of them: json keeps the last one silently",
+                     Code.DUPLICATE_KEY) from None
     except (_NotJson, RecursionError, ValueError) as e:  # NaN / Infinity; the limits above prevent the others
         raise GoujiError(Diagnostic(path, 0, 0, f"not valid JSON: {e}", code=Code.JSON_SYNTAX)) from None
     r = _Reader(path, text)
@@ -498,7 +593,7 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
         raise r.fail((), f"a record is a JSON object with 'ruleset' and 'events', not {_json_type(data)}",
                      code=Code.NOT_A_RECORD)
     if data.get("format", FORMAT) != FORMAT:
-        raise r.fail(("format",), f"not a gouji record: format is {data.get('format')!r}", f"expected {FORMAT!r}",
+        raise r.fail(("format",), f"not a gouji record: format is {quoted(data.get('format'))}", f"expected {FORMAT!r}",
                      code=Code.NOT_A_RECORD)
     found = {(d.line, d.col, d.message): d for d in _schema_diags(r, data)}
     events = data.get("events")
@@ -625,7 +720,7 @@ class Step:
 
 
 def _seat_fail(r: _Reader, where: tuple, seat: Any, n: int, what: str) -> GoujiError:
-    return r.fail(where, f"{_where(where[:-1])}: {what} {seat!r} does not exist: this ruleset has seats 1..{n}",
+    return r.fail(where, f"{_where(where[:-1])}: {what} {quoted(seat)} does not exist: this ruleset has seats 1..{n}",
                   key=True, code=Code.BAD_SEAT)
 
 
@@ -643,7 +738,7 @@ def _check_seats(graph: RuleGraph, record: GameRecord, r: _Reader) -> None:
         if ev.get("type") == "first_leader" and ev.get("forced") is not None:
             f = ev["forced"]
             if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= n:
-                raise r.fail(("events", i, "forced"), f"events[{i}].forced: seat {f!r} does not exist: this ruleset "
+                raise r.fail(("events", i, "forced"), f"events[{i}].forced: seat {quoted(f)} does not exist: this ruleset "
                              f"has seats 1..{n}", code=Code.BAD_SEAT)
 
 
@@ -694,7 +789,7 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
             d = e.diagnostics[0]
             raise r.fail_at(*where, f"game {gi + 1}: cannot deal: {d.message}", d.hint, code=d.code) from None
         if hands is None and not _compare_deal(state, deal):
-            raise r.fail_at(*where, f"game {gi + 1}: seed {deal.get('seed')!r} does not deal these hands under "
+            raise r.fail_at(*where, f"game {gi + 1}: seed {quoted(deal.get('seed'))} does not deal these hands under "
                             f"ruleset {graph.name!r}", "was the record made under another ruleset or version?",
                             code=Code.RECORD_DIFFERS)
         steps.append(Step(state.copy()))
@@ -712,14 +807,14 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
                 raise GoujiError(Diagnostic(d.path, d.line, d.col, d.message, d.hint, line_of(r.text, ln),
                                             code=d.code)) from None
             if state.over:
-                raise r.fail_at(ln, col, f"move {text!r} comes after the end of game {gi + 1}",
+                raise r.fail_at(ln, col, f"move {quoted(text)} comes after the end of game {gi + 1}",
                                 code=Code.ILLEGAL_RECORDED_MOVE)
             try:
                 state.apply_in_place(mv)
             except IllegalMove as err:
                 forb = [x for x in err.reasons if x.verdict == "forbade"] or err.reasons
                 why = "; ".join(f"{x.rule_id}: {x.text}" + (f" ({x.where})" if x.where else "") for x in forb[:3])
-                raise r.fail_at(ln, col, f"move {text!r} is illegal here under {graph.name!r}: {why}",
+                raise r.fail_at(ln, col, f"move {quoted(text)} is illegal here under {graph.name!r}: {why}",
                                 f"seat {state.to_act} is to act ({state.phase}, {state.capacity})",
                                 code=Code.ILLEGAL_RECORDED_MOVE) from None
             steps.append(Step(state.copy(), text, i))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean, quoted
 from gouji_dsl.lang.types import (
     ANY,
     BOOL,
@@ -327,7 +327,7 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
         return None
     if isinstance(t, Int):
         if not _is_whole(v):
-            bad(f"is {_kind(v)} ({v!r}), but must be {describe(t)}",
+            bad(f"is {_kind(v)} ({quoted(v)}), but must be {describe(t)}",
                 "write a number without quotes" if isinstance(v, str) and _digits(v) else None)
             return v
         if t.lo is not None and v < t.lo or t.hi is not None and v > t.hi:
@@ -335,11 +335,11 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
         return v
     if t == BOOL:
         if not isinstance(v, bool):
-            bad(f"is {_kind(v)} ({v!r}), but must be true or false")
+            bad(f"is {_kind(v)} ({quoted(v)}), but must be true or false")
         return v
     if t == TEXT:
         if not isinstance(v, str):
-            bad(f"is {_kind(v)} ({v!r}), but must be text", "quote it")
+            bad(f"is {_kind(v)} ({quoted(v)}), but must be text", "quote it")
         return v
     if t == RANK:
         if not isinstance(v, str) or (kinds and v not in kinds):
@@ -362,12 +362,12 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
         return v
     if isinstance(t, ListOf):
         if not isinstance(v, list):
-            bad(f"is {_kind(v)} ({v!r}), but must be a list ({t})", f"write a list, e.g. [{_example(t.elem)}]")
+            bad(f"is {_kind(v)} ({quoted(v)}), but must be a list ({t})", f"write a list, e.g. [{_example(t.elem)}]")
             return v
         return [_conform(x, t.elem, kinds, n_seats, path + (i,), out) for i, x in enumerate(v)]
     if isinstance(t, MapOf):
         if not isinstance(v, dict):
-            bad(f"is {_kind(v)} ({v!r}), but must be a map ({t})")
+            bad(f"is {_kind(v)} ({quoted(v)}), but must be a map ({t})")
             return v
         result = {}
         removes = _removes(t)
@@ -379,7 +379,7 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
         return result
     if isinstance(t, Record):
         if not isinstance(v, dict):
-            bad(f"is {_kind(v)} ({v!r}), but must be a map with keys {', '.join(t.names)}")
+            bad(f"is {_kind(v)} ({quoted(v)}), but must be a map with keys {', '.join(t.names)}")
             return v
         result = {}
         for k, x in v.items():

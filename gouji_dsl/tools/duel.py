@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.bots import make_bot, parse_bot_spec
+from gouji_dsl.diagnostics import quoted, shortened
 from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
@@ -283,8 +284,9 @@ def _header_mismatch(saved: dict[str, Any], header: dict[str, Any]) -> str | Non
         diff.remove("ruleset")  # the same rules under another name (a renamed copy): the same duel
     if not diff:
         return None
-    return ", ".join(f"the rules of {header['ruleset']} changed since it was saved: fingerprint {saved[k]}, now "
-                     f"{header[k]}" if k == "fingerprint" else f"{k} {saved.get(k)!r}, not {header[k]!r}" for k in diff)
+    return ", ".join(f"the rules of {header['ruleset']} changed since it was saved: fingerprint {shortened(str(saved[k]))}, now "
+                     f"{header[k]}" if k == "fingerprint" else f"{k} {quoted(saved.get(k))}, not {quoted(header[k])}"
+                     for k in diff)
 
 
 MAX_SAVE_BYTES = 100 * 1024 * 1024
@@ -325,10 +327,13 @@ def _read_save(path: Path) -> str:
 
 def _parse_line(line: str) -> tuple[Any, str | None]:
     """A line's JSON value, or what is wrong with it (NaN and Infinity are not JSON)."""
+    from gouji_dsl.engine.records import DuplicateKeyError, load_json
     try:
-        return json.loads(line, parse_constant=_no_constant), None
+        return load_json(line, parse_constant=_no_constant), None
     except json.JSONDecodeError as e:
         return None, f"{e.colno}: not a saved duel line: not JSON ({e.msg})"
+    except DuplicateKeyError as e:  # json keeps the last one silently
+        return None, f"{e.offset + 1}: not a saved duel line: {e}"
     except RecursionError:
         return None, " not a saved duel line: nested too deep (a saved line nests 5 levels)"
     except ValueError as e:  # an integer of more than 4,300 digits (Python's limit), NaN, Infinity
@@ -353,12 +358,18 @@ def check_saved_header(path: Path, header: dict[str, Any]) -> None:
         except ValueError:
             return  # cut short (or not a duel at all: repair_tail says which)
     try:
-        d, _ = _parse_line(first.decode("utf-8"))
+        text = first.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a saved duel (not UTF-8 text); use another file") from None
-    if not (isinstance(d, dict) and "duel" in d and _line_problem(d) is None):
+    d, bad = _parse_line(text)
+    if bad is not None and text.startswith(_LINE_STARTS[0].decode()):  # a header line, but bad JSON: where
+        raise ValueError(f"{path}:1:{bad}")
+    if not (isinstance(d, dict) and "duel" in d):
         raise ValueError(f"{path}:1: not a saved duel: a save file starts with its duel's header line "
                          "({\"duel\": {\"ruleset\": ...}}); use another file")
+    problem = _line_problem(d, text)  # a header with a key no duel writes, of the wrong type ...: which, and where
+    if problem is not None:
+        raise ValueError(f"{path}:1:{problem}")
     mismatch = _header_mismatch(d["duel"], header)
     if mismatch:
         raise SavedRunMismatch(f"{path}: holds another duel ({mismatch}); use another file, or delete this one to "
@@ -390,9 +401,9 @@ def load_saved(path: Path, header: dict[str, Any] | None = None, seats: int | No
             continue
         is_header = isinstance(d, dict) and "duel" in d
         if not (_fast_header(d) if is_header else _fast_unit(d)):
-            problem = _line_problem(d)
+            problem = _line_problem(d, line)
             if problem is not None:
-                problems.append(f"{path}:{n}: not a saved duel line: {problem}")
+                problems.append(f"{path}:{n}:{problem}")
                 continue
         if is_header:
             if seen_header or seen_unit:
@@ -464,12 +475,15 @@ def _fast_unit(d: Any) -> bool:
     return True
 
 
+_HEADER_KEYS = frozenset({"ruleset", "a", "b", "seed", "think_ms", "fingerprint"})
+
+
 def _fast_header(d: Any) -> bool:
     """Whether a parsed line is a header the schema takes (``definitions/header``, in plain Python)."""
     if type(d) is not dict or d.keys() != {"duel"} or type(d["duel"]) is not dict:
         return False
     h = d["duel"]
-    return (all(type(h.get(k)) is str for k in ("ruleset", "a", "b", "seed")) and "think_ms" in h
+    return (_HEADER_KEYS.issuperset(h) and all(type(h.get(k)) is str for k in ("ruleset", "a", "b", "seed")) and "think_ms" in h
             and (h["think_ms"] is None or type(h["think_ms"]) in (int, float))
             and type(h.get("fingerprint", "")) is str)
 
@@ -508,16 +522,39 @@ def _save_validators() -> dict[str, Any]:
     return {kind: cls({**schema["definitions"][kind], "definitions": schema["definitions"]}) for kind in ("header", "unit")}
 
 
-def _line_problem(d: Any) -> str | None:
-    """What is wrong with a parsed line of a save file (where, and the schema's message), or None."""
+def _line_problem(d: Any, line: str | None = None) -> str | None:
+    """What is wrong with a parsed line of a save file (where, and the schema's message, the value it
+    quotes shortened), or None. With the ``line``'s text: ``COL: not a saved duel line: ...``, the
+    column of the value (or of the unknown key) the schema refuses."""
     from jsonschema.exceptions import best_match
+
+    from gouji_dsl.engine.records import schema_message
     kind = "header" if isinstance(d, dict) and "duel" in d else "unit"
     err = best_match(_save_validators()[kind].iter_errors(d))
     if err is None:
         return None
     where = "/".join(str(x) for x in err.absolute_path)
-    message = err.message if len(err.message) <= 200 else err.message[:197] + "..."
-    return f"{where}: {message}" if where else message
+    message = schema_message(err)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = list(err.schema.get("properties", {}))
+        extra = next((k for k in err.instance if k not in known), "?")
+        message = f"unknown key {quoted(extra)} (keys: {', '.join(known)})"
+    text = f"{where}: {message}" if where else message
+    return text if line is None else f"{_column(line, err)}: not a saved duel line: {text}"
+
+
+def _column(line: str, err: Any) -> int:
+    """The column of what the schema error ``err`` is about in ``line``: the unknown key of an
+    ``additionalProperties`` error, else the value."""
+    from gouji_dsl.engine.records import _Positions
+    path = tuple(err.absolute_path)
+    pos = _Positions(line)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {})
+        extra = next((k for k in err.instance if k not in known), None)
+        if extra is not None:
+            return pos.keys.get(path + (extra,), (1, 1))[1]
+    return pos.at.get(path, (1, 1))[1]
 
 
 def repair_tail(path: Path) -> int | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from gouji_dsl.diagnostics import printable
+from gouji_dsl.diagnostics import printable, shortened
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 """Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
@@ -168,7 +168,7 @@ class SafePath(click.Path):
         kind = None if self.file_okay and self.dir_okay else not self.file_okay
         if isinstance(value, str | os.PathLike) and (problem := path_problem(str(os.fspath(value)), folder=kind)):
             text = shown(os.fspath(value))
-            self.fail(f"'{text if len(text) <= 80 else text[:60] + '…'}': {problem}", param, ctx)
+            self.fail(f"'{shortened(text)}': {problem}", param, ctx)
         return super().convert(value, param, ctx)
 
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl.diagnostics import quoted
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.tools.exits import shown
 
@@ -88,10 +89,14 @@ def read_json(path: Path, what: str, advice: str | None = None) -> tuple[Any, st
         else:
             ln, col = _line_col(text, m.start())
             raise RunError(f"{path}:{ln}:{col}: not a {what}: {tok} is not a JSON value{tail}")
+    from gouji_dsl.engine.records import DuplicateKeyError, load_json
     try:
-        return json.loads(text), text
+        return load_json(text), text
     except json.JSONDecodeError as e:
         raise RunError(f"{path}:{e.lineno}:{e.colno}: not a {what}: not valid JSON ({e.msg}){tail}") from None
+    except DuplicateKeyError as e:  # json keeps the last one silently: which did the user mean?
+        ln, col = _line_col(text, e.offset)
+        raise RunError(f"{path}:{ln}:{col}: not a {what}: {e}{tail}") from None
     except (ValueError, RecursionError):  # an integer of more than 4,300 digits (Python's limit)
         long = re.search(r"[0-9]{4300,}", text)
         ln, col = _line_col(text, long.start()) if long else (0, 0)
@@ -153,8 +158,7 @@ def _validator(name: str, kind: str | None = None) -> Any:
 
 
 def _describe(x: Any) -> str:
-    text = json.dumps(x, ensure_ascii=False) if isinstance(x, (int, float, str, bool)) or x is None else type(x).__name__
-    return shown(text if len(text) <= 60 else text[:57] + "...")
+    return quoted(x, as_json=True) if isinstance(x, (int, float, str, bool)) or x is None else type(x).__name__
 
 
 def _schema_message(err: Any) -> str:
@@ -165,7 +169,7 @@ def _schema_message(err: Any) -> str:
     if v == "additionalProperties" and isinstance(inst, dict):
         known = set(err.schema.get("properties", {}))
         extra = next((k for k in inst if k not in known), "?")
-        return f"unknown key {shown(extra)!r}" + (f" (keys: {', '.join(sorted(known))})" if known else "")
+        return f"unknown key {quoted(extra)}" + (f" (keys: {', '.join(sorted(known))})" if known else "")
     if v == "type":
         want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
         return f"must be {' or '.join(want)}, not {_describe(inst)}"
@@ -180,7 +184,8 @@ def _schema_message(err: Any) -> str:
         return f"{_describe(inst)} is not of the form {err.validator_value}"
     if v == "propertyNames":
         return f"key {_describe(inst)} is not allowed here"
-    return shown(err.message)[:200]
+    from gouji_dsl.engine.records import schema_message
+    return shown(schema_message(err))
 
 
 def schema_problems(loc: Located, data: Any, name: str, kind: str | None = None) -> list[str]:

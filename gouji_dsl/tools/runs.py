@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.atomic import atomic_write
-from gouji_dsl.diagnostics import Diagnostic, GoujiError
+from gouji_dsl.diagnostics import Diagnostic, GoujiError, quoted
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
@@ -652,7 +652,7 @@ def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bo
         mine = meta["spec"]
         for key in ("kind", "bots", "matches", "seed", "top", "match_length"):
             if old.get(key) != mine.get(key):
-                raise RunError(f"{out}: cannot resume: {key} was {old.get(key)!r}, now {mine.get(key)!r}")
+                raise RunError(f"{out}: cannot resume: {key} was {quoted(old.get(key))}, now {quoted(mine.get(key))}")
         if [r["fingerprint"] for r in old["rulesets"]] != [r["fingerprint"] for r in mine["rulesets"]]:
             raise RunError(f"{out}: cannot resume: the rules played differ from the run's "
                            f"({', '.join(r['name'] for r in old['rulesets'])})")

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from gouji_dsl.diagnostics import Code, GoujiError, did_you_mean
+from gouji_dsl.diagnostics import Code, GoujiError, did_you_mean, shortened
 from gouji_dsl.engine.interpreter import (
     GameState,
     Move,
@@ -182,7 +182,7 @@ def _yaml(v: Any) -> str:
         text = repr(v)
     else:
         text = str(v)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return shortened(text)
 
 
 def _unknown_key(where: tuple[int, int], what: str, key: Any, known: Sequence[str], detail: str = "") -> _CaseError:

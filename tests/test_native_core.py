@@ -227,7 +227,7 @@ def test_the_verifier_refuses_malformed_programs():
     def ok(words):
         return _core.vm_verify(array("i", words).tobytes(), K)
     assert ok([H.OP_CONST, H.T_INT, 5, H.OP_RET])
-    assert len(_core.OP_ARGS) == H.OP_TEXTS + 1  # (hooks.py numbers every opcode of vm.h)
+    assert len(_core.OP_ARGS) == H.OP_CARDSOF + 1  # (hooks.py numbers every opcode of vm.h)
     assert ok([H.OP_TEXTS, 2, 3, 255, 0, 0, 0, 0, 0, H.OP_RET])
     one = [H.OP_CONST, H.T_INT, 1]
     assert ok([H.OP_SLOT, 0, H.OP_TRUTH, H.OP_JFALSE_KEEP, 8, H.OP_SLOT, 1, H.OP_TRUTH, H.OP_RET])  # a and b
@@ -257,7 +257,7 @@ def test_the_verifier_refuses_malformed_programs():
         one + [H.OP_FLAGGED, 32, H.OP_RET], one + [H.OP_NEXTWITHOUT, -1, H.OP_RET],
         one + [H.OP_WITHHELD, 1, K, 0, H.OP_RET], one + [H.OP_FIRSTHOLDING, 11, 0, 0, H.OP_RET],
         one + [H.OP_LISTITEM, H.OP_RET], one + [H.OP_RECEIVED, H.OP_RET], one + [H.OP_MAXDEALT, H.OP_RET],  # (one operand short)
-        [H.OP_MINATLEAST, H.OP_RET],
+        [H.OP_MINATLEAST, H.OP_RET], one + [H.OP_CARDSOF, 3, H.OP_RET], one + [H.OP_CARDSOF, -1, H.OP_RET],
     ]
     for words in bad:
         assert not ok(words), words
@@ -342,3 +342,81 @@ def test_hooks_answer_as_the_rule_graph(name):
             step += 1
         prev = st if st.over else None
     assert compared > 0
+
+
+_CRAFTED = [  # (the functions the VM learnt this round, each in a sub-expression compared on its own)
+    "prev_burns(seat, target) + 10 * prev_counter_burns(seat, target) + prev_burns(target, 3) > 0",
+    "count(with_held(after(seat), ['2', 'R'])) > max_dealt(after(seat), 'B') + max_dealt(team_seats(target), 'R')",
+    "dealt_at_least(seat, 'J') + held_at_least(target, 'K') > min_dealt_at_least('Q') + dealt_at_least(target, 'R')",
+    "first_holding(seat, ['2', 'B', 'R']) == first_held(target, ['2', 'B'])",
+    "count(flagged(all_seats, 'stuck') ++ flagged(after(target), 'opened')) > 0 or next_active_without(seat, 'stuck') == target",
+    "prev_seat_at(place(seat)) == target or prev_seat_at(count(all_seats)) == seat",
+    "after(seat)[count(finished) - 2] == target or after(target)[-1 - count(finished)] == seat",
+    "received(seat, '3') + received(target, 'R') > 0",
+    "settings.tribute.point[both_or(flag(seat, 'opened'), flag(target, 'stuck'))][both_or(prev_flag(seat, 'stuck'), seat > 3)] > 1",
+    "settings.tribute.order[count(finished) % 5 - 1] == 'burn' or hand_size(seat) / hand_size(target) > 1",
+]
+
+
+@needs_core
+def test_the_new_functions_on_crafted_states(tmp_path):
+    """Every sub-expression of rules using the functions the VM learnt (previous burns, flags of
+    lists, kinds at least, list items, maps of maps...) gives natively the compiler's value on
+    states with burns in the previous game, flags set and cards received."""
+    import dataclasses
+
+    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.engine.native import hooks
+    from gouji_dsl.lang import ast as A
+    from gouji_dsl.lang.ops import EvalError
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve_text
+    rules = "".join(f"  - id: test.new-{i}\n    on: see_count\n    allow: \"{e}\"\n" for i, e in enumerate(_CRAFTED))
+    text = f"ruleset: new-vm\nextends: qingdao\nrules:\n{rules}"
+    path = tmp_path / "new-vm.yaml"
+    path.write_text(text, encoding="utf-8")
+    g = compile_ruleset(resolve_text(text, path))
+    subs = []
+    for i in range(len(_CRAFTED)):
+        for x in A.walk(g.node(f"test.new-{i}").checked["effect"]):
+            try:
+                subs.append((x, g._compiler.compile(x), hooks.emit(g, x)))
+            except native.Unsupported:
+                pass
+    assert len(subs) > 60
+    rng = random.Random("crafted")
+    compared = failed = 0
+    st = new_game(g, "crafted")
+    while not st.over:
+        moves = st.legal_moves()
+        st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
+    for game in range(4):
+        st = next_game(st, f"crafted:{game}")
+        burns = tuple({"burner": rng.randint(1, 6), "burned": rng.randint(1, 6), "success": rng.random() < 0.7,
+                       "counter": rng.random() < 0.4} for _ in range(rng.randrange(8)))
+        st.prev = dataclasses.replace(st.prev, burns=burns)
+        for step in range(200):
+            if st.over:
+                break
+            if step % 11 == 0:
+                st.flags = {"stuck": {s for s in st.seat_list if rng.random() < 0.3},
+                            "opened": {s for s in st.seat_list if rng.random() < 0.3}}
+                st.received = {s: {k: rng.randrange(3) for k in ("3", "R", "2")} for s in st.seat_list if rng.random() < 0.5}
+                for s in st.seat_list:
+                    ctx = Ctx(st, seat=s, target=rng.choice(st.seat_list))
+                    packed = hooks.pack_context(g, ctx)
+                    for x, fn, prog in subs:
+                        try:
+                            want = fn(ctx)
+                        except EvalError as e:
+                            with pytest.raises(EvalError) as got:
+                                hooks.evaluate(prog, g, packed)
+                            assert (got.value.message, got.value.where) == (e.message, e.where), A.unparse(x)
+                            failed += 1
+                            continue
+                        got = hooks.evaluate(prog, g, packed)
+                        assert got == want and type(got) is type(want), (A.unparse(x), got, want)
+                        compared += 1
+            moves = st.legal_moves()
+            st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
+    assert compared > 1000

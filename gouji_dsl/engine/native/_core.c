@@ -469,7 +469,8 @@ fail:
 #define L_SHOWN_N (L_PREVPLACE + G_MAX_SEATS + 1)
 #define L_SHOWN_T (L_SHOWN_N + (G_MAX_SEATS + 1) * G_MAX_KINDS)
 #define L_PREVBURNS (L_SHOWN_T + (G_MAX_SEATS + 1) * G_MAX_KINDS)
-#define L_LEN (L_PREVBURNS + 2 * (G_MAX_SEATS + 1) * (G_MAX_SEATS + 1))
+#define L_PLAYCOUNTS (L_PREVBURNS + 2 * (G_MAX_SEATS + 1) * (G_MAX_SEATS + 1))
+#define L_LEN (L_PLAYCOUNTS + VM_NPLAYS * G_MAX_KINDS)
 
 static int get_code(Py_buffer *b, const int32_t **code, int *n)
 {
@@ -574,6 +575,15 @@ static int unpack_ctx(Py_buffer *b, vm_ctx *c)
             c->prev_burns[1][i][j] = (int32_t)b1;
         }
     }
+    for (i = 0; i < VM_NPLAYS; i++)
+        for (j = 0; j < G_MAX_KINDS; j++) {
+            int64_t k = w[L_PLAYCOUNTS + i * G_MAX_KINDS + j];
+            if (k < 0 || k > 32767) {
+                PyErr_SetString(PyExc_ValueError, "a play's count of a kind is out of range");
+                return -1;
+            }
+            c->play_counts[i][j] = (int16_t)k;
+        }
     if (vm_ctx_check(c) < 0) {
         PyErr_SetString(PyExc_ValueError, "the context is inconsistent (seats, kinds or a tag out of range)");
         return -1;
@@ -844,12 +854,13 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     {
-        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
+        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
                                          "attrs", L_ATTRS, "place", L_PLACE, "hands", L_HANDS, "set_bits", L_SETBITS,
                                          "set_count", L_SETCOUNT, "strength", L_STRENGTH, "flags", L_FLAGS,
                                          "prev_flags", L_PREVFLAGS, "counters", L_COUNTERS, "set_order", L_SETORDER,
                                          "dealt", L_DEALT, "received", L_RECEIVED, "prev_place", L_PREVPLACE,
-                                         "shown_n", L_SHOWN_N, "shown_t", L_SHOWN_T, "prev_burns", L_PREVBURNS, "len", L_LEN);
+                                         "shown_n", L_SHOWN_N, "shown_t", L_SHOWN_T, "prev_burns", L_PREVBURNS, "play_counts", L_PLAYCOUNTS,
+                                         "len", L_LEN);
         if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
             Py_XDECREF(layout);
             Py_DECREF(m);

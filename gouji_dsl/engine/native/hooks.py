@@ -44,7 +44,7 @@ TLIST_MAX = 7  # (vm.h: VM_TLIST_MAX: a list of texts, ids 0..255)
  OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
  OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES, OP_SHOWN, OP_RANDSEAT,
  OP_RECEIVED, OP_PREVBURNS, OP_FLAGGED, OP_NEXTWITHOUT, OP_MAXDEALT, OP_ATLEAST, OP_MINATLEAST, OP_WITHHELD, OP_FIRSTHOLDING,
- OP_LISTITEM, OP_TEXTS) = range(52)
+ OP_LISTITEM, OP_TEXTS, OP_CARDSOF) = range(53)
 MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
@@ -455,6 +455,17 @@ class _Emitter:
         self.code += [OP_MINATLEAST]
         return True
 
+    def c_cards_of(self, n: A.Call, sig: Any) -> bool:
+        """cards_of(play, kind): the play's cards of the kind (0 for no play: the kind is then not evaluated)."""
+        p = n.args[0] if len(n.args) == 2 else None
+        if not (isinstance(p, A.Name) and p.ref == A.Ref.CONTEXT and p.name in PLAYS) or sig.none_result != 0:
+            return False
+        if not _infallible(n.args[1], self.compiler):
+            raise self.refuse(n, "cards_of() with a kind that may fail")
+        self.e(n.args[1])
+        self.code += [OP_CARDSOF, PLAYS[p.name]]
+        return True
+
     def c_fused(self, n: A.Call, sig: Any) -> bool:
         if len(n.args) != 1:
             return False
@@ -710,7 +721,7 @@ _CALLS: dict[str, Any] = {
     **{f: _Emitter.c_minmax for f in ("min", "max")}, **{f: _Emitter.c_seat_pair for f in ("prev_burns", "prev_counter_burns")},
     "coalesce": _Emitter.c_coalesce, "with_at_least": _Emitter.c_with_at_least, "count": _Emitter.c_count,
     "random_seat": _Emitter.c_random_seat, "shown_leader": _Emitter.c_shown_leader, "sum_places": _Emitter.c_sum_places,
-    "max_dealt": _Emitter.c_max_dealt, "min_dealt_at_least": _Emitter.c_min_dealt_at_least,
+    "max_dealt": _Emitter.c_max_dealt, "cards_of": _Emitter.c_cards_of, "min_dealt_at_least": _Emitter.c_min_dealt_at_least,
 }
 _KIND_COUNTS = {"holds": [OP_HOLDS], "dealt": [OP_DEALT], "received": [OP_RECEIVED], "held_at_least": [OP_ATLEAST, 0],
                 "dealt_at_least": [OP_ATLEAST, 1]}
@@ -918,6 +929,10 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
                 w[at + k * (core.MAX_SEATS + 1) + s] = v
     _pack_seats(w, L, core, g, kidx)
     _pack_burns(w, L, core, g)
+    for name, p in PLAYS.items():
+        if plays[name] is not None:
+            for k, n in enumerate(plays[name].play.counts):
+                w[L["play_counts"] + p * core.MAX_KINDS + k] = int(n)
     return array("q", w).tobytes()
 
 

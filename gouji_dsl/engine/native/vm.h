@@ -110,12 +110,13 @@ enum {
     OP_LISTITEM,    /* pop a key, pop a list: its item (Python's index, from the end when negative); none for none;
                        out of range stops the run: VM_MISSING_ITEM (the list in aux); not a number: VM_BAD_INDEX */
     OP_TEXTS,       /* k id x VM_TLIST_MAX: push the list of the first k text ids */
+    OP_CARDSOF,     /* play: pop rank, push the play's cards of that kind (0: no play, none, a word that is no kind) */
     OP_NOPS
 };
 #define VM_MAP_MAX 16
 
 static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33, 0, 0,
-                                         0, 1, 1, 1, 0, 1, 0, 3, 3, 0, 1 + VM_TLIST_MAX};
+                                         0, 1, 1, 1, 0, 1, 0, 3, 3, 0, 1 + VM_TLIST_MAX, 1};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
@@ -154,6 +155,7 @@ typedef struct {
     int32_t prev_place[G_MAX_SEATS + 1];             /* the previous game's places (0: none, or no previous game) */
     int32_t shown_n[G_MAX_SEATS + 1][G_MAX_KINDS];   /* per seat and kind: the most same-suit cards shown in the deal */
     int32_t shown_t[G_MAX_SEATS + 1][G_MAX_KINDS];   /* ... and when that count was completed (dealing order) */
+    int16_t play_counts[VM_NPLAYS][G_MAX_KINDS];     /* per play (play, top, beaten): its cards per kind */
     int32_t prev_burns[2][G_MAX_SEATS + 1][G_MAX_SEATS + 1];  /* [0] successful burns by s of t in the previous game, [1] counter-burns */
     mt_state *rng;                                   /* the game's generator (NULL: a program that draws cannot run) */
 } vm_ctx;
@@ -397,6 +399,12 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             out = 1;
             break;
         case OP_MINATLEAST:
+            in = 1;
+            out = 1;
+            break;
+        case OP_CARDSOF:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NPLAYS)
+                return -1;
             in = 1;
             out = 1;
             break;
@@ -1642,6 +1650,23 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                 goto bad;
             st[sp++] = vm_from_item(vm_list_item(l, (int)i));
             pc += 1;
+            break;
+        }
+        case OP_CARDSOF: {
+            vm_value r;
+            int p = code[pc + 1];
+            NEED(1);
+            if (p < 0 || p >= VM_NPLAYS)
+                goto bad;
+            r = st[--sp];
+            if (!c->play_present[p] || r.tag == T_NONE || r.tag == T_TEXT) {
+                PUSH(T_INT, 0);
+            } else {
+                if (r.tag != T_RANK || r.v < 0 || r.v >= c->n_kinds)
+                    goto domain;
+                PUSH(T_INT, c->play_counts[p][r.v]);
+            }
+            pc += 2;
             break;
         }
         case OP_TEXTS: {

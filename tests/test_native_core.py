@@ -14,7 +14,7 @@ from gouji_dsl.engine.interpreter import deal_hands, new_game, next_game
 from gouji_dsl.engine.native import program as P
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.vocabulary import HOOKS
+from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))
@@ -420,3 +420,27 @@ def test_the_new_functions_on_crafted_states(tmp_path):
             moves = st.legal_moves()
             st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
     assert compared > 1000
+
+
+@needs_core
+@pytest.mark.parametrize("name", ALL, ids=lambda n: Path(n).stem)
+def test_every_hook_and_expression_has_a_program(name):
+    """Every expression of the ruleset (trigger hooks' parts included) and every permit and value
+    hook has a native program: nothing of a bundled ruleset or example falls back for want of one
+    (benchmarks/native_coverage.py lists what does not, by reason)."""
+    from gouji_dsl.engine.native import hooks
+    g = load_graph(name)
+    missing = []
+    for node in g.nodes:
+        for part, tree in node.checked.items():
+            try:
+                hooks.emit(g, tree)
+            except native.Unsupported as e:
+                missing.append(f"{node.id} {part}: {e}")
+    for h in HOOKS:
+        if HOOKS[h].kind != HookKind.TRIGGER and g.by_hook[h]:
+            try:
+                hooks.plan(g, h)
+            except native.Unsupported as e:
+                missing.append(f"{h}: {e}")
+    assert not missing, missing

@@ -193,20 +193,9 @@ class Analysis:
         folder = Folder(self.strength, FUNCTIONS, PLAY_ATTRS, self.defs, self.facts(hook, optimistic=optimistic))
         return folder.fold(tree)
 
-    def eval_text(self, text: str, hook: str) -> K | U:
-        """Fold an expression text asked in ``hook`` (checked in the ruleset's scope); unknown when
-        it does not check."""
-        from gouji_dsl.lang.check import check
-        from gouji_dsl.lang.parse import ExprError, parse
-        from gouji_dsl.ruleset.graph import hook_scope
-        try:
-            tree = check(parse(text), hook_scope(HOOKS[hook], self.graph.typed, self.defs))
-        except ExprError:
-            return U()
-        return self.eval_tree(tree, hook)
-
     @staticmethod
     def part(n: Any, name: str) -> A.Node | None:
+        """The checked tree of part ``name`` (``when``, ``effect``...) of rule node ``n``, or None."""
         return n.checked.get(name) if n.checked else None
 
     # ------------------------------------------------------------------ the fixpoint

@@ -986,3 +986,37 @@ async def test_each_seat_shows_its_last_play_and_the_trick_cuts_no_play(size):
             await pilot.press("f3", "enter")
             await pilot.pause()
         assert seen_long_trick
+
+
+@sync
+async def test_a_burn_that_cannot_succeed_says_so_and_is_still_played():
+    """Issue 22.22: with no joker left for the next lead (base.yaml burn.carry-jokers: "While burning,
+    every lead must carry a joker, except the last one"), ``burn AA`` was "✓ legal, Enter to play" and
+    the why dialog said nothing of it. Now both say the burn cannot succeed and cite the rule with its
+    file:line before the move is made; the move stays legal (a bluff is a move) and Enter plays it."""
+    from textual.widgets import OptionList, Static
+
+    from gouji_app.play.dialogs import WhyScreen
+    hands = {1: "2 KK 3 4", 2: "2 5", 3: "2 AA 66 7", 4: "2 8", 5: "2 9", 6: "2 T"}  # everyone holds a 2: no revolt
+    app = app_for(seat=3, hands=hands, leader=1, speed="slow")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        s = screen.session
+        await wait_for(pilot, lambda: s.state.to_act == 1 and s.state.phase == "play", what="seat 1 to lead")
+        s.apply(s.state.parse("1 play KK"), "bot")  # (before the slow bot: the gouji play to burn)
+        screen.refresh_all()
+        await wait_for(pilot, lambda: s.your_turn and s.state.capacity == "burn", what="the burn offer")
+        await pilot.press("A", "A")
+        feedback = str(screen.query_one("#feedback").render())
+        assert "✓ legal — but this burn cannot succeed: burn.carry-jokers" in feedback, feedback
+        assert "base.yaml:" in feedback and "Enter to play" not in feedback
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the why dialog")
+        why = app.screen
+        assert "this burn cannot succeed" in str(why.query_one(Static).render())
+        first = why.query_one("#why-list", OptionList).get_option_at_index(0).prompt
+        assert "burn.carry-jokers" in str(first) and "base.yaml:" in str(first)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to the table")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(e.move == "3 burn AA" for e in s.entries), what="the burn played")

@@ -53,6 +53,18 @@ def because_prompt(b: Because) -> Text:
     return t
 
 
+def warning_prompt(b: Because) -> Text:
+    """What a legal move leads to (a burn that cannot succeed) and the rules that will decide it."""
+    t = Text("⚠ ", style="bold yellow")
+    t.append(b.fact.split(":", 1)[0], style="bold yellow")
+    for r in b.reasons:
+        t.append(f"  {r.rule_id}", style="bold")
+        t.append(f"  {r.text}")
+        if r.pos is not None:
+            t.append(f"  {short_where(r.pos)}", style="dim")
+    return t
+
+
 def rule_file_label(path: str | os.PathLike[str]) -> str:
     """A ruleset file as people name it: ``bundled: base.yaml`` for the rulesets that come with gouji
     (never a site-packages path), else the path relative to the current folder (or ``~/…``)."""
@@ -197,12 +209,15 @@ class WhyScreen(ModalScreen[None]):
             seat, _, rest = exp.move.partition(" ")  # NOTATION.md's "SEAT MOVE": say which is the seat
             head = Text((f"seat {seat} {rest}" if seat.isdigit() and rest else exp.move) + ": ", style="bold")
             head.append("legal" if exp.legal else "illegal", style="bold green" if exp.legal else "bold red")
+            for w in exp.warnings:  # what the move leads to, said before it is made (a burn that cannot succeed)
+                head.append(f" — but {w.fact}", style="bold yellow")
             yield Static(head)
             reasons = sorted(exp.reasons, key=lambda r: r.verdict != "forbade")
             # the rules asked about this move (the one that refused first), then the chain of facts
             # (how the table counts, who is asked, flags, tribute ...) with the rules and settings
             # that decided each
-            entries: list[tuple[Text, tuple[Reason, ...]]] = [(reason_prompt(r), (r,)) for r in reasons]
+            entries: list[tuple[Text, tuple[Reason, ...]]] = [(warning_prompt(w), w.reasons) for w in exp.warnings]
+            entries += [(reason_prompt(r), (r,)) for r in reasons]
             entries += [(because_prompt(b), b.reasons) for b in exp.chain]
             if entries:
                 yield OptionList(*[Option(t, id=f"r{i}") for i, (t, _) in enumerate(entries)], id="why-list")

@@ -606,7 +606,17 @@ class PlayScreen(Screen[None]):
                 elif typed.play is not None:
                     t.append(f"{typed.play.text}: {s.describe_play(typed.play)}. ", style="")
                 if typed.explanation is not None and (typed.play is None or typed.play.valid):
-                    if typed.legal:
+                    if typed.legal and typed.explanation.warnings:  # legal, but it will fail (a bluff is a move)
+                        w = typed.explanation.warnings[0]
+                        t.append("✓ legal", style="bold yellow")
+                        t.append(f" — but {w.fact.split(':', 1)[0]}", style="bold yellow")
+                        for r in w.reasons[:1]:
+                            t.append(f": {r.rule_id}", style="bold yellow")
+                            t.append(f": {r.text}", style="yellow")
+                            if r.pos is not None:
+                                t.append(f" ({short_where(r.pos)})", style="dim")
+                        t.append(" — Enter plays it all the same · F5 why" if typed.your_turn else "", style="yellow")
+                    elif typed.legal:
                         t.append("✓ legal", style="bold green")
                         beats = next((r for r in typed.explanation.reasons if r.rule_id == "setting.comparison"), None)
                         if beats is not None:

@@ -59,18 +59,21 @@ class Because:
 class Explanation:
     """Why a move is legal or not: ``legal``; ``reasons``, the checks and permit rules in the order
     they were asked (each ``allowed`` / ``forbade`` / ``note``); ``chain``, the facts of the
-    situation with the rules and settings that decided them."""
+    situation with the rules and settings that decided them; ``warnings``, what a legal move leads
+    to that the player should know before making it (a burn that cannot succeed: the rules that
+    will refuse the burner's leads)."""
 
     move: str
     legal: bool
     reasons: list[Reason] = field(default_factory=list)
     chain: list[Because] = field(default_factory=list)
+    warnings: list[Because] = field(default_factory=list)
 
     @property
     def rule_ids(self) -> list[str]:
         """Every rule id (and ``settings.NAME``, ``engine.*`` check) the explanation cites, once each."""
         seen: dict[str, None] = {}
-        for b in self.chain:
+        for b in (*self.chain, *self.warnings):
             for r in b.reasons:
                 seen.setdefault(r.rule_id)
         for r in self.reasons:
@@ -88,7 +91,8 @@ class Explanation:
         parts += [f"{_sentence_of(r)} ({_cite(r)})" for r in deciding]
         parts += [_cite(r) for r in self.reasons if r.verdict == SETTING_VERDICT]
         verdict = "legal" if self.legal else "illegal"
-        return f"{self.move} is {verdict}" + (": " + "; ".join(parts) if parts else "") + "."
+        warned = "".join(f"; but {w.words()}" for w in self.warnings)
+        return f"{self.move} is {verdict}" + (": " + "; ".join(parts) if parts else "") + warned + "."
 
     def format(self) -> str:
         head = f"{self.move}: {'legal' if self.legal else 'illegal'}"
@@ -97,6 +101,7 @@ class Explanation:
             lines.append("  because:")
             lines += ["    " + b.words() for b in self.chain]
         lines += ["  " + r.format() for r in self.reasons]
+        lines += ["  [warning] " + w.words() for w in self.warnings]
         return "\n".join(lines)
 
 
@@ -337,4 +342,16 @@ def explain_move(state: GameState, move: Any) -> Explanation:
     chain = situation(state)
     involved = [move.seat] + ([state.top.seat] if state.top is not None else [])
     chain += flag_facts(state, trace, involved)
-    return Explanation(move.text(state.model), ok, trace, chain)
+    return Explanation(move.text(state.model), ok, trace, chain, burn_warnings(state, move) if ok else [])
+
+
+def burn_warnings(state: GameState, move: Any) -> list[Because]:
+    """A legal burn (or a burning seat's lead) that cannot succeed: one fact, citing the rules that
+    will refuse the burner's leads (see :mod:`gouji_dsl.engine.lookahead`)."""
+    from gouji_dsl.engine.lookahead import doomed_burn
+    doomed = doomed_burn(state, move)
+    if doomed is None:
+        return []
+    what = "this burn" if move.verb == "burn" else "this lead"
+    return [Because(f"{what} cannot succeed: seat {doomed.seat} cannot keep leading as burning requires with "
+                    "what he holds, however the others answer (诈烧)", with_settings(state.graph, doomed.reasons))]

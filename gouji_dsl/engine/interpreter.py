@@ -1039,6 +1039,7 @@ class GameState:
     def _fail_burn(self, seat: int) -> None:
         """A burner who cannot lead as burning requires (诈烧): placed where ``burn_failure`` says."""
         key = f"burn_failure:{seat}"
+        self.decided[f"burn_lead:{seat}"] = self._lead_refusals(seat)
         how = self._placement(self._ask("burn_failure", Ctx(self, seat=seat), key), key, Placement.LAST)
         self.burner = None
         if self.burns:
@@ -1053,6 +1054,31 @@ class GameState:
             self.decided["leader"] = self.decided.get(key, ()) + (
                 Reason("engine.next-active", "note", "the failed burner's lead goes to the next seat still playing"),)
             self._new_trick(self.next_active(seat))
+
+    def _lead_refusals(self, seat: int) -> tuple[Reason, ...]:
+        """Why ``seat`` has no lead it may make while burning: the ``burn_lead`` rules (then the
+        ``play`` rules) that refuse the leads its hand holds, each rule once, in the order asked."""
+        g = self.graph
+        ctx = Ctx(self, seat=seat, leading=True)
+        hand_n = self.hand_size(seat)
+        found: dict[str, Reason] = {}
+        played: dict[str, Reason] = {}
+        for p in self.model.plays_from(self.hands[seat]):
+            tp = TablePlay(p, seat, self.kinds)
+            tp.empties_hand = p.count == hand_n
+            ctx.play = tp
+            t: list[Reason] = []
+            if g.permit("play", ctx, t):
+                t = []
+                g.permit("burn_lead", ctx, t)
+                for r in t:
+                    if r.verdict == "forbade":
+                        found.setdefault(r.rule_id, r)
+            else:
+                for r in t:
+                    if r.verdict == "forbade":
+                        played.setdefault(r.rule_id, r)
+        return tuple(found.values()) + tuple(r for k, r in played.items() if k not in found)
 
     def _settle(self) -> bool:
         """Once a move's placements are done: end the game if the rules say so (or nobody is left

@@ -1,0 +1,140 @@
+"""Looking ahead at a burn (烧牌): can the burner still make the leads the ruleset requires?
+
+A burn stays on only while the burner can lead as the ruleset's ``burn_lead`` rules require (every
+lead carries a joker, except the last one, in the bundled rulesets); a burner who cannot is placed by
+``burn_failure`` (诈烧). A burn that can never succeed is still a legal move (a bluff is a move), but
+the player should know before making it: :func:`doomed_burn` plays the burner's best case on copies
+of the state — every other seat passes, so the burner wins each trick and leads again — trying his
+leads in turn, and reports a burn that fails on every line of play, with the rules that refused the
+last leads (their file:line). The look-ahead is bounded by :data:`BURN_LOOKAHEAD` moves; a search that
+runs out of moves says nothing (a warning is given only when the failure is certain). Nothing here
+knows what a joker is: what a lead needs is whatever the ruleset's rules say.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.engine.terms import Capacity, Phase, Verb
+from gouji_dsl.ruleset.graph import Reason
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gouji_dsl.engine.interpreter import GameState, Move
+
+BURN_LOOKAHEAD = 400
+"""The most moves (the burner's leads and the others' passes) one look-ahead applies."""
+
+
+class _Line(Enum):
+    SUCCEEDS = "succeeds"
+    FAILS = "fails"
+    UNKNOWN = "unknown"
+    LEADS = "leads"  # (internal: the burner is to lead again)
+
+
+@dataclass(frozen=True)
+class DoomedBurn:
+    """A burn that cannot succeed: ``seat`` (the burner), ``reasons`` (the rules that refused his
+    leads where each line of play ended, each rule once) and ``examined`` (moves applied)."""
+
+    seat: int
+    reasons: tuple[Reason, ...]
+    examined: int
+
+
+class _Search:
+    def __init__(self, seat: int, budget: int):
+        self.seat = seat
+        self.budget = budget
+        self.examined = 0
+        self.reasons: dict[str, Reason] = {}
+        self.memo: dict[tuple[int, ...], _Line] = {}
+
+    def _apply(self, g: GameState, move: Move) -> bool:
+        if self.examined >= self.budget:
+            return False
+        self.examined += 1
+        g.apply_in_place(move, trusted=True)
+        return True
+
+    def settle(self, g: GameState) -> _Line:
+        """Let every other seat pass until the burner must lead again or the burn is decided."""
+        from gouji_dsl.engine.interpreter import Move
+        seat = self.seat
+        while True:
+            burn = g.burns[-1] if g.burns else None
+            if burn is not None and burn.get("burner") == seat:
+                if burn.get("success"):
+                    return _Line.SUCCEEDS
+                if burn.get("failed"):
+                    for r in g.decided.get(f"burn_lead:{seat}", ()):
+                        self.reasons.setdefault(r.rule_id, r)
+                    return _Line.FAILS
+            if g.burner != seat or g.phase != Phase.PLAY or g.to_act is None:
+                return _Line.UNKNOWN
+            if g.to_act == seat:
+                return _Line.LEADS if g.capacity == Capacity.LEAD else _Line.UNKNOWN
+            if g.capacity == Capacity.LEAD or not self._apply(g, Move(g.to_act, Verb.PASS)):
+                return _Line.UNKNOWN
+
+    def search(self, g: GameState) -> _Line:
+        line = self.settle(g)
+        if line != _Line.LEADS:
+            return line
+        key = tuple(g.hands[self.seat])
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = _Line.UNKNOWN  # (while it is searched)
+        hand_n = g.hand_size(self.seat)
+        # leads that go out first, then those using the fewest cards the rules may ask for, the most cards
+        moves = sorted(g.legal_moves(), key=lambda m: (sum(m.cards or ()) != hand_n, _extra(g, m), -sum(m.cards or ())))
+        out = _Line.FAILS
+        for m in moves:
+            h = g.copy()
+            if not self._apply(h, m):
+                out = _Line.UNKNOWN
+                break
+            r = self.search(h)
+            if r == _Line.SUCCEEDS:
+                out = r
+                break
+            if r == _Line.UNKNOWN:
+                out = r
+        self.memo[key] = out
+        return out
+
+
+def _extra(g: GameState, m: Move) -> int:
+    """Cards of the play above the rank count of its cheapest kinds (jokers, filler): spent sparingly."""
+    if m.cards is None:
+        return 0
+    return sum(m.cards[g.model.n_ranks:])
+
+
+def doomed_burn(state: GameState, move: Move, budget: int = BURN_LOOKAHEAD) -> DoomedBurn | None:
+    """``move`` burns (or is a lead of the seat burning) and the burner cannot succeed whatever
+    the others do: every line of play in which they all pass ends with a lead the ``burn_lead``
+    rules refuse. None when it can succeed, when the look-ahead ran out of ``budget`` moves, or when
+    the move is no burn (or is illegal)."""
+    seat = move.seat
+    burning_lead = state.burner == seat and state.capacity == Capacity.LEAD and move.verb in (Verb.PLAY, Verb.DISCARD)
+    if move.verb != Verb.BURN and not burning_lead:
+        return None
+    if state.phase != Phase.PLAY or not state.check(move):
+        return None
+    s = _Search(seat, budget)
+    g = state.copy()
+    try:
+        if not s._apply(g, move):
+            return None
+        line = s.search(g)
+    except GoujiError:  # a rule failed on the way: the move itself will say so when it is made
+        return None
+    if line != _Line.FAILS or not s.reasons:
+        return None
+    return DoomedBurn(seat, tuple(s.reasons.values()), s.examined)
+
+
+__all__ = ["BURN_LOOKAHEAD", "DoomedBurn", "doomed_burn"]

@@ -1,4 +1,5 @@
-"""Keys Textual cannot tell from terminal replies: F3 with a modifier in the xterm encoding.
+"""Keys Textual cannot tell from terminal replies (F3 with a modifier in the xterm encoding), and keys
+that reach a dialog before it is ready (held for it).
 
 xterm, tmux, VTE terminals (GNOME Terminal, Tilix...) and xterm.js (the browser) send shift+F3 as
 ``ESC [1;2R`` and ctrl+F3 as ``ESC [1;5R`` — exactly the shape of a cursor position report (the
@@ -6,13 +7,27 @@ answer to ``ESC [6n``: row 1, column 2 or 5). Textual 8.2.8 reads every such seq
 :class:`textual.events.CursorPosition`, so the key never arrives as a key. A full-screen app never
 asks where the cursor is (only the inline driver does), so a report there is a key press: the
 column is 1 + the xterm modifier bits (1 shift, 2 alt, 4 ctrl).
+
+A key that opens a dialog (ctrl+S: the save path) is handled before the dialog exists: Textual pushes
+the screen, and the dialog composes, mounts and focuses its text box in later rounds of the event
+loop. Keys the terminal delivered meanwhile (typed on at once, or queued while a search bot held the
+interpreter and the loop ran slowly: issue 22.27) went to a screen with no focused widget, which
+drops them. :class:`XtermKeysApp` holds such keys until the dialog has focused a widget (or has
+settled without one) and then delivers them in the order typed.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.app import App
+from textual.screen import ModalScreen
 
 _MODIFIER_BITS = ((1, "shift"), (2, "alt"), (4, "ctrl"))
+HELD_KEY_ROUNDS = 8
+"""How many idle rounds of the screen held keys wait for a new dialog to focus a widget before they
+are delivered to it as it is (a dialog that focuses nothing gets its keys all the same), and for the
+key before them to move on (a node that closed with the key's follower queued: the keys go on)."""
 
 
 def modified_f3(x: int, y: int) -> str | None:
@@ -43,6 +58,82 @@ class XtermKeysApp(App[None]):
         from gouji_dsl.tools.exits import EXIT_INTERNAL
         self._exit_renderables[:] = [Text(internal_error_line(error))]
         self._return_code = EXIT_INTERNAL
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._held_keys: list[events.Key] = []
+        self._key_in_flight: events.Key | None = None
+        self._path_left: list[Any] = []
+        self._held_rounds = 0
+        self._delivery_due = False
+
+    def _dialog_not_ready(self) -> bool:
+        """The screen on top is a dialog that has not focused a widget yet but is about to (it is
+        still being mounted, or it has a widget to focus)."""
+        screen = self.screen
+        if not isinstance(screen, ModalScreen) or screen.focused is not None:
+            return False
+        return not screen.is_mounted or any(w.focusable for w in screen.query("*"))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._held_keys.append(event)  # in the order typed, behind any key not yet delivered
+            await self._deliver_keys()
+            return
+        await super().on_event(event)
+
+    async def _deliver_keys(self) -> None:
+        """Deliver the held keys one at a time: a key goes on only once the key before it has been
+        handled all the way up (its action done: a dialog it opens exists), and once a dialog on top
+        has focused its widget (or after :data:`HELD_KEY_ROUNDS` idle rounds of it)."""
+        self._delivery_due = False
+        while self._held_keys and self._key_in_flight is None:
+            if self._dialog_not_ready() and self._held_rounds < HELD_KEY_ROUNDS:
+                self._held_rounds += 1
+                if not self._delivery_due:
+                    self._delivery_due = True
+                    self.call_after_refresh(self._deliver_later)
+                return
+            self._held_rounds = 0
+            key = self._held_keys.pop(0)
+            target = self.focused or self.screen
+            await super().on_event(key)  # Textual's own dispatch: priority bindings, else to the focused widget
+            if key.is_forwarded:
+                self._key_in_flight = key
+                self._follow(key, list(target.ancestors_with_self))
+                if self._key_in_flight is key:
+                    self.call_after_refresh(self._watch_in_flight, key, 0, len(self._path_left))
+
+    def _deliver_later(self) -> None:
+        self._delivery_due = False
+        self.call_later(self._deliver_keys)
+
+    def _follow(self, key: events.Key, path: list[Any]) -> None:
+        """Follow ``key`` up ``path`` (the widget it went to, its parents, the screen, the app): a
+        callback queued on each node after the key runs once that node has handled it (each node's
+        messages are handled in order); the key is done where it stopped or at the app."""
+        if self._key_in_flight is not key:
+            return  # given up on (see _watch_in_flight)
+        while path and not key._stop_propagation:
+            node = path.pop(0)
+            if node.call_later(self._follow, key, path):
+                self._path_left = path
+                return
+        self._key_in_flight = None
+        self.call_later(self._deliver_keys)
+
+    def _watch_in_flight(self, key: events.Key, rounds: int, left: int) -> None:
+        """Bound the wait for a key's follower: :data:`HELD_KEY_ROUNDS` idle rounds of the screen in
+        which it moved no node up, and the next key goes on."""
+        if self._key_in_flight is not key:
+            return
+        now = len(self._path_left)
+        rounds = 0 if now != left else rounds + 1
+        if rounds >= HELD_KEY_ROUNDS:
+            self._key_in_flight = None
+            self.call_later(self._deliver_keys)
+            return
+        self.call_after_refresh(self._watch_in_flight, key, rounds, now)
 
     def on_cursor_position(self, event: events.CursorPosition) -> None:
         if self.is_inline:

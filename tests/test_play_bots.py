@@ -397,3 +397,47 @@ async def test_the_play_screens_footer_cuts_no_key_at_100_columns():
         palette = [c.region.x for c in shown if c.has_class("-command-palette")]
         end = min(palette) if palette else footer.region.right
         assert all(c.region.right <= end for c in shown if not c.has_class("-command-palette"))
+
+
+@sync
+async def test_keys_typed_into_a_dialog_while_a_bot_thinks_all_arrive(monkeypatch, tmp_path):
+    """Issue 22.27: the save path typed after ctrl+S, ctrl+U while a search bot thought lost its first
+    keys. The terminal delivers what was typed in a burst while the bot holds the interpreter (the
+    driver's thread queues them); the keys after ctrl+S reached the new dialog before it had focused
+    its text box, and a screen without a focused widget drops a key. Here the burst is posted at once,
+    as the driver posts it, while the bot is held thinking: every key must arrive, in order."""
+    import threading
+
+    from textual import events
+    from textual.widgets import Static
+
+    from gouji_app.play.dialogs import PathScreen
+    gate = threading.Event()
+    choose = IsmctsBot.choose
+
+    def held(self, state, moves):
+        gate.wait(600)
+        return choose(self, state, moves)
+    monkeypatch.setattr(IsmctsBot, "choose", held)
+    app = PlayApp(graph("online"), seed=11, bots="ismcts:4", speed="instant", show_steps=False)
+    target = str(tmp_path / "saved-while-thinking.json")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.play_screen
+            await wait_for(pilot, lambda: screen.thinking, what="a bot to think")
+            for key in ["ctrl+s", "ctrl+u", *target, "enter"]:
+                char = key if len(key) == 1 else ("\r" if key == "enter" else None)
+                name = {"/": "slash", ".": "full_stop", "-": "minus", "_": "underscore"}.get(key, key)
+                app.post_message(events.Key(name, char))
+
+            def settled() -> bool:
+                dlg = app.screen
+                if isinstance(dlg, PathScreen):
+                    return bool(str(dlg.query_one("#path-error", Static).render()).strip())
+                return screen.session.record_path is not None
+            await wait_for(pilot, settled, what="the save to end")
+            typed = app.screen.query_one(Input).value if isinstance(app.screen, PathScreen) else screen.session.record_path
+            assert typed == target and screen.session.record_path == target
+            assert screen.thinking  # all of it happened while the bot was thinking
+    finally:
+        gate.set()

@@ -87,3 +87,24 @@ def test_the_footer_keeps_every_key_readable_at_80_columns(ws: Path):
             await pilot.resize_terminal(160, 40)
             await wait_for(pilot, lambda: not footer.compact and _footer_fits(footer), what="the full footer")
     asyncio.run(scenario())
+
+
+def test_a_name_typed_at_once_after_the_key_that_opens_its_dialog_arrives_whole(ws: Path):
+    """Issue 22.27, in the editor app: keys the terminal delivers in one burst (a fast typist, or a busy
+    event loop) after the key that opens a dialog went to the screen below or to a dialog that had not
+    focused its text box yet. 'n' (new variant), ctrl+U, a name: the dialog's name box holds the name."""
+    from textual import events
+    from textual.widgets import Input
+
+    from gouji_app.screens.new_variant import NewVariantScreen
+
+    async def scenario():
+        app = GoujiApp(workspace=ws, cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await home_ready(pilot)
+            for key in ["n", "ctrl+u", *"ourtown"]:
+                app.post_message(events.Key(key, key if len(key) == 1 else None))
+            await wait_for(pilot, lambda: isinstance(app.screen, NewVariantScreen) and not app._held_keys
+                           and app._key_in_flight is None, what="the keys delivered")
+            assert app.screen.query_one("#name", Input).value == "ourtown"
+    asyncio.run(scenario())

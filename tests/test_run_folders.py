@@ -690,3 +690,19 @@ def test_a_huge_value_of_the_wrong_type_is_quoted_shortened(where, single_folder
         _write(save, [head, *units])
         out = _duel_refused(save, "think_ms")
     assert "… (1,000,002 characters)" in out and len(out) < 1000, out[:2000]
+
+
+def test_an_object_of_too_many_keys_in_a_run_file_or_a_save_line_is_refused_before_it_is_built(single_folder, saved_duel,
+                                                                                                    tmp_path):
+    """500,000 keys: run.json (7 MB) took 162 MB, a save line (6 MB) 48 s and 171 MB; the keys of each
+    object are counted by the scan before json builds anything (MAX_RUN_KEYS, MAX_SAVE_KEYS)."""
+    from gouji_dsl.tools.duel import MAX_SAVE_KEYS
+    from gouji_dsl.tools.runfiles import MAX_RUN_KEYS
+    folder = copy(single_folder, tmp_path)
+    edit_meta(folder, lambda m: m["spec"].update(extra={str(i): 0 for i in range(MAX_RUN_KEYS + 1)}))
+    _refused(run("report", str(folder)), "run.json:1:", "MAX_RUN_KEYS")
+    head, unit, *rest = _lines(saved_duel)
+    unit["games"][0]["scores"] = {str(i): 1 for i in range(20 * MAX_SAVE_KEYS)}  # a long line: scanned first
+    save = tmp_path / "s.jsonl"
+    _write(save, [head, unit, *rest])
+    _duel_refused(save, f"{save}:2:", "MAX_SAVE_KEYS")

@@ -40,7 +40,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -317,40 +317,70 @@ def _offset_pos(text: str, i: int) -> tuple[int, int]:
     return line, i - (text.rfind("\n", 0, i) + 1) + 1
 
 
-def _check_limits(text: str, path: str) -> None:
-    """Refuse a text longer than :data:`MAX_RECORD_CHARS`, nested deeper than
-    :data:`MAX_RECORD_NESTING`, with a number longer than :data:`MAX_RECORD_NUMBER_CHARS` or an
-    object of more than :data:`MAX_RECORD_KEYS` keys, at the place the limit is passed — before
-    ``json`` reads it (which would recurse, convert or build without bound)."""
-    if len(text) > MAX_RECORD_CHARS:
-        raise GoujiError(Diagnostic(path, 0, 0, f"the record is {len(text):,} characters long; at most "
-                                    f"{MAX_RECORD_CHARS:,} are read (MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
-    keys = [0]  # keys written so far in each open object or array (arrays count none)
+class JsonLimit(NamedTuple):
+    """Where a JSON text first passes a reader's limits (:func:`json_limit`): ``kind`` is ``keys`` (an
+    object of too many keys), ``nesting``, ``constant`` (NaN, Infinity: Python's json reads them,
+    JSON has no such values) or ``number`` (more than :data:`MAX_RECORD_NUMBER_CHARS` digits);
+    ``offset`` where it starts; ``token`` the constant or number written there."""
+
+    kind: str
+    offset: int
+    token: str = ""
+
+
+def json_limit(text: str, *, nesting: int, keys: int, numbers: bool = True) -> JsonLimit | None:
+    """The first place ``text`` nests deeper than ``nesting``, writes an object of more than ``keys``
+    keys, a NaN or Infinity, or (``numbers``) a number of more than :data:`MAX_RECORD_NUMBER_CHARS`
+    digits; None if none. One scan, before ``json`` reads the text (which would recurse, convert or
+    build without bound), in memory of the order of the text (strings are skipped whole without
+    backtracking); shared by records and run folders."""
+    counts = [0]  # keys written so far in each open object or array (arrays count none)
     for m in _SCAN.finditer(text):
         if text[m.start()] == '"':  # a string, or a key with its colon (not copied: it may be most of the text)
             if m.end() - m.start() == 1:  # an unterminated string: nothing after it is JSON
                 break
             if text[m.end() - 1] == ":":
-                keys[-1] += 1
-                if keys[-1] > MAX_RECORD_KEYS:
-                    raise _limit(text, path, m.start(), f"an object of more than {MAX_RECORD_KEYS:,} keys (MAX_RECORD_KEYS)",
-                                 "a gouji record's objects have a few keys, or one per seat", Code.TOO_MANY_KEYS)
+                counts[-1] += 1
+                if counts[-1] > keys:
+                    return JsonLimit("keys", m.start())
             continue
         tok = m.group()
         if tok in "[{":
-            keys.append(0)
-            if len(keys) > MAX_RECORD_NESTING + 1:
-                raise _limit(text, path, m.start(), f"nested more than {MAX_RECORD_NESTING} levels deep (MAX_RECORD_NESTING)",
-                             "a gouji record nests 5 levels deep", Code.TOO_DEEP)
+            counts.append(0)
+            if len(counts) > nesting + 1:
+                return JsonLimit("nesting", m.start())
         elif tok in "]}":
-            if len(keys) > 1:
-                keys.pop()
-        elif tok[-1] in "Ny":  # NaN, Infinity: Python's json reads them, JSON has no such values
-            raise _limit(text, path, m.start(), f"not valid JSON: {tok} is not a JSON value", "write a number or null",
-                         Code.JSON_SYNTAX)
-        elif sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
-            raise _limit(text, path, m.start(), f"a number of {len(tok):,} characters; at most "
-                         f"{MAX_RECORD_NUMBER_CHARS} are read (MAX_RECORD_NUMBER_CHARS)", None, Code.NUMBER_TOO_LARGE)
+            if len(counts) > 1:
+                counts.pop()
+        elif tok[-1] in "Ny":
+            return JsonLimit("constant", m.start(), tok)
+        elif numbers and sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
+            return JsonLimit("number", m.start(), tok)
+    return None
+
+
+def _check_limits(text: str, path: str) -> None:
+    """Refuse a text longer than :data:`MAX_RECORD_CHARS`, nested deeper than
+    :data:`MAX_RECORD_NESTING`, with a number longer than :data:`MAX_RECORD_NUMBER_CHARS` or an
+    object of more than :data:`MAX_RECORD_KEYS` keys, at the place the limit is passed (:func:`json_limit`)."""
+    if len(text) > MAX_RECORD_CHARS:
+        raise GoujiError(Diagnostic(path, 0, 0, f"the record is {len(text):,} characters long; at most "
+                                    f"{MAX_RECORD_CHARS:,} are read (MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
+    found = json_limit(text, nesting=MAX_RECORD_NESTING, keys=MAX_RECORD_KEYS)
+    if found is None:
+        return
+    kind, at, tok = found
+    if kind == "keys":
+        raise _limit(text, path, at, f"an object of more than {MAX_RECORD_KEYS:,} keys (MAX_RECORD_KEYS)",
+                     "a gouji record's objects have a few keys, or one per seat", Code.TOO_MANY_KEYS)
+    if kind == "nesting":
+        raise _limit(text, path, at, f"nested more than {MAX_RECORD_NESTING} levels deep (MAX_RECORD_NESTING)",
+                     "a gouji record nests 5 levels deep", Code.TOO_DEEP)
+    if kind == "constant":
+        raise _limit(text, path, at, f"not valid JSON: {tok} is not a JSON value", "write a number or null",
+                     Code.JSON_SYNTAX)
+    raise _limit(text, path, at, f"a number of {len(tok):,} characters; at most {MAX_RECORD_NUMBER_CHARS} are read "
+                 "(MAX_RECORD_NUMBER_CHARS)", None, Code.NUMBER_TOO_LARGE)
 
 
 def _limit(text: str, path: str, at: int, message: str, hint: str | None, code: str) -> GoujiError:

@@ -325,9 +325,24 @@ def _read_save(path: Path) -> str:
         raise ValueError(f"{shown(path)}: not a saved duel (not UTF-8 text); use another file") from None
 
 
+MAX_SAVE_KEYS = 100
+"""The most keys of one object in a save line (a game's scores and places have one per seat, at most
+64); checked before ``json`` reads a line longer than :data:`SCANNED_LINE_CHARS`."""
+
+SCANNED_LINE_CHARS = 16 * 1024
+"""Lines longer than this (a unit line is about 500 characters a deal) are scanned for their objects'
+keys and nesting before ``json`` reads them (a line of 500,000 seat keys, 6 MB, took 48 s and 171 MB)."""
+
+
 def _parse_line(line: str) -> tuple[Any, str | None]:
-    """A line's JSON value, or what is wrong with it (NaN and Infinity are not JSON)."""
-    from gouji_dsl.engine.records import DuplicateKeyError, load_json
+    """A line's JSON value, or what is wrong with it (NaN and Infinity are not JSON, a key written twice
+    is refused, an object of more than :data:`MAX_SAVE_KEYS` keys)."""
+    from gouji_dsl.engine.records import DuplicateKeyError, json_limit, load_json
+    found = json_limit(line, nesting=8, keys=MAX_SAVE_KEYS) if len(line) > SCANNED_LINE_CHARS else None
+    if found is not None:
+        why = {"keys": f"an object of more than {MAX_SAVE_KEYS} keys (MAX_SAVE_KEYS; a game has one per seat)",
+               "nesting": "nested too deep (a saved line nests 5 levels)"}.get(found.kind, f"{found.token} is not a JSON value")
+        return None, f"{found.offset + 1}: not a saved duel line: {why}"
     try:
         return load_json(line, parse_constant=_no_constant), None
     except json.JSONDecodeError as e:

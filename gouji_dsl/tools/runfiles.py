@@ -13,7 +13,8 @@ draft-07, strict integers as records are), then for what a schema cannot say:
 
 Every refusal is a :class:`RunError` whose message starts ``path:line:col:`` (the place in the file),
 and for a chunk says that removing the file lets ``--resume`` play its deals again. Files are bounded
-(:data:`MAX_RUN_FILE_BYTES`, :data:`MAX_RUN_NESTING`) before ``json`` reads them.
+(:data:`MAX_RUN_FILE_BYTES`, :data:`MAX_RUN_NESTING`, :data:`MAX_RUN_KEYS`) before ``json`` reads them; a key
+written twice in one object is refused.
 """
 from __future__ import annotations
 
@@ -40,6 +41,11 @@ large ``--top``); a larger one is refused before it is read."""
 MAX_RUN_NESTING = 12
 """The deepest nesting of arrays and objects read (a chunk nests 6 levels deep)."""
 
+MAX_RUN_KEYS = 100_000
+"""The most keys of one object read (a chunk's largest, its spread histogram, has one per score spread
+seen: a few hundred); counted before ``json`` builds anything (500,000 keys in run.json, 7 MB, took
+162 MB)."""
+
 HINT_REMOVE = "remove this file: --resume plays its deals again"
 
 
@@ -48,7 +54,6 @@ class RunError(ValueError):
 
 
 # ------------------------------------------------------------------------------ reading JSON
-_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|NaN|-?Infinity')
 
 
 def _line_col(text: str, i: int) -> tuple[int, int]:
@@ -73,23 +78,14 @@ def read_json(path: Path, what: str, advice: str | None = None) -> tuple[Any, st
     except UnicodeDecodeError as e:
         ln, col = _line_col(raw[:e.start].decode("utf-8", errors="replace"), e.start)
         raise RunError(f"{path}:{ln}:{col}: not a {what}: not UTF-8 text (byte 0x{raw[e.start]:02x}){tail}") from None
-    depth = 0
-    for m in _SCAN.finditer(text):
-        tok = m.group()
-        if tok[0] == '"':
-            continue
-        if tok in "[{":
-            depth += 1
-            if depth > MAX_RUN_NESTING:
-                ln, col = _line_col(text, m.start())
-                raise RunError(f"{path}:{ln}:{col}: not a {what}: nested more than {MAX_RUN_NESTING} levels deep "
-                               f"(MAX_RUN_NESTING){tail}")
-        elif tok in "]}":
-            depth -= 1
-        else:
-            ln, col = _line_col(text, m.start())
-            raise RunError(f"{path}:{ln}:{col}: not a {what}: {tok} is not a JSON value{tail}")
-    from gouji_dsl.engine.records import DuplicateKeyError, load_json
+    from gouji_dsl.engine.records import DuplicateKeyError, json_limit, load_json
+    found = json_limit(text, nesting=MAX_RUN_NESTING, keys=MAX_RUN_KEYS, numbers=False)
+    if found is not None:
+        ln, col = _line_col(text, found.offset)
+        why = {"nesting": f"nested more than {MAX_RUN_NESTING} levels deep (MAX_RUN_NESTING)",
+               "keys": f"an object of more than {MAX_RUN_KEYS:,} keys (MAX_RUN_KEYS)"}.get(found.kind,
+                                                                                       f"{found.token} is not a JSON value")
+        raise RunError(f"{path}:{ln}:{col}: not a {what}: {why}{tail}")
     try:
         return load_json(text), text
     except json.JSONDecodeError as e:

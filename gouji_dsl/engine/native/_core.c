@@ -470,7 +470,8 @@ fail:
 #define L_SHOWN_T (L_SHOWN_N + (G_MAX_SEATS + 1) * G_MAX_KINDS)
 #define L_PREVBURNS (L_SHOWN_T + (G_MAX_SEATS + 1) * G_MAX_KINDS)
 #define L_PLAYCOUNTS (L_PREVBURNS + 2 * (G_MAX_SEATS + 1) * (G_MAX_SEATS + 1))
-#define L_LEN (L_PLAYCOUNTS + VM_NPLAYS * G_MAX_KINDS)
+#define L_PREVCOUNTERS (L_PLAYCOUNTS + VM_NPLAYS * G_MAX_KINDS)
+#define L_LEN (L_PREVCOUNTERS + VM_NCOUNTERS * (G_MAX_SEATS + 1))
 
 static int get_code(Py_buffer *b, const int32_t **code, int *n)
 {
@@ -544,8 +545,10 @@ static int unpack_ctx(Py_buffer *b, vm_ctx *c)
         c->prev_flag_bits[i] = (uint32_t)w[L_PREVFLAGS + i];
     }
     for (i = 0; i < VM_NCOUNTERS; i++)
-        for (j = 0; j <= G_MAX_SEATS; j++)
+        for (j = 0; j <= G_MAX_SEATS; j++) {
             c->counters[i][j] = w[L_COUNTERS + i * (G_MAX_SEATS + 1) + j];
+            c->prev_counters[i][j] = w[L_PREVCOUNTERS + i * (G_MAX_SEATS + 1) + j];
+        }
     for (i = 0; i < SET_N; i++)
         for (j = 0; j < G_MAX_SEATS; j++)
             c->set_order[i][j] = (int32_t)w[L_SETORDER + i * G_MAX_SEATS + j];
@@ -854,13 +857,13 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     {
-        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
+        PyObject *layout = Py_BuildValue("{sisisisisisisisisisisisisisisisisisisisisi}", "vars", L_VARS, "present", L_PRESENT,
                                          "attrs", L_ATTRS, "place", L_PLACE, "hands", L_HANDS, "set_bits", L_SETBITS,
                                          "set_count", L_SETCOUNT, "strength", L_STRENGTH, "flags", L_FLAGS,
                                          "prev_flags", L_PREVFLAGS, "counters", L_COUNTERS, "set_order", L_SETORDER,
                                          "dealt", L_DEALT, "received", L_RECEIVED, "prev_place", L_PREVPLACE,
                                          "shown_n", L_SHOWN_N, "shown_t", L_SHOWN_T, "prev_burns", L_PREVBURNS, "play_counts", L_PLAYCOUNTS,
-                                         "len", L_LEN);
+                                         "prev_counters", L_PREVCOUNTERS, "len", L_LEN);
         if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
             Py_XDECREF(layout);
             Py_DECREF(m);

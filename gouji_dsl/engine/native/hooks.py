@@ -44,7 +44,7 @@ TLIST_MAX = 7  # (vm.h: VM_TLIST_MAX: a list of texts, ids 0..255)
  OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
  OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES, OP_SHOWN, OP_RANDSEAT,
  OP_RECEIVED, OP_PREVBURNS, OP_FLAGGED, OP_NEXTWITHOUT, OP_MAXDEALT, OP_ATLEAST, OP_MINATLEAST, OP_WITHHELD, OP_FIRSTHOLDING,
- OP_LISTITEM, OP_TEXTS, OP_CARDSOF) = range(53)
+ OP_LISTITEM, OP_TEXTS, OP_CARDSOF, OP_PREVCOUNTER) = range(54)
 MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
@@ -57,7 +57,7 @@ SETS = {name: i for i, name in enumerate(("all_seats", "active_seats", "finished
                                           "finished_in_trick"))}
 BINS = {name: i for i, name in enumerate(("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank",
                                           "gt_rank", "ge_rank", "add", "sub", "mul", "floordiv", "mod", "concat", "remove",
-                                          "keep", "min", "max", "div"))}
+                                          "keep", "min", "max", "div", "lt_any", "le_any", "gt_any", "ge_any"))}
 #: scalar variables: the question's and the game's (slot numbers)
 SLOTS = {"seat": 0, "target": 1, "leading": 2, "amount": 3, "round": 4, "card": 5, "kind": 6,
          "leader": 8, "burner": 9, "game_number": 10, "places_taken": 11, "trick_number": 12, "prev_sweep": 13,
@@ -116,7 +116,8 @@ def names(graph: RuleGraph) -> Names:
             _names.pop(next(iter(_names)))
         return table
 
-_OPS_TEXT = {"floordiv": "//", "mod": "%", "div": "/"}
+_OPS_TEXT = {"floordiv": "//", "mod": "%", "div": "/", "add": "+", "sub": "-", "mul": "*",
+             **{f"{nm}_{kind}": op for nm, op in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")) for kind in ("int", "rank", "any")}}
 
 
 @dataclass(frozen=True)
@@ -370,7 +371,7 @@ class _Emitter:
         """flag / prev_flag / counter (seat, name); flagged (seats, name); next_active_without (seat, name)."""
         if len(n.args) != 2 or sig.none_result != _FLAG_FNS[n.func][1]:
             return False
-        slot = self.named(n, 1, counter=n.func == "counter")
+        slot = self.named(n, 1, counter=n.func in ("counter", "prev_counter"))
         if n.func == "flagged":
             self.list_operand(n.args[0])
         else:
@@ -622,6 +623,9 @@ class _Emitter:
         elif impl.endswith("_rank"):
             if not {cl, cr} <= {"rank", "text", "none"}:
                 raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
+        elif impl.endswith("_any"):
+            if not {cl, cr} <= {"int", "seat", "rank", "text", "none", "bool", "any"}:
+                raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
         elif impl in ("in_list", "not_in_list", "in_any", "not_in_any", "in_map", "not_in_map"):
             r = n.right
             if isinstance(r, A.Name) and r.ref == A.Ref.GLOBAL and r.name in SETS and cl in ("seat", "int", "none"):
@@ -669,7 +673,7 @@ class _Emitter:
             raise self.refuse(n, f"the operator {impl!r}")
         self.e(n.left)
         self.e(n.right)
-        if impl in ("floordiv", "mod", "div"):
+        if impl in _OPS_TEXT:  # (what can fail: its text and position)
             self.fails[len(self.code)] = (impl, n.pos)
         self.code += [OP_BIN, BINS[impl]]
 
@@ -716,7 +720,7 @@ _CALLS: dict[str, Any] = {
     **{f: _Emitter.c_seatfn for f in SEAT_FNS}, **{f: _Emitter.c_listfn for f in LIST_FNS},
     **{f: _Emitter.c_kind_count for f in ("holds", "dealt", "received", "held_at_least", "dealt_at_least")},
     **{f: _Emitter.c_kinds for f in ("holds_of", "dealt_of", "first_held", "first_holding", "with_held")},
-    **{f: _Emitter.c_flag for f in ("flag", "prev_flag", "counter", "flagged", "next_active_without")},
+    **{f: _Emitter.c_flag for f in ("flag", "prev_flag", "counter", "prev_counter", "flagged", "next_active_without")},
     **{f: _Emitter.c_fused for f in ("first", "sorted_places", "active_of", "fewest_cards_first")},
     **{f: _Emitter.c_minmax for f in ("min", "max")}, **{f: _Emitter.c_seat_pair for f in ("prev_burns", "prev_counter_burns")},
     "coalesce": _Emitter.c_coalesce, "with_at_least": _Emitter.c_with_at_least, "count": _Emitter.c_count,
@@ -727,7 +731,8 @@ _KIND_COUNTS = {"holds": [OP_HOLDS], "dealt": [OP_DEALT], "received": [OP_RECEIV
                 "dealt_at_least": [OP_ATLEAST, 1]}
 #: the functions of a flag or counter name: their instruction, and the none result it gives
 _FLAG_FNS: dict[str, tuple[int, Any]] = {"flag": (OP_FLAG, False), "prev_flag": (OP_PREVFLAG, False), "counter": (OP_COUNTER, 0),
-                                         "flagged": (OP_FLAGGED, []), "next_active_without": (OP_NEXTWITHOUT, None)}
+                                         "prev_counter": (OP_PREVCOUNTER, 0), "flagged": (OP_FLAGGED, []),
+                                         "next_active_without": (OP_NEXTWITHOUT, None)}
 _FUSED = {"count": OP_LEN, "first": OP_FIRST, "sorted_places": OP_SORTEDPLACES, "active_of": OP_ACTIVEOF,
           "fewest_cards_first": OP_FEWEST}
 
@@ -794,7 +799,7 @@ def emit(graph: RuleGraph, tree: A.Node) -> HookProgram:
 
 _JUMPS = (OP_JFALSE_KEEP, OP_JTRUE_KEEP, OP_JFALSE_POP, OP_JUMP)
 _BOOL_BINS = frozenset(BINS[b] for b in ("eq", "ne", "lt_int", "le_int", "gt_int", "ge_int", "lt_rank", "le_rank", "gt_rank",
-                                          "ge_rank"))
+                                          "ge_rank", "lt_any", "le_any", "gt_any", "ge_any"))
 _BOOL_FNS = frozenset(SEAT_FNS[f] for f in ("active", "out", "revolted", "passed"))
 
 
@@ -927,6 +932,11 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
                 if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
                     raise Unsupported(f"the counter {name!r} holds {v!r}")
                 w[at + k * (core.MAX_SEATS + 1) + s] = v
+        for s, v in (g.prev.counters.get(name, {}) if g.prev is not None else {}).items():
+            if isinstance(s, int) and 1 <= s <= core.MAX_SEATS:
+                if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
+                    raise Unsupported(f"the counter {name!r} held {v!r} in the previous game")
+                w[L["prev_counters"] + k * (core.MAX_SEATS + 1) + s] = v
     _pack_seats(w, L, core, g, kidx)
     _pack_burns(w, L, core, g)
     for name, p in PLAYS.items():
@@ -1099,6 +1109,21 @@ def ask(p: HookPlan, graph: RuleGraph, ctx: Any, packed: bytes | None = None, rn
     return v
 
 
+def _cannot(fail: tuple[str, SourcePos], x: Any, y: Any, graph: RuleGraph) -> EvalError:
+    """ops' error for an order or arithmetic of values it does not take (VM_CANNOT)."""
+    impl, pos = fail
+    op = _OPS_TEXT[impl]
+    shown = f"{_show(x)} {op} {_show(y)}"
+    kinds = graph.model.kinds
+    if impl.endswith("_rank") or (impl.endswith("_any") and isinstance(x, str) and isinstance(y, str)):
+        return EvalError(f"cannot compare {shown}: {_show(y if x in kinds else x)} is not a card kind of this ruleset", pos)
+    if impl.endswith("_any"):
+        return EvalError(f"cannot compare {shown}", pos)
+    if impl.endswith("_int"):
+        return EvalError(f"cannot compare {shown}: both must be numbers", pos)
+    return EvalError(f"cannot compute {shown}: both must be numbers", pos)
+
+
 def _fail(prog: HookProgram, status: int, pc: int, tag: int, value: int, graph: RuleGraph, aux: tuple[int, int] = (0, 0)) -> None:
     if status == 5 and pc in prog.maps:  # (the vocabulary's own error: no position)
         table = prog.maps[pc]
@@ -1113,6 +1138,8 @@ def _fail(prog: HookProgram, status: int, pc: int, tag: int, value: int, graph: 
             raise EvalError(f"no key {_show(key)} in {_show(seq)}", where, Code.MISSING_KEY)
     if status == 7 and pc in prog.fails:
         raise EvalError(f"a list is indexed by a number, not {_show(_value(graph, tag, value))}", prog.fails[pc][1])
+    if status == 8 and pc in prog.fails:
+        raise _cannot(prog.fails[pc], _value(graph, tag, value), _value(graph, *aux), graph)
     if status == 1 and pc in prog.fails:
         op, pos = prog.fails[pc]
         raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)

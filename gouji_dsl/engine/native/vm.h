@@ -111,12 +111,13 @@ enum {
                        out of range stops the run: VM_MISSING_ITEM (the list in aux); not a number: VM_BAD_INDEX */
     OP_TEXTS,       /* k id x VM_TLIST_MAX: push the list of the first k text ids */
     OP_CARDSOF,     /* play: pop rank, push the play's cards of that kind (0: no play, none, a word that is no kind) */
+    OP_PREVCOUNTER, /* counter: pop a seat, push its counter at the end of the previous game (0 for none, or no game) */
     OP_NOPS
 };
 #define VM_MAP_MAX 16
 
 static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33, 0, 0,
-                                         0, 1, 1, 1, 0, 1, 0, 3, 3, 0, 1 + VM_TLIST_MAX, 1};
+                                         0, 1, 1, 1, 0, 1, 0, 3, 3, 0, 1 + VM_TLIST_MAX, 1, 1};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
@@ -129,12 +130,13 @@ enum { SET_ALL = 0, SET_ACTIVE, SET_FINISHED, SET_REVOLTED, SET_PASSED, SET_FINI
 
 enum {
     B_EQ = 0, B_NE, B_LT_INT, B_LE_INT, B_GT_INT, B_GE_INT, B_LT_RANK, B_LE_RANK, B_GT_RANK, B_GE_RANK,
-    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_CONCAT, B_REMOVE, B_KEEP, B_MIN, B_MAX, B_DIV, B_N
+    B_ADD, B_SUB, B_MUL, B_FLOORDIV, B_MOD, B_CONCAT, B_REMOVE, B_KEEP, B_MIN, B_MAX, B_DIV,
+    B_LT_ANY, B_LE_ANY, B_GT_ANY, B_GE_ANY, B_N
 };
 
 /* run results */
 enum { VM_OK = 0, VM_DIV_ZERO = 1, VM_DOMAIN = 2, VM_BAD = 3, VM_MISSING_KEY = 4, VM_MISSING_PLACE = 5, VM_MISSING_ITEM = 6,
-       VM_BAD_INDEX = 7 };
+       VM_BAD_INDEX = 7, VM_CANNOT = 8 /* an order or arithmetic of values it does not take: result x, aux y */ };
 
 typedef struct {
     int n_seats, n_teams, n_kinds, n_ranks;
@@ -156,6 +158,7 @@ typedef struct {
     int32_t shown_n[G_MAX_SEATS + 1][G_MAX_KINDS];   /* per seat and kind: the most same-suit cards shown in the deal */
     int32_t shown_t[G_MAX_SEATS + 1][G_MAX_KINDS];   /* ... and when that count was completed (dealing order) */
     int16_t play_counts[VM_NPLAYS][G_MAX_KINDS];     /* per play (play, top, beaten): its cards per kind */
+    int64_t prev_counters[VM_NCOUNTERS][G_MAX_SEATS + 1];  /* the counters at the end of the previous game */
     int32_t prev_burns[2][G_MAX_SEATS + 1][G_MAX_SEATS + 1];  /* [0] successful burns by s of t in the previous game, [1] counter-burns */
     mt_state *rng;                                   /* the game's generator (NULL: a program that draws cannot run) */
 } vm_ctx;
@@ -320,6 +323,7 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             out = 1;
             break;
         case OP_COUNTER:
+        case OP_PREVCOUNTER:
             if (code[pc + 1] < 0 || code[pc + 1] >= VM_NCOUNTERS)
                 return -1;
             in = 1;
@@ -833,7 +837,7 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     PUSH(T_BOOL, 0);
                 } else {
                     if (x.tag != T_INT || y.tag != T_INT)
-                        goto domain;
+                        goto cannot;
                     PUSH(T_BOOL, b == B_LT_INT ? x.v < y.v : b == B_LE_INT ? x.v <= y.v : b == B_GT_INT ? x.v > y.v : x.v >= y.v);
                 }
             } else if (b >= B_LT_RANK && b <= B_GE_RANK) {
@@ -841,18 +845,37 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     PUSH(T_BOOL, 0);
                 } else {
                     int64_t sx, sy;
-                    if (x.tag != T_RANK || y.tag != T_RANK || x.v < 0 || x.v >= c->n_kinds || y.v < 0 || y.v >= c->n_kinds)
+                    if (x.tag != T_RANK || y.tag != T_RANK)
+                        goto cannot;
+                    if (x.v < 0 || x.v >= c->n_kinds || y.v < 0 || y.v >= c->n_kinds)
                         goto domain;
                     sx = c->strength[x.v];
                     sy = c->strength[y.v];
                     PUSH(T_BOOL, b == B_LT_RANK ? sx < sy : b == B_LE_RANK ? sx <= sy : b == B_GT_RANK ? sx > sy : sx >= sy);
+                }
+            } else if (b >= B_LT_ANY && b <= B_GE_ANY) {  /* numbers by value, ranks by rank order */
+                if (x.tag == T_NONE || y.tag == T_NONE) {
+                    PUSH(T_BOOL, 0);
+                } else {
+                    int64_t sx, sy;
+                    if (x.tag == T_INT && y.tag == T_INT) {
+                        sx = x.v;
+                        sy = y.v;
+                    } else if (x.tag == T_RANK && y.tag == T_RANK) {
+                        if (x.v < 0 || x.v >= c->n_kinds || y.v < 0 || y.v >= c->n_kinds)
+                            goto domain;
+                        sx = c->strength[x.v];
+                        sy = c->strength[y.v];
+                    } else
+                        goto cannot;  /* (a text: no card kind; a bool, a list: no number) */
+                    PUSH(T_BOOL, b == B_LT_ANY ? sx < sy : b == B_LE_ANY ? sx <= sy : b == B_GT_ANY ? sx > sy : sx >= sy);
                 }
             } else if (b >= B_ADD && b <= B_MOD) {
                 if (x.tag == T_NONE || y.tag == T_NONE) {
                     PUSH(T_NONE, 0);
                 } else {
                     if (x.tag != T_INT || y.tag != T_INT)
-                        goto domain;
+                        goto cannot;
                     if ((b == B_FLOORDIV || b == B_MOD) && y.v == 0) {
                         res.status = VM_DIV_ZERO;
                         res.result = x;
@@ -885,7 +908,7 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     double q;
                     int64_t bits;
                     if (x.tag != T_INT || y.tag != T_INT)
-                        goto domain;
+                        goto cannot;
                     if (y.v == 0) {
                         res.status = VM_DIV_ZERO;
                         res.result = x;
@@ -937,6 +960,11 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             }
             pc += 2;
             break;
+        cannot:  /* (the operands the failure shows) */
+            res.status = VM_CANNOT;
+            res.result = x;
+            res.aux = y;
+            return res;
         }
         case OP_JFALSE_KEEP:
         case OP_JTRUE_KEEP: {
@@ -995,16 +1023,17 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             break;
         case OP_FLAG:
         case OP_PREVFLAG:
-        case OP_COUNTER: {
+        case OP_COUNTER:
+        case OP_PREVCOUNTER: {
             vm_value x;
             int f = code[pc + 1];
             NEED(1);
-            if (f < 0 || f >= (op == OP_COUNTER ? VM_NCOUNTERS : VM_NFLAGS))
+            if (f < 0 || f >= (op == OP_COUNTER || op == OP_PREVCOUNTER ? VM_NCOUNTERS : VM_NFLAGS))
                 goto bad;
             x = st[--sp];
-            if (op == OP_COUNTER) {
-                int ok = x.tag == T_INT || x.tag == T_BOOL;
-                PUSH(T_INT, ok && vm_seat_ok(c, x.v) ? c->counters[f][x.v] : 0);
+            if (op == OP_COUNTER || op == OP_PREVCOUNTER) {
+                int ok = (x.tag == T_INT || x.tag == T_BOOL) && vm_seat_ok(c, x.v);
+                PUSH(T_INT, !ok ? 0 : op == OP_COUNTER ? c->counters[f][x.v] : c->prev_counters[f][x.v]);
             } else {
                 uint32_t bits = op == OP_FLAG ? c->flag_bits[f] : c->prev_flag_bits[f];
                 int ok = (x.tag == T_INT || x.tag == T_BOOL) && vm_seat_ok(c, x.v);

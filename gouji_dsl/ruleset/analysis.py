@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.lang import ast as A
@@ -27,6 +27,9 @@ from gouji_dsl.lang.types import Nullable, Record
 from gouji_dsl.ruleset.settings import engine_types, normalize_setting
 from gouji_dsl.ruleset.spec import RuleSpec
 from gouji_dsl.ruleset.vocabulary import FUNCTIONS, HOOKS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS, HookKind
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gouji_dsl.ruleset.graph import RuleGraph, RuleNode
 
 __all__ = ["analyse", "Analysis", "Why", "Dead", "Cause", "ENGINE_SETTINGS", "ENGINE_FLAGS", "TRIBUTE_HOOKS", "KIND_HOOKS", "ALL",
            "walk_with_defs", "norm", "short", "where"]
@@ -120,7 +123,7 @@ class Analysis:
     settings its expressions read (through definitions too); ``reads``: setting -> keys read (None:
     the whole value); ``used_definitions``."""
 
-    graph: Any
+    graph: RuleGraph
     unknown_settings: frozenset[str] = frozenset()
     dead: dict[str, Why] = field(default_factory=dict)
     inert: set[str] = field(default_factory=set)
@@ -194,7 +197,7 @@ class Analysis:
         return folder.fold(tree)
 
     @staticmethod
-    def part(n: Any, name: str) -> A.Node | None:
+    def part(n: RuleNode, name: str) -> A.Node | None:
         """The checked tree of part ``name`` (``when``, ``effect``...) of rule node ``n``, or None."""
         return n.checked.get(name) if n.checked else None
 
@@ -256,7 +259,7 @@ class Analysis:
             self.tribute_kinds = frozenset(str(k) for a in kinds for k in (a.v or []))
         self.tribute_paid = paid
 
-    def _why(self, n: Any) -> Why | None:
+    def _why(self, n: RuleNode) -> Why | None:
         if n.hook in TRIBUTE_HOOKS and not self.tribute_paid:
             return Why(Dead.HOOK, "tribute is never paid: a match is a single game (match_length)")
         if n.hook in TRIBUTE_HOOKS - {"tribute_kinds"} and self.tribute_kinds is not None and not self.tribute_kinds:
@@ -278,7 +281,7 @@ class Analysis:
                 return self._explain(Dead.EFFECT, n.expr, eff, hook, f"it never forbids anything (`require: {short(n.expr)}` is always true)")
         return None
 
-    def _explain(self, kind: Dead, text: str, tree: A.Node | None, hook: str, message: str) -> Why:
+    def _explain(self, kind: Dead, text: str | None, tree: A.Node | None, hook: str, message: str) -> Why:
         """Say what makes ``tree`` constant: flags never set, tribute kinds, settings' values."""
         optimistic = truthy(self.eval_tree(tree, hook, optimistic=True))
         if optimistic is None and self.flags is not None:
@@ -357,28 +360,28 @@ class Analysis:
     def _shadowing(self) -> None:
         """A value rule is dead when a later live rule of its hook always answers, or has the same
         guard (the last matching rule wins). Linear: each rule looks at the nearest such later rule."""
-        by_hook: dict[str, list[Any]] = {}
+        by_hook: dict[str, list[RuleNode]] = {}
         for n in self.graph.nodes:
             if HOOKS[n.hook].kind == HookKind.VALUE and n.id not in self.dead:
                 by_hook.setdefault(n.hook, []).append(n)
         for hook, rules in by_hook.items():
             # the first later rule that always answers, or answers with the same guard (linear:
             # scanning from the last rule, the nearest later rule of each guard is at hand)
-            n = len(rules)
+            size = len(rules)
             checked = [_guard_key(r) for r in rules]  # the checked guard tree (None: not checked)
             norms = [norm(r.when) for r in rules]
             always = [r.when is None or truthy(self.eval_tree(self.part(r, "when"), hook)) is True for r in rules]
-            next_always = n
+            next_always = size
             by_checked: dict[str, int] = {}
             by_norm_unchecked: dict[str | None, int] = {}
             by_norm: dict[str | None, int] = {}
-            firsts: list[int] = [n] * n
-            for i in range(n - 1, -1, -1):
+            firsts: list[int] = [size] * size
+            for i in range(size - 1, -1, -1):
                 key = checked[i]
                 if key is not None:
-                    same = min(by_checked.get(key, n), by_norm_unchecked.get(norms[i], n))
+                    same = min(by_checked.get(key, size), by_norm_unchecked.get(norms[i], size))
                 else:
-                    same = by_norm.get(norms[i], n)
+                    same = by_norm.get(norms[i], size)
                 firsts[i] = min(next_always, same)
                 if always[i]:
                     next_always = i
@@ -388,11 +391,10 @@ class Analysis:
                     by_norm_unchecked[norms[i]] = i
                 by_norm[norms[i]] = i
             for i, a in enumerate(rules):
-                if firsts[i] >= n:
+                if firsts[i] >= size:
                     continue
                 b = rules[firsts[i]]
-                same = _same(a, b)
-                detail = "no guard" if b.when is None else ("the same guard" if same else "a guard that always holds")
+                detail = "no guard" if b.when is None else ("the same guard" if _same(a, b) else "a guard that always holds")
                 self.dead[a.id] = Why(Dead.SHADOWED, f"the later rule {b.id!r} ({where(b.origin)}) answers "
                                       f"{hook!r} with {detail}, and the last matching rule wins", Cause.RULES, b.id,
                                       detail=detail)
@@ -413,13 +415,13 @@ class Analysis:
                 self.inert.add(n.id)
 
 
-def _guard_key(r: Any) -> str | None:
+def _guard_key(r: RuleNode) -> str | None:
     """The checked guard of a rule as text (None when it has no checked guard): :func:`_same`'s key."""
     t = r.checked.get("when") if r.checked else None
     return A.unparse(t) if t is not None else None
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: RuleNode, b: RuleNode) -> bool:
     """Two rules with the same guard (the same checked tree, or both none)."""
     ta, tb = a.checked.get("when") if a.checked else None, b.checked.get("when") if b.checked else None
     if ta is None or tb is None:
@@ -456,7 +458,7 @@ def where(o: SourcePos) -> str:
         return f"{o.path}:{o.line}"
 
 
-def analyse(graph: Any, unknown_settings: Iterable[str] = ()) -> Analysis:
+def analyse(graph: RuleGraph, unknown_settings: Iterable[str] = ()) -> Analysis:
     """Fold ``graph``'s settings into its rules: which rules can never fire, which flags are set,
     whether tribute is paid, which settings are read. ``unknown_settings`` are treated as unknown
     (used to tell a rule switched off by its own file's setting from one that is simply dead)."""

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,7 +79,7 @@ from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec
 from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gouji_dsl.ruleset.graph import RuleGraph
+    from gouji_dsl.ruleset.graph import RuleGraph, RuleNode
 
 __all__ = ["lint", "quick_warnings", "stale_says", "finding", "Finding", "FINDINGS", "Context"]
 
@@ -149,7 +149,7 @@ class Context:
         self.own_path: str = self.resolved.path
         self.lines = _Lines(self.resolved)
         self.an = analyse(graph)
-        self.nodes: list[Any] = list(graph.nodes)
+        self.nodes: list[RuleNode] = list(graph.nodes)
         self.own = [n for n in self.nodes if not n.inherited]
         self.by_id = {n.id: n for n in self.nodes}
 
@@ -165,7 +165,7 @@ class Context:
         own_settings = frozenset(name for name, s in self.resolved.settings.items() if not s.inherited)
         return analyse(self.graph, own_settings) if own_settings else self.an
 
-    def live(self, hook: str) -> list[Any]:
+    def live(self, hook: str) -> list[RuleNode]:
         """The rules on ``hook`` that can fire, in graph order."""
         return [n for n in self.nodes if n.hook == hook and n.id not in self.an.dead]
 
@@ -305,7 +305,7 @@ def rules_contradict(c: Context) -> Found:
     for hook, h in HOOKS.items():
         if h.kind != HookKind.PERMIT:
             continue
-        buckets: dict[tuple[str | None, str | None], list[Any]] = {}  # same guard and effect text: linear
+        buckets: dict[tuple[str | None, str | None], list[RuleNode]] = {}  # same guard and effect text: linear
         for r in c.live(hook):
             buckets.setdefault((norm(r.when), norm(r.expr)), []).append(r)
         for a, b in ((x, y) for group in buckets.values() if len(group) > 1
@@ -463,7 +463,7 @@ def sentence_lost(c: Context) -> Found:
                f"loses the parent's {short(before.says, 70)!r} and says nothing instead", _LONG_FORM)
 
 
-def _enum_lookups(an: Analysis, n: Any) -> Iterator[tuple[A.Index, A.Setting, Enum]]:
+def _enum_lookups(an: Analysis, n: RuleNode) -> Iterator[tuple[A.Index, A.Setting, Enum]]:
     """The lookups (and their map setting) of a map setting by a key of an enumerated type (not a
     literal) in rule ``n``."""
     for tree in an.trees(n.id):
@@ -667,7 +667,7 @@ def _top_origin(resolved: ResolvedRuleset) -> SourcePos:
     return raw.origin(("ruleset",), key=True) if raw is not None else SourcePos(resolved.path, 1, 1)
 
 
-def _kind_words(an: Analysis, nodes: Any) -> set[str]:
+def _kind_words(an: Analysis, nodes: Sequence[RuleNode]) -> set[str]:
     """The words the tribute rules compare ``kind`` with (``kind == 'fall'``, ``kind in [...]``),
     and the words any rule looks for in the order itself (``'declare' in settings.tribute.order``)."""
     words: set[str] = set()
@@ -692,7 +692,7 @@ def _kind_words(an: Analysis, nodes: Any) -> set[str]:
     return words
 
 
-def _unpaid_tribute_kinds(graph: Any, an: Analysis, nodes: Any, own_path: str) -> list[tuple[SourcePos, str, str]]:
+def _unpaid_tribute_kinds(graph: RuleGraph, an: Analysis, nodes: Sequence[RuleNode], own_path: str) -> list[tuple[SourcePos, str, str]]:
     """Each tribute kind the ruleset pays (``tribute_kinds``) that no ``tribute`` / ``return_tribute``
     rule compares ``kind`` with: (position, message, hint), at the ``tribute.order`` value that lists
     it when this file wrote it, else at this file's ``tribute_kinds`` rule (nothing for a parent's)."""

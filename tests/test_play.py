@@ -1008,8 +1008,9 @@ async def test_a_burn_that_cannot_succeed_says_so_and_is_still_played():
         await wait_for(pilot, lambda: s.your_turn and s.state.capacity == "burn", what="the burn offer")
         await pilot.press("A", "A")
         feedback = str(screen.query_one("#feedback").render())
-        assert "✓ legal — but this burn cannot succeed: burn.carry-jokers" in feedback, feedback
-        assert "base.yaml:" in feedback and "Enter to play" not in feedback
+        assert "✓ legal — but this burn cannot succeed: burn.carry-jokers (base.yaml:" in feedback, feedback
+        assert "Enter plays it all the same" in feedback and "every lead must carry a joker" in feedback
+        assert "Enter to play" not in feedback
         await pilot.press("f5")
         await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the why dialog")
         why = app.screen

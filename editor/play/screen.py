@@ -610,12 +610,13 @@ class PlayScreen(Screen[None]):
                         w = typed.explanation.warnings[0]
                         t.append("✓ legal", style="bold yellow")
                         t.append(f" — but {w.fact.split(':', 1)[0]}", style="bold yellow")
-                        for r in w.reasons[:1]:
+                        for r in w.reasons[:1]:  # (the rule and its place first: the sentence may be cut at 80x24)
                             t.append(f": {r.rule_id}", style="bold yellow")
-                            t.append(f": {r.text}", style="yellow")
                             if r.pos is not None:
                                 t.append(f" ({short_where(r.pos)})", style="dim")
-                        t.append(" — Enter plays it all the same · F5 why" if typed.your_turn else "", style="yellow")
+                        t.append(" — Enter plays it all the same, F5 why" if typed.your_turn else "", style="yellow")
+                        for r in w.reasons[:1]:
+                            t.append(f" — {r.text}", style="yellow")
                     elif typed.legal:
                         t.append("✓ legal", style="bold green")
                         beats = next((r for r in typed.explanation.reasons if r.rule_id == "setting.comparison"), None)

@@ -61,8 +61,9 @@ def test_every_ignored_import_is_marked_as_a_to_do():
 # on 2 December 2026: 100 (the issue's target: at most 40, none over 30). The count may only fall: lower it here
 # when a refactoring lands. Over 30 only these, each at most as complex as today.
 # 99 -> 98: native hooks.e_Call split into one handler per function; 98 -> 97: lint()'s findings became
-# registered passes (ruleset/lint.py; lint() was 83).
-MAX_OVER_10 = 97
+# registered passes (ruleset/lint.py; lint() was 83); 97 -> 96: native hooks.e_Binary split (equality of plays,
+# operand checks, membership; it was 30).
+MAX_OVER_10 = 96
 OVER_30 = {
     "gouji_dsl/tools/runs.py::execute": 55,
     "gouji_dsl/engine/playout.py::_random_run": 49,

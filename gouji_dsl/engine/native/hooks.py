@@ -600,82 +600,80 @@ class _Emitter:
 
     def e_Binary(self, n: A.Binary) -> None:
         impl = n.impl
-        cl, cr = _cat(n.left), _cat(n.right)
-        if impl in ("eq", "ne"):
-            plays = [x for x in (n.left, n.right) if isinstance(x, A.Name) and x.ref == A.Ref.CONTEXT and x.name in PLAYS]
-            other = n.right if plays and plays[0] is n.left else n.left
-            if plays:
-                c, v = self.compiler.constant(other)
-                if len(plays) == 1 and c and v is None:  # top == none / top != none
-                    self.code += [OP_PLAYIS, PLAYS[plays[0].name]]
-                    if impl == "eq":
-                        self.code += [OP_NOT]
-                    return
-                raise self.refuse(n, "comparing plays")
-            lists = [x for x in (n.left, n.right) if _cat(x) == "list"]
-            if lists and not all(_small_list(x) for x in lists):
-                raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
-            if not {cl, cr} <= {"int", "seat", "bool", "rank", "text", "none", "list", "any"}:  # (any: whatever the VM holds)
-                raise self.refuse(n, f"comparing {n.left.type} with {n.right.type}")
-        elif impl.endswith("_int"):
-            if not {cl, cr} <= {"int", "seat", "none"}:
-                raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
-        elif impl.endswith("_rank"):
-            if not {cl, cr} <= {"rank", "text", "none"}:
-                raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
-        elif impl.endswith("_any"):
-            if not {cl, cr} <= {"int", "seat", "rank", "text", "none", "bool", "any"}:
-                raise self.refuse(n, f"ordering {n.left.type} and {n.right.type}")
-        elif impl in ("in_list", "not_in_list", "in_any", "not_in_any", "in_map", "not_in_map"):
-            r = n.right
-            if isinstance(r, A.Name) and r.ref == A.Ref.GLOBAL and r.name in SETS and cl in ("seat", "int", "none"):
-                self.e(n.left)
-                self.code += [OP_INSET, SETS[r.name]]
-                if impl.startswith("not"):
-                    self.code += [OP_NOT]
-                return
-            c, v = self.compiler.constant(r)
-            if c and isinstance(v, (list, dict)) and v:
-                keys = list(v)
-                if all(isinstance(k, str) and k in self.kidx for k in keys) and len(self.kinds) <= 64:
-                    kind, bits = 0, [self.kidx[k] for k in keys]
-                elif all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 64 for k in keys):
-                    kind, bits = 1, keys
-                else:
-                    raise self.refuse(n, "membership in a list of other values")
-                if cl not in ("rank", "text", "int", "seat", "bool", "none"):
-                    raise self.refuse(n, f"membership of a {n.left.type}")
-                mask = sum(1 << b for b in set(bits))
-                lo, hi = mask & 0xFFFFFFFF, mask >> 32
-                self.e(n.left)
-                self.code += [OP_INMASK, kind, lo - (1 << 32) if lo >= INT32 else lo, hi - (1 << 32) if hi >= INT32 else hi]
-                if impl.startswith("not"):
-                    self.code += [OP_NOT]
-                return
-            if _small_list(r):
-                self.e(n.left)
-                self.e(r)
-                self.code += [OP_INLIST]
-                if impl.startswith("not"):
-                    self.code += [OP_NOT]
-                return
-            raise self.refuse(n, "membership in this list")
-        elif impl in ("concat", "remove", "keep"):
-            if not (_small_list(n.left) and _small_list(n.right)):
-                raise self.refuse(n, f"{impl} of {n.left.type} and {n.right.type}")
-        elif impl == "div":
-            if id(n) not in self.tails or not {cl, cr} <= {"int", "seat", "none"}:
-                raise self.refuse(n, "a division (/) whose fraction is computed with further, or not of numbers")
-        elif impl in ("add", "sub", "mul", "floordiv", "mod"):
-            if not {cl, cr} <= {"int", "seat", "none"}:
-                raise self.refuse(n, f"arithmetic on {n.left.type} and {n.right.type}")
-        else:
-            raise self.refuse(n, f"the operator {impl!r}")
+        if impl in _MEMBERSHIP:
+            self.b_member(n)
+            return
+        if impl in ("eq", "ne") and self.b_play_is(n):
+            return
+        self.check_operands(n)
         self.e(n.left)
         self.e(n.right)
         if impl in _OPS_TEXT:  # (what can fail: its text and position)
             self.fails[len(self.code)] = (impl, n.pos)
         self.code += [OP_BIN, BINS[impl]]
+
+    def b_play_is(self, n: A.Binary) -> bool:
+        """``top == none`` / ``top != none``: whether the play is there (True: emitted)."""
+        plays = [x for x in (n.left, n.right) if isinstance(x, A.Name) and x.ref == A.Ref.CONTEXT and x.name in PLAYS]
+        if not plays:
+            return False
+        c, v = self.compiler.constant(n.right if plays[0] is n.left else n.left)
+        if len(plays) != 1 or not c or v is not None:
+            raise self.refuse(n, "comparing plays")
+        self.code += [OP_PLAYIS, PLAYS[plays[0].name]]
+        if n.impl == "eq":
+            self.code += [OP_NOT]
+        return True
+
+    def check_operands(self, n: A.Binary) -> None:
+        """The operands' types are ones the instruction takes (else Unsupported, naming them)."""
+        impl, cats = n.impl, {_cat(n.left), _cat(n.right)}
+        if impl in ("eq", "ne"):
+            lists = [x for x in (n.left, n.right) if _cat(x) == "list"]
+            ok, what = all(_small_list(x) for x in lists) and cats <= _EQ_CATS, "comparing"
+        elif impl in BINS and impl[:3] in ("lt_", "le_", "gt_", "ge_"):
+            ok, what = cats <= _ORDER_CATS[impl[3:]], "ordering"
+        elif impl in ("concat", "remove", "keep"):
+            ok, what = _small_list(n.left) and _small_list(n.right), impl
+        elif impl == "div":
+            if id(n) not in self.tails:
+                raise self.refuse(n, "a division (/) whose fraction is computed with further")
+            ok, what = cats <= _NUMBERS, "division of"
+        elif impl in ("add", "sub", "mul", "floordiv", "mod"):
+            ok, what = cats <= _NUMBERS, "arithmetic on"
+        else:
+            raise self.refuse(n, f"the operator {impl!r}")
+        if not ok:
+            raise self.refuse(n, f"{what} {n.left.type} and {n.right.type}")
+
+    def b_member(self, n: A.Binary) -> None:
+        """``x in list`` (and map keys): a seat set's bits, a constant set of ranks or small numbers
+        as a mask, or a small list."""
+        r, cl = n.right, _cat(n.left)
+        c, v = self.compiler.constant(r)
+        if isinstance(r, A.Name) and r.ref == A.Ref.GLOBAL and r.name in SETS and cl in ("seat", "int", "none"):
+            self.e(n.left)
+            self.code += [OP_INSET, SETS[r.name]]
+        elif c and isinstance(v, (list, dict)) and v:
+            keys = list(v)
+            if all(isinstance(k, str) and k in self.kidx for k in keys) and len(self.kinds) <= 64:
+                kind, bits = 0, [self.kidx[k] for k in keys]
+            elif all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 64 for k in keys):
+                kind, bits = 1, keys
+            else:
+                raise self.refuse(n, "membership in a list of other values")
+            if cl not in ("rank", "text", "int", "seat", "bool", "none"):
+                raise self.refuse(n, f"membership of a {n.left.type}")
+            self.e(n.left)
+            self.code += [OP_INMASK, kind, *_mask_words(sum(1 << b for b in set(bits)))]
+        elif _small_list(r):
+            self.e(n.left)
+            self.e(r)
+            self.code += [OP_INLIST]
+        else:
+            raise self.refuse(n, "membership in this list")
+        if n.impl.startswith("not"):
+            self.code += [OP_NOT]
 
     def e_BoolOp(self, n: A.BoolOp) -> None:
         is_and = n.op == A.BoolOpKind.AND
@@ -727,6 +725,12 @@ _CALLS: dict[str, Any] = {
     "random_seat": _Emitter.c_random_seat, "shown_leader": _Emitter.c_shown_leader, "sum_places": _Emitter.c_sum_places,
     "max_dealt": _Emitter.c_max_dealt, "cards_of": _Emitter.c_cards_of, "min_dealt_at_least": _Emitter.c_min_dealt_at_least,
 }
+_MEMBERSHIP = frozenset({"in_list", "not_in_list", "in_any", "not_in_any", "in_map", "not_in_map"})
+_NUMBERS = frozenset({"int", "seat", "none"})
+_EQ_CATS = frozenset({"int", "seat", "bool", "rank", "text", "none", "list", "any"})  # (any: whatever the VM holds)
+#: the operand types each order takes (the VM fails the others with the compiler's text)
+_ORDER_CATS = {"int": _NUMBERS, "rank": frozenset({"rank", "text", "none"}),
+               "any": frozenset({"int", "seat", "rank", "text", "none", "bool", "any"})}
 _KIND_COUNTS = {"holds": [OP_HOLDS], "dealt": [OP_DEALT], "received": [OP_RECEIVED], "held_at_least": [OP_ATLEAST, 0],
                 "dealt_at_least": [OP_ATLEAST, 1]}
 #: the functions of a flag or counter name: their instruction, and the none result it gives

@@ -191,6 +191,9 @@ _FOLLOW_ENTRY = _Entries("follow").__getitem__
 _BURN_ENTRY = _Entries("burn").__getitem__
 _VERB = {"play", "burn", "discard", "return"}
 _PLACEMENTS = frozenset(Placement)
+#: the play phase with random bots in the native core (gouji_dsl/engine/native/flow.py installs it
+#: for a ruleset it plays; None: _random_run plays it here)
+_NATIVE_RUN: Callable[[GameState, dict[int, Callable[[int], int]], int, int], int] | None = None
 
 
 
@@ -1597,7 +1600,7 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
             raise RuntimeError(f"nobody is to act (phase {S.phase})")
         pick = pickers.get(seat)
         if pick is not None and S.phase == "play":
-            steps = _random_run(S, pickers, steps, max_decisions)
+            steps = (_NATIVE_RUN or _random_run)(S, pickers, steps, max_decisions)
             if steps > max_decisions:
                 raise RuntimeError(f"the game did not end after {max_decisions} decisions")
             continue

@@ -819,7 +819,10 @@ fail:
     return NULL;
 }
 
+#include "flow_py.h"
+
 static PyMethodDef core_methods[] = {
+    {"flow_load", core_flow_load, METH_VARARGS, "Load a ruleset's game flow program (flow.h): a Flow."},
     {"sha512", sha512_digest, METH_O, "SHA-512 of bytes (the seeding's; checked against hashlib)."},
     {"hook_eval", core_hook_eval, METH_VARARGS, "Ask a permit or value hook of its rules' programs (vm.h)."},
     {"vm_bench", core_vm_bench, METH_VARARGS, "Run programs many times on one context (benchmarks)."},
@@ -836,7 +839,7 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     PyObject *m;
-    if (PyType_Ready(&RandomType) < 0)
+    if (PyType_Ready(&RandomType) < 0 || PyType_Ready(&FlowType) < 0)
         return NULL;
     m = PyModule_Create(&core_module);
     if (m == NULL)
@@ -891,6 +894,13 @@ PyMODINIT_FUNC PyInit__core(void)
             Py_DECREF(m);
             return NULL;
         }
+    }
+    if (PyModule_AddIntConstant(m, "FLOW_STATE_LEN", FS_LEN) < 0 || PyModule_AddIntConstant(m, "FLOW_TOP", FS_TOP) < 0
+        || PyModule_AddIntConstant(m, "FLOW_ERR", FS_ERR) < 0 || PyModule_AddIntConstant(m, "FLOW_HEAD", FT_HEAD) < 0
+        || PyModule_AddIntConstant(m, "FLOW_MAX_QUEUE", FL_MAX_QUEUE) < 0
+        || PyModule_AddIntConstant(m, "FLOW_MAX_COMBOS", FL_MAX_COMBOS) < 0) {
+        Py_DECREF(m);
+        return NULL;
     }
     if (PyModule_AddIntConstant(m, "ABI", 1) < 0) {
         Py_DECREF(m);

@@ -1,0 +1,489 @@
+"""The play phase with random bots in the native core (``flow.h``): the generated module's
+``_random_run`` (:mod:`gouji_dsl.engine.playout`) move for move, crossing into C once per play
+phase.
+
+Python sets the game up (deal, tribute, setup stay the generated module's), :func:`run` packs the
+:class:`~gouji_dsl.engine.interpreter.GameState` into the core's flat state (the hook context of
+``vm.h`` — hands, places, seat sets, flags, counters — and the flow's words: seat queue, the play
+on the table, yielders, burner), the core plays until a seat that is not a random bot must act or
+the game is over, and the result is unpacked into the same GameState: hands, places, passed,
+the record in the generated module's compact entries (so ``render_record`` renders them), burns,
+flags and counters, decisions, and every random bot's generator (the native Mersenne Twister's
+state written back into its ``random.Random``). The game's end (places left, scores) and
+everything after it stay Python (the generated module's ``_game_over``).
+
+What a ruleset needs of the flow that it does not do (a ``play`` or ``discard`` rule, a free-count
+comparison, a trigger that places a seat or gives cards, a rule that draws, a hook the
+programs do not express) makes :func:`flow_plan` raise
+:class:`~gouji_dsl.engine.native.Unsupported` naming it; the generated module then plays on in
+Python (:func:`fallback_reason` says why, and the simulation summaries show it).
+
+A rule that fails while the core runs stops it where it failed; the state is unpacked and the
+same question is asked of the interpreter's rule graph (``graph.permit`` / ``value`` /
+``trigger``), which raises the interpreter's :class:`~gouji_dsl.ruleset.graph.RuleFailed` (rule
+id, file and line).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import threading
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+from gouji_dsl.engine.native import Unsupported, _core_module, available, from_python, unavailable_reason
+from gouji_dsl.ruleset.graph import RuleGraph
+
+#: set to a non-empty value to play the play phase with the generated module's Python loop
+DISABLE_ENV = "GOUJI_NO_NATIVE_FLOW"
+
+#: the hooks of flow.h, in its numbering (H_*)
+HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order", "next_leader", "game_over",
+              "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji")
+TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
+#: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
+NOT_PLAYED = ("play", "discard", "after_discard")
+_EFFECTS = {"mark": 0, "unmark": 1, "count": 2}
+_PLACEMENT_WORDS = ("last", "next", "after-finishers")
+_RETIRE_RULES = ("engine.no-lead", "engine.burn-failure")
+(EV_PLAY, EV_BURNMOVE, EV_PASS, EV_YIELD, EV_PLACE, EV_TRICK_WON, EV_RETIRE, EV_NO_LEAD, EV_BURN, EV_COUNTER_BURN,
+ EV_BURN_UNDONE, EV_BURN_SUCCESS, EV_BURN_FAILED) = range(1, 14)
+FL_STOP, FL_OVER, FL_LIMIT, FL_FULL, FL_RULE, FL_BROKEN = range(6)
+MAGIC = 0x464C4F57
+EV_CAP = 1 << 16  # event words per crossing (the core stops at a decision boundary before it fills)
+_PLAYW = 20
+_CAPS = ("lead", "follow", "burn")
+
+
+@dataclass
+class FlowPlan:
+    """A ruleset's flow program, loaded in the core, and what packing and unpacking need."""
+
+    graph: RuleGraph
+    flow: Any  # the core's Flow
+    names: Any  # hooks.Names of the graph (flags, counters, texts)
+    nr: int
+    k: int
+    filler: int | None
+    combos: tuple[tuple[int, ...], ...]
+    combo_index: dict[tuple[int, ...], int]
+    flags: tuple[tuple[str, int], ...]
+    counters: tuple[tuple[str, int], ...]
+    counts: dict[tuple[int, int, int, int], tuple[int, ...]]  # code → count vector (filled as met)
+
+
+_plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
+_lock = threading.Lock()
+
+
+def enabled() -> bool:
+    """Whether the native flow may play (the core built and neither switch set)."""
+    return available() and not os.environ.get(DISABLE_ENV)
+
+
+def fallback_reason(graph: RuleGraph, module: Any = None) -> str | None:
+    """Why the native flow does not play ``graph`` (None: it does)."""
+    if not available():
+        return unavailable_reason()
+    if os.environ.get(DISABLE_ENV):
+        return f"the native game flow is switched off ({DISABLE_ENV} is set)"
+    try:
+        flow_plan(graph, module)
+    except Unsupported as e:
+        return str(e)
+    return None
+
+
+def flow_plan(graph: RuleGraph, module: Any = None) -> FlowPlan:
+    """The flow program of ``graph`` (kept per graph object), or Unsupported naming what the flow
+    does not play. ``module``: the graph's generated module (its flags tell the path)."""
+    with _lock:
+        got = _plans.get(id(graph))
+    if got is not None and got[0] is graph:
+        if isinstance(got[1], str):
+            raise Unsupported(got[1])
+        return got[1]
+    try:
+        plan = _build(graph, module)
+    except Unsupported as e:
+        with _lock:
+            _plans[id(graph)] = (graph, str(e))
+            _trim()
+        raise
+    with _lock:
+        _plans[id(graph)] = (graph, plan)
+        _trim()
+    return plan
+
+
+def _trim() -> None:
+    while len(_plans) > 64:
+        _plans.pop(next(iter(_plans)))
+
+
+def _build(graph: RuleGraph, module: Any) -> FlowPlan:
+    from gouji_dsl.engine.interpreter import counters_reset
+    from gouji_dsl.engine.native import hooks as H
+    from gouji_dsl.ruleset.vocabulary import HOOKS
+    core = _core_module()
+    if module is None:
+        from gouji_dsl.engine import codegen
+        module = codegen.load(graph).module
+    if not module.COVER_MODEL or module.HAS_PLAY or module.HAS_DISCARD or not module.SAME_COUNT:
+        what = [w for w, on in (("a comparison other than the cover model", not module.COVER_MODEL),
+                                ("play rules", module.HAS_PLAY), ("discard rules", module.HAS_DISCARD),
+                                ("a free-count comparison", not module.SAME_COUNT)) if on]
+        raise Unsupported(f"the native game flow does not play {', '.join(what)} yet")
+    for h in NOT_PLAYED:
+        if graph.by_hook.get(h):
+            raise Unsupported(f"the native game flow does not ask the hook {h!r} yet (rule {graph.by_hook[h][0].node.id})")
+    model = graph.model
+    n = graph.n_seats
+    if not 1 <= n <= 14:
+        raise Unsupported(f"{n} seats: the native game flow plays 1..14")
+    kinds = tuple(model.kinds)
+    nr, k = int(model.n_ranks), len(kinds)
+    jk = k - nr
+    if jk > 8:
+        raise Unsupported(f"{jk} joker kinds: the native game flow holds at most 8")
+    most = [int(model.deck_counts[nr + i]) for i in range(jk)]
+    combos = sorted(itertools.product(*[range(m + 1) for m in most]), key=sum)  # (stable: product order within a total)
+    if len(combos) > core.FLOW_MAX_COMBOS:
+        raise Unsupported(f"{len(combos)} joker combinations: the native game flow holds at most {core.FLOW_MAX_COMBOS}")
+    readings = [model.classify((0,) * nr + c).jokers if any(c) else () for c in combos]
+    words: list[int] = []
+    filler = module.FILLER
+    names = H.names(graph)
+    trick = [names.counter(c) for c in counters_reset(graph, "trick")]
+    if any(t is None for t in trick):
+        raise Unsupported("more counters than the native core holds")
+    words += [MAGIC, n, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), jk, len(combos),
+              names.text("last"), names.text("next"), names.text("after-finishers"), len(trick), *trick]  # type: ignore[list-item]
+    for c, jokers in zip(combos, readings):
+        words += [*c, sum(c), (model.classify((0,) * nr + c).rank if any(c) else 0)]
+    for tj in readings:
+        for pj in readings:
+            avail = list(pj)
+            ok = all(model._cover_one(x, avail) for x in tj)
+            words.append(len(avail) if ok else -1)
+    programs: list[bytes] = []
+
+    def prog(b: bytes | None) -> int:
+        if b is None:
+            return -1
+        programs.append(b)
+        return len(programs) - 1
+
+    for h in HOOK_ORDER:
+        p = H.plan(graph, h)
+        if p.draws:
+            raise Unsupported(f"the hook {h!r} draws from the game's generator (random_seat()): the native flow does not")
+        spec = HOOKS[h]
+        if p.kind == 0:
+            dtag, dval = H.T_BOOL, int(bool(spec.default))
+        elif spec.default == []:
+            dtag, dval = H.T_LIST, 0  # (the empty list)
+        else:
+            dtag, dval = H._tagged(spec.default, {kk: i for i, kk in enumerate(kinds)}, names)
+        words += [len(p.rules), p.kind, dtag, dval, int(spec.none_ok)]
+        for when, eff, code in p.rules:
+            words += [prog(when), eff, prog(code)]
+    for h in TRIGGER_ORDER:
+        rules = graph.by_hook.get(h, ())
+        words.append(len(rules))
+        for r in rules:
+            node = r.node
+            if node.effect not in _EFFECTS:
+                raise Unsupported(f"rule {node.id} ({node.where}): a {node.effect!r} rule in the trigger {h!r}"
+                                  " (the native game flow runs mark, unmark and count)")
+            slot = names.counter(r.name) if node.effect == "count" else names.flag(r.name)
+            if slot is None:
+                raise Unsupported(f"rule {node.id}: more flags or counters than the native core holds")
+            try:
+                parts = [H.emit(graph, node.checked[key]) if key in node.checked else None for key in ("when", "target", "amount")]
+            except Unsupported as e:
+                raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
+            if (r.target is not None and parts[1] is None) or (r.amount is not None and parts[2] is None):
+                raise Unsupported(f"rule {node.id} ({node.where}): a target or amount without its expression")
+            if any(x is not None and x.draws for x in parts):
+                raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
+            words += [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot]
+    flow = core.flow_load(array("i", words).tobytes(), programs)
+    return FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
+                    tuple(names.flags.items()), tuple(names.counters.items()), {})
+
+
+# ------------------------------------------------------------------------------ packing
+def _code_of(plan: FlowPlan, counts: tuple[int, ...]) -> tuple[int, int, int, int]:
+    nr, filler = plan.nr, plan.filler
+    j = plan.combo_index.get(tuple(counts[nr:]))
+    if j is None:
+        raise Unsupported(f"a play on the table with jokers {counts[nr:]} no combination of the pack makes")
+    ranks = [i for i in range(nr) if counts[i]]
+    other = [r for r in ranks if r != filler]
+    if other:
+        r = other[0]
+        return r, counts[r], counts[filler] if filler is not None else 0, j
+    if ranks:
+        return ranks[0], counts[ranks[0]], 0, j
+    return -1, 0, 0, j
+
+
+def _play_words(plan: FlowPlan, tp: Any) -> list[int]:
+    if tp is None:
+        return [0] * _PLAYW
+    r, n, f, j = _code_of(plan, tuple(tp.play.counts))
+    return [1, tp.seat, r, n, f, j, tp.play.rank, tp.count, tp.carried, tp.filler, tp.jokers, int(tp.play.pure_jokers),
+            int(bool(tp.gouji)), tp.beaten_seat or 0, int(bool(tp.over_yield)), tp.yielder or 0, int(bool(tp.empties_hand)),
+            int(bool(tp.is_burn)), 0, 0]
+
+
+def _counts(plan: FlowPlan, r: int, n: int, f: int, j: int) -> tuple[int, ...]:
+    key = (r, n, f, j)
+    got = plan.counts.get(key)
+    if got is None:
+        v = [0] * plan.nr
+        if r >= 0:
+            v[r] = n
+        if f and plan.filler is not None:
+            v[plan.filler] = f
+        got = plan.counts[key] = tuple(v) + plan.combos[j]
+    return got
+
+
+def _table_play(plan: FlowPlan, w: Any, at: int, model: Any, kinds: tuple[str, ...]) -> Any:
+    from gouji_dsl.engine.interpreter import TablePlay
+    if not w[at]:
+        return None
+    p = model.classify(_counts(plan, w[at + 2], w[at + 3], w[at + 4], w[at + 5]))
+    tp = TablePlay(p, w[at + 1], kinds)
+    tp.beaten_seat = w[at + 13] or None
+    tp.over_yield = bool(w[at + 14])
+    tp.yielder = w[at + 15] or None
+    tp.empties_hand = bool(w[at + 16])
+    tp.is_burn = bool(w[at + 17])
+    return tp
+
+
+def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max_decisions: int) -> int:
+    """``m._random_run(S, pickers, steps, max_decisions)`` in the native core (``m``: the graph's
+    generated module). Falls back to it for a bot whose generator is not a ``random.Random``."""
+    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.engine.native import hooks as H
+    from gouji_dsl.engine.terms import Capacity, Phase
+    core = _core_module()
+    graph = plan.graph
+    n = graph.n_seats
+    rngs: list[Any] = [None] * (n + 1)
+    for s, pick in pickers.items():
+        owner = getattr(pick, "__self__", None)
+        if type(owner) is not random.Random or getattr(pick, "__name__", "") != "getrandbits" or not 1 <= s <= n:
+            return int(m._random_run(S, pickers, steps, max_decisions))
+        rngs[s] = owner
+    natives: list[Any] = [None if r is None else from_python(r) for r in rngs]
+    base = S.decisions - steps
+    model, kinds = graph.model, tuple(graph.model.kinds)
+    L = core.LAYOUT
+    MK = core.MAX_KINDS
+    try:
+        while S.phase == "play":
+            seat = S.to_act
+            if seat is None or rngs[seat] is None:
+                break
+            old_flags = {name: S.flags.get(name, ()) for name, _ in plan.flags}
+            ctx = H.pack_context(graph, Ctx(S))
+            sw = array("i", bytes(4 * core.FLOW_STATE_LEN))
+            sw[0] = seat
+            sw[1] = _CAPS.index(str(S.capacity))
+            sw[2] = S.burner or 0
+            sw[3] = S.burned_seat or 0
+            sw[4] = S.trick_leader or 0
+            sw[5] = S.trick_no
+            sw[6] = sum(1 << s for s in S.yielded_this_top)
+            sw[7] = sum(1 << s for s in S.failed)
+            q = S.queue
+            if len(q) > core.FLOW_MAX_QUEUE or len(S.yielders) > n or len(S.late) > n:
+                return int(m._random_run(S, pickers, steps, max_decisions))
+            sw[8], sw[9], sw[10] = len(q), len(S.yielders), len(S.late)
+            qs, qc, ys, ls = 11, 11 + core.FLOW_MAX_QUEUE, 11 + 2 * core.FLOW_MAX_QUEUE, 11 + 2 * core.FLOW_MAX_QUEUE + core.MAX_SEATS + 1
+            for i, (t, cap) in enumerate(q):
+                sw[qs + i] = t or 0
+                sw[qc + i] = 2 if cap == "burn" else 1
+            for i, t in enumerate(S.yielders):
+                sw[ys + i] = t
+            for i, t in enumerate(S.late):
+                sw[ls + i] = t
+            sw[core.FLOW_TOP:core.FLOW_TOP + _PLAYW] = array("i", _play_words(plan, S.top))
+            status, steps, st, cx, ev = plan.flow.run(ctx, sw.tobytes(), natives, steps, max_decisions, EV_CAP)
+            w = array("i")
+            w.frombytes(st)
+            c = array("q")
+            c.frombytes(cx)
+            _unpack(plan, m, S, w, c, ev, L, MK, model, kinds, core, old_flags)
+            S.decisions = base + steps
+            if status == FL_FULL:
+                continue
+            if status == FL_OVER:
+                m._game_over(S)
+                break
+            if status == FL_STOP:
+                break
+            if status == FL_LIMIT:
+                raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+            if status == FL_RULE and w[core.FLOW_ERR] >= 0:
+                _raise_rule(plan, S, w, core, model, kinds, Ctx)
+            raise RuntimeError(f"the native game flow stopped on an inconsistent state (status {status}, hook {w[core.FLOW_ERR]})")
+    finally:
+        for r, nat in zip(rngs, natives):
+            if r is not None and nat is not None:
+                state = nat.getstate()
+                r.setstate((state[0], state[1], r.getstate()[2]))
+        S.decisions = base + steps
+        m._forget(S)
+        S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)
+    return steps
+
+
+def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: bytes, L: dict[str, int], MK: int, model: Any,
+            kinds: tuple[str, ...], core: Any, old_flags: dict[str, Any]) -> None:
+    from gouji_dsl.engine.terms import Capacity
+    n = plan.graph.n_seats
+    hb = L["hands"]
+    for s in range(1, n + 1):
+        S.hands[s][:] = c[hb + s * MK:hb + s * MK + plan.k]
+    e = array("i")
+    e.frombytes(ev)
+    rec = S.record.append
+    places = S.places
+    burns = S.burns
+    for at in range(0, len(e), 8):
+        kind, a, b, x = e[at], e[at + 1], e[at + 2], e[at + 3]
+        if kind == EV_PLAY or kind == EV_BURNMOVE:
+            rec(("move", a, "play" if kind == EV_PLAY else "burn", _counts(plan, e[at + 4], e[at + 5], e[at + 6], e[at + 7]), ""))
+        elif kind == EV_PASS:
+            rec(m._PASS_EVENT[a])
+        elif kind == EV_YIELD:
+            rec(m._YIELD_EVENT[a])
+        elif kind == EV_PLACE:
+            places[a] = b
+            rec(("place", a, b))
+        elif kind == EV_TRICK_WON:
+            rec(("trick_won", a, model.classify(_counts(plan, e[at + 4], e[at + 5], e[at + 6], e[at + 7]))))
+        elif kind == EV_RETIRE:
+            S.failed.add(a)
+            rec(("retire", a, _PLACEMENT_WORDS[b], _RETIRE_RULES[x]))
+        elif kind == EV_NO_LEAD:
+            rec(("no_lead", a))
+        elif kind == EV_BURN:
+            burns.append({"burner": a, "burned": b or None, "success": False, "counter": bool(x)})
+            rec(("burn", a, b or None))
+        elif kind == EV_COUNTER_BURN:
+            if burns:
+                burns[-1]["countered"] = True
+            rec(("counter_burn", a, b))
+        elif kind == EV_BURN_UNDONE:
+            rec(("burn_undone", a, b))
+        elif kind == EV_BURN_SUCCESS:
+            burns[-1]["success"] = True
+            rec(("burn_success", a, b or None))
+        elif kind == EV_BURN_FAILED:
+            if burns:
+                burns[-1]["failed"] = True
+            rec(("burn_failed", a))
+    so = L["set_order"]
+    ms = core.MAX_SEATS
+    sc = L["set_count"]
+    fin = list(c[so + 2 * ms:so + 2 * ms + c[sc + 2]])
+    if fin != S.finish_order:
+        S.finish_order[:] = fin
+    S.finished_in_trick = list(c[so + 5 * ms:so + 5 * ms + c[sc + 5]])
+    pbits = c[L["set_bits"] + 4]
+    S.passed = {s for s in range(1, n + 1) if pbits >> s & 1}
+    S.to_act = w[0]
+    S.capacity = (Capacity.LEAD, Capacity.FOLLOW, Capacity.BURN)[w[1]]
+    S.burner = w[2] or None
+    S.burned_seat = w[3] or None
+    S.trick_leader = w[4] or None
+    S.trick_no = w[5]
+    S.yielded_this_top = {s for s in range(1, n + 1) if w[6] >> s & 1}
+    qs, qc = 11, 11 + core.FLOW_MAX_QUEUE
+    S.queue = [(m._BURN_ENTRY if w[qc + i] == 2 else m._FOLLOW_ENTRY)(w[qs + i] or None) for i in range(w[8])]
+    ys, ls = 11 + 2 * core.FLOW_MAX_QUEUE, 11 + 2 * core.FLOW_MAX_QUEUE + ms + 1
+    S.yielders = list(w[ys:ys + w[9]])
+    late = list(w[ls:ls + w[10]])
+    if late != S.late:
+        S.late[:] = late
+    S.top = _table_play(plan, w, core.FLOW_TOP, model, kinds)
+    # flags and counters the rules changed
+    fb = L["flags"]
+    marked = core.FLOW_ERR + 3 + 3 * _PLAYW + 1
+    for name, i in plan.flags:
+        bits = c[fb + i]
+        now = {s for s in range(1, n + 1) if bits >> s & 1}
+        have = S.flags.get(name)
+        if have is None:
+            if now or w[marked + i]:
+                S.flags[name] = now
+        elif now != have:
+            have.clear()
+            have.update(now)
+    reset = w[marked - 1]
+    counted = marked + core.NFLAGS
+    cb = L["counters"]
+    for name, i in plan.counters:
+        if reset >> i & 1:
+            S.counters.pop(name, None)
+        touched = w[counted + i]
+        if touched:
+            d = S.counters.setdefault(name, {})
+            for s in range(1, n + 1):
+                if touched >> s & 1:
+                    d[s] = c[cb + i * (ms + 1) + s]
+    del old_flags
+
+
+def _raise_rule(plan: FlowPlan, S: Any, w: Any, core: Any, model: Any, kinds: tuple[str, ...], Ctx: Any) -> None:
+    """Ask the question a rule failed on of the interpreter's graph (which raises its RuleFailed)."""
+    graph = plan.graph
+    at = core.FLOW_ERR
+    hook = w[at]
+    name = TRIGGER_ORDER[hook - 100] if hook >= 100 else HOOK_ORDER[hook]
+    plays = [_table_play(plan, w, at + 3 + i * _PLAYW, model, kinds) for i in range(3)]
+    ctx = Ctx(None if name == "gouji" else S, seat=w[at + 1] or None, play=plays[0], top=plays[1], beaten=plays[2],
+              leading=bool(w[at + 2]))
+    if hook >= 100:
+        graph.trigger(name, ctx)
+    elif name in ("follow", "burn", "yield", "burn_lead"):
+        graph.permit(name, ctx)
+    else:
+        v = graph.value(name, ctx)
+        if name == "next_leader" and v is not None:
+            S._seat_answer(v, "next_leader", "the next leader")
+        if name in ("follow_order", "burn_order") and v is not None:
+            S._seats_answer(v, name)
+        if name in ("burn_failure", "no_lead", "revolution_place", "yield_to", "game_over"):
+            raise S._rule_error("", f"{name} answered {v!r}, which the game cannot take")
+    raise RuntimeError(f"the native game flow stopped at the hook {name!r}, which the rule graph answers without failing")
+
+
+def install(module: Any, graph: RuleGraph) -> str | None:
+    """Let the generated ``module`` of ``graph`` play its random bots' play phase natively (its
+    ``_NATIVE_RUN``); returns why not (None: installed, or already)."""
+    if getattr(module, "_NATIVE_RUN", None) is not None:
+        return None
+    reason = fallback_reason(graph, module)
+    if reason is not None:
+        return reason
+    plan = flow_plan(graph, module)
+
+    def native_run(S: Any, pickers: dict[int, Any], steps: int, max_decisions: int) -> int:
+        return run(plan, module, S, pickers, steps, max_decisions)
+    module._NATIVE_RUN = native_run
+    return None
+
+
+def uninstall(module: Any) -> None:
+    """Play the play phase of ``module`` with its own Python loop again."""
+    module._NATIVE_RUN = None

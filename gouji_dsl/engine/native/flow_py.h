@@ -1,0 +1,432 @@
+/* Python bindings of the native game flow (flow.h), included by _core.c after the context layout
+ * (L_*), unpack_ctx and RandomType.
+ *
+ * flow_load(tables, programs) -> Flow: a ruleset's flow program (gouji_dsl/engine/native/flow.py
+ * builds both: `tables` int32 words in the layout below, `programs` the hook programs as bytes,
+ * each checked by vm_verify here; every table index checked).
+ * Flow.run(ctx, state, picks, steps, max_steps, ev_cap) -> (status, steps, state, ctx, events):
+ * plays the play phase from the packed context and state words until flow.h stops it.
+ */
+#include "flow.h"
+
+/* tables: header */
+enum {
+    FT_MAGIC = 0, FT_SEATS, FT_KINDS, FT_RANKS, FT_FILLER, FT_SPARE, FT_JK, FT_NC, FT_TEXT_LAST, FT_TEXT_NEXT,
+    FT_TEXT_AFTER, FT_NTRICK, FT_HEAD
+};
+#define FT_MAGIC_WORD 0x464c4f57  /* "FLOW" */
+
+/* state words (int32), in and out */
+#define FS_PLAYW 20
+enum {
+    FS_TO_ACT = 0, FS_CAP, FS_BURNER, FS_BURNED, FS_LEADER, FS_TRICK_NO, FS_YIELDED, FS_FAILED, FS_QLEN, FS_NY, FS_NLATE,
+    FS_QSEAT, FS_QCAP = FS_QSEAT + FL_MAX_QUEUE, FS_YIELDERS = FS_QCAP + FL_MAX_QUEUE,
+    FS_LATE = FS_YIELDERS + G_MAX_SEATS + 1, FS_TOP = FS_LATE + G_MAX_SEATS + 1,
+    FS_ERR = FS_TOP + FS_PLAYW,  /* hook, seat, leading, then play, top, beaten */
+    FS_ERR_PLAYS = FS_ERR + 3, FS_RESET = FS_ERR_PLAYS + 3 * FS_PLAYW, FS_MARKED, FS_COUNTED = FS_MARKED + VM_NFLAGS,
+    FS_LEN = FS_COUNTED + VM_NCOUNTERS
+};
+
+typedef struct {
+    PyObject_HEAD
+    fl_prog *prog;
+    PyObject *programs;  /* the bytes the rules point into (kept alive) */
+} FlowObject;
+
+static void Flow_dealloc(FlowObject *self)
+{
+    PyMem_Free(self->prog);
+    Py_XDECREF(self->programs);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static void fs_put_play(int32_t *w, const fl_play *p)
+{
+    w[0] = p->present; w[1] = p->seat; w[2] = p->code.r; w[3] = p->code.n; w[4] = p->code.f; w[5] = p->code.j;
+    w[6] = p->rank; w[7] = p->count; w[8] = p->carried; w[9] = p->filler; w[10] = p->jokers; w[11] = p->pure;
+    w[12] = p->gouji; w[13] = p->beaten; w[14] = p->over_yield; w[15] = p->yielder; w[16] = p->empties; w[17] = p->is_burn;
+    w[18] = w[19] = 0;
+}
+
+static int fs_get_play(const int32_t *w, const fl_prog *P, int n_seats, fl_play *p)
+{
+    memset(p, 0, sizeof *p);
+    p->present = w[0] != 0;
+    if (!p->present)
+        return 0;
+    p->seat = w[1]; p->code.r = w[2]; p->code.n = w[3]; p->code.f = w[4]; p->code.j = w[5];
+    p->rank = w[6]; p->count = w[7]; p->carried = w[8]; p->filler = w[9]; p->jokers = w[10]; p->pure = w[11] != 0;
+    p->gouji = w[12] != 0; p->beaten = w[13]; p->over_yield = w[14] != 0; p->yielder = w[15]; p->empties = w[16] != 0;
+    p->is_burn = w[17] != 0;
+    if (p->seat < 1 || p->seat > n_seats || p->code.r < -1 || p->code.r >= P->n_ranks || p->code.j < 0 || p->code.j >= P->nc
+        || p->rank < 0 || p->rank >= P->n_kinds || p->beaten < 0 || p->beaten > n_seats || p->yielder < 0
+        || p->yielder > n_seats || p->count < 0 || p->count > 32767 || p->carried < 0 || p->carried > p->count
+        || p->code.n < 0 || p->code.f < 0)
+        return -1;
+    return 0;
+}
+
+/* a program index of the tables: NULL for -1, else the verified code (its length in *n) */
+static int ft_prog(PyObject *progs, int32_t idx, const int32_t **code, int *n, int optional)
+{
+    PyObject *o;
+    if (idx == -1 && optional) {
+        *code = NULL;
+        *n = 0;
+        return 0;
+    }
+    if (idx < 0 || idx >= PyTuple_GET_SIZE(progs))
+        return -1;
+    o = PyTuple_GET_ITEM(progs, idx);
+    *code = (const int32_t *)PyBytes_AS_STRING(o);
+    *n = (int)(PyBytes_GET_SIZE(o) / 4);
+    return 0;
+}
+
+static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args);
+static PyObject *Flow_run(FlowObject *self, PyObject *args);
+
+static PyMethodDef Flow_methods[] = {
+    {"run", (PyCFunction)Flow_run, METH_VARARGS, "Play the play phase: (status, steps, state, ctx, events)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FlowType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gouji_dsl.engine.native._core.Flow",
+    .tp_basicsize = sizeof(FlowObject),
+    .tp_dealloc = (destructor)Flow_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A ruleset's game flow program (flow.h), loaded by flow_load.",
+    .tp_methods = Flow_methods,
+};
+
+static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer tb;
+    PyObject *progs_obj, *progs = NULL;
+    FlowObject *self = NULL;
+    fl_prog *P = NULL;
+    const int32_t *w;
+    Py_ssize_t nw, i;
+    int at, h, k;
+    if (!PyArg_ParseTuple(args, "y*O:flow_load", &tb, &progs_obj))
+        return NULL;
+    progs = PySequence_Tuple(progs_obj);
+    if (progs == NULL)
+        goto fail;
+    if (tb.len % 4 != 0 || tb.len / 4 < FT_HEAD) {
+        PyErr_SetString(PyExc_ValueError, "the tables are int32 words");
+        goto fail;
+    }
+    w = (const int32_t *)tb.buf;
+    nw = tb.len / 4;
+#define NEED_W(k_) do { if (at + (k_) > nw) { PyErr_SetString(PyExc_ValueError, "the tables end early"); goto fail; } } while (0)
+#define BAD(msg) do { PyErr_SetString(PyExc_ValueError, msg); goto fail; } while (0)
+    P = (fl_prog *)PyMem_Calloc(1, sizeof(fl_prog));
+    if (P == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (w[FT_MAGIC] != FT_MAGIC_WORD)
+        BAD("the tables are not a flow program");
+    P->n_seats = w[FT_SEATS];
+    P->n_kinds = w[FT_KINDS];
+    P->n_ranks = w[FT_RANKS];
+    P->filler = w[FT_FILLER];
+    P->spare = w[FT_SPARE] != 0;
+    P->jk = w[FT_JK];
+    P->nc = w[FT_NC];
+    if (P->n_seats < 1 || P->n_seats > 14 || P->n_kinds < 1 || P->n_kinds > G_MAX_KINDS || P->n_ranks < 0
+        || P->n_ranks > P->n_kinds || P->filler < -1 || P->filler >= P->n_ranks || P->jk != P->n_kinds - P->n_ranks
+        || P->jk > FL_MAX_JK || P->nc < 1 || P->nc > FL_MAX_COMBOS)
+        BAD("the flow program's sizes are out of range");
+    P->text_place[0] = w[FT_TEXT_LAST];
+    P->text_place[1] = w[FT_TEXT_NEXT];
+    P->text_place[2] = w[FT_TEXT_AFTER];
+    P->n_trick_counters = w[FT_NTRICK];
+    if (P->n_trick_counters < 0 || P->n_trick_counters > VM_NCOUNTERS)
+        BAD("too many trick counters");
+    for (i = 0; i < PyTuple_GET_SIZE(progs); i++) {
+        PyObject *o = PyTuple_GET_ITEM(progs, i);
+        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) == 0 || PyBytes_GET_SIZE(o) % 4 || PyBytes_GET_SIZE(o) / 4 > VM_MAX_CODE
+            || vm_verify((const int32_t *)PyBytes_AS_STRING(o), (int)(PyBytes_GET_SIZE(o) / 4), P->n_kinds) < 0)
+            BAD("a program does not pass the verifier");
+    }
+    at = FT_HEAD;
+    NEED_W(P->n_trick_counters);
+    for (k = 0; k < P->n_trick_counters; k++) {
+        P->trick_counters[k] = w[at++];
+        if (P->trick_counters[k] < 0 || P->trick_counters[k] >= VM_NCOUNTERS)
+            BAD("a trick counter is out of range");
+    }
+    NEED_W(P->nc * (P->jk + 2));
+    for (k = 0; k < P->nc; k++) {
+        int j, sum = 0;
+        for (j = 0; j < P->jk; j++) {
+            if (w[at] < 0 || w[at] > 32767)
+                BAD("a joker combination is out of range");
+            P->combo[k][j] = (int16_t)w[at++];
+            sum += P->combo[k][j];
+        }
+        P->combo_n[k] = w[at++];
+        P->combo_top[k] = w[at++];
+        if (P->combo_n[k] != sum || (k == 0) != (sum == 0) || (sum > 0 && (P->combo_top[k] < P->n_ranks || P->combo_top[k] >= P->n_kinds))
+            || (k > 0 && P->combo_n[k] < P->combo_n[k - 1]))
+            BAD("a joker combination is inconsistent");
+        if (sum == 0)
+            P->combo_top[k] = 0;
+    }
+    NEED_W(P->nc * P->nc);
+    for (k = 0; k < P->nc; k++) {
+        int j;
+        for (j = 0; j < P->nc; j++) {
+            if (w[at] < -1 || w[at] > 127)
+                BAD("a cover entry is out of range");
+            P->cover[k][j] = (int8_t)w[at++];
+        }
+    }
+    for (h = 0; h < H_N; h++) {
+        fl_hook *hk = &P->hooks[h];
+        NEED_W(5);
+        hk->n = w[at];
+        hk->kind = w[at + 1];
+        hk->deflt.tag = w[at + 2];
+        hk->deflt.v = w[at + 3];
+        hk->none_ok = w[at + 4] != 0;
+        at += 5;
+        if (hk->n < 0 || hk->n > FL_MAX_RULES || (hk->kind != 0 && hk->kind != 1) || hk->deflt.tag < 0
+            || hk->deflt.tag >= T_NTAGS || (hk->deflt.tag == T_LIST && hk->deflt.v != 0) || (hk->deflt.tag == T_RANK && (hk->deflt.v < 0 || hk->deflt.v >= P->n_kinds)))
+            BAD("a hook's header is out of range");
+        NEED_W(3 * hk->n);
+        for (k = 0; k < hk->n; k++) {
+            vm_rule *r = &hk->rules[k];
+            r->effect = w[at + 1];
+            if (r->effect < 0 || r->effect > EFF_VALUE || (hk->kind == 0) != (r->effect != EFF_VALUE))
+                BAD("a rule's effect does not fit its hook");
+            if (ft_prog(progs, w[at], &r->when, &r->when_n, 1) < 0 || ft_prog(progs, w[at + 2], &r->code, &r->code_n, 0) < 0)
+                BAD("a rule names no program");
+            at += 3;
+        }
+    }
+    for (h = 0; h < TR_N; h++) {
+        fl_trigger *t = &P->triggers[h];
+        NEED_W(1);
+        t->n = w[at++];
+        if (t->n < 0 || t->n > FL_MAX_RULES)
+            BAD("a trigger has too many rules");
+        NEED_W(5 * t->n);
+        for (k = 0; k < t->n; k++) {
+            fl_trule *r = &t->rules[k];
+            if (ft_prog(progs, w[at], &r->when, &r->when_n, 1) < 0 || ft_prog(progs, w[at + 1], &r->target, &r->target_n, 1) < 0
+                || ft_prog(progs, w[at + 2], &r->amount, &r->amount_n, 1) < 0)
+                BAD("a trigger rule names no program");
+            r->effect = w[at + 3];
+            r->slot = w[at + 4];
+            if (r->effect < TE_MARK || r->effect > TE_COUNT || r->slot < 0
+                || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS))
+                BAD("a trigger rule's effect is out of range");
+            at += 5;
+        }
+    }
+    if (at != nw)
+        BAD("the tables have words left over");
+#undef NEED_W
+#undef BAD
+    self = PyObject_New(FlowObject, &FlowType);
+    if (self == NULL)
+        goto fail;
+    self->prog = P;
+    self->programs = progs;
+    PyBuffer_Release(&tb);
+    return (PyObject *)self;
+fail:
+    PyMem_Free(P);
+    Py_XDECREF(progs);
+    PyBuffer_Release(&tb);
+    return NULL;
+}
+
+/* the context fields the flow changes, back into the packed layout (the rest as it came) */
+static void flow_pack_ctx(const vm_ctx *c, int64_t *w)
+{
+    int i, j;
+    for (i = 0; i <= G_MAX_SEATS; i++)
+        w[L_PLACE + i] = c->place[i];
+    for (i = 0; i <= G_MAX_SEATS; i++)
+        for (j = 0; j < G_MAX_KINDS; j++)
+            w[L_HANDS + i * G_MAX_KINDS + j] = c->hands[i][j];
+    for (i = 0; i < SET_N; i++) {
+        w[L_SETBITS + i] = c->set_bits[i];
+        w[L_SETCOUNT + i] = c->set_count[i];
+        for (j = 0; j < G_MAX_SEATS; j++)
+            w[L_SETORDER + i * G_MAX_SEATS + j] = c->set_order[i][j];
+    }
+    for (i = 0; i < VM_NFLAGS; i++)
+        w[L_FLAGS + i] = c->flag_bits[i];
+    for (i = 0; i < VM_NCOUNTERS; i++)
+        for (j = 0; j <= G_MAX_SEATS; j++)
+            w[L_COUNTERS + i * (G_MAX_SEATS + 1) + j] = c->counters[i][j];
+}
+
+static PyObject *Flow_run(FlowObject *self, PyObject *args)
+{
+    Py_buffer cb, sb;
+    PyObject *picks, *seq = NULL, *out = NULL, *state_out = NULL, *ctx_out = NULL, *ev_out = NULL;
+    long steps, max_steps, ev_cap;
+    fl_state *s = NULL;
+    const fl_prog *P = self->prog;
+    const int32_t *w;
+    int32_t *sw;
+    int i, status, n;
+    if (!PyArg_ParseTuple(args, "y*y*Olll:run", &cb, &sb, &picks, &steps, &max_steps, &ev_cap))
+        return NULL;
+    s = (fl_state *)PyMem_Calloc(1, sizeof(fl_state));
+    if (s == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (unpack_ctx(&cb, &s->c) < 0)
+        goto fail;
+    n = s->c.n_seats;
+    if (n != P->n_seats || s->c.n_kinds != P->n_kinds || s->c.n_ranks != P->n_ranks) {
+        PyErr_SetString(PyExc_ValueError, "the context is not of this program's ruleset");
+        goto fail;
+    }
+    if (sb.len != FS_LEN * 4) {
+        PyErr_SetString(PyExc_ValueError, "the state is FLOW_STATE_LEN int32 words");
+        goto fail;
+    }
+    if (steps < 0 || max_steps < 0 || max_steps > 1000000000L || ev_cap < 1024 || ev_cap > (1L << 26)) {
+        PyErr_SetString(PyExc_ValueError, "steps, max_steps or the event capacity out of range");
+        goto fail;
+    }
+    w = (const int32_t *)sb.buf;
+    s->to_act = w[FS_TO_ACT];
+    s->cap = w[FS_CAP];
+    s->burner = w[FS_BURNER];
+    s->burned_seat = w[FS_BURNED];
+    s->trick_leader = w[FS_LEADER];
+    s->trick_no = w[FS_TRICK_NO];
+    s->yielded = (uint32_t)w[FS_YIELDED];
+    s->failed = (uint32_t)w[FS_FAILED];
+    s->qlen = w[FS_QLEN];
+    s->ny = w[FS_NY];
+    s->nlate = w[FS_NLATE];
+    if (s->to_act < 1 || s->to_act > n || s->cap < FL_LEAD || s->cap > FL_BURN || s->burner < 0 || s->burner > n
+        || s->burned_seat < 0 || s->burned_seat > n || s->trick_leader < 0 || s->trick_leader > n || s->trick_no < 0
+        || s->qlen < 0 || s->qlen > FL_MAX_QUEUE || s->ny < 0 || s->ny > n || s->nlate < 0 || s->nlate > n
+        || (s->yielded >> (n + 1)) || (s->failed >> (n + 1))) {
+        PyErr_SetString(PyExc_ValueError, "the state is out of range");
+        goto fail;
+    }
+    for (i = 0; i < s->qlen; i++) {
+        s->qseat[i] = w[FS_QSEAT + i];
+        s->qcap[i] = w[FS_QCAP + i];
+        if (s->qseat[i] < 0 || s->qseat[i] > n || (s->qcap[i] != FL_FOLLOW && s->qcap[i] != FL_BURN)) {
+            PyErr_SetString(PyExc_ValueError, "a queue entry is out of range");
+            goto fail;
+        }
+    }
+    for (i = 0; i < s->ny; i++)
+        if ((s->yielders[i] = w[FS_YIELDERS + i]) < 1 || s->yielders[i] > n) {
+            PyErr_SetString(PyExc_ValueError, "a yielder is out of range");
+            goto fail;
+        }
+    for (i = 0; i < s->nlate; i++)
+        if ((s->late[i] = w[FS_LATE + i]) < 1 || s->late[i] > n) {
+            PyErr_SetString(PyExc_ValueError, "a late seat is out of range");
+            goto fail;
+        }
+    if (fs_get_play(w + FS_TOP, P, n, &s->top) < 0 || (s->cap != FL_LEAD && !s->top.present)) {
+        PyErr_SetString(PyExc_ValueError, "the play on the table is out of range");
+        goto fail;
+    }
+    for (i = 1; i <= n; i++)
+        if (s->c.place[i] < 0 || s->c.place[i] > n) {
+            PyErr_SetString(PyExc_ValueError, "a place is out of range");
+            goto fail;
+        }
+    seq = PySequence_Fast(picks, "picks is a list of native Random or None per seat 0..n");
+    if (seq == NULL)
+        goto fail;
+    if (PySequence_Fast_GET_SIZE(seq) != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "picks has one entry per seat 0..n");
+        goto fail;
+    }
+    for (i = 0; i <= n; i++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+        if (o == Py_None || i == 0)
+            continue;
+        if (!PyObject_TypeCheck(o, &RandomType)) {
+            PyErr_SetString(PyExc_TypeError, "a pick is a native Random or None");
+            goto fail;
+        }
+        s->pick[i] = &((RandomObject *)o)->mt;
+    }
+    ev_out = PyBytes_FromStringAndSize(NULL, ev_cap * 4);
+    if (ev_out == NULL)
+        goto fail;
+    s->ev = (int32_t *)PyBytes_AS_STRING(ev_out);
+    s->ev_cap = (int)ev_cap;
+    s->steps = steps;
+    s->max_steps = max_steps;
+    s->err_hook = -1;
+    fl_recount(s);
+    fl_set_passed(s, s->c.set_bits[SET_PASSED]);
+    s->c.rng = NULL;  /* (a program that draws is refused when the flow program is built) */
+    status = fl_run(s, P);
+    if (_PyBytes_Resize(&ev_out, (Py_ssize_t)s->nev * 4) < 0)
+        goto fail;
+    state_out = PyBytes_FromStringAndSize(NULL, FS_LEN * 4);
+    if (state_out == NULL)
+        goto fail;
+    sw = (int32_t *)PyBytes_AS_STRING(state_out);
+    memset(sw, 0, FS_LEN * 4);
+    sw[FS_TO_ACT] = s->to_act;
+    sw[FS_CAP] = s->cap;
+    sw[FS_BURNER] = s->burner;
+    sw[FS_BURNED] = s->burned_seat;
+    sw[FS_LEADER] = s->trick_leader;
+    sw[FS_TRICK_NO] = s->trick_no;
+    sw[FS_YIELDED] = (int32_t)s->yielded;
+    sw[FS_FAILED] = (int32_t)s->failed;
+    sw[FS_QLEN] = s->qlen;
+    sw[FS_NY] = s->ny;
+    sw[FS_NLATE] = s->nlate;
+    for (i = 0; i < s->qlen && i < FL_MAX_QUEUE; i++) {
+        sw[FS_QSEAT + i] = s->qseat[i];
+        sw[FS_QCAP + i] = s->qcap[i];
+    }
+    for (i = 0; i < s->ny && i <= G_MAX_SEATS; i++)
+        sw[FS_YIELDERS + i] = s->yielders[i];
+    for (i = 0; i < s->nlate && i <= G_MAX_SEATS; i++)
+        sw[FS_LATE + i] = s->late[i];
+    fs_put_play(sw + FS_TOP, &s->top);
+    sw[FS_ERR] = s->err_hook;
+    sw[FS_ERR + 1] = s->err_seat;
+    sw[FS_ERR + 2] = s->err_leading;
+    fs_put_play(sw + FS_ERR_PLAYS, &s->err_play);
+    fs_put_play(sw + FS_ERR_PLAYS + FS_PLAYW, &s->err_top);
+    fs_put_play(sw + FS_ERR_PLAYS + 2 * FS_PLAYW, &s->err_beaten);
+    sw[FS_RESET] = (int32_t)s->reset;
+    for (i = 0; i < VM_NFLAGS; i++)
+        sw[FS_MARKED + i] = (int32_t)s->marked[i];
+    for (i = 0; i < VM_NCOUNTERS; i++)
+        sw[FS_COUNTED + i] = (int32_t)s->counted[i];
+    ctx_out = PyBytes_FromStringAndSize((const char *)cb.buf, cb.len);
+    if (ctx_out == NULL)
+        goto fail;
+    flow_pack_ctx(&s->c, (int64_t *)PyBytes_AS_STRING(ctx_out));
+    out = Py_BuildValue("(ilNNN)", status, s->steps, state_out, ctx_out, ev_out);
+    state_out = ctx_out = ev_out = NULL;
+fail:
+    Py_XDECREF(state_out);
+    Py_XDECREF(ctx_out);
+    Py_XDECREF(ev_out);
+    Py_XDECREF(seq);
+    PyMem_Free(s);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&sb);
+    return out;
+}

@@ -69,6 +69,8 @@ class Engine:
         self.generated = generated
         self.module = generated.module
         self.hash: str = generated.hash
+        self.native_fallback: str | None = _install_native(generated.module, graph)
+        """Why the random bots' play phase is not played by the native core (None: it is)."""
 
     @property
     def source(self) -> str:
@@ -139,6 +141,16 @@ class Engine:
         pickers, choosers = _split(list(bots), self.graph.n_seats)
         self.module.play_out(state, pickers, choosers, max_decisions)
         return state
+
+
+def _install_native(module: Any, graph: RuleGraph) -> str | None:
+    """Let the native core play the play phase of random bots for ``module`` (the generated
+    module of ``graph``) where it plays the ruleset (:mod:`gouji_dsl.engine.native.flow`); why not."""
+    from gouji_dsl.engine.native import flow
+    try:
+        return flow.install(module, graph)
+    except Exception as e:  # (a core that cannot load a program: the generated module plays, visibly)
+        return f"the native game flow could not be loaded ({type(e).__name__}: {e})"
 
 
 def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict[int, Callable[..., Move]]]:

@@ -240,6 +240,9 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
                       + shown_markup(f"  ({gps:.1f} games/s, {summary.get('executor')}, {summary.get('workers')} worker(s)"
                                      f"{', ' + summary['engine'] + ' engine' if summary.get('engine') else ''})"
                                      if gps is not None else ""))
+    if summary.get("native_fallback"):
+        console.print(f"[dim]random bots' play phase played by the generated module, not the native core "
+                      f"({shown_markup(summary['native_fallback'])})[/dim]")
     if summary.get("engine_fallback"):
         console.print(f"[yellow]played by the interpreter: the generated engine does not handle this ruleset "
                       f"({shown_markup(summary['engine_fallback'])})[/yellow]")

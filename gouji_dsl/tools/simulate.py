@@ -236,13 +236,19 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
 
 def engine_summary(graph: RuleGraph, engine: str) -> dict[str, Any]:
     """Which engine played the games of ``graph`` when ``engine`` was asked for: ``engine`` and,
-    when the generated play-out could not be used, ``engine_fallback`` (why)."""
+    when the generated play-out could not be used, ``engine_fallback`` (why). With the generated
+    engine, ``play_phase`` says who plays the random bots' play phase: ``native`` (the native
+    core, issue 24) or ``generated`` (the generated module, ``native_fallback`` saying why)."""
     if Engine(engine) is Engine.INTERPRETER:
         return {"engine": Engine.INTERPRETER.value}
     from gouji_dsl.engine import fast
     reason = fast.fallback_reason(graph)
     if reason is None:
-        return {"engine": Engine.GENERATED.value}
+        eng = fast.engine(graph)
+        native = eng.native_fallback if eng is not None else "not generated"
+        # the play phase of random bots: the native core (issue 24), or the generated module and why
+        return {"engine": Engine.GENERATED.value, "play_phase": "native" if native is None else "generated",
+                **({"native_fallback": native} if native is not None else {})}
     return {"engine": Engine.INTERPRETER.value, "engine_fallback": reason}
 
 

@@ -33,7 +33,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from gouji_dsl.engine.native import Unsupported, _core_module, available, from_python, unavailable_reason
+from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: set to a non-empty value to play the play phase with the generated module's Python loop
@@ -72,6 +72,8 @@ class FlowPlan:
     flags: tuple[tuple[str, int], ...]
     counters: tuple[tuple[str, int], ...]
     counts: dict[tuple[int, int, int, int], tuple[int, ...]]  # code → count vector (filled as met)
+    template: Any = None  # the context words that do not change in a game (see _pack)
+    shown: bool = False  # a program reads what was shown in the deal (then hooks.pack_context packs)
 
 
 _plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
@@ -161,7 +163,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         raise Unsupported("more counters than the native core holds")
     words += [MAGIC, n, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), jk, len(combos),
               names.text("last"), names.text("next"), names.text("after-finishers"), len(trick), *trick]  # type: ignore[list-item]
-    for c, jokers in zip(combos, readings):
+    for c in combos:
         words += [*c, sum(c), (model.classify((0,) * nr + c).rank if any(c) else 0)]
     for tj in readings:
         for pj in readings:
@@ -198,7 +200,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
             if node.effect not in _EFFECTS:
                 raise Unsupported(f"rule {node.id} ({node.where}): a {node.effect!r} rule in the trigger {h!r}"
                                   " (the native game flow runs mark, unmark and count)")
-            slot = names.counter(r.name) if node.effect == "count" else names.flag(r.name)
+            slot = None if r.name is None else names.counter(r.name) if node.effect == "count" else names.flag(r.name)
             if slot is None:
                 raise Unsupported(f"rule {node.id}: more flags or counters than the native core holds")
             try:
@@ -211,8 +213,109 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
                 raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
             words += [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot]
     flow = core.flow_load(array("i", words).tobytes(), programs)
-    return FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
+    plan = FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
+    plan.shown = any(H.OP_SHOWN in _ops(b, core.OP_ARGS) for b in programs)
+    plan.template = _template(plan, core)
+    return plan
+
+
+def _ops(code: bytes, op_args: tuple[int, ...]) -> set[int]:
+    words = array("i")
+    words.frombytes(code)
+    out, pc = set(), 0
+    while pc < len(words):
+        out.add(words[pc])
+        pc += 1 + op_args[words[pc]]
+    return out
+
+
+def _template(plan: FlowPlan, core: Any) -> Any:
+    """The context words of a state in no question, with what no game changes: the sizes, the
+    question's empty bindings, the rank order, the set of all seats."""
+    from gouji_dsl.engine.native import hooks as H
+    g = plan.graph
+    L = core.LAYOUT
+    w = array("q", bytes(8 * core.CTX_LEN))
+    w[0:4] = array("q", [g.n_seats, int(g.settings["teams"]), plan.k, plan.nr])
+    at = L["vars"]
+    for name, slot in H.SLOTS.items():
+        tag, v = {"leading": (H.T_BOOL, 0), "amount": (H.T_INT, 0), "round": (H.T_INT, 0)}.get(name, (H.T_NONE, 0))
+        w[at + 2 * slot], w[at + 2 * slot + 1] = tag, v
+    strength = g._compiler.strength
+    for i, kind in enumerate(g.model.kinds):
+        w[L["strength"] + i] = strength[kind]
+    all_i = H.SETS["all_seats"]
+    w[L["set_bits"] + all_i] = sum(1 << s for s in range(1, g.n_seats + 1))
+    w[L["set_count"] + all_i] = g.n_seats
+    for j in range(g.n_seats):
+        w[L["set_order"] + all_i * core.MAX_SEATS + j] = j + 1
+    return w
+
+
+def _pack(plan: FlowPlan, S: Any, core: Any) -> bytes:
+    """``hooks.pack_context(graph, Ctx(S))`` for the flow's programs, made from the template (what
+    the deal showed only where a program reads it)."""
+    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.engine.native import hooks as H
+    if plan.shown:
+        return H.pack_context(plan.graph, Ctx(S))
+    L = core.LAYOUT
+    MK, MS = core.MAX_KINDS, core.MAX_SEATS
+    w = plan.template[:]
+    v = L["vars"]
+    prev = S.prev
+    for slot, val in ((8, S.trick_leader), (9, S.burner), (10, S.game_number), (11, len(S.places)), (12, S.trick_no)):
+        if val is not None:
+            w[v + 2 * slot], w[v + 2 * slot + 1] = H.T_INT, val
+    w[v + 26], w[v + 27] = H.T_BOOL, int(bool(prev and prev.sweep))  # prev_sweep (slot 13)
+    w[v + 28], w[v + 29] = H.T_BOOL, int(prev is None)  # first_game (slot 14)
+    pl = L["place"]
+    for s, p in S.places.items():
+        w[pl + s] = p
+    hb, db = L["hands"], L["dealt"]
+    k = plan.k
+    n = S.n_seats
+    for s in range(1, n + 1):
+        w[hb + s * MK:hb + s * MK + k] = array("q", S.hands[s])
+        w[db + s * MK:db + s * MK + k] = array("q", S.dealt[s])
+    kidx = {kk: i for i, kk in enumerate(plan.graph.model.kinds)}
+    rb = L["received"]
+    for s, got in S.received.items():
+        for sym, c in got.items():
+            if sym in kidx and 1 <= s <= MS:
+                w[rb + s * MK + kidx[sym]] = c
+    if prev is not None:
+        pp = L["prev_place"]
+        for s, p in prev.places.items():
+            if p and 1 <= s <= MS:
+                w[pp + s] = p
+    sb, sc, so = L["set_bits"], L["set_count"], L["set_order"]
+    gone = S.places.keys() | S.revolted | S.failed
+    sets = ((1, [s for s in range(1, n + 1) if s not in gone]), (2, S.finish_order), (3, sorted(S.revolted)),
+            (4, sorted(S.passed)), (5, S.finished_in_trick))
+    for i, seats in sets:
+        w[sb + i] = sum(1 << s for s in seats)
+        w[sc + i] = len(seats)
+        for j, s in enumerate(seats[:MS]):
+            w[so + i * MS + j] = s
+    fb = L["flags"]
+    pf = prev.flags if prev is not None else {}
+    for name, f in plan.flags:
+        got = S.flags.get(name)
+        if got:
+            w[fb + f] = sum(1 << s for s in got if isinstance(s, int) and 1 <= s <= MS)
+        got = pf.get(name)
+        if got:
+            w[fb + core.NFLAGS + f] = sum(1 << s for s in got if isinstance(s, int) and 1 <= s <= MS)
+    cb = L["counters"]
+    for name, c in plan.counters:
+        for s, val in S.counters.get(name, {}).items():
+            if isinstance(s, int) and 1 <= s <= MS:
+                if not (isinstance(val, int) and not isinstance(val, bool) and -2**53 < val < 2**53):
+                    raise Unsupported(f"the counter {name!r} holds {val!r}")
+                w[cb + c * (MS + 1) + s] = val
+    return w.tobytes()
 
 
 # ------------------------------------------------------------------------------ packing
@@ -271,7 +374,6 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     """``m._random_run(S, pickers, steps, max_decisions)`` in the native core (``m``: the graph's
     generated module). Falls back to it for a bot whose generator is not a ``random.Random``."""
     from gouji_dsl.engine.interpreter import Ctx
-    from gouji_dsl.engine.native import hooks as H
     from gouji_dsl.engine.terms import Capacity, Phase
     core = _core_module()
     graph = plan.graph
@@ -282,7 +384,12 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
         if type(owner) is not random.Random or getattr(pick, "__name__", "") != "getrandbits" or not 1 <= s <= n:
             return int(m._random_run(S, pickers, steps, max_decisions))
         rngs[s] = owner
-    natives: list[Any] = [None if r is None else from_python(r) for r in rngs]
+    py_states = [None if r is None else r.getstate() for r in rngs]
+    natives: list[Any] = [None] * (n + 1)
+    for s, st0 in enumerate(py_states):
+        if st0 is not None:
+            natives[s] = core.Random()
+            natives[s].setstate(st0)
     base = S.decisions - steps
     model, kinds = graph.model, tuple(graph.model.kinds)
     L = core.LAYOUT
@@ -292,8 +399,7 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
             seat = S.to_act
             if seat is None or rngs[seat] is None:
                 break
-            old_flags = {name: S.flags.get(name, ()) for name, _ in plan.flags}
-            ctx = H.pack_context(graph, Ctx(S))
+            ctx = _pack(plan, S, core)
             sw = array("i", bytes(4 * core.FLOW_STATE_LEN))
             sw[0] = seat
             sw[1] = _CAPS.index(str(S.capacity))
@@ -316,12 +422,12 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
             for i, t in enumerate(S.late):
                 sw[ls + i] = t
             sw[core.FLOW_TOP:core.FLOW_TOP + _PLAYW] = array("i", _play_words(plan, S.top))
-            status, steps, st, cx, ev = plan.flow.run(ctx, sw.tobytes(), natives, steps, max_decisions, EV_CAP)
+            status, steps, st, cx, ev, spec = plan.flow.run(ctx, sw.tobytes(), natives, steps, max_decisions, EV_CAP)
             w = array("i")
             w.frombytes(st)
             c = array("q")
             c.frombytes(cx)
-            _unpack(plan, m, S, w, c, ev, L, MK, model, kinds, core, old_flags)
+            _unpack(plan, m, S, w, c, ev, spec, L, MK, model, kinds, core)
             S.decisions = base + steps
             if status == FL_FULL:
                 continue
@@ -336,62 +442,42 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
                 _raise_rule(plan, S, w, core, model, kinds, Ctx)
             raise RuntimeError(f"the native game flow stopped on an inconsistent state (status {status}, hook {w[core.FLOW_ERR]})")
     finally:
-        for r, nat in zip(rngs, natives):
-            if r is not None and nat is not None:
-                state = nat.getstate()
-                r.setstate((state[0], state[1], r.getstate()[2]))
+        for r, nat, st0 in zip(rngs, natives, py_states):
+            if r is not None and nat is not None and st0 is not None:  # (the generator where the core left it)
+                r.setstate((st0[0], nat.getstate()[1], st0[2]))
         S.decisions = base + steps
         m._forget(S)
         S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)
     return steps
 
 
-def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: bytes, L: dict[str, int], MK: int, model: Any,
-            kinds: tuple[str, ...], core: Any, old_flags: dict[str, Any]) -> None:
+def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec: list[tuple[int, ...]], L: dict[str, int],
+            MK: int, model: Any, kinds: tuple[str, ...], core: Any) -> None:
     from gouji_dsl.engine.terms import Capacity
     n = plan.graph.n_seats
     hb = L["hands"]
     for s in range(1, n + 1):
         S.hands[s][:] = c[hb + s * MK:hb + s * MK + plan.k]
-    e = array("i")
-    e.frombytes(ev)
-    rec = S.record.append
+    record = S.record
+    start = len(record)
+    record.extend(ev)
     places = S.places
     burns = S.burns
-    for at in range(0, len(e), 8):
-        kind, a, b, x = e[at], e[at + 1], e[at + 2], e[at + 3]
-        if kind == EV_PLAY or kind == EV_BURNMOVE:
-            rec(("move", a, "play" if kind == EV_PLAY else "burn", _counts(plan, e[at + 4], e[at + 5], e[at + 6], e[at + 7]), ""))
-        elif kind == EV_PASS:
-            rec(m._PASS_EVENT[a])
-        elif kind == EV_YIELD:
-            rec(m._YIELD_EVENT[a])
-        elif kind == EV_PLACE:
+    for i, kind, a, b, x in spec:
+        if kind == EV_PLACE:
             places[a] = b
-            rec(("place", a, b))
         elif kind == EV_TRICK_WON:
-            rec(("trick_won", a, model.classify(_counts(plan, e[at + 4], e[at + 5], e[at + 6], e[at + 7]))))
+            record[start + i] = ("trick_won", a, model.classify(ev[i][2]))
         elif kind == EV_RETIRE:
             S.failed.add(a)
-            rec(("retire", a, _PLACEMENT_WORDS[b], _RETIRE_RULES[x]))
-        elif kind == EV_NO_LEAD:
-            rec(("no_lead", a))
         elif kind == EV_BURN:
             burns.append({"burner": a, "burned": b or None, "success": False, "counter": bool(x)})
-            rec(("burn", a, b or None))
-        elif kind == EV_COUNTER_BURN:
-            if burns:
-                burns[-1]["countered"] = True
-            rec(("counter_burn", a, b))
-        elif kind == EV_BURN_UNDONE:
-            rec(("burn_undone", a, b))
+        elif kind == EV_COUNTER_BURN and burns:
+            burns[-1]["countered"] = True
         elif kind == EV_BURN_SUCCESS:
             burns[-1]["success"] = True
-            rec(("burn_success", a, b or None))
-        elif kind == EV_BURN_FAILED:
-            if burns:
-                burns[-1]["failed"] = True
-            rec(("burn_failed", a))
+        elif kind == EV_BURN_FAILED and burns:
+            burns[-1]["failed"] = True
     so = L["set_order"]
     ms = core.MAX_SEATS
     sc = L["set_count"]
@@ -441,7 +527,6 @@ def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: bytes, L: dict[s
             for s in range(1, n + 1):
                 if touched >> s & 1:
                     d[s] = c[cb + i * (ms + 1) + s]
-    del old_flags
 
 
 def _raise_rule(plan: FlowPlan, S: Any, w: Any, core: Any, model: Any, kinds: tuple[str, ...], Ctx: Any) -> None:

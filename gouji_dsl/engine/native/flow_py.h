@@ -4,7 +4,7 @@
  * flow_load(tables, programs) -> Flow: a ruleset's flow program (gouji_dsl/engine/native/flow.py
  * builds both: `tables` int32 words in the layout below, `programs` the hook programs as bytes,
  * each checked by vm_verify here; every table index checked).
- * Flow.run(ctx, state, picks, steps, max_steps, ev_cap) -> (status, steps, state, ctx, events):
+ * Flow.run(ctx, state, picks, steps, max_steps, ev_cap) -> (status, steps, state, ctx, events, specials):
  * plays the play phase from the packed context and state words until flow.h stops it.
  */
 #include "flow.h"
@@ -87,7 +87,7 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args);
 static PyObject *Flow_run(FlowObject *self, PyObject *args);
 
 static PyMethodDef Flow_methods[] = {
-    {"run", (PyCFunction)Flow_run, METH_VARARGS, "Play the play phase: (status, steps, state, ctx, events)."},
+    {"run", (PyCFunction)Flow_run, METH_VARARGS, "Play the play phase: (status, steps, state, ctx, events, specials)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -269,10 +269,132 @@ static void flow_pack_ctx(const vm_ctx *c, int64_t *w)
             w[L_COUNTERS + i * (G_MAX_SEATS + 1) + j] = c->counters[i][j];
 }
 
+/* the events as the generated module logs them (compact tuples): moves as ("move", seat, verb,
+ * counts or None, ""), the rest by kind; trick_won carries the counts (Python classifies them).
+ * specials: (index, kind, a, b, c) of every event that is not a move (Python keeps places,
+ * retirements and burns from them). NULL on an error (set). */
+static PyObject *fl_counts_tuple(const fl_prog *P, const int32_t *e)
+{
+    PyObject *t = PyTuple_New(P->n_kinds);
+    int k, r = e[4], n = e[5], f = e[6], j = e[7];
+    if (t == NULL)
+        return NULL;
+    if (j < 0 || j >= P->nc || r < -1 || r >= P->n_ranks) {
+        Py_DECREF(t);
+        PyErr_SetString(PyExc_RuntimeError, "an event's play is out of range");
+        return NULL;
+    }
+    for (k = 0; k < P->n_kinds; k++) {
+        long v = 0;
+        PyObject *o;
+        if (k < P->n_ranks) {
+            if (k == r)
+                v = n;
+            if (k == P->filler && f)
+                v += f;
+        } else {
+            v = P->combo[j][k - P->n_ranks];
+        }
+        o = PyLong_FromLong(v);
+        if (o == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, o);
+    }
+    return t;
+}
+
+static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject **list_out, PyObject **spec_out)
+{
+    static const char *kind_names[] = {"", "move", "move", "move", "move", "place", "trick_won", "retire", "no_lead", "burn",
+                                       "counter_burn", "burn_undone", "burn_success", "burn_failed"};
+    static const char *places[] = {"last", "next", "after-finishers"};
+    static const char *rules[] = {"engine.no-lead", "engine.burn-failure"};
+    PyObject *list = PyList_New(0), *spec = PyList_New(0), *empty = PyUnicode_InternFromString("");
+    PyObject *verbs[5] = {NULL, NULL, NULL, NULL, NULL};
+    int at;
+    if (list == NULL || spec == NULL || empty == NULL)
+        goto fail;
+    verbs[1] = PyUnicode_InternFromString("play");
+    verbs[2] = PyUnicode_InternFromString("burn");
+    verbs[3] = PyUnicode_InternFromString("pass");
+    verbs[4] = PyUnicode_InternFromString("yield");
+    if (!verbs[1] || !verbs[2] || !verbs[3] || !verbs[4])
+        goto fail;
+    for (at = 0; at + FL_EV_WORDS <= nev; at += FL_EV_WORDS) {
+        const int32_t *e = ev + at;
+        int kind = e[0];
+        PyObject *item = NULL, *cnt;
+        if (kind < EV_PLAY || kind > EV_BURN_FAILED) {
+            PyErr_SetString(PyExc_RuntimeError, "an event of no kind");
+            goto fail;
+        }
+        if (kind <= EV_YIELD) {
+            if (kind <= EV_BURNMOVE) {
+                cnt = fl_counts_tuple(P, e);
+                if (cnt == NULL)
+                    goto fail;
+            } else {
+                cnt = Py_None;
+                Py_INCREF(cnt);
+            }
+            item = Py_BuildValue("(siONO)", "move", e[1], verbs[kind], cnt, empty);
+        } else if (kind == EV_TRICK_WON) {
+            cnt = fl_counts_tuple(P, e);
+            if (cnt == NULL)
+                goto fail;
+            item = Py_BuildValue("(siN)", kind_names[kind], e[1], cnt);
+        } else if (kind == EV_RETIRE) {
+            if (e[2] < 0 || e[2] > 2 || e[3] < 0 || e[3] > 1) {
+                PyErr_SetString(PyExc_RuntimeError, "a retirement out of range");
+                goto fail;
+            }
+            item = Py_BuildValue("(siss)", kind_names[kind], e[1], places[e[2]], rules[e[3]]);
+        } else if (kind == EV_NO_LEAD || kind == EV_BURN_FAILED) {
+            item = Py_BuildValue("(si)", kind_names[kind], e[1]);
+        } else if (kind == EV_PLACE || kind == EV_COUNTER_BURN || kind == EV_BURN_UNDONE) {
+            item = Py_BuildValue("(sii)", kind_names[kind], e[1], e[2]);
+        } else {  /* burn, burn_success: the burned seat or None */
+            if (e[2])
+                item = Py_BuildValue("(sii)", kind_names[kind], e[1], e[2]);
+            else
+                item = Py_BuildValue("(siO)", kind_names[kind], e[1], Py_None);
+        }
+        if (item == NULL || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+        if (kind > EV_YIELD) {
+            PyObject *sp = Py_BuildValue("(iiiii)", (int)(at / FL_EV_WORDS), kind, e[1], e[2], e[3]);
+            if (sp == NULL || PyList_Append(spec, sp) < 0) {
+                Py_XDECREF(sp);
+                goto fail;
+            }
+            Py_DECREF(sp);
+        }
+    }
+    Py_DECREF(empty);
+    for (at = 1; at < 5; at++)
+        Py_DECREF(verbs[at]);
+    *list_out = list;
+    *spec_out = spec;
+    return 0;
+fail:
+    Py_XDECREF(list);
+    Py_XDECREF(spec);
+    Py_XDECREF(empty);
+    for (at = 1; at < 5; at++)
+        Py_XDECREF(verbs[at]);
+    return -1;
+}
+
 static PyObject *Flow_run(FlowObject *self, PyObject *args)
 {
     Py_buffer cb, sb;
     PyObject *picks, *seq = NULL, *out = NULL, *state_out = NULL, *ctx_out = NULL, *ev_out = NULL;
+    PyObject *ev_list = NULL, *ev_spec = NULL;
     long steps, max_steps, ev_cap;
     fl_state *s = NULL;
     const fl_prog *P = self->prog;
@@ -376,7 +498,7 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
     fl_set_passed(s, s->c.set_bits[SET_PASSED]);
     s->c.rng = NULL;  /* (a program that draws is refused when the flow program is built) */
     status = fl_run(s, P);
-    if (_PyBytes_Resize(&ev_out, (Py_ssize_t)s->nev * 4) < 0)
+    if (fl_events_out(P, s->ev, s->nev, &ev_list, &ev_spec) < 0)
         goto fail;
     state_out = PyBytes_FromStringAndSize(NULL, FS_LEN * 4);
     if (state_out == NULL)
@@ -418,9 +540,11 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
     if (ctx_out == NULL)
         goto fail;
     flow_pack_ctx(&s->c, (int64_t *)PyBytes_AS_STRING(ctx_out));
-    out = Py_BuildValue("(ilNNN)", status, s->steps, state_out, ctx_out, ev_out);
-    state_out = ctx_out = ev_out = NULL;
+    out = Py_BuildValue("(ilNNNN)", status, s->steps, state_out, ctx_out, ev_list, ev_spec);
+    state_out = ctx_out = ev_list = ev_spec = NULL;
 fail:
+    Py_XDECREF(ev_list);
+    Py_XDECREF(ev_spec);
     Py_XDECREF(state_out);
     Py_XDECREF(ctx_out);
     Py_XDECREF(ev_out);

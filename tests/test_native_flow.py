@@ -1,0 +1,167 @@
+"""The native game flow (issue 24: gouji_dsl/engine/native/flow.h) against the generated module's
+Python loop (``playout._random_run``), game by game: for every bundled ruleset and
+examples/variants file the flow plays, seeded games with random bots at every seat (matches
+chained as ``gouji simulate`` chains them) give the same decisions, places, scores, sweep, tricks,
+burns, rendered events, flags, counters, and leave every generator (the bots' and the game's) in
+the same state. A ruleset the flow does not play is refused by name and played in Python; a rule
+that fails while the core runs is reported with the interpreter's RuleFailed text; the decision
+bound stops both loops at the same move; a seat that is not a random bot is asked in Python
+between two crossings."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from gouji_dsl.bots import make_bot
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.engine import fast, native
+from gouji_dsl.engine.native import flow as F
+from gouji_dsl.resources import rules_dir
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.simulate import match_length
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))
+VARIANTS = sorted(str(p) for p in (ROOT / "examples" / "variants").glob("*.yaml"))
+ALL = BUNDLED + VARIANTS
+#: games per ruleset (the two the issue names get more)
+GAMES = {"online": 150, "base": 150}
+
+pytestmark = pytest.mark.skipif(not native.available(), reason=f"native core not built: {native.unavailable_reason()}")
+
+
+def _engine(name: str) -> tuple[object, fast.Engine]:
+    g = load_graph(name)
+    eng = fast.engine(g)
+    assert eng is not None
+    return g, eng
+
+
+def _games(g, eng, games: int, *, native_flow: bool, seed: str = "flow", chooser=None) -> list[tuple]:
+    m = eng.module
+    if native_flow:
+        assert F.install(m, g) is None
+    else:
+        F.uninstall(m)
+    try:
+        out = []
+        prev = None
+        length = match_length(g)
+        for i in range(games):
+            players = [make_bot("random", random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, g.n_seats + 1)]
+            if chooser is not None:
+                players[2] = chooser
+            st = eng.play_game(seed, i, players, previous=prev if i % length else None)
+            prev = st
+            out.append((st.places, st.scores, st.sweep, st.decisions, st.trick_no, st.burns, eng.render_record(st),
+                        [p.rng.getstate() for p in players if hasattr(p, "rng")], st.rng.getstate(),
+                        {k: set(v) for k, v in st.flags.items()}, st.counters, st.finish_order, st.failed, st.late))
+        return out
+    finally:
+        F.install(m, g)
+
+
+FIELDS = ("places", "scores", "sweep", "decisions", "tricks", "burns", "events", "bot generators", "game generator",
+          "flags", "counters", "finish order", "failed", "late")
+
+
+def _compare(a: list[tuple], b: list[tuple]) -> list[str]:
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        for name, u, v in zip(FIELDS, x, y):
+            if u != v:
+                if name == "events":
+                    j = next((k for k, (p, q) in enumerate(zip(u, v)) if p != q), min(len(u), len(v)))
+                    out.append(f"game {i}, event {j}: python {u[j:j + 1]} != native {v[j:j + 1]}")
+                else:
+                    out.append(f"game {i}: {name}: python {str(u)[:200]} != native {str(v)[:200]}")
+    return out
+
+
+@pytest.mark.parametrize("name", ALL, ids=lambda n: Path(n).stem)
+def test_native_flow_plays_the_generated_modules_games(name):
+    g, eng = _engine(name)
+    reason = F.fallback_reason(g, eng.module)
+    if reason is not None:
+        # refused by name, visibly: the generated module plays (its loop is not replaced)
+        assert eng.native_fallback == reason and "native" in reason
+        assert eng.module._NATIVE_RUN is None
+        return
+    assert eng.native_fallback is None and eng.module._NATIVE_RUN is not None
+    games = GAMES.get(name, 25)
+    diffs = _compare(_games(g, eng, games, native_flow=False), _games(g, eng, games, native_flow=True))
+    assert not diffs, "\n".join(diffs[:10])
+
+
+def test_the_rulesets_the_issue_names_are_played_natively():
+    for name in ("online", "base"):
+        g, eng = _engine(name)
+        assert eng.native_fallback is None, eng.native_fallback
+
+
+def test_a_seat_that_is_not_a_random_bot_is_asked_between_crossings():
+    g, eng = _engine("online")
+
+    class First:
+        def choose(self, state, moves):
+            return moves[0]
+    diffs = _compare(_games(g, eng, 20, native_flow=False, chooser=First()),
+                     _games(g, eng, 20, native_flow=True, chooser=First()))
+    assert not diffs, "\n".join(diffs[:10])
+
+
+def test_the_decision_bound_stops_both_loops_at_the_same_move():
+    g, eng = _engine("base")
+    m = eng.module
+    got = []
+    for native_flow in (False, True):
+        if native_flow:
+            F.install(m, g)
+        else:
+            F.uninstall(m)
+        try:
+            st = eng.new_game("bound")
+            with pytest.raises(RuntimeError, match="did not end after 40 decisions"):
+                eng.play_out(st, fast.random_policies("bound"), max_decisions=40)
+            got.append((st.decisions, eng.render_record(st), st.hands))
+        finally:
+            F.install(m, g)
+    assert got[0] == got[1]
+
+
+def test_a_rule_that_fails_in_the_core_is_reported_as_the_interpreter_reports_it(tmp_path):
+    path = tmp_path / "fails.yaml"
+    path.write_text(
+        "ruleset: fails\nextends: online\ntitle: a follow rule that divides by zero\n"
+        "rules:\n"
+        "  - id: follow.divides\n"
+        "    on: follow\n"
+        "    when: \"count(finished) >= 0\"\n"
+        "    require: \"1 // (count(passed_seats) - count(passed_seats)) == 0\"\n"
+        "    says: \"Fails whenever it is asked.\"\n", encoding="utf-8")
+    g, eng = _engine(str(path))
+    assert eng.native_fallback is None, eng.native_fallback
+    m = eng.module
+    texts = []
+    for native_flow in (False, True):
+        if native_flow:
+            F.install(m, g)
+        else:
+            F.uninstall(m)
+        try:
+            st = eng.new_game("fail")
+            with pytest.raises(GoujiError) as e:
+                eng.play_out(st, fast.random_policies("fail"))
+            texts.append((type(e.value).__name__, str(e.value), st.decisions))
+        finally:
+            F.install(m, g)
+    assert texts[0] == texts[1]
+    assert texts[0][0] == "RuleFailed" and "follow.divides" in texts[0][1] and "fails.yaml" in texts[0][1]
+
+
+def test_switched_off_the_generated_module_plays_and_says_why(monkeypatch):
+    monkeypatch.setenv(F.DISABLE_ENV, "1")
+    g = load_graph("online")
+    assert F.DISABLE_ENV in (F.fallback_reason(g) or "")

@@ -883,3 +883,33 @@ def test_home_end_and_home_keys_move_to_the_last_and_first_ruleset(ws: Path):
             await pilot.press("home")
             assert table.cursor_row == 0
     run(scenario())
+
+
+def test_a_failed_save_names_the_file_escaped(ws: Path, monkeypatch):
+    """The message of a failed save names the file with its control characters escaped and its
+    brackets shown as they are (the name was Textual markup: `[b]` made it bold, a closing tag that
+    matches none is a MarkupError)."""
+    import errno
+    name = "town[b]\x1b[31m.yaml"
+    (ws / name).write_text(TOWN, encoding="utf-8")
+    real = files.atomic_write
+    target = (ws / name).resolve()
+
+    def failing(path, text, **kw):
+        if Path(path).resolve() == target:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real(path, text, **kw)
+    monkeypatch.setattr(files, "atomic_write", failing)
+
+    async def scenario():
+        app = make_app(ws, name)
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            await _edit_title(pilot, ed)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: any("Not saved" in n for n in _notes(app)), what="the message")
+            note = next(n for n in _notes(app) if "Not saved" in n)
+            assert "town[b]\\x1b[31m.yaml" in note and "\x1b" not in note and os.strerror(errno.EIO) in note
+            assert not next(n for n in app._notifications if "Not saved" in n.title).markup
+            assert app.is_running
+    run(scenario())

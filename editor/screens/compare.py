@@ -52,7 +52,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from gouji_dsl.bots import BOTS, runner_bots
-from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
@@ -442,8 +442,13 @@ class DealScreen(ModalScreen[None]):
         folder = Path(RECORDS_DIR)
         try:
             paths = save_deal(self.report, self.deal, self.graphs, folder)
+        except OSError as e:  # the file named, escaped (a name is no markup); "[Errno 28] ..." named none
+            where = Path(e.filename) if isinstance(e.filename, str) else folder
+            self.notify(printable(f"Could not save {where}: {e.strerror or e}"), title="Not saved", severity="error",
+                        markup=False)
+            return
         except Exception as e:
-            self.notify(f"Could not save: {e}", title="Not saved", severity="error")
+            self.notify(printable(f"Could not save: {e}"), title="Not saved", severity="error", markup=False)
             return
         unsaved = [s.label for s in self.sources if s.unsaved]
         extra = f" ({', '.join(unsaved)}: save the file before replaying them later)" if unsaved else ""

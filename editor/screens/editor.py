@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
-from gouji_dsl.diagnostics import GoujiError, SourcePos
+from gouji_dsl.diagnostics import GoujiError, SourcePos, printable
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.loader import resolve, resolve_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset
@@ -500,8 +500,8 @@ class EditorScreen(Screen[None]):
         kept = (f"Your text is kept here and in {display_path(copy)}." if copy is not None else
                 "Your text is kept here (the recovery copy could not be written either): free some "
                 "space or save elsewhere before closing.")
-        self.notify(f"Could not save {self.display_name}: {why}. {kept}", title="Not saved",
-                    severity="error", timeout=12)
+        self.notify(printable(f"Could not save {self.display_name}: {why}. {kept}"), title="Not saved",
+                    severity="error", timeout=12, markup=False)  # a file's name is no markup
 
     def _write(self, target: Path | None = None) -> bool:
         text = self.text
@@ -533,13 +533,14 @@ class EditorScreen(Screen[None]):
             await self._validated.wait()
         v = self.validation
         state = ("valid" if v.ok else "with problems") if v is not None and self.validated_generation == generation else ""
-        self.notify(f"Saved {name}{' (' + state + ')' if state else ''}.", timeout=3)
+        self.notify(printable(f"Saved {name}{' (' + state + ')' if state else ''}."), timeout=3, markup=False)
 
     def _reload(self) -> bool:
         try:
             text, raw = files.read_text(self.path)
         except (OSError, UnicodeDecodeError) as e:
-            self.notify(f"Could not reload: {e}", severity="error")
+            self.notify(printable(f"Could not reload {self.display_name}: {getattr(e, 'strerror', None) or e}"),
+                        severity="error", markup=False)
             return False
         self.saved_text = text
         self.disk = files.DiskState.from_bytes(self.path, raw)

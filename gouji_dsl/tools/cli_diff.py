@@ -15,7 +15,7 @@ import click
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
-from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err
+from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
@@ -125,5 +125,5 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
         try:
             paths = compare.save_divergent(report, save_dir)
         except OSError as e:
-            _fail(f"error: cannot write divergent deals to {save_dir}: {e}")
+            _fail(f"error: {os_failure(e.filename or save_dir, 'write divergent deals', e)}")
         err(f"saved {len(paths)} divergent deal(s) to {save_dir}")

@@ -107,6 +107,7 @@ class Code(StrEnum):
     UNKNOWN_NAME = "UnknownName"
     UNKNOWN_FUNCTION = "UnknownFunction"
     UNKNOWN_SETTING = "UnknownSetting"  # settings.NAME that no file sets
+    SAID_BY_NOT_READ = "SaidByNotRead"  # a rule's said_by names a setting the rule does not read
     UNKNOWN_ATTRIBUTE = "UnknownAttribute"  # play.X that a play does not have
     NAME_NOT_AVAILABLE = "NameNotAvailable"  # a name not known where it is used (seat in `on: gouji`, ...)
     WRONG_ARGUMENT_COUNT = "WrongArgumentCount"

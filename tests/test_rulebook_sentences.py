@@ -140,3 +140,99 @@ def test_diff_lists_a_rule_and_a_setting_changed_only_in_their_sentence(tmp_path
     setting = d.setting("show_count_at")
     assert setting is not None and "Ten cards or fewer: the count is shown." in setting.summary
     assert rule_diff(resolve("online"), resolve("online")).empty
+
+
+# ------------------------------------------------------------------------------ each point said once
+def _items(path) -> list[str]:
+    """The rulebook's numbered sentences, normalised (case, spaces, escapes, the final full stop)."""
+    import re
+    md = ruleset_doc(load_graph(str(path)), "markdown")
+    out = []
+    for line in md.splitlines():
+        m = re.match(r"^- \*\*[\d.]+\*\* (.*?)(?: \[\d+\])?$", line)
+        if m:
+            out.append(" ".join(m.group(1).replace("\\", "").split()).casefold().rstrip(". "))
+    return out
+
+
+ALL = EXAMPLES + BUNDLED + [rules_dir() / "base.yaml"]
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_no_rulebook_prints_a_sentence_twice(path):
+    items = _items(path)
+    assert items and len(items) == len(set(items)), sorted({x for x in items if items.count(x) > 1})
+
+
+def test_online_says_each_point_once():
+    # the pairs a tester found: first lead (2.2/2.3), revolution voiding the deal (3.2/3.3), the
+    # sweep (7.3/7.4), scoring (7.5-7.7), counting at 10 (8.1/8.2): the setting's sentence, stated
+    # once in its rule's place (said_by), replaces the rule's general one
+    items = _items(rules_dir() / "online.yaml")
+    def about(*words):
+        return [x for x in items if all(w.casefold() in x for w in words)]
+    assert about("first to show") == ["the first to show two 3s of one suit leads (亮3); more same-suit 3s take it "
+                                      "over (顶班); if nobody shows two, a seat is drawn"]
+    assert not about("first-lead rank")
+    assert about("void") == ["a revolution in the first game voids the deal; two or more revolutions void any deal"]
+    assert about("串三户") == ["a team taking 1st, 2nd and 3rd sweeps (串三户)"]
+    assert about("sweep", "doubles") == ["a sweep doubles the score"]
+    assert about("报牌") == ["a player with 10 cards or fewer shows the count (报牌)"]
+    assert about("gouji play:") and not about("minimum count")
+
+
+def test_a_child_rule_replaces_the_parents_sentence_yield_once():
+    # one-yield-in-scramble overrides online's yield.in-scramble: "every player may yield" is gone
+    items = _items(EXAMPLES[0].parent / "one-yield-in-scramble.yaml")
+    assert "in the four-way scramble each player may yield once (and pass), each in turn" in items
+    assert not [x for x in items if "every player may yield" in x]
+
+
+def test_a_child_setting_sentence_replaces_its_rules_sentence(tmp_path):
+    # view.count-at-ten is said_by show_count_at: the child's sentence, once, no "10 cards"
+    p = _child(tmp_path, """
+        ruleset: child
+        extends: online
+        settings:
+          show_count_at:
+            value: 8
+            says: "A player with 8 cards or fewer shows the count (报牌)."
+    """)
+    text = flat(ruleset_doc(compile_ruleset(resolve(p))))
+    assert text.count("(报牌)") == 1 and "8 cards or fewer" in text and "10 cards" not in text
+    # a child that changes the revolution's condition replaces the condition's sentence only
+    no_aces = flat(ruleset_doc(load_graph(str(EXAMPLES[0].parent / "revolution-no-aces.yaml"))))
+    assert "A player dealt no aces, no 2s and no jokers may revolt" in no_aces
+    assert "no 2s and no jokers may declare" not in no_aces
+    assert "two or more revolutions void any deal" in no_aces
+
+
+def test_said_by_names_settings_the_rule_reads(tmp_path):
+    from gouji_dsl.diagnostics import Code, GoujiError
+    p = _child(tmp_path, """
+        ruleset: child
+        extends: online
+        rules:
+          - id: view.count-at-ten
+            on: see_count
+            allow: "hand_size(target) <= settings.show_count_at"
+            says: "A player down to the limit shows his count."
+            said_by: [show_count_a]
+          - id: x.other
+            on: see_hand
+            allow: "false"
+            said_by: [show_count_at]
+          - id: x.key
+            on: redeal
+            value: "count(revolted_seats) >= settings.revolution.redeal_at"
+            said_by: [revolution.redeal_a]
+    """)
+    try:
+        load_graph(str(p))
+    except GoujiError as e:
+        got = [(d.code, d.line) for d in e.diagnostics]
+        assert got == [(Code.UNKNOWN_SETTING, 9), (Code.SAID_BY_NOT_READ, 13), (Code.UNKNOWN_SETTING, 17)], got
+        assert "did you mean 'show_count_at'" in (e.diagnostics[0].hint or "")
+        assert "did you mean 'redeal_at'" in (e.diagnostics[2].hint or "")
+    else:
+        raise AssertionError("bad said_by accepted")

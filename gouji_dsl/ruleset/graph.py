@@ -74,6 +74,7 @@ class RuleNode:
     reads: frozenset[str] = frozenset()
     inherited: bool = False
     checked: Mapping[str, Node] = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+    said_by: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:
@@ -770,11 +771,54 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
     reads: set[str] = set()
     for tree in checked.values():
         reads |= tree.reads
+    if not _check_said_by(spec, typed, definitions, reads, bag):
+        return None
     return RuleNode(id=spec.id, hook=hook_name, phase=hook.phase, effect=spec.effect,
                     when=spec.when.text if spec.when else None, expr=spec.effect_expr.text,
                     says=spec.says, source=spec.source, origin=spec.origin, file=spec.file or spec.origin.path,
                     overrides=spec.overrides, before=spec.before, after=spec.after,
-                    reads=frozenset(reads), inherited=spec.inherited, checked=MappingProxyType(checked))
+                    reads=frozenset(reads), inherited=spec.inherited, checked=MappingProxyType(checked),
+                    said_by=spec.said_by)
+
+
+def _check_said_by(spec: RuleSpec, typed: Settings, definitions: Definitions, reads: set[str], bag: DiagnosticBag) -> bool:
+    """``said_by:`` names settings of the ruleset that the rule reads (in its expressions or the
+    definitions they call): an unknown name is ``UnknownSetting`` with did-you-mean, a setting the rule
+    does not read ``SaidByNotRead`` (its sentence would state something the rule does not do)."""
+    if not spec.said_by:
+        return True
+    o = spec.said_by_origin or spec.origin
+    names = set(reads)
+    for name in [r for r in reads if r in definitions.sources]:
+        try:
+            names |= definitions[name].reads
+        except ExprError:  # a broken definition: reported at the definition
+            pass
+    read = {r.split(".")[1] for r in names if r.startswith("settings.")}
+    ok = True
+    values = typed.typed()
+    for entry in spec.said_by:
+        name, _dot, key = entry.partition(".")
+        value = values.get(name)
+        if name in typed and key and not (isinstance(value, dict) and key in {str(k) for k in value}):
+            keys = ", ".join(map(str, value)) if isinstance(value, dict) else "none: it is not a map"
+            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: said_by names {entry!r}, but setting {name!r} has no key {key!r}",
+                                  hint=(did_you_mean(key, [str(k) for k in value]) if isinstance(value, dict) else None)
+                                  or f"its keys: {keys}",
+                                  source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
+            ok = False
+        if name not in typed:
+            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: said_by names {name!r}, which is not a setting of this ruleset",
+                                  hint=did_you_mean(name, list(typed)) or "said_by lists settings the rule reads",
+                                  source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
+            ok = False
+        elif name not in read:
+            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: said_by names setting {name!r}, which this rule does not read: "
+                                     "its sentence would be printed for a rule it does not describe",
+                                  hint="settings this rule reads: " + (", ".join(sorted(read)) or "none"),
+                                  source_line=_source_line(o.path, o.line), code=Code.SAID_BY_NOT_READ))
+            ok = False
+    return ok
 
 
 def _compile_rule(node: RuleNode, compiler: Compiler) -> _Rule:

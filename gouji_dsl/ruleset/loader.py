@@ -64,6 +64,7 @@ TOP_KEYS: tuple[str, ...] = (
 
 RULE_KEYS: tuple[str, ...] = (
     "id", "on", "when", *EFFECT_KEYS, "target", "amount", "giver", "says", "source", "before", "after",
+    "said_by",
 )
 """Keys allowed in a rule (must equal the schema's rule properties)."""
 
@@ -1479,7 +1480,15 @@ def _rule_spec(raw: RawRuleset, index: int) -> RuleSpec:
         giver=opt("giver"),
         says=rule.get("says"), source=rule.get("source"),
         before=tuple(rule.get("before") or ()), after=tuple(rule.get("after") or ()), file=raw.path,
+        said_by=_names(rule.get("said_by")), said_by_origin=raw.origin(loc + ("said_by",)) if "said_by" in rule else None,
     )
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A name or a list of names (``said_by:``) as a tuple."""
+    if value is None:
+        return ()
+    return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
 
 
 OVERRIDE_SIMILARITY = 0.85

@@ -112,6 +112,8 @@ class RuleSpec:
     overrides: SourcePos | None = None
     inherited: bool = False
     file: str = ""  # the file that defined this (final) rule
+    said_by: tuple[str, ...] = ()  # settings whose sentences state this rule in the rulebook (gouji doc)
+    said_by_origin: SourcePos | None = None
 
 
 @dataclass(frozen=True)

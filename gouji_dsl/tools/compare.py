@@ -137,12 +137,13 @@ class RuleSide:
     source: str | None
     origin: SourcePos
     file: str
+    said_by: str | None = None  # the settings whose sentences state it in the rulebook (said_by:)
 
     @classmethod
     def of(cls, r: RuleSpec, source: str | None) -> RuleSide:
         return cls(r.id, r.on.text, r.effect, r.effect_expr.text, r.when.text if r.when else None,
                    r.target.text if r.target else None, r.amount.text if r.amount else None,
-                   r.says, source, r.origin, r.file or r.origin.path)
+                   r.says, source, r.origin, r.file or r.origin.path, ", ".join(r.said_by) or None)
 
     @property
     def where(self) -> str:
@@ -173,7 +174,7 @@ class RuleSide:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "on": self.on, "when": self.when, "effect": self.effect, "expr": self.expr,
                 "target": self.target, "amount": self.amount, "says": self.says, "source": self.source,
-                "origin": str(self.origin), "where": self.where, "file": self.file}
+                "origin": str(self.origin), "where": self.where, "file": self.file, "said_by": self.said_by}
 
 
 @dataclass(frozen=True)
@@ -459,9 +460,9 @@ def _diff_settings(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance, pb
     return out
 
 
-_RULE_FIELDS = ("on", "when", "effect", "expr", "target", "amount", "says")
-"""What makes a rule differ; ``says`` too: a rule overridden only to change its sentence changes the
-printed rulebook (``gouji doc``)."""
+_RULE_FIELDS = ("on", "when", "effect", "expr", "target", "amount", "says", "said_by")
+"""What makes a rule differ; ``says`` and ``said_by`` too: a rule overridden only to change its
+sentence, or the settings that state it, changes the printed rulebook (``gouji doc``)."""
 
 
 def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, fields: Sequence[str],

@@ -8,6 +8,12 @@ settings and of the rules that say what a gouji play is); one section per phase 
 can fire under this ruleset's settings, and of the settings where the rules that read them are; and
 a closing "Sources" list that the items cite by number (footnote style).
 
+A rule with ``said_by: [SETTING, ...]`` (or ``SETTING.KEY``: the sentences about that key of a
+map, or about its whole value) is stated by those settings' sentences: where they have sentences in
+effect, those are printed in the rule's place (once, at the first such rule) instead of its own
+``says`` — so a child that changes the setting and its sentence replaces what the rulebook says of
+the rule, and the point is said once.
+
 Rules that can never fire (a mechanic switched off by the settings, a rule shadowed by a later one;
 see :mod:`gouji_dsl.ruleset.analysis`) are left out, and so are settings only such rules read. A setting changed
 without its own ``says`` keeps a parent's sentence that may be wrong: it is left out too (the lint
@@ -164,6 +170,12 @@ def _beating(graph, jokers: bool) -> str:
 
 def _setting_items(s, off: dict[tuple[str, ...], str] | None = None,
                    files: dict[str, str] | None = None) -> list[_Item]:
+    """A setting's sentences for the rulebook (:func:`_setting_sentences` without their keys)."""
+    return [item for _keys, item in _setting_sentences(s, off, files)]
+
+
+def _setting_sentences(s, off: dict[tuple[str, ...], str] | None = None,
+                       files: dict[str, str] | None = None) -> list[tuple[tuple[str, ...], _Item]]:
     """A setting's sentences for the rulebook: those that still describe its value. A file's sentence
     replaces every earlier one about a key it changed — a sentence about the whole value (a parent's
     "216 cards, 36 each") describes every key, so any later sentence replaces it — and a sentence about
@@ -176,7 +188,7 @@ def _setting_items(s, off: dict[tuple[str, ...], str] | None = None,
     apply is marked with what does not."""
     sentences = list(getattr(s, "sentences", ()) or ())
     if not sentences:
-        return [_Item(s.says or "", s.source)] if s.says else []
+        return [((), _Item(s.says or "", s.source))] if s.says else []
     said: list[tuple[Sentence, str]] = []
     for x in sentences:
         text = x.says
@@ -192,7 +204,7 @@ def _setting_items(s, off: dict[tuple[str, ...], str] | None = None,
             text += " (Not in effect here: " + "; ".join(
                 f"{s.name}.{'.'.join(map(str, d))} {why}" for d, why in dead.items()) + ".)"
         said.append((x, text))
-    return [_Item(text, x.source) for i, (x, text) in enumerate(said)
+    return [(tuple(x.keys), _Item(text, x.source)) for i, (x, text) in enumerate(said)
             if not any(not x.keys or not y.keys or set(x.keys) & set(y.keys)
                        for y, _ in said[i + 1:])]
 
@@ -239,6 +251,43 @@ def _chain(graph) -> list[tuple[str, str | None, str]]:
     return out
 
 
+def _add_unsaid(sec: _Section, items: list[_Item]) -> None:
+    """Append the items the section does not say yet (the same words, whatever the case and spacing)."""
+    for item in items:
+        if not any(_norm(i.text) == _norm(item.text) for i in sec.items):
+            sec.items.append(item)
+
+
+def _said_by(graph, shown: list, stale: set[str], off: dict[tuple[str, ...], str],
+             files: dict[str, str]) -> tuple[dict[str, list[_Item]], set[tuple[str, str]]]:
+    """The rules stated by their settings' sentences (``said_by``): rule id -> the sentences printed in
+    its place (each once, at the first such rule; ``NAME.KEY``: the sentences about that key of the
+    map, or about its whole value), for every rule whose named settings have a sentence in effect; and
+    the (setting, sentence) pairs so printed."""
+    resolved = graph.resolved
+    said_for: dict[str, list[_Item]] = {}
+    used: set[tuple[str, str]] = set()
+    for n in shown:
+        if not n.said_by:
+            continue
+        items: list[_Item] = []
+        said = False
+        for entry in n.said_by:
+            name, _dot, key = entry.partition(".")
+            s = resolved.settings.get(name)
+            if s is None or not s.says or name in stale:
+                continue
+            mine = [item for keys, item in _setting_sentences(s, off, files) if not key or not keys or key in keys]
+            said = said or bool(mine)
+            for item in mine:
+                if (name, item.text) not in used and name not in ENGINE_SETTINGS:
+                    items.append(item)
+                    used.add((name, item.text))
+        if said:
+            said_for[n.id] = items
+    return said_for, used
+
+
 def _build(graph) -> tuple[list[_Section], list[str]]:
     """The sections and the distinct sources they cite (in order of first citation)."""
     an = analyse(graph)
@@ -262,11 +311,16 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
     ordered = sorted(nodes, key=lambda n: (phase_rank.get(n.phase, 99), _STAGE.get(n.hook, 0),
                                            topic_rank[(n.phase, _topic(n.id))], position[n.id]))
 
-    # where each setting's sentence goes: after a rule that reads it
+    off = _no_effect(graph)
+    files = {name: path for (name, _t, _d), path in zip(_chain(graph), resolved.chain)}
+
+    said_for, used = _said_by(graph, [n for n in ordered if shown(n)], stale, off, files)
+
+    # where each other setting's sentence goes: after a rule that reads it
     anchored: dict[str, list[str]] = {}
     card_settings: list[str] = []
     for name, s in resolved.settings.items():
-        if not s.says or name in stale:
+        if not s.says or name in stale or all((name, i.text) in used for i in _setting_items(s, off, files)):
             continue
         if name in ENGINE_SETTINGS:
             card_settings.append(name)
@@ -290,8 +344,6 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             continue  # the rule already says it
         anchored.setdefault(anchor.id, []).append(name)
 
-    off = _no_effect(graph)
-    files = {name: path for (name, _t, _d), path in zip(_chain(graph), resolved.chain)}
     sections: list[_Section] = []
     cards = _Section("cards", "The cards", facts=_facts(graph))
     for name in card_settings:
@@ -308,12 +360,10 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             sections.append(sec)
         if shown(n):
             hooks_in.setdefault(n.phase, set()).add(n.hook)
-            said = _sentence(n)
-            if not any(_norm(i.text) == _norm(said) for i in sec.items):
-                sec.items.append(_Item(said, n.source))
+            _add_unsaid(sec, said_for.get(n.id, [_Item(_sentence(n), n.source)]))
         for name in anchored.get(n.id, ()):
             for item in _setting_items(resolved.settings[name], off, files):
-                if not any(_norm(item.text) in _norm(i.text) for i in sec.items):
+                if (name, item.text) not in used and not any(_norm(item.text) in _norm(i.text) for i in sec.items):
                     sec.items.append(item)
     sections = [sections[0]] + sorted((s for s in sections[1:] if s.items), key=lambda s: phase_rank.get(s.phase, 99))
     for sec in sections:

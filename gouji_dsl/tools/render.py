@@ -205,6 +205,8 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
                 out.add(f"        says: {_short(r.says)}", inherited=inh)
             if r.source:
                 out.add(f"        source: {r.source}", inherited=inh)
+            if r.said_by:
+                out.add(f"        said by (gouji doc): {', '.join(r.said_by)}", inherited=inh)
             if r.before:
                 out.add(f"        before: {', '.join(r.before)}", inherited=inh)
             if r.after:

@@ -19,7 +19,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.tools.exits import EXIT_INTERRUPTED
 
 from . import files
@@ -167,13 +167,15 @@ class GoujiApp(XtermKeysApp):
         except FileNotFoundError:
             name = path.stem if path.suffix in (".yaml", ".yml") else path.name
             text, raw = f"ruleset: {name}\n", None
-            self.notify(f"{display_path(path)} does not exist yet: it is created when you save.",
-                        title="New file")
+            self.notify(printable(f"{display_path(path)} does not exist yet: it is created when you save."),
+                        title="New file", markup=False)
         except UnicodeDecodeError:
-            self.notify(f"{display_path(path)} is not UTF-8 text.", title="Cannot open", severity="error")
+            self.notify(printable(f"{display_path(path)} is not UTF-8 text."), title="Cannot open", severity="error",
+                        markup=False)
             return
         except OSError as e:
-            self.notify(f"{display_path(path)}: {e.strerror or e}", title="Cannot open", severity="error")
+            self.notify(printable(f"{display_path(path)}: {e.strerror or e}"), title="Cannot open", severity="error",
+                        markup=False)  # a file's name is no markup
             return
         screen = EditorScreen(path, self.workspace, text=text, raw=raw,
                               read_only=self.workspace.is_read_only(path), cursor_blink=self.cursor_blink)

@@ -25,6 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gouji_dsl.atomic import atomic_write, remove_stale_temp_files
+from gouji_dsl.readfile import read_regular
+from gouji_dsl.ruleset.loader import MAX_FILE_CHARS
+
+MAX_READ_BYTES = 4 * MAX_FILE_CHARS
+"""The largest file the editor opens: what the loader reads of a ruleset (UTF-8 takes at most 4 bytes a character)."""
 
 try:
     import fcntl
@@ -38,8 +43,11 @@ def read_text(path: str | os.PathLike[str]) -> tuple[str, bytes]:
     """The text of ``path`` (UTF-8, a BOM dropped, line endings kept as written) and its raw bytes.
 
     Raises ``OSError`` when the file cannot be read and ``UnicodeDecodeError`` when it is not UTF-8.
-    Temporary files a killed save of ``path`` left behind are removed (:func:`remove_stale_temp_files`)."""
-    data = Path(path).read_bytes()
+    Temporary files a killed save of ``path`` left behind are removed (:func:`remove_stale_temp_files`).
+    Read as every file a user names is (:func:`gouji_dsl.readfile.read_regular`): a named pipe (it
+    waited for a writer, the app frozen), a device or a file larger than a ruleset may be is refused
+    with an ``OSError`` that says so."""
+    data = read_regular(path, MAX_READ_BYTES)
     remove_stale_temp_files(path)
     text = data.decode("utf-8-sig")
     return text, data
@@ -110,7 +118,7 @@ class DiskState:
             st = os.stat(path)
             if stat.S_ISDIR(st.st_mode):
                 return cls("<a folder>", st.st_mtime_ns, -2)
-            data = Path(path).read_bytes()
+            data = read_regular(path, MAX_READ_BYTES)  # a file turned into a named pipe froze the app
         except FileNotFoundError:
             return cls(None)
         except OSError as e:

@@ -913,3 +913,18 @@ def test_a_failed_save_names_the_file_escaped(ws: Path, monkeypatch):
             assert not next(n for n in app._notifications if "Not saved" in n.title).markup
             assert app.is_running
     run(scenario())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_opening_a_named_pipe_is_refused_without_waiting(ws: Path):
+    """The editor read a named pipe until a writer came (the app froze): files are read by the one
+    reader of a user's file (gouji_dsl.readfile), which refuses what is not a regular file."""
+    os.mkfifo(ws / "pipe.yaml")
+
+    async def scenario():
+        app = make_app(ws, "pipe.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: any("Cannot open" in n for n in _notes(app)), what="the refusal")
+            note = next(n for n in _notes(app) if "Cannot open" in n)
+            assert "pipe.yaml" in note and "a named pipe" in note and app.is_running
+    run(scenario())

@@ -1,5 +1,5 @@
 """Every bot of the registry in the play screen: as opponents (``gouji play --bots``, the new-game
-dialog, search bots thinking in a worker thread) and as a hint with estimated values (shift+F3)."""
+dialog, search bots thinking in their own process) and as a hint with estimated values (shift+F3)."""
 from __future__ import annotations
 
 import asyncio
@@ -18,6 +18,7 @@ from gouji_app.play.widgets import SeatBox
 from gouji_dsl.bots import BOTS
 from gouji_dsl.bots.ismcts import IsmctsBot
 from gouji_dsl.bots.pimc import PimcBot
+from gouji_dsl.bots.process import SearchProcess
 from gouji_dsl.ruleset.graph import load_graph
 
 SIZE = (120, 40)
@@ -361,12 +362,12 @@ async def test_the_app_answers_keys_while_a_bot_thinks(monkeypatch):
 
     from gouji_app.play.dialogs import PlayHelpScreen
     gate = threading.Event()
-    choose = IsmctsBot.choose
+    choose = SearchProcess.choose
 
-    def held(self, state, moves):  # the search waits until the test lets it go
+    def held(self, spec, bot, state, moves):  # the search waits until the test lets it go
         gate.wait(600)
-        return choose(self, state, moves)
-    monkeypatch.setattr(IsmctsBot, "choose", held)
+        return choose(self, spec, bot, state, moves)
+    monkeypatch.setattr(SearchProcess, "choose", held)
     app = PlayApp(graph("online"), seed=11, bots="ismcts:4", speed="instant", show_steps=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.play_screen
@@ -413,12 +414,12 @@ async def test_keys_typed_into_a_dialog_while_a_bot_thinks_all_arrive(monkeypatc
 
     from gouji_app.play.dialogs import PathScreen
     gate = threading.Event()
-    choose = IsmctsBot.choose
+    choose = SearchProcess.choose
 
-    def held(self, state, moves):
+    def held(self, spec, bot, state, moves):  # the search waits until the test lets it go
         gate.wait(600)
-        return choose(self, state, moves)
-    monkeypatch.setattr(IsmctsBot, "choose", held)
+        return choose(self, spec, bot, state, moves)
+    monkeypatch.setattr(SearchProcess, "choose", held)
     app = PlayApp(graph("online"), seed=11, bots="ismcts:4", speed="instant", show_steps=False)
     target = str(tmp_path / "saved-while-thinking.json")
     try:
@@ -441,3 +442,50 @@ async def test_keys_typed_into_a_dialog_while_a_bot_thinks_all_arrive(monkeypatc
             assert screen.thinking  # all of it happened while the bot was thinking
     finally:
         gate.set()
+
+
+def test_a_search_in_its_own_process_plays_the_same_moves():
+    """Issue 22.27: the search bots think in a child process (the app's event loop no longer shares the
+    interpreter with them); the same seed plays the same moves, and the bot's generator goes on alike."""
+    for spec in ("ismcts:6", "pimc:6"):
+        here = PlaySession(graph("online"), seat=1, seed=5, bots=spec)
+        apart = PlaySession(graph("online"), seat=1, seed=5, bots=spec)
+        search = SearchProcess(apart.graph)
+        try:
+            decisions = 0
+            for _ in range(60):
+                if decisions == 4 or here.state.over:
+                    break
+                if not here.bots_to_move:
+                    mv = here.hint()
+                    here.apply(mv, "you")
+                    apart.apply(mv, "you")
+                    continue
+                st, moves, bot = here.bot_request()
+                st2, moves2, bot2 = apart.bot_request()
+                mine = bot.choose(st, moves)
+                theirs = search.choose(apart.bot_names[st2.to_act], bot2, st2, moves2)
+                assert theirs == mine and bot2.rng.getstate() == bot.rng.getstate()
+                assert (bot2.last is None) == (bot.last is None)
+                here.apply(mine, "bot")
+                apart.apply(theirs, "bot")
+                decisions += len(moves) > 1
+            assert decisions == 4
+        finally:
+            search.close()
+        assert search.pid is None
+
+
+@sync
+async def test_the_search_process_ends_with_the_app():
+    """No search thinks on after the app: a bot given minutes of search is thinking when the app quits,
+    and its process is gone once the app is."""
+    app = PlayApp(graph("online"), seed=11, bots="ismcts:100000", speed="instant", show_steps=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        await wait_for(pilot, lambda: screen.thinking and screen._search is not None and screen._search._proc is not None,
+                       what="a search process thinking")
+        proc = screen._search._proc
+        assert proc.poll() is None
+        await pilot.press("ctrl+q")
+    assert proc.poll() is not None

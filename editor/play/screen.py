@@ -6,9 +6,11 @@ the top), the trick, your hand, a move box with live feedback, the legal actions
 the game log. The game itself is a :class:`~editor.play.session.PlaySession`.
 
 Any bot of the registry (:data:`gouji_dsl.bots.BOTS`) can sit at the other seats (``bots``, or
-ctrl+N: a new game with a choice of opponents and teammates). A search bot thinks in a worker thread
-(the screen stays responsive; its seat shows "thinking"); its move is applied only if the game is
-still where it was when it started. shift+F3 asks any bot what it would play for you, with each
+ctrl+N: a new game with a choice of opponents and teammates). A search bot thinks in its own process
+(:class:`~gouji_dsl.bots.process.SearchProcess`, waited for by a worker thread: the app's keys and
+drawing do not share the interpreter with the search; the same moves for the same seed); its seat
+shows "thinking"; its move is applied only if the game is still where it was when it started. A new
+game or record ends a search being thought about; closing the screen ends the process. shift+F3 asks any bot what it would play for you, with each
 candidate's estimated value (:class:`~editor.play.dialogs.BotHintScreen`).
 
 The screen works inside any app. ``on_open_rule(path, line)`` is called when the player asks to
@@ -34,6 +36,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from gouji_dsl.bots.process import SearchCancelled, SearchFailed, SearchProcess
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
 from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
@@ -191,6 +194,9 @@ class PlayScreen(Screen[None]):
         self._review_moves: list[Move] = []
         self._finals_shown: set[tuple[int, int]] = set()
         self._thinking: Any = None  # the state a search bot is thinking about (in a worker thread)
+        self._search: SearchProcess | None = None  # where search bots think (their own process, issue 22.27)
+        self._search_graph: RuleGraph | None = None
+        self._search_in_app = ""  # why the search runs in the app's own process instead (it could not start)
         self._run: tuple[str, int, int, int] | None = None  # F6/F7 with search bots: (until, trick, game, moves)
         self._review_from: tuple[PlaySession, int, int, Any] | None = None  # where review began
         self._failed_at: Any = None  # the state at which a ruleset's rule failed (bots wait there)
@@ -901,12 +907,18 @@ class PlayScreen(Screen[None]):
         self._thinking = state
         self._refresh_status()
         self._refresh_seats()
+        spec = session.bot_names[state.to_act]
+        search = self._search_process(session.graph)
 
         def work() -> None:
             move: Move | None = None
             error: str | None = None
             try:
-                move = bot.choose(state, moves)
+                move = bot.choose(state, moves) if search is None else self._choose_apart(search, spec, bot, state, moves)
+            except SearchCancelled:
+                return  # the game moved on or the screen closed: nobody waits for the answer
+            except SearchFailed as e:
+                error = str(e)
             except GoujiError as e:
                 error = e.format()
             except Exception as e:  # a bot's failure is reported on screen, never a traceback
@@ -917,6 +929,44 @@ class PlayScreen(Screen[None]):
                 pass
 
         self.run_worker(work, thread=True, group="bot-think", exit_on_error=False)
+
+    def _search_process(self, graph: RuleGraph) -> SearchProcess | None:
+        """The process search bots think in, for ``graph`` (None: they think in a thread of the app,
+        because the process could not start; the screen said why once)."""
+        if self._search_in_app:
+            return None
+        if self._search is None or self._search_graph is not graph:
+            self._cancel_search(close=True)
+            self._search, self._search_graph = SearchProcess(graph), graph
+        return self._search
+
+    def _choose_apart(self, search: SearchProcess, spec: str, bot: Any, state: Any, moves: Any) -> Move:
+        """(worker thread) The search bot's move, thought in its own process; in this thread when
+        the process cannot start (the app's keys and drawing then share the interpreter with it)."""
+        try:
+            return search.choose(spec, bot, state, moves)
+        except OSError as e:
+            self._search_in_app = f"{type(e).__name__}: {e}"
+            try:
+                self.app.call_from_thread(self.notify, "The search bots think inside the app (slower keys and "
+                                          f"drawing meanwhile): their process could not start: {self._search_in_app}",
+                                          severity="warning", timeout=10)
+            except RuntimeError:
+                pass
+            return bot.choose(state, moves)  # type: ignore[no-any-return]
+
+    def _cancel_search(self, close: bool = False) -> None:
+        """End the search being thought about (its answer would be dropped); ``close``: for good."""
+        search = self._search
+        if search is not None:
+            if close:
+                self._search = None
+                search.close()
+            else:
+                search.cancel()
+
+    def on_unmount(self) -> None:
+        self._cancel_search(close=True)  # no search process outlives the screen
 
     @guarded
     def _thought(self, session: PlaySession, state: Any, move: Move | None, error: str | None) -> None:
@@ -1055,6 +1105,7 @@ class PlayScreen(Screen[None]):
             self._timer.stop()
             self._timer = None
         self._thinking = None  # a bot still thinking about the old game: its answer is dropped
+        self._cancel_search()
         self._run = None
         self._finals_shown = set()
         self.session = s
@@ -1316,6 +1367,7 @@ class PlayScreen(Screen[None]):
         self.graph = graph
         self.session = s
         self._thinking = None
+        self._cancel_search()
         self._run = None
         self._clear_input()
         self._hide_why()

@@ -227,9 +227,10 @@ def test_the_verifier_refuses_malformed_programs():
     def ok(words):
         return _core.vm_verify(array("i", words).tobytes(), K)
     assert ok([H.OP_CONST, H.T_INT, 5, H.OP_RET])
-    assert len(_core.OP_ARGS) == H.OP_PREVCOUNTER + 1  # (hooks.py numbers every opcode of vm.h)
+    assert len(_core.OP_ARGS) == H.OP_BINK + 1  # (hooks.py numbers every opcode of vm.h)
     assert ok([H.OP_TEXTS, 2, 3, 255, 0, 0, 0, 0, 0, H.OP_RET])
     one = [H.OP_CONST, H.T_INT, 1]
+    assert ok(one + [H.OP_TEE, 3, H.OP_LOAD, 3, H.OP_BINK, H.BINS["add"], H.T_INT, 2, H.OP_BIN, H.BINS["eq"], H.OP_RET])
     assert ok([H.OP_SLOT, 0, H.OP_TRUTH, H.OP_JFALSE_KEEP, 8, H.OP_SLOT, 1, H.OP_TRUTH, H.OP_RET])  # a and b
     bad = [
         [], [H.OP_RET], [H.OP_CONST, H.T_INT, 5], [99, H.OP_RET], [-1],
@@ -259,6 +260,9 @@ def test_the_verifier_refuses_malformed_programs():
         one + [H.OP_LISTITEM, H.OP_RET], one + [H.OP_RECEIVED, H.OP_RET], one + [H.OP_MAXDEALT, H.OP_RET],  # (one operand short)
         [H.OP_MINATLEAST, H.OP_RET], one + [H.OP_CARDSOF, 3, H.OP_RET], one + [H.OP_CARDSOF, -1, H.OP_RET],
         one + [H.OP_PREVCOUNTER, 16, H.OP_RET], one + one + [H.OP_BIN, len(H.BINS), H.OP_RET],
+        one + [H.OP_TEE, 32, H.OP_RET], [H.OP_TEE, 0, H.OP_RET], one + [H.OP_BINK, len(H.BINS), H.T_INT, 1, H.OP_RET],
+        one + [H.OP_BINK, 0, H.T_RANK, K, H.OP_RET], one + [H.OP_BINK, 0, H.T_TLIST, 0, H.OP_RET],
+        one + [H.OP_BINK, 0, H.T_BOOL, 2, H.OP_RET], [H.OP_BINK, 0, H.T_INT, 1, H.OP_RET],
     ]
     for words in bad:
         assert not ok(words), words

@@ -44,7 +44,7 @@ TLIST_MAX = 7  # (vm.h: VM_TLIST_MAX: a list of texts, ids 0..255)
  OP_COUNTER, OP_INMASK, OP_LISTFN, OP_SETLIST, OP_MKLIST, OP_LEN, OP_FIRST, OP_INLIST, OP_SORTEDPLACES, OP_ACTIVEOF,
  OP_COALESCE, OP_DEALT, OP_SUMKINDS, OP_WITHATLEAST, OP_FIRSTHELD, OP_MAPGET, OP_FEWEST, OP_SUMPLACES, OP_SHOWN, OP_RANDSEAT,
  OP_RECEIVED, OP_PREVBURNS, OP_FLAGGED, OP_NEXTWITHOUT, OP_MAXDEALT, OP_ATLEAST, OP_MINATLEAST, OP_WITHHELD, OP_FIRSTHOLDING,
- OP_LISTITEM, OP_TEXTS, OP_CARDSOF, OP_PREVCOUNTER) = range(54)
+ OP_LISTITEM, OP_TEXTS, OP_CARDSOF, OP_PREVCOUNTER, OP_TEE, OP_BINK) = range(56)
 MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
@@ -810,13 +810,15 @@ _BOOL_FNS = frozenset(SEAT_FNS[f] for f in ("active", "out", "revolted", "passed
 def _bool_result(op: int, args: list[int]) -> bool:
     """The instruction always pushes a bool."""
     return (op in (OP_NOT, OP_TRUTH, OP_PLAYIS, OP_INSET, OP_INMASK, OP_FLAG, OP_PREVFLAG, OP_INLIST)
-            or (op == OP_BIN and args[0] in _BOOL_BINS) or (op == OP_SEATFN and args[0] in _BOOL_FNS)
+            or (op in (OP_BIN, OP_BINK) and args[0] in _BOOL_BINS) or (op == OP_SEATFN and args[0] in _BOOL_FNS)
             or (op == OP_CONST and args[0] == T_BOOL))
 
 
 def _peephole(em: _Emitter) -> None:
-    """Drop a TRUTH right after an instruction that already pushes a bool (unless a jump lands on
-    it), moving jump targets and the failure tables with the code."""
+    """Fewer instructions for the same values: drop a TRUTH after an instruction that already
+    pushes a bool, NOT NOT is TRUTH (or nothing after a bool), a constant then a binary operator is
+    one OP_BINK, STORE k then LOAD k is OP_TEE k; never across a jump target. Jump targets and
+    the failure tables move with the code."""
     code = em.code
     op_args = _core_module().OP_ARGS  # (the operand counts of vm.h)
     instrs: list[tuple[int, int, list[int]]] = []
@@ -828,8 +830,8 @@ def _peephole(em: _Emitter) -> None:
         pc += 1 + n
     targets = {args[0] for _, op, args in instrs if op in _JUMPS}
     keep: list[tuple[int, int, list[int]]] = []
-    for i, (pc, op, args) in enumerate(instrs):
-        if op == OP_TRUTH and i and pc not in targets and _bool_result(instrs[i - 1][1], instrs[i - 1][2]):
+    for pc, op, args in instrs:
+        if pc not in targets and keep and _fuse(em, keep, pc, op, args, targets):
             continue
         keep.append((pc, op, args))
     if len(keep) == len(instrs):
@@ -845,6 +847,28 @@ def _peephole(em: _Emitter) -> None:
     em.code = out
     em.fails = {new_pc[k]: v for k, v in em.fails.items()}
     em.maps = {new_pc[k]: v for k, v in em.maps.items()}
+
+
+def _fuse(em: _Emitter, keep: list[tuple[int, int, list[int]]], pc: int, op: int, args: list[int], targets: set[int]) -> bool:
+    """Fold the instruction at ``pc`` (no jump lands on it) into the ones kept (True: done)."""
+    ppc, pop, pargs = keep[-1]
+    if op == OP_TRUTH and _bool_result(pop, pargs):
+        return True
+    if op == OP_NOT and pop == OP_NOT:
+        if ppc not in targets and len(keep) > 1 and _bool_result(keep[-2][1], keep[-2][2]):
+            keep.pop()
+        else:
+            keep[-1] = (ppc, OP_TRUTH, [])
+        return True
+    if op == OP_BIN and pop == OP_CONST:
+        keep[-1] = (ppc, OP_BINK, [args[0], *pargs])
+        if pc in em.fails:
+            em.fails[ppc] = em.fails.pop(pc)
+        return True
+    if op == OP_LOAD and pop == OP_STORE and pargs == args:
+        keep[-1] = (ppc, OP_TEE, args)
+        return True
+    return False
 
 
 # ------------------------------------------------------------------------------ contexts

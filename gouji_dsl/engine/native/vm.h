@@ -112,12 +112,14 @@ enum {
     OP_TEXTS,       /* k id x VM_TLIST_MAX: push the list of the first k text ids */
     OP_CARDSOF,     /* play: pop rank, push the play's cards of that kind (0: no play, none, a word that is no kind) */
     OP_PREVCOUNTER, /* counter: pop a seat, push its counter at the end of the previous game (0 for none, or no game) */
+    OP_TEE,         /* local: store the top into locals[local], keeping it (STORE then LOAD) */
+    OP_BINK,        /* binop tag value: pop x, push x op the constant (CONST then BIN) */
     OP_NOPS
 };
 #define VM_MAP_MAX 16
 
 static const int VM_OP_ARGS[OP_NOPS] = {2, 1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 3, 65, 0, 33, 0, 0,
-                                         0, 1, 1, 1, 0, 1, 0, 3, 3, 0, 1 + VM_TLIST_MAX, 1, 1};
+                                         0, 1, 1, 1, 0, 1, 0, 3, 3, 0, 1 + VM_TLIST_MAX, 1, 1, 1, 3};
 
 enum { LFN_AFTER = 0, LFN_TEAMMATES, LFN_OPPONENTS, LFN_TEAM_SEATS, LFN_N };
 
@@ -196,6 +198,25 @@ static inline int vm_ctx_check(const vm_ctx *c)
     return 0;
 }
 
+/* 0 when (tag, v) is a constant a program may push (OP_CONST, OP_BINK), else -1. */
+static inline int vm_const_ok(int32_t tag, int32_t v, int n_kinds)
+{
+    if (tag < 0 || tag >= T_NTAGS)
+        return -1;
+    if (tag == T_RANK && (v < 0 || v >= n_kinds))
+        return -1;
+    if (tag == T_BOOL && (v < 0 || v > 1))
+        return -1;
+    if ((tag == T_TEXT && v < 0) || tag == T_TLIST || tag == T_FLOAT)
+        return -1;  /* (a list of texts only from OP_TEXTS, a float only from B_DIV) */
+    if (tag == T_LIST) {  /* a well-formed list: its length, then that many items, nothing above */
+        uint32_t w = (uint32_t)v, len = w & 15U;
+        if (v < 0 || len > 6 || (len < 7 && (w >> (4 + 4 * len)) != 0))
+            return -1;
+    }
+    return 0;
+}
+
 /* 0 when `code[0..n)` is a well-formed program for contexts of `n_kinds` kinds, else -1. */
 static inline int vm_verify(const int32_t *code, int n, int n_kinds)
 {
@@ -233,19 +254,20 @@ static inline int vm_verify(const int32_t *code, int n, int n_kinds)
             (void)code[pc + i];
         switch (op) {
         case OP_CONST:
-            if (code[pc + 1] < 0 || code[pc + 1] >= T_NTAGS)
+            if (vm_const_ok(code[pc + 1], code[pc + 2], n_kinds) < 0)
                 return -1;
-            if (code[pc + 1] == T_RANK && (code[pc + 2] < 0 || code[pc + 2] >= n_kinds))
+            out = 1;
+            break;
+        case OP_BINK:
+            if (code[pc + 1] < 0 || code[pc + 1] >= B_N || vm_const_ok(code[pc + 2], code[pc + 3], n_kinds) < 0)
                 return -1;
-            if (code[pc + 1] == T_BOOL && (code[pc + 2] < 0 || code[pc + 2] > 1))
+            in = 1;
+            out = 1;
+            break;
+        case OP_TEE:
+            if (code[pc + 1] < 0 || code[pc + 1] >= VM_NLOCALS)
                 return -1;
-            if ((code[pc + 1] == T_TEXT && code[pc + 2] < 0) || code[pc + 1] == T_TLIST || code[pc + 1] == T_FLOAT)
-                return -1;  /* (a list of texts only from OP_TEXTS, a float only from B_DIV) */
-            if (code[pc + 1] == T_LIST) {  /* a well-formed list: its length, then that many items, nothing above */
-                uint32_t w = (uint32_t)code[pc + 2], len = w & 15U;
-                if (code[pc + 2] < 0 || len > 6 || (len < 7 && (w >> (4 + 4 * len)) != 0))
-                    return -1;
-            }
+            in = 1;
             out = 1;
             break;
         case OP_SLOT:
@@ -822,12 +844,19 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             st[sp - 1].v = -st[sp - 1].v;
             pc += 1;
             break;
-        case OP_BIN: {
+        case OP_BIN:
+        case OP_BINK: {
             vm_value x, y;
             int b = code[pc + 1];
             int64_t r = 0;
-            NEED(2);
-            y = st[--sp];
+            if (op == OP_BINK) {  /* (the right operand written in the instruction) */
+                NEED(1);
+                y.tag = code[pc + 2];
+                y.v = code[pc + 3];
+            } else {
+                NEED(2);
+                y = st[--sp];
+            }
             x = st[--sp];
             if (b == B_EQ || b == B_NE) {
                 int e = vm_eq(x, y);
@@ -958,7 +987,7 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             } else {
                 goto bad;
             }
-            pc += 2;
+            pc += op == OP_BINK ? 4 : 2;
             break;
         cannot:  /* (the operands the failure shows) */
             res.status = VM_CANNOT;
@@ -1003,10 +1032,11 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             res.result = st[sp - 1];
             return res;
         case OP_STORE:
+        case OP_TEE:
             NEED(1);
             if (code[pc + 1] < 0 || code[pc + 1] >= VM_NLOCALS)
                 goto bad;
-            locals[code[pc + 1]] = st[--sp];
+            locals[code[pc + 1]] = op == OP_TEE ? st[sp - 1] : st[--sp];
             stored |= 1U << code[pc + 1];
             pc += 2;
             break;

@@ -336,26 +336,34 @@ def json_limit(text: str, *, nesting: int, keys: int, numbers: bool = True) -> J
     backtracking); shared by records and run folders."""
     counts = [0]  # keys written so far in each open object or array (arrays count none)
     for m in _SCAN.finditer(text):
-        if text[m.start()] == '"':  # a string, or a key with its colon (not copied: it may be most of the text)
-            if m.end() - m.start() == 1:  # an unterminated string: nothing after it is JSON
+        start, end = m.span()
+        if text[start] == '"':  # a string, or a key with its colon (not copied: it may be most of the text)
+            if end - start == 1:  # an unterminated string: nothing after it is JSON
                 break
-            if text[m.end() - 1] == ":":
+            if text[end - 1] == ":":
                 counts[-1] += 1
                 if counts[-1] > keys:
-                    return JsonLimit("keys", m.start())
+                    return JsonLimit("keys", start)
             continue
         tok = m.group()
         if tok in "[{":
             counts.append(0)
             if len(counts) > nesting + 1:
-                return JsonLimit("nesting", m.start())
+                return JsonLimit("nesting", start)
         elif tok in "]}":
-            if len(counts) > 1:
-                counts.pop()
-        elif tok[-1] in "Ny":
-            return JsonLimit("constant", m.start(), tok)
-        elif numbers and sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
-            return JsonLimit("number", m.start(), tok)
+            del counts[max(1, len(counts) - 1):]  # the outermost count stays (a stray closing bracket)
+        elif (found := _bad_value(tok, start, numbers)) is not None:
+            return found
+    return None
+
+
+def _bad_value(tok: str, start: int, numbers: bool) -> JsonLimit | None:
+    """A NaN or Infinity (Python's json reads them, JSON has no such values), or with ``numbers`` a
+    number of more than :data:`MAX_RECORD_NUMBER_CHARS` digits, as :func:`json_limit` reports it."""
+    if tok[-1] in "Ny":
+        return JsonLimit("constant", start, tok)
+    if numbers and sum(ch.isdigit() for ch in tok) > MAX_RECORD_NUMBER_CHARS:
+        return JsonLimit("number", start, tok)
     return None
 
 

@@ -2,8 +2,10 @@
 sources with ``-fsanitize=address,undefined`` into a temporary folder, then feed it random and
 mutated inputs in a child process with the sanitizer runtime preloaded: generator keys, seed texts
 (SHA-512) and states, deal tables, hook programs (random words, and the programs of every bundled
-ruleset with words flipped), contexts (random words, and packed contexts of interpreter games), and
-hooks (lists of those programs as permit and value rules). Every input the core accepts runs; every
+ruleset with words flipped), contexts (random words, and packed contexts of interpreter games),
+hooks (lists of those programs as permit and value rules), and the game flow (flow.h: the flow
+programs of the rulesets it plays, tables and programs mutated, run on packed play-phase states,
+real and mutated). Every input the core accepts runs; every
 input it refuses must be refused with a Python exception, never a crash. A sanitizer report stops
 the child with an error, and this script exits non-zero.
 
@@ -65,6 +67,28 @@ for g in graphs:
         moves = st.legal_moves()
         st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
 words32 = lambda n: [rng.choice([rng.randrange(-3, 60), rng.randrange(-2**31, 2**31)]) for _ in range(n)]
+# the game flow (flow.h): the flow programs of the rulesets it plays, and packed play-phase states of their games
+from gouji_dsl.engine import fast
+from gouji_dsl.engine.native import flow as F
+flows = []  # (plan, [(ctx, state words)])
+for g in graphs:
+    eng = fast.engine(g)
+    if eng is None or F.fallback_reason(g, eng.module) is not None:
+        continue
+    plan = F.flow_plan(g, eng.module)
+    F.uninstall(eng.module)  # (the states are collected by the Python loop, move by move)
+    packed = []
+    st = eng.new_game("asan-flow")
+    for i in range(600):
+        if st.phase == "over":
+            break
+        if st.phase == "play" and i % 3 == 0:
+            sw = F._state_words(plan, st, core)
+            if sw is not None:
+                packed.append((F._pack(plan, st, core), sw))
+        moves = eng.legal_moves(st)
+        eng.apply(st, moves[rng.randrange(len(moves))], trusted=True)
+    flows.append((plan, packed))
 
 def attempt(fn, *args):
     try:
@@ -136,6 +160,39 @@ for r in range(rounds):
         kind = rng.choice([0, 1, 2])
         attempt(core.hook_eval, kind, rules, rng.choice([0, 1, 2, 3, 4, 5, 9]), rng.choice([0, 1, -5, 2**60]),
                 rng.choice(ctxs), rng.choice([None, g1]))
+    # the game flow: tables and programs good and mutated; real states, mutated ones, random bots at some seats
+    if flows:
+        plan, packed = rng.choice(flows)
+        tables, fprogs = plan.tables, list(plan.programs)
+        if rng.random() < 0.3:
+            t = array("i")
+            t.frombytes(tables)
+            for _ in range(rng.randrange(1, 4)):
+                t[rng.randrange(len(t))] = rng.choice([rng.randrange(-3, 300), rng.randrange(-2**31, 2**31)])
+            if rng.random() < 0.2:
+                t = t[:rng.randrange(len(t))]
+            tables = t.tobytes()
+        if rng.random() < 0.2 and fprogs:
+            fprogs[rng.randrange(len(fprogs))] = rng.choice([array("i", words32(5)).tobytes(), rng.choice(progs)])
+        fl = attempt(core.flow_load, tables, fprogs)
+        if fl is not None and packed:
+            ctx, sw = rng.choice(packed)
+            if rng.random() < 0.3:
+                c = array("q")
+                c.frombytes(ctx)
+                for _ in range(rng.randrange(1, 6)):
+                    c[rng.randrange(len(c))] = rng.choice([rng.randrange(-5, 70), rng.randrange(-2**62, 2**62)])
+                ctx = c.tobytes()
+            if rng.random() < 0.3:
+                w = array("i")
+                w.frombytes(sw)
+                for _ in range(rng.randrange(1, 6)):
+                    w[rng.randrange(len(w))] = rng.choice([rng.randrange(-3, 70), rng.randrange(-2**31, 2**31)])
+                sw = w.tobytes()
+            n = plan.graph.n_seats
+            picks = [None] + [core.Random([rng.randrange(2**32)]) if rng.random() < 0.9 else None for _ in range(n)]
+            ran += attempt(fl.run, ctx, sw, picks, rng.randrange(0, 50), rng.choice([0, 5, 500, 100000]),
+                           rng.choice([1024, 4096, 1 << 16])) is not None
 print(f"rounds {rounds}: {accepted} programs (random, real, mutated) passed the verifier, {ran} ran, no sanitizer report")
 '''
 

@@ -74,6 +74,8 @@ class FlowPlan:
     counts: dict[tuple[int, int, int, int], tuple[int, ...]]  # code → count vector (filled as met)
     template: Any = None  # the context words that do not change in a game (see _pack)
     shown: bool = False  # a program reads what was shown in the deal (then hooks.pack_context packs)
+    tables: bytes = b""  # what flow_load was given (for the fuzz harness)
+    programs: tuple[bytes, ...] = ()
 
 
 _plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
@@ -215,6 +217,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     flow = core.flow_load(array("i", words).tobytes(), programs)
     plan = FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
+    plan.tables, plan.programs = array("i", words).tobytes(), tuple(programs)
     plan.shown = any(H.OP_SHOWN in _ops(b, core.OP_ARGS) for b in programs)
     plan.template = _template(plan, core)
     return plan
@@ -394,35 +397,18 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     model, kinds = graph.model, tuple(graph.model.kinds)
     L = core.LAYOUT
     MK = core.MAX_KINDS
+    handoff = False
     try:
         while S.phase == "play":
             seat = S.to_act
             if seat is None or rngs[seat] is None:
                 break
             ctx = _pack(plan, S, core)
-            sw = array("i", bytes(4 * core.FLOW_STATE_LEN))
-            sw[0] = seat
-            sw[1] = _CAPS.index(str(S.capacity))
-            sw[2] = S.burner or 0
-            sw[3] = S.burned_seat or 0
-            sw[4] = S.trick_leader or 0
-            sw[5] = S.trick_no
-            sw[6] = sum(1 << s for s in S.yielded_this_top)
-            sw[7] = sum(1 << s for s in S.failed)
-            q = S.queue
-            if len(q) > core.FLOW_MAX_QUEUE or len(S.yielders) > n or len(S.late) > n:
-                return int(m._random_run(S, pickers, steps, max_decisions))
-            sw[8], sw[9], sw[10] = len(q), len(S.yielders), len(S.late)
-            qs, qc, ys, ls = 11, 11 + core.FLOW_MAX_QUEUE, 11 + 2 * core.FLOW_MAX_QUEUE, 11 + 2 * core.FLOW_MAX_QUEUE + core.MAX_SEATS + 1
-            for i, (t, cap) in enumerate(q):
-                sw[qs + i] = t or 0
-                sw[qc + i] = 2 if cap == "burn" else 1
-            for i, t in enumerate(S.yielders):
-                sw[ys + i] = t
-            for i, t in enumerate(S.late):
-                sw[ls + i] = t
-            sw[core.FLOW_TOP:core.FLOW_TOP + _PLAYW] = array("i", _play_words(plan, S.top))
-            status, steps, st, cx, ev, spec = plan.flow.run(ctx, sw.tobytes(), natives, steps, max_decisions, EV_CAP)
+            sw = _state_words(plan, S, core)
+            if sw is None:  # (a queue longer than the core holds: the generated module goes on from here)
+                handoff = True
+                break
+            status, steps, st, cx, ev, spec = plan.flow.run(ctx, sw, natives, steps, max_decisions, EV_CAP)
             w = array("i")
             w.frombytes(st)
             c = array("q")
@@ -448,7 +434,39 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
         S.decisions = base + steps
         m._forget(S)
         S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)
+    if handoff:
+        return int(m._random_run(S, pickers, steps, max_decisions))
     return steps
+
+
+def _state_words(plan: FlowPlan, S: Any, core: Any) -> bytes | None:
+    """The flow's state words of ``S`` (flow_py.h: FS_*), or None when they do not fit."""
+    n = plan.graph.n_seats
+    sw = array("i", bytes(4 * core.FLOW_STATE_LEN))
+    q = S.queue
+    if len(q) > core.FLOW_MAX_QUEUE or len(S.yielders) > n or len(S.late) > n or S.to_act is None:
+        return None
+    sw[0] = S.to_act
+    sw[1] = _CAPS.index(str(S.capacity))
+    sw[2] = S.burner or 0
+    sw[3] = S.burned_seat or 0
+    sw[4] = S.trick_leader or 0
+    sw[5] = S.trick_no
+    sw[6] = sum(1 << s for s in S.yielded_this_top)
+    sw[7] = sum(1 << s for s in S.failed)
+    sw[8], sw[9], sw[10] = len(q), len(S.yielders), len(S.late)
+    qs, qc = 11, 11 + core.FLOW_MAX_QUEUE
+    ys = 11 + 2 * core.FLOW_MAX_QUEUE
+    ls = ys + core.MAX_SEATS + 1
+    for i, (t, cap) in enumerate(q):
+        sw[qs + i] = t or 0
+        sw[qc + i] = 2 if cap == "burn" else 1
+    for i, t in enumerate(S.yielders):
+        sw[ys + i] = t
+    for i, t in enumerate(S.late):
+        sw[ls + i] = t
+    sw[core.FLOW_TOP:core.FLOW_TOP + _PLAYW] = array("i", _play_words(plan, S.top))
+    return sw.tobytes()
 
 
 def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec: list[tuple[int, ...]], L: dict[str, int],

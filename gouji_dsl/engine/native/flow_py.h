@@ -464,11 +464,22 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "the play on the table is out of range");
         goto fail;
     }
-    for (i = 1; i <= n; i++)
-        if (s->c.place[i] < 0 || s->c.place[i] > n) {
-            PyErr_SetString(PyExc_ValueError, "a place is out of range");
+    {
+        long cards = 0;
+        int k;
+        for (i = 1; i <= n; i++) {
+            if (s->c.place[i] < 0 || s->c.place[i] > n) {
+                PyErr_SetString(PyExc_ValueError, "a place is out of range");
+                goto fail;
+            }
+            for (k = 0; k < s->c.n_kinds; k++)
+                cards += s->c.hands[i][k];
+        }
+        if (cards > G_MAX_CARDS) {  /* (the hands hold at most a pack: every enumeration stays small) */
+            PyErr_SetString(PyExc_ValueError, "the hands hold more cards than a pack can have");
             goto fail;
         }
+    }
     seq = PySequence_Fast(picks, "picks is a list of native Random or None per seat 0..n");
     if (seq == NULL)
         goto fail;

@@ -1,4 +1,5 @@
-"""Engine benchmark: games per second of the generated play-out, the interpreter and a
+"""Engine benchmark: games per second of the generated play-out (its own Python loop, and with the
+random bots' play phase in the native core: "native flow", issue 24), the interpreter and a
 hand-written minimal engine (the yardstick), measured in the same run on one core.
 
     python benchmarks/bench_engine.py                       # online, random bots, 300 games
@@ -74,13 +75,20 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
     else:
         from gouji_dsl.bots import make_bot
         from gouji_dsl.engine import fast
+        from gouji_dsl.engine.native import flow
         eng = fast.engine(graph)
         assert eng is not None, fast.fallback_reason(graph)
+        # "native": the random bots' play phase in the native core (issue 24); "generated": the module's own loop
+        if engine == "native":
+            flow.install(eng.module, graph)
+        else:
+            flow.uninstall(eng.module)
         n = graph.n_seats
         for i in range(games):
             players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, n + 1)]
             prev = eng.play_game(seed, i, players, previous=prev if i % length else None)
             decisions += prev.decisions
+        flow.install(eng.module, graph)
     return time.process_time() - t0, decisions
 
 
@@ -100,12 +108,14 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
     run_engine(graph, "generated", 5, "warm", bots)  # fill the play tables
     for _ in range(repeat):
         rounds = [("generated", games), ("interpreter", interpreter_games)]
+        if eng is not None and eng.native_fallback is None:
+            rounds.insert(1, ("native", games))
         if bots == "random":
             rounds.append(("reference", games))
         for engine, n in rounds:
             if engine == "reference":
                 t, d = run_reference(n, seed)
-            elif engine == "generated" and eng is None:
+            elif engine in ("generated", "native") and eng is None:
                 continue
             else:
                 t, d = run_engine(graph, engine, n, seed, bots)
@@ -225,14 +235,14 @@ def main(argv: list[str] | None = None) -> int:
             r["previous"] = previous_tree(args.previous, name, interp_games, args.seed, args.bots, args.repeat)
         ref = r.get("reference", {}).get("games_per_s")
         itp = r.get("interpreter", {}).get("games_per_s")
-        for engine in ("generated", "interpreter", "reference", "previous"):
+        for engine in ("generated", "native", "interpreter", "reference", "previous"):
             if engine not in r:
                 continue
             x = r[engine]
             gps = x["games_per_s"]
             xi = f"{gps / itp:8.2f}×" if itp else ""
             xr = f"{gps / ref:10.2f}×" if ref else ""
-            label = {"reference": "hand-written", "previous": "previous"}.get(engine, engine)
+            label = {"reference": "hand-written", "previous": "previous", "native": "native flow"}.get(engine, engine)
             print(f"{Path(name).stem:<18} {label:<12} {gps:9.1f} {x['ms_per_game']:8.2f} "
                   f"{x['decisions_per_game']:9.1f} {xi:>9} {xr:>11}")
         if r["fallback"]:

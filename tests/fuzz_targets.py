@@ -174,7 +174,7 @@ def _paths(data: Any, path: tuple = ()) -> list[tuple]:
 def mutated_json(draw: Any, base: str) -> str:
     """``base`` (a JSON document) with 1-3 structural mutations — a value replaced by another JSON
     value, a key removed, a key added, an array item removed — then written back, sometimes with a
-    text mutation on top."""
+    key written twice and a text mutation on top."""
     data = json.loads(base)
     for _ in range(draw(st.integers(1, 3))):
         paths = _paths(data)
@@ -200,6 +200,12 @@ def mutated_json(draw: Any, base: str) -> str:
         else:
             parent.insert(last, draw(JSON_VALUES))
     text = json.dumps(data, indent=1, ensure_ascii=draw(st.booleans()))
+    keys = [i for i, ln in enumerate(text.splitlines()) if ln.lstrip().startswith('"')]
+    if keys and draw(st.integers(0, 4)) == 0:  # a key written twice (json.loads would keep the last silently)
+        lines = text.splitlines()
+        i = draw(st.sampled_from(keys))
+        lines.insert(i, lines[i].rstrip(",") + ",")
+        text = "\n".join(lines)
     if draw(st.integers(0, 3)) == 0:
         text = draw(mutated_text(text))
     return text

@@ -458,3 +458,61 @@ cases:
     (r,) = run_files([p])
     assert not r.passed and r.codes == ["ScenarioValue"], r.errors
     assert f"{p}:5:" in r.errors[0]
+
+
+# ---------------------------------------------------------------- redeal_deals: the deals after a voided deal
+REVOLT = ('    deal: {1: "5", 2: "2 6", 3: "2 7", 4: "2 8", 5: "2 9", 6: "2 T"}\n')
+AGAIN = '{1: "2 5", 2: "2 6", 3: "2 7", 4: "2 8", 5: "2 9", 6: "2 T"}'
+
+
+def test_redeal_deals_deal_a_voided_fixed_deal_again(tmp_path):
+    # seed 001 游戏开始: 第一局出现革命的情况重新开牌 (online: a revolution in the first game voids the deal)
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: r\n{REVOLT}    redeal_deals: [{AGAIN}]\n"
+                          "    leader: 1\n    moves: [1 revolt]\n"
+                          "    expect: {voided: false, to_act: 1, hands: {1: \"2 5\"}, legal: [\"1 play 5\"]}\n")
+    assert r.passed, r.errors
+    # without it the game ends voided, as before
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: r\n{REVOLT}    moves: [1 revolt]\n"
+                          "    expect: {voided: true}\n")
+    assert r.passed, r.errors
+
+
+def test_redeal_deals_never_dealt_or_not_fitting_fail_at_their_line(tmp_path):
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: r\n{REVOLT}    redeal_deals: [{AGAIN}]\n"
+                          "    leader: 1\n    moves: [1 pass]\n")
+    assert not r.passed and ":5:" in r.errors[0] and "1 of the 1 deal(s) never dealt" in r.errors[0]
+    assert r.codes[0] == "ScenarioFailed"
+    too_many = '{1: "RRRRR", 2: "6", 3: "7", 4: "8", 5: "9", 6: "T"}'
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: r\n{REVOLT}    redeal_deals:\n      - {AGAIN}\n"
+                          f"      - {too_many}\n    moves: [1 revolt]\n")
+    assert not r.passed and ":7:" in r.errors[0] and "pack has only 4" in r.errors[0], r.errors
+    assert r.codes[0] == "ScenarioValue"
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: r\n{REVOLT}    redeal_deals: {AGAIN}\n")
+    assert not r.passed and "redeal_deals must be a list of deals" in r.errors[0]
+    _, r = _one(tmp_path, f"ruleset: online\ncases:\n  - name: r\n    classify: KK\n    redeal_deals: [{AGAIN}]\n"
+                          "    expect: {valid: true}\n")
+    assert not r.passed and "belongs to a game case" in r.errors[0]
+
+
+def test_a_game_dealt_again_by_hand_replays_from_its_record(tmp_path):
+    from gouji_dsl.engine.interpreter import hands_from_text, new_game, replay
+    from gouji_dsl.ruleset.graph import load_graph
+    g = load_graph(str(Path(__file__).parent.parent / "examples" / "variants" / "ask-redeal.yaml"))
+    weak = {s: t for s, t in zip(range(1, 7), ["2 5", "2 6", "2 8", "2 9", "2 T", "2 J"])}
+    again = {s: "2 3 " + t.split()[1] for s, t in weak.items()}
+    st = new_game(g, 0, hands=hands_from_text(g, weak), leader=1)
+    from gouji_dsl.engine.interpreter import Move, Verb
+    for s in range(1, 7):
+        st.apply_in_place(Move(s, Verb.CHOOSE, None, "redeal") if s == 2 else Move(s, Verb.PASS))
+    assert st.voided
+    st.deal_again(hands_from_text(g, again))
+    assert not st.voided and st.to_act == 1 and st.counters["redeal_requests"] == {2: 1}
+    st.apply_in_place(Move(1, Verb.PASS))
+    assert st.to_act == 3  # seat 2 asked once per game: not again
+    back = replay(g, st.record)
+    assert back.to_act == st.to_act and back.hands == st.hands and back.record == st.record
+    # the record file's replay (gouji replay, the app) deals it again the same way
+    from gouji_dsl.engine.records import GameRecord, load_record, replay_steps, save_record
+    path = save_record(tmp_path / "g.json", GameRecord.from_states([st], seed=0))
+    steps = replay_steps(g, load_record(path))
+    assert steps[-1].state.record == st.record and steps[-1].state.to_act == 3

@@ -830,6 +830,24 @@ class GameState:
         self.record = record
         self.redealt = True
 
+    def deal_again(self, hands: dict[int, list[Card]]) -> None:
+        """Deal a voided fixed deal again with ``hands`` (a scenario's ``redeal_deals``, a record's
+        later deals), as :meth:`_redeal` deals a random one again: the same game, its game and match
+        counters kept ("once per game"), the void deals counted; the new deal's own questions then
+        run (it may be voided in turn). Raises ValueError unless the deal is fixed and voided."""
+        if self.source == "random" or not self.voided:
+            raise ValueError("only a voided fixed deal is dealt again with given hands")
+        if self.redeals + 1 >= MAX_REDEALS:
+            raise ValueError(f"at most {MAX_REDEALS - 1} redeals per game (MAX_REDEALS)")
+        keep = kept_counters(self.graph, self.counters, (CounterReset.GAME, CounterReset.MATCH))
+        fresh = GameState(self.graph, hands, rng=self.rng, game_number=self.game_number, leader=self.forced_leader,
+                          source=self.source, seed=self.seed, prev=self.prev, _redeals=self.redeals + 1, _counters=keep)
+        fresh.record[0]["redeal"] = True
+        record = self.record + fresh.record
+        self.__dict__.update(fresh.__dict__)
+        self.record = record
+        self.redealt = True
+
     def decline_setup(self) -> None:
         """Answer every pending setup question with 'no' (scenarios that go straight to play)."""
         while Phase(self.phase).before_play and self.to_act is not None:
@@ -1569,8 +1587,15 @@ def replay(graph: RuleGraph, record: list[dict[str, Any]], upto: int | None = No
     g = GameState(graph, hands, rng=random.Random(seed), game_number=deal.get("game_number", 1), leader=leader,
                   source="random" if hands is None else deal.get("source", "fixed"), seed=seed, prev=prev)
     moves = [e["move"] for e in record if e["type"] == "move"]
+    # a voided fixed deal dealt again with given hands (a scenario's redeal_deals): its later deals
+    again = [{int(s): parse_cards(t, allow_empty=True) for s, t in e["hands"].items()}
+             for e in record if e["type"] == "deal" and e is not deal and e.get("redeal") and e.get("source") != "random"]
     for text in moves[:upto]:
+        while again and g.voided:
+            g.deal_again(again.pop(0))
         g.apply_in_place(parse_move(text, g.model, g.n_seats, words=choice_words(graph)))
+    while again and g.voided and (upto is None or upto >= len(moves)):
+        g.deal_again(again.pop(0))
     return g
 
 

@@ -800,6 +800,15 @@ def _compare_deal(state: GameState, deal: dict[str, Any]) -> bool:
     return all(str(want.get(k, "")) == v for k, v in got.items())
 
 
+def _dealt_again(state: GameState, ev: dict[str, Any], graph: RuleGraph, r: _Reader, i: int) -> bool:
+    """``ev`` is a later fixed deal of a voided fixed deal (a scenario's ``redeal_deals``): dealt again
+    in ``state`` with its hands, as the game was (a random deal is dealt again by its seed)."""
+    if ev.get("type") != "deal" or not ev.get("redeal") or ev.get("source", "random") == "random" or not state.voided:
+        return False
+    state.deal_again(_hands(graph, ev, r, i))
+    return True
+
+
 def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
     """Replay every game of ``record`` under ``graph``: the state at the start of each game and
     after each move (each state an independent copy). Raises :class:`GoujiError` at the event that
@@ -833,6 +842,8 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
         steps.append(Step(state.copy()))
         for i in range(start, end):
             ev = record.events[i]
+            if _dealt_again(state, ev, graph, r, i):
+                continue
             if ev.get("type") != "move":
                 continue
             ln, col = record.move_positions.get(i, record.positions.get(i, (0, 0)))

@@ -23,6 +23,7 @@ import yaml
 
 from gouji_dsl.diagnostics import Code, GoujiError, did_you_mean, shortened
 from gouji_dsl.engine.interpreter import (
+    MAX_REDEALS,
     GameState,
     Move,
     choice_words,
@@ -46,7 +47,7 @@ GAME_KEYS = ("to_act", "over", "places", "scores", "sweep", "hands", "hand_sizes
              "voided", "counts_shown", "explained_by", "transfers", "sees", "sees_count", "match_games",
              "deal_valid")
 CASE_KEYS = ("name", "ruleset", "classify", "compare", "pack", "deal", "leader", "moves", "expect",
-             "next_deal", "next_moves", "seed")
+             "next_deal", "next_moves", "seed", "redeal_deals")
 CASE_KINDS = ("classify", "compare", "pack", "deal")
 MOVE_ITEM_KEYS = ("move", "expect")
 
@@ -493,7 +494,7 @@ def _run_case(case: dict[str, Any], graph: RuleGraph, disp: str, errors: list[tu
     if kind in ("classify", "compare", "pack") and not exp:
         raise _CaseError(_kpos(case, kind), f"a {kind} case needs an 'expect'", Code.SCENARIO_KEY)
     if kind != "deal":
-        stray = [k for k in ("leader", "moves", "next_deal", "next_moves") if k in case]
+        stray = [k for k in ("leader", "moves", "next_deal", "next_moves", "redeal_deals") if k in case]
         if stray:
             raise _CaseError(_kpos(case, stray[0]), f"{stray[0]!r} belongs to a game case (deal), not a {kind} case",
                              Code.SCENARIO_KEY)
@@ -597,7 +598,8 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
                          Code.SCENARIO_VALUE)
     seed = _seed(case)
     if "deal_valid" in exp:  # the case is about whether the deal fits the pack (and has no moves)
-        stray = [k for k in ("moves", "next_deal", "next_moves") if k in case] + [k for k in exp if k != "deal_valid"]
+        stray = ([k for k in ("moves", "next_deal", "next_moves", "redeal_deals") if k in case]
+                 + [k for k in exp if k != "deal_valid"])
         if stray:
             raise _CaseError(_kpos(case, stray[0]) if stray[0] in case else _kpos(exp, stray[0]),
                              f"{stray[0]!r} does not go with deal_valid: a case expecting whether a deal fits the "
@@ -612,8 +614,11 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
             errors.append((f"{disp}:{ln}:{col}: deal_valid: expected {_yaml(exp['deal_valid'])}, got {_yaml(fits)} "
                            f"({why})", str(Code.SCENARIO_FAILED)))
         return
+    again = _redeal_deals(case, graph, disp)
     state = new_game(graph, seed=seed, hands=_deal(case, "deal", graph, disp), leader=leader)
-    _run_moves(state, case, "moves", graph, disp, errors)
+    _deal_again_if_void(state, again)
+    _run_moves(state, case, "moves", graph, disp, errors, again)
+    _check_all_dealt(case, again, disp, errors)
     if errors:
         return
     if "next_deal" in case:
@@ -684,6 +689,45 @@ def _deal(case: dict[str, Any], key: str, graph: RuleGraph, disp: str) -> dict[i
             raise _PackError(_pos(case, key), f"{key}: {n} cards {graph.model.kinds[i]!r} dealt, but the "
                              f"{graph.name} pack has only {graph.model.deck_counts[i]}", Code.SCENARIO_VALUE)
     return hands
+
+
+def _redeal_deals(case: dict[str, Any], graph: RuleGraph, disp: str) -> list[dict[int, list[Any]]]:
+    """``redeal_deals``: the deals that follow, in order, each time the fixed deal is voided (a
+    redeal rule, a player's request, two revolutions); each is a full ``deal`` and fits the pack."""
+    if "redeal_deals" not in case:
+        return []
+    items = case["redeal_deals"]
+    if not isinstance(items, list) or not items:
+        raise _CaseError(_pos(case, "redeal_deals"), "redeal_deals must be a list of deals (seat -> cards)",
+                         Code.SCENARIO_VALUE, "e.g. redeal_deals: [{1: \"55 7\", 2: \"33 4\", ...}]")
+    if len(items) >= MAX_REDEALS:
+        raise _CaseError(_pos(case, "redeal_deals"), f"redeal_deals: at most {MAX_REDEALS - 1} deals "
+                         "(MAX_REDEALS: the redeals of one game)", Code.SCENARIO_VALUE)
+    out = []
+    for i, item in enumerate(items):
+        one = PosDict({"redeal_deals": item})
+        one.pos = _ipos(items, i)
+        one.key_pos, one.val_pos = {"redeal_deals": _ipos(items, i)}, {"redeal_deals": _ipos(items, i)}
+        out.append(_deal(one, "redeal_deals", graph, disp))
+    return out
+
+
+def _check_all_dealt(case: dict[str, Any], again: list[dict[int, list[Any]]], disp: str,
+                     errors: list[tuple[str, str]]) -> None:
+    """Every deal of ``redeal_deals`` was dealt (never silently unused: the case meant a redeal that
+    did not happen); otherwise, when the moves went through, a failure at the key."""
+    if errors or not again:
+        return
+    ln, col = _pos(case, "redeal_deals")
+    given = len(case["redeal_deals"])
+    errors.append((f"{disp}:{ln}:{col}: redeal_deals: {len(again)} of the {given} deal(s) never dealt: the deal "
+                   f"was voided {given - len(again)} time(s) during the moves", str(Code.SCENARIO_FAILED)))
+
+
+def _deal_again_if_void(state: GameState, again: list[dict[int, list[Any]]]) -> None:
+    """A voided fixed deal is dealt again with the next of the case's ``redeal_deals``."""
+    while again and state.voided:
+        state.deal_again(again.pop(0))
 
 
 def _decline_if_skipped(state: GameState, exp: dict[str, Any]) -> None:
@@ -776,9 +820,10 @@ def _try_move(state: GameState, text: str, where: tuple[int, int], want: str | N
 
 
 def _run_moves(state: GameState, case: dict[str, Any], key: str, graph: RuleGraph, disp: str,
-               errors: list[tuple[str, str]]) -> None:
+               errors: list[tuple[str, str]], again: list[dict[int, list[Any]]] | None = None) -> None:
     """The first game's moves, in the order written. A setup question the case skips by going
-    straight to play is declined."""
+    straight to play is declined. A deal voided by a move is dealt again from ``again``
+    (``redeal_deals``) and the moves go on in the new deal."""
     used_setup = False
     for text, where, want in _move_items(case, key):
         mv = parse_move(text, graph.model, graph.n_seats, path=disp, line=where[0], col=where[1],
@@ -791,6 +836,7 @@ def _run_moves(state: GameState, case: dict[str, Any], key: str, graph: RuleGrap
                 state.decline_setup()
         if not _try_move(state, text, where, want, graph, disp, errors):
             return
+        _deal_again_if_void(state, again or [])
 
 
 _BETWEEN_VERBS = frozenset({Verb.RETURN, Verb.REVOLT, Verb.DECLARE, Verb.CHOOSE, Verb.PASS})

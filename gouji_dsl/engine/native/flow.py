@@ -218,7 +218,9 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     plan = FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
     plan.tables, plan.programs = array("i", words).tobytes(), tuple(programs)
-    plan.shown = any(H.OP_SHOWN in _ops(b, core.OP_ARGS) for b in programs)
+    if any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs):  # (flow.h does not fill vm_ctx.play_counts yet)
+        raise Unsupported("the native game flow does not keep a play's cards per kind (cards_of) yet")
+    plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for b in programs)
     plan.template = _template(plan, core)
     return plan
 

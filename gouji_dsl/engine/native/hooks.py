@@ -46,6 +46,11 @@ TLIST_MAX = 7  # (vm.h: VM_TLIST_MAX: a list of texts, ids 0..255)
  OP_RECEIVED, OP_PREVBURNS, OP_FLAGGED, OP_NEXTWITHOUT, OP_MAXDEALT, OP_ATLEAST, OP_MINATLEAST, OP_WITHHELD, OP_FIRSTHOLDING,
  OP_LISTITEM, OP_TEXTS, OP_CARDSOF, OP_PREVCOUNTER, OP_TEE, OP_BINK) = range(56)
 MAP_MAX = 16  # (vm.h: VM_MAP_MAX)
+#: instructions reading what a play phase's own packing may leave out (the cards shown in the deal,
+#: the previous game's burns and counters): a program holding one is packed by pack_context
+PACKED_BY_CONTEXT = frozenset({OP_SHOWN, OP_PREVBURNS, OP_PREVCOUNTER})
+#: instructions reading state a game flow must keep as it plays (vm_ctx.play_counts: a play's cards per kind)
+PLAY_COUNTS = frozenset({OP_CARDSOF})
 LIST_FNS = {"after": 0, "teammates": 1, "opponents": 2, "team_seats": 3}
 SEAT_FNS = {name: i for i, name in enumerate(("opposite", "downstream", "upstream", "team", "next_active", "active", "out",
                                                "revolted", "passed", "place", "hand_size", "rank_groups", "jokers_held",

@@ -91,7 +91,10 @@ typedef struct {
     fl_hook hooks[H_N];
     fl_trigger triggers[TR_N];
     int n_trick_counters, trick_counters[VM_NCOUNTERS];
+    int burn_lead_by_jokers;  /* the burn_lead rules read only a play's jokers and whether it empties the hand */
 } fl_prog;
+
+#define FL_GOUJI_CACHE 1024
 
 typedef struct {
     vm_ctx c;
@@ -113,6 +116,10 @@ typedef struct {
     /* a rule failure: the hook (H_* or 100 + TR_*), and its question */
     int err_hook, err_seat, err_leading;
     int won;  /* set when a trick was won (the seats asked about a play are done) */
+    /* gouji per code, for this run (the gouji rules read the play alone: graph._install_gouji asks
+       them with no game) */
+    uint64_t gouji_key[FL_GOUJI_CACHE];
+    int8_t gouji_val[FL_GOUJI_CACHE];
     fl_play err_play, err_top, err_beaten;
 } fl_state;
 
@@ -374,6 +381,17 @@ static inline int fl_make_play(fl_state *s, const fl_prog *P, const fl_code *cod
     p->pure = p->carried == 0 && p->jokers > 0;
     /* gouji: the gouji rules asked of the play alone (graph._install_gouji: no game, seat 0) */
     {
+        uint64_t key = 1 + ((uint64_t)(code->r + 1) | ((uint64_t)(uint16_t)code->n << 8) | ((uint64_t)(uint16_t)code->f << 24)
+                            | ((uint64_t)(uint16_t)code->j << 40));
+        unsigned slot = (unsigned)((key * 0x9E3779B97F4A7C15ULL) >> 54) & (FL_GOUJI_CACHE - 1);
+        if (s->gouji_key[slot] == key) {
+            p->gouji = s->gouji_val[slot];
+            return 0;
+        }
+        s->gouji_key[slot] = key;
+        s->gouji_val[slot] = -1;
+    }
+    {
         vm_value save_seat = s->c.vars[0], save_lead = s->c.vars[2];
         int save_present[VM_NPLAYS];
         vm_value save_attr[VM_NATTRS];
@@ -403,9 +421,17 @@ static inline int fl_make_play(fl_state *s, const fl_prog *P, const fl_code *cod
         s->c.vars[2] = save_lead;
         memcpy(s->c.play_present, save_present, sizeof save_present);
         memcpy(s->c.play_attr[0], save_attr, sizeof save_attr);
-        if (ok < 0)
+        if (ok < 0) {
+            memset(s->gouji_key, 0, sizeof s->gouji_key);  /* (nothing half-made is kept) */
             return -1;
+        }
         p->gouji = vm_truth(g);
+    }
+    {
+        uint64_t key = 1 + ((uint64_t)(code->r + 1) | ((uint64_t)(uint16_t)code->n << 8) | ((uint64_t)(uint16_t)code->f << 24)
+                            | ((uint64_t)(uint16_t)code->j << 40));
+        unsigned slot = (unsigned)((key * 0x9E3779B97F4A7C15ULL) >> 54) & (FL_GOUJI_CACHE - 1);
+        s->gouji_val[slot] = (int8_t)p->gouji;
     }
     return 0;
 }
@@ -489,6 +515,76 @@ static inline long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long
     long count = 0;
     fl_play cand;
     fl_code c;
+    if (P->burn_lead_by_jokers) {
+        /* _random_burn_lead / _has_lead's short cut: with two ranks or more (not the filler) no lead
+           empties the hand, and the rules read only the jokers: each joker combination is asked once
+           (as a pure joker play that does not empty the hand), the leads are counted by arithmetic,
+           in the order the listing below gives them */
+        int groups = 0, ok[FL_MAX_COMBOS], nok = 0;
+        for (r = 0; r < P->n_ranks; r++)
+            if (hand[r] && r != P->filler)
+                groups++;
+        if (groups >= 2) {
+            long total, block;
+            for (j = 0; j < P->nc; j++) {
+                int yes;
+                if (!fl_combo_fits(P, hand, j))
+                    continue;
+                c.r = -1;
+                c.n = c.f = 0;
+                c.j = j;
+                if (fl_make_play(s, P, &c, seat, &cand) < 0)
+                    return -1;
+                cand.empties = 0;
+                fl_question(s, seat, &cand, NULL, NULL, 1);
+                yes = fl_permit(s, P, H_BURN_LEAD);
+                if (yes < 0)
+                    return -1;
+                if (yes)
+                    ok[nok++] = j;
+                if (yes && first)
+                    return 1;
+            }
+            if (first || nok == 0)
+                return nok ? 1 : 0;
+            total = 0;
+            for (r = 0; r < P->n_ranks; r++)
+                if (hand[r])
+                    total += (long)hand[r] * ((r != P->filler ? fill : 0) + 1) * nok;
+            {
+                long pure = nok - (ok[0] == 0);  /* (combination 0 has no joker: not a lead alone) */
+                if (want < 0)
+                    return total + pure;
+                if (want >= total + pure)
+                    return total + pure;
+                if (want >= total) {
+                    out->r = -1;
+                    out->n = out->f = 0;
+                    out->j = ok[want - total + (ok[0] == 0)];
+                    return want + 1;
+                }
+            }
+            {
+                long i = want;
+                for (r = 0; r < P->n_ranks; r++) {
+                    long fm1;
+                    if (!hand[r])
+                        continue;
+                    fm1 = (r != P->filler ? fill : 0) + 1;
+                    block = (long)hand[r] * fm1 * nok;
+                    if (i < block) {
+                        out->r = r;
+                        out->n = (int)(i / (fm1 * nok)) + 1;
+                        out->f = (int)((i % (fm1 * nok)) / nok);
+                        out->j = ok[(i % (fm1 * nok)) % nok];
+                        return want + 1;
+                    }
+                    i -= block;
+                }
+            }
+            return -2;
+        }
+    }
     for (r = 0; r <= P->n_ranks; r++) {
         int rr = r < P->n_ranks ? r : -1, hr, fm;
         if (rr >= 0) {

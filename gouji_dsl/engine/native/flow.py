@@ -164,7 +164,8 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     if any(t is None for t in trick):
         raise Unsupported("more counters than the native core holds")
     words += [MAGIC, n, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), jk, len(combos),
-              names.text("last"), names.text("next"), names.text("after-finishers"), len(trick), *trick]  # type: ignore[list-item]
+              names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
+              int(bool(module.BURN_LEAD_BY_JOKERS)), *trick]  # type: ignore[list-item]
     for c in combos:
         words += [*c, sum(c), (model.classify((0,) * nr + c).rank if any(c) else 0)]
     for tj in readings:

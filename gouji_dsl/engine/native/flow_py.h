@@ -12,7 +12,7 @@
 /* tables: header */
 enum {
     FT_MAGIC = 0, FT_SEATS, FT_KINDS, FT_RANKS, FT_FILLER, FT_SPARE, FT_JK, FT_NC, FT_TEXT_LAST, FT_TEXT_NEXT,
-    FT_TEXT_AFTER, FT_NTRICK, FT_HEAD
+    FT_TEXT_AFTER, FT_NTRICK, FT_BLJ, FT_HEAD
 };
 #define FT_MAGIC_WORD 0x464c4f57  /* "FLOW" */
 
@@ -145,6 +145,7 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     P->text_place[1] = w[FT_TEXT_NEXT];
     P->text_place[2] = w[FT_TEXT_AFTER];
     P->n_trick_counters = w[FT_NTRICK];
+    P->burn_lead_by_jokers = w[FT_BLJ] != 0;
     if (P->n_trick_counters < 0 || P->n_trick_counters > VM_NCOUNTERS)
         BAD("too many trick counters");
     for (i = 0; i < PyTuple_GET_SIZE(progs); i++) {
@@ -312,9 +313,9 @@ static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject 
     static const char *places[] = {"last", "next", "after-finishers"};
     static const char *rules[] = {"engine.no-lead", "engine.burn-failure"};
     PyObject *list = PyList_New(0), *spec = PyList_New(0), *empty = PyUnicode_InternFromString("");
-    PyObject *verbs[5] = {NULL, NULL, NULL, NULL, NULL};
+    PyObject *verbs[5] = {NULL, NULL, NULL, NULL, NULL}, *move_word = PyUnicode_InternFromString("move");
     int at;
-    if (list == NULL || spec == NULL || empty == NULL)
+    if (list == NULL || spec == NULL || empty == NULL || move_word == NULL)
         goto fail;
     verbs[1] = PyUnicode_InternFromString("play");
     verbs[2] = PyUnicode_InternFromString("burn");
@@ -339,7 +340,25 @@ static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject 
                 cnt = Py_None;
                 Py_INCREF(cnt);
             }
-            item = Py_BuildValue("(siONO)", "move", e[1], verbs[kind], cnt, empty);
+            item = PyTuple_New(5);
+            if (item != NULL) {
+                PyObject *seat = PyLong_FromLong(e[1]);
+                if (seat == NULL) {
+                    Py_DECREF(item);
+                    Py_DECREF(cnt);
+                    goto fail;
+                }
+                Py_INCREF(move_word);
+                Py_INCREF(verbs[kind]);
+                Py_INCREF(empty);
+                PyTuple_SET_ITEM(item, 0, move_word);
+                PyTuple_SET_ITEM(item, 1, seat);
+                PyTuple_SET_ITEM(item, 2, verbs[kind]);
+                PyTuple_SET_ITEM(item, 3, cnt);
+                PyTuple_SET_ITEM(item, 4, empty);
+            } else {
+                Py_DECREF(cnt);
+            }
         } else if (kind == EV_TRICK_WON) {
             cnt = fl_counts_tuple(P, e);
             if (cnt == NULL)
@@ -376,6 +395,7 @@ static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject 
         }
     }
     Py_DECREF(empty);
+    Py_DECREF(move_word);
     for (at = 1; at < 5; at++)
         Py_DECREF(verbs[at]);
     *list_out = list;
@@ -385,6 +405,7 @@ fail:
     Py_XDECREF(list);
     Py_XDECREF(spec);
     Py_XDECREF(empty);
+    Py_XDECREF(move_word);
     for (at = 1; at < 5; at++)
         Py_XDECREF(verbs[at]);
     return -1;

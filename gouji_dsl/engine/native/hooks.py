@@ -157,20 +157,18 @@ class _Emitter:
         return Unsupported(f"{what} ({n.pos.path}:{n.pos.line}:{n.pos.col}: {A.unparse(n)})")
 
     def const(self, n: A.Node, v: Any) -> None:
-        if v is None:
-            self.code += [OP_CONST, T_NONE, 0]
-        elif isinstance(v, bool):
-            self.code += [OP_CONST, T_BOOL, int(v)]
-        elif isinstance(v, int):
-            if not -INT32 < v < INT32:
-                raise self.refuse(n, f"the number {v} is outside the core's constants")
-            self.code += [OP_CONST, T_INT, v]
-        elif isinstance(v, str) and v in self.kidx:
-            self.code += [OP_CONST, T_RANK, self.kidx[v]]
-        elif isinstance(v, str):
-            self.code += [OP_CONST, T_TEXT, self.names.text(v)]
-        elif isinstance(v, list) and len(v) <= LIST_MAX and all(
-                x is None or (isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 14) for x in v):
+        if isinstance(v, list):
+            self.const_list(n, v)
+        elif isinstance(v, int) and not isinstance(v, bool) and not -INT32 < v < INT32:
+            raise self.refuse(n, f"the number {v} is outside the core's constants")
+        elif v is None or isinstance(v, (bool, int, str)):
+            self.code += [OP_CONST, *self.scalar(n, v)]
+        else:
+            raise self.refuse(n, f"a constant of kind {type(v).__name__}")
+
+    def const_list(self, n: A.Node, v: list[Any]) -> None:
+        """A constant list of seats or small numbers (one word, or built when longer), or of texts."""
+        if len(v) <= LIST_MAX and all(x is None or (isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 14) for x in v):
             word = len(v)
             for i, x in enumerate(v):
                 word |= (15 if x is None else x) << (4 + 4 * i)
@@ -180,10 +178,10 @@ class _Emitter:
                 self.code += [OP_MKLIST, len(v)]
             else:
                 self.code += [OP_CONST, T_LIST, word]
-        elif isinstance(v, list) and v and all(isinstance(x, str) and x not in self.kidx for x in v):
+        elif v and all(isinstance(x, str) and x not in self.kidx for x in v):
             self.const_texts(n, v)
         else:
-            raise self.refuse(n, f"a constant of kind {type(v).__name__}")
+            raise self.refuse(n, "a constant of kind list")
 
     def const_texts(self, n: A.Node, v: list[str]) -> None:
         """A constant list of texts (none a card kind's name): OP_TEXTS with up to 7 text ids below
@@ -901,82 +899,73 @@ def pack_context(graph: RuleGraph, ctx: Any) -> bytes:
     L = core.LAYOUT
     w = [0] * core.CTX_LEN
     w[0:4] = [g.n_seats, g.n_teams, len(kinds), graph.model.n_ranks]
-    at = L["vars"]
+    _pack_bindings(w, L, core, ctx, kidx, table)
+    for s, place in g.places.items():
+        w[L["place"] + s] = place
+    for s in g.seat_list:
+        for k, n in enumerate(g.hands[s]):
+            w[L["hands"] + s * core.MAX_KINDS + k] = n
+    _pack_sets(w, L, core, g)
+    strength = graph._compiler.strength  # (the rank order the compiler's operators use)
+    for kind, ki in kidx.items():
+        w[L["strength"] + ki] = strength[kind]
+    _pack_marks(w, L, core, g, table)
+    _pack_seats(w, L, core, g, kidx)
+    _pack_burns(w, L, core, g)
+    return array("q", w).tobytes()
+
+
+def _pack_bindings(w: list[int], L: dict[str, int], core: Any, ctx: Any, kidx: dict[str, int], table: Names) -> None:
+    """The question's and the game's variables (slots), and the plays it may look at."""
+    g = ctx.g
     vals = {"kind": ctx.kind, "seat": ctx.seat, "target": ctx.target, "leading": ctx.leading, "amount": ctx.amount, "round": ctx.round,
             "card": ctx.card, "leader": g.trick_leader, "burner": g.burner, "game_number": g.game_number,
             "places_taken": len(g.places), "trick_number": g.trick_no, "prev_sweep": bool(g.prev and g.prev.sweep),
             "first_game": g.prev is None, "choice": ctx.choice, "answer": ctx.answer}
     for name, slot in SLOTS.items():
-        w[at + 2 * slot], w[at + 2 * slot + 1] = _tagged(vals[name], kidx, table)
-    at += 2 * core.NSLOTS
-    _check_at(at, L, 'present')
+        w[L["vars"] + 2 * slot], w[L["vars"] + 2 * slot + 1] = _tagged(vals[name], kidx, table)
+    _check_at(L["vars"] + 2 * core.NSLOTS, L, "present")
+    _check_at(L["present"] + core.NPLAYS, L, "attrs")
     plays = {"play": ctx.play, "top": ctx.top, "beaten": ctx.beaten}
-    for name, p in PLAYS.items():
-        w[at + p] = int(plays[name] is not None)
-    at += core.NPLAYS
-    _check_at(at, L, 'attrs')
     for name, p in PLAYS.items():
         tp = plays[name]
         if tp is None:
             continue
+        w[L["present"] + p] = 1
         for a, field in ATTRS.values():
             v = tp.play.pure_jokers if field is None else getattr(tp, field)
-            base = at + 2 * (p * core.NATTRS + a)
+            base = L["attrs"] + 2 * (p * core.NATTRS + a)
             w[base], w[base + 1] = _tagged(v, kidx, table)
-    at += 2 * core.NPLAYS * core.NATTRS
-    _check_at(at, L, 'place')
-    for s, place in g.places.items():
-        w[at + s] = place
-    at += core.MAX_SEATS + 1
-    _check_at(at, L, 'hands')
-    for s in g.seat_list:
-        for k, n in enumerate(g.hands[s]):
-            w[at + s * core.MAX_KINDS + k] = n
-    at += (core.MAX_SEATS + 1) * core.MAX_KINDS
-    _check_at(at, L, 'set_bits')
+        for k, n in enumerate(tp.play.counts):
+            w[L["play_counts"] + p * core.MAX_KINDS + k] = int(n)
+
+
+def _pack_sets(w: list[int], L: dict[str, int], core: Any, g: Any) -> None:
+    """The game's seat sets: bits, sizes and orders."""
     sets = {"all_seats": list(g.seat_list), "active_seats": g.active_list(), "finished": list(g.finish_order),
             "revolted_seats": sorted(g.revolted), "passed_seats": sorted(g.passed),
             "finished_in_trick": list(g.finished_in_trick)}
     for name, i in SETS.items():
-        bits = 0
-        for s in sets[name]:
-            bits |= 1 << s
-        w[at + i] = bits
-        w[at + len(SETS) + i] = len(sets[name])
+        w[L["set_bits"] + i] = sum(1 << s for s in set(sets[name]))
+        w[L["set_count"] + i] = len(sets[name])
         for j, s in enumerate(sets[name][:core.MAX_SEATS]):
             w[L["set_order"] + i * core.MAX_SEATS + j] = s
-    at += 2 * len(SETS)
-    _check_at(at, L, 'strength')
-    strength = graph._compiler.strength  # (the rank order the compiler's operators use)
-    for kind, ki in kidx.items():
-        w[at + ki] = strength[kind]
-    at += core.MAX_KINDS
-    _check_at(at, L, 'flags')
+
+
+def _pack_marks(w: list[int], L: dict[str, int], core: Any, g: Any, table: Names) -> None:
+    """Flags (this game's, the previous one's) and counters (both) of the names the programs use."""
     seats = range(1, core.MAX_SEATS + 1)
     prev_flags = g.prev.flags if g.prev is not None else {}
     for name, f in list(table.flags.items()):
-        w[at + f] = sum(1 << s for s in seats if s in g.flags.get(name, ()))
-        w[at + core.NFLAGS + f] = sum(1 << s for s in seats if s in prev_flags.get(name, ()))
-    at += 2 * core.NFLAGS
-    _check_at(at, L, 'counters')
+        w[L["flags"] + f] = sum(1 << s for s in seats if s in g.flags.get(name, ()))
+        w[L["prev_flags"] + f] = sum(1 << s for s in seats if s in prev_flags.get(name, ()))
     for name, k in list(table.counters.items()):
-        for s, v in g.counters.get(name, {}).items():
-            if isinstance(s, int) and 1 <= s <= core.MAX_SEATS:
-                if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
-                    raise Unsupported(f"the counter {name!r} holds {v!r}")
-                w[at + k * (core.MAX_SEATS + 1) + s] = v
-        for s, v in (g.prev.counters.get(name, {}) if g.prev is not None else {}).items():
-            if isinstance(s, int) and 1 <= s <= core.MAX_SEATS:
-                if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
-                    raise Unsupported(f"the counter {name!r} held {v!r} in the previous game")
-                w[L["prev_counters"] + k * (core.MAX_SEATS + 1) + s] = v
-    _pack_seats(w, L, core, g, kidx)
-    _pack_burns(w, L, core, g)
-    for name, p in PLAYS.items():
-        if plays[name] is not None:
-            for k, n in enumerate(plays[name].play.counts):
-                w[L["play_counts"] + p * core.MAX_KINDS + k] = int(n)
-    return array("q", w).tobytes()
+        for key, counts in (("counters", g.counters), ("prev_counters", g.prev.counters if g.prev is not None else {})):
+            for s, v in counts.get(name, {}).items():
+                if isinstance(s, int) and 1 <= s <= core.MAX_SEATS:
+                    if not (isinstance(v, int) and not isinstance(v, bool) and -2**53 < v < 2**53):
+                        raise Unsupported(f"the counter {name!r} holds {v!r}" + (" (previous game)" if key != "counters" else ""))
+                    w[L[key] + k * (core.MAX_SEATS + 1) + s] = v
 
 
 def _pack_seats(w: list[int], L: dict[str, int], core: Any, g: Any, kidx: dict[str, int]) -> None:

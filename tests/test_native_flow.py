@@ -165,3 +165,31 @@ def test_switched_off_the_generated_module_plays_and_says_why(monkeypatch):
     monkeypatch.setenv(F.DISABLE_ENV, "1")
     g = load_graph("online")
     assert F.DISABLE_ENV in (F.fallback_reason(g) or "")
+
+
+@pytest.mark.parametrize("name", ["online", "base"])
+def test_the_flows_context_is_the_hook_programs_context(name):
+    """flow._pack (from a template) gives hooks.pack_context's words on states of a game, except
+    what the deal showed, which no program of the flow reads (else pack_context packs)."""
+    from array import array
+
+    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.engine.native import _core_module
+    from gouji_dsl.engine.native import hooks as H
+    core = _core_module()
+    g, eng = _engine(name)
+    plan = F.flow_plan(g, eng.module)
+    assert not plan.shown
+    end = core.LAYOUT["shown_n"]
+    rng = random.Random(3)
+    st = eng.new_game("ctx")
+    for step in range(3000):
+        if step % 7 == 0:
+            a, b = array("q"), array("q")
+            a.frombytes(F._pack(plan, st, core))
+            b.frombytes(H.pack_context(g, Ctx(st)))
+            assert a[:end] == b[:end], step
+        if st.phase == "over":
+            break
+        moves = eng.legal_moves(st)
+        eng.apply(st, moves[rng.randrange(len(moves))], trusted=True)

@@ -127,60 +127,51 @@ def _trim() -> None:
         _plans.pop(next(iter(_plans)))
 
 
-def _build(graph: RuleGraph, module: Any) -> FlowPlan:
-    from gouji_dsl.engine.interpreter import counters_reset
-    from gouji_dsl.engine.native import hooks as H
-    from gouji_dsl.ruleset.vocabulary import HOOKS
-    core = _core_module()
-    if module is None:
-        from gouji_dsl.engine import codegen
-        module = codegen.load(graph).module
+def _check_path(graph: RuleGraph, module: Any) -> None:
+    """Unsupported unless ``graph`` is on the path the flow plays (what its generated module says)."""
     if not module.COVER_MODEL or module.HAS_PLAY or module.HAS_DISCARD or not module.SAME_COUNT:
         what = [w for w, on in (("a comparison other than the cover model", not module.COVER_MODEL),
                                 ("play rules", module.HAS_PLAY), ("discard rules", module.HAS_DISCARD),
                                 ("a free-count comparison", not module.SAME_COUNT)) if on]
         raise Unsupported(f"the native game flow does not play {', '.join(what)} yet")
-    for h in NOT_PLAYED:
-        if graph.by_hook.get(h):
-            raise Unsupported(f"the native game flow does not ask the hook {h!r} yet (rule {graph.by_hook[h][0].node.id})")
-    model = graph.model
-    n = graph.n_seats
-    if not 1 <= n <= 14:
-        raise Unsupported(f"{n} seats: the native game flow plays 1..14")
-    kinds = tuple(model.kinds)
-    nr, k = int(model.n_ranks), len(kinds)
-    jk = k - nr
+    hooks = [h for h in NOT_PLAYED if graph.by_hook.get(h)]
+    if hooks:
+        raise Unsupported(f"the native game flow does not ask the hook {hooks[0]!r} yet (rule {graph.by_hook[hooks[0]][0].node.id})")
+    if not 1 <= graph.n_seats <= 14:
+        raise Unsupported(f"{graph.n_seats} seats: the native game flow plays 1..14")
+    jk = len(graph.model.kinds) - int(graph.model.n_ranks)
     if jk > 8:
         raise Unsupported(f"{jk} joker kinds: the native game flow holds at most 8")
-    most = [int(model.deck_counts[nr + i]) for i in range(jk)]
+
+
+def _combos(graph: RuleGraph, core: Any) -> tuple[list[tuple[int, ...]], list[int]]:
+    """The joker combinations of the pack (by total, then in itertools.product order) and their
+    tables' words: counts, total, the kind a pure joker play of it ranks as; then the cover table."""
+    model = graph.model
+    nr = int(model.n_ranks)
+    most = [int(model.deck_counts[nr + i]) for i in range(len(model.kinds) - nr)]
     combos = sorted(itertools.product(*[range(m + 1) for m in most]), key=sum)  # (stable: product order within a total)
     if len(combos) > core.FLOW_MAX_COMBOS:
         raise Unsupported(f"{len(combos)} joker combinations: the native game flow holds at most {core.FLOW_MAX_COMBOS}")
-    readings = [model.classify((0,) * nr + c).jokers if any(c) else () for c in combos]
+    plays = [model.classify((0,) * nr + c) if any(c) else None for c in combos]
+    readings = [p.jokers if p is not None else () for p in plays]
     words: list[int] = []
-    filler = module.FILLER
-    names = H.names(graph)
-    trick = [names.counter(c) for c in counters_reset(graph, "trick")]
-    if any(t is None for t in trick):
-        raise Unsupported("more counters than the native core holds")
-    words += [MAGIC, n, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), jk, len(combos),
-              names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
-              int(bool(module.BURN_LEAD_BY_JOKERS)), *trick]  # type: ignore[list-item]
-    for c in combos:
-        words += [*c, sum(c), (model.classify((0,) * nr + c).rank if any(c) else 0)]
+    for c, p in zip(combos, plays):
+        words += [*c, sum(c), p.rank if p is not None else 0]
     for tj in readings:
         for pj in readings:
             avail = list(pj)
             ok = all(model._cover_one(x, avail) for x in tj)
             words.append(len(avail) if ok else -1)
-    programs: list[bytes] = []
+    return combos, words
 
-    def prog(b: bytes | None) -> int:
-        if b is None:
-            return -1
-        programs.append(b)
-        return len(programs) - 1
 
+def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> list[int]:
+    """The permit and value hooks of flow.h (H_*): header and rules, the programs numbered by ``prog``."""
+    from gouji_dsl.engine.native import hooks as H
+    from gouji_dsl.ruleset.vocabulary import HOOKS
+    kidx = {kk: i for i, kk in enumerate(graph.model.kinds)}
+    words: list[int] = []
     for h in HOOK_ORDER:
         p = H.plan(graph, h)
         if p.draws:
@@ -191,30 +182,69 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         elif spec.default == []:
             dtag, dval = H.T_LIST, 0  # (the empty list)
         else:
-            dtag, dval = H._tagged(spec.default, {kk: i for i, kk in enumerate(kinds)}, names)
+            dtag, dval = H._tagged(spec.default, kidx, names)
         words += [len(p.rules), p.kind, dtag, dval, int(spec.none_ok)]
         for when, eff, code in p.rules:
             words += [prog(when), eff, prog(code)]
+    return words
+
+
+def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any) -> list[int]:
+    """One mark / unmark / count rule of a trigger hook: its programs, effect and slot."""
+    from gouji_dsl.engine.native import hooks as H
+    node = r.node
+    if node.effect not in _EFFECTS:
+        raise Unsupported(f"rule {node.id} ({node.where}): a {node.effect!r} rule in the trigger {h!r}"
+                          " (the native game flow runs mark, unmark and count)")
+    slot = None if r.name is None else names.counter(r.name) if node.effect == "count" else names.flag(r.name)
+    if slot is None:
+        raise Unsupported(f"rule {node.id}: more flags or counters than the native core holds")
+    try:
+        parts = [H.emit(graph, node.checked[key]) if key in node.checked else None for key in ("when", "target", "amount")]
+    except Unsupported as e:
+        raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
+    if (r.target is not None and parts[1] is None) or (r.amount is not None and parts[2] is None):
+        raise Unsupported(f"rule {node.id} ({node.where}): a target or amount without its expression")
+    if any(x is not None and x.draws for x in parts):
+        raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
+    return [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot]
+
+
+def _build(graph: RuleGraph, module: Any) -> FlowPlan:
+    from gouji_dsl.engine.interpreter import counters_reset
+    from gouji_dsl.engine.native import hooks as H
+    core = _core_module()
+    if module is None:
+        from gouji_dsl.engine import codegen
+        module = codegen.load(graph).module
+    _check_path(graph, module)
+    model = graph.model
+    kinds = tuple(model.kinds)
+    nr, k = int(model.n_ranks), len(kinds)
+    combos, combo_words = _combos(graph, core)
+    filler = module.FILLER
+    names = H.names(graph)
+    slots = [names.counter(c) for c in counters_reset(graph, "trick")]
+    trick = [t for t in slots if t is not None]
+    if len(trick) != len(slots):
+        raise Unsupported("more counters than the native core holds")
+    words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), k - nr,
+             len(combos), names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
+             int(bool(module.BURN_LEAD_BY_JOKERS)), *trick, *combo_words]
+    programs: list[bytes] = []
+
+    def prog(b: bytes | None) -> int:
+        if b is None:
+            return -1
+        programs.append(b)
+        return len(programs) - 1
+
+    words += _hook_words(graph, names, prog)
     for h in TRIGGER_ORDER:
         rules = graph.by_hook.get(h, ())
         words.append(len(rules))
         for r in rules:
-            node = r.node
-            if node.effect not in _EFFECTS:
-                raise Unsupported(f"rule {node.id} ({node.where}): a {node.effect!r} rule in the trigger {h!r}"
-                                  " (the native game flow runs mark, unmark and count)")
-            slot = None if r.name is None else names.counter(r.name) if node.effect == "count" else names.flag(r.name)
-            if slot is None:
-                raise Unsupported(f"rule {node.id}: more flags or counters than the native core holds")
-            try:
-                parts = [H.emit(graph, node.checked[key]) if key in node.checked else None for key in ("when", "target", "amount")]
-            except Unsupported as e:
-                raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
-            if (r.target is not None and parts[1] is None) or (r.amount is not None and parts[2] is None):
-                raise Unsupported(f"rule {node.id} ({node.where}): a target or amount without its expression")
-            if any(x is not None and x.draws for x in parts):
-                raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
-            words += [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot]
+            words += _trigger_rule(graph, h, r, names, prog)
     flow = core.flow_load(array("i", words).tobytes(), programs)
     plan = FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
@@ -267,7 +297,6 @@ def _pack(plan: FlowPlan, S: Any, core: Any) -> bytes:
     if plan.shown:
         return H.pack_context(plan.graph, Ctx(S))
     L = core.LAYOUT
-    MK, MS = core.MAX_KINDS, core.MAX_SEATS
     w = plan.template[:]
     v = L["vars"]
     prev = S.prev
@@ -276,13 +305,20 @@ def _pack(plan: FlowPlan, S: Any, core: Any) -> bytes:
             w[v + 2 * slot], w[v + 2 * slot + 1] = H.T_INT, val
     w[v + 26], w[v + 27] = H.T_BOOL, int(bool(prev and prev.sweep))  # prev_sweep (slot 13)
     w[v + 28], w[v + 29] = H.T_BOOL, int(prev is None)  # first_game (slot 14)
+    _pack_cards(plan, S, w, L, core.MAX_KINDS, core.MAX_SEATS)
+    _pack_sets(S, w, L, core.MAX_SEATS)
+    _pack_marks(plan, S, w, L, core)
+    return w.tobytes()
+
+
+def _pack_cards(plan: FlowPlan, S: Any, w: Any, L: dict[str, int], MK: int, MS: int) -> None:
+    """Places, hands, what was dealt and received, the previous game's places."""
     pl = L["place"]
     for s, p in S.places.items():
         w[pl + s] = p
     hb, db = L["hands"], L["dealt"]
     k = plan.k
-    n = S.n_seats
-    for s in range(1, n + 1):
+    for s in range(1, S.n_seats + 1):
         w[hb + s * MK:hb + s * MK + k] = array("q", S.hands[s])
         w[db + s * MK:db + s * MK + k] = array("q", S.dealt[s])
     kidx = {kk: i for i, kk in enumerate(plan.graph.model.kinds)}
@@ -291,37 +327,46 @@ def _pack(plan: FlowPlan, S: Any, core: Any) -> bytes:
         for sym, c in got.items():
             if sym in kidx and 1 <= s <= MS:
                 w[rb + s * MK + kidx[sym]] = c
-    if prev is not None:
+    if S.prev is not None:
         pp = L["prev_place"]
-        for s, p in prev.places.items():
+        for s, p in S.prev.places.items():
             if p and 1 <= s <= MS:
                 w[pp + s] = p
+
+
+def _pack_sets(S: Any, w: Any, L: dict[str, int], MS: int) -> None:
+    """The seat sets (active, finished, revolted, passed, finished in the trick): bits, sizes, lists."""
     sb, sc, so = L["set_bits"], L["set_count"], L["set_order"]
     gone = S.places.keys() | S.revolted | S.failed
-    sets = ((1, [s for s in range(1, n + 1) if s not in gone]), (2, S.finish_order), (3, sorted(S.revolted)),
+    sets = ((1, [s for s in range(1, S.n_seats + 1) if s not in gone]), (2, S.finish_order), (3, sorted(S.revolted)),
             (4, sorted(S.passed)), (5, S.finished_in_trick))
     for i, seats in sets:
         w[sb + i] = sum(1 << s for s in seats)
         w[sc + i] = len(seats)
         for j, s in enumerate(seats[:MS]):
             w[so + i * MS + j] = s
+
+
+def _bits(seats: Any, MS: int) -> int:
+    return sum(1 << s for s in seats if isinstance(s, int) and 1 <= s <= MS)
+
+
+def _pack_marks(plan: FlowPlan, S: Any, w: Any, L: dict[str, int], core: Any) -> None:
+    """The flags (this game's and the previous game's) and the counters the programs name."""
+    MS = core.MAX_SEATS
     fb = L["flags"]
-    pf = prev.flags if prev is not None else {}
+    pf = S.prev.flags if S.prev is not None else {}
     for name, f in plan.flags:
-        got = S.flags.get(name)
-        if got:
-            w[fb + f] = sum(1 << s for s in got if isinstance(s, int) and 1 <= s <= MS)
-        got = pf.get(name)
-        if got:
-            w[fb + core.NFLAGS + f] = sum(1 << s for s in got if isinstance(s, int) and 1 <= s <= MS)
+        w[fb + f] = _bits(S.flags.get(name, ()), MS)
+        w[fb + core.NFLAGS + f] = _bits(pf.get(name, ()), MS)
     cb = L["counters"]
     for name, c in plan.counters:
         for s, val in S.counters.get(name, {}).items():
-            if isinstance(s, int) and 1 <= s <= MS:
-                if not (isinstance(val, int) and not isinstance(val, bool) and -2**53 < val < 2**53):
-                    raise Unsupported(f"the counter {name!r} holds {val!r}")
-                w[cb + c * (MS + 1) + s] = val
-    return w.tobytes()
+            if not (isinstance(s, int) and 1 <= s <= MS):
+                continue
+            if not (isinstance(val, int) and not isinstance(val, bool) and -2**53 < val < 2**53):
+                raise Unsupported(f"the counter {name!r} holds {val!r}")
+            w[cb + c * (MS + 1) + s] = val
 
 
 # ------------------------------------------------------------------------------ packing
@@ -379,23 +424,14 @@ def _table_play(plan: FlowPlan, w: Any, at: int, model: Any, kinds: tuple[str, .
 def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max_decisions: int) -> int:
     """``m._random_run(S, pickers, steps, max_decisions)`` in the native core (``m``: the graph's
     generated module). Falls back to it for a bot whose generator is not a ``random.Random``."""
-    from gouji_dsl.engine.interpreter import Ctx
     from gouji_dsl.engine.terms import Capacity, Phase
     core = _core_module()
     graph = plan.graph
     n = graph.n_seats
-    rngs: list[Any] = [None] * (n + 1)
-    for s, pick in pickers.items():
-        owner = getattr(pick, "__self__", None)
-        if type(owner) is not random.Random or getattr(pick, "__name__", "") != "getrandbits" or not 1 <= s <= n:
-            return int(m._random_run(S, pickers, steps, max_decisions))
-        rngs[s] = owner
-    py_states = [None if r is None else r.getstate() for r in rngs]
-    natives: list[Any] = [None] * (n + 1)
-    for s, st0 in enumerate(py_states):
-        if st0 is not None:
-            natives[s] = core.Random()
-            natives[s].setstate(st0)
+    bridged = _bridge(pickers, n, core)
+    if bridged is None:
+        return int(m._random_run(S, pickers, steps, max_decisions))
+    rngs, py_states, natives = bridged
     base = S.decisions - steps
     model, kinds = graph.model, tuple(graph.model.kinds)
     L = core.LAYOUT
@@ -422,24 +458,52 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
                 continue
             if status == FL_OVER:
                 m._game_over(S)
+            if status in (FL_OVER, FL_STOP):
                 break
-            if status == FL_STOP:
-                break
-            if status == FL_LIMIT:
-                raise RuntimeError(f"the game did not end after {max_decisions} decisions")
-            if status == FL_RULE and w[core.FLOW_ERR] >= 0:
-                _raise_rule(plan, S, w, core, model, kinds, Ctx)
-            raise RuntimeError(f"the native game flow stopped on an inconsistent state (status {status}, hook {w[core.FLOW_ERR]})")
+            _stopped(plan, S, status, w, core, max_decisions)
     finally:
-        for r, nat, st0 in zip(rngs, natives, py_states):
-            if r is not None and nat is not None and st0 is not None:  # (the generator where the core left it)
-                r.setstate((st0[0], nat.getstate()[1], st0[2]))
+        _write_back(rngs, natives, py_states)
         S.decisions = base + steps
         m._forget(S)
         S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)
     if handoff:
         return int(m._random_run(S, pickers, steps, max_decisions))
     return steps
+
+
+def _bridge(pickers: dict[int, Any], n: int, core: Any) -> tuple[list[Any], list[Any], list[Any]] | None:
+    """Per seat: the random bot's ``random.Random``, its state, a native generator in that state
+    (None where the seat is not a random bot); None when a picker is not a ``random.Random``'s."""
+    rngs: list[Any] = [None] * (n + 1)
+    for s, pick in pickers.items():
+        owner = getattr(pick, "__self__", None)
+        if type(owner) is not random.Random or getattr(pick, "__name__", "") != "getrandbits" or not 1 <= s <= n:
+            return None
+        rngs[s] = owner
+    py_states = [None if r is None else r.getstate() for r in rngs]
+    natives: list[Any] = [None] * (n + 1)
+    for s, st0 in enumerate(py_states):
+        if st0 is not None:
+            natives[s] = core.Random()
+            natives[s].setstate(st0)
+    return rngs, py_states, natives
+
+
+def _write_back(rngs: list[Any], natives: list[Any], py_states: list[Any]) -> None:
+    """Each bot's generator where the core left it."""
+    for r, nat, st0 in zip(rngs, natives, py_states):
+        if r is not None and nat is not None and st0 is not None:
+            r.setstate((st0[0], nat.getstate()[1], st0[2]))
+
+
+def _stopped(plan: FlowPlan, S: Any, status: int, w: Any, core: Any, max_decisions: int) -> None:
+    """Raise what stopped the core: the decision bound, a rule's failure (RuleFailed), a broken state."""
+    from gouji_dsl.engine.interpreter import Ctx
+    if status == FL_LIMIT:
+        raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+    if status == FL_RULE and w[core.FLOW_ERR] >= 0:
+        _raise_rule(plan, S, w, core, plan.graph.model, tuple(plan.graph.model.kinds), Ctx)
+    raise RuntimeError(f"the native game flow stopped on an inconsistent state (status {status}, hook {w[core.FLOW_ERR]})")
 
 
 def _state_words(plan: FlowPlan, S: Any, core: Any) -> bytes | None:
@@ -474,16 +538,29 @@ def _state_words(plan: FlowPlan, S: Any, core: Any) -> bytes | None:
 
 def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec: list[tuple[int, ...]], L: dict[str, int],
             MK: int, model: Any, kinds: tuple[str, ...], core: Any) -> None:
-    from gouji_dsl.engine.terms import Capacity
+    """What the core played, into ``S``: hands, the record and what its events say (places,
+    retirements, burns), the seat sets, the flow's state, flags and counters."""
     n = plan.graph.n_seats
     hb = L["hands"]
     for s in range(1, n + 1):
         S.hands[s][:] = c[hb + s * MK:hb + s * MK + plan.k]
-    record = S.record
-    start = len(record)
-    record.extend(ev)
-    places = S.places
-    burns = S.burns
+    start = len(S.record)
+    S.record.extend(ev)
+    _apply_events(S, ev, spec, start, model)
+    so, sc, ms = L["set_order"], L["set_count"], core.MAX_SEATS
+    fin = list(c[so + 2 * ms:so + 2 * ms + c[sc + 2]])
+    if fin != S.finish_order:
+        S.finish_order[:] = fin
+    S.finished_in_trick = list(c[so + 5 * ms:so + 5 * ms + c[sc + 5]])
+    pbits = c[L["set_bits"] + 4]
+    S.passed = {s for s in range(1, n + 1) if pbits >> s & 1}
+    _unpack_flow(plan, m, S, w, model, kinds, core)
+    _unpack_marks(plan, S, w, c, L, core)
+
+
+def _apply_events(S: Any, ev: list[Any], spec: list[tuple[int, ...]], start: int, model: Any) -> None:
+    """Places, retirements and burns from the events that are not moves; a trick won gets its play."""
+    places, burns, record = S.places, S.burns, S.record
     for i, kind, a, b, x in spec:
         if kind == EV_PLACE:
             places[a] = b
@@ -499,15 +576,12 @@ def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec:
             burns[-1]["success"] = True
         elif kind == EV_BURN_FAILED and burns:
             burns[-1]["failed"] = True
-    so = L["set_order"]
-    ms = core.MAX_SEATS
-    sc = L["set_count"]
-    fin = list(c[so + 2 * ms:so + 2 * ms + c[sc + 2]])
-    if fin != S.finish_order:
-        S.finish_order[:] = fin
-    S.finished_in_trick = list(c[so + 5 * ms:so + 5 * ms + c[sc + 5]])
-    pbits = c[L["set_bits"] + 4]
-    S.passed = {s for s in range(1, n + 1) if pbits >> s & 1}
+
+
+def _unpack_flow(plan: FlowPlan, m: Any, S: Any, w: Any, model: Any, kinds: tuple[str, ...], core: Any) -> None:
+    """The flow's state words (FS_*) into ``S``."""
+    from gouji_dsl.engine.terms import Capacity
+    n = plan.graph.n_seats
     S.to_act = w[0]
     S.capacity = (Capacity.LEAD, Capacity.FOLLOW, Capacity.BURN)[w[1]]
     S.burner = w[2] or None
@@ -517,13 +591,18 @@ def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec:
     S.yielded_this_top = {s for s in range(1, n + 1) if w[6] >> s & 1}
     qs, qc = 11, 11 + core.FLOW_MAX_QUEUE
     S.queue = [(m._BURN_ENTRY if w[qc + i] == 2 else m._FOLLOW_ENTRY)(w[qs + i] or None) for i in range(w[8])]
-    ys, ls = 11 + 2 * core.FLOW_MAX_QUEUE, 11 + 2 * core.FLOW_MAX_QUEUE + ms + 1
+    ys = 11 + 2 * core.FLOW_MAX_QUEUE
+    ls = ys + core.MAX_SEATS + 1
     S.yielders = list(w[ys:ys + w[9]])
     late = list(w[ls:ls + w[10]])
     if late != S.late:
         S.late[:] = late
     S.top = _table_play(plan, w, core.FLOW_TOP, model, kinds)
-    # flags and counters the rules changed
+
+
+def _unpack_marks(plan: FlowPlan, S: Any, w: Any, c: Any, L: dict[str, int], core: Any) -> None:
+    """The flags and counters the rules changed (a mark makes the flag's set, as graph.trigger does)."""
+    n = plan.graph.n_seats
     fb = L["flags"]
     marked = core.FLOW_ERR + 3 + 3 * _PLAYW + 1
     for name, i in plan.flags:
@@ -538,7 +617,7 @@ def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec:
             have.update(now)
     reset = w[marked - 1]
     counted = marked + core.NFLAGS
-    cb = L["counters"]
+    cb, ms = L["counters"], core.MAX_SEATS
     for name, i in plan.counters:
         if reset >> i & 1:
             S.counters.pop(name, None)

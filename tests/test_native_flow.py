@@ -193,3 +193,41 @@ def test_the_flows_context_is_the_hook_programs_context(name):
             break
         moves = eng.legal_moves(st)
         eng.apply(st, moves[rng.randrange(len(moves))], trusted=True)
+
+
+@pytest.mark.parametrize("name", ["online", "base"])
+def test_play_outs_from_states_in_the_middle_of_a_trick(name):
+    """A search bot's rollouts start anywhere (a yield pending, a burn on the table, seats out):
+    play-outs of copies of states along a game are the same natively and in Python."""
+    g, eng = _engine(name)
+    m = eng.module
+    rng = random.Random(5)
+    states = []
+    for game in range(6):
+        st = eng.new_game(f"mid:{game}")
+        for step in range(2000):
+            if st.phase == "over":
+                break
+            if st.phase == "play" and step % 23 == 0:
+                states.append(st.copy())
+            moves = eng.legal_moves(st)
+            eng.apply(st, moves[rng.randrange(len(moves))], trusted=True)
+    assert len(states) > 30
+    got = []
+    for native_flow in (False, True):
+        if native_flow:
+            F.install(m, g)
+        else:
+            F.uninstall(m)
+        try:
+            outs = []
+            for i, st in enumerate(states):
+                s = st.copy()
+                pol = fast.random_policies(f"roll{i}", g.n_seats)
+                res = eng.play_out(s, pol)
+                outs.append((res, eng.render_record(s), s.burns, [p.rng.getstate() for p in pol.values()]))
+            got.append(outs)
+        finally:
+            F.install(m, g)
+    for i, (a, b) in enumerate(zip(*got)):
+        assert a == b, f"state {i}"

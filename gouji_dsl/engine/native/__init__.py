@@ -38,9 +38,11 @@ words of that number, least significant first, go to ``init_by_array``), ``getra
 ``_randbelow`` (rejection over ``n.bit_length()`` bits), ``random()``, ``shuffle`` and
 ``choice``. ``tests/test_native_random.py`` compares long streams with Python's.
 
-What is here this session: the generator (:class:`Random`, :func:`new_random`,
-:func:`from_python`) and whether the core was built (:func:`available`,
-:func:`unavailable_reason`). A ruleset the core does not play yet raises :class:`Unsupported`
+What is here: the generator (:class:`Random`, :func:`new_random`, :func:`from_python`), whether
+the core was built (:func:`available`, :func:`unavailable_reason`), the hook programs
+(:mod:`.hooks`) and the play phase of random bots (:mod:`.flow`, ``flow.h``: the generated
+module's ``_random_run`` in C, one crossing per play phase; the generated engine installs it for
+every ruleset it plays and says why not for the others). A ruleset the core does not play yet raises :class:`Unsupported`
 naming what is missing, and the caller falls back (visibly) to the generated Python module.
 """
 from __future__ import annotations

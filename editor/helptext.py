@@ -164,7 +164,8 @@ Named expressions the rules can call.
 
 Each rule has a stable `id`, the question it answers (`on:`, a hook), an optional guard (`when:`)
 and exactly one effect: {effects}. `says:` is the sentence shown to
-players; `source:` says where the rule comes from.
+players; `source:` says where the rule comes from; `said_by: [SETTING]` names the settings whose
+sentences state the rule in the printed rulebook (they replace its `says` there: each point once).
 
 {guarded}
 

@@ -225,6 +225,10 @@ def test_show_generated_prints_the_module():
     assert "def h_play(S, seat, p, empties, top, leading):" in res.output
     assert "# ruleset 'rulebook'" in res.output and "hash " in res.output
     compile(res.output, "<shown>", "exec")  # the shown source is the module's
+    from gouji_dsl.engine import native
+    if native.available():  # ... followed, as comments, by the native core's hook programs
+        assert "# ---- what the native core runs" in res.output and "# ### buy.three-pay (" in res.output
+        assert "#       0  slot          seat" in res.output
 
 
 # ------------------------------------------------------------------------------ failures

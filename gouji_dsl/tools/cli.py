@@ -294,6 +294,20 @@ cli.add_command(report_command)
 
 
 # ------------------------------------------------------------------------------ show
+
+def _echo_native_listing(graph: Any) -> None:
+    """After the generated module, the native core's hook programs for the ruleset, as comments
+    (the output stays the module's source)."""
+    from gouji_dsl.engine import native
+    if not native.available():
+        echo(f"\n# native core: not used ({native.unavailable_reason()})")
+        return
+    from gouji_dsl.engine.native import listing
+    echo("\n# ---- what the native core runs: the hook programs (gouji_dsl/engine/native/vm.h)")
+    for line in listing.listing(graph).splitlines():
+        echo(f"# {line}".rstrip())  # (names from the file escaped: every line stays a comment)
+
+
 @cli.command("show")
 @click.argument("ruleset", required=False)
 @click.option("--graph", "as_graph", is_flag=True, help="Print the rule graph instead of the resolved ruleset.")
@@ -392,6 +406,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
                  "simulations play it with the interpreter")
             sys.exit(1)
         click.echo(eng.source, nl=False)
+        _echo_native_listing(graph)
         return
     if as_graph or fmt != "text":
         graph = _load_graph(ruleset)

@@ -511,6 +511,34 @@ def test_ctrl_s_right_after_typing_reports_the_check_of_the_saved_text(ws: Path,
     run(scenario())
 
 
+def test_ctrl_s_in_the_same_burst_as_the_typing_reports_the_check_of_the_saved_text(ws: Path):
+    """Issue 22.24 (follow-up): keys and Ctrl+S arriving at once (tmux send-keys 'x' C-s, a fast
+    typist on a loaded machine) saved the text with every key in it, but the save was handled before
+    the editor had seen the text change of the last keys, so the message gave up waiting and said
+    only "Saved FILE." of a file with problems. It waits for the check of the text it saved."""
+    from textual import events
+
+    def saved() -> list[str]:
+        return [n for n in _notes(app) if "Saved" in n]
+
+    app = make_app(ws, "town.yaml")
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.cursor_location = (REQUIRE_LINE - 1, DONE_COL - 1 + len("done"))
+            for key, char in (("x", "x"), ("ctrl+s", None)):
+                app.post_message(events.Key(key, char))  # all queued before the app handles the first
+            await wait_for(pilot, lambda: len(saved()) == 1, what="the saved message")
+            assert saved() == [f": Saved {ed.display_name} (with problems)."]
+            assert not ed.validation.ok and not ed.dirty
+            for key, char in (("backspace", None), ("ctrl+s", None)):
+                app.post_message(events.Key(key, char))
+            await wait_for(pilot, lambda: len(saved()) == 2, what="saved again")
+            assert saved()[-1] == f": Saved {ed.display_name} (valid)."
+    run(scenario())
+
+
 def test_recovery_copy_is_written_while_dirty_and_offered_after_a_crash(ws: Path):
     path = ws / "town.yaml"
 

@@ -96,6 +96,7 @@ class EditorScreen(Screen[None]):
         self.last_graph: RuleGraph | None = None
         self.generation = 0          # bumped on every edit
         self.validated_generation = -1
+        self.validated_text: str | None = None  # the text whose check is shown
         self._validated = asyncio.Event()  # set while the problems shown are those of the current text
         self._debounce: Timer | None = None
         self._recovery_text: str | None = None
@@ -184,7 +185,7 @@ class EditorScreen(Screen[None]):
     def _validate(self, generation: int, text: str) -> None:
         result = validate_text(text, self.path_str, search=self.workspace.search)
         try:
-            self.app.call_from_thread(self._show_validation, generation, result)
+            self.app.call_from_thread(self._show_validation, generation, result, text)
         except RuntimeError:  # the app is shutting down
             pass
 
@@ -199,11 +200,12 @@ class EditorScreen(Screen[None]):
         while not self.is_validated:
             await self._validated.wait()
 
-    def _show_validation(self, generation: int, result: Validation) -> None:
+    def _show_validation(self, generation: int, result: Validation, text: str | None = None) -> None:
         if generation != self.generation or not self.is_mounted:
             return  # the text changed since: a newer check is on its way
         self.validation = result
         self.validated_generation = generation
+        self.validated_text = text
         self._validated.set()
         self._deps = _signature(self._dependencies(result))
         stale = ""
@@ -519,20 +521,25 @@ class EditorScreen(Screen[None]):
         self._drop_own_recovery()
         self._update_title()
         self._show_status()
-        self.run_worker(self._report_saved(self.generation), group="saved", exit_on_error=False)
+        self.run_worker(self._report_saved(text), group="saved", exit_on_error=False)
         return True
 
-    async def _report_saved(self, generation: int) -> None:
-        """Say the file was saved, and whether the saved text is valid: once its check is done
-        (a save right after typing waits for the check of that text, never reports the last one)."""
+    async def _report_saved(self, text: str) -> None:
+        """Say the file was saved, and whether the saved text is valid: once the check of that very
+        text is shown. A save right after typing waits for it, never reports the check of an earlier
+        text — also when the keys and Ctrl+S came in one burst and the editor has not yet seen the
+        text change of the last keys (its generation is behind then, the text is not). Typing on
+        meanwhile: the message says only that it was saved."""
         name = self.display_name
-        if self._debounce is not None and self.generation == generation:
-            self._schedule_validation(0)  # no need to wait for the pause in typing
-        while self.validated_generation != generation and self.generation == generation:
+        while self.validated_text != text and self.text == text:
+            if self._debounce is not None:
+                self._schedule_validation(0)  # no need to wait for the pause in typing
+            elif self.validated_generation == self.generation:
+                self._validate(self.generation, text)  # (the last check shown is of another text)
             self._validated.clear()
             await self._validated.wait()
         v = self.validation
-        state = ("valid" if v.ok else "with problems") if v is not None and self.validated_generation == generation else ""
+        state = ("valid" if v.ok else "with problems") if v is not None and self.validated_text == text else ""
         self.notify(printable(f"Saved {name}{' (' + state + ')' if state else ''}."), timeout=3, markup=False)
 
     def _reload(self) -> bool:

@@ -38,7 +38,7 @@
 enum { FL_LEAD = 0, FL_FOLLOW = 1, FL_BURN = 2 };
 enum {
     H_FOLLOW = 0, H_BURN, H_YIELD, H_YIELD_TO, H_FOLLOW_ORDER, H_BURN_ORDER, H_NEXT_LEADER, H_GAME_OVER, H_BURN_FAILURE,
-    H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_N
+    H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_PLAY, H_N
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD, TR_N };
 enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2 };
@@ -92,6 +92,9 @@ typedef struct {
     fl_trigger triggers[TR_N];
     int n_trick_counters, trick_counters[VM_NCOUNTERS];
     int burn_lead_by_jokers;  /* the burn_lead rules read only a play's jokers and whether it empties the hand */
+    int has_play;             /* play rules are asked of leads and answers (HAS_PLAY) */
+    uint64_t play_ranks;      /* the ranks whose plays they may forbid (PLAY_RANKS; every rank: all bits) */
+    int play_jokers;          /* ... and whether pure joker plays are asked */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024
@@ -436,6 +439,8 @@ static inline int fl_make_play(fl_state *s, const fl_prog *P, const fl_code *cod
     return 0;
 }
 
+static int fl_play_allows(fl_state *s, const fl_prog *P, int seat, const fl_code *c, int leading, const fl_play *top);
+
 /* _lead_count: how many plays a hand can lead (no rule filters them) */
 static inline long fl_lead_count(const fl_prog *P, const int16_t *hand, int *J)
 {
@@ -507,7 +512,7 @@ static inline int fl_lead_code_at(const fl_prog *P, const int16_t *hand, long i,
 
 /* _lead_codes of a burner: every lead the burn_lead rules allow, in order. want < 0: count them
  * (stop at the first when first is set); else the want-th into *out. The count, or -1 on a failure. */
-static inline long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long want, int first, fl_code *out)
+static long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long want, int first, fl_code *out)
 {
     const int16_t *hand = s->c.hands[seat];
     int hand_n = fl_hand_total(s, seat), r, n, f, j;
@@ -515,7 +520,7 @@ static inline long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long
     long count = 0;
     fl_play cand;
     fl_code c;
-    if (P->burn_lead_by_jokers) {
+    if (P->burn_lead_by_jokers && !P->has_play) {
         /* _random_burn_lead / _has_lead's short cut: with two ranks or more (not the filler) no lead
            empties the hand, and the rules read only the jokers: each joker combination is asked once
            (as a pure joker play that does not empty the hand), the leads are counted by arithmetic,
@@ -606,15 +611,22 @@ static inline long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long
                     c.n = n;
                     c.f = f;
                     c.j = j;
-                    if (fl_make_play(s, P, &c, seat, &cand) < 0)
-                        return -1;
-                    cand.empties = n + f + P->combo_n[j] == hand_n;
-                    fl_question(s, seat, &cand, NULL, NULL, 1);
-                    ok = fl_permit(s, P, H_BURN_LEAD);
+                    ok = fl_play_allows(s, P, seat, &c, 1, NULL);
                     if (ok < 0)
                         return -1;
                     if (!ok)
                         continue;
+                    if (s->burner == seat) {
+                        if (fl_make_play(s, P, &c, seat, &cand) < 0)
+                            return -1;
+                        cand.empties = n + f + P->combo_n[j] == hand_n;
+                        fl_question(s, seat, &cand, NULL, NULL, 1);
+                        ok = fl_permit(s, P, H_BURN_LEAD);
+                        if (ok < 0)
+                            return -1;
+                        if (!ok)
+                            continue;
+                    }
                     if (want == count) {
                         *out = c;
                         return count + 1;
@@ -629,7 +641,125 @@ static inline long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long
 
 /* _answers (same-count cover model): want < 0 counts; else the want-th answer into *out.
  * The count (or want + 1 when found). */
-static inline long fl_answers(const fl_state *s, const fl_prog *P, int seat, long want, fl_code *out)
+/* the leads of `seat` (every case of _random_run's lead branch): want < 0 counts them (stops at
+ * the first with `first`), else the want-th into *out; the count, -1 on a failure. Without play
+ * rules and not burning: by arithmetic. With play rules and not burning: the ranks no play rule
+ * asks about counted by arithmetic, the others listed and asked (_random_lead_asked). A burner:
+ * listed, each asked of the play and burn_lead rules (_lead_codes). */
+static long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long want, int first, fl_code *out);
+
+static inline long fl_leads(fl_state *s, const fl_prog *P, int seat, long want, int first, fl_code *out)
+{
+    const int16_t *hand = s->c.hands[seat];
+    int J = 0, r;
+    long n, count = 0;
+    if (s->burner == seat || (P->has_play && P->play_ranks == ~(uint64_t)0))
+        return fl_burner_leads(s, P, seat, want, first, out);
+    n = fl_lead_count(P, hand, &J);
+    if (!P->has_play) {
+        if (want < 0)
+            return first ? (n > 0) : n;
+        if (want >= n || fl_lead_code_at(P, hand, want, J, out) < 0)
+            return -2;
+        return want + 1;
+    }
+    {
+        int fill = P->filler >= 0 ? hand[P->filler] : 0, hand_n = fl_hand_total(s, seat), nn, f, j, q;
+        for (r = 0; r < P->n_ranks; r++) {
+            int hr = hand[r], fm;
+            if (!hr)
+                continue;
+            fm = r != P->filler ? fill : 0;
+            if (!((P->play_ranks >> r) & 1U)) {
+                long block = (long)hr * (fm + 1) * J;
+                if (want >= count && want < count + block) {
+                    long i = want - count;
+                    out->r = r;
+                    out->n = (int)(i / ((long)(fm + 1) * J)) + 1;
+                    out->f = (int)((i % ((long)(fm + 1) * J)) / J);
+                    out->j = fl_flat(P, hand, (int)(i % J));
+                    return out->j < 0 ? -2 : want + 1;
+                }
+                count += block;
+                if (first && count)
+                    return count;
+                continue;
+            }
+            for (nn = 1; nn <= hr; nn++)
+                for (f = 0; f <= fm; f++)
+                    for (q = 0; q < J; q++) {
+                        fl_code c;
+                        int ok;
+                        j = fl_flat(P, hand, q);
+                        c.r = r; c.n = nn; c.f = f; c.j = j;
+                        ok = fl_play_allows(s, P, seat, &c, 1, NULL);
+                        if (ok < 0)
+                            return -1;
+                        if (!ok)
+                            continue;
+                        if (want == count) {
+                            *out = c;
+                            return count + 1;
+                        }
+                        count++;
+                        if (first)
+                            return count;
+                    }
+        }
+        for (q = 1; q < J; q++) {
+            fl_code c;
+            int ok;
+            c.r = -1; c.n = c.f = 0; c.j = fl_flat(P, hand, q);
+            ok = fl_play_allows(s, P, seat, &c, 1, NULL);
+            if (ok < 0)
+                return -1;
+            if (!ok)
+                continue;
+            if (want == count) {
+                *out = c;
+                return count + 1;
+            }
+            count++;
+            if (first)
+                return count;
+        }
+        (void)hand_n;
+        return count;
+    }
+}
+
+/* with play rules: whether the answer `c` of `seat` is allowed (1 / 0, -1 on a failure):
+   _answer_codes_allowed (a play of a rank no play rule asks about is allowed unasked) */
+static int fl_play_allows(fl_state *s, const fl_prog *P, int seat, const fl_code *c, int leading, const fl_play *top)
+{
+    fl_play cand;
+    int asked = c->r >= 0 ? (int)((P->play_ranks >> c->r) & 1U) : P->play_jokers;
+    if (!P->has_play || !asked)
+        return 1;
+    if (fl_make_play(s, P, c, seat, &cand) < 0)
+        return -1;
+    cand.empties = c->n + c->f + P->combo_n[c->j] == fl_hand_total(s, seat);
+    fl_question(s, seat, &cand, top, NULL, leading);
+    return fl_permit(s, P, H_PLAY);
+}
+
+/* an answer found: counted, or returned when it is the one wanted (the play rules asked first) */
+#define FL_ANSWER(R, N, F, J)                                                     \
+    do {                                                                          \
+        fl_code c_ = {(R), (N), (F), (J)};                                        \
+        int k_ = fl_play_allows(s, P, seat, &c_, 0, &s->top);                     \
+        if (k_ < 0)                                                               \
+            return -1;                                                            \
+        if (k_) {                                                                 \
+            if (want == count) {                                                  \
+                *out = c_;                                                        \
+                return count + 1;                                                 \
+            }                                                                     \
+            count++;                                                              \
+        }                                                                         \
+    } while (0)
+
+static inline long fl_answers(fl_state *s, const fl_prog *P, int seat, long want, fl_code *out)
 {
     const int16_t *hand = s->c.hands[seat];
     const fl_play *top = &s->top;
@@ -646,13 +776,8 @@ static inline long fl_answers(const fl_state *s, const fl_prog *P, int seat, lon
         if (jt < tc)
             return 0;
         for (j = 0; j < P->nc; j++)
-            if (P->combo_n[j] == tc && fl_combo_fits(P, hand, j) && P->cover[tj][j] >= 0) {
-                if (want == count) {
-                    out->r = -1; out->n = out->f = 0; out->j = j;
-                    return count + 1;
-                }
-                count++;
-            }
+            if (P->combo_n[j] == tc && fl_combo_fits(P, hand, j) && P->cover[tj][j] >= 0)
+                FL_ANSWER(-1, 0, 0, j);
         return count;
     }
     {
@@ -697,24 +822,14 @@ static inline long fl_answers(const fl_state *s, const fl_prog *P, int seat, lon
                         continue;
                     if (f > fm)
                         break;
-                    for (q = ok_at[t]; q < ok_at[t + 1]; q++) {
-                        if (want == count) {
-                            out->r = r; out->n = n; out->f = f; out->j = okj[q];
-                            return count + 1;
-                        }
-                        count++;
-                    }
+                    for (q = ok_at[t]; q < ok_at[t + 1]; q++)
+                        FL_ANSWER(r, n, f, okj[q]);
                 }
             }
         }
         if (tc <= tmax)
-            for (k = ok_at[tc]; k < ok_at[tc + 1]; k++) {
-                if (want == count) {
-                    out->r = -1; out->n = out->f = 0; out->j = okj[k];
-                    return count + 1;
-                }
-                count++;
-            }
+            for (k = ok_at[tc]; k < ok_at[tc + 1]; k++)
+                FL_ANSWER(-1, 0, 0, okj[k]);
     }
     return count;
 }
@@ -913,7 +1028,17 @@ static int fl_new_trick(fl_state *s, const fl_prog *P, int leader)
                 return fl_fail_burn(s, P, leader);
             return 0;
         }
-        if (fl_hand_total(s, leader) == 0) {
+        if (P->has_play && fl_hand_total(s, leader) > 0) {  /* _has_lead: some lead the play rules allow */
+            fl_code c;
+            long n = fl_leads(s, P, leader, -1, 1, &c);
+            if (n < 0)
+                return -1;
+            if (n > 0)
+                return 0;
+        } else if (fl_hand_total(s, leader) > 0) {
+            return 0;
+        }
+        {
             vm_value v;
             int how, rc;
             fl_question(s, leader, NULL, NULL, NULL, 0);
@@ -1152,22 +1277,13 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             return FL_FULL;
         s->steps++;
         if (s->cap == FL_LEAD) {
-            if (s->burner != seat) {
-                int J;
-                n = fl_lead_count(P, s->c.hands[seat], &J);
-                if (n <= 0 || J <= 0 || fl_draw(pick, n, &i) < 0)
-                    return FL_BROKEN;
-                if (fl_lead_code_at(P, s->c.hands[seat], i, J, &code) < 0)
-                    return FL_BROKEN;
-            } else {
-                n = fl_burner_leads(s, P, seat, -1, 0, &code);
-                if (n < 0)
-                    return FL_RULE;
-                if (n == 0 || fl_draw(pick, n, &i) < 0)
-                    return FL_BROKEN;
-                if (fl_burner_leads(s, P, seat, i, 0, &code) != i + 1)
-                    return FL_BROKEN;
-            }
+            n = fl_leads(s, P, seat, -1, 0, &code);
+            if (n == -1)
+                return FL_RULE;
+            if (n <= 0 || fl_draw(pick, n, &i) < 0)
+                return FL_BROKEN;
+            if (fl_leads(s, P, seat, i, 0, &code) != i + 1)
+                return FL_BROKEN;
             if (fl_event(s, EV_PLAY, seat, 0, 0, &code) < 0)
                 return FL_BROKEN;
             rc = fl_play_move(s, P, seat, &code, 0);
@@ -1181,6 +1297,8 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             if (!s->top.present)
                 return FL_BROKEN;
             n = fl_answers(s, P, seat, -1, &code);
+            if (n < 0)
+                return FL_RULE;
             if (s->cap == FL_FOLLOW && !((s->yielded >> seat) & 1U)) {
                 fl_question(s, seat, NULL, &s->top, NULL, 0);
                 may_yield = fl_permit(s, P, H_YIELD);

@@ -41,10 +41,10 @@ DISABLE_ENV = "GOUJI_NO_NATIVE_FLOW"
 
 #: the hooks of flow.h, in its numbering (H_*)
 HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order", "next_leader", "game_over",
-              "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji")
+              "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play")
 TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
-NOT_PLAYED = ("play", "discard", "after_discard")
+NOT_PLAYED = ("discard", "after_discard")
 _EFFECTS = {"mark": 0, "unmark": 1, "count": 2}
 _PLACEMENT_WORDS = ("last", "next", "after-finishers")
 _RETIRE_RULES = ("engine.no-lead", "engine.burn-failure")
@@ -129,9 +129,9 @@ def _trim() -> None:
 
 def _check_path(graph: RuleGraph, module: Any) -> None:
     """Unsupported unless ``graph`` is on the path the flow plays (what its generated module says)."""
-    if not module.COVER_MODEL or module.HAS_PLAY or module.HAS_DISCARD or not module.SAME_COUNT:
+    if not module.COVER_MODEL or module.HAS_DISCARD or not module.SAME_COUNT:
         what = [w for w, on in (("a comparison other than the cover model", not module.COVER_MODEL),
-                                ("play rules", module.HAS_PLAY), ("discard rules", module.HAS_DISCARD),
+                                ("discard rules", module.HAS_DISCARD),
                                 ("a free-count comparison", not module.SAME_COUNT)) if on]
         raise Unsupported(f"the native game flow does not play {', '.join(what)} yet")
     hooks = [h for h in NOT_PLAYED if graph.by_hook.get(h)]
@@ -210,6 +210,18 @@ def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any) -> li
     return [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot]
 
 
+def _play_words_of(module: Any) -> list[int]:
+    """HAS_PLAY, the ranks whose plays the play rules may forbid (a 64-bit mask: every rank when
+    PLAY_RANKS is None) and whether pure joker plays are asked, as the generated module says."""
+    ranks = module.PLAY_RANKS
+    if ranks is None:
+        return [int(bool(module.HAS_PLAY)), -1, -1, 1]
+    mask = sum(1 << r for r in ranks if 0 <= r < 64)
+    lo, hi = mask & 0xFFFFFFFF, mask >> 32
+    return [int(bool(module.HAS_PLAY)), lo - (1 << 32) if lo >= 2**31 else lo, hi - (1 << 32) if hi >= 2**31 else hi,
+            int(bool(getattr(module, "PLAY_RANKS_JOKERS", True)))]
+
+
 def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     from gouji_dsl.engine.interpreter import counters_reset
     from gouji_dsl.engine.native import hooks as H
@@ -230,7 +242,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         raise Unsupported("more counters than the native core holds")
     words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), k - nr,
              len(combos), names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
-             int(bool(module.BURN_LEAD_BY_JOKERS)), *trick, *combo_words]
+             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), *trick, *combo_words]
     programs: list[bytes] = []
 
     def prog(b: bytes | None) -> int:
@@ -640,7 +652,7 @@ def _raise_rule(plan: FlowPlan, S: Any, w: Any, core: Any, model: Any, kinds: tu
               leading=bool(w[at + 2]))
     if hook >= 100:
         graph.trigger(name, ctx)
-    elif name in ("follow", "burn", "yield", "burn_lead"):
+    elif name in ("follow", "burn", "yield", "burn_lead", "play"):
         graph.permit(name, ctx)
     else:
         v = graph.value(name, ctx)

@@ -494,6 +494,56 @@ def test_redeal_deals_never_dealt_or_not_fitting_fail_at_their_line(tmp_path):
     assert not r.passed and "belongs to a game case" in r.errors[0]
 
 
+ASK_IN_MATCH = """ruleset: ask-match
+extends: online
+settings:
+  choices: {redeal: {asked: deal}}
+  tribute: {order: [fall], fall: {"6": 1, "5": 1}, return_fall: true}
+  match_games: 2
+rules:
+  - {id: redeal.ask, on: offer, when: "choice == 'redeal'", allow: "true", says: "Anyone may ask for a redeal."}
+  - {id: redeal.asked, on: answered, when: "answer == 'redeal'", mark: asked_redeal, says: "He asked."}
+  - {id: redeal.void, on: redeal_before_tribute, value: "count(flagged(all_seats, 'asked_redeal')) > 0",
+     says: "A request voids the deal before tribute."}
+"""
+# the first game of docs/scenarios.md's fall-tribute case: 1 .. 6 finish in seat order
+MATCH_GAME_1 = """    deal: {1: "K", 2: "Q", 3: "J", 4: "T", 5: "9", 6: "8"}
+    leader: 1
+    moves: [1 play K, 2 pass, 3 pass, 4 pass, 5 pass, 6 pass, 2 play Q, 3 pass, 4 pass, 5 pass, 6 pass,
+            3 play J, 4 pass, 5 pass, 6 pass, 4 play T, 5 pass, 6 pass, 5 play 9]
+    next_deal: {1: "R 5", 2: "B 6", 3: "2 7", 4: "R 8", 5: "2 9", 6: "B T"}
+"""
+
+
+def test_next_moves_decline_a_rulesets_choice_for_a_seat_whose_line_is_a_return(tmp_path):
+    # issue 23: a seat whose next line is `1 return 5` is not made to answer the ruleset's own choice with it
+    (tmp_path / "ask-match.yaml").write_text(ASK_IN_MATCH, encoding="utf-8")
+    _, r = _one(tmp_path, "ruleset: ask-match\ncases:\n  - name: r\n" + MATCH_GAME_1
+                + "    next_moves: [1 return 5, 2 return 6]\n"
+                  "    expect: {transfers: ['5 gives 2: 2', '6 gives 1: B', '2 gives 5: 6', '1 gives 6: 5']}\n")
+    assert r.passed, r.errors
+
+
+def test_redeal_deals_follow_a_void_of_the_next_game_too(tmp_path):
+    # issue 23: "may ask for a redeal, once per game" in game 2 of a match: the request voids the deal
+    # before tribute (no card of the voided deal is handed over), the next of redeal_deals is dealt
+    (tmp_path / "ask-match.yaml").write_text(ASK_IN_MATCH, encoding="utf-8")
+    again = '{1: "R 6", 2: "B 7", 3: "2 8", 4: "R 9", 5: "2 T", 6: "B J"}'
+    _, r = _one(tmp_path, "ruleset: ask-match\ncases:\n  - name: r\n" + MATCH_GAME_1
+                + f"    redeal_deals: [{again}]\n"
+                  "    next_moves: [1 pass, 2 pass, 3 choose redeal, 1 return 6, 2 return 7]\n"
+                  "    expect: {transfers: ['5 gives 2: 2', '6 gives 1: B', '2 gives 5: 7', '1 gives 6: 6']}\n")
+    assert r.passed, r.errors
+    _, r = _one(tmp_path, "ruleset: ask-match\ncases:\n  - name: r\n" + MATCH_GAME_1
+                + "    next_moves: [1 pass, 2 pass, 3 choose redeal, 4 pass, 5 pass, 6 pass]\n"
+                  "    expect: {voided: true, transfers: []}\n")
+    assert r.passed, r.errors
+    # a deal of the list the moves never needed still fails at the key
+    _, r = _one(tmp_path, "ruleset: ask-match\ncases:\n  - name: r\n" + MATCH_GAME_1
+                + f"    redeal_deals: [{again}]\n    next_moves: [1 return 5, 2 return 6]\n")
+    assert not r.passed and "1 of the 1 deal(s) never dealt" in r.errors[0], r.errors
+
+
 def test_a_game_dealt_again_by_hand_replays_from_its_record(tmp_path):
     from gouji_dsl.engine.interpreter import hands_from_text, new_game, replay
     from gouji_dsl.ruleset.graph import load_graph

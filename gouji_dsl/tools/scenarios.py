@@ -618,7 +618,8 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
     state = new_game(graph, seed=seed, hands=_deal(case, "deal", graph, disp), leader=leader)
     _deal_again_if_void(state, again)
     _run_moves(state, case, "moves", graph, disp, errors, again)
-    _check_all_dealt(case, again, disp, errors)
+    if "next_deal" not in case:
+        _check_all_dealt(case, again, disp, errors)
     if errors:
         return
     if "next_deal" in case:
@@ -626,7 +627,8 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
             raise _CaseError(_kpos(case, "next_deal"), "next_deal: the first game is not over after its moves",
                              Code.SCENARIO_VALUE, f"seat {state.to_act} is still to act")
         state = next_game(state, seed, hands=_deal(case, "next_deal", graph, disp))
-        _run_next_moves(state, case, graph, disp, errors, exp)
+        _run_next_moves(state, case, graph, disp, errors, exp, again)
+        _check_all_dealt(case, again, disp, errors)
         if errors:
             return
         if "transfers" in exp:
@@ -842,13 +844,23 @@ def _run_moves(state: GameState, case: dict[str, Any], key: str, graph: RuleGrap
 _BETWEEN_VERBS = frozenset({Verb.RETURN, Verb.REVOLT, Verb.DECLARE, Verb.CHOOSE, Verb.PASS})
 
 
+def _answers(verb: Verb, phase: Phase) -> bool:
+    """A line with this verb answers the question of this between-game phase: a return line the
+    return tribute, the setup verbs (and pass) the ruleset's choices and the setup questions."""
+    if phase == Phase.RETURN:
+        return verb == Verb.RETURN
+    return verb in _BETWEEN_VERBS and verb != Verb.RETURN
+
+
 def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, disp: str,
-                    errors: list[tuple[str, str]], exp: dict[str, Any]) -> None:
+                    errors: list[tuple[str, str]], exp: dict[str, Any],
+                    again: list[dict[int, list[Any]]] | None = None) -> None:
     """The next game's moves. Its between-game and setup choices are matched by seat: each seat's
     lines are used in the order written for that seat, whatever the order between seats
-    (NOTATION.md); a setup question of a seat whose next line is not a setup answer is declined.
-    Once play begins, the lines not used yet are played in the order written (a case may go on
-    into the next game)."""
+    (NOTATION.md); a setup question of a seat whose next line is not a setup answer (a return
+    line, say) is declined. Once play begins, the lines not used yet are played in the order
+    written (a case may go on into the next game). A deal voided by a move is dealt again from
+    ``again`` (what is left of ``redeal_deals``)."""
     items = _move_items(case, "next_moves")
     seat_of = [parse_move(t, graph.model, graph.n_seats, path=disp, line=w[0], col=w[1], words=choice_words(graph)) for t, w, _ in items]
     used = [False] * len(items)
@@ -858,13 +870,14 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
     while not state.over and state.phase != Phase.PLAY and state.to_act is not None:
         s = state.to_act
         queue = pending.get(s, [])
-        if queue and seat_of[queue[0]].verb in _BETWEEN_VERBS:
+        if queue and _answers(seat_of[queue[0]].verb, Phase(state.phase)):
             i = queue.pop(0)
             used[i] = True
             state._used_setup = True  # type: ignore[attr-defined]
             text, where, want = items[i]
             if not _try_move(state, text, where, want, graph, disp, errors):
                 return
+            _deal_again_if_void(state, again or [])
             continue
         waiting = any(seat_of[q[0]].verb in _BETWEEN_VERBS for q in pending.values() if q)
         if state.phase == Phase.RETURN:
@@ -879,6 +892,7 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
         if not waiting and not any(not u for u in used):
             break  # the setup questions left are declined, or spoken of by expect
         state.apply_in_place(Move(s, Verb.PASS) if state.phase != Phase.CHOOSE else Move(s, Verb.CHOOSE, None, Choice.HEAD))
+        _deal_again_if_void(state, again or [])
     for i, (text, where, want) in enumerate(items):
         if used[i]:
             continue
@@ -886,6 +900,7 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
             state.decline_setup()
         if not _try_move(state, text, where, want, graph, disp, errors):
             return
+        _deal_again_if_void(state, again or [])
 
 
 # ------------------------------------------------------------------------ final expectations

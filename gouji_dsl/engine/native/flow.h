@@ -29,7 +29,7 @@
 #include "mt.h"
 #include "vm.h"
 
-#define FL_MAX_COMBOS 256  /* joker combinations (product of (jokers of a kind in the pack + 1)) */
+#define FL_MAX_COMBOS 512  /* joker combinations (product of (jokers of a kind in the pack + 1)) */
 #define FL_MAX_JK 8        /* joker kinds */
 #define FL_MAX_QUEUE 64
 #define FL_MAX_RULES 64    /* rules per hook */
@@ -95,6 +95,7 @@ typedef struct {
     int has_play;             /* play rules are asked of leads and answers (HAS_PLAY) */
     uint64_t play_ranks;      /* the ranks whose plays they may forbid (PLAY_RANKS; every rank: all bits) */
     int play_jokers;          /* ... and whether pure joker plays are asked */
+    int free_count;           /* the free-count comparison (two / three kill one): every card used exactly */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024
@@ -759,6 +760,59 @@ static int fl_play_allows(fl_state *s, const fl_prog *P, int seat, const fl_code
         }                                                                         \
     } while (0)
 
+/* _answers' free-count part (_free_by_spare): rank cards and spare jokers make exactly the lead's
+ * rank cards; joker combinations grouped by their spare jokers, largest first */
+static inline long fl_answers_free(fl_state *s, const fl_prog *P, int seat, long want, fl_code *out)
+{
+    const int16_t *hand = s->c.hands[seat];
+    const fl_play *top = &s->top;
+    int tcar = top->carried, tr1 = top->rank + 1, tj = top->code.j;
+    int fill = P->filler >= 0 ? hand[P->filler] : 0, j, r, sp, maxsp = -1;
+    long count = 0;
+    if (tj < 0 || tj >= P->nc)
+        return 0;
+    for (j = 0; j < P->nc; j++) {
+        int cv = P->cover[tj][j];
+        if (fl_combo_fits(P, hand, j) && cv >= 0 && (P->spare || cv == 0) && cv > maxsp)
+            maxsp = cv;
+    }
+#define FL_SPARE_OK(J_, SP_) (fl_combo_fits(P, hand, (J_)) && P->cover[tj][(J_)] == (SP_) && (P->spare || (SP_) == 0))
+    if (tcar) {
+        for (r = tr1; r < P->n_ranks; r++) {
+            int hr = hand[r], fm, n;
+            if (!hr)
+                continue;
+            fm = r != P->filler ? fill : 0;
+            for (n = 1; n <= (hr < tcar ? hr : tcar); n++) {
+                int rem = tcar - n;
+                for (sp = maxsp; sp >= 0; sp--) {
+                    int f = rem - sp, any = 0;
+                    for (j = 0; j < P->nc && !any; j++)
+                        any = FL_SPARE_OK(j, sp);
+                    if (!any)
+                        continue;  /* (not a spare count that occurs) */
+                    if (f < 0)
+                        continue;
+                    if (f > fm)
+                        break;
+                    for (j = 0; j < P->nc; j++)
+                        if (FL_SPARE_OK(j, sp))
+                            FL_ANSWER(r, n, f, j);
+                }
+            }
+        }
+        for (j = 0; j < P->nc; j++)
+            if (tcar <= maxsp && FL_SPARE_OK(j, tcar) && P->combo_n[j])
+                FL_ANSWER(-1, 0, 0, j);
+    } else {
+        for (j = 0; j < P->nc; j++)
+            if (FL_SPARE_OK(j, 0) && P->combo_n[j])
+                FL_ANSWER(-1, 0, 0, j);
+    }
+#undef FL_SPARE_OK
+    return count;
+}
+
 static inline long fl_answers(fl_state *s, const fl_prog *P, int seat, long want, fl_code *out)
 {
     const int16_t *hand = s->c.hands[seat];
@@ -768,6 +822,8 @@ static inline long fl_answers(fl_state *s, const fl_prog *P, int seat, long want
     long count = 0;
     /* the joker combinations of the hand that answer the lead's jokers, grouped by total */
     int okj[FL_MAX_COMBOS], ok_at[FL_MAX_COMBOS + 2], nok = 0, t;
+    if (P->free_count)
+        return fl_answers_free(s, P, seat, want, out);
     for (k = 0; k < P->jk; k++)
         jt += hand[P->n_ranks + k];
     if (tj < 0 || tj >= P->nc)

@@ -129,10 +129,9 @@ def _trim() -> None:
 
 def _check_path(graph: RuleGraph, module: Any) -> None:
     """Unsupported unless ``graph`` is on the path the flow plays (what its generated module says)."""
-    if not module.COVER_MODEL or module.HAS_DISCARD or not module.SAME_COUNT:
+    if not module.COVER_MODEL or module.HAS_DISCARD:
         what = [w for w, on in (("a comparison other than the cover model", not module.COVER_MODEL),
-                                ("discard rules", module.HAS_DISCARD),
-                                ("a free-count comparison", not module.SAME_COUNT)) if on]
+                                ("discard rules", module.HAS_DISCARD)) if on]
         raise Unsupported(f"the native game flow does not play {', '.join(what)} yet")
     hooks = [h for h in NOT_PLAYED if graph.by_hook.get(h)]
     if hooks:
@@ -242,7 +241,8 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         raise Unsupported("more counters than the native core holds")
     words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), k - nr,
              len(combos), names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
-             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), *trick, *combo_words]
+             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), int(not module.SAME_COUNT), *trick,
+             *combo_words]
     programs: list[bytes] = []
 
     def prog(b: bytes | None) -> int:

@@ -12,7 +12,7 @@
 /* tables: header */
 enum {
     FT_MAGIC = 0, FT_SEATS, FT_KINDS, FT_RANKS, FT_FILLER, FT_SPARE, FT_JK, FT_NC, FT_TEXT_LAST, FT_TEXT_NEXT,
-    FT_TEXT_AFTER, FT_NTRICK, FT_BLJ, FT_HAS_PLAY, FT_PLAY_LO, FT_PLAY_HI, FT_PLAY_JOKERS, FT_HEAD
+    FT_TEXT_AFTER, FT_NTRICK, FT_BLJ, FT_HAS_PLAY, FT_PLAY_LO, FT_PLAY_HI, FT_PLAY_JOKERS, FT_FREE, FT_HEAD
 };
 #define FT_MAGIC_WORD 0x464c4f57  /* "FLOW" */
 
@@ -149,6 +149,7 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     P->has_play = w[FT_HAS_PLAY] != 0;
     P->play_ranks = (uint64_t)(uint32_t)w[FT_PLAY_LO] | ((uint64_t)(uint32_t)w[FT_PLAY_HI] << 32);
     P->play_jokers = w[FT_PLAY_JOKERS] != 0;
+    P->free_count = w[FT_FREE] != 0;
     if (P->n_trick_counters < 0 || P->n_trick_counters > VM_NCOUNTERS)
         BAD("too many trick counters");
     for (i = 0; i < PyTuple_GET_SIZE(progs); i++) {

@@ -418,6 +418,18 @@ def test_every_unknown_name_of_an_expression_is_reported(tmp_path, expr, names):
     assert sorted(d.col for d in result.errors) == [d.col for d in result.errors]
 
 
+@pytest.mark.parametrize("expr, codes", [
+    ("holds(seat, 'X') > 0 and foo", [Code.NOT_A_CARD, Code.UNKNOWN_NAME]),
+    ("seat == 'J' or fooo(seat) or settings.nope > 1", [Code.TYPE_MISMATCH, Code.UNKNOWN_FUNCTION, Code.UNKNOWN_SETTING]),
+])
+def test_unknown_names_are_reported_whatever_the_first_problem(tmp_path, expr, codes):
+    # issue 23 (new-user check): a card that is no card first hid the unknown names after it
+    result = check_file(tmp_path, f"ruleset: r\nextends: online\nrules:\n  - id: my.rule\n    on: follow\n"
+                        f"    require: \"{expr}\"\n")
+    assert [d.code for d in result.errors] == codes, result.errors
+    assert {d.line for d in result.errors} == {6}
+
+
 @pytest.mark.parametrize("name, meant", [("gouji_\\u200bminimum", "gouji_minimum"), ("gouji\\u2060_minimum", "gouji_minimum"),
                                          ("ｇｏｕｊｉ_minimum", "gouji_minimum"), ("gouji_minimum\\u00ad", "gouji_minimum")])
 def test_an_invisible_character_in_a_setting_name_is_reported_and_the_value_still_checked(tmp_path, name, meant):

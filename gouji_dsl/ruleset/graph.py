@@ -26,7 +26,7 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
 from gouji_dsl.engine.model import CardModel, SettingError
 from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
-from gouji_dsl.lang.check import NAME_CODES, DefInfo, Definitions, Scope, VarSig, check, unknown_names
+from gouji_dsl.lang.check import DefInfo, Definitions, Scope, VarSig, check, unknown_names
 from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
@@ -589,7 +589,7 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     for name, err in definitions.errors.items():
         texts.report(resolved.definitions[name].expr, err, f"in definition {name!r}")
         params, tree, _ = sources[name]
-        if err.code in NAME_CODES and not isinstance(tree, ExprError):  # every unknown name of the body
+        if not isinstance(tree, ExprError):  # every unknown name of the body, whatever the first problem
             for other in unknown_names(tree, hook_scope(None, typed, definitions, params=params)):
                 if other.offset != err.offset:
                     texts.report(resolved.definitions[name].expr, other, f"in definition {name!r}")
@@ -739,7 +739,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
                 hint = _settings_hint(spec, typed, tree.reads)
             what = f"rule {spec.id!r} {part if part != 'effect' else spec.effect}"
             texts.report(text, e, what, hint)
-            if e.code in NAME_CODES and not isinstance(tree, ExprError):  # every unknown name, not the first only
+            if not isinstance(tree, ExprError):  # every unknown name, not the first problem only (a NotACard first too)
                 for other in unknown_names(tree, scope):
                     if other.offset != e.offset:
                         texts.report(text, other, what)

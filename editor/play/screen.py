@@ -907,6 +907,7 @@ class PlayScreen(Screen[None]):
         self._thinking = state
         self._refresh_status()
         self._refresh_seats()
+        assert state.to_act is not None  # (a bot is asked only when a seat is to act)
         spec = session.bot_names[state.to_act]
         search = self._search_process(session.graph)
 

@@ -41,7 +41,7 @@ enum {
     H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_PLAY, H_N
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD, TR_N };
-enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2 };
+enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2, TE_PLACE = 3 };
 /* the words a placement answer may be (Placement): their text ids are given by the program */
 enum { PL_LAST = 0, PL_NEXT = 1, PL_AFTER = 2 };
 /* events (8 words: kind, then arguments) */
@@ -71,9 +71,10 @@ typedef struct {
 } fl_hook;
 
 typedef struct {
-    const int32_t *when, *target, *amount;
-    int when_n, target_n, amount_n;
+    const int32_t *when, *target, *amount, *code;  /* code: a place rule's placement */
+    int when_n, target_n, amount_n, code_n;
     int effect, slot;
+    int rule;  /* a place rule: its retirement's rule (2 + its number in the program's list) */
 } fl_trule;
 
 typedef struct {
@@ -291,7 +292,10 @@ static inline int fl_event(fl_state *s, int kind, int a, int b, int c, const fl_
     return 0;
 }
 
-/* a trigger hook's rules (graph.trigger): mark / unmark / count, in order; -1 on a failure */
+static inline int fl_retire(fl_state *s, const fl_prog *P, int seat, int how, int rule);
+
+/* a trigger hook's rules (graph.trigger): mark / unmark / count / place, in order; -1 on a failure
+ * (-2: a broken state) */
 static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
 {
     const fl_trigger *t = &P->triggers[tr];
@@ -321,6 +325,28 @@ static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
         if (who.tag != T_INT || !fl_seat_ok(s, (int)who.v))
             return fl_fail(s, 100 + tr);
         seat = (int)who.v;
+        if (r->effect == TE_PLACE) {
+            int how = -1, k, rc;
+            vm_value q = s->c.vars[0];  /* (the question's seat: the retirement asks questions of its own) */
+            fl_play keep_play = s->err_play, keep_top = s->err_top, keep_beaten = s->err_beaten;
+            if (r->code == NULL)
+                return fl_fail(s, 100 + tr);
+            v = vm_run(r->code, r->code_n, &s->c);
+            if (v.status != VM_OK)
+                return fl_fail(s, 100 + tr);
+            for (k = 0; k < 3 && v.result.tag == T_TEXT; k++)
+                if (v.result.v == P->text_place[k])
+                    how = k;
+            if (how < 0)
+                return fl_fail(s, 100 + tr);
+            rc = fl_retire(s, P, seat, how, r->rule);
+            if (rc < 0)
+                return rc;
+            /* the question's bindings again, for the rules after this one */
+            fl_question(s, q.tag == T_INT ? (int)q.v : 0, keep_play.present ? &keep_play : NULL,
+                        keep_top.present ? &keep_top : NULL, keep_beaten.present ? &keep_beaten : NULL, s->err_leading);
+            continue;
+        }
         if (r->slot < 0 || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS))
             return fl_fail(s, 100 + tr);
         if (r->effect == TE_MARK) {

@@ -45,7 +45,7 @@ HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order
 TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
 NOT_PLAYED = ("discard", "after_discard")
-_EFFECTS = {"mark": 0, "unmark": 1, "count": 2}
+_EFFECTS = {"mark": 0, "unmark": 1, "count": 2, "place": 3}
 _PLACEMENT_WORDS = ("last", "next", "after-finishers")
 _RETIRE_RULES = ("engine.no-lead", "engine.burn-failure")
 (EV_PLAY, EV_BURNMOVE, EV_PASS, EV_YIELD, EV_PLACE, EV_TRICK_WON, EV_RETIRE, EV_NO_LEAD, EV_BURN, EV_COUNTER_BURN,
@@ -76,6 +76,7 @@ class FlowPlan:
     shown: bool = False  # a program reads what was shown in the deal (then hooks.pack_context packs)
     tables: bytes = b""  # what flow_load was given (for the fuzz harness)
     programs: tuple[bytes, ...] = ()
+    retire_rules: tuple[str, ...] = ()  # the rule a retirement event names, by its number
 
 
 _plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
@@ -188,14 +189,18 @@ def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> list[int]:
     return words
 
 
-def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any) -> list[int]:
-    """One mark / unmark / count rule of a trigger hook: its programs, effect and slot."""
+def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any, place_rules: list[str]) -> list[int]:
+    """One mark / unmark / count / place rule of a trigger hook: its programs, effect, slot, and a
+    place rule's placement program and number (its id appended to ``place_rules``)."""
     from gouji_dsl.engine.native import hooks as H
     node = r.node
     if node.effect not in _EFFECTS:
         raise Unsupported(f"rule {node.id} ({node.where}): a {node.effect!r} rule in the trigger {h!r}"
                           " (the native game flow runs mark, unmark and count)")
-    slot = None if r.name is None else names.counter(r.name) if node.effect == "count" else names.flag(r.name)
+    if node.effect == "place":
+        slot: int | None = 0
+    else:
+        slot = None if r.name is None else names.counter(r.name) if node.effect == "count" else names.flag(r.name)
     if slot is None:
         raise Unsupported(f"rule {node.id}: more flags or counters than the native core holds")
     try:
@@ -206,7 +211,19 @@ def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any) -> li
         raise Unsupported(f"rule {node.id} ({node.where}): a target or amount without its expression")
     if any(x is not None and x.draws for x in parts):
         raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
-    return [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot]
+    code = -1
+    rule = 0
+    if node.effect == "place":
+        try:
+            placement = H.emit(graph, node.checked["effect"])
+        except (Unsupported, KeyError) as e:
+            raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
+        if placement.draws:
+            raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
+        code = prog(placement.code)
+        rule = 2 + len(place_rules)
+        place_rules.append(node.id)
+    return [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot, code, rule]
 
 
 def _play_words_of(module: Any) -> list[int]:
@@ -252,15 +269,17 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         return len(programs) - 1
 
     words += _hook_words(graph, names, prog)
+    place_rules: list[str] = []
     for h in TRIGGER_ORDER:
         rules = graph.by_hook.get(h, ())
         words.append(len(rules))
         for r in rules:
-            words += _trigger_rule(graph, h, r, names, prog)
+            words += _trigger_rule(graph, h, r, names, prog, place_rules)
     flow = core.flow_load(array("i", words).tobytes(), programs)
     plan = FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
     plan.tables, plan.programs = array("i", words).tobytes(), tuple(programs)
+    plan.retire_rules = (*_RETIRE_RULES, *place_rules)
     if any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs):  # (flow.h does not fill vm_ctx.play_counts yet)
         raise Unsupported("the native game flow does not keep a play's cards per kind (cards_of) yet")
     plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for b in programs)
@@ -558,7 +577,7 @@ def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec:
         S.hands[s][:] = c[hb + s * MK:hb + s * MK + plan.k]
     start = len(S.record)
     S.record.extend(ev)
-    _apply_events(S, ev, spec, start, model)
+    _apply_events(S, ev, spec, start, model, plan.retire_rules)
     so, sc, ms = L["set_order"], L["set_count"], core.MAX_SEATS
     fin = list(c[so + 2 * ms:so + 2 * ms + c[sc + 2]])
     if fin != S.finish_order:
@@ -570,7 +589,8 @@ def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec:
     _unpack_marks(plan, S, w, c, L, core)
 
 
-def _apply_events(S: Any, ev: list[Any], spec: list[tuple[int, ...]], start: int, model: Any) -> None:
+def _apply_events(S: Any, ev: list[Any], spec: list[tuple[int, ...]], start: int, model: Any,
+                  rule_ids: tuple[str, ...]) -> None:
     """Places, retirements and burns from the events that are not moves; a trick won gets its play."""
     places, burns, record = S.places, S.burns, S.record
     for i, kind, a, b, x in spec:
@@ -580,6 +600,8 @@ def _apply_events(S: Any, ev: list[Any], spec: list[tuple[int, ...]], start: int
             record[start + i] = ("trick_won", a, model.classify(ev[i][2]))
         elif kind == EV_RETIRE:
             S.failed.add(a)
+            if x >= 2:
+                record[start + i] = ("retire", a, _PLACEMENT_WORDS[b], rule_ids[x])
         elif kind == EV_BURN:
             burns.append({"burner": a, "burned": b or None, "success": False, "counter": bool(x)})
         elif kind == EV_COUNTER_BURN and burns:

@@ -220,18 +220,21 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
         t->n = w[at++];
         if (t->n < 0 || t->n > FL_MAX_RULES)
             BAD("a trigger has too many rules");
-        NEED_W(5 * t->n);
+        NEED_W(7 * t->n);
         for (k = 0; k < t->n; k++) {
             fl_trule *r = &t->rules[k];
             if (ft_prog(progs, w[at], &r->when, &r->when_n, 1) < 0 || ft_prog(progs, w[at + 1], &r->target, &r->target_n, 1) < 0
-                || ft_prog(progs, w[at + 2], &r->amount, &r->amount_n, 1) < 0)
+                || ft_prog(progs, w[at + 2], &r->amount, &r->amount_n, 1) < 0
+                || ft_prog(progs, w[at + 5], &r->code, &r->code_n, 1) < 0)
                 BAD("a trigger rule names no program");
             r->effect = w[at + 3];
             r->slot = w[at + 4];
-            if (r->effect < TE_MARK || r->effect > TE_COUNT || r->slot < 0
-                || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS))
+            r->rule = w[at + 6];
+            if (r->effect < TE_MARK || r->effect > TE_PLACE
+                || (r->effect != TE_PLACE && (r->slot < 0 || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS)))
+                || (r->effect == TE_PLACE && (r->code == NULL || r->rule < 2 || r->rule > 1000000)))
                 BAD("a trigger rule's effect is out of range");
-            at += 5;
+            at += 7;
         }
     }
     if (at != nw)
@@ -369,11 +372,14 @@ static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject 
                 goto fail;
             item = Py_BuildValue("(siN)", kind_names[kind], e[1], cnt);
         } else if (kind == EV_RETIRE) {
-            if (e[2] < 0 || e[2] > 2 || e[3] < 0 || e[3] > 1) {
+            if (e[2] < 0 || e[2] > 2 || e[3] < 0) {
                 PyErr_SetString(PyExc_RuntimeError, "a retirement out of range");
                 goto fail;
             }
-            item = Py_BuildValue("(siss)", kind_names[kind], e[1], places[e[2]], rules[e[3]]);
+            if (e[3] <= 1)
+                item = Py_BuildValue("(siss)", kind_names[kind], e[1], places[e[2]], rules[e[3]]);
+            else  /* (a place rule's: Python names it, from the specials) */
+                item = Py_BuildValue("(sisO)", kind_names[kind], e[1], places[e[2]], Py_None);
         } else if (kind == EV_NO_LEAD || kind == EV_BURN_FAILED) {
             item = Py_BuildValue("(si)", kind_names[kind], e[1]);
         } else if (kind == EV_PLACE || kind == EV_COUNTER_BURN || kind == EV_BURN_UNDONE) {

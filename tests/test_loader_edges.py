@@ -541,6 +541,18 @@ def test_a_constant_answer_outside_its_question_is_a_validate_error(tmp_path, ho
     assert [(d.code, d.line) for d in result.errors] == [(Code.OUT_OF_RANGE, 8)], result.errors
 
 
+def test_a_childs_setting_out_of_range_is_reported_once_at_its_line_not_in_base(tmp_path):
+    # issue 23.7/23.11 (new-user check): match_games: 0 was OutOfRange at the user's line and again at
+    # base.yaml's tribute.match (value: settings.match_games), a follow-on inside the bundled file
+    result = check_file(tmp_path, "ruleset: r\nextends: online\nsettings:\n  match_games: 0\n")
+    assert [(d.code, d.line, Path(d.path).name) for d in result.errors] == [(Code.OUT_OF_RANGE, 4, "r.yaml")], result.errors
+    # a setting of the child's own type without bounds, answered by a parent's rule: at the child's line
+    (tmp_path / "p.yaml").write_text("ruleset: p\nextends: online\nsettings:\n  games: {type: int, value: 2}\n"
+                                     "rules:\n  - {id: my.len, on: match_length, value: settings.games}\n", encoding="utf-8")
+    result = check_file(tmp_path, "ruleset: r\nextends: p\nsettings:\n  games: 0\n")
+    assert [(d.code, d.line, Path(d.path).name) for d in result.errors] == [(Code.OUT_OF_RANGE, 4, "r.yaml")], result.errors
+
+
 @pytest.mark.parametrize("hook, answer", [("revolution_place", "6"), ("match_length", "5"), ("yield_to", "0"),
                                           ("setup_rounds", "0")])
 def test_a_constant_answer_inside_its_question_is_fine(tmp_path, hook, answer):

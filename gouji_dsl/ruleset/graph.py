@@ -30,7 +30,7 @@ from gouji_dsl.lang.check import DefInfo, Definitions, Scope, VarSig, check, unk
 from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
-from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, ListOf, Type, category, parse_type, strip
+from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, Int, ListOf, Type, category, parse_type, strip
 from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text
 from gouji_dsl.ruleset.vocabulary import (
@@ -670,10 +670,25 @@ def _constant_answer(spec: RuleSpec, node: RuleNode, typed: Settings, texts: _Te
         return
     lo, hi, what = bounds
     v = tree.value if isinstance(tree.value, bool) or not isinstance(tree.value, int) else sign * tree.value
-    if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
-        texts.report(spec.effect_expr, ExprError(f"the answer {v} is not {what}", at.start,
-                                                 f"{node.hook} answers {what}", Code.OUT_OF_RANGE, at.end),
-                     f"rule {spec.id!r} value")
+    if not isinstance(v, int) or isinstance(v, bool) or lo <= v <= hi:
+        return
+    info = typed.get(tree.name) if isinstance(tree, Setting) and sign == 1 else None
+    if info is not None and info.origin.path != spec.effect_expr.origin.path:
+        # the answer is a setting set in another file than the rule (a child's match_games: 0 read by
+        # base's tribute.match): its own type has already refused a value outside its bounds at the
+        # line that set it; otherwise the problem is said there, not in the (bundled) rule reading it
+        o = info.origin
+        t = strip(info.type)
+        if isinstance(t, Int) and ((t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi)) or any(
+                (d.path, d.line, d.col) == (o.path, o.line, o.col) for d in texts.bag.errors):
+            return
+        texts.bag.add(Diagnostic.at(o, f"setting {info.name} is {v}, but rule {spec.id!r} answers it to "
+                                       f"{node.hook!r}, which needs {what}", hint=f"{node.hook} answers {what}",
+                                    source_line=_source_line(o.path, o.line), code=Code.OUT_OF_RANGE))
+        return
+    texts.report(spec.effect_expr, ExprError(f"the answer {v} is not {what}", at.start,
+                                             f"{node.hook} answers {what}", Code.OUT_OF_RANGE, at.end),
+                 f"rule {spec.id!r} value")
 
 
 def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts) -> None:

@@ -38,7 +38,7 @@
 enum { FL_LEAD = 0, FL_FOLLOW = 1, FL_BURN = 2 };
 enum {
     H_FOLLOW = 0, H_BURN, H_YIELD, H_YIELD_TO, H_FOLLOW_ORDER, H_BURN_ORDER, H_NEXT_LEADER, H_GAME_OVER, H_BURN_FAILURE,
-    H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_PLAY, H_N
+    H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_PLAY, H_DISCARD, H_N
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD, TR_N };
 enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2, TE_PLACE = 3 };
@@ -47,7 +47,7 @@ enum { PL_LAST = 0, PL_NEXT = 1, PL_AFTER = 2 };
 /* events (8 words: kind, then arguments) */
 enum {
     EV_PLAY = 1, EV_BURNMOVE, EV_PASS, EV_YIELD, EV_PLACE, EV_TRICK_WON, EV_RETIRE, EV_NO_LEAD, EV_BURN,
-    EV_COUNTER_BURN, EV_BURN_UNDONE, EV_BURN_SUCCESS, EV_BURN_FAILED
+    EV_COUNTER_BURN, EV_BURN_UNDONE, EV_BURN_SUCCESS, EV_BURN_FAILED, EV_DISCARDMOVE, EV_DISCARD
 };
 /* run results */
 enum { FL_STOP = 0, FL_OVER = 1, FL_LIMIT = 2, FL_FULL = 3, FL_RULE = 4, FL_BROKEN = 5 };
@@ -97,6 +97,7 @@ typedef struct {
     uint64_t play_ranks;      /* the ranks whose plays they may forbid (PLAY_RANKS; every rank: all bits) */
     int play_jokers;          /* ... and whether pure joker plays are asked */
     int free_count;           /* the free-count comparison (two / three kill one): every card used exactly */
+    int n_discard, discard_kinds[G_MAX_KINDS];  /* the kinds a discard rule can allow throwing away (DISCARD_RANKS) */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024
@@ -916,6 +917,80 @@ static inline long fl_answers(fl_state *s, const fl_prog *P, int seat, long want
     return count;
 }
 
+/* _discard_moves: the kinds `seat` may throw away (all its cards of the kind), in DISCARD_RANKS order;
+ * want < 0 counts, else the want-th kind into *kind; the count, -1 on a failure */
+static inline long fl_discards(fl_state *s, const fl_prog *P, int seat, long want, int *kind)
+{
+    long count = 0;
+    int d;
+    for (d = 0; d < P->n_discard; d++) {
+        int i = P->discard_kinds[d], k, ok;
+        fl_code c;
+        fl_play cand;
+        if (i < 0 || i >= P->n_kinds || !(k = s->c.hands[seat][i]))
+            continue;
+        if (i < P->n_ranks) {
+            c.r = i; c.n = k; c.f = 0; c.j = 0;
+        } else {
+            int j, q, found = -1;
+            for (j = 0; j < P->nc && found < 0; j++) {
+                int only = P->combo[j][i - P->n_ranks] == k;
+                for (q = 0; q < P->jk && only; q++)
+                    if (q != i - P->n_ranks && P->combo[j][q])
+                        only = 0;
+                if (only)
+                    found = j;
+            }
+            if (found < 0)
+                return -2;
+            c.r = -1; c.n = c.f = 0; c.j = found;
+        }
+        if (fl_make_play(s, P, &c, seat, &cand) < 0)
+            return -1;
+        fl_question(s, seat, &cand, NULL, NULL, 0);
+        ok = fl_permit(s, P, H_DISCARD);
+        if (ok < 0)
+            return -1;
+        if (!ok)
+            continue;
+        if (want == count) {
+            *kind = i;
+            return count + 1;
+        }
+        count++;
+    }
+    return count;
+}
+
+static inline int fl_finish(fl_state *s, const fl_prog *P, int seat);
+static inline int fl_over(fl_state *s, const fl_prog *P);
+static int fl_new_trick(fl_state *s, const fl_prog *P, int leader);
+static inline int fl_next_active(const fl_state *s, int seat);
+
+/* a discard (_apply_in_play's discard branch): 1 game over, 0, negative on a failure */
+static inline int fl_discard_move(fl_state *s, const fl_prog *P, int seat, int kind)
+{
+    int32_t *e;
+    int k = s->c.hands[seat][kind], rc;
+    if (fl_event(s, EV_DISCARDMOVE, seat, kind, k, NULL) < 0 || fl_event(s, EV_DISCARD, seat, kind, k, NULL) < 0)
+        return -2;
+    e = s->ev + s->nev - 2 * FL_EV_WORDS;
+    (void)e;
+    s->c.hands[seat][kind] = 0;
+    if (fl_hand_total(s, seat) == 0) {
+        rc = fl_finish(s, P, seat);
+        if (rc < 0)
+            return rc;
+    }
+    if (fl_gone(s, seat)) {
+        rc = fl_over(s, P);
+        if (rc != 0)
+            return rc;
+        return fl_new_trick(s, P, fl_next_active(s, seat));
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------ places */
 /* _free_places: the free places in order into free[]; their number, or -1 on a failure */
 static inline int fl_free_places(fl_state *s, const fl_prog *P, int *free)
@@ -1119,6 +1194,14 @@ static int fl_new_trick(fl_state *s, const fl_prog *P, int leader)
                 return 0;
         } else if (fl_hand_total(s, leader) > 0) {
             return 0;
+        }
+        if (P->n_discard) {  /* (no lead, but something to throw away) */
+            int kind;
+            long nd = fl_discards(s, P, leader, -1, &kind);
+            if (nd < 0)
+                return (int)nd;
+            if (nd > 0)
+                return 0;
         }
         {
             vm_value v;
@@ -1359,11 +1442,26 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             return FL_FULL;
         s->steps++;
         if (s->cap == FL_LEAD) {
+            long nd = 0;
+            int kind = 0;
+            if (P->n_discard) {
+                nd = fl_discards(s, P, seat, -1, &kind);
+                if (nd < 0)
+                    return nd == -1 ? FL_RULE : FL_BROKEN;
+            }
             n = fl_leads(s, P, seat, -1, 0, &code);
             if (n == -1)
                 return FL_RULE;
-            if (n <= 0 || fl_draw(pick, n, &i) < 0)
+            if (n < 0 || n + nd <= 0 || fl_draw(pick, n + nd, &i) < 0)
                 return FL_BROKEN;
+            if (i >= n) {
+                if (fl_discards(s, P, seat, i - n, &kind) != i - n + 1)
+                    return FL_BROKEN;
+                rc = fl_discard_move(s, P, seat, kind);
+                if (rc != 0)
+                    return fl_rc(rc);
+                continue;
+            }
             if (fl_leads(s, P, seat, i, 0, &code) != i + 1)
                 return FL_BROKEN;
             if (fl_event(s, EV_PLAY, seat, 0, 0, &code) < 0)

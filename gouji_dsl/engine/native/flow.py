@@ -41,15 +41,15 @@ DISABLE_ENV = "GOUJI_NO_NATIVE_FLOW"
 
 #: the hooks of flow.h, in its numbering (H_*)
 HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order", "next_leader", "game_over",
-              "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play")
+              "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play", "discard")
 TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
-NOT_PLAYED = ("discard", "after_discard")
+NOT_PLAYED = ("after_discard",)
 _EFFECTS = {"mark": 0, "unmark": 1, "count": 2, "place": 3}
 _PLACEMENT_WORDS = ("last", "next", "after-finishers")
 _RETIRE_RULES = ("engine.no-lead", "engine.burn-failure")
 (EV_PLAY, EV_BURNMOVE, EV_PASS, EV_YIELD, EV_PLACE, EV_TRICK_WON, EV_RETIRE, EV_NO_LEAD, EV_BURN, EV_COUNTER_BURN,
- EV_BURN_UNDONE, EV_BURN_SUCCESS, EV_BURN_FAILED) = range(1, 14)
+ EV_BURN_UNDONE, EV_BURN_SUCCESS, EV_BURN_FAILED, EV_DISCARDMOVE, EV_DISCARD) = range(1, 16)
 FL_STOP, FL_OVER, FL_LIMIT, FL_FULL, FL_RULE, FL_BROKEN = range(6)
 MAGIC = 0x464C4F57
 EV_CAP = 1 << 16  # event words per crossing (the core stops at a decision boundary before it fills)
@@ -130,10 +130,8 @@ def _trim() -> None:
 
 def _check_path(graph: RuleGraph, module: Any) -> None:
     """Unsupported unless ``graph`` is on the path the flow plays (what its generated module says)."""
-    if not module.COVER_MODEL or module.HAS_DISCARD:
-        what = [w for w, on in (("a comparison other than the cover model", not module.COVER_MODEL),
-                                ("discard rules", module.HAS_DISCARD)) if on]
-        raise Unsupported(f"the native game flow does not play {', '.join(what)} yet")
+    if not module.COVER_MODEL:
+        raise Unsupported("the native game flow does not play a comparison other than the cover model yet")
     hooks = [h for h in NOT_PLAYED if graph.by_hook.get(h)]
     if hooks:
         raise Unsupported(f"the native game flow does not ask the hook {hooks[0]!r} yet (rule {graph.by_hook[hooks[0]][0].node.id})")
@@ -256,10 +254,11 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     trick = [t for t in slots if t is not None]
     if len(trick) != len(slots):
         raise Unsupported("more counters than the native core holds")
+    discards = [len(module.DISCARD_RANKS), *module.DISCARD_RANKS] if module.HAS_DISCARD else [0]
     words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), k - nr,
              len(combos), names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
-             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), int(not module.SAME_COUNT), *trick,
-             *combo_words]
+             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), int(not module.SAME_COUNT), *discards,
+             *trick, *combo_words]
     programs: list[bytes] = []
 
     def prog(b: bytes | None) -> int:
@@ -610,6 +609,8 @@ def _apply_events(S: Any, ev: list[Any], spec: list[tuple[int, ...]], start: int
             burns[-1]["success"] = True
         elif kind == EV_BURN_FAILED and burns:
             burns[-1]["failed"] = True
+        elif kind == EV_DISCARD:
+            S.discarded[b] += x
 
 
 def _unpack_flow(plan: FlowPlan, m: Any, S: Any, w: Any, model: Any, kinds: tuple[str, ...], core: Any) -> None:
@@ -674,7 +675,7 @@ def _raise_rule(plan: FlowPlan, S: Any, w: Any, core: Any, model: Any, kinds: tu
               leading=bool(w[at + 2]))
     if hook >= 100:
         graph.trigger(name, ctx)
-    elif name in ("follow", "burn", "yield", "burn_lead", "play"):
+    elif name in ("follow", "burn", "yield", "burn_lead", "play", "discard"):
         graph.permit(name, ctx)
     else:
         v = graph.value(name, ctx)

@@ -12,7 +12,7 @@
 /* tables: header */
 enum {
     FT_MAGIC = 0, FT_SEATS, FT_KINDS, FT_RANKS, FT_FILLER, FT_SPARE, FT_JK, FT_NC, FT_TEXT_LAST, FT_TEXT_NEXT,
-    FT_TEXT_AFTER, FT_NTRICK, FT_BLJ, FT_HAS_PLAY, FT_PLAY_LO, FT_PLAY_HI, FT_PLAY_JOKERS, FT_FREE, FT_HEAD
+    FT_TEXT_AFTER, FT_NTRICK, FT_BLJ, FT_HAS_PLAY, FT_PLAY_LO, FT_PLAY_HI, FT_PLAY_JOKERS, FT_FREE, FT_NDISCARD, FT_HEAD
 };
 #define FT_MAGIC_WORD 0x464c4f57  /* "FLOW" */
 
@@ -150,6 +150,9 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     P->play_ranks = (uint64_t)(uint32_t)w[FT_PLAY_LO] | ((uint64_t)(uint32_t)w[FT_PLAY_HI] << 32);
     P->play_jokers = w[FT_PLAY_JOKERS] != 0;
     P->free_count = w[FT_FREE] != 0;
+    P->n_discard = w[FT_NDISCARD];
+    if (P->n_discard < 0 || P->n_discard > P->n_kinds)
+        BAD("too many discard kinds");
     if (P->n_trick_counters < 0 || P->n_trick_counters > VM_NCOUNTERS)
         BAD("too many trick counters");
     for (i = 0; i < PyTuple_GET_SIZE(progs); i++) {
@@ -159,6 +162,12 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
             BAD("a program does not pass the verifier");
     }
     at = FT_HEAD;
+    NEED_W(P->n_discard);
+    for (k = 0; k < P->n_discard; k++) {
+        P->discard_kinds[k] = w[at++];
+        if (P->discard_kinds[k] < 0 || P->discard_kinds[k] >= P->n_kinds)
+            BAD("a discard kind is out of range");
+    }
     NEED_W(P->n_trick_counters);
     for (k = 0; k < P->n_trick_counters; k++) {
         P->trick_counters[k] = w[at++];
@@ -313,10 +322,33 @@ static PyObject *fl_counts_tuple(const fl_prog *P, const int32_t *e)
     return t;
 }
 
+/* the counts of a discard event (kind e[2], e[3] cards of it) */
+static PyObject *fl_discard_tuple(const fl_prog *P, const int32_t *e)
+{
+    PyObject *t;
+    int k;
+    if (e[2] < 0 || e[2] >= P->n_kinds) {
+        PyErr_SetString(PyExc_RuntimeError, "a discard's kind is out of range");
+        return NULL;
+    }
+    t = PyTuple_New(P->n_kinds);
+    if (t == NULL)
+        return NULL;
+    for (k = 0; k < P->n_kinds; k++) {
+        PyObject *o = PyLong_FromLong(k == e[2] ? e[3] : 0);
+        if (o == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, o);
+    }
+    return t;
+}
+
 static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject **list_out, PyObject **spec_out)
 {
     static const char *kind_names[] = {"", "move", "move", "move", "move", "place", "trick_won", "retire", "no_lead", "burn",
-                                       "counter_burn", "burn_undone", "burn_success", "burn_failed"};
+                                       "counter_burn", "burn_undone", "burn_success", "burn_failed", "move", "discard"};
     static const char *places[] = {"last", "next", "after-finishers"};
     static const char *rules[] = {"engine.no-lead", "engine.burn-failure"};
     PyObject *list = PyList_New(0), *spec = PyList_New(0), *empty = PyUnicode_InternFromString("");
@@ -334,7 +366,7 @@ static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject 
         const int32_t *e = ev + at;
         int kind = e[0];
         PyObject *item = NULL, *cnt;
-        if (kind < EV_PLAY || kind > EV_BURN_FAILED) {
+        if (kind < EV_PLAY || kind > EV_DISCARD) {
             PyErr_SetString(PyExc_RuntimeError, "an event of no kind");
             goto fail;
         }
@@ -366,6 +398,14 @@ static int fl_events_out(const fl_prog *P, const int32_t *ev, int nev, PyObject 
             } else {
                 Py_DECREF(cnt);
             }
+        } else if (kind == EV_DISCARDMOVE || kind == EV_DISCARD) {
+            cnt = fl_discard_tuple(P, e);
+            if (cnt == NULL)
+                goto fail;
+            if (kind == EV_DISCARD)
+                item = Py_BuildValue("(siN)", "discard", e[1], cnt);
+            else
+                item = Py_BuildValue("(sisNs)", "move", e[1], "discard", cnt, "");
         } else if (kind == EV_TRICK_WON) {
             cnt = fl_counts_tuple(P, e);
             if (cnt == NULL)

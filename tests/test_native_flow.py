@@ -27,7 +27,7 @@ BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))
 VARIANTS = sorted(str(p) for p in (ROOT / "examples" / "variants").glob("*.yaml"))
 ALL = BUNDLED + VARIANTS
 #: games per ruleset (the two the issue names get more)
-GAMES = {"online": 150, "base": 150}
+GAMES = {"online": 120, "base": 120}
 
 pytestmark = pytest.mark.skipif(not native.available(), reason=f"native core not built: {native.unavailable_reason()}")
 
@@ -90,7 +90,7 @@ def test_native_flow_plays_the_generated_modules_games(name):
         assert eng.module._NATIVE_RUN is None
         return
     assert eng.native_fallback is None and eng.module._NATIVE_RUN is not None
-    games = GAMES.get(name, 25)
+    games = GAMES.get(name, 20)
     diffs = _compare(_games(g, eng, games, native_flow=False), _games(g, eng, games, native_flow=True))
     assert not diffs, "\n".join(diffs[:10])
 

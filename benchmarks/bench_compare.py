@@ -33,6 +33,9 @@ import json, resource, sys, time, hashlib
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.paired import paired_simulation
 a, b, games, seed, workers, executor, bots, sample = sys.argv[1:9]
+done = [0]
+def progress(n, total):
+    done[0] = n
 if float(sample) > 0:
     import threading
     import psutil
@@ -44,13 +47,13 @@ if float(sample) > 0:
             except psutil.Error:
                 continue
             mib = ", ".join(f"{k / 2**20:.1f}" for k in sorted(kids, reverse=True))
-            print(f"sample {time.perf_counter() - t0:7.0f} s: driver {me.memory_info().rss / 2**20:.1f} MiB, "
+            print(f"sample {time.perf_counter() - t0:7.0f} s, {done[0]:>7} deals: driver {me.memory_info().rss / 2**20:.1f} MiB, "
                   f"children {mib} MiB", file=sys.stderr, flush=True)
     threading.Thread(target=watch, daemon=True).start()
 ga, gb = load_graph(a), load_graph(b)
 t0 = time.perf_counter()
 r = paired_simulation(ga, gb, int(games), seed, workers=int(workers), executor=executor, records=False,
-                      bots=bots)
+                      bots=bots, progress=progress)
 wall = time.perf_counter() - t0
 figs = json.dumps(r.to_dict(timing=False), sort_keys=True, default=str)
 print(json.dumps({"wall": wall, "rss_self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,

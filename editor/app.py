@@ -202,6 +202,16 @@ class GoujiApp(XtermKeysApp):
         self.push_screen(NewVariantScreen(self.workspace, parent), created)
 
     async def action_quit(self) -> None:
+        """ctrl+q: quit, asking first about a game still being played on a play screen (F9, p) —
+        save its record, leave, or stay — and then about an editor's unsaved text."""
+        from .play.screen import PlayScreen
+        playing = [s for s in self.screen_stack if isinstance(s, PlayScreen) and s.session.unfinished]
+        if playing:
+            playing[-1].confirm_leave("Quitting", self._quit_editor)
+            return
+        self._quit_editor()
+
+    def _quit_editor(self) -> None:
         editor = self.editor
         if editor is None or not editor.dirty:
             self.exit()

@@ -58,6 +58,39 @@ def test_test_play_the_unsaved_buffer(ws: Path):
     asyncio.run(scenario())
 
 
+def test_ctrl_q_asks_about_a_game_being_played_then_about_unsaved_text(ws: Path, tmp_path: Path, monkeypatch):
+    """Issue 22.21 (follow-up): ctrl+q on a play screen opened from the editor (F9) dropped the game
+    being played without a question (the editor's own question popped the play screen first, so
+    Cancel came back to an editor whose game was gone). It asks about the game first, staying keeps
+    it; leaving it goes on to the editor's question about its unsaved text."""
+    from gouji_app.play.dialogs import AskScreen
+    from gouji_app.screens import ConfirmScreen
+    monkeypatch.chdir(tmp_path)
+
+    async def scenario():
+        app = GoujiApp(workspace=ws, open_path=ws / "house.yaml", cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            ed = await editor_ready(pilot)
+            ed.text_area.text = ed.text + "title: unsaved\n"
+            await pilot.press("f9")
+            await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
+            play = app.screen
+            s = play.session
+            await wait_for(pilot, lambda: s.your_turn, what="your turn")
+            await pilot.press("f3", "enter")
+            await wait_for(pilot, lambda: s.unfinished, what="a game being played")
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), what="the question about the game")
+            await pilot.press("c")  # stay: the game is still there
+            await wait_for(pilot, lambda: app.screen is play, what="back at the table")
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), what="asked again")
+            await pilot.press("l")  # leave the game: now the editor asks about its text
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question about the text")
+            assert app.is_running and ed.dirty
+    asyncio.run(scenario())
+
+
 def test_editor_validation_warns_about_a_misspelt_setting(tmp_path: Path):
     from gouji_app.validation import validate_text
     p = tmp_path / "house.yaml"

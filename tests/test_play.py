@@ -902,6 +902,33 @@ async def test_closing_or_opening_a_record_asks_before_an_unfinished_game_is_dro
 
 
 @sync
+async def test_ctrl_q_asks_before_an_unfinished_game_is_dropped(tmp_path, monkeypatch):
+    """Issue 22.21 (follow-up): ctrl+b and ctrl+o asked, but ctrl+q (quit) still threw an unfinished
+    game away without a question (the editor asks about unsaved text on ctrl+q). Stay keeps the
+    game; leave quits; a saved game quits at once."""
+    from gouji_app.play.dialogs import AskScreen
+    monkeypatch.chdir(tmp_path)
+    app = app_for("online")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        await wait_for(pilot, lambda: s.your_turn, what="your turn")
+        await pilot.press("f3", "enter")
+        await wait_for(pilot, lambda: len(s.entries) > 2, what="moves made")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), what="the question")
+        assert "quitting drops it" in app.screen.message.plain
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.screen is screen, what="back at the table")
+        assert app.is_running and s.unfinished
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen), what="the question again")
+        await pilot.press("l")
+        await wait_for(pilot, lambda: not app.is_running, what="quit")
+
+
+@sync
 async def test_leaving_review_returns_to_where_play_was():
     """Issue 22.23: leaving review (F12) at an earlier decision rewound the game silently (F10 then
     said "finish this game first" of a finished game). Now play goes on from where it was."""

@@ -64,6 +64,16 @@ class PlayApp(XtermKeysApp):
                 return s
         raise LookupError("no play screen")
 
+    async def action_quit(self) -> None:
+        """ctrl+q: quit; a game or match still being played is not dropped without a question (the
+        play screen's ctrl+b and ctrl+o ask the same: save the record first, leave, or stay)."""
+        try:
+            screen = self.play_screen
+        except LookupError:
+            self.exit()
+            return
+        screen.confirm_leave("Quitting", self.exit)
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         names = set()
         for cmd in palette_commands(self, screen):

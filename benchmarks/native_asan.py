@@ -5,7 +5,8 @@ mutated inputs in a child process with the sanitizer runtime preloaded: generato
 ruleset with words flipped), contexts (random words, and packed contexts of interpreter games),
 hooks (lists of those programs as permit and value rules), and the game flow (flow.h: the flow
 programs of the rulesets it plays, tables and programs mutated, run on packed play-phase states,
-real and mutated). Every input the core accepts runs; every
+real and mutated; the rulesets whose rules read a play's cards per kind, cards_of, more often,
+with the play on the table's code mutated). Every input the core accepts runs; every
 input it refuses must be refused with a Python exception, never a crash. A sanitizer report stops
 the child with an error, and this script exits non-zero.
 
@@ -89,6 +90,7 @@ for g in graphs:
         moves = eng.legal_moves(st)
         eng.apply(st, moves[rng.randrange(len(moves))], trusted=True)
     flows.append((plan, packed))
+counting = [f for f in flows if f[0].tables[4 * core.FLOW_PLAY_COUNTS]]  # (rules reading cards_of: vm_ctx.play_counts filled)
 
 def attempt(fn, *args):
     try:
@@ -162,8 +164,13 @@ for r in range(rounds):
                 rng.choice(ctxs), rng.choice([None, g1]))
     # the game flow: tables and programs good and mutated; real states, mutated ones, random bots at some seats
     if flows:
-        plan, packed = rng.choice(flows)
+        plan, packed = rng.choice(counting) if counting and rng.random() < 0.3 else rng.choice(flows)
         tables, fprogs = plan.tables, list(plan.programs)
+        if rng.random() < 0.1:  # (the cards-per-kind switch either way, on any ruleset's programs)
+            t = array("i")
+            t.frombytes(tables)
+            t[core.FLOW_PLAY_COUNTS] = rng.choice([0, 1, -1, 2**31 - 1])
+            tables = t.tobytes()
         if rng.random() < 0.3:
             t = array("i")
             t.frombytes(tables)
@@ -188,6 +195,11 @@ for r in range(rounds):
                 w.frombytes(sw)
                 for _ in range(rng.randrange(1, 6)):
                     w[rng.randrange(len(w))] = rng.choice([rng.randrange(-3, 70), rng.randrange(-2**31, 2**31)])
+                sw = w.tobytes()
+            if rng.random() < 0.2:  # the play on the table's code (rank, cards, fillers, joker combination): its cards per kind
+                w = array("i")
+                w.frombytes(sw)
+                w[core.FLOW_TOP + rng.randrange(2, 6)] = rng.choice([-2, -1, 0, 1, 14, 15, 32767, 32768, rng.randrange(-2**31, 2**31)])
                 sw = w.tobytes()
             n = plan.graph.n_seats
             picks = [None] + [core.Random([rng.randrange(2**32)]) if rng.random() < 0.9 else None for _ in range(n)]

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))
 VARIANTS = sorted(str(p) for p in (ROOT / "examples" / "variants").glob("*.yaml"))
 ALL = BUNDLED + VARIANTS
-#: games per ruleset (the two the issue names get more)
-GAMES = {"online": 120, "base": 120}
+#: games per ruleset (the two the issue names get more, and the variant whose rule reads cards_of)
+GAMES = {"online": 120, "base": 120, str(ROOT / "examples" / "variants" / "big-jokers-two-kill-one.yaml"): 60}
 
 pytestmark = pytest.mark.skipif(not native.available(), reason=f"native core not built: {native.unavailable_reason()}")
 
@@ -99,6 +99,59 @@ def test_the_rulesets_the_issue_names_are_played_natively():
     for name in ("online", "base"):
         g, eng = _engine(name)
         assert eng.native_fallback is None, eng.native_fallback
+
+
+def test_only_the_positional_comparison_is_refused():
+    """Every bundled ruleset and variant plays natively but positional-jokers (not the cover model);
+    big-jokers-two-kill-one's play rule reads cards_of(play, 'B'), which the core answers from the
+    play's cards per kind."""
+    refused = {Path(n).stem: F.fallback_reason(*_engine(n)) for n in ALL}
+    refused = {k: v for k, v in refused.items() if v is not None}
+    assert set(refused) == {"positional-jokers"}, refused
+    assert "cover model" in refused["positional-jokers"]
+
+
+CARDS_OF = """\
+ruleset: cards-of-everywhere
+extends: online
+title: rules reading a play's cards per kind in every question the flow asks
+rules:
+  - id: x.small-jokers-do-not-lead-alone
+    on: play
+    when: "leading"
+    deny: "cards_of(play, 'B') >= 1 and cards_of(play, 'R') == 0"
+    says: "Small jokers without a big one may not lead."
+  - id: x.big-jokers-answered-by-opposite
+    on: follow
+    when: "cards_of(top, 'R') >= 1"
+    require: "seat == opposite(top.seat)"
+    says: "A big joker is answered only by the opposite."
+  - id: x.beat-a-big-joker
+    on: after_play
+    when: "beaten != none and cards_of(beaten, 'R') + cards_of(play, 'B') >= 1"
+    count: joker_beats
+    says: "Counted: plays that beat a big joker or hold a small one."
+  - id: x.rank-cards
+    on: after_play
+    amount: "cards_of(play, play.rank) + cards_of(play, '2')"
+    count: rank_cards
+    says: "Counted: the cards of the play's rank and its 2s."
+"""
+
+
+def test_rules_reading_a_plays_cards_per_kind_play_the_same_games(tmp_path):
+    """cards_of of the play being made (a lead), of the play on the table (follow) and of the
+    play it beat (after_play), the kind a constant or the play's own rank."""
+    path = tmp_path / "cards-of.yaml"
+    path.write_text(CARDS_OF, encoding="utf-8")
+    g, eng = _engine(str(path))
+    assert eng.native_fallback is None, eng.native_fallback
+    assert F.flow_plan(g, eng.module).tables[4 * native._core_module().FLOW_PLAY_COUNTS] == 1
+    a, b = _games(g, eng, 30, native_flow=False), _games(g, eng, 30, native_flow=True)
+    diffs = _compare(a, b)
+    assert not diffs, "\n".join(diffs[:10])
+    counted = [sum(c.get(name, {}).values()) for name in ("joker_beats", "rank_cards") for *_, c, _f, _x, _l in a]
+    assert all(n > 0 for n in counted), counted  # (every rule took effect in every game)
 
 
 def test_a_seat_that_is_not_a_random_bot_is_asked_between_crossings():

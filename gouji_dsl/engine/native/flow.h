@@ -4,9 +4,11 @@
  * _new_trick, _finish, _fail_burn, _retire, _place, _free_places, _check_over), for the common
  * path the generator marks COVER_MODEL and not HAS_PLAY, same-count comparison, no discards.
  *
- * State is flat: the hook programs' context (vm_ctx: hands, places, seat sets, flags, counters)
- * is the game state itself, kept up to date as the flow changes it; the rest (seat queue, the
- * play on the table, yielders, burner) is in fl_state. Hooks are asked through vm_permit /
+ * State is flat: the hook programs' context (vm_ctx: hands, places, seat sets, flags, counters;
+ * the plays a question is about with their attributes, and their cards per kind where a program
+ * reads cards_of: fl_put_play, as hooks.pack_context packs them) is the game state itself, kept
+ * up to date as the flow changes it; the rest (seat queue, the play on the table, yielders,
+ * burner) is in fl_state. Hooks are asked through vm_permit /
  * vm_value_of over the verified programs of fl_prog (programs passed vm_verify when the program
  * was loaded); a trigger hook's mark / unmark / count rules are run here.
  *
@@ -98,6 +100,7 @@ typedef struct {
     int play_jokers;          /* ... and whether pure joker plays are asked */
     int free_count;           /* the free-count comparison (two / three kill one): every card used exactly */
     int n_discard, discard_kinds[G_MAX_KINDS];  /* the kinds a discard rule can allow throwing away (DISCARD_RANKS) */
+    int play_counts;          /* a program reads a play's cards per kind (cards_of): fill vm_ctx.play_counts */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024
@@ -180,11 +183,41 @@ static inline void fl_set_var_seat(fl_state *s, int slot, int seat)
     s->c.vars[slot].v = seat;
 }
 
-static inline void fl_put_play(fl_state *s, int which, const fl_play *p)
+/* a code's cards per kind (Play.counts; the events' counts too): n of rank r, f fillers (on the
+ * filler's own count when r is the filler), the jokers of combination j; 0 on a code out of range */
+static inline int fl_code_counts(const fl_prog *P, const fl_code *code, int16_t *out)
 {
-    vm_value *a = s->c.play_attr[which];
+    int k;
+    if (P->n_kinds < 1 || P->n_kinds > G_MAX_KINDS || P->n_ranks < 0 || P->n_ranks > P->n_kinds
+        || P->jk != P->n_kinds - P->n_ranks || P->jk > FL_MAX_JK || code->j < 0 || code->j >= P->nc
+        || code->j >= FL_MAX_COMBOS || code->r < -1 || code->r >= P->n_ranks || code->n < 0 || code->n > 32767
+        || code->f < 0 || code->f > 32767 || (code->f && (P->filler < 0 || P->filler >= P->n_ranks)))
+        return -1;
+    for (k = 0; k < P->n_ranks; k++)
+        out[k] = 0;
+    if (code->r >= 0)
+        out[code->r] = (int16_t)code->n;
+    if (code->f)
+        out[P->filler] = (int16_t)(out[P->filler] + code->f > 32767 ? 32767 : out[P->filler] + code->f);
+    for (k = 0; k < P->jk; k++)
+        out[P->n_ranks + k] = P->combo[code->j][k];
+    return 0;
+}
+
+/* play slot `which` (0 play, 1 top, 2 beaten) of the context: present, its attributes, and its
+ * cards per kind where a program reads them (P->play_counts: cards_of) */
+static inline void fl_put_play(fl_state *s, const fl_prog *P, int which, const fl_play *p)
+{
+    vm_value *a;
+    if (which < 0 || which >= VM_NPLAYS)
+        return;
+    a = s->c.play_attr[which];
     if (p == NULL || !p->present) {
         s->c.play_present[which] = 0;
+        return;
+    }
+    if (P->play_counts && fl_code_counts(P, &p->code, s->c.play_counts[which]) < 0) {
+        s->c.play_present[which] = 0;  /* (a code out of range: fs_get_play and fl_make_play make none) */
         return;
     }
     s->c.play_present[which] = 1;
@@ -204,15 +237,15 @@ static inline void fl_put_play(fl_state *s, int which, const fl_play *p)
 }
 
 /* the question's bindings: seat (0: none), the plays (NULL: none), leading */
-static inline void fl_question(fl_state *s, int seat, const fl_play *play, const fl_play *top, const fl_play *beaten,
+static inline void fl_question(fl_state *s, const fl_prog *P, int seat, const fl_play *play, const fl_play *top, const fl_play *beaten,
                                int leading)
 {
     fl_set_var_seat(s, 0, seat);
     s->c.vars[2].tag = T_BOOL;
     s->c.vars[2].v = leading;
-    fl_put_play(s, 0, play);
-    fl_put_play(s, 1, top);
-    fl_put_play(s, 2, beaten);
+    fl_put_play(s, P, 0, play);
+    fl_put_play(s, P, 1, top);
+    fl_put_play(s, P, 2, beaten);
     s->err_seat = seat;
     s->err_leading = leading;
     if (play) s->err_play = *play; else s->err_play.present = 0;
@@ -344,7 +377,7 @@ static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
             if (rc < 0)
                 return rc;
             /* the question's bindings again, for the rules after this one */
-            fl_question(s, q.tag == T_INT ? (int)q.v : 0, keep_play.present ? &keep_play : NULL,
+            fl_question(s, P, q.tag == T_INT ? (int)q.v : 0, keep_play.present ? &keep_play : NULL,
                         keep_top.present ? &keep_top : NULL, keep_beaten.present ? &keep_beaten : NULL, s->err_leading);
             continue;
         }
@@ -426,16 +459,19 @@ static inline int fl_make_play(fl_state *s, const fl_prog *P, const fl_code *cod
         vm_value save_seat = s->c.vars[0], save_lead = s->c.vars[2];
         int save_present[VM_NPLAYS];
         vm_value save_attr[VM_NATTRS];
+        int16_t save_counts[G_MAX_KINDS];
         fl_play probe = *p;
         int ok;
         memcpy(save_present, s->c.play_present, sizeof save_present);
         memcpy(save_attr, s->c.play_attr[0], sizeof save_attr);
+        if (P->play_counts)
+            memcpy(save_counts, s->c.play_counts[0], sizeof save_counts);
         probe.seat = 0;
         s->c.vars[0].tag = T_NONE;
         s->c.vars[0].v = 0;
         s->c.vars[2].tag = T_BOOL;
         s->c.vars[2].v = 0;
-        fl_put_play(s, 0, &probe);
+        fl_put_play(s, P, 0, &probe);
         s->c.play_present[1] = s->c.play_present[2] = 0;
         if (P->hooks[H_GOUJI].n == 0) {
             g.tag = T_BOOL;
@@ -452,6 +488,8 @@ static inline int fl_make_play(fl_state *s, const fl_prog *P, const fl_code *cod
         s->c.vars[2] = save_lead;
         memcpy(s->c.play_present, save_present, sizeof save_present);
         memcpy(s->c.play_attr[0], save_attr, sizeof save_attr);
+        if (P->play_counts)
+            memcpy(s->c.play_counts[0], save_counts, sizeof save_counts);
         if (ok < 0) {
             memset(s->gouji_key, 0, sizeof s->gouji_key);  /* (nothing half-made is kept) */
             return -1;
@@ -569,7 +607,7 @@ static long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long want, 
                 if (fl_make_play(s, P, &c, seat, &cand) < 0)
                     return -1;
                 cand.empties = 0;
-                fl_question(s, seat, &cand, NULL, NULL, 1);
+                fl_question(s, P, seat, &cand, NULL, NULL, 1);
                 yes = fl_permit(s, P, H_BURN_LEAD);
                 if (yes < 0)
                     return -1;
@@ -648,7 +686,7 @@ static long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long want, 
                         if (fl_make_play(s, P, &c, seat, &cand) < 0)
                             return -1;
                         cand.empties = n + f + P->combo_n[j] == hand_n;
-                        fl_question(s, seat, &cand, NULL, NULL, 1);
+                        fl_question(s, P, seat, &cand, NULL, NULL, 1);
                         ok = fl_permit(s, P, H_BURN_LEAD);
                         if (ok < 0)
                             return -1;
@@ -767,7 +805,7 @@ static int fl_play_allows(fl_state *s, const fl_prog *P, int seat, const fl_code
     if (fl_make_play(s, P, c, seat, &cand) < 0)
         return -1;
     cand.empties = c->n + c->f + P->combo_n[c->j] == fl_hand_total(s, seat);
-    fl_question(s, seat, &cand, top, NULL, leading);
+    fl_question(s, P, seat, &cand, top, NULL, leading);
     return fl_permit(s, P, H_PLAY);
 }
 
@@ -947,7 +985,7 @@ static inline long fl_discards(fl_state *s, const fl_prog *P, int seat, long wan
         }
         if (fl_make_play(s, P, &c, seat, &cand) < 0)
             return -1;
-        fl_question(s, seat, &cand, NULL, NULL, 0);
+        fl_question(s, P, seat, &cand, NULL, NULL, 0);
         ok = fl_permit(s, P, H_DISCARD);
         if (ok < 0)
             return -1;
@@ -1005,7 +1043,7 @@ static inline int fl_free_places(fl_state *s, const fl_prog *P, int *free)
             vm_value v;
             if (!((s->c.set_bits[SET_REVOLTED] >> t) & 1U))
                 continue;
-            fl_question(s, t, NULL, NULL, NULL, 0);
+            fl_question(s, P, t, NULL, NULL, NULL, 0);
             if (fl_ask(s, P, H_REVOLUTION_PLACE, &v) < 0)
                 return -1;
             if (v.tag == T_NONE)
@@ -1088,7 +1126,7 @@ static inline int fl_finish(fl_state *s, const fl_prog *P, int seat)
         s->burner = 0;
         fl_set_var_seat(s, 9, 0);
     }
-    fl_question(s, seat, NULL, NULL, NULL, 0);
+    fl_question(s, P, seat, NULL, NULL, NULL, 0);
     return fl_trigger_run(s, P, TR_FINISH);
 }
 
@@ -1097,7 +1135,7 @@ static inline int fl_over(fl_state *s, const fl_prog *P)
 {
     vm_value v;
     int over;
-    fl_question(s, 0, NULL, NULL, NULL, 0);
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
     if (fl_ask(s, P, H_GAME_OVER, &v) < 0)
         return -1;
     if (v.tag == T_NONE && !P->hooks[H_GAME_OVER].none_ok)
@@ -1125,7 +1163,7 @@ static inline int fl_fail_burn(fl_state *s, const fl_prog *P, int seat)
 {
     vm_value v;
     int how, rc;
-    fl_question(s, seat, NULL, NULL, NULL, 0);
+    fl_question(s, P, seat, NULL, NULL, NULL, 0);
     if (fl_ask(s, P, H_BURN_FAILURE, &v) < 0)
         return -1;
     how = fl_place_answer(s, P, H_BURN_FAILURE, v, PL_LAST);
@@ -1206,7 +1244,7 @@ static int fl_new_trick(fl_state *s, const fl_prog *P, int leader)
         {
             vm_value v;
             int how, rc;
-            fl_question(s, leader, NULL, NULL, NULL, 0);
+            fl_question(s, P, leader, NULL, NULL, NULL, 0);
             if (fl_ask(s, P, H_NO_LEAD, &v) < 0)
                 return -1;
             how = fl_place_answer(s, P, H_NO_LEAD, v, PL_AFTER);
@@ -1235,7 +1273,7 @@ static inline int fl_trick_won(fl_state *s, const fl_prog *P)
     int winner = top.seat, rc, leader;
     vm_value v;
     s->won = 1;
-    fl_question(s, winner, NULL, &top, NULL, 0);
+    fl_question(s, P, winner, NULL, &top, NULL, 0);
     if (fl_trigger_run(s, P, TR_TRICK_WON) < 0)
         return -1;
     if (fl_event(s, EV_TRICK_WON, winner, 0, 0, &top.code) < 0)
@@ -1243,7 +1281,7 @@ static inline int fl_trick_won(fl_state *s, const fl_prog *P)
     rc = fl_over(s, P);
     if (rc != 0)
         return rc;
-    fl_question(s, 0, NULL, &top, NULL, 0);
+    fl_question(s, P, 0, NULL, &top, NULL, 0);
     if (fl_ask(s, P, H_NEXT_LEADER, &v) < 0)
         return -1;
     leader = fl_seat_answer(s, P, H_NEXT_LEADER, v);
@@ -1266,7 +1304,7 @@ static inline int fl_advance(fl_state *s, const fl_prog *P)
             s->qlen--;
             continue;
         }
-        fl_question(s, t, NULL, &s->top, NULL, 0);
+        fl_question(s, P, t, NULL, &s->top, NULL, 0);
         ok = fl_permit(s, P, cap == FL_BURN ? H_BURN : H_FOLLOW);
         if (ok < 0)
             return -1;
@@ -1372,7 +1410,7 @@ static inline int fl_play_move(fl_state *s, const fl_prog *P, int seat, const fl
     s->top = tp;
     s->cap = FL_FOLLOW;
     s->yielded = 0;
-    fl_question(s, seat, &tp, NULL, prev.present ? &prev : NULL, 0);
+    fl_question(s, P, seat, &tp, NULL, prev.present ? &prev : NULL, 0);
     if (fl_trigger_run(s, P, TR_AFTER_PLAY) < 0)
         return -1;
     if (tp.empties) {
@@ -1380,7 +1418,7 @@ static inline int fl_play_move(fl_state *s, const fl_prog *P, int seat, const fl
         if (rc < 0)
             return rc;
     }
-    fl_question(s, 0, NULL, NULL, NULL, 0);
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
     if (fl_ask(s, P, H_GAME_OVER, &v) < 0)
         return -1;
     if (v.tag == T_NONE && !P->hooks[H_GAME_OVER].none_ok)
@@ -1389,7 +1427,7 @@ static inline int fl_play_move(fl_state *s, const fl_prog *P, int seat, const fl
         return 1;
     /* _rebuild_queue */
     s->qlen = 0;
-    fl_question(s, 0, NULL, &s->top, NULL, 0);
+    fl_question(s, P, 0, NULL, &s->top, NULL, 0);
     if (fl_ask(s, P, H_BURN_ORDER, &v) < 0 || fl_queue_add(s, P, H_BURN_ORDER, v, FL_BURN, seat) < 0)
         return -1;
     if (fl_ask(s, P, H_FOLLOW_ORDER, &v) < 0 || fl_queue_add(s, P, H_FOLLOW_ORDER, v, FL_FOLLOW, seat) < 0)
@@ -1480,7 +1518,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             if (n < 0)
                 return FL_RULE;
             if (s->cap == FL_FOLLOW && !((s->yielded >> seat) & 1U)) {
-                fl_question(s, seat, NULL, &s->top, NULL, 0);
+                fl_question(s, P, seat, NULL, &s->top, NULL, 0);
                 may_yield = fl_permit(s, P, H_YIELD);
                 if (may_yield < 0)
                     return FL_RULE;
@@ -1510,7 +1548,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                 memmove(s->qseat, s->qseat + 1, sizeof(int) * (size_t)(s->qlen - 1));
                 memmove(s->qcap, s->qcap + 1, sizeof(int) * (size_t)(s->qlen - 1));
                 s->qlen--;
-                fl_question(s, seat, NULL, &s->top, NULL, 0);
+                fl_question(s, P, seat, NULL, &s->top, NULL, 0);
                 if (fl_ask(s, P, H_YIELD_TO, &v) < 0)
                     return FL_RULE;
                 if (v.tag == T_NONE)
@@ -1537,7 +1575,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                     s->yielders[s->ny++] = seat;
                 s->yielded |= 1U << seat;
                 if (P->triggers[TR_AFTER_YIELD].n) {
-                    fl_question(s, seat, NULL, &s->top, NULL, 0);
+                    fl_question(s, P, seat, NULL, &s->top, NULL, 0);
                     if (fl_trigger_run(s, P, TR_AFTER_YIELD) < 0)
                         return FL_RULE;
                     rc = fl_over(s, P);
@@ -1555,7 +1593,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                 memmove(s->qcap, s->qcap + 1, sizeof(int) * (size_t)(s->qlen - 1));
                 s->qlen--;
                 if (P->triggers[TR_AFTER_PASS].n) {
-                    fl_question(s, seat, NULL, &s->top, NULL, 0);
+                    fl_question(s, P, seat, NULL, &s->top, NULL, 0);
                     if (fl_trigger_run(s, P, TR_AFTER_PASS) < 0)
                         return FL_RULE;
                     rc = fl_over(s, P);

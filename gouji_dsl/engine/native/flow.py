@@ -257,7 +257,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     discards = [len(module.DISCARD_RANKS), *module.DISCARD_RANKS] if module.HAS_DISCARD else [0]
     words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), k - nr,
              len(combos), names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
-             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), int(not module.SAME_COUNT), *discards,
+             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), int(not module.SAME_COUNT), 0, *discards,
              *trick, *combo_words]
     programs: list[bytes] = []
 
@@ -274,13 +274,13 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         words.append(len(rules))
         for r in rules:
             words += _trigger_rule(graph, h, r, names, prog, place_rules)
+    # a program reads a play's cards per kind (cards_of): the core fills vm_ctx.play_counts of every play it asks about
+    words[core.FLOW_PLAY_COUNTS] = int(any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs))
     flow = core.flow_load(array("i", words).tobytes(), programs)
     plan = FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
     plan.tables, plan.programs = array("i", words).tobytes(), tuple(programs)
     plan.retire_rules = (*_RETIRE_RULES, *place_rules)
-    if any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs):  # (flow.h does not fill vm_ctx.play_counts yet)
-        raise Unsupported("the native game flow does not keep a play's cards per kind (cards_of) yet")
     plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for b in programs)
     plan.template = _template(plan, core)
     return plan

@@ -12,7 +12,7 @@
 /* tables: header */
 enum {
     FT_MAGIC = 0, FT_SEATS, FT_KINDS, FT_RANKS, FT_FILLER, FT_SPARE, FT_JK, FT_NC, FT_TEXT_LAST, FT_TEXT_NEXT,
-    FT_TEXT_AFTER, FT_NTRICK, FT_BLJ, FT_HAS_PLAY, FT_PLAY_LO, FT_PLAY_HI, FT_PLAY_JOKERS, FT_FREE, FT_NDISCARD, FT_HEAD
+    FT_TEXT_AFTER, FT_NTRICK, FT_BLJ, FT_HAS_PLAY, FT_PLAY_LO, FT_PLAY_HI, FT_PLAY_JOKERS, FT_FREE, FT_PLAY_COUNTS, FT_NDISCARD, FT_HEAD
 };
 #define FT_MAGIC_WORD 0x464c4f57  /* "FLOW" */
 
@@ -61,7 +61,7 @@ static int fs_get_play(const int32_t *w, const fl_prog *P, int n_seats, fl_play 
     if (p->seat < 1 || p->seat > n_seats || p->code.r < -1 || p->code.r >= P->n_ranks || p->code.j < 0 || p->code.j >= P->nc
         || p->rank < 0 || p->rank >= P->n_kinds || p->beaten < 0 || p->beaten > n_seats || p->yielder < 0
         || p->yielder > n_seats || p->count < 0 || p->count > 32767 || p->carried < 0 || p->carried > p->count
-        || p->code.n < 0 || p->code.f < 0)
+        || p->code.n < 0 || p->code.n > 32767 || p->code.f < 0 || p->code.f > 32767 || (p->code.f && P->filler < 0))
         return -1;
     return 0;
 }
@@ -150,6 +150,7 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     P->play_ranks = (uint64_t)(uint32_t)w[FT_PLAY_LO] | ((uint64_t)(uint32_t)w[FT_PLAY_HI] << 32);
     P->play_jokers = w[FT_PLAY_JOKERS] != 0;
     P->free_count = w[FT_FREE] != 0;
+    P->play_counts = w[FT_PLAY_COUNTS] != 0;
     P->n_discard = w[FT_NDISCARD];
     if (P->n_discard < 0 || P->n_discard > P->n_kinds)
         BAD("too many discard kinds");

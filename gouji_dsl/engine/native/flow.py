@@ -12,9 +12,9 @@ flags and counters, decisions, and every random bot's generator (the native Mers
 state written back into its ``random.Random``). The game's end (places left, scores) and
 everything after it stay Python (the generated module's ``_game_over``).
 
-What a ruleset needs of the flow that it does not do (a ``play`` or ``discard`` rule, a free-count
-comparison, a trigger that places a seat or gives cards, a rule that draws, a hook the
-programs do not express) makes :func:`flow_plan` raise
+What a ruleset needs of the flow that it does not do (a comparison other than the cover model, an
+``after_discard`` rule, a trigger that gives cards, a rule that draws, a hook the programs do not
+express, more seats, joker kinds or joker combinations than the core holds) makes :func:`flow_plan` raise
 :class:`~gouji_dsl.engine.native.Unsupported` naming it; the generated module then plays on in
 Python (:func:`fallback_reason` says why, and the simulation summaries show it).
 

@@ -1,8 +1,8 @@
 /* The native core's game flow: the play phase with random bots, move for move
  * gouji_dsl/engine/playout.py's _random_run and what it calls (_lead_count, _lead_code_at,
  * _lead_codes for a burner, _answers / _rank_table, _play, _advance, _yield, _trick_won,
- * _new_trick, _finish, _fail_burn, _retire, _place, _free_places, _check_over), for the common
- * path the generator marks COVER_MODEL and not HAS_PLAY, same-count comparison, no discards.
+ * _new_trick, _finish, _fail_burn, _retire, _place, _free_places, _check_over), for the path the
+ * generator marks COVER_MODEL (same-count or free-count comparison; play rules; discards).
  *
  * State is flat: the hook programs' context (vm_ctx: hands, places, seat sets, flags, counters;
  * the plays a question is about with their attributes, and their cards per kind where a program

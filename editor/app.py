@@ -7,10 +7,7 @@ in the command palette (Ctrl+P).
 """
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
-import threading
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -20,7 +17,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from gouji_dsl.diagnostics import GoujiError, printable
-from gouji_dsl.tools.exits import EXIT_INTERRUPTED
 
 from . import files
 from .helptext import help_markdown
@@ -52,60 +48,18 @@ class GoujiApp(XtermKeysApp):
         self.open_path = Path(open_path) if open_path is not None else None
         self.cursor_blink = cursor_blink
         self.home: HomeScreen | None = None
-        #: set when SIGTERM closed the app: the line :func:`editor.cli.run_app` prints once the terminal is back
-        self.interrupted: str | None = None
-        self._sigterm_before: object = None
 
     def get_default_screen(self) -> Screen:
         self.home = HomeScreen(self.workspace)
         return self.home
 
     def on_mount(self) -> None:
-        self._catch_sigterm()
         if self.open_path is not None:
             self.open_file(self.open_path)
         if self.compare_request is not None:
             self.open_compare(**self.compare_request)
         # the help text reads the bundled rulesets for its examples: prepare it in the background
         self.run_worker(help_markdown, thread=True, group="warm-help", exit_on_error=False)
-
-    # -------------------------------------------------------------- SIGTERM
-    def _catch_sigterm(self) -> None:
-        """SIGTERM (``kill PID``, a closed session) closes the app as Ctrl+Q does, without asking: a
-        running simulation is cancelled (its worker processes end with it), unsaved text is kept in
-        its recovery copy, the terminal is restored; then one line and exit status 130, as a
-        command's run stopped by SIGTERM. Only where the app runs in the main thread."""
-        if threading.current_thread() is not threading.main_thread():
-            return
-        try:
-            before = signal.getsignal(signal.SIGTERM)
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminated)
-        except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - no signals here
-            return
-        self._sigterm_before = before
-
-    def _release_sigterm(self) -> None:
-        if self._sigterm_before is None:
-            return
-        before, self._sigterm_before = self._sigterm_before, None
-        try:
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
-            signal.signal(signal.SIGTERM, before)  # type: ignore[arg-type]
-        except (RuntimeError, ValueError, TypeError):  # pragma: no cover - the loop is gone already
-            pass
-
-    def _terminated(self) -> None:
-        self._release_sigterm()  # a second SIGTERM while the app closes ends it at once
-        from .screens.compare import CompareScreen
-        running = any(isinstance(s, CompareScreen) and s.running for s in self.screen_stack)
-        dirty = any(isinstance(s, EditorScreen) and s.dirty for s in self.screen_stack)
-        self.interrupted = "interrupted (SIGTERM): the app closed" + (
-            "; the running simulation was stopped" if running else "") + (
-            "; unsaved text is kept in its recovery copy, offered when its file is opened again" if dirty else "")
-        self.exit(return_code=EXIT_INTERRUPTED)
-
-    def on_unmount(self) -> None:
-        self._release_sigterm()
 
     # -------------------------------------------------------------- commands
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

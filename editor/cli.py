@@ -27,14 +27,11 @@ def _workspace_option(f):
 def run_app(workspace: Path | None = None, open_path: Path | None = None, compare: dict | None = None) -> None:
     """Start the Textual app (imported lazily so the other commands stay fast)."""
     from .app import GoujiApp
+    from .terminal_keys import run_as_command
 
     app = GoujiApp(workspace=workspace, open_path=open_path) if compare is None else \
         GoujiApp(workspace=workspace, open_path=open_path, compare=compare)
-    app.run()
-    if app.interrupted:  # SIGTERM: the app closed (the terminal is back), one line says so
-        print(app.interrupted, file=sys.stderr)
-    if app.return_code:  # an internal error (its one line is printed): exit 2 as every command does; 130 SIGTERM
-        sys.exit(app.return_code)
+    run_as_command(app)  # SIGTERM: one line, exit 130; an internal error: exit 2
 
 
 class GoujiGroup(SafeGroup):

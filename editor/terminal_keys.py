@@ -1,5 +1,6 @@
 """Keys Textual cannot tell from terminal replies (F3 with a modifier in the xterm encoding), and keys
-that reach a dialog before it is ready (held for it).
+that reach a dialog before it is ready (held for it); and SIGTERM, which closes either gouji app
+as Ctrl+Q does (:meth:`XtermKeysApp.interrupted_notes`, :func:`run_as_command`).
 
 xterm, tmux, VTE terminals (GNOME Terminal, Tilix...) and xterm.js (the browser) send shift+F3 as
 ``ESC [1;2R`` and ctrl+F3 as ``ESC [1;5R`` — exactly the shape of a cursor position report (the
@@ -17,6 +18,10 @@ settled without one) and then delivers them in the order typed.
 """
 from __future__ import annotations
 
+import asyncio
+import signal
+import sys
+import threading
 from typing import Any
 
 from textual import events
@@ -66,6 +71,59 @@ class XtermKeysApp(App[None]):
         self._path_left: list[Any] = []
         self._held_rounds = 0
         self._delivery_due = False
+        #: set when SIGTERM closed the app: the line :func:`run_as_command` prints once the terminal is back
+        self.interrupted: str | None = None
+        self._sigterm_before: object = None
+
+    # -------------------------------------------------------------- SIGTERM
+    def on_mount(self) -> None:
+        self._catch_sigterm()
+
+    def on_unmount(self) -> None:
+        self._release_sigterm()
+
+    def _catch_sigterm(self) -> None:
+        """SIGTERM (``kill PID``, a closed session) closes the app as Ctrl+Q does, without asking: the
+        screens are closed as on Ctrl+Q (a running simulation is cancelled and its worker processes
+        end, a search bot's process ends, unsaved text is kept in its recovery copy), the terminal is
+        restored; then one line and exit status 130, as a command's run stopped by SIGTERM. Only
+        where the app runs in the main thread (issue 29)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        try:
+            before = signal.getsignal(signal.SIGTERM)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminated)
+        except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - no signals here
+            return
+        self._sigterm_before = before
+
+    def _release_sigterm(self) -> None:
+        if self._sigterm_before is None:
+            return
+        before, self._sigterm_before = self._sigterm_before, None
+        try:
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, before)  # type: ignore[arg-type]
+        except (RuntimeError, ValueError, TypeError):  # pragma: no cover - the loop is gone already
+            pass
+
+    def interrupted_notes(self) -> list[str]:
+        """What closing now costs, in words, for the SIGTERM line: each open screen's
+        ``interrupted_note()`` (a screen class that has one: the compare screen's running
+        simulation, the editor's unsaved text, the play screen's unsaved game), each note once."""
+        notes: list[str] = []
+        for screen in self.screen_stack:
+            note_of = getattr(screen, "interrupted_note", None)
+            note = note_of() if callable(note_of) else None
+            if isinstance(note, str) and note and note not in notes:
+                notes.append(note)
+        return notes
+
+    def _terminated(self) -> None:
+        from gouji_dsl.tools.exits import EXIT_INTERRUPTED
+        self._release_sigterm()  # a second SIGTERM while the app closes ends it at once
+        self.interrupted = "; ".join(["interrupted (SIGTERM): the app closed", *self.interrupted_notes()])
+        self.exit(return_code=EXIT_INTERRUPTED)
 
     def _dialog_not_ready(self) -> bool:
         """The screen on top is a dialog that has not focused a widget yet but is about to (it is
@@ -141,3 +199,13 @@ class XtermKeysApp(App[None]):
         key = modified_f3(event.x, event.y)
         if key is not None:
             self.simulate_key(key)
+
+
+def run_as_command(app: XtermKeysApp) -> None:
+    """Run ``app`` as a gouji command ends: after SIGTERM its one line (once the terminal is back) and
+    exit status 130; after an internal error (its one line is printed) exit status 2; else return."""
+    app.run()
+    if app.interrupted:
+        print(app.interrupted, file=sys.stderr)
+    if app.return_code:
+        sys.exit(app.return_code)

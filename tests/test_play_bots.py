@@ -489,3 +489,54 @@ async def test_the_search_process_ends_with_the_app():
         assert proc.poll() is None
         await pilot.press("ctrl+q")
     assert proc.poll() is not None
+
+
+def _sigterm_play_app(app: PlayApp, *, move_first: bool):
+    """(helper) Run ``app`` until a search bot is thinking in its process (after a move of yours when
+    ``move_first``), send this process SIGTERM, and return the search process once the app closed."""
+    import os
+    import signal
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.play_screen
+            s = screen.session
+            if move_first:
+                await wait_for(pilot, lambda: s.your_turn and not screen.thinking, what="your turn")
+                s.apply(s.legal()[0], "you")  # a single 3: the next seat can follow
+                screen._after_move()
+            await wait_for(pilot, lambda: screen.thinking and screen._search is not None
+                           and screen._search._proc is not None, what="a search process thinking")
+            proc = screen._search._proc
+            assert proc.poll() is None
+            assert app._sigterm_before is not None  # the app's handler is in place (else SIGTERM ends pytest)
+            os.kill(os.getpid(), signal.SIGTERM)
+            await wait_for(pilot, lambda: app.return_code is not None, what="the app closing")
+        return proc
+
+    before = signal.getsignal(signal.SIGTERM)
+    proc = asyncio.run(scenario())
+    assert signal.getsignal(signal.SIGTERM) == before  # given back when the app closed
+    return proc
+
+
+def test_sigterm_closes_the_play_app_as_ctrl_q_and_ends_the_search_process():
+    """SIGTERM to ``gouji play`` (issue 29) closes it as Ctrl+Q does, through the editor app's one
+    mechanism (:class:`editor.terminal_keys.XtermKeysApp`): nothing asked, the search bot's process
+    ended, exit status 130 and the one line for the terminal."""
+    from gouji_dsl.tools.exits import EXIT_INTERRUPTED
+
+    app = PlayApp(graph("online"), seed=11, bots="ismcts:100000", speed="instant", show_steps=False)
+    proc = _sigterm_play_app(app, move_first=False)
+    assert proc.poll() is not None
+    assert app.return_code == EXIT_INTERRUPTED
+    assert app.interrupted == "interrupted (SIGTERM): the app closed"
+
+
+def test_sigterm_closes_an_unfinished_game_without_asking_and_says_it_was_not_saved():
+    """SIGTERM during a game you have moved in: no question (nobody is there to answer it), the app
+    closes, the line says the game was not saved; the search process ends."""
+    app = PlayApp(graph("online"), seed=11, bots="ismcts:100000", leader=1, speed="instant", show_steps=False)
+    proc = _sigterm_play_app(app, move_first=True)
+    assert proc.poll() is not None
+    assert app.interrupted == "interrupted (SIGTERM): the app closed; the game being played was not saved"

@@ -60,13 +60,12 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
         seat_bots(bots, graph.n_seats)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--bots'") from None
+    from ..terminal_keys import run_as_command
     from .app import PlayApp  # Textual only now
 
     app = PlayApp(graph, seat=seat, seed=None if seed is None else seed_value(seed), bots=bots, record=record,
                   speed=speed, autopass=not no_autopass, review=review)
-    app.run()
-    if app.return_code:  # an internal error (its one line is printed): exit 2 as every command does
-        sys.exit(app.return_code)
+    run_as_command(app)  # SIGTERM: one line, exit 130 (issue 29); an internal error: exit 2
 
 
 def main(argv: list[str] | None = None) -> None:

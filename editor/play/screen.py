@@ -966,6 +966,11 @@ class PlayScreen(Screen[None]):
             else:
                 search.cancel()
 
+    def interrupted_note(self) -> str | None:
+        """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost:
+        nothing is asked (a closed session has nobody to answer), the unsaved game is said."""
+        return "the game being played was not saved" if self.session.unfinished else None
+
     def on_unmount(self) -> None:
         self._cancel_search(close=True)  # no search process outlives the screen
 

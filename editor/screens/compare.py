@@ -822,6 +822,10 @@ class CompareScreen(Screen[None]):
             return
         self.dismiss(None)
 
+    def interrupted_note(self) -> str | None:
+        """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost."""
+        return "the running simulation was stopped" if self.running else None
+
     def on_unmount(self) -> None:
         if self._cancel is not None:
             self._cancel.set()

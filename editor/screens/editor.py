@@ -591,6 +591,10 @@ class EditorScreen(Screen[None]):
             except OSError as e:
                 self.log.warning(f"recovery copy failed: {e}")
 
+    def interrupted_note(self) -> str | None:
+        """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost."""
+        return "unsaved text is kept in its recovery copy, offered when its file is opened again" if self.dirty else None
+
     def on_unmount(self) -> None:
         # The app is closing (or crashed) with unsaved text: keep it for next time.
         try:

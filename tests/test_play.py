@@ -929,6 +929,45 @@ async def test_ctrl_q_asks_before_an_unfinished_game_is_dropped(tmp_path, monkey
 
 
 @sync
+async def test_saving_the_next_games_record_does_not_replace_the_last_one(tmp_path, monkeypatch):
+    """A tester saved game 1 (ctrl+s, game-online-SEED.json), dealt the next game (F10) and saved
+    again: the dialog offered the same file and Enter replaced game 1's record with game 2's, without
+    a word. A new game outside a match is a record of its own (its own default name), and a file that
+    exists and is not this record's is replaced only on a second Enter."""
+    from gouji_app.play.dialogs import PathScreen
+    monkeypatch.chdir(tmp_path)
+    app = app_for("online")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        s = screen.session
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: s.state.over, what="the game over")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathScreen), what="the save dialog")
+        first = screen._default_record_path()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen, what="saved")
+        game1 = (tmp_path / first).read_text(encoding="utf-8")
+        await pilot.press("f10")
+        await wait_for(pilot, lambda: s.game_index == 1, what="the next game")
+        second = screen._default_record_path()
+        assert second != first and second.endswith("-2.json")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathScreen), what="the save dialog")
+        dialog = app.screen
+        assert dialog.query_one("#path-input").value == second
+        dialog.query_one("#path-input").value = first  # the user types the last game's file
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Enter again replaces it" in str(dialog.query_one("#path-error").render()),
+                       what="the warning")
+        assert app.screen is dialog and (tmp_path / first).read_text(encoding="utf-8") == game1
+        await pilot.press("enter")  # a second Enter: replaced, as asked
+        await wait_for(pilot, lambda: app.screen is screen, what="saved")
+        assert (tmp_path / first).read_text(encoding="utf-8") != game1
+
+
+@sync
 async def test_leaving_review_returns_to_where_play_was():
     """Issue 22.23: leaving review (F12) at an earlier decision rewound the game silently (F10 then
     said "finish this game first" of a finished game). Now play goes on from where it was."""

@@ -20,6 +20,7 @@ the rule's source lines are shown in a dialog.
 """
 from __future__ import annotations
 
+import errno
 import functools
 import os
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, 
 from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
 
+from ..validation import same_file
 from ..web import offer_download
 from ..widgets.footer import FittingFooter
 from ..widgets.keys import run_binding_now
@@ -1321,14 +1323,24 @@ class PlayScreen(Screen[None]):
 
     # ------------------------------------------------------------------ files
     def _default_record_path(self) -> str:
+        """The record's own file once saved; else ``game-RULESET-SEED.json``, with the match's number
+        after the first (F10 after a game or match deals a new record with the same seed)."""
         s = self.session
-        return s.record_path or f"game-{self.graph.name}-{s.seed}.json"
+        match = s.game_index // s.length
+        return s.record_path or f"game-{self.graph.name}-{s.seed}{f'-{match + 1}' if match else ''}.json"
 
     def action_save(self, then: Callable[[], None] | None = None) -> None:
-        """ctrl+s: save the record (a path asked); ``then()`` once it is saved."""
+        """ctrl+s: save the record (a path asked); ``then()`` once it is saved. A file that exists and
+        is not this record's own is replaced only when Enter is pressed on it a second time."""
         s = self.session
+        warned: list[str] = []
 
         def accept(path: str) -> str:
+            own = s.record_path is not None and same_file(path, s.record_path)
+            if os.path.lexists(path) and not own and path not in warned:
+                warned.append(path)
+                raise OSError(errno.EEXIST, "this file exists (another record?): Enter again replaces it, "
+                                            "or give another name")
             save_record(path, s.record())
             return path
 

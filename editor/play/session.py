@@ -506,6 +506,7 @@ class PlaySession:
             new = next_game(st, seed)
         else:
             new = new_game(self.graph, seed)
+            self.record_path = None  # a new match is a record of its own: saving it must not replace the last one's
         self._push(new, None, "", idx)
         return new
 

@@ -1087,3 +1087,18 @@ async def test_a_burn_that_cannot_succeed_says_so_and_is_still_played():
         await wait_for(pilot, lambda: app.screen is screen, what="back to the table")
         await pilot.press("enter")
         await wait_for(pilot, lambda: any(e.move == "3 burn AA" for e in s.entries), what="the burn played")
+
+
+@sync
+async def test_a_seat_with_one_card_says_1_card():
+    """A tester saw 'team 2 · 1 cards' on a seat with its hand open (review): one card is '1 card'."""
+    hands = {1: "7", 2: "2 33 4", 3: "2 KK 9", 4: "B 44 8", 5: "2 66 T", 6: "2 99 J"}
+    app = app_for(hands=hands, leader=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.play_screen
+        from gouji_app.play.widgets import SeatBox
+        box = screen.query_one("#seat-1", SeatBox)
+        box.show(screen.session, 1, open_hands=True)
+        text = str(box.render())
+        assert "1 card" in text and "1 cards" not in text, text

@@ -110,7 +110,8 @@ class SeatBox(Static):
             p = st.places[seat]
             lines.append(f" · out {place_text(p)}", style="bold green" if p <= 3 else "bold red")
         elif seat == me or open_hands:
-            lines.append(f" · {st.hand_size(seat)} cards", style="bold yellow" if st.hand_size(seat) <= 5 else "")
+            n = st.hand_size(seat)
+            lines.append(f" · {n} card{'s' if n != 1 else ''}", style="bold yellow" if n <= 5 else "")
         elif "count" in info:
             n = info["count"]
             lines.append(f" · {n} card{'s' if n != 1 else ''}", style="bold yellow" if n <= 5 else "")

@@ -861,6 +861,41 @@ async def test_a_rule_that_fails_in_play_is_shown_with_its_line_and_the_game_is_
         assert app.is_running
 
 
+VOID_AFTER_ASK = """\
+ruleset: void-after-ask
+extends: online
+settings:
+  choices: {redeal: {asked: deal}}
+  counters: {asks: {reset: game}}
+rules:
+  - {id: redeal.ask-once, on: offer, when: "choice == 'redeal' and seat == 1", allow: "counter(seat, 'asks') < 1",
+     says: "Seat 1 is asked once per game."}
+  - {id: redeal.asked, on: answered, when: "choice == 'redeal'", count: asks, says: "The answer is counted."}
+  - {id: redeal.always, on: redeal_before_tribute, value: "true", says: "Every deal is void."}
+"""
+
+
+@sync
+async def test_a_redeal_rule_voiding_every_deal_after_the_users_answer_is_shown_not_a_crash(tmp_path):
+    """Issue 23.6/23.13 (new-user check): when the user's own answer (a ruleset's choice) led to the
+    200th void deal, the MAX_REDEALS failure was a plain GoujiError that the play screen's guard did
+    not catch: "internal error … this is a bug in gouji". Now it is a RuleFailed: the rule, its line."""
+    from gouji_app.play.dialogs import AskScreen
+    path = tmp_path / "void-after-ask.yaml"
+    path.write_text(VOID_AFTER_ASK, encoding="utf-8")
+    app = PlayApp(load_graph(path), speed="instant", show_steps=False, seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.play_screen.session.your_turn
+        await pilot.press(*"pass", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen) or not app.is_running or app.return_code is not None,
+                       what="the failure dialog (or the app ending)")
+        assert app.is_running and app.return_code is None
+        message = app.screen.message.plain
+        assert f"{path}:10:10: rule 'redeal.always' failed while the game ran: it voided the deal 200 times" in message
+        assert "[RuleFailed]" in message
+
+
 @sync
 async def test_closing_or_opening_a_record_asks_before_an_unfinished_game_is_dropped(tmp_path, monkeypatch):
     """Issue 22.21: ctrl+b and ctrl+o threw an unfinished game or match away without a question.

@@ -26,7 +26,7 @@ from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.outcome import Outcome
 from gouji_dsl.engine.terms import CARD_VERBS as _CARD_VERBS
 from gouji_dsl.engine.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
-from gouji_dsl.ruleset.graph import Reason, RuleGraph
+from gouji_dsl.ruleset.graph import Reason, RuleFailed, RuleGraph
 
 VERBS: tuple[Verb, ...] = tuple(Verb)
 """Every move verb (NOTATION.md "Moves"), as :class:`Verb` members (each equal to its text)."""
@@ -588,9 +588,8 @@ class GameState:
         if node is None:
             return GoujiError(Diagnostic("<game>", 0, 0, f"{rule_id or 'the ruleset'}: {message}", hint,
                                          code=Code.RULE_FAILED))
-        o = node.origin
-        return GoujiError(Diagnostic(o.path, o.line, o.col, f"rule {node.id!r} failed while the game ran: {message}",
-                                     hint, code=Code.RULE_FAILED))
+        # a RuleFailed, as a failing expression is: the play screen keeps the game, simulate names the game
+        return RuleFailed(node.id, node.origin, message, hint=hint)
 
     def _seat_answer(self, v: Any, key: str, what: str) -> int:
         """A seat given by a rule (kept under ``key``), checked to be 1..N."""

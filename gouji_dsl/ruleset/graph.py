@@ -128,17 +128,21 @@ class RuleFailed(GoujiError):
     sub-expression). Its one diagnostic has code ``RuleFailed``."""
 
     def __init__(self, rule_id: str, pos: SourcePos, reason: str, where: SourcePos | None = None,
-                 source_line: str | None = None):
-        hint = f"the failing part is at {where}" if where is not None and where != pos else None
-        super().__init__(Diagnostic.at(pos, f"rule {rule_id!r} failed while the game ran: {reason}", hint=hint,
+                 source_line: str | None = None, hint: str | None = None):
+        said = f"the failing part is at {where}" if where is not None and where != pos else hint
+        if source_line is None and pos.line:
+            source_line = _source_line(pos.path, pos.line)
+        super().__init__(Diagnostic.at(pos, f"rule {rule_id!r} failed while the game ran: {reason}", hint=said,
                                        source_line=source_line, code=Code.RULE_FAILED))
         self.rule_id = rule_id
         self.pos = pos
         self.reason = reason
         self.where = where
+        self.hint = hint
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable across worker processes
-        return (RuleFailed, (self.rule_id, self.pos, self.reason, self.where, self.diagnostics[0].source_line))
+        return (RuleFailed, (self.rule_id, self.pos, self.reason, self.where, self.diagnostics[0].source_line,
+                             self.hint))
 
 
 class _Rule:

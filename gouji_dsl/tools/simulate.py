@@ -110,7 +110,7 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     except RuleFailed as e:
         # decision N: the failure came while the game reached or made its N-th decision
         raise RuleFailed(e.rule_id, e.pos, f"in game {seed}:{index}, decision {steps + 1}: {e.reason}", e.where,
-                         e.diagnostics[0].source_line) from None
+                         e.diagnostics[0].source_line, e.hint) from None
     first = next((e["seat"] for e in state.record if e["type"] == "first_leader"), None)
     res = GameResult(seed=f"{seed}:{index}", places=dict(state.places), scores=dict(state.scores),
                      sweep=state.sweep, decisions=state.decisions, tricks=state.trick_no, first_leader=first,

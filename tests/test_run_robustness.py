@@ -279,6 +279,28 @@ def test_a_cluster_without_gouji_is_one_line_exit_3_not_an_internal_error(tmp_pa
     assert runs._import_failure(ValueError("x")) is None
 
 
+def test_an_unreachable_scheduler_is_exit_3_with_the_resume_hint(tmp_path, monkeypatch):
+    """A --scheduler nobody answers at (not started yet, or gone before the run): the run folder is
+    written already, so the same command without --resume is refused ("already holds a run"). That
+    was exit 1 (bad input) with no hint (found by the operator check on loopback, issue 29); it is one
+    line, exit 3, and --resume."""
+    distributed = pytest.importorskip("distributed")
+
+    def unreachable(address, timeout=None, **kw):  # what Client raises after its timeout (20 s)
+        raise OSError(f"Timed out trying to connect to {address} after 20 s")
+
+    monkeypatch.setattr(distributed, "Client", unreachable)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(cli, ["diff", "online", "rulebook", "--simulate", "40", "--chunk-size", "5", "--format",
+                                   "json", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--out", str(out)])
+    assert res.exit_code == EXIT_RUN_STOPPED, res.output
+    assert re.fullmatch(r"error: cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9 \(Timed out trying to "
+                        r"connect to tcp://127\.0\.0\.1:9 after 20 s\); stopped after 0 deals: the 0 chunk file\(s\) "
+                        r"in .* run the same command with --resume to continue once the scheduler is up at that "
+                        r"address\n", res.stderr), res.stderr
+    assert (out / "run.json").is_file()
+
+
 # ------------------------------------------------------------------------------ a full disk, read-only --out
 SMALL = ["simulate", "online", "--games", "40", "--seed", "3", "--chunk-size", "5", "--executor", "local",
          "--json"]

@@ -513,8 +513,9 @@ class _DaskBackend(_Backend):
             if scheduler:
                 try:
                     self.client = Client(scheduler, timeout="20s")
-                except OSError as e:
-                    raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+                except OSError as e:  # the run folder is written already: --resume (exit 3), not bad input
+                    raise ClusterLost(f"cannot reach the Dask scheduler at {scheduler} ({e})",
+                                      hint="once the scheduler is up at that address") from None
             else:
                 import dask
                 # one single-threaded process per worker (games are pure Python: threads would share the

@@ -99,10 +99,12 @@ def test_qingdao_sentences_with_their_sources(qingdao):
     assert flat(setting_says("qingdao", "match_games")) in flat(secs["9. End of the game and scoring"])
     # base's rules
     for rule_id, heading in (("trick.next-leader", "6. Answering a play"), ("finish.next-leads", "6. Answering a play"),
-                             ("burn.failure-last", "7. Burning"), ("tribute.fall", "3. Between games: tribute"),
-                             ("tribute.return-fall", "3. Between games: tribute"),
+                             ("burn.failure-last", "7. Burning"),
                              ("end.one-left", "9. End of the game and scoring")):
         assert says_of("base", rule_id) in flat(secs[heading]), rule_id
+    # tribute.fall / return-fall are said_by tribute's keys: qingdao's tribute sentence, with its numbers
+    for rule_id in ("tribute.fall", "tribute.return-fall"):
+        assert says_of("base", rule_id) not in flat(secs["3. Between games: tribute"]), rule_id
     # lead.show-threes is said_by first_lead: the setting's sentence in its place, not both
     assert flat(setting_says("base", "first_lead")) in flat(secs["2. Dealing and the first lead"])
     assert says_of("base", "lead.show-threes") not in flat(secs["2. Dealing and the first lead"])

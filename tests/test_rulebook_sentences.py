@@ -236,3 +236,27 @@ def test_said_by_names_settings_the_rule_reads(tmp_path):
         assert "did you mean 'redeal_at'" in (e.diagnostics[2].hint or "")
     else:
         raise AssertionError("bad said_by accepted")
+
+
+def test_a_child_tribute_change_replaces_the_tribute_numbers(tmp_path):
+    # the tester's club (issue 23.8): tribute.fall {6: 1, 5: 1} with its own sentence; base's
+    # tribute.fall / burn / stuck / return-fall rules are said_by those keys, so the page states the
+    # child's numbers once and not base's "大落 gives 头科 two cards"
+    p = _child(tmp_path, """
+        ruleset: child
+        extends: online
+        settings:
+          tribute:
+            value: {order: [stuck, burn, fall], fall: {"6": 1, "5": 1}, burn: 1, counter_burn_factor: 2,
+                    stuck: 1, return_fall: true}
+            says: "Tribute in the order 闷贡, 烧贡, 落贡: 大落 gives 头科 one card, 二落 gives 二科 one; the burned player gives the burner one card, two after a counter-burn; a stuck player gives his opposite one; fall tribute is returned card for card."
+    """)
+    items = _items(p)
+    tribute = [x for x in items if "tribute" in x or "贡" in x]
+    assert "大落 gives 头科 one card" in " ".join(tribute)
+    assert not [x for x in items if "two cards" in x], tribute
+    assert not [x for x in items if "(烧贡)" in x or "(闷贡)" in x or "(还贡)" in x or "(落贡)" in x], tribute
+    # the bundled rulesets still state their numbers, once
+    for name in ("online-xuandian", "qingdao", "rulebook", "qingdao-classic"):
+        text = " ".join(_items(rules_dir() / f"{name}.yaml"))
+        assert text.count("大落 gives 头科 two") == 1, name

@@ -11,11 +11,13 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import types
 from pathlib import Path
 
 import pytest
 
 from gouji_dsl.engine import native
+from gouji_dsl.engine.native._stamp import source_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 HAS_CC = shutil.which(str(sysconfig.get_config_var("CC") or "cc").split()[0]) is not None
@@ -50,12 +52,43 @@ def test_the_build_compiles_the_core_from_the_package_sources(tmp_path):
     # the built module loads and speaks the wrappers' ABI
     code = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location("
             "'gouji_dsl.engine.native._core', sys.argv[1]); m = importlib.util.module_from_spec(spec); "
-            "spec.loader.exec_module(m); print(m.ABI, m.Random([1]).genrand_uint32())")
+            "spec.loader.exec_module(m); print(m.ABI, m.Random([1]).genrand_uint32(), m.SOURCE_HASH)")
     out = subprocess.run([sys.executable, "-c", code, str(built[0])], capture_output=True, text=True, timeout=60)
     import random
-    assert out.stdout.split() == [str(native.ABI), str(random.Random(1).getrandbits(32))], out.stderr
+    assert out.stdout.split() == [str(native.ABI), str(random.Random(1).getrandbits(32)), source_hash()], out.stderr
 
 
 def test_the_reason_when_switched_off(monkeypatch):
     monkeypatch.setenv(native.DISABLE_ENV, "1")
     assert native.unavailable_reason() == f"the native core is switched off ({native.DISABLE_ENV} is set)"
+
+
+def test_a_core_built_from_other_sources_is_not_used_and_the_reason_says_rebuild():
+    """t23 (issue 24): a checkout rebased onto new C sources without a rebuild loaded the old core,
+    which read the new tables with its old layout ("ValueError: a joker combination is out of
+    range"). A core carries its sources' fingerprint; one that differs from the shipped sources'
+    is not used, and the reason names the rebuild."""
+    stale = native._stale_reason(types.SimpleNamespace(SOURCE_HASH="0" * 64))
+    assert stale is not None and "built from other C sources" in stale and "build_ext --inplace" in stale
+    assert native._stale_reason(types.SimpleNamespace()) == stale  # (a core from before the fingerprint)
+    assert native._stale_reason(types.SimpleNamespace(SOURCE_HASH=source_hash())) is None
+    if native.available():
+        assert source_hash() == native._core_module().SOURCE_HASH
+
+
+def test_the_fingerprint_covers_every_c_source(tmp_path):
+    folder = Path(native.__file__).parent
+    for p in folder.iterdir():
+        if p.suffix in (".c", ".h"):
+            shutil.copy(p, tmp_path / p.name)
+    assert source_hash(tmp_path) == source_hash()
+    for name in ("flow_py.h", "_core.c"):
+        p = tmp_path / name
+        kept = p.read_bytes()
+        p.write_bytes(kept + b"\n")
+        assert source_hash(tmp_path) != source_hash()
+        p.write_bytes(kept)
+    (tmp_path / "new.h").write_bytes(b"")
+    assert source_hash(tmp_path) != source_hash()
+    (tmp_path / "empty").mkdir()
+    assert source_hash(tmp_path / "empty") is None  # (a package without its sources: nothing to compare)

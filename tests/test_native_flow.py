@@ -154,6 +154,53 @@ def test_rules_reading_a_plays_cards_per_kind_play_the_same_games(tmp_path):
     assert all(n > 0 for n in counted), counted  # (every rule took effect in every game)
 
 
+CLUB = """\
+ruleset: club-play
+extends: online
+settings:
+  counters:
+    value: {scramble_yields: {reset: game}}
+    says: "Yields in the scramble are counted for the whole game."
+  comparison:
+    value: {same_count: false, joker_cover: {equal_many: 2}}
+    says: "Two equal jokers beat one (two-kill-one)."
+rules:
+  - id: yield.counted-in-scramble
+    on: after_yield
+    when: "scramble"
+    count: scramble_yields
+    says: "A yield made in the scramble is counted."
+  - id: yield.in-scramble
+    on: yield
+    when: "scramble"
+    allow: "counter(seat, 'scramble_yields') < 1"
+    says: "In the scramble each player may yield once."
+  - id: jokers.only-big-two-kill-one
+    on: play
+    when: "not leading and play.count > top.count"
+    require: "cards_of(play, 'B') == 0"
+    says: "Only big jokers may two-kill-one."
+  - id: burn.backed-up-front
+    on: burn
+    require: "jokers_held(seat) >= rank_groups(seat)"
+    says: "A burn must be backed up front."
+"""
+
+
+def test_a_house_ruleset_with_two_kill_one_and_a_free_count_plays_the_same_games(tmp_path):
+    """The play phase of a tester's house ruleset (issue 24, t23's club.yaml: same_count false,
+    equal_many 2, a play rule reading cards_of, a burn rule, a counted yield in the scramble): the
+    native flow loads it (it once reported "a joker combination is out of range", from a core
+    built before the tables' layout changed: see test_native_build) and plays the same games."""
+    path = tmp_path / "club-play.yaml"
+    path.write_text(CLUB, encoding="utf-8")
+    g, eng = _engine(str(path))
+    assert eng.native_fallback is None, eng.native_fallback
+    assert not eng.module.SAME_COUNT
+    diffs = _compare(_games(g, eng, 40, native_flow=False), _games(g, eng, 40, native_flow=True))
+    assert not diffs, "\n".join(diffs[:10])
+
+
 def test_a_seat_that_is_not_a_random_bot_is_asked_between_crossings():
     g, eng = _engine("online")
 

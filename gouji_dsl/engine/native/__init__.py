@@ -62,6 +62,20 @@ ABI = 1
 
 _core: Any = None
 _IMPORT_ERROR: str | None = None
+
+
+def _stale_reason(core: Any) -> str | None:
+    """Why ``core`` is not used although it loads: it was built from C sources other than the ones
+    shipped beside it (its tables' layout may differ from what the wrappers write). None: it is
+    the build of these sources, or the package ships no sources to compare with."""
+    from gouji_dsl.engine.native._stamp import source_hash
+    here = source_hash()
+    if here is None or getattr(core, "SOURCE_HASH", None) == here:
+        return None
+    return ("the native core was built from other C sources than the package's (they changed after the"
+            " build); rebuild it: `pip install .`, or `python setup.py build_ext --inplace` in a checkout")
+
+
 if importlib.util.find_spec(__name__ + "._core") is None:
     _IMPORT_ERROR = ("the native core was not built when the package was installed (no working C compiler"
                      " at `pip install .`; install one and reinstall to play natively)")
@@ -75,6 +89,10 @@ else:
             _IMPORT_ERROR = (f"the native core was built from other sources (ABI {getattr(_core, 'ABI', None)},"
                              f" expected {ABI}); reinstall the package")
             _core = None
+        else:
+            _IMPORT_ERROR = _stale_reason(_core)
+            if _IMPORT_ERROR is not None:
+                _core = None
 
 #: set to a non-empty value to play without the native core even where it is built
 DISABLE_ENV = "GOUJI_NO_NATIVE"

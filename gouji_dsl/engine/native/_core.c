@@ -903,7 +903,10 @@ PyMODINIT_FUNC PyInit__core(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (PyModule_AddIntConstant(m, "ABI", 1) < 0) {
+#ifndef GOUJI_SOURCE_HASH
+#define GOUJI_SOURCE_HASH "" /* (built without setup.py: the package finds no fingerprint and does not use it) */
+#endif
+    if (PyModule_AddIntConstant(m, "ABI", 1) < 0 || PyModule_AddStringConstant(m, "SOURCE_HASH", GOUJI_SOURCE_HASH) < 0) {
         Py_DECREF(m);
         return NULL;
     }

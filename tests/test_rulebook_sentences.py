@@ -260,3 +260,42 @@ def test_a_child_tribute_change_replaces_the_tribute_numbers(tmp_path):
     for name in ("online-xuandian", "qingdao", "rulebook", "qingdao-classic"):
         text = " ".join(_items(rules_dir() / f"{name}.yaml"))
         assert text.count("大落 gives 头科 two") == 1, name
+
+
+def test_strict_warns_where_an_inherited_rules_sentence_states_a_number_its_setting_lost(tmp_path):
+    # a parent whose tribute.fall rule says "two cards" for its fall {6: 2, 5: 1}; a child with
+    # {6: 1, 5: 1} keeps that sentence: StaleSentence at the child's fall key (2 is gone); a child
+    # whose values still have the sentence's numbers is not warned about
+    from gouji_dsl.diagnostics import Code
+    from gouji_dsl.ruleset.lint import lint
+    (tmp_path / "parent.yaml").write_text(textwrap.dedent("""
+        ruleset: parent
+        extends: online
+        settings:
+          tribute:
+            value: {order: [fall], fall: {"6": 2, "5": 1}}
+            says: "Only the fall tribute is paid."
+          match_games: {value: 2, says: "A match is two games."}
+        rules:
+          - id: tribute.fall
+            on: tribute
+            when: "kind == 'fall' and prev_place(target) == count(all_seats) + 1 - prev_place(seat)"
+            value: "settings.tribute.fall[prev_place(seat)] if prev_place(seat) in settings.tribute.fall else 0"
+            says: "大落 gives 头科 two cards, 二落 gives 二科 one (落贡)."
+    """), encoding="utf-8")
+
+    def stale(fall: str) -> list:
+        p = tmp_path / "child.yaml"
+        p.write_text(textwrap.dedent(f"""
+            ruleset: child
+            extends: parent.yaml
+            settings:
+              tribute:
+                value: {{fall: {fall}}}
+                says: "Fall tribute as the club plays it."
+        """), encoding="utf-8")
+        return [d for d in lint(load_graph(str(p))) if d.code == Code.STALE_SENTENCE]
+
+    found = stale('{"6": 1, "5": 1}')
+    assert [(d.line, "tribute.fall" in d.message, "2" in d.message) for d in found] == [(6, True, True)], found
+    assert not stale('{"6": 2, "5": 1, "4": 1}')

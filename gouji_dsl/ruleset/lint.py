@@ -32,7 +32,8 @@ The findings (severity ``"warning"``; ``"error"`` when the game cannot end or go
 - **lookups that fail for some keys** (``MissingKey``): a map setting without every word of the
   enumerated key a rule looks it up by;
 - **stale sentences** (``StaleSentence``): a setting changed without its own ``says``, keeping a
-  parent's sentence or losing it;
+  parent's sentence or losing it; an inherited rule whose sentence states a number that a setting
+  it reads had in the parent and no longer has;
 - **settings that do nothing** (``SettingHasNoEffect``): another setting disables them (found by
   :mod:`gouji_dsl.ruleset.settings` when the graph is built), or only rules of a question never
   asked read them;
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -461,6 +463,72 @@ def sentence_lost(c: Context) -> Found:
             continue
         yield (s.origin, f"setting {name!r} is changed here without a sentence (says): the rulebook (gouji doc) "
                f"loses the parent's {short(before.says, 70)!r} and says nothing instead", _LONG_FORM)
+
+
+_NUMBER_WORDS = {"a card": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "double": 2, "doubles": 2}
+_NUMBER = re.compile(r"\d+|\b(?:" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+def _numbers_said(text: str) -> set[int]:
+    """The numbers a sentence states, in digits or words ("two cards", "a card", "doubles")."""
+    return {int(m) if m.isdigit() else _NUMBER_WORDS[m.casefold()] for m in _NUMBER.findall(text)}
+
+
+def _numbers_in(value: Any) -> set[int]:
+    """The numbers among a setting value's leaves (not a map's keys)."""
+    if isinstance(value, bool) or value is None:
+        return set()
+    if isinstance(value, int):
+        return {value}
+    if isinstance(value, str):
+        return {int(value)} if value.isdigit() else set()
+    if isinstance(value, dict):
+        return set().union(*map(_numbers_in, value.values())) if value else set()
+    if isinstance(value, (list, tuple)):
+        return set().union(*map(_numbers_in, value)) if value else set()
+    return set()
+
+
+@finding(Code.STALE_SENTENCE)
+def inherited_rule_sentence_kept(c: Context) -> Found:
+    """A rule inherited with a sentence that states a number ("two cards") which a setting it reads
+    (or the key of a map setting) had in the parent and no longer has here: the rulebook prints the
+    parent's number. Not where the rule is ``said_by`` that setting and the setting has a sentence
+    (that is printed in the rule's place; a stale setting sentence is the finding above)."""
+    if c.parent is None:
+        return
+    stale = stale_says(c.graph)
+    for n in c.nodes:
+        said = _numbers_said(n.says or "")
+        if not n.inherited or not said or n.id in c.an.dead or n.id in c.an.inert:
+            continue
+        paths: set[tuple[str, str | None]] = set()
+        for tree in c.an.trees(n.id):
+            for x in walk_with_defs(tree, c.an.defs):
+                if isinstance(x, A.Setting):
+                    paths.add((x.name, str(x.path[0]) if x.path else None))
+        for name, key in sorted(paths, key=lambda p: (p[0], p[1] or "")):
+            s = c.resolved.settings.get(name)
+            before = c.parent.settings.get(name)
+            if s is None or s.inherited or before is None or not s.says or name in stale:
+                continue  # a setting changed here without its own sentence: the two findings above
+            if s.says and any(e == name or e == f"{name}.{key}" or (key is None and e.startswith(name + "."))
+                              for e in n.said_by):
+                continue
+            now, then = s.value, before.value
+            if key is not None and isinstance(now, dict) and isinstance(then, dict):
+                now, then = now.get(key, now.get(int(key)) if key.isdigit() else None), then.get(key)
+            gone = sorted(said & _numbers_in(then) - _numbers_in(now))
+            if not gone or normalize_setting(now) == normalize_setting(then):
+                continue
+            what = name if key is None else f"{name}.{key}"
+            at = (s.key_origins.get(key) if key is not None else None) or s.origin
+            yield (at, f"setting {what!r} no longer has {', '.join(map(str, gone))} here, but rule {n.id!r}, which "
+                   f"reads it, keeps its inherited sentence, which says so: {short(n.says or '', 70)!r}",
+                   f"override rule {n.id!r} with its own says, or give it said_by: [{what}] and the setting a "
+                   f"sentence with its values")
+            break
 
 
 def _enum_lookups(an: Analysis, n: RuleNode) -> Iterator[tuple[A.Index, A.Setting, Enum]]:

@@ -75,6 +75,16 @@ class XtermKeysApp(App[None]):
         self.interrupted: str | None = None
         self._sigterm_before: object = None
 
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification of the gouji apps as plain text: names from files (a file ``a[b]x.yaml``,
+        a rule id, a ruleset name, a message quoting them) are shown literally with their control
+        characters escaped (:func:`gouji_dsl.tools.exits.shown`), never read as Textual markup (a
+        closing tag that matches none crashed the app, issue 22). No notification uses markup."""
+        from gouji_dsl.tools.exits import shown
+        super().notify(shown(message, lines=True), title=shown(title), severity=severity, timeout=timeout,
+                       markup=False)
+
     # -------------------------------------------------------------- SIGTERM
     def on_mount(self) -> None:
         self._catch_sigterm()

@@ -956,3 +956,49 @@ def test_opening_a_named_pipe_is_refused_without_waiting(ws: Path):
             note = next(n for n in _notes(app) if "Cannot open" in n)
             assert "pipe.yaml" in note and "a named pipe" in note and app.is_running
     run(scenario())
+
+
+ODD_NAME = "town[b]x[@click=app.quit]q\x1b[31m.yaml"
+"""A file name that is Textual markup (bold, a link that quits; a closing tag such as ``[/]``, a
+MarkupError, cannot be in a file name: a ruleset's name holds it in tests/test_play.py) and holds a
+control character (issue 22: names from files are shown escaped)."""
+ODD_SHOWN = "town[b]x[@click=app.quit]q\\x1b[31m.yaml"
+
+
+def test_a_file_named_as_markup_is_shown_literally_in_the_editor_and_its_recovery(ws: Path):
+    """Open, edit, save a ruleset named with `[b]`, `[/]` and ESC: no crash, the name shown as it is
+    with the control character escaped (the border title, the save message, the recovery dialog)."""
+    path = ws / ODD_NAME
+    path.write_text(TOWN, encoding="utf-8")
+
+    async def edit_save_and_leave_a_copy():
+        app = make_app(ws, ODD_NAME)
+        async with app.run_test(size=SIZE) as pilot:
+            ed = await editor_ready(pilot)
+            assert ed.text_area._border_title.plain.endswith(f"/{ODD_SHOWN}")
+            await _edit_title(pilot, ed)
+            await wait_for(pilot, lambda: ed.text_area._border_title.plain.startswith("● "), what="the modified title")
+            assert "\x1b" not in ed.sub_title and ODD_SHOWN in ed.sub_title
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: any("Saved" in n for n in _notes(app)), what="the save message")
+            assert any(ODD_SHOWN in n for n in _notes(app)) and not any("\x1b" in n for n in _notes(app))
+            await _edit_title(pilot, ed, " (lost?)")
+            await wait_for(pilot, lambda: "(lost?)" in getattr(files.find_recovery(path), "text", ""),
+                           what="the recovery copy")
+            assert app.is_running
+            app.exit()  # leaves without asking, like a crash: the copy stays
+
+    async def reopen():
+        app = make_app(ws, ODD_NAME)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RecoveryScreen), what="recovery question")
+            question = str(app.screen.query_one(".dialog-question").render())
+            assert f"/{ODD_SHOWN} from" in question and "\x1b" not in question
+            assert ODD_SHOWN.replace("town", "") in app.screen.query_one(".recovery")._border_subtitle.plain
+            await pilot.press("d")
+            await editor_ready(pilot)
+            assert app.is_running
+
+    run(edit_save_and_leave_a_copy())
+    assert "(mine)" in path.read_text(encoding="utf-8")
+    run(reopen())

@@ -1137,3 +1137,50 @@ async def test_a_seat_with_one_card_says_1_card():
         box.show(screen.session, 1, open_hands=True)
         text = str(box.render())
         assert "1 card" in text and "1 cards" not in text, text
+
+
+ODD_RECORD = "game[b]x[@click=app.quit]q\x1b[31m.json"
+"""A record's file name that is Textual markup (bold, a link that quits) with a control character."""
+ODD_SHOWN = "game[b]x[@click=app.quit]q\\x1b[31m.json"
+
+
+@sync
+async def test_a_record_named_as_markup_is_saved_opened_and_named_literally(tmp_path):
+    """Save and open a record whose name holds `[b]`, a `[@click]` link and ESC, and fail to save one
+    under a file named with markup and a control character (issue 22): no crash; every message, the path dialog's
+    default and its refusal show the name as it is, the control character escaped."""
+    from textual.widgets import Input, Static
+
+    path = tmp_path / ODD_RECORD
+    (tmp_path / "not[b]a-dir\x07").write_text("", encoding="utf-8")  # a file where a folder is named
+    app = app_for("online", seed=11, speed="instant")
+    notes = lambda: [f"{n.title}: {n.message}" for n in app._notifications]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen.query("#path-input"), what="the path dialog")
+        app.screen.query_one("#path-input", Input).value = str(tmp_path / "not[b]a-dir\x07" / "g.json")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "g.json" in str(app.screen.query_one("#path-error", Static).render()),
+                       what="the refusal")
+        refusal = str(app.screen.query_one("#path-error", Static).render())
+        assert "not[b]a-dir\\x07" in refusal and "\x07" not in refusal
+        app.screen.query_one("#path-input", Input).value = str(path)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any("Saved" in n for n in notes()), what="the save message")
+        assert path.exists()
+        saved = next(n for n in notes() if "Saved" in n)
+        assert f"/{ODD_SHOWN}" in saved and "\x1b" not in saved
+        assert not any(n.markup for n in app._notifications)
+        await pilot.press("ctrl+s")  # the default is the record's path, shown escaped, and saves to it
+        await wait_for(pilot, lambda: app.screen.query("#path-input"), what="the path dialog again")
+        shown_default = app.screen.query_one("#path-input", Input).value
+        assert shown_default.endswith(f"/{ODD_SHOWN}") and "\x1b" not in shown_default
+        await pilot.press("escape")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: app.screen.query("#path-input"), what="the open dialog")
+        await pilot.press("enter")  # the shown default opens the record itself
+        await wait_for(pilot, lambda: any("Replaying" in n for n in notes()), what="the replay message")
+        replaying = next(n for n in notes() if "Replaying" in n)
+        assert f"/{ODD_SHOWN}" in replaying and "\x1b" not in replaying
+        assert app.is_running and app.play_screen.session.mode == "replay"

@@ -25,7 +25,7 @@ from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.explain import Because
 from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
-from gouji_dsl.tools.exits import seed_problem, seed_value
+from gouji_dsl.tools.exits import seed_problem, seed_value, shown, shown_markup
 
 from ..workspace import display_path
 from .session import GameSummary, PlaySession
@@ -257,7 +257,7 @@ class RuleSourceScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="play-dialog wide") as box:
-            box.border_title = f"{rule_file_label(self.path)}:{self.line}"
+            box.border_title = f"{shown_markup(rule_file_label(self.path))}:{self.line}"
             try:
                 text = Path(self.path).read_text(encoding="utf-8")
                 start = max(1, self.line - 3)
@@ -267,7 +267,7 @@ class RuleSourceScreen(ModalScreen[None]):
                 with VerticalScroll():
                     yield Static(syn)
             except OSError as e:
-                yield Static(f"cannot read {self.path}: {e.strerror or e}")
+                yield Static(Text(shown(f"cannot read {self.path}: {e.strerror or e}")))
             yield Label("[b]esc[/b] close", classes="play-dialog-keys")
 
 
@@ -292,7 +292,7 @@ class PathScreen(ModalScreen[Any]):
             box.border_title = self.title_text
             if self.detail:
                 yield Static(self.detail, classes="play-dialog-detail")
-            yield Input(self.default, id="path-input", placeholder="file path")
+            yield Input(shown(self.default), id="path-input", placeholder="file path")  # control characters escaped
             yield Static("", id="path-error")
             yield Label(f"[b]enter[/b] {self.action.lower()}  [b]esc[/b] cancel", classes="play-dialog-keys")
 
@@ -302,7 +302,9 @@ class PathScreen(ModalScreen[Any]):
     @on(Input.Submitted)
     def _submit(self, event: Input.Submitted) -> None:
         event.stop()
-        path = os.path.expanduser(event.value.strip())
+        # the default is shown with its control characters escaped: taken as it is, it is the path itself
+        value = self.default if event.value == shown(self.default) else event.value
+        path = os.path.expanduser(value.strip())
         err = self.query_one("#path-error", Static)
         if not path:
             err.update(Text("give a file path", style="red"))
@@ -313,7 +315,7 @@ class PathScreen(ModalScreen[Any]):
             err.update(Text(e.format(), style="red"))
             return
         except OSError as e:
-            err.update(Text(f"{path}: {e.strerror or e}", style="red"))
+            err.update(Text(shown(f"{path}: {e.strerror or e}"), style="red"))
             return
         self.dismiss(result)
 

@@ -66,6 +66,7 @@ from gouji_dsl.tools.compare import (
     rule_diff,
     save_divergent,
 )
+from gouji_dsl.tools.exits import shown_markup
 from gouji_dsl.tools.paired import few_matches_note
 
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
@@ -385,7 +386,7 @@ class DealScreen(ModalScreen[None]):
                 for side, name, rec in (("a", la, d.record_a), ("b", lb, d.record_b)):
                     pane = VerticalScroll(Static(record_text(rec)), id=f"deal-record-{side}",
                                           classes="deal-record")
-                    pane.border_title = f"{side.upper()} {name}: {len(rec)} events"
+                    pane.border_title = f"{side.upper()} {shown_markup(name)}: {len(rec)} events"
                     yield pane
             keys = "[b]a[/b]/[b]b[/b] review under A/B (hands open)  " if self.play_class else \
                 "the play screen is not available here: [b]s[/b] saves the records for [b]gouji play[/b]  "
@@ -751,7 +752,7 @@ class CompareScreen(Screen[None]):
     @on(DiffPanes.Chosen)
     def _chosen(self, event: DiffPanes.Chosen) -> None:
         blk = event.panes.blocks[event.index]
-        self.app.push_screen(TextScreen(f"{blk.section} {blk.name}", Text(blk.summary)))
+        self.app.push_screen(TextScreen(shown_markup(f"{blk.section} {blk.name}"), Text(blk.summary)))
 
     # -------------------------------------------------------------- picking
     def action_pick(self, side: str) -> None:

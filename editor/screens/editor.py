@@ -26,6 +26,7 @@ from gouji_dsl.diagnostics import GoujiError, SourcePos, printable
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.loader import resolve, resolve_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.tools.exits import shown, shown_markup
 
 from .. import files
 from ..completion import Item, indent_for, items_for, replacement, word_before
@@ -117,7 +118,7 @@ class EditorScreen(Screen[None]):
                                      show_line_numbers=True, tab_behavior="indent", soft_wrap=False,
                                      theme="vscode_dark")
                 area.cursor_blink = self.cursor_blink
-                area.border_title = self.display_name
+                area.border_title = shown_markup(self.display_name)  # a name from a file: no markup (issue 22)
                 yield area
                 yield Static("", id="status")
                 yield DiagnosticsList(id="problems")
@@ -154,8 +155,8 @@ class EditorScreen(Screen[None]):
     def _update_title(self) -> None:
         marker = " ● modified" if self.dirty else ""
         ro = "  [read-only]" if self.read_only else ""
-        self.sub_title = f"{self.display_name}{marker}{ro}"
-        self.text_area.border_title = f"{'● ' if self.dirty else ''}{self.display_name}{ro}"
+        self.sub_title = f"{shown(self.display_name)}{marker}{ro}"
+        self.text_area.border_title = f"{'● ' if self.dirty else ''}{shown_markup(self.display_name)}{ro}"
 
     # -------------------------------------------------------------- validation
     @on(TextArea.Changed, "#source")

@@ -13,6 +13,8 @@ from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from gouji_dsl.tools.exits import shown_markup
+
 from ..files import Recovery, recovery_diff
 from ..workspace import display_path
 
@@ -64,14 +66,14 @@ class RecoveryScreen(ModalScreen[RecoveryChoice]):
         i, n = self.position
         with Vertical(classes="dialog recovery") as box:
             box.border_title = "Recover unsaved text?" + (f" ({i} of {n})" if n > 1 else "")
-            box.border_subtitle = display_path(rec.path)
+            box.border_subtitle = shown_markup(display_path(rec.path))  # names from files: no markup (issue 22)
             lines = recovery_diff(self.file_text, rec.text, self.file_name)
             added = sum(1 for ln in lines if ln[:1] == "+" and not ln.startswith("+++"))
             removed = sum(1 for ln in lines if ln[:1] == "-" and not ln.startswith("---"))
             # an edited line is one removed and one added: say both, not "2 changed lines"
             changes = f"{added} line{'s' if added != 1 else ''} added, {removed} removed" if added or removed \
                 else "no change"
-            yield Static(f"Unsaved text of {self.file_name} from {rec.when}: the editor did not close normally.",
+            yield Static(f"Unsaved text of {shown_markup(self.file_name)} from {rec.when}: the editor did not close normally.",
                          classes="dialog-question")
             yield Static(f"{len(rec.text.splitlines())} lines (the file has {len(self.file_text.splitlines())}); "
                          f"{changes}. Later keeps it on disk and asks "

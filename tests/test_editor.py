@@ -1002,3 +1002,26 @@ def test_a_file_named_as_markup_is_shown_literally_in_the_editor_and_its_recover
     run(edit_save_and_leave_a_copy())
     assert "(mine)" in path.read_text(encoding="utf-8")
     run(reopen())
+
+
+def test_the_new_variant_dialog_names_a_workspace_folder_named_as_markup_literally(tmp_path: Path):
+    """A workspace folder named with `[b]`, a `[@click]` link and ESC: the new-variant dialog's
+    "→ creates …" line shows it as it is, the control character escaped (issue 22)."""
+    ws = tmp_path / "rules[b]x[@click=app.quit]q\x1b[31m"
+
+    async def scenario():
+        app = GoujiApp(workspace=ws, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            home = await home_ready(pilot)
+            table = home.query_one("DataTable")
+            table.move_cursor(row=table.get_row_index(str(loader.ruleset_path("online"))))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, NewVariantScreen), what="new variant")
+            app.screen.query_one("#name").value = ""
+            await pilot.press(*"online-town")
+            await wait_for(pilot, lambda: "online-town" in str(app.screen.query_one("#target").render()),
+                           what="the target line")
+            target = str(app.screen.query_one("#target").render())
+            assert "rules[b]x[@click=app.quit]q\\x1b[31m" in target and "\x1b" not in target, target
+            assert app.is_running
+    run(scenario())

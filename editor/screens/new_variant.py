@@ -12,6 +12,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.tools.exits import shown_markup
 
 from ..files import atomic_write
 from ..skeleton import variant_text
@@ -107,11 +108,11 @@ class NewVariantScreen(ModalScreen[Path | None]):
         target = self.query_one("#target", Static)
         problem = self.problem()
         if problem:
-            target.update(f"[red]✗ {problem}[/red]")
+            target.update(f"[red]✗ {shown_markup(problem)}[/red]")  # names from files: no markup (issue 22)
         else:
             name = self.query_one("#name", Input).value.strip()
-            target.update(f"→ creates [b]{display_path(self.workspace.variant_path(name))}[/b] "
-                          f"with [b]extends: {self.chosen_parent()}[/b]")
+            target.update(f"→ creates [b]{shown_markup(display_path(self.workspace.variant_path(name)))}[/b] "
+                          f"with [b]extends: {shown_markup(self.chosen_parent())}[/b]")
         self.query_one("#create", Button).disabled = problem is not None
         return problem is None
 

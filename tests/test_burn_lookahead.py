@@ -7,12 +7,15 @@ seed 001 烧牌 条件 1). The positions are those of tests/scenarios/online.yam
 """
 from __future__ import annotations
 
+import random
 import textwrap
 
+from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.cards import parse_cards
 from gouji_dsl.engine.explain import burn_warnings
-from gouji_dsl.engine.interpreter import explain, new_game
+from gouji_dsl.engine.interpreter import GameState, Move, explain, new_game
 from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, doomed_burn
+from gouji_dsl.engine.terms import Capacity, Verb
 from gouji_dsl.ruleset.graph import load_graph
 
 BLUFF = {1: "KK 3 4", 2: "5", 3: "AA 66 7", 4: "8", 5: "9", 6: "T"}    # no joker left after AA
@@ -93,4 +96,66 @@ def test_the_warning_cites_the_rulesets_own_burn_lead_rule(tmp_path):
 
 def test_the_look_ahead_stops_at_its_budget(online):
     st = _after_kk(online, BLUFF)
-    assert doomed_burn(st, st.parse("3 burn AA"), budget=1) is None  # no certainty: no warning
+    assert doomed_burn(st, st.parse("3 burn AA"), budget=0) is None  # no certainty: no warning
+
+
+TWO_JOKERS = {1: "KK 3 4", 2: "5", 3: "AA B R 66 7 8", 4: "9", 5: "T", 6: "J"}
+
+
+def test_a_burn_that_succeeds_only_by_some_leads_is_not_warned(online):
+    """B R 66 7 8 after AA: three leads, each of the first two with a joker, the last a single rank
+    group (RULES.md §5). Only lines that keep the pair 66 whole succeed (R 66, B 7, 8 and the like);
+    a lead of one 6 (R 6, B 6) leaves four groups for one joker, and one of both jokers leaves none."""
+    st = _after_kk(online, TWO_JOKERS)
+    assert doomed_burn(st, st.parse("3 burn AA")) is None
+    st.apply_in_place(st.parse("3 burn AA"))
+    while st.to_act != 3:
+        st.apply_in_place(Move(st.to_act, Verb.PASS))
+    ok = {"R 66", "B 66", "R 7", "B 7", "R 8", "B 8"}
+    for m in st.legal_moves():
+        text = m.text(st.model).removeprefix("3 play ")
+        d = doomed_burn(st, m)
+        assert (d is None) == (text in ok), text
+        if d is not None:
+            assert [r.rule_id for r in d.reasons] == ["burn.carry-jokers"]
+
+
+def _seed7_before_decision(graph, n):
+    """online, seed 7, heuristic bots at every seat (seeded), up to decision ``n``."""
+    st = new_game(graph, 7)
+    bot = make_bot("heuristic", random.Random(7))
+    while st.decisions < n:
+        st.apply_in_place(bot.choose(st, st.legal_moves()))
+    return st
+
+
+def test_doomed_burns_with_long_hands_are_found(online):
+    """A tester's report (issue 22.22): with a long hand the look-ahead ran out of its 400 moves on
+    doomed burns (online seed 7, 28 cards, 2 jokers: ``burn 22`` needed 17,754 moves) and said
+    nothing (the tester's record was not kept). The same kind of position here: seat 2 holds 28
+    cards, one joker and ten rank groups (B 22 AAAA K JJ TTT 888 666 5 4 3333333) against 2 K, so at
+    most two leads are left to it after any burn: each of its five burns is doomed (``burn AA``
+    needed 438 moves, more than the old 400)."""
+    st = _seed7_before_decision(online, 85)
+    assert st.to_act == 2 and st.capacity == Capacity.BURN and st.hand_size(2) == 28 and st.jokers_held(2) == 1
+    for text in ["2 burn 22", "2 burn 2 A", "2 burn AA", "2 burn B 2", "2 burn B A"]:
+        d = doomed_burn(st, st.parse(text))
+        assert d is not None and [r.rule_id for r in d.reasons] == ["burn.carry-jokers"], text
+        assert 0 < d.examined <= BURN_LOOKAHEAD
+
+
+def test_the_position_key_covers_every_field_of_the_state(online):
+    """GameState.position_key is exact only if every field is in it, fixed at the deal or read by
+    nothing that decides play: a field added to the state must be placed in one of the three."""
+    st = _after_kk(online, BLUFF)
+    keyed = {"phase", "to_act", "capacity", "burner", "burned_seat", "trick_leader", "trick_no", "hands", "top",
+             "queue", "plan", "yielders", "yielded_this_top", "passed", "places", "finish_order",
+             "finished_in_trick", "failed", "revolted", "late", "flags", "counters", "burns", "received",
+             "discarded", "scores", "sweep", "redealt", "redeals", "redeal_pending", "setup_queue", "choose_queue",
+             "declare_queue", "return_queue", "ask_queue", "ask_point", "rng"}
+    assert set(vars(st)) == keyed | GameState.KEY_FIXED | GameState.KEY_UNREAD
+    a = st.copy()
+    a.apply_in_place(a.parse("3 burn AA"))
+    b = st.copy()
+    b.apply_in_place(b.parse("3 pass"))
+    assert a.position_key() != b.position_key() and st.copy().position_key() == st.position_key()

@@ -26,6 +26,7 @@ from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.outcome import Outcome
 from gouji_dsl.engine.terms import CARD_VERBS as _CARD_VERBS
 from gouji_dsl.engine.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
+from gouji_dsl.lang import ast as A
 from gouji_dsl.ruleset.graph import Reason, RuleFailed, RuleGraph
 
 VERBS: tuple[Verb, ...] = tuple(Verb)
@@ -464,6 +465,48 @@ class GameState:
         r.setstate(self.rng.getstate())
         g.rng = r
         return g
+
+    # -------------------------------------------------------------- the position
+    KEY_FIXED = frozenset({"graph", "model", "kinds", "n_seats", "seat_list", "_after", "n_teams", "game_number",
+                           "source", "seed", "dealt", "dealt_cards", "prev", "forced_leader"})
+    """Fields set when the game is dealt and never changed by a move: the same in every state of one
+    game, so :meth:`position_key` leaves them out (it compares positions of one game)."""
+    KEY_UNREAD = frozenset({"record", "decided", "marked_by", "decisions"})
+    """Fields no rule and no step of play reads: the event log, the explanations kept for F5 /
+    ``explain`` (which rule decided what), and the count of moves made."""
+
+    def position_key(self) -> tuple[Any, ...]:
+        """One hashable key of everything the game can still read from this state: two states of
+        the same game (copies of one deal) with equal keys have the same legal moves, answer every
+        rule alike and go on alike, move for move.
+
+        Why it is exact: every field of the state is either in the key, in :data:`KEY_FIXED`
+        (the same for every state of the game) or in :data:`KEY_UNREAD` (read by nothing that
+        decides play; tests/test_burn_lookahead.py checks that every field is in one of the three).
+        The rules read the state only through the vocabulary (``ruleset/vocabulary.py``), whose
+        names all read fields in the key; the play on the table is kept as its cards (the
+        interpreter classifies a move's cards, so they decide its reading) and what the table adds
+        to it. The generator is in the key only when a rule that may still be asked draws
+        (``random_seat()``; in the bundled rulesets only ``first_leader`` does, asked before the
+        first lead); otherwise nothing reads it."""
+        top = self.top
+        return (
+            self.phase, self.to_act, self.capacity, self.burner, self.burned_seat, self.trick_leader, self.trick_no,
+            tuple(tuple(h) for h in self.hands),
+            None if top is None else (top.play.counts, top.seat, top.beaten_seat, top.over_yield, top.yielder,
+                                      top.empties_hand, top.is_burn),
+            tuple(self.queue), self.plan, tuple(self.yielders), frozenset(self.yielded_this_top), frozenset(self.passed),
+            frozenset(self.places.items()), tuple(self.finish_order), tuple(self.finished_in_trick),
+            frozenset(self.failed), frozenset(self.revolted), tuple(self.late),
+            tuple(sorted((k, frozenset(v)) for k, v in self.flags.items())),
+            tuple(sorted((k, tuple(sorted(v.items()))) for k, v in self.counters.items())),
+            tuple(tuple(sorted(b.items())) for b in self.burns),
+            tuple(sorted((s, tuple(sorted(r.items()))) for s, r in self.received.items())), tuple(self.discarded),
+            tuple(sorted(self.scores.items())), self.sweep, self.redealt, self.redeals, self.redeal_pending,
+            tuple(self.setup_queue), tuple(self.choose_queue), tuple(self.declare_queue), tuple(self.return_queue),
+            tuple(self.ask_queue), self.ask_point,
+            self.rng.getstate() if _draws(self.graph, self.phase in (Phase.PLAY, Phase.OVER)) else None,
+        )
 
     # -------------------------------------------------------------- table geometry
     def next_seat(self, s: int) -> int:
@@ -1503,6 +1546,23 @@ class GameState:
             "passed": sorted(self.passed), "places": {str(k): v for k, v in sorted(self.places.items())},
             "revolted": sorted(self.revolted), "burner": self.burner,
         }
+
+
+_BEFORE_PLAY = frozenset({"deal", "tribute", "setup"})  # hook phases (vocabulary.PHASES) asked only before play
+_DRAWS: list[tuple[RuleGraph, bool, bool]] = []  # (the last ruleset asked: a graph is frozen, its answers too)
+
+
+def _draws(graph: RuleGraph, in_play: bool) -> bool:
+    """A rule of ``graph`` that may still be asked calls ``random_seat()`` (draws from the game's
+    generator): any rule, or, ``in_play`` (the first leader chosen), a rule of a hook asked after the
+    deal, the tribute and the setup questions. A definition that draws counts wherever it is used."""
+    if not (_DRAWS and _DRAWS[0][0] is graph):
+        def draws(trees: Iterable[A.Node]) -> bool:
+            return any(isinstance(x, A.Call) and x.func == "random_seat" for t in trees for x in A.walk(t))
+        by_def = draws(d.body for d in graph.definitions.values() if d.body is not None)
+        late = by_def or draws(t for n in graph.nodes if n.phase not in _BEFORE_PLAY for t in n.checked.values())
+        _DRAWS[:] = [(graph, late or draws(t for n in graph.nodes for t in n.checked.values()), late)]
+    return _DRAWS[0][2] if in_play else _DRAWS[0][1]
 
 
 def _num(v: Any) -> int | float:

@@ -6,8 +6,11 @@ lead carries a joker, except the last one, in the bundled rulesets); a burner wh
 the player should know before making it: :func:`doomed_burn` plays the burner's best case on copies
 of the state — every other seat passes, so the burner wins each trick and leads again — trying his
 leads in turn, and reports a burn that fails on every line of play, with the rules that refused the
-last leads (their file:line). The look-ahead is bounded by :data:`BURN_LOOKAHEAD` moves; a search that
-runs out of moves says nothing (a warning is given only when the failure is certain). Nothing here
+last leads (their file:line). The search keeps the positions already shown to fail (a transposition
+table keyed by :meth:`GameState.position_key`, exact: everything the rules and the play can read), so
+the same leads in another order are searched once, and it is bounded by :data:`BURN_LOOKAHEAD`
+distinct positions; a search that runs out says nothing (a warning is given only when the failure is
+certain). Nothing here
 knows what a joker is: what a lead needs is whatever the ruleset's rules say.
 """
 from __future__ import annotations
@@ -23,8 +26,9 @@ from gouji_dsl.ruleset.graph import Reason
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.engine.interpreter import GameState, Move
 
-BURN_LOOKAHEAD = 400
-"""The most moves (the burner's leads and the others' passes) one look-ahead applies."""
+BURN_LOOKAHEAD = 300
+"""The most distinct positions (each after one move of the burner and the others' passes) one
+look-ahead reaches; about 1 ms each with a long hand (README, benchmarks/bench_burn_lookahead.py)."""
 
 
 class _Line(Enum):
@@ -37,7 +41,7 @@ class _Line(Enum):
 @dataclass(frozen=True)
 class DoomedBurn:
     """A burn that cannot succeed: ``seat`` (the burner), ``reasons`` (the rules that refused his
-    leads where each line of play ended, each rule once) and ``examined`` (moves applied)."""
+    leads where each line of play ended, each rule once) and ``examined`` (distinct positions reached)."""
 
     seat: int
     reasons: tuple[Reason, ...]
@@ -45,19 +49,17 @@ class DoomedBurn:
 
 
 class _Search:
+    """The burner's best case, depth first. ``failed`` is the transposition table: the positions
+    (:meth:`GameState.position_key`) already shown to fail on every line. The burner's leads are
+    separate tricks while the others pass, so the same leads made in another order reach the same
+    position; each is searched once. ``states`` counts the distinct positions reached (the budget)."""
+
     def __init__(self, seat: int, budget: int):
         self.seat = seat
         self.budget = budget
-        self.examined = 0
+        self.states = 0
         self.reasons: dict[str, Reason] = {}
-        self.memo: dict[tuple[int, ...], _Line] = {}
-
-    def _apply(self, g: GameState, move: Move) -> bool:
-        if self.examined >= self.budget:
-            return False
-        self.examined += 1
-        g.apply_in_place(move, trusted=True)
-        return True
+        self.failed: set[tuple[object, ...]] = set()
 
     def settle(self, g: GameState) -> _Line:
         """Let every other seat pass until the burner must lead again or the burn is decided."""
@@ -76,33 +78,39 @@ class _Search:
                 return _Line.UNKNOWN
             if g.to_act == seat:
                 return _Line.LEADS if g.capacity == Capacity.LEAD else _Line.UNKNOWN
-            if g.capacity == Capacity.LEAD or not self._apply(g, Move(g.to_act, Verb.PASS)):
+            if g.capacity == Capacity.LEAD:
                 return _Line.UNKNOWN
+            g.apply_in_place(Move(g.to_act, Verb.PASS), trusted=True)  # (at most one pass a seat a trick)
 
     def search(self, g: GameState) -> _Line:
+        """``g``: the position after a move of the burner (the others have not answered yet)."""
+        if self.states >= self.budget:
+            return _Line.UNKNOWN
+        self.states += 1
         line = self.settle(g)
         if line != _Line.LEADS:
             return line
-        key = tuple(g.hands[self.seat])
-        if key in self.memo:
-            return self.memo[key]
-        self.memo[key] = _Line.UNKNOWN  # (while it is searched)
+        key = g.position_key()
+        if key in self.failed:
+            self.states -= 1  # (not a new position)
+            return _Line.FAILS
         hand_n = g.hand_size(self.seat)
-        # leads that go out first, then those using the fewest cards the rules may ask for, the most cards
+        # leads that go out first (a success ends the search), then those using the fewest cards the
+        # rules may ask for (jokers, filler: the scarce ones), the most cards
         moves = sorted(g.legal_moves(), key=lambda m: (sum(m.cards or ()) != hand_n, _extra(g, m), -sum(m.cards or ())))
         out = _Line.FAILS
         for m in moves:
             h = g.copy()
-            if not self._apply(h, m):
-                out = _Line.UNKNOWN
-                break
+            h.apply_in_place(m, trusted=True)
             r = self.search(h)
             if r == _Line.SUCCEEDS:
-                out = r
-                break
+                return r
             if r == _Line.UNKNOWN:
                 out = r
-        self.memo[key] = out
+                if self.states >= self.budget:
+                    break
+        if out == _Line.FAILS:
+            self.failed.add(key)
         return out
 
 
@@ -116,7 +124,7 @@ def _extra(g: GameState, m: Move) -> int:
 def doomed_burn(state: GameState, move: Move, budget: int = BURN_LOOKAHEAD) -> DoomedBurn | None:
     """``move`` burns (or is a lead of the seat burning) and the burner cannot succeed whatever
     the others do: every line of play in which they all pass ends with a lead the ``burn_lead``
-    rules refuse. None when it can succeed, when the look-ahead ran out of ``budget`` moves, or when
+    rules refuse. None when it can succeed, when the look-ahead ran out of ``budget`` positions, or when
     the move is no burn (or is illegal)."""
     seat = move.seat
     burning_lead = state.burner == seat and state.capacity == Capacity.LEAD and move.verb in (Verb.PLAY, Verb.DISCARD)
@@ -127,14 +135,13 @@ def doomed_burn(state: GameState, move: Move, budget: int = BURN_LOOKAHEAD) -> D
     s = _Search(seat, budget)
     g = state.copy()
     try:
-        if not s._apply(g, move):
-            return None
+        g.apply_in_place(move, trusted=True)
         line = s.search(g)
     except GoujiError:  # a rule failed on the way: the move itself will say so when it is made
         return None
     if line != _Line.FAILS or not s.reasons:
         return None
-    return DoomedBurn(seat, tuple(s.reasons.values()), s.examined)
+    return DoomedBurn(seat, tuple(s.reasons.values()), s.states)
 
 
 __all__ = ["BURN_LOOKAHEAD", "DoomedBurn", "doomed_burn"]

@@ -153,6 +153,13 @@ def _install_native(module: Any, graph: RuleGraph) -> str | None:
         return f"the native game flow could not be loaded ({type(e).__name__}: {e})"
 
 
+def _native_random_type() -> Any:
+    """The native core's generator type (None where the core is not built): a random bot may draw
+    from one (:func:`gouji_dsl.tools.simulate.bot_rng`), and the native flow then draws from it with no copy."""
+    from gouji_dsl.engine import native
+    return native._core.Random if native._core is not None else None
+
+
 def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict[int, Callable[..., Move]]]:
     """Random bots (played by index) and the other policies (asked with moves), by seat."""
     if isinstance(policies, Mapping):
@@ -165,7 +172,7 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
     pickers: dict[int, Callable[[int], int]] = {}
     choosers: dict[int, Callable[..., Move]] = {}
     for seat, p in by_seat.items():
-        if type(p) is RandomBot and type(p.rng) is random.Random:
+        if type(p) is RandomBot and (type(p.rng) is random.Random or type(p.rng) is _native_random_type()):
             pickers[seat] = p.rng.getrandbits  # indices drawn as randrange draws them
         elif hasattr(p, "choose"):
             choosers[seat] = p.choose

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
@@ -39,9 +39,16 @@ def game_seed(seed: Any, index: int) -> str:
     return f"{seed}:{index}"
 
 
-def bot_rng(seed: Any, index: int, seat: int) -> random.Random:
-    """The generator of seat ``seat``'s bot in game ``index`` of run ``seed``."""
-    return random.Random(f"{seed}:{index}:bot{seat}")
+def bot_rng(seed: Any, index: int, seat: int, *, native: bool = False) -> random.Random:
+    """The generator of seat ``seat``'s bot in game ``index`` of run ``seed``. With ``native`` (a
+    random bot's), the native core's generator in the same state where the core is built: the same
+    draws (getrandbits, randrange), and the native game flow draws from it without copying it."""
+    key = f"{seed}:{index}:bot{seat}"
+    if native:
+        from gouji_dsl.engine import native as core
+        if core.available():
+            return cast(random.Random, core.new_random(key))
+    return random.Random(key)
 
 
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
@@ -68,7 +75,8 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     own_players = players is None
     names = [bots] * n if isinstance(bots, str) else list(bots)
     if players is None:
-        players = {s: make_bot(names[s - 1], bot_rng(seed, index, s), think_ms=think_ms) for s in range(1, n + 1)}
+        players = {s: make_bot(names[s - 1], bot_rng(seed, index, s, native=names[s - 1] == "random"), think_ms=think_ms)
+                   for s in range(1, n + 1)}
     if Engine(engine) is Engine.GENERATED:
         from gouji_dsl.engine import fast
         eng = fast.engine(graph)

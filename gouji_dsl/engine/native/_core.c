@@ -352,6 +352,7 @@ static PyMethodDef Random_methods[] = {
     {"genrand_uint32", (PyCFunction)Random_genrand_uint32, METH_NOARGS, "The next 32-bit word."},
     {"getrandbits", (PyCFunction)Random_getrandbits, METH_O, "As random.Random.getrandbits(k)."},
     {"randbelow", (PyCFunction)Random_randbelow, METH_O, "As random.Random._randbelow(n), 0 < n < 2**64."},
+    {"randrange", (PyCFunction)Random_randbelow, METH_O, "As random.Random.randrange(n) for 0 < n < 2**64 (a random bot's draw)."},
     {"random", (PyCFunction)Random_random, METH_NOARGS, "As random.Random.random()."},
     {"shuffle", (PyCFunction)Random_shuffle, METH_O, "As random.Random.shuffle(list)."},
     {"choice", (PyCFunction)Random_choice, METH_O, "As random.Random.choice(seq)."},

@@ -470,7 +470,7 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     try:
         while S.phase == "play":
             seat = S.to_act
-            if seat is None or rngs[seat] is None:
+            if seat is None or natives[seat] is None:
                 break
             ctx = _pack(plan, S, core)
             sw = _state_words(plan, S, core)
@@ -503,15 +503,21 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
 
 def _bridge(pickers: dict[int, Any], n: int, core: Any) -> tuple[list[Any], list[Any], list[Any]] | None:
     """Per seat: the random bot's ``random.Random``, its state, a native generator in that state
-    (None where the seat is not a random bot); None when a picker is not a ``random.Random``'s."""
+    (None where the seat is not a random bot; a bot's own native generator is used as it is, with no
+    ``random.Random`` and no state); None when a picker is not a ``random.Random``'s or a native one's."""
     rngs: list[Any] = [None] * (n + 1)
+    natives: list[Any] = [None] * (n + 1)
     for s, pick in pickers.items():
         owner = getattr(pick, "__self__", None)
-        if type(owner) is not random.Random or getattr(pick, "__name__", "") != "getrandbits" or not 1 <= s <= n:
+        if getattr(pick, "__name__", "") != "getrandbits" or not 1 <= s <= n:
             return None
-        rngs[s] = owner
+        if type(owner) is core.Random:  # (a bot that draws from a native generator: the core draws from it, no copy)
+            natives[s] = owner
+        elif type(owner) is random.Random:
+            rngs[s] = owner
+        else:
+            return None
     py_states = [None if r is None else r.getstate() for r in rngs]
-    natives: list[Any] = [None] * (n + 1)
     for s, st0 in enumerate(py_states):
         if st0 is not None:
             natives[s] = core.Random()

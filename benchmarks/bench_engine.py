@@ -25,7 +25,6 @@ import io
 import os
 import platform
 import pstats
-import random
 import resource
 import subprocess
 import sys
@@ -76,6 +75,7 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
         from gouji_dsl.bots import make_bot
         from gouji_dsl.engine import fast
         from gouji_dsl.engine.native import flow
+        from gouji_dsl.tools.simulate import bot_rng
         eng = fast.engine(graph)
         assert eng is not None, fast.fallback_reason(graph)
         # "native": the random bots' play phase in the native core (issue 24); "generated": the module's own loop
@@ -85,7 +85,9 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
             flow.uninstall(eng.module)
         n = graph.n_seats
         for i in range(games):
-            players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, n + 1)]
+            # (as gouji simulate: a random bot on the native flow draws from a native generator, no copies)
+            players = [make_bot(bots, bot_rng(seed, i, s, native=engine == "native" and bots == "random"))
+                       for s in range(1, n + 1)]
             prev = eng.play_game(seed, i, players, previous=prev if i % length else None)
             decisions += prev.decisions
         flow.install(eng.module, graph)

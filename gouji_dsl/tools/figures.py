@@ -98,28 +98,28 @@ def team_scores(g: GameSummary, teams: int) -> dict[int, Fraction]:
     return {t: Fraction(sum(v), len(v)) for t, v in sorted(by.items())}
 
 
-def spread(g: GameSummary, teams: int) -> Fraction:
-    """Highest minus lowest team score of game ``g``."""
-    ts = list(team_scores(g, teams).values())
+def spread(g: GameSummary, teams: int, by_team: dict[int, Fraction] | None = None) -> Fraction:
+    """Highest minus lowest team score of game ``g`` (``by_team``: its :func:`team_scores`, if known)."""
+    ts = list((team_scores(g, teams) if by_team is None else by_team).values())
     return max(ts) - min(ts) if ts else Fraction(0)
 
 
-def leader_team_score(g: GameSummary, teams: int) -> Fraction | None:
+def leader_team_score(g: GameSummary, teams: int, by_team: dict[int, Fraction] | None = None) -> Fraction | None:
     """The score of the first leader's team (None when no first leader was recorded)."""
     if g.first_leader is None:
         return None
-    return team_scores(g, teams)[team_of(g.first_leader, teams)]
+    return (team_scores(g, teams) if by_team is None else by_team)[team_of(g.first_leader, teams)]
 
 
-def _value(g: GameSummary, key: str, teams: int) -> int | Fraction | None:
+def _value(g: GameSummary, key: str, teams: int, by_team: dict[int, Fraction] | None = None) -> int | Fraction | None:
     if key == "decisions":
         return g.decisions
     if key == "tricks":
         return g.tricks
     if key == "score_spread":
-        return spread(g, teams)
+        return spread(g, teams, by_team)
     if key == "first_leader_team_score":
-        return leader_team_score(g, teams)
+        return leader_team_score(g, teams, by_team)
     if key == "burns_per_game":
         return g.burn_attempts
     raise KeyError(key)
@@ -174,20 +174,22 @@ class SideTotals:
     def add_block(self, games: list[GameSummary]) -> None:
         """Add the games of one cluster (linked games: one match block)."""
         self.games += len(games)
+        by_team = [team_scores(g, self.teams) for g in games]  # (once per game: exact fractions cost)
         for k in MEAN_KEYS:
-            self.means[k].add_cluster(v for v in (_value(g, k, self.teams) for g in games) if v is not None)
+            self.means[k].add_cluster(v for v in (_value(g, k, self.teams, ts) for g, ts in zip(games, by_team))
+                                      if v is not None)
         for k in BINARY_KEYS:
             self.flags[k].add_cluster(int(_flag(g, k)) for g in games)
         self.burn_success.add_cluster((g.burn_successes, g.burn_attempts) for g in games)
         for s in range(self.n_seats):
             self.seat_score[s].add_cluster(g.scores[s] for g in games)
         for t in range(self.teams):
-            self.team_score[t].add_cluster(team_scores(g, self.teams).get(t + 1, Fraction(0)) for g in games)
-        for g in games:
+            self.team_score[t].add_cluster(ts.get(t + 1, Fraction(0)) for ts in by_team)
+        for g, ts in zip(games, by_team):
             for s, p in enumerate(g.places):
                 if 1 <= p <= self.n_seats:
                     self.places[s][p - 1] += 1
-            k = _fkey(spread(g, self.teams))
+            k = _fkey(spread(g, self.teams, ts))
             self.spread_histogram[k] = self.spread_histogram.get(k, 0) + 1
 
     def merge(self, o: SideTotals) -> None:

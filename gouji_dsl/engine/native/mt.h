@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MT_N 624
 #define MT_M 397
@@ -49,7 +50,19 @@ static inline void mt_init_by_array(mt_state *r, const uint32_t *init_key, size_
         init_key = &zero;
         key_length = 1;
     }
-    mt_init_genrand(r, 19650218U);
+    {
+        /* init_genrand(19650218) is the same 624 words for every seed: computed once, then copied */
+        static uint32_t base[MT_N];
+        static int have_base = 0;
+        if (!have_base) {
+            mt_init_genrand(r, 19650218U);
+            memcpy(base, mt, sizeof base);
+            have_base = 1;
+        } else {
+            memcpy(mt, base, sizeof base);
+            r->index = MT_N;
+        }
+    }
     i = 1;
     j = 0;
     k = (MT_N > key_length ? MT_N : key_length);

@@ -17,7 +17,7 @@ import time
 
 from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.interpreter import new_game
-from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, doomed_burn
+from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, DoomedBurn, doomed_burn
 from gouji_dsl.engine.terms import Capacity, Verb
 from gouji_dsl.ruleset.graph import load_graph
 
@@ -45,8 +45,8 @@ def long_hands() -> None:
                 if m.verb == Verb.BURN:
                     t = time.perf_counter()
                     d = doomed_burn(st, m)
-                    (doomed if d is not None else other).append(time.perf_counter() - t)
-                    most = max(most, d.examined if d is not None else 0)
+                    (doomed if isinstance(d, DoomedBurn) else other).append(time.perf_counter() - t)
+                    most = max(most, d.examined if isinstance(d, DoomedBurn) else 0)
         st.apply_in_place(bot.choose(st, moves))
     print(f"long hands (online seed 7, heuristic bots, 20+ cards): {len(doomed)} doomed burns found, "
           f"{_ms(doomed)}; {len(other)} not warned, {_ms(other) if other else '-'}; most positions {most}")
@@ -79,7 +79,7 @@ def main() -> None:
                     t = time.perf_counter()
                     d = doomed_burn(st, m)
                     times.append(time.perf_counter() - t)
-                    if d is not None:
+                    if isinstance(d, DoomedBurn):
                         doomed += 1
                         examined.append(d.examined)
             st.apply_in_place(rng.choice(moves), trusted=True)

@@ -14,7 +14,7 @@ from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.cards import parse_cards
 from gouji_dsl.engine.explain import burn_warnings
 from gouji_dsl.engine.interpreter import GameState, Move, explain, new_game
-from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, doomed_burn
+from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, DoomedBurn, UndecidedBurn, doomed_burn
 from gouji_dsl.engine.terms import Capacity, Verb
 from gouji_dsl.ruleset.graph import load_graph
 
@@ -96,7 +96,20 @@ def test_the_warning_cites_the_rulesets_own_burn_lead_rule(tmp_path):
 
 def test_the_look_ahead_stops_at_its_budget(online):
     st = _after_kk(online, BLUFF)
-    assert doomed_burn(st, st.parse("3 burn AA"), budget=0) is None  # no certainty: no warning
+    d = doomed_burn(st, st.parse("3 burn AA"), budget=0)  # no certainty: no warning, but said so
+    assert isinstance(d, UndecidedBurn) and d.seat == 3
+
+
+def test_a_long_hand_burn_out_of_budget_is_undecided_not_passed_over(online):
+    """Issue 22.22: a look-ahead that runs out of its budget said nothing, and the play screen
+    showed the burn as plainly legal. Now it is undecided: not None, not a warning."""
+    st = _seed7_before_decision(online, 85)
+    mv = st.parse("2 burn AA")
+    assert isinstance(doomed_burn(st, mv), DoomedBurn)  # (the full budget decides it)
+    d = doomed_burn(st, mv, budget=1)
+    assert isinstance(d, UndecidedBurn) and d.seat == 2 and d.examined == 1
+    ok = _after_kk(online, TWO_JOKERS)
+    assert doomed_burn(ok, ok.parse("3 burn AA")) is None  # a burn that can succeed: neither
 
 
 TWO_JOKERS = {1: "KK 3 4", 2: "5", 3: "AA B R 66 7 8", 4: "9", 5: "T", 6: "J"}
@@ -140,7 +153,7 @@ def test_doomed_burns_with_long_hands_are_found(online):
     assert st.to_act == 2 and st.capacity == Capacity.BURN and st.hand_size(2) == 28 and st.jokers_held(2) == 1
     for text in ["2 burn 22", "2 burn 2 A", "2 burn AA", "2 burn B 2", "2 burn B A"]:
         d = doomed_burn(st, st.parse(text))
-        assert d is not None and [r.rule_id for r in d.reasons] == ["burn.carry-jokers"], text
+        assert isinstance(d, DoomedBurn) and [r.rule_id for r in d.reasons] == ["burn.carry-jokers"], text
         assert 0 < d.examined <= BURN_LOOKAHEAD
 
 

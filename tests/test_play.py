@@ -1120,6 +1120,37 @@ async def test_a_burn_that_cannot_succeed_says_so_and_is_still_played():
         assert "burn.carry-jokers" in str(first) and "base.yaml:" in str(first)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back to the table")
+
+
+@sync
+async def test_a_burn_the_look_ahead_could_not_decide_says_so(monkeypatch):
+    """Issue 22.22: a look-ahead out of its budget showed the burn as plainly "✓ legal, Enter to
+    play". Now the status line and the why dialog say it was not worked out, claiming nothing."""
+    from textual.widgets import Static
+
+    import gouji_dsl.engine.lookahead as lookahead
+    from gouji_app.play.dialogs import WhyScreen
+    real = lookahead.doomed_burn
+    monkeypatch.setattr(lookahead, "doomed_burn", lambda st, mv, budget=0: real(st, mv, budget=0))
+    hands = {1: "2 KK 3 4", 2: "2 5", 3: "2 AA 66 7", 4: "2 8", 5: "2 9", 6: "2 T"}
+    app = app_for(seat=3, hands=hands, leader=1, speed="slow")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.play_screen
+        s = screen.session
+        await wait_for(pilot, lambda: s.state.to_act == 1 and s.state.phase == "play", what="seat 1 to lead")
+        s.apply(s.state.parse("1 play KK"), "bot")
+        screen.refresh_all()
+        await wait_for(pilot, lambda: s.your_turn and s.state.capacity == "burn", what="the burn offer")
+        await pilot.press("A", "A")
+        feedback = str(screen.query_one("#feedback").render())
+        assert "✓ legal — whether this burn can succeed was not worked out (too many ways to play it" in feedback, feedback
+        assert "F5 why" in feedback and "cannot succeed" not in feedback
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the why dialog")
+        head = str(app.screen.query_one(Static).render())
+        assert "was not worked out" in head and "cannot succeed" not in head
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to the table")
         await pilot.press("enter")
         await wait_for(pilot, lambda: any(e.move == "3 burn AA" for e in s.entries), what="the burn played")
 

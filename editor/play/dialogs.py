@@ -211,6 +211,8 @@ class WhyScreen(ModalScreen[None]):
             head.append("legal" if exp.legal else "illegal", style="bold green" if exp.legal else "bold red")
             for w in exp.warnings:  # what the move leads to, said before it is made (a burn that cannot succeed)
                 head.append(f" — but {w.fact}", style="bold yellow")
+            if exp.undecided:  # the look-ahead ran out: no claim either way
+                head.append(f" — {exp.undecided}", style="yellow")
             yield Static(head)
             reasons = sorted(exp.reasons, key=lambda r: r.verdict != "forbade")
             # the rules asked about this move (the one that refused first), then the chain of facts

@@ -625,6 +625,10 @@ class PlayScreen(Screen[None]):
                         t.append(" — Enter plays it all the same, F5 why" if typed.your_turn else "", style="yellow")
                         for r in w.reasons[:1]:
                             t.append(f" — {r.text}", style="yellow")
+                    elif typed.legal and typed.explanation.undecided:  # no claim either way
+                        t.append("✓ legal", style="bold green")
+                        t.append(f" — {typed.explanation.undecided}", style="yellow")
+                        t.append(" — Enter to play, F5 why" if typed.your_turn else "", style="green")
                     elif typed.legal:
                         t.append("✓ legal", style="bold green")
                         beats = next((r for r in typed.explanation.reasons if r.rule_id == "setting.comparison"), None)

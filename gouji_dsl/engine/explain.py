@@ -61,13 +61,15 @@ class Explanation:
     they were asked (each ``allowed`` / ``forbade`` / ``note``); ``chain``, the facts of the
     situation with the rules and settings that decided them; ``warnings``, what a legal move leads
     to that the player should know before making it (a burn that cannot succeed: the rules that
-    will refuse the burner's leads)."""
+    will refuse the burner's leads); ``undecided``, said of a legal burn whose outcome the
+    look-ahead could not work out (no claim either way), else empty."""
 
     move: str
     legal: bool
     reasons: list[Reason] = field(default_factory=list)
     chain: list[Because] = field(default_factory=list)
     warnings: list[Because] = field(default_factory=list)
+    undecided: str = ""
 
     @property
     def rule_ids(self) -> list[str]:
@@ -342,16 +344,26 @@ def explain_move(state: GameState, move: Any) -> Explanation:
     chain = situation(state)
     involved = [move.seat] + ([state.top.seat] if state.top is not None else [])
     chain += flag_facts(state, trace, involved)
-    return Explanation(move.text(state.model), ok, trace, chain, burn_warnings(state, move) if ok else [])
+    warnings, undecided = burn_outlook(state, move) if ok else ([], "")
+    return Explanation(move.text(state.model), ok, trace, chain, warnings, undecided)
 
 
 def burn_warnings(state: GameState, move: Any) -> list[Because]:
     """A legal burn (or a burning seat's lead) that cannot succeed: one fact, citing the rules that
     will refuse the burner's leads (see :mod:`gouji_dsl.engine.lookahead`)."""
-    from gouji_dsl.engine.lookahead import doomed_burn
+    return burn_outlook(state, move)[0]
+
+
+def burn_outlook(state: GameState, move: Any) -> tuple[list[Because], str]:
+    """:func:`burn_warnings`, and the sentence for a burn whose outcome the look-ahead could not
+    work out (out of budget: no claim either way; empty otherwise)."""
+    from gouji_dsl.engine.lookahead import UndecidedBurn, doomed_burn
     doomed = doomed_burn(state, move)
-    if doomed is None:
-        return []
     what = "this burn" if move.verb == "burn" else "this lead"
+    if doomed is None:
+        return [], ""
+    if isinstance(doomed, UndecidedBurn):
+        return [], (f"whether {what} can succeed was not worked out (too many ways to play it; "
+                    f"{doomed.examined} positions looked at)")
     return [Because(f"{what} cannot succeed: seat {doomed.seat} cannot keep leading as burning requires with "
-                    "what he holds, however the others answer (诈烧)", with_settings(state.graph, doomed.reasons))]
+                    "what he holds, however the others answer (诈烧)", with_settings(state.graph, doomed.reasons))], ""

@@ -9,8 +9,8 @@ leads in turn, and reports a burn that fails on every line of play, with the rul
 last leads (their file:line). The search keeps the positions already shown to fail (a transposition
 table keyed by :meth:`GameState.position_key`, exact: everything the rules and the play can read), so
 the same leads in another order are searched once, and it is bounded by :data:`BURN_LOOKAHEAD`
-distinct positions; a search that runs out says nothing (a warning is given only when the failure is
-certain). Nothing here
+distinct positions; a search that runs out says so (:class:`UndecidedBurn`: no claim either way; a
+warning is given only when the failure is certain). Nothing here
 knows what a joker is: what a lead needs is whatever the ruleset's rules say.
 """
 from __future__ import annotations
@@ -45,6 +45,16 @@ class DoomedBurn:
 
     seat: int
     reasons: tuple[Reason, ...]
+    examined: int
+
+
+@dataclass(frozen=True)
+class UndecidedBurn:
+    """A burn whose outcome the look-ahead could not decide: it ran out of its budget of positions
+    (``examined``) before finding a line that succeeds or showing that every line fails. No claim
+    either way."""
+
+    seat: int
     examined: int
 
 
@@ -121,11 +131,11 @@ def _extra(g: GameState, m: Move) -> int:
     return sum(m.cards[g.model.n_ranks:])
 
 
-def doomed_burn(state: GameState, move: Move, budget: int = BURN_LOOKAHEAD) -> DoomedBurn | None:
+def doomed_burn(state: GameState, move: Move, budget: int = BURN_LOOKAHEAD) -> DoomedBurn | UndecidedBurn | None:
     """``move`` burns (or is a lead of the seat burning) and the burner cannot succeed whatever
     the others do: every line of play in which they all pass ends with a lead the ``burn_lead``
-    rules refuse. None when it can succeed, when the look-ahead ran out of ``budget`` positions, or when
-    the move is no burn (or is illegal)."""
+    rules refuse. An :class:`UndecidedBurn` when the look-ahead ran out of ``budget`` positions
+    before deciding; None when it can succeed, or when the move is no burn (or is illegal)."""
     seat = move.seat
     burning_lead = state.burner == seat and state.capacity == Capacity.LEAD and move.verb in (Verb.PLAY, Verb.DISCARD)
     if move.verb != Verb.BURN and not burning_lead:
@@ -139,9 +149,11 @@ def doomed_burn(state: GameState, move: Move, budget: int = BURN_LOOKAHEAD) -> D
         line = s.search(g)
     except GoujiError:  # a rule failed on the way: the move itself will say so when it is made
         return None
+    if line == _Line.UNKNOWN and s.states >= budget:
+        return UndecidedBurn(seat, s.states)
     if line != _Line.FAILS or not s.reasons:
         return None
     return DoomedBurn(seat, tuple(s.reasons.values()), s.states)
 
 
-__all__ = ["BURN_LOOKAHEAD", "DoomedBurn", "doomed_burn"]
+__all__ = ["BURN_LOOKAHEAD", "DoomedBurn", "UndecidedBurn", "doomed_burn"]

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
+from gouji_dsl.engine.terms import Placement
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: set to a non-empty value to play the play phase with the generated module's Python loop
@@ -46,7 +47,7 @@ TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
 NOT_PLAYED = ("after_discard",)
 _EFFECTS = {"mark": 0, "unmark": 1, "count": 2, "place": 3}
-_PLACEMENT_WORDS = ("last", "next", "after-finishers")
+_PLACEMENT_WORDS = tuple(p.value for p in Placement)  # the core's placement codes 0, 1, 2 (flow.h text_place)
 _RETIRE_RULES = ("engine.no-lead", "engine.burn-failure")
 (EV_PLAY, EV_BURNMOVE, EV_PASS, EV_YIELD, EV_PLACE, EV_TRICK_WON, EV_RETIRE, EV_NO_LEAD, EV_BURN, EV_COUNTER_BURN,
  EV_BURN_UNDONE, EV_BURN_SUCCESS, EV_BURN_FAILED, EV_DISCARDMOVE, EV_DISCARD) = range(1, 16)
@@ -256,7 +257,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         raise Unsupported("more counters than the native core holds")
     discards = [len(module.DISCARD_RANKS), *module.DISCARD_RANKS] if module.HAS_DISCARD else [0]
     words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), k - nr,
-             len(combos), names.text("last"), names.text("next"), names.text("after-finishers"), len(trick),
+             len(combos), *(names.text(w) for w in _PLACEMENT_WORDS), len(trick),
              int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), int(not module.SAME_COUNT), 0, *discards,
              *trick, *combo_words]
     programs: list[bytes] = []

@@ -42,6 +42,21 @@ def app_for(name: str = "online", **kw) -> PlayApp:
     return PlayApp(graph(name), **kw)
 
 
+def seat_1_leads_kk(monkeypatch) -> None:
+    """Seat 1's bot leads KK (the gouji play to burn) as its first move, at once: the burn tests do
+    not race a bot's timer (a 1 s "slow" bot once led first on a loaded machine, and the test waited
+    for a lead that had already gone)."""
+    real, led = PlaySession.bot_move, []
+
+    def bot_move(self):
+        st = self.state
+        if st.to_act == 1 and st.phase == "play" and not led:
+            led.append(True)
+            return st.parse("1 play KK")
+        return real(self)
+    monkeypatch.setattr(PlaySession, "bot_move", bot_move)
+
+
 async def type_move(pilot, text: str) -> None:
     await pilot.press(*[{" ": "space"}.get(c, c) for c in text])
     await pilot.press("enter")
@@ -1090,7 +1105,7 @@ async def test_each_seat_shows_its_last_play_and_the_trick_cuts_no_play(size):
 
 
 @sync
-async def test_a_burn_that_cannot_succeed_says_so_and_is_still_played():
+async def test_a_burn_that_cannot_succeed_says_so_and_is_still_played(monkeypatch):
     """Issue 22.22: with no joker left for the next lead (base.yaml burn.carry-jokers: "While burning,
     every lead must carry a joker, except the last one"), ``burn AA`` was "✓ legal, Enter to play" and
     the why dialog said nothing of it. Now both say the burn cannot succeed and cite the rule with its
@@ -1099,13 +1114,11 @@ async def test_a_burn_that_cannot_succeed_says_so_and_is_still_played():
 
     from gouji_app.play.dialogs import WhyScreen
     hands = {1: "2 KK 3 4", 2: "2 5", 3: "2 AA 66 7", 4: "2 8", 5: "2 9", 6: "2 T"}  # everyone holds a 2: no revolt
-    app = app_for(seat=3, hands=hands, leader=1, speed="slow")
+    seat_1_leads_kk(monkeypatch)
+    app = app_for(seat=3, hands=hands, leader=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.play_screen
         s = screen.session
-        await wait_for(pilot, lambda: s.state.to_act == 1 and s.state.phase == "play", what="seat 1 to lead")
-        s.apply(s.state.parse("1 play KK"), "bot")  # (before the slow bot: the gouji play to burn)
-        screen.refresh_all()
         await wait_for(pilot, lambda: s.your_turn and s.state.capacity == "burn", what="the burn offer")
         await pilot.press("A", "A")
         feedback = str(screen.query_one("#feedback").render())
@@ -1133,13 +1146,11 @@ async def test_a_burn_the_look_ahead_could_not_decide_says_so(monkeypatch):
     real = lookahead.doomed_burn
     monkeypatch.setattr(lookahead, "doomed_burn", lambda st, mv, budget=0: real(st, mv, budget=0))
     hands = {1: "2 KK 3 4", 2: "2 5", 3: "2 AA 66 7", 4: "2 8", 5: "2 9", 6: "2 T"}
-    app = app_for(seat=3, hands=hands, leader=1, speed="slow")
+    seat_1_leads_kk(monkeypatch)
+    app = app_for(seat=3, hands=hands, leader=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.play_screen
         s = screen.session
-        await wait_for(pilot, lambda: s.state.to_act == 1 and s.state.phase == "play", what="seat 1 to lead")
-        s.apply(s.state.parse("1 play KK"), "bot")
-        screen.refresh_all()
         await wait_for(pilot, lambda: s.your_turn and s.state.capacity == "burn", what="the burn offer")
         await pilot.press("A", "A")
         feedback = str(screen.query_one("#feedback").render())

@@ -1,0 +1,89 @@
+"""The language a person reads (语言): English or Chinese, for the whole program.
+
+Chosen, first that is set: ``--lang`` (the command line, or a ``gouji serve`` client), the
+``GOUJI_LANG`` environment variable, the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``:
+``zh_CN.UTF-8`` → Chinese); English otherwise. A value outside :class:`Language` given by
+``--lang`` or ``GOUJI_LANG`` is an error (:class:`UnknownLanguage`), never a quiet default; a locale
+that names another language just means English.
+
+Messages are translated with standard gettext catalogs (issue 26). This module is the one place
+that knows which language is active; everything that shows text asks it.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class Language(StrEnum):
+    """A language the program speaks. Its value is the code used by ``--lang``, ``GOUJI_LANG``,
+    per-language texts in rulesets (``says: {zh: ..., en: ...}``) and the catalogs' folder names."""
+
+    EN = "en"
+    ZH = "zh"
+
+
+DEFAULT = Language.EN
+ENV_VAR = "GOUJI_LANG"
+_LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+class UnknownLanguage(ValueError):
+    """A language code that is not one of :class:`Language` (from ``--lang`` or ``GOUJI_LANG``)."""
+
+    def __init__(self, value: str, source: str):
+        self.value, self.source = value, source
+        known = ", ".join(lang.value for lang in Language)
+        super().__init__(f"{source}: unknown language {value!r} (one of: {known})")
+
+
+def parse(value: str, source: str = "--lang") -> Language:
+    """The :class:`Language` of a code such as ``zh`` or ``en`` (case and a region suffix such as
+    ``zh_CN`` or ``zh-Hans`` allowed)."""
+    code = value.strip().lower().replace("-", "_").split("_")[0].split(".")[0]
+    for lang in Language:
+        if lang.value == code:
+            return lang
+    raise UnknownLanguage(value, source)
+
+
+def from_locale(environ: Mapping[str, str]) -> Language | None:
+    """The language the POSIX locale names, or None (unset, ``C``/``POSIX``, or another language)."""
+    for var in _LOCALE_VARS:
+        value = environ.get(var, "")
+        if value:
+            code = value.lower().split(".")[0].split("_")[0]
+            return Language.ZH if code == "zh" else None
+    return None
+
+
+def resolve(cli: str | None = None, environ: Mapping[str, str] | None = None) -> Language:
+    """The language to speak: ``--lang`` (``cli``), else ``GOUJI_LANG``, else the locale, else
+    English. Raises :class:`UnknownLanguage` for a bad ``--lang`` or ``GOUJI_LANG``."""
+    env = os.environ if environ is None else environ
+    if cli:
+        return parse(cli, "--lang")
+    if env.get(ENV_VAR):
+        return parse(env[ENV_VAR], ENV_VAR)
+    return from_locale(env) or DEFAULT
+
+
+_current: Language | None = None
+
+
+def use(lang: Language) -> None:
+    """Make ``lang`` the active language of this process."""
+    global _current
+    _current = lang
+
+
+def current() -> Language:
+    """The active language (resolved from the environment on first use if :func:`use` was not called)."""
+    global _current
+    if _current is None:
+        try:
+            _current = resolve()
+        except UnknownLanguage:
+            _current = DEFAULT  # reported by the command line's own check of GOUJI_LANG
+    return _current

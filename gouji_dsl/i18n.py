@@ -11,9 +11,11 @@ that knows which language is active; everything that shows text asks it.
 """
 from __future__ import annotations
 
+import gettext as _gettext
 import os
 from collections.abc import Mapping
 from enum import StrEnum
+from pathlib import Path
 
 
 class Language(StrEnum):
@@ -70,6 +72,36 @@ def resolve(cli: str | None = None, environ: Mapping[str, str] | None = None) ->
 
 
 _current: Language | None = None
+
+#: the folder of the compiled catalogs: ``locale/<code>/LC_MESSAGES/<domain>.mo``
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+#: the catalog of the library and the command line; the app (``gouji_app``) has its own
+DOMAIN = "gouji"
+APP_DOMAIN = "gouji_app"
+_catalogs: dict[tuple[str, Language], _gettext.NullTranslations] = {}
+
+
+def catalog(domain: str = DOMAIN, lang: Language | None = None) -> _gettext.NullTranslations:
+    """The gettext catalog of ``domain`` in ``lang`` (default: the active language); English is the
+    source language (the messages as written), so it has no catalog."""
+    lang = current() if lang is None else lang
+    key = (domain, lang)
+    if key not in _catalogs:
+        if lang is DEFAULT:
+            _catalogs[key] = _gettext.NullTranslations()
+        else:
+            _catalogs[key] = _gettext.translation(domain, LOCALE_DIR, languages=[lang.value], fallback=True)
+    return _catalogs[key]
+
+
+def _(message: str) -> str:
+    """``message`` (an English source text of the library or the command line) in the active language."""
+    return catalog().gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form of a message for ``n``, in the active language."""
+    return catalog().ngettext(singular, plural, n)
 
 
 def use(lang: Language) -> None:

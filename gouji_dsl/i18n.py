@@ -94,6 +94,19 @@ def catalog(domain: str = DOMAIN, lang: Language | None = None) -> _gettext.Null
     return _catalogs[key]
 
 
+def has_catalog(lang: Language, domain: str = DOMAIN) -> bool:
+    """Whether the compiled catalog of ``domain`` in ``lang`` is installed (English always is: it is
+    the source language). A checkout whose catalogs were not compiled (``python setup.py build_ext
+    --inplace`` compiles them) speaks English: the command line says so rather than quietly."""
+    return lang is DEFAULT or (LOCALE_DIR / lang.value / "LC_MESSAGES" / f"{domain}.mo").is_file()
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for translation where it is defined (a module constant, a table) without
+    translating it there: the language is chosen at run time, so it is shown with ``_(message)``."""
+    return message
+
+
 def _(message: str) -> str:
     """``message`` (an English source text of the library or the command line) in the active language."""
     return catalog().gettext(message)

@@ -14,6 +14,28 @@ def _crash_reports_in_a_temporary_folder(tmp_path_factory):
     mp.undo()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _english_unless_a_test_asks(tmp_path_factory):
+    """The suite reads English whatever the machine's locale (issue 26): GOUJI_LANG unset and a Chinese
+    locale variable set to C.UTF-8; a test that wants Chinese says so (``--lang zh``, ``GOUJI_LANG=zh``)."""
+    import os
+    mp = pytest.MonkeyPatch()
+    mp.delenv("GOUJI_LANG", raising=False)
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if os.environ.get(var, "").lower().startswith("zh"):
+            mp.setenv(var, "C.UTF-8")
+    yield
+    mp.undo()
+
+
+@pytest.fixture(autouse=True)
+def _language_reset():
+    """A command run in-process (click's CliRunner) with ``--lang zh`` leaves no Chinese to the next test."""
+    yield
+    from gouji_dsl import i18n
+    i18n._current = None
+
+
 @functools.cache
 def _graph(name):
     return load_graph(name)

@@ -1,6 +1,7 @@
 """The floors CI enforces (issue 25): the import-linter contracts of pyproject.toml ([tool.importlinter]) are kept.
 
-The layers contract is `gouji_app > tools > bots > engine > ruleset > lang > diagnostics | atomic | resources | readfile`;
+The layers contract is `gouji_app > tools > bots > engine > ruleset > lang > diagnostics | atomic | resources | readfile
+> i18n`;
 the forbidden one says the library never imports Textual, textual-serve or the app. Today's upward imports are
 listed in the contract's ignore_imports, each marked "# issue 25: to remove": a new upward import breaks the
 contract, and so does a listed one that has gone (import-linter reports an ignore that matches nothing), so the
@@ -35,7 +36,7 @@ def test_contracts_cover_every_floor_and_forbid_the_app():
     layers = [name.strip() for layer in by_id["floors"]["layers"] for name in layer.split("|")]
     assert layers == ["gouji_app", "gouji_dsl.tools", "gouji_dsl.bots", "gouji_dsl.engine", "gouji_dsl.ruleset",
                       "gouji_dsl.lang", "gouji_dsl.diagnostics", "gouji_dsl.atomic", "gouji_dsl.resources",
-                      "gouji_dsl.readfile"]
+                      "gouji_dsl.readfile", "gouji_dsl.i18n"]
     # every module and package directly under gouji_dsl sits on a floor (apart from the public-API facade)
     lib = ROOT / "gouji_dsl"
     top = {p.stem for p in lib.glob("*.py")} | {p.name for p in lib.iterdir() if (p / "__init__.py").exists()}

@@ -198,8 +198,34 @@ def _load_graph(ruleset: str):
         sys.exit(EXIT_BAD_INPUT)
 
 
+def _use_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--lang`` (else ``GOUJI_LANG``, else the locale): the language of every command's output
+    (:mod:`gouji_dsl.i18n`). A code that is no language is a usage error with a hint, never a quiet
+    default; a language whose catalog is not installed is said on stderr."""
+    from gouji_dsl import i18n
+    try:
+        lang = i18n.resolve(value)
+    except i18n.UnknownLanguage as e:
+        known = ", ".join(lang.value for lang in i18n.Language)
+        message = i18n._("unknown language {value} (one of: {known})").format(value=shown(repr(e.value)), known=known)
+        if e.source == i18n.ENV_VAR:
+            raise click.UsageError(i18n._("{message}; hint: set {var} to one of them, or unset it").format(
+                message=f"{i18n.ENV_VAR}: {message}", var=i18n.ENV_VAR), ctx) from None
+        raise click.BadParameter(i18n._("{message}; hint: --lang zh or --lang en").format(message=message),
+                                 ctx, param) from None
+    i18n.use(lang)
+    if not i18n.has_catalog(lang):
+        _err(f"warning: the {lang.value} message catalog is not installed (not compiled: "
+             "python setup.py build_ext --inplace in a checkout); speaking English")
+    return value
+
+
 @click.group(cls=SafeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gouji")
+@click.option("--lang", "lang", metavar="zh|en", default=None, is_eager=True, expose_value=False,
+              callback=_use_language,
+              help="The language of the output: zh (中文) or en (default: the environment variable GOUJI_LANG, "
+                   "else the locale, LANG=zh_CN.UTF-8 → zh; else en).")
 @click.option("--rules-path", "rules_path", multiple=True, metavar="DIR",
               type=SafePath(file_okay=False, path_type=str),
               help="A folder of rulesets: names are looked up in it and `extends:` (or a scenario's ruleset) may "

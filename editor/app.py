@@ -20,6 +20,7 @@ from gouji_dsl.diagnostics import GoujiError, printable
 
 from . import files
 from .helptext import help_markdown
+from .i18n import N_, _
 from .screens.editor import EditorScreen
 from .screens.help import HelpScreen
 from .screens.home import HomeScreen
@@ -37,7 +38,7 @@ class GoujiApp(XtermKeysApp):
     TITLE = "gouji"
     CSS_PATH = ["app.tcss", "editor.tcss", "compare.tcss"]
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+        Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False),
     ]
 
     def __init__(self, workspace: str | os.PathLike[str] | None = None, open_path: str | os.PathLike[str] | None = None,
@@ -70,12 +71,12 @@ class GoujiApp(XtermKeysApp):
                 continue
             if not isinstance(active.node, (Screen, App)) and not b.show:
                 continue  # a widget's own keys (cursor movement, ...): not commands
-            seen.add(b.description)
-            yield SystemCommand(b.description, f"{b.tooltip or b.description} ({self.get_key_display(b)})",
+            seen.add(_(b.description))
+            yield SystemCommand(_(b.description), f"{_(b.tooltip or b.description)} ({self.get_key_display(b)})",
                                 partial(self.run_action, b.action, active.node))
-        if "Help" not in seen:
-            yield SystemCommand("Help", "The ruleset language, with examples (F1)", self.action_help)
-        for cmd in super().get_system_commands(screen):
+        if _("Help") not in seen:
+            yield SystemCommand(_("Help"), _("The ruleset language, with examples (F1)"), self.action_help)
+        for cmd in super().get_system_commands(screen):  # (Textual's own, translated by XtermKeysApp)
             if cmd.title not in seen:
                 yield cmd
 
@@ -121,14 +122,14 @@ class GoujiApp(XtermKeysApp):
         except FileNotFoundError:
             name = path.stem if path.suffix in (".yaml", ".yml") else path.name
             text, raw = f"ruleset: {name}\n", None
-            self.notify(printable(f"{display_path(path)} does not exist yet: it is created when you save."),
-                        title="New file", markup=False)
+            self.notify(printable(_("{path} does not exist yet: it is created when you save.").format(path=display_path(path))),
+                        title=_("New file"), markup=False)
         except UnicodeDecodeError:
-            self.notify(printable(f"{display_path(path)} is not UTF-8 text."), title="Cannot open", severity="error",
-                        markup=False)
+            self.notify(printable(_("{path} is not UTF-8 text.").format(path=display_path(path))), title=_("Cannot open"),
+                        severity="error", markup=False)
             return
         except OSError as e:
-            self.notify(printable(f"{display_path(path)}: {e.strerror or e}"), title="Cannot open", severity="error",
+            self.notify(printable(f"{display_path(path)}: {e.strerror or e}"), title=_("Cannot open"), severity="error",
                         markup=False)  # a file's name is no markup
             return
         screen = EditorScreen(path, self.workspace, text=text, raw=raw,
@@ -142,14 +143,14 @@ class GoujiApp(XtermKeysApp):
         try:
             sa, sb = RulesetSource.find(a, self.workspace), RulesetSource.find(b, self.workspace)
         except GoujiError as e:  # no such ruleset
-            self.notify(e.format(), title="Cannot compare", severity="error", timeout=10)
+            self.notify(e.format(), title=_("Cannot compare"), severity="error", timeout=10)
             return
         self.push_screen(CompareScreen(self.workspace, sa, sb, **options))
 
     def new_variant(self, parent: str | None = None) -> None:
         def created(path: Path | None) -> None:
             if path is not None:
-                self.notify(f"Created {display_path(path)}.", title="New variant")
+                self.notify(_("Created {path}.").format(path=display_path(path)), title=_("New variant"))
                 if self.home is not None and self.screen is self.home:
                     self.home.refresh_entries(select=path)
                 self.open_file(path)
@@ -161,7 +162,7 @@ class GoujiApp(XtermKeysApp):
         from .play.screen import PlayScreen
         playing = [s for s in self.screen_stack if isinstance(s, PlayScreen) and s.session.unfinished]
         if playing:
-            playing[-1].confirm_leave("Quitting", self._quit_editor)
+            playing[-1].confirm_leave(N_("Quitting"), self._quit_editor)
             return
         self._quit_editor()
 

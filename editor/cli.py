@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from gouji_dsl.i18n import UnknownLanguage, current, resolve, use
 from gouji_dsl.tools.cli import SafeGroup, cli
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.exits import SEED, SafePath
@@ -22,6 +23,25 @@ def _workspace_option(f):
     return click.option(
         "--workspace", "-w", type=SafePath(file_okay=False, path_type=Path), default=None,
         help="Folder of your ruleset files (default: ./rules). New variants are created there.")(f)
+
+
+def _set_language(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    """The language of the app and the messages (语言): ``--lang``, else ``GOUJI_LANG``, else the
+    locale (``LANG=zh_CN.UTF-8``), else English (:func:`gouji_dsl.i18n.resolve`). A command's own
+    ``--lang`` overrides the group's; a value that is no language is an error, never a quiet default."""
+    if value is None and ctx.parent is not None:
+        return  # a command's --lang not given: the group's choice stands
+    try:
+        use(resolve(value))
+    except UnknownLanguage as e:
+        raise click.UsageError(str(e), ctx=ctx) from None
+
+
+def lang_option(f):
+    """``--lang zh|en`` on a command (and the ``gouji`` group)."""
+    return click.option(
+        "--lang", default=None, metavar="zh|en", expose_value=False, callback=_set_language,
+        help="Language of the app and the messages: zh (中文) or en (default: GOUJI_LANG, else the locale, else en).")(f)
 
 
 def run_app(workspace: Path | None = None, open_path: Path | None = None, compare: dict | None = None) -> None:
@@ -77,11 +97,14 @@ gouji = GoujiGroup(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 _workspace_option(gouji)  # adds --workspace to the group's params
+if not any(p.name == "lang" for p in gouji.params):  # (unless the library's group has its own)
+    lang_option(gouji)
 
 
 @gouji.command("edit")
 @click.argument("file", type=SafePath(dir_okay=False, path_type=Path))
 @_workspace_option
+@lang_option
 @click.pass_context
 def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
     """Open FILE in the editor (it is created when you save, if it does not exist).
@@ -100,6 +123,7 @@ def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
 @click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
               help=bots_help("Bots in the simulation"))
 @_workspace_option
+@lang_option
 @click.pass_context
 def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bots: str,
             workspace: Path | None) -> None:
@@ -128,6 +152,7 @@ def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bo
 @click.option("--max-apps", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Apps (browser tabs) at once; a tab over the cap is told so (each app is a process of ~50 MB).")
 @_workspace_option
+@lang_option
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_apps: int, workspace: Path | None) -> None:
     """Serve the app to web browsers (the optional web extra: pip install 'gouji-dsl[web]').
@@ -140,7 +165,8 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_
     The address it prints carries a key made anew at each start (http://127.0.0.1:8000/?key=...):
     there is no login, so anyone with that address gets an app that reads and writes your files.
     Requests that name another host, websockets from another site's page and addresses without the
-    key are refused. The terminal is at most 400x200 cells.
+    key are refused. The terminal is at most 400x200 cells. The apps speak --lang (else the
+    server's GOUJI_LANG or locale).
 
     \b
     Example:
@@ -150,7 +176,7 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_
 
     ws = workspace or (ctx.obj or {}).get("workspace")
     try:
-        server = make_server(host, port, ws, public_url, max_apps=max_apps)
+        server = make_server(host, port, ws, public_url, max_apps=max_apps, lang=current())
         check_listen(host, port)
     except (WebExtraMissing, CannotListen) as e:
         click.echo(f"gouji serve: {e}", err=True)
@@ -160,6 +186,7 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_
 
 from .play.command import play_command  # noqa: E402 - Textual is imported only when the app starts
 
+lang_option(play_command)
 gouji.add_command(play_command)
 
 

@@ -25,8 +25,20 @@ import threading
 from typing import Any
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.screen import ModalScreen
+
+from .i18n import N_, _
+
+#: Textual's own commands of the palette (their titles and help, as Textual 8.2.8 writes them), translated where shown
+TEXTUAL_COMMANDS = (
+    N_("Theme"), N_("Change the current theme"), N_("Quit"), N_("Quit the application as soon as possible"),
+    N_("Keys"), N_("Hide the keys and widget help panel"),
+    N_("Show help for the focused widget and a summary of available keys"),
+    N_("Minimize"), N_("Minimize the widget and restore to normal size"), N_("Maximize"),
+    N_("Maximize the focused widget"), N_("Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
+    N_("palette"),  # the footer's ctrl+p key
+)
 
 _MODIFIER_BITS = ((1, "shift"), (2, "alt"), (4, "ctrl"))
 HELD_KEY_ROUNDS = 8
@@ -74,6 +86,11 @@ class XtermKeysApp(App[None]):
         #: set when SIGTERM closed the app: the line :func:`run_as_command` prints once the terminal is back
         self.interrupted: str | None = None
         self._sigterm_before: object = None
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """Textual's own commands of the palette (Theme, Keys, Screenshot ...), in the active language."""
+        for cmd in super().get_system_commands(screen):
+            yield SystemCommand(_(cmd.title), _(cmd.help), cmd.callback, cmd.discover)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:

@@ -17,6 +17,7 @@ from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic
 from gouji_dsl.ruleset import loader
 
+from .i18n import N_
 from .validation import Validation, validate_file
 
 SUFFIXES = (".yaml", ".yml")
@@ -71,9 +72,10 @@ class RulesetEntry:
 
     @property
     def kind(self) -> str:
+        """The kind shown on the home screen (in English: the screen translates it)."""
         if self.bundled and self.read_only:
-            return "bundled, read-only"
-        return "bundled" if self.bundled else "workspace"
+            return N_("bundled, read-only")
+        return N_("bundled") if self.bundled else N_("workspace")
 
     @property
     def parents(self) -> str:

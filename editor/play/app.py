@@ -19,6 +19,7 @@ from textual.screen import Screen
 from gouji_dsl.engine.records import GameRecord
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
+from ..i18n import N_, _
 from ..terminal_keys import XtermKeysApp
 from .screen import PlayScreen
 
@@ -26,15 +27,15 @@ from .screen import PlayScreen
 def palette_commands(app: App, screen: Screen) -> Iterable[SystemCommand]:
     """Every binding of the screen (shown in the footer or not) as a command-palette entry."""
     seen: set[str] = set()
-    for _, active in screen.active_bindings.items():
+    for active in screen.active_bindings.values():
         b = active.binding
         if not b.description or not active.enabled or b.description in seen:
             continue
         if not isinstance(active.node, (Screen, App)) and not b.show:
             continue  # a widget's own keys (cursor movement, ...): not commands
         seen.add(b.description)
-        help_text = f"{b.tooltip} ({app.get_key_display(b)})" if b.tooltip else app.get_key_display(b)
-        yield SystemCommand(b.description, help_text, partial(app.run_action, b.action, active.node))
+        help_text = f"{_(b.tooltip)} ({app.get_key_display(b)})" if b.tooltip else app.get_key_display(b)
+        yield SystemCommand(_(b.description), help_text, partial(app.run_action, b.action, active.node))
 
 
 class PlayApp(XtermKeysApp):
@@ -42,7 +43,7 @@ class PlayApp(XtermKeysApp):
 
     TITLE = "gouji play"
     CSS_PATH = "play.tcss"  # the default screen's own CSS_PATH is not loaded by Textual
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
+    BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
 
     def __init__(self, ruleset: RuleGraph | str = "online", *, seat: int = 1, seed: Any = None,
                  bots: str = "heuristic", record: GameRecord | str | None = None, hands: dict[int, Any] | None = None,
@@ -72,7 +73,7 @@ class PlayApp(XtermKeysApp):
         except LookupError:
             self.exit()
             return
-        screen.confirm_leave("Quitting", self.exit)
+        screen.confirm_leave(N_("Quitting"), self.exit)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         names = set()

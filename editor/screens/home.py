@@ -13,34 +13,36 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from ..i18n import N_, _, ngettext
 from ..widgets.footer import FittingFooter
 from ..widgets.header import Header
 from ..workspace import RulesetEntry, Workspace, display_path
 
 STATUS = {
-    "pending": Text("… checking", style="dim"),
-    "valid": Text("✓ valid", style="green"),
+    "pending": (N_("… checking"), "dim"),
+    "valid": (N_("✓ valid"), "green"),
 }
 
 
 def status_text(entry: RulesetEntry) -> Text:
     if entry.status == "invalid":
         n = len(entry.problems)
-        return Text(f"✗ {n} error{'s' if n != 1 else ''}", style="bold red")
+        return Text(ngettext("✗ {n} error", "✗ {n} errors", n).format(n=n), style="bold red")
     if entry.status == "valid" and entry.warnings:
         n = len(entry.warnings)
-        return Text(f"▲ {n} warning{'s' if n != 1 else ''}", style="bold yellow")
+        return Text(ngettext("▲ {n} warning", "▲ {n} warnings", n).format(n=n), style="bold yellow")
     if entry.status == "valid":
-        return Text(f"✓ {entry.rule_count} rules", style="green")
-    return STATUS.get(entry.status, Text(entry.status))
+        return Text(_("✓ {n} rules").format(n=entry.rule_count), style="green")
+    text, style = STATUS.get(entry.status, (entry.status, ""))
+    return Text(_(text), style=style)
 
 
 class RulesetTable(DataTable):
     """The list of rulesets: Home / End go to the first / last ruleset (a plain table only scrolls)."""
 
     BINDINGS = [
-        Binding("home", "first", "First", show=False, tooltip="The first ruleset"),
-        Binding("end", "last", "Last", show=False, tooltip="The last ruleset"),
+        Binding("home", "first", N_("First"), show=False, tooltip=N_("The first ruleset")),
+        Binding("end", "last", N_("Last"), show=False, tooltip=N_("The last ruleset")),
     ]
 
     def action_first(self) -> None:
@@ -54,13 +56,13 @@ class HomeScreen(Screen[None]):
     """Lists rulesets; Enter opens one, N creates a variant of the highlighted one."""
 
     BINDINGS = [
-        Binding("o,e", "open", "Open", tooltip="Open the highlighted ruleset in the editor (or Enter)"),
-        Binding("n", "new_variant", "New variant", tooltip="Create a variant that extends the highlighted ruleset"),
-        Binding("c", "compare", "Compare", tooltip="Compare the highlighted ruleset with another: rules and play"),
-        Binding("p", "play", "Play", tooltip="Test-play the highlighted ruleset against heuristic bots"),
-        Binding("r", "refresh", "Refresh", tooltip="List and check the rulesets again"),
-        Binding("f1,question_mark", "app.help", "Help", tooltip="The ruleset language, with examples"),
-        Binding("q", "app.quit", "Quit", tooltip="Quit gouji"),
+        Binding("o,e", "open", N_("Open"), tooltip=N_("Open the highlighted ruleset in the editor (or Enter)")),
+        Binding("n", "new_variant", N_("New variant"), tooltip=N_("Create a variant that extends the highlighted ruleset")),
+        Binding("c", "compare", N_("Compare"), tooltip=N_("Compare the highlighted ruleset with another: rules and play")),
+        Binding("p", "play", N_("Play"), tooltip=N_("Test-play the highlighted ruleset against heuristic bots")),
+        Binding("r", "refresh", N_("Refresh"), tooltip=N_("List and check the rulesets again")),
+        Binding("f1,question_mark", "app.help", N_("Help"), tooltip=N_("The ruleset language, with examples")),
+        Binding("q", "app.quit", N_("Quit"), tooltip=N_("Quit gouji")),
     ]
 
     def __init__(self, workspace: Workspace) -> None:
@@ -75,20 +77,20 @@ class HomeScreen(Screen[None]):
         yield Static("", id="workspace-info")
         with Vertical(id="home-body"):
             table: DataTable = RulesetTable(id="rulesets", cursor_type="row", zebra_stripes=True)
-            table.border_title = "Rulesets"
+            table.border_title = _("Rulesets")
             yield table
             details = Static("", id="details")
-            details.border_title = "Details"
+            details.border_title = _("Details")
             yield details
         yield FittingFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_column("Name", key="name")
-        table.add_column("Status", key="status", width=12)  # fixed: "… checking" and "✓ 53 rules" alike
-        table.add_column("Kind", key="kind")
-        table.add_column("Extends", key="extends")
-        table.add_column("Title", key="title")
+        table.add_column(_("Name"), key="name")
+        table.add_column(_("Status"), key="status", width=12)  # fixed: "… checking" and "✓ 53 rules" alike (cells, not characters)
+        table.add_column(_("Kind"), key="kind")
+        table.add_column(_("Extends"), key="extends")
+        table.add_column(_("Title"), key="title")
         self.refresh_entries()
         table.focus()
 
@@ -110,13 +112,13 @@ class HomeScreen(Screen[None]):
     def refresh_entries(self, select: Path | None = None) -> None:
         ws = self.workspace
         self._signature = self._files_signature()
-        info = Text.assemble(("Workspace ", "dim"), (ws.display, "bold"))
+        info = Text.assemble((_("Workspace") + " ", "dim"), (ws.display, "bold"))
         if not ws.folder.exists():
-            info.append("  (does not exist yet: it is created with the first variant)", style="dim")
+            info.append("  " + _("(does not exist yet: it is created with the first variant)"), style="dim")
         elif ws.is_bundled_folder:
-            info.append("  (the bundled rules folder: its files are editable here)", style="yellow")
+            info.append("  " + _("(the bundled rules folder: its files are editable here)"), style="yellow")
         if not ws.is_bundled_folder and not ws.workspace_files():
-            info.append("  · no rulesets of your own yet: press n to start a variant", style="dim")
+            info.append("  · " + _("no rulesets of your own yet: press n to start a variant"), style="dim")
         self.query_one("#workspace-info", Static).update(info)
         table = self.query_one(DataTable)
         current = self._current_key()
@@ -139,7 +141,7 @@ class HomeScreen(Screen[None]):
 
     def _cells(self, e: RulesetEntry) -> list:
         name = Text(e.name, style="bold" if not e.read_only else "")
-        kind = Text(e.kind, style="dim" if e.read_only else "cyan")
+        kind = Text(_(e.kind), style="dim" if e.read_only else "cyan")
         return [name, status_text(e), kind, Text(e.parents, style="dim"), Text(e.title or "", overflow="ellipsis")]
 
     def _current_key(self) -> str | None:
@@ -202,24 +204,24 @@ class HomeScreen(Screen[None]):
         e = self.current()
         details = self.query_one("#details", Static)
         if e is None:
-            details.update(Text("No rulesets yet: press n to create a variant of a bundled one.", style="dim"))
+            details.update(Text(_("No rulesets yet: press n to create a variant of a bundled one."), style="dim"))
             return
         t = Text()
         t.append(e.title or e.name, style="bold")
-        t.append("   " + (f"bundled: {e.path.name}" if e.read_only else display_path(e.path)), style="dim")
+        t.append("   " + (_("bundled: {name}").format(name=e.path.name) if e.read_only else display_path(e.path)), style="dim")
         if e.description:
             t.append("\n" + " ".join(e.description.split()))
         if e.status == "invalid":
             for d in e.problems[:4]:
                 t.append(f"\n✗ {Path(d.path).name}:{d.line}:{max(d.col, 1)}: {d.message}", style="red")
             if len(e.problems) > 4:
-                t.append(f"\n  … and {len(e.problems) - 4} more (open the file to see them all)", style="red")
+                t.append("\n  " + _("… and {n} more (open the file to see them all)").format(n=len(e.problems) - 4), style="red")
         for d in e.warnings[:3] if e.status == "valid" else ():
             t.append(f"\n▲ {Path(d.path).name}:{d.line}:{max(d.col, 1)}: {d.message}", style="yellow")
             if d.hint:
                 t.append(f" ({d.hint})", style="yellow")
         if e.read_only:
-            t.append("\nRead-only: open it to read it, or press n to start a variant of it.", style="dim")
+            t.append("\n" + _("Read-only: open it to read it, or press n to start a variant of it."), style="dim")
         details.update(t)
 
     # -------------------------------------------------------------- actions

@@ -30,9 +30,12 @@ class WebExtraMissing(RuntimeError):
         super().__init__("gouji serve needs the web extra: pip install 'gouji-dsl[web]' (textual-serve)")
 
 
-def app_command(workspace: str | os.PathLike[str] | None = None) -> str:
-    """The shell command textual-serve runs for each browser tab: this Python running the gouji app."""
+def app_command(workspace: str | os.PathLike[str] | None = None, lang: str | None = None) -> str:
+    """The shell command textual-serve runs for each browser tab: this Python running the gouji app
+    (in the language ``lang``, a :class:`gouji_dsl.i18n.Language` code, when given)."""
     parts = [sys.executable, "-m", "gouji_app"]
+    if lang is not None:
+        parts += ["--lang", str(lang)]
     if workspace is not None:
         parts += ["--workspace", os.fspath(Path(workspace).absolute())]
     return " ".join(shlex.quote(p) for p in parts)
@@ -64,17 +67,19 @@ def check_listen(host: str, port: int) -> None:
 
 
 def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workspace: str | os.PathLike[str] | None = None,
-                public_url: str | None = None, max_apps: int | None = None, secret: str | None = None) -> Any:
+                public_url: str | None = None, max_apps: int | None = None, secret: str | None = None,
+                lang: str | None = None) -> Any:
     """A :class:`gouji_app.web.server.GoujiServer` (textual-serve's server with the Host, Origin and
     key checks, the caps and the reaping of ``gouji serve``) for the gouji app (raises
     :class:`WebExtraMissing`). ``secret``: the key the page's address must carry (default: a new
-    unguessable one)."""
+    unguessable one); ``lang``: the language of the apps (default: what each app resolves from the
+    server's environment)."""
     try:
         import textual_serve.server  # noqa: F401
     except ImportError as e:
         raise WebExtraMissing() from e
     from .server import DEFAULT_MAX_APPS, GoujiServer
-    return GoujiServer(app_command(workspace), host=host, port=port, title="gouji", public_url=public_url,
+    return GoujiServer(app_command(workspace, lang), host=host, port=port, title="gouji", public_url=public_url,
                        templates_path=str(TEMPLATES), max_apps=DEFAULT_MAX_APPS if max_apps is None else max_apps,
                        secret=secret)
 

@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 from textual import events
+from textual.app import ComposeResult
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+from ..i18n import _
 
 
 class FittingFooter(Footer):
@@ -20,6 +24,16 @@ class FittingFooter(Footer):
     _fitted_width = 0
     _tries = 0
     _replaced: set[int] = set()  # the keys a recompose is replacing: not measured
+
+    def compose(self) -> ComposeResult:
+        """Textual's keys, with their descriptions and tooltips in the active language (the
+        bindings are written in English, marked with :func:`gouji_app.i18n.N_`)."""
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                widget.description = _(widget.description)
+                if widget.tooltip:
+                    widget.tooltip = _(str(widget.tooltip))
+            yield widget
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width > self._fitted_width:  # wider: try the full footer again

@@ -1,0 +1,147 @@
+"""The app in Chinese (issue 26): every message of the app (gettext domain ``gouji_app``) has a
+Chinese translation, the language setting of the ``gouji`` command, and snapshots in Chinese."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from app_zh import APP_PO, EDITOR, compiled, speaking
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from click.testing import CliRunner
+from pilot_helpers import home_ready
+
+from gouji_app import cli as app_cli
+from gouji_app.app import GoujiApp
+from gouji_app.i18n import _
+from gouji_dsl import i18n, resources
+from gouji_dsl.i18n import Language
+
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+def app_messages() -> dict[str, list[str]]:
+    """Every message of the app (Babel's extraction from editor/: _, N_, ngettext), with where it is."""
+    out: dict[str, list[str]] = {}
+    for filename, lineno, message, _comments, _context in extract_from_dir(str(EDITOR)):
+        for m in message if isinstance(message, tuple) else (message,):
+            if m:
+                out.setdefault(m, []).append(f"editor/{filename}:{lineno}")
+    return out
+
+
+def test_every_app_message_has_a_chinese_translation():
+    with APP_PO.open("rb") as f:
+        catalog = read_po(f, locale="zh")
+    translated: dict[str, str] = {}
+    for msg in catalog:
+        ids = msg.id if isinstance(msg.id, tuple) else (msg.id,)
+        strings = msg.string if isinstance(msg.string, tuple) else (msg.string,)
+        if msg.id and not msg.fuzzy and all(strings):
+            for i in ids:
+                translated[i] = strings[0]
+    messages = app_messages()
+    missing = [f"{where[0]}: {m!r}" for m, where in messages.items() if m not in translated]
+    assert not missing, f"{len(missing)} app messages without Chinese in {APP_PO.name}:\n" + "\n".join(missing)
+    wrong = [f"{where[0]}: {m!r} → {translated[m]!r}" for m, where in messages.items()
+             if sorted(PLACEHOLDER.findall(m)) != sorted(PLACEHOLDER.findall(translated[m]))]
+    assert not wrong, "translations whose {placeholders} differ from the message's:\n" + "\n".join(wrong)
+
+
+def test_the_catalog_compiles_and_speaks_chinese():
+    assert compiled().gettext("Quit") == "退出"
+    with speaking(Language.ZH):
+        assert _("Quit") == "退出"
+    with speaking(Language.EN):
+        assert _("Quit") == "Quit"
+
+
+def _binds_underscore(tree: ast.AST) -> list[int]:
+    lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)]
+    lines += [n.lineno for n in ast.walk(tree) if isinstance(n, ast.arg) and n.arg == "_"]
+    return lines
+
+
+def test_no_module_that_translates_binds_underscore():
+    """``for _, x in ...`` or ``lambda _: ...`` in a module that imports ``_`` (the translation
+    function) makes a later ``_("...")`` in that scope call a value instead of translating."""
+    bad = []
+    for path in sorted(EDITOR.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imports_it = any(isinstance(n, ast.ImportFrom) and n.module and n.module.endswith("i18n")
+                         and any(a.name == "_" and a.asname is None for a in n.names) for n in ast.walk(tree))
+        if imports_it:
+            bad += [f"{path.relative_to(EDITOR.parent)}:{line}" for line in _binds_underscore(tree)]
+    assert not bad, "rebinds _ (the translation function):\n" + "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------ the language setting
+@pytest.fixture
+def no_app(monkeypatch):
+    calls: list[Language] = []
+    monkeypatch.setattr(app_cli, "run_app", lambda **kw: calls.append(i18n.current()))
+    before = i18n.current()
+    yield calls
+    i18n.use(before)
+
+
+@pytest.mark.parametrize("args,env,lang", [
+    (["--lang", "zh"], {}, Language.ZH),
+    ([], {"GOUJI_LANG": "zh"}, Language.ZH),
+    ([], {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": "", "GOUJI_LANG": ""}, Language.ZH),
+    (["--lang", "en"], {"LANG": "zh_CN.UTF-8"}, Language.EN),
+    ([], {"LANG": "C", "LC_ALL": "", "LC_MESSAGES": "", "GOUJI_LANG": ""}, Language.EN),
+])
+def test_gouji_opens_the_app_in_the_language_chosen(no_app, args, env, lang):
+    res = CliRunner().invoke(app_cli.gouji, args, env=env)
+    assert res.exit_code == 0, res.output
+    assert no_app == [lang]
+
+
+@pytest.mark.parametrize("args,env,source", [
+    (["--lang", "fr"], {}, "--lang"),
+    ([], {"GOUJI_LANG": "klingon"}, "GOUJI_LANG"),
+    (["edit", "--lang", "xx", "a.yaml"], {}, "--lang"),
+])
+def test_a_bad_language_is_an_error(no_app, args, env, source):
+    res = CliRunner().invoke(app_cli.gouji, args, env=env)
+    assert res.exit_code == 2 and f"{source}: unknown language" in res.output
+    assert no_app == []
+
+
+def test_a_command_s_own_lang_wins(no_app):
+    res = CliRunner().invoke(app_cli.gouji, ["--lang", "en", "edit", "--lang", "zh", "a.yaml"])
+    assert res.exit_code == 0, res.output
+    assert no_app == [Language.ZH]
+
+
+def test_serve_starts_its_apps_in_its_language():
+    from gouji_app.web import app_command
+    assert app_command(None, "zh").split()[-2:] == ["--lang", "zh"]
+    assert "--lang" not in app_command(None)
+
+
+# ------------------------------------------------------------------------------ snapshots in Chinese
+
+
+@pytest.fixture
+def zh_world(tmp_path: Path, monkeypatch) -> Path:
+    """The bundled folder holds town-root only, the workspace town (as tests/test_editor.py's snapshots)."""
+    from test_editor import ROOT, TOWN
+    bundled = tmp_path / "bundled"
+    bundled.mkdir()
+    (bundled / "town-root.yaml").write_text(ROOT, encoding="utf-8")
+    monkeypatch.setattr(resources, "rules_dir", lambda: bundled)
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "town.yaml").write_text(TOWN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with speaking(Language.ZH):
+        yield folder
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_snapshot_home_zh(zh_world: Path, snap_compare, size):
+    assert snap_compare(GoujiApp(workspace=Path("rules"), cursor_blink=False), terminal_size=size, run_before=home_ready)

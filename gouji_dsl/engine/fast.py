@@ -215,14 +215,18 @@ def fallback_reason(graph: RuleGraph) -> str | None:
 
 
 def record_facts(record: Iterable[Any]) -> tuple[int | None, int, int]:
-    """``(first leader, revolutions, redeals)`` from a record of event dicts or compact entries."""
+    """``(first leader, revolutions, redeals)`` from a record of event dicts or compact entries.
+
+    Revolutions and redeals happen in the setup, before the play starts with the first leader's
+    event (``_start_play``), so the scan stops there: a game's play (most of its record) is not read."""
     first = None
     revolutions = redeals = 0
     for e in record:
         kind = e["type"] if isinstance(e, dict) else e[0]
-        if kind == "first_leader" and first is None:
+        if kind == "first_leader":
             first = e["seat"] if isinstance(e, dict) else e[1]
-        elif kind == "revolution":
+            break
+        if kind == "revolution":
             revolutions += 1
         elif kind == "redeal":
             redeals += 1

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from gouji_dsl.tools.stats import PairedBinary, Ratio, Sums
+from gouji_dsl.tools.stats import Number, PairedBinary, Ratio, Sums
 
 # (key, label, kind) — kind: "mean" (a number per game) or "rate" (shown as a percentage)
 SIDE_FIGURES: tuple[tuple[str, str, str], ...] = (
@@ -90,28 +90,34 @@ def team_of(seat: int, teams: int) -> int:
     return (seat - 1) % max(1, teams) + 1
 
 
-def team_scores(g: GameSummary, teams: int) -> dict[int, Fraction]:
-    """Each team's mean seat score in game ``g``."""
+def team_scores(g: GameSummary, teams: int) -> dict[int, Number]:
+    """Each team's mean seat score in game ``g``, exactly: a whole number where the mean is one
+    (the common case: no Fraction arithmetic in the totals), else a Fraction."""
     by: dict[int, list[int]] = {}
     for s, v in enumerate(g.scores, start=1):
         by.setdefault(team_of(s, teams), []).append(v)
-    return {t: Fraction(sum(v), len(v)) for t, v in sorted(by.items())}
+    return {t: _mean(v) for t, v in sorted(by.items())}
 
 
-def spread(g: GameSummary, teams: int, by_team: dict[int, Fraction] | None = None) -> Fraction:
+def _mean(v: list[int]) -> Number:
+    q, r = divmod(sum(v), len(v))
+    return q if r == 0 else Fraction(sum(v), len(v))
+
+
+def spread(g: GameSummary, teams: int, by_team: dict[int, Number] | None = None) -> Number:
     """Highest minus lowest team score of game ``g`` (``by_team``: its :func:`team_scores`, if known)."""
     ts = list((team_scores(g, teams) if by_team is None else by_team).values())
-    return max(ts) - min(ts) if ts else Fraction(0)
+    return max(ts) - min(ts) if ts else 0
 
 
-def leader_team_score(g: GameSummary, teams: int, by_team: dict[int, Fraction] | None = None) -> Fraction | None:
+def leader_team_score(g: GameSummary, teams: int, by_team: dict[int, Number] | None = None) -> Number | None:
     """The score of the first leader's team (None when no first leader was recorded)."""
     if g.first_leader is None:
         return None
     return (team_scores(g, teams) if by_team is None else by_team)[team_of(g.first_leader, teams)]
 
 
-def _value(g: GameSummary, key: str, teams: int, by_team: dict[int, Fraction] | None = None) -> int | Fraction | None:
+def _value(g: GameSummary, key: str, teams: int, by_team: dict[int, Number] | None = None) -> Number | None:
     if key == "decisions":
         return g.decisions
     if key == "tricks":
@@ -137,7 +143,9 @@ def _flag(g: GameSummary, key: str) -> bool:
     raise KeyError(key)
 
 
-def _fkey(x: Fraction | int) -> str:
+def _fkey(x: Number) -> str:
+    if isinstance(x, int):
+        return str(x)
     f = Fraction(x)
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
@@ -184,7 +192,7 @@ class SideTotals:
         for s in range(self.n_seats):
             self.seat_score[s].add_cluster(g.scores[s] for g in games)
         for t in range(self.teams):
-            self.team_score[t].add_cluster(ts.get(t + 1, Fraction(0)) for ts in by_team)
+            self.team_score[t].add_cluster(ts.get(t + 1, 0) for ts in by_team)
         for g, ts in zip(games, by_team):
             for s, p in enumerate(g.places):
                 if 1 <= p <= self.n_seats:

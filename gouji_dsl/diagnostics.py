@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from gouji_dsl.i18n import _
+
 
 @dataclass(frozen=True, slots=True)
 class SourcePos:
@@ -185,7 +187,7 @@ def shortened(text: str) -> str:
     shorten what they quote."""
     if len(text) <= SHOWN_VALUE_CHARS + 20:
         return text
-    return f"{text[:SHOWN_VALUE_CHARS]}… ({len(text):,} characters)"
+    return _("{start}… ({n:,} characters)").format(start=text[:SHOWN_VALUE_CHARS], n=len(text))
 
 
 def quoted(value: Any, *, as_json: bool = False) -> str:
@@ -242,7 +244,7 @@ class Diagnostic:
 
     def short(self) -> str:
         """One line: ``path:line:col: message``."""
-        prefix = "warning: " if self.severity == Severity.WARNING else ""
+        prefix = _("warning: ") if self.severity == Severity.WARNING else ""
         return f"{self.location}: {prefix}{self.message}"
 
     def format(self) -> str:
@@ -256,7 +258,7 @@ class Diagnostic:
             out.append(f"    {printable(text, lines=True)}")
             out.append("    " + " " * caret + "^")
         if self.hint:
-            out.append(f"    hint: {self.hint}")
+            out.append("    " + _("hint: {hint}").format(hint=self.hint))
         return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
@@ -305,7 +307,7 @@ class GoujiError(Exception):
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """A ``did you mean 'x'?`` hint for the closest candidate, or None when nothing is close."""
     matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
-    return f"did you mean {matches[0]!r}?" if matches else None
+    return _("did you mean {name!r}?").format(name=matches[0]) if matches else None
 
 
 def line_of(text: str, line: int) -> str | None:

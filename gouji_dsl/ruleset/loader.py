@@ -46,6 +46,7 @@ from jsonschema.exceptions import ValidationError
 
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, ResolvedRuleset, RuleSpec, Sentence, SettingSpec, Text
 
@@ -145,7 +146,7 @@ def _join(hints: Iterable[str | None]) -> str | None:
     out = ""
     for h in hints:
         if h:
-            out += (" " if out.endswith("?") else "; " if out else "") + h
+            out += ("" if out.endswith("？") else " " if out.endswith("?") else _("; ") if out else "") + h
     return out or None
 
 
@@ -178,26 +179,26 @@ def list_bundled() -> list[str]:
 
 def _kind(value: Any) -> str:
     if isinstance(value, bool):
-        return "a boolean"
+        return _("a boolean")
     if isinstance(value, (int, float)):
-        return "a number"
+        return _("a number")
     if isinstance(value, str):
-        return "a string"
+        return _("a string")
     if value is None:
-        return "nothing (null)"
+        return _("nothing (null)")
     if isinstance(value, list):
-        return "a list"
+        return _("a list")
     if isinstance(value, dict):
-        return "a mapping"
+        return _("a mapping")
     return type(value).__name__
 
 
-_TYPE_NAMES = {"string": "a string", "number": "a number", "integer": "an integer", "boolean": "a boolean",
-               "object": "a mapping", "array": "a list", "null": "null"}
+_TYPE_NAMES = {"string": N_("a string"), "number": N_("a number"), "integer": N_("an integer"), "boolean": N_("a boolean"),
+               "object": N_("a mapping"), "array": N_("a list"), "null": "null"}
 
 
 def _expected(types: Any) -> str:
-    names = [_TYPE_NAMES.get(t, t) for t in ([types] if isinstance(types, str) else list(types))]
+    names = [_(_TYPE_NAMES[t]) if t in _TYPE_NAMES else t for t in ([types] if isinstance(types, str) else list(types))]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
@@ -353,8 +354,8 @@ class _Builder:
             if isinstance(ev, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
-                    self.error(_spot(self.path, self.text, ev), "a ruleset file holds one YAML document",
-                               "remove the `---` line and what follows, or split the file", code=Code.YAML_SYNTAX)
+                    self.error(_spot(self.path, self.text, ev), _("a ruleset file holds one YAML document"),
+                               _("remove the `---` line and what follows, or split the file"), code=Code.YAML_SYNTAX)
                     break
                 continue
             if isinstance(ev, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)):
@@ -385,8 +386,8 @@ class _Builder:
             loc: Loc = () if parent is None else (
                 parent.loc + (len(parent.value),) if isinstance(parent.value, list) else parent.loc + (parent.key,))
             if isinstance(ev, yaml.AliasEvent):
-                self.error(_spot(self.path, self.text, ev), f"YAML aliases (*{ev.anchor}) are not allowed in rulesets",
-                           "write the value out in full; to share rules between files use `extends:`", code=Code.YAML_ALIAS)
+                self.error(_spot(self.path, self.text, ev), _("YAML aliases (*{anchor}) are not allowed in rulesets").format(anchor=ev.anchor),
+                           _("write the value out in full; to share rules between files use `extends:`"), code=Code.YAML_ALIAS)
                 if parent is None:
                     found = True
                 else:
@@ -403,11 +404,11 @@ class _Builder:
                 continue
             # a list or mapping starts
             if self._explicit_tag(ev):
-                self.error(_spot(self.path, self.text, ev), f"YAML tags ({_tag(ev.tag or '')}) are not used in rulesets",
-                           "remove the tag", code=Code.YAML_TAG)
+                self.error(_spot(self.path, self.text, ev), _("YAML tags ({tag}) are not used in rulesets").format(tag=_tag(ev.tag or '')),
+                           _("remove the tag"), code=Code.YAML_TAG)
             if len(stack) >= MAX_NESTING:
-                self.error(_spot(self.path, self.text, ev), f"nesting deeper than {MAX_NESTING} levels",
-                           "a ruleset needs only a few levels of mappings and lists", code=Code.TOO_DEEP)
+                self.error(_spot(self.path, self.text, ev), _("nesting deeper than {max_nesting} levels").format(max_nesting=MAX_NESTING),
+                           _("a ruleset needs only a few levels of mappings and lists"), code=Code.TOO_DEEP)
                 skipping = 1
                 continue
             frame = _Frame({} if isinstance(ev, yaml.MappingStartEvent) else [], loc, ev)
@@ -439,25 +440,25 @@ class _Builder:
     def _key(self, parent: _Frame, ev: Any) -> bool:
         """Take ``ev`` as the next key of the mapping ``parent``; False when it cannot be one."""
         if isinstance(ev, yaml.AliasEvent):
-            self.error(_spot(self.path, self.text, ev), f"YAML aliases (*{ev.anchor}) are not allowed in rulesets",
-                       "write the key out", code=Code.YAML_ALIAS)
+            self.error(_spot(self.path, self.text, ev), _("YAML aliases (*{anchor}) are not allowed in rulesets").format(anchor=ev.anchor),
+                       _("write the key out"), code=Code.YAML_ALIAS)
             return False
         if not isinstance(ev, yaml.ScalarEvent):
-            self.error(_spot(self.path, self.text, ev), "a key must be a plain word, not a list or mapping",
+            self.error(_spot(self.path, self.text, ev), _("a key must be a plain word, not a list or mapping"),
                        code=Code.WRONG_TYPE)
             return False
         spot = _spot(self.path, self.text, ev)
         if self._explicit_tag(ev):
-            self.error(spot, f"YAML tags ({_tag(ev.tag or '')}) are not used in rulesets", "remove the tag", code=Code.YAML_TAG)
+            self.error(spot, _("YAML tags ({tag}) are not used in rulesets").format(tag=_tag(ev.tag or '')), _("remove the tag"), code=Code.YAML_TAG)
             return False
         name = ev.value
         if ev.implicit[0] and _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) == _MERGE_TAG:
-            self.error(spot, "YAML merge keys (<<) are not supported in rulesets",
-                       "write the keys out, or use `extends:` to share rules", code=Code.YAML_MERGE_KEY)
+            self.error(spot, _("YAML merge keys (<<) are not supported in rulesets"),
+                       _("write the keys out, or use `extends:` to share rules"), code=Code.YAML_MERGE_KEY)
             return False
         if name in parent.first:
-            self.error(spot, f"duplicate key {name!r}",
-                       f"first written at line {parent.first[name]}; remove one of them", code=Code.DUPLICATE_KEY)
+            self.error(spot, _("duplicate key {name!r}").format(name=name),
+                       _("first written at line {parent}; remove one of them").format(parent=parent.first[name]), code=Code.DUPLICATE_KEY)
             return False
         parent.first[name] = spot.pos.line
         parent.key = name
@@ -471,8 +472,8 @@ class _Builder:
     def _scalar(self, ev: Any, spot: Spot) -> Any:
         value = ev.value
         if self._explicit_tag(ev):
-            self.error(spot, f"YAML tags ({_tag(ev.tag or '')}) are not used in rulesets",
-                       "remove the tag; quote the value if it is meant as text", code=Code.YAML_TAG)
+            self.error(spot, _("YAML tags ({tag}) are not used in rulesets").format(tag=_tag(ev.tag or '')),
+                       _("remove the tag; quote the value if it is meant as text"), code=Code.YAML_TAG)
             return value
         if not ev.implicit[0]:  # quoted, block or `!`: text
             return value
@@ -481,20 +482,22 @@ class _Builder:
             return value  # a date-like plain scalar stays the text as written
         if tag in (_TAG + "int", _TAG + "float"):
             if len(value) > MAX_NUMBER_CHARS:
-                self.error(spot, f"number too long ({len(value)} characters; at most {MAX_NUMBER_CHARS})",
-                           f"numbers in a ruleset are at most {MAX_INTEGER:,}", code=Code.NUMBER_TOO_LARGE)
+                self.error(spot, _("number too long ({n} characters; at most {max_number_chars})").format(
+                    n=len(value), max_number_chars=MAX_NUMBER_CHARS),
+                           _("numbers in a ruleset are at most {max_integer:,}").format(max_integer=MAX_INTEGER), code=Code.NUMBER_TOO_LARGE)
                 return None
             try:
                 number = _CONSTRUCTOR.construct_object(yaml.ScalarNode(tag, value), deep=True)
             except (ValueError, yaml.YAMLError) as e:
-                self.error(spot, f"cannot read this number: {e}", code=Code.WRONG_TYPE)
+                self.error(spot, _("cannot read this number: {e}").format(e=e), code=Code.WRONG_TYPE)
                 return None
             if isinstance(number, float) and not math.isfinite(number):
-                self.error(spot, f"{value!r} is not a finite number", "write a number such as 0.5",
+                self.error(spot, _("{value!r} is not a finite number").format(value=value), _("write a number such as 0.5"),
                            code=Code.NUMBER_TOO_LARGE)
                 return None
             if abs(number) > MAX_INTEGER:
-                self.error(spot, f"number too large: {value}", f"numbers in a ruleset are at most {MAX_INTEGER:,}",
+                self.error(spot, _("number too large: {value}").format(value=value), _("numbers in a ruleset are at most {max_integer:,}").format(
+                    max_integer=MAX_INTEGER),
                            code=Code.NUMBER_TOO_LARGE)
                 return None
             return number
@@ -518,8 +521,8 @@ def _reader_error(path: str, text: str) -> Diagnostic | None:
     before = text[: m.start()]
     line = len(_lines(before))
     col = len(_lines(before)[-1]) + 1
-    return _diag(path, text, (line, col), f"invalid character in YAML: U+{ord(m.group()):04X}",
-                 "remove the character (control characters are not allowed) or save the file as UTF-8 text",
+    return _diag(path, text, (line, col), _("invalid character in YAML: U+{ord:04X}").format(ord=ord(m.group())),
+                 _("remove the character (control characters are not allowed) or save the file as UTF-8 text"),
                  code=Code.NOT_TEXT)
 
 
@@ -528,29 +531,30 @@ def _yaml_error(path: str, text: str, e: yaml.YAMLError) -> Diagnostic:
         found = _reader_error(path, text)
         if found is not None:
             return found
-        return _file_diag(path, f"invalid character in YAML: {e.reason}", code=Code.NOT_TEXT)
+        return _file_diag(path, _("invalid character in YAML: {reason}").format(reason=e.reason), code=Code.NOT_TEXT)
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     problem = getattr(e, "problem", None) or str(e)
     context = getattr(e, "context", None)
     hint = None
     if "\\t" in problem or "'\\t'" in problem or "\t" in problem:
-        hint = "use spaces, not tabs, for indentation"
+        hint = _("use spaces, not tabs, for indentation")
     elif "mapping values are not allowed" in problem:
-        hint = "quote the value if it contains ': ' (e.g. says: \"...\"), or check the indentation"
+        hint = _("quote the value if it contains ': ' (e.g. says: \"...\"), or check the indentation")
     elif "expected <block end>" in problem or "expected <block end>" in (context or ""):
-        hint = "check the indentation of this line"
+        hint = _("check the indentation of this line")
     elif context:
         hint = context
     if mark is None:
-        return Diagnostic(path, 0, 0, f"YAML syntax error: {problem}", hint=hint, code=Code.YAML_SYNTAX)
-    return _diag(path, text, (mark.line + 1, mark.column + 1), f"YAML syntax error: {problem}", hint, code=Code.YAML_SYNTAX)
+        return Diagnostic(path, 0, 0, _("YAML syntax error: {problem}").format(problem=problem), hint=hint, code=Code.YAML_SYNTAX)
+    return _diag(path, text, (mark.line + 1, mark.column + 1), _("YAML syntax error: {problem}").format(problem=problem), hint, code=Code.YAML_SYNTAX)
 
 
 def _parse(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
     """Parse ``text`` with positions; returns the raw file (None when nothing could be read) and problems."""
     if len(text) > MAX_FILE_CHARS:
-        return None, [_file_diag(path, f"the file is too large ({len(text):,} characters; at most {MAX_FILE_CHARS:,})",
-                                 "split it: a ruleset may `extends:` another", code=Code.FILE_TOO_LARGE)]
+        return None, [_file_diag(path, _("the file is too large ({n:,} characters; at most {max_file_chars:,})").format(
+            n=len(text), max_file_chars=MAX_FILE_CHARS),
+                                 _("split it: a ruleset may `extends:` another"), code=Code.FILE_TOO_LARGE)]
     bad = _reader_error(path, text)
     if bad is not None:
         return None, [bad]
@@ -560,8 +564,8 @@ def _parse(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
     except yaml.YAMLError as e:
         return None, builder.diags + [_yaml_error(path, text, e)]
     if not found:
-        return None, [_diag(path, text, (1, 1), "the ruleset file is empty", code=Code.EMPTY_FILE,
-                            hint="a ruleset starts with `ruleset: NAME` (use the file stem)")]
+        return None, [_diag(path, text, (1, 1), _("the ruleset file is empty"), code=Code.EMPTY_FILE,
+                            hint=_("a ruleset starts with `ruleset: NAME` (use the file stem)"))]
     return RawRuleset(path, text, data, builder.values, builder.keys), builder.diags
 
 
@@ -571,34 +575,35 @@ def _parse(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
 
 def _rule_name(raw: RawRuleset, index: int) -> str:
     rid = raw.get(("rules", index, "id"))
-    return f"rule {rid!r}" if isinstance(rid, str) else f"rule #{index + 1}"
+    return _("rule {rid!r}").format(rid=rid) if isinstance(rid, str) else _("rule #{index}").format(index=index + 1)
 
 
 def _label(raw: RawRuleset, loc: Loc) -> str:
     """A human name for the value at ``loc``: "'on' in rule 'x'", "setting 'y'", "'title'"."""
     if not loc:
-        return "the ruleset file"
+        return _("the ruleset file")
     ctx, rest = "", loc
     if loc[0] == "rules" and len(loc) >= 2 and isinstance(loc[1], int):
         ctx, rest = _rule_name(raw, loc[1]), loc[2:]
     elif loc[0] in ("settings", "definitions") and len(loc) >= 2:
-        ctx, rest = f"{'setting' if loc[0] == 'settings' else 'definition'} {loc[1]!r}", loc[2:]
+        ctx = (_("setting {name!r}") if loc[0] == "settings" else _("definition {name!r}")).format(name=loc[1])
+        rest = loc[2:]
     if not rest:
         return ctx
     last = rest[-1]
     if isinstance(last, int):
-        what = f"item {last + 1} of {rest[-2]!r}" if len(rest) >= 2 else f"item {last + 1}"
+        what = _("item {last} of {rest!r}").format(last=last + 1, rest=rest[-2]) if len(rest) >= 2 else _("item {last}").format(last=last + 1)
     else:
         what = repr(last)
-    return f"{what} in {ctx}" if ctx else what
+    return _("{what} in {ctx}").format(what=what, ctx=ctx) if ctx else what
 
 
 _REQUIRED_HINTS = {
-    "ruleset": "start the file with `ruleset: NAME` (use the file stem)",
-    "id": "give the rule a stable id: lower-case words joined by '.' and '-'",
-    "on": "say which question (hook) the rule answers, e.g. `on: follow`",
-    "expr": "the long form of a definition is {expr: ..., says: ..., source: ...}",
-    "value": "the long form of a setting is {value: ..., says: ..., source: ...}",
+    "ruleset": N_("start the file with `ruleset: NAME` (use the file stem)"),
+    "id": N_("give the rule a stable id: lower-case words joined by '.' and '-'"),
+    "on": N_("say which question (hook) the rule answers, e.g. `on: follow`"),
+    "expr": N_("the long form of a definition is {expr: ..., says: ..., source: ...}"),
+    "value": N_("the long form of a setting is {value: ..., says: ..., source: ...}"),
 }
 
 
@@ -620,23 +625,24 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
         return []  # one effect per rule: reported by _check_rules with a better message
     if "propertyNames" in err.schema_path:
         name = err.instance
-        kind = {("settings",): "setting name", ("definitions",): "definition name"}.get(loc, "key")
+        kind = {("settings",): _("setting name"), ("definitions",): _("definition name")}.get(loc, _("key"))
         hint = err.schema.get("patternErrorMessage")
         meant = meant_name(name) if loc == ("settings",) and isinstance(name, str) else None
         if meant is not None:
             odd = ", ".join(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, 'a control character')}"
                                           for c in name if not (c.isascii() and (c.isalnum() or c == "_"))))
-            hint = f"it holds {odd}, which shows as nothing or as another letter; its value is checked as {meant!r}"
-        return [raw.diag(loc + (name,), f"invalid {kind} {name!r}", hint, key=True, code=Code.INVALID_NAME)]
+            hint = _("it holds {odd}, which shows as nothing or as another letter; its value is checked as {meant!r}").format(odd=odd, meant=meant)
+        return [raw.diag(loc + (name,), _("invalid {kind} {name!r}").format(kind=kind, name=name), hint, key=True, code=Code.INVALID_NAME)]
     if v == "additionalProperties":
         allowed = list(err.schema.get("properties", {}))
-        where = "at the top level" if not loc else f"in {_label(raw, loc)}"
+        where = _("at the top level") if not loc else _("in {label}").format(label=_label(raw, loc))
         out = []
         for name in err.instance:
             if name in allowed:
                 continue
-            hint = _join([did_you_mean(name, allowed), "expected one of: " + ", ".join(allowed)])
-            out.append(raw.diag(loc + (name,), f"unknown key {name!r} {where}", hint, key=True, code=Code.UNKNOWN_KEY))
+            hint = _join([did_you_mean(name, allowed), _("expected one of: ") + ", ".join(allowed)])
+            out.append(raw.diag(loc + (name,), _("unknown key {name!r} {where}").format(
+                name=name, where=where), hint, key=True, code=Code.UNKNOWN_KEY))
         return out
     if v == "required":
         missing = [k for k in err.validator_value if k not in err.instance]
@@ -646,35 +652,38 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
         m = re.match(r"^'(.*)' is a required property$", err.message)
         if m and m.group(1) in missing:
             name = m.group(1)
-        return [raw.diag(loc, f"{_label(raw, loc)} is missing required key {name!r}", _REQUIRED_HINTS.get(name),
+        return [raw.diag(loc, _("{label} is missing required key {name!r}").format(
+            label=_label(raw, loc), name=name), _(_REQUIRED_HINTS[name]) if name in _REQUIRED_HINTS else None,
                          code=Code.MISSING_KEY)]
     label = _label(raw, loc)
     if v == "type":
         hint = None
         if err.instance is None:
-            hint = "the value is missing"
+            hint = _("the value is missing")
         elif loc == ("rules",):
-            hint = "write rules as a list: each rule starts with `- id: ...`"
+            hint = _("write rules as a list: each rule starts with `- id: ...`")
         elif isinstance(err.instance, (list, dict)) and "string" in err.validator_value:
-            hint = "quote the value if it is meant as text"
-        return [raw.diag(loc, f"{label}: expected {_expected(err.validator_value)}, got {_kind(err.instance)}", hint,
+            hint = _("quote the value if it is meant as text")
+        return [raw.diag(loc, _("{label}: expected {expected}, got {kind}").format(
+            label=label, expected=_expected(err.validator_value), kind=_kind(err.instance)), hint,
                          code=Code.WRONG_TYPE)]
     if v == "pattern":
-        return [raw.diag(loc, f"{label}: {err.instance!r} is not a valid name", err.schema.get("patternErrorMessage"),
+        return [raw.diag(loc, _("{label}: {instance!r} is not a valid name").format(
+            label=label, instance=err.instance), err.schema.get("patternErrorMessage"),
                          code=Code.INVALID_NAME)]
     if v == "uniqueItems" and isinstance(err.instance, list):
         seen: list[Any] = []
         for i, item in enumerate(err.instance):
             if item in seen:
-                return [raw.diag(loc + (i,), f"{item!r} is listed twice in {label}", "remove the repeated entry",
+                return [raw.diag(loc + (i,), _("{item!r} is listed twice in {label}").format(item=item, label=label), _("remove the repeated entry"),
                                  code=Code.DUPLICATE_ENTRY)]
             seen.append(item)
     if v == "minLength":
-        return [raw.diag(loc, f"{label} must not be empty", code=Code.EMPTY_VALUE)]
+        return [raw.diag(loc, _("{label} must not be empty").format(label=label), code=Code.EMPTY_VALUE)]
     if v == "enum":
-        return [raw.diag(loc, f"{label}: {err.instance!r} is not allowed",
-                         "expected one of: " + ", ".join(map(str, err.validator_value)), code=Code.VALUE_NOT_ALLOWED)]
-    return [raw.diag(loc, f"{label}: {err.message}", code=Code.SCHEMA_VIOLATION)]
+        return [raw.diag(loc, _("{label}: {instance!r} is not allowed").format(label=label, instance=err.instance),
+                         _("expected one of: ") + ", ".join(map(str, err.validator_value)), code=Code.VALUE_NOT_ALLOWED)]
+    return [raw.diag(loc, _("{label}: {message}").format(label=label, message=err.message), code=Code.SCHEMA_VIOLATION)]
 
 
 def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
@@ -684,7 +693,7 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
     if not isinstance(rules, list):
         return out
     first_id: dict[str, int] = {}
-    effects_hint = "a rule has exactly one of: " + ", ".join(EFFECT_KEYS)
+    effects_hint = _("a rule has exactly one of: ") + ", ".join(EFFECT_KEYS)
     for i, rule in enumerate(rules):
         if not isinstance(rule, dict):
             continue
@@ -692,29 +701,29 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
         name = _rule_name(raw, i)
         effects = [k for k in rule if k in EFFECT_KEYS]
         if not effects:
-            out.append(raw.diag(loc, f"{name} has no effect", effects_hint, code=Code.NO_EFFECT))
+            out.append(raw.diag(loc, _("{name} has no effect").format(name=name), effects_hint, code=Code.NO_EFFECT))
         elif len(effects) > 1:
             out.append(raw.diag(loc + (effects[1],),
-                                f"{name} has {len(effects)} effects ({', '.join(effects)})",
-                                effects_hint + "; split it into separate rules", key=True, code=Code.MANY_EFFECTS))
+                                _("{name} has {n} effects ({join})").format(name=name, n=len(effects), join=', '.join(effects)),
+                                effects_hint + _("; split it into separate rules"), key=True, code=Code.MANY_EFFECTS))
         else:
             effect = effects[0]
             if "target" in rule and effect not in TARGET_EFFECTS:
-                out.append(raw.diag(loc + ("target",), f"'target' in {name} only applies to "
-                                    + ", ".join(TARGET_EFFECTS), "remove 'target', or use one of those effects",
+                out.append(raw.diag(loc + ("target",), _("'target' in {name} only applies to ").format(name=name)
+                                    + ", ".join(TARGET_EFFECTS), _("remove 'target', or use one of those effects"),
                                     key=True, code=Code.MISPLACED_KEY))
             if "amount" in rule and effect not in ("count", "give"):
-                out.append(raw.diag(loc + ("amount",), f"'amount' in {name} only applies to count and give",
-                                    "remove 'amount', or use count / give", key=True, code=Code.MISPLACED_KEY))
+                out.append(raw.diag(loc + ("amount",), _("'amount' in {name} only applies to count and give").format(name=name),
+                                    _("remove 'amount', or use count / give"), key=True, code=Code.MISPLACED_KEY))
             if "giver" in rule and effect != "give":
-                out.append(raw.diag(loc + ("giver",), f"'giver' in {name} only applies to give",
-                                    "remove 'giver', or make the effect give", key=True, code=Code.MISPLACED_KEY))
+                out.append(raw.diag(loc + ("giver",), _("'giver' in {name} only applies to give").format(name=name),
+                                    _("remove 'giver', or make the effect give"), key=True, code=Code.MISPLACED_KEY))
         rid = rule.get("id")
         if isinstance(rid, str):
             if rid in first_id:
                 line = raw.origin(("rules", first_id[rid], "id")).line
-                out.append(raw.diag(loc + ("id",), f"duplicate rule id {rid!r}",
-                                    f"first used at line {line}; ids must be unique within a file",
+                out.append(raw.diag(loc + ("id",), _("duplicate rule id {rid!r}").format(rid=rid),
+                                    _("first used at line {line}; ids must be unique within a file").format(line=line),
                                     code=Code.DUPLICATE_RULE_ID))
             else:
                 first_id[rid] = i
@@ -741,10 +750,10 @@ def _check_setting_long_forms(raw: RawRuleset) -> list[tuple[str, Any, Diagnosti
         if not (extra_long & set(written)) and not any(close.values()):
             continue  # a map value that happens to have a key `value`
         for k in stray:
-            hint = _join([f"did you mean {close[k][0]!r}?" if close[k] else None,
-                          "the long form of a setting has the keys: " + ", ".join(SETTING_LONG_KEYS)])
-            out.append((name, k, raw.diag(("settings", name, k), f"unknown key {str(k)!r} in the long form of "
-                                          f"setting {name!r}", hint, key=True, code=Code.UNKNOWN_KEY)))
+            hint = _join([_("did you mean {close!r}?").format(close=close[k][0]) if close[k] else None,
+                          _("the long form of a setting has the keys: ") + ", ".join(SETTING_LONG_KEYS)])
+            out.append((name, k, raw.diag(("settings", name, k), _("unknown key {str!r} in the long form of "
+                                          "setting {name!r}").format(str=str(k), name=name), hint, key=True, code=Code.UNKNOWN_KEY)))
     return out
 
 
@@ -761,8 +770,8 @@ def _check_definitions(raw: RawRuleset) -> list[Diagnostic]:
         name = m.group(1)
         if name in seen:
             line = raw.origin(("definitions", seen[name]), key=True).line
-            out.append(raw.diag(("definitions", key), f"definition {name!r} is defined twice",
-                                f"first at line {line}", key=True, code=Code.DUPLICATE_DEFINITION))
+            out.append(raw.diag(("definitions", key), _("definition {name!r} is defined twice").format(name=name),
+                                _("first at line {line}").format(line=line), key=True, code=Code.DUPLICATE_DEFINITION))
         else:
             seen[name] = key
     return out
@@ -807,8 +816,9 @@ def _check(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     rules = raw.get(("rules",))
     if isinstance(rules, list) and len(rules) > MAX_RULES_PER_FILE:
-        out.append(raw.diag(("rules",), f"too many rules ({len(rules):,}; at most {MAX_RULES_PER_FILE:,} in one file)",
-                            "split the rules over several files that extend each other", key=True,
+        out.append(raw.diag(("rules",), _("too many rules ({n:,}; at most {max_rules_per_file:,} in one file)").format(
+            n=len(rules), max_rules_per_file=MAX_RULES_PER_FILE),
+                            _("split the rules over several files that extend each other"), key=True,
                             code=Code.TOO_MANY_RULES))
         raw.data["rules"] = []  # not checked further: the file is refused anyway
         skip.keys.add("rules")
@@ -863,7 +873,7 @@ def _syntax_diags(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic
             parse(value)
         except ExprError as e:
             line, col = position_in(raw.text_at(loc), e.offset, raw.text)
-            out.append(_diag(raw.path, raw.text, (line, col), f"{what}: {e.message}", e.hint, code=e.code))
+            out.append(_diag(raw.path, raw.text, (line, col), _("{what}: {message}").format(what=what, message=e.message), e.hint, code=e.code))
 
     rules = raw.get(("rules",))
     if isinstance(rules, list):
@@ -878,7 +888,7 @@ def _syntax_diags(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic
             if skip is not None and not (name in skip.definitions or "definitions" in skip.keys or skip.whole):
                 continue
             loc = ("definitions", name, "expr") if isinstance(d, dict) else ("definitions", name)
-            check(loc, f"in definition {name.split('(')[0]!r}")
+            check(loc, _("in definition {name!r}").format(name=name.split('(')[0]))
     return out
 
 
@@ -919,22 +929,22 @@ def _read(path: str) -> str:
     try:
         data = read_regular(path, 4 * MAX_FILE_CHARS)  # UTF-8 takes at most 4 bytes a character
     except NotRegularFile as e:
-        raise GoujiError(_file_diag(path, f"cannot read ruleset: {e.kind}", "give the path of a .yaml file",
+        raise GoujiError(_file_diag(path, _("cannot read ruleset: {kind}").format(kind=e.kind), _("give the path of a .yaml file"),
                                     code=Code.NOT_A_RULESET)) from None
     except FileTooLarge as e:
-        raise GoujiError(_file_diag(path, f"the file is too large ({e.size:,} bytes; at most "
-                                          f"{MAX_FILE_CHARS:,} characters)",
-                                    "split it: a ruleset may `extends:` another", code=Code.FILE_TOO_LARGE)) from None
+        raise GoujiError(_file_diag(path, _("the file is too large ({size:,} bytes; at most "
+                                          "{max_file_chars:,} characters)").format(size=e.size, max_file_chars=MAX_FILE_CHARS),
+                                    _("split it: a ruleset may `extends:` another"), code=Code.FILE_TOO_LARGE)) from None
     except OSError as e:
-        raise GoujiError(_file_diag(path, f"cannot read ruleset: {e.strerror or e}", code=Code.UNREADABLE)) from None
+        raise GoujiError(_file_diag(path, _("cannot read ruleset: {e}").format(e=e.strerror or e), code=Code.UNREADABLE)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         good = data[: e.start].decode("utf-8-sig", errors="replace")
         line = good.count("\n") + 1
         col = len(good) - (good.rfind("\n") + 1) + 1
-        raise GoujiError(Diagnostic(path, line, col, f"cannot read ruleset: not UTF-8 text ({e.reason})",
-                                    "save the file as UTF-8", code=Code.NOT_TEXT)) from None
+        raise GoujiError(Diagnostic(path, line, col, _("cannot read ruleset: not UTF-8 text ({reason})").format(reason=e.reason),
+                                    _("save the file as UTF-8"), code=Code.NOT_TEXT)) from None
     return text
 
 
@@ -995,7 +1005,7 @@ def _known_names(folders: Iterable[Path]) -> list[str]:
 
 
 def _names_hint(name: str, names: Sequence[str]) -> str:
-    listing = "bundled rulesets: " + (", ".join(list_bundled()) or "(none)")
+    listing = _("bundled rulesets: ") + (", ".join(list_bundled()) or _("(none)"))
     return _join([did_you_mean(name, names), listing]) or listing
 
 
@@ -1025,7 +1035,7 @@ class _Refused(Exception):
         self.code, self.message, self.hint = code, message, hint
 
 
-_ALLOW_HINT = "or allow its folder with `--rules-path DIR` (or the environment variable GOUJI_RULES_PATH)"
+_ALLOW_HINT = N_("or allow its folder with `--rules-path DIR` (or the environment variable GOUJI_RULES_PATH)")
 
 
 class _Places:
@@ -1048,31 +1058,32 @@ class _Places:
     def check(self, ref: str) -> None:
         """Refuse a reference that is too long or not text a path can hold."""
         if len(ref) > MAX_REFERENCE_CHARS:
-            raise _Refused(Code.RULESET_NOT_FOUND, f"ruleset reference too long ({len(ref)} characters; "
-                           f"at most {MAX_REFERENCE_CHARS})", "name a bundled ruleset or a .yaml file beside this one")
+            raise _Refused(Code.RULESET_NOT_FOUND, _("ruleset reference too long ({n} characters; "
+                           "at most {max_reference_chars})").format(
+                               n=len(ref), max_reference_chars=MAX_REFERENCE_CHARS), _("name a bundled ruleset or a .yaml file beside this one"))
         if "\x00" in ref or not ref.strip():
-            raise _Refused(Code.RULESET_NOT_FOUND, f"{ref!r} is not a ruleset name or path",
-                           "name a bundled ruleset or a .yaml file beside this one")
+            raise _Refused(Code.RULESET_NOT_FOUND, _("{ref!r} is not a ruleset name or path").format(ref=ref),
+                           _("name a bundled ruleset or a .yaml file beside this one"))
 
     def allowed(self, ref: str, cand: Path) -> Path:
         """``cand`` (a file ``ref`` may mean) if it may be read, else :class:`_Refused` saying why."""
         real = _real(cand)
         if not _inside(real, self.roots):
             if os.path.isabs(ref):
-                raise _Refused(Code.PATH_NOT_ALLOWED, f"absolute paths are not allowed here: {ref!r}",
-                               "write a path relative to this file's folder (or a bundled name), " + _ALLOW_HINT)
-            raise _Refused(Code.PATH_NOT_ALLOWED, f"{ref!r} leaves the folders rulesets may be read from",
-                           "keep to this file's folder and below (no `..` out of it), " + _ALLOW_HINT)
+                raise _Refused(Code.PATH_NOT_ALLOWED, _("absolute paths are not allowed here: {ref!r}").format(ref=ref),
+                               _("write a path relative to this file's folder (or a bundled name), ") + _(_ALLOW_HINT))
+            raise _Refused(Code.PATH_NOT_ALLOWED, _("{ref!r} leaves the folders rulesets may be read from").format(ref=ref),
+                           _("keep to this file's folder and below (no `..` out of it), ") + _(_ALLOW_HINT))
         if not cand.name.endswith(RULESET_SUFFIXES):
-            raise _Refused(Code.NOT_A_RULESET, f"{ref!r} is not a ruleset file", "a ruleset file's name ends in .yaml")
+            raise _Refused(Code.NOT_A_RULESET, _("{ref!r} is not a ruleset file").format(ref=ref), _("a ruleset file's name ends in .yaml"))
         return cand
 
 
 def _check_is_ruleset(path: str, text: str) -> None:
     """Refuse a file without a ``ruleset:`` line (before any of its text is shown)."""
     if _RULESET_LINE.search(text) is None:
-        raise _Refused(Code.NOT_A_RULESET, f"{path} is not a ruleset file (no `ruleset:` line)",
-                       "a ruleset file starts with `ruleset: NAME`")
+        raise _Refused(Code.NOT_A_RULESET, _("{path} is not a ruleset file (no `ruleset:` line)").format(path=path),
+                       _("a ruleset file starts with `ruleset: NAME`"))
 
 
 def ruleset_path(name_or_path: str | os.PathLike[str], *, search: Sequence[str | os.PathLike[str]] = ()) -> Path:
@@ -1096,12 +1107,12 @@ def ruleset_path(name_or_path: str | os.PathLike[str], *, search: Sequence[str |
             return p
         if os.path.exists(p):
             _read(s)  # raises: a folder, a device ...
-        raise GoujiError(_file_diag(s, f"no such ruleset file: {s}", _names_hint(Path(s).stem, list_bundled()),
+        raise GoujiError(_file_diag(s, _("no such ruleset file: {s}").format(s=s), _names_hint(Path(s).stem, list_bundled()),
                                     code=Code.RULESET_NOT_FOUND))
     for cand in places.candidates(Path("."), s)[1:]:  # not the current folder: a name is a search name
         if _is_file(cand):
             return cand
-    raise GoujiError(_file_diag(s, f"unknown ruleset {s!r}", _names_hint(s, _known_names(places.search)),
+    raise GoujiError(_file_diag(s, _("unknown ruleset {s!r}").format(s=s), _names_hint(s, _known_names(places.search)),
                                 code=Code.RULESET_NOT_FOUND))
 
 
@@ -1124,8 +1135,8 @@ def find_ruleset(ref: str, *, referrer: str | os.PathLike[str], search: Sequence
         raise GoujiError(_file_diag(os.fspath(referrer), e.message, e.hint, code=e.code)) from None
     except GoujiError as e:
         d = e.diagnostics[0]
-        raise GoujiError(_file_diag(os.fspath(referrer), f"cannot read {ref!r}: " + d.message.removeprefix(
-            "cannot read ruleset: "), d.hint, code=d.code)) from None
+        raise GoujiError(_file_diag(os.fspath(referrer), _("cannot read {ref!r}: ").format(ref=ref) + d.message.removeprefix(
+            _("cannot read ruleset: ")), d.hint, code=d.code)) from None
     return found
 
 
@@ -1137,7 +1148,7 @@ def allowed_place(path: str | os.PathLike[str], *, referrer: str | os.PathLike[s
     return _inside(_real(Path(os.fspath(path))), places.roots)
 
 
-def _locate(places: _Places, folder: Path, ref: str, me: Path | None = None, what: str = "ruleset") -> Path:
+def _locate(places: _Places, folder: Path, ref: str, me: Path | None = None, what: str = "") -> Path:
     """The file ``ref`` (written in a file in ``folder``) means, or :class:`_Refused`. ``me``: the
     real path of the referring file, skipped (a workspace NAME.yaml may extend the bundled NAME)."""
     places.check(ref)
@@ -1152,13 +1163,13 @@ def _locate(places: _Places, folder: Path, ref: str, me: Path | None = None, wha
             continue
         return places.allowed(ref, cand)
     if found_self:
-        raise _Refused(Code.EXTENDS_CYCLE, f"extends cycle: {ref!r} extends itself", "a ruleset cannot extend itself")
+        raise _Refused(Code.EXTENDS_CYCLE, _("extends cycle: {ref!r} extends itself").format(ref=ref), _("a ruleset cannot extend itself"))
     looked = [os.path.normpath(str(c)) for c in places.candidates(folder, ref)]
     names = _known_names([folder, *places.search])
     hint = _join([did_you_mean(Path(ref).stem if _looks_like_path(ref) else ref, names),
-                  "looked for " + ", ".join(looked),
-                  "bundled rulesets: " + (", ".join(list_bundled()) or "(none)")])
-    raise _Refused(Code.RULESET_NOT_FOUND, f"cannot find {what} {ref!r}", hint)
+                  _("looked for ") + ", ".join(looked),
+                  _("bundled rulesets: ") + (", ".join(list_bundled()) or _("(none)"))])
+    raise _Refused(Code.RULESET_NOT_FOUND, _("cannot find {what} {ref!r}").format(what=what or _("ruleset"), ref=ref), hint)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1223,7 +1234,7 @@ class _Resolver:
                 d = e.diagnostics[0] if isinstance(e, GoujiError) else _file_diag(path, e.message, e.hint, code=e.code)
                 if at_ref is None:
                     return files, d
-                child, _ = at_ref
+                child = at_ref[0]
                 assert child.raw is not None
                 child.diagnostics.append(child.raw.diag(("extends",), d.message, d.hint, code=d.code))
                 child.skip.keys.add("extends")
@@ -1241,7 +1252,7 @@ class _Resolver:
                 return files, None
             folder = Path(path).parent
             try:
-                parent = _locate(self.places, folder, ref, me=_real(Path(path)), what="parent ruleset")
+                parent = _locate(self.places, folder, ref, me=_real(Path(path)), what=_("parent ruleset"))
             except _Refused as e:
                 f.diagnostics.append(raw.diag(("extends",), e.message, e.hint,  # type: ignore[union-attr]
                                               code=Code.EXTENDS_NOT_FOUND if e.code == Code.RULESET_NOT_FOUND else e.code))
@@ -1251,8 +1262,8 @@ class _Resolver:
             real = _real(parent)
             if real in seen:
                 shown = [g.path for g in files[list(seen).index(real):]] + [seen[real]]
-                f.diagnostics.append(raw.diag(("extends",), "extends cycle: " + " -> ".join(shown),  # type: ignore[union-attr]
-                                              "a ruleset cannot (indirectly) extend itself", code=Code.EXTENDS_CYCLE))
+                f.diagnostics.append(raw.diag(("extends",), _("extends cycle: ") + " -> ".join(shown),  # type: ignore[union-attr]
+                                              _("a ruleset cannot (indirectly) extend itself"), code=Code.EXTENDS_CYCLE))
                 f.skip.keys.add("extends")
                 files.append(ChainFile("", None, []))
                 return files, None
@@ -1316,7 +1327,7 @@ def _resolved_or_raise(chain: Chain) -> ResolvedRuleset:
         extra = [d for f in chain.files if f.raw is not None for d in _syntax_diags(f.raw)]
         _raise(chain.errors + extra if chain.errors else extra, chain.paths)
         if chain.resolved is None:  # pragma: no cover - an unreadable file always has an error
-            raise GoujiError(_file_diag(chain.paths[0] if chain.paths else "?", "cannot load the ruleset",
+            raise GoujiError(_file_diag(chain.paths[0] if chain.paths else "?", _("cannot load the ruleset"),
                                         code=Code.UNSPECIFIED))
     return chain.resolved
 
@@ -1513,8 +1524,8 @@ def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tupl
             drop.add(rid)
             removed.append(rid)
         else:
-            hint = did_you_mean(rid, inherited_ids) if parent else "this ruleset has no `extends:`, so nothing to remove"
-            diags.append(raw.diag(("remove", i), f"cannot remove {rid!r}: no inherited rule has this id", hint,
+            hint = did_you_mean(rid, inherited_ids) if parent else _("this ruleset has no `extends:`, so nothing to remove")
+            diags.append(raw.diag(("remove", i), _("cannot remove {rid!r}: no inherited rule has this id").format(rid=rid), hint,
                                   code=Code.REMOVE_UNKNOWN))
     if drop:
         rules = [r for r in rules if r.id not in drop]
@@ -1535,16 +1546,16 @@ def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tupl
                 close = difflib.get_close_matches(spec.id, candidates, n=1, cutoff=OVERRIDE_SIMILARITY)
                 if close:
                     warnings.append(raw.diag(
-                        ("rules", i, "id"), f"rule {spec.id!r} is new: no inherited rule has this id",
-                        f"did you mean {close[0]!r}? (a rule with an inherited id replaces it; "
-                        f"this one is added beside it)", code=Code.LIKELY_MISSPELT_OVERRIDE, severity=Severity.WARNING))
+                        ("rules", i, "id"), _("rule {id!r} is new: no inherited rule has this id").format(id=spec.id),
+                        _("did you mean {close!r}? (a rule with an inherited id replaces it; "
+                        "this one is added beside it)").format(close=close[0]), code=Code.LIKELY_MISSPELT_OVERRIDE, severity=Severity.WARNING))
         else:
             was = rules[n].on.text
             if was != spec.on.text:
                 warnings.append(raw.diag(
-                    ("rules", i, "on"), f"rule {spec.id!r} replaces the inherited rule of this id, which answers "
-                    f"{was!r}, with one that answers {spec.on.text!r}: {was!r} loses that rule",
-                    f"to add a rule, give it a new id; to replace the parent's, keep `on: {was}`",
+                    ("rules", i, "on"), _("rule {id!r} replaces the inherited rule of this id, which answers "
+                    "{was!r}, with one that answers {text!r}: {was!r} loses that rule").format(id=spec.id, was=was, text=spec.on.text),
+                    _("to add a rule, give it a new id; to replace the parent's, keep `on: {was}`").format(was=was),
                     code=Code.OVERRIDE_CHANGES_HOOK, severity=Severity.WARNING))
             rules[n] = replace(spec, overrides=rules[n].origin)
     ids = {r.id for r in rules}

@@ -21,6 +21,7 @@ import click
 
 from gouji_dsl import __version__
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.i18n import _, ngettext
 
 __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED", "EXIT_PIPE_CLOSED"]
@@ -102,7 +103,7 @@ def _write_new_file(folder: Path, stamp: str, text: str) -> Path:
     0600, an unpredictable name) and write ``text``: a link or file planted at its name is never
     opened (another name is taken)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(8):
+    for _attempt in range(8):
         path = folder / _crash_report_name(stamp)
         try:
             fd = os.open(path, flags, 0o600)
@@ -148,8 +149,9 @@ def internal_error_line(exc: BaseException, what: str = "gouji") -> str:
     message = str(exc).replace("\n", " ")
     if len(message) > 200:
         message = message[:199] + "…"
-    where = f"; crash report saved to {path}" if path else ""
-    return f"{what}: internal error: {type(exc).__name__}: {message}{where} (this is a bug in gouji: please report it)"
+    where = _("; crash report saved to {path}").format(path=path) if path else ""
+    return _("{what}: internal error: {error}: {message}{where} (this is a bug in gouji: please report it)").format(
+        what=what, error=type(exc).__name__, message=message, where=where)
 
 
 class SafeGroup(click.Group):
@@ -167,7 +169,7 @@ class SafeGroup(click.Group):
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
         except KeyboardInterrupt:  # Ctrl+C before a command's own handling (e.g. while loading): one line
-            _err("interrupted")
+            _err(_("interrupted"))
             ctx.exit(EXIT_INTERRUPTED)
         except GoujiError as e:
             _report(e)
@@ -296,15 +298,15 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
                 _err(d.format())
             if result.lint and failed and not [d for d in errors if d not in result.lint]:
                 n = len(result.lint)
-                _err(f"{f}: {n} lint finding{'s' if n != 1 else ''} (--strict)")
+                _err(ngettext("{file}: {n} lint finding (--strict)", "{file}: {n} lint findings (--strict)", n).format(file=f, n=n))
             elif errors:
                 n = len(errors)
-                _err(f"{f}: {n} problem{'s' if n != 1 else ''}")
+                _err(ngettext("{file}: {n} problem", "{file}: {n} problems", n).format(file=f, n=n))
             elif failed and warnings:
                 n = len(warnings)
-                _err(f"{f}: {n} warning{'s' if n != 1 else ''} (--strict)")
+                _err(ngettext("{file}: {n} warning (--strict)", "{file}: {n} warnings (--strict)", n).format(file=f, n=n))
             else:
-                echo(f"{f}: ok ({n_rules} rules)")
+                echo(_("{file}: ok ({n} rules)").format(file=f, n=n_rules))
         if failed:
             status = max(status, EXIT_BAD_INPUT)
     if fmt == "json":
@@ -326,7 +328,7 @@ def _echo_native_listing(graph: Any) -> None:
     (the output stays the module's source)."""
     from gouji_dsl.engine import native
     if not native.available():
-        echo(f"\n# native core: not used ({native.unavailable_reason()})")
+        echo("\n# " + _("native core: not used ({reason})").format(reason=native.unavailable_reason()))
         return
     from gouji_dsl.engine.native import listing
     echo("\n# ---- what the native core runs: the hook programs (gouji_dsl/engine/native/vm.h)")
@@ -372,19 +374,20 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
                             ("--vocabulary", vocabulary), ("--generated", generated)):
             if used:
-                raise click.UsageError(f"--explain prints an explanation: it does not combine with {name}")
+                raise click.UsageError(_("--explain prints an explanation: it does not combine with {option}").format(option=name))
     if generated:
         for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
                            ("--vocabulary", vocabulary)):
             if used:
-                raise click.UsageError(f"--generated prints the generated module: it does not combine with {name}")
+                raise click.UsageError(_("--generated prints the generated module: it does not combine with {option}").format(
+                    option=name))
     if as_settings and as_graph:
-        raise click.UsageError("--settings prints the settings reference: it does not combine with --graph")
+        raise click.UsageError(_("--settings prints the settings reference: it does not combine with --graph"))
 
     if vocabulary:
         from gouji_dsl.ruleset.vocabulary import vocabulary_markdown, vocabulary_text
         if fmt in ("mermaid", "dot") and ruleset is None:
-            raise click.UsageError("--vocabulary prints text or markdown (docs/vocabulary.md)")
+            raise click.UsageError(_("--vocabulary prints text or markdown (docs/vocabulary.md)"))
         if fmt == "markdown":
             echo(vocabulary_markdown(), nl=False)
         else:
@@ -395,24 +398,24 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
     if as_settings:
         from gouji_dsl.tools import settings_ref
         if fmt not in ("text", "markdown"):
-            raise click.UsageError("--settings prints text or markdown")
+            raise click.UsageError(_("--settings prints text or markdown"))
         if fmt == "markdown":
             echo(settings_ref.reference_markdown(
                 None if ruleset is None else settings_ref.rows(_load_resolved(ruleset))), nl=False)
         elif ruleset is None:
-            raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
+            raise click.UsageError(_("missing argument RULESET (a bundled name or a .yaml path)"))
         else:
             echo(settings_ref.reference_text(_load_resolved(ruleset)), nl=False)
         return
     if ruleset is None:
-        raise click.UsageError("missing argument RULESET (a bundled name or a .yaml path)")
+        raise click.UsageError(_("missing argument RULESET (a bundled name or a .yaml path)"))
     if fmt == "markdown":
-        raise click.UsageError("--format markdown is for --settings; the graph is text, mermaid or dot")
+        raise click.UsageError(_("--format markdown is for --settings; the graph is text, mermaid or dot"))
     if explain_move is None:
         for name, given in (("--deal", deal), ("--after", after), ("--leader", leader is not None),
                             ("--seed", seed != "0")):
             if given:
-                raise click.UsageError(f"{name} needs --explain MOVE")
+                raise click.UsageError(_("{option} needs --explain MOVE").format(option=name))
     else:
         from gouji_dsl.tools.explain_cli import explain_text
         graph = _load_graph(ruleset)
@@ -428,8 +431,8 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         graph = _load_graph(ruleset)
         eng = fast.engine(graph)
         if eng is None:
-            _err(f"{ruleset}: the generator does not handle this ruleset ({fast.fallback_reason(graph)}); "
-                 "simulations play it with the interpreter")
+            _err(_("{ruleset}: the generator does not handle this ruleset ({reason}); "
+                   "simulations play it with the interpreter").format(ruleset=ruleset, reason=fast.fallback_reason(graph)))
             sys.exit(1)
         click.echo(eng.source, nl=False)
         _echo_native_listing(graph)
@@ -473,7 +476,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as e:
-        _err(f"{output}: cannot write: {e.strerror or e}")
+        _err(_("{path}: cannot write: {reason}").format(path=output, reason=e.strerror or e))
         sys.exit(EXIT_BAD_INPUT)
 
 
@@ -490,7 +493,7 @@ def test_command(files: tuple[str, ...], as_json: bool) -> None:
     try:
         from gouji_dsl.tools.scenarios import format_results, run_files
     except ImportError as e:  # pragma: no cover - only while the module is missing
-        _err(f"gouji test: the scenario runner is not available ({e})")
+        _err(_("gouji test: the scenario runner is not available ({error})").format(error=e))
         sys.exit(EXIT_INTERNAL)
     try:
         results = run_files(list(files))

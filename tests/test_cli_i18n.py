@@ -1,0 +1,121 @@
+"""The command line in Chinese (issue 26): --lang, GOUJI_LANG and the locale choose the language of
+every command's output; diagnostics keep their codes and positions in every language."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl import i18n
+from gouji_dsl.tools.cli import cli
+
+BROKEN = """
+ruleset: broken
+extends: online
+titel: oops
+settings:
+  tribute: {fall: 3}
+rules:
+  - id: my.rule
+    on: follow
+    when: play.size > 2 and nonsense(3)
+    allow: true
+  - id: my.rule
+    on: follow
+    deny: true
+    says: no
+"""
+
+HEAD = re.compile(r"^(?P<pos>\S+:\d+:\d+): (?P<message>.*) \[(?P<code>\w+)\]$", re.M)
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(autouse=True)
+def _catalog_installed():
+    assert i18n.has_catalog(i18n.Language.ZH), \
+        "the Chinese catalog is not compiled: python setup.py build_ext --inplace (docs/translating.md)"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> str:
+    path = tmp_path / "broken.yaml"
+    path.write_text(textwrap.dedent(BROKEN).lstrip("\n"), encoding="utf-8")
+    return str(path)
+
+
+def _heads(text: str) -> list[tuple[str, str]]:
+    return [(m["pos"], m["code"]) for m in HEAD.finditer(text)]
+
+
+def test_validate_in_chinese_keeps_codes_and_positions(runner, broken):
+    en = runner.invoke(cli, ["validate", broken])
+    zh = runner.invoke(cli, ["validate", broken], env={"GOUJI_LANG": "zh"})
+    assert en.exit_code == zh.exit_code == 1
+    assert _heads(zh.stderr) == _heads(en.stderr) and len(_heads(en.stderr)) >= 4, zh.stderr
+    codes = {code for _pos, code in _heads(zh.stderr)}
+    assert {"UnknownKey", "DuplicateRuleId", "WrongType"} <= codes
+    assert "在最外层有未知的键 'titel'" in zh.stderr  # the message, in Chinese, still quoting the file's word
+    assert "提示：是不是 'title'？" in zh.stderr  # the hint
+    assert "重复的规则 id 'my.rule'" in zh.stderr
+    assert re.search(r"broken\.yaml: \d+ 个问题$", zh.stderr.strip())
+    assert not CJK.search(en.stderr)  # English unchanged
+
+
+def test_lang_option_beats_the_environment(runner, broken):
+    zh = runner.invoke(cli, ["--lang", "zh", "validate", broken], env={"GOUJI_LANG": "en"})
+    assert "个问题" in zh.stderr
+    en = runner.invoke(cli, ["--lang", "en", "validate", broken], env={"GOUJI_LANG": "zh", "LANG": "zh_CN.UTF-8"})
+    assert "problems" in en.stderr and not CJK.search(en.stderr)
+
+
+def test_validate_ok_and_json_in_chinese(runner):
+    ok = runner.invoke(cli, ["--lang", "zh", "validate", "online"])
+    assert ok.exit_code == 0 and re.fullmatch(r"online: 没有问题（\d+ 条规则）\n", ok.stdout), ok.stdout
+
+
+def test_json_codes_are_the_same_words(runner, broken):
+    import json
+    en = json.loads(runner.invoke(cli, ["validate", "--format", "json", broken]).stdout)
+    zh = json.loads(runner.invoke(cli, ["--lang", "zh", "validate", "--format", "json", broken]).stdout)
+    key = lambda doc: [(d["code"], d["position"]["line"], d["position"]["col"]) for d in doc["files"][0]["diagnostics"]]  # noqa: E731
+    assert key(zh) == key(en)
+    assert [d["message"] for d in zh["files"][0]["diagnostics"]] != [d["message"] for d in en["files"][0]["diagnostics"]]
+
+
+@pytest.mark.parametrize("args,env,where", [
+    (["--lang", "fr", "validate", "online"], {}, "--lang"),
+    (["validate", "online"], {"GOUJI_LANG": "klingon"}, "GOUJI_LANG"),
+])
+def test_a_bad_language_is_a_usage_error_with_a_hint(runner, args, env, where):
+    res = runner.invoke(cli, args, env=env)
+    assert res.exit_code == 2, res.output
+    assert "unknown language" in res.stderr and "hint:" in res.stderr and where in res.stderr
+    assert "ok (" not in res.stdout  # no quiet default: the command did not run
+
+
+def test_a_chinese_locale_picks_chinese(tmp_path, broken):
+    """LANG=zh_CN.UTF-8 (no --lang, no GOUJI_LANG): Chinese, in a process of its own as a user runs it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GOUJI_LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE")}
+    env["LANG"] = "zh_CN.UTF-8"
+    out = subprocess.run([sys.executable, "-m", "gouji_dsl", "validate", broken], capture_output=True, text=True,
+                         encoding="utf-8", env=env, timeout=120)
+    assert out.returncode == 1
+    assert "个问题" in out.stderr and "[UnknownKey]" in out.stderr, out.stderr
+    env["LANG"] = "de_DE.UTF-8"  # another language: English
+    out = subprocess.run([sys.executable, "-m", "gouji_dsl", "validate", broken], capture_output=True, text=True,
+                         encoding="utf-8", env=env, timeout=120)
+    assert "problems" in out.stderr and not CJK.search(out.stderr)

@@ -91,7 +91,7 @@ def test_json_codes_are_the_same_words(runner, broken):
     import json
     en = json.loads(runner.invoke(cli, ["validate", "--format", "json", broken]).stdout)
     zh = json.loads(runner.invoke(cli, ["--lang", "zh", "validate", "--format", "json", broken]).stdout)
-    key = lambda doc: [(d["code"], d["position"]["line"], d["position"]["col"]) for d in doc["files"][0]["diagnostics"]]  # noqa: E731
+    key = lambda doc: [(d["code"], d["position"]["line"], d["position"]["col"]) for d in doc["files"][0]["diagnostics"]]
     assert key(zh) == key(en)
     assert [d["message"] for d in zh["files"][0]["diagnostics"]] != [d["message"] for d in en["files"][0]["diagnostics"]]
 

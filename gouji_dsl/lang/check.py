@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, SourcePos
+from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.ops import OpSpec, resolve_binary, resolve_unary
 from gouji_dsl.lang.parse import ExprError
@@ -124,8 +125,8 @@ class Definitions(Mapping[str, DefInfo]):
         params, body, pos = self.sources[name]
         if name in self.active:
             cycle = self.active[self.active.index(name):] + [name]
-            raise ExprError(f"definition {name!r} refers to itself: " + " -> ".join(cycle), 0,
-                            "a definition cannot use itself, directly or through others", Code.DEFINITION_CYCLE)
+            raise ExprError(_("definition {name!r} refers to itself: ").format(name=name) + " -> ".join(cycle), 0,
+                            _("a definition cannot use itself, directly or through others"), Code.DEFINITION_CYCLE)
         if isinstance(body, ExprError):
             self.errors.setdefault(name, body)
             info = DefInfo(name, params, None, ANY, frozenset(), pos)
@@ -188,7 +189,7 @@ class Scope:
 def closest(word: str, candidates: Any) -> str | None:
     """``did you mean 'x'?`` for the closest candidate, or None."""
     m = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
-    return f"did you mean {m[0]!r}?" if m else None
+    return _("did you mean {m!r}?").format(m=m[0]) if m else None
 
 
 def _err(node: A.Node, message: str, hint: str | None, code: str) -> ExprError:
@@ -234,11 +235,11 @@ class _Checker:
                 if lit.value == "10":
                     hint = "10 is written T; " + hint
                 elif lit.value.upper() in self.kinds:
-                    hint = f"kinds are upper case: {lit.value.upper()!r}; " + hint
+                    hint = _("kinds are upper case: {lit!r}; ").format(lit=lit.value.upper()) + hint
                 elif len(lit.value) > 1 and len(set(lit.value)) == 1 and lit.value[0] in self.kinds:
-                    hint = (f"one kind at a time: {lit.value[0]!r} (count them with cards_of(play, "
-                            f"{lit.value[0]!r}) >= {len(lit.value)}); " + hint)
-                raise _err(lit, f"{lit.value!r} is not a card of this ruleset", hint, Code.NOT_A_CARD)
+                    hint = (_("one kind at a time: {lit!r} (count them with cards_of(play, "
+                            "{lit!r}) >= {n}); ").format(lit=lit.value[0], n=len(lit.value)) + hint)
+                raise _err(lit, _("{value!r} is not a card of this ruleset").format(value=lit.value), hint, Code.NOT_A_CARD)
         return self._retype_words(n, RANK)
 
     def _retype_words(self, n: A.Node, t: Type) -> A.Node:
@@ -259,13 +260,14 @@ class _Checker:
         for lit in self._words(n):
             if lit.value not in enum.values:
                 hint = closest(str(lit.value), enum.values)
-                raise _err(lit, f"{lit.value!r} is not allowed as {what}",
-                           (hint + " " if hint else "") + "allowed: " + ", ".join(map(repr, enum.values)), Code.VALUE_NOT_ALLOWED)
+                raise _err(lit, _("{value!r} is not allowed as {what}").format(value=lit.value, what=what),
+                           (hint + " " if hint else "") + _("allowed: ") + ", ".join(map(repr, enum.values)), Code.VALUE_NOT_ALLOWED)
 
     def _seat_literal(self, n: A.Node) -> None:
         if isinstance(n, A.Literal) and isinstance(n.value, int) and not isinstance(n.value, bool) \
                 and self.scope.n_seats is not None and not 1 <= n.value <= self.scope.n_seats:
-            raise _err(n, f"there is no seat {n.value} (seats are 1 to {self.scope.n_seats})", None, Code.VALUE_NOT_ALLOWED)
+            raise _err(n, _("there is no seat {value} (seats are 1 to {n_seats})").format(
+                value=n.value, n_seats=self.scope.n_seats), None, Code.VALUE_NOT_ALLOWED)
 
     def expect(self, n: A.Node, want: Type, what: str) -> A.Node:
         """Check that the checked node ``n`` fits where ``want`` is expected (``what`` names the
@@ -277,10 +279,10 @@ class _Checker:
         if not assignable(got, w):
             hint = None
             if {category(got), category(w)} == {"rank", "int"}:
-                hint = "ranks are quoted text: write '3', not 3 (in settings too)"
+                hint = _("ranks are quoted text: write '3', not 3 (in settings too)")
             elif category(w) == "bool":
-                hint = "compare it, e.g. x > 0 or x == none"
-            raise _err(n, f"{what}: expected {w}, got {got}", hint, Code.TYPE_MISMATCH)
+                hint = _("compare it, e.g. x > 0 or x == none")
+            raise _err(n, _("{what}: expected {w}, got {got}").format(what=what, w=w, got=got), hint, Code.TYPE_MISMATCH)
         if category(w) == "rank" or isinstance(w, ListOf) and category(w.elem) == "rank":
             return self._as_ranks(n)
         if isinstance(w, Enum):
@@ -308,7 +310,8 @@ class _Checker:
         for i in items:
             j = join(elem, i.type or ANY)
             if j is None:
-                raise _err(i, f"a list holds values of one type: {i.type} does not mix with {elem}", None, Code.TYPE_MISMATCH)
+                raise _err(i, _("a list holds values of one type: {type} does not mix with {elem}").format(
+                    type=i.type, elem=elem), None, Code.TYPE_MISMATCH)
             elem = j
         return _typed(n, ListOf(elem), items=items)
 
@@ -320,26 +323,27 @@ class _Checker:
             v = sc.variables[name]
             return _typed(n, v.type, ref=A.Ref.GLOBAL if v.game else A.Ref.CONTEXT)
         if name in sc.unavailable:
-            raise _err(n, f"{name!r} is not known here", sc.unavailable[name], Code.NAME_NOT_AVAILABLE)
+            raise _err(n, _("{name!r} is not known here").format(name=name), sc.unavailable[name], Code.NAME_NOT_AVAILABLE)
         if name in sc.definitions:
             info = self._definition(n, name)
             if info.params:
-                raise _err(n, f"{name!r} takes {len(info.params)} argument(s): write {name}({', '.join(info.params)})", None,
+                raise _err(n, _("{name!r} takes {n} argument(s): write {name}({join})").format(
+                    name=name, n=len(info.params), join=', '.join(info.params)), None,
                            Code.WRONG_ARGUMENT_COUNT)
             return _typed(n, info.type, ref=A.Ref.DEFINITION)
         if name == "settings":
-            raise _err(n, "write settings.NAME to read a setting", "settings: " + ", ".join(sorted(sc.settings)[:12]),
+            raise _err(n, _("write settings.NAME to read a setting"), _("settings: ") + ", ".join(sorted(sc.settings)[:12]),
                        Code.UNKNOWN_SETTING)
         if name in sc.functions:
-            raise _err(n, f"{name!r} is a function: call it as {name}(...)", sc.functions[name].signature(name),
+            raise _err(n, _("{name!r} is a function: call it as {name}(...)").format(name=name), sc.functions[name].signature(name),
                        Code.TYPE_MISMATCH)
-        raise _err(n, f"unknown name {name!r}", closest(name, sc.all_names()), Code.UNKNOWN_NAME)
+        raise _err(n, _("unknown name {name!r}").format(name=name), closest(name, sc.all_names()), Code.UNKNOWN_NAME)
 
     def _definition(self, n: A.Node, name: str) -> DefInfo:
         info = self.scope.definitions[name]
         bad = sorted(r for r in info.reads if r in self.scope.unavailable)
         if bad:
-            raise _err(n, f"definition {name!r} reads {bad[0]!r}, which is not known here",
+            raise _err(n, _("definition {name!r} reads {bad!r}, which is not known here").format(name=name, bad=bad[0]),
                        self.scope.unavailable[bad[0]], Code.NAME_NOT_AVAILABLE)
         return info
 
@@ -347,7 +351,7 @@ class _Checker:
         sc = self.scope
         if n.name not in sc.settings:
             hint = closest(n.name, sc.settings) or "settings: " + ", ".join(sorted(sc.settings))
-            raise _err(n, f"unknown setting {n.name!r}", hint, Code.UNKNOWN_SETTING)
+            raise _err(n, _("unknown setting {name!r}").format(name=n.name), hint, Code.UNKNOWN_SETTING)
         t, v = sc.settings[n.name]
         return _typed(n, t, value=v)
 
@@ -359,7 +363,8 @@ class _Checker:
         if isinstance(t, Record):
             ft = t.field(str(key))
             if ft is None:
-                raise _err(key_node, f"{label} has no key {key!r}", closest(str(key), t.names) or "keys: " + ", ".join(t.names),
+                raise _err(key_node, _("{label} has no key {key!r}").format(
+                    label=label, key=key), closest(str(key), t.names) or _("keys: ") + ", ".join(t.names),
                            Code.MISSING_KEY)
             v = None if base.value is None else base.value.get(str(key))
             return replace(base, path=base.path + (str(key),), value=v, type=ft, pos=n.pos, start=n.start, end=n.end,
@@ -372,11 +377,12 @@ class _Checker:
                                end=n.end, reads=n.reads)
             if key not in base.value:
                 keys = ", ".join(map(str, base.value)) or "none"
-                raise _err(key_node, f"{label} has no key {key!r}", closest(str(key), map(str, base.value)) or f"keys: {keys}",
+                raise _err(key_node, _("{label} has no key {key!r}").format(
+                    label=label, key=key), closest(str(key), map(str, base.value)) or _("keys: {keys}").format(keys=keys),
                            Code.MISSING_KEY)
             return replace(base, path=base.path + (key,), value=base.value[key], type=t.value, pos=n.pos, start=n.start,
                            end=n.end, reads=n.reads)
-        raise _err(key_node, f"{label} is {t}, it has no keys", None, Code.TYPE_MISMATCH)
+        raise _err(key_node, _("{label} is {t}, it has no keys").format(label=label, t=t), None, Code.TYPE_MISMATCH)
 
     def c_Attr(self, n: A.Attr) -> A.Node:
         base = self.check(n.base)
@@ -387,13 +393,13 @@ class _Checker:
         attrs = self.scope.play_attrs
         if c == "play":
             if n.attr not in attrs:
-                raise _err(n, f"a play has no attribute {n.attr!r}",
-                           closest(n.attr, attrs) or "attributes: " + ", ".join(sorted(attrs)), Code.UNKNOWN_ATTRIBUTE)
+                raise _err(n, _("a play has no attribute {attr!r}").format(attr=n.attr),
+                           closest(n.attr, attrs) or _("attributes: ") + ", ".join(sorted(attrs)), Code.UNKNOWN_ATTRIBUTE)
             return _typed(n, attrs[n.attr].type, base=base, ref=A.Ref.PLAY_ATTR)
         if isinstance(bt, Record):
             ft = bt.field(n.attr)
             if ft is None:
-                raise _err(n, f"no key {n.attr!r} here", closest(n.attr, bt.names) or "keys: " + ", ".join(bt.names),
+                raise _err(n, _("no key {attr!r} here").format(attr=n.attr), closest(n.attr, bt.names) or _("keys: ") + ", ".join(bt.names),
                            Code.MISSING_KEY)
             return _typed(n, ft, base=base, ref=A.Ref.KEY)
         if isinstance(bt, MapOf) and category(bt.key) in ("text", "rank", "any"):
@@ -402,7 +408,7 @@ class _Checker:
             if n.attr in attrs:
                 return _typed(n, attrs[n.attr].type, base=base, ref=A.Ref.PLAY_ATTR)
             return _typed(n, ANY, base=base, ref=A.Ref.KEY)
-        raise _err(n, f"a value of type {bt} has no attribute {n.attr!r}", None, Code.UNKNOWN_ATTRIBUTE)
+        raise _err(n, _("a value of type {bt} has no attribute {attr!r}").format(bt=bt, attr=n.attr), None, Code.UNKNOWN_ATTRIBUTE)
 
     def c_Index(self, n: A.Index) -> A.Node:
         base = self.check(n.base)
@@ -415,20 +421,20 @@ class _Checker:
                 return self._key_of_setting(n, base, kv, key)
         c = category(bt)
         if isinstance(bt, MapOf):
-            key = self.expect(key, bt.key, "the key")
+            key = self.expect(key, bt.key, _("the key"))
             return _typed(n, bt.value, base=base, key=key)
         if isinstance(bt, Record):
-            key = self.expect(key, Enum(bt.names), "the key")
+            key = self.expect(key, Enum(bt.names), _("the key"))
             vt: Type = NONE
-            for _, ft in bt.fields:
+            for _field, ft in bt.fields:
                 vt = join(vt, ft) or ANY
             return _typed(n, vt, base=base, key=key)
         if isinstance(bt, ListOf):
-            key = self.expect(key, INT, "the position")
+            key = self.expect(key, INT, _("the position"))
             return _typed(n, bt.elem, base=base, key=key)
         if c in ("any", "none"):
             return _typed(n, ANY if c == "any" else NONE, base=base, key=key)
-        raise _err(n, f"cannot index a value of type {bt}", None, Code.TYPE_MISMATCH)
+        raise _err(n, _("cannot index a value of type {bt}").format(bt=bt), None, Code.TYPE_MISMATCH)
 
     def c_Call(self, n: A.Call) -> A.Node:
         sc, name = self.scope, n.func
@@ -436,24 +442,24 @@ class _Checker:
         if name in sc.definitions:
             info = self._definition(n, name)
             if len(args) != len(info.params):
-                raise _err(n, f"{name}() takes {len(info.params)} argument(s), got {len(args)}",
-                           f"write {name}({', '.join(info.params)})", Code.WRONG_ARGUMENT_COUNT)
+                raise _err(n, _("{name}() takes {n} argument(s), got {n2}").format(name=name, n=len(info.params), n2=len(args)),
+                           _("write {name}({join})").format(name=name, join=', '.join(info.params)), Code.WRONG_ARGUMENT_COUNT)
             return _typed(n, info.type, args=args, ref=A.Ref.DEFINITION)
         if name in sc.unavailable:
-            raise _err(n, f"{name}() is not known here", sc.unavailable[name], Code.NAME_NOT_AVAILABLE)
+            raise _err(n, _("{name}() is not known here").format(name=name), sc.unavailable[name], Code.NAME_NOT_AVAILABLE)
         if name not in sc.functions:
             if name in sc.variables or name in sc.params:
-                raise _err(n, f"{name!r} is not a function: write it without parentheses", None, Code.TYPE_MISMATCH)
-            raise _err(n, f"unknown name {name!r}", closest(name, list(sc.functions) + list(sc.definitions)),
+                raise _err(n, _("{name!r} is not a function: write it without parentheses").format(name=name), None, Code.TYPE_MISMATCH)
+            raise _err(n, _("unknown name {name!r}").format(name=name), closest(name, list(sc.functions) + list(sc.definitions)),
                        Code.UNKNOWN_FUNCTION)
         sig = sc.functions[name]
         if len(args) != len(sig.params):
-            raise _err(n, f"{name}() takes {len(sig.params)} argument(s), got {len(args)}",
-                       f"{sig.signature(name)}: {sig.doc}", Code.WRONG_ARGUMENT_COUNT)
+            raise _err(n, _("{name}() takes {n} argument(s), got {n2}").format(name=name, n=len(sig.params), n2=len(args)),
+                       _("{sig}: {doc}").format(sig=sig.signature(name), doc=sig.doc), Code.WRONG_ARGUMENT_COUNT)
         out = []
         for i, (a, pt) in enumerate(zip(args, sig.params)):
             try:
-                out.append(self.expect(a, pt, f"argument {i + 1} of {name}()"))
+                out.append(self.expect(a, pt, _("argument {i} of {name}()").format(i=i + 1, name=name)))
             except ExprError as e:
                 if e.code == Code.TYPE_MISMATCH and e.hint is None:
                     e.hint = f"{sig.signature(name)}: {sig.doc}"
@@ -465,7 +471,7 @@ class _Checker:
     def _bool(self, n: A.Node) -> A.Node:
         c = self.check(n)
         if category(c.type or ANY) not in _BOOLISH:
-            raise _err(c, f"expected a true/false value here, got {c.type}", "compare it, e.g. x > 0 or x == none",
+            raise _err(c, _("expected a true/false value here, got {type}").format(type=c.type), _("compare it, e.g. x > 0 or x == none"),
                        Code.TYPE_MISMATCH)
         return c
 
@@ -485,7 +491,8 @@ class _Checker:
         then, other = self.check(n.then), self.check(n.other)
         t = join(then.type or ANY, other.type or ANY)
         if t is None:
-            raise _err(n, f"both branches must have the same type: {then.type} vs {other.type}", None, Code.TYPE_MISMATCH)
+            raise _err(n, _("both branches must have the same type: {type} vs {type2}").format(
+                type=then.type, type2=other.type), None, Code.TYPE_MISMATCH)
         return _typed(n, t, then=then, cond=cond, other=other)
 
     def c_Binary(self, n: A.Binary) -> A.Node:
@@ -498,15 +505,15 @@ class _Checker:
                 for e, named, lit in ((strip(ta), a, b), (strip(tb), b, a)):  # a word outside the words a name can be
                     if isinstance(e, Enum) and not isinstance(named, A.Literal) and isinstance(lit, A.Literal) \
                             and isinstance(lit.value, str):
-                        self._in_enum(lit, e, f"a value of {e}")
-                hint = "ranks are quoted text: write '3', not 3 (in settings too)" if {ca, cb} == {"rank", "int"} else None
-                raise _err(n, f"cannot compare {ta} with {tb}", hint, Code.TYPE_MISMATCH)
+                        self._in_enum(lit, e, _("a value of {e}").format(e=e))
+                hint = _("ranks are quoted text: write '3', not 3 (in settings too)") if {ca, cb} == {"rank", "int"} else None
+                raise _err(n, _("cannot compare {ta} with {tb}").format(ta=ta, tb=tb), hint, Code.TYPE_MISMATCH)
             if ca == "rank" or cb == "rank":
                 a, b = (self._as_ranks(a) if ca != "rank" else a), (self._as_ranks(b) if cb != "rank" else b)
             elif isinstance(strip(ta), Enum) and not isinstance(a, A.Literal):
-                self._in_enum(b, strip(ta), f"a value of {a.type}")  # type: ignore[arg-type]
+                self._in_enum(b, strip(ta), _("a value of {type}").format(type=a.type))  # type: ignore[arg-type]
             elif isinstance(strip(tb), Enum) and not isinstance(b, A.Literal):
-                self._in_enum(a, strip(tb), f"a value of {b.type}")  # type: ignore[arg-type]
+                self._in_enum(a, strip(tb), _("a value of {type}").format(type=b.type))  # type: ignore[arg-type]
             if ca == "seat":
                 self._seat_literal(b)
             if cb == "seat":
@@ -518,16 +525,16 @@ class _Checker:
                     and n.right.attr == "cards" and isinstance(a, A.Literal):
                 src, w = _src_base(n.right), str(a.value)
                 ex = f"cards_of({src}, {w[0]!r}) >= {len(w)}" if w and len(set(w)) == 1 else f"cards_of({src}, 'R') >= 1"
-                raise _err(n, "'in' needs a list or a map on the right, not text: a play's cards are not "
-                           "searched as text", f"count the cards of a kind: {ex} (jokers of each kind too; "
-                           f"{src}.jokers counts all jokers)", Code.TYPE_MISMATCH)
+                raise _err(n, _("'in' needs a list or a map on the right, not text: a play's cards are not "
+                           "searched as text"), _("count the cards of a kind: {ex} (jokers of each kind too; "
+                           "{src}.jokers counts all jokers)").format(ex=ex, src=src), Code.TYPE_MISMATCH)
             if want is not None:
                 if not (assignable(ta, want) or assignable(want, ta)):
-                    raise _err(a, f"{ta} cannot be in {bt}", None, Code.TYPE_MISMATCH)
+                    raise _err(a, _("{ta} cannot be in {bt}").format(ta=ta, bt=bt), None, Code.TYPE_MISMATCH)
                 if category(want) == "rank":
                     a = self._as_ranks(a)
         elif op in (A.BinOp.DIV, A.BinOp.FLOORDIV, A.BinOp.MOD) and _const_value(b) == 0:
-            raise _err(b, "division by zero", "the divisor is always 0 here", Code.DIVISION_BY_ZERO)
+            raise _err(b, _("division by zero"), _("the divisor is always 0 here"), Code.DIVISION_BY_ZERO)
         spec = resolve_binary(op, a.type or ANY, b.type or ANY)
         if isinstance(spec, str):
             bad = a if category(a.type or ANY) not in ("int", "seat", "list", "any", "none") else b
@@ -557,24 +564,26 @@ def _const_value(n: A.Node) -> Any:
     return ...
 
 
-def check(node: A.Node, scope: Scope, *, want: Type | None = None, what: str = "this expression") -> A.Node:
+def check(node: A.Node, scope: Scope, *, want: Type | None = None, what: str | None = None) -> A.Node:
     """Type-check the parsed ``node`` in ``scope``; returns the checked tree. ``want``: the type the
     place needs (``bool`` for a guard, ``[seat]`` for an order, an enumeration for a place...).
     Raises :class:`~gouji_dsl.lang.parse.ExprError`."""
     c = _Checker(scope)
+    what = what or _("this expression")
     out = c.check(node)
     if want is not None:
         got = out.type or ANY
         if isinstance(strip(want), Enum) and isinstance(strip(got), Enum):
             c._in_enum(out, strip(want), what)  # type: ignore[arg-type]
         if not assignable(got, want):
-            hint = "compare it, e.g. x > 0 or x == none" if category(want) == "bool" else None
-            raise ExprError(f"expected {strip(want)}, but {what} gives {got}", out.start, hint, Code.TYPE_MISMATCH, out.end)
+            hint = _("compare it, e.g. x > 0 or x == none") if category(want) == "bool" else None
+            raise ExprError(_("expected {strip}, but {what} gives {got}").format(
+                strip=strip(want), what=what, got=got), out.start, hint, Code.TYPE_MISMATCH, out.end)
         out = c.expect(out, want, what)
     return out
 
 
-_ = (Int, Nullable, PLAY, SEAT)
+_KEEP = (Int, Nullable, PLAY, SEAT)
 
 
 NAME_CODES = frozenset({Code.UNKNOWN_NAME, Code.UNKNOWN_FUNCTION, Code.UNKNOWN_SETTING, Code.NAME_NOT_AVAILABLE})

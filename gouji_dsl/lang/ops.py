@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, SourcePos
+from gouji_dsl.i18n import _
 from gouji_dsl.lang.ast import BinOp, UnOp
 from gouji_dsl.lang.types import ANY, BOOL, INT, Type, category
 
@@ -384,8 +385,8 @@ def resolve_binary(op: BinOp, left: Type, right: Type) -> OpSpec | str:
         if "any" in pair and pair <= {"any", "int", "seat", "rank", "text"}:
             return OPS[f"{nm}_any"]
         if pair == {"text"}:
-            return f"cannot order texts ({o}): only numbers and ranks have an order"
-        return f"cannot compare {left} with {right} ({o})"
+            return _("cannot order texts ({o}): only numbers and ranks have an order").format(o=o)
+        return _("cannot compare {left} with {right} ({o})").format(left=left, right=right, o=o)
     if op in (BinOp.IN, BinOp.NOT_IN):
         nm = "in" if op == BinOp.IN else "not_in"
         if cr == "list":
@@ -394,18 +395,18 @@ def resolve_binary(op: BinOp, left: Type, right: Type) -> OpSpec | str:
             return OPS[f"{nm}_map"]
         if cr in ("any", "none"):
             return OPS[f"{nm}_any"]
-        return f"'{o}' needs a list or a map on the right, not {right}"
+        return _("'{o}' needs a list or a map on the right, not {right}").format(o=o, right=right)
     if op in (BinOp.CONCAT, BinOp.REMOVE, BinOp.KEEP):
         for c, t in ((cl, left), (cr, right)):
             if c not in ("list", "any", "none"):
-                return f"{o} works on lists, not {t}"
+                return _("{o} works on lists, not {t}").format(o=o, t=t)
         return OPS[{"++": "concat", "--": "remove", "&": "keep"}[o]]
     if o in _ARITH_NAMES:
         for c, t in ((cl, left), (cr, right)):
             if c not in ("int", "seat", "any", "none"):
-                return f"arithmetic needs numbers, not {t}"
+                return _("arithmetic needs numbers, not {t}").format(t=t)
         return OPS[_ARITH_NAMES[o]]
-    return f"unknown operator {o}"  # pragma: no cover
+    return _("unknown operator {o}").format(o=o)  # pragma: no cover
 
 
 def resolve_unary(op: UnOp, operand: Type) -> OpSpec | str:
@@ -414,10 +415,10 @@ def resolve_unary(op: UnOp, operand: Type) -> OpSpec | str:
     if op == UnOp.NOT:
         if c in ("bool", "any", "none"):
             return OPS["not"]
-        return f"'not' needs true/false, not {operand}"
+        return _("'not' needs true/false, not {operand}").format(operand=operand)
     if c in ("int", "seat", "any", "none"):
         return OPS["neg"]
-    return f"'-' needs a number, not {operand}"
+    return _("'-' needs a number, not {operand}").format(operand=operand)
 
 
-_ = ANY
+_KEEP = ANY

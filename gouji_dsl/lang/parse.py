@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.visitors import Transformer_NonRecursive
 
 from gouji_dsl.diagnostics import Code, SourcePos
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang.ast import (
     Attr,
     Binary,
@@ -54,8 +55,8 @@ RESERVED = frozenset({"settings"})
 Locate = Callable[[int], tuple[int, int]]
 """Maps a 0-based offset into the expression text to a 1-based ``(line, col)`` in its file."""
 
-SYNTAX_HINT = ("expressions use names, numbers, 'text', and/or/not, == != < <= > >=, in, not in, ++ -- &, "
-               "+ - * / // %, f(x), a.b, a[b], x if c else y")
+SYNTAX_HINT = N_("expressions use names, numbers, 'text', and/or/not, == != < <= > >=, in, not in, ++ -- &, "
+                  "+ - * / // %, f(x), a.b, a[b], x if c else y")
 
 
 class ExprError(Exception):
@@ -119,7 +120,7 @@ class _Build(Transformer_NonRecursive):
             return children[0]
         meth = getattr(self, "b_" + str(tree.data).rstrip("_"), None)
         if meth is None:  # pragma: no cover - grammar and builder are kept in step
-            raise ExprError(f"unsupported expression {tree.data!r}", start)
+            raise ExprError(_("unsupported expression {data!r}").format(data=tree.data), start)
         return meth((start, end), children)
 
     def _make(self, cls: type[Node], span: tuple[int, int], kids: tuple[Node, ...], reads: frozenset[str] = frozenset(),
@@ -127,8 +128,8 @@ class _Build(Transformer_NonRecursive):
         depth = 1 + max((self.depth.get(id(k), 1) for k in kids), default=0)
         start, end = span
         if depth > MAX_DEPTH:
-            raise ExprError(f"the expression is nested too deeply (more than {MAX_DEPTH} levels)", start,
-                            "split it into definitions (definitions: name(args): expr)", Code.EXPRESSION_TOO_DEEP, end)
+            raise ExprError(_("the expression is nested too deeply (more than {max_depth} levels)").format(max_depth=MAX_DEPTH), start,
+                            _("split it into definitions (definitions: name(args): expr)"), Code.EXPRESSION_TOO_DEEP, end)
         for k in kids:
             reads = reads | k.reads
         line, col = self.locate(start)
@@ -141,8 +142,9 @@ class _Build(Transformer_NonRecursive):
     def b_number(self, span: tuple[int, int], children: list[Token]) -> Node:
         digits = str(children[0]).lstrip("0") or "0"
         if len(digits) > MAX_INT_DIGITS:
-            raise ExprError(f"number too large ({len(digits)} digits; at most {MAX_INT_DIGITS})", span[0],
-                            "counts, places and scores are small numbers", Code.INTEGER_TOO_LARGE, span[1])
+            raise ExprError(_("number too large ({n} digits; at most {max_int_digits})").format(
+                n=len(digits), max_int_digits=MAX_INT_DIGITS), span[0],
+                            _("counts, places and scores are small numbers"), Code.INTEGER_TOO_LARGE, span[1])
         return self._make(Literal, span, (), value=int(digits))
 
     def b_string(self, span: tuple[int, int], children: list[Token]) -> Node:
@@ -227,16 +229,16 @@ class _Build(Transformer_NonRecursive):
 def _syntax_error(text: str, e: UnexpectedInput) -> ExprError:
     if isinstance(e, UnexpectedCharacters):
         pos = e.pos_in_stream or 0
-        return ExprError(f"unexpected character {text[pos]!r}", pos, SYNTAX_HINT, Code.EXPRESSION_SYNTAX)
+        return ExprError(_("unexpected character {text!r}").format(text=text[pos]), pos, _(SYNTAX_HINT), Code.EXPRESSION_SYNTAX)
     if isinstance(e, UnexpectedEOF):
-        return ExprError("the expression ends too early", len(text), "is an operand missing?", Code.EXPRESSION_SYNTAX)
+        return ExprError(_("the expression ends too early"), len(text), _("is an operand missing?"), Code.EXPRESSION_SYNTAX)
     if isinstance(e, UnexpectedToken):
         tok = e.token
         if tok.type == "$END":
-            return ExprError("unexpected end of the expression", len(text), "check for a missing operand or bracket",
+            return ExprError(_("unexpected end of the expression"), len(text), _("check for a missing operand or bracket"),
                              Code.EXPRESSION_SYNTAX)
         pos = tok.start_pos if tok.start_pos is not None else len(text)
-        return ExprError(f"unexpected {str(tok)!r}", pos, "check for a missing operand or bracket", Code.EXPRESSION_SYNTAX)
+        return ExprError(_("unexpected {str!r}").format(str=str(tok)), pos, _("check for a missing operand or bracket"), Code.EXPRESSION_SYNTAX)
     return ExprError(str(e), getattr(e, "pos_in_stream", 0) or 0, None, Code.EXPRESSION_SYNTAX)  # pragma: no cover
 
 
@@ -250,17 +252,17 @@ def parse(text: str, *, path: str = "<expr>", locate: Locate | None = None) -> N
     ``path`` and ``locate`` place every node in its file (default: line 1, column = offset + 1).
     Raises :class:`ExprError` (syntax, length, depth, number size) with the offset of the problem."""
     if len(text) > MAX_LENGTH:
-        raise ExprError(f"the expression is too long ({len(text)} characters; at most {MAX_LENGTH})", MAX_LENGTH,
-                        "split it into definitions (definitions: name(args): expr)", Code.EXPRESSION_TOO_LONG)
+        raise ExprError(_("the expression is too long ({n} characters; at most {max_length})").format(n=len(text), max_length=MAX_LENGTH), MAX_LENGTH,
+                        _("split it into definitions (definitions: name(args): expr)"), Code.EXPRESSION_TOO_LONG)
     if not text.strip():
-        raise ExprError("the expression is empty", 0, "write a value, e.g. true", Code.EXPRESSION_SYNTAX)
+        raise ExprError(_("the expression is empty"), 0, _("write a value, e.g. true"), Code.EXPRESSION_SYNTAX)
     try:
         tree = parser().parse(text)
     except UnexpectedInput as e:
         raise _syntax_error(text, e) from None
     builder = _Build(text, path, locate or _default_locate)
     if isinstance(tree, Token):  # pragma: no cover - every atom is a rule
-        raise ExprError(f"unexpected {tree!s}", 0, SYNTAX_HINT, Code.EXPRESSION_SYNTAX)
+        raise ExprError(_("unexpected {tree!s}").format(tree=tree), 0, _(SYNTAX_HINT), Code.EXPRESSION_SYNTAX)
     try:
         node = builder.transform(tree)
     except VisitError as e:

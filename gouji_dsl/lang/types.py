@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
 
+from gouji_dsl.i18n import _
 from gouji_dsl.resources import grammar_dir
 
 __all__ = [
@@ -350,22 +351,22 @@ _WORDS = {
 def describe(t: Type) -> str:
     """``t`` in words, for messages: ``a whole number``, ``a list of card kinds``..."""
     if isinstance(t, Nullable):
-        return f"{describe(t.inner)} or null"
+        return _("{describe} or null").format(describe=describe(t.inner))
     if isinstance(t, Int):
         if t.lo is None and t.hi is None:
-            return "a whole number"
+            return _("a whole number")
         if t.hi is None:
-            return f"a whole number of at least {t.lo}"
+            return _("a whole number of at least {lo}").format(lo=t.lo)
         if t.lo is None:
-            return f"a whole number of at most {t.hi}"
-        return f"a whole number from {t.lo} to {t.hi}"
+            return _("a whole number of at most {hi}").format(hi=t.hi)
+        return _("a whole number from {lo} to {hi}").format(lo=t.lo, hi=t.hi)
     if isinstance(t, Enum):
-        return "one of " + ", ".join(repr(v) for v in t.values)
+        return _("one of ") + ", ".join(repr(v) for v in t.values)
     if isinstance(t, ListOf):
-        return f"a list ({t})"
+        return _("a list ({t})").format(t=t)
     if isinstance(t, MapOf):
-        return f"a map ({t})"
+        return _("a map ({t})").format(t=t)
     if isinstance(t, Record):
-        return "a map with keys " + ", ".join(t.names)
+        return _("a map with keys ") + ", ".join(t.names)
     assert isinstance(t, Prim)
     return _WORDS.get(t.name, t.name)

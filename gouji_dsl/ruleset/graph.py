@@ -25,6 +25,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
 from gouji_dsl.engine.model import CardModel, SettingError
+from gouji_dsl.i18n import _
 from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
 from gouji_dsl.lang.check import DefInfo, Definitions, Scope, VarSig, check, unknown_names
 from gouji_dsl.lang.compile import Compiler
@@ -85,7 +86,7 @@ class RuleNode:
         """The player-facing sentence (``says``), or a generated one."""
         if self.says:
             return self.says
-        w = f"when {self.when}, " if self.when else ""
+        w = _("when {when}, ").format(when=self.when) if self.when else ""
         return f"{w}{self.effect} {self.expr}"
 
 
@@ -129,10 +130,11 @@ class RuleFailed(GoujiError):
 
     def __init__(self, rule_id: str, pos: SourcePos, reason: str, where: SourcePos | None = None,
                  source_line: str | None = None, hint: str | None = None):
-        said = f"the failing part is at {where}" if where is not None and where != pos else hint
+        said = _("the failing part is at {where}").format(where=where) if where is not None and where != pos else hint
         if source_line is None and pos.line:
             source_line = _source_line(pos.path, pos.line)
-        super().__init__(Diagnostic.at(pos, f"rule {rule_id!r} failed while the game ran: {reason}", hint=said,
+        super().__init__(Diagnostic.at(pos, _("rule {rule_id!r} failed while the game ran: {reason}").format(
+            rule_id=rule_id, reason=reason), hint=said,
                                        source_line=source_line, code=Code.RULE_FAILED))
         self.rule_id = rule_id
         self.pos = pos
@@ -173,7 +175,8 @@ def _bindings(ctx: Any) -> str:
         v = getattr(ctx, name, None)
         if v is not None:
             text = getattr(getattr(v, "play", None), "text", None)
-            parts.append(f"{name} {text}" + (f" by seat {v.seat}" if getattr(v, "seat", 0) else ""))
+            parts.append(f"{name} {text}" + (_(" by seat {seat}").format(
+                seat=v.seat) if getattr(v, "seat", 0) else ""))
     return ", ".join(parts)
 
 
@@ -238,12 +241,12 @@ class RuleGraph:
         if isinstance(e, GoujiError):
             return e
         if r is None:  # pragma: no cover - nothing ran
-            return GoujiError(Diagnostic(self.resolved.path, 0, 0, f"internal error: {e}", code=Code.INTERNAL_ERROR))
+            return GoujiError(Diagnostic(self.resolved.path, 0, 0, _("internal error: {e}").format(e=e), code=Code.INTERNAL_ERROR))
         where = e.where if isinstance(e, EvalError) else None
         reason = e.message if isinstance(e, EvalError) else f"{type(e).__name__}: {e}"
         bound = _bindings(ctx)
         if bound:
-            reason += f" (with {bound})"
+            reason += _(" (with {bound})").format(bound=bound)
         o = r.node.origin
         return RuleFailed(r.node.id, o, reason, where, _source_line(o.path, o.line))
 
@@ -332,7 +335,7 @@ class RuleGraph:
                 elif eff == "place":
                     how = r.fn(ctx)  # type: ignore[misc]
                     if how not in PLACE_TYPE.values:  # type: ignore[attr-defined]
-                        raise EvalError(f"place answered {how!r}; allowed: {PLACE_WORDS}")
+                        raise EvalError(_("place answered {how!r}; allowed: {place_words}").format(how=how, place_words=PLACE_WORDS))
                     g.retire(seat, how, r.node.id)
                 elif eff == "give":
                     giver = r.giver(ctx) if r.giver else ctx.seat
@@ -341,7 +344,7 @@ class RuleGraph:
                     if giver is not None and kind is not None and amt > 0:
                         self._check_seat(giver, "giver")
                         if kind not in self.model.kinds:
-                            raise EvalError(f"give answered {kind!r}, which is not a card kind of this ruleset")
+                            raise EvalError(_("give answered {kind!r}, which is not a card kind of this ruleset").format(kind=kind))
                         g.transfer(giver, seat, {kind: amt}, r.node.id)
                 if fired is not None:
                     fired.append(r.node.id)
@@ -353,14 +356,14 @@ class RuleGraph:
             return 1
         amt = r.amount(ctx)
         if amt is None:
-            raise EvalError("its amount is none")
+            raise EvalError(_("its amount is none"))
         if not isinstance(amt, int) or isinstance(amt, bool):
-            raise EvalError(f"its amount is {amt!r}, not a whole number")
+            raise EvalError(_("its amount is {amt!r}, not a whole number").format(amt=amt))
         return amt
 
     def _check_seat(self, seat: Any, what: str) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.n_seats:
-            raise EvalError(f"its {what} is {seat!r}, which is not a seat (1 to {self.n_seats})")
+            raise EvalError(_("its {what} is {seat!r}, which is not a seat (1 to {n_seats})").format(what=what, seat=seat, n_seats=self.n_seats))
 
 
 MAX_MATCH_LENGTH = 1000
@@ -375,17 +378,18 @@ def answer_bounds(hook: str, n_seats: int) -> tuple[int, int, str] | None:
     error where the answer is a constant), never taken in as the nearest value."""
     from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS
     n = max(n_seats, 1)
-    return {"revolution_place": (1, n, f"a place 1..{n}"),
-            "yield_to": (0, n - 1, f"a number of players 0..{n - 1}"),
-            "match_length": (1, MAX_MATCH_LENGTH, f"a number of games 1..{MAX_MATCH_LENGTH}"),
-            "setup_rounds": (0, MAX_SETUP_ROUNDS, f"a number of rounds 0..{MAX_SETUP_ROUNDS} (MAX_SETUP_ROUNDS)"),
+    return {"revolution_place": (1, n, _("a place 1..{n}").format(n=n)),
+            "yield_to": (0, n - 1, _("a number of players 0..{n}").format(n=n - 1)),
+            "match_length": (1, MAX_MATCH_LENGTH, _("a number of games 1..{max_match_length}").format(max_match_length=MAX_MATCH_LENGTH)),
+            "setup_rounds": (0, MAX_SETUP_ROUNDS, _("a number of rounds 0..{max_setup_rounds} (MAX_SETUP_ROUNDS)").format(
+                max_setup_rounds=MAX_SETUP_ROUNDS)),
             }.get(hook)
 
 
 def _answer_check(hook: Hook, n_seats: int) -> Callable[[Any], str | None] | None:
     """A check of a value rule's answer against the question's type (None: nothing to check)."""
     t = strip(hook.type)
-    none = None if hook.none_ok else "answered none, which is not an answer to this question"
+    none = None if hook.none_ok else _("answered none, which is not an answer to this question")
     bounds = answer_bounds(hook.name, n_seats)
     if bounds is not None:
         lo, hi, what = bounds
@@ -394,7 +398,7 @@ def _answer_check(hook: Hook, n_seats: int) -> Callable[[Any], str | None] | Non
             if v is None:
                 return none
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                return f"answered {v!r}, which is not {what}"
+                return _("answered {v!r}, which is not {what}").format(v=v, what=what)
             return None
         return bounded
 
@@ -402,24 +406,26 @@ def _answer_check(hook: Hook, n_seats: int) -> Callable[[Any], str | None] | Non
         return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= n_seats
 
     if t == SEAT:
-        return lambda v: none if v is None else (None if is_seat(v) else f"answered {v!r}, which is not a seat (1 to {n_seats})")
+        return lambda v: none if v is None else (None if is_seat(v) else _("answered {v!r}, which is not a seat (1 to {n_seats})").format(
+            v=v, n_seats=n_seats))
     if t == ListOf(SEAT):
         def seats(v: Any) -> str | None:
             if v is None:
                 return none
             if not isinstance(v, list):
-                return f"answered {v!r}, which is not a list of seats"
+                return _("answered {v!r}, which is not a list of seats").format(v=v)
             for x in v:
                 if x is not None and not is_seat(x):
-                    return f"answered {v!r}: {x!r} is not a seat (1 to {n_seats})"
+                    return _("answered {v!r}: {x!r} is not a seat (1 to {n_seats})").format(v=v, x=x, n_seats=n_seats)
             return None
         return seats
     if isinstance(t, Enum):
         words = t.values
-        return lambda v: none if v is None else (None if v in words else f"answered {v!r}; allowed: {', '.join(map(repr, words))}")
+        return lambda v: none if v is None else (None if v in words else _("answered {v!r}; allowed: {join}").format(
+            v=v, join=', '.join(map(repr, words))))
     if category(t) == "int":
         return lambda v: none if v is None else (
-            None if isinstance(v, (int, float)) and not isinstance(v, bool) else f"answered {v!r}, which is not a number")
+            None if isinstance(v, (int, float)) and not isinstance(v, bool) else _("answered {v!r}, which is not a number").format(v=v))
     if none is not None:
         return lambda v: none if v is None else None
     return None
@@ -483,17 +489,17 @@ def hook_scope(hook: Hook | None, settings: Settings, definitions: Mapping[str, 
     game = hook.game if hook is not None else True
     variables = {}
     unavailable: dict[str, str] = {}
-    where = f"the {hook.name!r} question is asked" if hook is not None else "here"
+    where = _("the {name!r} question is asked").format(name=hook.name) if hook is not None else _("here")
     avail = ", ".join(ctx_names) or "none"
     for name, sig in CONTEXT_VARS.items():
         if name in ctx_names:
             variables[name] = _choice_var(name, sig, settings)
         else:
-            unavailable[name] = f"{name!r} is not known when {where} (available here: {avail})"
+            unavailable[name] = _("{name!r} is not known when {where} (available here: {avail})").format(name=name, where=where, avail=avail)
     known_fns = ", ".join(n for n, f in FUNCTIONS.items() if not f.game)
-    no_game = (f"the {hook.name!r} question is asked without a game going on: game variables and functions "
+    no_game = (_("the {name!r} question is asked without a game going on: game variables and functions "
                "(game_number, trick_number, hand_size(...), a definition that reads one) are not known there; "
-               f"settings.NAME and {known_fns} are") if hook is not None else ""
+               "settings.NAME and {known_fns} are").format(name=hook.name, known_fns=known_fns)) if hook is not None else ""
     for name, sig in GLOBAL_VARS.items():
         if game:
             variables[name] = sig
@@ -557,7 +563,8 @@ class _Texts:
         end_line, end_col = locate(e.end) if e.end > e.offset else (0, 0)
         pos = SourcePos(text.origin.path, line, col, end_line, end_col)
         h = e.hint if hint is None else (f"{e.hint}; {hint}" if e.hint else hint)
-        self.bag.add(Diagnostic.at(pos, f"{what}: {e.message}", hint=h, source_line=_source_line(pos.path, line), code=e.code))
+        self.bag.add(Diagnostic.at(pos, _("{what}: {message}").format(
+            what=what, message=e.message), hint=h, source_line=_source_line(pos.path, line), code=e.code))
 
 
 def _compile(resolved: ResolvedRuleset) -> RuleGraph:
@@ -572,7 +579,7 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
         except SettingError as e:
             s = resolved.settings.get(e.setting)
             pos = s.origin if s is not None else SourcePos(resolved.path, 1, 1)
-            bag.add(Diagnostic.at(pos, f"card settings: {e}", hint=e.hint, source_line=_source_line(pos.path, pos.line),
+            bag.add(Diagnostic.at(pos, _("card settings: {e}").format(e=e), hint=e.hint, source_line=_source_line(pos.path, pos.line),
                                   code=Code.CARD_MODEL))
     if not bag.errors:
         bag.extend(_choice_words(resolved))
@@ -591,12 +598,12 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     for name in definitions:
         definitions[name]  # check the definitions no rule uses too
     for name, err in definitions.errors.items():
-        texts.report(resolved.definitions[name].expr, err, f"in definition {name!r}")
-        params, tree, _ = sources[name]
+        texts.report(resolved.definitions[name].expr, err, _("in definition {name!r}").format(name=name))
+        params, tree, _source = sources[name]
         if not isinstance(tree, ExprError):  # every unknown name of the body, whatever the first problem
             for other in unknown_names(tree, hook_scope(None, typed, definitions, params=params)):
                 if other.offset != err.offset:
-                    texts.report(resolved.definitions[name].expr, other, f"in definition {name!r}")
+                    texts.report(resolved.definitions[name].expr, other, _("in definition {name!r}").format(name=name))
     bag.extend(_cycles(checked_rules))
     bag.raise_if_errors()
     assert model is not None
@@ -626,11 +633,12 @@ def _choice_words(resolved: ResolvedRuleset) -> list[Diagnostic]:
         pos = s.key_origins.get(word) or s.origin
         why = None
         if not _CHOICE_WORD.fullmatch(word):
-            why = "a choice is answered 'SEAT choose WORD': lower-case letters, digits and '-', starting with a letter, at most 32"
+            why = _("a choice is answered 'SEAT choose WORD': lower-case letters, digits and '-', starting with a letter, at most 32")
         elif word in ("head", "headless", "pass"):
-            why = f"{word!r} is a word of the engine's own questions ('choose head' / 'choose headless', 'pass')"
+            why = _("{word!r} is a word of the engine's own questions ('choose head' / 'choose headless', 'pass')").format(word=word)
         if why:
-            out.append(Diagnostic.at(pos, f"choice {word!r} cannot be a move word: {why}", hint="e.g. redeal, ask-redeal",
+            out.append(Diagnostic.at(pos, _("choice {word!r} cannot be a move word: {why}").format(
+                word=word, why=why), hint=_("e.g. redeal, ask-redeal"),
                                      source_line=_source_line(pos.path, pos.line), code=Code.VALUE_NOT_ALLOWED))
     return out
 
@@ -655,7 +663,8 @@ def _settings_hint(spec: RuleSpec, typed: Settings, node_reads: frozenset[str]) 
         name = r.split(".", 1)[1]
         st = typed.get(name)
         if st is not None and st.origin.path != spec.origin.path:
-            notes.append(f"settings.{name} is set at {_short_path(st.origin.path)}:{st.origin.line}")
+            notes.append(_("settings.{name} is set at {short_path}:{line}").format(
+                name=name, short_path=_short_path(st.origin.path), line=st.origin.line))
     return "; ".join(notes) or None
 
 
@@ -686,13 +695,15 @@ def _constant_answer(spec: RuleSpec, node: RuleNode, typed: Settings, texts: _Te
         if isinstance(t, Int) and ((t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi)) or any(
                 (d.path, d.line, d.col) == (o.path, o.line, o.col) for d in texts.bag.errors):
             return
-        texts.bag.add(Diagnostic.at(o, f"setting {info.name} is {v}, but rule {spec.id!r} answers it to "
-                                       f"{node.hook!r}, which needs {what}", hint=f"{node.hook} answers {what}",
+        texts.bag.add(Diagnostic.at(o, _("setting {name} is {v}, but rule {id!r} answers it to "
+                                       "{hook!r}, which needs {what}").format(
+                                           name=info.name, v=v, id=spec.id, hook=node.hook, what=what), hint=_("{hook} answers {what}").format(
+                                               hook=node.hook, what=what),
                                     source_line=_source_line(o.path, o.line), code=Code.OUT_OF_RANGE))
         return
-    texts.report(spec.effect_expr, ExprError(f"the answer {v} is not {what}", at.start,
-                                             f"{node.hook} answers {what}", Code.OUT_OF_RANGE, at.end),
-                 f"rule {spec.id!r} value")
+    texts.report(spec.effect_expr, ExprError(_("the answer {v} is not {what}").format(v=v, what=what), at.start,
+                                             _("{hook} answers {what}").format(hook=node.hook, what=what), Code.OUT_OF_RANGE, at.end),
+                 _("rule {id!r} value").format(id=spec.id))
 
 
 def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts) -> None:
@@ -712,10 +723,10 @@ def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definiti
             continue
         tree = texts.parse(text)
         if isinstance(tree, ExprError):
-            texts.report(text, tree, f"rule {spec.id!r} {part}")
+            texts.report(text, tree, _("rule {id!r} {part}").format(id=spec.id, part=part))
             continue
         for e in unknown_names(tree, scope):
-            texts.report(text, e, f"rule {spec.id!r} {part}")
+            texts.report(text, e, _("rule {id!r} {part}").format(id=spec.id, part=part))
 
 
 def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts, ids: set[str]) -> RuleNode | None:
@@ -724,16 +735,18 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
     hook = HOOKS.get(hook_name)
     if hook is None:
         o = spec.on.origin
-        bag.add(Diagnostic.at(o, f"unknown hook {hook_name!r} in rule {spec.id!r}",
-                              hint=did_you_mean(hook_name, HOOKS) or "hooks: " + ", ".join(HOOKS),
+        bag.add(Diagnostic.at(o, _("unknown hook {hook_name!r} in rule {id!r}").format(hook_name=hook_name, id=spec.id),
+                              hint=did_you_mean(hook_name, HOOKS) or _("hooks: ") + ", ".join(HOOKS),
                               source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_HOOK))
         _report_unknown_names(spec, typed, definitions, texts)
         return None
     allowed = EFFECTS_BY_KIND[hook.kind]
     if spec.effect not in allowed:
         o = spec.effect_expr.origin
-        bag.add(Diagnostic.at(o, f"rule {spec.id!r}: hook {hook_name!r} takes {' / '.join(allowed)}, not {spec.effect!r}",
-                              hint=f"{hook_name} is a {hook.kind} question: {hook.doc}", source_line=_source_line(o.path, o.line),
+        bag.add(Diagnostic.at(o, _("rule {id!r}: hook {hook_name!r} takes {join}, not {effect!r}").format(
+            id=spec.id, hook_name=hook_name, join=' / '.join(allowed), effect=spec.effect),
+                              hint=_("{hook_name} is a {kind} question: {doc}").format(
+                                  hook_name=hook_name, kind=hook.kind, doc=hook.doc), source_line=_source_line(o.path, o.line),
                               code=Code.WRONG_EFFECT))
         _report_unknown_names(spec, typed, definitions, texts)
         return None
@@ -756,7 +769,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
             hint = None
             if e.code in (Code.TYPE_MISMATCH, Code.MISSING_KEY) and not isinstance(tree, ExprError):
                 hint = _settings_hint(spec, typed, tree.reads)
-            what = f"rule {spec.id!r} {part if part != 'effect' else spec.effect}"
+            what = _("rule {id!r} {part}").format(id=spec.id, part=part if part != 'effect' else spec.effect)
             texts.report(text, e, what, hint)
             if not isinstance(tree, ExprError):  # every unknown name, not the first problem only (a NotACard first too)
                 for other in unknown_names(tree, scope):
@@ -764,24 +777,24 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
                         texts.report(text, other, what)
             ok = False
 
-    comp("when", spec.when, BOOL, "the guard (when)")
+    comp("when", spec.when, BOOL, _("the guard (when)"))
     if hook.kind == HookKind.TRIGGER and spec.effect in ("mark", "unmark", "count"):
         pass
     elif spec.effect == "place":
-        comp("effect", spec.effect_expr, PLACE_TYPE, "a place")
+        comp("effect", spec.effect_expr, PLACE_TYPE, _("a place"))
     elif spec.effect == "give":
-        comp("effect", spec.effect_expr, RANK, "the card kind given")
+        comp("effect", spec.effect_expr, RANK, _("the card kind given"))
     elif hook.kind == HookKind.PERMIT:
         comp("effect", spec.effect_expr, BOOL, f"{spec.effect}")
     else:
-        comp("effect", spec.effect_expr, hook.type, f"the answer to {hook_name!r}")
-    comp("target", spec.target, SEAT, "the target")
-    comp("amount", spec.amount, INT, "the amount")
-    comp("giver", spec.giver, SEAT, "the giver")
+        comp("effect", spec.effect_expr, hook.type, _("the answer to {hook_name!r}").format(hook_name=hook_name))
+    comp("target", spec.target, SEAT, _("the target"))
+    comp("amount", spec.amount, INT, _("the amount"))
+    comp("giver", spec.giver, SEAT, _("the giver"))
     for rel in (*spec.before, *spec.after):
         if rel not in ids:
             o = spec.origin
-            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: before/after names unknown rule {rel!r}",
+            bag.add(Diagnostic.at(o, _("rule {id!r}: before/after names unknown rule {rel!r}").format(id=spec.id, rel=rel),
                                   hint=did_you_mean(rel, ids), source_line=_source_line(o.path, o.line),
                                   code=Code.UNKNOWN_RULE_REFERENCE))
             ok = False
@@ -821,20 +834,21 @@ def _check_said_by(spec: RuleSpec, typed: Settings, definitions: Definitions, re
         value = values.get(name)
         if name in typed and key and not (isinstance(value, dict) and key in {str(k) for k in value}):
             keys = ", ".join(map(str, value)) if isinstance(value, dict) else "none: it is not a map"
-            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: said_by names {entry!r}, but setting {name!r} has no key {key!r}",
+            bag.add(Diagnostic.at(o, _("rule {id!r}: said_by names {entry!r}, but setting {name!r} has no key {key!r}").format(
+                id=spec.id, entry=entry, name=name, key=key),
                                   hint=(did_you_mean(key, [str(k) for k in value]) if isinstance(value, dict) else None)
-                                  or f"its keys: {keys}",
+                                  or _("its keys: {keys}").format(keys=keys),
                                   source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
             ok = False
         if name not in typed:
-            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: said_by names {name!r}, which is not a setting of this ruleset",
-                                  hint=did_you_mean(name, list(typed)) or "said_by lists settings the rule reads",
+            bag.add(Diagnostic.at(o, _("rule {id!r}: said_by names {name!r}, which is not a setting of this ruleset").format(id=spec.id, name=name),
+                                  hint=did_you_mean(name, list(typed)) or _("said_by lists settings the rule reads"),
                                   source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
             ok = False
         elif name not in read:
-            bag.add(Diagnostic.at(o, f"rule {spec.id!r}: said_by names setting {name!r}, which this rule does not read: "
-                                     "its sentence would be printed for a rule it does not describe",
-                                  hint="settings this rule reads: " + (", ".join(sorted(read)) or "none"),
+            bag.add(Diagnostic.at(o, _("rule {id!r}: said_by names setting {name!r}, which this rule does not read: "
+                                     "its sentence would be printed for a rule it does not describe").format(id=spec.id, name=name),
+                                  hint=_("settings this rule reads: ") + (", ".join(sorted(read)) or "none"),
                                   source_line=_source_line(o.path, o.line), code=Code.SAID_BY_NOT_READ))
             ok = False
     return ok
@@ -883,8 +897,8 @@ def _cycles(nodes: list[RuleNode]) -> list[Diagnostic]:
                 if key not in reported:
                     reported.add(key)
                     o = by_id[cycle[0]].origin
-                    out.append(Diagnostic.at(o, "before/after form a cycle: " + " before ".join(repr(c) for c in cycle),
-                                             hint="remove one of the before/after entries", source_line=_source_line(o.path, o.line),
+                    out.append(Diagnostic.at(o, _("before/after form a cycle: ") + " before ".join(repr(c) for c in cycle),
+                                             hint=_("remove one of the before/after entries"), source_line=_source_line(o.path, o.line),
                                              code=Code.RULE_CYCLE))
             elif not state.get(nxt):
                 state[nxt] = 1

@@ -37,6 +37,7 @@ from enum import StrEnum
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean, quoted
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang.types import (
     ANY,
     BOOL,
@@ -274,34 +275,35 @@ class Problem:
     message: str
     hint: str | None = None
     key: bool = False
+    not_a_kind: bool = False  # the value (or key) is no card kind of the ruleset
 
 
 def _kind(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, bool):
-        return "true/false"
+        return _("true/false")
     if _is_whole(v):
-        return "a number"
+        return _("a number")
     if isinstance(v, float):
-        return "a fraction"
+        return _("a fraction")
     if isinstance(v, str):
-        return "text"
+        return _("text")
     if isinstance(v, list):
-        return "a list"
+        return _("a list")
     if isinstance(v, dict):
-        return "a map"
+        return _("a map")
     return type(v).__name__
 
 
 def _card_hint(v: Any, kinds: tuple[str, ...]) -> str:
-    hint = "card kinds: " + " ".join(kinds)
+    hint = _("card kinds: ") + " ".join(kinds)
     if str(v) == "10":
-        return "10 is written T; " + hint
+        return _("10 is written T; ") + hint
     if isinstance(v, str) and v.upper() in kinds and v not in kinds:
-        return f"kinds are upper case ({v.upper()!r}); " + hint
+        return _("kinds are upper case ({v!r}); ").format(v=v.upper()) + hint
     if _is_whole(v):
-        return f"ranks are quoted text: write '{v}'; " + hint
+        return _("ranks are quoted text: write '{v}'; ").format(v=v) + hint
     return hint
 
 
@@ -323,51 +325,54 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
     if t == ANY:
         return v
     if v is None:
-        bad(f"is null, but must be {describe(t)}", "write a value (null is not allowed here)")
+        bad(_("is null, but must be {describe}").format(describe=describe(t)), _("write a value (null is not allowed here)"))
         return None
     if isinstance(t, Int):
         if not _is_whole(v):
-            bad(f"is {_kind(v)} ({quoted(v)}), but must be {describe(t)}",
-                "write a number without quotes" if isinstance(v, str) and _digits(v) else None)
+            bad(_("is {kind} ({quoted}), but must be {describe}").format(kind=_kind(v), quoted=quoted(v), describe=describe(t)),
+                _("write a number without quotes") if isinstance(v, str) and _digits(v) else None)
             return v
         if t.lo is not None and v < t.lo or t.hi is not None and v > t.hi:
-            bad(f"is {v}, but must be {describe(t)}", None, Code.OUT_OF_RANGE)
+            bad(_("is {v}, but must be {describe}").format(v=v, describe=describe(t)), None, Code.OUT_OF_RANGE)
         return v
     if t == BOOL:
         if not isinstance(v, bool):
-            bad(f"is {_kind(v)} ({quoted(v)}), but must be true or false")
+            bad(_("is {kind} ({quoted}), but must be true or false").format(kind=_kind(v), quoted=quoted(v)))
         return v
     if t == TEXT:
         if not isinstance(v, str):
-            bad(f"is {_kind(v)} ({quoted(v)}), but must be text", "quote it")
+            bad(_("is {kind} ({quoted}), but must be text").format(kind=_kind(v), quoted=quoted(v)), _("quote it"))
         return v
     if t == RANK:
         if not isinstance(v, str) or (kinds and v not in kinds):
-            bad(f"is {v!r}, which is not a card kind of this ruleset", _card_hint(v, kinds), Code.VALUE_NOT_ALLOWED)
+            out.append(Problem(path, Code.VALUE_NOT_ALLOWED, _("is {v!r}, which is not a card kind of this ruleset").format(v=v),
+                               _card_hint(v, kinds), not_a_kind=True))
         return v
     if t == SYMBOL:
         from gouji_dsl.engine.cards import SYMBOLS
         if not isinstance(v, str) or len(v) != 1 or v not in SYMBOLS:
-            bad(f"is {v!r}, which is not a card symbol", _card_hint(v, tuple(SYMBOLS)), Code.VALUE_NOT_ALLOWED)
+            bad(_("is {v!r}, which is not a card symbol").format(v=v), _card_hint(v, tuple(SYMBOLS)), Code.VALUE_NOT_ALLOWED)
         return v
     if t == SEAT:
         if not _is_whole(v) or (n_seats is not None and not 1 <= v <= n_seats):
-            bad(f"is {v!r}, which is not a seat" + (f" (1 to {n_seats})" if n_seats else ""), None, Code.VALUE_NOT_ALLOWED)
+            bad(_("is {v!r}, which is not a seat").format(v=v) + (_(" (1 to {n_seats})").format(
+                n_seats=n_seats) if n_seats else ""), None, Code.VALUE_NOT_ALLOWED)
         return v
     if isinstance(t, Enum):
         if v not in t.values:
             hint = did_you_mean(str(v), t.values) if isinstance(v, str) else None
-            bad(f"is {v!r}, which is not allowed", (hint + " " if hint else "") + "allowed: " + ", ".join(map(repr, t.values)),
+            bad(_("is {v!r}, which is not allowed").format(v=v), (hint + " " if hint else "") + _("allowed: ") + ", ".join(map(repr, t.values)),
                 Code.VALUE_NOT_ALLOWED)
         return v
     if isinstance(t, ListOf):
         if not isinstance(v, list):
-            bad(f"is {_kind(v)} ({quoted(v)}), but must be a list ({t})", f"write a list, e.g. [{_example(t.elem)}]")
+            bad(_("is {kind} ({quoted}), but must be a list ({t})").format(
+                kind=_kind(v), quoted=quoted(v), t=t), _("write a list, e.g. [{example}]").format(example=_example(t.elem)))
             return v
         return [_conform(x, t.elem, kinds, n_seats, path + (i,), out) for i, x in enumerate(v)]
     if isinstance(t, MapOf):
         if not isinstance(v, dict):
-            bad(f"is {_kind(v)} ({quoted(v)}), but must be a map ({t})")
+            bad(_("is {kind} ({quoted}), but must be a map ({t})").format(kind=_kind(v), quoted=quoted(v), t=t))
             return v
         result = {}
         removes = _removes(t)
@@ -379,26 +384,26 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
         return result
     if isinstance(t, Record):
         if not isinstance(v, dict):
-            bad(f"is {_kind(v)} ({quoted(v)}), but must be a map with keys {', '.join(t.names)}")
+            bad(_("is {kind} ({quoted}), but must be a map with keys {join}").format(kind=_kind(v), quoted=quoted(v), join=', '.join(t.names)))
             return v
         result = {}
         for k, x in v.items():
             ft = t.field(str(k))
             if ft is None:
                 hint = did_you_mean(str(k), t.names)
-                out.append(Problem(path + (k,), Code.UNKNOWN_SETTING_KEY, f"has no key {k!r}",
-                                   (hint + " " if hint else "") + "keys: " + ", ".join(t.names), key=True))
+                out.append(Problem(path + (k,), Code.UNKNOWN_SETTING_KEY, _("has no key {k!r}").format(k=k),
+                                   (hint + " " if hint else "") + _("keys: ") + ", ".join(t.names), key=True))
                 continue
             result[str(k)] = _conform(x, ft, kinds, n_seats, path + (k,), out)
         for k, ft in t.fields:
             if k not in v and not isinstance(ft, Nullable):
-                out.append(Problem(path, Code.MISSING_SETTING_KEY, f"has no key {k!r} ({describe(ft)})",
-                                   f"add {k}: {_example(ft)}"))
+                out.append(Problem(path, Code.MISSING_SETTING_KEY, _("has no key {k!r} ({describe})").format(k=k, describe=describe(ft)),
+                                   _("add {k}: {example}").format(k=k, example=_example(ft))))
             elif k not in v:
                 result[k] = None
         return result
     if isinstance(t, Prim) and t.name in ("play", "none"):
-        bad(f"cannot be a setting value of type {t}")
+        bad(_("cannot be a setting value of type {t}").format(t=t))
     return v
 
 
@@ -429,21 +434,23 @@ def _conform_key(k: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, p
         if isinstance(k, str) and _digits(k):
             k = int(k)
         if not _is_whole(k):
-            out.append(Problem(path, Code.SETTING_TYPE_MISMATCH, f"has the key {k!r}, but its keys must be {describe(t)}",
+            out.append(Problem(path, Code.SETTING_TYPE_MISMATCH, _("has the key {k!r}, but its keys must be {describe}").format(
+                k=k, describe=describe(t)),
                                None, key=True))
             return k
         if isinstance(t, Int) and (t.lo is not None and k < t.lo or t.hi is not None and k > t.hi) \
                 or t == SEAT and n_seats is not None and not 1 <= k <= n_seats:
-            out.append(Problem(path, Code.OUT_OF_RANGE, f"has the key {k}, but its keys must be {describe(t)}", None, key=True))
+            out.append(Problem(path, Code.OUT_OF_RANGE, _("has the key {k}, but its keys must be {describe}").format(
+                k=k, describe=describe(t)), None, key=True))
         return k
     k = str(k) if _is_whole(k) else k
     if t == RANK and kinds and k not in kinds:
-        out.append(Problem(path, Code.VALUE_NOT_ALLOWED, f"has the key {k!r}, which is not a card kind of this ruleset",
-                           _card_hint(k, kinds), key=True))
+        out.append(Problem(path, Code.VALUE_NOT_ALLOWED, _("has the key {k!r}, which is not a card kind of this ruleset").format(k=k),
+                           _card_hint(k, kinds), key=True, not_a_kind=True))
     elif isinstance(t, Enum) and k not in t.values:
         hint = did_you_mean(str(k), t.values)
-        out.append(Problem(path, Code.UNKNOWN_SETTING_KEY, f"has the key {k!r}, which is not allowed",
-                           (hint + " " if hint else "") + "keys: " + ", ".join(map(repr, t.values)), key=True))
+        out.append(Problem(path, Code.UNKNOWN_SETTING_KEY, _("has the key {k!r}, which is not allowed").format(k=k),
+                           (hint + " " if hint else "") + _("keys: ") + ", ".join(map(repr, t.values)), key=True))
     return k
 
 
@@ -489,14 +496,14 @@ def _get(values: Mapping[str, Any], *path: str) -> Any:
 CONSTRAINTS: tuple[Constraint, ...] = (
     Constraint(("comparison", "joker_cover", "equal_many"),
                lambda v: bool(_get(v, "comparison", "same_count")) and (_get(v, "comparison", "joker_cover", "equal_many") or 0) >= 2,
-               "has no effect while comparison.same_count is true: covering one joker with several equal jokers "
-               "needs more cards than the play it beats",
-               "set comparison.same_count: false (two-kill-one games), or equal_many: 0"),
+               N_("has no effect while comparison.same_count is true: covering one joker with several equal jokers "
+                  "needs more cards than the play it beats"),
+               N_("set comparison.same_count: false (two-kill-one games), or equal_many: 0")),
     Constraint(("comparison", "joker_cover", "lower_many"),
                lambda v: bool(_get(v, "comparison", "same_count")) and (_get(v, "comparison", "joker_cover", "lower_many") or 0) >= 2,
-               "has no effect while comparison.same_count is true: covering one joker with several lower jokers "
-               "needs more cards than the play it beats",
-               "set comparison.same_count: false (three-kill-one games), or lower_many: 0"),
+               N_("has no effect while comparison.same_count is true: covering one joker with several lower jokers "
+                  "needs more cards than the play it beats"),
+               N_("set comparison.same_count: false (three-kill-one games), or lower_many: 0")),
 )
 """Settings that another setting disables."""
 
@@ -560,14 +567,16 @@ def _declared(ctx: _Ctx, spec: SettingSpec) -> tuple[Type, SourcePos] | None:
             t = parse_type(decl.text)
         except TypeSyntaxError as e:
             line, col = locator(decl)(e.offset)
-            ctx.add(SourcePos(decl.origin.path, line, col), f"setting {spec.name!r}: type {decl.text!r}: {e.message}", e.hint,
+            ctx.add(SourcePos(decl.origin.path, line, col), _("setting {name!r}: type {text!r}: {message}").format(
+                name=spec.name, text=decl.text, message=e.message), e.hint,
                     Code.TYPE_SYNTAX)
             return first
         if first is None:
             first = (t, decl.origin)
         elif t != first[0]:
-            ctx.add(decl.origin, f"setting {spec.name!r} is declared {t} here, but {first[0]} where it was first declared",
-                    f"declared at {_short(first[1])}; a child cannot change a setting's type", Code.TYPE_CHANGED)
+            ctx.add(decl.origin, _("setting {name!r} is declared {t} here, but {first} where it was first declared").format(
+                name=spec.name, t=t, first=first[0]),
+                    _("declared at {short}; a child cannot change a setting's type").format(short=_short(first[1])), Code.TYPE_CHANGED)
     return first
 
 
@@ -585,8 +594,9 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
         if spec.name in engine:
             t, doc = engine[spec.name]
             if declared is not None and declared[0] != t:
-                ctx.add(declared[1], f"setting {spec.name!r} is read by the engine as {t}; it cannot be declared {declared[0]}",
-                        "remove the type:", Code.TYPE_CHANGED)
+                ctx.add(declared[1], _("setting {name!r} is read by the engine as {t}; it cannot be declared {declared}").format(
+                    name=spec.name, t=t, declared=declared[0]),
+                        _("remove the type:"), Code.TYPE_CHANGED)
             return t, TypeSource.ENGINE, None, doc
         if declared is not None:
             return declared[0], TypeSource.DECLARED, declared[1], None
@@ -600,18 +610,19 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
             pos = _pos_of(spec, p.path, p.key)
             hint = p.hint
             if src == TypeSource.DECLARED and tpos is not None and p.code == Code.SETTING_TYPE_MISMATCH:
-                hint = (hint + "; " if hint else "") + f"its type is {t} ({_short(tpos)})"
+                hint = (hint + "; " if hint else "") + _("its type is {t} ({short})").format(t=t, short=_short(tpos))
             elif src == TypeSource.INFERRED and p.code == Code.SETTING_TYPE_MISMATCH and spec.first_origin is not None \
                     and spec.first_origin.path != pos.path:
-                hint = (hint + "; " if hint else "") + f"its type {t} comes from its first value ({_short(spec.first_origin)})"
-            elif "not a card kind of this ruleset" in p.message:  # a kind a nearer file's ranks / jokers left out
+                hint = (hint + "; " if hint else "") + _("its type {t} comes from its first value ({short})").format(
+                    t=t, short=_short(spec.first_origin))
+            elif p.not_a_kind:  # a kind a nearer file's ranks / jokers left out
                 kind_specs = [specs[n] for n in ("ranks", "jokers") if n in specs and specs[n].origin.path != pos.path]
                 if kind_specs:
-                    hint = (hint + "; " if hint else "") + "the card kinds are the " + " and the ".join(
+                    hint = (hint + "; " if hint else "") + _("the card kinds are the ") + " and the ".join(
                         f"{k.name} set at {_short(k.origin)}" for k in kind_specs)
             label = _label(spec.name, p.path[:-1] if p.key else p.path)
-            ctx.add(pos, f"setting {label} {p.message}", hint, p.code)
-        default, _ = conform(spec.first_value, t, kinds=kinds, n_seats=n_seats)
+            ctx.add(pos, _("setting {label} {message}").format(label=label, message=p.message), hint, p.code)
+        default, _problems = conform(spec.first_value, t, kinds=kinds, n_seats=n_seats)
         return SettingInfo(spec.name, t, typed, _pruned(spec.value, t), default, spec.says, spec.source, spec.origin, src, tpos, doc,
                            spec.inherited)
 
@@ -626,16 +637,18 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
         kinds = _card_kinds(ctx, resolved, specs, ranks, jokers)
     for name in ("seats", "teams"):
         if name not in specs:
-            ctx.add(SourcePos(resolved.path, 1, 1), f"setting {name!r} is required ({describe(engine[name][0])})",
-                    f"add settings.{name} to the ruleset or a parent", Code.MISSING_KEY)
+            ctx.add(SourcePos(resolved.path, 1, 1), _("setting {name!r} is required ({describe})").format(
+                name=name, describe=describe(engine[name][0])),
+                    _("add settings.{name} to the ruleset or a parent").format(name=name), Code.MISSING_KEY)
         else:
             infos[name] = one(specs[name], kinds, None)
     seats = infos["seats"].value if "seats" in infos else None
     teams = infos["teams"].value if "teams" in infos else None
     n_seats = seats if isinstance(seats, int) and not isinstance(seats, bool) and 2 <= seats <= 12 else None
     if n_seats is not None and isinstance(teams, int) and not isinstance(teams, bool) and teams >= 1 and n_seats % teams:
-        ctx.add(_pos_of(specs[_newest(resolved, specs, "seats", "teams")], ()), f"seats ({n_seats}) must split evenly into teams ({teams})",
-                "teams must divide seats", Code.VALUE_NOT_ALLOWED)
+        ctx.add(_pos_of(specs[_newest(resolved, specs, "seats", "teams")], ()), _("seats ({n_seats}) must split evenly into teams ({teams})").format(
+            n_seats=n_seats, teams=teams),
+                _("teams must divide seats"), Code.VALUE_NOT_ALLOWED)
     for name, spec in specs.items():
         if name not in infos:
             infos[name] = one(spec, kinds, n_seats)
@@ -645,10 +658,10 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
             continue
         default = engine_default(name)
         if default is REQUIRED:
-            ctx.add(SourcePos(resolved.path, 1, 1), f"setting {name!r} is required ({describe(t)})",
-                    f"add settings.{name} to the ruleset or a parent ({doc})", Code.MISSING_KEY)
+            ctx.add(SourcePos(resolved.path, 1, 1), _("setting {name!r} is required ({describe})").format(name=name, describe=describe(t)),
+                    _("add settings.{name} to the ruleset or a parent ({doc})").format(name=name, doc=doc), Code.MISSING_KEY)
             continue
-        typed_default, _ = conform(copy.deepcopy(default), t, kinds=kinds, n_seats=n_seats)
+        typed_default, _problems = conform(copy.deepcopy(default), t, kinds=kinds, n_seats=n_seats)
         infos[name] = SettingInfo(name, t, typed_default, copy.deepcopy(default), typed_default, None, None,
                                   SourcePos(resolved.path), TypeSource.ENGINE, None, doc, True)
     ordered = {n: infos[n] for n in specs if n in infos}
@@ -658,7 +671,7 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
     for c in CONSTRAINTS:
         name = c.path[0]
         if name in specs and _get(values, *c.path) is not None and c.holds(values):
-            ctx.add(_pos_of(specs[name], c.path[1:]), f"setting {'.'.join(c.path)} {c.message}", c.hint,
+            ctx.add(_pos_of(specs[name], c.path[1:]), _("setting {join} {message}").format(join='.'.join(c.path), message=_(c.message)), _(c.hint),
                     Code.SETTING_HAS_NO_EFFECT, Severity.WARNING)
     return settings, sorted(ctx.diags, key=Diagnostic.sort_key)
 
@@ -685,10 +698,10 @@ def _card_kinds(ctx: _Ctx, resolved: ResolvedRuleset, specs: Mapping[str, Settin
             meant[name] = values
             continue
         if not values and (name == "ranks" or spec.first_value):
-            ctx.add(_pos_of(spec, ()), f"setting {name} is empty",
-                    "list the rank order, low to high" if name == "ranks" else
-                    "list the joker kinds (the inherited settings and rules name them); to play without jokers, "
-                    "also remove them from deck.jokers_per_deck and every rule that names one", Code.EMPTY_VALUE)
+            ctx.add(_pos_of(spec, ()), _("setting {name} is empty").format(name=name),
+                    _("list the rank order, low to high") if name == "ranks" else
+                    _("list the joker kinds (the inherited settings and rules name them); to play without jokers, "
+                    "also remove them from deck.jokers_per_deck and every rule that names one"), Code.EMPTY_VALUE)
             first = spec.first_value if isinstance(spec.first_value, list) else []
             meant[name] = [x for x in first if isinstance(x, str)]
             continue
@@ -699,8 +712,9 @@ def _card_kinds(ctx: _Ctx, resolved: ResolvedRuleset, specs: Mapping[str, Settin
                 broken = True
             elif v in seen:
                 broken = True
-                ctx.add(_pos_of(spec, (i,)), f"setting {name}[{i}] is {v!r}, which is already {name}[{seen[v]}]",
-                        "list each card kind once", Code.DUPLICATE_ENTRY)
+                ctx.add(_pos_of(spec, (i,)), _("setting {name}[{i}] is {v!r}, which is already {name}[{seen}]").format(
+                    name=name, i=i, v=v, seen=seen[v]),
+                        _("list each card kind once"), Code.DUPLICATE_ENTRY)
             else:
                 seen[v] = i
         meant[name] = list(seen)
@@ -711,8 +725,9 @@ def _card_kinds(ctx: _Ctx, resolved: ResolvedRuleset, specs: Mapping[str, Settin
         where = _newest(resolved, specs, "jokers", "ranks")
         for v in both:
             other = "ranks" if where == "jokers" else "jokers"
-            ctx.add(_pos_of(specs[where], (meant[where].index(v),)), f"setting {where} has {v!r}, which is also one of the {other}",
-                    "a card kind is either a rank or a joker", Code.DUPLICATE_ENTRY)
+            ctx.add(_pos_of(specs[where], (meant[where].index(v),)), _("setting {where} has {v!r}, which is also one of the {other}").format(
+                where=where, v=v, other=other),
+                    _("a card kind is either a rank or a joker"), Code.DUPLICATE_ENTRY)
         meant["jokers"] = [v for v in meant["jokers"] if v not in both]
     return tuple(meant["ranks"] + meant["jokers"])
 
@@ -727,4 +742,4 @@ def settings_of(resolved: ResolvedRuleset) -> Settings:
     return settings
 
 
-_ = (Text, INT)
+_KEEP = (Text, INT)

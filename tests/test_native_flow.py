@@ -261,6 +261,61 @@ def test_a_rule_that_fails_in_the_core_is_reported_as_the_interpreter_reports_it
     assert texts[0][0] == "RuleFailed" and "follow.divides" in texts[0][1] and "fails.yaml" in texts[0][1]
 
 
+def test_the_games_end_is_played_in_the_core_where_its_answers_are_whole_numbers():
+    """The places left, the sweep and the scores (fl_end) come from the core on the bundled
+    rulesets; a score the core does not take as it is (six-deck-eagle divides by three: an exact
+    fraction) is left to the generated module's _game_over for that game: the same games either
+    way (test_native_flow_plays_the_generated_modules_games)."""
+    for name in BUNDLED:
+        g, eng = _engine(name)
+        assert F.flow_plan(g, eng.module).end_fallback is None, name
+    g, eng = _engine("online")
+    m = eng.module
+    ended_in_python = []
+    real = m._game_over
+    m._game_over = lambda S: (ended_in_python.append(S), real(S))[1]
+    try:
+        for i in range(5):
+            st = eng.play_game("end", i, list(fast.random_policies(f"end:{i}").values()))
+            assert st.phase == "over" and sorted(st.places.values()) == list(range(1, g.n_seats + 1))
+            assert st.record[-1][0] == "game_over" and st.record[-1][2] == st.scores
+    finally:
+        m._game_over = real
+    assert ended_in_python == []
+
+
+def test_a_score_rule_that_fails_at_the_end_fails_as_the_interpreter_says(tmp_path):
+    """fl_end stops at an answer it does not take (here a rule that fails) and the generated
+    module ends the game: the interpreter's RuleFailed text, on both paths."""
+    value = "1 // (count(finished) - count(finished))"
+    path = tmp_path / "ends.yaml"
+    path.write_text(
+        "ruleset: ends\nextends: online\ntitle: a score rule that fails\n"
+        "rules:\n"
+        "  - id: score.fails\n"
+        "    on: score\n"
+        f"    value: \"{value}\"\n"
+        "    says: \"Fails whenever it is asked.\"\n", encoding="utf-8")
+    g, eng = _engine(str(path))
+    assert eng.native_fallback is None, eng.native_fallback
+    m = eng.module
+    texts = []
+    for native_flow in (False, True):
+        if native_flow:
+            F.install(m, g)
+        else:
+            F.uninstall(m)
+        try:
+            st = eng.new_game("fail")
+            with pytest.raises(GoujiError) as e:
+                eng.play_out(st, fast.random_policies("fail"))
+            texts.append((type(e.value).__name__, str(e.value), st.decisions, dict(st.places)))
+        finally:
+            F.install(m, g)
+    assert texts[0] == texts[1]
+    assert texts[0][0] == "RuleFailed" and "score.fails" in texts[0][1] and "ends.yaml" in texts[0][1]
+
+
 def test_switched_off_the_generated_module_plays_and_says_why(monkeypatch):
     monkeypatch.setenv(F.DISABLE_ENV, "1")
     g = load_graph("online")

@@ -63,6 +63,19 @@ def test_randbelow_matches_randrange_as_random_bots_draw():
     assert [got.randbelow(n) for n in sizes] == [ref.randrange(n) for n in sizes]
 
 
+def test_randint_as_a_games_random_seat_draws():
+    """A game's generator is the core's where the deal is native: ``random_seat()`` draws
+    ``randint(1, N)`` from it, as from random.Random (ranges of every width, negative bounds)."""
+    ref, got = random.Random("seat"), native.new_random("seat")
+    ranges = [(1, 1), (1, 4), (1, 6), (1, 16), (-3, 3), (0, 2**31), (5, 2**40), (-(2**61), 2**61)]
+    for _ in range(300):
+        assert [got.randint(a, b) for a, b in ranges] == [ref.randint(a, b) for a, b in ranges]
+    assert got.getstate() == ref.getstate()
+    for bad in ((2, 1), (0, 2**63), (1,), ("a", 2)):
+        with pytest.raises((ValueError, TypeError, OverflowError)):
+            got.randint(*bad)
+
+
 def test_sub_generators_seeded_from_64_bits():
     """``random.Random(rng.getrandbits(64))`` (how search bots seed their play-outs) is
     ``seed_u64``."""

@@ -17,6 +17,7 @@ see :mod:`gouji_dsl.bots.pimc` and :mod:`gouji_dsl.bots.ismcts`.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -142,6 +143,7 @@ def _shown(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+@functools.lru_cache(maxsize=256)
 def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
     """``NAME`` or ``NAME:N`` → (kind, iterations or None). Raises ValueError naming the problem
     and the known bots."""

@@ -194,6 +194,13 @@ _PLACEMENTS = frozenset(Placement)
 #: the play phase with random bots in the native core (gouji_dsl/engine/native/flow.py installs it
 #: for a ruleset it plays; None: _random_run plays it here)
 _NATIVE_RUN: Callable[[GameState, dict[int, Callable[[int], int]], int, int], int] | None = None
+#: the deal in the native core (installed with _NATIVE_RUN): the game's generator is the core's
+#: Random (the same draws as random.Random: shuffle, randint, getstate), seeded from a text seed in
+#: C, and the pack is shuffled and counted per seat there (``_core.deal``: random.Random.shuffle's
+#: permutation); None: random.Random and the shuffle below
+_NATIVE_RANDOM: Any = None
+_NATIVE_DEAL: Any = None
+_DECK_KINDS = bytes(KIDX[c.symbol] for c in DECK) if MODEL is not None else b""
 
 
 
@@ -284,7 +291,7 @@ def new_state(seed: Any = None, *, hands: dict[int, list[Card]] | None = None, l
     """``interpreter.new_game`` (and ``next_game`` with ``prev``): deal from ``random.Random(seed)``
     unless ``hands`` are given, then run the between-game and setup phases up to the first
     question a seat must answer."""
-    rng = random.Random(seed)
+    rng = _NATIVE_RANDOM(text=seed.encode()) if _NATIVE_RANDOM is not None and type(seed) is str else random.Random(seed)
     S = _init(hands, rng, game_number, leader, "random" if hands is None else "fixed", seed, prev, 0, None)
     if S.redeal_pending:
         _redeal(S)
@@ -354,15 +361,25 @@ def _init(hands: dict[int, list[Card]] | None, rng: random.Random, game_number: 
     S.decided = {}
     S.marked_by = {}
     S.plan = ()
+    counted = None
     if hands is None:
-        first = h_first_drawer(S)
-        hands = _deal(rng, S._seat_answer(1 if first is None else first, "first_drawer", "the first drawer"))
+        first = S._seat_answer(1 if (f := h_first_drawer(S)) is None else f, "first_drawer", "the first drawer")
+        if _NATIVE_DEAL is not None and type(rng) is _NATIVE_RANDOM:
+            order, counted = _NATIVE_DEAL(rng, _DECK_KINDS, N, K, NR, first)
+            deck = [DECK[i] for i in order]
+            hands = {s: deck[(s - first) % N::N] for s in SEATS}
+        else:
+            hands = _deal(rng, first)
     S.dealt_cards = {s: list(hands.get(s, [])) for s in SEATS}
-    kidx = KIDX
-    for s, cards in hands.items():
-        h = hs[s]
-        for sym, k in Counter(map(_SYMBOL, cards)).items():
-            h[kidx[sym]] += k
+    if counted is not None:
+        for s in SEATS:
+            hs[s][:] = counted[s]
+    else:
+        kidx = KIDX
+        for s, cards in hands.items():
+            h = hs[s]
+            for sym, k in Counter(map(_SYMBOL, cards)).items():
+                h[kidx[sym]] += k
     S.dealt = [tuple(h) for h in hs]
     if counters is not None:
         S.counters = counters

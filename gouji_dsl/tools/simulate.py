@@ -51,6 +51,19 @@ def bot_rng(seed: Any, index: int, seat: int, *, native: bool = False) -> random
     return random.Random(key)
 
 
+def _players(names: list[str], seed: Any, index: int, think_ms: float | None) -> dict[int, Any]:
+    """The bots of game ``index``, one per seat: :func:`bot_rng`'s generators (a random bot's the
+    native core's where it is built), the core looked up once per game, not once per seat."""
+    from gouji_dsl.engine import native as core
+    native = core._core.Random if core._core is not None and core.available() else None
+    out: dict[int, Any] = {}
+    for s, name in enumerate(names, start=1):
+        key = f"{seed}:{index}:bot{s}"
+        rng = native(text=key.encode()) if native is not None and name == "random" else random.Random(key)
+        out[s] = make_bot(name, rng, think_ms=think_ms)
+    return out
+
+
 def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str] = "random",
               max_decisions: int = 100_000, game_number: int = 1,
               previous: GameState | None = None, engine: str = DEFAULT_ENGINE,
@@ -75,8 +88,7 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     own_players = players is None
     names = [bots] * n if isinstance(bots, str) else list(bots)
     if players is None:
-        players = {s: make_bot(names[s - 1], bot_rng(seed, index, s, native=names[s - 1] == "random"), think_ms=think_ms)
-                   for s in range(1, n + 1)}
+        players = _players(names, seed, index, think_ms)
     if Engine(engine) is Engine.GENERATED:
         from gouji_dsl.engine import fast
         eng = fast.engine(graph)

@@ -241,6 +241,37 @@ static PyObject *Random_randbelow(RandomObject *self, PyObject *arg)
     return PyLong_FromUnsignedLongLong(v);
 }
 
+/* randint(a, b): random.Random.randint (randrange(a, b + 1): a + _randbelow(b + 1 - a)), for
+ * whole numbers whose range fits below 2**63. */
+static PyObject *Random_randint(RandomObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    long long a, b;
+    uint64_t v;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "randint() takes two whole numbers a and b");
+        return NULL;
+    }
+    a = PyLong_AsLongLong(args[0]);
+    if (a == -1 && PyErr_Occurred())
+        return NULL;
+    b = PyLong_AsLongLong(args[1]);
+    if (b == -1 && PyErr_Occurred())
+        return NULL;
+    if (b < a) {
+        PyErr_Format(PyExc_ValueError, "empty range in randrange(%lld, %lld)", a, b + 1);
+        return NULL;
+    }
+    if (a < -(1LL << 62) || b >= (1LL << 62)) {
+        PyErr_SetString(PyExc_ValueError, "the native generator's randint takes a range within +-2**62");
+        return NULL;
+    }
+    if (mt_randbelow(&self->mt, (uint64_t)(b - a) + 1, &v) < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "the generator's rejection loop ran past its bound");
+        return NULL;
+    }
+    return PyLong_FromLongLong(a + (long long)v);
+}
+
 static PyObject *Random_random(RandomObject *self, PyObject *Py_UNUSED(ignored))
 {
     return PyFloat_FromDouble(mt_random(&self->mt));
@@ -353,6 +384,7 @@ static PyMethodDef Random_methods[] = {
     {"getrandbits", (PyCFunction)Random_getrandbits, METH_O, "As random.Random.getrandbits(k)."},
     {"randbelow", (PyCFunction)Random_randbelow, METH_O, "As random.Random._randbelow(n), 0 < n < 2**64."},
     {"randrange", (PyCFunction)Random_randbelow, METH_O, "As random.Random.randrange(n) for 0 < n < 2**64 (a random bot's draw)."},
+    {"randint", (PyCFunction)(void (*)(void))Random_randint, METH_FASTCALL, "As random.Random.randint(a, b) (a game's random_seat())."},
     {"random", (PyCFunction)Random_random, METH_NOARGS, "As random.Random.random()."},
     {"shuffle", (PyCFunction)Random_shuffle, METH_O, "As random.Random.shuffle(list)."},
     {"choice", (PyCFunction)Random_choice, METH_O, "As random.Random.choice(seq)."},
@@ -897,7 +929,7 @@ PyMODINIT_FUNC PyInit__core(void)
         }
     }
     if (PyModule_AddIntConstant(m, "FLOW_STATE_LEN", FS_LEN) < 0 || PyModule_AddIntConstant(m, "FLOW_TOP", FS_TOP) < 0
-        || PyModule_AddIntConstant(m, "FLOW_ERR", FS_ERR) < 0 || PyModule_AddIntConstant(m, "FLOW_HEAD", FT_HEAD) < 0
+        || PyModule_AddIntConstant(m, "FLOW_ERR", FS_ERR) < 0 || PyModule_AddIntConstant(m, "FLOW_END", FS_END) < 0 || PyModule_AddIntConstant(m, "FLOW_HEAD", FT_HEAD) < 0
         || PyModule_AddIntConstant(m, "FLOW_MAX_QUEUE", FL_MAX_QUEUE) < 0
         || PyModule_AddIntConstant(m, "FLOW_PLAY_COUNTS", FT_PLAY_COUNTS) < 0
         || PyModule_AddIntConstant(m, "FLOW_MAX_COMBOS", FL_MAX_COMBOS) < 0) {

@@ -40,7 +40,9 @@
 enum { FL_LEAD = 0, FL_FOLLOW = 1, FL_BURN = 2 };
 enum {
     H_FOLLOW = 0, H_BURN, H_YIELD, H_YIELD_TO, H_FOLLOW_ORDER, H_BURN_ORDER, H_NEXT_LEADER, H_GAME_OVER, H_BURN_FAILURE,
-    H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_PLAY, H_DISCARD, H_N
+    H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_PLAY, H_DISCARD,
+    H_UNFINISHED_ORDER, H_SWEEP, H_SCORE,  /* the game's end (fl_end; asked only where fl_prog.end is set) */
+    H_N
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD, TR_N };
 enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2, TE_PLACE = 3 };
@@ -101,6 +103,7 @@ typedef struct {
     int free_count;           /* the free-count comparison (two / three kill one): every card used exactly */
     int n_discard, discard_kinds[G_MAX_KINDS];  /* the kinds a discard rule can allow throwing away (DISCARD_RANKS) */
     int play_counts;          /* a program reads a play's cards per kind (cards_of): fill vm_ctx.play_counts */
+    int end;                  /* the game's end (places left, sweep, scores) is played here (fl_end) */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024
@@ -1142,6 +1145,119 @@ static inline int fl_over(fl_state *s, const fl_prog *P)
         return fl_fail(s, H_GAME_OVER);
     over = vm_truth(v);
     return over || s->c.set_count[SET_ACTIVE] <= 0;
+}
+
+/* ------------------------------------------------------------------------------ the end */
+/* the game's end: what the generated module's _game_over does, where every answer is one the core
+ * takes as it is (a whole number, a list of seats, no answer). */
+typedef struct {
+    int sweep;
+    int64_t score[G_MAX_SEATS + 1];
+} fl_result;
+
+/* The places left (the revolted seats by revolution_place, the other seats still holding cards
+ * in unfinished_order's order, then the late seats), the sweep and each seat's score, as
+ * playout._game_over gives them (its place events appended). 1 when done; 0 when an answer is
+ * one the core does not take (or a rule fails, or the event buffer is full): then the state is
+ * as it was and the Python side ends the game itself, failing as the interpreter does. */
+static int fl_end(fl_state *s, const fl_prog *P, fl_result *out)
+{
+    int n = s->c.n_seats, nev0 = s->nev, t, k, nrest = 0, nfree;
+    int16_t saved[G_MAX_SEATS + 1];
+    int rest[2 * G_MAX_SEATS + 2], freep[G_MAX_SEATS + 1];
+    vm_value v;
+    if (!P->end || n < 1 || n > G_MAX_SEATS)
+        return 0;
+    for (t = 0; t <= G_MAX_SEATS; t++)
+        saved[t] = (int16_t)s->c.place[t];
+#define END_BAIL do { goto bail; } while (0)
+    for (t = 1; t <= n; t++) {  /* revolted seats (sorted), each at its revolution_place if free, else the first free */
+        uint32_t taken = 0;
+        int p, q, first = 0;
+        if (!((s->c.set_bits[SET_REVOLTED] >> t) & 1U) || s->c.place[t] > 0)
+            continue;
+        fl_question(s, P, t, NULL, NULL, NULL, 0);
+        if (fl_ask(s, P, H_REVOLUTION_PLACE, &v) < 0 || (v.tag != T_INT && v.tag != T_NONE))
+            END_BAIL;
+        p = v.tag == T_INT && v.v >= 1 && v.v <= n ? (int)v.v : 0;
+        if (v.tag == T_INT && (v.v < 0 || v.v > n))
+            END_BAIL;  /* (a place outside 1..n: _game_over would place at free[0]; rare, left to it) */
+        for (q = 1; q <= n; q++)
+            if (s->c.place[q] > 0 && s->c.place[q] <= G_MAX_SEATS)
+                taken |= 1U << s->c.place[q];
+        for (q = 1; q <= n && !first; q++)
+            if (!((taken >> q) & 1U))
+                first = q;
+        if (!first)
+            END_BAIL;
+        if (fl_place(s, t, p && !((taken >> p) & 1U) ? p : first) < 0)
+            END_BAIL;
+    }
+    for (t = 1; t <= n; t++) {  /* the seats still holding cards (not late), in seat order */
+        int late = 0;
+        for (k = 0; k < s->nlate && k <= G_MAX_SEATS; k++)
+            late |= s->late[k] == t;
+        if (s->c.place[t] == 0 && !late)
+            rest[nrest++] = t;
+    }
+    if (nrest) {  /* ... sorted by their first index in unfinished_order's list, which must hold them all */
+        int idx[G_MAX_SEATS + 1], len, i, j;
+        fl_question(s, P, 0, NULL, NULL, NULL, 0);
+        if (fl_ask(s, P, H_UNFINISHED_ORDER, &v) < 0 || v.tag != T_LIST)
+            END_BAIL;
+        len = vm_list_len(v);
+        for (i = 0; i < nrest; i++) {
+            idx[i] = -1;
+            for (j = 0; j < len && idx[i] < 0; j++)
+                if (vm_list_item(v, j) == rest[i])
+                    idx[i] = j;
+            if (idx[i] < 0)
+                END_BAIL;
+        }
+        for (i = 1; i < nrest; i++)  /* (insertion sort: stable, at most 16 seats) */
+            for (j = i; j > 0 && idx[j - 1] > idx[j]; j--) {
+                int a = idx[j], b = rest[j];
+                idx[j] = idx[j - 1];
+                rest[j] = rest[j - 1];
+                idx[j - 1] = a;
+                rest[j - 1] = b;
+            }
+    }
+    for (k = 0; k < s->nlate && k <= G_MAX_SEATS; k++)  /* then the late seats not placed */
+        if (fl_seat_ok(s, s->late[k]) && s->c.place[s->late[k]] == 0 && nrest < 2 * G_MAX_SEATS + 2)
+            rest[nrest++] = s->late[k];
+    {
+        uint32_t taken = 0;
+        for (t = 1; t <= n; t++)
+            if (s->c.place[t] > 0 && s->c.place[t] <= G_MAX_SEATS)
+                taken |= 1U << s->c.place[t];
+        nfree = 0;
+        for (t = 1; t <= n; t++)
+            if (!((taken >> t) & 1U))
+                freep[nfree++] = t;
+    }
+    for (k = 0; k < nrest && k < nfree; k++)
+        if (fl_place(s, rest[k], freep[k]) < 0)
+            END_BAIL;
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    if (fl_ask(s, P, H_SWEEP, &v) < 0 || (v.tag != T_BOOL && v.tag != T_NONE && v.tag != T_INT))
+        END_BAIL;
+    out->sweep = vm_truth(v) != 0;
+    for (t = 1; t <= n; t++) {
+        fl_question(s, P, t, NULL, NULL, NULL, 0);
+        if (fl_ask(s, P, H_SCORE, &v) < 0 || v.tag != T_INT || v.v < -(1LL << 30) || v.v > (1LL << 30))
+            END_BAIL;
+        out->score[t] = v.v;
+    }
+    return 1;
+bail:
+#undef END_BAIL
+    s->nev = nev0;
+    for (t = 0; t <= G_MAX_SEATS; t++)
+        s->c.place[t] = saved[t];
+    fl_recount(s);
+    s->err_hook = -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------ tricks */

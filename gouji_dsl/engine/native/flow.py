@@ -42,7 +42,11 @@ DISABLE_ENV = "GOUJI_NO_NATIVE_FLOW"
 
 #: the hooks of flow.h, in its numbering (H_*)
 HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order", "next_leader", "game_over",
-              "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play", "discard")
+              "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play", "discard",
+              "unfinished_order", "sweep", "score")
+#: the hooks of the game's end (flow.h fl_end): where one of them has no program the core runs, the
+#: game's end stays the generated module's (_game_over), the play phase natively all the same
+END_HOOKS = ("unfinished_order", "sweep", "score")
 TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
 NOT_PLAYED = ("after_discard",)
@@ -78,6 +82,7 @@ class FlowPlan:
     tables: bytes = b""  # what flow_load was given (for the fuzz harness)
     programs: tuple[bytes, ...] = ()
     retire_rules: tuple[str, ...] = ()  # the rule a retirement event names, by its number
+    end_fallback: str | None = None  # why the game's end is the generated module's (None: the core's, fl_end)
 
 
 _plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
@@ -165,14 +170,26 @@ def _combos(graph: RuleGraph, core: Any) -> tuple[list[tuple[int, ...]], list[in
     return combos, words
 
 
-def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> list[int]:
-    """The permit and value hooks of flow.h (H_*): header and rules, the programs numbered by ``prog``."""
+def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str | None]:
+    """The permit and value hooks of flow.h (H_*): header and rules, the programs numbered by
+    ``prog``; and why the game's end is not played natively (None: it is)."""
     from gouji_dsl.engine.native import hooks as H
     from gouji_dsl.ruleset.vocabulary import HOOKS
     kidx = {kk: i for i, kk in enumerate(graph.model.kinds)}
     words: list[int] = []
+    end_reason: str | None = None
     for h in HOOK_ORDER:
-        p = H.plan(graph, h)
+        if h in END_HOOKS:
+            try:
+                p = H.plan(graph, h)
+                if p.draws:
+                    raise Unsupported(f"the hook {h!r} draws from the game's generator")
+            except Unsupported as e:
+                end_reason = end_reason or f"{h}: {e}"
+                words += [0, 1, H.T_NONE, 0, 1]  # (never asked: the end is off)
+                continue
+        else:
+            p = H.plan(graph, h)
         if p.draws:
             raise Unsupported(f"the hook {h!r} draws from the game's generator (random_seat()): the native flow does not")
         spec = HOOKS[h]
@@ -185,7 +202,7 @@ def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> list[int]:
         words += [len(p.rules), p.kind, dtag, dval, int(spec.none_ok)]
         for when, eff, code in p.rules:
             words += [prog(when), eff, prog(code)]
-    return words
+    return words, end_reason
 
 
 def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any, place_rules: list[str]) -> list[int]:
@@ -268,13 +285,15 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         programs.append(b)
         return len(programs) - 1
 
-    words += _hook_words(graph, names, prog)
+    hook_words, end_reason = _hook_words(graph, names, prog)
+    words += hook_words
     place_rules: list[str] = []
     for h in TRIGGER_ORDER:
         rules = graph.by_hook.get(h, ())
         words.append(len(rules))
         for r in rules:
             words += _trigger_rule(graph, h, r, names, prog, place_rules)
+    words.append(int(end_reason is None))  # the game's end in the core (fl_end)
     # a program reads a play's cards per kind (cards_of): the core fills vm_ctx.play_counts of every play it asks about
     words[core.FLOW_PLAY_COUNTS] = int(any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs))
     flow = core.flow_load(array("i", words).tobytes(), programs)
@@ -282,6 +301,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
     plan.tables, plan.programs = array("i", words).tobytes(), tuple(programs)
     plan.retire_rules = (*_RETIRE_RULES, *place_rules)
+    plan.end_fallback = end_reason
     plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for b in programs)
     plan.template = _template(plan, core)
     return plan
@@ -488,7 +508,10 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
             if status == FL_FULL:
                 continue
             if status == FL_OVER:
-                m._game_over(S)
+                if w[core.FLOW_END]:
+                    _end(S, w, n, core)
+                else:
+                    m._game_over(S)
             if status in (FL_OVER, FL_STOP):
                 break
             _stopped(plan, S, status, w, core, max_decisions)
@@ -500,6 +523,18 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     if handoff:
         return int(m._random_run(S, pickers, steps, max_decisions))
     return steps
+
+
+def _end(S: Any, w: Any, n: int, core: Any) -> None:
+    """The game's end as the core played it (fl_end: the places left are in the events already):
+    what the generated module's ``_game_over`` sets after them."""
+    from gouji_dsl.engine.terms import Phase
+    S.phase = Phase.OVER
+    S.to_act = None
+    S.sweep = bool(w[core.FLOW_END + 1])
+    at = core.FLOW_END + 2
+    S.scores = {s: w[at + s] for s in range(1, n + 1)}
+    S.record.append(("game_over", dict(S.places), dict(S.scores), S.sweep))
 
 
 def _bridge(pickers: dict[int, Any], n: int, core: Any) -> tuple[list[Any], list[Any], list[Any]] | None:
@@ -708,9 +743,23 @@ def install(module: Any, graph: RuleGraph) -> str | None:
     def native_run(S: Any, pickers: dict[int, Any], steps: int, max_decisions: int) -> int:
         return run(plan, module, S, pickers, steps, max_decisions)
     module._NATIVE_RUN = native_run
+    _install_deal(module)
     return None
 
 
+def _install_deal(module: Any) -> None:
+    """The deal in the core for ``module`` (its ``_NATIVE_DEAL``): the game's generator the core's
+    Random seeded in C, the pack shuffled and counted there (the same cards to the same seats, the
+    generator left in the same state as random.Random's shuffle leaves it), where the pack fits."""
+    core = _core_module()
+    deck = getattr(module, "DECK", [])
+    if not (1 <= module.N <= 16 and 1 <= module.K <= 64 and 0 < len(deck) <= 2048 and len(module._DECK_KINDS) == len(deck)):
+        return
+    module._NATIVE_RANDOM = core.Random
+    module._NATIVE_DEAL = core.deal
+
+
 def uninstall(module: Any) -> None:
-    """Play the play phase of ``module`` with its own Python loop again."""
+    """Play the play phase (and deal) of ``module`` with its own Python code again."""
     module._NATIVE_RUN = None
+    module._NATIVE_RANDOM = module._NATIVE_DEAL = None

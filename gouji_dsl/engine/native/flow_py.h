@@ -24,7 +24,8 @@ enum {
     FS_LATE = FS_YIELDERS + G_MAX_SEATS + 1, FS_TOP = FS_LATE + G_MAX_SEATS + 1,
     FS_ERR = FS_TOP + FS_PLAYW,  /* hook, seat, leading, then play, top, beaten */
     FS_ERR_PLAYS = FS_ERR + 3, FS_RESET = FS_ERR_PLAYS + 3 * FS_PLAYW, FS_MARKED, FS_COUNTED = FS_MARKED + VM_NFLAGS,
-    FS_LEN = FS_COUNTED + VM_NCOUNTERS
+    FS_END = FS_COUNTED + VM_NCOUNTERS,  /* the game's end played here (fl_end): 1, its sweep, each seat's score */
+    FS_SWEEP, FS_SCORES, FS_LEN = FS_SCORES + G_MAX_SEATS + 1
 };
 
 typedef struct {
@@ -247,6 +248,8 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
             at += 7;
         }
     }
+    NEED_W(1);  /* whether the game's end is played here (its hooks H_UNFINISHED_ORDER..H_SCORE loaded) */
+    P->end = w[at++] != 0;
     if (at != nw)
         BAD("the tables have words left over");
 #undef NEED_W
@@ -472,7 +475,9 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
     const fl_prog *P = self->prog;
     const int32_t *w;
     int32_t *sw;
-    int i, status, n;
+    int i, status, n, end;
+    fl_result result;
+    memset(&result, 0, sizeof result);
     if (!PyArg_ParseTuple(args, "y*y*Olll:run", &cb, &sb, &picks, &steps, &max_steps, &ev_cap))
         return NULL;
     s = (fl_state *)PyMem_Calloc(1, sizeof(fl_state));
@@ -581,6 +586,7 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
     fl_set_passed(s, s->c.set_bits[SET_PASSED]);
     s->c.rng = NULL;  /* (a program that draws is refused when the flow program is built) */
     status = fl_run(s, P);
+    end = status == FL_OVER && fl_end(s, P, &result);
     if (fl_events_out(P, s->ev, s->nev, &ev_list, &ev_spec) < 0)
         goto fail;
     state_out = PyBytes_FromStringAndSize(NULL, FS_LEN * 4);
@@ -619,6 +625,12 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
         sw[FS_MARKED + i] = (int32_t)s->marked[i];
     for (i = 0; i < VM_NCOUNTERS; i++)
         sw[FS_COUNTED + i] = (int32_t)s->counted[i];
+    if (end) {
+        sw[FS_END] = 1;
+        sw[FS_SWEEP] = result.sweep;
+        for (i = 1; i <= n && i <= G_MAX_SEATS; i++)
+            sw[FS_SCORES + i] = (int32_t)result.score[i];
+    }
     ctx_out = PyBytes_FromStringAndSize((const char *)cb.buf, cb.len);
     if (ctx_out == NULL)
         goto fail;

@@ -88,6 +88,11 @@ class Code(StrEnum):
     OVERRIDE_CHANGES_HOOK = "OverrideChangesHook"  # a rule replacing a parent's answers another question (warning)
     UNREAD_SETTING = "UnreadSetting"  # a setting (or key) nothing reads (warning)
     OUT_OF_RANGE = "OutOfRange"  # seats, decks ... beyond what the engine supports
+    # texts per language (gouji_dsl.ruleset.languages, issue 26; helper "zhrules")
+    UNKNOWN_LANGUAGE = "UnknownLanguage"  # a language code that is not one of gouji_dsl.i18n.Language
+    LANGUAGE_NOT_DECLARED = "LanguageNotDeclared"  # a text in a language the ruleset's `languages:` lacks
+    EMPTY_TEXT = "EmptyText"  # a says / title / description / word that is empty
+    MISSING_LANGUAGE = "MissingLanguage"  # validate --strict: a text not given in every declared language (warning)
 
     # -- card and move text, scenarios, rules failing while a game runs (helper "fidelity") ---------
     UNKNOWN_CARD = "UnknownCard"          #: a character that is no card (`j`, `1`, `X`) or a card the ruleset lacks

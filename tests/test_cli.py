@@ -85,7 +85,7 @@ def test_validate_broken_files_report_every_problem_with_position(runner, tmp_pa
     assert f"{a}:3:1: unknown key 'titel'" in err
     assert "did you mean 'title'?" in err
     # wrong type
-    assert f"{a}:4:14: 'description': expected a string, got a list" in err
+    assert f"{a}:4:14: 'description': expected a string or a mapping, got a list" in err
     # misspelt name in an expression, pointing at the name
     assert f"{b}:6:21: rule 'x.misspelt' allow: unknown name 'oposite'" in err
     assert "did you mean 'opposite'?" in err

@@ -231,7 +231,7 @@ def test_wrong_type(tmp_path: Path) -> None:
     p = write(tmp_path, "x.yaml", "ruleset: x\ndescription: [a, b]\n")
     d = only_error(load_file, p)
     assert (d.line, d.col) == (2, 14)
-    assert "expected a string, got a list" in d.message
+    assert "expected a string or a mapping, got a list" in d.message
 
 
 def test_rules_must_be_a_list(tmp_path: Path) -> None:

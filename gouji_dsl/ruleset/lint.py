@@ -38,7 +38,10 @@ The findings (severity ``"warning"``; ``"error"`` when the game cannot end or go
   :mod:`gouji_dsl.ruleset.settings` when the graph is built), or only rules of a question never
   asked read them;
 - **games unlikely to start** (``UnlikelyToEnd``): redeal rules voiding most deals
-  (:mod:`gouji_dsl.ruleset.bounds`).
+  (:mod:`gouji_dsl.ruleset.bounds`);
+- **texts missing a language** (``MissingLanguage``): a sentence, title, description or word of
+  this file not given in every language the ruleset declares (``languages:``,
+  :mod:`gouji_dsl.ruleset.languages`).
 
 Only problems in the file being checked are reported: an inherited mechanic that this ruleset's
 settings switch off is the design (``base`` holds every mechanic, children switch them with
@@ -75,6 +78,7 @@ from gouji_dsl.ruleset.analysis import (
     where,
 )
 from gouji_dsl.ruleset.bounds import redeal_findings
+from gouji_dsl.ruleset.languages import missing_languages
 from gouji_dsl.ruleset.loader import RawRuleset, _is_setting_long_form, load_text, resolve
 from gouji_dsl.ruleset.settings import normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec
@@ -670,6 +674,13 @@ def disabled_by_another_setting(c: Context) -> Found:
     """A setting of this file that another setting disables (found by
     :mod:`gouji_dsl.ruleset.settings` when the graph was built: passed on as found)."""
     yield from (d for d in c.graph.warnings if d.path == c.own_path)
+
+
+@finding(Code.MISSING_LANGUAGE)
+def text_missing_a_language(c: Context) -> Found:
+    """A text of this file (a ``says``, the title, the description, a word of ``words:``) given in
+    one language the ruleset declares and not in another."""
+    yield from missing_languages(c.resolved)
 
 
 # ================================================================================= helpers

@@ -46,9 +46,19 @@ from jsonschema.exceptions import ValidationError
 
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
-from gouji_dsl.i18n import N_, _
+from gouji_dsl.i18n import N_, Language, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
-from gouji_dsl.ruleset.spec import EFFECT_KEYS, DefinitionSpec, ResolvedRuleset, RuleSpec, Sentence, SettingSpec, Text
+from gouji_dsl.ruleset import languages
+from gouji_dsl.ruleset.spec import (
+    EFFECT_KEYS,
+    DefinitionSpec,
+    ResolvedRuleset,
+    RuleSpec,
+    Sentence,
+    SettingSpec,
+    Text,
+    Wording,
+)
 
 __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
@@ -59,7 +69,8 @@ __all__ = [
 ]
 
 TOP_KEYS: tuple[str, ...] = (
-    "ruleset", "extends", "title", "description", "source", "settings", "definitions", "rules", "remove",
+    "ruleset", "extends", "title", "description", "source", "languages", "words", "settings", "definitions", "rules",
+    "remove",
 )
 """Keys allowed at the top of a ruleset file (must equal the schema's top-level properties)."""
 
@@ -777,6 +788,17 @@ def _check_definitions(raw: RawRuleset) -> list[Diagnostic]:
     return out
 
 
+def _check_terms(raw: RawRuleset) -> list[Diagnostic]:
+    """``words.terms`` keys that name no :class:`~gouji_dsl.ruleset.words.Term`."""
+    from gouji_dsl.ruleset.words import Term
+    terms = raw.get(("words", "terms"))
+    known = [t.value for t in Term]
+    return [raw.diag(("words", "terms", k), f"unknown term {k!r} in words.terms",
+                     _join([did_you_mean(str(k), known), "the terms are: " + ", ".join(known)]), key=True,
+                     code=Code.UNKNOWN_KEY)
+            for k in (terms if isinstance(terms, dict) else ()) if k not in known]
+
+
 @dataclass
 class _Skip:
     """The parts of a file left out of the merge because they are broken (their problems are
@@ -842,6 +864,8 @@ def _check(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic]:
         for name, key, d in _check_setting_long_forms(raw):
             out.append(d)
             raw.data["settings"][name].pop(key, None)  # read on as the long form it was meant to be
+        out.extend(languages.check_file(raw))
+        out.extend(_check_terms(raw))
     else:
         skip.whole = True
     return out
@@ -1386,7 +1410,8 @@ def _setting_positions(raw: RawRuleset) -> dict[str, tuple[dict[tuple[str | int,
     return out
 
 
-def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> dict[str, SettingSpec]:
+def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip,
+                  langs: Sequence[Language] = languages.DEFAULT_LANGUAGES) -> dict[str, SettingSpec]:
     out = {name: replace(s, inherited=True) for name, s in (parent.settings.items() if parent else ())}
     written_all = raw.get(("settings",)) if "settings" not in skip.keys else None
     all_positions = _setting_positions(raw)
@@ -1403,7 +1428,8 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) 
         value = written
         type_decl: tuple[Text, ...] = ()
         if _is_setting_long_form(written):
-            value, says, source = written["value"], written.get("says"), written.get("source")
+            value, source = written["value"], written.get("source")
+            says = languages.wording(written.get("says"), langs, raw.origin(loc + ("says",)))
             if isinstance(written.get("type"), str):
                 type_decl = (raw.text_at(loc + ("type",)),)
             loc = loc + ("value",)
@@ -1457,7 +1483,8 @@ def _still_there(child: dict[str, Any], path: tuple[str | int, ...]) -> bool:
     return True
 
 
-def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> dict[str, DefinitionSpec]:
+def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip,
+                     langs: Sequence[Language] = languages.DEFAULT_LANGUAGES) -> dict[str, DefinitionSpec]:
     out = {name: replace(d, inherited=True) for name, d in (parent.definitions.items() if parent else ())}
     written_all = raw.get(("definitions",)) if "definitions" not in skip.keys else None
     for key, written in (written_all if isinstance(written_all, dict) else {}).items():
@@ -1469,7 +1496,7 @@ def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Ski
         loc: Loc = ("definitions", key)
         says = source = None
         if isinstance(written, dict):
-            says, source = written.get("says"), written.get("source")
+            says, source = languages.wording(written.get("says"), langs, raw.origin(loc + ("says",))), written.get("source")
             expr = raw.text_at(loc + ("expr",))
         else:
             expr = raw.text_at(loc)
@@ -1477,7 +1504,7 @@ def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Ski
     return out
 
 
-def _rule_spec(raw: RawRuleset, index: int) -> RuleSpec:
+def _rule_spec(raw: RawRuleset, index: int, langs: Sequence[Language] = languages.DEFAULT_LANGUAGES) -> RuleSpec:
     loc: Loc = ("rules", index)
     rule: dict[str, Any] = raw.get(loc)
     effect = next(k for k in rule if k in EFFECT_KEYS)
@@ -1489,7 +1516,7 @@ def _rule_spec(raw: RawRuleset, index: int) -> RuleSpec:
         id=rule["id"], on=raw.text_at(loc + ("on",)), effect=effect, effect_expr=raw.text_at(loc + (effect,)),
         origin=raw.origin(loc + ("id",)), when=opt("when"), target=opt("target"), amount=opt("amount"),
         giver=opt("giver"),
-        says=rule.get("says"), source=rule.get("source"),
+        says=languages.wording(rule.get("says"), langs, raw.origin(loc + ("says",))), source=rule.get("source"),
         before=tuple(rule.get("before") or ()), after=tuple(rule.get("after") or ()), file=raw.path,
         said_by=_names(rule.get("said_by")), said_by_origin=raw.origin(loc + ("said_by",)) if "said_by" in rule else None,
     )
@@ -1531,7 +1558,9 @@ def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tupl
         rules = [r for r in rules if r.id not in drop]
     at = {r.id: n for n, r in enumerate(rules)}
     own = raw.get(("rules",)) if "rules" not in skip.keys else None
-    specs = [_rule_spec(raw, i) for i in range(len(own) if isinstance(own, list) else 0) if i not in skip.rules]
+    langs = _languages(raw, parent, skip)
+    diags.extend(languages.check_declared(raw, langs))
+    specs = [_rule_spec(raw, i, langs) for i in range(len(own) if isinstance(own, list) else 0) if i not in skip.rules]
     own_ids = {s.id for s in specs}
     by_hook: dict[str, list[str]] = {}
     for r in rules:
@@ -1569,11 +1598,37 @@ def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tupl
     return ResolvedRuleset(
         name=name if isinstance(name, str) else Path(raw.path).stem, path=raw.path,
         chain=(raw.path,) + (parent.chain if parent else ()),
-        title=text_key("title"), description=text_key("description"), source=text_key("source"),
-        settings=_own_settings(raw, parent, skip), definitions=_own_definitions(raw, parent, skip),
+        title=_top_text(raw, "title", skip, langs), description=_top_text(raw, "description", skip, langs),
+        source=text_key("source"),
+        settings=_own_settings(raw, parent, skip, langs), definitions=_own_definitions(raw, parent, skip, langs),
         rules=tuple(rules), removed=tuple(dict.fromkeys(r for r in removed if r not in ids)), text=raw.text,
-        warnings=tuple(warnings),
+        warnings=tuple(warnings), languages=tuple(langs), words=_words(raw, parent, skip, langs),
     ), diags
+
+
+def _top_text(raw: RawRuleset, key: str, skip: _Skip, langs: Sequence[Language]) -> Wording | None:
+    """The file's own ``title`` or ``description``."""
+    return None if key in skip.keys else languages.wording(raw.get((key,)), langs, raw.origin((key,)))
+
+
+def _languages(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tuple[Language, ...]:
+    """The languages of the file's texts: its own ``languages:``, else its parent's, else English."""
+    own = languages.declared(raw.data) if "languages" not in skip.keys else None
+    return own or (parent.languages if parent else languages.DEFAULT_LANGUAGES)
+
+
+def _words(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip,
+           langs: Sequence[Language]) -> dict[str, dict[str, Wording]]:
+    """The words of the game (``words:``): the parent's, each entry this file gives replacing its."""
+    out = {group: dict(entries) for group, entries in (parent.words.items() if parent else ())}
+    written = raw.get(("words",)) if "words" not in skip.keys else None
+    for group in languages.WORD_GROUPS:
+        entries = written.get(group) if isinstance(written, dict) else None
+        for key, value in (entries.items() if isinstance(entries, dict) else ()):
+            w = languages.wording(value, langs, raw.origin(("words", group, key)))
+            if w is not None:
+                out.setdefault(group, {})[str(key)] = w
+    return out
 
 
 # --------------------------------------------------------------------------------------------------

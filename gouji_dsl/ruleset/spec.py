@@ -5,13 +5,60 @@ These are produced by :mod:`gouji_dsl.ruleset.loader` and consumed by :mod:`gouj
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.diagnostics import Diagnostic, SourcePos
+from gouji_dsl.i18n import Language, current
 
 EFFECT_KEYS: tuple[str, ...] = ("allow", "deny", "require", "value", "order", "mark", "unmark", "count", "place", "give")
 """The effect keys a rule may carry; exactly one per rule (see docs/ruleset-format.md)."""
+
+
+class Wording(str):
+    """A text a ruleset gives to people (a rule's ``says``, a setting's or definition's, the
+    ruleset's ``title`` and ``description``, a word of the game) in one or more languages (说法).
+
+    It *is* the text in the language of its file's plain strings (the first of ``languages:``), or
+    in the first language given when that one is missing, so code that shows a plain string keeps
+    working; :meth:`in_lang` gives it in another language. ``texts`` maps each
+    :class:`~gouji_dsl.i18n.Language` given to its text; ``lang`` is the language of the string
+    itself; ``origin`` where the text was written (None: not from a file)."""
+
+    texts: Mapping[Language, str]
+    lang: Language
+    origin: SourcePos | None
+
+    def __new__(cls, texts: Mapping[Language, str], lang: Language, origin: SourcePos | None = None) -> Wording:
+        if not texts:
+            raise ValueError("a Wording needs a text in at least one language")
+        own = lang if lang in texts else next(iter(texts))
+        obj = super().__new__(cls, texts[own])
+        obj.texts, obj.lang, obj.origin = dict(texts), own, origin
+        return obj
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Wording, (dict(self.texts), self.lang, self.origin))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Wording:
+        return self  # immutable
+
+    def in_lang(self, lang: Language | None = None) -> str:
+        """The text in ``lang`` (default: the active language, :func:`gouji_dsl.i18n.current`); in
+        the file's own language where it is not given in ``lang``."""
+        return self.texts.get(current() if lang is None else lang, str(self))
+
+    @property
+    def languages(self) -> tuple[Language, ...]:
+        """The languages the text is given in."""
+        return tuple(self.texts)
+
+
+def said(text: str | None, lang: Language | None = None) -> str | None:
+    """A ruleset's text (a :class:`Wording`, a plain string or None) in ``lang`` (default: the
+    active language): the one accessor for showing ``says``, ``title`` and ``description``."""
+    return text.in_lang(lang) if isinstance(text, Wording) else text
 
 
 @dataclass(frozen=True)
@@ -33,7 +80,7 @@ class Sentence:
     """A setting's sentence (``says``) as one file of the chain wrote it: ``ruleset`` is that file's
     ruleset name; ``keys`` the keys of a map the file changed (empty: about the whole value)."""
 
-    says: str
+    says: str  # a Wording when read from a file
     source: str | None = None
     ruleset: str = ""
     keys: tuple[str, ...] = ()
@@ -134,6 +181,12 @@ class ResolvedRuleset:
     rules: tuple[RuleSpec, ...]
     removed: tuple[str, ...] = ()
     text: str = ""  # the ruleset file's own text
+    #: the languages its texts are given in, the first that of its plain strings (``languages:``,
+    #: inherited through ``extends:``; English when no file of the chain declares any)
+    languages: tuple[Language, ...] = (Language.EN,)
+    #: the words of the game (``words:``): ``{"places": {"1": ...}, "terms": {"burn": ...}}``, merged
+    #: entry by entry along the chain (read them with :func:`gouji_dsl.ruleset.words.game_words`)
+    words: dict[str, dict[str, Wording]] = field(default_factory=dict)
     warnings: tuple[Diagnostic, ...] = ()  # problems of the merge that do not stop it (a likely misspelt override)
 
     def rule(self, rule_id: str) -> RuleSpec | None:

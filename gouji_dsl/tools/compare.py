@@ -27,6 +27,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec
 
 __all__ = [
@@ -341,7 +342,7 @@ class _Provenance:
         written = (data.get("settings") or {}).get(name)
         says = source = None
         if isinstance(written, dict) and "value" in written:
-            says, source = written.get("says"), written.get("source")
+            says, source = file_text(written.get("says"), data), written.get("source")
         return says, source or self.file_source(path), bool(data)
 
 

@@ -19,6 +19,12 @@ see :mod:`gouji_dsl.ruleset.analysis`) are left out, and so are settings only su
 without its own ``says`` keeps a parent's sentence that may be wrong: it is left out too (the lint
 reports it). Text output wraps at 88 columns (Chinese characters count two); markdown output uses
 headings, lists and a table.
+
+Languages (issue 26): the rulebook is in the active language (``gouji --lang zh doc ...``,
+:mod:`gouji_dsl.i18n`): the ruleset's texts in that language where it gives them
+(:func:`~gouji_dsl.ruleset.spec.said`), and the doc's own words — headings, labels, the facts
+computed from the card model — through the ``gouji`` gettext catalog (:func:`gouji_dsl.i18n._`;
+every one of them is written in this module, marked ``_()`` or ``N_()``).
 """
 from __future__ import annotations
 
@@ -26,10 +32,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gouji_dsl import i18n
 from gouji_dsl.engine.cards import NAMES
+from gouji_dsl.i18n import Language, _, ngettext
 from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
+from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
-from gouji_dsl.ruleset.spec import Sentence
+from gouji_dsl.ruleset.spec import Sentence, said
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
@@ -37,14 +46,23 @@ __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
 FORMATS: tuple[str, ...] = ("text", "markdown")
 WIDTH = 88
 
+
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalog (Babel's ``N_``) where it is written; it is translated
+    where it is shown, with :func:`gouji_dsl.i18n._`."""
+    return message
+
+
 _HEADINGS: dict[str, str] = {
-    "deal": "Dealing and the first lead",
-    "lead": "Leading",
-    "trick": "Answering a play",
-    "burn": "Burning",
-    "finish": "Going out",
-    "end": "End of the game and scoring",
-    "view": "What players may see",
+    "deal": N_("Dealing and the first lead"),
+    "lead": N_("Leading"),
+    "trick": N_("Answering a play"),
+    "burn": N_("Burning"),
+    "finish": N_("Going out"),
+    "end": N_("End of the game and scoring"),
+    "view": N_("What players may see"),
+    "tribute": N_("Between games"),
+    "setup": N_("Before play"),
 }
 _CARD_SETTINGS = tuple(ENGINE_SETTINGS)
 _TRIBUTE_HOOKS = {"tribute_kinds", "tribute", "tribute_card", "return_tribute"}
@@ -77,14 +95,10 @@ def _sym(k: str) -> str:
 
 def _joker_name(k: str, plural: bool = False) -> str:
     name = NAMES.get(k, k)
-    if not plural:
-        return name
     head, sep, tail = name.partition(" (")
-    return f"{head}s{sep}{tail}"
-
-
-def _seats_text(seats: list[int]) -> str:
-    return ", ".join(map(str, seats[:-1])) + (f" and {seats[-1]}" if len(seats) > 1 else str(seats[-1]))
+    if not sep:
+        return name
+    return _("{name} ({term})").format(name=_(head + "s" if plural else head), term=tail.removesuffix(")"))
 
 
 def _facts(graph) -> list[tuple[str, str]]:
@@ -96,11 +110,12 @@ def _facts(graph) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if teams > 1 and n % teams == 0:
         sides = [[seat for seat in range(1, n + 1) if (seat - 1) % teams == t] for t in range(teams)]
-        words = {2: "two", 3: "three", 4: "four"}
-        out.append(("Players", f"{n}, in {words.get(teams, str(teams))} teams of {n // teams}: seats "
-                    + " against ".join(", ".join(map(str, side)) for side in sides)))
+        words = {2: _("two"), 3: _("three"), 4: _("four")}
+        out.append((_("Players"), _("{n}, in {teams} teams of {size}: seats {sides}").format(
+            n=n, teams=words.get(teams, str(teams)), size=n // teams,
+            sides=_(" against ").join(", ".join(map(str, side)) for side in sides))))
     else:
-        out.append(("Players", str(n)))
+        out.append((_("Players"), str(n)))
     counts = dict(zip(m.kinds, m.deck_counts))
     ranks = list(m.kinds[:m.n_ranks])
     jokers = list(m.kinds[m.n_ranks:])
@@ -109,28 +124,32 @@ def _facts(graph) -> list[tuple[str, str]]:
     for r in ranks:
         by_count.setdefault(counts[r], []).append(r)
     common = max(by_count, key=lambda c: len(by_count[c])) if by_count else 0
-    rank_part = f"{common} of each rank"
+    rank_part = _("{count} of each rank").format(count=common)
     others = [(c, rs) for c, rs in by_count.items() if c != common]
     if others:
-        rank_part += " except " + "; ".join(f"{c} of {' and '.join(_sym(r) for r in rs)}" for c, rs in others)
+        rank_part += _(" except ") + "; ".join(_("{count} of {ranks}").format(
+            count=c, ranks=_(" and ").join(_sym(r) for r in rs)) for c, rs in others)
     joker_parts = [f"{counts[j]} {_joker_name(j, counts[j] != 1)}" for j in jokers if counts[j]]
     decks = (s.get("deck") or {}).get("decks")
-    pack = f"{total} cards" + (f" ({decks} decks)" if isinstance(decks, int) and decks > 1 else "")
-    out.append(("Pack", pack + ": " + rank_part + (", " + ", ".join(joker_parts) if joker_parts else "")))
+    pack = _("{total} cards").format(total=total) + (
+        _(" ({decks} decks)").format(decks=decks) if isinstance(decks, int) and decks > 1 else "")
+    out.append((_("Pack"), pack + _(": ") + rank_part + (_(", ") + _(", ").join(joker_parts) if joker_parts else "")))
     each, extra = divmod(total, n)
     if extra == 0:
-        out.append(("Each player", f"{each} cards"))
+        out.append((_("Each player"), _("{each} cards").format(each=each)))
     else:
-        out.append(("Each player", f"{each} or {each + 1} cards ({total} ÷ {n}: the first {extra} "
-                    f"player{'s' if extra != 1 else ''} in dealing order get {each + 1})"))
+        out.append((_("Each player"), ngettext(
+            "{each} or {more} cards ({total} ÷ {n}: the first {extra} player in dealing order get {more})",
+            "{each} or {more} cards ({total} ÷ {n}: the first {extra} players in dealing order get {more})",
+            extra).format(each=each, more=each + 1, total=total, n=n, extra=extra)))
     order = " ".join(_sym(r) for r in ranks)
     if jokers:
-        order += ", then " + ", ".join(_joker_name(j) for j in jokers)
-    out.append(("Rank order, low to high", order))
+        order += _(", then ") + _(", ").join(_joker_name(j) for j in jokers)
+    out.append((_("Rank order, low to high"), order))
     filler = s.get("filler_rank")
-    out.append(("Filler (贴钱)", f"{_sym(str(filler))}s may fill out a group of another rank" if filler is not None
-                else "none: every card of a group has its rank"))
-    out.append(("Beating a play", _beating(graph, bool(jokers))))
+    out.append((_("Filler (贴钱)"), _("{rank}s may fill out a group of another rank").format(rank=_sym(str(filler)))
+                if filler is not None else _("none: every card of a group has its rank")))
+    out.append((_("Beating a play"), _beating(graph, bool(jokers))))
     return out
 
 
@@ -139,32 +158,32 @@ def _beating(graph, jokers: bool) -> str:
     the count, which jokers cover a joker), so that the rulebook says what the engine does."""
     m = graph.model
     if m.model == "positional":
-        count = "the same number of cards" if m.same_count else "the number of cards may differ"
-        return f"{count}; card by card, strongest first: each card higher than the card it meets"
+        count = _("the same number of cards") if m.same_count else _("the number of cards may differ")
+        return count + _("; card by card, strongest first: each card higher than the card it meets")
     if m.same_count:
-        beat = "the same number of cards, of a higher rank"
+        beat = _("the same number of cards, of a higher rank")
     else:
-        beat = "a higher play; the number of cards may differ"
+        beat = _("a higher play; the number of cards may differ")
     if jokers:
-        cover = " or ".join(w for w, on in (("higher", m.cover_higher), ("equal", m.cover_equal)) if on)
+        cover = _(" or ").join(w for w, on in ((_("higher"), m.cover_higher), (_("equal"), m.cover_equal)) if on)
         off = _no_effect(graph)
         equal_many = m.equal_many if ("comparison", "joker_cover", "equal_many") not in off else 0
         lower_many = m.lower_many if ("comparison", "joker_cover", "lower_many") not in off else 0
         if cover:
-            beat += f"; attached jokers must be covered by {cover} jokers"
+            beat += _("; attached jokers must be covered by {cover} jokers").format(cover=cover)
         elif equal_many or lower_many:
-            beat += "; attached jokers must be covered"
+            beat += _("; attached jokers must be covered")
         else:
-            beat += "; a play with attached jokers cannot be beaten"
+            beat += _("; a play with attached jokers cannot be beaten")
         if not m.spare_for_rank:
-            beat += "; no jokers beyond those that cover"
+            beat += _("; no jokers beyond those that cover")
         if equal_many or lower_many:
             parts = []
             if equal_many:
-                parts.append(f"{equal_many} equal jokers beat one")
+                parts.append(_("{n} equal jokers beat one").format(n=equal_many))
             if lower_many:
-                parts.append(f"{lower_many} of the next lower kind beat one")
-            beat += " (" + ", ".join(parts) + ")"
+                parts.append(_("{n} of the next lower kind beat one").format(n=lower_many))
+            beat += " (" + _(", ").join(parts) + ")"
     return beat
 
 
@@ -188,10 +207,10 @@ def _setting_sentences(s, off: dict[tuple[str, ...], str] | None = None,
     apply is marked with what does not."""
     sentences = list(getattr(s, "sentences", ()) or ())
     if not sentences:
-        return [((), _Item(s.says or "", s.source))] if s.says else []
-    said: list[tuple[Sentence, str]] = []
+        return [((), _Item(said(s.says) or "", s.source))] if s.says else []
+    kept: list[tuple[Sentence, str]] = []
     for x in sentences:
-        text = x.says
+        text = said(x.says) or ""
         path = (files or {}).get(x.ruleset)
         dead = {p[1:]: why for p, why in (off or {}).items()
                 if p[0] == s.name and len(p) > 1 and (not x.keys or str(p[1]) in x.keys)
@@ -201,12 +220,12 @@ def _setting_sentences(s, off: dict[tuple[str, ...], str] | None = None,
             leaves = [q for q in written if not any(len(r) > len(q) and r[:len(q)] == q for r in written)]
             if not [q for q in leaves if not any(q[:len(d)] == d for d in dead)]:
                 continue  # it speaks only of values that take no effect (and replaces nothing)
-            text += " (Not in effect here: " + "; ".join(
-                f"{s.name}.{'.'.join(map(str, d))} {why}" for d, why in dead.items()) + ".)"
-        said.append((x, text))
-    return [(tuple(x.keys), _Item(text, x.source)) for i, (x, text) in enumerate(said)
+            text += _(" (Not in effect here: {what}.)").format(what="; ".join(
+                f"{s.name}.{'.'.join(map(str, d))} {why}" for d, why in dead.items()))
+        kept.append((x, text))
+    return [(tuple(x.keys), _Item(text, x.source)) for i, (x, text) in enumerate(kept)
             if not any(not x.keys or not y.keys or set(x.keys) & set(y.keys)
-                       for y, _ in said[i + 1:])]
+                       for y, _t in kept[i + 1:])]
 
 
 def _no_effect(graph) -> dict[tuple[str, ...], str]:
@@ -229,9 +248,10 @@ def _norm(text: str) -> str:
 def _sentence(n) -> str:
     """A rule's sentence; for a rule without one, its question and expressions, marked as such."""
     if n.says:
-        return n.says
-    when = f"when {' '.join(n.when.split())}: " if n.when else ""
-    return f"{HOOKS[n.hook].doc} {when}{n.effect} {' '.join(n.expr.split())} (rule {n.id}, no description)"
+        return said(n.says) or ""
+    when = _("when {guard}: ").format(guard=" ".join(n.when.split())) if n.when else ""
+    return f"{HOOKS[n.hook].doc} {when}{n.effect} {' '.join(n.expr.split())}" + _(
+        " (rule {id}, no description)").format(id=n.id)
 
 
 def _chain(graph) -> list[tuple[str, str | None, str]]:
@@ -241,11 +261,12 @@ def _chain(graph) -> list[tuple[str, str | None, str]]:
     out = []
     for i, path in enumerate(graph.resolved.chain):
         if i == 0:
-            out.append((graph.resolved.name, graph.resolved.title, display_path(path)))
+            out.append((graph.resolved.name, said(graph.resolved.title), display_path(path)))
             continue
         try:
             data = load_file(path).data
-            out.append((str(data.get("ruleset") or Path(path).stem), data.get("title"), display_path(path)))
+            out.append((str(data.get("ruleset") or Path(path).stem), said(file_text(data.get("title"), data)),
+                        display_path(path)))
         except Exception:
             out.append((Path(path).stem, None, display_path(path)))
     return out
@@ -340,12 +361,12 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
         best = max(per_phase.values())
         phase = next(n.phase for n in pool if per_phase[n.phase] == best)
         anchor = next(n for n in pool if n.phase == phase)
-        if anchor.says and _norm(s.says) in _norm(anchor.says):
+        if anchor.says and _norm(said(s.says) or "") in _norm(said(anchor.says) or ""):
             continue  # the rule already says it
         anchored.setdefault(anchor.id, []).append(name)
 
     sections: list[_Section] = []
-    cards = _Section("cards", "The cards", facts=_facts(graph))
+    cards = _Section("cards", _("The cards"), facts=_facts(graph))
     for name in card_settings:
         cards.items.extend(_setting_items(resolved.settings[name], off, files))
     sections.append(cards)
@@ -356,7 +377,8 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             continue
         sec = by_phase.get(n.phase)
         if sec is None:
-            sec = by_phase[n.phase] = _Section(n.phase, _HEADINGS.get(n.phase, n.phase.capitalize()))
+            sec = by_phase[n.phase] = _Section(n.phase, _(_HEADINGS[n.phase]) if n.phase in _HEADINGS
+                                               else n.phase.capitalize())
             sections.append(sec)
         if shown(n):
             hooks_in.setdefault(n.phase, set()).add(n.hook)
@@ -371,17 +393,18 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
         if sec.phase == "tribute":
             parts = []
             if hooks & _TRIBUTE_HOOKS:
-                parts.append("Between games: tribute")
+                parts.append(_("Between games: tribute"))
             if "seat_setup" in hooks:
-                parts.append("after the deal: buying and giving cards" if parts else "After the deal: buying and giving cards")
-            sec.heading = "; ".join(parts) or "Between games"
+                parts.append(_("after the deal: buying and giving cards") if parts
+                             else _("After the deal: buying and giving cards"))
+            sec.heading = _("; ").join(parts) or _(_HEADINGS["tribute"])
         elif sec.phase == "setup":
             parts = []
             if hooks & _REVOLUTION_HOOKS:
-                parts.append("revolution")
+                parts.append(_("revolution"))
             if "declare" in hooks:
-                parts.append("declarations")
-            sec.heading = "Before play" + (": " + " and ".join(parts) if parts else "")
+                parts.append(_("declarations"))
+            sec.heading = _(_HEADINGS["setup"]) + (_(": ") + _(" and ").join(parts) if parts else "")
 
     sources: list[str] = []
     for sec in sections:
@@ -427,22 +450,25 @@ def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> li
 def _text(graph, sections: list[_Section], sources: list[str]) -> str:
     r = graph.resolved
     out: list[str] = []
-    title = r.title or r.name
+    title = said(r.title) or r.name
     out += [title, "=" * _width(title), ""]
     if r.description:
-        out += _wrap(r.description, WIDTH) + [""]
+        out += _wrap(str(said(r.description)), WIDTH) + [""]
     chain = _chain(graph)
     label_w = 11
-    out += _wrap(f"{chain[0][0]} ({chain[0][2]})", WIDTH, f"{'Ruleset':<{label_w}}", " " * label_w)
+
+    def padded(text: str) -> str:
+        return text + " " * max(label_w - _width(text), 1)  # "": label_w spaces
+    out += _wrap(f"{chain[0][0]} ({chain[0][2]})", WIDTH, padded(_("Ruleset")), " " * label_w)
     if r.source:
-        out += _wrap(r.source, WIDTH, f"{'Source':<{label_w}}", " " * label_w)
+        out += _wrap(r.source, WIDTH, padded(_("Source")), " " * label_w)
     for i, (name, ptitle, path) in enumerate(chain[1:]):
-        label = "Builds on" if i == 0 else "which builds on"
+        head = _("Builds on") if i == 0 else _("which builds on")
         if i:
-            out += [" " * label_w + label]
-            label = ""
+            out += [" " * label_w + head]
+            head = ""
         out += _wrap(f"{name} ({path})" + (f": {ptitle}" if ptitle else ""), WIDTH,
-                     f"{label:<{label_w}}", " " * (label_w + 2))
+                     padded(head), " " * (label_w + 2))
     for num, sec in enumerate(sections, 1):
         head = f"{num}. {sec.heading}"
         out += ["", "", head, "-" * _width(head), ""]
@@ -458,8 +484,8 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
             text = item.text + (f" [{item.mark}]" if item.mark else "")
             out += _wrap(text, WIDTH, label, " " * len(label))
     if sources:
-        head = "Sources"
-        out += ["", "", head, "-" * len(head), ""]
+        head = _("Sources")
+        out += ["", "", head, "-" * _width(head), ""]
         mw = len(f"[{len(sources)}]") + 1
         for i, src in enumerate(sources, 1):
             mark = f"[{i}]"
@@ -478,15 +504,16 @@ def _md(text: str, table: bool = False) -> str:
 
 def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
     r = graph.resolved
-    out: list[str] = [f"# {_md(r.title or r.name)}", ""]
+    out: list[str] = [f"# {_md(said(r.title) or r.name)}", ""]
     if r.description:
-        out += [_md(r.description), ""]
+        out += [_md(said(r.description) or ""), ""]
     chain = _chain(graph)
-    out.append(f"- **Ruleset:** `{chain[0][0]}` (`{chain[0][2]}`)")
+    colon = _(":")
+    out.append(f"- **{_('Ruleset')}{colon}** `{chain[0][0]}` (`{chain[0][2]}`)")
     if r.source:
-        out.append(f"- **Source:** {_md(r.source)}")
+        out.append(f"- **{_('Source')}{colon}** {_md(r.source)}")
     if len(chain) > 1:
-        out.append("- **Builds on:** " + ", which builds on ".join(
+        out.append(f"- **{_('Builds on')}{colon}** " + _(", which builds on ").join(
             f"`{name}` (`{path}`)" + (f": {_md(t)}" if t else "") for name, t, path in chain[1:]))
     for num, sec in enumerate(sections, 1):
         out += ["", f"## {num}. {_md(sec.heading)}", ""]
@@ -499,16 +526,21 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
             mark = f" [{item.mark}]" if item.mark else ""
             out.append(f"- **{num}.{j}** {_md(item.text)}{mark}")
     if sources:
-        out += ["", "## Sources", ""]
+        out += ["", f"## {_('Sources')}", ""]
         out += [f"{i}. {_md(src)}" for i, src in enumerate(sources, 1)]
     return "\n".join(out).rstrip() + "\n"
 
 
-def ruleset_doc(graph, fmt: str = "text") -> str:
+def ruleset_doc(graph, fmt: str = "text", lang: Language | None = None) -> str:
     """The rulebook of a compiled ruleset (:class:`~gouji_dsl.ruleset.graph.RuleGraph`) as ``text`` (wrapped
-    at 88 columns) or ``markdown``."""
+    at 88 columns) or ``markdown``, in ``lang`` (default: the active language, :func:`gouji_dsl.i18n.current`)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
-    sections, sources = _build(graph)
-    return (_markdown if fmt == "markdown" else _text)(graph, sections, sources)
+    was = i18n.current()
+    i18n.use(was if lang is None else lang)
+    try:
+        sections, sources = _build(graph)
+        return (_markdown if fmt == "markdown" else _text)(graph, sections, sources)
+    finally:
+        i18n.use(was)
 

@@ -1,0 +1,75 @@
+"""The words of the game (术语): the names of the places and of the events and markers, as a ruleset
+calls them (``words:``), per language.
+
+Rulesets, not the code, name them: base gives 头科 … 大落 and 烧牌, 革命, 让牌, 够死级, 开点 …; a
+variant that calls them otherwise (``words: {places: {6: 落科}}``) shows its own words wherever
+they are shown. ``words:`` has two groups: ``places`` (place number → word) and ``terms``
+(:class:`Term` → word); each word is a text, plain or per language (see
+:mod:`gouji_dsl.ruleset.languages`), and a child's word replaces its parent's, entry by entry.
+
+The one accessor: :func:`game_words` (``game_words(graph.resolved).place(6)`` → ``大落`` in Chinese,
+``last (大落)`` in English; ``.term(Term.BURN)``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from gouji_dsl.i18n import Language, _
+from gouji_dsl.ruleset.spec import ResolvedRuleset, Wording
+
+__all__ = ["Term", "GameWords", "game_words"]
+
+
+class Term(StrEnum):
+    """The events and markers of the game a ruleset names (``words.terms``). The values are the
+    engine's event types (``burn``, ``revolution``, ``place`` ...) and flag names (``dead_gouji``,
+    ``opened`` ...) where there is one."""
+
+    GOUJI = "gouji"                    #: a gouji play (够级牌)
+    PASS = "pass"                      #: passing (过牌)
+    YIELD = "yield"                    #: yielding to the next players (让牌)
+    BURN = "burn"                      #: burning (烧牌)
+    COUNTER_BURN = "counter_burn"      #: burning the burner (反烧)
+    BURN_UNDONE = "burn_undone"        #: the burner's opposite beats him (解烧)
+    BURN_SUCCESS = "burn_success"      #: a burn that went out (烧成)
+    BURN_FAILED = "burn_failed"        #: a bluff burn that failed (诈烧); its place is the place word
+    REVOLUTION = "revolution"          #: revolution (革命)
+    PLACE = "place"                    #: going out (走科)
+    DEAD_GOUJI = "dead_gouji"          #: a gouji nobody may answer (够死级)
+    OPENED = "opened"                  #: opening the point (开点)
+    DECLARED = "declared"              #: declaring the point (宣点)
+    STUCK = "stuck"                    #: stuck with threes (憋三 / 闷)
+    HEADLESS = "headless"              #: without an opposite (无头)
+    KEEP_HEAD = "keep_head"            #: keeping a head after the opposite's revolution (要头)
+    SCRAMBLE = "scramble"              #: the four-way scramble (四人乱缠)
+    SWEEP = "sweep"                    #: one team takes the first places (串三户)
+    NEXT_LEADS = "next_leads"          #: the next player leads after one goes out (接风)
+    SHOW_COUNT = "show_count"          #: showing the count of one's cards (报牌)
+    TRIBUTE = "tribute"                #: tribute between games (进贡)
+    RETURN_TRIBUTE = "return_tribute"  #: return tribute (还贡)
+
+
+@dataclass(frozen=True)
+class GameWords:
+    """The words of the game of one ruleset (:func:`game_words`)."""
+
+    places: dict[str, Wording]
+    terms: dict[str, Wording]
+
+    def place(self, place: int, lang: Language | None = None) -> str:
+        """The name of ``place`` (1 = the first out) in ``lang`` (default: the active language);
+        ``place N`` for a place the ruleset does not name."""
+        w = self.places.get(str(place))
+        return w.in_lang(lang) if w is not None else _("place {n}").format(n=place)
+
+    def term(self, term: Term | str, lang: Language | None = None) -> str | None:
+        """The ruleset's word for ``term`` in ``lang`` (default: the active language), or None when
+        it names none."""
+        w = self.terms.get(str(term))
+        return w.in_lang(lang) if w is not None else None
+
+
+def game_words(resolved: ResolvedRuleset) -> GameWords:
+    """The words of the game a resolved ruleset gives (``words:``, inherited)."""
+    return GameWords(dict(resolved.words.get("places", {})), dict(resolved.words.get("terms", {})))

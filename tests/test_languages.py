@@ -1,0 +1,190 @@
+"""Texts per language in rulesets (issue 26): ``languages:``, ``says: {zh: …, en: …}``, their
+diagnostics (matched by code), inheritance, and ``validate --strict``'s MissingLanguage warning."""
+from __future__ import annotations
+
+import copy
+import pickle
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.diagnostics import Code, GoujiError
+from gouji_dsl.i18n import Language
+from gouji_dsl.ruleset.check import check
+from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.spec import Wording, said
+from gouji_dsl.tools.cli import cli
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def codes_of(path: Path) -> list[tuple[str, int, int]]:
+    with pytest.raises(GoujiError) as info:
+        resolve(path)
+    return [(d.code, d.line, d.col) for d in info.value.diagnostics]
+
+
+BOTH = """
+ruleset: both
+extends: online
+languages: [en, zh]
+title: {en: "Both languages", zh: "两种语言"}
+description: "Plain: English."
+rules:
+  - id: yield.someone-left
+    on: yield
+    when: "not scramble"
+    require: "not (done(downstream(seat)) and done(downstream(downstream(seat))))"
+    says:
+      zh: "下两家至少有一家没有过牌时才能让牌。"
+      en: "You may yield only if at least one of the next two players has not passed."
+"""
+
+
+def test_per_language_says_round_trip(tmp_path):
+    r = resolve(write(tmp_path, "both.yaml", BOTH))
+    rule = r.rule("yield.someone-left")
+    assert rule is not None and isinstance(rule.says, Wording)
+    assert rule.says.in_lang(Language.ZH) == "下两家至少有一家没有过牌时才能让牌。"
+    assert rule.says.in_lang(Language.EN) == "You may yield only if at least one of the next two players has not passed."
+    assert str(rule.says) == rule.says.in_lang(Language.EN)  # the string itself: the first declared language
+    assert rule.says.origin is not None and (rule.says.origin.line, rule.says.origin.col) == (12, 7)
+    assert r.languages == (Language.EN, Language.ZH)
+    assert said(r.title, Language.ZH) == "两种语言" and said(r.title, Language.EN) == "Both languages"
+    # a plain string means the ruleset's first language, and has no other
+    assert r.description == "Plain: English." and r.description.languages == (Language.EN,)
+    assert said(r.description, Language.ZH) == "Plain: English."
+    # copied and pickled whole (rulesets go to worker processes)
+    for again in (pickle.loads(pickle.dumps(rule.says)), copy.deepcopy(rule.says)):
+        assert again == rule.says and again.texts == rule.says.texts and again.origin == rule.says.origin
+
+
+def test_plain_string_says_unchanged():
+    r = resolve("online")
+    rule = r.rule("yield.someone-left")
+    assert rule is not None
+    assert rule.says == "You may yield only if at least one of the next two players has not passed."
+    assert isinstance(rule.says, str)
+    assert said(rule.says, Language.EN) == rule.says
+
+
+def test_plain_strings_take_the_first_declared_language_and_it_is_inherited(tmp_path):
+    write(tmp_path, "zhfirst.yaml", """
+        ruleset: zhfirst
+        extends: online
+        languages: [zh, en]
+        title: 中文规则
+        """)
+    child = write(tmp_path, "child.yaml", """
+        ruleset: child
+        extends: zhfirst.yaml
+        title: 青岛俱乐部
+        """)
+    r = resolve(child)
+    assert r.languages == (Language.ZH, Language.EN)
+    assert r.title is not None and r.title.languages == (Language.ZH,)
+    # base's own plain strings stay English: each file's plain strings are in its own declared language
+    seats = r.settings["seats"].says
+    assert isinstance(seats, Wording) and seats.lang == Language.EN
+
+
+def test_unknown_language_code(tmp_path):
+    p = write(tmp_path, "bad.yaml", """
+        ruleset: bad
+        extends: online
+        languages: [en, zh, jp]
+        title: {en: "x", fr: "y"}
+        """)
+    found = codes_of(p)
+    assert (Code.UNKNOWN_LANGUAGE, 3, 21) in found  # in languages:
+    assert (Code.UNKNOWN_LANGUAGE, 4, 18) in found  # a text's key
+    with pytest.raises(GoujiError) as info:
+        resolve(p)
+    assert any("did you mean" in (d.hint or "") or "en, zh" in (d.hint or "") for d in info.value.diagnostics)
+
+
+def test_language_not_declared(tmp_path):
+    p = write(tmp_path, "undeclared.yaml", """
+        ruleset: undeclared
+        extends: online
+        rules:
+          - id: yield.someone-left
+            on: yield
+            require: "true"
+            says: {en: "You may yield.", zh: "可以让牌。"}
+        """)
+    assert codes_of(p) == [(Code.LANGUAGE_NOT_DECLARED, 7, 34)]
+
+
+def test_empty_texts(tmp_path):
+    p = write(tmp_path, "empty.yaml", """
+        ruleset: empty
+        extends: online
+        languages: [en, zh]
+        title: ""
+        description: {}
+        rules:
+          - id: yield.someone-left
+            on: yield
+            require: "true"
+            says: {en: "You may yield.", zh: "  "}
+        """)
+    found = codes_of(p)
+    assert [c for c, _l, _c in found] == [Code.EMPTY_TEXT] * 3
+    assert [line for _c, line, _col in found] == [4, 5, 10]
+
+
+def test_duplicate_language(tmp_path):
+    p = write(tmp_path, "twice.yaml", "ruleset: twice\nextends: online\nlanguages: [en, en]\n")
+    assert [c for c, _l, _c in codes_of(p)] == [Code.DUPLICATE_ENTRY]
+
+
+def test_strict_warns_where_a_declared_language_is_missing(tmp_path):
+    p = write(tmp_path, "half.yaml", """
+        ruleset: half
+        extends: online
+        languages: [en, zh]
+        title: {en: "Half", zh: "一半"}
+        rules:
+          - id: yield.someone-left
+            on: yield
+            when: "not scramble"
+            require: "not (done(downstream(seat)) and done(downstream(downstream(seat))))"
+            says: "Only English here."
+        """)
+    plain = check(str(p))
+    assert not [d for d in plain.diagnostics if d.code == Code.MISSING_LANGUAGE]
+    strict = check(str(p), strict=True)
+    missing = [d for d in strict.diagnostics if d.code == Code.MISSING_LANGUAGE]
+    assert [(d.line, d.col, d.severity) for d in missing] == [(10, 12, "warning")]
+    assert "zh" in missing[0].message
+    res = CliRunner().invoke(cli, ["validate", "--strict", str(p)])
+    assert res.exit_code == 1 and "MissingLanguage" in res.output
+
+
+def test_words_of_a_variant_replace_the_parents_entry_by_entry(tmp_path):
+    from gouji_dsl.ruleset.words import Term, game_words
+    p = write(tmp_path, "luoke.yaml", """
+        ruleset: luoke
+        extends: online
+        words:
+          places: {6: "the fallen (落科)"}
+          terms: {burn: "torching (烧牌)"}
+        """)
+    w = game_words(resolve(p))
+    assert w.place(6, Language.EN) == "the fallen (落科)"
+    assert w.term(Term.BURN, Language.EN) == "torching (烧牌)"
+
+
+def test_unknown_term(tmp_path):
+    p = write(tmp_path, "term.yaml", "ruleset: term\nextends: online\nwords:\n  terms: {bunr: x}\n")
+    with pytest.raises(GoujiError) as info:
+        resolve(p)
+    d = info.value.diagnostics[0]
+    assert d.code == Code.UNKNOWN_KEY and "'burn'" in (d.hint or "")

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gouji_dsl.diagnostics import Code, Diagnostic, SourcePos, did_you_mean
-from gouji_dsl.i18n import Language
+from gouji_dsl.diagnostics import Code, Diagnostic, SourcePos, did_you_mean, quoted
+from gouji_dsl.i18n import Language, _
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Wording
 
 if TYPE_CHECKING:
@@ -78,8 +78,9 @@ def declared(data: Any) -> tuple[Language, ...] | None:
 
 def _unknown(raw: RawRuleset, loc: Loc, code: Any, *, key: bool) -> Diagnostic:
     hint = did_you_mean(str(code), _CODES) or ""
-    hint = (hint + " " if hint else "") + "the languages are: " + ", ".join(_CODES)
-    return raw.diag(loc, f"unknown language {str(code)!r}", hint, key=key, code=Code.UNKNOWN_LANGUAGE)
+    hint = (hint + " " if hint else "") + _("the languages are: {codes}").format(codes=", ".join(_CODES))
+    return raw.diag(loc, _("unknown language {code}").format(code=quoted(str(code))), hint, key=key,
+                    code=Code.UNKNOWN_LANGUAGE)
 
 
 def check_file(raw: RawRuleset) -> list[Diagnostic]:
@@ -93,18 +94,20 @@ def check_file(raw: RawRuleset) -> list[Diagnostic]:
     for loc in text_locs(raw.data):
         value = raw.get(loc)
         if isinstance(value, str) and not value.strip():
-            out.append(raw.diag(loc, f"{_what(loc)} is empty", "write the sentence, or leave the key out",
-                                code=Code.EMPTY_TEXT))
+            out.append(raw.diag(loc, _("{what} is empty").format(what=_what(loc)),
+                                _("write the sentence, or leave the key out"), code=Code.EMPTY_TEXT))
         elif isinstance(value, dict):
             if not value:
-                out.append(raw.diag(loc, f"{_what(loc)} gives no text", "write it as `{en: \"...\", zh: \"...\"}`, "
-                                    "or as one string in the ruleset's first language", code=Code.EMPTY_TEXT))
+                out.append(raw.diag(loc, _("{what} gives no text").format(what=_what(loc)),
+                                    _("write it as `{{en: \"...\", zh: \"...\"}}`, or as one string in the ruleset's "
+                                      "first language"), code=Code.EMPTY_TEXT))
             for code, text in value.items():
                 if _language(code) is None:
                     out.append(_unknown(raw, loc + (code,), code, key=True))
                 elif isinstance(text, str) and not text.strip():
-                    out.append(raw.diag(loc + (code,), f"{_what(loc)} in {code!r} is empty",
-                                        "write the sentence, or leave this language out", code=Code.EMPTY_TEXT))
+                    out.append(raw.diag(loc + (code,), _("{what} in {code} is empty").format(
+                        what=_what(loc), code=quoted(code)), _("write the sentence, or leave this language out"),
+                        code=Code.EMPTY_TEXT))
     return out
 
 
@@ -119,22 +122,25 @@ def check_declared(raw: RawRuleset, langs: Sequence[Language]) -> list[Diagnosti
         for code in value if isinstance(value, dict) else ():
             lang = _language(code)
             if lang is not None and lang not in langs:
-                hint = (f"add it to `languages:` (now [{names}])" if own else
-                        f"this file declares no `languages:` and inherits [{names}]; declare `languages: "
-                        f"[{names}, {code}]`")
-                out.append(raw.diag(loc + (code,), f"{_what(loc)} is given in {code!r}, a language the ruleset "
-                                    "does not declare", hint, key=True, code=Code.LANGUAGE_NOT_DECLARED))
+                hint = (_("add it to `languages:` (now [{names}])").format(names=names) if own else
+                        _("this file declares no `languages:` and inherits [{names}]; declare `languages: "
+                          "[{names}, {code}]`").format(names=names, code=code))
+                out.append(raw.diag(loc + (code,), _("{what} is given in {code}, a language the ruleset does not "
+                                                     "declare").format(what=_what(loc), code=quoted(code)),
+                                    hint, key=True, code=Code.LANGUAGE_NOT_DECLARED))
     return out
 
 
 def _what(loc: Loc) -> str:
     if loc[0] == "rules":
-        return f"the sentence of rule #{loc[1] + 1}"
-    if loc[0] in ("settings", "definitions"):
-        return f"the sentence of {'setting' if loc[0] == 'settings' else 'definition'} {loc[1]!r}"
+        return _("the sentence of rule #{n}").format(n=loc[1] + 1)
+    if loc[0] == "settings":
+        return _("the sentence of setting {name}").format(name=quoted(loc[1]))
+    if loc[0] == "definitions":
+        return _("the sentence of definition {name}").format(name=quoted(loc[1]))
     if loc[0] == "words":
-        return f"the word {loc[1]}.{loc[2]}"
-    return f"the {loc[0]}"
+        return _("the word {group}.{key}").format(group=loc[1], key=quoted(loc[2]))
+    return _("the title") if loc[0] == "title" else _("the description")
 
 
 def wording(value: Any, langs: Sequence[Language], origin: SourcePos | None = None) -> Wording | None:
@@ -177,6 +183,6 @@ def missing_languages(r: ResolvedRuleset) -> Iterator[tuple[SourcePos, str, str]
         lacking = [lang.value for lang in r.languages if lang not in w.texts]
         if lacking:
             given = ", ".join(lang.value for lang in w.languages)
-            yield (w.origin, f"this text is given in {given} and not in {', '.join(lacking)}, which the ruleset "
-                   "declares", "give it per language: `{" + ", ".join(f"{lang.value}: \"...\"" for lang in r.languages)
-                   + "}`")
+            yield (w.origin, _("this text is given in {given} and not in {missing}, which the ruleset declares").format(
+                given=given, missing=", ".join(lacking)), _("give it per language: `{{{texts}}}`").format(
+                texts=", ".join(f"{lang.value}: \"...\"" for lang in r.languages)))

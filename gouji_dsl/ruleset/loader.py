@@ -45,7 +45,7 @@ from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
 from gouji_dsl import resources
-from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean, quoted
 from gouji_dsl.i18n import N_, Language, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset import languages
@@ -793,9 +793,9 @@ def _check_terms(raw: RawRuleset) -> list[Diagnostic]:
     from gouji_dsl.ruleset.words import Term
     terms = raw.get(("words", "terms"))
     known = [t.value for t in Term]
-    return [raw.diag(("words", "terms", k), f"unknown term {k!r} in words.terms",
-                     _join([did_you_mean(str(k), known), "the terms are: " + ", ".join(known)]), key=True,
-                     code=Code.UNKNOWN_KEY)
+    return [raw.diag(("words", "terms", k), _("unknown term {term} in words.terms").format(term=quoted(k)),
+                     _join([did_you_mean(str(k), known), _("the terms are: {terms}").format(terms=", ".join(known))]),
+                     key=True, code=Code.UNKNOWN_KEY)
             for k in (terms if isinstance(terms, dict) else ()) if k not in known]
 
 

@@ -457,10 +457,11 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
               help="Plain text wrapped at 88 columns, or markdown (headings, lists, a table).")
 @click.option("-o", "--output", "output", type=SafePath(dir_okay=False), default=None, metavar="FILE",
               help="Write the rulebook to FILE instead of standard output.")
-# issue 26: until the group's own --lang lands (the i18n helper), doc takes it here; remove it then
-@click.option("--lang", "lang", type=click.Choice(["en", "zh"]), default=None,
-              help="The rulebook's language (default: gouji's language: GOUJI_LANG, the locale, else English).")
-def doc_command(ruleset: str, fmt: str, output: str | None, lang: str | None) -> None:
+# the same --lang as gouji's own (`gouji doc online --lang zh` as well as `gouji --lang zh doc online`)
+@click.option("--lang", "lang", metavar="zh|en", default=None, is_eager=True, expose_value=False,
+              callback=lambda ctx, param, value: _use_language(ctx, param, value) if value else None,
+              help="The rulebook's language: zh (中文) or en (default: gouji's language).")
+def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
     """Write a printable rulebook of RULESET from its rules' sentences, settings and sources.
 
     The title, description, source and the files it builds on; the cards (players, pack size, cards
@@ -468,11 +469,8 @@ def doc_command(ruleset: str, fmt: str, output: str | None, lang: str | None) ->
     rules that can fire under the ruleset's settings, numbered, each citing its source; and the list
     of sources.
     """
-    from gouji_dsl import i18n
     from gouji_dsl.tools.doc import ruleset_doc
 
-    if lang is not None:
-        i18n.use(i18n.parse(lang))
     graph = _load_graph(ruleset)
     text = ruleset_doc(graph, fmt)
     if output is None:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from gouji_dsl import i18n
 from gouji_dsl.engine.cards import NAMES
-from gouji_dsl.i18n import Language, _, ngettext
+from gouji_dsl.i18n import N_, Language, _, ngettext
 from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
@@ -45,12 +45,6 @@ __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
 
 FORMATS: tuple[str, ...] = ("text", "markdown")
 WIDTH = 88
-
-
-def N_(message: str) -> str:
-    """Marks ``message`` for the catalog (Babel's ``N_``) where it is written; it is translated
-    where it is shown, with :func:`gouji_dsl.i18n._`."""
-    return message
 
 
 _HEADINGS: dict[str, str] = {
@@ -95,10 +89,16 @@ def _sym(k: str) -> str:
 
 def _joker_name(k: str, plural: bool = False) -> str:
     name = NAMES.get(k, k)
-    head, sep, tail = name.partition(" (")
-    if not sep:
-        return name
-    return _("{name} ({term})").format(name=_(head + "s" if plural else head), term=tail.removesuffix(")"))
+    words = _JOKER_WORDS.get(name)
+    return name if words is None else _(words[plural])
+
+
+_JOKER_WORDS: dict[str, tuple[str, str]] = {
+    "small joker (小王)": (N_("small joker (小王)"), N_("small jokers (小王)")),
+    "big joker (大王)": (N_("big joker (大王)"), N_("big jokers (大王)")),
+    "eagle (鹰)": (N_("eagle (鹰)"), N_("eagles (鹰)")),
+}
+"""The jokers' names (:data:`gouji_dsl.engine.cards.NAMES`), one and several, for the catalog."""
 
 
 def _facts(graph) -> list[tuple[str, str]]:
@@ -129,7 +129,8 @@ def _facts(graph) -> list[tuple[str, str]]:
     if others:
         rank_part += _(" except ") + "; ".join(_("{count} of {ranks}").format(
             count=c, ranks=_(" and ").join(_sym(r) for r in rs)) for c, rs in others)
-    joker_parts = [f"{counts[j]} {_joker_name(j, counts[j] != 1)}" for j in jokers if counts[j]]
+    joker_parts = [_("{count} {name}").format(count=counts[j], name=_joker_name(j, counts[j] != 1))
+                   for j in jokers if counts[j]]
     decks = (s.get("deck") or {}).get("decks")
     pack = _("{total} cards").format(total=total) + (
         _(" ({decks} decks)").format(decks=decks) if isinstance(decks, int) and decks > 1 else "")

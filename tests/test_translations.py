@@ -122,3 +122,40 @@ def test_compiled_catalogs_are_current():
     stale = [str(po.relative_to(ROOT)) for po in (ROOT / "gouji_dsl" / "locale").glob("*/LC_MESSAGES/*.po")
              if po.with_suffix(".mo").is_file() and po.with_suffix(".mo").stat().st_mtime < po.stat().st_mtime]
     assert not stale, f"compiled catalogs older than their .po (run python setup.py build_ext --inplace): {stale}"
+
+
+def _calls_at_import(tree) -> list[int]:
+    """Lines of ``_(...)`` / ``ngettext(...)`` calls that run when the module is imported (module or class
+    level, default values, decorators): translated before the language is chosen."""
+    import ast
+    out: list[int] = []
+
+    def visit(node, in_function: bool) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for d in getattr(node, "decorator_list", []):
+                visit(d, in_function)
+            for d in node.args.defaults + node.args.kw_defaults:
+                if d is not None:
+                    visit(d, in_function)
+            for child in (node.body if isinstance(node.body, list) else [node.body]):
+                visit(child, True)
+            return
+        if not in_function and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("_", "ngettext"):
+            out.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_function)
+
+    visit(tree, False)
+    return out
+
+
+@pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.APP_DOMAIN])
+def test_no_message_is_translated_at_import_time(domain):
+    """The language is chosen at run time (--lang): a table of messages marks them with N_() and the code
+    shows them with _(text)."""
+    import ast
+    root = SOURCES[domain]
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in sorted(root.rglob("*.py"))
+             for line in _calls_at_import(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not found, "translated at import time (use N_() there and _() where shown):\n" + "\n".join(found)

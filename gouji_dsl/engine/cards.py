@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
+from gouji_dsl.i18n import _
 
 SYMBOLS: str = "3456789TJQKA2BRE"
 """Every card symbol the notation knows, in the default strength order (low to high)."""
@@ -64,23 +65,23 @@ def parse_cards(text: str, *, path: str = "<cards>", line: int = 0, col: int = 1
             if i + 1 < n and text[i + 1] == "0":
                 sym, width = "T", 2
             else:
-                raise fail(i, f"unknown card '1' at column {col + i}", "write a ten as T or 10; " + CARDS_HINT)
+                raise fail(i, _("unknown card '1' at column {col}").format(col=col + i), _("write a ten as T or 10; ") + CARDS_HINT)
         elif ch in SYMBOLS:
             sym, width = ch, 1
         else:
-            raise fail(i, f"unknown card {ch!r} at column {col + i}", _hint(ch))
+            raise fail(i, _("unknown card {ch!r} at column {col}").format(ch=ch, col=col + i), _hint(ch))
         i += width
         suit = ""
         if i < n and text[i] in SUITS:
             if sym in SUITLESS:
-                raise fail(i, f"a joker takes no suit: {text[i]!r} at column {col + i}")
+                raise fail(i, _("a joker takes no suit: {text!r} at column {col}").format(text=text[i], col=col + i))
             suit = text[i]
             i += 1
         if i < n and text[i].isdigit() and sym == "T" and width == 2:
-            raise fail(i, f"unknown card {text[i - 2:i + 1]!r} at column {col + i - 2}")
+            raise fail(i, _("unknown card {text!r} at column {col}").format(text=text[i - 2:i + 1], col=col + i - 2))
         cards.append(Card(sym, suit))
     if not cards and not allow_empty:
-        raise fail(0, "empty play: no cards given", "write cards such as 'RR TTT'")
+        raise fail(0, _("empty play: no cards given"), _("write cards such as 'RR TTT'"))
     return cards
 
 

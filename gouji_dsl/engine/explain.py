@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,8 +48,8 @@ class Because:
 
     def words(self) -> str:
         """``fact (rule.id, file:line; setting NAME KEY: VALUE, file:line)``."""
-        cites = "; ".join(_cite(r) for r in self.reasons)
-        return f"{self.fact} ({cites})" if cites else self.fact
+        cites = _("; ").join(_cite(r) for r in self.reasons)
+        return _("{fact} ({cites})").format(fact=self.fact, cites=cites) if cites else self.fact
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
@@ -92,18 +93,19 @@ class Explanation:
             [r for r in self.reasons if r.verdict == "allowed"]
         parts += [f"{_sentence_of(r)} ({_cite(r)})" for r in deciding]
         parts += [_cite(r) for r in self.reasons if r.verdict == SETTING_VERDICT]
-        verdict = "legal" if self.legal else "illegal"
-        warned = "".join(f"; but {w.words()}" for w in self.warnings)
-        return f"{self.move} is {verdict}" + (": " + "; ".join(parts) if parts else "") + warned + "."
+        sep = _("; ")
+        warned = "".join(_("; but {warning}").format(warning=w.words()) for w in self.warnings)
+        head = (_("{move} is legal") if self.legal else _("{move} is illegal")).format(move=self.move)
+        return head + (_(": ") + sep.join(parts) if parts else "") + warned + _(".")
 
     def format(self) -> str:
-        head = f"{self.move}: {'legal' if self.legal else 'illegal'}"
+        head = f"{self.move}: " + (_("legal") if self.legal else _("illegal"))
         lines = [head]
         if self.chain:
-            lines.append("  because:")
+            lines.append("  " + _("because:"))
             lines += ["    " + b.words() for b in self.chain]
         lines += ["  " + r.format() for r in self.reasons]
-        lines += ["  [warning] " + w.words() for w in self.warnings]
+        lines += ["  " + _("[warning] {warning}").format(warning=w.words()) for w in self.warnings]
         return "\n".join(lines)
 
 
@@ -111,8 +113,8 @@ class Explanation:
 def _cite(r: Reason) -> str:
     where = r.where
     if r.rule_id.startswith(SETTING_PREFIX):
-        return f"setting {r.text}" + (f", {where}" if where else "")
-    return r.rule_id + (f", {where}" if where else "")
+        return _("setting {text}").format(text=r.text) + (_(", {where}").format(where=where) if where else "")
+    return r.rule_id + (_(", {where}").format(where=where) if where else "")
 
 
 def _sentence_of(r: Reason) -> str:
@@ -150,21 +152,21 @@ def setting_reasons(graph: RuleGraph, names: Iterable[str], key: str | None = No
     holding ``key`` (a rank, say), else ``NAME: VALUE`` (shortened) at the setting's position."""
     out = []
     for dotted in names:
-        name, _, sub = dotted.partition(".")
+        name, _dot, sub = dotted.partition(".")
         st = graph.resolved.settings.get(name)
         if st is None:
             continue
         value = st.value
         if sub and isinstance(value, dict) and _has_key(value, sub):
-            text = f"{name}.{sub}: {_short(_get_key(value, sub))}"
+            text = _("{name}.{sub}: {short}").format(name=name, sub=sub, short=_short(_get_key(value, sub)))
             out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, st.key_origins.get(sub) or st.origin))
             continue
         if isinstance(value, dict) and key is not None and _has_key(value, key):
             v = _get_key(value, key)
-            text = f"{name} {key}: {_short(v)}"
+            text = _("{name} {key}: {short}").format(name=name, key=key, short=_short(v))
             pos = st.key_origins.get(key) or st.key_origins.get(str(key)) or st.origin
         else:
-            text = f"{name}: {_short(value)}"
+            text = _("{name}: {short}").format(name=name, short=_short(value))
             pos = st.origin
         out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, pos))
     return tuple(out)
@@ -184,7 +186,7 @@ def _short(v: Any, limit: int = 60) -> str:
     elif isinstance(v, bool):
         text = "true" if v else "false"
     elif isinstance(v, dict):
-        text = "{" + ", ".join(f"{k}: {_short(x, limit)}" for k, x in v.items()) + "}"
+        text = "{" + ", ".join(_("{k}: {short}").format(k=k, short=_short(x, limit)) for k, x in v.items()) + "}"
     elif isinstance(v, list):
         text = "[" + ", ".join(_short(x, limit) for x in v) + "]"
     else:
@@ -207,10 +209,10 @@ def with_settings(graph: RuleGraph, reasons: Iterable[Reason], key: str | None =
 def _seats(xs: Iterable[int]) -> str:
     xs = list(xs)
     if not xs:
-        return "nobody"
+        return _("nobody")
     if len(xs) == 1:
-        return f"seat {xs[0]}"
-    return "seats " + ", ".join(map(str, xs))
+        return _("seat {seat}").format(seat=xs[0])
+    return _("seats {seats}").format(seats=", ".join(map(str, xs)))
 
 
 def top_play_fact(state: GameState) -> Because | None:
@@ -224,8 +226,8 @@ def top_play_fact(state: GameState) -> Because | None:
     trace: list[Reason] = []
     is_gouji = bool(state.graph.value("gouji", ctx, trace))
     rank = top.rank
-    what = "is a gouji play" if is_gouji else "is not a gouji play"
-    return Because(f"{top.play.text} (seat {top.seat}) {what}", with_settings(state.graph, trace, rank))
+    what = _("is a gouji play") if is_gouji else _("is not a gouji play")
+    return Because(_("{text} (seat {seat}) {what}").format(text=top.play.text, seat=top.seat, what=what), with_settings(state.graph, trace, rank))
 
 
 def situation(state: GameState) -> list[Because]:
@@ -235,29 +237,29 @@ def situation(state: GameState) -> list[Because]:
     if state.phase == "play":
         for seat, place in sorted(state.places.items(), key=lambda kv: kv[1]):
             reasons = state.decided.get(f"place:{seat}", ())
-            out.append(Because(f"seat {seat} took place {place}", with_settings(g, reasons)))
+            out.append(Because(_("seat {seat} took place {place}").format(seat=seat, place=place), with_settings(g, reasons)))
     if state.phase == "play" and state.top is None and state.to_act is not None:
-        out.append(Because(f"seat {state.to_act} leads this trick", with_settings(g, state.decided.get("leader", ()))))
+        out.append(Because(_("seat {to_act} leads this trick").format(to_act=state.to_act), with_settings(g, state.decided.get("leader", ()))))
     if state.phase == "play" and state.top is not None:
         fact = top_play_fact(state)
         if fact is not None:
             out.append(fact)
         top = state.top
         for flag, reasons in _flags_on(state, top.seat):
-            out.append(Because(f"seat {top.seat} is marked {flag}", reasons))
+            out.append(Because(_("seat {seat} is marked {flag}").format(seat=top.seat, flag=flag), reasons))
         burn = state.decided.get("burn_order", ())
         if burn:
             order = [s for s, cap in _queue_plan(state) if cap == "burn" and state.graph.n_seats >= s >= 1]
-            out.append(Because(f"the burn order is {', '.join(map(str, order)) if order else '(none)'}",
+            out.append(Because(_("the burn order is {join}").format(join=', '.join(map(str, order)) if order else _("(none)")),
                                with_settings(g, burn)))
         follow = state.decided.get("follow_order", ())
         if follow:
             order = [s for s, cap in _queue_plan(state) if cap == "follow"]
-            out.append(Because(f"the others are asked in the order {', '.join(map(str, order)) or '(none)'}",
+            out.append(Because(_("the others are asked in the order {join}").format(join=', '.join(map(str, order)) or _("(none)")),
                                with_settings(g, follow)))
         if state.yielders:
             yt = state.decided.get("yield_to", ())
-            out.append(Because(f"{_seats(state.yielders)} yielded", with_settings(g, yt)))
+            out.append(Because(_("{seats} yielded").format(seats=_seats(state.yielders)), with_settings(g, yt)))
     if state.phase in ("return", "setup", "choose", "declare"):
         out += transfer_facts(state)
     if state.phase == "over":
@@ -272,7 +274,8 @@ def transfer_facts(state: GameState) -> list[Because]:
         if e.get("type") != "transfer" or not e.get("kind"):
             continue
         reasons = state.decided.get(f"tribute:{e['kind']}:{e['giver']}:{e['receiver']}", ())
-        out.append(Because(f"seat {e['giver']} gave seat {e['receiver']} {e['cards']} as {e['kind']} tribute",
+        out.append(Because(_("seat {giver} gave seat {receiver} {cards} as {kind} tribute").format(
+            giver=e['giver'], receiver=e['receiver'], cards=e['cards'], kind=e['kind']),
                            with_settings(state.graph, reasons)))
     return out
 
@@ -301,7 +304,7 @@ def flag_facts(state: GameState, reasons: Iterable[Reason], ctx_seats: Iterable[
     for r in reasons:
         if r.rule is not None:
             for text in (r.rule.when or "", r.rule.expr or ""):
-                names.update(name for _, name in _FLAG_RE.findall(text))
+                names.update(name for _seat, name in _FLAG_RE.findall(text))
     for seat in ctx_seats:
         for name in sorted(names):
             if (name, seat) in seen or seat not in state.flags.get(name, ()):
@@ -310,7 +313,7 @@ def flag_facts(state: GameState, reasons: Iterable[Reason], ctx_seats: Iterable[
             rid = state.marked_by.get((name, seat))
             node = state.graph.node(rid) if rid else None
             if node is not None:
-                out.append(Because(f"seat {seat} is marked {name}",
+                out.append(Because(_("seat {seat} is marked {name}").format(seat=seat, name=name),
                                    with_settings(state.graph, [_rule_reason(node)])))
     return out
 
@@ -320,18 +323,19 @@ def outcome_facts(state: GameState) -> list[Because]:
     out: list[Because] = []
     g = state.graph
     if state.voided:
-        out.append(Because("the deal was voided", with_settings(g, state.decided.get("redeal", ()))))
+        out.append(Because(_("the deal was voided"), with_settings(g, state.decided.get("redeal", ()))))
         return out
     for seat, place in sorted(state.places.items(), key=lambda kv: kv[1]):
-        out.append(Because(f"seat {seat} took place {place}", with_settings(g, state.decided.get(f"place:{seat}", ()))))
+        out.append(Because(_("seat {seat} took place {place}").format(
+            seat=seat, place=place), with_settings(g, state.decided.get(f"place:{seat}", ()))))
     over = state.decided.get("game_over", ())
     if over:
-        out.append(Because("the game ended", with_settings(g, over)))
+        out.append(Because(_("the game ended"), with_settings(g, over)))
     sweep = state.decided.get("sweep", ())
-    out.append(Because("it was a sweep (串三户)" if state.sweep else "it was not a sweep", with_settings(g, sweep)))
+    out.append(Because(_("it was a sweep (串三户)") if state.sweep else _("it was not a sweep"), with_settings(g, sweep)))
     for seat in state.seat_list:
         sc = state.decided.get(f"score:{seat}", ())
-        out.append(Because(f"seat {seat} scores {state.scores.get(seat)}", with_settings(g, sc)))
+        out.append(Because(_("seat {seat} scores {state}").format(seat=seat, state=state.scores.get(seat)), with_settings(g, sc)))
     return out
 
 
@@ -359,11 +363,12 @@ def burn_outlook(state: GameState, move: Any) -> tuple[list[Because], str]:
     work out (out of budget: no claim either way; empty otherwise)."""
     from gouji_dsl.engine.lookahead import UndecidedBurn, doomed_burn
     doomed = doomed_burn(state, move)
-    what = "this burn" if move.verb == "burn" else "this lead"
+    what = _("this burn") if move.verb == "burn" else _("this lead")
     if doomed is None:
         return [], ""
     if isinstance(doomed, UndecidedBurn):
-        return [], (f"whether {what} can succeed was not worked out (too many ways to play it; "
-                    f"{doomed.examined} positions looked at)")
-    return [Because(f"{what} cannot succeed: seat {doomed.seat} cannot keep leading as burning requires with "
-                    "what he holds, however the others answer (诈烧)", with_settings(state.graph, doomed.reasons))], ""
+        return [], (_("whether {what} can succeed was not worked out (too many ways to play it; "
+                    "{examined} positions looked at)").format(what=what, examined=doomed.examined))
+    return [Because(_("{what} cannot succeed: seat {seat} cannot keep leading as burning requires with "
+                    "what he holds, however the others answer (诈烧)").format(
+                        what=what, seat=doomed.seat), with_settings(state.graph, doomed.reasons))], ""

@@ -26,6 +26,7 @@ from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.outcome import Outcome
 from gouji_dsl.engine.terms import CARD_VERBS as _CARD_VERBS
 from gouji_dsl.engine.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
+from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
 from gouji_dsl.ruleset.graph import Reason, RuleFailed, RuleGraph
 
@@ -92,26 +93,27 @@ def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path:
     verbs = ", ".join(VERBS)
     parts = text.strip().split(None, 2)
     if len(parts) < 2:
-        raise fail(0, f"a move is '<seat> <verb> [cards]', got {text!r}", "e.g. '3 play RR TTT' or '2 pass'")
+        raise fail(0, _("a move is '<seat> <verb> [cards]', got {text!r}").format(text=text), _("e.g. '3 play RR TTT' or '2 pass'"))
     seat_s, verb = parts[0], parts[1]
     spos = text.find(seat_s)
     seats = f"1..{n_seats}" if n_seats else "a seat number"
     seat_n = read_seat(seat_s)
     if seat_n is None:
-        raise fail(spos, f"a move starts with a seat {seats} written in digits 0-9, got {seat_s[:20]!r}",
-                   "e.g. '3 play RR TTT'", Code.BAD_SEAT)
+        raise fail(spos, _("a move starts with a seat {seats} written in digits 0-9, got {seat_s!r}").format(seats=seats, seat_s=seat_s[:20]),
+                   _("e.g. '3 play RR TTT'"), Code.BAD_SEAT)
     seat = seat_n
     if seat < 1 or (n_seats is not None and seat > n_seats):
-        raise fail(spos, f"seat must be {seats}, got {seat_s!r}", None, Code.BAD_SEAT)
+        raise fail(spos, _("seat must be {seats}, got {seat_s!r}").format(seats=seats, seat_s=seat_s), None, Code.BAD_SEAT)
     vpos = text.find(verb, spos + len(seat_s))
     if verb not in VERBS:
         guess = did_you_mean(verb, [str(v) for v in VERBS])
-        raise fail(vpos, f"unknown move {verb!r}", (f"{guess} " if guess else "") + f"moves: {verbs}", Code.UNKNOWN_MOVE)
+        raise fail(vpos, _("unknown move {verb!r}").format(verb=verb),
+                   (f"{guess} " if guess else "") + _("moves: {verbs}").format(verbs=verbs), Code.UNKNOWN_MOVE)
     v = Verb(verb)
     rest = parts[2] if len(parts) > 2 else ""
     if v in _CARD_VERBS:
         if not rest.strip():
-            raise fail(len(text), f"'{verb}' needs cards", f"e.g. '{seat} {verb} RR TTT'")
+            raise fail(len(text), _("'{verb}' needs cards").format(verb=verb), _("e.g. '{seat} {verb} RR TTT'").format(seat=seat, verb=verb))
         cpos = text.find(rest, vpos + len(verb))
         cards = model.parse(rest, path=path, line=line, col=col + cpos)
         return Move(seat, v, cards)
@@ -119,11 +121,11 @@ def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path:
         arg = rest.strip()
         known = tuple(Choice) + tuple(words)
         if arg not in known:
-            raise fail(vpos, f"choose takes {' or '.join(repr(str(c)) for c in known)}, got {arg!r}",
-                       did_you_mean(arg, known) if arg else "e.g. '6 choose head'")
+            raise fail(vpos, _("choose takes {join}, got {arg!r}").format(join=' or '.join(repr(str(c)) for c in known), arg=arg),
+                       did_you_mean(arg, known) if arg else _("e.g. '6 choose head'"))
         return Move(seat, v, None, arg)
     if rest.strip():
-        raise fail(text.find(rest, vpos + len(verb)), f"'{verb}' takes no argument")
+        raise fail(text.find(rest, vpos + len(verb)), _("'{verb}' takes no argument").format(verb=verb))
     return Move(seat, v)
 
 
@@ -599,8 +601,8 @@ class GameState:
         Raises :class:`GoujiError` (:attr:`Code.RULE_FAILED`, naming ``rule_id``) for another value.
         Whether the game is then over is decided by the caller, once the move's effects are done."""
         if how not in _PLACEMENTS:
-            raise self._rule_error(rule_id, f"placed seat {seat} {how!r}, which is not a placement",
-                                   "a placement is one of: " + ", ".join(repr(str(p)) for p in Placement))
+            raise self._rule_error(rule_id, _("placed seat {seat} {how!r}, which is not a placement").format(seat=seat, how=how),
+                                   _("a placement is one of: ") + ", ".join(repr(str(p)) for p in Placement))
         if not self.is_active(seat):
             return
         self.failed.add(seat)
@@ -629,7 +631,7 @@ class GameState:
         """A rule answered outside what the engine can use: an error naming the rule and its line."""
         node = self.graph.node(rule_id) if rule_id else None
         if node is None:
-            return GoujiError(Diagnostic("<game>", 0, 0, f"{rule_id or 'the ruleset'}: {message}", hint,
+            return GoujiError(Diagnostic("<game>", 0, 0, _("{rule_id}: {message}").format(rule_id=rule_id or _("the ruleset"), message=message), hint,
                                          code=Code.RULE_FAILED))
         # a RuleFailed, as a failing expression is: the play screen keeps the game, simulate names the game
         return RuleFailed(node.id, node.origin, message, hint=hint)
@@ -637,7 +639,8 @@ class GameState:
     def _seat_answer(self, v: Any, key: str, what: str) -> int:
         """A seat given by a rule (kept under ``key``), checked to be 1..N."""
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= self.n_seats:
-            raise self._rule_error(self._answered_by(key), f"{what} must be a seat 1..{self.n_seats}, got {v!r}")
+            raise self._rule_error(self._answered_by(key), _("{what} must be a seat 1..{n_seats}, got {v!r}").format(
+                what=what, n_seats=self.n_seats, v=v))
         return v
 
     def _placement(self, v: Any, key: str, default: Placement) -> Placement:
@@ -645,14 +648,14 @@ class GameState:
         if v is None:
             return default
         if v not in _PLACEMENTS:
-            raise self._rule_error(self._answered_by(key), f"answered {v!r}, which is not a placement",
-                                   "a placement is one of: " + ", ".join(repr(str(p)) for p in Placement))
+            raise self._rule_error(self._answered_by(key), _("answered {v!r}, which is not a placement").format(v=v),
+                                   _("a placement is one of: ") + ", ".join(repr(str(p)) for p in Placement))
         return Placement(v)
 
     def _first_drawer(self) -> int:
         """Who is dealt the first card (the ruleset's ``first_drawer`` question)."""
         v = self._ask("first_drawer", Ctx(self))
-        return self._seat_answer(1 if v is None else v, "first_drawer", "the first drawer")
+        return self._seat_answer(1 if v is None else v, "first_drawer", _("the first drawer"))
 
     # -------------------------------------------------------------- between games
     def _pay_tribute(self) -> None:
@@ -698,7 +701,8 @@ class GameState:
             rounds = 1 if rounds is None else rounds
             if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 <= rounds <= MAX_SETUP_ROUNDS:
                 raise self._rule_error(self._answered_by("setup_rounds"),
-                                       f"setup_rounds must be a whole number 0..{MAX_SETUP_ROUNDS}, got {rounds!r}")
+                                       _("setup_rounds must be a whole number 0..{max_setup_rounds}, got {rounds!r}").format(
+                                           max_setup_rounds=MAX_SETUP_ROUNDS, rounds=rounds))
             for r in range(1, rounds + 1):
                 for s in self.seat_list:
                     self.graph.trigger("seat_setup", Ctx(self, seat=s, round=r))
@@ -727,7 +731,7 @@ class GameState:
             cards = self.dealt_cards[s]
             symbols = [c.symbol for c in cards]
             i = -1
-            for _ in range(symbols.count(sym)):  # (only the cards of that kind are looked at)
+            for _k in range(symbols.count(sym)):  # (only the cards of that kind are looked at)
                 i = symbols.index(sym, i + 1)
                 c = cards[i]
                 if not c.suit:
@@ -849,10 +853,11 @@ class GameState:
         self.redeals += 1
         if self.redeals >= MAX_REDEALS:
             raise self._rule_error(self._answered_by(key),
-                                   f"it voided the deal {self.redeals} times in a row (at most {MAX_REDEALS - 1} "
-                                   "redeals per game, MAX_REDEALS): it voids (almost) every deal",
-                                   "check its condition against the pack; gouji validate --strict estimates how "
-                                   "often a deal is void")
+                                   _("it voided the deal {redeals} times in a row (at most {max_redeals} "
+                                   "redeals per game, MAX_REDEALS): it voids (almost) every deal").format(
+                                       redeals=self.redeals, max_redeals=MAX_REDEALS - 1),
+                                   _("check its condition against the pack; gouji validate --strict estimates how "
+                                   "often a deal is void"))
         self.redeal_pending = True
 
     def _redeal(self) -> None:
@@ -878,9 +883,9 @@ class GameState:
         counters kept ("once per game"), the void deals counted; the new deal's own questions then
         run (it may be voided in turn). Raises ValueError unless the deal is fixed and voided."""
         if self.source == "random" or not self.voided:
-            raise ValueError("only a voided fixed deal is dealt again with given hands")
+            raise ValueError(_("only a voided fixed deal is dealt again with given hands"))
         if self.redeals + 1 >= MAX_REDEALS:
-            raise ValueError(f"at most {MAX_REDEALS - 1} redeals per game (MAX_REDEALS)")
+            raise ValueError(_("at most {max_redeals} redeals per game (MAX_REDEALS)").format(max_redeals=MAX_REDEALS - 1))
         keep = kept_counters(self.graph, self.counters, (CounterReset.GAME, CounterReset.MATCH))
         fresh = GameState(self.graph, hands, rng=self.rng, game_number=self.game_number, leader=self.forced_leader,
                           source=self.source, seed=self.seed, prev=self.prev, _redeals=self.redeals + 1, _counters=keep)
@@ -910,12 +915,12 @@ class GameState:
             leader = self.forced_leader
         else:
             v = self._ask("first_leader", self._ctx())
-            leader = None if v is None else self._seat_answer(v, "first_leader", "the first leader")
+            leader = None if v is None else self._seat_answer(v, "first_leader", _("the first leader"))
         if not leader or not self.is_active(leader):
             leader = self.next_active(leader or self.n_seats)
         self._event("first_leader", seat=leader, forced=self.forced_leader)
         self.decided["leader"] = self.decided.get("first_leader", ()) if not self.forced_leader else \
-            (Reason("engine.forced-leader", "note", f"seat {leader} was made to lead first"),)
+            (Reason("engine.forced-leader", "note", _("seat {leader} was made to lead first").format(leader=leader)),)
         self._new_trick(leader)
 
     # -------------------------------------------------------------- tricks
@@ -999,7 +1004,8 @@ class GameState:
             return []
         if not isinstance(v, list) or any(isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= self.n_seats
                                           for s in v):
-            raise self._rule_error(self._answered_by(key), f"{key} must be a list of seats 1..{self.n_seats}, got {v!r}")
+            raise self._rule_error(self._answered_by(key), _("{key} must be a list of seats 1..{n_seats}, got {v!r}").format(
+                key=key, n_seats=self.n_seats, v=v))
         return v
 
     def _rebuild_queue(self) -> None:
@@ -1042,12 +1048,12 @@ class GameState:
         if self._settle():
             return
         v = self._ask("next_leader", Ctx(self, top=top))
-        leader = None if v is None else self._seat_answer(v, "next_leader", "the next leader")
+        leader = None if v is None else self._seat_answer(v, "next_leader", _("the next leader"))
         self.decided["leader"] = self.decided["next_leader"]
         if not leader or not self.is_active(leader):
             leader = winner if self.is_active(winner) else self.next_active(winner)
             self.decided["leader"] = (Reason("engine.next-active", "note",
-                                             f"the trick went to the next seat still playing, {leader}"),)
+                                             _("the trick went to the next seat still playing, {leader}").format(leader=leader)),)
         self._new_trick(leader)
 
     # -------------------------------------------------------------- places
@@ -1063,9 +1069,9 @@ class GameState:
         taken = set(self.places.values()) | self._reserved()
         free = [p for p in range(1, self.n_seats + 1) if p not in taken]
         if not free:
-            raise GoujiError(Diagnostic("<game>", 0, 0, f"no free place left (places: {self.places}, "
-                                        f"reserved for revolutionaries: {sorted(self._reserved())})",
-                                        "check the ruleset's revolution_place and place rules", code=Code.RULE_FAILED))
+            raise GoujiError(Diagnostic("<game>", 0, 0, _("no free place left (places: {places}, "
+                                        "reserved for revolutionaries: {sorted})").format(places=self.places, sorted=sorted(self._reserved())),
+                                        _("check the ruleset's revolution_place and place rules"), code=Code.RULE_FAILED))
         return free
 
     def _place(self, seat: int, place: int, rule: str = "", why: str = "") -> None:
@@ -1073,7 +1079,7 @@ class GameState:
         ``decided["place:SEAT"]`` for explanations (the record's event stays ``seat, place``)."""
         self.places[seat] = place
         self._event("place", seat=seat, place=place)
-        self.decided[f"place:{seat}"] = (self._because(rule, why or f"seat {seat} takes place {place}"),)
+        self.decided[f"place:{seat}"] = (self._because(rule, why or _("seat {seat} takes place {place}").format(seat=seat, place=place)),)
 
     def _because(self, rule_id: str, text: str) -> Reason:
         """A note that ``rule_id`` decided something (its sentence and position when it is a rule)."""
@@ -1087,7 +1093,7 @@ class GameState:
         placed (say, as 大落 in the same play) keeps its place."""
         if not self.is_active(seat):
             return
-        self._place(seat, self._free_places()[0], "engine.finish", "went out: the best free place (走科)")
+        self._place(seat, self._free_places()[0], "engine.finish", _("went out: the best free place (走科)"))
         self.finish_order.append(seat)
         self.finished_in_trick.append(seat)
         if self.burner == seat:
@@ -1112,7 +1118,7 @@ class GameState:
             return
         if self.to_act == seat or self.to_act is None:
             self.decided["leader"] = self.decided.get(key, ()) + (
-                Reason("engine.next-active", "note", "the failed burner's lead goes to the next seat still playing"),)
+                Reason("engine.next-active", "note", _("the failed burner's lead goes to the next seat still playing")),)
             self._new_trick(self.next_active(seat))
 
     def _lead_refusals(self, seat: int) -> tuple[Reason, ...]:
@@ -1165,9 +1171,9 @@ class GameState:
             missing = [s for s in rest if s not in order]
             if missing:
                 raise self._rule_error(self._answered_by("unfinished_order"),
-                                       f"the game ended with seat(s) {missing} still holding cards, but "
-                                       f"unfinished_order ({order}) does not rank them",
-                                       "unfinished_order lists every seat still playing, best first")
+                                       _("the game ended with seat(s) {missing} still holding cards, but "
+                                       "unfinished_order ({order}) does not rank them").format(missing=missing, order=order),
+                                       _("unfinished_order lists every seat still playing, best first"))
             rest = sorted(rest, key=order.index)
         rule = self._answered_by("unfinished_order")
         ranked = [(s, rule) for s in rest] + [(s, "engine.after-finishers") for s in self.late if s not in self.places]
@@ -1226,7 +1232,7 @@ class GameState:
     def _may_yield(self, s: int, trace: list[Reason] | None = None) -> bool:
         if s in self.yielded_this_top:
             if trace is not None:
-                trace.append(Reason("engine.yield-once", "forbade", "You have already yielded this play."))
+                trace.append(Reason("engine.yield-once", "forbade", _("You have already yielded this play.")))
             return False
         return self.graph.permit("yield", Ctx(self, seat=s, top=self.top), trace)
 
@@ -1235,24 +1241,25 @@ class GameState:
         t = trace if trace is not None else []
         s = self.to_act
         if self.phase == Phase.OVER:
-            t.append(Reason("engine.over", "forbade", "The game is over."))
+            t.append(Reason("engine.over", "forbade", _("The game is over.")))
             return False
         if move.seat != s:
-            t.append(Reason("engine.turn", "forbade", f"It is seat {s}'s turn, not seat {move.seat}'s."))
+            t.append(Reason("engine.turn", "forbade", _("It is seat {s}'s turn, not seat {seat}'s.").format(s=s, seat=move.seat)))
             if trace is not None:
                 self._why_not_asked(move, t)
             return False
         if self.phase == Phase.RETURN:
             want = self.return_queue[0][2]
             if move.verb != Verb.RETURN:
-                t.append(Reason("engine.phase", "forbade", f"Return {want} card(s) to seat {self.return_queue[0][1]} first (还贡)."))
+                t.append(Reason("engine.phase", "forbade", _("Return {want} card(s) to seat {giver} first (还贡).").format(
+                    want=want, giver=self.return_queue[0][1])))
                 return False
             cards = move.cards or ()
             if sum(cards) != want:
-                t.append(Reason("engine.return", "forbade", f"Return exactly {want} card(s)."))
+                t.append(Reason("engine.return", "forbade", _("Return exactly {want} card(s).").format(want=want)))
                 return False
             if any(c > h for c, h in zip(cards, self.hands[s])):
-                t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)}."))
+                t.append(Reason("engine.cards", "forbade", _("You do not hold {cards}.").format(cards=self.model.text(cards))))
                 return False
             return True
         if self.phase == Phase.ASK:
@@ -1261,74 +1268,76 @@ class GameState:
                 if move.verb == Verb.CHOOSE:
                     self.graph.permit("offer", Ctx(self, seat=s, choice=word), t)
                 return True
-            t.append(Reason("engine.phase", "forbade", f"Answer 'choose {word}' or 'pass' first."))
+            t.append(Reason("engine.phase", "forbade", _("Answer 'choose {word}' or 'pass' first.").format(word=word)))
             return False
         if self.phase == Phase.DECLARE:
             if move.verb in (Verb.DECLARE, Verb.PASS):
                 if move.verb == Verb.DECLARE:
                     self.graph.permit("declare", Ctx(self, seat=s), t)
                 return True
-            t.append(Reason("engine.phase", "forbade", "Answer 'declare' or 'pass' first (宣点)."))
+            t.append(Reason("engine.phase", "forbade", _("Answer 'declare' or 'pass' first (宣点).")))
             return False
         if self.phase == Phase.SETUP:
             if move.verb in (Verb.REVOLT, Verb.PASS):
                 if move.verb == Verb.REVOLT:
                     self.graph.permit("revolt", Ctx(self, seat=s), t)
                 return True
-            t.append(Reason("engine.phase", "forbade", "Setup: answer 'revolt' or 'pass' first."))
+            t.append(Reason("engine.phase", "forbade", _("Setup: answer 'revolt' or 'pass' first.")))
             return False
         if self.phase == Phase.CHOOSE:
             if move.verb == Verb.CHOOSE and move.arg in tuple(Choice):
                 self.graph.permit("choose", Ctx(self, seat=s), t)
                 return True
-            t.append(Reason("engine.phase", "forbade", "Choose 'head' or 'headless' first."))
+            t.append(Reason("engine.phase", "forbade", _("Choose 'head' or 'headless' first.")))
             return False
         cap = self.capacity
         if move.verb == Verb.PASS:
             if cap == Capacity.LEAD:
-                t.append(Reason("engine.lead", "forbade", "The leader must play: a lead cannot be passed."))
+                t.append(Reason("engine.lead", "forbade", _("The leader must play: a lead cannot be passed.")))
                 return False
             return True
         if move.verb == Verb.YIELD:
             if cap != Capacity.FOLLOW:
-                t.append(Reason("engine.yield", "forbade", "You can yield only when asked to answer a play."))
+                t.append(Reason("engine.yield", "forbade", _("You can yield only when asked to answer a play.")))
                 return False
             ok = self._may_yield(s, t)
             if not ok and not any(r.verdict == "forbade" for r in t):
-                t.append(Reason("engine.yield", "forbade", "No rule of this ruleset allows a yield here."))
+                t.append(Reason("engine.yield", "forbade", _("No rule of this ruleset allows a yield here.")))
             return ok
         if move.verb == Verb.DISCARD:
             if cap != Capacity.LEAD:
-                t.append(Reason("engine.discard", "forbade", "You may throw cards away only when you lead."))
+                t.append(Reason("engine.discard", "forbade", _("You may throw cards away only when you lead.")))
                 return False
             cards = move.cards or ()
             if any(c > h for c, h in zip(cards, self.hands[s])):
-                t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)}."))
+                t.append(Reason("engine.cards", "forbade", _("You do not hold {cards}.").format(cards=self.model.text(cards))))
                 return False
             tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
             ok = self.graph.permit("discard", Ctx(self, seat=s, play=tp), t)
             if not ok and not any(r.verdict == "forbade" for r in t):
-                t.append(Reason("engine.discard", "forbade", "No rule of this ruleset allows throwing these cards away."))
+                t.append(Reason("engine.discard", "forbade", _("No rule of this ruleset allows throwing these cards away.")))
             return ok
         if move.verb not in (Verb.PLAY, Verb.BURN):
-            t.append(Reason("engine.verb", "forbade", f"'{move.verb}' is not a move in this phase."))
+            t.append(Reason("engine.verb", "forbade", _("'{verb}' is not a move in this phase.").format(verb=move.verb)))
             return False
         if move.verb == Verb.BURN and cap != Capacity.BURN:
             if cap == Capacity.FOLLOW and self.top is not None:
                 self.graph.permit("burn", Ctx(self, seat=s, top=self.top), t)
-            t.append(Reason("engine.burn", "forbade", "You are not offered a burn of this play now."))
+            t.append(Reason("engine.burn", "forbade", _("You are not offered a burn of this play now.")))
             return False
         if move.verb == Verb.PLAY and cap == Capacity.BURN:
-            t.append(Reason("engine.burn", "forbade", "You are asked whether to burn: answer 'burn CARDS' or 'pass'."))
+            t.append(Reason("engine.burn", "forbade", _("You are asked whether to burn: answer 'burn CARDS' or 'pass'.")))
             return False
         cards = move.cards or ()
         hand = self.hands[s]
         if any(c > h for c, h in zip(cards, hand)):
-            t.append(Reason("engine.cards", "forbade", f"You do not hold {self.model.text(cards)} (hand: {self.hand_text(s)})."))
+            t.append(Reason("engine.cards", "forbade", _("You do not hold {cards} (hand: {hand}).").format(
+                cards=self.model.text(cards), hand=self.hand_text(s))))
             return False
         p = self.model.classify(tuple(cards))
         if not p.valid:
-            t.append(Reason("setting.play-shape", "forbade", f"{p.text} is not a play: {p.why}.", self._setting_where("filler_rank")))
+            t.append(Reason("setting.play-shape", "forbade", _("{text} is not a play: {why}.").format(
+                text=p.text, why=p.why), self._setting_where("filler_rank")))
             return False
         tp = TablePlay(p, s, self.kinds)
         tp.empties_hand = p.count == self.hand_size(s)
@@ -1345,10 +1354,11 @@ class GameState:
             self.graph.permit("burn", Ctx(self, seat=s, top=top), t)
         if not self.model.beats(top.play, p):
             t.append(Reason("setting.comparison", "forbade",
-                            f"{p.text} does not beat {top.play.text}: {self.model.why_not(top.play, p)}.",
+                            _("{text} does not beat {text2}: {why}.").format(text=p.text, text2=top.play.text, why=self.model.why_not(top.play, p)),
                             self._setting_where("comparison")))
             return False
-        t.append(Reason("setting.comparison", "allowed", f"{p.text} beats {top.play.text}.", self._setting_where("comparison")))
+        t.append(Reason("setting.comparison", "allowed", _("{text} beats {text2}.").format(
+            text=p.text, text2=top.play.text), self._setting_where("comparison")))
         return self.graph.permit("play", Ctx(self, seat=s, play=tp, top=top), t)
 
     def _why_not_asked(self, move: Move, t: list[Reason]) -> None:
@@ -1357,10 +1367,10 @@ class GameState:
         if self.phase != Phase.PLAY or self.top is None or not 1 <= seat <= self.n_seats:
             return
         if not self.is_active(seat):
-            t.append(Reason("engine.out", "forbade", f"Seat {seat} no longer plays in this game."))
+            t.append(Reason("engine.out", "forbade", _("Seat {seat} no longer plays in this game.").format(seat=seat)))
             return
         if seat == self.top.seat:
-            t.append(Reason("engine.own-play", "forbade", "The play on the table is your own."))
+            t.append(Reason("engine.own-play", "forbade", _("The play on the table is your own.")))
             return
         sub: list[Reason] = []
         ctx = Ctx(self, seat=seat, top=self.top)
@@ -1369,9 +1379,9 @@ class GameState:
         else:
             self.graph.permit("follow", ctx, sub)
         t.extend(r for r in sub if r.verdict == "forbade")
-        waiting = [q for q, _ in self.queue]
+        waiting = [q for q, _cap in self.queue]
         if not any(r.verdict == "forbade" for r in sub) and seat in waiting:
-            t.append(Reason("engine.order", "note", f"Seat {seat} will be asked after seat {self.to_act}."))
+            t.append(Reason("engine.order", "note", _("Seat {seat} will be asked after seat {to_act}.").format(seat=seat, to_act=self.to_act)))
 
     def _setting_where(self, name: str) -> SourcePos | None:
         st = self.graph.resolved.settings.get(name)
@@ -1610,7 +1620,7 @@ def check_seats(n: int, hands: Mapping[int, Any] | None, leader: int | None) -> 
     bad = [s for s in (hands or {}) if s not in seats] + \
         ([leader] if leader is not None and leader not in seats else [])
     if bad:
-        raise GoujiError(Diagnostic("<game>", 0, 0, f"seat {bad[0]!r} does not exist: this ruleset has seats 1..{n}",
+        raise GoujiError(Diagnostic("<game>", 0, 0, _("seat {bad!r} does not exist: this ruleset has seats 1..{n}").format(bad=bad[0], n=n),
                                     code=Code.BAD_SEAT))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 from gouji_dsl.engine.cards import SUITLESS, SUITS, Card, format_counts, parse_cards
+from gouji_dsl.i18n import _
 
 REQUIRED = object()
 """The default of an engine setting (or key) that every ruleset must give."""
@@ -131,25 +132,25 @@ class CardModel:
         jokers = _symbols(s.get("jokers") or [], "jokers")
         kinds = tuple(ranks + jokers)
         if len(set(kinds)) != len(kinds):
-            raise SettingError("jokers", "a card kind appears twice in ranks/jokers")
+            raise SettingError("jokers", _("a card kind appears twice in ranks/jokers"))
         filler_sym = s.get("filler_rank")
         filler = None
         if filler_sym is not None:
             filler_sym = str(filler_sym)
             if filler_sym not in ranks:
-                raise SettingError("filler_rank", f"filler_rank {filler_sym!r} is not one of the ranks",
-                                   "ranks: " + " ".join(ranks) + "; null for no filler")
+                raise SettingError("filler_rank", _("filler_rank {filler_sym!r} is not one of the ranks").format(filler_sym=filler_sym),
+                                   "ranks: " + " ".join(ranks) + _("; null for no filler"))
             filler = kinds.index(filler_sym)
         cmp = s.get("comparison") or {}
         cover = cmp.get("joker_cover") or {}
         deck = s.get("deck") or {}
         for key in ("decks", "cards_per_rank"):
             if not isinstance(deck.get(key), int) or isinstance(deck.get(key), bool):
-                raise SettingError("deck", f"deck.{key} must be a whole number, got {deck.get(key)!r}")
+                raise SettingError("deck", _("deck.{key} must be a whole number, got {deck!r}").format(key=key, deck=deck.get(key)))
         decks = int(deck["decks"])
         per_rank = int(deck["cards_per_rank"])
         if decks < 1 or per_rank < 1:
-            raise SettingError("deck", "deck: decks and cards_per_rank must be at least 1")
+            raise SettingError("deck", _("deck: decks and cards_per_rank must be at least 1"))
         jpd = {str(k): int(v) for k, v in (deck.get("jokers_per_deck") or {}).items()}
         counts = []
         for i, k in enumerate(kinds):
@@ -157,11 +158,11 @@ class CardModel:
             n -= int((deck.get("remove") or {}).get(k, 0) or 0)
             n += int((deck.get("add") or {}).get(k, 0) or 0)
             if n < 0:
-                raise SettingError("deck", f"deck: removing more {k} than the deck holds")
+                raise SettingError("deck", _("deck: removing more {k} than the deck holds").format(k=k))
             counts.append(n)
         model = str(cmp.get("model", "cover"))
         if model not in ("cover", "positional"):
-            raise SettingError("comparison", f"comparison.model must be 'cover' or 'positional', not {model!r}")
+            raise SettingError("comparison", _("comparison.model must be 'cover' or 'positional', not {model!r}").format(model=model))
         return cls(kinds=kinds, n_ranks=len(ranks), filler=filler,
                    mixed_as_lowest=bool(s.get("mixed_jokers_read_as_lowest", True)),
                    model=model, same_count=bool(cmp.get("same_count", True)),
@@ -186,8 +187,8 @@ class CardModel:
         v = [0] * len(self.kinds)
         for c in cards:
             if c.symbol not in self.kinds:
-                raise GoujiError(Diagnostic(path, line, col, f"this ruleset has no card {c.symbol!r}",
-                                            "cards: " + " ".join(self.kinds), code=Code.UNKNOWN_CARD))
+                raise GoujiError(Diagnostic(path, line, col, _("this ruleset has no card {symbol!r}").format(symbol=c.symbol),
+                                            _("cards: ") + " ".join(self.kinds), code=Code.UNKNOWN_CARD))
             v[self.kinds.index(c.symbol)] += 1
         return tuple(v)
 
@@ -232,13 +233,13 @@ class CardModel:
         nr = self.n_ranks
         total = sum(c)
         if total == 0:
-            return Play(c, False, why="an empty play", text=text)
+            return Play(c, False, why=_("an empty play"), text=text)
         ranks = [i for i in range(nr) if c[i]]
         jok = [i for i in range(nr, len(c)) if c[i]]
         filler = self.filler
         non_filler = [r for r in ranks if r != filler]
         if len(non_filler) > 1 or (len(non_filler) == 1 and filler is None and len(ranks) > 1):
-            return Play(c, False, why="a play must be one rank (with 2s as filler where allowed)", text=text)
+            return Play(c, False, why=_("a play must be one rank (with 2s as filler where allowed)"), text=text)
         used_filler = 0
         if non_filler:
             rank = non_filler[0]
@@ -280,22 +281,23 @@ class CardModel:
         if self.beats(lead, play):
             return ""
         if not play.valid:
-            return f"{play.text} is not a play ({play.why})"
+            return _("{text} is not a play ({why})").format(text=play.text, why=play.why)
         if self.same_count and play.count != lead.count:
-            return f"a follow has the same number of cards as the lead: {lead.count}, not {play.count}"
+            return _("a follow has the same number of cards as the lead: {count}, not {count2}").format(count=lead.count, count2=play.count)
         if self.model == "positional":
-            return f"card by card, every card of {play.text} must be higher than the card of {lead.text} it meets"
+            return _("card by card, every card of {text} must be higher than the card of {text2} it meets").format(text=play.text, text2=lead.text)
         if lead.jokers:
             avail = list(play.jokers)
             if not all(self._cover_one(x, avail) for x in lead.jokers):
-                by = " or ".join(w for w, on in (("a stronger", self.cover_higher), ("an equal", self.cover_equal)) if on)
-                return (f"the jokers of {lead.text} must each be covered by "
-                        f"{by + ' joker' if by else 'jokers as the comparison setting allows'} "
-                        f"(attached jokers are beaten on both parts)")
+                how = (_("a stronger or an equal joker") if self.cover_higher and self.cover_equal else
+                       _("a stronger joker") if self.cover_higher else _("an equal joker") if self.cover_equal else
+                       _("jokers as the comparison setting allows"))
+                return _("the jokers of {lead} must each be covered by {how} (attached jokers are beaten on both parts)").format(
+                    lead=lead.text, how=how)
         if lead.carried == 0:
-            return f"{lead.text} is only jokers: only stronger jokers beat it"
+            return _("{text} is only jokers: only stronger jokers beat it").format(text=lead.text)
         if play.carried and play.rank <= lead.rank:
-            return f"the rank must be higher than {self.kinds[lead.rank]}"
+            return _("the rank must be higher than {self}").format(self=self.kinds[lead.rank])
         return f"{play.text} does not match the {lead.carried} rank cards of {lead.text}"
 
     def _values(self, p: Play) -> list[int]:
@@ -384,7 +386,7 @@ class CardModel:
                         if rest < 0:
                             break
                         sums = ((rest, by_sum.get(rest, ())),)
-                    for _, combos in sums:
+                    for _sum, combos in sums:
                         for jc in combos:
                             v = list(zeros)
                             v[r] = n
@@ -431,9 +433,9 @@ def _symbols(v: Any, name: str) -> list[str]:
     elif isinstance(v, list):
         items = ["T" if str(x) == "10" else str(x) for x in v]
     else:
-        raise SettingError(name, f"{name} must be a list of card symbols")
+        raise SettingError(name, _("{name} must be a list of card symbols").format(name=name))
     from gouji_dsl.engine.cards import SYMBOLS
     for x in items:
         if x not in SYMBOLS:
-            raise SettingError(name, f"{name}: unknown card symbol {x!r}", "card symbols: 3-9 T J Q K A 2 B R E")
+            raise SettingError(name, _("{name}: unknown card symbol {x!r}").format(name=name, x=x), _("card symbols: 3-9 T J Q K A 2 B R E"))
     return items

@@ -25,7 +25,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
 from gouji_dsl.engine.model import CardModel, SettingError
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
 from gouji_dsl.lang.check import DefInfo, Definitions, Scope, VarSig, check, unknown_names
 from gouji_dsl.lang.compile import Compiler
@@ -120,7 +120,13 @@ class Reason:
 
     def format(self) -> str:
         loc = f" ({self.where})" if self.where else ""
-        return f"[{self.verdict}] {self.rule_id}{loc}: {self.text}"
+        verdict = _(_VERDICT_WORDS[self.verdict]) if self.verdict in _VERDICT_WORDS else self.verdict
+        return f"[{verdict}] {self.rule_id}{loc}: {self.text}"
+
+
+_VERDICT_WORDS = {"allowed": N_("allowed"), "forbade": N_("forbade"), "note": N_("note"), "answered": N_("answered"),
+                  "setting": N_("setting")}
+"""How a :class:`Reason`'s verdict is shown (the verdicts themselves stay these words: code matches them)."""
 
 
 class RuleFailed(GoujiError):

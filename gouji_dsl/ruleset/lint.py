@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.fold import truthy
 from gouji_dsl.lang.types import Enum, strip
@@ -233,32 +234,32 @@ def rule_never_fires(c: Context) -> Found:
             continue
         if why.cause in (Cause.SETTINGS, Cause.FLAGS) and n.id not in c.switched.dead:
             continue  # switched off by this file's own setting: a default-off mechanic
-        yield n.origin, f"rule {n.id!r} can never fire: {why.message}", _never_fires_hint(c.an, why)
+        yield n.origin, _("rule {id!r} can never fire: {message}").format(id=n.id, message=why.message), _never_fires_hint(c.an, why)
 
 
 def _never_fires_hint(an: Analysis, why: Why) -> str:
     if why.cause == Cause.FLAGS:
         return _unset_hint(an, why.tree)
     if why.kind == Dead.HOOK:
-        return "set the match length (settings.match_games) and the tribute kinds to use these rules"
-    return "check the guard against the settings shown; if the rule is meant to be off, remove it"
+        return _("set the match length (settings.match_games) and the tribute kinds to use these rules")
+    return _("check the guard against the settings shown; if the rule is meant to be off, remove it")
 
 
 def _unset_hint(an: Analysis, tree: A.Node | None) -> str:
     """The hint for a rule that needs a flag or counter nothing sets: a did-you-mean when there is one."""
-    hint = "add a rule that marks the flag (`mark: NAME`), or check its name; the engine itself sets " \
+    hint = _("add a rule that marks the flag (`mark: NAME`), or check its name; the engine itself sets ") \
            + ", ".join(sorted(ENGINE_FLAGS))
     for f in sorted(an.flag_names(tree)):
         if an.flags is not None and f not in an.flags:
             dym = did_you_mean(f, an.flags)
             if dym:
-                hint = f"flag {f!r}: {dym}"
+                hint = _("flag {f!r}: {dym}").format(f=f, dym=dym)
                 break
     for name in sorted(an.counter_names(tree)):
         if an.counters is not None and name not in an.counters:
             dym = did_you_mean(name, an.counters)
-            return f"counter {name!r}: {dym}" if dym else \
-                "add a rule that counts it (`count: NAME`, e.g. on after_yield), or check its name"
+            return _("counter {name!r}: {dym}").format(name=name, dym=dym) if dym else \
+                _("add a rule that counts it (`count: NAME`, e.g. on after_yield), or check its name")
     return hint
 
 
@@ -272,15 +273,16 @@ def reads_what_never_changes(c: Context) -> Found:
             continue
         trees = an.trees(n.id)
         for what, read, settable, always, verb, how in (
-                ("flag", set().union(*(an.flag_names(t) for t in trees)), an.flags, "false", "marks", "mark: NAME"),
-                ("counter", set().union(*(an.counter_names(t) for t in trees)), an.counters, "0", "counts", "count: NAME")):
+                (N_("flag"), set().union(*(an.flag_names(t) for t in trees)), an.flags, "false", N_("marks"), "mark: NAME"),
+                (N_("counter"), set().union(*(an.counter_names(t) for t in trees)), an.counters, "0", N_("counts"), "count: NAME")):
             if settable is None:
                 continue
             for name_read in sorted(x for x in read if x not in settable):
                 dym = did_you_mean(name_read, sorted(settable))
-                yield (n.origin, f"rule {n.id!r} reads {what} {name_read!r}, which no rule that can fire {verb}: "
-                       f"it is always {always} (the rule reads something that never changes)",
-                       dym or f"add a rule that {verb} it ({how}), or check the name")
+                yield (n.origin, _("rule {id!r} reads {what} {name_read!r}, which no rule that can fire {verb}: "
+                       "it is always {always} (the rule reads something that never changes)").format(
+                           id=n.id, what=_(what), name_read=name_read, verb=_(verb), always=always),
+                       dym or _("add a rule that {verb} it ({how}), or check the name").format(verb=_(verb), how=how))
 
 
 @finding(Code.RULE_SHADOWED)
@@ -294,13 +296,14 @@ def rule_shadowed(c: Context) -> Found:
             continue
         later = c.by_id[why.by]
         if not n.inherited:
-            yield n.origin, f"rule {n.id!r} can never decide {n.hook!r}: {why.message}", \
-                "delete one of the two, or give them different guards"
+            yield n.origin, _("rule {id!r} can never decide {hook!r}: {message}").format(id=n.id, hook=n.hook, message=why.message), \
+                _("delete one of the two, or give them different guards")
         elif not later.inherited:
-            yield (later.origin, f"rule {later.id!r} makes the inherited rule {n.id!r} ({where(n.origin)}) dead: "
-                   f"both answer {n.hook!r}, this one with {why.detail}, and the last matching rule wins",
-                   f"to replace it, give this rule the id {n.id!r} (it then overrides it in place), "
-                   f"or add {n.id!r} to `remove:`")
+            yield (later.origin, _("rule {id!r} makes the inherited rule {id2!r} ({where}) dead: "
+                   "both answer {hook!r}, this one with {detail}, and the last matching rule wins").format(
+                       id=later.id, id2=n.id, where=where(n.origin), hook=n.hook, detail=why.detail),
+                   _("to replace it, give this rule the id {id!r} (it then overrides it in place), "
+                   "or add {id!r} to `remove:`").format(id=n.id))
 
 
 @finding(Code.RULES_CONTRADICT)
@@ -321,11 +324,12 @@ def rules_contradict(c: Context) -> Found:
                 continue
             at = b if not b.inherited else a
             other = a if at is b else b
-            what = "one allows what the other forbids" if pair == {"allow", "deny"} else \
-                "one requires what the other forbids, so it is always forbidden"
-            yield (at.origin, f"rules {a.id!r} and {b.id!r} decide {hook!r} in the same state with "
-                   f"contradictory effects: {what} (other rule at {where(other.origin)})",
-                   "keep one of them, or give them different guards")
+            what = _("one allows what the other forbids") if pair == {"allow", "deny"} else \
+                _("one requires what the other forbids, so it is always forbidden")
+            yield (at.origin, _("rules {id!r} and {id2!r} decide {hook!r} in the same state with "
+                   "contradictory effects: {what} (other rule at {where})").format(
+                       id=a.id, id2=b.id, hook=hook, what=what, where=where(other.origin)),
+                   _("keep one of them, or give them different guards"))
 
 
 def _no_rule(c: Context, hook: str, message: str, hint: str) -> Found:
@@ -337,36 +341,36 @@ def _no_rule(c: Context, hook: str, message: str, hint: str) -> Found:
     ownrules = [n for n in rules if not n.inherited]
     rem = None if ownrules else _removal_origin(c.resolved, c.parent, hook)
     if ownrules:
-        yield ownrules[-1].origin, message + f" (rule {ownrules[-1].id!r} can never fire)", hint
+        yield ownrules[-1].origin, message + _(" (rule {ownrules!r} can never fire)").format(ownrules=ownrules[-1].id), hint
     elif rem is not None:
-        yield rem[0], message + f" (removing {rem[1]!r} left none)", hint
+        yield rem[0], message + _(" (removing {rem!r} left none)").format(rem=rem[1]), hint
     elif not rules:
         yield _top_origin(c.resolved), message, hint
     else:
-        yield _top_origin(c.resolved), message + f" (no {hook} rule can fire under these settings)", hint
+        yield _top_origin(c.resolved), message + _(" (no {hook} rule can fire under these settings)").format(hook=hook), hint
 
 
 @finding(Code.NO_WAY_OUT, Severity.ERROR)
 def game_never_ends(c: Context) -> Found:
     """The game can never end: no rule on ``game_over`` can fire, or every one that can always
     answers no."""
-    yield from _no_rule(c, "game_over", "the game can never end: no rule answers 'game_over' (the answer is always no)",
-                        "add a rule `on: game_over` with a `value:`, e.g. count(active_seats) <= 1")
+    yield from _no_rule(c, "game_over", _("the game can never end: no rule answers 'game_over' (the answer is always no)"),
+                        _("add a rule `on: game_over` with a `value:`, e.g. count(active_seats) <= 1"))
     over = c.live("game_over")
     if over and all(truthy(c.an.eval_tree(c.an.part(n, "effect"), "game_over")) is False for n in over):
-        yield (over[-1].origin, f"the game can never end: rule {over[-1].id!r} always answers 'game_over' with no",
-               "the value must become true once the game is decided, e.g. count(active_seats) <= 1")
+        yield (over[-1].origin, _("the game can never end: rule {over!r} always answers 'game_over' with no").format(over=over[-1].id),
+               _("the value must become true once the game is decided, e.g. count(active_seats) <= 1"))
 
 
 _ANSWERED_BY_THE_ENGINE = (
-    ("gouji", "no rule says what a gouji play is: no play is ever a gouji play",
-     "add a rule `on: gouji` (the engine's answer is no)"),
-    ("first_leader", "no rule chooses the first leader: seat 1 always leads the first trick",
-     "add a rule `on: first_leader`"),
-    ("follow_order", "no rule orders the answers to a play: every seat is asked once, in play order, passed or not",
-     "add a rule `on: follow_order`"),
-    ("next_leader", "no rule chooses who leads the next trick: the trick's winner, or the next player still in",
-     "add a rule `on: next_leader`"),
+    ("gouji", N_("no rule says what a gouji play is: no play is ever a gouji play"),
+     N_("add a rule `on: gouji` (the engine's answer is no)")),
+    ("first_leader", N_("no rule chooses the first leader: seat 1 always leads the first trick"),
+     N_("add a rule `on: first_leader`")),
+    ("follow_order", N_("no rule orders the answers to a play: every seat is asked once, in play order, passed or not"),
+     N_("add a rule `on: follow_order`")),
+    ("next_leader", N_("no rule chooses who leads the next trick: the trick's winner, or the next player still in"),
+     N_("add a rule `on: next_leader`")),
 )
 """Questions the game goes on without, with the engine's plain answer: a ruleset without a rule
 that can fire on one most likely lost it (hook, message, hint)."""
@@ -376,7 +380,7 @@ that can fire on one most likely lost it (hook, message, hint)."""
 def question_without_rule(c: Context) -> Found:
     """No rule that can fire says what a gouji play is, who leads first, the order of the answers
     to a play, or who leads the next trick: the engine's plain answer is used."""
-    for hook, message, hint in _ANSWERED_BY_THE_ENGINE:
+    for hook, message, hint in ((h, _(m), _(t)) for h, m, t in _ANSWERED_BY_THE_ENGINE):
         yield from _no_rule(c, hook, message, hint)
 
 
@@ -387,21 +391,21 @@ def _forbids_every(c: Context, hook: str, what: str) -> Found:
             continue
         v = truthy(c.an.eval_tree(c.an.part(n, "effect"), hook))
         if (n.effect == "deny" and v is True) or (n.effect == "require" and v is False):
-            yield (n.origin, f"rule {n.id!r} forbids every {hook!r}: {what}",
-                   "give the rule a guard (`when:`) or an effect that depends on the play")
+            yield (n.origin, _("rule {id!r} forbids every {hook!r}: {what}").format(id=n.id, hook=hook, what=what),
+                   _("give the rule a guard (`when:`) or an effect that depends on the play"))
 
 
 @finding(Code.NO_WAY_OUT, Severity.ERROR)
 def every_play_forbidden(c: Context) -> Found:
     """A rule that forbids every play (a ``deny`` always true, a ``require`` always false, with no
     guard or one that always holds): the game cannot go on."""
-    yield from _forbids_every(c, "play", "no play is ever allowed: the game cannot go on")
+    yield from _forbids_every(c, "play", _("no play is ever allowed: the game cannot go on"))
 
 
 @finding(Code.NO_WAY_OUT)
 def nobody_may_follow(c: Context) -> Found:
     """A rule that forbids every answer to a play (``follow``), as :func:`every_play_forbidden`."""
-    yield from _forbids_every(c, "follow", "nobody may ever answer a play")
+    yield from _forbids_every(c, "follow", _("nobody may ever answer a play"))
 
 
 @finding(Code.UNREAD_SETTING)
@@ -412,9 +416,9 @@ def unread_setting(c: Context) -> Found:
         if name in c.an.reads or name in ENGINE_SETTINGS:
             continue
         hint = did_you_mean(name, [m for m in c.an.reads if m != name] + list(ENGINE_SETTINGS)) \
-            or "rules read a setting as settings." + name + "; remove it, or check the name"
+            or _("rules read a setting as settings.") + name + _("; remove it, or check the name")
         yield (s.name_origin or s.origin,
-               f"setting {name!r} is read by no rule, no definition a rule uses, and not by the engine", hint)
+               _("setting {name!r} is read by no rule, no definition a rule uses, and not by the engine").format(name=name), hint)
 
 
 @finding(Code.UNREAD_SETTING)
@@ -439,11 +443,11 @@ def unread_setting_key(c: Context) -> Found:
                 continue
             if raw is not None and (base_loc + (k,)) in raw.keys:
                 o = raw.origin(base_loc + (k,), key=True)
-            yield (o, f"key {k!r} of setting {name!r} is read by nothing",
-                   did_you_mean(str(k), known) or f"keys read: {', '.join(sorted(known)) or 'none'}")
+            yield (o, _("key {k!r} of setting {name!r} is read by nothing").format(k=k, name=name),
+                   did_you_mean(str(k), known) or _("keys read: {join}").format(join=', '.join(sorted(known)) or 'none'))
 
 
-_LONG_FORM = "write the long form {value: ..., says: \"...\", source: \"...\"}"
+_LONG_FORM = N_("write the long form {value: ..., says: \"...\", source: \"...\"}")
 
 
 @finding(Code.STALE_SENTENCE)
@@ -452,8 +456,8 @@ def inherited_sentence_kept(c: Context) -> Found:
     may no longer be true (:func:`stale_says`)."""
     for name in sorted(stale_says(c.graph)):
         s = c.resolved.settings[name]
-        yield (s.origin, f"setting {name!r} is changed here but keeps an inherited sentence, which may no longer "
-               f"be true: {short(s.says or '', 90)!r}", _LONG_FORM)
+        yield (s.origin, _("setting {name!r} is changed here but keeps an inherited sentence, which may no longer "
+               "be true: {short!r}").format(name=name, short=short(s.says or '', 90)), _(_LONG_FORM))
 
 
 @finding(Code.STALE_SENTENCE)
@@ -465,8 +469,8 @@ def sentence_lost(c: Context) -> Found:
         if s.inherited or s.says or before is None or not before.says \
                 or normalize_setting(before.value) == normalize_setting(s.value):
             continue
-        yield (s.origin, f"setting {name!r} is changed here without a sentence (says): the rulebook (gouji doc) "
-               f"loses the parent's {short(before.says, 70)!r} and says nothing instead", _LONG_FORM)
+        yield (s.origin, _("setting {name!r} is changed here without a sentence (says): the rulebook (gouji doc) "
+               "loses the parent's {short!r} and says nothing instead").format(name=name, short=short(before.says, 70)), _(_LONG_FORM))
 
 
 _NUMBER_WORDS = {"a card": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -528,10 +532,11 @@ def inherited_rule_sentence_kept(c: Context) -> Found:
                 continue
             what = name if key is None else f"{name}.{key}"
             at = (s.key_origins.get(key) if key is not None else None) or s.origin
-            yield (at, f"setting {what!r} no longer has {', '.join(map(str, gone))} here, but rule {n.id!r}, which "
-                   f"reads it, keeps its inherited sentence, which says so: {short(n.says or '', 70)!r}",
-                   f"override rule {n.id!r} with its own says, or give it said_by: [{what}] and the setting a "
-                   f"sentence with its values")
+            yield (at, _("setting {what!r} no longer has {join} here, but rule {id!r}, which "
+                   "reads it, keeps its inherited sentence, which says so: {short!r}").format(
+                       what=what, join=', '.join(map(str, gone)), id=n.id, short=short(n.says or '', 70)),
+                   _("override rule {id!r} with its own says, or give it said_by: [{what}] and the setting a "
+                   "sentence with its values").format(id=n.id, what=what))
             break
 
 
@@ -565,9 +570,10 @@ def lookup_without_every_key(c: Context) -> Found:
             if at.path != c.own_path:
                 at = n.origin
             label = A.unparse(base)
-            yield (at, f"{label} has no key " + ", ".join(map(repr, absent)) + f": rule {n.id!r} "
-                   f"({where(n.origin)}) fails while the game runs when its key {A.unparse(x.key)} is one of them",
-                   f"give {label} every key ({', '.join(map(repr, kt.values))}), or test the key first (k in {label})")
+            yield (at, _("{label} has no key ").format(label=label) + ", ".join(map(repr, absent)) + _(": rule {id!r} "
+                   "({where}) fails while the game runs when its key {a} is one of them").format(id=n.id, where=where(n.origin), a=A.unparse(x.key)),
+                   _("give {label} every key ({join}), or test the key first (k in {label})").format(
+                       label=label, join=', '.join(map(repr, kt.values))))
 
 
 def _get(d: dict[Any, Any], key: Any) -> Any:
@@ -622,9 +628,9 @@ def change_without_effect(c: Context) -> Found:
             if not readers or not all(_never_asked(w) for w in whys):
                 continue
             label = f"{name}.{key}" if key else name
-            yield (at, f"setting {label} is changed here but has no effect: every rule that reads it answers a "
-                   f"question that is never asked ({whys[0].message if whys[0] else ''})",
-                   "remove the change, or make the question asked (tribute needs a match of several games)")
+            yield (at, _("setting {label} is changed here but has no effect: every rule that reads it answers a "
+                   "question that is never asked ({whys})").format(label=label, whys=whys[0].message if whys[0] else ''),
+                   _("remove the change, or make the question asked (tribute needs a match of several games)"))
 
 
 @finding(Code.UNREAD_SETTING)
@@ -647,11 +653,11 @@ def choice_never_asked(c: Context) -> Found:
         if at.path != c.own_path:
             continue
         if not offers:
-            yield (at, f"choice {str(word)!r} is never asked: no offer rule that can fire allows it",
-                   f"add a rule `on: offer` with `when: \"choice == '{word}'\"` and an `allow:`")
+            yield (at, _("choice {str!r} is never asked: no offer rule that can fire allows it").format(str=str(word)),
+                   _("add a rule `on: offer` with `when: \"choice == '{word}'\"` and an `allow:`").format(word=word))
         elif not answers:
-            yield (at, f"choice {str(word)!r} does nothing: no answered rule that can fire reads its answer",
-                   "add a rule `on: answered` (mark / count what the answer means), and a rule that reads it")
+            yield (at, _("choice {str!r} does nothing: no answered rule that can fire reads its answer").format(str=str(word)),
+                   _("add a rule `on: answered` (mark / count what the answer means), and a rule that reads it"))
 
 
 @finding(Code.UNLIKELY_TO_END)
@@ -665,7 +671,7 @@ def redeal_voids_most_deals(c: Context) -> Found:
             if not mine:
                 continue
             at = mine[0].origin
-            message = f"with this setting, {message}"
+            message = _("with this setting, {message}").format(message=message)
         yield at, message, hint
 
 
@@ -801,7 +807,8 @@ def _unpaid_tribute_kinds(graph: RuleGraph, an: Analysis, nodes: Sequence[RuleNo
         p = spec.positions.get(("order", order.index(k))) if spec is not None and k in order else None
         return p if p is not None and p.path == own_path else fallback
 
-    return [(listed_at(k), f"tribute kind {k!r} is paid by no rule: no tribute rule asks about it (the rules know {known})",
-             did_you_mean(k, words) or f"add rules `on: tribute` with `when: kind == '{k}'`, or remove it")
+    return [(listed_at(k), _("tribute kind {k!r} is paid by no rule: no tribute rule asks about it (the rules know {known})").format(
+        k=k, known=known),
+             did_you_mean(k, words) or _("add rules `on: tribute` with `when: kind == '{k}'`, or remove it").format(k=k))
             for k in unknown]
 

@@ -119,3 +119,24 @@ def test_a_chinese_locale_picks_chinese(tmp_path, broken):
     out = subprocess.run([sys.executable, "-m", "gouji_dsl", "validate", broken], capture_output=True, text=True,
                          encoding="utf-8", env=env, timeout=120)
     assert "problems" in out.stderr and not CJK.search(out.stderr)
+
+
+@pytest.mark.parametrize("args,english,chinese", [
+    (["simulate", "online", "-n", "2", "--workers", "1"], "2 games, seed", "2 局，种子"),
+    (["diff", "online", "qingdao"], "setting(s)", "个设置"),
+    (["show", "online", "--explain", "2 play AA"], "2 play AA: illegal", "2 play AA: 不合规则"),
+])
+def test_lang_zh_on_several_commands(runner, args, english, chinese):
+    en = runner.invoke(cli, args)
+    zh = runner.invoke(cli, ["--lang", "zh", *args])
+    assert en.exit_code == zh.exit_code == 0, (en.output, zh.output)
+    assert english in en.stdout, en.stdout
+    assert chinese in zh.stdout, zh.stdout
+
+
+def test_explain_in_chinese_keeps_rule_ids_and_checks(runner):
+    en = runner.invoke(cli, ["show", "online", "--explain", "2 play AA"]).stdout
+    zh = runner.invoke(cli, ["--lang", "zh", "show", "online", "--explain", "2 play AA"]).stdout
+    ids = re.compile(r"\b(?:engine|lead|setting)\.[\w.-]+")
+    assert ids.findall(zh) == ids.findall(en) and ids.findall(en)
+    assert "[禁止] engine.turn: 现在轮到 3 号位，不是 2 号位。" in zh

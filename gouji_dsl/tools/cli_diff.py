@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.i18n import _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
 from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure
@@ -88,7 +89,7 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
         for param in ctx.command.params:
             if param.name not in ("a", "b", "fmt", "games") and \
                     ctx.get_parameter_source(param.name or "") == click.core.ParameterSource.COMMANDLINE:
-                raise click.UsageError(f"{param.opts[0]} needs --simulate N")
+                raise click.UsageError(_("{param} needs --simulate N").format(param=param.opts[0]))
     ga, gb = _load([a, b])
     try:
         seats = runner_bots(bots, ga.n_seats)
@@ -104,7 +105,7 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
         except GoujiError as e:
             _fail(e.format())
         except compare.SimulationError as e:
-            _fail(f"error: {e}")
+            _fail(_("error: {e}").format(e=e))
         except KeyboardInterrupt:
             _fail("interrupted")
     if fmt == "json":
@@ -125,5 +126,5 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
         try:
             paths = compare.save_divergent(report, save_dir)
         except OSError as e:
-            _fail(f"error: {os_failure(e.filename or save_dir, 'write divergent deals', e)}")
-        err(f"saved {len(paths)} divergent deal(s) to {save_dir}")
+            _fail(_("error: {os_failure}").format(os_failure=os_failure(e.filename or save_dir, 'write divergent deals', e)))
+        err(_("saved {n} divergent deal(s) to {save_dir}").format(n=len(paths), save_dir=save_dir))

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.i18n import _
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
 from gouji_dsl.tools.exits import (
     EXIT_BAD_INPUT,
@@ -78,13 +79,13 @@ def _until(halfwidth: float | None, max_games: int | None, figure: str | None, g
     from gouji_dsl.tools.runs import Until
     if halfwidth is None:
         if max_games is not None:
-            raise click.UsageError("--max-games goes with --until-halfwidth")
+            raise click.UsageError(_("--max-games goes with --until-halfwidth"))
         if figure is not None:
-            raise click.UsageError("--figure goes with --until-halfwidth")
+            raise click.UsageError(_("--figure goes with --until-halfwidth"))
         return None
     top = max_games or games
     if top is None:
-        raise click.UsageError("--until-halfwidth needs --max-games N (or a number of deals)")
+        raise click.UsageError(_("--until-halfwidth needs --max-games N (or a number of deals)"))
     return Until(halfwidth, top, figure)
 
 
@@ -113,7 +114,7 @@ def progress_bar(description: str, total: int, games_per_deal: int, enabled: boo
                 first.append(done)  # deals already done (resumed) do not count in the speed
             dt = time.monotonic() - t0
             rate = (done - first[0]) * games_per_deal / dt if dt > 0 else 0.0
-            bar.update(task, completed=done, total=tot, rate=f"{rate:,.0f} games/s" if rate else "")
+            bar.update(task, completed=done, total=tot, rate=_("{rate:,.0f} games/s").format(rate=rate) if rate else "")
 
         yield progress
 
@@ -122,10 +123,10 @@ def _interrupted(e: Any, out: str | None) -> None:
     done = getattr(e, "games_done", 0)
     written = getattr(e, "chunks_written", 0)
     if out:
-        _err(f"interrupted after {done} deals; {written} chunk file(s) in {out}: run the same command with "
-             f"--resume to continue, or `gouji report {out}` to see what is there")
+        _err(_("interrupted after {done} deals; {written} chunk file(s) in {out}: run the same command with "
+             "--resume to continue, or `gouji report {out}` to see what is there").format(done=done, written=written, out=out))
     else:
-        _err(f"interrupted after {done} deals (nothing saved: --out DIR keeps finished chunks)")
+        _err(_("interrupted after {done} deals (nothing saved: --out DIR keeps finished chunks)").format(done=done))
     sys.exit(EXIT_INTERRUPTED)
 
 
@@ -136,11 +137,11 @@ def _stopped(e: Any, out: str | None) -> None:
     written = getattr(e, "chunks_written", 0)
     when = f" {e.hint}" if getattr(e, "hint", "") else ""
     if out:
-        _err(f"error: {e}; stopped after {done} deals: the {written} chunk file(s) in {out} are whole (nothing "
-             f"is damaged): run the same command with --resume to continue{when}")
+        _err(_("error: {e}; stopped after {done} deals: the {written} chunk file(s) in {out} are whole (nothing "
+             "is damaged): run the same command with --resume to continue{when}").format(e=e, done=done, written=written, out=out, when=when))
     else:
-        _err(f"error: {e}; stopped after {done} deals (nothing saved: with --out DIR the finished chunks are "
-             "kept and --resume continues)")
+        _err(_("error: {e}; stopped after {done} deals (nothing saved: with --out DIR the finished chunks are "
+             "kept and --resume continues)").format(e=e, done=done))
     sys.exit(EXIT_RUN_STOPPED)
 
 
@@ -155,12 +156,12 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     total = until.max_games if until is not None else games
     if run.get("resume") and not run.get("out"):
-        raise click.UsageError("--resume needs --out DIR")
+        raise click.UsageError(_("--resume needs --out DIR"))
     if run.get("scheduler") and run.get("executor") not in (None, "dask"):
-        raise click.UsageError("--scheduler goes with --executor dask")
+        raise click.UsageError(_("--scheduler goes with --executor dask"))
     executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
     try:
-        with progress_bar(f"{ga.name} vs {gb.name}", total, 2, show_progress) as progress:
+        with progress_bar(_("{name} vs {name2}").format(name=ga.name, name2=gb.name), total, 2, show_progress) as progress:
             return paired.paired_simulation(
                 ga, gb, total, seed, bots=bots, workers=workers, top=top, matches=matches, progress=progress,
                 executor=executor, scheduler=run.get("scheduler"), chunk_size=run.get("chunk_size"),
@@ -171,10 +172,10 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
     except RunStopped as e:
         _stopped(e, run.get("out"))
     except RunError as e:
-        _err(f"error: {e}")
+        _err(_("error: {e}").format(e=e))
         sys.exit(EXIT_BAD_INPUT)
     except KeyError as e:
-        _err(f"error: unknown figure {e.args[0]!r} (figures: {', '.join(paired.figure_names(ga.n_seats))})")
+        _err(_("error: unknown figure {e!r} (figures: {join})").format(e=e.args[0], join=', '.join(paired.figure_names(ga.n_seats))))
         sys.exit(EXIT_BAD_INPUT)
 
 
@@ -186,8 +187,8 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
 
     console = stdout_console(highlight=False)
     games = summary["games"]
-    console.print(f"[bold]{shown_markup(summary['ruleset'])}[/bold]: {games} games, seed {shown_markup(summary['seed'])}, "
-                  f"{shown_markup(bots)} bots")
+    console.print(_("[bold]{ruleset}[/bold]: {games} games, seed {seed}, {bots} bots").format(
+        ruleset=shown_markup(summary['ruleset']), games=games, seed=shown_markup(summary['seed']), bots=shown_markup(bots)))
     iv = summary.get("intervals") or {}
 
     def ci(key: str, percent: bool = False) -> str:
@@ -197,56 +198,58 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
         e = Estimate(d["value"], d["low"], d["high"], d["n"])
         return "  95% " + (f"[{e.low:.1%}, {e.high:.1%}]" if percent else f"[{e.low:.2f}, {e.high:.2f}]")
 
-    console.print(f"mean decisions per game: {summary['mean_decisions']:.1f}{ci('decisions')}")
-    console.print(f"mean tricks per game:    {summary['mean_tricks']:.1f}{ci('tricks')}")
+    console.print(_("mean decisions per game: {summary:.1f}{ci}").format(summary=summary['mean_decisions'], ci=ci('decisions')))
+    console.print(_("mean tricks per game:    {summary:.1f}{ci}").format(summary=summary['mean_tricks'], ci=ci('tricks')))
 
     dist: dict[str, dict[str, float]] = summary.get("place_distribution") or {}
     places = sorted({p for row in dist.values() for p in row}, key=int)
-    table = Table(title="place distribution by seat (share of games)", title_justify="left")
-    table.add_column("seat", justify="right")
+    table = Table(title=_("place distribution by seat (share of games)"), title_justify="left")
+    table.add_column(_("seat"), justify="right")
     for p in places:
-        table.add_column(f"place {p}", justify="right")
+        table.add_column(_("place {p}").format(p=p), justify="right")
     for seat in sorted(dist, key=int):
         table.add_row(seat, *(f"{dist[seat].get(p, 0.0):.1%}" for p in places))
     console.print(table)
 
     teams = summary.get("team_score_mean") or {}
-    console.print("mean team score:  " + ", ".join(f"team {t} {v:+.2f}" for t, v in teams.items()))
+    console.print(_("mean team score:  ") + ", ".join(_("team {t} {v:+.2f}").format(t=t, v=v) for t, v in teams.items()))
     if "score_spread" in iv:
-        console.print(f"score spread:     {iv['score_spread']['value']:.2f}{ci('score_spread')}  "
-                      "(between the teams' scores)")
-    console.print(f"sweep rate:       {summary['sweep_rate']:.1%}{ci('sweep_rate', True)}")
-    console.print(f"burn rate:        {summary['burn_rate']:.1%}{ci('burn_rate', True)}  (games with at least one burn)")
-    console.print(f"revolution rate:  {summary['revolution_rate']:.1%}{ci('revolution_rate', True)}  "
-                  "(games with at least one revolution)")
+        console.print(_("score spread:     {iv:.2f}{ci}  "
+                      "(between the teams' scores)").format(iv=iv['score_spread']['value'], ci=ci('score_spread')))
+    console.print(_("sweep rate:       {summary:.1%}{ci}").format(summary=summary['sweep_rate'], ci=ci('sweep_rate', True)))
+    console.print(_("burn rate:        {summary:.1%}{ci}  (games with at least one burn)").format(
+        summary=summary['burn_rate'], ci=ci('burn_rate', True)))
+    console.print(_("revolution rate:  {summary:.1%}{ci}  "
+                  "(games with at least one revolution)").format(summary=summary['revolution_rate'], ci=ci('revolution_rate', True)))
     if summary.get("until"):
         from gouji_dsl.tools.paired import precision_text
         line = precision_text(summary["until"], games, "games")
         console.print(shown_markup(line) if summary["until"].get("reached") else f"[yellow]{shown_markup(line)}[/yellow]")
     elif summary.get("stopped_by") == "halfwidth":
-        console.print("stopped when the interval was narrow enough (--until-halfwidth)")
+        console.print(_("stopped when the interval was narrow enough (--until-halfwidth)"))
     if summary.get("resumed_games"):
-        console.print(f"resumed:          {summary['resumed_games']} games read back from the output folder")
+        console.print(_("resumed:          {summary} games read back from the output folder").format(summary=summary['resumed_games']))
     progress = summary.get("in_progress")
     if progress and summary.get("missing"):
-        console.print(f"[yellow]still in progress (a run is writing {shown_markup(', '.join(progress))}; report again "
-                      "when it is done)[/yellow]")
+        console.print(_("[yellow]still in progress (a run is writing {shown_markup}; report again "
+                      "when it is done)[/yellow]").format(shown_markup=shown_markup(', '.join(progress))))
     for gap in summary.get("missing") or []:
-        what = "not played yet" if progress else "missing chunks (an interrupted run: --resume plays them)"
-        console.print(f"[yellow]{what}: {shown_markup(gap)}[/yellow]")
+        what = _("not played yet") if progress else _("missing chunks (an interrupted run: --resume plays them)")
+        console.print(_("[yellow]{what}: {shown_markup}[/yellow]").format(what=what, shown_markup=shown_markup(gap)))
     gps = summary.get("games_per_s")
     if summary.get("elapsed_s"):
-        console.print(f"elapsed:          {summary['elapsed_s']:.3f} s"
-                      + shown_markup(f"  ({gps:.1f} games/s, {summary.get('executor')}, {summary.get('workers')} worker(s)"
-                                     f"{', ' + summary['engine'] + ' engine' if summary.get('engine') else ''})"
+        console.print(_("elapsed:          {summary:.3f} s").format(summary=summary['elapsed_s'])
+                      + shown_markup(_("  ({gps:.1f} games/s, {executor}, {workers} worker(s){engine})").format(
+                          gps=gps, executor=summary.get('executor'), workers=summary.get('workers'),
+                          engine=_(", {engine} engine").format(engine=summary['engine']) if summary.get('engine') else '')
                                      if gps is not None else ""))
     if summary.get("native_fallback"):
-        console.print(f"[dim]random bots' play phase played by the generated module, not the native core "
-                      f"({shown_markup(summary['native_fallback'])})[/dim]")
+        console.print(_("[dim]random bots' play phase played by the generated module, not the native core "
+                      "({shown_markup})[/dim]").format(shown_markup=shown_markup(summary['native_fallback'])))
     if summary.get("engine_fallback"):
-        console.print(f"[yellow]played by the interpreter: the generated engine does not handle this ruleset "
-                      f"({shown_markup(summary['engine_fallback'])})[/yellow]")
-    console.print("[dim]95% intervals: means cluster-robust by match, rates Wilson (see README: Statistics)[/dim]")
+        console.print(_("[yellow]played by the interpreter: the generated engine does not handle this ruleset "
+                      "({shown_markup})[/yellow]").format(shown_markup=shown_markup(summary['engine_fallback'])))
+    console.print("[dim]95% " + _("intervals: means cluster-robust by match, rates Wilson (see README: Statistics)") + "[/dim]")
 
 
 @click.command("simulate")
@@ -280,9 +283,9 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
         raise click.BadParameter(str(e), param_hint="'--bots'") from None
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     if run.get("resume") and not run.get("out"):
-        raise click.UsageError("--resume needs --out DIR")
+        raise click.UsageError(_("--resume needs --out DIR"))
     if run.get("scheduler") and run.get("executor") not in (None, "dask"):
-        raise click.UsageError("--scheduler goes with --executor dask")
+        raise click.UsageError(_("--scheduler goes with --executor dask"))
     total = until.max_games if until is not None else games
     executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
     try:
@@ -296,10 +299,10 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     except RunStopped as e:
         _stopped(e, run.get("out"))
     except RunError as e:
-        _err(f"error: {e}")
+        _err(_("error: {e}").format(e=e))
         sys.exit(EXIT_BAD_INPUT)
     except KeyError as e:
-        _err(f"error: unknown figure {e.args[0]!r} (figures: {', '.join(figure_names(graph))})")
+        _err(_("error: unknown figure {e!r} (figures: {join})").format(e=e.args[0], join=', '.join(figure_names(graph))))
         sys.exit(EXIT_BAD_INPUT)
     except GoujiError as e:
         for d in e.diagnostics:
@@ -308,7 +311,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     except (RuntimeError, ValueError, TypeError, ZeroDivisionError) as e:
         # A ruleset that compiles may still be unplayable (no legal move, a setting of the wrong type
         # read at run time): say so in one line rather than with a traceback.
-        _err(f"{ruleset}: simulation failed: {type(e).__name__}: {e}")
+        _err(_("{ruleset}: simulation failed: {type}: {e}").format(ruleset=ruleset, type=type(e).__name__, e=e))
         sys.exit(EXIT_INTERNAL)
     if as_json:
         echo_json(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
@@ -340,7 +343,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     try:
         merged = load_runs(list(folders))
     except RunError as e:
-        _err(f"error: {e}")
+        _err(_("error: {e}").format(e=e))
         sys.exit(EXIT_BAD_INPUT)
     spec = merged.spec
     seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec
@@ -157,7 +158,7 @@ class RuleSide:
         """``says``, or the rule in short when it has none."""
         if self.says:
             return self.says
-        w = f"when {self.when}: " if self.when else ""
+        w = _("when {when}: ").format(when=self.when) if self.when else ""
         return f"{w}{self.effect} {self.expr}"
 
     def lines(self) -> list[tuple[str, str]]:
@@ -419,12 +420,15 @@ def _tail(a_says: str | None, b_says: str | None, lb: str) -> str:
 def _value_summary(label: str, kind: str, a: SettingValue | None, b: SettingValue | None, la: str, lb: str) -> str:
     if kind == "added":
         assert b is not None
-        return f"{label}: only in {lb}: {fmt_value(b.value)} ({b.provenance()})" + (f" — {b.says}" if b.says else "")
+        return _("{label}: only in {lb}: {fmt_value} ({b})").format(
+            label=label, lb=lb, fmt_value=fmt_value(b.value), b=b.provenance()) + (f" — {b.says}" if b.says else "")
     if kind == "removed":
         assert a is not None
-        return f"{label}: only in {la}: {fmt_value(a.value)} ({a.provenance()})" + (f" — {a.says}" if a.says else "")
+        return _("{label}: only in {la}: {fmt_value} ({a})").format(
+            label=label, la=la, fmt_value=fmt_value(a.value), a=a.provenance()) + (f" — {a.says}" if a.says else "")
     assert a is not None and b is not None
-    return (f"{label}: {fmt_value(a.value)} ({a.provenance()}) vs {fmt_value(b.value)} ({b.provenance()})"
+    return (_("{label}: {fmt_value} ({a}) vs {fmt_value2} ({b})").format(
+        label=label, fmt_value=fmt_value(a.value), a=a.provenance(), fmt_value2=fmt_value(b.value), b=b.provenance())
             + _tail(a.says, b.says, lb))
 
 
@@ -470,14 +474,14 @@ def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, f
                   la: str, lb: str, removed_by: bool) -> str:
     if kind == "added":
         assert b is not None
-        return f"{rid}: only in {lb}: {b.sentence()} ({b.provenance()})"
+        return _("{rid}: only in {lb}: {b} ({b2})").format(rid=rid, lb=lb, b=b.sentence(), b2=b.provenance())
     if kind == "removed":
         assert a is not None
-        how = f"{lb} removes it" if removed_by else f"not in {lb}"
+        how = _("{lb} removes it").format(lb=lb) if removed_by else _("not in {lb}").format(lb=lb)
         return f"{rid}: {how}: {a.sentence()} ({a.provenance()})"
     assert a is not None and b is not None
     if a.says and b.says and _norm_expr(a.says) != _norm_expr(b.says):
-        return f"{rid}: {a.says} ({a.provenance()}) vs {b.says} ({b.provenance()})"
+        return _("{rid}: {says} ({a}) vs {says2} ({b})").format(rid=rid, says=a.says, a=a.provenance(), says2=b.says, b=b.provenance())
     # the same words (or none): show what changed in the rule itself
     parts = []
     for f in fields:
@@ -488,7 +492,7 @@ def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, f
         else:
             parts.append(f"{f} {_q(getattr(a, f))} → {_q(getattr(b, f))}")
     words = b.says or a.says
-    return (f"{rid}: " + "; ".join(parts) + f" ({a.provenance()} vs {b.provenance()})"
+    return (f"{rid}: " + "; ".join(parts) + _(" ({a} vs {b})").format(a=a.provenance(), b=b.provenance())
             + (f" — {words}" if words else ""))
 
 
@@ -539,16 +543,18 @@ def _diff_definitions(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance,
         if a is None:
             assert b is not None
             out.append(DefinitionChange(name, "added", None, b,
-                                        f"definition {b.signature}: only in {lb}: `{b.expr}` ({b.provenance()})"
+                                        _("definition {signature}: only in {lb}: `{expr}` ({b})").format(
+                                            signature=b.signature, lb=lb, expr=b.expr, b=b.provenance())
                                         + (f" — {b.says}" if b.says else "")))
         elif b is None:
             out.append(DefinitionChange(name, "removed", a, None,
-                                        f"definition {a.signature}: only in {la}: `{a.expr}` ({a.provenance()})"
+                                        _("definition {signature}: only in {la}: `{expr}` ({a})").format(
+                                            signature=a.signature, la=la, expr=a.expr, a=a.provenance())
                                         + (f" — {a.says}" if a.says else "")))
         elif a.params != b.params or _norm_expr(a.expr) != _norm_expr(b.expr):
             out.append(DefinitionChange(
                 name, "changed", a, b,
-                f"definition {a.signature}: `{a.expr}` ({a.provenance()}) vs "
+                _("definition {signature}: `{expr}` ({a}) vs ").format(signature=a.signature, expr=a.expr, a=a.provenance())
                 + (f"{b.signature} " if b.params != a.params else "") + f"`{b.expr}` ({b.provenance()})"
                 + _tail(a.says, b.says, lb)))
     return out
@@ -672,7 +678,7 @@ def _side_by_side(la: str, lb: str, left: list[str] | None, right: list[str] | N
 def _keys_block(s: SettingChange, la: str, lb: str, width: int) -> list[str]:
     """A mapping setting with several changed keys: its sentences once, then one row per key
     (``key: A value (file:line) │ B value (file:line)``)."""
-    out = wrap(f"{s.name}: {len(s.keys)} keys differ", width)
+    out = wrap(_("{name}: {n} keys differ").format(name=s.name, n=len(s.keys)), width)
     said: list[tuple[str, str]] = []
     for label, side in ((la, "a"), (lb, "b")):
         for k in s.keys:
@@ -682,7 +688,7 @@ def _keys_block(s: SettingChange, la: str, lb: str, width: int) -> list[str]:
                 break
     for label, text in said:
         out += wrap(f"{label}: {text}", width, "  ")
-    left = [f"{k.key}: {fmt_value(k.a.value)} ({k.a.where})" if k.a else f"{k.key}: (absent)" for k in s.keys]
+    left = [f"{k.key}: {fmt_value(k.a.value)} ({k.a.where})" if k.a else _("{key}: (absent)").format(key=k.key) for k in s.keys]
     right = [f"{fmt_value(k.b.value)} ({k.b.where})" if k.b else "(absent)" for k in s.keys]
     inner = width - 2
     col = (inner - 3) // 2
@@ -698,7 +704,7 @@ def _keys_block(s: SettingChange, la: str, lb: str, width: int) -> list[str]:
 def _setting_lines(v: SettingValue | None) -> list[str] | None:
     if v is None:
         return None
-    out = [fmt_value(v.value), f"from {v.provenance()}"]
+    out = [fmt_value(v.value), _("from {v}").format(v=v.provenance())]
     if v.says:
         out.append(f"“{v.says}”")
     return out
@@ -708,7 +714,7 @@ def _rule_lines(r: RuleSide | None) -> list[str] | None:
     if r is None:
         return None
     out = [f"{k}: {t}" for k, t in r.lines()]
-    out.append(f"from {r.provenance()}")
+    out.append(_("from {r}").format(r=r.provenance()))
     if r.says:
         out.append(f"“{r.says}”")
     return out
@@ -717,7 +723,7 @@ def _rule_lines(r: RuleSide | None) -> list[str] | None:
 def _def_lines(d: DefinitionSide | None) -> list[str] | None:
     if d is None:
         return None
-    out = [f"{d.signature} = {d.expr}", f"from {d.provenance()}"]
+    out = [f"{d.signature} = {d.expr}", _("from {d}").format(d=d.provenance())]
     if d.says:
         out.append(f"“{d.says}”")
     return out
@@ -731,16 +737,19 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
     """The diff as plain text (no colour codes): per difference its one-line summary, then the two
     sides in two columns when ``width`` allows (≥ 66 columns), else one after the other."""
     la, lb = diff.labels
-    out = wrap(f"{la} ({_display(diff.a.path)})  vs  {lb} ({_display(diff.b.path)})", width)
+    out = wrap(_("{la} ({display})  vs  {lb} ({display2})").format(
+        la=la, display=_display(diff.a.path), lb=lb, display2=_display(diff.b.path)), width)
     if diff.empty:
-        out += wrap("No differences: the two rulesets have the same settings, rules and definitions.", width)
+        out += wrap(_("No differences: the two rulesets have the same settings, rules and definitions."), width)
         return "\n".join(out) + "\n"
     n_r = {k: sum(r.kind == k for r in diff.rules) for k in ("changed", "added", "removed")}
-    out += wrap(f"{len(diff.settings)} setting(s), {len(diff.rules)} rule(s) "
-                f"({n_r['changed']} changed, {n_r['added']} only in {lb}, {n_r['removed']} only in {la}), "
-                f"{len(diff.definitions)} definition(s) differ.", width)
+    out += wrap(_("{settings} setting(s), {rules} rule(s) "
+                "({changed} changed, {added} only in {lb}, {removed} only in {la}), "
+                "{definitions} definition(s) differ.").format(
+                    settings=len(diff.settings), rules=len(diff.rules), changed=n_r['changed'], added=n_r['added'], lb=lb,
+                    removed=n_r['removed'], la=la, definitions=len(diff.definitions)), width)
     if diff.settings:
-        out += _heading("Settings")
+        out += _heading(_("Settings"))
         for s in diff.settings:
             if len(s.keys) > 1:
                 out.append("")
@@ -755,16 +764,16 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
                 out += wrap(s.summary, width)
                 out += _side_by_side(la, lb, _setting_lines(s.a), _setting_lines(s.b), width)
     if diff.rules:
-        out += _heading("Rules")
+        out += _heading(_("Rules"))
         for r in diff.rules:
             out.append("")
-            kind = {"changed": "changed: " + ", ".join(r.fields), "added": f"only in {lb}",
-                    "removed": f"only in {la}" + (" (removed with `remove:`)" if r.removed_by else "")}[r.kind]
+            kind = {"changed": _("changed: ") + ", ".join(r.fields), "added": _("only in {lb}").format(lb=lb),
+                    "removed": _("only in {la}").format(la=la) + (_(" (removed with `remove:`)") if r.removed_by else "")}[r.kind]
             out += wrap(f"{r.id} [{kind}]", width)
             out += wrap(r.summary, width, "  ")
             out += _side_by_side(la, lb, _rule_lines(r.a), _rule_lines(r.b), width)
     if diff.definitions:
-        out += _heading("Definitions")
+        out += _heading(_("Definitions"))
         for d in diff.definitions:
             out.append("")
             out += wrap(d.summary, width)
@@ -784,11 +793,11 @@ def _code(s: str) -> str:
 def diff_markdown(diff: RuleDiff) -> str:
     """The diff as GitHub markdown: a table per section and the one-line summaries."""
     la, lb = diff.labels
-    out = [f"# `{diff.a.name}` vs `{diff.b.name}`", "",
+    out = [_("# `{name}` vs `{name2}`").format(name=diff.a.name, name2=diff.b.name), "",
            f"- A: `{diff.a.name}` — {_md(diff.a.title or '')} ({_md(_display(diff.a.path))})",
            f"- B: `{diff.b.name}` — {_md(diff.b.title or '')} ({_md(_display(diff.b.path))})", ""]
     if diff.empty:
-        out.append("No differences: the two rulesets have the same settings, rules and definitions.")
+        out.append(_("No differences: the two rulesets have the same settings, rules and definitions."))
         return "\n".join(out) + "\n"
 
     def sv(v: SettingValue | None) -> str:
@@ -798,13 +807,13 @@ def diff_markdown(diff: RuleDiff) -> str:
         return cell + (f"<br>{_md(v.says)}" if v.says else "")
 
     if diff.settings:
-        out += ["## Settings", "", f"| Setting | {_md(la)} | {_md(lb)} |", "| --- | --- | --- |"]
+        out += [_("## Settings"), "", _("| Setting | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
         for s in diff.settings:
             if s.keys:
                 for k in s.keys:
                     out.append(f"| `{_md(s.name + '.' + k.key)}` | {sv(k.a)} | {sv(k.b)} |")
             else:
-                only = {"changed": "", "added": f" (only in {_md(lb)})", "removed": f" (only in {_md(la)})"}[s.kind]
+                only = {"changed": "", "added": _(" (only in {md})").format(md=_md(lb)), "removed": _(" (only in {md})").format(md=_md(la))}[s.kind]
                 out.append(f"| `{_md(s.name)}`{only} | {sv(s.a)} | {sv(s.b)} |")
         out.append("")
 
@@ -817,10 +826,10 @@ def diff_markdown(diff: RuleDiff) -> str:
         return "<br>".join(cells)
 
     if diff.rules:
-        out += ["## Rules", "", f"| Rule | Change | {_md(la)} | {_md(lb)} |", "| --- | --- | --- | --- |"]
+        out += [_("## Rules"), "", _("| Rule | Change | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- |"]
         for r in diff.rules:
-            change = {"changed": "changed: " + ", ".join(r.fields), "added": f"only in {lb}",
-                      "removed": f"only in {la}" + (" (`remove:`)" if r.removed_by else "")}[r.kind]
+            change = {"changed": _("changed: ") + ", ".join(r.fields), "added": _("only in {lb}").format(lb=lb),
+                      "removed": _("only in {la}").format(la=la) + (" (`remove:`)" if r.removed_by else "")}[r.kind]
             out.append(f"| `{_md(r.id)}` | {_md(change)} | {rv(r.a)} | {rv(r.b)} |")
         out.append("")
 
@@ -831,11 +840,11 @@ def diff_markdown(diff: RuleDiff) -> str:
         return cell + (f"<br>{_md(d.says)}" if d.says else "")
 
     if diff.definitions:
-        out += ["## Definitions", "", f"| Definition | {_md(la)} | {_md(lb)} |", "| --- | --- | --- |"]
+        out += [_("## Definitions"), "", _("| Definition | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
         for d in diff.definitions:
             out.append(f"| `{_md(d.name)}` | {dv(d.a)} | {dv(d.b)} |")
         out.append("")
-    out += ["## In words", ""] + [f"- {_md(s)}" for s in diff.summaries()]
+    out += [_("## In words"), ""] + [f"- {_md(s)}" for s in diff.summaries()]
     return "\n".join(out) + "\n"
 
 

@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from gouji_dsl.diagnostics import SourcePos
+from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.fold import Facts, Folder, K, U, truthy
 from gouji_dsl.lang.types import Nullable, Record
@@ -37,7 +38,7 @@ __all__ = ["analyse", "Analysis", "Why", "Dead", "Cause", "ENGINE_SETTINGS", "EN
 
 def _engine_settings() -> dict[str, frozenset[str] | None]:
     out: dict[str, frozenset[str] | None] = {}
-    for name, (t, _) in engine_types().items():
+    for name, (t, _doc) in engine_types().items():
         t = t.inner if isinstance(t, Nullable) else t
         out[name] = frozenset(t.names) if isinstance(t, Record) else None
     return out
@@ -205,7 +206,7 @@ class Analysis:
     def _run(self) -> None:
         nodes = self.graph.nodes
         self.flags, self.counters = None, None  # optimistic: every flag may be set
-        for _ in range(len(nodes) + 2):
+        for _round in range(len(nodes) + 2):
             self._tribute_state()
             dead: dict[str, Why] = {}
             for n in nodes:
@@ -261,24 +262,27 @@ class Analysis:
 
     def _why(self, n: RuleNode) -> Why | None:
         if n.hook in TRIBUTE_HOOKS and not self.tribute_paid:
-            return Why(Dead.HOOK, "tribute is never paid: a match is a single game (match_length)")
+            return Why(Dead.HOOK, _("tribute is never paid: a match is a single game (match_length)"))
         if n.hook in TRIBUTE_HOOKS - {"tribute_kinds"} and self.tribute_kinds is not None and not self.tribute_kinds:
-            return Why(Dead.HOOK, "tribute is never paid: there are no tribute kinds (tribute_kinds)")
+            return Why(Dead.HOOK, _("tribute is never paid: there are no tribute kinds (tribute_kinds)"))
         hook = n.hook
         when = self.part(n, "when")
         if when is not None:
             g = self.eval_tree(when, hook)
             if truthy(g) is False:
-                return self._explain(Dead.GUARD, n.when, when, hook, f"its guard `{short(n.when)}` is always false")
+                return self._explain(Dead.GUARD, n.when, when, hook, _("its guard `{short}` is always false").format(short=short(n.when)))
         if HOOKS[hook].kind == HookKind.PERMIT:
             eff = self.part(n, "effect")
             t = truthy(self.eval_tree(eff, hook))
             if n.effect == "allow" and t is False:
-                return self._explain(Dead.EFFECT, n.expr, eff, hook, f"it never allows anything (`allow: {short(n.expr)}` is always false)")
+                return self._explain(Dead.EFFECT, n.expr, eff, hook, _("it never allows anything (`allow: {short}` is always false)").format(
+                    short=short(n.expr)))
             if n.effect == "deny" and t is False:
-                return self._explain(Dead.EFFECT, n.expr, eff, hook, f"it never forbids anything (`deny: {short(n.expr)}` is always false)")
+                return self._explain(Dead.EFFECT, n.expr, eff, hook, _("it never forbids anything (`deny: {short}` is always false)").format(
+                    short=short(n.expr)))
             if n.effect == "require" and t is True:
-                return self._explain(Dead.EFFECT, n.expr, eff, hook, f"it never forbids anything (`require: {short(n.expr)}` is always true)")
+                return self._explain(Dead.EFFECT, n.expr, eff, hook, _("it never forbids anything (`require: {short}` is always true)").format(
+                    short=short(n.expr)))
         return None
 
     def _explain(self, kind: Dead, text: str | None, tree: A.Node | None, hook: str, message: str) -> Why:
@@ -287,15 +291,16 @@ class Analysis:
         if optimistic is None and self.flags is not None:
             missing = sorted(f for f in self.flag_names(tree) if f not in self.flags)
             missing_c = sorted(c for c in self.counter_names(tree) if self.counters is not None and c not in self.counters)
-            parts = [f"flag {f!r}" for f in missing] + [f"counter {c!r}" for c in missing_c]
-            what = " and ".join(parts) or "a flag"
-            return Why(kind, f"{message}: {what} is never set (no rule that can fire marks it)", Cause.FLAGS, expr=text, tree=tree)
+            parts = [_("flag {f!r}").format(f=f) for f in missing] + [_("counter {c!r}").format(c=c) for c in missing_c]
+            what = " and ".join(parts) or _("a flag")
+            return Why(kind, _("{message}: {what} is never set (no rule that can fire marks it)").format(
+                message=message, what=what), Cause.FLAGS, expr=text, tree=tree)
         details = []
         for what in self._relevant(tree, hook):
             if what == "kind":
-                details.append("tribute is paid only of kinds " + (", ".join(sorted(self.tribute_kinds or ())) or "none"))
+                details.append(_("tribute is paid only of kinds ") + (", ".join(sorted(self.tribute_kinds or ())) or "none"))
             else:
-                details.append(f"settings.{what} is {_show(self.setting_value(what))}")
+                details.append(_("settings.{what} is {show}").format(what=what, show=_show(self.setting_value(what))))
         cause = Cause.SETTINGS if details else Cause.CONSTANT
         return Why(kind, message + (" (" + "; ".join(details) + ")" if details else ""), cause, expr=text, tree=tree)
 
@@ -394,9 +399,10 @@ class Analysis:
                 if firsts[i] >= size:
                     continue
                 b = rules[firsts[i]]
-                detail = "no guard" if b.when is None else ("the same guard" if _same(a, b) else "a guard that always holds")
-                self.dead[a.id] = Why(Dead.SHADOWED, f"the later rule {b.id!r} ({where(b.origin)}) answers "
-                                      f"{hook!r} with {detail}, and the last matching rule wins", Cause.RULES, b.id,
+                detail = _("no guard") if b.when is None else (_("the same guard") if _same(a, b) else _("a guard that always holds"))
+                self.dead[a.id] = Why(Dead.SHADOWED, _("the later rule {id!r} ({where}) answers "
+                                      "{hook!r} with {detail}, and the last matching rule wins").format(
+                                          id=b.id, where=where(b.origin), hook=hook, detail=detail), Cause.RULES, b.id,
                                       detail=detail)
 
     def _inert(self) -> None:

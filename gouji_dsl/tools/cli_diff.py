@@ -126,5 +126,5 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
         try:
             paths = compare.save_divergent(report, save_dir)
         except OSError as e:
-            _fail(_("error: {os_failure}").format(os_failure=os_failure(e.filename or save_dir, 'write divergent deals', e)))
+            _fail(_("error: {os_failure}").format(os_failure=os_failure(e.filename or save_dir, _('write divergent deals'), e)))
         err(_("saved {n} divergent deal(s) to {save_dir}").format(n=len(paths), save_dir=save_dir))

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.tools.exits import SafePath, echo, echo_json, err
 
 __all__ = ["replay_command", "game_summary"]
@@ -44,10 +45,10 @@ def _event_text(e: dict[str, Any]) -> str:
 
 def _game_text(state: Any, number: int) -> list[str]:
     g = game_summary(state, number)
-    head = f"game {number}"
+    head = _("game {number}").format(number=number)
     if g["game_number"] != number:
-        head += f" (game {g['game_number']} of its match)"
-    out = [head + (f", seed {g['seed']!r}" if g["seed"] is not None else ", a fixed deal")]
+        head += _(" (game {g} of its match)").format(g=g['game_number'])
+    out = [head + (_(", seed {g!r}").format(g=g['seed']) if g["seed"] is not None else _(", a fixed deal"))]
     n = 0
     for e in json.loads(json.dumps(state.record, ensure_ascii=False, default=str)):
         if e.get("type") == "move":
@@ -57,10 +58,10 @@ def _game_text(state: Any, number: int) -> list[str]:
             out.append(f"        · {_event_text(e)}")
     if g["over"]:
         by_place = sorted(g["places"].items(), key=lambda kv: kv[1])
-        out.append("  places: " + ", ".join(f"{p}. seat {s}" for s, p in by_place))
-        out.append("  scores: " + ", ".join(f"seat {s} {v:+}" for s, v in g["scores"].items()))
+        out.append("  " + _("places: ") + ", ".join(_("{p}. seat {s}").format(p=p, s=s) for s, p in by_place))
+        out.append("  " + _("scores: ") + ", ".join(_("seat {s} {v:+}").format(s=s, v=v) for s, v in g["scores"].items()))
     else:
-        out.append(f"  not over: seat {state.to_act} is to act")
+        out.append(_("  not over: seat {to_act} is to act").format(to_act=state.to_act))
     return out
 
 
@@ -107,10 +108,10 @@ def replay_command(record: str, check: bool, as_json: bool, ruleset: str | None)
                              ensure_ascii=False, indent=2, default=str))
         return
     n_moves = sum(len(g["moves"]) for g in games)
-    what = f"{len(games)} game{'s' if len(games) != 1 else ''}, {n_moves} moves"
+    what = ngettext("{n} game, {n_moves} moves", "{n} games, {n_moves} moves", len(games)).format(n=len(games), n_moves=n_moves)
     if check:
-        echo(f"{record}: ok — every event and the result replay the same under {graph.name!r} ({what})")
+        echo(_("{record}: ok — every event and the result replay the same under {name!r} ({what})").format(record=record, name=graph.name, what=what))
         return
-    echo(f"{record}: ruleset {graph.name!r}, {what}")
+    echo(_("{record}: ruleset {name!r}, {what}").format(record=record, name=graph.name, what=what))
     for i, st in enumerate(finals, 1):
         echo("\n".join(_game_text(st, i)))

@@ -34,6 +34,7 @@ from typing import Any
 from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.diagnostics import quoted, shortened
 from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.i18n import _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.exits import os_failure, shown
@@ -314,7 +315,7 @@ def _read_bytes(path: Path) -> bytes | None:
                          f"is about 50 MB; at most {MAX_SAVE_BYTES:,} bytes are read, MAX_SAVE_BYTES); use another "
                          "file") from None
     except OSError as e:
-        raise ValueError(os_failure(path, "read the save file", e)) from None
+        raise ValueError(os_failure(path, _("read the save file"), e)) from None
 
 
 def _read_save(path: Path) -> str:
@@ -516,7 +517,7 @@ def _game_problem(g: dict[str, Any], seats: int | None) -> str | None:
         return f"a place beyond {n} ({', '.join(str(p) for p in g['places'].values())})"
     if len(set(g["places"].values())) != n:  # each seat takes a free place: a game's places are 1..n once each
         return f"a place taken twice ({', '.join(str(p) for p in g['places'].values())})"
-    for who, (decisions, searched, _) in sorted(g["timing"].items()):
+    for who, (decisions, searched, _seconds) in sorted(g["timing"].items()):
         if searched > decisions:
             return f"timing/{who}: {searched} decisions with a choice of {decisions} decisions"
     a_seat, b_seat = ("1", "2") if g["a_odd"] else ("2", "1")
@@ -595,13 +596,13 @@ def repair_tail(path: Path) -> int | None:
             with path.open("r+b") as f:
                 f.truncate(start)
         except OSError as e:
-            raise ValueError(os_failure(path, "remove the cut last line of the save file", e)) from None
+            raise ValueError(os_failure(path, _("remove the cut last line of the save file"), e)) from None
         return data.count(b"\n", 0, start) + 1
     try:
         with path.open("ab") as f:
             f.write(b"\n")
     except OSError as e:
-        raise ValueError(os_failure(path, "end the save file's last line", e)) from None
+        raise ValueError(os_failure(path, _("end the save file's last line"), e)) from None
     return None
 
 
@@ -631,7 +632,7 @@ def save_unit(path: Path, games: Sequence[DuelGame], header: dict[str, Any] | No
             f.write(text)
             f.flush()
     except OSError as e:
-        raise SaveFailed(os_failure(path, "write the save file", e), e.errno) from None
+        raise SaveFailed(os_failure(path, _("write the save file"), e), e.errno) from None
 
 
 # ------------------------------------------------------------------------------ running

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import printable, shortened
+from gouji_dsl.i18n import _
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 """Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
@@ -88,9 +89,9 @@ def seed_problem(seed: str) -> str | None:
     """Why ``seed`` (as typed) is not a seed, or None: it is a number or a word of at most
     :data:`MAX_SEED_CHARS` characters, not empty."""
     if not seed.strip():
-        return "give a number or a word, not an empty text"
+        return _("give a number or a word, not an empty text")
     if len(seed) > MAX_SEED_CHARS:
-        return f"a seed of {len(seed):,} characters; at most {MAX_SEED_CHARS} (MAX_SEED_CHARS)"
+        return _("a seed of {n:,} characters; at most {max_seed_chars} (MAX_SEED_CHARS)").format(n=len(seed), max_seed_chars=MAX_SEED_CHARS)
     return None
 
 
@@ -130,14 +131,14 @@ def path_problem(path: str, *, folder: bool | None) -> str | None:
             target = os.readlink(path)
         except OSError:
             target = "?"
-        return f"a symbolic link to {shown(target)!r}, which does not exist"
+        return _("a symbolic link to {shown!r}, which does not exist").format(shown=shown(target))
     except OSError as e:
         return _os_problem(e)
     import stat
     if folder is True and not stat.S_ISDIR(st.st_mode):
-        return "not a folder"
+        return _("not a folder")
     if folder is False and stat.S_ISDIR(st.st_mode):
-        return "a folder, not a file"
+        return _("a folder, not a file")
     return None
 
 
@@ -145,17 +146,17 @@ def os_failure(path: Any, doing: str, e: OSError) -> str:
     """``PATH: cannot DOING: why`` for an OS error on a path the user gave (``--save``, ``--out``, a
     record ...): the path escaped (:func:`shown`), what failed, and why in words. A read's or write's
     own error names no file (``[Errno 5] Input/output error`` said neither which file nor what)."""
-    return f"{shown(os.fspath(path))}: cannot {doing}: {_os_problem(e)}"
+    return _("{shown}: cannot {doing}: {os_problem}").format(shown=shown(os.fspath(path)), doing=doing, os_problem=_os_problem(e))
 
 
 def _os_problem(e: OSError) -> str:
     import errno
     if e.errno == errno.ENAMETOOLONG:
-        return "the path is too long for the system (a name of at most 255 bytes, a path of at most 4,096)"
+        return _("the path is too long for the system (a name of at most 255 bytes, a path of at most 4,096)")
     if e.errno == errno.ELOOP:
-        return "symbolic links loop on this path"
+        return _("symbolic links loop on this path")
     if e.errno == errno.ENOTDIR:
-        return "a part of the path is a file, not a folder"
+        return _("a part of the path is a file, not a folder")
     return e.strerror or str(e)
 
 

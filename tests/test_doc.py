@@ -32,12 +32,17 @@ def rules_file(name: str) -> dict:
     return yaml.safe_load((rules_dir() / f"{name}.yaml").read_text(encoding="utf-8"))
 
 
+def english(says: str | dict) -> str:
+    """A sentence as written: a plain string, or its English text where it is given per language."""
+    return says["en"] if isinstance(says, dict) else says
+
+
 def says_of(name: str, rule_id: str) -> str:
-    return next(r["says"] for r in rules_file(name)["rules"] if r["id"] == rule_id)
+    return english(next(r["says"] for r in rules_file(name)["rules"] if r["id"] == rule_id))
 
 
 def setting_says(name: str, setting: str) -> str:
-    return rules_file(name)["settings"][setting]["says"]
+    return english(rules_file(name)["settings"][setting]["says"])
 
 
 def sections(text: str) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """Golden files per pipeline stage for every bundled ruleset: the resolved ruleset (`gouji show`),
-the rule graph (`gouji show --graph`) and the rulebook (`gouji doc --format markdown`). The AST
-stage has its own goldens (tests/test_golden_ast.py).
+the rule graph (`gouji show --graph`) and the rulebook (`gouji doc --format markdown`), in English
+and in Chinese (`gouji doc --lang zh --format markdown`: the rulesets' Chinese sentences and the doc's
+own words from the compiled `gouji` catalog). The AST stage has its own goldens (tests/test_golden_ast.py).
 
 After an intended change, regenerate with
 ``GOUJI_UPDATE_GOLDEN=1 python -m pytest tests/test_golden_stages.py`` and review the diff."""
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import gouji_dsl
+from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset.loader import list_bundled
 from gouji_dsl.tools import render
 from gouji_dsl.tools.doc import ruleset_doc
@@ -31,6 +33,7 @@ STAGES = {
     "resolved": ("txt", lambda name: render.resolved_text(gouji_dsl.load(name))),
     "graph": ("txt", lambda name: render.graph_text(gouji_dsl.compile(gouji_dsl.load(name)))),
     "doc": ("md", lambda name: ruleset_doc(gouji_dsl.compile(gouji_dsl.load(name)), "markdown")),
+    "doc-zh": ("md", lambda name: ruleset_doc(gouji_dsl.compile(gouji_dsl.load(name)), "markdown", lang=Language.ZH)),
 }
 
 

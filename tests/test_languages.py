@@ -113,13 +113,40 @@ def test_language_not_declared(tmp_path):
     p = write(tmp_path, "undeclared.yaml", """
         ruleset: undeclared
         extends: online
+        languages: [en]
         rules:
           - id: yield.someone-left
             on: yield
             require: "true"
             says: {en: "You may yield.", zh: "可以让牌。"}
         """)
-    assert codes_of(p) == [(Code.LANGUAGE_NOT_DECLARED, 7, 34)]
+    assert codes_of(p) == [(Code.LANGUAGE_NOT_DECLARED, 8, 34)]
+    # base declares [en, zh]: a child that declares nothing inherits both
+    inherits = write(tmp_path, "inherits.yaml", "ruleset: inherits\nextends: online\ntitle: {en: x, zh: 甲}\n")
+    assert resolve(inherits).languages == (Language.EN, Language.ZH)
+
+
+def test_an_english_child_of_base_is_not_asked_for_chinese(tmp_path):
+    p = write(tmp_path, "club.yaml", """
+        ruleset: club
+        extends: online
+        title: An English club
+        rules:
+          - id: yield.someone-left
+            on: yield
+            require: "true"
+            says: "You may yield."
+        """)
+    assert not [d for d in check(str(p), strict=True).diagnostics if d.code == Code.MISSING_LANGUAGE]
+
+
+def test_every_bundled_text_is_in_english_and_chinese():
+    from gouji_dsl.ruleset.languages import _texts
+    from gouji_dsl.ruleset.loader import list_bundled
+    for name in list_bundled():
+        r = resolve(name)
+        for w in _texts(r):
+            assert set(w.texts) == {Language.EN, Language.ZH}, (name, str(w))
 
 
 def test_empty_texts(tmp_path):

@@ -79,7 +79,7 @@ from gouji_dsl.ruleset.analysis import (
     where,
 )
 from gouji_dsl.ruleset.bounds import redeal_findings
-from gouji_dsl.ruleset.languages import missing_languages
+from gouji_dsl.ruleset.languages import declared, missing_languages
 from gouji_dsl.ruleset.loader import RawRuleset, _is_setting_long_form, load_text, resolve
 from gouji_dsl.ruleset.settings import normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec
@@ -685,8 +685,11 @@ def disabled_by_another_setting(c: Context) -> Found:
 @finding(Code.MISSING_LANGUAGE)
 def text_missing_a_language(c: Context) -> Found:
     """A text of this file (a ``says``, the title, the description, a word of ``words:``) given in
-    one language the ruleset declares and not in another."""
-    yield from missing_languages(c.resolved)
+    one language the file declares (its own ``languages:``) and not in another. A file that declares
+    none writes in the language it inherits and is not asked for the others."""
+    raw = _own_raw(c.resolved.path, c.resolved.text or "")
+    if raw is not None and declared(raw.data) is not None:
+        yield from missing_languages(c.resolved)
 
 
 # ================================================================================= helpers

@@ -140,3 +140,10 @@ def test_explain_in_chinese_keeps_rule_ids_and_checks(runner):
     ids = re.compile(r"\b(?:engine|lead|setting)\.[\w.-]+")
     assert ids.findall(zh) == ids.findall(en) and ids.findall(en)
     assert "[禁止] engine.turn: 现在轮到 3 号位，不是 2 号位。" in zh
+
+
+def test_gouji_test_in_chinese(runner):
+    scenario = str(Path(__file__).parent / "scenarios" / "notation.yaml")
+    res = runner.invoke(cli, ["--lang", "zh", "test", scenario])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"^\d+ 个通过，0 个失败$", res.stdout, re.M) and "通过 " in res.stdout

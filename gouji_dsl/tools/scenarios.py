@@ -35,6 +35,7 @@ from gouji_dsl.engine.interpreter import (
     read_seat,
 )
 from gouji_dsl.engine.terms import SETUP_VERBS, Choice, Phase, Verb
+from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import MAX_SEED_CHARS
@@ -78,9 +79,10 @@ class _PosLoader(yaml.SafeLoader):
         try:
             return super().construct_object(node, deep=deep)
         except (ValueError, TypeError, AttributeError, OverflowError) as e:
-            raise yaml.MarkedYAMLError("while reading a value", node.start_mark,
-                                       f"{node.tag.replace('tag:yaml.org,2002:', '!!')} cannot read {getattr(node, 'value', '')!r}"
-                                       if isinstance(node, yaml.ScalarNode) else f"cannot read this value ({e})",
+            raise yaml.MarkedYAMLError(_("while reading a value"), node.start_mark,
+                                       _("{node} cannot read {getattr!r}").format(
+                                           node=node.tag.replace('tag:yaml.org,2002:', '!!'), getattr=getattr(node, 'value', ''))
+                                       if isinstance(node, yaml.ScalarNode) else _("cannot read this value ({e})").format(e=e),
                                        node.start_mark) from None
 
 
@@ -112,11 +114,11 @@ def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> PosDict:
         try:
             hash(k)
         except TypeError:
-            raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
-                                       "a key must be a plain value", k_node.start_mark) from None
+            raise yaml.MarkedYAMLError(_("while reading a mapping"), node.start_mark,
+                                       _("a key must be a plain value"), k_node.start_mark) from None
         if k in d:
-            raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
-                                       f"duplicate key {k!r}", k_node.start_mark)
+            raise yaml.MarkedYAMLError(_("while reading a mapping"), node.start_mark,
+                                       _("duplicate key {k!r}").format(k=k), k_node.start_mark)
         d[k] = loader.construct_object(v_node, deep=True)
         d.key_pos[k] = (k_node.start_mark.line + 1, k_node.start_mark.column + 1)
         d.val_pos[k] = (v_node.start_mark.line + 1, v_node.start_mark.column + 1 + _quoted(v_node))
@@ -143,7 +145,7 @@ class _CaseError(Exception):
         self.msg, self.code, self.hint = msg, code, hint
 
     def text(self, disp: str) -> str:
-        return f"{disp}:{self.line}:{self.col}: {self.msg}" + (f" (hint: {self.hint})" if self.hint else "")
+        return f"{disp}:{self.line}:{self.col}: {self.msg}" + (_(" (hint: {hint})").format(hint=self.hint) if self.hint else "")
 
 
 class _PackError(_CaseError):
@@ -188,9 +190,9 @@ def _yaml(v: Any) -> str:
 
 def _unknown_key(where: tuple[int, int], what: str, key: Any, known: Sequence[str], detail: str = "") -> _CaseError:
     guess = did_you_mean(str(key), known)
-    hint = (f"{guess} " if guess else "") + f"{what} keys{detail}: {', '.join(known)}"
-    return _CaseError(where, f"unknown {what} key {_yaml(key)}" + (f" ({detail.strip()})" if detail else "")
-                      + f"; known: {', '.join(known)}", Code.SCENARIO_KEY, hint)
+    hint = (f"{guess} " if guess else "") + _("{what} keys{detail}: {join}").format(what=what, detail=detail, join=', '.join(known))
+    return _CaseError(where, _("unknown {what} key {yaml}").format(what=what, yaml=_yaml(key)) + (f" ({detail.strip()})" if detail else "")
+                      + _("; known: {join}").format(join=', '.join(known)), Code.SCENARIO_KEY, hint)
 
 
 # ------------------------------------------------------------------------ reading a file
@@ -199,31 +201,32 @@ def _read_doc(p: Path, disp: str) -> Any:
     try:  # /dev/zero was read to the end of memory (5 GB in 8 s), a FIFO waited
         data = read_regular(p, MAX_SCENARIO_BYTES)
     except NotRegularFile as e:
-        raise _CaseError((0, 0), f"cannot read: {e.kind}", Code.SCENARIO_FILE, "give the path of a .yaml file") from None
+        raise _CaseError((0, 0), _("cannot read: {kind}").format(kind=e.kind), Code.SCENARIO_FILE, _("give the path of a .yaml file")) from None
     except FileTooLarge as e:
-        raise _CaseError((0, 0), f"the file is {e.strerror}: a scenario file may have at most {MAX_SCENARIO_BYTES:,}",
-                         Code.SCENARIO_FILE, "split the cases over several files") from None
+        raise _CaseError((0, 0), _("the file is {strerror}: a scenario file may have at most {max_scenario_bytes:,}").format(
+            strerror=e.strerror, max_scenario_bytes=MAX_SCENARIO_BYTES),
+                         Code.SCENARIO_FILE, _("split the cases over several files")) from None
     except OSError as e:
-        raise _CaseError((0, 0), f"cannot read: {e.strerror or e}", Code.SCENARIO_FILE) from None
+        raise _CaseError((0, 0), _("cannot read: {e}").format(e=e.strerror or e), Code.SCENARIO_FILE) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise _CaseError((line, col), f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot be read",
-                         Code.SCENARIO_FILE, "save the file as UTF-8") from None
+        raise _CaseError((line, col), _("not UTF-8 text: byte 0x{data:02x} cannot be read").format(data=data[e.start]),
+                         Code.SCENARIO_FILE, _("save the file as UTF-8")) from None
     try:
         return yaml.load(text, Loader=_PosLoader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        raise _CaseError(where, f"YAML error: {e.problem or e.context}", Code.SCENARIO_FILE) from None
+        raise _CaseError(where, _("YAML error: {e}").format(e=e.problem or e.context), Code.SCENARIO_FILE) from None
     except yaml.YAMLError as e:
-        raise _CaseError((0, 0), f"YAML error: {e}", Code.SCENARIO_FILE) from None
+        raise _CaseError((0, 0), _("YAML error: {e}").format(e=e), Code.SCENARIO_FILE) from None
     except RecursionError:
-        raise _CaseError((0, 0), "the YAML is nested too deeply", Code.SCENARIO_FILE) from None
+        raise _CaseError((0, 0), _("the YAML is nested too deeply"), Code.SCENARIO_FILE) from None
     except ValueError as e:  # e.g. an integer with thousands of digits
-        raise _CaseError((0, 0), f"a value cannot be read: {e}", Code.SCENARIO_FILE) from None
+        raise _CaseError((0, 0), _("a value cannot be read: {e}").format(e=e), Code.SCENARIO_FILE) from None
 
 
 def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, RuleGraph],
@@ -231,16 +234,17 @@ def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, Ru
     """The compiled ruleset a scenario names (see :func:`gouji_dsl.ruleset.loader.find_ruleset`)."""
     from gouji_dsl.ruleset.loader import find_ruleset, resolve
     if not isinstance(ref, str) or not ref.strip():
-        raise _CaseError(where, f"ruleset must be a bundled ruleset's name or a .yaml path, got {_yaml(ref)}",
-                         Code.SCENARIO_VALUE, "e.g. 'ruleset: online' or 'ruleset: house.yaml'")
+        raise _CaseError(where, _("ruleset must be a bundled ruleset's name or a .yaml path, got {yaml}").format(yaml=_yaml(ref)),
+                         Code.SCENARIO_VALUE, _("e.g. 'ruleset: online' or 'ruleset: house.yaml'"))
     if ref in cache:  # a graph the caller gave for this name (records.check_case)
         return cache[ref]
     memo = f"{path.parent}::{ref}"
     if memo in cache:
         return cache[memo]
     if len(ref) > MAX_RULESET_REF:
-        raise _CaseError(where, f"ruleset: a name or path of {len(ref)} characters (at most {MAX_RULESET_REF})",
-                         Code.SCENARIO_RULESET, "name a bundled ruleset or a .yaml file beside the scenario")
+        raise _CaseError(where, _("ruleset: a name or path of {n} characters (at most {max_ruleset_ref})").format(
+            n=len(ref), max_ruleset_ref=MAX_RULESET_REF),
+                         Code.SCENARIO_RULESET, _("name a bundled ruleset or a .yaml file beside the scenario"))
     try:
         found = find_ruleset(ref, referrer=path, search=search)
         if _is_scenario_file(found):
@@ -254,9 +258,9 @@ def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, Ru
     except GoujiError as e:
         d = e.diagnostics[0]
         msgs = "; ".join(x.short() if x.line > 0 else x.message for x in e.diagnostics[:3])
-        raise _CaseError(where, f"ruleset {ref!r} does not load: {msgs}", Code.SCENARIO_RULESET, d.hint) from None
+        raise _CaseError(where, _("ruleset {ref!r} does not load: {msgs}").format(ref=ref, msgs=msgs), Code.SCENARIO_RULESET, d.hint) from None
     except (OSError, ValueError) as e:
-        raise _CaseError(where, f"ruleset {ref!r} does not load: {e}", Code.SCENARIO_RULESET) from None
+        raise _CaseError(where, _("ruleset {ref!r} does not load: {e}").format(ref=ref, e=e), Code.SCENARIO_RULESET) from None
 
 
 _CASES_LINE = re.compile(r"^cases\s*:", re.MULTILINE)
@@ -289,26 +293,26 @@ def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None, *,
     try:
         doc = _read_doc(p, disp)
         if not isinstance(doc, dict) or "cases" not in doc:
-            raise _CaseError((1, 1), "a scenario file is a mapping with 'ruleset' and 'cases'", Code.SCENARIO_KEY,
-                             "see docs/scenarios.md")
+            raise _CaseError((1, 1), _("a scenario file is a mapping with 'ruleset' and 'cases'"), Code.SCENARIO_KEY,
+                             _("see docs/scenarios.md"))
         for k in doc:
             if k not in FILE_KEYS:
                 raise _unknown_key(_kpos(doc, k), "file", k, FILE_KEYS)
         cases = doc.get("cases") or []
         if not isinstance(cases, list):
-            raise _CaseError(_pos(doc, "cases"), "'cases' must be a list of cases", Code.SCENARIO_VALUE)
+            raise _CaseError(_pos(doc, "cases"), _("'cases' must be a list of cases"), Code.SCENARIO_VALUE)
     except _CaseError as e:
         return file_failure(e)
     default_rs = doc.get("ruleset")
     results = []
     for i, case in enumerate(cases):
         line = _ipos(cases, i)[0]
-        name = str(case.get("name", f"case {i + 1}")) if isinstance(case, dict) else f"case {i + 1}"
+        name = str(case.get("name", _("case {i}").format(i=i + 1))) if isinstance(case, dict) else _("case {i}").format(i=i + 1)
         errors: list[tuple[str, str]] = []
         try:
             if not isinstance(case, dict):
-                raise _CaseError(_ipos(cases, i), "a case must be a mapping (name, ruleset, classify / compare / "
-                                 "pack / deal, expect ...)", Code.SCENARIO_VALUE)
+                raise _CaseError(_ipos(cases, i), _("a case must be a mapping (name, ruleset, classify / compare / "
+                                 "pack / deal, expect ...)"), Code.SCENARIO_VALUE)
             for k in case:
                 if k not in CASE_KEYS:
                     raise _unknown_key(_kpos(case, k), "case", k, CASE_KEYS)
@@ -317,18 +321,19 @@ def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None, *,
             else:
                 rs_name, where = default_rs, _pos(doc, "ruleset") if "ruleset" in doc else _ipos(cases, i)
             if rs_name is None:
-                raise _CaseError(where, "no ruleset: give 'ruleset' at the top of the file or in the case",
+                raise _CaseError(where, _("no ruleset: give 'ruleset' at the top of the file or in the case"),
                                  Code.SCENARIO_KEY)
             graph = _graph_for(rs_name, where, p, cache, search)
             _run_case(case, graph, disp, errors)
         except _CaseError as e:
             errors.append((e.text(disp), str(e.code)))
         except GoujiError as e:
-            errors += [(d.short() + (f" (hint: {d.hint})" if d.hint else ""), str(d.code)) for d in e.diagnostics]
+            errors += [(d.short() + (_(" (hint: {hint})").format(hint=d.hint) if d.hint else ""), str(d.code)) for d in e.diagnostics]
         except RecursionError:
-            errors.append((f"{disp}:{line}:1: the case is nested too deeply", str(Code.SCENARIO_VALUE)))
+            errors.append((_("{disp}:{line}:1: the case is nested too deeply").format(disp=disp, line=line), str(Code.SCENARIO_VALUE)))
         except Exception as e:  # a bug must not hide the other cases: reported, never raised
-            errors.append((f"{disp}:{line}:1: internal error while running the case: {type(e).__name__}: {e}",
+            errors.append((_("{disp}:{line}:1: internal error while running the case: {type}: {e}").format(
+                disp=disp, line=line, type=type(e).__name__, e=e),
                            str(Code.INTERNAL_ERROR)))
         results.append(CaseResult(disp, name, line, not errors, [t for t, _ in errors], [c for _, c in errors]))
     return results
@@ -352,11 +357,11 @@ def format_results(results: list[CaseResult], as_json: bool = False) -> str:
                           ensure_ascii=False, indent=2)
     lines = []
     for r in results:
-        status = "PASS" if r.passed else "FAIL"
+        status = _("PASS") if r.passed else _("FAIL")
         lines.append(f"{status} {r.file}:{r.line} {r.name}")
         for e in r.errors:
             lines.append(f"     {e}")
-    lines.append(f"{passed} passed, {failed} failed")
+    lines.append(_("{passed} passed, {failed} failed").format(passed=passed, failed=failed))
     return "\n".join(lines)
 
 
@@ -396,82 +401,87 @@ def _check_values(exp: Any, graph: RuleGraph) -> None:
 
     for k in _BOOL_KEYS:
         if k in exp and not isinstance(exp[k], bool):
-            raise bad(k, f"expected true or false, got {_yaml(exp[k])}")
+            raise bad(k, _("expected true or false, got {yaml}").format(yaml=_yaml(exp[k])))
     for k in ("count", "jokers", "cards", "match_games"):
         if k in exp and (not _is_int(exp[k]) or exp[k] < 0):
-            raise bad(k, f"expected a whole number, got {_yaml(exp[k])}")
+            raise bad(k, _("expected a whole number, got {yaml}").format(yaml=_yaml(exp[k])))
     for k in ("sees", "sees_count"):  # viewer seat -> {seat -> cards or null / count or null}
         if k not in exp:
             continue
         m = exp[k] if exp[k] is not None else {}
         if not isinstance(m, dict):
-            raise bad(k, f"expected a mapping seat -> {{another seat -> {'cards' if k == 'sees' else 'count'} or null}}, "
-                      f"got {_yaml(m)}", f"e.g. {k}: {{2: {{4: {_EXAMPLE_SEEN[k]}, 5: null}}}}")
+            raise bad(k, _("expected a mapping seat -> {{another seat -> {cards} or null}}, "
+                      "got {yaml}").format(
+                          cards='cards' if k == 'sees' else 'count', yaml=_yaml(m)), _("e.g. {k}: {{2: {{4: {example_seen}, 5: null}}}}").format(
+                              k=k, example_seen=_EXAMPLE_SEEN[k]))
         for viewer, inner in m.items():
             if _seat_of(viewer, n) is None:
-                raise _CaseError(_kpos(m, viewer), f"{k}: seat must be 1..{n}, got {_yaml(viewer)}", Code.SCENARIO_VALUE)
+                raise _CaseError(_kpos(m, viewer), _("{k}: seat must be 1..{n}, got {yaml}").format(
+                    k=k, n=n, yaml=_yaml(viewer)), Code.SCENARIO_VALUE)
             if not isinstance(inner, dict):
-                raise _CaseError(_pos(m, viewer), f"{k}: seat {_yaml(viewer)} maps to another seat -> "
-                                 f"{'cards' if k == 'sees' else 'count'} or null, got {_yaml(inner)}", Code.SCENARIO_VALUE)
+                raise _CaseError(_pos(m, viewer), _("{k}: seat {yaml} maps to another seat -> "
+                                 "{cards} or null, got {yaml2}").format(
+                                     k=k, yaml=_yaml(viewer), cards='cards' if k == 'sees' else 'count', yaml2=_yaml(inner)), Code.SCENARIO_VALUE)
             for target, v in inner.items():
                 t = _seat_of(target, n)
                 if t is None or t == _seat_of(viewer, n):
-                    raise _CaseError(_kpos(inner, target), f"{k}: another seat 1..{n} than {_yaml(viewer)}, "
-                                     f"got {_yaml(target)}", Code.SCENARIO_VALUE)
+                    raise _CaseError(_kpos(inner, target), _("{k}: another seat 1..{n} than {yaml}, "
+                                     "got {yaml2}").format(k=k, n=n, yaml=_yaml(viewer), yaml2=_yaml(target)), Code.SCENARIO_VALUE)
                 if k == "sees_count" and v is not None and (not _is_int(v) or v < 0):
-                    raise _CaseError(_pos(inner, target), f"sees_count: a count is a whole number >= 0 or null, "
-                                     f"got {_yaml(v)}", Code.SCENARIO_VALUE)
+                    raise _CaseError(_pos(inner, target), _("sees_count: a count is a whole number >= 0 or null, "
+                                     "got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
                 if k == "sees" and (isinstance(v, bool) or not isinstance(v, (str, int, type(None)))):
-                    raise _CaseError(_pos(inner, target), f"sees: cards such as \"55 7\" (\"\" for an empty hand) "
-                                     f"or null, got {_yaml(v)}", Code.SCENARIO_VALUE)
+                    raise _CaseError(_pos(inner, target), _("sees: cards such as \"55 7\" (\"\" for an empty hand) "
+                                     "or null, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
     if "to_act" in exp and exp["to_act"] is not None and _seat_of(exp["to_act"], n) is None:
-        raise bad("to_act", f"expected a seat 1..{n}, got {_yaml(exp['to_act'])}")
+        raise bad("to_act", _("expected a seat 1..{n}, got {yaml}").format(n=n, yaml=_yaml(exp['to_act'])))
     for k in ("places", "scores", "hands", "hand_sizes", "counts_shown", "explained_by", "ranks"):
         if k not in exp:
             continue
         m = exp[k] if exp[k] is not None else {}
         if not isinstance(m, dict):
-            what = "card -> count" if k == "ranks" else ("move line -> rule ids" if k == "explained_by" else "seat -> value")
-            raise bad(k, f"expected a mapping {what}, got {_yaml(m)}")
+            what = _("card -> count") if k == "ranks" else (_("move line -> rule ids") if k == "explained_by" else _("seat -> value"))
+            raise bad(k, _("expected a mapping {what}, got {yaml}").format(what=what, yaml=_yaml(m)))
         for key, v in m.items():
             vpos = _pos(m, key)
             if k not in ("explained_by", "ranks") and _seat_of(key, n) is None:
-                raise _CaseError(_kpos(m, key), f"{k}: seat must be 1..{n}, got {_yaml(key)}", Code.SCENARIO_VALUE)
+                raise _CaseError(_kpos(m, key), _("{k}: seat must be 1..{n}, got {yaml}").format(k=k, n=n, yaml=_yaml(key)), Code.SCENARIO_VALUE)
             if k == "places" and (not _is_int(v) or not 1 <= v <= n):
-                raise _CaseError(vpos, f"places: a place is 1..{n}, got {_yaml(v)}", Code.SCENARIO_VALUE)
+                raise _CaseError(vpos, _("places: a place is 1..{n}, got {yaml}").format(n=n, yaml=_yaml(v)), Code.SCENARIO_VALUE)
             if k in ("hand_sizes", "ranks") and (not _is_int(v) or v < 0):
-                raise _CaseError(vpos, f"{k}: a count is a whole number >= 0, got {_yaml(v)}", Code.SCENARIO_VALUE)
+                raise _CaseError(vpos, _("{k}: a count is a whole number >= 0, got {yaml}").format(k=k, yaml=_yaml(v)), Code.SCENARIO_VALUE)
             if k == "scores" and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise _CaseError(vpos, f"scores: a score is a number, got {_yaml(v)}", Code.SCENARIO_VALUE)
+                raise _CaseError(vpos, _("scores: a score is a number, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
             if k == "counts_shown" and not isinstance(v, bool):
-                raise _CaseError(vpos, f"counts_shown: expected true or false, got {_yaml(v)}", Code.SCENARIO_VALUE)
+                raise _CaseError(vpos, _("counts_shown: expected true or false, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
             if k == "explained_by" and (not isinstance(v, list) or not all(isinstance(x, str) for x in v)):
-                raise _CaseError(vpos, f"explained_by: expected a list of rule ids, got {_yaml(v)}",
+                raise _CaseError(vpos, _("explained_by: expected a list of rule ids, got {yaml}").format(yaml=_yaml(v)),
                                  Code.SCENARIO_VALUE, "e.g. {\"2 play AA\": [gouji.minimum, gouji.opposite-only]}")
     for k in ("legal", "illegal", "transfers"):
         if k in exp and not isinstance(exp[k], list):
-            raise bad(k, f"expected a list, got {_yaml(exp[k])}")
+            raise bad(k, _("expected a list, got {yaml}").format(yaml=_yaml(exp[k])))
 
 
 def _check_keys(exp: Any, allowed: tuple[str, ...], kind: str) -> None:
     for k in exp:
         if k not in allowed:
-            raise _unknown_key(_kpos(exp, k), "expect", k, allowed, f" of a {kind} case")
+            raise _unknown_key(_kpos(exp, k), "expect", k, allowed, _(" of a {kind} case").format(kind=kind))
 
 
 def _cards(graph: RuleGraph, text: Any, where: tuple[int, int], disp: str) -> tuple[int, ...]:
     if isinstance(text, bool) or not isinstance(text, (str, int)):
-        raise _CaseError(where, f"expected cards such as \"RR TTT\", got {_yaml(text)}", Code.SCENARIO_VALUE)
+        raise _CaseError(where, _("expected cards such as \"RR TTT\", got {yaml}").format(yaml=_yaml(text)), Code.SCENARIO_VALUE)
     return graph.model.parse(str(text), path=disp, line=where[0], col=where[1])
 
 
 def _seed(case: dict[str, Any]) -> int | str:
     s = case.get("seed", 0)
     if isinstance(s, bool) or not isinstance(s, (int, str)):
-        raise _CaseError(_pos(case, "seed"), f"seed must be a whole number or text, got {_yaml(s)}",
-                         Code.SCENARIO_VALUE, "e.g. 'seed: 7'")
+        raise _CaseError(_pos(case, "seed"), _("seed must be a whole number or text, got {yaml}").format(yaml=_yaml(s)),
+                         Code.SCENARIO_VALUE, _("e.g. 'seed: 7'"))
     if len(str(s)) > MAX_SEED_CHARS:
-        raise _CaseError(_pos(case, "seed"), f"seed: at most {MAX_SEED_CHARS} characters", Code.SCENARIO_VALUE)
+        raise _CaseError(_pos(case, "seed"), _("seed: at most {max_seed_chars} characters").format(
+            max_seed_chars=MAX_SEED_CHARS), Code.SCENARIO_VALUE)
     return s
 
 
@@ -479,24 +489,24 @@ def _seed(case: dict[str, Any]) -> int | str:
 def _run_case(case: dict[str, Any], graph: RuleGraph, disp: str, errors: list[tuple[str, str]]) -> None:
     kinds = [k for k in CASE_KINDS if k in case]
     if len(kinds) > 1:
-        raise _CaseError(_kpos(case, kinds[1]), f"a case is one of classify, compare, pack or deal, "
-                         f"not {' and '.join(kinds)}", Code.SCENARIO_KEY)
+        raise _CaseError(_kpos(case, kinds[1]), _("a case is one of classify, compare, pack or deal, "
+                         "not {join}").format(join=' and '.join(kinds)), Code.SCENARIO_KEY)
     if not kinds:
         raise _CaseError(case.pos if isinstance(case, PosDict) else (0, 0),
-                         "a case needs classify, compare, pack or deal", Code.SCENARIO_KEY,
-                         "see docs/scenarios.md for the case kinds")
+                         _("a case needs classify, compare, pack or deal"), Code.SCENARIO_KEY,
+                         _("see docs/scenarios.md for the case kinds"))
     kind = kinds[0]
     exp = case.get("expect", {})
     if exp is None:
         exp = {}
     if not isinstance(exp, dict):
-        raise _CaseError(_pos(case, "expect"), "'expect' must be a mapping", Code.SCENARIO_VALUE)
+        raise _CaseError(_pos(case, "expect"), _("'expect' must be a mapping"), Code.SCENARIO_VALUE)
     if kind in ("classify", "compare", "pack") and not exp:
-        raise _CaseError(_kpos(case, kind), f"a {kind} case needs an 'expect'", Code.SCENARIO_KEY)
+        raise _CaseError(_kpos(case, kind), _("a {kind} case needs an 'expect'").format(kind=kind), Code.SCENARIO_KEY)
     if kind != "deal":
         stray = [k for k in ("leader", "moves", "next_deal", "next_moves", "redeal_deals") if k in case]
         if stray:
-            raise _CaseError(_kpos(case, stray[0]), f"{stray[0]!r} belongs to a game case (deal), not a {kind} case",
+            raise _CaseError(_kpos(case, stray[0]), _("{stray!r} belongs to a game case (deal), not a {kind} case").format(stray=stray[0], kind=kind),
                              Code.SCENARIO_KEY)
     _check_keys(exp, {"classify": CLASSIFY_KEYS, "compare": COMPARE_KEYS, "pack": PACK_KEYS,
                       "deal": GAME_KEYS}[kind], kind)
@@ -529,51 +539,54 @@ def _classify_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, 
             if k == "valid" and v is False:
                 continue
             want = _yaml(v)
-            errors.append((f"{d.location}: {k}: expected {want}, but the text is not a play: {d.message}"
-                           + (f" (hint: {d.hint})" if d.hint else ""), str(d.code)))
+            errors.append((_("{location}: {k}: expected {want}, but the text is not a play: {message}").format(
+                location=d.location, k=k, want=want, message=d.message)
+                           + (_(" (hint: {hint})").format(hint=d.hint) if d.hint else ""), str(d.code)))
         return
     got = {"valid": p.valid, "rank": model.kinds[p.rank] if p.valid else None, "count": p.count,
            "jokers": len(p.jokers), "gouji": p.gouji}
     for k, v in exp.items():
         want = ("T" if str(v) == "10" else str(v)) if k == "rank" and v is not None else v
         if got[k] != want:
-            fail(k, f"{k}: expected {_yaml(v)}, got {_yaml(got[k])} ({p.text}{'' if p.valid else ': ' + p.why})")
+            fail(k, _("{k}: expected {yaml}, got {yaml2} ({text}{p})").format(
+                k=k, yaml=_yaml(v), yaml2=_yaml(got[k]), text=p.text, p='' if p.valid else ': ' + p.why))
 
 
 def _compare_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str, fail: Any) -> None:
     model = graph.model
     cmp = case["compare"]
     if not isinstance(cmp, dict) or set(cmp) != {"lead", "play"}:
-        raise _CaseError(_pos(case, "compare"), "compare needs {lead: CARDS, play: CARDS}", Code.SCENARIO_VALUE)
+        raise _CaseError(_pos(case, "compare"), _("compare needs {lead: CARDS, play: CARDS}"), Code.SCENARIO_VALUE)
     lead = model.classify(_cards(graph, cmp["lead"], _pos(cmp, "lead"), disp))
     play = model.classify(_cards(graph, cmp["play"], _pos(cmp, "play"), disp))
     got = model.beats(lead, play)
     if got != exp["beats"]:
         why = "" if got else f": {model.why_not(lead, play)}"
-        fail("beats", f"beats: expected {_yaml(exp['beats'])}, got {_yaml(got)} ({play.text} over {lead.text}{why})")
+        fail("beats", _("beats: expected {yaml}, got {yaml2} ({text} over {text2}{why})").format(
+            yaml=_yaml(exp['beats']), yaml2=_yaml(got), text=play.text, text2=lead.text, why=why))
 
 
 def _pack_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, fail: Any) -> None:
     spec = case["pack"] if case["pack"] is not None else {}
     if not isinstance(spec, dict):
-        raise _CaseError(_pos(case, "pack"), "pack takes {} or {seed: S}", Code.SCENARIO_VALUE)
+        raise _CaseError(_pos(case, "pack"), _("pack takes {} or {seed: S}"), Code.SCENARIO_VALUE)
     for k in spec:
         if k != "seed":
             raise _unknown_key(_kpos(spec, k), "pack", k, ("seed",))
     model = graph.model
     if "cards" in exp and sum(model.deck_counts) != exp["cards"]:
-        fail("cards", f"cards: expected {exp['cards']}, the {graph.name} pack holds {sum(model.deck_counts)}")
+        fail("cards", _("cards: expected {exp}, the {name} pack holds {sum}").format(exp=exp['cards'], name=graph.name, sum=sum(model.deck_counts)))
     if "ranks" in exp:
         have = dict(zip(model.kinds, model.deck_counts))
         table = exp["ranks"] or {}
         for sym, n in table.items():
             s = "T" if str(sym) == "10" else str(sym)
             if s not in have:
-                raise _CaseError(_kpos(table, sym), f"ranks: the {graph.name} pack has no card {_yaml(sym)}",
+                raise _CaseError(_kpos(table, sym), _("ranks: the {name} pack has no card {yaml}").format(name=graph.name, yaml=_yaml(sym)),
                                  Code.SCENARIO_VALUE, "cards: " + " ".join(model.kinds))
             if have[s] != n:
                 ln, col = _pos(table, sym)
-                fail("ranks", f"ranks[{s}]: expected {n}, the pack holds {have[s]}")
+                fail("ranks", _("ranks[{s}]: expected {n}, the pack holds {have}").format(s=s, n=n, have=have[s]))
     if "hand_sizes" in exp:
         seed = _seed(spec)
         state = new_game(graph, seed)
@@ -581,8 +594,8 @@ def _pack_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, fail
         got = {int(s): len(text.split()) for s, text in deal["hands"].items()}
         want = {_seat(k, graph.n_seats): v for k, v in (exp["hand_sizes"] or {}).items()}
         if any(got.get(s) != v for s, v in want.items()):
-            fail("hand_sizes", f"hand_sizes: expected {dict(sorted(want.items()))}, the deal gives "
-                 f"{ {s: got[s] for s in sorted(want)} } (all: {got})")
+            fail("hand_sizes", _("hand_sizes: expected {dict}, the deal gives "
+                 "{s} (all: {got})").format(dict=dict(sorted(want.items())), s={s: got[s] for s in sorted(want)}, got=got))
 
 
 _TRANSFER = re.compile(r"^(\d{1,3})\s+gives\s+(\d{1,3})\s*:\s*(.+)$")
@@ -591,10 +604,10 @@ _TRANSFER = re.compile(r"^(\d{1,3})\s+gives\s+(\d{1,3})\s*:\s*(.+)$")
 def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str,
                errors: list[tuple[str, str]]) -> None:
     if "next_moves" in case and "next_deal" not in case:
-        raise _CaseError(_kpos(case, "next_moves"), "'next_moves' needs a next_deal", Code.SCENARIO_KEY)
+        raise _CaseError(_kpos(case, "next_moves"), _("'next_moves' needs a next_deal"), Code.SCENARIO_KEY)
     leader = case.get("leader")
     if leader is not None and _seat_of(leader, graph.n_seats) is None or isinstance(leader, str):
-        raise _CaseError(_pos(case, "leader"), f"leader must be a seat 1..{graph.n_seats}, got {_yaml(leader)}",
+        raise _CaseError(_pos(case, "leader"), _("leader must be a seat 1..{n_seats}, got {yaml}").format(n_seats=graph.n_seats, yaml=_yaml(leader)),
                          Code.SCENARIO_VALUE)
     seed = _seed(case)
     if "deal_valid" in exp:  # the case is about whether the deal fits the pack (and has no moves)
@@ -602,17 +615,18 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
                  + [k for k in exp if k != "deal_valid"])
         if stray:
             raise _CaseError(_kpos(case, stray[0]) if stray[0] in case else _kpos(exp, stray[0]),
-                             f"{stray[0]!r} does not go with deal_valid: a case expecting whether a deal fits the "
-                             "pack has no moves and expects nothing else", Code.SCENARIO_KEY)
+                             _("{stray!r} does not go with deal_valid: a case expecting whether a deal fits the "
+                             "pack has no moves and expects nothing else").format(stray=stray[0]), Code.SCENARIO_KEY)
         try:
             _deal(case, "deal", graph, disp)
-            fits, why = True, f"the {graph.name} pack holds every card of it"
+            fits, why = True, _("the {name} pack holds every card of it").format(name=graph.name)
         except _PackError as e:
             fits, why = False, e.msg
         if fits != exp["deal_valid"]:
             ln, col = _pos(exp, "deal_valid")
-            errors.append((f"{disp}:{ln}:{col}: deal_valid: expected {_yaml(exp['deal_valid'])}, got {_yaml(fits)} "
-                           f"({why})", str(Code.SCENARIO_FAILED)))
+            errors.append((_("{disp}:{ln}:{col}: deal_valid: expected {yaml}, got {yaml2} "
+                           "({why})").format(
+                               disp=disp, ln=ln, col=col, yaml=_yaml(exp['deal_valid']), yaml2=_yaml(fits), why=why), str(Code.SCENARIO_FAILED)))
         return
     again = _redeal_deals(case, graph, disp)
     state = new_game(graph, seed=seed, hands=_deal(case, "deal", graph, disp), leader=leader)
@@ -624,8 +638,8 @@ def _game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp
         return
     if "next_deal" in case:
         if not state.over:
-            raise _CaseError(_kpos(case, "next_deal"), "next_deal: the first game is not over after its moves",
-                             Code.SCENARIO_VALUE, f"seat {state.to_act} is still to act")
+            raise _CaseError(_kpos(case, "next_deal"), _("next_deal: the first game is not over after its moves"),
+                             Code.SCENARIO_VALUE, _("seat {to_act} is still to act").format(to_act=state.to_act))
         state = next_game(state, seed, hands=_deal(case, "next_deal", graph, disp))
         _run_next_moves(state, case, graph, disp, errors, exp, again)
         _check_all_dealt(case, again, disp, errors)
@@ -649,47 +663,50 @@ def _check_transfers(state: GameState, exp: dict[str, Any], graph: RuleGraph, di
         m = _TRANSFER.match(str(x).strip())
         ln, col = _ipos(items, i)
         if not m:
-            raise _CaseError((ln, col), f"a transfer is written '6 gives 1: R B', got {_yaml(x)}", Code.SCENARIO_VALUE)
+            raise _CaseError((ln, col), _("a transfer is written '6 gives 1: R B', got {yaml}").format(yaml=_yaml(x)), Code.SCENARIO_VALUE)
         cards = model.text(model.parse(m.group(3), path=disp, line=ln, col=col))
         want.append(f"{m.group(1)} gives {m.group(2)}: {cards}")
     if want != got:
         ln, col = _pos(exp, "transfers")
-        errors.append((f"{disp}:{ln}:{col}: transfers: expected {want}, got {got}", str(Code.SCENARIO_FAILED)))
+        errors.append((_("{disp}:{ln}:{col}: transfers: expected {want}, got {got}").format(
+            disp=disp, ln=ln, col=col, want=want, got=got), str(Code.SCENARIO_FAILED)))
 
 
 def _deal(case: dict[str, Any], key: str, graph: RuleGraph, disp: str) -> dict[int, list[Any]]:
     deal = case[key]
     if not isinstance(deal, dict):
-        raise _CaseError(_pos(case, key), f"{key} must map seats to cards", Code.SCENARIO_VALUE,
-                         "e.g. deal: {1: \"55 7\", 2: \"33 4\", ...}")
+        raise _CaseError(_pos(case, key), _("{key} must map seats to cards").format(key=key), Code.SCENARIO_VALUE,
+                         _("e.g. deal: {1: \"55 7\", 2: \"33 4\", ...}"))
     seats: dict[int, Any] = {}
     for k in deal:
         s = _seat_of(k, graph.n_seats)
         if s is None:
-            raise _CaseError(_kpos(deal, k), f"{key}: seat must be 1..{graph.n_seats} in digits, got {_yaml(k)}",
+            raise _CaseError(_kpos(deal, k), _("{key}: seat must be 1..{n_seats} in digits, got {yaml}").format(
+                key=key, n_seats=graph.n_seats, yaml=_yaml(k)),
                              Code.BAD_SEAT)
         if s in seats:
-            raise _CaseError(_kpos(deal, k), f"{key}: seat {s} is given twice", Code.SCENARIO_VALUE)
+            raise _CaseError(_kpos(deal, k), _("{key}: seat {s} is given twice").format(key=key, s=s), Code.SCENARIO_VALUE)
         seats[s] = k
     missing = [s for s in range(1, graph.n_seats + 1) if s not in seats]
     if missing:
-        raise _CaseError(_pos(case, key), f"{key}: every seat is given its hand; missing seat(s) "
-                         + ", ".join(map(str, missing)), Code.SCENARIO_VALUE, "write '\"\"' for an empty hand")
+        raise _CaseError(_pos(case, key), _("{key}: every seat is given its hand; missing seat(s) ").format(key=key)
+                         + ", ".join(map(str, missing)), Code.SCENARIO_VALUE, _("write '\"\"' for an empty hand"))
     hands = {}
     total = [0] * len(graph.model.kinds)
     for s, k in sorted(seats.items()):
         v = deal[k]
         ln, col = _pos(deal, k)
         if isinstance(v, bool) or not isinstance(v, (str, int, type(None))):
-            raise _CaseError((ln, col), f"{key}: seat {s}'s cards must be text such as \"55 7\", got {_yaml(v)}",
+            raise _CaseError((ln, col), _("{key}: seat {s}'s cards must be text such as \"55 7\", got {yaml}").format(key=key, s=s, yaml=_yaml(v)),
                              Code.SCENARIO_VALUE)
         hands[s] = hands_from_text(graph, {s: "" if v is None else str(v)}, path=disp, line=ln, col=col)[s]
         for c in hands[s]:
             total[graph.model.kinds.index(c.symbol)] += 1
     for i, n in enumerate(total):
         if n > graph.model.deck_counts[i]:
-            raise _PackError(_pos(case, key), f"{key}: {n} cards {graph.model.kinds[i]!r} dealt, but the "
-                             f"{graph.name} pack has only {graph.model.deck_counts[i]}", Code.SCENARIO_VALUE)
+            raise _PackError(_pos(case, key), _("{key}: {n} cards {graph!r} dealt, but the "
+                             "{name} pack has only {graph2}").format(
+                                 key=key, n=n, graph=graph.model.kinds[i], name=graph.name, graph2=graph.model.deck_counts[i]), Code.SCENARIO_VALUE)
     return hands
 
 
@@ -700,11 +717,11 @@ def _redeal_deals(case: dict[str, Any], graph: RuleGraph, disp: str) -> list[dic
         return []
     items = case["redeal_deals"]
     if not isinstance(items, list) or not items:
-        raise _CaseError(_pos(case, "redeal_deals"), "redeal_deals must be a list of deals (seat -> cards)",
-                         Code.SCENARIO_VALUE, "e.g. redeal_deals: [{1: \"55 7\", 2: \"33 4\", ...}]")
+        raise _CaseError(_pos(case, "redeal_deals"), _("redeal_deals must be a list of deals (seat -> cards)"),
+                         Code.SCENARIO_VALUE, _("e.g. redeal_deals: [{1: \"55 7\", 2: \"33 4\", ...}]"))
     if len(items) >= MAX_REDEALS:
-        raise _CaseError(_pos(case, "redeal_deals"), f"redeal_deals: at most {MAX_REDEALS - 1} deals "
-                         "(MAX_REDEALS: the redeals of one game)", Code.SCENARIO_VALUE)
+        raise _CaseError(_pos(case, "redeal_deals"), _("redeal_deals: at most {max_redeals} deals "
+                         "(MAX_REDEALS: the redeals of one game)").format(max_redeals=MAX_REDEALS - 1), Code.SCENARIO_VALUE)
     out = []
     for i, item in enumerate(items):
         one = PosDict({"redeal_deals": item})
@@ -722,8 +739,9 @@ def _check_all_dealt(case: dict[str, Any], again: list[dict[int, list[Any]]], di
         return
     ln, col = _pos(case, "redeal_deals")
     given = len(case["redeal_deals"])
-    errors.append((f"{disp}:{ln}:{col}: redeal_deals: {len(again)} of the {given} deal(s) never dealt: the deal "
-                   f"was voided {given - len(again)} time(s) during the moves", str(Code.SCENARIO_FAILED)))
+    errors.append((_("{disp}:{ln}:{col}: redeal_deals: {n} of the {given} deal(s) never dealt: the deal "
+                   "was voided {given2} time(s) during the moves").format(
+                       disp=disp, ln=ln, col=col, n=len(again), given=given, given2=given - len(again)), str(Code.SCENARIO_FAILED)))
 
 
 def _deal_again_if_void(state: GameState, again: list[dict[int, list[Any]]]) -> None:
@@ -747,8 +765,8 @@ def _move_items(case: dict[str, Any], key: str) -> list[tuple[str, tuple[int, in
     if moves is None:
         return []
     if not isinstance(moves, list):
-        raise _CaseError(_pos(case, key), f"{key} must be a list of move lines, got {_yaml(moves)}",
-                         Code.SCENARIO_VALUE, f"e.g. {key}: [1 play 55, 2 pass]")
+        raise _CaseError(_pos(case, key), _("{key} must be a list of move lines, got {yaml}").format(key=key, yaml=_yaml(moves)),
+                         Code.SCENARIO_VALUE, _("e.g. {key}: [1 play 55, 2 pass]").format(key=key))
     out = []
     for i, item in enumerate(moves):
         where = _ipos(moves, i)
@@ -756,18 +774,18 @@ def _move_items(case: dict[str, Any], key: str) -> list[tuple[str, tuple[int, in
         if isinstance(item, dict):
             bad = [k for k in item if k not in MOVE_ITEM_KEYS]
             if bad:
-                raise _unknown_key(_kpos(item, bad[0]), "move item", bad[0], MOVE_ITEM_KEYS)
+                raise _unknown_key(_kpos(item, bad[0]), _("move item"), bad[0], MOVE_ITEM_KEYS)
             if "move" not in item:
-                raise _CaseError(where, "a move item is a line or {move: LINE, expect: legal | illegal}",
+                raise _CaseError(where, _("a move item is a line or {move: LINE, expect: legal | illegal}"),
                                  Code.SCENARIO_KEY)
             want = item.get("expect")
             if want not in (None, "legal", "illegal"):
-                raise _CaseError(_pos(item, "expect"), f"a move's expect is legal or illegal, got {_yaml(want)}",
+                raise _CaseError(_pos(item, "expect"), _("a move's expect is legal or illegal, got {yaml}").format(yaml=_yaml(want)),
                                  Code.SCENARIO_VALUE)
             where = _pos(item, "move")
             item = item["move"]
         if isinstance(item, bool) or not isinstance(item, (str, int)):
-            raise _CaseError(where, f"a move is a line such as '3 play RR TTT', got {_yaml(item)}", Code.BAD_MOVE)
+            raise _CaseError(where, _("a move is a line such as '3 play RR TTT', got {yaml}").format(yaml=_yaml(item)), Code.BAD_MOVE)
         out.append((str(item), where, want))
     return out
 
@@ -779,11 +797,11 @@ def _voided_by(state: GameState) -> str:
     from gouji_dsl.tools.render import display_path
     reasons = [r for key, rs in state.decided.items() if key.startswith("redeal") for r in rs if r.rule is not None]
     if not reasons:
-        return "the deal was voided"
+        return _("the deal was voided")
     r = reasons[-1]
     where = f" ({display_path(r.pos.path)}:{r.pos.line})" if r.pos is not None else ""
     says = getattr(r.rule, "says", None) or r.text
-    return f"the deal was voided by rule {r.rule_id}{where}" + (f": {says}" if says else "")
+    return _("the deal was voided by rule {rule_id}{where}").format(rule_id=r.rule_id, where=where) + (f": {says}" if says else "")
 
 
 def _forbade(trace: list[Any], state: GameState) -> str:
@@ -810,12 +828,13 @@ def _try_move(state: GameState, text: str, where: tuple[int, int], want: str | N
     ln, col = where
     if want == "illegal":
         if legal:
-            errors.append((f"{disp}:{ln}:{col}: {text!r} was expected to be illegal but is legal",
+            errors.append((_("{disp}:{ln}:{col}: {text!r} was expected to be illegal but is legal").format(disp=disp, ln=ln, col=col, text=text),
                            str(Code.SCENARIO_FAILED)))
         return True
     if not legal:
         why = _forbade(trace, state) or "illegal"
-        errors.append((f"{disp}:{ln}:{col}: {text!r} is illegal: {why}", str(Code.SCENARIO_FAILED)))
+        errors.append((_("{disp}:{ln}:{col}: {text!r} is illegal: {why}").format(
+            disp=disp, ln=ln, col=col, text=text, why=why), str(Code.SCENARIO_FAILED)))
         return False
     state.apply_in_place(mv)
     return True
@@ -884,9 +903,10 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
             if not waiting:
                 break  # the return tribute is left open: expect speaks of it
             ln, col = _pos(case, "next_moves")
-            errors.append((f"{disp}:{ln}:{col}: next_moves: seat {s} must return "
-                           f"{state.return_queue[0][2]} card(s) to seat {state.return_queue[0][1]} (还贡) before "
-                           f"the other seats' lines are used: give it a line such as '{s} return CARDS'",
+            errors.append((_("{disp}:{ln}:{col}: next_moves: seat {s} must return "
+                           "{state} card(s) to seat {state2} (还贡) before "
+                           "the other seats' lines are used: give it a line such as '{s} return CARDS'").format(
+                               disp=disp, ln=ln, col=col, s=s, state=state.return_queue[0][2], state2=state.return_queue[0][1]),
                            str(Code.SCENARIO_VALUE)))
             return
         if not waiting and not any(not u for u in used):
@@ -914,27 +934,29 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
         errors.append((f"{disp}:{ln}:{col}: {msg}", str(Code.SCENARIO_FAILED)))
 
     if "to_act" in exp and state.to_act != exp["to_act"]:
-        fail("to_act", f"to_act: expected {_yaml(exp['to_act'])}, got {_yaml(state.to_act)}"
-             + (f" ({_voided_by(state)})" if state.voided else " (the game is over)" if state.over else f" ({state.capacity})"))
+        fail("to_act", _("to_act: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['to_act']), yaml2=_yaml(state.to_act))
+             + (f" ({_voided_by(state)})" if state.voided else _(" (the game is over)") if state.over else f" ({state.capacity})"))
     if "over" in exp and state.over != bool(exp["over"]):
-        fail("over", f"over: expected {_yaml(exp['over'])}, got {_yaml(state.over)}"
+        fail("over", _("over: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['over']), yaml2=_yaml(state.over))
              + (f" ({_voided_by(state)})" if state.voided else ""))
     if "voided" in exp and state.voided != exp["voided"]:
-        fail("voided", f"voided: expected {_yaml(exp['voided'])}, got {_yaml(state.voided)}"
+        fail("voided", _("voided: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['voided']), yaml2=_yaml(state.voided))
              + (f" ({_voided_by(state)})" if state.voided else ""))
     if "places" in exp:
         want = {_seat(k, n): int(v) for k, v in (exp["places"] or {}).items()}
         if want != state.places:
-            fail("places", f"places: expected {dict(sorted(want.items()))}, got {dict(sorted(state.places.items()))}")
+            fail("places", _("places: expected {dict}, got {dict2}").format(
+                dict=dict(sorted(want.items())), dict2=dict(sorted(state.places.items()))))
     if "scores" in exp:
         want_s = {_seat(k, n): v for k, v in (exp["scores"] or {}).items()}
         got_s = {k: state.scores.get(k) for k in want_s}
         if not state.over:
-            fail("scores", "scores: the game is not over")
+            fail("scores", _("scores: the game is not over"))
         elif any(got_s[k] is None or abs(float(got_s[k] or 0) - float(v)) > 0.01 for k, v in want_s.items()):
-            fail("scores", f"scores: expected {want_s}, got {got_s}")
+            fail("scores", _("scores: expected {want_s}, got {got_s}").format(want_s=want_s, got_s=got_s))
     if "sweep" in exp and (not state.over or state.sweep != bool(exp["sweep"])):
-        fail("sweep", f"sweep: expected {_yaml(exp['sweep'])}, got {_yaml(state.sweep) if state.over else 'game not over'}")
+        fail("sweep", _("sweep: expected {yaml}, got {yaml2}").format(
+            yaml=_yaml(exp['sweep']), yaml2=_yaml(state.sweep) if state.over else 'game not over'))
     if "hands" in exp:
         hv = exp["hands"] or {}
         for k, v in hv.items():
@@ -944,13 +966,14 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             want_h = model.parse(text, path=disp, line=where[0], col=where[1]) if text.strip() else tuple([0] * len(model.kinds))
             got_h = tuple(state.hands[s])
             if want_h != got_h:
-                fail("hands", f"hands[{s}]: expected {model.text(want_h) or '(none)'}, got {model.text(got_h) or '(none)'}",
+                fail("hands", _("hands[{s}]: expected {model}, got {model2}").format(
+                    s=s, model=model.text(want_h) or '(none)', model2=model.text(got_h) or '(none)'),
                      where)
     if "hand_sizes" in exp:
         want_n = {_seat(k, n): int(v) for k, v in (exp["hand_sizes"] or {}).items()}
         got_n = {k: state.hand_size(k) for k in want_n}
         if want_n != got_n:
-            fail("hand_sizes", f"hand_sizes: expected {want_n}, got {got_n}")
+            fail("hand_sizes", _("hand_sizes: expected {want_n}, got {got_n}").format(want_n=want_n, got_n=got_n))
     if "counts_shown" in exp:
         cs = exp["counts_shown"] or {}
         for k, v in cs.items():
@@ -958,10 +981,11 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             seen_by = [o for o in state.seat_list if o != s and "count" in state.view(o)["others"][str(s)]]
             shown = len(seen_by) == n - 1
             if shown != v:
-                detail = f"seen by {', '.join(map(str, seen_by))} only" if seen_by and not shown else \
-                    ("seen by every other seat" if shown else "seen by nobody")
-                fail("counts_shown", f"counts_shown[{s}]: expected {_yaml(v)}, got {_yaml(shown)} "
-                     f"(seat {s} holds {state.hand_size(s)} cards, {detail})", _pos(cs, k))
+                detail = _("seen by {join} only").format(join=', '.join(map(str, seen_by))) if seen_by and not shown else \
+                    (_("seen by every other seat") if shown else _("seen by nobody"))
+                fail("counts_shown", _("counts_shown[{s}]: expected {yaml}, got {yaml2} "
+                     "(seat {s} holds {state} cards, {detail})").format(
+                         s=s, yaml=_yaml(v), yaml2=_yaml(shown), state=state.hand_size(s), detail=detail), _pos(cs, k))
     for key in ("sees", "sees_count"):
         table = exp.get(key) or {}
         for viewer_key, inner in table.items():
@@ -977,21 +1001,24 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
                         model.parse(str(v), path=disp, line=where[0], col=where[1]) if str(v).strip() else tuple([0] * len(model.kinds)))
                     got_cards = None if got_text is None else tuple(state.hands[t])
                     if want_cards != got_cards:
-                        fail(key, f"sees[{viewer}][{t}]: expected "
-                             + ("nothing (null)" if want_cards is None else model.text(want_cards) or "(none)")
-                             + ", got " + ("nothing: seat " + str(viewer) + " does not see seat " + str(t) + "'s hand"
-                                           if got_cards is None else model.text(got_cards) or "(none)"), where)
+                        expected = _("nothing (null)") if want_cards is None else model.text(want_cards) or _("(none)")
+                        got = (_("nothing: seat {viewer} does not see seat {seat}'s hand").format(viewer=viewer, seat=t)
+                               if got_cards is None else model.text(got_cards) or _("(none)"))
+                        fail(key, _("sees[{viewer}][{seat}]: expected {expected}, got {got}").format(
+                            viewer=viewer, seat=t, expected=expected, got=got), where)
                 else:
                     got_n = info.get("count")
                     if got_n != v:
-                        fail(key, f"sees_count[{viewer}][{t}]: expected {_yaml(v)}, got {_yaml(got_n)}"
-                             + (f" (seat {t} holds {state.hand_size(t)} cards)" if got_n is None else ""), where)
+                        fail(key, _("sees_count[{viewer}][{t}]: expected {yaml}, got {yaml2}").format(
+                            viewer=viewer, t=t, yaml=_yaml(v), yaml2=_yaml(got_n))
+                             + (_(" (seat {t} holds {state} cards)").format(t=t, state=state.hand_size(t)) if got_n is None else ""), where)
     if "match_games" in exp:
         from gouji_dsl.tools.simulate import match_length
         got_m = match_length(graph)
         if got_m != exp["match_games"]:
-            fail("match_games", f"match_games: expected {exp['match_games']}, the {graph.name} match has {got_m} "
-                 f"game{'s' if got_m != 1 else ''}")
+            fail("match_games", ngettext("match_games: expected {exp}, the {name} match has {got_m} game",
+                                         "match_games: expected {exp}, the {name} match has {got_m} games", got_m).format(
+                exp=exp['match_games'], name=graph.name, got_m=got_m))
     for key, should in (("legal", True), ("illegal", False)):
         items = exp.get(key) or []
         for i, line in enumerate(items):
@@ -1001,8 +1028,9 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             ok = state.check(mv, trace)
             if ok != should:
                 why = _forbade(trace, state)
-                fail(key, f"{line!r} expected {'legal' if should else 'illegal'}, but it is "
-                     f"{'legal' if ok else 'illegal'}" + (f" ({why})" if why else ""), where)
+                fail(key, _("{line!r} expected {expected}, but it is {got}").format(
+                    line=line, expected=_("legal") if should else _("illegal"), got=_("legal") if ok else _("illegal"))
+                     + (f" ({why})" if why else ""), where)
     if "explained_by" in exp:
         eb = exp["explained_by"] or {}
         for line, ids in eb.items():
@@ -1013,6 +1041,6 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             missing = [r for r in ids if r not in cited]
             if missing:
                 hint = "; ".join(filter(None, (did_you_mean(m, cited) for m in missing)))
-                fail("explained_by", f"explained_by[{line!r}]: the explanation does not cite "
-                     f"{', '.join(missing)}; it cites {', '.join(cited)}" + (f" ({hint})" if hint else ""),
+                fail("explained_by", _("explained_by[{line!r}]: the explanation does not cite "
+                     "{join}; it cites {join2}").format(line=line, join=', '.join(missing), join2=', '.join(cited)) + (f" ({hint})" if hint else ""),
                      _pos(eb, line))

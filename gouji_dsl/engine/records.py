@@ -49,6 +49,7 @@ from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import SHOWN_VALUE_CHARS, Code, Diagnostic, GoujiError, line_of, quoted
 from gouji_dsl.engine.cards import SUITLESS, parse_cards
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, new_game, next_game, parse_move
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS
@@ -82,7 +83,7 @@ class GameRecord:
                     ruleset_path: str | None = None) -> GameRecord:
         """The record of the games of one match, each given by its latest state, in order."""
         if not finals:
-            raise ValueError("a record needs at least one game")
+            raise ValueError(_("a record needs at least one game"))
         graph = finals[0].graph
         events: list[dict[str, Any]] = []
         for st in finals:
@@ -372,23 +373,25 @@ def _check_limits(text: str, path: str) -> None:
     :data:`MAX_RECORD_NESTING`, with a number longer than :data:`MAX_RECORD_NUMBER_CHARS` or an
     object of more than :data:`MAX_RECORD_KEYS` keys, at the place the limit is passed (:func:`json_limit`)."""
     if len(text) > MAX_RECORD_CHARS:
-        raise GoujiError(Diagnostic(path, 0, 0, f"the record is {len(text):,} characters long; at most "
-                                    f"{MAX_RECORD_CHARS:,} are read (MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE))
+        raise GoujiError(Diagnostic(path, 0, 0, _("the record is {n:,} characters long; at most "
+                                    "{max_record_chars:,} are read (MAX_RECORD_CHARS)").format(
+                                        n=len(text), max_record_chars=MAX_RECORD_CHARS), code=Code.FILE_TOO_LARGE))
     found = json_limit(text, nesting=MAX_RECORD_NESTING, keys=MAX_RECORD_KEYS)
     if found is None:
         return
     kind, at, tok = found
     if kind == "keys":
-        raise _limit(text, path, at, f"an object of more than {MAX_RECORD_KEYS:,} keys (MAX_RECORD_KEYS)",
-                     "a gouji record's objects have a few keys, or one per seat", Code.TOO_MANY_KEYS)
+        raise _limit(text, path, at, _("an object of more than {max_record_keys:,} keys (MAX_RECORD_KEYS)").format(max_record_keys=MAX_RECORD_KEYS),
+                     _("a gouji record's objects have a few keys, or one per seat"), Code.TOO_MANY_KEYS)
     if kind == "nesting":
-        raise _limit(text, path, at, f"nested more than {MAX_RECORD_NESTING} levels deep (MAX_RECORD_NESTING)",
-                     "a gouji record nests 5 levels deep", Code.TOO_DEEP)
+        raise _limit(text, path, at, _("nested more than {max_record_nesting} levels deep (MAX_RECORD_NESTING)").format(
+            max_record_nesting=MAX_RECORD_NESTING),
+                     _("a gouji record nests 5 levels deep"), Code.TOO_DEEP)
     if kind == "constant":
-        raise _limit(text, path, at, f"not valid JSON: {tok} is not a JSON value", "write a number or null",
+        raise _limit(text, path, at, _("not valid JSON: {tok} is not a JSON value").format(tok=tok), _("write a number or null"),
                      Code.JSON_SYNTAX)
-    raise _limit(text, path, at, f"a number of {len(tok):,} characters; at most {MAX_RECORD_NUMBER_CHARS} are read "
-                 "(MAX_RECORD_NUMBER_CHARS)", None, Code.NUMBER_TOO_LARGE)
+    raise _limit(text, path, at, _("a number of {n:,} characters; at most {max_record_number_chars} are read "
+                 "(MAX_RECORD_NUMBER_CHARS)").format(n=len(tok), max_record_number_chars=MAX_RECORD_NUMBER_CHARS), None, Code.NUMBER_TOO_LARGE)
 
 
 def _limit(text: str, path: str, at: int, message: str, hint: str | None, code: str) -> GoujiError:
@@ -402,7 +405,7 @@ class DuplicateKeyError(ValueError):
     one read by nobody)."""
 
     def __init__(self, key: str, offset: int):
-        super().__init__(f"the key {quoted(key)} is written twice in one object")
+        super().__init__(_("the key {quoted} is written twice in one object").format(quoted=quoted(key)))
         self.key, self.offset = key, offset
 
 
@@ -472,7 +475,7 @@ class _NotJson(ValueError):
 
 
 def _no_constant(name: str) -> Any:
-    raise _NotJson(f"{name} is not a JSON value")
+    raise _NotJson(_("{name} is not a JSON value").format(name=name))
 
 
 @functools.lru_cache(maxsize=1)
@@ -545,28 +548,29 @@ def _schema_diags(r: _Reader, data: Any) -> list[Diagnostic]:
     if rest is not None:
         first = _schema_diag(r, rest[1], rest[0])
         out.append(Diagnostic(r.path, first.line, first.col,
-                              f"and more problems of the record's form from here on (the first {MAX_RECORD_PROBLEMS} "
-                              "are listed; MAX_RECORD_PROBLEMS): " + first.message, first.hint, first.source_line,
+                              _("and more problems of the record's form from here on (the first {max_record_problems} "
+                              "are listed; MAX_RECORD_PROBLEMS): ").format(
+                                  max_record_problems=MAX_RECORD_PROBLEMS) + first.message, first.hint, first.source_line,
                               code=first.code))
     return out
 
 
-_JSON_TYPES: dict[str, str] = {"string": "a string", "integer": "a whole number", "number": "a number", "null": "null",
-               "object": "an object", "array": "an array", "boolean": "true or false"}
+_JSON_TYPES: dict[str, str] = {"string": N_("a string"), "integer": N_("a whole number"), "number": N_("a number"), "null": "null",
+               "object": N_("an object"), "array": N_("an array"), "boolean": N_("true or false")}
 
 
-_REQUIRED_HINTS = {"ruleset": "the ruleset the game was played under: \"ruleset\": \"online\"",
-                   "events": "the engine's events, a deal first: \"events\": [{\"type\": \"deal\", ...}, ...]",
-                   "move": "a move event: {\"type\": \"move\", \"move\": \"<seat> <verb> [cards]\"}",
-                   "type": "every event has a \"type\" (deal, move, first_leader, game_over ...)",
-                   "scores": "a game_over event has \"scores\": {seat: points}"}
+_REQUIRED_HINTS = {"ruleset": N_("the ruleset the game was played under: \"ruleset\": \"online\""),
+                   "events": N_("the engine's events, a deal first: \"events\": [{\"type\": \"deal\", ...}, ...]"),
+                   "move": N_("a move event: {\"type\": \"move\", \"move\": \"<seat> <verb> [cards]\"}"),
+                   "type": N_("every event has a \"type\" (deal, move, first_leader, game_over ...)"),
+                   "scores": N_("a game_over event has \"scores\": {seat: points}")}
 
 
 def _json_type(x: Any) -> str:
     for t, py in (("null", type(None)), ("boolean", bool), ("integer", int), ("number", float), ("string", str),
                   ("object", dict), ("array", list)):
         if isinstance(x, py):
-            return _JSON_TYPES[t]
+            return _(_JSON_TYPES[t])
     return type(x).__name__
 
 
@@ -574,7 +578,7 @@ def _where(path: tuple) -> str:
     out = ""
     for p in path:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "the record"
+    return out or _("the record")
 
 
 def _schema_diag(r: _Reader, err: Any, prefix: tuple = ()) -> Diagnostic:
@@ -584,29 +588,35 @@ def _schema_diag(r: _Reader, err: Any, prefix: tuple = ()) -> Diagnostic:
     v, inst, what = err.validator, err.instance, _where(where)
     if v == "required":
         missing = next((k for k in err.validator_value if isinstance(inst, dict) and k not in inst), "?")
-        return r.diag(where, f"{what}: missing key {missing!r}", _REQUIRED_HINTS.get(missing), code=Code.MISSING_KEY)
+        return r.diag(where, _("{what}: missing key {missing!r}").format(
+            what=what, missing=missing), _(_REQUIRED_HINTS[missing]) if missing in _REQUIRED_HINTS else None,
+                      code=Code.MISSING_KEY)
     if v == "additionalProperties" and isinstance(inst, dict):
         known = list(err.schema.get("properties", {}))
         extra = next((k for k in inst if k not in known), "?")
-        return r.diag(where + (extra,), f"unknown record key {quoted(extra)}",
-                      did_you_mean(str(extra), known) or "keys: " + ", ".join(known), key=True, code=Code.UNKNOWN_KEY)
+        return r.diag(where + (extra,), _("unknown record key {quoted}").format(quoted=quoted(extra)),
+                      did_you_mean(str(extra), known) or _("keys: ") + ", ".join(known), key=True, code=Code.UNKNOWN_KEY)
     if "propertyNames" in err.absolute_schema_path:
-        return r.diag(where + (inst,), f"{what}: {quoted(inst)} is not a seat: seats are written in digits (\"1\", \"2\" ...)",
+        return r.diag(where + (inst,), _("{what}: {quoted} is not a seat: seats are written in digits (\"1\", \"2\" ...)").format(
+            what=what, quoted=quoted(inst)),
                       key=True, code=Code.BAD_SEAT)
     if v == "type":
         want: list[str] = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
         got = _json_type(inst) + (f" ({quoted(inst, as_json=True)})" if isinstance(inst, (int, float, str)) else "")
-        return r.diag(where, f"{what} must be {' or '.join(_JSON_TYPES.get(t, t) for t in want)}, not {got}",
+        return r.diag(where, _("{what} must be {join}, not {got}").format(
+            what=what, join=_(' or ').join(_(_JSON_TYPES[t]) if t in _JSON_TYPES else t for t in want), got=got),
                       code=Code.WRONG_TYPE)
     if v in ("const", "enum"):
         allowed = [err.validator_value] if v == "const" else list(err.validator_value)
-        return r.diag(where, f"{what}: {quoted(inst)} is not allowed", "allowed: " + ", ".join(json.dumps(a) for a in allowed),
+        return r.diag(where, _("{what}: {quoted} is not allowed").format(
+            what=what, quoted=quoted(inst)), _("allowed: ") + ", ".join(json.dumps(a) for a in allowed),
                       code=Code.VALUE_NOT_ALLOWED)
     if v in ("minimum", "maximum"):
-        return r.diag(where, f"{what}: {quoted(inst)} is out of range ({v} {err.validator_value})", code=Code.OUT_OF_RANGE)
+        return r.diag(where, _("{what}: {quoted} is out of range ({v} {validator_value})").format(
+            what=what, quoted=quoted(inst), v=v, validator_value=err.validator_value), code=Code.OUT_OF_RANGE)
     if v in ("minItems", "minLength"):
-        return r.diag(where, f"{what} is empty", code=Code.EMPTY_VALUE)
-    return r.diag(where, f"{what}: {schema_message(err)}", code=Code.SCHEMA_VIOLATION)
+        return r.diag(where, _("{what} is empty").format(what=what), code=Code.EMPTY_VALUE)
+    return r.diag(where, _("{what}: {schema_message}").format(what=what, schema_message=schema_message(err)), code=Code.SCHEMA_VIOLATION)
 
 
 def parse_record(text: str, path: str = "<record>") -> GameRecord:
@@ -619,29 +629,30 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
     try:
         data = load_json(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
-        raise GoujiError(Diagnostic(path, e.lineno, e.colno, f"not valid JSON: {e.msg}", None,
+        raise GoujiError(Diagnostic(path, e.lineno, e.colno, _("not valid JSON: {msg}").format(msg=e.msg), None,
                                     line_of(text, e.lineno), code=Code.JSON_SYNTAX)) from None
     except DuplicateKeyError as e:
         raise _limit(text, path, e.offset, str(e), "remove one of them: json keeps the last one silently",
                      Code.DUPLICATE_KEY) from None
     except (_NotJson, RecursionError, ValueError) as e:  # NaN / Infinity; the limits above prevent the others
-        raise GoujiError(Diagnostic(path, 0, 0, f"not valid JSON: {e}", code=Code.JSON_SYNTAX)) from None
+        raise GoujiError(Diagnostic(path, 0, 0, _("not valid JSON: {e}").format(e=e), code=Code.JSON_SYNTAX)) from None
     r = _Reader(path, text)
     if not isinstance(data, dict):
-        raise r.fail((), f"a record is a JSON object with 'ruleset' and 'events', not {_json_type(data)}",
+        raise r.fail((), _("a record is a JSON object with 'ruleset' and 'events', not {json_type}").format(json_type=_json_type(data)),
                      code=Code.NOT_A_RECORD)
     if data.get("format", FORMAT) != FORMAT:
-        raise r.fail(("format",), f"not a gouji record: format is {quoted(data.get('format'))}", f"expected {FORMAT!r}",
+        raise r.fail(("format",), _("not a gouji record: format is {quoted}").format(
+            quoted=quoted(data.get('format'))), _("expected {format!r}").format(format=FORMAT),
                      code=Code.NOT_A_RECORD)
     found = {(d.line, d.col, d.message): d for d in _schema_diags(r, data)}
     events = data.get("events")
     if not found and isinstance(events, list):
         for i, ev in enumerate(events):
             if ev["type"] == "deal" and ev.get("source", "random") != "random" and not isinstance(ev.get("hands"), dict):
-                d = r.diag(("events", i), f"events[{i}]: a fixed deal needs 'hands': {{seat: cards}}", code=Code.MISSING_KEY)
+                d = r.diag(("events", i), _("events[{i}]: a fixed deal needs 'hands': {{seat: cards}}").format(i=i), code=Code.MISSING_KEY)
                 found[(d.line, d.col, d.message)] = d
         if events[0]["type"] != "deal":
-            d = r.diag(("events", 0), "the first event of a record is the deal", code=Code.VALUE_NOT_ALLOWED)
+            d = r.diag(("events", 0), _("the first event of a record is the deal"), code=Code.VALUE_NOT_ALLOWED)
             found[(d.line, d.col, d.message)] = d
     if found:
         raise GoujiError(sorted(found.values(), key=Diagnostic.sort_key))
@@ -663,22 +674,23 @@ def load_record(path: str | os.PathLike[str]) -> GameRecord:
     try:  # a named pipe waited for a writer for ever, /dev/zero was read to the limit
         raw = read_regular(p, MAX_RECORD_CHARS * 4)
     except FileNotFoundError:
-        raise GoujiError(Diagnostic(p, 0, 0, "no such file", code=Code.UNREADABLE)) from None
+        raise GoujiError(Diagnostic(p, 0, 0, _("no such file"), code=Code.UNREADABLE)) from None
     except NotRegularFile as e:
-        raise GoujiError(Diagnostic(p, 0, 0, f"cannot read: {e.kind}", "give the path of a record file (.json)",
+        raise GoujiError(Diagnostic(p, 0, 0, _("cannot read: {kind}").format(kind=e.kind), _("give the path of a record file (.json)"),
                                     code=Code.UNREADABLE)) from None
     except FileTooLarge:
-        raise GoujiError(Diagnostic(p, 0, 0, f"the file is larger than a record may be ({MAX_RECORD_CHARS:,} "
-                                    "characters, MAX_RECORD_CHARS)", code=Code.FILE_TOO_LARGE)) from None
+        raise GoujiError(Diagnostic(p, 0, 0, _("the file is larger than a record may be ({max_record_chars:,} "
+                                    "characters, MAX_RECORD_CHARS)").format(max_record_chars=MAX_RECORD_CHARS), code=Code.FILE_TOO_LARGE)) from None
     except OSError as e:
-        raise GoujiError(Diagnostic(p, 0, 0, f"cannot read: {e.strerror or e}", code=Code.UNREADABLE)) from None
+        raise GoujiError(Diagnostic(p, 0, 0, _("cannot read: {e}").format(e=e.strerror or e), code=Code.UNREADABLE)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         good = raw[:e.start].decode("utf-8", errors="replace")
         ln, col = _offset_pos(good, len(good))
-        raise GoujiError(Diagnostic(p, ln, col, f"not UTF-8 text: byte 0x{raw[e.start]:02x} at offset {e.start} "
-                                    f"({e.reason})", "a record is UTF-8 JSON as `gouji play` saves it",
+        raise GoujiError(Diagnostic(p, ln, col, _("not UTF-8 text: byte 0x{raw:02x} at offset {start} "
+                                    "({reason})").format(
+                                        raw=raw[e.start], start=e.start, reason=e.reason), _("a record is UTF-8 JSON as `gouji play` saves it"),
                                     code=Code.NOT_TEXT)) from None
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -727,9 +739,9 @@ def _in_carried_text(r: _Reader, text: str, d: Diagnostic) -> Diagnostic:
     """``d``, a problem at ``line:col`` of the ruleset text a record carries (resolved as if it were
     the file it names), placed where that character is written in the record file: inside the JSON
     string of ``ruleset_text`` (escapes counted as written), with the record's line as source."""
-    start, _ = r.pos.offsets(("ruleset_text",))
+    start = r.pos.offsets(("ruleset_text",))[0]
     if start is None or d.line <= 0:
-        return r.diag(("ruleset_text",), f"in the ruleset text this record carries: {d.message}", d.hint, code=d.code)
+        return r.diag(("ruleset_text",), _("in the ruleset text this record carries: {message}").format(message=d.message), d.hint, code=d.code)
     lines = text.split("\n")
     target = sum(len(x) + 1 for x in lines[:d.line - 1]) + max(d.col - 1, 0)
     raw, i, k = r.text, start + 1, 0  # i: in the record's text (after the opening quote); k: in the decoded string
@@ -742,7 +754,8 @@ def _in_carried_text(r: _Reader, text: str, d: Diagnostic) -> Diagnostic:
             i += 1
         k += 1
     ln, col = _offset_pos(raw, i)
-    return Diagnostic(r.path, ln, col, f"in the ruleset text this record carries (its line {d.line}): {d.message}", d.hint,
+    return Diagnostic(r.path, ln, col, _("in the ruleset text this record carries (its line {line}): {message}").format(
+        line=d.line, message=d.message), d.hint,
                       line_of(raw, ln), code=d.code)
 
 
@@ -758,7 +771,8 @@ class Step:
 
 
 def _seat_fail(r: _Reader, where: tuple, seat: Any, n: int, what: str) -> GoujiError:
-    return r.fail(where, f"{_where(where[:-1])}: {what} {quoted(seat)} does not exist: this ruleset has seats 1..{n}",
+    return r.fail(where, _("{where}: {what} {quoted} does not exist: this ruleset has seats 1..{n}").format(
+        where=_where(where[:-1]), what=what, quoted=quoted(seat), n=n),
                   key=True, code=Code.BAD_SEAT)
 
 
@@ -776,8 +790,8 @@ def _check_seats(graph: RuleGraph, record: GameRecord, r: _Reader) -> None:
         if ev.get("type") == "first_leader" and ev.get("forced") is not None:
             f = ev["forced"]
             if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= n:
-                raise r.fail(("events", i, "forced"), f"events[{i}].forced: seat {quoted(f)} does not exist: this ruleset "
-                             f"has seats 1..{n}", code=Code.BAD_SEAT)
+                raise r.fail(("events", i, "forced"), _("events[{i}].forced: seat {quoted} does not exist: this ruleset "
+                             "has seats 1..{n}").format(i=i, quoted=quoted(f), n=n), code=Code.BAD_SEAT)
 
 
 def _hands(graph: RuleGraph, deal: dict[str, Any], r: _Reader, i: int) -> dict[int, list]:
@@ -834,10 +848,12 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
                 state = next_game(prev, deal.get("seed"), hands=hands)
         except GoujiError as e:
             d = e.diagnostics[0]
-            raise r.fail_at(*where, f"game {gi + 1}: cannot deal: {d.message}", d.hint, code=d.code) from None
+            raise r.fail_at(*where, _("game {gi}: cannot deal: {message}").format(gi=gi + 1, message=d.message), d.hint, code=d.code) from None
         if hands is None and not _compare_deal(state, deal):
-            raise r.fail_at(*where, f"game {gi + 1}: seed {quoted(deal.get('seed'))} does not deal these hands under "
-                            f"ruleset {graph.name!r}", "was the record made under another ruleset or version?",
+            raise r.fail_at(*where, _("game {gi}: seed {quoted} does not deal these hands under "
+                            "ruleset {name!r}").format(
+                                gi=gi + 1, quoted=quoted(deal.get('seed')), name=graph.name),
+                            _("was the record made under another ruleset or version?"),
                             code=Code.RECORD_DIFFERS)
         steps.append(Step(state.copy()))
         for i in range(start, end):
@@ -856,15 +872,17 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
                 raise GoujiError(Diagnostic(d.path, d.line, d.col, d.message, d.hint, line_of(r.text, ln),
                                             code=d.code)) from None
             if state.over:
-                raise r.fail_at(ln, col, f"move {quoted(text)} comes after the end of game {gi + 1}",
+                raise r.fail_at(ln, col, _("move {quoted} comes after the end of game {gi}").format(quoted=quoted(text), gi=gi + 1),
                                 code=Code.ILLEGAL_RECORDED_MOVE)
             try:
                 state.apply_in_place(mv)
             except IllegalMove as err:
                 forb = [x for x in err.reasons if x.verdict == "forbade"] or err.reasons
                 why = "; ".join(f"{x.rule_id}: {x.text}" + (f" ({x.where})" if x.where else "") for x in forb[:3])
-                raise r.fail_at(ln, col, f"move {quoted(text)} is illegal here under {graph.name!r}: {why}",
-                                f"seat {state.to_act} is to act ({state.phase}, {state.capacity})",
+                raise r.fail_at(ln, col, _("move {quoted} is illegal here under {name!r}: {why}").format(
+                    quoted=quoted(text), name=graph.name, why=why),
+                                _("seat {to_act} is to act ({phase}, {capacity})").format(
+                                    to_act=state.to_act, phase=state.phase, capacity=state.capacity),
                                 code=Code.ILLEGAL_RECORDED_MOVE) from None
             steps.append(Step(state.copy(), text, i))
         over = next((e for e in record.events[start:end] if e.get("type") == "game_over"), None)
@@ -873,9 +891,9 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
             if not state.over or {k: got.get(k) for k in over.get("scores", {})} != over.get("scores", {}):
                 i = record.events.index(over, start)
                 raise r.fail_at(*record.positions.get(i, (0, 0)),
-                                f"game {gi + 1}: the recorded result differs from the replay "
-                                f"({'not over' if not state.over else got})",
-                                "was the record made under another ruleset or version?", code=Code.RECORD_DIFFERS)
+                                _("game {gi}: the recorded result differs from the replay "
+                                "({over})").format(gi=gi + 1, over='not over' if not state.over else got),
+                                _("was the record made under another ruleset or version?"), code=Code.RECORD_DIFFERS)
         prev = state
     return steps
 
@@ -929,18 +947,19 @@ def check_record(graph: RuleGraph, record: GameRecord) -> list[GameState]:
                 continue
             i = start + min(k, len(recorded) - 1)
             what = (want or got or {}).get("type", "event")
-            said = "nothing more" if want is None else json.dumps(want, ensure_ascii=False)
-            gave = "nothing more" if got is None else json.dumps(got, ensure_ascii=False)
+            said = _("nothing more") if want is None else json.dumps(want, ensure_ascii=False)
+            gave = _("nothing more") if got is None else json.dumps(got, ensure_ascii=False)
             # the state in which the replay made this event: its decisions name the rules
             at = next((st.state for st in by_game[gi] if len(st.state.record) > k), final)
             reasons = next((at.decided[key] for key in _decision_keys(got or {}) if at.decided.get(key)), ())
             hint = None
             if reasons:
-                hint = "the replay's decision: " + "; ".join(
-                    f"{x.rule_id} ({x.verdict})" + (f" at {x.pos.short}" if x.pos else "") for x in reasons[:3])
+                hint = _("the replay's decision: ") + "; ".join(
+                    f"{x.rule_id} ({x.verdict})" + (_(" at {short}").format(short=x.pos.short) if x.pos else "") for x in reasons[:3])
             raise r.fail_at(*record.positions.get(i, (0, 0)),
-                            f"game {gi + 1}, event {k + 1} ({what}): the record says {_cut(said)}, "
-                            f"the replay under {graph.name!r} gives {_cut(gave)}", hint, code=Code.RECORD_DIFFERS)
+                            _("game {gi}, event {k} ({what}): the record says {cut}, "
+                            "the replay under {name!r} gives {cut2}").format(
+                                gi=gi + 1, k=k + 1, what=what, cut=_cut(said), name=graph.name, cut2=_cut(gave)), hint, code=Code.RECORD_DIFFERS)
     return finals
 
 
@@ -1164,7 +1183,7 @@ def _hands_at_play(state: GameState) -> dict[int, tuple[int, ...]]:
 def _yaml_error(path: Path, e: Exception) -> GoujiError:
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-    return GoujiError(Diagnostic(str(path), line, col, f"not valid YAML: {getattr(e, 'problem', None) or e}",
+    return GoujiError(Diagnostic(str(path), line, col, _("not valid YAML: {getattr}").format(getattr=getattr(e, 'problem', None) or e),
                                  code=Code.SCENARIO_FILE))
 
 
@@ -1198,7 +1217,7 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
     try:
         old = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise GoujiError(Diagnostic(str(p), 0, 0, f"cannot read: {e}", code=Code.SCENARIO_FILE)) from None
+        raise GoujiError(Diagnostic(str(p), 0, 0, _("cannot read: {e}").format(e=e), code=Code.SCENARIO_FILE)) from None
     rt = YAML(typ="rt")
     try:
         data = rt.load(old)
@@ -1206,15 +1225,16 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
     except RuamelError as e:
         raise _yaml_error(p, e) from None
     if not isinstance(data, CommentedMap) or "cases" not in data:
-        raise GoujiError(Diagnostic(str(p), 1, 1, "not a scenario file: it has no 'cases:' list", code=Code.SCENARIO_KEY))
+        raise GoujiError(Diagnostic(str(p), 1, 1, _("not a scenario file: it has no 'cases:' list"), code=Code.SCENARIO_KEY))
     if str(data.get("ruleset")) != ruleset and Path(str(data.get("ruleset"))).stem != ruleset:
         ln = data.lc.key("ruleset")[0] + 1 if "ruleset" in data else 1
-        raise GoujiError(Diagnostic(str(p), ln, 1, f"this scenario file is for ruleset {data.get('ruleset')!r}, not {ruleset!r}",
+        raise GoujiError(Diagnostic(str(p), ln, 1, _("this scenario file is for ruleset {data!r}, not {ruleset!r}").format(
+            data=data.get('ruleset'), ruleset=ruleset),
                                     code=Code.SCENARIO_RULESET))
     cases = data["cases"]
     if cases is not None and not isinstance(cases, CommentedSeq):
         ln, col = data.lc.value("cases")
-        raise GoujiError(Diagnostic(str(p), ln + 1, col + 1, "'cases:' is not a list", code=Code.SCENARIO_VALUE))
+        raise GoujiError(Diagnostic(str(p), ln + 1, col + 1, _("'cases:' is not a list"), code=Code.SCENARIO_VALUE))
     n_before = len(cases or [])
     lines = old.split("\n")
     if old.endswith("\n"):
@@ -1246,7 +1266,7 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
     except yaml.YAMLError as e:  # pragma: no cover - the insertion keeps the file's structure
         raise _yaml_error(p, e) from None
     if not isinstance(again, dict) or len(again.get("cases") or []) != n_before + 1:  # pragma: no cover
-        raise GoujiError(Diagnostic(str(p), key_line + 1, key_col + 1, "could not add the case to this file: add it by hand",
+        raise GoujiError(Diagnostic(str(p), key_line + 1, key_col + 1, _("could not add the case to this file: add it by hand"),
                                     code=Code.SCENARIO_FILE))
     atomic_write(p, text)
     return p
@@ -1255,4 +1275,4 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
 __all__ = ["GameRecord", "Step", "save_record", "load_record", "parse_record", "record_graph", "replay_steps",
            "replay_record", "check_record", "record_schema", "MAX_RECORD_CHARS", "MAX_RECORD_NESTING",
            "MAX_RECORD_NUMBER_CHARS", "scenario_case", "check_case", "add_case_to_file", "FORMAT", "VERSION"]
-_ = Any
+_KEEP = Any

@@ -215,3 +215,50 @@ def test_unknown_term(tmp_path):
         resolve(p)
     d = info.value.diagnostics[0]
     assert d.code == Code.UNKNOWN_KEY and "'burn'" in (d.hint or "")
+
+
+LUOKE = """
+ruleset: luoke
+extends: qingdao
+languages: [zh, en]
+title: {zh: 落科俱乐部, en: The 落科 club}
+words:
+  places:  # seed 003: 最后手中余牌未发者为败，称“落(音拉lá)科”
+    6: {zh: 落科, en: "the fallen (落科)"}
+"""
+
+
+def _finished_game(graph):
+    import random
+
+    import gouji_dsl
+    state = gouji_dsl.new_game(graph, seed=7)
+    rng = random.Random(7)
+    for _ in range(5000):
+        if state.over:
+            break
+        state.apply_in_place(rng.choice(list(state.legal_moves())), trusted=True)
+    assert state.over
+    return state
+
+
+def test_a_variant_renaming_a_place_shows_its_own_word_in_doc_and_in_the_game_summary(tmp_path):
+    import gouji_dsl
+    from gouji_dsl.ruleset.words import game_words
+    from gouji_dsl.tools.cli_replay import _game_text
+    from gouji_dsl.tools.doc import ruleset_doc
+    graph = gouji_dsl.compile(resolve(write(tmp_path, "luoke.yaml", LUOKE)))
+    words = game_words(graph.resolved)
+    assert words.place(6, Language.ZH) == "落科" and words.place(1, Language.ZH) == "头科"  # the rest from base
+    zh = ruleset_doc(graph, "markdown", lang=Language.ZH)
+    assert "| 名次（由先走到后走） | 头科，二科，三科，四科，二落，落科 |" in zh
+    assert "大落，" not in zh.split("名次", 1)[1].split("\n", 1)[0]
+    en = ruleset_doc(graph, "markdown", lang=Language.EN)
+    assert "second last (二落), the fallen (落科) |" in en
+    state = _finished_game(graph)
+    last = next(s for s, p in state.places.items() if p == 6)
+    text = "\n".join(_game_text(state, 1))
+    assert f"6. seat {last} — the fallen (落科)" in text and "last (大落)" not in text
+    # base's own words where the variant gives none
+    base_state = _finished_game(gouji_dsl.compile(resolve("qingdao")))
+    assert "— last (大落)" in "\n".join(_game_text(base_state, 1))

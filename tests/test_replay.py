@@ -200,7 +200,10 @@ def test_replay_prints_moves_places_and_scores(tmp_path):
     assert f"1 game, {len(moves)} moves" in res.stdout
     assert f"   1. {moves[0]}" in res.stdout and f"{len(moves):4d}. {moves[-1]}" in res.stdout
     by_place = sorted(over["places"].items(), key=lambda kv: kv[1])
-    assert "places: " + ", ".join(f"{p}. seat {s}" for s, p in by_place) in res.stdout
+    # each place with the ruleset's name of it (base's words.places: RULES.md §6, 头科 … 大落)
+    names = {1: "first out (头科)", 2: "second out (二科)", 3: "third out (三科)", 4: "fourth out (四科)",
+             5: "second last (二落)", 6: "last (大落)"}
+    assert "places: " + ", ".join(f"{p}. seat {s} — {names[p]}" for s, p in by_place) in res.stdout
     assert "scores: " + ", ".join(f"seat {s} {v:+}" for s, v in over["scores"].items()) in res.stdout
 
 

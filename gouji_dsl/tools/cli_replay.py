@@ -17,6 +17,7 @@ import click
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import _, ngettext
+from gouji_dsl.ruleset.words import game_words
 from gouji_dsl.tools.exits import SafePath, echo, echo_json, err
 
 __all__ = ["replay_command", "game_summary"]
@@ -58,7 +59,9 @@ def _game_text(state: Any, number: int) -> list[str]:
             out.append(f"        · {_event_text(e)}")
     if g["over"]:
         by_place = sorted(g["places"].items(), key=lambda kv: kv[1])
-        out.append("  " + _("places: ") + ", ".join(_("{p}. seat {s}").format(p=p, s=s) for s, p in by_place))
+        words = game_words(state.graph.resolved)  # the ruleset's names of the places (头科 … 大落)
+        out.append("  " + _("places: ") + ", ".join(_("{p}. seat {s}").format(p=p, s=s) + " — " + words.place(int(p))
+                                                    for s, p in by_place))
         out.append("  " + _("scores: ") + ", ".join(_("seat {s} {v:+}").format(s=s, v=v) for s, v in g["scores"].items()))
     else:
         out.append(_("  not over: seat {to_act} is to act").format(to_act=state.to_act))

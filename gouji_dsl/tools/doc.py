@@ -40,6 +40,7 @@ from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
 from gouji_dsl.ruleset.spec import Sentence, said
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
+from gouji_dsl.ruleset.words import game_words
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
 
@@ -151,6 +152,9 @@ def _facts(graph) -> list[tuple[str, str]]:
     out.append((_("Filler (贴钱)"), _("{rank}s may fill out a group of another rank").format(rank=_sym(str(filler)))
                 if filler is not None else _("none: every card of a group has its rank")))
     out.append((_("Beating a play"), _beating(graph, bool(jokers))))
+    named = game_words(graph.resolved)
+    if named.places:  # the ruleset's names of the places (words.places: 头科 … 大落)
+        out.append((_("Places, first out to last"), _(", ").join(named.place(p) for p in range(1, n + 1))))
     return out
 
 

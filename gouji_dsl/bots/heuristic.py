@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 import weakref
 from collections.abc import Sequence
+from typing import Any
 
 from gouji_dsl.engine.interpreter import Ctx, GameState, Move, ReturnMoves
 from gouji_dsl.engine.model import CardModel, Play
@@ -89,6 +90,9 @@ def _model_tables(model: CardModel) -> _ModelTables:
     return got
 
 
+_NATIVE_POLICY: Any = None  # (HeuristicBot.native_policy, made once)
+
+
 class HeuristicBot:
     """A ruleset-independent strategy (see the module docstring)."""
 
@@ -107,6 +111,19 @@ class HeuristicBot:
         self.rng = rng or random.Random(0)
         self._model: CardModel | None = None
         self._tables: _ModelTables = ([], {})
+
+    @property
+    def native_policy(self) -> Any:
+        """What the native core needs to choose as this bot chooses in the play phase
+        (``engine/native/heuristic.h``: the same moves in every state); None for a subclass, which
+        may choose otherwise."""
+        if type(self) is not HeuristicBot:
+            return None
+        global _NATIVE_POLICY
+        if _NATIVE_POLICY is None:
+            from gouji_dsl.engine.native.heuristic import NativePolicy
+            _NATIVE_POLICY = NativePolicy("heuristic", card_values, self.GOUJI_PENALTY, self.LATE)
+        return _NATIVE_POLICY
 
     # ---------------------------------------------------------------------- helpers
     def _tables_of(self, model: CardModel) -> _ModelTables:

@@ -193,7 +193,10 @@ _VERB = {"play", "burn", "discard", "return"}
 _PLACEMENTS = frozenset(Placement)
 #: the play phase with random bots in the native core (gouji_dsl/engine/native/flow.py installs it
 #: for a ruleset it plays; None: _random_run plays it here)
-_NATIVE_RUN: Callable[[GameState, dict[int, Callable[[int], int]], int, int], int] | None = None
+_NATIVE_RUN: Callable[..., int] | None = None
+#: the seats of the choosers whose bots the native core plays too (its heuristic bot), seat → policy;
+#: installed with _NATIVE_RUN (None: no chooser is played natively)
+_NATIVE_SEATS: Callable[[dict[int, Any]], dict[int, Any]] | None = None
 #: the deal in the native core (installed with _NATIVE_RUN): the game's generator is the core's
 #: Random (the same draws as random.Random: shuffle, randint, getstate), seeded from a text seed in
 #: C, and the pack is shuffled and counted per seat there (``_core.deal``: random.Random.shuffle's
@@ -201,7 +204,6 @@ _NATIVE_RUN: Callable[[GameState, dict[int, Callable[[int], int]], int, int], in
 _NATIVE_RANDOM: Any = None
 _NATIVE_DEAL: Any = None
 _DECK_KINDS = bytes(KIDX[c.symbol] for c in DECK) if MODEL is not None else b""
-
 
 
 # ------------------------------------------------------------------------------ tables
@@ -1611,42 +1613,53 @@ def play_out(S: GameState, pickers: dict[int, Callable[[int], int]], choosers: d
     chooser answers a move that is not legal."""
     _forget(S)  # (the state may have been changed by other code since)
     S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)  # (members: the loop tests them by identity)
+    native = _NATIVE_SEATS(choosers) if _NATIVE_SEATS is not None and choosers else {}
     while S.phase != "over":
         seat = S.to_act
         if seat is None:
             raise RuntimeError(f"nobody is to act (phase {S.phase})")
         pick = pickers.get(seat)
-        if pick is not None and S.phase == "play":
-            steps = (_NATIVE_RUN or _random_run)(S, pickers, steps, max_decisions)
+        if S.phase == "play" and (pick is not None or seat in native):
+            before = steps
+            steps = _play_run(S, pickers, steps, max_decisions, native)
             if steps > max_decisions:
                 raise RuntimeError(f"the game did not end after {max_decisions} decisions")
-            continue
-        else:
-            moves = _legal_moves(S)
-            if not moves:
-                raise RuntimeError(f"seat {seat} has no legal move (phase {S.phase})")
-            if pick is not None:
-                n = len(moves)
-                k = n.bit_length()
+            if steps != before or pick is not None:
+                continue
+            # (the native core did not move this seat: its bot chooses here)
+        moves = _legal_moves(S)
+        if not moves:
+            raise RuntimeError(f"seat {seat} has no legal move (phase {S.phase})")
+        if pick is not None:
+            n = len(moves)
+            k = n.bit_length()
+            i = pick(k)
+            while i >= n:
                 i = pick(k)
-                while i >= n:
-                    i = pick(k)
-                _apply_move(S, moves[i])
+            _apply_move(S, moves[i])
+        else:
+            chooser = choosers.get(seat)
+            if chooser is None:
+                raise RuntimeError(f"no bot for seat {seat}")
+            choice = chooser(S, moves)  # (bots read the state; one that changed it would be wrong anyway)
+            _forget(S)  # (a bot may have played other states here: its rollouts)
+            if choice in moves:
+                _apply_move(S, choice)
             else:
-                chooser = choosers.get(seat)
-                if chooser is None:
-                    raise RuntimeError(f"no bot for seat {seat}")
-                choice = chooser(S, moves)  # (bots read the state; one that changed it would be wrong anyway)
-                _forget(S)  # (a bot may have played other states here: its rollouts)
-                if choice in moves:
-                    _apply_move(S, choice)
-                else:
-                    S.apply_in_place(choice)  # checked by the interpreter: raises IllegalMove
-                    _forget(S)
+                S.apply_in_place(choice)  # checked by the interpreter: raises IllegalMove
+                _forget(S)
         steps += 1
         if steps > max_decisions:
             raise RuntimeError(f"the game did not end after {max_decisions} decisions")
     return steps
+
+
+def _play_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: int, max_decisions: int,
+              native: dict[int, Any]) -> int:
+    """The play phase while random bots (and the choosers the native core plays) are to act."""
+    if native and _NATIVE_RUN is not None:
+        return _NATIVE_RUN(S, pickers, steps, max_decisions, native)
+    return (_NATIVE_RUN or _random_run)(S, pickers, steps, max_decisions)
 
 
 def _random_run(S: GameState, pickers: dict[int, Callable[[int], int]], steps: int, max_decisions: int) -> int:

@@ -7,7 +7,7 @@ seeded ``f"{S}:{i}:bot{seat}"``; the same ruleset, seed and bots give the same r
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -250,15 +250,16 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
     if until is not None and hw is not None:
         from gouji_dsl.tools.paired import precision
         summary["until"] = precision(until, hw(res.totals))
-    summary.update(engine_summary(graph, engine))
+    summary.update(engine_summary(graph, engine, bots))
     return summary
 
 
-def engine_summary(graph: RuleGraph, engine: str) -> dict[str, Any]:
+def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "random") -> dict[str, Any]:
     """Which engine played the games of ``graph`` when ``engine`` was asked for: ``engine`` and,
     when the generated play-out could not be used, ``engine_fallback`` (why). With the generated
-    engine, ``play_phase`` says who plays the random bots' play phase: ``native`` (the native
-    core, issue 24) or ``generated`` (the generated module, ``native_fallback`` saying why)."""
+    engine, ``play_phase`` says who plays the bots' play phase: ``native`` (the native core, issue
+    24: random bots, and heuristic bots where ``bots`` has them) or ``generated`` (the generated
+    module, ``native_fallback`` saying why)."""
     if Engine(engine) is Engine.INTERPRETER:
         return {"engine": Engine.INTERPRETER.value}
     from gouji_dsl.engine import fast
@@ -266,10 +267,21 @@ def engine_summary(graph: RuleGraph, engine: str) -> dict[str, Any]:
     if reason is None:
         eng = fast.engine(graph)
         native = eng.native_fallback if eng is not None else "not generated"
+        names = [bots] if isinstance(bots, str) else list(bots)
+        if native is None and eng is not None and any(b.split(":")[0].strip().lower() == "heuristic" for b in names):
+            native = _heuristic_fallback(graph, eng)
         # the play phase of random bots: the native core (issue 24), or the generated module and why
         return {"engine": Engine.GENERATED.value, "play_phase": "native" if native is None else "generated",
                 **({"native_fallback": native} if native is not None else {})}
     return {"engine": Engine.INTERPRETER.value, "engine_fallback": reason}
+
+
+def _heuristic_fallback(graph: RuleGraph, eng: Any) -> str | None:
+    """Why the native core does not play the heuristic bot's play phase on ``graph`` (None: it does)."""
+    from gouji_dsl.bots.heuristic import HeuristicBot
+    from gouji_dsl.engine.native import flow
+    reason = flow.heuristic_fallback_reason(graph, eng.module, HeuristicBot().native_policy)
+    return None if reason is None else f"the heuristic bot: {reason}"
 
 
 def figure_names(graph: RuleGraph) -> list[str]:

@@ -856,6 +856,7 @@ fail:
 
 static PyMethodDef core_methods[] = {
     {"flow_load", core_flow_load, METH_VARARGS, "Load a ruleset's game flow program (flow.h): a Flow."},
+    {"heuristic_load", core_heuristic_load, METH_VARARGS, "Load the heuristic bot's tables of a Flow (heuristic.h): a Heuristic."},
     {"sha512", sha512_digest, METH_O, "SHA-512 of bytes (the seeding's; checked against hashlib)."},
     {"hook_eval", core_hook_eval, METH_VARARGS, "Ask a permit or value hook of its rules' programs (vm.h)."},
     {"vm_bench", core_vm_bench, METH_VARARGS, "Run programs many times on one context (benchmarks)."},
@@ -872,7 +873,7 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     PyObject *m;
-    if (PyType_Ready(&RandomType) < 0 || PyType_Ready(&FlowType) < 0)
+    if (PyType_Ready(&RandomType) < 0 || PyType_Ready(&FlowType) < 0 || PyType_Ready(&HeuristicType) < 0)
         return NULL;
     m = PyModule_Create(&core_module);
     if (m == NULL)
@@ -932,7 +933,8 @@ PyMODINIT_FUNC PyInit__core(void)
         || PyModule_AddIntConstant(m, "FLOW_ERR", FS_ERR) < 0 || PyModule_AddIntConstant(m, "FLOW_END", FS_END) < 0 || PyModule_AddIntConstant(m, "FLOW_HEAD", FT_HEAD) < 0
         || PyModule_AddIntConstant(m, "FLOW_MAX_QUEUE", FL_MAX_QUEUE) < 0
         || PyModule_AddIntConstant(m, "FLOW_PLAY_COUNTS", FT_PLAY_COUNTS) < 0
-        || PyModule_AddIntConstant(m, "FLOW_MAX_COMBOS", FL_MAX_COMBOS) < 0) {
+        || PyModule_AddIntConstant(m, "FLOW_MAX_COMBOS", FL_MAX_COMBOS) < 0
+        || PyModule_AddIntConstant(m, "HEURISTIC_SEE_COUNT", HR_SEE_COUNT) < 0) {
         Py_DECREF(m);
         return NULL;
     }

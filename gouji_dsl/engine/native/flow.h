@@ -108,6 +108,8 @@ typedef struct {
 
 #define FL_GOUJI_CACHE 1024
 
+struct hr_prog;  /* the heuristic bot's tables (heuristic.h) */
+
 typedef struct {
     vm_ctx c;
     int to_act, cap, burner, burned_seat, trick_leader, trick_no;
@@ -133,6 +135,12 @@ typedef struct {
     uint64_t gouji_key[FL_GOUJI_CACHE];
     int8_t gouji_val[FL_GOUJI_CACHE];
     fl_play err_play, err_top, err_beaten;
+    /* the heuristic bot (heuristic.h): its tables and the seats it plays (pick[seat] NULL); the
+       answers fl_answers lists are copied into collect (its first collect_cap) when it is set */
+    const struct hr_prog *heur;
+    uint32_t heur_seats;
+    fl_code *collect;
+    long collect_cap;
 } fl_state;
 
 /* ------------------------------------------------------------------------------ the context */
@@ -824,6 +832,8 @@ static int fl_play_allows(fl_state *s, const fl_prog *P, int seat, const fl_code
                 *out = c_;                                                        \
                 return count + 1;                                                 \
             }                                                                     \
+            if (s->collect != NULL && count < s->collect_cap)                     \
+                s->collect[count] = c_;                                           \
             count++;                                                              \
         }                                                                         \
     } while (0)
@@ -1566,6 +1576,19 @@ static inline int fl_draw(mt_state *rng, long m, long *out)
     return -1;
 }
 
+/* the heuristic bot's move (heuristic.h): 1 a play (its code in *code), 0 the index *i of a
+ * move that is not a play (a discard: leads + its number; pass: answers; yield: answers + 1),
+ * -1 a rule failed, -2 a broken state */
+static int hr_choose(fl_state *s, const fl_prog *P, int seat, long n, long m, long *i, fl_code *code);
+
+/* the move of `seat`: drawn as a random bot draws it (pick), else the heuristic bot's; as hr_choose */
+static inline int fl_pick(fl_state *s, const fl_prog *P, int seat, mt_state *pick, long n, long m, long *i, fl_code *code)
+{
+    if (pick != NULL)
+        return fl_draw(pick, m, i) < 0 ? -2 : 0;
+    return hr_choose(s, P, seat, n, m, i, code);
+}
+
 /* one step's result to a run result: rc 1 game over, 0 go on; -1 rule failure, -2 broken state,
  * an event buffer that filled (checked before each decision: cannot happen inside one) */
 static inline int fl_rc(int rc)
@@ -1590,7 +1613,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
         if (!fl_seat_ok(s, seat))
             return FL_BROKEN;
         pick = s->pick[seat];
-        if (pick == NULL)
+        if (pick == NULL && !((s->heur_seats >> seat) & 1U))
             return FL_STOP;
         if (s->nev + margin > s->ev_cap)
             return FL_FULL;
@@ -1606,9 +1629,14 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             n = fl_leads(s, P, seat, -1, 0, &code);
             if (n == -1)
                 return FL_RULE;
-            if (n < 0 || n + nd <= 0 || fl_draw(pick, n + nd, &i) < 0)
+            if (n < 0 || n + nd <= 0)
                 return FL_BROKEN;
-            if (i >= n) {
+            rc = fl_pick(s, P, seat, pick, n, n + nd, &i, &code);
+            if (rc < 0)
+                return rc == -1 ? FL_RULE : FL_BROKEN;
+            if (rc == 0 && (i < 0 || i >= n + nd))
+                return FL_BROKEN;
+            if (rc == 0 && i >= n) {
                 if (fl_discards(s, P, seat, i - n, &kind) != i - n + 1)
                     return FL_BROKEN;
                 rc = fl_discard_move(s, P, seat, kind);
@@ -1616,7 +1644,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                     return fl_rc(rc);
                 continue;
             }
-            if (fl_leads(s, P, seat, i, 0, &code) != i + 1)
+            if (rc == 0 && fl_leads(s, P, seat, i, 0, &code) != i + 1)
                 return FL_BROKEN;
             if (fl_event(s, EV_PLAY, seat, 0, 0, &code) < 0)
                 return FL_BROKEN;
@@ -1640,11 +1668,16 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                     return FL_RULE;
             }
             m = n + 1 + may_yield;
-            if (fl_draw(pick, m, &i) < 0)
+            rc = fl_pick(s, P, seat, pick, n, m, &i, &code);
+            if (rc < 0)
+                return rc == -1 ? FL_RULE : FL_BROKEN;
+            if (rc == 1)
+                i = -1;  /* (the heuristic's play: its code is given) */
+            else if (i < 0 || i >= m)
                 return FL_BROKEN;
             if (i < n) {
                 int burn = s->cap == FL_BURN;
-                if (fl_answers(s, P, seat, i, &code) != i + 1)
+                if (rc == 0 && fl_answers(s, P, seat, i, &code) != i + 1)
                     return FL_BROKEN;
                 if (fl_event(s, burn ? EV_BURNMOVE : EV_PLAY, seat, 0, 0, &code) < 0)
                     return FL_BROKEN;
@@ -1729,7 +1762,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             if (!fl_seat_ok(s, seat))
                 return FL_BROKEN;
             pick = s->pick[seat];
-            if (pick == NULL)
+            if (pick == NULL && !((s->heur_seats >> seat) & 1U))
                 return FL_STOP;
             if (s->nev + margin > s->ev_cap)
                 return FL_FULL;
@@ -1738,5 +1771,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
     }
     return FL_LIMIT;
 }
+
+#include "heuristic.h"
 
 #endif /* GOUJI_FLOW_H */

@@ -30,7 +30,7 @@ import os
 import random
 import threading
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
@@ -83,6 +83,7 @@ class FlowPlan:
     programs: tuple[bytes, ...] = ()
     retire_rules: tuple[str, ...] = ()  # the rule a retirement event names, by its number
     end_fallback: str | None = None  # why the game's end is the generated module's (None: the core's, fl_end)
+    heuristic: dict[Any, Any] = field(default_factory=dict)  # the heuristic bot's tables (native/heuristic.py), by policy
 
 
 _plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
@@ -472,9 +473,12 @@ def _table_play(plan: FlowPlan, w: Any, at: int, model: Any, kinds: tuple[str, .
     return tp
 
 
-def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max_decisions: int) -> int:
+def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max_decisions: int,
+        native: dict[int, Any] | None = None) -> int:
     """``m._random_run(S, pickers, steps, max_decisions)`` in the native core (``m``: the graph's
-    generated module). Falls back to it for a bot whose generator is not a ``random.Random``."""
+    generated module). Falls back to it for a bot whose generator is not a ``random.Random``.
+    ``native``: the seats whose bot the core plays too (seat → its native policy: the heuristic
+    bot, :mod:`gouji_dsl.engine.native.heuristic`; all of one policy)."""
     from gouji_dsl.engine.terms import Capacity, Phase
     core = _core_module()
     graph = plan.graph
@@ -482,6 +486,7 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     bridged = _bridge(pickers, n, core)
     if bridged is None:
         return int(m._random_run(S, pickers, steps, max_decisions))
+    heur, mask = _heuristic_seats(plan, native)
     rngs, py_states, natives = bridged
     base = S.decisions - steps
     model, kinds = graph.model, tuple(graph.model.kinds)
@@ -491,14 +496,14 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     try:
         while S.phase == "play":
             seat = S.to_act
-            if seat is None or natives[seat] is None:
+            if seat is None or (natives[seat] is None and not mask >> seat & 1):
                 break
             ctx = _pack(plan, S, core)
             sw = _state_words(plan, S, core)
             if sw is None:  # (a queue longer than the core holds: the generated module goes on from here)
                 handoff = True
                 break
-            status, steps, st, cx, ev, spec = plan.flow.run(ctx, sw, natives, steps, max_decisions, EV_CAP)
+            status, steps, st, cx, ev, spec = plan.flow.run(ctx, sw, natives, steps, max_decisions, EV_CAP, heur, mask)
             w = array("i")
             w.frombytes(st)
             c = array("q")
@@ -535,6 +540,17 @@ def _end(S: Any, w: Any, n: int, core: Any) -> None:
     at = core.FLOW_END + 2
     S.scores = {s: w[at + s] for s in range(1, n + 1)}
     S.record.append(("game_over", dict(S.places), dict(S.scores), S.sweep))
+def _heuristic_seats(plan: FlowPlan, native: dict[int, Any] | None) -> tuple[Any, int]:
+    """The core's heuristic tables and the bit mask of the seats it plays (None, 0: none)."""
+    if not native:
+        return None, 0
+    from gouji_dsl.engine.native import heuristic
+    pol = next(iter(native.values()))
+    try:
+        heur = heuristic.tables(plan, pol)
+    except Unsupported:
+        return None, 0
+    return heur, sum(1 << s for s, p in native.items() if p == pol)
 
 
 def _bridge(pickers: dict[int, Any], n: int, core: Any) -> tuple[list[Any], list[Any], list[Any]] | None:
@@ -711,6 +727,9 @@ def _raise_rule(plan: FlowPlan, S: Any, w: Any, core: Any, model: Any, kinds: tu
     graph = plan.graph
     at = core.FLOW_ERR
     hook = w[at]
+    if hook == core.HEURISTIC_SEE_COUNT:  # (the heuristic bot asked whether the seat sees the target's count)
+        graph.permit("see_count", Ctx(S, seat=w[at + 1] or None, target=w[at + 2] or None))
+        raise RuntimeError("the native heuristic bot stopped at the hook 'see_count', which the rule graph answers without failing")
     name = TRIGGER_ORDER[hook - 100] if hook >= 100 else HOOK_ORDER[hook]
     plays = [_table_play(plan, w, at + 3 + i * _PLAYW, model, kinds) for i in range(3)]
     ctx = Ctx(None if name == "gouji" else S, seat=w[at + 1] or None, play=plays[0], top=plays[1], beaten=plays[2],
@@ -740,9 +759,21 @@ def install(module: Any, graph: RuleGraph) -> str | None:
         return reason
     plan = flow_plan(graph, module)
 
-    def native_run(S: Any, pickers: dict[int, Any], steps: int, max_decisions: int) -> int:
-        return run(plan, module, S, pickers, steps, max_decisions)
+    def native_run(S: Any, pickers: dict[int, Any], steps: int, max_decisions: int,
+                   native: dict[int, Any] | None = None) -> int:
+        return run(plan, module, S, pickers, steps, max_decisions, native)
+
+    def native_seats(choosers: dict[int, Any]) -> dict[int, Any]:
+        from gouji_dsl.engine.native import heuristic
+        found = heuristic.seats(choosers, graph.n_seats)
+        if not found:
+            return found
+        pol = next(iter(found.values()))
+        if heuristic.fallback_reason(plan, pol) is not None:
+            return {}
+        return {s: p for s, p in found.items() if p == pol}
     module._NATIVE_RUN = native_run
+    module._NATIVE_SEATS = native_seats
     _install_deal(module)
     return None
 
@@ -759,7 +790,18 @@ def _install_deal(module: Any) -> None:
     module._NATIVE_DEAL = core.deal
 
 
+def heuristic_fallback_reason(graph: RuleGraph, module: Any, pol: Any) -> str | None:
+    """Why the native core does not play the heuristic bot (``pol``: its native policy) on
+    ``graph`` (None: it does)."""
+    reason = fallback_reason(graph, module)
+    if reason is not None:
+        return reason
+    from gouji_dsl.engine.native import heuristic
+    return heuristic.fallback_reason(flow_plan(graph, module), pol)
+
+
 def uninstall(module: Any) -> None:
     """Play the play phase (and deal) of ``module`` with its own Python code again."""
     module._NATIVE_RUN = None
     module._NATIVE_RANDOM = module._NATIVE_DEAL = None
+    module._NATIVE_SEATS = None

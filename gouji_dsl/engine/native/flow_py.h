@@ -4,8 +4,9 @@
  * flow_load(tables, programs) -> Flow: a ruleset's flow program (gouji_dsl/engine/native/flow.py
  * builds both: `tables` int32 words in the layout below, `programs` the hook programs as bytes,
  * each checked by vm_verify here; every table index checked).
- * Flow.run(ctx, state, picks, steps, max_steps, ev_cap) -> (status, steps, state, ctx, events, specials):
- * plays the play phase from the packed context and state words until flow.h stops it.
+ * Flow.run(ctx, state, picks, steps, max_steps, ev_cap[, heuristic, seats]) -> (status, steps, state, ctx,
+ * events, specials): plays the play phase from the packed context and state words until flow.h stops it;
+ * the seats of the bit mask `seats` that have no pick are played by the heuristic bot (heuristic_py.h).
  */
 #include "flow.h"
 
@@ -465,9 +466,13 @@ fail:
     return -1;
 }
 
+#include "heuristic_py.h"
+
 static PyObject *Flow_run(FlowObject *self, PyObject *args)
 {
     Py_buffer cb, sb;
+    PyObject *heur = Py_None;
+    unsigned long heur_seats = 0;
     PyObject *picks, *seq = NULL, *out = NULL, *state_out = NULL, *ctx_out = NULL, *ev_out = NULL;
     PyObject *ev_list = NULL, *ev_spec = NULL;
     long steps, max_steps, ev_cap;
@@ -478,7 +483,7 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
     int i, status, n, end;
     fl_result result;
     memset(&result, 0, sizeof result);
-    if (!PyArg_ParseTuple(args, "y*y*Olll:run", &cb, &sb, &picks, &steps, &max_steps, &ev_cap))
+    if (!PyArg_ParseTuple(args, "y*y*Olll|Ok:run", &cb, &sb, &picks, &steps, &max_steps, &ev_cap, &heur, &heur_seats))
         return NULL;
     s = (fl_state *)PyMem_Calloc(1, sizeof(fl_state));
     if (s == NULL) {
@@ -573,6 +578,19 @@ static PyObject *Flow_run(FlowObject *self, PyObject *args)
             goto fail;
         }
         s->pick[i] = &((RandomObject *)o)->mt;
+    }
+    if (heur != Py_None) {  /* the seats the heuristic bot plays (heuristic.h) */
+        const HeuristicObject *h = (const HeuristicObject *)heur;
+        if (!PyObject_TypeCheck(heur, &HeuristicType) || h->n_kinds != P->n_kinds || h->nc != P->nc
+            || (heur_seats & ~(((1UL << n) - 1) << 1))) {
+            PyErr_SetString(PyExc_ValueError, "the heuristic is not of this program's ruleset, or a seat is out of range");
+            goto fail;
+        }
+        s->heur = h->prog;
+        s->heur_seats = (uint32_t)heur_seats;
+    } else if (heur_seats) {
+        PyErr_SetString(PyExc_ValueError, "heuristic seats without the heuristic's tables");
+        goto fail;
     }
     ev_out = PyBytes_FromStringAndSize(NULL, ev_cap * 4);
     if (ev_out == NULL)

@@ -4,7 +4,7 @@ hand-written minimal engine (the yardstick), measured in the same run on one cor
 
     python benchmarks/bench_engine.py                       # online, random bots, 300 games
     python benchmarks/bench_engine.py --all                 # every bundled ruleset
-    python benchmarks/bench_engine.py --bots heuristic --games 100
+    python benchmarks/bench_engine.py --bots heuristic --games 100   # + the native heuristic bot (heuristic.h)
     python benchmarks/bench_engine.py --compile --help-time # cold-process compile / `gouji --help` CPU
     python benchmarks/bench_engine.py --differential 200    # the differential check at a larger N
     python benchmarks/bench_engine.py --profile             # cProfile top 25 of the generated engine
@@ -78,11 +78,16 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
         from gouji_dsl.tools.simulate import bot_rng
         eng = fast.engine(graph)
         assert eng is not None, fast.fallback_reason(graph)
-        # "native": the random bots' play phase in the native core (issue 24); "generated": the module's own loop
-        if engine == "native":
+        from gouji_dsl.engine.native import heuristic
+        # "native": the random bots' play phase in the native core (issue 24), and the heuristic bot's
+        # (heuristic.h); "native-py": the native flow with the heuristic bot choosing in Python;
+        # "generated": the module's own loop
+        if engine in ("native", "native-py"):
             flow.install(eng.module, graph)
         else:
             flow.uninstall(eng.module)
+        if engine == "native-py":
+            os.environ[heuristic.DISABLE_ENV] = "1"
         n = graph.n_seats
         for i in range(games):
             # (as gouji simulate: a random bot on the native flow draws from a native generator, no copies)
@@ -91,6 +96,7 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
             prev = eng.play_game(seed, i, players, previous=prev if i % length else None)
             decisions += prev.decisions
         flow.install(eng.module, graph)
+        os.environ.pop(heuristic.DISABLE_ENV, None)
     return time.process_time() - t0, decisions
 
 
@@ -112,12 +118,14 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
         rounds = [("generated", games), ("interpreter", interpreter_games)]
         if eng is not None and eng.native_fallback is None:
             rounds.insert(1, ("native", games))
+            if bots == "heuristic":  # (before heuristic.h: the native flow, the bot choosing in Python)
+                rounds.insert(2, ("native-py", games))
         if bots == "random":
             rounds.append(("reference", games))
         for engine, n in rounds:
             if engine == "reference":
                 t, d = run_reference(n, seed)
-            elif engine in ("generated", "native") and eng is None:
+            elif engine in ("generated", "native", "native-py") and eng is None:
                 continue
             else:
                 t, d = run_engine(graph, engine, n, seed, bots)
@@ -237,14 +245,17 @@ def main(argv: list[str] | None = None) -> int:
             r["previous"] = previous_tree(args.previous, name, interp_games, args.seed, args.bots, args.repeat)
         ref = r.get("reference", {}).get("games_per_s")
         itp = r.get("interpreter", {}).get("games_per_s")
-        for engine in ("generated", "native", "interpreter", "reference", "previous"):
+        for engine in ("generated", "native-py", "native", "interpreter", "reference", "previous"):
             if engine not in r:
                 continue
             x = r[engine]
             gps = x["games_per_s"]
             xi = f"{gps / itp:8.2f}×" if itp else ""
             xr = f"{gps / ref:10.2f}×" if ref else ""
-            label = {"reference": "hand-written", "previous": "previous", "native": "native flow"}.get(engine, engine)
+            label = {"reference": "hand-written", "previous": "previous", "native": "native flow",
+                     "native-py": "native/pybot"}.get(engine, engine)
+            if engine == "native" and args.bots == "heuristic":
+                label = "native+heur"  # (the heuristic bot's choices in the core too: heuristic.h)
             print(f"{Path(name).stem:<18} {label:<12} {gps:9.1f} {x['ms_per_game']:8.2f} "
                   f"{x['decisions_per_game']:9.1f} {xi:>9} {xr:>11}")
         if r["fallback"]:

@@ -72,6 +72,8 @@ words32 = lambda n: [rng.choice([rng.randrange(-3, 60), rng.randrange(-2**31, 2*
 from gouji_dsl.engine import fast
 from gouji_dsl.engine.native import flow as F
 flows = []  # (plan, [(ctx, state words)])
+from gouji_dsl.engine.native import heuristic as NH
+heur_words = {}  # id(plan) -> the see_count hook's words and programs (heuristic.h)
 for g in graphs:
     eng = fast.engine(g)
     if eng is None or F.fallback_reason(g, eng.module) is not None:
@@ -90,6 +92,10 @@ for g in graphs:
         moves = eng.legal_moves(st)
         eng.apply(st, moves[rng.randrange(len(moves))], trusted=True)
     flows.append((plan, packed))
+    try:
+        heur_words[id(plan)] = NH.see_count_words(g)
+    except native.Unsupported:
+        heur_words[id(plan)] = (array("i", [0, 0, hooks.T_BOOL, 0, 0]).tobytes(), [])
 counting = [f for f in flows if f[0].tables[4 * core.FLOW_PLAY_COUNTS]]  # (rules reading cards_of: vm_ctx.play_counts filled)
 
 def attempt(fn, *args):
@@ -203,8 +209,28 @@ for r in range(rounds):
                 sw = w.tobytes()
             n = plan.graph.n_seats
             picks = [None] + [core.Random([rng.randrange(2**32)]) if rng.random() < 0.9 else None for _ in range(n)]
+            heur, mask = None, 0
+            if rng.random() < 0.5:  # the heuristic bot (heuristic.h) at some seats: its tables good and mutated
+                hw, hprogs = heur_words[id(plan)]
+                vals = [rng.choice([0.0, 0.75, 3.0, 5.0, 6.0, -1.0, 1e308, float("inf"), float("nan"), rng.random() * 9])
+                        for _ in range(plan.k + (rng.random() < 0.05))]
+                jsum = list(NH.joker_sums(plan)) if rng.random() < 0.8 else [rng.randrange(-2, 50) for _ in plan.combos]
+                if rng.random() < 0.2:
+                    h = array("i")
+                    h.frombytes(hw)
+                    h[rng.randrange(len(h))] = rng.choice([rng.randrange(-3, 20), rng.randrange(-2**31, 2**31)])
+                    hw = h.tobytes()
+                if rng.random() < 0.1:
+                    hprogs = [rng.choice(progs)] + list(hprogs)
+                heur = attempt(core.heuristic_load, fl, vals, jsum, hw, hprogs, rng.choice([2.0, 0.0, -1.0]),
+                               rng.choice([0.7, 0.0, 1.0]))
+                if heur is not None:
+                    mask = sum(1 << s for s in range(1, n + 1) if picks[s] is None or rng.random() < 0.3)
+                    if rng.random() < 0.5:  # (every seat the heuristic's)
+                        picks = [None] * (n + 1)
+                        mask = sum(1 << s for s in range(1, n + 1))
             ran += attempt(fl.run, ctx, sw, picks, rng.randrange(0, 50), rng.choice([0, 5, 500, 100000]),
-                           rng.choice([1024, 4096, 1 << 16])) is not None
+                           rng.choice([1024, 4096, 1 << 16]), heur, mask) is not None
 print(f"rounds {rounds}: {accepted} programs (random, real, mutated) passed the verifier, {ran} ran, no sanitizer report")
 '''
 

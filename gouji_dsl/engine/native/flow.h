@@ -36,6 +36,7 @@
 #define FL_MAX_QUEUE 64
 #define FL_MAX_RULES 64    /* rules per hook */
 #define FL_EV_WORDS 8      /* words per event */
+#define FL_LISTED 512      /* answers listed for the heuristic bot (heuristic.h fetches the rest one by one) */
 
 enum { FL_LEAD = 0, FL_FOLLOW = 1, FL_BURN = 2 };
 enum {
@@ -141,6 +142,7 @@ typedef struct {
     uint32_t heur_seats;
     fl_code *collect;
     long collect_cap;
+    fl_code listed[FL_LISTED];  /* the answers of the seat to act, for the heuristic bot */
 } fl_state;
 
 /* ------------------------------------------------------------------------------ the context */
@@ -1658,7 +1660,10 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             int may_yield = 0;
             if (!s->top.present)
                 return FL_BROKEN;
+            s->collect = pick == NULL ? s->listed : NULL;  /* (the heuristic bot reads the answers listed) */
+            s->collect_cap = FL_LISTED;
             n = fl_answers(s, P, seat, -1, &code);
+            s->collect = NULL;
             if (n < 0)
                 return FL_RULE;
             if (s->cap == FL_FOLLOW && !((s->yielded >> seat) & 1U)) {

@@ -11,13 +11,12 @@
  *
  * Memory safety: codes come from the flow's listings or are built from the hand and checked
  * (fl_code_counts); every loop is bounded by ranks, counts in a hand, combinations or the
- * answers listed (at most HR_COLLECT at once, the rest fetched one by one).
+ * answers listed (at most FL_LISTED kept, the rest fetched one by one).
  */
 #ifndef GOUJI_HEURISTIC_H
 #define GOUJI_HEURISTIC_H
 
 #define HR_SEE_COUNT 200  /* err_hook of a see_count rule that failed (err_seat the seat, err_leading the target) */
-#define HR_COLLECT 1024   /* answers listed at once */
 #define HR_KEY 6
 
 typedef struct hr_prog {
@@ -44,36 +43,48 @@ static inline int hr_whole(const int16_t *hand, const fl_prog *P, const fl_code 
     return c->r >= 0 && c->r < P->n_ranks && hand[c->r] == c->n;
 }
 
-/* _cost: the play's card values (summed in kind order), less 1.5 when it clears a whole group,
- * plus 0.5 when it leaves a small group below the top rank; -2 in *bad on a code out of range */
-static inline double hr_cost(const fl_state *s, const fl_prog *P, int seat, const fl_code *c, const fl_play *p, int *bad)
+/* a code's rank as Play.rank (a pure joker play: the kind it ranks as) */
+static inline int hr_rank(const fl_prog *P, const fl_code *c)
 {
-    const hr_prog *H = s->heur;
-    int16_t cnt[G_MAX_KINDS];
+    return c->r >= 0 ? c->r : P->combo_top[c->j];
+}
+
+/* _cost: the play's card values (summed in kind order, as sum() adds them), less 1.5 when it
+ * clears a whole group, plus 0.5 when it leaves a small group below the top rank */
+static inline double hr_cost(const fl_state *s, const fl_prog *P, int seat, const fl_code *c)
+{
+    const double *vals = s->heur->vals;
     double cost = 0.0;
     int k, nr = P->n_ranks;
-    if (fl_code_counts(P, c, cnt) < 0) {
-        *bad = 1;
-        return 0.0;
+    if (c->r >= 0) {
+        if (c->f && P->filler < c->r) {  /* (the filler's kind comes first) */
+            cost += vals[P->filler] * c->f;
+            cost += vals[c->r] * c->n;
+        } else {
+            if (c->n)
+                cost += vals[c->r] * c->n;
+            if (c->f)
+                cost += vals[P->filler] * c->f;
+        }
     }
-    for (k = 0; k < P->n_kinds; k++)
-        if (cnt[k])
-            cost += H->vals[k] * cnt[k];
-    if (p->rank >= 0 && p->rank < nr) {
-        int left = s->c.hands[seat][p->rank] - (p->carried - p->filler);
+    for (k = 0; k < P->jk; k++)
+        if (P->combo[c->j][k])
+            cost += vals[nr + k] * P->combo[c->j][k];
+    if (c->r >= 0) {
+        int left = s->c.hands[seat][c->r] - c->n;  /* (carried less filler: the rank's own cards) */
         if (left == 0)
             cost -= 1.5;
-        else if (left <= 2 && p->rank < nr - 1)
+        else if (left <= 2 && c->r < nr - 1)
             cost += 0.5;
     }
     return cost;
 }
 
 /* _premium: uses jokers or the filler rank, or is of the top rank */
-static inline int hr_premium(const fl_prog *P, const fl_code *c, const fl_play *p)
+static inline int hr_premium(const fl_prog *P, const fl_code *c)
 {
     int fill = P->filler >= 0 && ((c->r == P->filler && c->n > 0) || c->f > 0);
-    return p->jokers > 0 || fill || p->rank >= P->n_ranks - 1;
+    return P->combo_n[c->j] > 0 || fill || hr_rank(P, c) >= P->n_ranks - 1;
 }
 
 /* _sure_out: after the play, can every further lead carry a joker but the last? */
@@ -233,21 +244,27 @@ static inline int hr_consider(fl_state *s, const fl_prog *P, int seat, int mode,
 
 /* the best lead under `mode`'s key, over the leads in the flow's order (ranks up, then cards,
  * fillers, joker combinations; the pure joker leads last): 1 with *best, 0 none, -1 on a failure.
- * The leads of a combination with more jokers than the best's come later in their round and are
- * worse (default and burner keys): that round stops there. `strong`: the endgame's rank. */
+ * Only leads that may beat the best so far are looked at: with the default and burner keys a
+ * combination with more jokers than the best's (they come later in their round: combinations go
+ * by total) ends the round; with the default key, once the best has no joker, no filler (and is
+ * a whole group), a lead with fillers (or not the whole group) is worse. `strong`: the endgame's rank. */
 static int hr_best_lead(fl_state *s, const fl_prog *P, int seat, int mode, int strong, fl_code *best)
 {
     const int16_t *hand = s->c.hands[seat];
-    int fill = P->filler >= 0 ? hand[P->filler] : 0, r, n, f, j, have = 0, best_key[HR_KEY] = {0};
+    int fill = P->filler >= 0 ? hand[P->filler] : 0, r, n, f, q, nj = 0, have = 0, best_key[HR_KEY] = {0};
+    int fits[FL_MAX_COMBOS];
+    for (q = 0; q < P->nc && q < FL_MAX_COMBOS; q++)  /* the hand's combinations, in order (_JFLAT) */
+        if (fl_combo_fits(P, hand, q))
+            fits[nj++] = q;
     for (r = 0; r <= P->n_ranks; r++) {
-        int rr = r < P->n_ranks ? r : -1, nlo, nhi, fm, jlo;
+        int rr = r < P->n_ranks ? r : -1, nlo, nhi, fm, qlo;
         if (rr >= 0) {
             if (!hand[rr])
                 continue;
             fm = rr != P->filler ? fill : 0;
             nlo = 1;
             nhi = hand[rr];
-            jlo = 0;
+            qlo = 0;
             if (mode == HR_ENDGAME) {
                 if (rr != strong)
                     continue;
@@ -257,20 +274,26 @@ static int hr_best_lead(fl_state *s, const fl_prog *P, int seat, int mode, int s
             if (mode == HR_ENDGAME)
                 break;
             fm = nlo = nhi = 0;
-            jlo = 1;
+            qlo = 1;  /* (a pure joker lead has jokers) */
         }
-        for (n = nlo; n <= nhi; n++)
-            for (f = 0; f <= fm; f++)
-                for (j = jlo; j < P->nc; j++) {
+        for (n = nlo; n <= nhi; n++) {
+            int plain = mode == HR_DEFAULT && have && best_key[0] == 0 && best_key[1] == 0;
+            if (plain && best_key[2] == 0 && rr >= 0 && n != hand[rr])
+                continue;  /* (not the whole group: worse than the best, a whole group) */
+            for (f = 0; f <= fm; f++) {
+                if (plain && f > 0)
+                    break;  /* (fillers: worse than the best, which has none) */
+                for (q = qlo; q < nj; q++) {
                     fl_code c;
-                    if (!fl_combo_fits(P, hand, j))
-                        continue;
+                    int j = fits[q];
                     if (have && mode != HR_ENDGAME && P->combo_n[j] > best_key[0])
                         break;
                     c.r = rr; c.n = n; c.f = f; c.j = j;
                     if (hr_consider(s, P, seat, mode, &c, &have, best, best_key) < 0)
                         return -1;
                 }
+            }
+        }
     }
     return have;
 }
@@ -329,66 +352,102 @@ static int hr_lead(fl_state *s, const fl_prog *P, int seat, long n, long nd, lon
 }
 
 /* ------------------------------------------------------------------------------ answering */
-/* the i-th answer listed (from buf when it holds it): 0, -2 when it is not there */
-static inline int hr_answer_at(fl_state *s, const fl_prog *P, int seat, const fl_code *buf, long i, fl_code *c)
+/* the i-th answer listed (from s->listed when it holds it): 0, -2 when it is not there */
+static inline int hr_answer_at(fl_state *s, const fl_prog *P, int seat, long i, fl_code *c)
 {
-    if (i < HR_COLLECT) {
-        *c = buf[i];
+    if (i < FL_LISTED) {
+        *c = s->listed[i];
         return 0;
     }
     return fl_answers(s, P, seat, i, c) == i + 1 ? 0 : -2;
 }
 
-/* _burn and _follow: 1 a play (*code), 0 a pass or yield (*i), <0 as hr_choose */
-static int hr_answer(fl_state *s, const fl_prog *P, int seat, long n, long m, long *i, fl_code *code)
+/* _burn: the cheapest burn that surely goes out (or empties the hand): 1 with *code, 0 none, <0 */
+static int hr_burn(fl_state *s, const fl_prog *P, int seat, long n, int size, int mate, fl_code *code)
 {
-    fl_code buf[HR_COLLECT], c, best_c;
-    fl_play p, best_p;
-    const fl_play *top = &s->top;
+    fl_code c;
     double best = 0.0;
-    long q, listed;
-    int size = fl_hand_total(s, seat), have = 0, bad = 0, mate, burn = s->cap == FL_BURN;
-    long decline = m > n + 1 ? n + 1 : n;  /* _decline: yield when the rules allow it, else pass */
-    memset(&best_c, 0, sizeof best_c);
-    memset(&best_p, 0, sizeof best_p);
-    *i = decline;
-    if (n <= 0 || !top->present)
-        return 0;
-    s->collect = buf;
-    s->collect_cap = HR_COLLECT;
-    listed = fl_answers(s, P, seat, -1, &c);
-    s->collect = NULL;
-    if (listed < 0)
+    long q;
+    int have = 0;
+    for (q = 0; q < n; q++) {
+        double cost;
+        if (hr_answer_at(s, P, seat, q, &c) < 0)
+            return -2;
+        if (!(c.n + c.f + P->combo_n[c.j] == size || (!mate && hr_sure_out(s, P, seat, &c))))
+            continue;
+        cost = hr_cost(s, P, seat, &c);
+        if (!have || cost < best) {
+            have = 1;
+            best = cost;
+            *code = c;
+        }
+    }
+    return have;
+}
+
+/* _follow's choice against an opponent: the cheapest answer (gouji plays dearer but against the
+ * opposite), declined when it is premium early in the game; 1 with *code, 0 decline, <0 */
+static int hr_follow(fl_state *s, const fl_prog *P, int seat, long n, int size, fl_code *code)
+{
+    const fl_play *top = &s->top;
+    fl_code c, best_c;
+    double best = 0.0;
+    long q;
+    int opposite = top->seat == hr_opposite(s, seat), seen, danger, late, dealt = 0, k, have = 0, best_rank = 0;
+    int penalty = !opposite && !top->gouji;  /* (a gouji answer costs more) */
+    seen = hr_seen(s, P, seat, top->seat);
+    if (seen == -2)
         return -1;
-    if (listed != n)
-        return -2;
-    mate = hr_team(s, top->seat) == hr_team(s, seat);
-    if (burn) {
-        for (q = 0; q < n; q++) {
-            double cost;
-            if (hr_answer_at(s, P, seat, buf, q, &c) < 0)
-                return -2;
+    danger = (seen < 0 ? 99 : seen) <= (top->count > 5 ? top->count : 5);
+    for (k = 0; k < P->n_kinds; k++)
+        dealt += s->c.dealt[seat][k];
+    late = (double)size <= s->heur->late * (double)(dealt > 1 ? dealt : 1);
+    memset(&best_c, 0, sizeof best_c);
+    for (q = 0; q < n; q++) {
+        double cost;
+        int rank;
+        if (hr_answer_at(s, P, seat, q, &c) < 0)
+            return -2;
+        cost = hr_cost(s, P, seat, &c);
+        if (penalty) {
+            fl_play p;
             if (fl_make_play(s, P, &c, seat, &p) < 0)
                 return -1;
-            if (!(p.count == size || (!mate && hr_sure_out(s, P, seat, &c))))
-                continue;
-            cost = hr_cost(s, P, seat, &c, &p, &bad);
-            if (bad)
-                return -2;
-            if (!have || cost < best) {
-                have = 1;
-                best = cost;
-                best_c = c;
-            }
+            if (p.gouji)
+                cost += s->heur->gouji_penalty;  /* keep gouji plays for the opposite */
         }
-        if (have) {
-            *code = best_c;
-            return 1;
+        rank = hr_rank(P, &c);
+        if (!have || cost < best || (cost == best && rank < best_rank)) {
+            have = 1;
+            best = cost;
+            best_c = c;
+            best_rank = rank;
         }
-        return 0;
     }
+    if (!have)
+        return -2;
+    if (hr_premium(P, &best_c) && !(late || danger || (opposite && top->gouji)))
+        return 0;  /* keep jokers and 2s early in the game */
+    *code = best_c;
+    return 1;
+}
+
+/* _burn and _follow over the answers fl_run listed (s->listed): 1 a play (*code), 0 a pass or
+ * yield (*i), <0 as hr_choose */
+static int hr_answer(fl_state *s, const fl_prog *P, int seat, long n, long m, long *i, fl_code *code)
+{
+    const fl_play *top = &s->top;
+    fl_code c;
+    long q;
+    int size = fl_hand_total(s, seat), mate;
+    *i = m > n + 1 ? n + 1 : n;  /* _decline: yield when the rules allow it, else pass */
+    if (n <= 0 || !top->present)
+        return 0;
+    mate = hr_team(s, top->seat) == hr_team(s, seat);
+    if (s->cap == FL_BURN)
+        return hr_burn(s, P, seat, n, size, mate, code);
     for (q = 0; q < n; q++) {  /* a play that takes it out */
-        if (hr_answer_at(s, P, seat, buf, q, &c) < 0)
+        if (hr_answer_at(s, P, seat, q, &c) < 0)
             return -2;
         if (c.n + c.f + P->combo_n[c.j] == size) {
             *code = c;
@@ -397,40 +456,7 @@ static int hr_answer(fl_state *s, const fl_prog *P, int seat, long n, long m, lo
     }
     if (mate)
         return 0;
-    {
-        int opposite = top->seat == hr_opposite(s, seat), seen, danger, late, dealt = 0, k;
-        seen = hr_seen(s, P, seat, top->seat);
-        if (seen == -2)
-            return -1;
-        danger = (seen < 0 ? 99 : seen) <= (top->count > 5 ? top->count : 5);
-        for (k = 0; k < P->n_kinds; k++)
-            dealt += s->c.dealt[seat][k];
-        late = (double)size <= s->heur->late * (double)(dealt > 1 ? dealt : 1);
-        for (q = 0; q < n; q++) {
-            double cost;
-            if (hr_answer_at(s, P, seat, buf, q, &c) < 0)
-                return -2;
-            if (fl_make_play(s, P, &c, seat, &p) < 0)
-                return -1;
-            cost = hr_cost(s, P, seat, &c, &p, &bad);
-            if (bad)
-                return -2;
-            if (p.gouji && !opposite && !top->gouji)
-                cost += s->heur->gouji_penalty;  /* keep gouji plays for the opposite */
-            if (!have || cost < best || (cost == best && p.rank < best_p.rank)) {
-                have = 1;
-                best = cost;
-                best_c = c;
-                best_p = p;
-            }
-        }
-        if (!have)
-            return -2;
-        if (hr_premium(P, &best_c, &best_p) && !(late || danger || (opposite && top->gouji)))
-            return 0;  /* keep jokers and 2s early in the game */
-        *code = best_c;
-        return 1;
-    }
+    return hr_follow(s, P, seat, n, size, code);
 }
 
 static int hr_choose(fl_state *s, const fl_prog *P, int seat, long n, long m, long *i, fl_code *code)

@@ -15,12 +15,16 @@ cannot build (a see_count rule the programs do not express, or one that draws) i
 """
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module
+
+#: set to a non-empty value to let the heuristic bot choose in Python (the native flow still plays random bots)
+DISABLE_ENV = "GOUJI_NO_NATIVE_HEURISTIC"
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ def seats(choosers: Mapping[int, Any], n: int) -> dict[int, NativePolicy]:
 
 def tables(plan: Any, pol: NativePolicy) -> Any:
     """The core's Heuristic for a flow plan (kept on the plan per policy), or Unsupported."""
+    if os.environ.get(DISABLE_ENV):
+        raise Unsupported(f"the native heuristic bot is switched off ({DISABLE_ENV} is set)")
     key = (pol.kind, pol.card_values, pol.gouji_penalty, pol.late)
     got = plan.heuristic.get(key)
     if got is None:
@@ -78,16 +84,28 @@ def fallback_reason(plan: Any, pol: NativePolicy) -> str | None:
 
 
 def _build(plan: Any, pol: NativePolicy) -> Any:
-    from gouji_dsl.engine.native import hooks as H
-    from gouji_dsl.ruleset.vocabulary import HOOKS
     core = _core_module()
     graph = plan.graph
     model = graph.model
-    nr = plan.nr
     vals = [float(v) for v in pol.card_values(model)]
     if len(vals) != plan.k:
         raise Unsupported("the heuristic bot's card values do not cover the kinds")
-    jsum = [sum(model.classify((0,) * nr + c).jokers) if any(c) else 0 for c in plan.combos]
+    words, programs = see_count_words(graph)
+    return core.heuristic_load(plan.flow, vals, joker_sums(plan), words, programs, float(pol.gouji_penalty),
+                               float(pol.late))
+
+
+def joker_sums(plan: Any) -> list[int]:
+    """Per joker combination of a flow plan: the sum of its jokers' kinds as the model reads them
+    (``sum(Play.jokers)``: the burner's tie-break; mixed jokers may read as the lowest)."""
+    model, nr = plan.graph.model, plan.nr
+    return [sum(model.classify((0,) * nr + c).jokers) if any(c) else 0 for c in plan.combos]
+
+
+def see_count_words(graph: Any) -> tuple[bytes, list[bytes]]:
+    """The see_count hook as heuristic_load takes it (flow.py's hook words) and its programs."""
+    from gouji_dsl.engine.native import hooks as H
+    from gouji_dsl.ruleset.vocabulary import HOOKS
     p = H.plan(graph, "see_count")
     if p.draws:
         raise Unsupported("a see_count rule draws from the game's generator: the native heuristic bot does not")
@@ -103,5 +121,4 @@ def _build(plan: Any, pol: NativePolicy) -> Any:
     words = [len(p.rules), p.kind, H.T_BOOL, int(bool(spec.default)), int(spec.none_ok)]
     for when, eff, code in p.rules:
         words += [prog(when), eff, prog(code)]
-    return core.heuristic_load(plan.flow, vals, jsum, array("i", words).tobytes(), programs, float(pol.gouji_penalty),
-                               float(pol.late))
+    return array("i", words).tobytes(), programs

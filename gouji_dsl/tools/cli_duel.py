@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
+from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
@@ -31,7 +32,7 @@ class PositiveFloat(click.FloatRange):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if not math.isfinite(click.FLOAT.convert(value, param, ctx)):  # before the range: inf is not "too large"
-            self.fail(f"{value!r} is not a finite number", param, ctx)
+            self.fail(_("{value!r} is not a finite number").format(value=value), param, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -42,7 +43,7 @@ class BotSpecType(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         if "," in str(value):
-            self.fail(f"one bot here, not a list ({str(value)[:40]!r}): a duel plays BOT_A's team against BOT_B's",
+            self.fail(_("one bot here, not a list ({str!r}): a duel plays BOT_A's team against BOT_B's").format(str=str(value)[:40]),
                       param, ctx)
         try:
             return canonical_spec(str(value))
@@ -67,7 +68,8 @@ def bots_epilog() -> str:
     """The bot list for ``--help`` texts: every kind of the registry, its summary and default budget."""
     lines = ["\b", "Bots:"]
     for k in BOTS.values():
-        budget = f" (default {k.default_iterations} iterations per decision; NAME:N sets N)" if k.searches else ""
+        budget = _(" (default {default_iterations} iterations per decision; NAME:N sets N)").format(
+            default_iterations=k.default_iterations) if k.searches else ""
         lines.append(f"  {k.name:<10} {k.summary}{budget}")
     return "\n".join(lines)
 
@@ -88,17 +90,17 @@ class _LineProgress:
         step = 10 * done // total
         if step != self.step or now - self.last >= self.EVERY_S or done == total:
             self.step, self.last = step, now
-            end = ", done" if done == total else ""
+            end = _(", done") if done == total else ""
             print(shown(f"{self.what}: {done}/{total} {self.unit}{end} ({now - self.t0:.0f} s)"), file=sys.stderr, flush=True)
 
 
 def _kept(save: Path | None, any_saved: bool) -> str:
     """What a stopped duel leaves in its save file, and how to go on."""
     if save is None:
-        return " (nothing kept: --save FILE keeps each finished deal)"
+        return _(" (nothing kept: --save FILE keeps each finished deal)")
     if any_saved:
-        return f"; the finished deals are in {shown(save)}: run the same command to play the rest"
-    return f"; no deal had finished yet, nothing saved in {shown(save)}: the same command starts again"
+        return _("; the finished deals are in {shown}: run the same command to play the rest").format(shown=shown(save))
+    return _("; no deal had finished yet, nothing saved in {shown}: the same command starts again").format(shown=shown(save))
 
 
 _RESUMABLE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM") if hasattr(errno, n)}
@@ -148,8 +150,9 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
-        _err(f"warning: --think-ms {think_ms:g} has no effect: neither {bot_a} nor {bot_b} searches "
-             f"(search bots: {', '.join(k.name for k in BOTS.values() if k.searches)})")
+        _err(_("warning: --think-ms {think_ms:g} has no effect: neither {bot_a} nor {bot_b} searches "
+             "(search bots: {join})").format(
+                 think_ms=think_ms, bot_a=bot_a, bot_b=bot_b, join=', '.join(k.name for k in BOTS.values() if k.searches)))
         think_ms = None
     graph = _load_graph(ruleset)
     done: list[DuelGame] = []
@@ -162,22 +165,24 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
             check_saved_header(save, header)  # not this duel's file: refused before anything in it is changed
             cut = repair_tail(save)
             if cut is not None:
-                _err(f"warning: {save}:{cut}: the last line was cut short (the run was stopped while writing "
-                     "it): removed, its deal is played again")
+                _err(_("warning: {save}:{cut}: the last line was cut short (the run was stopped while writing "
+                     "it): removed, its deal is played again").format(save=save, cut=cut))
             done = load_saved(save, header, graph.n_seats)  # read once: every bad line at once
         except (ValueError, OSError) as e:
             for line in str(e).splitlines():  # a save file's problems: one line each
-                _err(f"error: {line}")
+                _err(_("error: {line}").format(line=line))
             sys.exit(EXIT_BAD_INPUT)
         if done:
             whole = len({g.deal for g in still_to_play(graph, deals, done)[1]})
             again = len({g.deal for g in done if g.deal < deals}) - whole
             beyond = len({g.deal for g in done if g.deal >= deals})
-            more = f" ({beyond} more saved beyond --deals {deals}: left out)" if beyond else ""
-            rest = "; playing the rest" if whole < deals else ": nothing to play"
-            unfinished = (f" ({again} deal{'s' if again != 1 else ''} of an unfinished match played again from its "
-                          "first deal)" if again else "")
-            _err(f"{save}: {whole} of the {deals} deals saved already{rest}{unfinished}{more}")
+            more = _(" ({beyond} more saved beyond --deals {deals}: left out)").format(beyond=beyond, deals=deals) if beyond else ""
+            rest = _("; playing the rest") if whole < deals else _(": nothing to play")
+            unfinished = (ngettext(" ({again} deal of an unfinished match played again from its first deal)",
+                                   " ({again} deals of an unfinished match played again from its first deal)", again).format(
+                again=again) if again else "")
+            _err(_("{save}: {whole} of the {deals} deals saved already{rest}{unfinished}{more}").format(
+                save=save, whole=whole, deals=deals, rest=rest, unfinished=unfinished, more=more))
 
         def on_unit(games: list[DuelGame]) -> None:
             save_unit(save, games, header)
@@ -191,7 +196,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
             with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
                 total = len(units(graph, deals))  # known from the start: not "0/?" until a unit is done
-                task = bar.add_task(shown_markup(f"{graph.name}: {bot_a} vs {bot_b}"), total=total,
+                task = bar.add_task(shown_markup(_("{name}: {bot_a} vs {bot_b}").format(name=graph.name, bot_a=bot_a, bot_b=bot_b)), total=total,
                                     completed=total - len(still_to_play(graph, deals, done)[0]))
 
                 def progress(done: int, total: int) -> None:
@@ -201,19 +206,19 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
                               progress=progress, done=done, on_unit=on_unit)
         else:
             report = duel(graph, bot_a, bot_b, deals, seed_value(seed), think_ms=think_ms, workers=workers,
-                          progress=_LineProgress(f"{graph.name}: {bot_a} vs {bot_b}",
+                          progress=_LineProgress(_("{name}: {bot_a} vs {bot_b}").format(name=graph.name, bot_a=bot_a, bot_b=bot_b),
                                                  "matches" if match_length(graph) > 1 else "deals"), done=done, on_unit=on_unit)
     except KeyboardInterrupt:
-        _err(f"interrupted{_kept(save, bool(done or saved_now))}")
+        _err(_("interrupted{kept}").format(kept=_kept(save, bool(done or saved_now))))
         sys.exit(EXIT_INTERRUPTED)
     except SaveFailed as e:  # a full disk, a folder gone: resumable once mended, as a run's --out folder
-        _err(f"error: {e}; stopped{_kept(save, bool(done or saved_now))}")
+        _err(_("error: {e}; stopped{kept}").format(e=e, kept=_kept(save, bool(done or saved_now))))
         sys.exit(EXIT_RUN_STOPPED if e.errno in _RESUMABLE else EXIT_BAD_INPUT)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)
     except (RuntimeError, ValueError, TypeError, KeyError, ZeroDivisionError) as e:
-        _err(f"{ruleset}: duel failed: {type(e).__name__}: {e}")
+        _err(_("{ruleset}: duel failed: {type}: {e}").format(ruleset=ruleset, type=type(e).__name__, e=e))
         sys.exit(EXIT_INTERNAL)
     if as_json:
         echo_json(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))

@@ -34,7 +34,7 @@ from typing import Any
 from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.diagnostics import quoted, shortened
 from gouji_dsl.engine.interpreter import GameState, Move
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.exits import os_failure, shown
@@ -180,7 +180,7 @@ class DuelReport:
             for parity in (0, 1):
                 if len({v for s, v in g.scores.items() if s % 2 == parity}) > 1:
                     return ""
-        return ", teammates share their team's"
+        return _(", teammates share their team's")
 
     def timing(self) -> dict[str, dict[str, float | None]]:
         """bot ("a"/"b") → decisions, searched decisions, seconds, decisions per second, ms per searched decision."""
@@ -208,50 +208,58 @@ class DuelReport:
     def text(self) -> str:
         """The report for people."""
         md, wr, tm = self.mean_diff, self.win_rate, self.timing()
-        budget = f", {self.think_ms:g} ms per decision" if self.think_ms else ""
+        budget = _(", {ms:g} ms per decision").format(ms=self.think_ms) if self.think_ms else ""
         if self.think_ms:  # a bot with its own iteration budget stops at whichever comes first
-            capped = [f"{name} after {iters} iterations" for name in dict.fromkeys((self.a, self.b))
+            capped = [_("{name} after {iters} iterations").format(name=name, iters=iters) for name in dict.fromkeys((self.a, self.b))
                       for kind, iters in [parse_bot_spec(name)] if kind.searches and iters is not None]
             if capped:
-                budget += f" ({' and '.join(capped)} if sooner)"
-        match = f" in matches of {self.unit_size}" if self.unit_size > 1 else ""
+                budget += _(" ({capped} if sooner)").format(capped=_(" and ").join(capped))
+        match = _(" in matches of {n}").format(n=self.unit_size) if self.unit_size > 1 else ""
         cut = self.deals % self.unit_size  # rulebook --deals 2: one match of 5 played to its 2nd game only
         if cut and self.deals < self.unit_size:
-            match = f" in one match of {self.unit_size}, cut short after {cut} deal{'s' if cut != 1 else ''}"
+            match = ngettext(" in one match of {n}, cut short after {cut} deal", " in one match of {n}, cut short after {cut} deals",
+                             cut).format(n=self.unit_size, cut=cut)
         elif cut:
-            match += f", the last cut short after {cut} deal{'s' if cut != 1 else ''}"
+            match += ngettext(", the last cut short after {cut} deal", ", the last cut short after {cut} deals", cut).format(cut=cut)
         units = len(self.unit_means())
-        interval = "" if math.isnan(md.low) else " (95 % interval)"
-        what = "matches" if self.unit_size > 1 else "deals"
+        interval = "" if math.isnan(md.low) else " (95 % " + _("interval") + ")"
         if math.isnan(md.low):
-            verdict = "too few deals for an interval"
+            verdict = _("too few deals for an interval")
         elif units > 1 and not any(self.unit_means()):  # no spread: the interval has no width
-            one = "match" if self.unit_size > 1 else "deal"
-            verdict = (f"A and B scored alike: each {one}'s two seatings cancelled exactly, so the interval has "
-                       f"no width (other seeds or more {what} may differ)")
+            verdict = (_("A and B scored alike: each match's two seatings cancelled exactly, so the interval has no width "
+                         "(other seeds or more matches may differ)") if self.unit_size > 1 else
+                       _("A and B scored alike: each deal's two seatings cancelled exactly, so the interval has no width "
+                         "(other seeds or more deals may differ)"))
         elif units < MIN_UNITS_FOR_VERDICT:
-            verdict = f"too few {what} for a verdict (the interval needs at least {MIN_UNITS_FOR_VERDICT})"
+            verdict = (_("too few matches for a verdict (the interval needs at least {n})") if self.unit_size > 1 else
+                       _("too few deals for a verdict (the interval needs at least {n})")).format(n=MIN_UNITS_FOR_VERDICT)
         else:
-            verdict = "A is stronger" if md.low > 0 else "B is stronger" if md.high < 0 else "no clear difference"
+            verdict = _("A is stronger") if md.low > 0 else _("B is stronger") if md.high < 0 else _("no clear difference")
         lines = [
-            f"{self.ruleset}: {self.a} (A) against {self.b} (B), {self.deals} deal{'s' if self.deals != 1 else ''} "
-            f"× 2 seatings = {len(self.games)} games"
-            f"{match}, seed {self.seed}{budget}",
-            f"  mean team score A − B per game: {md.format(2, signed=True)}{interval} — {verdict}",
-            f"  A's team ahead in {wr.format(1, percent=True)} of games; {self.ties} tie{'s' if self.ties != 1 else ''}",
-            f"  per seat (mean score{self._score_note()} / mean place, 1 = first out):",
+            ngettext("{ruleset}: {a} (A) against {b} (B), {deals} deal × 2 seatings = {games} games{match}, seed {seed}{budget}",
+                     "{ruleset}: {a} (A) against {b} (B), {deals} deals × 2 seatings = {games} games{match}, seed {seed}{budget}",
+                     self.deals).format(ruleset=self.ruleset, a=self.a, b=self.b, deals=self.deals, games=len(self.games),
+                                        match=match, seed=self.seed, budget=budget),
+            _("  mean team score A − B per game: {diff}{interval} — {verdict}").format(
+                diff=md.format(2, signed=True), interval=interval, verdict=verdict),
+            ngettext("  A's team ahead in {rate} of games; {ties} tie", "  A's team ahead in {rate} of games; {ties} ties",
+                     self.ties).format(rate=wr.format(1, percent=True), ties=self.ties),
+            _("  per seat (mean score{note} / mean place, 1 = first out):").format(note=self._score_note()),
         ]
         for s, row in self.per_seat().items():
-            lines.append(f"    seat {s}: A {_f(row['a']['score'])} / {_f(row['a']['place'])}   "
-                         f"B {_f(row['b']['score'])} / {_f(row['b']['place'])}")
+            lines.append(_("    seat {seat}: A {a_score} / {a_place}   B {b_score} / {b_place}").format(
+                seat=s, a_score=_f(row['a']['score']), a_place=_f(row['a']['place']), b_score=_f(row['b']['score']),
+                b_place=_f(row['b']['place'])))
         for who, name in (("a", self.a), ("b", self.b)):
             t = tm[who]
-            per = f", {t['ms_per_searched']:.1f} ms per decision with a choice" if t["ms_per_searched"] is not None else ""
-            lines.append(f"  {who.upper()} {name}: {t['decisions']} decisions ({t['searched']} with a choice), "
-                         f"{_f(t['decisions_per_s'], 0)} decisions/s{per}")
+            per = (_(", {ms:.1f} ms per decision with a choice").format(ms=t['ms_per_searched'])
+                   if t["ms_per_searched"] is not None else "")
+            lines.append(_("  {who} {name}: {decisions} decisions ({searched} with a choice), {rate} decisions/s{per}").format(
+                who=who.upper(), name=name, decisions=t['decisions'], searched=t['searched'], rate=_f(t['decisions_per_s'], 0), per=per))
         k = self.resumed_deals
-        resumed = (f" (this run; {'all' if k == self.deals else k} of the deals read from the save file)" if k else "")
-        lines.append(f"  {self.elapsed_s:.1f} s{resumed}")
+        resumed = ((_(" (this run; all of the deals read from the save file)") if k == self.deals else
+                    _(" (this run; {k} of the deals read from the save file)").format(k=k)) if k else "")
+        lines.append(_("  {s:.1f} s{resumed}").format(s=self.elapsed_s, resumed=resumed))
         return "\n".join(lines)
 
 
@@ -285,8 +293,9 @@ def _header_mismatch(saved: dict[str, Any], header: dict[str, Any]) -> str | Non
         diff.remove("ruleset")  # the same rules under another name (a renamed copy): the same duel
     if not diff:
         return None
-    return ", ".join(f"the rules of {header['ruleset']} changed since it was saved: fingerprint {shortened(str(saved[k]))}, now "
-                     f"{header[k]}" if k == "fingerprint" else f"{k} {quoted(saved.get(k))}, not {quoted(header[k])}"
+    return ", ".join(_("the rules of {ruleset} changed since it was saved: fingerprint {saved}, now {now}").format(
+                         ruleset=header['ruleset'], saved=shortened(str(saved[k])), now=header[k]) if k == "fingerprint" else
+                     _("{k} {saved}, not {now}").format(k=k, saved=quoted(saved.get(k)), now=quoted(header[k]))
                      for k in diff)
 
 
@@ -297,7 +306,7 @@ before it is read."""
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
+    raise ValueError(_("{name} is not a JSON value").format(name=name))
 
 
 def _read_bytes(path: Path) -> bytes | None:
@@ -309,11 +318,11 @@ def _read_bytes(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except NotRegularFile as e:
-        raise ValueError(f"{shown(path)}: not a saved duel ({e.kind}); use another file") from None
+        raise ValueError(_("{shown}: not a saved duel ({kind}); use another file").format(shown=shown(path), kind=e.kind)) from None
     except FileTooLarge as e:
-        raise ValueError(f"{shown(path)}: {e.size:,} bytes: not a saved duel (a save file of {MAX_DUEL_DEALS:,} deals "
-                         f"is about 50 MB; at most {MAX_SAVE_BYTES:,} bytes are read, MAX_SAVE_BYTES); use another "
-                         "file") from None
+        raise ValueError(_("{shown}: {size:,} bytes: not a saved duel (a save file of {max_duel_deals:,} deals "
+                         "is about 50 MB; at most {max_save_bytes:,} bytes are read, MAX_SAVE_BYTES); use another "
+                         "file").format(shown=shown(path), size=e.size, max_duel_deals=MAX_DUEL_DEALS, max_save_bytes=MAX_SAVE_BYTES)) from None
     except OSError as e:
         raise ValueError(os_failure(path, _("read the save file"), e)) from None
 
@@ -323,7 +332,7 @@ def _read_save(path: Path) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{shown(path)}: not a saved duel (not UTF-8 text); use another file") from None
+        raise ValueError(_("{shown}: not a saved duel (not UTF-8 text); use another file").format(shown=shown(path))) from None
 
 
 MAX_SAVE_KEYS = 100
@@ -341,7 +350,7 @@ def _parse_line(line: str) -> tuple[Any, str | None]:
     from gouji_dsl.engine.records import DuplicateKeyError, json_limit, load_json
     found = json_limit(line, nesting=8, keys=MAX_SAVE_KEYS) if len(line) > SCANNED_LINE_CHARS else None
     if found is not None:
-        why = {"keys": f"an object of more than {MAX_SAVE_KEYS} keys (MAX_SAVE_KEYS; a game has one per seat)",
+        why = {"keys": _("an object of more than {max_save_keys} keys (MAX_SAVE_KEYS; a game has one per seat)").format(max_save_keys=MAX_SAVE_KEYS),
                "nesting": "nested too deep (a saved line nests 5 levels)"}.get(found.kind, f"{found.token} is not a JSON value")
         return None, f"{found.offset + 1}: not a saved duel line: {why}"
     try:
@@ -349,14 +358,14 @@ def _parse_line(line: str) -> tuple[Any, str | None]:
     except json.JSONDecodeError as e:
         return None, f"{e.colno}: not a saved duel line: not JSON ({e.msg})"
     except DuplicateKeyError as e:  # json keeps the last one silently
-        return None, f"{e.offset + 1}: not a saved duel line: {e}"
+        return None, _("{e}: not a saved duel line: {e2}").format(e=e.offset + 1, e2=e)
     except RecursionError:
-        return None, " not a saved duel line: nested too deep (a saved line nests 5 levels)"
+        return None, _(" not a saved duel line: nested too deep (a saved line nests 5 levels)")
     except ValueError as e:  # an integer of more than 4,300 digits (Python's limit), NaN, Infinity
         text = str(e)
         if "integer string conversion" in text:
-            text = "a number of more than 4,300 digits"
-        return None, f" not a saved duel line: {text}"
+            text = _("a number of more than 4,300 digits")
+        return None, _(" not a saved duel line: {text}").format(text=text)
 
 
 def check_saved_header(path: Path, header: dict[str, Any]) -> None:
@@ -376,20 +385,20 @@ def check_saved_header(path: Path, header: dict[str, Any]) -> None:
     try:
         text = first.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a saved duel (not UTF-8 text); use another file") from None
+        raise ValueError(_("{path}: not a saved duel (not UTF-8 text); use another file").format(path=path)) from None
     d, bad = _parse_line(text)
     if bad is not None and text.startswith(_LINE_STARTS[0].decode()):  # a header line, but bad JSON: where
         raise ValueError(f"{path}:1:{bad}")
     if not (isinstance(d, dict) and "duel" in d):
-        raise ValueError(f"{path}:1: not a saved duel: a save file starts with its duel's header line "
-                         "({\"duel\": {\"ruleset\": ...}}); use another file")
+        raise ValueError(_("{path}:1: not a saved duel: a save file starts with its duel's header line "
+                         "({{\"duel\": {{\"ruleset\": ...}}}}); use another file").format(path=path))
     problem = _line_problem(d, text)  # a header with a key no duel writes, of the wrong type ...: which, and where
     if problem is not None:
         raise ValueError(f"{path}:1:{problem}")
     mismatch = _header_mismatch(d["duel"], header)
     if mismatch:
-        raise SavedRunMismatch(f"{path}: holds another duel ({mismatch}); use another file, or delete this one to "
-                               "start again")
+        raise SavedRunMismatch(_("{path}: holds another duel ({mismatch}); use another file, or delete this one to "
+                               "start again").format(path=path, mismatch=mismatch))
 
 
 def load_saved(path: Path, header: dict[str, Any] | None = None, seats: int | None = None) -> list[DuelGame]:
@@ -423,30 +432,31 @@ def load_saved(path: Path, header: dict[str, Any] | None = None, seats: int | No
                 continue
         if is_header:
             if seen_header or seen_unit:
-                problems.append(f"{path}:{n}: not a saved duel: a header line after the "
-                                f"{'units' if seen_unit else 'header'} (a save file holds one duel, its header first)")
+                problems.append(_("{path}:{n}: not a saved duel: a header line after the "
+                                "{units} (a save file holds one duel, its header first)").format(
+                                    path=path, n=n, units='units' if seen_unit else 'header'))
                 continue
             seen_header = True
             mismatch = None if header is None else _header_mismatch(d["duel"], header)
             if mismatch:
-                raise SavedRunMismatch(f"{path}: holds another duel ({mismatch}); "
-                                       "use another file, or delete this one to start again")
+                raise SavedRunMismatch(_("{path}: holds another duel ({mismatch}); "
+                                       "use another file, or delete this one to start again").format(path=path, mismatch=mismatch))
             continue
         if not seen_header and not seen_unit:
-            problems.append(f"{path}:{n}: not a saved duel: a save file starts with its duel's header line "
-                            "({\"duel\": {\"ruleset\": ...}}); use another file")
+            problems.append(_("{path}:{n}: not a saved duel: a save file starts with its duel's header line "
+                            "({{\"duel\": {{\"ruleset\": ...}}}}); use another file").format(path=path, n=n))
         seen_unit = True
         for i, g in enumerate(d["games"]):
             problem = _game_problem(g, seats)
             if problem is not None:
-                problems.append(f"{path}:{n}: not a line of this duel: games/{i}: {problem}")
+                problems.append(_("{path}:{n}: not a line of this duel: games/{i}: {problem}").format(path=path, n=n, i=i, problem=problem))
                 break
             x = DuelGame.from_json(g)
             games[(x.deal, x.a_odd)] = x
         if seats is None and d["games"]:
             seats = len(d["games"][0]["scores"])
     if problems:
-        raise ValueError("\n".join(problems[:20]) + (f"\n{path}: {len(problems) - 20} more bad line(s)"
+        raise ValueError("\n".join(problems[:20]) + (_("\n{path}: {n} more bad line(s)").format(path=path, n=len(problems) - 20)
                                                        if len(problems) > 20 else ""))
     return [games[k] for k in sorted(games)]
 
@@ -512,18 +522,19 @@ def _game_problem(g: dict[str, Any], seats: int | None) -> str | None:
     for key in ("scores", "places"):
         if g[key].keys() != want:
             have = ", ".join(sorted(g[key], key=int))
-            return f"{key} of seats {have}; the ruleset has {n} seats (1–{n})"
+            return _("{key} of seats {have}; the ruleset has {n} seats (1–{n})").format(key=key, have=have, n=n)
     if any(p > n for p in g["places"].values()):
-        return f"a place beyond {n} ({', '.join(str(p) for p in g['places'].values())})"
+        return _("a place beyond {n} ({join})").format(n=n, join=', '.join(str(p) for p in g['places'].values()))
     if len(set(g["places"].values())) != n:  # each seat takes a free place: a game's places are 1..n once each
-        return f"a place taken twice ({', '.join(str(p) for p in g['places'].values())})"
+        return _("a place taken twice ({join})").format(join=', '.join(str(p) for p in g['places'].values()))
     for who, (decisions, searched, _seconds) in sorted(g["timing"].items()):
         if searched > decisions:
-            return f"timing/{who}: {searched} decisions with a choice of {decisions} decisions"
+            return _("timing/{who}: {searched} decisions with a choice of {decisions} decisions").format(
+                who=who, searched=searched, decisions=decisions)
     a_seat, b_seat = ("1", "2") if g["a_odd"] else ("2", "1")
     if g["diff"] != g["scores"][a_seat] - g["scores"][b_seat]:
-        return (f"diff {g['diff']} is not A's team score minus B's ({g['scores'][a_seat]} − {g['scores'][b_seat]}, "
-                f"seats {a_seat} and {b_seat})")
+        return (_("diff {g} is not A's team score minus B's ({g2} − {g3}, "
+                "seats {a_seat} and {b_seat})").format(g=g['diff'], g2=g['scores'][a_seat], g3=g['scores'][b_seat], a_seat=a_seat, b_seat=b_seat))
     return None
 
 
@@ -554,9 +565,9 @@ def _line_problem(d: Any, line: str | None = None) -> str | None:
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
         known = list(err.schema.get("properties", {}))
         extra = next((k for k in err.instance if k not in known), "?")
-        message = f"unknown key {quoted(extra)} (keys: {', '.join(known)})"
+        message = _("unknown key {quoted} (keys: {join})").format(quoted=quoted(extra), join=', '.join(known))
     text = f"{where}: {message}" if where else message
-    return text if line is None else f"{_column(line, err)}: not a saved duel line: {text}"
+    return text if line is None else _("{column}: not a saved duel line: {text}").format(column=_column(line, err), text=text)
 
 
 def _column(line: str, err: Any) -> int:

@@ -164,3 +164,35 @@ def test_a_see_count_rule_that_fails_is_reported_as_the_interpreter_reports_it(t
             F.install(m, g)
     assert texts[0] == texts[1]
     assert texts[0][0] == "RuleFailed" and "view.divides" in texts[0][1]
+
+
+@pytest.mark.parametrize("spec", ["ismcts:6", "pimc:6"])
+def test_search_bots_play_out_natively_and_choose_the_same_moves(spec, monkeypatch):
+    """Their rollout policy is the heuristic bot: its play-outs run in the core (one crossing per
+    play-out), and the search chooses the same moves as with the bot choosing in Python."""
+    from gouji_dsl.engine.native import heuristic as NH
+    g, eng = _engine("online")
+
+    def decisions() -> list:
+        players = [make_bot(spec if s % 2 else "heuristic", random.Random(f"search:{s}")) for s in range(1, g.n_seats + 1)]
+        st = eng.new_game("search")
+        out = []
+        for _ in range(40):
+            if st.phase == "over":
+                break
+            moves = eng.legal_moves(st)
+            m = players[st.to_act - 1].choose(st, moves)
+            out.append((st.to_act, m))
+            eng.apply(st, m)
+        return out
+    native_moves = decisions()
+    counted = _Counted(monkeypatch)
+    native_calls = counted.calls
+    native_moves_again = decisions()
+    native_calls = counted.calls - native_calls
+    monkeypatch.setenv(NH.DISABLE_ENV, "1")
+    before = counted.calls
+    python_moves = decisions()
+    python_calls = counted.calls - before
+    assert native_moves == native_moves_again == python_moves
+    assert native_calls * 5 < python_calls  # (the play-outs' choices were the core's)

@@ -77,8 +77,13 @@ def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
     if d.engine is not None:
         def ask(st: GameState, moves: Sequence[Move]) -> Move:
             return moves[0] if len(moves) == 1 else policy(st, moves)
+        # a bot the native core plays (the heuristic bot: its native_policy) is given as it is: the
+        # core makes its play-phase choices, one crossing per play-out (it answers a forced move with
+        # that move, as the bot does)
+        bot = getattr(policy, "__self__", None)
+        native = getattr(policy, "__name__", "") == "choose" and getattr(bot, "native_policy", None) is not None
         try:
-            return d.engine.play_out(state, ask, max_decisions=max_decisions).scores
+            return d.engine.play_out(state, bot if native else ask, max_decisions=max_decisions).scores
         except RuntimeError as e:
             raise RolloutError(str(e)) from None
     steps = 0

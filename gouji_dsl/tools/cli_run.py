@@ -223,7 +223,7 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
                   "(games with at least one revolution)").format(summary=summary['revolution_rate'], ci=ci('revolution_rate', True)))
     if summary.get("until"):
         from gouji_dsl.tools.paired import precision_text
-        line = precision_text(summary["until"], games, "games")
+        line = precision_text(summary["until"], games, _("games"))
         console.print(shown_markup(line) if summary["until"].get("reached") else f"[yellow]{shown_markup(line)}[/yellow]")
     elif summary.get("stopped_by") == "halfwidth":
         console.print(_("stopped when the interval was narrow enough (--until-halfwidth)"))

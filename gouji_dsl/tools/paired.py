@@ -32,6 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.tools.figures import DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
@@ -111,7 +112,7 @@ class SideStats:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "games": self.games,
                                "burn_attempts": self.burn_attempts, "burn_successes": self.burn_successes}
-        for key, _, _ in SIDE_FIGURES:
+        for key, _label, _kind in SIDE_FIGURES:
             out[key] = self.figure(key).to_dict()
         out["seat_score"] = {str(s): e.to_dict() for s, e in self.seat_score.items()}
         out["place_distribution"] = {str(s): {str(p): e.to_dict() for p, e in d.items()}
@@ -393,7 +394,7 @@ def check_bots(bots: str | list[str] | tuple[str, ...], n_seats: int) -> None:
     for name in names:
         parse_bot_spec(name)
     if not isinstance(bots, str) and len(names) != n_seats:
-        raise ValueError(f"one bot per seat: {n_seats} names expected, got {len(names)}")
+        raise ValueError(_("one bot per seat: {n_seats} names expected, got {n}").format(n_seats=n_seats, n=len(names)))
 
 
 def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | ResolvedRuleset | str, games: int,
@@ -420,7 +421,7 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     the executor, ``workers`` or the chunk size. Raises :class:`GoujiError` for a bad ruleset,
     :class:`SimulationError` when a game cannot be finished, ``ValueError`` for bad arguments."""
     if games < 1:
-        raise ValueError("games must be at least 1")
+        raise ValueError(_("games must be at least 1"))
     ga, gb = _graph(a), _graph(b)
     check_bots(bots, ga.n_seats)
     workers = max(1, int(workers))
@@ -459,14 +460,18 @@ def precision(until: Until, half_width: float) -> dict[str, Any]:
     return until_block(until, half_width)
 
 
-def precision_text(p: dict[str, Any], games: int, unit: str = "deals") -> str:
-    """One line saying whether ``--until-halfwidth`` was met (see :func:`precision`)."""
-    got = "no interval yet" if p.get("half_width") is None else f"±{p['half_width']:.4g}"
+def precision_text(p: dict[str, Any], games: int, unit: str | None = None) -> str:
+    """One line saying whether ``--until-halfwidth`` was met (see :func:`precision`); ``unit``: what
+    ``games`` counts (default: deals)."""
+    unit = unit or _("deals")
+    got = _("no interval yet") if p.get("half_width") is None else f"±{p['half_width']:.4g}"
     if p.get("reached"):
-        return (f"Stopped after {games} {unit}: the 95% interval of {p['figure']} is {got}, within the "
-                f"±{p['target']:g} asked (--until-halfwidth).")
-    return (f"Target not reached: after {games} {unit} (--max-games) the 95% interval of {p['figure']} is "
-            f"{got}, wider than the ±{p['target']:g} asked (--until-halfwidth).")
+        return (_("Stopped after {games} {unit}: the {ci} interval of {figure} is {got}, within the "
+                  "±{target:g} asked (--until-halfwidth).").format(games=games, unit=unit, ci="95%", figure=p['figure'], got=got,
+                                                                  target=p['target']))
+    return (_("Target not reached: after {games} {unit} (--max-games) the {ci} interval of {figure} is "
+              "{got}, wider than the ±{target:g} asked (--until-halfwidth).").format(games=games, unit=unit, ci="95%", figure=p['figure'],
+                                                                                    got=got, target=p['target']))
 
 
 def _side(g: RuleGraph) -> SideTotals:
@@ -548,11 +553,11 @@ def figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str, 
         rows.append((label, _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
                      _fig(d, kind, True, compact) + mark(d), effect_text(d)))
     for s, e in r.differences["seat_score"].items():
-        rows.append((f"mean score, seat {s}", _fig(r.a.seat_score.get(s), "mean", False, compact),
+        rows.append((_("mean score, seat {s}").format(s=s), _fig(r.a.seat_score.get(s), "mean", False, compact),
                      _fig(r.b.seat_score.get(s), "mean", False, compact), _fig(e, "mean", True, compact) + mark(e),
                      effect_text(e)))
     oc = r.differences["outcome_changed"]
-    rows.append(("deals whose places differ", "", "", _fig(oc, "rate", False, compact), ""))
+    rows.append((_("deals whose places differ"), "", "", _fig(oc, "rate", False, compact), ""))
     return rows
 
 
@@ -562,21 +567,23 @@ def _title(r: PairedReport) -> str:
     if r.match_length_a == r.match_length_b == 1:
         how = ""
     elif r.match_length_a == r.match_length_b:
-        how = f", matches of {r.match_length_a}"
+        how = _(", matches of {match_length_a}").format(match_length_a=r.match_length_a)
     else:
-        how = f", matches of {r.match_length_a} / {r.match_length_b}"
+        how = _(", matches of {match_length_a} / {match_length_b}").format(match_length_a=r.match_length_a, match_length_b=r.match_length_b)
     seed = ", ".join(map(str, r.seed)) if isinstance(r.seed, list) else r.seed
-    timing = (f" — {r.workers} worker(s), {r.elapsed_s:.1f} s" + (f" ({rate:.0f} games/s)" if rate else "")
+    timing = (_(" — {workers} worker(s), {elapsed_s:.1f} s").format(workers=r.workers, elapsed_s=r.elapsed_s) + (_(" ({rate:.0f} games/s)").format(
+        rate=rate) if rate else "")
               if r.elapsed_s else "")
     if r.resumed_games and r.elapsed_s:
-        timing += f" — {r.resumed_games} deals resumed from the output folder"
+        timing += _(" — {resumed_games} deals resumed from the output folder").format(resumed_games=r.resumed_games)
     engines = {e.get("engine") for e in r.engines.values()}
     if engines:
         timing += " — " + "/".join(sorted(engines)) + " engine"
         for side, e in sorted(r.engines.items()):
             if e.get("engine_fallback"):
-                timing += f" ({side}: generated engine not used: {e['engine_fallback']})"
-    return f"Paired simulation: {r.games} deals{how}, seed {seed}, {bots} bots{timing}"
+                timing += _(" ({side}: generated engine not used: {e})").format(side=side, e=e['engine_fallback'])
+    return _("Paired simulation: {games} deals{how}, seed {seed}, {bots} bots{timing}").format(
+        games=r.games, how=how, seed=seed, bots=bots, timing=timing)
 
 
 def few_matches_note(r: PairedReport) -> str | None:
@@ -587,19 +594,21 @@ def few_matches_note(r: PairedReport) -> str | None:
     if not short:
         return None
     least = max(n for _, n in short) + 1
-    sides = ", ".join(f"{label} plays matches of {n}" for label, n in short)
-    return (f"{sides}: {r.games} deal{'s' if r.games != 1 else ''} make one match, and an interval over matches "
-            f"needs at least two — no interval for {'its' if len(short) == 1 else 'their'} means nor for their "
-            f"B − A (simulate {least} deals or more).")
+    sides = ", ".join(_("{label} plays matches of {n}").format(label=label, n=n) for label, n in short)
+    return (ngettext("{sides}: {games} deal make one match, and an interval over matches needs at least two — no interval for {its} "
+                     "means nor for their B − A (simulate {least} deals or more).",
+                     "{sides}: {games} deals make one match, and an interval over matches needs at least two — no interval for {its} "
+                     "means nor for their B − A (simulate {least} deals or more).", r.games).format(
+                sides=sides, games=r.games, its=_("its") if len(short) == 1 else _("their"), least=least))
 
 
 def missing_note(r: PairedReport) -> str:
     """What the gaps of a merged run are: deals a run still in progress has not played yet (its folder's
     lock is held), or chunks an interrupted run did not write."""
     if r.in_progress:
-        return (f"note: still in progress (a run is writing {', '.join(r.in_progress)}; report again when it is "
-                "done): deals not played yet")
-    return "note: chunks missing (an interrupted run: --resume plays them)"
+        return (_("note: still in progress (a run is writing {join}; report again when it is "
+                "done): deals not played yet").format(join=', '.join(r.in_progress)))
+    return _("note: chunks missing (an interrupted run: --resume plays them)")
 
 
 def report_text(report: PairedReport, width: int = 100) -> str:
@@ -612,11 +621,11 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     if r.precision is not None:
         out += wrap(precision_text(r.precision, r.games), width)
     elif r.stopped_by == "halfwidth":
-        out += wrap("Stopped when the interval was narrow enough (--until-halfwidth).", width)
+        out += wrap(_("Stopped when the interval was narrow enough (--until-halfwidth)."), width)
     if r.missing:
         out += wrap(missing_note(r) + ": " + "; ".join(r.missing), width)
     if not r.same_deck:
-        out += wrap("note: the two rulesets use different packs, so game i is seeded alike but not dealt alike.",
+        out += wrap(_("note: the two rulesets use different packs, so game i is seeded alike but not dealt alike."),
                     width)
     few = few_matches_note(r)
     if few is not None:
@@ -643,10 +652,10 @@ def report_text(report: PairedReport, width: int = 100) -> str:
                     out += wrap(f"{lab}: {v}", width, "  ")
     # places
     n = len(r.a.place_distribution)
-    out += ["", f"Places by seat, % of games ({la} / {lb}):"]
+    out += ["", _("Places by seat, {percent} of games ({la} / {lb}):").format(percent="%", la=la, lb=lb)]
     cell = 11
     if 8 + n * (cell + 1) <= width:
-        out.append(("seat    " + " ".join(_pad(f"place {p}", cell) for p in range(1, n + 1))).rstrip())
+        out.append(("seat    " + " ".join(_pad(_("place {p}").format(p=p), cell) for p in range(1, n + 1))).rstrip())
         for s in range(1, n + 1):
             da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})
             cells = [f"{da[p].value * 100:4.1f}/" + (f"{db[p].value * 100:4.1f}" if p in db else "—")
@@ -655,17 +664,19 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     else:
         for s in range(1, n + 1):
             da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})
-            out.append(f"seat {s}: " + "  ".join(
+            out.append(_("seat {s}: ").format(s=s) + "  ".join(
                 f"{p}: {da[p].value * 100:.0f}/" + (f"{db[p].value * 100:.0f}" if p in db else "—")
                 for p in range(1, n + 1)))
     # divergent deals
-    out += ["", "Deals whose outcomes differ most:" if r.divergent else "No deal ended differently."]
+    out += ["", _("Deals whose outcomes differ most:") if r.divergent else _("No deal ended differently.")]
     for d in r.divergent:
         pa = " ".join(str(p) for p in d.a.places)
         pb = " ".join(str(p) for p in d.b.places)
-        out += wrap(f"#{d.rank} deal {d.deal}: Σ|Δscore| {d.score_difference}, {d.places_changed} seat(s) placed "
-                    f"differently; places by seat {la}: {pa} | {lb}: {pb}", width, "")
-    out += ["", "Statistics:"]
+        out += wrap(_("#{rank} deal {deal}: Σ|Δscore| {score_difference}, {places_changed} seat(s) placed "
+                    "differently; places by seat {la}: {pa} | {lb}: {pb}").format(
+                        rank=d.rank, deal=d.deal, score_difference=d.score_difference, places_changed=d.places_changed,
+                        la=la, pa=pa, lb=lb, pb=pb), width, "")
+    out += ["", _("Statistics:")]
     for m in METHODS:
         lines = wrap(m, width - 2)
         out += ["- " + lines[0]] + ["  " + x for x in lines[1:]]
@@ -682,34 +693,34 @@ def report_markdown(report: PairedReport) -> str:
         note = missing_note(r)
         out += ["> " + _md(note[6].upper() + note[7:] + ": " + "; ".join(r.missing)), ""]
     if not r.same_deck:
-        out += ["> The two rulesets use different packs: game *i* is seeded alike but not dealt alike.", ""]
+        out += [_("> The two rulesets use different packs: game *i* is seeded alike but not dealt alike."), ""]
     few = few_matches_note(r)
     if few is not None:
         out += ["> " + _md(few), ""]
-    out += [f"| Figure | {_md(la)} | {_md(lb)} | B − A | Effect |", "| --- | --- | --- | --- | --- |"]
+    out += [_("| Figure | {md} | {md2} | B − A | Effect |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- | --- |"]
     for label, a, b, d, eff in figure_rows(r):
         if d.endswith(" *"):
             d = f"**{d[:-2]}** \\*"
         out.append(f"| {_md(label)} | {_md(a)} | {_md(b)} | {_md(d)} | {_md(eff)} |")
     n = len(r.a.place_distribution)
-    out += ["", f"### Places by seat (% of games, {_md(la)} / {_md(lb)})", "",
-            "| Seat | " + " | ".join(f"place {p}" for p in range(1, n + 1)) + " |",
+    out += ["", _("### Places by seat ({percent} of games, {md} / {md2})").format(percent="%", md=_md(la), md2=_md(lb)), "",
+            _("| Seat | ") + " | ".join(_("place {p}").format(p=p) for p in range(1, n + 1)) + " |",
             "| --- |" + " --- |" * n]
     for s in range(1, n + 1):
         da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})
         cells = [f"{da[p].value * 100:.1f} / {db[p].value * 100:.1f}" if p in db else f"{da[p].value * 100:.1f} / —"
                  for p in range(1, n + 1)]
         out.append(f"| {s} | " + " | ".join(cells) + " |")
-    out += ["", "### Deals whose outcomes differ most", ""]
+    out += ["", _("### Deals whose outcomes differ most"), ""]
     if not r.divergent:
-        out.append("No deal ended differently.")
+        out.append(_("No deal ended differently."))
     else:
-        out += [f"| # | Deal | Σ\\|Δscore\\| | Seats placed differently | Places {_md(la)} | Places {_md(lb)} |",
+        out += [_("| # | Deal | Σ\\|Δscore\\| | Seats placed differently | Places {md} | Places {md2} |").format(md=_md(la), md2=_md(lb)),
                 "| --- | --- | --- | --- | --- | --- |"]
         for dd in r.divergent:
             out.append(f"| {dd.rank} | `{_md(dd.deal)}` | {dd.score_difference} | {dd.places_changed} | "
                        f"{' '.join(map(str, dd.a.places))} | {' '.join(map(str, dd.b.places))} |")
-    out += ["", "### Statistics", ""] + [f"- {_md(m)}" for m in METHODS]
+    out += ["", _("### Statistics"), ""] + [f"- {_md(m)}" for m in METHODS]
     return "\n".join(out) + "\n"
 
 

@@ -44,6 +44,7 @@ from typing import Any
 
 from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import Diagnostic, GoujiError, quoted
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
@@ -201,7 +202,8 @@ class _Runner:
         except GoujiError:
             raise
         except Exception as e:
-            raise SimulationError(f"game {self.spec.seed}:{index} under {self.g.name!r}: {type(e).__name__}: {e}") from None
+            raise SimulationError(_("game {seed}:{index} under {name!r}: {type}: {e}").format(
+                seed=self.spec.seed, index=index, name=self.g.name, type=type(e).__name__, e=e)) from None
         self.prev = state
         return res
 
@@ -238,7 +240,7 @@ def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int
         games: list[list[GameSummary]] = [[] for _ in graphs]
         for i in range(block, min(block + unit, stop)):
             if cancel is not None and cancel.is_set():
-                raise SimulationCancelled("simulation cancelled")
+                raise SimulationCancelled(_("simulation cancelled"))
             for k, (g, r) in enumerate(zip(graphs, runners)):
                 games[k].append(summarize_game(i, r.play(i), g.n_seats))
             if tick is not None:
@@ -308,7 +310,7 @@ def totals_from_json(kind: str, data: dict[str, Any]) -> SideTotals | PairTotals
 
 def _raise_chunk_error(err: dict[str, Any]) -> None:
     if err.get("kind") == "gouji":
-        raise GoujiError([Diagnostic("<worker>", 0, 0, "\n".join(err.get("diagnostics") or ["ruleset error"]))])
+        raise GoujiError([Diagnostic("<worker>", 0, 0, "\n".join(err.get("diagnostics") or [_("ruleset error")]))])
     raise SimulationError(str(err.get("message")))
 
 
@@ -504,9 +506,9 @@ class _DaskBackend(_Backend):
 
             from distributed import Client, LocalCluster
         except ImportError:
-            raise RunError("--executor dask needs Dask distributed: pip install 'gouji-dsl[cluster]'") from None
+            raise RunError(_("--executor dask needs Dask distributed: pip install 'gouji-dsl[cluster]'")) from None
         self.cluster = None
-        self.where = f"the Dask scheduler at {scheduler}" if scheduler else "the local Dask cluster"
+        self.where = _("the Dask scheduler at {scheduler}").format(scheduler=scheduler) if scheduler else _("the local Dask cluster")
         self._quiet = _dask_quiet()
         self._quiet.__enter__()
         try:
@@ -514,8 +516,8 @@ class _DaskBackend(_Backend):
                 try:
                     self.client = Client(scheduler, timeout="20s")
                 except OSError as e:  # the run folder is written already: --resume (exit 3), not bad input
-                    raise ClusterLost(f"cannot reach the Dask scheduler at {scheduler} ({e})",
-                                      hint="once the scheduler is up at that address") from None
+                    raise ClusterLost(_("cannot reach the Dask scheduler at {scheduler} ({e})").format(scheduler=scheduler, e=e),
+                                      hint=_("once the scheduler is up at that address")) from None
             else:
                 import dask
                 # one single-threaded process per worker (games are pure Python: threads would share the
@@ -537,8 +539,8 @@ class _DaskBackend(_Backend):
             raise
 
     def _lost(self) -> ClusterLost:
-        return ClusterLost(f"lost the connection to {self.where}",
-                           hint="once the scheduler is up again (or with another executor)")
+        return ClusterLost(_("lost the connection to {where}").format(where=self.where),
+                           hint=_("once the scheduler is up again (or with another executor)"))
 
     def _connected(self) -> bool:
         return self.client.status == "running"
@@ -566,10 +568,10 @@ class _DaskBackend(_Backend):
             missing = _import_failure(e)
             if missing is None:
                 raise
-            raise RunStopped(f"{self.where} cannot run gouji's chunks ({missing} there: its scheduler or a worker "
-                             "runs in a Python environment without gouji-dsl)",
-                             hint="once the scheduler and every worker run where gouji-dsl is installed (the same "
-                                  "version as here)") from None
+            raise RunStopped(_("{where} cannot run gouji's chunks ({missing} there: its scheduler or a worker "
+                             "runs in a Python environment without gouji-dsl)").format(where=self.where, missing=missing),
+                             hint=_("once the scheduler and every worker run where gouji-dsl is installed (the same "
+                                  "version as here)")) from None
 
     def close(self, abort: bool) -> None:
         try:
@@ -610,22 +612,23 @@ class RunFolder:
         p = Path(path)
         meta_path = p / "run.json"
         if not meta_path.is_file():
-            raise RunError(f"{p}: no run.json here (not a folder written by --out)")
+            raise RunError(_("{p}: no run.json here (not a folder written by --out)").format(p=p))
         meta = read_meta(meta_path)
         chunks = {}
         for c in sorted(p.glob("chunk-*-*.json")):
             try:
-                _, a, b = c.stem.split("-")
+                a, b = c.stem.split("-")[1:]
                 if not (a.isascii() and a.isdigit() and b.isascii() and b.isdigit()) or int(b) <= int(a):
                     raise ValueError
             except ValueError:
-                raise RunError(f"{c}: not a chunk file name (chunk-START-STOP.json, START < STOP); "
-                               "move it out of the run folder") from None
+                raise RunError(_("{c}: not a chunk file name (chunk-START-STOP.json, START < STOP); "
+                               "move it out of the run folder").format(c=c)) from None
             # the name gouji writes, and no other: chunk-1-2.json beside chunk-000000001-000000002.json
             # replaced it silently, and messages named a file that is not there
             if c.name != chunk_name(int(a), int(b)):
-                raise RunError(f"{c}: not a chunk file name: gouji writes the chunk of deals {int(a)}..{int(b) - 1} "
-                               f"as {chunk_name(int(a), int(b))}; move this file out of the run folder")
+                raise RunError(_("{c}: not a chunk file name: gouji writes the chunk of deals {int}..{int2} "
+                               "as {chunk_name}; move this file out of the run folder").format(
+                                   c=c, int=int(a), int2=int(b) - 1, chunk_name=chunk_name(int(a), int(b))))
             chunks[(int(a), int(b))] = c
         return cls(p, meta, chunks)
 
@@ -647,27 +650,28 @@ def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bo
     if (out / "run.json").exists():
         folder = RunFolder.open(out)
         if not resume:
-            raise RunError(f"{out} already holds a run ({len(folder.chunks)} chunk(s)): add --resume to continue it, "
-                           "or choose another folder")
+            raise RunError(_("{out} already holds a run ({n} chunk(s)): add --resume to continue it, "
+                           "or choose another folder").format(out=out, n=len(folder.chunks)))
         old = folder.meta["spec"]
         mine = meta["spec"]
         for key in ("kind", "bots", "matches", "seed", "top", "match_length"):
             if old.get(key) != mine.get(key):
-                raise RunError(f"{out}: cannot resume: {key} was {quoted(old.get(key))}, now {quoted(mine.get(key))}")
+                raise RunError(_("{out}: cannot resume: {key} was {quoted}, now {quoted2}").format(
+                    out=out, key=key, quoted=quoted(old.get(key)), quoted2=quoted(mine.get(key))))
         if [r["fingerprint"] for r in old["rulesets"]] != [r["fingerprint"] for r in mine["rulesets"]]:
-            raise RunError(f"{out}: cannot resume: the rules played differ from the run's "
-                           f"({', '.join(r['name'] for r in old['rulesets'])})")
+            raise RunError(_("{out}: cannot resume: the rules played differ from the run's "
+                           "({join})").format(out=out, join=', '.join(r['name'] for r in old['rulesets'])))
         if int(folder.meta["chunk_size"]) != chunk:
-            raise RunError(f"{out}: cannot resume: chunk size was {folder.meta.get('chunk_size')}, now {chunk} "
+            raise RunError(_("{out}: cannot resume: chunk size was {folder}, now {chunk} "
                            "(chunk sizes are rounded down to whole matches; leave out --chunk-size to keep the "
-                           "run's)")
+                           "run's)").format(out=out, folder=folder.meta.get('chunk_size'), chunk=chunk))
         meta["games"] = max(games, int(folder.meta["games"]))
         _write_meta(out, meta)
         folder.meta = meta
         return folder
     out.mkdir(parents=True, exist_ok=True)
     if any(out.glob("chunk-*.json")):
-        raise RunError(f"{out} holds chunk files but no run.json: choose another folder")
+        raise RunError(_("{out} holds chunk files but no run.json: choose another folder").format(out=out))
     _write_meta(out, meta)
     return RunFolder(out, meta)
 
@@ -701,10 +705,10 @@ def _write_failed(e: OSError, path: Path, out: Path) -> Exception:
     :class:`RunError` (a path that cannot be a run folder at all)."""
     what = e.strerror or type(e).__name__
     if e.errno in _NO_SPACE:
-        return OutputNotWritable(f"cannot write {path}: {what}", hint="once there is space again")
+        return OutputNotWritable(_("cannot write {path}: {what}").format(path=path, what=what), hint=_("once there is space again"))
     if e.errno in _READ_ONLY:
-        return OutputNotWritable(f"cannot write {path}: {what}", hint=f"once {out} can be written")
-    return RunError(f"cannot write {path}: {what}")
+        return OutputNotWritable(_("cannot write {path}: {what}").format(path=path, what=what), hint=_("once {out} can be written").format(out=out))
+    return RunError(_("cannot write {path}: {what}").format(path=path, what=what))
 
 
 def _lock_folder(out: Path) -> Any:
@@ -720,7 +724,7 @@ def _lock_folder(out: Path) -> Any:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         f.close()
-        raise RunError(f"{out}: another run is writing this folder") from None
+        raise RunError(_("{out}: another run is writing this folder").format(out=out)) from None
     return f
 
 
@@ -784,11 +788,11 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     finished chunks are written: :class:`SimulationCancelled` (its ``games_done`` and
     ``chunks_written`` say how far it got). ``graphs``: the compiled rulesets, if the caller has them."""
     if games < 1:
-        raise ValueError("games must be at least 1")
+        raise ValueError(_("games must be at least 1"))
     if until is not None:
         games = min(games, until.max_games)
     if games > MAX_GAMES:
-        raise RunError(f"{games:,} deals: a run plays at most {MAX_GAMES:,}")
+        raise RunError(_("{games:,} deals: a run plays at most {max_games:,}").format(games=games, max_games=MAX_GAMES))
     graphs = tuple(graphs) if graphs is not None else tuple(compile_ruleset(r) for r in spec.rulesets)
     unit = match_unit(graphs, spec.matches)
     out_path = Path(out) if out is not None else None
@@ -799,8 +803,9 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     size = chunk_size or default_chunk_size(games)
     size = max(unit, size - size % unit)
     if math.ceil(games / size) > MAX_CHUNKS:  # the plan (and a chunk file each) would not fit in memory
-        raise RunError(f"{games:,} deals in chunks of {size:,} would be {math.ceil(games / size):,} chunks; at most "
-                       f"{MAX_CHUNKS:,}: give --chunk-size {math.ceil(games / MAX_CHUNKS):,} or more")
+        raise RunError(_("{games:,} deals in chunks of {size:,} would be {math:,} chunks; at most "
+                       "{max_chunks:,}: give --chunk-size {math2:,} or more").format(
+                           games=games, size=size, math=math.ceil(games / size), max_chunks=MAX_CHUNKS, math2=math.ceil(games / MAX_CHUNKS)))
     existing: dict[tuple[int, int], Path] = {}
     folder: RunFolder | None = None
     lock = None
@@ -825,7 +830,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         planned = set(plan)
         stray = [k for k in existing if k not in planned and k[0] < games]
         if stray:
-            raise RunError(f"{out_path}: chunk {chunk_name(*stray[0])} does not fit this run's chunks of {size}")
+            raise RunError(_("{out_path}: chunk {chunk_name} does not fit this run's chunks of {size}").format(
+                out_path=out_path, chunk_name=chunk_name(*stray[0]), size=size))
     except BaseException:
         if lock is not None:
             lock.close()
@@ -918,7 +924,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                 ready = [f for f in pending if backend.done(f)]
                 if not ready:
                     if cancel is not None and cancel.is_set():
-                        raise SimulationCancelled("simulation cancelled")
+                        raise SimulationCancelled(_("simulation cancelled"))
                     time.sleep(0.05)
                     continue
                 for f in ready:
@@ -928,9 +934,9 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                     except _ChunkLost:
                         losses[start] = losses.get(start, 0) + 1
                         if losses[start] > MAX_CHUNK_LOSSES:
-                            raise RunStopped(f"deals {start}–{stop - 1}: every worker that played them died "
-                                             f"({losses[start]} times; out of memory?)",
-                                             hint="once the workers have more memory") from None
+                            raise RunStopped(_("deals {start}–{stop}: every worker that played them died "
+                                             "({losses} times; out of memory?)").format(start=start, stop=stop - 1, losses=losses[start]),
+                                             hint=_("once the workers have more memory")) from None
                         queue.insert(0, (start, stop))
                         continue
                     accept(start, stop, data)
@@ -938,7 +944,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                 report(done_games)
                 stop_now = advance()
                 if cancel is not None and cancel.is_set() and not stop_now:
-                    raise SimulationCancelled("simulation cancelled")
+                    raise SimulationCancelled(_("simulation cancelled"))
         aborted = False
     except KeyboardInterrupt:
         raise SimulationCancelled("interrupted", done_games, state["written"]) from None
@@ -977,7 +983,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         except OSError as e:
             raise _write_failed(e, out_path / "run.json", out_path) from None
     if stopped_by == "games" and state["merged_to"] != games:  # pragma: no cover - every planned chunk was merged above
-        raise SimulationError(f"internal error: merged {state['merged_to']} of {games} deals")
+        raise SimulationError(_("internal error: merged {state} of {games} deals").format(state=state['merged_to'], games=games))
     return RunResult(spec, totals, played, time.perf_counter() - t0, str(executor),
                      1 if executor is Executor.LOCAL else workers, size, resumed, stopped_by)
 
@@ -1013,14 +1019,14 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
     ``in_progress``). Every chunk is checked against its folder's run (fingerprint, range, totals:
     :mod:`gouji_dsl.tools.runfiles`); RunError names the file that is not."""
     if not paths:
-        raise RunError("no run folder given")
+        raise RunError(_("no run folder given"))
     folders = [RunFolder.open(p) for p in paths]
     first = folders[0]
     ident = _identity(first.meta)
     for f in folders[1:]:
         if _identity(f.meta) != ident:
-            raise RunError(f"{f.path} is not a run of the same comparison as {first.path} "
-                           "(rulesets, bots or matches differ)")
+            raise RunError(_("{path} is not a run of the same comparison as {path2} "
+                           "(rulesets, bots or matches differ)").format(path=f.path, path2=first.path))
     kind = ident["kind"]
     by_seed: dict[str, dict[tuple[int, int], tuple[RunFolder, tuple[int, int]]]] = {}
     seeds: list[Any] = []
@@ -1039,12 +1045,13 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
         keys = sorted(chunks)
         for x, y in zip(keys, keys[1:]):
             if y[0] < x[1]:
-                raise RunError(f"seed {seed}: chunks {chunk_name(*x)} and {chunk_name(*y)} overlap "
-                               "(runs with different chunk sizes): merge only one of them")
+                raise RunError(_("seed {seed}: chunks {chunk_name} and {chunk_name2} overlap "
+                               "(runs with different chunk sizes): merge only one of them").format(
+                                   seed=seed, chunk_name=chunk_name(*x), chunk_name2=chunk_name(*y)))
         expect = 0
         for key in keys:
             if key[0] > expect:
-                missing.append(f"seed {seed}: deals {expect}–{key[0] - 1}")
+                missing.append(_("seed {seed}: deals {expect}–{key}").format(seed=seed, expect=expect, key=key[0] - 1))
             expect = key[1]
             f, k = chunks[key]
             data = f.read_chunk(k)
@@ -1057,11 +1064,11 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
             n_chunks += 1
         planned = max(int(f.meta.get("games", 0)) for f in folders if str(f.meta["spec"].get("seed")) == str(seed))
         if expect < planned:
-            missing.append(f"seed {seed}: deals {expect}–{planned - 1}")
+            missing.append(_("seed {seed}: deals {expect}–{planned}").format(seed=seed, expect=expect, planned=planned - 1))
     if totals is None:
         busy = [str(f.path) for f in folders if f.in_progress()]
-        raise RunError(f"{', '.join(str(p) for p in paths)}: no finished chunk yet"
-                       + (f" (a run is writing {', '.join(busy)}: report again in a while)" if busy else ""))
+        raise RunError(_("{join}: no finished chunk yet").format(join=', '.join(str(p) for p in paths))
+                       + (_(" (a run is writing {join}: report again in a while)").format(join=', '.join(busy)) if busy else ""))
     one = first.meta if len(folders) == 1 else {}
     return MergedRuns(kind, first.meta["spec"], seeds, totals, games, [str(f.path) for f in folders], n_chunks, missing,
                       [str(f.path) for f in folders if f.in_progress()], str(one.get("stopped_by", "games")),

@@ -262,3 +262,21 @@ def test_a_variant_renaming_a_place_shows_its_own_word_in_doc_and_in_the_game_su
     # base's own words where the variant gives none
     base_state = _finished_game(gouji_dsl.compile(resolve("qingdao")))
     assert "— last (大落)" in "\n".join(_game_text(base_state, 1))
+
+
+def test_explanations_and_show_give_a_rules_sentence_in_the_active_language():
+    import gouji_dsl
+    from gouji_dsl import i18n
+    graph = gouji_dsl.compile(resolve("online"))
+    node = next(n for n in graph.nodes if n.id == "yield.someone-left")
+    was = i18n.current()
+    try:
+        i18n.use(Language.ZH)
+        assert node.sentence() == "让牌必须是下面2家至少有1家没叫过过牌才能让。"  # seed 001, 游戏术语 C
+        i18n.use(Language.EN)
+        assert node.sentence() == "You may yield only if at least one of the next two players has not passed."
+    finally:
+        i18n.use(was)
+    res = CliRunner().invoke(cli, ["--lang", "zh", "show", "online"])
+    assert res.exit_code == 0, res.output
+    assert "让牌必须是下面2家至少有1家没叫过过牌才能让。" in res.output and "在线平台规则（资料 001）" in res.output

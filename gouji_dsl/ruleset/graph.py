@@ -33,7 +33,7 @@ from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, Int, ListOf, Type, category, parse_type, strip
 from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
-from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text
+from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text, said
 from gouji_dsl.ruleset.vocabulary import (
     CONTEXT_VARS,
     EFFECTS_BY_KIND,
@@ -83,9 +83,10 @@ class RuleNode:
         return f"{self.origin.path}:{self.origin.line}"
 
     def sentence(self) -> str:
-        """The player-facing sentence (``says``), or a generated one."""
+        """The player-facing sentence (``says``) in the active language (:func:`~gouji_dsl.ruleset.spec.said`),
+        or a generated one."""
         if self.says:
-            return self.says
+            return said(self.says) or ""
         w = _("when {when}, ").format(when=self.when) if self.when else ""
         return f"{w}{self.effect} {self.expr}"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from gouji_dsl.diagnostics import Diagnostic, SourcePos
 from gouji_dsl.i18n import Language, current
@@ -55,6 +55,12 @@ class Wording(str):
         return tuple(self.texts)
 
 
+@overload
+def said(text: str, lang: Language | None = None) -> str: ...
+@overload
+def said(text: None, lang: Language | None = None) -> None: ...
+@overload
+def said(text: str | None, lang: Language | None = None) -> str | None: ...
 def said(text: str | None, lang: Language | None = None) -> str | None:
     """A ruleset's text (a :class:`Wording`, a plain string or None) in ``lang`` (default: the
     active language): the one accessor for showing ``says``, ``title`` and ``description``."""

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
-from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec
+from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, said
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["display_path", "resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
@@ -153,7 +153,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
         return origin is not None and os.path.normpath(origin.path) != own
 
     out = _Lines(markup)
-    title = f" — {resolved.title}" if resolved.title else ""
+    title = f" — {said(resolved.title)}" if resolved.title else ""
     out.add(f"ruleset {resolved.name}{title}")
     out.add(f"file:    {display_path(resolved.path)}")
     if len(resolved.chain) > 1:
@@ -161,7 +161,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
     if resolved.source:
         out.add(f"source:  {resolved.source}")
     if resolved.description:
-        out.add(f"about:   {_short(resolved.description, 400)}")
+        out.add(f"about:   {_short(str(said(resolved.description)), 400)}")
     out.add(f"values tagged {INHERITED} were set by a parent file")
 
     out.add()
@@ -170,7 +170,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
         is_map = isinstance(s.value, dict) and bool(s.value)
         out.add(f"  {name}:" if is_map else f"  {name}: {_value(s.value)}", _where(s.origin), s.inherited)
         if s.says:
-            out.add(f"      says: {_short(s.says)}", inherited=s.inherited)
+            out.add(f"      says: {_short(said(s.says))}", inherited=s.inherited)
         if s.source:
             out.add(f"      source: {s.source}", inherited=s.inherited)
         if is_map:
@@ -185,7 +185,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
             params = f"({', '.join(d.params)})" if d.params else ""
             out.add(f"  {d.name}{params} = {d.expr.text}", _where(d.origin), d.inherited)
             if d.says:
-                out.add(f"      says: {_short(d.says)}", inherited=d.inherited)
+                out.add(f"      says: {_short(said(d.says))}", inherited=d.inherited)
 
     out.add()
     out.add(f"rules ({len(resolved.rules)}) by phase")
@@ -202,7 +202,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
             if r.amount is not None:
                 out.add(f"        amount: {r.amount.text}", inherited=inh)
             if r.says:
-                out.add(f"        says: {_short(r.says)}", inherited=inh)
+                out.add(f"        says: {_short(said(r.says))}", inherited=inh)
             if r.source:
                 out.add(f"        source: {r.source}", inherited=inh)
             if r.said_by:

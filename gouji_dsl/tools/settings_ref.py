@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from gouji_dsl.ruleset.spec import said
+
 __all__ = ["SettingRow", "KeyRow", "rows", "reference_text", "reference_markdown", "all_bundled_rows"]
 
 
@@ -81,7 +83,7 @@ def rows(resolved) -> list[SettingRow]:
                             _plain(default.get(k.key)) if default is not None else None) for k in info.sub_keys)
         where = f"{display_path(info.origin.path)}:{info.origin.line}" if info.origin.line > 0 else "engine default"
         out.append(SettingRow(name, info.type_text, describe(info.type), str(info.type_source), info.allowed,
-                              _plain(info.default), _plain(info.value), info.says, info.source, where,
+                              _plain(info.default), _plain(info.value), said(info.says), info.source, where,
                               info.engine_doc, keys))
     return out
 

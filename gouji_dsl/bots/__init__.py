@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gouji_dsl.i18n import _
+
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.bots.heuristic import HeuristicBot, RandomBot, card_values, hand_power
     from gouji_dsl.engine.interpreter import GameState, Move
@@ -60,13 +62,14 @@ class Budget:
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.think_ms is None:
-            raise ValueError("a budget needs iterations or a think time")
+            raise ValueError(_("a budget needs iterations or a think time"))
         if self.iterations is not None and self.iterations < 1:
-            raise ValueError(f"iterations must be at least 1, not {self.iterations}")
+            raise ValueError(_("iterations must be at least 1, not {iterations}").format(iterations=self.iterations))
         if self.think_ms is not None and not 0 < self.think_ms < math.inf:  # nan fails both: it never ends a search
-            raise ValueError(f"think time must be a positive finite number, not {self.think_ms} ms")
+            raise ValueError(_("think time must be a positive finite number, not {think_ms} ms").format(think_ms=self.think_ms))
         if self.think_ms is not None and self.think_ms > MAX_THINK_MS:
-            raise ValueError(f"think time: at most {MAX_THINK_MS:,} ms per decision, not {self.think_ms:g}")
+            raise ValueError(_("think time: at most {max_think_ms:,} ms per decision, not {think_ms:g}").format(
+                max_think_ms=MAX_THINK_MS, think_ms=self.think_ms))
 
     @property
     def deterministic(self) -> bool:
@@ -152,22 +155,23 @@ def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
     kind = BOTS.get(key)
     if kind is None:
         if not key:
-            raise ValueError(f"a bot name is missing (bots: {', '.join(BOTS)})")
+            raise ValueError(_("a bot name is missing (bots: {join})").format(join=', '.join(BOTS)))
         near = difflib.get_close_matches(key, list(BOTS), n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"unknown bot {_shown(name.strip())} (bots: {', '.join(BOTS)}){hint}")
+        hint = _("; did you mean {near!r}?").format(near=near[0]) if near else ""
+        raise ValueError(_("unknown bot {shown} (bots: {join}){hint}").format(shown=_shown(name.strip()), join=', '.join(BOTS), hint=hint))
     if not sep:
         return kind, None
     if not kind.searches:
-        raise ValueError(f"bot {kind.name!r} does not search: it takes no iteration budget (write just {kind.name!r})")
+        raise ValueError(_("bot {name!r} does not search: it takes no iteration budget (write just {name!r})").format(name=kind.name))
     if not (n.isascii() and n.isdigit()):  # int() would also take " 2", "+2", "1_0" and other scripts' digits
-        raise ValueError(f"bot {_shown(spec.strip())}: the iteration budget after ':' must be a whole number (digits 0-9)")
+        raise ValueError(_("bot {shown}: the iteration budget after ':' must be a whole number (digits 0-9)").format(shown=_shown(spec.strip())))
     if len(n.lstrip("0")) > len(str(MAX_ITERATIONS)) or int(n) > MAX_ITERATIONS:
-        raise ValueError(f"bot {_shown(spec.strip())}: at most {MAX_ITERATIONS:,} iterations per decision "
-                         f"(the default is {kind.default_iterations})")
+        raise ValueError(_("bot {shown}: at most {max_iterations:,} iterations per decision "
+                         "(the default is {default_iterations})").format(
+                             shown=_shown(spec.strip()), max_iterations=MAX_ITERATIONS, default_iterations=kind.default_iterations))
     iters = int(n)
     if iters < 1:
-        raise ValueError(f"bot {_shown(spec.strip())}: the iteration budget must be at least 1")
+        raise ValueError(_("bot {shown}: the iteration budget must be at least 1").format(shown=_shown(spec.strip())))
     return kind, iters
 
 
@@ -200,7 +204,8 @@ def seat_bots(spec: str | Sequence[str], n_seats: int) -> list[str]:
         return [names[0] if s % 2 else names[1] for s in range(1, n_seats + 1)]
     if len(names) == n_seats:
         return names
-    raise ValueError(f"give one bot (every seat), two (odd seats, even seats) or {n_seats} (one per seat), not {len(names)}")
+    raise ValueError(_("give one bot (every seat), two (odd seats, even seats) or {n_seats} (one per seat), not {n}").format(
+        n_seats=n_seats, n=len(names)))
 
 
 def runner_bots(spec: str, n_seats: int) -> str | list[str]:

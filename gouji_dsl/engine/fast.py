@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.engine.interpreter import GameState, Move, PrevGame, check_seats
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 
 Policy = Any  # a bot (choose(state, moves)) or a callable (state, moves) -> Move
@@ -150,7 +151,7 @@ def _install_native(module: Any, graph: RuleGraph) -> str | None:
     try:
         return flow.install(module, graph)
     except Exception as e:  # (a core that cannot load a program: the generated module plays, visibly)
-        return f"the native game flow could not be loaded ({type(e).__name__}: {e})"
+        return _("the native game flow could not be loaded ({type}: {e})").format(type=type(e).__name__, e=e)
 
 
 def _native_random_type() -> Any:
@@ -179,7 +180,7 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
         elif callable(p):
             choosers[seat] = p
         else:
-            raise TypeError(f"seat {seat}: a policy is a bot (choose(state, moves)) or a callable, not {p!r}")
+            raise TypeError(_("seat {seat}: a policy is a bot (choose(state, moves)) or a callable, not {p!r}").format(seat=seat, p=p))
     return pickers, choosers
 
 
@@ -211,7 +212,7 @@ def fallback_reason(graph: RuleGraph) -> str | None:
     if engine(graph) is not None:
         return None
     got = _reasons.get(id(graph))
-    return got[1] if got and got[0] is graph else "not handled by the generator"
+    return got[1] if got and got[0] is graph else _("not handled by the generator")
 
 
 def record_facts(record: Iterable[Any]) -> tuple[int | None, int, int]:

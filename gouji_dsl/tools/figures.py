@@ -13,24 +13,25 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from gouji_dsl.i18n import N_
 from gouji_dsl.tools.stats import Number, PairedBinary, Ratio, Sums
 
 # (key, label, kind) — kind: "mean" (a number per game) or "rate" (shown as a percentage)
 SIDE_FIGURES: tuple[tuple[str, str, str], ...] = (
-    ("decisions", "decisions per game", "mean"),
-    ("tricks", "tricks per game", "mean"),
-    ("score_spread", "team score spread", "mean"),
-    ("first_leader_team_score", "first leader's team score", "mean"),
-    ("sweep_rate", "sweep rate (串三户)", "rate"),
-    ("burns_per_game", "burn attempts per game", "mean"),
-    ("burn_success_rate", "burn success rate", "rate"),
-    ("revolution_rate", "games with a revolution", "rate"),
-    ("redeal_rate", "games redealt", "rate"),
+    ("decisions", N_("decisions per game"), "mean"),
+    ("tricks", N_("tricks per game"), "mean"),
+    ("score_spread", N_("team score spread"), "mean"),
+    ("first_leader_team_score", N_("first leader's team score"), "mean"),
+    ("sweep_rate", N_("sweep rate (串三户)"), "rate"),
+    ("burns_per_game", N_("burn attempts per game"), "mean"),
+    ("burn_success_rate", N_("burn success rate"), "rate"),
+    ("revolution_rate", N_("games with a revolution"), "rate"),
+    ("redeal_rate", N_("games redealt"), "rate"),
 )
 """The per-ruleset figures of a report side, in report order."""
 
 DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
-    f for f in SIDE_FIGURES) + (("outcome_changed", "deals whose places differ", "rate"),)
+    f for f in SIDE_FIGURES) + (("outcome_changed", N_("deals whose places differ"), "rate"),)
 """The keys of a paired report's ``differences`` (besides ``seat_score``), in report order."""
 
 MEAN_KEYS = ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game")

@@ -550,7 +550,7 @@ def figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str, 
     rows = []
     for key, label, kind in SIDE_FIGURES:
         d = r.differences[key]
-        rows.append((label, _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
+        rows.append((_(label), _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
                      _fig(d, kind, True, compact) + mark(d), effect_text(d)))
     for s, e in r.differences["seat_score"].items():
         rows.append((_("mean score, seat {s}").format(s=s), _fig(r.a.seat_score.get(s), "mean", False, compact),

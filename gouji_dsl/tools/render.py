@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, said
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["display_path", "resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
 
-INHERITED = "(inherited)"
+INHERITED = N_("(inherited)")
 """The marker put after the ``file:line`` tag of a value, definition or rule set by a parent file."""
 
 
@@ -103,7 +104,7 @@ class _Lines:
 
     def add(self, text: str = "", tag: str = "", inherited: bool = False) -> None:
         if tag:
-            tag = f"{tag} {INHERITED}" if inherited else tag
+            tag = f"{tag} {_(INHERITED)}" if inherited else tag
             pad = max(self.width - len(text), 2)
             text = f"{text}{' ' * pad}{tag}"
         line = _esc(text, self.markup)
@@ -155,17 +156,17 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
     out = _Lines(markup)
     title = f" — {said(resolved.title)}" if resolved.title else ""
     out.add(f"ruleset {resolved.name}{title}")
-    out.add(f"file:    {display_path(resolved.path)}")
+    out.add(_("file:    {display_path}").format(display_path=display_path(resolved.path)))
     if len(resolved.chain) > 1:
-        out.add("chain:   " + " → ".join(display_path(p) for p in resolved.chain))
+        out.add(_("chain:   ") + " → ".join(display_path(p) for p in resolved.chain))
     if resolved.source:
         out.add(f"source:  {resolved.source}")
     if resolved.description:
-        out.add(f"about:   {_short(str(said(resolved.description)), 400)}")
-    out.add(f"values tagged {INHERITED} were set by a parent file")
+        out.add(_("about:   {short}").format(short=_short(str(said(resolved.description)), 400)))
+    out.add(_("values tagged {inherited} were set by a parent file").format(inherited=_(INHERITED)))
 
     out.add()
-    out.add(f"settings ({len(resolved.settings)})")
+    out.add(_("settings ({n})").format(n=len(resolved.settings)))
     for name, s in resolved.settings.items():
         is_map = isinstance(s.value, dict) and bool(s.value)
         out.add(f"  {name}:" if is_map else f"  {name}: {_value(s.value)}", _where(s.origin), s.inherited)
@@ -180,7 +181,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
 
     if resolved.definitions:
         out.add()
-        out.add(f"definitions ({len(resolved.definitions)})")
+        out.add(_("definitions ({n})").format(n=len(resolved.definitions)))
         for d in resolved.definitions.values():
             params = f"({', '.join(d.params)})" if d.params else ""
             out.add(f"  {d.name}{params} = {d.expr.text}", _where(d.origin), d.inherited)
@@ -188,9 +189,9 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
                 out.add(f"      says: {_short(said(d.says))}", inherited=d.inherited)
 
     out.add()
-    out.add(f"rules ({len(resolved.rules)}) by phase")
+    out.add(_("rules ({n}) by phase").format(n=len(resolved.rules)))
     for phase, rules in _group_by_phase(resolved.rules, lambda r: r.on.text):
-        out.add(f"  phase {phase}")
+        out.add(_("  phase {phase}").format(phase=phase))
         for r in rules:
             inh = r.inherited
             out.add(f"    {r.id}", _where(r.origin), inh)
@@ -212,10 +213,10 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
             if r.after:
                 out.add(f"        after: {', '.join(r.after)}", inherited=inh)
             if r.overrides is not None:
-                out.add(f"        overrides {_where(r.overrides)}", inherited=inh)
+                out.add(_("        overrides {where}").format(where=_where(r.overrides)), inherited=inh)
     if resolved.removed:
         out.add()
-        out.add("removed rules: " + ", ".join(resolved.removed))
+        out.add(_("removed rules: ") + ", ".join(resolved.removed))
     return out.text()
 
 
@@ -251,10 +252,10 @@ def graph_text(graph, *, markup: bool = False) -> str:
     """The rule graph as indented text: phases → hooks → rules (id, effect, file:line, what the rule
     reads), then phase order, override edges and before/after edges."""
     out = _Lines(markup)
-    out.add(f"rule graph of {graph.name}: {len(graph.nodes)} rules, {len(graph.edges)} edges")
+    out.add(_("rule graph of {name}: {n} rules, {n2} edges").format(name=graph.name, n=len(graph.nodes), n2=len(graph.edges)))
     groups = _hook_groups(graph)
     for phase, hooks in groups:
-        out.add(f"phase {phase}")
+        out.add(_("phase {phase}").format(phase=phase))
         for hook, nodes in hooks:
             h = HOOKS.get(hook)
             kind = f" ({h.kind})" if h else ""
@@ -268,16 +269,17 @@ def graph_text(graph, *, markup: bool = False) -> str:
     out.add()
     if phase_edges:
         chain = [phase_edges[0].src] + [e.dst for e in phase_edges]
-        out.add("phase order: " + " → ".join(p.removeprefix("phase:") for p in chain))
+        out.add(_("phase order: ") + " → ".join(p.removeprefix("phase:") for p in chain))
     else:
-        out.add("phase order: " + " → ".join(p for p, _ in groups))
+        out.add(_("phase order: ") + " → ".join(p for p, _ in groups))
     ov = _override_edges(graph)
-    out.add(f"overrides ({len(ov)})" + (":" if ov else ""))
+    out.add(_("overrides ({n})").format(n=len(ov)) + (":" if ov else ""))
     for e in ov:
         node = graph.node(e.src)
-        out.add(f"  {e.src} ({_where(node.origin) if node else '?'}) overrides {_override_target(graph, e)}")
+        out.add(_("  {src} ({where}) overrides {override_target}").format(
+            src=e.src, where=_where(node.origin) if node else '?', override_target=_override_target(graph, e)))
     order = _order_edges(graph)
-    out.add(f"before/after ({len(order)})" + (":" if order else ""))
+    out.add(_("before/after ({n})").format(n=len(order)) + (":" if order else ""))
     for e in order:
         out.add(f"  {e.src} → {e.dst}")
     return out.text()

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine
 
@@ -105,7 +106,7 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
                           Engine.INTERPRETER.value, record, think_ms=think_ms)
                 raise failed from None
             except RuntimeError as e:
-                raise RuntimeError(f"game {seed}:{index}: {e}") from None
+                raise RuntimeError(_("game {seed}:{index}: {e}").format(seed=seed, index=index, e=e)) from None
             first, revolutions, redeals = fast.record_facts(fs.record)
             return GameResult(seed=f"{seed}:{index}", places=dict(fs.places), scores=dict(fs.scores),
                               sweep=fs.sweep, decisions=fs.decisions, tricks=fs.trick_no, first_leader=first,
@@ -121,15 +122,17 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
             moves = state.legal_moves()
             seat = state.to_act
             if not moves or seat is None:
-                raise RuntimeError(f"seat {seat} has no legal move (phase {state.phase})")
+                raise RuntimeError(_("seat {seat} has no legal move (phase {phase})").format(seat=seat, phase=state.phase))
             choice = players[seat].choose(state, moves)
             state.apply_in_place(choice, trusted=choice in moves)
             steps += 1
             if steps > max_decisions:
-                raise RuntimeError(f"game {seed}:{index} did not end after {max_decisions} decisions")
+                raise RuntimeError(_("game {seed}:{index} did not end after {max_decisions} decisions").format(
+                    seed=seed, index=index, max_decisions=max_decisions))
     except RuleFailed as e:
         # decision N: the failure came while the game reached or made its N-th decision
-        raise RuleFailed(e.rule_id, e.pos, f"in game {seed}:{index}, decision {steps + 1}: {e.reason}", e.where,
+        raise RuleFailed(e.rule_id, e.pos, _("in game {seed}:{index}, decision {steps}: {reason}").format(
+            seed=seed, index=index, steps=steps + 1, reason=e.reason), e.where,
                          e.diagnostics[0].source_line, e.hint) from None
     first = next((e["seat"] for e in state.record if e["type"] == "first_leader"), None)
     res = GameResult(seed=f"{seed}:{index}", places=dict(state.places), scores=dict(state.scores),
@@ -266,7 +269,7 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
     reason = fast.fallback_reason(graph)
     if reason is None:
         eng = fast.engine(graph)
-        native = eng.native_fallback if eng is not None else "not generated"
+        native = eng.native_fallback if eng is not None else _("not generated")
         names = [bots] if isinstance(bots, str) else list(bots)
         if native is None and eng is not None and any(b.split(":")[0].strip().lower() == "heuristic" for b in names):
             native = _heuristic_fallback(graph, eng)
@@ -281,7 +284,7 @@ def _heuristic_fallback(graph: RuleGraph, eng: Any) -> str | None:
     from gouji_dsl.bots.heuristic import HeuristicBot
     from gouji_dsl.engine.native import flow
     reason = flow.heuristic_fallback_reason(graph, eng.module, HeuristicBot().native_policy)
-    return None if reason is None else f"the heuristic bot: {reason}"
+    return None if reason is None else _("the heuristic bot: {reason}").format(reason=reason)
 
 
 def figure_names(graph: RuleGraph) -> list[str]:

@@ -85,6 +85,7 @@ setup(
                      "gouji_dsl/engine/native/vm.h", "gouji_dsl/engine/native/sha512.h",
                      "gouji_dsl/engine/native/flow.h", "gouji_dsl/engine/native/flow_py.h",
                      "gouji_dsl/engine/native/heuristic.h", "gouji_dsl/engine/native/heuristic_py.h",
+                     "gouji_dsl/engine/native/batch.h",
                      "gouji_dsl/engine/native/_stamp.py"],
             define_macros=[("GOUJI_SOURCE_HASH", f'"{SOURCE_HASH}"')],
             extra_compile_args=["-O2"],

@@ -66,6 +66,18 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
     prev = None
     decisions = 0
     t0 = time.process_time()
+    if engine == "games":
+        # whole games in the native core, in batches (as gouji simulate plays games that each start a
+        # match: figures per game; the games the core leaves to Python played one by one)
+        from gouji_dsl.tools.figures import summarize_game
+        from gouji_dsl.tools.simulate import native_games
+        for lo in range(0, games, 50):
+            got = native_games(graph, seed, lo, min(lo + 50, games))
+            assert got is not None
+            for i, g in enumerate(got, start=lo):
+                decisions += (g if g is not None else summarize_game(i, play_game(graph, seed, i, record=False)[0],
+                                                                      graph.n_seats)).decisions
+        return time.process_time() - t0, decisions
     if engine == "interpreter":
         for i in range(games):
             res, prev = play_game(graph, seed, i, bots, previous=prev if i % length else None, engine="interpreter",
@@ -120,6 +132,10 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
             rounds.insert(1, ("native", games))
             if bots == "heuristic":  # (before heuristic.h: the native flow, the bot choosing in Python)
                 rounds.insert(2, ("native-py", games))
+            from gouji_dsl.engine.native import flow
+            from gouji_dsl.tools.simulate import match_length
+            if bots == "random" and match_length(graph) == 1 and flow.games_fallback(graph, eng.module) is None:
+                rounds.insert(2, ("games", games))
         if bots == "random":
             rounds.append(("reference", games))
         for engine, n in rounds:
@@ -245,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             r["previous"] = previous_tree(args.previous, name, interp_games, args.seed, args.bots, args.repeat)
         ref = r.get("reference", {}).get("games_per_s")
         itp = r.get("interpreter", {}).get("games_per_s")
-        for engine in ("generated", "native-py", "native", "interpreter", "reference", "previous"):
+        for engine in ("generated", "native-py", "native", "games", "interpreter", "reference", "previous"):
             if engine not in r:
                 continue
             x = r[engine]
@@ -253,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
             xi = f"{gps / itp:8.2f}×" if itp else ""
             xr = f"{gps / ref:10.2f}×" if ref else ""
             label = {"reference": "hand-written", "previous": "previous", "native": "native flow",
-                     "native-py": "native/pybot"}.get(engine, engine)
+                     "native-py": "native/pybot",
+                     "games": "native games"}.get(engine, engine)
             if engine == "native" and args.bots == "heuristic":
                 label = "native+heur"  # (the heuristic bot's choices in the core too: heuristic.h)
             print(f"{Path(name).stem:<18} {label:<12} {gps:9.1f} {x['ms_per_game']:8.2f} "

@@ -246,6 +246,9 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
     if summary.get("native_fallback"):
         console.print(_("[dim]random bots' play phase played by the generated module, not the native core "
                       "({shown_markup})[/dim]").format(shown_markup=shown_markup(summary['native_fallback'])))
+    if summary.get("games_fallback"):
+        console.print(_("[dim]whole games not played by the native core, only their play phase "
+                      "({shown_markup})[/dim]").format(shown_markup=shown_markup(summary['games_fallback'])))
     if summary.get("engine_fallback"):
         console.print(_("[yellow]played by the interpreter: the generated engine does not handle this ruleset "
                       "({shown_markup})[/yellow]").format(shown_markup=shown_markup(summary['engine_fallback'])))

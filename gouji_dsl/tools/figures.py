@@ -201,6 +201,29 @@ class SideTotals:
             k = _fkey(spread(g, self.teams, ts))
             self.spread_histogram[k] = self.spread_histogram.get(k, 0) + 1
 
+    def add_singles(self, games: list[GameSummary]) -> None:
+        """``add_block([g])`` for each game ``g`` (every game its own cluster: games that each
+        start a match), one pass per figure: the same totals."""
+        teams = self.teams
+        by_team = [team_scores(g, teams) for g in games]
+        self.games += len(games)
+        for k in MEAN_KEYS:
+            self.means[k].add_singles(_value(g, k, teams, ts) for g, ts in zip(games, by_team))
+        for k in BINARY_KEYS:
+            self.flags[k].add_singles(int(_flag(g, k)) for g in games)
+        for g in games:
+            self.burn_success.add_cluster(((g.burn_successes, g.burn_attempts),))
+        for s in range(self.n_seats):
+            self.seat_score[s].add_singles(g.scores[s] for g in games)
+        for t in range(teams):
+            self.team_score[t].add_singles(ts.get(t + 1, 0) for ts in by_team)
+        for g, ts in zip(games, by_team):
+            for s, p in enumerate(g.places):
+                if 1 <= p <= self.n_seats:
+                    self.places[s][p - 1] += 1
+            k = _fkey(spread(g, teams, ts))
+            self.spread_histogram[k] = self.spread_histogram.get(k, 0) + 1
+
     def merge(self, o: SideTotals) -> None:
         if (o.n_seats, o.teams) != (self.n_seats, self.teams):
             raise ValueError("cannot merge totals of rulesets with different seats or teams")

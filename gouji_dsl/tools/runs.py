@@ -207,6 +207,27 @@ class _Runner:
         self.prev = state
         return res
 
+    def summaries(self, start: int, stop: int) -> list[GameSummary]:
+        """The figures of games ``start .. stop - 1`` (consecutive games of this runner): without
+        matches, whole games in the native core, one crossing for them all, where it plays them
+        (``simulate.native_games``; the games it leaves, and every other case, one by one)."""
+        from gouji_dsl.tools.simulate import native_games
+        got = None
+        if self.length == 1 and not self.record:
+            try:
+                got = native_games(self.g, self.spec.seed, start, stop, self.spec.bots if isinstance(self.spec.bots, str)
+                                   else list(self.spec.bots), self.spec.engine)
+            except GoujiError:
+                raise
+            except Exception as e:
+                raise SimulationError(f"games {self.spec.seed}:{start}..{stop - 1} under {self.g.name!r}: "
+                                      f"{type(e).__name__}: {e}") from None
+        out = []
+        for i in range(start, stop):
+            s = got[i - start] if got is not None else None
+            out.append(s if s is not None else summarize_game(i, self.play(i), self.g.n_seats))
+        return out
+
     def replay(self, index: int) -> Any:
         """Game ``index`` again with its record (the games of its match before it are replayed too)."""
         self.prev = None
@@ -229,6 +250,29 @@ def empty_totals(graphs: Sequence[RuleGraph], top: int) -> SideTotals | PairTota
     return PairTotals(sides[0], sides[1], top) if len(sides) == 2 else sides[0]
 
 
+def _play_singles(runners: list[_Runner], totals: SideTotals | PairTotals, spec: RunSpec, start: int, stop: int,
+                  cancel: threading.Event | None, tick: Callable[[int], None] | None) -> None:
+    """play_chunk's games when each starts a match: in batches of :data:`BATCH` (one crossing
+    into the native core each where it plays the games whole), each game its own cluster."""
+    for lo in range(start, stop, BATCH):
+        if cancel is not None and cancel.is_set():
+            raise SimulationCancelled("simulation cancelled")
+        hi = min(lo + BATCH, stop)
+        sides = [r.summaries(lo, hi) for r in runners]
+        if isinstance(totals, PairTotals):
+            for j in range(hi - lo):
+                totals.add_block([(sides[0][j], sides[1][j])], spec.seed, (runners[0].length, runners[1].length))
+        else:
+            totals.add_singles(sides[0])  # (each game its own cluster, as add_block([game]) adds it)
+        if tick is not None:
+            for i in range(lo, hi):
+                tick(i + 1)
+
+
+#: games per native batch (one crossing each; the cancel flag and progress are looked at between batches)
+BATCH = 50
+
+
 def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int,
                cancel: threading.Event | None = None, tick: Callable[[int], None] | None = None
                ) -> SideTotals | PairTotals:
@@ -236,6 +280,9 @@ def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int
     unit = match_unit(graphs, spec.matches)
     runners = [_Runner(g, spec) for g in graphs]
     totals = empty_totals(graphs, spec.top)
+    if unit == 1:  # (games that each start a match: played in batches, whole games natively where the core plays them)
+        _play_singles(runners, totals, spec, start, stop, cancel, tick)
+        return totals
     for block in range(start, stop, unit):
         games: list[list[GameSummary]] = [[] for _ in graphs]
         for i in range(block, min(block + unit, stop)):

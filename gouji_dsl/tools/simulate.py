@@ -144,6 +144,38 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     return res, state
 
 
+def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str | list[str] = "random",
+                 engine: str = DEFAULT_ENGINE, max_decisions: int = 100_000) -> list[Any] | None:
+    """Games ``start .. stop - 1`` of run ``seed`` (no previous game: each starts a match) played
+    whole in the native core, one crossing for them all (issue 24: ``native.flow.play_games``), as
+    :class:`~gouji_dsl.tools.figures.GameSummary` — the same figures :func:`play_game` gives; None
+    in a game's place where the core left it to Python (play it with :func:`play_game`); None
+    instead of the list where the core does not play these games (other bots, the interpreter, a
+    ruleset it refuses: :func:`engine_summary` says why)."""
+    from gouji_dsl.tools.figures import GameSummary
+    names = [bots] * graph.n_seats if isinstance(bots, str) else list(bots)
+    if Engine(engine) is not Engine.GENERATED or any(b != "random" for b in names):
+        return None
+    from gouji_dsl.engine import fast
+    from gouji_dsl.engine.native import Unsupported, flow
+    eng = fast.engine(graph)
+    if eng is None or eng.native_fallback is not None:
+        return None
+    try:
+        plan = flow.flow_plan(graph, eng.module)
+        if plan.games_fallback is not None:
+            return None
+        got = flow.play_games(plan, seed, start, stop - start, max_decisions)
+    except Unsupported:
+        return None
+    n = graph.n_seats
+    p = 8  # (batch.h BR_PLACES)
+    return [None if w is None else GameSummary(
+        index=start + i, places=tuple(w[p:p + n]), scores=tuple(w[p + n:p + 2 * n]), sweep=bool(w[7]), decisions=w[1],
+        tricks=w[2], first_leader=w[3] or None, burn_attempts=w[4], burn_successes=w[5], burn_failures=w[6],
+        revolutions=0, redeals=0) for i, w in enumerate(got)]
+
+
 def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random",
              progress: Callable[[int], None] | None = None, engine: str = DEFAULT_ENGINE) -> list[GameResult]:
     """Play ``games`` games in this process and return them all (records dropped; for benchmarks and
@@ -274,8 +306,14 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
         if native is None and eng is not None and any(b.split(":")[0].strip().lower() == "heuristic" for b in names):
             native = _heuristic_fallback(graph, eng)
         # the play phase of random bots: the native core (issue 24), or the generated module and why
-        return {"engine": Engine.GENERATED.value, "play_phase": "native" if native is None else "generated",
-                **({"native_fallback": native} if native is not None else {})}
+        out = {"engine": Engine.GENERATED.value, "play_phase": "native" if native is None else "generated",
+               **({"native_fallback": native} if native is not None else {})}
+        if native is None and eng is not None:
+            from gouji_dsl.engine.native import flow
+            why = flow.flow_plan(graph, eng.module).games_fallback
+            # whole games (random bots, a game that starts a match) in one crossing per batch, or why not
+            out.update({"whole_games": "native"} if why is None else {"whole_games": "generated", "games_fallback": why})
+        return out
     return {"engine": Engine.INTERPRETER.value, "engine_fallback": reason}
 
 

@@ -201,6 +201,27 @@ class Sums:
         self.cns += k * t
         self.cn2 += k * k
 
+    def add_singles(self, values: Iterable[Number | None]) -> None:
+        """``add_cluster([x])`` for each value ``x`` that is not None (every value its own
+        cluster: games that each start a match), in one pass."""
+        n = 0
+        s: Number = 0
+        ss: Number = 0
+        for x in values:
+            if x is None:
+                continue
+            n += 1
+            s += x
+            ss += x * x
+        if n:
+            self.n += n
+            self.clusters += n
+            self.s += s
+            self.ss += ss
+            self.cs2 += ss
+            self.cns += s
+            self.cn2 += n
+
     def merge(self, other: Sums) -> None:
         for f in self.FIELDS:
             setattr(self, f, getattr(self, f) + getattr(other, f))

@@ -43,6 +43,8 @@ enum {
     H_FOLLOW = 0, H_BURN, H_YIELD, H_YIELD_TO, H_FOLLOW_ORDER, H_BURN_ORDER, H_NEXT_LEADER, H_GAME_OVER, H_BURN_FAILURE,
     H_NO_LEAD, H_BURN_LEAD, H_REVOLUTION_PLACE, H_GOUJI, H_PLAY, H_DISCARD,
     H_UNFINISHED_ORDER, H_SWEEP, H_SCORE,  /* the game's end (fl_end; asked only where fl_prog.end is set) */
+    H_FIRST_DRAWER, H_REDEAL_BEFORE_TRIBUTE, H_MUST_REVOLT, H_REVOLT, H_REDEAL, H_CHOOSE, H_DECLARE,
+    H_FIRST_LEADER,  /* a whole game's setup (batch.h; asked only where fl_prog.games is set) */
     H_N
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD, TR_N };
@@ -105,6 +107,7 @@ typedef struct {
     int n_discard, discard_kinds[G_MAX_KINDS];  /* the kinds a discard rule can allow throwing away (DISCARD_RANKS) */
     int play_counts;          /* a program reads a play's cards per kind (cards_of): fill vm_ctx.play_counts */
     int end;                  /* the game's end (places left, sweep, scores) is played here (fl_end) */
+    int games;                /* whole games are played here (batch.h): the setup hooks are loaded */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024

@@ -43,10 +43,17 @@ DISABLE_ENV = "GOUJI_NO_NATIVE_FLOW"
 #: the hooks of flow.h, in its numbering (H_*)
 HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order", "next_leader", "game_over",
               "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play", "discard",
-              "unfinished_order", "sweep", "score")
+              "unfinished_order", "sweep", "score",
+              "first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare", "first_leader")
 #: the hooks of the game's end (flow.h fl_end): where one of them has no program the core runs, the
 #: game's end stays the generated module's (_game_over), the play phase natively all the same
 END_HOOKS = ("unfinished_order", "sweep", "score")
+#: the hooks of a whole game's setup (batch.h; they may draw from the game's generator): where one
+#: of them has no program, whole games are not played natively (play_games refuses, by name)
+SETUP_HOOKS = ("first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare",
+               "first_leader")
+#: hooks whose rules a whole native game does not run (it asks none of them)
+NOT_IN_GAMES = ("setup_rounds", "seat_setup", "game_start", "seat_start", "offer", "answered")
 TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
 NOT_PLAYED = ("after_discard",)
@@ -84,6 +91,8 @@ class FlowPlan:
     retire_rules: tuple[str, ...] = ()  # the rule a retirement event names, by its number
     end_fallback: str | None = None  # why the game's end is the generated module's (None: the core's, fl_end)
     heuristic: dict[Any, Any] = field(default_factory=dict)  # the heuristic bot's tables (native/heuristic.py), by policy
+    games_fallback: str | None = None  # why whole games are not played in the core (None: they are, play_games)
+    deck: tuple[bytes, bytes] = (b"", b"")  # the pack's kinds and suits, per card (play_games)
 
 
 _plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
@@ -171,27 +180,26 @@ def _combos(graph: RuleGraph, core: Any) -> tuple[list[tuple[int, ...]], list[in
     return combos, words
 
 
-def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str | None]:
+def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str | None, str | None, set[int]]:
     """The permit and value hooks of flow.h (H_*): header and rules, the programs numbered by
-    ``prog``; and why the game's end is not played natively (None: it is)."""
+    ``prog``; why the game's end is not played natively, and why whole games are not (None: they
+    are); the numbers of the setup hooks' programs (asked in whole games only)."""
     from gouji_dsl.engine.native import hooks as H
     from gouji_dsl.ruleset.vocabulary import HOOKS
     kidx = {kk: i for i, kk in enumerate(graph.model.kinds)}
     words: list[int] = []
     end_reason: str | None = None
+    games_reason: str | None = None
+    setup_programs: set[int] = set()
     for h in HOOK_ORDER:
-        if h in END_HOOKS:
-            try:
-                p = H.plan(graph, h)
-                if p.draws:
-                    raise Unsupported(f"the hook {h!r} draws from the game's generator")
-            except Unsupported as e:
-                end_reason = end_reason or f"{h}: {e}"
-                words += [0, 1, H.T_NONE, 0, 1]  # (never asked: the end is off)
-                continue
-        else:
-            p = H.plan(graph, h)
-        if p.draws:
+        p, why = _optional_plan(graph, h)
+        if p is None:
+            if h in END_HOOKS:
+                end_reason = end_reason or why
+            games_reason = games_reason or why
+            words += [0, 1, H.T_NONE, 0, 1]  # (never asked: the end, or whole games, are off)
+            continue
+        if p.draws and h not in SETUP_HOOKS:
             raise Unsupported(f"the hook {h!r} draws from the game's generator (random_seat()): the native flow does not")
         spec = HOOKS[h]
         if p.kind == 0:
@@ -202,8 +210,26 @@ def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str
             dtag, dval = H._tagged(spec.default, kidx, names)
         words += [len(p.rules), p.kind, dtag, dval, int(spec.none_ok)]
         for when, eff, code in p.rules:
-            words += [prog(when), eff, prog(code)]
-    return words, end_reason
+            a, c = prog(when), prog(code)
+            words += [a, eff, c]
+            if h in SETUP_HOOKS:  # (what these read is packed by the core for whole games, not per play phase)
+                setup_programs.update(i for i in (a, c) if i >= 0)
+    return words, end_reason, games_reason or end_reason, setup_programs
+
+
+def _optional_plan(graph: RuleGraph, h: str) -> tuple[Any, str | None]:
+    """``hooks.plan(graph, h)``; for a hook of the end or of the setup, which the flow can do
+    without, (None, why) where it has no program (or, at the end, draws) instead of Unsupported."""
+    from gouji_dsl.engine.native import hooks as H
+    if h not in END_HOOKS and h not in SETUP_HOOKS:
+        return H.plan(graph, h), None
+    try:
+        p = H.plan(graph, h)
+    except Unsupported as e:
+        return None, f"{h}: {e}"
+    if p.draws and h in END_HOOKS:
+        return None, f"{h}: the hook draws from the game's generator"
+    return p, None
 
 
 def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any, place_rules: list[str]) -> list[int]:
@@ -286,8 +312,9 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         programs.append(b)
         return len(programs) - 1
 
-    hook_words, end_reason = _hook_words(graph, names, prog)
+    hook_words, end_reason, games_reason, setup_programs = _hook_words(graph, names, prog)
     words += hook_words
+    games_reason = games_reason or _games_refused(graph)
     place_rules: list[str] = []
     for h in TRIGGER_ORDER:
         rules = graph.by_hook.get(h, ())
@@ -295,6 +322,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         for r in rules:
             words += _trigger_rule(graph, h, r, names, prog, place_rules)
     words.append(int(end_reason is None))  # the game's end in the core (fl_end)
+    words.append(int(games_reason is None))  # whole games in the core (batch.h)
     # a program reads a play's cards per kind (cards_of): the core fills vm_ctx.play_counts of every play it asks about
     words[core.FLOW_PLAY_COUNTS] = int(any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs))
     flow = core.flow_load(array("i", words).tobytes(), programs)
@@ -303,9 +331,27 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     plan.tables, plan.programs = array("i", words).tobytes(), tuple(programs)
     plan.retire_rules = (*_RETIRE_RULES, *place_rules)
     plan.end_fallback = end_reason
-    plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for b in programs)
+    plan.games_fallback = games_reason
+    # (a play phase packs what the deal showed only where one of its programs reads it; the setup's
+    # first_leader reads it in whole games, where the core fills it from the deal itself)
+    plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for i, b in enumerate(programs) if i not in setup_programs)
     plan.template = _template(plan, core)
     return plan
+
+
+def _games_refused(graph: RuleGraph) -> str | None:
+    """Why whole games of ``graph`` cannot be played in the core (batch.h), or None."""
+    from gouji_dsl.engine.interpreter import choices_at
+    for h in NOT_IN_GAMES:
+        rules = graph.by_hook.get(h, ())
+        if rules:
+            return f"the hook {h!r} has rules (rule {rules[0].node.id}): whole native games do not run them yet"
+    for point in ("deal", "setup"):
+        if choices_at(graph, point):
+            return f"the ruleset asks a choice at the {point}: whole native games do not ask it yet"
+    if len(graph.model.deck()) > 2048:
+        return "a pack of more than 2048 cards"
+    return None
 
 
 def _ops(code: bytes, op_args: tuple[int, ...]) -> set[int]:
@@ -805,3 +851,64 @@ def uninstall(module: Any) -> None:
     module._NATIVE_RUN = None
     module._NATIVE_RANDOM = module._NATIVE_DEAL = None
     module._NATIVE_SEATS = None
+
+
+# ------------------------------------------------------------------------------ whole games
+def games_fallback(graph: RuleGraph, module: Any = None) -> str | None:
+    """Why whole games of ``graph`` (random bots at every seat, no previous game) are not played
+    in the core (:func:`play_games`); None: they are."""
+    reason = fallback_reason(graph, module)
+    if reason is not None:
+        return reason
+    return flow_plan(graph, module).games_fallback
+
+
+def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions: int) -> list[Any]:
+    """Games ``start .. start + count - 1`` of run ``seed`` with random bots at every seat and no
+    previous game, whole in the core (batch.h), one crossing: per game its result words (an
+    ``array``: status 0, decisions, tricks, first leader, burns, their successes and failures,
+    sweep, then places and scores of seats 1..n), or None where the core left the game to Python
+    (a decision before the play, a voided deal, a rule that failed, ...: play it with
+    tools.simulate.play_game, the same game)."""
+    if plan.games_fallback is not None:
+        raise Unsupported(plan.games_fallback)
+    core = _core_module()
+    if not plan.deck[0]:
+        plan.deck = _deck(plan)
+    text = f"{seed}".encode()
+    n = plan.graph.n_seats
+    width = core.BATCH_HEAD + 2 * n
+    if len(text) > 200 or b"\0" in text:
+        return [None] * count
+    raw = plan.flow.play_games(_fresh_context(plan, core), plan.deck[0], plan.deck[1], text, start, count, max_decisions)
+    words = array("i")
+    words.frombytes(raw)
+    return [None if words[g * width] else words[g * width:(g + 1) * width] for g in range(count)]
+
+
+def _deck(plan: FlowPlan) -> tuple[bytes, bytes]:
+    """The pack in deck() order: each card's kind, and its suit (0: none; 1.. in order of first
+    appearance)."""
+    model = plan.graph.model
+    kidx = {k: i for i, k in enumerate(model.kinds)}
+    suits: dict[str, int] = {}
+    kinds, ids = bytearray(), bytearray()
+    for c in model.deck():
+        kinds.append(kidx[c.symbol])
+        ids.append(suits.setdefault(c.suit, len(suits) + 1) if c.suit else 0)
+    if len(suits) > 15:
+        raise Unsupported("more than 15 suits")
+    return bytes(kinds), bytes(ids)
+
+
+def _fresh_context(plan: FlowPlan, core: Any) -> bytes:
+    """The context of a game just dealt (game 1, no previous game), before its hands (the core
+    fills hands, dealt and shown): the template with the fresh game's numbers."""
+    from gouji_dsl.engine.native import hooks as H
+    w = plan.template[:]
+    v = core.LAYOUT["vars"]
+    for slot, val in ((10, 1), (11, 0), (12, 0)):  # game_number, places_taken, trick_number
+        w[v + 2 * slot], w[v + 2 * slot + 1] = H.T_INT, val
+    w[v + 26], w[v + 27] = H.T_BOOL, 0  # prev_sweep
+    w[v + 28], w[v + 29] = H.T_BOOL, 1  # first_game
+    return w.tobytes()

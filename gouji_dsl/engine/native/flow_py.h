@@ -9,6 +9,7 @@
  * the seats of the bit mask `seats` that have no pick are played by the heuristic bot (heuristic_py.h).
  */
 #include "flow.h"
+#include "batch.h"
 
 /* tables: header */
 enum {
@@ -87,9 +88,12 @@ static int ft_prog(PyObject *progs, int32_t idx, const int32_t **code, int *n, i
 
 static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args);
 static PyObject *Flow_run(FlowObject *self, PyObject *args);
+static PyObject *Flow_play_games(FlowObject *self, PyObject *args);
 
 static PyMethodDef Flow_methods[] = {
     {"run", (PyCFunction)Flow_run, METH_VARARGS, "Play the play phase: (status, steps, state, ctx, events, specials)."},
+    {"play_games", (PyCFunction)Flow_play_games, METH_VARARGS,
+     "Play whole seeded games with random bots (batch.h): play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps) -> int32 results."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -251,6 +255,8 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     }
     NEED_W(1);  /* whether the game's end is played here (its hooks H_UNFINISHED_ORDER..H_SCORE loaded) */
     P->end = w[at++] != 0;
+    NEED_W(1);  /* whether whole games are played here (the setup hooks H_FIRST_DRAWER..H_FIRST_LEADER loaded: batch.h) */
+    P->games = w[at++] != 0;
     if (at != nw)
         BAD("the tables have words left over");
 #undef NEED_W
@@ -664,6 +670,91 @@ fail:
     Py_XDECREF(seq);
     PyMem_Free(s);
     PyBuffer_Release(&cb);
+    PyBuffer_Release(&sb);
+    return out;
+}
+
+/* Flow.play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps) -> bytes: games
+ * start .. start+count-1 of run `seed` (its text's UTF-8 bytes), each BR_WORDS(n) int32 words
+ * (batch.h). ctx: a fresh game's context words; deck_kinds / deck_suits: per card of the pack its
+ * kind and its suit (0: none, else 1..15). The games run without the GIL. */
+static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
+{
+    Py_buffer cb, kb, ub, sb;
+    long start, count, max_steps, i;
+    const fl_prog *P = self->prog;
+    vm_ctx *base = NULL;
+    g_tables *t = NULL;
+    bt_work *W = NULL;
+    int32_t *ev = NULL, *res;
+    PyObject *out = NULL;
+    char seed[260];
+    const char *why = NULL;
+    const int ev_cap = 1 << 16;
+    int n = P->n_seats, k;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*lll:play_games", &cb, &kb, &ub, &sb, &start, &count, &max_steps))
+        return NULL;
+    if (!P->games || !P->end)
+        why = "this flow program does not play whole games";
+    else if (start < 0 || start > (1L << 40) || count < 0 || count > 1000000L || max_steps < 0 || max_steps > 1000000000L)
+        why = "start, count or max_steps out of range";
+    else if (sb.len < 0 || sb.len > 200 || memchr(sb.buf, 0, (size_t)sb.len) != NULL)
+        why = "a seed text of at most 200 bytes with no NUL";
+    else if (kb.len != ub.len || kb.len < 1 || kb.len > G_MAX_CARDS)
+        why = "the pack's kinds and suits differ in length or do not fit";
+    if (why == NULL) {
+        const uint8_t *u = (const uint8_t *)ub.buf;
+        for (i = 0; i < ub.len && why == NULL; i++)
+            if (u[i] >= 16)
+                why = "a suit number is above 15";
+    }
+    if (why != NULL) {
+        PyErr_SetString(PyExc_ValueError, why);
+        goto done;
+    }
+    memcpy(seed, sb.buf, (size_t)sb.len);
+    seed[sb.len] = 0;
+    base = (vm_ctx *)PyMem_Calloc(1, sizeof(vm_ctx));
+    t = (g_tables *)PyMem_Calloc(1, sizeof(g_tables));
+    W = (bt_work *)PyMem_Calloc(1, sizeof(bt_work));
+    ev = (int32_t *)PyMem_Calloc((size_t)ev_cap, sizeof(int32_t));
+    if (base == NULL || t == NULL || W == NULL || ev == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (unpack_ctx(&cb, base) < 0)
+        goto done;
+    if (base->n_seats != n || base->n_kinds != P->n_kinds || base->n_ranks != P->n_ranks) {
+        PyErr_SetString(PyExc_ValueError, "the context is not of this program's ruleset");
+        goto done;
+    }
+    t->n_seats = n;
+    t->n_kinds = P->n_kinds;
+    t->n_ranks = P->n_ranks;
+    t->n_cards = (int)kb.len;
+    memcpy(t->deck_kind, kb.buf, (size_t)kb.len);
+    if (g_tables_check(t, &why) < 0) {
+        PyErr_SetString(PyExc_ValueError, why);
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)count * BR_WORDS(n) * 4);
+    if (out == NULL)
+        goto done;
+    res = (int32_t *)PyBytes_AS_STRING(out);
+    k = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (i = 0; i < count; i++)
+        bt_game(W, P, base, t, (const uint8_t *)ub.buf, seed, start + i, max_steps, ev, ev_cap, res + i * BR_WORDS(n));
+    Py_END_ALLOW_THREADS
+    (void)k;
+done:
+    PyMem_Free(base);
+    PyMem_Free(t);
+    PyMem_Free(W);
+    PyMem_Free(ev);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ub);
     PyBuffer_Release(&sb);
     return out;
 }

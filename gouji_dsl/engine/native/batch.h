@@ -1,0 +1,269 @@
+/* Whole games in the native core (issue 24): a batch of seeded games with random bots at every
+ * seat, from the deal to the scores, one crossing for the batch (flow_py.h: Flow.play_games).
+ *
+ * A game here is what tools.simulate.play_game plays for game `index` of run `seed` with no
+ * previous game: the game's generator seeded as random.Random(f"{seed}:{index}"), each seat's bot
+ * as random.Random(f"{seed}:{index}:bot{seat}"); the first drawer (first_drawer), the deal
+ * (game.h g_deal: random.Random.shuffle's permutation), what each seat showed in the deal (the
+ * shown tables interpreter.shown_leader reads), the setup as the generated module runs it
+ * (redeal_before_tribute, must_revolt, revolt, redeal, choose, declare, the game-over check, the
+ * first leader), the play phase (flow.h fl_run) and the end (fl_end). Every hook is asked in the
+ * order the generated module asks it, so a rule that draws (random_seat()) draws the same numbers.
+ *
+ * What the core does not play itself ends the game here with BG_PYTHON and the caller plays that
+ * game again in Python from its seed (the same game: everything comes from the seeds): a seat
+ * that may revolt, declare or choose (a decision before the play), a voided deal, a game over
+ * before the first lead, an answer fl_end does not take, a rule that fails (then Python reports
+ * the interpreter's RuleFailed), the decision bound. The rules a batch cannot run at all (setup
+ * triggers, choices, setup_rounds rules) are refused when the program is built (flow.py).
+ *
+ * Bounded: one game is at most max_steps decisions (fl_run) and the setup loops over seats.
+ */
+#ifndef GOUJI_BATCH_H
+#define GOUJI_BATCH_H
+
+#include <stdio.h>
+
+#include "flow.h"
+#include "game.h"
+
+/* a game's result words (int32): status, decisions, tricks, first leader, burns, their successes,
+ * failures, sweep, then places and scores of seats 1..n */
+enum { BG_OK = 0, BG_PYTHON = 1 };
+enum { BR_STATUS = 0, BR_DECISIONS, BR_TRICKS, BR_FIRST, BR_BURNS, BR_BURN_OK, BR_BURN_FAILED, BR_SWEEP, BR_PLACES };
+#define BR_WORDS(n) (BR_PLACES + 2 * (n))
+
+typedef struct {
+    int burns, ok, failed;   /* burn attempts, and of them those that succeeded / failed */
+    int last_ok, last_failed, any;
+} bt_burns;
+
+/* the burns of the events s->ev[0 .. s->nev) (as flow.py's _apply_events keeps them), counted */
+static inline void bt_count_burns(const fl_state *s, bt_burns *b)
+{
+    int i;
+    for (i = 0; i + FL_EV_WORDS <= s->nev; i += FL_EV_WORDS) {
+        int kind = s->ev[i];
+        if (kind == EV_BURN) {
+            b->ok += b->last_ok;
+            b->failed += b->last_failed;
+            b->last_ok = b->last_failed = 0;
+            b->burns++;
+            b->any = 1;
+        } else if (kind == EV_BURN_SUCCESS && b->any) {
+            b->last_ok = 1;
+        } else if (kind == EV_BURN_FAILED && b->any) {
+            b->last_failed = 1;
+        }
+    }
+}
+
+/* random.Random(text) for the bytes of `text` (a str's UTF-8): as Random_seed_text in _core.c */
+static inline int bt_seed_text(mt_state *mt, const unsigned char *data, size_t n)
+{
+    unsigned char all[256 + 64];
+    uint32_t key[(256 + 64) / 4 + 2];
+    size_t total = n + 64, start, words, i;
+    if (n > 256)
+        return -1;
+    memcpy(all, data, n);
+    sha512(data, n, all + n);
+    for (start = 0; start < total && all[start] == 0; start++)
+        ;
+    words = (total - start + 3) / 4;
+    for (i = 0; i < words; i++) {
+        uint32_t w = 0;
+        int b;
+        for (b = 3; b >= 0; b--) {
+            size_t back = 4 * i + (size_t)b;
+            w = (w << 8) | (back < total && total - 1 - back >= start ? all[total - 1 - back] : 0);
+        }
+        key[i] = w;
+    }
+    mt_init_by_array(mt, key, words);
+    return 0;
+}
+
+/* what each seat showed in the deal (hooks._shown, a random deal): per kind, the most cards of one
+ * suit and when that count was completed (card i of the seat dealt at time i*n + seat) */
+static inline void bt_shown(fl_state *s, const g_tables *t, const g_state *d, const uint8_t *suit, int first)
+{
+    int n = t->n_seats, seat;
+    for (seat = 1; seat <= n; seat++) {
+        uint8_t seen[G_MAX_KINDS][16];
+        int i, pos;
+        memset(seen, 0, sizeof seen);
+        for (i = 0, pos = (seat - first + n) % n; pos < t->n_cards; i++, pos += n) {
+            int card = d->order[pos], k, u;
+            if (card < 0 || card >= t->n_cards)
+                continue;
+            k = t->deck_kind[card];
+            u = suit[card];
+            if (u == 0 || u >= 16 || k >= G_MAX_KINDS)
+                continue;
+            if (seen[k][u] < 255)
+                seen[k][u]++;
+            if (seen[k][u] > s->c.shown_n[seat][k]) {
+                s->c.shown_n[seat][k] = seen[k][u];
+                s->c.shown_t[seat][k] = i * n + seat;
+            }
+        }
+    }
+}
+
+/* a permit asked of every seat (not revolted): 1 when some seat is allowed, 0 none, -1 a failure */
+static inline int bt_any_seat(fl_state *s, const fl_prog *P, int hook)
+{
+    int t;
+    for (t = 1; t <= s->c.n_seats; t++) {
+        int r;
+        if ((s->c.set_bits[SET_REVOLTED] >> t) & 1U)
+            continue;
+        fl_question(s, P, t, NULL, NULL, NULL, 0);
+        r = fl_permit(s, P, hook);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+/* a value hook that must answer nothing or false here (redeal_before_tribute, redeal): 0, else 1 (or -1) */
+static inline int bt_says_yes(fl_state *s, const fl_prog *P, int hook)
+{
+    vm_value v;
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    if (fl_ask(s, P, hook, &v) < 0)
+        return -1;
+    return vm_truth(v) != 0;
+}
+
+/* The setup of a dealt game up to the first lead, as the generated module runs it (_init's deal
+ * point, _advance_between with no previous game, _begin_setup, _advance_setup, _start_play):
+ * 0 the first trick begun, 2 the game over (no-lead retirements), 1 the game needs Python. */
+static inline int bt_setup(fl_state *s, const fl_prog *P, int *first_leader)
+{
+    vm_value v;
+    int t, leader, rc;
+    if (bt_says_yes(s, P, H_REDEAL_BEFORE_TRIBUTE) != 0)
+        return 1;
+    for (t = 1; t <= s->c.n_seats; t++) {  /* must_revolt: a revolution (rare) is Python's */
+        fl_question(s, P, t, NULL, NULL, NULL, 0);
+        if (fl_permit(s, P, H_MUST_REVOLT) != 0)
+            return 1;
+    }
+    if (bt_any_seat(s, P, H_REVOLT) != 0)  /* a seat that may revolt decides: Python's */
+        return 1;
+    if (bt_says_yes(s, P, H_REDEAL) != 0)
+        return 1;
+    if (bt_any_seat(s, P, H_CHOOSE) != 0 || bt_any_seat(s, P, H_DECLARE) != 0)
+        return 1;
+    rc = fl_over(s, P);  /* _start_play's _settle */
+    if (rc != 0)
+        return 1;
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    if (fl_ask(s, P, H_FIRST_LEADER, &v) < 0)
+        return 1;
+    if (v.tag == T_NONE)
+        leader = 0;
+    else if (v.tag == T_INT && v.v >= 1 && v.v <= s->c.n_seats)
+        leader = (int)v.v;
+    else
+        return 1;
+    if (leader == 0 || fl_gone(s, leader))
+        leader = fl_next_active(s, leader ? leader : s->c.n_seats);
+    if (leader == 0)
+        return 1;
+    *first_leader = leader;
+    rc = fl_new_trick(s, P, leader);
+    return rc == 0 ? 0 : rc == 1 ? 2 : 1;
+}
+
+/* what a batch works in (allocated once per batch: too large for a thread's stack) */
+typedef struct {
+    fl_state s;
+    mt_state game, bots[G_MAX_SEATS + 1];
+    g_state deal;
+} bt_work;
+
+/* One game of the batch into out[BR_WORDS(n)]. `base`: the context of a fresh game (flow.py's
+ * template, game 1, no previous game); `ev`: an event buffer of ev_cap words. */
+static inline void bt_game(bt_work *W, const fl_prog *P, const vm_ctx *base, const g_tables *t, const uint8_t *suit,
+                           const char *seed, long index, long max_steps, int32_t *ev, int ev_cap, int32_t *out)
+{
+    fl_state *s = &W->s;
+    mt_state *bots = W->bots, *gm = &W->game;
+    g_state *d = &W->deal;
+    char text[300];
+    int n = t->n_seats, seat, first = 1, leader = 0, status, k, len;
+    bt_burns burns;
+    fl_result result;
+    vm_value v;
+    memset(out, 0, sizeof(int32_t) * (size_t)BR_WORDS(n));
+    out[BR_STATUS] = BG_PYTHON;
+    memset(&burns, 0, sizeof burns);
+    memset(&result, 0, sizeof result);
+    len = snprintf(text, sizeof text, "%s:%ld", seed, index);
+    if (len < 0 || len >= (int)sizeof text || bt_seed_text(gm, (const unsigned char *)text, (size_t)len) < 0)
+        return;
+    for (seat = 1; seat <= n; seat++) {
+        len = snprintf(text, sizeof text, "%s:%ld:bot%d", seed, index, seat);
+        if (len < 0 || len >= (int)sizeof text || bt_seed_text(&bots[seat], (const unsigned char *)text, (size_t)len) < 0)
+            return;
+    }
+    memset(s, 0, sizeof *s);
+    s->c = *base;
+    s->c.rng = gm;
+    s->ev = ev;
+    s->ev_cap = ev_cap;
+    s->max_steps = max_steps;
+    s->err_hook = -1;
+    fl_recount(s);
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    if (fl_ask(s, P, H_FIRST_DRAWER, &v) < 0)
+        return;
+    if (v.tag == T_INT && v.v >= 1 && v.v <= n)
+        first = (int)v.v;
+    else if (v.tag != T_NONE)
+        return;
+    if (g_deal(t, gm, first, d) < 0)
+        return;
+    for (seat = 1; seat <= n; seat++)
+        for (k = 0; k < t->n_kinds; k++)
+            s->c.hands[seat][k] = s->c.dealt[seat][k] = d->hands[seat][k];
+    bt_shown(s, t, d, suit, first);
+    k = bt_setup(s, P, &leader);
+    if (k == 1)
+        return;
+    for (seat = 1; seat <= n; seat++)
+        s->pick[seat] = &bots[seat];
+    status = FL_OVER;
+    if (k == 0) {
+        long guard;
+        for (guard = 0; guard <= max_steps + 1; guard++) {
+            status = fl_run(s, P);
+            if (status != FL_FULL)
+                break;
+            bt_count_burns(s, &burns);
+            s->nev = 0;
+        }
+    }
+    if (status != FL_OVER || !fl_end(s, P, &result))
+        return;
+    bt_count_burns(s, &burns);
+    burns.ok += burns.last_ok;
+    burns.failed += burns.last_failed;
+    out[BR_STATUS] = BG_OK;
+    out[BR_DECISIONS] = (int32_t)s->steps;
+    out[BR_TRICKS] = s->trick_no;
+    out[BR_FIRST] = leader;
+    out[BR_BURNS] = burns.burns;
+    out[BR_BURN_OK] = burns.ok;
+    out[BR_BURN_FAILED] = burns.failed;
+    out[BR_SWEEP] = result.sweep;
+    for (seat = 1; seat <= n; seat++) {
+        out[BR_PLACES + seat - 1] = s->c.place[seat];
+        out[BR_PLACES + n + seat - 1] = (int32_t)result.score[seat];
+    }
+}
+
+#endif /* GOUJI_BATCH_H */

@@ -1,0 +1,95 @@
+"""Whole games in the native core (issue 24: gouji_dsl/engine/native/batch.h, ``flow.play_games``)
+against the reference, game by game: for every bundled ruleset and examples/variants file whose
+whole games the core plays, seeded games with random bots at every seat (each game starting a
+match: no previous game) give the figures ``tools.simulate.play_game`` gives (places, scores,
+sweep, decisions, tricks, first leader, burns and their outcomes) on the interpreter; a game the
+core leaves to Python (a seat that may revolt, a voided deal, ...) is said so, and played there; a
+ruleset whose whole games the core cannot play is refused by name, visibly in the summary."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gouji_dsl.engine import fast, native
+from gouji_dsl.engine.native import flow as F
+from gouji_dsl.resources import rules_dir
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.figures import summarize_game
+from gouji_dsl.tools.simulate import engine_summary, native_games, play_game
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))
+VARIANTS = sorted(str(p) for p in (ROOT / "examples" / "variants").glob("*.yaml"))
+
+pytestmark = pytest.mark.skipif(not native.available(), reason=f"native core not built: {native.unavailable_reason()}")
+
+
+def _figures(s):
+    return (s.places, s.scores, s.sweep, s.decisions, s.tricks, s.first_leader, s.burn_attempts, s.burn_successes,
+            s.burn_failures, s.revolutions, s.redeals)
+
+
+@pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)
+def test_whole_native_games_are_the_interpreters_games(name):
+    g = load_graph(name)
+    eng = fast.engine(g)
+    assert eng is not None
+    reason = F.games_fallback(g, eng.module)
+    got = native_games(g, "games", 0, 40)
+    if reason is not None:
+        assert got is None and engine_summary(g, "generated").get("games_fallback", eng.native_fallback) == reason
+        return
+    assert got is not None and engine_summary(g, "generated")["whole_games"] == "native"
+    native_played = 0
+    for i, s in enumerate(got):
+        ref = summarize_game(i, play_game(g, "games", i, engine="interpreter", record=False)[0], g.n_seats)
+        if s is None:  # (left to Python: played there, as every game is on the interpreter)
+            continue
+        native_played += 1
+        assert _figures(s) == _figures(ref), f"game {i}"
+    if name in ("online", "base"):  # (most of their games: the core leaves only revolutions and voided deals;
+        assert native_played >= 30  # rulesets where a seat may always declare leave every game to Python)
+
+
+def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why():
+    for name in ("online", "base"):
+        g = load_graph(name)
+        assert F.games_fallback(g) is None
+    g = load_graph("six-deck-eagle")  # (its buying rounds: setup_rounds rules)
+    assert "setup_rounds" in (F.games_fallback(g) or "")
+    summary = engine_summary(g, "generated")
+    assert summary["whole_games"] == "generated" and "setup_rounds" in summary["games_fallback"]
+
+
+def test_other_bots_and_the_interpreter_are_not_batched():
+    g = load_graph("online")
+    assert native_games(g, 1, 0, 5, "heuristic") is None
+    assert native_games(g, 1, 0, 5, ["random"] * 5 + ["heuristic"]) is None
+    assert native_games(g, 1, 0, 5, engine="interpreter") is None
+
+
+def test_a_batch_is_the_same_games_however_it_is_cut():
+    g = load_graph("online")
+    whole = native_games(g, 7, 0, 30)
+    parts = native_games(g, 7, 0, 11) + native_games(g, 7, 11, 30)
+    assert whole == parts and whole == [native_games(g, 7, i, i + 1)[0] for i in range(30)]
+
+
+def test_a_rule_that_fails_leaves_the_game_to_python_which_reports_it(tmp_path):
+    from gouji_dsl.ruleset.graph import RuleFailed
+    path = tmp_path / "fails.yaml"
+    path.write_text(
+        "ruleset: fails\nextends: online\ntitle: a follow rule that divides by zero\n"
+        "rules:\n"
+        "  - id: follow.divides\n"
+        "    on: follow\n"
+        "    when: \"count(finished) >= 0\"\n"
+        "    require: \"1 // (count(passed_seats) - count(passed_seats)) == 0\"\n"
+        "    says: \"Fails whenever it is asked.\"\n", encoding="utf-8")
+    g = load_graph(str(path))
+    got = native_games(g, "fail", 0, 3)
+    assert got == [None, None, None]
+    with pytest.raises(RuleFailed) as e:
+        play_game(g, "fail", 0)
+    assert "follow.divides" in str(e.value)

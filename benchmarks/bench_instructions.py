@@ -3,6 +3,7 @@ quiet or a loaded machine, for before/after comparisons that must not depend on 
 
     python benchmarks/bench_instructions.py [--ruleset online] [--games 50] [--warm 40] [--gc]
     python benchmarks/bench_instructions.py --functions 25     # where the bytecodes and calls go
+    python benchmarks/bench_instructions.py --simulate --games 200 --warm 50   # as gouji simulate plays (totals too)
 
 Runs the workload (``--warm`` games to fill the per-ruleset tables, then ``--games`` games, random
 bots, run seed 1) under ``valgrind --tool=callgrind`` twice, with and without the measured games,
@@ -30,6 +31,21 @@ import subprocess
 import sys
 import tempfile
 from typing import Any
+
+
+def simulate_workload(ruleset: str, games: int, warm: int) -> int:
+    """``--simulate``: what ``gouji simulate`` does per game, totals included (``runs.play_chunk``:
+    whole games in the native core in batches where it plays them); returns the decisions."""
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.runs import RunSpec, play_chunk
+    graph = load_graph(ruleset)
+    spec = RunSpec((graph.resolved,), 1, "random", True, "generated")
+    play_chunk((graph,), spec, 0, warm)
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    totals = play_chunk((graph,), spec, warm, warm + games) if games else None
+    return 0 if totals is None else int(totals.means["decisions"].s)  # type: ignore[union-attr]
 
 
 def workload(ruleset: str, games: int, warm: int, *, keep_gc: bool = False, measured: Any = None) -> int:
@@ -112,12 +128,13 @@ def functions(ruleset: str, games: int, warm: int, top: int, keep_gc: bool) -> N
             print(f"{n / decisions:10.3f}  {name}")
 
 
-def instructions(ruleset: str, games: int, warm: int, keep_gc: bool) -> tuple[int, int]:
+def instructions(ruleset: str, games: int, warm: int, keep_gc: bool, simulate: bool = False) -> tuple[int, int]:
     """(instructions, decisions) of one callgrind run of the workload."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
                "--workload", "--ruleset", ruleset, "--games", str(games), "--warm", str(warm)] + (["--gc"] if keep_gc else [])
+        cmd += ["--simulate"] if simulate else []
         res = subprocess.run(cmd, capture_output=True, text=True, check=True)
     ir = int(re.search(r"Collected : (\d+)", res.stderr).group(1))  # type: ignore[union-attr]
     decisions = int(re.search(r"decisions (\d+)", res.stdout).group(1))  # type: ignore[union-attr]
@@ -132,19 +149,23 @@ def main() -> int:
     ap.add_argument("--gc", action="store_true", help="leave the garbage collector on for the measured games")
     ap.add_argument("--functions", type=int, metavar="N",
                     help="no valgrind: bytecodes and calls per decision per function, top N")
+    ap.add_argument("--simulate", action="store_true",
+                    help="measure what gouji simulate does per game (runs.play_chunk: native whole games, totals)")
     ap.add_argument("--workload", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.workload:
-        print(f"decisions {workload(args.ruleset, args.games, args.warm, keep_gc=args.gc)}")
+        d = simulate_workload(args.ruleset, args.games, args.warm) if args.simulate else \
+            workload(args.ruleset, args.games, args.warm, keep_gc=args.gc)
+        print(f"decisions {d}")
         return 0
     if args.functions:
         functions(args.ruleset, args.games, args.warm, args.functions, args.gc)
         return 0
-    base, _ = instructions(args.ruleset, 0, args.warm, args.gc)
-    total, decisions = instructions(args.ruleset, args.games, args.warm, args.gc)
+    base, _ = instructions(args.ruleset, 0, args.warm, args.gc, args.simulate)
+    total, decisions = instructions(args.ruleset, args.games, args.warm, args.gc, args.simulate)
     print(f"{args.ruleset}: {args.games} games, {decisions} decisions, {total - base:,} instructions, "
           f"{(total - base) / decisions:,.0f} per decision (callgrind, after {args.warm} warm-up games, "
-          f"collector {'on' if args.gc else 'frozen and off'})")
+          f"collector {'on' if args.gc else 'frozen and off'}{', as gouji simulate plays them' if args.simulate else ''})")
     return 0
 
 

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.spec import said
 
 __all__ = ["SettingRow", "KeyRow", "rows", "reference_text", "reference_markdown", "all_bundled_rows"]
@@ -81,7 +82,7 @@ def rows(resolved) -> list[SettingRow]:
         default = info.default if isinstance(info.default, dict) else None
         keys = tuple(KeyRow(str(k.key), str(k.type), _plain(k.value),
                             _plain(default.get(k.key)) if default is not None else None) for k in info.sub_keys)
-        where = f"{display_path(info.origin.path)}:{info.origin.line}" if info.origin.line > 0 else "engine default"
+        where = f"{display_path(info.origin.path)}:{info.origin.line}" if info.origin.line > 0 else _("engine default")
         out.append(SettingRow(name, info.type_text, describe(info.type), str(info.type_source), info.allowed,
                               _plain(info.default), _plain(info.value), said(info.says), info.source, where,
                               info.engine_doc, keys))
@@ -90,21 +91,21 @@ def rows(resolved) -> list[SettingRow]:
 
 def reference_text(resolved) -> str:
     """``gouji show --settings RULESET``: one block per setting."""
-    lines = [f"settings of {resolved.name} ({len(rows(resolved))}): type, allowed values, default, value, sentence, source"]
+    lines = [_("settings of {name} ({n}): type, allowed values, default, value, sentence, source").format(name=resolved.name, n=len(rows(resolved)))]
     for r in rows(resolved):
         lines.append("")
-        lines.append(f"{r.name}: {r.type}    ({r.type_source} type; {r.where})")
-        lines.append(f"    type:     {r.type_words}")
+        lines.append(_("{name}: {type}    ({type_source} type; {where})").format(name=r.name, type=r.type, type_source=r.type_source, where=r.where))
+        lines.append(_("    type:     {type_words}").format(type_words=r.type_words))
         if r.allowed is not None:
-            lines.append(f"    allowed:  {', '.join(_show(a) for a in r.allowed)}")
-        lines.append(f"    value:    {_show(r.value)}")
+            lines.append(_("    allowed:  {join}").format(join=', '.join(_show(a) for a in r.allowed)))
+        lines.append(_("    value:    {show}").format(show=_show(r.value)))
         if r.default != r.value:
-            lines.append(f"    default:  {_show(r.default)}  (as first written)")
+            lines.append(_("    default:  {show}  (as first written)").format(show=_show(r.default)))
         for k in r.keys:
-            extra = "" if k.default == k.value or k.default is None else f"  (default {_show(k.default)})"
+            extra = "" if k.default == k.value or k.default is None else _("  (default {show})").format(show=_show(k.default))
             lines.append(f"      {k.key}: {k.type} = {_show(k.value)}{extra}")
         if r.engine_doc:
-            lines.append(f"    engine:   {r.engine_doc}")
+            lines.append(_("    engine:   {engine_doc}").format(engine_doc=r.engine_doc))
         if r.says:
             lines.append(f"    says:     {r.says}")
         if r.source:

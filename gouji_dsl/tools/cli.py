@@ -21,7 +21,7 @@ import click
 
 from gouji_dsl import __version__
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import _, ngettext
+from gouji_dsl.i18n import N_, _, ngettext
 
 __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED", "EXIT_PIPE_CLOSED"]
@@ -178,6 +178,88 @@ class SafeGroup(click.Group):
             _err(internal_error_line(e))
             ctx.exit(EXIT_INTERNAL)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """The language first (``--lang``, else ``GOUJI_LANG``, else the locale), so that even
+        ``gouji --help`` speaks it; a bad code is reported by the option's own check."""
+        from gouji_dsl import i18n
+        given = next((a.split("=", 1)[1] for a in args if a.startswith("--lang=")), None)
+        if given is None and "--lang" in args[:-1]:
+            given = args[args.index("--lang") + 1]
+        try:
+            i18n.use(i18n.resolve(given))
+        except i18n.UnknownLanguage:
+            pass
+        return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands' list of ``--help`` with each command's summary in the active language."""
+        from click.utils import make_default_short_help
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, _help_text(cmd.get_short_help_str(10 ** 6))))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _summary in rows)
+            with formatter.section(_("Commands")):
+                formatter.write_dl([(name, _fit(make_default_short_help(text, limit), limit)) for name, text in rows])
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group's options with their help in the active language."""
+        saved = [(p, p.help) for p in self.get_params(ctx) if isinstance(p, click.Option) and p.help]
+        try:
+            for p, text in saved:
+                p.help = _help_text(text)
+            records = [r for r in (p.get_help_record(ctx) for p in self.get_params(ctx)) if r is not None]
+            if records:
+                with formatter.section(_("Options")):
+                    formatter.write_dl(records)
+            self.format_commands(ctx, formatter)
+        finally:
+            for p, text in saved:
+                p.help = text
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` terminal columns (a Chinese character takes two) with ``…``."""
+    import unicodedata
+    cols = [2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text]
+    if sum(cols) <= width:
+        return text
+    out, used = "", 1
+    for c, w in zip(text, cols):
+        if used + w > width:
+            break
+        out, used = out + c, used + w
+    return out + "…"
+
+
+def _help_text(text: str) -> str:
+    """A help text in the active language: the library's catalog, else the app's (its commands)."""
+    from gouji_dsl import i18n
+    got = _(text)
+    return got if got != text else i18n.catalog(i18n.APP_DOMAIN).gettext(text)
+
+
+#: each command's summary (the first sentence of its help: its line in ``gouji --help``) and the
+#: group's option help, marked for translation (tests/test_cli_i18n.py checks they are the commands')
+HELP_TEXTS = (
+    N_("Compare rulesets A and B (bundled names or paths): settings, rules and definitions that differ, each with where it "
+       "was written and a one-line summary."),
+    N_("Write a printable rulebook of RULESET from its rules' sentences, settings and sources."),
+    N_("Play BOT_A against BOT_B under RULESET and say which is stronger."),
+    N_("Replay a saved game record (from `gouji play`) without the app."),
+    N_("Merge the chunk files of one or more run folders (written with --out, on any machine) into one report: the same "
+       "report a single run over all their deals gives."),
+    N_("Print RULESET after inheritance, or its rule graph."),
+    N_("Play GAMES seeded games of RULESET with bots and summarise them."),
+    N_("Run rule scenario files (YAML: a ruleset and a list of cases)."),
+    N_("Check ruleset files: every problem of every file of each `extends` chain, in one pass — structure, limits, "
+       "settings, hooks, names, types and expressions."),
+    N_("Show the version and exit."),
+    N_("Show this message and exit."),
+)
+
 
 def _load_resolved(ruleset: str):
     """Resolve RULESET or exit 1 with its diagnostics."""
@@ -226,13 +308,13 @@ def _use_language(ctx: click.Context, param: click.Parameter, value: str | None)
 @click.version_option(__version__, prog_name="gouji")
 @click.option("--lang", "lang", metavar="zh|en", default=None, is_eager=True, expose_value=False,
               callback=_use_language,
-              help="The language of the output: zh (中文) or en (default: the environment variable GOUJI_LANG, "
-                   "else the locale, LANG=zh_CN.UTF-8 → zh; else en).")
+              help=N_("The language of the output: zh (中文) or en (default: the environment variable GOUJI_LANG, "
+                      "else the locale, LANG=zh_CN.UTF-8 → zh; else en)."))
 @click.option("--rules-path", "rules_path", multiple=True, metavar="DIR",
               type=SafePath(file_okay=False, path_type=str),
-              help="A folder of rulesets: names are looked up in it and `extends:` (or a scenario's ruleset) may "
-                   "read files in it. Repeatable; also the environment variable GOUJI_RULES_PATH "
-                   "(folders separated by ':').")
+              help=N_("A folder of rulesets: names are looked up in it and `extends:` (or a scenario's ruleset) may "
+                      "read files in it. Repeatable; also the environment variable GOUJI_RULES_PATH "
+                      "(folders separated by ':')."))
 def cli(rules_path: tuple[str, ...] = ()) -> None:
     """gouji-dsl: Gouji (够级) rulesets as data — validate, show, simulate, test, compare and print them.
 

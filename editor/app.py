@@ -67,7 +67,7 @@ class GoujiApp(XtermKeysApp):
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             b = active.binding
-            if not b.description or not active.enabled or b.description in seen:
+            if not b.description or not active.enabled or _(b.description) in seen:
                 continue
             if not isinstance(active.node, (Screen, App)) and not b.show:
                 continue  # a widget's own keys (cursor movement, ...): not commands

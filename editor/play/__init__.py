@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ..i18n import _
+
 if TYPE_CHECKING:  # the engine is imported when a game starts, not by `gouji --help`
     from gouji_dsl.ruleset.graph import RuleGraph
 
@@ -36,7 +38,7 @@ def open_test_play(app, make_graph, own_path: str | os.PathLike[str], show_rule)
     try:
         graph = make_graph()
     except GoujiError as e:
-        app.notify(e.diagnostics[0].short(), title="Fix the ruleset to test-play it", severity="error")
+        app.notify(e.diagnostics[0].short(), title=_("Fix the ruleset to test-play it"), severity="error")
         return
 
     def open_rule(path: str, line: int) -> bool:

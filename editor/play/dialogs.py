@@ -27,6 +27,7 @@ from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
 from gouji_dsl.tools.exits import seed_problem, seed_value, shown, shown_markup
 
+from ..i18n import N_, _
 from ..workspace import display_path
 from .session import GameSummary, PlaySession
 from .widgets import event_text, short_where
@@ -82,7 +83,7 @@ class AskScreen(ModalScreen["str | None"]):
     """A question with a few answers, each picked by its letter (``(key, label, letter)``) or by
     its button; Escape dismisses with None. ``message`` is shown as it is (no markup)."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", N_("Cancel"))]
 
     def __init__(self, title: str, message: str | Text, answers: list[tuple[str, str, str]], *,
                  detail: str | Text = "", default: str | None = None):
@@ -100,7 +101,7 @@ class AskScreen(ModalScreen["str | None"]):
             if self.detail.plain:
                 yield Static(self.detail, classes="play-dialog-detail")
             with Horizontal(classes="ask-buttons"):
-                for key, label, _ in self.answers:
+                for key, label, _letter in self.answers:
                     yield Button(label, id=f"ask-{key}", compact=True,
                                  variant="primary" if key == self.default else "default")
             keys = Text()
@@ -120,7 +121,7 @@ class AskScreen(ModalScreen["str | None"]):
         self.dismiss((event.button.id or "").removeprefix("ask-") or None)
 
     def on_key(self, event: Any) -> None:
-        for key, _, letter in self.answers:
+        for key, _label, letter in self.answers:
             if event.character and event.character.lower() == letter:
                 event.stop()
                 self.dismiss(key)
@@ -132,7 +133,7 @@ class LegalMovesScreen(ModalScreen[str | None]):
     """Your legal moves, grouped by rank (plays) and by kind (other moves). Enter puts the
     chosen one in the move box."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape", "dismiss(None)", N_("Close"))]
 
     def __init__(self, session: PlaySession):
         super().__init__(classes="play-dialog-screen")
@@ -175,7 +176,7 @@ class LegalMovesScreen(ModalScreen[str | None]):
             if not moves:
                 yield Static("You have no move now.")
             yield OptionList(*options, id="legal-list")
-            yield Label("[b]enter[/b] put it in the move box  [b]esc[/b] close", classes="play-dialog-keys")
+            yield Label(_("[b]enter[/b] put it in the move box  [b]esc[/b] close"), classes="play-dialog-keys")
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -194,7 +195,7 @@ class WhyScreen(ModalScreen[None]):
     """Every rule that took part in deciding a move (allowed, forbade, answered). Enter on a rule
     opens its source."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape", "dismiss(None)", N_("Close"))]
 
     def __init__(self, explanation: Explanation, open_rule: Callable[[SourcePos], None], title: str = ""):
         super().__init__(classes="play-dialog-screen")
@@ -205,12 +206,13 @@ class WhyScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         exp = self.explanation
         with Vertical(classes="play-dialog") as box:
-            box.border_title = self.title_text or "Why"
-            seat, _, rest = exp.move.partition(" ")  # NOTATION.md's "SEAT MOVE": say which is the seat
-            head = Text((f"seat {seat} {rest}" if seat.isdigit() and rest else exp.move) + ": ", style="bold")
-            head.append("legal" if exp.legal else "illegal", style="bold green" if exp.legal else "bold red")
+            box.border_title = self.title_text or _("Why")
+            seat, _sep, rest = exp.move.partition(" ")  # NOTATION.md's "SEAT MOVE": say which is the seat
+            head = Text((_("seat {seat}").format(seat=seat) + f" {rest}" if seat.isdigit() and rest else exp.move) + _(": "),
+                        style="bold")
+            head.append(_("legal") if exp.legal else _("illegal"), style="bold green" if exp.legal else "bold red")
             for w in exp.warnings:  # what the move leads to, said before it is made (a burn that cannot succeed)
-                head.append(f" — but {w.fact}", style="bold yellow")
+                head.append(" — " + _("but {fact}").format(fact=w.fact), style="bold yellow")
             if exp.undecided:  # the look-ahead ran out: no claim either way
                 head.append(f" — {exp.undecided}", style="yellow")
             yield Static(head)
@@ -222,11 +224,11 @@ class WhyScreen(ModalScreen[None]):
             entries += [(reason_prompt(r), (r,)) for r in reasons]
             entries += [(because_prompt(b), b.reasons) for b in exp.chain]
             if entries:
-                yield OptionList(*[Option(t, id=f"r{i}") for i, (t, _) in enumerate(entries)], id="why-list")
+                yield OptionList(*[Option(t, id=f"r{i}") for i, (t, _r) in enumerate(entries)], id="why-list")
             else:
-                yield Static("No rule of the ruleset was asked: only the interpreter's own checks.", classes="dim")
+                yield Static(_("No rule of the ruleset was asked: only the interpreter's own checks."), classes="dim")
             self._entries = entries
-            yield Label("[b]enter[/b] open the rule  [b]esc[/b] close", classes="play-dialog-keys")
+            yield Label(_("[b]enter[/b] open the rule  [b]esc[/b] close"), classes="play-dialog-keys")
 
     def on_mount(self) -> None:
         # Tab or Enter right away works on the first rule (issue 15: nothing happened)
@@ -242,15 +244,15 @@ class WhyScreen(ModalScreen[None]):
         if pos is not None:
             self.open_rule(pos)
         elif cited:
-            self.notify(f"{cited[0].rule_id} is one of the interpreter's own checks: it has no source line.")
+            self.notify(_("{rule} is one of the interpreter's own checks: it has no source line.").format(rule=cited[0].rule_id))
         else:
-            self.notify("This fact is the state of the game: no rule decided it.")
+            self.notify(_("This fact is the state of the game: no rule decided it."))
 
 
 class RuleSourceScreen(ModalScreen[None]):
     """A rule's place in its ruleset file, with the lines around it."""
 
-    BINDINGS = [Binding("escape,enter,q", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape,enter,q", "dismiss(None)", N_("Close"))]
 
     def __init__(self, path: str, line: int):
         super().__init__(classes="play-dialog-screen")
@@ -269,8 +271,8 @@ class RuleSourceScreen(ModalScreen[None]):
                 with VerticalScroll():
                     yield Static(syn)
             except OSError as e:
-                yield Static(Text(shown(f"cannot read {self.path}: {e.strerror or e}")))
-            yield Label("[b]esc[/b] close", classes="play-dialog-keys")
+                yield Static(Text(shown(_("cannot read {path}: {error}").format(path=self.path, error=e.strerror or e))))
+            yield Label(_("[b]esc[/b] close"), classes="play-dialog-keys")
 
 
 # ------------------------------------------------------------------------------ paths
@@ -278,7 +280,7 @@ class PathScreen(ModalScreen[Any]):
     """Asks for a file path. ``accept(path)`` returns the result to dismiss with, or raises
     GoujiError / OSError: the message is shown and the dialog stays open."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", N_("Cancel"))]
 
     def __init__(self, title: str, default: str, accept: Callable[[str], Any], action: str = "OK",
                  detail: str = ""):
@@ -294,7 +296,7 @@ class PathScreen(ModalScreen[Any]):
             box.border_title = self.title_text
             if self.detail:
                 yield Static(self.detail, classes="play-dialog-detail")
-            yield Input(shown(self.default), id="path-input", placeholder="file path")  # control characters escaped
+            yield Input(shown(self.default), id="path-input", placeholder=_("file path"))  # control characters escaped
             yield Static("", id="path-error")
             yield Label(f"[b]enter[/b] {self.action.lower()}  [b]esc[/b] cancel", classes="play-dialog-keys")
 
@@ -326,8 +328,8 @@ class ExportScreen(ModalScreen[None]):
     """The position as a scenario case: edit its name, add it to a scenario file or copy it."""
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("ctrl+k", "copy", "Copy", tooltip="Copy the case to the clipboard"),
+        Binding("escape", "dismiss(None)", N_("Close")),
+        Binding("ctrl+k", "copy", N_("Copy"), tooltip=N_("Copy the case to the clipboard")),
     ]
 
     def __init__(self, case_text: str, name: str, default_path: str, add: Callable[[str, str], str]):
@@ -339,16 +341,16 @@ class ExportScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="play-dialog wide") as box:
-            box.border_title = "Export the position as a scenario case"
+            box.border_title = _("Export the position as a scenario case")
             with Horizontal(classes="play-field"):
-                yield Label("Name ", classes="play-field-label")
+                yield Label(_("Name "), classes="play-field-label")
                 yield Input(self.name_default, id="case-name")
             with Horizontal(classes="play-field"):
-                yield Label("File ", classes="play-field-label")
+                yield Label(_("File "), classes="play-field-label")
                 yield Input(self.default_path, id="case-path")
             yield TextArea(self.case_text, language="yaml", read_only=True, id="case-text", soft_wrap=False)
             yield Static("", id="case-status")
-            yield Label("[b]enter[/b] add to the file  [b]ctrl+k[/b] copy  [b]esc[/b] close", classes="play-dialog-keys")
+            yield Label(_("[b]enter[/b] add to the file  [b]ctrl+k[/b] copy  [b]esc[/b] close"), classes="play-dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#case-path", Input).focus()
@@ -377,7 +379,7 @@ class ExportScreen(ModalScreen[None]):
         except OSError as e:
             status.update(Text(f"{path}: {e.strerror or e}", style="red"))
             return
-        self.notify(msg, title="Scenario case")
+        self.notify(msg, title=_("Scenario case"))
         self.dismiss(None)
 
     def action_copy(self) -> None:
@@ -443,7 +445,7 @@ def scoreboard_table(table: DataTable, session: PlaySession) -> None:
 class ScoreboardScreen(ModalScreen[None]):
     """The match so far (F11, and when the last game of a match is over)."""
 
-    BINDINGS = [Binding("escape,enter,f11,q", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape,enter,f11,q", "dismiss(None)", N_("Close"))]
 
     def __init__(self, session: PlaySession, *, final: bool = False):
         super().__init__(classes="play-dialog-screen")
@@ -482,8 +484,8 @@ class BetweenGamesScreen(ModalScreen[None]):
     at a time (Enter shows the next step at once; when all are shown, Enter plays on)."""
 
     BINDINGS = [
-        Binding("enter,space", "step", "Next step"),
-        Binding("escape", "dismiss(None)", "Play on"),
+        Binding("enter,space", "step", N_("Next step")),
+        Binding("escape", "dismiss(None)", N_("Play on")),
     ]
     STEP_DELAY = 0.6
 
@@ -502,13 +504,13 @@ class BetweenGamesScreen(ModalScreen[None]):
             n = st.game_number
             box.border_title = f"Game {n}" + (f" of {s.length} (a {s.length}-game match)" if s.length > 1 else "")
             if any(g.over for g in s.match_summary()):
-                yield Label("Match so far", classes="play-section")
+                yield Label(_("Match so far"), classes="play-section")
                 table: DataTable = DataTable(id="scoreboard", cursor_type="none", zebra_stripes=True)
                 table.can_focus = False  # Enter steps through the dialog
                 yield table
             yield Label("Before play" if self.steps else "Nothing is handed over before play.", classes="play-section")
             yield Static("", id="steps")
-            yield Label("[b]enter[/b] next step / play on  [b]esc[/b] play on", classes="play-dialog-keys")
+            yield Label(_("[b]enter[/b] next step / play on  [b]esc[/b] play on"), classes="play-dialog-keys")
 
     def on_mount(self) -> None:
         if any(g.over for g in self.session.match_summary()):
@@ -542,7 +544,7 @@ class BetweenGamesScreen(ModalScreen[None]):
 
 
 # ------------------------------------------------------------------------------ help
-HELP = """\
+HELP = N_("""\
 [b]Playing[/b]
   Type a move in the box and press [b]Enter[/b]:
     [b]RR TTT[/b]          cards (jokers R B, ranks 3-9 T J Q K A 2; spaces optional)
@@ -569,21 +571,22 @@ HELP = """\
   ctrl+r play on from the position shown · ctrl+l the game log (Enter on a move: the rules
   that decided it; g: go to it; ctrl+l again or esc: back to the move box) · ctrl+s save the record · ctrl+o open a record to replay
   ctrl+t export the position as a scenario case · ctrl+p every command · ctrl+q quit
-"""
+""")
+"""The play screen's F1 help (translated where shown)."""
 
 
 class PlayHelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,f1,q,enter", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape,f1,q,enter", "dismiss(None)", N_("Close"))]
 
     def __init__(self) -> None:
         super().__init__(classes="play-dialog-screen")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="play-dialog wide") as box:
-            box.border_title = "Test-play: help"
+            box.border_title = _("Test-play: help")
             with VerticalScroll():
-                yield Static(HELP)
-            yield Label("[b]esc[/b] close", classes="play-dialog-keys")
+                yield Static(_(HELP))
+            yield Label(_("[b]esc[/b] close"), classes="play-dialog-keys")
 
 
 __all__ = ["LegalMovesScreen", "WhyScreen", "RuleSourceScreen", "PathScreen", "ExportScreen",
@@ -600,7 +603,7 @@ class BotHintScreen(ModalScreen[str | None]):
     thread (the app stays responsive) on a budget in iterations, and is seeded by the position: the
     same question gets the same answer. Enter puts the selected move in the move box."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape", "dismiss(None)", N_("Close"))]
 
     def __init__(self, session: PlaySession, bot: str = "ismcts", iterations: int | None = None):
         super().__init__(classes="play-dialog-screen")
@@ -617,23 +620,23 @@ class BotHintScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="play-dialog wide", id="hint-box") as box:
-            box.border_title = "Ask a bot: what would it play?"
+            box.border_title = _("Ask a bot: what would it play?")
             with Horizontal(id="hint-form"):
-                yield Label("Bot ", classes="hint-label")
+                yield Label(_("Bot "), classes="hint-label")
                 yield Select([(k.name, k.name) for k in BOTS.values()], value=self.bot, allow_blank=False,
                              id="hint-bot")
-                yield Label(" iterations ", classes="hint-label")
+                yield Label(_(" iterations "), classes="hint-label")
                 yield Input(str(self.iterations or ""), type="integer", id="hint-iterations",
-                            placeholder="default")
+                            placeholder=_("default"))
             yield Static("", id="hint-status")
             table: DataTable[Any] = DataTable(id="hint-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("move", "value", "± s.e.", "deals", "")
             yield table
-            yield Label("value: your seat's mean final score over deals sampled from what you can see, every "
+            yield Label(_("value: your seat's mean final score over deals sampled from what you can see, every "
                         "candidate on the same deals. A search bot weighs a few candidates only: the heuristic's "
-                        "move, pass / yield, the cheapest play of each rank.", classes="play-dialog-detail")
-            yield Label("[b]enter[/b] put the move in the box  [b]esc[/b] close  change the bot or the iterations "
-                        "(enter) to ask again", classes="play-dialog-keys")
+                        "move, pass / yield, the cheapest play of each rank."), classes="play-dialog-detail")
+            yield Label(_("[b]enter[/b] put the move in the box  [b]esc[/b] close  change the bot or the iterations "
+                        "(enter) to ask again"), classes="play-dialog-keys")
 
     def on_mount(self) -> None:
         self.ask()
@@ -773,7 +776,7 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
     registry, search bots with an iteration budget), your seat and the seed. Returns
     ``{"seat": s, "seed": x, "bots": {seat: spec}}`` or None."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape", "dismiss(None)", N_("Close"))]
 
     def __init__(self, session: PlaySession):
         super().__init__(classes="play-dialog-screen")
@@ -784,7 +787,7 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         st = s.state
         for seat, spec in sorted(s.bot_names.items()):
             if (st.team(seat) == st.team(s.seat)) == same_team:
-                name, _, n = spec.partition(":")
+                name, _sep, n = spec.partition(":")
                 return name
         return "heuristic"
 
@@ -795,26 +798,26 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         # scrolls where the terminal is too small for it (80x24: the Deal button and a refusal were below
         # the screen, so Enter on a wrong field seemed to do nothing)
         with VerticalScroll(classes="play-dialog wide", id="new-box", can_focus=False) as box:  # Tab: the fields
-            box.border_title = "New game"
-            yield Label("Opponents", classes="play-section")
+            box.border_title = _("New game")
+            yield Label(_("Opponents"), classes="play-section")
             yield Select(choices, value=self._current(False), allow_blank=False, id="new-opponents")
-            yield Label("Teammates", classes="play-section")
+            yield Label(_("Teammates"), classes="play-section")
             yield Select(choices, value=self._current(True), allow_blank=False, id="new-teammates")
-            yield Label("Iterations per decision of a search bot (empty: its default)", classes="play-section")
+            yield Label(_("Iterations per decision of a search bot (empty: its default)"), classes="play-section")
             yield Input(next(iter(iters)) if len(iters) == 1 else "", type="integer", id="new-iterations",
                         placeholder=", ".join(f"{k.name} {k.default_iterations}" for k in BOTS.values() if k.searches))
             with Horizontal(id="new-seat-seed"):
                 with Vertical():
-                    yield Label("Your seat", classes="play-section")
+                    yield Label(_("Your seat"), classes="play-section")
                     yield Select([(str(i), i) for i in range(1, s.graph.n_seats + 1)], value=s.seat, allow_blank=False,
                                  id="new-seat")
                 with Vertical():
-                    yield Label("Seed", classes="play-section")
+                    yield Label(_("Seed"), classes="play-section")
                     yield Input(str(_next_seed(s.seed)), id="new-seed")
             yield Static("", id="new-error")
-            yield Button("Deal", id="new-deal", variant="primary")
+            yield Button(_("Deal"), id="new-deal", variant="primary")
             yield Static(Text.from_markup(_bot_lines()), classes="play-dialog-detail")
-            yield Label("[b]enter[/b] deal  [b]esc[/b] close", classes="play-dialog-keys")
+            yield Label(_("[b]enter[/b] deal  [b]esc[/b] close"), classes="play-dialog-keys")
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#new-deal")

@@ -44,6 +44,7 @@ from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, 
 from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
 
+from ..i18n import N_, _, ngettext
 from ..validation import same_file
 from ..web import offer_download
 from ..widgets.footer import FittingFooter
@@ -63,24 +64,37 @@ from .dialogs import (
     reason_prompt,
 )
 from .session import PlaySession, Typed
-from .widgets import GameLog, HandView, SeatBox, TrickView, markers, move_label, place_text, short_where
+from .widgets import (
+    GameLog,
+    HandView,
+    SeatBox,
+    TrickView,
+    cards_word,
+    flag_word,
+    markers,
+    move_label,
+    place_text,
+    seat_word,
+    short_where,
+)
 
 REVIEW_MAX = 200  # legal moves listed per decision in review mode (F4 lists them all)
 
 SPEEDS: list[tuple[str, float]] = [("instant", 0.0), ("fast", 0.1), ("normal", 0.35), ("slow", 1.0)]
+SPEED_WORDS = (N_("instant"), N_("fast"), N_("normal"), N_("slow"))  # the speeds' names, translated where shown
 
 # (verb as in legal_verbs, button label, what the button does)
 ACTIONS: list[tuple[str, str, str]] = [
-    ("play", "Play ⏎", "submit"),
-    ("burn", "Burn ⏎", "submit"),
-    ("discard", "Discard", "type:discard "),
-    ("return", "Return ⏎", "submit"),
-    ("pass", "Pass F2", "move:pass"),
-    ("yield", "Yield", "move:yield"),
-    ("revolt", "Revolt", "move:revolt"),
-    ("declare", "Declare", "move:declare"),
-    ("choose head", "Keep head", "move:head"),
-    ("choose headless", "Head-less", "move:headless"),
+    ("play", N_("Play ⏎"), "submit"),
+    ("burn", N_("Burn ⏎"), "submit"),
+    ("discard", N_("Discard"), "type:discard "),
+    ("return", N_("Return ⏎"), "submit"),
+    ("pass", N_("Pass F2"), "move:pass"),
+    ("yield", N_("Yield"), "move:yield"),
+    ("revolt", N_("Revolt"), "move:revolt"),
+    ("declare", N_("Declare"), "move:declare"),
+    ("choose head", N_("Keep head"), "move:head"),
+    ("choose headless", N_("Head-less"), "move:headless"),
 ]
 
 
@@ -131,44 +145,44 @@ class PlayScreen(Screen[None]):
     AUTO_FOCUS = "#move"
 
     BINDINGS = [
-        Binding("f1", "help", "Help", tooltip="Keys and how to type moves"),
-        Binding("f2", "pass_move", "Pass", tooltip="Pass (when it is legal)"),
-        Binding("f3", "hint", "Hint", tooltip="What the heuristic bot would play (put in the move box)"),
-        Binding("shift+f3", "ask_bot", "Ask bot",
-                tooltip="What a search bot (ISMCTS, PIMC) or any bot would play, with each move's estimated value"),
+        Binding("f1", "help", N_("Help"), tooltip=N_("Keys and how to type moves")),
+        Binding("f2", "pass_move", N_("Pass"), tooltip=N_("Pass (when it is legal)")),
+        Binding("f3", "hint", N_("Hint"), tooltip=N_("What the heuristic bot would play (put in the move box)")),
+        Binding("shift+f3", "ask_bot", N_("Ask bot"),
+                tooltip=N_("What a search bot (ISMCTS, PIMC) or any bot would play, with each move's estimated value")),
         # F15: xterm's terminfo name of shift+F3 (kf15). Its ESC [1;2R reaches Textual 8.2.8 as a cursor
         # position report, never as a key: editor/terminal_keys.py turns that back into shift+f3
-        Binding("f15", "ask_bot", "Ask bot", show=False,
-                tooltip="shift+F3 as some terminals send it"),
-        Binding("ctrl+n", "new_game", "New game", show=False,
-                tooltip="A new game: choose the opponents' and teammates' bots, your seat and the seed"),
-        Binding("f4", "legal", "Moves", tooltip="Your legal moves, grouped"),
-        Binding("f5", "why", "Why", tooltip="Every rule that decides the move in the box (or the last refused one)"),
-        Binding("ctrl+z", "undo", "Undo", tooltip="Back to before your last move"),
-        Binding("ctrl+y", "redo", "Redo", tooltip="Forward to your next move"),
-        Binding("f6", "run('trick')", "Trick", show=False, tooltip="Play on to the end of the trick (your seat plays the hint)"),
-        Binding("f7", "run('game')", "Game", show=False, tooltip="Play on to the end of the game (your seat plays the hint)"),
-        Binding("f8", "speed", "Speed", show=False, tooltip="Bot speed: instant, fast, normal, slow"),
-        Binding("f9", "autopass", "Auto-pass", show=False, tooltip="Pass for you when pass is your only move"),
-        Binding("f10", "next_game", "Next game", show=False, tooltip="Deal the next game (tribute between games of a match)"),
-        Binding("f12", "review", "Review", show=False,
-                tooltip="Review: open hands; every decision with its legal moves and the rules that decided them"),
-        Binding("left", "review_step(-1)", "Decision back", show=False, tooltip="Review: one decision back"),
-        Binding("right", "review_step(1)", "Decision forward", show=False, tooltip="Review: one decision forward"),
-        Binding("f11", "scoreboard", "Scoreboard", show=False, tooltip="The match so far: places, sweeps, tribute, team totals"),
-        Binding("ctrl+r", "resume", "Resume", show=False, tooltip="Play on from the position shown (drops what came after)"),
-        Binding("ctrl+s", "save", "Save", tooltip="Save the game record (JSON)"),
-        Binding("ctrl+o", "open", "Open", show=False, tooltip="Open a game record and replay it step by step"),
-        Binding("ctrl+t", "export", "Case", show=False, tooltip="Export the position as a scenario case (NOTATION.md)"),
-        Binding("ctrl+l", "log", "Log", show=False, tooltip="Show / focus the game log (Enter on a move: the rules that fired)"),
-        Binding("up", "back", "Back", show=False, tooltip="One move back"),
-        Binding("down", "forward", "Forward", show=False, tooltip="One move forward"),
-        Binding("pageup", "trick(-1)", "Previous trick", show=False, tooltip="Back to the start of this (or the last) trick"),
-        Binding("pagedown", "trick(1)", "Next trick", show=False, tooltip="Forward to the start of the next trick"),
-        Binding("ctrl+home", "start", "Start", show=False, tooltip="Go to the start of the record (Home too, when the move box is empty)"),
-        Binding("ctrl+end", "end", "End", show=False, tooltip="Go to the end of the record (End too, when the move box is empty)"),
-        Binding("escape", "clear", "Clear", show=False, tooltip="Clear the move box"),
-        Binding("ctrl+b", "close", "Close", tooltip="Leave the game: back to the screen you came from (or quit)"),
+        Binding("f15", "ask_bot", N_("Ask bot"), show=False,
+                tooltip=N_("shift+F3 as some terminals send it")),
+        Binding("ctrl+n", "new_game", N_("New game"), show=False,
+                tooltip=N_("A new game: choose the opponents' and teammates' bots, your seat and the seed")),
+        Binding("f4", "legal", N_("Moves"), tooltip=N_("Your legal moves, grouped")),
+        Binding("f5", "why", N_("Why"), tooltip=N_("Every rule that decides the move in the box (or the last refused one)")),
+        Binding("ctrl+z", "undo", N_("Undo"), tooltip=N_("Back to before your last move")),
+        Binding("ctrl+y", "redo", N_("Redo"), tooltip=N_("Forward to your next move")),
+        Binding("f6", "run('trick')", N_("Trick"), show=False, tooltip=N_("Play on to the end of the trick (your seat plays the hint)")),
+        Binding("f7", "run('game')", N_("Game"), show=False, tooltip=N_("Play on to the end of the game (your seat plays the hint)")),
+        Binding("f8", "speed", N_("Speed"), show=False, tooltip=N_("Bot speed: instant, fast, normal, slow")),
+        Binding("f9", "autopass", N_("Auto-pass"), show=False, tooltip=N_("Pass for you when pass is your only move")),
+        Binding("f10", "next_game", N_("Next game"), show=False, tooltip=N_("Deal the next game (tribute between games of a match)")),
+        Binding("f12", "review", N_("Review"), show=False,
+                tooltip=N_("Review: open hands; every decision with its legal moves and the rules that decided them")),
+        Binding("left", "review_step(-1)", N_("Decision back"), show=False, tooltip=N_("Review: one decision back")),
+        Binding("right", "review_step(1)", N_("Decision forward"), show=False, tooltip=N_("Review: one decision forward")),
+        Binding("f11", "scoreboard", N_("Scoreboard"), show=False, tooltip=N_("The match so far: places, sweeps, tribute, team totals")),
+        Binding("ctrl+r", "resume", N_("Resume"), show=False, tooltip=N_("Play on from the position shown (drops what came after)")),
+        Binding("ctrl+s", "save", N_("Save"), tooltip=N_("Save the game record (JSON)")),
+        Binding("ctrl+o", "open", N_("Open"), show=False, tooltip=N_("Open a game record and replay it step by step")),
+        Binding("ctrl+t", "export", N_("Case"), show=False, tooltip=N_("Export the position as a scenario case (NOTATION.md)")),
+        Binding("ctrl+l", "log", N_("Log"), show=False, tooltip=N_("Show / focus the game log (Enter on a move: the rules that fired)")),
+        Binding("up", "back", N_("Back"), show=False, tooltip=N_("One move back")),
+        Binding("down", "forward", N_("Forward"), show=False, tooltip=N_("One move forward")),
+        Binding("pageup", "trick(-1)", N_("Previous trick"), show=False, tooltip=N_("Back to the start of this (or the last) trick")),
+        Binding("pagedown", "trick(1)", N_("Next trick"), show=False, tooltip=N_("Forward to the start of the next trick")),
+        Binding("ctrl+home", "start", N_("Start"), show=False, tooltip=N_("Go to the start of the record (Home too, when the move box is empty)")),
+        Binding("ctrl+end", "end", N_("End"), show=False, tooltip=N_("Go to the end of the record (End too, when the move box is empty)")),
+        Binding("escape", "clear", N_("Clear"), show=False, tooltip=N_("Clear the move box")),
+        Binding("ctrl+b", "close", N_("Close"), tooltip=N_("Leave the game: back to the screen you came from (or quit)")),
     ]
 
     def __init__(self, graph: RuleGraph | str, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
@@ -182,7 +196,7 @@ class PlayScreen(Screen[None]):
         self.graph = graph
         self.session = PlaySession(graph, seat=seat, seed=seed, bots=bots, hands=hands, leader=leader)
         self.initial_record = record
-        self.speed_index = next((i for i, (n, _) in enumerate(SPEEDS) if n == speed), 2)
+        self.speed_index = next((i for i, (n, _delay) in enumerate(SPEEDS) if n == speed), 2)
         self.autopass = autopass
         self.on_open_rule = on_open_rule
         self.show_steps = show_steps
@@ -214,7 +228,7 @@ class PlayScreen(Screen[None]):
                 self.app.exit()
             elif self.app.screen is self:
                 self.app.pop_screen()
-        self.confirm_leave("Closing", close)
+        self.confirm_leave(N_("Closing"), close)
 
     def confirm_leave(self, doing: str, then: Callable[[], None]) -> None:
         """Before the game shown is dropped (``doing``: what drops it, "Close", "Open a record"): when
@@ -226,8 +240,11 @@ class PlayScreen(Screen[None]):
             then()
             return
         st = s.entries[-1].state
-        what = (f"Game {st.game_number} of {s.length}" if s.length > 1 else "The game") + \
-            (" is over, but the match is not" if st.over else " is not finished")
+        if s.length > 1:
+            what = (_("Game {n} of {length} is over, but the match is not") if st.over else
+                    _("Game {n} of {length} is not finished")).format(n=st.game_number, length=s.length)
+        else:
+            what = _("The game is over, but the match is not") if st.over else _("The game is not finished")
 
         def answer(choice: str | None) -> None:
             if choice == "save":
@@ -235,10 +252,10 @@ class PlayScreen(Screen[None]):
             elif choice == "leave":
                 then()
         self.app.push_screen(AskScreen(
-            "Leave the game?", f"{what}: {doing.lower()} drops it.",
-            [("save", "Save the record first", "s"), ("leave", "Leave without saving", "l"),
-             ("stay", "Stay", "c")], default="stay",
-            detail="Save: the record (JSON) keeps every move; ctrl+o replays it and ctrl+r plays on from any point."),
+            _("Leave the game?"), _("{what}: {doing} drops it.").format(what=what, doing=_(doing).lower()),
+            [("save", _("Save the record first"), "s"), ("leave", _("Leave without saving"), "l"),
+             ("stay", _("Stay"), "c")], default="stay",
+            detail=_("Save: the record (JSON) keeps every move; ctrl+o replays it and ctrl+r plays on from any point.")),
             answer)
 
     # ------------------------------------------------------------------ layout
@@ -255,12 +272,12 @@ class PlayScreen(Screen[None]):
                 yield Static("", id="notes")
                 yield Static("", id="you")
                 yield HandView(id="hand")
-                yield MoveBox(placeholder="a move: RR TTT · pass · yield · burn BB JJJJ (Enter plays, F1 help)",
-                            id="move")
+                yield MoveBox(placeholder=_("a move: RR TTT · pass · yield · burn BB JJJJ (Enter plays, F1 help)"),
+                              id="move")
                 yield Static("", id="feedback")
                 with Horizontal(id="actions"):
-                    for verb, label, _ in ACTIONS:
-                        b = Button(label, id=f"act-{verb.replace(' ', '-')}", compact=True, classes="act")
+                    for verb, label, _what in ACTIONS:
+                        b = Button(_(label), id=f"act-{verb.replace(' ', '-')}", compact=True, classes="act")
                         b.can_focus = False  # keys: type the move or use the F-keys; the mouse clicks
                         yield b
                 yield OptionList(id="why")
@@ -278,14 +295,14 @@ class PlayScreen(Screen[None]):
                     rec = load_record(rec)
                 self._load(rec)
             except GoujiError as e:
-                self.notify(e.format(), title="Cannot replay the record", severity="error", timeout=15)
+                self.notify(e.format(), title=_("Cannot replay the record"), severity="error", timeout=15)
         if self.review:
             self.set_class(True, "-review")
         self.refresh_all()
         if self.review:
             self.query_one("#review", OptionList).focus()
         if self.show_steps and self.session.mode == "play" and self._has_steps() and not self.review:
-            self.app.push_screen(BetweenGamesScreen(self.session), lambda _: self._schedule())
+            self.app.push_screen(BetweenGamesScreen(self.session), lambda _result: self._schedule())
         else:
             self._schedule()
 
@@ -303,17 +320,16 @@ class PlayScreen(Screen[None]):
         self._refresh_trick()
         self._refresh_notes()
         you = Text()
-        you.append(f"Seat {me} · you · team {st.team(me)}", style="bold")
+        you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
         if me in st.places:
             p = st.places[me]
-            you.append(f" · out {place_text(p)}")
-        n = st.hand_size(me)
-        you.append(f" · {n} card{'s' if n != 1 else ''}")
+            you.append(" · " + _("out {place}").format(place=place_text(p)))
+        you.append(" · " + cards_word(st.hand_size(me)))
         marks = markers(s, me)
         if marks:
             you.append(" · " + " ".join(marks), style="italic")
         if s.your_turn:
-            you.append("  ▶ your turn", style="bold reverse")
+            you.append("  ▶ " + _("your turn"), style="bold reverse")
         self.query_one("#you", Static).update(you)
         value = self.query_one("#move", Input).value
         # what is typed is read again against the position now shown (a turn error goes stale)
@@ -372,8 +388,8 @@ class PlayScreen(Screen[None]):
             if session is s and len(s.entries) == n and s.entries[-1].state is last and s.cursor != cursor:
                 s.goto(cursor)
                 self._hide_why()
-                self.notify(f"Back to where play was ({'the end of the game' if s.state.over else 'move ' + str(cursor)}).",
-                            timeout=3)
+                self.notify(_("Back to where play was (the end of the game).") if s.state.over else
+                            _("Back to where play was (move {n}).").format(n=cursor), timeout=3)
         self.review = on
         self.open_hands = on
         self.set_class(on, "-review")
@@ -382,8 +398,8 @@ class PlayScreen(Screen[None]):
                 self._timer.stop()
                 self._timer = None
             if self.session.mode == "play" and self.session.live:
-                self.notify("Review: every hand is open. ←/→ step through the decisions, ↑/↓ the moves, "
-                            "Enter the rules; F12 back to play.", title="Review", timeout=6)
+                self.notify(_("Review: every hand is open. ←/→ step through the decisions, ↑/↓ the moves, "
+                              "Enter the rules; F12 back to play."), title=_("Review"), timeout=6)
         self.refresh_all()
         if on:
             self.query_one("#review", OptionList).focus()
@@ -416,7 +432,7 @@ class PlayScreen(Screen[None]):
         """``4/17`` for decision 4 of the 17 made, ``14 (the next)`` for the one still to make (at the
         end of a live game: not "14/13")."""
         n = len(self.session.entries) - 1
-        return f"{k}/{n}" if k <= n else f"{k} (the next)"
+        return f"{k}/{n}" if k <= n else _("{k} (the next)").format(k=k)
 
     def _refresh_review(self) -> None:
         s = self.session
@@ -428,14 +444,15 @@ class PlayScreen(Screen[None]):
         n = len(s.entries) - 1
         k = self._review_decision()
         if k is None:
-            ol.border_title = f"After decision {s.cursor}/{n}: the game is over"
+            ol.border_title = _("After decision {k}/{n}: the game is over").format(k=s.cursor, n=n)
             self._review_moves = []
             return
-        who = "you" if st.to_act == s.seat else f"seat {st.to_act}"
+        who = seat_word(st.to_act, s.seat)
         moves = list(s.legal())
         made_move = next((m for m in moves if made and m.text(s.model) == made), None)
-        ol.border_title = (f"Decision {self._review_count(k)}: {who} to {st.capacity or st.phase} · {len(moves)} legal move"
-                           f"{'s' if len(moves) != 1 else ''}" + (f" · made: {move_label(made, s.seat).plain}" if made else " · not made yet"))
+        ol.border_title = (_("Decision {k}: {who} to {what}").format(k=self._review_count(k), who=who, what=st.capacity or st.phase)
+                           + " · " + ngettext("{n} legal move", "{n} legal moves", len(moves)).format(n=len(moves))
+                           + (" · " + _("made: {move}").format(move=move_label(made, s.seat).plain) if made else " · " + _("not made yet")))
         ordered = ([made_move] if made_move is not None else []) + [m for m in moves if m is not made_move]
         shown = ordered[:REVIEW_MAX]
         self._review_moves = shown
@@ -446,7 +463,7 @@ class PlayScreen(Screen[None]):
             if m.cards is not None:
                 p = s.model.classify(m.cards)
                 if p.gouji:
-                    label.append("  gouji", style="magenta")
+                    label.append("  " + _("gouji"), style="magenta")
             if m is made_move:
                 exp = explain(st, m)
                 deciding = [r for r in exp.reasons if r.verdict != "note"][:2]
@@ -454,7 +471,7 @@ class PlayScreen(Screen[None]):
                     label.append("  " + " · ".join(r.rule_id for r in deciding), style="dim")
             options.append(Option(label, id=f"rv-{i}"))
         if len(ordered) > len(shown):
-            options.append(Option(Text(f"  … {len(ordered) - len(shown)} more legal moves (F4 lists them all)", style="dim"),
+            options.append(Option(Text("  " + _("… {n} more legal moves (F4 lists them all)").format(n=len(ordered) - len(shown)), style="dim"),
                                   disabled=True))
         ol.add_options(options)
         ol.highlighted = 0 if shown else None
@@ -467,7 +484,7 @@ class PlayScreen(Screen[None]):
         mv = self._review_moves[i]
         st = self.session.state
         self.app.push_screen(WhyScreen(explain(st, mv), self.open_rule,
-                                       f"Why this move is legal here (decision {self._review_decision()})"))
+                                       _("Why this move is legal here (decision {k})").format(k=self._review_decision())))
 
     def action_scoreboard(self) -> None:
         self.app.push_screen(ScoreboardScreen(self.session))
@@ -490,7 +507,7 @@ class PlayScreen(Screen[None]):
             "count" not in info and int(seat) not in st.places for seat, info in st.view(me)["others"].items())
         rule = s.count_rule()
         if hidden and rule is not None:
-            notes.append("? cards ", style="bold")
+            notes.append(_("? cards") + " ", style="bold")
             notes.append(f"{rule[1]}  ", style="dim")
         seen: set[str] = set()
         for seat in st.seat_list:
@@ -499,9 +516,8 @@ class PlayScreen(Screen[None]):
                     continue
                 seen.add(name)
                 node = s.flag_rule(name)
-                term = s.flag_term(name)
                 if node is not None and node.says:
-                    notes.append(name.replace("_", " ") + (f" {term}" if term else "") + " ", style="bold")
+                    notes.append(flag_word(s, name) + " ", style="bold")
                     notes.append(f"{node.says}  ", style="dim")
         self.query_one("#notes", Static).update(notes)
 
@@ -511,8 +527,8 @@ class PlayScreen(Screen[None]):
         self.set_class(small, "-too-small")
         if small:
             self.query_one("#too-small", Static).update(
-                f"The terminal is {w}×{h}: the table needs at least {self.MIN_SIZE[0]}×{self.MIN_SIZE[1]}.\n"
-                "Make the window larger to play on (the game waits as it is); ctrl+q quits.")
+                _("The terminal is {w}×{h}: the table needs at least {mw}×{mh}.").format(w=w, h=h, mw=self.MIN_SIZE[0], mh=self.MIN_SIZE[1])
+                + "\n" + _("Make the window larger to play on (the game waits as it is); ctrl+q quits."))
         elif self.focused is None and self.is_current:
             self.query_one("#move").focus()  # back from too small: typing goes to the move box again
         self.call_after_refresh(self._refresh_trick)
@@ -522,24 +538,25 @@ class PlayScreen(Screen[None]):
         st = s.state
         t = Text()
         t.append(f" {self.graph.name}", style="bold")
-        t.append(f" · game {st.game_number}" + (f"/{s.length}" if s.length > 1 else ""))
-        t.append(f" · seed {s.seed}")
+        t.append(" · " + _("game {n}").format(n=st.game_number) + (f"/{s.length}" if s.length > 1 else ""))
+        t.append(" · " + _("seed {seed}").format(seed=s.seed))
         if self.review:
             k = self._review_decision()
-            t.append(f" · review: decision {self._review_count(k)}, hands open" if k
-                     else " · review: game over, hands open", style="bold cyan")
-            t.append("  ←→ decisions · ↑↓ moves · enter the rules · F12 leave", style="dim")
+            t.append(" · " + (_("review: decision {k}, hands open").format(k=self._review_count(k)) if k
+                              else _("review: game over, hands open")), style="bold cyan")
+            t.append("  " + _("←→ decisions · ↑↓ moves · enter the rules · F12 leave"), style="dim")
         elif s.mode == "replay":
-            t.append(f" · replay {s.cursor}/{len(s.entries) - 1}", style="bold magenta")
-            t.append("  ↑↓ step · ctrl+z/y your moves · ctrl+r take over", style="dim")
+            t.append(" · " + _("replay {k}/{n}").format(k=s.cursor, n=len(s.entries) - 1), style="bold magenta")
+            t.append("  " + _("↑↓ step · ctrl+z/y your moves · ctrl+r take over"), style="dim")
         elif not s.live:
-            t.append(f" · viewing {s.cursor}/{len(s.entries) - 1}", style="bold yellow")
-            t.append("  ctrl+y redo · ctrl+r play on from here · or make a move", style="dim")
+            t.append(" · " + _("viewing {k}/{n}").format(k=s.cursor, n=len(s.entries) - 1), style="bold yellow")
+            t.append("  " + _("ctrl+y redo · ctrl+r play on from here · or make a move"), style="dim")
         else:
-            t.append(f" · you: seat {s.seat} · speed {self.speed[0]}")
-            t.append(f" · auto-pass {'on' if self.autopass else 'off'}")
+            t.append(" · " + _("you: seat {seat} · speed {speed}").format(seat=s.seat, speed=_(self.speed[0])))
+            t.append(" · " + (_("auto-pass on") if self.autopass else _("auto-pass off")))
             if self._thinking is not None and self._thinking is st and st.to_act is not None:
-                t.append(f" · seat {st.to_act} ({s.bot_names.get(st.to_act, '')}) is thinking…", style="bold")
+                t.append(" · " + _("seat {seat} ({bot}) is thinking…").format(seat=st.to_act, bot=s.bot_names.get(st.to_act, '')),
+                         style="bold")
         self.query_one("#status", Static).update(t)
 
     def _refresh_hand(self) -> None:
@@ -548,12 +565,12 @@ class PlayScreen(Screen[None]):
         typed = self._typed
         sel = typed.move.cards if typed and typed.move and typed.move.cards is not None else None
         hv.set_hand(s.state.hands[s.seat], s.model.kinds, sel)
-        hv.border_title = f"Your hand ({s.state.hand_size(s.seat)})"
+        hv.border_title = _("Your hand ({n})").format(n=s.state.hand_size(s.seat))
 
     def _refresh_actions(self) -> None:
         s = self.session
         verbs = s.legal_verbs() if s.your_turn and (s.live or s.mode == "play") else set()
-        for verb, _, _ in ACTIONS:
+        for verb, _label, _what in ACTIONS:
             b = self.query_one(f"#act-{verb.replace(' ', '-')}", Button)
             b.display = verb in verbs
 
@@ -568,35 +585,24 @@ class PlayScreen(Screen[None]):
             failed = self.rule_failure if self._failed_at is st else None
             if failed is not None:
                 t.append("✗ ", style="bold red")
-                t.append(f"rule {failed.rule_id!r} failed here", style="bold red")
+                t.append(_("rule {rule!r} failed here").format(rule=failed.rule_id), style="bold red")
                 t.append(f" ({short_where(failed.pos)}): {failed.reason}", style="red")
-                t.append("  ctrl+z undo · ctrl+s save the record", style="dim")
+                t.append("  " + _("ctrl+z undo · ctrl+s save the record"), style="dim")
             elif st.over:
-                t.append(f"Game {st.game_number}" + (f" of {s.length}" if s.length > 1 else "") + " is over. ", style="bold")
-                t.append(f"F10 deals {s.next_game_label()} · F11 scoreboard · ctrl+s saves the record.", style="dim")
+                t.append((_("Game {n} of {length} is over.") if s.length > 1 else _("Game {n} is over.")).format(
+                    n=st.game_number, length=s.length) + " ", style="bold")
+                t.append(_("F10 deals {next} · F11 scoreboard · ctrl+s saves the record.").format(next=s.next_game_label()),
+                         style="dim")
             elif s.your_turn:
-                moves = s.legal()
-                n = sum(1 for m in moves if m.cards is not None)
-                t.append("Your turn: ", style="bold")
-                if st.capacity == "lead" and st.phase == "play":
-                    t.append(f"lead any of your {n} plays" if n != 1 else "lead your one play", style="dim")
-                elif st.capacity == "burn" and st.top is not None:
-                    t.append(f"seat {st.top.seat}'s {st.top.play.text} is a gouji play: "
-                             + ("nothing you hold burns it: pass" if n == 0 else "burn it with "
-                                + (f"one of {n} plays" if n != 1 else "your one play") + " (type the cards), or pass"),
-                             style="dim")
-                elif st.capacity == "follow" and st.top is not None:
-                    t.append(f"{n} play{'s' if n != 1 else ''} beat{'s' if n == 1 else ''} {st.top.play.text}" if n else
-                             f"nothing you hold beats {st.top.play.text}: pass", style="dim")
-                else:
-                    t.append(self._setup_question(), style="dim")
-                t.append("  (F3 hint · F4 list)", style="dim")
+                t.append(_("Your turn:") + " ", style="bold")
+                t.append(self._turn_hint(), style="dim")
+                t.append("  " + _("(F3 hint · F4 list)"), style="dim")
             elif self.review:
-                t.append("Review: ←/→ one decision back/forward, ↑/↓ its legal moves, Enter the rules.", style="dim")
+                t.append(_("Review: ←/→ one decision back/forward, ↑/↓ its legal moves, Enter the rules."), style="dim")
             elif s.mode == "replay" or not s.live:
-                t.append("Looking back: ↑/↓ step, ctrl+r plays on from here.", style="dim")
+                t.append(_("Looking back: ↑/↓ step, ctrl+r plays on from here."), style="dim")
             else:
-                t.append(f"Seat {st.to_act} is thinking…", style="dim")
+                t.append(_("Seat {seat} is thinking…").format(seat=st.to_act), style="dim")
         elif typed is not None:
             if typed.error:
                 t.append("✗ ", style="bold red")
@@ -604,7 +610,7 @@ class PlayScreen(Screen[None]):
             else:
                 if typed.play is not None and not typed.play.valid:
                     t.append("✗ ", style="bold red")
-                    t.append(s.describe_play(typed.play) + ".", style="red")
+                    t.append(s.describe_play(typed.play) + _("."), style="red")
                     # the rule that refuses the shape, as the F5 dialog names it
                     forb = typed.forbidding if typed.explanation is not None else []
                     if forb:
@@ -612,29 +618,29 @@ class PlayScreen(Screen[None]):
                         if forb[0].pos is not None:
                             t.append(f" {short_where(forb[0].pos)}", style="dim")
                 elif typed.play is not None:
-                    t.append(f"{typed.play.text}: {s.describe_play(typed.play)}. ", style="")
+                    t.append(f"{typed.play.text}: {s.describe_play(typed.play)}{_('.')} ", style="")
                 if typed.explanation is not None and (typed.play is None or typed.play.valid):
                     if typed.legal and typed.explanation.warnings:  # legal, but it will fail (a bluff is a move)
                         w = typed.explanation.warnings[0]
-                        t.append("✓ legal", style="bold yellow")
-                        t.append(f" — but {w.fact.split(':', 1)[0]}", style="bold yellow")
+                        t.append("✓ " + _("legal"), style="bold yellow")
+                        t.append(" — " + _("but {fact}").format(fact=w.fact.split(':', 1)[0]), style="bold yellow")
                         for r in w.reasons[:1]:  # (the rule and its place first: the sentence may be cut at 80x24)
                             t.append(f": {r.rule_id}", style="bold yellow")
                             if r.pos is not None:
                                 t.append(f" ({short_where(r.pos)})", style="dim")
-                        t.append(" — Enter plays it all the same, F5 why" if typed.your_turn else "", style="yellow")
+                        t.append(" — " + _("Enter plays it all the same, F5 why") if typed.your_turn else "", style="yellow")
                         for r in w.reasons[:1]:
                             t.append(f" — {r.text}", style="yellow")
                     elif typed.legal and typed.explanation.undecided:  # no claim either way
-                        t.append("✓ legal", style="bold green")
+                        t.append("✓ " + _("legal"), style="bold green")
                         t.append(f" — {typed.explanation.undecided}", style="yellow")
-                        t.append(" — Enter to play, F5 why" if typed.your_turn else "", style="green")
+                        t.append(" — " + _("Enter to play, F5 why") if typed.your_turn else "", style="green")
                     elif typed.legal:
-                        t.append("✓ legal", style="bold green")
+                        t.append("✓ " + _("legal"), style="bold green")
                         beats = next((r for r in typed.explanation.reasons if r.rule_id == "setting.comparison"), None)
                         if beats is not None:
                             t.append(f" — {beats.text.rstrip('.')}", style="green")
-                        t.append(" — Enter to play" if typed.your_turn else "", style="green")
+                        t.append(" — " + _("Enter to play") if typed.your_turn else "", style="green")
                     else:
                         forb = typed.forbidding
                         t.append("✗ ", style="bold red")
@@ -645,31 +651,52 @@ class PlayScreen(Screen[None]):
                             if r.pos is not None:
                                 t.append(f" ({short_where(r.pos)})", style="dim")
                         else:
-                            t.append("illegal", style="red")
+                            t.append(_("illegal"), style="red")
         fb.update(t)
+
+    def _turn_hint(self) -> str:
+        """What your turn asks, in a few words: lead, burn, answer, or the setup question."""
+        s = self.session
+        st = s.state
+        n = sum(1 for m in s.legal() if m.cards is not None)
+        if st.capacity == "lead" and st.phase == "play":
+            return ngettext("lead your one play", "lead any of your {n} plays", n).format(n=n)
+        if st.capacity == "burn" and st.top is not None:
+            if n == 0:
+                return _("seat {seat}'s {cards} is a gouji play: nothing you hold burns it: pass").format(
+                    seat=st.top.seat, cards=st.top.play.text)
+            return ngettext("seat {seat}'s {cards} is a gouji play: burn it with your one play (type the cards), or pass",
+                            "seat {seat}'s {cards} is a gouji play: burn it with one of {n} plays (type the cards), or pass",
+                            n).format(seat=st.top.seat, cards=st.top.play.text, n=n)
+        if st.capacity == "follow" and st.top is not None:
+            if n == 0:
+                return _("nothing you hold beats {cards}: pass").format(cards=st.top.play.text)
+            return ngettext("{n} play beats {cards}", "{n} plays beat {cards}", n).format(n=n, cards=st.top.play.text)
+        return self._setup_question()
 
     def _setup_question(self) -> str:
         """What the setup / between-game question is, with the rule that asks it."""
         s = self.session
         st = s.state
         me = s.seat
-        ask = {"setup": ("revolt", "declare revolution (革命)? type revolt or pass"),
-               "declare": ("declare", "declare the point (宣点)? type declare or pass"),
-               "choose": ("choose", "type head (keep a head, 死级) or headless (活级)")}
+        ask = {"setup": ("revolt", N_("declare revolution (革命)? type revolt or pass")),
+               "declare": ("declare", N_("declare the point (宣点)? type declare or pass")),
+               "choose": ("choose", N_("type head (keep a head, 死级) or headless (活级)"))}
         if st.phase == "return":
-            _, giver, n = st.return_queue[0]
-            return f"return {n} card{'s' if n != 1 else ''} to seat {giver} (还贡): type the cards"
+            _receiver, giver, n = st.return_queue[0]
+            return ngettext("return {n} card to seat {giver} (还贡): type the cards",
+                            "return {n} cards to seat {giver} (还贡): type the cards", n).format(n=n, giver=giver)
         if st.phase == "ask":  # a choice of the ruleset's own: the offer rule that asks it says what it is
             word = st.ask_queue[0][1]
             mv = Move(me, Verb.CHOOSE, None, word)
             why = next((r for r in explain(st, mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
-            return f"{word}? type choose {word} or pass" + (f" — {why.rule_id}: {why.text}" if why else "")
+            return _("{word}? type choose {word} or pass").format(word=word) + (f" — {why.rule_id}: {why.text}" if why else "")
         if st.phase not in ask:
             return " / ".join(sorted(s.legal_verbs()))
         verb, text = ask[st.phase]
         mv = Move(me, Verb(verb), None, "head" if verb == "choose" else "")
         why = next((r for r in explain(st, mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
-        return text + (f" — {why.rule_id}: {why.text}" if why else "")
+        return _(text) + (f" — {why.rule_id}: {why.text}" if why else "")
 
     # ------------------------------------------------------------------ typing
     @on(Input.Changed, "#move")
@@ -729,7 +756,7 @@ class PlayScreen(Screen[None]):
             self.app.bell()
             return False
         if s.state.over:
-            self.notify("The game is over: F10 deals the next game.")
+            self.notify(_("The game is over: F10 deals the next game."))
             return False
         if not typed.legal:
             s.last_illegal = typed.move.text(s.model)
@@ -771,7 +798,7 @@ class PlayScreen(Screen[None]):
         reasons = [r for r in exp.reasons if r.verdict == "forbade"] + [r for r in exp.reasons if r.verdict != "forbade"]
         self._why = reasons
         self._why_text = typed.text.strip()
-        ol.border_title = f"Why {exp.move} is refused (Tab here, Enter opens a rule)"
+        ol.border_title = _("Why {move} is refused (Tab here, Enter opens a rule)").format(move=exp.move)
         ol.add_options([Option(reason_prompt(r), id=f"why-{i}") for i, r in enumerate(reasons)])
         ol.highlighted = 0 if reasons else None
         ol.add_class("-shown")
@@ -791,7 +818,7 @@ class PlayScreen(Screen[None]):
         if r.pos is not None:
             self.open_rule(r.pos)
         else:
-            self.notify(f"{r.rule_id} is one of the interpreter's own checks: no source line.")
+            self.notify(_("{rule} is one of the interpreter's own checks: no source line.").format(rule=r.rule_id))
 
     def open_rule(self, pos: SourcePos) -> None:
         """Show the rule written at ``pos`` (in the editor when the app wired ``on_open_rule``)."""
@@ -815,7 +842,7 @@ class PlayScreen(Screen[None]):
     def _action_button(self, event: Button.Pressed) -> None:
         event.stop()
         verb = (event.button.id or "").removeprefix("act-").replace("-", " ")
-        what = next(a for v, _, a in ACTIONS if v == verb)
+        what = next(a for v, _label, a in ACTIONS if v == verb)
         if what == "submit":
             self.submit(self.query_one("#move", Input).value)
         elif what.startswith("type:"):
@@ -847,7 +874,7 @@ class PlayScreen(Screen[None]):
         delay = 0.0 if self._run is not None else self.speed[1]
         if delay <= 0:
             moved = False
-            for _ in range(10000):
+            for _step in range(10000):
                 step = self._auto_step()
                 if step != "moved":
                     break
@@ -866,7 +893,7 @@ class PlayScreen(Screen[None]):
         run is over) or ``idle``."""
         s = self.session
         if self._run is not None:
-            until, trick, game, _ = self._run
+            until, trick, game, _moves = self._run
             if s.state.over or s.game_index != game or (until == "trick" and s.state.trick_no != trick):
                 self._end_run()
                 return "ended"
@@ -896,10 +923,11 @@ class PlayScreen(Screen[None]):
     def _end_run(self) -> None:
         if self._run is None:
             return
-        until, _, _, n = self._run
+        until, _trick, _game, n = self._run
         self._run = None
-        self.notify(f"{n} move{'s' if n != 1 else ''} played" + (" to the end of the trick" if until == "trick"
-                                                                    else " to the end of the game"), timeout=3)
+        self.notify((ngettext("{n} move played to the end of the trick", "{n} moves played to the end of the trick", n)
+                     if until == "trick" else ngettext("{n} move played to the end of the game",
+                                                       "{n} moves played to the end of the game", n)).format(n=n), timeout=3)
 
     def _think(self) -> None:
         """Ask the search bot to act for its move in a worker thread; :meth:`_thought` applies it."""
@@ -1057,7 +1085,7 @@ class PlayScreen(Screen[None]):
     def action_pass_move(self) -> None:
         s = self.session
         if not s.your_turn:
-            self.notify("It is not your turn.")
+            self.notify(_("It is not your turn."))
             return
         self.submit("pass")
 
@@ -1065,7 +1093,7 @@ class PlayScreen(Screen[None]):
     def action_hint(self) -> None:
         s = self.session
         if not s.your_turn:
-            self.notify("It is not your turn: the hint is for your moves.")
+            self.notify(_("It is not your turn: the hint is for your moves."))
             return
         mv = s.hint()
         if mv is None:
@@ -1085,10 +1113,10 @@ class PlayScreen(Screen[None]):
         """shift+F3: ask a bot (default ISMCTS) what it would play for you, with estimated values."""
         s = self.session
         if s.state.over or s.state.to_act is None:
-            self.notify("The game is over: there is no move to ask about.")
+            self.notify(_("The game is over: there is no move to ask about."))
             return
         if not s.your_turn:
-            self.notify("It is not your turn: the hint is for your moves.")
+            self.notify(_("It is not your turn: the hint is for your moves."))
             return
 
         def chosen(word: str | None) -> None:
@@ -1126,9 +1154,10 @@ class PlayScreen(Screen[None]):
         self.query_one(GameLog).rebuild(s)
         self.refresh_all()
         names = sorted(set(s.bot_names.values()))
-        self.notify(f"New game, seed {s.seed}: you at seat {s.seat} against {', '.join(names)}.", timeout=4)
+        self.notify(_("New game, seed {seed}: you at seat {seat} against {bots}.").format(seed=s.seed, seat=s.seat, bots=", ".join(names)),
+                    timeout=4)
         if self.show_steps and self._has_steps():
-            self.app.push_screen(BetweenGamesScreen(s), lambda _: self._schedule())
+            self.app.push_screen(BetweenGamesScreen(s), lambda _result: self._schedule())
         else:
             self._schedule()
 
@@ -1136,10 +1165,10 @@ class PlayScreen(Screen[None]):
     def action_legal(self) -> None:
         s = self.session
         if s.state.over or s.state.to_act is None:
-            self.notify("The game is over.")
+            self.notify(_("The game is over."))
             return
         if not s.your_turn:
-            self.notify(f"It is seat {s.state.to_act}'s turn, not yours.")
+            self.notify(_("It is seat {seat}'s turn, not yours.").format(seat=s.state.to_act))
             return
 
         def chosen(word: str | None) -> None:
@@ -1162,7 +1191,7 @@ class PlayScreen(Screen[None]):
             self.app.push_screen(WhyScreen(explain(before, mv), self.open_rule, "Why the last move was allowed"))
             return
         if typed is None or typed.explanation is None:
-            self.notify("Type a move first: F5 explains it." if typed is None else (typed.error or "The game is over."))
+            self.notify(_("Type a move first: F5 explains it.") if typed is None else (typed.error or _("The game is over.")))
             return
         self.app.push_screen(WhyScreen(typed.explanation, self.open_rule))
 
@@ -1234,14 +1263,14 @@ class PlayScreen(Screen[None]):
         s = self.session
         s.resume_here()
         self.query_one(GameLog).sync()
-        self.notify("Playing on from here.")
+        self.notify(_("Playing on from here."))
         self._after_jump()
 
     @guarded
     def action_run(self, until: str) -> None:
         s = self.session
         if s.state.over:
-            self.notify("The game is over: F10 deals the next game.")
+            self.notify(_("The game is over: F10 deals the next game."))
             return
         if not s.live or s.mode != "play":
             s.resume_here()
@@ -1252,37 +1281,38 @@ class PlayScreen(Screen[None]):
             return
         n = s.run(until)
         self._after_jump()
-        self.notify(f"{n} move{'s' if n != 1 else ''} played" + (" to the end of the trick" if until == "trick"
-                                                                    else " to the end of the game"), timeout=3)
+        self.notify((ngettext("{n} move played to the end of the trick", "{n} moves played to the end of the trick", n)
+                     if until == "trick" else ngettext("{n} move played to the end of the game",
+                                                       "{n} moves played to the end of the game", n)).format(n=n), timeout=3)
 
     def action_speed(self) -> None:
         self.speed_index = (self.speed_index + 1) % len(SPEEDS)
         self._refresh_status()
-        self.notify(f"Bot speed: {self.speed[0]}", timeout=2)
+        self.notify(_("Bot speed: {speed}").format(speed=_(self.speed[0])), timeout=2)
         self._schedule()
 
     def action_autopass(self) -> None:
         self.autopass = not self.autopass
         self._refresh_status()
-        self.notify(f"Auto-pass {'on' if self.autopass else 'off'}", timeout=2)
+        self.notify(_("Auto-pass on") if self.autopass else _("Auto-pass off"), timeout=2)
         self._schedule()
 
     @guarded
     def action_next_game(self) -> None:
         s = self.session
         if not s.state.over:
-            self.notify("Finish this game first (F7 plays it to the end).")
+            self.notify(_("Finish this game first (F7 plays it to the end)."))
             return
         if not s.live:
             s.resume_here()
         label = s.next_game_label()
         s.next_game()
-        self.notify(f"Dealt {label}.", timeout=3)
+        self.notify(_("Dealt {game}.").format(game=label), timeout=3)
         self._clear_input()
         self._hide_why()
         self.refresh_all()
         if self.show_steps:
-            self.app.push_screen(BetweenGamesScreen(s), lambda _: self._schedule())
+            self.app.push_screen(BetweenGamesScreen(s), lambda _result: self._schedule())
         else:
             self._schedule()
 
@@ -1355,7 +1385,7 @@ class PlayScreen(Screen[None]):
                 if then is not None:
                     self.call_after_refresh(then)
                 sent = offer_download(self.app, path, "application/json")
-                self.notify(f"Saved the record to {path}" + (" and sent it to the browser." if sent else "."), title="Saved")
+                self.notify(f"Saved the record to {path}" + (" and sent it to the browser." if sent else "."), title=_("Saved"))
         self.app.push_screen(PathScreen("Save the game record", self._default_record_path(), accept, "Save",
                                         "The record (JSON): the ruleset, the seed, the bots and every event."), saved)
 
@@ -1371,7 +1401,7 @@ class PlayScreen(Screen[None]):
 
         def opened(rec: GameRecord | None) -> None:
             if rec is not None:
-                self.notify(f"Replaying {rec.path}: ↓ steps forward, ↑ back, ctrl+r takes over.", title="Replay")
+                self.notify(f"Replaying {rec.path}: ↓ steps forward, ↑ back, ctrl+r takes over.", title=_("Replay"))
                 self.refresh_all()
         self.app.push_screen(PathScreen("Open a game record to replay", self._default_record_path(), accept, "Open"),
                              opened)
@@ -1409,7 +1439,7 @@ class PlayScreen(Screen[None]):
         try:
             text = s.scenario(name)
         except GoujiError as e:
-            self.notify(e.format(), severity="error", title="Cannot export")
+            self.notify(e.format(), severity="error", title=_("Cannot export"))
             return
         default = Path("tests") / "scenarios" / f"{self.graph.name}.yaml"
         path = str(default) if default.exists() else f"{self.graph.name}-cases.yaml"

@@ -39,6 +39,8 @@ from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.simulate import game_seed, match_length
 
+from ..i18n import _, chinese, ngettext
+
 PLACE_NAMES = {1: "头科", 2: "二科", 3: "三科", 4: "四科", 5: "二落", 6: "大落"}
 """The places' names (RULES.md §6: 头科 1st, 二科 2nd, 三科 3rd, 四科 4th, 二落 5th, 大落 6th)."""
 PLACE_GLOSS = {1: "first out", 2: "second out", 3: "third out", 4: "fourth out", 5: "second last", 6: "last"}
@@ -76,7 +78,7 @@ class GameSummary:
 
     def order(self) -> list[int]:
         """Seats by place, first out first."""
-        return [s for s, _ in sorted(self.places.items(), key=lambda kv: kv[1])]
+        return [s for s, _place in sorted(self.places.items(), key=lambda kv: kv[1])]
 
 
 def tribute_of(state: GameState) -> list[dict[str, Any]]:
@@ -96,6 +98,15 @@ def summarize(state: GameState) -> GameSummary:
     return GameSummary(state.game_number, dict(state.places), dict(state.scores),
                        {t: team_score(state, t) for t in teams}, bool(state.sweep), tribute_of(state), state.over,
                        voided=bool(state.voided))
+
+
+JOKER_WORDS = {"R": "大王", "B": "小王"}
+"""The jokers' names where the app speaks Chinese (the notation, typed and shown in hands, stays R / B)."""
+
+
+def card_word(kind: str) -> str:
+    """A rank of the notation as said in the active language: ``R`` → 大王 in Chinese, else itself."""
+    return JOKER_WORDS.get(kind, kind) if chinese() else kind
 
 
 def ordinal(n: int) -> str:
@@ -348,16 +359,16 @@ class PlaySession:
 
     def describe_play(self, p: Play) -> str:
         if not p.valid:
-            return f"{p.text} is not a play: {p.why}"
+            return _("{cards} is not a play: {why}").format(cards=p.text, why=p.why)
         kinds = self.model.kinds
-        bits = [f"{p.count} card{'s' if p.count != 1 else ''}", f"rank {kinds[p.rank]}"]
+        bits = [ngettext("{n} card", "{n} cards", p.count).format(n=p.count), _("rank {rank}").format(rank=card_word(kinds[p.rank]))]
         if p.filler:
-            bits.append(f"{p.filler} filler {kinds[self.model.filler]}")
+            bits.append(_("{n} filler {rank}").format(n=p.filler, rank=card_word(kinds[self.model.filler])))
         if p.jokers:
-            bits.append(f"{len(p.jokers)} joker{'s' if len(p.jokers) != 1 else ''}")
+            bits.append(ngettext("{n} joker", "{n} jokers", len(p.jokers)).format(n=len(p.jokers)))
         if p.gouji:
-            bits.append("gouji play")
-        return ", ".join(bits)
+            bits.append(_("gouji play"))
+        return _(", ").join(bits)
 
     # ------------------------------------------------------------------ moving
     def _push(self, state: GameState, move: Move | None, by: str, game_index: int | None = None) -> None:
@@ -547,9 +558,10 @@ class PlaySession:
     def next_game_label(self) -> str:
         """What F10 deals now: ``game 3 of 5``, or ``a new match`` after the last game."""
         if self.length <= 1:
-            return "the next game"
+            return _("the next game")
         nxt = self.game_index % self.length + 2
-        return f"game {nxt} of {self.length}" if nxt <= self.length else f"a new match (game 1 of {self.length})"
+        return (_("game {n} of {length}") if nxt <= self.length else _("a new match (game 1 of {length})")).format(
+            n=nxt, length=self.length)
 
     def previous_game(self) -> GameState | None:
         """The final state of the game before the current one in this match."""
@@ -750,7 +762,8 @@ class PlaySession:
         expr = re.sub(r"settings\.(\w+)", lambda m: _setting_text(self.graph.settings.get(m.group(1), m.group(0))),
                       node.expr)
         m = re.fullmatch(r"\s*hand_size\(target\)\s*(<=|<)\s*(\d+)\s*", expr)
-        short = (f"shown at ≤ {int(m.group(2)) - (1 if m.group(1) == '<' else 0)}" if m else f"shown when {expr}")
+        short = (_("shown at ≤ {n}").format(n=int(m.group(2)) - (1 if m.group(1) == '<' else 0)) if m
+                 else _("shown when {expr}").format(expr=expr))
         return short, f"{node.id}: {expr}" + (f" — {node.says}" if node.says else "")
 
     def trick_events(self) -> list[dict[str, Any]]:

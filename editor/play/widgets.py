@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
@@ -19,20 +20,52 @@ from textual.widgets.tree import TreeNode
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.interpreter import GameState, choice_words, explain, parse_move
 
+from ..i18n import N_, _, chinese, ngettext
 from .session import PLACE_GLOSS, PLACE_NAMES, PlaySession, ordinal, summarize
 
 
 def role(state: GameState, me: int, seat: int) -> str:
     if seat == me:
-        return "you"
+        return _("you")
     if seat == state.opposite(me):
-        return "opposite"
-    return "partner" if state.team(seat) == state.team(me) else "opponent"
+        return _("opposite")
+    return _("partner") if state.team(seat) == state.team(me) else _("opponent")
+
+
+def seat_word(seat: int | str, me: int | None = None) -> str:
+    """``you`` for your seat, else ``seat 3`` (3号位), in the active language."""
+    return _("you") if me is not None and int(seat) == me else _("seat {seat}").format(seat=seat)
+
+
+VERB_WORDS = {"play": N_("play"), "pass": N_("pass"), "burn": N_("burn"), "yield": N_("yield"), "revolt": N_("revolt"),
+              "declare": N_("declare"), "choose": N_("choose"), "discard": N_("discard"), "return": N_("return")}
+"""The verbs of moves as the log and the seats show them (what you type stays the notation: NOTATION.md)."""
+
+
+def verb_word(verb: str) -> str:
+    """A move's verb in the active language (``burn`` → 烧牌)."""
+    return _(VERB_WORDS[verb]) if verb in VERB_WORDS else verb
+
+
+def flag_word(session: PlaySession, name: str) -> str:
+    """A ruleset's marker (flag) as shown: its name and the Chinese term of the rule that sets it
+    (``opened point 开点``); in Chinese the term alone, when the rule gives one."""
+    term = session.flag_term(name)
+    if term and chinese():
+        return term
+    return name.replace("_", " ") + (f" {term}" if term else "")
+
+
+def cards_word(n: int) -> str:
+    """``5 cards`` (5张)."""
+    return ngettext("{n} card", "{n} cards", n).format(n=n)
 
 
 # ------------------------------------------------------------------------------ seats
 def place_text(place: int) -> str:
-    """``5th 二落 (second last)``."""
+    """``5th 二落 (second last)`` (in Chinese ``二落（第5名）``)."""
+    if chinese():
+        return _("{name} (no. {place})").format(name=PLACE_NAMES.get(place, ''), place=place)
     return f"{ordinal(place)} {PLACE_NAMES.get(place, '')} ({PLACE_GLOSS.get(place, '')})".replace("  ", " ")
 
 
@@ -102,35 +135,35 @@ class SeatBox(Static):
         info = view["others"].get(str(seat), {})
         who = role(st, me, seat)
         bot = session.bot_names.get(seat, "")
-        self.border_title = f"Seat {seat} · {who}"
-        self.border_subtitle = f"{bot} bot" if bot else ""
+        self.border_title = _("Seat {seat} · {who}").format(seat=seat, who=who)
+        self.border_subtitle = _("{bot} bot").format(bot=bot) if bot else ""
         lines = Text()
-        lines.append(f"team {st.team(seat)}", style="bold" if st.team(seat) == st.team(me) else "")
+        lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if st.team(seat) == st.team(me) else "")
         if seat in st.places:
             p = st.places[seat]
-            lines.append(f" · out {place_text(p)}", style="bold green" if p <= 3 else "bold red")
+            lines.append(" · " + _("out {place}").format(place=place_text(p)), style="bold green" if p <= 3 else "bold red")
         elif seat == me or open_hands:
             n = st.hand_size(seat)
-            lines.append(f" · {n} card{'s' if n != 1 else ''}", style="bold yellow" if n <= 5 else "")
+            lines.append(" · " + cards_word(n), style="bold yellow" if n <= 5 else "")
         elif "count" in info:
             n = info["count"]
-            lines.append(f" · {n} card{'s' if n != 1 else ''}", style="bold yellow" if n <= 5 else "")
+            lines.append(" · " + cards_word(n), style="bold yellow" if n <= 5 else "")
         else:
             rule = session.count_rule()
-            lines.append(" · ? cards" + (f" ({rule[0]})" if rule else ""), style="dim")
+            lines.append(" · " + _("? cards") + (f" ({rule[0]})" if rule else ""), style="dim")
         last = last_move_text(session, seat)
         if last is not None:
             lines.append("\n")
             lines.append_text(last)
         hand: tuple[str, str] | None = None
         if open_hands and seat != me:
-            hand = (st.hand_text(seat) or "(no cards)", "cyan")
+            hand = (st.hand_text(seat) or _("(no cards)"), "cyan")
         elif "hand" in info:
             hand = (info["hand"], "dim")
         marks = markers(session, seat)
         foot = Text()
         if st.to_act == seat and not st.over:
-            foot.append("▶ thinking… " if thinking else "▶ to act ", style="bold reverse")
+            foot.append("▶ " + (_("thinking…") if thinking else _("to act")) + " ", style="bold reverse")
             foot.append(" ")
         foot.append(" · ".join(marks), style="italic")
         self._parts = (lines, hand, foot)
@@ -155,15 +188,15 @@ def last_move_text(session: PlaySession, seat: int) -> Text | None:
         elif typ == "deal":
             return None
         elif typ == "move" and e["move"].startswith(prefix):
-            _, verb, *rest = e["move"].split(None, 2)
+            _seat, verb, *rest = e["move"].split(None, 2)
             if earlier and verb not in ("play", "burn"):
                 continue  # before this trick: the cards it played last, not its passes
-            what = rest[0] if rest and verb == "play" else f"{verb} {rest[0] if rest else ''}".strip()
+            what = rest[0] if rest and verb == "play" else f"{verb_word(verb)} {rest[0] if rest else ''}".strip()
             if st.phase != "play" and verb in ("pass", "revolt", "declare", "choose"):
                 return None  # a setup answer: the log says it
             t = Text("▸ ", style="dim" if earlier else "bold")
             if earlier:
-                t.append("earlier: ", style="dim")
+                t.append(_("earlier:") + " ", style="dim")
             t.append(what, style="dim" if earlier else ("red" if verb == "burn" else "bold" if verb == "play" else "italic"))
             return t
     return None
@@ -175,19 +208,18 @@ def markers(session: PlaySession, seat: int) -> list[str]:
     st = session.state
     out = []
     if seat in st.passed:
-        out.append("passed")
+        out.append(_("passed"))
     if st.burner == seat:
-        out.append("burning 烧牌")
+        out.append(_("burning 烧牌"))
     if seat in st.revolted:
-        out.append("revolution 革命")
+        out.append(_("revolution 革命"))
     if seat in st.failed and seat not in st.revolted:
-        out.append("failed")
+        out.append(_("failed"))
     if st.phase == "play" and st.is_active(seat) and session.headless(seat):
-        out.append("head-less")
+        out.append(_("head-less"))
     for name, seats in sorted(st.flags.items()):
         if seat in seats:
-            term = session.flag_term(name)
-            out.append(name.replace("_", " ") + (f" {term}" if term else ""))
+            out.append(flag_word(session, name))
     return out
 
 
@@ -200,14 +232,15 @@ class TrickView(Static):
     def show(self, session: PlaySession, *, log_shown: bool = True) -> None:
         st = session.state
         if st.over:
-            self.border_title = f"Game {st.game_number}" + (f" of {session.length}" if session.length > 1 else "") + " · over"
+            self.border_title = (_("Game {n} of {length} · over") if session.length > 1 else _("Game {n} · over")).format(
+                n=st.game_number, length=session.length)
             self.update(game_over_text(session, self.content_region.width or self.size.width or 80))
             return
         if st.phase == "play":
-            self.border_title = f"Trick {st.trick_no}" + (" · scramble 四人乱缠" if session.scramble() else "")
+            self.border_title = _("Trick {n}").format(n=st.trick_no) + (" · " + _("scramble 四人乱缠") if session.scramble() else "")
         else:
-            self.border_title = {"setup": "Setup", "declare": "Setup", "choose": "Setup", "ask": "Setup",
-                                 "return": "Return tribute"}.get(st.phase, st.phase)
+            self.border_title = _({"setup": N_("Setup"), "declare": N_("Setup"), "choose": N_("Setup"), "ask": N_("Setup"),
+                                   "return": N_("Return tribute")}.get(st.phase, st.phase))
         if st.phase != "play":
             self.update(self._setup_text(session, log_shown))
             return
@@ -220,8 +253,8 @@ class TrickView(Static):
         t.append(asked_text(session) + "\n", style="bold")
         moved = [e for e in st.record if e["type"] == "transfer"]
         if moved:
-            t.append(f"{len(moved)} transfer{'s' if len(moved) != 1 else ''} before play "
-                     f"({'see the log' if log_shown else 'ctrl+l shows the log'})\n", style="italic cyan")
+            t.append(ngettext("{n} transfer before play", "{n} transfers before play", len(moved)).format(n=len(moved))
+                     + " (" + (_("see the log") if log_shown else _("ctrl+l shows the log")) + ")\n", style="italic cyan")
         for e in st.record:
             if e["type"] in ("revolution", "redeal"):
                 t.append(f"{event_label(e, me)}\n", style="italic cyan")
@@ -236,8 +269,8 @@ class TrickView(Static):
         lines: list[Text] = []
         last_won = _last(st.record, "trick_won")
         entries = trick_entries(session)
-        if not any(kind == "move" for kind, _ in entries) and last_won:
-            lines.append(Text(f"last trick: {event_text(last_won, me)}", style="dim"))
+        if not any(kind == "move" for kind, _line in entries) and last_won:
+            lines.append(Text(_("last trick: {what}").format(what=event_text(last_won, me)), style="dim"))
         for kind, item in entries:
             if kind == "move":
                 lines.append(item)
@@ -246,11 +279,12 @@ class TrickView(Static):
         note: Text | None = None
         if st.top is not None and st.top.play.gouji:
             follow, burn = session.who_may_answer()
-            note = Text("  gouji play 够级牌: ", style="bold magenta")
-            names = ", ".join(_seat_name(st, me, x) for x in follow) or "nobody"
-            note.append(f"answer: {names}", style="magenta")
+            note = Text("  " + _("gouji play 够级牌:") + " ", style="bold magenta")
+            names = _(", ").join(_seat_name(st, me, x) for x in follow) or _("nobody")
+            note.append(_("answer: {names}").format(names=names), style="magenta")
             if burn:
-                note.append(f" · burn 烧: {', '.join(_seat_name(st, me, x) for x in burn)}", style="magenta")
+                note.append(" · " + _("burn 烧: {names}").format(names=_(", ").join(_seat_name(st, me, x) for x in burn)),
+                            style="magenta")
         asked = Text(asked_text(session), style="bold")
         width = max(self.content_region.width or self.size.width or 30, 20)
         # who may answer a gouji play is never cut to a column's width: it gets whole lines below
@@ -265,7 +299,7 @@ class TrickView(Static):
 
 
 def _seat_name(st: GameState, me: int, seat: int) -> str:
-    return "you" if seat == me else f"seat {seat} ({role(st, me, seat)})"
+    return _("you") if seat == me else _("seat {seat} ({role})").format(seat=seat, role=role(st, me, seat))
 
 
 def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
@@ -292,7 +326,7 @@ def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
                     and cards == st.top.play.text
                 label = Text("◆ " if top else "  ", style="bold")
                 label.append_text(move_label(ev["move"], me))
-                if verb == "yield":
+                if verb == "yield" and not chinese():
                     label.append(" (让牌)", style="italic")
                 if top:
                     label.stylize("bold")
@@ -300,24 +334,25 @@ def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
             elif typ in _TRICK_EVENTS:
                 out.append(("event", Text(event_label(ev, me))))
         for name, seat, on in session.flag_changes(i):
-            term = session.flag_term(name)
-            who = "you" if seat == me else f"seat {seat}"
-            word = name.replace("_", " ") + (f" {term}" if term else "")
-            out.append(("event", Text(f"{who}: {word}" if on else f"{who}: {word} over")))
+            word = flag_word(session, name)
+            out.append(("event", Text((_("{who}: {word}") if on else _("{who}: {word} over")).format(
+                who=seat_word(seat, me), word=word))))
         if session.scramble_started(i):
-            out.append(("event", Text("scramble 四人乱缠 starts: anyone may answer anyone")))
+            out.append(("event", Text(_("scramble 四人乱缠 starts: anyone may answer anyone"))))
     return out
 
 
-_SEAT_WORD = re.compile(r"seat (\d+) ")
-_YOU_PAD = re.compile(r"you {2,}")
+def _seat_pattern() -> re.Pattern[str]:
+    """``seat 3 `` as :func:`move_label` writes it in the active language (the seat number a group)."""
+    return re.compile(re.escape(_("seat {seat}")).replace(re.escape("{seat}"), r"(\d+)") + " ")
 
 
 def compact_line(line: Text) -> Text:
     """A trick line in fewer cells, for a narrow column: ``  seat 3 KK`` → ``  3: KK``,
     ``  you    66`` → ``  you: 66`` (the styles of the rest kept)."""
     out = line
-    for pattern, short, style in ((_SEAT_WORD, None, ""), (_YOU_PAD, "you: ", "bold")):
+    you = _("you")
+    for pattern, short, style in ((_seat_pattern(), None, ""), (re.compile(re.escape(you) + " {2,}"), you + ": ", "bold")):
         m = pattern.search(out.plain)
         if m is None:
             continue
@@ -397,32 +432,34 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
         style = "bold" if st.team(seat) == st.team(me) else ""
         line = Text(no_wrap=True, overflow="ellipsis")
         if wide:
-            line.append(f"{place_text(place):<22}", style="green" if place <= 3 else "red")
-            line.append(f"{_seat_name(st, me, seat):<20}", style=style)
-            line.append(f"team {st.team(seat)}  {st.scores.get(seat, 0):+}", style=style)
+            line.append(pad(place_text(place), 22), style="green" if place <= 3 else "red")
+            line.append(pad(_seat_name(st, me, seat), 20), style=style)
+            line.append(_("team {team}").format(team=st.team(seat)) + f"  {st.scores.get(seat, 0):+}", style=style)
         else:
-            line.append(f"{ordinal(place)} {PLACE_NAMES.get(place, '')} ", style="green" if place <= 3 else "red")
-            line.append(f"{'you' if seat == me else f'seat {seat}':<7}", style=style)
-            line.append(f"T{st.team(seat)} {st.scores.get(seat, 0):+}", style=style)
+            short_place = PLACE_NAMES.get(place, '') if chinese() else f"{ordinal(place)} {PLACE_NAMES.get(place, '')}"
+            line.append(short_place + " ", style="green" if place <= 3 else "red")
+            line.append(pad(seat_word(seat, me), 7), style=style)
+            line.append(_("T{team}").format(team=st.team(seat)) + f" {st.scores.get(seat, 0):+}", style=style)
         line.truncate(max(width, 10), overflow="ellipsis")
         t.append_text(line)
         t.append("\n")
     g = summarize(st)
     mine = st.team(me)
     for team, v in sorted(g.team_scores.items()):
-        name = f"team {team}" if wide else f"T{team}"
-        t.append(f"{name}{' (you)' if team == mine else ''} {v:+}   ", style="bold green" if v > 0 else
+        name = (_("team {team}") if wide else _("T{team}")).format(team=team)
+        t.append(f"{name}{_(' (you)') if team == mine else ''} {v:+}   ", style="bold green" if v > 0 else
                  ("bold red" if v < 0 else "bold"))
     t.append("\n")
     sweep_rule = session.definition_says("sweep")
-    t.append("sweep 串三户" + (f": {sweep_rule}" if sweep_rule else "") + "\n" if g.sweep else "no sweep\n",
+    t.append(_("sweep 串三户") + (f": {sweep_rule}" if sweep_rule else "") + "\n" if g.sweep else _("no sweep") + "\n",
              style="bold" if g.sweep else "dim")
     if session.length > 1:
         totals = session.match_totals()
-        t.append(f"match {st.game_number}/{session.length}: ", style="bold")
-        t.append("  ".join(f"{'team ' if wide else 'T'}{team} {v:+}" for team, v in sorted(totals.items())) + "\n")
+        t.append(_("match {n}/{length}:").format(n=st.game_number, length=session.length) + " ", style="bold")
+        t.append("  ".join((_("team {team}") if wide else _("T{team}")).format(team=team) + f" {v:+}"
+                           for team, v in sorted(totals.items())) + "\n")
     nxt = session.next_game_label()
-    t.append(f"F10 deals {nxt} · F11 the scoreboard · ctrl+s saves the record", style="dim")
+    t.append(_("F10 deals {next} · F11 the scoreboard · ctrl+s saves the record").format(next=nxt), style="dim")
     return t
 
 
@@ -442,27 +479,28 @@ def asked_text(session: PlaySession) -> str:
     s = st.to_act
     if s is None:
         return ""
-    who = "you" if s == session.seat else f"seat {s}"
+    who = seat_word(s, session.seat)
     if st.phase == "setup":
-        return f"▶ {who}: revolt or pass?"
+        return "▶ " + _("{who}: revolt or pass?").format(who=who)
     if st.phase == "declare":
-        return f"▶ {who}: declare the point or pass?"
+        return "▶ " + _("{who}: declare the point or pass?").format(who=who)
     if st.phase == "choose":
-        return f"▶ {who}: keep a head or go head-less?"
+        return "▶ " + _("{who}: keep a head or go head-less?").format(who=who)
     if st.phase == "ask":  # a choice of the ruleset's own (settings.choices)
         word = st.ask_queue[0][1]
-        return f"▶ {who}: choose {word}, or pass?"
+        return "▶ " + _("{who}: choose {word}, or pass?").format(who=who, word=word)
     if st.phase == "return":
-        _, giver, n = st.return_queue[0]
-        return f"▶ {who}: return {n} card{'s' if n != 1 else ''} to seat {giver}"
+        _receiver, giver, n = st.return_queue[0]
+        return "▶ " + ngettext("{who}: return {n} card to seat {giver}", "{who}: return {n} cards to seat {giver}", n).format(
+            who=who, n=n, giver=giver)
     if st.capacity == "lead":
-        return f"▶ {who} to lead" + (" (burning: every lead carries a joker)" if st.burner == s else "")
+        return "▶ " + _("{who} to lead").format(who=who) + (" " + _("(burning: every lead carries a joker)") if st.burner == s else "")
     top = st.top
     if top is None:
         return f"▶ {who}"
     if st.capacity == "burn":
-        return f"▶ {who}: burn {top.play.text}, or pass?"
-    return f"▶ {who} to answer {top.play.text}"
+        return "▶ " + _("{who}: burn {cards}, or pass?").format(who=who, cards=top.play.text)
+    return "▶ " + _("{who} to answer {cards}").format(who=who, cards=top.play.text)
 
 
 EVENT_TERMS = {"burn": "烧牌", "counter_burn": "反烧", "burn_undone": "解烧", "burn_failed": "诈烧: 大落 at once",
@@ -471,62 +509,65 @@ EVENT_TERMS = {"burn": "烧牌", "counter_burn": "反烧", "burn_undone": "解�
 
 
 def event_label(e: dict[str, Any], me: int | None = None) -> str:
-    """An engine event in words with its term: ``seat 5 burns seat 3 (烧牌)``."""
+    """An engine event in words with its term: ``seat 5 burns seat 3 (烧牌)`` (in Chinese the words are the terms)."""
     term = EVENT_TERMS.get(e["type"])
     text = event_text(e, me)
-    return f"{text} ({term})" if term else text
+    return f"{text} ({term})" if term and not chinese() else text
+
+
+#: the events whose sentence has a subject: (said of you, said of another seat), with the event's fields
+_SUBJECT_EVENTS: dict[str, tuple[str, str]] = {
+    "trick_won": (N_("you win the trick with {play}"), N_("seat {seat} wins the trick with {play}")),
+    "burn": (N_("you burn seat {burned}"), N_("seat {seat} burns seat {burned}")),
+    "counter_burn": (N_("you counter-burn seat {burned}"), N_("seat {seat} counter-burns seat {burned}")),
+    "burn_undone": (N_("you beat the burner (seat {burner}): the burn is off"),
+                    N_("seat {seat} beats the burner (seat {burner}): the burn is off")),
+    "discard": (N_("you throw away {cards}"), N_("seat {seat} throws away {cards}")),
+    "no_lead": (N_("you have no allowed lead"), N_("seat {seat} has no allowed lead")),
+    "retire": (N_("you stop playing ({how})"), N_("seat {seat} stops playing ({how})")),
+}
 
 
 def event_text(e: dict[str, Any], me: int | None = None) -> str:
     """One engine event in words."""
     def who(s: Any) -> str:
-        return "you" if me is not None and s == me else f"seat {s}"
+        return seat_word(s, me)
 
-    def subj(s: Any, verb: str) -> str:  # "seat 3 wins" / "you win"
-        if me is not None and s == me:
-            return "you " + {"is": "are", "has": "have"}.get(verb, verb[:-1] if verb.endswith("s") else verb)
-        return f"seat {s} {verb}"
     t = e["type"]
+    if t in _SUBJECT_EVENTS:
+        yours, theirs = _SUBJECT_EVENTS[t]
+        fields = {k: v for k, v in e.items() if isinstance(k, str)}
+        fields.setdefault("how", "")
+        return _(yours if me is not None and e.get("seat") == me else theirs).format(**fields)
     if t == "deal":
-        return f"game {e.get('game_number', 1)} dealt" + (" again (redeal)" if e.get("redeal") else "") + \
-            (f" (seed {e['seed']})" if e.get("seed") is not None else "")
+        return (_("game {n} dealt again (redeal)") if e.get("redeal") else _("game {n} dealt")).format(n=e.get("game_number", 1)) + \
+            (" " + _("(seed {seed})").format(seed=e["seed"]) if e.get("seed") is not None else "")
     if t == "transfer":
         rule = e.get("rule", "")
         return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
     if t == "first_leader":
-        return f"first lead: {who(e['seat'])}"
-    if t == "trick_won":
-        return f"{subj(e['seat'], 'wins')} the trick with {e['play']}"
+        return _("first lead: {who}").format(who=who(e["seat"]))
     if t == "place":
-        return f"out: {who(e['seat'])}, {place_text(e['place'])}"
-    if t == "burn":
-        return f"{subj(e['seat'], 'burns')} seat {e['burned']}"
-    if t == "counter_burn":
-        return f"{subj(e['seat'], 'counter-burns')} seat {e['burned']}"
-    if t == "burn_undone":
-        return f"{subj(e['seat'], 'beats')} the burner (seat {e['burner']}): the burn is off"
-    if t == "burn_success":
-        return f"burn by {who(e['seat'])} succeeds"
-    if t == "burn_failed":
-        return f"burn by {who(e['seat'])} fails"
-    if t == "revolution":
-        return f"revolution: {who(e['seat'])}" + (" (automatic)" if e.get("automatic") else "")
+        return _("out: {who}, {place}").format(who=who(e["seat"]), place=place_text(e["place"]))
+    if t in ("burn_success", "burn_failed", "revolution"):
+        said = {"burn_success": N_("burn by {who} succeeds"), "burn_failed": N_("burn by {who} fails"),
+                "revolution": N_("revolution: {who}")}[t]
+        return _(said).format(who=who(e["seat"])) + (" " + _("(automatic)") if e.get("automatic") else "")
     if t == "redeal":
-        return "the deal is void: dealt again"
+        return _("the deal is void: dealt again")
     if t == "game_over":
-        return "game over: " + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
-    if t == "discard":
-        return f"{subj(e['seat'], 'throws')} away {e['cards']}"
-    if t == "no_lead":
-        return f"{subj(e['seat'], 'has')} no allowed lead"
-    if t == "retire":
-        return f"{subj(e['seat'], 'stops')} playing ({e.get('how')})"
+        return _("game over:") + " " + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
     return t.replace("_", " ")
 
 
-SETUP_PASSES = {"setup": "no revolution 革命", "declare": "no point declared 宣点", "ask": "declined"}
+SETUP_PASSES = {"setup": N_("no revolution 革命"), "declare": N_("no point declared 宣点"), "ask": N_("declined")}
 """What a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads
-like a pass on a play)."""
+like a pass on a play); translated where shown."""
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal cells (a Chinese character takes two)."""
+    return text + " " * max(width - cell_len(text), 0)
 
 
 def move_label(move: str, me: int) -> Text:
@@ -534,12 +575,13 @@ def move_label(move: str, me: int) -> Text:
     seat, verb, *rest = move.split(None, 2)
     t = Text()
     mine = int(seat) == me
-    t.append("you    " if mine else f"seat {seat} ", style="bold" if mine else "")
+    t.append(pad(_("you"), cell_len(_("seat {seat}").format(seat=seat)) + 1) if mine else _("seat {seat}").format(seat=seat) + " ",
+             style="bold" if mine else "")
     arg = rest[0] if rest else ""
     if verb == "play":
         t.append(arg, style="bold" if mine else "")
     else:
-        t.append(f"{verb} {arg}".strip(), style="red" if verb == "burn" else ("dim" if verb == "pass" else "italic"))
+        t.append(f"{verb_word(verb)} {arg}".strip(), style="red" if verb == "burn" else ("dim" if verb == "pass" else "italic"))
     return t
 
 
@@ -552,13 +594,13 @@ class HandView(Widget, can_focus=True):
     (right click takes one back)."""
 
     BINDINGS = [
-        Binding("left", "cursor(-1)", "Left", show=False),
-        Binding("right", "cursor(1)", "Right", show=False),
-        Binding("up,plus,equals_sign", "more(1)", "Add card", show=False),
-        Binding("down,minus", "more(-1)", "Take back", show=False),
-        Binding("space", "whole", "Group", show=False),
-        Binding("enter", "submit", "Play", show=False),
-        Binding("escape", "clear", "Clear", show=False),
+        Binding("left", "cursor(-1)", N_("Left"), show=False),
+        Binding("right", "cursor(1)", N_("Right"), show=False),
+        Binding("up,plus,equals_sign", "more(1)", N_("Add card"), show=False),
+        Binding("down,minus", "more(-1)", N_("Take back"), show=False),
+        Binding("space", "whole", N_("Group"), show=False),
+        Binding("enter", "submit", N_("Play"), show=False),
+        Binding("escape", "clear", N_("Clear"), show=False),
     ]
 
     class Selected(Message):
@@ -607,7 +649,7 @@ class HandView(Widget, can_focus=True):
         self._regions = []
         groups = self.groups
         if not groups:
-            t.append("(no cards)", style="dim")
+            t.append(_("(no cards)"), style="dim")
             return t
         x, line = 0, 0
         for n, i in enumerate(groups):
@@ -696,7 +738,9 @@ class HandView(Widget, can_focus=True):
 
 
 # ------------------------------------------------------------------------------ log
-NOW = "  ◀ now"
+def now_mark() -> str:
+    """The mark of the log's line shown now: ``  ◀ now``."""
+    return "  ◀ " + _("now")
 
 
 class GameLog(Tree[Any]):
@@ -704,12 +748,12 @@ class GameLog(Tree[Any]):
     (explain() on the position before the move); ``g`` goes to that point of the game."""
 
     BINDINGS = [
-        Binding("g", "goto", "Go here", tooltip="Show the game as it was before this move"),
+        Binding("g", "goto", N_("Go here"), tooltip=N_("Show the game as it was before this move")),
         # the screen's replay keys (a tree would scroll the page instead)
-        Binding("pageup", "step('trick(-1)')", "Previous trick", show=False),
-        Binding("pagedown", "step('trick(1)')", "Next trick", show=False),
-        Binding("home,ctrl+home", "step('start')", "Start", show=False),
-        Binding("end,ctrl+end", "step('end')", "End", show=False),
+        Binding("pageup", "step('trick(-1)')", N_("Previous trick"), show=False),
+        Binding("pagedown", "step('trick(1)')", N_("Next trick"), show=False),
+        Binding("home,ctrl+home", "step('start')", N_("Start"), show=False),
+        Binding("end,ctrl+end", "step('end')", N_("End"), show=False),
     ]
     ICON_NODE = "+ "
     ICON_NODE_EXPANDED = "- "
@@ -791,9 +835,9 @@ class GameLog(Tree[Any]):
         me = s.seat
         if e.move is None:
             st = e.state
-            label = Text(f"Game {st.game_number}", style="bold")
+            label = Text(_("Game {n}").format(n=st.game_number), style="bold")
             if st.prev is not None:
-                label.append(" (match)", style="dim")
+                label.append(" " + _("(match)"), style="dim")
             node = self.root.add(label, data=("game", i), expand=True)
             self._game_nodes[e.game_index] = node
             self._entry_nodes[i] = node
@@ -809,9 +853,9 @@ class GameLog(Tree[Any]):
         label.append_text(move_label(e.move or "", me))
         before = s.entries[i - 1].state if i > 0 else None
         if before is not None and e.move and e.move.split()[1:2] == ["pass"] and before.phase in SETUP_PASSES:
-            label.append(f" ({SETUP_PASSES[before.phase]})", style="dim")  # what was declined
+            label.append(f" ({_(SETUP_PASSES[before.phase])})", style="dim")  # what was declined
         if e.by in ("auto",):
-            label.append(" (auto)", style="dim italic")
+            label.append(" " + _("(auto)"), style="dim italic")
         node = parent.add(label, data=("move", i), allow_expand=True)
         self._entry_nodes[i] = node
         self._labels[i] = label
@@ -831,7 +875,7 @@ class GameLog(Tree[Any]):
         if node is None:
             return
         label = self._labels[index].copy()
-        label.append(NOW, style="bold reverse")
+        label.append(now_mark(), style="bold reverse")
         node.set_label(label)
         self._tree_lines  # noqa: B018 - lay out the lines: a node just added has none before
         if self.cursor_node is not node:
@@ -862,10 +906,11 @@ class GameLog(Tree[Any]):
         if room < 8 or text.cell_len <= room:
             return text
         tail = None
+        now = now_mark()
         if node.data and node.data[0] in ("move", "game") and node.data[1] == self._marked \
-                and text.plain.endswith(NOW):
-            tail = text[len(text) - len(NOW):]
-            text = text[:len(text) - len(NOW)]
+                and text.plain.endswith(now):
+            tail = text[len(text) - len(now):]
+            text = text[:len(text) - len(now)]
             room -= tail.cell_len
         text.truncate(max(room, 4), overflow="ellipsis")
         if tail is not None:
@@ -893,7 +938,7 @@ class GameLog(Tree[Any]):
         mv = parse_move(s.entries[i].move or "", before.model, before.n_seats, words=choice_words(before.graph))
         exp = explain(before, mv)
         if not exp.reasons:
-            node.add_leaf(Text("no rule had to be asked: the interpreter's own checks allowed it", style="dim"))
+            node.add_leaf(Text(_("no rule had to be asked: the interpreter's own checks allowed it"), style="dim"))
         for r in exp.reasons:
             mark = {"allowed": "✓", "forbade": "✗", "answered": "=", "granted": "✓"}.get(r.verdict, "·")
             line = Text(f"{mark} ", style="green" if r.verdict != "forbade" else "red")

@@ -69,6 +69,7 @@ from gouji_dsl.tools.compare import (
 from gouji_dsl.tools.exits import shown_markup
 from gouji_dsl.tools.paired import few_matches_note
 
+from ..i18n import N_, _
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
 from ..widgets.footer import FittingFooter
@@ -176,12 +177,12 @@ class RulesetPickerScreen(ModalScreen[RulesetSource | None]):
     """Pick a ruleset (type to filter); dismisses with it, or None."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("up", "move(-1)", "Up", show=False),
-        Binding("pagedown", "move(10)", "Page down", show=False),
-        Binding("pageup", "move(-10)", "Page up", show=False),
-        Binding("enter", "pick", "Choose"),
+        Binding("escape", "cancel", N_("Cancel")),
+        Binding("down", "move(1)", N_("Down"), show=False),
+        Binding("up", "move(-1)", N_("Up"), show=False),
+        Binding("pagedown", "move(10)", N_("Page down"), show=False),
+        Binding("pageup", "move(-10)", N_("Page up"), show=False),
+        Binding("enter", "pick", N_("Choose")),
     ]
 
     def __init__(self, sources: list[RulesetSource], title: str, *, first: str | None = None,
@@ -198,11 +199,11 @@ class RulesetPickerScreen(ModalScreen[RulesetSource | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog compare-picker") as box:
             box.border_title = self.title_text
-            yield Input(placeholder="type to filter by name or title", id="cmp-picker-input", compact=True)
+            yield Input(placeholder=_("type to filter by name or title"), id="cmp-picker-input", compact=True)
             yield OptionList(id="cmp-picker-list")
             if self.note:
                 yield Static(self.note, classes="dialog-detail")
-            yield Label("[b]enter[/b] choose  [b]↑↓[/b] move  [b]esc[/b] cancel", classes="dialog-keys")
+            yield Label(_("[b]enter[/b] choose  [b]↑↓[/b] move  [b]esc[/b] cancel"), classes="dialog-keys")
         yield FittingFooter()
 
     def on_mount(self) -> None:
@@ -257,7 +258,7 @@ class RulesetPickerScreen(ModalScreen[RulesetSource | None]):
 class TextScreen(ModalScreen[None]):
     """A long text (a difference's summary) in a scrollable dialog."""
 
-    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
+    BINDINGS = [Binding("escape,enter,q", "close", N_("Close"))]
 
     def __init__(self, title: str, text: Text | str) -> None:
         super().__init__(classes="dialog-screen")
@@ -314,7 +315,7 @@ def _closable(base: type) -> type:
     if base not in _CLOSABLE:
         _CLOSABLE[base] = type("ComparePlayScreen", (base,), {
             "__module__": base.__module__,  # its CSS_PATH is relative to the play screen's module
-            "BINDINGS": [Binding("ctrl+b", "app.pop_screen", "Close", tooltip="Back to the comparison")],
+            "BINDINGS": [Binding("ctrl+b", "app.pop_screen", N_("Close"), tooltip=N_("Back to the comparison"))],
         })
     return _CLOSABLE[base]
 
@@ -331,7 +332,7 @@ def match_record(graph: RuleGraph, report: PairedReport, deal: DivergentDeal, si
     prev = None
     for i in range(start, deal.index + 1):
         kw: dict[str, Any] = {"previous": prev} if prev is not None else {}
-        _, prev = play_game(graph, report.seed, i, report.bots, **kw)
+        _first, prev = play_game(graph, report.seed, i, report.bots, **kw)
         finals.append(prev)
     n = graph.n_seats
     bots = report.bots
@@ -344,10 +345,10 @@ class DealScreen(ModalScreen[None]):
     the play screen under either ruleset or to save the records."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("a", "play('a')", "Review A", tooltip="Review the deal under ruleset A: hands open, every decision explained"),
-        Binding("b", "play('b')", "Review B", tooltip="Review the deal under ruleset B: hands open, every decision explained"),
-        Binding("s", "save", "Save", tooltip=f"Save both game records as JSON files in ./{RECORDS_DIR}/"),
+        Binding("escape", "close", N_("Close")),
+        Binding("a", "play('a')", N_("Review A"), tooltip=N_("Review the deal under ruleset A: hands open, every decision explained")),
+        Binding("b", "play('b')", N_("Review B"), tooltip=N_("Review the deal under ruleset B: hands open, every decision explained")),
+        Binding("s", "save", N_("Save"), tooltip=f"Save both game records as JSON files in ./{RECORDS_DIR}/"),
     ]
 
     def __init__(self, report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph, RuleGraph],
@@ -415,13 +416,13 @@ class DealScreen(ModalScreen[None]):
 
     async def action_play(self, side: str) -> None:
         if self.play_class is None:
-            self.notify("The play screen is not available: save the records with s.", severity="warning")
+            self.notify(_("The play screen is not available: save the records with s."), severity="warning")
             return
         graph = self.graphs[0 if side == "a" else 1]
         try:
             rec = match_record(graph, self.report, self.deal, side)
         except Exception as e:
-            self.notify(f"Cannot replay the deal: {e}", title="Replay", severity="error")
+            self.notify(f"Cannot replay the deal: {e}", title=_("Replay"), severity="error")
             return
         # review mode: every hand open, each decision with its legal moves and the rules behind them
         screen = self.play_class(graph, seat=1, seed=self.report.seed, bots="random", record=rec, review=True)
@@ -437,7 +438,7 @@ class DealScreen(ModalScreen[None]):
             pass
         if screen.is_mounted:
             screen.notify(f"Deal {self.deal.deal} under {graph.name}, hands open: →/← step through every decision, "
-                          f"↑/↓ its legal moves, Enter the rules; ctrl+b back to the comparison.", title="Review", timeout=8)
+                          f"↑/↓ its legal moves, Enter the rules; ctrl+b back to the comparison.", title=_("Review"), timeout=8)
 
     def action_save(self) -> None:
         folder = Path(RECORDS_DIR)
@@ -445,18 +446,18 @@ class DealScreen(ModalScreen[None]):
             paths = save_deal(self.report, self.deal, self.graphs, folder)
         except OSError as e:  # the file named, escaped (a name is no markup); "[Errno 28] ..." named none
             where = Path(e.filename) if isinstance(e.filename, str) else folder
-            self.notify(printable(f"Could not save {where}: {e.strerror or e}"), title="Not saved", severity="error",
+            self.notify(printable(f"Could not save {where}: {e.strerror or e}"), title=_("Not saved"), severity="error",
                         markup=False)
             return
         except Exception as e:
-            self.notify(printable(f"Could not save: {e}"), title="Not saved", severity="error", markup=False)
+            self.notify(printable(f"Could not save: {e}"), title=_("Not saved"), severity="error", markup=False)
             return
         unsaved = [s.label for s in self.sources if s.unsaved]
         extra = f" ({', '.join(unsaved)}: save the file before replaying them later)" if unsaved else ""
         from ..web import offer_download
         if any([offer_download(self.app, p, "application/json") for p in paths]):
             extra += "; sent to the browser as downloads"
-        self.notify(", ".join(display_path(p) for p in paths) + extra, title="Saved the records", timeout=8)
+        self.notify(", ".join(display_path(p) for p in paths) + extra, title=_("Saved the records"), timeout=8)
 
 
 def save_deal(report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph, RuleGraph],
@@ -529,19 +530,19 @@ class CompareScreen(Screen[None]):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT, "-tall")]
 
     BINDINGS = [
-        Binding("f5", "simulate", "Simulate", tooltip="Play N paired deals under both rulesets (the same deals)"),
-        Binding("escape", "cancel", "Cancel", tooltip="Stop the simulation"),
-        Binding("escape,ctrl+b", "close", "Close", tooltip="Back to where you came from"),
-        Binding("1", "tab('tab-rules')", "Rules", show=False, tooltip="The rule diff (tab 1)"),
-        Binding("2", "tab('tab-stats')", "Stats", show=False,
-                tooltip="The simulation: settings, progress, figures and charts (tab 2)"),
-        Binding("3", "tab('tab-deals')", "Deals", show=False, tooltip="The deals whose outcomes differ most (tab 3)"),
-        Binding("a", "pick('a')", "Pick A", tooltip="Choose ruleset A (left)"),
-        Binding("b", "pick('b')", "Pick B", tooltip="Choose ruleset B (right)"),
-        Binding("x", "swap", "Swap", tooltip="Swap A and B"),
-        Binding("v", "toggle_layout", "Layout", tooltip="The two panes side by side or one above the other"),
-        Binding("n", "edit_games", "Deals N", show=False, tooltip="Set the number of deals, the seed and the bots"),
-        Binding("f1", "app.help", "Help", show=False, tooltip="The ruleset language, with examples"),
+        Binding("f5", "simulate", N_("Simulate"), tooltip=N_("Play N paired deals under both rulesets (the same deals)")),
+        Binding("escape", "cancel", N_("Cancel"), tooltip=N_("Stop the simulation")),
+        Binding("escape,ctrl+b", "close", N_("Close"), tooltip=N_("Back to where you came from")),
+        Binding("1", "tab('tab-rules')", N_("Rules"), show=False, tooltip=N_("The rule diff (tab 1)")),
+        Binding("2", "tab('tab-stats')", N_("Stats"), show=False,
+                tooltip=N_("The simulation: settings, progress, figures and charts (tab 2)")),
+        Binding("3", "tab('tab-deals')", N_("Deals"), show=False, tooltip=N_("The deals whose outcomes differ most (tab 3)")),
+        Binding("a", "pick('a')", N_("Pick A"), tooltip=N_("Choose ruleset A (left)")),
+        Binding("b", "pick('b')", N_("Pick B"), tooltip=N_("Choose ruleset B (right)")),
+        Binding("x", "swap", N_("Swap"), tooltip=N_("Swap A and B")),
+        Binding("v", "toggle_layout", N_("Layout"), tooltip=N_("The two panes side by side or one above the other")),
+        Binding("n", "edit_games", N_("Deals N"), show=False, tooltip=N_("Set the number of deals, the seed and the bots")),
+        Binding("f1", "app.help", N_("Help"), show=False, tooltip=N_("The ruleset language, with examples")),
     ]
 
     def __init__(self, workspace: Workspace, a: RulesetSource, b: RulesetSource, *, games: int = DEFAULT_GAMES,
@@ -580,13 +581,13 @@ class CompareScreen(Screen[None]):
                 yield Static("", id="diff-summary")
             with TabPane("2 Stats", id="tab-stats"):
                 with Horizontal(id="sim-controls"):
-                    yield Label("Deals", classes="sim-label")
+                    yield Label(_("Deals"), classes="sim-label")
                     yield Input(str(games), id="sim-games", type="integer", compact=True, max_length=6)
-                    yield Label("Seed", classes="sim-label")
+                    yield Label(_("Seed"), classes="sim-label")
                     yield Input(str(seed), id="sim-seed", compact=True)
-                    yield Label("Bots", classes="sim-label")
+                    yield Label(_("Bots"), classes="sim-label")
                     yield Select(bot_options(bots), value=bots, allow_blank=False, id="sim-bots", compact=True)
-                    yield Button("Simulate F5", id="sim-run", compact=True, variant="primary")
+                    yield Button(_("Simulate F5"), id="sim-run", compact=True, variant="primary")
                 with Horizontal(id="sim-progress-row"):
                     yield ProgressBar(id="sim-progress", show_eta=False)
                     yield Static("", id="sim-status")
@@ -601,7 +602,7 @@ class CompareScreen(Screen[None]):
         yield FittingFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "compare"
+        self.sub_title = _("compare")
         table = self.query_one("#deals", DataTable)
         for key, label in (("rank", "#"), ("deal", "deal"), ("score", "Σ|Δscore|"), ("moved", "seats moved"),
                            ("a", "places A"), ("b", "places B")):
@@ -757,7 +758,7 @@ class CompareScreen(Screen[None]):
     # -------------------------------------------------------------- picking
     def action_pick(self, side: str) -> None:
         if self.running:
-            self.notify("Stop the simulation first (Esc).", severity="warning")
+            self.notify(_("Stop the simulation first (Esc)."), severity="warning")
             return
         sources = workspace_sources(self.workspace)
         for s in (self.a, self.b):
@@ -778,7 +779,7 @@ class CompareScreen(Screen[None]):
 
     def action_swap(self) -> None:
         if self.running:
-            self.notify("Stop the simulation first (Esc).", severity="warning")
+            self.notify(_("Stop the simulation first (Esc)."), severity="warning")
             return
         self.a, self.b = self.b, self.a
         self._reset_simulation()
@@ -839,7 +840,7 @@ class CompareScreen(Screen[None]):
         except ValueError:
             games = 0
         if games < 1:
-            self.notify("Deals: a whole number of at least 1.", title="Simulate", severity="error")
+            self.notify(_("Deals: a whole number of at least 1."), title=_("Simulate"), severity="error")
             self.action_edit_games()
             return None
         seed = self.query_one("#sim-seed", Input).value.strip() or DEFAULT_SEED
@@ -861,7 +862,7 @@ class CompareScreen(Screen[None]):
             return
         if self.graphs is None:
             self.notify("Both rulesets must load without problems first." if not self.comparing
-                        else "Still comparing the rules…", title="Simulate", severity="warning")
+                        else "Still comparing the rules…", title=_("Simulate"), severity="warning")
             return
         settings = self._settings()
         if settings is None:
@@ -935,7 +936,7 @@ class CompareScreen(Screen[None]):
             self.query_one("#sim-progress", ProgressBar).update(total=payload.games, progress=payload.games)
             self._show_report()
         elif state == "failed":
-            self.notify(str(payload), title="Simulation failed", severity="error", timeout=10)
+            self.notify(str(payload), title=_("Simulation failed"), severity="error", timeout=10)
         self._show_sim_status(error=payload if state == "failed" else None)
         self._show_deals()
 
@@ -1005,7 +1006,7 @@ class CompareScreen(Screen[None]):
         if few is not None:
             note.append(few[0].upper() + few[1:] + "\n", style="yellow")
         family = r.family()
-        significant = sum(1 for _, e in family if e.significant)
+        significant = sum(1 for _key, e in family if e.significant)
         note.append(f"{significant} of {len(family)} differences significant after Holm's adjustment"
                     + ("" if significant else " — none: the rulesets may play alike at this number of deals"),
                     style="bold" if significant else "yellow")

@@ -11,6 +11,7 @@ from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from ..i18n import N_
 from ..widgets.footer import FittingFooter
 
 
@@ -37,9 +38,9 @@ class ConfirmScreen(ModalScreen[str]):
     Keys: the first letter of an answer picks it, Enter the focused button, Escape cancels."""
 
     BINDINGS = [
-        Binding("escape", "choose('cancel')", "Cancel"),
-        Binding("left,shift+tab", "app.focus_previous", "Previous", show=False),
-        Binding("right,tab", "app.focus_next", "Next", show=False),
+        Binding("escape", "choose('cancel')", N_("Cancel")),
+        Binding("left,shift+tab", "app.focus_previous", N_("Previous"), show=False),
+        Binding("right,tab", "app.focus_next", N_("Next"), show=False),
     ]
 
     def __init__(self, title: str, question: str, choices: list[Choice], *, default: str | None = None,

@@ -30,6 +30,7 @@ from gouji_dsl.tools.exits import shown, shown_markup
 
 from .. import files
 from ..completion import Item, indent_for, items_for, replacement, word_before
+from ..i18n import N_, _
 from ..validation import Validation, same_file, validate_text
 from ..widgets import DiagnosticsList, RulesTextArea, SidePanel
 from ..widgets.footer import FittingFooter
@@ -60,25 +61,25 @@ class EditorScreen(Screen[None]):
     """Edits one ruleset file."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", tooltip="Save the file atomically (asks if it changed on disk)",
+        Binding("ctrl+s", "save", N_("Save"), tooltip=N_("Save the file atomically (asks if it changed on disk)"),
                 priority=True),
-        Binding("ctrl+n", "insert", "Insert", tooltip="Insert a setting name, rule id, hook, function or key"),
-        Binding("ctrl+t", "toggle_comment", "Comment", tooltip="Comment / uncomment the line or selected lines"),
-        Binding("ctrl+g", "next_problem", "Next error", tooltip="Move the cursor to the next problem"),
-        Binding("ctrl+l", "focus_problems", "Problems", tooltip="Go to the problems list (Enter jumps to one)"),
-        Binding("f2", "toggle_view", "View", tooltip="Switch the panel: resolved ruleset / rule graph"),
-        Binding("f3", "toggle_panel", "Panel", tooltip="Show or hide the side panel"),
-        Binding("f4", "new_variant", "Variant", tooltip="Create a new variant that extends this ruleset"),
-        Binding("f9", "test_play", "Play", show=False,
-                tooltip="Test-play this text (unsaved changes too) against bots"),
-        Binding("f8", "compare", "Compare", show=False,
-                tooltip="Compare this text (unsaved too) with another ruleset: rules and play"),
+        Binding("ctrl+n", "insert", N_("Insert"), tooltip=N_("Insert a setting name, rule id, hook, function or key")),
+        Binding("ctrl+t", "toggle_comment", N_("Comment"), tooltip=N_("Comment / uncomment the line or selected lines")),
+        Binding("ctrl+g", "next_problem", N_("Next error"), tooltip=N_("Move the cursor to the next problem")),
+        Binding("ctrl+l", "focus_problems", N_("Problems"), tooltip=N_("Go to the problems list (Enter jumps to one)")),
+        Binding("f2", "toggle_view", N_("View"), tooltip=N_("Switch the panel: resolved ruleset / rule graph")),
+        Binding("f3", "toggle_panel", N_("Panel"), tooltip=N_("Show or hide the side panel")),
+        Binding("f4", "new_variant", N_("Variant"), tooltip=N_("Create a new variant that extends this ruleset")),
+        Binding("f9", "test_play", N_("Play"), show=False,
+                tooltip=N_("Test-play this text (unsaved changes too) against bots")),
+        Binding("f8", "compare", N_("Compare"), show=False,
+                tooltip=N_("Compare this text (unsaved too) with another ruleset: rules and play")),
         # priority: the text area's own F6 (select the line) would take the key first
-        Binding("f6", "recover", "Recovered text", show=False, priority=True,
-                tooltip="Offer again the unsaved text kept with 'Later' (from an editor that did not close normally)"),
-        Binding("f1", "app.help", "Help", tooltip="The ruleset language, with examples"),
-        Binding("ctrl+b", "close", "Close", tooltip="Close the file and go back to the list"),
-        Binding("ctrl+q", "app.quit", "Quit", tooltip="Quit gouji (asks about unsaved changes)"),
+        Binding("f6", "recover", N_("Recovered text"), show=False, priority=True,
+                tooltip=N_("Offer again the unsaved text kept with 'Later' (from an editor that did not close normally)")),
+        Binding("f1", "app.help", N_("Help"), tooltip=N_("The ruleset language, with examples")),
+        Binding("ctrl+b", "close", N_("Close"), tooltip=N_("Close the file and go back to the list")),
+        Binding("ctrl+q", "app.quit", N_("Quit"), tooltip=N_("Quit gouji (asks about unsaved changes)")),
     ]
 
     def __init__(self, path: str | os.PathLike[str], workspace: Workspace, *, text: str, raw: bytes | None,
@@ -294,7 +295,7 @@ class EditorScreen(Screen[None]):
         if same_file(path, self.path_str):
             self.jump_to(line, col)
         else:
-            self.notify(f"That is in {display_path(path)}:{line}:{col}, not in this file.", title="Other file")
+            self.notify(f"That is in {display_path(path)}:{line}:{col}, not in this file.", title=_("Other file"))
 
     def action_next_problem(self) -> None:
         own = sorted((d for d in (self.validation.in_file(self.path_str) if self.validation else [])),
@@ -313,7 +314,7 @@ class EditorScreen(Screen[None]):
     def action_focus_problems(self) -> None:
         problems = self.query_one(DiagnosticsList)
         if not problems.display:
-            self.notify("No problems.", timeout=2)
+            self.notify(_("No problems."), timeout=2)
             return
         problems.focus()
         if problems.highlighted is None and problems.diagnostics:
@@ -333,7 +334,7 @@ class EditorScreen(Screen[None]):
     # -------------------------------------------------------------- editing helpers
     def action_insert(self) -> None:
         if self.read_only:
-            self.notify("This ruleset is read-only: press F4 to start a variant of it.", severity="warning")
+            self.notify(_("This ruleset is read-only: press F4 to start a variant of it."), severity="warning")
             return
         area = self.text_area
         row, col = area.cursor_location
@@ -427,8 +428,8 @@ class EditorScreen(Screen[None]):
     # -------------------------------------------------------------- saving
     def action_save(self) -> None:
         if self.read_only:
-            self.notify("Bundled rulesets are read-only; a variant extends this one instead.",
-                        title="Read-only")
+            self.notify(_("Bundled rulesets are read-only; a variant extends this one instead."),
+                        title=_("Read-only"))
             self.action_new_variant()
             return
         self.save()
@@ -503,7 +504,7 @@ class EditorScreen(Screen[None]):
         kept = (f"Your text is kept here and in {display_path(copy)}." if copy is not None else
                 "Your text is kept here (the recovery copy could not be written either): free some "
                 "space or save elsewhere before closing.")
-        self.notify(printable(f"Could not save {self.display_name}: {why}. {kept}"), title="Not saved",
+        self.notify(printable(f"Could not save {self.display_name}: {why}. {kept}"), title=_("Not saved"),
                     severity="error", timeout=12, markup=False)  # a file's name is no markup
 
     def _write(self, target: Path | None = None) -> bool:
@@ -627,7 +628,7 @@ class EditorScreen(Screen[None]):
         pending = self.pending_recoveries()
         if not pending:
             if not quiet:
-                self.notify("No unsaved text is waiting for this file.", timeout=3)
+                self.notify(_("No unsaved text is waiting for this file."), timeout=3)
             return
         self._offer(pending, 0)
 
@@ -639,12 +640,12 @@ class EditorScreen(Screen[None]):
         def answer(choice: RecoveryChoice | None) -> None:
             if choice == RecoveryChoice.RESTORE:
                 self.restore(rec)
-                self.notify("Recovered text restored; save it with Ctrl+S.", title="Restored")
+                self.notify(_("Recovered text restored; save it with Ctrl+S."), title=_("Restored"))
             elif choice == RecoveryChoice.DISCARD:
                 files.remove_recovery_copy(rec.path)
             else:
                 self.notify(f"Kept {display_path(rec.path)}: F6 (or the next time you open the file) offers it again.",
-                            title="Recovered text kept", timeout=5)
+                            title=_("Recovered text kept"), timeout=5)
             self._offer(pending, i + 1)
         self.app.push_screen(RecoveryScreen(self.display_name, rec, self.saved_text, position=(i + 1, len(pending))),
                              answer)
@@ -664,10 +665,10 @@ class EditorScreen(Screen[None]):
                 copy = self._keep_in_recovery()
                 self.notify(f"{self.display_name} is now a folder: it cannot be saved there. Your text is kept here"
                             + (f" and in {display_path(copy)}." if copy is not None else "."),
-                            title="Changed on disk", severity="warning", timeout=8)
+                            title=_("Changed on disk"), severity="warning", timeout=8)
             else:
                 self.notify(f"{self.display_name} changed on disk. Saving will ask before overwriting it.",
-                            title="Changed on disk", severity="warning", timeout=6)
+                            title=_("Changed on disk"), severity="warning", timeout=6)
             self._show_status()
 
     def restore(self, recovery: files.Recovery | str) -> None:

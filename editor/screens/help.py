@@ -9,17 +9,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..helptext import help_markdown
+from ..i18n import N_, _
 from ..widgets.footer import FittingFooter
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape,q,f1,question_mark", "close", "Close"),
+        Binding("escape,q,f1,question_mark", "close", N_("Close")),
     ]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body") as body:
-            body.border_title = "Help — the ruleset language"
+            body.border_title = _("Help — the ruleset language")
             # Rich's Markdown renders the whole page as one widget: much faster to open than
             # Textual's Markdown widget, which builds a widget per block.
             yield Static(Markdown(help_markdown(self.keys()), code_theme="monokai"), id="help-text")

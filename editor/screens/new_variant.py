@@ -15,6 +15,7 @@ from gouji_dsl.ruleset.loader import resolve
 from gouji_dsl.tools.exits import shown_markup
 
 from ..files import atomic_write
+from ..i18n import N_, _
 from ..skeleton import variant_text
 from ..widgets.footer import FittingFooter
 from ..workspace import Workspace, display_path, name_pattern, name_rule
@@ -24,8 +25,8 @@ class NewVariantScreen(ModalScreen[Path | None]):
     """Dismisses with the path of the created file, or None when cancelled."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "create", "Create", priority=True),
+        Binding("escape", "cancel", N_("Cancel")),
+        Binding("ctrl+s", "create", N_("Create"), priority=True),
     ]
 
     def __init__(self, workspace: Workspace, parent: str | None = None) -> None:
@@ -36,25 +37,25 @@ class NewVariantScreen(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog new-variant") as box:
-            box.border_title = "New variant"
+            box.border_title = _("New variant")
             yield Static("A variant extends its parent: it starts identical to it and you write down "
                          "only what differs.", classes="dialog-detail")
             with Horizontal(classes="field-row"):
-                yield Label("Parent", classes="field-label")
+                yield Label(_("Parent"), classes="field-label")
                 yield Select([(n, n) for n in self.parents], value=self.parent_name or Select.NULL,
                              allow_blank=False, id="parent", compact=True)
             with Horizontal(classes="field-row"):
-                yield Label("Name", classes="field-label")
+                yield Label(_("Name"), classes="field-label")
                 yield Input(self._suggest_name(), id="name", compact=True,
-                            placeholder="lower-case letters, digits and '-' (also the file name)")
+                            placeholder=_("lower-case letters, digits and '-' (also the file name)"))
             with Horizontal(classes="field-row"):
-                yield Label("Title", classes="field-label")
-                yield Input("", placeholder="optional, e.g. Our town's rules", id="title", compact=True)
+                yield Label(_("Title"), classes="field-label")
+                yield Input("", placeholder=_("optional, e.g. Our town's rules"), id="title", compact=True)
             yield Static("", id="target")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Create", id="create", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
-            yield Label("[b]enter[/b] create  [b]tab[/b] next field  [b]esc[/b] cancel",
+                yield Button(_("Create"), id="create", variant="primary", compact=True)
+                yield Button(_("Cancel"), id="cancel", compact=True)
+            yield Label(_("[b]enter[/b] create  [b]tab[/b] next field  [b]esc[/b] cancel"),
                         classes="dialog-keys")
         yield FittingFooter()
 

@@ -13,6 +13,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..completion import KIND_ORDER, Item
+from ..i18n import N_, _
 from ..widgets.footer import FittingFooter
 
 MAX_SHOWN = 200
@@ -22,12 +23,12 @@ class PickerScreen(ModalScreen[Item | None]):
     """Dismisses with the chosen :class:`~editor.completion.Item`, or None."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("up", "move(-1)", "Up", show=False),
-        Binding("pagedown", "move(10)", "Page down", show=False),
-        Binding("pageup", "move(-10)", "Page up", show=False),
-        Binding("enter", "pick", "Insert"),
+        Binding("escape", "cancel", N_("Cancel")),
+        Binding("down", "move(1)", N_("Down"), show=False),
+        Binding("up", "move(-1)", N_("Up"), show=False),
+        Binding("pagedown", "move(10)", N_("Page down"), show=False),
+        Binding("pageup", "move(-10)", N_("Page up"), show=False),
+        Binding("enter", "pick", N_("Insert")),
     ]
 
     def __init__(self, items: list[Item], query: str = "") -> None:
@@ -38,8 +39,8 @@ class PickerScreen(ModalScreen[Item | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker") as box:
-            box.border_title = "Insert"
-            yield Input(self.query_text, placeholder="type to filter: setting, rule id, hook, function, key…",
+            box.border_title = _("Insert")
+            yield Input(self.query_text, placeholder=_("type to filter: setting, rule id, hook, function, key…"),
                         id="picker-input", compact=True)
             yield OptionList(id="picker-list")
             yield Static("", id="picker-help")
@@ -66,7 +67,7 @@ class PickerScreen(ModalScreen[Item | None]):
             scored = [(matcher.match(it.label), it) for it in self.items]
             hits = [(s, it) for s, it in scored if s > 0]
             hits.sort(key=lambda p: (-p[0], order.get(p[1].kind, 99), p[1].label))
-            self.shown = [it for _, it in hits][:MAX_SHOWN]
+            self.shown = [it for _score, it in hits][:MAX_SHOWN]
         else:
             matcher = None
             self.shown = self.items[:MAX_SHOWN]

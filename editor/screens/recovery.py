@@ -16,6 +16,7 @@ from textual.widgets import Button, Label, Static
 from gouji_dsl.tools.exits import shown_markup
 
 from ..files import Recovery, recovery_diff
+from ..i18n import N_, _
 from ..workspace import display_path
 
 MAX_DIFF_LINES = 400  # a longer diff is cut (the count of lines left out is shown)
@@ -48,9 +49,9 @@ class RecoveryScreen(ModalScreen[RecoveryChoice]):
     """Offers one recovery copy back. ``position`` is ``(i, n)`` when several copies wait."""
 
     BINDINGS = [
-        Binding("escape", "choose('later')", "Later", tooltip="Keep the recovered text for next time"),
-        Binding("left,shift+tab", "app.focus_previous", "Previous", show=False),
-        Binding("right,tab", "app.focus_next", "Next", show=False),
+        Binding("escape", "choose('later')", N_("Later"), tooltip=N_("Keep the recovered text for next time")),
+        Binding("left,shift+tab", "app.focus_previous", N_("Previous"), show=False),
+        Binding("right,tab", "app.focus_next", N_("Next"), show=False),
     ]
     LETTERS = {"r": RecoveryChoice.RESTORE, "d": RecoveryChoice.DISCARD, "l": RecoveryChoice.LATER}
 
@@ -81,10 +82,10 @@ class RecoveryScreen(ModalScreen[RecoveryChoice]):
             with VerticalScroll(id="recovery-diff"):
                 yield Static(diff_text(lines))
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Restore", id="choice-restore", variant="primary", compact=True)
-                yield Button("Discard", id="choice-discard", variant="error", compact=True)
-                yield Button("Later", id="choice-later", compact=True)
-            yield Label("[b]r[/b] restore  [b]d[/b] discard  [b]l/esc[/b] later  [b]↑↓[/b] scroll the diff",
+                yield Button(_("Restore"), id="choice-restore", variant="primary", compact=True)
+                yield Button(_("Discard"), id="choice-discard", variant="error", compact=True)
+                yield Button(_("Later"), id="choice-later", compact=True)
+            yield Label(_("[b]r[/b] restore  [b]d[/b] discard  [b]l/esc[/b] later  [b]↑↓[/b] scroll the diff"),
                         classes="dialog-keys")
 
     def on_mount(self) -> None:

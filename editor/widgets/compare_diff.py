@@ -23,6 +23,8 @@ from textual.widgets import Static
 
 from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, fmt_value
 
+from ..i18n import N_
+
 KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
 MARK = "▌ "
 NO_MARK = "  "
@@ -177,13 +179,13 @@ class DiffPanes(Container, can_focus=True):
     together, with a block cursor (↑/↓, PgUp/PgDn, Home/End; a click picks a block)."""
 
     BINDINGS = [
-        Binding("up,k", "move(-1)", "Previous", show=False, tooltip="The previous difference"),
-        Binding("down,j", "move(1)", "Next", show=False, tooltip="The next difference"),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "move_to(0)", "First", show=False),
-        Binding("end", "move_to(-1)", "Last", show=False),
-        Binding("enter", "choose", "Details", show=False, tooltip="The current difference in full"),
+        Binding("up,k", "move(-1)", N_("Previous"), show=False, tooltip=N_("The previous difference")),
+        Binding("down,j", "move(1)", N_("Next"), show=False, tooltip=N_("The next difference")),
+        Binding("pageup", "page(-1)", N_("Page up"), show=False),
+        Binding("pagedown", "page(1)", N_("Page down"), show=False),
+        Binding("home", "move_to(0)", N_("First"), show=False),
+        Binding("end", "move_to(-1)", N_("Last"), show=False),
+        Binding("enter", "choose", N_("Details"), show=False, tooltip=N_("The current difference in full")),
     ]
 
     @dataclass

@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from gouji_dsl.diagnostics import Diagnostic
 
+from ..i18n import _
 from ..validation import same_file
 
 
@@ -46,7 +47,7 @@ class DiagnosticsList(OptionList):
         self.clear_options()
         if not self.diagnostics:
             self.add_option(Option(Text("No problems.", style="dim"), disabled=True))
-            self.border_title = "Problems"
+            self.border_title = _("Problems")
             return
         for i, d in enumerate(self.diagnostics):
             label = Text()

@@ -10,6 +10,7 @@ from textual.geometry import Offset
 from textual.strip import Strip
 from textual.widgets import TextArea
 
+from ..i18n import N_
 from .keys import run_binding_now
 
 MARKERS = {"error": "●", "warning": "▲"}
@@ -24,10 +25,10 @@ class RulesTextArea(TextArea):
     """
     COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"rules-text-area--error", "rules-text-area--warning"}
     BINDINGS = [
-        Binding("ctrl+home", "document_start", "Start of file", show=False),
-        Binding("ctrl+end", "document_end", "End of file", show=False),
-        Binding("ctrl+shift+home", "document_start(True)", "Select to the start", show=False),
-        Binding("ctrl+shift+end", "document_end(True)", "Select to the end", show=False),
+        Binding("ctrl+home", "document_start", N_("Start of file"), show=False),
+        Binding("ctrl+end", "document_end", N_("End of file"), show=False),
+        Binding("ctrl+shift+home", "document_start(True)", N_("Select to the start"), show=False),
+        Binding("ctrl+shift+end", "document_end(True)", N_("Select to the end"), show=False),
     ]
 
     def action_document_start(self, select: bool = False) -> None:

@@ -166,7 +166,7 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_
     there is no login, so anyone with that address gets an app that reads and writes your files.
     Requests that name another host, websockets from another site's page and addresses without the
     key are refused. The terminal is at most 400x200 cells. The apps speak --lang (else the
-    server's GOUJI_LANG or locale).
+    server's GOUJI_LANG or locale); the address with &lang=zh or &lang=en added chooses for its tab.
 
     \b
     Example:

@@ -184,3 +184,38 @@ def test_snapshot_why_dialog_zh(zh, snap_compare, size):
         await footer_settled(pilot)
 
     assert snap_compare(_play_app(), terminal_size=size, run_before=why)
+
+
+def test_a_page_address_chooses_the_language_of_its_tab(monkeypatch):
+    """``gouji serve``: ``&lang=zh`` in the page's address starts that tab's app with ``--lang zh``;
+    a value that is no language is refused."""
+    pytest.importorskip("textual_serve")
+    import asyncio
+
+    from test_serve import SECRET, serve
+
+    from gouji_app.web import server as web_server
+
+    commands: list[str] = []
+
+    class Recording(web_server.GoujiAppService):
+        def __init__(self, command, **kw):
+            commands.append(command)
+            super().__init__(command, **kw)
+    monkeypatch.setattr(web_server, "GoujiAppService", Recording)
+
+    async def test(s) -> None:
+        async with s.session.get(s.base + f"/?key={SECRET}&lang=zh") as r:
+            assert r.status == 200 and f"/ws/{SECRET}/zh\"" in await r.text()
+        async with s.session.get(s.base + f"/?key={SECRET}&lang=fr") as r:
+            assert r.status == 400 and "no language" in await r.text()
+        async with s.session.get(s.base + f"/?key={SECRET}") as r:
+            assert f"/ws/{SECRET}\"" in await r.text()
+        ws = await s.connect(query="")
+        await ws.close()
+        ws = await asyncio.wait_for(s.session.ws_connect(f"ws://127.0.0.1:{s.port}/ws/{SECRET}/zh",
+                                                         headers={"Origin": s.origin}), 30)
+        await ws.close()
+
+    serve(test)
+    assert len(commands) == 2 and "--lang" not in commands[0] and commands[1].endswith(" --lang zh")

@@ -27,9 +27,9 @@ from gouji_dsl.engine.interpreter import Explanation, Move
 from gouji_dsl.ruleset.graph import Reason
 from gouji_dsl.tools.exits import seed_problem, seed_value, shown, shown_markup
 
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext
 from ..workspace import display_path
-from .session import GameSummary, PlaySession
+from .session import GameSummary, PlaySession, card_word
 from .widgets import event_text, short_where
 
 
@@ -109,7 +109,7 @@ class AskScreen(ModalScreen["str | None"]):
                 keys.append(letter, style="bold")
                 keys.append(f" {label.lower()}  ")
             keys.append("esc", style="bold")
-            keys.append(" cancel")
+            keys.append(" " + _("cancel"))
             yield Label(keys, classes="play-dialog-keys")
 
     def on_mount(self) -> None:
@@ -147,7 +147,7 @@ class LegalMovesScreen(ModalScreen[str | None]):
         plays = [m for m in moves if m.cards is not None]
         others = [m for m in moves if m.cards is None]
         if others:
-            options.append(Option(Text("Other moves", style="bold underline"), disabled=True))
+            options.append(Option(Text(_("Other moves"), style="bold underline"), disabled=True))
             for m in others:
                 options.append(Option(_move_word(m), id=_move_word(m)))
         groups: dict[int, list[tuple[Move, Any]]] = {}
@@ -158,23 +158,25 @@ class LegalMovesScreen(ModalScreen[str | None]):
             items = sorted(groups[rank], key=lambda mp: (len(mp[1].jokers), mp[1].filler, mp[1].count))
             verb = items[0][0].verb
             options.append(None)
-            options.append(Option(Text(f"{model.kinds[rank]}  ({len(items)} {verb}{'s' if len(items) != 1 else ''})",
+            options.append(Option(Text(f"{card_word(model.kinds[rank])}  (" + (ngettext("{n} play", "{n} plays", len(items))
+                                       if verb == "play" else ngettext("{n} burn", "{n} burns", len(items)) if verb == "burn"
+                                       else f"{len(items)} {verb}").format(n=len(items)) + ")",
                                        style="bold underline"), disabled=True))
             for m, p in items:
                 label = Text(f"  {model.text(m.cards)}")
                 tags = []
                 if p.gouji:
-                    tags.append("gouji")
+                    tags.append(_("gouji"))
                 if p.count == s.state.hand_size(m.seat):
-                    tags.append("goes out")
+                    tags.append(_("goes out"))
                 if tags:
-                    label.append("  " + ", ".join(tags), style="dim italic")
+                    label.append("  " + _(", ").join(tags), style="dim italic")
                 word = model.text(m.cards) if verb == s.default_verb() else f"{verb} {model.text(m.cards)}"
                 options.append(Option(label, id=word))
         with Vertical(classes="play-dialog") as box:
-            box.border_title = f"Your legal moves ({len(moves)})"
+            box.border_title = _("Your legal moves ({n})").format(n=len(moves))
             if not moves:
-                yield Static("You have no move now.")
+                yield Static(_("You have no move now."))
             yield OptionList(*options, id="legal-list")
             yield Label(_("[b]enter[/b] put it in the move box  [b]esc[/b] close"), classes="play-dialog-keys")
 
@@ -298,7 +300,7 @@ class PathScreen(ModalScreen[Any]):
                 yield Static(self.detail, classes="play-dialog-detail")
             yield Input(shown(self.default), id="path-input", placeholder=_("file path"))  # control characters escaped
             yield Static("", id="path-error")
-            yield Label(f"[b]enter[/b] {self.action.lower()}  [b]esc[/b] cancel", classes="play-dialog-keys")
+            yield Label(f"[b]enter[/b] {_(self.action).lower()}  [b]esc[/b] " + _("cancel"), classes="play-dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -311,7 +313,7 @@ class PathScreen(ModalScreen[Any]):
         path = os.path.expanduser(value.strip())
         err = self.query_one("#path-error", Static)
         if not path:
-            err.update(Text("give a file path", style="red"))
+            err.update(Text(_("give a file path"), style="red"))
             return
         try:
             result = self.accept(path)
@@ -384,7 +386,7 @@ class ExportScreen(ModalScreen[None]):
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self._text())
-        self.query_one("#case-status", Static).update("Copied to the clipboard.")
+        self.query_one("#case-status", Static).update(_("Copied to the clipboard."))
 
 
 # ------------------------------------------------------------------------------ between games
@@ -414,24 +416,24 @@ def scoreboard_table(table: DataTable, session: PlaySession) -> None:
     teams = sorted({st.team(x) for x in st.seat_list})
     mine = st.team(me)
     table.clear(columns=True)
-    table.add_column("game")
-    table.add_column("places: 1st → last (seats)")
-    table.add_column("sweep")
-    table.add_column("tribute before")
+    table.add_column(_("game"))
+    table.add_column(_("places: 1st → last (seats)"))
+    table.add_column(_("sweep"))
+    table.add_column(_("tribute before"))
     for t in teams:
-        table.add_column(f"team {t}{' (you)' if t == mine else ''}")
+        table.add_column(_("team {team}").format(team=t) + (_(" (you)") if t == mine else ""))
     for t in teams:
-        table.add_column(f"total {t}")
+        table.add_column(_("total {team}").format(team=t))
     totals = dict.fromkeys(teams, 0)
     for g in games:
         places = Text()
         for i, seat in enumerate(g.order()):
             if i:
                 places.append(" ")
-            places.append("you" if seat == me else str(seat), style="bold green" if st.team(seat) == mine else "red")
-        shown = (Text("voided", style="yellow") if g.voided else places) if g.over else Text("playing", style="dim")
+            places.append(_("you") if seat == me else str(seat), style="bold green" if st.team(seat) == mine else "red")
+        shown = (Text(_("voided"), style="yellow") if g.voided else places) if g.over else Text(_("playing"), style="dim")
         row: list = [f"{g.number}" + ("" if g.over else " …"), shown,
-                     Text("sweep", style="bold") if g.sweep else Text("—", style="dim"), tribute_text(s, g)]
+                     Text(_("sweep"), style="bold") if g.sweep else Text("—", style="dim"), tribute_text(s, g)]
         for t in teams:
             v = g.team_scores.get(t, 0) if g.over else None
             row.append(Text(f"{v:+}", style="green" if v and v > 0 else ("red" if v and v < 0 else "")) if v is not None else "")
@@ -457,9 +459,9 @@ class ScoreboardScreen(ModalScreen[None]):
         st = s.state
         with Vertical(classes="play-dialog wide") as box:
             games = [g for g in s.match_summary() if g.over]
-            box.border_title = (f"Match over: {s.length} games" if self.final else
-                                f"Scoreboard: game {s.game_index % s.length + 1} of {s.length}" if s.length > 1
-                                else "Scoreboard")
+            box.border_title = (_("Match over: {n} games").format(n=s.length) if self.final else
+                                _("Scoreboard: game {n} of {length}").format(n=s.game_index % s.length + 1, length=s.length)
+                                if s.length > 1 else _("Scoreboard"))
             table: DataTable = DataTable(id="scoreboard", cursor_type="none", zebra_stripes=True)
             table.can_focus = False
             yield table
@@ -468,12 +470,14 @@ class ScoreboardScreen(ModalScreen[None]):
             if totals:
                 best = max(totals.values())
                 leaders = [t for t, v in totals.items() if v == best]
-                verdict = ("the match is level" if len(leaders) > 1 else
-                           f"team {leaders[0]}{' (you)' if leaders[0] == mine else ''} "
-                           f"{'wins' if self.final else 'leads'} by {best - min(totals.values()):g}")
-                yield Static(Text(f"After {len(games)} game{'s' if len(games) != 1 else ''}: {verdict}.", style="bold"),
-                             classes="play-section")
-            yield Label(f"[b]enter/esc[/b] close  ·  F10 deals {s.next_game_label()}", classes="play-dialog-keys")
+                team = _("team {team}").format(team=leaders[0]) + (_(" (you)") if leaders[0] == mine else "")
+                verdict = (_("the match is level") if len(leaders) > 1 else
+                           (_("{team} wins by {n}") if self.final else _("{team} leads by {n}")).format(
+                               team=team, n=f"{best - min(totals.values()):g}"))
+                yield Static(Text(ngettext("After {n} game: {verdict}.", "After {n} games: {verdict}.", len(games)).format(
+                    n=len(games), verdict=verdict), style="bold"), classes="play-section")
+            yield Label("[b]enter/esc[/b] " + _("close") + "  ·  " + _("F10 deals {next}").format(next=s.next_game_label()),
+                        classes="play-dialog-keys")
 
     def on_mount(self) -> None:
         scoreboard_table(self.query_one("#scoreboard", DataTable), self.session)
@@ -502,13 +506,14 @@ class BetweenGamesScreen(ModalScreen[None]):
         st = s.state
         with Vertical(classes="play-dialog wide") as box:
             n = st.game_number
-            box.border_title = f"Game {n}" + (f" of {s.length} (a {s.length}-game match)" if s.length > 1 else "")
+            box.border_title = (_("Game {n} of {length} (a {length}-game match)") if s.length > 1 else _("Game {n}")).format(
+                n=n, length=s.length)
             if any(g.over for g in s.match_summary()):
                 yield Label(_("Match so far"), classes="play-section")
                 table: DataTable = DataTable(id="scoreboard", cursor_type="none", zebra_stripes=True)
                 table.can_focus = False  # Enter steps through the dialog
                 yield table
-            yield Label("Before play" if self.steps else "Nothing is handed over before play.", classes="play-section")
+            yield Label(_("Before play") if self.steps else _("Nothing is handed over before play."), classes="play-section")
             yield Static("", id="steps")
             yield Label(_("[b]enter[/b] next step / play on  [b]esc[/b] play on"), classes="play-dialog-keys")
 
@@ -532,7 +537,7 @@ class BetweenGamesScreen(ModalScreen[None]):
         for i, e in enumerate(self.steps[:self.shown]):
             t.append(f"{i + 1:>2}. {event_text(e, me)}\n", style="bold" if i == self.shown - 1 else "")
         if self.shown < len(self.steps):
-            t.append(f"   … {len(self.steps) - self.shown} more", style="dim")
+            t.append("   " + _("… {n} more").format(n=len(self.steps) - self.shown), style="dim")
         self.query_one("#steps", Static).update(t)
 
     def action_step(self) -> None:

@@ -1385,13 +1385,14 @@ class PlayScreen(Screen[None]):
                 if then is not None:
                     self.call_after_refresh(then)
                 sent = offer_download(self.app, path, "application/json")
-                self.notify(f"Saved the record to {path}" + (" and sent it to the browser." if sent else "."), title=_("Saved"))
-        self.app.push_screen(PathScreen("Save the game record", self._default_record_path(), accept, "Save",
-                                        "The record (JSON): the ruleset, the seed, the bots and every event."), saved)
+                self.notify((_("Saved the record to {path} and sent it to the browser.") if sent else
+                             _("Saved the record to {path}.")).format(path=path), title=_("Saved"))
+        self.app.push_screen(PathScreen(_("Save the game record"), self._default_record_path(), accept, N_("Save"),
+                                        _("The record (JSON): the ruleset, the seed, the bots and every event.")), saved)
 
     def action_open(self) -> None:
         """ctrl+o: replay a record (asks first when a game being played would be dropped)."""
-        self.confirm_leave("Opening a record", self._ask_open)
+        self.confirm_leave(N_("Opening a record"), self._ask_open)
 
     def _ask_open(self) -> None:
         def accept(path: str) -> GameRecord:
@@ -1401,9 +1402,9 @@ class PlayScreen(Screen[None]):
 
         def opened(rec: GameRecord | None) -> None:
             if rec is not None:
-                self.notify(f"Replaying {rec.path}: ↓ steps forward, ↑ back, ctrl+r takes over.", title=_("Replay"))
+                self.notify(_("Replaying {path}: ↓ steps forward, ↑ back, ctrl+r takes over.").format(path=rec.path), title=_("Replay"))
                 self.refresh_all()
-        self.app.push_screen(PathScreen("Open a game record to replay", self._default_record_path(), accept, "Open"),
+        self.app.push_screen(PathScreen(_("Open a game record to replay"), self._default_record_path(), accept, N_("Open")),
                              opened)
 
     def _load(self, rec: GameRecord) -> None:

@@ -113,8 +113,8 @@ class RulesetSource:
     def where(self) -> str:
         """``bundled: online.yaml``, ``rules/town.yaml`` or ``unsaved buffer of rules/town.yaml``."""
         if self.unsaved:
-            return f"unsaved buffer of {display_path(self.path)}"
-        return f"bundled: {Path(self.path).name}" if self.bundled else display_path(self.path)
+            return _("unsaved buffer of {path}").format(path=display_path(self.path))
+        return _("bundled: {name}").format(name=Path(self.path).name) if self.bundled else display_path(self.path)
 
     @property
     def key(self) -> str:
@@ -161,11 +161,11 @@ def ask_compare(app: Any, workspace: Workspace, this: RulesetSource, *, parent: 
         if other is not None:
             app.push_screen(CompareScreen(workspace, this, other) if side == "a" else CompareScreen(workspace, other, this))
     if side == "a":
-        title = f"Compare {this.label} with…"
-        note = f"A is {this.where}, B is the ruleset you pick. Swap them later with x."
+        title = _("Compare {name} with…").format(name=this.label)
+        note = _("A is {where}, B is the ruleset you pick. Swap them later with x.").format(where=this.where)
     else:
-        title = f"Compare {this.label} against…"
-        note = f"A is the ruleset you pick, B is {this.where}. Swap them later with x."
+        title = _("Compare {name} against…").format(name=this.label)
+        note = _("A is the ruleset you pick, B is {where}. Swap them later with x.").format(where=this.where)
     app.push_screen(RulesetPickerScreen(sources, title, first=first, note=note), chosen)
 
 
@@ -732,9 +732,9 @@ class CompareScreen(Screen[None]):
         empty.display = not blocks
         if not blocks:
             la, lb = self.diff.labels
-            empty.update(Text.assemble(("No differences", "bold green"),
-                                       f": {la} and {lb} have the same settings, rules and definitions, so "
-                                       "they play the same (a simulation would give the same games)."))
+            empty.update(Text.assemble((_("No differences"), "bold green"),
+                                       _(": {a} and {b} have the same settings, rules and definitions, so "
+                                         "they play the same (a simulation would give the same games).").format(a=la, b=lb)))
         la, lb = self.diff.labels
         panes.show(blocks, (la, lb), (f"A · {la}", f"B · {lb}"), (self.a.where, self.b.where))
 
@@ -965,31 +965,31 @@ class CompareScreen(Screen[None]):
         t = Text()
         state = self.sim_state
         if state == "idle":
-            t.append("F5 plays the same deals under A and B. ", style="bold")
-            t.append("n: number of deals, seed and bots", style="dim")
+            t.append(_("F5 plays the same deals under A and B.") + " ", style="bold")
+            t.append(_("n: number of deals, seed and bots"), style="dim")
         elif state == "running":
-            t.append(f"{self.progress_done}/{games or '?'} paired deals… ", style="bold")
+            t.append(_("{done}/{games} paired deals…").format(done=self.progress_done, games=games or '?') + " ", style="bold")
             elapsed = time.monotonic() - self._started
             if self.progress_done and games and self.show_timing:
                 left = elapsed / self.progress_done * (games - self.progress_done)
-                t.append(f"about {left:.0f} s left ", style="dim")
-            t.append("Esc cancels", style="dim")
+                t.append(_("about {s} s left").format(s=f"{left:.0f}") + " ", style="dim")
+            t.append(_("Esc cancels"), style="dim")
         elif state == "cancelling":
-            t.append("cancelling…", style="bold yellow")
+            t.append(_("cancelling…"), style="bold yellow")
         elif state == "cancelled":
-            t.append(f"Cancelled after {self.progress_done} deals: nothing to show. ", style="bold yellow")
-            t.append("F5 starts again.", style="dim")
+            t.append(_("Cancelled after {n} deals: nothing to show.").format(n=self.progress_done) + " ", style="bold yellow")
+            t.append(_("F5 starts again."), style="dim")
         elif state == "failed":
             t.append("✗ ", style="bold red")
-            t.append(str(error or "the simulation failed").splitlines()[0], style="red")
+            t.append(str(error or _("the simulation failed")).splitlines()[0], style="red")
         elif state == "done" and self.report is not None:
             r = self.report
-            t.append(f"✓ {r.games} paired deals", style="bold green")
-            t.append(f", seed {r.seed}, {r.bots_text} bots", style="")
+            t.append("✓ " + _("{n} paired deals").format(n=r.games), style="bold green")
+            t.append(_(", seed {seed}, {bots} bots").format(seed=r.seed, bots=r.bots_text), style="")
             if r.match_length_a == r.match_length_b > 1:
-                t.append(f", matches of {r.match_length_a}", style="dim")
+                t.append(_(", matches of {n}").format(n=r.match_length_a), style="dim")
             elif r.match_length_a != r.match_length_b:
-                t.append(f", matches of {r.match_length_a} / {r.match_length_b}", style="dim")
+                t.append(_(", matches of {n}").format(n=f"{r.match_length_a} / {r.match_length_b}"), style="dim")
         self.query_one("#sim-status", Static).update(t)
 
     def _show_report(self) -> None:
@@ -1000,15 +1000,15 @@ class CompareScreen(Screen[None]):
         note = Text()
         note.append(f"Played by {bots_phrase(r.bots)}.\n", style="bold")
         if not r.same_deck:
-            note.append("The two rulesets use different packs: deal i is seeded alike but not dealt alike.\n",
+            note.append(_("The two rulesets use different packs: deal i is seeded alike but not dealt alike.") + "\n",
                         style="yellow")
         few = few_matches_note(r)
         if few is not None:
             note.append(few[0].upper() + few[1:] + "\n", style="yellow")
         family = r.family()
         significant = sum(1 for _key, e in family if e.significant)
-        note.append(f"{significant} of {len(family)} differences significant after Holm's adjustment"
-                    + ("" if significant else " — none: the rulesets may play alike at this number of deals"),
+        note.append(_("{n} of {m} differences significant after Holm's adjustment").format(n=significant, m=len(family))
+                    + ("" if significant else " — " + _("none: the rulesets may play alike at this number of deals")),
                     style="bold" if significant else "yellow")
         if self.show_timing:
             rate = r.games_per_s
@@ -1028,18 +1028,18 @@ class CompareScreen(Screen[None]):
         r = self.report
         la, lb = self.labels
         if r is None:
-            note.update(Text("Run a simulation (F5) to list the deals that end differently under A and B.",
+            note.update(Text(_("Run a simulation (F5) to list the deals that end differently under A and B."),
                              style="dim"))
             table.display = False
             return
         table.display = bool(r.divergent)
         if not r.divergent:
-            note.update(Text("No deal ended differently.", style="bold green"))
+            note.update(Text(_("No deal ended differently."), style="bold green"))
             return
-        where = "Enter: both records, and replay under A or B" if play_screen_class() else \
-            "Enter: both records (s in there saves them for gouji play)"
-        note.update(Text.assemble(("Deals whose outcomes differ most ", "bold"),
-                                  (f"(places by seat: A {la} / B {lb}). {where}.", "dim")))
+        where = _("Enter: both records, and replay under A or B") if play_screen_class() else \
+            _("Enter: both records (s in there saves them for gouji play)")
+        note.update(Text.assemble((_("Deals whose outcomes differ most") + " ", "bold"),
+                                  (_("(places by seat: A {a} / B {b}). {where}.").format(a=la, b=lb, where=where), "dim")))
         for d in r.divergent:
             table.add_row(str(d.rank), d.deal, str(d.score_difference), str(d.places_changed),
                           " ".join(map(str, d.a.places)), " ".join(map(str, d.b.places)), key=str(d.rank))

@@ -11,13 +11,14 @@ from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from ..i18n import N_
+from ..i18n import N_, _
 from ..widgets.footer import FittingFooter
 
 
 @dataclass(frozen=True)
 class Choice:
-    """One answer: ``key`` is returned, ``label``'s first letter (or ``shortcut``) picks it."""
+    """One answer: ``key`` is returned, ``label``'s first letter (or ``shortcut``) picks it; ``label``
+    is shown as given (translated by the caller: a translated label wants a ``shortcut``)."""
 
     key: str
     label: str
@@ -30,6 +31,12 @@ class Choice:
 
 
 CANCEL = Choice("cancel", "Cancel", "default", "c")
+"""Cancel, in English (see :func:`cancel_choice`)."""
+
+
+def cancel_choice() -> Choice:
+    """The Cancel answer in the active language (its key c, and Escape)."""
+    return Choice("cancel", _("Cancel"), "default", "c")
 
 
 class ConfirmScreen(ModalScreen[str]):
@@ -65,7 +72,7 @@ class ConfirmScreen(ModalScreen[str]):
             keys = "  ".join(f"[b]{c.letter}{'/esc' if c.key == 'cancel' else ''}[/b] {c.label.lower()}"
                              for c in self.choices)
             if not any(c.key == "cancel" for c in self.choices):
-                keys += "  [b]esc[/b] cancel"
+                keys += "  [b]esc[/b] " + _("cancel")
             yield Label(keys, classes="dialog-keys")
         yield FittingFooter()
 

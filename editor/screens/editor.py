@@ -30,14 +30,14 @@ from gouji_dsl.tools.exits import shown, shown_markup
 
 from .. import files
 from ..completion import Item, indent_for, items_for, replacement, word_before
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext
 from ..validation import Validation, same_file, validate_text
 from ..widgets import DiagnosticsList, RulesTextArea, SidePanel
 from ..widgets.footer import FittingFooter
 from ..widgets.header import Header
 from ..widgets.side_panel import OriginTree
 from ..workspace import Workspace, display_path
-from .dialogs import CANCEL, Choice, ConfirmScreen
+from .dialogs import Choice, ConfirmScreen, cancel_choice
 from .picker import PickerScreen
 from .recovery import RecoveryChoice, RecoveryScreen
 
@@ -128,7 +128,7 @@ class EditorScreen(Screen[None]):
 
     @property
     def display_name(self) -> str:
-        return display_path(self.path) if not self.workspace.is_bundled(self.path) else f"bundled: {self.path.name}"
+        return display_path(self.path) if not self.workspace.is_bundled(self.path) else _("bundled: {name}").format(name=self.path.name)
 
     def on_mount(self) -> None:
         self.text_area.focus()
@@ -246,30 +246,30 @@ class EditorScreen(Screen[None]):
         status = Text()
         v = self.validation
         if v is None or not self.is_validated:
-            status.append("… checking", style="dim")
+            status.append(_("… checking"), style="dim")
         elif v.ok:
             n = len(v.graph.nodes) if v.graph else 0
             warnings = v.warnings
             if warnings:  # valid, but most likely not what was meant (a misspelt setting nobody reads)
                 w = len(warnings)
-                status.append(f"▲ {w} warning{'s' if w != 1 else ''}", style="bold yellow")
-                status.append(f": {warnings[0].message}", style="yellow")
-                status.append("  ctrl+g next", style="dim")
+                status.append(ngettext("▲ {n} warning", "▲ {n} warnings", w).format(n=w), style="bold yellow")
+                status.append(_(": ") + warnings[0].message, style="yellow")
+                status.append("  " + _("ctrl+g next"), style="dim")
             else:
-                status.append("✓ valid", style="bold green")
-            status.append(f"  {n} rules, {len(v.resolved.settings) if v.resolved else 0} settings",
+                status.append(_("✓ valid"), style="bold green")
+            status.append("  " + _("{n} rules, {m} settings").format(n=n, m=len(v.resolved.settings) if v.resolved else 0),
                           style="dim")
         else:
             errors = v.errors
             here = len([d for d in errors if same_file(d.path, self.path_str)])
-            status.append(f"✗ {len(errors)} problem{'s' if len(errors) != 1 else ''}", style="bold red")
+            status.append(ngettext("✗ {n} problem", "✗ {n} problems", len(errors)).format(n=len(errors)), style="bold red")
             if here != len(errors):
-                status.append(f" ({len(errors) - here} in other files)", style="red")
-            status.append("  ctrl+g next problem", style="dim")
+                status.append(" " + _("({n} in other files)").format(n=len(errors) - here), style="red")
+            status.append("  " + _("ctrl+g next problem"), style="dim")
         if self._disk_warned:
-            status.append("  ⚠ changed on disk", style="bold yellow")
+            status.append("  ⚠ " + _("changed on disk"), style="bold yellow")
         row, col = self.text_area.cursor_location
-        status.append(f"   Ln {row + 1}, Col {col + 1}", style="dim")
+        status.append("   " + _("Ln {row}, Col {col}").format(row=row + 1, col=col + 1), style="dim")
         self.query_one("#status", Static).update(status)
 
     # -------------------------------------------------------------- jumping
@@ -301,8 +301,8 @@ class EditorScreen(Screen[None]):
         own = sorted((d for d in (self.validation.in_file(self.path_str) if self.validation else [])),
                      key=lambda d: (d.line, d.col))
         if not own:
-            self.notify("No problems in this file." if self.validation and not self.validation.diagnostics
-                        else "No problems in this file (see the list for other files).")
+            self.notify(_("No problems in this file.") if self.validation and not self.validation.diagnostics
+                        else _("No problems in this file (see the list for other files)."))
             return
         row, col = self.text_area.cursor_location
         here = (row + 1, col + 1)
@@ -458,12 +458,12 @@ class EditorScreen(Screen[None]):
                 if then:
                     then(False)
             self.app.push_screen(ConfirmScreen(
-                "Changed on disk",
-                f"{self.display_name} was changed by something else since you opened it.",
-                [Choice("overwrite", "Overwrite", "error", "o"), Choice("reload", "Reload", "warning", "r"), CANCEL],
+                _("Changed on disk"),
+                _("{name} was changed by something else since you opened it.").format(name=self.display_name),
+                [Choice("overwrite", _("Overwrite"), "error", "o"), Choice("reload", _("Reload"), "warning", "r"), cancel_choice()],
                 default="cancel",
-                detail="Overwrite: save your text over it.  Reload: drop your changes and load the file.  "
-                       "Cancel: keep editing (your text stays in the recovery file)."), answer)
+                detail=_("Overwrite: save your text over it.  Reload: drop your changes and load the file.  "
+                         "Cancel: keep editing (your text stays in the recovery file).")), answer)
             return
         self._save_checked(target, then)
 
@@ -476,12 +476,12 @@ class EditorScreen(Screen[None]):
                     self._keep_in_recovery()
                 if then:
                     then(ok)
-            where = "" if target == self.path.absolute() else f" (the link's target {display_path(target)})"
+            where = "" if target == self.path.absolute() else " " + _("(the link's target {path})").format(path=display_path(target))
             self.app.push_screen(ConfirmScreen(
-                "Read-only file", f"{self.display_name}{where} is read-only.",
-                [Choice("overwrite", "Overwrite", "error", "o"), CANCEL], default="cancel",
-                detail="Overwrite: replace it with your text anyway (it stays read-only).  "
-                       "Cancel: keep editing (your text stays in the recovery file)."), answer)
+                _("Read-only file"), _("{name} is read-only.").format(name=f"{self.display_name}{where}"),
+                [Choice("overwrite", _("Overwrite"), "error", "o"), cancel_choice()], default="cancel",
+                detail=_("Overwrite: replace it with your text anyway (it stays read-only).  "
+                         "Cancel: keep editing (your text stays in the recovery file).")), answer)
             return
         ok = self._write(target)
         if then:
@@ -501,10 +501,11 @@ class EditorScreen(Screen[None]):
     def _not_saved(self, why: str) -> None:
         """A save failed: the text stays in the buffer and goes to the recovery copy; say both."""
         copy = self._keep_in_recovery()
-        kept = (f"Your text is kept here and in {display_path(copy)}." if copy is not None else
-                "Your text is kept here (the recovery copy could not be written either): free some "
-                "space or save elsewhere before closing.")
-        self.notify(printable(f"Could not save {self.display_name}: {why}. {kept}"), title=_("Not saved"),
+        kept = (_("Your text is kept here and in {path}.").format(path=display_path(copy)) if copy is not None else
+                _("Your text is kept here (the recovery copy could not be written either): free some "
+                  "space or save elsewhere before closing."))
+        self.notify(printable(_("Could not save {name}: {why}.").format(name=self.display_name, why=why) + f" {kept}"),
+                    title=_("Not saved"),
                     severity="error", timeout=12, markup=False)  # a file's name is no markup
 
     def _write(self, target: Path | None = None) -> bool:
@@ -541,14 +542,16 @@ class EditorScreen(Screen[None]):
             self._validated.clear()
             await self._validated.wait()
         v = self.validation
-        state = ("valid" if v.ok else "with problems") if v is not None and self.validated_text == text else ""
-        self.notify(printable(f"Saved {name}{' (' + state + ')' if state else ''}."), timeout=3, markup=False)
+        state = (_("valid") if v.ok else _("with problems")) if v is not None and self.validated_text == text else ""
+        self.notify(printable((_("Saved {name} ({state}).") if state else _("Saved {name}.")).format(name=name, state=state)),
+                    timeout=3, markup=False)
 
     def _reload(self) -> bool:
         try:
             text, raw = files.read_text(self.path)
         except (OSError, UnicodeDecodeError) as e:
-            self.notify(printable(f"Could not reload {self.display_name}: {getattr(e, 'strerror', None) or e}"),
+            self.notify(printable(_("Could not reload {name}: {error}").format(name=self.display_name,
+                                                                                 error=getattr(e, 'strerror', None) or e)),
                         severity="error", markup=False)
             return False
         self.saved_text = text
@@ -644,7 +647,7 @@ class EditorScreen(Screen[None]):
             elif choice == RecoveryChoice.DISCARD:
                 files.remove_recovery_copy(rec.path)
             else:
-                self.notify(f"Kept {display_path(rec.path)}: F6 (or the next time you open the file) offers it again.",
+                self.notify(_("Kept {path}: F6 (or the next time you open the file) offers it again.").format(path=display_path(rec.path)),
                             title=_("Recovered text kept"), timeout=5)
             self._offer(pending, i + 1)
         self.app.push_screen(RecoveryScreen(self.display_name, rec, self.saved_text, position=(i + 1, len(pending))),
@@ -663,11 +666,13 @@ class EditorScreen(Screen[None]):
             self._disk_warned = True
             if self.path.is_dir():
                 copy = self._keep_in_recovery()
-                self.notify(f"{self.display_name} is now a folder: it cannot be saved there. Your text is kept here"
-                            + (f" and in {display_path(copy)}." if copy is not None else "."),
+                self.notify((_("{name} is now a folder: it cannot be saved there. Your text is kept here and in {path}.")
+                             if copy is not None else
+                             _("{name} is now a folder: it cannot be saved there. Your text is kept here.")).format(
+                                 name=self.display_name, path=display_path(copy) if copy is not None else ""),
                             title=_("Changed on disk"), severity="warning", timeout=8)
             else:
-                self.notify(f"{self.display_name} changed on disk. Saving will ask before overwriting it.",
+                self.notify(_("{name} changed on disk. Saving will ask before overwriting it.").format(name=self.display_name),
                             title=_("Changed on disk"), severity="warning", timeout=6)
             self._show_status()
 
@@ -726,6 +731,6 @@ class EditorScreen(Screen[None]):
             else:
                 then(False)
         self.app.push_screen(ConfirmScreen(
-            "Unsaved changes", f"{self.display_name} has unsaved changes.",
-            [Choice("save", "Save", "primary"), Choice("discard", "Discard", "error"), CANCEL],
+            _("Unsaved changes"), _("{name} has unsaved changes.").format(name=self.display_name),
+            [Choice("save", _("Save"), "primary", "s"), Choice("discard", _("Discard"), "error", "d"), cancel_choice()],
             default="save"), answer)

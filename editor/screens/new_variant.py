@@ -92,13 +92,13 @@ class NewVariantScreen(ModalScreen[Path | None]):
         """Why the current name cannot be created, or None."""
         name = self.query_one("#name", Input).value.strip()
         if not name:
-            return "give the variant a name"
+            return _("give the variant a name")
         if not name_pattern().match(name):
             return name_rule()
         if self.workspace.variant_path(name).exists():
-            return f"{display_path(self.workspace.variant_path(name))} already exists; choose another name"
+            return _("{path} already exists; choose another name").format(path=display_path(self.workspace.variant_path(name)))
         if self.chosen_parent() is None:
-            return "choose a parent ruleset"
+            return _("choose a parent ruleset")
         return None
 
     def chosen_parent(self) -> str | None:
@@ -112,8 +112,8 @@ class NewVariantScreen(ModalScreen[Path | None]):
             target.update(f"[red]✗ {shown_markup(problem)}[/red]")  # names from files: no markup (issue 22)
         else:
             name = self.query_one("#name", Input).value.strip()
-            target.update(f"→ creates [b]{shown_markup(display_path(self.workspace.variant_path(name)))}[/b] "
-                          f"with [b]extends: {shown_markup(self.chosen_parent())}[/b]")
+            target.update(_("→ creates [b]{path}[/b] with [b]extends: {parent}[/b]").format(
+                path=shown_markup(display_path(self.workspace.variant_path(name))), parent=shown_markup(self.chosen_parent())))
         self.query_one("#create", Button).disabled = problem is not None
         return problem is None
 
@@ -136,8 +136,8 @@ class NewVariantScreen(ModalScreen[Path | None]):
                 raise FileExistsError(path)
             atomic_write(path, variant_text(name, parent, path, title=title, parent_resolved=parent_resolved))
         except OSError as e:
-            self.query_one("#target", Static).update(f"[red]✗ cannot create {display_path(path)}: "
-                                                     f"{e.strerror or e}[/red]")
+            self.query_one("#target", Static).update("[red]✗ " + _("cannot create {path}: {error}").format(
+                path=display_path(path), error=e.strerror or e) + "[/red]")
             return
         self.dismiss(path)
 

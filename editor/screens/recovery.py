@@ -16,7 +16,7 @@ from textual.widgets import Button, Label, Static
 from gouji_dsl.tools.exits import shown_markup
 
 from ..files import Recovery, recovery_diff
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext
 from ..workspace import display_path
 
 MAX_DIFF_LINES = 400  # a longer diff is cut (the count of lines left out is shown)
@@ -39,7 +39,7 @@ def diff_text(lines: list[str]) -> Text:
                  else "red" if ln.startswith("-") else "cyan" if ln.startswith("@@") else "")
         out.append(ln + "\n", style=style)
     if len(lines) > len(shown):
-        out.append(f"… {len(lines) - len(shown)} more diff lines", style="dim")
+        out.append(_("… {n} more diff lines").format(n=len(lines) - len(shown)), style="dim")
     if not lines:
         out.append("(the recovered text is the same as the file)", style="dim")
     return out
@@ -66,19 +66,18 @@ class RecoveryScreen(ModalScreen[RecoveryChoice]):
         rec = self.recovery
         i, n = self.position
         with Vertical(classes="dialog recovery") as box:
-            box.border_title = "Recover unsaved text?" + (f" ({i} of {n})" if n > 1 else "")
+            box.border_title = _("Recover unsaved text?") + (" " + _("({i} of {n})").format(i=i, n=n) if n > 1 else "")
             box.border_subtitle = shown_markup(display_path(rec.path))  # names from files: no markup (issue 22)
             lines = recovery_diff(self.file_text, rec.text, self.file_name)
             added = sum(1 for ln in lines if ln[:1] == "+" and not ln.startswith("+++"))
             removed = sum(1 for ln in lines if ln[:1] == "-" and not ln.startswith("---"))
             # an edited line is one removed and one added: say both, not "2 changed lines"
-            changes = f"{added} line{'s' if added != 1 else ''} added, {removed} removed" if added or removed \
-                else "no change"
-            yield Static(f"Unsaved text of {shown_markup(self.file_name)} from {rec.when}: the editor did not close normally.",
-                         classes="dialog-question")
-            yield Static(f"{len(rec.text.splitlines())} lines (the file has {len(self.file_text.splitlines())}); "
-                         f"{changes}. Later keeps it on disk and asks "
-                         "again next time.", classes="dialog-detail")
+            changes = ngettext("{added} line added, {removed} removed", "{added} lines added, {removed} removed", added).format(
+                added=added, removed=removed) if added or removed else _("no change")
+            yield Static(_("Unsaved text of {name} from {when}: the editor did not close normally.").format(
+                name=shown_markup(self.file_name), when=rec.when), classes="dialog-question")
+            yield Static(_("{n} lines (the file has {m}); {changes}. Later keeps it on disk and asks again next time.").format(
+                n=len(rec.text.splitlines()), m=len(self.file_text.splitlines()), changes=changes), classes="dialog-detail")
             with VerticalScroll(id="recovery-diff"):
                 yield Static(diff_text(lines))
             with Horizontal(classes="dialog-buttons"):

@@ -39,6 +39,8 @@ from aiohttp.http_exceptions import HttpProcessingError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from gouji_dsl.i18n import Language, UnknownLanguage, parse
+
 log = logging.getLogger("gouji-serve")
 
 DEFAULT_MAX_APPS = 4
@@ -369,6 +371,7 @@ class GoujiServer(Server):
         app.add_routes([
             web.get("/", self.handle_index, name="index"),
             web.get("/ws/{key}", self.handle_websocket, name="websocket"),
+            web.get("/ws/{key}/{lang}", self.handle_websocket, name="websocket-lang"),
             web.get("/ws", self.handle_websocket, name="websocket-without-key"),
             web.get("/download/{key}", self.handle_download, name="download"),
             web.static("/static", self.statics_path, show_index=False, name="static"),
@@ -384,14 +387,26 @@ class GoujiServer(Server):
         # request line 'GET http://evil.example/ HTTP/1.1' sets to a name that was never checked)
         return f"{request.scheme}://{request.headers.get('Host', '')}"
 
+    @staticmethod
+    def _language(value: str | None) -> Language | None:
+        """The language a page's address asks for (``&lang=zh``), or None; another value is refused."""
+        if value is None:
+            return None
+        try:
+            return parse(value, "lang")
+        except UnknownLanguage as e:
+            raise web.HTTPBadRequest(text=f"gouji serve: refused: {ascii(e.value)[1:-1][:40]} is no language "
+                                          f"(lang= takes one of: {', '.join(lang.value for lang in Language)})\n") from None
+
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
         self._check_key(request.query.get(KEY_PARAM))
+        lang = self._language(request.query.get("lang"))
         base = self._base_url(request)
         ws_base = ("wss:" if base.startswith("https:") else "ws:") + base.split(":", 1)[1]
         font_size = min(max(_query_int(request.query.get("fontsize"), 16), 6), 64)
         context = {
             "font_size": font_size,
-            "app_websocket_url": f"{ws_base}/ws/{self.secret}",
+            "app_websocket_url": f"{ws_base}/ws/{self.secret}" + (f"/{lang.value}" if lang is not None else ""),
             "config": {"static": {"url": f"{base}/static/"}},
             "application": {"name": self.title},
         }
@@ -403,6 +418,8 @@ class GoujiServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         self._check_origin(request)
         self._check_key(request.match_info.get("key"))
+        lang = self._language(request.match_info.get("lang"))
+        command = self.command if lang is None else f"{self.command} --lang {lang.value}"  # (the last --lang wins)
         width, height = clamp_size(_query_int(request.query.get("width"), DEFAULT_COLS),
                                    _query_int(request.query.get("height"), DEFAULT_ROWS)) or (DEFAULT_COLS, DEFAULT_ROWS)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
@@ -430,7 +447,7 @@ class GoujiServer(Server):
         async def close() -> None:
             await websocket.close()
 
-        service = GoujiAppService(self.command, write_bytes=write_bytes, write_str=write_str, close=close,
+        service = GoujiAppService(command, write_bytes=write_bytes, write_str=write_str, close=close,
                                   download_manager=self.download_manager, debug=self.debug)
         self.apps.add(service)
         try:

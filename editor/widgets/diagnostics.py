@@ -46,7 +46,7 @@ class DiagnosticsList(OptionList):
         highlighted = self.highlighted
         self.clear_options()
         if not self.diagnostics:
-            self.add_option(Option(Text("No problems.", style="dim"), disabled=True))
+            self.add_option(Option(Text(_("No problems."), style="dim"), disabled=True))
             self.border_title = _("Problems")
             return
         for i, d in enumerate(self.diagnostics):
@@ -58,7 +58,7 @@ class DiagnosticsList(OptionList):
                 label.append(f"  ({d.hint})", style="dim")
             self.add_option(Option(label, id=f"d{i}"))
         n = len(self.diagnostics)
-        self.border_title = f"Problems ({n})"
+        self.border_title = _("Problems ({n})").format(n=n)
         if highlighted is not None and highlighted < n:
             self.highlighted = highlighted
 

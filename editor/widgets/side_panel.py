@@ -24,6 +24,7 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.ruleset.vocabulary import PHASES
 
+from ..i18n import _
 from ..skeleton import flow
 from ..validation import same_file
 
@@ -110,7 +111,7 @@ def fill_resolved(tree: OriginTree, resolved: ResolvedRuleset, own_path: str) ->
     def own(origin: SourcePos) -> bool:
         return same_file(origin.path, own_path)
 
-    settings = root.add(f"Settings ({len(resolved.settings)})", NodeData("settings"))
+    settings = root.add(_("Settings ({n})").format(n=len(resolved.settings)), NodeData("settings"))
     for name, s in resolved.settings.items():
         key = f"s:{name}"
         inherited = not own(s.origin)
@@ -123,20 +124,20 @@ def fill_resolved(tree: OriginTree, resolved: ResolvedRuleset, own_path: str) ->
                 node.expand()
         else:
             settings.add_leaf(_label(name, _short(s.value), s.origin, inherited), NodeData(key, s.origin))
-    defs = root.add(f"Definitions ({len(resolved.definitions)})", NodeData("definitions"))
+    defs = root.add(_("Definitions ({n})").format(n=len(resolved.definitions)), NodeData("definitions"))
     for name, d in resolved.definitions.items():
         label = f"{name}({', '.join(d.params)})" if d.params else name
         defs.add_leaf(_label(label, _short(d.expr.text), d.origin, not own(d.origin)),
                       NodeData(f"d:{name}", d.origin))
-    rules = root.add(f"Rules ({len(resolved.rules)})", NodeData("rules"))
+    rules = root.add(_("Rules ({n})").format(n=len(resolved.rules)), NodeData("rules"))
     for r in resolved.rules:
         extra = Text(f"on {r.on.text} · {r.effect}", style="dim")
         if r.overrides is not None:
-            extra.append(f"  ⟲ overrides {where(r.overrides)}", style="yellow")
+            extra.append("  ⟲ " + _("overrides {where}").format(where=where(r.overrides)), style="yellow")
         rules.add_leaf(_label(r.id, "", r.origin, not own(r.origin), extra), NodeData(f"r:{r.id}", r.origin))
     groups = [settings, defs, rules]
     if resolved.removed:
-        removed = root.add(f"Removed ({len(resolved.removed)})", NodeData("removed"))
+        removed = root.add(_("Removed ({n})").format(n=len(resolved.removed)), NodeData("removed"))
         for rid in resolved.removed:
             removed.add_leaf(Text(rid, style="strike"), NodeData(f"x:{rid}"))
         groups.append(removed)
@@ -152,15 +153,15 @@ def fill_graph(tree: OriginTree, graph: RuleGraph, own_path: str) -> None:
     root = tree.root
     own_count = sum(1 for n in graph.nodes if same_file(n.origin.path, own_path))
     overrides = sum(1 for n in graph.nodes if n.overrides is not None)
-    head = Text(f"{graph.name}: {len(graph.nodes)} rules", style="bold")
-    head.append(f"  ({own_count} in this file, {overrides} overriding)", style="dim")
+    head = Text(_("{name}: {n} rules").format(name=graph.name, n=len(graph.nodes)), style="bold")
+    head.append("  " + _("({n} in this file, {m} overriding)").format(n=own_count, m=overrides), style="dim")
     root.add_leaf(head, NodeData("head"))
     by_phase: dict[str, list] = {}
     for n in graph.nodes:
         by_phase.setdefault(n.phase, []).append(n)
     for phase in [p for p in PHASES if p in by_phase] + [p for p in by_phase if p not in PHASES]:
         nodes = by_phase[phase]
-        pnode = root.add(Text.assemble((phase, "bold cyan"), (f"  {len(nodes)} rules", "dim")),
+        pnode = root.add(Text.assemble((phase, "bold cyan"), ("  " + _("{n} rules").format(n=len(nodes)), "dim")),
                          NodeData(f"p:{phase}"))
         for n in nodes:
             inherited = not same_file(n.origin.path, own_path)
@@ -169,7 +170,7 @@ def fill_graph(tree: OriginTree, graph: RuleGraph, own_path: str) -> None:
             t.append(n.id, style=INHERITED if inherited else OWN)
             t.append(f"  {n.hook} → {n.effect}", style="dim")
             if n.overrides is not None:
-                t.append(f"  overrides {where(n.overrides)}", style="yellow")
+                t.append("  " + _("overrides {where}").format(where=where(n.overrides)), style="yellow")
             t.append(f"  {where(n.origin)}", style="dim italic")
             rnode = pnode.add(t, NodeData(f"r:{n.id}", n.origin))
             if n.when:
@@ -197,9 +198,9 @@ class SidePanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="panel-note")
         with TabbedContent(initial="resolved-tab", id="panel-tabs"):
-            with TabPane("Resolved", id="resolved-tab"):
+            with TabPane(_("Resolved"), id="resolved-tab"):
                 yield OriginTree("resolved", id="resolved-tree")
-            with TabPane("Rule graph", id="graph-tab"):
+            with TabPane(_("Rule graph"), id="graph-tab"):
                 yield OriginTree("graph", id="graph-tree")
 
     def on_mount(self) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import quoted
+from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.tools.exits import shown
 
@@ -46,7 +47,7 @@ MAX_RUN_KEYS = 100_000
 seen: a few hundred); counted before ``json`` builds anything (500,000 keys in run.json, 7 MB, took
 162 MB)."""
 
-HINT_REMOVE = "remove this file: --resume plays its deals again"
+HINT_REMOVE = N_("remove this file: --resume plays its deals again")
 
 
 class RunError(ValueError):
@@ -67,36 +68,40 @@ def read_json(path: Path, what: str, advice: str | None = None) -> tuple[Any, st
     try:
         raw = read_regular(path, MAX_RUN_FILE_BYTES)  # a FIFO or a device would block or never end
     except NotRegularFile as e:
-        raise RunError(f"{path}: not a {what}: {e.kind}{tail}") from None
+        raise RunError(_("{path}: not a {what}: {kind}{tail}").format(path=path, what=what, kind=e.kind, tail=tail)) from None
     except FileTooLarge as e:
-        raise RunError(f"{path}: {e.size:,} bytes: not a {what} (at most {MAX_RUN_FILE_BYTES:,} bytes "
-                       f"are read, MAX_RUN_FILE_BYTES){tail}") from None
+        raise RunError(_("{path}: {size:,} bytes: not a {what} (at most {max_run_file_bytes:,} bytes "
+                       "are read, MAX_RUN_FILE_BYTES){tail}").format(
+                           path=path, size=e.size, what=what, max_run_file_bytes=MAX_RUN_FILE_BYTES, tail=tail)) from None
     except OSError as e:
-        raise RunError(f"{path}: cannot read: {e.strerror or e}{tail}") from None
+        raise RunError(_("{path}: cannot read: {e}{tail}").format(path=path, e=e.strerror or e, tail=tail)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         ln, col = _line_col(raw[:e.start].decode("utf-8", errors="replace"), e.start)
-        raise RunError(f"{path}:{ln}:{col}: not a {what}: not UTF-8 text (byte 0x{raw[e.start]:02x}){tail}") from None
+        raise RunError(_("{path}:{ln}:{col}: not a {what}: not UTF-8 text (byte 0x{raw:02x}){tail}").format(
+            path=path, ln=ln, col=col, what=what, raw=raw[e.start], tail=tail)) from None
     from gouji_dsl.engine.records import DuplicateKeyError, json_limit, load_json
     found = json_limit(text, nesting=MAX_RUN_NESTING, keys=MAX_RUN_KEYS, numbers=False)
     if found is not None:
         ln, col = _line_col(text, found.offset)
-        why = {"nesting": f"nested more than {MAX_RUN_NESTING} levels deep (MAX_RUN_NESTING)",
-               "keys": f"an object of more than {MAX_RUN_KEYS:,} keys (MAX_RUN_KEYS)"}.get(found.kind,
-                                                                                       f"{found.token} is not a JSON value")
-        raise RunError(f"{path}:{ln}:{col}: not a {what}: {why}{tail}")
+        why = {"nesting": _("nested more than {max_run_nesting} levels deep (MAX_RUN_NESTING)").format(max_run_nesting=MAX_RUN_NESTING),
+               "keys": _("an object of more than {max_run_keys:,} keys (MAX_RUN_KEYS)").format(max_run_keys=MAX_RUN_KEYS)}.get(found.kind,
+                                                                                       _("{token} is not a JSON value").format(token=found.token))
+        raise RunError(_("{path}:{ln}:{col}: not a {what}: {why}{tail}").format(path=path, ln=ln, col=col, what=what, why=why, tail=tail))
     try:
         return load_json(text), text
     except json.JSONDecodeError as e:
-        raise RunError(f"{path}:{e.lineno}:{e.colno}: not a {what}: not valid JSON ({e.msg}){tail}") from None
+        raise RunError(_("{path}:{lineno}:{colno}: not a {what}: not valid JSON ({msg}){tail}").format(
+            path=path, lineno=e.lineno, colno=e.colno, what=what, msg=e.msg, tail=tail)) from None
     except DuplicateKeyError as e:  # json keeps the last one silently: which did the user mean?
         ln, col = _line_col(text, e.offset)
-        raise RunError(f"{path}:{ln}:{col}: not a {what}: {e}{tail}") from None
+        raise RunError(_("{path}:{ln}:{col}: not a {what}: {e}{tail}").format(path=path, ln=ln, col=col, what=what, e=e, tail=tail)) from None
     except (ValueError, RecursionError):  # an integer of more than 4,300 digits (Python's limit)
         long = re.search(r"[0-9]{4300,}", text)
         ln, col = _line_col(text, long.start()) if long else (0, 0)
-        raise RunError(f"{path}:{ln}:{col}: not a {what}: a number of more than 4,300 digits{tail}") from None
+        raise RunError(_("{path}:{ln}:{col}: not a {what}: a number of more than 4,300 digits{tail}").format(
+            path=path, ln=ln, col=col, what=what, tail=tail)) from None
 
 
 class Located:
@@ -119,8 +124,8 @@ class Located:
 
     def error(self, problems: list[str]) -> RunError:
         tail = f"\n{self.path}: {self.advice}" if self.advice else ""
-        return RunError("\n".join(problems[:MAX_PROBLEMS]) + (f"\n{self.path}: {len(problems) - MAX_PROBLEMS} more "
-                                                           "problem(s)" if len(problems) > MAX_PROBLEMS else "") + tail)
+        more = _("\n{path}: {n} more problem(s)").format(path=self.path, n=len(problems) - MAX_PROBLEMS)
+        return RunError("\n".join(problems[:MAX_PROBLEMS]) + (more if len(problems) > MAX_PROBLEMS else "") + tail)
 
 
 MAX_PROBLEMS = 10
@@ -161,23 +166,25 @@ def _schema_message(err: Any) -> str:
     v, inst = err.validator, err.instance
     if v == "required":
         missing = [shown(k) for k in err.validator_value if isinstance(inst, dict) and k not in inst]
-        return f"missing key{'s' if len(missing) > 1 else ''} {', '.join(repr(k) for k in missing) or '?'}"
+        return ngettext("missing key {keys}", "missing keys {keys}", len(missing)).format(
+            keys=', '.join(repr(k) for k in missing) or '?')
     if v == "additionalProperties" and isinstance(inst, dict):
         known = set(err.schema.get("properties", {}))
         extra = next((k for k in inst if k not in known), "?")
-        return f"unknown key {quoted(extra)}" + (f" (keys: {', '.join(sorted(known))})" if known else "")
+        return _("unknown key {quoted}").format(quoted=quoted(extra)) + (_(" (keys: {join})").format(join=', '.join(sorted(known))) if known else "")
     if v == "type":
         want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
-        return f"must be {' or '.join(want)}, not {_describe(inst)}"
+        return _("must be {join}, not {describe}").format(join=' or '.join(want), describe=_describe(inst))
     if v in ("const", "enum"):
         allowed = [err.validator_value] if v == "const" else list(err.validator_value)
-        return f"{_describe(inst)} is not allowed (allowed: {', '.join(json.dumps(a) for a in allowed)})"
+        return _("{describe} is not allowed (allowed: {join})").format(describe=_describe(inst), join=', '.join(json.dumps(a) for a in allowed))
     if v in ("minimum", "maximum", "exclusiveMinimum"):
-        return f"{_describe(inst)} is out of range ({v} {err.validator_value})"
+        return _("{describe} is out of range ({v} {validator_value})").format(describe=_describe(inst), v=v, validator_value=err.validator_value)
     if v in ("minItems", "maxItems"):
-        return f"{len(inst)} item(s): {'at least' if v == 'minItems' else 'at most'} {err.validator_value}"
+        return (_("{n} item(s): at least {limit}") if v == "minItems" else _("{n} item(s): at most {limit}")).format(
+            n=len(inst), limit=err.validator_value)
     if v == "pattern":
-        return f"{_describe(inst)} is not of the form {err.validator_value}"
+        return _("{describe} is not of the form {validator_value}").format(describe=_describe(inst), validator_value=err.validator_value)
     if v == "propertyNames":
         return f"key {_describe(inst)} is not allowed here"
     from gouji_dsl.engine.records import schema_message
@@ -207,19 +214,21 @@ def run_fingerprint(meta: dict[str, Any]) -> str:
 
 def read_meta(path: Path) -> dict[str, Any]:
     """``path`` (a ``run.json``) checked against its schema and its fingerprint; RunError otherwise."""
-    data, text = read_json(path, "run.json of a run folder")
+    data, text = read_json(path, _("run.json of a run folder"))
     loc = Located(path, text, "run.json")
     if isinstance(data, dict) and data.get("format") in OLD_FORMATS:
-        raise RunError(f"{loc.at(('format',), 'written by an older gouji')}: its chunk files carry no fingerprint of "
-                       "their run and cannot be checked; run it again into a new folder")
+        raise RunError(_("{loc}: its chunk files carry no fingerprint of "
+                       "their run and cannot be checked; run it again into a new folder").format(
+                           loc=loc.at(('format',), _('written by an older gouji'))))
     problems = schema_problems(loc, data, "run.schema.json")
     if not problems:
         spec = data["spec"]
         if isinstance(spec["bots"], list) and len(spec["bots"]) not in (1, spec["seats"][0]):
-            problems.append(loc.at(("spec", "bots"), f"{len(spec['bots'])} bots for {spec['seats'][0]} seats"))
+            problems.append(loc.at(("spec", "bots"), _("{n} bots for {spec} seats").format(n=len(spec['bots']), spec=spec['seats'][0])))
         if data["fingerprint"] != run_fingerprint(data):
-            problems.append(loc.at(("fingerprint",), f"{data['fingerprint']} is not the fingerprint of this spec "
-                                                     f"({run_fingerprint(data)}): run.json was edited"))
+            problems.append(loc.at(("fingerprint",), _("{data} is not the fingerprint of this spec "
+                                                     "({run_fingerprint}): run.json was edited").format(
+                                                         data=data['fingerprint'], run_fingerprint=run_fingerprint(data))))
     if problems:
         raise loc.error(problems)
     return data
@@ -236,14 +245,14 @@ def _sums_problems(loc: Located, where: tuple[Any, ...], s: dict[str, Any], game
     total, squares = _num(s["s"]), _num(s["ss"])
     out = []
     if (exact and n != games) or n > games:
-        out.append(loc.at(where + ("n",), f"{n} values in a chunk of {games} games"))
+        out.append(loc.at(where + ("n",), _("{n} values in a chunk of {games} games").format(n=n, games=games)))
     elif (n == 0) != (clusters == 0) or clusters > n or not (n <= cn2 <= n * n):
-        out.append(loc.at(where, f"{clusters} clusters and cn2 {cn2} cannot hold {n} values"))
+        out.append(loc.at(where, _("{clusters} clusters and cn2 {cn2} cannot hold {n} values").format(clusters=clusters, cn2=cn2, n=n)))
     elif binary and not (0 <= total <= n and squares == total):
-        out.append(loc.at(where + ("s",), f"{s['s']} yes of {n} games"))
+        out.append(loc.at(where + ("s",), _("{s} yes of {n} games").format(s=s['s'], n=n)))
     elif n and (n * squares < total * total or _num(s["cs2"]) * n < total * total or squares < 0):
-        out.append(loc.at(where, f"the sums of squares (ss {s['ss']}, cs2 {s['cs2']}) are less than {n} values summing "
-                                 f"to {s['s']} give"))
+        out.append(loc.at(where, _("the sums of squares (ss {s}, cs2 {s2}) are less than {n} values summing "
+                                 "to {s3} give").format(s=s['ss'], s2=s['cs2'], n=n, s3=s['s'])))
     return out
 
 
@@ -251,53 +260,55 @@ def _side_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], game
                    teams: int) -> list[str]:
     out = []
     if t["n_seats"] != seats or t["teams"] != teams:
-        return [loc.at(where, f"totals of {t['n_seats']} seats in {t['teams']} teams; the run's ruleset has {seats} "
-                              f"seats in {teams} teams")]
+        return [loc.at(where, _("totals of {t} seats in {t2} teams; the run's ruleset has {seats} "
+                              "seats in {teams} teams").format(t=t['n_seats'], t2=t['teams'], seats=seats, teams=teams))]
     if t["games"] != games:
-        return [loc.at(where + ("games",), f"{t['games']} games in a chunk of {games} deals")]
+        return [loc.at(where + ("games",), _("{t} games in a chunk of {games} deals").format(t=t['games'], games=games))]
     for k, s in t["means"].items():
         out += _sums_problems(loc, where + ("means", k), s, games, exact=k != "first_leader_team_score")
     for k, s in t["flags"].items():
         out += _sums_problems(loc, where + ("flags", k), s, games, binary=True)
     if len(t["seat_score"]) != seats or len(t["team_score"]) != teams:
-        out.append(loc.at(where, f"{len(t['seat_score'])} seat scores and {len(t['team_score'])} team scores for "
-                                 f"{seats} seats in {teams} teams"))
+        out.append(loc.at(where, _("{n} seat scores and {n2} team scores for "
+                                 "{seats} seats in {teams} teams").format(n=len(t['seat_score']), n2=len(t['team_score']), seats=seats, teams=teams)))
     for i, s in enumerate(t["seat_score"]):
         out += _sums_problems(loc, where + ("seat_score", i), s, games)
     for i, s in enumerate(t["team_score"]):
         out += _sums_problems(loc, where + ("team_score", i), s, games)
     places = t["places"]
     if len(places) != seats or any(len(row) != seats for row in places):
-        out.append(loc.at(where + ("places",), f"not a {seats} × {seats} table of places by seat"))
+        out.append(loc.at(where + ("places",), _("not a {seats} × {seats} table of places by seat").format(seats=seats)))
     else:
         for s, row in enumerate(places):
             if sum(row) > games:
-                out.append(loc.at(where + ("places", s), f"seat {s + 1} placed {sum(row)} times in {games} games"))
+                out.append(loc.at(where + ("places", s), _("seat {s} placed {sum} times in {games} games").format(
+                    s=s + 1, sum=sum(row), games=games)))
         for p in range(seats):
             if sum(row[p] for row in places) > games:
-                out.append(loc.at(where + ("places",), f"place {p + 1} taken {sum(row[p] for row in places)} times "
-                                                       f"in {games} games"))
+                out.append(loc.at(where + ("places",), _("place {p} taken {sum} times "
+                                                       "in {games} games").format(p=p + 1, sum=sum(row[p] for row in places), games=games)))
     b = t["burn_success"]
     if b["y"] > b["x"] or b["clusters"] > games or b["xx"] < b["x"] or b["yy"] < b["y"]:
-        out.append(loc.at(where + ("burn_success",), f"{b['y']} successful burns of {b['x']} attempts do not add up"))
+        out.append(loc.at(where + ("burn_success",), _("{b} successful burns of {b2} attempts do not add up").format(b=b['y'], b2=b['x'])))
     hist = sum(t["spread_histogram"].values())
     if hist != games:
-        out.append(loc.at(where + ("spread_histogram",), f"{hist} games in the spread histogram of {games}"))
+        out.append(loc.at(where + ("spread_histogram",), _("{hist} games in the spread histogram of {games}").format(hist=hist, games=games)))
     return out
 
 
 def _divergent_problems(loc: Located, t: dict[str, Any], start: int, stop: int, seed: Any, seats: int) -> list[str]:
     out = []
     if len(t["divergent"]) > t["top"]:
-        out.append(loc.at(("totals", "divergent"), f"{len(t['divergent'])} divergent deals kept; the run keeps {t['top']}"))
+        out.append(loc.at(("totals", "divergent"), _("{n} divergent deals kept; the run keeps {t}").format(n=len(t['divergent']), t=t['top'])))
     for i, d in enumerate(t["divergent"]):
         where = ("totals", "divergent", i)
         if d["seed"] != str(seed) or not start <= d["index"] < stop:
-            out.append(loc.at(where, f"deal {shown(d['seed'])}:{d['index']} is not a deal of this chunk "
-                                     f"({shown(seed)}:{start}..{stop - 1})"))
+            out.append(loc.at(where, _("deal {shown}:{d} is not a deal of this chunk "
+                                     "({shown2}:{start}..{stop})").format(
+                                         shown=shown(d['seed']), d=d['index'], shown2=shown(seed), start=start, stop=stop - 1)))
         elif any(g["index"] != d["index"] or len(g["places"]) != seats or len(g["scores"]) != seats
                  for g in (d["a"], d["b"])):
-            out.append(loc.at(where, f"not the games of deal {d['index']} at {seats} seats"))
+            out.append(loc.at(where, _("not the games of deal {d} at {seats} seats").format(d=d['index'], seats=seats)))
     return out
 
 
@@ -310,15 +321,18 @@ def chunk_problems(loc: Located, data: Any, key: tuple[int, int], meta: dict[str
         return problems
     start, stop = data["start"], data["stop"]
     if (start, stop) != key:
-        return [loc.at(("start",), f"deals {start}..{stop - 1}, but the file is named for deals {key[0]}..{key[1] - 1}")]
+        return [loc.at(("start",), _("deals {start}..{stop}, but the file is named for deals {key}..{key2}").format(
+            start=start, stop=stop - 1, key=key[0], key2=key[1] - 1))]
     if data["run"] != meta["fingerprint"]:
-        return [loc.at(("run",), f"a chunk of another run (fingerprint {data['run']}; this folder's run is "
-                                 f"{meta['fingerprint']}: other rulesets, bots, seed or chunk size)")]
+        return [loc.at(("run",), _("a chunk of another run (fingerprint {data}; this folder's run is "
+                                 "{meta}: other rulesets, bots, seed or chunk size)").format(data=data['run'], meta=meta['fingerprint']))]
     if str(data["seed"]) != str(spec["seed"]):
-        return [loc.at(("seed",), f"seed {_describe(data['seed'])}, the run's is {_describe(spec['seed'])}")]
+        return [loc.at(("seed",), _("seed {describe}, the run's is {describe2}").format(
+            describe=_describe(data['seed']), describe2=_describe(spec['seed'])))]
     size = meta["chunk_size"]
     if start % size or not 0 < stop - start <= size:
-        return [loc.at(("start",), f"deals {start}..{stop - 1} are not one of the run's chunks of {size}")]
+        return [loc.at(("start",), _("deals {start}..{stop} are not one of the run's chunks of {size}").format(
+            start=start, stop=stop - 1, size=size))]
     games = stop - start
     t = data["totals"]
     seats, teams = spec["seats"], spec["teams"]
@@ -329,17 +343,17 @@ def chunk_problems(loc: Located, data: Any, key: tuple[int, int], meta: dict[str
     if out:
         return out
     if t["top"] != spec["top"]:
-        out.append(loc.at(("totals", "top"), f"keeps {t['top']} divergent deals; the run keeps {spec['top']}"))
+        out.append(loc.at(("totals", "top"), _("keeps {t} divergent deals; the run keeps {spec}").format(t=t['top'], spec=spec['top'])))
     for k, s in t["diffs"].items():
         out += _sums_problems(loc, ("totals", "diffs", k), s, games, exact=k != "first_leader_team_score")
     if len(t["seat_diffs"]) != min(seats):
-        out.append(loc.at(("totals", "seat_diffs"), f"{len(t['seat_diffs'])} seats; the run has {min(seats)}"))
+        out.append(loc.at(("totals", "seat_diffs"), _("{n} seats; the run has {min}").format(n=len(t['seat_diffs']), min=min(seats))))
     for i, s in enumerate(t["seat_diffs"]):
         out += _sums_problems(loc, ("totals", "seat_diffs", i), s, games)
     for k, b in t["binary"].items():
         n = b["n11"] + b["n10"] + b["n01"] + b["n00"]
         if n != games:
-            out.append(loc.at(("totals", "binary", k), f"a 2×2 table of {n} deals in a chunk of {games}"))
+            out.append(loc.at(("totals", "binary", k), _("a 2×2 table of {n} deals in a chunk of {games}").format(n=n, games=games)))
         out += _sums_problems(loc, ("totals", "binary", k, "diff"), b["diff"], games)
     out += _sums_problems(loc, ("totals", "outcome_changed"), t["outcome_changed"], games, binary=True)
     out += _divergent_problems(loc, t, start, stop, data["seed"], min(seats))
@@ -349,10 +363,10 @@ def chunk_problems(loc: Located, data: Any, key: tuple[int, int], meta: dict[str
 def read_chunk(path: Path, key: tuple[int, int], meta: dict[str, Any]) -> dict[str, Any]:
     """The chunk file ``path`` (named for deals ``key``) of the run ``meta``, checked (see the module
     doc); RunError naming the file, where in it, and that removing it replays its deals."""
-    data, text = read_json(path, "chunk file", HINT_REMOVE)
-    loc = Located(path, text, "chunk file", HINT_REMOVE)
+    data, text = read_json(path, _("chunk file"), _(HINT_REMOVE))
+    loc = Located(path, text, _("chunk file"), _(HINT_REMOVE))
     if isinstance(data, dict) and data.get("format") == "gouji-chunk/1":
-        raise loc.error([loc.at(("format",), "a chunk written by an older gouji (no fingerprint of its run)")])
+        raise loc.error([loc.at(("format",), _("a chunk written by an older gouji (no fingerprint of its run)"))])
     problems = chunk_problems(loc, data, key, meta)
     if problems:
         raise loc.error(problems)

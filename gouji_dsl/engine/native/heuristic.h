@@ -409,6 +409,9 @@ static int hr_follow(fl_state *s, const fl_prog *P, int seat, long n, int size, 
         if (hr_answer_at(s, P, seat, q, &c) < 0)
             return -2;
         cost = hr_cost(s, P, seat, &c);
+        rank = hr_rank(P, &c);
+        if (have && s->heur->gouji_penalty >= 0 && !(cost < best || (cost == best && rank < best_rank)))
+            continue;  /* (not below the best even without the penalty) */
         if (penalty) {
             fl_play p;
             if (fl_make_play(s, P, &c, seat, &p) < 0)
@@ -416,7 +419,6 @@ static int hr_follow(fl_state *s, const fl_prog *P, int seat, long n, int size, 
             if (p.gouji)
                 cost += s->heur->gouji_penalty;  /* keep gouji plays for the opposite */
         }
-        rank = hr_rank(P, &c);
         if (!have || cost < best || (cost == best && rank < best_rank)) {
             have = 1;
             best = cost;

@@ -3,12 +3,15 @@ quiet or a loaded machine, for before/after comparisons that must not depend on 
 
     python benchmarks/bench_instructions.py [--ruleset online] [--games 50] [--warm 40] [--gc]
     python benchmarks/bench_instructions.py --functions 25     # where the bytecodes and calls go
+    python benchmarks/bench_instructions.py --bots heuristic --core   # heuristic bots, inside the native core only
     python benchmarks/bench_instructions.py --simulate --games 200 --warm 50   # as gouji simulate plays (totals too)
 
 Runs the workload (``--warm`` games to fill the per-ruleset tables, then ``--games`` games, random
 bots, run seed 1) under ``valgrind --tool=callgrind`` twice, with and without the measured games,
 and prints the difference per decision (startup, generation and warm-up cancel out). Needs
-valgrind; takes about a minute per run.
+valgrind; takes about a minute per run. ``--bots heuristic``: heuristic bots at every seat;
+``--core``: only the instructions inside the native core's play phase (``Flow.run``, its packing
+and unpacking of the state included: callgrind ``--toggle-collect``).
 
 The cyclic garbage collector is frozen and switched off for the measured games (its passes move
 the figure by about 3 % from run to run, which hides a 2 % step); ``--gc`` leaves it on.
@@ -48,7 +51,8 @@ def simulate_workload(ruleset: str, games: int, warm: int) -> int:
     return 0 if totals is None else int(totals.means["decisions"].s)  # type: ignore[union-attr]
 
 
-def workload(ruleset: str, games: int, warm: int, *, keep_gc: bool = False, measured: Any = None) -> int:
+def workload(ruleset: str, games: int, warm: int, *, keep_gc: bool = False, measured: Any = None,
+             bots: str = "random") -> int:
     """Play ``warm`` then ``games`` games; returns the decisions of the measured games.
 
     Unless ``keep_gc``, the collector is frozen and off for the measured games. ``measured`` is a
@@ -66,8 +70,8 @@ def workload(ruleset: str, games: int, warm: int, *, keep_gc: bool = False, meas
         prev = None
         decisions = 0
         for i in range(n):
-            bots = [make_bot("random", random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
-            prev = eng.play_game(seed, i, bots, previous=prev if i % length else None)
+            players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
+            prev = eng.play_game(seed, i, players, previous=prev if i % length else None)
             decisions += prev.decisions
         return decisions
     run(warm, "warm")
@@ -128,12 +132,14 @@ def functions(ruleset: str, games: int, warm: int, top: int, keep_gc: bool) -> N
             print(f"{n / decisions:10.3f}  {name}")
 
 
-def instructions(ruleset: str, games: int, warm: int, keep_gc: bool, simulate: bool = False) -> tuple[int, int]:
-    """(instructions, decisions) of one callgrind run of the workload."""
+def instructions(ruleset: str, games: int, warm: int, keep_gc: bool, simulate: bool = False, bots: str = "random",
+                 core: bool = False) -> tuple[int, int]:
+    """(instructions, decisions) of one callgrind run of the workload (``core``: inside Flow.run only)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
-               "--workload", "--ruleset", ruleset, "--games", str(games), "--warm", str(warm)] + (["--gc"] if keep_gc else [])
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + (["--toggle-collect=Flow_run"] if core else []) + [
+               sys.executable, __file__, "--workload", "--ruleset", ruleset, "--games", str(games), "--warm", str(warm),
+               "--bots", bots] + (["--gc"] if keep_gc else [])
         cmd += ["--simulate"] if simulate else []
         res = subprocess.run(cmd, capture_output=True, text=True, check=True)
     ir = int(re.search(r"Collected : (\d+)", res.stderr).group(1))  # type: ignore[union-attr]
@@ -151,19 +157,22 @@ def main() -> int:
                     help="no valgrind: bytecodes and calls per decision per function, top N")
     ap.add_argument("--simulate", action="store_true",
                     help="measure what gouji simulate does per game (runs.play_chunk: native whole games, totals)")
+    ap.add_argument("--bots", choices=["random", "heuristic"], default="random", help="bot for every seat")
+    ap.add_argument("--core", action="store_true", help="count only inside the native core's play phase (Flow.run)")
     ap.add_argument("--workload", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.workload:
         d = simulate_workload(args.ruleset, args.games, args.warm) if args.simulate else \
-            workload(args.ruleset, args.games, args.warm, keep_gc=args.gc)
+            workload(args.ruleset, args.games, args.warm, keep_gc=args.gc, bots=args.bots)
         print(f"decisions {d}")
         return 0
     if args.functions:
         functions(args.ruleset, args.games, args.warm, args.functions, args.gc)
         return 0
-    base, _ = instructions(args.ruleset, 0, args.warm, args.gc, args.simulate)
-    total, decisions = instructions(args.ruleset, args.games, args.warm, args.gc, args.simulate)
-    print(f"{args.ruleset}: {args.games} games, {decisions} decisions, {total - base:,} instructions, "
+    base, _ = instructions(args.ruleset, 0, args.warm, args.gc, args.simulate, args.bots, args.core)
+    total, decisions = instructions(args.ruleset, args.games, args.warm, args.gc, args.simulate, args.bots, args.core)
+    print(f"{args.ruleset}: {args.bots} bots, {args.games} games, {decisions} decisions, {total - base:,} instructions"
+          f"{' inside Flow.run' if args.core else ''}, "
           f"{(total - base) / decisions:,.0f} per decision (callgrind, after {args.warm} warm-up games, "
           f"collector {'on' if args.gc else 'frozen and off'}{', as gouji simulate plays them' if args.simulate else ''})")
     return 0

@@ -17,7 +17,7 @@ from typing import Any
 
 from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import Observer, determinize, sample_deal
-from gouji_dsl.bots.heuristic import HeuristicBot, card_values
+from gouji_dsl.bots.heuristic import HeuristicBot, _model_tables
 from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.engine.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
@@ -113,7 +113,7 @@ def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int)
         spread = [moves[int(j * step)] for j in range(limit)]
         return [first] + [m for m in spread if m != first][:limit - 1]
     model = state.model
-    vals = card_values(model)
+    vals, sums = _model_tables(model)  # (the card values, and each play's summed once per model)
     nr = model.n_ranks
     filler = model.filler
     hand = state.hands[first.seat]
@@ -127,7 +127,9 @@ def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int)
         p = model.classify(m.cards)
         premium = bool(p.jokers) or (filler is not None and p.filler > 0)
         whole = 0 <= p.rank < nr and hand[p.rank] == p.carried - p.filler
-        cost = sum(vals[i] * c for i, c in enumerate(m.cards) if c)
+        cost = sums.get(p)
+        if cost is None:
+            cost = sums[p] = sum(vals[i] * c for i, c in enumerate(p.counts) if c)
         key = (m.verb, p.rank, premium)
         rank_key = (not whole, cost, -p.count)
         cur = best.get(key)

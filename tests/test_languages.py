@@ -280,3 +280,13 @@ def test_explanations_and_show_give_a_rules_sentence_in_the_active_language():
     res = CliRunner().invoke(cli, ["--lang", "zh", "show", "online"])
     assert res.exit_code == 0, res.output
     assert "让牌必须是下面2家至少有1家没叫过过牌才能让。" in res.output and "在线平台规则（资料 001）" in res.output
+
+
+def test_the_replay_names_events_as_the_ruleset_does(tmp_path):
+    from gouji_dsl.ruleset.words import game_words
+    from gouji_dsl.tools.cli_replay import _event_text
+    event = {"type": "burn", "seat": 3, "burned": 5}
+    assert _event_text(event, game_words(resolve("online"))) == "burn (烧牌): seat 3, burned 5"
+    p = write(tmp_path, "torch.yaml", "ruleset: torch\nextends: online\nwords:\n  terms: {burn: {en: torching, zh: 烧}}\n")
+    assert _event_text(event, game_words(resolve(p))) == "torching: seat 3, burned 5"
+    assert _event_text({"type": "redeal"}, game_words(resolve(p))) == "redeal"  # a type the ruleset names not

@@ -17,7 +17,7 @@ import click
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import _, ngettext
-from gouji_dsl.ruleset.words import game_words
+from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.exits import SafePath, echo, echo_json, err
 
 __all__ = ["replay_command", "game_summary"]
@@ -39,9 +39,12 @@ def game_summary(state: Any, number: int) -> dict[str, Any]:
             "scores": {str(s): v for s, v in sorted(state.scores.items())}}
 
 
-def _event_text(e: dict[str, Any]) -> str:
+def _event_text(e: dict[str, Any], words: GameWords | None = None) -> str:
+    """An engine event: its name as the ruleset calls it (``words.terms``: 烧牌, 革命 …; else its
+    type), then its fields."""
     rest = ", ".join(f"{k} {json.dumps(v, ensure_ascii=False)}" for k, v in e.items() if k != "type" and v is not None)
-    return f"{e['type']}" + (f": {rest}" if rest else "")
+    name = (words.term(e["type"]) if words is not None else None) or e["type"]
+    return f"{name}" + (f": {rest}" if rest else "")
 
 
 def _game_text(state: Any, number: int) -> list[str]:
@@ -51,15 +54,15 @@ def _game_text(state: Any, number: int) -> list[str]:
         head += _(" (game {g} of its match)").format(g=g['game_number'])
     out = [head + (_(", seed {g!r}").format(g=g['seed']) if g["seed"] is not None else _(", a fixed deal"))]
     n = 0
+    words = game_words(state.graph.resolved)  # the ruleset's names of the events and places
     for e in json.loads(json.dumps(state.record, ensure_ascii=False, default=str)):
         if e.get("type") == "move":
             n += 1
             out.append(f"  {n:4d}. {e['move']}")
         elif e.get("type") not in _QUIET:
-            out.append(f"        · {_event_text(e)}")
+            out.append(f"        · {_event_text(e, words)}")
     if g["over"]:
         by_place = sorted(g["places"].items(), key=lambda kv: kv[1])
-        words = game_words(state.graph.resolved)  # the ruleset's names of the places (头科 … 大落)
         out.append("  " + _("places: ") + ", ".join(_("{p}. seat {s}").format(p=p, s=s) + " — " + words.place(int(p))
                                                     for s, p in by_place))
         out.append("  " + _("scores: ") + ", ".join(_("seat {s} {v:+}").format(s=s, v=v) for s, v in g["scores"].items()))

@@ -129,7 +129,7 @@ def _order_int(op: str) -> Callable[[Semantics], Callable[[Any, Any], bool]]:
             if x is None or y is None:
                 return False
             if not _is_num(x) or not _is_num(y):
-                raise EvalError(f"cannot compare {_show(x)} {op} {_show(y)}: both must be numbers", s.where)
+                raise EvalError(_("cannot compare {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y)), s.where)
             return py(x, y)
         return fn
     return make
@@ -146,7 +146,7 @@ def _fuse_order_int(op: str) -> Callable[[Semantics, Fn, Fn], Fn]:
             if x.__class__ is int and y.__class__ is int:
                 return py(x, y)
             if not _is_num(x) or not _is_num(y):
-                raise EvalError(f"cannot compare {_show(x)} {op} {_show(y)}: both must be numbers", s.where)
+                raise EvalError(_("cannot compare {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y)), s.where)
             return py(x, y)
         return fn
     return fuse
@@ -164,7 +164,8 @@ def _order_rank(op: str) -> Callable[[Semantics], Callable[[Any, Any], bool]]:
             sx, sy = strength.get(x), strength.get(y)
             if sx is None or sy is None:
                 bad = x if sx is None else y
-                raise EvalError(f"cannot compare {_show(x)} {op} {_show(y)}: {_show(bad)} is not a card kind of this ruleset",
+                raise EvalError(_("cannot compare {show} {op} {show2}: {show3} is not a card kind of this ruleset").format(
+                    show=_show(x), op=op, show2=_show(y), show3=_show(bad)),
                                 s.where)
             return py(sx, sy)
         return fn
@@ -184,7 +185,7 @@ def _order_any(op: str) -> Callable[[Semantics], Callable[[Any, Any], bool]]:
                 return py(x, y)
             if isinstance(x, str) and isinstance(y, str):
                 return by_rank(x, y)
-            raise EvalError(f"cannot compare {_show(x)} {op} {_show(y)}", s.where)
+            raise EvalError(_("cannot compare {show} {op} {show2}").format(show=_show(x), op=op, show2=_show(y)), s.where)
         return fn
     return make
 
@@ -210,7 +211,7 @@ def _member(negate: bool) -> Callable[[Semantics], Callable[[Any, Any], bool]]:
             try:
                 return (x in m) != negate
             except TypeError:
-                raise EvalError(f"cannot look for {_show(x)} in {_show(m)}", s.where) from None
+                raise EvalError(_("cannot look for {show} in {show2}").format(show=_show(x), show2=_show(m)), s.where) from None
         return fn
     return make
 
@@ -234,7 +235,7 @@ def _as_list(v: Any, s: Semantics, op: str) -> list[Any]:
     if v is None:
         return []
     if not isinstance(v, (list, tuple)):
-        raise EvalError(f"{op} works on lists, not {_show(v)}", s.where)
+        raise EvalError(_("{op} works on lists, not {show}").format(op=op, show=_show(v)), s.where)
     return list(v)
 
 
@@ -274,9 +275,9 @@ def _arith(op: str) -> Callable[[Semantics], Callable[[Any, Any], Any]]:
             if x is None or y is None:
                 return None
             if not _is_num(x) or not _is_num(y):
-                raise EvalError(f"cannot compute {_show(x)} {op} {_show(y)}: both must be numbers", s.where)
+                raise EvalError(_("cannot compute {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y)), s.where)
             if divides and y == 0:
-                raise EvalError(f"division by zero: {_show(x)} {op} 0", s.where, Code.DIVISION_BY_ZERO)
+                raise EvalError(_("division by zero: {show} {op} 0").format(show=_show(x), op=op), s.where, Code.DIVISION_BY_ZERO)
             return py(x, y)
         return fn
     return make
@@ -313,7 +314,7 @@ def _neg(s: Semantics) -> Callable[[Any], Any]:
         if x is None:
             return None
         if not _is_num(x):
-            raise EvalError(f"cannot negate {_show(x)}: not a number", s.where)
+            raise EvalError(_("cannot negate {show}: not a number").format(show=_show(x)), s.where)
         return -x
     return fn
 
@@ -337,16 +338,17 @@ def index_impl(s: Semantics) -> Callable[[Any, Any], Any]:
             try:
                 return b[k]
             except KeyError:
-                raise EvalError(f"no key {_show(k)} in {_show(b)}", s.where, Code.MISSING_KEY) from None
+                raise EvalError(_("no key {show} in {show2}").format(show=_show(k), show2=_show(b)), s.where, Code.MISSING_KEY) from None
             except TypeError:
-                raise EvalError(f"{_show(k)} cannot be a key", s.where) from None
+                raise EvalError(_("{show} cannot be a key").format(show=_show(k)), s.where) from None
         if isinstance(b, (list, tuple)):
             if not (isinstance(k, int) and not isinstance(k, bool)):
-                raise EvalError(f"a list is indexed by a number, not {_show(k)}", s.where)
+                raise EvalError(_("a list is indexed by a number, not {show}").format(show=_show(k)), s.where)
             if not -len(b) <= k < len(b):
-                raise EvalError(f"no item {k} in {_show(b)} ({len(b)} items, counted from 0)", s.where, Code.MISSING_KEY)
+                raise EvalError(_("no item {k} in {show} ({n} items, counted from 0)").format(
+                    k=k, show=_show(b), n=len(b)), s.where, Code.MISSING_KEY)
             return b[k]
-        raise EvalError(f"cannot index {_show(b)}", s.where)
+        raise EvalError(_("cannot index {show}").format(show=_show(b)), s.where)
     return fn
 
 
@@ -357,10 +359,10 @@ def attr_impl(s: Semantics, attr: str, getter: Callable[[Any], Any] | None) -> C
             return None
         if isinstance(b, dict):
             if attr not in b:
-                raise EvalError(f"no key {attr!r} in {_show(b)}", s.where, Code.MISSING_KEY)
+                raise EvalError(_("no key {attr!r} in {show}").format(attr=attr, show=_show(b)), s.where, Code.MISSING_KEY)
             return b[attr]
         if getter is None:
-            raise EvalError(f"{_show(b)} has no attribute {attr!r}", s.where)
+            raise EvalError(_("{show} has no attribute {attr!r}").format(show=_show(b), attr=attr), s.where)
         return getter(b)
     return fn
 

@@ -311,6 +311,8 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
         if native is None and eng is not None:
             from gouji_dsl.engine.native import flow
             why = flow.flow_plan(graph, eng.module).games_fallback
+            if why is None and any(b.split(":")[0].strip().lower() != "random" for b in names):
+                why = "whole games are played in the core with random bots only (native_games)"
             # whole games (random bots, a game that starts a match) in one crossing per batch, or why not
             out.update({"whole_games": "native"} if why is None else {"whole_games": "generated", "games_fallback": why})
         return out

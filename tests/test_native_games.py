@@ -93,3 +93,12 @@ def test_a_rule_that_fails_leaves_the_game_to_python_which_reports_it(tmp_path):
     with pytest.raises(RuleFailed) as e:
         play_game(g, "fail", 0)
     assert "follow.divides" in str(e.value)
+
+
+@pytest.mark.parametrize("seed", ["够级", 12345678901234567890, 0, "a b"])
+def test_any_seed_gives_the_games_play_game_gives(seed):
+    """The seeds' texts are hashed in C as random.Random hashes them (UTF-8, big numbers)."""
+    g = load_graph("online")
+    for i, s in enumerate(native_games(g, seed, 0, 4)):
+        if s is not None:
+            assert s == summarize_game(i, play_game(g, seed, i, record=False)[0], g.n_seats)

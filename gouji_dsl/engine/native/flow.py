@@ -2,15 +2,22 @@
 ``_random_run`` (:mod:`gouji_dsl.engine.playout`) move for move, crossing into C once per play
 phase.
 
-Python sets the game up (deal, tribute, setup stay the generated module's), :func:`run` packs the
+Python sets the game up (tribute and setup stay the generated module's; the deal is the core's,
+``_core.deal``, installed with the flow), :func:`run` packs the
 :class:`~gouji_dsl.engine.interpreter.GameState` into the core's flat state (the hook context of
 ``vm.h`` — hands, places, seat sets, flags, counters — and the flow's words: seat queue, the play
 on the table, yielders, burner), the core plays until a seat that is not a random bot must act or
 the game is over, and the result is unpacked into the same GameState: hands, places, passed,
 the record in the generated module's compact entries (so ``render_record`` renders them), burns,
 flags and counters, decisions, and every random bot's generator (the native Mersenne Twister's
-state written back into its ``random.Random``). The game's end (places left, scores) and
-everything after it stay Python (the generated module's ``_game_over``).
+state written back into its ``random.Random``). The game's end (places left, sweep, scores) is
+the core's too (``fl_end``) where every answer is one it takes as it is; else the generated
+module's ``_game_over`` ends the game.
+
+Whole games (:func:`play_games`, ``batch.h``): for random bots at every seat and a game that
+starts a match, the core plays the game from its seeds to its scores, many games per crossing;
+a game it leaves (a decision before the play, a voided deal, a failing rule) is played again in
+Python from its seed, and a ruleset whose setup it does not run says why (``games_fallback``).
 
 What a ruleset needs of the flow that it does not do (a comparison other than the cover model, an
 ``after_discard`` rule, a trigger that gives cards, a rule that draws, a hook the programs do not

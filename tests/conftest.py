@@ -36,6 +36,24 @@ def _language_reset():
     i18n._current = None
 
 
+@pytest.fixture(autouse=True)
+def _every_notification_is_kept(monkeypatch):
+    """Every notification an app shows is kept in ``app.notes_seen`` (title, message, markup), in order:
+    Textual forgets a notification when its timeout passes (2–15 s), so a test that counted
+    ``app._notifications`` on a loaded machine could wait forever for one that had already expired
+    (tests/pilot_helpers.py :func:`notes`)."""
+    from types import SimpleNamespace
+
+    from textual.app import App
+    real = App.notify
+
+    def notify(self, message, *args, **kw):
+        self.__dict__.setdefault("notes_seen", []).append(
+            SimpleNamespace(title=kw.get("title", ""), message=message, markup=kw.get("markup", True)))
+        return real(self, message, *args, **kw)
+    monkeypatch.setattr(App, "notify", notify)
+
+
 @functools.cache
 def _graph(name):
     return load_graph(name)

@@ -35,6 +35,12 @@ async def wait_for(pilot, condition, timeout: float | None = None, what: str = "
     await _guarded(rounds(), what)
 
 
+def notes(app) -> list:
+    """Every notification the app has shown, in order, expired or not (title, message, markup: kept by
+    the conftest's ``_every_notification_is_kept``; ``app._notifications`` forgets them after their timeout)."""
+    return list(getattr(app, "notes_seen", []))
+
+
 async def footer_settled(pilot) -> None:
     """The current screen's footer has fitted its keys to the width (compact or not: it measures
     them once laid out, so a screenshot taken before could show either)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from pilot_helpers import footer_settled, wait_for
+from pilot_helpers import footer_settled, notes, wait_for
 from rich.console import Console
 
 from gouji_app import cli as editor_cli
@@ -444,7 +444,7 @@ def test_unknown_ruleset_is_a_notification_not_a_crash(ws: Path):
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause(0.2)
             assert isinstance(app.screen, HomeScreen)
-            assert any("no-such-ruleset" in n.message for n in app._notifications)
+            assert any("no-such-ruleset" in n.message for n in notes(app))
     run(scenario())
 
 

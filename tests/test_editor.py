@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from pilot_helpers import editor_ready, footer_settled, home_ready, wait_for
+from pilot_helpers import editor_ready, footer_settled, home_ready, notes, wait_for
 
 from gouji_app import cli as editor_cli
 from gouji_app import files
@@ -364,7 +364,7 @@ def test_refuses_to_overwrite_a_file_changed_on_disk(ws: Path):
 
 # ------------------------------------------------------------------------------ saves that cannot simply replace
 def _notes(app) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in notes(app)]
 
 
 async def _edit_title(pilot, ed, words: str = " (mine)") -> None:
@@ -938,7 +938,7 @@ def test_a_failed_save_names_the_file_escaped(ws: Path, monkeypatch):
             await wait_for(pilot, lambda: any("Not saved" in n for n in _notes(app)), what="the message")
             note = next(n for n in _notes(app) if "Not saved" in n)
             assert "town[b]\\x1b[31m.yaml" in note and "\x1b" not in note and os.strerror(errno.EIO) in note
-            assert not next(n for n in app._notifications if "Not saved" in n.title).markup
+            assert not next(n for n in notes(app) if "Not saved" in n.title).markup
             assert app.is_running
     run(scenario())
 

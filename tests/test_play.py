@@ -7,7 +7,7 @@ import copy
 import functools
 
 import pytest
-from pilot_helpers import footer_settled, wait_for
+from pilot_helpers import footer_settled, notes, wait_for
 
 from gouji_app.play.app import PlayApp
 from gouji_app.play.screen import PlayScreen
@@ -1038,7 +1038,7 @@ async def test_leaving_review_returns_to_where_play_was():
         assert "is over" in str(screen.query_one("#feedback").render())
         await pilot.press("f10")  # the next game is dealt: no "finish this game first"
         await wait_for(pilot, lambda: s.game_index == 1, what="the next game")
-        assert not any("Finish this game first" in n.message for n in app._notifications)
+        assert not any("Finish this game first" in n.message for n in notes(app))
         # ctrl+r in review plays on from the decision shown: leaving review stays there
         await wait_for(pilot, lambda: s.your_turn, what="your turn")
         await pilot.press("f3", "enter")
@@ -1196,7 +1196,7 @@ async def test_a_record_named_as_markup_is_saved_opened_and_named_literally(tmp_
     path = tmp_path / ODD_RECORD
     (tmp_path / "not[b]a-dir\x07").write_text("", encoding="utf-8")  # a file where a folder is named
     app = app_for("online", seed=11, speed="instant")
-    notes = lambda: [f"{n.title}: {n.message}" for n in app._notifications]
+    shown_notes = lambda: [f"{n.title}: {n.message}" for n in notes(app)]
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+s")
@@ -1209,11 +1209,11 @@ async def test_a_record_named_as_markup_is_saved_opened_and_named_literally(tmp_
         assert "not[b]a-dir\\x07" in refusal and "\x07" not in refusal
         app.screen.query_one("#path-input", Input).value = str(path)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any("Saved" in n for n in notes()), what="the save message")
+        await wait_for(pilot, lambda: any("Saved" in n for n in shown_notes()), what="the save message")
         assert path.exists()
-        saved = next(n for n in notes() if "Saved" in n)
+        saved = next(n for n in shown_notes() if "Saved" in n)
         assert f"/{ODD_SHOWN}" in saved and "\x1b" not in saved
-        assert not any(n.markup for n in app._notifications)
+        assert not any(n.markup for n in notes(app))
         await pilot.press("ctrl+s")  # the default is the record's path, shown escaped, and saves to it
         await wait_for(pilot, lambda: app.screen.query("#path-input"), what="the path dialog again")
         shown_default = app.screen.query_one("#path-input", Input).value
@@ -1222,7 +1222,7 @@ async def test_a_record_named_as_markup_is_saved_opened_and_named_literally(tmp_
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: app.screen.query("#path-input"), what="the open dialog")
         await pilot.press("enter")  # the shown default opens the record itself
-        await wait_for(pilot, lambda: any("Replaying" in n for n in notes()), what="the replay message")
-        replaying = next(n for n in notes() if "Replaying" in n)
+        await wait_for(pilot, lambda: any("Replaying" in n for n in shown_notes()), what="the replay message")
+        replaying = next(n for n in shown_notes() if "Replaying" in n)
         assert f"/{ODD_SHOWN}" in replaying and "\x1b" not in replaying
         assert app.is_running and app.play_screen.session.mode == "replay"

@@ -290,3 +290,23 @@ def test_the_replay_names_events_as_the_ruleset_does(tmp_path):
     p = write(tmp_path, "torch.yaml", "ruleset: torch\nextends: online\nwords:\n  terms: {burn: {en: torching, zh: 烧}}\n")
     assert _event_text(event, game_words(resolve(p))) == "torching: seat 3, burned 5"
     assert _event_text({"type": "redeal"}, game_words(resolve(p))) == "redeal"  # a type the ruleset names not
+
+
+def test_diff_sees_a_change_of_the_chinese_sentence_alone(tmp_path):
+    from gouji_dsl.tools.compare import rule_diff
+    rule = """
+        ruleset: {name}
+        extends: online
+        languages: [en, zh]
+        rules:
+          - id: yield.someone-left
+            on: yield
+            when: "not scramble"
+            require: "not (done(downstream(seat)) and done(downstream(downstream(seat))))"
+            says: {{en: "You may yield only if one of the next two has not passed.", zh: "{zh}"}}
+        """
+    a = write(tmp_path, "a.yaml", rule.format(name="a", zh="下两家至少有一家没过牌才能让牌。"))
+    b = write(tmp_path, "b.yaml", rule.format(name="b", zh="下面2家至少有1家没叫过过牌才能让。"))
+    diff = rule_diff(resolve(a), resolve(b))
+    changed = [c for c in diff.rules if c.id == "yield.someone-left"]
+    assert changed and "says" in changed[0].fields

@@ -29,7 +29,7 @@ from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
-from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec
+from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec, Wording, said
 
 __all__ = [
     # rule diff
@@ -386,6 +386,16 @@ def _norm_expr(s: str | None) -> str | None:
     return None if s is None else " ".join(s.split())
 
 
+def _said_differently(a: str | None, b: str | None) -> bool:
+    """Two sentences differ (spacing aside) in a language both give them in: a change of the
+    Chinese alone is a change; a sentence given in fewer languages is compared in those."""
+    if isinstance(a, Wording) and isinstance(b, Wording):
+        common = [lang for lang in a.texts if lang in b.texts]
+        if common:
+            return any(_norm_expr(a.texts[lang]) != _norm_expr(b.texts[lang]) for lang in common)
+    return _norm_expr(a) != _norm_expr(b)
+
+
 def _setting_side(spec: SettingSpec, prov: _Provenance, key: str | None = None, value: Any = ...) -> SettingValue:
     origin = spec.key_origins.get(key, spec.origin) if key is not None else spec.origin
     says, source, known = prov.setting(origin.path, spec.name)
@@ -445,7 +455,7 @@ def _diff_settings(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance, pb
             out.append(SettingChange(name, kind, va, vb, (), _value_summary(name, kind, va, vb, la, lb)))
             continue
         if _same(sa.value, sb.value):
-            if sa.says and sb.says and _norm_expr(sa.says) != _norm_expr(sb.says):  # said differently: the rulebook changes
+            if sa.says and sb.says and _said_differently(sa.says, sb.says):  # said differently: the rulebook changes
                 va, vb = _setting_side(sa, pa), _setting_side(sb, pb)
                 out.append(SettingChange(name, "changed", va, vb, (), _value_summary(name, "changed", va, vb, la, lb)))
             continue
@@ -480,8 +490,9 @@ def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, f
         how = _("{lb} removes it").format(lb=lb) if removed_by else _("not in {lb}").format(lb=lb)
         return f"{rid}: {how}: {a.sentence()} ({a.provenance()})"
     assert a is not None and b is not None
-    if a.says and b.says and _norm_expr(a.says) != _norm_expr(b.says):
-        return _("{rid}: {says} ({a}) vs {says2} ({b})").format(rid=rid, says=a.says, a=a.provenance(), says2=b.says, b=b.provenance())
+    if a.says and b.says and _said_differently(a.says, b.says):
+        return _("{rid}: {says} ({a}) vs {says2} ({b})").format(rid=rid, says=said(a.says), a=a.provenance(),
+                                                               says2=said(b.says), b=b.provenance())
     # the same words (or none): show what changed in the rule itself
     parts = []
     for f in fields:
@@ -518,7 +529,8 @@ def _diff_rules(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance, pb: _
                                                                                 removed_by), removed_by))
             continue
         b = side(other, pb)
-        fields = tuple(f for f in _RULE_FIELDS if _norm_expr(getattr(a, f)) != _norm_expr(getattr(b, f)))
+        fields = tuple(f for f in _RULE_FIELDS if (_said_differently(a.says, b.says) if f == "says"
+                                                   else _norm_expr(getattr(a, f)) != _norm_expr(getattr(b, f))))
         if fields:
             out.append(RuleChange(r.id, "changed", a, b, fields, _rule_summary("changed", r.id, a, b, fields, la, lb,
                                                                                False)))

@@ -168,3 +168,12 @@ def test_help_in_chinese(runner):
     assert "检查规则集文件" in env_zh.stdout  # the environment's language, though --help comes first
     en = runner.invoke(cli, ["--help"])
     assert "Commands:" in en.stdout and "Check ruleset files" in en.stdout and not CJK.search(en.stdout.replace("够级", "").replace("中文", ""))
+
+
+def test_a_command_help_in_chinese(runner):
+    zh = runner.invoke(cli, ["--lang", "zh", "validate", "--help"])
+    assert zh.exit_code == 0
+    assert zh.stdout.startswith("用法：") and "选项:" in zh.stdout and "还要检查每个文件" in zh.stdout
+    assert "[default: text]" in zh.stdout  # click's own tail kept
+    en = runner.invoke(cli, ["validate", "--help"])
+    assert en.stdout.startswith("Usage:") and "Also lint each file" in en.stdout

@@ -159,6 +159,8 @@ class SafeGroup(click.Group):
     command prints its diagnostics (exit 1); any other unexpected exception prints one line with
     the path of a saved crash report (exit 2)."""
 
+    context_class = click.Context  # (set below: ContextInLanguage)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             result = super().invoke(ctx)
@@ -204,20 +206,47 @@ class SafeGroup(click.Group):
             with formatter.section(_("Commands")):
                 formatter.write_dl([(name, _fit(make_default_short_help(text, limit), limit)) for name, text in rows])
 
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The group's options with their help in the active language."""
-        saved = [(p, p.help) for p in self.get_params(ctx) if isinstance(p, click.Option) and p.help]
-        try:
-            for p, text in saved:
-                p.help = _help_text(text)
-            records = [r for r in (p.get_help_record(ctx) for p in self.get_params(ctx)) if r is not None]
-            if records:
-                with formatter.section(_("Options")):
-                    formatter.write_dl(records)
-            self.format_commands(ctx, formatter)
-        finally:
-            for p, text in saved:
-                p.help = text
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, its help written in the active language (:class:`HelpInLanguage`)."""
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None and cmd.context_class is click.Context:
+            cmd.context_class = ContextInLanguage
+        return cmd
+
+
+class HelpInLanguage(click.HelpFormatter):
+    """``--help`` in the active language: a heading, a command's help text and an option's help are
+    shown translated where the catalog has them (the English text is the msgid: mark it with N_() where
+    it is written, as :data:`HELP_TEXTS` does), else as written."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        super().write_usage(prog, args, _help_text("Usage: ") if prefix is None else prefix)
+
+    def write_heading(self, heading: str) -> None:
+        super().write_heading(_help_text(heading))
+
+    def write_text(self, text: str) -> None:
+        super().write_text(_help_text(text))
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        super().write_dl([(term, _help_row(text)) for term, text in rows], col_max, col_spacing)
+
+
+class ContextInLanguage(click.Context):
+    """A click context whose ``--help`` is written by :class:`HelpInLanguage`."""
+
+    formatter_class = HelpInLanguage
+
+
+def _help_row(text: str) -> str:
+    """An option's help with click's ``  [default: …]`` / ``  [required]`` tail kept as it is."""
+    head, sep, tail = text.rpartition("  [")
+    if sep and text.endswith("]"):
+        return _help_text(head) + sep + tail
+    return _help_text(text)
+
+
+SafeGroup.context_class = ContextInLanguage
 
 
 def _fit(text: str, width: int) -> str:
@@ -258,6 +287,8 @@ HELP_TEXTS = (
        "settings, hooks, names, types and expressions."),
     N_("Show the version and exit."),
     N_("Show this message and exit."),
+    N_("Usage: "),
+    N_("Options"),  # click's headings
 )
 
 
@@ -333,11 +364,11 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
 @cli.command("validate")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--strict", is_flag=True,
-              help="Also lint each file (rules that can never fire, rules deciding the same question, "
-                   "no way to end the game, settings nothing reads) and fail on any finding.")
+              help=N_("Also lint each file (rules that can never fire, rules deciding the same question, "
+                   "no way to end the game, settings nothing reads) and fail on any finding."))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: each problem as file:line:col with the line, a caret and a hint (stderr). "
-                   "json: one JSON document on stdout (its keys: the README, `gouji validate`).")
+              help=N_("text: each problem as file:line:col with the line, a caret and a hint (stderr). "
+                   "json: one JSON document on stdout (its keys: the README, `gouji validate`)."))
 def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
     """Check ruleset files: every problem of every file of each `extends` chain, in one pass —
     structure, limits, settings, hooks, names, types and expressions.
@@ -420,27 +451,27 @@ def _echo_native_listing(graph: Any) -> None:
 
 @cli.command("show")
 @click.argument("ruleset", required=False)
-@click.option("--graph", "as_graph", is_flag=True, help="Print the rule graph instead of the resolved ruleset.")
+@click.option("--graph", "as_graph", is_flag=True, help=N_("Print the rule graph instead of the resolved ruleset."))
 @click.option("--format", "fmt", type=click.Choice(["text", "mermaid", "dot", "markdown"]), default="text",
               show_default=True,
-              help="Output format of the graph (mermaid and dot imply --graph), or of --settings and --vocabulary (markdown).")
+              help=N_("Output format of the graph (mermaid and dot imply --graph), or of --settings and --vocabulary (markdown)."))
 @click.option("--settings", "as_settings", is_flag=True,
-              help="Print the settings reference: every setting with its sub-keys, type, allowed values, default, "
+              help=N_("Print the settings reference: every setting with its sub-keys, type, allowed values, default, "
                    "value, sentence and source (RULESET optional with --format markdown: every bundled ruleset's, "
-                   "as in docs/settings.md).")
+                   "as in docs/settings.md)."))
 @click.option("--vocabulary", is_flag=True,
-              help="Print the hooks (with the names a rule on each knows), variables, play attributes and functions "
-                   "expressions may use (--format markdown: docs/vocabulary.md).")
+              help=N_("Print the hooks (with the names a rule on each knows), variables, play attributes and functions "
+                   "expressions may use (--format markdown: docs/vocabulary.md)."))
 @click.option("--generated", is_flag=True,
-              help="Print the Python module generated from RULESET (the fast play-out simulations use).")
+              help=N_("Print the Python module generated from RULESET (the fast play-out simulations use)."))
 @click.option("--explain", "explain_move", metavar="MOVE",
-              help="Explain MOVE (e.g. '2 play AA'): legal or not, the rules asked, and the chain of facts with the "
-                   "rules and settings that decided each (as the play screen's why dialog).")
+              help=N_("Explain MOVE (e.g. '2 play AA'): legal or not, the rules asked, and the chain of facts with the "
+                   "rules and settings that decided each (as the play screen's why dialog)."))
 @click.option("--deal", multiple=True, metavar="SEAT=CARDS",
-              help="With --explain: a seat's hand, e.g. '1=KK 33' (repeat for every seat; default: the deal of --seed).")
-@click.option("--after", multiple=True, metavar="MOVE", help="With --explain: a move played before it (repeat, in order).")
-@click.option("--leader", type=int, default=None, help="With --explain: the seat that leads first.")
-@click.option("--seed", type=SEED, default="0", show_default=True, help="With --explain: the seed of the deal and of chance.")
+              help=N_("With --explain: a seat's hand, e.g. '1=KK 33' (repeat for every seat; default: the deal of --seed)."))
+@click.option("--after", multiple=True, metavar="MOVE", help=N_("With --explain: a move played before it (repeat, in order)."))
+@click.option("--leader", type=int, default=None, help=N_("With --explain: the seat that leads first."))
+@click.option("--seed", type=SEED, default="0", show_default=True, help=N_("With --explain: the seed of the deal and of chance."))
 def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: bool, vocabulary: bool,
                  generated: bool, explain_move: str | None, deal: tuple[str, ...], after: tuple[str, ...],
                  leader: int | None, seed: str) -> None:
@@ -536,13 +567,13 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
 @cli.command("doc")
 @click.argument("ruleset")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
-              help="Plain text wrapped at 88 columns, or markdown (headings, lists, a table).")
+              help=N_("Plain text wrapped at 88 columns, or markdown (headings, lists, a table)."))
 @click.option("-o", "--output", "output", type=SafePath(dir_okay=False), default=None, metavar="FILE",
-              help="Write the rulebook to FILE instead of standard output.")
+              help=N_("Write the rulebook to FILE instead of standard output."))
 # the same --lang as gouji's own (`gouji doc online --lang zh` as well as `gouji --lang zh doc online`)
 @click.option("--lang", "lang", metavar="zh|en", default=None, is_eager=True, expose_value=False,
               callback=lambda ctx, param, value: _use_language(ctx, param, value) if value else None,
-              help="The rulebook's language: zh (中文) or en (default: gouji's language).")
+              help=N_("The rulebook's language: zh (中文) or en (default: gouji's language)."))
 def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
     """Write a printable rulebook of RULESET from its rules' sentences, settings and sources.
 
@@ -569,7 +600,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
 # ------------------------------------------------------------------------------ test
 @cli.command("test")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the results as JSON."))
 def test_command(files: tuple[str, ...], as_json: bool) -> None:
     """Run rule scenario files (YAML: a ruleset and a list of cases).
 

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
 from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure
@@ -51,19 +51,19 @@ def _width() -> int:
 @click.argument("a")
 @click.argument("b")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
-              help="Output format.")
+              help=N_("Output format."))
 @click.option("--simulate", "games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
-              help="Also play N seeded deals under both rulesets (paired) and compare the outcomes.")
-@click.option("--seed", type=SEED, default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
+              help=N_("Also play N seeded deals under both rulesets (paired) and compare the outcomes."))
+@click.option("--seed", type=SEED, default="1", show_default=True, help=N_("Seed of the simulated deals (game i deals from SEED:i)."))
 @click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help("Bots in the simulation"))
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Worker processes for the simulation (the result does not depend on it).")
+              help=N_("Worker processes for the simulation (the result does not depend on it)."))
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
-              help="How many of the most divergent deals to list (and save).")
+              help=N_("How many of the most divergent deals to list (and save)."))
 @click.option("--single-games", is_flag=True, default=False,
-              help="Play every deal as a first game instead of in matches of the ruleset's match length.")
+              help=N_("Play every deal as a first game instead of in matches of the ruleset's match length."))
 @click.option("--save-divergent", "save_dir", type=SafePath(file_okay=False, writable=True), default=None,
-              metavar="DIR", help="Write the most divergent deals, with both game records, as JSON files in DIR.")
+              metavar="DIR", help=N_("Write the most divergent deals, with both game records, as JSON files in DIR."))
 @run_options
 def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,
                  single_games: bool, save_dir: str | None, **run: Any) -> None:

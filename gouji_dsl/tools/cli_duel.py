@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
-from gouji_dsl.i18n import _, ngettext
+from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
@@ -112,18 +112,18 @@ _RESUMABLE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", 
 @click.argument("bot_a", type=BotSpecType())
 @click.argument("bot_b", type=BotSpecType())
 @click.option("--deals", "-n", type=click.IntRange(min=1, max=MAX_DUEL_DEALS), default=50, show_default=True,
-              help="Deals to play; each is played twice, with the teams' bots swapped.")
-@click.option("--seed", "-s", type=SEED, default="1", show_default=True, help="Seed of the deals (deal i is dealt from SEED:i).")
+              help=N_("Deals to play; each is played twice, with the teams' bots swapped."))
+@click.option("--seed", "-s", type=SEED, default="1", show_default=True, help=N_("Seed of the deals (deal i is dealt from SEED:i)."))
 @click.option("--think-ms", type=PositiveFloat(max=MAX_THINK_MS), default=None, metavar="MS",
-              help="Search bots think this long per decision (the result then depends on the machine's speed; "
+              help=N_("Search bots think this long per decision (the result then depends on the machine's speed; "
                    "a bot with its own budget, ismcts:200, stops at whichever comes first); "
-                   "default: a fixed number of iterations (same seed, same result anywhere).")
+                   "default: a fixed number of iterations (same seed, same result anywhere)."))
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes to play deals in (the result does not depend on it, except with --think-ms).")
+              help=N_("Processes to play deals in (the result does not depend on it, except with --think-ms)."))
 @click.option("--save", "save", type=SafePath(dir_okay=False, writable=True, path_type=Path), default=None,
-              metavar="FILE", help="Append each finished deal (or match) to FILE (JSON lines) as it is played; run "
-                                   "the same command again to resume: what FILE holds is not played again.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+              metavar="FILE", help=N_("Append each finished deal (or match) to FILE (JSON lines) as it is played; run "
+                                   "the same command again to resume: what FILE holds is not played again."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the report as JSON."))
 def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, think_ms: float | None, workers: int,
                  save: Path | None, as_json: bool) -> None:
     """Play BOT_A against BOT_B under RULESET and say which is stronger.

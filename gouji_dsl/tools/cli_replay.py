@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import _, ngettext
+from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.exits import SafePath, echo, echo_json, err
 
@@ -74,11 +74,11 @@ def _game_text(state: Any, number: int) -> list[str]:
 @click.command("replay")
 @click.argument("record", metavar="RECORD", type=SafePath(dir_okay=False, path_type=str))
 @click.option("--check", is_flag=True,
-              help="Verify the record: every recorded event (deal, first leader, tricks, tribute, places, scores) "
-                   "must be the one the replay gives; prints one verdict line.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout (its keys: the README, `gouji replay`).")
+              help=N_("Verify the record: every recorded event (deal, first leader, tricks, tribute, places, scores) "
+                   "must be the one the replay gives; prints one verdict line."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the result as JSON on stdout (its keys: the README, `gouji replay`)."))
 @click.option("--ruleset", "ruleset", default=None, metavar="RULESET",
-              help="Replay under this ruleset (a bundled name or a .yaml file) instead of the one the record names.")
+              help=N_("Replay under this ruleset (a bundled name or a .yaml file) instead of the one the record names."))
 def replay_command(record: str, check: bool, as_json: bool, ruleset: str | None) -> None:
     """Replay a saved game record (from `gouji play`) without the app.
 

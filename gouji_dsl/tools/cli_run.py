@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
 from gouji_dsl.tools.exits import (
     EXIT_BAD_INPUT,
@@ -42,33 +42,33 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
     opts = [
         click.option("--executor", type=click.Choice([e.value for e in Executor]), default=None,
-                     help="Where chunks are played: process (a local process pool, the default), dask (a Dask "
+                     help=N_("Where chunks are played: process (a local process pool, the default), dask (a Dask "
                           "cluster: local, or --scheduler; needs pip install 'gouji-dsl[cluster]') or local "
-                          "(this process). The result does not depend on it."),
+                          "(this process). The result does not depend on it.")),
         click.option("--scheduler", metavar="ADDRESS", default=None,
-                     help="With --executor dask: join the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786) "
-                          "instead of starting a local cluster."),
+                     help=N_("With --executor dask: join the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786) "
+                          "instead of starting a local cluster.")),
         click.option("--chunk-size", type=click.IntRange(min=1), default=None, metavar="N",
-                     help="Deals per chunk (default: 100, fewer for short runs; rounded to whole matches)."),
+                     help=N_("Deals per chunk (default: 100, fewer for short runs; rounded to whole matches).")),
         click.option("--out", "out", type=SafePath(file_okay=False), default=None, metavar="DIR",
-                     help="Write each finished chunk as JSON in DIR (run.json + chunk-*.json); `gouji report DIR` "
-                          "reads them."),
+                     help=N_("Write each finished chunk as JSON in DIR (run.json + chunk-*.json); `gouji report DIR` "
+                          "reads them.")),
         click.option("--resume", is_flag=True, default=False,
-                     help="Continue the run in --out DIR: play only the chunks not written yet."),
+                     help=N_("Continue the run in --out DIR: play only the chunks not written yet.")),
         click.option("--until-halfwidth", "halfwidth", type=PositiveFloat(), default=None,
-                     metavar="X", help="Stop when the 95% interval of --figure is at most ±X, in the figure's "
+                     metavar="X", help=("Stop when the 95% interval of --figure is at most ±X, in the figure's "
                                        "units (rates as fractions: 0.01 is one percentage point); checked at chunk "
-                                       "boundaries; N deals at most: --max-games."),
+                                       "boundaries; N deals at most: --max-games.")),
         click.option("--max-games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
-                     help="With --until-halfwidth: the most deals to play (default: the run's N)."),
+                     help=N_("With --until-halfwidth: the most deals to play (default: the run's N).")),
         click.option("--figure", default=None, metavar="NAME",
-                     help="The figure --until-halfwidth watches (default score_spread: the team score spread, "
+                     help=N_("The figure --until-halfwidth watches (default score_spread: the team score spread, "
                           "B − A in a comparison; e.g. decisions, sweep_rate; seat_score.N in a comparison, "
-                          "team_score.N in gouji simulate)."),
+                          "team_score.N in gouji simulate).")),
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=DEFAULT_ENGINE.value,
-                     show_default=True, help="How games are played: the generated play-out (the same games, several "
+                     show_default=True, help=N_("How games are played: the generated play-out (the same games, several "
                                              "times faster; a ruleset it does not handle is played by the "
-                                             "interpreter, and the summary says so) or the reference interpreter."),
+                                             "interpreter, and the summary says so) or the reference interpreter.")),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -258,13 +258,13 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
 @click.command("simulate")
 @click.argument("ruleset")
 @click.option("--games", "-n", type=click.IntRange(min=1, max=MAX_GAMES), default=100, show_default=True,
-              help="Number of games to play.")
+              help=N_("Number of games to play."))
 @click.option("--seed", "-s", type=SEED, default="1", show_default=True,
-              help="Seed of the run; game i deals from seed:i (same seed, same games).")
+              help=N_("Seed of the run; game i deals from seed:i (same seed, same games)."))
 @click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help())
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Worker processes (local pool or local Dask cluster); the result does not depend on it.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (no progress bar).")
+              help=N_("Worker processes (local pool or local Dask cluster); the result does not depend on it."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the summary as JSON (no progress bar)."))
 @run_options
 def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: int, as_json: bool,
                      **run: Any) -> None:
@@ -326,7 +326,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
 @click.command("report")
 @click.argument("folders", nargs=-1, required=True, type=SafePath(exists=True, file_okay=False), metavar="DIR...")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
-              help="Output format.")
+              help=N_("Output format."))
 def report_command(folders: tuple[str, ...], fmt: str) -> None:
     """Merge the chunk files of one or more run folders (written with --out, on any machine) into one
     report: the same report a single run over all their deals gives.

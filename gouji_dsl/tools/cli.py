@@ -226,7 +226,14 @@ class HelpInLanguage(click.HelpFormatter):
         super().write_heading(_help_text(heading))
 
     def write_text(self, text: str) -> None:
-        super().write_text(_help_text(text))
+        """Each paragraph translated on its own (its words as one line are the msgid; a ``\\b`` block
+        is kept as written), so a help made of several parts still finds each."""
+        paragraphs = []
+        for para in text.split("\n\n"):
+            words = " ".join(para.split())
+            said = _help_text(words) if words and not para.startswith("\b") else words
+            paragraphs.append(said if said != words else para)
+        super().write_text("\n\n".join(paragraphs))
 
     def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
         super().write_dl([(term, _help_row(text)) for term, text in rows], col_max, col_spacing)
@@ -289,6 +296,24 @@ HELP_TEXTS = (
     N_("Show this message and exit."),
     N_("Usage: "),
     N_("Options"),  # click's headings
+    # the paragraphs of the group's help and of validate's, doc's and test's (see HelpInLanguage.write_text)
+    N_("gouji-dsl: Gouji (够级) rulesets as data — validate, show, simulate, test, compare and print them."),
+    N_("RULESET is a bundled ruleset's name (e.g. `online`) or the path of a ruleset file."),
+    N_("Exit status: 0 ok, 1 bad input (every problem printed as file:line:col with a hint), 2 a usage error (a bad "
+       "option or command) or an internal error (one line and the path of a saved crash report; never a traceback), "
+       "130 interrupted (Ctrl+C)."),
+    N_("With no command, opens the editor app on the workspace (./rules or --workspace DIR)."),
+    N_("Prints every problem as `file:line:col: message` (with the line, a caret and a hint) on stderr, sorted by "
+       "position, and `FILE: ok (N rules)` for each good file. Warnings (a setting nothing reads, a new rule id that "
+       "looks like a misspelt override) are printed with `warning:` and do not fail the file. Exit status 1 if any "
+       "file has an error, 2 on an internal error."),
+    N_("With --strict, each file that compiles is also linted: rules that can never fire under its settings, two "
+       "rules that decide the same question for the same state, a game that cannot end or go on, settings (and keys) "
+       "nothing reads, settings changed without their own sentence. Findings and warnings make the exit status 1."),
+    N_("The title, description, source and the files it builds on; the cards (players, pack size, cards per player, "
+       "rank order, filler, how plays compare); one section per phase of the game with the rules that can fire under "
+       "the ruleset's settings, numbered, each citing its source; and the list of sources."),
+    N_("Prints one line per case and `N passed, N failed`; exit status 1 if any case fails or a file cannot be read."),
 )
 
 

@@ -102,3 +102,15 @@ def test_any_seed_gives_the_games_play_game_gives(seed):
     for i, s in enumerate(native_games(g, seed, 0, 4)):
         if s is not None:
             assert s == summarize_game(i, play_game(g, seed, i, record=False)[0], g.n_seats)
+
+
+def test_games_chained_into_matches_are_said_to_be_played_one_by_one():
+    """qingdao-classic plays matches of 5 (tribute between games): without matches its games are
+    whole native games; with them the summary says why not (the between-game phase)."""
+    from gouji_dsl.tools.simulate import match_length, run_simulation
+    g = load_graph("qingdao-classic")
+    assert match_length(g) == 5 and F.games_fallback(g) is None
+    with_matches = run_simulation(g, 10, 1, workers=1)
+    assert with_matches["whole_games"] == "generated" and "matches of 5" in with_matches["games_fallback"]
+    without = run_simulation(g, 10, 1, workers=1, matches=False)
+    assert without["whole_games"] == "native" and "games_fallback" not in without

@@ -349,15 +349,17 @@ def build_report(totals: PairTotals, *, names: tuple[str, str], paths: tuple[str
                         bots if isinstance(bots, str) else list(bots), workers, elapsed_s, same_deck,
                         side_stats(names[0], totals.a), side_stats(names[1], totals.b), differences(totals), deals,
                         match_lengths[0], match_lengths[1], executor, chunk_size, stopped_by, list(missing or []),
-                        totals, _engines(replay, engine, bots))
+                        totals, _engines(replay, engine, bots, math.lcm(*match_lengths)))
 
 
-def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str, bots: Any = "random") -> dict[str, Any]:
-    """Which engine played each side (when the compiled rulesets are at hand)."""
+def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str, bots: Any = "random", unit: int = 1
+             ) -> dict[str, Any]:
+    """Which engine played each side (when the compiled rulesets are at hand); ``unit``: deals per
+    cluster (the match lengths' least common multiple)."""
     if graphs is None:
         return {}
     from gouji_dsl.tools.simulate import engine_summary
-    return {side: engine_summary(g, engine, bots) for side, g in zip(("a", "b"), graphs)}
+    return {side: engine_summary(g, engine, bots, unit) for side, g in zip(("a", "b"), graphs)}
 
 
 def _bots_tuple(bots: Any) -> str | tuple[str, ...]:

@@ -285,16 +285,19 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
     if until is not None and hw is not None:
         from gouji_dsl.tools.paired import precision
         summary["until"] = precision(until, hw(res.totals))
-    summary.update(engine_summary(graph, engine, bots))
+    summary.update(engine_summary(graph, engine, bots, match_length(graph) if matches else 1))
     return summary
 
 
-def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "random") -> dict[str, Any]:
+def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "random", match_games: int = 1
+                   ) -> dict[str, Any]:
     """Which engine played the games of ``graph`` when ``engine`` was asked for: ``engine`` and,
     when the generated play-out could not be used, ``engine_fallback`` (why). With the generated
     engine, ``play_phase`` says who plays the bots' play phase: ``native`` (the native core, issue
     24: random bots, and heuristic bots where ``bots`` has them) or ``generated`` (the generated
-    module, ``native_fallback`` saying why)."""
+    module, ``native_fallback`` saying why); ``whole_games`` whether games are played whole in the
+    core, in batches (``games_fallback``: why not; ``match_games``: games per cluster of the run —
+    games chained into matches are played one by one)."""
     if Engine(engine) is Engine.INTERPRETER:
         return {"engine": Engine.INTERPRETER.value}
     from gouji_dsl.engine import fast
@@ -313,6 +316,9 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
             why = flow.flow_plan(graph, eng.module).games_fallback
             if why is None and any(b.split(":")[0].strip().lower() != "random" for b in names):
                 why = "whole games are played in the core with random bots only (native_games)"
+            if why is None and match_games > 1:
+                why = (f"games chained into matches of {match_games} (the between-game phase is not native yet): "
+                       "played one by one, their play phase natively")
             # whole games (random bots, a game that starts a match) in one crossing per batch, or why not
             out.update({"whole_games": "native"} if why is None else {"whole_games": "generated", "games_fallback": why})
         return out

@@ -314,6 +314,16 @@ HELP_TEXTS = (
        "rank order, filler, how plays compare); one section per phase of the game with the rules that can fire under "
        "the ruleset's settings, numbered, each citing its source; and the list of sources."),
     N_("Prints one line per case and `N passed, N failed`; exit status 1 if any case fails or a file cannot be read."),
+    N_("Folders must be runs of the same comparison (the same rulesets by content, bots and matches); their seeds may "
+       "differ (the deals of every seed are added). A chunk found in two folders counts once. Gaps (an interrupted run) "
+       "are listed."),
+    N_("Prints every game: its moves, numbered, with the engine's events between them (tricks won, places, tribute "
+       "...), then the places and scores. With --check, verifies that the record replays to the same events and result "
+       "under its ruleset (or --ruleset) and prints `RECORD: ok ...`; the first event that differs is reported with "
+       "what the record says, what the replay gives and the rules behind the replay's decision."),
+    N_("Without options: the header (name, title, chain of files), every setting with the file:line that set it (and "
+       "each key of merged maps), inherited values marked, definitions, and the rules grouped by phase with their "
+       "hook, guard, effect, sentence, source, file:line and what they override."),
 )
 
 

@@ -231,6 +231,29 @@ for r in range(rounds):
                         mask = sum(1 << s for s in range(1, n + 1))
             ran += attempt(fl.run, ctx, sw, picks, rng.randrange(0, 50), rng.choice([0, 5, 500, 100000]),
                            rng.choice([1024, 4096, 1 << 16]), heur, mask) is not None
+        if fl is not None and rng.random() < 0.3:  # whole games (batch.h): fresh contexts good and mutated, packs good and bad
+            try:
+                fresh = F._fresh_context(plan, core)
+                kinds, suits = F._deck(plan)
+            except Exception:
+                fresh, kinds, suits = bytes(8 * core.CTX_LEN), b"\0" * 10, b"\0" * 10
+            if rng.random() < 0.3:
+                c = array("q")
+                c.frombytes(fresh)
+                for _ in range(rng.randrange(1, 6)):
+                    c[rng.randrange(len(c))] = rng.choice([rng.randrange(-5, 70), rng.randrange(-2**62, 2**62)])
+                fresh = c.tobytes()
+            if rng.random() < 0.2:
+                kb = bytearray(kinds)
+                kb[rng.randrange(len(kb))] = rng.randrange(256)
+                kinds = bytes(kb[:rng.randrange(1, len(kb) + 1)] if rng.random() < 0.3 else kb)
+            if rng.random() < 0.2:
+                ub = bytearray(suits)
+                ub[rng.randrange(len(ub))] = rng.randrange(256)
+                suits = bytes(ub)
+            seed = rng.choice([b"1", b"fuzz", "够级".encode(), bytes(rng.randrange(1, 255) for _ in range(rng.randrange(0, 210)))])
+            ran += attempt(fl.play_games, fresh, kinds, suits, seed, rng.randrange(0, 2**40), rng.randrange(0, 3),
+                           rng.choice([0, 5, 500, 100000])) is not None
 print(f"rounds {rounds}: {accepted} programs (random, real, mutated) passed the verifier, {ran} ran, no sanitizer report")
 '''
 

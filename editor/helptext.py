@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.i18n import APP_DOMAIN, DOMAIN, Language, catalog, current
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.settings import REMOVING_A_KEY
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
 from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
+
+from .i18n import N_, _
 
 EXAMPLE_SETTING = "gouji_minimum"
 
@@ -103,33 +106,22 @@ def _code(example: tuple[str, str] | None, fallback: str) -> str:
     if example is None:
         return f"```yaml\n{fallback}\n```"
     fname, text = example
-    return f"From the bundled `{fname}`:\n\n```yaml\n{text}\n```"
+    return _("From the bundled `{file}`:").format(file=fname) + f"\n\n```yaml\n{text}\n```"
 
 
 def keys_table(keys: list[tuple[str, str]]) -> str:
     """A markdown table of (key, what it does)."""
     rows = "\n".join(f"| {k} | {what} |" for k, what in keys)
-    return f"| key | action |\n| --- | --- |\n{rows}"
+    head = "| " + _("key") + " | " + _("action") + " |"
+    return f"{head}\n| --- | --- |\n{rows}"
 
 
 def help_markdown(keys: list[tuple[str, str]] | None = None) -> str:
-    """The help text; ``keys`` (key, action) lists the keys of the screen help was asked from."""
-    return _language_help().replace("{keys}", keys_table(keys or []))
+    """The help text in the active language; ``keys`` (key, action) lists the keys of the screen help was asked from."""
+    return _language_help(current()).replace("{keys}", keys_table(keys or []))
 
 
-@functools.lru_cache(maxsize=1)
-def _language_help() -> str:
-    ex = _examples()
-    hooks = hooks_markdown().rstrip("\n")
-    funcs = ", ".join(f"`{n}({', '.join(map(str, f.params))})`" for n, f in FUNCTIONS.items())
-    attrs = ", ".join(f"`{n}`" for n in PLAY_ATTRS)
-    effects = ", ".join(f"`{k}`" for k in EFFECT_KEYS)
-    setting = _code(ex.get("setting"), "settings:\n  filler_rank: null")
-    definition = _code(ex.get("definition"), "definitions:\n  done(s): passed(s) or not active(s)")
-    guarded = _code(ex.get("guarded rule"), "- id: my.rule\n  on: follow\n  require: seat == opposite(top.seat)")
-    value_rule = _code(ex.get("value rule"), "- id: my.value\n  on: yield_to\n  value: settings.yield_to")
-    child = _code(ex.get("child"), "ruleset: child\nextends: base")
-    return f"""\
+HELP_TEMPLATE = N_("""\
 # Writing a Gouji ruleset
 
 A ruleset is one YAML file. A **variant** names its parent with `extends:` and writes down only what
@@ -220,4 +212,28 @@ Escape leaves the text (Tab indents inside it); Ctrl+P lists every command.
 Unsaved text is copied to `FILE.recovery` (`FILE.2.recovery`... when an older copy is still waiting)
 every few seconds; if the editor or the terminal dies, the next time you open the file every copy is
 offered back with a diff: Restore, Discard, or Later (kept on disk; F6 offers it again).
-"""
+""")
+"""The help page (Markdown): the examples, the vocabulary and the library's texts filled in where shown."""
+
+
+@functools.lru_cache(maxsize=4)
+def _language_help(lang: Language) -> str:
+    ex = _examples()
+    hooks = hooks_markdown().rstrip("\n")
+    funcs = ", ".join(f"`{n}({', '.join(map(str, f.params))})`" for n, f in FUNCTIONS.items())
+    attrs = ", ".join(f"`{n}`" for n in PLAY_ATTRS)
+    effects = ", ".join(f"`{k}`" for k in EFFECT_KEYS)
+    setting = _code(ex.get("setting"), "settings:\n  filler_rank: null")
+    definition = _code(ex.get("definition"), "definitions:\n  done(s): passed(s) or not active(s)")
+    guarded = _code(ex.get("guarded rule"), "- id: my.rule\n  on: follow\n  require: seat == opposite(top.seat)")
+    value_rule = _code(ex.get("value rule"), "- id: my.value\n  on: yield_to\n  value: settings.yield_to")
+    child = _code(ex.get("child"), "ruleset: child\nextends: base")
+    return catalog(APP_DOMAIN, lang).gettext(HELP_TEMPLATE).format(
+        REMOVING_A_KEY=library_text(REMOVING_A_KEY, lang), COMBINING=library_text(COMBINING, lang),
+        KNOWN_EVERYWHERE=library_text(KNOWN_EVERYWHERE, lang), setting=setting, definition=definition, effects=effects,
+        guarded=guarded, value_rule=value_rule, child=child, attrs=attrs, funcs=funcs, hooks=hooks)
+
+
+def library_text(text: str, lang: Language) -> str:
+    """A text of the library (domain ``gouji``) in ``lang``, when its catalog has it."""
+    return catalog(DOMAIN, lang).gettext(text)

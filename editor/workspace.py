@@ -15,7 +15,9 @@ import yaml
 
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic
+from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.spec import Wording
 
 from .i18n import N_
 from .validation import Validation, validate_file
@@ -106,7 +108,14 @@ def _header(path: Path) -> dict:
 
 
 def _text(value) -> str | None:
-    return value.strip() if isinstance(value, str) else None
+    """A header text: a string, or a text per language (``title: {en: ..., zh: ...}``) as a
+    :class:`~gouji_dsl.ruleset.spec.Wording` (shown in the active language with ``said``)."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, dict):
+        texts = {lang: v.strip() for lang in Language for k, v in value.items() if k == lang.value and isinstance(v, str)}
+        return Wording(texts, next(iter(texts))) if texts else None
+    return None
 
 
 class Workspace:

@@ -219,3 +219,25 @@ def test_a_page_address_chooses_the_language_of_its_tab(monkeypatch):
 
     serve(test)
     assert len(commands) == 2 and "--lang" not in commands[0] and commands[1].endswith(" --lang zh")
+
+
+def test_the_editor_help_page_in_chinese():
+    from gouji_app.helptext import help_markdown
+    with speaking(Language.ZH):
+        zh = help_markdown([("f1", "帮助")])
+    en = help_markdown([("f1", "Help")])
+    assert zh.startswith("# 编写够级规则集") and "| 按键 | 作用 |" in zh and "| f1 | 帮助 |" in zh
+    assert en.startswith("# Writing a Gouji ruleset") and "| key | action |" in en
+    assert "`settings.counters`" in zh and "{" not in zh.split("## ")[1][:20]  # the template was filled in
+
+
+def test_a_title_given_per_language_is_listed_in_the_active_language(tmp_path: Path):
+    from gouji_app.workspace import Workspace
+    from gouji_dsl.ruleset.spec import said
+    (tmp_path / "town.yaml").write_text("ruleset: town\nextends: online\ntitle: {en: Our town, zh: 我们镇}\n"
+                                        "description: {en: Rules of our town., zh: 我们镇的规则。}\n", encoding="utf-8")
+    entry = next(e for e in Workspace(tmp_path).entries() if e.name == "town")
+    with speaking(Language.ZH):
+        assert (said(entry.title), said(entry.description)) == ("我们镇", "我们镇的规则。")
+    with speaking(Language.EN):
+        assert said(entry.title) == "Our town"

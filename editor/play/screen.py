@@ -518,7 +518,7 @@ class PlayScreen(Screen[None]):
                 node = s.flag_rule(name)
                 if node is not None and node.says:
                     notes.append(flag_word(s, name) + " ", style="bold")
-                    notes.append(f"{node.says}  ", style="dim")
+                    notes.append(f"{node.sentence()}  ", style="dim")
         self.query_one("#notes", Static).update(notes)
 
     def on_resize(self) -> None:

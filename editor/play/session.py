@@ -764,7 +764,7 @@ class PlaySession:
         m = re.fullmatch(r"\s*hand_size\(target\)\s*(<=|<)\s*(\d+)\s*", expr)
         short = (_("shown at ≤ {n}").format(n=int(m.group(2)) - (1 if m.group(1) == '<' else 0)) if m
                  else _("shown when {expr}").format(expr=expr))
-        return short, f"{node.id}: {expr}" + (f" — {node.says}" if node.says else "")
+        return short, f"{node.id}: {expr}" + (f" — {node.sentence()}" if node.says else "")
 
     def trick_events(self) -> list[dict[str, Any]]:
         """The events of the trick on the table (since the last trick began)."""

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -55,7 +56,7 @@ from gouji_dsl.bots import BOTS, runner_bots
 from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
-from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 from gouji_dsl.tools.compare import (
     DivergentDeal,
     PairedReport,
@@ -223,16 +224,16 @@ class RulesetPickerScreen(ModalScreen[RulesetSource | None]):
         query = query.strip()
         if query:
             m = Matcher(query)
-            scored = [(max(m.match(s.label), m.match(s.title or "") * 0.5), s) for s in self.sources]
+            scored = [(max(m.match(s.label), m.match(said(s.title) or "") * 0.5), s) for s in self.sources]
             self.shown = [s for sc, s in sorted(scored, key=lambda p: -p[0]) if sc > 0]
         else:
             self.shown = list(self.sources)
         olist = self.query_one(OptionList)
         olist.clear_options()
         for i, s in enumerate(self.shown):
-            kind = "unsaved" if s.unsaved else ("bundled" if s.bundled else "workspace")
-            olist.add_option(Option(Content.assemble((f"{s.label:<22} ", "bold"), (f"{kind:<10} ", "dim"),
-                                                     (s.title or "", "")), id=str(i)))
+            kind = _("unsaved") if s.unsaved else (_("bundled") if s.bundled else _("workspace"))
+            olist.add_option(Option(Content.assemble((f"{s.label:<22} ", "bold"), (kind + " " * max(11 - cell_len(kind), 1), "dim"),
+                                                     (said(s.title) or "", "")), id=str(i)))
         if self.shown:
             keys = [s.key for s in self.shown]
             olist.highlighted = keys.index(self.current) if not query and self.current in keys else 0

@@ -36,7 +36,7 @@ class HelpScreen(ModalScreen[None]):
         for active in below.active_bindings.values():
             b = active.binding
             if b.description:
-                out.append((self.app.get_key_display(b), b.tooltip or b.description))
+                out.append((self.app.get_key_display(b), _(b.tooltip or b.description)))
         return out
 
     def on_mount(self) -> None:

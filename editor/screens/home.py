@@ -13,6 +13,8 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from gouji_dsl.ruleset.spec import said
+
 from ..i18n import N_, _, ngettext
 from ..widgets.footer import FittingFooter
 from ..widgets.header import Header
@@ -142,7 +144,7 @@ class HomeScreen(Screen[None]):
     def _cells(self, e: RulesetEntry) -> list:
         name = Text(e.name, style="bold" if not e.read_only else "")
         kind = Text(_(e.kind), style="dim" if e.read_only else "cyan")
-        return [name, status_text(e), kind, Text(e.parents, style="dim"), Text(e.title or "", overflow="ellipsis")]
+        return [name, status_text(e), kind, Text(e.parents, style="dim"), Text(said(e.title) or "", overflow="ellipsis")]
 
     def _current_key(self) -> str | None:
         table = self.query_one(DataTable)
@@ -207,10 +209,10 @@ class HomeScreen(Screen[None]):
             details.update(Text(_("No rulesets yet: press n to create a variant of a bundled one."), style="dim"))
             return
         t = Text()
-        t.append(e.title or e.name, style="bold")
+        t.append(said(e.title) or e.name, style="bold")
         t.append("   " + (_("bundled: {name}").format(name=e.path.name) if e.read_only else display_path(e.path)), style="dim")
         if e.description:
-            t.append("\n" + " ".join(e.description.split()))
+            t.append("\n" + " ".join((said(e.description) or "").split()))
         if e.status == "invalid":
             for d in e.problems[:4]:
                 t.append(f"\n✗ {Path(d.path).name}:{d.line}:{max(d.col, 1)}: {d.message}", style="red")

@@ -177,7 +177,7 @@ def fill_graph(tree: OriginTree, graph: RuleGraph, own_path: str) -> None:
                 rnode.add_leaf(Text.assemble(("when ", "dim"), n.when), NodeData(f"r:{n.id}:when", n.origin))
             rnode.add_leaf(Text.assemble((f"{n.effect} ", "dim"), n.expr), NodeData(f"r:{n.id}:expr", n.origin))
             if n.says:
-                rnode.add_leaf(Text(n.says, style="italic"), NodeData(f"r:{n.id}:says", n.origin))
+                rnode.add_leaf(Text(n.sentence(), style="italic"), NodeData(f"r:{n.id}:says", n.origin))
             if f"r:{n.id}" in expanded:
                 rnode.expand()
         if first or f"p:{phase}" in expanded:

@@ -635,7 +635,7 @@ class BotHintScreen(ModalScreen[str | None]):
                             placeholder=_("default"))
             yield Static("", id="hint-status")
             table: DataTable[Any] = DataTable(id="hint-table", cursor_type="row", zebra_stripes=True)
-            table.add_columns("move", "value", "± s.e.", "deals", "")
+            table.add_columns(_("move"), _("value"), _("± s.e."), _("deals"), "")
             yield table
             yield Label(_("value: your seat's mean final score over deals sampled from what you can see, every "
                         "candidate on the same deals. A search bot weighs a few candidates only: the heuristic's "
@@ -658,11 +658,11 @@ class BotHintScreen(ModalScreen[str | None]):
         maximum), or None when it can."""
         text = self._spec_text()
         if text is None:
-            return "iterations: give a whole number of at least 1"
+            return _("iterations: give a whole number of at least 1")
         try:  # the registry's own check: a budget above its maximum would fail the search
             parse_bot_spec(text)
         except ValueError as e:
-            return f"iterations: {e}"
+            return _("iterations: {error}").format(error=e)
         return None
 
     def _spec_text(self) -> str | None:
@@ -687,7 +687,7 @@ class BotHintScreen(ModalScreen[str | None]):
         field = self.query_one("#hint-iterations", Input)
         field.disabled = not kind.searches
         # the field shows 10 characters: 'per decision' was cut to 'per'
-        field.placeholder = "default" if kind.searches else "—"
+        field.placeholder = _("default") if kind.searches else "—"
         spec = self.spec
         if spec is None:
             status.update(Text(self.refusal or "", style="bold red"))
@@ -695,7 +695,7 @@ class BotHintScreen(ModalScreen[str | None]):
         table = self.query_one("#hint-table", DataTable)
         table.clear()
         self.analysis = None
-        status.update(Text(f"{spec} is thinking…", style="italic"))
+        status.update(Text(_("{bot} is thinking…").format(bot=spec), style="italic"))
         session, state, moves = self.session, self.state, self.moves
 
         def work() -> None:
@@ -718,39 +718,39 @@ class BotHintScreen(ModalScreen[str | None]):
         status = self.query_one("#hint-status", Static)
         if isinstance(result, str):
             self.error = result
-            status.update(Text(f"{spec} failed: {result}", style="bold red"))
+            status.update(Text(_("{bot} failed: {error}").format(bot=spec, error=result), style="bold red"))
             return
         self.analysis = a = result
         s = self.session
         best = s.move_word(a.best, self.state)
         t = Text()
-        t.append(f"{spec} would play ", style="")
+        t.append(_("{bot} would play").format(bot=spec) + " ", style="")
         t.append(best, style="bold")
         if not a.moves:
-            t.append("  (the only move worth searching)" if a.forced else "  (it does not search: no estimates)",
+            t.append("  " + (_("(the only move worth searching)") if a.forced else _("(it does not search: no estimates)")),
                      style="dim")
         else:
-            t.append(f"  · {a.iterations} play-outs in {a.elapsed_ms:,.0f} ms", style="dim")
+            t.append("  · " + _("{n} play-outs in {ms} ms").format(n=a.iterations, ms=f"{a.elapsed_ms:,.0f}"), style="dim")
             if a.policy_move is not None and a.policy_move != a.best:
-                t.append(f"  · the heuristic would play {s.move_word(a.policy_move, self.state)}", style="dim")
+                t.append("  · " + _("the heuristic would play {move}").format(move=s.move_word(a.policy_move, self.state)), style="dim")
             elif a.z > 0 and any(m.value > a.moves[0].value for m in a.moves):
-                t.append(f"\nit keeps the heuristic's move: no other gains {a.z:g} standard errors over it on the "
-                         "same deals", style="dim")
+                t.append("\n" + _("it keeps the heuristic's move: no other gains {z} standard errors over it on the "
+                                  "same deals").format(z=f"{a.z:g}"), style="dim")
         status.update(t)
         table = self.query_one("#hint-table", DataTable)
         table.clear()
         rows = a.moves or []
         if not rows:
-            table.add_row(best, "—", "—", "—", "plays this", key=best)
+            table.add_row(best, "—", "—", "—", _("plays this"), key=best)
         for mv in rows:
             word = s.move_word(mv.move, self.state)
             notes = []
             if mv.move == a.best:
-                notes.append("plays this")
+                notes.append(_("plays this"))
             if a.policy_move is not None and mv.move == a.policy_move:
-                notes.append("heuristic's choice")
+                notes.append(_("heuristic's choice"))
             table.add_row(word, f"{mv.value:+.2f}", "—" if mv.stderr is None else f"{mv.stderr:.2f}", str(mv.visits),
-                          ", ".join(notes), key=word)
+                          _(", ").join(notes), key=word)
 
     def on_unmount(self) -> None:
         self._stop.set()  # closed: a search still running stops instead of burning a core for nothing
@@ -842,11 +842,11 @@ class NewGameScreen(ModalScreen["dict[str, Any] | None"]):
         seat = int(str(self.query_one("#new-seat", Select).value))
         text = self.query_one("#new-iterations", Input).value.strip()
         if text and (not (text.isascii() and text.isdigit()) or int(text) < 1):
-            err.update(Text("iterations: give a whole number of at least 1 (or leave it empty)", style="bold red"))
+            err.update(Text(_("iterations: give a whole number of at least 1 (or leave it empty)"), style="bold red"))
             return None
         if text and not (BOTS[opp].searches or BOTS[mate].searches):
-            err.update(Text(f"iterations: neither {opp} nor {mate} searches, so a budget has no effect "
-                            "(leave it empty)", style="bold red"))
+            err.update(Text(_("iterations: neither {a} nor {b} searches, so a budget has no effect "
+                              "(leave it empty)").format(a=opp, b=mate), style="bold red"))
             return None
         seed_text = self.query_one("#new-seed", Input).value.strip()
         if not seed_text:

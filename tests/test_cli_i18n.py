@@ -177,3 +177,61 @@ def test_a_command_help_in_chinese(runner):
     assert "[default: text]" in zh.stdout  # click's own tail kept
     en = runner.invoke(cli, ["validate", "--help"])
     assert en.stdout.startswith("Usage:") and "Also lint each file" in en.stdout
+
+
+FAILS = """
+ruleset: fails
+extends: online
+title: a follow rule that divides by zero
+rules:
+  - id: follow.divides
+    on: follow
+    when: "count(finished) >= 0"
+    require: "1 // (count(passed_seats) - count(passed_seats)) == 0"
+    says: "Fails whenever it is asked."
+"""
+
+
+def test_why_the_native_core_is_not_used_is_said_in_chinese(monkeypatch):
+    from gouji_dsl.engine import native
+    from gouji_dsl.engine.native import flow
+    from gouji_dsl.ruleset.graph import load_graph
+    monkeypatch.setenv(native.DISABLE_ENV, "1")
+    i18n.use(i18n.Language.ZH)
+    reason = native.unavailable_reason()
+    assert reason is not None and CJK.search(reason) and native.DISABLE_ENV in reason
+    assert flow.fallback_reason(load_graph("online")) == reason
+    i18n.use(i18n.Language.EN)
+    assert native.unavailable_reason() == f"the native core is switched off ({native.DISABLE_ENV} is set)"
+
+
+def test_a_rule_failure_reads_the_same_in_chinese_on_the_interpreter_and_the_native_core(runner, tmp_path):
+    from gouji_dsl.engine import fast, native
+    from gouji_dsl.ruleset.graph import load_graph
+    path = tmp_path / "fails.yaml"
+    path.write_text(textwrap.dedent(FAILS).lstrip("\n"), encoding="utf-8")
+    if not native.available():
+        pytest.skip(native.unavailable_reason() or "")
+    eng = fast.engine(load_graph(str(path)))
+    assert eng is not None and eng.native_fallback is None, eng and eng.native_fallback  # the core plays it
+    said = {}
+    for engine in ("interpreter", "generated"):
+        r = runner.invoke(cli, ["simulate", str(path), "--games", "1", "--engine", engine], env={"GOUJI_LANG": "zh"})
+        assert r.exit_code != 0
+        said[engine] = r.stderr
+    assert said["interpreter"] == said["generated"]
+    heads = list(HEAD.finditer(said["interpreter"]))
+    assert [m["code"] for m in heads] == ["RuleFailed"] and CJK.search(heads[0]["message"])
+    assert "1 // 0" in heads[0]["message"] and "follow.divides" in heads[0]["message"]
+
+
+@pytest.mark.parametrize("english, fn, args", [
+    ("no key 'x' in {a: 1}", "no_key_text", ("x", {"a": 1})),
+    ("division by zero: 3 // 0", "division_by_zero_text", (3, "//")),
+    ("no item 4 in [1, 2] (2 items, counted from 0)", "no_item_text", (4, [1, 2])),
+])
+def test_the_native_programs_fail_with_the_interpreters_texts(english, fn, args):
+    from gouji_dsl.lang import ops
+    assert getattr(ops, fn)(*args) == english
+    i18n.use(i18n.Language.ZH)
+    assert CJK.search(getattr(ops, fn)(*args))

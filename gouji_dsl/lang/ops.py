@@ -75,6 +75,50 @@ def _show(v: Any) -> str:
     return str(v)
 
 
+# ------------------------------------------------------------------------------ failure texts
+# (one text per failure, in the active language: the native core's programs (engine/native/hooks.py)
+# report the same failures with these functions, so a rule failure reads the same on every engine)
+def compare_numbers_text(x: Any, op: str, y: Any) -> str:
+    """An order of values that are not both numbers."""
+    return _("cannot compare {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y))
+
+
+def compare_kinds_text(x: Any, op: str, y: Any, bad: Any) -> str:
+    """An order of ranks where ``bad`` is not a card kind."""
+    return _("cannot compare {show} {op} {show2}: {show3} is not a card kind of this ruleset").format(
+        show=_show(x), op=op, show2=_show(y), show3=_show(bad))
+
+
+def compare_text(x: Any, op: str, y: Any) -> str:
+    """An order of values of kinds that have none."""
+    return _("cannot compare {show} {op} {show2}").format(show=_show(x), op=op, show2=_show(y))
+
+
+def compute_text(x: Any, op: str, y: Any) -> str:
+    """Arithmetic on values that are not both numbers."""
+    return _("cannot compute {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y))
+
+
+def division_by_zero_text(x: Any, op: str) -> str:
+    """A division (or remainder) by zero."""
+    return _("division by zero: {show} {op} 0").format(show=_show(x), op=op)
+
+
+def no_key_text(k: Any, b: Any) -> str:
+    """A key the map ``b`` does not hold."""
+    return _("no key {show} in {show2}").format(show=_show(k), show2=_show(b))
+
+
+def list_index_text(k: Any) -> str:
+    """A list indexed by something else than a number."""
+    return _("a list is indexed by a number, not {show}").format(show=_show(k))
+
+
+def no_item_text(k: Any, b: Any) -> str:
+    """An index outside the list ``b``."""
+    return _("no item {k} in {show} ({n} items, counted from 0)").format(k=k, show=_show(b), n=len(b))
+
+
 def truth(v: Any) -> bool:
     """How a value counts as a condition: ``none`` is false."""
     return bool(v)
@@ -129,7 +173,7 @@ def _order_int(op: str) -> Callable[[Semantics], Callable[[Any, Any], bool]]:
             if x is None or y is None:
                 return False
             if not _is_num(x) or not _is_num(y):
-                raise EvalError(_("cannot compare {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y)), s.where)
+                raise EvalError(compare_numbers_text(x, op, y), s.where)
             return py(x, y)
         return fn
     return make
@@ -146,7 +190,7 @@ def _fuse_order_int(op: str) -> Callable[[Semantics, Fn, Fn], Fn]:
             if x.__class__ is int and y.__class__ is int:
                 return py(x, y)
             if not _is_num(x) or not _is_num(y):
-                raise EvalError(_("cannot compare {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y)), s.where)
+                raise EvalError(compare_numbers_text(x, op, y), s.where)
             return py(x, y)
         return fn
     return fuse
@@ -164,9 +208,7 @@ def _order_rank(op: str) -> Callable[[Semantics], Callable[[Any, Any], bool]]:
             sx, sy = strength.get(x), strength.get(y)
             if sx is None or sy is None:
                 bad = x if sx is None else y
-                raise EvalError(_("cannot compare {show} {op} {show2}: {show3} is not a card kind of this ruleset").format(
-                    show=_show(x), op=op, show2=_show(y), show3=_show(bad)),
-                                s.where)
+                raise EvalError(compare_kinds_text(x, op, y, bad), s.where)
             return py(sx, sy)
         return fn
     return make
@@ -185,7 +227,7 @@ def _order_any(op: str) -> Callable[[Semantics], Callable[[Any, Any], bool]]:
                 return py(x, y)
             if isinstance(x, str) and isinstance(y, str):
                 return by_rank(x, y)
-            raise EvalError(_("cannot compare {show} {op} {show2}").format(show=_show(x), op=op, show2=_show(y)), s.where)
+            raise EvalError(compare_text(x, op, y), s.where)
         return fn
     return make
 
@@ -275,9 +317,9 @@ def _arith(op: str) -> Callable[[Semantics], Callable[[Any, Any], Any]]:
             if x is None or y is None:
                 return None
             if not _is_num(x) or not _is_num(y):
-                raise EvalError(_("cannot compute {show} {op} {show2}: both must be numbers").format(show=_show(x), op=op, show2=_show(y)), s.where)
+                raise EvalError(compute_text(x, op, y), s.where)
             if divides and y == 0:
-                raise EvalError(_("division by zero: {show} {op} 0").format(show=_show(x), op=op), s.where, Code.DIVISION_BY_ZERO)
+                raise EvalError(division_by_zero_text(x, op), s.where, Code.DIVISION_BY_ZERO)
             return py(x, y)
         return fn
     return make
@@ -338,15 +380,14 @@ def index_impl(s: Semantics) -> Callable[[Any, Any], Any]:
             try:
                 return b[k]
             except KeyError:
-                raise EvalError(_("no key {show} in {show2}").format(show=_show(k), show2=_show(b)), s.where, Code.MISSING_KEY) from None
+                raise EvalError(no_key_text(k, b), s.where, Code.MISSING_KEY) from None
             except TypeError:
                 raise EvalError(_("{show} cannot be a key").format(show=_show(k)), s.where) from None
         if isinstance(b, (list, tuple)):
             if not (isinstance(k, int) and not isinstance(k, bool)):
-                raise EvalError(_("a list is indexed by a number, not {show}").format(show=_show(k)), s.where)
+                raise EvalError(list_index_text(k), s.where)
             if not -len(b) <= k < len(b):
-                raise EvalError(_("no item {k} in {show} ({n} items, counted from 0)").format(
-                    k=k, show=_show(b), n=len(b)), s.where, Code.MISSING_KEY)
+                raise EvalError(no_item_text(k, b), s.where, Code.MISSING_KEY)
             return b[k]
         raise EvalError(_("cannot index {show}").format(show=_show(b)), s.where)
     return fn

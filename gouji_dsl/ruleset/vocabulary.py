@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from gouji_dsl.i18n import _
 from gouji_dsl.lang.check import FnSig, VarSig
 from gouji_dsl.lang.fold import Abs, Facts, K, U
 from gouji_dsl.lang.types import (
@@ -239,6 +240,12 @@ MAYBE_NONE_ATTRS: frozenset[str] = frozenset({"beaten", "yielder"})
 _MISSING = object()
 
 
+def no_place_text(place: Any, table: Any) -> str:
+    """A place the place table (名次表) has no entry for (the interpreter's and the native core's text)."""
+    return _("the place table has no place {place} (keys: {keys})").format(
+        place=place, keys=", ".join(map(str, table)) or "none")
+
+
 def _sum_places(c: Any, seats: list[int], table: dict[Any, Any]) -> int:
     from gouji_dsl.lang.ops import EvalError
     total = 0
@@ -248,7 +255,7 @@ def _sum_places(c: Any, seats: list[int], table: dict[Any, Any]) -> int:
             continue
         v = table.get(p, table.get(str(p), _MISSING))  # typed settings have number keys; plain ones text keys
         if v is _MISSING:
-            raise EvalError(f"the place table has no place {p} (keys: {', '.join(map(str, table)) or 'none'})")
+            raise EvalError(no_place_text(p, table))
         total += v or 0
     return total
 
@@ -493,4 +500,4 @@ def vocabulary_markdown() -> str:
     return "\n".join(out)
 
 
-_ = (_g, Enum)
+_keep = (_g, Enum)  # (referenced: kept for readers of the module)

@@ -56,15 +56,18 @@ import struct
 from typing import Any
 
 from gouji_dsl.engine.codegen import Unsupported as _GeneratorUnsupported
+from gouji_dsl.i18n import N_, _
 
 #: the ABI of the compiled part these wrappers expect (``_core.ABI``)
 ABI = 1
 
 _core: Any = None
-_IMPORT_ERROR: str | None = None
+#: why the core does not load: a message marked N_() and its fields (shown by unavailable_reason, in the
+#: language active then)
+_IMPORT_ERROR: tuple[str, dict[str, Any]] | None = None
 
 
-def _stale_reason(core: Any) -> str | None:
+def _stale_reason(core: Any) -> tuple[str, dict[str, Any]] | None:
     """Why ``core`` is not used although it loads: it was built from C sources other than the ones
     shipped beside it (its tables' layout may differ from what the wrappers write). None: it is
     the build of these sources, or the package ships no sources to compare with."""
@@ -72,22 +75,23 @@ def _stale_reason(core: Any) -> str | None:
     here = source_hash()
     if here is None or getattr(core, "SOURCE_HASH", None) == here:
         return None
-    return ("the native core was built from other C sources than the package's (they changed after the"
-            " build); rebuild it: `pip install .`, or `python setup.py build_ext --inplace` in a checkout")
+    return (N_("the native core was built from other C sources than the package's (they changed after the"
+               " build); rebuild it: `pip install .`, or `python setup.py build_ext --inplace` in a checkout"), {})
 
 
 if importlib.util.find_spec(__name__ + "._core") is None:
-    _IMPORT_ERROR = ("the native core was not built when the package was installed (no working C compiler"
-                     " at `pip install .`; install one and reinstall to play natively)")
+    _IMPORT_ERROR = (N_("the native core was not built when the package was installed (no working C compiler"
+                        " at `pip install .`; install one and reinstall to play natively)"), {})
 else:
     try:
         _core = importlib.import_module(__name__ + "._core")
     except ImportError as _e:
-        _IMPORT_ERROR = f"the native core is built but does not load ({_e}); reinstall the package"
+        _IMPORT_ERROR = (N_("the native core is built but does not load ({error}); reinstall the package"),
+                         {"error": str(_e)})
     else:
         if getattr(_core, "ABI", None) != ABI:
-            _IMPORT_ERROR = (f"the native core was built from other sources (ABI {getattr(_core, 'ABI', None)},"
-                             f" expected {ABI}); reinstall the package")
+            _IMPORT_ERROR = (N_("the native core was built from other sources (ABI {abi}, expected {expected});"
+                                " reinstall the package"), {"abi": getattr(_core, "ABI", None), "expected": ABI})
             _core = None
         else:
             _IMPORT_ERROR = _stale_reason(_core)
@@ -104,10 +108,13 @@ class Unsupported(_GeneratorUnsupported):
 
 
 def unavailable_reason() -> str | None:
-    """Why the native core cannot be used in this process (None: it can)."""
+    """Why the native core cannot be used in this process (None: it can), in the active language."""
     if os.environ.get(DISABLE_ENV):
-        return f"the native core is switched off ({DISABLE_ENV} is set)"
-    return _IMPORT_ERROR
+        return _("the native core is switched off ({var} is set)").format(var=DISABLE_ENV)
+    if _IMPORT_ERROR is None:
+        return None
+    text, fields = _IMPORT_ERROR
+    return _(text).format(**fields)
 
 
 def available() -> bool:

@@ -42,6 +42,7 @@ from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
 from gouji_dsl.engine.terms import Placement
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: set to a non-empty value to play the play phase with the generated module's Python loop
@@ -116,7 +117,7 @@ def fallback_reason(graph: RuleGraph, module: Any = None) -> str | None:
     if not available():
         return unavailable_reason()
     if os.environ.get(DISABLE_ENV):
-        return f"the native game flow is switched off ({DISABLE_ENV} is set)"
+        return _("the native game flow is switched off ({var} is set)").format(var=DISABLE_ENV)
     try:
         flow_plan(graph, module)
     except Unsupported as e:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module
+from gouji_dsl.i18n import _
 
 #: set to a non-empty value to let the heuristic bot choose in Python (the native flow still plays random bots)
 DISABLE_ENV = "GOUJI_NO_NATIVE_HEURISTIC"
@@ -60,7 +61,7 @@ def seats(choosers: Mapping[int, Any], n: int) -> dict[int, NativePolicy]:
 def tables(plan: Any, pol: NativePolicy) -> Any:
     """The core's Heuristic for a flow plan (kept on the plan per policy), or Unsupported."""
     if os.environ.get(DISABLE_ENV):
-        raise Unsupported(f"the native heuristic bot is switched off ({DISABLE_ENV} is set)")
+        raise Unsupported(_("the native heuristic bot is switched off ({var} is set)").format(var=DISABLE_ENV))
     key = (pol.kind, pol.card_values, pol.gouji_penalty, pol.late)
     got = plan.heuristic.get(key)
     if got is None:

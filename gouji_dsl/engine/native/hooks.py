@@ -30,10 +30,11 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, SourcePos
 from gouji_dsl.engine.native import Unsupported, _core_module
 from gouji_dsl.lang import ast as A
-from gouji_dsl.lang.ops import EvalError, _show
+from gouji_dsl.lang import ops
+from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.types import ListOf, category, strip
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS
+from gouji_dsl.ruleset.vocabulary import FUNCTIONS, no_place_text
 
 # ---- the numbering of vm.h (keep in step with it)
 T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT, T_LIST, T_TLIST, T_FLOAT = 0, 1, 2, 3, 4, 5, 6, 7
@@ -1135,34 +1136,33 @@ def _cannot(fail: tuple[str, SourcePos], x: Any, y: Any, graph: RuleGraph) -> Ev
     """ops' error for an order or arithmetic of values it does not take (VM_CANNOT)."""
     impl, pos = fail
     op = _OPS_TEXT[impl]
-    shown = f"{_show(x)} {op} {_show(y)}"
     kinds = graph.model.kinds
     if impl.endswith("_rank") or (impl.endswith("_any") and isinstance(x, str) and isinstance(y, str)):
-        return EvalError(f"cannot compare {shown}: {_show(y if x in kinds else x)} is not a card kind of this ruleset", pos)
+        return EvalError(ops.compare_kinds_text(x, op, y, y if x in kinds else x), pos)
     if impl.endswith("_any"):
-        return EvalError(f"cannot compare {shown}", pos)
+        return EvalError(ops.compare_text(x, op, y), pos)
     if impl.endswith("_int"):
-        return EvalError(f"cannot compare {shown}: both must be numbers", pos)
-    return EvalError(f"cannot compute {shown}: both must be numbers", pos)
+        return EvalError(ops.compare_numbers_text(x, op, y), pos)
+    return EvalError(ops.compute_text(x, op, y), pos)
 
 
 def _fail(prog: HookProgram, status: int, pc: int, tag: int, value: int, graph: RuleGraph, aux: tuple[int, int] = (0, 0)) -> None:
     if status == 5 and pc in prog.maps:  # (the vocabulary's own error: no position)
         table = prog.maps[pc]
-        raise EvalError(f"the place table has no place {value} (keys: {', '.join(map(str, table)) or 'none'})")
+        raise EvalError(no_place_text(value, table))
     if status in (4, 6) and pc in prog.fails:  # a key no map holds, an item no list has (ops.index_impl's texts)
         key = _value(graph, tag, value)
         where = prog.fails[pc][1]
         seq = prog.maps.get(pc) if status == 4 else _value(graph, *aux)
         if isinstance(seq, list):
-            raise EvalError(f"no item {key} in {_show(seq)} ({len(seq)} items, counted from 0)", where, Code.MISSING_KEY)
+            raise EvalError(ops.no_item_text(key, seq), where, Code.MISSING_KEY)
         if seq is not None:
-            raise EvalError(f"no key {_show(key)} in {_show(seq)}", where, Code.MISSING_KEY)
+            raise EvalError(ops.no_key_text(key, seq), where, Code.MISSING_KEY)
     if status == 7 and pc in prog.fails:
-        raise EvalError(f"a list is indexed by a number, not {_show(_value(graph, tag, value))}", prog.fails[pc][1])
+        raise EvalError(ops.list_index_text(_value(graph, tag, value)), prog.fails[pc][1])
     if status == 8 and pc in prog.fails:
         raise _cannot(prog.fails[pc], _value(graph, tag, value), _value(graph, *aux), graph)
     if status == 1 and pc in prog.fails:
         op, pos = prog.fails[pc]
-        raise EvalError(f"division by zero: {value} {_OPS_TEXT[op]} 0", pos, Code.DIVISION_BY_ZERO)
+        raise EvalError(ops.division_by_zero_text(value, _OPS_TEXT[op]), pos, Code.DIVISION_BY_ZERO)
     raise Unsupported(f"the native program of {prog.text!r} met a value it does not handle (status {status} at {pc})")

@@ -370,42 +370,44 @@ class DealScreen(ModalScreen[None]):
         r, d = self.report, self.deal
         la, lb = r.labels
         with Vertical(classes="dialog compare-deal") as box:
-            box.border_title = f"Deal {d.deal}"
+            box.border_title = _("Deal {deal}").format(deal=d.deal)
             head = Text()
-            head.append(f"Game {d.index} of the run (seed {r.seed}, {r.bots_text} bots): ", style="bold")
-            head.append(f"Σ|Δscore| {d.score_difference}, {d.places_changed} seat(s) placed differently.")
+            head.append(_("Game {n} of the run (seed {seed}, {bots} bots):").format(n=d.index, seed=r.seed, bots=r.bots_text) + " ",
+                        style="bold")
+            head.append(_("Σ|Δscore| {d}, {n} seat(s) placed differently.").format(d=d.score_difference, n=d.places_changed))
             matches = [(side, d.index - start + 1, length) for side, start, length in
                        (("A", d.match_start_a, r.match_length_a), ("B", d.match_start_b, r.match_length_b))
                        if length > 1]
             if len(matches) == 2 and matches[0][1:] == matches[1][1:]:
-                matches = [("A and B", *matches[0][1:])]
+                matches = [(_("A and B"), *matches[0][1:])]
             if matches:
-                head.append(" " + "; ".join(f"{side}: game {i} of a match of {n}" for side, i, n in matches)
-                            + " (the records start with the match's first game).", style="dim")
+                head.append(" " + "; ".join(_("{side}: game {i} of a match of {n}").format(side=side, i=i, n=n)
+                                            for side, i, n in matches)
+                            + " " + _("(the records start with the match's first game)."), style="dim")
             yield Static(head, id="deal-head")
             yield Static(self._table(), id="deal-table")
             with Horizontal(id="deal-records"):
                 for side, name, rec in (("a", la, d.record_a), ("b", lb, d.record_b)):
                     pane = VerticalScroll(Static(record_text(rec)), id=f"deal-record-{side}",
                                           classes="deal-record")
-                    pane.border_title = f"{side.upper()} {shown_markup(name)}: {len(rec)} events"
+                    pane.border_title = f"{side.upper()} {shown_markup(name)}: " + _("{n} events").format(n=len(rec))
                     yield pane
-            keys = "[b]a[/b]/[b]b[/b] review under A/B (hands open)  " if self.play_class else \
-                "the play screen is not available here: [b]s[/b] saves the records for [b]gouji play[/b]  "
-            yield Label(keys + "[b]s[/b] save records  [b]esc[/b] close", classes="dialog-keys")
+            keys = _("[b]a[/b]/[b]b[/b] review under A/B (hands open)") + "  " if self.play_class else \
+                _("the play screen is not available here: [b]s[/b] saves the records for [b]gouji play[/b]") + "  "
+            yield Label(keys + _("[b]s[/b] save records  [b]esc[/b] close"), classes="dialog-keys")
         yield FittingFooter()
 
     def _table(self) -> Text:
         d = self.deal
         n = len(d.a.places)
         t = Text()
-        t.append(f"{'seat':<9}", style="dim")
+        t.append(_cells(_("seat"), 9), style="dim")
         t.append("".join(f"{s:>5}" for s in range(1, n + 1)), style="dim")
         for side, gs, other, style in (("A", d.a, d.b, "cyan"), ("B", d.b, d.a, "magenta")):
-            t.append(f"\n{side + ' place':<9}", style=f"bold {style}")
+            t.append("\n" + _cells(side + " " + _("place"), 9), style=f"bold {style}")
             for s in range(n):
                 t.append(f"{gs.places[s]:>5}", style="bold" if gs.places[s] != other.places[s] else "dim")
-            t.append(f"\n{side + ' score':<9}", style=style)
+            t.append("\n" + _cells(side + " " + _("score"), 9), style=style)
             t.append("".join(f"{v:>+5}" for v in gs.scores))
         return t
 
@@ -504,14 +506,19 @@ def start_resource_tracker() -> None:
 # the screen
 
 
+def _cells(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal cells (a Chinese character takes two)."""
+    return text + " " * max(width - cell_len(text), 0)
+
+
 def bots_phrase(bots: str | list[str]) -> str:
     """Which bots played, in words: ``heuristic bots at every seat``, or seat by seat."""
     names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
     if len(set(names)) == 1:
-        return f"{names[0]} bots at every seat"
+        return _("{bot} bots at every seat").format(bot=names[0])
     if isinstance(bots, str) and len(names) == 2:
-        return f"{names[0]} bots at the odd seats, {names[1]} at the even seats"
-    return ", ".join(f"seat {i} {n}" for i, n in enumerate(names, 1))
+        return _("{a} bots at the odd seats, {b} at the even seats").format(a=names[0], b=names[1])
+    return _(", ").join(_("seat {seat} {bot}").format(seat=i, bot=n) for i, n in enumerate(names, 1))
 
 
 def bot_options(current: str = DEFAULT_BOTS) -> list[tuple[str, str]]:

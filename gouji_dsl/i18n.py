@@ -107,6 +107,29 @@ def N_(message: str) -> str:
     return message
 
 
+#: texts made by :func:`formatted_later` (the English) → their message and fields
+_later: dict[str, tuple[str, dict[str, str]]] = {}
+
+
+def formatted_later(message: str, **fields: str) -> str:
+    """``message`` (marked with N_() by the caller) formatted with ``fields`` in English, where the
+    text must exist before the language is chosen (an option's help, written at import time); the
+    text is remembered, and :func:`translate_later` shows it in the active language later. A field
+    that is itself a marked message (N_()) is translated with it."""
+    text = message.format(**fields)
+    _later[text] = (message, dict(fields))
+    return text
+
+
+def translate_later(text: str) -> str | None:
+    """A text made by :func:`formatted_later`, in the active language (None: it was not made so)."""
+    got = _later.get(text)
+    if got is None:
+        return None
+    message, fields = got
+    return _(message).format(**{k: _(v) for k, v in fields.items()})
+
+
 def _(message: str) -> str:
     """``message`` (an English source text of the library or the command line) in the active language."""
     return catalog().gettext(message)

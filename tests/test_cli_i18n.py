@@ -235,3 +235,25 @@ def test_the_native_programs_fail_with_the_interpreters_texts(english, fn, args)
     assert getattr(ops, fn)(*args) == english
     i18n.use(i18n.Language.ZH)
     assert CJK.search(getattr(ops, fn)(*args))
+
+
+def test_the_statistics_footer_in_chinese_and_english_in_the_json():
+    from gouji_dsl.tools import paired
+    i18n.use(i18n.Language.ZH)
+    zh = paired.methods()
+    assert len(zh) == len(paired.METHODS) and all(CJK.search(m) for m in zh)
+    assert zh[0].startswith(paired.LEVEL) and str(paired.ALPHA) in zh[2] and CJK.search(paired.methods_short())
+    assert paired.METHODS[0].startswith("95% intervals. Means:") and "Holm's adjustment across the figures" in paired.METHODS[2]
+    i18n.use(i18n.Language.EN)
+    assert paired.methods() == paired.METHODS and paired.methods_short() == paired.METHODS_SHORT
+
+
+def test_the_bots_option_help_in_chinese(runner):
+    from gouji_dsl.bots import BOTS
+    for command in ("simulate", "diff"):
+        zh = runner.invoke(cli, [command, "--help"], env={"GOUJI_LANG": "zh"})
+        en = runner.invoke(cli, [command, "--help"])
+        assert zh.exit_code == en.exit_code == 0
+        en_words, zh_words = " ".join(en.stdout.split()), "".join(zh.stdout.split())
+        assert "one bot for every seat" in en_words and "onebotforeveryseat" not in zh_words
+        assert "所有座位用同一个机器人" in zh_words and all(name in zh_words for name in BOTS)

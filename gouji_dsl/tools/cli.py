@@ -273,6 +273,9 @@ def _fit(text: str, width: int) -> str:
 def _help_text(text: str) -> str:
     """A help text in the active language: the library's catalog, else the app's (its commands)."""
     from gouji_dsl import i18n
+    later = i18n.translate_later(text)
+    if later is not None:
+        return later
     got = _(text)
     return got if got != text else i18n.catalog(i18n.APP_DOMAIN).gettext(text)
 

@@ -55,7 +55,7 @@ def _width() -> int:
 @click.option("--simulate", "games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
               help=N_("Also play N seeded deals under both rulesets (paired) and compare the outcomes."))
 @click.option("--seed", type=SEED, default="1", show_default=True, help=N_("Seed of the simulated deals (game i deals from SEED:i)."))
-@click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help("Bots in the simulation"))
+@click.option("--bots", type=BotsType(), default="random", show_default=True, help=bots_help(N_("Bots in the simulation")))
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help=N_("Worker processes for the simulation (the result does not depend on it)."))
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,

@@ -12,15 +12,19 @@ from typing import Any
 import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
-from gouji_dsl.i18n import N_, _, ngettext
+from gouji_dsl.i18n import N_, _, formatted_later, ngettext
 from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
-def bots_help(what: str = "The bots") -> str:
-    return (f"{what}: one bot for every seat, or A,B (A at the odd seats 1/3/5, B at the even ones), or one per seat. "
-            f"Bots: {', '.join(BOTS)}; a search bot takes an iteration budget per decision as NAME:N (e.g. "
-            f"ismcts:200; default {', '.join(f'{k.name} {k.default_iterations}' for k in BOTS.values() if k.searches)}).")
+def bots_help(what: str = N_("The bots")) -> str:
+    """The help of ``--bots`` (English; shown in the active language by ``--help``: i18n.formatted_later).
+    ``what``: its first words, marked with N_()."""
+    defaults = ", ".join(f"{k.name} {k.default_iterations}" for k in BOTS.values() if k.searches)
+    return formatted_later(N_("{what}: one bot for every seat, or A,B (A at the odd seats 1/3/5, B at the even ones), "
+                              "or one per seat. Bots: {bots}; a search bot takes an iteration budget per decision as "
+                              "NAME:N (e.g. ismcts:200; default {defaults})."),
+                           what=what, bots=", ".join(BOTS), defaults=defaults)
 
 
 class PositiveFloat(click.FloatRange):

@@ -32,7 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from gouji_dsl.i18n import _, ngettext
+from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.tools.figures import DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
@@ -59,23 +59,41 @@ from gouji_dsl.tools.stats import (
     ratio_estimate,
 )
 
-FAMILY_NOTE = "the figures of the table (each seat's mean score included)"
+FAMILY_NOTE = N_("the figures of the table (each seat's mean score included)")
 
-METHODS: tuple[str, ...] = (
-    "95% intervals. Means: mean ± 1.96·SE with a cluster-robust SE (clusters: the deals of one match "
-    "block, linked by tribute; one deal per cluster without matches). Rates: Wilson score intervals, "
-    "on effective counts when clustering adds variance (Rao–Scott design effect).",
-    "B − A: mean of per-deal differences (paired; cluster-robust; z-test) with effect size d_z = mean/sd "
-    "of the differences; yes/no figures: Newcombe's square-and-add interval for paired proportions, "
-    "McNemar's test, Cohen's h; burn success rate (attempts are not paired): Newcombe's hybrid score "
-    "interval, two-proportion z-test, Cohen's h.",
-    f"Holm's adjustment across {FAMILY_NOTE}: * marks a difference whose adjusted p < {ALPHA}; "
-    "† an interval that excludes 0 but is not significant after the adjustment.",
+#: the confidence level the intervals are given at (the "1.96" of :data:`~gouji_dsl.tools.stats.Z95`)
+LEVEL = "95%"
+
+_METHODS: tuple[str, ...] = (
+    N_("{level} intervals. Means: mean ± 1.96·SE with a cluster-robust SE (clusters: the deals of one match "
+       "block, linked by tribute; one deal per cluster without matches). Rates: Wilson score intervals, "
+       "on effective counts when clustering adds variance (Rao–Scott design effect)."),
+    N_("B − A: mean of per-deal differences (paired; cluster-robust; z-test) with effect size d_z = mean/sd "
+       "of the differences; yes/no figures: Newcombe's square-and-add interval for paired proportions, "
+       "McNemar's test, Cohen's h; burn success rate (attempts are not paired): Newcombe's hybrid score "
+       "interval, two-proportion z-test, Cohen's h."),
+    N_("Holm's adjustment across {family}: * marks a difference whose adjusted p < {alpha}; "
+       "† an interval that excludes 0 but is not significant after the adjustment."),
 )
-"""The footer every report prints (text, markdown) and the README explains."""
+_METHODS_SHORT = N_("{level} intervals (means: cluster-robust by match; rates: Wilson). B − A: * significant after "
+                    "Holm's adjustment across the table, n.s. not; effect: d_z for means, Cohen's h for rates.")
 
-METHODS_SHORT = ("95% intervals (means: cluster-robust by match; rates: Wilson). B − A: * significant after Holm's "
-                 "adjustment across the table, n.s. not; effect: d_z for means, Cohen's h for rates.")
+
+def methods() -> tuple[str, ...]:
+    """The statistics footer in the active language (:data:`METHODS` is the English, kept in the JSON)."""
+    return tuple(_(m).format(level=LEVEL, family=_(FAMILY_NOTE), alpha=ALPHA) for m in _METHODS)
+
+
+def methods_short() -> str:
+    """:data:`METHODS_SHORT` in the active language."""
+    return _(_METHODS_SHORT).format(level=LEVEL)
+
+
+METHODS: tuple[str, ...] = tuple(m.format(level=LEVEL, family=FAMILY_NOTE, alpha=ALPHA) for m in _METHODS)
+"""The footer every report prints (text, markdown) and the README explains (English: the report's JSON
+keeps it; reports show :func:`methods`)."""
+
+METHODS_SHORT = _METHODS_SHORT.format(level=LEVEL)
 """The same in two lines, for the compare screen's caption."""
 
 
@@ -679,7 +697,7 @@ def report_text(report: PairedReport, width: int = 100) -> str:
                         rank=d.rank, deal=d.deal, score_difference=d.score_difference, places_changed=d.places_changed,
                         la=la, pa=pa, lb=lb, pb=pb), width, "")
     out += ["", _("Statistics:")]
-    for m in METHODS:
+    for m in methods():
         lines = wrap(m, width - 2)
         out += ["- " + lines[0]] + ["  " + x for x in lines[1:]]
     return "\n".join(out) + "\n"
@@ -722,7 +740,7 @@ def report_markdown(report: PairedReport) -> str:
         for dd in r.divergent:
             out.append(f"| {dd.rank} | `{_md(dd.deal)}` | {dd.score_difference} | {dd.places_changed} | "
                        f"{' '.join(map(str, dd.a.places))} | {' '.join(map(str, dd.b.places))} |")
-    out += ["", _("### Statistics"), ""] + [f"- {_md(m)}" for m in METHODS]
+    out += ["", _("### Statistics"), ""] + [f"- {_md(m)}" for m in methods()]
     return "\n".join(out) + "\n"
 
 
@@ -734,5 +752,5 @@ def report_json(report: PairedReport, records: bool = False, indent: int | None 
 
 __all__ = ["SideStats", "DivergentDeal", "PairedReport", "SimulationError", "SimulationCancelled",
            "paired_simulation", "build_report", "save_divergent", "report_text", "report_markdown", "report_json",
-           "figure_rows", "mark", "effect_text", "figure_names", "difference_named", "METHODS", "GameSummary",
+           "figure_rows", "mark", "effect_text", "figure_names", "difference_named", "METHODS", "methods", "methods_short", "GameSummary",
            "DIFF_FIGURES", "SIDE_FIGURES"]

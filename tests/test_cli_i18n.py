@@ -257,3 +257,13 @@ def test_the_bots_option_help_in_chinese(runner):
         en_words, zh_words = " ".join(en.stdout.split()), "".join(zh.stdout.split())
         assert "one bot for every seat" in en_words and "onebotforeveryseat" not in zh_words
         assert "所有座位用同一个机器人" in zh_words and all(name in zh_words for name in BOTS)
+
+
+@pytest.mark.parametrize("command", ["simulate", "diff", "validate", "show"])
+def test_chinese_help_is_wrapped_within_the_width(runner, command):
+    from gouji_dsl.tools.compare import disp_width
+    r = runner.invoke(cli, [command, "--help"], env={"GOUJI_LANG": "zh", "COLUMNS": "80"}, terminal_width=80)
+    assert r.exit_code == 0 and CJK.search(r.stdout)
+    # (an option's name and a long unbroken English word may pass the width, as in English)
+    wide = [line for line in r.stdout.splitlines() if disp_width(line) > 80 and CJK.search(line)]
+    assert not wide, "\n".join(wide)

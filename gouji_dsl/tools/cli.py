@@ -233,10 +233,31 @@ class HelpInLanguage(click.HelpFormatter):
             words = " ".join(para.split())
             said = _help_text(words) if words and not para.startswith("\b") else words
             paragraphs.append(said if said != words else para)
-        super().write_text("\n\n".join(paragraphs))
+        indent = " " * self.current_indent
+        self.write(_wrap_help("\n\n".join(paragraphs), self.width, indent))
+        self.write("\n")
 
     def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
-        super().write_dl([(term, _help_row(text)) for term, text in rows], col_max, col_spacing)
+        """click's definition list (options, commands), the help column wrapped by display width."""
+        from click.formatting import measure_table, term_len
+        rows = [(term, _help_row(text)) for term, text in rows]
+        widths = measure_table(rows)
+        if len(widths) != 2:
+            raise TypeError("Expected two columns for definition list")
+        first_col = min(widths[0], col_max) + col_spacing
+        for first, second in rows:
+            self.write(f"{'':>{self.current_indent}}{first}")
+            if not second:
+                self.write("\n")
+                continue
+            if term_len(first) <= first_col - col_spacing:
+                self.write(" " * (first_col - term_len(first)))
+            else:
+                self.write("\n" + " " * (first_col + self.current_indent))
+            lines = _wrap_help(second, max(self.width - first_col - 2, 10)).splitlines() or [""]
+            self.write(f"{lines[0]}\n")
+            for line in lines[1:]:
+                self.write(f"{'':>{first_col + self.current_indent}}{line}\n")
 
 
 class ContextInLanguage(click.Context):
@@ -254,6 +275,64 @@ def _help_row(text: str) -> str:
 
 
 SafeGroup.context_class = ContextInLanguage
+
+
+def _wrap_help(text: str, width: int, indent: str = "") -> str:
+    """click's ``wrap_text`` (paragraphs kept, a ``\\b`` block as written), by display width where the
+    text holds double-width characters: click counts characters and breaks only at spaces, so a
+    Chinese help would run past the width (a Chinese character takes two columns)."""
+    import unicodedata
+    if not any(unicodedata.east_asian_width(c) in "WF" for c in text):
+        return click.formatting.wrap_text(text, width, initial_indent=indent, subsequent_indent=indent,
+                                          preserve_paragraphs=True)
+    out = []
+    for para in text.split("\n\n"):
+        if para.lstrip(" ").startswith("\b"):
+            out.append("\n".join(indent + line for line in para.splitlines()[1:]))
+        else:
+            out.append("\n".join(_wide_lines(_break_units(para), width, indent)))
+    return "\n\n".join(out)
+
+
+#: CJK punctuation that never starts a line (kept with the text before it) / never ends one
+_NO_START = "，。、；：！？）」』》〉”’…·"
+_NO_END = "（「『《〈“‘"
+
+
+def _break_units(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut where a line may break: at spaces (``True``: a space before the unit), and
+    between double-width characters, which need none; CJK punctuation stays with its neighbour."""
+    from gouji_dsl.tools.compare import disp_width
+    units: list[tuple[str, bool]] = []
+    space, glue = False, False
+    for c in text:
+        if c.isspace():
+            space, glue = bool(units), False
+            continue
+        wide = disp_width(c) == 2
+        joins = units and not space and (glue or c in _NO_START or not (wide or disp_width(units[-1][0][-1]) == 2))
+        if joins:
+            units[-1] = (units[-1][0] + c, units[-1][1])
+        else:
+            units.append((c, space))
+        space, glue = False, c in _NO_END
+    return units
+
+
+def _wide_lines(units: list[tuple[str, bool]], width: int, indent: str) -> list[str]:
+    """The units laid out greedily in lines of at most ``width`` columns (a unit wider than a line
+    is cut)."""
+    from gouji_dsl.tools.compare import _split_to_width, disp_width
+    lines, cur, used = [], "", 0
+    room = max(width - len(indent), 4)
+    for text, space in units:
+        for piece in _split_to_width(text, room):
+            w, sep = disp_width(piece), 1 if space and cur else 0
+            if cur and used + sep + w > room:
+                lines.append(indent + cur)
+                cur, used, sep = "", 0, 0
+            cur, used, space = cur + " " * sep + piece, used + sep + w, False
+    return lines + [indent + cur] if cur or not lines else lines
 
 
 def _fit(text: str, width: int) -> str:

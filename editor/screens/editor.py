@@ -154,8 +154,8 @@ class EditorScreen(Screen[None]):
         return not self.read_only and self.text != self.saved_text
 
     def _update_title(self) -> None:
-        marker = " ● modified" if self.dirty else ""
-        ro = "  [read-only]" if self.read_only else ""
+        marker = " ● " + _("modified") if self.dirty else ""
+        ro = "  " + _("[read-only]") if self.read_only else ""
         self.sub_title = f"{shown(self.display_name)}{marker}{ro}"
         self.text_area.border_title = f"{'● ' if self.dirty else ''}{shown_markup(self.display_name)}{ro}"
 
@@ -295,7 +295,8 @@ class EditorScreen(Screen[None]):
         if same_file(path, self.path_str):
             self.jump_to(line, col)
         else:
-            self.notify(f"That is in {display_path(path)}:{line}:{col}, not in this file.", title=_("Other file"))
+            self.notify(_("That is in {where}, not in this file.").format(where=f"{display_path(path)}:{line}:{col}"),
+                        title=_("Other file"))
 
     def action_next_problem(self) -> None:
         own = sorted((d for d in (self.validation.in_file(self.path_str) if self.validation else [])),

@@ -267,3 +267,13 @@ def test_chinese_help_is_wrapped_within_the_width(runner, command):
     # (an option's name and a long unbroken English word may pass the width, as in English)
     wide = [line for line in r.stdout.splitlines() if disp_width(line) > 80 and CJK.search(line)]
     assert not wide, "\n".join(wide)
+
+
+@pytest.mark.parametrize("command, english", [
+    ("simulate", "each with its interval at 95%"), ("diff", "compared with confidence intervals at 95%"),
+    ("duel", "with its confidence interval at 95%")])
+def test_help_paragraphs_with_a_percentage_in_chinese(runner, command, english):
+    en = runner.invoke(cli, [command, "--help"])
+    zh = runner.invoke(cli, [command, "--help"], env={"GOUJI_LANG": "zh"})
+    assert english in " ".join(en.stdout.split()) and "95% 置信区间" in "".join(zh.stdout.split()).replace("%置", "% 置")
+    assert english not in " ".join(zh.stdout.split())

@@ -406,6 +406,18 @@ HELP_TEXTS = (
     N_("Without options: the header (name, title, chain of files), every setting with the file:line that set it (and "
        "each key of merged maps), inherited values marked, definitions, and the rules grouped by phase with their "
        "hook, guard, effect, sentence, source, file:line and what they override."),
+    # simulate's, diff's and duel's (their 95% kept out of a '% x' that Babel reads as a % format)
+    N_("The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean "
+       "team scores, sweep / burn / revolution rates, each with its interval at 95%, elapsed seconds and "
+       "games per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume)."),
+    N_("With --simulate N, the same N seeded deals are played under both rulesets (in matches, with tribute "
+       "between games, when a ruleset has them) and the outcomes compared with confidence intervals at 95% "
+       "(decisions, tricks, score spread, first-leader and seat advantage, sweep, burns, revolutions, "
+       "places), plus the deals whose outcomes differ most."),
+    N_("Each deal is played twice, once with A's team at the odd seats and once at the even seats. The "
+       "report gives the mean team-score difference A − B per game with its confidence interval at 95% (over"
+       " deals and their replays: matches and their replays where the ruleset plays matches), A's win rate, "
+       "each bot's mean score and place at every seat, and decisions per second of each bot."),
 )
 
 

@@ -71,8 +71,8 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
     differ, each with where it was written and a one-line summary.
 
     With --simulate N, the same N seeded deals are played under both rulesets (in matches, with
-    tribute between games, when a ruleset has them) and the outcomes compared with 95% confidence
-    intervals (decisions, tricks, score spread, first-leader and seat
+    tribute between games, when a ruleset has them) and the outcomes compared with confidence
+    intervals at 95% (decisions, tricks, score spread, first-leader and seat
     advantage, sweep, burns, revolutions, places), plus the deals whose outcomes differ most.
 
     \b

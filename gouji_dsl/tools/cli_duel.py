@@ -133,7 +133,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     """Play BOT_A against BOT_B under RULESET and say which is stronger.
 
     Each deal is played twice, once with A's team at the odd seats and once at the even seats. The
-    report gives the mean team-score difference A − B per game with a 95 % interval (over deals and
+    report gives the mean team-score difference A − B per game with its confidence interval at 95% (over deals and
     their replays: matches and their replays where the ruleset plays matches), A's win rate, each
     bot's mean score and place at every seat, and decisions per second of each bot.
     """

@@ -56,7 +56,7 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--resume", is_flag=True, default=False,
                      help=N_("Continue the run in --out DIR: play only the chunks not written yet.")),
         click.option("--until-halfwidth", "halfwidth", type=PositiveFloat(), default=None,
-                     metavar="X", help=("Stop when the 95% interval of --figure is at most ±X, in the figure's "
+                     metavar="X", help=N_("Stop when the interval (95%) of --figure is at most ±X, in the figure's "
                                        "units (rates as fractions: 0.01 is one percentage point); checked at chunk "
                                        "boundaries; N deals at most: --max-games.")),
         click.option("--max-games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
@@ -271,7 +271,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     """Play GAMES seeded games of RULESET with bots and summarise them.
 
     The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean
-    team scores, sweep / burn / revolution rates, each with a 95% interval, elapsed seconds and games
+    team scores, sweep / burn / revolution rates, each with its interval at 95%, elapsed seconds and games
     per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
     """
     from gouji_dsl.bots import runner_bots

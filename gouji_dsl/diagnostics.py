@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from rich.cells import cell_len
+
 from gouji_dsl.i18n import _
 
 
@@ -258,8 +260,9 @@ class Diagnostic:
         out = [f"{self.short()} [{self.code}]"]
         if self.source_line is not None and self.line > 0:
             text, caret = _window(self.source_line.rstrip("\n"), max(self.col - 1, 0))
-            # a control character of the file is shown as its escape: the caret moves with it
-            caret = len(printable(text[:caret], lines=True))
+            # a control character of the file is shown as its escape: the caret moves with it; the caret
+            # is placed by display width (a Chinese character takes two columns of a terminal)
+            caret = cell_len(printable(text[:caret], lines=True))
             out.append(f"    {printable(text, lines=True)}")
             out.append("    " + " " * caret + "^")
         if self.hint:

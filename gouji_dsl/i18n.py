@@ -64,7 +64,7 @@ def resolve(cli: str | None = None, environ: Mapping[str, str] | None = None) ->
     """The language to speak: ``--lang`` (``cli``), else ``GOUJI_LANG``, else the locale, else
     English. Raises :class:`UnknownLanguage` for a bad ``--lang`` or ``GOUJI_LANG``."""
     env = os.environ if environ is None else environ
-    if cli:
+    if cli is not None:  # (an empty --lang is no language: an error, not the default)
         return parse(cli, "--lang")
     if env.get(ENV_VAR):
         return parse(env[ENV_VAR], ENV_VAR)

@@ -25,3 +25,14 @@ def test_codes(code):
 def test_unknown_language_is_an_error(value, source):
     with pytest.raises(UnknownLanguage, match="unknown language"):
         resolve(value if source == "--lang" else None, {"GOUJI_LANG": value})
+
+
+def test_an_empty_lang_is_an_error_not_english():
+    """A fresh tester (issue 26): ``--lang ''`` gave English silently while ``--lang xx`` was an error."""
+    with pytest.raises(UnknownLanguage):
+        resolve("", {})
+    from click.testing import CliRunner
+
+    from gouji_dsl.tools.cli import cli
+    result = CliRunner().invoke(cli, ["--lang", "", "validate", "online"])
+    assert result.exit_code == 2 and "unknown language" in result.output, result.output

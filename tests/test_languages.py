@@ -310,3 +310,24 @@ def test_diff_sees_a_change_of_the_chinese_sentence_alone(tmp_path):
     diff = rule_diff(resolve(a), resolve(b))
     changed = [c for c in diff.rules if c.id == "yield.someone-left"]
     assert changed and "says" in changed[0].fields
+
+
+def test_the_caret_stands_under_the_error_after_chinese_characters(tmp_path):
+    """A fresh tester (issue 26): the caret line padded one space per character, so each Chinese
+    character before the error put it one column too far left. It is padded by display width."""
+    from rich.cells import cell_len
+    path = write(tmp_path, "club.yaml", 'ruleset: club\nextends: online\nlanguages: [en, zh]\ntitle: {zh: "俱乐部规则", en: "Club", fr: "Club"}\n')
+    with pytest.raises(GoujiError) as e:
+        resolve(path)
+    d = next(d for d in e.value.diagnostics if d.code == Code.UNKNOWN_LANGUAGE)
+    source, caret = d.format().splitlines()[1:3]
+    at = source.index("fr")
+    assert cell_len(source[:at]) == caret.index("^"), (source, caret)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_hint_of_a_text_with_no_language_shows_single_braces(tmp_path, lang):
+    """A fresh tester (issue 26): the hint printed `{{en: "...", zh: "..."}}` (a format string's escapes)."""
+    path = write(tmp_path, "club.yaml", "ruleset: club\nextends: online\nlanguages: [en, zh]\ntitle: {}\n")
+    result = CliRunner().invoke(cli, ["--lang", lang, "validate", str(path)])
+    assert '{en: "...", zh: "..."}' in result.output and "{{" not in result.output, result.output

@@ -100,7 +100,7 @@ def check_file(raw: RawRuleset) -> list[Diagnostic]:
             if not value:
                 out.append(raw.diag(loc, _("{what} gives no text").format(what=_what(loc)),
                                     _("write it as `{{en: \"...\", zh: \"...\"}}`, or as one string in the ruleset's "
-                                      "first language"), code=Code.EMPTY_TEXT))
+                                      "first language").format(), code=Code.EMPTY_TEXT))
             for code, text in value.items():
                 if _language(code) is None:
                     out.append(_unknown(raw, loc + (code,), code, key=True))

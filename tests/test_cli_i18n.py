@@ -277,3 +277,12 @@ def test_help_paragraphs_with_a_percentage_in_chinese(runner, command, english):
     zh = runner.invoke(cli, [command, "--help"], env={"GOUJI_LANG": "zh"})
     assert english in " ".join(en.stdout.split()) and "95% 置信区间" in "".join(zh.stdout.split()).replace("%置", "% 置")
     assert english not in " ".join(zh.stdout.split())
+
+
+def test_clicks_own_words_in_chinese(runner):
+    zh = runner.invoke(cli, ["simulate", "online", "--games", "x"], env={"GOUJI_LANG": "zh"})
+    en = runner.invoke(cli, ["simulate", "online", "--games", "x"])
+    assert zh.exit_code == en.exit_code == 2
+    assert "Error: Invalid value for '--games' / '-n':" in en.stderr and "Try 'cli simulate --help' for help." in en.stderr
+    assert "错误：'--games' / '-n' 的值无效：" in zh.stderr and "用 'cli simulate --help' 查看帮助。" in zh.stderr
+    assert "Error" not in zh.stderr and "Try" not in zh.stderr

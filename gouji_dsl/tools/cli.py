@@ -191,6 +191,7 @@ class SafeGroup(click.Group):
             i18n.use(i18n.resolve(given))
         except i18n.UnknownLanguage:
             pass
+        _speak_click()
         return super().parse_args(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -275,6 +276,42 @@ def _help_row(text: str) -> str:
 
 
 SafeGroup.context_class = ContextInLanguage
+
+
+#: click's own words (its usage errors' frame and the checks of values it makes), marked here so that the
+#: catalog has them: click translates with the standard library's gettext, which :func:`_speak_click`
+#: points at this catalog (a click that words them otherwise is shown as it words them)
+CLICK_TEXTS = (
+    N_("Error: {message}"), N_("Try '{command} {option}' for help."), N_("Invalid value: {message}"),
+    N_("Invalid value for {param_hint}: {message}"), N_("Missing argument"), N_("Missing option"),
+    N_("Missing parameter"), N_("Missing {param_type}"), N_("Missing parameter: {param_name}"),
+    N_("No such option {name!r}."), N_("No such command {name!r}."), N_("Option {name!r} does not take a value."),
+    N_("{value!r} is not a valid {number_type}."), N_("{value} is not in the range {range}."),
+    N_("Missing command."), N_("Aborted!"),
+)
+
+
+def _click_plurals(n: int) -> list[str]:  # (never called: marks click's plural messages for the catalog)
+    # ("Did you mean {possibility}?" and "{value!r} is not {choice}." are left out: their two forms
+    # have other fields, which the one Chinese form cannot both hold under tests/test_translations.py)
+    return [ngettext("Option {name!r} requires an argument.", "Option {name!r} requires {nargs} arguments.", n),
+            ngettext("Got unexpected extra argument ({args})", "Got unexpected extra arguments ({args})", n)]
+
+
+def _speak_click() -> None:
+    """click's own words in the active language: its modules translate with the standard library's
+    ``gettext``/``ngettext`` (the global domain, the locale's language); they ask this catalog instead,
+    in the language chosen by ``--lang`` / ``GOUJI_LANG`` / the locale (English: click's words)."""
+    import gettext
+    import sys
+
+    from gouji_dsl import i18n
+    for name, module in list(sys.modules.items()):
+        if name == "click" or name.startswith("click."):
+            if getattr(module, "_", None) is gettext.gettext:
+                module._ = i18n._  # type: ignore[attr-defined]
+            if getattr(module, "ngettext", None) is gettext.ngettext:
+                module.ngettext = i18n.ngettext  # type: ignore[attr-defined]
 
 
 def _wrap_help(text: str, width: int, indent: str = "") -> str:

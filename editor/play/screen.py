@@ -447,7 +447,7 @@ class PlayScreen(Screen[None]):
             ol.border_title = _("After decision {k}/{n}: the game is over").format(k=s.cursor, n=n)
             self._review_moves = []
             return
-        who = seat_word(st.to_act, s.seat)
+        who = seat_word(st.to_act, s.seat) if st.to_act is not None else "—"
         moves = list(s.legal())
         made_move = next((m for m in moves if made and m.text(s.model) == made), None)
         ol.border_title = (_("Decision {k}: {who} to {what}").format(k=self._review_count(k), who=who, what=st.capacity or st.phase)

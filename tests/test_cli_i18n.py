@@ -286,3 +286,12 @@ def test_clicks_own_words_in_chinese(runner):
     assert "Error: Invalid value for '--games' / '-n':" in en.stderr and "Try 'cli simulate --help' for help." in en.stderr
     assert "错误：'--games' / '-n' 的值无效：" in zh.stderr and "用 'cli simulate --help' 查看帮助。" in zh.stderr
     assert "Error" not in zh.stderr and "Try" not in zh.stderr
+
+
+def test_show_vocabulary_frame_in_chinese(runner):
+    zh = runner.invoke(cli, ["show", "--vocabulary"], env={"GOUJI_LANG": "zh"})
+    en = runner.invoke(cli, ["show", "--vocabulary"])
+    assert zh.exit_code == en.exit_code == 0
+    assert en.stdout.startswith("Hooks (on:)") and "(no rule: no)" in en.stdout and "How rules combine." in en.stdout
+    assert zh.stdout.startswith("钩子（on:）") and "（没有规则时：否）" in zh.stdout and "规则如何组合。" in zh.stdout
+    assert "knows:" not in zh.stdout and "(known in:" not in zh.stdout

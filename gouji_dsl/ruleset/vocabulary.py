@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang.check import FnSig, VarSig
 from gouji_dsl.lang.fold import Abs, Facts, K, U
 from gouji_dsl.lang.types import (
@@ -49,7 +49,7 @@ class HookKind(StrEnum):
     TRIGGER = "trigger"  # mark / unmark / count / place / give rules; every matching one runs
 
 
-COMBINING = (
+COMBINING = N_(
     "How rules combine. A rule applies when its `when:` guard holds (no guard: always). "
     "A permit question (allow / deny / require rules) is answered yes when (a) the question's default is yes "
     "or an applying `allow` rule's expression holds, and (b) no applying `deny` rule's expression holds and "
@@ -69,13 +69,13 @@ rule matches (docs/ruleset-format.md "How rules combine" and F1 say the same).""
 def default_text(h: Hook) -> str:
     """What ``h`` answers when no rule applies, in words (``yes``/``no``, a value, or none)."""
     if h.kind == HookKind.TRIGGER:
-        return "nothing happens"
+        return _("nothing happens")
     if h.kind == HookKind.PERMIT:
-        return "yes" if h.default else "no"
+        return _("yes") if h.default else _("no")
     if h.default is None:
-        return "none (the engine's default)"
+        return _("none (the engine's default)")
     if isinstance(h.default, bool):
-        return "yes" if h.default else "no"
+        return _("yes") if h.default else _("no")
     return repr(h.default) if not isinstance(h.default, str) else h.default
 
 
@@ -414,18 +414,20 @@ MAYBE_NONE_FUNCTIONS: frozenset[str] = frozenset({
 NO_GAME_FUNCTIONS: tuple[str, ...] = tuple(n for n, f in FUNCTIONS.items() if not f.game)
 """The functions a question asked without a game going on (``Hook.game`` false) may call."""
 
-KNOWN_EVERYWHERE = "Every question also knows settings.NAME and the ruleset's definitions (a definition only where the names it reads are known)."
+KNOWN_EVERYWHERE = N_("Every question also knows settings.NAME and the ruleset's definitions (a definition only where "
+                      "the names it reads are known).")
 
 
 def known_names(h: Hook) -> str:
     """The names a rule on ``h`` may read, in words, from the hook's definition: its own variables
     (those that may be none marked) and the game's variables and functions, or, for a question asked
     without a game going on (``gouji``, ``match_length``), only the functions that need no game."""
-    own = ", ".join(f"{n} (may be none)" if n in h.maybe_none else n for n in h.context)
+    own = ", ".join(_("{name} (may be none)").format(name=n) if n in h.maybe_none else n for n in h.context)
     if h.game:
-        rest = "the game's variables and functions"
+        rest = _("the game's variables and functions")
     else:
-        rest = "no game is going on: no game variable or function, only " + ", ".join(NO_GAME_FUNCTIONS)
+        rest = _("no game is going on: no game variable or function, only {names}").format(
+            names=", ".join(NO_GAME_FUNCTIONS))
     return f"{own}; {rest}" if own else rest
 
 
@@ -436,31 +438,32 @@ def hooks_binding(name: str) -> list[str]:
 
 def _known_in(name: str, game: bool) -> str:
     if name in CONTEXT_VARS:
-        return ", ".join(hooks_binding(name)) or "no question"
+        return ", ".join(hooks_binding(name)) or _("no question")
     no_game = [h.name for h in HOOKS.values() if not h.game]
-    return "every question but " + ", ".join(no_game) if game else "every question"
+    return _("every question but {hooks}").format(hooks=", ".join(no_game)) if game else _("every question")
 
 
 def vocabulary_text() -> str:
     """A readable table of hooks (with the names each knows), variables, play attributes and functions."""
-    out = ["Hooks (on:)"]
+    out = [_("Hooks (on:)")]
     for h in HOOKS.values():
-        out.append(f"  {h.name:<21} {h.kind:<8} {h.doc} (no rule: {default_text(h)})")
-        out.append(f"  {'':<21} {'':<8} knows: {known_names(h)}")
-    out.append("  " + KNOWN_EVERYWHERE)
-    out.append("\nVariables (known in: the questions whose rules may read them)")
+        out.append(f"  {h.name:<21} {h.kind:<8} {h.doc} " + _("(no rule: {default})").format(default=default_text(h)))
+        out.append(f"  {'':<21} {'':<8} " + _("knows: {names}").format(names=known_names(h)))
+    out.append("  " + _(KNOWN_EVERYWHERE))
+    out.append("\n" + _("Variables (known in: the questions whose rules may read them)"))
     for n, v in {**CONTEXT_VARS, **GLOBAL_VARS}.items():
-        out.append(f"  {n:<17} {v.type!s:<7} {v.doc} (known in: {_known_in(n, n in GLOBAL_VARS)})")
-    out.append("\nAttributes of a play (play.X, top.X, beaten.X)")
+        out.append(f"  {n:<17} {v.type!s:<7} {v.doc} " + _("(known in: {hooks})").format(hooks=_known_in(n, n in GLOBAL_VARS)))
+    out.append("\n" + _("Attributes of a play (play.X, top.X, beaten.X)"))
     for n, v in PLAY_ATTRS.items():
         out.append(f"  {n:<17} {v.type!s:<7} {v.doc}")
-    out.append("\nFunctions (an argument that is none gives the result named in the description, or none; "
-               f"a question asked without a game knows only {', '.join(NO_GAME_FUNCTIONS)})")
+    out.append("\n" + _("Functions (an argument that is none gives the result named in the description, or none; "
+                        "a question asked without a game knows only {names})").format(names=", ".join(NO_GAME_FUNCTIONS)))
     for n, f in FUNCTIONS.items():
         out.append(f"  {f.signature(n)}: {f.doc}")
-    out.append("\nSettings: settings.NAME reads a setting of the ruleset (gouji show --settings lists them with their types).")
-    out.append("Place words (place:, no_lead, burn_failure): " + PLACE_WORDS)
-    out.append("\n" + COMBINING)
+    out.append("\n" + _("Settings: settings.NAME reads a setting of the ruleset (gouji show --settings lists them with "
+                        "their types)."))
+    out.append(_("Place words (place:, no_lead, burn_failure): {words}").format(words=PLACE_WORDS))
+    out.append("\n" + _(COMBINING))
     return "\n".join(out)
 
 

@@ -295,3 +295,21 @@ def test_show_vocabulary_frame_in_chinese(runner):
     assert en.stdout.startswith("Hooks (on:)") and "(no rule: no)" in en.stdout and "How rules combine." in en.stdout
     assert zh.stdout.startswith("钩子（on:）") and "（没有规则时：否）" in zh.stdout and "规则如何组合。" in zh.stdout
     assert "knows:" not in zh.stdout and "(known in:" not in zh.stdout
+
+
+def test_why_the_native_flow_does_not_play_a_ruleset_follows_the_language():
+    from gouji_dsl.engine import fast
+    from gouji_dsl.engine.native import flow
+    from gouji_dsl.ruleset.graph import load_graph
+    root = Path(__file__).resolve().parent.parent
+    g = load_graph(str(root / "examples" / "variants" / "positional-jokers.yaml"))
+    eng = fast.engine(g)
+    if eng is None or not flow.enabled():
+        pytest.skip("the native flow is not available here")
+    en = flow.fallback_reason(g, eng.module)
+    assert en == "the native game flow does not play a comparison other than the cover model yet"
+    i18n.use(i18n.Language.ZH)  # (the plan's refusal is kept per graph: shown in the language asked in)
+    zh = flow.fallback_reason(g, eng.module)
+    assert zh is not None and CJK.search(zh)
+    i18n.use(i18n.Language.EN)
+    assert flow.fallback_reason(g, eng.module) == en

@@ -104,7 +104,23 @@ DISABLE_ENV = "GOUJI_NO_NATIVE"
 
 class Unsupported(_GeneratorUnsupported):
     """Something in the ruleset the native core does not play yet (the message names it); the
-    caller plays with the generated module or the interpreter, and says so."""
+    caller plays with the generated module or the interpreter, and says so. A message marked with
+    N_() (and its ``fields``) is shown in the language active when it is shown (``str()``)."""
+
+    def __init__(self, message: str, **fields: Any):
+        super().__init__(message)
+        self.fields = fields
+
+    def __str__(self) -> str:
+        text = _(str(self.args[0])) if self.args else ""
+        return text.format(**self.fields) if self.fields else text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unsupported, (self.args[0] if self.args else "", self.fields))
+
+
+def _unsupported(message: str, fields: dict[str, Any]) -> Unsupported:
+    return Unsupported(message, **fields)
 
 
 def unavailable_reason() -> str | None:

@@ -42,7 +42,7 @@ from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
 from gouji_dsl.engine.terms import Placement
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: set to a non-empty value to play the play phase with the generated module's Python loop
@@ -103,7 +103,7 @@ class FlowPlan:
     deck: tuple[bytes, bytes] = (b"", b"")  # the pack's kinds and suits, per card (play_games)
 
 
-_plans: dict[int, tuple[RuleGraph, FlowPlan | str]] = {}
+_plans: dict[int, tuple[RuleGraph, FlowPlan | Unsupported]] = {}
 _lock = threading.Lock()
 
 
@@ -131,14 +131,14 @@ def flow_plan(graph: RuleGraph, module: Any = None) -> FlowPlan:
     with _lock:
         got = _plans.get(id(graph))
     if got is not None and got[0] is graph:
-        if isinstance(got[1], str):
-            raise Unsupported(got[1])
+        if isinstance(got[1], Unsupported):
+            raise got[1]
         return got[1]
     try:
         plan = _build(graph, module)
     except Unsupported as e:
         with _lock:
-            _plans[id(graph)] = (graph, str(e))
+            _plans[id(graph)] = (graph, e)  # (its text in the language active where it is shown)
             _trim()
         raise
     with _lock:
@@ -155,15 +155,16 @@ def _trim() -> None:
 def _check_path(graph: RuleGraph, module: Any) -> None:
     """Unsupported unless ``graph`` is on the path the flow plays (what its generated module says)."""
     if not module.COVER_MODEL:
-        raise Unsupported("the native game flow does not play a comparison other than the cover model yet")
+        raise Unsupported(N_("the native game flow does not play a comparison other than the cover model yet"))
     hooks = [h for h in NOT_PLAYED if graph.by_hook.get(h)]
     if hooks:
-        raise Unsupported(f"the native game flow does not ask the hook {hooks[0]!r} yet (rule {graph.by_hook[hooks[0]][0].node.id})")
+        raise Unsupported(N_("the native game flow does not ask the hook {hook!r} yet (rule {rule})"), hook=hooks[0],
+                          rule=graph.by_hook[hooks[0]][0].node.id)
     if not 1 <= graph.n_seats <= 14:
-        raise Unsupported(f"{graph.n_seats} seats: the native game flow plays 1..14")
+        raise Unsupported(N_("{n} seats: the native game flow plays 1..14"), n=graph.n_seats)
     jk = len(graph.model.kinds) - int(graph.model.n_ranks)
     if jk > 8:
-        raise Unsupported(f"{jk} joker kinds: the native game flow holds at most 8")
+        raise Unsupported(N_("{n} joker kinds: the native game flow holds at most 8"), n=jk)
 
 
 def _combos(graph: RuleGraph, core: Any) -> tuple[list[tuple[int, ...]], list[int]]:

@@ -67,7 +67,7 @@ _core: Any = None
 _IMPORT_ERROR: tuple[str, dict[str, Any]] | None = None
 
 
-def _stale_reason(core: Any) -> tuple[str, dict[str, Any]] | None:
+def _stale_reason(core: Any) -> str | None:
     """Why ``core`` is not used although it loads: it was built from C sources other than the ones
     shipped beside it (its tables' layout may differ from what the wrappers write). None: it is
     the build of these sources, or the package ships no sources to compare with."""
@@ -76,7 +76,7 @@ def _stale_reason(core: Any) -> tuple[str, dict[str, Any]] | None:
     if here is None or getattr(core, "SOURCE_HASH", None) == here:
         return None
     return (N_("the native core was built from other C sources than the package's (they changed after the"
-               " build); rebuild it: `pip install .`, or `python setup.py build_ext --inplace` in a checkout"), {})
+               " build); rebuild it: `pip install .`, or `python setup.py build_ext --inplace` in a checkout"))
 
 
 if importlib.util.find_spec(__name__ + "._core") is None:
@@ -94,8 +94,9 @@ else:
                                 " reinstall the package"), {"abi": getattr(_core, "ABI", None), "expected": ABI})
             _core = None
         else:
-            _IMPORT_ERROR = _stale_reason(_core)
-            if _IMPORT_ERROR is not None:
+            _stale = _stale_reason(_core)  # (an N_() message without fields)
+            if _stale is not None:
+                _IMPORT_ERROR = (_stale, {})
                 _core = None
 
 #: set to a non-empty value to play without the native core even where it is built

@@ -196,7 +196,12 @@ class SafeGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The commands' list of ``--help`` with each command's summary in the active language."""
-        from click.utils import make_default_short_help
+        from collections.abc import Callable
+        from typing import cast
+
+        from click import utils
+        # (typed through a cast: click's stub of it reads as ``object`` to some mypy versions)
+        make_default_short_help = cast(Callable[[str, int], str], utils.make_default_short_help)
         rows = []
         for name in self.list_commands(ctx):
             cmd = self.get_command(ctx, name)

@@ -152,6 +152,11 @@ class Code(StrEnum):
     RECORD_DIFFERS = "RecordDiffers"  # the replay deals, decides or scores otherwise than the record says
     TOO_MANY_KEYS = "TooManyKeys"  # an object of more keys than a record may have (MAX_RECORD_KEYS)
 
+    # -- one-line overrides (gouji_dsl.ruleset.overrides, `--set KEY=VALUE`; helper "designers") ----
+    # (a bad key or value of an override gets the code a variant file's setting would: UnreadSetting,
+    # SettingTypeMismatch, OutOfRange, ...)
+    BAD_OVERRIDE = "BadOverride"  # a --set option that is not KEY=VALUE (no '=', an empty key part)
+
 
 class Severity(StrEnum):
     """How bad a :class:`Diagnostic` is: an error stops a load; a warning is reported and the file loads."""

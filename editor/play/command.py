@@ -13,7 +13,7 @@ import click
 from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.cli_duel import BotsType
-from gouji_dsl.tools.exits import SEED, SafePath, err, seed_value
+from gouji_dsl.tools.exits import SEED, SafePath, err, seed_value, set_option
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 
@@ -34,8 +34,9 @@ SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 @click.option("--review", is_flag=True,
               help="Review mode (F12 in the app): every hand open, and each decision with its legal moves and "
                    "the rules that decided them. With --record, to settle a dispute over a saved game.")
+@set_option
 def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, record_path: str | None,
-                 speed: str, no_autopass: bool, review: bool) -> None:
+                 speed: str, no_autopass: bool, review: bool, overrides: tuple[str, ...] = ()) -> None:
     """Test-play RULESET (a bundled name or a file; default: online) against bots.
 
     Type moves in card notation (RR TTT, pass, burn BB JJJJ ...); every refused move says which
@@ -43,14 +44,17 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
     F1 in the app lists the keys."""
     from gouji_dsl.engine.records import load_record, record_graph, replay_steps
     from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.exits import load_graph as with_overrides
     record = None
     try:
         if record_path is not None:
             record = load_record(record_path)
             graph = load_graph(ruleset) if ruleset else record_graph(record)
+            if overrides:
+                graph = with_overrides(ruleset or graph.resolved.path, overrides)
             replay_steps(graph, record)  # refuse a record that does not replay, before the app starts
         else:
-            graph = load_graph(ruleset or "online")
+            graph = with_overrides(ruleset or "online", overrides) if overrides else load_graph(ruleset or "online")
     except GoujiError as e:
         err(e.format())
         raise SystemExit(1) from None

@@ -58,17 +58,18 @@ class CheckResult:
 
 def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
           search: Sequence[str | os.PathLike[str]] = (), referrer: str | os.PathLike[str] | None = None,
-          strict: bool = False) -> CheckResult:
+          strict: bool = False, layers: Sequence[tuple[str, str]] = ()) -> CheckResult:
     """Check a ruleset (by name or path, or the unsaved ``text`` of the file ``name_or_path``) and
     its whole ``extends`` chain. ``strict`` adds the lint's findings (``gouji validate --strict``).
-    See :func:`gouji_dsl.ruleset.loader.load_chain` for ``search`` and ``referrer``."""
+    See :func:`gouji_dsl.ruleset.loader.load_chain` for ``search``, ``referrer`` and ``layers``."""
     path = os.fspath(name_or_path)
-    chain = load_chain(name_or_path, text=text, search=search, referrer=referrer)
+    chain = load_chain(name_or_path, text=text, search=search, referrer=referrer, layers=layers)
     diags = list(chain.diagnostics)
     graph = None
     findings: list[Diagnostic] = []
     if chain.resolved is not None:
-        graph, found = _compile(chain, {path: text} if text is not None else None)
+        overlay = {**({path: text} if text is not None else {}), **dict(layers)}
+        graph, found = _compile(chain, overlay or None)
         # a value the reader refused (a number too large: read as null) is not reported again by
         # the later stages ("setting X is null, but must be ..."): one problem per spot
         spots = {(d.path, d.line, d.col) for d in chain.diagnostics if d.severity == Severity.ERROR and d.line > 0}

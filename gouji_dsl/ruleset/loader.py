@@ -1311,13 +1311,17 @@ def _merge_chain(files: Sequence[ChainFile], drop_settings: dict[str, set[str]] 
 
 
 def load_chain(name_or_path: str | os.PathLike[str], *, text: str | None = None,
-               search: Sequence[str | os.PathLike[str]] = (), referrer: str | os.PathLike[str] | None = None) -> Chain:
+               search: Sequence[str | os.PathLike[str]] = (), referrer: str | os.PathLike[str] | None = None,
+               layers: Sequence[tuple[str, str]] = ()) -> Chain:
     """Load a ruleset and its ``extends`` chain past their problems (for ``gouji validate`` and the
     editor): every file's problems are collected, and what could be used is merged.
 
     ``text``: an unsaved buffer to use as the file ``name_or_path`` (which need not exist).
     ``referrer``: the file that named this ruleset (a scenario, a record); then the reference must
     obey :func:`find_ruleset`'s rules. Without it the user named the file: it is read wherever it is.
+    ``layers``: (path, text) of files that are not on disk, each extending the one before it and the
+    first extending ``name_or_path`` (the generated variants of ``--set KEY=VALUE``,
+    :mod:`gouji_dsl.ruleset.overrides`): checked and merged exactly as files of the chain.
     Never raises for bad input: a file that cannot be found is a diagnostic of the chain."""
     s = os.fspath(name_or_path)
     try:
@@ -1337,6 +1341,12 @@ def load_chain(name_or_path: str | os.PathLike[str], *, text: str | None = None,
     files, refused = resolver.load(path, text, gate=referrer is not None)
     if refused is not None:
         return Chain(files, [refused], None)
+    for layer_path, layer_text in layers:
+        skip = _Skip()
+        raw, diags = _load(layer_text, layer_path, skip)
+        if raw is not None:
+            diags = diags + _syntax_diags(raw, skip)
+        files.insert(0, ChainFile(layer_path, raw, list(diags), skip))
     resolved, merge_diags = _merge_chain(files)
     all_diags = [d for f in files for d in f.diagnostics] + merge_diags
     if resolved is not None:

@@ -38,6 +38,7 @@ from gouji_dsl.tools.exits import (
     echo_json,
     err,
     seed_value,
+    set_option,
     shown,
     stdout_closed,
     stdout_console,
@@ -463,22 +464,21 @@ HELP_TEXTS = (
 )
 
 
-def _load_resolved(ruleset: str):
-    """Resolve RULESET or exit 1 with its diagnostics."""
+def _load_resolved(ruleset: str, overrides: tuple[str, ...] = ()):
+    """Resolve RULESET (with the ``--set`` ``overrides``) or exit 1 with its diagnostics."""
     import gouji_dsl
     try:
-        return gouji_dsl.load(ruleset)
+        return _load_graph(ruleset, overrides).resolved if overrides else gouji_dsl.load(ruleset)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)
 
 
-def _load_graph(ruleset: str):
-    """Resolve and compile RULESET or exit 1 with its diagnostics."""
-    import gouji_dsl
-    resolved = _load_resolved(ruleset)
+def _load_graph(ruleset: str, overrides: tuple[str, ...] = ()):
+    """Resolve and compile RULESET (with the ``--set`` ``overrides``) or exit 1 with its diagnostics."""
+    from gouji_dsl.tools.exits import load_graph
     try:
-        return gouji_dsl.compile(resolved)
+        return load_graph(ruleset, overrides)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)
@@ -643,9 +643,10 @@ def _echo_native_listing(graph: Any) -> None:
 @click.option("--after", multiple=True, metavar="MOVE", help=N_("With --explain: a move played before it (repeat, in order)."))
 @click.option("--leader", type=int, default=None, help=N_("With --explain: the seat that leads first."))
 @click.option("--seed", type=SEED, default="0", show_default=True, help=N_("With --explain: the seed of the deal and of chance."))
+@set_option
 def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: bool, vocabulary: bool,
                  generated: bool, explain_move: str | None, deal: tuple[str, ...], after: tuple[str, ...],
-                 leader: int | None, seed: str) -> None:
+                 leader: int | None, seed: str, overrides: tuple[str, ...] = ()) -> None:
     """Print RULESET after inheritance, or its rule graph.
 
     Without options: the header (name, title, chain of files), every setting with the file:line that
@@ -685,11 +686,11 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
             raise click.UsageError(_("--settings prints text or markdown"))
         if fmt == "markdown":
             echo(settings_ref.reference_markdown(
-                None if ruleset is None else settings_ref.rows(_load_resolved(ruleset))), nl=False)
+                None if ruleset is None else settings_ref.rows(_load_resolved(ruleset, overrides))), nl=False)
         elif ruleset is None:
             raise click.UsageError(_("missing argument RULESET (a bundled name or a .yaml path)"))
         else:
-            echo(settings_ref.reference_text(_load_resolved(ruleset)), nl=False)
+            echo(settings_ref.reference_text(_load_resolved(ruleset, overrides)), nl=False)
         return
     if ruleset is None:
         raise click.UsageError(_("missing argument RULESET (a bundled name or a .yaml path)"))
@@ -702,7 +703,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
                 raise click.UsageError(_("{option} needs --explain MOVE").format(option=name))
     else:
         from gouji_dsl.tools.explain_cli import explain_text
-        graph = _load_graph(ruleset)
+        graph = _load_graph(ruleset, overrides)
         try:
             echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
                                     seed=seed_value(seed)))
@@ -712,7 +713,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         return
     if generated:
         from gouji_dsl.engine import fast
-        graph = _load_graph(ruleset)
+        graph = _load_graph(ruleset, overrides)
         eng = fast.engine(graph)
         if eng is None:
             _err(_("{ruleset}: the generator does not handle this ruleset ({reason}); "
@@ -722,11 +723,11 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         _echo_native_listing(graph)
         return
     if as_graph or fmt != "text":
-        graph = _load_graph(ruleset)
+        graph = _load_graph(ruleset, overrides)
         fn = {"text": render.graph_text, "mermaid": render.graph_mermaid, "dot": render.graph_dot}[fmt]
         echo(fn(graph), nl=False)
         return
-    resolved = _load_resolved(ruleset)
+    resolved = _load_resolved(ruleset, overrides)
     if sys.stdout.isatty():
         stdout_console(highlight=False, soft_wrap=True).print(shown(render.resolved_text(resolved, markup=True), lines=True),
                                                                end="")
@@ -745,7 +746,8 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
 @click.option("--lang", "lang", metavar="zh|en", default=None, is_eager=True, expose_value=False,
               callback=lambda ctx, param, value: _use_language(ctx, param, value) if value else None,
               help=N_("The rulebook's language: zh (中文) or en (default: gouji's language)."))
-def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
+@set_option
+def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str, ...] = ()) -> None:
     """Write a printable rulebook of RULESET from its rules' sentences, settings and sources.
 
     The title, description, source and the files it builds on; the cards (players, pack size, cards
@@ -755,7 +757,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None) -> None:
     """
     from gouji_dsl.tools.doc import ruleset_doc
 
-    graph = _load_graph(ruleset)
+    graph = _load_graph(ruleset, overrides)
     text = ruleset_doc(graph, fmt)
     if output is None:
         echo(text, nl=False)

@@ -16,7 +16,7 @@ from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options
-from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure
+from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure, set_option
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
@@ -25,15 +25,15 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-def _load(names: list[str]) -> list[Any]:
-    """Resolve and compile each ruleset; on errors print every diagnostic of every ruleset, exit 1."""
-    from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve
+def _load(names: list[str], overrides: tuple[str, ...] = ()) -> list[Any]:
+    """Resolve and compile each ruleset, the last with the ``--set`` ``overrides``; on errors print
+    every diagnostic of every ruleset, exit 1."""
+    from gouji_dsl.tools.exits import load_graph
 
     graphs, errors = [], []
-    for name in names:
+    for i, name in enumerate(names):
         try:
-            graphs.append(compile_ruleset(resolve(name)))
+            graphs.append(load_graph(name, overrides if i == len(names) - 1 else ()))
         except GoujiError as e:
             errors.append(e.format())
     if errors:
@@ -49,7 +49,7 @@ def _width() -> int:
 
 @click.command("diff")
 @click.argument("a")
-@click.argument("b")
+@click.argument("b", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
               help=N_("Output format."))
 @click.option("--simulate", "games", type=click.IntRange(min=1, max=MAX_GAMES), default=None, metavar="N",
@@ -64,9 +64,10 @@ def _width() -> int:
               help=N_("Play every deal as a first game instead of in matches of the ruleset's match length."))
 @click.option("--save-divergent", "save_dir", type=SafePath(file_okay=False, writable=True), default=None,
               metavar="DIR", help=N_("Write the most divergent deals, with both game records, as JSON files in DIR."))
+@set_option
 @run_options
-def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,
-                 single_games: bool, save_dir: str | None, **run: Any) -> None:
+def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,
+                 single_games: bool, save_dir: str | None, overrides: tuple[str, ...] = (), **run: Any) -> None:
     """Compare rulesets A and B (bundled names or paths): settings, rules and definitions that
     differ, each with where it was written and a one-line summary.
 
@@ -75,9 +76,12 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
     intervals at 95% (decisions, tricks, score spread, first-leader and seat
     advantage, sweep, burns, revolutions, places), plus the deals whose outcomes differ most.
 
+    With --set KEY=VALUE, B is B (or, without B, A) with those settings changed.
+
     \b
     Examples:
       gouji diff online rulebook
+      gouji diff online --set filler_rank=null --simulate 5000
       gouji diff qingdao qingdao-classic --simulate 500 --seed 7
       gouji diff online my/rules.yaml --format json
     """
@@ -87,10 +91,12 @@ def diff_command(a: str, b: str, fmt: str, games: int | None, seed: str, bots: s
     if games is None:  # an option of the simulation given without one would be silently ignored
         ctx = click.get_current_context()
         for param in ctx.command.params:
-            if param.name not in ("a", "b", "fmt", "games") and \
+            if param.name not in ("a", "b", "fmt", "games", "overrides") and \
                     ctx.get_parameter_source(param.name or "") == click.core.ParameterSource.COMMANDLINE:
                 raise click.UsageError(_("{param} needs --simulate N").format(param=param.opts[0]))
-    ga, gb = _load([a, b])
+    if b is None and not overrides:
+        raise click.UsageError(_("missing argument B (a second ruleset, or --set KEY=VALUE to compare A with A changed)"))
+    ga, gb = _load([a, a if b is None else b], overrides)
     try:
         seats = runner_bots(bots, ga.n_seats)
     except ValueError as e:

@@ -13,7 +13,7 @@ import click
 
 from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
 from gouji_dsl.i18n import N_, _, formatted_later, ngettext
-from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, shown, shown_markup
+from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, set_option, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
@@ -128,8 +128,9 @@ _RESUMABLE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", 
               metavar="FILE", help=N_("Append each finished deal (or match) to FILE (JSON lines) as it is played; run "
                                    "the same command again to resume: what FILE holds is not played again."))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the report as JSON."))
+@set_option
 def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, think_ms: float | None, workers: int,
-                 save: Path | None, as_json: bool) -> None:
+                 save: Path | None, as_json: bool, overrides: tuple[str, ...] = ()) -> None:
     """Play BOT_A against BOT_B under RULESET and say which is stronger.
 
     Each deal is played twice, once with A's team at the odd seats and once at the even seats. The
@@ -158,7 +159,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
              "(search bots: {join})").format(
                  think_ms=think_ms, bot_a=bot_a, bot_b=bot_b, join=', '.join(k.name for k in BOTS.values() if k.searches)))
         think_ms = None
-    graph = _load_graph(ruleset)
+    graph = _load_graph(ruleset, overrides)
     done: list[DuelGame] = []
     on_unit = None
     saved_now: list[int] = []  # games saved by this run (one entry per finished deal or match)

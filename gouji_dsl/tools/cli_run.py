@@ -28,6 +28,7 @@ from gouji_dsl.tools.exits import (
     echo,
     echo_json,
     seed_value,
+    set_option,
     shown_markup,
     stdout_console,
 )
@@ -265,9 +266,10 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help=N_("Worker processes (local pool or local Dask cluster); the result does not depend on it."))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the summary as JSON (no progress bar)."))
+@set_option
 @run_options
 def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: int, as_json: bool,
-                     **run: Any) -> None:
+                     overrides: tuple[str, ...] = (), **run: Any) -> None:
     """Play GAMES seeded games of RULESET with bots and summarise them.
 
     The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean
@@ -279,7 +281,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
     from gouji_dsl.tools.simulate import figure_names, run_simulation
 
-    graph = _load_graph(ruleset)
+    graph = _load_graph(ruleset, overrides)
     try:
         seats = runner_bots(bots, graph.n_seats)
     except ValueError as e:

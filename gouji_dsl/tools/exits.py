@@ -112,6 +112,26 @@ SEED = SeedType()
 """The type of every command's ``--seed`` option."""
 
 
+def set_option(f: Any) -> Any:
+    """Every command's ``--set KEY=VALUE`` option (repeatable; a one-line override of a setting,
+    :mod:`gouji_dsl.ruleset.overrides`): the values, in order, as ``overrides`` (a tuple of text)."""
+    from gouji_dsl.i18n import N_
+    return click.option(
+        "--set", "overrides", multiple=True, metavar="KEY=VALUE",
+        help=N_("Override a setting for this command, checked as a variant file's settings are: e.g. --set "
+                "filler_rank=null, --set gouji_minimum.2=2 (dots go into a map; the value is YAML). Repeatable."))(f)
+
+
+def load_graph(ruleset: str, overrides: Any = ()) -> Any:
+    """RULESET resolved and compiled, with the ``--set`` ``overrides`` (:func:`set_option`); raises
+    :class:`~gouji_dsl.diagnostics.GoujiError` with every problem (an override's at the option)."""
+    if overrides:
+        from gouji_dsl.ruleset import overrides as layers
+        return layers.load_graph(ruleset, list(overrides))
+    import gouji_dsl
+    return gouji_dsl.compile(gouji_dsl.load(ruleset))
+
+
 def path_problem(path: str, *, folder: bool | None) -> str | None:
     """Why ``path`` cannot be used as a file (``folder`` False), a folder (True) or either (None) to
     read or write, or None:

@@ -1,0 +1,210 @@
+"""One-line overrides: ``--set KEY=VALUE`` as a generated variant of a ruleset (设定覆盖).
+
+Each override becomes a settings layer — a small ruleset file that is not on disk, named
+``--set[N]`` (N: the override's place on the command line, from 1), extending the ruleset (the first)
+or the layer before it — and the chain is checked and merged exactly as a variant file's
+``settings:`` is (:func:`gouji_dsl.ruleset.check.check` with ``layers``). So a bad key or value gets
+the same diagnostic code as in a file; its position is moved to the option: the pseudo-file
+``--set[N]``, line 1, the column in the option text, which is shown as the source line with a caret.
+
+``KEY`` is a setting's name, with dotted keys into its maps (``gouji_minimum.2=2``,
+``revolution.place=3``); ``VALUE`` is read as YAML (``null``, ``3``, ``[2, B, R]``, ``last``). A
+key of a map is typed as the ruleset's own map has it (``place_points.1`` is the number 1,
+``gouji_minimum.2`` the rank ``"2"``). An override that nothing reads (a misspelt setting) is an
+error here, not the warning a file gets: a one-line override that changes nothing is a mistake.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos
+from gouji_dsl.i18n import _
+
+if TYPE_CHECKING:
+    from gouji_dsl.ruleset.graph import RuleGraph
+
+__all__ = ["Override", "parse_overrides", "label", "load_graph", "load_resolved", "layer_path"]
+
+OPTION = "--set"
+_PART = re.compile(r"[^.=\s]+")
+
+
+def layer_path(index: int) -> str:
+    """The pseudo-file of the ``index``-th override (from 1): ``--set[1]``."""
+    return f"{OPTION}[{index}]"
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """A piece of the generated layer and where it was in the option: ``line``/``col`` (1-based) in
+    the layer's text, ``at`` (1-based column) in the option text, ``length`` characters."""
+
+    line: int
+    col: int
+    at: int
+    length: int
+
+
+@dataclass(frozen=True)
+class Override:
+    """One ``--set KEY=VALUE``: its place ``index`` (from 1), the option ``text`` as given, the key's
+    parts (the setting's name, then the keys into its maps, each with its column in ``text``) and
+    the value's text (from the column ``value_at``)."""
+
+    index: int
+    text: str
+    parts: tuple[tuple[str, int], ...]
+    value: str
+    value_at: int
+
+    @property
+    def path(self) -> str:
+        return layer_path(self.index)
+
+    def layer(self, name: str, current: Any) -> tuple[str, list[_Segment]]:
+        """The layer's YAML text (``ruleset: NAME``, then ``settings:`` with the key path in block style
+        and the value as written at the end of the last line) and where its pieces come from.
+        ``current``: the setting's value in the ruleset (to type the keys of its maps)."""
+        lines = [f"ruleset: {json.dumps(name)}", "settings:"]
+        segments: list[_Segment] = []
+        cur = current
+        for depth, (part, at) in enumerate(self.parts):
+            key: Any = part if depth == 0 else _typed_key(part, cur)
+            written = part if depth == 0 and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part) else json.dumps(key)
+            indent = "  " * (depth + 1)
+            shift = 1 if written.startswith('"') else 0
+            segments.append(_Segment(len(lines) + 1, len(indent) + 1 + shift, at, len(part)))
+            lines.append(f"{indent}{written}:")
+            cur = cur.get(key) if isinstance(cur, dict) and depth > 0 else cur if depth == 0 else None
+        value_col = len(lines[-1]) + 2
+        lines[-1] += " " + self.value
+        segments.append(_Segment(len(lines), value_col, self.value_at, max(len(self.value), 1)))
+        return "\n".join(lines) + "\n", segments
+
+
+def _typed_key(part: str, mapping: Any) -> Any:
+    """A dotted key's part as the map has its keys: the map's own key whose text it is, else a
+    whole number where the map's keys are numbers, else the text."""
+    if isinstance(mapping, dict):
+        for k in mapping:
+            if str(k) == part:
+                return k
+        if mapping and all(isinstance(k, int) and not isinstance(k, bool) for k in mapping) and re.fullmatch(r"-?\d+", part):
+            return int(part)
+    return part
+
+
+def _bad(index: int, text: str, col: int, message: str, hint: str) -> Diagnostic:
+    return Diagnostic(layer_path(index), 1, col, message, hint, text, Severity.ERROR, Code.BAD_OVERRIDE)
+
+
+def parse_overrides(texts: Sequence[str]) -> list[Override]:
+    """Each ``KEY=VALUE`` (the ``--set`` options in order); :class:`GoujiError` with every one that
+    is not of that shape (code ``BadOverride``, at the option)."""
+    out, errors = _parse(texts)
+    if errors:
+        raise GoujiError(errors)
+    return out
+
+
+def _parse(texts: Sequence[str]) -> tuple[list[Override], list[Diagnostic]]:
+    out, errors = [], []
+    hint = _("write --set KEY=VALUE, e.g. --set filler_rank=null or --set gouji_minimum.2=2 (dots go into a map)")
+    for i, text in enumerate(texts, start=1):
+        if "\n" in text or "\r" in text:
+            errors.append(_bad(i, text.replace("\n", " ").replace("\r", " "), 1, _("an override is one line"), hint))
+            continue
+        key, eq, value = text.partition("=")
+        if not eq:
+            errors.append(_bad(i, text, 1, _("an override is KEY=VALUE: no '=' in {text}").format(text=json.dumps(text)), hint))
+            continue
+        parts: list[tuple[str, int]] = []
+        col = 1
+        for piece in key.split("."):
+            if not _PART.fullmatch(piece):
+                errors.append(_bad(i, text, col, _("an empty or spaced part in the key {key}").format(key=json.dumps(key)), hint))
+                break
+            parts.append((piece, col))
+            col += len(piece) + 1
+        else:
+            out.append(Override(i, text, tuple(parts), value, len(key) + 2))
+    return out, errors
+
+
+def label(name: str, texts: Sequence[str]) -> str:
+    """The name a ruleset with overrides is shown under: ``online --set filler_rank=null``."""
+    return " ".join([name] + [f"{OPTION} {t}" for t in texts])
+
+
+def _move(d: Diagnostic, overrides: dict[str, tuple[Override, list[_Segment]]]) -> Diagnostic:
+    """``d`` moved from a generated layer to its option (line 1, the column in the option text)."""
+    got = overrides.get(d.path)
+    if got is None:
+        return d
+    ov, segments = got
+
+    def col_of(line: int, col: int) -> int:
+        for s in reversed(segments):
+            if s.line == line and col >= s.col:
+                return s.at + min(col - s.col, s.length)
+        on_line = [s for s in segments if s.line == line]
+        return on_line[0].at if on_line else 1
+
+    col = col_of(d.line, d.col) if d.line > 0 else 1
+    end = col_of(d.end_line, d.end_col) if d.end_line > 0 and d.end_col > 0 else 0
+    return replace(d, line=1, col=col, end_line=1 if end else 0, end_col=end if end > col else 0, source_line=ov.text)
+
+
+def _layers(ruleset: str, overrides: list[Override], search: Sequence[str]) -> list[tuple[str, str, list[_Segment]]]:
+    """The generated layers, each key of a map typed as the ruleset's value of the setting has it."""
+    from gouji_dsl.ruleset.loader import resolve
+    base = resolve(ruleset, search=search)
+    out = []
+    for ov in overrides:
+        setting = base.settings.get(ov.parts[0][0])
+        text, segments = ov.layer(base.name, setting.value if setting is not None else None)
+        out.append((ov.path, text, segments))
+    return out
+
+
+def load_graph(ruleset: str, texts: Sequence[str], search: Sequence[str] = ()) -> RuleGraph:
+    """RULESET with the overrides ``texts`` (``KEY=VALUE`` each), checked as ``gouji validate`` checks a
+    variant file, compiled, and named :func:`label`. Raises :class:`GoujiError` with every problem,
+    those of an override at the option (see the module's doc)."""
+    from gouji_dsl.ruleset.check import check
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    overrides, bad = _parse(texts)
+    layers = _layers(ruleset, overrides, search)
+    where = {path: (ov, segments) for ov, (path, _text, segments) in zip(overrides, layers)}
+    result = check(ruleset, search=search, layers=[(path, text) for path, text, _s in layers])
+    problems = bad + [_move(d, where) for d in result.errors]
+    # a setting nothing reads: a warning in a file, an error for an override (it would change nothing)
+    problems += [replace(_move(d, where), severity=Severity.ERROR) for d in result.warnings if d.path in where]
+    order = {layer_path(i): i for i in range(1, len(texts) + 1)}
+    problems.sort(key=lambda d: (order.get(d.path, 0), d.path, d.line, d.col))
+    if problems or result.chain.resolved is None:
+        raise GoujiError(problems or [Diagnostic(layer_path(1), 1, 1, _("cannot apply the overrides"),
+                                                 code=Code.BAD_OVERRIDE)])
+    resolved = result.chain.resolved
+    settings = {name: _at_option(spec, where) for name, spec in resolved.settings.items()}
+    resolved = replace(resolved, name=label(resolved.name, texts), settings=settings)
+    return compile_ruleset(resolved, overlay={path: text for path, text, _s in layers})
+
+
+def _at_option(spec: Any, where: dict[str, tuple[Override, list[_Segment]]]) -> Any:
+    """A setting an override set, its position moved to the option (``--set[N]:1:COL`` of the value)."""
+    got = where.get(spec.origin.path)
+    if got is None:
+        return spec
+    ov = got[0]
+    return replace(spec, origin=SourcePos(ov.path, 1, ov.value_at),
+                   name_origin=SourcePos(ov.path, 1, 1) if spec.name_origin is not None else None)
+
+
+def load_resolved(ruleset: str, texts: Sequence[str], search: Sequence[str] = ()) -> Any:
+    """:func:`load_graph`'s resolved ruleset (``gouji show``)."""
+    return load_graph(ruleset, texts, search).resolved

@@ -1,0 +1,101 @@
+"""One-line overrides (``--set KEY=VALUE``, gouji_dsl.ruleset.overrides; issue 28): a generated variant
+checked as a variant file's settings are — the same codes, at the option."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.diagnostics import Code, GoujiError
+from gouji_dsl.ruleset import overrides
+from gouji_dsl.ruleset.check import check
+from gouji_dsl.tools.cli import cli
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+def problems(*sets: str) -> list:
+    with pytest.raises(GoujiError) as e:
+        overrides.load_graph("online", list(sets))
+    return list(e.value.diagnostics)
+
+
+def variant_codes(tmp_path: Path, settings: str) -> list[str]:
+    """The codes `gouji validate` gives a variant file of online with these settings (the oracle)."""
+    path = tmp_path / "v.yaml"
+    path.write_text("ruleset: v\nextends: online\nsettings:\n" + textwrap.indent(settings, "  ") + "\n", encoding="utf-8")
+    return sorted(str(d.code) for d in check(str(path)).diagnostics)
+
+
+def test_values_are_merged_as_a_variant_files_settings_are() -> None:
+    g = overrides.load_graph("online", ["filler_rank=null", "gouji_minimum.2=2", "gouji_minimum.A=3", "place_points.1=5"])
+    assert g.name == "online --set filler_rank=null --set gouji_minimum.2=2 --set gouji_minimum.A=3 --set place_points.1=5"
+    assert g.settings["filler_rank"] is None
+    # RULES.md §3: T 5, J 4, Q 3, K 2, A 2, 2 1 — two keys changed, the others kept (a map merges key by key)
+    assert g.settings["gouji_minimum"] == {"T": 5, "J": 4, "Q": 3, "K": 2, "A": 3, "2": 2}
+    # RULES.md §9: places score 4, 2, 0, 0, -2, -4 — place 1 changed (a numeric key)
+    assert list(g.settings["place_points"].values()) == [5, 2, 0, 0, -2, -4]
+    assert g.resolved.chain[:4] == ("--set[4]", "--set[3]", "--set[2]", "--set[1]")
+
+
+@pytest.mark.parametrize(("option", "setting", "col"), [
+    ("gouji_minimum.2=0", 'gouji_minimum: {"2": 0}', 17),
+    ("yield_to=abc", "yield_to: abc", 10),
+    ("filler_rank=Z", "filler_rank: Z", 13),
+    ("revolution.place=0", "revolution: {place: 0}", 18),
+])
+def test_a_bad_value_has_the_variant_files_code_at_the_option(tmp_path: Path, option: str, setting: str, col: int) -> None:
+    [d] = problems(option)
+    assert variant_codes(tmp_path, setting) == [str(d.code)]
+    assert (d.path, d.line, d.col, d.source_line) == ("--set[1]", 1, col, option)
+    text = d.format()
+    assert text.startswith(f"--set[1]:1:{col}: ")
+    assert f"    {option}\n" + " " * (3 + col) + "^" in text
+
+
+def test_an_unknown_setting_is_the_files_code_but_an_error(tmp_path: Path) -> None:
+    [d] = problems("filler_rnk=null")
+    assert variant_codes(tmp_path, "filler_rnk: null") == [Code.UNREAD_SETTING] == [d.code]
+    assert d.severity == "error" and (d.path, d.col) == ("--set[1]", 1) and "filler_rank" in (d.hint or "")
+
+
+def test_every_problem_at_once_each_at_its_option() -> None:
+    found = problems("yield_to=x", "filler_rnk=2", "nokey", "a..b=1")
+    assert [(d.path, d.code) for d in found] == [
+        ("--set[1]", Code.SETTING_TYPE_MISMATCH), ("--set[2]", Code.UNREAD_SETTING),
+        ("--set[3]", Code.BAD_OVERRIDE), ("--set[4]", Code.BAD_OVERRIDE)]
+    assert found[3].col == 3  # the empty part between the dots
+
+
+def test_cli_commands_take_set(runner: CliRunner) -> None:
+    res = runner.invoke(cli, ["show", "online", "--set", "filler_rank=null"])
+    assert res.exit_code == 0, res.stderr
+    assert "ruleset online --set filler_rank=null" in res.stdout and "--set[1]:1" in res.stdout
+    res = runner.invoke(cli, ["doc", "online", "--set", "gouji_minimum.2=2"])
+    assert res.exit_code == 0 and "online --set gouji_minimum.2=2" in res.stdout
+    res = runner.invoke(cli, ["simulate", "online", "-n", "4", "--workers", "1", "--json", "--set", "yield_to=1"])
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["ruleset"] == "online --set yield_to=1"
+    res = runner.invoke(cli, ["duel", "online", "random", "random", "-n", "1", "--json", "--set", "yield_to=1"])
+    assert res.exit_code == 0, res.stderr
+    res = runner.invoke(cli, ["simulate", "online", "-n", "4", "--set", "yield_to=-1"])
+    assert res.exit_code == 1 and "--set[1]:1:10:" in res.stderr and "[OutOfRange]" in res.stderr
+
+
+def test_diff_with_one_ruleset_and_set_compares_it_with_itself_changed(runner: CliRunner) -> None:
+    res = runner.invoke(cli, ["diff", "online", "--set", "filler_rank=null", "--format", "json"])
+    assert res.exit_code == 0, res.stderr
+    diff = json.loads(res.stdout)["diff"]
+    assert json.dumps(diff).count("online --set filler_rank=null") >= 1
+    assert [s["name"] for s in diff["settings"]] == ["filler_rank"]
+    res = runner.invoke(cli, ["diff", "online"])
+    assert res.exit_code == 2 and "--set" in res.stderr

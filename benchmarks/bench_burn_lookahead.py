@@ -18,7 +18,7 @@ import time
 from gouji_dsl.bots import make_bot
 from gouji_dsl.engine.interpreter import new_game
 from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, DoomedBurn, doomed_burn
-from gouji_dsl.engine.terms import Capacity, Verb
+from gouji_dsl.ruleset.game.terms import Capacity, Verb
 from gouji_dsl.ruleset.graph import load_graph
 
 MAX_DECISIONS = 3000

@@ -337,7 +337,7 @@ def check_expression_ruleset(text: str) -> None:
 
 def check_card_text(text: str) -> None:
     """Card text (NOTATION.md): cards, or a GoujiError whose column is inside the text."""
-    from gouji_dsl.engine.cards import parse_cards
+    from gouji_dsl.ruleset.game.cards import parse_cards
     model = _graph().model
     with time_bound():
         try:

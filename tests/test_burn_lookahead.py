@@ -11,11 +11,11 @@ import random
 import textwrap
 
 from gouji_dsl.bots import make_bot
-from gouji_dsl.engine.cards import parse_cards
 from gouji_dsl.engine.explain import burn_warnings
 from gouji_dsl.engine.interpreter import GameState, Move, explain, new_game
 from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, DoomedBurn, UndecidedBurn, doomed_burn
-from gouji_dsl.engine.terms import Capacity, Verb
+from gouji_dsl.ruleset.game.cards import parse_cards
+from gouji_dsl.ruleset.game.terms import Capacity, Verb
 from gouji_dsl.ruleset.graph import load_graph
 
 BLUFF = {1: "KK 3 4", 2: "5", 3: "AA 66 7", 4: "8", 5: "9", 6: "T"}    # no joker left after AA

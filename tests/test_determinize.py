@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from gouji_dsl.bots.determinize import DeterminizeError, Observer, consistent, determinize, observe, sample_deal
 from gouji_dsl.bots.heuristic import HeuristicBot, RandomBot
-from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.interpreter import GameState, new_game, next_game
+from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.graph import load_graph
 
 # online: the plain game; qingdao: hidden returns (还贡) and teammates' hands seen (挑牌);

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from gouji_dsl.engine.cards import parse_cards
 from gouji_dsl.engine.interpreter import IllegalMove, apply, explain, new_game, parse_move, replay
+from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.tools.simulate import play_game
 
 
@@ -202,7 +202,7 @@ def test_outcome_value(online):
 
 
 def test_closed_vocabularies_are_string_enums(online):
-    from gouji_dsl.engine.terms import Capacity, Phase, Verb
+    from gouji_dsl.ruleset.game.terms import Capacity, Phase, Verb
     st = _game(online, DEAL)
     mv = st.parse("1 play KK")
     assert mv.verb is Verb.PLAY and mv.verb == "play" and isinstance(st.phase, Phase) and st.phase == "play"

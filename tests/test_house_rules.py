@@ -69,8 +69,8 @@ rules:
 
 
 def test_cards_of_tells_big_from_small_jokers(tmp_path):
-    from gouji_dsl.engine.cards import parse_cards
     from gouji_dsl.engine.interpreter import TablePlay
+    from gouji_dsl.ruleset.game.cards import parse_cards
     g = load_graph(write(tmp_path, "big-jokers.yaml", JOKER_KINDS))
     st = new_game(g, 3)
     p = g.model.classify(tuple(g.model.counts_of(parse_cards("RR B"))))
@@ -192,7 +192,7 @@ def test_return_moves_are_counted_not_listed():
 
     from gouji_dsl.bots.heuristic import HeuristicBot
     from gouji_dsl.engine.interpreter import Move, ReturnMoves
-    from gouji_dsl.engine.terms import Verb
+    from gouji_dsl.ruleset.game.terms import Verb
 
     def listed(hand, n):
         out, K = [], len(hand)
@@ -305,7 +305,7 @@ def test_a_weak_hand_asks_for_a_redeal_at_most_once_per_game_and_before_tribute(
 def test_a_choice_is_asked_of_seats_the_offer_rules_allow_and_answered_by_its_word(tmp_path):
     from gouji_dsl.diagnostics import Code, GoujiError
     from gouji_dsl.engine.interpreter import hands_from_text, parse_move
-    from gouji_dsl.engine.terms import Phase
+    from gouji_dsl.ruleset.game.terms import Phase
     g = load_graph(ASK)
     deal = {1: "2 QQQQ KKKK AAA", 2: "2 6", 3: "2 8", 4: "2 9", 5: "2 T", 6: "2 J"}
     st = new_game(g, hands=hands_from_text(g, deal))
@@ -338,7 +338,7 @@ def test_the_redeal_question_is_asked_where_the_ruleset_says(tmp_path):
     of a match the request is made, and the deal voided, before any tribute is paid; the request
     counter (reset: game) survives the redeal, so the new deal is not asked again."""
     from gouji_dsl.engine.interpreter import next_game
-    from gouji_dsl.engine.terms import Phase
+    from gouji_dsl.ruleset.game.terms import Phase
     g = load_graph(write(tmp_path, "early.yaml", """
         ruleset: early
         extends: qingdao
@@ -433,7 +433,7 @@ def test_every_move_kind_has_an_event_and_counters_reset_where_they_say(tmp_path
     g = load_graph(path)
     assert fast.differences(g, "count", 6) == []
     from gouji_dsl.engine.interpreter import replay
-    from gouji_dsl.engine.terms import Phase
+    from gouji_dsl.ruleset.game.terms import Phase
     prev = None
     for i in range(4):
         _, st = play_game(g, "count", i, "random", previous=prev if i % 2 else None, engine="interpreter")
@@ -463,7 +463,7 @@ def test_a_human_answers_a_choice_in_the_play_session():
     types ('redeal', 'choose redeal', 'pass') and tells what is asked."""
     from gouji_app.play.session import PlaySession
     from gouji_app.play.widgets import asked_text
-    from gouji_dsl.engine.terms import Phase
+    from gouji_dsl.ruleset.game.terms import Phase
     g = load_graph(ASK)
     deal = {1: "2 5", 2: "2 6", 3: "2 8", 4: "2 9", 5: "2 T", 6: "2 J"}
     s = PlaySession(g, seat=1, seed=1, hands=deal)

@@ -3,7 +3,7 @@ ruleset setting (a child of online written to a temp folder)."""
 import pytest
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.cards import format_cards, parse_cards
+from gouji_dsl.ruleset.game.cards import format_cards, parse_cards
 from gouji_dsl.ruleset.graph import load_graph
 
 

@@ -2,8 +2,8 @@
 between-game phase after a given previous game), checked on the engine."""
 import random
 
-from gouji_dsl.engine.cards import parse_cards
 from gouji_dsl.engine.interpreter import GameState, PrevGame
+from gouji_dsl.ruleset.game.cards import parse_cards
 
 
 def _state(graph, deal, prev=None):

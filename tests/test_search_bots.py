@@ -12,8 +12,8 @@ from gouji_dsl.bots.heuristic import HeuristicBot
 from gouji_dsl.bots.ismcts import IsmctsBot
 from gouji_dsl.bots.pimc import PimcBot
 from gouji_dsl.bots.search import candidates, rollout
-from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.interpreter import hands_from_text, new_game, parse_move
+from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.ruleset.loader import list_bundled
 from gouji_dsl.tools.simulate import play_game

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from gouji_dsl.engine.cards import parse_cards
 from gouji_dsl.engine.interpreter import new_game
+from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.simulate import play_game
 

@@ -41,7 +41,7 @@ from gouji_dsl.bots.process import SearchCancelled, SearchFailed, SearchProcess
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
 from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
-from gouji_dsl.engine.terms import Verb
+from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
 
 from ..i18n import N_, _, ngettext

@@ -19,7 +19,6 @@ from typing import Any
 from gouji_dsl.bots import BOTS, HeuristicBot, make_bot, parse_bot_spec, seat_bots
 from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.interpreter import (
     CARD_VERBS,
     VERBS,
@@ -33,9 +32,10 @@ from gouji_dsl.engine.interpreter import (
     next_game,
     read_seat,
 )
-from gouji_dsl.engine.model import Play
 from gouji_dsl.engine.records import GameRecord, Step, replay_steps, scenario_case
-from gouji_dsl.engine.terms import Verb
+from gouji_dsl.ruleset.game.cards import Card
+from gouji_dsl.ruleset.game.model import Play
+from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.simulate import game_seed, match_length
 

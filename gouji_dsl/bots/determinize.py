@@ -35,9 +35,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from gouji_dsl.engine.cards import Card
 from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
-from gouji_dsl.engine.terms import Verb
+from gouji_dsl.ruleset.game.cards import Card
+from gouji_dsl.ruleset.game.terms import Verb
 
 #: transfers whose cards only the giver and the receiver see: a transfer made by one of these moves
 HIDDEN_TRANSFER_RULES: frozenset[str] = frozenset({Verb.RETURN})

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gouji_dsl.engine.interpreter import Ctx, GameState, Move, ReturnMoves
-from gouji_dsl.engine.model import CardModel, Play
-from gouji_dsl.engine.terms import Verb
+from gouji_dsl.ruleset.game.model import CardModel, Play
+from gouji_dsl.ruleset.game.terms import Verb
 
 
 class RandomBot:

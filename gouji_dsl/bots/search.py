@@ -19,7 +19,7 @@ from gouji_dsl.bots import Budget
 from gouji_dsl.bots.determinize import Observer, determinize, sample_deal
 from gouji_dsl.bots.heuristic import HeuristicBot, _model_tables
 from gouji_dsl.engine.interpreter import GameState, Move
-from gouji_dsl.engine.terms import Verb
+from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: a move-choosing function: ``policy(state, legal_moves) -> move``

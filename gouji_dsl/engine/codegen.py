@@ -50,7 +50,7 @@ GENERATOR_VERSION = "3"
 _BEGIN = "# ---- generated: begin"
 _END = "# ---- generated: end"
 
-#: hooks whose ``play`` is a candidate play (a :class:`~gouji_dsl.engine.model.Play` and whether it
+#: hooks whose ``play`` is a candidate play (a :class:`~gouji_dsl.ruleset.game.model.Play` and whether it
 #: empties the hand), not a play on the table
 CANDIDATE_HOOKS = ("play", "burn_lead", "discard")
 #: hooks the generated module does not ask: ``gouji`` is decided once per play signature by the card

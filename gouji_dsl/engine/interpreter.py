@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos, did_you_mean
-from gouji_dsl.engine.cards import Card, parse_cards
 from gouji_dsl.engine.explain import Because, Explanation
-from gouji_dsl.engine.model import CardModel, Play
 from gouji_dsl.engine.outcome import Outcome
-from gouji_dsl.engine.terms import CARD_VERBS as _CARD_VERBS
-from gouji_dsl.engine.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
 from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
+from gouji_dsl.ruleset.game.cards import Card, parse_cards
+from gouji_dsl.ruleset.game.model import CardModel, Play
+from gouji_dsl.ruleset.game.terms import CARD_VERBS as _CARD_VERBS
+from gouji_dsl.ruleset.game.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
 from gouji_dsl.ruleset.graph import Reason, RuleFailed, RuleGraph
 
 VERBS: tuple[Verb, ...] = tuple(Verb)

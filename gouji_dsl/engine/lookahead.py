@@ -20,7 +20,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.terms import Capacity, Phase, Verb
+from gouji_dsl.ruleset.game.terms import Capacity, Phase, Verb
 from gouji_dsl.ruleset.graph import Reason
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -47,10 +47,10 @@ import yaml
 from gouji_dsl import resources
 from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import SHOWN_VALUE_CHARS, Code, Diagnostic, GoujiError, line_of, quoted
-from gouji_dsl.engine.cards import SUITLESS, parse_cards
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, new_game, next_game, parse_move
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.ruleset.game.cards import SUITLESS, parse_cards
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS
 

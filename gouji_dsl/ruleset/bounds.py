@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
+from gouji_dsl.ruleset.game.terms import Choice, Phase, Verb
 
 SAMPLE_DEALS = 40
 """The deals sampled to estimate how often a deal is void."""
@@ -26,7 +27,6 @@ def redeal_findings(graph: Any) -> list[tuple[str, SourcePos, str, str]]:
     """``(rule id, where, message, hint)`` for a ruleset whose redeal rules void most deals (none when no
     live redeal rule exists). Each sampled deal is dealt once, not dealt again."""
     from gouji_dsl.engine.interpreter import MAX_REDEALS, GameState, Move
-    from gouji_dsl.engine.terms import Choice, Phase, Verb
     if not any(graph.by_hook.get(h) for h in REDEAL_HOOKS):
         return []
     void = 0

@@ -24,7 +24,6 @@ from types import MappingProxyType
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
-from gouji_dsl.engine.model import CardModel, SettingError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
 from gouji_dsl.lang.check import DefInfo, Definitions, Scope, VarSig, check, unknown_names
@@ -32,6 +31,7 @@ from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, Int, ListOf, Type, category, parse_type, strip
+from gouji_dsl.ruleset.game.model import CardModel, SettingError
 from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text, said
 from gouji_dsl.ruleset.vocabulary import (

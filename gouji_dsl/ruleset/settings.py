@@ -4,7 +4,7 @@ Where a setting's type comes from (:class:`TypeSource`), first match wins:
 
 1. **engine**: the settings the interpreter itself reads (``seats``, ``teams``, ``deck``,
    ``ranks``, ``jokers``, ``filler_rank``, ``mixed_jokers_read_as_lowest``, ``comparison``) have the
-   types of the engine's declared interface, :data:`gouji_dsl.engine.model.ENGINE_SETTINGS`, which
+   types of the engine's declared interface, :data:`gouji_dsl.ruleset.game.model.ENGINE_SETTINGS`, which
    also gives their defaults (a setting or record key left out takes its default; ``seats``,
    ``teams``, ``ranks``, ``deck.decks`` and ``deck.cards_per_rank`` have none);
 2. **declared**: the long form of a setting may say ``type:`` (notation of
@@ -59,6 +59,8 @@ from gouji_dsl.lang.types import (
     join,
     parse_type,
 )
+from gouji_dsl.ruleset.game.cards import SYMBOLS
+from gouji_dsl.ruleset.game.model import ENGINE_SETTINGS, REQUIRED
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Text
 
 __all__ = [
@@ -81,7 +83,7 @@ the editor's F1 help (a test checks that both say it)."""
 class TypeSource(StrEnum):
     """Where a setting's type comes from."""
 
-    ENGINE = "engine"  # the engine's declared interface (gouji_dsl.engine.model.ENGINE_SETTINGS)
+    ENGINE = "engine"  # the engine's declared interface (gouji_dsl.ruleset.game.model.ENGINE_SETTINGS)
     DECLARED = "declared"  # a `type:` in the long form of the setting
     INFERRED = "inferred"  # inferred from the value as first written
 
@@ -178,20 +180,17 @@ class Settings(Mapping[str, SettingInfo]):
 @functools.cache
 def engine_types() -> dict[str, tuple[Type, str]]:
     """The engine's declared setting types: name -> (type, what the engine does with it)."""
-    from gouji_dsl.engine.model import ENGINE_SETTINGS
     return {n: (parse_type(t), doc) for n, (t, doc, _) in ENGINE_SETTINGS.items()}
 
 
 def engine_default(name: str) -> Any:
-    """The default of engine setting ``name`` (:data:`gouji_dsl.engine.model.REQUIRED` when there is
+    """The default of engine setting ``name`` (:data:`gouji_dsl.ruleset.game.model.REQUIRED` when there is
     none; for a record, a map of its keys' defaults)."""
-    from gouji_dsl.engine.model import ENGINE_SETTINGS
     return ENGINE_SETTINGS[name][2]
 
 
 def _with_defaults(value: Any, default: Any) -> Any:
     """``value`` with the keys it leaves out taken from ``default`` (REQUIRED keys are left out)."""
-    from gouji_dsl.engine.model import REQUIRED
     if not isinstance(value, dict) or not isinstance(default, dict):
         return value
     out = {k: copy.deepcopy(v) for k, v in default.items() if v is not REQUIRED and k not in value}
@@ -349,7 +348,6 @@ def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path:
                                _card_hint(v, kinds), not_a_kind=True))
         return v
     if t == SYMBOL:
-        from gouji_dsl.engine.cards import SYMBOLS
         if not isinstance(v, str) or len(v) != 1 or v not in SYMBOLS:
             bad(_("is {v!r}, which is not a card symbol").format(v=v), _card_hint(v, tuple(SYMBOLS)), Code.VALUE_NOT_ALLOWED)
         return v
@@ -652,7 +650,6 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
     for name, spec in specs.items():
         if name not in infos:
             infos[name] = one(spec, kinds, n_seats)
-    from gouji_dsl.engine.model import REQUIRED
     for name, (t, doc) in engine.items():
         if name in infos or name in ("seats", "teams"):
             continue
@@ -689,7 +686,6 @@ def _card_kinds(ctx: _Ctx, resolved: ResolvedRuleset, specs: Mapping[str, Settin
     problem, the kinds the lists mean (each kind once; an empty list: its first value) are used to
     check the other settings, so that one mistake is not reported again in every setting and rule
     of the parents that names a card (the bundled base.yaml gave 7 to 29 such errors)."""
-    from gouji_dsl.engine.cards import SYMBOLS
     lists = {"ranks": ranks, "jokers": jokers}
     meant: dict[str, list[str]] = {}
     for name, values in lists.items():

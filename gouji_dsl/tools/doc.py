@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gouji_dsl import i18n
-from gouji_dsl.engine.cards import NAMES
 from gouji_dsl.i18n import N_, Language, _, ngettext
 from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
+from gouji_dsl.ruleset.game.cards import NAMES
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
 from gouji_dsl.ruleset.spec import Sentence, said
@@ -99,7 +99,7 @@ _JOKER_WORDS: dict[str, tuple[str, str]] = {
     "big joker (大王)": (N_("big joker (大王)"), N_("big jokers (大王)")),
     "eagle (鹰)": (N_("eagle (鹰)"), N_("eagles (鹰)")),
 }
-"""The jokers' names (:data:`gouji_dsl.engine.cards.NAMES`), one and several, for the catalog."""
+"""The jokers' names (:data:`gouji_dsl.ruleset.game.cards.NAMES`), one and several, for the catalog."""
 
 
 def _facts(graph) -> list[tuple[str, str]]:

@@ -9,8 +9,8 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import choice_words, explain, hands_from_text, new_game, parse_move, read_seat
-from gouji_dsl.engine.terms import Phase, Verb
 from gouji_dsl.i18n import _
+from gouji_dsl.ruleset.game.terms import Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
 

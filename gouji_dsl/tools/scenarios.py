@@ -34,9 +34,9 @@ from gouji_dsl.engine.interpreter import (
     parse_move,
     read_seat,
 )
-from gouji_dsl.engine.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.ruleset.game.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import MAX_SEED_CHARS
 

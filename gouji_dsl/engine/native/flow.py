@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
-from gouji_dsl.engine.terms import Placement
 from gouji_dsl.i18n import N_, _
+from gouji_dsl.ruleset.game.terms import Placement
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: set to a non-empty value to play the play phase with the generated module's Python loop
@@ -534,7 +534,7 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     generated module). Falls back to it for a bot whose generator is not a ``random.Random``.
     ``native``: the seats whose bot the core plays too (seat → its native policy: the heuristic
     bot, :mod:`gouji_dsl.engine.native.heuristic`; all of one policy)."""
-    from gouji_dsl.engine.terms import Capacity, Phase
+    from gouji_dsl.ruleset.game.terms import Capacity, Phase
     core = _core_module()
     graph = plan.graph
     n = graph.n_seats
@@ -588,7 +588,7 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
 def _end(S: Any, w: Any, n: int, core: Any) -> None:
     """The game's end as the core played it (fl_end: the places left are in the events already):
     what the generated module's ``_game_over`` sets after them."""
-    from gouji_dsl.engine.terms import Phase
+    from gouji_dsl.ruleset.game.terms import Phase
     S.phase = Phase.OVER
     S.to_act = None
     S.sweep = bool(w[core.FLOW_END + 1])
@@ -728,7 +728,7 @@ def _apply_events(S: Any, ev: list[Any], spec: list[tuple[int, ...]], start: int
 
 def _unpack_flow(plan: FlowPlan, m: Any, S: Any, w: Any, model: Any, kinds: tuple[str, ...], core: Any) -> None:
     """The flow's state words (FS_*) into ``S``."""
-    from gouji_dsl.engine.terms import Capacity
+    from gouji_dsl.ruleset.game.terms import Capacity
     n = plan.graph.n_seats
     S.to_act = w[0]
     S.capacity = (Capacity.LEAD, Capacity.FOLLOW, Capacity.BURN)[w[1]]

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
-from gouji_dsl.engine.cards import SUITLESS, SUITS, Card, format_counts, parse_cards
 from gouji_dsl.i18n import _
+from gouji_dsl.ruleset.game.cards import SUITLESS, SUITS, SYMBOLS, Card, format_counts, parse_cards
 
 REQUIRED = object()
 """The default of an engine setting (or key) that every ruleset must give."""
@@ -434,7 +434,6 @@ def _symbols(v: Any, name: str) -> list[str]:
         items = ["T" if str(x) == "10" else str(x) for x in v]
     else:
         raise SettingError(name, _("{name} must be a list of card symbols").format(name=name))
-    from gouji_dsl.engine.cards import SYMBOLS
     for x in items:
         if x not in SYMBOLS:
             raise SettingError(name, _("{name}: unknown card symbol {x!r}").format(name=name, x=x), _("card symbols: 3-9 T J Q K A 2 B R E"))

@@ -185,7 +185,7 @@ def test_simulate_engines_give_identical_figures():
     gen, ref = out["generated"], out["interpreter"]
     assert gen["engine"] == "generated" and ref["engine"] == "interpreter"
     timing = {"elapsed_s", "games_per_s", "engine", "executor", "workers", "play_phase", "native_fallback", "whole_games",
-              "games_fallback"}
+              "games_fallback", "games_replayed"}
     assert {k: v for k, v in gen.items() if k not in timing} == {k: v for k, v in ref.items() if k not in timing}
     res = runner.invoke(cli, ["simulate", "online", "--games", "4", "--executor", "local"])
     assert res.exit_code == 0 and "generated engine" in " ".join(res.output.split())

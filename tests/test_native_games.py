@@ -48,8 +48,43 @@ def test_whole_native_games_are_the_interpreters_games(name):
             continue
         native_played += 1
         assert _figures(s) == _figures(ref), f"game {i}"
-    if name in ("online", "base"):  # (most of their games: the core leaves only revolutions and voided deals;
-        assert native_played >= 30  # rulesets where a seat may always declare leave every game to Python)
+    if name in ("online", "base", "qingdao"):  # (every game: revolutions, voided deals, choices and declarations
+        assert native_played == len(got)     # are the core's too)
+
+
+@pytest.mark.parametrize("name", ["online", "base", "qingdao", "examples/variants/redeal-weak-hands.yaml"],
+                         ids=lambda n: Path(n).stem)
+def test_setup_decisions_and_voided_deals_are_played_in_the_core(name):
+    """Revolutions (online voids the first game's deal and deals again from the same generator;
+    base lets one stand, and the revolutionary's opposite chooses head or headless), declarations
+    (qingdao: every seat may declare the point) and deals void before the tribute (redeal-weak-hands):
+    the random bots' setup decisions are drawn in the core, and the games are the interpreter's."""
+    g = load_graph(name)
+    got = native_games(g, "setup", 0, 120)
+    assert got is not None and all(s is not None for s in got)
+    eventful = [s for s in got if s.revolutions or s.redeals] if name != "qingdao" else got
+    assert eventful
+    for s in eventful[:3]:
+        ref = summarize_game(s.index, play_game(g, "setup", s.index, engine="interpreter", record=False)[0], g.n_seats)
+        assert _figures(s) == _figures(ref), f"game {s.index}"
+
+
+def test_the_summary_says_how_many_games_the_core_left_to_python(monkeypatch):
+    from gouji_dsl.tools import simulate
+    g = load_graph("online")
+    summary = simulate.run_simulation(g, 60, 3, workers=1, matches=False)
+    assert summary["whole_games"] == "native" and summary["games_replayed"] == 0
+    real = simulate.native_games
+
+    def every_third_left(*a, **k):  # (as the core leaves a game it does not finish: None in its place)
+        got = real(*a, **k)
+        return None if got is None else [None if s.index % 3 == 0 else s for s in got]
+
+    monkeypatch.setattr(simulate, "native_games", every_third_left)
+    again = simulate.run_simulation(g, 60, 3, workers=1, matches=False)
+    assert again["games_replayed"] == 20 and again["intervals"] == summary["intervals"]
+    summary = simulate.run_simulation(load_graph("six-deck-eagle"), 4, 3, workers=1, matches=False)
+    assert "games_replayed" not in summary
 
 
 def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why():

@@ -250,6 +250,9 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
     if summary.get("games_fallback"):
         console.print(_("[dim]whole games not played by the native core, only their play phase "
                       "({shown_markup})[/dim]").format(shown_markup=shown_markup(summary['games_fallback'])))
+    if summary.get("games_replayed"):
+        console.print(_("[dim]{replayed} of {games} games left to Python by the native core, played there from their "
+                        "seeds[/dim]").format(replayed=summary['games_replayed'], games=summary.get('games')))
     if summary.get("engine_fallback"):
         console.print(_("[yellow]played by the interpreter: the generated engine does not handle this ruleset "
                       "({shown_markup})[/yellow]").format(shown_markup=shown_markup(summary['engine_fallback'])))

@@ -167,6 +167,7 @@ class SideTotals:
     team_score: list[Sums] = field(default_factory=list)
     places: list[list[int]] = field(default_factory=list)
     spread_histogram: dict[str, int] = field(default_factory=dict)
+    replayed: int = 0  # games the native core left to Python in a whole-game batch (played there one by one)
 
     def __post_init__(self) -> None:
         for k in MEAN_KEYS:
@@ -242,6 +243,7 @@ class SideTotals:
                 row[i] += c
         for k, c in o.spread_histogram.items():
             self.spread_histogram[k] = self.spread_histogram.get(k, 0) + c
+        self.replayed += o.replayed
 
     def to_json(self) -> dict[str, Any]:
         return {"n_seats": self.n_seats, "teams": self.teams, "games": self.games,
@@ -251,7 +253,8 @@ class SideTotals:
                 "seat_score": [s.to_json() for s in self.seat_score],
                 "team_score": [s.to_json() for s in self.team_score],
                 "places": self.places,
-                "spread_histogram": dict(sorted(self.spread_histogram.items(), key=lambda kv: Fraction(kv[0])))}
+                "spread_histogram": dict(sorted(self.spread_histogram.items(), key=lambda kv: Fraction(kv[0]))),
+                **({"replayed": self.replayed} if self.replayed else {})}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SideTotals:
@@ -262,7 +265,8 @@ class SideTotals:
                    seat_score=[Sums.from_json(v) for v in d["seat_score"]],
                    team_score=[Sums.from_json(v) for v in d["team_score"]],
                    places=[[int(c) for c in row] for row in d["places"]],
-                   spread_histogram={str(k): int(v) for k, v in d["spread_histogram"].items()})
+                   spread_histogram={str(k): int(v) for k, v in d["spread_histogram"].items()},
+                   replayed=int(d.get("replayed", 0)))
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,7 @@ class _Runner:
         self.length = match_length(g) if spec.matches else 1
         self.prev: Any = None
         self.record = False  # events are kept only when a game is replayed for its record
+        self.replayed = 0  # games of native batches the core left to Python (played one by one)
 
     def play(self, index: int) -> Any:
         from gouji_dsl.tools.simulate import play_game
@@ -225,6 +226,8 @@ class _Runner:
         out = []
         for i in range(start, stop):
             s = got[i - start] if got is not None else None
+            if s is None and got is not None:
+                self.replayed += 1
             out.append(s if s is not None else summarize_game(i, self.play(i), self.g.n_seats))
         return out
 
@@ -264,6 +267,9 @@ def _play_singles(runners: list[_Runner], totals: SideTotals | PairTotals, spec:
                 totals.add_block([(sides[0][j], sides[1][j])], spec.seed, (runners[0].length, runners[1].length))
         else:
             totals.add_singles(sides[0])  # (each game its own cluster, as add_block([game]) adds it)
+            totals.replayed += runners[0].replayed
+        for r in runners:
+            r.replayed = 0
         if tick is not None:
             for i in range(lo, hi):
                 tick(i + 1)

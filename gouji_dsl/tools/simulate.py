@@ -169,11 +169,11 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
     except Unsupported:
         return None
     n = graph.n_seats
-    p = 8  # (batch.h BR_PLACES)
+    p = 10  # (batch.h BR_PLACES)
     return [None if w is None else GameSummary(
         index=start + i, places=tuple(w[p:p + n]), scores=tuple(w[p + n:p + 2 * n]), sweep=bool(w[7]), decisions=w[1],
         tricks=w[2], first_leader=w[3] or None, burn_attempts=w[4], burn_successes=w[5], burn_failures=w[6],
-        revolutions=0, redeals=0) for i, w in enumerate(got)]
+        revolutions=w[8], redeals=w[9]) for i, w in enumerate(got)]
 
 
 def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random",
@@ -286,6 +286,8 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
         from gouji_dsl.tools.paired import precision
         summary["until"] = precision(until, hw(res.totals))
     summary.update(engine_summary(graph, engine, bots, match_length(graph) if matches else 1))
+    if summary.get("whole_games") == "native":  # (the games the core left to Python: played there one by one)
+        summary["games_replayed"] = getattr(res.totals, "replayed", 0)  # (one ruleset: SideTotals)
     return summary
 
 

@@ -7,17 +7,21 @@
  * (game.h g_deal: random.Random.shuffle's permutation), what each seat showed in the deal (the
  * shown tables interpreter.shown_leader reads), the setup as the generated module runs it
  * (redeal_before_tribute, must_revolt, revolt, redeal, choose, declare, the game-over check, the
- * first leader), the play phase (flow.h fl_run) and the end (fl_end). Every hook is asked in the
- * order the generated module asks it, so a rule that draws (random_seat()) draws the same numbers.
+ * first leader) with the random bots' setup decisions (revolt / pass, head / headless, declare /
+ * pass: randrange(2) from the seat's generator, as play_out draws them), a voided deal dealt again
+ * from the game's generator (_redeal), the play phase (flow.h fl_run) and the end (fl_end). Every
+ * hook is asked in the order the generated module asks it, so a rule that draws (random_seat())
+ * draws the same numbers.
  *
  * What the core does not play itself ends the game here with BG_PYTHON and the caller plays that
- * game again in Python from its seed (the same game: everything comes from the seeds): a seat
- * that may revolt, declare or choose (a decision before the play), a voided deal, a game over
- * before the first lead, an answer fl_end does not take, a rule that fails (then Python reports
- * the interpreter's RuleFailed), the decision bound. The rules a batch cannot run at all (setup
- * triggers, choices, setup_rounds rules) are refused when the program is built (flow.py).
+ * game again in Python from its seed (the same game: everything comes from the seeds): a game
+ * over before the first lead, a deal void MAX_REDEALS times, an answer fl_end does not take, a
+ * rule that fails (then Python reports the interpreter's RuleFailed), the decision bound. The
+ * rules a batch cannot run at all (setup triggers, choices, setup_rounds rules) are refused when
+ * the program is built (flow.py).
  *
- * Bounded: one game is at most max_steps decisions (fl_run) and the setup loops over seats.
+ * Bounded: one game is at most BT_MAX_REDEALS deals, each setup loops over seats, and the play
+ * at most max_steps decisions (fl_run).
  */
 #ifndef GOUJI_BATCH_H
 #define GOUJI_BATCH_H
@@ -28,10 +32,12 @@
 #include "game.h"
 
 /* a game's result words (int32): status, decisions, tricks, first leader, burns, their successes,
- * failures, sweep, then places and scores of seats 1..n */
+ * failures, sweep, revolutions, redeals, then places and scores of seats 1..n */
 enum { BG_OK = 0, BG_PYTHON = 1 };
-enum { BR_STATUS = 0, BR_DECISIONS, BR_TRICKS, BR_FIRST, BR_BURNS, BR_BURN_OK, BR_BURN_FAILED, BR_SWEEP, BR_PLACES };
+enum { BR_STATUS = 0, BR_DECISIONS, BR_TRICKS, BR_FIRST, BR_BURNS, BR_BURN_OK, BR_BURN_FAILED, BR_SWEEP, BR_REVOLUTIONS,
+       BR_REDEALS, BR_PLACES };
 #define BR_WORDS(n) (BR_PLACES + 2 * (n))
+#define BT_MAX_REDEALS 200  /* interpreter.MAX_REDEALS */
 
 typedef struct {
     int burns, ok, failed;   /* burn attempts, and of them those that succeeded / failed */
@@ -111,23 +117,7 @@ static inline void bt_shown(fl_state *s, const g_tables *t, const g_state *d, co
     }
 }
 
-/* a permit asked of every seat (not revolted): 1 when some seat is allowed, 0 none, -1 a failure */
-static inline int bt_any_seat(fl_state *s, const fl_prog *P, int hook)
-{
-    int t;
-    for (t = 1; t <= s->c.n_seats; t++) {
-        int r;
-        if ((s->c.set_bits[SET_REVOLTED] >> t) & 1U)
-            continue;
-        fl_question(s, P, t, NULL, NULL, NULL, 0);
-        r = fl_permit(s, P, hook);
-        if (r != 0)
-            return r;
-    }
-    return 0;
-}
-
-/* a value hook that must answer nothing or false here (redeal_before_tribute, redeal): 0, else 1 (or -1) */
+/* a value hook asked with no seat (redeal_before_tribute, redeal): its truth (1 / 0), -1 a failure */
 static inline int bt_says_yes(fl_state *s, const fl_prog *P, int hook)
 {
     vm_value v;
@@ -137,45 +127,136 @@ static inline int bt_says_yes(fl_state *s, const fl_prog *P, int hook)
     return vm_truth(v) != 0;
 }
 
+/* setup results: the first trick begun, Python's, the game over before the first lead, the deal void */
+enum { BS_PLAY = 0, BS_PYTHON = 1, BS_OVER = 2, BS_VOID = 3 };
+
+/* what the setup of a game did (over all its deals) */
+typedef struct {
+    int revolutions, redeals;
+    long decisions;  /* the setup's decisions (play_out counts them toward max_decisions) */
+    int leader;
+} bt_setup_info;
+
+/* seat `t` revolts (S.revolted.add(t); _recount) */
+static inline void bt_revolt(fl_state *s, int t)
+{
+    int u, k = 0;
+    s->c.set_bits[SET_REVOLTED] |= 1U << t;
+    for (u = 1; u <= s->c.n_seats; u++)
+        if ((s->c.set_bits[SET_REVOLTED] >> u) & 1U)
+            s->c.set_order[SET_REVOLTED][k++] = u;
+    s->c.set_count[SET_REVOLTED] = k;
+    fl_recount(s);
+}
+
+/* the seats (not revolted) a permit allows, in seat order, into q (its length returned); -1 a failure */
+static inline int bt_queue(fl_state *s, const fl_prog *P, int hook, int *q)
+{
+    int t, k = 0;
+    for (t = 1; t <= s->c.n_seats; t++) {
+        int r;
+        if ((s->c.set_bits[SET_REVOLTED] >> t) & 1U)
+            continue;
+        fl_question(s, P, t, NULL, NULL, NULL, 0);
+        r = fl_permit(s, P, hook);
+        if (r < 0)
+            return -1;
+        if (r)
+            q[k++] = t;
+    }
+    return k;
+}
+
+/* a random bot's choice between the two moves of a setup question (the first, or the second):
+ * randrange(2) from its generator, as play_out draws it; -1 when the generator gives up */
+static inline int bt_decide(fl_state *s, int seat, bt_setup_info *info)
+{
+    long i;
+    mt_state *bot = s->pick[seat];
+    info->decisions++;
+    if (bot == NULL || fl_draw(bot, 2, &i) < 0)
+        return -1;
+    return (int)i;
+}
+
+/* the seats of queue q (n of them) asked a two-move question in turn: the first move marks the
+ * seat with flag slot `flag` (-1: a flag no program reads); -1 when a draw fails */
+static inline int bt_ask_flag(fl_state *s, const int *q, int n, int flag, int flag_second, bt_setup_info *info)
+{
+    int j;
+    for (j = 0; j < n; j++) {
+        int d = bt_decide(s, q[j], info), f;
+        if (d < 0)
+            return -1;
+        f = d == 0 ? flag : flag_second;
+        if (f >= 0 && f < VM_NFLAGS)
+            s->c.flag_bits[f] |= 1U << q[j];
+    }
+    return 0;
+}
+
 /* The setup of a dealt game up to the first lead, as the generated module runs it (_init's deal
- * point, _advance_between with no previous game, _begin_setup, _advance_setup, _start_play):
- * 0 the first trick begun, 2 the game over (no-lead retirements), 1 the game needs Python. */
-static inline int bt_setup(fl_state *s, const fl_prog *P, int *first_leader)
+ * point, _advance_between with no previous game, _begin_setup, _advance_setup, _advance_asks,
+ * _start_play), the random bots' setup decisions (revolt or pass, choose head or headless,
+ * declare or pass) drawn from their generators in the module's order: BS_*. */
+static inline int bt_setup(fl_state *s, const fl_prog *P, bt_setup_info *info)
 {
     vm_value v;
-    int t, leader, rc;
-    if (bt_says_yes(s, P, H_REDEAL_BEFORE_TRIBUTE) != 0)
-        return 1;
-    for (t = 1; t <= s->c.n_seats; t++) {  /* must_revolt: a revolution (rare) is Python's */
+    int q[G_MAX_SEATS + 1];
+    int t, n, j, leader, rc;
+    rc = bt_says_yes(s, P, H_REDEAL_BEFORE_TRIBUTE);
+    if (rc != 0)
+        return rc < 0 ? BS_PYTHON : BS_VOID;
+    for (t = 1; t <= s->c.n_seats; t++) {  /* must_revolt */
         fl_question(s, P, t, NULL, NULL, NULL, 0);
-        if (fl_permit(s, P, H_MUST_REVOLT) != 0)
-            return 1;
+        rc = fl_permit(s, P, H_MUST_REVOLT);
+        if (rc < 0)
+            return BS_PYTHON;
+        if (rc) {
+            bt_revolt(s, t);
+            info->revolutions++;
+        }
     }
-    if (bt_any_seat(s, P, H_REVOLT) != 0)  /* a seat that may revolt decides: Python's */
-        return 1;
-    if (bt_says_yes(s, P, H_REDEAL) != 0)
-        return 1;
-    if (bt_any_seat(s, P, H_CHOOSE) != 0 || bt_any_seat(s, P, H_DECLARE) != 0)
-        return 1;
+    n = bt_queue(s, P, H_REVOLT, q);  /* the setup queue: each seat revolts or passes */
+    if (n < 0)
+        return BS_PYTHON;
+    for (j = 0; j < n; j++) {
+        int d = bt_decide(s, q[j], info);
+        if (d < 0)
+            return BS_PYTHON;
+        if (d == 0) {
+            bt_revolt(s, q[j]);
+            info->revolutions++;
+        }
+    }
+    rc = bt_says_yes(s, P, H_REDEAL);
+    if (rc != 0)
+        return rc < 0 ? BS_PYTHON : BS_VOID;
+    n = bt_queue(s, P, H_CHOOSE, q);  /* the choose queue: head (chose_head) or headless */
+    if (n < 0 || bt_ask_flag(s, q, n, P->flag_chose_head, P->flag_chose_headless, info) < 0)
+        return BS_PYTHON;
+    n = bt_queue(s, P, H_DECLARE, q);  /* then the declare queue: declare (declared) or pass */
+    if (n < 0 || bt_ask_flag(s, q, n, P->flag_declared, -1, info) < 0)
+        return BS_PYTHON;
     rc = fl_over(s, P);  /* _start_play's _settle */
     if (rc != 0)
-        return 1;
+        return BS_PYTHON;
     fl_question(s, P, 0, NULL, NULL, NULL, 0);
     if (fl_ask(s, P, H_FIRST_LEADER, &v) < 0)
-        return 1;
+        return BS_PYTHON;
     if (v.tag == T_NONE)
         leader = 0;
     else if (v.tag == T_INT && v.v >= 1 && v.v <= s->c.n_seats)
         leader = (int)v.v;
     else
-        return 1;
+        return BS_PYTHON;
     if (leader == 0 || fl_gone(s, leader))
         leader = fl_next_active(s, leader ? leader : s->c.n_seats);
     if (leader == 0)
-        return 1;
-    *first_leader = leader;
+        return BS_PYTHON;
+    info->leader = leader;
     rc = fl_new_trick(s, P, leader);
-    return rc == 0 ? 0 : rc == 1 ? 2 : 1;
+    return rc == 0 ? BS_PLAY : rc == 1 ? BS_OVER : BS_PYTHON;
 }
 
 /* what a batch works in (allocated once per batch: too large for a thread's stack) */
@@ -185,59 +266,80 @@ typedef struct {
     g_state deal;
 } bt_work;
 
-/* One game of the batch into out[BR_WORDS(n)]. `base`: the context of a fresh game (flow.py's
- * template, game 1, no previous game); `ev`: an event buffer of ev_cap words. */
-static inline void bt_game(bt_work *W, const fl_prog *P, const vm_ctx *base, const g_tables *t, const uint8_t *suit,
-                           const char *seed, long index, long max_steps, int32_t *ev, int ev_cap, int32_t *out)
+/* a fresh deal of the game (GameState._init from the deal point): the state from `base`, the first
+ * drawer asked, the pack shuffled from the game's generator and dealt, what each seat showed;
+ * 0, or -1 (Python plays the game) */
+static inline int bt_deal(bt_work *W, const fl_prog *P, const vm_ctx *base, const g_tables *t, const uint8_t *suit,
+                          long max_steps, int32_t *ev, int ev_cap)
 {
     fl_state *s = &W->s;
-    mt_state *bots = W->bots, *gm = &W->game;
     g_state *d = &W->deal;
-    char text[300];
-    int n = t->n_seats, seat, first = 1, leader = 0, status, k, len;
-    bt_burns burns;
-    fl_result result;
+    int n = t->n_seats, seat, first = 1, k;
     vm_value v;
-    memset(out, 0, sizeof(int32_t) * (size_t)BR_WORDS(n));
-    out[BR_STATUS] = BG_PYTHON;
-    memset(&burns, 0, sizeof burns);
-    memset(&result, 0, sizeof result);
-    len = snprintf(text, sizeof text, "%s:%ld", seed, index);
-    if (len < 0 || len >= (int)sizeof text || bt_seed_text(gm, (const unsigned char *)text, (size_t)len) < 0)
-        return;
-    for (seat = 1; seat <= n; seat++) {
-        len = snprintf(text, sizeof text, "%s:%ld:bot%d", seed, index, seat);
-        if (len < 0 || len >= (int)sizeof text || bt_seed_text(&bots[seat], (const unsigned char *)text, (size_t)len) < 0)
-            return;
-    }
     memset(s, 0, sizeof *s);
     s->c = *base;
-    s->c.rng = gm;
+    s->c.rng = &W->game;
     s->ev = ev;
     s->ev_cap = ev_cap;
     s->max_steps = max_steps;
     s->err_hook = -1;
+    for (seat = 1; seat <= n; seat++)
+        s->pick[seat] = &W->bots[seat];
     fl_recount(s);
     fl_question(s, P, 0, NULL, NULL, NULL, 0);
     if (fl_ask(s, P, H_FIRST_DRAWER, &v) < 0)
-        return;
+        return -1;
     if (v.tag == T_INT && v.v >= 1 && v.v <= n)
         first = (int)v.v;
     else if (v.tag != T_NONE)
-        return;
-    if (g_deal(t, gm, first, d) < 0)
-        return;
+        return -1;
+    if (g_deal(t, &W->game, first, d) < 0)
+        return -1;
     for (seat = 1; seat <= n; seat++)
         for (k = 0; k < t->n_kinds; k++)
             s->c.hands[seat][k] = s->c.dealt[seat][k] = d->hands[seat][k];
     bt_shown(s, t, d, suit, first);
-    k = bt_setup(s, P, &leader);
-    if (k == 1)
+    return 0;
+}
+
+/* One game of the batch into out[BR_WORDS(n)]. `base`: the context of a fresh game (flow.py's
+ * template, game 1, no previous game); `ev`: an event buffer of ev_cap words. A voided deal is
+ * dealt again from the game's generator (_redeal), at most BT_MAX_REDEALS - 1 times. */
+static inline void bt_game(bt_work *W, const fl_prog *P, const vm_ctx *base, const g_tables *t, const uint8_t *suit,
+                           const char *seed, long index, long max_steps, int32_t *ev, int ev_cap, int32_t *out)
+{
+    fl_state *s = &W->s;
+    char text[300];
+    int n = t->n_seats, seat, status, k = BS_VOID, len, deals;
+    bt_burns burns;
+    bt_setup_info info;
+    fl_result result;
+    memset(out, 0, sizeof(int32_t) * (size_t)BR_WORDS(n));
+    out[BR_STATUS] = BG_PYTHON;
+    memset(&burns, 0, sizeof burns);
+    memset(&info, 0, sizeof info);
+    memset(&result, 0, sizeof result);
+    len = snprintf(text, sizeof text, "%s:%ld", seed, index);
+    if (len < 0 || len >= (int)sizeof text || bt_seed_text(&W->game, (const unsigned char *)text, (size_t)len) < 0)
         return;
-    for (seat = 1; seat <= n; seat++)
-        s->pick[seat] = &bots[seat];
+    for (seat = 1; seat <= n; seat++) {
+        len = snprintf(text, sizeof text, "%s:%ld:bot%d", seed, index, seat);
+        if (len < 0 || len >= (int)sizeof text || bt_seed_text(&W->bots[seat], (const unsigned char *)text, (size_t)len) < 0)
+            return;
+    }
+    for (deals = 0; deals < BT_MAX_REDEALS && k == BS_VOID; deals++) {
+        if (bt_deal(W, P, base, t, suit, max_steps, ev, ev_cap) < 0)
+            return;
+        k = bt_setup(s, P, &info);
+        if (k == BS_VOID)
+            info.redeals++;
+    }
+    /* (a deal void MAX_REDEALS times in a row is the interpreter's error; past max_decisions too) */
+    if (k == BS_VOID || k == BS_PYTHON || info.decisions > max_steps)
+        return;
+    s->max_steps = max_steps - info.decisions;  /* (play_out counts the setup's decisions too) */
     status = FL_OVER;
-    if (k == 0) {
+    if (k == BS_PLAY) {
         long guard;
         for (guard = 0; guard <= max_steps + 1; guard++) {
             status = fl_run(s, P);
@@ -255,11 +357,13 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const vm_ctx *base, con
     out[BR_STATUS] = BG_OK;
     out[BR_DECISIONS] = (int32_t)s->steps;
     out[BR_TRICKS] = s->trick_no;
-    out[BR_FIRST] = leader;
+    out[BR_FIRST] = info.leader;
     out[BR_BURNS] = burns.burns;
     out[BR_BURN_OK] = burns.ok;
     out[BR_BURN_FAILED] = burns.failed;
     out[BR_SWEEP] = result.sweep;
+    out[BR_REVOLUTIONS] = info.revolutions;
+    out[BR_REDEALS] = info.redeals;
     for (seat = 1; seat <= n; seat++) {
         out[BR_PLACES + seat - 1] = s->c.place[seat];
         out[BR_PLACES + n + seat - 1] = (int32_t)result.score[seat];

@@ -108,6 +108,7 @@ typedef struct {
     int play_counts;          /* a program reads a play's cards per kind (cards_of): fill vm_ctx.play_counts */
     int end;                  /* the game's end (places left, sweep, scores) is played here (fl_end) */
     int games;                /* whole games are played here (batch.h): the setup hooks are loaded */
+    int flag_chose_head, flag_chose_headless, flag_declared;  /* the flags a setup choice sets (-1: none a program reads) */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024

@@ -15,9 +15,11 @@ the core's too (``fl_end``) where every answer is one it takes as it is; else th
 module's ``_game_over`` ends the game.
 
 Whole games (:func:`play_games`, ``batch.h``): for random bots at every seat and a game that
-starts a match, the core plays the game from its seeds to its scores, many games per crossing;
-a game it leaves (a decision before the play, a voided deal, a failing rule) is played again in
-Python from its seed, and a ruleset whose setup it does not run says why (``games_fallback``).
+starts a match, the core plays the game from its seeds to its scores, many games per crossing,
+the random bots' setup decisions (revolt, choose, declare) and voided deals included; a game it
+leaves (a game over before the first lead, a failing rule) is played again in Python from its
+seed (the summaries count them: ``games_replayed``), and a ruleset whose setup it does not run
+says why (``games_fallback``).
 
 What a ruleset needs of the flow that it does not do (a comparison other than the cover model, an
 ``after_discard`` rule, a trigger that gives cards, a rule that draws, a hook the programs do not
@@ -332,6 +334,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
             words += _trigger_rule(graph, h, r, names, prog, place_rules)
     words.append(int(end_reason is None))  # the game's end in the core (fl_end)
     words.append(int(games_reason is None))  # whole games in the core (batch.h)
+    words += [_setup_flag(names, f) for f in ("chose_head", "chose_headless", "declared")]  # (set by setup choices)
     # a program reads a play's cards per kind (cards_of): the core fills vm_ctx.play_counts of every play it asks about
     words[core.FLOW_PLAY_COUNTS] = int(any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs))
     flow = core.flow_load(array("i", words).tobytes(), programs)
@@ -346,6 +349,12 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for i, b in enumerate(programs) if i not in setup_programs)
     plan.template = _template(plan, core)
     return plan
+
+
+def _setup_flag(names: Any, name: str) -> int:
+    """The slot of a flag a setup choice sets (batch.h), -1 where no program reads it (none is numbered)."""
+    slot = names.flags.get(name)
+    return -1 if slot is None else int(slot)
 
 
 def _games_refused(graph: RuleGraph) -> str | None:
@@ -876,9 +885,10 @@ def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions:
     """Games ``start .. start + count - 1`` of run ``seed`` with random bots at every seat and no
     previous game, whole in the core (batch.h), one crossing: per game its result words (an
     ``array``: status 0, decisions, tricks, first leader, burns, their successes and failures,
-    sweep, then places and scores of seats 1..n), or None where the core left the game to Python
-    (a decision before the play, a voided deal, a rule that failed, ...: play it with
-    tools.simulate.play_game, the same game)."""
+    sweep, revolutions, redeals, then places and scores of seats 1..n), or None where the core
+    left the game to Python (a game over before the first lead, a deal void MAX_REDEALS times, a
+    rule that failed, ...: play it with tools.simulate.play_game, the same game). The random bots'
+    setup decisions (revolt, choose, declare) and voided deals are the core's."""
     if plan.games_fallback is not None:
         raise Unsupported(plan.games_fallback)
     core = _core_module()

@@ -257,6 +257,13 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     P->end = w[at++] != 0;
     NEED_W(1);  /* whether whole games are played here (the setup hooks H_FIRST_DRAWER..H_FIRST_LEADER loaded: batch.h) */
     P->games = w[at++] != 0;
+    NEED_W(3);  /* the flag slots of chose_head, chose_headless, declared (-1: no program reads the flag) */
+    P->flag_chose_head = w[at++];
+    P->flag_chose_headless = w[at++];
+    P->flag_declared = w[at++];
+    if (P->flag_chose_head < -1 || P->flag_chose_head >= VM_NFLAGS || P->flag_chose_headless < -1
+        || P->flag_chose_headless >= VM_NFLAGS || P->flag_declared < -1 || P->flag_declared >= VM_NFLAGS)
+        BAD("a setup flag's slot is out of range");
     if (at != nw)
         BAD("the tables have words left over");
 #undef NEED_W

@@ -87,7 +87,7 @@ class SettingValue:
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "origin": str(self.origin), "where": self.where,
-                "says": self.says, "source": self.source}
+                "says": said(self.says), "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ class RuleSide:
     def sentence(self) -> str:
         """``says``, or the rule in short when it has none."""
         if self.says:
-            return self.says
+            return said(self.says)
         w = _("when {when}: ").format(when=self.when) if self.when else ""
         return f"{w}{self.effect} {self.expr}"
 
@@ -175,7 +175,7 @@ class RuleSide:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "on": self.on, "when": self.when, "effect": self.effect, "expr": self.expr,
-                "target": self.target, "amount": self.amount, "says": self.says, "source": self.source,
+                "target": self.target, "amount": self.amount, "says": said(self.says), "source": self.source,
                 "origin": str(self.origin), "where": self.where, "file": self.file, "said_by": self.said_by}
 
 
@@ -219,7 +219,7 @@ class DefinitionSide:
         return f"{self.where}, {self.source}" if self.source else self.where
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "params": list(self.params), "expr": self.expr, "says": self.says,
+        return {"name": self.name, "params": list(self.params), "expr": self.expr, "says": said(self.says),
                 "source": self.source, "origin": str(self.origin), "where": self.where}
 
 
@@ -422,8 +422,8 @@ def _walk(a: Any, b: Any, path: tuple[str, ...]) -> Iterable[tuple[tuple[str, ..
 
 def _tail(a_says: str | None, b_says: str | None, lb: str) -> str:
     """`` — B: says`` when B explains its value differently from A."""
-    if b_says and _norm_expr(b_says) != _norm_expr(a_says):
-        return f" — {lb}: {b_says}"
+    if b_says and _said_differently(a_says, b_says):
+        return f" — {lb}: {said(b_says)}"
     return ""
 
 
@@ -431,11 +431,11 @@ def _value_summary(label: str, kind: str, a: SettingValue | None, b: SettingValu
     if kind == "added":
         assert b is not None
         return _("{label}: only in {lb}: {fmt_value} ({b})").format(
-            label=label, lb=lb, fmt_value=fmt_value(b.value), b=b.provenance()) + (f" — {b.says}" if b.says else "")
+            label=label, lb=lb, fmt_value=fmt_value(b.value), b=b.provenance()) + (f" — {said(b.says)}" if b.says else "")
     if kind == "removed":
         assert a is not None
         return _("{label}: only in {la}: {fmt_value} ({a})").format(
-            label=label, la=la, fmt_value=fmt_value(a.value), a=a.provenance()) + (f" — {a.says}" if a.says else "")
+            label=label, la=la, fmt_value=fmt_value(a.value), a=a.provenance()) + (f" — {said(a.says)}" if a.says else "")
     assert a is not None and b is not None
     return (_("{label}: {fmt_value} ({a}) vs {fmt_value2} ({b})").format(
         label=label, fmt_value=fmt_value(a.value), a=a.provenance(), fmt_value2=fmt_value(b.value), b=b.provenance())
@@ -504,7 +504,7 @@ def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, f
             parts.append(f"{f} {_q(getattr(a, f))} → {_q(getattr(b, f))}")
     words = b.says or a.says
     return (f"{rid}: " + "; ".join(parts) + _(" ({a} vs {b})").format(a=a.provenance(), b=b.provenance())
-            + (f" — {words}" if words else ""))
+            + (f" — {said(words)}" if words else ""))
 
 
 def _q(s: str | None) -> str:
@@ -557,12 +557,12 @@ def _diff_definitions(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance,
             out.append(DefinitionChange(name, "added", None, b,
                                         _("definition {signature}: only in {lb}: `{expr}` ({b})").format(
                                             signature=b.signature, lb=lb, expr=b.expr, b=b.provenance())
-                                        + (f" — {b.says}" if b.says else "")))
+                                        + (f" — {said(b.says)}" if b.says else "")))
         elif b is None:
             out.append(DefinitionChange(name, "removed", a, None,
                                         _("definition {signature}: only in {la}: `{expr}` ({a})").format(
                                             signature=a.signature, la=la, expr=a.expr, a=a.provenance())
-                                        + (f" — {a.says}" if a.says else "")))
+                                        + (f" — {said(a.says)}" if a.says else "")))
         elif a.params != b.params or _norm_expr(a.expr) != _norm_expr(b.expr):
             out.append(DefinitionChange(
                 name, "changed", a, b,
@@ -691,14 +691,14 @@ def _keys_block(s: SettingChange, la: str, lb: str, width: int) -> list[str]:
     """A mapping setting with several changed keys: its sentences once, then one row per key
     (``key: A value (file:line) │ B value (file:line)``)."""
     out = wrap(_("{name}: {n} keys differ").format(name=s.name, n=len(s.keys)), width)
-    said: list[tuple[str, str]] = []
+    sentences: list[tuple[str, str]] = []
     for label, side in ((la, "a"), (lb, "b")):
         for k in s.keys:
             v = getattr(k, side)
             if v is not None and v.says:
-                said.append((label, f"“{v.says}” ({v.provenance()})"))
+                sentences.append((label, f"“{said(v.says)}” ({v.provenance()})"))
                 break
-    for label, text in said:
+    for label, text in sentences:
         out += wrap(f"{label}: {text}", width, "  ")
     left = [f"{k.key}: {fmt_value(k.a.value)} ({k.a.where})" if k.a else _("{key}: (absent)").format(key=k.key) for k in s.keys]
     right = [f"{fmt_value(k.b.value)} ({k.b.where})" if k.b else "(absent)" for k in s.keys]
@@ -718,7 +718,7 @@ def _setting_lines(v: SettingValue | None) -> list[str] | None:
         return None
     out = [fmt_value(v.value), _("from {v}").format(v=v.provenance())]
     if v.says:
-        out.append(f"“{v.says}”")
+        out.append(f"“{said(v.says)}”")
     return out
 
 
@@ -728,7 +728,7 @@ def _rule_lines(r: RuleSide | None) -> list[str] | None:
     out = [f"{k}: {t}" for k, t in r.lines()]
     out.append(_("from {r}").format(r=r.provenance()))
     if r.says:
-        out.append(f"“{r.says}”")
+        out.append(f"“{said(r.says)}”")
     return out
 
 
@@ -737,7 +737,7 @@ def _def_lines(d: DefinitionSide | None) -> list[str] | None:
         return None
     out = [f"{d.signature} = {d.expr}", _("from {d}").format(d=d.provenance())]
     if d.says:
-        out.append(f"“{d.says}”")
+        out.append(f"“{said(d.says)}”")
     return out
 
 
@@ -816,7 +816,7 @@ def diff_markdown(diff: RuleDiff) -> str:
         if v is None:
             return "—"
         cell = f"{_code(fmt_value(v.value))}<br>{_md(v.provenance())}"
-        return cell + (f"<br>{_md(v.says)}" if v.says else "")
+        return cell + (f"<br>{_md(said(v.says))}" if v.says else "")
 
     if diff.settings:
         out += [_("## Settings"), "", _("| Setting | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
@@ -834,7 +834,7 @@ def diff_markdown(diff: RuleDiff) -> str:
             return "—"
         cells = [f"{_md(k)}: {_code(t)}" for k, t in r.lines()] + [_md(r.provenance())]
         if r.says:
-            cells.append(_md(r.says))
+            cells.append(_md(said(r.says)))
         return "<br>".join(cells)
 
     if diff.rules:
@@ -849,7 +849,7 @@ def diff_markdown(diff: RuleDiff) -> str:
         if d is None:
             return "—"
         cell = f"{_code(d.signature + ' = ' + d.expr)}<br>{_md(d.provenance())}"
-        return cell + (f"<br>{_md(d.says)}" if d.says else "")
+        return cell + (f"<br>{_md(said(d.says))}" if d.says else "")
 
     if diff.definitions:
         out += [_("## Definitions"), "", _("| Definition | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]

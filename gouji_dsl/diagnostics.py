@@ -140,6 +140,7 @@ class Code(StrEnum):
     RULES_CONTRADICT = "RulesContradict"  # lint (warning)
     NO_WAY_OUT = "NoWayOut"  # lint: the game cannot end / go on (error) or a question has no rule (warning)
     STALE_SENTENCE = "StaleSentence"  # lint: a changed setting keeps its parent's sentence (warning)
+    STALE_WORD = "StaleWord"  # a word of the game renamed while inherited sentences keep the old word (warning)
     NEVER_CHANGES = "NeverChanges"  # lint: a rule reads a flag or counter no rule sets (warning)
     UNLIKELY_TO_END = "UnlikelyToEnd"  # lint: a setting makes a game unlikely to start or end (warning)
 

@@ -41,7 +41,9 @@ The findings (severity ``"warning"``; ``"error"`` when the game cannot end or go
   (:mod:`gouji_dsl.ruleset.bounds`);
 - **texts missing a language** (``MissingLanguage``): a sentence, title, description or word of
   this file not given in every language the ruleset declares (``languages:``,
-  :mod:`gouji_dsl.ruleset.languages`).
+  :mod:`gouji_dsl.ruleset.languages`);
+- **renamed words still used** (``StaleWord``, shown without ``--strict`` too): a word of the game
+  this file renames (``words:``) while inherited sentences the rulebook prints keep the parent's.
 
 Only problems in the file being checked are reported: an inherited mechanic that this ruleset's
 settings switch off is the design (``base`` holds every mechanic, children switch them with
@@ -58,8 +60,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean
-from gouji_dsl.i18n import N_, _
+from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean, quoted
+from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.fold import truthy
 from gouji_dsl.lang.types import Enum, strip
@@ -82,8 +84,9 @@ from gouji_dsl.ruleset.bounds import redeal_findings
 from gouji_dsl.ruleset.languages import declared, missing_languages
 from gouji_dsl.ruleset.loader import RawRuleset, _is_setting_long_form, load_text, resolve
 from gouji_dsl.ruleset.settings import normalize_setting
-from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec
+from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Wording, said
 from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
+from gouji_dsl.ruleset.words import Renamed, renamed_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.ruleset.graph import RuleGraph, RuleNode
@@ -202,7 +205,7 @@ def lint(graph: RuleGraph, *, codes: Collection[Code] | None = None) -> list[Dia
     return sorted(uniq.values(), key=lambda d: (d.path != c.own_path, d.path, d.line, d.col, d.message))
 
 
-_QUICK = (Code.UNREAD_SETTING, Code.SETTING_HAS_NO_EFFECT)
+_QUICK = (Code.UNREAD_SETTING, Code.SETTING_HAS_NO_EFFECT, Code.STALE_WORD)
 
 
 def quick_warnings(graph: RuleGraph) -> list[Diagnostic]:
@@ -690,6 +693,61 @@ def text_missing_a_language(c: Context) -> Found:
     raw = _own_raw(c.resolved.path, c.resolved.text or "")
     if raw is not None and declared(raw.data) is not None:
         yield from missing_languages(c.resolved)
+
+
+@finding(Code.STALE_WORD)
+def inherited_sentence_names_old_word(c: Context) -> Found:
+    """A word of the game this file renames (``words: {places: {6: 落科}}``) while sentences it
+    inherits, printed in the rulebook, still use the parent's word (``大落``): the rulebook would
+    call one place or event by two names. Reported at the new word, naming each such sentence (a
+    rule that can fire, or a setting's), in every language the ruleset declares."""
+    if c.parent is None:
+        return
+    sentences = _inherited_sentences(c)
+    for r in renamed_words(c.resolved, c.parent):
+        stale: dict[str, None] = {}
+        olds: dict[str, None] = {}
+        for lang in c.resolved.languages:
+            forms = r.stale_forms(lang)
+            for label, w in sentences:
+                found = [f for f in forms if f in w.in_lang(lang)]
+                if found:
+                    stale.setdefault(label)
+                    olds.update(dict.fromkeys(sorted(found)))
+        if stale and r.new.origin is not None:  # (renamed_words gives only words written in a file)
+            yield (r.new.origin, _stale_word_message(r, list(olds), list(stale)),
+                   _("give each of them its own says with the new word: a rule of the same id with `says:`, or "
+                     "the setting's long form"))
+
+
+def _inherited_sentences(c: Context) -> list[tuple[str, Wording]]:
+    """(label, sentence) of each sentence the rulebook prints that another file wrote: the rules
+    that can fire, and the settings' sentences that still hold."""
+    out: list[tuple[str, Wording]] = []
+    for n in c.nodes:
+        w = n.says
+        if isinstance(w, Wording) and n.id not in c.an.dead and w.origin is not None and w.origin.path != c.own_path:
+            out.append((_("rule {id} ({where})").format(id=quoted(n.id), where=_short_pos(w.origin)), w))
+    for name, s in c.resolved.settings.items():
+        for x in s.sentences_in_effect():
+            w = x.says
+            if isinstance(w, Wording) and w.origin is not None and w.origin.path != c.own_path:
+                out.append((_("setting {name} ({where})").format(name=quoted(name), where=_short_pos(w.origin)), w))
+    return out
+
+
+def _short_pos(o: SourcePos) -> str:
+    return f"{Path(o.path).name}:{o.line}"
+
+
+def _stale_word_message(r: Renamed, olds: list[str], labels: list[str]) -> str:
+    what = _("place {n}").format(n=r.key) if r.group == "places" else _("the term {term}").format(term=quoted(r.key))
+    shown = _(", ").join(labels[:6]) + (_(" and {n} more").format(n=len(labels) - 6) if len(labels) > 6 else "")
+    return ngettext("{what} is called {new} here, but {n} inherited sentence printed in the rulebook still says "
+                    "{old}: {sentences}",
+                    "{what} is called {new} here, but {n} inherited sentences printed in the rulebook still say "
+                    "{old}: {sentences}", len(labels)).format(
+        what=what, new=quoted(said(r.new)), n=len(labels), old=_(", ").join(map(quoted, olds)), sentences=shown)
 
 
 # ================================================================================= helpers

@@ -127,6 +127,14 @@ class SettingSpec:
     #: where the setting's name was last written (``origin`` is its value)
     name_origin: SourcePos | None = None
 
+    def sentences_in_effect(self) -> tuple[Sentence, ...]:
+        """The sentences that still describe the value: a later file's sentence replaces every
+        earlier one about a key it changed, and a sentence about the whole value is replaced by any
+        later one (what ``gouji doc`` prints of the setting, before its in-effect checks)."""
+        xs = self.sentences
+        return tuple(x for i, x in enumerate(xs)
+                     if not any(not x.keys or not y.keys or set(x.keys) & set(y.keys) for y in xs[i + 1:]))
+
 
 @dataclass(frozen=True)
 class DefinitionSpec:

@@ -12,13 +12,15 @@ The one accessor: :func:`game_words` (``game_words(graph.resolved).place(6)`` �
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
 from gouji_dsl.i18n import Language, _
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Wording
 
-__all__ = ["Term", "GameWords", "game_words"]
+__all__ = ["Term", "GameWords", "game_words", "Renamed", "renamed_words", "word_forms"]
 
 
 class Term(StrEnum):
@@ -73,3 +75,41 @@ class GameWords:
 def game_words(resolved: ResolvedRuleset) -> GameWords:
     """The words of the game a resolved ruleset gives (``words:``, inherited)."""
     return GameWords(dict(resolved.words.get("places", {})), dict(resolved.words.get("terms", {})))
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A word of the game a ruleset's own file gives otherwise than its parent (:func:`renamed_words`):
+    ``group`` (``places`` / ``terms``), ``key`` (``"6"``, ``"burn"``), the parent's and the new
+    :class:`Wording`."""
+
+    group: str
+    key: str
+    old: Wording
+    new: Wording
+
+    def stale_forms(self, lang: Language) -> frozenset[str]:
+        """The parent's forms of the word in ``lang`` that the new word no longer has (``大落`` for
+        大落 → 落科; in English ``last (大落)`` and ``大落``)."""
+        return word_forms(self.old.in_lang(lang)) - word_forms(self.new.in_lang(lang))
+
+
+_BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
+
+
+def word_forms(text: str) -> frozenset[str]:
+    """How a sentence may write a word: the word itself and the term it gives in brackets
+    (``last (大落)`` → ``last (大落)``, ``大落``)."""
+    return frozenset([text.strip(), *(m.strip() for m in _BRACKETED.findall(text))]) - {""}
+
+
+def renamed_words(resolved: ResolvedRuleset, parent: ResolvedRuleset) -> Iterator[Renamed]:
+    """The words of the game the ruleset's own file renames (written in its file, other than the
+    parent's), in the order written."""
+    for group, entries in resolved.words.items():
+        before = parent.words.get(group, {})
+        for key, new in entries.items():
+            old = before.get(key)
+            if old is not None and new.origin is not None and new.origin.path == resolved.path \
+                    and dict(old.texts) != dict(new.texts):
+                yield Renamed(group, key, old, new)

@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from gouji_dsl import __version__
-from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.diagnostics import Code, GoujiError
 from gouji_dsl.i18n import N_, _, ngettext
 
 __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
@@ -758,6 +758,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str
     from gouji_dsl.tools.doc import ruleset_doc
 
     graph = _load_graph(ruleset, overrides)
+    _warn_stale_words(graph)
     text = ruleset_doc(graph, fmt)
     if output is None:
         echo(text, nl=False)
@@ -768,6 +769,17 @@ def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str
     except OSError as e:
         _err(_("{path}: cannot write: {reason}").format(path=output, reason=e.strerror or e))
         sys.exit(EXIT_BAD_INPUT)
+
+
+def _warn_stale_words(graph) -> None:
+    """The rulebook's sentences that still name a word the ruleset renamed (``StaleWord``), on stderr."""
+    from gouji_dsl.ruleset.lint import lint
+    try:
+        found = lint(graph, codes=(Code.STALE_WORD,))
+    except GoujiError:  # pragma: no cover - validate reports the lint's own failures
+        return
+    for d in found:
+        _err(d.format())
 
 
 # ------------------------------------------------------------------------------ test

@@ -27,15 +27,15 @@ from gouji_dsl.i18n import _
 if TYPE_CHECKING:
     from gouji_dsl.ruleset.graph import RuleGraph
 
-__all__ = ["Override", "parse_overrides", "label", "load_graph", "load_resolved", "layer_path"]
+__all__ = ["Override", "parse_overrides", "label", "load_graph", "load_point", "load_resolved", "layer_path"]
 
 OPTION = "--set"
 _PART = re.compile(r"[^.=\s]+")
 
 
-def layer_path(index: int) -> str:
+def layer_path(index: int, option: str = OPTION) -> str:
     """The pseudo-file of the ``index``-th override (from 1): ``--set[1]``."""
-    return f"{OPTION}[{index}]"
+    return f"{option}[{index}]"
 
 
 @dataclass(frozen=True)
@@ -60,10 +60,16 @@ class Override:
     parts: tuple[tuple[str, int], ...]
     value: str
     value_at: int
+    option: str = OPTION  # the option it came from (`gouji sweep`'s values are --grid's)
 
     @property
     def path(self) -> str:
-        return layer_path(self.index)
+        return layer_path(self.index, self.option)
+
+    @property
+    def key(self) -> str:
+        """The dotted key as written (``gouji_minimum.2``)."""
+        return ".".join(p for p, _at in self.parts)
 
     def layer(self, name: str, current: Any) -> tuple[str, list[_Segment]]:
         """The layer's YAML text (``ruleset: NAME``, then ``settings:`` with the key path in block style
@@ -175,23 +181,35 @@ def load_graph(ruleset: str, texts: Sequence[str], search: Sequence[str] = ()) -
     """RULESET with the overrides ``texts`` (``KEY=VALUE`` each), checked as ``gouji validate`` checks a
     variant file, compiled, and named :func:`label`. Raises :class:`GoujiError` with every problem,
     those of an override at the option (see the module's doc)."""
+    overrides, bad = _parse(texts)
+    return _load(ruleset, overrides, bad, " ".join(f"{OPTION} {t}" for t in texts), len(texts), search)
+
+
+def load_point(ruleset: str, overrides: Sequence[Override], shown: str, search: Sequence[str] = ()) -> RuleGraph:
+    """RULESET with ``overrides`` already parsed (a point of ``gouji sweep``'s grid), named
+    ``RULESET SHOWN``; as :func:`load_graph`."""
+    return _load(ruleset, list(overrides), [], shown, max((o.index for o in overrides), default=0), search)
+
+
+def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown: str, count: int,
+          search: Sequence[str]) -> RuleGraph:
     from gouji_dsl.ruleset.check import check
     from gouji_dsl.ruleset.graph import compile_ruleset
-    overrides, bad = _parse(texts)
     layers = _layers(ruleset, overrides, search)
     where = {path: (ov, segments) for ov, (path, _text, segments) in zip(overrides, layers)}
     result = check(ruleset, search=search, layers=[(path, text) for path, text, _s in layers])
     problems = bad + [_move(d, where) for d in result.errors]
     # a setting nothing reads: a warning in a file, an error for an override (it would change nothing)
     problems += [replace(_move(d, where), severity=Severity.ERROR) for d in result.warnings if d.path in where]
-    order = {layer_path(i): i for i in range(1, len(texts) + 1)}
+    option = overrides[0].option if overrides else OPTION
+    order = {layer_path(i, option): i for i in range(1, count + 1)}
     problems.sort(key=lambda d: (order.get(d.path, 0), d.path, d.line, d.col))
     if problems or result.chain.resolved is None:
-        raise GoujiError(problems or [Diagnostic(layer_path(1), 1, 1, _("cannot apply the overrides"),
+        raise GoujiError(problems or [Diagnostic(layer_path(1, option), 1, 1, _("cannot apply the overrides"),
                                                  code=Code.BAD_OVERRIDE)])
     resolved = result.chain.resolved
     settings = {name: _at_option(spec, where) for name, spec in resolved.settings.items()}
-    resolved = replace(resolved, name=label(resolved.name, texts), settings=settings)
+    resolved = replace(resolved, name=f"{resolved.name} {shown}".rstrip(), settings=settings)
     return compile_ruleset(resolved, overlay={path: text for path, text, _s in layers})
 
 

@@ -414,6 +414,12 @@ HELP_TEXTS = (
        "report a single run over all their deals gives."),
     N_("Print RULESET after inheritance, or its rule graph."),
     N_("Play GAMES seeded games of RULESET with bots and summarise them."),
+    N_("Play every point of a grid of settings against RULESET on the same seeded deals."),
+    N_("Each point is RULESET with one value of each --grid (checked as --set is); every point plays the same N deals "
+       "as RULESET, and each figure of each point is compared with RULESET's (paired, as gouji diff --simulate), with "
+       "Holm's adjustment across every figure of every point. One table: a row per figure, a column per point. "
+       "Resumable with --out DIR and --resume."),
+    N_("With --set KEY=VALUE, B is B (or, without B, A) with those settings changed."),
     N_("Run rule scenario files (YAML: a ruleset and a list of cases)."),
     N_("Check ruleset files: every problem of every file of each `extends` chain, in one pass — structure, limits, "
        "settings, hooks, names, types and expressions."),
@@ -811,6 +817,11 @@ def test_command(files: tuple[str, ...], as_json: bool) -> None:
 from gouji_dsl.tools.cli_diff import diff_command  # noqa: E402 - owned by the compare module
 
 cli.add_command(diff_command)
+
+# ------------------------------------------------------------------------------ sweep
+from gouji_dsl.tools.cli_sweep import sweep_command  # noqa: E402 - owned by the sweep module
+
+cli.add_command(sweep_command)
 
 # ------------------------------------------------------------------------------ duel
 from gouji_dsl.tools.cli_duel import duel_command  # noqa: E402 - owned by the bots module

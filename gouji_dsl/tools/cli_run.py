@@ -375,6 +375,9 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
             bots = spec.get("bots")
             _summary_text(summary, bots if isinstance(bots, str) else ",".join(bots or []))
         return
+    if merged.kind == RunKind.SWEEP:
+        _sweep_report(merged, names, seed, fmt)
+        return
     from gouji_dsl.tools import paired
     from gouji_dsl.tools.figures import PairTotals
     assert isinstance(merged.totals, PairTotals)
@@ -395,3 +398,22 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     else:
         from gouji_dsl.tools.cli_diff import _width
         echo(paired.report_text(report, _width()), nl=False)
+
+
+def _sweep_report(merged: Any, names: list[str], seed: Any, fmt: str) -> None:
+    """``gouji report`` of a sweep's folder(s): the sweep's table (:mod:`gouji_dsl.tools.sweep`)."""
+    from gouji_dsl.tools import sweep
+    base = names[0]
+    labels = [n[len(base):].strip().replace("--set ", "") if n.startswith(base) else n for n in names[1:]]
+    bots = merged.spec.get("bots")
+    report = sweep.build_report(merged.totals, base=base, grids=[], labels=labels, seed=seed, bots=bots,
+                                executor="report", missing=merged.missing)
+    if fmt == "json":
+        data = report.to_dict(timing=False)
+        data["folders"] = merged.folders
+        echo_json(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
+    elif fmt == "markdown":
+        echo(sweep.report_markdown(report), nl=False)
+    else:
+        from gouji_dsl.tools.cli_diff import _width
+        echo(sweep.report_text(report, _width()), nl=False)

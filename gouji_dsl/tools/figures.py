@@ -390,5 +390,38 @@ class PairTotals:
                    divergent=[Divergence.from_json(x) for x in d["divergent"]])
 
 
-__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "GameSummary", "summarize_game", "SideTotals", "PairTotals",
+@dataclass
+class SweepTotals:
+    """Totals of a sweep (``gouji sweep``): the same deals under a base ruleset and each point of a
+    grid; ``points[k]`` is the :class:`PairTotals` of the base (A) against point ``k`` (B). The base's
+    games are played once and added to every pair."""
+
+    points: list[PairTotals]
+
+    @property
+    def games(self) -> int:
+        return self.points[0].games if self.points else 0
+
+    def add_block(self, base: list[GameSummary], points: list[list[GameSummary]], seed: Any,
+                  lengths: tuple[int, ...]) -> None:
+        """Add one cluster: the base's games and each point's games of the same deals (``lengths``: games
+        per match of the base, then of each point)."""
+        for k, (t, games) in enumerate(zip(self.points, points)):
+            t.add_block(list(zip(base, games)), seed, (lengths[0], lengths[k + 1]))
+
+    def merge(self, o: SweepTotals) -> None:
+        if len(o.points) != len(self.points):
+            raise ValueError("cannot merge sweeps of different grids")
+        for a, b in zip(self.points, o.points):
+            a.merge(b)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"points": [t.to_json() for t in self.points]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SweepTotals:
+        return cls([PairTotals.from_json(x) for x in d["points"]])
+
+
+__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "GameSummary", "summarize_game", "SideTotals", "PairTotals", "SweepTotals",
            "Divergence", "team_of", "team_scores", "spread", "leader_team_score"]

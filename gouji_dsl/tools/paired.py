@@ -311,8 +311,9 @@ def side_stats(name: str, t: SideTotals) -> SideStats:
         spread_histogram={Fraction(k): v for k, v in t.spread_histogram.items()})
 
 
-def differences(t: PairTotals) -> dict[str, Any]:
-    """Every difference ``b − a`` with its test, Holm-adjusted across the family."""
+def differences(t: PairTotals, adjust: bool = True) -> dict[str, Any]:
+    """Every difference ``b − a`` with its test, Holm-adjusted across the family (``adjust=False``: not
+    adjusted, for a larger family: ``gouji sweep`` adjusts across every point's)."""
     out: dict[str, Any] = {k: paired_estimate(t.diffs[k]) for k in
                            ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game")}
     for k in ("sweep_rate", "revolution_rate", "redeal_rate"):
@@ -320,6 +321,8 @@ def differences(t: PairTotals) -> dict[str, Any]:
     out["burn_success_rate"] = ratio_difference(t.a.burn_success, t.b.burn_success)
     out["outcome_changed"] = rate_estimate(int(t.outcome_changed.s), t.outcome_changed.n, t.outcome_changed.deff())
     out["seat_score"] = {s: paired_estimate(d) for s, d in enumerate(t.seat_diffs, start=1)}
+    if not adjust:
+        return out
     keys: list[str | tuple[str, int]] = [k for k, _, _ in SIDE_FIGURES]
     keys += [("seat", s) for s in out["seat_score"]]
     ests = [out[k] if isinstance(k, str) else out["seat_score"][k[1]] for k in keys]

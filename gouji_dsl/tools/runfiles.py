@@ -148,13 +148,16 @@ def _schema(name: str) -> dict[str, Any]:
         return json.load(f)
 
 
+_TOTALS = {"paired": "pair", "sweep": "sweep", "single": "side"}
+
+
 @functools.cache
 def _validator(name: str, kind: str | None = None) -> Any:
     from gouji_dsl.engine.records import strict_validator_class
     schema = _schema(name)
     if kind is not None:  # a chunk of a known kind: its totals checked against that kind's definition only
         schema = {**schema, "properties": {**schema["properties"],
-                                           "totals": {"$ref": f"#/definitions/{'pair' if kind == 'paired' else 'side'}"}}}
+                                           "totals": {"$ref": f"#/definitions/{_TOTALS.get(kind, 'side')}"}}}
     return strict_validator_class()(schema)
 
 
@@ -296,19 +299,20 @@ def _side_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], game
     return out
 
 
-def _divergent_problems(loc: Located, t: dict[str, Any], start: int, stop: int, seed: Any, seats: int) -> list[str]:
+def _divergent_problems(loc: Located, t: dict[str, Any], start: int, stop: int, seed: Any, seats: int,
+                        where: tuple[Any, ...] = ("totals",)) -> list[str]:
     out = []
     if len(t["divergent"]) > t["top"]:
-        out.append(loc.at(("totals", "divergent"), _("{n} divergent deals kept; the run keeps {t}").format(n=len(t['divergent']), t=t['top'])))
+        out.append(loc.at(where + ("divergent",), _("{n} divergent deals kept; the run keeps {t}").format(n=len(t['divergent']), t=t['top'])))
     for i, d in enumerate(t["divergent"]):
-        where = ("totals", "divergent", i)
+        at = where + ("divergent", i)
         if d["seed"] != str(seed) or not start <= d["index"] < stop:
-            out.append(loc.at(where, _("deal {shown}:{d} is not a deal of this chunk "
+            out.append(loc.at(at, _("deal {shown}:{d} is not a deal of this chunk "
                                      "({shown2}:{start}..{stop})").format(
                                          shown=shown(d['seed']), d=d['index'], shown2=shown(seed), start=start, stop=stop - 1)))
         elif any(g["index"] != d["index"] or len(g["places"]) != seats or len(g["scores"]) != seats
                  for g in (d["a"], d["b"])):
-            out.append(loc.at(where, _("not the games of deal {d} at {seats} seats").format(d=d['index'], seats=seats)))
+            out.append(loc.at(at, _("not the games of deal {d} at {seats} seats").format(d=d['index'], seats=seats)))
     return out
 
 
@@ -333,30 +337,47 @@ def chunk_problems(loc: Located, data: Any, key: tuple[int, int], meta: dict[str
     if start % size or not 0 < stop - start <= size:
         return [loc.at(("start",), _("deals {start}..{stop} are not one of the run's chunks of {size}").format(
             start=start, stop=stop - 1, size=size))]
-    games = stop - start
     t = data["totals"]
     seats, teams = spec["seats"], spec["teams"]
-    if kind != "paired":
-        return _side_problems(loc, ("totals",), t, games, seats[0], teams[0])
-    out = _side_problems(loc, ("totals", "a"), t["a"], games, seats[0], teams[0])
-    out += _side_problems(loc, ("totals", "b"), t["b"], games, seats[1], teams[1])
+    if kind == "single":
+        return _side_problems(loc, ("totals",), t, stop - start, seats[0], teams[0])
+    if kind == "sweep":
+        if len(t["points"]) != len(seats) - 1:
+            return [loc.at(("totals", "points"), _("{n} points; the run's grid has {m}").format(n=len(t["points"]), m=len(seats) - 1))]
+        out: list[str] = []
+        for i, point in enumerate(t["points"]):
+            out += _pair_problems(loc, ("totals", "points", i), point, (start, stop), data["seed"], spec,
+                                  (0, i + 1))
+        return out
+    return _pair_problems(loc, ("totals",), t, (start, stop), data["seed"], spec, (0, 1))
+
+
+def _pair_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], deals: tuple[int, int], seed: Any,
+                   spec: dict[str, Any], sides: tuple[int, int]) -> list[str]:
+    """What is wrong with the totals ``t`` of a pair: the run's rulesets ``sides`` (A, B) on ``deals``."""
+    start, stop = deals
+    games = stop - start
+    seats = (spec["seats"][sides[0]], spec["seats"][sides[1]])
+    teams = (spec["teams"][sides[0]], spec["teams"][sides[1]])
+    out = _side_problems(loc, where + ("a",), t["a"], games, seats[0], teams[0])
+    out += _side_problems(loc, where + ("b",), t["b"], games, seats[1], teams[1])
     if out:
         return out
     if t["top"] != spec["top"]:
-        out.append(loc.at(("totals", "top"), _("keeps {t} divergent deals; the run keeps {spec}").format(t=t['top'], spec=spec['top'])))
+        out.append(loc.at(where + ("top",), _("keeps {t} divergent deals; the run keeps {spec}").format(t=t['top'], spec=spec['top'])))
     for k, s in t["diffs"].items():
-        out += _sums_problems(loc, ("totals", "diffs", k), s, games, exact=k != "first_leader_team_score")
+        out += _sums_problems(loc, where + ("diffs", k), s, games, exact=k != "first_leader_team_score")
     if len(t["seat_diffs"]) != min(seats):
-        out.append(loc.at(("totals", "seat_diffs"), _("{n} seats; the run has {min}").format(n=len(t['seat_diffs']), min=min(seats))))
+        out.append(loc.at(where + ("seat_diffs",), _("{n} seats; the run has {min}").format(n=len(t['seat_diffs']), min=min(seats))))
     for i, s in enumerate(t["seat_diffs"]):
-        out += _sums_problems(loc, ("totals", "seat_diffs", i), s, games)
+        out += _sums_problems(loc, where + ("seat_diffs", i), s, games)
     for k, b in t["binary"].items():
         n = b["n11"] + b["n10"] + b["n01"] + b["n00"]
         if n != games:
-            out.append(loc.at(("totals", "binary", k), _("a 2×2 table of {n} deals in a chunk of {games}").format(n=n, games=games)))
-        out += _sums_problems(loc, ("totals", "binary", k, "diff"), b["diff"], games)
-    out += _sums_problems(loc, ("totals", "outcome_changed"), t["outcome_changed"], games, binary=True)
-    out += _divergent_problems(loc, t, start, stop, data["seed"], min(seats))
+            out.append(loc.at(where + ("binary", k), _("a 2×2 table of {n} deals in a chunk of {games}").format(n=n, games=games)))
+        out += _sums_problems(loc, where + ("binary", k, "diff"), b["diff"], games)
+    out += _sums_problems(loc, where + ("outcome_changed",), t["outcome_changed"], games, binary=True)
+    out += _divergent_problems(loc, t, start, stop, seed, min(seats), where)
     return out
 
 

@@ -40,7 +40,13 @@ class Executor(StrEnum):
 
 
 class RunKind(StrEnum):
-    """One ruleset (``gouji simulate``) or two on the same deals (``gouji diff --simulate``)."""
+    """One ruleset (``gouji simulate``), two on the same deals (``gouji diff --simulate``), or a base
+    and the points of a grid (``gouji sweep``)."""
 
     SINGLE = "single"
     PAIRED = "paired"
+    SWEEP = "sweep"  # a base ruleset and each point of a grid on the same deals (``gouji sweep``)
+
+
+#: the most points a sweep's grid may have (each is a ruleset played on every deal)
+MAX_SWEEP_POINTS = 64

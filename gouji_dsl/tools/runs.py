@@ -47,7 +47,7 @@ from gouji_dsl.diagnostics import Diagnostic, GoujiError, quoted
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
-from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, summarize_game
+from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, SweepTotals, summarize_game
 from gouji_dsl.tools.runfiles import CHUNK_FORMAT, RUN_FORMAT, RunError, read_chunk, read_meta, run_fingerprint
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, MAX_GAMES, Executor, RunKind
 
@@ -137,9 +137,12 @@ class RunSpec:
     matches: bool = True
     engine: str = DEFAULT_ENGINE
     top: int = 5
+    sweep: bool = False  # rulesets[0] is a base, each other one a point of a grid (gouji sweep)
 
     @property
     def kind(self) -> RunKind:
+        if self.sweep:
+            return RunKind.SWEEP
         return RunKind.PAIRED if len(self.rulesets) == 2 else RunKind.SINGLE
 
     def identity(self) -> dict[str, Any]:
@@ -248,12 +251,28 @@ def teams(g: RuleGraph) -> int:
     return max(1, int(g.settings.get("teams", 2) or 2))
 
 
-def empty_totals(graphs: Sequence[RuleGraph], top: int) -> SideTotals | PairTotals:
+Totals = SideTotals | PairTotals | SweepTotals
+
+
+def empty_totals(graphs: Sequence[RuleGraph], top: int, kind: RunKind | None = None) -> Any:
+    """The empty totals of a run of ``graphs`` (a sweep's: the base, then each point)."""
     sides = [SideTotals(g.n_seats, teams(g)) for g in graphs]
+    if kind is RunKind.SWEEP:
+        return SweepTotals([PairTotals(SideTotals(graphs[0].n_seats, teams(graphs[0])), s, top) for s in sides[1:]])
     return PairTotals(sides[0], sides[1], top) if len(sides) == 2 else sides[0]
 
 
-def _play_singles(runners: list[_Runner], totals: SideTotals | PairTotals, spec: RunSpec, start: int, stop: int,
+def _add(totals: Totals, games: list[list[GameSummary]], spec: RunSpec, lengths: tuple[int, ...]) -> None:
+    """Add one cluster of games (``games[k]``: ruleset ``k``'s games of the same deals)."""
+    if isinstance(totals, SweepTotals):
+        totals.add_block(games[0], games[1:], spec.seed, lengths)
+    elif isinstance(totals, PairTotals):
+        totals.add_block(list(zip(games[0], games[1])), spec.seed, (lengths[0], lengths[1]))
+    else:
+        totals.add_block(games[0])
+
+
+def _play_singles(runners: list[_Runner], totals: Totals, spec: RunSpec, start: int, stop: int,
                   cancel: threading.Event | None, tick: Callable[[int], None] | None) -> None:
     """play_chunk's games when each starts a match: in batches of :data:`BATCH` (one crossing
     into the native core each where it plays the games whole), each game its own cluster."""
@@ -262,9 +281,9 @@ def _play_singles(runners: list[_Runner], totals: SideTotals | PairTotals, spec:
             raise SimulationCancelled("simulation cancelled")
         hi = min(lo + BATCH, stop)
         sides = [r.summaries(lo, hi) for r in runners]
-        if isinstance(totals, PairTotals):
+        if not isinstance(totals, SideTotals):
             for j in range(hi - lo):
-                totals.add_block([(sides[0][j], sides[1][j])], spec.seed, (runners[0].length, runners[1].length))
+                _add(totals, [[side[j]] for side in sides], spec, tuple(r.length for r in runners))
         else:
             totals.add_singles(sides[0])  # (each game its own cluster, as add_block([game]) adds it)
             totals.replayed += runners[0].replayed
@@ -281,11 +300,11 @@ BATCH = 50
 
 def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int,
                cancel: threading.Event | None = None, tick: Callable[[int], None] | None = None
-               ) -> SideTotals | PairTotals:
+               ) -> Totals:
     """Play deals ``start .. stop-1`` (``start`` begins a match block) and return their totals."""
     unit = match_unit(graphs, spec.matches)
     runners = [_Runner(g, spec) for g in graphs]
-    totals = empty_totals(graphs, spec.top)
+    totals = empty_totals(graphs, spec.top, spec.kind)
     if unit == 1:  # (games that each start a match: played in batches, whole games natively where the core plays them)
         _play_singles(runners, totals, spec, start, stop, cancel, tick)
         return totals
@@ -298,10 +317,7 @@ def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int
                 games[k].append(summarize_game(i, r.play(i), g.n_seats))
             if tick is not None:
                 tick(i + 1)
-        if isinstance(totals, PairTotals):
-            totals.add_block(list(zip(games[0], games[1])), spec.seed, (runners[0].length, runners[1].length))
-        else:
-            totals.add_block(games[0])
+        _add(totals, games, spec, tuple(r.length for r in runners))
     return totals
 
 
@@ -353,11 +369,13 @@ def run_chunk(spec: RunSpec, start: int, stop: int) -> dict[str, Any]:
     return chunk_json(spec, start, stop, totals)
 
 
-def chunk_json(spec: RunSpec, start: int, stop: int, totals: SideTotals | PairTotals) -> dict[str, Any]:
+def chunk_json(spec: RunSpec, start: int, stop: int, totals: Totals) -> dict[str, Any]:
     return {"format": CHUNK_FORMAT, "seed": spec.seed, "start": start, "stop": stop, "totals": totals.to_json()}
 
 
-def totals_from_json(kind: str, data: dict[str, Any]) -> SideTotals | PairTotals:
+def totals_from_json(kind: str, data: dict[str, Any]) -> Any:
+    if kind == RunKind.SWEEP:
+        return SweepTotals.from_json(data)
     return PairTotals.from_json(data) if kind == RunKind.PAIRED else SideTotals.from_json(data)
 
 
@@ -815,7 +833,7 @@ class RunResult:
     """What :func:`execute` returns: the merged ``totals`` of deals ``0 .. games-1``."""
 
     spec: RunSpec
-    totals: SideTotals | PairTotals
+    totals: Totals
     games: int
     elapsed_s: float
     executor: str
@@ -832,7 +850,7 @@ Progress = Callable[[int, int], None]
 def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, workers: int = 2,
             chunk_size: int | None = None, out: str | os.PathLike[str] | None = None, resume: bool = False,
             scheduler: str | None = None, until: Until | None = None,
-            halfwidth_of: Callable[[SideTotals | PairTotals], float] | None = None,
+            halfwidth_of: Callable[[Totals], float] | None = None,
             progress: Progress | None = None, cancel: threading.Event | None = None,
             graphs: Sequence[RuleGraph] | None = None) -> RunResult:
     """Play ``games`` deals of ``spec`` in chunks and merge their totals (see the module doc).
@@ -893,8 +911,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     if executor is Executor.PROCESS and workers <= 1:
         executor = Executor.LOCAL
     t0 = time.perf_counter()
-    totals = empty_totals(graphs, spec.top)
-    finished: dict[int, tuple[int, SideTotals | PairTotals]] = {}  # start -> (stop, totals) not yet merged
+    totals = empty_totals(graphs, spec.top, spec.kind)
+    finished: dict[int, tuple[int, Totals]] = {}  # start -> (stop, totals) not yet merged
     resumed = 0
     try:
         for key in existing:
@@ -1052,7 +1070,7 @@ class MergedRuns:
     kind: str
     spec: dict[str, Any]
     seeds: list[Any]
-    totals: SideTotals | PairTotals
+    totals: Totals
     games: int
     folders: list[str]
     chunks: int
@@ -1090,7 +1108,7 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
         chunks = by_seed.setdefault(str(seed), {})
         for key in f.chunks:
             chunks.setdefault(key, (f, key))
-    totals: SideTotals | PairTotals | None = None
+    totals: Totals | None = None
     games = n_chunks = 0
     missing: list[str] = []
     for seed in seeds:

@@ -4,7 +4,13 @@ A bot is an object with a ``name`` and ``choose(state, moves) -> Move`` that pic
 ``moves`` of the seat to act. :func:`make_bot` builds one from a *bot spec*:
 
 - ``NAME`` — a kind from :data:`BOTS` (``random``, ``heuristic``, ``pimc``, ``ismcts``);
-- ``NAME:N`` — a search bot with a budget of ``N`` iterations (rollouts) per decision.
+- ``NAME:N`` — a search bot with a budget of ``N`` iterations (rollouts) per decision;
+- ``exec:CMD`` / ``exec@SECONDS:CMD`` — an external program speaking JSON lines
+  (:mod:`gouji_dsl.bots.external`), SECONDS its time limit per decision;
+- the name of an installed plug-in (entry-point group ``gouji.bots``: :mod:`gouji_dsl.bots.outside`).
+
+Bots from outside (exec, plug-ins) see only their seat's view and the legal move lines
+(:class:`gouji_dsl.bots.outside.ViewOnly`); the built-in bots are handed the engine's state.
 
 A search bot's budget is iterations (deterministic: the same seed gives the same moves on any
 machine) unless a think time is given (``think_ms``, ``--think-ms``): then it searches for that long
@@ -31,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.engine.interpreter import GameState, Move
 
 __all__ = ["BOTS", "Bot", "BotKind", "Budget", "HeuristicBot", "RandomBot", "bot_names", "card_values", "hand_power",
-           "canonical_spec", "make_bot", "parse_bot_spec", "runner_bots", "seat_bots"]
+           "canonical_spec", "installed_plugins", "is_outside", "make_bot", "parse_bot_spec", "runner_bots", "seat_bots"]
 
 _LAZY = {"HeuristicBot", "RandomBot", "card_values", "hand_power"}
 
@@ -146,19 +152,86 @@ def _shown(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+EXEC = "exec"
+"""The prefix of an external process bot's spec (``exec:CMD``, ``exec@SECONDS:CMD``)."""
+
+EXEC_SECONDS = 10.0
+"""An exec bot's time limit per decision unless its spec gives one (``exec@2:CMD``)."""
+
+ENTRY_POINT_GROUP = "gouji.bots"
+"""The entry-point group of bot plug-ins (:mod:`gouji_dsl.bots.outside`)."""
+
+
+@functools.cache
+def installed_plugins() -> dict[str, Any]:
+    """The installed bot plug-ins by (lower-case) name: ``importlib.metadata`` entry points."""
+    from importlib import metadata
+    return {ep.name.strip().lower(): ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _exec_kind(head: str, command: str) -> BotKind:
+    """The kind of ``exec[@SECONDS]:COMMAND``."""
+    from gouji_dsl.bots import external
+    _exec, at, limit_text = head.partition("@")
+    limit = external.parse_limit(limit_text) if at else EXEC_SECONDS
+    command = command.strip()
+    if not command:
+        raise ValueError(_("exec: a command is missing (e.g. exec:./mybot.py)"))
+    shlex_ok = external.ExecProcess(command)  # (a command shlex cannot split is refused here)
+    name = f"{EXEC}:{command}" if not at else f"{EXEC}@{limit:g}:{command}"
+
+    def make(rng: random.Random, _budget: Budget | None) -> Bot:
+        from gouji_dsl.bots.outside import ViewOnly
+        return ViewOnly(name, external.ExecBot(name, shlex_ok.command, limit, rng), rng)
+    return BotKind(name, f"external program {command!r}, {limit:g} s per decision", make)
+
+
+def _plugin_kind(key: str) -> BotKind | None:
+    """The kind of installed plug-in ``key`` (None: none is installed by that name)."""
+    from gouji_dsl.bots import outside
+    factory = outside.plugin_factory(key)
+    if factory is None:
+        return None
+    doc = (getattr(factory, "__doc__", None) or "").strip().splitlines()
+    return BotKind(key, doc[0] if doc else f"plug-in {installed_plugins()[key].value}",
+                   lambda rng, _budget: outside.make_plugin(key, rng))
+
+
+def is_outside(spec: str) -> bool:
+    """True for a bot from outside the project (exec or plug-in): it sees only its seat's view, and
+    the native core cannot play it."""
+    key = spec.strip().partition(":")[0].strip().lower()
+    return key not in BOTS
+
+
+def _known() -> str:
+    """The bots a spec may name, for a message: the built-in ones, the plug-ins, exec:CMD."""
+    return ", ".join([*BOTS, *(k for k in installed_plugins() if k not in BOTS and k != EXEC), "exec:CMD"])
+
+
 @functools.lru_cache(maxsize=256)
 def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
-    """``NAME`` or ``NAME:N`` → (kind, iterations or None). Raises ValueError naming the problem
-    and the known bots."""
+    """``NAME``, ``NAME:N``, ``exec[@S]:CMD`` or a plug-in's name → (kind, iterations or None).
+    Raises ValueError naming the problem and the known bots."""
     name, sep, n = spec.strip().partition(":")
     key = name.strip().lower()
+    if key == EXEC or key.startswith(EXEC + "@"):
+        if not sep:
+            raise ValueError(_("bot 'exec' needs a command: exec:CMD (e.g. exec:./mybot.py)"))
+        return _exec_kind(key, n), None
     kind = BOTS.get(key)
+    if kind is None and key:
+        kind = _plugin_kind(key)
+        if kind is not None and sep:
+            raise ValueError(_("bot {name!r} does not search: it takes no iteration budget (write just {name!r})").format(name=kind.name))
+        if kind is not None:
+            return kind, None
     if kind is None:
         if not key:
-            raise ValueError(_("a bot name is missing (bots: {join})").format(join=', '.join(BOTS)))
-        near = difflib.get_close_matches(key, list(BOTS), n=1)
+            raise ValueError(_("a bot name is missing (bots: {join})").format(join=_known()))
+        near = difflib.get_close_matches(key, list(BOTS) + list(installed_plugins()), n=1)
         hint = _("; did you mean {near!r}?").format(near=near[0]) if near else ""
-        raise ValueError(_("unknown bot {shown} (bots: {join}){hint}").format(shown=_shown(name.strip()), join=', '.join(BOTS), hint=hint))
+        raise ValueError(_("unknown bot {shown} (bots: {join}){hint}").format(shown=_shown(name.strip()), join=_known(), hint=hint))
     if not sep:
         return kind, None
     if not kind.searches:

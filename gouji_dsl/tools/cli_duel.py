@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from gouji_dsl.bots import BOTS, MAX_THINK_MS, canonical_spec, parse_bot_spec
+from gouji_dsl.bots import BOTS, EXEC_SECONDS, MAX_THINK_MS, canonical_spec, installed_plugins, parse_bot_spec
 from gouji_dsl.i18n import N_, _, formatted_later, ngettext
 from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, set_option, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
@@ -24,7 +24,8 @@ def bots_help(what: str = N_("The bots")) -> str:
     return formatted_later(N_("{what}: one bot for every seat, or A,B (A at the odd seats 1/3/5, B at the even ones), "
                               "or one per seat. Bots: {bots}; a search bot takes an iteration budget per decision as "
                               "NAME:N (e.g. ismcts:200; default {defaults})."),
-                           what=what, bots=", ".join(BOTS), defaults=defaults)
+                           what=what, bots=", ".join([*BOTS, "exec[@SECONDS]:CMD", "an installed gouji.bots plug-in"]),
+                           defaults=defaults)
 
 
 class PositiveFloat(click.FloatRange):
@@ -75,6 +76,11 @@ def bots_epilog() -> str:
         budget = _(" (default {default_iterations} iterations per decision; NAME:N sets N)").format(
             default_iterations=k.default_iterations) if k.searches else ""
         lines.append(f"  {k.name:<10} {k.summary}{budget}")
+    lines.append(f"  {'exec:CMD':<10} an external program speaking JSON lines on stdin/stdout, given only its seat's view "
+                 f"(README: Bots from outside); exec@SECONDS:CMD sets its time limit per decision (default {EXEC_SECONDS:g} s)")
+    for name, ep in installed_plugins().items():
+        shadowed = " (shadowed by the built-in bot of that name)" if name in BOTS or name == "exec" else ""
+        lines.append(f"  {name:<10} plug-in {ep.value}{shadowed}")
     return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from gouji_dsl.bots import make_bot
+from gouji_dsl.bots import is_outside, make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
@@ -316,6 +316,10 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
         if native is None and eng is not None:
             from gouji_dsl.engine.native import flow
             why = flow.flow_plan(graph, eng.module).games_fallback
+            outside = [b for b in dict.fromkeys(names) if is_outside(b)]
+            if why is None and outside:
+                why = _("bots from outside the project ({bots}) choose in Python, through their seat's view: "
+                        "the core cannot call them").format(bots=", ".join(outside))
             if why is None and any(b.split(":")[0].strip().lower() != "random" for b in names):
                 why = "whole games are played in the core with random bots only (native_games)"
             if why is None and match_games > 1:

@@ -1,0 +1,245 @@
+"""External process bots: ``--bots exec:CMD`` (README "Bots from outside", "Exec bots").
+
+The command is split as a shell would split it (:func:`shlex.split`, no shell is run) and started
+once per command in each process that plays (the seats and games it plays share it). It talks JSON
+lines: one JSON object per line, UTF-8, on its standard input and output; its standard error is
+the caller's (for the bot's own diagnostics).
+
+For every decision the bot reads one ``choose`` message and writes one answer::
+
+    {"type": "choose", "protocol": 1, "seat": 3, "time_limit": 10.0, "seed": 8149..., "view": {...},
+     "moves": ["3 play 55", "3 pass"]}
+    {"move": "3 play 55"}
+
+``view`` is :meth:`SeatView.to_json <gouji_dsl.bots.view.SeatView.to_json>` (only what the seat
+sees), ``moves`` the legal moves in the notation, ``seed`` a number from the seat's generator (a bot
+that draws from it plays the same moves for the same ``--seed``), ``time_limit`` the seconds it has.
+The answer's ``move`` is a move line read by the project's parser; it must be legal. When the input
+ends (the caller is done, or exits) the bot should exit; a bot still running :data:`CLOSE_SECONDS`
+after that is killed. Either way the process is waited for (reaped).
+
+A time limit per decision: ``exec@SECONDS:CMD`` (default :data:`DEFAULT_SECONDS`). An illegal or
+unreadable answer, no answer in time, or an exit is a :class:`~gouji_dsl.bots.outside.BotFailed`
+naming the bot, the seat and the answer; a bot that timed out is killed (its next question starts it
+again).
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import random
+import select
+import shlex
+import subprocess
+import threading
+import time
+from multiprocessing import util as mp_util
+from typing import Any
+
+from gouji_dsl.bots import EXEC_SECONDS
+from gouji_dsl.bots.outside import BotFailed
+from gouji_dsl.bots.view import PROTOCOL_VERSION, SeatView
+
+DEFAULT_SECONDS = EXEC_SECONDS
+"""An exec bot's time limit per decision unless its spec gives one (``exec@2:CMD``)."""
+MAX_SECONDS = 600.0
+"""The longest time limit a spec may give."""
+CLOSE_SECONDS = 2.0
+"""How long a bot may take to exit once its input is closed before it is killed."""
+MAX_LINE_BYTES = 1 << 20
+"""The longest answer line read (a bot writing without a newline is cut off there)."""
+
+
+def parse_limit(text: str) -> float:
+    """The seconds of ``exec@SECONDS``: a plain decimal number, 0 < s <= :data:`MAX_SECONDS`."""
+    t = text.strip()
+    ok = t.replace(".", "", 1).isascii() and t.replace(".", "", 1).isdigit()
+    if not ok or not 0 < float(t) <= MAX_SECONDS:
+        raise ValueError(f"exec@{t}: the time limit is seconds per decision, a number above 0 and at most {MAX_SECONDS:g}")
+    return float(t)
+
+
+class ExecProcess:
+    """One running external bot (one per command and calling process, see :func:`process_for`)."""
+
+    def __init__(self, command: str):
+        self.command = command
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as e:
+            raise ValueError(f"exec:{command}: the command cannot be split as a shell would ({e})") from None
+        if not self.argv:
+            raise ValueError("exec: a command is missing (exec:./mybot.py)")
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buf = b""
+        self.lock = threading.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    def _started(self, bot: str, seat: int | None) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        self._reap()
+        try:
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        except OSError as e:
+            raise BotFailed(bot, seat, f"could not be started ({self.argv[0]!r}: {e.strerror or e})") from None
+        self._buf = b""
+        return self._proc
+
+    def ask(self, bot: str, seat: int | None, message: dict[str, Any], limit: float) -> Any:
+        """Send ``message`` and read one JSON answer within ``limit`` seconds."""
+        proc = self._started(bot, seat)
+        assert proc.stdin is not None and proc.stdout is not None
+        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        try:
+            proc.stdin.write(data)
+            proc.stdin.flush()
+        except OSError:
+            raise BotFailed(bot, seat, self._exited("before it was asked")) from None
+        line = self._read_line(bot, seat, proc, limit)
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise BotFailed(bot, seat, f"answered {line[:80].decode(errors='replace')!r}, which is not JSON "
+                                       '(one line such as {"move": "3 pass"})') from None
+
+    def _read_line(self, bot: str, seat: int | None, proc: subprocess.Popen[bytes], limit: float) -> bytes:
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = time.monotonic() + limit
+        while b"\n" not in self._buf:
+            if len(self._buf) > MAX_LINE_BYTES:
+                self.kill()
+                raise BotFailed(bot, seat, f"wrote more than {MAX_LINE_BYTES:,} bytes without a newline")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise BotFailed(bot, seat, f"gave no answer within {limit:g} s (the time limit: exec@SECONDS:CMD); it was ended")
+            ready, _w, _x = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise BotFailed(bot, seat, self._exited("without answering"))
+            self._buf += chunk
+        line, _nl, self._buf = self._buf.partition(b"\n")
+        return line
+
+    def _exited(self, when: str) -> str:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(CLOSE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._proc = None
+        return f"exited {when}" + (f" (exit code {code})" if code is not None else "")
+
+    def kill(self) -> None:
+        """End the process now and reap it."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+            _wait(proc)
+
+    def close(self) -> None:
+        """Close the bot's input (it should exit), kill it after :data:`CLOSE_SECONDS`, reap it."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        _wait(proc)
+
+    def _reap(self) -> None:
+        if self._proc is not None:
+            _wait(self._proc)
+            self._proc = None
+
+
+def _wait(proc: subprocess.Popen[bytes]) -> None:
+    for f in (proc.stdin, proc.stdout):
+        try:
+            if f is not None:
+                f.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(CLOSE_SECONDS)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a killed process that does not end
+        pass
+
+
+_PROCESSES: dict[str, ExecProcess] = {}
+_LOCK = threading.Lock()
+
+
+def process_for(command: str) -> ExecProcess:
+    """The process of ``command`` in this process (started at its first question)."""
+    with _LOCK:
+        p = _PROCESSES.get(command)
+        if p is None:
+            p = _PROCESSES[command] = ExecProcess(command)
+        return p
+
+
+def close_all() -> None:
+    """Close every exec bot of this process (at exit, also in a worker process of a run)."""
+    with _LOCK:
+        procs = list(_PROCESSES.values())
+        _PROCESSES.clear()
+    for p in procs:
+        p.close()
+
+
+def _forget_in_child() -> None:
+    """A forked child (a run's worker) does not share its parent's bots: it drops its copies of
+    their pipes (the parent still talks to them) and starts its own."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    for p in list(_PROCESSES.values()):
+        proc, p._proc = p._proc, None
+        for f in (proc.stdin, proc.stdout) if proc is not None else ():
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+    _PROCESSES.clear()
+
+
+atexit.register(close_all)
+os.register_at_fork(after_in_child=_forget_in_child)
+mp_util.Finalize(None, close_all, exitpriority=10)  # a run's worker processes skip atexit: multiprocessing's exit runs this
+
+
+class ExecBot:
+    """The outside bot of one seat, asking ``command``'s process (see the module docstring)."""
+
+    def __init__(self, spec: str, command: str, limit: float, rng: random.Random):
+        self.spec, self.command, self.limit, self.rng = spec, command, limit, rng
+        self.process = process_for(command)
+
+    def choose(self, view: SeatView, moves: tuple[str, ...]) -> str:
+        message = {"type": "choose", "protocol": PROTOCOL_VERSION, "seat": view.seat, "time_limit": self.limit,
+                   "seed": self.rng.getrandbits(63), "view": view.to_json(), "moves": list(moves)}
+        with self.process.lock:
+            answer = self.process.ask(self.spec, view.seat, message, self.limit)
+        if not isinstance(answer, dict) or "move" not in answer:
+            raise BotFailed(self.spec, view.seat, f"answered {json.dumps(answer)[:80]}, not an object with a \"move\"")
+        return answer["move"]  # type: ignore[no-any-return]
+
+
+__all__ = ["CLOSE_SECONDS", "DEFAULT_SECONDS", "ExecBot", "ExecProcess", "close_all", "parse_limit", "process_for"]

@@ -1,0 +1,266 @@
+"""Bots from outside (issue 28): the view-only protocol, `gouji.bots` plug-ins, `exec:CMD` bots.
+
+Exec bots here are small Python programs written to tmp_path; every one runs with a bounded time
+limit, and every test checks that the processes it started were reaped."""
+from __future__ import annotations
+
+import functools
+import json
+import random
+import sys
+import textwrap
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl import bots
+from gouji_dsl.bots import ENTRY_POINT_GROUP, canonical_spec, external, installed_plugins, make_bot, outside, parse_bot_spec
+from gouji_dsl.bots.outside import ViewOnly
+from gouji_dsl.bots.view import SeatView
+from gouji_dsl.engine.interpreter import hands_from_text, new_game
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.simulate import engine_summary, play_game
+
+ROOT = Path(__file__).resolve().parents[1]
+MYBOT = ROOT / "examples" / "bots" / "mybot.py"
+
+
+@functools.cache
+def graph(name: str):
+    return load_graph(name)
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    parse_bot_spec.cache_clear()
+    installed_plugins.cache_clear()
+    outside.plugin_factory.cache_clear()
+    yield
+    external.close_all()
+    parse_bot_spec.cache_clear()
+    installed_plugins.cache_clear()
+    outside.plugin_factory.cache_clear()
+
+
+def program(tmp_path: Path, name: str, body: str) -> str:
+    """An exec spec running ``body`` (Python) with this interpreter."""
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(body))
+    return f"{sys.executable} {p}"
+
+
+class Recorder:
+    """A plug-in bot that keeps what it is given and answers the first legal move."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.got: list[tuple[SeatView, tuple[str, ...]]] = []
+
+    def choose(self, view: SeatView, moves: tuple[str, ...]) -> str:
+        self.got.append((view, moves))
+        return moves[0]
+
+
+# ------------------------------------------------------------------------------ the view
+# Seat 1 is dealt the same cards in both games; the other seats' cards are shuffled around them.
+SEAT1 = "RB 22 AA KK QQ JJ TT 99 88 77 66 55 44 33"
+
+
+def _deals(g):
+    n = sum(g.model.deck_counts)
+    rng = random.Random(5)
+    deck = [k for k, c in zip(g.model.kinds, g.model.deck_counts) for _ in range(c)]
+    mine = g.model.parse(SEAT1)
+    for k, c in enumerate(mine):
+        for _ in range(c):
+            deck.remove(g.model.kinds[k])
+    per = (n - sum(mine)) // (g.n_seats - 1)
+    out = []
+    for _ in range(2):
+        rng.shuffle(deck)
+        hands = {1: SEAT1}
+        for s in range(2, g.n_seats + 1):
+            hands[s] = " ".join(deck[(s - 2) * per:(s - 1) * per])
+        out.append(hands)
+    return out
+
+
+def test_states_that_differ_only_in_hidden_cards_give_a_plug_in_the_same_input():
+    g = graph("online")
+    a_deal, b_deal = _deals(g)
+    assert a_deal[1] == b_deal[1] and a_deal[2] != b_deal[2]
+    inputs = []
+    for deal in (a_deal, b_deal):
+        st = new_game(g, None, hands=hands_from_text(g, deal), leader=1)
+        bot = Recorder(random.Random(1))
+        door = ViewOnly("recorder", bot, bot.rng)
+        while st.to_act != 1:  # (the setup questions, if any, answered "pass" by the first legal move)
+            st.apply_in_place(st.legal_moves()[0])
+        door.choose(st, st.legal_moves())
+        st.apply_in_place(st.parse(bot.got[-1][1][0]))
+        # every other seat passes, then seat 1 is asked again: the public history has grown
+        while st.to_act != 1 and not st.over:
+            st.apply_in_place(st.legal_moves()[-1] if st.legal_moves()[-1].verb in ("pass", "yield") else st.legal_moves()[0])
+        if not st.over:
+            door.choose(st, st.legal_moves())
+        inputs.append(bot.got)
+    assert inputs[0] == inputs[1]
+    view = inputs[0][0][0]
+    assert view.hand == g.model.text(g.model.parse(SEAT1)) and view.seat == 1
+    assert all(o.hand is None for o in view.others)
+    text = json.dumps(view.to_json())
+    for s in range(2, g.n_seats + 1):  # no other seat's hand anywhere in the message
+        assert a_deal[s] not in text
+
+
+def test_a_hidden_return_shows_no_cards_to_the_other_seats():
+    from gouji_dsl.bots.view import public_history
+
+    g = graph("online")
+    st = new_game(g, "1:0")
+    st.record = [{"type": "move", "move": "4 return 7 8"}, {"type": "transfer", "giver": 4, "receiver": 1, "cards": "8 7",
+                                                            "rule": "return"}]
+    seen, _played = public_history(st, 2)
+    assert [(x.line, x.hidden) for x in seen] == [("4 return", 2), ("4 gives 1:", 2)]
+    seen, _played = public_history(st, 1)
+    assert [x.line for x in seen][1] == "4 gives 1: 8 7"
+
+
+# ------------------------------------------------------------------------------ plug-ins
+def _install(monkeypatch, tmp_path: Path, name: str, value: str, source: str | None = None) -> None:
+    if source is not None:
+        (tmp_path / f"{value.partition(':')[0]}.py").write_text(textwrap.dedent(source))
+        monkeypatch.syspath_prepend(str(tmp_path))
+    ep = metadata.EntryPoint(name=name, value=value, group=ENTRY_POINT_GROUP)
+    monkeypatch.setattr(bots, "installed_plugins", functools.cache(lambda: {name: ep}))
+    monkeypatch.setattr(outside, "installed_plugins", bots.installed_plugins)
+    outside.plugin_factory.cache_clear()
+    parse_bot_spec.cache_clear()
+
+
+PLUGIN = """
+    class Lowest:
+        '''plays the first legal move'''
+        def __init__(self, rng):
+            self.rng = rng
+        def choose(self, view, moves):
+            assert type(view).__name__ == "SeatView"
+            return moves[0]
+"""
+
+
+def test_a_plug_in_plays_by_its_name_wherever_bots_are_taken(monkeypatch, tmp_path, runner):
+    _install(monkeypatch, tmp_path, "lowest", "door_plugin_lowest:Lowest", PLUGIN)
+    assert canonical_spec("Lowest") == "lowest"
+    bot = make_bot("lowest", random.Random(1))
+    assert isinstance(bot, ViewOnly)
+    res, _st = play_game(graph("online"), 1, 0, ["lowest", "heuristic"] * 3)
+    assert sorted(res.places.values()) == list(range(1, 7))
+    out = runner.invoke(cli, ["simulate", "online", "--games", "2", "--bots", "lowest,random", "--workers", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    assert "outside" in json.loads(out.stdout)["games_fallback"]
+
+
+def test_a_bad_plug_in_is_an_error_naming_it(monkeypatch, tmp_path, runner):
+    _install(monkeypatch, tmp_path, "broken", "no_such_module_here:Bot")
+    with pytest.raises(ValueError, match="bot plug-in 'broken' .*could not be loaded: ModuleNotFoundError"):
+        parse_bot_spec("broken")
+    out = runner.invoke(cli, ["duel", "online", "broken", "heuristic", "--deals", "1"])
+    assert out.exit_code == 2 and "bot plug-in 'broken'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_plug_in_answering_an_illegal_move_is_named(monkeypatch, tmp_path):
+    _install(monkeypatch, tmp_path, "cheat", "door_plugin_cheat:Cheat", """
+        class Cheat:
+            def __init__(self, rng):
+                pass
+            def choose(self, view, moves):
+                return f"{view.seat} play RRRR"
+    """)
+    with pytest.raises(RuntimeError, match=r"bot 'cheat' at seat \d: answered '\d play RRRR', which is not a legal move now"):
+        play_game(graph("online"), 1, 0, "cheat")
+
+
+# ------------------------------------------------------------------------------ exec bots
+def _reaped(spec: str) -> bool:
+    p = external._PROCESSES.get(spec.partition(":")[2])
+    return p is None or p.pid is None
+
+
+def test_the_example_bot_plays_a_duel_from_the_command_line(runner):
+    out = runner.invoke(cli, ["duel", "online", f"exec:{MYBOT}", "heuristic", "--deals", "2", "--json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.stdout)
+    assert d["games"] == 4 and d["a"] == f"exec:{MYBOT}"
+    pids = [p.pid for p in external._PROCESSES.values()]
+    external.close_all()
+    assert all(p is not None for p in pids) and not external._PROCESSES
+
+
+def test_an_exec_bot_at_every_command(runner, tmp_path):
+    spec = f"exec@20:{MYBOT}"
+    for args in (["simulate", "online", "--games", "1", "--workers", "1", "--bots", f"{spec},random", "--json"],
+                 ["diff", "online", "base", "--simulate", "1", "--workers", "1", "--bots", f"random,{spec}", "--format", "json"]):
+        out = runner.invoke(cli, args)
+        assert out.exit_code == 0, out.output
+    summary = engine_summary(graph("online"), "generated", [spec, "random"] * 3)
+    assert "outside the project" in summary.get("games_fallback", "")
+
+
+@pytest.mark.parametrize("body, what", [
+    ("import sys\nfor line in sys.stdin:\n    print('{\"move\": \"1 play RRRRRR\"}', flush=True)\n",
+     r"answered '1 play RRRRRR', which is not a legal move now \(legal: '1 play"),
+    ("import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n", "answered 'not json', which is not JSON"),
+    ("import sys\nsys.stdin.readline()\nsys.exit(3)\n", r"exited without answering \(exit code 3\)"),
+    ("import sys, time\nfor line in sys.stdin:\n    time.sleep(30)\n", r"gave no answer within 0\.5 s"),
+])
+def test_an_exec_bot_that_fails_is_named_with_its_seat_and_answer(tmp_path, body, what):
+    spec = canonical_spec(f"exec@0.5:{program(tmp_path, 'bad.py', body)}")
+    with pytest.raises(RuntimeError, match=rf"bot '{spec}' at seat 1: {what}"):
+        play_game(graph("online"), 1, 0, [spec] + ["random"] * 5, engine="interpreter")
+    proc = external._PROCESSES[spec.partition(":")[2]]
+    external.close_all()
+    assert proc.pid is None
+
+
+def test_an_exec_bot_that_cannot_start_is_named(tmp_path):
+    spec = canonical_spec(f"exec:{tmp_path / 'missing.py'}")
+    with pytest.raises(RuntimeError, match="could not be started"):
+        play_game(graph("online"), 1, 0, spec)
+
+
+def test_exec_specs_are_checked():
+    for bad, what in [("exec", "needs a command"), ("exec:", "command is missing"), ("exec@0:x", "time limit"),
+                      ("exec@1e3:x", "time limit"), ("exec:'open", "cannot be split")]:
+        with pytest.raises(ValueError, match=what):
+            parse_bot_spec(bad)
+    assert canonical_spec("EXEC@2.50:./b.py") == "exec@2.5:./b.py"
+
+
+def test_the_exec_messages_carry_the_view_and_the_moves(tmp_path):
+    log = tmp_path / "log.jsonl"
+    spec = canonical_spec("exec@20:" + program(tmp_path, "echo.py", f"""
+        import json, sys
+        with open({str(log)!r}, "a") as f:
+            for line in sys.stdin:
+                m = json.loads(line)
+                f.write(line)
+                print(json.dumps({{"move": m["moves"][-1]}}), flush=True)
+    """))
+    play_game(graph("online"), 1, 0, [spec] + ["heuristic"] * 5)
+    external.close_all()
+    first = json.loads(log.read_text().splitlines()[0])
+    assert first["type"] == "choose" and first["protocol"] == 1 and first["seat"] == 1
+    assert set(first["view"]) >= {"hand", "others", "top", "history", "seat", "kinds", "deck"}
+    assert all(m.startswith("1 ") for m in first["moves"]) and isinstance(first["seed"], int)

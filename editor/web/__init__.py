@@ -8,13 +8,13 @@ Chinese terms need.
 """
 from __future__ import annotations
 
-import errno
 import os
 import shlex
-import socket
 import sys
 from pathlib import Path
 from typing import Any
+
+from gouji_dsl.tools.netguard import CannotListen, check_listen
 
 TEMPLATES = Path(__file__).parent
 """The folder of the page template (``app_index.html``)."""
@@ -39,31 +39,6 @@ def app_command(workspace: str | os.PathLike[str] | None = None, lang: str | Non
     if workspace is not None:
         parts += ["--workspace", os.fspath(Path(workspace).absolute())]
     return " ".join(shlex.quote(p) for p in parts)
-
-
-class CannotListen(RuntimeError):
-    """The address or port given to ``gouji serve`` cannot be listened on (a user's error, said in one line)."""
-
-
-def check_listen(host: str, port: int) -> None:
-    """Raise :class:`CannotListen` when ``host``:``port`` cannot be listened on: an unknown address,
-    an address of another machine, or a port in use (bound the way the server binds it, with
-    SO_REUSEADDR, then released)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as e:
-        raise CannotListen(f"cannot listen on {host!r}: {e.strerror} (--host takes an address of this "
-                           f"machine: 127.0.0.1 for this machine only, 0.0.0.0 for every network)") from None
-    for family, kind, proto, _, addr in infos:
-        with socket.socket(family, kind, proto) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(addr)
-            except OSError as e:
-                if e.errno == errno.EADDRINUSE:
-                    raise CannotListen(f"port {port} on {host} is in use (another gouji serve?): "
-                                       f"pick another with --port") from None
-                raise CannotListen(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
 
 def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workspace: str | os.PathLike[str] | None = None,
@@ -94,4 +69,5 @@ def offer_download(app: Any, path: str | os.PathLike[str], mime_type: str | None
     return True
 
 
-__all__ = ["make_server", "app_command", "offer_download", "WebExtraMissing", "DEFAULT_HOST", "DEFAULT_PORT", "TEMPLATES"]
+__all__ = ["CannotListen", "check_listen",
+           "make_server", "app_command", "offer_download", "WebExtraMissing", "DEFAULT_HOST", "DEFAULT_PORT", "TEMPLATES"]

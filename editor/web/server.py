@@ -20,7 +20,6 @@ files, one client must not exhaust the machine).
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
@@ -28,7 +27,6 @@ import secrets
 import shlex
 import socket
 import sys
-import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +38,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from gouji_dsl.i18n import Language, UnknownLanguage, parse
+from gouji_dsl.tools.netguard import Answers, Throttle, _host_port, _is_loopback, _is_wildcard, _url_host
 
 log = logging.getLogger("gouji-serve")
 
@@ -62,94 +61,6 @@ STOP_GRACE_S = 5.0
 KEY_PARAM = "key"
 """The query parameter of the page's address that carries the server's key."""
 
-_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-
-
-def _host_port(netloc: str, default_port: int) -> tuple[str, int] | None:
-    """``("name", port)`` of a ``Host`` header or an address's ``host[:port]`` (lower case, IPv6
-    without brackets), or None when it is not one."""
-    try:
-        parts = urlsplit("//" + netloc)
-        name, port = parts.hostname, parts.port
-    except ValueError:
-        return None
-    if not name or parts.username is not None or parts.password is not None or parts.path or parts.query:
-        return None
-    return name.lower().rstrip("."), default_port if port is None else port
-
-
-def _is_ip(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _is_wildcard(host: str) -> bool:
-    return host in ("", "0.0.0.0", "::")
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
-class Answers:
-    """Which ``Host`` headers name this server: the address it listens on (for 127.0.0.1 also
-    ``localhost`` and ``::1``; for every network, any IP address and this machine's names) and the
-    ``--public-url``'s host."""
-
-    def __init__(self, host: str, port: int, public_url: str | None) -> None:
-        self.port = port
-        self.wildcard = _is_wildcard(host)
-        self.names: set[tuple[str, int]] = set()
-        if _is_loopback(host):
-            self.names |= {(n, port) for n in _LOOPBACK_NAMES}
-        elif self.wildcard:
-            self.names |= {(n, port) for n in _LOOPBACK_NAMES}
-            for name in {socket.gethostname(), socket.getfqdn()}:
-                if name:
-                    self.names.add((name.lower().rstrip("."), port))
-        else:
-            self.names.add((host.lower(), port))
-        self.public: tuple[str, int] | None = None
-        self.public_default_port = False
-        if public_url:
-            parts = urlsplit(public_url)
-            default = 443 if parts.scheme == "https" else 80
-            self.public = _host_port(parts.netloc, default)
-            self.public_default_port = self.public is not None and self.public[1] == default
-
-    def is_public(self, host_header: str | None) -> bool:
-        """``host_header`` names the ``--public-url``'s host (without a port when that is its scheme's
-        default: a proxy that ends TLS forwards ``Host: name`` over plain HTTP)."""
-        if self.public is None or not host_header:
-            return False
-        hp = _host_port(host_header, -1)
-        if hp is None or hp[0] != self.public[0]:
-            return False
-        return hp[1] == self.public[1] or (hp[1] == -1 and self.public_default_port)
-
-    def __call__(self, host_header: str | None, default_port: int = 80) -> bool:
-        if not host_header:
-            return False
-        hp = _host_port(host_header, default_port)
-        if hp is None:
-            return False
-        if hp in self.names or self.is_public(host_header):
-            return True
-        return self.wildcard and hp[1] == self.port and _is_ip(hp[0])  # an IP address cannot be rebound
-
-
 def clamp_size(width: Any, height: Any) -> tuple[int, int] | None:
     """The terminal size to give an app for a size asked for (clamped into the bounds), or None
     when either is not a whole number."""
@@ -162,22 +73,6 @@ def _query_int(text: str | None, default: int) -> int:
     if text is None or not (0 < len(text) <= 6) or not text.isascii() or not text.isdigit():
         return default
     return int(text)
-
-
-class Throttle:
-    """A token bucket: ``rate`` units a second, at most ``burst`` at once. :meth:`delay` spends a
-    cost and says how long to wait before it may go (the page's next messages wait in its
-    connection meanwhile: slowed, never dropped)."""
-
-    def __init__(self, rate: float, burst: float, clock: Any = time.monotonic) -> None:
-        self.rate, self.burst, self.clock = rate, burst, clock
-        self.tokens, self.last = burst, clock()
-
-    def delay(self, cost: float) -> float:
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate) - cost
-        self.last = now
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
 class OneLineRefusals(logging.Filter):

@@ -410,6 +410,7 @@ HELP_TEXTS = (
     N_("Write a printable rulebook of RULESET from its rules' sentences, settings and sources."),
     N_("Play BOT_A against BOT_B under RULESET and say which is stronger."),
     N_("Replay a saved game record (from `gouji play`) without the app."),
+    N_("Hold a club table of RULESET: people join with gouji join, bots take the free seats."),
     N_("Merge the chunk files of one or more run folders (written with --out, on any machine) into one report: the same "
        "report a single run over all their deals gives."),
     N_("Print RULESET after inheritance, or its rule graph."),
@@ -827,6 +828,11 @@ cli.add_command(sweep_command)
 from gouji_dsl.tools.cli_duel import duel_command  # noqa: E402 - owned by the bots module
 
 cli.add_command(duel_command)
+
+# ------------------------------------------------------------------------------ host (issue 27: the club table)
+from gouji_dsl.tools.cli_host import host_command  # noqa: E402 - owned by the table module
+
+cli.add_command(host_command)
 
 # ------------------------------------------------------------------------------ replay
 from gouji_dsl.tools.cli_replay import replay_command  # noqa: E402 - owned by the records module

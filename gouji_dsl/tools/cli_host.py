@@ -1,0 +1,129 @@
+"""``gouji host RULESET [--port P] [--host 127.0.0.1] [--seats 1,3] [--bots SPEC] [--timer S]``: a club
+table server (issue 27; :mod:`gouji_dsl.tools.table`, the protocol in docs/table-protocol.md)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.i18n import N_
+from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
+from gouji_dsl.tools.exits import SEED, SafePath, err
+
+__all__ = ["host_command", "read_seats", "table_rules"]
+
+
+def read_seats(text: str | None, n_seats: int) -> set[int] | None:
+    """``--seats``: ``all`` (or nothing: every seat is kept for people), ``none``, or seat numbers
+    ``1,3,5``. Raises ValueError naming a bad one."""
+    if text is None or text.strip().lower() == "all":
+        return None
+    if text.strip().lower() == "none":
+        return set()
+    out = set()
+    for part in text.split(","):
+        p = part.strip()
+        if not (p.isascii() and p.isdigit() and 1 <= int(p) <= n_seats):
+            raise ValueError(f"{p[:20]!r} is no seat: give seat numbers 1..{n_seats} separated by commas, 'all' or 'none'")
+        out.add(int(p))
+    return out
+
+
+def table_rules(ruleset: str) -> Any:
+    """The table's ruleset (a bundled name or a file) with its file's text. Raises GoujiError."""
+    from gouji_dsl.ruleset.graph import compile_ruleset
+    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.tools.table.game import TableRules
+    resolved = resolve(ruleset)
+    return TableRules(compile_ruleset(resolved), resolved.name, resolved.path, resolved.text)
+
+
+@click.command("host")
+@click.argument("ruleset")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network it is on).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port to listen on.")
+@click.option("--seats", default="all", show_default=True, metavar="all|none|1,3,...",
+              help="The seats kept for people; the others are bots from the start. The table starts when they are all "
+                   "taken, or when a seated player asks to start (bots take the free seats).")
+@click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
+              help=bots_help(N_("The bots")) + " They also play a person's seat while he is away or out of time (托管).")
+@click.option("--timer", type=PositiveFloat(), default=None, metavar="S",
+              help="Seconds a person has for a move; then his bot plays for him until he is back. Default: no timer.")
+@click.option("--between", type=click.FloatRange(min=0, max=3600), default=15.0, show_default=True, metavar="S",
+              help="Seconds between two games of a match, unless every connected player is ready sooner.")
+@click.option("--seed", type=SEED, default=None,
+              help="The match's seed (default: a random one; its sha256 is shown before the first deal, the seed after the match).")
+@click.option("--record-dir", type=SafePath(file_okay=False), default=".", show_default=True,
+              help="Folder where the match's game record is saved (table-CODE-TIME.json; `gouji replay --check` verifies it).")
+@click.option("--max-tables", type=click.IntRange(1, 64), default=8, show_default=True, help="Tables at once.")
+@click.option("--max-connections", type=click.IntRange(1, 1024), default=64, show_default=True, help="Connections at once.")
+def host_command(ruleset: str, host: str, port: int, seats: str, bots: str, timer: float | None, between: float,
+                 seed: str | None, record_dir: str, max_tables: int, max_connections: int) -> None:
+    """Hold a club table of RULESET: people join with gouji join, bots take the free seats.
+
+    RULESET is a bundled name or a file (its text travels with the table). The table plays one match
+    as the ruleset defines it (tribute between games, the scoreboard). It prints the room code, the
+    room link and one seat link per seat kept for people. The server alone judges moves; each seat is
+    sent only what the ruleset lets it see; a seat whose player drops out or runs out of time is played
+    by its bot (托管) until he is back with his seat link.
+
+    There is no login: anyone who can reach the server and has the code or a link can join. It binds
+    127.0.0.1 (this machine only) unless --host says otherwise. Stop it with Ctrl+C.
+
+    \b
+    Example:
+      gouji host rules/house.yaml --bots heuristic --timer 30
+    """
+    from gouji_dsl.tools.netguard import CannotListen, check_listen
+    from gouji_dsl.tools.table import WebExtraMissing, require_aiohttp
+    try:
+        require_aiohttp()
+    except WebExtraMissing as e:
+        err(f"gouji host: {e}")
+        sys.exit(1)
+    try:
+        rules = table_rules(ruleset)
+    except GoujiError as e:
+        err(e.format())
+        sys.exit(1)
+    try:
+        people = read_seats(seats, rules.graph.n_seats)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--seats'") from None
+    try:
+        from gouji_dsl.bots import seat_bots
+        seat_bots(bots, rules.graph.n_seats)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--bots'") from None
+    try:
+        check_listen(host, port, "gouji host")
+    except CannotListen as e:
+        err(f"gouji host: {e}")
+        sys.exit(1)
+    _serve(rules, host, port, people=people, bots=bots, timer=timer, between=between, seed=seed,
+           record_dir=Path(record_dir), max_tables=max_tables, max_connections=max_connections)
+
+
+def _serve(rules: Any, host: str, port: int, *, people: set[int] | None, bots: str, timer: float | None, between: float,
+           seed: str | None, record_dir: Path, max_tables: int, max_connections: int) -> None:
+    import logging
+
+    from aiohttp import web
+
+    from gouji_dsl.tools.exits import seed_value
+    from gouji_dsl.tools.table.protocol import Limits
+    from gouji_dsl.tools.table.server import TableServer
+    logging.basicConfig(level="INFO", format="%(message)s", stream=sys.stderr)
+    server = TableServer(host, port, limits=Limits(tables=max_tables, connections=max_connections), record_dir=record_dir)
+    server.open_table(rules, people=people, bots=bots, timer=timer, between=between,
+                      seed=None if seed is None else str(seed_value(seed)))
+    app = server.make_app()
+
+    async def say(_app: Any) -> None:
+        click.echo("\n".join(server.listening_lines()))
+    app.on_startup.append(say)
+    web.run_app(app, host=host, port=port, print=None, handle_signals=True)

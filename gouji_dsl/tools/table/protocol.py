@@ -1,0 +1,216 @@
+"""The club table protocol's words (docs/table-protocol.md): error codes, limits, room codes and seat
+tokens, and what of a game each seat may see (its view, the record events it may be told, the why
+answer). No aiohttp here: the server and the client library build on it."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gouji_dsl.engine.explain import Explanation
+    from gouji_dsl.engine.interpreter import GameState, Move
+
+PROTOCOL = 1
+"""The protocol version a ``hello`` names (docs/table-protocol.md)."""
+
+DEFAULT_PORT = 8765
+"""The port ``gouji host`` listens on and ``gouji join CODE`` connects to unless told otherwise."""
+
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+"""The characters of a room code: no 0/O, 1/I/L (said across a room, typed on a phone)."""
+CODE_LENGTH = 4
+
+
+class ErrorCode(StrEnum):
+    """The stable ``code`` of an ``error`` message (docs/table-protocol.md)."""
+
+    BAD_JSON = "bad_json"
+    BAD_MESSAGE = "bad_message"
+    TOO_BIG = "too_big"
+    RATE_LIMITED = "rate_limited"
+    HELLO_FIRST = "hello_first"
+    PROTOCOL = "protocol"
+    NO_SUCH_TABLE = "no_such_table"
+    BAD_TOKEN = "bad_token"
+    SEAT_TAKEN = "seat_taken"
+    NO_FREE_SEAT = "no_free_seat"
+    TOO_MANY = "too_many"
+    NOT_SEATED = "not_seated"
+    NOT_STARTED = "not_started"
+    NOT_YOUR_TURN = "not_your_turn"
+    BAD_MOVE = "bad_move"
+    ILLEGAL_MOVE = "illegal_move"
+    STALE = "stale"
+    GAME_OVER = "game_over"
+
+
+class AutoWhy(StrEnum):
+    """Why a bot plays (or stops playing) a person's seat: the ``why`` of an ``auto`` message (托管)."""
+
+    DISCONNECTED = "disconnected"
+    TIMER = "timer"
+    ASKED = "asked"
+    BACK = "back"
+
+
+class TableError(Exception):
+    """A request refused (nothing changed): its stable code and a message; ``extra`` fields go into
+    the ``error`` message (``why`` for an illegal move)."""
+
+    def __init__(self, code: ErrorCode, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code, self.message, self.extra = code, message, extra
+
+    def to_json(self, request_id: Any = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "error", "code": str(self.code), "message": self.message, **self.extra}
+        if request_id is not None:
+            out["id"] = request_id
+        return out
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of a table server (docs/table-protocol.md "Limits")."""
+
+    tables: int = 8
+    connections: int = 64
+    spectators: int = 16
+    message_bytes: int = 16 * 1024
+    messages_per_s: float = 20.0
+    burst: float = 40.0
+    hello_s: float = 10.0
+    legal_moves: int = 500
+    outbox: int = 512  # messages waiting for a slow client; more: it is dropped (its seat goes to its bot)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message_bytes": self.message_bytes, "messages_per_s": self.messages_per_s, "burst": self.burst}
+
+
+def new_code(taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """A room code not in ``taken`` (4 characters of :data:`CODE_ALPHABET`)."""
+    for _attempt in range(1000):
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        if code not in taken:
+            return code
+    raise RuntimeError("no free room code")  # (31**4 codes, at most a few tables)
+
+
+def new_token() -> str:
+    """An unguessable seat token (32 URL-safe characters)."""
+    return secrets.token_urlsafe(24)
+
+
+def new_seed() -> str:
+    """A match seed nobody can guess before it is revealed."""
+    return secrets.token_hex(16)
+
+
+def seed_hash(seed: Any) -> str:
+    """The commitment sent before the first deal: sha256 of the seed's text (UTF-8)."""
+    return hashlib.sha256(str(seed).encode("utf-8")).hexdigest()
+
+
+SEED_SCHEME = "sha256(utf8(SEED)); game i (0-based) deals from random.Random(f'{SEED}:{i}')"
+
+
+def normal_code(text: str) -> str:
+    """A room code as typed (any case, spaces around) in its canonical form."""
+    return text.strip().upper()
+
+
+# ------------------------------------------------------------------------------ what a seat sees
+_PUBLIC_EVENTS = frozenset({"trick_won", "place", "burn_success", "burn_failed", "game_over", "first_leader",
+                            "no_lead", "revolution", "retire", "counter_burn", "burn", "burn_undone", "redeal"})
+_PRIVATE_VERBS = ("return", "discard")
+
+
+def _card_count(text: str | None) -> int:
+    """Cards in a canonical card text (``RB 22 JJJ``: one character a card, a suit letter after it
+    in lower case)."""
+    return sum(1 for ch in text or "" if ch.isdigit() or ch.isupper())
+
+
+def _move_event(e: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    parts = str(e.get("move", "")).split(None, 2)
+    if len(parts) == 3 and parts[1] in _PRIVATE_VERBS and (seat is None or parts[0] != str(seat)):
+        return {"type": "move", "move": f"{parts[0]} {parts[1]}", "count": _card_count(parts[2])}
+    return {"type": "move", "move": e.get("move")}
+
+
+def visible_event(e: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """Record event ``e`` as ``seat`` (None: a spectator) may be told it: a deal without hands or
+    seed; a transfer's, return's or discard's cards only to the seats that gave or got them."""
+    kind = e.get("type")
+    if kind == "move":
+        return _move_event(e, seat)
+    if kind == "deal":
+        out = {"type": "deal", "game_number": e.get("game_number", 1)}
+        if e.get("redeal"):
+            out["redeal"] = True
+        return out
+    if kind in ("transfer", "discard"):
+        involved = {e.get("giver"), e.get("receiver"), e.get("seat")} - {None}
+        if seat is not None and seat in involved:
+            return dict(e)
+        return {**{k: v for k, v in e.items() if k != "cards"}, "cards": None, "count": _card_count(e.get("cards"))}
+    if kind in _PUBLIC_EVENTS:
+        return dict(e)
+    return {"type": kind, **({"seat": e["seat"]} if "seat" in e else {})}
+
+
+def visible_events(events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+    return [visible_event(e, seat) for e in events]
+
+
+def seat_view(state: GameState, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` may see (:meth:`GameState.view`); for a spectator (None) the public part: no
+    hand, and a seat's card count only where every other seat may see it."""
+    if seat is not None:
+        return state.view(seat)
+    from gouji_dsl.engine.interpreter import Ctx
+    first = state.seat_list[0]
+    base = state.view(first)
+    others: dict[str, Any] = {}
+    for t in state.seat_list:
+        info: dict[str, Any] = {"team": state.team(t)}
+        viewers = [s for s in state.seat_list if s != t]
+        if all(state.graph.permit("see_count", Ctx(state, seat=s, target=t)) for s in viewers):
+            info["count"] = state.hand_size(t)
+        others[str(t)] = info
+    return {**base, "seat": None, "hand": None, "others": others}
+
+
+def legal_json(moves: Any, model: Any, limit: int) -> dict[str, Any]:
+    """The first ``limit`` legal moves as move lines, their count, and whether the list was cut."""
+    n = len(moves)
+    shown = [moves[i].text(model) for i in range(min(n, limit))]
+    return {"count": n, "moves": shown, "more": n > limit}
+
+
+def why_json(state: GameState, move: Move, seat: int) -> dict[str, Any]:
+    """The explanation of ``move`` by ``seat`` (the play screen's why dialog:
+    :func:`gouji_dsl.engine.interpreter.explain`), without facts about other seats' hidden cards
+    (a tribute between two other seats)."""
+    from gouji_dsl.engine.explain import transfer_facts
+    from gouji_dsl.engine.interpreter import explain
+    ex: Explanation = explain(state, move)
+    hidden = []
+    for e, fact in zip([e for e in state.record if e.get("type") == "transfer" and e.get("kind")], transfer_facts(state)):
+        if seat not in (e.get("giver"), e.get("receiver")):
+            hidden.append(fact)
+    if hidden:
+        ex.chain = [b for b in ex.chain if b not in hidden]
+    return {
+        "move": ex.move, "legal": ex.legal, "sentence": ex.sentence(), "text": ex.format(),
+        "reasons": [{"rule": r.rule_id, "verdict": r.verdict, "text": r.text, "where": r.where} for r in ex.reasons],
+        "chain": [{"fact": b.fact, "rules": list(b.rule_ids)} for b in ex.chain],
+        "warnings": [{"fact": b.fact, "rules": list(b.rule_ids)} for b in ex.warnings],
+        **({"undecided": ex.undecided} if ex.undecided else {}),
+    }
+
+
+__all__ = ["PROTOCOL", "DEFAULT_PORT", "ErrorCode", "AutoWhy", "TableError", "Limits", "new_code", "new_token", "new_seed",
+           "seed_hash", "SEED_SCHEME", "normal_code", "visible_event", "visible_events", "seat_view", "legal_json", "why_json"]

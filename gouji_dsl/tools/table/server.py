@@ -1,0 +1,656 @@
+"""The table server of ``gouji host``: one asyncio aiohttp server holding tables (docs/table-protocol.md).
+
+- **Who may connect.** Every request must name the served address in its ``Host`` header (DNS
+  rebinding is refused, as ``gouji serve`` refuses it: :class:`gouji_dsl.tools.netguard.Answers`); a
+  websocket that carries an ``Origin`` (a browser page) must come from this server's own address.
+  There is no login: the room code lets anyone who has it take a free seat or watch; a seat token is
+  the pass back to one seat.
+- **The only judge.** Each table's :class:`~gouji_dsl.tools.table.game.Table` holds the one full
+  game state; every move goes through the interpreter; each client is sent only its seat's view
+  (spectators the public part) and the record events it may see.
+- **No stalls.** One driver task per table moves its bots (a search bot thinks in a worker thread
+  on a copy of the state), runs the turn timer (a person whose time runs out is played by his bot:
+  托管), deals the next game, and saves the record when the match is over. A client that vanishes
+  or cannot keep up is dropped and its seat played by its bot until its token comes back.
+- **Bounds.** Tables, connections, spectators per table, message size, messages a second per
+  connection (:class:`gouji_dsl.tools.table.protocol.Limits`); a bad message gets an error with a
+  stable code and changes nothing.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from gouji_dsl.atomic import atomic_write
+from gouji_dsl.bots import HeuristicBot
+from gouji_dsl.tools.netguard import Answers, Throttle, _host_port, _is_loopback, _is_wildcard, _url_host
+
+from .game import Seat, Table, TableRules, Who, clean_name
+from .protocol import (
+    PROTOCOL,
+    SEED_SCHEME,
+    AutoWhy,
+    ErrorCode,
+    Limits,
+    TableError,
+    legal_json,
+    new_code,
+    new_seed,
+    normal_code,
+    seat_view,
+    visible_event,
+    visible_events,
+)
+
+log = logging.getLogger("gouji-host")
+
+DEFAULT_BETWEEN_S = 15.0
+"""Seconds between two games of a match unless every connected player says ``next`` sooner."""
+
+STATE_LEGAL = 200
+"""Legal moves listed in a ``state`` message (a ``legal`` request may ask for more)."""
+
+_SEATED_ONLY = frozenset({"move", "legal", "why", "hint", "auto", "start", "next"})
+
+
+class Conn:
+    """One websocket: its table and seat (None: a spectator), what of the current game it was sent,
+    its outgoing queue (drained by its own writer task: a slow client never holds the table up)."""
+
+    def __init__(self, ws: web.WebSocketResponse, limits: Limits) -> None:
+        self.ws = ws
+        self.room: Room | None = None
+        self.seat: Seat | None = None
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=limits.outbox)
+        self.throttle = Throttle(limits.messages_per_s, limits.burst)
+        self.sent_game = -1
+        self.sent_events = 0
+        self.dropped = False
+
+    @property
+    def seat_number(self) -> int | None:
+        return None if self.seat is None else self.seat.number
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.dropped:
+            return
+        try:
+            self.outbox.put_nowait(json.dumps(message, ensure_ascii=False, default=str))
+        except asyncio.QueueFull:
+            self.drop()
+
+    def drop(self) -> None:
+        """The client cannot keep up (or is gone): stop sending; its handler closes the socket."""
+        if not self.dropped:
+            self.dropped = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self.outbox.put_nowait(None)
+
+    async def write(self) -> None:
+        try:
+            while True:
+                text = await self.outbox.get()
+                if text is None or self.ws.closed:
+                    break
+                await self.ws.send_str(text)
+        except (ConnectionError, RuntimeError, asyncio.CancelledError):
+            pass
+        finally:
+            self.dropped = True
+            if not self.ws.closed:
+                with contextlib.suppress(Exception):
+                    await self.ws.close()
+
+
+class Room:
+    """A table on the network: its clients, its driver task and what wakes it."""
+
+    def __init__(self, server: TableServer, table: Table, *, timer: float | None, between: float) -> None:
+        self.server = server
+        self.table = table
+        self.timer = timer
+        self.between = between
+        self.conns: set[Conn] = set()
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.turn: tuple[int, float] | None = None  # (seq, deadline) of a person's turn under the timer
+        self.over_at: float | None = None  # when the current game was seen over
+        self.record_path: Path | None = None
+        self.record_text: str | None = None
+        self.error: str | None = None
+
+    # ------------------------------------------------------------------ sending
+    def broadcast(self, message: dict[str, Any]) -> None:
+        for c in list(self.conns):
+            c.send(message)
+
+    def table_json(self) -> dict[str, Any]:
+        t = self.table
+        return {"type": "table", "code": t.code, "started": t.started, "game": t.game_in_match if t.started else 0,
+                "games": t.length, "spectators": sum(1 for c in self.conns if c.seat is None),
+                "seats": [s.to_json() for s in t.seats.values()]}
+
+    def state_json(self, conn: Conn, last: dict[str, Any] | None = None, full: bool = False) -> dict[str, Any]:
+        t = self.table
+        st = t.state
+        seat = conn.seat_number
+        full = full or conn.sent_game != t.game_index
+        start = 0 if full else conn.sent_events
+        conn.sent_game, conn.sent_events = t.game_index, len(st.record)
+        out: dict[str, Any] = {"type": "state", "seq": t.seq, "game": t.game_in_match, "full": full,
+                               "view": seat_view(st, seat), "events": visible_events(st.record[start:], seat)}
+        if last is not None:
+            out["last"] = last
+        yours = seat is not None and not st.over and st.to_act == seat
+        out["your_turn"] = yours
+        out["timer_s"] = self.timer_left()
+        if yours:
+            out["legal"] = legal_json(st.legal_moves(), st.model, min(STATE_LEGAL, self.server.limits.legal_moves))
+        return out
+
+    def send_state(self, conn: Conn, last: dict[str, Any] | None = None, full: bool = False) -> None:
+        if self.table.started:
+            conn.send(self.state_json(conn, last, full))
+
+    def broadcast_state(self, last: dict[str, Any] | None = None) -> None:
+        for c in list(self.conns):
+            self.send_state(c, last)
+
+    def timer_left(self) -> float | None:
+        if self.turn is None or self.turn[0] != self.table.seq:
+            return None if self.timer is None else self.timer
+        return max(0.0, round(self.turn[1] - time.monotonic(), 1))
+
+    def announce_auto(self, seat: Seat, on: bool, why: AutoWhy) -> None:
+        self.broadcast({"type": "auto", "seat": seat.number, "on": on, "why": str(why)})
+        self.broadcast(self.table_json())
+        self.wake.set()
+
+    # ------------------------------------------------------------------ the driver
+    async def drive(self) -> None:
+        """Move the table on until the match is over (bots, timers, next games); never raises."""
+        try:
+            while not (self.table.started and self.table.match_over):
+                await self._step()
+            if self.over_at is None:
+                for c in list(self.conns):
+                    c.send(self.game_over_json(c.seat_number))
+            self._match_over()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a rule failure in a bot's game: said to every client, the server goes on
+            log.exception("gouji host: table %s stopped", self.table.code)
+            self.error = f"{type(e).__name__}: {e}"
+            self.broadcast({"type": "error", "code": "table_failed", "message": self.error})
+
+    async def _wait(self, timeout: float | None) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wake.wait(), timeout)
+        self.wake.clear()
+
+    async def _step(self) -> None:
+        t = self.table
+        if not t.started:
+            await self._wait(None)
+            return
+        if t.state.over:
+            await self._between_games()
+            return
+        seat = t.bot_to_move()
+        if seat is not None:
+            await self._bot_moves(seat)
+            return
+        await self._person_to_act()
+
+    async def _bot_moves(self, seat: int) -> None:
+        t = self.table
+        st, seq = t.state, t.seq
+        legal = list(st.legal_moves())
+        bot = t.bot_for(seat)
+        if t.bot_searches(seat):
+            mv = await asyncio.to_thread(bot.choose, st.copy(), legal)
+        else:
+            mv = bot.choose(st, legal)
+            await asyncio.sleep(0)  # (let the clients' messages in between two bot moves)
+        if t.bot_move(seat, mv, seq):
+            self.broadcast_state({"seat": seat, "move": mv.text(st.model), "by": "bot"})
+
+    async def _person_to_act(self) -> None:
+        t = self.table
+        seat = t.state.to_act
+        if self.timer is None or seat is None:
+            await self._wait(None)
+            return
+        if self.turn is None or self.turn[0] != t.seq:
+            self.turn = (t.seq, time.monotonic() + self.timer)
+        left = self.turn[1] - time.monotonic()
+        if left > 0:
+            await self._wait(left)
+            return
+        person = t.seats[seat]
+        if not person.auto:
+            person.auto = True
+            self.announce_auto(person, True, AutoWhy.TIMER)
+
+    async def _between_games(self) -> None:
+        t = self.table
+        now = time.monotonic()
+        if self.over_at is None:
+            self.over_at = now
+            for c in list(self.conns):
+                c.send(self.game_over_json(c.seat_number))
+        if t.match_over:
+            return
+        waiting = [s for s in t.seats.values() if s.who == Who.PLAYER and s.connected and not s.ready]
+        left = self.over_at + self.between - now
+        if waiting and left > 0:
+            await self._wait(left)
+            return
+        self.over_at = None
+        t.next_game()
+        self.broadcast(self.table_json())
+        self.broadcast_state()
+
+    def game_over_json(self, seat: int | None) -> dict[str, Any]:
+        from gouji_dsl.tools.table.summary import game_summary, match_totals
+        t = self.table
+        g = game_summary(t.state)
+        g["tribute"] = [visible_event(e, seat) for e in g["tribute"]]
+        return {"type": "game_over", "game": t.game_in_match, "games": t.length, **g,
+                "totals": match_totals(t.finals), "next_in_s": None if t.match_over else self.between}
+
+    def _match_over(self) -> None:
+        from gouji_dsl.tools.table.summary import game_summary, match_totals
+        t = self.table
+        rec = t.record()
+        self.record_text = rec.dumps()
+        folder = self.server.record_dir
+        if folder is not None:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            path = Path(folder) / f"table-{t.code}-{stamp}.json"
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, self.record_text)
+                self.record_path = path
+                log.info("gouji host: table %s: the match is over; record saved to %s", t.code, path)
+            except OSError as e:
+                log.error("gouji host: table %s: cannot save the record to %s: %s", t.code, path, e)
+        games = [{"game": i + 1, **{k: v for k, v in game_summary(st).items() if k != "tribute"}} for i, st in enumerate(t.finals)]
+        self.broadcast({"type": "match_over", "games": games, "totals": match_totals(t.finals), "seed": t.seed,
+                        "seed_sha256": t.seed_sha256, "record": f"{self.server.base_url}/t/{t.code}/record"})
+
+
+class TableServer:
+    """Tables and their clients on one aiohttp application (see the module's docstring)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 8765, *, limits: Limits | None = None,
+                 record_dir: str | os.PathLike[str] | None = ".", public_url: str | None = None) -> None:
+        self.limits = limits or Limits()
+        self.record_dir = None if record_dir is None else Path(record_dir)
+        self.public_url = public_url
+        self.host = host
+        self.listening_on(port)
+        self.rooms: dict[str, Room] = {}
+        self.conns: set[Conn] = set()
+
+    def listening_on(self, port: int) -> None:
+        """The port the server listens on (known once it is bound, when port 0 was asked for)."""
+        self.port = port
+        self.answers = Answers(self.host, port, self.public_url)
+        host = self.host
+        self.base_url = (self.public_url or f"http://{_url_host('127.0.0.1' if _is_wildcard(host) else host)}:{port}").rstrip("/")
+
+    # ------------------------------------------------------------------ tables
+    def open_table(self, rules: TableRules, *, people: set[int] | None = None, bots: str = "heuristic",
+                   timer: float | None = None, between: float = DEFAULT_BETWEEN_S, seed: str | None = None) -> Room:
+        """A new table (raises TableError ``too_many`` over the limit). Its driver starts with the server."""
+        if len(self.rooms) >= self.limits.tables:
+            raise TableError(ErrorCode.TOO_MANY, f"this server holds at most {self.limits.tables} tables")
+        table = Table(rules, new_code(set(self.rooms)), seed=seed if seed is not None else new_seed(), people=people, bots=bots)
+        room = Room(self, table, timer=timer, between=between)
+        self.rooms[table.code] = room
+        with contextlib.suppress(RuntimeError):  # (no running loop yet: started with the app)
+            self._run(room)
+        return room
+
+    def _run(self, room: Room) -> None:
+        if room.task is None:
+            room.task = asyncio.get_running_loop().create_task(room.drive())
+
+    def room_link(self, room: Room) -> str:
+        return f"{self.base_url}/t/{room.table.code}"
+
+    def seat_link(self, room: Room, seat: int) -> str:
+        return f"{self.room_link(room)}?token={room.table.seats[seat].token}"
+
+    # ------------------------------------------------------------------ the application
+    def make_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._check_host], client_max_size=16 * 1024)
+        app.add_routes([web.get("/", self.handle_index), web.get("/t/{code}", self.handle_table),
+                        web.get("/t/{code}/record", self.handle_record), web.get("/ws", self.handle_websocket)])
+        app.on_startup.append(self._on_startup)
+        app.on_shutdown.append(self._on_shutdown)
+        return app
+
+    async def _on_startup(self, app: web.Application) -> None:
+        for room in self.rooms.values():
+            self._run(room)
+
+    async def _on_shutdown(self, app: web.Application) -> None:
+        for room in self.rooms.values():
+            if room.task is not None:
+                room.task.cancel()
+        for c in list(self.conns):
+            c.drop()
+            with contextlib.suppress(Exception):
+                await c.ws.close()
+
+    @web.middleware
+    async def _check_host(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if not self.answers(request.headers.get("Host"), 443 if request.scheme == "https" else 80):
+            raise web.HTTPForbidden(text=(
+                f"gouji host: refused: this server answers to {self.base_url} only, not to the Host "
+                f"{request.headers.get('Host', '(none)')!r} (a page of another site can point its own name at this machine)\n"))
+        response: web.StreamResponse = await handler(request)
+        return response
+
+    def _check_origin(self, request: web.Request) -> None:
+        """A browser page's websocket must come from this server's own address (a page of another
+        site must not sit at a table); clients that are not browsers send no Origin."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return
+        parts = urlsplit(origin)
+        mine = _host_port(request.headers.get("Host", ""), 443 if request.scheme == "https" else 80)
+        theirs = _host_port(parts.netloc, 443 if parts.scheme == "https" else 80) if parts.scheme in ("http", "https") else None
+        if theirs is None or mine is None or theirs != mine:
+            raise web.HTTPForbidden(text=f"gouji host: refused: a websocket from the page {origin[:200]!r}, not from this server\n")
+
+    def _room(self, code: str) -> Room:
+        room = self.rooms.get(normal_code(code))
+        if room is None:
+            raise web.HTTPNotFound(text=json.dumps({"error": str(ErrorCode.NO_SUCH_TABLE), "message": "no table has that code"}),
+                                   content_type="application/json")
+        return room
+
+    async def handle_index(self, request: web.Request) -> web.Response:
+        return web.json_response({"server": "gouji-table", "protocol": PROTOCOL,
+                                  "join": "gouji join CODE (the code the host printed)"})
+
+    async def handle_table(self, request: web.Request) -> web.Response:
+        room = self._room(request.match_info["code"])
+        t = room.table
+        info = {"protocol": PROTOCOL, "code": t.code, "ruleset": t.rules.name, "seats": [s.to_json() for s in t.seats.values()],
+                "started": t.started, "game": t.game_in_match if t.started else 0, "games": t.length,
+                "seed_sha256": t.seed_sha256, "websocket": "ws" + self.base_url[4:] + "/ws"}
+        return web.json_response(info, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    async def handle_record(self, request: web.Request) -> web.Response:
+        room = self._room(request.match_info["code"])
+        if room.record_text is None:
+            return web.json_response({"error": "match_not_over", "message": "the record is given once the match is over"},
+                                     status=409)
+        return web.Response(text=room.record_text, content_type="application/json")
+
+    # ------------------------------------------------------------------ a connection
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        self._check_origin(request)
+        ws = web.WebSocketResponse(max_msg_size=4 * self.limits.message_bytes, heartbeat=30)
+        await ws.prepare(request)
+        conn = Conn(ws, self.limits)
+        writer = asyncio.get_running_loop().create_task(conn.write())
+        try:
+            if len(self.conns) >= self.limits.connections:
+                conn.send(TableError(ErrorCode.TOO_MANY, f"this server takes at most {self.limits.connections} connections").to_json())
+                conn.drop()
+                return ws
+            self.conns.add(conn)
+            await self._serve(conn)
+        finally:
+            self.conns.discard(conn)
+            self._gone(conn)
+            conn.drop()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 5)
+            if not ws.closed:
+                with contextlib.suppress(Exception):
+                    await ws.close()
+        return ws
+
+    async def _read(self, conn: Conn, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next message as a JSON object; None when the socket closed. An unreadable or unwanted
+        message is answered with an error and skipped."""
+        while True:
+            try:
+                msg = await asyncio.wait_for(conn.ws.receive(), timeout)
+            except TimeoutError:
+                return None
+            if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR) or conn.dropped:
+                return None
+            if msg.type != WSMsgType.TEXT:
+                conn.send(TableError(ErrorCode.BAD_JSON, "send JSON text frames").to_json())
+                continue
+            data = msg.data
+            if len(data.encode("utf-8", "surrogatepass")) > self.limits.message_bytes:
+                conn.send(TableError(ErrorCode.TOO_BIG, f"a message is at most {self.limits.message_bytes} bytes").to_json())
+                conn.drop()
+                return None
+            if conn.throttle.delay(1) > 0:
+                conn.throttle.tokens += 1  # (a dropped message costs nothing)
+                conn.send(TableError(ErrorCode.RATE_LIMITED, f"at most {self.limits.messages_per_s:g} messages a second").to_json())
+                continue
+            try:
+                obj = json.loads(data)
+            except ValueError:
+                obj = None
+            if not isinstance(obj, dict):
+                conn.send(TableError(ErrorCode.BAD_JSON, "a message is one JSON object with a \"type\"").to_json())
+                continue
+            return obj
+
+    async def _serve(self, conn: Conn) -> None:
+        hello = await self._read(conn, self.limits.hello_s)
+        if hello is None:
+            return
+        try:
+            self._hello(conn, hello)
+        except TableError as e:
+            conn.send(e.to_json(_request_id(hello)))
+            conn.drop()
+            return
+        while (msg := await self._read(conn)) is not None:
+            try:
+                self._request(conn, msg)
+            except TableError as e:
+                conn.send(e.to_json(_request_id(msg)))
+
+    def _hello(self, conn: Conn, msg: dict[str, Any]) -> None:
+        if msg.get("type") != "hello":
+            raise TableError(ErrorCode.HELLO_FIRST, "the first message must be a hello")
+        if msg.get("protocol", PROTOCOL) != PROTOCOL:
+            raise TableError(ErrorCode.PROTOCOL, f"this server speaks protocol {PROTOCOL}")
+        code = msg.get("code")
+        room = self.rooms.get(normal_code(code)) if isinstance(code, str) else None
+        if room is None:
+            raise TableError(ErrorCode.NO_SUCH_TABLE, "no table has that code")
+        t = room.table
+        seat: Seat | None = None
+        back: list[AutoWhy] = []
+        if msg.get("watch"):
+            if sum(1 for c in room.conns if c.seat is None) >= self.limits.spectators:
+                raise TableError(ErrorCode.TOO_MANY, f"a table takes at most {self.limits.spectators} spectators")
+        elif "token" in msg:
+            seat = t.seat_of_token(msg["token"]) if isinstance(msg["token"], str) else None
+            if seat is None:
+                raise TableError(ErrorCode.BAD_TOKEN, "that token is no seat's of this table")
+            for other in [c for c in room.conns if c.seat is seat]:  # the same person on a new connection: the old one goes
+                other.seat = None
+                other.drop()
+            back = t.sit(seat, clean_name(msg.get("name")))
+        else:
+            wanted = msg.get("seat")
+            if wanted is not None and (not isinstance(wanted, int) or isinstance(wanted, bool)):
+                raise TableError(ErrorCode.BAD_MESSAGE, "'seat' must be a seat number")
+            seat = t.free_seat(wanted)
+            back = t.sit(seat, clean_name(msg.get("name")))
+        conn.room, conn.seat = room, seat
+        room.conns.add(conn)
+        conn.send({"type": "welcome", "protocol": PROTOCOL, "code": t.code, "role": "spectator" if seat is None else "player",
+                   "seat": conn.seat_number, "token": None if seat is None else seat.token,
+                   "name": None if seat is None else seat.name, "seats": t.n_seats, "games": t.length,
+                   "timer_s": room.timer, "server": "gouji-table", "limits": self.limits.to_json(), **_request_echo(msg)})
+        conn.send({"type": "ruleset", "name": t.rules.name, "path": Path(t.rules.path).name, "text": t.rules.text,
+                   "sha256": _sha(t.rules.text)})
+        conn.send({"type": "seed", "sha256": t.seed_sha256, "scheme": SEED_SCHEME})
+        room.broadcast(room.table_json())
+        for why in back:
+            assert seat is not None
+            room.announce_auto(seat, False, why)
+        if not t.started and seat is not None and not t.people_waited_for:
+            self._start(room)
+        else:
+            room.send_state(conn, full=True)
+        room.wake.set()
+
+    def _start(self, room: Room) -> None:
+        room.table.start()
+        room.broadcast(room.table_json())
+        room.broadcast_state()
+        room.wake.set()
+
+    def _gone(self, conn: Conn) -> None:
+        room, seat = conn.room, conn.seat
+        if room is None:
+            return
+        room.conns.discard(conn)
+        conn.room = None
+        if seat is not None and not any(c.seat is seat for c in room.conns):
+            if room.table.leave(seat):
+                room.announce_auto(seat, True, AutoWhy.DISCONNECTED)
+            elif seat.who == Who.PLAYER and not room.table.started:
+                seat.who, seat.name = Who.FREE, None  # (left before the start: the seat is free again)
+        room.broadcast(room.table_json())
+        room.wake.set()
+
+    def _request(self, conn: Conn, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        room = conn.room
+        assert room is not None
+        t = room.table
+        rid = _request_echo(msg)
+        if kind == "ping":
+            conn.send({"type": "pong", **rid})
+            return
+        if kind == "view":
+            if not t.started:
+                raise TableError(ErrorCode.NOT_STARTED, "the table has not started")
+            if t.started:
+                conn.send({**room.state_json(conn, full=True), **rid})
+            return
+        if kind == "bye":
+            conn.drop()
+            return
+        if kind not in _SEATED_ONLY:
+            raise TableError(ErrorCode.BAD_MESSAGE, f"unknown message type {str(kind)[:40]!r}")
+        seat = conn.seat
+        if seat is None:
+            raise TableError(ErrorCode.NOT_SEATED, "spectators may not do that")
+        getattr(self, f"_on_{kind}")(conn, room, seat, msg, rid)
+
+    def _on_start(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
+        if not room.table.started:
+            self._start(room)
+
+    def _on_move(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
+        t = room.table
+        if seat.auto and seat.connected:  # a move from a player in 托管: he is back
+            seat.auto = False
+            room.announce_auto(seat, False, AutoWhy.BACK)
+        mv = t.move(seat.number, msg.get("move"), msg.get("at"))
+        room.broadcast_state({"seat": seat.number, "move": mv.text(t.graph.model), "by": "player", **rid})
+        room.wake.set()
+
+    def _on_legal(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
+        t = room.table
+        limit = msg.get("limit", 200)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise TableError(ErrorCode.BAD_MESSAGE, "'limit' must be a whole number")
+        st = t._playing()
+        moves = st.legal_moves() if st.to_act == seat.number else []
+        conn.send({"type": "legal", **legal_json(moves, st.model, min(limit, self.limits.legal_moves)), **rid})
+
+    def _on_why(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
+        conn.send({"type": "why", **room.table.why(seat.number, msg.get("move")), **rid})
+
+    def _on_hint(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
+        import random
+        st = room.table._playing()
+        move = None
+        if st.to_act == seat.number:
+            moves = st.legal_moves()
+            if moves:
+                move = HeuristicBot(random.Random(0)).choose(st, moves).text(st.model)
+        conn.send({"type": "hint", "move": move, "by": "heuristic", **rid})
+
+    def _on_auto(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
+        on = msg.get("on")
+        if not isinstance(on, bool):
+            raise TableError(ErrorCode.BAD_MESSAGE, "'on' must be true or false")
+        if seat.auto != on:
+            seat.auto = on
+            room.announce_auto(seat, on, AutoWhy.ASKED if on else AutoWhy.BACK)
+
+    def _on_next(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
+        seat.ready = True
+        room.wake.set()
+
+    # ------------------------------------------------------------------ running
+    def listening_lines(self) -> list[str]:
+        """What ``gouji host`` prints when it listens: each table's code and links, who may connect."""
+        lines = []
+        for room in self.rooms.values():
+            t = room.table
+            people = [s.number for s in t.seats.values() if s.people]
+            lines.append(f"gouji host: table {t.code} ({t.rules.name}, {t.length} game{'s' if t.length != 1 else ''} a match): "
+                         f"gouji join {self.room_link(room)}")
+            for s in people:
+                lines.append(f"  seat {s}: {self.seat_link(room, s)}")
+            lines.append(f"  seed sha256 {t.seed_sha256} (the seed is shown after the match)")
+        if _is_loopback(self.host):
+            lines.append(f"  listening on {_url_host(self.host)}:{self.port}: this machine only (--host 0.0.0.0 serves every network)")
+        elif _is_wildcard(self.host):
+            lines.append(f"  listening on every network this machine is on, port {self.port} (--host {self.host})")
+        else:
+            lines.append(f"  listening on {_url_host(self.host)}:{self.port} (--host)")
+        lines.append("  no login: anyone with the code or a link who can reach this server can join (a seat link "
+                     "takes that seat); bots fill the free seats when a player starts; Ctrl+C stops the server")
+        return lines
+
+
+def _request_id(msg: dict[str, Any]) -> Any:
+    rid = msg.get("id")
+    if isinstance(rid, (int, str)) and not isinstance(rid, bool) and len(str(rid)) <= 64:
+        return rid
+    return None
+
+
+def _request_echo(msg: dict[str, Any]) -> dict[str, Any]:
+    rid = _request_id(msg)
+    return {} if rid is None else {"id": rid}
+
+
+def _sha(text: str) -> str:
+    import hashlib
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+__all__ = ["TableServer", "Room", "Conn", "DEFAULT_BETWEEN_S"]

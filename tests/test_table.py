@@ -1,0 +1,352 @@
+"""The club table (issue 27): `gouji host`'s server with several clients in one process on loopback.
+
+Every wait is on a message (bounded: the client's receive has a timeout), never a fixed sleep; the
+bots are the heuristic (instant); matches are two games (a house ruleset on qingdao: tribute and
+teammates' hands shown at ten cards) so the suite stays fast.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+aiohttp = pytest.importorskip("aiohttp", reason="the table server needs aiohttp (the web extra)")
+from aiohttp.test_utils import TestServer  # noqa: E402
+from click.testing import CliRunner  # noqa: E402
+
+from gouji_dsl.engine.records import check_record, parse_record, record_graph  # noqa: E402
+from gouji_dsl.tools.cli import cli  # noqa: E402
+from gouji_dsl.tools.cli_host import read_seats, table_rules  # noqa: E402
+from gouji_dsl.tools.table.client import TableClient, TableClosed, parse_address  # noqa: E402
+from gouji_dsl.tools.table.protocol import Limits, visible_event  # noqa: E402
+from gouji_dsl.tools.table.server import Room, TableServer  # noqa: E402
+
+HOUSE = """\
+ruleset: club-house
+extends: qingdao
+title: a club's house rules (qingdao, two games a match)
+settings:
+  match_games:
+    value: 2
+    says: "A match is two games at this club."
+"""
+FAST = Limits(messages_per_s=100_000, burst=100_000)
+WAIT = 60.0  # the longest any one message is waited for (a loaded machine); normally milliseconds
+
+
+class Served:
+    def __init__(self, server: TableServer, room: Room, port: int) -> None:
+        self.server, self.room, self.port = server, room, port
+
+    @property
+    def link(self) -> str:
+        return self.server.room_link(self.room)
+
+    async def join(self, **kw: Any) -> TableClient:
+        return await TableClient.connect(self.link, timeout=WAIT, **kw)
+
+
+def serve(test: Callable[[Served], Awaitable[None]], ruleset: str = "online", *, limits: Limits = FAST,
+          record_dir: Path | None = None, **table: Any) -> None:
+    async def main() -> None:
+        server = TableServer("127.0.0.1", 0, limits=limits, record_dir=record_dir)
+        room = server.open_table(table_rules(ruleset), **{"between": 0.0, "seed": "club", **table})
+        ts = TestServer(server.make_app(), host="127.0.0.1", port=0)
+        await ts.start_server()
+        assert ts.port is not None
+        server.listening_on(ts.port)
+        try:
+            await asyncio.wait_for(test(Served(server, room, ts.port)), 4 * WAIT)
+        finally:
+            await ts.close()
+    asyncio.run(main())
+
+
+async def play_to_the_end(c: TableClient, *, ask_why: bool = False) -> dict[str, Any]:
+    """A scripted player: the first legal move whenever it is his turn, ready at once after each
+    game; returns the match_over message."""
+    asked = False
+    while True:
+        m = await c.receive("state", "game_over", "match_over", timeout=WAIT)
+        if m["type"] == "match_over":
+            return m
+        if m["type"] == "game_over":
+            await c.send({"type": "next"})
+        elif m.get("your_turn"):
+            move = m["legal"]["moves"][0]
+            if ask_why and not asked:
+                asked = True
+                why = await c.ask("why", move=move, timeout=WAIT)
+                assert why["type"] == "why" and why["legal"] is True and why["sentence"].startswith(move), why
+                hint = await c.ask("hint", timeout=WAIT)
+                assert hint["move"] is not None
+                legal = await c.ask("legal", timeout=WAIT)
+                assert move in legal["moves"]
+            await c.move(move, at=m["seq"])
+
+
+# ------------------------------------------------------------------------------ what a seat may be told
+def walk(x: Any, path: tuple = ()) -> Any:
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield path + (k,), k, v
+            yield from walk(v, path + (k,))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from walk(v, path + (i,))
+
+
+def _check_event(e: dict[str, Any], seat: int | None) -> None:
+    kind = e.get("type")
+    if kind == "deal":
+        assert set(e) <= {"type", "game_number", "redeal"}, e
+    if kind in ("transfer", "discard") and seat not in (e.get("giver"), e.get("receiver"), e.get("seat")):
+        assert e["cards"] is None, (seat, e)
+    if kind == "move":
+        parts = e["move"].split()
+        if parts[1] in ("return", "discard") and parts[0] != str(seat):
+            assert len(parts) == 2, (seat, e)
+
+
+def _check_view(view: dict[str, Any], seat: int | None) -> None:
+    assert view["seat"] == seat
+    if seat is None:
+        assert view["hand"] is None
+    for t, info in view["others"].items():
+        if "hand" in info:  # qingdao's view.teammates-advise: a teammate's hand at ten cards or fewer
+            assert seat is not None and int(t) != seat and info["team"] == (1 if seat % 2 else 2), (seat, t, info)
+            assert sum(ch.isdigit() or ch.isupper() for ch in info["hand"]) <= 10, info
+
+
+def assert_private(messages: list[dict[str, Any]], seat: int | None) -> None:
+    """No message to ``seat`` (None: a spectator) carries another seat's hidden cards: no deal's
+    hands, no seed before the match is over, another seat's hand only where the ruleset shows it,
+    a transfer's or return's cards only to the seats that gave or got them."""
+    for m in messages:
+        for path, key, _value in walk(m):
+            assert key != "hands", (seat, m["type"], path)
+            if key == "seed":
+                assert m["type"] == "match_over" and path == ("seed",), (seat, m["type"], path)
+        if m["type"] == "state":
+            _check_view(m["view"], seat)
+            for e in m["events"]:
+                _check_event(e, seat)
+            assert ("legal" in m) == bool(m["your_turn"]) and (seat is not None or not m["your_turn"])
+        if m["type"] == "game_over":
+            for e in m["tribute"]:
+                _check_event(e, seat)
+
+
+def test_a_whole_match_with_tribute_between_bots_and_two_players_with_a_spectator(tmp_path):
+    """Two scripted players and four bots play a match of two games on the host's own ruleset file
+    (its text travels with the table); tribute is paid before the second game; a spectator watches;
+    no message carries a hidden card; the seed revealed matches the hash sent before the first deal;
+    the saved record replays with --check."""
+    house = tmp_path / "house.yaml"
+    house.write_text(HOUSE, encoding="utf-8")
+    records = tmp_path / "records"
+
+    async def test(s: Served) -> None:
+        watcher = await s.join(watch=True)
+        a = await s.join(name="Li")
+        b = await s.join(name="Wang")
+        assert (a.seat, b.seat, watcher.seat) == (1, 2, None) and a.token and a.token != b.token
+        assert watcher.welcome["role"] == "spectator" and watcher.token is None
+        ruleset = await a.receive("ruleset")
+        assert ruleset["text"] == HOUSE and ruleset["sha256"] == hashlib.sha256(HOUSE.encode()).hexdigest()
+        commit = (await a.receive("seed"))["sha256"]
+        results = await asyncio.gather(play_to_the_end(a, ask_why=True), play_to_the_end(b),
+                                       watcher.receive("match_over", timeout=4 * WAIT))
+        over = results[0]
+        assert hashlib.sha256(over["seed"].encode()).hexdigest() == commit == over["seed_sha256"]
+        assert [g["game"] for g in over["games"]] == [1, 2] and over["totals"]
+        # the tribute of game 2 (qingdao's fall tribute at least): told to everyone, the cards only to those involved
+        game2 = [m for m in a.messages if m["type"] == "game_over"][1]
+        assert game2["tribute"], game2
+        starts = [m for m in a.messages if m["type"] == "state" and m["full"]]
+        assert len(starts) == 2  # one full state per game
+        seen_seats = {m["view"]["seat"] for m in watcher.messages if m["type"] == "state"}
+        assert seen_seats == {None}
+        for c, seat in ((a, 1), (b, 2), (watcher, None)):
+            assert_private(c.messages, seat)
+        # somebody saw a teammate's hand at ten cards (qingdao's 挑牌 rule), so the check above was exercised
+        assert any("hand" in info for m in a.messages + b.messages if m["type"] == "state" for info in m["view"]["others"].values())
+        async with aiohttp.ClientSession() as http, http.get(over["record"]) as r:
+            assert r.status == 200
+            text = await r.text()
+        for c in (a, b, watcher):
+            await c.close()
+        saved = list(records.glob(f"table-{s.room.table.code}-*.json"))
+        assert len(saved) == 1 and saved[0].read_text(encoding="utf-8") == text
+        record = parse_record(text, str(saved[0]))
+        assert record.ruleset_text == HOUSE and record.bots[1] == "human" and record.bots[3] == "heuristic"
+        assert len(check_record(record_graph(record), record)) == 2
+
+    serve(test, str(house), people={1, 2}, record_dir=records)
+    saved = next(records.glob("table-*.json"))
+    res = CliRunner().invoke(cli, ["replay", "--check", str(saved)])
+    assert res.exit_code == 0 and ": ok" in res.output, res.output
+
+
+def test_a_dropped_player_is_played_by_his_bot_and_takes_his_seat_back_with_his_token():
+    async def test(s: Served) -> None:
+        watcher = await s.join(watch=True)
+        a = await s.join(name="Li")
+        first = await a.receive("state")
+        assert first["full"]
+        token = a.token
+        await a.session.close()  # the terminal is killed: the connection drops without a close frame
+        auto = await watcher.receive("auto", timeout=WAIT)
+        assert auto == {"type": "auto", "seat": 1, "on": True, "why": "disconnected"}
+        await watcher.receive("state", timeout=WAIT, where=lambda m: (m.get("last") or {}).get("seat") == 1
+                              and m["last"]["by"] == "bot")  # his bot moved for him: the table did not wait
+        back = await TableClient.connect(s.link, token=token, timeout=WAIT)
+        assert back.seat == 1 and back.token == token
+        state = await back.receive("state", timeout=WAIT)
+        assert state["full"] and state["seq"] == s.room.table.seq or state["seq"] <= s.room.table.seq
+        assert state["view"]["hand"] == s.room.table.state.view(1)["hand"] or state["seq"] < s.room.table.seq
+        again = await watcher.receive("auto", timeout=WAIT)
+        assert again == {"type": "auto", "seat": 1, "on": False, "why": "back"}
+        over = await play_to_the_end(back)
+        assert over["type"] == "match_over"
+        assert_private(back.messages, 1)
+        assert_private(watcher.messages, None)
+        await back.close()
+        await watcher.close()
+
+    serve(test, people={1})
+
+
+def test_a_player_out_of_time_is_played_by_his_bot_until_he_is_back():
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        auto = await a.receive("auto", timeout=WAIT)  # he never moves
+        assert auto == {"type": "auto", "seat": 1, "on": True, "why": "timer"}
+        await a.receive("state", timeout=WAIT, where=lambda m: (m.get("last") or {}).get("seat") == 1)
+        await a.send({"type": "auto", "on": False})
+        assert (await a.receive("auto", timeout=WAIT))["why"] == "back"
+        table = await a.receive("table", timeout=WAIT)
+        assert table["seats"][0]["auto"] is False
+        await a.close()
+
+    serve(test, people={1}, timer=0.05)
+
+
+def test_bad_and_out_of_turn_messages_get_a_stable_code_and_change_nothing():
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        assert (await a.ask("move", move="pass"))["code"] == "not_started"
+        watcher = await s.join(watch=True)
+        for text, code in (("{", "bad_json"), ("[1, 2]", "bad_json")):
+            await a.ws.send_str(text)
+            assert (await a.receive("error"))["code"] == code
+        assert (await a.ask("dance"))["code"] == "bad_message"
+        assert (await watcher.ask("start"))["code"] == "not_seated"
+        await a.send({"type": "start"})
+        state = await a.receive("state", where=lambda m: m["your_turn"])  # the bots moved up to his turn
+        seq, t = state["seq"], s.room.table
+        hand = t.state.view(1)["hand"]
+        assert (await watcher.ask("move", move="1 pass"))["code"] == "not_seated"
+        assert (await a.ask("move", move="2 pass"))["code"] == "not_your_turn"
+        bad = await a.ask("move", move="play XQ")
+        assert bad["code"] == "bad_move" and "X" in bad["message"]
+        illegal = await a.ask("move", move="play RRRRRRRR")
+        assert illegal["code"] == "illegal_move" and illegal["why"]["legal"] is False and illegal["why"]["reasons"]
+        assert (await a.ask("move", move=state["legal"]["moves"][0], at=seq - 1))["code"] == "stale"
+        assert (await a.ask("move", move=42))["code"] == "bad_message"
+        assert (await a.ask("why", move="2 pass"))["code"] == "not_your_turn"
+        assert t.seq == seq and t.state.view(1)["hand"] == hand and t.state.to_act == 1  # nothing changed
+        await a.send({"type": "view", "id": "v"})
+        now = await a.receive("state", where=lambda m: m.get("id") == "v")
+        assert now["full"] and now["seq"] == seq
+        assert now["view"]["hand"] == hand
+        with pytest.raises(TableClosed) as refused:
+            await TableClient.connect(s.link, seat=2, timeout=WAIT)
+        assert refused.value.error is not None and refused.value.error["code"] == "no_free_seat"
+        for kw, code in (({"token": "x" * 32}, "bad_token"),):
+            with pytest.raises(TableClosed) as refused:
+                await TableClient.connect(s.link, timeout=WAIT, **kw)
+            assert refused.value.error is not None and refused.value.error["code"] == code
+        with pytest.raises(TableClosed) as refused:
+            await TableClient.connect(f"{s.server.base_url}/t/ZZZZ", timeout=WAIT)
+        assert refused.value.error is not None and refused.value.error["code"] == "no_such_table"
+        # a message over the size limit: too_big, and that socket closes; the table goes on
+        await a.ws.send_str(json.dumps({"type": "ping", "pad": "x" * FAST.message_bytes}))
+        assert (await a.receive("error"))["code"] == "too_big"
+        with pytest.raises(TableClosed):
+            await a.receive("pong", timeout=WAIT)
+        assert (await watcher.receive("auto", timeout=WAIT))["why"] == "disconnected"
+        assert_private(a.messages, 1)
+        await a.close()
+        await watcher.close()
+
+    serve(test, people={1, 2})
+
+
+def test_hello_first_and_the_rate_limit():
+    async def test(s: Served) -> None:
+        async with aiohttp.ClientSession() as http, http.ws_connect(f"http://127.0.0.1:{s.port}/ws") as ws:
+            await ws.send_str(json.dumps({"type": "ping"}))
+            err = json.loads((await ws.receive(timeout=WAIT)).data)
+            assert err["code"] == "hello_first"
+        a = await s.join(watch=True)
+        for _ in range(3):
+            await a.send({"type": "ping"})
+        assert (await a.receive("error"))["code"] == "rate_limited"
+        await a.close()
+
+    serve(test, limits=Limits(messages_per_s=0.001, burst=2.5))
+
+
+def test_the_host_header_and_a_foreign_pages_websocket_are_refused():
+    async def test(s: Served) -> None:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{s.port}/t/{s.room.table.code}", headers={"Host": "evil.example"}) as r:
+                assert r.status == 403
+            async with http.get(s.link) as r:
+                info = await r.json()
+                assert info["code"] == s.room.table.code and info["protocol"] == 1 and "token" not in json.dumps(info)
+            async with http.get(s.link + "/record") as r:
+                assert r.status == 409
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(f"http://127.0.0.1:{s.port}/ws", headers={"Origin": "http://evil.example"})
+            assert refused.value.status == 403
+
+    serve(test)
+
+
+def test_the_command_prints_the_code_the_links_and_says_there_is_no_login():
+    server = TableServer("127.0.0.1", 8765)
+    room = server.open_table(table_rules("online"), people={1, 3})
+    text = "\n".join(server.listening_lines())
+    code = room.table.code
+    assert f"gouji join http://127.0.0.1:8765/t/{code}" in text and "no login" in text and "this machine only" in text
+    assert f"?token={room.table.seats[1].token}" in text and room.table.seats[2].token not in text
+    assert room.table.seed not in text and room.table.seed_sha256 in text
+    assert parse_address(server.seat_link(room, 3)) == ("http://127.0.0.1:8765", code, room.table.seats[3].token)
+    assert parse_address(code.lower()) == ("http://127.0.0.1:8765", code, None)
+    assert read_seats("1, 3", 6) == {1, 3} and read_seats("all", 6) is None and read_seats("none", 6) == set()
+    with pytest.raises(ValueError):
+        read_seats("7", 6)
+    res = CliRunner().invoke(cli, ["host", "online", "--seats", "0"])
+    assert res.exit_code == 2 and "--seats" in res.output
+    res = CliRunner().invoke(cli, ["host", "no-such-ruleset"])
+    assert res.exit_code == 1
+    res = CliRunner().invoke(cli, ["host", "--help"])
+    assert res.exit_code == 0 and "no login" in res.output
+
+
+def test_what_a_seat_is_told_of_a_transfer_return_and_deal():
+    transfer = {"type": "transfer", "giver": 6, "receiver": 1, "cards": "RB 2", "rule": "tribute.fall"}
+    assert visible_event(transfer, 1) == transfer and visible_event(transfer, 6) == transfer
+    assert visible_event(transfer, 3) == {"type": "transfer", "giver": 6, "receiver": 1, "rule": "tribute.fall", "cards": None, "count": 3}
+    assert visible_event(transfer, None)["cards"] is None
+    ret = {"type": "move", "move": "1 return 3 4"}
+    assert visible_event(ret, 1) == ret and visible_event(ret, 2) == {"type": "move", "move": "1 return", "count": 2}
+    deal = {"type": "deal", "game_number": 2, "seed": "s:1", "hands": {"1": "R"}, "source": "random", "prev": {}}
+    assert visible_event(deal, 1) == {"type": "deal", "game_number": 2}

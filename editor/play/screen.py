@@ -189,12 +189,16 @@ class PlayScreen(Screen[None]):
                  record: GameRecord | str | os.PathLike[str] | None = None, *, hands: dict[int, Any] | None = None,
                  leader: int | None = None, speed: str = "normal", autopass: bool = True,
                  on_open_rule: Callable[[str, int], bool | None] | None = None, show_steps: bool = True,
-                 review: bool = False, name: str | None = None, id: str | None = None, classes: str | None = None):
+                 review: bool = False, source: PlaySession | None = None,
+                 name: str | None = None, id: str | None = None, classes: str | None = None):
         super().__init__(name=name, id=id, classes=classes)
-        if not isinstance(graph, RuleGraph):
+        if source is not None:  # a game source of its own (a seat at a club table: editor.play.remote)
+            graph = source.graph
+        elif not isinstance(graph, RuleGraph):
             graph = load_graph(graph)
         self.graph = graph
-        self.session = PlaySession(graph, seat=seat, seed=seed, bots=bots, hands=hands, leader=leader)
+        self.session = source if source is not None else PlaySession(graph, seat=seat, seed=seed, bots=bots, hands=hands,
+                                                                     leader=leader)
         self.initial_record = record
         self.speed_index = next((i for i, (n, _delay) in enumerate(SPEEDS) if n == speed), 2)
         self.autopass = autopass

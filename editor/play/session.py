@@ -189,49 +189,56 @@ def bot_choices() -> list[tuple[str, str]]:
     return [(f"{k.name} — {k.summary}", k.name) for k in BOTS.values()]
 
 
-class PlaySession:
-    """A test-play game (or match) of ``graph`` from seat ``seat`` against bots.
+class Timeline:
+    """What the play screen shows and asks, whoever plays the game (the seam between the screen and
+    its game source): a **timeline** of :class:`Entry` (a state per point of the game, each its own
+    copy) with a cursor, read by the seats, the trick, the log and the dialogs.
 
-    ``bots``: a bot spec of the registry (:data:`gouji_dsl.bots.BOTS`: ``heuristic``, ``ismcts``,
-    ``ismcts:200`` ...) for every other seat, ``A,B`` (odd seats, even seats, as in ``gouji
-    simulate``), or a dict seat → spec; a bad spec raises ValueError naming it.
-    ``hands`` (seat → cards or card text) deals a fixed first game; ``leader`` forces its first
-    leader. ``seed`` seeds the deals and the bots (``gouji simulate`` compatible)."""
+    Two sources fill it: :class:`PlaySession` (this process: the interpreter and the bots, undo,
+    records) and :class:`editor.play.remote.RemoteSession` (a seat at a club table: the table
+    server judges and sends views; ``remote`` is True and the screen sends moves instead of making
+    them). A source provides :meth:`legal` and :meth:`interpret`; the rest reads the timeline."""
 
-    def __init__(self, graph: RuleGraph, *, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
-                 hands: dict[int, Any] | None = None, leader: int | None = None):
+    #: moves go to a table server (the screen sends them; bots, undo, records are the server's)
+    remote: bool = False
+
+    def __init__(self, graph: RuleGraph, *, seat: int = 1, seed: Any = 0):
         self.graph = graph
         self.seat = seat
         self.seed = seed
-        n = graph.n_seats
-        if isinstance(bots, str):
-            per_seat = seat_bots(bots, n)
-            self.bot_names = {s: per_seat[s - 1] for s in range(1, n + 1) if s != seat}
-        else:
-            self.bot_names = {s: bots.get(s, "heuristic") for s in range(1, n + 1) if s != seat}
-            for name in self.bot_names.values():
-                parse_bot_spec(name)
         self.length = match_length(graph)
         self.probe = _Probe(graph)
         self.mode = "play"              # "play" or "replay" (a loaded record, nothing moves by itself)
         self.record_path: str | None = None
         self.saved_state: GameState | None = None  # the end of the timeline when the record was last saved
         self.last_illegal: str | None = None
+        self.bot_names: dict[int, str] = {}
         self._terms: dict[str, str | None] = {}
-        self._legal_cache: tuple[int, Sequence[Move]] | None = None
-        self._bots: dict[tuple[int, int], Any] = {}
-        fixed = None
-        if hands is not None:
-            text = {s: v for s, v in hands.items() if isinstance(v, str)}
-            parsed = hands_from_text(graph, text) if text else {}
-            fixed = {int(s): (parsed[int(s)] if isinstance(v, str) else list(v)) for s, v in hands.items()}
-        self.fixed_hands: dict[int, list[Card]] | None = fixed
-        self.leader = leader
-        first = new_game(graph, game_seed(seed, 0), hands=fixed, leader=leader)
-        self.entries: list[Entry] = [Entry(first, game_index=0)]
+        self.entries: list[Entry] = []
         self.cursor = 0
 
-    # ------------------------------------------------------------------ where we are
+    def legal(self) -> Sequence[Move]:
+        """Legal moves at the cursor."""
+        raise NotImplementedError
+
+    def interpret(self, text: str) -> Typed:
+        """What the text in the move box means now."""
+        raise NotImplementedError
+
+    @property
+    def unfinished(self) -> bool:
+        """Leaving now would lose a game nobody else keeps."""
+        return False
+
+    def seat_caption(self, seat: int) -> str:
+        """Who plays ``seat``, under its box: ``heuristic bot``."""
+        bot = self.bot_names.get(seat, "")
+        return _("{bot} bot").format(bot=bot) if bot else ""
+
+    def who_may_answer(self, state: GameState | None = None) -> tuple[list[int], list[int]]:
+        """The seats that may follow / burn the play on the table (none known here)."""
+        return [], []
+
     @property
     def entry(self) -> Entry:
         return self.entries[self.cursor]
@@ -258,19 +265,6 @@ class PlaySession:
         st = self.state
         return not st.over and st.to_act == self.seat
 
-    @property
-    def bots_to_move(self) -> bool:
-        """A bot is to act at the end of the timeline in play mode."""
-        st = self.state
-        return self.mode == "play" and self.live and not st.over and st.to_act is not None and st.to_act != self.seat
-
-    def legal(self) -> Sequence[Move]:
-        """Legal moves at the cursor (cached; a lazy sequence)."""
-        cache = self._legal_cache
-        if cache is None or cache[0] != id(self.state):
-            cache = self._legal_cache = (id(self.state), self.state.legal_moves())
-        return cache[1]
-
     def legal_verbs(self) -> set[str]:
         out = set()
         for m in self.legal():
@@ -281,7 +275,6 @@ class PlaySession:
         moves = self.legal()
         return bool(moves) and all(m.verb == "pass" for m in moves)
 
-    # ------------------------------------------------------------------ typing
     def default_verb(self, state: GameState | None = None) -> str:
         st = state or self.state
         if st.phase == "return":
@@ -299,6 +292,241 @@ class PlaySession:
         text = self.model.text(move.cards)
         return text if move.verb == self.default_verb(state) else f"{move.verb} {text}"
 
+    def describe_play(self, p: Play) -> str:
+        if not p.valid:
+            return _("{cards} is not a play: {why}").format(cards=p.text, why=p.why)
+        kinds = self.model.kinds
+        bits = [ngettext("{n} card", "{n} cards", p.count).format(n=p.count), _("rank {rank}").format(rank=card_word(kinds[p.rank]))]
+        if p.filler:
+            bits.append(_("{n} filler {rank}").format(n=p.filler, rank=card_word(kinds[self.model.filler])))
+        if p.jokers:
+            bits.append(ngettext("{n} joker", "{n} jokers", len(p.jokers)).format(n=len(p.jokers)))
+        if p.gouji:
+            bits.append(_("gouji play"))
+        return _(", ").join(bits)
+
+    def finals(self, upto: int | None = None) -> list[GameState]:
+        """The latest state of each game of the current match, up to the cursor (or ``upto``)."""
+        end = self.cursor if upto is None else upto
+        cur = self.entries[end].game_index
+        first = cur - cur % self.length
+        games: dict[int, GameState] = {}
+        for e in self.entries[:end + 1]:
+            if e.game_index >= first:
+                games[e.game_index] = e.state
+        return [games[i] for i in sorted(games)]
+
+    def scoreboard(self) -> list[tuple[int, dict[int, Any]]]:
+        """(game number, scores per seat) for every finished game of the current match."""
+        return [(st.game_number, dict(st.scores)) for st in self.finals() if st.over]
+
+    def match_summary(self, upto: int | None = None) -> list[GameSummary]:
+        """Every game of the current match so far (the last one possibly still being played)."""
+        return [summarize(st) for st in self.finals(upto)]
+
+    def match_totals(self, upto: int | None = None) -> dict[int, Any]:
+        """Running team totals over the finished games of the current match."""
+        totals: dict[int, Any] = {}
+        for g in self.match_summary(upto):
+            if g.over:
+                for t, v in g.team_scores.items():
+                    totals[t] = totals.get(t, 0) + v
+        return totals
+
+    @property
+    def match_over(self) -> bool:
+        """The last game of the match is over."""
+        st = self.state
+        return st.over and self.length > 1 and (self.game_index + 1) % self.length == 0
+
+    def next_game_label(self) -> str:
+        """What F10 deals now: ``game 3 of 5``, or ``a new match`` after the last game."""
+        if self.length <= 1:
+            return _("the next game")
+        nxt = self.game_index % self.length + 2
+        return (_("game {n} of {length}") if nxt <= self.length else _("a new match (game 1 of {length})")).format(
+            n=nxt, length=self.length)
+
+    def previous_game(self) -> GameState | None:
+        """The final state of the game before the current one in this match."""
+        fin = self.finals()
+        return fin[-2] if len(fin) >= 2 and self.state.prev is not None else None
+
+    def back(self) -> bool:
+        if self.cursor == 0:
+            return False
+        self.cursor -= 1
+        return True
+
+    def forward(self) -> bool:
+        if self.live:
+            return False
+        self.cursor += 1
+        return True
+
+    def trick_starts(self) -> list[int]:
+        """Timeline indexes where a trick (or a game) begins."""
+        out = []
+        for i, e in enumerate(self.entries):
+            if i == 0 or e.move is None or e.state.trick_no != self.entries[i - 1].state.trick_no:
+                out.append(i)
+        return out
+
+    def jump_trick(self, direction: int) -> bool:
+        """Back to the start of this trick (or the one before), or on to the next trick."""
+        starts = self.trick_starts()
+        if direction < 0:
+            before = [i for i in starts if i < self.cursor]
+            if not before:
+                return False
+            self.cursor = before[-1]
+        else:
+            after = [i for i in starts if i > self.cursor]
+            self.cursor = after[0] if after else len(self.entries) - 1
+        return True
+
+    def goto(self, index: int) -> None:
+        self.cursor = max(0, min(index, len(self.entries) - 1))
+
+    def headless(self, seat: int) -> bool:
+        st = self.state
+        v = self.probe.ask("headless", st, seat)
+        if v is None:
+            return not st.is_active(st.opposite(seat)) and st.is_active(seat)
+        return v and st.is_active(seat)
+
+    def scramble(self, state: GameState | None = None) -> bool:
+        return bool(self.probe.ask("scramble", state or self.state))
+
+    def scramble_started(self, index: int | None = None) -> bool:
+        """The four-way scramble began with entry ``index`` (default: the cursor)."""
+        i = self.cursor if index is None else index
+        if i <= 0 or self.entries[i].move is None:
+            return False
+        return self.scramble(self.entries[i].state) and not self.scramble(self.entries[i - 1].state)
+
+    def flag_changes(self, index: int | None = None) -> list[tuple[str, int, bool]]:
+        """Ruleset flags (``opened``, ``dead_gouji`` ...) that entry ``index`` set (True) or cleared
+        (False), as (flag, seat, set)."""
+        i = self.cursor if index is None else index
+        if i <= 0 or self.entries[i].move is None:
+            return []
+        before, after = self.entries[i - 1].state.flags, self.entries[i].state.flags
+        out = []
+        for name in sorted(set(before) | set(after)):
+            b, a = before.get(name, set()), after.get(name, set())
+            out += [(name, seat, True) for seat in sorted(a - b)] + [(name, seat, False) for seat in sorted(b - a)]
+        return out
+
+    def flag_rule(self, name: str) -> Any:
+        """The first rule that marks flag ``name`` (its sentence explains the term), or None."""
+        return next((n for n in self.graph.nodes if n.effect == "mark" and n.expr == name), None)
+
+    def flag_term(self, name: str) -> str | None:
+        """The Chinese term for flag ``name``: from the sentence of the rule that marks it, else from
+        any rule or setting sentence that names it ("dead gouji (够死级)", "declare the point (宣点)")."""
+        if name in self._terms:
+            return self._terms[name]
+        rule = self.flag_rule(name)
+        term = term_of(rule.says) if rule is not None else None
+        if term is None:
+            words = name.replace("_", " ")
+            stems = [words] + ([words[:-1], words[:-2]] if words.endswith("ed") else [])
+            says = [n.says for n in self.graph.nodes if n.says]
+            if self.graph.resolved is not None:
+                says += [v.says for v in self.graph.resolved.settings.values() if v.says]
+            for stem in stems:
+                pat = re.compile(re.escape(stem) + r"[a-z]*(?: [a-z]+){0,3} ?[(（]([\u3400-\u9fff][^)）]*)[)）]", re.I)
+                term = next((m.group(1) for t in says if (m := pat.search(t))), None)
+                if term:
+                    break
+        self._terms[name] = term
+        return term
+
+    def definition_says(self, name: str) -> str | None:
+        spec = self.graph.resolved.definitions.get(name) if self.graph.resolved is not None else None
+        return spec.says if spec is not None else None
+
+    def count_rule(self) -> tuple[str, str] | None:
+        """How a hidden card count becomes visible: (short, full) from the ruleset's ``see_count``
+        rule, its settings written out: ("shown at ≤ 10", "view.count-at-ten: hand_size(target) <= 10 — ...")."""
+        node = next((n for n in self.graph.nodes if n.hook == "see_count"), None)
+        if node is None:
+            return None
+        expr = re.sub(r"settings\.(\w+)", lambda m: _setting_text(self.graph.settings.get(m.group(1), m.group(0))),
+                      node.expr)
+        m = re.fullmatch(r"\s*hand_size\(target\)\s*(<=|<)\s*(\d+)\s*", expr)
+        short = (_("shown at ≤ {n}").format(n=int(m.group(2)) - (1 if m.group(1) == '<' else 0)) if m
+                 else _("shown when {expr}").format(expr=expr))
+        return short, f"{node.id}: {expr}" + (f" — {node.sentence()}" if node.says else "")
+
+    def trick_events(self) -> list[dict[str, Any]]:
+        """The events of the trick on the table (since the last trick began)."""
+        rec = self.state.record
+        start = 0
+        for i in range(len(rec) - 1, -1, -1):
+            if rec[i]["type"] in ("trick_won", "first_leader", "deal"):
+                start = i + 1
+                break
+        return rec[start:]
+
+    def new_events(self, index: int | None = None) -> list[dict[str, Any]]:
+        """Events that entry ``index`` (default: the cursor) added to the record."""
+        i = self.cursor if index is None else index
+        e = self.entries[i]
+        if e.move is None:
+            return list(e.state.record)
+        prev = self.entries[i - 1].state.record
+        return e.state.record[len(prev):]
+
+
+class PlaySession(Timeline):
+    """A test-play game (or match) of ``graph`` from seat ``seat`` against bots.
+
+    ``bots``: a bot spec of the registry (:data:`gouji_dsl.bots.BOTS`: ``heuristic``, ``ismcts``,
+    ``ismcts:200`` ...) for every other seat, ``A,B`` (odd seats, even seats, as in ``gouji
+    simulate``), or a dict seat → spec; a bad spec raises ValueError naming it.
+    ``hands`` (seat → cards or card text) deals a fixed first game; ``leader`` forces its first
+    leader. ``seed`` seeds the deals and the bots (``gouji simulate`` compatible)."""
+
+    def __init__(self, graph: RuleGraph, *, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
+                 hands: dict[int, Any] | None = None, leader: int | None = None):
+        super().__init__(graph, seat=seat, seed=seed)
+        n = graph.n_seats
+        if isinstance(bots, str):
+            per_seat = seat_bots(bots, n)
+            self.bot_names = {s: per_seat[s - 1] for s in range(1, n + 1) if s != seat}
+        else:
+            self.bot_names = {s: bots.get(s, "heuristic") for s in range(1, n + 1) if s != seat}
+            for name in self.bot_names.values():
+                parse_bot_spec(name)
+        self._legal_cache: tuple[int, Sequence[Move]] | None = None
+        self._bots: dict[tuple[int, int], Any] = {}
+        fixed = None
+        if hands is not None:
+            text = {s: v for s, v in hands.items() if isinstance(v, str)}
+            parsed = hands_from_text(graph, text) if text else {}
+            fixed = {int(s): (parsed[int(s)] if isinstance(v, str) else list(v)) for s, v in hands.items()}
+        self.fixed_hands: dict[int, list[Card]] | None = fixed
+        self.leader = leader
+        first = new_game(graph, game_seed(seed, 0), hands=fixed, leader=leader)
+        self.entries = [Entry(first, game_index=0)]
+
+    # ------------------------------------------------------------------ where we are
+    @property
+    def bots_to_move(self) -> bool:
+        """A bot is to act at the end of the timeline in play mode."""
+        st = self.state
+        return self.mode == "play" and self.live and not st.over and st.to_act is not None and st.to_act != self.seat
+
+    def legal(self) -> Sequence[Move]:
+        """Legal moves at the cursor (cached; a lazy sequence)."""
+        cache = self._legal_cache
+        if cache is None or cache[0] != id(self.state):
+            cache = self._legal_cache = (id(self.state), self.state.legal_moves())
+        return cache[1]
+
+    # ------------------------------------------------------------------ typing
     def interpret(self, text: str) -> Typed:
         """Read what the player typed: cards (``RR TTT``: a play, or a burn / return when that is
         what is asked), a verb with its argument (``pass``, ``burn RR TTT``, ``choose head``,
@@ -354,21 +582,13 @@ class PlaySession:
         if mv.cards is not None:
             t.play = self.model.classify(mv.cards)
         if not st.over:
-            t.explanation = explain(st, mv)
+            t.explanation = self.judge(mv)
         return t
 
-    def describe_play(self, p: Play) -> str:
-        if not p.valid:
-            return _("{cards} is not a play: {why}").format(cards=p.text, why=p.why)
-        kinds = self.model.kinds
-        bits = [ngettext("{n} card", "{n} cards", p.count).format(n=p.count), _("rank {rank}").format(rank=card_word(kinds[p.rank]))]
-        if p.filler:
-            bits.append(_("{n} filler {rank}").format(n=p.filler, rank=card_word(kinds[self.model.filler])))
-        if p.jokers:
-            bits.append(ngettext("{n} joker", "{n} jokers", len(p.jokers)).format(n=len(p.jokers)))
-        if p.gouji:
-            bits.append(_("gouji play"))
-        return _(", ").join(bits)
+    def judge(self, move: Move) -> Explanation:
+        """Whether ``move`` is legal at the cursor, and the rules that decide it (the interpreter's
+        :func:`explain`; a table's seat asks the server instead)."""
+        return explain(self.state, move)
 
     # ------------------------------------------------------------------ moving
     def _push(self, state: GameState, move: Move | None, by: str, game_index: int | None = None) -> None:
@@ -521,53 +741,6 @@ class PlaySession:
         self._push(new, None, "", idx)
         return new
 
-    def finals(self, upto: int | None = None) -> list[GameState]:
-        """The latest state of each game of the current match, up to the cursor (or ``upto``)."""
-        end = self.cursor if upto is None else upto
-        cur = self.entries[end].game_index
-        first = cur - cur % self.length
-        games: dict[int, GameState] = {}
-        for e in self.entries[:end + 1]:
-            if e.game_index >= first:
-                games[e.game_index] = e.state
-        return [games[i] for i in sorted(games)]
-
-    def scoreboard(self) -> list[tuple[int, dict[int, Any]]]:
-        """(game number, scores per seat) for every finished game of the current match."""
-        return [(st.game_number, dict(st.scores)) for st in self.finals() if st.over]
-
-    def match_summary(self, upto: int | None = None) -> list[GameSummary]:
-        """Every game of the current match so far (the last one possibly still being played)."""
-        return [summarize(st) for st in self.finals(upto)]
-
-    def match_totals(self, upto: int | None = None) -> dict[int, Any]:
-        """Running team totals over the finished games of the current match."""
-        totals: dict[int, Any] = {}
-        for g in self.match_summary(upto):
-            if g.over:
-                for t, v in g.team_scores.items():
-                    totals[t] = totals.get(t, 0) + v
-        return totals
-
-    @property
-    def match_over(self) -> bool:
-        """The last game of the match is over."""
-        st = self.state
-        return st.over and self.length > 1 and (self.game_index + 1) % self.length == 0
-
-    def next_game_label(self) -> str:
-        """What F10 deals now: ``game 3 of 5``, or ``a new match`` after the last game."""
-        if self.length <= 1:
-            return _("the next game")
-        nxt = self.game_index % self.length + 2
-        return (_("game {n} of {length}") if nxt <= self.length else _("a new match (game 1 of {length})")).format(
-            n=nxt, length=self.length)
-
-    def previous_game(self) -> GameState | None:
-        """The final state of the game before the current one in this match."""
-        fin = self.finals()
-        return fin[-2] if len(fin) >= 2 and self.state.prev is not None else None
-
     # ------------------------------------------------------------------ looking back
     def _decision_points(self) -> list[int]:
         """Timeline indexes where you were to decide (before your move), plus game starts."""
@@ -596,42 +769,6 @@ class PlaySession:
         points = [i for i in self._decision_points() if i > self.cursor]
         self.cursor = points[0] if points else len(self.entries) - 1
         return True
-
-    def back(self) -> bool:
-        if self.cursor == 0:
-            return False
-        self.cursor -= 1
-        return True
-
-    def forward(self) -> bool:
-        if self.live:
-            return False
-        self.cursor += 1
-        return True
-
-    def trick_starts(self) -> list[int]:
-        """Timeline indexes where a trick (or a game) begins."""
-        out = []
-        for i, e in enumerate(self.entries):
-            if i == 0 or e.move is None or e.state.trick_no != self.entries[i - 1].state.trick_no:
-                out.append(i)
-        return out
-
-    def jump_trick(self, direction: int) -> bool:
-        """Back to the start of this trick (or the one before), or on to the next trick."""
-        starts = self.trick_starts()
-        if direction < 0:
-            before = [i for i in starts if i < self.cursor]
-            if not before:
-                return False
-            self.cursor = before[-1]
-        else:
-            after = [i for i in starts if i > self.cursor]
-            self.cursor = after[0] if after else len(self.entries) - 1
-        return True
-
-    def goto(self, index: int) -> None:
-        self.cursor = max(0, min(index, len(self.entries) - 1))
 
     def resume_here(self) -> None:
         """Play on from the position shown: the rest of the timeline is dropped."""
@@ -676,65 +813,6 @@ class PlaySession:
         return scenario_case(self.state, name, illegal=illegal, previous=self.previous_game())
 
     # ------------------------------------------------------------------ the table
-    def headless(self, seat: int) -> bool:
-        st = self.state
-        v = self.probe.ask("headless", st, seat)
-        if v is None:
-            return not st.is_active(st.opposite(seat)) and st.is_active(seat)
-        return v and st.is_active(seat)
-
-    def scramble(self, state: GameState | None = None) -> bool:
-        return bool(self.probe.ask("scramble", state or self.state))
-
-    def scramble_started(self, index: int | None = None) -> bool:
-        """The four-way scramble began with entry ``index`` (default: the cursor)."""
-        i = self.cursor if index is None else index
-        if i <= 0 or self.entries[i].move is None:
-            return False
-        return self.scramble(self.entries[i].state) and not self.scramble(self.entries[i - 1].state)
-
-    def flag_changes(self, index: int | None = None) -> list[tuple[str, int, bool]]:
-        """Ruleset flags (``opened``, ``dead_gouji`` ...) that entry ``index`` set (True) or cleared
-        (False), as (flag, seat, set)."""
-        i = self.cursor if index is None else index
-        if i <= 0 or self.entries[i].move is None:
-            return []
-        before, after = self.entries[i - 1].state.flags, self.entries[i].state.flags
-        out = []
-        for name in sorted(set(before) | set(after)):
-            b, a = before.get(name, set()), after.get(name, set())
-            out += [(name, seat, True) for seat in sorted(a - b)] + [(name, seat, False) for seat in sorted(b - a)]
-        return out
-
-    def flag_rule(self, name: str) -> Any:
-        """The first rule that marks flag ``name`` (its sentence explains the term), or None."""
-        return next((n for n in self.graph.nodes if n.effect == "mark" and n.expr == name), None)
-
-    def flag_term(self, name: str) -> str | None:
-        """The Chinese term for flag ``name``: from the sentence of the rule that marks it, else from
-        any rule or setting sentence that names it ("dead gouji (够死级)", "declare the point (宣点)")."""
-        if name in self._terms:
-            return self._terms[name]
-        rule = self.flag_rule(name)
-        term = term_of(rule.says) if rule is not None else None
-        if term is None:
-            words = name.replace("_", " ")
-            stems = [words] + ([words[:-1], words[:-2]] if words.endswith("ed") else [])
-            says = [n.says for n in self.graph.nodes if n.says]
-            if self.graph.resolved is not None:
-                says += [v.says for v in self.graph.resolved.settings.values() if v.says]
-            for stem in stems:
-                pat = re.compile(re.escape(stem) + r"[a-z]*(?: [a-z]+){0,3} ?[(（]([\u3400-\u9fff][^)）]*)[)）]", re.I)
-                term = next((m.group(1) for t in says if (m := pat.search(t))), None)
-                if term:
-                    break
-        self._terms[name] = term
-        return term
-
-    def definition_says(self, name: str) -> str | None:
-        spec = self.graph.resolved.definitions.get(name) if self.graph.resolved is not None else None
-        return spec.says if spec is not None else None
-
     def who_may_answer(self, state: GameState | None = None) -> tuple[list[int], list[int]]:
         """For the play on the table: the seats still to be asked that may follow it, and those that
         may burn it (the ruleset's follow / burn rules, in the order they will be asked)."""
@@ -753,42 +831,10 @@ class PlaySession:
                 follow.append(seat)
         return follow, burn
 
-    def count_rule(self) -> tuple[str, str] | None:
-        """How a hidden card count becomes visible: (short, full) from the ruleset's ``see_count``
-        rule, its settings written out: ("shown at ≤ 10", "view.count-at-ten: hand_size(target) <= 10 — ...")."""
-        node = next((n for n in self.graph.nodes if n.hook == "see_count"), None)
-        if node is None:
-            return None
-        expr = re.sub(r"settings\.(\w+)", lambda m: _setting_text(self.graph.settings.get(m.group(1), m.group(0))),
-                      node.expr)
-        m = re.fullmatch(r"\s*hand_size\(target\)\s*(<=|<)\s*(\d+)\s*", expr)
-        short = (_("shown at ≤ {n}").format(n=int(m.group(2)) - (1 if m.group(1) == '<' else 0)) if m
-                 else _("shown when {expr}").format(expr=expr))
-        return short, f"{node.id}: {expr}" + (f" — {node.sentence()}" if node.says else "")
-
-    def trick_events(self) -> list[dict[str, Any]]:
-        """The events of the trick on the table (since the last trick began)."""
-        rec = self.state.record
-        start = 0
-        for i in range(len(rec) - 1, -1, -1):
-            if rec[i]["type"] in ("trick_won", "first_leader", "deal"):
-                start = i + 1
-                break
-        return rec[start:]
-
-    def new_events(self, index: int | None = None) -> list[dict[str, Any]]:
-        """Events that entry ``index`` (default: the cursor) added to the record."""
-        i = self.cursor if index is None else index
-        e = self.entries[i]
-        if e.move is None:
-            return list(e.state.record)
-        prev = self.entries[i - 1].state.record
-        return e.state.record[len(prev):]
-
 
 def _setting_text(value: Any) -> str:
     return str(value) if isinstance(value, (int, float, str)) else "…"
 
 
-__all__ = ["PlaySession", "Entry", "Typed", "GameSummary", "PLACE_NAMES", "PLACE_GLOSS", "ordinal", "term_of", "team_score",
+__all__ = ["PlaySession", "Timeline", "Entry", "Typed", "GameSummary", "PLACE_NAMES", "PLACE_GLOSS", "ordinal", "term_of", "team_score",
            "summarize", "tribute_of", "field"]

@@ -134,9 +134,8 @@ class SeatBox(Static):
         view = st.view(me)
         info = view["others"].get(str(seat), {})
         who = role(st, me, seat)
-        bot = session.bot_names.get(seat, "")
         self.border_title = _("Seat {seat} · {who}").format(seat=seat, who=who)
-        self.border_subtitle = _("{bot} bot").format(bot=bot) if bot else ""
+        self.border_subtitle = session.seat_caption(seat)
         lines = Text()
         lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if st.team(seat) == st.team(me) else "")
         if seat in st.places:

@@ -20,7 +20,7 @@ from typing import Any
 
 from gouji_dsl.bots.determinize import HIDDEN_TRANSFER_RULES, PUBLIC_CARD_VERBS
 from gouji_dsl.engine.interpreter import GameState
-from gouji_dsl.engine.terms import Verb
+from gouji_dsl.ruleset.game.terms import Verb
 
 #: the record events a view reads (the others are the engine's bookkeeping, or hidden: ``deal``)
 VIEW_EVENTS = frozenset({"move", "transfer"})

@@ -593,4 +593,4 @@ def test_a_kind_left_out_of_the_users_ranks_names_where_the_kinds_were_set(tmp_p
     result = check_file(tmp_path, 'ruleset: r\nextends: online\nsettings:\n  ranks: ["3", "4", "5", "6", "7", "8", "9", '
                         '"J", "Q", "K", "A", "2"]\n')
     (d,) = result.errors
-    assert d.code == Code.VALUE_NOT_ALLOWED and "'T'" in d.message and "r.yaml:4" in (d.hint or "") and "ranks set at" in (d.hint or "")
+    assert d.code == Code.VALUE_NOT_ALLOWED and "'T'" in d.message and "r.yaml:4" in (d.hint or "") and "ranks at " in (d.hint or "")

@@ -3,6 +3,8 @@ rulesets' own sentences in the active language, Chinese frames, words of the gam
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -68,3 +70,59 @@ def test_the_cookbook_club_gives_its_word_in_every_sentence(runner):
     doc = runner.invoke(cli, ["doc", "examples/variants/qingdao-club-zh.yaml", "--lang", "zh"])
     book = doc.stdout.split("\n出处\n----\n")[0]
     assert "落科" in book and "大落" not in book
+
+
+@pytest.mark.parametrize("text, where, english, chinese", [
+    ('ruleset: q\nextends: online\ntitle: "abc\nsettings:\n  seats: 6\n\n', "3:8",
+     "the quoted text that starts here is not closed", "从这里开始的引号没有闭合"),
+    ("ruleset: q\nsettings:\n\tseats: 1\n", "3:1", "a tab character", "制表符"),
+    ("ruleset: q\nlanguages: [en, zh\nsettings: {}\n", "2:12", "the list that starts here ([) is not closed", "列表"),
+    ("ruleset: q\nsettings: {seats: 6\ntitle: x\n", "2:11", "the map that starts here ({) is not closed", "映射"),
+    ("ruleset: q\nsettings:\n  seats: 1\n teams: 2\n", "4:2", "indented otherwise", "缩进"),
+    ('ruleset: q\ntitle: "x" y\n', "2:12", "text after a value that has ended", "值已经结束"),
+    ("ruleset: q\ntitle: @x\n", "2:8", "a value cannot start with '@'", "值不能以 '@' 开头"),
+    ("ruleset: q\ntitle\nsettings: {}\n", "2:1", "this line is not `key: value`", "这一行不是"),
+])
+def test_yaml_syntax_errors_in_our_words_where_they_start(runner, tmp_path, text, where, english, chinese):
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    for lang, words in (("en", english), ("zh", chinese)):
+        r = runner.invoke(cli, ["--lang", lang, "validate", str(path)])
+        head = r.stderr.splitlines()[0]
+        assert head.startswith(f"{path}:{where}: ") and head.endswith("[YamlSyntax]"), head
+        assert words in head, head
+        if lang == "zh":
+            assert not re.search(r"[a-z]{4,} [a-z]{3,}", r.stderr.replace("validate", "")), r.stderr  # no English
+
+
+def test_schema_hints_are_marked_for_the_catalog():
+    from gouji_dsl.resources import schema_path
+    from gouji_dsl.ruleset.loader import SCHEMA_HINTS
+    found: list[str] = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            found.extend(v for k, v in x.items() if k == "patternErrorMessage")
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(json.loads(Path(schema_path()).read_text(encoding="utf-8")))
+    assert set(found) == set(SCHEMA_HINTS)
+
+
+@pytest.mark.parametrize("text, code, chinese", [
+    ("ruleset: q\nextends: online\nsettings:\n  bad-name: 3\n", "InvalidName", "设置名是由字母"),
+    ("ruleset: q\nextends: online\nrules:\n  - id: Bad_Id\n    on: follow\n    deny: true\n", "InvalidName",
+     "规则 id 是用"),
+    ("ruleset: q\nextends: online\nrules:\n  - id: x.y\n    on: follow\n    deny: \"true + 1\"\n", "TypeMismatch",
+     "而不是 布尔值"),
+    ("ruleset: q\nextends: online\nsettings:\n  filler_rank: {value: 2}\n", "ValueNotAllowed", "牌的种类由 ranks（"),
+])
+def test_hints_and_type_names_in_chinese(runner, tmp_path, text, code, chinese):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    r = runner.invoke(cli, ["--lang", "zh", "validate", str(path)])
+    assert f"[{code}]" in r.stderr and chinese in r.stderr, r.stderr
+    assert " set at " not in r.stderr and " is read as " not in r.stderr and "bool" not in r.stderr

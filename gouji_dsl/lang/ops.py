@@ -29,7 +29,7 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, SourcePos
 from gouji_dsl.i18n import _
 from gouji_dsl.lang.ast import BinOp, UnOp
-from gouji_dsl.lang.types import ANY, BOOL, INT, Type, category
+from gouji_dsl.lang.types import ANY, BOOL, INT, Type, category, describe
 
 __all__ = ["EvalError", "Semantics", "OpSpec", "BINARY", "UNARY", "OPS", "resolve_binary", "resolve_unary", "bind",
            "index_impl", "attr_impl", "truth"]
@@ -442,12 +442,12 @@ def resolve_binary(op: BinOp, left: Type, right: Type) -> OpSpec | str:
     if op in (BinOp.CONCAT, BinOp.REMOVE, BinOp.KEEP):
         for c, t in ((cl, left), (cr, right)):
             if c not in ("list", "any", "none"):
-                return _("{o} works on lists, not {t}").format(o=o, t=t)
+                return _("{o} works on lists, not {t}").format(o=o, t=describe(t))
         return OPS[{"++": "concat", "--": "remove", "&": "keep"}[o]]
     if o in _ARITH_NAMES:
         for c, t in ((cl, left), (cr, right)):
             if c not in ("int", "seat", "any", "none"):
-                return _("arithmetic needs numbers, not {t}").format(t=t)
+                return _("arithmetic needs numbers, not {t}").format(t=describe(t))
         return OPS[_ARITH_NAMES[o]]
     return _("unknown operator {o}").format(o=o)  # pragma: no cover
 

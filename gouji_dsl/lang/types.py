@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
 
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.resources import grammar_dir
 
 __all__ = [
@@ -343,9 +343,11 @@ def join(a: Type, b: Type) -> Type | None:
 
 
 _WORDS = {
-    "bool": "true or false", "text": "a text", "rank": "a card kind (rank or joker)", "seat": "a seat number",
-    "symbol": "a card symbol", "play": "a play", "none": "none", "any": "anything",
+    "bool": N_("true or false"), "text": N_("a text"), "rank": N_("a card kind (rank or joker)"),
+    "seat": N_("a seat number"), "symbol": N_("a card symbol"), "play": N_("a play"), "none": N_("none"),
+    "any": N_("anything"),
 }
+"""The primitive types in words (marked for the catalog; :func:`describe` shows them translated)."""
 
 
 def describe(t: Type) -> str:
@@ -369,4 +371,4 @@ def describe(t: Type) -> str:
     if isinstance(t, Record):
         return _("a map with keys ") + ", ".join(t.names)
     assert isinstance(t, Prim)
-    return _WORDS.get(t.name, t.name)
+    return _(_WORDS[t.name]) if t.name in _WORDS else t.name

@@ -537,27 +537,102 @@ def _reader_error(path: str, text: str) -> Diagnostic | None:
                  code=Code.NOT_TEXT)
 
 
+_YAML_KINDS: tuple[tuple[str, str, str], ...] = (
+    # (context contains, problem contains, kind): the first that matches; PyYAML's and libyaml's words
+    ("quoted scalar", "end of stream", "unclosed_quote"),
+    ("", "cannot start any token", "bad_start"),
+    ("", "mapping values are not allowed", "mapping_values"),
+    ("", "unknown escape character", "escape"),
+    ("flow sequence", "expected ','", "unclosed_list"),
+    ("flow mapping", "expected ','", "unclosed_map"),
+    ("simple key", "could not find expected ':'", "no_colon"),
+    ("block collection", "", "not_an_item"),
+    ("block mapping", "expected key", "block_end"),
+    ("block mapping", "expected <block end>", "block_end"),
+    ("", "node content", "no_value"),
+)
+"""How PyYAML's (and libyaml's) problems are recognised."""
+
+_YAML_WORDS: dict[str, tuple[str, str]] = {
+    "unclosed_quote": (N_("the quoted text that starts here is not closed"),
+                       N_("end it with the same quote mark ({char}); a quote inside it is written twice ('') "
+                          "or as \\\"")),
+    "tab": (N_("a tab character"), N_("use spaces, not tabs, for indentation")),
+    "bad_start": (N_("a value cannot start with {char}"), N_("put the value in quotes (\"...\")")),
+    "mapping_values": (N_("a ':' where no key can start"),
+                       N_("quote the value if it contains ': ' (e.g. says: \"...\"), or check the indentation")),
+    "escape": (N_("unknown escape \\{char} in a text in double quotes"),
+               N_("write \\\\ for a backslash, or use single quotes")),
+    "unclosed_list": (N_("the list that starts here ([) is not closed, or lacks a comma"),
+                      N_("separate its items with ',' and close it with ']' before the next key")),
+    "unclosed_map": (N_("the map that starts here ({{) is not closed, or lacks a comma"),
+                     N_("separate its entries with ',' and close it with '}}' before the next key")),
+    "no_colon": (N_("this line is not `key: value`"),
+                 N_("add ': ' after the key, or indent the line under the key it belongs to")),
+    "not_an_item": (N_("a line among the items of a list that is not an item"),
+                    N_("start the line with '- ', or indent it under its item")),
+    "indent": (N_("this line is indented otherwise than the lines above it"),
+               N_("check the indentation of this line: the keys of one map start in the same column")),
+    "after_value": (N_("text after a value that has ended"),
+                    N_("put the whole value in quotes, or check the indentation of this line")),
+    "no_value": (N_("a value is missing here"),
+                 N_("write the value, or put it in quotes if it starts with a sign such as {char}")),
+}
+"""What each kind of YAML problem is called, and the hint ({char}: the character concerned)."""
+
+_AT_CONTEXT = frozenset({"unclosed_quote", "unclosed_list", "unclosed_map", "no_colon"})
+"""The kinds reported where the unclosed quote, bracket or key started (PyYAML's context mark)."""
+
+
+def _char_at(text: str, line: int, col: int) -> str:
+    """The character at ``line``, ``col`` (from 0, as YAML marks count), or ""."""
+    lines = text.split("\n")
+    here = lines[line] if 0 <= line < len(lines) else ""
+    return here[col] if 0 <= col < len(here) else ""
+
+
+def _yaml_kind(e: yaml.YAMLError, text: str) -> str | None:
+    context = getattr(e, "context", None) or ""
+    problem = getattr(e, "problem", None) or ""
+    kind = next((k for ctx, prob, k in _YAML_KINDS if ctx in context and prob in problem), None)
+    mark = getattr(e, "problem_mark", None)
+    if kind == "bad_start" and mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+        return "tab"
+    if kind == "block_end" and mark is not None:
+        line = text.split("\n")[mark.line] if mark.line < text.count("\n") + 1 else ""
+        return "indent" if not line[:mark.column].strip() else "after_value"
+    return kind
+
+
+def _yaml_problem(e: yaml.YAMLError, text: str) -> tuple[str, str | None, Any]:
+    """(message, hint, mark) for a PyYAML error: its problem in our words where we know it (an
+    unclosed quote or bracket at where it opened), else PyYAML's own text in our frame."""
+    kind = _yaml_kind(e, text)
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    if kind is None:
+        problem = getattr(e, "problem", None) or str(e)
+        return _("YAML syntax error: {problem}").format(problem=problem), getattr(e, "context", None), mark
+    if kind in _AT_CONTEXT and getattr(e, "context_mark", None) is not None:
+        mark = e.context_mark  # type: ignore[attr-defined]
+    char = _char_at(text, mark.line, mark.column) if mark is not None else ""
+    if kind == "escape" and char == "\\" and mark is not None:  # (libyaml points at the backslash, PyYAML at the letter)
+        char = _char_at(text, mark.line, mark.column + 1)
+    message, hint = _YAML_WORDS[kind]
+    fields = {"char": (char if kind in ("escape", "unclosed_quote") and char.isprintable() else quoted(char)) if char else "?"}
+    return (_("YAML syntax error: {problem}").format(problem=_(message).format(**fields)), _(hint).format(**fields),
+            mark)
+
+
 def _yaml_error(path: str, text: str, e: yaml.YAMLError) -> Diagnostic:
     if isinstance(e, yaml.reader.ReaderError):
         found = _reader_error(path, text)
         if found is not None:
             return found
         return _file_diag(path, _("invalid character in YAML: {reason}").format(reason=e.reason), code=Code.NOT_TEXT)
-    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-    problem = getattr(e, "problem", None) or str(e)
-    context = getattr(e, "context", None)
-    hint = None
-    if "\\t" in problem or "'\\t'" in problem or "\t" in problem:
-        hint = _("use spaces, not tabs, for indentation")
-    elif "mapping values are not allowed" in problem:
-        hint = _("quote the value if it contains ': ' (e.g. says: \"...\"), or check the indentation")
-    elif "expected <block end>" in problem or "expected <block end>" in (context or ""):
-        hint = _("check the indentation of this line")
-    elif context:
-        hint = context
+    message, hint, mark = _yaml_problem(e, text)
     if mark is None:
-        return Diagnostic(path, 0, 0, _("YAML syntax error: {problem}").format(problem=problem), hint=hint, code=Code.YAML_SYNTAX)
-    return _diag(path, text, (mark.line + 1, mark.column + 1), _("YAML syntax error: {problem}").format(problem=problem), hint, code=Code.YAML_SYNTAX)
+        return Diagnostic(path, 0, 0, message, hint=hint, code=Code.YAML_SYNTAX)
+    return _diag(path, text, (mark.line + 1, mark.column + 1), message, hint, code=Code.YAML_SYNTAX)
 
 
 def _parse(text: str, path: str) -> tuple[RawRuleset | None, list[Diagnostic]]:
@@ -629,6 +704,24 @@ def meant_name(name: str) -> str | None:
     return folded if folded != name and _NAME.fullmatch(folded) else None
 
 
+SCHEMA_HINTS: tuple[str, ...] = (
+    N_("a ruleset name is lower-case letters, digits and '-', starting with a letter or digit (e.g. online-house)"),
+    N_("a place is a whole number from 1 (the first out)"),
+    N_("a setting name is a word of letters, digits and '_' (it is read as settings.NAME)"),
+    N_("a definition is named `name` or `name(a, b)` (words of letters, digits and '_')"),
+    N_("a rule id is lower-case words joined by '.' and '-' (e.g. respond.gouji-opposite-only)"),
+    N_("a flag name is a word of letters, digits and '_', written without quotes (it is read as flag(seat, 'NAME'))"),
+    N_("a counter name is a word of letters, digits and '_', written without quotes (it is read as counter(seat, 'NAME'))"),
+)
+"""The schema's ``patternErrorMessage`` texts (schema/ruleset.schema.json), marked for the catalog:
+shown translated as the hints of ``InvalidName`` (tests/test_zh_cli.py keeps the two in step)."""
+
+
+def _schema_hint(schema: Any) -> str | None:
+    text = schema.get("patternErrorMessage") if isinstance(schema, dict) else None
+    return _(text) if isinstance(text, str) and text else None
+
+
 def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
     loc: Loc = tuple(err.absolute_path)
     v = err.validator
@@ -637,7 +730,7 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
     if "propertyNames" in err.schema_path:
         name = err.instance
         kind = {("settings",): _("setting name"), ("definitions",): _("definition name")}.get(loc, _("key"))
-        hint = err.schema.get("patternErrorMessage")
+        hint = _schema_hint(err.schema)
         meant = meant_name(name) if loc == ("settings",) and isinstance(name, str) else None
         if meant is not None:
             odd = ", ".join(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, 'a control character')}"
@@ -680,7 +773,7 @@ def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
                          code=Code.WRONG_TYPE)]
     if v == "pattern":
         return [raw.diag(loc, _("{label}: {instance!r} is not a valid name").format(
-            label=label, instance=err.instance), err.schema.get("patternErrorMessage"),
+            label=label, instance=err.instance), _schema_hint(err.schema),
                          code=Code.INVALID_NAME)]
     if v == "uniqueItems" and isinstance(err.instance, list):
         seen: list[Any] = []

@@ -616,8 +616,9 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
             elif p.not_a_kind:  # a kind a nearer file's ranks / jokers left out
                 kind_specs = [specs[n] for n in ("ranks", "jokers") if n in specs and specs[n].origin.path != pos.path]
                 if kind_specs:
-                    hint = (hint + "; " if hint else "") + _("the card kinds are the ") + " and the ".join(
-                        f"{k.name} set at {_short(k.origin)}" for k in kind_specs)
+                    hint = (hint + _("; ") if hint else "") + _("the card kinds are set by {settings}").format(
+                        settings=_(" and ").join(_("{name} at {where}").format(name=k.name, where=_short(k.origin))
+                                                 for k in kind_specs))
             label = _label(spec.name, p.path[:-1] if p.key else p.path)
             ctx.add(pos, _("setting {label} {message}").format(label=label, message=p.message), hint, p.code)
         default, _problems = conform(spec.first_value, t, kinds=kinds, n_seats=n_seats)

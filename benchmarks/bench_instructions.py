@@ -5,13 +5,15 @@ quiet or a loaded machine, for before/after comparisons that must not depend on 
     python benchmarks/bench_instructions.py --functions 25     # where the bytecodes and calls go
     python benchmarks/bench_instructions.py --bots heuristic --core   # heuristic bots, inside the native core only
     python benchmarks/bench_instructions.py --simulate --games 200 --warm 50   # as gouji simulate plays (totals too)
+    python benchmarks/bench_instructions.py --simulate --bots heuristic --games 100 --warm 20
 
 Runs the workload (``--warm`` games to fill the per-ruleset tables, then ``--games`` games, random
 bots, run seed 1) under ``valgrind --tool=callgrind`` twice, with and without the measured games,
 and prints the difference per decision (startup, generation and warm-up cancel out). Needs
 valgrind; takes about a minute per run. ``--bots heuristic``: heuristic bots at every seat;
 ``--core``: only the instructions inside the native core's play phase (``Flow.run``, its packing
-and unpacking of the state included: callgrind ``--toggle-collect``).
+and unpacking of the state included: callgrind ``--toggle-collect``; with ``--simulate``, inside
+``Flow.play_games``: the whole games of a batch).
 
 The cyclic garbage collector is frozen and switched off for the measured games (its passes move
 the figure by about 3 % from run to run, which hides a 2 % step); ``--gc`` leaves it on.
@@ -36,13 +38,13 @@ import tempfile
 from typing import Any
 
 
-def simulate_workload(ruleset: str, games: int, warm: int) -> int:
+def simulate_workload(ruleset: str, games: int, warm: int, bots: str = "random") -> int:
     """``--simulate``: what ``gouji simulate`` does per game, totals included (``runs.play_chunk``:
     whole games in the native core in batches where it plays them); returns the decisions."""
     from gouji_dsl.ruleset.graph import load_graph
     from gouji_dsl.tools.runs import RunSpec, play_chunk
     graph = load_graph(ruleset)
-    spec = RunSpec((graph.resolved,), 1, "random", True, "generated")
+    spec = RunSpec((graph.resolved,), 1, bots, True, "generated")
     play_chunk((graph,), spec, 0, warm)
     gc.collect()
     gc.freeze()
@@ -137,7 +139,8 @@ def instructions(ruleset: str, games: int, warm: int, keep_gc: bool, simulate: b
     """(instructions, decisions) of one callgrind run of the workload (``core``: inside Flow.run only)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + (["--toggle-collect=Flow_run"] if core else []) + [
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + (
+            [f"--toggle-collect={'Flow_play_games' if simulate else 'Flow_run'}"] if core else []) + [
                sys.executable, __file__, "--workload", "--ruleset", ruleset, "--games", str(games), "--warm", str(warm),
                "--bots", bots] + (["--gc"] if keep_gc else [])
         cmd += ["--simulate"] if simulate else []
@@ -162,7 +165,7 @@ def main() -> int:
     ap.add_argument("--workload", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.workload:
-        d = simulate_workload(args.ruleset, args.games, args.warm) if args.simulate else \
+        d = simulate_workload(args.ruleset, args.games, args.warm, args.bots) if args.simulate else \
             workload(args.ruleset, args.games, args.warm, keep_gc=args.gc, bots=args.bots)
         print(f"decisions {d}")
         return 0

@@ -97,11 +97,33 @@ def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why()
     assert summary["whole_games"] == "generated" and "setup_rounds" in summary["games_fallback"]
 
 
+@pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)
+def test_whole_native_games_with_heuristic_bots_are_the_interpreters_games(name):
+    """The heuristic bot (heuristic.h) at every seat, and at the odd seats beside random bots: its
+    setup decisions by hand_power, its play-phase choices, game by game the interpreter's."""
+    g = load_graph(name)
+    eng = fast.engine(g)
+    assert eng is not None
+    reason = F.games_fallback(g, eng.module)
+    for specs, games in ((["heuristic"] * g.n_seats, 8), (["heuristic", "random"] * (g.n_seats // 2), 6)):
+        got = native_games(g, "heur", 0, games, specs)
+        if reason is not None:
+            assert got is None
+            continue
+        assert got is not None and engine_summary(g, "generated", specs)["whole_games"] == "native"
+        for i, s in enumerate(got):
+            ref = summarize_game(i, play_game(g, "heur", i, specs, engine="interpreter", record=False)[0], g.n_seats)
+            if s is not None:
+                assert _figures(s) == _figures(ref), f"game {i} ({specs[0]})"
+
+
 def test_other_bots_and_the_interpreter_are_not_batched():
     g = load_graph("online")
-    assert native_games(g, 1, 0, 5, "heuristic") is None
-    assert native_games(g, 1, 0, 5, ["random"] * 5 + ["heuristic"]) is None
+    assert native_games(g, 1, 0, 5, "heuristic") is not None
+    assert native_games(g, 1, 0, 5, ["random"] * 5 + ["ismcts"]) is None
     assert native_games(g, 1, 0, 5, engine="interpreter") is None
+    summary = engine_summary(g, "generated", ["random"] * 5 + ["pimc"])
+    assert summary["whole_games"] == "generated" and "random and heuristic bots only" in summary["games_fallback"]
 
 
 def test_a_batch_is_the_same_games_however_it_is_cut():

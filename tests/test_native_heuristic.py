@@ -100,7 +100,8 @@ def test_the_native_heuristic_plays_the_python_heuristics_games(name, monkeypatc
         return
     assert F.heuristic_fallback_reason(g, eng.module, HeuristicBot().native_policy) is None
     assert summary["play_phase"] == "native" and "native_fallback" not in summary
-    assert summary.get("whole_games") != "native"  # (whole games in one crossing: random bots only, said so)
+    # (whole games in one crossing where the core plays them: random and heuristic bots)
+    assert summary.get("whole_games") == ("native" if F.games_fallback(g, eng.module) is None else "generated")
     games = GAMES.get(name, 6)
     python = _games(g, eng, games, ["heuristic"], native_flow=False)
     counted = _Counted(monkeypatch)

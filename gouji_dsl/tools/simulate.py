@@ -147,14 +147,14 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
 def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str | list[str] = "random",
                  engine: str = DEFAULT_ENGINE, max_decisions: int = 100_000) -> list[Any] | None:
     """Games ``start .. stop - 1`` of run ``seed`` (no previous game: each starts a match) played
-    whole in the native core, one crossing for them all (issue 24: ``native.flow.play_games``), as
+    whole in the native core (random and heuristic bots, :data:`BATCH_BOTS`), one crossing for them all (issue 24: ``native.flow.play_games``), as
     :class:`~gouji_dsl.tools.figures.GameSummary` — the same figures :func:`play_game` gives; None
     in a game's place where the core left it to Python (play it with :func:`play_game`); None
     instead of the list where the core does not play these games (other bots, the interpreter, a
     ruleset it refuses: :func:`engine_summary` says why)."""
     from gouji_dsl.tools.figures import GameSummary
     names = [bots] * graph.n_seats if isinstance(bots, str) else list(bots)
-    if Engine(engine) is not Engine.GENERATED or any(b != "random" for b in names):
+    if Engine(engine) is not Engine.GENERATED or any(b not in BATCH_BOTS for b in names):
         return None
     from gouji_dsl.engine import fast
     from gouji_dsl.engine.native import Unsupported, flow
@@ -165,7 +165,8 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
         plan = flow.flow_plan(graph, eng.module)
         if plan.games_fallback is not None:
             return None
-        got = flow.play_games(plan, seed, start, stop - start, max_decisions)
+        heur, seats, thresholds = _batch_heuristic(plan, names)
+        got = flow.play_games(plan, seed, start, stop - start, max_decisions, heur, seats, thresholds)
     except Unsupported:
         return None
     n = graph.n_seats
@@ -174,6 +175,24 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
         index=start + i, places=tuple(w[p:p + n]), scores=tuple(w[p + n:p + 2 * n]), sweep=bool(w[7]), decisions=w[1],
         tricks=w[2], first_leader=w[3] or None, burn_attempts=w[4], burn_successes=w[5], burn_failures=w[6],
         revolutions=w[8], redeals=w[9]) for i, w in enumerate(got)]
+
+
+#: the bots whole native games are played with (batch.h): random bots and the heuristic bot (heuristic.h)
+BATCH_BOTS = ("random", "heuristic")
+
+
+def _batch_heuristic(plan: Any, names: list[str]) -> tuple[Any, int, tuple[float, float]]:
+    """The heuristic bot's tables for a batch, the bit mask of its seats and its setup thresholds
+    (None, 0 where no seat is the heuristic's). Raises Unsupported where the core cannot play it."""
+    seats = sum(1 << s for s, b in enumerate(names, start=1) if b == "heuristic")
+    if not seats:
+        return None, 0, (0.0, 0.0)
+    from gouji_dsl.bots.heuristic import HeuristicBot
+    from gouji_dsl.engine.native import Unsupported, heuristic
+    pol = HeuristicBot().native_policy
+    if pol is None:
+        raise Unsupported("the heuristic bot has no native policy")
+    return heuristic.tables(plan, pol), seats, (HeuristicBot.WEAK, HeuristicBot.STRONG)
 
 
 def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "random",
@@ -320,8 +339,8 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
             if why is None and outside:
                 why = _("bots from outside the project ({bots}) choose in Python, through their seat's view: "
                         "the core cannot call them").format(bots=", ".join(outside))
-            if why is None and any(b.split(":")[0].strip().lower() != "random" for b in names):
-                why = "whole games are played in the core with random bots only (native_games)"
+            if why is None and any(b.split(":")[0].strip().lower() not in BATCH_BOTS for b in names):
+                why = "whole games are played in the core with random and heuristic bots only (native_games)"
             if why is None and match_games > 1:
                 why = (f"games chained into matches of {match_games} (the between-game phase is not native yet): "
                        "played one by one, their play phase natively")

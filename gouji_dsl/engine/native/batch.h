@@ -2,8 +2,9 @@
  * seat, from the deal to the scores, one crossing for the batch (flow_py.h: Flow.play_games).
  *
  * A game here is what tools.simulate.play_game plays for game `index` of run `seed` with no
- * previous game: the game's generator seeded as random.Random(f"{seed}:{index}"), each seat's bot
- * as random.Random(f"{seed}:{index}:bot{seat}"); the first drawer (first_drawer), the deal
+ * previous game: the game's generator seeded as random.Random(f"{seed}:{index}"), each random
+ * bot's as random.Random(f"{seed}:{index}:bot{seat}") (the heuristic bot, heuristic.h, at the
+ * seats a batch gives it: it draws nothing); the first drawer (first_drawer), the deal
  * (game.h g_deal: random.Random.shuffle's permutation), what each seat showed in the deal (the
  * shown tables interpreter.shown_leader reads), the setup as the generated module runs it
  * (redeal_before_tribute, must_revolt, revolt, redeal, choose, declare, the game-over check, the
@@ -127,6 +128,39 @@ static inline int bt_says_yes(fl_state *s, const fl_prog *P, int hook)
     return vm_truth(v) != 0;
 }
 
+/* the bots of a batch: the heuristic bot (heuristic.h) at the seats of `seats`, random bots at the
+ * others; `weak` / `strong`: HeuristicBot.WEAK / STRONG (its setup decisions, by hand_power) */
+typedef struct {
+    const struct hr_prog *heur;
+    uint32_t seats;
+    double weak, strong;
+} bt_bots;
+
+/* setup questions (their first move: revolt, choose head, declare) */
+enum { BQ_REVOLT = 0, BQ_CHOOSE, BQ_DECLARE };
+
+/* heuristic.hand_power of a seat's hand: the same float operations in the same order */
+static inline double bt_hand_power(const fl_state *s, int seat)
+{
+    int nr = s->c.n_ranks, i;
+    double p = 0.0;
+    for (i = 0; i < s->c.n_kinds && i < G_MAX_KINDS; i++) {
+        int c = s->c.hands[seat][i];
+        double x;
+        if (!c)
+            continue;
+        if (i >= nr) {
+            p += 1.0 * c;
+            continue;
+        }
+        x = (double)i / (double)(nr - 1 > 1 ? nr - 1 : 1);
+        p += c * (i == nr - 1 ? 0.5 : (x >= 0.9 ? 0.25 : (x >= 0.8 ? 0.1 : 0.0)));
+        if (c >= 6)
+            p += 0.1 * (c - 5);
+    }
+    return p;
+}
+
 /* setup results: the first trick begun, Python's, the game over before the first lead, the deal void */
 enum { BS_PLAY = 0, BS_PYTHON = 1, BS_OVER = 2, BS_VOID = 3 };
 
@@ -167,13 +201,23 @@ static inline int bt_queue(fl_state *s, const fl_prog *P, int hook, int *q)
     return k;
 }
 
-/* a random bot's choice between the two moves of a setup question (the first, or the second):
- * randrange(2) from its generator, as play_out draws it; -1 when the generator gives up */
-static inline int bt_decide(fl_state *s, int seat, bt_setup_info *info)
+/* a bot's choice between the two moves of setup question `q` (BQ_*): 0 the first, 1 the second.
+ * A random bot: randrange(2) from its generator, as play_out draws it; the heuristic bot: as
+ * HeuristicBot.choose (revolt below WEAK, declare from STRONG, keep a head from 2 * WEAK); -1
+ * when the generator gives up or the seat has no bot */
+static inline int bt_decide(fl_state *s, const bt_bots *B, int seat, int q, bt_setup_info *info)
 {
     long i;
     mt_state *bot = s->pick[seat];
     info->decisions++;
+    if (bot == NULL && B != NULL && ((B->seats >> seat) & 1U)) {
+        double p = bt_hand_power(s, seat);
+        if (q == BQ_REVOLT)
+            return p < B->weak ? 0 : 1;
+        if (q == BQ_DECLARE)
+            return p >= B->strong ? 0 : 1;
+        return p >= B->weak * 2 ? 0 : 1;
+    }
     if (bot == NULL || fl_draw(bot, 2, &i) < 0)
         return -1;
     return (int)i;
@@ -181,11 +225,12 @@ static inline int bt_decide(fl_state *s, int seat, bt_setup_info *info)
 
 /* the seats of queue q (n of them) asked a two-move question in turn: the first move marks the
  * seat with flag slot `flag` (-1: a flag no program reads); -1 when a draw fails */
-static inline int bt_ask_flag(fl_state *s, const int *q, int n, int flag, int flag_second, bt_setup_info *info)
+static inline int bt_ask_flag(fl_state *s, const bt_bots *B, const int *q, int n, int question, int flag, int flag_second,
+                              bt_setup_info *info)
 {
     int j;
     for (j = 0; j < n; j++) {
-        int d = bt_decide(s, q[j], info), f;
+        int d = bt_decide(s, B, q[j], question, info), f;
         if (d < 0)
             return -1;
         f = d == 0 ? flag : flag_second;
@@ -199,7 +244,7 @@ static inline int bt_ask_flag(fl_state *s, const int *q, int n, int flag, int fl
  * point, _advance_between with no previous game, _begin_setup, _advance_setup, _advance_asks,
  * _start_play), the random bots' setup decisions (revolt or pass, choose head or headless,
  * declare or pass) drawn from their generators in the module's order: BS_*. */
-static inline int bt_setup(fl_state *s, const fl_prog *P, bt_setup_info *info)
+static inline int bt_setup(fl_state *s, const fl_prog *P, const bt_bots *B, bt_setup_info *info)
 {
     vm_value v;
     int q[G_MAX_SEATS + 1];
@@ -221,7 +266,7 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, bt_setup_info *info)
     if (n < 0)
         return BS_PYTHON;
     for (j = 0; j < n; j++) {
-        int d = bt_decide(s, q[j], info);
+        int d = bt_decide(s, B, q[j], BQ_REVOLT, info);
         if (d < 0)
             return BS_PYTHON;
         if (d == 0) {
@@ -233,10 +278,10 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, bt_setup_info *info)
     if (rc != 0)
         return rc < 0 ? BS_PYTHON : BS_VOID;
     n = bt_queue(s, P, H_CHOOSE, q);  /* the choose queue: head (chose_head) or headless */
-    if (n < 0 || bt_ask_flag(s, q, n, P->flag_chose_head, P->flag_chose_headless, info) < 0)
+    if (n < 0 || bt_ask_flag(s, B, q, n, BQ_CHOOSE, P->flag_chose_head, P->flag_chose_headless, info) < 0)
         return BS_PYTHON;
     n = bt_queue(s, P, H_DECLARE, q);  /* then the declare queue: declare (declared) or pass */
-    if (n < 0 || bt_ask_flag(s, q, n, P->flag_declared, -1, info) < 0)
+    if (n < 0 || bt_ask_flag(s, B, q, n, BQ_DECLARE, P->flag_declared, -1, info) < 0)
         return BS_PYTHON;
     rc = fl_over(s, P);  /* _start_play's _settle */
     if (rc != 0)
@@ -269,8 +314,8 @@ typedef struct {
 /* a fresh deal of the game (GameState._init from the deal point): the state from `base`, the first
  * drawer asked, the pack shuffled from the game's generator and dealt, what each seat showed;
  * 0, or -1 (Python plays the game) */
-static inline int bt_deal(bt_work *W, const fl_prog *P, const vm_ctx *base, const g_tables *t, const uint8_t *suit,
-                          long max_steps, int32_t *ev, int ev_cap)
+static inline int bt_deal(bt_work *W, const fl_prog *P, const bt_bots *B, const vm_ctx *base, const g_tables *t,
+                          const uint8_t *suit, long max_steps, int32_t *ev, int ev_cap)
 {
     fl_state *s = &W->s;
     g_state *d = &W->deal;
@@ -284,7 +329,11 @@ static inline int bt_deal(bt_work *W, const fl_prog *P, const vm_ctx *base, cons
     s->max_steps = max_steps;
     s->err_hook = -1;
     for (seat = 1; seat <= n; seat++)
-        s->pick[seat] = &W->bots[seat];
+        s->pick[seat] = (B->seats >> seat) & 1U ? NULL : &W->bots[seat];
+    if (B->heur != NULL) {
+        s->heur = B->heur;
+        s->heur_seats = B->seats;
+    }
     fl_recount(s);
     fl_question(s, P, 0, NULL, NULL, NULL, 0);
     if (fl_ask(s, P, H_FIRST_DRAWER, &v) < 0)
@@ -305,8 +354,9 @@ static inline int bt_deal(bt_work *W, const fl_prog *P, const vm_ctx *base, cons
 /* One game of the batch into out[BR_WORDS(n)]. `base`: the context of a fresh game (flow.py's
  * template, game 1, no previous game); `ev`: an event buffer of ev_cap words. A voided deal is
  * dealt again from the game's generator (_redeal), at most BT_MAX_REDEALS - 1 times. */
-static inline void bt_game(bt_work *W, const fl_prog *P, const vm_ctx *base, const g_tables *t, const uint8_t *suit,
-                           const char *seed, long index, long max_steps, int32_t *ev, int ev_cap, int32_t *out)
+static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const vm_ctx *base, const g_tables *t,
+                           const uint8_t *suit, const char *seed, long index, long max_steps, int32_t *ev, int ev_cap,
+                           int32_t *out)
 {
     fl_state *s = &W->s;
     char text[300];
@@ -323,14 +373,16 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const vm_ctx *base, con
     if (len < 0 || len >= (int)sizeof text || bt_seed_text(&W->game, (const unsigned char *)text, (size_t)len) < 0)
         return;
     for (seat = 1; seat <= n; seat++) {
+        if ((B->seats >> seat) & 1U)
+            continue;  /* (the heuristic bot draws nothing) */
         len = snprintf(text, sizeof text, "%s:%ld:bot%d", seed, index, seat);
         if (len < 0 || len >= (int)sizeof text || bt_seed_text(&W->bots[seat], (const unsigned char *)text, (size_t)len) < 0)
             return;
     }
     for (deals = 0; deals < BT_MAX_REDEALS && k == BS_VOID; deals++) {
-        if (bt_deal(W, P, base, t, suit, max_steps, ev, ev_cap) < 0)
+        if (bt_deal(W, P, B, base, t, suit, max_steps, ev, ev_cap) < 0)
             return;
-        k = bt_setup(s, P, &info);
+        k = bt_setup(s, P, B, &info);
         if (k == BS_VOID)
             info.redeals++;
     }

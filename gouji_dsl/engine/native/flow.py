@@ -881,14 +881,17 @@ def games_fallback(graph: RuleGraph, module: Any = None) -> str | None:
     return flow_plan(graph, module).games_fallback
 
 
-def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions: int) -> list[Any]:
+def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions: int, heuristic: Any = None,
+               seats: int = 0, thresholds: tuple[float, float] = (1.2, 5.0)) -> list[Any]:
     """Games ``start .. start + count - 1`` of run ``seed`` with random bots at every seat and no
     previous game, whole in the core (batch.h), one crossing: per game its result words (an
     ``array``: status 0, decisions, tricks, first leader, burns, their successes and failures,
     sweep, revolutions, redeals, then places and scores of seats 1..n), or None where the core
     left the game to Python (a game over before the first lead, a deal void MAX_REDEALS times, a
     rule that failed, ...: play it with tools.simulate.play_game, the same game). The random bots'
-    setup decisions (revolt, choose, declare) and voided deals are the core's."""
+    setup decisions (revolt, choose, declare) and voided deals are the core's. ``heuristic``: the
+    heuristic bot's tables (native/heuristic.py ``tables``) for the seats of the bit mask ``seats``
+    (``thresholds``: its WEAK and STRONG hand powers); random bots at the other seats."""
     if plan.games_fallback is not None:
         raise Unsupported(plan.games_fallback)
     core = _core_module()
@@ -899,7 +902,8 @@ def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions:
     width = core.BATCH_HEAD + 2 * n
     if len(text) > 200 or b"\0" in text:
         return [None] * count
-    raw = plan.flow.play_games(_fresh_context(plan, core), plan.deck[0], plan.deck[1], text, start, count, max_decisions)
+    raw = plan.flow.play_games(_fresh_context(plan, core), plan.deck[0], plan.deck[1], text, start, count, max_decisions,
+                               heuristic, seats, float(thresholds[0]), float(thresholds[1]))
     words = array("i")
     words.frombytes(raw)
     return [None if words[g * width] else words[g * width:(g + 1) * width] for g in range(count)]

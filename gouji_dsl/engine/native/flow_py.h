@@ -93,7 +93,7 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args);
 static PyMethodDef Flow_methods[] = {
     {"run", (PyCFunction)Flow_run, METH_VARARGS, "Play the play phase: (status, steps, state, ctx, events, specials)."},
     {"play_games", (PyCFunction)Flow_play_games, METH_VARARGS,
-     "Play whole seeded games with random bots (batch.h): play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps) -> int32 results."},
+     "Play whole seeded games with random and heuristic bots (batch.h): play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps[, heuristic, seats, weak, strong]) -> int32 results."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -681,10 +681,12 @@ fail:
     return out;
 }
 
-/* Flow.play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps) -> bytes: games
+/* Flow.play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps[, heuristic, seats, weak,
+ * strong]) -> bytes: games
  * start .. start+count-1 of run `seed` (its text's UTF-8 bytes), each BR_WORDS(n) int32 words
  * (batch.h). ctx: a fresh game's context words; deck_kinds / deck_suits: per card of the pack its
- * kind and its suit (0: none, else 1..15). The games run without the GIL. */
+ * kind and its suit (0: none, else 1..15); the seats of the bit mask `seats` are the heuristic bot's
+ * (heuristic_load's tables; weak / strong: its setup thresholds). The games run without the GIL. */
 static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
 {
     Py_buffer cb, kb, ub, sb;
@@ -699,10 +701,21 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
     const char *why = NULL;
     const int ev_cap = 1 << 16;
     int n = P->n_seats, k;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*lll:play_games", &cb, &kb, &ub, &sb, &start, &count, &max_steps))
+    PyObject *heur = Py_None;
+    unsigned long heur_seats = 0;
+    bt_bots B = {NULL, 0, 1.2, 5.0};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*lll|Okdd:play_games", &cb, &kb, &ub, &sb, &start, &count, &max_steps, &heur,
+                          &heur_seats, &B.weak, &B.strong))
         return NULL;
     if (!P->games || !P->end)
         why = "this flow program does not play whole games";
+    else if (heur != Py_None && (!PyObject_TypeCheck(heur, &HeuristicType) || ((const HeuristicObject *)heur)->n_kinds != P->n_kinds
+                                 || ((const HeuristicObject *)heur)->nc != P->nc || (heur_seats & ~(((1UL << n) - 1) << 1))))
+        why = "the heuristic is not of this program's ruleset, or a seat is out of range";
+    else if (heur == Py_None && heur_seats)
+        why = "heuristic seats without the heuristic's tables";
+    else if (!(B.weak == B.weak) || !(B.strong == B.strong))
+        why = "the heuristic's thresholds are not numbers";
     else if (start < 0 || start > (1L << 40) || count < 0 || count > 1000000L || max_steps < 0 || max_steps > 1000000000L)
         why = "start, count or max_steps out of range";
     else if (sb.len < 0 || sb.len > 200 || memchr(sb.buf, 0, (size_t)sb.len) != NULL)
@@ -721,6 +734,10 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
     }
     memcpy(seed, sb.buf, (size_t)sb.len);
     seed[sb.len] = 0;
+    if (heur != Py_None) {
+        B.heur = ((const HeuristicObject *)heur)->prog;
+        B.seats = (uint32_t)heur_seats;
+    }
     base = (vm_ctx *)PyMem_Calloc(1, sizeof(vm_ctx));
     t = (g_tables *)PyMem_Calloc(1, sizeof(g_tables));
     W = (bt_work *)PyMem_Calloc(1, sizeof(bt_work));
@@ -751,7 +768,7 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
     k = 0;
     Py_BEGIN_ALLOW_THREADS
     for (i = 0; i < count; i++)
-        bt_game(W, P, base, t, (const uint8_t *)ub.buf, seed, start + i, max_steps, ev, ev_cap, res + i * BR_WORDS(n));
+        bt_game(W, P, &B, base, t, (const uint8_t *)ub.buf, seed, start + i, max_steps, ev, ev_cap, res + i * BR_WORDS(n));
     Py_END_ALLOW_THREADS
     (void)k;
 done:

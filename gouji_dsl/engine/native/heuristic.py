@@ -5,7 +5,9 @@ A bot offers itself to the native core by its ``native_policy`` (a :class:`Nativ
 otherwise). The core then plays that seat's play-phase moves itself, choosing what the bot's
 ``choose`` would choose in every state (the same first-best keys over the legal moves in the
 interpreter's order; the bot draws no random number). The phases before play (setup, declare,
-choose, ask, return) stay with the bot in Python.
+choose, ask, return) stay with the bot in Python, except in whole native games (``batch.h``:
+``Flow.play_games`` with these tables), where the core makes its revolt / choose / declare
+decisions by ``hand_power`` as ``HeuristicBot.choose`` does.
 
 :func:`tables` builds the core's tables of a ruleset's flow program (the card values, the sums of
 each joker combination's classified jokers, the ``see_count`` rules as hook programs); what it

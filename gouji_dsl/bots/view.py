@@ -62,7 +62,8 @@ class OtherSeat:
 class SeatView:
     """What ``seat`` sees when it is asked (see the module docstring). Cards are canonical text in
     the notation (``"RB 22 JJJ"``); ``kinds`` are the ruleset's card symbols in its order (lowest
-    first) and ``deck`` how many of each the pack holds."""
+    first) and ``deck`` how many of each the pack holds; ``played`` the cards the seat itself has
+    played face up this game."""
 
     ruleset: str
     seats: int
@@ -74,6 +75,7 @@ class SeatView:
     kinds: tuple[str, ...]
     deck: tuple[int, ...]
     hand: str
+    played: str
     others: tuple[OtherSeat, ...]
     top: tuple[int, str] | None
     passed: tuple[int, ...]
@@ -87,7 +89,7 @@ class SeatView:
         return {
             "ruleset": self.ruleset, "seats": self.seats, "seat": self.seat, "team": self.team, "phase": self.phase,
             "capacity": self.capacity, "game_number": self.game_number, "kinds": list(self.kinds), "deck": list(self.deck),
-            "hand": self.hand, "others": [o.to_json() for o in self.others],
+            "hand": self.hand, "played": self.played, "others": [o.to_json() for o in self.others],
             "top": None if self.top is None else {"seat": self.top[0], "cards": self.top[1]},
             "passed": list(self.passed), "places": {str(s): p for s, p in self.places}, "revolted": list(self.revolted),
             "burner": self.burner, "history": [h.to_json() for h in self.history],
@@ -185,24 +187,26 @@ def public_history(state: GameState, seat: int) -> tuple[tuple[Seen, ...], dict[
     return h.seen_by(seat), h.played
 
 
-def seat_view(state: GameState, seat: int | None = None) -> SeatView:
-    """The view of ``seat`` (by default the seat to act) of ``state``."""
+def seat_view(state: GameState, seat: int | None = None, *, history: bool = True) -> SeatView:
+    """The view of ``seat`` (by default the seat to act) of ``state``; without ``history`` its
+    ``history`` is empty (the cards played per seat are still given)."""
     s = state.to_act if seat is None else seat
     if s is None:
         raise ValueError("no seat to act: the game is over")
     v = state.view(s)
     model = state.model
-    history, played = public_history(state, s)
+    h = _history(state)
+    seen, played = (h.seen_by(s) if history else ()), h.played
     others = tuple(OtherSeat(int(t), int(info["team"]), info.get("count"), info.get("hand"), model.text(played[int(t)]))
                    for t, info in v["others"].items())
     top = v["top"]
     return SeatView(
         ruleset=str(state.graph.name), seats=state.n_seats, seat=s, team=state.team(s), phase=str(state.phase),
         capacity=str(state.capacity), game_number=int(state.game_number), kinds=tuple(state.kinds),
-        deck=tuple(model.deck_counts), hand=str(v["hand"]), others=others,
+        deck=tuple(model.deck_counts), hand=str(v["hand"]), played=model.text(played[s]), others=others,
         top=None if top is None else (int(top["seat"]), str(top["cards"])), passed=tuple(v["passed"]),
         places=tuple((int(k), int(p)) for k, p in v["places"].items()), revolted=tuple(v["revolted"]),
-        burner=v["burner"], history=history)
+        burner=v["burner"], history=seen)
 
 
 __all__ = ["PROTOCOL_VERSION", "OtherSeat", "SeatView", "Seen", "public_history", "seat_view"]

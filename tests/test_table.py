@@ -350,3 +350,31 @@ def test_what_a_seat_is_told_of_a_transfer_return_and_deal():
     assert visible_event(ret, 1) == ret and visible_event(ret, 2) == {"type": "move", "move": "1 return", "count": 2}
     deal = {"type": "deal", "game_number": 2, "seed": "s:1", "hands": {"1": "R"}, "source": "random", "prev": {}}
     assert visible_event(deal, 1) == {"type": "deal", "game_number": 2}
+
+
+def test_search_bots_think_in_a_worker_thread_and_the_table_answers_meanwhile(monkeypatch):
+    """Seat 2's ISMCTS (a small budget) chooses in asyncio.to_thread on a copy of the state; the
+    table answers a ping meanwhile; the move it chose is played."""
+    import gouji_dsl.tools.table.server as table_server
+    threads: list[Any] = []
+    real = asyncio.to_thread
+
+    async def counted(fn: Any, *args: Any) -> Any:
+        threads.append(args[0])
+        return await real(fn, *args)
+    monkeypatch.setattr(table_server.asyncio, "to_thread", counted)
+
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        await a.send({"type": "ping", "id": "p"})
+        assert (await a.receive("pong", where=lambda m: m.get("id") == "p", timeout=WAIT))["type"] == "pong"
+        while True:  # he plays until seat 2's search bot has moved
+            m = await a.receive("state", timeout=WAIT)
+            if (m.get("last") or {}).get("seat") == 2:
+                break
+            if m["your_turn"]:
+                await a.move(m["legal"]["moves"][0], at=m["seq"])
+        assert threads and all(st is not s.room.table.state for st in threads)  # each thought on a copy
+        await a.close()
+
+    serve(test, people={1}, bots="heuristic,ismcts:4,heuristic,heuristic,heuristic,heuristic")

@@ -42,7 +42,7 @@ def table_rules(ruleset: str) -> Any:
 
 
 @click.command("host")
-@click.argument("ruleset")
+@click.argument("rulesets", nargs=-1, required=True, metavar="RULESET...")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network it is on).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port to listen on.")
@@ -61,11 +61,12 @@ def table_rules(ruleset: str) -> Any:
               help="Folder where the match's game record is saved (table-CODE-TIME.json; `gouji replay --check` verifies it).")
 @click.option("--max-tables", type=click.IntRange(1, 64), default=8, show_default=True, help="Tables at once.")
 @click.option("--max-connections", type=click.IntRange(1, 1024), default=64, show_default=True, help="Connections at once.")
-def host_command(ruleset: str, host: str, port: int, seats: str, bots: str, timer: float | None, between: float,
+def host_command(rulesets: tuple[str, ...], host: str, port: int, seats: str, bots: str, timer: float | None, between: float,
                  seed: str | None, record_dir: str, max_tables: int, max_connections: int) -> None:
     """Hold a club table of RULESET: people join with gouji join, bots take the free seats.
 
-    RULESET is a bundled name or a file (its text travels with the table). The table plays one match
+    RULESET is a bundled name or a file (its text travels with the table); several open one table
+    each (at most --max-tables). A table plays one match
     as the ruleset defines it (tribute between games, the scoreboard). It prints the room code, the
     room link and one seat link per seat kept for people. The server alone judges moves; each seat is
     sent only what the ruleset lets it see; a seat whose player drops out or runs out of time is played
@@ -85,30 +86,40 @@ def host_command(ruleset: str, host: str, port: int, seats: str, bots: str, time
     except WebExtraMissing as e:
         err(f"gouji host: {e}")
         sys.exit(1)
-    try:
-        rules = table_rules(ruleset)
-    except GoujiError as e:
-        err(e.format())
-        sys.exit(1)
-    try:
-        people = read_seats(seats, rules.graph.n_seats)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--seats'") from None
-    try:
-        from gouji_dsl.bots import seat_bots
-        seat_bots(bots, rules.graph.n_seats)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--bots'") from None
+    if len(rulesets) > max_tables:
+        raise click.BadParameter(f"{len(rulesets)} rulesets, at most {max_tables} tables (--max-tables)", param_hint="'RULESET...'")
+    tables = []
+    for ruleset in rulesets:
+        try:
+            rules = table_rules(ruleset)
+        except GoujiError as e:
+            err(e.format())
+            sys.exit(1)
+        tables.append((rules, _people_and_bots(rules, seats, bots)))
     try:
         check_listen(host, port, "gouji host")
     except CannotListen as e:
         err(f"gouji host: {e}")
         sys.exit(1)
-    _serve(rules, host, port, people=people, bots=bots, timer=timer, between=between, seed=seed,
+    _serve(tables, host, port, bots=bots, timer=timer, between=between, seed=seed,
            record_dir=Path(record_dir), max_tables=max_tables, max_connections=max_connections)
 
 
-def _serve(rules: Any, host: str, port: int, *, people: set[int] | None, bots: str, timer: float | None, between: float,
+def _people_and_bots(rules: Any, seats: str, bots: str) -> set[int] | None:
+    """``--seats`` for this ruleset's seats (``--bots`` checked against them too)."""
+    from gouji_dsl.bots import seat_bots
+    try:
+        people = read_seats(seats, rules.graph.n_seats)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--seats'") from None
+    try:
+        seat_bots(bots, rules.graph.n_seats)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--bots'") from None
+    return people
+
+
+def _serve(tables: list[tuple[Any, set[int] | None]], host: str, port: int, *, bots: str, timer: float | None, between: float,
            seed: str | None, record_dir: Path, max_tables: int, max_connections: int) -> None:
     import logging
 
@@ -119,8 +130,9 @@ def _serve(rules: Any, host: str, port: int, *, people: set[int] | None, bots: s
     from gouji_dsl.tools.table.server import TableServer
     logging.basicConfig(level="INFO", format="%(message)s", stream=sys.stderr)
     server = TableServer(host, port, limits=Limits(tables=max_tables, connections=max_connections), record_dir=record_dir)
-    server.open_table(rules, people=people, bots=bots, timer=timer, between=between,
-                      seed=None if seed is None else str(seed_value(seed)))
+    for i, (rules, people) in enumerate(tables):
+        table_seed = None if seed is None else str(seed_value(seed)) + (f":table{i + 1}" if i else "")
+        server.open_table(rules, people=people, bots=bots, timer=timer, between=between, seed=table_seed)
     app = server.make_app()
 
     async def say(_app: Any) -> None:

@@ -22,6 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 from .protocol import DEFAULT_PORT, PROTOCOL, normal_code
 
 DEFAULT_TIMEOUT_S = 30.0
+MAX_UNREAD = 20_000
+"""Messages kept unread at most (about two matches' worth); older unread ones are forgotten (still in ``messages``)."""
 
 
 class TableClosed(ConnectionError):
@@ -56,7 +58,8 @@ class TableClient:
     def __init__(self, session: Any, ws: Any, own_session: bool) -> None:
         self.session, self.ws, self._own = session, ws, own_session
         self.messages: list[dict[str, Any]] = []
-        self._unread: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._unread: list[dict[str, Any]] = []
+        self._arrived = asyncio.Event()
         self._ids = itertools.count(1)
         self._reader = asyncio.get_running_loop().create_task(self._read())
         self.welcome: dict[str, Any] = {}
@@ -110,26 +113,35 @@ class TableClient:
                 if msg.type == aiohttp.WSMsgType.TEXT:
                     data = json.loads(msg.data)
                     self.messages.append(data)
-                    await self._unread.put(data)
+                    self._unread.append(data)
+                    if len(self._unread) > MAX_UNREAD:  # (a caller that never asks for some type: the oldest go)
+                        del self._unread[0]
+                    self._arrived.set()
                 elif msg.type in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
                     break
         finally:
             self.closed = True
-            await self._unread.put(None)
+            self._arrived.set()
 
     async def receive(self, *types: str, timeout: float = DEFAULT_TIMEOUT_S,
                       where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
-        """The next unread message of one of ``types`` (any type when none is given) for which
-        ``where`` holds; the messages passed over stay in :attr:`messages`. Raises
-        :class:`asyncio.TimeoutError` after ``timeout`` seconds, :class:`TableClosed` when the socket closes."""
+        """The first unread message of one of ``types`` (any type when none is given) for which
+        ``where`` holds, waiting for it; the messages it passes over stay unread (a later receive
+        finds them; all are in :attr:`messages`). Raises :class:`asyncio.TimeoutError` after
+        ``timeout`` seconds, :class:`TableClosed` when the socket closed before such a message came."""
+        def wanted(m: dict[str, Any]) -> bool:
+            return (not types or m.get("type") in types) and (where is None or where(m))
+
         async def wait() -> dict[str, Any]:
             while True:
-                msg = await self._unread.get()
-                if msg is None:
-                    await self._unread.put(None)  # (every later receive sees the close too)
+                for i, m in enumerate(self._unread):
+                    if wanted(m):
+                        del self._unread[i]
+                        return m
+                if self.closed:
                     raise TableClosed("the server closed the connection")
-                if (not types or msg.get("type") in types) and (where is None or where(msg)):
-                    return msg
+                self._arrived.clear()
+                await self._arrived.wait()
         return await asyncio.wait_for(wait(), timeout)
 
     @property

@@ -45,6 +45,8 @@ class ErrorCode(StrEnum):
     ILLEGAL_MOVE = "illegal_move"
     STALE = "stale"
     GAME_OVER = "game_over"
+    INTERNAL = "internal"
+    TABLE_FAILED = "table_failed"
 
 
 class AutoWhy(StrEnum):
@@ -81,6 +83,7 @@ class Limits:
     message_bytes: int = 16 * 1024
     messages_per_s: float = 20.0
     burst: float = 40.0
+    slowed_s: float = 5.0  # a message that would wait longer than this for its turn is dropped (rate_limited)
     hello_s: float = 10.0
     legal_moves: int = 500
     outbox: int = 512  # messages waiting for a slow client; more: it is dropped (its seat goes to its bot)

@@ -190,7 +190,7 @@ class Room:
         except Exception as e:  # a rule failure in a bot's game: said to every client, the server goes on
             log.exception("gouji host: table %s stopped", self.table.code)
             self.error = f"{type(e).__name__}: {e}"
-            self.broadcast({"type": "error", "code": "table_failed", "message": self.error})
+            self.broadcast(TableError(ErrorCode.TABLE_FAILED, f"the table stopped: {self.error}").to_json())
 
     async def _wait(self, timeout: float | None) -> None:
         with contextlib.suppress(TimeoutError):
@@ -268,22 +268,31 @@ class Room:
         return {"type": "game_over", "game": t.game_in_match, "games": t.length, **g,
                 "totals": match_totals(t.finals), "next_in_s": None if t.match_over else self.between}
 
+    def save_record(self, *, unfinished: bool = False) -> Path | None:
+        """Write the match's record to the server's record folder (``table-CODE-TIME.json``;
+        ``-unfinished`` when the server stops before the match is over); None when it is not saved."""
+        t = self.table
+        text = t.record().dumps()
+        folder = self.server.record_dir
+        if folder is None:
+            return None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = Path(folder) / f"table-{t.code}-{stamp}{'-unfinished' if unfinished else ''}.json"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, text)
+        except OSError as e:
+            log.error("gouji host: table %s: cannot save the record to %s: %s", t.code, path, e)
+            return None
+        log.info("gouji host: table %s: %s; record saved to %s", t.code,
+                 "stopped before the match was over" if unfinished else "the match is over", path)
+        return path
+
     def _match_over(self) -> None:
         from gouji_dsl.tools.table.summary import game_summary, match_totals
         t = self.table
-        rec = t.record()
-        self.record_text = rec.dumps()
-        folder = self.server.record_dir
-        if folder is not None:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            path = Path(folder) / f"table-{t.code}-{stamp}.json"
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(path, self.record_text)
-                self.record_path = path
-                log.info("gouji host: table %s: the match is over; record saved to %s", t.code, path)
-            except OSError as e:
-                log.error("gouji host: table %s: cannot save the record to %s: %s", t.code, path, e)
+        self.record_text = t.record().dumps()
+        self.record_path = self.save_record()
         games = [{"game": i + 1, **{k: v for k, v in game_summary(st).items() if k != "tribute"}} for i, st in enumerate(t.finals)]
         self.broadcast({"type": "match_over", "games": games, "totals": match_totals(t.finals), "seed": t.seed,
                         "seed_sha256": t.seed_sha256, "record": f"{self.server.base_url}/t/{t.code}/record"})
@@ -349,6 +358,8 @@ class TableServer:
         for room in self.rooms.values():
             if room.task is not None:
                 room.task.cancel()
+            if room.table.started and room.record_text is None:
+                room.record_path = room.save_record(unfinished=True)  # (what was played is kept)
         for c in list(self.conns):
             c.drop()
             with contextlib.suppress(Exception):
@@ -444,10 +455,13 @@ class TableServer:
                 conn.send(TableError(ErrorCode.TOO_BIG, f"a message is at most {self.limits.message_bytes} bytes").to_json())
                 conn.drop()
                 return None
-            if conn.throttle.delay(1) > 0:
-                conn.throttle.tokens += 1  # (a dropped message costs nothing)
+            wait = conn.throttle.delay(1)
+            if wait > self.limits.slowed_s:  # a flood: dropped (a dropped message costs nothing)
+                conn.throttle.tokens += 1
                 conn.send(TableError(ErrorCode.RATE_LIMITED, f"at most {self.limits.messages_per_s:g} messages a second").to_json())
                 continue
+            if wait > 0:  # faster than the rate: slowed, never dropped
+                await asyncio.sleep(wait)
             try:
                 obj = json.loads(data)
             except ValueError:
@@ -472,6 +486,10 @@ class TableServer:
                 self._request(conn, msg)
             except TableError as e:
                 conn.send(e.to_json(_request_id(msg)))
+            except Exception as e:  # a fault of the server (a rule that fails while it is asked): said, logged, the table goes on
+                log.exception("gouji host: a %s request failed", str(msg.get("type"))[:40])
+                conn.send(TableError(ErrorCode.INTERNAL, f"the server failed on this request: {type(e).__name__}: {str(e)[:300]}")
+                          .to_json(_request_id(msg)))
 
     def _hello(self, conn: Conn, msg: dict[str, Any]) -> None:
         if msg.get("type") != "hello":
@@ -632,7 +650,8 @@ class TableServer:
         else:
             lines.append(f"  listening on {_url_host(self.host)}:{self.port} (--host)")
         lines.append("  no login: anyone with the code or a link who can reach this server can join (a seat link "
-                     "takes that seat); bots fill the free seats when a player starts; Ctrl+C stops the server")
+                     "takes that seat); bots take the free seats when every seat kept for people is taken or a seated player asks to start; "
+                     "Ctrl+C stops the server")
         return lines
 
 

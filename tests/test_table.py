@@ -136,6 +136,8 @@ def assert_private(messages: list[dict[str, Any]], seat: int | None) -> None:
             _check_view(m["view"], seat)
             for e in m["events"]:
                 _check_event(e, seat)
+            if "last" in m:
+                _check_event({"type": "move", "move": m["last"]["move"]}, seat)
             assert ("legal" in m) == bool(m["your_turn"]) and (seat is not None or not m["your_turn"])
         if m["type"] == "game_over":
             for e in m["tribute"]:

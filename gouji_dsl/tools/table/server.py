@@ -148,8 +148,9 @@ class Room:
         conn.sent_game, conn.sent_events = t.game_index, len(st.record)
         out: dict[str, Any] = {"type": "state", "seq": t.seq, "game": t.game_in_match, "full": full,
                                "view": seat_view(st, seat), "events": visible_events(st.record[start:], seat)}
-        if last is not None:
-            out["last"] = last
+        if last is not None:  # (a return's or discard's cards only to the seat that made it)
+            out["last"] = {**last, **visible_event({"type": "move", "move": last["move"]}, seat)}
+            out["last"].pop("type", None)
         yours = seat is not None and not st.over and st.to_act == seat
         out["your_turn"] = yours
         out["timer_s"] = self.timer_left()

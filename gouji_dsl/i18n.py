@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
+import unicodedata
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -155,3 +156,9 @@ def current() -> Language:
         except UnknownLanguage:
             _current = DEFAULT  # reported by the command line's own check of GOUJI_LANG
     return _current
+
+
+def display_width(text: str) -> int:
+    """The terminal columns ``text`` takes: a double-width (Chinese) character two, a combining
+    mark none, any other one — for aligning text in any language."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

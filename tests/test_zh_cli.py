@@ -126,3 +126,27 @@ def test_hints_and_type_names_in_chinese(runner, tmp_path, text, code, chinese):
     r = runner.invoke(cli, ["--lang", "zh", "validate", str(path)])
     assert f"[{code}]" in r.stderr and chinese in r.stderr, r.stderr
     assert " set at " not in r.stderr and " is read as " not in r.stderr and "bool" not in r.stderr
+
+
+def test_show_in_chinese_labels_its_lines_and_aligns_by_display_width(runner):
+    from gouji_dsl.i18n import display_width
+    r = runner.invoke(cli, ["--lang", "zh", "show", "online"])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("规则集 online")
+    head = lines[1:5]
+    assert [h.split("：")[0] for h in head] == ["文件", "继承链", "出处", "说明"]
+    values = {display_width(h[: len(h) - len(h.split("：", 1)[1].lstrip())]) for h in head}
+    assert len(values) == 1  # the values start in one column
+    assert not re.search(r"^\s*(says|source|said by)", r.stdout, re.M)
+    seats = next(ln for ln in lines if ln.startswith("  seats: "))
+    assert display_width(seats[: seats.index("rules/")]) == 64
+
+
+def test_show_aligns_a_value_in_chinese_with_the_others(runner, tmp_path):
+    from gouji_dsl.i18n import display_width
+    path = tmp_path / "cjk.yaml"
+    path.write_text('ruleset: cjk\nextends: online\nsettings:\n  club_name: "青岛够级俱乐部"\n', encoding="utf-8")
+    r = runner.invoke(cli, ["show", str(path)])
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("  club_name: "))
+    assert display_width(line[: line.index(str(path))]) == 64

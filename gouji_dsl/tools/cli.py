@@ -193,6 +193,7 @@ class SafeGroup(click.Group):
         except i18n.UnknownLanguage:
             pass
         _speak_click()
+        _help_options_in_english(self)
         return super().parse_args(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -302,6 +303,19 @@ def _click_plurals(n: int) -> list[str]:  # (never called: marks click's plural 
     # have other fields, which the one Chinese form cannot both hold under tests/test_translations.py)
     return [ngettext("Option {name!r} requires an argument.", "Option {name!r} requires {nargs} arguments.", n),
             ngettext("Got unexpected extra argument ({args})", "Got unexpected extra arguments ({args})", n)]
+
+
+_HELP_OPTION = "Show this message and exit."  # click's help of --help (its msgid; shown translated)
+
+
+def _help_options_in_english(group: click.Group) -> None:
+    """click words a command's ``--help`` option once and keeps it (``Command._help_option``): put its
+    help back to the English msgid so that each run shows it in its own language (HelpInLanguage
+    translates it), not in the language of an earlier run in the same process."""
+    for cmd in (group, *group.commands.values()):
+        opt = getattr(cmd, "_help_option", None)
+        if isinstance(opt, click.Option) and opt.help:
+            opt.help = _HELP_OPTION
 
 
 def _speak_click() -> None:

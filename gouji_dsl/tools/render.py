@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
-from gouji_dsl.i18n import N_, _
+from gouji_dsl.i18n import N_, _, display_width
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, said
 from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
@@ -105,7 +105,7 @@ class _Lines:
     def add(self, text: str = "", tag: str = "", inherited: bool = False) -> None:
         if tag:
             tag = f"{tag} {_(INHERITED)}" if inherited else tag
-            pad = max(self.width - len(text), 2)
+            pad = max(self.width - display_width(text), 2)
             text = f"{text}{' ' * pad}{tag}"
         line = _esc(text, self.markup)
         if self.markup and inherited:
@@ -155,14 +155,17 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
 
     out = _Lines(markup)
     title = f" — {said(resolved.title)}" if resolved.title else ""
-    out.add(f"ruleset {resolved.name}{title}")
-    out.add(_("file:    {display_path}").format(display_path=display_path(resolved.path)))
+    out.add(_("ruleset {name}").format(name=resolved.name) + title)
+    head = [(_("file:"), display_path(resolved.path))]
     if len(resolved.chain) > 1:
-        out.add(_("chain:   ") + " → ".join(display_path(p) for p in resolved.chain))
+        head.append((_("chain:"), " → ".join(display_path(p) for p in resolved.chain)))
     if resolved.source:
-        out.add(f"source:  {resolved.source}")
+        head.append((_("source:"), resolved.source))
     if resolved.description:
-        out.add(_("about:   {short}").format(short=_short(str(said(resolved.description)), 400)))
+        head.append((_("about:"), _short(str(said(resolved.description)), 400)))
+    w = max(9, max(display_width(label) for label, _v in head) + 2)  # (English: 9 columns, as ever)
+    for label, value in head:
+        out.add(label + " " * (w - display_width(label)) + value)
     out.add(_("values tagged {inherited} were set by a parent file").format(inherited=_(INHERITED)))
 
     out.add()
@@ -171,9 +174,9 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
         is_map = isinstance(s.value, dict) and bool(s.value)
         out.add(f"  {name}:" if is_map else f"  {name}: {_value(s.value)}", _where(s.origin), s.inherited)
         if s.says:
-            out.add(f"      says: {_short(said(s.says))}", inherited=s.inherited)
+            out.add("      " + _("says: {text}").format(text=_short(said(s.says))), inherited=s.inherited)
         if s.source:
-            out.add(f"      source: {s.source}", inherited=s.inherited)
+            out.add("      " + _("source: {text}").format(text=s.source), inherited=s.inherited)
         if is_map:
             for key, v in s.value.items():
                 ko = s.key_origins.get(str(key), s.origin)
@@ -186,7 +189,7 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
             params = f"({', '.join(d.params)})" if d.params else ""
             out.add(f"  {d.name}{params} = {d.expr.text}", _where(d.origin), d.inherited)
             if d.says:
-                out.add(f"      says: {_short(said(d.says))}", inherited=d.inherited)
+                out.add("      " + _("says: {text}").format(text=_short(said(d.says))), inherited=d.inherited)
 
     out.add()
     out.add(_("rules ({n}) by phase").format(n=len(resolved.rules)))
@@ -203,11 +206,11 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
             if r.amount is not None:
                 out.add(f"        amount: {r.amount.text}", inherited=inh)
             if r.says:
-                out.add(f"        says: {_short(said(r.says))}", inherited=inh)
+                out.add("        " + _("says: {text}").format(text=_short(said(r.says))), inherited=inh)
             if r.source:
-                out.add(f"        source: {r.source}", inherited=inh)
+                out.add("        " + _("source: {text}").format(text=r.source), inherited=inh)
             if r.said_by:
-                out.add(f"        said by (gouji doc): {', '.join(r.said_by)}", inherited=inh)
+                out.add("        " + _("said by (gouji doc): {names}").format(names=", ".join(r.said_by)), inherited=inh)
             if r.before:
                 out.add(f"        before: {', '.join(r.before)}", inherited=inh)
             if r.after:

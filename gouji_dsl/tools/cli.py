@@ -423,6 +423,7 @@ HELP_TEXTS = (
        "was written and a one-line summary."),
     N_("Write a printable rulebook of RULESET from its rules' sentences, settings and sources."),
     N_("Play BOT_A against BOT_B under RULESET and say which is stronger."),
+    N_("Play every pair of BOTS against each other under RULESET on the same deals."),
     N_("Replay a saved game record (from `gouji play`) without the app."),
     N_("Hold a club table of RULESET: people join with gouji join, bots take the free seats."),
     N_("Merge the chunk files of one or more run folders (written with --out, on any machine) into one report: the same "
@@ -482,6 +483,10 @@ HELP_TEXTS = (
        "report gives the mean team-score difference A − B per game with its confidence interval at 95% (over"
        " deals and their replays: matches and their replays where the ruleset plays matches), A's win rate, "
        "each bot's mean score and place at every seat, and decisions per second of each bot."),
+    N_("Each pair plays a duel (as gouji duel: every deal twice, with the teams' bots swapped), every pair the same "
+       "deals. For each pair the report gives the mean team-score difference per game with its confidence interval "
+       "at 95%. Then the table of them (row − column) and each bot's mean difference against the others; no rating "
+       "(README: A league)."),
 )
 
 
@@ -842,6 +847,11 @@ cli.add_command(sweep_command)
 from gouji_dsl.tools.cli_duel import duel_command  # noqa: E402 - owned by the bots module
 
 cli.add_command(duel_command)
+
+# ------------------------------------------------------------------------------ league (issue 28)
+from gouji_dsl.tools.cli_league import league_command  # noqa: E402 - owned by the bots module
+
+cli.add_command(league_command)
 
 # ------------------------------------------------------------------------------ host (issue 27: the club table)
 from gouji_dsl.tools.cli_host import host_command  # noqa: E402 - owned by the table module

@@ -1,0 +1,52 @@
+"""`gouji league RULESET BOT...` (issue 28): every pair on the same deals, the duel's figures per pair."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.bots import external
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.duel import duel
+from gouji_dsl.tools.league import league
+
+MYBOT = Path(__file__).resolve().parents[1] / "examples" / "bots" / "mybot.py"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+def test_every_pair_is_the_duel_on_the_same_deals():
+    g = load_graph("online")
+    bot = f"exec:{MYBOT}"
+    rep = league(g, ["random", "heuristic", bot], 1, seed=3)
+    assert [(d.a, d.b) for d in rep.duels] == [("random", "heuristic"), ("random", bot), ("heuristic", bot)]
+    one = duel(g, "random", bot, 1, 3)
+    external.close_all()
+    assert rep.pair("random", bot)[0] == one.mean_diff.value
+    assert rep.pair(bot, "random")[0] == -one.mean_diff.value
+    assert set(rep.field_means()) == {"random", "heuristic", bot}
+    assert "too few deals for a verdict" in rep.text()
+
+
+def test_league_cli_with_an_exec_bot(runner):
+    out = runner.invoke(cli, ["league", "online", "heuristic", f"exec:{MYBOT}", "--deals", "1", "--json"])
+    external.close_all()
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.stdout)
+    assert d["bots"] == ["heuristic", f"exec:{MYBOT}"] and len(d["pairs"]) == 1 and d["rating"] is None
+    assert d["pairs"][0]["games"] == 2
+
+
+@pytest.mark.parametrize("args", [["heuristic"], ["heuristic", "heuristic"], ["heuristic", "nosuchbot"]])
+def test_league_needs_two_distinct_known_bots(runner, args):
+    out = runner.invoke(cli, ["league", "online", *args, "--deals", "1"])
+    assert out.exit_code == 2 and "Traceback" not in out.stderr

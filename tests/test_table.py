@@ -380,3 +380,46 @@ def test_search_bots_think_in_a_worker_thread_and_the_table_answers_meanwhile(mo
         await a.close()
 
     serve(test, people={1}, bots="heuristic,ismcts:4,heuristic,heuristic,heuristic,heuristic")
+
+
+def test_random_messages_get_answers_with_known_codes_and_never_stop_the_table():
+    """A seeded stream of odd messages (unknown types, fields of every kind, odd text) from a player
+    and a spectator: each answer is a known message type, each error a known code (never
+    ``internal``), and the table then plays on to the end of its match."""
+    import random
+
+    from gouji_dsl.tools.table.protocol import ErrorCode
+    rng = random.Random(27)
+    values: list[Any] = [None, True, 0, -1, 10**30, 1.5, "", "x", "pass", "play", "1 play 3", "play RR", "burn",
+                         "choose head", "2 pass", "\u9f99\ud800", "\x00", [], {}, [1, "a"], {"a": 1}, "a" * 3000]
+    kinds = ["move", "why", "legal", "hint", "auto", "next", "start", "view", "ping", "hello", "nope", None, 3, ""]
+    known = {"state", "table", "auto", "error", "legal", "why", "hint", "pong", "game_over", "match_over"}
+
+    def message() -> dict[str, Any]:
+        m: dict[str, Any] = {"type": rng.choice(kinds)}
+        for key in rng.sample(["move", "at", "limit", "on", "id", "seat", "token", "code", "watch"], rng.randint(0, 3)):
+            m[key] = rng.choice(values)
+        return m
+
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        w = await s.join(watch=True)
+        for i in range(200):
+            await (a if i % 3 else w).ws.send_str(json.dumps(message()))  # (\ud800 written as JSON writes it)
+        for c in (a, w):
+            await c.send({"type": "ping", "id": "end"})
+            await c.receive("pong", where=lambda m: m.get("id") == "end", timeout=WAIT)
+        codes = {str(c) for c in ErrorCode} - {"internal", "table_failed"}
+        for c in (a, w):
+            for m in c.messages:
+                assert m["type"] in known | {"welcome", "ruleset", "seed"}, m
+                if m["type"] == "error":
+                    assert m["code"] in codes, m
+        assert_private(a.messages, 1)
+        assert_private(w.messages, None)
+        await a.send({"type": "auto", "on": True})
+        await w.receive("match_over", timeout=WAIT)
+        await a.close()
+        await w.close()
+
+    serve(test, people={1})

@@ -81,10 +81,18 @@ class Conn:
         return None if self.seat is None else self.seat.number
 
     def send(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message, ensure_ascii=False, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # (a lone surrogate a client sent, echoed in an error: written as \\uXXXX)
+            text = json.dumps(message, default=str)
+        self.send_text(text)
+
+    def send_text(self, text: str) -> None:
         if self.dropped:
             return
         try:
-            self.outbox.put_nowait(json.dumps(message, ensure_ascii=False, default=str))
+            self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.drop()
 
@@ -102,8 +110,8 @@ class Conn:
                 if text is None or self.ws.closed:
                     break
                 await self.ws.send_str(text)
-        except (ConnectionError, RuntimeError, asyncio.CancelledError):
-            pass
+        except (Exception, asyncio.CancelledError):  # the socket went (or cannot take the text): the client is dropped
+            log.debug("gouji host: a client's writer stopped", exc_info=True)
         finally:
             self.dropped = True
             if not self.ws.closed:
@@ -140,12 +148,14 @@ class Room:
                 "seats": [s.to_json() for s in t.seats.values()]}
 
     def state_json(self, conn: Conn, last: dict[str, Any] | None = None, full: bool = False) -> dict[str, Any]:
+        full = full or conn.sent_game != self.table.game_index
+        start = 0 if full else conn.sent_events
+        conn.sent_game, conn.sent_events = self.table.game_index, len(self.table.state.record)
+        return self._state_for(conn.seat_number, start, full, last)
+
+    def _state_for(self, seat: int | None, start: int, full: bool, last: dict[str, Any] | None) -> dict[str, Any]:
         t = self.table
         st = t.state
-        seat = conn.seat_number
-        full = full or conn.sent_game != t.game_index
-        start = 0 if full else conn.sent_events
-        conn.sent_game, conn.sent_events = t.game_index, len(st.record)
         out: dict[str, Any] = {"type": "state", "seq": t.seq, "game": t.game_in_match, "full": full,
                                "view": seat_view(st, seat), "events": visible_events(st.record[start:], seat)}
         if last is not None:  # (a return's or discard's cards only to the seat that made it)
@@ -163,8 +173,20 @@ class Room:
             conn.send(self.state_json(conn, last, full))
 
     def broadcast_state(self, last: dict[str, Any] | None = None) -> None:
+        """The new state to every client, each as its seat sees it (clients that see the same, e.g.
+        the spectators, share one message)."""
+        if not self.table.started:
+            return
+        t = self.table
+        made: dict[tuple[Any, ...], str] = {}
         for c in list(self.conns):
-            self.send_state(c, last)
+            full = c.sent_game != t.game_index
+            start = 0 if full else c.sent_events
+            key = (c.seat_number, start, full)
+            if key not in made:
+                made[key] = json.dumps(self._state_for(c.seat_number, start, full, last), ensure_ascii=False, default=str)
+            c.sent_game, c.sent_events = t.game_index, len(t.state.record)
+            c.send_text(made[key])
 
     def timer_left(self) -> float | None:
         if self.turn is None or self.turn[0] != self.table.seq:
@@ -180,6 +202,10 @@ class Room:
     async def drive(self) -> None:
         """Move the table on until the match is over (bots, timers, next games); never raises."""
         try:
+            if not self.table.started and not any(s.people for s in self.table.seats.values()):
+                self.table.start()  # (--seats none: a table of bots, to watch, starts at once)
+                self.broadcast(self.table_json())
+                self.broadcast_state()
             while not (self.table.started and self.table.match_over):
                 await self._step()
             if self.over_at is None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from gouji_dsl.i18n import UnknownLanguage, current, resolve, use
-from gouji_dsl.tools.cli import SafeGroup, cli
+from gouji_dsl.i18n import current
+from gouji_dsl.tools.cli import SafeGroup, cli, use_language
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.exits import SEED, SafePath
 
@@ -31,10 +31,7 @@ def _set_language(ctx: click.Context, _param: click.Parameter, value: str | None
     ``--lang`` overrides the group's; a value that is no language is an error, never a quiet default."""
     if value is None and ctx.parent is not None:
         return  # a command's --lang not given: the group's choice stands
-    try:
-        use(resolve(value))
-    except UnknownLanguage as e:
-        raise click.UsageError(str(e), ctx=ctx) from None
+    use_language(ctx, _param, value)  # the library's: its error and notes in the language the rest would give
 
 
 def lang_option(f):

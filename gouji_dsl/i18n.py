@@ -72,6 +72,39 @@ def resolve(cli: str | None = None, environ: Mapping[str, str] | None = None) ->
     return from_locale(env) or DEFAULT
 
 
+def fallback(environ: Mapping[str, str] | None = None) -> Language:
+    """The language to say that a language setting is wrong in: ``GOUJI_LANG`` where it names one,
+    else the locale's, else English (so that ``GOUJI_LANG=xx`` under ``LANG=zh_CN.UTF-8`` is
+    reported in Chinese, as ``--lang xx`` is)."""
+    try:
+        return resolve(None, environ)
+    except UnknownLanguage:
+        return from_locale(os.environ if environ is None else environ) or DEFAULT
+
+
+_TRADITIONAL = frozenset({"tw", "hk", "mo", "hant"})
+
+
+def traditional(cli: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The setting (``--lang``, ``GOUJI_LANG`` or the locale variable) and value that chose Chinese
+    while asking for Traditional Chinese (``zh_TW``, ``zh_HK``, ``zh_MO``, ``zh-Hant``), as
+    ``"LANG=zh_TW.UTF-8"``; None otherwise. gouji speaks Simplified Chinese only: it says so."""
+    env = os.environ if environ is None else environ
+    if cli is not None:
+        source, value = "--lang", cli
+    elif env.get(ENV_VAR):
+        source, value = ENV_VAR, env[ENV_VAR]
+    else:
+        var = next((v for v in _LOCALE_VARS if env.get(v)), None)
+        if var is None:
+            return None
+        source, value = var, env[var]
+    parts = value.lower().replace("-", "_").split(".")[0].split("@")[0].split("_")
+    if parts[0] != "zh" or not _TRADITIONAL & set(parts[1:]):
+        return None
+    return f"{source} {value}" if source == "--lang" else f"{source}={value}"
+
+
 _current: Language | None = None
 
 #: the folder of the compiled catalogs: ``locale/<code>/LC_MESSAGES/<domain>.mo``

@@ -150,3 +150,32 @@ def test_show_aligns_a_value_in_chinese_with_the_others(runner, tmp_path):
     r = runner.invoke(cli, ["show", str(path)])
     line = next(ln for ln in r.stdout.splitlines() if ln.startswith("  club_name: "))
     assert display_width(line[: line.index(str(path))]) == 64
+
+
+@pytest.mark.parametrize("args, env, asked", [
+    ([], {"LANG": "zh_TW.UTF-8"}, "LANG=zh_TW.UTF-8"),
+    ([], {"LANG": "zh_HK.UTF-8"}, "LANG=zh_HK.UTF-8"),
+    ([], {"GOUJI_LANG": "zh-Hant"}, "GOUJI_LANG=zh-Hant"),
+    (["--lang", "zh_TW"], {}, "--lang zh_TW"),
+])
+def test_traditional_chinese_is_said_to_be_simplified(runner, args, env, asked):
+    r = runner.invoke(cli, [*args, "validate", "online"], env={"LC_ALL": "", "LC_MESSAGES": "", **env})
+    assert r.exit_code == 0 and "没有问题" in r.stdout
+    notes = [ln for ln in r.stderr.splitlines() if asked in ln]
+    assert len(notes) == 1 and "简体中文" in notes[0], r.stderr
+
+
+def test_no_note_for_simplified_chinese(runner):
+    r = runner.invoke(cli, ["validate", "online"], env={"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"})
+    assert r.exit_code == 0 and r.stderr == ""
+
+
+@pytest.mark.parametrize("args, env", [
+    ([], {"GOUJI_LANG": "xx"}),
+    (["--lang", "xx"], {}),
+])
+def test_a_bad_language_is_reported_in_the_locales_language(runner, args, env):
+    r = runner.invoke(cli, [*args, "validate", "online"],
+                      env={"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8", **env})
+    assert r.exit_code == 2
+    assert "未知的语言 'xx'" in r.stderr and "错误" in r.stderr and "Error" not in r.stderr, r.stderr

@@ -190,8 +190,8 @@ class SafeGroup(click.Group):
             given = args[args.index("--lang") + 1]
         try:
             i18n.use(i18n.resolve(given))
-        except i18n.UnknownLanguage:
-            pass
+        except i18n.UnknownLanguage:  # reported by the option's check, in the language the rest would give
+            i18n.use(i18n.fallback())
         _speak_click()
         _help_options_in_english(self)
         return super().parse_args(ctx, args)
@@ -510,6 +510,27 @@ def _load_graph(ruleset: str, overrides: tuple[str, ...] = ()):
         sys.exit(EXIT_BAD_INPUT)
 
 
+_noted: list[str] = []
+
+
+def _note_traditional(value: str | None) -> None:
+    """One line on stderr (once per run) where the language setting asks for Traditional Chinese:
+    gouji speaks Simplified Chinese only, and says so rather than changing the script silently."""
+    from gouji_dsl import i18n
+    asked = i18n.traditional(value)
+    if asked is not None and asked not in _noted:
+        _noted.append(asked)
+        quiet = "--lang zh" if asked.startswith("--lang") else f"{i18n.ENV_VAR}=zh"
+        _err(i18n._("note: {asked} asks for Traditional Chinese; gouji speaks Simplified Chinese (简体中文) "
+                    "({quiet}: no note)").format(asked=asked, quiet=quiet))
+
+
+def use_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The ``--lang`` option's callback, for commands defined elsewhere (the app's): see
+    :func:`_use_language`."""
+    return _use_language(ctx, param, value)
+
+
 def _use_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``--lang`` (else ``GOUJI_LANG``, else the locale): the language of every command's output
     (:mod:`gouji_dsl.i18n`). A code that is no language is a usage error with a hint, never a quiet
@@ -526,6 +547,7 @@ def _use_language(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(i18n._("{message}; hint: --lang zh or --lang en").format(message=message),
                                  ctx, param) from None
     i18n.use(lang)
+    _note_traditional(value)
     if not i18n.has_catalog(lang):
         _err(f"warning: the {lang.value} message catalog is not installed (not compiled: "
              "python setup.py build_ext --inplace in a checkout); speaking English")

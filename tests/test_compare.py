@@ -364,7 +364,8 @@ def test_report_renderers_and_json_keys(report_w1):
     side = data["stats"]["a"]
     assert set(side) == {"name", "games", "burn_attempts", "burn_successes", "decisions", "tricks", "score_spread",
                          "first_leader_team_score", "sweep_rate", "burns_per_game", "burn_success_rate",
-                         "revolution_rate", "redeal_rate", "seat_score", "place_distribution", "spread_histogram"}
+                         "revolution_rate", "redeal_rate", "seat_score", "place_distribution", "spread_histogram",
+                         "real_choice_share", "lead_changes", "settled_at"}
     assert set(side["decisions"]) == {"value", "low", "high", "n", "kind"}
     assert set(side["sweep_rate"]) == {"value", "low", "high", "n", "kind", "count"}
     assert set(data["differences"]) == {k for k, _, _ in compare.DIFF_FIGURES} | {"seat_score"}

@@ -12,6 +12,7 @@ from gouji_dsl.diagnostics import Code, GoujiError
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools import sweep
 from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.figures import SIDE_FIGURES
 
 GRID = ["gouji_minimum.2=1,2", "yield_to=1,2"]
 
@@ -46,7 +47,7 @@ def test_the_grid_is_every_combination_and_the_base_point_is_the_base(report: sw
 def test_holm_is_across_every_figure_of_every_point(report: sweep.SweepReport) -> None:
     from statsmodels.stats.multitest import multipletests
     family = report.family()
-    assert len(family) == 4 * (9 + 6)
+    assert len(family) == 4 * (len(SIDE_FIGURES) + 6)  # every figure (the design metrics too) and each seat
     raw = [e.p for _k, _f, e in family if e.p is not None and e.p == e.p]
     adjusted = [e.p_adjusted for _k, _f, e in family if e.p is not None and e.p == e.p]
     want = multipletests(raw, method="holm")[1]

@@ -15,7 +15,7 @@ import click
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
-from gouji_dsl.tools.cli_run import paired_run, run_options
+from gouji_dsl.tools.cli_run import paired_run, run_options, skill_of, skill_options
 from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure, set_option
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
@@ -65,9 +65,11 @@ def _width() -> int:
 @click.option("--save-divergent", "save_dir", type=SafePath(file_okay=False, writable=True), default=None,
               metavar="DIR", help=N_("Write the most divergent deals, with both game records, as JSON files in DIR."))
 @set_option
+@skill_options
 @run_options
 def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, bots: str, workers: int, top: int,
-                 single_games: bool, save_dir: str | None, overrides: tuple[str, ...] = (), **run: Any) -> None:
+                 single_games: bool, save_dir: str | None, overrides: tuple[str, ...] = (), skill_deals: int | None = None,
+                 skill_bots: str | None = None, **run: Any) -> None:
     """Compare rulesets A and B (bundled names or paths): settings, rules and definitions that
     differ, each with where it was written and a one-line summary.
 
@@ -114,20 +116,28 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
             _fail(_("error: {e}").format(e=e))
         except KeyboardInterrupt:
             _fail("interrupted")
+    skills = skill_of([ga, gb], skill_deals, skill_bots, seed, workers) if games is not None else None
+    from gouji_dsl.tools.skill import skill_difference, skill_lines
+    said = skill_lines(report.labels if report else (ga.name, gb.name), skills or [None])
     if fmt == "json":
         data: dict[str, Any] = {"diff": diff.to_dict(), "simulation": report.to_dict() if report else None}
+        if skills:
+            data["skill"] = {"a": skills[0].to_dict(), "b": skills[1].to_dict(),
+                             "difference": skill_difference(skills[0], skills[1]).to_dict()}
         echo_json(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
     elif fmt == "markdown":
         echo(compare.diff_markdown(diff), nl=False)
         if report is not None:
             echo("")
             echo(compare.report_markdown(report), nl=False)
+            echo("\n".join(f"- {line}" for line in said))
     else:
         width = _width()
         echo(compare.diff_text(diff, width), nl=False)
         if report is not None:
             echo("")
             echo(compare.report_text(report, width), nl=False)
+            echo("\n".join(said))
     if report is not None and save_dir is not None:
         try:
             paths = compare.save_divergent(report, save_dir)

@@ -76,6 +76,30 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+def skill_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--skill N`` and ``--skill-bots STRONG,WEAK``: the skill trace (:mod:`gouji_dsl.tools.skill`) of
+    ``gouji simulate``, ``gouji diff --simulate`` and ``gouji sweep``."""
+    f = click.option("--skill-bots", "skill_bots", default=None, metavar="STRONG,WEAK",
+                     help=N_("The bots of the skill trace (default heuristic,random; e.g. ismcts,heuristic: far slower)."))(f)
+    return click.option("--skill", "skill_deals", type=click.IntRange(min=1, max=100_000), default=None, metavar="N",
+                        help=N_("Also measure the skill trace: the mean team-score gain of a stronger bot over a weaker "
+                                "one on N deals (each twice, seats swapped; as gouji duel)."))(f)
+
+
+def skill_of(graphs: list[Any], deals: int | None, bots: str | None, seed: Any, workers: int) -> list[Any] | None:
+    """Each ruleset's skill trace (None without ``--skill``); a bad ``--skill-bots`` is a usage error."""
+    if deals is None:
+        if bots is not None:
+            raise click.UsageError(_("--skill-bots goes with --skill N"))
+        return None
+    from gouji_dsl.tools import skill
+    try:
+        pair = skill.parse_bots(bots)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--skill-bots'") from None
+    return [skill.skill_trace(g, deals, seed, pair, workers) for g in graphs]
+
+
 def _until(halfwidth: float | None, max_games: int | None, figure: str | None, games: int | None) -> Any:
     from gouji_dsl.tools.runs import Until
     if halfwidth is None:
@@ -181,6 +205,28 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
 
 
 # ------------------------------------------------------------------------------ gouji simulate
+def _design_text(console: Any, summary: dict[str, Any], ci: Callable[..., str]) -> None:
+    """The design metrics of ``gouji simulate`` (README: Design metrics), with the deals they come from."""
+    from gouji_dsl.tools.paired import design_note
+    iv = summary.get("intervals") or {}
+    if "real_choice_share" not in iv:
+        return
+    seats = [k for k in iv if k.startswith("seat_score.")]
+    console.print(_("seat advantage:   ") + " ".join(f"{k.split('.')[1]}: {iv[k]['value']:+.2f}" for k in seats)
+                  + _("  (mean score by seat)"))
+    if "first_leader_team_score" in iv:
+        console.print(_("first leader:     {v:+.2f}{ci}  (the first leader's team's mean score)").format(
+            v=iv["first_leader_team_score"]["value"], ci=ci("first_leader_team_score")))
+    n = iv["real_choice_share"]["n"]
+    for key, label, percent in (("real_choice_share", _("real choice:      {v}{ci}  (decisions with more than one legal move)"), True),
+                                ("lead_changes", _("lead changes:     {v}{ci}  (per game)"), False),
+                                ("settled_at", _("settled after:    {v}{ci}  (share of the tricks before first place is settled)"), True)):
+        v = iv[key]["value"]
+        shown_v = "n/a" if v is None or v != v else (f"{v:.1%}" if percent else f"{v:.2f}")
+        console.print(label.format(v=shown_v, ci=ci(key, percent)))
+    console.print("[dim]" + shown_markup(design_note(n, summary["games"])) + "[/dim]")
+
+
 def _summary_text(summary: dict[str, Any], bots: str) -> None:
     from rich.table import Table
 
@@ -222,6 +268,7 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
         summary=summary['burn_rate'], ci=ci('burn_rate', True)))
     console.print(_("revolution rate:  {summary:.1%}{ci}  "
                   "(games with at least one revolution)").format(summary=summary['revolution_rate'], ci=ci('revolution_rate', True)))
+    _design_text(console, summary, ci)
     if summary.get("until"):
         from gouji_dsl.tools.paired import precision_text
         line = precision_text(summary["until"], games, _("games"))
@@ -270,9 +317,11 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
               help=N_("Worker processes (local pool or local Dask cluster); the result does not depend on it."))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the summary as JSON (no progress bar)."))
 @set_option
+@skill_options
 @run_options
 def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: int, as_json: bool,
-                     overrides: tuple[str, ...] = (), **run: Any) -> None:
+                     overrides: tuple[str, ...] = (), skill_deals: int | None = None, skill_bots: str | None = None,
+                     **run: Any) -> None:
     """Play GAMES seeded games of RULESET with bots and summarise them.
 
     The summary gives games, mean decisions and tricks per game, the place distribution by seat, mean
@@ -321,10 +370,16 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
         # read at run time): say so in one line rather than with a traceback.
         _err(_("{ruleset}: simulation failed: {type}: {e}").format(ruleset=ruleset, type=type(e).__name__, e=e))
         sys.exit(EXIT_INTERNAL)
+    skills = skill_of([graph], skill_deals, skill_bots, seed_value(seed), workers)
+    if skills:
+        summary["skill"] = skills[0].to_dict()
     if as_json:
         echo_json(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
     else:
+        from gouji_dsl.tools.skill import skill_lines
         _summary_text(summary, bots)
+        for line in skill_lines([graph.name], skills or [None]):
+            echo(line)
 
 
 # ------------------------------------------------------------------------------ gouji report

@@ -10,7 +10,7 @@ import click
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
-from gouji_dsl.tools.cli_run import _interrupted, _stopped, progress_bar, run_options
+from gouji_dsl.tools.cli_run import _interrupted, _stopped, progress_bar, run_options, skill_of, skill_options
 from gouji_dsl.tools.exits import EXIT_BAD_INPUT, SEED, echo, echo_json, err, seed_value
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
@@ -30,9 +30,10 @@ from gouji_dsl.tools.runkinds import MAX_GAMES
               help=N_("Output format."))
 @click.option("--single-games", is_flag=True, default=False,
               help=N_("Play every deal as a first game instead of in matches of the ruleset's match length."))
+@skill_options
 @run_options
 def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, bots: str, workers: int, fmt: str,
-                  single_games: bool, **run: Any) -> None:
+                  single_games: bool, skill_deals: int | None = None, skill_bots: str | None = None, **run: Any) -> None:
     """Play every point of a grid of settings against RULESET on the same seeded deals.
 
     Each point is RULESET with one value of each --grid (checked as --set is); every point plays the
@@ -82,6 +83,7 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
     except RunError as e:
         err(_("error: {e}").format(e=e))
         sys.exit(EXIT_BAD_INPUT)
+    report.skills = skill_of([base, *graphs], skill_deals, skill_bots, seed_value(seed), workers)
     if fmt == "json":
         echo_json(sweep.report_json(report).rstrip("\n"))
     elif fmt == "markdown":

@@ -27,8 +27,51 @@ SIDE_FIGURES: tuple[tuple[str, str, str], ...] = (
     ("burn_success_rate", N_("burn success rate"), "rate"),
     ("revolution_rate", N_("games with a revolution"), "rate"),
     ("redeal_rate", N_("games redealt"), "rate"),
+    # the design metrics (README: Design metrics), from the probed deals only (PROBE_EVERY)
+    ("real_choice_share", N_("decisions with a real choice"), "rate"),
+    ("lead_changes", N_("lead changes per game"), "mean"),
+    ("settled_at", N_("first place settled after (share of tricks)"), "rate"),
 )
 """The per-ruleset figures of a report side, in report order."""
+
+DESIGN_KEYS = ("real_choice_share", "lead_changes", "settled_at")
+"""The design metrics: measured move by move, on the probed deals (:data:`PROBE_EVERY`) only."""
+
+PROBE_EVERY = 50
+"""Deal ``i`` is probed (played move by move, each decision's legal moves and hand sizes looked at) when
+``i % PROBE_EVERY == 0``: the native batch core returns no per-move data, so the design metrics are
+measured on every 50th deal (the same deals whatever the chunk size, workers or executor)."""
+
+
+def probed(index: int) -> bool:
+    """Deal ``index`` is one the design metrics are measured on."""
+    return index % PROBE_EVERY == 0
+
+
+@dataclass(frozen=True)
+class Design:
+    """The per-move facts of one probed game: ``choices`` of its ``decisions`` had more than one legal
+    move; ``lead_changes``; the first place was settled after ``settled`` of its ``tricks`` (README:
+    Design metrics)."""
+
+    choices: int
+    decisions: int
+    lead_changes: int
+    settled: int
+    tricks: int
+
+    def values(self) -> dict[str, Number]:
+        out: dict[str, Number] = {"lead_changes": self.lead_changes}
+        if self.decisions:
+            out["real_choice_share"] = _ratio(self.choices, self.decisions)
+        if self.tricks:
+            out["settled_at"] = _ratio(self.settled, self.tricks)
+        return out
+
+
+def _ratio(x: int, y: int) -> Number:
+    q, r = divmod(x, y)
+    return q if r == 0 else Fraction(x, y)
 
 DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
     f for f in SIDE_FIGURES) + (("outcome_changed", N_("deals whose places differ"), "rate"),)
@@ -54,6 +97,7 @@ class GameSummary:
     burn_failures: int
     revolutions: int
     redeals: int
+    design: Design | None = None  # a probed deal's per-move facts (not in to_dict: a record's game keeps its keys)
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "places": {str(s + 1): p for s, p in enumerate(self.places)},
@@ -82,7 +126,7 @@ def summarize_game(index: int, res: Any, n_seats: int) -> GameSummary:
         decisions=int(res.decisions), tricks=int(res.tricks), first_leader=res.first_leader,
         burn_attempts=len(res.burns), burn_successes=sum(1 for b in res.burns if b.get("success")),
         burn_failures=sum(1 for b in res.burns if b.get("failed")),
-        revolutions=int(res.revolutions), redeals=int(res.redeals))
+        revolutions=int(res.revolutions), redeals=int(res.redeals), design=getattr(res, "design", None))
 
 
 # ------------------------------------------------------------------------------ per-game values
@@ -168,8 +212,11 @@ class SideTotals:
     places: list[list[int]] = field(default_factory=list)
     spread_histogram: dict[str, int] = field(default_factory=dict)
     replayed: int = 0  # games the native core left to Python in a whole-game batch (played there one by one)
+    design: dict[str, Sums] = field(default_factory=dict)  # DESIGN_KEYS over the probed games
 
     def __post_init__(self) -> None:
+        for k in DESIGN_KEYS:
+            self.design.setdefault(k, Sums())
         for k in MEAN_KEYS:
             self.means.setdefault(k, Sums())
         for k in BINARY_KEYS:
@@ -191,6 +238,7 @@ class SideTotals:
         for k in BINARY_KEYS:
             self.flags[k].add_cluster(int(_flag(g, k)) for g in games)
         self.burn_success.add_cluster((g.burn_successes, g.burn_attempts) for g in games)
+        self._add_design(games, clustered=True)
         for s in range(self.n_seats):
             self.seat_score[s].add_cluster(g.scores[s] for g in games)
         for t in range(self.teams):
@@ -214,6 +262,7 @@ class SideTotals:
             self.flags[k].add_singles(int(_flag(g, k)) for g in games)
         for g in games:
             self.burn_success.add_cluster(((g.burn_successes, g.burn_attempts),))
+        self._add_design(games, clustered=False)
         for s in range(self.n_seats):
             self.seat_score[s].add_singles(g.scores[s] for g in games)
         for t in range(teams):
@@ -225,6 +274,18 @@ class SideTotals:
             k = _fkey(spread(g, teams, ts))
             self.spread_histogram[k] = self.spread_histogram.get(k, 0) + 1
 
+    def _add_design(self, games: list[GameSummary], clustered: bool) -> None:
+        """The design metrics of the probed games among ``games`` (one cluster, or each its own)."""
+        values = [g.design.values() for g in games if g.design is not None]
+        if not values:
+            return
+        for k in DESIGN_KEYS:
+            got = [v[k] for v in values if k in v]
+            if clustered:
+                self.design[k].add_cluster(got)
+            else:
+                self.design[k].add_singles(got)
+
     def merge(self, o: SideTotals) -> None:
         if (o.n_seats, o.teams) != (self.n_seats, self.teams):
             raise ValueError("cannot merge totals of rulesets with different seats or teams")
@@ -233,6 +294,8 @@ class SideTotals:
             self.means.setdefault(k, Sums()).merge(s)
         for k, s in o.flags.items():
             self.flags.setdefault(k, Sums()).merge(s)
+        for k, s in o.design.items():
+            self.design.setdefault(k, Sums()).merge(s)
         self.burn_success.merge(o.burn_success)
         for a, b in zip(self.seat_score, o.seat_score):
             a.merge(b)
@@ -254,7 +317,8 @@ class SideTotals:
                 "team_score": [s.to_json() for s in self.team_score],
                 "places": self.places,
                 "spread_histogram": dict(sorted(self.spread_histogram.items(), key=lambda kv: Fraction(kv[0]))),
-                **({"replayed": self.replayed} if self.replayed else {})}
+                **({"replayed": self.replayed} if self.replayed else {}),
+                "design": {k: v.to_json() for k, v in sorted(self.design.items())}}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SideTotals:
@@ -266,7 +330,8 @@ class SideTotals:
                    team_score=[Sums.from_json(v) for v in d["team_score"]],
                    places=[[int(c) for c in row] for row in d["places"]],
                    spread_histogram={str(k): int(v) for k, v in d["spread_histogram"].items()},
-                   replayed=int(d.get("replayed", 0)))
+                   replayed=int(d.get("replayed", 0)),
+                   design={k: Sums.from_json(v) for k, v in d.get("design", {}).items()})
 
 
 @dataclass(frozen=True)
@@ -311,7 +376,7 @@ class PairTotals:
     divergent: list[Divergence] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        for k in MEAN_KEYS:
+        for k in MEAN_KEYS + DESIGN_KEYS:
             self.diffs.setdefault(k, Sums())
         for k in BINARY_KEYS:
             self.binary.setdefault(k, PairedBinary())
@@ -340,6 +405,9 @@ class PairTotals:
                 if va is not None and vb is not None:
                     vals.append(vb - va)
             self.diffs[k].add_cluster(vals)
+        both = [(x.design.values(), y.design.values()) for x, y in pairs if x.design is not None and y.design is not None]
+        for k in DESIGN_KEYS if both else ():
+            self.diffs[k].add_cluster([vy[k] - vx[k] for vx, vy in both if k in vx and k in vy])
         for k in BINARY_KEYS:
             self.binary[k].add_cluster([(_flag(x, k), _flag(y, k)) for x, y in pairs])
         for s, d in enumerate(self.seat_diffs):
@@ -423,5 +491,6 @@ class SweepTotals:
         return cls([PairTotals.from_json(x) for x in d["points"]])
 
 
-__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "GameSummary", "summarize_game", "SideTotals", "PairTotals", "SweepTotals",
+__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "DESIGN_KEYS", "PROBE_EVERY", "probed", "Design", "GameSummary",
+           "summarize_game", "SideTotals", "PairTotals", "SweepTotals",
            "Divergence", "team_of", "team_scores", "spread", "leader_team_score"]

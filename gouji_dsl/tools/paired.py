@@ -35,7 +35,7 @@ from typing import Any
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
-from gouji_dsl.tools.figures import DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
+from gouji_dsl.tools.figures import DESIGN_KEYS, DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
 from gouji_dsl.tools.runs import (
     Executor,
@@ -123,9 +123,10 @@ class SideStats:
     burn_attempts: int = 0
     burn_successes: int = 0
     spread_histogram: dict[Fraction, int] = field(default_factory=dict)
+    design: dict[str, Estimate] = field(default_factory=dict)  # the design metrics (probed deals)
 
     def figure(self, key: str) -> Estimate:
-        return getattr(self, key)
+        return self.design[key] if key in self.design else getattr(self, key)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "games": self.games,
@@ -308,7 +309,8 @@ def side_stats(name: str, t: SideTotals) -> SideStats:
         seat_score={s: mean_estimate(t.seat_score[s - 1]) for s in seats},
         place_distribution={s: {p: rate_estimate(t.places[s - 1][p - 1], n) for p in seats} for s in seats},
         burn_attempts=t.burn_success.x, burn_successes=t.burn_success.y,
-        spread_histogram={Fraction(k): v for k, v in t.spread_histogram.items()})
+        spread_histogram={Fraction(k): v for k, v in t.spread_histogram.items()},
+        design={k: mean_estimate(t.design[k]) for k in DESIGN_KEYS})
 
 
 def differences(t: PairTotals, adjust: bool = True) -> dict[str, Any]:
@@ -319,6 +321,8 @@ def differences(t: PairTotals, adjust: bool = True) -> dict[str, Any]:
     for k in ("sweep_rate", "revolution_rate", "redeal_rate"):
         out[k] = paired_rate_estimate(t.binary[k])
     out["burn_success_rate"] = ratio_difference(t.a.burn_success, t.b.burn_success)
+    for k in DESIGN_KEYS:
+        out[k] = paired_estimate(t.diffs[k])
     out["outcome_changed"] = rate_estimate(int(t.outcome_changed.s), t.outcome_changed.n, t.outcome_changed.deff())
     out["seat_score"] = {s: paired_estimate(d) for s, d in enumerate(t.seat_diffs, start=1)}
     if not adjust:
@@ -609,6 +613,13 @@ def _title(r: PairedReport) -> str:
         games=r.games, how=how, seed=seed, bots=bots, timing=timing)
 
 
+def design_note(probed: int, games: int) -> str:
+    """Where the design metrics come from: the probed deals (every PROBE_EVERY-th), played move by move."""
+    from gouji_dsl.tools.figures import PROBE_EVERY
+    return _("design metrics (real choice, lead changes, settled after): from {n} of {games} deals (every {every}th, "
+             "played move by move: the native batch core returns no per-move data)").format(n=probed, games=games, every=PROBE_EVERY)
+
+
 def few_matches_note(r: PairedReport) -> str | None:
     """Why a side's figures have no interval: its deals make fewer than two matches (clusters), and a
     cluster-robust interval needs two. None when every side has two or more."""
@@ -653,6 +664,7 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     few = few_matches_note(r)
     if few is not None:
         out += wrap("note: " + few, width)
+    out += wrap(design_note(r.a.design["real_choice_share"].n if r.a.design else 0, r.games), width)
     head = ("", la, lb, "B − A", "effect")
     for compact in (False, True):
         rows = figure_rows(r, compact)
@@ -720,6 +732,7 @@ def report_markdown(report: PairedReport) -> str:
     few = few_matches_note(r)
     if few is not None:
         out += ["> " + _md(few), ""]
+    out += ["> " + _md(design_note(r.a.design["real_choice_share"].n if r.a.design else 0, r.games)), ""]
     out += [_("| Figure | {md} | {md2} | B − A | Effect |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- | --- |"]
     for label, a, b, d, eff in figure_rows(r):
         if d.endswith(" *"):

@@ -149,6 +149,8 @@ def _schema(name: str) -> dict[str, Any]:
 
 
 _TOTALS = {"paired": "pair", "sweep": "sweep", "single": "side"}
+#: the paired differences over fewer deals than the chunk's (a game without a first leader; the probed deals)
+_PARTIAL = ("first_leader_team_score", "real_choice_share", "lead_changes", "settled_at")
 
 
 @functools.cache
@@ -271,6 +273,8 @@ def _side_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], game
         out += _sums_problems(loc, where + ("means", k), s, games, exact=k != "first_leader_team_score")
     for k, s in t["flags"].items():
         out += _sums_problems(loc, where + ("flags", k), s, games, binary=True)
+    for k, s in t.get("design", {}).items():  # (the probed deals only: fewer values than games)
+        out += _sums_problems(loc, where + ("design", k), s, games, exact=False)
     if len(t["seat_score"]) != seats or len(t["team_score"]) != teams:
         out.append(loc.at(where, _("{n} seat scores and {n2} team scores for "
                                  "{seats} seats in {teams} teams").format(n=len(t['seat_score']), n2=len(t['team_score']), seats=seats, teams=teams)))
@@ -366,7 +370,7 @@ def _pair_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], deal
     if t["top"] != spec["top"]:
         out.append(loc.at(where + ("top",), _("keeps {t} divergent deals; the run keeps {spec}").format(t=t['top'], spec=spec['top'])))
     for k, s in t["diffs"].items():
-        out += _sums_problems(loc, where + ("diffs", k), s, games, exact=k != "first_leader_team_score")
+        out += _sums_problems(loc, where + ("diffs", k), s, games, exact=k not in _PARTIAL)
     if len(t["seat_diffs"]) != min(seats):
         out.append(loc.at(where + ("seat_diffs",), _("{n} seats; the run has {min}").format(n=len(t['seat_diffs']), min=min(seats))))
     for i, s in enumerate(t["seat_diffs"]):

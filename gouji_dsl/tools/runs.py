@@ -47,7 +47,7 @@ from gouji_dsl.diagnostics import Diagnostic, GoujiError, quoted
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
-from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, SweepTotals, summarize_game
+from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, SweepTotals, probed, summarize_game
 from gouji_dsl.tools.runfiles import CHUNK_FORMAT, RUN_FORMAT, RunError, read_chunk, read_meta, run_fingerprint
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, MAX_GAMES, Executor, RunKind
 
@@ -201,8 +201,12 @@ class _Runner:
         prev = self.prev if index % self.length and self.prev is not None else None
         bots = self.spec.bots if isinstance(self.spec.bots, str) else list(self.spec.bots)
         try:
-            res, state = play_game(self.g, self.spec.seed, index, bots, previous=prev, engine=self.spec.engine,
-                                   record=self.record)
+            if probed(index):  # the design metrics' deals: played move by move, looked at (tools/design.py)
+                from gouji_dsl.tools.design import play_probed
+                res, state = play_probed(self.g, self.spec.seed, index, bots, prev, self.spec.engine, self.record)
+            else:
+                res, state = play_game(self.g, self.spec.seed, index, bots, previous=prev, engine=self.spec.engine,
+                                       record=self.record)
         except GoujiError:
             raise
         except Exception as e:
@@ -228,8 +232,8 @@ class _Runner:
                                       f"{type(e).__name__}: {e}") from None
         out = []
         for i in range(start, stop):
-            s = got[i - start] if got is not None else None
-            if s is None and got is not None:
+            s = got[i - start] if got is not None and not probed(i) else None
+            if s is None and got is not None and not probed(i):
                 self.replayed += 1
             out.append(s if s is not None else summarize_game(i, self.play(i), self.g.n_seats))
         return out

@@ -15,6 +15,7 @@ from gouji_dsl.bots import is_outside, make_bot
 from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
+from gouji_dsl.tools.figures import DESIGN_KEYS
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine
 
 
@@ -236,6 +237,10 @@ def intervals(totals: Any) -> dict[str, Any]:
     out["burn_success_rate"] = ratio_estimate(totals.burn_success)
     for t, sums in enumerate(totals.team_score, start=1):
         out[f"team_score.{t}"] = mean_estimate(sums)
+    for s, sums in enumerate(totals.seat_score, start=1):
+        out[f"seat_score.{s}"] = mean_estimate(sums)  # each seat's advantage
+    for k in DESIGN_KEYS:
+        out[k] = mean_estimate(totals.design[k])  # the design metrics (probed deals only)
     return out
 
 

@@ -144,6 +144,20 @@ class SweepReport:
     resumed_games: int = 0
     missing: list[str] = field(default_factory=list)
     engines: dict[str, Any] = field(default_factory=dict)
+    skills: list[Any] | None = None  # the skill traces (tools/skill.py) of the base and each point (--skill N)
+
+    def skill_rows(self) -> list[str]:
+        """The skill trace of the base and, for each point, its difference from the base's (paired by deal;
+        not in the Holm family)."""
+        from gouji_dsl.tools.skill import not_measured, skill_difference, skill_line
+        if not self.skills:
+            return [not_measured()]
+        base, *rest = self.skills
+        out = [skill_line(self.base, base)]
+        for k, s in enumerate(rest, start=1):
+            out.append(_("P{k} − {base}: {value}").format(k=k, base=self.base,
+                                                         value=skill_difference(base, s).format(2, signed=True)))
+        return out
 
     def family(self) -> list[tuple[int, str, Estimate]]:
         """(point, figure, difference) of the whole family Holm's adjustment is made across."""
@@ -166,6 +180,11 @@ class SweepReport:
         }
         if self.missing:
             out["missing"] = list(self.missing)
+        if self.skills:
+            from gouji_dsl.tools.skill import skill_difference
+            out["skill"] = {"base": self.skills[0].to_dict(),
+                            "points": [{"skill": s.to_dict(), "difference": skill_difference(self.skills[0], s).to_dict()}
+                                       for s in self.skills[1:]]}
         if timing:
             out.update(workers=self.workers, elapsed_s=round(self.elapsed_s, 3), executor=self.executor,
                        resumed_games=self.resumed_games)
@@ -257,7 +276,9 @@ def report_text(r: SweepReport, width: int = 100) -> str:
     """The sweep as plain text: the legend of the points, one table (a row per figure, a column per
     point) and the statistics footer."""
     from gouji_dsl.tools.compare import _pad, disp_width, wrap
-    out = wrap(_title(r), width) + [""] + _legend(r) + [""]
+    from gouji_dsl.tools.paired import design_note
+    out = wrap(_title(r), width) + wrap(design_note(r.base_stats.design["real_choice_share"].n, r.games), width)
+    out += [""] + _legend(r) + [""]
     head = ["", r.base] + [f"P{k}" for k in range(1, len(r.labels) + 1)]
     for compact in (False, True):
         rows = _rows(r, compact)
@@ -270,6 +291,7 @@ def report_text(r: SweepReport, width: int = 100) -> str:
         out.append("  ".join(_pad(v, w) for v, w in zip(row, widths)).rstrip())
     if r.missing:
         out += [""] + wrap(_("note: chunks missing (an interrupted run: --resume plays them)") + ": " + "; ".join(r.missing), width)
+    out += [""] + [line for row in r.skill_rows() for line in wrap(row, width)]
     out += [""] + wrap(_footer(r), width)
     return "\n".join(out) + "\n"
 
@@ -277,13 +299,15 @@ def report_text(r: SweepReport, width: int = 100) -> str:
 def report_markdown(r: SweepReport) -> str:
     """The sweep as a GitHub markdown table."""
     from gouji_dsl.tools.compare import _md
-    out = [f"## {_md(_title(r))}", ""] + [f"- {_md(x)}" for x in _legend(r)] + [""]
+    from gouji_dsl.tools.paired import design_note
+    out = [f"## {_md(_title(r))}", "", "> " + _md(design_note(r.base_stats.design["real_choice_share"].n, r.games)), ""]
+    out += [f"- {_md(x)}" for x in _legend(r)] + [""]
     out.append("| " + " | ".join([_("Figure"), _md(r.base)] + [f"P{k}" for k in range(1, len(r.labels) + 1)]) + " |")
     out.append("|" + " --- |" * (2 + len(r.labels)))
     for row in _rows(r, False):
         cells = [f"**{c[:-2]}** \\*" if c.endswith(" *") else c for c in row]
         out.append("| " + " | ".join(_md(c) for c in cells) + " |")
-    return "\n".join(out + ["", _md(_footer(r))]) + "\n"
+    return "\n".join(out + [""] + [f"- {_md(x)}" for x in r.skill_rows()] + ["", _md(_footer(r))]) + "\n"
 
 
 def report_json(r: SweepReport, timing: bool = True) -> str:

@@ -1,0 +1,80 @@
+"""The design metrics (issue 28; README: Design metrics): real choice, lead changes, when first place is
+settled — measured move by move on the probed deals (every PROBE_EVERY-th) — and the skill trace."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.design import design_of, play_probed, provisional_first
+from gouji_dsl.tools.figures import PROBE_EVERY, Design, probed
+from gouji_dsl.tools.simulate import play_game
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+def snap(trick: int, moves: int, sizes: tuple[int, ...], places: dict[int, int] | None = None):
+    return (trick, moves, sizes, places or {})
+
+
+def test_the_definitions_on_a_hand_made_game() -> None:
+    # four seats, two teams (1, 3 | 2, 4); the first decision of each trick is a snapshot
+    log = [
+        snap(1, 5, (10, 10, 10, 10)),          # a tie: no provisional first place
+        snap(1, 1, (8, 10, 10, 10)),           # (same trick: not a snapshot; a forced decision)
+        snap(2, 3, (8, 7, 10, 10)),            # seat 2 (team 2) leads
+        snap(3, 2, (5, 7, 10, 10)),            # seat 1 (team 1): a lead change
+        snap(4, 1, (0, 4, 9, 10), {1: 1}),     # seat 1 is out first: 头科 from here on
+    ]
+    d = design_of(log, decisions=5, tricks=4, places={1: 1, 2: 2, 3: 3, 4: 4}, teams=2)
+    assert d == Design(choices=3, decisions=5, lead_changes=1, settled=2, tricks=4)
+    # the first place was someone else (or nobody) after 0 and 1 tricks, then seat 1 from 2 tricks on
+    assert d.values() == {"real_choice_share": Fraction(3, 5), "lead_changes": 1, "settled_at": Fraction(1, 2)}
+    assert provisional_first((3, 3, 5), {}) is None and provisional_first((0, 0, 5), {2: 1}) == 2
+
+
+def test_a_probed_deal_is_the_same_game() -> None:
+    g = load_graph("online")
+    assert probed(0) and probed(PROBE_EVERY) and not probed(1)
+    plain, _ = play_game(g, 7, 0, "random", record=False)
+    looked, _ = play_probed(g, 7, 0, "random", None, "generated")
+    assert (looked.places, looked.scores, looked.decisions, looked.tricks) == \
+        (plain.places, plain.scores, plain.decisions, plain.tricks)
+    d = looked.design
+    # every decision a bot was asked (setup ones too: a declaration the game's count may leave out)
+    assert 0 < d.choices <= d.decisions and d.decisions >= plain.decisions and d.tricks == plain.tricks
+    assert 0 <= d.settled <= d.tricks
+
+
+def test_simulate_reports_them_with_the_deals_they_come_from(runner: CliRunner) -> None:
+    res = runner.invoke(cli, ["simulate", "online", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
+    assert res.exit_code == 0, res.stderr
+    iv = json.loads(res.stdout)["intervals"]
+    assert iv["real_choice_share"]["n"] == iv["settled_at"]["n"] == iv["lead_changes"]["n"] == 2  # deals 0 and 50
+    assert 0 < iv["real_choice_share"]["value"] < 1
+    assert {f"seat_score.{s}" for s in range(1, 7)} <= set(iv)  # each seat's advantage
+    text = runner.invoke(cli, ["simulate", "online", "-n", "3", "--workers", "1"])
+    assert "from 1 of 3 deals" in text.stdout and "skill trace: not measured" in text.stdout
+
+
+def test_the_skill_trace_is_a_duel_on_the_same_deals(runner: CliRunner) -> None:
+    res = runner.invoke(cli, ["diff", "online", "--set", "yield_to=1", "--simulate", "2", "--workers", "1",
+                              "--skill", "2", "--format", "json"])
+    assert res.exit_code == 0, res.stderr
+    skill = json.loads(res.stdout)["skill"]
+    assert skill["a"]["strong"] == "heuristic" and skill["a"]["weak"] == "random"
+    assert skill["a"]["gain"]["n"] == 4  # two deals, each twice with the seats swapped
+    assert skill["a"]["gain"]["value"] > 0  # the heuristic bot beats random play
+    bad = runner.invoke(cli, ["simulate", "online", "-n", "2", "--skill", "1", "--skill-bots", "heuristic"])
+    assert bad.exit_code == 2 and "STRONG,WEAK" in bad.stderr
+    assert runner.invoke(cli, ["diff", "online", "rulebook", "--skill", "2"]).exit_code == 2

@@ -72,10 +72,10 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
         from gouji_dsl.tools.figures import summarize_game
         from gouji_dsl.tools.simulate import native_games
         for lo in range(0, games, 50):
-            got = native_games(graph, seed, lo, min(lo + 50, games))
+            got = native_games(graph, seed, lo, min(lo + 50, games), bots)
             assert got is not None
             for i, g in enumerate(got, start=lo):
-                decisions += (g if g is not None else summarize_game(i, play_game(graph, seed, i, record=False)[0],
+                decisions += (g if g is not None else summarize_game(i, play_game(graph, seed, i, bots, record=False)[0],
                                                                       graph.n_seats)).decisions
         return time.process_time() - t0, decisions
     if engine == "interpreter":
@@ -134,7 +134,7 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
                 rounds.insert(2, ("native-py", games))
             from gouji_dsl.engine.native import flow
             from gouji_dsl.tools.simulate import match_length
-            if bots == "random" and match_length(graph) == 1 and flow.games_fallback(graph, eng.module) is None:
+            if match_length(graph) == 1 and flow.games_fallback(graph, eng.module) is None:  # (random or heuristic bots)
                 rounds.insert(2, ("games", games))
         if bots == "random":
             rounds.append(("reference", games))

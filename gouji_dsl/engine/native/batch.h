@@ -27,6 +27,7 @@
 #ifndef GOUJI_BATCH_H
 #define GOUJI_BATCH_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "flow.h"
@@ -321,7 +322,11 @@ static inline int bt_deal(bt_work *W, const fl_prog *P, const bt_bots *B, const 
     g_state *d = &W->deal;
     int n = t->n_seats, seat, first = 1, k;
     vm_value v;
-    memset(s, 0, sizeof *s);
+    /* the flow's fields zeroed (not the gouji cache: the gouji rules read the play alone, so what it
+       holds stands for every game of the batch; nor the answers listed for the heuristic bot,
+       written before they are read), the context a fresh game's */
+    memset((char *)s + offsetof(fl_state, c) + sizeof s->c, 0, offsetof(fl_state, gouji_key) - offsetof(fl_state, c) - sizeof s->c);
+    memset((char *)s + offsetof(fl_state, err_play), 0, offsetof(fl_state, listed) - offsetof(fl_state, err_play));
     s->c = *base;
     s->c.rng = &W->game;
     s->ev = ev;

@@ -423,3 +423,36 @@ def test_random_messages_get_answers_with_known_codes_and_never_stop_the_table()
         await w.close()
 
     serve(test, people={1})
+
+
+def test_start_after_starts_once_a_person_sat_and_the_host_can_start_every_table():
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")  # seats 2..6 are kept for people too, but --start-after 0 starts now
+        state = await a.receive("state", timeout=WAIT)
+        assert state["full"] and s.room.table.started
+        table = a.last("table")
+        assert table is not None and [x["who"] for x in table["seats"]] == ["player"] + ["bot"] * 5
+        assert s.server.start_all() == 0  # (every table has started)
+        await a.close()
+
+    serve(test, people=None, start_after=0.0)
+
+
+def test_after_the_match_a_start_begins_the_next_one_with_a_new_seed_and_its_own_record(tmp_path):
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        first_hash = (await a.receive("seed"))["sha256"]
+        first = await play_to_the_end(a)
+        await a.send({"type": "start"})
+        second_hash = (await a.receive("seed", timeout=WAIT))["sha256"]
+        assert second_hash != first_hash
+        second = await play_to_the_end(a)
+        assert hashlib.sha256(second["seed"].encode()).hexdigest() == second_hash and second["seed"] == first["seed"] + ":match2"
+        await a.close()
+
+    serve(test, people={1}, record_dir=tmp_path)
+    records = sorted(tmp_path.glob("table-*.json"))
+    assert len(records) == 2 and sum(p.name.endswith("-match2.json") for p in records) == 1
+    for path in records:
+        record = parse_record(path.read_text(encoding="utf-8"), str(path))
+        assert len(check_record(record_graph(record), record)) == 1

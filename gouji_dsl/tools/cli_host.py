@@ -55,6 +55,9 @@ def table_rules(ruleset: str) -> Any:
               help="Seconds a person has for a move; then his bot plays for him until he is back. Default: no timer.")
 @click.option("--between", type=click.FloatRange(min=0, max=3600), default=15.0, show_default=True, metavar="S",
               help="Seconds between two games of a match, unless every connected player is ready sooner.")
+@click.option("--start-after", type=click.FloatRange(min=0, max=86400), default=None, metavar="S",
+              help="Start S seconds after the first person sits, bots taking the free seats (also: Enter in this terminal "
+                   "starts every table now).")
 @click.option("--seed", type=SEED, default=None,
               help="The match's seed (default: a random one; its sha256 is shown before the first deal, the seed after the match).")
 @click.option("--record-dir", type=SafePath(file_okay=False), default=".", show_default=True,
@@ -62,7 +65,7 @@ def table_rules(ruleset: str) -> Any:
 @click.option("--max-tables", type=click.IntRange(1, 64), default=8, show_default=True, help="Tables at once.")
 @click.option("--max-connections", type=click.IntRange(1, 1024), default=64, show_default=True, help="Connections at once.")
 def host_command(rulesets: tuple[str, ...], host: str, port: int, seats: str, bots: str, timer: float | None, between: float,
-                 seed: str | None, record_dir: str, max_tables: int, max_connections: int) -> None:
+                 start_after: float | None, seed: str | None, record_dir: str, max_tables: int, max_connections: int) -> None:
     """Hold a club table of RULESET: people join with gouji join, bots take the free seats.
 
     RULESET is a bundled name or a file (its text travels with the table); several open one table
@@ -101,7 +104,7 @@ def host_command(rulesets: tuple[str, ...], host: str, port: int, seats: str, bo
     except CannotListen as e:
         err(f"gouji host: {e}")
         sys.exit(1)
-    _serve(tables, host, port, bots=bots, timer=timer, between=between, seed=seed,
+    _serve(tables, host, port, bots=bots, timer=timer, between=between, start_after=start_after, seed=seed,
            record_dir=Path(record_dir), max_tables=max_tables, max_connections=max_connections)
 
 
@@ -120,7 +123,7 @@ def _people_and_bots(rules: Any, seats: str, bots: str) -> set[int] | None:
 
 
 def _serve(tables: list[tuple[Any, set[int] | None]], host: str, port: int, *, bots: str, timer: float | None, between: float,
-           seed: str | None, record_dir: Path, max_tables: int, max_connections: int) -> None:
+           start_after: float | None, seed: str | None, record_dir: Path, max_tables: int, max_connections: int) -> None:
     import logging
 
     from aiohttp import web
@@ -132,10 +135,22 @@ def _serve(tables: list[tuple[Any, set[int] | None]], host: str, port: int, *, b
     server = TableServer(host, port, limits=Limits(tables=max_tables, connections=max_connections), record_dir=record_dir)
     for i, (rules, people) in enumerate(tables):
         table_seed = None if seed is None else str(seed_value(seed)) + (f":table{i + 1}" if i else "")
-        server.open_table(rules, people=people, bots=bots, timer=timer, between=between, seed=table_seed)
+        server.open_table(rules, people=people, bots=bots, timer=timer, between=between, seed=table_seed,
+                          start_after=start_after)
     app = server.make_app()
 
     async def say(_app: Any) -> None:
         click.echo("\n".join(server.listening_lines()))
+        if sys.stdin is not None and sys.stdin.isatty():
+            import asyncio
+            click.echo("  press Enter to start every table now (bots take the free seats)")
+
+            def enter() -> None:
+                if not sys.stdin.readline():  # (end of input: stop listening to it)
+                    asyncio.get_running_loop().remove_reader(sys.stdin)
+                    return
+                n = server.start_all()
+                click.echo(f"gouji host: started {n} table{'s' if n != 1 else ''}" if n else "gouji host: every table has started")
+            asyncio.get_running_loop().add_reader(sys.stdin, enter)
     app.on_startup.append(say)
     web.run_app(app, host=host, port=port, print=None, handle_signals=True)

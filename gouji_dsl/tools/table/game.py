@@ -99,6 +99,7 @@ class Table:
         self.game_index = 0
         self.finals: list[GameState] = []
         self.seq = 0
+        self.matches = 1
         self._bots: dict[tuple[int, int], Any] = {}
 
     # ------------------------------------------------------------------ seats
@@ -189,6 +190,19 @@ class Table:
             seat.ready = False
         self.seq += 1
         return new
+
+    def new_match(self, seed: str) -> None:
+        """After the match: the next one on the same seats, seeded ``seed`` (its hash is sent anew)."""
+        if not self.match_over:
+            raise TableError(ErrorCode.GAME_OVER, "the match is not over")
+        self.seed, self.seed_sha256 = seed, seed_hash(seed)
+        self.matches += 1
+        self._bots.clear()
+        self.finals = [new_game(self.graph, game_seed(seed, 0))]
+        self.game_index = 0
+        for seat in self.seats.values():
+            seat.ready = False
+        self.seq += 1
 
     def record(self) -> GameRecord:
         """The match as a game record (``gouji replay --check`` verifies it); the ruleset's text travels in it."""

@@ -122,10 +122,14 @@ class Conn:
 class Room:
     """A table on the network: its clients, its driver task and what wakes it."""
 
-    def __init__(self, server: TableServer, table: Table, *, timer: float | None, between: float) -> None:
+    def __init__(self, server: TableServer, table: Table, *, timer: float | None, between: float,
+                 start_after: float | None = None) -> None:
         self.server = server
         self.table = table
         self.timer = timer
+        self.start_after = start_after
+        self.first_seated: float | None = None  # when the first person sat (--start-after counts from then)
+        self.base_seed: str | None = None  # the host's --seed (the next matches are seeded from it), or None: random
         self.between = between
         self.conns: set[Conn] = set()
         self.wake = asyncio.Event()
@@ -203,9 +207,7 @@ class Room:
         """Move the table on until the match is over (bots, timers, next games); never raises."""
         try:
             if not self.table.started and not any(s.people for s in self.table.seats.values()):
-                self.table.start()  # (--seats none: a table of bots, to watch, starts at once)
-                self.broadcast(self.table_json())
-                self.broadcast_state()
+                self.start()  # (--seats none: a table of bots, to watch, starts at once)
             while not (self.table.started and self.table.match_over):
                 await self._step()
             if self.over_at is None:
@@ -227,7 +229,7 @@ class Room:
     async def _step(self) -> None:
         t = self.table
         if not t.started:
-            await self._wait(None)
+            await self._before_start()
             return
         if t.state.over:
             await self._between_games()
@@ -237,6 +239,28 @@ class Room:
             await self._bot_moves(seat)
             return
         await self._person_to_act()
+
+    async def _before_start(self) -> None:
+        """Wait for people; with ``start_after``, start that long after the first one sat."""
+        if self.start_after is None or self.first_seated is None:
+            await self._wait(None)
+            return
+        left = self.first_seated + self.start_after - time.monotonic()
+        if left > 0:
+            await self._wait(left)
+            return
+        self.start()
+
+    def start(self) -> None:
+        """Bots take the free seats; the first game is dealt and sent to everyone."""
+        if self.table.started:
+            return
+        self.table.start()
+        log.info("gouji host: table %s started (%s)", self.table.code, ", ".join(
+            f"{s.number} {s.name if s.who == Who.PLAYER else 'bot'}" for s in self.table.seats.values()))
+        self.broadcast(self.table_json())
+        self.broadcast_state()
+        self.wake.set()
 
     async def _bot_moves(self, seat: int) -> None:
         t = self.table
@@ -304,7 +328,8 @@ class Room:
         if folder is None:
             return None
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = Path(folder) / f"table-{t.code}-{stamp}{'-unfinished' if unfinished else ''}.json"
+        match = f"-match{t.matches}" if t.matches > 1 else ""
+        path = Path(folder) / f"table-{t.code}-{stamp}{match}{'-unfinished' if unfinished else ''}.json"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, text)
@@ -347,12 +372,14 @@ class TableServer:
 
     # ------------------------------------------------------------------ tables
     def open_table(self, rules: TableRules, *, people: set[int] | None = None, bots: str = "heuristic",
-                   timer: float | None = None, between: float = DEFAULT_BETWEEN_S, seed: str | None = None) -> Room:
+                   timer: float | None = None, between: float = DEFAULT_BETWEEN_S, seed: str | None = None,
+                   start_after: float | None = None) -> Room:
         """A new table (raises TableError ``too_many`` over the limit). Its driver starts with the server."""
         if len(self.rooms) >= self.limits.tables:
             raise TableError(ErrorCode.TOO_MANY, f"this server holds at most {self.limits.tables} tables")
         table = Table(rules, new_code(set(self.rooms)), seed=seed if seed is not None else new_seed(), people=people, bots=bots)
-        room = Room(self, table, timer=timer, between=between)
+        room = Room(self, table, timer=timer, between=between, start_after=start_after)
+        room.base_seed = seed
         self.rooms[table.code] = room
         with contextlib.suppress(RuntimeError):  # (no running loop yet: started with the app)
             self._run(room)
@@ -549,6 +576,10 @@ class TableServer:
             back = t.sit(seat, clean_name(msg.get("name")))
         conn.room, conn.seat = room, seat
         room.conns.add(conn)
+        if seat is not None:
+            if room.first_seated is None:
+                room.first_seated = time.monotonic()
+            log.info("gouji host: table %s: seat %d: %s%s", t.code, seat.number, seat.name, " is back" if back else " sat down")
         conn.send({"type": "welcome", "protocol": PROTOCOL, "code": t.code, "role": "spectator" if seat is None else "player",
                    "seat": conn.seat_number, "token": None if seat is None else seat.token,
                    "name": None if seat is None else seat.name, "seats": t.n_seats, "games": t.length,
@@ -561,16 +592,17 @@ class TableServer:
             assert seat is not None
             room.announce_auto(seat, False, why)
         if not t.started and seat is not None and not t.people_waited_for:
-            self._start(room)
+            room.start()
         else:
             room.send_state(conn, full=True)
         room.wake.set()
 
-    def _start(self, room: Room) -> None:
-        room.table.start()
-        room.broadcast(room.table_json())
-        room.broadcast_state()
-        room.wake.set()
+    def start_all(self) -> int:
+        """Start every table that has not started (the host pressed Enter). Returns how many."""
+        rooms = [r for r in self.rooms.values() if not r.table.started]
+        for room in rooms:
+            room.start()
+        return len(rooms)
 
     def _gone(self, conn: Conn) -> None:
         room, seat = conn.room, conn.seat
@@ -579,6 +611,7 @@ class TableServer:
         room.conns.discard(conn)
         conn.room = None
         if seat is not None and not any(c.seat is seat for c in room.conns):
+            log.info("gouji host: table %s: seat %d: %s left", room.table.code, seat.number, seat.name)
             if room.table.leave(seat):
                 room.announce_auto(seat, True, AutoWhy.DISCONNECTED)
             elif seat.who == Who.PLAYER and not room.table.started:
@@ -612,8 +645,17 @@ class TableServer:
         getattr(self, f"_on_{kind}")(conn, room, seat, msg, rid)
 
     def _on_start(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
-        if not room.table.started:
-            self._start(room)
+        t = room.table
+        if not t.started:
+            room.start()
+        elif t.match_over and room.task is not None and room.task.done():  # the next match on the same seats
+            t.new_match(f"{room.base_seed}:match{t.matches + 1}" if room.base_seed is not None else new_seed())
+            room.over_at = None
+            room.broadcast({"type": "seed", "sha256": t.seed_sha256, "scheme": SEED_SCHEME})
+            room.broadcast(room.table_json())
+            room.broadcast_state()
+            room.task = None
+            self._run(room)
 
     def _on_move(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
         t = room.table

@@ -49,8 +49,9 @@ for ctx in ctxs:
 
 
 def workload(ruleset: str) -> tuple[list[bytes], list[bytes], int]:
-    from gouji_dsl.engine.interpreter import Ctx, new_game
+    from gouji_dsl.engine.interpreter import new_game
     from gouji_dsl.engine.native import Unsupported, hooks
+    from gouji_dsl.ruleset.game.context import Ctx
     from gouji_dsl.ruleset.graph import load_graph
     g = load_graph(ruleset)
     codes, total = [], 0

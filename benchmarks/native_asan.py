@@ -38,7 +38,8 @@ sys.modules["gouji_dsl.engine.native._core"] = core
 import gouji_dsl.engine.native as native
 native._core, native._IMPORT_ERROR = core, None
 from gouji_dsl.engine.native import hooks, program as P
-from gouji_dsl.engine.interpreter import new_game, next_game, Ctx
+from gouji_dsl.engine.interpreter import new_game, next_game
+from gouji_dsl.ruleset.game.context import Ctx
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
 

@@ -38,8 +38,8 @@ def main() -> None:
     from gouji_dsl.engine import native
     from gouji_dsl.engine.native import hooks
     from gouji_dsl.resources import rules_dir
+    from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
     from gouji_dsl.ruleset.graph import load_graph
-    from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
     if not native.available():
         raise SystemExit(f"the native core is not available: {native.unavailable_reason()}")
     names = sorted(p.stem for p in rules_dir().glob("*.yaml")) + sorted(str(p) for p in (ROOT / "examples" / "variants").glob("*.yaml"))

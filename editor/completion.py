@@ -11,8 +11,8 @@ import textwrap
 from dataclasses import dataclass
 
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.game.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
 from gouji_dsl.ruleset.spec import ResolvedRuleset
-from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
 
 from .skeleton import COMMENT_WIDTH, flow, setting_lines
 

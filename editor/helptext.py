@@ -13,9 +13,9 @@ from typing import Any
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import APP_DOMAIN, DOMAIN, Language, catalog, current
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.game.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
 from gouji_dsl.ruleset.settings import REMOVING_A_KEY
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
-from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
 
 from .i18n import N_, _
 

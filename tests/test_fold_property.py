@@ -12,13 +12,14 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gouji_dsl.engine.interpreter import Ctx, TablePlay, new_game
+from gouji_dsl.engine.interpreter import new_game
 from gouji_dsl.lang.check import check
 from gouji_dsl.lang.fold import Facts, Folder, K
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
+from gouji_dsl.ruleset.game.context import Ctx, TablePlay
+from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS
 from gouji_dsl.ruleset.graph import hook_scope, load_graph
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS
 
 # ------------------------------------------------------------------------------ expressions by type
 LEAVES = {

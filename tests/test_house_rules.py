@@ -6,9 +6,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from gouji_dsl.engine.interpreter import Ctx, new_game
+from gouji_dsl.engine.interpreter import new_game
+from gouji_dsl.ruleset.game.context import Ctx
+from gouji_dsl.ruleset.game.vocabulary import COMBINING, FUNCTIONS, HOOKS, default_text
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.vocabulary import COMBINING, FUNCTIONS, HOOKS, default_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,8 +70,8 @@ rules:
 
 
 def test_cards_of_tells_big_from_small_jokers(tmp_path):
-    from gouji_dsl.engine.interpreter import TablePlay
     from gouji_dsl.ruleset.game.cards import parse_cards
+    from gouji_dsl.ruleset.game.context import TablePlay
     g = load_graph(write(tmp_path, "big-jokers.yaml", JOKER_KINDS))
     st = new_game(g, 3)
     p = g.model.classify(tuple(g.model.counts_of(parse_cards("RR B"))))
@@ -568,7 +569,7 @@ def test_the_vocabulary_says_which_names_each_hook_knows():
     from click.testing import CliRunner
 
     from gouji_app.helptext import help_markdown
-    from gouji_dsl.ruleset.vocabulary import hooks_markdown, known_names, vocabulary_markdown, vocabulary_text
+    from gouji_dsl.ruleset.game.vocabulary import hooks_markdown, known_names, vocabulary_markdown, vocabulary_text
     from gouji_dsl.tools.cli import cli
     assert known_names(HOOKS["match_length"]).startswith("no game is going on: no game variable or function, only ")
     assert "game_number" not in known_names(HOOKS["match_length"])

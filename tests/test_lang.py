@@ -226,8 +226,9 @@ def test_functions_are_total_over_none(tmp_path):
             deny: "holds(burner, '3') > 99 or min(burner, 3) == 7 or opposite(burner) == 6 or count(none) > 0"
     """)
     _play(p)
-    from gouji_dsl.engine.interpreter import Ctx, new_game
-    from gouji_dsl.ruleset.vocabulary import FUNCTIONS
+    from gouji_dsl.engine.interpreter import new_game
+    from gouji_dsl.ruleset.game.context import Ctx
+    from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS
     g = new_game(load_graph("online"), 1)
     ctx = Ctx(g, seat=1)
     from gouji_dsl.lang.compile import call_closure
@@ -241,7 +242,7 @@ def _sample(t):
     from gouji_dsl.lang.types import category
     c = category(t)
     if c == "play":
-        from gouji_dsl.engine.interpreter import TablePlay
+        from gouji_dsl.ruleset.game.context import TablePlay
         m = load_graph("online").model
         v = TablePlay(m.classify(tuple(m.parse("33"))), 1, m.kinds)
         return lambda ctx: v
@@ -286,7 +287,7 @@ def test_the_graph_is_frozen():
 
 def test_types_of_literals():
     from gouji_dsl.lang.check import Scope, check
-    from gouji_dsl.ruleset.vocabulary import FUNCTIONS, PLAY_ATTRS
+    from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS, PLAY_ATTRS
     sc = Scope({}, FUNCTIONS, PLAY_ATTRS, kinds=("3", "4"))
     assert check(parse("'a' if true else 'b'"), sc).type == Enum(("a", "b"))
     assert check(parse("[1, none]"), sc).type == ListOf(INT)

@@ -10,13 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gouji_dsl.diagnostics import Code
-from gouji_dsl.engine.interpreter import Ctx, TablePlay, new_game
+from gouji_dsl.engine.interpreter import new_game
 from gouji_dsl.lang.check import check
 from gouji_dsl.lang.fold import Facts, Folder
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
+from gouji_dsl.ruleset.game.context import Ctx, TablePlay
+from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS, HOOKS, PLAY_ATTRS
 from gouji_dsl.ruleset.graph import hook_scope, load_graph
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS, HOOKS, PLAY_ATTRS
 
 TOKENS = [
     "seat", "top", "play", "target", "burner", "leader", "active_seats", "kind", "card", "x", "settings",

@@ -13,8 +13,8 @@ from gouji_dsl.engine import native
 from gouji_dsl.engine.interpreter import deal_hands, new_game, next_game
 from gouji_dsl.engine.native import program as P
 from gouji_dsl.resources import rules_dir
+from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))
@@ -120,7 +120,7 @@ def _programs(g):
 
 
 def _contexts(g, st, rng):
-    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.ruleset.game.context import Ctx
     kinds = list(g.model.kinds)
     for s in st.seat_list:
         top = st.top
@@ -187,9 +187,9 @@ def test_hook_programs_give_the_compilers_values(name):
 def test_a_failing_program_fails_with_the_compilers_error(tmp_path, expr):
     """Division by zero or a missing key in a native program: the compiler's EvalError (message,
     position, code), so the rule's RuleFailed text (rule id and line) is the interpreter's."""
-    from gouji_dsl.engine.interpreter import Ctx
     from gouji_dsl.engine.native import hooks
     from gouji_dsl.lang.ops import EvalError
+    from gouji_dsl.ruleset.game.context import Ctx
     from gouji_dsl.ruleset.graph import compile_ruleset
     from gouji_dsl.ruleset.loader import resolve_text
     text = f"ruleset: fails-vm\nextends: qingdao\nrules:\n  - id: test.fails\n    on: next_leader\n    value: \"{expr}\"\n"
@@ -279,7 +279,7 @@ def test_the_benchmark_entry_runs_only_verified_programs():
     from gouji_dsl.engine.native import _core
     from gouji_dsl.engine.native import hooks as H
     g = load_graph("online")
-    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.ruleset.game.context import Ctx
     ctx = H.pack_context(g, Ctx(new_game(g, "bench"), seat=1))
     good = array("i", [H.OP_SLOT, 0, H.OP_RET]).tobytes()
     assert _core.vm_bench([good], ctx, 10) == 10  # (seat 1, ten runs)
@@ -296,8 +296,8 @@ def test_hooks_answer_as_the_rule_graph(name):
     ``graph.permit`` / ``graph.value`` answer (allow / deny / require combined in order, the last
     matching value rule, the default, the answer checks), or fails with the same RuleFailed."""
     from gouji_dsl.engine.native import hooks
+    from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
     from gouji_dsl.ruleset.graph import RuleFailed
-    from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
     g = load_graph(name)
     plans = []
     for h in HOOKS:
@@ -373,10 +373,10 @@ def test_the_new_functions_on_crafted_states(tmp_path):
     states with burns in the previous game, flags set and cards received."""
     import dataclasses
 
-    from gouji_dsl.engine.interpreter import Ctx
     from gouji_dsl.engine.native import hooks
     from gouji_dsl.lang import ast as A
     from gouji_dsl.lang.ops import EvalError
+    from gouji_dsl.ruleset.game.context import Ctx
     from gouji_dsl.ruleset.graph import compile_ruleset
     from gouji_dsl.ruleset.loader import resolve_text
     rules = "".join(f"  - id: test.new-{i}\n    on: see_count\n    allow: \"{e}\"\n" for i, e in enumerate(_CRAFTED))

@@ -328,9 +328,9 @@ def test_the_flows_context_is_the_hook_programs_context(name):
     what the deal showed, which no program of the flow reads (else pack_context packs)."""
     from array import array
 
-    from gouji_dsl.engine.interpreter import Ctx
     from gouji_dsl.engine.native import _core_module
     from gouji_dsl.engine.native import hooks as H
+    from gouji_dsl.ruleset.game.context import Ctx
     core = _core_module()
     g, eng = _engine(name)
     plan = F.flow_plan(g, eng.module)

@@ -169,7 +169,7 @@ class _Probe:
         fn = self.fns.get(name)
         if fn is None:
             return None
-        from gouji_dsl.engine.interpreter import Ctx
+        from gouji_dsl.ruleset.game.context import Ctx
         try:
             return bool(fn(Ctx(state, seat=seat)))
         except Exception:
@@ -816,7 +816,7 @@ class PlaySession(Timeline):
     def who_may_answer(self, state: GameState | None = None) -> tuple[list[int], list[int]]:
         """For the play on the table: the seats still to be asked that may follow it, and those that
         may burn it (the ruleset's follow / burn rules, in the order they will be asked)."""
-        from gouji_dsl.engine.interpreter import Ctx
+        from gouji_dsl.ruleset.game.context import Ctx
         st = state or self.state
         if st.top is None or st.over or st.phase != "play":
             return [], []

@@ -20,9 +20,9 @@ from textual.widgets import Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
 from gouji_dsl.diagnostics import SourcePos
+from gouji_dsl.ruleset.game.vocabulary import PHASES
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.spec import ResolvedRuleset
-from gouji_dsl.ruleset.vocabulary import PHASES
 
 from ..i18n import _
 from ..skeleton import flow

@@ -26,7 +26,8 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from gouji_dsl.engine.interpreter import Ctx, GameState, Move, ReturnMoves
+from gouji_dsl.engine.interpreter import GameState, Move, ReturnMoves
+from gouji_dsl.ruleset.game.context import Ctx
 from gouji_dsl.ruleset.game.model import CardModel, Play
 from gouji_dsl.ruleset.game.terms import Verb
 

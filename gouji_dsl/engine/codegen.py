@@ -41,8 +41,8 @@ from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.compile import total
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl
 from gouji_dsl.lang.types import category
+from gouji_dsl.ruleset.game.vocabulary import CONTEXT_VARS, FUNCTIONS, HOOKS
 from gouji_dsl.ruleset.graph import RuleGraph, answer_bounds
-from gouji_dsl.ruleset.vocabulary import CONTEXT_VARS, FUNCTIONS, HOOKS
 
 #: bump when the generated code changes for the same ruleset (part of the cache key)
 GENERATOR_VERSION = "3"

@@ -220,7 +220,7 @@ def top_play_fact(state: GameState) -> Because | None:
     top = state.top
     if top is None:
         return None
-    from gouji_dsl.engine.interpreter import Ctx, TablePlay
+    from gouji_dsl.ruleset.game.context import Ctx, TablePlay
     ctx = Ctx(None)
     ctx.play = TablePlay(top.play, top.seat, state.kinds)
     trace: list[Reason] = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS, GLOBAL_VARS
+from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS, GLOBAL_VARS
 
 __all__ = ["_FN", "_GV", "_G", "_coalesce", "_raise", "_AmountOf"]
 

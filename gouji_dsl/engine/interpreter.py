@@ -1,7 +1,7 @@
 """The one interpreter: game state, legal moves, apply, explain — for every ruleset.
 
 The interpreter knows seats, teams, tricks, turns, places and phases; every Gouji decision is a
-question put to the :class:`~gouji_dsl.ruleset.graph.RuleGraph` (see :mod:`gouji_dsl.ruleset.vocabulary`).
+question put to the :class:`~gouji_dsl.ruleset.graph.RuleGraph` (see :mod:`gouji_dsl.ruleset.game.vocabulary`).
 
 Flow of one game: deal → setup (each seat the ``revolt`` rules allow is asked; then ``redeal``;
 then opposites the ``choose`` rules name choose head / head-less) → play (tricks) → over.
@@ -25,10 +25,11 @@ from gouji_dsl.engine.outcome import Outcome
 from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
 from gouji_dsl.ruleset.game.cards import Card, parse_cards
+from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, Play
 from gouji_dsl.ruleset.game.terms import CARD_VERBS as _CARD_VERBS
 from gouji_dsl.ruleset.game.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
-from gouji_dsl.ruleset.graph import Reason, RuleFailed, RuleGraph
+from gouji_dsl.ruleset.graph import MAX_SETUP_ROUNDS, Reason, RuleFailed, RuleGraph
 
 VERBS: tuple[Verb, ...] = tuple(Verb)
 """Every move verb (NOTATION.md "Moves"), as :class:`Verb` members (each equal to its text)."""
@@ -36,8 +37,6 @@ CARD_VERBS: tuple[Verb, ...] = tuple(v for v in Verb if v in _CARD_VERBS)
 _PLACEMENTS = frozenset(Placement)
 MAX_SEAT_DIGITS = 3
 """A seat number longer than this is refused before it is converted (seats are 1..N, N small)."""
-MAX_SETUP_ROUNDS = 64
-"""The most rounds of ``seat_setup`` rules a ruleset may ask for (``setup_rounds``)."""
 MAX_REDEALS = 200
 """The most deals of one game a ``redeal`` rule may void in a row: the next void deal is a rule
 failure naming the rule (a rule that always voids the deal would deal for ever)."""
@@ -257,63 +256,6 @@ class IllegalMove(GoujiError):
         super().__init__(Diagnostic("<game>", 0, 0, msg))
 
 
-# ------------------------------------------------------------------------------ context
-class TablePlay:
-    """A play with its seat, as rules see it (``top``, ``play``, ``beaten``)."""
-
-    __slots__ = ("play", "seat", "g_kinds", "beaten_seat", "over_yield", "yielder", "empties_hand", "is_burn",
-                 "rank", "count", "carried", "filler", "jokers", "gouji")
-
-    def __init__(self, play: Play, seat: int, kinds: tuple[str, ...]):
-        self.seat = seat
-        self.g_kinds = kinds
-        self.set_play(play)
-        self.beaten_seat: int | None = None
-        self.over_yield = False
-        self.yielder: int | None = None
-        self.empties_hand = False
-        self.is_burn = False
-
-    def set_play(self, play: Play) -> None:
-        """Point this view at another play (the fields rules read are copied for speed)."""
-        self.play = play
-        self.rank = self.g_kinds[play.rank] if play.valid else None
-        self.count = play.count
-        self.carried = play.carried
-        self.filler = play.filler
-        self.jokers = len(play.jokers)
-        self.gouji = play.gouji
-
-    def __repr__(self) -> str:
-        return f"TablePlay({self.seat}: {self.play.text})"
-
-
-class Ctx:
-    """The bindings an expression sees: the game and the hook's context variables."""
-
-    __slots__ = ("g", "seat", "play", "top", "beaten", "target", "leading", "args", "kind", "card", "amount",
-                 "round", "choice", "answer")
-
-    def __init__(self, g: GameState | None, seat: int | None = None, play: TablePlay | None = None,
-                 top: TablePlay | None = None, beaten: TablePlay | None = None, target: int | None = None,
-                 leading: bool = False, kind: str | None = None, card: str | None = None, round: int = 0,
-                 choice: str | None = None, answer: str | None = None, amount: int = 0):
-        self.g = g
-        self.seat = seat
-        self.play = play
-        self.top = top
-        self.beaten = beaten
-        self.target = target
-        self.leading = leading
-        self.args: tuple = ()
-        self.kind = kind
-        self.card = card
-        self.amount = amount
-        self.round = round
-        self.choice = choice
-        self.answer = answer
-
-
 # ------------------------------------------------------------------------------ state
 @dataclass(frozen=True)
 class PrevGame:
@@ -485,7 +427,7 @@ class GameState:
         Why it is exact: every field of the state is either in the key, in :data:`KEY_FIXED`
         (the same for every state of the game) or in :data:`KEY_UNREAD` (read by nothing that
         decides play; tests/test_burn_lookahead.py checks that every field is in one of the three).
-        The rules read the state only through the vocabulary (``ruleset/vocabulary.py``), whose
+        The rules read the state only through the vocabulary (``ruleset/game/vocabulary.py``), whose
         names all read fields in the key; the play on the table is kept as its cards (the
         interpreter classifies a move's cards, so they decide its reading) and what the table adds
         to it. The generator is in the key only when a rule that may still be asked draws

@@ -31,25 +31,13 @@ from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.fastops import _FN, _G, _GV, _AmountOf, _coalesce, _raise  # noqa: F401 - called by the hooks
-from gouji_dsl.engine.interpreter import (
-    MAX_REDEALS,
-    MAX_SETUP_ROUNDS,
-    Ctx,
-    GameState,
-    LegalMoves,
-    Move,
-    PrevGame,
-    TablePlay,
-    _num,
-    choices_at,
-    counters_reset,
-    kept_counters,
-)
+from gouji_dsl.engine.interpreter import MAX_REDEALS, GameState, LegalMoves, Move, PrevGame, _num, choices_at, counters_reset, kept_counters
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl  # noqa: F401 - raised by the hooks
 from gouji_dsl.ruleset.game.cards import Card
+from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, Play
 from gouji_dsl.ruleset.game.terms import Capacity, Phase, Placement, Verb
-from gouji_dsl.ruleset.graph import PLACE_TYPE, PLACE_WORDS, RuleGraph  # noqa: F401 - read by the hooks
+from gouji_dsl.ruleset.graph import MAX_SETUP_ROUNDS, PLACE_TYPE, PLACE_WORDS, RuleGraph  # noqa: F401 - read by the hooks
 
 
 def _bind(name: str, pos: SourcePos | None) -> Any:

@@ -25,9 +25,9 @@ from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.fold import Facts, Folder, K, U, truthy
 from gouji_dsl.lang.types import Nullable, Record
+from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS, HOOKS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS, HookKind
 from gouji_dsl.ruleset.settings import engine_types, normalize_setting
 from gouji_dsl.ruleset.spec import RuleSpec
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS, HOOKS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS, HookKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.ruleset.graph import RuleGraph, RuleNode

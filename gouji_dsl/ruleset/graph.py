@@ -31,10 +31,9 @@ from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, Int, ListOf, Type, category, parse_type, strip
+from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, SettingError
-from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
-from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text, said
-from gouji_dsl.ruleset.vocabulary import (
+from gouji_dsl.ruleset.game.vocabulary import (
     CONTEXT_VARS,
     EFFECTS_BY_KIND,
     FUNCTIONS,
@@ -46,6 +45,8 @@ from gouji_dsl.ruleset.vocabulary import (
     Hook,
     HookKind,
 )
+from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
+from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text, said
 
 __all__ = ["RuleNode", "Reason", "Edge", "RuleGraph", "RuleFailed", "compile_ruleset", "load_graph", "hook_scope"]
 
@@ -375,6 +376,8 @@ class RuleGraph:
 
 MAX_MATCH_LENGTH = 1000
 """The most games a ``match_length`` rule may make a match of."""
+MAX_SETUP_ROUNDS = 64
+"""The most rounds of ``seat_setup`` rules a ruleset may ask for (``setup_rounds``)."""
 
 
 def answer_bounds(hook: str, n_seats: int) -> tuple[int, int, str] | None:
@@ -383,7 +386,6 @@ def answer_bounds(hook: str, n_seats: int) -> tuple[int, int, str] | None:
     0..N-1 (``yield_to``), the games of a match 1..:data:`MAX_MATCH_LENGTH`, the rounds of
     ``seat_setup`` rules 0..``MAX_SETUP_ROUNDS``. An answer outside is a rule failure (and a validate
     error where the answer is a constant), never taken in as the nearest value."""
-    from gouji_dsl.engine.interpreter import MAX_SETUP_ROUNDS
     n = max(n_seats, 1)
     return {"revolution_place": (1, n, _("a place 1..{n}").format(n=n)),
             "yield_to": (0, n - 1, _("a number of players 0..{n}").format(n=n - 1)),
@@ -932,8 +934,6 @@ def _edges(rules: list[_Rule]) -> list[Edge]:
 
 
 def _install_gouji(graph: RuleGraph) -> None:
-    from gouji_dsl.engine.interpreter import Ctx, TablePlay
-
     ctx = Ctx(None)
     kinds = graph.model.kinds
 

@@ -718,7 +718,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         raise click.UsageError(_("--settings prints the settings reference: it does not combine with --graph"))
 
     if vocabulary:
-        from gouji_dsl.ruleset.vocabulary import vocabulary_markdown, vocabulary_text
+        from gouji_dsl.ruleset.game.vocabulary import vocabulary_markdown, vocabulary_text
         if fmt in ("mermaid", "dot") and ruleset is None:
             raise click.UsageError(_("--vocabulary prints text or markdown (docs/vocabulary.md)"))
         if fmt == "markdown":

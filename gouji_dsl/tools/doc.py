@@ -4,7 +4,7 @@ sentences (``says``), their provenance (``source``) and the card model.
 Layout: the title, description, source and inheritance chain; "The cards" (the table, the pack and
 its size, cards per player, rank order, filler, how plays compare, then the sentences of the card
 settings and of the rules that say what a gouji play is); one section per phase of the game in
-:data:`~gouji_dsl.ruleset.vocabulary.PHASES` order, each a numbered list of the sentences of the rules that
+:data:`~gouji_dsl.ruleset.game.vocabulary.PHASES` order, each a numbered list of the sentences of the rules that
 can fire under this ruleset's settings, and of the settings where the rules that read them are; and
 a closing "Sources" list that the items cite by number (footnote style).
 
@@ -36,10 +36,10 @@ from gouji_dsl import i18n
 from gouji_dsl.i18n import N_, Language, _, ngettext
 from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
 from gouji_dsl.ruleset.game.cards import NAMES
+from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
 from gouji_dsl.ruleset.spec import Sentence, said
-from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 from gouji_dsl.ruleset.words import game_words
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]

@@ -23,8 +23,8 @@ from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.i18n import N_, _, display_width
+from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, said
-from gouji_dsl.ruleset.vocabulary import HOOKS, PHASES
 
 __all__ = ["display_path", "resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from gouji_dsl.bots import is_outside, make_bot
-from gouji_dsl.engine.interpreter import Ctx, GameState, new_game, next_game
+from gouji_dsl.engine.interpreter import GameState, new_game, next_game
 from gouji_dsl.i18n import _
+from gouji_dsl.ruleset.game.context import Ctx
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
 from gouji_dsl.tools.figures import DESIGN_KEYS
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine

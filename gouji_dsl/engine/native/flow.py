@@ -196,7 +196,7 @@ def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str
     ``prog``; why the game's end is not played natively, and why whole games are not (None: they
     are); the numbers of the setup hooks' programs (asked in whole games only)."""
     from gouji_dsl.engine.native import hooks as H
-    from gouji_dsl.ruleset.vocabulary import HOOKS
+    from gouji_dsl.ruleset.game.vocabulary import HOOKS
     kidx = {kk: i for i, kk in enumerate(graph.model.kinds)}
     words: list[int] = []
     end_reason: str | None = None
@@ -408,8 +408,8 @@ def _template(plan: FlowPlan, core: Any) -> Any:
 def _pack(plan: FlowPlan, S: Any, core: Any) -> bytes:
     """``hooks.pack_context(graph, Ctx(S))`` for the flow's programs, made from the template (what
     the deal showed only where a program reads it)."""
-    from gouji_dsl.engine.interpreter import Ctx
     from gouji_dsl.engine.native import hooks as H
+    from gouji_dsl.ruleset.game.context import Ctx
     if plan.shown:
         return H.pack_context(plan.graph, Ctx(S))
     L = core.LAYOUT
@@ -524,7 +524,7 @@ def _counts(plan: FlowPlan, r: int, n: int, f: int, j: int) -> tuple[int, ...]:
 
 
 def _table_play(plan: FlowPlan, w: Any, at: int, model: Any, kinds: tuple[str, ...]) -> Any:
-    from gouji_dsl.engine.interpreter import TablePlay
+    from gouji_dsl.ruleset.game.context import TablePlay
     if not w[at]:
         return None
     p = model.classify(_counts(plan, w[at + 2], w[at + 3], w[at + 4], w[at + 5]))
@@ -650,7 +650,7 @@ def _write_back(rngs: list[Any], natives: list[Any], py_states: list[Any]) -> No
 
 def _stopped(plan: FlowPlan, S: Any, status: int, w: Any, core: Any, max_decisions: int) -> None:
     """Raise what stopped the core: the decision bound, a rule's failure (RuleFailed), a broken state."""
-    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.ruleset.game.context import Ctx
     if status == FL_LIMIT:
         raise RuntimeError(f"the game did not end after {max_decisions} decisions")
     if status == FL_RULE and w[core.FLOW_ERR] >= 0:

@@ -108,7 +108,7 @@ def joker_sums(plan: Any) -> list[int]:
 def see_count_words(graph: Any) -> tuple[bytes, list[bytes]]:
     """The see_count hook as heuristic_load takes it (flow.py's hook words) and its programs."""
     from gouji_dsl.engine.native import hooks as H
-    from gouji_dsl.ruleset.vocabulary import HOOKS
+    from gouji_dsl.ruleset.game.vocabulary import HOOKS
     p = H.plan(graph, "see_count")
     if p.draws:
         raise Unsupported("a see_count rule draws from the game's generator: the native heuristic bot does not")

@@ -33,8 +33,8 @@ from gouji_dsl.lang import ast as A
 from gouji_dsl.lang import ops
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.types import ListOf, category, strip
+from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS, no_place_text
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.vocabulary import FUNCTIONS, no_place_text
 
 # ---- the numbering of vm.h (keep in step with it)
 T_NONE, T_BOOL, T_INT, T_RANK, T_TEXT, T_LIST, T_TLIST, T_FLOAT = 0, 1, 2, 3, 4, 5, 6, 7
@@ -1079,7 +1079,7 @@ class HookPlan:
 
 def plan(graph: RuleGraph, hook: str) -> HookPlan:
     """The plan of ``hook`` (Unsupported: a rule the programs do not express, named)."""
-    from gouji_dsl.ruleset.vocabulary import HOOKS, HookKind
+    from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
     spec = HOOKS[hook]
     if spec.kind == HookKind.TRIGGER:
         raise Unsupported(f"the trigger hook {hook!r} (mark / count / place / give rules are run by the game flow)")

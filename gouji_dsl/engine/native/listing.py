@@ -13,8 +13,8 @@ from gouji_dsl.engine.native import Unsupported, _core_module
 from gouji_dsl.engine.native import hooks as H
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.ops import _show
+from gouji_dsl.ruleset.game.vocabulary import HOOKS
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.vocabulary import HOOKS
 
 _OPS = {v: k[3:].lower() for k, v in vars(H).items() if k.startswith("OP_") and isinstance(v, int)}
 _BINS = {v: k for k, v in H.BINS.items()}

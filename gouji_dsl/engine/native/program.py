@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported
+from gouji_dsl.ruleset.game.vocabulary import HOOKS
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.vocabulary import HOOKS
 
 #: the hooks whose rules the native core runs (this session: none; the game flow comes next)
 NATIVE_HOOKS: frozenset[str] = frozenset()

@@ -173,7 +173,7 @@ def seat_view(state: GameState, seat: int | None) -> dict[str, Any]:
     hand, and a seat's card count only where every other seat may see it."""
     if seat is not None:
         return state.view(seat)
-    from gouji_dsl.engine.interpreter import Ctx
+    from gouji_dsl.ruleset.game.context import Ctx
     first = state.seat_list[0]
     base = state.view(first)
     others: dict[str, Any] = {}

@@ -13,11 +13,12 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang.check import FnSig, VarSig
 from gouji_dsl.lang.fold import Abs, Facts, K, U
+from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.types import (
     ANY,
     BOOL,
@@ -28,7 +29,6 @@ from gouji_dsl.lang.types import (
     SEAT,
     SEATS,
     TEXT,
-    Enum,
     ListOf,
     MapOf,
     Type,
@@ -36,9 +36,6 @@ from gouji_dsl.lang.types import (
     parse_type,
     strip,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from gouji_dsl.engine.interpreter import GameState
 
 
 class HookKind(StrEnum):
@@ -189,10 +186,6 @@ CONTEXT_VARS: dict[str, VarSig] = {
 }
 
 
-def _g(c: Any) -> GameState:
-    return c.g
-
-
 GLOBAL_VARS: dict[str, VarSig] = {
     "all_seats": VarSig(SEATS, lambda c: list(c.g.seat_list), "every seat, 1..N", game=True),
     "active_seats": VarSig(SEATS, lambda c: c.g.active_list(), "seats still playing (not out, not revolted, not failed)", game=True),
@@ -247,7 +240,6 @@ def no_place_text(place: Any, table: Any) -> str:
 
 
 def _sum_places(c: Any, seats: list[int], table: dict[Any, Any]) -> int:
-    from gouji_dsl.lang.ops import EvalError
     total = 0
     for s in seats:
         p = c.g.places.get(s)
@@ -485,7 +477,7 @@ def vocabulary_markdown() -> str:
     that know them, play attributes and functions, from the definitions in this module."""
     out = ["# Vocabulary", "",
            "The questions (hooks) a rule answers and the names its expressions may read, from the definitions in",
-           "`gouji_dsl/ruleset/vocabulary.py`. `gouji show --vocabulary` prints the same as text.", "",
+           "`gouji_dsl/ruleset/game/vocabulary.py`. `gouji show --vocabulary` prints the same as text.", "",
            "Generated: `gouji show --vocabulary --format markdown > docs/vocabulary.md` (a test keeps it in sync).", "",
            "## Hooks (`on:`)", "", hooks_markdown(), KNOWN_EVERYWHERE, "",
            "## Variables", "", "| name | type | meaning | known in |", "| --- | --- | --- | --- |"]
@@ -501,6 +493,3 @@ def vocabulary_markdown() -> str:
     out += ["", "Place words (`place:`, `no_lead`, `burn_failure`): " + PLACE_WORDS.replace("'", "`"), "",
             "## How rules combine", "", COMBINING, ""]
     return "\n".join(out)
-
-
-_keep = (_g, Enum)  # (referenced: kept for readers of the module)

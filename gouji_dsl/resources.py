@@ -6,6 +6,7 @@ After a plain ``pip install .`` they live inside the installed package (``gouji_
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -56,3 +57,37 @@ def chunk_schema_path() -> Path:
 def bundled_names() -> list[str]:
     """Names of the bundled rulesets, sorted (file stems of ``rules/*.yaml``)."""
     return sorted(p.stem for p in rules_dir().glob("*.yaml"))
+
+
+# ------------------------------------------------------------------------------ showing a ruleset's path
+def _bundled_folder() -> tuple[Path | None, bool]:
+    """The bundled rules folder and whether it is inside the installed package (not a checkout)."""
+    try:
+        d = rules_dir().resolve()
+    except (FileNotFoundError, OSError):
+        return None, False
+    return d, d.parent == _HERE
+
+
+def display_path(path: str) -> str:
+    """A short name for a ruleset file: ``<bundled>/NAME.yaml`` for a bundled ruleset of the
+    installed package; else the path relative to the current directory when the file lies below it
+    (so a source checkout shows ``rules/NAME.yaml``); else ``<bundled>/NAME.yaml`` for a bundled
+    file; else the path as given."""
+    if not path or path.startswith("<"):
+        return path
+    try:
+        p = Path(path).resolve()
+    except OSError:
+        return path
+    bundled, installed = _bundled_folder()
+    is_bundled = bundled is not None and p.parent == bundled
+    if is_bundled and installed:
+        return f"<bundled>/{p.name}"
+    try:
+        rel = os.path.relpath(p, Path.cwd())
+    except ValueError:  # another drive (Windows)
+        rel = ".."
+    if not rel.startswith(".."):
+        return rel
+    return f"<bundled>/{p.name}" if is_bundled else path

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from gouji_dsl.engine.interpreter import IllegalMove, apply, explain, new_game, parse_move, replay
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.tools.simulate import play_game
 
@@ -166,7 +167,6 @@ def test_explain_cites_the_settings_a_deciding_permit_rule_reads(online):
 def test_explain_cites_bundled_files_one_way(online):
     # The reasons' file:line and the chain's used to differ (an absolute site-packages path beside
     # `<bundled>/base.yaml`): both come from display_path now.
-    from gouji_dsl.tools.render import display_path
     st = _game(online, DEAL)
     st.apply_in_place(st.parse("1 play KK"))
     ex = explain(st, st.parse("3 burn AA"))

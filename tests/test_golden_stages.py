@@ -22,7 +22,7 @@ from gouji_dsl.tools.doc import ruleset_doc
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 # A bundled file shows as rules/NAME.yaml from a source checkout and as <bundled>/NAME.yaml from an
-# installed package (render.display_path); goldens keep the installed form.
+# installed package (resources.display_path); goldens keep the installed form.
 _CHECKOUT_PATH = re.compile(r"(?<![\w./<>-])rules/([\w.-]+\.yaml)")
 
 

@@ -25,6 +25,7 @@ from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.fold import Facts, Folder, K, U, truthy
 from gouji_dsl.lang.types import Nullable, Record
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.vocabulary import FUNCTIONS, HOOKS, MAYBE_NONE_ATTRS, MAYBE_NONE_FUNCTIONS, MAYBE_NONE_GLOBALS, PLAY_ATTRS, HookKind
 from gouji_dsl.ruleset.settings import engine_types, normalize_setting
 from gouji_dsl.ruleset.spec import RuleSpec
@@ -458,7 +459,6 @@ def _show(v: Any) -> str:
 def where(o: SourcePos) -> str:
     """``path:line`` of ``o`` as every other citation shows the path (``<bundled>/base.yaml``)."""
     try:
-        from gouji_dsl.tools.render import display_path  # upward (issue 25: to remove with one printer of positions)
         return f"{display_path(o.path)}:{o.line}"
     except Exception:
         return f"{o.path}:{o.line}"

@@ -31,6 +31,7 @@ from gouji_dsl.lang.compile import Compiler
 from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, Int, ListOf, Type, category, parse_type, strip
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, SettingError
 from gouji_dsl.ruleset.game.vocabulary import (
@@ -116,7 +117,6 @@ class Reason:
         current folder when below it)."""
         if self.pos is None:
             return ""
-        from gouji_dsl.tools.render import display_path
         path = display_path(self.pos.path)
         return path if self.pos.line <= 0 else f"{path}:{self.pos.line}"
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.i18n import _
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec, Wording, said
@@ -300,7 +301,6 @@ def _labels(a: str, b: str) -> tuple[str, str]:
 
 def _display(path: str) -> str:
     """``rules/NAME.yaml`` / ``<bundled>/NAME.yaml`` / the path, as the other commands show files."""
-    from gouji_dsl.tools.render import display_path
     return display_path(path)
 
 

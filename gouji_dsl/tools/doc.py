@@ -34,6 +34,7 @@ from pathlib import Path
 
 from gouji_dsl import i18n
 from gouji_dsl.i18n import N_, Language, _, ngettext
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
 from gouji_dsl.ruleset.game.cards import NAMES
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
@@ -262,7 +263,6 @@ def _sentence(n) -> str:
 def _chain(graph) -> list[tuple[str, str | None, str]]:
     """(name, title, display path) of each file of the inheritance chain, the ruleset first."""
     from gouji_dsl.ruleset.loader import load_file
-    from gouji_dsl.tools.render import display_path
     out = []
     for i, path in enumerate(graph.resolved.chain):
         if i == 0:

@@ -18,55 +18,21 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.i18n import N_, _, display_width
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, said
 
-__all__ = ["display_path", "resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
+__all__ = ["resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
 
 INHERITED = N_("(inherited)")
 """The marker put after the ``file:line`` tag of a value, definition or rule set by a parent file."""
 
 
 # ------------------------------------------------------------------------------ helpers
-def _bundled_dir() -> tuple[Path | None, bool]:
-    """The bundled rules folder and whether it is inside the installed package (not a checkout)."""
-    try:
-        from gouji_dsl import resources
-        d = resources.rules_dir().resolve()
-    except (FileNotFoundError, OSError):
-        return None, False
-    return d, d.parent == Path(resources.__file__).resolve().parent
-
-
-def display_path(path: str) -> str:
-    """A short name for a ruleset file: ``<bundled>/NAME.yaml`` for a bundled ruleset of the
-    installed package; else the path relative to the current directory when the file lies below it
-    (so a source checkout shows ``rules/NAME.yaml``); else ``<bundled>/NAME.yaml`` for a bundled
-    file; else the path as given."""
-    if not path or path.startswith("<"):
-        return path
-    try:
-        p = Path(path).resolve()
-    except OSError:
-        return path
-    bundled, installed = _bundled_dir()
-    is_bundled = bundled is not None and p.parent == bundled
-    if is_bundled and installed:
-        return f"<bundled>/{p.name}"
-    try:
-        rel = os.path.relpath(p, Path.cwd())
-    except ValueError:  # another drive (Windows)
-        rel = ".."
-    if not rel.startswith(".."):
-        return rel
-    return f"<bundled>/{p.name}" if is_bundled else path
-
-
 def _where(origin: SourcePos | None) -> str:
     if origin is None:
         return ""

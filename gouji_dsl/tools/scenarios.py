@@ -36,6 +36,7 @@ from gouji_dsl.engine.interpreter import (
 )
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import MAX_SEED_CHARS
@@ -794,7 +795,6 @@ def _voided_by(state: GameState) -> str:
     """Which rule voided the deal, with its file:line and sentence ("" when the deal stands)."""
     if not state.voided:
         return ""
-    from gouji_dsl.tools.render import display_path
     reasons = [r for key, rs in state.decided.items() if key.startswith("redeal") for r in rs if r.rule is not None]
     if not reasons:
         return _("the deal was voided")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.i18n import _
+from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.spec import said
 
 __all__ = ["SettingRow", "KeyRow", "rows", "reference_text", "reference_markdown", "all_bundled_rows"]
@@ -74,7 +75,6 @@ def rows(resolved) -> list[SettingRow]:
     leaves to their defaults), in file order. Raises :class:`GoujiError` when a setting is broken."""
     from gouji_dsl.lang.types import describe
     from gouji_dsl.ruleset.settings import settings_of
-    from gouji_dsl.tools.render import display_path
 
     settings = settings_of(resolved)
     out = []

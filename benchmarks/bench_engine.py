@@ -231,13 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gouji-dsl engine benchmark — {platform.python_implementation()} {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs visible, {pinned}, {load()}")
     if args.differential:
-        from gouji_dsl.engine import fast
         from gouji_dsl.ruleset.graph import load_graph
+        from gouji_dsl.tools import simulate
         variants = sorted(str(p) for p in (Path(__file__).resolve().parent.parent / "examples" / "variants").glob("*.yaml"))
         bad = 0
         for name in (list(BUNDLED) if args.all or not args.ruleset else names) + variants:
             t0 = time.perf_counter()
-            diffs = fast.differences(load_graph(name), f"diff-{args.seed}", args.differential, args.bots)
+            diffs = simulate.differences(load_graph(name), f"diff-{args.seed}", args.differential, args.bots)
             bad += bool(diffs)
             print(f"differential {Path(name).stem:<22} {args.differential} games ({args.bots}): "
                   f"{'identical' if not diffs else f'{len(diffs)} DIFFERENCES: ' + diffs[0]} "

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from gouji_dsl.bots.heuristic import random_policies
 from gouji_dsl.engine import codegen, fast
 from gouji_dsl.engine.interpreter import new_game
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))
@@ -39,20 +41,20 @@ def test_the_reference_side_is_the_interpreter(monkeypatch):
         seen.append(kw.get("engine"))
         return real(*args, **kw)
     monkeypatch.setattr(simulate, "play_game", spy)
-    assert fast.differences(_graph("online"), "which", 2) == []
+    assert simulate.differences(_graph("online"), "which", 2) == []
     assert seen == ["interpreter", "interpreter"]
 
 
 @pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)
 def test_random_games_identical(name):
     g = _graph(name)
-    assert fast.differences(g, "diff", GAMES) == []
+    assert simulate.differences(g, "diff", GAMES) == []
 
 
 @pytest.mark.parametrize("name", BUNDLED + VARIANTS[:4], ids=lambda n: Path(n).stem)
 def test_heuristic_games_identical(name):
     g = _graph(name)
-    assert fast.differences(g, "diff-h", max(2, GAMES // 4), "heuristic") == []
+    assert simulate.differences(g, "diff-h", max(2, GAMES // 4), "heuristic") == []
 
 
 @pytest.mark.parametrize("name", ["online", "rulebook", "six-deck-eagle", "qingdao"])
@@ -94,11 +96,11 @@ def test_play_out_from_any_state(name):
             moves = st.legal_moves()
             st.apply_in_place(moves[rng.randrange(len(moves))], trusted=True)
         ref, gen = st.copy(), st.copy()
-        bots_ref = fast.random_policies(f"mid:{i}")
+        bots_ref = random_policies(f"mid:{i}")
         while not ref.over:
             moves = ref.legal_moves()
             ref.apply_in_place(bots_ref[ref.to_act].choose(ref, moves), trusted=True)
-        out = eng.play_out(gen, fast.random_policies(f"mid:{i}"))
+        out = eng.play_out(gen, random_policies(f"mid:{i}"))
         assert (out.places, out.scores, gen.decisions) == (ref.places, ref.scores, ref.decisions)
         assert eng.render_record(gen) == ref.record
 
@@ -109,7 +111,7 @@ def test_policies_any_callable_and_rollouts():
     assert eng is not None
     st = eng.new_game("roll")
     before = list(st.hands[1])
-    outs = eng.rollouts(st, 3, lambda i: fast.random_policies(f"roll:{i}"))
+    outs = eng.rollouts(st, 3, lambda i: random_policies(f"roll:{i}"))
     assert len(outs) == 3 and all(sorted(o.places.values()) == list(range(1, 7)) for o in outs)
     assert st.hands[1] == before and not st.over  # the state rolled out from is untouched
 
@@ -266,12 +268,12 @@ def test_a_failing_rule_fails_the_same_way(tmp_path, kind):
         with pytest.raises(Exception) as exc:
             if engine == "interpreter":
                 st = new_game(g, "fails")
-                bots = fast.random_policies("fails")
+                bots = random_policies("fails")
                 while not st.over:
                     moves = st.legal_moves()
                     st.apply_in_place(bots[st.to_act].choose(st, moves), trusted=True)
             else:
-                eng.play_out(eng.new_game("fails"), fast.random_policies("fails"))
+                eng.play_out(eng.new_game("fails"), random_policies("fails"))
         errors.append(exc.value)
     ref, gen = errors
     assert isinstance(ref, RuleFailed) and type(gen) is type(ref)
@@ -300,7 +302,7 @@ def test_burn_leads_counted_only_when_the_rules_read_only_jokers(tmp_path):
         eng = fast.engine(g)
         assert eng is not None, fast.fallback_reason(g)
         assert "BURN_LEAD_BY_JOKERS = False" in eng.source
-        assert fast.differences(g, f"diff-{name}", max(4, GAMES // 2)) == []
+        assert simulate.differences(g, f"diff-{name}", max(4, GAMES // 2)) == []
 
 
 def test_a_bot_that_plays_other_states_while_choosing(tmp_path):
@@ -311,15 +313,15 @@ def test_a_bot_that_plays_other_states_while_choosing(tmp_path):
     assert eng is not None
 
     def searching(state, moves):
-        eng.rollouts(state, 2, lambda i: fast.random_policies(f"inner:{i}"))
-        eng.play_out(eng.new_game("elsewhere"), fast.random_policies("elsewhere"))
+        eng.rollouts(state, 2, lambda i: random_policies(f"inner:{i}"))
+        eng.play_out(eng.new_game("elsewhere"), random_policies("elsewhere"))
         return moves[len(moves) // 2]
     for i in range(3):
-        bots = fast.random_policies(f"search:{i}")
+        bots = random_policies(f"search:{i}")
         gen = eng.new_game(f"search:{i}")
         eng.play_out(gen, {**bots, 1: searching})
         ref = new_game(g, f"search:{i}")
-        ref_bots = fast.random_policies(f"search:{i}")
+        ref_bots = random_policies(f"search:{i}")
         while not ref.over:
             moves = ref.legal_moves()
             m = moves[len(moves) // 2] if ref.to_act == 1 else ref_bots[ref.to_act].choose(ref, moves)

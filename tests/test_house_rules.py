@@ -10,6 +10,7 @@ from gouji_dsl.engine.interpreter import new_game
 from gouji_dsl.ruleset.game.context import Ctx
 from gouji_dsl.ruleset.game.vocabulary import COMBINING, FUNCTIONS, HOOKS, default_text
 from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,7 +117,7 @@ def test_cards_of_plays_the_same_games_generated(tmp_path):
     from gouji_dsl.engine import fast
     g = load_graph(write(tmp_path, "big-jokers.yaml", JOKER_KINDS))
     assert fast.engine(g) is not None, fast.fallback_reason(g)
-    assert fast.differences(g, "jokers", 6) == []
+    assert simulate.differences(g, "jokers", 6) == []
 
 
 # ------------------------------------------------------------------------------ item 6: bounds
@@ -234,7 +235,6 @@ def test_return_moves_are_counted_not_listed():
 
 
 def test_a_fifteen_card_fall_tribute_returned_card_for_card_plays(tmp_path):
-    from gouji_dsl.engine import fast
     path = write(tmp_path, "fall15.yaml", """
         ruleset: fall15
         extends: qingdao
@@ -243,7 +243,7 @@ def test_a_fifteen_card_fall_tribute_returned_card_for_card_plays(tmp_path):
             fall: {"6": 15, "5": 1}
         """)
     g = load_graph(path)
-    assert fast.differences(g, "fall15", 4) == [] and fast.differences(g, "fall15-h", 4, "heuristic") == []
+    assert simulate.differences(g, "fall15", 4) == [] and simulate.differences(g, "fall15-h", 4, "heuristic") == []
 
 
 # ------------------------------------------------------------------------------ items 1 and 4: choices
@@ -400,7 +400,6 @@ def test_each_player_may_yield_once_in_the_scramble_over_many_seeded_games():
 
 
 def test_every_move_kind_has_an_event_and_counters_reset_where_they_say(tmp_path):
-    from gouji_dsl.engine import fast
     from gouji_dsl.tools.simulate import play_game
     path = write(tmp_path, "counting.yaml", """
         ruleset: counting
@@ -432,7 +431,7 @@ def test_every_move_kind_has_an_event_and_counters_reset_where_they_say(tmp_path
             mark: passed_in_a_trick
         """)
     g = load_graph(path)
-    assert fast.differences(g, "count", 6) == []
+    assert simulate.differences(g, "count", 6) == []
     from gouji_dsl.engine.interpreter import replay
     from gouji_dsl.ruleset.game.terms import Phase
     prev = None

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gouji_dsl.bots import make_bot
+from gouji_dsl.bots.heuristic import random_policies
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine import fast, native
 from gouji_dsl.engine.native import flow as F
@@ -224,7 +225,7 @@ def test_the_decision_bound_stops_both_loops_at_the_same_move():
         try:
             st = eng.new_game("bound")
             with pytest.raises(RuntimeError, match="did not end after 40 decisions"):
-                eng.play_out(st, fast.random_policies("bound"), max_decisions=40)
+                eng.play_out(st, random_policies("bound"), max_decisions=40)
             got.append((st.decisions, eng.render_record(st), st.hands))
         finally:
             F.install(m, g)
@@ -253,7 +254,7 @@ def test_a_rule_that_fails_in_the_core_is_reported_as_the_interpreter_reports_it
         try:
             st = eng.new_game("fail")
             with pytest.raises(GoujiError) as e:
-                eng.play_out(st, fast.random_policies("fail"))
+                eng.play_out(st, random_policies("fail"))
             texts.append((type(e.value).__name__, str(e.value), st.decisions))
         finally:
             F.install(m, g)
@@ -276,7 +277,7 @@ def test_the_games_end_is_played_in_the_core_where_its_answers_are_whole_numbers
     m._game_over = lambda S: (ended_in_python.append(S), real(S))[1]
     try:
         for i in range(5):
-            st = eng.play_game("end", i, list(fast.random_policies(f"end:{i}").values()))
+            st = eng.play_game("end", i, list(random_policies(f"end:{i}").values()))
             assert st.phase == "over" and sorted(st.places.values()) == list(range(1, g.n_seats + 1))
             assert st.record[-1][0] == "game_over" and st.record[-1][2] == st.scores
     finally:
@@ -308,7 +309,7 @@ def test_a_score_rule_that_fails_at_the_end_fails_as_the_interpreter_says(tmp_pa
         try:
             st = eng.new_game("fail")
             with pytest.raises(GoujiError) as e:
-                eng.play_out(st, fast.random_policies("fail"))
+                eng.play_out(st, random_policies("fail"))
             texts.append((type(e.value).__name__, str(e.value), st.decisions, dict(st.places)))
         finally:
             F.install(m, g)
@@ -378,7 +379,7 @@ def test_play_outs_from_states_in_the_middle_of_a_trick(name):
             outs = []
             for i, st in enumerate(states):
                 s = st.copy()
-                pol = fast.random_policies(f"roll{i}", g.n_seats)
+                pol = random_policies(f"roll{i}", g.n_seats)
                 res = eng.play_out(s, pol)
                 outs.append((res, eng.render_record(s), s.burns, [p.rng.getstate() for p in pol.values()]))
             got.append(outs)

@@ -19,6 +19,7 @@ from gouji_dsl.engine import fast, native
 from gouji_dsl.engine.native import flow as F
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools import simulate
 from gouji_dsl.tools.simulate import engine_summary, match_length
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,9 +124,9 @@ def test_heuristic_and_random_bots_mixed(name):
 @pytest.mark.parametrize("name", ["online", "rulebook", "qingdao", str(ROOT / "examples" / "variants" / "hidden-counts.yaml")],
                          ids=lambda n: Path(n).stem)
 def test_the_interpreter_plays_the_same_games(name):
-    """The reference: the interpreter with the Python bot, game for game (fast.differences)."""
+    """The reference: the interpreter with the Python bot, game for game (simulate.differences)."""
     g = load_graph(name)
-    assert not fast.differences(g, "heur-ref", 3, "heuristic")
+    assert not simulate.differences(g, "heur-ref", 3, "heuristic")
 
 
 def test_a_subclass_of_the_bot_is_asked_in_python(monkeypatch):

@@ -27,6 +27,7 @@ from gouji_dsl.engine.interpreter import (
     Move,
     choice_words,
     explain,
+    game_seed,
     hands_from_text,
     new_game,
     next_game,
@@ -37,7 +38,7 @@ from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.model import Play
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.tools.simulate import game_seed, match_length
+from gouji_dsl.tools.simulate import match_length
 
 from ..i18n import _, chinese, ngettext
 

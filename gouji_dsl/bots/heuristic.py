@@ -43,6 +43,18 @@ class RandomBot:
     def choose(self, state: GameState, moves: Sequence[Move]) -> Move:
         return moves[self.rng.randrange(len(moves))]
 
+    def index_rng(self) -> Any:
+        """The generator this bot draws its moves' indices from and nothing else, so that a play-out may
+        draw them without building the moves (:mod:`gouji_dsl.engine.fast`); None for a subclass, which
+        may choose otherwise."""
+        return self.rng if type(self) is RandomBot else None
+
+
+def random_policies(seed: Any, n_seats: int = 6) -> dict[int, Any]:
+    """A random bot per seat, each with its own generator seeded ``f"{seed}:bot{seat}"`` (play-outs and
+    rollouts of :mod:`gouji_dsl.engine.fast`)."""
+    return {s: RandomBot(random.Random(f"{seed}:bot{s}")) for s in range(1, n_seats + 1)}
+
 
 # --------------------------------------------------------------------------------- card values
 def card_values(model: CardModel) -> list[float]:

@@ -5,21 +5,22 @@ same games (same seed → same moves, places, scores and events: ``tests/test_di
 several times faster. Use it to simulate many games, or to play a game out from any state with any
 bot policy (rollouts for search bots)::
 
+    from gouji_dsl.bots.heuristic import random_policies
     from gouji_dsl.engine import fast
     eng = fast.engine(graph)                       # None when the generator does not handle the ruleset
     state = eng.new_game("seed-1")                 # a GameState (the interpreter's own class)
-    out = eng.play_out(state, fast.random_policies("seed-1"))   # plays it to the end, in place
+    out = eng.play_out(state, random_policies("seed-1"))   # plays it to the end, in place
     out.places, out.scores, out.decisions
 
     # from any state (e.g. a determinized deal): copy it, then play out with any policy
     out = eng.play_out(state.copy(), {1: my_bot, 2: lambda st, moves: moves[0], ...})
 
     # a batch of rollouts from one state, summaries only
-    outs = eng.rollouts(state, 100, lambda i: fast.random_policies(f"r{i}"))
+    outs = eng.rollouts(state, 100, lambda i: random_policies(f"r{i}"))
 
 A *policy* is a bot (an object with ``choose(state, moves) -> Move``, as in :mod:`gouji_dsl.bots`) or a
-callable ``(state, moves) -> Move``. A :class:`~gouji_dsl.bots.heuristic.RandomBot` is recognised and
-played without building moves (it draws the same indices from its generator as it would
+callable ``(state, moves) -> Move``. A bot whose ``index_rng()`` gives a generator (a
+:class:`~gouji_dsl.bots.heuristic.RandomBot`) is played without building moves (it draws the same indices from its generator as it would
 otherwise). Every other policy is given the :class:`GameState` and the interpreter's legal moves,
 in the interpreter's order. States the play-out leaves are ordinary GameStates: the interpreter
 can explain, check or continue them. Their ``record`` holds compact entries until
@@ -33,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gouji_dsl.engine.interpreter import GameState, Move, PrevGame, check_seats
+from gouji_dsl.engine.interpreter import GameState, Move, PrevGame, check_seats, game_seed
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 
@@ -133,8 +134,7 @@ class Engine:
     def play_game(self, seed: Any, index: int, bots: Sequence[Any], *, previous: GameState | None = None,
                   game_number: int = 1, max_decisions: int = 100_000) -> GameState:
         """Deal game ``index`` of run ``seed`` (as ``tools.simulate.play_game`` does: the deal from
-        ``f"{seed}:{index}"``) and let ``bots`` (one per seat) play it out."""
-        from gouji_dsl.tools.simulate import game_seed
+        :func:`~gouji_dsl.engine.interpreter.game_seed`) and let ``bots`` (one per seat) play it out."""
         if previous is not None:
             state = self.next_game(previous, game_seed(seed, index))
         else:
@@ -169,12 +169,12 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
         by_seat = {i + 1: p for i, p in enumerate(policies)}
     else:
         by_seat = {s: policies for s in range(1, n + 1)}
-    from gouji_dsl.bots import RandomBot
     pickers: dict[int, Callable[[int], int]] = {}
     choosers: dict[int, Callable[..., Move]] = {}
     for seat, p in by_seat.items():
-        if type(p) is RandomBot and (type(p.rng) is random.Random or type(p.rng) is _native_random_type()):
-            pickers[seat] = p.rng.getrandbits  # indices drawn as randrange draws them
+        rng = p.index_rng() if hasattr(p, "index_rng") else None  # a bot that only draws move indices (RandomBot)
+        if rng is not None and (type(rng) is random.Random or type(rng) is _native_random_type()):
+            pickers[seat] = rng.getrandbits  # indices drawn as randrange draws them
         elif hasattr(p, "choose"):
             choosers[seat] = p.choose
         elif callable(p):
@@ -182,12 +182,6 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
         else:
             raise TypeError(_("seat {seat}: a policy is a bot (choose(state, moves)) or a callable, not {p!r}").format(seat=seat, p=p))
     return pickers, choosers
-
-
-def random_policies(seed: Any, n_seats: int = 6) -> dict[int, Any]:
-    """A random bot per seat, each with its own generator seeded ``f"{seed}:bot{seat}"``."""
-    from gouji_dsl.bots import RandomBot
-    return {s: RandomBot(random.Random(f"{seed}:bot{s}")) for s in range(1, n_seats + 1)}
 
 
 # ------------------------------------------------------------------------------ engine lookup
@@ -232,39 +226,3 @@ def record_facts(record: Iterable[Any]) -> tuple[int | None, int, int]:
         elif kind == "redeal":
             redeals += 1
     return first, revolutions, redeals
-
-
-def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -> list[str]:
-    """The differential check: play ``games`` games of ``graph`` (matches chained as ``gouji
-    simulate`` chains them) with the interpreter and with the generated module, and return the
-    differences found, in words (empty: game for game the same moves, events, places, scores,
-    decisions and tricks). Used by ``tests/test_differential.py`` and the engine benchmark."""
-    from gouji_dsl.bots import make_bot
-    from gouji_dsl.tools.simulate import match_length, play_game
-    eng = engine(graph)
-    if eng is None:
-        return [f"not generated: {fallback_reason(graph)}"]
-    length = match_length(graph)
-    prev_i: GameState | None = None
-    prev_f: GameState | None = None
-    out: list[str] = []
-    for i in range(games):
-        res, st = play_game(graph, seed, i, bots, previous=prev_i if i % length else None, engine="interpreter")
-        prev_i = st
-        players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
-        fs = eng.play_game(seed, i, players, previous=prev_f if i % length else None)
-        prev_f = fs
-        compact: list[Any] = list(fs.record)  # the generated engine logs compact tuples
-        if "move" not in (e[0] for e in compact if isinstance(e, tuple)):
-            out.append(f"game {i}: the generated engine logged no move: did it play?")
-        record = eng.render_record(fs)
-        got = (fs.places, fs.scores, fs.sweep, fs.decisions, fs.trick_no, fs.burns)
-        want = (res.places, res.scores, res.sweep, res.decisions, res.tricks, res.burns)
-        if got != want:
-            out.append(f"game {i}: generated {got} != interpreter {want}")
-        if record != st.record:
-            j = next((k for k, (a, b) in enumerate(zip(st.record, record)) if a != b), min(len(st.record), len(record)))
-            mine = record[j] if j < len(record) else "(end)"
-            ref = st.record[j] if j < len(st.record) else "(end)"
-            out.append(f"game {i}, event {j}: generated {mine} != interpreter {ref}")
-    return out

@@ -1566,6 +1566,11 @@ def check_seats(n: int, hands: Mapping[int, Any] | None, leader: int | None) -> 
                                     code=Code.BAD_SEAT))
 
 
+def game_seed(seed: Any, index: int) -> str:
+    """The seed of game ``index`` of a run seeded ``seed`` (every engine deals game ``index`` from it)."""
+    return f"{seed}:{index}"
+
+
 def new_game(graph: RuleGraph, seed: int | str | None = None, *, hands: dict[int, list[Card]] | None = None,
              leader: int | None = None, game_number: int = 1) -> GameState:
     """Start a game from ``random.Random(seed)``: it shuffles and deals in the ruleset's dealing

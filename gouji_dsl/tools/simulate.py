@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from gouji_dsl.bots import is_outside, make_bot
-from gouji_dsl.engine.interpreter import GameState, new_game, next_game
+from gouji_dsl.engine import fast
+from gouji_dsl.engine.interpreter import GameState, game_seed, new_game, next_game
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.game.context import Ctx
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
@@ -35,11 +36,6 @@ class GameResult:
     revolutions: int
     redeals: int
     record: list[dict[str, Any]] = field(repr=False, default_factory=list)
-
-
-def game_seed(seed: Any, index: int) -> str:
-    """The seed of game ``index`` of a run seeded ``seed``."""
-    return f"{seed}:{index}"
 
 
 def bot_rng(seed: Any, index: int, seat: int, *, native: bool = False) -> random.Random:
@@ -93,7 +89,6 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     if players is None:
         players = _players(names, seed, index, think_ms)
     if Engine(engine) is Engine.GENERATED:
-        from gouji_dsl.engine import fast
         eng = fast.engine(graph)
         if eng is not None:
             try:
@@ -158,7 +153,6 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
     names = [bots] * graph.n_seats if isinstance(bots, str) else list(bots)
     if Engine(engine) is not Engine.GENERATED or any(b not in BATCH_BOTS for b in names):
         return None
-    from gouji_dsl.engine import fast
     from gouji_dsl.engine.native import Unsupported, flow
     eng = fast.engine(graph)
     if eng is None or eng.native_fallback is not None:
@@ -327,7 +321,6 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
     games chained into matches are played one by one)."""
     if Engine(engine) is Engine.INTERPRETER:
         return {"engine": Engine.INTERPRETER.value}
-    from gouji_dsl.engine import fast
     reason = fast.fallback_reason(graph)
     if reason is None:
         eng = fast.engine(graph)
@@ -372,3 +365,37 @@ def figure_names(graph: RuleGraph) -> list[str]:
 def _empty(graph: RuleGraph) -> Any:
     from gouji_dsl.tools.runs import empty_totals
     return empty_totals((graph,), 0)
+
+
+def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -> list[str]:
+    """The differential check: play ``games`` games of ``graph`` (matches chained as ``gouji
+    simulate`` chains them) with the interpreter and with the generated module, and return the
+    differences found, in words (empty: game for game the same moves, events, places, scores,
+    decisions and tricks). Used by ``tests/test_differential.py`` and the engine benchmark."""
+    eng = fast.engine(graph)
+    if eng is None:
+        return [f"not generated: {fast.fallback_reason(graph)}"]
+    length = match_length(graph)
+    prev_i: GameState | None = None
+    prev_f: GameState | None = None
+    out: list[str] = []
+    for i in range(games):
+        res, st = play_game(graph, seed, i, bots, previous=prev_i if i % length else None, engine="interpreter")
+        prev_i = st
+        players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
+        fs = eng.play_game(seed, i, players, previous=prev_f if i % length else None)
+        prev_f = fs
+        compact: list[Any] = list(fs.record)  # the generated engine logs compact tuples
+        if "move" not in (e[0] for e in compact if isinstance(e, tuple)):
+            out.append(f"game {i}: the generated engine logged no move: did it play?")
+        record = eng.render_record(fs)
+        got = (fs.places, fs.scores, fs.sweep, fs.decisions, fs.trick_no, fs.burns)
+        want = (res.places, res.scores, res.sweep, res.decisions, res.tricks, res.burns)
+        if got != want:
+            out.append(f"game {i}: generated {got} != interpreter {want}")
+        if record != st.record:
+            j = next((k for k, (a, b) in enumerate(zip(st.record, record)) if a != b), min(len(st.record), len(record)))
+            mine = record[j] if j < len(record) else "(end)"
+            ref = st.record[j] if j < len(st.record) else "(end)"
+            out.append(f"game {i}, event {j}: generated {mine} != interpreter {ref}")
+    return out

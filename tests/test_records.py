@@ -8,19 +8,9 @@ import textwrap
 import pytest
 
 from gouji_dsl.diagnostics import Code, GoujiError
-from gouji_dsl.engine.records import (
-    GameRecord,
-    add_case_to_file,
-    check_case,
-    load_record,
-    parse_record,
-    record_graph,
-    replay_record,
-    replay_steps,
-    save_record,
-    scenario_case,
-)
+from gouji_dsl.engine.records import GameRecord, load_record, parse_record, record_graph, replay_record, replay_steps, save_record
 from gouji_dsl.ruleset.graph import load_graph
+from gouji_dsl.tools.cases import add_case_to_file, check_case, scenario_case
 from gouji_dsl.tools.scenarios import run_file
 from gouji_dsl.tools.simulate import play_game
 

@@ -40,9 +40,10 @@ from textual.widgets.option_list import Option
 from gouji_dsl.bots.process import SearchCancelled, SearchFailed, SearchProcess
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
-from gouji_dsl.engine.records import GameRecord, add_case_to_file, load_record, record_graph, save_record
+from gouji_dsl.engine.records import GameRecord, load_record, record_graph, save_record
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
+from gouji_dsl.tools.cases import add_case_to_file
 
 from ..i18n import N_, _, ngettext
 from ..validation import same_file

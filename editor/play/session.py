@@ -33,11 +33,12 @@ from gouji_dsl.engine.interpreter import (
     next_game,
     read_seat,
 )
-from gouji_dsl.engine.records import GameRecord, Step, replay_steps, scenario_case
+from gouji_dsl.engine.records import GameRecord, Step, replay_steps
 from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.model import Play
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.tools.cases import scenario_case
 from gouji_dsl.tools.simulate import match_length
 
 from ..i18n import _, chinese, ngettext

@@ -237,7 +237,7 @@ def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, Ru
     if not isinstance(ref, str) or not ref.strip():
         raise _CaseError(where, _("ruleset must be a bundled ruleset's name or a .yaml path, got {yaml}").format(yaml=_yaml(ref)),
                          Code.SCENARIO_VALUE, _("e.g. 'ruleset: online' or 'ruleset: house.yaml'"))
-    if ref in cache:  # a graph the caller gave for this name (records.check_case)
+    if ref in cache:  # a graph the caller gave for this name (tools.cases.check_case)
         return cache[ref]
     memo = f"{path.parent}::{ref}"
     if memo in cache:

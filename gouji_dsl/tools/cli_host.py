@@ -15,6 +15,17 @@ from gouji_dsl.tools.exits import SEED, SafePath, err
 
 __all__ = ["host_command", "read_seats", "table_rules"]
 
+# the paragraphs of the command's help (shown in the active language: HelpInLanguage.write_text)
+HELP_PARAGRAPHS = (
+    N_('RULESET is a bundled name or a file (its text travels with the table); several open one table each (at most '
+       '--max-tables). A table plays one match as the ruleset defines it (tribute between games, the scoreboard). It '
+       'prints the room code, the room link and one seat link per seat kept for people. The server alone judges moves;'
+       ' each seat is sent only what the ruleset lets it see; a seat whose player drops out or runs out of time is '
+       'played by its bot (托管) until he is back with his seat link.'),
+    N_('There is no login: anyone who can reach the server and has the code or a link can join. It binds 127.0.0.1 '
+       '(this machine only) unless --host says otherwise. Stop it with Ctrl+C.'),
+)
+
 
 def read_seats(text: str | None, n_seats: int) -> set[int] | None:
     """``--seats``: ``all`` (or nothing: every seat is kept for people), ``none``, or seat numbers
@@ -44,26 +55,26 @@ def table_rules(ruleset: str) -> Any:
 @click.command("host")
 @click.argument("rulesets", nargs=-1, required=True, metavar="RULESET...")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network it is on).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port to listen on.")
+              help=N_("Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network it is on)."))
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help=N_("Port to listen on."))
 @click.option("--seats", default="all", show_default=True, metavar="all|none|1,3,...",
-              help="The seats kept for people; the others are bots from the start. The table starts when they are all "
-                   "taken, or when a seated player asks to start (bots take the free seats).")
+              help=N_("The seats kept for people; the others are bots from the start. The table starts when they are all "
+                   "taken, or when a seated player asks to start (bots take the free seats)."))
 @click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
-              help=bots_help(N_("The bots")) + " They also play a person's seat while he is away or out of time (托管).")
+              help=bots_help(N_("The bots (they also play a person's seat while he is away or out of time: 托管)")))
 @click.option("--timer", type=PositiveFloat(), default=None, metavar="S",
-              help="Seconds a person has for a move; then his bot plays for him until he is back. Default: no timer.")
+              help=N_("Seconds a person has for a move; then his bot plays for him until he is back. Default: no timer."))
 @click.option("--between", type=click.FloatRange(min=0, max=3600), default=15.0, show_default=True, metavar="S",
-              help="Seconds between two games of a match, unless every connected player is ready sooner.")
+              help=N_("Seconds between two games of a match, unless every connected player is ready sooner."))
 @click.option("--start-after", type=click.FloatRange(min=0, max=86400), default=None, metavar="S",
-              help="Start S seconds after the first person sits, bots taking the free seats (also: Enter in this terminal "
-                   "starts every table now).")
+              help=N_("Start S seconds after the first person sits, bots taking the free seats (also: Enter in this terminal "
+                   "starts every table now)."))
 @click.option("--seed", type=SEED, default=None,
-              help="The match's seed (default: a random one; its sha256 is shown before the first deal, the seed after the match).")
+              help=N_("The match's seed (default: a random one; its sha256 is shown before the first deal, the seed after the match)."))
 @click.option("--record-dir", type=SafePath(file_okay=False), default=".", show_default=True,
-              help="Folder where the match's game record is saved (table-CODE-TIME.json; `gouji replay --check` verifies it).")
-@click.option("--max-tables", type=click.IntRange(1, 64), default=8, show_default=True, help="Tables at once.")
-@click.option("--max-connections", type=click.IntRange(1, 1024), default=64, show_default=True, help="Connections at once.")
+              help=N_("Folder where the match's game record is saved (table-CODE-TIME.json; `gouji replay --check` verifies it)."))
+@click.option("--max-tables", type=click.IntRange(1, 64), default=8, show_default=True, help=N_("Tables at once."))
+@click.option("--max-connections", type=click.IntRange(1, 1024), default=64, show_default=True, help=N_("Connections at once."))
 def host_command(rulesets: tuple[str, ...], host: str, port: int, seats: str, bots: str, timer: float | None, between: float,
                  start_after: float | None, seed: str | None, record_dir: str, max_tables: int, max_connections: int) -> None:
     """Hold a club table of RULESET: people join with gouji join, bots take the free seats.

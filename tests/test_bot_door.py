@@ -264,3 +264,42 @@ def test_the_exec_messages_carry_the_view_and_the_moves(tmp_path):
     assert first["type"] == "choose" and first["protocol"] == 1 and first["seat"] == 1
     assert set(first["view"]) >= {"hand", "others", "top", "history", "seat", "kinds", "deck"}
     assert all(m.startswith("1 ") for m in first["moves"]) and isinstance(first["seed"], int)
+
+
+def test_the_play_screen_asks_an_outside_bot_from_its_worker_thread():
+    from gouji_app.play.session import PlaySession
+    s = PlaySession(graph("online"), seat=1, seed=3, bots=f"exec:{MYBOT},heuristic")
+    assert s.bot_searches(3) and not s.bot_searches(2)  # (exec at the odd seats; the screen's worker shows a failure)
+    req = None
+    for _ in range(50):
+        if s.state.to_act == 3:
+            req = s.bot_request()
+            break
+        if s.state.to_act == 1:
+            s.apply(s.hint(), "you")
+        else:
+            s.step_bot()
+    assert req is not None
+    state, moves, bot = req
+    assert bot.choose(state, moves) in moves
+
+
+def test_exec_bots_play_in_the_app_and_a_failing_one_is_shown(tmp_path):
+    import asyncio
+
+    from pilot_helpers import notes, wait_for
+
+    from gouji_app.play.app import PlayApp
+
+    async def run(bots: str, until, what: str):
+        app = PlayApp(graph("online"), seed=11, bots=bots, speed="instant", show_steps=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.play_screen
+            await wait_for(pilot, lambda: until(app, screen), what=what)
+            return app, screen
+
+    _app, screen = asyncio.run(run(f"exec:{MYBOT}", lambda app, sc: sc.session.your_turn and not sc.thinking, "your turn"))
+    assert {int(e.move.split()[0]) for e in screen.session.entries if e.by == "bot"} - {1}
+    bad = canonical_spec("exec@5:" + program(tmp_path, "bad.py", "import sys\nfor line in sys.stdin:\n    print('{\"move\": \"9 pass\"}', flush=True)\n"))
+    asyncio.run(run(bad, lambda app, sc: any("failed" in str(n.title) for n in notes(app)), "the bot's failure on screen"))
+    external.close_all()

@@ -37,6 +37,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from gouji_dsl.bots import is_outside
 from gouji_dsl.bots.process import SearchCancelled, SearchFailed, SearchProcess
 from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
@@ -948,7 +949,8 @@ class PlayScreen(Screen[None]):
         self._refresh_seats()
         assert state.to_act is not None  # (a bot is asked only when a seat is to act)
         spec = session.bot_names[state.to_act]
-        search = self._search_process(session.graph)
+        # (a bot from outside answers in its own process or code: asked from the worker thread itself)
+        search = None if is_outside(spec) else self._search_process(session.graph)
 
         def work() -> None:
             move: Move | None = None

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gouji_dsl.bots import BOTS, HeuristicBot, make_bot, parse_bot_spec, seat_bots
+from gouji_dsl.bots import BOTS, HeuristicBot, is_outside, make_bot, parse_bot_spec, seat_bots
 from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine.interpreter import (
@@ -625,11 +625,12 @@ class PlaySession(Timeline):
         return self.bot_for(st.to_act).choose(st, self.legal())
 
     def bot_searches(self, seat: int | None = None) -> bool:
-        """The bot of ``seat`` (default: the seat to act) is a search bot (it thinks for a while:
-        the screen asks it in a worker thread)."""
+        """The bot of ``seat`` (default: the seat to act) is a search bot or a bot from outside (an
+        exec bot or a plug-in): it may think for a while, so the screen asks it in a worker thread
+        (and shows its failure there)."""
         seat = self.state.to_act if seat is None else seat
         name = self.bot_names.get(seat) if seat is not None else None
-        return name is not None and parse_bot_spec(name)[0].searches
+        return name is not None and (parse_bot_spec(name)[0].searches or is_outside(name))
 
     def bot_request(self) -> tuple[GameState, list[Move], Any] | None:
         """What a bot needs to choose at the end of the timeline, taken on the UI thread: the state,

@@ -44,6 +44,11 @@ def duel_save_schema_path() -> Path:
     return _data_dir("schema") / "duel-save.schema.json"
 
 
+def bot_protocol_schema_path() -> Path:
+    """Path of the draft-07 JSON Schema for the exec bots' messages (``--bots exec:CMD``)."""
+    return _data_dir("schema") / "bot-protocol.schema.json"
+
+
 def run_schema_path() -> Path:
     """Path of the draft-07 JSON Schema for a run folder's ``run.json`` (``--out DIR``)."""
     return _data_dir("schema") / "run.schema.json"

@@ -260,7 +260,15 @@ def test_the_exec_messages_carry_the_view_and_the_moves(tmp_path):
     """))
     play_game(graph("online"), 1, 0, [spec] + ["heuristic"] * 5)
     external.close_all()
-    first = json.loads(log.read_text().splitlines()[0])
+    import jsonschema
+
+    from gouji_dsl.resources import bot_protocol_schema_path
+    schema = json.loads(bot_protocol_schema_path().read_text(encoding="utf-8"))
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    for m in lines[:: max(1, len(lines) // 20)] + [lines[-1]]:  # every message is as the schema says
+        jsonschema.validate(m, schema)
+    jsonschema.validate({"move": "1 pass"}, schema)
+    first = lines[0]
     assert first["type"] == "choose" and first["protocol"] == 1 and first["seat"] == 1
     assert set(first["view"]) >= {"hand", "others", "top", "history", "seat", "kinds", "deck"}
     assert all(m.startswith("1 ") for m in first["moves"]) and isinstance(first["seed"], int)

@@ -105,11 +105,11 @@ def _check_event(e: dict[str, Any], seat: int | None) -> None:
     kind = e.get("type")
     if kind == "deal":
         assert set(e) <= {"type", "game_number", "redeal"}, e
-    if kind in ("transfer", "discard") and seat not in (e.get("giver"), e.get("receiver"), e.get("seat")):
-        assert e["cards"] is None, (seat, e)
+    if kind == "transfer" and e.get("rule") == "return" and seat not in (e.get("giver"), e.get("receiver")):
+        assert e["cards"] is None, (seat, e)  # a return tribute (还贡) between two other seats
     if kind == "move":
         parts = e["move"].split()
-        if parts[1] in ("return", "discard") and parts[0] != str(seat):
+        if parts[1] == "return" and parts[0] != str(seat):
             assert len(parts) == 2, (seat, e)
 
 
@@ -126,7 +126,7 @@ def _check_view(view: dict[str, Any], seat: int | None) -> None:
 def assert_private(messages: list[dict[str, Any]], seat: int | None) -> None:
     """No message to ``seat`` (None: a spectator) carries another seat's hidden cards: no deal's
     hands, no seed before the match is over, another seat's hand only where the ruleset shows it,
-    a transfer's or return's cards only to the seats that gave or got them."""
+    a return tribute's cards only to the seats that gave or got them."""
     for m in messages:
         for path, key, _value in walk(m):
             assert key != "hands", (seat, m["type"], path)
@@ -176,6 +176,9 @@ def test_a_whole_match_with_tribute_between_bots_and_two_players_with_a_spectato
         assert seen_seats == {None}
         for c, seat in ((a, 1), (b, 2), (watcher, None)):
             assert_private(c.messages, seat)
+        # the spectator was told of return tribute (还贡) without its cards
+        assert any(e.get("count") and e["cards"] is None for m in watcher.messages if m["type"] == "state" for e in m["events"]
+                   if e["type"] == "transfer")
         # somebody saw a teammate's hand at ten cards (qingdao's 挑牌 rule), so the check above was exercised
         assert any("hand" in info for m in a.messages + b.messages if m["type"] == "state" for info in m["view"]["others"].values())
         async with aiohttp.ClientSession() as http, http.get(over["record"]) as r:
@@ -335,6 +338,11 @@ def test_the_command_prints_the_code_the_links_and_says_there_is_no_login():
     assert read_seats("1, 3", 6) == {1, 3} and read_seats("all", 6) is None and read_seats("none", 6) == set()
     with pytest.raises(ValueError):
         read_seats("7", 6)
+    wide = TableServer("0.0.0.0", 8765)
+    wide.open_table(table_rules("online"))
+    text = "\n".join(wide.listening_lines())
+    assert "every network" in text and "from another machine: gouji join http://" in text and "no login" in text
+    assert wide.answers("127.0.0.1:8765") and wide.answers("192.168.1.20:8765") and not wide.answers("evil.example:8765")
     res = CliRunner().invoke(cli, ["host", "online", "--seats", "0"])
     assert res.exit_code == 2 and "--seats" in res.output
     res = CliRunner().invoke(cli, ["host", "no-such-ruleset"])
@@ -344,12 +352,17 @@ def test_the_command_prints_the_code_the_links_and_says_there_is_no_login():
 
 
 def test_what_a_seat_is_told_of_a_transfer_return_and_deal():
-    transfer = {"type": "transfer", "giver": 6, "receiver": 1, "cards": "RB 2", "rule": "tribute.fall"}
-    assert visible_event(transfer, 1) == transfer and visible_event(transfer, 6) == transfer
-    assert visible_event(transfer, 3) == {"type": "transfer", "giver": 6, "receiver": 1, "rule": "tribute.fall", "cards": None, "count": 3}
-    assert visible_event(transfer, None)["cards"] is None
+    """As the determinizer reads a seat's knowledge: tribute is seen by all, a return tribute only
+    by the two seats involved; a deal never."""
+    tribute = {"type": "transfer", "giver": 6, "receiver": 1, "cards": "RB 2", "rule": "tribute.fall"}
+    assert visible_event(tribute, 3) == tribute and visible_event(tribute, None) == tribute
+    back = {"type": "transfer", "giver": 1, "receiver": 6, "cards": "3 4", "rule": "return"}
+    assert visible_event(back, 1) == back and visible_event(back, 6) == back
+    assert visible_event(back, 3) == {"type": "transfer", "giver": 1, "receiver": 6, "rule": "return", "cards": None, "count": 2}
+    assert visible_event(back, None)["cards"] is None
     ret = {"type": "move", "move": "1 return 3 4"}
     assert visible_event(ret, 1) == ret and visible_event(ret, 2) == {"type": "move", "move": "1 return", "count": 2}
+    assert visible_event({"type": "move", "move": "2 discard 44"}, 3)["move"] == "2 discard 44"
     deal = {"type": "deal", "game_number": 2, "seed": "s:1", "hands": {"1": "R"}, "source": "random", "prev": {}}
     assert visible_event(deal, 1) == {"type": "deal", "game_number": 2}
 

@@ -126,8 +126,7 @@ def normal_code(text: str) -> str:
 
 # ------------------------------------------------------------------------------ what a seat sees
 _PUBLIC_EVENTS = frozenset({"trick_won", "place", "burn_success", "burn_failed", "game_over", "first_leader",
-                            "no_lead", "revolution", "retire", "counter_burn", "burn", "burn_undone", "redeal"})
-_PRIVATE_VERBS = ("return", "discard")
+                            "no_lead", "revolution", "retire", "counter_burn", "burn", "burn_undone", "redeal", "discard"})
 
 
 def _card_count(text: str | None) -> int:
@@ -137,15 +136,19 @@ def _card_count(text: str | None) -> int:
 
 
 def _move_event(e: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    from gouji_dsl.bots.determinize import PUBLIC_CARD_VERBS
     parts = str(e.get("move", "")).split(None, 2)
-    if len(parts) == 3 and parts[1] in _PRIVATE_VERBS and (seat is None or parts[0] != str(seat)):
+    if len(parts) == 3 and parts[1] not in PUBLIC_CARD_VERBS and (seat is None or parts[0] != str(seat)):
         return {"type": "move", "move": f"{parts[0]} {parts[1]}", "count": _card_count(parts[2])}
     return {"type": "move", "move": e.get("move")}
 
 
 def visible_event(e: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """Record event ``e`` as ``seat`` (None: a spectator) may be told it: a deal without hands or
-    seed; a transfer's, return's or discard's cards only to the seats that gave or got them."""
+    """Record event ``e`` as ``seat`` (None: a spectator) may be told it — what the search bots'
+    determinizer takes a seat to know (:mod:`gouji_dsl.bots.determinize`): a deal without hands or
+    seed; cards played, burned, discarded and given as tribute are seen by all; the cards of a
+    return tribute (还贡) only by the two seats involved (the others: how many)."""
+    from gouji_dsl.bots.determinize import HIDDEN_TRANSFER_RULES
     kind = e.get("type")
     if kind == "move":
         return _move_event(e, seat)
@@ -154,9 +157,8 @@ def visible_event(e: dict[str, Any], seat: int | None) -> dict[str, Any]:
         if e.get("redeal"):
             out["redeal"] = True
         return out
-    if kind in ("transfer", "discard"):
-        involved = {e.get("giver"), e.get("receiver"), e.get("seat")} - {None}
-        if seat is not None and seat in involved:
+    if kind == "transfer":
+        if e.get("rule") not in HIDDEN_TRANSFER_RULES or (seat is not None and seat in (e.get("giver"), e.get("receiver"))):
             return dict(e)
         return {**{k: v for k, v in e.items() if k != "cards"}, "cards": None, "count": _card_count(e.get("cards"))}
     if kind in _PUBLIC_EVENTS:
@@ -196,13 +198,14 @@ def legal_json(moves: Any, model: Any, limit: int) -> dict[str, Any]:
 def why_json(state: GameState, move: Move, seat: int) -> dict[str, Any]:
     """The explanation of ``move`` by ``seat`` (the play screen's why dialog:
     :func:`gouji_dsl.engine.interpreter.explain`), without facts about other seats' hidden cards
-    (a tribute between two other seats)."""
+    (a return tribute between two other seats)."""
     from gouji_dsl.engine.explain import transfer_facts
     from gouji_dsl.engine.interpreter import explain
     ex: Explanation = explain(state, move)
+    from gouji_dsl.bots.determinize import HIDDEN_TRANSFER_RULES
     hidden = []
     for e, fact in zip([e for e in state.record if e.get("type") == "transfer" and e.get("kind")], transfer_facts(state)):
-        if seat not in (e.get("giver"), e.get("receiver")):
+        if e.get("rule") in HIDDEN_TRANSFER_RULES and seat not in (e.get("giver"), e.get("receiver")):
             hidden.append(fact)
     if hidden:
         ex.chain = [b for b in ex.chain if b not in hidden]

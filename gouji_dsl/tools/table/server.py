@@ -716,6 +716,10 @@ class TableServer:
             lines.append(f"  listening on {_url_host(self.host)}:{self.port}: this machine only (--host 0.0.0.0 serves every network)")
         elif _is_wildcard(self.host):
             lines.append(f"  listening on every network this machine is on, port {self.port} (--host {self.host})")
+            import socket
+            codes = ", ".join(r.table.code for r in self.rooms.values())
+            lines.append(f"  from another machine: gouji join http://{socket.gethostname()}:{self.port}/t/CODE ({codes}; or this "
+                         f"machine's IP address in place of its name)")
         else:
             lines.append(f"  listening on {_url_host(self.host)}:{self.port} (--host)")
         lines.append("  no login: anyone with the code or a link who can reach this server can join (a seat link "

@@ -179,3 +179,27 @@ def test_a_bad_language_is_reported_in_the_locales_language(runner, args, env):
                       env={"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8", **env})
     assert r.exit_code == 2
     assert "未知的语言 'xx'" in r.stderr and "错误" in r.stderr and "Error" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("name", ["base", "online", "qingdao", "qingdao-classic", "rulebook", "online-xuandian",
+                                  "six-deck-eagle"])
+def test_the_chinese_rulebook_breaks_lines_as_chinese_is_set(name):
+    from gouji_dsl.i18n import Language, display_width
+    from gouji_dsl.tools.doc import WIDTH, ruleset_doc
+    from gouji_dsl.tools.exits import load_graph
+    text = ruleset_doc(load_graph(name), "text", Language.ZH)
+    lines = text.splitlines()
+    assert not [ln for ln in lines if re.match(r"^\s*[、。，；：！？）”]", ln)]  # never starts a line
+    assert not [ln for ln in lines if re.search(r"[“（]$", ln)]  # never ends one
+    assert max(map(display_width, lines)) <= WIDTH
+
+
+def test_english_with_a_chinese_term_keeps_its_words_whole():
+    from gouji_dsl.tools.textlayout import wrap
+    words = "4 small jokers (小王), 4 big jokers (大王) and then some more words to wrap"
+    for width in range(12, 40):
+        assert " ".join(wrap(words, width)) == words
+    chinese = "够级的进贡分四种按进贡顺序为：闷贡、烧贡、点贡、落贡。被闷者向对家进1张“闷贡”。"
+    for width in range(8, 40):
+        lines = wrap(chinese, width)
+        assert "".join(lines) == chinese and all(not ln.startswith(("、", "。", "”")) for ln in lines)

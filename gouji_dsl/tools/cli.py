@@ -26,6 +26,7 @@ from gouji_dsl.i18n import N_, _, ngettext
 __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED", "EXIT_PIPE_CLOSED"]
 
+from gouji_dsl.tools import textlayout
 from gouji_dsl.tools.exits import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -347,49 +348,8 @@ def _wrap_help(text: str, width: int, indent: str = "") -> str:
         if para.lstrip(" ").startswith("\b"):
             out.append("\n".join(indent + line for line in para.splitlines()[1:]))
         else:
-            out.append("\n".join(_wide_lines(_break_units(para), width, indent)))
+            out.append("\n".join(textlayout.wrap(" ".join(para.split()), width, indent)))
     return "\n\n".join(out)
-
-
-#: CJK punctuation that never starts a line (kept with the text before it) / never ends one
-_NO_START = "，。、；：！？）」』》〉”’…·"
-_NO_END = "（「『《〈“‘"
-
-
-def _break_units(text: str) -> list[tuple[str, bool]]:
-    """``text`` cut where a line may break: at spaces (``True``: a space before the unit), and
-    between double-width characters, which need none; CJK punctuation stays with its neighbour."""
-    from gouji_dsl.tools.compare import disp_width
-    units: list[tuple[str, bool]] = []
-    space, glue = False, False
-    for c in text:
-        if c.isspace():
-            space, glue = bool(units), False
-            continue
-        wide = disp_width(c) == 2
-        joins = units and not space and (glue or c in _NO_START or not (wide or disp_width(units[-1][0][-1]) == 2))
-        if joins:
-            units[-1] = (units[-1][0] + c, units[-1][1])
-        else:
-            units.append((c, space))
-        space, glue = False, c in _NO_END
-    return units
-
-
-def _wide_lines(units: list[tuple[str, bool]], width: int, indent: str) -> list[str]:
-    """The units laid out greedily in lines of at most ``width`` columns (a unit wider than a line
-    is cut)."""
-    from gouji_dsl.tools.compare import _split_to_width, disp_width
-    lines, cur, used = [], "", 0
-    room = max(width - len(indent), 4)
-    for text, space in units:
-        for piece in _split_to_width(text, room):
-            w, sep = disp_width(piece), 1 if space and cur else 0
-            if cur and used + sep + w > room:
-                lines.append(indent + cur)
-                cur, used, sep = "", 0, 0
-            cur, used, space = cur + " " * sep + piece, used + sep + w, False
-    return lines + [indent + cur] if cur or not lines else lines
 
 
 def _fit(text: str, width: int) -> str:

@@ -42,6 +42,7 @@ from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
 from gouji_dsl.ruleset.spec import Sentence, said
 from gouji_dsl.ruleset.words import game_words
+from gouji_dsl.tools import textlayout
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
 
@@ -427,29 +428,9 @@ def _width(text: str) -> int:
 
 
 def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
-    """Greedy wrap by display width; ``first`` / ``rest`` prefix the first / following lines. A word
-    wider than a line (a long run of Chinese) is broken between characters."""
-    rest = first if rest is None else rest
-    lines: list[str] = []
-    cur, has = first, False
-    for word in text.split():
-        sep = " " if has else ""
-        if _width(cur) + _width(sep + word) <= width:
-            cur, has = cur + sep + word, True
-            continue
-        if has:
-            lines.append(cur)
-            cur, has = rest, False
-        if _width(cur) + _width(word) <= width:
-            cur, has = cur + word, True
-            continue
-        for c in word:
-            if has and _width(cur) + _width(c) > width:
-                lines.append(cur)
-                cur, has = rest, False
-            cur, has = cur + c, True
-    lines.append(cur)
-    return [ln.rstrip() for ln in lines]
+    """Greedy wrap by display width; ``first`` / ``rest`` prefix the first / following lines; Chinese
+    breaks between characters, its punctuation kept with its neighbour (:mod:`gouji_dsl.tools.textlayout`)."""
+    return textlayout.wrap(text, width, first, rest)
 
 
 def _text(graph, sections: list[_Section], sources: list[str]) -> str:

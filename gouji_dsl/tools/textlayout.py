@@ -1,0 +1,80 @@
+"""Lines of text in any language laid out by display width (排版): a Chinese character takes two
+columns, a line of Chinese text may break between two Chinese characters (they need no space), and
+CJK punctuation stays with its neighbour — ``、。，）”`` never start a line, ``“（`` never end one;
+English (with a Chinese term or two in it) breaks at spaces only. Used by the
+Chinese ``--help`` (:mod:`gouji_dsl.tools.cli`) and the rulebook (:mod:`gouji_dsl.tools.doc`); text
+without double-width characters breaks at spaces only, as before.
+"""
+from __future__ import annotations
+
+from gouji_dsl.i18n import display_width
+
+__all__ = ["NO_START", "NO_END", "break_units", "wrap"]
+
+NO_START = "，。、；：！？）」』》〉】〕”’…·%"
+"""CJK punctuation that never starts a line (kept with the text before it)."""
+NO_END = "（「『《〈【〔“‘"
+"""CJK punctuation that never ends a line (kept with the text after it)."""
+
+
+def break_units(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut where a line may break: at spaces (``True``: a space before the unit), and
+    between double-width characters, which need none; CJK punctuation stays with its neighbour."""
+    units: list[tuple[str, bool]] = []
+    space, glue = False, False
+    for c in text:
+        if c.isspace():
+            space, glue = bool(units), False
+            continue
+        wide = display_width(c) == 2
+        joins = units and not space and (glue or c in NO_START or not (wide or display_width(units[-1][0][-1]) == 2))
+        if joins:
+            units[-1] = (units[-1][0] + c, units[-1][1])
+        else:
+            units.append((c, space))
+        space, glue = False, c in NO_END
+    return units
+
+
+def _pieces(word: str, width: int) -> list[str]:
+    """``word`` cut into pieces of at most ``width`` columns (a word wider than a line)."""
+    out, cur, used = [], "", 0
+    for c in word:
+        w = display_width(c)
+        if cur and used + w > width:
+            out.append(cur)
+            cur, used = "", 0
+        cur, used = cur + c, used + w
+    return out + [cur] if cur else out
+
+
+def _mostly_wide(text: str) -> bool:
+    """Chinese text (with Chinese punctuation, or mostly double-width characters) breaks between
+    characters; English with a Chinese term in it (``4 small jokers (小王)``) only at spaces, keeping
+    its words whole."""
+    if any(c in _CJK_PUNCTUATION for c in text):
+        return True
+    chars = [c for c in text if not c.isspace()]
+    return sum(display_width(c) == 2 for c in chars) * 2 > len(chars)
+
+
+_CJK_PUNCTUATION = frozenset("，。、；：！？（）“”「」《》【】")
+
+
+def wrap(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+    """``text`` in lines of at most ``width`` columns (greedy), the first prefixed with ``first``, the
+    others with ``rest`` (default: ``first``); trailing spaces stripped."""
+    rest = first if rest is None else rest
+    units = break_units(text) if _mostly_wide(text) else [(word, i > 0) for i, word in enumerate(text.split())]
+    lines: list[str] = []
+    cur, used, has = first, display_width(first), False
+    room = max(width - max(display_width(first), display_width(rest)), 4)
+    for unit, space in units:
+        for piece in _pieces(unit, room):
+            w, sep = display_width(piece), 1 if space and has else 0
+            if has and used + sep + w > width:
+                lines.append(cur)
+                cur, used, sep = rest, display_width(rest), 0
+            cur, used, has, space = cur + " " * sep + piece, used + sep + w, True, False
+    lines.append(cur)
+    return [line.rstrip() for line in lines]

@@ -30,7 +30,7 @@ SIDE_FIGURES: tuple[tuple[str, str, str], ...] = (
     # the design metrics (README: Design metrics), from the probed deals only (PROBE_EVERY)
     ("real_choice_share", N_("decisions with a real choice"), "rate"),
     ("lead_changes", N_("lead changes per game"), "mean"),
-    ("settled_at", N_("first place settled after (share of tricks)"), "rate"),
+    ("settled_at", N_("first place settled after"), "rate"),
 )
 """The per-ruleset figures of a report side, in report order."""
 

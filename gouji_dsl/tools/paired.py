@@ -736,8 +736,10 @@ def report_markdown(report: PairedReport) -> str:
     out += [_("| Figure | {md} | {md2} | B − A | Effect |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- | --- |"]
     for label, a, b, d, eff in figure_rows(r):
         if d.endswith(" *"):
-            d = f"**{d[:-2]}** \\*"
-        out.append(f"| {_md(label)} | {_md(a)} | {_md(b)} | {_md(d)} | {_md(eff)} |")
+            d = f"**{_md(d[:-2])}** \\*"  # (the mark's backslash is markdown's, not the cell's text)
+        else:
+            d = _md(d)
+        out.append(f"| {_md(label)} | {_md(a)} | {_md(b)} | {d} | {_md(eff)} |")
     n = len(r.a.place_distribution)
     out += ["", _("### Places by seat ({percent} of games, {md} / {md2})").format(percent="%", md=_md(la), md2=_md(lb)), "",
             _("| Seat | ") + " | ".join(_("place {p}").format(p=p) for p in range(1, n + 1)) + " |",

@@ -305,8 +305,8 @@ def report_markdown(r: SweepReport) -> str:
     out.append("| " + " | ".join([_("Figure"), _md(r.base)] + [f"P{k}" for k in range(1, len(r.labels) + 1)]) + " |")
     out.append("|" + " --- |" * (2 + len(r.labels)))
     for row in _rows(r, False):
-        cells = [f"**{c[:-2]}** \\*" if c.endswith(" *") else c for c in row]
-        out.append("| " + " | ".join(_md(c) for c in cells) + " |")
+        cells = [f"**{_md(c[:-2])}** \\*" if c.endswith(" *") else _md(c) for c in row]
+        out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out + [""] + [f"- {_md(x)}" for x in r.skill_rows()] + ["", _md(_footer(r))]) + "\n"
 
 

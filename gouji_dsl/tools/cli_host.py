@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import N_
+from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
 from gouji_dsl.tools.exits import SEED, SafePath, err
 
@@ -154,14 +154,15 @@ def _serve(tables: list[tuple[Any, set[int] | None]], host: str, port: int, *, b
         click.echo("\n".join(server.listening_lines()))
         if sys.stdin is not None and sys.stdin.isatty():
             import asyncio
-            click.echo("  press Enter to start every table now (bots take the free seats)")
+            click.echo("  " + _("press Enter to start every table now (bots take the free seats)"))
 
             def enter() -> None:
                 if not sys.stdin.readline():  # (end of input: stop listening to it)
                     asyncio.get_running_loop().remove_reader(sys.stdin)
                     return
                 n = server.start_all()
-                click.echo(f"gouji host: started {n} table{'s' if n != 1 else ''}" if n else "gouji host: every table has started")
+                click.echo(ngettext("gouji host: started {n} table", "gouji host: started {n} tables", n).format(n=n) if n
+                           else _("gouji host: every table has started"))
             asyncio.get_running_loop().add_reader(sys.stdin, enter)
     app.on_startup.append(say)
     web.run_app(app, host=host, port=port, print=None, handle_signals=True)

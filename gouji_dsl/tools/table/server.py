@@ -32,6 +32,7 @@ from aiohttp import WSMsgType, web
 
 from gouji_dsl.atomic import atomic_write
 from gouji_dsl.bots import HeuristicBot
+from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.tools.netguard import Answers, Throttle, _host_port, _is_loopback, _is_wildcard, _url_host
 
 from .game import Seat, Table, TableRules, Who, clean_name
@@ -702,29 +703,32 @@ class TableServer:
 
     # ------------------------------------------------------------------ running
     def listening_lines(self) -> list[str]:
-        """What ``gouji host`` prints when it listens: each table's code and links, who may connect."""
+        """What ``gouji host`` prints when it listens (in the active language): each table's code and
+        links, where it listens, who may connect."""
         lines = []
         for room in self.rooms.values():
             t = room.table
-            people = [s.number for s in t.seats.values() if s.people]
-            lines.append(f"gouji host: table {t.code} ({t.rules.name}, {t.length} game{'s' if t.length != 1 else ''} a match): "
-                         f"gouji join {self.room_link(room)}")
-            for s in people:
-                lines.append(f"  seat {s}: {self.seat_link(room, s)}")
-            lines.append(f"  seed sha256 {t.seed_sha256} (the seed is shown after the match)")
+            lines.append(ngettext("gouji host: table {code} ({ruleset}, {n} game a match): gouji join {link}",
+                                  "gouji host: table {code} ({ruleset}, {n} games a match): gouji join {link}", t.length).format(
+                code=t.code, ruleset=t.rules.name, n=t.length, link=self.room_link(room)))
+            for s in (s.number for s in t.seats.values() if s.people):
+                lines.append("  " + _("seat {seat}: {link}").format(seat=s, link=self.seat_link(room, s)))
+            lines.append("  " + _("seed sha256 {hash} (the seed is shown after the match)").format(hash=t.seed_sha256))
+        where = f"{_url_host(self.host)}:{self.port}"
         if _is_loopback(self.host):
-            lines.append(f"  listening on {_url_host(self.host)}:{self.port}: this machine only (--host 0.0.0.0 serves every network)")
+            lines.append("  " + _("listening on {where}: this machine only (--host 0.0.0.0 serves every network)").format(where=where))
         elif _is_wildcard(self.host):
-            lines.append(f"  listening on every network this machine is on, port {self.port} (--host {self.host})")
             import socket
-            codes = ", ".join(r.table.code for r in self.rooms.values())
-            lines.append(f"  from another machine: gouji join http://{socket.gethostname()}:{self.port}/t/CODE ({codes}; or this "
-                         f"machine's IP address in place of its name)")
+            lines.append("  " + _("listening on every network this machine is on, port {port} (--host {host})").format(
+                port=self.port, host=self.host))
+            lines.append("  " + _("from another machine: gouji join http://{name}:{port}/t/CODE ({codes}; or this machine's IP "
+                                  "address in place of its name)").format(
+                name=socket.gethostname(), port=self.port, codes=", ".join(r.table.code for r in self.rooms.values())))
         else:
-            lines.append(f"  listening on {_url_host(self.host)}:{self.port} (--host)")
-        lines.append("  no login: anyone with the code or a link who can reach this server can join (a seat link "
-                     "takes that seat); bots take the free seats when every seat kept for people is taken or a seated player asks to start; "
-                     "Ctrl+C stops the server")
+            lines.append("  " + _("listening on {where} (--host)").format(where=where))
+        lines.append("  " + _("no login: anyone with the code or a link who can reach this server can join (a seat link takes "
+                              "that seat); bots take the free seats when every seat kept for people is taken or a seated player "
+                              "asks to start; Ctrl+C stops the server"))
         return lines
 
 

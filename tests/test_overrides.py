@@ -99,3 +99,15 @@ def test_diff_with_one_ruleset_and_set_compares_it_with_itself_changed(runner: C
     assert [s["name"] for s in diff["settings"]] == ["filler_rank"]
     res = runner.invoke(cli, ["diff", "online"])
     assert res.exit_code == 2 and "--set" in res.stderr
+
+
+def test_diff_set_simulate_reads_like_two_files_and_play_checks_set(runner: CliRunner) -> None:
+    res = runner.invoke(cli, ["diff", "online", "--set", "filler_rank=null", "--simulate", "2", "--workers", "1"])
+    assert res.exit_code == 0, res.stderr
+    out = res.stdout
+    assert "online (rules/online.yaml) vs online --set filler_rank=null (--set[1])" in out
+    # the long name does not fit a column: the table is headed A and B, with a legend
+    assert "A: online\nB: online --set filler_rank=null\n" in out and "\ndecisions per game  " in out
+    from editor.play.command import play_command
+    bad = runner.invoke(play_command, ["online", "--set", "yield_to=-1"])
+    assert bad.exit_code == 1 and "--set[1]:1:10:" in bad.stderr and "[OutOfRange]" in bad.stderr

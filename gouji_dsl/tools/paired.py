@@ -665,8 +665,9 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     if few is not None:
         out += wrap("note: " + few, width)
     out += wrap(design_note(r.a.design["real_choice_share"].n if r.a.design else 0, r.games), width)
-    head = ("", la, lb, "B − A", "effect")
-    for compact in (False, True):
+    # the columns headed by the rulesets' names; where long names do not fit, headed A and B with a legend
+    for head, compact in ((("", la, lb, "B − A", "effect"), False), (("", la, lb, "B − A", "effect"), True),
+                          (("", "A", "B", "B − A", "effect"), True)):
         rows = figure_rows(r, compact)
         c0 = max(disp_width(x[0]) for x in rows + [head])
         cw = [max(disp_width(x[i]) for x in rows + [head]) for i in (1, 2, 3, 4)]
@@ -674,6 +675,8 @@ def report_text(report: PairedReport, width: int = 100) -> str:
             break
     if c0 + sum(cw) + 8 <= width:
         out.append("")
+        if head[1] == "A":
+            out += wrap(f"A: {la}", width, "") + wrap(f"B: {lb}", width, "")
         out.append(_pad(head[0], c0) + "  " + "  ".join(_pad(h, w) for h, w in zip(head[1:], cw)).rstrip())
         out.append("─" * (c0 + sum(cw) + 8))
         for row in rows:

@@ -469,3 +469,57 @@ def test_after_the_match_a_start_begins_the_next_one_with_a_new_seed_and_its_own
     for path in records:
         record = parse_record(path.read_text(encoding="utf-8"), str(path))
         assert len(check_record(record_graph(record), record)) == 1
+
+
+FAILS = """\
+ruleset: fails
+extends: online
+title: a follow rule that divides by zero
+rules:
+  - id: follow.divides
+    on: follow
+    when: "count(finished) >= 0"
+    require: "1 // (count(passed_seats) - count(passed_seats)) == 0"
+    says: "Fails whenever it is asked."
+"""
+
+
+def test_a_rule_that_fails_stops_its_table_with_a_message_and_the_server_goes_on(tmp_path):
+    fails = tmp_path / "fails.yaml"
+    fails.write_text(FAILS, encoding="utf-8")
+
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        while True:  # he leads when it is his turn, until a follow is asked of someone
+            m = await a.receive("state", "error", timeout=WAIT)
+            if m["type"] == "error":
+                break
+            if m["your_turn"]:
+                await a.move(m["legal"]["moves"][0], at=m["seq"])
+        assert m["code"] == "table_failed" and "follow.divides" in m["message"], m
+        assert (await a.ask("move", move="pass"))["code"] == "table_failed"
+        await a.send({"type": "ping", "id": "p"})
+        await a.receive("pong", where=lambda m: m.get("id") == "p", timeout=WAIT)
+        async with aiohttp.ClientSession() as http, http.get(s.link) as r:
+            assert r.status == 200
+        await a.close()
+
+    serve(test, str(fails), people={1})
+
+
+def test_the_seat_token_on_a_new_connection_takes_the_seat_from_the_old_one():
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li", seat=3)
+        assert a.seat == 3
+        again = await TableClient.connect(s.link, token=a.token, timeout=WAIT)  # the same person, from another terminal
+        assert again.seat == 3 and again.welcome["name"] == "Li"
+        with pytest.raises(TableClosed):
+            await a.receive("pong", timeout=WAIT)  # the old connection was closed
+        await again.send({"type": "ping", "id": 1})
+        await again.receive("pong", timeout=WAIT)
+        table = s.room.table_json()
+        assert table["seats"][2] == {"seat": 3, "who": "player", "name": "Li", "connected": True, "auto": False}
+        await again.close()
+        await a.close()
+
+    serve(test, people={1, 3})

@@ -218,9 +218,16 @@ class Room:
         except asyncio.CancelledError:
             raise
         except Exception as e:  # a rule failure in a bot's game: said to every client, the server goes on
-            log.exception("gouji host: table %s stopped", self.table.code)
-            self.error = f"{type(e).__name__}: {e}"
-            self.broadcast(TableError(ErrorCode.TABLE_FAILED, f"the table stopped: {self.error}").to_json())
+            self.fail(e)
+
+    def fail(self, e: BaseException) -> None:
+        """The table stops (a rule failed while a move was made): said to every client; its later
+        requests get ``table_failed``; the server and its other tables go on."""
+        log.error("gouji host: table %s stopped: %s: %s", self.table.code, type(e).__name__, e)
+        self.error = f"{type(e).__name__}: {e}"
+        self.broadcast(TableError(ErrorCode.TABLE_FAILED, f"the table stopped: {self.error}").to_json())
+        if self.task is not None and not self.task.done() and self.task is not asyncio.current_task():
+            self.task.cancel()
 
     async def _wait(self, timeout: float | None) -> None:
         with contextlib.suppress(TimeoutError):
@@ -256,7 +263,11 @@ class Room:
         """Bots take the free seats; the first game is dealt and sent to everyone."""
         if self.table.started:
             return
-        self.table.start()
+        try:
+            self.table.start()
+        except Exception as e:  # a rule failed while the first deal was made
+            self.fail(e)
+            return
         log.info("gouji host: table %s started (%s)", self.table.code, ", ".join(
             f"{s.number} {s.name if s.who == Who.PLAYER else 'bot'}" for s in self.table.seats.values()))
         self.broadcast(self.table_json())
@@ -640,6 +651,8 @@ class TableServer:
             return
         if kind not in _SEATED_ONLY:
             raise TableError(ErrorCode.BAD_MESSAGE, f"unknown message type {str(kind)[:40]!r}")
+        if room.error is not None:
+            raise TableError(ErrorCode.TABLE_FAILED, f"the table stopped: {room.error}")
         seat = conn.seat
         if seat is None:
             raise TableError(ErrorCode.NOT_SEATED, "spectators may not do that")
@@ -663,7 +676,13 @@ class TableServer:
         if seat.auto and seat.connected:  # a move from a player in 托管: he is back
             seat.auto = False
             room.announce_auto(seat, False, AutoWhy.BACK)
-        mv = t.move(seat.number, msg.get("move"), msg.get("at"))
+        try:
+            mv = t.move(seat.number, msg.get("move"), msg.get("at"))
+        except TableError:
+            raise
+        except Exception as e:  # a rule failed while the move was made: the game cannot go on
+            room.fail(e)
+            raise TableError(ErrorCode.TABLE_FAILED, f"the table stopped: {room.error}") from None
         room.broadcast_state({"seat": seat.number, "move": mv.text(t.graph.model), "by": "player", **rid})
         room.wake.set()
 

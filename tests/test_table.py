@@ -7,6 +7,7 @@ teammates' hands shown at ten cards) so the suite stays fast.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
@@ -35,6 +36,13 @@ settings:
     value: 2
     says: "A match is two games at this club."
 """
+_bundled = functools.cache(table_rules)  # (a bundled ruleset is compiled once for these tests)
+
+
+def rules_of(ruleset: str) -> Any:
+    return _bundled(ruleset) if "/" not in ruleset else table_rules(ruleset)
+
+
 FAST = Limits(messages_per_s=100_000, burst=100_000)
 WAIT = 60.0  # the longest any one message is waited for (a loaded machine); normally milliseconds
 
@@ -55,7 +63,7 @@ def serve(test: Callable[[Served], Awaitable[None]], ruleset: str = "online", *,
           record_dir: Path | None = None, **table: Any) -> None:
     async def main() -> None:
         server = TableServer("127.0.0.1", 0, limits=limits, record_dir=record_dir)
-        room = server.open_table(table_rules(ruleset), **{"between": 0.0, "seed": "club", **table})
+        room = server.open_table(rules_of(ruleset), **{"between": 0.0, "seed": "club", **table})
         ts = TestServer(server.make_app(), host="127.0.0.1", port=0)
         await ts.start_server()
         assert ts.port is not None
@@ -327,7 +335,7 @@ def test_the_host_header_and_a_foreign_pages_websocket_are_refused():
 
 def test_the_command_prints_the_code_the_links_and_says_there_is_no_login():
     server = TableServer("127.0.0.1", 8765)
-    room = server.open_table(table_rules("online"), people={1, 3})
+    room = server.open_table(rules_of("online"), people={1, 3})
     text = "\n".join(server.listening_lines())
     code = room.table.code
     assert f"gouji join http://127.0.0.1:8765/t/{code}" in text and "no login" in text and "this machine only" in text
@@ -339,7 +347,7 @@ def test_the_command_prints_the_code_the_links_and_says_there_is_no_login():
     with pytest.raises(ValueError):
         read_seats("7", 6)
     wide = TableServer("0.0.0.0", 8765)
-    wide.open_table(table_rules("online"))
+    wide.open_table(rules_of("online"))
     text = "\n".join(wide.listening_lines())
     assert "every network" in text and "from another machine: gouji join http://" in text and "no login" in text
     assert wide.answers("127.0.0.1:8765") and wide.answers("192.168.1.20:8765") and not wide.answers("evil.example:8765")
@@ -455,11 +463,13 @@ def test_after_the_match_a_start_begins_the_next_one_with_a_new_seed_and_its_own
     async def test(s: Served) -> None:
         a = await s.join(name="Li")
         first_hash = (await a.receive("seed"))["sha256"]
-        first = await play_to_the_end(a)
+        await a.send({"type": "auto", "on": True})  # his bot plays for him (托管 on request)
+        assert (await a.receive("auto", timeout=WAIT))["why"] == "asked"
+        first = await a.receive("match_over", timeout=WAIT)
         await a.send({"type": "start"})
         second_hash = (await a.receive("seed", timeout=WAIT))["sha256"]
         assert second_hash != first_hash
-        second = await play_to_the_end(a)
+        second = await a.receive("match_over", timeout=WAIT)
         assert hashlib.sha256(second["seed"].encode()).hexdigest() == second_hash and second["seed"] == first["seed"] + ":match2"
         await a.close()
 

@@ -203,3 +203,19 @@ def test_english_with_a_chinese_term_keeps_its_words_whole():
     for width in range(8, 40):
         lines = wrap(chinese, width)
         assert "".join(lines) == chinese and all(not ln.startswith(("、", "。", "”")) for ln in lines)
+
+
+@pytest.mark.parametrize("args, chinese, english", [
+    (["valdate"], "你是不是想用 'validate'？", "Did you mean 'validate'?"),
+    (["validate", "--format", "yaml"], "'yaml' 不是可选的值（可选：'text', 'json'）", "'yaml' is not one of 'text', 'json'."),
+])
+def test_clicks_plural_messages_in_chinese_and_english_as_click_words_them(runner, args, chinese, english):
+    zh = runner.invoke(cli, ["--lang", "zh", *args])
+    en = runner.invoke(cli, ["--lang", "en", *args])
+    assert zh.exit_code == en.exit_code == 2
+    assert chinese in zh.stderr and english in en.stderr, zh.stderr + en.stderr
+
+
+def test_option_defaults_in_chinese(runner):
+    r = runner.invoke(cli, ["--lang", "zh", "validate", "--help"])
+    assert "[默认：text]" in r.stdout and "[default:" not in r.stdout

@@ -295,8 +295,22 @@ CLICK_TEXTS = (
     N_("Missing parameter"), N_("Missing {param_type}"), N_("Missing parameter: {param_name}"),
     N_("No such option {name!r}."), N_("No such command {name!r}."), N_("Option {name!r} does not take a value."),
     N_("{value!r} is not a valid {number_type}."), N_("{value} is not in the range {range}."),
-    N_("Missing command."), N_("Aborted!"),
+    N_("Missing command."), N_("Aborted!"), N_("default: {default}"), N_("required"), N_("env var: {var}"),
 )
+
+
+def _possibilities(possibilities: list[str]) -> str:
+    """click's "Did you mean …?" in the active language (its two plural forms have other fields,
+    which one Chinese form cannot hold: the same words with one field)."""
+    names = ", ".join(repr(p) for p in sorted(possibilities))
+    return ngettext("Did you mean {names}?", "(Did you mean one of: {names}?)", len(possibilities)).format(names=names)
+
+
+def _invalid_choice(self: click.Choice, value: Any, ctx: click.Context | None) -> str:
+    """click's "'x' is not one of 'a', 'b'." in the active language (see :func:`_possibilities`)."""
+    choices = ", ".join(map(repr, self._normalized_mapping(ctx=ctx).values()))
+    return ngettext("{value!r} is not {choices}.", "{value!r} is not one of {choices}.", len(self.choices)).format(
+        value=value, choices=choices)
 
 
 def _click_plurals(n: int) -> list[str]:  # (never called: marks click's plural messages for the catalog)
@@ -333,6 +347,13 @@ def _speak_click() -> None:
                 module._ = i18n._  # type: ignore[attr-defined]
             if getattr(module, "ngettext", None) is gettext.ngettext:
                 module.ngettext = i18n.ngettext  # type: ignore[attr-defined]
+    # the two plural messages whose forms have other fields, in the same words with one field each
+    # (click 8.2+; an older click words them otherwise and keeps its own)
+    exceptions = sys.modules.get("click.exceptions")
+    if exceptions is not None and hasattr(exceptions, "_format_possibilities"):
+        exceptions._format_possibilities = _possibilities  # type: ignore[attr-defined]
+    if hasattr(click.Choice, "get_invalid_choice_message") and hasattr(click.Choice, "_normalized_mapping"):
+        click.Choice.get_invalid_choice_message = _invalid_choice  # type: ignore[method-assign]
 
 
 def _wrap_help(text: str, width: int, indent: str = "") -> str:

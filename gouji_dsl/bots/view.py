@@ -119,6 +119,15 @@ class _History:
         self.read = 0
         self.entries: list[_Entry] = []
         self.played = {s: [0] * len(state.kinds) for s in state.seat_list}
+        self._texts: dict[int, str] = {}  # seat → its played cards as text (made when first asked)
+        self._model = state.model
+
+    def played_text(self, seat: int) -> str:
+        """The cards ``seat`` played face up, canonical text."""
+        t = self._texts.get(seat)
+        if t is None:
+            t = self._texts[seat] = self._model.text(self.played[seat])
+        return t
 
     def update(self, state: GameState) -> None:
         model = state.model
@@ -147,6 +156,7 @@ class _History:
                     mine = self.played[int(who)]
                     for k, c in enumerate(vec):
                         mine[k] += c
+                    self._texts.pop(int(who), None)
                 self.entries.append(_Entry(text, mover=int(who), hidden_rule=verb == Verb.RETURN, n=sum(vec)))
         self.read = len(state.record)
 
@@ -196,14 +206,14 @@ def seat_view(state: GameState, seat: int | None = None, *, history: bool = True
     v = state.view(s)
     model = state.model
     h = _history(state)
-    seen, played = (h.seen_by(s) if history else ()), h.played
-    others = tuple(OtherSeat(int(t), int(info["team"]), info.get("count"), info.get("hand"), model.text(played[int(t)]))
+    seen = h.seen_by(s) if history else ()
+    others = tuple(OtherSeat(int(t), int(info["team"]), info.get("count"), info.get("hand"), h.played_text(int(t)))
                    for t, info in v["others"].items())
     top = v["top"]
     return SeatView(
         ruleset=str(state.graph.name), seats=state.n_seats, seat=s, team=state.team(s), phase=str(state.phase),
         capacity=str(state.capacity), game_number=int(state.game_number), kinds=tuple(state.kinds),
-        deck=tuple(model.deck_counts), hand=str(v["hand"]), played=model.text(played[s]), others=others,
+        deck=tuple(model.deck_counts), hand=str(v["hand"]), played=h.played_text(s), others=others,
         top=None if top is None else (int(top["seat"]), str(top["cards"])), passed=tuple(v["passed"]),
         places=tuple((int(k), int(p)) for k, p in v["places"].items()), revolted=tuple(v["revolted"]),
         burner=v["burner"], history=seen)

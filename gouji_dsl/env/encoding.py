@@ -67,9 +67,13 @@ class Encoding:
     def counts(self, text: str | None) -> np.ndarray:
         """The count vector of a canonical card text (-1s for None: not shown)."""
         K = len(self.kinds)
-        if text is None:
-            return np.full(K, -1.0, dtype=np.float32)
         cache = self.__dict__.setdefault("_counts", {})
+        if text is None:
+            unseen = cache.get(None)
+            if unseen is None:
+                unseen = cache[None] = np.full(K, -1.0, dtype=np.float32)
+                unseen.flags.writeable = False
+            return unseen  # type: ignore[no-any-return]
         got = cache.get(text)
         if got is not None:
             return got  # type: ignore[no-any-return]

@@ -313,7 +313,7 @@ class Room:
                 c.send(self.game_over_json(c.seat_number))
         if t.match_over:
             return
-        waiting = [s for s in t.seats.values() if s.who == Who.PLAYER and s.connected and not s.ready]
+        waiting = [s for s in t.seats.values() if s.who == Who.PLAYER and s.connected and not s.auto and not s.ready]
         left = self.over_at + self.between - now
         if waiting and left > 0:
             await self._wait(left)
@@ -574,7 +574,7 @@ class TableServer:
                 raise TableError(ErrorCode.TOO_MANY, f"a table takes at most {self.limits.spectators} spectators")
         elif "token" in msg:
             seat = t.seat_of_token(msg["token"]) if isinstance(msg["token"], str) else None
-            if seat is None:
+            if seat is None or seat.who == Who.BOT:  # (a bot's seat is nobody's to take)
                 raise TableError(ErrorCode.BAD_TOKEN, "that token is no seat's of this table")
             for other in [c for c in room.conns if c.seat is seat]:  # the same person on a new connection: the old one goes
                 other.seat = None

@@ -533,3 +533,19 @@ def test_the_seat_token_on_a_new_connection_takes_the_seat_from_the_old_one():
         await a.close()
 
     serve(test, people={1, 3})
+
+
+def test_connections_and_spectators_are_bounded():
+    async def test(s: Served) -> None:
+        w = await s.join(watch=True)
+        with pytest.raises(TableClosed) as refused:
+            await s.join(watch=True)  # one spectator a table
+        assert refused.value.error is not None and refused.value.error["code"] == "too_many"
+        a = await s.join(name="Li")
+        with pytest.raises(TableClosed) as refused:
+            await s.join(name="Wang")  # two connections a server
+        assert refused.value.error is not None and refused.value.error["code"] == "too_many"
+        for c in (w, a):
+            await c.close()
+
+    serve(test, people={1, 2}, limits=Limits(connections=2, spectators=1, messages_per_s=1000, burst=1000))

@@ -549,3 +549,31 @@ def test_connections_and_spectators_are_bounded():
             await c.close()
 
     serve(test, people={1, 2}, limits=Limits(connections=2, spectators=1, messages_per_s=1000, burst=1000))
+
+
+def test_a_client_that_cannot_keep_up_is_dropped_and_its_seat_played_by_its_bot():
+    """A connection whose outgoing queue is full is dropped (here: the server's side of it told so
+    directly, as Conn.send does when its outbox overflows); the others are told of the 托管."""
+    from gouji_dsl.tools.table.server import Conn
+
+    class _Socket:
+        closed = False
+    full = Conn(_Socket(), Limits(outbox=2))  # type: ignore[arg-type]
+    for _ in range(3):
+        full.send({"type": "pong"})
+    assert full.dropped
+
+    async def test(s: Served) -> None:
+        w = await s.join(watch=True)
+        a = await s.join(name="Li")
+        await a.receive("state", timeout=WAIT)
+        mine = next(c for c in s.room.conns if c.seat_number == 1)
+        mine.drop()  # what an overflowing outbox does
+        auto = await w.receive("auto", timeout=WAIT)
+        assert auto == {"type": "auto", "seat": 1, "on": True, "why": "disconnected"}
+        with pytest.raises(TableClosed):
+            await a.receive("pong", timeout=WAIT)
+        await w.close()
+        await a.close()
+
+    serve(test, people={1})

@@ -30,7 +30,7 @@ def report() -> sweep.SweepReport:
     grids = sweep.parse_grids(GRID)
     graphs = sweep.load_points("online", grids)
     labels = [sweep.point_label(p) for p in sweep.points(grids)]
-    return sweep.run_sweep(load_graph("online"), graphs, labels, GRID, 40, 3, workers=1, executor="local")
+    return sweep.run_sweep(load_graph("online"), graphs, labels, GRID, 20, 3, workers=1, executor="local")
 
 
 def test_the_grid_is_every_combination_and_the_base_point_is_the_base(report: sweep.SweepReport) -> None:

@@ -111,3 +111,9 @@ def test_diff_set_simulate_reads_like_two_files_and_play_checks_set(runner: CliR
     from editor.play.command import play_command
     bad = runner.invoke(play_command, ["online", "--set", "yield_to=-1"])
     assert bad.exit_code == 1 and "--set[1]:1:10:" in bad.stderr and "[OutOfRange]" in bad.stderr
+
+
+def test_a_hook_named_as_a_setting_says_rules_answer_it() -> None:
+    # burn_failure is the question the rule burn.failure-last answers (RULES.md §5: 诈烧 → 大落), not a setting
+    [d] = problems("burn_failure=next")
+    assert d.code == Code.UNREAD_SETTING and "burn.failure-last" in (d.hint or "") and "hook" in (d.hint or "")

@@ -200,7 +200,8 @@ def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown:
     result = check(ruleset, search=search, layers=[(path, text) for path, text, _s in layers])
     problems = bad + [_move(d, where) for d in result.errors]
     # a setting nothing reads: a warning in a file, an error for an override (it would change nothing)
-    problems += [replace(_move(d, where), severity=Severity.ERROR) for d in result.warnings if d.path in where]
+    problems += [_hook_hint(replace(_move(d, where), severity=Severity.ERROR), ruleset, search)
+                 for d in result.warnings if d.path in where]
     option = overrides[0].option if overrides else OPTION
     order = {layer_path(i, option): i for i in range(1, count + 1)}
     problems.sort(key=lambda d: (order.get(d.path, 0), d.path, d.line, d.col))
@@ -211,6 +212,24 @@ def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown:
     settings = {name: _at_option(spec, where) for name, spec in resolved.settings.items()}
     resolved = replace(resolved, name=f"{resolved.name} {shown}".rstrip(), settings=settings)
     return compile_ruleset(resolved, overlay={path: text for path, text, _s in layers})
+
+
+def _hook_hint(d: Diagnostic, ruleset: str, search: Sequence[str]) -> Diagnostic:
+    """An unread override named as a hook (``burn_failure``): say that rules answer it, not a setting."""
+    if d.code != Code.UNREAD_SETTING or not d.source_line:
+        return d
+    name = d.source_line.partition("=")[0].split(".")[0]
+    try:
+        from gouji_dsl.ruleset.graph import compile_ruleset
+        from gouji_dsl.ruleset.loader import resolve
+        rules = compile_ruleset(resolve(ruleset, search=search)).by_hook.get(name)
+    except GoujiError:
+        return d
+    if not rules:
+        return d
+    ids = ", ".join(r.node.id for r in rules)
+    return replace(d, hint=_("{name} is a hook, not a setting: the rules answering it ({ids}) are changed in a variant "
+                             "file (a rule with the same id replaces it)").format(name=name, ids=ids))
 
 
 def _at_option(spec: Any, where: dict[str, tuple[Override, list[_Segment]]]) -> Any:

@@ -312,3 +312,20 @@ def test_exec_bots_play_in_the_app_and_a_failing_one_is_shown(tmp_path):
     bad = canonical_spec("exec@5:" + program(tmp_path, "bad.py", "import sys\nfor line in sys.stdin:\n    print('{\"move\": \"9 pass\"}', flush=True)\n"))
     asyncio.run(run(bad, lambda app, sc: any("failed" in str(n.title) for n in notes(app)), "the bot's failure on screen"))
     external.close_all()
+
+
+def test_a_bot_that_ignores_the_end_of_its_input_is_killed_and_reaped(tmp_path, monkeypatch):
+    monkeypatch.setattr(external, "CLOSE_SECONDS", 0.2)
+    cmd = program(tmp_path, "stubborn.py", """
+        import json, signal, sys, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sys.stdin.readline()
+        print(json.dumps({"move": "1 pass"}), flush=True)
+        while True:
+            time.sleep(1)
+    """)
+    p = external.ExecProcess(cmd)
+    assert p.ask("stubborn", 1, {"type": "choose"}, 20) == {"move": "1 pass"}
+    proc = p._proc
+    p.close()
+    assert proc is not None and proc.returncode is not None and p.pid is None

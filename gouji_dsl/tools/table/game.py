@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from gouji_dsl.bots import make_bot, parse_bot_spec, seat_bots
+from gouji_dsl.bots import is_outside, make_bot, parse_bot_spec, seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, game_seed, new_game, next_game, parse_move
 from gouji_dsl.engine.records import GameRecord
@@ -265,7 +265,10 @@ class Table:
         return bot
 
     def bot_searches(self, seat: int) -> bool:
-        return parse_bot_spec(self.seats[seat].bot)[0].searches
+        """The bot of ``seat`` may think for a while (a search bot, or a bot from outside: an exec
+        bot waits on its process): the server asks it in a thread."""
+        spec = self.seats[seat].bot
+        return parse_bot_spec(spec)[0].searches or is_outside(spec)
 
     def bot_to_move(self) -> int | None:
         """The seat a bot is to move for now (None: a person is to act, or no game is being played)."""

@@ -242,16 +242,27 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
 # rendering
 
 
-def _rows(r: SweepReport, compact: bool) -> list[list[str]]:
+def _cell(e: Estimate, kind: str, signed: bool, compact: bool, bare: bool) -> str:
+    """A figure as the table shows it; ``bare``: its value only (a table too wide for its intervals)."""
+    from gouji_dsl.tools.paired import _fig
+    if not bare:
+        return _fig(e, kind, signed, compact)
+    rate = kind == "rate" or e.kind == "wilson"
+    return "n/a" if math.isnan(e.value) else (f"{e.value * 100:{'+' if signed else ''}.1f}%" if rate
+                                               else f"{e.value:{'+' if signed else ''}.2f}")
+
+
+def _rows(r: SweepReport, compact: bool, bare: bool = False) -> list[list[str]]:
     """(figure, base, then point − base with its mark for each point) for every figure."""
-    from gouji_dsl.tools.paired import _fig, mark
+    from gouji_dsl.tools.paired import mark
     rows = []
     for key, label, kind in SIDE_FIGURES:
-        rows.append([_(label), _fig(r.base_stats.figure(key), kind, False, compact)]
-                    + [_fig(d[key], kind, True, compact) + mark(d[key]) for d in r.differences])
+        rows.append([_(label), _cell(r.base_stats.figure(key), kind, False, compact, bare)]
+                    + [_cell(d[key], kind, True, compact, bare) + mark(d[key]) for d in r.differences])
     for s in r.base_stats.seat_score:
-        rows.append([_("mean score, seat {s}").format(s=s), _fig(r.base_stats.seat_score[s], "mean", False, compact)]
-                    + [_fig(d["seat_score"][s], "mean", True, compact) + mark(d["seat_score"][s]) for d in r.differences])
+        rows.append([_("mean score, seat {s}").format(s=s), _cell(r.base_stats.seat_score[s], "mean", False, compact, bare)]
+                    + [_cell(d["seat_score"][s], "mean", True, compact, bare) + mark(d["seat_score"][s])
+                       for d in r.differences])
     return rows
 
 
@@ -280,11 +291,14 @@ def report_text(r: SweepReport, width: int = 100) -> str:
     out = wrap(_title(r), width) + wrap(design_note(r.base_stats.design["real_choice_share"].n, r.games), width)
     out += [""] + _legend(r) + [""]
     head = ["", r.base] + [f"P{k}" for k in range(1, len(r.labels) + 1)]
-    for compact in (False, True):
-        rows = _rows(r, compact)
+    for compact, bare in ((False, False), (True, False), (True, True)):
+        rows = _rows(r, compact, bare)
         widths = [max(disp_width(row[i]) for row in rows + [head]) for i in range(len(head))]
         if sum(widths) + 2 * len(widths) <= width:
             break
+    if bare:
+        out += wrap(_("(the values only: the intervals do not fit {width} columns; --format markdown or json has them)").format(
+            width=width), width) + [""]
     out.append("  ".join(_pad(h, w) for h, w in zip(head, widths)).rstrip())
     out.append("─" * (sum(widths) + 2 * (len(widths) - 1)))
     for row in rows:

@@ -15,6 +15,7 @@ message an external process bot reads: README "Bots from outside").
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,20 +176,23 @@ class _History:
 _CARD_TEXT_VERBS = frozenset({Verb.PLAY, Verb.BURN, Verb.DISCARD, Verb.RETURN})
 _CACHE: dict[int, tuple[list[Any], _History]] = {}
 _CACHE_SIZE = 16
+_CACHE_LOCK = threading.Lock()
 
 
 def _history(state: GameState) -> _History:
+    """The history of ``state``'s record, read up to its end (kept for the next decision of the game)."""
     rec = state.record
-    got = _CACHE.get(id(rec))
-    if got is not None and got[0] is rec and got[1].read <= len(rec) and got[1].first == (id(rec[0]) if rec else 0):
-        h = got[1]
-    else:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.clear()
-        h = _History(state)
-        _CACHE[id(rec)] = (rec, h)
-    h.update(state)
-    return h
+    with _CACHE_LOCK:  # (the app and the table server ask bots from worker threads)
+        got = _CACHE.get(id(rec))
+        if got is not None and got[0] is rec and got[1].read <= len(rec) and got[1].first == (id(rec[0]) if rec else 0):
+            h = got[1]
+        else:
+            if len(_CACHE) >= _CACHE_SIZE:
+                _CACHE.clear()
+            h = _History(state)
+            _CACHE[id(rec)] = (rec, h)
+        h.update(state)
+        return h
 
 
 def public_history(state: GameState, seat: int) -> tuple[tuple[Seen, ...], dict[int, list[int]]]:

@@ -329,3 +329,11 @@ def test_a_bot_that_ignores_the_end_of_its_input_is_killed_and_reaped(tmp_path, 
     proc = p._proc
     p.close()
     assert proc is not None and proc.returncode is not None and p.pid is None
+
+
+def test_an_exec_bot_drawing_from_its_seed_plays_the_same_game_again():
+    spec = canonical_spec(f"exec:{MYBOT}")  # (it draws its declines from the message's seed)
+    one, _s = play_game(graph("online"), 5, 0, [spec, "random"] * 3, engine="interpreter")
+    external.close_all()  # a fresh process: nothing kept between the two games but the seeds
+    two, _s = play_game(graph("online"), 5, 0, [spec, "random"] * 3, engine="interpreter")
+    assert [e.get("move") for e in one.record] == [e.get("move") for e in two.record]

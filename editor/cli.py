@@ -18,11 +18,13 @@ from gouji_dsl.tools.cli import SafeGroup, cli, use_language
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.exits import SEED, SafePath
 
+from .i18n import N_
+
 
 def _workspace_option(f):
     return click.option(
         "--workspace", "-w", type=SafePath(file_okay=False, path_type=Path), default=None,
-        help="Folder of your ruleset files (default: ./rules). New variants are created there.")(f)
+        help=N_("Folder of your ruleset files (default: ./rules). New variants are created there."))(f)
 
 
 def _set_language(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
@@ -38,7 +40,7 @@ def lang_option(f):
     """``--lang zh|en`` on a command (and the ``gouji`` group)."""
     return click.option(
         "--lang", default=None, metavar="zh|en", expose_value=False, callback=_set_language,
-        help="Language of the app and the messages: zh (中文) or en (default: GOUJI_LANG, else the locale, else en).")(f)
+        help=N_("Language of the app and the messages: zh (中文) or en (default: GOUJI_LANG, else the locale, else en)."))(f)
 
 
 def run_app(workspace: Path | None = None, open_path: Path | None = None, compare: dict | None = None) -> None:
@@ -115,8 +117,8 @@ def edit(ctx: click.Context, file: Path, workspace: Path | None) -> None:
 @click.argument("a")
 @click.argument("b")
 @click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Start playing N paired deals at once (else F5 in the app; default N: 200).")
-@click.option("--seed", type=SEED, default="1", show_default=True, help="Seed of the simulated deals (game i deals from SEED:i).")
+              help=N_("Start playing N paired deals at once (else F5 in the app; default N: 200)."))
+@click.option("--seed", type=SEED, default="1", show_default=True, help=N_("Seed of the simulated deals (game i deals from SEED:i)."))
 @click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
               help=bots_help("Bots in the simulation"))
 @_workspace_option
@@ -142,12 +144,12 @@ def compare(ctx: click.Context, a: str, b: str, games: int | None, seed: str, bo
 
 @gouji.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network it is on).")
-@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+              help=N_("Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network it is on)."))
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help=N_("Port to listen on."))
 @click.option("--public-url", default=None, metavar="URL",
-              help="The address browsers use, when it differs (behind a proxy); default http://HOST:PORT.")
+              help=N_("The address browsers use, when it differs (behind a proxy); default http://HOST:PORT."))
 @click.option("--max-apps", type=click.IntRange(1, 64), default=4, show_default=True,
-              help="Apps (browser tabs) at once; a tab over the cap is told so (each app is a process of ~50 MB).")
+              help=N_("Apps (browser tabs) at once; a tab over the cap is told so (each app is a process of ~50 MB)."))
 @_workspace_option
 @lang_option
 @click.pass_context
@@ -157,7 +159,7 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_
     Every browser tab gets its own gouji app on the workspace, the same as in a terminal; game
     records, scenario cases and deal records it saves also go to the browser as downloads. The
     Chinese terms need a CJK font on the browser's machine (Noto Sans CJK; Windows and macOS have
-    one). Stop the server with Ctrl+C.
+    one). Open the address it prints; stop the server with Ctrl+C.
 
     The address it prints carries a key made anew at each start (http://127.0.0.1:8000/?key=...):
     there is no login, so anyone with that address gets an app that reads and writes your files.
@@ -167,7 +169,7 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_
 
     \b
     Example:
-      gouji serve --port 8000     then open the address it prints
+      gouji serve --port 8000
     """
     from .web import CannotListen, WebExtraMissing, check_listen, make_server
 
@@ -179,6 +181,32 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, max_
         click.echo(f"gouji serve: {e}", err=True)
         raise SystemExit(1) from None
     server.serve()
+
+
+#: the app commands' help paragraphs (each one's words on one line) and their summaries (their lines in
+#: ``gouji --help``), marked for the app's catalog: HelpInLanguage shows them in the active language
+APP_HELP_TEXTS = (
+    N_("Open FILE in the editor (it is created when you save, if it does not exist)."),
+    N_("The workspace defaults to --workspace given before the command, else FILE's folder."),
+    N_("Open the compare screen on rulesets A and B (bundled or workspace names, or paths): the rule diff in two panes, "
+       "and the same seeded deals played under both (F5), with figures, charts and the deals that end differently."),
+    N_("Open the compare screen on rulesets A and B (bundled or workspace names, or paths): the rule diff in two panes, "
+       "and the same seeded deals played under both (F5), with figures, charts and the deals that end differently. "
+       "(gouji diff A B prints the same on the terminal.)"),
+    N_("Serve the app to web browsers (the optional web extra: pip install 'gouji-dsl[web]')."),
+    N_("Every browser tab gets its own gouji app on the workspace, the same as in a terminal; game records, scenario "
+       "cases and deal records it saves also go to the browser as downloads. The Chinese terms need a CJK font on the "
+       "browser's machine (Noto Sans CJK; Windows and macOS have one). Open the address it prints; stop the server "
+       "with Ctrl+C."),
+    N_("The address it prints carries a key made anew at each start (http://127.0.0.1:8000/?key=...): there is no "
+       "login, so anyone with that address gets an app that reads and writes your files. Requests that name another "
+       "host, websockets from another site's page and addresses without the key are refused. The terminal is at most "
+       "400x200 cells. The apps speak --lang (else the server's GOUJI_LANG or locale); the address with &lang=zh or "
+       "&lang=en added chooses for its tab."),
+    N_("Test-play RULESET (a bundled name or a file; default: online) against bots."),
+    N_("Type moves in card notation (RR TTT, pass, burn BB JJJJ ...); every refused move says which rule forbids it, "
+       "and every move of the log can be expanded into the rules that decided it. F1 in the app lists the keys."),
+)
 
 
 from .play.command import play_command  # noqa: E402 - Textual is imported only when the app starts

@@ -161,7 +161,10 @@ def translate_later(text: str) -> str | None:
     if got is None:
         return None
     message, fields = got
-    return _(message).format(**{k: _(v) for k, v in fields.items()})
+    said = _(message)
+    if said == message:  # (an app command's help: the app's catalog)
+        said = catalog(APP_DOMAIN).gettext(message)
+    return said.format(**{k: _(v) for k, v in fields.items()})
 
 
 def _(message: str) -> str:

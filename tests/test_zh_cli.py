@@ -219,3 +219,18 @@ def test_clicks_plural_messages_in_chinese_and_english_as_click_words_them(runne
 def test_option_defaults_in_chinese(runner):
     r = runner.invoke(cli, ["--lang", "zh", "validate", "--help"])
     assert "[默认：text]" in r.stdout and "[default:" not in r.stdout
+
+
+@pytest.mark.parametrize("command, chinese", [
+    ("edit", "在编辑器里打开 FILE"), ("compare", "打开规则集 A 和 B"), ("serve", "把应用提供给网页浏览器"),
+    ("play", "和机器人试打 RULESET"),
+])
+def test_the_app_commands_help_in_chinese(runner, command, chinese):
+    from gouji_app.cli import gouji
+    r = runner.invoke(gouji, ["--lang", "zh", command, "--help"])
+    assert r.exit_code == 0 and chinese in r.stdout, r.output
+    english = [ln for ln in r.stdout.splitlines() if re.search(r"\b[a-z]{3,} [a-z]{3,} [a-z]{3,}\b", ln)
+               and not ln.strip().startswith("gouji ")]  # (the examples are commands)
+    assert not english, english
+    top = runner.invoke(gouji, ["--lang", "zh", "--help"])
+    assert any(ln.strip().startswith(command) and chinese[:4] in ln for ln in top.stdout.splitlines())

@@ -12,28 +12,33 @@ import click
 
 from gouji_dsl.bots import BOTS, seat_bots
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.i18n import formatted_later
 from gouji_dsl.tools.cli_duel import BotsType
 from gouji_dsl.tools.exits import SEED, SafePath, err, seed_value, set_option
+
+from ..i18n import N_
 
 SPEED_NAMES = ["instant", "fast", "normal", "slow"]  # editor.play.screen.SPEEDS
 
 
 @click.command("play")
 @click.argument("ruleset", required=False, default=None)
-@click.option("--seat", type=click.IntRange(1, 6), default=1, show_default=True, help="Your seat (1-6).")
-@click.option("--seed", type=SEED, default=None, help="Seed of the deals and bots (default: a random one, shown on screen).")
+@click.option("--seat", type=click.IntRange(1, 6), default=1, show_default=True, help=N_("Your seat (1-6)."))
+@click.option("--seed", type=SEED, default=None, help=N_("Seed of the deals and bots (default: a random one, shown on screen)."))
 @click.option("--bots", type=BotsType(), default="heuristic", show_default=True,
-              help="The bots at the other seats: one bot for all of them, A,B (A at the odd seats 1/3/5, B at the "
-                   f"even ones) or one per seat (A,B,C,D,E,F); your seat is yours. Bots: {', '.join(BOTS)}; a search bot takes an iteration budget "
-                   "as NAME:N (e.g. ismcts:200). In the app: ctrl+N (new game) chooses them, shift+F3 asks one.")
+              help=formatted_later(N_("The bots at the other seats: one bot for all of them, A,B (A at the odd seats "
+                                      "1/3/5, B at the even ones) or one per seat (A,B,C,D,E,F); your seat is yours. "
+                                      "Bots: {bots}; a search bot takes an iteration budget as NAME:N (e.g. "
+                                      "ismcts:200). In the app: ctrl+N (new game) chooses them, shift+F3 asks one."),
+                                   bots=", ".join(BOTS)))
 @click.option("--record", "record_path", type=SafePath(dir_okay=False), default=None,
-              help="Open a saved game record and replay it step by step.")
+              help=N_("Open a saved game record and replay it step by step."))
 @click.option("--speed", type=click.Choice(SPEED_NAMES), default="normal", show_default=True,
-              help="How fast the bots play.")
-@click.option("--no-autopass", is_flag=True, help="Do not pass for you when pass is your only move.")
+              help=N_("How fast the bots play."))
+@click.option("--no-autopass", is_flag=True, help=N_("Do not pass for you when pass is your only move."))
 @click.option("--review", is_flag=True,
-              help="Review mode (F12 in the app): every hand open, and each decision with its legal moves and "
-                   "the rules that decided them. With --record, to settle a dispute over a saved game.")
+              help=N_("Review mode (F12 in the app): every hand open, and each decision with its legal moves and "
+                      "the rules that decided them. With --record, to settle a dispute over a saved game."))
 @set_option
 def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, record_path: str | None,
                  speed: str, no_autopass: bool, review: bool, overrides: tuple[str, ...] = ()) -> None:

@@ -213,7 +213,8 @@ class SafeGroup(click.Group):
         if rows:
             limit = formatter.width - 6 - max(len(name) for name, _summary in rows)
             with formatter.section(_("Commands")):
-                formatter.write_dl([(name, _fit(make_default_short_help(text, limit), limit)) for name, text in rows])
+                formatter.write_dl([(name, _fit(text if _wide(text) else make_default_short_help(text, limit), limit))
+                                    for name, text in rows])  # (click's cut counts characters and spaces)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command, its help written in the active language (:class:`HelpInLanguage`)."""
@@ -221,6 +222,10 @@ class SafeGroup(click.Group):
         if cmd is not None and cmd.context_class is click.Context:
             cmd.context_class = ContextInLanguage
         return cmd
+
+
+_BLOCK_HEADINGS = (N_("Examples:"), N_("Example:"))
+"""The headings of the example blocks (``\\b``) of the commands' helps, translated in them."""
 
 
 class HelpInLanguage(click.HelpFormatter):
@@ -240,7 +245,12 @@ class HelpInLanguage(click.HelpFormatter):
         paragraphs = []
         for para in text.split("\n\n"):
             words = " ".join(para.split())
-            said = _help_text(words) if words and not para.startswith("\b") else words
+            if para.startswith("\b"):  # an example block as written, its heading (Examples:) translated
+                paragraphs.append("\n".join(line.replace(line.strip(), _help_text(line.strip()))
+                                            if line.strip() in _BLOCK_HEADINGS else line
+                                            for line in para.split("\n")))
+                continue
+            said = _help_text(words) if words else words
             paragraphs.append(said if said != words else para)
         indent = " " * self.current_indent
         self.write(_wrap_help("\n\n".join(paragraphs), self.width, indent))
@@ -371,6 +381,12 @@ def _wrap_help(text: str, width: int, indent: str = "") -> str:
         else:
             out.append("\n".join(textlayout.wrap(" ".join(para.split()), width, indent)))
     return "\n\n".join(out)
+
+
+def _wide(text: str) -> bool:
+    """``text`` holds double-width (Chinese) characters."""
+    from gouji_dsl.i18n import display_width
+    return display_width(text) != len(text)
 
 
 def _fit(text: str, width: int) -> str:

@@ -39,6 +39,7 @@ from gouji_dsl.ruleset.game.model import Play
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.cases import scenario_case
+from gouji_dsl.tools.scoreboard import team_score, tribute_of
 from gouji_dsl.tools.simulate import match_length
 
 from ..i18n import _, chinese, ngettext
@@ -57,14 +58,6 @@ def term_of(sentence: str | None) -> str | None:
     return m.group(1).strip() if m else None
 
 
-def team_score(state: GameState, team: int) -> int | float:
-    """A team's score for the game: its players' common score, or their sum when they differ."""
-    vals = [v for s, v in state.scores.items() if state.team(s) == team]
-    if not vals:
-        return 0
-    return vals[0] if all(v == vals[0] for v in vals) else sum(vals)
-
-
 @dataclass(frozen=True)
 class GameSummary:
     """One finished game of a match, for the scoreboard."""
@@ -81,18 +74,6 @@ class GameSummary:
     def order(self) -> list[int]:
         """Seats by place, first out first."""
         return [s for s, _place in sorted(self.places.items(), key=lambda kv: kv[1])]
-
-
-def tribute_of(state: GameState) -> list[dict[str, Any]]:
-    """The tribute paid at the start of ``state``'s game (transfers the engine made as tribute) —
-    of the deal that is played: a deal voided and dealt again (a redeal) keeps its events in the
-    record, but its tribute was never paid (the cards went back into the pack); a voided game
-    that was not dealt again (fixed hands) paid none."""
-    if state.voided:
-        return []
-    rec = state.record
-    start = max((i for i, e in enumerate(rec) if e["type"] == "deal"), default=0)
-    return [e for e in rec[start:] if e["type"] == "transfer" and str(e.get("rule", "")).startswith("tribute")]
 
 
 def summarize(state: GameState) -> GameSummary:

@@ -234,3 +234,11 @@ def test_the_app_commands_help_in_chinese(runner, command, chinese):
     assert not english, english
     top = runner.invoke(gouji, ["--lang", "zh", "--help"])
     assert any(ln.strip().startswith(command) and chinese[:4] in ln for ln in top.stdout.splitlines())
+
+
+@pytest.mark.parametrize("command", ["duel", "league"])
+def test_the_bot_list_of_a_help_in_its_runs_language(runner, command):
+    zh = runner.invoke(cli, ["--lang", "zh", command, "--help"])
+    en = runner.invoke(cli, ["--lang", "en", command, "--help"])
+    assert "机器人：" in zh.stdout and "在合法出牌中均匀随机地选" in zh.stdout
+    assert "Bots:" in en.stdout and "picks uniformly among the legal moves" in en.stdout and "机器人：" not in en.stdout

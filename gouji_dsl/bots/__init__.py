@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.bots.heuristic import HeuristicBot, RandomBot, card_values, hand_power
@@ -124,11 +124,11 @@ def _heuristic(rng: random.Random, _budget: Budget | None) -> Bot:
 
 
 BOTS: dict[str, BotKind] = {k.name: k for k in [
-    BotKind("random", "picks uniformly among the legal moves", _random),
-    BotKind("heuristic", "fixed habits: low leads, cheapest answers, jokers and 2s kept for late", _heuristic),
-    BotKind("pimc", "determinized search: each candidate move played out with the heuristic on sampled deals",
+    BotKind("random", N_("picks uniformly among the legal moves"), _random),
+    BotKind("heuristic", N_("fixed habits: low leads, cheapest answers, jokers and 2s kept for late"), _heuristic),
+    BotKind("pimc", N_("determinized search: each candidate move played out with the heuristic on sampled deals"),
             _pimc, searches=True, default_iterations=96),
-    BotKind("ismcts", "information-set Monte Carlo tree search (single observer) over sampled deals",
+    BotKind("ismcts", N_("information-set Monte Carlo tree search (single observer) over sampled deals"),
             _ismcts, searches=True, default_iterations=96),
 ]}
 

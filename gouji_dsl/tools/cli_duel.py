@@ -71,17 +71,27 @@ class BotsType(click.ParamType):
 
 def bots_epilog() -> str:
     """The bot list for ``--help`` texts: every kind of the registry, its summary and default budget."""
-    lines = ["\b", "Bots:"]
+    lines = ["\b", _("Bots:")]
     for k in BOTS.values():
         budget = _(" (default {default_iterations} iterations per decision; NAME:N sets N)").format(
             default_iterations=k.default_iterations) if k.searches else ""
-        lines.append(f"  {k.name:<10} {k.summary}{budget}")
-    lines.append(f"  {'exec:CMD':<10} an external program speaking JSON lines on stdin/stdout, given only its seat's view "
-                 f"(README: Bots from outside); exec@SECONDS:CMD sets its time limit per decision (default {EXEC_SECONDS:g} s)")
+        lines.append(f"  {k.name:<10} {_(k.summary)}{budget}")
+    lines.append(f"  {'exec:CMD':<10} " + _("an external program speaking JSON lines on stdin/stdout, given only its seat's "
+                                           "view (README: Bots from outside); exec@SECONDS:CMD sets its time limit per "
+                                           "decision (default {seconds} s)").format(seconds=f"{EXEC_SECONDS:g}"))
     for name, ep in installed_plugins().items():
-        shadowed = " (shadowed by the built-in bot of that name)" if name in BOTS or name == "exec" else ""
-        lines.append(f"  {name:<10} plug-in {ep.value}{shadowed}")
+        shadowed = _(" (shadowed by the built-in bot of that name)") if name in BOTS or name == "exec" else ""
+        lines.append(f"  {name:<10} " + _("plug-in {value}").format(value=ep.value) + shadowed)
     return "\n".join(lines)
+
+
+class BotsCommand(click.Command):
+    """A command whose ``--help`` ends with the bot list (:func:`bots_epilog`), written when shown:
+    in the language of that run, with the plug-ins installed then."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.epilog = bots_epilog()
+        super().format_epilog(ctx, formatter)
 
 
 class _LineProgress:
@@ -117,7 +127,7 @@ _RESUMABLE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", 
 """OS errors of a save that the same command overcomes once they are mended (space, permission)."""
 
 
-@click.command("duel", epilog=bots_epilog())
+@click.command("duel", cls=BotsCommand)
 @click.argument("ruleset")
 @click.argument("bot_a", type=BotSpecType())
 @click.argument("bot_b", type=BotSpecType())

@@ -8,12 +8,12 @@ import sys
 import click
 
 from gouji_dsl.i18n import N_, _
-from gouji_dsl.tools.cli_duel import BotSpecType, bots_epilog
+from gouji_dsl.tools.cli_duel import BotsCommand, BotSpecType
 from gouji_dsl.tools.exits import SEED, echo, echo_json, seed_value, set_option
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
-@click.command("league", epilog=bots_epilog())
+@click.command("league", cls=BotsCommand)
 @click.argument("ruleset")
 @click.argument("bots", nargs=-1, required=True, type=BotSpecType())
 @click.option("--deals", "-n", type=click.IntRange(min=1, max=MAX_DUEL_DEALS), default=50, show_default=True,

@@ -9,6 +9,8 @@ then play, and every summary says which engine played and why
 (:func:`gouji_dsl.engine.native.unavailable_reason`).
 """
 import importlib.util
+import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -88,7 +90,8 @@ setup(
                      "gouji_dsl/engine/native/batch.h",
                      "gouji_dsl/engine/native/_stamp.py"],
             define_macros=[("GOUJI_SOURCE_HASH", f'"{SOURCE_HASH}"')],
-            extra_compile_args=["-O2"],
+            # (GOUJI_NATIVE_CFLAGS: flags after -O2, e.g. the sanitized build's -O0: benchmarks/native_asan.py)
+            extra_compile_args=["-O2", *shlex.split(os.environ.get("GOUJI_NATIVE_CFLAGS", ""))],
             optional=True,
         ),
     ],

@@ -128,6 +128,8 @@ class Table:
                 return seat
             if seat.who == Who.PLAYER and seat.connected:
                 raise TableError(ErrorCode.SEAT_TAKEN, f"seat {wanted} is taken")
+            if seat.who == Who.BOT:
+                raise TableError(ErrorCode.NO_FREE_SEAT, f"seat {wanted} is a bot's at this table: take another seat or watch")
             raise TableError(ErrorCode.NO_FREE_SEAT, f"seat {wanted} is not free: its player's seat link takes it back")
         for seat in self.seats.values():
             if seat.who == Who.FREE:

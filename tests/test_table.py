@@ -324,6 +324,9 @@ def test_the_host_header_and_a_foreign_pages_websocket_are_refused():
             async with http.get(s.link) as r:
                 info = await r.json()
                 assert info["code"] == s.room.table.code and info["protocol"] == 1 and "token" not in json.dumps(info)
+            async with http.get(s.link, headers={"Accept": "text/html"}) as r:  # the link opened in a browser
+                page = await r.text()
+                assert r.content_type == "text/html" and f"gouji join {s.link}" in page and "<script" not in page
             async with http.get(s.link + "/record") as r:
                 assert r.status == 409
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:

@@ -469,7 +469,22 @@ class TableServer:
         info = {"protocol": PROTOCOL, "code": t.code, "ruleset": t.rules.name, "seats": [s.to_json() for s in t.seats.values()],
                 "started": t.started, "game": t.game_in_match if t.started else 0, "games": t.length,
                 "seed_sha256": t.seed_sha256, "websocket": "ws" + self.base_url[4:] + "/ws"}
-        return web.json_response(info, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+        headers = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+        accept = request.headers.get("Accept", "")
+        if "text/html" in accept and "application/json" not in accept:  # a link opened in a browser: how to join
+            return web.Response(text=self._join_page(room, request.query.get("token")), content_type="text/html", headers=headers)
+        return web.json_response(info, headers=headers)
+
+    def _join_page(self, room: Room, token: str | None) -> str:
+        import html
+        t = room.table
+        link = self.room_link(room) + (f"?token={token}" if token and t.seat_of_token(token) is not None else "")
+        who = "".join(f"<li>seat {s.number}: {html.escape(str(s.to_json()['name'] or 'free'))}"
+                      f"{' (bot)' if s.bot_plays else ''}</li>" for s in t.seats.values())
+        return (f"<!doctype html><meta charset=utf-8><title>gouji table {t.code}</title>"
+                f"<h1>Gouji table {t.code}</h1><p>{html.escape(t.rules.name)}, {t.length} game(s) a match.</p>"
+                f"<p>Join from a terminal: <code>gouji join {html.escape(link)}</code><br>"
+                f"or in a browser through <code>gouji serve</code> (the play screen in a tab).</p><ul>{who}</ul>")
 
     async def handle_record(self, request: web.Request) -> web.Response:
         room = self._room(request.match_info["code"])

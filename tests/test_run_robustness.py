@@ -65,19 +65,23 @@ def figures(report) -> str:
 
 
 def _kill_workers(cl) -> int:
-    """SIGKILL every worker process of the cluster (their nannies start new ones); how many. The
-    process ids come from the nannies (in this process), not from asking the workers: a blocking
-    call to the cluster from the run's progress callback could wait for a worker being restarted."""
+    """SIGKILL every worker process of the cluster (their nannies start new ones) when every one is
+    running; how many (0 while one of them is still starting). The process ids come from the nannies (in
+    this process), not from asking the workers: a blocking call to the cluster from the run's progress
+    callback could wait for a worker being restarted. A worker killed while its nanny starts it (slow on
+    a loaded machine) makes the nanny give up ("Failed to restart worker"): the cluster would be left
+    with no workers and the run would wait for ever."""
+    from distributed.core import Status
+    procs = [getattr(nanny, "process", None) for nanny in list(cl.workers.values())]
+    if not procs or any(p is None or not p.pid or p.status is not Status.running for p in procs):
+        return 0
     killed = 0
-    for nanny in list(cl.workers.values()):
-        proc = getattr(nanny, "process", None)
-        pid = getattr(proc, "pid", None) if proc is not None else None
-        if pid:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
+    for proc in procs:
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        except ProcessLookupError:
+            pass
     return killed
 
 
@@ -448,3 +452,27 @@ def test_sigterm_stops_a_duel_as_ctrl_c_does_and_leaves_no_process(tmp_path, wor
     assert res.exit_code == 0, res.output
     assert f"{len(saved)} of the {deals} deals saved already" in res.stderr
     assert json.loads(res.stdout)["resumed_deals"] == len(saved)
+
+
+def test_a_local_dask_cluster_left_without_workers_stops_the_run_resumably(monkeypatch):
+    """A nanny that failed to start its killed worker again gives up: a local cluster with no worker
+    at all would leave the run waiting for ever. After NO_WORKERS_GRACE seconds it is a RunStopped (exit 3,
+    --resume goes on); a worker seen in between starts the grace again; a remote scheduler is waited for."""
+    from types import SimpleNamespace
+    backend = object.__new__(runs._DaskBackend)
+    scheduler = SimpleNamespace(workers={})
+    backend.cluster = SimpleNamespace(scheduler=scheduler)
+    backend._no_workers_since = None
+    clock = iter([0.0, 100.0, 200.0, 400.0])  # (a worker seen reads no clock)
+    monkeypatch.setattr(runs.time, "monotonic", lambda: next(clock))
+    backend.check_stalled()  # no worker since 0.0
+    backend.check_stalled()  # 100 s: within the grace
+    scheduler.workers = {"tcp://127.0.0.1:1": object()}
+    backend.check_stalled()  # a worker again: the grace starts over
+    scheduler.workers = {}
+    backend.check_stalled()  # no worker since 200.0
+    with pytest.raises(runs.RunStopped, match="no worker for 120 s") as info:
+        backend.check_stalled()  # 400 s
+    assert "--executor process" in info.value.hint
+    backend.cluster = None  # a scheduler given with --scheduler: its workers may come later
+    backend.check_stalled()

@@ -94,6 +94,9 @@ class _ChunkLost(Exception):
 
 
 MAX_CHUNK_LOSSES = 3
+NO_WORKERS_GRACE = 120.0
+"""Seconds a run on the LOCAL Dask cluster waits while the cluster has no worker at all (a nanny that
+failed to start its worker again gives up): then the run stops, resumably, instead of waiting for ever."""
 """How many times a chunk is played again after losing its worker (Dask itself retries a chunk on
 another worker twice before giving up on it; a process pool with a dead worker is started again)
 before the run stops (a chunk that kills every worker that plays it: out of memory?)."""
@@ -482,6 +485,9 @@ class _Backend:
     def close(self, abort: bool) -> None:
         raise NotImplementedError
 
+    def check_stalled(self) -> None:
+        """Raises :class:`RunStopped` when no chunk can finish any more (called while none is ready)."""
+
 
 class _ProcessBackend(_Backend):
     """Chunks in a ``spawn`` process pool. A worker that dies (killed, out of memory) breaks the pool:
@@ -583,6 +589,7 @@ class _DaskBackend(_Backend):
         except ImportError:
             raise RunError(_("--executor dask needs Dask distributed: pip install 'gouji-dsl[cluster]'")) from None
         self.cluster = None
+        self._no_workers_since: float | None = None
         self.where = _("the Dask scheduler at {scheduler}").format(scheduler=scheduler) if scheduler else _("the local Dask cluster")
         self._quiet = _dask_quiet()
         self._quiet.__enter__()
@@ -612,6 +619,23 @@ class _DaskBackend(_Backend):
         except BaseException:
             self._quiet.__exit__(None, None, None)
             raise
+
+    def check_stalled(self) -> None:
+        # only the local cluster: a remote one may get its workers later (the user starts them)
+        if self.cluster is None:
+            return
+        scheduler = getattr(self.cluster, "scheduler", None)
+        if scheduler is None or getattr(scheduler, "workers", None):  # (read in this process: no call blocks)
+            self._no_workers_since = None
+            return
+        now = time.monotonic()
+        since = getattr(self, "_no_workers_since", None)
+        if since is None:
+            self._no_workers_since = now
+        elif now - since > NO_WORKERS_GRACE:
+            raise RunStopped(_("the local Dask cluster has had no worker for {seconds:.0f} s (its nannies could not "
+                               "start the killed workers again)").format(seconds=NO_WORKERS_GRACE),
+                             hint=_("on a machine with memory and CPU to spare, or with --executor process"))
 
     def _lost(self) -> ClusterLost:
         return ClusterLost(_("lost the connection to {where}").format(where=self.where),
@@ -1000,6 +1024,7 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                 if not ready:
                     if cancel is not None and cancel.is_set():
                         raise SimulationCancelled(_("simulation cancelled"))
+                    backend.check_stalled()
                     time.sleep(0.05)
                     continue
                 for f in ready:

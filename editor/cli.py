@@ -214,6 +214,11 @@ from .play.command import play_command  # noqa: E402 - Textual is imported only 
 lang_option(play_command)
 gouji.add_command(play_command)
 
+from .play.command import join_command  # noqa: E402 - (issue 27: a seat at a club table)
+
+lang_option(join_command)
+gouji.add_command(join_command)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Run the ``gouji`` command group (the console script goes through :mod:`gouji_app.entry`)."""

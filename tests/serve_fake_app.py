@@ -22,7 +22,7 @@ def main() -> None:
         out.flush()
 
     out.write(b"__GANGLION__\n")
-    send({"started": [int(os.environ["COLUMNS"]), int(os.environ["ROWS"])], "pid": os.getpid()})
+    send({"started": [int(os.environ["COLUMNS"]), int(os.environ["ROWS"])], "pid": os.getpid(), "argv": sys.argv[1:]})
     inp = sys.stdin.buffer
     while True:
         kind = inp.read(1)

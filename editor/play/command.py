@@ -77,6 +77,46 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
     run_as_command(app)  # SIGTERM: one line, exit 130 (issue 29); an internal error: exit 2
 
 
+@click.command("join")
+@click.argument("table")
+@click.option("--name", default=None, help="Your name at the table (at most 24 printable characters).")
+@click.option("--seat", type=click.IntRange(1, 6), default=None, help="Take this free seat (default: the first free one).")
+@click.option("--watch", is_flag=True, help="Watch the table as a spectator (you see no hand).")
+@click.option("--server", default=None, metavar="URL",
+              help="The table server for a bare room code (default: http://127.0.0.1:8765).")
+@click.option("--no-autopass", is_flag=True, help="Do not pass for you when pass is your only move.")
+def join_command(table: str, name: str | None, seat: int | None, watch: bool, server: str | None,
+                 no_autopass: bool) -> None:
+    """Sit at a club table of `gouji host`: TABLE is its room code (K7QM), its link
+    (http://HOST:PORT/t/K7QM) or your seat's link (…?token=…, which takes your seat back).
+
+    The play screen, as in `gouji play`: the same keys, and F5 (why), F4 (legal moves), F3 (hint)
+    answered by the table's server, the only judge. Bots fill the seats nobody takes; a seat whose
+    player leaves is played by its bot (托管) until he joins again: with the seat link, or with the
+    same code from the same account (the token is kept). ctrl+g starts the table now, ctrl+q leaves."""
+    from .remote import AddressError, parse_address
+    if seat is not None and watch:
+        raise click.UsageError("--seat and --watch exclude each other: a spectator has no seat")
+    try:
+        address = parse_address(table, server)
+    except AddressError as e:
+        raise click.BadParameter(str(e), param_hint="'TABLE'") from None
+    from ..terminal_keys import run_as_command
+    from .join import JoinApp, remembered_token  # Textual only now
+
+    if address.token is None and seat is None and not watch:
+        kept = remembered_token(address)
+        if kept:
+            address = type(address)(address.server, address.code, kept)
+    app = JoinApp(address, name=name, seat=seat, watch=watch, autopass=not no_autopass)
+    run_as_command(app)
+    if app.failure:
+        err(app.failure)
+        raise SystemExit(1)
+    if app.seat_link:
+        click.echo(f"gouji join: your seat's link (takes the seat back): {app.seat_link}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run ``gouji play`` on its own: ``python -c "from editor.play.app import main; main()" online``."""
     play_command.main(args=sys.argv[1:] if argv is None else argv, prog_name="gouji play")
@@ -85,5 +125,5 @@ def main(argv: list[str] | None = None) -> None:
 if __name__ == "__main__":
     main()
 
-__all__ = ["play_command", "main", "SPEED_NAMES"]
+__all__ = ["play_command", "join_command", "main", "SPEED_NAMES"]
 _ = Any

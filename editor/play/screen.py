@@ -25,7 +25,7 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on
@@ -66,6 +66,9 @@ from .dialogs import (
     reason_prompt,
 )
 from .session import PlaySession, Typed
+
+if TYPE_CHECKING:
+    from .remote import RemoteSession
 from .widgets import (
     GameLog,
     HandView,
@@ -79,6 +82,11 @@ from .widgets import (
     seat_word,
     short_where,
 )
+
+#: what a seat at a club table cannot do: the table's game is the server's (no undo, no bots here,
+#: no new game, no review with open hands, the host saves the record)
+TABLE_OFF = frozenset({"new_game", "undo", "redo", "run", "speed", "review", "resume", "save", "open",
+                       "export", "ask_bot"})
 
 REVIEW_MAX = 200  # legal moves listed per decision in review mode (F4 lists them all)
 
@@ -185,6 +193,8 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+end", "end", N_("End"), show=False, tooltip=N_("Go to the end of the record (End too, when the move box is empty)")),
         Binding("escape", "clear", N_("Clear"), show=False, tooltip=N_("Clear the move box")),
         Binding("ctrl+b", "close", N_("Close"), tooltip=N_("Leave the game: back to the screen you came from (or quit)")),
+        Binding("ctrl+g", "table_start", N_("Start"), show=False,
+                tooltip=N_("At a club table: start now (bots take the free seats)")),
     ]
 
     def __init__(self, graph: RuleGraph | str, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
@@ -223,6 +233,7 @@ class PlayScreen(Screen[None]):
         self._review_from: tuple[PlaySession, int, int, Any] | None = None  # where review began
         self._failed_at: Any = None  # the state at which a ruleset's rule failed (bots wait there)
         self.rule_failure: RuleFailed | None = None  # the last such failure
+        self.table_seq = -1  # at a club table: the state (its seq) the screen shows (-1: not shown yet)
 
     def action_close(self) -> None:
         """Back to the screen this one was opened from; in the standalone play app, quit. A game or
@@ -230,7 +241,13 @@ class PlayScreen(Screen[None]):
         from .app import PlayApp
 
         def close() -> None:
-            if isinstance(self.app, PlayApp) or len(self.app.screen_stack) <= 1:
+            if self.session.remote:  # leaving a club table: the seat goes to its bot (托管) until the link is back
+                link = self.table.link
+                if link is not None:
+                    link.send({"type": "bye"})
+                    link.close()
+                self.app.exit()
+            elif isinstance(self.app, PlayApp) or len(self.app.screen_stack) <= 1:
                 self.app.exit()
             elif self.app.screen is self:
                 self.app.pop_screen()
@@ -320,23 +337,10 @@ class PlayScreen(Screen[None]):
     @guarded
     def refresh_all(self) -> None:
         s = self.session
-        st = s.state
-        me = s.seat
         self._refresh_seats()
         self._refresh_trick()
         self._refresh_notes()
-        you = Text()
-        you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
-        if me in st.places:
-            p = st.places[me]
-            you.append(" · " + _("out {place}").format(place=place_text(p)))
-        you.append(" · " + cards_word(st.hand_size(me)))
-        marks = markers(s, me)
-        if marks:
-            you.append(" · " + " ".join(marks), style="italic")
-        if s.your_turn:
-            you.append("  ▶ " + _("your turn"), style="bold reverse")
-        self.query_one("#you", Static).update(you)
+        self.query_one("#you", Static).update(self._you_text())
         value = self.query_one("#move", Input).value
         # what is typed is read again against the position now shown (a turn error goes stale)
         self._typed = s.interpret(value) if value.strip() else None
@@ -349,6 +353,28 @@ class PlayScreen(Screen[None]):
         if self.review:
             self._refresh_review()
         self._check_match_over()
+
+    def _you_text(self) -> Text:
+        """The line about your seat under the table (a spectator's: that he sees no hand)."""
+        s = self.session
+        st = s.state
+        me = s.seat
+        you = Text()
+        if s.remote and self.table.watching:
+            you.append(_("Watching table {code}: a spectator sees no hand").format(code=self.table.address.code),
+                       style="bold")
+            return you
+        you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
+        if me in st.places:
+            p = st.places[me]
+            you.append(" · " + _("out {place}").format(place=place_text(p)))
+        you.append(" · " + cards_word(st.hand_size(me)))
+        marks = markers(s, me)
+        if marks:
+            you.append(" · " + " ".join(marks), style="italic")
+        if s.your_turn:
+            you.append("  ▶ " + _("your turn"), style="bold reverse")
+        return you
 
     def _refresh_seats(self) -> None:
         s = self.session
@@ -416,7 +442,9 @@ class PlayScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "review_step":
             return self.review  # ←/→ step through decisions only in review mode
-        return True
+        if self.session.remote:  # a seat at a club table: the server plays the bots, keeps the record
+            return action not in TABLE_OFF
+        return action != "table_start"
 
     @guarded
     def action_review_step(self, delta: int) -> None:
@@ -551,6 +579,8 @@ class PlayScreen(Screen[None]):
             t.append(" · " + (_("review: decision {k}, hands open").format(k=self._review_count(k)) if k
                               else _("review: game over, hands open")), style="bold cyan")
             t.append("  " + _("←→ decisions · ↑↓ moves · enter the rules · F12 leave"), style="dim")
+        elif s.remote:
+            t.append(" · " + self.table.status_text(), style="bold" if self.table.connection != "connected" else "")
         elif s.mode == "replay":
             t.append(" · " + _("replay {k}/{n}").format(k=s.cursor, n=len(s.entries) - 1), style="bold magenta")
             t.append("  " + _("↑↓ step · ctrl+z/y your moves · ctrl+r take over"), style="dim")
@@ -695,13 +725,13 @@ class PlayScreen(Screen[None]):
         if st.phase == "ask":  # a choice of the ruleset's own: the offer rule that asks it says what it is
             word = st.ask_queue[0][1]
             mv = Move(me, Verb.CHOOSE, None, word)
-            why = next((r for r in explain(st, mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
+            why = next((r for r in s.judge(mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
             return _("{word}? type choose {word} or pass").format(word=word) + (f" — {why.rule_id}: {why.text}" if why else "")
         if st.phase not in ask:
             return " / ".join(sorted(s.legal_verbs()))
         verb, text = ask[st.phase]
         mv = Move(me, Verb(verb), None, "head" if verb == "choose" else "")
-        why = next((r for r in explain(st, mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
+        why = next((r for r in s.judge(mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
         return _(text) + (f" — {why.rule_id}: {why.text}" if why else "")
 
     # ------------------------------------------------------------------ typing
@@ -769,6 +799,8 @@ class PlayScreen(Screen[None]):
             self._show_why(typed)
             self._refresh_feedback()
             self.app.bell()
+            if s.remote and s.your_turn:  # the table's own rules for the refusal, in the box when they come
+                self._ask_table_why(text, box=True)
             return False
         return self._make(typed.move, consumed=text)
 
@@ -871,6 +903,10 @@ class PlayScreen(Screen[None]):
             self._timer.stop()
             self._timer = None
         s = self.session
+        if s.remote:
+            if s.your_turn and self.autopass and s.only_pass() and self.table.pending is None:
+                s.apply(Move(s.seat, Verb.PASS), "auto")
+            return
         if s.mode != "play" or not s.live or s.state.over or self.review:
             if self._run is not None:
                 self._end_run()
@@ -1102,6 +1138,9 @@ class PlayScreen(Screen[None]):
         if not s.your_turn:
             self.notify(_("It is not your turn: the hint is for your moves."))
             return
+        if s.remote:
+            self.run_worker(self._table_hint(), group="table-ask", exclusive=True)
+            return
         mv = s.hint()
         if mv is None:
             return
@@ -1190,6 +1229,9 @@ class PlayScreen(Screen[None]):
     def action_why(self) -> None:
         s = self.session
         value = self.query_one("#move", Input).value
+        if s.remote:
+            self._ask_table_why(value.strip() or s.last_illegal or "")
+            return
         typed = s.interpret(value) if value.strip() else (s.interpret(s.last_illegal) if s.last_illegal else None)
         if typed is None and s.cursor > 0 and s.entry.move:
             before = s.entries[s.cursor - 1].state
@@ -1307,6 +1349,9 @@ class PlayScreen(Screen[None]):
     @guarded
     def action_next_game(self) -> None:
         s = self.session
+        if s.remote:
+            self._table_send({"type": "next"}, _("Ready for the next game: it is dealt when every player is."))
+            return
         if not s.state.over:
             self.notify(_("Finish this game first (F7 plays it to the end)."))
             return
@@ -1361,6 +1406,111 @@ class PlayScreen(Screen[None]):
         inp.focus()
         if event.character:
             inp.insert_text_at_cursor(event.character)
+
+    # ------------------------------------------------------------------ a seat at a club table
+    @property
+    def table(self) -> RemoteSession:
+        """The game source when this screen is a seat at a club table (else an AssertionError)."""
+        from .remote import RemoteSession
+        assert isinstance(self.session, RemoteSession)
+        return self.session
+
+    def table_update(self, kind: str, note: str | None = None, error: dict[str, Any] | None = None) -> None:
+        """(editor.play.join) The table sent ``kind`` (already taken in by the session): show it.
+        ``note``: what to say of it; ``error``: a request the server refused (shown as a refused move)."""
+        if not self.is_attached or not self.query(GameLog):  # (not composed yet: it shows the session when it is)
+            if note:  # (the screen is being opened: it shows the session as it is when mounted)
+                self.app.notify(note, timeout=8)
+            return
+        if error is not None:
+            self._table_refused(error)
+        if note:
+            self.notify(note, title=_("Table {code}").format(code=self.table.address.code), timeout=8)
+        self.refresh_all()
+        self.table_seq = self.table.seq
+        self._schedule()
+
+    def _table_refused(self, error: dict[str, Any]) -> None:
+        """The server refused a move (illegal, out of turn, stale ...): said as a refused move is,
+        with the table's rules in the why box when it sent them; nothing changed at the table."""
+        from .remote import explanation_of
+        s = self.session
+        line = self.table.pending or s.last_illegal or ""
+        self.table.pending = None
+        why = error.get("why")
+        if isinstance(why, dict):
+            exp = explanation_of(why)
+            self.table.answers[exp.move or line] = exp
+            self._show_why(Typed(self.query_one("#move", Input).value or line, explanation=exp))
+        s.last_illegal = line or None
+        self.notify(str(error.get("message") or error.get("code")), title=_("The table refused: {code}").format(
+            code=error.get("code")), severity="error", timeout=8)
+        self.app.bell()
+
+    def _table_send(self, msg: dict[str, Any], said: str | None = None) -> None:
+        link = self.table.link
+        if link is None or not link.send(msg):
+            self.notify(_("Not connected to the table: this waits until the connection is back."), severity="warning")
+        elif said:
+            self.notify(said, timeout=4)
+
+    def action_table_start(self) -> None:
+        """ctrl+g at a club table: start now (bots take every free seat)."""
+        self._table_send({"type": "start"}, _("Asked the table to start."))
+
+    def _ask_table_why(self, text: str, box: bool = False) -> None:
+        """F5 at a club table: the server says which rules allow or forbid the move (from this
+        seat's view); ``box``: in the why box under the move (a refused move), else in the dialog."""
+        s = self.session
+        if not text.strip():
+            self.notify(_("Type a move first: F5 explains it."))
+            return
+        typed = s.interpret(text)
+        if typed.error or typed.move is None:
+            self.notify(typed.error or _("Type a move first: F5 explains it."))
+            return
+        self.run_worker(self._table_why(text, typed.move.text(s.model), box), group="table-ask", exclusive=True)
+
+    async def _table_why(self, text: str, line: str, box: bool) -> None:
+        from .remote import TableError, explanation_of
+        try:
+            answer = await self.table.ask("why", move=line)
+        except TableError as e:
+            self.notify(str(e), title=_("The table did not explain: {code}").format(code=e.code), severity="error")
+            return
+        exp = explanation_of(answer)
+        self.table.answers[line] = exp
+        if not self.is_attached:
+            return
+        if box:
+            if self.query_one("#move", Input).value.strip() in (text.strip(), ""):
+                self._show_why(Typed(text, explanation=exp))
+        else:
+            self.app.push_screen(WhyScreen(exp, self.open_rule))
+
+    async def _table_hint(self) -> None:
+        from gouji_dsl.engine.interpreter import choice_words, parse_move
+
+        from .remote import TableError
+        s = self.session
+        try:
+            answer = await self.table.ask("hint")
+        except TableError as e:
+            self.notify(str(e), title=_("The table gave no hint: {code}").format(code=e.code), severity="error")
+            return
+        if not answer.get("move") or not self.is_attached:
+            self.notify(_("It is not your turn: the hint is for your moves."))
+            return
+        try:
+            mv = parse_move(str(answer["move"]), s.model, s.graph.n_seats, words=choice_words(s.graph))
+        except GoujiError as e:
+            self.notify(e.diagnostics[0].message, severity="error")
+            return
+        word = s.move_word(mv)
+        inp = self.query_one("#move", Input)
+        inp.value = word
+        inp.cursor_position = len(word)
+        inp.focus()
 
     # ------------------------------------------------------------------ files
     def _default_record_path(self) -> str:

@@ -933,6 +933,9 @@ class GameLog(Tree[Any]):
             return
         i = data[1]
         s = self.session
+        if s.remote:  # a club table's move: the server judged it (its rules are asked with F5 on a typed move)
+            node.add_leaf(Text(_("the table's server judged this move"), style="dim"))
+            return
         before = s.entries[i - 1].state
         mv = parse_move(s.entries[i].move or "", before.model, before.n_seats, words=choice_words(before.graph))
         exp = explain(before, mv)

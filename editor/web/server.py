@@ -20,6 +20,7 @@ files, one client must not exhaust the machine).
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import os
@@ -60,6 +61,11 @@ STOP_GRACE_S = 5.0
 """How long an app whose tab went has to quit before it is terminated (and as long again before it is killed)."""
 KEY_PARAM = "key"
 """The query parameter of the page's address that carries the server's key."""
+
+def _b64(text: str) -> str:
+    """``text`` in a path segment (URL-safe base64, no padding)."""
+    return base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
+
 
 def clamp_size(width: Any, height: Any) -> tuple[int, int] | None:
     """The terminal size to give an app for a size asked for (clamped into the bounds), or None
@@ -267,6 +273,8 @@ class GoujiServer(Server):
             web.get("/", self.handle_index, name="index"),
             web.get("/ws/{key}", self.handle_websocket, name="websocket"),
             web.get("/ws/{key}/{lang}", self.handle_websocket, name="websocket-lang"),
+            web.get("/ws/{key}/join/{table}", self.handle_websocket, name="websocket-join"),
+            web.get("/ws/{key}/{lang}/join/{table}", self.handle_websocket, name="websocket-lang-join"),
             web.get("/ws", self.handle_websocket, name="websocket-without-key"),
             web.get("/download/{key}", self.handle_download, name="download"),
             web.static("/static", self.statics_path, show_index=False, name="static"),
@@ -293,15 +301,29 @@ class GoujiServer(Server):
             raise web.HTTPBadRequest(text=f"gouji serve: refused: {ascii(e.value)[1:-1][:40]} is no language "
                                           f"(lang= takes one of: {', '.join(lang.value for lang in Language)})\n") from None
 
+    @staticmethod
+    def _table(value: str | None) -> str | None:
+        """The club table a page's address asks its tab to join (``&join=K7QM``, or a table's room or
+        seat link: issue 27), as the link ``gouji join`` takes; another value is refused (400)."""
+        if value is None:
+            return None
+        from ..play.remote import AddressError, parse_address
+        try:
+            return parse_address(value).link
+        except AddressError as e:
+            raise web.HTTPBadRequest(text=f"gouji serve: refused: join= {ascii(str(e))[1:-1][:160]}\n") from None
+
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
         self._check_key(request.query.get(KEY_PARAM))
         lang = self._language(request.query.get("lang"))
+        table = self._table(request.query.get("join"))
         base = self._base_url(request)
         ws_base = ("wss:" if base.startswith("https:") else "ws:") + base.split(":", 1)[1]
         font_size = min(max(_query_int(request.query.get("fontsize"), 16), 6), 64)
         context = {
             "font_size": font_size,
-            "app_websocket_url": f"{ws_base}/ws/{self.secret}" + (f"/{lang.value}" if lang is not None else ""),
+            "app_websocket_url": f"{ws_base}/ws/{self.secret}" + (f"/{lang.value}" if lang is not None else "")
+            + (f"/join/{_b64(table)}" if table is not None else ""),
             "config": {"static": {"url": f"{base}/static/"}},
             "application": {"name": self.title},
         }
@@ -315,6 +337,13 @@ class GoujiServer(Server):
         self._check_key(request.match_info.get("key"))
         lang = self._language(request.match_info.get("lang"))
         command = self.command if lang is None else f"{self.command} --lang {lang.value}"  # (the last --lang wins)
+        carried = request.match_info.get("table")
+        if carried is not None:  # the tab joins a club table: `gouji join LINK` (the link checked again here)
+            try:
+                link = self._table(base64.urlsafe_b64decode(carried + "=" * (-len(carried) % 4)).decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                raise web.HTTPBadRequest(text="gouji serve: refused: the table in the address does not read\n") from None
+            command += f" join {shlex.quote(str(link))}"
         width, height = clamp_size(_query_int(request.query.get("width"), DEFAULT_COLS),
                                    _query_int(request.query.get("height"), DEFAULT_ROWS)) or (DEFAULT_COLS, DEFAULT_ROWS)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)

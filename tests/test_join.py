@@ -1,0 +1,208 @@
+"""``gouji join``: the play screen as a seat (or a spectator) of a club table (issue 27).
+
+The table server here is tests/table_fake.py (docs/table-protocol.md, the real interpreter as the
+judge, heuristic bots at the other seats) on loopback, in the test's own event loop. Waits are on
+events (pilot_helpers.wait_for), never on time.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import pytest
+from click.testing import CliRunner
+from pilot_helpers import notes, wait_for
+from table_fake import CODE, FakeTable
+
+from gouji_app.play.dialogs import WhyScreen
+from gouji_app.play.join import JoinApp
+from gouji_app.play.remote import AddressError, RemoteSession, parse_address
+from gouji_app.play.screen import PlayScreen
+from gouji_app.play.widgets import HandView, SeatBox
+
+SIZE = (130, 42)
+
+
+def run_async(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+    return wrapper
+
+
+@pytest.fixture(autouse=True)
+def _tokens_in_tmp(tmp_path, monkeypatch):
+    """The seat tokens `gouji join` keeps go to a temporary folder."""
+    monkeypatch.setattr("gouji_app.play.join._tokens_file", lambda: str(tmp_path / "table-seats.json"))
+
+
+# ------------------------------------------------------------------------------ addresses
+def test_addresses_a_code_a_room_link_and_a_seat_link():
+    a = parse_address("k7qm")
+    assert (a.server, a.code, a.token) == ("http://127.0.0.1:8765", "K7QM", None)
+    assert parse_address("K7QM", "http://10.0.0.5:9000/").websocket == "ws://10.0.0.5:9000/ws"
+    b = parse_address("http://127.0.0.1:8765/t/K7QM?token=q3V-x_y")
+    assert (b.code, b.token, b.link) == ("K7QM", "q3V-x_y", "http://127.0.0.1:8765/t/K7QM?token=q3V-x_y")
+    for bad in ("K0QM", "ftp://x/t/K7QM", "http://127.0.0.1:8765/rooms/K7QM", "hello"):
+        with pytest.raises(AddressError):
+            parse_address(bad)
+
+
+def test_join_refuses_a_bad_address_and_seat_with_watch():
+    from gouji_app.cli import gouji
+    r = CliRunner().invoke(gouji, ["join", "K0QM"])
+    assert r.exit_code == 2 and "not a room code" in r.output
+    r = CliRunner().invoke(gouji, ["join", "K7QM", "--seat", "2", "--watch"])
+    assert r.exit_code == 2 and "--watch" in r.output
+
+
+# ------------------------------------------------------------------------------ the screen at a table
+async def _joined(pilot, app: JoinApp) -> PlayScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen) and app.session is not None
+                   and app.session.started and app.screen.table_seq == app.session.seq > 0,
+                   what="the play screen at the table, showing its state")
+    return app.screen
+
+
+@run_async
+async def test_a_seat_plays_its_moves_through_the_table_and_sees_the_seats():
+    table = FakeTable(people=(1,))
+    server = await table.start()
+    app = JoinApp(parse_address(CODE, server), name="Li")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _joined(pilot, app)
+            s = app.session
+            assert isinstance(s, RemoteSession) and s.seat == 1 and not s.watching
+            assert table.hellos[0] == {"type": "hello", "protocol": 1, "code": CODE, "name": "Li"}
+            assert s.seed_sha256 and s.seed_sha256 in "".join(str(n.message) for n in notes(app))
+            # the seats: bots by name, the hand is this seat's own, other hands unknown
+            assert "heuristic bot" in str(screen.query_one("#seat-1", SeatBox).border_subtitle)
+            assert s.state.hand_text(1) == table.state.hand_text(1)
+            assert all(sum(s.state.hands[x]) == 0 for x in range(2, 7))
+            await wait_for(pilot, lambda: s.your_turn, what="seat 1 to act")
+            # an illegal move: refused as the play screen refuses one, the table's rules in the why box
+            before = len(table.state.record)
+            hand = table.state.hand_text(1).split()
+            await pilot.press(*[{" ": "space"}.get(c, c) for c in hand[0] + " " + hand[-1]])
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.query_one("#why").has_class("-shown"), what="the why box")
+            assert len(table.state.record) == before  # nothing was sent: the table's legal list refused it
+            # the table's rules come into the why box; F5 shows the table's answer in the why dialog
+            await wait_for(pilot, lambda: any(r.rule_id != "table.legal" for r in screen._why), what="the table's why")
+            await pilot.press("f5")
+            await wait_for(pilot, lambda: isinstance(app.screen, WhyScreen), what="the why dialog")
+            assert not app.screen.explanation.legal and app.screen.explanation.reasons
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, what="back at the table")
+            await pilot.press("escape")
+            # F3: the table's hint, Enter plays it; the table moves on and the bots answer
+            await pilot.press("f3")
+            await wait_for(pilot, lambda: screen.query_one("#move").value != "", what="the hint")
+            n = len(s.entries)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(s.entries) > n and table.state.to_act != 1 or table.state.over
+                           or len(s.entries) > n + 1, what="the move made at the table")
+            assert any(e["type"] == "move" and e["move"].startswith("1 ") for e in table.state.record)
+    finally:
+        await table.stop()
+
+
+@run_async
+async def test_an_out_of_turn_move_is_refused_by_the_server_as_a_refused_move():
+    table = FakeTable(people=(1,))
+    server = await table.start()
+    app = JoinApp(parse_address(CODE, server))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _joined(pilot, app)
+            s = app.session
+            await wait_for(pilot, lambda: s.your_turn, what="seat 1 to act")
+            table.state.to_act = 2  # (the server's game moved on before the move arrived)
+            s.apply(next(iter(s.legal())))
+            await wait_for(pilot, lambda: any("refused" in str(n.title) for n in notes(app)), what="the refusal")
+            refusal = next(n for n in notes(app) if "refused" in str(n.title))
+            assert "not_your_turn" in str(refusal.title) and "seat 2 is to act" in str(refusal.message)
+            assert s.pending is None and screen.is_attached
+    finally:
+        await table.stop()
+
+
+@run_async
+async def test_a_lost_connection_is_said_and_the_seat_is_taken_back_with_its_token():
+    table = FakeTable(people=(1,))
+    server = await table.start()
+    app = JoinApp(parse_address(CODE, server))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _joined(pilot, app)
+            s = app.session
+            token = table.tokens[1]
+            assert app.seat_link == f"{server}/t/{CODE}?token={token}"
+            await table.drop(1)
+            await wait_for(pilot, lambda: s.connection == "lost", what="the lost connection")
+            assert any("lost" in str(n.message) for n in notes(app))
+            await wait_for(pilot, lambda: s.connection == "connected" and len(table.hellos) == 2, what="reconnected")
+            assert table.hellos[1]["token"] == token  # the same seat again
+            assert s.seat == 1 and 1 in table.sockets
+    finally:
+        await table.stop()
+    # joining the same code again (a killed terminal) uses the kept token
+    from gouji_app.play.join import remembered_token
+    assert remembered_token(parse_address(CODE, server)) == token
+
+
+@run_async
+async def test_a_spectator_sees_no_hand():
+    table = FakeTable(people=(1,))
+    server = await table.start()
+    app = JoinApp(parse_address(CODE, server), watch=True)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen) and app.session is not None
+                           and app.session.started and app.screen.table_seq == app.session.seq > 0,
+                           what="the spectator's screen")
+            screen = app.screen
+            s = app.session
+            assert table.hellos[0]["watch"] is True and s.watching and not s.your_turn
+            assert all(sum(s.state.hands[x]) == 0 for x in range(1, 7))
+            assert screen.query_one(HandView).border_title.endswith("(0)")
+            assert "watching" in str(screen.query_one("#status").render())
+            await pilot.press("f3")  # nothing to hint: said, no traceback
+            await pilot.pause()
+            assert any("not your turn" in str(n.message) for n in notes(app))
+    finally:
+        await table.stop()
+
+
+# ------------------------------------------------------------------------------ a browser tab through gouji serve
+def test_a_tab_of_gouji_serve_joins_a_table_with_join_in_its_address():
+    """``/?key=K&join=CODE-or-link``: the page's websocket carries the table; the tab's app is
+    ``gouji join LINK`` (the link read again on the server); a bad one is refused (400)."""
+    import base64
+
+    import aiohttp
+    from test_serve import SECRET, _next_json, serve
+
+    link = "http://127.0.0.1:8765/t/K7QM?token=abc_DEF-123"
+    carried = base64.urlsafe_b64encode(link.encode()).decode().rstrip("=")
+
+    async def test(s) -> None:
+        async with s.session.get(s.base + f"/?key={SECRET}&join=" + link.replace("?", "%3F").replace("=", "%3D")) as r:
+            assert r.status == 200
+            assert f'/ws/{SECRET}/join/{carried}"' in await r.text()
+        async with s.session.get(s.base + f"/?key={SECRET}&lang=zh&join=k7qm") as r:
+            room = base64.urlsafe_b64encode(b"http://127.0.0.1:8765/t/K7QM").decode().rstrip("=")
+            assert f'/ws/{SECRET}/zh/join/{room}"' in await r.text()
+        for bad in ("K0QM", "file:///etc/passwd", "http://127.0.0.1:8765/rooms/K7QM"):
+            async with s.session.get(s.base + f"/?key={SECRET}&join={bad}") as r:
+                assert r.status == 400 and "refused: join=" in await r.text()
+        ws = await s.connect(query=f"/join/{carried}")
+        started = await _next_json(ws)
+        assert started["argv"][-2:] == ["join", link]
+        await ws.close()
+        bad = base64.urlsafe_b64encode(b"; rm -rf /").decode().rstrip("=")
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # refused before the websocket opens
+            await s.connect(query=f"/join/{bad}")
+        assert refused.value.status == 400
+    serve(test)

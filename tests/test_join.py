@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 
 import pytest
 from click.testing import CliRunner
@@ -206,3 +207,180 @@ def test_a_tab_of_gouji_serve_joins_a_table_with_join_in_its_address():
             await s.connect(query=f"/join/{bad}")
         assert refused.value.status == 400
     serve(test)
+
+
+# ------------------------------------------------------------------------------ at the real table server
+@run_async
+async def test_at_gouji_hosts_table_a_seat_plays_a_game_loses_its_connection_and_takes_its_seat_back(tmp_path):
+    """``gouji host``'s own server (gouji_dsl.tools.table), two seats kept for people (the second one
+    the protocol's own client, who does not move), heuristic bots at the others: the play screen
+    plays its moves (F3, Enter); its
+    connection is cut mid-game (its seat is played by the bot, 托管) and comes back with the token;
+    then both players leave their seats to their bots (``auto``), who play the game out: the game's
+    end, the seed revealed after the match (its hash checked) and the record the host saved."""
+    from aiohttp.test_utils import TestServer
+
+    from gouji_dsl.tools.cli_host import table_rules
+    from gouji_dsl.tools.table.client import TableClient
+    from gouji_dsl.tools.table.protocol import Limits
+    from gouji_dsl.tools.table.server import TableServer
+
+    server = TableServer("127.0.0.1", 0, limits=Limits(messages_per_s=100_000, burst=100_000), record_dir=tmp_path)
+    room = server.open_table(table_rules("online"), people={1, 2}, between=0.0, seed="club")
+    ts = TestServer(server.make_app(), host="127.0.0.1", port=0)
+    await ts.start_server()
+    assert ts.port is not None
+    server.listening_on(ts.port)
+    app = JoinApp(parse_address(server.room_link(room)), name="Li")
+    other: TableClient | None = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.session is not None and app.session.seat == 1, what="seat 1 taken")
+            # a second player (the protocol's own client) who does not move: the table waits for him
+            other = await TableClient.connect(server.room_link(room), name="Wang", timeout=60)
+            screen = await _joined(pilot, app)
+            s = app.session
+            assert "Li" in s.seat_caption(1) and "Wang" in s.seat_caption(2) and "heuristic" in s.seat_caption(3)
+            assert s.seed_sha256 == hashlib.sha256(b"club").hexdigest()
+            moves = 0
+            for _round in range(600):  # bounded: a game of online is far fewer of your moves
+                if s.state.to_act == 2 and moves >= 2 or s.state.over:
+                    break  # seat 2 thinks (the table waits for him)
+                if s.state.to_act == 2:  # seat 2 plays his hint
+                    seq = s.seq
+                    hint = await other.ask("hint")
+                    await other.move(hint["move"])
+                    await wait_for(pilot, lambda seq=seq: s.seq > seq, what="seat 2's move")
+                    continue
+                if s.your_turn and s.pending is None:
+                    seq = s.seq
+                    await pilot.press("f3")
+                    await wait_for(pilot, lambda: screen.query_one("#move").value != "" or not s.your_turn,
+                                   what="the table's hint")
+                    if s.your_turn:
+                        await pilot.press("enter")
+                        await wait_for(pilot, lambda seq=seq: s.seq > seq, what="the move made at the table")
+                        moves += 1
+                else:
+                    seq = s.seq
+                    await wait_for(pilot, lambda seq=seq: s.seq > seq or s.state.over or (s.your_turn and s.pending is None)
+                                   or s.state.to_act == 2, what="the table moving on")
+            assert moves >= 2 and s.state.to_act == 2 and not s.state.over
+            # the terminal's connection drops while seat 2 thinks: the seat is taken back with its token
+            await app.link._ws.close()
+            await wait_for(pilot, lambda: s.connection == "lost", what="the connection lost")
+            await wait_for(pilot, lambda: s.connection == "connected" and not s.seats[1].auto, what="back at the table")
+            # both players leave their seats to their bots (托管), who play the game out
+            await other.send({"type": "auto", "on": True})
+            app.link.send({"type": "auto", "on": True})
+            await wait_for(pilot, lambda: s.state.over, what="the end of the game")
+            cut = True
+            assert cut and s.state.over and s.state.places
+            said = " ".join(str(n.message) for n in notes(app))
+            assert "lost" in said and "You play your seat again" in said and said.count("seed hash") == 1
+            assert "Seat 2: a bot plays it" in said
+            assert not [n for n in notes(app) if "refused" in str(n.title)]
+            await wait_for(pilot, lambda: s.seed_revealed == "club", what="the seed after the match")
+            assert "its hash matches" in " ".join(str(n.message) for n in notes(app))
+            assert list(tmp_path.glob("table-*.json"))  # the host saved the record
+    finally:
+        app.link.close()
+        if other is not None:
+            await other.close()
+        await ts.close()
+
+
+def test_a_browser_tab_of_gouji_serve_sits_at_gouji_hosts_table(tmp_path):
+    """Headless Chromium (as tests/test_web.py drives it) opens ``gouji serve``'s address with
+    ``&join=`` the table's link: the tab shows the play screen at the table (its code, your hand),
+    and a move typed there (seat 1's first legal move) with Enter reaches the host's table."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+    from urllib.parse import quote
+
+    from aiohttp.test_utils import TestServer
+    from test_web import CHROMIUM, FLAGS, HANG_GUARD_MS, _free_port, _need_browser, _wait_address
+
+    from gouji_dsl.tools.cli_host import table_rules
+    from gouji_dsl.tools.table.protocol import Limits
+    from gouji_dsl.tools.table.server import TableServer
+
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server = TableServer("127.0.0.1", 0, limits=Limits(messages_per_s=100_000, burst=100_000), record_dir=tmp_path)
+
+    async def start() -> TestServer:
+        room = server.open_table(table_rules("online"), people={1}, between=0.0, seed="browser")
+        ts = TestServer(server.make_app(), host="127.0.0.1", port=0)
+        await ts.start_server()
+        assert ts.port is not None
+        server.listening_on(ts.port)
+        server.test_room = room  # type: ignore[attr-defined]
+        return ts
+
+    ts = asyncio.run_coroutine_threadsafe(start(), loop).result(60)
+    room = server.test_room  # type: ignore[attr-defined]
+    link = server.room_link(room)
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "gouji_app", "serve", "--host", "127.0.0.1", "--port", str(port),
+                             "--max-apps", "1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True, cwd=tmp_path)
+    frames: list[str] = []
+
+    def seen(*words: str) -> bool:
+        text = "".join(frames)
+        return all(w in text for w in words)
+
+    def moved() -> bool:
+        return any(e["type"] == "move" and e["move"].startswith("1 ") for e in room.table.state.record)
+
+    try:
+        address = _wait_address(proc)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch_persistent_context(
+                str(tmp_path / "chromium-profile"), executable_path=CHROMIUM if os.path.exists(CHROMIUM) else
+                shutil.which("chromium"), headless=True, args=FLAGS, viewport={"width": 1400, "height": 900})
+            try:
+                page = browser.pages[0] if browser.pages else browser.new_page()
+                page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
+                    payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload)))
+                page.goto(address + "&join=" + quote(link, safe=""), timeout=HANG_GUARD_MS)
+
+                def wait(check) -> None:
+                    deadline = time.monotonic() + HANG_GUARD_MS / 1000
+                    while not check():
+                        if time.monotonic() > deadline:
+                            raise AssertionError(f"never happened: {''.join(frames)[-2000:]!r}")
+                        page.wait_for_timeout(100)
+
+                wait(lambda: seen("Your hand", room.table.code))   # the play screen, at this table
+                wait(lambda: room.table.state.to_act == 1 or moved())
+                if not moved():
+                    st = room.table.state
+                    mv = next(iter(st.legal_moves()))
+                    page.keyboard.type(mv.text(st.model).split(None, 1)[1])  # "play KK", "pass": as typed
+                    page.keyboard.press("Enter")
+                    wait(moved)                                    # seat 1's move reached the host's table
+                assert room.table.seats[1].connected
+            finally:
+                browser.close()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        asyncio.run_coroutine_threadsafe(ts.close(), loop).result(60)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)

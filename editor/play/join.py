@@ -95,6 +95,8 @@ class JoinApp(XtermKeysApp):
         self.failure: str | None = None  # why the table could not be joined (the command says it)
         self._early: list[dict[str, Any]] = []
         self._play: PlayScreen | None = None
+        self._redraw = False
+        self.received: dict[str, int] = {}  # messages of the table by type (what came: for the status and tests)
         self.link = TableLink(address, self._message, self._connection, name=name, seat=seat, watch=watch)
 
     def get_default_screen(self) -> Screen:
@@ -102,7 +104,7 @@ class JoinApp(XtermKeysApp):
                                                                                server=self.address.server))
 
     def on_mount(self) -> None:
-        self.run_worker(self.link.run(), group="table-link", exclusive=True, exit_on_error=False)
+        self.run_worker(self.link.run(), group="table-link", exclusive=True)  # (a bug in it ends the app, said)
 
     @property
     def play_screen(self) -> PlayScreen | None:
@@ -110,6 +112,7 @@ class JoinApp(XtermKeysApp):
 
     def _message(self, msg: dict[str, Any]) -> None:
         kind = str(msg.get("type"))
+        self.received[kind] = self.received.get(kind, 0) + 1
         if kind == "welcome" and self.remember and msg.get("token"):
             remember_token(self.link.address)
         s = self.session
@@ -125,8 +128,18 @@ class JoinApp(XtermKeysApp):
             return  # (sent again after a reconnection: the same table, the same text)
         note = s.handle(msg)
         screen = self.play_screen
-        if screen is not None:
+        if screen is None:
+            return
+        if note or kind == "error":
             screen.table_update(kind, note, msg if kind == "error" else None)
+        elif not self._redraw:  # a burst of states (the bots' moves) is drawn once, when the loop is free
+            self._redraw = True
+            self.call_later(self._draw)
+
+    def _draw(self) -> None:
+        self._redraw = False
+        if self._play is not None:
+            self._play.table_update("state")
 
     def _open(self, msg: dict[str, Any]) -> None:
         """The ruleset arrived: the play screen on the session, with what came before it."""
@@ -149,7 +162,6 @@ class JoinApp(XtermKeysApp):
         screen = PlayScreen(graph, source=s, autopass=self.autopass, show_steps=False)
         self._play = screen
         self.push_screen(screen)
-        self.call_after_refresh(screen.table_update, "opened")
 
     def _waiting(self, text: str) -> None:
         screen = self.screen

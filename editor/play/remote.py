@@ -402,7 +402,10 @@ class RemoteSession(PlaySession):
         return None
 
     def _on_seed(self, msg: dict[str, Any]) -> str | None:
+        known = self.seed_sha256
         self.seed_sha256 = str(msg.get("sha256") or "") or None
+        if known == self.seed_sha256:
+            return None  # (sent again after a reconnection)
         self.seed = _("hash {hash}…").format(hash=(self.seed_sha256 or "?")[:12])
         return _("Before the first deal, the table's seed hash: {hash}").format(hash=self.seed_sha256)
 
@@ -477,11 +480,13 @@ class RemoteSession(PlaySession):
                 self.seats[s].connected = False
             if msg.get("why") == "back":
                 self.seats[s].connected = True
-        who = _("you") if s == self.seat and not self.watching else _("seat {seat}").format(seat=s)
         why = {"disconnected": _("disconnected"), "timer": _("the turn timer ran out"), "asked": _("asked"),
                "back": _("back")}.get(str(msg.get("why")), str(msg.get("why")))
-        return (_("{who}: a bot plays the seat (托管: {why})") if msg.get("on") else _("{who} plays again ({why})")).format(
-            who=who, why=why)
+        if s == self.seat and not self.watching:
+            return (_("A bot plays your seat (托管: {why})") if msg.get("on") else _("You play your seat again ({why})")).format(
+                why=why)
+        return (_("Seat {seat}: a bot plays it (托管: {why})") if msg.get("on") else
+                _("Seat {seat} is played by its player again ({why})")).format(seat=s, why=why)
 
     def _on_why(self, msg: dict[str, Any]) -> str | None:
         self.answers[str(msg.get("move") or "")] = explanation_of(msg)

@@ -233,7 +233,7 @@ class PlayScreen(Screen[None]):
         self._review_from: tuple[PlaySession, int, int, Any] | None = None  # where review began
         self._failed_at: Any = None  # the state at which a ruleset's rule failed (bots wait there)
         self.rule_failure: RuleFailed | None = None  # the last such failure
-        self.table_seq = -1  # at a club table: the state (its seq) the screen shows (-1: not shown yet)
+        self.table_seq = -2  # at a club table: the state (its seq) the screen shows (-2: not mounted yet)
 
     def action_close(self) -> None:
         """Back to the screen this one was opened from; in the standalone play app, quit. A game or
@@ -324,7 +324,10 @@ class PlayScreen(Screen[None]):
         self.refresh_all()
         if self.review:
             self.query_one("#review", OptionList).focus()
-        if self.show_steps and self.session.mode == "play" and self._has_steps() and not self.review:
+        if self.session.remote:
+            self.table_seq = -1
+            self.table_update("opened")
+        elif self.show_steps and self.session.mode == "play" and self._has_steps() and not self.review:
             self.app.push_screen(BetweenGamesScreen(self.session), lambda _result: self._schedule())
         else:
             self._schedule()
@@ -904,7 +907,8 @@ class PlayScreen(Screen[None]):
             self._timer = None
         s = self.session
         if s.remote:
-            if s.your_turn and self.autopass and s.only_pass() and self.table.pending is None:
+            seat = self.table.seats.get(s.seat)
+            if s.your_turn and self.autopass and s.only_pass() and self.table.pending is None and not (seat and seat.auto):
                 s.apply(Move(s.seat, Verb.PASS), "auto")
             return
         if s.mode != "play" or not s.live or s.state.over or self.review:
@@ -1418,7 +1422,7 @@ class PlayScreen(Screen[None]):
     def table_update(self, kind: str, note: str | None = None, error: dict[str, Any] | None = None) -> None:
         """(editor.play.join) The table sent ``kind`` (already taken in by the session): show it.
         ``note``: what to say of it; ``error``: a request the server refused (shown as a refused move)."""
-        if not self.is_attached or not self.query(GameLog):  # (not composed yet: it shows the session when it is)
+        if not self.is_attached or self.table_seq == -2:  # (not mounted yet: on_mount shows the session as it is then)
             if note:  # (the screen is being opened: it shows the session as it is when mounted)
                 self.app.notify(note, timeout=8)
             return

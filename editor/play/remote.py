@@ -613,23 +613,29 @@ class TableLink:
                     msg = m.json()
                 except ValueError:
                     continue
-                if not isinstance(msg, dict):
-                    continue
-                if msg.get("type") == "welcome":
-                    self.tries = 0
-                    if msg.get("token"):
-                        self.address = Address(self.address.server, self.address.code, str(msg["token"]))
-                if msg.get("type") == "error" and msg.get("code") in FATAL and msg.get("id") is None:
-                    return f"{msg.get('code')}: {msg.get('message', '')}"
-                rid = msg.get("id")
-                fut = self._waiting.get(str(rid)) if rid is not None else None
-                if fut is not None and not fut.done():
-                    if msg.get("type") == "error":
-                        fut.set_exception(TableError(str(msg.get("code")), str(msg.get("message", "")), msg.get("why")))
-                    else:
-                        fut.set_result(msg)
-                    continue
-                self.on_message(msg)
+                fatal = self._receive(msg) if isinstance(msg, dict) else None
+                if fatal is not None:
+                    return fatal
+        return None
+
+    def _receive(self, msg: dict[str, Any]) -> str | None:
+        """One message: an answer to a request (its future), else ``on_message``; returns a fatal
+        error's words (no retry) or None."""
+        if msg.get("type") == "welcome":
+            self.tries = 0
+            if msg.get("token"):
+                self.address = Address(self.address.server, self.address.code, str(msg["token"]))
+        if msg.get("type") == "error" and msg.get("code") in FATAL and msg.get("id") is None:
+            return f"{msg.get('code')}: {msg.get('message', '')}"
+        rid = msg.get("id")
+        fut = self._waiting.get(str(rid)) if rid is not None else None
+        if fut is not None and not fut.done():
+            if msg.get("type") == "error":
+                fut.set_exception(TableError(str(msg.get("code")), str(msg.get("message", "")), msg.get("why")))
+            else:
+                fut.set_result(msg)
+            return None
+        self.on_message(msg)
         return None
 
     def _fail_waiting(self) -> None:

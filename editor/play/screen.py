@@ -907,9 +907,7 @@ class PlayScreen(Screen[None]):
             self._timer = None
         s = self.session
         if s.remote:
-            seat = self.table.seats.get(s.seat)
-            if s.your_turn and self.autopass and s.only_pass() and self.table.pending is None and not (seat and seat.auto):
-                s.apply(Move(s.seat, Verb.PASS), "auto")
+            self._table_autopass()
             return
         if s.mode != "play" or not s.live or s.state.over or self.review:
             if self._run is not None:
@@ -1433,6 +1431,14 @@ class PlayScreen(Screen[None]):
         self.refresh_all()
         self.table_seq = self.table.seq
         self._schedule()
+
+    def _table_autopass(self) -> None:
+        """At a club table nothing moves here but auto-pass: the pass sent when it is your only move
+        (not while a bot plays your seat, 托管: the table's bot answers then)."""
+        t = self.table
+        seat = t.seats.get(t.seat)
+        if t.your_turn and self.autopass and t.only_pass() and t.pending is None and not (seat and seat.auto):
+            t.apply(Move(t.seat, Verb.PASS), "auto")
 
     def _table_refused(self, error: dict[str, Any]) -> None:
         """The server refused a move (illegal, out of turn, stale ...): said as a refused move is,

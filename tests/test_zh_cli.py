@@ -242,3 +242,11 @@ def test_the_bot_list_of_a_help_in_its_runs_language(runner, command):
     en = runner.invoke(cli, ["--lang", "en", command, "--help"])
     assert "机器人：" in zh.stdout and "在合法出牌中均匀随机地选" in zh.stdout
     assert "Bots:" in en.stdout and "picks uniformly among the legal moves" in en.stdout and "机器人：" not in en.stdout
+
+
+def test_simulate_names_the_places_by_the_rulesets_words(runner):
+    zh = runner.invoke(cli, ["--lang", "zh", "simulate", "online", "-n", "6"])
+    assert zh.exit_code == 0, zh.output
+    assert all(w in zh.stdout for w in ("头科", "二科", "三科", "四科", "二落", "大落")) and "第 1 名" not in zh.stdout
+    en = runner.invoke(cli, ["--lang", "en", "simulate", "online", "-n", "6"])
+    assert "place 1" in en.stdout  # "first out (头科)" does not fit a column: numbered

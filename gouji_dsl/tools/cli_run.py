@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import N_, _
+from gouji_dsl.i18n import N_, _, display_width
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
 from gouji_dsl.tools.exits import (
     EXIT_BAD_INPUT,
@@ -227,7 +227,13 @@ def _design_text(console: Any, summary: dict[str, Any], ci: Callable[..., str]) 
     console.print("[dim]" + shown_markup(design_note(n, summary["games"])) + "[/dim]")
 
 
-def _summary_text(summary: dict[str, Any], bots: str) -> None:
+_PLACE_COLUMN = 10
+"""The widest place word the summary's table takes as a column header."""
+
+
+def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None:
+    """The summary on the terminal; ``words`` (:class:`~gouji_dsl.ruleset.words.GameWords`) names the
+    places as the ruleset does (头科 … 大落), else they are numbered."""
     from rich.table import Table
 
     from gouji_dsl.tools.stats import Estimate
@@ -252,8 +258,11 @@ def _summary_text(summary: dict[str, Any], bots: str) -> None:
     places = sorted({p for row in dist.values() for p in row}, key=int)
     table = Table(title=_("place distribution by seat (share of games)"), title_justify="left")
     table.add_column(_("seat"), justify="right")
+    named = {p: words.place(int(p)) for p in places} if words is not None else {}
+    if any(display_width(w) > _PLACE_COLUMN for w in named.values()):
+        named = {}  # (the ruleset's words as headers where they fit a column: 头科, not "first out (头科)")
     for p in places:
-        table.add_column(_("place {p}").format(p=p), justify="right")
+        table.add_column(named[p] if named else _("place {p}").format(p=p), justify="right")
     for seat in sorted(dist, key=int):
         table.add_row(seat, *(f"{dist[seat].get(p, 0.0):.1%}" for p in places))
     console.print(table)
@@ -377,7 +386,8 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
         echo_json(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
     else:
         from gouji_dsl.tools.skill import skill_lines
-        _summary_text(summary, bots)
+        from gouji_dsl.ruleset.words import game_words
+        _summary_text(summary, bots, game_words(graph.resolved))
         for line in skill_lines([graph.name], skills or [None]):
             echo(line)
 

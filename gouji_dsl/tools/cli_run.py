@@ -385,8 +385,8 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     if as_json:
         echo_json(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
     else:
-        from gouji_dsl.tools.skill import skill_lines
         from gouji_dsl.ruleset.words import game_words
+        from gouji_dsl.tools.skill import skill_lines
         _summary_text(summary, bots, game_words(graph.resolved))
         for line in skill_lines([graph.name], skills or [None]):
             echo(line)

@@ -14,16 +14,14 @@ values involved. A graph cannot be changed once built.
 """
 from __future__ import annotations
 
-import functools
 import re
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean, line_of
+from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
 from gouji_dsl.lang.check import DefInfo, Definitions, Scope, VarSig, check, unknown_names
@@ -32,6 +30,7 @@ from gouji_dsl.lang.ops import EvalError
 from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, Int, ListOf, Type, category, parse_type, strip
 from gouji_dsl.resources import display_path
+from gouji_dsl.ruleset import sources
 from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, SettingError
 from gouji_dsl.ruleset.game.vocabulary import (
@@ -140,7 +139,7 @@ class RuleFailed(GoujiError):
                  source_line: str | None = None, hint: str | None = None):
         said = _("the failing part is at {where}").format(where=where) if where is not None and where != pos else hint
         if source_line is None and pos.line:
-            source_line = _source_line(pos.path, pos.line)
+            source_line = sources.source_line(pos.path, pos.line)
         super().__init__(Diagnostic.at(pos, _("rule {rule_id!r} failed while the game ran: {reason}").format(
             rule_id=rule_id, reason=reason), hint=said,
                                        source_line=source_line, code=Code.RULE_FAILED))
@@ -256,7 +255,7 @@ class RuleGraph:
         if bound:
             reason += _(" (with {bound})").format(bound=bound)
         o = r.node.origin
-        return RuleFailed(r.node.id, o, reason, where, _source_line(o.path, o.line))
+        return RuleFailed(r.node.id, o, reason, where, sources.source_line(o.path, o.line))
 
     def permit(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> bool:
         """Answer a permit question. With ``trace``, append every rule that granted or forbade.
@@ -441,40 +440,6 @@ def _answer_check(hook: Hook, n_seats: int) -> Callable[[Any], str | None] | Non
 
 
 # ------------------------------------------------------------------------------ compiling
-def _source_line(path: str, line: int) -> str | None:
-    try:
-        return line_of(_read(path), line)
-    except OSError:
-        return None
-
-
-@functools.lru_cache(maxsize=64)
-def _read_cached(path: str, mtime: float) -> str:
-    return Path(path).read_text(encoding="utf-8")
-
-
-_overlay: dict[str, str] = {}
-_overlay_lock = threading.Lock()
-
-
-def _read(path: str) -> str:
-    if path in _overlay:
-        return _overlay[path]
-    p = Path(path)
-    return _read_cached(str(p), p.stat().st_mtime)
-
-
-def _short_path(path: str) -> str:
-    """A bundled file as ``<bundled>/NAME.yaml`` (not a path into site-packages); others as given."""
-    from gouji_dsl.resources import rules_dir
-    try:
-        if Path(path).resolve().parent == rules_dir().resolve():
-            return f"<bundled>/{Path(path).name}"
-    except OSError:
-        pass
-    return path
-
-
 _ENGINE_QUESTIONS = ("revolt", "declare", "choose")
 _ENGINE_ANSWERS = ("pass", "revolt", "declare", "head", "headless")
 
@@ -531,13 +496,8 @@ def compile_ruleset(resolved: ResolvedRuleset, *, overlay: dict[str, str] | None
     so error lines show the buffer rather than the file."""
     if not overlay:
         return _compile(resolved)
-    with _overlay_lock:
-        _overlay.update(overlay)
-        try:
-            return _compile(resolved)
-        finally:
-            for k in overlay:
-                _overlay.pop(k, None)
+    with sources.overlaid(overlay):
+        return _compile(resolved)
 
 
 class _Texts:
@@ -551,7 +511,7 @@ class _Texts:
     def source(self, path: str) -> str | None:
         if path not in self.sources:
             try:
-                self.sources[path] = _read(path)
+                self.sources[path] = sources.source_text(path)
             except OSError:
                 self.sources[path] = None
         return self.sources[path]
@@ -573,7 +533,7 @@ class _Texts:
         pos = SourcePos(text.origin.path, line, col, end_line, end_col)
         h = e.hint if hint is None else (f"{e.hint}; {hint}" if e.hint else hint)
         self.bag.add(Diagnostic.at(pos, _("{what}: {message}").format(
-            what=what, message=e.message), hint=h, source_line=_source_line(pos.path, line), code=e.code))
+            what=what, message=e.message), hint=h, source_line=sources.source_line(pos.path, line), code=e.code))
 
 
 def _compile(resolved: ResolvedRuleset) -> RuleGraph:
@@ -588,15 +548,15 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
         except SettingError as e:
             s = resolved.settings.get(e.setting)
             pos = s.origin if s is not None else SourcePos(resolved.path, 1, 1)
-            bag.add(Diagnostic.at(pos, _("card settings: {e}").format(e=e), hint=e.hint, source_line=_source_line(pos.path, pos.line),
+            bag.add(Diagnostic.at(pos, _("card settings: {e}").format(e=e), hint=e.hint, source_line=sources.source_line(pos.path, pos.line),
                                   code=Code.CARD_MODEL))
     if not bag.errors:
         bag.extend(_choice_words(resolved))
     texts = _Texts(bag)
 
     # definitions: checked on first use (their order does not matter)
-    sources = {name: (d.params, texts.parse(d.expr), d.origin) for name, d in resolved.definitions.items()}
-    definitions = Definitions(sources, lambda params: hook_scope(None, typed, {}, params=params))
+    def_sources = {name: (d.params, texts.parse(d.expr), d.origin) for name, d in resolved.definitions.items()}
+    definitions = Definitions(def_sources, lambda params: hook_scope(None, typed, {}, params=params))
     checked_rules = []
     ids = {r.id for r in resolved.rules}
     for spec in resolved.rules:
@@ -608,7 +568,7 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
         definitions[name]  # check the definitions no rule uses too
     for name, err in definitions.errors.items():
         texts.report(resolved.definitions[name].expr, err, _("in definition {name!r}").format(name=name))
-        params, tree, _source = sources[name]
+        params, tree, _source = def_sources[name]
         if not isinstance(tree, ExprError):  # every unknown name of the body, whatever the first problem
             for other in unknown_names(tree, hook_scope(None, typed, definitions, params=params)):
                 if other.offset != err.offset:
@@ -648,7 +608,7 @@ def _choice_words(resolved: ResolvedRuleset) -> list[Diagnostic]:
         if why:
             out.append(Diagnostic.at(pos, _("choice {word!r} cannot be a move word: {why}").format(
                 word=word, why=why), hint=_("e.g. redeal, ask-redeal"),
-                                     source_line=_source_line(pos.path, pos.line), code=Code.VALUE_NOT_ALLOWED))
+                                     source_line=sources.source_line(pos.path, pos.line), code=Code.VALUE_NOT_ALLOWED))
     return out
 
 
@@ -673,7 +633,7 @@ def _settings_hint(spec: RuleSpec, typed: Settings, node_reads: frozenset[str]) 
         st = typed.get(name)
         if st is not None and st.origin.path != spec.origin.path:
             notes.append(_("settings.{name} is set at {short_path}:{line}").format(
-                name=name, short_path=_short_path(st.origin.path), line=st.origin.line))
+                name=name, short_path=sources.short_path(st.origin.path), line=st.origin.line))
     return "; ".join(notes) or None
 
 
@@ -708,7 +668,7 @@ def _constant_answer(spec: RuleSpec, node: RuleNode, typed: Settings, texts: _Te
                                        "{hook!r}, which needs {what}").format(
                                            name=info.name, v=v, id=spec.id, hook=node.hook, what=what), hint=_("{hook} answers {what}").format(
                                                hook=node.hook, what=what),
-                                    source_line=_source_line(o.path, o.line), code=Code.OUT_OF_RANGE))
+                                    source_line=sources.source_line(o.path, o.line), code=Code.OUT_OF_RANGE))
         return
     texts.report(spec.effect_expr, ExprError(_("the answer {v} is not {what}").format(v=v, what=what), at.start,
                                              _("{hook} answers {what}").format(hook=node.hook, what=what), Code.OUT_OF_RANGE, at.end),
@@ -746,7 +706,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
         o = spec.on.origin
         bag.add(Diagnostic.at(o, _("unknown hook {hook_name!r} in rule {id!r}").format(hook_name=hook_name, id=spec.id),
                               hint=did_you_mean(hook_name, HOOKS) or _("hooks: ") + ", ".join(HOOKS),
-                              source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_HOOK))
+                              source_line=sources.source_line(o.path, o.line), code=Code.UNKNOWN_HOOK))
         _report_unknown_names(spec, typed, definitions, texts)
         return None
     allowed = EFFECTS_BY_KIND[hook.kind]
@@ -755,7 +715,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
         bag.add(Diagnostic.at(o, _("rule {id!r}: hook {hook_name!r} takes {join}, not {effect!r}").format(
             id=spec.id, hook_name=hook_name, join=' / '.join(allowed), effect=spec.effect),
                               hint=_("{hook_name} is a {kind} question: {doc}").format(
-                                  hook_name=hook_name, kind=hook.kind, doc=hook.doc), source_line=_source_line(o.path, o.line),
+                                  hook_name=hook_name, kind=hook.kind, doc=hook.doc), source_line=sources.source_line(o.path, o.line),
                               code=Code.WRONG_EFFECT))
         _report_unknown_names(spec, typed, definitions, texts)
         return None
@@ -804,7 +764,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
         if rel not in ids:
             o = spec.origin
             bag.add(Diagnostic.at(o, _("rule {id!r}: before/after names unknown rule {rel!r}").format(id=spec.id, rel=rel),
-                                  hint=did_you_mean(rel, ids), source_line=_source_line(o.path, o.line),
+                                  hint=did_you_mean(rel, ids), source_line=sources.source_line(o.path, o.line),
                                   code=Code.UNKNOWN_RULE_REFERENCE))
             ok = False
     if not ok:
@@ -847,18 +807,18 @@ def _check_said_by(spec: RuleSpec, typed: Settings, definitions: Definitions, re
                 id=spec.id, entry=entry, name=name, key=key),
                                   hint=(did_you_mean(key, [str(k) for k in value]) if isinstance(value, dict) else None)
                                   or _("its keys: {keys}").format(keys=keys),
-                                  source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
+                                  source_line=sources.source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
             ok = False
         if name not in typed:
             bag.add(Diagnostic.at(o, _("rule {id!r}: said_by names {name!r}, which is not a setting of this ruleset").format(id=spec.id, name=name),
                                   hint=did_you_mean(name, list(typed)) or _("said_by lists settings the rule reads"),
-                                  source_line=_source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
+                                  source_line=sources.source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
             ok = False
         elif name not in read:
             bag.add(Diagnostic.at(o, _("rule {id!r}: said_by names setting {name!r}, which this rule does not read: "
                                      "its sentence would be printed for a rule it does not describe").format(id=spec.id, name=name),
                                   hint=_("settings this rule reads: ") + (", ".join(sorted(read)) or "none"),
-                                  source_line=_source_line(o.path, o.line), code=Code.SAID_BY_NOT_READ))
+                                  source_line=sources.source_line(o.path, o.line), code=Code.SAID_BY_NOT_READ))
             ok = False
     return ok
 
@@ -907,7 +867,7 @@ def _cycles(nodes: list[RuleNode]) -> list[Diagnostic]:
                     reported.add(key)
                     o = by_id[cycle[0]].origin
                     out.append(Diagnostic.at(o, _("before/after form a cycle: ") + " before ".join(repr(c) for c in cycle),
-                                             hint=_("remove one of the before/after entries"), source_line=_source_line(o.path, o.line),
+                                             hint=_("remove one of the before/after entries"), source_line=sources.source_line(o.path, o.line),
                                              code=Code.RULE_CYCLE))
             elif not state.get(nxt):
                 state[nxt] = 1

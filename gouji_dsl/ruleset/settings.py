@@ -61,6 +61,7 @@ from gouji_dsl.lang.types import (
 )
 from gouji_dsl.ruleset.game.cards import SYMBOLS
 from gouji_dsl.ruleset.game.model import ENGINE_SETTINGS, REQUIRED
+from gouji_dsl.ruleset.sources import short_path, source_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Text
 
 __all__ = [
@@ -518,8 +519,7 @@ class _Ctx:
             text: str | None = self.resolved.text if pos.path == self.resolved.path else None
             if text is None:
                 try:
-                    from gouji_dsl.ruleset.graph import _read
-                    text = _read(pos.path)
+                    text = source_text(pos.path)
                 except OSError:
                     text = None
             self.lines[pos.path] = text.splitlines() if text is not None else None
@@ -532,8 +532,7 @@ class _Ctx:
 
 
 def _short(pos: SourcePos) -> str:
-    from gouji_dsl.ruleset.graph import _short_path
-    return f"{_short_path(pos.path)}:{pos.line}"
+    return f"{short_path(pos.path)}:{pos.line}"
 
 
 def _label(name: str, path: Path) -> str:

@@ -33,7 +33,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "new_game": ("gouji_dsl.engine.interpreter", "new_game"),
     "legal_moves": ("gouji_dsl.engine.interpreter", "legal_moves"),
     "apply": ("gouji_dsl.engine.interpreter", "apply"),
-    "explain": ("gouji_dsl.engine.interpreter", "explain"),
+    "explain": ("gouji_dsl.engine.explain", "explain"),
     "parse_move": ("gouji_dsl.engine.interpreter", "parse_move"),
     # values
     "Outcome": ("gouji_dsl.engine.outcome", "Outcome"),
@@ -41,7 +41,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "RuleGraph": ("gouji_dsl.ruleset.graph", "RuleGraph"),
     "GameState": ("gouji_dsl.engine.interpreter", "GameState"),
     "Move": ("gouji_dsl.engine.interpreter", "Move"),
-    "Explanation": ("gouji_dsl.engine.interpreter", "Explanation"),
+    "Explanation": ("gouji_dsl.engine.explain", "Explanation"),
     "CheckResult": ("gouji_dsl.ruleset.check", "CheckResult"),
     # diagnostics
     "GoujiError": ("gouji_dsl.diagnostics", "GoujiError"),
@@ -77,7 +77,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos
-    from gouji_dsl.engine.interpreter import Explanation, GameState, Move, apply, explain, legal_moves, new_game, parse_move
+    from gouji_dsl.engine.explain import Explanation, explain
+    from gouji_dsl.engine.interpreter import GameState, Move, apply, legal_moves, new_game, parse_move
     from gouji_dsl.engine.outcome import Outcome
     from gouji_dsl.ruleset.check import CheckResult, check
     from gouji_dsl.ruleset.graph import RuleGraph

@@ -11,8 +11,8 @@ import random
 import textwrap
 
 from gouji_dsl.bots import make_bot
-from gouji_dsl.engine.explain import burn_warnings
-from gouji_dsl.engine.interpreter import GameState, Move, explain, new_game
+from gouji_dsl.engine.explain import burn_warnings, explain
+from gouji_dsl.engine.interpreter import GameState, Move, new_game
 from gouji_dsl.engine.lookahead import BURN_LOOKAHEAD, DoomedBurn, UndecidedBurn, doomed_burn
 from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.ruleset.game.terms import Capacity, Verb

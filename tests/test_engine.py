@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from gouji_dsl.engine.interpreter import IllegalMove, apply, explain, new_game, parse_move, replay
+from gouji_dsl.engine.explain import explain
+from gouji_dsl.engine.interpreter import IllegalMove, apply, new_game, parse_move, replay
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.tools.simulate import play_game

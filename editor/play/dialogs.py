@@ -22,8 +22,8 @@ from gouji_dsl import resources
 from gouji_dsl.bots import BOTS, parse_bot_spec
 from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError, SourcePos
-from gouji_dsl.engine.explain import Because
-from gouji_dsl.engine.interpreter import Explanation, Move
+from gouji_dsl.engine.explain import Because, Explanation
+from gouji_dsl.engine.interpreter import Move
 from gouji_dsl.ruleset.graph import Reason
 from gouji_dsl.tools.exits import seed_problem, seed_value, shown, shown_markup
 

@@ -40,7 +40,8 @@ from textual.widgets.option_list import Option
 from gouji_dsl.bots import is_outside
 from gouji_dsl.bots.process import SearchCancelled, SearchFailed, SearchProcess
 from gouji_dsl.diagnostics import GoujiError, SourcePos
-from gouji_dsl.engine.interpreter import IllegalMove, Move, explain
+from gouji_dsl.engine.explain import explain
+from gouji_dsl.engine.interpreter import IllegalMove, Move
 from gouji_dsl.engine.records import GameRecord, load_record, record_graph, save_record
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph

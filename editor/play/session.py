@@ -19,20 +19,8 @@ from typing import Any
 from gouji_dsl.bots import BOTS, HeuristicBot, is_outside, make_bot, parse_bot_spec, seat_bots
 from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.interpreter import (
-    CARD_VERBS,
-    VERBS,
-    Explanation,
-    GameState,
-    Move,
-    choice_words,
-    explain,
-    game_seed,
-    hands_from_text,
-    new_game,
-    next_game,
-    read_seat,
-)
+from gouji_dsl.engine.explain import Explanation, explain
+from gouji_dsl.engine.interpreter import CARD_VERBS, VERBS, GameState, Move, choice_words, game_seed, hands_from_text, new_game, next_game, read_seat
 from gouji_dsl.engine.records import GameRecord, Step, replay_steps
 from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.model import Play

@@ -18,7 +18,8 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from gouji_dsl.diagnostics import SourcePos
-from gouji_dsl.engine.interpreter import GameState, choice_words, explain, parse_move
+from gouji_dsl.engine.explain import explain
+from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
 
 from ..i18n import N_, _, chinese, ngettext
 from .session import PLACE_GLOSS, PLACE_NAMES, PlaySession, ordinal, summarize

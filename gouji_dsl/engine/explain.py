@@ -1,7 +1,7 @@
 """Explanations: why a move is legal or not, as a chain of facts, each with the rules and settings
 that decided it.
 
-``explain(state, move)`` (in :mod:`gouji_dsl.engine.interpreter`) checks the move with a trace (the
+:func:`explain` checks the move with a trace (the
 permit rules that allowed or forbade it) and adds the chain of the situation it was made in: how the
 play on the table counts (the ``gouji`` question), who is offered a burn and who is asked to answer
 (``burn_order``, ``follow_order``), the flags set by rules that a deciding rule reads (a dead gouji,
@@ -19,13 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gouji_dsl.engine import lookahead
+from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode
-
-if TYPE_CHECKING:  # pragma: no cover
-    from gouji_dsl.engine.interpreter import GameState
 
 SETTING_VERDICT = "setting"
 """The verdict of a reason that cites a setting a deciding rule read (``settings.NAME``)."""
@@ -339,8 +338,11 @@ def outcome_facts(state: GameState) -> list[Because]:
     return out
 
 
-def explain_move(state: GameState, move: Any) -> Explanation:
-    """See :func:`gouji_dsl.engine.interpreter.explain`."""
+def explain(state: GameState, move: Move) -> Explanation:
+    """Which rules allowed or forbade ``move`` now, and the chain of the situation it is made in
+    (how the play on the table counts, who is offered a burn and who is asked, the flags the
+    deciding rules read, the outcome of a finished game), each with the rule ids, settings and
+    file:line that decided it. See the module doc."""
     trace: list[Reason] = []
     ok = state.check(move, trace)
     deciding = [r for r in trace if r.verdict == ("allowed" if ok else "forbade")]
@@ -361,12 +363,11 @@ def burn_warnings(state: GameState, move: Any) -> list[Because]:
 def burn_outlook(state: GameState, move: Any) -> tuple[list[Because], str]:
     """:func:`burn_warnings`, and the sentence for a burn whose outcome the look-ahead could not
     work out (out of budget: no claim either way; empty otherwise)."""
-    from gouji_dsl.engine.lookahead import UndecidedBurn, doomed_burn
-    doomed = doomed_burn(state, move)
+    doomed = lookahead.doomed_burn(state, move)  # (through the module: a test may replace it)
     what = _("this burn") if move.verb == "burn" else _("this lead")
     if doomed is None:
         return [], ""
-    if isinstance(doomed, UndecidedBurn):
+    if isinstance(doomed, lookahead.UndecidedBurn):
         return [], (_("whether {what} can succeed was not worked out (too many ways to play it; "
                     "{examined} positions looked at)").format(what=what, examined=doomed.examined))
     return [Because(_("{what} cannot succeed: seat {seat} cannot keep leading as burning requires with "

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos, did_you_mean
-from gouji_dsl.engine.explain import Because, Explanation
 from gouji_dsl.engine.outcome import Outcome
 from gouji_dsl.i18n import _
 from gouji_dsl.lang import ast as A
@@ -1640,16 +1639,7 @@ def apply(state: GameState, move: Move) -> GameState:
     return g
 
 
-def explain(state: GameState, move: Move) -> Explanation:
-    """Which rules allowed or forbade ``move`` now, and the chain of the situation it is made in
-    (how the play on the table counts, who is offered a burn and who is asked, the flags the
-    deciding rules read, the outcome of a finished game), each with the rule ids, settings and
-    file:line that decided it. See :mod:`gouji_dsl.engine.explain`."""
-    from gouji_dsl.engine.explain import explain_move
-    return explain_move(state, move)
-
-
-__all__ = ["Because", "CARD_VERBS", "Capacity", "Choice", "Ctx", "Explanation", "GameState", "IllegalMove",
+__all__ = ["CARD_VERBS", "Capacity", "Choice", "Ctx", "GameState", "IllegalMove",
            "LegalMoves", "Move", "Outcome", "Phase", "Placement", "PrevGame", "ReturnMoves", "TablePlay", "VERBS", "Verb",
-           "apply", "deal_hands", "explain", "hands_from_text", "legal_moves", "new_game", "next_game",
+           "apply", "deal_hands", "hands_from_text", "legal_moves", "new_game", "next_game",
            "parse_move", "replay"]

@@ -17,14 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.ruleset.game.terms import Capacity, Phase, Verb
 from gouji_dsl.ruleset.graph import Reason
-
-if TYPE_CHECKING:  # pragma: no cover
-    from gouji_dsl.engine.interpreter import GameState, Move
 
 BURN_LOOKAHEAD = 300
 """The most distinct positions (each after one move of the burner and the others' passes) one
@@ -73,7 +70,6 @@ class _Search:
 
     def settle(self, g: GameState) -> _Line:
         """Let every other seat pass until the burner must lead again or the burn is decided."""
-        from gouji_dsl.engine.interpreter import Move
         seat = self.seat
         while True:
             burn = g.burns[-1] if g.burns else None

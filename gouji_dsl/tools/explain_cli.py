@@ -1,5 +1,5 @@
 """``gouji show RULESET --explain MOVE``: the explanation chain of one move (the same
-:func:`gouji_dsl.engine.interpreter.explain` the play screen shows), in a position given by a deal
+:func:`gouji_dsl.engine.explain.explain` the play screen shows), in a position given by a deal
 (``--deal SEAT=CARDS`` for every seat, else the deal of ``--seed``), a first leader and the moves
 played before it (``--after MOVE``, in NOTATION.md's move notation)."""
 from __future__ import annotations
@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, SourcePos
-from gouji_dsl.engine.interpreter import choice_words, explain, hands_from_text, new_game, parse_move, read_seat
+from gouji_dsl.engine.explain import explain
+from gouji_dsl.engine.interpreter import choice_words, hands_from_text, new_game, parse_move, read_seat
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.game.terms import Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph

@@ -22,18 +22,8 @@ from typing import Any
 import yaml
 
 from gouji_dsl.diagnostics import Code, GoujiError, did_you_mean, shortened
-from gouji_dsl.engine.interpreter import (
-    MAX_REDEALS,
-    GameState,
-    Move,
-    choice_words,
-    explain,
-    hands_from_text,
-    new_game,
-    next_game,
-    parse_move,
-    read_seat,
-)
+from gouji_dsl.engine.explain import explain
+from gouji_dsl.engine.interpreter import MAX_REDEALS, GameState, Move, choice_words, hands_from_text, new_game, next_game, parse_move, read_seat
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.resources import display_path

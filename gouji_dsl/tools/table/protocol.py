@@ -197,10 +197,9 @@ def legal_json(moves: Any, model: Any, limit: int) -> dict[str, Any]:
 
 def why_json(state: GameState, move: Move, seat: int) -> dict[str, Any]:
     """The explanation of ``move`` by ``seat`` (the play screen's why dialog:
-    :func:`gouji_dsl.engine.interpreter.explain`), without facts about other seats' hidden cards
+    :func:`gouji_dsl.engine.explain.explain`), without facts about other seats' hidden cards
     (a return tribute between two other seats)."""
-    from gouji_dsl.engine.explain import transfer_facts
-    from gouji_dsl.engine.interpreter import explain
+    from gouji_dsl.engine.explain import explain, transfer_facts
     ex: Explanation = explain(state, move)
     from gouji_dsl.bots.determinize import HIDDEN_TRANSFER_RULES
     hidden = []

@@ -368,7 +368,8 @@ def test_a_budget_refuses_a_think_time_that_never_ends():
 def test_a_think_time_has_an_upper_bound_like_the_iteration_budget(runner):
     """`--think-ms 1e9` was accepted (eleven days a move, a program that looks hung): refused like an
     iteration budget above bots.MAX_ITERATIONS, by the option and by Budget."""
-    from gouji_dsl.bots import MAX_THINK_MS, Budget
+    from gouji_dsl.bots import Budget
+    from gouji_dsl.bots.budget import MAX_THINK_MS
     res = runner.invoke(cli, ["duel", "online", "ismcts", "heuristic", "--deals", "1", "--think-ms", "1e9"])
     assert res.exit_code == 2 and "--think-ms" in res.stderr and "Traceback" not in res.stderr
     with pytest.raises(ValueError, match="at most"):

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import difflib
 import functools
-import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gouji_dsl.bots.budget import Budget
 from gouji_dsl.i18n import N_, _
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,39 +56,6 @@ class Bot(Protocol):
     name: str
 
     def choose(self, state: GameState, moves: Sequence[Move]) -> Move: ...
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How long a search bot may think per decision: ``iterations`` (rollouts) and / or
-    ``think_ms`` (wall-clock milliseconds); the search stops at whichever comes first."""
-
-    iterations: int | None = None
-    think_ms: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.iterations is None and self.think_ms is None:
-            raise ValueError(_("a budget needs iterations or a think time"))
-        if self.iterations is not None and self.iterations < 1:
-            raise ValueError(_("iterations must be at least 1, not {iterations}").format(iterations=self.iterations))
-        if self.think_ms is not None and not 0 < self.think_ms < math.inf:  # nan fails both: it never ends a search
-            raise ValueError(_("think time must be a positive finite number, not {think_ms} ms").format(think_ms=self.think_ms))
-        if self.think_ms is not None and self.think_ms > MAX_THINK_MS:
-            raise ValueError(_("think time: at most {max_think_ms:,} ms per decision, not {think_ms:g}").format(
-                max_think_ms=MAX_THINK_MS, think_ms=self.think_ms))
-
-    @property
-    def deterministic(self) -> bool:
-        """True when only iterations limit the search (same seed, same moves anywhere)."""
-        return self.think_ms is None
-
-    def text(self) -> str:
-        parts = []
-        if self.iterations is not None:
-            parts.append(f"{self.iterations} iterations")
-        if self.think_ms is not None:
-            parts.append(f"{self.think_ms:g} ms")
-        return " / ".join(parts) + " per decision"
 
 
 @dataclass(frozen=True)
@@ -142,9 +109,6 @@ def bot_names() -> list[str]:
 #: minutes (a mistyped budget would otherwise look like a hung program)
 MAX_ITERATIONS = 100_000
 
-#: the longest think time per decision (5 minutes), for the same reason: ``--think-ms 1e9`` would think
-#: for eleven days a move
-MAX_THINK_MS = 300_000.0
 
 
 def _shown(text: str, limit: int = 40) -> str:

@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Sequence
 
-from gouji_dsl.bots import Budget
+from gouji_dsl.bots.budget import Budget
 from gouji_dsl.bots.search import Analysis, MoveValue, SearchBot, candidates, driver, paired_analysis, paired_rounds, rollout
 from gouji_dsl.engine.interpreter import GameState, Move
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gouji_dsl.bots import Budget
+from gouji_dsl.bots.budget import Budget
 from gouji_dsl.bots.determinize import Observer, determinize, sample_deal
 from gouji_dsl.bots.heuristic import HeuristicBot, _model_tables
 from gouji_dsl.engine.interpreter import GameState, Move

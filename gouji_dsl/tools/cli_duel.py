@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from gouji_dsl.bots import BOTS, EXEC_SECONDS, MAX_THINK_MS, canonical_spec, installed_plugins, parse_bot_spec
+from gouji_dsl.bots import BOTS, EXEC_SECONDS, canonical_spec, installed_plugins, parse_bot_spec
+from gouji_dsl.bots.budget import MAX_THINK_MS
 from gouji_dsl.i18n import N_, _, formatted_later, ngettext
 from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, set_option, shown, shown_markup
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS

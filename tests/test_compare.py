@@ -12,19 +12,10 @@ from click.testing import CliRunner
 from gouji_dsl import resources
 from gouji_dsl.ruleset.graph import compile_ruleset, load_graph
 from gouji_dsl.ruleset.loader import list_bundled, resolve, resolve_text
-from gouji_dsl.tools import compare
+from gouji_dsl.tools import compare, figures, runs
 from gouji_dsl.tools.cli_diff import diff_command
-from gouji_dsl.tools.compare import (
-    diff_json,
-    diff_markdown,
-    diff_text,
-    paired_simulation,
-    report_json,
-    report_markdown,
-    report_text,
-    rule_diff,
-    save_divergent,
-)
+from gouji_dsl.tools.compare import diff_json, diff_markdown, diff_text, rule_diff
+from gouji_dsl.tools.paired import paired_simulation, report_json, report_markdown, report_text, save_divergent
 from gouji_dsl.tools.stats import mean_ci, newcombe_diff, paired_mean_diff, wilson
 
 VARIANT = """
@@ -368,7 +359,7 @@ def test_report_renderers_and_json_keys(report_w1):
                          "real_choice_share", "lead_changes", "settled_at"}
     assert set(side["decisions"]) == {"value", "low", "high", "n", "kind"}
     assert set(side["sweep_rate"]) == {"value", "low", "high", "n", "kind", "count"}
-    assert set(data["differences"]) == {k for k, _, _ in compare.DIFF_FIGURES} | {"seat_score"}
+    assert set(data["differences"]) == {k for k, _, _ in figures.DIFF_FIGURES} | {"seat_score"}
     assert set(data["divergent"][0]) == {"rank", "index", "deal", "score_difference", "places_changed", "a", "b",
                                          "match_start_a", "match_start_b"}
     for width in (80, 120):
@@ -429,7 +420,7 @@ def test_cancel(graphs):
     import threading
     ev = threading.Event()
     ev.set()
-    with pytest.raises(compare.SimulationCancelled):
+    with pytest.raises(runs.SimulationCancelled):
         paired_simulation(*graphs, 2, seed=1, workers=1, cancel=ev)
 
 

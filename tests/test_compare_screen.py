@@ -23,7 +23,7 @@ from gouji_app.widgets.compare_diff import DiffPanes
 from gouji_dsl import resources
 from gouji_dsl.bots import BOTS
 from gouji_dsl.resources import rules_dir
-from gouji_dsl.tools import compare
+from gouji_dsl.tools import paired
 
 ROOT = """\
 ruleset: town-root
@@ -224,7 +224,7 @@ def test_tiny_simulation_shows_the_table_charts_and_divergent_deals(ws: Path):
             assert report.games == 4 and report.seed == "7" and report.bots == "heuristic"
             assert "Played by heuristic bots at every seat." in rendered(screen.query_one("#sim-time").content)
             # the same figures as the library (and `gouji diff --simulate 4 --seed 7 --bots heuristic`)
-            direct = compare.paired_simulation("online", "rulebook", 4, "7", bots="heuristic", workers=1)
+            direct = paired.paired_simulation("online", "rulebook", 4, "7", bots="heuristic", workers=1)
             assert report.to_dict(timing=False) == direct.to_dict(timing=False)
             table = rendered(screen.query_one("#sim-table").content)
             for label in ("decisions per game", "team score spread", "sweep rate", "mean score, seat 6",
@@ -408,7 +408,7 @@ def test_every_bot_of_the_registry_is_offered_and_a_command_line_spec_is_used(ws
             await pilot.press("f5")
             await simulated(pilot, screen)
             assert screen.sim_state == "done" and screen.report.bots_text == "heuristic,random," * 2 + "heuristic,random"
-            direct = compare.paired_simulation("online", "rulebook", 2, "3", bots=["heuristic", "random"] * 3,
+            direct = paired.paired_simulation("online", "rulebook", 2, "3", bots=["heuristic", "random"] * 3,
                                                workers=1)
             assert screen.report.to_dict(timing=False) == direct.to_dict(timing=False)
     run(scenario())

@@ -6,7 +6,7 @@ or an editor's unsaved buffer) and shows, in three tabs:
 - **Rules** — the rule diff (:func:`gouji_dsl.tools.compare.rule_diff`) in two synchronised panes, A left
   and B right (stacked when the screen is narrow), one block per difference; ↑/↓ move between
   differences, the one-line summary of the current one is shown under the panes (Enter: in full).
-- **Stats** — N paired deals played under both rulesets (:func:`gouji_dsl.tools.compare.paired_simulation`)
+- **Stats** — N paired deals played under both rulesets (:func:`gouji_dsl.tools.paired.paired_simulation`)
   in a thread worker, with a progress bar; Escape cancels (the worker's ``cancel`` event stops
   the games, worker processes included). Then the figures as a table (A and B with 95% intervals,
   the paired difference B − A) and charts.
@@ -57,18 +57,10 @@ from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
-from gouji_dsl.tools.compare import (
-    DivergentDeal,
-    PairedReport,
-    RuleDiff,
-    SimulationCancelled,
-    SimulationError,
-    paired_simulation,
-    rule_diff,
-    save_divergent,
-)
+from gouji_dsl.tools.compare import RuleDiff, rule_diff
 from gouji_dsl.tools.exits import shown_markup
-from gouji_dsl.tools.paired import few_matches_note
+from gouji_dsl.tools.paired import DivergentDeal, PairedReport, few_matches_note, paired_simulation, save_divergent
+from gouji_dsl.tools.runs import SimulationCancelled, SimulationError
 
 from ..i18n import N_, _
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
@@ -467,7 +459,7 @@ def save_deal(report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph
               folder: Path) -> list[Path]:
     """Save ``deal`` under both rulesets as game-record files the play screen opens (``gouji-record``
     format, one per ruleset, the whole match up to the deal), or, without :mod:`gouji_dsl.engine.records`,
-    as one ``gouji-paired-deal`` file (:func:`gouji_dsl.tools.compare.save_divergent`)."""
+    as one ``gouji-paired-deal`` file (:func:`gouji_dsl.tools.paired.save_divergent`)."""
     try:
         from gouji_dsl.engine.records import save_record
     except ImportError:
@@ -483,7 +475,7 @@ def save_deal(report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph
 def start_resource_tracker() -> None:
     """Start multiprocessing's resource tracker (once per process) with its stderr on ``os.devnull``.
 
-    The worker processes of :func:`~gouji_dsl.tools.compare.paired_simulation` need it, and it is started
+    The worker processes of :func:`~gouji_dsl.tools.paired.paired_simulation` need it, and it is started
     with ``sys.stderr.fileno()``; inside a running Textual app ``sys.stderr`` is Textual's capture
     object, whose ``fileno()`` is -1, and starting the pool fails with "bad value(s) in
     fds_to_keep". Call it on the UI thread before a simulation with more than one worker."""

@@ -88,7 +88,7 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
       gouji diff online my/rules.yaml --format json
     """
     from gouji_dsl.bots import runner_bots
-    from gouji_dsl.tools import compare
+    from gouji_dsl.tools import compare, paired, runs
 
     if games is None:  # an option of the simulation given without one would be silently ignored
         ctx = click.get_current_context()
@@ -112,7 +112,7 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
                                 show_progress=fmt != "json", run=run)
         except GoujiError as e:
             _fail(e.format())
-        except compare.SimulationError as e:
+        except runs.SimulationError as e:
             _fail(_("error: {e}").format(e=e))
         except KeyboardInterrupt:
             _fail("interrupted")
@@ -129,18 +129,18 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
         echo(compare.diff_markdown(diff), nl=False)
         if report is not None:
             echo("")
-            echo(compare.report_markdown(report), nl=False)
+            echo(paired.report_markdown(report), nl=False)
             echo("\n".join(f"- {line}" for line in said))
     else:
         width = _width()
         echo(compare.diff_text(diff, width), nl=False)
         if report is not None:
             echo("")
-            echo(compare.report_text(report, width), nl=False)
+            echo(paired.report_text(report, width), nl=False)
             echo("\n".join(said))
     if report is not None and save_dir is not None:
         try:
-            paths = compare.save_divergent(report, save_dir)
+            paths = paired.save_divergent(report, save_dir)
         except OSError as e:
             _fail(_("error: {os_failure}").format(os_failure=os_failure(e.filename or save_dir, _('write divergent deals'), e)))
         err(_("saved {n} divergent deal(s) to {save_dir}").format(n=len(paths), save_dir=save_dir))

@@ -36,10 +36,7 @@ __all__ = [
     # rule diff
     "RulesetInfo", "SettingValue", "KeyChange", "SettingChange", "RuleSide", "RuleChange",
     "DefinitionSide", "DefinitionChange", "RuleDiff", "rule_diff", "diff_text", "diff_markdown", "diff_json",
-    # paired simulation
-    "GameSummary", "SideStats", "DivergentDeal", "PairedReport", "SimulationError", "SimulationCancelled",
-    "paired_simulation", "save_divergent", "report_text", "report_markdown", "report_json",
-    "DIFF_FIGURES", "SIDE_FIGURES", "fmt_value", "disp_width", "wrap",
+    "fmt_value", "disp_width", "wrap",
 ]
 
 # ==================================================================================================
@@ -863,20 +860,3 @@ def diff_markdown(diff: RuleDiff) -> str:
 def diff_json(diff: RuleDiff, indent: int | None = 2) -> str:
     """The diff as JSON (:meth:`RuleDiff.to_dict`, keys sorted)."""
     return json.dumps(diff.to_dict(), ensure_ascii=False, sort_keys=True, indent=indent, default=str) + "\n"
-
-
-# ==================================================================================================
-# paired simulation: see gouji_dsl.tools.paired (re-exported here, where callers have always found it)
-
-from gouji_dsl.tools.figures import DIFF_FIGURES, SIDE_FIGURES, GameSummary  # noqa: E402
-from gouji_dsl.tools.paired import (  # noqa: E402
-    DivergentDeal,
-    PairedReport,
-    SideStats,
-    paired_simulation,
-    report_json,
-    report_markdown,
-    report_text,
-    save_divergent,
-)
-from gouji_dsl.tools.runs import SimulationCancelled, SimulationError  # noqa: E402

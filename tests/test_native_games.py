@@ -70,9 +70,9 @@ def test_setup_decisions_and_voided_deals_are_played_in_the_core(name):
 
 
 def test_the_summary_says_how_many_games_the_core_left_to_python(monkeypatch):
-    from gouji_dsl.tools import simulate
+    from gouji_dsl.tools import simulate, single
     g = load_graph("online")
-    summary = simulate.run_simulation(g, 60, 3, workers=1, matches=False)
+    summary = single.run_simulation(g, 60, 3, workers=1, matches=False)
     assert summary["whole_games"] == "native" and summary["games_replayed"] == 0
     real = simulate.native_games
 
@@ -81,9 +81,9 @@ def test_the_summary_says_how_many_games_the_core_left_to_python(monkeypatch):
         return None if got is None else [None if s.index % 3 == 0 else s for s in got]
 
     monkeypatch.setattr(simulate, "native_games", every_third_left)
-    again = simulate.run_simulation(g, 60, 3, workers=1, matches=False)
+    again = single.run_simulation(g, 60, 3, workers=1, matches=False)
     assert again["games_replayed"] == 20 and again["intervals"] == summary["intervals"]
-    summary = simulate.run_simulation(load_graph("six-deck-eagle"), 4, 3, workers=1, matches=False)
+    summary = single.run_simulation(load_graph("six-deck-eagle"), 4, 3, workers=1, matches=False)
     assert "games_replayed" not in summary
 
 
@@ -164,7 +164,8 @@ def test_any_seed_gives_the_games_play_game_gives(seed):
 def test_games_chained_into_matches_are_said_to_be_played_one_by_one():
     """qingdao-classic plays matches of 5 (tribute between games): without matches its games are
     whole native games; with them the summary says why not (the between-game phase)."""
-    from gouji_dsl.tools.simulate import match_length, run_simulation
+    from gouji_dsl.tools.simulate import match_length
+    from gouji_dsl.tools.single import run_simulation
     g = load_graph("qingdao-classic")
     assert match_length(g) == 5 and F.games_fallback(g) is None
     with_matches = run_simulation(g, 10, 1, workers=1)

@@ -340,7 +340,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     from gouji_dsl.bots import runner_bots
     from gouji_dsl.tools.cli import _load_graph
     from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
-    from gouji_dsl.tools.simulate import figure_names, run_simulation
+    from gouji_dsl.tools.single import figure_names, run_simulation
 
     graph = _load_graph(ruleset, overrides)
     try:
@@ -422,7 +422,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds
     names = [r.get("name", "?") for r in spec.get("rulesets", [])]
     if merged.kind == RunKind.SINGLE:
-        from gouji_dsl.tools.simulate import summarize_totals
+        from gouji_dsl.tools.single import summarize_totals
         summary = summarize_totals(names[0], merged.totals, seed, 0.0, executor="report", workers=0,
                                    missing=merged.missing)
         summary.pop("elapsed_s")

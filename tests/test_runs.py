@@ -263,12 +263,12 @@ def test_simulate_lists_the_figures_it_accepts():
 
 
 def test_ctrl_c_while_a_command_loads_is_one_line_and_exit_130(monkeypatch):
-    import gouji_dsl.tools.cli as cli_module
+    import gouji_dsl.tools.exits as exits_module
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "_load_graph", interrupted)
+    monkeypatch.setattr(exits_module, "load_graph", interrupted)  # what every command loads its ruleset with
     res = CliRunner().invoke(cli, ["simulate", "online", "-n", "4"])
     assert res.exit_code == 130 and res.stderr.strip() == "interrupted"
 

@@ -38,6 +38,8 @@ from gouji_dsl.tools.exits import (
     echo,
     echo_json,
     err,
+    load_graph_or_exit,
+    report,
     seed_value,
     set_option,
     shown,
@@ -51,12 +53,8 @@ folder in the user's cache folder, else in the temporary folder)."""
 
 
 _err = err
-
-
-def _report(e: GoujiError) -> None:
-    """Every diagnostic of ``e`` in its long form (caret and hint), on stderr."""
-    for d in e.diagnostics:
-        _err(d.format())
+_report = report
+_load_graph = load_graph_or_exit
 
 
 def _crash_dir() -> Path:
@@ -492,16 +490,6 @@ def _load_resolved(ruleset: str, overrides: tuple[str, ...] = ()):
     import gouji_dsl
     try:
         return _load_graph(ruleset, overrides).resolved if overrides else gouji_dsl.load(ruleset)
-    except GoujiError as e:
-        _report(e)
-        sys.exit(EXIT_BAD_INPUT)
-
-
-def _load_graph(ruleset: str, overrides: tuple[str, ...] = ()):
-    """Resolve and compile RULESET (with the ``--set`` ``overrides``) or exit 1 with its diagnostics."""
-    from gouji_dsl.tools.exits import load_graph
-    try:
-        return load_graph(ruleset, overrides)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)

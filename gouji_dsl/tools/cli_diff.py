@@ -6,7 +6,6 @@ The click group (``gouji_dsl.tools.cli``) registers this with ``cli.add_command(
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from typing import Any
 
@@ -16,7 +15,7 @@ from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options, skill_of, skill_options
-from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure, set_option
+from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure, set_option, text_width
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
@@ -39,12 +38,6 @@ def _load(names: list[str], overrides: tuple[str, ...] = ()) -> list[Any]:
     if errors:
         _fail("\n".join(errors))
     return graphs
-
-
-def _width() -> int:
-    if sys.stdout.isatty():
-        return max(40, shutil.get_terminal_size((100, 24)).columns)
-    return 100
 
 
 @click.command("diff")
@@ -132,7 +125,7 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
             echo(paired.report_markdown(report), nl=False)
             echo("\n".join(f"- {line}" for line in said))
     else:
-        width = _width()
+        width = text_width()
         echo(compare.diff_text(diff, width), nl=False)
         if report is not None:
             echo("")

@@ -156,7 +156,6 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     bot's mean score and place at every seat, and decisions per second of each bot.
     """
     from gouji_dsl.diagnostics import GoujiError
-    from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
     from gouji_dsl.tools.duel import (
         DuelGame,
         SaveFailed,
@@ -169,6 +168,10 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
         still_to_play,
         units,
     )
+    from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
+    from gouji_dsl.tools.exits import err as _err
+    from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
+    from gouji_dsl.tools.exits import report as _report
     from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):

@@ -33,7 +33,10 @@ def league_command(ruleset: str, bots: tuple[str, ...], deals: int, seed: str, w
     against the others; no rating (README: A league).
     """
     from gouji_dsl.diagnostics import GoujiError
-    from gouji_dsl.tools.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, _err, _load_graph, _report
+    from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
+    from gouji_dsl.tools.exits import err as _err
+    from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
+    from gouji_dsl.tools.exits import report as _report
     from gouji_dsl.tools.league import league
     if len(bots) < 2 or len(set(bots)) != len(bots):
         raise click.BadParameter(_("give two bots or more, each once"), param_hint="'BOTS...'")

@@ -27,10 +27,12 @@ from gouji_dsl.tools.exits import (
     SafePath,
     echo,
     echo_json,
+    load_graph_or_exit,
     seed_value,
     set_option,
     shown_markup,
     stdout_console,
+    text_width,
 )
 from gouji_dsl.tools.exits import err as _err
 from gouji_dsl.tools.runkinds import MAX_GAMES
@@ -338,11 +340,10 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
     """
     from gouji_dsl.bots import runner_bots
-    from gouji_dsl.tools.cli import _load_graph
     from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
     from gouji_dsl.tools.single import figure_names, run_simulation
 
-    graph = _load_graph(ruleset, overrides)
+    graph = load_graph_or_exit(ruleset, overrides)
     try:
         seats = runner_bots(bots, graph.n_seats)
     except ValueError as e:
@@ -461,8 +462,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     elif fmt == "markdown":
         echo(paired.report_markdown(report), nl=False)
     else:
-        from gouji_dsl.tools.cli_diff import _width
-        echo(paired.report_text(report, _width()), nl=False)
+        echo(paired.report_text(report, text_width()), nl=False)
 
 
 def _sweep_report(merged: Any, names: list[str], seed: Any, fmt: str) -> None:
@@ -480,5 +480,4 @@ def _sweep_report(merged: Any, names: list[str], seed: Any, fmt: str) -> None:
     elif fmt == "markdown":
         echo(sweep.report_markdown(report), nl=False)
     else:
-        from gouji_dsl.tools.cli_diff import _width
-        echo(sweep.report_text(report, _width()), nl=False)
+        echo(sweep.report_text(report, text_width()), nl=False)

@@ -48,7 +48,8 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
     """
     from gouji_dsl.bots import runner_bots
     from gouji_dsl.tools import sweep
-    from gouji_dsl.tools.cli import _load_graph, _report
+    from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
+    from gouji_dsl.tools.exits import report as _report
     from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
 
     for name in ("halfwidth", "max_games", "figure"):
@@ -89,5 +90,5 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
     elif fmt == "markdown":
         echo(sweep.report_markdown(report), nl=False)
     else:
-        from gouji_dsl.tools.cli_diff import _width
+        from gouji_dsl.tools.exits import text_width as _width
         echo(sweep.report_text(report, _width()), nl=False)

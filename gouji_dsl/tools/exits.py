@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from typing import Any
 
 import click
 
-from gouji_dsl.diagnostics import printable, shortened
+from gouji_dsl.diagnostics import GoujiError, printable, shortened
 from gouji_dsl.i18n import _
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -130,6 +131,28 @@ def load_graph(ruleset: str, overrides: Any = ()) -> Any:
         return layers.load_graph(ruleset, list(overrides))
     import gouji_dsl
     return gouji_dsl.compile(gouji_dsl.load(ruleset))
+
+
+def report(e: GoujiError) -> None:
+    """Every diagnostic of ``e`` in its long form (caret and hint), on stderr."""
+    for d in e.diagnostics:
+        err(d.format())
+
+
+def load_graph_or_exit(ruleset: str, overrides: Any = ()) -> Any:
+    """:func:`load_graph`, or exit 1 (:data:`EXIT_BAD_INPUT`) with its diagnostics."""
+    try:
+        return load_graph(ruleset, overrides)
+    except GoujiError as e:
+        report(e)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def text_width() -> int:
+    """The width a text report is wrapped to: the terminal's (at least 40), else 100."""
+    if sys.stdout.isatty():
+        return max(40, shutil.get_terminal_size((100, 24)).columns)
+    return 100
 
 
 def path_problem(path: str, *, folder: bool | None) -> str | None:

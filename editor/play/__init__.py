@@ -1,7 +1,7 @@
 """Test-play a ruleset in the TUI against bots, with every decision explained (issue 5).
 
 - :class:`~editor.play.screen.PlayScreen`: the play screen (works inside any Textual app).
-- :class:`~editor.play.app.PlayApp` / :data:`~editor.play.app.play_command`: ``gouji play``.
+- :class:`~editor.play.app.PlayApp` / :data:`~editor.play.command.play_command`: ``gouji play``.
 - :class:`~editor.play.session.PlaySession`: the game behind the screen (no Textual).
 - :func:`graph_from_buffer`: compile an unsaved editor buffer for a test-play.
 - :func:`open_test_play`: open the play screen from another screen of the app.
@@ -55,9 +55,12 @@ def __getattr__(name: str):
     if name == "PlayScreen":
         from .screen import PlayScreen
         return PlayScreen
-    if name in ("PlayApp", "play_command", "main"):
-        from . import app
-        return getattr(app, name)
+    if name == "PlayApp":
+        from .app import PlayApp
+        return PlayApp
+    if name in ("play_command", "main"):
+        from . import command
+        return getattr(command, name)
     if name == "PlaySession":
         from .session import PlaySession
         return PlaySession

@@ -1,7 +1,7 @@
 """The play screen as a standalone app (:class:`PlayApp`), run by ``gouji play``.
 
-    python -m editor.play.app online --seed 7
-    python -c "from editor.play.app import main; main()" rulebook
+    python -m gouji_app.play.command online --seed 7
+    python -c "from gouji_app.play.command import main; main()" rulebook
 
 The click command itself is :data:`editor.play.command.play_command` (importable without Textual).
 """
@@ -42,6 +42,7 @@ class PlayApp(XtermKeysApp):
     """Test-play one ruleset (a :class:`RuleGraph`, a bundled name or a path)."""
 
     TITLE = "gouji play"
+    STANDALONE_PLAY = True  # the play screen's close quits this app (PlayScreen.action_close)
     CSS_PATH = "play.tcss"  # the default screen's own CSS_PATH is not loaded by Textual
     BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
 
@@ -85,9 +86,4 @@ class PlayApp(XtermKeysApp):
                 yield cmd
 
 
-from .command import main, play_command  # noqa: E402 - the click command (no Textual import at module level)
-
-if __name__ == "__main__":
-    main()
-
-__all__ = ["PlayApp", "play_command", "main", "palette_commands"]
+__all__ = ["PlayApp", "palette_commands"]

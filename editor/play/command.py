@@ -118,7 +118,7 @@ def join_command(table: str, name: str | None, seat: int | None, watch: bool, se
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run ``gouji play`` on its own: ``python -c "from editor.play.app import main; main()" online``."""
+    """Run ``gouji play`` on its own: ``python -m gouji_app.play.command online``."""
     play_command.main(args=sys.argv[1:] if argv is None else argv, prog_name="gouji play")
 
 

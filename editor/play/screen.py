@@ -239,8 +239,6 @@ class PlayScreen(Screen[None]):
     def action_close(self) -> None:
         """Back to the screen this one was opened from; in the standalone play app, quit. A game or
         match still being played is not dropped without a question (:meth:`confirm_leave`)."""
-        from .app import PlayApp
-
         def close() -> None:
             if self.session.remote:  # leaving a club table: the seat goes to its bot (托管) until the link is back
                 link = self.table.link
@@ -248,7 +246,7 @@ class PlayScreen(Screen[None]):
                     link.send({"type": "bye"})
                     link.close()
                 self.app.exit()
-            elif isinstance(self.app, PlayApp) or len(self.app.screen_stack) <= 1:
+            elif getattr(self.app, "STANDALONE_PLAY", False) or len(self.app.screen_stack) <= 1:
                 self.app.exit()
             elif self.app.screen is self:
                 self.app.pop_screen()

@@ -61,8 +61,7 @@ def play_probed(graph: Any, seed: Any, index: int, bots: str | list[str], previo
                 record: bool = False) -> tuple[Any, Any]:
     """Game ``index`` played as :func:`~gouji_dsl.tools.simulate.play_game` plays it, each bot wrapped in
     a :class:`Probe`; the result carries ``design``."""
-    from gouji_dsl.tools.runs import teams
-    from gouji_dsl.tools.simulate import _players, play_game
+    from gouji_dsl.tools.simulate import _players, play_game, teams
     n = graph.n_seats
     names = [bots] * n if isinstance(bots, str) else list(bots)
     log: list[Snapshot] = []

@@ -502,7 +502,7 @@ def precision_text(p: dict[str, Any], games: int, unit: str | None = None) -> st
 
 
 def _side(g: RuleGraph) -> SideTotals:
-    from gouji_dsl.tools.runs import teams
+    from gouji_dsl.tools.simulate import teams
     return SideTotals(g.n_seats, teams(g))
 
 

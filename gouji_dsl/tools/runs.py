@@ -50,6 +50,7 @@ from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, SweepTotals, probed, summarize_game
 from gouji_dsl.tools.runfiles import CHUNK_FORMAT, RUN_FORMAT, RunError, read_chunk, read_meta, run_fingerprint
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, MAX_GAMES, Executor, RunKind
+from gouji_dsl.tools.simulate import teams
 
 DEFAULT_CHUNK = 100
 """Deals per chunk unless asked otherwise (a few seconds of play: smooth progress, quick stop)."""
@@ -252,10 +253,6 @@ class _Runner:
         finally:
             self.record = False
         return res
-
-
-def teams(g: RuleGraph) -> int:
-    return max(1, int(g.settings.get("teams", 2) or 2))
 
 
 Totals = SideTotals | PairTotals | SweepTotals

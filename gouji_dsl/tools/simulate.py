@@ -209,6 +209,11 @@ def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "r
     return out
 
 
+def teams(g: RuleGraph) -> int:
+    """The number of teams of a ruleset (the ``teams`` setting; 2 when it has none)."""
+    return max(1, int(g.settings.get("teams", 2) or 2))
+
+
 def match_length(graph: RuleGraph) -> int:
     """Games per match as the ruleset's ``match_length`` rule says (1 when it has none)."""
     return max(1, int(graph.value("match_length", Ctx(None)) or 1))

@@ -19,7 +19,8 @@ from aiohttp.test_utils import TestServer
 from gouji_dsl import resources
 from gouji_dsl.bots import HeuristicBot
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.interpreter import IllegalMove, choice_words, explain, new_game, parse_move
+from gouji_dsl.engine.explain import explain
+from gouji_dsl.engine.interpreter import IllegalMove, choice_words, new_game, parse_move
 from gouji_dsl.ruleset.graph import load_graph
 
 CODE = "K7QM"

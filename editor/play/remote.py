@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
-from gouji_dsl.engine.interpreter import Explanation, Move, TablePlay, choice_words, parse_move
+from gouji_dsl.engine.explain import Explanation
+from gouji_dsl.engine.interpreter import Move, choice_words, parse_move
+from gouji_dsl.ruleset.game.context import TablePlay
 from gouji_dsl.ruleset.graph import Reason, RuleGraph
 
 from ..i18n import _

@@ -1639,7 +1639,7 @@ def apply(state: GameState, move: Move) -> GameState:
     return g
 
 
-__all__ = ["CARD_VERBS", "Capacity", "Choice", "Ctx", "GameState", "IllegalMove",
-           "LegalMoves", "Move", "Outcome", "Phase", "Placement", "PrevGame", "ReturnMoves", "TablePlay", "VERBS", "Verb",
+__all__ = ["CARD_VERBS", "Capacity", "Choice", "GameState", "IllegalMove",
+           "LegalMoves", "Move", "Outcome", "Phase", "Placement", "PrevGame", "ReturnMoves", "VERBS", "Verb",
            "apply", "deal_hands", "hands_from_text", "legal_moves", "new_game", "next_game",
            "parse_move", "replay"]

@@ -26,6 +26,9 @@ from gouji_dsl.tools.cli import cli
 from gouji_dsl.tools.exits import EXIT_INTERRUPTED, EXIT_RUN_STOPPED
 from gouji_dsl.tools.paired import paired_simulation
 
+# one worker of pytest -n runs this module's Dask clusters (and the port 8787 test) one after another
+pytestmark = pytest.mark.xdist_group("dask")
+
 WAIT = 90.0
 """The longest any wait of this module may take (a slow shared machine); none takes it normally."""
 

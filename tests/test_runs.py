@@ -23,6 +23,9 @@ from gouji_dsl.tools.runs import (
     play_chunk,
 )
 
+# one worker of pytest -n runs this module's Dask clusters (and the port 8787 test) one after another
+pytestmark = pytest.mark.xdist_group("dask")
+
 
 @pytest.fixture(scope="module")
 def graphs():

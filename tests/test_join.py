@@ -55,6 +55,8 @@ def test_join_refuses_a_bad_address_and_seat_with_watch():
     assert r.exit_code == 2 and "not a room code" in r.output
     r = CliRunner().invoke(gouji, ["join", "K7QM", "--seat", "2", "--watch"])
     assert r.exit_code == 2 and "--watch" in r.output
+    r = CliRunner().invoke(gouji, ["join", "K7QM", "--again"])  # (no seat kept for that table)
+    assert r.exit_code == 2 and "no seat kept for table K7QM" in r.output
 
 
 # ------------------------------------------------------------------------------ the screen at a table
@@ -148,7 +150,7 @@ async def test_a_lost_connection_is_said_and_the_seat_is_taken_back_with_its_tok
             assert s.seat == 1 and 1 in table.sockets
     finally:
         await table.stop()
-    # joining the same code again (a killed terminal) uses the kept token
+    # `gouji join CODE --again` (a killed terminal, no seat link at hand) uses the kept token
     from gouji_app.play.join import remembered_token
     assert remembered_token(parse_address(CODE, server)) == token
 

@@ -85,15 +85,18 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
 @click.option("--server", default=None, metavar="URL",
               help="The table server for a bare room code (default: http://127.0.0.1:8765).")
 @click.option("--no-autopass", is_flag=True, help="Do not pass for you when pass is your only move.")
+@click.option("--again", is_flag=True,
+              help="Take back the seat you last had at this table (its token, kept when you joined it from this "
+                   "account; with --name, the seat you had under that name): after a killed terminal, without the seat link.")
 def join_command(table: str, name: str | None, seat: int | None, watch: bool, server: str | None,
-                 no_autopass: bool) -> None:
+                 no_autopass: bool, again: bool) -> None:
     """Sit at a club table of `gouji host`: TABLE is its room code (K7QM), its link
     (http://HOST:PORT/t/K7QM) or your seat's link (…?token=…, which takes your seat back).
 
     The play screen, as in `gouji play`: the same keys, and F5 (why), F4 (legal moves), F3 (hint)
     answered by the table's server, the only judge. Bots fill the seats nobody takes; a seat whose
-    player leaves is played by its bot (托管) until he joins again: with the seat link, or with the
-    same code from the same account (the token is kept). ctrl+g starts the table now, ctrl+q leaves."""
+    player leaves is played by its bot (托管) until he joins again: with the seat link, or with
+    --again (the token is kept for this account). ctrl+g starts the table now, ctrl+q leaves."""
     from .remote import AddressError, parse_address
     if seat is not None and watch:
         raise click.UsageError("--seat and --watch exclude each other: a spectator has no seat")
@@ -104,10 +107,12 @@ def join_command(table: str, name: str | None, seat: int | None, watch: bool, se
     from ..terminal_keys import run_as_command
     from .join import JoinApp, remembered_token  # Textual only now
 
-    if address.token is None and seat is None and not watch:
-        kept = remembered_token(address)
-        if kept:
-            address = type(address)(address.server, address.code, kept)
+    if again and address.token is None:
+        kept = remembered_token(address, name)
+        if kept is None:
+            raise click.UsageError(f"--again: no seat kept for table {address.code} at {address.server} "
+                                   "(give the seat link printed when you left)")
+        address = type(address)(address.server, address.code, kept)
     app = JoinApp(address, name=name, seat=seat, watch=watch, autopass=not no_autopass)
     run_as_command(app)
     if app.failure:

@@ -39,22 +39,27 @@ def _read_tokens() -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def remembered_token(address: Address) -> str | None:
-    """The seat token this user was last given at the table ``address`` (server and code), if any."""
-    return _read_tokens().get(f"{address.server}/t/{address.code}")
+def _key(address: Address, name: str | None) -> str:
+    return f"{address.server}/t/{address.code}" + (f"#{name}" if name else "")
 
 
-def remember_token(address: Address) -> None:
+def remembered_token(address: Address, name: str | None = None) -> str | None:
+    """The seat token this user was last given at the table ``address`` (server and code) — as the
+    player ``name`` when given (two terminals of one account at one table are two players) — if any."""
+    return _read_tokens().get(_key(address, name))
+
+
+def remember_token(address: Address, name: str | None = None) -> None:
     """Keep the seat token of ``address`` (a small JSON file in the user's state folder; at most 20
     tables), so that joining the same table again takes the same seat back."""
     if not address.token:
         return
     from gouji_dsl.atomic import atomic_write
     tokens = _read_tokens()
-    key = f"{address.server}/t/{address.code}"
-    tokens.pop(key, None)
-    tokens[key] = address.token
-    tokens = dict(list(tokens.items())[-20:])
+    for key in {_key(address, None), _key(address, name)}:
+        tokens.pop(key, None)
+        tokens[key] = address.token
+    tokens = dict(list(tokens.items())[-40:])
     try:
         os.makedirs(os.path.dirname(_tokens_file()), exist_ok=True)
         atomic_write(_tokens_file(), json.dumps(tokens, indent=1))
@@ -114,7 +119,7 @@ class JoinApp(XtermKeysApp):
         kind = str(msg.get("type"))
         self.received[kind] = self.received.get(kind, 0) + 1
         if kind == "welcome" and self.remember and msg.get("token"):
-            remember_token(self.link.address)
+            remember_token(self.link.address, self.link.name)
         s = self.session
         if s is None:
             self._early.append(msg)

@@ -23,6 +23,7 @@ import asyncio
 import itertools
 import os
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -42,6 +43,9 @@ DEFAULT_SERVER = "http://127.0.0.1:8765"
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: tries before the client gives up on a server that does not answer (about five minutes)
 MAX_TRIES = 40
+#: a connection that stayed up this long starts the backoff again when it is lost (one dropped at once —
+#: the seat taken by another connection with the same token — goes on backing off, and gives up)
+STEADY_S = 10.0
 #: a websocket message larger than this is not read (the protocol's limit is 16 KB each way;
 #: the server's own states of a long game with ``full: true`` are larger)
 MAX_MESSAGE = 4 * 1024 * 1024
@@ -368,10 +372,6 @@ class RemoteSession(PlaySession):
                      "gave up": _("connection lost")}.get(self.connection, self.connection))
         if not self.started:
             bits.append(_("waiting for the start (the host, or any player with ctrl+g)"))
-        if self.seed_revealed:
-            bits.append(_("seed {seed}").format(seed=self.seed_revealed))
-        elif self.seed_sha256:
-            bits.append(_("seed hash {hash}…").format(hash=self.seed_sha256[:12]))
         if self.timer_s is not None and self.your_turn:
             bits.append(_("{s} s left").format(s=int(self.timer_s)))
         return " · ".join(bits)
@@ -605,6 +605,7 @@ class TableLink:
         import aiohttp
         async with http.ws_connect(self.address.websocket, max_msg_size=MAX_MESSAGE, heartbeat=20) as ws:
             self._ws = ws
+            began = time.monotonic()
             await ws.send_json(self.hello())
             async for m in ws:
                 if m.type != aiohttp.WSMsgType.TEXT:
@@ -618,15 +619,15 @@ class TableLink:
                 fatal = self._receive(msg) if isinstance(msg, dict) else None
                 if fatal is not None:
                     return fatal
+            if time.monotonic() - began >= STEADY_S:
+                self.tries = 0  # (a connection that held: the next loss starts the backoff again)
         return None
 
     def _receive(self, msg: dict[str, Any]) -> str | None:
         """One message: an answer to a request (its future), else ``on_message``; returns a fatal
         error's words (no retry) or None."""
-        if msg.get("type") == "welcome":
-            self.tries = 0
-            if msg.get("token"):
-                self.address = Address(self.address.server, self.address.code, str(msg["token"]))
+        if msg.get("type") == "welcome" and msg.get("token"):
+            self.address = Address(self.address.server, self.address.code, str(msg["token"]))
         if msg.get("type") == "error" and msg.get("code") in FATAL and msg.get("id") is None:
             return f"{msg.get('code')}: {msg.get('message', '')}"
         rid = msg.get("id")

@@ -639,6 +639,8 @@ class PlayScreen(Screen[None]):
                 t.append(_("Review: ←/→ one decision back/forward, ↑/↓ its legal moves, Enter the rules."), style="dim")
             elif s.mode == "replay" or not s.live:
                 t.append(_("Looking back: ↑/↓ step, ctrl+r plays on from here."), style="dim")
+            elif st.to_act is None:  # (a club table before its start, or between two states)
+                t.append(_("Waiting for the table…"), style="dim")
             else:
                 t.append(_("Seat {seat} is thinking…").format(seat=st.to_act), style="dim")
         elif typed is not None:
@@ -1492,8 +1494,11 @@ class PlayScreen(Screen[None]):
         if not self.is_attached:
             return
         if box:
-            if self.query_one("#move", Input).value.strip() in (text.strip(), ""):
+            value = self.query_one("#move", Input).value
+            if value.strip() in (text.strip(), ""):
                 self._show_why(Typed(text, explanation=exp))
+                self._typed = self.session.interpret(value) if value.strip() else None  # (the table's rule now)
+                self._refresh_feedback()
         else:
             self.app.push_screen(WhyScreen(exp, self.open_rule))
 

@@ -4,7 +4,7 @@
 for the table's ruleset, then shows the play screen on a :class:`~editor.play.remote.RemoteSession`;
 every later message of the server goes to the session and the screen redraws. A lost connection is
 said on the screen and tried again with bounded backoff; the seat token the server gave is kept
-(:func:`remember_token`), so ``gouji join CODE`` again — or the seat link — takes the seat back.
+(:func:`remember_token`), so ``gouji join CODE --again`` — or the seat link — takes the seat back.
 """
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ from ..i18n import N_, _
 from ..terminal_keys import XtermKeysApp
 from .remote import Address, RemoteSession, TableLink, graph_from_text
 from .screen import PlayScreen
+
+#: seconds a state waits before it is drawn: the states that come meanwhile (bots move at once) are
+#: drawn with it (drawing the table and the log takes tens of milliseconds; a state, microseconds)
+DRAW_EVERY_S = 0.1
 
 
 def _tokens_file() -> str:
@@ -137,9 +141,9 @@ class JoinApp(XtermKeysApp):
             return
         if note or kind == "error":
             screen.table_update(kind, note, msg if kind == "error" else None)
-        elif not self._redraw:  # a burst of states (the bots' moves) is drawn once, when the loop is free
+        elif not self._redraw:  # a burst of states (the bots' moves): drawn at most every DRAW_EVERY_S
             self._redraw = True
-            self.call_later(self._draw)
+            self.set_timer(DRAW_EVERY_S, self._draw)
 
     def _draw(self) -> None:
         self._redraw = False

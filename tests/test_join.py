@@ -272,15 +272,15 @@ async def test_at_gouji_hosts_table_a_seat_plays_a_game_loses_its_connection_and
             await app.link._ws.close()
             await wait_for(pilot, lambda: s.connection == "lost", what="the connection lost")
             await wait_for(pilot, lambda: s.connection == "connected" and not s.seats[1].auto, what="back at the table")
-            # both players leave their seats to their bots (托管), who play the game out
+            # both players leave their seats to their bots (托管; F12 for the play screen), who play the game out
             await other.send({"type": "auto", "on": True})
-            app.link.send({"type": "auto", "on": True})
+            await pilot.press("f12")
             await wait_for(pilot, lambda: s.state.over, what="the end of the game")
             cut = True
             assert cut and s.state.over and s.state.places
             said = " ".join(str(n.message) for n in notes(app))
             assert "lost" in said and "You play your seat again" in said and said.count("seed hash") == 1
-            assert "Seat 2: a bot plays it" in said
+            assert "Seat 2: a bot plays it" in said and "A bot plays your seat (托管: asked)" in said
             assert not [n for n in notes(app) if "refused" in str(n.title)]
             await wait_for(pilot, lambda: s.seed_revealed == "club", what="the seed after the match")
             assert "its hash matches" in " ".join(str(n.message) for n in notes(app))

@@ -196,6 +196,8 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+b", "close", N_("Close"), tooltip=N_("Leave the game: back to the screen you came from (or quit)")),
         Binding("ctrl+g", "table_start", N_("Start"), show=False,
                 tooltip=N_("At a club table: start now (bots take the free seats)")),
+        Binding("f12", "table_auto", N_("托管"), show=False,
+                tooltip=N_("At a club table: let a bot play your seat (托管), or take it back")),
     ]
 
     def __init__(self, graph: RuleGraph | str, seat: int = 1, seed: Any = 0, bots: str | dict[int, str] = "heuristic",
@@ -446,7 +448,7 @@ class PlayScreen(Screen[None]):
             return self.review  # ←/→ step through decisions only in review mode
         if self.session.remote:  # a seat at a club table: the server plays the bots, keeps the record
             return action not in TABLE_OFF
-        return action != "table_start"
+        return action not in ("table_start", "table_auto")
 
     @guarded
     def action_review_step(self, delta: int) -> None:
@@ -1464,6 +1466,14 @@ class PlayScreen(Screen[None]):
             self.notify(_("Not connected to the table: this waits until the connection is back."), severity="warning")
         elif said:
             self.notify(said, timeout=4)
+
+    def action_table_auto(self) -> None:
+        """F12 at a club table: a bot plays your seat (托管) until F12 again (or a move of yours)."""
+        t = self.table
+        seat = t.seats.get(t.seat)
+        on = not (seat is not None and seat.auto)
+        self._table_send({"type": "auto", "on": on},
+                         _("Asked the table to let a bot play your seat (托管).") if on else _("Asked for your seat back."))
 
     def action_table_start(self) -> None:
         """ctrl+g at a club table: start now (bots take every free seat)."""

@@ -316,94 +316,128 @@ def conform(value: Any, t: Type, *, kinds: tuple[str, ...], n_seats: int | None 
     return typed, out
 
 
-def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> Any:
-    def bad(message: str, hint: str | None = None, code: str = Code.SETTING_TYPE_MISMATCH) -> None:
-        out.append(Problem(path, code, message, hint))
+def _bad(out: list[Problem], path: Path, message: str, hint: str | None = None,
+         code: str = Code.SETTING_TYPE_MISMATCH) -> None:
+    out.append(Problem(path, code, message, hint))
 
+
+def _conform(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> Any:
+    """``v`` typed as ``t`` (map keys in their key type), each way it is not one put in ``out``."""
     if isinstance(t, Nullable):
         return None if v is None else _conform(v, t.inner, kinds, n_seats, path, out)
     if t == ANY:
         return v
     if v is None:
-        bad(_("is null, but must be {describe}").format(describe=describe(t)), _("write a value (null is not allowed here)"))
+        _bad(out, path, _("is null, but must be {describe}").format(describe=describe(t)),
+             _("write a value (null is not allowed here)"))
         return None
+    if isinstance(t, ListOf):
+        return _conform_list(v, t, kinds, n_seats, path, out)
+    if isinstance(t, MapOf):
+        return _conform_map(v, t, kinds, n_seats, path, out)
+    if isinstance(t, Record):
+        return _conform_record(v, t, kinds, n_seats, path, out)
+    _check_scalar(v, t, kinds, n_seats, path, out)
+    return v
+
+
+def _check_scalar(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> None:
+    """The problems of a value ``v`` (not null) of a type that holds no other values."""
     if isinstance(t, Int):
-        if not _is_whole(v):
-            bad(_("is {kind} ({quoted}), but must be {describe}").format(kind=_kind(v), quoted=quoted(v), describe=describe(t)),
-                _("write a number without quotes") if isinstance(v, str) and _digits(v) else None)
-            return v
-        if t.lo is not None and v < t.lo or t.hi is not None and v > t.hi:
-            bad(_("is {v}, but must be {describe}").format(v=v, describe=describe(t)), None, Code.OUT_OF_RANGE)
-        return v
-    if t == BOOL:
-        if not isinstance(v, bool):
-            bad(_("is {kind} ({quoted}), but must be true or false").format(kind=_kind(v), quoted=quoted(v)))
-        return v
-    if t == TEXT:
-        if not isinstance(v, str):
-            bad(_("is {kind} ({quoted}), but must be text").format(kind=_kind(v), quoted=quoted(v)), _("quote it"))
-        return v
+        _check_int(v, t, path, out)
+    elif t in (BOOL, TEXT):
+        _check_plain(v, t, path, out)
+    elif t in (RANK, SYMBOL):
+        _check_card(v, t, kinds, path, out)
+    elif t == SEAT:
+        _check_seat(v, n_seats, path, out)
+    elif isinstance(t, Enum):
+        _check_enum(v, t, path, out)
+    elif isinstance(t, Prim) and t.name in ("play", "none"):
+        _bad(out, path, _("cannot be a setting value of type {t}").format(t=t))
+
+
+def _check_plain(v: Any, t: Type, path: Path, out: list[Problem]) -> None:
+    if t == BOOL and not isinstance(v, bool):
+        _bad(out, path, _("is {kind} ({quoted}), but must be true or false").format(kind=_kind(v), quoted=quoted(v)))
+    elif t == TEXT and not isinstance(v, str):
+        _bad(out, path, _("is {kind} ({quoted}), but must be text").format(kind=_kind(v), quoted=quoted(v)), _("quote it"))
+
+
+def _check_card(v: Any, t: Type, kinds: tuple[str, ...], path: Path, out: list[Problem]) -> None:
     if t == RANK:
         if not isinstance(v, str) or (kinds and v not in kinds):
             out.append(Problem(path, Code.VALUE_NOT_ALLOWED, _("is {v!r}, which is not a card kind of this ruleset").format(v=v),
                                _card_hint(v, kinds), not_a_kind=True))
+    elif not isinstance(v, str) or len(v) != 1 or v not in SYMBOLS:
+        _bad(out, path, _("is {v!r}, which is not a card symbol").format(v=v), _card_hint(v, tuple(SYMBOLS)),
+             Code.VALUE_NOT_ALLOWED)
+
+
+def _check_int(v: Any, t: Int, path: Path, out: list[Problem]) -> None:
+    if not _is_whole(v):
+        _bad(out, path, _("is {kind} ({quoted}), but must be {describe}").format(kind=_kind(v), quoted=quoted(v), describe=describe(t)),
+             _("write a number without quotes") if isinstance(v, str) and _digits(v) else None)
+    elif t.lo is not None and v < t.lo or t.hi is not None and v > t.hi:
+        _bad(out, path, _("is {v}, but must be {describe}").format(v=v, describe=describe(t)), None, Code.OUT_OF_RANGE)
+
+
+def _check_seat(v: Any, n_seats: int | None, path: Path, out: list[Problem]) -> None:
+    if not _is_whole(v) or (n_seats is not None and not 1 <= v <= n_seats):
+        _bad(out, path, _("is {v!r}, which is not a seat").format(v=v) + (_(" (1 to {n_seats})").format(
+            n_seats=n_seats) if n_seats else ""), None, Code.VALUE_NOT_ALLOWED)
+
+
+def _check_enum(v: Any, t: Enum, path: Path, out: list[Problem]) -> None:
+    if v not in t.values:
+        hint = did_you_mean(str(v), t.values) if isinstance(v, str) else None
+        _bad(out, path, _("is {v!r}, which is not allowed").format(v=v),
+             (hint + " " if hint else "") + _("allowed: ") + ", ".join(map(repr, t.values)), Code.VALUE_NOT_ALLOWED)
+
+
+def _conform_list(v: Any, t: ListOf, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> Any:
+    if not isinstance(v, list):
+        _bad(out, path, _("is {kind} ({quoted}), but must be a list ({t})").format(
+            kind=_kind(v), quoted=quoted(v), t=t), _("write a list, e.g. [{example}]").format(example=_example(t.elem)))
         return v
-    if t == SYMBOL:
-        if not isinstance(v, str) or len(v) != 1 or v not in SYMBOLS:
-            bad(_("is {v!r}, which is not a card symbol").format(v=v), _card_hint(v, tuple(SYMBOLS)), Code.VALUE_NOT_ALLOWED)
+    return [_conform(x, t.elem, kinds, n_seats, path + (i,), out) for i, x in enumerate(v)]
+
+
+def _conform_map(v: Any, t: MapOf, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> Any:
+    if not isinstance(v, dict):
+        _bad(out, path, _("is {kind} ({quoted}), but must be a map ({t})").format(kind=_kind(v), quoted=quoted(v), t=t))
         return v
-    if t == SEAT:
-        if not _is_whole(v) or (n_seats is not None and not 1 <= v <= n_seats):
-            bad(_("is {v!r}, which is not a seat").format(v=v) + (_(" (1 to {n_seats})").format(
-                n_seats=n_seats) if n_seats else ""), None, Code.VALUE_NOT_ALLOWED)
+    result = {}
+    removes = _removes(t)
+    for k, x in v.items():
+        key = _conform_key(k, t.key, kinds, n_seats, path + (k,), out)
+        if x is None and removes:  # `{Q: null}` removes the key Q (the parent's value for it too)
+            continue
+        result[key] = _conform(x, t.value, kinds, n_seats, path + (k,), out)
+    return result
+
+
+def _conform_record(v: Any, t: Record, kinds: tuple[str, ...], n_seats: int | None, path: Path, out: list[Problem]) -> Any:
+    if not isinstance(v, dict):
+        _bad(out, path, _("is {kind} ({quoted}), but must be a map with keys {join}").format(
+            kind=_kind(v), quoted=quoted(v), join=', '.join(t.names)))
         return v
-    if isinstance(t, Enum):
-        if v not in t.values:
-            hint = did_you_mean(str(v), t.values) if isinstance(v, str) else None
-            bad(_("is {v!r}, which is not allowed").format(v=v), (hint + " " if hint else "") + _("allowed: ") + ", ".join(map(repr, t.values)),
-                Code.VALUE_NOT_ALLOWED)
-        return v
-    if isinstance(t, ListOf):
-        if not isinstance(v, list):
-            bad(_("is {kind} ({quoted}), but must be a list ({t})").format(
-                kind=_kind(v), quoted=quoted(v), t=t), _("write a list, e.g. [{example}]").format(example=_example(t.elem)))
-            return v
-        return [_conform(x, t.elem, kinds, n_seats, path + (i,), out) for i, x in enumerate(v)]
-    if isinstance(t, MapOf):
-        if not isinstance(v, dict):
-            bad(_("is {kind} ({quoted}), but must be a map ({t})").format(kind=_kind(v), quoted=quoted(v), t=t))
-            return v
-        result = {}
-        removes = _removes(t)
-        for k, x in v.items():
-            key = _conform_key(k, t.key, kinds, n_seats, path + (k,), out)
-            if x is None and removes:  # `{Q: null}` removes the key Q (the parent's value for it too)
-                continue
-            result[key] = _conform(x, t.value, kinds, n_seats, path + (k,), out)
-        return result
-    if isinstance(t, Record):
-        if not isinstance(v, dict):
-            bad(_("is {kind} ({quoted}), but must be a map with keys {join}").format(kind=_kind(v), quoted=quoted(v), join=', '.join(t.names)))
-            return v
-        result = {}
-        for k, x in v.items():
-            ft = t.field(str(k))
-            if ft is None:
-                hint = did_you_mean(str(k), t.names)
-                out.append(Problem(path + (k,), Code.UNKNOWN_SETTING_KEY, _("has no key {k!r}").format(k=k),
-                                   (hint + " " if hint else "") + _("keys: ") + ", ".join(t.names), key=True))
-                continue
-            result[str(k)] = _conform(x, ft, kinds, n_seats, path + (k,), out)
-        for k, ft in t.fields:
-            if k not in v and not isinstance(ft, Nullable):
-                out.append(Problem(path, Code.MISSING_SETTING_KEY, _("has no key {k!r} ({describe})").format(k=k, describe=describe(ft)),
-                                   _("add {k}: {example}").format(k=k, example=_example(ft))))
-            elif k not in v:
-                result[k] = None
-        return result
-    if isinstance(t, Prim) and t.name in ("play", "none"):
-        bad(_("cannot be a setting value of type {t}").format(t=t))
-    return v
+    result = {}
+    for k, x in v.items():
+        ft = t.field(str(k))
+        if ft is None:
+            hint = did_you_mean(str(k), t.names)
+            out.append(Problem(path + (k,), Code.UNKNOWN_SETTING_KEY, _("has no key {k!r}").format(k=k),
+                               (hint + " " if hint else "") + _("keys: ") + ", ".join(t.names), key=True))
+            continue
+        result[str(k)] = _conform(x, ft, kinds, n_seats, path + (k,), out)
+    for k, ft in t.fields:
+        if k not in v and not isinstance(ft, Nullable):
+            out.append(Problem(path, Code.MISSING_SETTING_KEY, _("has no key {k!r} ({describe})").format(k=k, describe=describe(ft)),
+                               _("add {k}: {example}").format(k=k, example=_example(ft))))
+        elif k not in v:
+            result[k] = None
+    return result
 
 
 def _removes(t: MapOf) -> bool:

@@ -914,39 +914,64 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
 
 
 # ------------------------------------------------------------------------ final expectations
+class _GameCheck:
+    """A game case's ``expect:`` and the state the case reached: what each key's check reads, and
+    :meth:`fail`, which adds a failure at the key's position."""
+
+    def __init__(self, state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: str,
+                 errors: list[tuple[str, str]]):
+        self.state, self.exp, self.graph, self.disp, self.errors = state, exp, graph, disp, errors
+        self.model = graph.model
+        self.n = graph.n_seats
+
+    def fail(self, key: str, msg: str, where: tuple[int, int] | None = None) -> None:
+        ln, col = where or _pos(self.exp, key)
+        self.errors.append((f"{self.disp}:{ln}:{col}: {msg}", str(Code.SCENARIO_FAILED)))
+
+
 def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: str,
                 errors: list[tuple[str, str]]) -> None:
-    model = graph.model
-    n = graph.n_seats
+    """Each key of a game case's ``expect:`` checked against ``state``, in a fixed order (failures go to ``errors``)."""
+    c = _GameCheck(state, exp, graph, disp, errors)
+    for check in _GAME_CHECKS:
+        check(c)
 
-    def fail(key: str, msg: str, where: tuple[int, int] | None = None) -> None:
-        ln, col = where or _pos(exp, key)
-        errors.append((f"{disp}:{ln}:{col}: {msg}", str(Code.SCENARIO_FAILED)))
 
+def _expect_outcome(c: _GameCheck) -> None:
+    """expect: to_act, over, voided."""
+    state, exp = c.state, c.exp
     if "to_act" in exp and state.to_act != exp["to_act"]:
-        fail("to_act", _("to_act: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['to_act']), yaml2=_yaml(state.to_act))
+        c.fail("to_act", _("to_act: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['to_act']), yaml2=_yaml(state.to_act))
              + (f" ({_voided_by(state)})" if state.voided else _(" (the game is over)") if state.over else f" ({state.capacity})"))
     if "over" in exp and state.over != bool(exp["over"]):
-        fail("over", _("over: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['over']), yaml2=_yaml(state.over))
+        c.fail("over", _("over: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['over']), yaml2=_yaml(state.over))
              + (f" ({_voided_by(state)})" if state.voided else ""))
     if "voided" in exp and state.voided != exp["voided"]:
-        fail("voided", _("voided: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['voided']), yaml2=_yaml(state.voided))
+        c.fail("voided", _("voided: expected {yaml}, got {yaml2}").format(yaml=_yaml(exp['voided']), yaml2=_yaml(state.voided))
              + (f" ({_voided_by(state)})" if state.voided else ""))
+
+def _expect_results(c: _GameCheck) -> None:
+    """expect: places, scores, sweep."""
+    state, exp, n = c.state, c.exp, c.n
     if "places" in exp:
         want = {_seat(k, n): int(v) for k, v in (exp["places"] or {}).items()}
         if want != state.places:
-            fail("places", _("places: expected {dict}, got {dict2}").format(
+            c.fail("places", _("places: expected {dict}, got {dict2}").format(
                 dict=dict(sorted(want.items())), dict2=dict(sorted(state.places.items()))))
     if "scores" in exp:
         want_s = {_seat(k, n): v for k, v in (exp["scores"] or {}).items()}
         got_s = {k: state.scores.get(k) for k in want_s}
         if not state.over:
-            fail("scores", _("scores: the game is not over"))
+            c.fail("scores", _("scores: the game is not over"))
         elif any(got_s[k] is None or abs(float(got_s[k] or 0) - float(v)) > 0.01 for k, v in want_s.items()):
-            fail("scores", _("scores: expected {want_s}, got {got_s}").format(want_s=want_s, got_s=got_s))
+            c.fail("scores", _("scores: expected {want_s}, got {got_s}").format(want_s=want_s, got_s=got_s))
     if "sweep" in exp and (not state.over or state.sweep != bool(exp["sweep"])):
-        fail("sweep", _("sweep: expected {yaml}, got {yaml2}").format(
+        c.fail("sweep", _("sweep: expected {yaml}, got {yaml2}").format(
             yaml=_yaml(exp['sweep']), yaml2=_yaml(state.sweep) if state.over else 'game not over'))
+
+def _expect_hands(c: _GameCheck) -> None:
+    """expect: hands, hand_sizes."""
+    state, exp, disp, model, n = c.state, c.exp, c.disp, c.model, c.n
     if "hands" in exp:
         hv = exp["hands"] or {}
         for k, v in hv.items():
@@ -956,14 +981,18 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             want_h = model.parse(text, path=disp, line=where[0], col=where[1]) if text.strip() else tuple([0] * len(model.kinds))
             got_h = tuple(state.hands[s])
             if want_h != got_h:
-                fail("hands", _("hands[{s}]: expected {model}, got {model2}").format(
+                c.fail("hands", _("hands[{s}]: expected {model}, got {model2}").format(
                     s=s, model=model.text(want_h) or '(none)', model2=model.text(got_h) or '(none)'),
                      where)
     if "hand_sizes" in exp:
         want_n = {_seat(k, n): int(v) for k, v in (exp["hand_sizes"] or {}).items()}
         got_n = {k: state.hand_size(k) for k in want_n}
         if want_n != got_n:
-            fail("hand_sizes", _("hand_sizes: expected {want_n}, got {got_n}").format(want_n=want_n, got_n=got_n))
+            c.fail("hand_sizes", _("hand_sizes: expected {want_n}, got {got_n}").format(want_n=want_n, got_n=got_n))
+
+def _expect_counts_shown(c: _GameCheck) -> None:
+    """expect: counts_shown."""
+    state, exp, n = c.state, c.exp, c.n
     if "counts_shown" in exp:
         cs = exp["counts_shown"] or {}
         for k, v in cs.items():
@@ -973,9 +1002,13 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             if shown != v:
                 detail = _("seen by {join} only").format(join=', '.join(map(str, seen_by))) if seen_by and not shown else \
                     (_("seen by every other seat") if shown else _("seen by nobody"))
-                fail("counts_shown", _("counts_shown[{s}]: expected {yaml}, got {yaml2} "
+                c.fail("counts_shown", _("counts_shown[{s}]: expected {yaml}, got {yaml2} "
                      "(seat {s} holds {state} cards, {detail})").format(
                          s=s, yaml=_yaml(v), yaml2=_yaml(shown), state=state.hand_size(s), detail=detail), _pos(cs, k))
+
+def _expect_sees(c: _GameCheck) -> None:
+    """expect: sees, sees_count."""
+    state, exp, disp, model, n = c.state, c.exp, c.disp, c.model, c.n
     for key in ("sees", "sees_count"):
         table = exp.get(key) or {}
         for viewer_key, inner in table.items():
@@ -994,21 +1027,29 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
                         expected = _("nothing (null)") if want_cards is None else model.text(want_cards) or _("(none)")
                         got = (_("nothing: seat {viewer} does not see seat {seat}'s hand").format(viewer=viewer, seat=t)
                                if got_cards is None else model.text(got_cards) or _("(none)"))
-                        fail(key, _("sees[{viewer}][{seat}]: expected {expected}, got {got}").format(
+                        c.fail(key, _("sees[{viewer}][{seat}]: expected {expected}, got {got}").format(
                             viewer=viewer, seat=t, expected=expected, got=got), where)
                 else:
                     got_n = info.get("count")
                     if got_n != v:
-                        fail(key, _("sees_count[{viewer}][{t}]: expected {yaml}, got {yaml2}").format(
+                        c.fail(key, _("sees_count[{viewer}][{t}]: expected {yaml}, got {yaml2}").format(
                             viewer=viewer, t=t, yaml=_yaml(v), yaml2=_yaml(got_n))
                              + (_(" (seat {t} holds {state} cards)").format(t=t, state=state.hand_size(t)) if got_n is None else ""), where)
+
+def _expect_match_games(c: _GameCheck) -> None:
+    """expect: match_games."""
+    exp, graph = c.exp, c.graph
     if "match_games" in exp:
         from gouji_dsl.tools.simulate import match_length
         got_m = match_length(graph)
         if got_m != exp["match_games"]:
-            fail("match_games", ngettext("match_games: expected {exp}, the {name} match has {got_m} game",
+            c.fail("match_games", ngettext("match_games: expected {exp}, the {name} match has {got_m} game",
                                          "match_games: expected {exp}, the {name} match has {got_m} games", got_m).format(
                 exp=exp['match_games'], name=graph.name, got_m=got_m))
+
+def _expect_legal(c: _GameCheck) -> None:
+    """expect: legal, illegal."""
+    state, exp, disp, model, n = c.state, c.exp, c.disp, c.model, c.n
     for key, should in (("legal", True), ("illegal", False)):
         items = exp.get(key) or []
         for i, line in enumerate(items):
@@ -1018,9 +1059,13 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             ok = state.check(mv, trace)
             if ok != should:
                 why = _forbade(trace, state)
-                fail(key, _("{line!r} expected {expected}, but it is {got}").format(
+                c.fail(key, _("{line!r} expected {expected}, but it is {got}").format(
                     line=line, expected=_("legal") if should else _("illegal"), got=_("legal") if ok else _("illegal"))
                      + (f" ({why})" if why else ""), where)
+
+def _expect_explained_by(c: _GameCheck) -> None:
+    """expect: explained_by."""
+    state, exp, disp, model, n = c.state, c.exp, c.disp, c.model, c.n
     if "explained_by" in exp:
         eb = exp["explained_by"] or {}
         for line, ids in eb.items():
@@ -1031,6 +1076,11 @@ def _check_game(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: s
             missing = [r for r in ids if r not in cited]
             if missing:
                 hint = "; ".join(filter(None, (did_you_mean(m, cited) for m in missing)))
-                fail("explained_by", _("explained_by[{line!r}]: the explanation does not cite "
+                c.fail("explained_by", _("explained_by[{line!r}]: the explanation does not cite "
                      "{join}; it cites {join2}").format(line=line, join=', '.join(missing), join2=', '.join(cited)) + (f" ({hint})" if hint else ""),
                      _pos(eb, line))
+
+
+_GAME_CHECKS = (_expect_outcome, _expect_results, _expect_hands, _expect_counts_shown, _expect_sees, _expect_match_games,
+                _expect_legal, _expect_explained_by)
+"""The checks of a game case's ``expect:``, in the order their failures are listed."""

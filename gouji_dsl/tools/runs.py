@@ -883,14 +883,50 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     ``until`` with ``halfwidth_of(totals)`` stops early. ``cancel`` (or Ctrl+C) stops after the
     finished chunks are written: :class:`SimulationCancelled` (its ``games_done`` and
     ``chunks_written`` say how far it got). ``graphs``: the compiled rulesets, if the caller has them."""
+    graphs_, games, unit, out_path, size = _plan_run(spec, games, until, chunk_size, resume, out, graphs)
+    lock = None
+    if out_path is not None:
+        try:
+            lock = _lock_folder(out_path)
+        except OSError as e:
+            raise _write_failed(e, out_path / ".lock", out_path) from None
+    run = _Run(spec, games, graphs_, unit, size, out_path, until, halfwidth_of, progress)
+    try:
+        run.open_folder(resume)
+        executor = Executor(executor)
+        if executor is Executor.PROCESS and workers <= 1:
+            executor = Executor.LOCAL
+        t0 = time.perf_counter()
+        run.totals = empty_totals(graphs_, spec.top, spec.kind)
+        run.read_resumed()
+    except BaseException:
+        if lock is not None:
+            lock.close()
+        raise
+    try:
+        stop_now = run.play(executor, workers, scheduler, cancel)
+    finally:
+        if lock is not None:
+            lock.close()
+    played, stopped_by = run.finish(stop_now)
+    if stopped_by == "games" and run.merged_to != games:  # pragma: no cover - every planned chunk was merged above
+        raise SimulationError(_("internal error: merged {state} of {games} deals").format(state=run.merged_to, games=games))
+    return RunResult(spec, run.totals, played, time.perf_counter() - t0, str(executor),
+                     1 if executor is Executor.LOCAL else workers, size, run.resumed, stopped_by)
+
+
+def _plan_run(spec: RunSpec, games: int, until: Until | None, chunk_size: int | None, resume: bool,
+              out: str | os.PathLike[str] | None, graphs: Sequence[RuleGraph] | None
+              ) -> tuple[tuple[RuleGraph, ...], int, int, Path | None, int]:
+    """``(graphs, games, unit, out folder, chunk size)`` of a run, or the :class:`RunError` that refuses it."""
     if games < 1:
         raise ValueError(_("games must be at least 1"))
     if until is not None:
         games = min(games, until.max_games)
     if games > MAX_GAMES:
         raise RunError(_("{games:,} deals: a run plays at most {max_games:,}").format(games=games, max_games=MAX_GAMES))
-    graphs = tuple(graphs) if graphs is not None else tuple(compile_ruleset(r) for r in spec.rulesets)
-    unit = match_unit(graphs, spec.matches)
+    compiled = tuple(graphs) if graphs is not None else tuple(compile_ruleset(r) for r in spec.rulesets)
+    unit = match_unit(compiled, spec.matches)
     out_path = Path(out) if out is not None else None
     if chunk_size is None and resume and out_path is not None and (out_path / "run.json").is_file():
         # a resumed run keeps its chunks (the default size depends on the number of deals, which a
@@ -902,79 +938,88 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
         raise RunError(_("{games:,} deals in chunks of {size:,} would be {math:,} chunks; at most "
                        "{max_chunks:,}: give --chunk-size {math2:,} or more").format(
                            games=games, size=size, math=math.ceil(games / size), max_chunks=MAX_CHUNKS, math2=math.ceil(games / MAX_CHUNKS)))
-    existing: dict[tuple[int, int], Path] = {}
+    return compiled, games, unit, out_path, size
+
+
+@dataclass
+class _Run:
+    """One :func:`execute`: its plan of chunks, its folder, and the totals merged in deal order."""
+
+    spec: RunSpec
+    games: int
+    graphs: tuple[RuleGraph, ...]
+    unit: int
+    size: int
+    out_path: Path | None
+    until: Until | None
+    halfwidth_of: Callable[[Totals], float] | None
+    progress: Progress | None
     folder: RunFolder | None = None
-    lock = None
-    if out_path is not None:
-        try:
-            lock = _lock_folder(out_path)
-        except OSError as e:
-            raise _write_failed(e, out_path / ".lock", out_path) from None
-    try:
+    existing: dict[tuple[int, int], Path] = field(default_factory=dict)
+    plan: list[tuple[int, int]] = field(default_factory=list)
+    planned: set[tuple[int, int]] = field(default_factory=set)
+    totals: Any = None
+    finished: dict[int, tuple[int, Totals]] = field(default_factory=dict)  # start -> (stop, totals) not yet merged
+    resumed: int = 0
+    merged_to: int = 0
+    written: int = 0
+    stop_at: int = -1
+    done_games: int = 0
+
+    def open_folder(self, resume: bool) -> None:
+        """The run folder prepared (or reopened to resume) and the plan of chunks, checked against it."""
+        spec, out_path = self.spec, self.out_path
         if out_path is not None:
             from gouji_dsl.tools.simulate import match_length
-            decks = {(g.n_seats, tuple(str(c) for c in g.model.deck())) for g in graphs}
-            extra = {"match_length": [match_length(g) if spec.matches else 1 for g in graphs],
-                     "same_deck": len(decks) == 1, "seats": [g.n_seats for g in graphs],
-                     "teams": [teams(g) for g in graphs]}
+            decks = {(g.n_seats, tuple(str(c) for c in g.model.deck())) for g in self.graphs}
+            extra = {"match_length": [match_length(g) if spec.matches else 1 for g in self.graphs],
+                     "same_deck": len(decks) == 1, "seats": [g.n_seats for g in self.graphs],
+                     "teams": [teams(g) for g in self.graphs]}
             try:
-                folder = _prepare_folder(out_path, spec, games, size, resume, extra)
+                self.folder = _prepare_folder(out_path, spec, self.games, self.size, resume, extra)
             except OSError as e:
                 raise _write_failed(e, out_path / "run.json", out_path) from None
-            existing = folder.chunks
-        plan = plan_chunks(games, unit, size)
-        planned = set(plan)
-        stray = [k for k in existing if k not in planned and k[0] < games]
+            self.existing = self.folder.chunks
+        self.plan = plan_chunks(self.games, self.unit, self.size)
+        self.planned = set(self.plan)
+        stray = [k for k in self.existing if k not in self.planned and k[0] < self.games]
         if stray:
             raise RunError(_("{out_path}: chunk {chunk_name} does not fit this run's chunks of {size}").format(
-                out_path=out_path, chunk_name=chunk_name(*stray[0]), size=size))
-    except BaseException:
-        if lock is not None:
-            lock.close()
-        raise
-    executor = Executor(executor)
-    if executor is Executor.PROCESS and workers <= 1:
-        executor = Executor.LOCAL
-    t0 = time.perf_counter()
-    totals = empty_totals(graphs, spec.top, spec.kind)
-    finished: dict[int, tuple[int, Totals]] = {}  # start -> (stop, totals) not yet merged
-    resumed = 0
-    try:
-        for key in existing:
-            if key in planned and folder is not None:
-                data = folder.read_chunk(key)  # a chunk of another run, inconsistent or damaged: refused, named
-                finished[key[0]] = (key[1], totals_from_json(spec.kind, data["totals"]))
-                resumed += key[1] - key[0]
-    except BaseException:
-        if lock is not None:
-            lock.close()
-        raise
-    todo = [c for c in plan if c not in existing]
-    state: dict[str, int] = {"merged_to": 0, "written": len(existing), "stop_at": -1}
-    stopped_by = "games"
+                out_path=out_path, chunk_name=chunk_name(*stray[0]), size=self.size))
 
-    def advance() -> bool:
+    def read_resumed(self) -> None:
+        """The chunks already in the folder, read back (a chunk of another run, inconsistent or damaged: refused, named)."""
+        for key in self.existing:
+            if key in self.planned and self.folder is not None:
+                data = self.folder.read_chunk(key)
+                self.finished[key[0]] = (key[1], totals_from_json(self.spec.kind, data["totals"]))
+                self.resumed += key[1] - key[0]
+
+    def advance(self) -> bool:
         """Merge finished chunks in deal order; True when ``until`` says stop."""
-        while state["merged_to"] in finished:
-            start = state["merged_to"]
-            stop, t = finished.pop(start)
-            totals.merge(t)  # type: ignore[arg-type]
-            state["merged_to"] = stop
-            if until is not None and halfwidth_of is not None and stop < games \
-                    and stop // unit >= MIN_CLUSTERS_TO_STOP:
-                h = halfwidth_of(totals)
+        until, halfwidth_of = self.until, self.halfwidth_of
+        while self.merged_to in self.finished:
+            start = self.merged_to
+            stop, t = self.finished.pop(start)
+            self.totals.merge(t)
+            self.merged_to = stop
+            if until is not None and halfwidth_of is not None and stop < self.games \
+                    and stop // self.unit >= MIN_CLUSTERS_TO_STOP:
+                h = halfwidth_of(self.totals)
                 if not math.isnan(h) and h <= until.halfwidth:
-                    state["stop_at"] = stop
+                    self.stop_at = stop
                     return True
         return False
 
-    def report(done_now: int) -> None:
-        if progress is not None:
-            progress(done_now, games)
+    def report(self, done_now: int) -> None:
+        if self.progress is not None:
+            self.progress(done_now, self.games)
 
-    def accept(start: int, stop: int, data: dict[str, Any]) -> None:
+    def accept(self, start: int, stop: int, data: dict[str, Any]) -> None:
+        """A finished chunk: written to the folder (whole or not at all), kept to merge in deal order."""
         if "error" in data:
             _raise_chunk_error(data["error"])
+        out_path, folder = self.out_path, self.folder
         if out_path is not None and folder is not None:
             data = {**data, "format": CHUNK_FORMAT, "run": folder.meta["fingerprint"]}
             target = out_path / chunk_name(start, stop)
@@ -983,106 +1028,123 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
                              + "\n", fsync=True)
             except OSError as e:  # the chunk file is not there (a chunk is written whole or not at all)
                 raise _write_failed(e, target, out_path) from None
-            state["written"] += 1
-        finished[start] = (stop, totals_from_json(spec.kind, data["totals"]))
+            self.written += 1
+        self.finished[start] = (stop, totals_from_json(self.spec.kind, data["totals"]))
 
-    done_games = resumed
-    stop_now = advance()
-    report(done_games)
-    backend: _Backend | None = None
-    pending: dict[Any, tuple[int, int]] = {}
-    aborted = True
-    restore_sigterm = sigterm_interrupts()
-    try:
-        if executor is Executor.LOCAL:
-            for start, stop in todo:
-                if stop_now:
-                    break
-                base = done_games
-
-                def tick(i: int, base: int = base, start: int = start) -> None:
-                    report(base + i - start)
-
-                t = play_chunk(graphs, spec, start, stop, cancel, tick if progress is not None else None)
-                accept(start, stop, chunk_json(spec, start, stop, t))
-                done_games += stop - start
-                stop_now = advance()
-        else:
-            backend = (_DaskBackend(spec, workers, scheduler) if executor is Executor.DASK
-                       else _ProcessBackend(spec, workers))
-            window = max(2, 2 * (getattr(backend, "workers", workers) or workers))
-            queue = list(todo)
-            losses: dict[int, int] = {}
-            while (queue or pending) and not stop_now:
-                while queue and len(pending) < window:
-                    c = queue.pop(0)
-                    pending[backend.submit(*c)] = c
-                ready = [f for f in pending if backend.done(f)]
-                if not ready:
-                    if cancel is not None and cancel.is_set():
-                        raise SimulationCancelled(_("simulation cancelled"))
-                    backend.check_stalled()
-                    time.sleep(0.05)
-                    continue
-                for f in ready:
-                    start, stop = pending.pop(f)
-                    try:
-                        data = backend.result(f)
-                    except _ChunkLost:
-                        losses[start] = losses.get(start, 0) + 1
-                        if losses[start] > MAX_CHUNK_LOSSES:
-                            raise RunStopped(_("deals {start}–{stop}: every worker that played them died "
-                                             "({losses} times; out of memory?)").format(start=start, stop=stop - 1, losses=losses[start]),
-                                             hint=_("once the workers have more memory")) from None
-                        queue.insert(0, (start, stop))
-                        continue
-                    accept(start, stop, data)
-                    done_games += stop - start
-                report(done_games)
-                stop_now = advance()
-                if cancel is not None and cancel.is_set() and not stop_now:
-                    raise SimulationCancelled(_("simulation cancelled"))
-        aborted = False
-    except KeyboardInterrupt:
-        raise SimulationCancelled("interrupted", done_games, state["written"]) from None
-    except SimulationCancelled as e:
-        raise SimulationCancelled(str(e), done_games, state["written"]) from None
-    except RunStopped as e:
-        raise type(e)(str(e), done_games, state["written"], e.hint) from None
-    finally:
-        if backend is not None:
-            try:
-                backend.close(abort=aborted or bool(pending))
-            except KeyboardInterrupt:  # Ctrl+C again while the workers close: stop waiting for them
-                pass  # (the run's own outcome, finished or interrupted, goes on being reported)
-        if lock is not None:
-            lock.close()
-        restore_sigterm()
-    played = games
-    if stop_now and state["stop_at"] >= 0:
-        played = state["stop_at"]
-        stopped_by = "halfwidth"
-        if out_path is not None:  # chunks past the stopping point are not part of this run
-            for start, stop in plan:
-                if start >= played:
-                    try:
-                        (out_path / chunk_name(start, stop)).unlink()
-                    except FileNotFoundError:
-                        pass
-    if out_path is not None and folder is not None and (until is not None or stopped_by != "games"):
-        meta = dict(folder.meta)  # what gouji report says of the run: how it stopped, the interval it got
-        meta["games"] = played
-        meta["stopped_by"] = stopped_by
-        if until is not None and halfwidth_of is not None:
-            meta["until"] = until_block(until, halfwidth_of(totals))
+    def play(self, executor: Executor, workers: int, scheduler: str | None, cancel: threading.Event | None) -> bool:
+        """The chunks not yet played, by ``executor``; whether ``until`` stopped the run. Ctrl+C (or a
+        cancel, a run stopped by its surroundings) says how far the run got; the workers are closed."""
+        todo = [c for c in self.plan if c not in self.existing]
+        self.written = len(self.existing)
+        self.done_games = self.resumed
+        stop_now = self.advance()
+        self.report(self.done_games)
+        backend: _Backend | None = None
+        pending: dict[Any, tuple[int, int]] = {}
+        aborted = True
+        restore_sigterm = sigterm_interrupts()
         try:
-            _write_meta(out_path, meta)
-        except OSError as e:
-            raise _write_failed(e, out_path / "run.json", out_path) from None
-    if stopped_by == "games" and state["merged_to"] != games:  # pragma: no cover - every planned chunk was merged above
-        raise SimulationError(_("internal error: merged {state} of {games} deals").format(state=state['merged_to'], games=games))
-    return RunResult(spec, totals, played, time.perf_counter() - t0, str(executor),
-                     1 if executor is Executor.LOCAL else workers, size, resumed, stopped_by)
+            if executor is Executor.LOCAL:
+                stop_now = self.play_local(todo, cancel, stop_now)
+            else:
+                backend = (_DaskBackend(self.spec, workers, scheduler) if executor is Executor.DASK
+                           else _ProcessBackend(self.spec, workers))
+                stop_now = self.play_pooled(backend, workers, todo, pending, cancel, stop_now)
+            aborted = False
+        except KeyboardInterrupt:
+            raise SimulationCancelled("interrupted", self.done_games, self.written) from None
+        except SimulationCancelled as e:
+            raise SimulationCancelled(str(e), self.done_games, self.written) from None
+        except RunStopped as e:
+            raise type(e)(str(e), self.done_games, self.written, e.hint) from None
+        finally:
+            if backend is not None:
+                try:
+                    backend.close(abort=aborted or bool(pending))
+                except KeyboardInterrupt:  # Ctrl+C again while the workers close: stop waiting for them
+                    pass  # (the run's own outcome, finished or interrupted, goes on being reported)
+            restore_sigterm()
+        return stop_now
+
+    def play_local(self, todo: list[tuple[int, int]], cancel: threading.Event | None, stop_now: bool) -> bool:
+        """The chunks ``todo`` played in this process, in order; whether ``until`` stopped the run."""
+        for start, stop in todo:
+            if stop_now:
+                break
+            base = self.done_games
+
+            def tick(i: int, base: int = base, start: int = start) -> None:
+                self.report(base + i - start)
+
+            t = play_chunk(self.graphs, self.spec, start, stop, cancel, tick if self.progress is not None else None)
+            self.accept(start, stop, chunk_json(self.spec, start, stop, t))
+            self.done_games += stop - start
+            stop_now = self.advance()
+        return stop_now
+
+    def play_pooled(self, backend: _Backend, workers: int, todo: list[tuple[int, int]], pending: dict[Any, tuple[int, int]],
+                    cancel: threading.Event | None, stop_now: bool) -> bool:
+        """The chunks ``todo`` played by ``backend``'s workers (``pending``: submitted, not yet back); a chunk
+        whose worker died is played again, at most :data:`MAX_CHUNK_LOSSES` times; whether ``until`` stopped the run."""
+        window = max(2, 2 * (getattr(backend, "workers", workers) or workers))
+        queue = list(todo)
+        losses: dict[int, int] = {}
+        while (queue or pending) and not stop_now:
+            while queue and len(pending) < window:
+                c = queue.pop(0)
+                pending[backend.submit(*c)] = c
+            ready = [f for f in pending if backend.done(f)]
+            if not ready:
+                if cancel is not None and cancel.is_set():
+                    raise SimulationCancelled(_("simulation cancelled"))
+                backend.check_stalled()
+                time.sleep(0.05)
+                continue
+            for f in ready:
+                start, stop = pending.pop(f)
+                try:
+                    data = backend.result(f)
+                except _ChunkLost:
+                    losses[start] = losses.get(start, 0) + 1
+                    if losses[start] > MAX_CHUNK_LOSSES:
+                        raise RunStopped(_("deals {start}–{stop}: every worker that played them died "
+                                         "({losses} times; out of memory?)").format(start=start, stop=stop - 1, losses=losses[start]),
+                                         hint=_("once the workers have more memory")) from None
+                    queue.insert(0, (start, stop))
+                    continue
+                self.accept(start, stop, data)
+                self.done_games += stop - start
+            self.report(self.done_games)
+            stop_now = self.advance()
+            if cancel is not None and cancel.is_set() and not stop_now:
+                raise SimulationCancelled(_("simulation cancelled"))
+        return stop_now
+
+    def finish(self, stop_now: bool) -> tuple[int, str]:
+        """``(deals played, how the run stopped)``; the chunks past an early stop removed, run.json told."""
+        played, stopped_by = self.games, "games"
+        out_path, folder, until = self.out_path, self.folder, self.until
+        if stop_now and self.stop_at >= 0:
+            played = self.stop_at
+            stopped_by = "halfwidth"
+            if out_path is not None:  # chunks past the stopping point are not part of this run
+                for start, stop in self.plan:
+                    if start >= played:
+                        try:
+                            (out_path / chunk_name(start, stop)).unlink()
+                        except FileNotFoundError:
+                            pass
+        if out_path is not None and folder is not None and (until is not None or stopped_by != "games"):
+            meta = dict(folder.meta)  # what gouji report says of the run: how it stopped, the interval it got
+            meta["games"] = played
+            meta["stopped_by"] = stopped_by
+            if until is not None and self.halfwidth_of is not None:
+                meta["until"] = until_block(until, self.halfwidth_of(self.totals))
+            try:
+                _write_meta(out_path, meta)
+            except OSError as e:
+                raise _write_failed(e, out_path / "run.json", out_path) from None
+        return played, stopped_by
 
 
 # ==================================================================================================

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -1189,48 +1189,64 @@ class GameState:
             if trace is not None:
                 self._why_not_asked(move, t)
             return False
-        if self.phase == Phase.RETURN:
-            want = self.return_queue[0][2]
-            if move.verb != Verb.RETURN:
-                t.append(Reason("engine.phase", "forbade", _("Return {want} card(s) to seat {giver} first (还贡).").format(
-                    want=want, giver=self.return_queue[0][1])))
-                return False
-            cards = move.cards or ()
-            if sum(cards) != want:
-                t.append(Reason("engine.return", "forbade", _("Return exactly {want} card(s).").format(want=want)))
-                return False
-            if any(c > h for c, h in zip(cards, self.hands[s])):
-                t.append(Reason("engine.cards", "forbade", _("You do not hold {cards}.").format(cards=self.model.text(cards))))
-                return False
+        if self.phase in _SETUP_CHECKS:
+            return _SETUP_CHECKS[self.phase](self, move, s, t)
+        return self._check_trick_move(move, s, t)
+
+    def _check_return(self, move: Move, s: int, t: list[Reason]) -> bool:
+        """A move while return tribute is being chosen (还贡)."""
+        want = self.return_queue[0][2]
+        if move.verb != Verb.RETURN:
+            t.append(Reason("engine.phase", "forbade", _("Return {want} card(s) to seat {giver} first (还贡).").format(
+                want=want, giver=self.return_queue[0][1])))
+            return False
+        cards = move.cards or ()
+        if sum(cards) != want:
+            t.append(Reason("engine.return", "forbade", _("Return exactly {want} card(s).").format(want=want)))
+            return False
+        if any(c > h for c, h in zip(cards, self.hands[s])):
+            t.append(Reason("engine.cards", "forbade", _("You do not hold {cards}.").format(cards=self.model.text(cards))))
+            return False
+        return True
+
+    def _check_ask(self, move: Move, s: int, t: list[Reason]) -> bool:
+        """The answer to a choice the ruleset defines (settings.choices)."""
+        word = self.ask_queue[0][1]
+        if move.verb == Verb.PASS or (move.verb == Verb.CHOOSE and move.arg == word):
+            if move.verb == Verb.CHOOSE:
+                self.graph.permit("offer", Ctx(self, seat=s, choice=word), t)
             return True
-        if self.phase == Phase.ASK:
-            word = self.ask_queue[0][1]
-            if move.verb == Verb.PASS or (move.verb == Verb.CHOOSE and move.arg == word):
-                if move.verb == Verb.CHOOSE:
-                    self.graph.permit("offer", Ctx(self, seat=s, choice=word), t)
-                return True
-            t.append(Reason("engine.phase", "forbade", _("Answer 'choose {word}' or 'pass' first.").format(word=word)))
-            return False
-        if self.phase == Phase.DECLARE:
-            if move.verb in (Verb.DECLARE, Verb.PASS):
-                if move.verb == Verb.DECLARE:
-                    self.graph.permit("declare", Ctx(self, seat=s), t)
-                return True
-            t.append(Reason("engine.phase", "forbade", _("Answer 'declare' or 'pass' first (宣点).")))
-            return False
-        if self.phase == Phase.SETUP:
-            if move.verb in (Verb.REVOLT, Verb.PASS):
-                if move.verb == Verb.REVOLT:
-                    self.graph.permit("revolt", Ctx(self, seat=s), t)
-                return True
-            t.append(Reason("engine.phase", "forbade", _("Setup: answer 'revolt' or 'pass' first.")))
-            return False
-        if self.phase == Phase.CHOOSE:
-            if move.verb == Verb.CHOOSE and move.arg in tuple(Choice):
-                self.graph.permit("choose", Ctx(self, seat=s), t)
-                return True
-            t.append(Reason("engine.phase", "forbade", _("Choose 'head' or 'headless' first.")))
-            return False
+        t.append(Reason("engine.phase", "forbade", _("Answer 'choose {word}' or 'pass' first.").format(word=word)))
+        return False
+
+    def _check_declare(self, move: Move, s: int, t: list[Reason]) -> bool:
+        """The answer to whether the seat declares the point (宣点)."""
+        if move.verb in (Verb.DECLARE, Verb.PASS):
+            if move.verb == Verb.DECLARE:
+                self.graph.permit("declare", Ctx(self, seat=s), t)
+            return True
+        t.append(Reason("engine.phase", "forbade", _("Answer 'declare' or 'pass' first (宣点).")))
+        return False
+
+    def _check_setup(self, move: Move, s: int, t: list[Reason]) -> bool:
+        """The answer to whether the seat revolts (革命)."""
+        if move.verb in (Verb.REVOLT, Verb.PASS):
+            if move.verb == Verb.REVOLT:
+                self.graph.permit("revolt", Ctx(self, seat=s), t)
+            return True
+        t.append(Reason("engine.phase", "forbade", _("Setup: answer 'revolt' or 'pass' first.")))
+        return False
+
+    def _check_choose(self, move: Move, s: int, t: list[Reason]) -> bool:
+        """After the opposite's revolution: head or head-less."""
+        if move.verb == Verb.CHOOSE and move.arg in tuple(Choice):
+            self.graph.permit("choose", Ctx(self, seat=s), t)
+            return True
+        t.append(Reason("engine.phase", "forbade", _("Choose 'head' or 'headless' first.")))
+        return False
+
+    def _check_trick_move(self, move: Move, s: int, t: list[Reason]) -> bool:
+        """A move during the tricks: pass, yield and discard here, a play or burn in :meth:`_check_cards`."""
         cap = self.capacity
         if move.verb == Verb.PASS:
             if cap == Capacity.LEAD:
@@ -1258,6 +1274,10 @@ class GameState:
             if not ok and not any(r.verdict == "forbade" for r in t):
                 t.append(Reason("engine.discard", "forbade", _("No rule of this ruleset allows throwing these cards away.")))
             return ok
+        return self._check_cards(move, s, cap, t)
+
+    def _check_cards(self, move: Move, s: int, cap: Capacity, t: list[Reason]) -> bool:
+        """A play (a lead or an answer to the play on the table) or a burn."""
         if move.verb not in (Verb.PLAY, Verb.BURN):
             t.append(Reason("engine.verb", "forbade", _("'{verb}' is not a move in this phase.").format(verb=move.verb)))
             return False
@@ -1287,6 +1307,10 @@ class GameState:
             if self.burner == s:
                 ok = self.graph.permit("burn_lead", Ctx(self, seat=s, play=tp, leading=True), t) and ok
             return ok
+        return self._check_answer(p, tp, s, cap, t)
+
+    def _check_answer(self, p: Play, tp: TablePlay, s: int, cap: Capacity, t: list[Reason]) -> bool:
+        """A play that answers the play on the table (follow) or burns it: the question asked, then the comparison."""
         top = self.top
         assert top is not None
         if cap == Capacity.FOLLOW:
@@ -1563,6 +1587,13 @@ def check_seats(n: int, hands: Mapping[int, Any] | None, leader: int | None) -> 
     if bad:
         raise GoujiError(Diagnostic("<game>", 0, 0, _("seat {bad!r} does not exist: this ruleset has seats 1..{n}").format(bad=bad[0], n=n),
                                     code=Code.BAD_SEAT))
+
+
+_SETUP_CHECKS: dict[Phase, Callable[[GameState, Move, int, list[Reason]], bool]] = {
+    Phase.RETURN: GameState._check_return, Phase.ASK: GameState._check_ask, Phase.DECLARE: GameState._check_declare,
+    Phase.SETUP: GameState._check_setup, Phase.CHOOSE: GameState._check_choose,
+}
+"""How :meth:`GameState.check` checks a move in each phase before the tricks."""
 
 
 def game_seed(seed: Any, index: int) -> str:

@@ -18,14 +18,23 @@ The loader (:mod:`gouji_dsl.ruleset.loader`) calls these; the values become
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from gouji_dsl.diagnostics import Code, Diagnostic, SourcePos, did_you_mean, quoted
+from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean, quoted
 from gouji_dsl.i18n import Language, _
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Wording
 
-if TYPE_CHECKING:
-    from gouji_dsl.ruleset.loader import RawRuleset
+
+class RawFile(Protocol):
+    """What these checks read of one ruleset file as read (:class:`gouji_dsl.ruleset.loader.RawRuleset`,
+    whose loader calls them: this module does not import it)."""
+
+    data: Any
+
+    def get(self, loc: Loc, default: Any = None) -> Any: ...
+
+    def diag(self, loc: Loc, message: str, hint: str | None = None, *, key: bool = False,
+             code: str = Code.UNSPECIFIED, severity: str = Severity.ERROR) -> Diagnostic: ...
 
 __all__ = ["DEFAULT_LANGUAGES", "WORD_GROUPS", "text_locs", "declared", "check_file", "check_declared", "wording", "file_text",
            "missing_languages"]
@@ -76,14 +85,14 @@ def declared(data: Any) -> tuple[Language, ...] | None:
     return out or None
 
 
-def _unknown(raw: RawRuleset, loc: Loc, code: Any, *, key: bool) -> Diagnostic:
+def _unknown(raw: RawFile, loc: Loc, code: Any, *, key: bool) -> Diagnostic:
     hint = did_you_mean(str(code), _CODES) or ""
     hint = (hint + " " if hint else "") + _("the languages are: {codes}").format(codes=", ".join(_CODES))
     return raw.diag(loc, _("unknown language {code}").format(code=quoted(str(code))), hint, key=key,
                     code=Code.UNKNOWN_LANGUAGE)
 
 
-def check_file(raw: RawRuleset) -> list[Diagnostic]:
+def check_file(raw: RawFile) -> list[Diagnostic]:
     """The problems of one file's texts that need no parent: unknown language codes (in
     ``languages:`` and as a text's keys) and empty texts."""
     out: list[Diagnostic] = []
@@ -111,7 +120,7 @@ def check_file(raw: RawRuleset) -> list[Diagnostic]:
     return out
 
 
-def check_declared(raw: RawRuleset, langs: Sequence[Language]) -> list[Diagnostic]:
+def check_declared(raw: RawFile, langs: Sequence[Language]) -> list[Diagnostic]:
     """Texts of the file in a (known) language it does not declare (``langs``: its own declaration
     or the one it inherits)."""
     out: list[Diagnostic] = []

@@ -250,3 +250,38 @@ def test_simulate_names_the_places_by_the_rulesets_words(runner):
     assert all(w in zh.stdout for w in ("头科", "二科", "三科", "四科", "二落", "大落")) and "第 1 名" not in zh.stdout
     en = runner.invoke(cli, ["--lang", "en", "simulate", "online", "-n", "6"])
     assert "place 1" in en.stdout  # "first out (头科)" does not fit a column: numbered
+
+
+EDGES = """\
+ruleset: edges
+extends: online
+rules:
+  - id: Bad_Id
+    on: folow
+    deny: true
+  - id: gouji.x
+    on: follow
+    deny: "true"
+    said_by: [show_cont_at]
+    before: [gouji.oposite-only]
+"""
+
+
+def test_validate_lists_every_problem_with_a_bad_rule_id_and_before(tmp_path):
+    from gouji_dsl.ruleset.check import check
+    path = tmp_path / "edges.yaml"
+    path.write_text(EDGES, encoding="utf-8")
+    found = [(d.line, d.col, d.code) for d in check(str(path)).errors]
+    assert found == [(4, 9, "InvalidName"), (5, 9, "UnknownHook"), (10, 14, "UnknownSetting"),
+                     (11, 14, "UnknownRuleReference")]  # the reference at its before: entry
+
+
+def test_a_misspelt_new_setting_is_an_error_a_setting_of_ones_own_a_warning(runner, tmp_path):
+    path = tmp_path / "typo.yaml"
+    path.write_text('ruleset: t\nextends: online\nsettings:\n  show_cout_at: 10\n  club_name: "x"\n', encoding="utf-8")
+    r = runner.invoke(cli, ["validate", str(path)])
+    assert r.exit_code == 1
+    heads = [ln for ln in r.stderr.splitlines() if ln.startswith(str(path))]
+    assert heads[0].startswith(f"{path}:4:3: setting 'show_cout_at'") and "[UnreadSetting]" in heads[0]
+    assert "warning:" not in heads[0] and "show_count_at" in r.stderr
+    assert heads[1].startswith(f"{path}:5:3: warning: setting 'club_name'")

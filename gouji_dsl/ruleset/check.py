@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity
-from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.loader import Chain, RawRuleset, load_chain
 
 if TYPE_CHECKING:
@@ -113,7 +112,8 @@ def _compile(chain: Chain, overlay: dict[str, str] | None) -> tuple[RuleGraph | 
         else:  # only what the broken settings hid: not again at a spot already reported, and not
             # "unknown setting" for a new setting left out because it is broken
             spots = {(d.path, d.line, d.col) for d in found}
-            gone = {_("unknown setting {name!r}").format(name=n) for names in dropped.values() for n in names}
+            # (nor a said_by naming it: "said_by names 'x', which is not a setting")
+            gone = {repr(n) for names in dropped.values() for n in names}
             found += [d for d in new if _in_rules(raws, d) and (d.path, d.line, d.col) not in spots
                       and not (d.code == Code.UNKNOWN_SETTING and any(g in d.message for g in gone))]
         broken = {(p, name) for d in new for p, name in _settings_at(raws, d)}

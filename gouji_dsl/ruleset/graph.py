@@ -559,8 +559,9 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     definitions = Definitions(def_sources, lambda params: hook_scope(None, typed, {}, params=params))
     checked_rules = []
     ids = {r.id for r in resolved.rules}
+    settings_ok = not bag.errors  # (a broken setting is left out of typed: no said_by problems for it)
     for spec in resolved.rules:
-        c = _check_rule(spec, typed, definitions, texts, ids)
+        c = _check_rule(spec, typed, definitions, texts, ids, settings_ok)
         if c is not None:
             checked_rules.append(c)
             _constant_answer(spec, c, typed, texts)
@@ -698,7 +699,11 @@ def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definiti
             texts.report(text, e, _("rule {id!r} {part}").format(id=spec.id, part=part))
 
 
-def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts, ids: set[str]) -> RuleNode | None:
+def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts, ids: set[str],
+                settings_ok: bool = True) -> RuleNode | None:
+    """The rule checked (hook, effect, expressions, before/after, said_by) as a :class:`RuleNode`, or
+    None with its problems in ``texts.bag``; ``said_by`` is checked even where another part of the
+    rule is broken, unless a setting is (``settings_ok`` false: it may be one said_by names)."""
     bag = texts.bag
     hook_name = spec.on.text
     hook = HOOKS.get(hook_name)
@@ -760,19 +765,19 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
     comp("target", spec.target, SEAT, _("the target"))
     comp("amount", spec.amount, INT, _("the amount"))
     comp("giver", spec.giver, SEAT, _("the giver"))
+    at = dict(reversed(spec.relation_origins))  # (a name listed twice: its first place)
     for rel in (*spec.before, *spec.after):
         if rel not in ids:
-            o = spec.origin
+            o = at.get(rel, spec.origin)
             bag.add(Diagnostic.at(o, _("rule {id!r}: before/after names unknown rule {rel!r}").format(id=spec.id, rel=rel),
                                   hint=did_you_mean(rel, ids), source_line=sources.source_line(o.path, o.line),
                                   code=Code.UNKNOWN_RULE_REFERENCE))
             ok = False
-    if not ok:
-        return None
     reads: set[str] = set()
     for tree in checked.values():
         reads |= tree.reads
-    if not _check_said_by(spec, typed, definitions, reads, bag):
+    said_ok = _check_said_by(spec, typed, definitions, reads, bag) if ok or settings_ok else True
+    if not ok or not said_ok:
         return None
     return RuleNode(id=spec.id, hook=hook_name, phase=hook.phase, effect=spec.effect,
                     when=spec.when.text if spec.when else None, expr=spec.effect_expr.text,

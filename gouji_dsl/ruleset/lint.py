@@ -418,10 +418,19 @@ def unread_setting(c: Context) -> Found:
     for name, s in c.own_settings():
         if name in c.an.reads or name in ENGINE_SETTINGS:
             continue
-        hint = did_you_mean(name, [m for m in c.an.reads if m != name] + list(ENGINE_SETTINGS)) \
-            or _("rules read a setting as settings.") + name + _("; remove it, or check the name")
-        yield (s.name_origin or s.origin,
-               _("setting {name!r} is read by no rule, no definition a rule uses, and not by the engine").format(name=name), hint)
+        meant = did_you_mean(name, [m for m in c.an.reads if m != name] + list(ENGINE_SETTINGS))
+        hint = meant or _("rules read a setting as settings.") + name + _("; remove it, or check the name")
+        at = s.name_origin or s.origin
+        message = _("setting {name!r} is read by no rule, no definition a rule uses, and not by the engine").format(name=name)
+        if meant and (c.parent is None or name not in c.parent.settings):
+            # a new name next to one that is read: a misspelling, which would leave the setting meant
+            # at its inherited value without a word: an error, not a warning
+            yield Diagnostic.at(at, message, hint=meant + _(" (an error: a new setting nothing reads, named like one that is "
+                                                            "read, is taken for a misspelling)"),
+                                source_line=c.lines.line(at.path, at.line), severity=Severity.ERROR,
+                                code=Code.UNREAD_SETTING)
+            continue
+        yield (at, message, hint)
 
 
 @finding(Code.UNREAD_SETTING)

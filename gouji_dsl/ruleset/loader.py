@@ -722,6 +722,16 @@ def _schema_hint(schema: Any) -> str | None:
     return _(text) if isinstance(text, str) and text else None
 
 
+def _leaves_out(err: ValidationError, loc: Loc) -> bool:
+    """A schema problem that leaves its item out of the later stages: not an unknown key (reported,
+    the rest kept), not a missing top-level key, and not a rule id in the wrong form (the rule is still
+    checked: its hook, expressions and said_by, so that validate lists their problems too)."""
+    if err.validator == "additionalProperties" or (err.validator == "required" and not loc):
+        return False
+    return not (err.validator == "pattern" and len(loc) == 3 and loc[0] == "rules" and loc[2] == "id"
+                and isinstance(err.instance, str))
+
+
 def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
     loc: Loc = tuple(err.absolute_path)
     v = err.validator
@@ -945,7 +955,7 @@ def _check(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic]:
         if found and name_error and loc == ("settings",) and isinstance(err.instance, str) \
                 and (meant := meant_name(err.instance)) is not None:
             skip.renamed[err.instance] = meant  # its value is still checked, as the setting it was meant to be
-        elif found and err.validator != "additionalProperties" and not (err.validator == "required" and not loc):
+        elif found and _leaves_out(err, loc):
             skip.add(loc if not name_error else loc + (err.instance,))
     if isinstance(raw.data, dict):
         for d in _check_rules(raw):
@@ -1622,6 +1632,8 @@ def _rule_spec(raw: RawRuleset, index: int, langs: Sequence[Language] = language
         says=languages.wording(rule.get("says"), langs, raw.origin(loc + ("says",))), source=rule.get("source"),
         before=tuple(rule.get("before") or ()), after=tuple(rule.get("after") or ()), file=raw.path,
         said_by=_names(rule.get("said_by")), said_by_origin=raw.origin(loc + ("said_by",)) if "said_by" in rule else None,
+        relation_origins=tuple((name, raw.origin(loc + (key, i))) for key in ("before", "after")
+                               for i, name in enumerate(rule.get(key) or ()) if isinstance(name, str)),
     )
 
 

@@ -175,6 +175,8 @@ class RuleSpec:
     file: str = ""  # the file that defined this (final) rule
     said_by: tuple[str, ...] = ()  # settings whose sentences state this rule in the rulebook (gouji doc)
     said_by_origin: SourcePos | None = None
+    #: where each name of ``before:`` / ``after:`` was written (name, position), in order
+    relation_origins: tuple[tuple[str, SourcePos], ...] = ()
 
 
 @dataclass(frozen=True)

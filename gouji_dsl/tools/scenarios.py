@@ -383,74 +383,91 @@ def _seat(k: Any, n: int) -> int:
 _EXAMPLE_SEEN = {"sees": '"55 7"', "sees_count": "3"}
 
 
+def _bad_value(exp: Any, key: str, msg: str, hint: str | None = None) -> _CaseError:
+    return _CaseError(_pos(exp, key), f"{key}: {msg}", Code.SCENARIO_VALUE, hint)
+
+
 def _check_values(exp: Any, graph: RuleGraph) -> None:
     """Expect values of the wrong kind are errors at their position, not silent mismatches."""
     n = graph.n_seats
-
-    def bad(key: str, msg: str, hint: str | None = None) -> _CaseError:
-        return _CaseError(_pos(exp, key), f"{key}: {msg}", Code.SCENARIO_VALUE, hint)
-
-    for k in _BOOL_KEYS:
-        if k in exp and not isinstance(exp[k], bool):
-            raise bad(k, _("expected true or false, got {yaml}").format(yaml=_yaml(exp[k])))
-    for k in ("count", "jokers", "cards", "match_games"):
-        if k in exp and (not _is_int(exp[k]) or exp[k] < 0):
-            raise bad(k, _("expected a whole number, got {yaml}").format(yaml=_yaml(exp[k])))
+    _check_plain_values(exp)
     for k in ("sees", "sees_count"):  # viewer seat -> {seat -> cards or null / count or null}
-        if k not in exp:
-            continue
-        m = exp[k] if exp[k] is not None else {}
-        if not isinstance(m, dict):
-            raise bad(k, _("expected a mapping seat -> {{another seat -> {cards} or null}}, "
-                      "got {yaml}").format(
-                          cards='cards' if k == 'sees' else 'count', yaml=_yaml(m)), _("e.g. {k}: {{2: {{4: {example_seen}, 5: null}}}}").format(
-                              k=k, example_seen=_EXAMPLE_SEEN[k]))
-        for viewer, inner in m.items():
-            if _seat_of(viewer, n) is None:
-                raise _CaseError(_kpos(m, viewer), _("{k}: seat must be 1..{n}, got {yaml}").format(
-                    k=k, n=n, yaml=_yaml(viewer)), Code.SCENARIO_VALUE)
-            if not isinstance(inner, dict):
-                raise _CaseError(_pos(m, viewer), _("{k}: seat {yaml} maps to another seat -> "
-                                 "{cards} or null, got {yaml2}").format(
-                                     k=k, yaml=_yaml(viewer), cards='cards' if k == 'sees' else 'count', yaml2=_yaml(inner)), Code.SCENARIO_VALUE)
-            for target, v in inner.items():
-                t = _seat_of(target, n)
-                if t is None or t == _seat_of(viewer, n):
-                    raise _CaseError(_kpos(inner, target), _("{k}: another seat 1..{n} than {yaml}, "
-                                     "got {yaml2}").format(k=k, n=n, yaml=_yaml(viewer), yaml2=_yaml(target)), Code.SCENARIO_VALUE)
-                if k == "sees_count" and v is not None and (not _is_int(v) or v < 0):
-                    raise _CaseError(_pos(inner, target), _("sees_count: a count is a whole number >= 0 or null, "
-                                     "got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
-                if k == "sees" and (isinstance(v, bool) or not isinstance(v, (str, int, type(None)))):
-                    raise _CaseError(_pos(inner, target), _("sees: cards such as \"55 7\" (\"\" for an empty hand) "
-                                     "or null, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
+        if k in exp:
+            _check_sees(exp, k, n)
     if "to_act" in exp and exp["to_act"] is not None and _seat_of(exp["to_act"], n) is None:
-        raise bad("to_act", _("expected a seat 1..{n}, got {yaml}").format(n=n, yaml=_yaml(exp['to_act'])))
+        raise _bad_value(exp, "to_act", _("expected a seat 1..{n}, got {yaml}").format(n=n, yaml=_yaml(exp['to_act'])))
     for k in ("places", "scores", "hands", "hand_sizes", "counts_shown", "explained_by", "ranks"):
-        if k not in exp:
-            continue
-        m = exp[k] if exp[k] is not None else {}
-        if not isinstance(m, dict):
-            what = _("card -> count") if k == "ranks" else (_("move line -> rule ids") if k == "explained_by" else _("seat -> value"))
-            raise bad(k, _("expected a mapping {what}, got {yaml}").format(what=what, yaml=_yaml(m)))
-        for key, v in m.items():
-            vpos = _pos(m, key)
-            if k not in ("explained_by", "ranks") and _seat_of(key, n) is None:
-                raise _CaseError(_kpos(m, key), _("{k}: seat must be 1..{n}, got {yaml}").format(k=k, n=n, yaml=_yaml(key)), Code.SCENARIO_VALUE)
-            if k == "places" and (not _is_int(v) or not 1 <= v <= n):
-                raise _CaseError(vpos, _("places: a place is 1..{n}, got {yaml}").format(n=n, yaml=_yaml(v)), Code.SCENARIO_VALUE)
-            if k in ("hand_sizes", "ranks") and (not _is_int(v) or v < 0):
-                raise _CaseError(vpos, _("{k}: a count is a whole number >= 0, got {yaml}").format(k=k, yaml=_yaml(v)), Code.SCENARIO_VALUE)
-            if k == "scores" and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise _CaseError(vpos, _("scores: a score is a number, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
-            if k == "counts_shown" and not isinstance(v, bool):
-                raise _CaseError(vpos, _("counts_shown: expected true or false, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
-            if k == "explained_by" and (not isinstance(v, list) or not all(isinstance(x, str) for x in v)):
-                raise _CaseError(vpos, _("explained_by: expected a list of rule ids, got {yaml}").format(yaml=_yaml(v)),
-                                 Code.SCENARIO_VALUE, "e.g. {\"2 play AA\": [gouji.minimum, gouji.opposite-only]}")
+        if k in exp:
+            _check_map(exp, k, n)
     for k in ("legal", "illegal", "transfers"):
         if k in exp and not isinstance(exp[k], list):
-            raise bad(k, _("expected a list, got {yaml}").format(yaml=_yaml(exp[k])))
+            raise _bad_value(exp, k, _("expected a list, got {yaml}").format(yaml=_yaml(exp[k])))
+
+
+def _check_plain_values(exp: Any) -> None:
+    """The keys of ``expect:`` that hold true / false or a whole number."""
+    for k in _BOOL_KEYS:
+        if k in exp and not isinstance(exp[k], bool):
+            raise _bad_value(exp, k, _("expected true or false, got {yaml}").format(yaml=_yaml(exp[k])))
+    for k in ("count", "jokers", "cards", "match_games"):
+        if k in exp and (not _is_int(exp[k]) or exp[k] < 0):
+            raise _bad_value(exp, k, _("expected a whole number, got {yaml}").format(yaml=_yaml(exp[k])))
+
+
+def _check_sees(exp: Any, k: str, n: int) -> None:
+    """``sees`` / ``sees_count``: viewer seat -> {another seat -> cards or null / a count or null}."""
+    m = exp[k] if exp[k] is not None else {}
+    if not isinstance(m, dict):
+        raise _bad_value(exp, k, _("expected a mapping seat -> {{another seat -> {cards} or null}}, "
+                  "got {yaml}").format(
+                      cards='cards' if k == 'sees' else 'count', yaml=_yaml(m)), _("e.g. {k}: {{2: {{4: {example_seen}, 5: null}}}}").format(
+                          k=k, example_seen=_EXAMPLE_SEEN[k]))
+    for viewer, inner in m.items():
+        if _seat_of(viewer, n) is None:
+            raise _CaseError(_kpos(m, viewer), _("{k}: seat must be 1..{n}, got {yaml}").format(
+                k=k, n=n, yaml=_yaml(viewer)), Code.SCENARIO_VALUE)
+        if not isinstance(inner, dict):
+            raise _CaseError(_pos(m, viewer), _("{k}: seat {yaml} maps to another seat -> "
+                             "{cards} or null, got {yaml2}").format(
+                                 k=k, yaml=_yaml(viewer), cards='cards' if k == 'sees' else 'count', yaml2=_yaml(inner)), Code.SCENARIO_VALUE)
+        for target, v in inner.items():
+            t = _seat_of(target, n)
+            if t is None or t == _seat_of(viewer, n):
+                raise _CaseError(_kpos(inner, target), _("{k}: another seat 1..{n} than {yaml}, "
+                                 "got {yaml2}").format(k=k, n=n, yaml=_yaml(viewer), yaml2=_yaml(target)), Code.SCENARIO_VALUE)
+            if k == "sees_count" and v is not None and (not _is_int(v) or v < 0):
+                raise _CaseError(_pos(inner, target), _("sees_count: a count is a whole number >= 0 or null, "
+                                 "got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
+            if k == "sees" and (isinstance(v, bool) or not isinstance(v, (str, int, type(None)))):
+                raise _CaseError(_pos(inner, target), _("sees: cards such as \"55 7\" (\"\" for an empty hand) "
+                                 "or null, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
+
+
+def _check_map(exp: Any, k: str, n: int) -> None:
+    """A map of ``expect:`` (places, scores, hands, hand_sizes, counts_shown: by seat; explained_by, ranks)."""
+    m = exp[k] if exp[k] is not None else {}
+    if not isinstance(m, dict):
+        what = _("card -> count") if k == "ranks" else (_("move line -> rule ids") if k == "explained_by" else _("seat -> value"))
+        raise _bad_value(exp, k, _("expected a mapping {what}, got {yaml}").format(what=what, yaml=_yaml(m)))
+    for key, v in m.items():
+        _check_map_value(m, k, key, v, n)
+
+
+def _check_map_value(m: Any, k: str, key: Any, v: Any, n: int) -> None:
+    vpos = _pos(m, key)
+    if k not in ("explained_by", "ranks") and _seat_of(key, n) is None:
+        raise _CaseError(_kpos(m, key), _("{k}: seat must be 1..{n}, got {yaml}").format(k=k, n=n, yaml=_yaml(key)), Code.SCENARIO_VALUE)
+    if k == "places" and (not _is_int(v) or not 1 <= v <= n):
+        raise _CaseError(vpos, _("places: a place is 1..{n}, got {yaml}").format(n=n, yaml=_yaml(v)), Code.SCENARIO_VALUE)
+    if k in ("hand_sizes", "ranks") and (not _is_int(v) or v < 0):
+        raise _CaseError(vpos, _("{k}: a count is a whole number >= 0, got {yaml}").format(k=k, yaml=_yaml(v)), Code.SCENARIO_VALUE)
+    if k == "scores" and (isinstance(v, bool) or not isinstance(v, (int, float))):
+        raise _CaseError(vpos, _("scores: a score is a number, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
+    if k == "counts_shown" and not isinstance(v, bool):
+        raise _CaseError(vpos, _("counts_shown: expected true or false, got {yaml}").format(yaml=_yaml(v)), Code.SCENARIO_VALUE)
+    if k == "explained_by" and (not isinstance(v, list) or not all(isinstance(x, str) for x in v)):
+        raise _CaseError(vpos, _("explained_by: expected a list of rule ids, got {yaml}").format(yaml=_yaml(v)),
+                         Code.SCENARIO_VALUE, "e.g. {\"2 play AA\": [gouji.minimum, gouji.opposite-only]}")
 
 
 def _check_keys(exp: Any, allowed: tuple[str, ...], kind: str) -> None:

@@ -285,3 +285,15 @@ def test_a_misspelt_new_setting_is_an_error_a_setting_of_ones_own_a_warning(runn
     assert heads[0].startswith(f"{path}:4:3: setting 'show_cout_at'") and "[UnreadSetting]" in heads[0]
     assert "warning:" not in heads[0] and "show_count_at" in r.stderr
     assert heads[1].startswith(f"{path}:5:3: warning: setting 'club_name'")
+
+
+def test_doc_notes_the_sentences_not_given_in_its_language(runner, tmp_path):
+    path = tmp_path / "v.yaml"
+    path.write_text('ruleset: v\nextends: online\nrules:\n  - id: gouji.no-next\n    on: follow\n    deny: "false"\n'
+                    '    says: "The next seat may not answer a gouji play."\n', encoding="utf-8")
+    zh = runner.invoke(cli, ["doc", str(path), "--lang", "zh"])
+    assert zh.exit_code == 0 and "gouji.no-next (v.yaml:7)" in zh.stderr and "注意" in zh.stderr
+    en = runner.invoke(cli, ["doc", str(path), "--lang", "en"])
+    assert en.exit_code == 0 and en.stderr == ""
+    for name in ("online", "qingdao", "rulebook"):
+        assert runner.invoke(cli, ["doc", name, "--lang", "zh"]).stderr == ""

@@ -792,6 +792,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str
 
     graph = _load_graph(ruleset, overrides)
     _warn_stale_words(graph)
+    _note_untranslated(graph)
     text = ruleset_doc(graph, fmt)
     if output is None:
         echo(text, nl=False)
@@ -802,6 +803,23 @@ def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str
     except OSError as e:
         _err(_("{path}: cannot write: {reason}").format(path=output, reason=e.strerror or e))
         sys.exit(EXIT_BAD_INPUT)
+
+
+def _note_untranslated(graph) -> None:
+    """One line on stderr where sentences of the ruleset (rules', settings' in effect) are not given in
+    the rulebook's language: they are printed as written, in another language."""
+    from gouji_dsl import i18n
+    from gouji_dsl.ruleset.spec import Wording
+    lang = i18n.current()
+    texts = [(n.id, n.says) for n in graph.nodes] + [
+        (name, x.says) for name, spec in graph.resolved.settings.items() for x in spec.sentences_in_effect()]
+    lacking = [f"{name} ({os.path.basename(w.origin.path)}:{w.origin.line})" for name, w in texts
+               if isinstance(w, Wording) and lang not in w.texts and w.origin is not None]
+    if lacking:
+        shown_ = ", ".join(lacking[:5]) + (" …" if len(lacking) > 5 else "")
+        _err(ngettext("note: {n} sentence is not given in {lang} and is printed as written: {names}",
+                      "note: {n} sentences are not given in {lang} and are printed as written: {names}",
+                      len(lacking)).format(n=len(lacking), lang=lang.value, names=shown_))
 
 
 def _warn_stale_words(graph) -> None:

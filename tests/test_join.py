@@ -49,6 +49,23 @@ def test_addresses_a_code_a_room_link_and_a_seat_link():
             parse_address(bad)
 
 
+@run_async
+async def test_a_table_that_never_answers_is_given_up_after_a_few_tries(monkeypatch):
+    """A wrong address: a few tries (no wait here: the backoff is zero), then the command's one line."""
+    import socket
+
+    from gouji_app.play import remote
+    monkeypatch.setattr(remote, "BACKOFF", (0.0,))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # (nothing listens there)
+    app = JoinApp(parse_address(CODE, f"http://127.0.0.1:{port}"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.failure is not None, what="the failure")
+    assert app.failure.startswith(f"Could not join table {CODE} at http://127.0.0.1:{port}: the table did not answer 5 times")
+    assert app.link.tries == remote.FIRST_TRIES + 1
+
+
 def test_join_refuses_a_bad_address_and_seat_with_watch():
     from gouji_app.cli import gouji
     r = CliRunner().invoke(gouji, ["join", "K0QM"])

@@ -43,6 +43,8 @@ DEFAULT_SERVER = "http://127.0.0.1:8765"
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: tries before the client gives up on a server that does not answer (about five minutes)
 MAX_TRIES = 40
+#: tries before a table that never answered is given up (a wrong address or a server not started)
+FIRST_TRIES = 5
 #: a connection that stayed up this long starts the backoff again when it is lost (one dropped at once —
 #: the seat taken by another connection with the same token — goes on backing off, and gives up)
 STEADY_S = 10.0
@@ -530,6 +532,7 @@ class TableLink:
     seat: int | None = None
     watch: bool = False
     tries: int = 0
+    joined: bool = False  # a welcome came once (then a lost connection is tried for longer)
     closed: bool = False
     _ws: Any = None
     _ids: Any = field(default_factory=lambda: itertools.count(1))
@@ -593,8 +596,10 @@ class TableLink:
                     self.on_connection("gave up", fatal)
                     return
                 self.tries += 1
-                if self.tries > MAX_TRIES:
-                    self.on_connection("gave up", _("the table did not answer {n} times: gave up").format(n=MAX_TRIES))
+                limit = MAX_TRIES if self.joined else FIRST_TRIES
+                if self.tries > limit:
+                    self.on_connection("gave up", _("the table did not answer {n} times: gave up").format(n=limit)
+                                       + (f" ({detail})" if detail else ""))
                     return
                 delay = BACKOFF[min(self.tries - 1, len(BACKOFF) - 1)]
                 self.on_connection("lost", _("retrying in {s:g} s").format(s=delay) + (f" ({detail})" if detail else ""))
@@ -626,8 +631,10 @@ class TableLink:
     def _receive(self, msg: dict[str, Any]) -> str | None:
         """One message: an answer to a request (its future), else ``on_message``; returns a fatal
         error's words (no retry) or None."""
-        if msg.get("type") == "welcome" and msg.get("token"):
-            self.address = Address(self.address.server, self.address.code, str(msg["token"]))
+        if msg.get("type") == "welcome":
+            self.joined = True
+            if msg.get("token"):
+                self.address = Address(self.address.server, self.address.code, str(msg["token"]))
         if msg.get("type") == "error" and msg.get("code") in FATAL and msg.get("id") is None:
             return f"{msg.get('code')}: {msg.get('message', '')}"
         rid = msg.get("id")

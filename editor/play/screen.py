@@ -367,6 +367,9 @@ class PlayScreen(Screen[None]):
         if s.remote and self.table.watching:
             you.append(_("Watching table {code}: a spectator sees no hand").format(code=self.table.address.code),
                        style="bold")
+            you.append(" · " + _("seat {seat}").format(seat=me) + f" ({s.seat_caption(me)}) · " + _("team {team}").format(
+                team=st.team(me)) + (" · " + _("out {place}").format(place=place_text(st.places[me])) if me in st.places
+                                     else ""))
             return you
         you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
         if me in st.places:

@@ -297,3 +297,18 @@ def test_doc_notes_the_sentences_not_given_in_its_language(runner, tmp_path):
     assert en.exit_code == 0 and en.stderr == ""
     for name in ("online", "qingdao", "rulebook"):
         assert runner.invoke(cli, ["doc", name, "--lang", "zh"]).stderr == ""
+
+
+def test_a_ruleset_name_that_is_a_file_here_hints_at_its_path(runner, tmp_path, monkeypatch):
+    (tmp_path / "club.yaml").write_text(CLUB, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(cli, ["doc", "club"])
+    assert r.exit_code == 1 and "[RulesetNotFound]" in r.stderr and "./club.yaml" in r.stderr
+
+
+def test_a_scenarios_unknown_expect_key_once_in_chinese(runner, tmp_path):
+    path = tmp_path / "cases.yaml"
+    path.write_text("ruleset: online\ncases:\n  - name: c\n    classify: \"KK\"\n    expect: {rnak: K}\n", encoding="utf-8")
+    r = runner.invoke(cli, ["--lang", "zh", "test", str(path)])
+    out = r.stdout + r.stderr
+    assert "rnak" in out and "(（" not in out and "）)" not in out, out

@@ -1239,8 +1239,11 @@ def ruleset_path(name_or_path: str | os.PathLike[str], *, search: Sequence[str |
     for cand in places.candidates(Path("."), s)[1:]:  # not the current folder: a name is a search name
         if _is_file(cand):
             return cand
-    raise GoujiError(_file_diag(s, _("unknown ruleset {s!r}").format(s=s), _names_hint(s, _known_names(places.search)),
-                                code=Code.RULESET_NOT_FOUND))
+    here = next((f"./{s}{ext}" for ext in ("", ".yaml", ".yml") if _is_file(Path(s + ext))), None)
+    hint = _names_hint(s, _known_names(places.search))
+    if here is not None:  # a file of the current folder is named by its path, never by its name alone
+        hint = _("the file in this folder is written as a path: {path}").format(path=here) + _("; ") + hint
+    raise GoujiError(_file_diag(s, _("unknown ruleset {s!r}").format(s=s), hint, code=Code.RULESET_NOT_FOUND))
 
 
 def find_ruleset(ref: str, *, referrer: str | os.PathLike[str], search: Sequence[str | os.PathLike[str]] = ()) -> Path:

@@ -182,8 +182,11 @@ def _yaml(v: Any) -> str:
 def _unknown_key(where: tuple[int, int], what: str, key: Any, known: Sequence[str], detail: str = "") -> _CaseError:
     guess = did_you_mean(str(key), known)
     hint = (f"{guess} " if guess else "") + _("{what} keys{detail}: {join}").format(what=what, detail=detail, join=', '.join(known))
-    return _CaseError(where, _("unknown {what} key {yaml}").format(what=what, yaml=_yaml(key)) + (f" ({detail.strip()})" if detail else "")
-                      + _("; known: {join}").format(join=', '.join(known)), Code.SCENARIO_KEY, hint)
+    said = detail.strip()
+    if said and not said.startswith(("(", "（")):
+        said = f" ({said})"
+    # (the known keys are in the hint, once)
+    return _CaseError(where, _("unknown {what} key {yaml}").format(what=what, yaml=_yaml(key)) + said, Code.SCENARIO_KEY, hint)
 
 
 # ------------------------------------------------------------------------ reading a file

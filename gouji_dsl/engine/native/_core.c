@@ -321,6 +321,7 @@ static PyObject *Random_getstate(RandomObject *self, PyObject *Py_UNUSED(ignored
     int i;
     if (words == NULL)
         return NULL;
+    mt_finish(&self->mt);  /* (the words as CPython holds them: no twist half done) */
     for (i = 0; i < MT_N; i++) {
         v = PyLong_FromUnsignedLong(self->mt.state[i]);
         if (v == NULL) {
@@ -372,6 +373,7 @@ static PyObject *Random_setstate(RandomObject *self, PyObject *state)
         return NULL;
     }
     fresh.index = (int)index;
+    fresh.lazy = 0;
     self->mt = fresh;
     Py_RETURN_NONE;
 }

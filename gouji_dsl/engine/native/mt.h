@@ -28,6 +28,11 @@
 typedef struct {
     uint32_t state[MT_N];
     int index;
+    /* a twist in progress (0: none): words lazy - 1 .. MT_N - 1 are still the old block's. A
+       generator seeded for one game draws a few dozen words of the 624: each word is twisted when
+       it is first drawn, in order, which is the same in-place recurrence as twisting them all at
+       once (mt_finish before the words are read from outside: getstate) */
+    int lazy;
 } mt_state;
 
 static inline void mt_init_genrand(mt_state *r, uint32_t s)
@@ -38,6 +43,7 @@ static inline void mt_init_genrand(mt_state *r, uint32_t s)
     for (mti = 1; mti < MT_N; mti++)
         mt[mti] = (1812433253U * (mt[mti - 1] ^ (mt[mti - 1] >> 30)) + (uint32_t)mti);
     r->index = mti;
+    r->lazy = 0;
 }
 
 /* CPython's init_by_array; key_length 0 is treated as the key [0] (as CPython seeds 0). */
@@ -87,6 +93,7 @@ static inline void mt_init_by_array(mt_state *r, const uint32_t *init_key, size_
     }
     mt[0] = 0x80000000U;
     r->index = MT_N;
+    r->lazy = 0;
 }
 
 /* random.Random(n) for a whole number 0 <= n < 2**64 (e.g. Random(rng.getrandbits(64))). */
@@ -98,25 +105,53 @@ static inline void mt_seed_u64(mt_state *r, uint64_t n)
     mt_init_by_array(r, key, key[1] ? 2 : 1);
 }
 
-static inline uint32_t mt_genrand_uint32(mt_state *r)
+/* twist the words of the twist in progress up to (not including) `upto` (genrand's recurrence, word
+ * by word in order: a word kk < N - M reads the old words kk + 1 and kk + M, a later one the new
+ * word kk + M - N, the last the new word 0) */
+static inline void mt_twist_to(mt_state *r, int upto)
 {
     static const uint32_t mag01[2] = {0x0U, MT_MATRIX_A};
+    uint32_t *mt = r->state, y;
+    int kk = r->lazy - 1;
+    if (r->lazy <= 0 || r->lazy > MT_N)
+        return;
+    if (upto > MT_N)
+        upto = MT_N;
+    for (; kk < upto && kk < MT_N - MT_M; kk++) {
+        y = (mt[kk] & MT_UPPER_MASK) | (mt[kk + 1] & MT_LOWER_MASK);
+        mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
+    }
+    for (; kk < upto && kk < MT_N - 1; kk++) {
+        y = (mt[kk] & MT_UPPER_MASK) | (mt[kk + 1] & MT_LOWER_MASK);
+        mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
+    }
+    if (kk < upto && kk == MT_N - 1) {
+        y = (mt[MT_N - 1] & MT_UPPER_MASK) | (mt[0] & MT_LOWER_MASK);
+        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        kk++;
+    }
+    r->lazy = kk >= MT_N ? 0 : kk + 1;
+}
+
+/* the twist in progress finished: the 624 words as CPython holds them */
+static inline void mt_finish(mt_state *r)
+{
+    mt_twist_to(r, MT_N);
+}
+
+#define MT_LAZY_STEP 16  /* words twisted at a time */
+
+static inline uint32_t mt_genrand_uint32(mt_state *r)
+{
     uint32_t *mt = r->state;
     uint32_t y;
     if (r->index >= MT_N || r->index < 0) {
-        int kk;
-        for (kk = 0; kk < MT_N - MT_M; kk++) {
-            y = (mt[kk] & MT_UPPER_MASK) | (mt[kk + 1] & MT_LOWER_MASK);
-            mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
-        }
-        for (; kk < MT_N - 1; kk++) {
-            y = (mt[kk] & MT_UPPER_MASK) | (mt[kk + 1] & MT_LOWER_MASK);
-            mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
-        }
-        y = (mt[MT_N - 1] & MT_UPPER_MASK) | (mt[0] & MT_LOWER_MASK);
-        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        mt_finish(r);  /* (a state set from outside mid-twist: cannot happen; kept exact all the same) */
         r->index = 0;
+        r->lazy = 1;
     }
+    if (r->lazy > 0 && r->index >= r->lazy - 1)
+        mt_twist_to(r, r->index + MT_LAZY_STEP);
     y = mt[r->index++];
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680U;

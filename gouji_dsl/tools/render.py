@@ -114,12 +114,23 @@ def _group_by_phase(items: Iterable[Any], hook_of) -> list[tuple[str, list[Any]]
 def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
     """The resolved ruleset as text (see module docstring). Values, definitions and rules that come
     from a parent file carry the :data:`INHERITED` marker (and are dimmed with ``markup``)."""
-    own = os.path.normpath(resolved.path)
-
-    def inherited(origin: SourcePos | None) -> bool:
-        return origin is not None and os.path.normpath(origin.path) != own
-
     out = _Lines(markup)
+    _add_header(out, resolved)
+    _add_settings(out, resolved)
+    _add_definitions(out, resolved)
+    out.add()
+    out.add(_("rules ({n}) by phase").format(n=len(resolved.rules)))
+    for phase, rules in _group_by_phase(resolved.rules, lambda r: r.on.text):
+        out.add(_("  phase {phase}").format(phase=phase))
+        for r in rules:
+            _add_rule(out, r)
+    if resolved.removed:
+        out.add()
+        out.add(_("removed rules: ") + ", ".join(resolved.removed))
+    return out.text()
+
+
+def _add_header(out: _Lines, resolved: ResolvedRuleset) -> None:
     title = f" — {said(resolved.title)}" if resolved.title else ""
     out.add(_("ruleset {name}").format(name=resolved.name) + title)
     head = [(_("file:"), display_path(resolved.path))]
@@ -133,6 +144,13 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
     for label, value in head:
         out.add(label + " " * (w - display_width(label)) + value)
     out.add(_("values tagged {inherited} were set by a parent file").format(inherited=_(INHERITED)))
+
+
+def _add_settings(out: _Lines, resolved: ResolvedRuleset) -> None:
+    own = os.path.normpath(resolved.path)
+
+    def inherited(origin: SourcePos | None) -> bool:
+        return origin is not None and os.path.normpath(origin.path) != own
 
     out.add()
     out.add(_("settings ({n})").format(n=len(resolved.settings)))
@@ -148,6 +166,8 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
                 ko = s.key_origins.get(str(key), s.origin)
                 out.add(f"    {key}: {_value(v)}", _where(ko), inherited(ko))
 
+
+def _add_definitions(out: _Lines, resolved: ResolvedRuleset) -> None:
     if resolved.definitions:
         out.add()
         out.add(_("definitions ({n})").format(n=len(resolved.definitions)))
@@ -157,36 +177,29 @@ def resolved_text(resolved: ResolvedRuleset, *, markup: bool = False) -> str:
             if d.says:
                 out.add("      " + _("says: {text}").format(text=_short(said(d.says))), inherited=d.inherited)
 
-    out.add()
-    out.add(_("rules ({n}) by phase").format(n=len(resolved.rules)))
-    for phase, rules in _group_by_phase(resolved.rules, lambda r: r.on.text):
-        out.add(_("  phase {phase}").format(phase=phase))
-        for r in rules:
-            inh = r.inherited
-            out.add(f"    {r.id}", _where(r.origin), inh)
-            out.add(f"        on {r.on.text} · {r.effect}: {r.effect_expr.text}", inherited=inh)
-            if r.when is not None:
-                out.add(f"        when: {r.when.text}", inherited=inh)
-            if r.target is not None:
-                out.add(f"        target: {r.target.text}", inherited=inh)
-            if r.amount is not None:
-                out.add(f"        amount: {r.amount.text}", inherited=inh)
-            if r.says:
-                out.add("        " + _("says: {text}").format(text=_short(said(r.says))), inherited=inh)
-            if r.source:
-                out.add("        " + _("source: {text}").format(text=r.source), inherited=inh)
-            if r.said_by:
-                out.add("        " + _("said by (gouji doc): {names}").format(names=", ".join(r.said_by)), inherited=inh)
-            if r.before:
-                out.add(f"        before: {', '.join(r.before)}", inherited=inh)
-            if r.after:
-                out.add(f"        after: {', '.join(r.after)}", inherited=inh)
-            if r.overrides is not None:
-                out.add(_("        overrides {where}").format(where=_where(r.overrides)), inherited=inh)
-    if resolved.removed:
-        out.add()
-        out.add(_("removed rules: ") + ", ".join(resolved.removed))
-    return out.text()
+
+def _add_rule(out: _Lines, r: RuleSpec) -> None:
+    inh = r.inherited
+    out.add(f"    {r.id}", _where(r.origin), inh)
+    out.add(f"        on {r.on.text} · {r.effect}: {r.effect_expr.text}", inherited=inh)
+    if r.when is not None:
+        out.add(f"        when: {r.when.text}", inherited=inh)
+    if r.target is not None:
+        out.add(f"        target: {r.target.text}", inherited=inh)
+    if r.amount is not None:
+        out.add(f"        amount: {r.amount.text}", inherited=inh)
+    if r.says:
+        out.add("        " + _("says: {text}").format(text=_short(said(r.says))), inherited=inh)
+    if r.source:
+        out.add("        " + _("source: {text}").format(text=r.source), inherited=inh)
+    if r.said_by:
+        out.add("        " + _("said by (gouji doc): {names}").format(names=", ".join(r.said_by)), inherited=inh)
+    if r.before:
+        out.add(f"        before: {', '.join(r.before)}", inherited=inh)
+    if r.after:
+        out.add(f"        after: {', '.join(r.after)}", inherited=inh)
+    if r.overrides is not None:
+        out.add(_("        overrides {where}").format(where=_where(r.overrides)), inherited=inh)
 
 
 # ------------------------------------------------------------------------------ rule graph

@@ -91,12 +91,17 @@ def test_ctrl_q_asks_about_a_game_being_played_then_about_unsaved_text(ws: Path,
     asyncio.run(scenario())
 
 
-def test_editor_validation_warns_about_a_misspelt_setting(tmp_path: Path):
+def test_editor_validation_refuses_a_misspelt_setting_and_warns_about_an_unread_one(tmp_path: Path):
+    """The editor checks as `gouji validate` does (issue 26, all problems at once): a new setting nothing reads,
+    named like one that is read, is taken for a misspelling (an error, with the name it resembles); a setting
+    of the file's own that nothing reads stays a warning."""
     from gouji_app.validation import validate_text
     p = tmp_path / "house.yaml"
     v = validate_text(VARIANT + "  filer_rank: null\n", p)
-    assert v.ok and [d.severity for d in v.diagnostics] == ["warning"]
-    assert v.diagnostics[0].line == 6 and v.diagnostics[0].hint == "did you mean 'filler_rank'?"
+    assert not v.ok and [(d.severity, d.code) for d in v.diagnostics] == [("error", "UnreadSetting")]
+    assert v.diagnostics[0].line == 6 and v.diagnostics[0].hint.startswith("did you mean 'filler_rank'?")
+    v = validate_text(VARIANT + "  my_own_thing: null\n", p)
+    assert v.ok and [(d.severity, d.code) for d in v.diagnostics] == [("warning", "UnreadSetting")]
 
 
 def _footer_fits(footer) -> bool:

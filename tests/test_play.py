@@ -533,7 +533,7 @@ async def test_the_log_says_what_a_setup_pass_declines():
         assert s.entries[0].state.phase == "setup" and s.entries[1].move == "4 pass"
         log = screen.query_one(GameLog)
         labels = [str(line.node.label) for line in log._tree_lines]
-        assert any("seat 4 pass (no revolution 革命)" in label for label in labels), labels[:5]
+        assert any("seat 4 pass — no revolution (革命)" in label for label in labels), labels[:5]
 
 
 @sync
@@ -709,7 +709,7 @@ async def test_who_may_answer_a_gouji_play_is_not_cut_in_a_long_trick():
         await pilot.pause()
         follow, _ = screen.session.who_may_answer()
         text = " ".join(str(screen.query_one("#trick").render()).split())
-        assert "gouji play 够级牌: answer:" in text and "…" not in text.split("gouji play")[1].split("▶")[0]
+        assert "gouji play (够级牌): answer:" in text and "…" not in text.split("gouji play")[1].split("▶")[0]
         assert all((f"seat {x}" in text.split("gouji play")[1]) or x == 1 for x in follow)
 
 

@@ -417,7 +417,8 @@ def scoreboard_table(table: DataTable, session: PlaySession) -> None:
     mine = st.team(me)
     table.clear(columns=True)
     table.add_column(_("game"))
-    table.add_column(_("places: 1st → last (seats)"))
+    n = len(st.seat_list)
+    table.add_column(_("places: {first} → {last} (seats)").format(first=s.words.place(1), last=s.words.place(n)))
     table.add_column(_("sweep"))
     table.add_column(_("tribute before"))
     for t in teams:
@@ -535,7 +536,7 @@ class BetweenGamesScreen(ModalScreen[None]):
         me = self.session.seat
         t = Text()
         for i, e in enumerate(self.steps[:self.shown]):
-            t.append(f"{i + 1:>2}. {event_text(e, me)}\n", style="bold" if i == self.shown - 1 else "")
+            t.append(f"{i + 1:>2}. {event_text(e, me, self.session.words)}\n", style="bold" if i == self.shown - 1 else "")
         if self.shown < len(self.steps):
             t.append("   " + _("… {n} more").format(n=len(self.steps) - self.shown), style="dim")
         self.query_one("#steps", Static).update(t)

@@ -374,7 +374,7 @@ class PlayScreen(Screen[None]):
         you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
         if me in st.places:
             p = st.places[me]
-            you.append(" · " + _("out {place}").format(place=place_text(p)))
+            you.append(" · " + _("out {place}").format(place=place_text(p, s.words)))
         you.append(" · " + cards_word(st.hand_size(me)))
         marks = markers(s, me)
         if marks:

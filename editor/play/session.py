@@ -26,16 +26,12 @@ from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.model import Play
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.cases import scenario_case
 from gouji_dsl.tools.scoreboard import team_score, tribute_of
 from gouji_dsl.tools.simulate import match_length
 
 from ..i18n import _, chinese, ngettext
-
-PLACE_NAMES = {1: "头科", 2: "二科", 3: "三科", 4: "四科", 5: "二落", 6: "大落"}
-"""The places' names (RULES.md §6: 头科 1st, 二科 2nd, 三科 3rd, 四科 4th, 二落 5th, 大落 6th)."""
-PLACE_GLOSS = {1: "first out", 2: "second out", 3: "third out", 4: "fourth out", 5: "second last", 6: "last"}
-"""The places' names in words, shown beside the Chinese ones."""
 
 _TERM = re.compile(r"[(（]([\u3400-\u9fff][\u3400-\u9fff/ ·、]*)[)）]")
 
@@ -187,6 +183,8 @@ class Timeline:
         self._terms: dict[str, str | None] = {}
         self.entries: list[Entry] = []
         self.cursor = 0
+        #: the ruleset's words of the game (places 头科…大落, events and markers: ``words:``)
+        self.words: GameWords = game_words(graph.resolved) if graph.resolved is not None else GameWords({}, {})
 
     def legal(self) -> Sequence[Move]:
         """Legal moves at the cursor."""
@@ -361,10 +359,8 @@ class Timeline:
 
     def headless(self, seat: int) -> bool:
         st = self.state
-        v = self.probe.ask("headless", st, seat)
-        if v is None:
-            return not st.is_active(st.opposite(seat)) and st.is_active(seat)
-        return v and st.is_active(seat)
+        v = self.probe.ask("headless", st, seat)  # the ruleset's own definition; none: no marker
+        return bool(v) and st.is_active(seat)
 
     def scramble(self, state: GameState | None = None) -> bool:
         return bool(self.probe.ask("scramble", state or self.state))
@@ -808,5 +804,5 @@ def _setting_text(value: Any) -> str:
     return str(value) if isinstance(value, (int, float, str)) else "…"
 
 
-__all__ = ["PlaySession", "Timeline", "Entry", "Typed", "GameSummary", "PLACE_NAMES", "PLACE_GLOSS", "ordinal", "term_of", "team_score",
+__all__ = ["PlaySession", "Timeline", "Entry", "Typed", "GameSummary", "ordinal", "term_of", "team_score",
            "summarize", "tribute_of", "field"]

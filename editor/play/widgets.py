@@ -20,9 +20,11 @@ from textual.widgets.tree import TreeNode
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.engine.explain import explain
 from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
+from gouji_dsl.i18n import Language
+from gouji_dsl.ruleset.words import GameWords, Term
 
 from ..i18n import N_, _, chinese, ngettext
-from .session import PLACE_GLOSS, PLACE_NAMES, PlaySession, ordinal, summarize
+from .session import PlaySession, ordinal, summarize
 
 
 def role(state: GameState, me: int, seat: int) -> str:
@@ -49,8 +51,11 @@ def verb_word(verb: str) -> str:
 
 
 def flag_word(session: PlaySession, name: str) -> str:
-    """A ruleset's marker (flag) as shown: its name and the Chinese term of the rule that sets it
-    (``opened point 开点``); in Chinese the term alone, when the rule gives one."""
+    """A ruleset's marker (flag) as shown: the ruleset's word for it (``words.terms``: ``point opened
+    (开点)``, in Chinese ``开点``), else its name and the Chinese term of the rule that sets it."""
+    named = session.words.term(name)
+    if named:
+        return named
     term = session.flag_term(name)
     if term and chinese():
         return term
@@ -63,11 +68,28 @@ def cards_word(n: int) -> str:
 
 
 # ------------------------------------------------------------------------------ seats
-def place_text(place: int) -> str:
-    """``5th 二落 (second last)`` (in Chinese ``二落（第5名）``)."""
+NO_WORDS = GameWords({}, {})
+"""The words of a ruleset that names nothing (every place ``place N``, no terms)."""
+
+
+def place_text(place: int, words: GameWords = NO_WORDS) -> str:
+    """The name of ``place`` as the ruleset gives it (``words.places``): ``second last (二落)``, in
+    Chinese ``二落（第5名）``."""
     if chinese():
-        return _("{name} (no. {place})").format(name=PLACE_NAMES.get(place, ''), place=place)
-    return f"{ordinal(place)} {PLACE_NAMES.get(place, '')} ({PLACE_GLOSS.get(place, '')})".replace("  ", " ")
+        return _("{name} (no. {place})").format(name=words.place(place), place=place)
+    return words.place(place)
+
+
+def short_place(place: int, words: GameWords = NO_WORDS) -> str:
+    """``5th 二落`` (the place's Chinese word; in Chinese the word alone), for narrow panels."""
+    word = words.place(place, Language.ZH)
+    return word if chinese() else f"{ordinal(place)} {word}"
+
+
+def term_word(words: GameWords, term: Term, fallback: str) -> str:
+    """The ruleset's word for ``term`` in the active language (``burn (烧牌)``, ``烧牌``), else
+    ``fallback`` (translated)."""
+    return words.term(term) or _(fallback)
 
 
 class SeatBox(Static):
@@ -141,7 +163,7 @@ class SeatBox(Static):
         lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if st.team(seat) == st.team(me) else "")
         if seat in st.places:
             p = st.places[seat]
-            lines.append(" · " + _("out {place}").format(place=place_text(p)), style="bold green" if p <= 3 else "bold red")
+            lines.append(" · " + _("out {place}").format(place=place_text(p, session.words)), style="bold green" if p <= 3 else "bold red")
         elif seat == me or open_hands:
             n = st.hand_size(seat)
             lines.append(" · " + cards_word(n), style="bold yellow" if n <= 5 else "")
@@ -209,14 +231,15 @@ def markers(session: PlaySession, seat: int) -> list[str]:
     out = []
     if seat in st.passed:
         out.append(_("passed"))
+    words = session.words
     if st.burner == seat:
-        out.append(_("burning 烧牌"))
+        out.append(term_word(words, Term.BURN, N_("burning")))
     if seat in st.revolted:
-        out.append(_("revolution 革命"))
+        out.append(term_word(words, Term.REVOLUTION, N_("revolution")))
     if seat in st.failed and seat not in st.revolted:
         out.append(_("failed"))
     if st.phase == "play" and st.is_active(seat) and session.headless(seat):
-        out.append(_("head-less"))
+        out.append(term_word(words, Term.HEADLESS, N_("head-less")))
     for name, seats in sorted(st.flags.items()):
         if seat in seats:
             out.append(flag_word(session, name))
@@ -237,7 +260,8 @@ class TrickView(Static):
             self.update(game_over_text(session, self.content_region.width or self.size.width or 80))
             return
         if st.phase == "play":
-            self.border_title = _("Trick {n}").format(n=st.trick_no) + (" · " + _("scramble 四人乱缠") if session.scramble() else "")
+            scramble = " · " + term_word(session.words, Term.SCRAMBLE, N_("four-way scramble")) if session.scramble() else ""
+            self.border_title = _("Trick {n}").format(n=st.trick_no) + scramble
         else:
             self.border_title = _({"setup": N_("Setup"), "declare": N_("Setup"), "choose": N_("Setup"), "ask": N_("Setup"),
                                    "return": N_("Return tribute")}.get(st.phase, st.phase))
@@ -257,7 +281,7 @@ class TrickView(Static):
                      + " (" + (_("see the log") if log_shown else _("ctrl+l shows the log")) + ")\n", style="italic cyan")
         for e in st.record:
             if e["type"] in ("revolution", "redeal"):
-                t.append(f"{event_label(e, me)}\n", style="italic cyan")
+                t.append(f"{event_label(e, me, session.words)}\n", style="italic cyan")
         for m in [e["move"] for e in st.record if e["type"] == "move"][-6:]:
             t.append_text(move_label(m, me))
             t.append("\n")
@@ -270,7 +294,7 @@ class TrickView(Static):
         last_won = _last(st.record, "trick_won")
         entries = trick_entries(session)
         if not any(kind == "move" for kind, _line in entries) and last_won:
-            lines.append(Text(_("last trick: {what}").format(what=event_text(last_won, me)), style="dim"))
+            lines.append(Text(_("last trick: {what}").format(what=event_text(last_won, me, session.words)), style="dim"))
         for kind, item in entries:
             if kind == "move":
                 lines.append(item)
@@ -279,11 +303,13 @@ class TrickView(Static):
         note: Text | None = None
         if st.top is not None and st.top.play.gouji:
             follow, burn = session.who_may_answer()
-            note = Text("  " + _("gouji play 够级牌:") + " ", style="bold magenta")
+            note = Text("  " + _("{gouji}:").format(gouji=term_word(session.words, Term.GOUJI, N_("gouji play"))) + " ",
+                        style="bold magenta")
             names = _(", ").join(_seat_name(st, me, x) for x in follow) or _("nobody")
             note.append(_("answer: {names}").format(names=names), style="magenta")
             if burn:
-                note.append(" · " + _("burn 烧: {names}").format(names=_(", ").join(_seat_name(st, me, x) for x in burn)),
+                names = _(", ").join(_seat_name(st, me, x) for x in burn)
+                note.append(" · " + _("{burn}: {names}").format(burn=term_word(session.words, Term.BURN, N_("burn")), names=names),
                             style="magenta")
         asked = Text(asked_text(session), style="bold")
         width = max(self.content_region.width or self.size.width or 30, 20)
@@ -326,19 +352,20 @@ def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
                     and cards == st.top.play.text
                 label = Text("◆ " if top else "  ", style="bold")
                 label.append_text(move_label(ev["move"], me))
-                if verb == "yield" and not chinese():
-                    label.append(" (让牌)", style="italic")
+                if verb == "yield" and not chinese() and (term := session.words.term(Term.YIELD, Language.ZH)):
+                    label.append(f" ({term})", style="italic")
                 if top:
                     label.stylize("bold")
                 out.append(("move", label))
             elif typ in _TRICK_EVENTS:
-                out.append(("event", Text(event_label(ev, me))))
+                out.append(("event", Text(event_label(ev, me, session.words))))
         for name, seat, on in session.flag_changes(i):
             word = flag_word(session, name)
             out.append(("event", Text((_("{who}: {word}") if on else _("{who}: {word} over")).format(
                 who=seat_word(seat, me), word=word))))
         if session.scramble_started(i):
-            out.append(("event", Text(_("scramble 四人乱缠 starts: anyone may answer anyone"))))
+            out.append(("event", Text(_("{scramble} starts: anyone may answer anyone").format(
+                scramble=term_word(session.words, Term.SCRAMBLE, N_("four-way scramble"))))))
     return out
 
 
@@ -432,12 +459,11 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
         style = "bold" if st.team(seat) == st.team(me) else ""
         line = Text(no_wrap=True, overflow="ellipsis")
         if wide:
-            line.append(pad(place_text(place), 22), style="green" if place <= 3 else "red")
+            line.append(pad(place_text(place, session.words), 22), style="green" if place <= 3 else "red")
             line.append(pad(_seat_name(st, me, seat), 20), style=style)
             line.append(_("team {team}").format(team=st.team(seat)) + f"  {st.scores.get(seat, 0):+}", style=style)
         else:
-            short_place = PLACE_NAMES.get(place, '') if chinese() else f"{ordinal(place)} {PLACE_NAMES.get(place, '')}"
-            line.append(short_place + " ", style="green" if place <= 3 else "red")
+            line.append(short_place(place, session.words) + " ", style="green" if place <= 3 else "red")
             line.append(pad(seat_word(seat, me), 7), style=style)
             line.append(_("T{team}").format(team=st.team(seat)) + f" {st.scores.get(seat, 0):+}", style=style)
         line.truncate(max(width, 10), overflow="ellipsis")
@@ -451,8 +477,9 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
                  ("bold red" if v < 0 else "bold"))
     t.append("\n")
     sweep_rule = session.definition_says("sweep")
-    t.append(_("sweep 串三户") + (f": {sweep_rule}" if sweep_rule else "") + "\n" if g.sweep else _("no sweep") + "\n",
-             style="bold" if g.sweep else "dim")
+    sweep = term_word(session.words, Term.SWEEP, N_("sweep"))
+    t.append(sweep + (f": {sweep_rule}" if sweep_rule else "") if g.sweep else _("no {what}").format(what=sweep), style="bold" if g.sweep else "dim")
+    t.append("\n")
     if session.length > 1:
         totals = session.match_totals()
         t.append(_("match {n}/{length}:").format(n=st.game_number, length=session.length) + " ", style="bold")
@@ -503,15 +530,15 @@ def asked_text(session: PlaySession) -> str:
     return "▶ " + _("{who} to answer {cards}").format(who=who, cards=top.play.text)
 
 
-EVENT_TERMS = {"burn": "烧牌", "counter_burn": "反烧", "burn_undone": "解烧", "burn_failed": "诈烧: 大落 at once",
-               "revolution": "革命", "place": "走科"}
-"""The Chinese terms of the engine's events (RULES.md §5–6), shown after them."""
+#: the events whose Chinese word (the ruleset's ``words.terms``) the English log shows after them
+_TERMED_EVENTS = (Term.BURN, Term.COUNTER_BURN, Term.BURN_UNDONE, Term.BURN_FAILED, Term.REVOLUTION, Term.PLACE)
 
 
-def event_label(e: dict[str, Any], me: int | None = None) -> str:
-    """An engine event in words with its term: ``seat 5 burns seat 3 (烧牌)`` (in Chinese the words are the terms)."""
-    term = EVENT_TERMS.get(e["type"])
-    text = event_text(e, me)
+def event_label(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS) -> str:
+    """An engine event in words with the ruleset's term for it: ``seat 5 burns seat 3 (烧牌)`` (in
+    Chinese the words are the terms)."""
+    text = event_text(e, me, words)
+    term = words.term(e["type"], Language.ZH) if e["type"] in _TERMED_EVENTS else None
     return f"{text} ({term})" if term and not chinese() else text
 
 
@@ -528,8 +555,8 @@ _SUBJECT_EVENTS: dict[str, tuple[str, str]] = {
 }
 
 
-def event_text(e: dict[str, Any], me: int | None = None) -> str:
-    """One engine event in words."""
+def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS) -> str:
+    """One engine event in words (places named as the ruleset's ``words`` name them)."""
     def who(s: Any) -> str:
         return seat_word(s, me)
 
@@ -548,7 +575,7 @@ def event_text(e: dict[str, Any], me: int | None = None) -> str:
     if t == "first_leader":
         return _("first lead: {who}").format(who=who(e["seat"]))
     if t == "place":
-        return _("out: {who}, {place}").format(who=who(e["seat"]), place=place_text(e["place"]))
+        return _("out: {who}, {place}").format(who=who(e["seat"]), place=place_text(e["place"], words))
     if t in ("burn_success", "burn_failed", "revolution"):
         said = {"burn_success": N_("burn by {who} succeeds"), "burn_failed": N_("burn by {who} fails"),
                 "revolution": N_("revolution: {who}")}[t]
@@ -560,9 +587,18 @@ def event_text(e: dict[str, Any], me: int | None = None) -> str:
     return t.replace("_", " ")
 
 
-SETUP_PASSES = {"setup": N_("no revolution 革命"), "declare": N_("no point declared 宣点"), "ask": N_("declined")}
-"""What a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads
-like a pass on a play); translated where shown."""
+#: what a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads
+#: like a pass on a play): a phase → (the ruleset's term, the words without one)
+SETUP_PASSES: dict[str, tuple[Term | None, str]] = {"setup": (Term.REVOLUTION, N_("revolution")),
+                                                     "declare": (Term.DECLARED, N_("point declared"))}
+
+
+def declined_text(phase: str, words: GameWords = NO_WORDS) -> str:
+    """What a pass in ``phase`` declines: ``no revolution (革命)`` (in Chinese ``不革命``), ``declined``."""
+    term, fallback = SETUP_PASSES.get(phase, (None, ""))
+    if term is None:
+        return _("declined")
+    return _("no {what}").format(what=term_word(words, term, fallback))
 
 
 def pad(text: str, width: int) -> str:
@@ -845,15 +881,15 @@ class GameLog(Tree[Any]):
             self._tails[i] = node
             for ev in s.new_events(i):
                 if ev["type"] in ("deal", "transfer", "revolution", "first_leader", "redeal", "place", "retire"):
-                    self._tails[i] = node.add_leaf(Text(event_text(ev, me), style="cyan"), data=("event", i))
+                    self._tails[i] = node.add_leaf(Text(event_text(ev, me, s.words), style="cyan"), data=("event", i))
             return
         parent = self._game_nodes.get(e.game_index) or self.root
         label = Text()
         label.append(f"{i:>3} ", style="dim")
         label.append_text(move_label(e.move or "", me))
         before = s.entries[i - 1].state if i > 0 else None
-        if before is not None and e.move and e.move.split()[1:2] == ["pass"] and before.phase in SETUP_PASSES:
-            label.append(f" ({_(SETUP_PASSES[before.phase])})", style="dim")  # what was declined
+        if before is not None and e.move and e.move.split()[1:2] == ["pass"] and before.phase in ("setup", "declare", "ask"):
+            label.append(" " + _("— {what}").format(what=declined_text(before.phase, s.words)), style="dim")  # what was declined
         if e.by in ("auto",):
             label.append(" " + _("(auto)"), style="dim italic")
         node = parent.add(label, data=("move", i), allow_expand=True)
@@ -864,7 +900,7 @@ class GameLog(Tree[Any]):
             if ev["type"] in ("move", "discard"):
                 continue
             style = "cyan" if ev["type"] != "game_over" else "bold cyan"
-            self._tails[i] = parent.add_leaf(Text("     " + event_text(ev, me), style=style), data=("event", i))
+            self._tails[i] = parent.add_leaf(Text("     " + event_text(ev, me, s.words), style=style), data=("event", i))
 
     def mark(self, index: int) -> None:
         """Show where the game is: a marker on the entry and the tree's cursor on it."""

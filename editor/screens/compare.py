@@ -57,6 +57,7 @@ from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
+from gouji_dsl.ruleset.words import game_words
 from gouji_dsl.tools.compare import RuleDiff, rule_diff
 from gouji_dsl.tools.exits import shown_markup
 from gouji_dsl.tools.paired import DivergentDeal, PairedReport, few_matches_note, paired_simulation, save_divergent
@@ -1017,7 +1018,7 @@ class CompareScreen(Screen[None]):
         timing.display = bool(note.plain)
         self.query_one("#sim-table", Static).update(stats_table(r, compact=self.narrow))
         teams = (int(ga.settings.get("teams", 2) or 2), int(gb.settings.get("teams", 2) or 2))
-        self.query_one(PlacesChart).show(r, teams)
+        self.query_one(PlacesChart).show(r, teams, game_words(ga.resolved) if ga.resolved is not None else None)
         self.query_one(SpreadChart).show(r, teams)
 
     # -------------------------------------------------------------- divergent deals

@@ -15,8 +15,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
+from gouji_dsl.i18n import Language, current
+from gouji_dsl.ruleset.words import GameWords
 from gouji_dsl.tools.figures import SIDE_FIGURES
-from gouji_dsl.tools.paired import METHODS_SHORT, PairedReport, effect_text
+from gouji_dsl.tools.paired import PairedReport, effect_text, methods_short
 from gouji_dsl.tools.stats import Estimate
 
 # place 1 .. 6 (more places reuse the last colour)
@@ -86,7 +88,7 @@ def stats_table(report: PairedReport, compact: bool = False) -> Table:
     "B" only, for narrow screens)."""
     la, lb = report.labels
     table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False, header_style="bold",
-                  caption=METHODS_SHORT, caption_justify="left", caption_style="dim")
+                  caption=methods_short(), caption_justify="left", caption_style="dim")
     table.add_column("figure", no_wrap=False, min_width=12)
     table.add_column(Text("A" if compact else (la if la.startswith("A ") else f"A {la}"), style="bold cyan"),
                      no_wrap=True)
@@ -132,10 +134,13 @@ class _Chart(Widget):
         super().__init__(**kwargs)
         self.report: PairedReport | None = None
         self.teams: tuple[int, int] = (2, 2)
+        self.words = GameWords({}, {})
 
-    def show(self, report: PairedReport | None, teams: tuple[int, int] = (2, 2)) -> None:
+    def show(self, report: PairedReport | None, teams: tuple[int, int] = (2, 2), words: GameWords | None = None) -> None:
+        """Draw ``report`` (None: nothing); ``words``: ruleset A's words of the game (its place names)."""
         self.report = report
         self.teams = teams
+        self.words = words if words is not None else GameWords({}, {})
         self.refresh(layout=True)
 
     def render(self) -> Text:
@@ -168,7 +173,7 @@ class PlacesChart(_Chart):
         t.append("  share of games finished ", style="dim")
         for p in range(1, n + 1):
             t.append("█", style=PLACE_COLORS[min(p, len(PLACE_COLORS)) - 1])
-            t.append(f"{p}{_ordinal(p)} ", style="dim")
+            t.append(self._place(p, legend=True) + " ", style="dim")
         label_w = 9
         bar_w = max(10, min(self.MAX_BAR, width - label_w - self.SUFFIX))
         for s in range(1, n + 1):
@@ -182,8 +187,17 @@ class PlacesChart(_Chart):
                 for p, cells in enumerate(split_widths(shares, bar_w), start=1):
                     t.append("█" * cells, style=PLACE_COLORS[min(p, len(PLACE_COLORS)) - 1])
                 if sum(shares):
-                    t.append(f" {shares[0] * 100:3.0f}% 1st {shares[-1] * 100:4.0f}% {n}{_ordinal(n)}", style="dim")
+                    t.append(f" {shares[0] * 100:3.0f}% {self._place(1)} {shares[-1] * 100:4.0f}% {self._place(n)}",
+                             style="dim")
         return t
+
+    def _place(self, p: int, legend: bool = False) -> str:
+        """Place ``p`` as the chart names it: ``1st`` (the legend: ``1st 头科``); where the app speaks
+        Chinese, the ruleset's word (头科 … 大落)."""
+        if current() == Language.ZH:
+            return self.words.place(p)
+        word = self.words.place(p, Language.ZH) if legend and str(p) in self.words.places else ""
+        return f"{p}{_ordinal(p)}" + (f" {word}" if word else "")
 
 
 def _ordinal(n: int) -> str:

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.game.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
-from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 
+from .i18n import N_, _
 from .skeleton import COMMENT_WIDTH, flow, setting_lines
 
 
@@ -39,6 +40,15 @@ class Item:
 
 KIND_ORDER = ("setting", "rule", "hook", "key", "rule key", "function", "variable", "attribute",
               "definition", "snippet")
+KIND_WORDS = {"setting": N_("setting"), "rule": N_("rule"), "hook": N_("hook"), "key": N_("file key"),
+              "rule key": N_("rule key"), "function": N_("function"), "variable": N_("variable"),
+              "attribute": N_("attribute"), "definition": N_("definition"), "snippet": N_("snippet")}
+"""The kinds of items as the picker shows them (translated where shown)."""
+
+
+def kind_word(kind: str) -> str:
+    """An item's kind in the active language (``setting`` → 设置)."""
+    return _(KIND_WORDS[kind]) if kind in KIND_WORDS else kind
 
 RULE_SNIPPET = """- id: my.rule-id
   on: follow
@@ -84,14 +94,14 @@ def _ruleset_items(resolved: ResolvedRuleset, parent: ResolvedRuleset | None = N
             value = value[:57] + "..."
         base = parent.settings.get(name) if parent is not None else None
         base = base or s  # the parent's value (what a variant starts from), else this ruleset's
-        out.append(Item(name, name, "setting", f"= {value}" + (f" — {s.says}" if s.says else ""),
+        out.append(Item(name, name, "setting", f"= {value}" + (f" — {said(s.says)}" if s.says else ""),
                         as_key=setting_entry(name, base.value, base.says or s.says)))
     for r in resolved.rules:
-        out.append(Item(r.id, r.id, "rule", f"on {r.on.text}" + (f" — {r.says}" if r.says else "")))
+        out.append(Item(r.id, r.id, "rule", _("on {hook}").format(hook=r.on.text) + (f" — {said(r.says)}" if r.says else "")))
     for name, d in resolved.definitions.items():
         label = f"{name}({', '.join(d.params)})" if d.params else name
         out.append(Item(label, f"{name}(" if d.params else name, "definition",
-                        d.says or d.expr.text))
+                        said(d.says) if d.says else d.expr.text))
     return out
 
 
@@ -100,7 +110,7 @@ def items_for(resolved: ResolvedRuleset | None, parent: ResolvedRuleset | None =
     values a setting inserted as a key starts from."""
     out = _ruleset_items(resolved, parent) if resolved is not None else []
     out += _vocabulary_items() + _schema_items()
-    out.append(Item("new rule", RULE_SNIPPET, "snippet", "a rule skeleton (id, on, when, effect, says, source)"))
+    out.append(Item("new rule", RULE_SNIPPET, "snippet", _("a rule skeleton (id, on, when, effect, says, source)")))
     return out
 
 

@@ -55,3 +55,20 @@ def test_the_compare_screen_s_places_chart_names_the_places_as_the_ruleset_does(
         assert chart._place(6) == "落科" and chart._place(1) == "头科"
     with speaking(Language.EN):
         assert chart._place(6, legend=True) == "6th 落科" and chart._place(6) == "6th"
+
+
+def test_the_insert_picker_s_kinds_and_help_in_chinese():
+    """The completion picker (ctrl+n) says its kinds and a rule's hook in the active language, and a
+    setting's sentence in it (the club's settings are written in Chinese, with English too)."""
+    from gouji_app.completion import items_for, kind_word
+    resolved = load_graph(CLUB).resolved
+    with speaking(Language.ZH):
+        items = items_for(resolved)
+        assert kind_word("setting") == "设置" and kind_word("rule") == "规则"
+        rule = next(it for it in items if it.kind == "rule")
+        assert rule.help.startswith("时机：")
+        count = next(it for it in items if it.label == "show_count_at")
+        assert "持牌人手中剩余牌" in count.help
+    with speaking(Language.EN):
+        count = next(it for it in items_for(resolved) if it.label == "show_count_at")
+        assert "A player with 10 cards or fewer" in count.help and kind_word("setting") == "setting"

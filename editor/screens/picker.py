@@ -1,6 +1,7 @@
 """The insert picker (Ctrl+N): filter setting names, rule ids, hooks, functions and keys; Enter inserts."""
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -12,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..completion import KIND_ORDER, Item
+from ..completion import KIND_ORDER, Item, kind_word
 from ..i18n import N_, _
 from ..widgets.footer import FittingFooter
 
@@ -75,7 +76,8 @@ class PickerScreen(ModalScreen[Item | None]):
         olist.clear_options()
         for i, it in enumerate(self.shown):
             name = matcher.highlight(it.label) if matcher else Content(it.label)
-            olist.add_option(Option(Content.assemble((f"{it.kind:>10} ", "dim"), name), id=str(i)))
+            kind = kind_word(it.kind)
+            olist.add_option(Option(Content.assemble((" " * max(10 - cell_len(kind), 0) + kind + " ", "dim"), name), id=str(i)))
         if self.shown:
             olist.highlighted = 0
         self._show_help()
@@ -83,7 +85,7 @@ class PickerScreen(ModalScreen[Item | None]):
     def _show_help(self) -> None:
         olist = self.query_one("#picker-list", OptionList)
         i = olist.highlighted
-        help_text = self.shown[i].help if i is not None and i < len(self.shown) else "nothing matches"
+        help_text = self.shown[i].help if i is not None and i < len(self.shown) else _("nothing matches")
         self.query_one("#picker-help", Static).update(Text(help_text))
 
     @on(OptionList.OptionHighlighted)

@@ -78,3 +78,55 @@ def test_the_skill_trace_is_a_duel_on_the_same_deals(runner: CliRunner) -> None:
     bad = runner.invoke(cli, ["simulate", "online", "-n", "2", "--skill", "1", "--skill-bots", "heuristic"])
     assert bad.exit_code == 2 and "STRONG,WEAK" in bad.stderr
     assert runner.invoke(cli, ["diff", "online", "rulebook", "--skill", "2"]).exit_code == 2
+
+
+def _side_schema_problems(totals: dict) -> list[str]:
+    from jsonschema import Draft7Validator
+
+    from gouji_dsl import resources
+    schema = json.loads(resources.chunk_schema_path().read_text(encoding="utf-8"))
+    side = {**schema["definitions"]["side"], "definitions": schema["definitions"]}
+    return [e.message for e in Draft7Validator(side).iter_errors(totals)]
+
+
+def test_a_chunk_of_many_probed_deals_stays_within_the_chunk_schema() -> None:
+    # (t28: exact C/D shares summed over ~10 probed games passed the schema's 60 digits; the run's own
+    # report and --resume refused its chunks) — shares on a grid of millionths keep every sum short
+    from gouji_dsl.tools.figures import DESIGN_GRAIN, GameSummary, SideTotals
+    games = [GameSummary(index=i, places=(1, 2), scores=(1, -1), sweep=False, decisions=d, tricks=t,
+                         first_leader=1, burn_attempts=0, burn_successes=0, burn_failures=0, revolutions=0,
+                         redeals=0, design=Design(choices=d // 3 + i % 7, decisions=d, lead_changes=i % 4,
+                                                  settled=i % t, tricks=t))
+             for i, (d, t) in enumerate((97 + k, 31 + k % 29) for k in range(1000))]
+    one, blocks = SideTotals(2, 2), SideTotals(2, 2)
+    one.add_singles(games)
+    for i in range(0, 1000, 4):
+        part = SideTotals(2, 2)
+        part.add_block(games[i:i + 4])
+        blocks.merge(part)
+    for totals in (one, blocks):
+        data = json.loads(json.dumps(totals.to_json()))
+        assert _side_schema_problems(data) == []
+        again = SideTotals.from_json(data)
+        assert again.design == totals.design and again.design["real_choice_share"].n == 1000
+    # each share is its game's C/D to the nearest millionth (exact when D divides a million)
+    assert Design(1, 3, 0, 1, 8).values() == {"real_choice_share": Fraction(333333, DESIGN_GRAIN),
+                                              "lead_changes": 0, "settled_at": Fraction(1, 8)}
+
+
+def test_a_saved_run_with_design_metrics_is_reported_and_resumed(runner: CliRunner, tmp_path) -> None:
+    out = tmp_path / "sim"
+    args = ["simulate", "online", "-n", str(2 * PROBE_EVERY + 1), "--chunk-size", str(PROBE_EVERY + 1),
+            "--workers", "1", "--json", "--out", str(out)]
+    res = runner.invoke(cli, args)
+    assert res.exit_code == 0, res.stderr
+    first = json.loads(res.stdout)["intervals"]
+    assert len(list(out.glob("chunk-*.json"))) == 2 and first["real_choice_share"]["n"] == 3  # deals 0, 50, 100
+    rep = runner.invoke(cli, ["report", str(out), "--format", "json"])
+    assert rep.exit_code == 0, rep.stderr
+    assert {k: json.loads(rep.stdout)["intervals"][k] for k in ("real_choice_share", "lead_changes", "settled_at")} \
+        == {k: first[k] for k in ("real_choice_share", "lead_changes", "settled_at")}
+    sorted(out.glob("chunk-*.json"))[-1].unlink()
+    again = runner.invoke(cli, args + ["--resume"])
+    assert again.exit_code == 0, again.stderr
+    assert json.loads(again.stdout)["intervals"]["real_choice_share"] == first["real_choice_share"]

@@ -69,9 +69,19 @@ class Design:
         return out
 
 
+DESIGN_GRAIN = 10**6
+"""A probed game's shares (real choice, settled at) are kept to the nearest millionth (round half to even,
+exactly): sums of exact C/D over many games would need the least common multiple of every D as their
+denominator, past what a chunk file holds (60 digits); on a grid of millionths every total of any run
+stays a short exact fraction, merged in any order to the same bits."""
+
+
 def _ratio(x: int, y: int) -> Number:
     q, r = divmod(x, y)
-    return q if r == 0 else Fraction(x, y)
+    if r == 0:
+        return q
+    f = Fraction(round(Fraction(x, y) * DESIGN_GRAIN), DESIGN_GRAIN)
+    return f.numerator if f.denominator == 1 else f
 
 DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
     f for f in SIDE_FIGURES) + (("outcome_changed", N_("deals whose places differ"), "rate"),)

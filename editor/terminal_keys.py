@@ -27,8 +27,10 @@ from typing import Any
 from textual import events
 from textual.app import App, SystemCommand
 from textual.screen import ModalScreen
+from textual.widgets import HelpPanel
 
 from .i18n import N_, _
+from .widgets.keys_panel import KeysHelpPanel
 
 #: Textual's own commands of the palette (their titles and help, as Textual 8.2.8 writes them), translated where shown
 TEXTUAL_COMMANDS = (
@@ -91,6 +93,11 @@ class XtermKeysApp(App[None]):
         """Textual's own commands of the palette (Theme, Keys, Screenshot ...), in the active language."""
         for cmd in super().get_system_commands(screen):
             yield SystemCommand(_(cmd.title), _(cmd.help), cmd.callback, cmd.discover)
+
+    def action_show_help_panel(self) -> None:
+        """The Keys panel, its bindings in the active language (Textual's renders them as written)."""
+        if not self.screen.query(HelpPanel):
+            self.screen.mount(KeysHelpPanel())
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:

@@ -72,3 +72,20 @@ def test_the_insert_picker_s_kinds_and_help_in_chinese():
     with speaking(Language.EN):
         count = next(it for it in items_for(resolved) if it.label == "show_count_at")
         assert "A player with 10 cards or fewer" in count.help and kind_word("setting") == "setting"
+
+
+@sync
+async def test_the_keys_panel_speaks_the_active_language():
+    """The palette's Keys command (Textual's HelpPanel) lists the bindings translated (Textual renders
+    a binding's description as written)."""
+    from gouji_app.widgets.keys_panel import TranslatedBindingsTable
+    with speaking(Language.ZH):
+        app = app_for("online", seed=7)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.action_show_help_panel()
+            await wait_for(pilot, lambda: bool(app.screen.query(TranslatedBindingsTable)), what="the keys panel")
+            await pilot.pause()
+            table = app.screen.query_one(TranslatedBindingsTable).render_bindings_table()
+            rows = [c.plain for c in table.columns[1]._cells]
+            assert any("记分板" in r for r in rows) and not any("Scoreboard" in r for r in rows), rows

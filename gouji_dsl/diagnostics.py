@@ -158,6 +158,13 @@ class Code(StrEnum):
     # SettingTypeMismatch, OutOfRange, ...)
     BAD_OVERRIDE = "BadOverride"  # a --set option that is not KEY=VALUE (no '=', an empty key part)
 
+    # -- bots from outside (gouji_dsl.bots.outside.BotFailed: exec:CMD, plug-ins; helper "fixbots") --
+    ILLEGAL_BOT_MOVE = "IllegalBotMove"  # an answer that is no legal move now (or no move line)
+    BOT_TIMEOUT = "BotTimeout"  # no answer within the time limit (exec@SECONDS:CMD)
+    BOT_EXITED = "BotExited"  # the bot's process exited, or could not be started
+    BOT_BAD_OUTPUT = "BotBadOutput"  # an answer line that is not JSON, has no "move", a key twice, too long, unasked
+    BOT_ERROR = "BotError"  # a plug-in bot raised an exception
+
 
 class Severity(StrEnum):
     """How bad a :class:`Diagnostic` is: an error stops a load; a warning is reported and the file loads."""

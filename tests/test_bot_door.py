@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import pickle
 import random
 import sys
 import textwrap
@@ -189,7 +191,7 @@ def test_a_plug_in_answering_an_illegal_move_is_named(monkeypatch, tmp_path):
             def choose(self, view, moves):
                 return f"{view.seat} play RRRR"
     """)
-    with pytest.raises(RuntimeError, match=r"bot 'cheat' at seat \d: answered '\d play RRRR', which is not a legal move now"):
+    with pytest.raises(RuntimeError, match=r"bot 'cheat' at seat \d, game 1:0: answered '\d play RRRR', which is not a legal move now"):
         play_game(graph("online"), 1, 0, "cheat")
 
 
@@ -219,26 +221,85 @@ def test_an_exec_bot_at_every_command(runner, tmp_path):
     assert "outside the project" in summary.get("games_fallback", "") or "native_fallback" in summary
 
 
-@pytest.mark.parametrize("body, what", [
+@pytest.mark.parametrize("body, what, code", [
     ("import sys\nfor line in sys.stdin:\n    print('{\"move\": \"1 play RRRRRR\"}', flush=True)\n",
-     r"answered '1 play RRRRRR', which is not a legal move now \(legal: '1 play"),
-    ("import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n", "answered 'not json', which is not JSON"),
-    ("import sys\nsys.stdin.readline()\nsys.exit(3)\n", r"exited without answering \(exit code 3\)"),
-    ("import sys, time\nfor line in sys.stdin:\n    time.sleep(30)\n", r"gave no answer within 0\.5 s"),
+     r"answered '1 play RRRRRR', which is not a legal move now \(legal: '1 play", "IllegalBotMove"),
+    ("import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n", "answered 'not json', which is not JSON",
+     "BotBadOutput"),
+    ("import sys\nsys.stdin.readline()\nsys.exit(3)\n", r"exited without answering \(exit code 3\)", "BotExited"),
+    ("import sys, time\nfor line in sys.stdin:\n    time.sleep(30)\n", r"gave no answer within 0\.5 s", "BotTimeout"),
+    ("import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)['moves'][0]\n"
+     "    print('{\"move\": \"%s\", \"move\": \"%s\"}' % (m, m), flush=True)\n", "answered .*, which has the key 'move' twice",
+     "BotBadOutput"),
+    ("import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)['moves'][0]\n"
+     "    print(json.dumps({'move': m}) + '\\n' + json.dumps({'move': m}), flush=True)\n",
+     "wrote .* after its previous answer, unasked", "BotBadOutput"),
 ])
-def test_an_exec_bot_that_fails_is_named_with_its_seat_and_answer(tmp_path, body, what):
+def test_an_exec_bot_that_fails_is_named_with_its_seat_and_answer(tmp_path, body, what, code):
     spec = canonical_spec(f"exec@0.5:{program(tmp_path, 'bad.py', body)}")
-    with pytest.raises(RuntimeError, match=rf"bot '{spec}' at seat 1: {what}"):
+    with pytest.raises(outside.BotFailed, match=rf"bot '{spec}' at seat 1, game 1:0: {what}") as got:
         play_game(graph("online"), 1, 0, [spec] + ["random"] * 5, engine="interpreter")
+    assert got.value.code == code and got.value.diagnostics[0].code == code
+    assert isinstance(got.value, RuntimeError)  # (and a GoujiError: every command prints it as one)
+    again = pickle.loads(pickle.dumps(got.value))  # crosses worker processes as itself
+    assert type(again) is outside.BotFailed and str(again) == str(got.value) and again.code == code
     proc = external._PROCESSES[spec.partition(":")[2]]
     external.close_all()
     assert proc.pid is None
 
 
-def test_an_exec_bot_that_cannot_start_is_named(tmp_path):
-    spec = canonical_spec(f"exec:{tmp_path / 'missing.py'}")
-    with pytest.raises(RuntimeError, match="could not be started"):
-        play_game(graph("online"), 1, 0, spec)
+def test_an_exec_program_that_cannot_start_is_a_usage_error(tmp_path, runner):
+    for bad, what in [(f"exec:{tmp_path / 'missing.py'}", "there is no file"),
+                      (f"exec:{tmp_path / 'my bots' / 'my bot.py'}", "a path with spaces must be quoted"),
+                      ("exec:no-such-program-here", "no program 'no-such-program-here' on the PATH")]:
+        with pytest.raises(ValueError, match=what):
+            parse_bot_spec(bad)
+    (tmp_path / "plain.py").write_text("print(1)\n")
+    with pytest.raises(ValueError, match="is not an executable file"):
+        parse_bot_spec(f"exec:{tmp_path / 'plain.py'}")
+    out = runner.invoke(cli, ["duel", "online", f"exec:{tmp_path / 'missing.py'}", "heuristic", "--deals", "1"])
+    assert out.exit_code == 2 and "there is no file" in out.output + (out.stderr or "")
+
+
+ILLEGAL = "import json, sys\nfor line in sys.stdin:\n    print(json.dumps({'move': '%d play RRRRRR' % json.loads(line)['seat']}), flush=True)\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "online", "--games", "2", "--workers", "1", "--bots", "{bot}"],
+    ["simulate", "online", "--games", "2", "--workers", "2", "--chunk-size", "1", "--bots", "{bot}"],
+    ["diff", "online", "base", "--simulate", "2", "--workers", "1", "--bots", "{bot}"],
+    ["sweep", "online", "--grid", "yield_to=1", "--simulate", "2", "--workers", "1", "--bots", "{bot}"],
+    ["duel", "online", "{bot}", "heuristic", "--deals", "1"],
+    ["league", "online", "{bot}", "heuristic", "--deals", "1"],
+])
+def test_a_bot_failure_is_one_error_on_every_command(tmp_path, runner, args):
+    bot = f"exec@20:{program(tmp_path, 'illegal.py', ILLEGAL)}"
+    out = runner.invoke(cli, [a.replace("{bot}", bot) for a in args])
+    text = out.output + (out.stderr or "")
+    assert out.exit_code == 1, text
+    assert f"bot '{canonical_spec(bot)}' at seat 1, game 1:0: answered '1 play RRRRRR'" in text, text
+    assert "[IllegalBotMove]" in text and "hint:" in text
+    assert "RuntimeError" not in text and "internal error" not in text and "crash report" not in text
+
+
+def test_the_children_of_an_exec_bot_are_ended_with_it(tmp_path):
+    pids = tmp_path / "pids"
+    spec = canonical_spec("exec@20:" + program(tmp_path, "forker.py", f"""
+        import json, subprocess, sys
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        open({str(pids)!r}, "w").write(str(child.pid))
+        for line in sys.stdin:
+            print(json.dumps({{"move": json.loads(line)["moves"][0]}}), flush=True)
+    """))
+    play_game(graph("online"), 1, 0, [spec] + ["random"] * 5, engine="interpreter")
+    proc = external._PROCESSES[spec.partition(":")[2]]
+    pgid = proc.pid
+    external.close_all()
+    child = int(pids.read_text())
+    with pytest.raises(ProcessLookupError):  # the bot's group (the bot and its child) is gone
+        os.killpg(pgid, 0)
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
 
 
 def test_exec_specs_are_checked():
@@ -246,7 +307,7 @@ def test_exec_specs_are_checked():
                       ("exec@1e3:x", "time limit"), ("exec:'open", "cannot be split")]:
         with pytest.raises(ValueError, match=what):
             parse_bot_spec(bad)
-    assert canonical_spec("EXEC@2.50:./b.py") == "exec@2.5:./b.py"
+    assert canonical_spec(f"EXEC@2.50:{MYBOT}") == f"exec@2.5:{MYBOT}"
 
 
 def test_the_exec_messages_carry_the_view_and_the_moves(tmp_path):

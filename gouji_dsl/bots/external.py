@@ -31,6 +31,8 @@ import os
 import random
 import select
 import shlex
+import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -40,6 +42,8 @@ from typing import Any
 from gouji_dsl.bots import EXEC_SECONDS
 from gouji_dsl.bots.outside import BotFailed
 from gouji_dsl.bots.view import PROTOCOL_VERSION, SeatView
+from gouji_dsl.diagnostics import Code
+from gouji_dsl.i18n import _
 
 DEFAULT_SECONDS = EXEC_SECONDS
 """An exec bot's time limit per decision unless its spec gives one (``exec@2:CMD``)."""
@@ -60,6 +64,22 @@ def parse_limit(text: str) -> float:
     return float(t)
 
 
+def program_problem(command: str, program: str) -> None:
+    """Refuse, when the options are read (not at the first decision), a program that cannot be
+    started: no such file / not on PATH, or a file that is not executable. ValueError (a usage error)."""
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not os.path.exists(program):
+            more = (_(" (a path with spaces must be quoted: exec:'{q}')").format(q=command) if " " in command else "")
+            raise ValueError(_("exec:{command}: there is no file {program!r}{more}").format(
+                command=command, program=program, more=more))
+        if os.path.isdir(program) or not os.access(program, os.X_OK):
+            raise ValueError(_("exec:{command}: {program!r} is not an executable file (chmod +x it, or write "
+                               "exec:'python3 {program}')").format(command=command, program=program))
+    elif shutil.which(program) is None:
+        raise ValueError(_("exec:{command}: there is no program {program!r} on the PATH (a file here is "
+                           "written ./{program})").format(command=command, program=program))
+
+
 class ExecProcess:
     """One running external bot (one per command and calling process, see :func:`process_for`)."""
 
@@ -71,6 +91,7 @@ class ExecProcess:
             raise ValueError(f"exec:{command}: the command cannot be split as a shell would ({e})") from None
         if not self.argv:
             raise ValueError("exec: a command is missing (exec:./mybot.py)")
+        program_problem(command, self.argv[0])
         self._proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
         self.lock = threading.Lock()
@@ -84,9 +105,11 @@ class ExecProcess:
             return self._proc
         self._reap()
         try:
-            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+            # its own session (process group): at close the whole group is ended, the bot's own children too
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                                          start_new_session=True)
         except OSError as e:
-            raise BotFailed(bot, seat, f"could not be started ({self.argv[0]!r}: {e.strerror or e})") from None
+            raise BotFailed(bot, seat, f"could not be started ({self.argv[0]!r}: {e.strerror or e})", Code.BOT_EXITED) from None
         self._buf = b""
         return self._proc
 
@@ -94,18 +117,38 @@ class ExecProcess:
         """Send ``message`` and read one JSON answer within ``limit`` seconds."""
         proc = self._started(bot, seat)
         assert proc.stdin is not None and proc.stdout is not None
+        self._refuse_unasked(bot, seat, proc)
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         try:
             proc.stdin.write(data)
             proc.stdin.flush()
         except OSError:
-            raise BotFailed(bot, seat, self._exited("before it was asked")) from None
+            raise BotFailed(bot, seat, self._exited("before it was asked"), Code.BOT_EXITED) from None
         line = self._read_line(bot, seat, proc, limit)
         try:
-            return json.loads(line)
+            return json.loads(line, object_pairs_hook=_no_twice)
+        except _KeyTwice as e:
+            raise BotFailed(bot, seat, f"answered {line[:80].decode(errors='replace')!r}, which has the key {e.key!r} "
+                                       "twice", Code.BOT_BAD_OUTPUT) from None
         except ValueError:
             raise BotFailed(bot, seat, f"answered {line[:80].decode(errors='replace')!r}, which is not JSON "
-                                       '(one line such as {"move": "3 pass"})') from None
+                                       '(one line such as {"move": "3 pass"})', Code.BOT_BAD_OUTPUT) from None
+
+    def _refuse_unasked(self, bot: str, seat: int | None, proc: subprocess.Popen[bytes]) -> None:
+        """Output written after the previous answer, before this question: the bot's error, said so
+        (not taken as the answer to this question)."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        if not self._buf.strip():
+            ready, _w, _x = select.select([fd], [], [], 0)
+            if ready:
+                self._buf += os.read(fd, 65536)
+        if self._buf.strip():
+            extra = self._buf[:80].decode(errors="replace")
+            self.kill()
+            raise BotFailed(bot, seat, f"wrote {extra!r} after its previous answer, unasked (one line per question)",
+                            Code.BOT_BAD_OUTPUT)
+        self._buf = b""
 
     def _read_line(self, bot: str, seat: int | None, proc: subprocess.Popen[bytes], limit: float) -> bytes:
         assert proc.stdout is not None
@@ -114,17 +157,17 @@ class ExecProcess:
         while b"\n" not in self._buf:
             if len(self._buf) > MAX_LINE_BYTES:
                 self.kill()
-                raise BotFailed(bot, seat, f"wrote more than {MAX_LINE_BYTES:,} bytes without a newline")
+                raise BotFailed(bot, seat, f"wrote more than {MAX_LINE_BYTES:,} bytes without a newline", Code.BOT_BAD_OUTPUT)
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
-                raise BotFailed(bot, seat, f"gave no answer within {limit:g} s (the time limit: exec@SECONDS:CMD); it was ended")
+                raise BotFailed(bot, seat, f"gave no answer within {limit:g} s (the time limit: exec@SECONDS:CMD); it was ended", Code.BOT_TIMEOUT)
             ready, _w, _x = select.select([fd], [], [], left)
             if not ready:
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
-                raise BotFailed(bot, seat, self._exited("without answering"))
+                raise BotFailed(bot, seat, self._exited("without answering"), Code.BOT_EXITED)
             self._buf += chunk
         line, _nl, self._buf = self._buf.partition(b"\n")
         return line
@@ -141,10 +184,10 @@ class ExecProcess:
         return f"exited {when}" + (f" (exit code {code})" if code is not None else "")
 
     def kill(self) -> None:
-        """End the process now and reap it."""
+        """End the process and its group (its children) now and reap it."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            proc.kill()
+            _signal_group(proc, signal.SIGKILL)
             _wait(proc)
 
     def close(self) -> None:
@@ -160,13 +203,49 @@ class ExecProcess:
         try:
             proc.wait(CLOSE_SECONDS)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            pass
+        _end_group(proc)
         _wait(proc)
 
     def _reap(self) -> None:
         if self._proc is not None:
             _wait(self._proc)
             self._proc = None
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Send ``sig`` to the bot's process group (its own session: the bot and every child it started)."""
+    try:
+        os.killpg(proc.pid, sig)
+    except OSError:  # the group is gone (or was never its own)
+        if proc.poll() is None:
+            proc.send_signal(sig)
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """End what is left of the bot's group: SIGTERM, then SIGKILL after at most :data:`CLOSE_SECONDS`."""
+    if not _group_alive(proc.pid):
+        return
+    _signal_group(proc, signal.SIGTERM)
+    deadline = time.monotonic() + CLOSE_SECONDS
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        if proc.poll() is None:
+            try:
+                proc.wait(0.05)
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            time.sleep(0.02)  # children of the bot (reaped by init): bounded by the deadline
+    if _group_alive(proc.pid):
+        _signal_group(proc, signal.SIGKILL)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except OSError:
+        return False
+    return True
 
 
 def _wait(proc: subprocess.Popen[bytes]) -> None:
@@ -180,6 +259,21 @@ def _wait(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(CLOSE_SECONDS)
     except subprocess.TimeoutExpired:  # pragma: no cover - a killed process that does not end
         pass
+
+
+class _KeyTwice(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _KeyTwice(k)
+        out[k] = v
+    return out
 
 
 _PROCESSES: dict[str, ExecProcess] = {}
@@ -238,7 +332,8 @@ class ExecBot:
         with self.process.lock:
             answer = self.process.ask(self.spec, view.seat, message, self.limit)
         if not isinstance(answer, dict) or "move" not in answer:
-            raise BotFailed(self.spec, view.seat, f"answered {json.dumps(answer)[:80]}, not an object with a \"move\"")
+            raise BotFailed(self.spec, view.seat, f"answered {json.dumps(answer)[:80]}, not an object with a \"move\"",
+                            Code.BOT_BAD_OUTPUT)
         return answer["move"]  # type: ignore[no-any-return]
 
 

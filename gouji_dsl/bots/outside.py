@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from gouji_dsl.bots import ENTRY_POINT_GROUP, installed_plugins
 from gouji_dsl.bots.view import SeatView, seat_view
-from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
+from gouji_dsl.i18n import _
 
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.engine.interpreter import GameState, Move
@@ -51,13 +52,43 @@ class OutsideBot(Protocol):
     def choose(self, view: SeatView, moves: tuple[str, ...]) -> str: ...
 
 
-class BotFailed(RuntimeError):
+class BotFailed(GoujiError, RuntimeError):
     """A bot from outside failed a decision: an illegal or unreadable answer, an exception, a
-    time-out, an exit. The message names the bot, the seat and what went wrong."""
+    time-out, an exit. One type for every command (simulate, diff, sweep, duel, league, play): a
+    :class:`~gouji_dsl.diagnostics.GoujiError` (the user's bot is at fault, not gouji: printed as one
+    line with a stable code and a hint, exit 1) whose :attr:`code` says which failure
+    (``IllegalBotMove``, ``BotTimeout``, ``BotExited``, ``BotBadOutput``, ``BotError``). The message names
+    the bot, the seat, the game (once known: :meth:`in_game`) and the answer. Picklable: it crosses
+    process-pool and Dask workers as itself."""
 
-    def __init__(self, bot: str, seat: int | None, what: str):
-        self.bot, self.seat, self.what = bot, seat, what
-        super().__init__(f"bot {bot!r} at seat {seat}: {what}")
+    def __init__(self, bot: str, seat: int | None, what: str, code: str = Code.BOT_ERROR, game: str | None = None):
+        self.bot, self.seat, self.what, self.code, self.game = bot, seat, what, str(code), game
+        where = (_("bot {bot!r} at seat {seat}, game {game}").format(bot=bot, seat=seat, game=game) if game
+                 else _("bot {bot!r} at seat {seat}").format(bot=bot, seat=seat))
+        super().__init__(Diagnostic(where, 0, 0, what, hint=_bot_hint(self.code), code=self.code))
+        self.args = (f"{where}: {what}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    def in_game(self, seed: object, index: int) -> BotFailed:
+        """The same failure, naming the game ``seed:index`` (the first one named is kept)."""
+        return self if self.game else BotFailed(self.bot, self.seat, self.what, self.code, f"{seed}:{index}")
+
+    def __reduce__(self):  # type: ignore[override]  # picklable across worker processes, as itself
+        return (BotFailed, (self.bot, self.seat, self.what, self.code, self.game))
+
+
+def _bot_hint(code: str) -> str:
+    if code == Code.ILLEGAL_BOT_MOVE:
+        return _("the bot must answer one of the move lines it was sent in \"moves\" (README: Bots from outside)")
+    if code == Code.BOT_TIMEOUT:
+        return _("give it more time with exec@SECONDS:CMD, or make it answer sooner")
+    if code == Code.BOT_EXITED:
+        return _("run the bot's command by hand to see why it stops (its standard error is shown above)")
+    if code == Code.BOT_BAD_OUTPUT:
+        return _("answer each question with exactly one JSON line such as {\"move\": \"3 pass\"}")
+    return _("the exception is the bot's own: fix the bot")
 
 
 def legal_list(texts: Sequence[str]) -> str:
@@ -71,14 +102,15 @@ def read_answer(bot: str, state: GameState, answer: Any, moves: Sequence[Move], 
     """The legal move ``answer`` (a move line) names; :class:`BotFailed` when it names none."""
     seat = state.to_act
     if not isinstance(answer, str):
-        raise BotFailed(bot, seat, f"answered {answer!r}, not a move line (legal: {legal_list(texts)})")
+        raise BotFailed(bot, seat, f"answered {answer!r}, not a move line (legal: {legal_list(texts)})", Code.ILLEGAL_BOT_MOVE)
     try:
         move = state.parse(answer)
     except GoujiError as e:
         raise BotFailed(bot, seat, f"answered {answer[:80]!r}, which is no move: {e.diagnostics[0].message} "
-                                   f"(legal: {legal_list(texts)})") from None
+                                   f"(legal: {legal_list(texts)})", Code.ILLEGAL_BOT_MOVE) from None
     if move not in moves:
-        raise BotFailed(bot, seat, f"answered {answer[:80]!r}, which is not a legal move now (legal: {legal_list(texts)})")
+        raise BotFailed(bot, seat, f"answered {answer[:80]!r}, which is not a legal move now (legal: {legal_list(texts)})",
+                        Code.ILLEGAL_BOT_MOVE)
     return move
 
 

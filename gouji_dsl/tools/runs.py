@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.atomic import atomic_write
+from gouji_dsl.bots.outside import BotFailed
 from gouji_dsl.diagnostics import Diagnostic, GoujiError, quoted
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
@@ -364,6 +365,8 @@ def run_chunk(spec: RunSpec, start: int, stop: int) -> dict[str, Any]:
     try:
         graphs = _graphs_for(spec)
         totals = play_chunk(graphs, spec, start, stop)
+    except BotFailed as e:  # the user's bot: crosses back as itself (the same error as in one process)
+        return {"error": {"kind": "bot", "bot": [e.bot, e.seat, e.what, e.code, e.game]}}
     except GoujiError as e:
         return {"error": {"kind": "gouji", "diagnostics": [d.format() for d in e.diagnostics]}}
     except SimulationError as e:
@@ -384,6 +387,8 @@ def totals_from_json(kind: str, data: dict[str, Any]) -> Any:
 
 
 def _raise_chunk_error(err: dict[str, Any]) -> None:
+    if err.get("kind") == "bot":
+        raise BotFailed(*err["bot"])
     if err.get("kind") == "gouji":
         raise GoujiError([Diagnostic("<worker>", 0, 0, "\n".join(err.get("diagnostics") or [_("ruleset error")]))])
     raise SimulationError(str(err.get("message")))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from gouji_dsl.bots import is_outside, make_bot
+from gouji_dsl.bots.outside import BotFailed
 from gouji_dsl.engine import fast
 from gouji_dsl.engine.interpreter import GameState, game_seed, new_game, next_game
 from gouji_dsl.i18n import _
@@ -101,6 +102,8 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
                 play_game(graph, seed, index, bots, max_decisions, game_number, previous,
                           Engine.INTERPRETER.value, record, think_ms=think_ms)
                 raise failed from None
+            except BotFailed as e:  # the user's bot: one error type on every command, naming the game
+                raise e.in_game(seed, index) from None
             except RuntimeError as e:
                 raise RuntimeError(_("game {seed}:{index}: {e}").format(seed=seed, index=index, e=e)) from None
             first, revolutions, redeals = fast.record_facts(fs.record)
@@ -125,6 +128,8 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
             if steps > max_decisions:
                 raise RuntimeError(_("game {seed}:{index} did not end after {max_decisions} decisions").format(
                     seed=seed, index=index, max_decisions=max_decisions))
+    except BotFailed as e:
+        raise e.in_game(seed, index) from None
     except RuleFailed as e:
         # decision N: the failure came while the game reached or made its N-th decision
         raise RuleFailed(e.rule_id, e.pos, _("in game {seed}:{index}, decision {steps}: {reason}").format(

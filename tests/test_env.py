@@ -87,6 +87,11 @@ def test_an_illegal_action_is_refused():
     with pytest.raises(ValueError, match="is not legal now"):
         e.step(63)
     assert e.action_space(e.agent_selection).n == 64
+    with pytest.raises(ValueError, match=r"step\(None\) is for an agent whose game is over"):
+        e.step(None)  # (PettingZoo: None only for a dead agent)
+    with pytest.raises(ValueError, match="the action is an index into the legal moves"):
+        e.step("1 pass")
+    e.step(np.int64(0))  # a numpy integer is an index
 
 
 def test_the_wrapped_env_and_the_example_loop(monkeypatch, capsys):

@@ -50,3 +50,11 @@ def test_league_cli_with_an_exec_bot(runner):
 def test_league_needs_two_distinct_known_bots(runner, args):
     out = runner.invoke(cli, ["league", "online", *args, "--deals", "1"])
     assert out.exit_code == 2 and "Traceback" not in out.stderr
+
+
+def test_the_league_report_speaks_chinese(runner):
+    out = runner.invoke(cli, ["--lang", "zh", "league", "online", "random", "heuristic", "--deals", "1"])
+    assert out.exit_code == 0, out.output
+    for zh in ("个机器人的联赛", "每一对", "表（行 − 列）", "对全体", "不给等级分"):
+        assert zh in out.stdout, out.stdout
+    assert "league of" not in out.stdout and "against the field" not in out.stdout

@@ -1,6 +1,7 @@
 """The AEC environment (:class:`GoujiEnv`); see :mod:`gouji_dsl.env`."""
 from __future__ import annotations
 
+import operator
 import random
 from pathlib import Path
 from typing import Any
@@ -131,7 +132,14 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
             return
         st = self.state
         assert st is not None
-        i = int(action)
+        if action is None:  # (PettingZoo: None is the action of a dead agent only)
+            raise ValueError(f"{agent}: step(None) is for an agent whose game is over; {agent} is to act "
+                             f"(give an index 0..{len(self._moves) - 1} the action mask offers)")
+        try:
+            i = operator.index(action)
+        except TypeError:
+            raise ValueError(f"{agent}: the action is an index into the legal moves (0..{len(self._moves) - 1}), "
+                             f"not {action!r}") from None
         if not 0 <= i < len(self._moves):
             raise ValueError(f"{agent}: action {i} is not legal now (the mask offers 0..{len(self._moves) - 1})")
         move = self._moves[i]

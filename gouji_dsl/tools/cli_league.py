@@ -44,7 +44,8 @@ def league_command(ruleset: str, bots: tuple[str, ...], deals: int, seed: str, w
 
     def progress(a: str, b: str, done: int, total: int) -> None:
         if not as_json:
-            print(f"{graph.name}: {a} vs {b} ({done}/{total})", file=sys.stderr, flush=True)
+            print(_("{name}: {bot_a} vs {bot_b}").format(name=graph.name, bot_a=a, bot_b=b) + f" ({done}/{total})",
+                  file=sys.stderr, flush=True)
     try:
         report = league(graph, bots, deals, seed_value(seed), workers=workers, progress=progress)
     except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.bots import canonical_spec
+from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.duel import MIN_UNITS_FOR_VERDICT, DuelReport, duel
 
@@ -68,27 +69,28 @@ class LeagueReport:
 
     def text(self) -> str:
         """The pairs, the table (row − column, per game) and the field means, for a terminal."""
-        lines = [f"{self.ruleset}: league of {len(self.bots)} bots, every pair on the same {self.deals} deals "
-                 f"× 2 seatings, seed {self.seed}", "", "pairs (mean team score A − B per game, 95 % interval):"]
+        lines = [_("{ruleset}: league of {n} bots, every pair on the same {deals} deals × 2 seatings, seed {seed}").format(
+                     ruleset=self.ruleset, n=len(self.bots), deals=self.deals, seed=self.seed), "",
+                 _("pairs (mean team score A − B per game, {level} interval):").format(level="95 %")]
         few = any(len(d.unit_means()) < MIN_UNITS_FOR_VERDICT for d in self.duels)
         for d in self.duels:
             m = d.mean_diff
             mark = " *" if (m.low > 0 or m.high < 0) and not few else ""
             lines.append(f"  {d.a} − {d.b}: {m.value:+.2f} [{m.low:+.2f}, {m.high:+.2f}]{mark}")
         width = max(12, *(len(b) for b in self.bots)) + 1
-        lines += ["", "table (row − column):", " " * width + "".join(f"{b[:22]:>24}" for b in self.bots)]
+        lines += ["", _("table (row − column):"), " " * width + "".join(f"{b[:22]:>24}" for b in self.bots)]
         for a in self.bots:
             cells = []
             for b in self.bots:
                 p = self.pair(a, b) if a != b else None
                 cells.append(f"{'—':>24}" if p is None else f"{f'{p[0]:+.2f} [{p[1]:+.2f},{p[2]:+.2f}]':>24}")
             lines.append(f"{a:<{width}}" + "".join(cells))
-        lines += ["", "against the field (mean of the row):"]
+        lines += ["", _("against the field (mean of the row):")]
         for b, v in sorted(self.field_means().items(), key=lambda kv: -kv[1]):
             lines.append(f"  {b:<{width}}{v:+.2f}")
-        note = (f"too few deals for a verdict (the intervals need at least {MIN_UNITS_FOR_VERDICT})" if few
-                else "* the interval excludes 0")
-        lines += ["", f"{note}. No rating: see README (A league).", f"{self.elapsed_s:.1f} s"]
+        note = (_("too few deals for a verdict (the intervals need at least {n})").format(n=MIN_UNITS_FOR_VERDICT) if few
+                else _("* the interval excludes 0"))
+        lines += ["", note + _(". No rating: see README (A league)."), _("{s:.1f} s").format(s=self.elapsed_s)]
         return "\n".join(lines)
 
 
@@ -98,12 +100,12 @@ def league(graph: RuleGraph, bots: Sequence[str], deals: int, seed: Any = 1, *, 
     b, done, total)`` after each duel. Raises ValueError for bad bots."""
     names = [canonical_spec(b) for b in bots]
     if len(names) < 2:
-        raise ValueError("a league needs at least two bots")
+        raise ValueError(_("a league needs at least two bots"))
     if len(set(names)) != len(names):
         dup = next(b for b in names if names.count(b) > 1)
-        raise ValueError(f"bot {dup!r} is given twice: each bot once")
+        raise ValueError(_("bot {dup!r} is given twice: each bot once").format(dup=dup))
     if len(names) > MAX_LEAGUE_BOTS:
-        raise ValueError(f"{len(names)} bots: a league takes at most {MAX_LEAGUE_BOTS}")
+        raise ValueError(_("{n} bots: a league takes at most {most}").format(n=len(names), most=MAX_LEAGUE_BOTS))
     t0 = time.perf_counter()
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     out = []

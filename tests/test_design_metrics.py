@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.cli import cli
 from gouji_dsl.tools.design import design_of, play_probed, provisional_first
-from gouji_dsl.tools.figures import PROBE_EVERY, Design, probed
+from gouji_dsl.tools.figures import MIN_PROBED, PROBE_EVERY, Design, probed
 from gouji_dsl.tools.simulate import play_game
 
 
@@ -130,3 +130,24 @@ def test_a_saved_run_with_design_metrics_is_reported_and_resumed(runner: CliRunn
     again = runner.invoke(cli, args + ["--resume"])
     assert again.exit_code == 0, again.stderr
     assert json.loads(again.stdout)["intervals"]["real_choice_share"] == first["real_choice_share"]
+
+
+def test_too_few_probed_deals_give_values_without_intervals_or_marks(runner: CliRunner) -> None:
+    # (t28: intervals and † marks from 2 probed deals) — under MIN_PROBED, as gouji duel under 10 deals
+    from gouji_dsl.tools.paired import design_estimate, design_note
+    from gouji_dsl.tools.stats import Sums
+    few, enough = Sums(), Sums()
+    few.add_singles([Fraction(1, 2), Fraction(3, 4)] * ((MIN_PROBED - 1) // 2))
+    enough.add_singles([Fraction(1, 2), Fraction(3, 4)] * MIN_PROBED)
+    e = design_estimate(few, paired=True)
+    assert e.value == pytest.approx(0.625) and e.low != e.low and e.p is None and not e.significant
+    assert design_estimate(enough, paired=True).p is not None and design_estimate(enough).low > 0
+    assert "too few for intervals" in design_note(MIN_PROBED - 1, 1000)
+    assert "too few" not in design_note(MIN_PROBED, 1000)
+    res = runner.invoke(cli, ["diff", "online", "--set", "yield_to=1", "--simulate", "3", "--workers", "1",
+                              "--format", "json"])
+    assert res.exit_code == 0, res.stderr
+    d = json.loads(res.stdout)["simulation"]["differences"]["lead_changes"]
+    assert d["low"] is None and "p" not in d and "significant" not in d
+    text = runner.invoke(cli, ["simulate", "online", "-n", "2", "--workers", "1"]).stdout
+    assert "too few for intervals or marks" in text and "real choice:" in text

@@ -42,6 +42,10 @@ PROBE_EVERY = 50
 ``i % PROBE_EVERY == 0``: the native batch core returns no per-move data, so the design metrics are
 measured on every 50th deal (the same deals whatever the chunk size, workers or executor)."""
 
+MIN_PROBED = 10
+"""Below this many probed deals (clusters) a design metric has its value only: no interval, no test, no
+mark (``gouji duel`` gives no verdict under 10 deals either); the reports say so."""
+
 
 def probed(index: int) -> bool:
     """Deal ``index`` is one the design metrics are measured on."""
@@ -501,6 +505,6 @@ class SweepTotals:
         return cls([PairTotals.from_json(x) for x in d["points"]])
 
 
-__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "DESIGN_KEYS", "PROBE_EVERY", "probed", "Design", "GameSummary",
+__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "DESIGN_KEYS", "PROBE_EVERY", "MIN_PROBED", "probed", "Design", "GameSummary",
            "summarize_game", "SideTotals", "PairTotals", "SweepTotals",
            "Divergence", "team_of", "team_scores", "spread", "leader_team_score"]

@@ -50,6 +50,7 @@ from gouji_dsl.tools.runs import (
 from gouji_dsl.tools.stats import (
     ALPHA,
     Estimate,
+    Sums,
     holm,
     mean_estimate,
     paired_estimate,
@@ -310,7 +311,16 @@ def side_stats(name: str, t: SideTotals) -> SideStats:
         place_distribution={s: {p: rate_estimate(t.places[s - 1][p - 1], n) for p in seats} for s in seats},
         burn_attempts=t.burn_success.x, burn_successes=t.burn_success.y,
         spread_histogram={Fraction(k): v for k, v in t.spread_histogram.items()},
-        design={k: mean_estimate(t.design[k]) for k in DESIGN_KEYS})
+        design={k: design_estimate(t.design[k]) for k in DESIGN_KEYS})
+
+
+def design_estimate(s: Sums, paired: bool = False) -> Estimate:
+    """A design metric (its mean, or with ``paired`` its mean difference b − a); from fewer than
+    :data:`~gouji_dsl.tools.figures.MIN_PROBED` probed deals its value only (no interval, test or mark:
+    out of Holm's family)."""
+    from gouji_dsl.tools.figures import MIN_PROBED
+    e = paired_estimate(s) if paired else mean_estimate(s)
+    return e if s.clusters >= MIN_PROBED else Estimate(e.value, math.nan, math.nan, e.n, e.kind)
 
 
 def differences(t: PairTotals, adjust: bool = True) -> dict[str, Any]:
@@ -322,7 +332,7 @@ def differences(t: PairTotals, adjust: bool = True) -> dict[str, Any]:
         out[k] = paired_rate_estimate(t.binary[k])
     out["burn_success_rate"] = ratio_difference(t.a.burn_success, t.b.burn_success)
     for k in DESIGN_KEYS:
-        out[k] = paired_estimate(t.diffs[k])
+        out[k] = design_estimate(t.diffs[k], paired=True)
     out["outcome_changed"] = rate_estimate(int(t.outcome_changed.s), t.outcome_changed.n, t.outcome_changed.deff())
     out["seat_score"] = {s: paired_estimate(d) for s, d in enumerate(t.seat_diffs, start=1)}
     if not adjust:
@@ -615,9 +625,13 @@ def _title(r: PairedReport) -> str:
 
 def design_note(probed: int, games: int) -> str:
     """Where the design metrics come from: the probed deals (every PROBE_EVERY-th), played move by move."""
-    from gouji_dsl.tools.figures import PROBE_EVERY
-    return _("design metrics (real choice, lead changes, settled after): from {n} of {games} deals (every {every}th, "
+    from gouji_dsl.tools.figures import MIN_PROBED, PROBE_EVERY
+    note = _("design metrics (real choice, lead changes, settled after): from {n} of {games} deals (every {every}th, "
              "played move by move: the native batch core returns no per-move data)").format(n=probed, games=games, every=PROBE_EVERY)
+    if probed < MIN_PROBED:
+        note += _("; too few for intervals or marks (they need {least} probed deals: {deals} deals or more)").format(
+            least=MIN_PROBED, deals=(MIN_PROBED - 1) * PROBE_EVERY + 1)
+    return note
 
 
 def few_matches_note(r: PairedReport) -> str | None:

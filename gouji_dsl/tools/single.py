@@ -10,7 +10,7 @@ from typing import Any
 
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.figures import DESIGN_KEYS
-from gouji_dsl.tools.paired import precision
+from gouji_dsl.tools.paired import design_estimate, precision
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
 from gouji_dsl.tools.runs import Executor, RunSpec, empty_totals, execute
 from gouji_dsl.tools.simulate import engine_summary, match_length
@@ -35,7 +35,7 @@ def intervals(totals: Any) -> dict[str, Any]:
     for s, sums in enumerate(totals.seat_score, start=1):
         out[f"seat_score.{s}"] = mean_estimate(sums)  # each seat's advantage
     for k in DESIGN_KEYS:
-        out[k] = mean_estimate(totals.design[k])  # the design metrics (probed deals only)
+        out[k] = design_estimate(totals.design[k])  # the design metrics (probed deals only; MIN_PROBED)
     return out
 
 

@@ -160,12 +160,13 @@ class SweepReport:
         return out
 
     def family(self) -> list[tuple[int, str, Estimate]]:
-        """(point, figure, difference) of the whole family Holm's adjustment is made across."""
+        """(point, figure, difference) of the whole family Holm's adjustment is made across (the differences
+        with a test: not a design metric from too few probed deals)."""
         out = []
         for k, d in enumerate(self.differences):
             out += [(k, key, d[key]) for key, _l, _k in SIDE_FIGURES]
             out += [(k, f"seat_score.{s}", e) for s, e in d["seat_score"].items()]
-        return out
+        return [x for x in out if x[2].p is not None]
 
     def to_dict(self, timing: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {

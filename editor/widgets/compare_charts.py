@@ -21,6 +21,8 @@ from gouji_dsl.tools.figures import SIDE_FIGURES
 from gouji_dsl.tools.paired import PairedReport, effect_text, methods_short
 from gouji_dsl.tools.stats import Estimate
 
+from ..i18n import _
+
 # place 1 .. 6 (more places reuse the last colour)
 PLACE_COLORS = ["#2e9e4f", "#8cc04b", "#e0d04a", "#f0a030", "#e06030", "#a0204a"]
 BARS = " ▁▂▃▄▅▆▇█"
@@ -76,10 +78,10 @@ def figure_rows(report: PairedReport) -> list[tuple[str, Text, Text, Text, Text]
         rows.append((label, fmt_estimate(r.a.figure(key), rate), fmt_estimate(r.b.figure(key), rate),
                      fmt_difference(d, rate), fmt_effect(d)))
     for s, e in r.differences["seat_score"].items():
-        rows.append((f"mean score, seat {s}", fmt_estimate(r.a.seat_score.get(s), False),
+        rows.append((_("mean score, seat {s}").format(s=s), fmt_estimate(r.a.seat_score.get(s), False),
                      fmt_estimate(r.b.seat_score.get(s), False), fmt_difference(e, False), fmt_effect(e)))
     oc = r.differences["outcome_changed"]
-    rows.append(("deals whose places differ", Text(""), Text(""), fmt_estimate(oc, True), Text("")))
+    rows.append((_("deals whose places differ"), Text(""), Text(""), fmt_estimate(oc, True), Text("")))
     return rows
 
 
@@ -89,13 +91,13 @@ def stats_table(report: PairedReport, compact: bool = False) -> Table:
     la, lb = report.labels
     table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False, header_style="bold",
                   caption=methods_short(), caption_justify="left", caption_style="dim")
-    table.add_column("figure", no_wrap=False, min_width=12)
+    table.add_column(_("figure"), no_wrap=False, min_width=12)
     table.add_column(Text("A" if compact else (la if la.startswith("A ") else f"A {la}"), style="bold cyan"),
                      no_wrap=True)
     table.add_column(Text("B" if compact else (lb if lb.startswith("B ") else f"B {lb}"), style="bold magenta"),
                      no_wrap=True)
     table.add_column("B − A", no_wrap=True)
-    table.add_column("effect", no_wrap=True)
+    table.add_column(_("effect"), no_wrap=True)
     for label, a, b, d, eff in figure_rows(report):
         table.add_row(label, a, b, d, eff)
     return table
@@ -169,8 +171,8 @@ class PlacesChart(_Chart):
         la, lb = report.labels
         n = len(report.a.place_distribution)
         t = Text()
-        t.append("Places by seat", style="bold")
-        t.append("  share of games finished ", style="dim")
+        t.append(_("Places by seat"), style="bold")
+        t.append("  " + _("share of games finished") + " ", style="dim")
         for p in range(1, n + 1):
             t.append("█", style=PLACE_COLORS[min(p, len(PLACE_COLORS)) - 1])
             t.append(self._place(p, legend=True) + " ", style="dim")
@@ -235,8 +237,8 @@ class SpreadChart(_Chart):
         ha = {float(k): v for k, v in report.a.spread_histogram.items()}
         hb = {float(k): v for k, v in report.b.spread_histogram.items()}
         t = Text()
-        t.append("Team score spread", style="bold")
-        t.append("  games by |team 1 − team 2| score, one scale for both", style="dim")
+        t.append(_("Team score spread"), style="bold")
+        t.append("  " + _("games by |team 1 − team 2| score, one scale for both"), style="dim")
         if not ha and not hb:
             return t
         hi = max(list(ha) + list(hb) + [1.0])

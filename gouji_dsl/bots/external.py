@@ -109,7 +109,8 @@ class ExecProcess:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
                                           start_new_session=True)
         except OSError as e:
-            raise BotFailed(bot, seat, f"could not be started ({self.argv[0]!r}: {e.strerror or e})", Code.BOT_EXITED) from None
+            why = _("could not be started ({program!r}: {e})").format(program=self.argv[0], e=e.strerror or e)
+            raise BotFailed(bot, seat, why, Code.BOT_EXITED) from None
         self._buf = b""
         return self._proc
 
@@ -123,16 +124,16 @@ class ExecProcess:
             proc.stdin.write(data)
             proc.stdin.flush()
         except OSError:
-            raise BotFailed(bot, seat, self._exited("before it was asked"), Code.BOT_EXITED) from None
+            raise BotFailed(bot, seat, self._exited(_("exited before it was asked")), Code.BOT_EXITED) from None
         line = self._read_line(bot, seat, proc, limit)
         try:
             return json.loads(line, object_pairs_hook=_no_twice)
         except _KeyTwice as e:
-            raise BotFailed(bot, seat, f"answered {line[:80].decode(errors='replace')!r}, which has the key {e.key!r} "
-                                       "twice", Code.BOT_BAD_OUTPUT) from None
+            raise BotFailed(bot, seat, _("answered {line!r}, which has the key {key!r} twice").format(
+                line=line[:80].decode(errors="replace"), key=e.key), Code.BOT_BAD_OUTPUT) from None
         except ValueError:
-            raise BotFailed(bot, seat, f"answered {line[:80].decode(errors='replace')!r}, which is not JSON "
-                                       '(one line such as {"move": "3 pass"})', Code.BOT_BAD_OUTPUT) from None
+            raise BotFailed(bot, seat, _("answered {line!r}, which is not JSON (one line such as {example})").format(
+                line=line[:80].decode(errors="replace"), example='{"move": "3 pass"}'), Code.BOT_BAD_OUTPUT) from None
 
     def _refuse_unasked(self, bot: str, seat: int | None, proc: subprocess.Popen[bytes]) -> None:
         """Output written after the previous answer, before this question: the bot's error, said so
@@ -146,7 +147,7 @@ class ExecProcess:
         if self._buf.strip():
             extra = self._buf[:80].decode(errors="replace")
             self.kill()
-            raise BotFailed(bot, seat, f"wrote {extra!r} after its previous answer, unasked (one line per question)",
+            raise BotFailed(bot, seat, _("wrote {extra!r} after its previous answer, unasked (one line per question)").format(extra=extra),
                             Code.BOT_BAD_OUTPUT)
         self._buf = b""
 
@@ -157,17 +158,18 @@ class ExecProcess:
         while b"\n" not in self._buf:
             if len(self._buf) > MAX_LINE_BYTES:
                 self.kill()
-                raise BotFailed(bot, seat, f"wrote more than {MAX_LINE_BYTES:,} bytes without a newline", Code.BOT_BAD_OUTPUT)
+                raise BotFailed(bot, seat, _("wrote more than {n:,} bytes without a newline").format(n=MAX_LINE_BYTES), Code.BOT_BAD_OUTPUT)
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
-                raise BotFailed(bot, seat, f"gave no answer within {limit:g} s (the time limit: exec@SECONDS:CMD); it was ended", Code.BOT_TIMEOUT)
+                why = _("gave no answer within {limit:g} s (the time limit: exec@SECONDS:CMD); it was ended").format(limit=limit)
+                raise BotFailed(bot, seat, why, Code.BOT_TIMEOUT)
             ready, _w, _x = select.select([fd], [], [], left)
             if not ready:
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
-                raise BotFailed(bot, seat, self._exited("without answering"), Code.BOT_EXITED)
+                raise BotFailed(bot, seat, self._exited(_("exited without answering")), Code.BOT_EXITED)
             self._buf += chunk
         line, _nl, self._buf = self._buf.partition(b"\n")
         return line
@@ -181,7 +183,7 @@ class ExecProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
         self._proc = None
-        return f"exited {when}" + (f" (exit code {code})" if code is not None else "")
+        return when + (_(" (exit code {code})").format(code=code) if code is not None else "")
 
     def kill(self) -> None:
         """End the process and its group (its children) now and reap it."""
@@ -332,7 +334,7 @@ class ExecBot:
         with self.process.lock:
             answer = self.process.ask(self.spec, view.seat, message, self.limit)
         if not isinstance(answer, dict) or "move" not in answer:
-            raise BotFailed(self.spec, view.seat, f"answered {json.dumps(answer)[:80]}, not an object with a \"move\"",
+            raise BotFailed(self.spec, view.seat, _("answered {json}, not an object with a \"move\"").format(json=json.dumps(answer)[:80]),
                             Code.BOT_BAD_OUTPUT)
         return answer["move"]  # type: ignore[no-any-return]
 

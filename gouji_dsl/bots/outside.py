@@ -94,7 +94,7 @@ def _bot_hint(code: str) -> str:
 def legal_list(texts: Sequence[str]) -> str:
     """The first legal moves, quoted, and how many there are: for a message."""
     head = ", ".join(repr(t) for t in texts[:SHOWN_MOVES])
-    more = f", … ({len(texts)} in all)" if len(texts) > SHOWN_MOVES else ""
+    more = _(", … ({n} in all)").format(n=len(texts)) if len(texts) > SHOWN_MOVES else ""
     return head + more
 
 
@@ -102,14 +102,16 @@ def read_answer(bot: str, state: GameState, answer: Any, moves: Sequence[Move], 
     """The legal move ``answer`` (a move line) names; :class:`BotFailed` when it names none."""
     seat = state.to_act
     if not isinstance(answer, str):
-        raise BotFailed(bot, seat, f"answered {answer!r}, not a move line (legal: {legal_list(texts)})", Code.ILLEGAL_BOT_MOVE)
+        raise BotFailed(bot, seat, _("answered {answer!r}, not a move line (legal: {legal})").format(
+            answer=answer, legal=legal_list(texts)), Code.ILLEGAL_BOT_MOVE)
     try:
         move = state.parse(answer)
     except GoujiError as e:
-        raise BotFailed(bot, seat, f"answered {answer[:80]!r}, which is no move: {e.diagnostics[0].message} "
-                                   f"(legal: {legal_list(texts)})", Code.ILLEGAL_BOT_MOVE) from None
+        raise BotFailed(bot, seat, _("answered {answer!r}, which is no move: {why} (legal: {legal})").format(
+            answer=answer[:80], why=e.diagnostics[0].message, legal=legal_list(texts)), Code.ILLEGAL_BOT_MOVE) from None
     if move not in moves:
-        raise BotFailed(bot, seat, f"answered {answer[:80]!r}, which is not a legal move now (legal: {legal_list(texts)})",
+        raise BotFailed(bot, seat, _("answered {answer!r}, which is not a legal move now (legal: {legal})").format(
+            answer=answer[:80], legal=legal_list(texts)),
                         Code.ILLEGAL_BOT_MOVE)
     return move
 
@@ -132,7 +134,7 @@ class ViewOnly:
         except BotFailed:
             raise
         except Exception as e:
-            raise BotFailed(self.name, seat, f"failed: {type(e).__name__}: {e}") from e
+            raise BotFailed(self.name, seat, _("failed: {type}: {e}").format(type=type(e).__name__, e=e)) from e
         return read_answer(self.name, state, answer, moves, texts)
 
     def close(self) -> None:

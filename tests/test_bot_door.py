@@ -282,6 +282,15 @@ def test_a_bot_failure_is_one_error_on_every_command(tmp_path, runner, args):
     assert "RuntimeError" not in text and "internal error" not in text and "crash report" not in text
 
 
+def test_a_bot_failure_crosses_dask_workers_as_itself(tmp_path, runner):
+    pytest.importorskip("distributed")
+    bot = f"exec@20:{program(tmp_path, 'illegal.py', ILLEGAL)}"
+    out = runner.invoke(cli, ["simulate", "online", "--games", "2", "--chunk-size", "1", "--executor", "dask",
+                              "--workers", "1", "--bots", bot])  # (a local cluster on 127.0.0.1)
+    text = out.output + (out.stderr or "")
+    assert out.exit_code == 1 and "[IllegalBotMove]" in text and "game 1:0" in text, text
+
+
 def test_the_children_of_an_exec_bot_are_ended_with_it(tmp_path):
     pids = tmp_path / "pids"
     spec = canonical_spec("exec@20:" + program(tmp_path, "forker.py", f"""

@@ -47,6 +47,23 @@ def test_values_are_merged_as_a_variant_files_settings_are() -> None:
     assert g.resolved.chain[:4] == ("--set[4]", "--set[3]", "--set[2]", "--set[1]")
 
 
+def test_a_number_where_a_card_kind_is_expected_is_that_kind() -> None:
+    # (t28: `--set filler_rank=2` was "2 is not a card kind"; the shell eats the quotes of '2')
+    g = overrides.load_graph("qingdao", ["buy.ranks=[3, 4]", "filler_rank=2", "stuck_rank= 3"])
+    assert (g.settings["buy"]["ranks"], g.settings["filler_rank"], g.settings["stuck_rank"]) == (["3", "4"], "2", "3")
+    assert overrides.load_graph("online", ["filler_rank='2'"]).settings["filler_rank"] == "2"
+    assert overrides.load_graph("online", ["yield_to=2"]).settings["yield_to"] == 2  # a number stays a number
+    # a bad one is still an error, at its own column (after a number made text before it)
+    for option, col in (("buy.ranks=[3, X]", 15), ("filler_rank=10", 13), ("filler_rank=[2]", 13)):
+        with pytest.raises(GoujiError) as e:
+            overrides.load_graph("qingdao", [option])
+        [d] = e.value.diagnostics
+        assert (d.code, d.path, d.col) == (Code.VALUE_NOT_ALLOWED, "--set[1]", col), option
+    from gouji_dsl.tools import sweep
+    [p1, p2] = sweep.load_points("qingdao", sweep.parse_grids(["filler_rank=2,null"]))  # sweep --help's example
+    assert (p1.settings["filler_rank"], p2.settings["filler_rank"]) == ("2", None)
+
+
 @pytest.mark.parametrize(("option", "setting", "col"), [
     ("gouji_minimum.2=0", 'gouji_minimum: {"2": 0}', 17),
     ("yield_to=abc", "yield_to: abc", 10),

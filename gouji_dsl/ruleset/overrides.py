@@ -71,10 +71,11 @@ class Override:
         """The dotted key as written (``gouji_minimum.2``)."""
         return ".".join(p for p, _at in self.parts)
 
-    def layer(self, name: str, current: Any) -> tuple[str, list[_Segment]]:
+    def layer(self, name: str, current: Any, vtype: Any = None) -> tuple[str, list[_Segment]]:
         """The layer's YAML text (``ruleset: NAME``, then ``settings:`` with the key path in block style
         and the value as written at the end of the last line) and where its pieces come from.
-        ``current``: the setting's value in the ruleset (to type the keys of its maps)."""
+        ``current``: the setting's value in the ruleset (to type the keys of its maps); ``vtype``: the
+        setting's type (a bare number where a card kind is expected is written as that kind's text)."""
         lines = [f"ruleset: {json.dumps(name)}", "settings:"]
         segments: list[_Segment] = []
         cur = current
@@ -87,9 +88,48 @@ class Override:
             lines.append(f"{indent}{written}:")
             cur = cur.get(key) if isinstance(cur, dict) and depth > 0 else cur if depth == 0 else None
         value_col = len(lines[-1]) + 2
-        lines[-1] += " " + self.value
-        segments.append(_Segment(len(lines), value_col, self.value_at, max(len(self.value), 1)))
+        lines[-1] += " "
+        spans = _rank_numbers(self.value, _type_at(vtype, [p for p, _at in self.parts[1:]]))
+        written_at, done = value_col, 0
+        for start, end in spans + [(len(self.value), len(self.value))]:
+            piece = self.value[done:start]
+            segments.append(_Segment(len(lines), written_at, self.value_at + done, max(len(piece), 1)))
+            lines[-1] += piece
+            written_at += len(piece)
+            if start < end:  # the number 2 where a card kind is expected: the kind "2"
+                segments.append(_Segment(len(lines), written_at + 1, self.value_at + start, end - start))
+                lines[-1] += json.dumps(self.value[start:end])
+                written_at += end - start + 2
+            done = end
         return "\n".join(lines) + "\n", segments
+
+
+_BARE_NUMBER = re.compile(r"(?<=[\[,])\s*(\d+)\s*(?=[,\]])")
+
+
+def _type_at(t: Any, keys: Sequence[str]) -> Any:
+    """The type of the value at ``keys`` below a setting of type ``t`` (None when unknown)."""
+    from gouji_dsl.lang.types import MapOf, Nullable, Record
+    for k in keys:
+        t = t.inner if isinstance(t, Nullable) else t
+        t = t.field(k) if isinstance(t, Record) else t.value if isinstance(t, MapOf) else None
+    return t.inner if isinstance(t, Nullable) else t
+
+
+def _rank_numbers(value: str, t: Any) -> list[tuple[int, int]]:
+    """The spans of ``value`` that are bare whole numbers where type ``t`` expects a card kind (the
+    value itself, or the items of a flow list ``[3, 4]`` of card kinds): a shell eats the quotes of
+    ``'3'``, and a card kind is never a number."""
+    from gouji_dsl.lang.types import RANK, ListOf, Nullable
+    depth = 0
+    while isinstance(t, ListOf):
+        t, depth = t.elem.inner if isinstance(t.elem, Nullable) else t.elem, depth + 1
+    if t != RANK:
+        return []
+    if depth == 0:
+        m = re.fullmatch(r"\s*(\d+)\s*", value)
+        return [m.span(1)] if m else []
+    return [m.span(1) for m in _BARE_NUMBER.finditer(value)] if value.strip().startswith("[") else []
 
 
 def _typed_key(part: str, mapping: Any) -> Any:
@@ -168,11 +208,16 @@ def _move(d: Diagnostic, overrides: dict[str, tuple[Override, list[_Segment]]]) 
 def _layers(ruleset: str, overrides: list[Override], search: Sequence[str]) -> list[tuple[str, str, list[_Segment]]]:
     """The generated layers, each key of a map typed as the ruleset's value of the setting has it."""
     from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.settings import settings_of
     base = resolve(ruleset, search=search)
+    try:
+        types = {n: info.type for n, info in settings_of(base).items()}
+    except GoujiError:  # (the ruleset's own errors are reported by the check)
+        types = {}
     out = []
     for ov in overrides:
         setting = base.settings.get(ov.parts[0][0])
-        text, segments = ov.layer(base.name, setting.value if setting is not None else None)
+        text, segments = ov.layer(base.name, setting.value if setting is not None else None, types.get(ov.parts[0][0]))
         out.append((ov.path, text, segments))
     return out
 

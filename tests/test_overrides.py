@@ -64,6 +64,16 @@ def test_a_number_where_a_card_kind_is_expected_is_that_kind() -> None:
     assert (p1.settings["filler_rank"], p2.settings["filler_rank"]) == ("2", None)
 
 
+def test_a_setting_set_twice_is_an_error_naming_both_options() -> None:
+    [d] = problems("seats=6", "yield_to=1", "seats=4")
+    assert (d.code, d.path, d.col, d.source_line) == (Code.BAD_OVERRIDE, "--set[3]", 1, "seats=4")
+    assert "--set seats=6" in d.message and "--set seats=4" in d.message
+    from gouji_dsl.tools import sweep
+    with pytest.raises(GoujiError) as e:
+        sweep.parse_grids(["yield_to=1,2", "filler_rank=null", "yield_to=3"])
+    assert [(d.code, d.path) for d in e.value.diagnostics] == [(Code.BAD_OVERRIDE, "--grid[3]")]
+
+
 @pytest.mark.parametrize(("option", "setting", "col"), [
     ("gouji_minimum.2=0", 'gouji_minimum: {"2": 0}', 17),
     ("yield_to=abc", "yield_to: abc", 10),

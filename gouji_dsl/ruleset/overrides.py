@@ -27,7 +27,7 @@ from gouji_dsl.i18n import _
 if TYPE_CHECKING:
     from gouji_dsl.ruleset.graph import RuleGraph
 
-__all__ = ["Override", "parse_overrides", "label", "load_graph", "load_point", "load_resolved", "layer_path"]
+__all__ = ["Override", "parse_overrides", "twice", "label", "load_graph", "load_point", "load_resolved", "layer_path"]
 
 OPTION = "--set"
 _PART = re.compile(r"[^.=\s]+")
@@ -178,7 +178,21 @@ def _parse(texts: Sequence[str]) -> tuple[list[Override], list[Diagnostic]]:
             col += len(piece) + 1
         else:
             out.append(Override(i, text, tuple(parts), value, len(key) + 2))
-    return out, errors
+    return out, errors + twice(out)
+
+
+def twice(overrides: Sequence[Override]) -> list[Diagnostic]:
+    """An error at each override of a key an earlier override already set (the first would be
+    silently replaced), naming both options."""
+    first: dict[str, Override] = {}
+    out = []
+    for ov in overrides:
+        before = first.setdefault(ov.key, ov)
+        if before is not ov:
+            out.append(Diagnostic(ov.path, 1, 1, _("{key} is set twice: by {first} and by {second}").format(
+                key=ov.key, first=f"{before.option} {before.text}", second=f"{ov.option} {ov.text}"),
+                _("set each setting once"), ov.text, Severity.ERROR, Code.BAD_OVERRIDE))
+    return out
 
 
 def label(name: str, texts: Sequence[str]) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides
+from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides, twice
 from gouji_dsl.tools.figures import SIDE_FIGURES, SweepTotals
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_SWEEP_POINTS
 from gouji_dsl.tools.stats import ALPHA, Estimate, holm
@@ -82,6 +82,7 @@ def parse_grids(texts: Sequence[str]) -> list[Grid]:
                     value=json.dumps(v.value)), None, text, Severity.ERROR, Code.BAD_OVERRIDE))
             seen.add(v.value.strip())
         grids.append(Grid(i, text, text.partition("=")[0], tuple(values)))
+    errors += twice([g.values[0] for g in grids])  # (each at its --grid[N])
     points = math.prod(len(g.values) for g in grids) if grids else 0
     if grids and points > MAX_SWEEP_POINTS:
         errors.append(Diagnostic(f"{OPTION}[1]", 1, 1, _("the grid has {n} points; a sweep plays at most {most}").format(

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from gouji_dsl.diagnostics import Code, GoujiError
+from gouji_dsl.resources import display_path, rules_dir
 from gouji_dsl.ruleset import overrides
 from gouji_dsl.ruleset.check import check
 from gouji_dsl.tools.cli import cli
@@ -132,7 +133,9 @@ def test_diff_set_simulate_reads_like_two_files_and_play_checks_set(runner: CliR
     res = runner.invoke(cli, ["diff", "online", "--set", "filler_rank=null", "--simulate", "2", "--workers", "1"])
     assert res.exit_code == 0, res.stderr
     out = res.stdout
-    assert "online (rules/online.yaml) vs online --set filler_rank=null (--set[1])" in out
+    # (the bundled file's short name: rules/online.yaml in a checkout, <bundled>/online.yaml installed)
+    online = display_path(str(rules_dir() / "online.yaml"))
+    assert f"online ({online}) vs online --set filler_rank=null (--set[1])" in out
     # the long name does not fit a column: the table is headed A and B, with a legend
     assert "A: online\nB: online --set filler_rank=null\n" in out and "\ndecisions per game  " in out
     from editor.play.command import play_command

@@ -65,10 +65,20 @@ def test_a_number_where_a_card_kind_is_expected_is_that_kind() -> None:
     assert (p1.settings["filler_rank"], p2.settings["filler_rank"]) == ("2", None)
 
 
+def test_a_place_the_seats_do_not_have_is_an_error_in_an_override_and_in_a_file(tmp_path: Path) -> None:
+    # (t28) RULES.md §9: six seats, places 1..6 — there is no place 7 or 9 to score or sweep
+    [d] = problems("place_points.7=5")
+    assert (d.code, d.path, d.col) == (Code.OUT_OF_RANGE, "--set[1]", 14)
+    [d] = problems("sweep_places=[1,2,9]")
+    assert (d.code, d.path, d.col) == (Code.OUT_OF_RANGE, "--set[1]", 19) and "no place 9 with 6 seats" in d.message
+    assert variant_codes(tmp_path, "place_points: {7: 5}\nsweep_places: [0, 2]") == [Code.OUT_OF_RANGE] * 2
+    assert overrides.load_graph("online", ["sweep_places=[1, 2]"]).settings["sweep_places"] == [1, 2]
+
+
 def test_a_setting_set_twice_is_an_error_naming_both_options() -> None:
-    [d] = problems("seats=6", "yield_to=1", "seats=4")
-    assert (d.code, d.path, d.col, d.source_line) == (Code.BAD_OVERRIDE, "--set[3]", 1, "seats=4")
-    assert "--set seats=6" in d.message and "--set seats=4" in d.message
+    [d] = problems("yield_to=2", "filler_rank=null", "yield_to=1")
+    assert (d.code, d.path, d.col, d.source_line) == (Code.BAD_OVERRIDE, "--set[3]", 1, "yield_to=1")
+    assert "--set yield_to=2" in d.message and "--set yield_to=1" in d.message
     from gouji_dsl.tools import sweep
     with pytest.raises(GoujiError) as e:
         sweep.parse_grids(["yield_to=1,2", "filler_rank=null", "yield_to=3"])

@@ -12,6 +12,7 @@ notation              meaning
 ``rank``              a card kind of the ruleset (one of ``ranks`` or ``jokers``), e.g. ``'3'``, ``'B'``
 ``symbol``            any card symbol (``3``-``9 T J Q K A 2 B R E``); used by ``ranks`` and ``jokers``
 ``seat``              a seat number 1..N
+``place``             a place 1..N (头科 is 1; N the seats): a whole number in expressions
 ``play``              a play (cards on the table); has attributes (``play.rank``...)
 ``any``               anything (the checker cannot say more)
 ``'a' | 'b'``         one of these words (an enumeration; a quoted text in an expression has the
@@ -41,7 +42,7 @@ from gouji_dsl.resources import grammar_dir
 
 __all__ = [
     "Type", "Prim", "Int", "Enum", "ListOf", "MapOf", "Record", "Nullable", "TypeSyntaxError",
-    "BOOL", "INT", "TEXT", "RANK", "SYMBOL", "SEAT", "PLAY", "NONE", "ANY", "SEATS", "RANKS",
+    "BOOL", "INT", "TEXT", "RANK", "SYMBOL", "SEAT", "PLACE", "PLAY", "NONE", "ANY", "SEATS", "RANKS",
     "parse_type", "strip", "category", "assignable", "join", "describe", "PRIMS",
 ]
 
@@ -151,13 +152,14 @@ TEXT = Prim("text")
 RANK = Prim("rank")
 SYMBOL = Prim("symbol")
 SEAT = Prim("seat")
+PLACE = Prim("place")
 PLAY = Prim("play")
 NONE = Prim("none")
 ANY = Prim("any")
 SEATS = ListOf(SEAT)
 RANKS = ListOf(RANK)
 
-PRIMS: dict[str, Type] = {t.notation(): t for t in (BOOL, INT, TEXT, RANK, SYMBOL, SEAT, PLAY, ANY)}
+PRIMS: dict[str, Type] = {t.notation(): t for t in (BOOL, INT, TEXT, RANK, SYMBOL, SEAT, PLACE, PLAY, ANY)}
 """The named types of the notation (``none`` is the type of the literal only, not writable)."""
 
 
@@ -171,7 +173,7 @@ class TypeSyntaxError(ValueError):
         self.hint = hint
 
 
-NOTATION_HINT = ("types: int, int(0..), bool, text, rank, seat, symbol, any, 'a' | 'b', [T], "
+NOTATION_HINT = ("types: int, int(0..), bool, text, rank, seat, place, symbol, any, 'a' | 'b', [T], "
                  "{K -> V}, {key: T, ...}, T? (may be null)")
 
 
@@ -255,7 +257,7 @@ def strip(t: Type) -> Type:
     """``t`` without ``?`` and without integer bounds (what the expression checker looks at)."""
     if isinstance(t, Nullable):
         return strip(t.inner)
-    if isinstance(t, Int):
+    if isinstance(t, Int) or t == PLACE:
         return INT
     if isinstance(t, ListOf):
         return ListOf(strip(t.elem))
@@ -344,7 +346,8 @@ def join(a: Type, b: Type) -> Type | None:
 
 _WORDS = {
     "bool": N_("true or false"), "text": N_("a text"), "rank": N_("a card kind (rank or joker)"),
-    "seat": N_("a seat number"), "symbol": N_("a card symbol"), "play": N_("a play"), "none": N_("none"),
+    "seat": N_("a seat number"),
+    "place": N_("a place (1 to the number of seats)"), "symbol": N_("a card symbol"), "play": N_("a play"), "none": N_("none"),
     "any": N_("anything"),
 }
 """The primitive types in words (marked for the catalog; :func:`describe` shows them translated)."""

@@ -42,6 +42,7 @@ from gouji_dsl.lang.types import (
     ANY,
     BOOL,
     INT,
+    PLACE,
     RANK,
     SEAT,
     SYMBOL,
@@ -351,6 +352,8 @@ def _check_scalar(v: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, 
         _check_card(v, t, kinds, path, out)
     elif t == SEAT:
         _check_seat(v, n_seats, path, out)
+    elif t == PLACE:
+        _check_place(v, n_seats, path, out)
     elif isinstance(t, Enum):
         _check_enum(v, t, path, out)
     elif isinstance(t, Prim) and t.name in ("play", "none"):
@@ -386,6 +389,13 @@ def _check_seat(v: Any, n_seats: int | None, path: Path, out: list[Problem]) -> 
     if not _is_whole(v) or (n_seats is not None and not 1 <= v <= n_seats):
         _bad(out, path, _("is {v!r}, which is not a seat").format(v=v) + (_(" (1 to {n_seats})").format(
             n_seats=n_seats) if n_seats else ""), None, Code.VALUE_NOT_ALLOWED)
+
+
+def _check_place(v: Any, n_seats: int | None, path: Path, out: list[Problem]) -> None:
+    if not _is_whole(v):
+        _bad(out, path, _("is {kind} ({quoted}), but must be {describe}").format(kind=_kind(v), quoted=quoted(v), describe=describe(PLACE)))
+    elif v < 1 or n_seats is not None and v > n_seats:
+        _bad(out, path, _("is {v}, but there is no place {v} with {n} seats").format(v=v, n=n_seats), None, Code.OUT_OF_RANGE)
 
 
 def _check_enum(v: Any, t: Enum, path: Path, out: list[Problem]) -> None:
@@ -463,7 +473,7 @@ def _conform_key(k: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, p
     """Map keys are written as text in YAML: a whole-number key type reads ``"6"`` as 6."""
     if isinstance(t, Nullable):
         t = t.inner
-    if isinstance(t, Int) or t == SEAT:
+    if isinstance(t, Int) or t in (SEAT, PLACE):
         if isinstance(k, str) and _digits(k):
             k = int(k)
         if not _is_whole(k):
@@ -472,7 +482,7 @@ def _conform_key(k: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, p
                                None, key=True))
             return k
         if isinstance(t, Int) and (t.lo is not None and k < t.lo or t.hi is not None and k > t.hi) \
-                or t == SEAT and n_seats is not None and not 1 <= k <= n_seats:
+                or t in (SEAT, PLACE) and n_seats is not None and not 1 <= k <= n_seats or t == PLACE and k < 1:
             out.append(Problem(path, Code.OUT_OF_RANGE, _("has the key {k}, but its keys must be {describe}").format(
                 k=k, describe=describe(t)), None, key=True))
         return k
@@ -489,6 +499,8 @@ def _conform_key(k: Any, t: Type, kinds: tuple[str, ...], n_seats: int | None, p
 
 def _example(t: Type) -> str:
     t = t.inner if isinstance(t, Nullable) else t
+    if t == PLACE:
+        return "1"
     if isinstance(t, Int):
         return str(t.lo if t.lo is not None else 1)
     if t == BOOL:

@@ -1,6 +1,7 @@
 import functools
 
 import pytest
+from click.testing import CliRunner
 
 from gouji_dsl.ruleset.graph import load_graph
 
@@ -67,3 +68,12 @@ def online():
 @pytest.fixture
 def graph_of():
     return _graph
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    """click's test runner for the commands, with stderr apart from stdout (every test reads the two apart)."""
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()  # click >= 8.2 keeps stderr apart

@@ -15,7 +15,6 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from gouji_dsl import bots
 from gouji_dsl.bots import ENTRY_POINT_GROUP, canonical_spec, external, installed_plugins, make_bot, outside, parse_bot_spec
@@ -35,12 +34,6 @@ def graph(name: str):
     return load_graph(name)
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 @pytest.fixture(autouse=True)

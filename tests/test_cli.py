@@ -17,12 +17,6 @@ from gouji_dsl.tools.cli import cli
 ONLINE = str(rules_dir() / "online.yaml")
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()  # click >= 8.2 keeps stderr apart
 
 
 def write(folder: Path, name: str, text: str) -> str:

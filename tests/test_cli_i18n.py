@@ -10,7 +10,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from gouji_dsl import i18n
 from gouji_dsl.tools.cli import cli
@@ -42,12 +41,6 @@ def _catalog_installed():
         "the Chinese catalog is not compiled: python setup.py build_ext --inplace (docs/translating.md)"
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 @pytest.fixture

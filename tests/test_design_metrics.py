@@ -15,14 +15,6 @@ from gouji_dsl.tools.figures import MIN_PROBED, PROBE_EVERY, Design, probed
 from gouji_dsl.tools.simulate import play_game
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
-
-
 def snap(trick: int, moves: int, sizes: tuple[int, ...], places: dict[int, int] | None = None):
     return (trick, moves, sizes, places or {})
 

@@ -6,21 +6,12 @@ import textwrap
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.ruleset.loader import list_bundled
 from gouji_dsl.tools.cli import cli
 from gouji_dsl.tools.doc import WIDTH, _width, ruleset_doc
-
-
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()  # click >= 8.2 keeps stderr apart
 
 
 def flat(text: str) -> str:

@@ -6,7 +6,6 @@ import functools
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.cli import cli
@@ -19,12 +18,6 @@ def graph(name: str):
     return load_graph(name)
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 def test_each_deal_twice_with_the_bots_swapped():

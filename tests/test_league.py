@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from gouji_dsl.bots import external
 from gouji_dsl.ruleset.graph import load_graph
@@ -16,12 +15,6 @@ from gouji_dsl.tools.league import league
 MYBOT = Path(__file__).resolve().parents[1] / "examples" / "bots" / "mybot.py"
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 def test_every_pair_is_the_duel_on_the_same_deals():

@@ -17,14 +17,6 @@ from gouji_dsl.ruleset.loader import list_bundled
 from gouji_dsl.tools.cli import cli
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()  # click >= 8.2 keeps stderr apart
-
-
 def write(folder: Path, name: str, text: str) -> str:
     path = folder / name
     path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")

@@ -16,14 +16,6 @@ from gouji_dsl.ruleset.check import check
 from gouji_dsl.tools.cli import cli
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
-
-
 def problems(*sets: str) -> list:
     with pytest.raises(GoujiError) as e:
         overrides.load_graph("online", list(sets))

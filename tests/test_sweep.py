@@ -17,12 +17,6 @@ from gouji_dsl.tools.figures import DESIGN_KEYS, SIDE_FIGURES
 GRID = ["gouji_minimum.2=1,2", "yield_to=1,2"]
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from gouji_dsl import i18n
 from gouji_dsl.resources import display_path, rules_dir
@@ -23,12 +22,6 @@ def _catalog_installed():
     assert i18n.has_catalog(i18n.Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json"])

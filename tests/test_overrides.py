@@ -140,7 +140,7 @@ def test_diff_set_simulate_reads_like_two_files_and_play_checks_set(runner: CliR
     assert f"online ({online}) vs online --set filler_rank=null (--set[1])" in out
     # the long name does not fit a column: the table is headed A and B, with a legend
     assert "A: online\nB: online --set filler_rank=null\n" in out and "\ndecisions per game  " in out
-    from editor.play.command import play_command
+    from gouji_app.play.command import play_command
     bad = runner.invoke(play_command, ["online", "--set", "yield_to=-1"])
     assert bad.exit_code == 1 and "--set[1]:1:10:" in bad.stderr and "[OutOfRange]" in bad.stderr
 

@@ -467,7 +467,7 @@ def test_a_local_dask_cluster_left_without_workers_stops_the_run_resumably(monke
     backend.cluster = SimpleNamespace(scheduler=scheduler)
     backend._no_workers_since = None
     clock = iter([0.0, 100.0, 200.0, 400.0])  # (a worker seen reads no clock)
-    monkeypatch.setattr(runs.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(runs, "_clock", lambda: next(clock))  # (not time.monotonic: the Dask loop's thread reads it)
     backend.check_stalled()  # no worker since 0.0
     backend.check_stalled()  # 100 s: within the grace
     scheduler.workers = {"tcp://127.0.0.1:1": object()}

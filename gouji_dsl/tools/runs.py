@@ -96,6 +96,7 @@ class _ChunkLost(Exception):
 
 
 MAX_CHUNK_LOSSES = 3
+_clock = time.monotonic  # (the no-worker grace's clock: a test replaces this name, never time.monotonic itself)
 NO_WORKERS_GRACE = 120.0
 """Seconds a run on the LOCAL Dask cluster waits while the cluster has no worker at all (a nanny that
 failed to start its worker again gives up): then the run stops, resumably, instead of waiting for ever."""
@@ -630,7 +631,7 @@ class _DaskBackend(_Backend):
         if scheduler is None or getattr(scheduler, "workers", None):  # (read in this process: no call blocks)
             self._no_workers_since = None
             return
-        now = time.monotonic()
+        now = _clock()
         since = getattr(self, "_no_workers_since", None)
         if since is None:
             self._no_workers_since = now

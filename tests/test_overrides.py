@@ -77,6 +77,22 @@ def test_a_setting_set_twice_is_an_error_naming_both_options() -> None:
     assert [(d.code, d.path) for d in e.value.diagnostics] == [(Code.BAD_OVERRIDE, "--grid[3]")]
 
 
+def test_a_whole_value_that_discards_an_earlier_dotted_key_is_an_error_naming_both_options() -> None:
+    # maps are merged in order: revolution={place: 4} after revolution.place=3 would silently undo it
+    [d] = problems("revolution.place=3", "filler_rank=null", "revolution={place: 4, redeal_at: 2}")
+    assert (d.code, d.path, d.col) == (Code.BAD_OVERRIDE, "--set[3]", 12)
+    assert "--set revolution.place=3" in d.message and "--set revolution={place: 4, redeal_at: 2}" in d.message
+    # a whole value without that key keeps it; a dotted key after a whole value changes one entry of it
+    kept = overrides.load_graph("online", ["revolution.place=3", "revolution={redeal_at: 3}"])
+    assert kept.settings["revolution"]["place"] == 3 and kept.settings["revolution"]["redeal_at"] == 3
+    after = overrides.load_graph("online", ["revolution={place: 4}", "revolution.place=3"])
+    assert after.settings["revolution"]["place"] == 3
+    from gouji_dsl.tools import sweep
+    with pytest.raises(GoujiError) as e:
+        sweep.parse_grids(["gouji_minimum.2=1,2", "gouji_minimum={\"3\": 4},{\"2\": 3}"])
+    assert [(d.code, d.path) for d in e.value.diagnostics] == [(Code.BAD_OVERRIDE, "--grid[2]")]
+
+
 @pytest.mark.parametrize(("option", "setting", "col"), [
     ("gouji_minimum.2=0", 'gouji_minimum: {"2": 0}', 17),
     ("yield_to=abc", "yield_to: abc", 10),

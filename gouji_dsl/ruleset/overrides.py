@@ -183,16 +183,57 @@ def _parse(texts: Sequence[str]) -> tuple[list[Override], list[Diagnostic]]:
 
 def twice(overrides: Sequence[Override]) -> list[Diagnostic]:
     """An error at each override of a key an earlier override already set (the first would be
-    silently replaced), naming both options."""
+    silently replaced), naming both options; and at each whole value that sets again what an earlier
+    dotted key set (``revolution.place=3`` then ``revolution={..., place: 4}``: the map is merged in
+    order, so the later value would silently discard the earlier option). A later dotted key into an
+    earlier whole value (``revolution={...}`` then ``revolution.place=3``) changes one entry of it: no
+    error. The values of one option (a ``--grid``'s, sharing its path) are not compared with each
+    other; one error per option."""
     first: dict[str, Override] = {}
-    out = []
+    out: list[Diagnostic] = []
+    flagged: set[str] = set()
     for ov in overrides:
+        if ov.path in flagged:
+            continue
         before = first.setdefault(ov.key, ov)
-        if before is not ov:
+        if before.path != ov.path:
+            flagged.add(ov.path)
             out.append(Diagnostic(ov.path, 1, 1, _("{key} is set twice: by {first} and by {second}").format(
                 key=ov.key, first=f"{before.option} {before.text}", second=f"{ov.option} {ov.text}"),
                 _("set each setting once"), ov.text, Severity.ERROR, Code.BAD_OVERRIDE))
+            continue
+        earlier = next((e for e in first.values() if e.path != ov.path and _discards(ov, e)), None)
+        if earlier is not None:
+            flagged.add(ov.path)
+            out.append(Diagnostic(ov.path, 1, ov.value_at, _(
+                "{later} sets {key} again, discarding {first}: the options are applied in order").format(
+                later=f"{ov.option} {ov.text}", key=earlier.key, first=f"{earlier.option} {earlier.text}"),
+                _("leave {key} out of the whole value, or give {key} after it").format(key=earlier.key),
+                ov.text, Severity.ERROR, Code.BAD_OVERRIDE))
     return out
+
+
+def _discards(later: Override, earlier: Override) -> bool:
+    """True when ``later``'s whole value (a key above ``earlier``'s dotted key) sets ``earlier``'s key
+    again: the value, read as YAML, has the rest of the key (a value that is no map replaces all of it).
+    A value that cannot be read is left to the check (its own error)."""
+    import yaml
+    names = [p for p, _at in earlier.parts]
+    above = [p for p, _at in later.parts]
+    if len(above) >= len(names) or names[:len(above)] != above:
+        return False
+    try:
+        value = yaml.safe_load(later.value)
+    except yaml.YAMLError:
+        return False
+    for part in names[len(above):]:
+        if not isinstance(value, dict):
+            return True
+        keys = [k for k in value if str(k) == part]
+        if not keys:
+            return False
+        value = value[keys[0]]
+    return True
 
 
 def label(name: str, texts: Sequence[str]) -> str:

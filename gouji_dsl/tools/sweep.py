@@ -82,7 +82,7 @@ def parse_grids(texts: Sequence[str]) -> list[Grid]:
                     value=json.dumps(v.value)), None, text, Severity.ERROR, Code.BAD_OVERRIDE))
             seen.add(v.value.strip())
         grids.append(Grid(i, text, text.partition("=")[0], tuple(values)))
-    errors += twice([g.values[0] for g in grids])  # (each at its --grid[N])
+    errors += twice([v for g in grids for v in g.values])  # (each at its --grid[N])
     points = math.prod(len(g.values) for g in grids) if grids else 0
     if grids and points > MAX_SWEEP_POINTS:
         errors.append(Diagnostic(f"{OPTION}[1]", 1, 1, _("the grid has {n} points; a sweep plays at most {most}").format(

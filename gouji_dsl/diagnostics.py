@@ -162,7 +162,7 @@ class Code(StrEnum):
     ILLEGAL_BOT_MOVE = "IllegalBotMove"  # an answer that is no legal move now (or no move line)
     BOT_TIMEOUT = "BotTimeout"  # no answer within the time limit (exec@SECONDS:CMD)
     BOT_EXITED = "BotExited"  # the bot's process exited, or could not be started
-    BOT_BAD_OUTPUT = "BotBadOutput"  # an answer line that is not JSON, has no "move", a key twice, too long, unasked
+    BOT_BAD_OUTPUT = "BotBadOutput"  # an answer line that is not JSON, has no "move", a key twice, too long (a banner or log line: read in order)
     BOT_ERROR = "BotError"  # a plug-in bot raised an exception
 
 

@@ -225,8 +225,8 @@ def test_an_exec_bot_at_every_command(runner, tmp_path):
      "    print('{\"move\": \"%s\", \"move\": \"%s\"}' % (m, m), flush=True)\n", "answered .*, which has the key 'move' twice",
      "BotBadOutput"),
     ("import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)['moves'][0]\n"
-     "    print(json.dumps({'move': m}) + '\\n' + json.dumps({'move': m}), flush=True)\n",
-     "wrote .* after its previous answer, unasked", "BotBadOutput"),
+     "    print(json.dumps({'move': m}) + '\\n' + json.dumps({'log': m}), flush=True)\n",
+     r"answered \{\"log\": .*\}, not an object with a \"move\"; it was line 2 of its standard output", "BotBadOutput"),
 ])
 def test_an_exec_bot_that_fails_is_named_with_its_seat_and_answer(tmp_path, body, what, code):
     spec = canonical_spec(f"exec@0.5:{program(tmp_path, 'bad.py', body)}")
@@ -239,6 +239,25 @@ def test_an_exec_bot_that_fails_is_named_with_its_seat_and_answer(tmp_path, body
     proc = external._PROCESSES[spec.partition(":")[2]]
     external.close_all()
     assert proc.pid is None
+
+
+@pytest.mark.parametrize("when", ["before its first question", "after its first question"])
+def test_a_banner_is_refused_the_same_way_whenever_it_arrives(tmp_path, when):
+    # the bot's lines are read in order (its n-th line answers its n-th question): a banner written at
+    # start-up, before gouji's question reaches it, and one written only once it has read the question
+    # give the same error (no sleeps: the first bot may well write it before or after the question)
+    banner = "print('MyBot v1 ready', flush=True)\n"
+    body = ("import json, sys\n" + (banner if when.startswith("before") else "") + "for line in sys.stdin:\n"
+            + ("    " + banner if when.startswith("after") else "") + "    print(json.dumps({'move': json.loads(line)['moves'][0]}), flush=True)\n")
+    spec = canonical_spec(f"exec@20:{program(tmp_path, 'banner.py', body)}")
+    with pytest.raises(outside.BotFailed) as got:
+        play_game(graph("online"), 1, 0, [spec] + ["random"] * 5, engine="interpreter")
+    assert got.value.code == "BotBadOutput"
+    assert str(got.value) == (f"bot '{spec}' at seat 1, game 1:0: answered 'MyBot v1 ready', which is not JSON (one line "
+                              "such as {\"move\": \"3 pass\"}); it was line 1 of its standard output, read as the answer to "
+                              "its question 1: every line it writes there answers the next question, in order (a banner "
+                              "or a log goes to standard error)")
+    external.close_all()
 
 
 def test_an_exec_program_that_cannot_start_is_a_usage_error(tmp_path, runner):
@@ -282,6 +301,30 @@ def test_a_bot_failure_crosses_dask_workers_as_itself(tmp_path, runner):
                               "--workers", "1", "--bots", bot])  # (a local cluster on 127.0.0.1)
     text = out.output + (out.stderr or "")
     assert out.exit_code == 1 and "[IllegalBotMove]" in text and "game 1:0" in text, text
+
+
+def test_an_exec_program_missing_on_a_worker_is_the_bots_failure_not_a_value_error(tmp_path):
+    # the driver's machine has the program (the options are read there); a remote Dask worker has not:
+    # its check is the bot's failure (BotExited), the same error as every other, not a plain ValueError.
+    # The worker's entry point is run here in-process (no cluster: a fresh worker has no parsed specs).
+    from gouji_dsl.tools.runs import RunSpec, _raise_chunk_error, pack_spec, run_packed_chunk
+    bot = tmp_path / "mybot.py"
+    bot.write_text("#!/bin/sh\n")
+    bot.chmod(0o755)
+    spec = canonical_spec(f"exec:{bot}")
+    parse_bot_spec(spec)  # the driver's check passes
+    bot.unlink()
+    parse_bot_spec.cache_clear()
+    run = RunSpec((graph("online").resolved,), 1, spec)
+    out = run_packed_chunk(*pack_spec(run), 0, 1)
+    assert out["error"]["kind"] == "bot"
+    with pytest.raises(outside.BotFailed) as got:
+        _raise_chunk_error(out["error"])
+    assert got.value.code == "BotExited" and got.value.seat is None
+    assert str(got.value).startswith(f"bot '{spec}', game 1:0: cannot be started on the worker ")
+    assert f"there is no file {str(bot)!r}" in str(got.value)
+    with pytest.raises(ValueError, match="there is no file"):  # where the options are read: a usage error
+        parse_bot_spec(spec)
 
 
 def test_the_children_of_an_exec_bot_are_ended_with_it(tmp_path):

@@ -64,9 +64,33 @@ def parse_limit(text: str) -> float:
     return float(t)
 
 
+class ProgramProblem(ValueError):
+    """An exec bot's program that cannot be started (:func:`program_problem`): a usage error where the
+    options are read; in a run's worker (a remote Dask worker, where the file may be missing or not
+    executable although the driver's machine has it) the run turns it into a
+    :class:`~gouji_dsl.bots.outside.BotFailed` (:meth:`failed`), the error every bot failure is."""
+
+    def __init__(self, command: str, message: str):
+        super().__init__(message)
+        self.command = command
+
+    def failed(self, where: str) -> BotFailed:
+        """This problem as the bot's failure, found ``where`` (a worker's name)."""
+        return BotFailed(f"exec:{self.command}", None, _("cannot be started {where}: {why}").format(where=where, why=self),
+                         Code.BOT_EXITED)
+
+
 def program_problem(command: str, program: str) -> None:
     """Refuse, when the options are read (not at the first decision), a program that cannot be
-    started: no such file / not on PATH, or a file that is not executable. ValueError (a usage error)."""
+    started: no such file / not on PATH, or a file that is not executable. :class:`ProgramProblem`
+    (a ValueError: a usage error)."""
+    try:
+        _program_problem(command, program)
+    except ValueError as e:
+        raise ProgramProblem(command, str(e)) from None
+
+
+def _program_problem(command: str, program: str) -> None:
     if os.sep in program or (os.altsep and os.altsep in program):
         if not os.path.exists(program):
             more = (_(" (a path with spaces must be quoted: exec:'{q}')").format(q=command) if " " in command else "")
@@ -94,6 +118,7 @@ class ExecProcess:
         program_problem(command, self.argv[0])
         self._proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
+        self.asked = 0  # questions written to the running process (its lines answer them in order)
         self.lock = threading.Lock()
 
     @property
@@ -112,44 +137,44 @@ class ExecProcess:
             why = _("could not be started ({program!r}: {e})").format(program=self.argv[0], e=e.strerror or e)
             raise BotFailed(bot, seat, why, Code.BOT_EXITED) from None
         self._buf = b""
+        self.asked = 0
         return self._proc
 
     def ask(self, bot: str, seat: int | None, message: dict[str, Any], limit: float) -> Any:
-        """Send ``message`` and read one JSON answer within ``limit`` seconds."""
+        """Send ``message`` and read one JSON answer within ``limit`` seconds.
+
+        The bot's standard output is read in order, whenever its lines arrive: its ``n``-th line since it
+        started is the answer to its ``n``-th question. So a line that answers nothing (a banner at
+        start-up, a log line, a second answer) is read as the answer to the next question and refused
+        the same way whether it arrived before or after that question was written (``BotBadOutput``
+        when it is no JSON object with a ``"move"``)."""
         proc = self._started(bot, seat)
         assert proc.stdin is not None and proc.stdout is not None
-        self._refuse_unasked(bot, seat, proc)
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         try:
             proc.stdin.write(data)
             proc.stdin.flush()
         except OSError:
             raise BotFailed(bot, seat, self._exited(_("exited before it was asked")), Code.BOT_EXITED) from None
+        self.asked += 1
         line = self._read_line(bot, seat, proc, limit)
         try:
             return json.loads(line, object_pairs_hook=_no_twice)
         except _KeyTwice as e:
+            self.kill()
             raise BotFailed(bot, seat, _("answered {line!r}, which has the key {key!r} twice").format(
                 line=line[:80].decode(errors="replace"), key=e.key), Code.BOT_BAD_OUTPUT) from None
         except ValueError:
-            raise BotFailed(bot, seat, _("answered {line!r}, which is not JSON (one line such as {example})").format(
-                line=line[:80].decode(errors="replace"), example='{"move": "3 pass"}'), Code.BOT_BAD_OUTPUT) from None
-
-    def _refuse_unasked(self, bot: str, seat: int | None, proc: subprocess.Popen[bytes]) -> None:
-        """Output written after the previous answer, before this question: the bot's error, said so
-        (not taken as the answer to this question)."""
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        if not self._buf.strip():
-            ready, _w, _x = select.select([fd], [], [], 0)
-            if ready:
-                self._buf += os.read(fd, 65536)
-        if self._buf.strip():
-            extra = self._buf[:80].decode(errors="replace")
             self.kill()
-            raise BotFailed(bot, seat, _("wrote {extra!r} after its previous answer, unasked (one line per question)").format(extra=extra),
-                            Code.BOT_BAD_OUTPUT)
-        self._buf = b""
+            raise BotFailed(bot, seat, _("answered {line!r}, which is not JSON (one line such as {example}){order}").format(
+                line=line[:80].decode(errors="replace"), example='{"move": "3 pass"}', order=self.in_order()),
+                            Code.BOT_BAD_OUTPUT) from None
+
+    def in_order(self) -> str:
+        """Said of a line that answers nothing: where it was read (the answer to which question)."""
+        return _("; it was line {n} of its standard output, read as the answer to its question {n}: every line it "
+                 "writes there answers the next question, in order (a banner or a log goes to standard error)").format(
+            n=self.asked)
 
     def _read_line(self, bot: str, seat: int | None, proc: subprocess.Popen[bytes], limit: float) -> bytes:
         assert proc.stdout is not None
@@ -334,9 +359,11 @@ class ExecBot:
         with self.process.lock:
             answer = self.process.ask(self.spec, view.seat, message, self.limit)
         if not isinstance(answer, dict) or "move" not in answer:
-            raise BotFailed(self.spec, view.seat, _("answered {json}, not an object with a \"move\"").format(json=json.dumps(answer)[:80]),
-                            Code.BOT_BAD_OUTPUT)
+            order = self.process.in_order()
+            self.process.kill()
+            raise BotFailed(self.spec, view.seat, _("answered {json}, not an object with a \"move\"{order}").format(
+                json=json.dumps(answer)[:80], order=order), Code.BOT_BAD_OUTPUT)
         return answer["move"]  # type: ignore[no-any-return]
 
 
-__all__ = ["CLOSE_SECONDS", "DEFAULT_SECONDS", "ExecBot", "ExecProcess", "close_all", "parse_limit", "process_for"]
+__all__ = ["CLOSE_SECONDS", "DEFAULT_SECONDS", "ExecBot", "ExecProcess", "ProgramProblem", "close_all", "parse_limit", "process_for"]

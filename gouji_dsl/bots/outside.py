@@ -63,8 +63,11 @@ class BotFailed(GoujiError, RuntimeError):
 
     def __init__(self, bot: str, seat: int | None, what: str, code: str = Code.BOT_ERROR, game: str | None = None):
         self.bot, self.seat, self.what, self.code, self.game = bot, seat, what, str(code), game
-        where = (_("bot {bot!r} at seat {seat}, game {game}").format(bot=bot, seat=seat, game=game) if game
-                 else _("bot {bot!r} at seat {seat}").format(bot=bot, seat=seat))
+        if seat is None:  # (never started: no seat was asked yet)
+            where = _("bot {bot!r}, game {game}").format(bot=bot, game=game) if game else _("bot {bot!r}").format(bot=bot)
+        else:
+            where = (_("bot {bot!r} at seat {seat}, game {game}").format(bot=bot, seat=seat, game=game) if game
+                     else _("bot {bot!r} at seat {seat}").format(bot=bot, seat=seat))
         super().__init__(Diagnostic(where, 0, 0, what, hint=_bot_hint(self.code), code=self.code))
         self.args = (f"{where}: {what}",)
 

@@ -216,6 +216,8 @@ class _Runner:
         except GoujiError:
             raise
         except Exception as e:
+            if _program_problem(e):  # an exec bot's program missing here (a remote worker): the bot's failure
+                raise _not_started(e).in_game(self.spec.seed, index) from None
             raise SimulationError(_("game {seed}:{index} under {name!r}: {type}: {e}").format(
                 seed=self.spec.seed, index=index, name=self.g.name, type=type(e).__name__, e=e)) from None
         self.prev = state
@@ -360,6 +362,20 @@ def run_packed_chunk(key: str, blob: bytes, start: int, stop: int) -> dict[str, 
     return run_chunk(spec, start, stop)
 
 
+def _program_problem(e: BaseException) -> bool:
+    """``e`` is an exec bot's program that cannot be started here (:class:`~gouji_dsl.bots.external.ProgramProblem`)."""
+    from gouji_dsl.bots.external import ProgramProblem
+    return isinstance(e, ProgramProblem)
+
+
+def _not_started(e: Any) -> BotFailed:
+    """An exec bot's program missing in this worker process (a remote Dask worker's machine), though the
+    driver's machine has it (the options were read there): the bot's failure, as every bot's is."""
+    import socket
+    return e.failed(_("on the worker {host} (the program must be there too, at the same path)").format(  # type: ignore[no-any-return]
+        host=socket.gethostname()))
+
+
 def run_chunk(spec: RunSpec, start: int, stop: int) -> dict[str, Any]:
     """Worker entry point (process pool, Dask): the chunk's JSON data, or ``{"error": ...}``
     (exceptions carrying diagnostics do not cross processes well, so nothing is raised)."""
@@ -368,6 +384,11 @@ def run_chunk(spec: RunSpec, start: int, stop: int) -> dict[str, Any]:
         totals = play_chunk(graphs, spec, start, stop)
     except BotFailed as e:  # the user's bot: crosses back as itself (the same error as in one process)
         return {"error": {"kind": "bot", "bot": [e.bot, e.seat, e.what, e.code, e.game]}}
+    except ValueError as e:
+        if not _program_problem(e):  # pragma: no cover - a bug: say what it was
+            return {"error": {"kind": "other", "message": f"{type(e).__name__}: {e}"}}
+        f = _not_started(e)
+        return {"error": {"kind": "bot", "bot": [f.bot, f.seat, f.what, f.code, f.game]}}
     except GoujiError as e:
         return {"error": {"kind": "gouji", "diagnostics": [d.format() for d in e.diagnostics]}}
     except SimulationError as e:

@@ -24,7 +24,7 @@ from gouji_dsl.engine.records import check_record, parse_record, record_graph  #
 from gouji_dsl.tools.cli import cli  # noqa: E402
 from gouji_dsl.tools.cli_host import read_seats, table_rules  # noqa: E402
 from gouji_dsl.tools.table.client import TableClient, TableClosed, parse_address  # noqa: E402
-from gouji_dsl.tools.table.protocol import Limits, visible_event  # noqa: E402
+from gouji_dsl.tools.table.protocol import CloseCode, Limits, visible_event  # noqa: E402
 from gouji_dsl.tools.table.server import Room, TableServer  # noqa: E402
 
 HOUSE = """\
@@ -146,6 +146,9 @@ def assert_private(messages: list[dict[str, Any]], seat: int | None) -> None:
                 _check_event(e, seat)
             if "last" in m:
                 _check_event({"type": "move", "move": m["last"]["move"]}, seat)
+            told = m["trick"]["plays"] + (m["last_trick"] or {"plays": []})["plays"] + m.get("log", [])
+            for e in told:  # the public move log: another seat's return without its cards
+                _check_event({"type": "move", "move": e["move"]}, seat)
             assert ("legal" in m) == bool(m["your_turn"]) and (seat is not None or not m["your_turn"])
         if m["type"] == "game_over":
             for e in m["tribute"]:
@@ -222,6 +225,7 @@ def test_a_dropped_player_is_played_by_his_bot_and_takes_his_seat_back_with_his_
         assert back.seat == 1 and back.token == token
         state = await back.receive("state", timeout=WAIT)
         assert state["full"] and state["seq"] == s.room.table.seq or state["seq"] <= s.room.table.seq
+        assert_game_so_far(state)
         assert state["view"]["hand"] == s.room.table.state.view(1)["hand"] or state["seq"] < s.room.table.seq
         again = await watcher.receive("auto", timeout=WAIT)
         assert again == {"type": "auto", "seat": 1, "on": False, "why": "back"}
@@ -233,6 +237,62 @@ def test_a_dropped_player_is_played_by_his_bot_and_takes_his_seat_back_with_his_
         await watcher.close()
 
     serve(test, people={1})
+
+
+def assert_game_so_far(state: dict[str, Any]) -> None:
+    """A full state carries the game as it stands: the public move log (each move with who made it
+    and its trick), the current trick's moves and the last trick's, as its events tell them."""
+    moves = [e["move"] for e in state["events"] if e["type"] == "move"]
+    log = state["log"]
+    assert [e["move"] for e in log] == moves and moves, state
+    assert all(e["by"] in ("player", "bot") and e["seat"] == int(e["move"].split()[0]) for e in log), log
+    won = [e for e in state["events"] if e["type"] == "trick_won"]
+    trick = state["trick"]
+    assert trick["number"] == len(won) + 1 and trick["plays"] == [
+        {k: v for k, v in e.items() if k != "trick"} for e in log if e["trick"] == trick["number"]]
+    if won:
+        last = state["last_trick"]
+        assert last["number"] == len(won) and last["winner"] == won[-1]["seat"] and last["play"] == won[-1]["play"]
+        assert last["plays"] and any(p["move"].endswith(" play " + last["play"]) for p in last["plays"]), last
+
+
+def test_whoever_joins_between_games_or_after_the_match_gets_the_summary_and_the_break_waits_for_players(tmp_path):
+    """A spectator who joins while the break after game 1 is on gets that game's game_over (its
+    scores those of the record); the break does not end while the player (in 托管) has not sent
+    next; one who joins after the match gets game 2's game_over and the match_over (revealed seed)."""
+    house = tmp_path / "house.yaml"
+    house.write_text(HOUSE, encoding="utf-8")
+
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        await a.send({"type": "auto", "on": True})
+        over1 = await a.receive("game_over", timeout=4 * WAIT)
+        assert over1["game"] == 1 and 0 < over1["next_in_s"] <= 600
+        late = await s.join(watch=True)
+        again = await late.receive("game_over", timeout=WAIT)
+        assert {k: again[k] for k in ("game", "places", "scores", "team_scores")} == {
+            k: over1[k] for k in ("game", "places", "scores", "team_scores")}
+        first = s.room.table.finals[0]
+        assert over1["scores"] == {str(k): v for k, v in first.scores.items()}
+        assert over1["scores"] == next(e for e in first.record if e["type"] == "game_over")["scores"]
+        assert s.room.table.game_index == 0  # the break goes on: he has not sent next (托管 or not)
+        await a.send({"type": "next"})
+        over2 = await a.receive("game_over", timeout=4 * WAIT)
+        done = await a.receive("match_over", timeout=WAIT)
+        assert over2["game"] == 2 and over2["next_in_s"] is None
+        assert over2["scores"] == {str(k): v for k, v in s.room.table.finals[1].scores.items()}
+        after = await s.join(watch=True)
+        got = await after.receive("game_over", timeout=WAIT)
+        assert got["game"] == 2 and got["scores"] == over2["scores"]
+        assert (await after.receive("match_over", timeout=WAIT)) == done and done["seed"] == "club"
+        state = next(m for m in after.messages if m["type"] == "state")
+        assert state["full"] and state["game"] == 2
+        assert_game_so_far(state)
+        for c, seat in ((a, 1), (late, None), (after, None)):
+            assert_private(c.messages, seat)
+            await c.close()
+
+    serve(test, str(house), people={1}, between=600.0)
 
 
 def test_a_player_out_of_time_is_played_by_his_bot_until_he_is_back():
@@ -314,6 +374,25 @@ def test_hello_first_and_the_rate_limit():
         await a.close()
 
     serve(test, limits=Limits(messages_per_s=0.001, burst=2.5))
+
+
+def test_a_flood_is_rate_limited_and_then_closed_with_a_code():
+    """A client that keeps sending faster than the rate: the messages that would wait too long are
+    dropped with ``rate_limited``; after ``flood_drops`` of them in a row the socket is closed
+    (4002). The reading never waits on the rate, so a flood is seen as it comes."""
+    async def test(s: Served) -> None:
+        w = await s.join(watch=True)
+        a = await s.join(watch=True)
+        for i in range(300):
+            await a.send({"type": "ping", "id": i})
+        assert await closed_with(a) == CloseCode.RATE_LIMITED
+        limited = [m for m in a.messages if m.get("code") == "rate_limited"]
+        assert len(limited) == 4 and "closed" in limited[-1]["message"]  # flood_drops 3, then the close
+        await w.send({"type": "ping", "id": "w"})  # the other connection is untouched
+        await w.receive("pong", where=lambda m: m.get("id") == "w", timeout=WAIT)
+        await w.close()
+
+    serve(test, limits=Limits(messages_per_s=0.001, burst=2, slowed_s=1.0, flood_drops=3))
 
 
 def test_the_host_header_and_a_foreign_pages_websocket_are_refused():
@@ -520,20 +599,39 @@ def test_a_rule_that_fails_stops_its_table_with_a_message_and_the_server_goes_on
     serve(test, str(fails), people={1})
 
 
-def test_the_seat_token_on_a_new_connection_takes_the_seat_from_the_old_one():
+async def closed_with(c: TableClient) -> int | None:
+    """Wait (bounded) until the server closed ``c``; its close code."""
+    with pytest.raises(TableClosed):
+        await c.receive("no such message", timeout=WAIT)
+    return c.ws.close_code
+
+
+def test_the_seat_token_on_a_new_connection_takes_the_seat_from_the_old_one_which_is_told_and_the_name_stays():
+    """The token is the identity: a hello with it takes the seat from a live connection (the
+    documented reconnect path), which is told ``replaced`` and closed with 4001; the seat keeps the
+    name it was first claimed with, whatever name the later hello asks for (said in ``notes``)."""
     async def test(s: Served) -> None:
+        w = await s.join(watch=True)
         a = await s.join(name="Li", seat=3)
-        assert a.seat == 3
-        again = await TableClient.connect(s.link, token=a.token, timeout=WAIT)  # the same person, from another terminal
-        assert again.seat == 3 and again.welcome["name"] == "Li"
-        with pytest.raises(TableClosed):
-            await a.receive("pong", timeout=WAIT)  # the old connection was closed
-        await again.send({"type": "ping", "id": 1})
-        await again.receive("pong", timeout=WAIT)
+        assert a.seat == 3 and a.welcome["notes"] == []
+        other = await TableClient.connect(s.link, token=a.token, name="Mallory", timeout=WAIT)  # another name, same token
+        assert other.seat == 3 and other.welcome["name"] == "Li"
+        assert [n["code"] for n in other.welcome["notes"]] == ["name_kept"] and "Li" in other.welcome["notes"][0]["message"]
+        replaced = await a.receive("replaced", timeout=WAIT)
+        assert replaced["code"] == "replaced" and replaced["seat"] == 3 and replaced["message"]
+        assert await closed_with(a) == 4001 == CloseCode.REPLACED
+        back = await TableClient.connect(s.link, token=a.token, name="Li", timeout=WAIT)  # the owner takes it back
+        assert back.welcome["name"] == "Li" and back.welcome["notes"] == []
+        assert (await other.receive("replaced", timeout=WAIT))["seat"] == 3
+        assert await closed_with(other) == 4001
+        await back.send({"type": "ping", "id": 1})
+        await back.receive("pong", timeout=WAIT)
         table = s.room.table_json()
         assert table["seats"][2] == {"seat": 3, "who": "player", "name": "Li", "connected": True, "auto": False}
-        await again.close()
-        await a.close()
+        shown = [m["seats"][2]["name"] for m in w.messages if m["type"] == "table"]
+        assert set(shown) <= {None, "Li"}, shown  # nobody was ever shown seat 3 under another name
+        for c in (back, w):
+            await c.close()
 
     serve(test, people={1, 3})
 

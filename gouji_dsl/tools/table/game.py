@@ -101,6 +101,9 @@ class Table:
         self.seq = 0
         self.matches = 1
         self._bots: dict[tuple[int, int], Any] = {}
+        self.made_by: dict[int, str] = {}
+        """Who made each move of the current game: the index of its ``move`` event in the record ->
+        ``player`` or ``bot`` (a person's seat in 托管 is played by its bot: ``bot``)."""
 
     # ------------------------------------------------------------------ seats
     @property
@@ -137,14 +140,22 @@ class Table:
         raise TableError(ErrorCode.NO_FREE_SEAT, "no free seat at this table: watch instead")
 
     def sit(self, seat: Seat, name: str | None) -> list[AutoWhy]:
-        """A person takes ``seat`` (a free one, or his own back by its token). Returns the 托管 change to announce."""
+        """A person takes ``seat`` (a free one, or his own back by its token). Returns the 托管 change
+        to announce. The seat's name is fixed when the seat is first claimed: a later hello's name
+        (the token's holder on a new connection) does not rename it (see :meth:`name_kept`)."""
         seat.who = Who.PLAYER
         seat.connected = True
-        seat.name = name or seat.name or f"seat {seat.number}"
+        if seat.name is None:
+            seat.name = name or f"seat {seat.number}"
         if seat.auto:
             seat.auto = False
             return [AutoWhy.BACK]
         return []
+
+    @staticmethod
+    def name_kept(seat: Seat, asked: str | None) -> bool:
+        """A hello asked for another name than the one ``seat`` was claimed with (which it keeps)."""
+        return asked is not None and asked != seat.name
 
     def leave(self, seat: Seat) -> bool:
         """A person's connection went: a bot plays his seat until he is back. True when 托管 began."""
@@ -169,6 +180,7 @@ class Table:
         self.started = True
         self.finals = [new_game(self.graph, game_seed(self.seed, 0))]
         self.game_index = 0
+        self.made_by = {}
         self.seq += 1
 
     # ------------------------------------------------------------------ the match
@@ -188,6 +200,7 @@ class Table:
         self.game_index += 1
         new = next_game(self.state, game_seed(self.seed, self.game_index))
         self.finals.append(new)
+        self.made_by = {}
         for seat in self.seats.values():
             seat.ready = False
         self.seq += 1
@@ -202,6 +215,7 @@ class Table:
         self._bots.clear()
         self.finals = [new_game(self.graph, game_seed(seed, 0))]
         self.game_index = 0
+        self.made_by = {}
         for seat in self.seats.values():
             seat.ready = False
         self.seq += 1
@@ -247,12 +261,22 @@ class Table:
         mv = self.read_move(seat, text)
         if st.to_act != seat:
             raise TableError(ErrorCode.NOT_YOUR_TURN, f"seat {st.to_act} is to act, not seat {seat}")
+        n = len(st.record)
         try:
             st.apply_in_place(mv)
         except IllegalMove as e:
             raise TableError(ErrorCode.ILLEGAL_MOVE, e.diagnostics[0].message, why=why_json(st, mv, seat)) from None
+        self._made(n, "player")
         self.seq += 1
         return mv
+
+    def _made(self, start: int, by: str) -> None:
+        """The move just applied (its ``move`` event is the first one from ``start``) was made by ``by``."""
+        record = self.state.record
+        for i in range(start, len(record)):
+            if record[i].get("type") == "move":
+                self.made_by[i] = by
+                return
 
     def why(self, seat: int, text: Any) -> dict[str, Any]:
         st = self._playing()
@@ -284,7 +308,9 @@ class Table:
         table moved on meanwhile or the seat's player took it back."""
         if seq != self.seq or self.bot_to_move() != seat:
             return False
+        n = len(self.state.record)
         self.state.apply_in_place(move)
+        self._made(n, "bot")
         self.seq += 1
         return True
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,6 +49,29 @@ class ErrorCode(StrEnum):
     TABLE_FAILED = "table_failed"
 
 
+class Notice(StrEnum):
+    """The stable ``code`` of what the server tells a client that is not an error: a ``replaced``
+    message, a note in ``welcome``'s ``notes``, or a ``why`` answer's ``hidden`` part."""
+
+    REPLACED = "replaced"  # another connection presented this seat's token: this one no longer holds the seat
+    NAME_KEPT = "name_kept"  # the hello asked for another name: the seat keeps the one it was claimed with
+    HIDDEN = "hidden"  # the rules read cards or counts the asking seat cannot see: their reasons are not shown
+
+
+class CloseCode(IntEnum):
+    """The websocket close code the server closes a connection with (its reason: the stable code, in
+    words of :class:`ErrorCode` / :class:`Notice`)."""
+
+    NORMAL = 1000  # the client said bye
+    GOING_AWAY = 1001  # the server stops
+    REFUSED = 4000  # the hello was refused (the error before the close says why)
+    REPLACED = 4001  # another connection took the seat with its token (the replaced message says so)
+    RATE_LIMITED = 4002  # a flood: more than Limits.flood_drops messages dropped as rate_limited
+    TOO_BIG = 4003  # a message over the size limit
+    TOO_SLOW = 4004  # the client did not read its messages (its outgoing queue overflowed)
+    HELLO_TIMEOUT = 4005  # no hello within Limits.hello_s
+
+
 class AutoWhy(StrEnum):
     """Why a bot plays (or stops playing) a person's seat: the ``why`` of an ``auto`` message (托管)."""
 
@@ -84,12 +107,14 @@ class Limits:
     messages_per_s: float = 20.0
     burst: float = 40.0
     slowed_s: float = 5.0  # a message that would wait longer than this for its turn is dropped (rate_limited)
+    flood_drops: int = 20  # more rate_limited drops in a row (none within the rate between): the socket closes (4002)
     hello_s: float = 10.0
     legal_moves: int = 500
     outbox: int = 512  # messages waiting for a slow client; more: it is dropped (its seat goes to its bot)
 
     def to_json(self) -> dict[str, Any]:
-        return {"message_bytes": self.message_bytes, "messages_per_s": self.messages_per_s, "burst": self.burst}
+        return {"message_bytes": self.message_bytes, "messages_per_s": self.messages_per_s, "burst": self.burst,
+                "slowed_s": self.slowed_s, "flood_drops": self.flood_drops}
 
 
 def new_code(taken: set[str] | frozenset[str] = frozenset()) -> str:
@@ -188,6 +213,34 @@ def seat_view(state: GameState, seat: int | None) -> dict[str, Any]:
     return {**base, "seat": None, "hand": None, "others": others}
 
 
+def trick_json(record: list[dict[str, Any]], seat: int | None, made_by: dict[int, str]) -> dict[str, Any]:
+    """The game's public move log as ``seat`` may be told it, read from the record: ``trick`` (the
+    current trick: its number and its moves so far), ``last_trick`` (the one before: its winner, the
+    winning play and its moves; None before the first is won) and ``log`` (every move of the game:
+    seat, move line, ``by`` player or bot, the trick it was made in; 0 before the first lead).
+    A move is told as :func:`visible_event` tells it (another seat's return without its cards)."""
+    log: list[dict[str, Any]] = []
+    plays: list[dict[str, Any]] = []
+    last: dict[str, Any] | None = None
+    number = 0
+    for i, e in enumerate(record):
+        kind = e.get("type")
+        if kind == "deal" and i:  # (a redeal: the game starts again)
+            number, plays, last = 0, [], None
+        elif kind == "first_leader":
+            number, plays = 1, []
+        elif kind == "move":
+            text = str(visible_event(e, seat).get("move"))
+            head = text.split(None, 1)[0]
+            entry = {"seat": int(head) if head.isdigit() else None, "move": text, "by": made_by.get(i), "trick": number}
+            log.append(entry)
+            plays.append({k: v for k, v in entry.items() if k != "trick"})
+        elif kind == "trick_won":
+            last = {"number": number, "winner": e.get("seat"), "play": e.get("play"), "plays": plays}
+            number, plays = number + 1, []
+    return {"trick": {"number": number, "plays": plays}, "last_trick": last, "log": log}
+
+
 def legal_json(moves: Any, model: Any, limit: int) -> dict[str, Any]:
     """The first ``limit`` legal moves as move lines, their count, and whether the list was cut."""
     n = len(moves)
@@ -217,5 +270,6 @@ def why_json(state: GameState, move: Move, seat: int) -> dict[str, Any]:
     }
 
 
-__all__ = ["PROTOCOL", "DEFAULT_PORT", "ErrorCode", "AutoWhy", "TableError", "Limits", "new_code", "new_token", "new_seed",
+__all__ = ["PROTOCOL", "DEFAULT_PORT", "ErrorCode", "Notice", "CloseCode", "AutoWhy", "trick_json",
+           "TableError", "Limits", "new_code", "new_token", "new_seed",
            "seed_hash", "SEED_SCHEME", "normal_code", "visible_event", "visible_events", "seat_view", "legal_json", "why_json"]

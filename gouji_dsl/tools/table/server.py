@@ -40,14 +40,17 @@ from .protocol import (
     PROTOCOL,
     SEED_SCHEME,
     AutoWhy,
+    CloseCode,
     ErrorCode,
     Limits,
+    Notice,
     TableError,
     legal_json,
     new_code,
     new_seed,
     normal_code,
     seat_view,
+    trick_json,
     visible_event,
     visible_events,
 )
@@ -76,6 +79,9 @@ class Conn:
         self.sent_game = -1
         self.sent_events = 0
         self.dropped = False
+        self.close_code: int = CloseCode.NORMAL
+        self.close_reason = ""
+        self.flood = 0  # messages dropped as rate_limited in a row
 
     @property
     def seat_number(self) -> int | None:
@@ -97,10 +103,13 @@ class Conn:
         except asyncio.QueueFull:
             self.drop()
 
-    def drop(self) -> None:
-        """The client cannot keep up (or is gone): stop sending; its handler closes the socket."""
+    def drop(self, code: int = CloseCode.TOO_SLOW, reason: str = "too_slow") -> None:
+        """Stop sending (after what is queued) and close the socket with ``code`` and ``reason``
+        (the first drop's say): the client cannot keep up (its outbox is full: the default), said
+        bye, was replaced, flooded..."""
         if not self.dropped:
             self.dropped = True
+            self.close_code, self.close_reason = int(code), reason
             with contextlib.suppress(asyncio.QueueFull):
                 self.outbox.put_nowait(None)
 
@@ -117,7 +126,7 @@ class Conn:
             self.dropped = True
             if not self.ws.closed:
                 with contextlib.suppress(Exception):
-                    await self.ws.close()
+                    await self.ws.close(code=self.close_code, message=self.close_reason.encode())
 
 
 class Room:
@@ -139,6 +148,7 @@ class Room:
         self.over_at: float | None = None  # when the current game was seen over
         self.record_path: Path | None = None
         self.record_text: str | None = None
+        self.match_message: dict[str, Any] | None = None  # the match_over message (sent again to whoever joins after it)
         self.error: str | None = None
 
     # ------------------------------------------------------------------ sending
@@ -163,6 +173,10 @@ class Room:
         st = t.state
         out: dict[str, Any] = {"type": "state", "seq": t.seq, "game": t.game_in_match, "full": full,
                                "view": seat_view(st, seat), "events": visible_events(st.record[start:], seat)}
+        moves = trick_json(st.record, seat, t.made_by)
+        out["trick"], out["last_trick"] = moves["trick"], moves["last_trick"]
+        if full:
+            out["log"] = moves["log"]
         if last is not None:  # (a return's or discard's cards only to the seat that made it)
             out["last"] = {**last, **visible_event({"type": "move", "move": last["move"]}, seat)}
             out["last"].pop("type", None)
@@ -211,9 +225,7 @@ class Room:
                 self.start()  # (--seats none: a table of bots, to watch, starts at once)
             while not (self.table.started and self.table.match_over):
                 await self._step()
-            if self.over_at is None:
-                for c in list(self.conns):
-                    c.send(self.game_over_json(c.seat_number))
+            self._announce_over()
             self._match_over()
         except asyncio.CancelledError:
             raise
@@ -306,16 +318,11 @@ class Room:
 
     async def _between_games(self) -> None:
         t = self.table
-        now = time.monotonic()
-        if self.over_at is None:
-            self.over_at = now
-            for c in list(self.conns):
-                c.send(self.game_over_json(c.seat_number))
-        if t.match_over:
+        self._announce_over()
+        if t.match_over or self.over_at is None:
             return
-        waiting = [s for s in t.seats.values() if s.who == Who.PLAYER and s.connected and not s.auto and not s.ready]
-        left = self.over_at + self.between - now
-        if waiting and left > 0:
+        left = self.over_at + self.between - time.monotonic()
+        if left > 0 and self._break_goes_on():
             await self._wait(left)
             return
         self.over_at = None
@@ -323,13 +330,37 @@ class Room:
         self.broadcast(self.table_json())
         self.broadcast_state()
 
+    def _announce_over(self) -> None:
+        """The game is over: its game_over to everyone, once (the break counts from now)."""
+        if self.over_at is None:
+            self.over_at = time.monotonic()
+            for c in list(self.conns):
+                c.send(self.game_over_json(c.seat_number))
+
+    def _break_goes_on(self) -> bool:
+        """The break between two games lasts ``between`` seconds unless every connected player (in
+        托管 or not) has sent ``next`` sooner; with nobody connected it ends at once; with only
+        spectators it lasts its whole length (they see the summary)."""
+        if not self.conns:
+            return False
+        players = [s for s in self.table.seats.values() if s.who == Who.PLAYER and s.connected]
+        return not players or any(not s.ready for s in players)
+
+    def next_in(self) -> float | None:
+        """Seconds left of the break (None after the last game)."""
+        if self.table.match_over:
+            return None
+        if self.over_at is None:
+            return self.between
+        return max(0.0, round(self.over_at + self.between - time.monotonic(), 1))
+
     def game_over_json(self, seat: int | None) -> dict[str, Any]:
         from gouji_dsl.tools.table.summary import game_summary, match_totals
         t = self.table
         g = game_summary(t.state)
         g["tribute"] = [visible_event(e, seat) for e in g["tribute"]]
         return {"type": "game_over", "game": t.game_in_match, "games": t.length, **g,
-                "totals": match_totals(t.finals), "next_in_s": None if t.match_over else self.between}
+                "totals": match_totals(t.finals), "next_in_s": self.next_in()}
 
     def save_record(self, *, unfinished: bool = False) -> Path | None:
         """Write the match's record to the server's record folder (``table-CODE-TIME.json``;
@@ -358,8 +389,9 @@ class Room:
         self.record_text = t.record().dumps()
         self.record_path = self.save_record()
         games = [{"game": i + 1, **{k: v for k, v in game_summary(st).items() if k != "tribute"}} for i, st in enumerate(t.finals)]
-        self.broadcast({"type": "match_over", "games": games, "totals": match_totals(t.finals), "seed": t.seed,
-                        "seed_sha256": t.seed_sha256, "record": f"{self.server.base_url}/t/{t.code}/record"})
+        self.match_message = {"type": "match_over", "games": games, "totals": match_totals(t.finals), "seed": t.seed,
+                              "seed_sha256": t.seed_sha256, "record": f"{self.server.base_url}/t/{t.code}/record"}
+        self.broadcast(self.match_message)
 
 
 class TableServer:
@@ -427,9 +459,9 @@ class TableServer:
             if room.table.started and room.record_text is None:
                 room.record_path = room.save_record(unfinished=True)  # (what was played is kept)
         for c in list(self.conns):
-            c.drop()
+            c.drop(CloseCode.GOING_AWAY, "server_stops")
             with contextlib.suppress(Exception):
-                await c.ws.close()
+                await c.ws.close(code=CloseCode.GOING_AWAY, message=b"server_stops")
 
     @web.middleware
     async def _check_host(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -503,14 +535,14 @@ class TableServer:
         try:
             if len(self.conns) >= self.limits.connections:
                 conn.send(TableError(ErrorCode.TOO_MANY, f"this server takes at most {self.limits.connections} connections").to_json())
-                conn.drop()
+                conn.drop(CloseCode.REFUSED, str(ErrorCode.TOO_MANY))
                 return ws
             self.conns.add(conn)
             await self._serve(conn)
         finally:
             self.conns.discard(conn)
             self._gone(conn)
-            conn.drop()
+            conn.drop(CloseCode.NORMAL, "")
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, 5)
             if not ws.closed:
@@ -518,13 +550,17 @@ class TableServer:
                     await ws.close()
         return ws
 
-    async def _read(self, conn: Conn, timeout: float | None = None) -> dict[str, Any] | None:
-        """The next message as a JSON object; None when the socket closed. An unreadable or unwanted
-        message is answered with an error and skipped."""
+    async def _read(self, conn: Conn, timeout: float | None = None) -> tuple[dict[str, Any], float] | None:
+        """The next message as a JSON object, and the time (``time.monotonic``) it may be handled
+        at under the connection's rate (now, or later: slowed); None when the socket closed (or
+        nothing came within ``timeout``). An unreadable message is answered with an error and
+        skipped; so is a flood's (see :meth:`_flooded`). Reading never waits on the rate: a flood
+        is seen as it comes."""
         while True:
             try:
                 msg = await asyncio.wait_for(conn.ws.receive(), timeout)
             except TimeoutError:
+                conn.drop(CloseCode.HELLO_TIMEOUT, "hello_timeout")
                 return None
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR) or conn.dropped:
                 return None
@@ -534,15 +570,16 @@ class TableServer:
             data = msg.data
             if len(data.encode("utf-8", "surrogatepass")) > self.limits.message_bytes:
                 conn.send(TableError(ErrorCode.TOO_BIG, f"a message is at most {self.limits.message_bytes} bytes").to_json())
-                conn.drop()
+                conn.drop(CloseCode.TOO_BIG, str(ErrorCode.TOO_BIG))
                 return None
             wait = conn.throttle.delay(1)
             if wait > self.limits.slowed_s:  # a flood: dropped (a dropped message costs nothing)
                 conn.throttle.tokens += 1
-                conn.send(TableError(ErrorCode.RATE_LIMITED, f"at most {self.limits.messages_per_s:g} messages a second").to_json())
+                if self._flooded(conn):
+                    return None
                 continue
-            if wait > 0:  # faster than the rate: slowed, never dropped
-                await asyncio.sleep(wait)
+            if wait <= 0:
+                conn.flood = 0  # (within the rate again: the flood is forgiven)
             try:
                 obj = json.loads(data)
             except ValueError:
@@ -550,19 +587,53 @@ class TableServer:
             if not isinstance(obj, dict):
                 conn.send(TableError(ErrorCode.BAD_JSON, "a message is one JSON object with a \"type\"").to_json())
                 continue
-            return obj
+            return obj, time.monotonic() + max(0.0, wait)
+
+    def _flooded(self, conn: Conn) -> bool:
+        """A message dropped as ``rate_limited``; after :attr:`Limits.flood_drops` of them in a row
+        (none within the rate between), the connection is closed (code 4002): True."""
+        conn.flood += 1
+        lim = self.limits
+        closing = conn.flood > lim.flood_drops
+        conn.send(TableError(ErrorCode.RATE_LIMITED, (
+            f"at most {lim.messages_per_s:g} messages a second (bursts of {lim.burst:g}): this one would wait more than "
+            f"{lim.slowed_s:g} s and was dropped" + ("; too many dropped: the connection is closed" if closing else ""))
+        ).to_json())
+        if closing:
+            log.warning("gouji host: a connection flooded (%d messages dropped): closed", conn.flood)
+            conn.drop(CloseCode.RATE_LIMITED, str(ErrorCode.RATE_LIMITED))
+        return closing
 
     async def _serve(self, conn: Conn) -> None:
-        hello = await self._read(conn, self.limits.hello_s)
-        if hello is None:
+        first = await self._read(conn, self.limits.hello_s)
+        if first is None:
             return
+        hello = first[0]
         try:
             self._hello(conn, hello)
         except TableError as e:
             conn.send(e.to_json(_request_id(hello)))
-            conn.drop()
+            conn.drop(CloseCode.REFUSED, str(e.code))
             return
-        while (msg := await self._read(conn)) is not None:
+        inbox: asyncio.Queue[tuple[dict[str, Any], float]] = asyncio.Queue()
+        handler = asyncio.get_running_loop().create_task(self._handle_all(conn, inbox))
+        try:
+            while (got := await self._read(conn)) is not None:
+                inbox.put_nowait(got)  # (bounded: a message waits at most slowed_s, so at most burst + rate * slowed_s wait)
+        finally:
+            handler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await handler
+
+    async def _handle_all(self, conn: Conn, inbox: asyncio.Queue[tuple[dict[str, Any], float]]) -> None:
+        """Answer the connection's requests in the order they came, each when the rate lets it."""
+        while not conn.dropped:
+            msg, at = await inbox.get()
+            wait = at - time.monotonic()
+            if wait > 0:  # faster than the rate: slowed, never reordered
+                await asyncio.sleep(wait)
+            if conn.dropped or conn.room is None:
+                return
             try:
                 self._request(conn, msg)
             except TableError as e:
@@ -591,9 +662,13 @@ class TableServer:
             seat = t.seat_of_token(msg["token"]) if isinstance(msg["token"], str) else None
             if seat is None or seat.who == Who.BOT:  # (a bot's seat is nobody's to take)
                 raise TableError(ErrorCode.BAD_TOKEN, "that token is no seat's of this table")
-            for other in [c for c in room.conns if c.seat is seat]:  # the same person on a new connection: the old one goes
+            for other in [c for c in room.conns if c.seat is seat]:  # the token's holder on a new connection: the old one goes
+                other.send({"type": "replaced", "code": str(Notice.REPLACED), "seat": seat.number, "message": (
+                    f"seat {seat.number} was taken by another connection with its token (the same person on a new "
+                    f"terminal, or someone who has the seat link): this one is closed; do not reconnect by yourself")})
                 other.seat = None
-                other.drop()
+                other.drop(CloseCode.REPLACED, str(Notice.REPLACED))
+                log.info("gouji host: table %s: seat %d: taken over by a new connection with its token", t.code, seat.number)
             back = t.sit(seat, clean_name(msg.get("name")))
         else:
             wanted = msg.get("seat")
@@ -601,6 +676,11 @@ class TableServer:
                 raise TableError(ErrorCode.BAD_MESSAGE, "'seat' must be a seat number")
             seat = t.free_seat(wanted)
             back = t.sit(seat, clean_name(msg.get("name")))
+        notes: list[dict[str, Any]] = []
+        asked = clean_name(msg.get("name"))
+        if seat is not None and t.name_kept(seat, asked):
+            notes.append({"code": str(Notice.NAME_KEPT), "message": (
+                f"seat {seat.number} keeps the name {seat.name!r} it was claimed with (a hello does not rename a seat)")})
         conn.room, conn.seat = room, seat
         room.conns.add(conn)
         if seat is not None:
@@ -610,7 +690,8 @@ class TableServer:
         conn.send({"type": "welcome", "protocol": PROTOCOL, "code": t.code, "role": "spectator" if seat is None else "player",
                    "seat": conn.seat_number, "token": None if seat is None else seat.token,
                    "name": None if seat is None else seat.name, "seats": t.n_seats, "games": t.length,
-                   "timer_s": room.timer, "server": "gouji-table", "limits": self.limits.to_json(), **_request_echo(msg)})
+                   "timer_s": room.timer, "server": "gouji-table", "limits": self.limits.to_json(), "notes": notes,
+                   **_request_echo(msg)})
         conn.send({"type": "ruleset", "name": t.rules.name, "path": Path(t.rules.path).name, "text": t.rules.text,
                    "sha256": _sha(t.rules.text)})
         conn.send({"type": "seed", "sha256": t.seed_sha256, "scheme": SEED_SCHEME})
@@ -622,6 +703,10 @@ class TableServer:
             room.start()
         else:
             room.send_state(conn, full=True)
+            if t.started and t.state.over and room.over_at is not None:  # (joined after a game ended: its summary again)
+                conn.send(room.game_over_json(conn.seat_number))
+            if room.match_message is not None and t.match_over:
+                conn.send(room.match_message)
         room.wake.set()
 
     def start_all(self) -> int:
@@ -662,7 +747,7 @@ class TableServer:
                 conn.send({**room.state_json(conn, full=True), **rid})
             return
         if kind == "bye":
-            conn.drop()
+            conn.drop(CloseCode.NORMAL, "bye")
             return
         if kind not in _SEATED_ONLY:
             raise TableError(ErrorCode.BAD_MESSAGE, f"unknown message type {str(kind)[:40]!r}")
@@ -680,6 +765,7 @@ class TableServer:
         elif t.match_over and room.task is not None and room.task.done():  # the next match on the same seats
             t.new_match(f"{room.base_seed}:match{t.matches + 1}" if room.base_seed is not None else new_seed())
             room.over_at = None
+            room.match_message = None
             room.broadcast({"type": "seed", "sha256": t.seed_sha256, "scheme": SEED_SCHEME})
             room.broadcast(room.table_json())
             room.broadcast_state()

@@ -149,13 +149,31 @@ def settings_read(graph: RuleGraph, node: RuleNode) -> list[str]:
 def setting_reasons(graph: RuleGraph, names: Iterable[str], key: str | None = None) -> tuple[Reason, ...]:
     """One reason per setting: ``NAME KEY: VALUE`` at the key's position when the setting is a map
     holding ``key`` (a rank, say), else ``NAME: VALUE`` (shortened) at the setting's position."""
-    out = []
+    out: list[Reason] = []
+    names = list(names)
+    # keys of one setting written on one line are said once: ``first_lead: {rank: 3, min_same_suit: 2}``
+    # (not the setting twice at the same file:line)
+    subs: dict[tuple[str, Any, int], list[str]] = {}
+    line_of_key: dict[str, tuple[str, Any, int]] = {}
+    for dotted in names:
+        name, _dot, sub = dotted.partition(".")
+        st = graph.resolved.settings.get(name)
+        if sub and st is not None and isinstance(st.value, dict) and _has_key(st.value, sub):
+            pos = st.key_origins.get(sub) or st.origin
+            line_of_key[dotted] = (name, pos.path, pos.line)
+            subs.setdefault(line_of_key[dotted], []).append(sub)
     for dotted in names:
         name, _dot, sub = dotted.partition(".")
         st = graph.resolved.settings.get(name)
         if st is None:
             continue
         value = st.value
+        together = subs.get(line_of_key.get(dotted, ("", None, 0)), [])
+        if len(together) > 1:
+            if sub == together[0]:
+                text = _("{name}: {short}").format(name=name, short=_short({k: _get_key(value, k) for k in together}))
+                out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, st.key_origins.get(sub) or st.origin))
+            continue
         if sub and isinstance(value, dict) and _has_key(value, sub):
             text = _("{name}.{sub}: {short}").format(name=name, sub=sub, short=_short(_get_key(value, sub)))
             out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, st.key_origins.get(sub) or st.origin))

@@ -31,6 +31,7 @@ from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec, Wording, said
+from gouji_dsl.tools import textlayout
 
 __all__ = [
     # rule diff
@@ -607,49 +608,12 @@ def disp_width(s: str) -> int:
     return sum(_cw(c) for c in s)
 
 
-def _split_to_width(word: str, width: int) -> list[str]:
-    out, cur, w = [], "", 0
-    for c in word:
-        cwid = _cw(c)
-        if cur and w + cwid > width:
-            out.append(cur)
-            cur, w = "", 0
-        cur += c
-        w += cwid
-    if cur:
-        out.append(cur)
-    return out
-
-
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
-    """Greedy word wrap by display width; over-long words (and runs of CJK text) are split."""
+    """``text`` in lines of at most ``width`` columns, each prefixed with ``indent``, paragraph by
+    paragraph (``\\n``): the one layout of Chinese and English text (:func:`gouji_dsl.tools.textlayout.wrap`:
+    Chinese breaks between characters, its punctuation kept with its neighbour)."""
     width = max(width, 4)
-    lines: list[str] = []
-    for para in str(text).split("\n"):
-        cur, w = indent, disp_width(indent)
-        first = True
-        for word in para.split():
-            ww = disp_width(word)
-            need = ww + (0 if first else 1)
-            if w + need <= width:
-                cur += ("" if first else " ") + word
-                w += need
-                first = False
-                continue
-            if not first:
-                lines.append(cur)
-                cur, w, first = indent, disp_width(indent), True
-            avail = width - w
-            if ww <= avail:
-                cur, w, first = cur + word, w + ww, False
-                continue
-            pieces = _split_to_width(word, max(avail, 1))
-            for p in pieces[:-1]:
-                lines.append(cur + p)
-                cur, w = indent, disp_width(indent)
-            cur, w, first = cur + pieces[-1], w + disp_width(pieces[-1]), False
-        lines.append(cur)
-    return lines
+    return [line for para in str(text).split("\n") for line in textlayout.wrap(para, width, indent)]
 
 
 def _pad(s: str, width: int) -> str:
@@ -667,8 +631,8 @@ def _columns(left: list[str], right: list[str], col: int, sep: str = " │ ") ->
 
 def _side_by_side(la: str, lb: str, left: list[str] | None, right: list[str] | None, width: int) -> list[str]:
     """Two columns (``A | B``) when each gets at least 30 columns; otherwise one block per side."""
-    left = left if left is not None else ["(absent)"]
-    right = right if right is not None else ["(absent)"]
+    left = left if left is not None else [_("(absent)")]
+    right = right if right is not None else [_("(absent)")]
     inner = width - 2
     col = (inner - 3) // 2
     if col >= 30:
@@ -698,7 +662,7 @@ def _keys_block(s: SettingChange, la: str, lb: str, width: int) -> list[str]:
     for label, text in sentences:
         out += wrap(f"{label}: {text}", width, "  ")
     left = [f"{k.key}: {fmt_value(k.a.value)} ({k.a.where})" if k.a else _("{key}: (absent)").format(key=k.key) for k in s.keys]
-    right = [f"{fmt_value(k.b.value)} ({k.b.where})" if k.b else "(absent)" for k in s.keys]
+    right = [f"{fmt_value(k.b.value)} ({k.b.where})" if k.b else _("(absent)") for k in s.keys]
     inner = width - 2
     col = (inner - 3) // 2
     if col < 30:

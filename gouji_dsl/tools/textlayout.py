@@ -2,7 +2,8 @@
 columns, a line of Chinese text may break between two Chinese characters (they need no space), and
 CJK punctuation stays with its neighbour — ``、。，）”`` never start a line, ``“（`` never end one;
 English (with a Chinese term or two in it) breaks at spaces only. Used by the
-Chinese ``--help`` (:mod:`gouji_dsl.tools.cli`) and the rulebook (:mod:`gouji_dsl.tools.doc`); text
+Chinese ``--help`` (:mod:`gouji_dsl.tools.cli`), the rulebook (:mod:`gouji_dsl.tools.doc`) and
+``gouji diff`` (:mod:`gouji_dsl.tools.compare`); text
 without double-width characters breaks at spaces only, as before.
 """
 from __future__ import annotations
@@ -11,10 +12,11 @@ from gouji_dsl.i18n import display_width
 
 __all__ = ["NO_START", "NO_END", "break_units", "wrap"]
 
-NO_START = "，。、；：！？）」』》〉】〕”’…·%"
-"""CJK punctuation that never starts a line (kept with the text before it)."""
-NO_END = "（「『《〈【〔“‘"
-"""CJK punctuation that never ends a line (kept with the text after it)."""
+NO_START = "，。、；：！？）」』》〉】〕”’…·%)]},.;:!?"
+"""Punctuation that never starts a line (kept with the text before it): CJK, and the ASCII closing
+marks (``)`` after Chinese text in a source note)."""
+NO_END = "（「『《〈【〔“‘([{"
+"""Punctuation that never ends a line (kept with the text after it): CJK, and the ASCII opening marks."""
 
 
 def break_units(text: str) -> list[tuple[str, bool]]:

@@ -132,7 +132,7 @@ def test_explain_in_chinese_keeps_rule_ids_and_checks(runner):
     zh = runner.invoke(cli, ["--lang", "zh", "show", "online", "--explain", "2 play AA"]).stdout
     ids = re.compile(r"\b(?:engine|lead|setting)\.[\w.-]+")
     assert ids.findall(zh) == ids.findall(en) and ids.findall(en)
-    assert "[禁止] engine.turn: 现在轮到 3 号位，不是 2 号位。" in zh
+    assert "[禁止] engine.turn: 现在轮到 3 号座位，不是 2 号座位。" in zh
 
 
 def test_gouji_test_in_chinese(runner):

@@ -35,7 +35,7 @@ from gouji_dsl.tools.exits import (
     text_width,
 )
 from gouji_dsl.tools.exits import err as _err
-from gouji_dsl.tools.runkinds import MAX_GAMES
+from gouji_dsl.tools.runkinds import MAX_GAMES, said_kind
 
 
 # ------------------------------------------------------------------------------ shared options
@@ -238,6 +238,7 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     places as the ruleset does (头科 … 大落), else they are numbered."""
     from rich.table import Table
 
+    from gouji_dsl.tools.figures import team_of
     from gouji_dsl.tools.stats import Estimate
 
     console = stdout_console(highlight=False)
@@ -270,7 +271,12 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     console.print(table)
 
     teams = summary.get("team_score_mean") or {}
-    console.print(_("mean team score:  ") + ", ".join(_("team {t} {v:+.2f}").format(t=t, v=v) for t, v in teams.items()))
+    n_seats = len(dist)
+
+    def members(t: str) -> str:  # seats 1, 3, 5 (seed 001: ①③⑤为一方联邦)
+        return ", ".join(str(s) for s in range(1, n_seats + 1) if team_of(s, len(teams)) == int(t))
+    console.print(_("mean team score:  ") + _("; ").join(
+        _("team {t} (seats {seats}) {v:+.2f}").format(t=t, seats=members(t), v=v) for t, v in teams.items()))
     if "score_spread" in iv:
         console.print(_("score spread:     {iv:.2f}{ci}  "
                       "(between the teams' scores)").format(iv=iv['score_spread']['value'], ci=ci('score_spread')))
@@ -299,8 +305,9 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     if summary.get("elapsed_s"):
         console.print(_("elapsed:          {summary:.3f} s").format(summary=summary['elapsed_s'])
                       + shown_markup(_("  ({gps:.1f} games/s, {executor}, {workers} worker(s){engine})").format(
-                          gps=gps, executor=summary.get('executor'), workers=summary.get('workers'),
-                          engine=_(", {engine} engine").format(engine=summary['engine']) if summary.get('engine') else '')
+                          gps=gps, executor=said_kind(summary.get('executor')), workers=summary.get('workers'),
+                          engine=_(", {engine} engine").format(engine=said_kind(summary['engine']))
+                          if summary.get('engine') else '')
                                      if gps is not None else ""))
     if summary.get("native_fallback"):
         console.print(_("[dim]random bots' play phase played by the generated module, not the native core "

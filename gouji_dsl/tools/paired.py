@@ -36,7 +36,7 @@ from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.tools.figures import DESIGN_KEYS, DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, said_kind
 from gouji_dsl.tools.runs import (
     Executor,
     RunResult,
@@ -615,7 +615,7 @@ def _title(r: PairedReport) -> str:
         timing += _(" — {resumed_games} deals resumed from the output folder").format(resumed_games=r.resumed_games)
     engines = {e.get("engine") for e in r.engines.values()}
     if engines:
-        timing += " — " + "/".join(sorted(engines)) + " engine"
+        timing += _(" — {engine} engine").format(engine="/".join(said_kind(e) for e in sorted(engines)))
         for side, e in sorted(r.engines.items()):
             if e.get("engine_fallback"):
                 timing += _(" ({side}: generated engine not used: {e})").format(side=side, e=e['engine_fallback'])

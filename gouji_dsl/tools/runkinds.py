@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from gouji_dsl.i18n import N_, _
+
 
 class Engine(StrEnum):
     """How a simulated game is played: the generated play-out or the reference interpreter."""
@@ -50,3 +52,16 @@ class RunKind(StrEnum):
 
 #: the most points a sweep's grid may have (each is a ruleset played on every deal)
 MAX_SWEEP_POINTS = 64
+
+
+_SAID: dict[str, str] = {
+    Engine.GENERATED: N_("generated"), Engine.INTERPRETER: N_("interpreter"),
+    Executor.LOCAL: N_("local"), Executor.PROCESS: N_("process"), Executor.DASK: N_("dask"),
+}
+
+
+def said_kind(value: object) -> str:
+    """An engine's or an executor's name as a run's timing line says it, in the active language
+    (the value itself, as in ``--engine`` / ``--executor`` and the JSON, where it is none of them)."""
+    text = _SAID.get(str(value))
+    return _(text) if text is not None else str(value)

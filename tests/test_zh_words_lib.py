@@ -1,0 +1,86 @@
+"""Issue 26 (中文), the library and command line after the closing note's list: one word per meaning
+(座位, seed 002), the Chinese heading of leading (发牌, seed 002), simulate's teams and timing line,
+an explanation naming a setting once."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gouji_dsl import i18n
+from gouji_dsl.tools.cli import cli
+
+SEEDS = Path("/work/shared/seeds")
+PO = Path(__file__).resolve().parent.parent / "gouji_dsl" / "locale" / "zh" / "LC_MESSAGES" / "{domain}.po"
+
+#: seed 002: the seat is 座位 ("不同阵营的玩家座位交错"); a seat by its number is "N 号座位" (as base.yaml's
+#: "1号座位先抓牌")
+SEAT_SEED = "不同阵营的玩家座位交错"
+#: seed 002: leading (the first play of a trick) is 发牌
+LEAD_SEED = '第一次出牌是"发牌"'
+#: seed 001: a team (联邦) is the seats 1, 3, 5 or 2, 4, 6
+TEAM_SEED = "①③⑤为一方联邦"
+
+
+@pytest.fixture(autouse=True)
+def _catalog_installed():
+    assert i18n.has_catalog(i18n.Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
+
+
+def _seed_text() -> str:
+    if not SEEDS.is_dir():
+        pytest.skip("the seeds are not here")
+    return "".join(p.read_text(encoding="utf-8") for p in sorted(SEEDS.glob("*.txt")))
+
+
+def test_the_seeds_say_the_words_chosen():
+    text = _seed_text()
+    assert SEAT_SEED in text and LEAD_SEED in text and TEAM_SEED in text
+
+
+@pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.APP_DOMAIN])
+def test_a_seat_is_one_word_in_every_message(domain):
+    """号位 (not in any seed) is gone: a seat is 座位, seat N is N 号座位 (the library's and the app's)."""
+    po = Path(str(PO).format(domain=domain))
+    strs = [line for line in po.read_text(encoding="utf-8").splitlines() if not line.startswith("msgid")]
+    assert not [s for s in strs if "号位" in s.replace("号座位", "")]
+    assert any("号座位" in s for s in strs)
+
+
+def test_the_heading_of_leading_says_what_fa_pai_means_there(runner):
+    r = runner.invoke(cli, ["--lang", "zh", "doc", "qingdao"])
+    assert r.exit_code == 0, r.output
+    heads = [line for line in r.stdout.splitlines() if line[:1].isdigit() and ". " in line]
+    assert any(h.endswith(". 发牌（每一轮的第一次出牌）") for h in heads), heads
+
+
+def test_simulate_names_the_teams_by_their_seats_and_its_engine_in_chinese(runner):
+    zh = runner.invoke(cli, ["--lang", "zh", "simulate", "online", "--games", "4", "--workers", "1"])
+    assert zh.exit_code == 0, zh.output
+    assert "联邦 1（1, 3, 5 号座位）" in zh.stdout and "联邦 2（2, 4, 6 号座位）" in zh.stdout
+    assert "第 1 队" not in zh.stdout
+    timing = next(line for line in zh.stdout.splitlines() if line.startswith("用时"))
+    assert "generated" not in timing and "local" not in timing and "引擎" in timing
+    en = runner.invoke(cli, ["--lang", "en", "simulate", "online", "--games", "4", "--workers", "1"])
+    assert "team 1 (seats 1, 3, 5)" in en.stdout and "generated engine" in en.stdout
+
+
+def test_an_explanation_names_a_setting_once(runner):
+    r = runner.invoke(cli, ["show", "qingdao", "--explain", "1 play 3"])
+    assert r.exit_code == 0, r.output
+    assert "setting first_lead: {rank: 3, min_same_suit: 2}, rules/base.yaml:" in r.stdout.replace("<bundled>", "rules")
+    assert r.stdout.count("first_lead") == 1
+
+
+def test_diff_in_chinese_breaks_lines_as_chinese_is_set(runner):
+    """``gouji diff`` lays out with tools/textlayout.py: no line over the width, no 、。，）” at a line
+    start, and a Chinese sentence keeps its words (no space put between two characters)."""
+    from gouji_dsl.i18n import display_width
+    from gouji_dsl.tools.textlayout import NO_START
+    r = runner.invoke(cli, ["--lang", "zh", "diff", "online", "rulebook"], env={"COLUMNS": "100"})
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert max(display_width(line) for line in lines) <= 100
+    cells = [c.strip() for line in lines for c in line.split("│")]
+    assert not [c for c in cells if c[:1] in NO_START and c[:1] not in ".:"], cells
+    assert "（没有）" in r.stdout and "(absent)" not in r.stdout

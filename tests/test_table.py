@@ -678,3 +678,49 @@ def test_a_client_that_cannot_keep_up_is_dropped_and_its_seat_played_by_its_bot(
         await a.close()
 
     serve(test, people={1})
+
+
+PEEKS = """\
+ruleset: peeks
+extends: online
+title: a play rule that reads the opposite's hidden hand
+rules:
+  - id: play.peek-opposite
+    on: play
+    when: "leading"
+    require: "holds(opposite(seat), 'R') + holds(opposite(seat), 'B') < 100"
+    says: "A lead needs the opposite to hold fewer than 100 jokers (always; but it reads his hand)."
+"""
+
+
+def test_why_is_computed_from_the_asking_seats_view_and_says_what_it_leaves_out(tmp_path):
+    """A why that needs no hidden card is the play screen's explanation, whole (no ``hidden``). On
+    a ruleset whose play rule reads the opposite's hand (hidden from the asker), the verdict is the
+    server's but the reasons are left out, and the answer says so (code ``hidden``): neither the
+    rule that read the hand nor what it found is told, in the why answer or in an illegal move's error."""
+    from gouji_dsl.engine.explain import explain
+    from gouji_dsl.tools.table.game import Table
+    from gouji_dsl.tools.table.protocol import why_json
+    peeks = tmp_path / "peeks.yaml"
+    peeks.write_text(PEEKS, encoding="utf-8")
+    for ruleset, hidden in (("online", False), (str(peeks), True)):
+        t = Table(rules_of(ruleset), "K7QM", seed="club")
+        t.start()
+        st = t.state
+        while st.phase != "play" or st.top is not None:
+            st.apply_in_place(st.legal_moves()[0])
+        seat = st.to_act
+        lead = st.legal_moves()[0]
+        why = t.why(seat, lead.text(st.model))
+        assert why["legal"] is True and why["move"] == lead.text(st.model)
+        if not hidden:
+            assert "hidden" not in why and why["text"] == explain(st, lead).format()
+            continue
+        assert why["hidden"]["code"] == "hidden" and why["hidden"]["left_out"] == ["reasons"], why
+        assert why["reasons"] == [] and "peek" not in json.dumps(why) and "cannot see" in why["sentence"]
+        assert any(r.rule_id == "play.peek-opposite" for r in explain(st, lead).reasons)  # (what the full view would say)
+        with pytest.raises(Exception) as refused:  # an illegal lead: refused, its why without the hidden reasons
+            t.move(seat, "play RRRRRRRR")
+        err = refused.value.to_json()  # type: ignore[attr-defined]
+        assert err["code"] == "illegal_move" and err["why"]["legal"] is False and "peek" not in json.dumps(err["why"])
+        assert why_json(st, lead, seat)["hidden"]["left_out"] == ["reasons"]

@@ -2,6 +2,7 @@
 ``gouji join`` and bots fill; the protocol is docs/table-protocol.md.
 
 - :mod:`.protocol` — the protocol's words: error codes, limits, codes and tokens, what a seat may see.
+- :mod:`.seatview` — the ``why`` answer from the asking seat's view (the reads of hidden cards watched).
 - :mod:`.game` — one table without the network: seats, the match, the one move path, bots, the record.
 - :mod:`.server` — the aiohttp server (needs aiohttp: the ``web`` extra).
 - :mod:`.client` — a small client (the tests' players; a base for ``gouji join``).

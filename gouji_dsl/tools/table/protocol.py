@@ -10,7 +10,6 @@ from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gouji_dsl.engine.explain import Explanation
     from gouji_dsl.engine.interpreter import GameState, Move
 
 PROTOCOL = 1
@@ -248,26 +247,45 @@ def legal_json(moves: Any, model: Any, limit: int) -> dict[str, Any]:
     return {"count": n, "moves": shown, "more": n > limit}
 
 
+_LEFT_OUT = {
+    "reasons": "the rules that decided it read cards or card counts you cannot see, so which rules applied is not shown "
+               "(only the server's verdict, which making the move would tell as well)",
+    "chain": "a fact of the situation was decided from cards you cannot see: the facts are not shown",
+    "outlook": "whether it can succeed depends on cards you cannot see: not worked out for you",
+}
+
+
 def why_json(state: GameState, move: Move, seat: int) -> dict[str, Any]:
     """The explanation of ``move`` by ``seat`` (the play screen's why dialog:
-    :func:`gouji_dsl.engine.explain.explain`), without facts about other seats' hidden cards
-    (a return tribute between two other seats)."""
-    from gouji_dsl.engine.explain import explain, transfer_facts
-    ex: Explanation = explain(state, move)
+    :func:`gouji_dsl.engine.explain.explain`) computed from what ``seat`` may see
+    (:func:`gouji_dsl.tools.table.seatview.explain_for`): when it would need another seat's hidden
+    cards, those parts are left out and ``hidden`` says which and why (code ``hidden``). Facts about
+    a return tribute between two other seats are left out too."""
     from gouji_dsl.bots.determinize import HIDDEN_TRANSFER_RULES
+    from gouji_dsl.engine.explain import transfer_facts
+
+    from .seatview import explain_for
+    ex, left = explain_for(state, move, seat)
     hidden = []
     for e, fact in zip([e for e in state.record if e.get("type") == "transfer" and e.get("kind")], transfer_facts(state)):
         if e.get("rule") in HIDDEN_TRANSFER_RULES and seat not in (e.get("giver"), e.get("receiver")):
             hidden.append(fact)
     if hidden:
         ex.chain = [b for b in ex.chain if b not in hidden]
-    return {
+    out = {
         "move": ex.move, "legal": ex.legal, "sentence": ex.sentence(), "text": ex.format(),
         "reasons": [{"rule": r.rule_id, "verdict": r.verdict, "text": r.text, "where": r.where} for r in ex.reasons],
         "chain": [{"fact": b.fact, "rules": list(b.rule_ids)} for b in ex.chain],
         "warnings": [{"fact": b.fact, "rules": list(b.rule_ids)} for b in ex.warnings],
         **({"undecided": ex.undecided} if ex.undecided else {}),
     }
+    if left:
+        words = "; ".join(_LEFT_OUT[k] for k in left)
+        out["hidden"] = {"code": str(Notice.HIDDEN), "left_out": left, "message": words}
+        if "reasons" in left:
+            out["sentence"] = f"{out['sentence']} ({_LEFT_OUT['reasons']})"
+        out["text"] = f"{out['text']}\n  ({words})"
+    return out
 
 
 __all__ = ["PROTOCOL", "DEFAULT_PORT", "ErrorCode", "Notice", "CloseCode", "AutoWhy", "trick_json",

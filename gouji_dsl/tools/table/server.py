@@ -567,27 +567,41 @@ class TableServer:
             if msg.type != WSMsgType.TEXT:
                 conn.send(TableError(ErrorCode.BAD_JSON, "send JSON text frames").to_json())
                 continue
-            data = msg.data
-            if len(data.encode("utf-8", "surrogatepass")) > self.limits.message_bytes:
-                conn.send(TableError(ErrorCode.TOO_BIG, f"a message is at most {self.limits.message_bytes} bytes").to_json())
-                conn.drop(CloseCode.TOO_BIG, str(ErrorCode.TOO_BIG))
+            if self._too_big(conn, msg.data):
                 return None
-            wait = conn.throttle.delay(1)
-            if wait > self.limits.slowed_s:  # a flood: dropped (a dropped message costs nothing)
-                conn.throttle.tokens += 1
-                if self._flooded(conn):
+            wait = self._rate(conn)
+            if wait is None:  # a flood's: dropped (or the socket closes)
+                if conn.dropped:
                     return None
                 continue
-            if wait <= 0:
-                conn.flood = 0  # (within the rate again: the flood is forgiven)
             try:
-                obj = json.loads(data)
+                obj = json.loads(msg.data)
             except ValueError:
                 obj = None
             if not isinstance(obj, dict):
                 conn.send(TableError(ErrorCode.BAD_JSON, "a message is one JSON object with a \"type\"").to_json())
                 continue
             return obj, time.monotonic() + max(0.0, wait)
+
+    def _too_big(self, conn: Conn, data: str) -> bool:
+        """A message over the size limit: said, and the socket closes (4003)."""
+        if len(data.encode("utf-8", "surrogatepass")) <= self.limits.message_bytes:
+            return False
+        conn.send(TableError(ErrorCode.TOO_BIG, f"a message is at most {self.limits.message_bytes} bytes").to_json())
+        conn.drop(CloseCode.TOO_BIG, str(ErrorCode.TOO_BIG))
+        return True
+
+    def _rate(self, conn: Conn) -> float | None:
+        """Seconds the message just read waits for its turn under the rate; None: it would wait
+        more than ``slowed_s`` and is dropped (:meth:`_flooded`; a dropped message costs nothing)."""
+        wait = conn.throttle.delay(1)
+        if wait > self.limits.slowed_s:
+            conn.throttle.tokens += 1
+            self._flooded(conn)
+            return None
+        if wait <= 0:
+            conn.flood = 0  # (within the rate again: the flood is forgiven)
+        return wait
 
     def _flooded(self, conn: Conn) -> bool:
         """A message dropped as ``rate_limited``; after :attr:`Limits.flood_drops` of them in a row

@@ -84,3 +84,38 @@ def test_diff_in_chinese_breaks_lines_as_chinese_is_set(runner):
     cells = [c.strip() for line in lines for c in line.split("│")]
     assert not [c for c in cells if c[:1] in NO_START and c[:1] not in ".:"], cells
     assert "（没有）" in r.stdout and "(absent)" not in r.stdout
+
+
+BROKEN = """\
+ruleset: broken
+extends: online
+settings:
+  nothing_reads_me: 3
+rules:
+  - id: x.y
+    on: play
+    allow: nonsense(
+"""
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_validate_says_which_checks_its_errors_hold_back(runner, tmp_path, strict):
+    """All problems at once: the warnings of settings nothing reads and the lint need the compiled
+    ruleset; a file with errors is told they did not run (and why), not silently spared them."""
+    f = tmp_path / "broken.yaml"
+    f.write_text(BROKEN, encoding="utf-8")
+    args = ["validate", *(["--strict"] if strict else []), str(f)]
+    r = runner.invoke(cli, args)
+    assert r.exit_code == 1 and "[ExpressionSyntax]" in r.stderr
+    note = r.stderr.strip().splitlines()[-1]
+    assert note.startswith(f"{f}: not checked yet: the warnings of settings nothing reads")
+    assert ("the lint (--strict)" in note) == strict and "errors stop" in note
+    import json
+    doc = json.loads(runner.invoke(cli, [*args, "--format", "json"]).stdout)
+    assert doc["files"][0]["held_back"] == (["unread-settings", "lint"] if strict else ["unread-settings"])
+    zh = runner.invoke(cli, ["--lang", "zh", *args])
+    assert zh.stderr.strip().splitlines()[-1].startswith(f"{f}: 还没有检查：没有规则读取的设置的警告")
+    f.write_text(BROKEN.split("rules:")[0], encoding="utf-8")  # fixed: the warning is shown, nothing held back
+    ok = runner.invoke(cli, ["validate", str(f), "--format", "json"])
+    got = json.loads(ok.stdout)["files"][0]
+    assert got["held_back"] == [] and "UnreadSetting" in {d["code"] for d in got["diagnostics"]}

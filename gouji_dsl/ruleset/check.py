@@ -40,6 +40,10 @@ class CheckResult:
     graph: RuleGraph | None = None  # (the graph module is imported lazily)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lint: list[Diagnostic] = field(default_factory=list)  # the lint's findings (strict), also in diagnostics
+    held_back: tuple[str, ...] = ()
+    """The checks that did not run because the ruleset has errors (they read the ruleset compiled as
+    written): ``"unread-settings"`` (the warnings of settings nothing reads, a setting another one
+    disables), ``"lint"`` (``strict``). Empty when the ruleset compiled."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -53,6 +57,12 @@ class CheckResult:
     def ok(self) -> bool:
         """No error (warnings allowed) and the graph compiled."""
         return self.graph is not None and not self.errors
+
+
+HELD_BACK_QUICK = "unread-settings"
+"""A :attr:`CheckResult.held_back` entry: the warnings that need the compiled ruleset (settings nothing reads)."""
+HELD_BACK_LINT = "lint"
+"""A :attr:`CheckResult.held_back` entry: the lint (``strict``)."""
 
 
 def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
@@ -87,7 +97,8 @@ def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
         if k not in seen:
             seen.add(k)
             out.append(d)
-    return CheckResult(path, chain, graph, out, findings if strict else [])
+    held = () if graph is not None else (HELD_BACK_QUICK, HELD_BACK_LINT) if strict else (HELD_BACK_QUICK,)
+    return CheckResult(path, chain, graph, out, findings if strict else [], held)
 
 
 def _compile(chain: Chain, overlay: dict[str, str] | None) -> tuple[RuleGraph | None, list[Diagnostic]]:

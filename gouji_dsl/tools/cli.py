@@ -565,6 +565,16 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
 
 
 # ------------------------------------------------------------------------------ validate
+def _held_back_note(file: str, held: tuple[str, ...]) -> str:
+    """What validate did not check in a file with errors, and why (all problems at once: the
+    checks that did not run are named, not silently left out)."""
+    from gouji_dsl.ruleset.check import HELD_BACK_LINT
+    what = _("the warnings of settings nothing reads and the lint (--strict)") if HELD_BACK_LINT in held \
+        else _("the warnings of settings nothing reads")
+    return _("{file}: not checked yet: {what}; they read the ruleset as it compiles, which these errors stop "
+             "(fix them and validate again)").format(file=file, what=what)
+
+
 @cli.command("validate")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--strict", is_flag=True,
@@ -589,7 +599,8 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
 
     With --format json, stdout is {"ok": BOOL, "files": [{"file", "ok", "rules", "errors",
     "warnings", "diagnostics": [{"code", "severity", "message", "hint", "position": {"path",
-    "line", "col", "end_line", "end_col"}}]}]}.
+    "line", "col", "end_line", "end_col"}}], "held_back"}]}; held_back names the checks a file's
+    errors stopped (unread-settings, lint).
     """
     from gouji_dsl import check
 
@@ -609,7 +620,8 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
         n_rules = len(result.graph.nodes) if result.graph is not None else None  # type: ignore[attr-defined]
         if fmt == "json":
             report.append({"file": f, "ok": not failed, "rules": n_rules, "errors": len(errors),
-                           "warnings": len(warnings), "diagnostics": [d.to_dict() for d in result.diagnostics]})
+                           "warnings": len(warnings), "diagnostics": [d.to_dict() for d in result.diagnostics],
+                           "held_back": list(result.held_back)})
         else:
             for d in result.diagnostics:
                 _err(d.format())
@@ -619,6 +631,8 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
             elif errors:
                 n = len(errors)
                 _err(ngettext("{file}: {n} problem", "{file}: {n} problems", n).format(file=f, n=n))
+                if result.held_back:
+                    _err(_held_back_note(f, result.held_back))
             elif failed and warnings:
                 n = len(warnings)
                 _err(ngettext("{file}: {n} warning (--strict)", "{file}: {n} warnings (--strict)", n).format(file=f, n=n))

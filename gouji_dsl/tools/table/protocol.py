@@ -212,32 +212,59 @@ def seat_view(state: GameState, seat: int | None) -> dict[str, Any]:
     return {**base, "seat": None, "hand": None, "others": others}
 
 
+def _told(e: dict[str, Any], i: int, seat: int | None, made_by: dict[int, str]) -> dict[str, Any]:
+    text = str(visible_event(e, seat).get("move"))
+    head = text.split(None, 1)[0]
+    return {"seat": int(head) if head.isdigit() else None, "move": text, "by": made_by.get(i)}
+
+
 def trick_json(record: list[dict[str, Any]], seat: int | None, made_by: dict[int, str]) -> dict[str, Any]:
-    """The game's public move log as ``seat`` may be told it, read from the record: ``trick`` (the
-    current trick: its number and its moves so far), ``last_trick`` (the one before: its winner, the
-    winning play and its moves; None before the first is won) and ``log`` (every move of the game:
-    seat, move line, ``by`` player or bot, the trick it was made in; 0 before the first lead).
-    A move is told as :func:`visible_event` tells it (another seat's return without its cards)."""
+    """The current trick and the one before as ``seat`` may be told them, read from the record:
+    ``trick`` (its number, counted from 1, 0 before the first lead, and its moves so far) and
+    ``last_trick`` (its number, winner, the winning play and its moves; None before one was won).
+    Each move ``{"seat", "move", "by"}`` (``by``: player or bot), told as :func:`visible_event`
+    tells it (another seat's return without its cards). Read from the end: a state costs the two
+    tricks, not the game."""
+    tricks: list[list[dict[str, Any]]] = [[], []]
+    won: dict[str, Any] | None = None
+    part = 0
+    start = 0
+    for i in range(len(record) - 1, -1, -1):
+        e = record[i]
+        kind = e.get("type")
+        if kind == "move":
+            tricks[part].append(_told(e, i, seat, made_by))
+        elif kind == "trick_won":
+            if part == 1:
+                break
+            part, won = 1, e
+        elif kind == "first_leader" or kind == "deal":
+            start = i
+            break
+    number = sum(1 for e in record[start:] if e.get("type") == "trick_won") + (
+        1 if any(e.get("type") == "first_leader" for e in record[start:]) else 0)
+    current = {"number": number, "plays": tricks[0][::-1]}
+    last = None if won is None else {"number": number - 1, "winner": won.get("seat"), "play": won.get("play"),
+                                     "plays": tricks[1][::-1]}
+    return {"trick": current, "last_trick": last}
+
+
+def log_json(record: list[dict[str, Any]], seat: int | None, made_by: dict[int, str]) -> list[dict[str, Any]]:
+    """Every move of the game so far as ``seat`` may be told it (see :func:`trick_json`), each with
+    the trick it was made in (0 before the first lead; a redeal starts the count again)."""
     log: list[dict[str, Any]] = []
-    plays: list[dict[str, Any]] = []
-    last: dict[str, Any] | None = None
     number = 0
     for i, e in enumerate(record):
         kind = e.get("type")
-        if kind == "deal" and i:  # (a redeal: the game starts again)
-            number, plays, last = 0, [], None
+        if kind == "deal" and i:
+            number = 0
         elif kind == "first_leader":
-            number, plays = 1, []
-        elif kind == "move":
-            text = str(visible_event(e, seat).get("move"))
-            head = text.split(None, 1)[0]
-            entry = {"seat": int(head) if head.isdigit() else None, "move": text, "by": made_by.get(i), "trick": number}
-            log.append(entry)
-            plays.append({k: v for k, v in entry.items() if k != "trick"})
+            number = 1
         elif kind == "trick_won":
-            last = {"number": number, "winner": e.get("seat"), "play": e.get("play"), "plays": plays}
-            number, plays = number + 1, []
-    return {"trick": {"number": number, "plays": plays}, "last_trick": last, "log": log}
+            number += 1
+        elif kind == "move":
+            log.append({**_told(e, i, seat, made_by), "trick": number})
+    return log
 
 
 def legal_json(moves: Any, model: Any, limit: int) -> dict[str, Any]:
@@ -288,6 +315,6 @@ def why_json(state: GameState, move: Move, seat: int) -> dict[str, Any]:
     return out
 
 
-__all__ = ["PROTOCOL", "DEFAULT_PORT", "ErrorCode", "Notice", "CloseCode", "AutoWhy", "trick_json",
+__all__ = ["PROTOCOL", "DEFAULT_PORT", "ErrorCode", "Notice", "CloseCode", "AutoWhy", "trick_json", "log_json",
            "TableError", "Limits", "new_code", "new_token", "new_seed",
            "seed_hash", "SEED_SCHEME", "normal_code", "visible_event", "visible_events", "seat_view", "legal_json", "why_json"]

@@ -46,6 +46,7 @@ from .protocol import (
     Notice,
     TableError,
     legal_json,
+    log_json,
     new_code,
     new_seed,
     normal_code,
@@ -173,10 +174,9 @@ class Room:
         st = t.state
         out: dict[str, Any] = {"type": "state", "seq": t.seq, "game": t.game_in_match, "full": full,
                                "view": seat_view(st, seat), "events": visible_events(st.record[start:], seat)}
-        moves = trick_json(st.record, seat, t.made_by)
-        out["trick"], out["last_trick"] = moves["trick"], moves["last_trick"]
+        out.update(trick_json(st.record, seat, t.made_by))
         if full:
-            out["log"] = moves["log"]
+            out["log"] = log_json(st.record, seat, t.made_by)
         if last is not None:  # (a return's or discard's cards only to the seat that made it)
             out["last"] = {**last, **visible_event({"type": "move", "move": last["move"]}, seat)}
             out["last"].pop("type", None)

@@ -351,8 +351,7 @@ def test_bad_and_out_of_turn_messages_get_a_stable_code_and_change_nothing():
         # a message over the size limit: too_big, and that socket closes; the table goes on
         await a.ws.send_str(json.dumps({"type": "ping", "pad": "x" * FAST.message_bytes}))
         assert (await a.receive("error"))["code"] == "too_big"
-        with pytest.raises(TableClosed):
-            await a.receive("pong", timeout=WAIT)
+        assert await closed_with(a) == CloseCode.TOO_BIG
         assert (await watcher.receive("auto", timeout=WAIT))["why"] == "disconnected"
         assert_private(a.messages, 1)
         await a.close()
@@ -362,18 +361,29 @@ def test_bad_and_out_of_turn_messages_get_a_stable_code_and_change_nothing():
 
 
 def test_hello_first_and_the_rate_limit():
+    """A refused hello: its error, then the close (4000, the error's code as the reason); no hello
+    in time: closed (4005); bye: closed (1000); a message that would wait too long: rate_limited."""
     async def test(s: Served) -> None:
-        async with aiohttp.ClientSession() as http, http.ws_connect(f"http://127.0.0.1:{s.port}/ws") as ws:
-            await ws.send_str(json.dumps({"type": "ping"}))
-            err = json.loads((await ws.receive(timeout=WAIT)).data)
-            assert err["code"] == "hello_first"
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(f"http://127.0.0.1:{s.port}/ws") as ws:
+                await ws.send_str(json.dumps({"type": "ping"}))
+                err = json.loads((await ws.receive(timeout=WAIT)).data)
+                assert err["code"] == "hello_first"
+                close = await ws.receive(timeout=WAIT)
+                assert (close.type, close.data, close.extra) == (aiohttp.WSMsgType.CLOSE, CloseCode.REFUSED, "hello_first")
+            async with http.ws_connect(f"http://127.0.0.1:{s.port}/ws") as ws:  # (says nothing)
+                close = await ws.receive(timeout=WAIT)
+                assert (close.type, close.data, close.extra) == (aiohttp.WSMsgType.CLOSE, CloseCode.HELLO_TIMEOUT, "hello_timeout")
+        leaving = await s.join(watch=True)
+        await leaving.send({"type": "bye"})
+        assert await closed_with(leaving) == CloseCode.NORMAL
         a = await s.join(watch=True)
-        for _ in range(3):
+        for _ in range(3):  # (the hello took one of the burst's 3.5)
             await a.send({"type": "ping"})
         assert (await a.receive("error"))["code"] == "rate_limited"
         await a.close()
 
-    serve(test, limits=Limits(messages_per_s=0.001, burst=2.5))
+    serve(test, limits=Limits(messages_per_s=0.001, burst=3.5, hello_s=1.0))
 
 
 def test_a_flood_is_rate_limited_and_then_closed_with_a_code():

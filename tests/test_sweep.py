@@ -12,7 +12,7 @@ from gouji_dsl.diagnostics import Code, GoujiError
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools import sweep
 from gouji_dsl.tools.cli import cli
-from gouji_dsl.tools.figures import DESIGN_KEYS, SIDE_FIGURES
+from gouji_dsl.tools.figures import DESIGN_KEYS, SIDE_FIGURES, GameSummary
 
 GRID = ["gouji_minimum.2=1,2", "yield_to=1,2"]
 
@@ -27,28 +27,102 @@ def report() -> sweep.SweepReport:
     return sweep.run_sweep(load_graph("online"), graphs, labels, GRID, 20, 3, workers=1, executor="local")
 
 
-def test_the_grid_is_every_combination_and_the_base_point_is_the_base(report: sweep.SweepReport) -> None:
+def test_the_grid_is_every_combination_and_the_base_point_is_marked_not_played(report: sweep.SweepReport,
+                                                                            tmp_path: Path) -> None:
     assert report.labels == ["gouji_minimum.2=1 yield_to=1", "gouji_minimum.2=1 yield_to=2",
                              "gouji_minimum.2=2 yield_to=1", "gouji_minimum.2=2 yield_to=2"]
     # online's own values (RULES.md §3: one 2 is a gouji play; §4: a yield hands on to the next two):
-    # point 2 is online itself, so every one of its deals ends as the base's does
-    same = report.differences[1]
-    assert same["outcome_changed"].value == 0.0
-    assert all(same[k].value == 0.0 for k in ("decisions", "tricks", "score_spread"))
-    assert report.point_stats[1].decisions.value == report.base_stats.decisions.value
+    # point 2 is online itself: "= base" in every output, no figures of its own, no test
+    assert report.same_as == [None, "base", None, None] and report.differences[1] is None
+    assert report.point_stats[1] is report.base_stats
+    assert all(k != 1 for k, _f, _e in report.family())
+    text, md = sweep.report_text(report), sweep.report_markdown(report)
+    assert "P2: gouji_minimum.2=1 yield_to=2  (= base: plays exactly as online; not played, no test)" in text
+    assert text.count("= base") >= len(SIDE_FIGURES) + 6 and md.count("| = base |") >= len(SIDE_FIGURES) + 6
+    point = json.loads(sweep.report_json(report))["points"][1]
+    assert point["same_as"] == "base" and point["differences"] is None
+    assert [p["same_as"] for p in json.loads(sweep.report_json(report))["points"]] == [None, "base", None, None]
+    # ... and it is not played: the run folder holds the base and the three other points
+    grids = sweep.parse_grids(GRID)
+    out = tmp_path / "run"
+    sweep.run_sweep(load_graph("online"), sweep.load_points("online", grids), report.labels, GRID, 2, 3, workers=1,
+                    executor="local", out=out)
+    assert len(json.loads((out / "run.json").read_text())["spec"]["rulesets"]) == 4
 
 
-def test_holm_is_across_every_figure_of_every_point(report: sweep.SweepReport) -> None:
+def test_a_point_that_plays_as_an_earlier_one_shows_its_figures_once() -> None:
+    grids = sweep.parse_grids(["sweep_places=[1, 2, 3],[1,2,3],[1, 2]"])  # online's own, written twice, then another
+    base = load_graph("online")
+    graphs = sweep.load_points("online", grids)
+    assert sweep.same_as(base, graphs) == ["base", "base", None]
+    grids = sweep.parse_grids(["yield_to=1", "sweep_places=[1, 2],[1,2]"])
+    graphs = sweep.load_points("online", grids)
+    assert sweep.same_as(base, graphs) == [None, "P1"]
+    labels = [sweep.point_label(p) for p in sweep.points(grids)]
+    r = sweep.run_sweep(base, graphs, labels, ["yield_to=1", "sweep_places=[1, 2],[1,2]"], 4, 1, workers=1, executor="local")
+    assert r.differences[1] is r.differences[0] and all(k == 0 for k, _f, _e in r.family())
+    assert "P2: yield_to=1 sweep_places=[1,2]  (= P1: plays exactly as P1; not played again, no test)" in sweep.report_text(r)
+    with pytest.raises(ValueError, match="every point of the grid plays as online"):
+        sweep.run_sweep(base, sweep.load_points("online", sweep.parse_grids(["yield_to=2"])), ["yield_to=2"], ["yield_to=2"],
+                        2, 1, workers=1, executor="local")
+
+
+def test_holm_is_across_one_test_per_independent_figure(report: sweep.SweepReport) -> None:
     from statsmodels.stats.multitest import multipletests
     family = report.family()
-    # every figure and each seat; the design metrics of 1 probed deal (deal 0 of 20) are no tests (MIN_PROBED)
-    assert len(family) == 4 * (len(SIDE_FIGURES) - len(DESIGN_KEYS) + 6)
-    assert all(d[k].p is None and d[k].low != d[k].low for d in report.differences for k in DESIGN_KEYS)
-    assert f"all {len(family)} differences" in sweep.report_text(report)
+    # RULES.md §7 (base.yaml score.team-sum): each player scores his team's sum, the teams alternate seats
+    # (1, 3, 5 against 2, 4, 6) and the points are zero-sum: at every point seats 3 and 5 repeat seat 1's
+    # differences and the even seats are their negatives — one test, marked from seat 1
+    for k in (0, 2, 3):
+        m = report.mirrors[k]
+        assert {r: m[r] for r in m if r.startswith("seat_score.")} == {
+            "seat_score.2": ("seat_score.1", -1), "seat_score.3": ("seat_score.1", 1), "seat_score.4": ("seat_score.1", -1),
+            "seat_score.5": ("seat_score.1", 1), "seat_score.6": ("seat_score.1", -1)}
+        d = report.differences[k]
+        for row, (rep, sign) in m.items():
+            e, r = sweep._get(d, row), sweep._get(d, rep)
+            assert e.value == pytest.approx(sign * r.value) and e.p_adjusted == r.p_adjusted and e.p == r.p
+    # every figure and seat 1 at the three points played; the design metrics of 1 probed deal (deal 0
+    # of 20) are no tests (MIN_PROBED); a mirror row is not a test of its own
+    tests = len(SIDE_FIGURES) - len(DESIGN_KEYS) + 6
+    assert len(family) == sum(tests - len(report.mirrors[k]) for k in (0, 2, 3))
+    assert all(key not in report.mirrors[k] for k, key, _e in family)
+    assert all(d[k].p is None and d[k].low != d[k].low for d in report.differences if d is not None for k in DESIGN_KEYS)
+    assert f"the {len(family)} independent differences" in sweep.report_text(report)
+    assert json.loads(sweep.report_json(report))["statistics"]["family_size"] == len(family)
+    assert json.loads(sweep.report_json(report))["points"][0]["mirrors"]["seat_score.2"] == "-seat_score.1"
     raw = [e.p for _k, _f, e in family if e.p is not None and e.p == e.p]
     adjusted = [e.p_adjusted for _k, _f, e in family if e.p is not None and e.p == e.p]
     want = multipletests(raw, method="holm")[1]
     assert adjusted == pytest.approx(list(want), abs=1e-12)
+
+
+def _game(index: int, scores: tuple[int, ...], revolutions: int, redeals: int) -> GameSummary:
+    return GameSummary(index, (1, 2, 3, 4, 5, 6), scores, False, 100, 20, None, 0, 0, 0, revolutions, redeals)
+
+
+def test_mirrors_are_rows_equal_or_opposite_on_every_deal_and_merge_conservatively() -> None:
+    from gouji_dsl.tools.figures import Mirrors, PairTotals, SideTotals
+    # a redeal only after a revolution (online's revolution.void-deal in a first game): the two yes/no rows
+    # are one test; flags that are complements ("not redealt") would be one test too (negated differences)
+    a = [_game(i, (2, -2, 2, -2, 2, -2), 0, 0) for i in range(4)]
+    b = [_game(i, (4, -4, 4, -4, 4, -4) if i % 2 else (0, 0, 0, 0, 0, 0), i % 2, i % 2) for i in range(4)]
+    t = PairTotals(SideTotals(6, 2), SideTotals(6, 2))
+    t.add_block(list(zip(a, b)), 1)
+    m = sweep.mirrors_of(t)
+    assert m["redeal_rate"] == ("revolution_rate", 1) and m["seat_score.2"] == ("seat_score.1", -1)
+    assert "sweep_rate" not in m  # (all 0: no test to share, p = 1 stays its own)
+    groups = Mirrors.rows(6)
+    c = Mirrors()
+    c.add({"revolution_rate": 1, "redeal_rate": -1}, groups)
+    assert c.of("redeal_rate", groups[1]) == ("revolution_rate", -1)
+    # JSON round trip; a chunk written before mirrors were kept has none, and a merge with it keeps none
+    again = PairTotals.from_json(json.loads(json.dumps(t.to_json())))
+    assert sweep.mirrors_of(again) == m
+    old = t.to_json()
+    old.pop("mirrors")
+    t.merge(PairTotals.from_json(old))
+    assert sweep.mirrors_of(t) == {}
 
 
 def test_bad_grid_options_are_positioned_at_the_grid() -> None:

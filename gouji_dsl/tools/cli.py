@@ -428,8 +428,10 @@ HELP_TEXTS = (
     N_("Play every point of a grid of settings against RULESET on the same seeded deals."),
     N_("Each point is RULESET with one value of each --grid (checked as --set is); every point plays the same N deals "
        "as RULESET, and each figure of each point is compared with RULESET's (paired, as gouji diff --simulate), with "
-       "Holm's adjustment across every figure of every point. One table: a row per figure, a column per point. "
-       "Resumable with --out DIR and --resume."),
+       "Holm's adjustment across every independent figure of every point (a row that mirrors another on every deal, "
+       "marked ≡, is that row's test). A point that plays exactly as RULESET (or as an earlier point) is marked "
+       "\"= base\" (\"= Pj\") and not played. One table: a row per figure, a column per point. Resumable with --out "
+       "DIR and --resume."),
     N_("With --set KEY=VALUE, B is B (or, without B, A) with those settings changed."),
     N_("Run rule scenario files (YAML: a ruleset and a list of cases)."),
     N_("Check ruleset files: every problem of every file of each `extends` chain, in one pass — structure, limits, "

@@ -38,8 +38,10 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
 
     Each point is RULESET with one value of each --grid (checked as --set is); every point plays the
     same N deals as RULESET, and each figure of each point is compared with RULESET's (paired, as gouji
-    diff --simulate), with Holm's adjustment across every figure of every point. One table: a row per
-    figure, a column per point. Resumable with --out DIR and --resume.
+    diff --simulate), with Holm's adjustment across every independent figure of every point (a row that
+    mirrors another on every deal, marked ≡, is that row's test). A point that plays exactly as RULESET
+    (or as an earlier point) is marked "= base" ("= Pj") and not played. One table: a row per figure, a
+    column per point. Resumable with --out DIR and --resume.
 
     \b
     Examples:
@@ -70,9 +72,12 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--bots'") from None
     labels = [sweep.point_label(p) for p in sweep.points(parsed)]
+    same = sweep.same_as(base, graphs)
+    if all(x is not None for x in same):
+        raise click.UsageError(_("every point of the grid plays as {base}: nothing to compare").format(base=base.name))
     executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
     try:
-        with progress_bar(_("sweep of {name}").format(name=base.name), games, 1 + len(graphs), fmt != "json") as progress:
+        with progress_bar(_("sweep of {name}").format(name=base.name), games, 1 + same.count(None), fmt != "json") as progress:
             report = sweep.run_sweep(base, graphs, labels, list(grids), games, seed_value(seed), seats, workers=workers,
                                      executor=executor, scheduler=run.get("scheduler"), chunk_size=run.get("chunk_size"),
                                      out=run.get("out"), resume=bool(run.get("resume")), matches=not single_games,
@@ -84,7 +89,12 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
     except RunError as e:
         err(_("error: {e}").format(e=e))
         sys.exit(EXIT_BAD_INPUT)
-    report.skills = skill_of([base, *graphs], skill_deals, skill_bots, seed_value(seed), workers)
+    played = [g for g, x in zip(graphs, same) if x is None]  # (a point = base or = Pj: that one's trace, not played again)
+    skills = skill_of([base, *played], skill_deals, skill_bots, seed_value(seed), workers)
+    if skills is not None:
+        by = iter(skills[1:])
+        traces = {f"P{k}": next(by) for k, x in enumerate(same, start=1) if x is None}
+        report.skills = [skills[0]] + [skills[0] if x == "base" else traces[x or f"P{k}"] for k, x in enumerate(same, start=1)]
     if fmt == "json":
         echo_json(sweep.report_json(report).rstrip("\n"))
     elif fmt == "markdown":

@@ -374,6 +374,83 @@ class Divergence:
                    GameSummary.from_dict(d["a"]), GameSummary.from_dict(d["b"]))
 
 
+MIRROR_GROUPS: tuple[tuple[str, ...], ...] = (MEAN_KEYS, ("sweep_rate", "revolution_rate", "redeal_rate"))
+"""The rows of a paired report whose tests are one function of the per-deal differences ``b − a`` (the
+paired z-test of the mean figures and each seat's score ``seat_score.N``, which joins the first group;
+McNemar's test of the yes/no figures): two rows of one group whose differences are equal, or opposite,
+on every deal have the same p-value by construction — one test (:class:`Mirrors`)."""
+
+
+def _pair_key(x: str, y: str) -> str:
+    return f"{x}|{y}"
+
+
+@dataclass
+class Mirrors:
+    """Which rows of a paired run mirror another on every deal added: ``same`` holds ``"X|Y"`` when
+    row Y's per-deal difference equalled row X's on every deal, ``opposite`` when it was X's negative
+    (X before Y in report order: :data:`MIRROR_GROUPS`, seats after the mean figures). ``None``: no deal
+    yet (every pair still holds). Merged by intersection; a chunk without them (written before they
+    were kept) holds none, so a merge with it keeps none (each row its own test: conservative)."""
+
+    same: set[str] | None = None
+    opposite: set[str] | None = None
+
+    @staticmethod
+    def rows(n_seats: int) -> list[list[str]]:
+        """The groups of rows compared: the mean figures and each seat's score; the yes/no figures."""
+        return [list(MIRROR_GROUPS[0]) + [f"seat_score.{s}" for s in range(1, n_seats + 1)], list(MIRROR_GROUPS[1])]
+
+    def add(self, values: dict[str, Number | None], groups: list[list[str]]) -> None:
+        """Add one deal's differences by row (None: the row has no value in this deal)."""
+        if self.same is None or self.opposite is None:
+            self.same, self.opposite = set(), set()
+            for g in groups:
+                for i, x in enumerate(g):
+                    for y in g[i + 1:]:
+                        self.same.add(_pair_key(x, y))
+                        self.opposite.add(_pair_key(x, y))
+        for k in list(self.same):
+            x, _b, y = k.partition("|")
+            if values.get(x) != values.get(y):
+                self.same.discard(k)
+        for k in list(self.opposite):
+            x, _b, y = k.partition("|")
+            vx, vy = values.get(x), values.get(y)
+            if (vx is None) != (vy is None) or (vx is not None and vy is not None and vx != -vy):
+                self.opposite.discard(k)
+
+    def merge(self, o: Mirrors) -> None:
+        if o.same is not None:
+            self.same = set(o.same) if self.same is None else self.same & o.same
+        if o.opposite is not None:
+            self.opposite = set(o.opposite) if self.opposite is None else self.opposite & o.opposite
+
+    def of(self, row: str, order: list[str]) -> tuple[str, int] | None:
+        """The earliest row of ``order`` before ``row`` that ``row`` mirrors, with the sign (1: equal,
+        −1: opposite); None when it mirrors none."""
+        for x in order:
+            if x == row:
+                return None
+            k = _pair_key(x, row)
+            if self.same is not None and k in self.same:
+                return x, 1
+            if self.opposite is not None and k in self.opposite:
+                return x, -1
+        return None
+
+    def to_json(self) -> dict[str, Any] | None:
+        if self.same is None or self.opposite is None:
+            return None
+        return {"same": sorted(self.same), "opposite": sorted(self.opposite)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any] | None) -> Mirrors:
+        if d is None:
+            return cls(set(), set())  # (an older chunk: none known)
+        return cls(set(d["same"]), set(d["opposite"]))
+
+
 @dataclass
 class PairTotals:
     """Totals of the same deals under rulesets A and B: each side's :class:`SideTotals`, the per-deal
@@ -388,6 +465,7 @@ class PairTotals:
     binary: dict[str, PairedBinary] = field(default_factory=dict)
     outcome_changed: Sums = field(default_factory=Sums)
     divergent: list[Divergence] = field(default_factory=list)
+    mirrors: Mirrors = field(default_factory=Mirrors)  # rows whose differences mirror another's on every deal
 
     def __post_init__(self) -> None:
         for k in MEAN_KEYS + DESIGN_KEYS:
@@ -412,13 +490,22 @@ class PairTotals:
             for i in range(0, len(games), step):
                 side.add_block(games[i:i + step])
         ta, tb = self.a.teams, self.b.teams
+        per_deal: list[dict[str, Number | None]] = [{} for _ in pairs]
         for k in MEAN_KEYS:
             vals = []
-            for x, y in pairs:
+            for (x, y), row in zip(pairs, per_deal):
                 va, vb = _value(x, k, ta), _value(y, k, tb)
+                row[k] = None if va is None or vb is None else vb - va
                 if va is not None and vb is not None:
                     vals.append(vb - va)
             self.diffs[k].add_cluster(vals)
+        groups = Mirrors.rows(len(self.seat_diffs))
+        for (x, y), row in zip(pairs, per_deal):
+            for s in range(len(self.seat_diffs)):
+                row[f"seat_score.{s + 1}"] = y.scores[s] - x.scores[s]
+            for k in MIRROR_GROUPS[1]:
+                row[k] = int(_flag(y, k)) - int(_flag(x, k))
+            self.mirrors.add(row, groups)
         both = [(x.design.values(), y.design.values()) for x, y in pairs if x.design is not None and y.design is not None]
         for k in DESIGN_KEYS if both else ():
             self.diffs[k].add_cluster([vy[k] - vx[k] for vx, vy in both if k in vx and k in vy])
@@ -452,6 +539,7 @@ class PairTotals:
         for x, y in zip(self.seat_diffs, o.seat_diffs):
             x.merge(y)
         self.outcome_changed.merge(o.outcome_changed)
+        self.mirrors.merge(o.mirrors)
         self._keep(self.divergent + o.divergent)
 
     def to_json(self) -> dict[str, Any]:
@@ -460,7 +548,8 @@ class PairTotals:
                 "seat_diffs": [s.to_json() for s in self.seat_diffs],
                 "binary": {k: v.to_json() for k, v in sorted(self.binary.items())},
                 "outcome_changed": self.outcome_changed.to_json(),
-                "divergent": [d.to_json() for d in self.divergent]}
+                "divergent": [d.to_json() for d in self.divergent],
+                **({"mirrors": m} if (m := self.mirrors.to_json()) is not None else {})}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> PairTotals:
@@ -469,7 +558,7 @@ class PairTotals:
                    seat_diffs=[Sums.from_json(v) for v in d["seat_diffs"]],
                    binary={k: PairedBinary.from_json(v) for k, v in d["binary"].items()},
                    outcome_changed=Sums.from_json(d["outcome_changed"]),
-                   divergent=[Divergence.from_json(x) for x in d["divergent"]])
+                   divergent=[Divergence.from_json(x) for x in d["divergent"]], mirrors=Mirrors.from_json(d.get("mirrors")))
 
 
 @dataclass
@@ -505,6 +594,6 @@ class SweepTotals:
         return cls([PairTotals.from_json(x) for x in d["points"]])
 
 
-__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "DESIGN_KEYS", "PROBE_EVERY", "MIN_PROBED", "probed", "Design", "GameSummary",
+__all__ = ["SIDE_FIGURES", "DIFF_FIGURES", "DESIGN_KEYS", "MIRROR_GROUPS", "Mirrors", "PROBE_EVERY", "MIN_PROBED", "probed", "Design", "GameSummary",
            "summarize_game", "SideTotals", "PairTotals", "SweepTotals",
            "Divergence", "team_of", "team_scores", "spread", "leader_team_score"]

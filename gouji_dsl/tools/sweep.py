@@ -7,7 +7,17 @@ a variant file's settings, problems at the option ``--grid[N]``); the grid is th
 kind ``sweep``: the base and every point play deal ``i``; resumable with ``--out``, on the process
 pool or Dask); each point is compared with the base as ``gouji diff --simulate`` compares two rulesets
 (:func:`gouji_dsl.tools.paired.differences`), and Holm's adjustment is made across the whole family:
-every figure of every point.
+one test per independent figure of every point.
+
+Not in the family: a row that *mirrors* an earlier row of its point — its per-deal differences equal
+that row's, or their negatives, on every deal played (:class:`~gouji_dsl.tools.figures.Mirrors`; in a
+two-team game each seat's score is its team's, so seats 3 and 5 repeat seat 1 and the even seats are its
+negative; in ``online`` a game is redealt only after a revolution) is the same test by construction:
+it takes its representative's adjusted p and mark (and the report names it). A row whose differences
+are all 0 mirrors nothing (its test, p = 1, stays). A point whose ruleset plays exactly as the base
+(the same :func:`~gouji_dsl.tools.runs.fingerprint`: ``--grid gouji_minimum.2=1,2`` where the base has
+1) is marked ``= base`` and not played; one that plays as an earlier point ``= Pj`` is not played
+again and shows that point's figures; neither is in the family.
 """
 from __future__ import annotations
 
@@ -16,7 +26,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity
@@ -146,6 +156,12 @@ class SweepReport:
     missing: list[str] = field(default_factory=list)
     engines: dict[str, Any] = field(default_factory=dict)
     skills: list[Any] | None = None  # the skill traces (tools/skill.py) of the base and each point (--skill N)
+    same_as: list[str | None] = field(default_factory=list)  # per point: "base", "P{j}" or None (played)
+    mirrors: list[dict[str, tuple[str, int]]] = field(default_factory=list)  # per point: row -> (its representative, sign)
+
+    def same(self, k: int) -> str | None:
+        """``"base"`` or ``"P{j}"`` when point ``k`` (from 0) plays as the base or an earlier point."""
+        return self.same_as[k] if k < len(self.same_as) else None
 
     def skill_rows(self) -> list[str]:
         """The skill trace of the base and, for each point, its difference from the base's (paired by deal;
@@ -161,24 +177,31 @@ class SweepReport:
         return out
 
     def family(self) -> list[tuple[int, str, Estimate]]:
-        """(point, figure, difference) of the whole family Holm's adjustment is made across (the differences
-        with a test: not a design metric from too few probed deals)."""
+        """(point, figure, difference) of the whole family Holm's adjustment is made across: one test per
+        independent figure (the differences with a test — not a design metric from too few probed deals —
+        less the rows that mirror another and the points equal to the base or an earlier point)."""
         out = []
         for k, d in enumerate(self.differences):
-            out += [(k, key, d[key]) for key, _l, _k in SIDE_FIGURES]
-            out += [(k, f"seat_score.{s}", e) for s, e in d["seat_score"].items()]
+            if self.same(k) or d is None:
+                continue
+            mirrored = self.mirrors[k] if k < len(self.mirrors) else {}
+            out += [(k, key, d[key]) for key, _l, _k in SIDE_FIGURES if key not in mirrored]
+            out += [(k, f"seat_score.{s}", e) for s, e in d["seat_score"].items() if f"seat_score.{s}" not in mirrored]
         return [x for x in out if x[2].p is not None]
 
     def to_dict(self, timing: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
             "base": self.base, "grid": list(self.grids), "games": self.games, "seed": self.seed, "bots": self.bots,
             "base_stats": self.base_stats.to_dict(),
-            "points": [{"label": label, "stats": st.to_dict(),
-                        "differences": {**{k: v.to_dict() for k, v in d.items() if k != "seat_score"},
-                                        "seat_score": {str(s): e.to_dict() for s, e in d["seat_score"].items()}}}
-                       for label, st, d in zip(self.labels, self.point_stats, self.differences)],
+            "points": [{"label": label, "same_as": self.same(k), "stats": st.to_dict(),
+                        "differences": None if d is None else
+                        {**{k: v.to_dict() for k, v in d.items() if k != "seat_score"},
+                         "seat_score": {str(s): e.to_dict() for s, e in d["seat_score"].items()}},
+                        "mirrors": {row: ("-" if sign < 0 else "") + rep
+                                    for row, (rep, sign) in (self.mirrors[k] if k < len(self.mirrors) else {}).items()}}
+                       for k, (label, st, d) in enumerate(zip(self.labels, self.point_stats, self.differences))],
             "statistics": {"alpha": ALPHA, "adjustment": "holm", "family_size": len(self.family()),
-                           "family": "every figure of the table (each seat's mean score included) at every point"},
+                           "family": FAMILY_JSON},
         }
         if self.missing:
             out["missing"] = list(self.missing)
@@ -195,24 +218,95 @@ class SweepReport:
         return out
 
 
+FAMILY_JSON = ("one test per independent figure: every figure of the table (each seat's mean score included) at "
+               "every point, less the rows that mirror an earlier row of their point (its per-deal differences, or "
+               "their negatives, on every deal: marked from it, see each point's mirrors) and the points that play "
+               "as the base or an earlier point (same_as)")
+
+
+def _varies(t: Any, row: str) -> bool:
+    """Row ``row`` of pair totals ``t`` has a non-zero difference on some deal."""
+    if row.startswith("seat_score."):
+        return bool(t.seat_diffs[int(row.split(".")[1]) - 1].ss)
+    if row in t.binary:
+        b = t.binary[row]
+        return bool(b.n10 + b.n01)
+    return bool(t.diffs[row].ss)
+
+
+def mirrors_of(t: Any) -> dict[str, tuple[str, int]]:
+    """Each row of pair totals ``t`` that mirrors an earlier one on every deal: row → (representative,
+    sign). The representative is the earliest such row, and one whose differences are not all 0."""
+    from gouji_dsl.tools.figures import Mirrors
+    out: dict[str, tuple[str, int]] = {}
+    for group in Mirrors.rows(len(t.seat_diffs)):
+        for row in group:
+            got = t.mirrors.of(row, group)
+            if got is not None and got[0] not in out and _varies(t, got[0]):
+                out[row] = got
+    return out
+
+
+def _get(d: dict[str, Any], row: str) -> Estimate:
+    return d["seat_score"][int(row.split(".")[1])] if row.startswith("seat_score.") else d[row]  # type: ignore[no-any-return]
+
+
+def _put(d: dict[str, Any], row: str, e: Estimate) -> None:
+    if row.startswith("seat_score."):
+        d["seat_score"][int(row.split(".")[1])] = e
+    else:
+        d[row] = e
+
+
 def build_report(totals: SweepTotals, *, base: str, grids: Sequence[str], labels: Sequence[str], seed: Any,
-                 bots: Any, **timing: Any) -> SweepReport:
-    """The :class:`SweepReport` of merged sweep ``totals``: Holm across every point's figures."""
+                 bots: Any, same_as: Sequence[str | None] | None = None, **timing: Any) -> SweepReport:
+    """The :class:`SweepReport` of merged sweep ``totals``: Holm across every point's independent figures.
+    ``same_as`` (per point of ``labels``): ``"base"`` or ``"P{j}"`` for a point not played (it plays as the
+    base or as point j); ``totals.points`` are the played points, in order."""
     from gouji_dsl.tools.paired import differences, side_stats
-    diffs = [differences(t, adjust=False) for t in totals.points]
+    same: list[str | None] = list(same_as) if same_as is not None else [None] * len(labels)
+    played = [k for k, x in enumerate(same) if x is None]
+    if len(played) != len(totals.points):
+        raise ValueError(f"{len(totals.points)} points played, {len(played)} expected")
+    if not totals.points:
+        raise ValueError("a sweep with no point to play")
+    base_stats = side_stats(base, totals.points[0].a)
+    diffs: list[Any] = [None] * len(labels)
+    stats: list[Any] = [base_stats] * len(labels)
+    mirrors: list[dict[str, tuple[str, int]]] = [{} for _ in labels]
+    for k, t in zip(played, totals.points):
+        diffs[k], stats[k], mirrors[k] = differences(t, adjust=False), side_stats(labels[k], t.b), mirrors_of(t)
+    for k, x in enumerate(same):  # a point that plays as an earlier one: that point's figures
+        if x is not None and x != "base":
+            j = int(x[1:]) - 1
+            diffs[k], stats[k], mirrors[k] = diffs[j], replace(stats[j], name=labels[k]), mirrors[j]
     report = SweepReport(base, list(grids), list(labels), totals.games, seed, bots if isinstance(bots, str) else list(bots),
-                         side_stats(base, totals.points[0].a), [side_stats(lb, t.b) for lb, t in zip(labels, totals.points)],
-                         diffs, **timing)
+                         base_stats, stats, diffs, same_as=same, mirrors=mirrors, **timing)
     family = report.family()
     adjusted = holm([e.p if e.p is not None else math.nan for _k, _f, e in family])
     for (k, key, e), a in zip(family, adjusted):
-        if math.isnan(a):
-            continue
-        if key.startswith("seat_score."):
-            diffs[k]["seat_score"][int(key.split(".")[1])] = e.adjusted(a)
-        else:
-            diffs[k][key] = e.adjusted(a)
+        if not math.isnan(a):
+            _put(diffs[k], key, e.adjusted(a))
+    for k in played:  # a mirror is its representative's test: its adjusted p and mark
+        for row, (rep, _sign) in mirrors[k].items():
+            r = _get(diffs[k], rep)
+            if r.p_adjusted is not None:
+                _put(diffs[k], row, replace(_get(diffs[k], row), p=r.p, p_adjusted=r.p_adjusted))
     return report
+
+
+def same_as(base: RuleGraph, graphs: Sequence[RuleGraph]) -> list[str | None]:
+    """Per point: ``"base"`` when it plays exactly as the base (the same
+    :func:`~gouji_dsl.tools.runs.fingerprint`: its settings, definitions and rules), ``"P{j}"`` when it plays
+    as the earlier point j (from 1), else None (a point to play)."""
+    from gouji_dsl.tools.runs import fingerprint
+    seen = {fingerprint(base.resolved): "base"}
+    out: list[str | None] = []
+    for k, g in enumerate(graphs, start=1):
+        f = fingerprint(g.resolved)
+        out.append(seen.get(f))
+        seen.setdefault(f, f"P{k}")
+    return out
 
 
 def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str], grids: Sequence[str], games: int,
@@ -221,21 +315,26 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
               resume: bool = False, matches: bool = True, engine: str = DEFAULT_ENGINE,
               progress: Callable[[int, int], None] | None = None) -> SweepReport:
     """Play ``games`` deals under ``base`` and every point ``graphs`` (one run of the run engine, kind
-    ``sweep``) and build the report. The result depends only on the rulesets, ``games``, ``seed``,
+    ``sweep``; a point that plays as the base or an earlier point is not played: :func:`same_as`; ValueError
+    when no point is left) and build the report. The result depends only on the rulesets, ``games``, ``seed``,
     ``bots`` and ``matches``."""
     from gouji_dsl.tools.paired import _bots_tuple, _engines, check_bots
     from gouji_dsl.tools.runs import Executor, RunSpec, execute
     check_bots(bots, base.n_seats)
+    same = same_as(base, graphs)
+    played = [g for g, x in zip(graphs, same) if x is None]
+    if not played:
+        raise ValueError(_("every point of the grid plays as {base}: nothing to compare").format(base=base.name))
     workers = max(1, int(workers))
     if executor is None:
         executor = Executor.PROCESS if workers > 1 and games > 1 else Executor.LOCAL
-    spec = RunSpec((base.resolved, *(g.resolved for g in graphs)), seed, _bots_tuple(bots), matches, engine, 0,
+    spec = RunSpec((base.resolved, *(g.resolved for g in played)), seed, _bots_tuple(bots), matches, engine, 0,
                    sweep=True)
     res = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size, out=out,
-                  resume=resume, scheduler=scheduler, progress=progress, graphs=(base, *graphs))
+                  resume=resume, scheduler=scheduler, progress=progress, graphs=(base, *played))
     assert isinstance(res.totals, SweepTotals)
     engines = {"base": _engines((base, base), engine, bots)["a"]} if graphs else {}
-    return build_report(res.totals, base=base.name, grids=grids, labels=labels, seed=seed, bots=bots,
+    return build_report(res.totals, base=base.name, grids=grids, labels=labels, seed=seed, bots=bots, same_as=same,
                         workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
                         resumed_games=res.resumed_games, engines=engines)
 
@@ -254,28 +353,75 @@ def _cell(e: Estimate, kind: str, signed: bool, compact: bool, bare: bool) -> st
                                                else f"{e.value:{'+' if signed else ''}.2f}")
 
 
+def _same_cell(x: str) -> str:
+    """The cell of a point that plays as the base (``= base``) or as an earlier point (``= P1``)."""
+    return _("= base") if x == "base" else f"= {x}"
+
+
 def _rows(r: SweepReport, compact: bool, bare: bool = False) -> list[list[str]]:
-    """(figure, base, then point − base with its mark for each point) for every figure."""
+    """(figure, base, then point − base with its mark for each point) for every figure; a mirror row's
+    cell ends with ``≡`` (its mark is its representative's); a point that plays as the base or an earlier
+    point has ``= base`` / ``= Pj`` in every row."""
     from gouji_dsl.tools.paired import mark
+
+    def cell(k: int, d: dict[str, Any] | None, row: str, kind: str) -> str:
+        x = r.same(k)
+        if x is not None or d is None:
+            return _same_cell(x or "base")
+        e = _get(d, row)
+        return _cell(e, kind, True, compact, bare) + mark(e) + (" ≡" if row in (r.mirrors[k] if k < len(r.mirrors) else {}) else "")
+
     rows = []
     for key, label, kind in SIDE_FIGURES:
         rows.append([_(label), _cell(r.base_stats.figure(key), kind, False, compact, bare)]
-                    + [_cell(d[key], kind, True, compact, bare) + mark(d[key]) for d in r.differences])
+                    + [cell(k, d, key, kind) for k, d in enumerate(r.differences)])
     for s in r.base_stats.seat_score:
         rows.append([_("mean score, seat {s}").format(s=s), _cell(r.base_stats.seat_score[s], "mean", False, compact, bare)]
-                    + [_cell(d["seat_score"][s], "mean", True, compact, bare) + mark(d["seat_score"][s])
-                       for d in r.differences])
+                    + [cell(k, d, f"seat_score.{s}", "mean") for k, d in enumerate(r.differences)])
     return rows
 
 
+def _row_label(row: str) -> str:
+    if row.startswith("seat_score."):
+        return _("mean score, seat {s}").format(s=row.split(".")[1])
+    return next(_(label) for key, label, _k in SIDE_FIGURES if key == row)
+
+
+def mirror_lines(r: SweepReport) -> list[str]:
+    """The mirror rows, each once with the points where it mirrors: ``≡ mean score, seat 3 = mean score,
+    seat 1 (P1, P2)``; none when no row mirrors another."""
+    by: dict[tuple[str, str, int], list[str]] = {}
+    for k, m in enumerate(r.mirrors):
+        if r.same(k) is None:
+            for row, (rep, sign) in m.items():
+                by.setdefault((row, rep, sign), []).append(f"P{k + 1}")
+    played = sum(1 for k in range(len(r.labels)) if r.same(k) is None)
+    out = []
+    for (row, rep, sign), where in by.items():
+        at = _("every point") if len(where) == played else ", ".join(where)
+        out.append(_("{row} ≡ {sign}{rep} ({at})").format(row=_row_label(row), sign="−" if sign < 0 else "",
+                                                         rep=_row_label(rep), at=at))
+    if not out:
+        return []
+    return [_("≡ a row that mirrors another (its per-deal differences, or their negatives, on every deal): one test, "
+              "marked from that row:")] + ["  " + x for x in out]
+
+
 def _legend(r: SweepReport) -> list[str]:
-    return [f"P{k}: {label}" for k, label in enumerate(r.labels, start=1)]
+    out = []
+    for k, label in enumerate(r.labels, start=1):
+        x = r.same(k - 1)
+        note = "" if x is None else "  " + (_("(= base: plays exactly as {base}; not played, no test)").format(base=r.base)
+                                            if x == "base" else _("(= {p}: plays exactly as {p}; not played again, no test)").format(p=x))
+        out.append(f"P{k}: {label}{note}")
+    return out
 
 
 def _footer(r: SweepReport) -> str:
     return _("Each column P is the point − {base} on the same deals (paired, as gouji diff --simulate); Holm's "
-             "adjustment across all {n} differences of the table: * adjusted p < {alpha}; † the interval excludes 0 "
-             "but not significant after it.").format(base=r.base, n=len(r.family()), alpha=ALPHA)
+             "adjustment across the {n} independent differences of the table (a mirror row ≡ is its row's test; a point "
+             "= base or = Pj is none): * adjusted p < {alpha}; † the interval excludes 0 but not significant after "
+             "it.").format(base=r.base, n=len(r.family()), alpha=ALPHA)
 
 
 def _title(r: SweepReport) -> str:
@@ -307,6 +453,9 @@ def report_text(r: SweepReport, width: int = 100) -> str:
         out.append("  ".join(_pad(v, w) for v, w in zip(row, widths)).rstrip())
     if r.missing:
         out += [""] + wrap(_("note: chunks missing (an interrupted run: --resume plays them)") + ": " + "; ".join(r.missing), width)
+    mirrors = mirror_lines(r)
+    if mirrors:
+        out += [""] + [line for m in mirrors for line in wrap(m, width)]
     out += [""] + [line for row in r.skill_rows() for line in wrap(row, width)]
     out += [""] + wrap(_footer(r), width)
     return "\n".join(out) + "\n"
@@ -321,9 +470,12 @@ def report_markdown(r: SweepReport) -> str:
     out.append("| " + " | ".join([_("Figure"), _md(r.base)] + [f"P{k}" for k in range(1, len(r.labels) + 1)]) + " |")
     out.append("|" + " --- |" * (2 + len(r.labels)))
     for row in _rows(r, False):
-        cells = [f"**{_md(c[:-2])}** \\*" if c.endswith(" *") else _md(c) for c in row]
+        cells = [f"**{_md(c[:-2])}** \\*" if c.endswith(" *") else f"**{_md(c[:-4])}** \\* ≡" if c.endswith(" * ≡")
+                 else _md(c) for c in row]
         out.append("| " + " | ".join(cells) + " |")
-    return "\n".join(out + [""] + [f"- {_md(x)}" for x in r.skill_rows()] + ["", _md(_footer(r))]) + "\n"
+    mirrors = mirror_lines(r)
+    more = ([""] + [_md(mirrors[0])] + [f"- {_md(x.strip())}" for x in mirrors[1:]]) if mirrors else []
+    return "\n".join(out + more + [""] + [f"- {_md(x)}" for x in r.skill_rows()] + ["", _md(_footer(r))]) + "\n"
 
 
 def report_json(r: SweepReport, timing: bool = True) -> str:
@@ -331,4 +483,5 @@ def report_json(r: SweepReport, timing: bool = True) -> str:
 
 
 __all__ = ["Grid", "SweepReport", "parse_grids", "points", "point_label", "load_points", "run_sweep", "build_report",
+           "same_as", "mirrors_of", "mirror_lines",
            "report_text", "report_markdown", "report_json"]

@@ -564,15 +564,15 @@ class TableServer:
                 return None
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR) or conn.dropped:
                 return None
-            if msg.type != WSMsgType.TEXT:
-                conn.send(TableError(ErrorCode.BAD_JSON, "send JSON text frames").to_json())
-                continue
-            if self._too_big(conn, msg.data):
+            if msg.type == WSMsgType.TEXT and self._too_big(conn, msg.data):
                 return None
-            wait = self._rate(conn)
+            wait = self._rate(conn)  # (every frame counts: a flood of binary or bad frames too)
             if wait is None:  # a flood's: dropped (or the socket closes)
                 if conn.dropped:
                     return None
+                continue
+            if msg.type != WSMsgType.TEXT:
+                conn.send(TableError(ErrorCode.BAD_JSON, "send JSON text frames").to_json())
                 continue
             try:
                 obj = json.loads(msg.data)

@@ -15,6 +15,7 @@ pytest.importorskip("pettingzoo", reason="the env extra is in the [test] extra")
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
+from gouji_dsl.bots.view import seat_view
 from gouji_dsl.env import GoujiEnv, env
 from gouji_dsl.resources import bundled_names
 
@@ -64,6 +65,48 @@ def test_rewards_are_the_scores():
         total[agent] = total.get(agent, 0) + reward
         e.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
     assert total == {f"seat_{s}": float(v) for s, v in e.state.scores.items()}
+
+
+def test_pettingzoo_api_and_seed_tests_pass_on_a_match_episode():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(GoujiEnv("qingdao", match=True), num_cycles=10)
+        seed_test(lambda: GoujiEnv("qingdao", match=True), num_cycles=10)
+
+
+def test_a_match_episode_plays_the_rulesets_match_with_tribute_between_games():
+    # base.yaml tribute.match: "A match is a run of games with tribute between them" (RULES.md §8);
+    # rulebook's match_games is 5
+    e = GoujiEnv("rulebook", match=True)
+    assert e.match_games == 5
+    e.reset(seed=4)
+    total, ended, gives = {}, [], set()
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        total[agent] = total.get(agent, 0) + reward
+        if "game_over" in info and info["game_over"] not in ended:
+            ended.append(info["game_over"])
+        if e.state.game_number > 1 and any(" gives " in h.line for h in seat_view(e.state, 1).history):
+            gives.add(e.state.game_number)
+        e.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert [g["game"] for g in ended] == [1, 2, 3, 4] and e.game == 5 and e.state.game_number == 5
+    # each seat's return is its match total: the scores of the five games
+    assert total == {f"seat_{s}": float(sum(g["scores"][s] for g in ended) + e.state.scores[s]) for s in range(1, 7)}
+    assert gives  # tribute paid in a later game of the match (the places of the game before)
+    # game 1 of a match episode is the one-game episode of the same seed
+    one = GoujiEnv("rulebook")
+    one.reset(seed=4)
+    match = GoujiEnv("rulebook", match=True)
+    match.reset(seed=4)
+    for agent in one.agent_iter():
+        obs, _r, terminated, truncated, _i = one.last()
+        if terminated or truncated:
+            one.step(None)
+            continue
+        assert match.agent_selection == agent and match.action_lines() == one.action_lines()
+        one.step(0)
+        match.step(0)
+    assert match.infos["seat_1"]["game_over"]["scores"] == one.state.scores and match.state.game_number == 2
 
 
 def test_an_observation_holds_only_what_the_seat_sees():

@@ -15,7 +15,9 @@ Agents are ``seat_1`` … ``seat_N`` (play order). Observations come from the se
 :mod:`gouji_dsl.env.encoding`; the action is an index into the seat's legal moves in the engine's
 order, with a mask (:data:`~gouji_dsl.env.encoding.DEFAULT_MAX_ACTIONS` slots by default). Each
 episode is one game (no match: no tribute from a previous game); its reward, at the end, is each
-seat's score. This package is the only one that imports PettingZoo and Gymnasium.
+seat's score. With ``GoujiEnv(ruleset, match=True)`` an episode is the ruleset's whole match (tribute
+between its games), each seat rewarded its score as each game ends. This package is the only one that
+imports PettingZoo and Gymnasium.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from gouji_dsl.bots.view import seat_view
-from gouji_dsl.engine.interpreter import GameState, Move, new_game
+from gouji_dsl.engine.interpreter import GameState, Move, new_game, next_game
 from gouji_dsl.env.encoding import DEFAULT_MAX_ACTIONS, Encoding
 from gouji_dsl.ruleset.graph import RuleGraph, load_graph
 
@@ -27,12 +27,17 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
     """One game of ``ruleset`` (a bundled name, a file, or a compiled :class:`RuleGraph`) per
     episode, seat by seat (see :mod:`gouji_dsl.env`). ``max_actions``: the action slots
     (:mod:`gouji_dsl.env.encoding`); ``engine``: ``"generated"`` (the generated play-out with the
-    native core, faster; the same games) or ``"interpreter"``."""
+    native core, faster; the same games) or ``"interpreter"``. ``match=True``: an episode is a whole
+    match (比赛) — the ruleset's ``match_length`` games, each after the first starting from the one
+    before it (its between-game phase: tribute, return, the leader the rules name), as
+    ``gouji simulate`` chains them; each seat is rewarded its score as each game ends (the episode's
+    return is its match total) and the episode ends with the last game. Game 1 of a match episode is
+    the game a one-game episode of the same seed plays."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "gouji_v0", "is_parallelizable": False}
 
     def __init__(self, ruleset: str | Path | RuleGraph = "online", *, max_actions: int = DEFAULT_MAX_ACTIONS,
-                 render_mode: str | None = None, engine: str = "generated"):
+                 render_mode: str | None = None, engine: str = "generated", match: bool = False):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']}")
@@ -58,6 +63,10 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
             self._eng = fast.engine(self.graph)
         elif engine != "interpreter":
             raise ValueError(f"engine {engine!r}: 'generated' or 'interpreter'")
+        from gouji_dsl.tools.simulate import match_length
+        self.match_games = match_length(self.graph) if match else 1  # games per episode
+        self.game = 0  # the game of the episode being played (1 = first)
+        self._game_seed = ""
         self._seeds = random.Random()
         self.state: GameState | None = None
         self._moves: list[Move] = []
@@ -78,12 +87,15 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
 
     # ---------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game: dealt from ``seed`` (the deal of ``random.Random(f"env:{seed}")``), else
-        from the next seed of the environment's own generator (seeded by the last ``seed`` given)."""
+        """A new game (or match): dealt from ``seed`` (the deal of ``random.Random(f"env:{x}")``, ``x`` the
+        first draw of ``random.Random(seed)``; game k of a match from ``f"env:{x}:{k}"``), else from the next
+        seed of the environment's own generator (seeded by the last ``seed`` given)."""
         if seed is not None:
             self._seeds = random.Random(seed)
-        game_seed = f"env:{self._seeds.getrandbits(64)}"
-        self.state = self._eng.new_game(game_seed) if self._eng is not None else new_game(self.graph, game_seed)
+        self._game_seed = f"env:{self._seeds.getrandbits(64)}"
+        self.game = 1
+        self.state = (self._eng.new_game(self._game_seed) if self._eng is not None
+                      else new_game(self.graph, self._game_seed))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -95,12 +107,23 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
     def _after_move(self) -> None:
         st = self.state
         assert st is not None
+        if st.over and self.game < self.match_games:  # a game of the match ends: its scores, then the next game
+            for a in self.agents:
+                self.rewards[a] = float(st.scores.get(int(a.split("_")[1]), 0))
+            ended = {"game": self.game, "places": dict(st.places), "scores": dict(st.scores)}
+            self.game += 1
+            seed = f"{self._game_seed}:{self.game - 1}"
+            self.state = st = (self._eng.next_game(st, seed) if self._eng is not None else next_game(st, seed))
+            for a in self.agents:
+                self.infos[a] = {"game_over": ended}
         if st.over:
             self._moves = []
             for a in self.agents:
                 self.terminations[a] = True
                 self.rewards[a] = float(st.scores.get(int(a.split("_")[1]), 0))
                 self.infos[a] = {"places": dict(st.places), "scores": dict(st.scores)}
+                if self.match_games > 1:
+                    self.infos[a]["game"] = self.game
             return
         if st.decisions >= MAX_DECISIONS:  # pragma: no cover - no bundled ruleset comes near it
             for a in self.agents:
@@ -113,7 +136,9 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
         seat = st.to_act
         assert seat is not None
         self.agent_selection = _agent(seat)
-        self.infos[self.agent_selection] = {"moves_cut": self._cut} if self._cut else {}
+        info = self.infos.get(self.agent_selection, {})
+        self.infos[self.agent_selection] = ({"moves_cut": self._cut} if self._cut else {}) | (
+            {"game_over": info["game_over"]} if "game_over" in info else {})
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         st = self.state
@@ -143,6 +168,7 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
         if not 0 <= i < len(self._moves):
             raise ValueError(f"{agent}: action {i} is not legal now (the mask offers 0..{len(self._moves) - 1})")
         move = self._moves[i]
+        self.infos[agent].pop("game_over", None)  # (seen at its turn after a game of the match ended)
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0

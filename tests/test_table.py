@@ -280,6 +280,8 @@ def test_whoever_joins_between_games_or_after_the_match_gets_the_summary_and_the
         over2 = await a.receive("game_over", timeout=4 * WAIT)
         done = await a.receive("match_over", timeout=WAIT)
         assert over2["game"] == 2 and over2["next_in_s"] is None
+        last = a.last("state")  # the game's last state carries its result too
+        assert last is not None and last["result"]["scores"] == over2["scores"] and last["result"]["places"] == over2["places"]
         assert over2["scores"] == {str(k): v for k, v in s.room.table.finals[1].scores.items()}
         after = await s.join(watch=True)
         got = await after.receive("game_over", timeout=WAIT)

@@ -175,6 +175,9 @@ class Room:
         out: dict[str, Any] = {"type": "state", "seq": t.seq, "game": t.game_in_match, "full": full,
                                "view": seat_view(st, seat), "events": visible_events(st.record[start:], seat)}
         out.update(trick_json(st.record, seat, t.made_by))
+        if st.over:  # (the game's result in its last state too: a screen never shows a finished game without its scores)
+            from gouji_dsl.tools.table.summary import game_summary
+            out["result"] = {k: v for k, v in game_summary(st).items() if k != "tribute"}
         if full:
             out["log"] = log_json(st.record, seat, t.made_by)
         if last is not None:  # (a return's or discard's cards only to the seat that made it)

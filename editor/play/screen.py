@@ -45,6 +45,7 @@ from gouji_dsl.engine.interpreter import IllegalMove, Move
 from gouji_dsl.engine.records import GameRecord, load_record, record_graph, save_record
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
+from gouji_dsl.ruleset.words import Term
 from gouji_dsl.tools.cases import add_case_to_file
 
 from ..i18n import N_, _, ngettext
@@ -82,6 +83,7 @@ from .widgets import (
     place_text,
     seat_word,
     short_where,
+    termed,
 )
 
 #: what a seat at a club table cannot do: the table's game is the server's (no undo, no bots here,
@@ -493,14 +495,14 @@ class PlayScreen(Screen[None]):
         made_move = next((m for m in moves if made and m.text(s.model) == made), None)
         ol.border_title = (_("Decision {k}: {who} to {what}").format(k=self._review_count(k), who=who, what=st.capacity or st.phase)
                            + " · " + ngettext("{n} legal move", "{n} legal moves", len(moves)).format(n=len(moves))
-                           + (" · " + _("made: {move}").format(move=move_label(made, s.seat).plain) if made else " · " + _("not made yet")))
+                           + (" · " + _("made: {move}").format(move=move_label(made, s.seat, s.words).plain) if made else " · " + _("not made yet")))
         ordered = ([made_move] if made_move is not None else []) + [m for m in moves if m is not made_move]
         shown = ordered[:REVIEW_MAX]
         self._review_moves = shown
         options = []
         for i, m in enumerate(shown):
             label = Text("▶ " if m is made_move else "  ", style="bold")
-            label.append(move_label(m.text(s.model), s.seat))  # "seat 3 KK" as the log says it, not "3 play KK"
+            label.append(move_label(m.text(s.model), s.seat, s.words))  # "seat 3 KK" as the log says it, not "3 play KK"
             if m.cards is not None:
                 p = s.model.classify(m.cards)
                 if p.gouji:
@@ -724,24 +726,34 @@ class PlayScreen(Screen[None]):
         s = self.session
         st = s.state
         me = s.seat
-        ask = {"setup": ("revolt", N_("declare revolution (革命)? type revolt or pass")),
-               "declare": ("declare", N_("declare the point (宣点)? type declare or pass")),
-               "choose": ("choose", N_("type head (keep a head, 死级) or headless (活级)"))}
+        words = s.words
         if st.phase == "return":
             _receiver, giver, n = st.return_queue[0]
-            return ngettext("return {n} card to seat {giver} (还贡): type the cards",
-                            "return {n} cards to seat {giver} (还贡): type the cards", n).format(n=n, giver=giver)
+            return termed(words, ngettext("return {n} card to seat {giver} ({return_tribute}): type the cards",
+                                          "return {n} cards to seat {giver} ({return_tribute}): type the cards", n),
+                          ngettext("return {n} card to seat {giver}: type the cards",
+                                   "return {n} cards to seat {giver}: type the cards", n),
+                          {"return_tribute": Term.RETURN_TRIBUTE}, n=n, giver=giver)
         if st.phase == "ask":  # a choice of the ruleset's own: the offer rule that asks it says what it is
             word = st.ask_queue[0][1]
             mv = Move(me, Verb.CHOOSE, None, word)
             why = next((r for r in s.judge(mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
             return _("{word}? type choose {word} or pass").format(word=word) + (f" — {why.rule_id}: {why.text}" if why else "")
-        if st.phase not in ask:
+        if st.phase == "setup":
+            verb, text = "revolt", termed(words, _("declare revolution ({revolution})? type revolt or pass"),
+                                          _("declare revolution? type revolt or pass"), {"revolution": Term.REVOLUTION})
+        elif st.phase == "declare":
+            verb, text = "declare", termed(words, _("declare the point ({declared})? type declare or pass"),
+                                           _("declare the point? type declare or pass"), {"declared": Term.DECLARED})
+        elif st.phase == "choose":
+            verb, text = "choose", termed(words, _("type head (keep a head: {keep_head}) or headless ({headless})"),
+                                          _("type head (keep a head) or headless (go head-less)"),
+                                          {"keep_head": Term.KEEP_HEAD, "headless": Term.HEADLESS})
+        else:
             return " / ".join(sorted(s.legal_verbs()))
-        verb, text = ask[st.phase]
         mv = Move(me, Verb(verb), None, "head" if verb == "choose" else "")
         why = next((r for r in s.judge(mv).reasons if r.verdict == "allowed" and r.rule is not None), None)
-        return _(text) + (f" — {why.rule_id}: {why.text}" if why else "")
+        return text + (f" — {why.rule_id}: {why.text}" if why else "")
 
     # ------------------------------------------------------------------ typing
     @on(Input.Changed, "#move")

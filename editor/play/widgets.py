@@ -40,26 +40,55 @@ def seat_word(seat: int | str, me: int | None = None) -> str:
     return _("you") if me is not None and int(seat) == me else _("seat {seat}").format(seat=seat)
 
 
+NO_WORDS = GameWords({}, {})
+"""The words of a ruleset that names nothing (every place ``place N``, no terms)."""
+
 VERB_WORDS = {"play": N_("play"), "pass": N_("pass"), "burn": N_("burn"), "yield": N_("yield"), "revolt": N_("revolt"),
               "declare": N_("declare"), "choose": N_("choose"), "discard": N_("discard"), "return": N_("return")}
-"""The verbs of moves as the log and the seats show them (what you type stays the notation: NOTATION.md)."""
+"""The verbs of moves as the log and the seats show them when the ruleset names them not (what you
+type stays the notation: NOTATION.md)."""
+
+#: the verbs whose move the ruleset names (``words.terms``): in Chinese the log says the ruleset's word
+VERB_TERMS = {"pass": Term.PASS, "burn": Term.BURN, "yield": Term.YIELD, "revolt": Term.REVOLUTION,
+              "declare": Term.DECLARED, "return": Term.RETURN_TRIBUTE}
 
 
-def verb_word(verb: str) -> str:
-    """A move's verb in the active language (``burn`` → 烧牌)."""
+def verb_word(verb: str, words: GameWords = NO_WORDS) -> str:
+    """A move's verb in the active language: in English the notation's verb (``burn``), in Chinese
+    the ruleset's word for it (``烧牌``), else the app's own (gettext)."""
+    if chinese() and verb in VERB_TERMS and (named := words.term(VERB_TERMS[verb])):
+        return named
     return _(VERB_WORDS[verb]) if verb in VERB_WORDS else verb
+
+
+def termed(words: GameWords, with_terms: str, without: str, terms: dict[str, Term], *, english_terms: bool = True,
+           **fields: Any) -> str:
+    """A sentence that names terms of the game: ``with_terms`` when the ruleset names every one of
+    ``terms`` (placeholder → :class:`Term`) — in Chinese its word, in English its Chinese word, the
+    way English sentences give terms in brackets — else ``without`` (the app's own words). Both
+    are given translated (``_``, ``ngettext``), filled in here. ``english_terms=False``: in English
+    the sentence without the terms (the narrow log)."""
+    if not english_terms and not chinese():
+        return without.format(**fields)
+    lang = None if chinese() else Language.ZH
+    named = {k: words.term(t, lang) for k, t in terms.items()}
+    if all(named.values()):
+        return with_terms.format(**named, **fields)
+    return without.format(**fields)
 
 
 def flag_word(session: PlaySession, name: str) -> str:
     """A ruleset's marker (flag) as shown: the ruleset's word for it (``words.terms``: ``point opened
-    (开点)``, in Chinese ``开点``), else its name and the Chinese term of the rule that sets it."""
+    (开点)``, in Chinese ``开点``), else the Chinese term of the rule that sets it (mined from its
+    sentence) after its name, else its name; in Chinese the term alone, or ``标记 name`` (the
+    ruleset's identifier, as rule ids are shown: never an English fragment read as a word)."""
     named = session.words.term(name)
     if named:
         return named
     term = session.flag_term(name)
-    if term and chinese():
-        return term
-    return name.replace("_", " ") + (f" {term}" if term else "")
+    if chinese():
+        return term or _("marker {name}").format(name=name)
+    return name.replace("_", " ") + (f" ({term})" if term else "")
 
 
 def cards_word(n: int) -> str:
@@ -68,8 +97,6 @@ def cards_word(n: int) -> str:
 
 
 # ------------------------------------------------------------------------------ seats
-NO_WORDS = GameWords({}, {})
-"""The words of a ruleset that names nothing (every place ``place N``, no terms)."""
 
 
 def place_text(place: int, words: GameWords = NO_WORDS) -> str:
@@ -213,7 +240,7 @@ def last_move_text(session: PlaySession, seat: int) -> Text | None:
             _seat, verb, *rest = e["move"].split(None, 2)
             if earlier and verb not in ("play", "burn"):
                 continue  # before this trick: the cards it played last, not its passes
-            what = rest[0] if rest and verb == "play" else f"{verb_word(verb)} {rest[0] if rest else ''}".strip()
+            what = rest[0] if rest and verb == "play" else f"{verb_word(verb, session.words)} {rest[0] if rest else ''}".strip()
             if st.phase != "play" and verb in ("pass", "revolt", "declare", "choose"):
                 return None  # a setup answer: the log says it
             t = Text("▸ ", style="dim" if earlier else "bold")
@@ -283,7 +310,7 @@ class TrickView(Static):
             if e["type"] in ("revolution", "redeal"):
                 t.append(f"{event_label(e, me, session.words)}\n", style="italic cyan")
         for m in [e["move"] for e in st.record if e["type"] == "move"][-6:]:
-            t.append_text(move_label(m, me))
+            t.append_text(move_label(m, me, session.words))
             t.append("\n")
         return t
 
@@ -351,7 +378,7 @@ def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
                 top = st.top is not None and verb in ("play", "burn") and int(seat) == st.top.seat \
                     and cards == st.top.play.text
                 label = Text("◆ " if top else "  ", style="bold")
-                label.append_text(move_label(ev["move"], me))
+                label.append_text(move_label(ev["move"], me, session.words))
                 if verb == "yield" and not chinese() and (term := session.words.term(Term.YIELD, Language.ZH)):
                     label.append(f" ({term})", style="italic")
                 if top:
@@ -507,65 +534,93 @@ def asked_text(session: PlaySession) -> str:
     if s is None:
         return ""
     who = seat_word(s, session.seat)
+    words = session.words
     if st.phase == "setup":
-        return "▶ " + _("{who}: revolt or pass?").format(who=who)
+        return "▶ " + termed(words, _("{who}: revolt ({revolution}) or pass?"), _("{who}: revolt or pass?"),
+                             {"revolution": Term.REVOLUTION}, who=who)
     if st.phase == "declare":
-        return "▶ " + _("{who}: declare the point or pass?").format(who=who)
+        return "▶ " + termed(words, _("{who}: declare the point ({declared}) or pass?"), _("{who}: declare the point or pass?"),
+                             {"declared": Term.DECLARED}, who=who)
     if st.phase == "choose":
-        return "▶ " + _("{who}: keep a head or go head-less?").format(who=who)
+        return "▶ " + termed(words, _("{who}: keep a head ({keep_head}) or go head-less ({headless})?"),
+                             _("{who}: keep a head or go head-less?"),
+                             {"keep_head": Term.KEEP_HEAD, "headless": Term.HEADLESS}, who=who)
     if st.phase == "ask":  # a choice of the ruleset's own (settings.choices)
         word = st.ask_queue[0][1]
         return "▶ " + _("{who}: choose {word}, or pass?").format(who=who, word=word)
     if st.phase == "return":
         _receiver, giver, n = st.return_queue[0]
-        return "▶ " + ngettext("{who}: return {n} card to seat {giver}", "{who}: return {n} cards to seat {giver}", n).format(
-            who=who, n=n, giver=giver)
+        return "▶ " + termed(words, ngettext("{who}: return {n} card to seat {giver} ({return_tribute})",
+                                             "{who}: return {n} cards to seat {giver} ({return_tribute})", n),
+                             ngettext("{who}: return {n} card to seat {giver}", "{who}: return {n} cards to seat {giver}", n),
+                             {"return_tribute": Term.RETURN_TRIBUTE}, n=n, who=who, giver=giver)
     if st.capacity == "lead":
-        return "▶ " + _("{who} to lead").format(who=who) + (" " + _("(burning: every lead carries a joker)") if st.burner == s else "")
+        burning = " " + termed(words, _("({burn}: every lead carries a joker)"), _("(burning: every lead carries a joker)"),
+                               {"burn": Term.BURN}) if st.burner == s else ""
+        return "▶ " + _("{who} to lead").format(who=who) + burning
     top = st.top
     if top is None:
         return f"▶ {who}"
     if st.capacity == "burn":
-        return "▶ " + _("{who}: burn {cards}, or pass?").format(who=who, cards=top.play.text)
+        return "▶ " + termed(words, _("{who}: burn {cards} ({burn}), or pass?"), _("{who}: burn {cards}, or pass?"),
+                             {"burn": Term.BURN}, who=who, cards=top.play.text)
     return "▶ " + _("{who} to answer {cards}").format(who=who, cards=top.play.text)
-
-
-#: the events whose Chinese word (the ruleset's ``words.terms``) the English log shows after them
-_TERMED_EVENTS = (Term.BURN, Term.COUNTER_BURN, Term.BURN_UNDONE, Term.BURN_FAILED, Term.REVOLUTION, Term.PLACE)
 
 
 def event_label(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS) -> str:
     """An engine event in words with the ruleset's term for it: ``seat 5 burns seat 3 (烧牌)`` (in
-    Chinese the words are the terms)."""
-    text = event_text(e, me, words)
-    term = words.term(e["type"], Language.ZH) if e["type"] in _TERMED_EVENTS else None
-    return f"{text} ({term})" if term and not chinese() else text
+    Chinese the words are the terms: ``5号位对3号位烧牌``)."""
+    return event_text(e, me, words, english_terms=True)
 
 
 #: the events whose sentence has a subject: (said of you, said of another seat), with the event's fields
 _SUBJECT_EVENTS: dict[str, tuple[str, str]] = {
     "trick_won": (N_("you win the trick with {play}"), N_("seat {seat} wins the trick with {play}")),
-    "burn": (N_("you burn seat {burned}"), N_("seat {seat} burns seat {burned}")),
-    "counter_burn": (N_("you counter-burn seat {burned}"), N_("seat {seat} counter-burns seat {burned}")),
-    "burn_undone": (N_("you beat the burner (seat {burner}): the burn is off"),
-                    N_("seat {seat} beats the burner (seat {burner}): the burn is off")),
     "discard": (N_("you throw away {cards}"), N_("seat {seat} throws away {cards}")),
     "no_lead": (N_("you have no allowed lead"), N_("seat {seat} has no allowed lead")),
     "retire": (N_("you stop playing ({how})"), N_("seat {seat} stops playing ({how})")),
 }
 
+#: the events the ruleset names (``words.terms``, the event type is the term): (said of you, of
+#: another seat) with the ruleset's word as ``{term}``, then the same without (the app's own words)
+_TERMED_EVENTS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
+    "burn": ((N_("you burn seat {burned} ({term})"), N_("seat {seat} burns seat {burned} ({term})")),
+             (N_("you burn seat {burned}"), N_("seat {seat} burns seat {burned}"))),
+    "counter_burn": ((N_("you counter-burn seat {burned} ({term})"), N_("seat {seat} counter-burns seat {burned} ({term})")),
+                     (N_("you counter-burn seat {burned}"), N_("seat {seat} counter-burns seat {burned}"))),
+    "burn_undone": ((N_("you beat the burner (seat {burner}): {term}"), N_("seat {seat} beats the burner (seat {burner}): {term}")),
+                    (N_("you beat the burner (seat {burner}): the burn is off"),
+                     N_("seat {seat} beats the burner (seat {burner}): the burn is off"))),
+    "burn_success": ((N_("burn by {who} succeeds ({term})"),) * 2, (N_("burn by {who} succeeds"),) * 2),
+    "burn_failed": ((N_("burn by {who} fails ({term})"),) * 2, (N_("burn by {who} fails"),) * 2),
+    "revolution": ((N_("revolution ({term}): {who}"),) * 2, (N_("revolution: {who}"),) * 2),
+    "place": ((N_("out ({term}): {who}, {place}"),) * 2, (N_("out: {who}, {place}"),) * 2),
+}
 
-def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS) -> str:
-    """One engine event in words (places named as the ruleset's ``words`` name them)."""
+
+def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS, english_terms: bool = False) -> str:
+    """One engine event in words (places named as the ruleset's ``words`` name them; in Chinese the
+    events the ruleset names said with its word, in English with its Chinese word in brackets when
+    ``english_terms``: :func:`termed`)."""
     def who(s: Any) -> str:
         return seat_word(s, me)
 
     t = e["type"]
+    yours_first = me is not None and e.get("seat") == me
+    fields = {k: v for k, v in e.items() if isinstance(k, str) and k != "type"}
     if t in _SUBJECT_EVENTS:
         yours, theirs = _SUBJECT_EVENTS[t]
-        fields = {k: v for k, v in e.items() if isinstance(k, str)}
         fields.setdefault("how", "")
-        return _(yours if me is not None and e.get("seat") == me else theirs).format(**fields)
+        return _(yours if yours_first else theirs).format(**fields)
+    if t in _TERMED_EVENTS:
+        (named_yours, named_theirs), (own_yours, own_theirs) = _TERMED_EVENTS[t]
+        if "seat" in fields:
+            fields["who"] = who(fields["seat"])
+        if t == "place":
+            fields["place"] = place_text(e["place"], words)
+        text = termed(words, _(named_yours if yours_first else named_theirs), _(own_yours if yours_first else own_theirs),
+                      {"term": Term(t)}, english_terms=english_terms, **fields)
+        return text + (" " + _("(automatic)") if e.get("automatic") else "")
     if t == "deal":
         return (_("game {n} dealt again (redeal)") if e.get("redeal") else _("game {n} dealt")).format(n=e.get("game_number", 1)) + \
             (" " + _("(seed {seed})").format(seed=e["seed"]) if e.get("seed") is not None else "")
@@ -574,12 +629,6 @@ def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_W
         return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
     if t == "first_leader":
         return _("first lead: {who}").format(who=who(e["seat"]))
-    if t == "place":
-        return _("out: {who}, {place}").format(who=who(e["seat"]), place=place_text(e["place"], words))
-    if t in ("burn_success", "burn_failed", "revolution"):
-        said = {"burn_success": N_("burn by {who} succeeds"), "burn_failed": N_("burn by {who} fails"),
-                "revolution": N_("revolution: {who}")}[t]
-        return _(said).format(who=who(e["seat"])) + (" " + _("(automatic)") if e.get("automatic") else "")
     if t == "redeal":
         return _("the deal is void: dealt again")
     if t == "game_over":
@@ -606,7 +655,7 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(width - cell_len(text), 0)
 
 
-def move_label(move: str, me: int) -> Text:
+def move_label(move: str, me: int, words: GameWords = NO_WORDS) -> Text:
     """``3 play KK`` as ``seat 3  KK`` (you in bold); other verbs spelt out."""
     seat, verb, *rest = move.split(None, 2)
     t = Text()
@@ -617,7 +666,7 @@ def move_label(move: str, me: int) -> Text:
     if verb == "play":
         t.append(arg, style="bold" if mine else "")
     else:
-        t.append(f"{verb_word(verb)} {arg}".strip(), style="red" if verb == "burn" else ("dim" if verb == "pass" else "italic"))
+        t.append(f"{verb_word(verb, words)} {arg}".strip(), style="red" if verb == "burn" else ("dim" if verb == "pass" else "italic"))
     return t
 
 
@@ -886,7 +935,7 @@ class GameLog(Tree[Any]):
         parent = self._game_nodes.get(e.game_index) or self.root
         label = Text()
         label.append(f"{i:>3} ", style="dim")
-        label.append_text(move_label(e.move or "", me))
+        label.append_text(move_label(e.move or "", me, s.words))
         before = s.entries[i - 1].state if i > 0 else None
         if before is not None and e.move and e.move.split()[1:2] == ["pass"] and before.phase in ("setup", "declare", "ask"):
             label.append(" " + _("— {what}").format(what=declined_text(before.phase, s.words)), style="dim")  # what was declined

@@ -357,14 +357,14 @@ static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
         vm_result v;
         int seat;
         if (r->when) {
-            v = vm_run(r->when, r->when_n, &s->c);
+            (void)vm_exec(r->when, r->when_n, &s->c, &v);
             if (v.status != VM_OK)
                 return fl_fail(s, 100 + tr);
             if (!vm_truth(v.result))
                 continue;
         }
         if (r->target) {
-            v = vm_run(r->target, r->target_n, &s->c);
+            (void)vm_exec(r->target, r->target_n, &s->c, &v);
             if (v.status != VM_OK)
                 return fl_fail(s, 100 + tr);
             who = v.result;
@@ -382,7 +382,7 @@ static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
             fl_play keep_play = s->err_play, keep_top = s->err_top, keep_beaten = s->err_beaten;
             if (r->code == NULL)
                 return fl_fail(s, 100 + tr);
-            v = vm_run(r->code, r->code_n, &s->c);
+            (void)vm_exec(r->code, r->code_n, &s->c, &v);
             if (v.status != VM_OK)
                 return fl_fail(s, 100 + tr);
             for (k = 0; k < 3 && v.result.tag == T_TEXT; k++)
@@ -408,7 +408,7 @@ static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
         } else {
             int64_t amt = 1;
             if (r->amount) {
-                v = vm_run(r->amount, r->amount_n, &s->c);
+                (void)vm_exec(r->amount, r->amount_n, &s->c, &v);
                 if (v.status != VM_OK || v.result.tag != T_INT)
                     return fl_fail(s, 100 + tr);
                 amt = v.result.v;
@@ -1664,7 +1664,8 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
             int may_yield = 0;
             if (!s->top.present)
                 return FL_BROKEN;
-            s->collect = pick == NULL ? s->listed : NULL;  /* (the heuristic bot reads the answers listed) */
+            s->collect = s->listed;  /* (the heuristic bot reads the answers listed; a random bot's draw is taken
+                                        from them when it is among the first FL_LISTED: no second listing) */
             s->collect_cap = FL_LISTED;
             n = fl_answers(s, P, seat, -1, &code);
             s->collect = NULL;
@@ -1686,7 +1687,9 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                 return FL_BROKEN;
             if (i < n) {
                 int burn = s->cap == FL_BURN;
-                if (rc == 0 && fl_answers(s, P, seat, i, &code) != i + 1)
+                if (rc == 0 && i < FL_LISTED)
+                    code = s->listed[i];
+                else if (rc == 0 && fl_answers(s, P, seat, i, &code) != i + 1)
                     return FL_BROKEN;
                 if (fl_event(s, burn ? EV_BURNMOVE : EV_PLAY, seat, 0, 0, &code) < 0)
                     return FL_BROKEN;

@@ -69,26 +69,45 @@ static inline void mt_init_by_array(mt_state *r, const uint32_t *init_key, size_
             r->index = MT_N;
         }
     }
-    i = 1;
-    j = 0;
-    k = (MT_N > key_length ? MT_N : key_length);
-    for (; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + init_key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= MT_N) {
-            mt[0] = mt[MT_N - 1];
-            i = 1;
+    /* the two mixing passes as CPython runs them (i from 1 with mt[0] = mt[N-1] at each wrap, j over
+       the key), split into runs without a wrap inside: the previous word kept in a register, no test
+       per word (the same words in the same order) */
+    {
+        uint32_t prev = mt[0];
+        size_t left = (MT_N > key_length ? MT_N : key_length);
+        i = 1;
+        j = 0;
+        while (left) {
+            size_t run = MT_N - i, kr = key_length - j, stop;
+            if (run > left)
+                run = left;
+            if (run > kr)
+                run = kr;
+            for (stop = i + run; i < stop; i++, j++) {
+                prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + init_key[j] + (uint32_t)j;
+                mt[i] = prev;
+            }
+            left -= run;
+            if (i >= MT_N) {
+                mt[0] = prev;
+                i = 1;
+            }
+            if (j >= key_length)
+                j = 0;
         }
-        if (j >= key_length)
-            j = 0;
-    }
-    for (k = MT_N - 1; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
-        i++;
-        if (i >= MT_N) {
-            mt[0] = mt[MT_N - 1];
-            i = 1;
+        for (k = MT_N - 1; k;) {
+            size_t run = MT_N - i, stop;
+            if (run > k)
+                run = k;
+            for (stop = i + run; i < stop; i++) {
+                prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - (uint32_t)i;
+                mt[i] = prev;
+            }
+            k -= run;
+            if (i >= MT_N) {
+                mt[0] = prev;
+                i = 1;
+            }
         }
     }
     mt[0] = 0x80000000U;

@@ -589,6 +589,8 @@ static inline double vm_float(vm_value x)
 
 static inline int vm_truth(vm_value x)
 {
+    if (x.tag == T_BOOL || x.tag == T_INT)  /* (the usual ones first: a number's truth) */
+        return x.v != 0;
     if (x.tag == T_FLOAT)
         return vm_float(x) != 0.0;
     if (x.tag == T_LIST || x.tag == T_TLIST)
@@ -630,25 +632,22 @@ static inline int vm_is_active(const vm_ctx *c, int64_t s)
     return !vm_seat_ok(c, s) || ((c->set_bits[SET_ACTIVE] >> s) & 1U);
 }
 
-/* Runs a program vm_verify accepted. */
-static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
+/* Runs a program vm_verify accepted: VM_OK with the value in res->result, else the failure in *res
+ * (status, the failing instruction's pc, its operands in result / aux). Only the fields a run
+ * sets are written on success (the value): the caller's result struct is not filled per run. */
+static inline __attribute__((always_inline)) int vm_exec(const int32_t *code, int n, const vm_ctx *c, vm_result *res)
 {
     vm_value st[VM_STACK + 1];
     vm_value locals[VM_NLOCALS];
     uint32_t stored = 0;  /* which locals were stored (an unstored one reads as none; no clearing per run) */
-    vm_result res;
-    int sp = 0, pc = 0;
-    res.status = VM_BAD;
-    res.pc = 0;
-    res.result.tag = T_NONE;
-    res.result.v = 0;
-    res.aux.tag = T_NONE;
-    res.aux.v = 0;
+    int sp = 0, pc = 0, at = 0;  /* at: the start of the instruction running (a failure's pc) */
+    res->aux.tag = T_NONE;
+    res->aux.v = 0;
 #define PUSH(T, V) do { if (sp >= VM_STACK) goto bad; st[sp].tag = (T); st[sp].v = (V); sp++; } while (0)
 #define NEED(k) do { if (sp < (k)) goto bad; } while (0)
     while (pc < n) {  /* (every jump goes forward: checked here as well as by the verifier, so pc only grows) */
         int op = code[pc];
-        res.pc = pc;
+        at = pc;
         switch (op) {
         case OP_CONST:
             PUSH(code[pc + 1], code[pc + 2]);
@@ -703,9 +702,9 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                 break;
             }
             if (x.tag != T_INT && x.tag != T_BOOL) {  /* (a rank or a text where a seat is wanted) */
-                res.status = VM_DOMAIN;
-                res.result = x;
-                return res;
+                res->status = VM_DOMAIN;
+                res->result = x;
+                { res->pc = at; return res->status; }
             }
             s = x.v;
             switch (fn) {
@@ -849,6 +848,14 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             vm_value x, y;
             int b = code[pc + 1];
             int64_t r = 0;
+            if (op == OP_BINK && b >= B_LT_INT && b <= B_GE_INT && code[pc + 2] == T_INT && sp >= 1 && st[sp - 1].tag == T_INT) {
+                /* (the usual case first: a whole number against a whole-number constant; as below) */
+                int64_t xv = st[sp - 1].v, yv = code[pc + 3];
+                st[sp - 1].tag = T_BOOL;
+                st[sp - 1].v = b == B_LT_INT ? xv < yv : b == B_LE_INT ? xv <= yv : b == B_GT_INT ? xv > yv : xv >= yv;
+                pc += 4;
+                break;
+            }
             if (op == OP_BINK) {  /* (the right operand written in the instruction) */
                 NEED(1);
                 y.tag = code[pc + 2];
@@ -906,9 +913,9 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     if (x.tag != T_INT || y.tag != T_INT)
                         goto cannot;
                     if ((b == B_FLOORDIV || b == B_MOD) && y.v == 0) {
-                        res.status = VM_DIV_ZERO;
-                        res.result = x;
-                        return res;
+                        res->status = VM_DIV_ZERO;
+                        res->result = x;
+                        { res->pc = at; return res->status; }
                     }
                     switch (b) {
                     case B_ADD: r = x.v + y.v; break;
@@ -939,9 +946,9 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     if (x.tag != T_INT || y.tag != T_INT)
                         goto cannot;
                     if (y.v == 0) {
-                        res.status = VM_DIV_ZERO;
-                        res.result = x;
-                        return res;
+                        res->status = VM_DIV_ZERO;
+                        res->result = x;
+                        { res->pc = at; return res->status; }
                     }
                     /* (|x|, |y| < 2**53: both doubles exact, the quotient correctly rounded, as Python's int / int) */
                     q = (double)x.v / (double)y.v;
@@ -990,10 +997,10 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             pc += op == OP_BINK ? 4 : 2;
             break;
         cannot:  /* (the operands the failure shows) */
-            res.status = VM_CANNOT;
-            res.result = x;
-            res.aux = y;
-            return res;
+            res->status = VM_CANNOT;
+            res->result = x;
+            res->aux = y;
+            { res->pc = at; return res->status; }
         }
         case OP_JFALSE_KEEP:
         case OP_JTRUE_KEEP: {
@@ -1028,9 +1035,10 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             break;
         case OP_RET:
             NEED(1);
-            res.status = VM_OK;
-            res.result = st[sp - 1];
-            return res;
+            res->status = VM_OK;
+            res->pc = at;
+            res->result = st[sp - 1];
+            return VM_OK;
         case OP_STORE:
         case OP_TEE:
             NEED(1);
@@ -1358,9 +1366,9 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     found = k;
             }
             if (found < 0) {
-                res.status = VM_MISSING_KEY;
-                res.result = key;
-                return res;
+                res->status = VM_MISSING_KEY;
+                res->result = key;
+                { res->pc = at; return res->status; }
             }
             PUSH(code[pc + 4 + 4 * found], code[pc + 5 + 4 * found]);
             pc += 2 + 4 * VM_MAP_MAX;
@@ -1417,10 +1425,10 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
                     if (code[pc + 2 + 2 * e] == c->place[s])
                         found = e;
                 if (found < 0) {
-                    res.status = VM_MISSING_PLACE;
-                    res.result.tag = T_INT;
-                    res.result.v = c->place[s];
-                    return res;
+                    res->status = VM_MISSING_PLACE;
+                    res->result.tag = T_INT;
+                    res->result.v = c->place[s];
+                    { res->pc = at; return res->status; }
                 }
                 total += code[pc + 3 + 2 * found];
             }
@@ -1693,17 +1701,17 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
             if (l.tag != T_LIST)
                 goto domain;
             if (key.tag != T_INT) {  /* (a bool is no list index: "a list is indexed by a number") */
-                res.status = VM_BAD_INDEX;
-                res.result = key;
-                return res;
+                res->status = VM_BAD_INDEX;
+                res->result = key;
+                { res->pc = at; return res->status; }
             }
             len = vm_list_len(l);
             i = key.v < 0 ? key.v + len : key.v;
             if (key.v < -len || key.v >= len || i < 0 || i >= len) {
-                res.status = VM_MISSING_ITEM;
-                res.result = key;
-                res.aux = l;
-                return res;
+                res->status = VM_MISSING_ITEM;
+                res->result = key;
+                res->aux = l;
+                { res->pc = at; return res->status; }
             }
             if (sp >= VM_STACK)
                 goto bad;
@@ -1745,13 +1753,30 @@ static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
         }
     }
 bad:
-    res.status = VM_BAD;
-    return res;
+    res->status = VM_BAD;
+    res->pc = at;
+    res->result.tag = T_NONE;
+    res->result.v = 0;
+    return VM_BAD;
 domain:
-    res.status = VM_DOMAIN;
-    return res;
+    res->status = VM_DOMAIN;
+    res->pc = at;
+    res->result.tag = T_NONE;
+    res->result.v = 0;
+    return VM_DOMAIN;
 #undef PUSH
 #undef NEED
+}
+
+/* vm_exec's result as a value (the whole vm_result filled). */
+static inline vm_result vm_run(const int32_t *code, int n, const vm_ctx *c)
+{
+    vm_result res;
+    res.pc = 0;
+    res.result.tag = T_NONE;
+    res.result.v = 0;
+    (void)vm_exec(code, n, c, &res);
+    return res;
 }
 
 /* ------------------------------------------------------------------------------ hooks */
@@ -1779,6 +1804,7 @@ typedef struct {
 static inline vm_hook_result vm_permit(const vm_rule *rules, int n, int deflt, const vm_ctx *c)
 {
     vm_hook_result out;
+    vm_result v;  /* (one per hook: vm_exec writes its value, or its failure) */
     int i, granted = deflt != 0;
     out.rule = -1;
     out.in_when = 0;
@@ -1787,10 +1813,9 @@ static inline vm_hook_result vm_permit(const vm_rule *rules, int n, int deflt, c
     out.r.aux.tag = T_NONE;
     out.r.aux.v = 0;
     for (i = 0; i < n; i++) {
-        vm_result v;
+        int t;
         if (rules[i].when != NULL) {
-            v = vm_run(rules[i].when, rules[i].when_n, c);
-            if (v.status != VM_OK) {
+            if (vm_exec(rules[i].when, rules[i].when_n, c, &v) != VM_OK) {
                 out.r = v;
                 out.rule = i;
                 out.in_when = 1;
@@ -1799,16 +1824,16 @@ static inline vm_hook_result vm_permit(const vm_rule *rules, int n, int deflt, c
             if (!vm_truth(v.result))
                 continue;
         }
-        v = vm_run(rules[i].code, rules[i].code_n, c);
-        if (v.status != VM_OK) {
+        if (vm_exec(rules[i].code, rules[i].code_n, c, &v) != VM_OK) {
             out.r = v;
             out.rule = i;
             return out;
         }
+        t = vm_truth(v.result);
         if (rules[i].effect == EFF_ALLOW) {
-            if (vm_truth(v.result))
+            if (t)
                 granted = 1;
-        } else if ((rules[i].effect == EFF_DENY && vm_truth(v.result)) || (rules[i].effect == EFF_REQUIRE && !vm_truth(v.result))) {
+        } else if ((rules[i].effect == EFF_DENY && t) || (rules[i].effect == EFF_REQUIRE && !t)) {
             out.r.result.tag = T_BOOL;
             out.r.result.v = 0;
             out.rule = i;
@@ -1827,6 +1852,7 @@ static inline vm_hook_result vm_permit(const vm_rule *rules, int n, int deflt, c
 static inline vm_hook_result vm_value_of(const vm_rule *rules, int n, vm_value deflt, const vm_ctx *c)
 {
     vm_hook_result out;
+    vm_result v;
     int i;
     out.rule = -1;
     out.in_when = 0;
@@ -1835,10 +1861,8 @@ static inline vm_hook_result vm_value_of(const vm_rule *rules, int n, vm_value d
     out.r.aux.tag = T_NONE;
     out.r.aux.v = 0;
     for (i = n - 1; i >= 0; i--) {
-        vm_result v;
         if (rules[i].when != NULL) {
-            v = vm_run(rules[i].when, rules[i].when_n, c);
-            if (v.status != VM_OK) {
+            if (vm_exec(rules[i].when, rules[i].when_n, c, &v) != VM_OK) {
                 out.r = v;
                 out.rule = i;
                 out.in_when = 1;

@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                                    run_header(g.name, a, b, args.seed, think))
                 if not games:
                     continue
-                from gouji_dsl.tools.simulate import match_length
+                from gouji_dsl.engine.interpreter import match_length
                 rep = DuelReport(g.name, a, b, len({x.deal for x in games}), args.seed, think, games, match_length(g))
                 results.append(rep.to_dict())
             else:

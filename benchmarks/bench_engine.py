@@ -61,7 +61,8 @@ def load() -> str:
 
 def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[float, int]:
     """CPU seconds and decisions for ``games`` games (matches chained) with one engine."""
-    from gouji_dsl.tools.simulate import match_length, play_game
+    from gouji_dsl.engine.interpreter import match_length
+    from gouji_dsl.tools.simulate import play_game
     length = match_length(graph)
     prev = None
     decisions = 0
@@ -133,7 +134,7 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
             if bots == "heuristic":  # (before heuristic.h: the native flow, the bot choosing in Python)
                 rounds.insert(2, ("native-py", games))
             from gouji_dsl.engine.native import flow
-            from gouji_dsl.tools.simulate import match_length
+            from gouji_dsl.engine.interpreter import match_length
             if match_length(graph) == 1 and flow.games_fallback(graph, eng.module) is None:  # (random or heuristic bots)
                 rounds.insert(2, ("games", games))
         if bots == "random":

@@ -62,7 +62,7 @@ def workload(ruleset: str, games: int, warm: int, *, keep_gc: bool = False, meas
     from gouji_dsl.bots import make_bot
     from gouji_dsl.engine import fast
     from gouji_dsl.ruleset.graph import load_graph
-    from gouji_dsl.tools.simulate import match_length
+    from gouji_dsl.engine.interpreter import match_length
     graph = load_graph(ruleset)
     eng = fast.engine(graph)
     assert eng is not None, fast.fallback_reason(graph)

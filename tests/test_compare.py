@@ -383,7 +383,8 @@ def test_matches_are_chained_and_independent_of_workers(tmp_path, graphs):
     """A ruleset with matches (tribute between games) against one without: chunks follow match
     boundaries, so workers=1 and workers=2 agree; single-game mode plays every deal afresh.
     The variant is an unsaved editor buffer (its file does not exist): workers compile it too."""
-    from gouji_dsl.tools.simulate import match_length, play_game
+    from gouji_dsl.engine.interpreter import match_length
+    from gouji_dsl.tools.simulate import play_game
     buffer = resolve_text(textwrap.dedent(MATCH_VARIANT), tmp_path / "matchvariant.yaml")
     mv = compile_ruleset(buffer)
     if match_length(mv) != 3:

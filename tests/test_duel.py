@@ -406,7 +406,7 @@ def test_a_bot_against_itself_is_reported_as_alike_not_as_a_bare_zero_width_inte
 def test_extending_an_unfinished_match_says_its_deals_are_played_again(runner, tmp_path):
     """Extending a 2-deal rulebook run to 4 deals said "2 of the 4 deals saved already" while it played
     the unfinished match again from its first deal (the figures were right; the count was not)."""
-    from gouji_dsl.tools.simulate import match_length
+    from gouji_dsl.engine.interpreter import match_length
 
     assert match_length(graph("rulebook")) > 4  # the two runs end inside one match
     save = tmp_path / "run.jsonl"

@@ -557,7 +557,7 @@ def test_match_length_knows_no_game_variable(tmp_path):
             on: match_length
             value: "max(settings.match_games, 3)"
         """)
-    from gouji_dsl.tools.simulate import match_length
+    from gouji_dsl.engine.interpreter import match_length
     assert match_length(load_graph(good)) == 3
 
 

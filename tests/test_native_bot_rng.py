@@ -11,8 +11,9 @@ import pytest
 
 from gouji_dsl.bots import make_bot
 from gouji_dsl.engine import native
+from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.tools.simulate import bot_rng, match_length, play_game
+from gouji_dsl.tools.simulate import bot_rng, play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 POSITIONAL = str(ROOT / "examples" / "variants" / "positional-jokers.yaml")

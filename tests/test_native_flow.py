@@ -18,10 +18,10 @@ from gouji_dsl.bots import make_bot
 from gouji_dsl.bots.heuristic import random_policies
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine import fast, native
+from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.engine.native import flow as F
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.tools.simulate import match_length
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))

@@ -166,7 +166,7 @@ def test_any_seed_gives_the_games_play_game_gives(seed):
 def test_games_chained_into_matches_are_said_to_be_played_one_by_one():
     """qingdao-classic plays matches of 5 (tribute between games): without matches its games are
     whole native games; with them the summary says why not (the between-game phase)."""
-    from gouji_dsl.tools.simulate import match_length
+    from gouji_dsl.engine.interpreter import match_length
     from gouji_dsl.tools.single import run_simulation
     g = load_graph("qingdao-classic")
     assert match_length(g) == 5 and F.games_fallback(g) is None

@@ -16,11 +16,12 @@ import pytest
 from gouji_dsl.bots import HeuristicBot, make_bot
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine import fast, native
+from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.engine.native import flow as F
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools import simulate
-from gouji_dsl.tools.simulate import engine_summary, match_length
+from gouji_dsl.tools.simulate import engine_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in rules_dir().glob("*.yaml"))

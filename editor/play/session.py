@@ -20,7 +20,19 @@ from gouji_dsl.bots import BOTS, HeuristicBot, is_outside, make_bot, parse_bot_s
 from gouji_dsl.bots.search import Analysis
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.engine.explain import Explanation, explain
-from gouji_dsl.engine.interpreter import CARD_VERBS, VERBS, GameState, Move, choice_words, game_seed, hands_from_text, new_game, next_game, read_seat
+from gouji_dsl.engine.interpreter import (
+    CARD_VERBS,
+    VERBS,
+    GameState,
+    Move,
+    choice_words,
+    game_seed,
+    hands_from_text,
+    match_length,
+    new_game,
+    next_game,
+    read_seat,
+)
 from gouji_dsl.engine.records import GameRecord, Step, replay_steps
 from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.model import Play
@@ -29,7 +41,6 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.cases import scenario_case
 from gouji_dsl.tools.scoreboard import team_score, tribute_of
-from gouji_dsl.tools.simulate import match_length
 
 from ..i18n import _, chinese, ngettext
 

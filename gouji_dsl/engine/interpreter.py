@@ -1611,6 +1611,12 @@ def new_game(graph: RuleGraph, seed: int | str | None = None, *, hands: dict[int
                      source="random" if hands is None else "fixed", seed=seed)
 
 
+def match_length(graph: RuleGraph) -> int:
+    """Games per match as the ruleset's ``match_length`` rule says (1 when it has none): the
+    games a match (比赛) chains, tribute between them."""
+    return max(1, int(graph.value("match_length", Ctx(None)) or 1))
+
+
 def next_game(state: GameState, seed: int | str | None = None, *,
               hands: dict[int, list[Card]] | None = None) -> GameState:
     """The next game of a match: a new deal (from ``seed`` or ``hands``) whose between-game phase

@@ -63,7 +63,7 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
             self._eng = fast.engine(self.graph)
         elif engine != "interpreter":
             raise ValueError(f"engine {engine!r}: 'generated' or 'interpreter'")
-        from gouji_dsl.tools.simulate import match_length
+        from gouji_dsl.engine.interpreter import match_length
         self.match_games = match_length(self.graph) if match else 1  # games per episode
         self.game = 0  # the game of the episode being played (1 = first)
         self._game_seed = ""

@@ -577,6 +577,26 @@ def _held_back_note(file: str, held: tuple[str, ...]) -> str:
              "(fix them and validate again)").format(file=file, what=what)
 
 
+def _say_validation(f: str, result: Any, failed: bool, n_rules: int | None) -> None:
+    """The text report of one validated file: its diagnostics, then one summary line."""
+    errors, warnings = result.errors, result.warnings
+    for d in result.diagnostics:
+        _err(d.format())
+    if result.lint and failed and not [d for d in errors if d not in result.lint]:
+        n = len(result.lint)
+        _err(ngettext("{file}: {n} lint finding (--strict)", "{file}: {n} lint findings (--strict)", n).format(file=f, n=n))
+    elif errors:
+        n = len(errors)
+        _err(ngettext("{file}: {n} problem", "{file}: {n} problems", n).format(file=f, n=n))
+        if result.held_back:
+            _err(_held_back_note(f, result.held_back))
+    elif failed and warnings:
+        n = len(warnings)
+        _err(ngettext("{file}: {n} warning (--strict)", "{file}: {n} warnings (--strict)", n).format(file=f, n=n))
+    else:
+        echo(_("{file}: ok ({n} rules)").format(file=f, n=n_rules))
+
+
 @cli.command("validate")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--strict", is_flag=True,
@@ -625,21 +645,7 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
                            "warnings": len(warnings), "diagnostics": [d.to_dict() for d in result.diagnostics],
                            "held_back": list(result.held_back)})
         else:
-            for d in result.diagnostics:
-                _err(d.format())
-            if result.lint and failed and not [d for d in errors if d not in result.lint]:
-                n = len(result.lint)
-                _err(ngettext("{file}: {n} lint finding (--strict)", "{file}: {n} lint findings (--strict)", n).format(file=f, n=n))
-            elif errors:
-                n = len(errors)
-                _err(ngettext("{file}: {n} problem", "{file}: {n} problems", n).format(file=f, n=n))
-                if result.held_back:
-                    _err(_held_back_note(f, result.held_back))
-            elif failed and warnings:
-                n = len(warnings)
-                _err(ngettext("{file}: {n} warning (--strict)", "{file}: {n} warnings (--strict)", n).format(file=f, n=n))
-            else:
-                echo(_("{file}: ok ({n} rules)").format(file=f, n=n_rules))
+            _say_validation(f, result, failed, n_rules)
         if failed:
             status = max(status, EXIT_BAD_INPUT)
     if fmt == "json":

@@ -156,6 +156,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     bot's mean score and place at every seat, and decisions per second of each bot.
     """
     from gouji_dsl.diagnostics import GoujiError
+    from gouji_dsl.engine.interpreter import match_length
     from gouji_dsl.tools.duel import (
         DuelGame,
         SaveFailed,
@@ -172,7 +173,6 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     from gouji_dsl.tools.exits import err as _err
     from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
     from gouji_dsl.tools.exits import report as _report
-    from gouji_dsl.tools.simulate import match_length
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
         _err(_("warning: --think-ms {think_ms:g} has no effect: neither {bot_a} nor {bot_b} searches "

@@ -33,13 +33,13 @@ from typing import Any
 
 from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.diagnostics import quoted, shortened
-from gouji_dsl.engine.interpreter import GameState, Move
+from gouji_dsl.engine.interpreter import GameState, Move, match_length
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.exits import os_failure, shown
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
-from gouji_dsl.tools.simulate import bot_rng, match_length, play_game
+from gouji_dsl.tools.simulate import bot_rng, play_game
 from gouji_dsl.tools.stats import Estimate, mean_ci, wilson
 
 

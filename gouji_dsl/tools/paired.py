@@ -476,7 +476,7 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     res: RunResult = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size,
                              out=out, resume=resume, scheduler=scheduler, until=until, halfwidth_of=hw,
                              progress=progress, cancel=cancel, graphs=(ga, gb))
-    from gouji_dsl.tools.simulate import match_length
+    from gouji_dsl.engine.interpreter import match_length
     lengths = (match_length(ga) if matches else 1, match_length(gb) if matches else 1)
     assert isinstance(res.totals, PairTotals)
     report = build_report(res.totals, names=(ga.name, gb.name), paths=(ga.resolved.path, gb.resolved.path),

@@ -1060,7 +1060,7 @@ def _expect_match_games(c: _GameCheck) -> None:
     """expect: match_games."""
     exp, graph = c.exp, c.graph
     if "match_games" in exp:
-        from gouji_dsl.tools.simulate import match_length
+        from gouji_dsl.engine.interpreter import match_length
         got_m = match_length(graph)
         if got_m != exp["match_games"]:
             c.fail("match_games", ngettext("match_games: expected {exp}, the {name} match has {got_m} game",

@@ -14,9 +14,8 @@ from typing import Any, cast
 from gouji_dsl.bots import is_outside, make_bot
 from gouji_dsl.bots.outside import BotFailed
 from gouji_dsl.engine import fast
-from gouji_dsl.engine.interpreter import GameState, game_seed, new_game, next_game
+from gouji_dsl.engine.interpreter import GameState, game_seed, match_length, new_game, next_game
 from gouji_dsl.i18n import _
-from gouji_dsl.ruleset.game.context import Ctx
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine
 
@@ -217,11 +216,6 @@ def simulate(graph: RuleGraph, games: int, seed: Any, bots: str | list[str] = "r
 def teams(g: RuleGraph) -> int:
     """The number of teams of a ruleset (the ``teams`` setting; 2 when it has none)."""
     return max(1, int(g.settings.get("teams", 2) or 2))
-
-
-def match_length(graph: RuleGraph) -> int:
-    """Games per match as the ruleset's ``match_length`` rule says (1 when it has none)."""
-    return max(1, int(graph.value("match_length", Ctx(None)) or 1))
 
 
 def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "random", match_games: int = 1

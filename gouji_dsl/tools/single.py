@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.figures import DESIGN_KEYS
 from gouji_dsl.tools.paired import design_estimate, precision
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
 from gouji_dsl.tools.runs import Executor, RunSpec, empty_totals, execute
-from gouji_dsl.tools.simulate import engine_summary, match_length
+from gouji_dsl.tools.simulate import engine_summary
 from gouji_dsl.tools.stats import mean_estimate, rate_estimate, ratio_estimate
 
 SINGLE_FIGURES: tuple[str, ...] = ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game",

@@ -258,6 +258,24 @@ def _put(d: dict[str, Any], row: str, e: Estimate) -> None:
         d[row] = e
 
 
+def _copy_repeated(same: Sequence[str | None], labels: Sequence[str], diffs: list[Any], stats: list[Any],
+                   mirrors: list[dict[str, tuple[str, int]]]) -> None:
+    """A point that plays as an earlier one (``same[k] == "P{j}"``) takes that point's figures."""
+    for k, x in enumerate(same):
+        if x is not None and x != "base":
+            j = int(x[1:]) - 1
+            diffs[k], stats[k], mirrors[k] = diffs[j], replace(stats[j], name=labels[k]), mirrors[j]
+
+
+def _mark_mirrors(played: Sequence[int], diffs: list[Any], mirrors: list[dict[str, tuple[str, int]]]) -> None:
+    """A mirror row is its representative's test: it takes the representative's p and adjusted p (its mark)."""
+    for k in played:
+        for row, (rep, _sign) in mirrors[k].items():
+            r = _get(diffs[k], rep)
+            if r.p_adjusted is not None:
+                _put(diffs[k], row, replace(_get(diffs[k], row), p=r.p, p_adjusted=r.p_adjusted))
+
+
 def build_report(totals: SweepTotals, *, base: str, grids: Sequence[str], labels: Sequence[str], seed: Any,
                  bots: Any, same_as: Sequence[str | None] | None = None, **timing: Any) -> SweepReport:
     """The :class:`SweepReport` of merged sweep ``totals``: Holm across every point's independent figures.
@@ -276,10 +294,7 @@ def build_report(totals: SweepTotals, *, base: str, grids: Sequence[str], labels
     mirrors: list[dict[str, tuple[str, int]]] = [{} for _ in labels]
     for k, t in zip(played, totals.points):
         diffs[k], stats[k], mirrors[k] = differences(t, adjust=False), side_stats(labels[k], t.b), mirrors_of(t)
-    for k, x in enumerate(same):  # a point that plays as an earlier one: that point's figures
-        if x is not None and x != "base":
-            j = int(x[1:]) - 1
-            diffs[k], stats[k], mirrors[k] = diffs[j], replace(stats[j], name=labels[k]), mirrors[j]
+    _copy_repeated(same, labels, diffs, stats, mirrors)
     report = SweepReport(base, list(grids), list(labels), totals.games, seed, bots if isinstance(bots, str) else list(bots),
                          base_stats, stats, diffs, same_as=same, mirrors=mirrors, **timing)
     family = report.family()
@@ -287,11 +302,7 @@ def build_report(totals: SweepTotals, *, base: str, grids: Sequence[str], labels
     for (k, key, e), a in zip(family, adjusted):
         if not math.isnan(a):
             _put(diffs[k], key, e.adjusted(a))
-    for k in played:  # a mirror is its representative's test: its adjusted p and mark
-        for row, (rep, _sign) in mirrors[k].items():
-            r = _get(diffs[k], rep)
-            if r.p_adjusted is not None:
-                _put(diffs[k], row, replace(_get(diffs[k], row), p=r.p, p_adjusted=r.p_adjusted))
+    _mark_mirrors(played, diffs, mirrors)
     return report
 
 

@@ -15,10 +15,9 @@ from typing import Any
 
 from gouji_dsl.bots import is_outside, make_bot, parse_bot_spec, seat_bots
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, game_seed, new_game, next_game, parse_move
+from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, game_seed, match_length, new_game, next_game, parse_move
 from gouji_dsl.engine.records import GameRecord
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.tools.simulate import match_length
 
 from .protocol import AutoWhy, ErrorCode, TableError, new_token, seed_hash, why_json
 

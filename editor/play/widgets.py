@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
@@ -598,6 +599,23 @@ _TERMED_EVENTS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
 }
 
 
+def _plain_event_text(t: str, e: dict[str, Any], who: Callable[[Any], str]) -> str:
+    """An event no ruleset term names (a deal, a transfer, the first lead, a void deal, a game's end)."""
+    if t == "deal":
+        return (_("game {n} dealt again (redeal)") if e.get("redeal") else _("game {n} dealt")).format(n=e.get("game_number", 1)) + \
+            (" " + _("(seed {seed})").format(seed=e["seed"]) if e.get("seed") is not None else "")
+    if t == "transfer":
+        rule = e.get("rule", "")
+        return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
+    if t == "first_leader":
+        return _("first lead: {who}").format(who=who(e["seat"]))
+    if t == "redeal":
+        return _("the deal is void: dealt again")
+    if t == "game_over":
+        return _("game over:") + " " + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
+    return t.replace("_", " ")
+
+
 def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS, english_terms: bool = False) -> str:
     """One engine event in words (places named as the ruleset's ``words`` name them; in Chinese the
     events the ruleset names said with its word, in English with its Chinese word in brackets when
@@ -621,19 +639,7 @@ def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_W
         text = termed(words, _(named_yours if yours_first else named_theirs), _(own_yours if yours_first else own_theirs),
                       {"term": Term(t)}, english_terms=english_terms, **fields)
         return text + (" " + _("(automatic)") if e.get("automatic") else "")
-    if t == "deal":
-        return (_("game {n} dealt again (redeal)") if e.get("redeal") else _("game {n} dealt")).format(n=e.get("game_number", 1)) + \
-            (" " + _("(seed {seed})").format(seed=e["seed"]) if e.get("seed") is not None else "")
-    if t == "transfer":
-        rule = e.get("rule", "")
-        return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
-    if t == "first_leader":
-        return _("first lead: {who}").format(who=who(e["seat"]))
-    if t == "redeal":
-        return _("the deal is void: dealt again")
-    if t == "game_over":
-        return _("game over:") + " " + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
-    return t.replace("_", " ")
+    return _plain_event_text(t, e, who)
 
 
 #: what a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads

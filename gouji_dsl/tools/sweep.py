@@ -466,7 +466,7 @@ def report_text(r: SweepReport, width: int = 100) -> str:
         out += [""] + wrap(_("note: chunks missing (an interrupted run: --resume plays them)") + ": " + "; ".join(r.missing), width)
     mirrors = mirror_lines(r)
     if mirrors:
-        out += [""] + [line for m in mirrors for line in wrap(m, width)]
+        out += [""] + wrap(mirrors[0], width) + [line for m in mirrors[1:] for line in wrap(m.strip(), width, "  ")]
     out += [""] + [line for row in r.skill_rows() for line in wrap(row, width)]
     out += [""] + wrap(_footer(r), width)
     return "\n".join(out) + "\n"

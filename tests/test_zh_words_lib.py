@@ -119,3 +119,62 @@ def test_validate_says_which_checks_its_errors_hold_back(runner, tmp_path, stric
     ok = runner.invoke(cli, ["validate", str(f), "--format", "json"])
     got = json.loads(ok.stdout)["files"][0]
     assert got["held_back"] == [] and "UnreadSetting" in {d["code"] for d in got["diagnostics"]}
+
+
+SOURCES = """\
+ruleset: srcs
+extends: online
+source: {en: "seed 001, the pass rule", zh: "资料 001，过牌"}
+settings:
+  yield_to:
+    value: 2
+    says: {en: "Yield to two.", zh: "让两家。"}
+    source: {en: "seed 001, yielding", zh: "资料 001，让牌"}
+"""
+
+
+def test_a_source_note_may_be_given_per_language(runner, tmp_path):
+    f = tmp_path / "srcs.yaml"
+    f.write_text(SOURCES, encoding="utf-8")
+    assert runner.invoke(cli, ["validate", "--strict", str(f)]).exit_code == 0
+    zh = runner.invoke(cli, ["--lang", "zh", "doc", str(f)]).stdout
+    en = runner.invoke(cli, ["--lang", "en", "doc", str(f)]).stdout
+    assert "资料 001，过牌" in zh and "资料 001，让牌" in zh and "yielding" not in zh
+    assert "seed 001, the pass rule" in en and "seed 001, yielding" in en and "资料" not in en.split("Sources")[-1]
+    show = runner.invoke(cli, ["--lang", "zh", "show", str(f)]).stdout
+    assert "资料 001，让牌" in show
+    diff = runner.invoke(cli, ["--lang", "zh", "diff", "online", str(f)]).stdout
+    assert "资料 001，让牌" in diff and "yielding" not in diff
+
+
+@pytest.mark.parametrize("source, code", [('{en: "x", fr: "y"}', "UnknownLanguage"), ('{zh: ""}', "EmptyText"),
+                                          ("{}", "EmptyText")])
+def test_a_bad_source_note_is_an_error_at_its_spot(runner, tmp_path, source, code):
+    f = tmp_path / "bad.yaml"
+    f.write_text(f"ruleset: bad\nextends: online\nsource: {source}\n", encoding="utf-8")
+    r = runner.invoke(cli, ["validate", str(f)])
+    assert r.exit_code == 1 and f"[{code}]" in r.stderr and f"{f}:3:" in r.stderr
+
+
+def test_a_plain_source_note_stays_valid(runner, tmp_path):
+    f = tmp_path / "plain.yaml"
+    f.write_text('ruleset: plain\nextends: online\nsource: "my club"\n', encoding="utf-8")
+    assert runner.invoke(cli, ["validate", "--strict", str(f)]).exit_code == 0
+    assert "my club" in runner.invoke(cli, ["--lang", "zh", "doc", str(f)]).stdout
+
+
+#: seed 001 (让牌 2)) and seed 003 (挑牌): the bundled rulesets' Chinese source notes quote the seeds
+SOURCE_SEED = "四人乱缠情况下，四人都有让牌和过牌的权利（按出牌顺序出牌）"
+
+
+def test_the_bundled_rulesets_source_notes_in_chinese(runner):
+    assert SOURCE_SEED in _seed_text() and "挑牌" in _seed_text()
+    zh = runner.invoke(cli, ["--lang", "zh", "doc", "online"]).stdout
+    notes = zh.split("\n出处\n")[-1]
+    assert SOURCE_SEED in notes.replace("\n", "").replace(" ", "")
+    assert "seed 0" not in notes and "examples" not in notes and "note 2" not in notes
+    assert "资料 001，过牌有以下特殊情况 1 和 2" in notes
+    qingdao = runner.invoke(cli, ["--lang", "zh", "doc", "qingdao"]).stdout.split("\n出处\n")[-1]
+    assert "资料 003（挑牌）" in qingdao and "five games" not in qingdao
+    en = runner.invoke(cli, ["--lang", "en", "doc", "online"]).stdout
+    assert "seed 001, 过牌 examples 1 and 2" in en

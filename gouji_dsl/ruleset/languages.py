@@ -4,8 +4,10 @@ per language (``says: {zh: "…", en: "…"}``) and their checks.
 A ruleset declares the languages of its texts with ``languages: [en, zh]``; the first is the language
 of its plain strings. A file that declares none inherits its parent's declaration (``extends:``);
 English when no file of the chain declares any. Every text a person reads — a rule's, a setting's
-or a definition's ``says``, ``title``, ``description``, each word of ``words:`` — may be a plain
-string or a mapping from language code to text. Problems (each positioned, with its code):
+or a definition's ``says``, ``title``, ``description``, each word of ``words:``, and the notes of where a rule comes
+from (``source:``, of the file, a rule, a setting or a definition) — may be a plain string or a
+mapping from language code to text (``validate --strict`` does not ask a source note in every
+language: most are references such as ``RULES.md §4 [S1]``). Problems (each positioned, with its code):
 ``UnknownLanguage`` (a code that is not one of :class:`~gouji_dsl.i18n.Language`, in ``languages:``
 or as a text's key), ``LanguageNotDeclared`` (a text in a language the file does not declare),
 ``EmptyText`` (an empty string, or a mapping of no texts). ``validate --strict`` warns
@@ -55,14 +57,15 @@ def text_locs(data: Any) -> Iterator[Loc]:
     ``("rules", 3, "says")``, ``("settings", "seats", "says")``, ``("words", "places", "1")`` ..."""
     if not isinstance(data, dict):
         return
-    yield from ((key,) for key in ("title", "description") if key in data)
-    yield from (("settings", name, "says") for name, s in _items(data.get("settings"))
-                if isinstance(s, dict) and "value" in s and "says" in s)
-    yield from (("definitions", key, "says") for key, d in _items(data.get("definitions"))
-                if isinstance(d, dict) and "says" in d)
-    rules = data.get("rules")
-    yield from (("rules", i, "says") for i, rule in enumerate(rules if isinstance(rules, list) else ())
-                if isinstance(rule, dict) and "says" in rule)
+    yield from ((key,) for key in ("title", "description", "source") if key in data)
+    for part in ("says", "source"):
+        yield from (("settings", name, part) for name, s in _items(data.get("settings"))
+                    if isinstance(s, dict) and "value" in s and part in s)
+        yield from (("definitions", key, part) for key, d in _items(data.get("definitions"))
+                    if isinstance(d, dict) and part in d)
+        rules = data.get("rules")
+        yield from (("rules", i, part) for i, rule in enumerate(rules if isinstance(rules, list) else ())
+                    if isinstance(rule, dict) and part in rule)
     words = data.get("words")
     for group in WORD_GROUPS:
         yield from (("words", group, key) for key, _w in _items(words.get(group) if isinstance(words, dict) else None))
@@ -141,6 +144,8 @@ def check_declared(raw: RawFile, langs: Sequence[Language]) -> list[Diagnostic]:
 
 
 def _what(loc: Loc) -> str:
+    if loc[-1] == "source":
+        return _source_what(loc)
     if loc[0] == "rules":
         return _("the sentence of rule #{n}").format(n=loc[1] + 1)
     if loc[0] == "settings":
@@ -150,6 +155,16 @@ def _what(loc: Loc) -> str:
     if loc[0] == "words":
         return _("the word {group}.{key}").format(group=loc[1], key=quoted(loc[2]))
     return _("the title") if loc[0] == "title" else _("the description")
+
+
+def _source_what(loc: Loc) -> str:
+    if loc[0] == "rules":
+        return _("the source note of rule #{n}").format(n=loc[1] + 1)
+    if loc[0] == "settings":
+        return _("the source note of setting {name}").format(name=quoted(loc[1]))
+    if loc[0] == "definitions":
+        return _("the source note of definition {name}").format(name=quoted(loc[1]))
+    return _("the source note")
 
 
 def wording(value: Any, langs: Sequence[Language], origin: SourcePos | None = None) -> Wording | None:

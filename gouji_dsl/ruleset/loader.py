@@ -1544,7 +1544,8 @@ def _own_settings(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip,
         value = written
         type_decl: tuple[Text, ...] = ()
         if _is_setting_long_form(written):
-            value, source = written["value"], written.get("source")
+            value = written["value"]
+            source = languages.wording(written.get("source"), langs, raw.origin(loc + ("source",)))
             says = languages.wording(written.get("says"), langs, raw.origin(loc + ("says",)))
             if isinstance(written.get("type"), str):
                 type_decl = (raw.text_at(loc + ("type",)),)
@@ -1612,7 +1613,8 @@ def _own_definitions(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Ski
         loc: Loc = ("definitions", key)
         says = source = None
         if isinstance(written, dict):
-            says, source = languages.wording(written.get("says"), langs, raw.origin(loc + ("says",))), written.get("source")
+            says = languages.wording(written.get("says"), langs, raw.origin(loc + ("says",)))
+            source = languages.wording(written.get("source"), langs, raw.origin(loc + ("source",)))
             expr = raw.text_at(loc + ("expr",))
         else:
             expr = raw.text_at(loc)
@@ -1632,7 +1634,8 @@ def _rule_spec(raw: RawRuleset, index: int, langs: Sequence[Language] = language
         id=rule["id"], on=raw.text_at(loc + ("on",)), effect=effect, effect_expr=raw.text_at(loc + (effect,)),
         origin=raw.origin(loc + ("id",)), when=opt("when"), target=opt("target"), amount=opt("amount"),
         giver=opt("giver"),
-        says=languages.wording(rule.get("says"), langs, raw.origin(loc + ("says",))), source=rule.get("source"),
+        says=languages.wording(rule.get("says"), langs, raw.origin(loc + ("says",))),
+        source=languages.wording(rule.get("source"), langs, raw.origin(loc + ("source",))),
         before=tuple(rule.get("before") or ()), after=tuple(rule.get("after") or ()), file=raw.path,
         said_by=_names(rule.get("said_by")), said_by_origin=raw.origin(loc + ("said_by",)) if "said_by" in rule else None,
         relation_origins=tuple((name, raw.origin(loc + (key, i))) for key in ("before", "after")
@@ -1709,15 +1712,11 @@ def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tupl
     data = raw.data
     name = data.get("ruleset") if "ruleset" not in skip.keys else None
 
-    def text_key(key: str) -> str | None:
-        v = data.get(key)
-        return v if isinstance(v, str) and key not in skip.keys else None
-
     return ResolvedRuleset(
         name=name if isinstance(name, str) else Path(raw.path).stem, path=raw.path,
         chain=(raw.path,) + (parent.chain if parent else ()),
         title=_top_text(raw, "title", skip, langs), description=_top_text(raw, "description", skip, langs),
-        source=text_key("source"),
+        source=_top_text(raw, "source", skip, langs),
         settings=_own_settings(raw, parent, skip, langs), definitions=_own_definitions(raw, parent, skip, langs),
         rules=tuple(rules), removed=tuple(dict.fromkeys(r for r in removed if r not in ids)), text=raw.text,
         warnings=tuple(warnings), languages=tuple(langs), words=_words(raw, parent, skip, langs),
@@ -1725,7 +1724,7 @@ def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip) -> tupl
 
 
 def _top_text(raw: RawRuleset, key: str, skip: _Skip, langs: Sequence[Language]) -> Wording | None:
-    """The file's own ``title`` or ``description``."""
+    """The file's own ``title``, ``description`` or ``source``."""
     return None if key in skip.keys else languages.wording(raw.get((key,)), langs, raw.origin((key,)))
 
 

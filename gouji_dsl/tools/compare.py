@@ -59,7 +59,7 @@ class RulesetInfo:
         return cls(r.name, r.path, r.title, r.source, tuple(r.chain))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "path": self.path, "title": self.title, "source": self.source,
+        return {"name": self.name, "path": self.path, "title": self.title, "source": said(self.source),
                 "chain": list(self.chain)}
 
 
@@ -82,11 +82,11 @@ class SettingValue:
 
     def provenance(self) -> str:
         """``file.yaml:line, source`` (or just ``file.yaml:line``)."""
-        return f"{self.where}, {self.source}" if self.source else self.where
+        return f"{self.where}, {said(self.source)}" if self.source else self.where
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "origin": str(self.origin), "where": self.where,
-                "says": said(self.says), "source": self.source}
+                "says": said(self.says), "source": said(self.source)}
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ class RuleSide:
         return _short_where(self.origin)
 
     def provenance(self) -> str:
-        return f"{self.where}, {self.source}" if self.source else self.where
+        return f"{self.where}, {said(self.source)}" if self.source else self.where
 
     def sentence(self) -> str:
         """``says``, or the rule in short when it has none."""
@@ -174,7 +174,7 @@ class RuleSide:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "on": self.on, "when": self.when, "effect": self.effect, "expr": self.expr,
-                "target": self.target, "amount": self.amount, "says": said(self.says), "source": self.source,
+                "target": self.target, "amount": self.amount, "says": said(self.says), "source": said(self.source),
                 "origin": str(self.origin), "where": self.where, "file": self.file, "said_by": self.said_by}
 
 
@@ -215,11 +215,11 @@ class DefinitionSide:
         return _short_where(self.origin)
 
     def provenance(self) -> str:
-        return f"{self.where}, {self.source}" if self.source else self.where
+        return f"{self.where}, {said(self.source)}" if self.source else self.where
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "params": list(self.params), "expr": self.expr, "says": said(self.says),
-                "source": self.source, "origin": str(self.origin), "where": self.where}
+                "source": said(self.source), "origin": str(self.origin), "where": self.where}
 
 
 @dataclass(frozen=True)
@@ -330,8 +330,8 @@ class _Provenance:
         return self.raw[path]
 
     def file_source(self, path: str) -> str | None:
-        s = self._data(path).get("source")
-        return s if isinstance(s, str) else None
+        data = self._data(path)
+        return file_text(data.get("source"), data)
 
     def setting(self, path: str, name: str) -> tuple[str | None, str | None, bool]:
         """(says, source, known) written for setting ``name`` in file ``path``: ``says`` only from
@@ -341,7 +341,7 @@ class _Provenance:
         written = (data.get("settings") or {}).get(name)
         says = source = None
         if isinstance(written, dict) and "value" in written:
-            says, source = file_text(written.get("says"), data), written.get("source")
+            says, source = file_text(written.get("says"), data), file_text(written.get("source"), data)
         return says, source or self.file_source(path), bool(data)
 
 

@@ -447,7 +447,7 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
         return text + " " * max(label_w - _width(text), 1)  # "": label_w spaces
     out += _wrap(f"{chain[0][0]} ({chain[0][2]})", WIDTH, padded(_("Ruleset")), " " * label_w)
     if r.source:
-        out += _wrap(r.source, WIDTH, padded(_("Source")), " " * label_w)
+        out += _wrap(said(r.source), WIDTH, padded(_("Source")), " " * label_w)
     for i, (name, ptitle, path) in enumerate(chain[1:]):
         head = _("Builds on") if i == 0 else _("which builds on")
         if i:
@@ -475,7 +475,7 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
         mw = len(f"[{len(sources)}]") + 1
         for i, src in enumerate(sources, 1):
             mark = f"[{i}]"
-            out += _wrap(src, WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
+            out += _wrap(said(src), WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -497,7 +497,7 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
     colon = _(":")
     out.append(f"- **{_('Ruleset')}{colon}** `{chain[0][0]}` (`{chain[0][2]}`)")
     if r.source:
-        out.append(f"- **{_('Source')}{colon}** {_md(r.source)}")
+        out.append(f"- **{_('Source')}{colon}** {_md(said(r.source))}")
     if len(chain) > 1:
         out.append(f"- **{_('Builds on')}{colon}** " + _(", which builds on ").join(
             f"`{name}` (`{path}`)" + (f": {_md(t)}" if t else "") for name, t, path in chain[1:]))
@@ -513,7 +513,7 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
             out.append(f"- **{num}.{j}** {_md(item.text)}{mark}")
     if sources:
         out += ["", f"## {_('Sources')}", ""]
-        out += [f"{i}. {_md(src)}" for i, src in enumerate(sources, 1)]
+        out += [f"{i}. {_md(said(src))}" for i, src in enumerate(sources, 1)]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -137,7 +137,7 @@ def _add_header(out: _Lines, resolved: ResolvedRuleset) -> None:
     if len(resolved.chain) > 1:
         head.append((_("chain:"), " → ".join(display_path(p) for p in resolved.chain)))
     if resolved.source:
-        head.append((_("source:"), resolved.source))
+        head.append((_("source:"), said(resolved.source)))
     if resolved.description:
         head.append((_("about:"), _short(str(said(resolved.description)), 400)))
     w = max(9, max(display_width(label) for label, _v in head) + 2)  # (English: 9 columns, as ever)
@@ -160,7 +160,7 @@ def _add_settings(out: _Lines, resolved: ResolvedRuleset) -> None:
         if s.says:
             out.add("      " + _("says: {text}").format(text=_short(said(s.says))), inherited=s.inherited)
         if s.source:
-            out.add("      " + _("source: {text}").format(text=s.source), inherited=s.inherited)
+            out.add("      " + _("source: {text}").format(text=said(s.source)), inherited=s.inherited)
         if is_map:
             for key, v in s.value.items():
                 ko = s.key_origins.get(str(key), s.origin)
@@ -191,7 +191,7 @@ def _add_rule(out: _Lines, r: RuleSpec) -> None:
     if r.says:
         out.add("        " + _("says: {text}").format(text=_short(said(r.says))), inherited=inh)
     if r.source:
-        out.add("        " + _("source: {text}").format(text=r.source), inherited=inh)
+        out.add("        " + _("source: {text}").format(text=said(r.source)), inherited=inh)
     if r.said_by:
         out.add("        " + _("said by (gouji doc): {names}").format(names=", ".join(r.said_by)), inherited=inh)
     if r.before:

@@ -84,7 +84,7 @@ def rows(resolved) -> list[SettingRow]:
                             _plain(default.get(k.key)) if default is not None else None) for k in info.sub_keys)
         where = f"{display_path(info.origin.path)}:{info.origin.line}" if info.origin.line > 0 else _("engine default")
         out.append(SettingRow(name, info.type_text, describe(info.type), str(info.type_source), info.allowed,
-                              _plain(info.default), _plain(info.value), said(info.says), info.source, where,
+                              _plain(info.default), _plain(info.value), said(info.says), said(info.source), where,
                               info.engine_doc, keys))
     return out
 
@@ -109,7 +109,7 @@ def reference_text(resolved) -> str:
         if r.says:
             lines.append(f"    says:     {r.says}")
         if r.source:
-            lines.append(f"    source:   {r.source}")
+            lines.append(f"    source:   {said(r.source)}")
     return "\n".join(lines) + "\n"
 
 
@@ -157,7 +157,7 @@ def reference_markdown(rows_: list[SettingRow] | None = None) -> str:
         if r.says:
             out.append(f"- **Says:** {_md(r.says)}")
         if r.source:
-            out.append(f"- **Source:** {_md(r.source)}")
+            out.append(f"- **Source:** {_md(said(r.source))}")
         if r.keys:
             out += ["", "| key | type | default |", "| --- | --- | --- |"]
             out += [f"| `{_md(k.key)}` | `{_md(k.type)}` | `{_md(_show(k.default if k.default is not None else k.value))}` |"

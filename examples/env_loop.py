@@ -3,10 +3,11 @@
     pip install 'gouji-dsl[env]'
     python examples/env_loop.py                       # qingdao, 30 episodes
     python examples/env_loop.py online --episodes 100
+    python examples/env_loop.py rulebook --match      # an episode is a whole match (tribute between games)
 
 The odd seats (one team) share a linear softmax policy over the action slots' cards
 (``env.action_cards()``: what each legal move plays) and learn it with REINFORCE from the team's
-score at the end of each game; the even seats play uniformly among the legal moves.
+score at the end of each episode (a game, or with ``--match`` the match total); the even seats play uniformly among the legal moves.
 """
 from __future__ import annotations
 
@@ -23,16 +24,20 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--match", action="store_true", help="an episode is the ruleset's whole match")
     a = ap.parse_args()
-    env = GoujiEnv(a.ruleset)
+    env = GoujiEnv(a.ruleset, match=a.match)
     rng = np.random.default_rng(a.seed)
     w = np.zeros(len(env.encoding.kinds) + 1)  # a weight per card kind played, and one for playing no card
     scores = []
     for episode in range(a.episodes):
         env.reset(seed=a.seed + episode)
         grads = []
+        team = 0.0  # seat 1's return: its team's score (each game's, as each game ends)
         for agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
+            if agent == "seat_1":
+                team += reward
             if terminated or truncated:
                 env.step(None)
                 continue
@@ -48,7 +53,6 @@ def main() -> None:
             i = int(rng.choice(len(legal), p=p))
             grads.append(x[i] - p @ x)  # d log p(i) / d w
             env.step(int(legal[i]))
-        team = env.state.scores.get(1, 0) if env.state is not None else 0
         scores.append(team)
         if grads:
             w += a.lr * float(team) * np.mean(grads, axis=0)

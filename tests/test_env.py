@@ -144,3 +144,6 @@ def test_the_wrapped_env_and_the_example_loop(monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["env_loop.py", "rulebook", "--episodes", "10"])
     runpy.run_path(str(ROOT / "examples" / "env_loop.py"), run_name="__main__")
     assert "odd team's mean score" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "argv", ["env_loop.py", "rulebook", "--episodes", "2", "--match"])
+    runpy.run_path(str(ROOT / "examples" / "env_loop.py"), run_name="__main__")
+    assert "weights per card kind played" in capsys.readouterr().out

@@ -24,10 +24,7 @@ from typing import Any
 from gouji_dsl.engine import lookahead
 from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.i18n import _
-from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode
-
-SETTING_VERDICT = "setting"
-"""The verdict of a reason that cites a setting a deciding rule read (``settings.NAME``)."""
+from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode, Verdict
 
 SETTING_PREFIX = "settings."
 """A setting cited in an explanation has the id ``settings.NAME`` (``explained_by`` may list it)."""
@@ -88,10 +85,10 @@ class Explanation:
     def sentence(self) -> str:
         """The chain in words, then the verdict's deciding rules: one paragraph."""
         parts = [b.words() for b in self.chain]
-        deciding = [r for r in self.reasons if r.verdict == "forbade"] if not self.legal else \
-            [r for r in self.reasons if r.verdict == "allowed"]
+        deciding = [r for r in self.reasons if r.verdict == Verdict.FORBADE] if not self.legal else \
+            [r for r in self.reasons if r.verdict == Verdict.ALLOWED]
         parts += [f"{_sentence_of(r)} ({_cite(r)})" for r in deciding]
-        parts += [_cite(r) for r in self.reasons if r.verdict == SETTING_VERDICT]
+        parts += [_cite(r) for r in self.reasons if r.verdict == Verdict.SETTING]
         sep = _("; ")
         warned = "".join(_("; but {warning}").format(warning=w.words()) for w in self.warnings)
         head = (_("{move} is legal") if self.legal else _("{move} is illegal")).format(move=self.move)
@@ -120,7 +117,7 @@ def _sentence_of(r: Reason) -> str:
     return r.rule.sentence() if r.rule is not None else r.text
 
 
-def _rule_reason(node: RuleNode, verdict: str = "answered", text: str | None = None) -> Reason:
+def _rule_reason(node: RuleNode, verdict: Verdict = Verdict.ANSWERED, text: str | None = None) -> Reason:
     return Reason(node.id, verdict, text or node.sentence(), node.origin, node)
 
 
@@ -172,11 +169,11 @@ def setting_reasons(graph: RuleGraph, names: Iterable[str], key: str | None = No
         if len(together) > 1:
             if sub == together[0]:
                 text = _("{name}: {short}").format(name=name, short=_short({k: _get_key(value, k) for k in together}))
-                out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, st.key_origins.get(sub) or st.origin))
+                out.append(Reason(SETTING_PREFIX + name, Verdict.SETTING, text, st.key_origins.get(sub) or st.origin))
             continue
         if sub and isinstance(value, dict) and _has_key(value, sub):
             text = _("{name}.{sub}: {short}").format(name=name, sub=sub, short=_short(_get_key(value, sub)))
-            out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, st.key_origins.get(sub) or st.origin))
+            out.append(Reason(SETTING_PREFIX + name, Verdict.SETTING, text, st.key_origins.get(sub) or st.origin))
             continue
         if isinstance(value, dict) and key is not None and _has_key(value, key):
             v = _get_key(value, key)
@@ -185,7 +182,7 @@ def setting_reasons(graph: RuleGraph, names: Iterable[str], key: str | None = No
         else:
             text = _("{name}: {short}").format(name=name, short=_short(value))
             pos = st.origin
-        out.append(Reason(SETTING_PREFIX + name, SETTING_VERDICT, text, pos))
+        out.append(Reason(SETTING_PREFIX + name, Verdict.SETTING, text, pos))
     return tuple(out)
 
 
@@ -309,7 +306,7 @@ def _flags_on(state: GameState, seat: int) -> list[tuple[str, tuple[Reason, ...]
             rid = state.marked_by.get((flag, seat))
             node = state.graph.node(rid) if rid else None
             if node is not None:
-                out.append((flag, with_settings(state.graph, [_rule_reason(node, "answered")])))
+                out.append((flag, with_settings(state.graph, [_rule_reason(node, Verdict.ANSWERED)])))
     return out
 
 
@@ -363,7 +360,7 @@ def explain(state: GameState, move: Move) -> Explanation:
     file:line that decided it. See the module doc."""
     trace: list[Reason] = []
     ok = state.check(move, trace)
-    deciding = [r for r in trace if r.verdict == ("allowed" if ok else "forbade")]
+    deciding = [r for r in trace if r.verdict == (Verdict.ALLOWED if ok else Verdict.FORBADE)]
     trace += with_settings(state.graph, deciding)[len(deciding):]  # the settings the deciding rules read
     chain = situation(state)
     involved = [move.seat] + ([state.top.seat] if state.top is not None else [])

@@ -28,7 +28,7 @@ from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, Play
 from gouji_dsl.ruleset.game.terms import CARD_VERBS as _CARD_VERBS
 from gouji_dsl.ruleset.game.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
-from gouji_dsl.ruleset.graph import MAX_SETUP_ROUNDS, Reason, RuleFailed, RuleGraph
+from gouji_dsl.ruleset.graph import MAX_SETUP_ROUNDS, Reason, RuleFailed, RuleGraph, Verdict
 
 VERBS: tuple[Verb, ...] = tuple(Verb)
 """Every move verb (NOTATION.md "Moves"), as :class:`Verb` members (each equal to its text)."""
@@ -250,7 +250,7 @@ class IllegalMove(GoujiError):
     def __init__(self, move_text: str, reasons: list[Reason]):
         self.move_text = move_text
         self.reasons = reasons
-        forb = [r for r in reasons if r.verdict == "forbade"] or reasons
+        forb = [r for r in reasons if r.verdict == Verdict.FORBADE] or reasons
         msg = f"illegal move {move_text!r}: " + "; ".join(f"{r.rule_id}: {r.text}" for r in forb[:3])
         super().__init__(Diagnostic("<game>", 0, 0, msg))
 
@@ -861,7 +861,7 @@ class GameState:
             leader = self.next_active(leader or self.n_seats)
         self._event("first_leader", seat=leader, forced=self.forced_leader)
         self.decided["leader"] = self.decided.get("first_leader", ()) if not self.forced_leader else \
-            (Reason("engine.forced-leader", "note", _("seat {leader} was made to lead first").format(leader=leader)),)
+            (Reason("engine.forced-leader", Verdict.NOTE, _("seat {leader} was made to lead first").format(leader=leader)),)
         self._new_trick(leader)
 
     # -------------------------------------------------------------- tricks
@@ -993,7 +993,7 @@ class GameState:
         self.decided["leader"] = self.decided["next_leader"]
         if not leader or not self.is_active(leader):
             leader = winner if self.is_active(winner) else self.next_active(winner)
-            self.decided["leader"] = (Reason("engine.next-active", "note",
+            self.decided["leader"] = (Reason("engine.next-active", Verdict.NOTE,
                                              _("the trick went to the next seat still playing, {leader}").format(leader=leader)),)
         self._new_trick(leader)
 
@@ -1026,8 +1026,8 @@ class GameState:
         """A note that ``rule_id`` decided something (its sentence and position when it is a rule)."""
         node = self.graph.node(rule_id) if rule_id and not rule_id.startswith("engine.") else None
         if node is None:
-            return Reason(rule_id or "engine", "note", text)
-        return Reason(node.id, "answered", f"{node.sentence()} ({text})", node.origin, node)
+            return Reason(rule_id or "engine", Verdict.NOTE, text)
+        return Reason(node.id, Verdict.ANSWERED, f"{node.sentence()} ({text})", node.origin, node)
 
     def _finish(self, seat: int) -> None:
         """``seat`` played its last card (走科): it takes the best free place. A seat a rule already
@@ -1059,7 +1059,7 @@ class GameState:
             return
         if self.to_act == seat or self.to_act is None:
             self.decided["leader"] = self.decided.get(key, ()) + (
-                Reason("engine.next-active", "note", _("the failed burner's lead goes to the next seat still playing")),)
+                Reason("engine.next-active", Verdict.NOTE, _("the failed burner's lead goes to the next seat still playing")),)
             self._new_trick(self.next_active(seat))
 
     def _lead_refusals(self, seat: int) -> tuple[Reason, ...]:
@@ -1079,11 +1079,11 @@ class GameState:
                 t = []
                 g.permit("burn_lead", ctx, t)
                 for r in t:
-                    if r.verdict == "forbade":
+                    if r.verdict == Verdict.FORBADE:
                         found.setdefault(r.rule_id, r)
             else:
                 for r in t:
-                    if r.verdict == "forbade":
+                    if r.verdict == Verdict.FORBADE:
                         played.setdefault(r.rule_id, r)
         return tuple(found.values()) + tuple(r for k, r in played.items() if k not in found)
 
@@ -1173,7 +1173,7 @@ class GameState:
     def _may_yield(self, s: int, trace: list[Reason] | None = None) -> bool:
         if s in self.yielded_this_top:
             if trace is not None:
-                trace.append(Reason("engine.yield-once", "forbade", _("You have already yielded this play.")))
+                trace.append(Reason("engine.yield-once", Verdict.FORBADE, _("You have already yielded this play.")))
             return False
         return self.graph.permit("yield", Ctx(self, seat=s, top=self.top), trace)
 
@@ -1182,10 +1182,10 @@ class GameState:
         t = trace if trace is not None else []
         s = self.to_act
         if self.phase == Phase.OVER:
-            t.append(Reason("engine.over", "forbade", _("The game is over.")))
+            t.append(Reason("engine.over", Verdict.FORBADE, _("The game is over.")))
             return False
         if move.seat != s:
-            t.append(Reason("engine.turn", "forbade", _("It is seat {s}'s turn, not seat {seat}'s.").format(s=s, seat=move.seat)))
+            t.append(Reason("engine.turn", Verdict.FORBADE, _("It is seat {s}'s turn, not seat {seat}'s.").format(s=s, seat=move.seat)))
             if trace is not None:
                 self._why_not_asked(move, t)
             return False
@@ -1197,15 +1197,15 @@ class GameState:
         """A move while return tribute is being chosen (还贡)."""
         want = self.return_queue[0][2]
         if move.verb != Verb.RETURN:
-            t.append(Reason("engine.phase", "forbade", _("Return {want} card(s) to seat {giver} first (还贡).").format(
+            t.append(Reason("engine.phase", Verdict.FORBADE, _("Return {want} card(s) to seat {giver} first (还贡).").format(
                 want=want, giver=self.return_queue[0][1])))
             return False
         cards = move.cards or ()
         if sum(cards) != want:
-            t.append(Reason("engine.return", "forbade", _("Return exactly {want} card(s).").format(want=want)))
+            t.append(Reason("engine.return", Verdict.FORBADE, _("Return exactly {want} card(s).").format(want=want)))
             return False
         if any(c > h for c, h in zip(cards, self.hands[s])):
-            t.append(Reason("engine.cards", "forbade", _("You do not hold {cards}.").format(cards=self.model.text(cards))))
+            t.append(Reason("engine.cards", Verdict.FORBADE, _("You do not hold {cards}.").format(cards=self.model.text(cards))))
             return False
         return True
 
@@ -1216,7 +1216,7 @@ class GameState:
             if move.verb == Verb.CHOOSE:
                 self.graph.permit("offer", Ctx(self, seat=s, choice=word), t)
             return True
-        t.append(Reason("engine.phase", "forbade", _("Answer 'choose {word}' or 'pass' first.").format(word=word)))
+        t.append(Reason("engine.phase", Verdict.FORBADE, _("Answer 'choose {word}' or 'pass' first.").format(word=word)))
         return False
 
     def _check_declare(self, move: Move, s: int, t: list[Reason]) -> bool:
@@ -1225,7 +1225,7 @@ class GameState:
             if move.verb == Verb.DECLARE:
                 self.graph.permit("declare", Ctx(self, seat=s), t)
             return True
-        t.append(Reason("engine.phase", "forbade", _("Answer 'declare' or 'pass' first (宣点).")))
+        t.append(Reason("engine.phase", Verdict.FORBADE, _("Answer 'declare' or 'pass' first (宣点).")))
         return False
 
     def _check_setup(self, move: Move, s: int, t: list[Reason]) -> bool:
@@ -1234,7 +1234,7 @@ class GameState:
             if move.verb == Verb.REVOLT:
                 self.graph.permit("revolt", Ctx(self, seat=s), t)
             return True
-        t.append(Reason("engine.phase", "forbade", _("Setup: answer 'revolt' or 'pass' first.")))
+        t.append(Reason("engine.phase", Verdict.FORBADE, _("Setup: answer 'revolt' or 'pass' first.")))
         return False
 
     def _check_choose(self, move: Move, s: int, t: list[Reason]) -> bool:
@@ -1242,7 +1242,7 @@ class GameState:
         if move.verb == Verb.CHOOSE and move.arg in tuple(Choice):
             self.graph.permit("choose", Ctx(self, seat=s), t)
             return True
-        t.append(Reason("engine.phase", "forbade", _("Choose 'head' or 'headless' first.")))
+        t.append(Reason("engine.phase", Verdict.FORBADE, _("Choose 'head' or 'headless' first.")))
         return False
 
     def _check_trick_move(self, move: Move, s: int, t: list[Reason]) -> bool:
@@ -1250,54 +1250,54 @@ class GameState:
         cap = self.capacity
         if move.verb == Verb.PASS:
             if cap == Capacity.LEAD:
-                t.append(Reason("engine.lead", "forbade", _("The leader must play: a lead cannot be passed.")))
+                t.append(Reason("engine.lead", Verdict.FORBADE, _("The leader must play: a lead cannot be passed.")))
                 return False
             return True
         if move.verb == Verb.YIELD:
             if cap != Capacity.FOLLOW:
-                t.append(Reason("engine.yield", "forbade", _("You can yield only when asked to answer a play.")))
+                t.append(Reason("engine.yield", Verdict.FORBADE, _("You can yield only when asked to answer a play.")))
                 return False
             ok = self._may_yield(s, t)
-            if not ok and not any(r.verdict == "forbade" for r in t):
-                t.append(Reason("engine.yield", "forbade", _("No rule of this ruleset allows a yield here.")))
+            if not ok and not any(r.verdict == Verdict.FORBADE for r in t):
+                t.append(Reason("engine.yield", Verdict.FORBADE, _("No rule of this ruleset allows a yield here.")))
             return ok
         if move.verb == Verb.DISCARD:
             if cap != Capacity.LEAD:
-                t.append(Reason("engine.discard", "forbade", _("You may throw cards away only when you lead.")))
+                t.append(Reason("engine.discard", Verdict.FORBADE, _("You may throw cards away only when you lead.")))
                 return False
             cards = move.cards or ()
             if any(c > h for c, h in zip(cards, self.hands[s])):
-                t.append(Reason("engine.cards", "forbade", _("You do not hold {cards}.").format(cards=self.model.text(cards))))
+                t.append(Reason("engine.cards", Verdict.FORBADE, _("You do not hold {cards}.").format(cards=self.model.text(cards))))
                 return False
             tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
             ok = self.graph.permit("discard", Ctx(self, seat=s, play=tp), t)
-            if not ok and not any(r.verdict == "forbade" for r in t):
-                t.append(Reason("engine.discard", "forbade", _("No rule of this ruleset allows throwing these cards away.")))
+            if not ok and not any(r.verdict == Verdict.FORBADE for r in t):
+                t.append(Reason("engine.discard", Verdict.FORBADE, _("No rule of this ruleset allows throwing these cards away.")))
             return ok
         return self._check_cards(move, s, cap, t)
 
     def _check_cards(self, move: Move, s: int, cap: Capacity, t: list[Reason]) -> bool:
         """A play (a lead or an answer to the play on the table) or a burn."""
         if move.verb not in (Verb.PLAY, Verb.BURN):
-            t.append(Reason("engine.verb", "forbade", _("'{verb}' is not a move in this phase.").format(verb=move.verb)))
+            t.append(Reason("engine.verb", Verdict.FORBADE, _("'{verb}' is not a move in this phase.").format(verb=move.verb)))
             return False
         if move.verb == Verb.BURN and cap != Capacity.BURN:
             if cap == Capacity.FOLLOW and self.top is not None:
                 self.graph.permit("burn", Ctx(self, seat=s, top=self.top), t)
-            t.append(Reason("engine.burn", "forbade", _("You are not offered a burn of this play now.")))
+            t.append(Reason("engine.burn", Verdict.FORBADE, _("You are not offered a burn of this play now.")))
             return False
         if move.verb == Verb.PLAY and cap == Capacity.BURN:
-            t.append(Reason("engine.burn", "forbade", _("You are asked whether to burn: answer 'burn CARDS' or 'pass'.")))
+            t.append(Reason("engine.burn", Verdict.FORBADE, _("You are asked whether to burn: answer 'burn CARDS' or 'pass'.")))
             return False
         cards = move.cards or ()
         hand = self.hands[s]
         if any(c > h for c, h in zip(cards, hand)):
-            t.append(Reason("engine.cards", "forbade", _("You do not hold {cards} (hand: {hand}).").format(
+            t.append(Reason("engine.cards", Verdict.FORBADE, _("You do not hold {cards} (hand: {hand}).").format(
                 cards=self.model.text(cards), hand=self.hand_text(s))))
             return False
         p = self.model.classify(tuple(cards))
         if not p.valid:
-            t.append(Reason("setting.play-shape", "forbade", _("{text} is not a play: {why}.").format(
+            t.append(Reason("setting.play-shape", Verdict.FORBADE, _("{text} is not a play: {why}.").format(
                 text=p.text, why=p.why), self._setting_where("filler_rank")))
             return False
         tp = TablePlay(p, s, self.kinds)
@@ -1318,11 +1318,11 @@ class GameState:
         else:
             self.graph.permit("burn", Ctx(self, seat=s, top=top), t)
         if not self.model.beats(top.play, p):
-            t.append(Reason("setting.comparison", "forbade",
+            t.append(Reason("setting.comparison", Verdict.FORBADE,
                             _("{text} does not beat {text2}: {why}.").format(text=p.text, text2=top.play.text, why=self.model.why_not(top.play, p)),
                             self._setting_where("comparison")))
             return False
-        t.append(Reason("setting.comparison", "allowed", _("{text} beats {text2}.").format(
+        t.append(Reason("setting.comparison", Verdict.ALLOWED, _("{text} beats {text2}.").format(
             text=p.text, text2=top.play.text), self._setting_where("comparison")))
         return self.graph.permit("play", Ctx(self, seat=s, play=tp, top=top), t)
 
@@ -1332,10 +1332,10 @@ class GameState:
         if self.phase != Phase.PLAY or self.top is None or not 1 <= seat <= self.n_seats:
             return
         if not self.is_active(seat):
-            t.append(Reason("engine.out", "forbade", _("Seat {seat} no longer plays in this game.").format(seat=seat)))
+            t.append(Reason("engine.out", Verdict.FORBADE, _("Seat {seat} no longer plays in this game.").format(seat=seat)))
             return
         if seat == self.top.seat:
-            t.append(Reason("engine.own-play", "forbade", _("The play on the table is your own.")))
+            t.append(Reason("engine.own-play", Verdict.FORBADE, _("The play on the table is your own.")))
             return
         sub: list[Reason] = []
         ctx = Ctx(self, seat=seat, top=self.top)
@@ -1343,10 +1343,10 @@ class GameState:
             self.graph.permit("burn", ctx, sub)
         else:
             self.graph.permit("follow", ctx, sub)
-        t.extend(r for r in sub if r.verdict == "forbade")
+        t.extend(r for r in sub if r.verdict == Verdict.FORBADE)
         waiting = [q for q, _cap in self.queue]
-        if not any(r.verdict == "forbade" for r in sub) and seat in waiting:
-            t.append(Reason("engine.order", "note", _("Seat {seat} will be asked after seat {to_act}.").format(seat=seat, to_act=self.to_act)))
+        if not any(r.verdict == Verdict.FORBADE for r in sub) and seat in waiting:
+            t.append(Reason("engine.order", Verdict.NOTE, _("Seat {seat} will be asked after seat {to_act}.").format(seat=seat, to_act=self.to_act)))
 
     def _setting_where(self, name: str) -> SourcePos | None:
         st = self.graph.resolved.settings.get(name)

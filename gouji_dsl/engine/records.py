@@ -47,7 +47,7 @@ from gouji_dsl.engine.interpreter import GameState, IllegalMove, choice_words, n
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.game.cards import parse_cards
-from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.graph import RuleGraph, Verdict
 from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS
 
 FORMAT = "gouji-record"
@@ -872,7 +872,7 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
             try:
                 state.apply_in_place(mv)
             except IllegalMove as err:
-                forb = [x for x in err.reasons if x.verdict == "forbade"] or err.reasons
+                forb = [x for x in err.reasons if x.verdict == Verdict.FORBADE] or err.reasons
                 why = "; ".join(f"{x.rule_id}: {x.text}" + (f" ({x.where})" if x.where else "") for x in forb[:3])
                 raise r.fail_at(ln, col, _("move {quoted} is illegal here under {name!r}: {why}").format(
                     quoted=quoted(text), name=graph.name, why=why),

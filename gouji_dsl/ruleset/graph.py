@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -92,15 +93,31 @@ class RuleNode:
         return f"{w}{self.effect} {self.expr}"
 
 
+class Verdict(StrEnum):
+    """What one rule (or check) said in a decision (a :class:`Reason`'s ``verdict``); a str-Enum, so
+    the serialised form (``"forbade"`` in JSON, records and the table protocol) is the word itself."""
+
+    ALLOWED = "allowed"
+    """a permit rule (or the engine's comparison) allowed the move"""
+    FORBADE = "forbade"
+    """a permit rule (or one of the engine's checks) forbade it"""
+    ANSWERED = "answered"
+    """a value rule answered a question"""
+    NOTE = "note"
+    """the engine says how it went on (who leads, who is asked next): neither allows nor forbids"""
+    SETTING = "setting"
+    """a setting a deciding rule read (``settings.NAME``), cited by :mod:`gouji_dsl.engine.explain`"""
+
+
 @dataclass(frozen=True)
 class Reason:
-    """One rule's part in a decision: ``verdict`` is ``allowed``, ``forbade``, ``granted``,
-    ``answered`` or ``note``; ``rule`` is None for the interpreter's own checks (turn, cards held,
+    """One rule's part in a decision: ``verdict`` (a :class:`Verdict`) is ``allowed``, ``forbade``,
+    ``answered``, ``note`` or ``setting``; ``rule`` is None for the interpreter's own checks (turn, cards held,
     comparison), whose ``rule_id`` starts with ``engine.`` or ``setting.``. ``pos`` is where the rule
     (or the setting) was written; None for the interpreter's own checks."""
 
     rule_id: str
-    verdict: str
+    verdict: Verdict
     text: str
     pos: SourcePos | None = None
     rule: RuleNode | None = None
@@ -125,9 +142,9 @@ class Reason:
         return f"[{verdict}] {self.rule_id}{loc}: {self.text}"
 
 
-_VERDICT_WORDS = {"allowed": N_("allowed"), "forbade": N_("forbade"), "note": N_("note"), "answered": N_("answered"),
-                  "setting": N_("setting")}
-"""How a :class:`Reason`'s verdict is shown (the verdicts themselves stay these words: code matches them)."""
+_VERDICT_WORDS = {Verdict.ALLOWED: N_("allowed"), Verdict.FORBADE: N_("forbade"), Verdict.NOTE: N_("note"),
+                  Verdict.ANSWERED: N_("answered"), Verdict.SETTING: N_("setting")}
+"""How a :class:`Reason`'s verdict is shown, translated (the serialised verdict stays the English word)."""
 
 
 class RuleFailed(GoujiError):
@@ -274,21 +291,21 @@ class RuleGraph:
                     if v:
                         granted = True
                         if trace is not None:
-                            trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
+                            trace.append(Reason(r.node.id, Verdict.ALLOWED, r.node.sentence(), r.node.origin, r.node))
                     elif trace is not None:
                         declined.append(r)
                 elif (eff == "deny" and v) or (eff == "require" and not v):
                     forbidden = True
                     if trace is None:
                         return False
-                    trace.append(Reason(r.node.id, "forbade", r.node.sentence(), r.node.origin, r.node))
+                    trace.append(Reason(r.node.id, Verdict.FORBADE, r.node.sentence(), r.node.origin, r.node))
                 elif trace is not None and eff == "require":
-                    trace.append(Reason(r.node.id, "allowed", r.node.sentence(), r.node.origin, r.node))
+                    trace.append(Reason(r.node.id, Verdict.ALLOWED, r.node.sentence(), r.node.origin, r.node))
         except Exception as e:
             raise self._failed(r, e, ctx) from None
         if trace is not None and not granted:
             # a question nothing allows by default: the allow rules that did not allow are why
-            trace.extend(Reason(d.node.id, "forbade", d.node.sentence(), d.node.origin, d.node) for d in declined)
+            trace.extend(Reason(d.node.id, Verdict.FORBADE, d.node.sentence(), d.node.origin, d.node) for d in declined)
         return granted and not forbidden
 
     def value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
@@ -306,7 +323,7 @@ class RuleGraph:
                         if bad:
                             raise EvalError(bad)
                     if trace is not None:
-                        trace.append(Reason(r.node.id, "answered", f"{r.node.sentence()} → {v!r}", r.node.origin, r.node))
+                        trace.append(Reason(r.node.id, Verdict.ANSWERED, f"{r.node.sentence()} → {v!r}", r.node.origin, r.node))
                     return v
         except Exception as e:
             raise self._failed(r, e, ctx) from None

@@ -12,7 +12,7 @@ from gouji_dsl.engine.explain import explain
 from gouji_dsl.engine.interpreter import choice_words, hands_from_text, new_game, parse_move, read_seat
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.game.terms import Phase, Verb
-from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.graph import RuleGraph, Verdict
 
 
 def _error(where: str, text: str, message: str, hint: str | None, code: Code, line: int = 1) -> GoujiError:
@@ -72,7 +72,7 @@ def explain_text(graph: RuleGraph, move: str, *, deal: Sequence[str] = (), after
     for n, (text, mv) in enumerate(zip(after, moves), 1):
         trace: list[Any] = []
         if not state.check(mv, trace):
-            why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == "forbade") or _("illegal")
+            why = "; ".join(f"{r.rule_id}: {r.text}" for r in trace if r.verdict == Verdict.FORBADE) or _("illegal")
             raise _error("--after", text, _("{text!r} is illegal here: {why}").format(text=text, why=why),
                          _("the moves before the explained one must be legal, in turn order"), Code.SCENARIO_FAILED, n)
         state.apply_in_place(mv)

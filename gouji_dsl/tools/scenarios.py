@@ -28,7 +28,7 @@ from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.terms import SETUP_VERBS, Choice, Phase, Verb
-from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
 from gouji_dsl.tools.exits import MAX_SEED_CHARS
 
 FILE_KEYS = ("ruleset", "cases", "title", "description")
@@ -819,7 +819,7 @@ def _forbade(trace: list[Any], state: GameState) -> str:
     that voided it."""
     parts = []
     for r in trace:
-        if r.verdict != "forbade":
+        if r.verdict != Verdict.FORBADE:
             continue
         if r.rule_id == "engine.over" and state.voided:
             parts.append(f"{r.rule_id}: {_voided_by(state)}")

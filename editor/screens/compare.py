@@ -542,6 +542,7 @@ class CompareScreen(Screen[None]):
         Binding("b", "pick('b')", N_("Pick B"), tooltip=N_("Choose ruleset B (right)")),
         Binding("x", "swap", N_("Swap"), tooltip=N_("Swap A and B")),
         Binding("v", "toggle_layout", N_("Layout"), tooltip=N_("The two panes side by side or one above the other")),
+        Binding("w", "sweep", N_("Sweep"), show=False, tooltip=N_("Sweep ruleset B's settings: a grid of values played on the same deals")),
         Binding("n", "edit_games", N_("Deals N"), show=False, tooltip=N_("Set the number of deals, the seed and the bots")),
         Binding("f1", "app.help", N_("Help"), show=False, tooltip=N_("The ruleset language, with examples")),
     ]
@@ -785,6 +786,25 @@ class CompareScreen(Screen[None]):
         self.a, self.b = self.b, self.a
         self._reset_simulation()
         self.load()
+
+    def action_sweep(self) -> None:
+        if self.running:
+            self.notify(_("Stop the simulation first (Esc)."), severity="warning")
+            return
+        from .sweep import SweepScreen
+        games, seed, bots = self._settings_or_initial()
+        self.app.push_screen(SweepScreen(self.workspace, self.b, games=games, seed=seed, bots=bots))
+
+    def _settings_or_initial(self) -> tuple[int, str, str]:
+        """The deals, seed and bots of the Stats tab (its initial ones where a field does not read)."""
+        games, seed, bots = self.initial
+        try:
+            games = max(1, int(self.query_one("#sim-games", Input).value.strip()))
+        except ValueError:
+            pass
+        seed = self.query_one("#sim-seed", Input).value.strip() or seed
+        value = self.query_one("#sim-bots", Select).value
+        return games, seed, str(value) if value != Select.NULL else bots
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

@@ -449,7 +449,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
             _summary_text(summary, bots if isinstance(bots, str) else ",".join(bots or []))
         return
     if merged.kind == RunKind.SWEEP:
-        _sweep_report(merged, names, seed, fmt)
+        _sweep_report(merged, fmt)
         return
     from gouji_dsl.tools import paired
     from gouji_dsl.tools.figures import PairTotals
@@ -472,14 +472,10 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
         echo(paired.report_text(report, text_width()), nl=False)
 
 
-def _sweep_report(merged: Any, names: list[str], seed: Any, fmt: str) -> None:
+def _sweep_report(merged: Any, fmt: str) -> None:
     """``gouji report`` of a sweep's folder(s): the sweep's table (:mod:`gouji_dsl.tools.sweep`)."""
     from gouji_dsl.tools import sweep
-    base = names[0]
-    labels = [n[len(base):].strip().replace("--set ", "") if n.startswith(base) else n for n in names[1:]]
-    bots = merged.spec.get("bots")
-    report = sweep.build_report(merged.totals, base=base, grids=[], labels=labels, seed=seed, bots=bots,
-                                executor="report", missing=merged.missing)
+    report = sweep.report_of_runs(merged)
     if fmt == "json":
         data = report.to_dict(timing=False)
         data["folders"] = merged.folders

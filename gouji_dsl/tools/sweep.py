@@ -25,11 +25,12 @@ import itertools
 import json
 import math
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity
+from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, printable
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides, twice
@@ -117,12 +118,14 @@ def point_label(point: Sequence[Override]) -> str:
     return " ".join(f"{ov.key}={ov.value}" for ov in point)
 
 
-def load_points(ruleset: str, grids: Sequence[Grid]) -> list[RuleGraph]:
-    """Each point's compiled ruleset; :class:`GoujiError` with every problem of every point, once each."""
+def load_points(ruleset: str, grids: Sequence[Grid], search: Sequence[str] = ()) -> list[RuleGraph]:
+    """Each point's compiled ruleset (``search``: the folders ``extends`` looks in); :class:`GoujiError`
+    with every problem of every point, once each."""
     graphs, problems = [], []
     for point in points(grids):
         try:
-            graphs.append(load_point(ruleset, list(point), " ".join(f"--set {ov.key}={ov.value}" for ov in point)))
+            graphs.append(load_point(ruleset, list(point), " ".join(f"--set {ov.key}={ov.value}" for ov in point),
+                                     search))
         except GoujiError as e:
             problems += list(e.diagnostics)
     if problems:
@@ -324,11 +327,12 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
               seed: Any, bots: str | list[str] = "random", *, workers: int = 2, executor: str | None = None,
               scheduler: str | None = None, chunk_size: int | None = None, out: str | os.PathLike[str] | None = None,
               resume: bool = False, matches: bool = True, engine: str = DEFAULT_ENGINE,
-              progress: Callable[[int, int], None] | None = None) -> SweepReport:
+              progress: Callable[[int, int], None] | None = None, cancel: threading.Event | None = None) -> SweepReport:
     """Play ``games`` deals under ``base`` and every point ``graphs`` (one run of the run engine, kind
     ``sweep``; a point that plays as the base or an earlier point is not played: :func:`same_as`; ValueError
     when no point is left) and build the report. The result depends only on the rulesets, ``games``, ``seed``,
-    ``bots`` and ``matches``."""
+    ``bots`` and ``matches``. ``cancel``: when set, the run stops
+    (:class:`~gouji_dsl.tools.runs.SimulationCancelled`; with ``out``, its finished chunks are kept)."""
     from gouji_dsl.tools.paired import _bots_tuple, _engines, check_bots
     from gouji_dsl.tools.runs import Executor, RunSpec, execute
     check_bots(bots, base.n_seats)
@@ -342,12 +346,34 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
     spec = RunSpec((base.resolved, *(g.resolved for g in played)), seed, _bots_tuple(bots), matches, engine, 0,
                    sweep=True)
     res = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size, out=out,
-                  resume=resume, scheduler=scheduler, progress=progress, graphs=(base, *played))
+                  resume=resume, scheduler=scheduler, progress=progress, cancel=cancel, graphs=(base, *played))
     assert isinstance(res.totals, SweepTotals)
     engines = {"base": _engines((base, base), engine, bots)["a"]} if graphs else {}
     return build_report(res.totals, base=base.name, grids=grids, labels=labels, seed=seed, bots=bots, same_as=same,
                         workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
                         resumed_games=res.resumed_games, engines=engines)
+
+
+def report_of_runs(merged: Any) -> SweepReport:
+    """The report of merged sweep run folders (:func:`gouji_dsl.tools.runs.load_runs` of ``--out``
+    folders of ``gouji sweep``): ``gouji report DIR`` and the app's sweep view read them so."""
+    names = [r.get("name", "?") for r in merged.spec.get("rulesets", [])]
+    base = names[0]
+    labels = [n[len(base):].strip().replace("--set ", "") if n.startswith(base) else n for n in names[1:]]
+    seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds
+    return build_report(merged.totals, base=base, grids=[], labels=labels, seed=seed, bots=merged.spec.get("bots"),
+                        executor="report", missing=merged.missing)
+
+
+def load_report(folders: Sequence[str | os.PathLike[str]]) -> SweepReport:
+    """The report of the sweep run folder(s) ``folders``; :class:`~gouji_dsl.tools.runs.RunError` when
+    they cannot be read or are the run of another command."""
+    from gouji_dsl.tools.runs import RunError, RunKind, load_runs
+    merged = load_runs(list(folders))
+    if merged.kind != RunKind.SWEEP:
+        raise RunError(_("{folder}: the run of another command ({kind}), not of gouji sweep: gouji report reads it").format(
+            folder=printable(str(folders[0])), kind=merged.kind))
+    return report_of_runs(merged)
 
 
 # ==================================================================================================
@@ -418,7 +444,7 @@ def mirror_lines(r: SweepReport) -> list[str]:
               "marked from that row:")] + ["  " + x for x in out]
 
 
-def _legend(r: SweepReport) -> list[str]:
+def legend_lines(r: SweepReport) -> list[str]:
     out = []
     for k, label in enumerate(r.labels, start=1):
         x = r.same(k - 1)
@@ -428,7 +454,7 @@ def _legend(r: SweepReport) -> list[str]:
     return out
 
 
-def _footer(r: SweepReport) -> str:
+def footer_text(r: SweepReport) -> str:
     return _("Each column P is the point − {base} on the same deals (paired, as gouji diff --simulate); Holm's "
              "adjustment across the {n} independent differences of the table (a mirror row ≡ is its row's test; a point "
              "= base or = Pj is none): * adjusted p < {alpha}; † the interval excludes 0 but not significant after "
@@ -448,7 +474,7 @@ def report_text(r: SweepReport, width: int = 100) -> str:
     from gouji_dsl.tools.compare import _pad, disp_width, wrap
     from gouji_dsl.tools.paired import design_note
     out = wrap(_title(r), width) + wrap(design_note(r.base_stats.design["real_choice_share"].n, r.games), width)
-    out += [""] + _legend(r) + [""]
+    out += [""] + legend_lines(r) + [""]
     head = ["", r.base] + [f"P{k}" for k in range(1, len(r.labels) + 1)]
     for compact, bare in ((False, False), (True, False), (True, True)):
         rows = _rows(r, compact, bare)
@@ -468,7 +494,7 @@ def report_text(r: SweepReport, width: int = 100) -> str:
     if mirrors:
         out += [""] + wrap(mirrors[0], width) + [line for m in mirrors[1:] for line in wrap(m.strip(), width, "  ")]
     out += [""] + [line for row in r.skill_rows() for line in wrap(row, width)]
-    out += [""] + wrap(_footer(r), width)
+    out += [""] + wrap(footer_text(r), width)
     return "\n".join(out) + "\n"
 
 
@@ -477,7 +503,7 @@ def report_markdown(r: SweepReport) -> str:
     from gouji_dsl.tools.compare import _md
     from gouji_dsl.tools.paired import design_note
     out = [f"## {_md(_title(r))}", "", "> " + _md(design_note(r.base_stats.design["real_choice_share"].n, r.games)), ""]
-    out += [f"- {_md(x)}" for x in _legend(r)] + [""]
+    out += [f"- {_md(x)}" for x in legend_lines(r)] + [""]
     out.append("| " + " | ".join([_("Figure"), _md(r.base)] + [f"P{k}" for k in range(1, len(r.labels) + 1)]) + " |")
     out.append("|" + " --- |" * (2 + len(r.labels)))
     for row in _rows(r, False):
@@ -486,7 +512,7 @@ def report_markdown(r: SweepReport) -> str:
         out.append("| " + " | ".join(cells) + " |")
     mirrors = mirror_lines(r)
     more = ([""] + [_md(mirrors[0])] + [f"- {_md(x.strip())}" for x in mirrors[1:]]) if mirrors else []
-    return "\n".join(out + more + [""] + [f"- {_md(x)}" for x in r.skill_rows()] + ["", _md(_footer(r))]) + "\n"
+    return "\n".join(out + more + [""] + [f"- {_md(x)}" for x in r.skill_rows()] + ["", _md(footer_text(r))]) + "\n"
 
 
 def report_json(r: SweepReport, timing: bool = True) -> str:
@@ -494,5 +520,5 @@ def report_json(r: SweepReport, timing: bool = True) -> str:
 
 
 __all__ = ["Grid", "SweepReport", "parse_grids", "points", "point_label", "load_points", "run_sweep", "build_report",
-           "same_as", "mirrors_of", "mirror_lines",
+           "same_as", "mirrors_of", "mirror_lines", "report_of_runs", "load_report", "legend_lines", "footer_text",
            "report_text", "report_markdown", "report_json"]

@@ -20,6 +20,7 @@ stable :class:`Code`); positions are :class:`SourcePos`.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -29,7 +30,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "load": ("gouji_dsl.ruleset.loader", "resolve"),
     "load_text": ("gouji_dsl.ruleset.loader", "resolve_text"),
     "compile": ("gouji_dsl.ruleset.graph", "compile_ruleset"),
-    "check": ("gouji_dsl.ruleset.check", "check"),
     "new_game": ("gouji_dsl.engine.interpreter", "new_game"),
     "legal_moves": ("gouji_dsl.engine.interpreter", "legal_moves"),
     "apply": ("gouji_dsl.engine.interpreter", "apply"),
@@ -57,7 +57,20 @@ __all__ = [
     "Outcome", "ResolvedRuleset", "RuleGraph", "GameState", "Move", "Explanation", "CheckResult",
     "GoujiError", "Diagnostic", "SourcePos", "Code", "Severity",
 ]
-assert set(__all__) == {"__version__", *_EXPORTS}
+assert set(__all__) == {"__version__", "check", *_EXPORTS}
+
+
+def check(name_or_path: str | os.PathLike[str], **options: Any) -> CheckResult:
+    """Check a ruleset as ``gouji validate`` does: every problem of every file of its ``extends``
+    chain (:func:`gouji_dsl.ruleset.check.check`, whose ``options`` it takes: ``text``, ``search``,
+    ``strict``...). With ``strict=True`` the lint's last stage plays sample deals
+    (:data:`gouji_dsl.engine.bounds.PLAYED`, on the engine floor, so a check without ``strict``
+    imports no engine module)."""
+    stages = importlib.import_module("gouji_dsl.ruleset.check")
+    if options.get("strict") and "played" not in options:
+        options["played"] = tuple(importlib.import_module("gouji_dsl.engine.bounds").PLAYED.values())
+    result: CheckResult = stages.check(name_or_path, **options)
+    return result
 
 
 def __getattr__(name: str) -> Any:
@@ -80,7 +93,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from gouji_dsl.engine.explain import Explanation, explain
     from gouji_dsl.engine.interpreter import GameState, Move, apply, legal_moves, new_game, parse_move
     from gouji_dsl.engine.outcome import Outcome
-    from gouji_dsl.ruleset.check import CheckResult, check
+    from gouji_dsl.ruleset.check import CheckResult
     from gouji_dsl.ruleset.graph import RuleGraph
     from gouji_dsl.ruleset.graph import compile_ruleset as compile
     from gouji_dsl.ruleset.loader import resolve as load

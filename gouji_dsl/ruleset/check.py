@@ -2,7 +2,11 @@
 
 :func:`check` runs every stage — reading and structure of each file of the ``extends`` chain
 (:func:`gouji_dsl.ruleset.loader.load_chain`), then settings, names, hooks and expressions
-(:func:`gouji_dsl.ruleset.graph.compile_ruleset`) — and keeps going past the problems it finds:
+(:func:`gouji_dsl.ruleset.graph.compile_ruleset`), the warnings of settings nothing reads, and
+with ``strict`` the lint (:func:`gouji_dsl.ruleset.lint.lint`), where the caller adds the findings
+of the floors above (``played``: :data:`gouji_dsl.engine.bounds.PLAYED`, which play sample deals;
+:func:`gouji_dsl.check` passes them, so this floor never imports the engine) — and keeps going past
+the problems it finds:
 broken rules and settings are left out of the later stages (their problems are already reported)
 so that the rest can still be checked. It returns all diagnostics, errors and warnings, sorted by
 position (the ruleset asked for first, then its parents), each with a stable code. It never raises
@@ -20,6 +24,7 @@ from gouji_dsl.ruleset.loader import Chain, RawRuleset, load_chain
 
 if TYPE_CHECKING:
     from gouji_dsl.ruleset.graph import RuleGraph
+    from gouji_dsl.ruleset.lint import Finding
 
 __all__ = ["CheckResult", "check", "MAX_REPAIR_ROUNDS"]
 
@@ -67,9 +72,10 @@ HELD_BACK_LINT = "lint"
 
 def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
           search: Sequence[str | os.PathLike[str]] = (), referrer: str | os.PathLike[str] | None = None,
-          strict: bool = False, layers: Sequence[tuple[str, str]] = ()) -> CheckResult:
+          strict: bool = False, layers: Sequence[tuple[str, str]] = (), played: Sequence[Finding] = ()) -> CheckResult:
     """Check a ruleset (by name or path, or the unsaved ``text`` of the file ``name_or_path``) and
-    its whole ``extends`` chain. ``strict`` adds the lint's findings (``gouji validate --strict``).
+    its whole ``extends`` chain. ``strict`` adds the lint's findings (``gouji validate --strict``),
+    and ``played`` those of a floor above (findings that play sample deals, see the module doc).
     See :func:`gouji_dsl.ruleset.loader.load_chain` for ``search``, ``referrer`` and ``layers``."""
     path = os.fspath(name_or_path)
     chain = load_chain(name_or_path, text=text, search=search, referrer=referrer, layers=layers)
@@ -86,7 +92,7 @@ def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
         if graph is not None and chain.errors:
             graph = None  # compiled from what was left of broken files: not the ruleset as written
         if graph is not None:
-            findings = _warnings(graph, strict)
+            findings = _warnings(graph, strict, played)
             diags += findings
     order = chain.paths
     rank = {p: i for i, p in enumerate(order)}
@@ -166,13 +172,14 @@ def _in_rules(raws: Sequence[RawRuleset], d: Diagnostic) -> bool:
                for raw in raws)
 
 
-def _warnings(graph: RuleGraph, strict: bool) -> list[Diagnostic]:
-    """Findings on a graph that compiled: settings nothing reads (always), the lint's (``strict``)."""
+def _warnings(graph: RuleGraph, strict: bool, played: Sequence[Finding]) -> list[Diagnostic]:
+    """Findings on a graph that compiled: settings nothing reads (always), the lint's and ``played``
+    (``strict``)."""
     from gouji_dsl.ruleset import lint
 
     try:
         if strict:
-            return list(lint.lint(graph))
+            return list(lint.lint(graph, also=played))
         return [d if d.code != Code.UNSPECIFIED else replace(d, code=Code.UNREAD_SETTING)
                 for d in lint.quick_warnings(graph)]
     except GoujiError as e:

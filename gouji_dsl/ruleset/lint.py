@@ -37,8 +37,10 @@ The findings (severity ``"warning"``; ``"error"`` when the game cannot end or go
 - **settings that do nothing** (``SettingHasNoEffect``): another setting disables them (found by
   :mod:`gouji_dsl.ruleset.settings` when the graph is built), or only rules of a question never
   asked read them;
-- **games unlikely to start** (``UnlikelyToEnd``): redeal rules voiding most deals
-  (:mod:`gouji_dsl.ruleset.bounds`);
+- **games unlikely to start** (``UnlikelyToEnd``): redeal rules voiding most deals. This finding
+  plays sample deals, so it lives on the engine floor (:mod:`gouji_dsl.engine.bounds`, registered
+  in its own :data:`~gouji_dsl.engine.bounds.PLAYED`) and runs when the caller passes it
+  (``lint(graph, also=PLAYED.values())``; :func:`gouji_dsl.check` and ``gouji validate --strict`` do);
 - **texts missing a language** (``MissingLanguage``): a sentence, title, description or word of
   this file not given in every language the ruleset declares (``languages:``,
   :mod:`gouji_dsl.ruleset.languages`);
@@ -55,7 +57,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,7 +82,6 @@ from gouji_dsl.ruleset.analysis import (
     walk_with_defs,
     where,
 )
-from gouji_dsl.ruleset.bounds import redeal_findings
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
 from gouji_dsl.ruleset.languages import declared, missing_languages
 from gouji_dsl.ruleset.loader import RawRuleset, _is_setting_long_form, load_text, resolve
@@ -91,7 +92,7 @@ from gouji_dsl.ruleset.words import Renamed, renamed_words
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.ruleset.graph import RuleGraph, RuleNode
 
-__all__ = ["lint", "quick_warnings", "stale_says", "finding", "Finding", "FINDINGS", "Context"]
+__all__ = ["lint", "quick_warnings", "stale_says", "finding", "Finding", "FINDINGS", "Context", "Found"]
 
 
 # ================================================================================= the registry
@@ -120,12 +121,16 @@ FINDINGS: dict[str, Finding] = {}
 """Every finding by name, in the order :func:`lint` runs them (the order they are written)."""
 
 
-def finding(code: Code, severity: Severity = Severity.WARNING) -> Callable[[Callable[[Context], Found]], Callable[[Context], Found]]:
-    """Register the decorated function as a finding of ``code`` and ``severity`` (see the module doc)."""
+def finding(code: Code, severity: Severity = Severity.WARNING, *, into: dict[str, Finding] | None = None
+            ) -> Callable[[Callable[[Context], Found]], Callable[[Context], Found]]:
+    """Register the decorated function as a finding of ``code`` and ``severity`` (see the module doc)
+    in :data:`FINDINGS`, or in ``into``: the registry of a floor above that passes its findings to
+    :func:`lint` (``also``), such as :data:`gouji_dsl.engine.bounds.PLAYED` (findings that play deals)."""
     def register(run: Callable[[Context], Found]) -> Callable[[Context], Found]:
-        if run.__name__ in FINDINGS or not inspect.getdoc(run):
+        registry = FINDINGS if into is None else into
+        if run.__name__ in registry or run.__name__ in FINDINGS or not inspect.getdoc(run):
             raise ValueError(f"finding {run.__name__!r}: registered twice, or without a docstring saying what it finds")
-        FINDINGS[run.__name__] = Finding(run.__name__, code, severity, run)
+        registry[run.__name__] = Finding(run.__name__, code, severity, run)
         return run
     return register
 
@@ -188,15 +193,16 @@ class Context:
                              severity=f.severity, code=f.code)
 
 
-def lint(graph: RuleGraph, *, codes: Collection[Code] | None = None) -> list[Diagnostic]:
+def lint(graph: RuleGraph, *, codes: Collection[Code] | None = None, also: Iterable[Finding] = ()) -> list[Diagnostic]:
     """Every lint finding of a compiled ruleset's own file (see the module doc), sorted by position
-    (this file's first); ``codes``: only the findings of those codes.
+    (this file's first); ``codes``: only the findings of those codes; ``also``: findings of a floor
+    above run after the registered ones (:data:`gouji_dsl.engine.bounds.PLAYED`, which play deals).
 
     Severity ``"warning"``, or ``"error"`` when the game can never end or no play is ever allowed;
     ``gouji validate --strict`` fails on either."""
     c = Context(graph)
     out: list[Diagnostic] = []
-    for f in FINDINGS.values():
+    for f in (*FINDINGS.values(), *also):
         if codes is None or f.code in codes:
             out.extend(d if isinstance(d, Diagnostic) else c.diagnostic(f, *d) for d in f.run(c))
     uniq: dict[tuple[Any, ...], Diagnostic] = {}
@@ -670,21 +676,6 @@ def choice_never_asked(c: Context) -> Found:
         elif not answers:
             yield (at, _("choice {str!r} does nothing: no answered rule that can fire reads its answer").format(str=str(word)),
                    _("add a rule `on: answered` (mark / count what the answer means), and a rule that reads it"))
-
-
-@finding(Code.UNLIKELY_TO_END)
-def redeal_voids_most_deals(c: Context) -> Found:
-    """A redeal rule that voids most sampled deals (:func:`gouji_dsl.ruleset.bounds.redeal_findings`):
-    a game unlikely to start. An inherited rule is reported at this file's setting it reads, if any."""
-    for rule_id, at, message, hint in redeal_findings(c.graph):
-        if at.path != c.own_path:  # the rule is inherited: at this file's setting it reads, if any
-            mine = [c.resolved.settings[x] for x in sorted(c.an.rule_settings.get(rule_id, ()))
-                    if x in c.resolved.settings and not c.resolved.settings[x].inherited]
-            if not mine:
-                continue
-            at = mine[0].origin
-            message = _("with this setting, {message}").format(message=message)
-        yield at, message, hint
 
 
 @finding(Code.SETTING_HAS_NO_EFFECT)

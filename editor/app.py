@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -146,6 +147,13 @@ class GoujiApp(XtermKeysApp):
             self.notify(e.format(), title=_("Cannot compare"), severity="error", timeout=10)
             return
         self.push_screen(CompareScreen(self.workspace, sa, sb, **options))
+
+    def open_sweep(self, source: Any, **options: Any) -> None:
+        """Open the sweep screen on ``source`` (a :class:`~editor.screens.compare.RulesetSource`, or None);
+        ``options``: grids, games, seed, bots (see :class:`~editor.screens.sweep.SweepScreen`). The
+        compare screen opens it so (the screens import each other one way: sweep uses compare's)."""
+        from .screens.sweep import SweepScreen
+        self.push_screen(SweepScreen(self.workspace, source, **options))
 
     def new_variant(self, parent: str | None = None) -> None:
         def created(path: Path | None) -> None:

@@ -791,9 +791,8 @@ class CompareScreen(Screen[None]):
         if self.running:
             self.notify(_("Stop the simulation first (Esc)."), severity="warning")
             return
-        from .sweep import SweepScreen
         games, seed, bots = self._settings_or_initial()
-        self.app.push_screen(SweepScreen(self.workspace, self.b, games=games, seed=seed, bots=bots))
+        self.app.open_sweep(self.b, games=games, seed=seed, bots=bots)  # type: ignore[attr-defined]
 
     def _settings_or_initial(self) -> tuple[int, str, str]:
         """The deals, seed and bots of the Stats tab (its initial ones where a field does not read)."""

@@ -161,3 +161,18 @@ def test_a_sweep_resumes_in_its_out_folder_and_gouji_report_reads_it(runner: Cli
     assert json.loads(rep.stdout)["points"] == a["points"]
     text = runner.invoke(cli, ["sweep", "online", "--grid", "yield_to=1", "--simulate", "4", "--workers", "1"])
     assert text.exit_code == 0 and "P1: yield_to=1" in text.stdout and "Holm" in text.stdout
+
+
+def test_a_chunk_whose_mirrors_its_own_sums_deny_is_refused_at_the_pair(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    made = runner.invoke(cli, ["sweep", "online", "--grid", "yield_to=1", "--simulate", "4", "--workers", "1",
+                               "--executor", "local", "--out", str(out), "--format", "json"])
+    assert made.exit_code == 0, made.stderr
+    chunk = sorted(out.glob("chunk-*.json"))[0]
+    data = json.loads(chunk.read_text())
+    assert "seat_score.1|seat_score.3" in data["totals"]["points"][0]["mirrors"]["same"]
+    data["totals"]["points"][0]["mirrors"]["same"].append("seat_score.1|seat_score.2")  # (seat 2 is seat 1's negative)
+    chunk.write_text(json.dumps(data))
+    rep = runner.invoke(cli, ["report", str(out)])
+    assert rep.exit_code == 1
+    assert "totals.points[0].mirrors.same[" in rep.stderr and "seat_score.1|seat_score.2 is not a pair of rows" in rep.stderr

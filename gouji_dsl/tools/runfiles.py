@@ -381,7 +381,39 @@ def _pair_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], deal
             out.append(loc.at(where + ("binary", k), _("a 2×2 table of {n} deals in a chunk of {games}").format(n=n, games=games)))
         out += _sums_problems(loc, where + ("binary", k, "diff"), b["diff"], games)
     out += _sums_problems(loc, where + ("outcome_changed",), t["outcome_changed"], games, binary=True)
+    out += _mirror_problems(loc, where, t, min(seats)) if not out else []
     out += _divergent_problems(loc, t, start, stop, seed, min(seats), where)
+    return out
+
+
+def _row_sums(t: dict[str, Any], row: str) -> dict[str, Any] | None:
+    """The per-deal differences' sums of a mirror row (``seat_score.N``, a mean figure, a yes/no figure)."""
+    if row.startswith("seat_score."):
+        i = int(row.split(".")[1]) - 1
+        return t["seat_diffs"][i] if i < len(t["seat_diffs"]) else None
+    if row in t["binary"]:
+        return t["binary"][row]["diff"]  # type: ignore[no-any-return]
+    return t["diffs"].get(row)  # type: ignore[no-any-return]
+
+
+def _mirror_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], seats: int) -> list[str]:
+    """Mirror pairs (``X|Y``) a chunk claims that its own sums deny: equal rows have equal sums, opposite
+    rows opposite sums (Σ, and the same Σx²), and both rows belong to one group of the run's seats."""
+    from gouji_dsl.tools.figures import Mirrors
+    m = t.get("mirrors")
+    if m is None:
+        return []
+    groups = Mirrors.rows(seats)
+    out = []
+    for kind, sign in (("same", 1), ("opposite", -1)):
+        for i, pair in enumerate(m[kind]):
+            x, _bar, y = pair.partition("|")
+            sx, sy = _row_sums(t, x), _row_sums(t, y)
+            ok = (any(x in g and y in g and g.index(x) < g.index(y) for g in groups) and sx is not None and sy is not None
+                  and sx["n"] == sy["n"] and _num(sx["ss"]) == _num(sy["ss"]) and _num(sx["s"]) == sign * _num(sy["s"]))
+            if not ok:
+                out.append(loc.at(where + ("mirrors", kind, i), _("{pair} is not a pair of rows whose sums agree with "
+                                                                  "it").format(pair=pair)))
     return out
 
 

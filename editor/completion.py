@@ -10,11 +10,12 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from gouji_dsl.i18n import _ as library_  # (the library's texts: the hooks' questions)
 from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.game.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS
+from gouji_dsl.ruleset.game.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS, Hook
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 
-from .i18n import N_, _
+from .i18n import N_, _, spaced
 from .skeleton import COMMENT_WIDTH, flow, setting_lines
 
 
@@ -69,10 +70,16 @@ def _schema_items() -> list[Item]:
     return out
 
 
+#: the kinds of questions (gouji_dsl.ruleset.game.vocabulary.HookKind) as the picker says them
+HOOK_KINDS = {"permit": N_("permit question"), "value": N_("value question"), "trigger": N_("trigger question")}
+
+
 def _vocabulary_items() -> list[Item]:
-    out = [Item(h.name, h.name, "hook", f"{h.kind} question: {h.doc}"
-                + (f" (context: {', '.join(h.context)})" if h.context else ""))
-           for h in HOOKS.values()]
+    def question(h: Hook) -> str:
+        asked = _("{kind}: {doc}").format(kind=_(HOOK_KINDS[h.kind]), doc=library_(h.doc))
+        return spaced(asked) + _("(context: {names})").format(names=", ".join(h.context)) if h.context else asked
+
+    out = [Item(h.name, h.name, "hook", question(h)) for h in HOOKS.values()]
     out += [Item(f"{n}({', '.join(map(str, f.params))})", f"{n}(", "function", f"-> {f.returns}: {f.doc}")
             for n, f in FUNCTIONS.items()]
     out += [Item(n, n, "variable", f"{v.type}: {v.doc}") for n, v in {**CONTEXT_VARS, **GLOBAL_VARS}.items()]

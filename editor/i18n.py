@@ -30,9 +30,16 @@ def N_(message: str) -> str:
     return message
 
 
+def spaced(label: str) -> str:
+    """``label`` (a translated text ending in a colon) followed by the space before what it labels:
+    none after a full-width colon or other full-width punctuation (Chinese ``本局结束：``), which
+    holds its own space."""
+    return label if label.endswith(("：", "，", "。", "、", "）", "？", "！")) else label + " "
+
+
 def chinese() -> bool:
     """Whether the app speaks Chinese now (for what is more than a message: 大王 / 小王 for the jokers)."""
     return current() is Language.ZH
 
 
-__all__ = ["N_", "_", "chinese", "ngettext"]
+__all__ = ["N_", "_", "chinese", "ngettext", "spaced"]

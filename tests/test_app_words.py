@@ -70,6 +70,9 @@ def test_the_insert_picker_s_kinds_and_help_in_chinese():
         assert rule.help.startswith("时机：")
         count = next(it for it in items if it.label == "show_count_at")
         assert "持牌人手中剩余牌" in count.help
+        hook = next(it for it in items if it.kind == "hook" and it.label == "revolt")
+        assert hook.help == "许可问题：这个座位可以革命吗？（上下文：seat）", hook.help
+        assert not [it.label for it in items if it.kind == "hook" and not re.search(r"[\u4e00-\u9fff]", it.help)]
     with speaking(Language.EN):
         count = next(it for it in items_for(resolved) if it.label == "show_count_at")
         assert "A player with 10 cards or fewer" in count.help and kind_word("setting") == "setting"

@@ -30,7 +30,7 @@ from gouji_dsl.tools.exits import seed_problem, seed_value, shown, shown_markup
 from ..i18n import N_, _, ngettext
 from ..workspace import display_path
 from .session import GameSummary, PlaySession, card_word
-from .widgets import event_text, short_where
+from .widgets import event_text, short_where, verb_word
 
 
 def reason_prompt(r: Reason) -> Text:
@@ -210,7 +210,9 @@ class WhyScreen(ModalScreen[None]):
         with Vertical(classes="play-dialog") as box:
             box.border_title = self.title_text or _("Why")
             seat, _sep, rest = exp.move.partition(" ")  # NOTATION.md's "SEAT MOVE": say which is the seat
-            head = Text((_("seat {seat}").format(seat=seat) + f" {rest}" if seat.isdigit() and rest else exp.move) + _(": "),
+            verb, _sep, cards = rest.partition(" ")    # and the verb in the active language (play: the cards alone)
+            said_move = (cards if verb == "play" and cards else f"{verb_word(verb)} {cards}".strip())
+            head = Text((_("seat {seat}").format(seat=seat) + f" {said_move}" if seat.isdigit() and rest else exp.move) + _(": "),
                         style="bold")
             head.append(_("legal") if exp.legal else _("illegal"), style="bold green" if exp.legal else "bold red")
             for w in exp.warnings:  # what the move leads to, said before it is made (a burn that cannot succeed)

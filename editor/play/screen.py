@@ -48,7 +48,7 @@ from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
 from gouji_dsl.ruleset.words import Term
 from gouji_dsl.tools.cases import add_case_to_file
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _, ngettext, spaced
 from ..validation import same_file
 from ..web import offer_download
 from ..widgets.footer import FittingFooter
@@ -80,7 +80,7 @@ from .widgets import (
     flag_word,
     markers,
     move_label,
-    place_text,
+    out_text,
     seat_word,
     short_where,
     termed,
@@ -370,13 +370,13 @@ class PlayScreen(Screen[None]):
             you.append(_("Watching table {code}: a spectator sees no hand").format(code=self.table.address.code),
                        style="bold")
             you.append(" · " + _("seat {seat}").format(seat=me) + f" ({s.seat_caption(me)}) · " + _("team {team}").format(
-                team=st.team(me)) + (" · " + _("out {place}").format(place=place_text(st.places[me])) if me in st.places
+                team=st.team(me)) + (" · " + out_text(st.places[me], s.words) if me in st.places
                                      else ""))
             return you
         you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
         if me in st.places:
             p = st.places[me]
-            you.append(" · " + _("out {place}").format(place=place_text(p, s.words)))
+            you.append(" · " + out_text(p, s.words))
         you.append(" · " + cards_word(st.hand_size(me)))
         marks = markers(s, me)
         if marks:
@@ -639,7 +639,7 @@ class PlayScreen(Screen[None]):
                 t.append(_("F10 deals {next} · F11 scoreboard · ctrl+s saves the record.").format(next=s.next_game_label()),
                          style="dim")
             elif s.your_turn:
-                t.append(_("Your turn:") + " ", style="bold")
+                t.append(spaced(_("Your turn:")), style="bold")
                 t.append(self._turn_hint(), style="dim")
                 t.append("  " + _("(F3 hint · F4 list)"), style="dim")
             elif self.review:
@@ -1257,7 +1257,7 @@ class PlayScreen(Screen[None]):
             before = s.entries[s.cursor - 1].state
             from gouji_dsl.engine.interpreter import choice_words, parse_move
             mv = parse_move(s.entry.move, s.model, s.graph.n_seats, words=choice_words(s.graph))
-            self.app.push_screen(WhyScreen(explain(before, mv), self.open_rule, "Why the last move was allowed"))
+            self.app.push_screen(WhyScreen(explain(before, mv), self.open_rule, _("Why the last move was allowed")))
             return
         if typed is None or typed.explanation is None:
             self.notify(_("Type a move first: F5 explains it.") if typed is None else (typed.error or _("The game is over.")))

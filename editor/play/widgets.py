@@ -24,7 +24,7 @@ from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
 from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset.words import GameWords, Term
 
-from ..i18n import N_, _, chinese, ngettext
+from ..i18n import N_, _, chinese, ngettext, spaced
 from .session import PlaySession, ordinal, summarize
 
 
@@ -106,6 +106,13 @@ def place_text(place: int, words: GameWords = NO_WORDS) -> str:
     if chinese():
         return _("{name} (no. {place})").format(name=words.place(place), place=place)
     return words.place(place)
+
+
+def out_text(place: int, words: GameWords = NO_WORDS) -> str:
+    """``out third out (三科)``: a seat gone out, at ``place``; in Chinese with the ruleset's word for
+    going out (``走科 三科（第3名）``)."""
+    return termed(words, _("out ({term}) {place}"), _("out {place}"), {"term": Term.PLACE}, english_terms=False,
+                  place=place_text(place, words))
 
 
 def short_place(place: int, words: GameWords = NO_WORDS) -> str:
@@ -191,7 +198,7 @@ class SeatBox(Static):
         lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if st.team(seat) == st.team(me) else "")
         if seat in st.places:
             p = st.places[seat]
-            lines.append(" · " + _("out {place}").format(place=place_text(p, session.words)), style="bold green" if p <= 3 else "bold red")
+            lines.append(" · " + out_text(p, session.words), style="bold green" if p <= 3 else "bold red")
         elif seat == me or open_hands:
             n = st.hand_size(seat)
             lines.append(" · " + cards_word(n), style="bold yellow" if n <= 5 else "")
@@ -246,7 +253,7 @@ def last_move_text(session: PlaySession, seat: int) -> Text | None:
                 return None  # a setup answer: the log says it
             t = Text("▸ ", style="dim" if earlier else "bold")
             if earlier:
-                t.append(_("earlier:") + " ", style="dim")
+                t.append(spaced(_("earlier:")), style="dim")
             t.append(what, style="dim" if earlier else ("red" if verb == "burn" else "bold" if verb == "play" else "italic"))
             return t
     return None
@@ -331,7 +338,7 @@ class TrickView(Static):
         note: Text | None = None
         if st.top is not None and st.top.play.gouji:
             follow, burn = session.who_may_answer()
-            note = Text("  " + _("{gouji}:").format(gouji=term_word(session.words, Term.GOUJI, N_("gouji play"))) + " ",
+            note = Text("  " + spaced(_("{gouji}:").format(gouji=term_word(session.words, Term.GOUJI, N_("gouji play")))),
                         style="bold magenta")
             names = _(", ").join(_seat_name(st, me, x) for x in follow) or _("nobody")
             note.append(_("answer: {names}").format(names=names), style="magenta")
@@ -612,7 +619,7 @@ def _plain_event_text(t: str, e: dict[str, Any], who: Callable[[Any], str]) -> s
     if t == "redeal":
         return _("the deal is void: dealt again")
     if t == "game_over":
-        return _("game over:") + " " + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
+        return spaced(_("game over:")) + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
     return t.replace("_", " ")
 
 

@@ -78,7 +78,7 @@ DEFAULT_SEED = "1"
 NARROW = 100          # below this width the panes are stacked (v toggles) and the header lines are shorter
 SHORT = 30            # below this height the app header is hidden
 POOL_FROM = 40        # fewer paired deals than this are played in one process (no start-up cost)
-RECORDS_DIR = "compare-records"
+RECORDS_DIR = "compare-records"  # (the save binding's tooltip names it)
 
 
 # ==================================================================================================
@@ -342,7 +342,7 @@ class DealScreen(ModalScreen[None]):
         Binding("escape", "close", N_("Close")),
         Binding("a", "play('a')", N_("Review A"), tooltip=N_("Review the deal under ruleset A: hands open, every decision explained")),
         Binding("b", "play('b')", N_("Review B"), tooltip=N_("Review the deal under ruleset B: hands open, every decision explained")),
-        Binding("s", "save", N_("Save"), tooltip=f"Save both game records as JSON files in ./{RECORDS_DIR}/"),
+        Binding("s", "save", N_("Save"), tooltip=N_("Save both game records as JSON files in ./compare-records/")),
     ]
 
     def __init__(self, report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph, RuleGraph],
@@ -433,8 +433,9 @@ class DealScreen(ModalScreen[None]):
         except Exception:
             pass
         if screen.is_mounted:
-            screen.notify(f"Deal {self.deal.deal} under {graph.name}, hands open: →/← step through every decision, "
-                          f"↑/↓ its legal moves, Enter the rules; ctrl+b back to the comparison.", title=_("Review"), timeout=8)
+            screen.notify(_("Deal {deal} under {ruleset}, hands open: →/← step through every decision, "
+                            "↑/↓ its legal moves, Enter the rules; ctrl+b back to the comparison.").format(
+                                deal=self.deal.deal, ruleset=graph.name), title=_("Review"), timeout=8)
 
     def action_save(self) -> None:
         folder = Path(RECORDS_DIR)
@@ -577,11 +578,11 @@ class CompareScreen(Screen[None]):
         yield Static("", id="compare-sides")
         yield Static("", id="compare-counts")
         with TabbedContent(id="compare-tabs"):
-            with TabPane("1 Rules", id="tab-rules"):
+            with TabPane("1 " + _("Rules"), id="tab-rules"):
                 yield DiffPanes(id="diff-panes")
                 yield Static("", id="diff-empty")
                 yield Static("", id="diff-summary")
-            with TabPane("2 Stats", id="tab-stats"):
+            with TabPane("2 " + _("Stats"), id="tab-stats"):
                 with Horizontal(id="sim-controls"):
                     yield Label(_("Deals"), classes="sim-label")
                     yield Input(str(games), id="sim-games", type="integer", compact=True, max_length=6)
@@ -598,7 +599,7 @@ class CompareScreen(Screen[None]):
                     yield Static("", id="sim-table")
                     yield PlacesChart(id="sim-places")
                     yield SpreadChart(id="sim-spread")
-            with TabPane("3 Deals", id="tab-deals"):
+            with TabPane("3 " + _("Deals"), id="tab-deals"):
                 yield Static("", id="deals-note")
                 yield DataTable(id="deals", cursor_type="row", zebra_stripes=True)
         yield FittingFooter()
@@ -777,7 +778,7 @@ class CompareScreen(Screen[None]):
                 self.b = src
             self._reset_simulation()
             self.load()
-        self.app.push_screen(RulesetPickerScreen(sources, f"Ruleset {side.upper()}", current=current.key), chosen)
+        self.app.push_screen(RulesetPickerScreen(sources, _("Ruleset {side}").format(side=side.upper()), current=current.key), chosen)
 
     def action_swap(self) -> None:
         if self.running:
@@ -881,8 +882,8 @@ class CompareScreen(Screen[None]):
         if self.running:
             return
         if self.graphs is None:
-            self.notify("Both rulesets must load without problems first." if not self.comparing
-                        else "Still comparing the rules…", title=_("Simulate"), severity="warning")
+            self.notify(_("Both rulesets must load without problems first.") if not self.comparing
+                        else _("Still comparing the rules…"), title=_("Simulate"), severity="warning")
             return
         settings = self._settings()
         if settings is None:
@@ -1018,7 +1019,7 @@ class CompareScreen(Screen[None]):
         ga, gb = self.graphs
         timing = self.query_one("#sim-time", Static)
         note = Text()
-        note.append(f"Played by {bots_phrase(r.bots)}.\n", style="bold")
+        note.append(_("Played by {bots}.").format(bots=bots_phrase(r.bots)) + "\n", style="bold")
         if not r.same_deck:
             note.append(_("The two rulesets use different packs: deal i is seeded alike but not dealt alike.") + "\n",
                         style="yellow")

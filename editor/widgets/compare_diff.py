@@ -21,9 +21,10 @@ from textual.containers import Container, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from gouji_dsl.ruleset.spec import said
 from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, fmt_value
 
-from ..i18n import N_
+from ..i18n import N_, _, ngettext, spaced
 
 KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
 MARK = "▌ "
@@ -47,7 +48,7 @@ class DiffBlock:
 
 # ------------------------------------------------------------------------------ blocks
 def _from(where: str, source: str | None) -> Text:
-    t = Text("from ", style="dim")
+    t = Text(spaced(_("from")), style="dim")
     t.append(where, style="cyan")
     if source:
         t.append(f", {source}", style="dim")
@@ -55,7 +56,7 @@ def _from(where: str, source: str | None) -> Text:
 
 
 def _says(says: str | None) -> list[Text]:
-    return [Text(f"“{' '.join(says.split())}”", style="italic")] if says else []
+    return [Text(f"“{' '.join(said(says).split())}”", style="italic")] if says else []
 
 
 def _setting_lines(v: SettingValue | None, kind: str) -> list[Text] | None:
@@ -95,27 +96,27 @@ def _definition_lines(d: DefinitionSide | None, kind: str) -> list[Text] | None:
 def diff_blocks(diff: RuleDiff) -> list[DiffBlock]:
     """Every difference of ``diff`` in report order (settings, rules, definitions)."""
     la, lb = diff.labels
-    only = {"added": f"only in {lb}", "removed": f"only in {la}"}
+    only = {"added": _("only in {label}").format(label=lb), "removed": _("only in {label}").format(label=la)}
     out: list[DiffBlock] = []
     for s in diff.settings:
         if s.keys:
             for k in s.keys:
-                out.append(DiffBlock("setting", f"{s.name}.{k.key}", k.kind, only.get(k.kind, "changed"),
+                out.append(DiffBlock("setting", f"{s.name}.{k.key}", k.kind, only.get(k.kind, _("changed")),
                                      _setting_lines(k.a, k.kind), _setting_lines(k.b, k.kind), k.summary))
         else:
-            out.append(DiffBlock("setting", s.name, s.kind, only.get(s.kind, "changed"),
+            out.append(DiffBlock("setting", s.name, s.kind, only.get(s.kind, _("changed")),
                                  _setting_lines(s.a, s.kind), _setting_lines(s.b, s.kind), s.summary))
     for r in diff.rules:
         if r.kind == "changed":
-            note = "changed: " + ", ".join(r.fields)
+            note = _("changed: {fields}").format(fields=", ".join(r.fields))
         elif r.kind == "removed" and r.removed_by:
-            note = f"only in {la} ({lb} removes it)"
+            note = _("only in {a} ({b} removes it)").format(a=la, b=lb)
         else:
             note = only[r.kind]
         out.append(DiffBlock("rule", r.id, r.kind, note, _rule_lines(r.a, r.fields, r.kind),
                              _rule_lines(r.b, r.fields, r.kind), r.summary))
     for d in diff.definitions:
-        out.append(DiffBlock("definition", d.name, d.kind, only.get(d.kind, "changed"),
+        out.append(DiffBlock("definition", d.name, d.kind, only.get(d.kind, _("changed")),
                              _definition_lines(d.a, d.kind), _definition_lines(d.b, d.kind), d.summary))
     return out
 
@@ -126,30 +127,27 @@ def counts_text(diff: RuleDiff, compact: bool = False) -> Text:
     la, lb = diff.labels
     t = Text()
     if diff.empty:
-        t.append("No differences: ", style="bold green")
-        t.append("the two rulesets have the same settings, rules and definitions.")
+        t.append(spaced(_("No differences:")), style="bold green")
+        t.append(_("the two rulesets have the same settings, rules and definitions."))
         return t
     values = sum(max(1, len(s.keys)) for s in diff.settings)
     n_r = {k: sum(r.kind == k for r in diff.rules) for k in ("changed", "added", "removed")}
-    rule_parts = [f"{n_r['changed']} changed"] if n_r["changed"] else []
+    rule_parts = [_("{n} changed").format(n=n_r["changed"])] if n_r["changed"] else []
     if n_r["added"]:
-        rule_parts.append(f"{n_r['added']} only in {lb}")
+        rule_parts.append(_("{n} only in {label}").format(n=n_r["added"], label=lb))
     if n_r["removed"]:
-        rule_parts.append(f"{n_r['removed']} only in {la}")
-
-    def plural(n: int, word: str) -> str:
-        return f"{n} {word}{'' if n == 1 else 's'}"
-
-    t.append(plural(len(diff.settings), "setting"), style="bold yellow")
-    if values != len(diff.settings) and not compact:
-        t.append(f" ({values} values)", style="dim")
-    t.append(", ")
-    t.append(plural(len(diff.rules), "rule"), style="bold yellow")
+        rule_parts.append(_("{n} only in {label}").format(n=n_r["removed"], label=la))
+    n_s, n_rules, n_d = len(diff.settings), len(diff.rules), len(diff.definitions)
+    t.append(ngettext("{n} setting", "{n} settings", n_s).format(n=n_s), style="bold yellow")
+    if values != n_s and not compact:
+        t.append(" " + _("({n} values)").format(n=values), style="dim")
+    t.append(_(", "))
+    t.append(ngettext("{n} rule", "{n} rules", n_rules).format(n=n_rules), style="bold yellow")
     if rule_parts and not compact:
-        t.append(f" ({', '.join(rule_parts)})", style="dim")
-    t.append(", ")
-    t.append(plural(len(diff.definitions), "definition"), style="bold yellow")
-    t.append(" differ")
+        t.append(" " + _("({parts})").format(parts=_(", ").join(rule_parts)), style="dim")
+    t.append(_(", "))
+    t.append(ngettext("{n} definition", "{n} definitions", n_d).format(n=n_d), style="bold yellow")
+    t.append(_(" differ"))
     return t
 
 

@@ -22,7 +22,7 @@ from textual.widgets.tree import TreeNode
 from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.ruleset.game.vocabulary import PHASES
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 
 from ..i18n import _
 from ..skeleton import flow
@@ -103,10 +103,10 @@ def fill_resolved(tree: OriginTree, resolved: ResolvedRuleset, own_path: str) ->
     chain = " → ".join(Path(p).stem for p in resolved.chain[1:])
     head = Text(resolved.name, style="bold")
     if chain:
-        head.append(f"  extends {chain}", style="dim")
+        head.append("  " + _("extends {chain}").format(chain=chain), style="dim")
     root.add_leaf(head, NodeData("head", SourcePos(resolved.path, 1, 1)))
     if resolved.title:
-        root.add_leaf(Text(resolved.title, style="italic"), NodeData("title"))
+        root.add_leaf(Text(said(resolved.title), style="italic"), NodeData("title"))
 
     def own(origin: SourcePos) -> bool:
         return same_file(origin.path, own_path)

@@ -235,3 +235,16 @@ def test_the_table_shows_values_only_for_many_points():
     rows = [line for line in text.splitlines() if line.startswith("decisions per game")]
     assert len(rows) == 1 and rows[0].count("±") == 1  # the base's interval; the points' values only
     assert "P6" in text
+
+
+def test_at_80x24_the_controls_fit_and_o_still_opens_a_run(tmp_path: Path):
+    async def scenario():
+        app = sweep_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await sweep_screen(pilot, grids=(GRID,))
+            assert not screen.query_one("#sweep-open").display  # no room for the button
+            text = screen_text(app)
+            assert "Sweep F5" in text and "--grid[1] filler_rank=2,null" in text
+            await pilot.press("o")
+            await wait_for(pilot, lambda: isinstance(app.screen, FolderScreen), what="the folder dialog")
+    run(scenario())

@@ -42,7 +42,9 @@ from ..workspace import Workspace, display_path
 from .compare import (
     DEFAULT_BOTS,
     DEFAULT_SEED,
+    NARROW,
     POOL_FROM,
+    SHORT,
     RulesetPickerScreen,
     RulesetSource,
     bot_options,
@@ -84,6 +86,9 @@ class FolderScreen(ModalScreen[str | None]):
 
 class SweepScreen(Screen[None]):
     """A sweep of one ruleset's settings (see the module docstring)."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]   # narrow: no "Open run" button (o still opens)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT, "-tall")]       # short: no app header, no blank lines
 
     BINDINGS = [
         Binding("f5", "run", N_("Sweep"), tooltip=N_("Play every point of the grid and the ruleset on the same deals")),

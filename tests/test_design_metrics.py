@@ -72,6 +72,20 @@ def test_the_skill_trace_is_a_duel_on_the_same_deals(runner: CliRunner) -> None:
     assert runner.invoke(cli, ["diff", "online", "rulebook", "--skill", "2"]).exit_code == 2
 
 
+def test_the_skill_difference_pairs_the_same_deals_when_one_ruleset_plays_matches() -> None:
+    # (h28view: online plays single games, rulebook matches of 5: 40 deals are 40 units of online and 8 of
+    # rulebook; zip paired online's deals 0..7 with rulebook's matches 0..7, other deals)
+    from gouji_dsl.tools.skill import Skill, skill_difference
+    from gouji_dsl.tools.stats import mean_ci
+    singles = tuple(float(i) for i in range(10))                # deal i: a gain of i
+    matches = (sum(range(5)) / 5 + 1, sum(range(5, 10)) / 5 + 1)  # each match: its deals' mean + 1
+    a = Skill("ismcts", "heuristic", 10, mean_ci(list(singles)), singles, 1)
+    b = Skill("ismcts", "heuristic", 10, mean_ci(list(matches)), matches, 5)
+    d = skill_difference(a, b)
+    assert d.value == pytest.approx(1.0) and d.n == 2  # two pairs: deals 0-4 and 5-9, each +1
+    assert skill_difference(a, a).n == 10
+
+
 def _side_schema_problems(totals: dict) -> list[str]:
     from jsonschema import Draft7Validator
 

@@ -6,6 +6,7 @@ where it is near 0 is a game of luck. ``--skill N`` on simulate, diff and sweep 
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ class Skill:
     deals: int
     estimate: Estimate
     units: tuple[float, ...]
+    unit: int = 1  # deals per unit: 1, or the ruleset's match length (a match and its replay)
 
     def to_dict(self) -> dict[str, Any]:
         return {"strong": self.strong, "weak": self.weak, "deals": self.deals, "gain": self.estimate.to_dict()}
@@ -51,12 +53,21 @@ def skill_trace(graph: RuleGraph, deals: int, seed: Any, bots: tuple[str, str] =
     """The skill trace of ``graph`` on ``deals`` deals of ``seed`` (a duel of ``bots``)."""
     from gouji_dsl.tools.duel import duel
     report = duel(graph, bots[0], bots[1], deals, seed, workers=workers)
-    return Skill(bots[0], bots[1], deals, report.mean_diff, tuple(report.unit_means()))
+    return Skill(bots[0], bots[1], deals, report.mean_diff, tuple(report.unit_means()), report.unit_size)
+
+
+def _regrouped(s: Skill, size: int) -> list[float]:
+    """``s``'s unit means over units of ``size`` deals (a multiple of ``s.unit``): deals 0..size-1, ..."""
+    k = max(1, size // max(1, s.unit))
+    return [math.fsum(s.units[i:i + k]) / len(s.units[i:i + k]) for i in range(0, len(s.units), k)]
 
 
 def skill_difference(a: Skill, b: Skill) -> Estimate:
-    """B's skill trace − A's, paired by unit (the same deals), with its interval."""
-    diffs = [y - x for x, y in zip(a.units, b.units)]
+    """B's skill trace − A's, paired by unit (the same deals), with its interval. Where the two units
+    differ (one ruleset plays single games, the other matches of 5; or matches of 3 and 5) both are
+    regrouped into units of the least common multiple of deals, so each pair covers the same deals."""
+    size = math.lcm(max(1, a.unit), max(1, b.unit))
+    diffs = [y - x for x, y in zip(_regrouped(a, size), _regrouped(b, size))]
     e = mean_ci(diffs)
     return Estimate(e.value, e.low, e.high, len(diffs), "paired")
 

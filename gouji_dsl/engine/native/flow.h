@@ -830,7 +830,7 @@ static int fl_play_allows(fl_state *s, const fl_prog *P, int seat, const fl_code
 #define FL_ANSWER(R, N, F, J)                                                     \
     do {                                                                          \
         fl_code c_ = {(R), (N), (F), (J)};                                        \
-        int k_ = fl_play_allows(s, P, seat, &c_, 0, &s->top);                     \
+        int k_ = !P->has_play ? 1 : fl_play_allows(s, P, seat, &c_, 0, &s->top);  \
         if (k_ < 0)                                                               \
             return -1;                                                            \
         if (k_) {                                                                 \
@@ -1424,6 +1424,18 @@ static inline int fl_trick_won(fl_state *s, const fl_prog *P)
     return fl_new_trick(s, P, leader);
 }
 
+/* the queue's first entry dropped (qlen > 0; a loop: the queue is a few seats, a library memmove costs more) */
+static inline void fl_queue_shift(fl_state *s)
+{
+    int k, n = s->qlen - 1;
+    if (n > FL_MAX_QUEUE - 1)
+        n = FL_MAX_QUEUE - 1;
+    for (k = 0; k < n; k++) {
+        s->qseat[k] = s->qseat[k + 1];
+        s->qcap[k] = s->qcap[k + 1];
+    }
+}
+
 /* _advance: the next seat asked; 1 game over, 0, -1 failure */
 static inline int fl_advance(fl_state *s, const fl_prog *P)
 {
@@ -1431,8 +1443,7 @@ static inline int fl_advance(fl_state *s, const fl_prog *P)
     while (s->qlen > 0) {
         int t = s->qseat[0], cap = s->qcap[0], ok;
         if (t == 0 || fl_gone(s, t) || t == tseat) {
-            memmove(s->qseat, s->qseat + 1, sizeof(int) * (size_t)(s->qlen - 1));
-            memmove(s->qcap, s->qcap + 1, sizeof(int) * (size_t)(s->qlen - 1));
+            fl_queue_shift(s);
             s->qlen--;
             continue;
         }
@@ -1445,8 +1456,7 @@ static inline int fl_advance(fl_state *s, const fl_prog *P)
             s->cap = cap;
             return 0;
         }
-        memmove(s->qseat, s->qseat + 1, sizeof(int) * (size_t)(s->qlen - 1));
-        memmove(s->qcap, s->qcap + 1, sizeof(int) * (size_t)(s->qlen - 1));
+        fl_queue_shift(s);
         s->qlen--;
     }
     return fl_trick_won(s, P);
@@ -1706,8 +1716,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                     return FL_BROKEN;
                 if (s->qlen <= 0)
                     return FL_BROKEN;
-                memmove(s->qseat, s->qseat + 1, sizeof(int) * (size_t)(s->qlen - 1));
-                memmove(s->qcap, s->qcap + 1, sizeof(int) * (size_t)(s->qlen - 1));
+                fl_queue_shift(s);
                 s->qlen--;
                 fl_question(s, P, seat, NULL, &s->top, NULL, 0);
                 if (fl_ask(s, P, H_YIELD_TO, &v) < 0)
@@ -1750,8 +1759,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                     return FL_BROKEN;
                 if (s->qcap[0] == FL_FOLLOW)
                     fl_set_passed(s, s->c.set_bits[SET_PASSED] | (1U << seat));
-                memmove(s->qseat, s->qseat + 1, sizeof(int) * (size_t)(s->qlen - 1));
-                memmove(s->qcap, s->qcap + 1, sizeof(int) * (size_t)(s->qlen - 1));
+                fl_queue_shift(s);
                 s->qlen--;
                 if (P->triggers[TR_AFTER_PASS].n) {
                     fl_question(s, P, seat, NULL, &s->top, NULL, 0);

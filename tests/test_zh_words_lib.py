@@ -178,3 +178,33 @@ def test_the_bundled_rulesets_source_notes_in_chinese(runner):
     assert "资料 003（挑牌）" in qingdao and "five games" not in qingdao
     en = runner.invoke(cli, ["--lang", "en", "doc", "online"]).stdout
     assert "seed 001, 过牌 examples 1 and 2" in en
+
+
+def test_figure_labels_and_place_headers_in_the_active_language():
+    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.words import game_words
+    from gouji_dsl.tools.figures import DIFF_FIGURES, figure_label, place_headers
+    was = i18n.current()
+    try:
+        i18n.use(i18n.Language.ZH)
+        assert figure_label("sweep_rate") == "串三户率"
+        assert all(not any(c.isascii() and c.isalpha() for c in figure_label(k)) for k, _l, _k in DIFF_FIGURES)
+        words = game_words(resolve("qingdao"))
+        assert place_headers(6, words, words) == ["头科", "二科", "三科", "四科", "二落", "大落"]  # seed 003
+        assert place_headers(2) == ["第 1 名", "第 2 名"]  # no ruleset: place N
+        i18n.use(i18n.Language.EN)
+        assert figure_label("sweep_rate") == "sweep rate (串三户)"
+        assert place_headers(6, words, width=10)[0] == "place 1"  # "first out (头科)" does not fit a cell
+    finally:
+        i18n.use(was)
+
+
+def test_diffs_simulation_report_in_chinese_heads_places_with_the_rulesets_words(runner):
+    r = runner.invoke(cli, ["--lang", "zh", "diff", "online", "qingdao", "--simulate", "10", "--workers", "1"],
+                      env={"COLUMNS": "100"})
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    head = next(line for line in lines if line.startswith("座位 "))
+    assert head.split() == ["座位", "头科", "二科", "三科", "四科", "二落", "大落"]
+    figures = next(line for line in lines if "B − A" in line and "online" in line)
+    assert figures.split()[-1] == "效应量" and "effect" not in r.stdout

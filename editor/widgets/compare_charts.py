@@ -15,9 +15,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widget import Widget
 
-from gouji_dsl.i18n import Language, current
+from gouji_dsl.i18n import Language, current, display_width
 from gouji_dsl.ruleset.words import GameWords
-from gouji_dsl.tools.figures import SIDE_FIGURES
+from gouji_dsl.tools.figures import SIDE_FIGURES, figure_label
 from gouji_dsl.tools.paired import PairedReport, effect_text, methods_short
 from gouji_dsl.tools.stats import Estimate
 
@@ -72,16 +72,16 @@ def figure_rows(report: PairedReport) -> list[tuple[str, Text, Text, Text, Text]
     """(label, A, B, B − A, effect) for every figure of the report, in the CLI's order."""
     r = report
     rows = []
-    for key, label, kind in SIDE_FIGURES:
+    for key, _label, kind in SIDE_FIGURES:
         rate = kind == "rate"
         d = r.differences[key]
-        rows.append((label, fmt_estimate(r.a.figure(key), rate), fmt_estimate(r.b.figure(key), rate),
+        rows.append((figure_label(key), fmt_estimate(r.a.figure(key), rate), fmt_estimate(r.b.figure(key), rate),
                      fmt_difference(d, rate), fmt_effect(d)))
     for s, e in r.differences["seat_score"].items():
         rows.append((_("mean score, seat {s}").format(s=s), fmt_estimate(r.a.seat_score.get(s), False),
                      fmt_estimate(r.b.seat_score.get(s), False), fmt_difference(e, False), fmt_effect(e)))
     oc = r.differences["outcome_changed"]
-    rows.append((_("deals whose places differ"), Text(""), Text(""), fmt_estimate(oc, True), Text("")))
+    rows.append((figure_label("outcome_changed"), Text(""), Text(""), fmt_estimate(oc, True), Text("")))
     return rows
 
 
@@ -176,13 +176,15 @@ class PlacesChart(_Chart):
         for p in range(1, n + 1):
             t.append("█", style=PLACE_COLORS[min(p, len(PLACE_COLORS)) - 1])
             t.append(self._place(p, legend=True) + " ", style="dim")
-        label_w = 9
+        head_w = max(display_width(_("seat {seat}").format(seat=n)), 6) + 1  # ("seat 6 " / "6号座位 ")
+        label_w = head_w + 2
         bar_w = max(10, min(self.MAX_BAR, width - label_w - self.SUFFIX))
         for s in range(1, n + 1):
             for side, dist in (("A", report.a.place_distribution.get(s, {})),
                                ("B", report.b.place_distribution.get(s, {}))):
                 t.append("\n")
-                t.append(f"{'seat ' + str(s) if side == 'A' else '':<7}", style="bold")
+                head = _("seat {seat}").format(seat=s) if side == "A" else ""
+                t.append(head + " " * (head_w - display_width(head)), style="bold")
                 t.append(f"{side} ", style="bold cyan" if side == "A" else "bold magenta")
                 shares = [dist[p].value if p in dist and not math.isnan(dist[p].value) else 0.0
                           for p in range(1, n + 1)]

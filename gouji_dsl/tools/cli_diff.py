@@ -19,6 +19,12 @@ from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failu
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
+def _words(*graphs: Any) -> list[Any]:
+    """The words of the game of the compared rulesets (their names of the places head the tables)."""
+    from gouji_dsl.ruleset.words import game_words
+    return [game_words(g.resolved) for g in graphs]
+
+
 def _fail(message: str) -> None:
     err(message)
     sys.exit(1)
@@ -122,14 +128,14 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
         echo(compare.diff_markdown(diff), nl=False)
         if report is not None:
             echo("")
-            echo(paired.report_markdown(report), nl=False)
+            echo(paired.report_markdown(report, _words(ga, gb)), nl=False)
             echo("\n".join(f"- {line}" for line in said))
     else:
         width = text_width()
         echo(compare.diff_text(diff, width), nl=False)
         if report is not None:
             echo("")
-            echo(paired.report_text(report, width), nl=False)
+            echo(paired.report_text(report, width, _words(ga, gb)), nl=False)
             echo("\n".join(said))
     if report is not None and save_dir is not None:
         try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from gouji_dsl.i18n import N_
+from gouji_dsl.i18n import N_, _, display_width
 from gouji_dsl.tools.stats import Number, PairedBinary, Ratio, Sums
 
 # (key, label, kind) — kind: "mean" (a number per game) or "rate" (shown as a percentage)
@@ -90,6 +90,28 @@ def _ratio(x: int, y: int) -> Number:
 DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
     f for f in SIDE_FIGURES) + (("outcome_changed", N_("deals whose places differ"), "rate"),)
 """The keys of a paired report's ``differences`` (besides ``seat_score``), in report order."""
+
+def figure_label(key: str) -> str:
+    """The label of the figure ``key`` (of :data:`DIFF_FIGURES`) in the active language: the one
+    place reports and the compare screen take it from (``sweep rate (串三户)`` / ``串三户率``)."""
+    label = next((lab for k, lab, _kind in DIFF_FIGURES if k == key), None)
+    return _(label) if label is not None else key
+
+
+def place_headers(n: int, *words: Any, width: int | None = None) -> list[str]:
+    """The names of places 1..``n`` for a table's header, in the active language: the rulesets' own
+    words (``words: places``, :class:`~gouji_dsl.ruleset.words.GameWords`) when every one given
+    names the place alike (头科 … 大落), else ``place N``; ``place N`` throughout where a word is
+    wider than ``width`` columns."""
+    out = []
+    for p in range(1, n + 1):
+        named = {w.place(p) for w in words if str(p) in w.places}
+        given = bool(words) and all(str(p) in w.places for w in words) and len(named) == 1
+        out.append(named.pop() if given else _("place {p}").format(p=p))
+    if width is not None and any(display_width(h) > width for h in out):
+        return [_("place {p}").format(p=p) for p in range(1, n + 1)]
+    return out
+
 
 MEAN_KEYS = ("decisions", "tricks", "score_spread", "first_leader_team_score", "burns_per_game")
 BINARY_KEYS = ("sweep_rate", "revolution_rate", "redeal_rate", "burn_rate")
@@ -484,8 +506,8 @@ class PairTotals:
         """Add the deals of one cluster, each played under A and under B. A paired cluster holds whole
         matches of both rulesets; each side's own figures are clustered by its own matches
         (``lengths``: games per match of A and B; 0: the whole block)."""
-        for side, games, length in ((self.a, [x for x, _ in pairs], lengths[0]),
-                                    (self.b, [y for _, y in pairs], lengths[1])):
+        for side, games, length in ((self.a, [x for x, _y in pairs], lengths[0]),
+                                    (self.b, [y for _x, y in pairs], lengths[1])):
             step = length or len(games)
             for i in range(0, len(games), step):
                 side.add_block(games[i:i + step])

@@ -26,7 +26,7 @@ import json
 import math
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
@@ -35,7 +35,16 @@ from typing import Any
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
-from gouji_dsl.tools.figures import DESIGN_KEYS, DIFF_FIGURES, SIDE_FIGURES, GameSummary, PairTotals, SideTotals
+from gouji_dsl.tools.figures import (
+    DESIGN_KEYS,
+    DIFF_FIGURES,
+    SIDE_FIGURES,
+    GameSummary,
+    PairTotals,
+    SideTotals,
+    figure_label,
+    place_headers,
+)
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, said_kind
 from gouji_dsl.tools.runs import (
     Executor,
@@ -585,16 +594,16 @@ def effect_text(e: Estimate) -> str:
 def figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str, str, str, str]]:
     """(label, A, B, B − A with its mark, effect size) for every figure, in report order."""
     rows = []
-    for key, label, kind in SIDE_FIGURES:
+    for key, _label, kind in SIDE_FIGURES:
         d = r.differences[key]
-        rows.append((_(label), _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
+        rows.append((figure_label(key), _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
                      _fig(d, kind, True, compact) + mark(d), effect_text(d)))
     for s, e in r.differences["seat_score"].items():
         rows.append((_("mean score, seat {s}").format(s=s), _fig(r.a.seat_score.get(s), "mean", False, compact),
                      _fig(r.b.seat_score.get(s), "mean", False, compact), _fig(e, "mean", True, compact) + mark(e),
                      effect_text(e)))
     oc = r.differences["outcome_changed"]
-    rows.append((_("deals whose places differ"), "", "", _fig(oc, "rate", False, compact), ""))
+    rows.append((figure_label("outcome_changed"), "", "", _fig(oc, "rate", False, compact), ""))
     return rows
 
 
@@ -659,7 +668,7 @@ def missing_note(r: PairedReport) -> str:
     return _("note: chunks missing (an interrupted run: --resume plays them)")
 
 
-def report_text(report: PairedReport, width: int = 100) -> str:
+def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = ()) -> str:
     """The simulation report as plain text: a figures table (A, B, B − A, effect size), places by
     seat, the most divergent deals and the statistics footer (:data:`METHODS`)."""
     from gouji_dsl.tools.compare import _pad, disp_width, wrap
@@ -680,8 +689,9 @@ def report_text(report: PairedReport, width: int = 100) -> str:
         out += wrap("note: " + few, width)
     out += wrap(design_note(r.a.design["real_choice_share"].n if r.a.design else 0, r.games), width)
     # the columns headed by the rulesets' names; where long names do not fit, headed A and B with a legend
-    for head, compact in ((("", la, lb, "B − A", "effect"), False), (("", la, lb, "B − A", "effect"), True),
-                          (("", "A", "B", "B − A", "effect"), True)):
+    effect = _("effect")
+    for head, compact in ((("", la, lb, "B − A", effect), False), (("", la, lb, "B − A", effect), True),
+                          (("", "A", "B", "B − A", effect), True)):
         rows = figure_rows(r, compact)
         c0 = max(disp_width(x[0]) for x in rows + [head])
         cw = [max(disp_width(x[i]) for x in rows + [head]) for i in (1, 2, 3, 4)]
@@ -699,7 +709,7 @@ def report_text(report: PairedReport, width: int = 100) -> str:
         for row in rows:
             out.append("")
             out.append(row[0])
-            for lab, v in zip((la, lb, "B − A", "effect"), row[1:]):
+            for lab, v in zip((la, lb, "B − A", effect), row[1:]):
                 if v:
                     out += wrap(f"{lab}: {v}", width, "  ")
     # places
@@ -707,7 +717,8 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     out += ["", _("Places by seat, {percent} of games ({la} / {lb}):").format(percent="%", la=la, lb=lb)]
     cell = 11
     if 8 + n * (cell + 1) <= width:
-        out.append(("seat    " + " ".join(_pad(_("place {p}").format(p=p), cell) for p in range(1, n + 1))).rstrip())
+        seat = _("seat")
+        out.append((_pad(seat, 8) + " ".join(_pad(h, cell) for h in place_headers(n, *words, width=cell - 1))).rstrip())
         for s in range(1, n + 1):
             da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})
             cells = [f"{da[p].value * 100:4.1f}/" + (f"{db[p].value * 100:4.1f}" if p in db else "—")
@@ -735,7 +746,7 @@ def report_text(report: PairedReport, width: int = 100) -> str:
     return "\n".join(out) + "\n"
 
 
-def report_markdown(report: PairedReport) -> str:
+def report_markdown(report: PairedReport, words: Sequence[Any] = ()) -> str:
     """The simulation report as GitHub markdown tables, with the statistics footer."""
     from gouji_dsl.tools.compare import _md
     r = report
@@ -759,7 +770,7 @@ def report_markdown(report: PairedReport) -> str:
         out.append(f"| {_md(label)} | {_md(a)} | {_md(b)} | {d} | {_md(eff)} |")
     n = len(r.a.place_distribution)
     out += ["", _("### Places by seat ({percent} of games, {md} / {md2})").format(percent="%", md=_md(la), md2=_md(lb)), "",
-            _("| Seat | ") + " | ".join(_("place {p}").format(p=p) for p in range(1, n + 1)) + " |",
+            _("| Seat | ") + " | ".join(_md(h) for h in place_headers(n, *words)) + " |",
             "| --- |" + " --- |" * n]
     for s in range(1, n + 1):
         da, db = r.a.place_distribution[s], r.b.place_distribution.get(s, {})

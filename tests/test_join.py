@@ -7,12 +7,13 @@ events (pilot_helpers.wait_for), never on time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 
 import pytest
 from click.testing import CliRunner
-from pilot_helpers import notes, wait_for
+from pilot_helpers import footer_settled, notes, screen_text, wait_for
 from table_fake import CODE, FakeTable
 
 from gouji_app.play.dialogs import WhyScreen
@@ -172,27 +173,121 @@ async def test_a_lost_connection_is_said_and_the_seat_is_taken_back_with_its_tok
     assert remembered_token(parse_address(CODE, server)) == token
 
 
-@run_async
-async def test_a_spectator_sees_no_hand():
-    table = FakeTable(people=(1,))
-    server = await table.start()
-    app = JoinApp(parse_address(CODE, server), watch=True)
+# ------------------------------------------------------------------------------ at a real table server, in this loop
+MOVE_KEYS = {"pass_move", "hint", "legal", "why", "table_auto", "table_start", "next_game"}
+
+
+@contextlib.asynccontextmanager
+async def hosted(tmp_path, rules="online", *, people=frozenset({1}), seed="club", between=0.0):
+    """``gouji host``'s own server (gouji_dsl.tools.table) on loopback port 0 with one table of
+    ``rules`` (a bundled name or a file), heuristic bots at the seats not kept for ``people``."""
+    from aiohttp.test_utils import TestServer
+
+    from gouji_dsl.tools.cli_host import table_rules
+    from gouji_dsl.tools.table.protocol import Limits
+    from gouji_dsl.tools.table.server import TableServer
+
+    server = TableServer("127.0.0.1", 0, limits=Limits(messages_per_s=100_000, burst=100_000), record_dir=tmp_path)
+    room = server.open_table(table_rules(str(rules)), people=set(people), between=between, seed=seed)
+    ts = TestServer(server.make_app(), host="127.0.0.1", port=0)
+    await ts.start_server()
+    assert ts.port is not None
+    server.listening_on(ts.port)
     try:
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen) and app.session is not None
-                           and app.session.started and app.screen.table_seq == app.session.seq > 0,
-                           what="the spectator's screen")
-            screen = app.screen
-            s = app.session
-            assert table.hellos[0]["watch"] is True and s.watching and not s.your_turn
-            assert all(sum(s.state.hands[x]) == 0 for x in range(1, 7))
-            assert screen.query_one(HandView).border_title.endswith("(0)")
-            assert "watching" in str(screen.query_one("#status").render())
-            await pilot.press("f3")  # nothing to hint: said, no traceback
-            await pilot.pause()
-            assert any("not your turn" in str(n.message) for n in notes(app))
+        yield server, room
     finally:
-        await table.stop()
+        await ts.close()
+
+
+def _moves(record) -> list[str]:
+    return [e["move"] for e in record if e["type"] == "move"]
+
+
+def _log_lines(screen) -> list[str]:
+    from gouji_app.play.widgets import GameLog
+    out = []
+
+    def walk(node) -> None:
+        for child in node.children:
+            out.append(str(child.label.plain if hasattr(child.label, "plain") else child.label))
+            walk(child)
+    walk(screen.query_one(GameLog).root)
+    return out
+
+
+async def _play_until_mid_trick(client, room, *, tricks: int = 1) -> None:
+    """Seat 1 (the protocol's own client) plays its hints until ``tricks`` tricks were won and the
+    trick on the table has a play in it, with seat 1 to act (the table then waits for it)."""
+    for _round in range(400):  # bounded: far more than the moves of one game
+        await client.receive("state", where=lambda m: m.get("your_turn"))
+        st = room.table.state
+        won = [i for i, e in enumerate(st.record) if e["type"] == "trick_won"]
+        if len(won) >= tricks and st.top is not None and st.to_act == 1:
+            return
+        hint = await client.ask("hint")
+        await client.move(hint["move"])
+    raise AssertionError("the game never reached a trick in play with seat 1 to act")
+
+
+@run_async
+async def test_a_spectator_who_comes_late_sees_the_whole_game_from_nobodys_side(tmp_path):
+    """A spectator (``gouji join CODE --watch``) who joins mid-game: every move so far in the log,
+    the trick on the table with its plays, the seats by number (no "you", no partner / opposite of
+    seat 1), no hand, no move box, and no move key offered (F2–F5, 托管, start: not in the footer,
+    not in the keys panel; pressed, nothing is sent)."""
+    from gouji_app.play.widgets import TrickView
+    from gouji_dsl.tools.table.client import TableClient
+
+    async with hosted(tmp_path, people={1}) as (server, room):
+        li = await TableClient.connect(server.room_link(room), name="Li", timeout=60)
+        try:
+            await _play_until_mid_trick(li, room, tricks=2)
+            app = JoinApp(parse_address(server.room_link(room)), watch=True)
+            try:
+                async with app.run_test(size=SIZE) as pilot:
+                    screen = await _joined(pilot, app)
+                    s = app.session
+                    assert s.watching and s.viewer is None and not s.your_turn
+                    table_moves = _moves(room.table.state.record)
+                    # the whole game so far: one log line per move, in order, none of them "you"
+                    assert [e.move for e in s.entries if e.move] == table_moves
+                    lines = _log_lines(screen)
+                    assert sum(1 for line in lines if line.strip()[:1].isdigit()) >= len(table_moves)
+                    assert not [line for line in lines if "you" in line.split()]
+                    # the trick on the table, with its plays (not only "last trick: ...")
+                    top = room.table.state.top
+                    trick = str(screen.query_one(TrickView).render())
+                    assert top is not None and top.play.text in trick and "last trick" not in trick
+                    # the seats by number and team, from nobody's side
+                    for rel in range(1, 6):
+                        title = str(screen.query_one(f"#seat-{rel}", SeatBox).border_title)
+                        assert "team" in title and not any(w in title for w in ("partner", "opposite", "opponent", "you"))
+                    you = str(screen.query_one("#you").render())
+                    assert "Watching table" in you and "you ·" not in you
+                    assert "Li" in you  # seat 1's player, told as any seat is
+                    # no hand, no move box, no move keys
+                    assert not screen.query_one(HandView).display and not screen.query_one("#move").display
+                    shown = {b.binding.action for b in screen.active_bindings.values()}
+                    assert not MOVE_KEYS & shown and "help" in shown
+                    await footer_settled(pilot)
+                    footer = screen_text(app).splitlines()[-1]
+                    assert not any(w in footer for w in ("Pass", "Hint", "Moves", "Why")), footer
+                    seq = room.table.seq
+                    await pilot.press("f2", "f3", "f4", "f5", "f12", "ctrl+g", "f10")
+                    await pilot.pause()
+                    assert (await s.ask("ping"))["type"] == "pong"  # (after the answers to anything sent before it)
+                    assert "error" not in app.received and room.table.seq == seq  # nothing was asked of the table
+                    assert not [n for n in notes(app) if "refused" in str(n.title)]
+                    # the game goes on: the spectator's log follows it
+                    n = len(s.entries)
+                    hint = await li.ask("hint")
+                    await li.move(hint["move"])
+                    await wait_for(pilot, lambda: len(s.entries) > n and screen.table_seq == s.seq, what="the next move")
+                    assert [e.move for e in s.entries if e.move] == _moves(room.table.state.record)
+            finally:
+                app.link.close()
+        finally:
+            await li.close()
 
 
 # ------------------------------------------------------------------------------ a browser tab through gouji serve

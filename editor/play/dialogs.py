@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
@@ -413,10 +414,10 @@ def scoreboard_table(table: DataTable, session: PlaySession) -> None:
     the teams' scores) and the running team totals after each game."""
     s = session
     st = s.state
-    me = s.seat
+    me = s.viewer
     games = s.match_summary()
     teams = sorted({st.team(x) for x in st.seat_list})
-    mine = st.team(me)
+    mine = st.team(me) if me is not None else None
     table.clear(columns=True)
     table.add_column(_("game"))
     n = len(st.seat_list)
@@ -433,7 +434,8 @@ def scoreboard_table(table: DataTable, session: PlaySession) -> None:
         for i, seat in enumerate(g.order()):
             if i:
                 places.append(" ")
-            places.append(_("you") if seat == me else str(seat), style="bold green" if st.team(seat) == mine else "red")
+            places.append(_("you") if seat == me else str(seat), style="bold green" if st.team(seat) == mine else
+                          ("red" if mine is not None else ""))
         shown = (Text(_("voided"), style="yellow") if g.voided else places) if g.over else Text(_("playing"), style="dim")
         row: list = [f"{g.number}" + ("" if g.over else " …"), shown,
                      Text(_("sweep"), style="bold") if g.sweep else Text("—", style="dim"), tribute_text(s, g)]
@@ -469,7 +471,7 @@ class ScoreboardScreen(ModalScreen[None]):
             table.can_focus = False
             yield table
             totals = s.match_totals()
-            mine = st.team(s.seat)
+            mine = st.team(s.viewer) if s.viewer is not None else None
             if totals:
                 best = max(totals.values())
                 leaders = [t for t, v in totals.items() if v == best]
@@ -479,7 +481,9 @@ class ScoreboardScreen(ModalScreen[None]):
                                team=team, n=f"{best - min(totals.values()):g}"))
                 yield Static(Text(ngettext("After {n} game: {verdict}.", "After {n} games: {verdict}.", len(games)).format(
                     n=len(games), verdict=verdict), style="bold"), classes="play-section")
-            yield Label("[b]enter/esc[/b] " + _("close") + "  ·  " + _("F10 deals {next}").format(next=s.next_game_label()),
+            keys = s.over_keys() if s.remote else None  # (at a club table: the keys that do something there)
+            yield Label("[b]enter/esc[/b] " + _("close") + "  ·  " + (escape(keys) if keys is not None else
+                                                                       _("F10 deals {next}").format(next=s.next_game_label())),
                         classes="play-dialog-keys")
 
     def on_mount(self) -> None:
@@ -535,7 +539,7 @@ class BetweenGamesScreen(ModalScreen[None]):
             self._timer.stop()
 
     def _render_steps(self) -> None:
-        me = self.session.seat
+        me = self.session.viewer
         t = Text()
         for i, e in enumerate(self.steps[:self.shown]):
             t.append(f"{i + 1:>2}. {event_text(e, me, self.session.words)}\n", style="bold" if i == self.shown - 1 else "")

@@ -188,7 +188,8 @@ class JoinApp(XtermKeysApp):
                 self._waiting(_("Cannot reach table {code} at {server}: {why}").format(
                     code=self.address.code, server=self.address.server, why=detail))
             return
-        s.connection = state
+        if s.connection != "replaced":  # (pushed out of the seat: said by the table's message, no retry)
+            s.connection = state
         screen = self.play_screen
         if screen is not None:
             screen.notify((_("The connection to the table was lost: {detail}") if state == "lost" else

@@ -215,6 +215,12 @@ class ViewState:
         return self
 
 
+def _seat_of(line: str) -> int | None:
+    """The seat of a move line (``3 play KK`` → 3), or None."""
+    head = line.split(None, 1)[:1]
+    return int(head[0]) if head and head[0].isdigit() else None
+
+
 def _entry(state: ViewState, move: str | None = None, seat: int | None = None, by: str = "", game_index: int = 0) -> Entry:
     """A timeline entry holding a view (read as a GameState by the screen: the attributes it uses)."""
     return Entry(cast(Any, state), move, seat, by, game_index)
@@ -301,15 +307,27 @@ class RemoteSession(PlaySession):
         self._record: list[dict[str, Any]] = []
         self._view: dict[str, Any] = {}
         self._game = 0
+        self._match_base = 0  # the timeline's game index of this match's first game
         self._legal: list[str] = []
         self.legal_cut = False  # the table listed only the first of the legal moves (it judges the others)
         self.entries = [_entry(ViewState(graph, {"seat": seat, "hand": ""}, [], game_number=1, seat=seat))]
 
     # -------------------------------------------------------------- what the screen asks
     @property
+    def viewer(self) -> int | None:
+        """None for a spectator: the seats are shown by number, from nobody's side (no "you")."""
+        return None if self.watching else self.seat
+
+    @property
     def your_turn(self) -> bool:
         st = self.state
         return not self.watching and not st.over and st.to_act == self.seat and self.live
+
+    @property
+    def match_done(self) -> bool:
+        """The last game of the table's match is over (a match of one game too: F10 then asks for
+        a new match; :attr:`match_over`, the final scoreboard's, is for matches of several games)."""
+        return self.state.over and self.game_index + 1 - self._match_base >= self.games
 
     @property
     def bots_to_move(self) -> bool:
@@ -360,6 +378,41 @@ class RemoteSession(PlaySession):
         if self.link is not None:
             self.link.send({"type": "move", "move": text, "at": self.seq})
 
+    def over_keys(self) -> str:
+        """The keys that do something at the table when a game is over (no others are offered)."""
+        bits = []
+        if not self.watching:
+            bits.append(_("F10 asks for a new match") if self.match_done else
+                        _("F10: ready for {next}").format(next=self.next_game_label()))
+        bits.append(_("F11 the scoreboard"))
+        if self.record_link is not None:
+            bits.append(_("ctrl+s saves the match's record"))
+        return " · ".join(bits)
+
+    @property
+    def match_number(self) -> int:
+        """The match being played at the table (1 first; a new one after each match's end)."""
+        return self._match_base // max(self.games, 1) + 1
+
+    async def fetch_record(self) -> str:
+        """The match's record as the table keeps it (``GET /t/CODE/record``, once the match is over:
+        the protocol's record link, asked of the server this client joined). Raises TableError."""
+        import aiohttp
+        url = f"{self.address.server}/t/{self.address.code}/record"
+        try:
+            async with aiohttp.ClientSession() as http, \
+                    http.get(url, headers={"Accept": "application/json"}, timeout=aiohttp.ClientTimeout(total=60)) as r:
+                text = await r.text()
+                if r.status != 200:
+                    try:
+                        code = str((await r.json(content_type=None)).get("error") or r.status)
+                    except (ValueError, AttributeError):
+                        code = str(r.status)
+                    raise TableError(code, _("the table answered {status} for {url}").format(status=r.status, url=url))
+                return text
+        except (aiohttp.ClientError, TimeoutError, OSError) as e:
+            raise TableError("not_connected", f"{url}: {type(e).__name__}: {e}"[:300]) from None
+
     async def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
         """A question to the table (``why``, ``hint``, ``legal``): its answer, or a TableError."""
         if self.link is None:
@@ -371,7 +424,8 @@ class RemoteSession(PlaySession):
         bits = [_("table {code}").format(code=a.code)]
         bits.append(_("watching") if self.watching else _("you: seat {seat}").format(seat=self.seat))
         bits.append({"connecting": _("connecting…"), "connected": _("connected"), "lost": _("connection lost: retrying…"),
-                     "gave up": _("connection lost")}.get(self.connection, self.connection))
+                     "gave up": _("connection lost"), "replaced": _("left: the seat is held by another connection")
+                     }.get(self.connection, self.connection))
         if not self.started:
             bits.append(_("waiting for the start (the host, or any player with ctrl+g)"))
         if self.timer_s is not None and self.your_turn:
@@ -410,6 +464,10 @@ class RemoteSession(PlaySession):
         self.seed_sha256 = str(msg.get("sha256") or "") or None
         if known == self.seed_sha256:
             return None  # (sent again after a reconnection)
+        if known is not None:  # a new match at the table: its games follow the last match's in the timeline
+            self._match_base += self.games
+            self.record_link = None
+            self.seed_revealed = None
         self.seed = _("hash {hash}…").format(hash=(self.seed_sha256 or "?")[:12])
         return _("Before the first deal, the table's seed hash: {hash}").format(hash=self.seed_sha256)
 
@@ -430,28 +488,103 @@ class RemoteSession(PlaySession):
         self.answers = {}
         self.pending = None
         self._game = game
-        st = ViewState(self.graph, self._view, self._record, game_number=game, legal=self._legal,
-                       seat=None if self.watching else self.seat)
+        me = None if self.watching else self.seat
+        st = ViewState(self.graph, self._view, self._record, game_number=game, legal=self._legal, seat=me)
         last = msg.get("last") or {}
-        index = game - 1
+        index = self._match_base + game - 1
+        before = len(self._record) - len(events)  # where this message's events begin in the game's record
+        moves = [before + i for i, e in enumerate(events) if e.get("type") == "move"]
         if starts:
             self.entries = [e for e in self.entries if e.game_index != index or not e.state.record] \
                 if msg.get("full") else self.entries
             self.entries = [e for e in self.entries if e.state.record or e.game_index != index]  # the waiting screen
-            self.entries.append(_entry(st, None, None, "", index))
-        elif last.get("move") and events:
-            by = str(last.get("by") or "table")
-            seat = last.get("seat")
-            by = "you" if seat == self.seat and by == "player" and not self.watching else by
-            self.entries.append(_entry(st, str(last["move"]), seat, by, index))
-        else:  # the same position again (a view asked, the timer): it replaces the last state
+            if moves:  # the game so far (a reconnection, a spectator coming late): its start, then each move
+                self.entries.append(_entry(self._past(moves[0], moves[0], game), None, None, "", index))
+            else:
+                self.entries.append(_entry(st, None, None, "", index))
+        elif not moves:  # the same position again (a view asked, the timer): it replaces the last state
             e = self.entries[-1]
             self.entries[-1] = _entry(st, e.move, e.seat, e.by, e.game_index)
+        # one entry per move (several moves in one message: each its own line in the log), the last
+        # one the state as sent; the ones before it as they were (:meth:`_past`)
+        for k, at in enumerate(moves):
+            line = str(self._record[at].get("move") or "")
+            seat = _seat_of(line)
+            if k == len(moves) - 1:
+                by = str(last.get("by") or "table") if last.get("move") == line else "table"
+                by = "you" if seat == self.seat and by == "player" and not self.watching else by
+                self.entries.append(_entry(st, line, seat, by, index))
+            else:
+                self.entries.append(_entry(self._past(moves[k + 1], moves[k + 1], game), line, seat,
+                                           "you" if seat == me else "table", index))
         del self.entries[:-5000]
         self.cursor = len(self.entries) - 1
         if not self.your_turn:
             self.last_illegal = None
         return None
+
+    def _past(self, upto: int, next_move: int, game: int) -> ViewState:
+        """The position before the record's event ``upto`` (a move that came in the same message
+        as later ones, or before this client joined): the public table as the events tell it (the
+        play to beat, the passes, places, revolutions, who acts: the seat of the move ``next_move``),
+        this seat's hand with the cards it played or gave after it back in it, its cards received
+        after it out. Only what the record says: the phase is guessed from the moves' verbs."""
+        record = self._record[:upto]
+        later = self._record[upto:]
+        view: dict[str, Any] = {**self._view, "to_act": _seat_of(str(self._record[next_move].get("move") or "")),
+                                "legal": None}
+        top: dict[str, Any] | None = None
+        passed: list[int] = []
+        places: dict[str, int] = {}
+        revolted: list[int] = []
+        playing = False
+        for e in record:
+            typ = e.get("type")
+            if typ in ("trick_won", "first_leader"):
+                top, passed, playing = None, [], True
+            elif typ == "place":
+                places[str(e.get("seat"))] = int(e.get("place") or 0)
+            elif typ == "revolution":
+                revolted.append(int(e.get("seat") or 0))
+            elif typ == "move":
+                seat, verb, *rest = str(e.get("move") or "0 pass").split(None, 2)
+                if verb in ("play", "burn") and rest:
+                    top, passed, playing = {"seat": int(seat), "cards": rest[0]}, [], True
+                elif verb == "pass" and playing:
+                    passed.append(int(seat))
+        verb = (str(self._record[next_move].get("move") or "").split()[1:2] or ["pass"])[0]
+        phase = "play" if playing or verb in ("play", "burn", "yield") else \
+            {"revolt": "setup", "declare": "declare", "choose": "choose", "return": "return"}.get(verb, "setup")
+        view.update(top=top, passed=passed, places=places, revolted=revolted, phase=phase)
+        me = None if self.watching else self.seat
+        if me is not None and view.get("hand") is not None:
+            view["hand"] = self._hand_before(me, later)
+        return ViewState(self.graph, view, record, game_number=game, seat=me)
+
+    def _hand_before(self, me: int, later: list[dict[str, Any]]) -> str:
+        """This seat's hand before the events ``later``: what it played, burned, discarded or gave
+        in them back in it, what it received out of it."""
+        model = self.model
+        try:
+            hand = list(model.parse(str(self._view.get("hand") or ""), path="<table>"))
+            for e in later:
+                typ = e.get("type")
+                sign, cards = 0, None
+                if typ == "move" and _seat_of(str(e.get("move") or "")) == me:
+                    _s, verb, *rest = str(e.get("move")).split(None, 2)
+                    if verb in ("play", "burn", "discard") and rest:
+                        sign, cards = 1, rest[0]
+                elif typ == "transfer" and e.get("cards"):
+                    if e.get("giver") == me:
+                        sign, cards = 1, e.get("cards")
+                    elif e.get("receiver") == me:
+                        sign, cards = -1, e.get("cards")
+                if cards:
+                    for i, n in enumerate(model.parse(str(cards), path="<table>")):
+                        hand[i] = max(hand[i] + sign * n, 0)
+            return str(model.text(hand))
+        except (GoujiError, ValueError, TypeError):
+            return str(self._view.get("hand") or "")
 
     def _on_game_over(self, msg: dict[str, Any]) -> str | None:
         self.totals = {int(k): v for k, v in (msg.get("totals") or {}).items()}
@@ -492,6 +625,12 @@ class RemoteSession(PlaySession):
         return (_("Seat {seat}: a bot plays it (托管: {why})") if msg.get("on") else
                 _("Seat {seat} is played by its player again ({why})")).format(seat=s, why=why)
 
+    def _on_replaced(self, msg: dict[str, Any]) -> str | None:
+        self.connection = "replaced"
+        why = str(msg.get("message") or "").strip()
+        return _("Your seat was taken by another connection with its seat link (the same person on another "
+                 "terminal or tab?): this one has left the table and does not try again.") + (f" ({why})" if why else "")
+
     def _on_why(self, msg: dict[str, Any]) -> str | None:
         self.answers[str(msg.get("move") or "")] = explanation_of(msg)
         return None
@@ -501,6 +640,7 @@ _HANDLERS: dict[str, Callable[[RemoteSession, dict[str, Any]], str | None]] = {
     "welcome": RemoteSession._on_welcome, "table": RemoteSession._on_table, "seed": RemoteSession._on_seed,
     "state": RemoteSession._on_state, "game_over": RemoteSession._on_game_over,
     "match_over": RemoteSession._on_match_over, "auto": RemoteSession._on_auto, "why": RemoteSession._on_why,
+    "replaced": RemoteSession._on_replaced,
 }
 
 
@@ -637,6 +777,9 @@ class TableLink:
                 self.address = Address(self.address.server, self.address.code, str(msg["token"]))
         if msg.get("type") == "error" and msg.get("code") in FATAL and msg.get("id") is None:
             return f"{msg.get('code')}: {msg.get('message', '')}"
+        if msg.get("type") == "replaced":  # another connection took the seat with its token: trying again would
+            self.on_message(msg)           # push it out in turn (the two would take the seat from each other)
+            return _("replaced: another connection holds the seat now")
         rid = msg.get("id")
         fut = self._waiting.get(str(rid)) if rid is not None else None
         if fut is not None and not fut.done():

@@ -90,6 +90,8 @@ from .widgets import (
 #: no new game, no review with open hands, the host saves the record)
 TABLE_OFF = frozenset({"new_game", "undo", "redo", "run", "speed", "review", "resume", "save", "open",
                        "export", "ask_bot"})
+#: what a spectator of a club table may not do either (the table answers not_seated): the move keys
+WATCH_OFF = frozenset({"pass_move", "hint", "legal", "why", "table_auto", "table_start", "next_game", "autopass"})
 
 REVIEW_MAX = 200  # legal moves listed per decision in review mode (F4 lists them all)
 
@@ -329,6 +331,11 @@ class PlayScreen(Screen[None]):
             self.query_one("#review", OptionList).focus()
         if self.session.remote:
             self.table_seq = -1
+            if self.table.watching:  # no hand, no move box, no move keys: the table from nobody's side
+                self.set_class(True, "-watching")
+                self.query_one("#move", Input).disabled = True
+                self.query_one(HandView).can_focus = False
+                self.query_one(GameLog).focus()
             self.table_update("opened")
         elif self.show_steps and self.session.mode == "play" and self._has_steps() and not self.review:
             self.app.push_screen(BetweenGamesScreen(self.session), lambda _result: self._schedule())
@@ -366,12 +373,20 @@ class PlayScreen(Screen[None]):
         st = s.state
         me = s.seat
         you = Text()
-        if s.remote and self.table.watching:
+        if s.remote and self.table.watching:  # seat 1 sits at the bottom, told as any other seat is
             you.append(_("Watching table {code}: a spectator sees no hand").format(code=self.table.address.code),
                        style="bold")
             you.append(" · " + _("seat {seat}").format(seat=me) + f" ({s.seat_caption(me)}) · " + _("team {team}").format(
-                team=st.team(me)) + (" · " + out_text(st.places[me], s.words) if me in st.places
-                                     else ""))
+                team=st.team(me)))
+            if me in st.places:
+                you.append(" · " + out_text(st.places[me], s.words))
+            elif "count" in st.view(me)["others"].get(str(me), {}):
+                you.append(" · " + cards_word(st.hand_size(me)))
+            marks = markers(s, me)
+            if marks:
+                you.append(" · " + " ".join(marks), style="italic")
+            if st.to_act == me and not st.over:
+                you.append("  ▶ " + _("to act"), style="bold reverse")
             return you
         you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
         if me in st.places:
@@ -452,7 +467,10 @@ class PlayScreen(Screen[None]):
         if action == "review_step":
             return self.review  # ←/→ step through decisions only in review mode
         if self.session.remote:  # a seat at a club table: the server plays the bots, keeps the record
-            return action not in TABLE_OFF
+            t = self.table
+            if action == "save":  # the match's record, once the table has it (GET /t/CODE/record)
+                return t.record_link is not None
+            return action not in TABLE_OFF and not (t.watching and action in WATCH_OFF)
         return action not in ("table_start", "table_auto")
 
     @guarded
@@ -636,7 +654,9 @@ class PlayScreen(Screen[None]):
             elif st.over:
                 t.append((_("Game {n} of {length} is over.") if s.length > 1 else _("Game {n} is over.")).format(
                     n=st.game_number, length=s.length) + " ", style="bold")
-                t.append(_("F10 deals {next} · F11 scoreboard · ctrl+s saves the record.").format(next=s.next_game_label()),
+                keys = s.over_keys()  # (at a club table: only the keys that do something there)
+                t.append(keys + _(".") if keys is not None else
+                         _("F10 deals {next} · F11 scoreboard · ctrl+s saves the record.").format(next=s.next_game_label()),
                          style="dim")
             elif s.your_turn:
                 t.append(spaced(_("Your turn:")), style="bold")
@@ -1370,7 +1390,12 @@ class PlayScreen(Screen[None]):
     def action_next_game(self) -> None:
         s = self.session
         if s.remote:
-            self._table_send({"type": "next"}, _("Ready for the next game: it is dealt when every player is."))
+            if not s.state.over:
+                self.notify(_("The game is not over: F10 says you are ready for the next one after it."))
+            elif self.table.match_done:  # the next match on the same seats (the table's `start`)
+                self._table_send({"type": "start"}, _("Asked the table for a new match."))
+            else:
+                self._table_send({"type": "next"}, _("Ready for the next game: it is dealt when every player is."))
             return
         if not s.state.over:
             self.notify(_("Finish this game first (F7 plays it to the end)."))
@@ -1551,6 +1576,47 @@ class PlayScreen(Screen[None]):
         inp.cursor_position = len(word)
         inp.focus()
 
+    async def _save_table_record(self, then: Callable[[], None] | None = None) -> None:
+        """ctrl+s at a club table, once the match is over: the match's record as the table keeps it
+        (``GET /t/CODE/record``: every deal and move, ``gouji replay --check`` verifies it), saved
+        where you say (and sent to the browser in a tab of ``gouji serve``)."""
+        from gouji_dsl.engine.records import parse_record
+
+        from .remote import TableError
+        t = self.table
+        try:
+            text = await t.fetch_record()
+            rec = parse_record(text, f"{t.address.server}/t/{t.address.code}/record")
+        except TableError as e:
+            self.notify(str(e), title=_("The table sent no record: {code}").format(code=e.code), severity="error")
+            return
+        except GoujiError as e:
+            self.notify(e.format(), title=_("The table's record does not read"), severity="error", timeout=15)
+            return
+        if not self.is_attached:
+            return
+        warned: list[str] = []
+
+        def accept(path: str) -> str:
+            if os.path.lexists(path) and path not in warned:
+                warned.append(path)
+                raise OSError(errno.EEXIST, "this file exists (another record?): Enter again replaces it, "
+                                            "or give another name")
+            save_record(path, rec)
+            return path
+
+        def saved(path: str | None) -> None:
+            if path:
+                if then is not None:
+                    self.call_after_refresh(then)
+                sent = offer_download(self.app, path, "application/json")
+                self.notify((_("Saved the record to {path} and sent it to the browser.") if sent else
+                             _("Saved the record to {path}.")).format(path=path), title=_("Saved"))
+        self.app.push_screen(PathScreen(_("Save the match's record"), f"table-{t.address.code}-{t.match_number}.json",
+                                        accept, N_("Save"),
+                                        _("The match as the table recorded it (JSON): the ruleset, the seed, every deal and "
+                                          "move; gouji replay --check verifies it.")), saved)
+
     # ------------------------------------------------------------------ files
     def _default_record_path(self) -> str:
         """The record's own file once saved; else ``game-RULESET-SEED.json``, with the match's number
@@ -1563,6 +1629,9 @@ class PlayScreen(Screen[None]):
         """ctrl+s: save the record (a path asked); ``then()`` once it is saved. A file that exists and
         is not this record's own is replaced only when Enter is pressed on it a second time."""
         s = self.session
+        if s.remote:
+            self.run_worker(self._save_table_record(then), group="table-record", exclusive=True)
+            return
         warned: list[str] = []
 
         def accept(path: str) -> str:

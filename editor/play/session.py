@@ -219,6 +219,18 @@ class Timeline:
         """The seats that may follow / burn the play on the table (none known here)."""
         return [], []
 
+    def over_keys(self) -> str | None:
+        """What the keys do at the end of a game, when the source has keys of its own (a club
+        table: :class:`editor.play.remote.RemoteSession`); None: the play screen's own (F10 deals,
+        F11, ctrl+s)."""
+        return None
+
+    @property
+    def viewer(self) -> int | None:
+        """The seat the screen speaks to as "you" (its partner, its opposite ...); None for a
+        spectator of a club table, who sees the seats by number from nobody's side."""
+        return self.seat
+
     @property
     def entry(self) -> Entry:
         return self.entries[self.cursor]

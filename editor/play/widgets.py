@@ -28,7 +28,9 @@ from ..i18n import N_, _, chinese, ngettext, spaced
 from .session import PlaySession, ordinal, summarize
 
 
-def role(state: GameState, me: int, seat: int) -> str:
+def role(state: GameState, me: int | None, seat: int) -> str:
+    if me is None:  # (a spectator: nobody's partner)
+        return _("team {team}").format(team=state.team(seat))
     if seat == me:
         return _("you")
     if seat == state.opposite(me):
@@ -188,14 +190,15 @@ class SeatBox(Static):
 
     def show(self, session: PlaySession, seat: int, *, open_hands: bool = False, thinking: bool = False) -> None:
         st = session.state
-        me = session.seat
-        view = st.view(me)
+        me = session.viewer
+        view = st.view(session.seat)  # (a spectator's view is the public one, whatever the seat)
         info = view["others"].get(str(seat), {})
         who = role(st, me, seat)
         self.border_title = _("Seat {seat} · {who}").format(seat=seat, who=who)
         self.border_subtitle = session.seat_caption(seat)
         lines = Text()
-        lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if st.team(seat) == st.team(me) else "")
+        mate = me is not None and st.team(seat) == st.team(me)
+        lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if mate else "")
         if seat in st.places:
             p = st.places[seat]
             lines.append(" · " + out_text(p, session.words), style="bold green" if p <= 3 else "bold red")
@@ -227,7 +230,7 @@ class SeatBox(Static):
         self.update(self._fit(0, 0))
         self.set_class(st.to_act == seat and not st.over, "-to-act")
         self.set_class(not st.is_active(seat), "-out")
-        self.set_class(st.team(seat) == st.team(me), "-mate")
+        self.set_class(mate, "-mate")
 
 
 def last_move_text(session: PlaySession, seat: int) -> Text | None:
@@ -307,7 +310,7 @@ class TrickView(Static):
 
     def _setup_text(self, session: PlaySession, log_shown: bool) -> Text:
         st = session.state
-        me = session.seat
+        me = session.viewer
         t = Text()
         t.append(asked_text(session) + "\n", style="bold")
         moved = [e for e in st.record if e["type"] == "transfer"]
@@ -324,7 +327,7 @@ class TrickView(Static):
 
     def _trick_text(self, session: PlaySession) -> Text:
         st = session.state
-        me = session.seat
+        me = session.viewer
         lines: list[Text] = []
         last_won = _last(st.record, "trick_won")
         entries = trick_entries(session)
@@ -359,7 +362,9 @@ class TrickView(Static):
         return body
 
 
-def _seat_name(st: GameState, me: int, seat: int) -> str:
+def _seat_name(st: GameState, me: int | None, seat: int) -> str:
+    if me is None:
+        return _("seat {seat}").format(seat=seat)
     return _("you") if seat == me else _("seat {seat} ({role})").format(seat=seat, role=role(st, me, seat))
 
 
@@ -367,7 +372,7 @@ def trick_entries(session: PlaySession) -> list[tuple[str, Text]]:
     """The trick so far as labelled lines: ("move", line) and ("event", line), in order; the play to
     beat is marked ◆."""
     st = session.state
-    me = session.seat
+    me = session.viewer
     out: list[tuple[str, Text]] = []
     # the timeline entries since the trick began: moves, engine events, flags set, the scramble starting
     start = session.cursor
@@ -487,11 +492,11 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
     """The end-of-game panel: places (one line each, never wrapped: shorter when the panel is
     narrow), team scores, the sweep, the match so far and what F10 does next."""
     st = session.state
-    me = session.seat
+    me = session.viewer
     t = Text()
     wide = width >= 52
     for seat, place in sorted(st.places.items(), key=lambda kv: kv[1]):
-        style = "bold" if st.team(seat) == st.team(me) else ""
+        style = "bold" if me is not None and st.team(seat) == st.team(me) else ""
         line = Text(no_wrap=True, overflow="ellipsis")
         if wide:
             line.append(pad(place_text(place, session.words), 22), style="green" if place <= 3 else "red")
@@ -505,7 +510,7 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
         t.append_text(line)
         t.append("\n")
     g = summarize(st)
-    mine = st.team(me)
+    mine = st.team(me) if me is not None else None
     for team, v in sorted(g.team_scores.items()):
         name = (_("team {team}") if wide else _("T{team}")).format(team=team)
         t.append(f"{name}{_(' (you)') if team == mine else ''} {v:+}   ", style="bold green" if v > 0 else
@@ -521,7 +526,9 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
         t.append("  ".join((_("team {team}") if wide else _("T{team}")).format(team=team) + f" {v:+}"
                            for team, v in sorted(totals.items())) + "\n")
     nxt = session.next_game_label()
-    t.append(_("F10 deals {next} · F11 the scoreboard · ctrl+s saves the record").format(next=nxt), style="dim")
+    keys = session.over_keys()  # (at a club table: only the keys that do something there)
+    t.append(keys if keys is not None else _("F10 deals {next} · F11 the scoreboard · ctrl+s saves the record").format(
+        next=nxt), style="dim")
     return t
 
 
@@ -541,7 +548,7 @@ def asked_text(session: PlaySession) -> str:
     s = st.to_act
     if s is None:
         return ""
-    who = seat_word(s, session.seat)
+    who = seat_word(s, session.viewer)
     words = session.words
     if st.phase == "setup":
         return "▶ " + termed(words, _("{who}: revolt ({revolution}) or pass?"), _("{who}: revolt or pass?"),
@@ -668,7 +675,7 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(width - cell_len(text), 0)
 
 
-def move_label(move: str, me: int, words: GameWords = NO_WORDS) -> Text:
+def move_label(move: str, me: int | None, words: GameWords = NO_WORDS) -> Text:
     """``3 play KK`` as ``seat 3  KK`` (you in bold); other verbs spelt out."""
     seat, verb, *rest = move.split(None, 2)
     t = Text()
@@ -930,7 +937,7 @@ class GameLog(Tree[Any]):
         s = self.session
         assert s is not None
         e = s.entries[i]
-        me = s.seat
+        me = s.viewer
         if e.move is None:
             st = e.state
             label = Text(_("Game {n}").format(n=st.game_number), style="bold")

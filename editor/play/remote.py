@@ -32,7 +32,7 @@ from gouji_dsl.diagnostics import GoujiError, SourcePos
 from gouji_dsl.engine.explain import Explanation
 from gouji_dsl.engine.interpreter import Move, choice_words, parse_move
 from gouji_dsl.ruleset.game.context import TablePlay
-from gouji_dsl.ruleset.graph import Reason, RuleGraph
+from gouji_dsl.ruleset.graph import Reason, RuleGraph, Verdict
 
 from ..i18n import _
 from .session import Entry, PlaySession, Timeline
@@ -261,15 +261,19 @@ def reason_of(d: dict[str, Any]) -> Reason:
             from gouji_dsl import resources
             path = str(resources.rules_dir() / path[len("<bundled>/"):])
         pos = SourcePos(path, int(m.group(2)))
-    return Reason(str(d.get("rule") or "?"), str(d.get("verdict") or "note"), str(d.get("text") or ""), pos)
+    try:
+        verdict = Verdict(str(d.get("verdict") or "note"))
+    except ValueError:  # (a verdict of a later protocol: said as a note)
+        verdict = Verdict.NOTE
+    return Reason(str(d.get("rule") or "?"), verdict, str(d.get("text") or ""), pos)
 
 
 def explanation_of(d: dict[str, Any]) -> Explanation:
     """A ``why`` answer (or an ``illegal_move`` error's ``why``) as the play screen's Explanation."""
     from gouji_dsl.engine.explain import Because
-    chain = [Because(str(c.get("fact", "")), tuple(Reason(str(r), "note", "") for r in c.get("rules") or []))
+    chain = [Because(str(c.get("fact", "")), tuple(Reason(str(r), Verdict.NOTE, "") for r in c.get("rules") or []))
              for c in d.get("chain") or []]
-    warnings = [Because(str(c.get("fact", "")), tuple(Reason(str(r), "note", "") for r in c.get("rules") or []))
+    warnings = [Because(str(c.get("fact", "")), tuple(Reason(str(r), Verdict.NOTE, "") for r in c.get("rules") or []))
                 for c in d.get("warnings") or []]
     return Explanation(str(d.get("move") or ""), bool(d.get("legal")), [reason_of(r) for r in d.get("reasons") or []],
                        chain, warnings)
@@ -363,7 +367,7 @@ class RemoteSession(PlaySession):
         legal = text in {m.text(self.model) for m in self.legal()}
         if not legal and self.legal_cut and self.your_turn:  # not in the list the table cut short: it judges it
             return Explanation(text, True, [], undecided=_("the table judges this move when it is sent"))
-        why = [] if legal else [Reason("table.legal", "forbade", _("not among the moves the table allows now "
+        why = [] if legal else [Reason("table.legal", Verdict.FORBADE, _("not among the moves the table allows now "
                                                                     "(F5 asks the table why)") if self.your_turn
                                        else _("it is not your turn at the table"))]
         return Explanation(text, legal, why)

@@ -41,6 +41,7 @@ from gouji_dsl.lang import ast as A
 from gouji_dsl.lang.compile import total
 from gouji_dsl.lang.ops import OPS, EvalError, Semantics, attr_impl, index_impl
 from gouji_dsl.lang.types import category
+from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.game.vocabulary import CONTEXT_VARS, FUNCTIONS, HOOKS
 from gouji_dsl.ruleset.graph import RuleGraph, answer_bounds
 
@@ -1245,7 +1246,6 @@ def _pos_code(pos: Any) -> str:
 
 
 def _short(path: str) -> str:
-    from gouji_dsl.resources import rules_dir
     try:
         if Path(path).resolve().parent == rules_dir().resolve():
             return f"rules/{Path(path).name}"

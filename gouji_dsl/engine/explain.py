@@ -24,6 +24,7 @@ from typing import Any
 from gouji_dsl.engine import lookahead
 from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.i18n import _
+from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode, Verdict
 
 SETTING_PREFIX = "settings."
@@ -234,7 +235,6 @@ def top_play_fact(state: GameState) -> Because | None:
     top = state.top
     if top is None:
         return None
-    from gouji_dsl.ruleset.game.context import Ctx, TablePlay
     ctx = Ctx(None)
     ctx.play = TablePlay(top.play, top.seat, state.kinds)
     trace: list[Reason] = []

@@ -42,13 +42,13 @@ from typing import Any, NamedTuple
 
 from gouji_dsl import resources
 from gouji_dsl.atomic import atomic_write
-from gouji_dsl.diagnostics import SHOWN_VALUE_CHARS, Code, Diagnostic, GoujiError, line_of, quoted
+from gouji_dsl.diagnostics import SHOWN_VALUE_CHARS, Code, Diagnostic, GoujiError, did_you_mean, line_of, quoted
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, choice_words, new_game, next_game, parse_move
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.game.cards import parse_cards
-from gouji_dsl.ruleset.graph import RuleGraph, Verdict
-from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS
+from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
+from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS, allowed_place, find_ruleset, resolve, resolve_text
 
 FORMAT = "gouji-record"
 VERSION = 1
@@ -578,7 +578,6 @@ def _where(path: tuple) -> str:
 
 def _schema_diag(r: _Reader, err: Any, prefix: tuple = ()) -> Diagnostic:
     """One JSON Schema finding as a positioned diagnostic with a stable code."""
-    from gouji_dsl.diagnostics import did_you_mean
     where = prefix + tuple(err.absolute_path)
     v, inst, what = err.validator, err.instance, _where(where)
     if v == "required":
@@ -699,8 +698,6 @@ def record_graph(record: GameRecord, *, search: Sequence[str | os.PathLike[str]]
     the rules path, or bundled). What a record names is read only where
     :func:`gouji_dsl.ruleset.loader.find_ruleset` allows (never an absolute path elsewhere, never
     ``..`` out of the record's folder). Raises :class:`GoujiError`."""
-    from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import allowed_place, find_ruleset, resolve, resolve_text
     referrer = record.path if record.path != "<record>" else os.path.join(os.getcwd(), "<record>")
     # the carried text is resolved as a file beside the record: its name never leaves that folder
     stem = re.sub(r"[^\w-]", "_", Path(record.ruleset).name).strip("_") or "record"

@@ -17,14 +17,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity
+from gouji_dsl.ruleset import graph as rule_graph
+from gouji_dsl.ruleset import lint
+from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.lint import Finding
 from gouji_dsl.ruleset.loader import Chain, RawRuleset, load_chain
-
-if TYPE_CHECKING:
-    from gouji_dsl.ruleset.graph import RuleGraph
-    from gouji_dsl.ruleset.lint import Finding
 
 __all__ = ["CheckResult", "check", "MAX_REPAIR_ROUNDS"]
 
@@ -42,7 +41,7 @@ class CheckResult:
 
     path: str
     chain: Chain
-    graph: RuleGraph | None = None  # (the graph module is imported lazily)
+    graph: RuleGraph | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lint: list[Diagnostic] = field(default_factory=list)  # the lint's findings (strict), also in diagnostics
     held_back: tuple[str, ...] = ()
@@ -111,8 +110,6 @@ def _compile(chain: Chain, overlay: dict[str, str] | None) -> tuple[RuleGraph | 
     """Compile ``chain.resolved``; when settings stop the compiler before it reaches the rules,
     compile again without those settings (each file's own value; the parent's value is used) and
     add what it then finds in the rules and definitions."""
-    from gouji_dsl.ruleset.graph import compile_ruleset
-
     resolved = chain.resolved
     raws = [f.raw for f in chain.files if f.raw is not None]
     found: list[Diagnostic] = []
@@ -121,7 +118,7 @@ def _compile(chain: Chain, overlay: dict[str, str] | None) -> tuple[RuleGraph | 
         if resolved is None:
             break
         try:
-            return compile_ruleset(resolved, overlay=overlay), found
+            return rule_graph.compile_ruleset(resolved, overlay=overlay), found
         except GoujiError as e:
             new = list(e.diagnostics)
         if round_ == 0:
@@ -175,8 +172,6 @@ def _in_rules(raws: Sequence[RawRuleset], d: Diagnostic) -> bool:
 def _warnings(graph: RuleGraph, strict: bool, played: Sequence[Finding]) -> list[Diagnostic]:
     """Findings on a graph that compiled: settings nothing reads (always), the lint's and ``played``
     (``strict``)."""
-    from gouji_dsl.ruleset import lint
-
     try:
         if strict:
             return list(lint.lint(graph, also=played))

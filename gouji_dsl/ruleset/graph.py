@@ -32,6 +32,7 @@ from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.lang.types import BOOL, INT, RANK, SEAT, Enum, Int, ListOf, Type, category, parse_type, strip
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset import sources
+from gouji_dsl.ruleset.analysis import analyse
 from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, SettingError
 from gouji_dsl.ruleset.game.vocabulary import (
@@ -46,6 +47,7 @@ from gouji_dsl.ruleset.game.vocabulary import (
     Hook,
     HookKind,
 )
+from gouji_dsl.ruleset.loader import locator, resolve
 from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text, said
 
@@ -109,6 +111,9 @@ class Verdict(StrEnum):
     """a setting a deciding rule read (``settings.NAME``), cited by :mod:`gouji_dsl.engine.explain`"""
 
 
+_VERDICTS = frozenset(v.value for v in Verdict)
+
+
 @dataclass(frozen=True)
 class Reason:
     """One rule's part in a decision: ``verdict`` (a :class:`Verdict`) is ``allowed``, ``forbade``,
@@ -117,12 +122,16 @@ class Reason:
     (or the setting) was written; None for the interpreter's own checks."""
 
     rule_id: str
-    verdict: Verdict
+    verdict: Verdict | str
+    """A :class:`Verdict`; a known word given as a plain string (a remote table's answer) is made one,
+    an unknown one kept as it is (shown as it is)."""
     text: str
     pos: SourcePos | None = None
     rule: RuleNode | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.verdict, Verdict) and self.verdict in _VERDICTS:
+            object.__setattr__(self, "verdict", Verdict(self.verdict))
         if self.pos is not None and not isinstance(self.pos, SourcePos):
             raise TypeError(f"Reason.pos must be a SourcePos or None, not {type(self.pos).__name__}")
 
@@ -142,7 +151,7 @@ class Reason:
         return f"[{verdict}] {self.rule_id}{loc}: {self.text}"
 
 
-_VERDICT_WORDS = {Verdict.ALLOWED: N_("allowed"), Verdict.FORBADE: N_("forbade"), Verdict.NOTE: N_("note"),
+_VERDICT_WORDS: dict[str, str] = {Verdict.ALLOWED: N_("allowed"), Verdict.FORBADE: N_("forbade"), Verdict.NOTE: N_("note"),
                   Verdict.ANSWERED: N_("answered"), Verdict.SETTING: N_("setting")}
 """How a :class:`Reason`'s verdict is shown, translated (the serialised verdict stays the English word)."""
 
@@ -534,7 +543,6 @@ class _Texts:
         return self.sources[path]
 
     def locate(self, text: Text) -> Callable[[int], tuple[int, int]]:
-        from gouji_dsl.ruleset.loader import locator
         return locator(text, self.source(text.origin.path))
 
     def parse(self, text: Text) -> Node | ExprError:
@@ -634,7 +642,6 @@ def _prune(graph: RuleGraph) -> None:
     """Leave out of the questions the rules that can never fire under this ruleset's settings
     (the lint's folding analysis: a guard folded to false, a question never asked, an effect that
     never grants or forbids). They stay in ``nodes`` for display; the hot path never evaluates them."""
-    from gouji_dsl.ruleset.analysis import analyse
     dead = analyse(graph).dead
     drop = {rid for rid, why in dead.items() if why.kind in ("guard", "effect", "hook")}
     graph.pruned = frozenset(drop)
@@ -927,5 +934,4 @@ def _install_gouji(graph: RuleGraph) -> None:
 
 def load_graph(name_or_path: str | Path) -> RuleGraph:
     """Resolve and compile a bundled ruleset name or a file path. Raises :class:`GoujiError`."""
-    from gouji_dsl.ruleset.loader import resolve
     return compile_ruleset(resolve(str(name_or_path)))

@@ -47,6 +47,7 @@ from jsonschema.exceptions import ValidationError
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean, quoted
 from gouji_dsl.i18n import N_, Language, _
+from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset import languages
 from gouji_dsl.ruleset.spec import (
@@ -59,6 +60,7 @@ from gouji_dsl.ruleset.spec import (
     Text,
     Wording,
 )
+from gouji_dsl.ruleset.words import Term
 
 __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
@@ -893,7 +895,6 @@ def _check_definitions(raw: RawRuleset) -> list[Diagnostic]:
 
 def _check_terms(raw: RawRuleset) -> list[Diagnostic]:
     """``words.terms`` keys that name no :class:`~gouji_dsl.ruleset.words.Term`."""
-    from gouji_dsl.ruleset.words import Term
     terms = raw.get(("words", "terms"))
     known = [t.value for t in Term]
     return [raw.diag(("words", "terms", k), _("unknown term {term} in words.terms").format(term=quoted(k)),
@@ -988,7 +989,6 @@ def _syntax_diags(raw: RawRuleset, skip: _Skip | None = None) -> list[Diagnostic
     """Expression syntax errors, found even when the file's structure is broken, so that one run
     reports every problem a file has (names and types are checked later, once the file loads).
     With ``skip``: only in the rules and definitions it leaves out (the compiler checks the rest)."""
-    from gouji_dsl.lang.parse import ExprError, parse
 
     out: list[Diagnostic] = []
 

@@ -23,6 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos
 from gouji_dsl.i18n import _
+from gouji_dsl.lang.types import RANK, ListOf, MapOf, Nullable, Record
+from gouji_dsl.ruleset.check import check
+from gouji_dsl.ruleset.graph import compile_ruleset
+from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.settings import settings_of
 
 if TYPE_CHECKING:
     from gouji_dsl.ruleset.graph import RuleGraph
@@ -109,7 +114,6 @@ _BARE_NUMBER = re.compile(r"(?<=[\[,])\s*(\d+)\s*(?=[,\]])")
 
 def _type_at(t: Any, keys: Sequence[str]) -> Any:
     """The type of the value at ``keys`` below a setting of type ``t`` (None when unknown)."""
-    from gouji_dsl.lang.types import MapOf, Nullable, Record
     for k in keys:
         t = t.inner if isinstance(t, Nullable) else t
         t = t.field(k) if isinstance(t, Record) else t.value if isinstance(t, MapOf) else None
@@ -120,7 +124,6 @@ def _rank_numbers(value: str, t: Any) -> list[tuple[int, int]]:
     """The spans of ``value`` that are bare whole numbers where type ``t`` expects a card kind (the
     value itself, or the items of a flow list ``[3, 4]`` of card kinds): a shell eats the quotes of
     ``'3'``, and a card kind is never a number."""
-    from gouji_dsl.lang.types import RANK, ListOf, Nullable
     depth = 0
     while isinstance(t, ListOf):
         t, depth = t.elem.inner if isinstance(t.elem, Nullable) else t.elem, depth + 1
@@ -262,8 +265,6 @@ def _move(d: Diagnostic, overrides: dict[str, tuple[Override, list[_Segment]]]) 
 
 def _layers(ruleset: str, overrides: list[Override], search: Sequence[str]) -> list[tuple[str, str, list[_Segment]]]:
     """The generated layers, each key of a map typed as the ruleset's value of the setting has it."""
-    from gouji_dsl.ruleset.loader import resolve
-    from gouji_dsl.ruleset.settings import settings_of
     base = resolve(ruleset, search=search)
     try:
         types = {n: info.type for n, info in settings_of(base).items()}
@@ -293,8 +294,6 @@ def load_point(ruleset: str, overrides: Sequence[Override], shown: str, search: 
 
 def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown: str, count: int,
           search: Sequence[str]) -> RuleGraph:
-    from gouji_dsl.ruleset.check import check
-    from gouji_dsl.ruleset.graph import compile_ruleset
     layers = _layers(ruleset, overrides, search)
     where = {path: (ov, segments) for ov, (path, _text, segments) in zip(overrides, layers)}
     result = check(ruleset, search=search, layers=[(path, text) for path, text, _s in layers])
@@ -320,8 +319,6 @@ def _hook_hint(d: Diagnostic, ruleset: str, search: Sequence[str]) -> Diagnostic
         return d
     name = d.source_line.partition("=")[0].split(".")[0]
     try:
-        from gouji_dsl.ruleset.graph import compile_ruleset
-        from gouji_dsl.ruleset.loader import resolve
         rules = compile_ruleset(resolve(ruleset, search=search)).by_hook.get(name)
     except GoujiError:
         return d

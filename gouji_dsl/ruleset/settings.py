@@ -62,6 +62,7 @@ from gouji_dsl.lang.types import (
 )
 from gouji_dsl.ruleset.game.cards import SYMBOLS
 from gouji_dsl.ruleset.game.model import ENGINE_SETTINGS, REQUIRED
+from gouji_dsl.ruleset.loader import locator
 from gouji_dsl.ruleset.sources import short_path, source_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Text
 
@@ -603,7 +604,6 @@ def _pos_of(spec: SettingSpec, path: Path, key: bool = False) -> SourcePos:
 
 def _declared(ctx: _Ctx, spec: SettingSpec) -> tuple[Type, SourcePos] | None:
     """The type the chain declares for ``spec`` (first declaration wins; others must agree)."""
-    from gouji_dsl.ruleset.loader import locator
     first: tuple[Type, SourcePos] | None = None
     for decl in spec.type_decls:
         try:

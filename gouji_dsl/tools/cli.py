@@ -19,9 +19,11 @@ from typing import Any
 
 import click
 
-from gouji_dsl import __version__
+import gouji_dsl
+from gouji_dsl import __version__, check, i18n
 from gouji_dsl.diagnostics import Code, GoujiError
-from gouji_dsl.i18n import N_, _, ngettext
+from gouji_dsl.i18n import N_, _, display_width, ngettext
+from gouji_dsl.ruleset.spec import Wording
 
 __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED", "EXIT_PIPE_CLOSED"]
@@ -183,7 +185,6 @@ class SafeGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """The language first (``--lang``, else ``GOUJI_LANG``, else the locale), so that even
         ``gouji --help`` speaks it; a bad code is reported by the option's own check."""
-        from gouji_dsl import i18n
         given = next((a.split("=", 1)[1] for a in args if a.startswith("--lang=")), None)
         if given is None and "--lang" in args[:-1]:
             given = args[args.index("--lang") + 1]
@@ -348,7 +349,6 @@ def _speak_click() -> None:
     import gettext
     import sys
 
-    from gouji_dsl import i18n
     for name, module in list(sys.modules.items()):
         if name == "click" or name.startswith("click."):
             if getattr(module, "_", None) is gettext.gettext:
@@ -383,7 +383,6 @@ def _wrap_help(text: str, width: int, indent: str = "") -> str:
 
 def _wide(text: str) -> bool:
     """``text`` holds double-width (Chinese) characters."""
-    from gouji_dsl.i18n import display_width
     return display_width(text) != len(text)
 
 
@@ -403,7 +402,6 @@ def _fit(text: str, width: int) -> str:
 
 def _help_text(text: str) -> str:
     """A help text in the active language: the library's catalog, else the app's (its commands)."""
-    from gouji_dsl import i18n
     later = i18n.translate_later(text)
     if later is not None:
         return later
@@ -489,7 +487,6 @@ HELP_TEXTS = (
 
 def _load_resolved(ruleset: str, overrides: tuple[str, ...] = ()):
     """Resolve RULESET (with the ``--set`` ``overrides``) or exit 1 with its diagnostics."""
-    import gouji_dsl
     try:
         return _load_graph(ruleset, overrides).resolved if overrides else gouji_dsl.load(ruleset)
     except GoujiError as e:
@@ -503,7 +500,6 @@ _noted: list[str] = []
 def _note_traditional(value: str | None) -> None:
     """One line on stderr (once per run) where the language setting asks for Traditional Chinese:
     gouji speaks Simplified Chinese only, and says so rather than changing the script silently."""
-    from gouji_dsl import i18n
     asked = i18n.traditional(value)
     if asked is not None and asked not in _noted:
         _noted.append(asked)
@@ -522,7 +518,6 @@ def _use_language(ctx: click.Context, param: click.Parameter, value: str | None)
     """``--lang`` (else ``GOUJI_LANG``, else the locale): the language of every command's output
     (:mod:`gouji_dsl.i18n`). A code that is no language is a usage error with a hint, never a quiet
     default; a language whose catalog is not installed is said on stderr."""
-    from gouji_dsl import i18n
     try:
         lang = i18n.resolve(value)
     except i18n.UnknownLanguage as e:
@@ -562,7 +557,7 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
     report; never a traceback), 130 interrupted (Ctrl+C).
     """
     if rules_path:
-        from gouji_dsl.ruleset.loader import use_rules_path
+        from gouji_dsl.ruleset.loader import use_rules_path  # lazy: start-up
         use_rules_path(rules_path)
 
 
@@ -570,7 +565,7 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
 def _held_back_note(file: str, held: tuple[str, ...]) -> str:
     """What validate did not check in a file with errors, and why (all problems at once: the
     checks that did not run are named, not silently left out)."""
-    from gouji_dsl.ruleset.check import HELD_BACK_LINT
+    from gouji_dsl.ruleset.check import HELD_BACK_LINT  # lazy: start-up
     what = _("the warnings of settings nothing reads and the lint (--strict)") if HELD_BACK_LINT in held \
         else _("the warnings of settings nothing reads")
     return _("{file}: not checked yet: {what}; they read the ruleset as it compiles, which these errors stop "
@@ -624,7 +619,6 @@ def validate_command(files: tuple[str, ...], strict: bool, fmt: str) -> None:
     "line", "col", "end_line", "end_col"}}], "held_back"}]}; held_back names the checks a file's
     errors stopped (unread-settings, lint).
     """
-    from gouji_dsl import check
 
     status = EXIT_OK
     report: list[dict[str, Any]] = []
@@ -665,11 +659,11 @@ cli.add_command(report_command)
 def _echo_native_listing(graph: Any) -> None:
     """After the generated module, the native core's hook programs for the ruleset, as comments
     (the output stays the module's source)."""
-    from gouji_dsl.engine import native
+    from gouji_dsl.engine import native  # lazy: start-up
     if not native.available():
         echo("\n# " + _("native core: not used ({reason})").format(reason=native.unavailable_reason()))
         return
-    from gouji_dsl.engine.native import listing
+    from gouji_dsl.engine.native import listing  # lazy: start-up
     echo("\n# ---- what the native core runs: the hook programs (gouji_dsl/engine/native/vm.h)")
     for line in listing.listing(graph).splitlines():
         echo(f"# {line}".rstrip())  # (names from the file escaped: every line stays a comment)
@@ -708,7 +702,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
     set it (and each key of merged maps), inherited values marked, definitions, and the rules grouped
     by phase with their hook, guard, effect, sentence, source, file:line and what they override.
     """
-    from gouji_dsl.tools import render
+    from gouji_dsl.tools import render  # lazy: start-up
 
     if explain_move is not None:
         for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
@@ -725,7 +719,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         raise click.UsageError(_("--settings prints the settings reference: it does not combine with --graph"))
 
     if vocabulary:
-        from gouji_dsl.ruleset.game.vocabulary import vocabulary_markdown, vocabulary_text
+        from gouji_dsl.ruleset.game.vocabulary import vocabulary_markdown, vocabulary_text  # lazy: start-up
         if fmt in ("mermaid", "dot") and ruleset is None:
             raise click.UsageError(_("--vocabulary prints text or markdown (docs/vocabulary.md)"))
         if fmt == "markdown":
@@ -736,7 +730,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
             return
         click.echo()
     if as_settings:
-        from gouji_dsl.tools import settings_ref
+        from gouji_dsl.tools import settings_ref  # lazy: start-up
         if fmt not in ("text", "markdown"):
             raise click.UsageError(_("--settings prints text or markdown"))
         if fmt == "markdown":
@@ -757,7 +751,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
             if given:
                 raise click.UsageError(_("{option} needs --explain MOVE").format(option=name))
     else:
-        from gouji_dsl.tools.explain_cli import explain_text
+        from gouji_dsl.tools.explain_cli import explain_text  # lazy: start-up
         graph = _load_graph(ruleset, overrides)
         try:
             echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
@@ -767,7 +761,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
             sys.exit(EXIT_BAD_INPUT)
         return
     if generated:
-        from gouji_dsl.engine import fast
+        from gouji_dsl.engine import fast  # lazy: start-up
         graph = _load_graph(ruleset, overrides)
         eng = fast.engine(graph)
         if eng is None:
@@ -810,7 +804,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str
     rules that can fire under the ruleset's settings, numbered, each citing its source; and the list
     of sources.
     """
-    from gouji_dsl.tools.doc import ruleset_doc
+    from gouji_dsl.tools.doc import ruleset_doc  # lazy: start-up
 
     graph = _load_graph(ruleset, overrides)
     _warn_stale_words(graph)
@@ -830,8 +824,6 @@ def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str
 def _note_untranslated(graph) -> None:
     """One line on stderr where sentences of the ruleset (rules', settings' in effect) are not given in
     the rulebook's language: they are printed as written, in another language."""
-    from gouji_dsl import i18n
-    from gouji_dsl.ruleset.spec import Wording
     lang = i18n.current()
     texts = [(n.id, n.says) for n in graph.nodes] + [
         (name, x.says) for name, spec in graph.resolved.settings.items() for x in spec.sentences_in_effect()]
@@ -846,7 +838,7 @@ def _note_untranslated(graph) -> None:
 
 def _warn_stale_words(graph) -> None:
     """The rulebook's sentences that still name a word the ruleset renamed (``StaleWord``), on stderr."""
-    from gouji_dsl.ruleset.lint import lint
+    from gouji_dsl.ruleset.lint import lint  # lazy: start-up
     try:
         found = lint(graph, codes=(Code.STALE_WORD,))
     except GoujiError:  # pragma: no cover - validate reports the lint's own failures
@@ -866,7 +858,7 @@ def test_command(files: tuple[str, ...], as_json: bool) -> None:
     cannot be read.
     """
     try:
-        from gouji_dsl.tools.scenarios import format_results, run_files
+        from gouji_dsl.tools.scenarios import format_results, run_files  # lazy: start-up
     except ImportError as e:  # pragma: no cover - only while the module is missing
         _err(_("gouji test: the scenario runner is not available ({error})").format(error=e))
         sys.exit(EXIT_INTERNAL)

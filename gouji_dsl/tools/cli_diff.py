@@ -11,11 +11,12 @@ from typing import Any
 
 import click
 
+from gouji_dsl.bots import runner_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import paired_run, run_options, skill_of, skill_options
-from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, os_failure, set_option, text_width
+from gouji_dsl.tools.exits import SEED, SafePath, echo, echo_json, err, load_graph, os_failure, set_option, text_width
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
@@ -33,7 +34,6 @@ def _fail(message: str) -> None:
 def _load(names: list[str], overrides: tuple[str, ...] = ()) -> list[Any]:
     """Resolve and compile each ruleset, the last with the ``--set`` ``overrides``; on errors print
     every diagnostic of every ruleset, exit 1."""
-    from gouji_dsl.tools.exits import load_graph
 
     graphs, errors = [], []
     for i, name in enumerate(names):
@@ -86,8 +86,7 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
       gouji diff qingdao qingdao-classic --simulate 500 --seed 7
       gouji diff online my/rules.yaml --format json
     """
-    from gouji_dsl.bots import runner_bots
-    from gouji_dsl.tools import compare, paired, runs
+    from gouji_dsl.tools import compare, paired, runs  # lazy: start-up
 
     if games is None:  # an option of the simulation given without one would be silently ignored
         ctx = click.get_current_context()
@@ -116,7 +115,7 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
         except KeyboardInterrupt:
             _fail("interrupted")
     skills = skill_of([ga, gb], skill_deals, skill_bots, seed, workers) if games is not None else None
-    from gouji_dsl.tools.skill import skill_difference, skill_lines
+    from gouji_dsl.tools.skill import skill_difference, skill_lines  # lazy: start-up
     said = skill_lines(report.labels if report else (ga.name, gb.name), skills or [None])
     if fmt == "json":
         data: dict[str, Any] = {"diff": diff.to_dict(), "simulation": report.to_dict() if report else None}

@@ -13,8 +13,25 @@ import click
 
 from gouji_dsl.bots import BOTS, EXEC_SECONDS, canonical_spec, installed_plugins, parse_bot_spec
 from gouji_dsl.bots.budget import MAX_THINK_MS
+from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _, formatted_later, ngettext
-from gouji_dsl.tools.exits import EXIT_RUN_STOPPED, SEED, SafePath, echo, echo_json, seed_value, set_option, shown, shown_markup
+from gouji_dsl.tools.exits import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_RUN_STOPPED,
+    SEED,
+    SafePath,
+    echo,
+    echo_json,
+    seed_value,
+    set_option,
+    shown,
+    shown_markup,
+)
+from gouji_dsl.tools.exits import err as _err
+from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
+from gouji_dsl.tools.exits import report as _report
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
@@ -155,9 +172,8 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     their replays: matches and their replays where the ruleset plays matches), A's win rate, each
     bot's mean score and place at every seat, and decisions per second of each bot.
     """
-    from gouji_dsl.diagnostics import GoujiError
-    from gouji_dsl.engine.interpreter import match_length
-    from gouji_dsl.tools.duel import (
+    from gouji_dsl.engine.interpreter import match_length  # lazy: start-up
+    from gouji_dsl.tools.duel import (  # lazy: start-up
         DuelGame,
         SaveFailed,
         check_saved_header,
@@ -169,10 +185,6 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
         still_to_play,
         units,
     )
-    from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
-    from gouji_dsl.tools.exits import err as _err
-    from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
-    from gouji_dsl.tools.exits import report as _report
 
     if think_ms is not None and not any(parse_bot_spec(b)[0].searches for b in (bot_a, bot_b)):
         _err(_("warning: --think-ms {think_ms:g} has no effect: neither {bot_a} nor {bot_b} searches "
@@ -184,7 +196,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     on_unit = None
     saved_now: list[int] = []  # games saved by this run (one entry per finished deal or match)
     if save is not None:
-        from gouji_dsl.tools.runs import fingerprint
+        from gouji_dsl.tools.runs import fingerprint  # lazy: start-up
         header = run_header(graph.name, bot_a, bot_b, seed_value(seed), think_ms, fingerprint(graph.resolved))
         try:
             check_saved_header(save, header)  # not this duel's file: refused before anything in it is changed

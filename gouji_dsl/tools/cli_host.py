@@ -8,10 +8,11 @@ from typing import Any
 
 import click
 
+from gouji_dsl.bots import seat_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
-from gouji_dsl.tools.exits import SEED, SafePath, err
+from gouji_dsl.tools.exits import SEED, SafePath, err, seed_value
 
 __all__ = ["host_command", "read_seats", "table_rules"]
 
@@ -45,9 +46,9 @@ def read_seats(text: str | None, n_seats: int) -> set[int] | None:
 
 def table_rules(ruleset: str) -> Any:
     """The table's ruleset (a bundled name or a file) with its file's text. Raises GoujiError."""
-    from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve
-    from gouji_dsl.tools.table.game import TableRules
+    from gouji_dsl.ruleset.graph import compile_ruleset  # lazy: start-up
+    from gouji_dsl.ruleset.loader import resolve  # lazy: start-up
+    from gouji_dsl.tools.table.game import TableRules  # lazy: start-up
     resolved = resolve(ruleset)
     return TableRules(compile_ruleset(resolved), resolved.name, resolved.path, resolved.text)
 
@@ -93,8 +94,8 @@ def host_command(rulesets: tuple[str, ...], host: str, port: int, seats: str, bo
     Example:
       gouji host rules/house.yaml --bots heuristic --timer 30
     """
-    from gouji_dsl.tools.netguard import CannotListen, check_listen
-    from gouji_dsl.tools.table import WebExtraMissing, require_aiohttp
+    from gouji_dsl.tools.netguard import CannotListen, check_listen  # lazy: start-up
+    from gouji_dsl.tools.table import WebExtraMissing, require_aiohttp  # lazy: start-up
     try:
         require_aiohttp()
     except WebExtraMissing as e:
@@ -121,7 +122,6 @@ def host_command(rulesets: tuple[str, ...], host: str, port: int, seats: str, bo
 
 def _people_and_bots(rules: Any, seats: str, bots: str) -> set[int] | None:
     """``--seats`` for this ruleset's seats (``--bots`` checked against them too)."""
-    from gouji_dsl.bots import seat_bots
     try:
         people = read_seats(seats, rules.graph.n_seats)
     except ValueError as e:
@@ -139,9 +139,8 @@ def _serve(tables: list[tuple[Any, set[int] | None]], host: str, port: int, *, b
 
     from aiohttp import web
 
-    from gouji_dsl.tools.exits import seed_value
-    from gouji_dsl.tools.table.protocol import Limits
-    from gouji_dsl.tools.table.server import TableServer
+    from gouji_dsl.tools.table.protocol import Limits  # lazy: start-up
+    from gouji_dsl.tools.table.server import TableServer  # lazy: start-up
     logging.basicConfig(level="INFO", format="%(message)s", stream=sys.stderr)
     server = TableServer(host, port, limits=Limits(tables=max_tables, connections=max_connections), record_dir=record_dir)
     for i, (rules, people) in enumerate(tables):

@@ -7,9 +7,13 @@ import sys
 
 import click
 
+from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsCommand, BotSpecType
-from gouji_dsl.tools.exits import SEED, echo, echo_json, seed_value, set_option
+from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, SEED, echo, echo_json, seed_value, set_option
+from gouji_dsl.tools.exits import err as _err
+from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
+from gouji_dsl.tools.exits import report as _report
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 
 
@@ -32,12 +36,7 @@ def league_command(ruleset: str, bots: tuple[str, ...], deals: int, seed: str, w
     confidence interval at 95%. Then the table of them (row − column) and each bot's mean difference
     against the others; no rating (README: A league).
     """
-    from gouji_dsl.diagnostics import GoujiError
-    from gouji_dsl.tools.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED
-    from gouji_dsl.tools.exits import err as _err
-    from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
-    from gouji_dsl.tools.exits import report as _report
-    from gouji_dsl.tools.league import league
+    from gouji_dsl.tools.league import league  # lazy: start-up
     if len(bots) < 2 or len(set(bots)) != len(bots):
         raise click.BadParameter(_("give two bots or more, each once"), param_hint="'BOTS...'")
     graph = _load_graph(ruleset, overrides)

@@ -93,8 +93,8 @@ def replay_command(record: str, check: bool, as_json: bool, ruleset: str | None)
     "games": [{"game", "game_number", "seed", "first_leader", "moves", "events", "over", "places",
     "scores"}]} or {"file", "ok": false, "diagnostics": [...]}.
     """
-    from gouji_dsl.engine.records import check_record, load_record, record_graph, replay_record
-    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.engine.records import check_record, load_record, record_graph, replay_record  # lazy: start-up
+    from gouji_dsl.ruleset.graph import load_graph  # lazy: start-up
 
     try:
         rec = load_record(record)

@@ -15,8 +15,10 @@ from typing import Any
 
 import click
 
+from gouji_dsl.bots import runner_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _, display_width
+from gouji_dsl.ruleset.words import game_words
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
 from gouji_dsl.tools.exits import (
     EXIT_BAD_INPUT,
@@ -35,13 +37,12 @@ from gouji_dsl.tools.exits import (
     text_width,
 )
 from gouji_dsl.tools.exits import err as _err
-from gouji_dsl.tools.runkinds import MAX_GAMES, said_kind
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_GAMES, Engine, Executor, said_kind
 
 
 # ------------------------------------------------------------------------------ shared options
 def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options of a chunked run, for ``gouji simulate`` and ``gouji diff --simulate``."""
-    from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine, Executor
 
     opts = [
         click.option("--executor", type=click.Choice([e.value for e in Executor]), default=None,
@@ -94,7 +95,7 @@ def skill_of(graphs: list[Any], deals: int | None, bots: str | None, seed: Any, 
         if bots is not None:
             raise click.UsageError(_("--skill-bots goes with --skill N"))
         return None
-    from gouji_dsl.tools import skill
+    from gouji_dsl.tools import skill  # lazy: start-up
     try:
         pair = skill.parse_bots(bots)
     except ValueError as e:
@@ -103,7 +104,7 @@ def skill_of(graphs: list[Any], deals: int | None, bots: str | None, seed: Any, 
 
 
 def _until(halfwidth: float | None, max_games: int | None, figure: str | None, games: int | None) -> Any:
-    from gouji_dsl.tools.runs import Until
+    from gouji_dsl.tools.runs import Until  # lazy: start-up
     if halfwidth is None:
         if max_games is not None:
             raise click.UsageError(_("--max-games goes with --until-halfwidth"))
@@ -177,8 +178,8 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
                show_progress: bool, run: dict[str, Any]) -> Any:
     """The simulation of ``gouji diff A B --simulate N`` with the :func:`run_options` ``run``; exits
     with a message on interruption, a bad folder or a bad figure name."""
-    from gouji_dsl.tools import paired
-    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
+    from gouji_dsl.tools import paired  # lazy: start-up
+    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled  # lazy: start-up
 
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     total = until.max_games if until is not None else games
@@ -209,7 +210,7 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
 # ------------------------------------------------------------------------------ gouji simulate
 def _design_text(console: Any, summary: dict[str, Any], ci: Callable[..., str]) -> None:
     """The design metrics of ``gouji simulate`` (README: Design metrics), with the deals they come from."""
-    from gouji_dsl.tools.paired import design_note
+    from gouji_dsl.tools.paired import design_note  # lazy: start-up
     iv = summary.get("intervals") or {}
     if "real_choice_share" not in iv:
         return
@@ -238,8 +239,8 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     places as the ruleset does (头科 … 大落), else they are numbered."""
     from rich.table import Table
 
-    from gouji_dsl.tools.figures import team_of
-    from gouji_dsl.tools.stats import Estimate
+    from gouji_dsl.tools.figures import team_of  # lazy: start-up
+    from gouji_dsl.tools.stats import Estimate  # lazy: start-up
 
     console = stdout_console(highlight=False)
     games = summary["games"]
@@ -287,7 +288,7 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
                   "(games with at least one revolution)").format(summary=summary['revolution_rate'], ci=ci('revolution_rate', True)))
     _design_text(console, summary, ci)
     if summary.get("until"):
-        from gouji_dsl.tools.paired import precision_text
+        from gouji_dsl.tools.paired import precision_text  # lazy: start-up
         line = precision_text(summary["until"], games, _("games"))
         console.print(shown_markup(line) if summary["until"].get("reached") else f"[yellow]{shown_markup(line)}[/yellow]")
     elif summary.get("stopped_by") == "halfwidth":
@@ -346,9 +347,8 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     team scores, sweep / burn / revolution rates, each with its interval at 95%, elapsed seconds and games
     per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
     """
-    from gouji_dsl.bots import runner_bots
-    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
-    from gouji_dsl.tools.single import figure_names, run_simulation
+    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled  # lazy: start-up
+    from gouji_dsl.tools.single import figure_names, run_simulation  # lazy: start-up
 
     graph = load_graph_or_exit(ruleset, overrides)
     try:
@@ -393,8 +393,7 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     if as_json:
         echo_json(json.dumps({**summary, "bots": seats}, ensure_ascii=False, indent=2))
     else:
-        from gouji_dsl.ruleset.words import game_words
-        from gouji_dsl.tools.skill import skill_lines
+        from gouji_dsl.tools.skill import skill_lines  # lazy: start-up
         _summary_text(summary, bots, game_words(graph.resolved))
         for line in skill_lines([graph.name], skills or [None]):
             echo(line)
@@ -419,7 +418,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
       gouji report run1
       gouji report machine1/run machine2/run --format json
     """
-    from gouji_dsl.tools.runs import RunError, RunKind, load_runs
+    from gouji_dsl.tools.runs import RunError, RunKind, load_runs  # lazy: start-up
 
     try:
         merged = load_runs(list(folders))
@@ -430,7 +429,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds
     names = [r.get("name", "?") for r in spec.get("rulesets", [])]
     if merged.kind == RunKind.SINGLE:
-        from gouji_dsl.tools.single import summarize_totals
+        from gouji_dsl.tools.single import summarize_totals  # lazy: start-up
         summary = summarize_totals(names[0], merged.totals, seed, 0.0, executor="report", workers=0,
                                    missing=merged.missing)
         summary.pop("elapsed_s")
@@ -451,8 +450,8 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
     if merged.kind == RunKind.SWEEP:
         _sweep_report(merged, fmt)
         return
-    from gouji_dsl.tools import paired
-    from gouji_dsl.tools.figures import PairTotals
+    from gouji_dsl.tools import paired  # lazy: start-up
+    from gouji_dsl.tools.figures import PairTotals  # lazy: start-up
     assert isinstance(merged.totals, PairTotals)
     paths = [str(r.get("path", "")) for r in spec["rulesets"]]
     lengths = [int(x) for x in spec.get("match_length", (1, 1))]
@@ -474,7 +473,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
 
 def _sweep_report(merged: Any, fmt: str) -> None:
     """``gouji report`` of a sweep's folder(s): the sweep's table (:mod:`gouji_dsl.tools.sweep`)."""
-    from gouji_dsl.tools import sweep
+    from gouji_dsl.tools import sweep  # lazy: start-up
     report = sweep.report_of_runs(merged)
     if fmt == "json":
         data = report.to_dict(timing=False)

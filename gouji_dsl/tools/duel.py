@@ -31,12 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl import resources
 from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.diagnostics import quoted, shortened
 from gouji_dsl.engine.interpreter import GameState, Move, match_length
+from gouji_dsl.engine.records import DuplicateKeyError, _Positions, json_limit, load_json, schema_message, strict_validator_class
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
-from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import os_failure, shown
 from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
 from gouji_dsl.tools.simulate import bot_rng, play_game
@@ -347,7 +349,6 @@ keys and nesting before ``json`` reads them (a line of 500,000 seat keys, 6 MB, 
 def _parse_line(line: str) -> tuple[Any, str | None]:
     """A line's JSON value, or what is wrong with it (NaN and Infinity are not JSON, a key written twice
     is refused, an object of more than :data:`MAX_SAVE_KEYS` keys)."""
-    from gouji_dsl.engine.records import DuplicateKeyError, json_limit, load_json
     found = json_limit(line, nesting=8, keys=MAX_SAVE_KEYS) if len(line) > SCANNED_LINE_CHARS else None
     if found is not None:
         why = {"keys": _("an object of more than {max_save_keys} keys (MAX_SAVE_KEYS; a game has one per seat)").format(max_save_keys=MAX_SAVE_KEYS),
@@ -541,8 +542,6 @@ def _game_problem(g: dict[str, Any], seats: int | None) -> str | None:
 @functools.lru_cache(maxsize=1)
 def _save_validators() -> dict[str, Any]:
     """The save-file schema (``schema/duel-save.schema.json``) as one validator per kind of line."""
-    from gouji_dsl import resources
-    from gouji_dsl.engine.records import strict_validator_class
     with open(resources.duel_save_schema_path(), encoding="utf-8") as f:
         schema = json.load(f)
     cls = strict_validator_class()
@@ -555,7 +554,6 @@ def _line_problem(d: Any, line: str | None = None) -> str | None:
     column of the value (or of the unknown key) the schema refuses."""
     from jsonschema.exceptions import best_match
 
-    from gouji_dsl.engine.records import schema_message
     kind = "header" if isinstance(d, dict) and "duel" in d else "unit"
     err = best_match(_save_validators()[kind].iter_errors(d))
     if err is None:
@@ -573,7 +571,6 @@ def _line_problem(d: Any, line: str | None = None) -> str | None:
 def _column(line: str, err: Any) -> int:
     """The column of what the schema error ``err`` is about in ``line``: the unknown key of an
     ``additionalProperties`` error, else the value."""
-    from gouji_dsl.engine.records import _Positions
     path = tuple(err.absolute_path)
     pos = _Positions(line)
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
@@ -651,7 +648,6 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(resolved: Any) -> None:
-    from gouji_dsl.ruleset.graph import compile_ruleset
     from gouji_dsl.tools.runs import _ignore_sigint
     _ignore_sigint()  # Ctrl+C is for the parent, which stops the workers (a worker would go on to the next deal)
     _WORKER["graph"] = compile_ruleset(resolved)

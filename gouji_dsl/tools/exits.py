@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
+import gouji_dsl
 from gouji_dsl.diagnostics import GoujiError, printable, shortened
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 130
 """Exit statuses of every command: 0 ok, 1 bad input (diagnostics printed), 2 internal error (a bug:
@@ -116,7 +117,6 @@ SEED = SeedType()
 def set_option(f: Any) -> Any:
     """Every command's ``--set KEY=VALUE`` option (repeatable; a one-line override of a setting,
     :mod:`gouji_dsl.ruleset.overrides`): the values, in order, as ``overrides`` (a tuple of text)."""
-    from gouji_dsl.i18n import N_
     return click.option(
         "--set", "overrides", multiple=True, metavar="KEY=VALUE",
         help=N_("Override a setting for this command, checked as a variant file's settings are: e.g. --set "
@@ -127,9 +127,8 @@ def load_graph(ruleset: str, overrides: Any = ()) -> Any:
     """RULESET resolved and compiled, with the ``--set`` ``overrides`` (:func:`set_option`); raises
     :class:`~gouji_dsl.diagnostics.GoujiError` with every problem (an override's at the option)."""
     if overrides:
-        from gouji_dsl.ruleset import overrides as layers
+        from gouji_dsl.ruleset import overrides as layers  # lazy: start-up
         return layers.load_graph(ruleset, list(overrides))
-    import gouji_dsl
     return gouji_dsl.compile(gouji_dsl.load(ruleset))
 
 

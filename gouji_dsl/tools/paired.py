@@ -32,12 +32,17 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl.atomic import atomic_write
+from gouji_dsl.bots import parse_bot_spec
+from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.tools.figures import (
     DESIGN_KEYS,
     DIFF_FIGURES,
+    MIN_PROBED,
+    PROBE_EVERY,
     SIDE_FIGURES,
     GameSummary,
     PairTotals,
@@ -327,7 +332,6 @@ def design_estimate(s: Sums, paired: bool = False) -> Estimate:
     """A design metric (its mean, or with ``paired`` its mean difference b − a); from fewer than
     :data:`~gouji_dsl.tools.figures.MIN_PROBED` probed deals its value only (no interval, test or mark:
     out of Holm's family)."""
-    from gouji_dsl.tools.figures import MIN_PROBED
     e = paired_estimate(s) if paired else mean_estimate(s)
     return e if s.clusters >= MIN_PROBED else Estimate(e.value, math.nan, math.nan, e.n, e.kind)
 
@@ -435,7 +439,6 @@ def _graph(x: Any) -> RuleGraph:
 
 def check_bots(bots: str | list[str] | tuple[str, ...], n_seats: int) -> None:
     """ValueError for an unknown bot spec or a per-seat list of the wrong length."""
-    from gouji_dsl.bots import parse_bot_spec
     names = [bots] if isinstance(bots, str) else list(bots)
     for name in names:
         parse_bot_spec(name)
@@ -485,7 +488,6 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     res: RunResult = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size,
                              out=out, resume=resume, scheduler=scheduler, until=until, halfwidth_of=hw,
                              progress=progress, cancel=cancel, graphs=(ga, gb))
-    from gouji_dsl.engine.interpreter import match_length
     lengths = (match_length(ga) if matches else 1, match_length(gb) if matches else 1)
     assert isinstance(res.totals, PairTotals)
     report = build_report(res.totals, names=(ga.name, gb.name), paths=(ga.resolved.path, gb.resolved.path),
@@ -533,7 +535,6 @@ def save_divergent(report: PairedReport, directory: str | os.PathLike[str]) -> l
     engine's event list). A game that is not the first of its match (``index != match_start``)
     follows the games ``match_start .. index-1`` (tribute); ``play_game`` with ``previous`` chained
     from ``match_start`` re-creates it."""
-    from gouji_dsl.atomic import atomic_write
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -634,7 +635,6 @@ def _title(r: PairedReport) -> str:
 
 def design_note(probed: int, games: int) -> str:
     """Where the design metrics come from: the probed deals (every PROBE_EVERY-th), played move by move."""
-    from gouji_dsl.tools.figures import MIN_PROBED, PROBE_EVERY
     note = _("design metrics (real choice, lead changes, settled after): from {n} of {games} deals (every {every}th, "
              "played move by move: the native batch core returns no per-move data)").format(n=probed, games=games, every=PROBE_EVERY)
     if probed < MIN_PROBED:

@@ -133,8 +133,8 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
             rounds.insert(1, ("native", games))
             if bots == "heuristic":  # (before heuristic.h: the native flow, the bot choosing in Python)
                 rounds.insert(2, ("native-py", games))
-            from gouji_dsl.engine.native import flow
             from gouji_dsl.engine.interpreter import match_length
+            from gouji_dsl.engine.native import flow
             if match_length(graph) == 1 and flow.games_fallback(graph, eng.module) is None:  # (random or heuristic bots)
                 rounds.insert(2, ("games", games))
         if bots == "random":

@@ -61,8 +61,8 @@ def workload(ruleset: str, games: int, warm: int, *, keep_gc: bool = False, meas
     context manager (a profiler) entered around the measured games only."""
     from gouji_dsl.bots import make_bot
     from gouji_dsl.engine import fast
-    from gouji_dsl.ruleset.graph import load_graph
     from gouji_dsl.engine.interpreter import match_length
+    from gouji_dsl.ruleset.graph import load_graph
     graph = load_graph(ruleset)
     eng = fast.engine(graph)
     assert eng is not None, fast.fallback_reason(graph)

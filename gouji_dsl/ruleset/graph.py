@@ -111,9 +111,6 @@ class Verdict(StrEnum):
     """a setting a deciding rule read (``settings.NAME``), cited by :mod:`gouji_dsl.engine.explain`"""
 
 
-_VERDICTS = frozenset(v.value for v in Verdict)
-
-
 @dataclass(frozen=True)
 class Reason:
     """One rule's part in a decision: ``verdict`` (a :class:`Verdict`) is ``allowed``, ``forbade``,
@@ -122,16 +119,12 @@ class Reason:
     (or the setting) was written; None for the interpreter's own checks."""
 
     rule_id: str
-    verdict: Verdict | str
-    """A :class:`Verdict`; a known word given as a plain string (a remote table's answer) is made one,
-    an unknown one kept as it is (shown as it is)."""
+    verdict: Verdict
     text: str
     pos: SourcePos | None = None
     rule: RuleNode | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.verdict, Verdict) and self.verdict in _VERDICTS:
-            object.__setattr__(self, "verdict", Verdict(self.verdict))
         if self.pos is not None and not isinstance(self.pos, SourcePos):
             raise TypeError(f"Reason.pos must be a SourcePos or None, not {type(self.pos).__name__}")
 
@@ -151,7 +144,7 @@ class Reason:
         return f"[{verdict}] {self.rule_id}{loc}: {self.text}"
 
 
-_VERDICT_WORDS: dict[str, str] = {Verdict.ALLOWED: N_("allowed"), Verdict.FORBADE: N_("forbade"), Verdict.NOTE: N_("note"),
+_VERDICT_WORDS = {Verdict.ALLOWED: N_("allowed"), Verdict.FORBADE: N_("forbade"), Verdict.NOTE: N_("note"),
                   Verdict.ANSWERED: N_("answered"), Verdict.SETTING: N_("setting")}
 """How a :class:`Reason`'s verdict is shown, translated (the serialised verdict stays the English word)."""
 

@@ -38,6 +38,7 @@ from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.model import Play
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
+from gouji_dsl.ruleset.spec import said
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.cases import scenario_case
 from gouji_dsl.tools.scoreboard import team_score, tribute_of
@@ -435,7 +436,7 @@ class Timeline:
 
     def definition_says(self, name: str) -> str | None:
         spec = self.graph.resolved.definitions.get(name) if self.graph.resolved is not None else None
-        return spec.says if spec is not None else None
+        return said(spec.says) if spec is not None and spec.says else None
 
     def count_rule(self) -> tuple[str, str] | None:
         """How a hidden card count becomes visible: (short, full) from the ruleset's ``see_count``

@@ -495,6 +495,7 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
     me = session.viewer
     t = Text()
     wide = width >= 52
+    names = max(cell_len(seat_word(seat, me)) for seat in st.seat_list)  # (号座位: a seat's name is 4-5 cells wide)
     for seat, place in sorted(st.places.items(), key=lambda kv: kv[1]):
         style = "bold" if me is not None and st.team(seat) == st.team(me) else ""
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -504,7 +505,7 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
             line.append(_("team {team}").format(team=st.team(seat)) + f"  {st.scores.get(seat, 0):+}", style=style)
         else:
             line.append(short_place(place, session.words) + " ", style="green" if place <= 3 else "red")
-            line.append(pad(seat_word(seat, me), 7), style=style)
+            line.append(pad(seat_word(seat, me), names + 1), style=style)
             line.append(_("T{team}").format(team=st.team(seat)) + f" {st.scores.get(seat, 0):+}", style=style)
         line.truncate(max(width, 10), overflow="ellipsis")
         t.append_text(line)
@@ -518,11 +519,14 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
     t.append("\n")
     sweep_rule = session.definition_says("sweep")
     sweep = term_word(session.words, Term.SWEEP, N_("sweep"))
-    t.append(sweep + (f": {sweep_rule}" if sweep_rule else "") if g.sweep else _("no {what}").format(what=sweep), style="bold" if g.sweep else "dim")
+    if g.sweep:
+        t.append(_("{term}: {says}").format(term=sweep, says=sweep_rule) if sweep_rule else sweep, style="bold")
+    else:
+        t.append(_("no {what}").format(what=sweep), style="dim")
     t.append("\n")
     if session.length > 1:
         totals = session.match_totals()
-        t.append(_("match {n}/{length}:").format(n=st.game_number, length=session.length) + " ", style="bold")
+        t.append(spaced(_("match {n}/{length}:").format(n=st.game_number, length=session.length)), style="bold")
         t.append("  ".join((_("team {team}") if wide else _("T{team}")).format(team=team) + f" {v:+}"
                            for team, v in sorted(totals.items())) + "\n")
     nxt = session.next_game_label()

@@ -170,7 +170,7 @@ class SweepChart(Widget):
         shown = [e for e in diffs if e is not None]
         t = Text()
         t.append(label, style="bold")
-        t.append("  " + _("each point − {base}, 95% interval; 0 is │").format(base=report.base), style="dim")
+        t.append("  " + _("each point − {base} (interval: 95%); 0 is │").format(base=report.base), style="dim")
         values = [x for e in shown for x in (e.low, e.value, e.high) if not math.isnan(x)]
         if not values:
             return t

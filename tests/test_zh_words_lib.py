@@ -208,3 +208,32 @@ def test_diffs_simulation_report_in_chinese_heads_places_with_the_rulesets_words
     assert head.split() == ["座位", "头科", "二科", "三科", "四科", "二落", "大落"]
     figures = next(line for line in lines if "B − A" in line and "online" in line)
     assert figures.split()[-1] == "效应量" and "effect" not in r.stdout
+
+
+#: seed 002: the jokers' other names
+JOKER_SEED = "大王和小王又称作大花和小花"
+
+
+def test_the_jokers_names_come_from_the_rulesets_words(runner, tmp_path):
+    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.words import game_words
+    assert JOKER_SEED in _seed_text()
+    words = game_words(resolve("online"))
+    assert (words.card("R", i18n.Language.ZH), words.card("B", i18n.Language.ZH)) == ("大王", "小王")
+    assert words.card("E") is None and game_words(resolve("six-deck-eagle")).card("E", i18n.Language.ZH) == "鹰"
+    club = tmp_path / "flowers.yaml"
+    club.write_text("ruleset: flowers\nextends: online\nwords: {cards: {R: {zh: 大花}, B: {zh: 小花}}}\n",
+                    encoding="utf-8")
+    v = runner.invoke(cli, ["validate", str(club)])  # the inherited sentences still say 大王: StaleWord
+    assert v.exit_code == 0 and "[StaleWord]" in v.stderr and "'大王'" in v.stderr
+    zh = runner.invoke(cli, ["--lang", "zh", "doc", str(club)]).stdout
+    assert "4 张小花，4 张大花" in zh and "再往上是小花，大花" in zh
+    en = runner.invoke(cli, ["--lang", "en", "doc", str(club)]).stdout
+    assert "4 小花, 4 大花" in " ".join(en.split())  # (the club's word replaces base's, every language)
+
+
+def test_a_card_word_for_no_card_is_an_error(runner, tmp_path):
+    f = tmp_path / "bad.yaml"
+    f.write_text("ruleset: bad\nextends: online\nwords: {cards: {X: {zh: 鬼}}}\n", encoding="utf-8")
+    r = runner.invoke(cli, ["validate", str(f)])
+    assert r.exit_code == 1 and f"{f}:3:" in r.stderr and "a card of the notation" in r.stderr

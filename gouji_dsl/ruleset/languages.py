@@ -46,7 +46,7 @@ Loc = tuple[Any, ...]
 DEFAULT_LANGUAGES: tuple[Language, ...] = (Language.EN,)
 """The languages of a chain where no file declares any: its plain strings are English."""
 
-WORD_GROUPS: tuple[str, ...] = ("places", "terms")
+WORD_GROUPS: tuple[str, ...] = ("places", "terms", "cards")
 """The groups of ``words:`` (see :mod:`gouji_dsl.ruleset.words`)."""
 
 _CODES = [lang.value for lang in Language]

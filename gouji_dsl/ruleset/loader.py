@@ -709,6 +709,7 @@ def meant_name(name: str) -> str | None:
 SCHEMA_HINTS: tuple[str, ...] = (
     N_("a ruleset name is lower-case letters, digits and '-', starting with a letter or digit (e.g. online-house)"),
     N_("a place is a whole number from 1 (the first out)"),
+    N_("a card of the notation: 3-9, T, J, Q, K, A, 2, B, R or E"),
     N_("a setting name is a word of letters, digits and '_' (it is read as settings.NAME)"),
     N_("a definition is named `name` or `name(a, b)` (words of letters, digits and '_')"),
     N_("a rule id is lower-case words joined by '.' and '-' (e.g. respond.gouji-opposite-only)"),

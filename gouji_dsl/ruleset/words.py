@@ -3,8 +3,9 @@ calls them (``words:``), per language.
 
 Rulesets, not the code, name them: base gives 头科 … 大落 and 烧牌, 革命, 让牌, 够死级, 开点 …; a
 variant that calls them otherwise (``words: {places: {6: 落科}}``) shows its own words wherever
-they are shown. ``words:`` has two groups: ``places`` (place number → word) and ``terms``
-(:class:`Term` → word); each word is a text, plain or per language (see
+they are shown. ``words:`` has three groups: ``places`` (place number → word), ``terms``
+(:class:`Term` → word) and ``cards`` (a card of the notation → its name: ``R`` → 大王, ``B`` → 小王,
+the app's and the rulebook's names of the jokers); each word is a text, plain or per language (see
 :mod:`gouji_dsl.ruleset.languages`), and a child's word replaces its parent's, entry by entry.
 
 The one accessor: :func:`game_words` (``game_words(graph.resolved).place(6)`` → ``大落`` in Chinese,
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from gouji_dsl.i18n import Language, _
@@ -58,6 +59,7 @@ class GameWords:
 
     places: dict[str, Wording]
     terms: dict[str, Wording]
+    cards: dict[str, Wording] = field(default_factory=dict)
 
     def place(self, place: int, lang: Language | None = None) -> str:
         """The name of ``place`` (1 = the first out) in ``lang`` (default: the active language);
@@ -72,9 +74,18 @@ class GameWords:
         return w.in_lang(lang) if w is not None else None
 
 
+    def card(self, kind: str, lang: Language | None = None) -> str | None:
+        """The ruleset's name of the card ``kind`` of the notation (``R`` → 大王 in Chinese, ``big
+        joker (大王)`` in English; ``words.cards``) in ``lang`` (default: the active language), or
+        None when it names none (the notation's symbol is then the name)."""
+        w = self.cards.get(str(kind))
+        return w.in_lang(lang) if w is not None else None
+
+
 def game_words(resolved: ResolvedRuleset) -> GameWords:
     """The words of the game a resolved ruleset gives (``words:``, inherited)."""
-    return GameWords(dict(resolved.words.get("places", {})), dict(resolved.words.get("terms", {})))
+    return GameWords(dict(resolved.words.get("places", {})), dict(resolved.words.get("terms", {})),
+                     dict(resolved.words.get("cards", {})))
 
 
 @dataclass(frozen=True)

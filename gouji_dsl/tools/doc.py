@@ -41,7 +41,7 @@ from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
 from gouji_dsl.ruleset.spec import Sentence, said
-from gouji_dsl.ruleset.words import game_words
+from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools import textlayout
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
@@ -90,7 +90,13 @@ def _sym(k: str) -> str:
     return "10" if k == "T" else k
 
 
-def _joker_name(k: str, plural: bool = False) -> str:
+def _joker_name(k: str, plural: bool = False, named: GameWords | None = None) -> str:
+    """A joker's name: the ruleset's (``words.cards``: 大王, ``big joker (大王)``), in English with its
+    plural where it is the usual one; the notation's name where the ruleset gives none."""
+    word = named.card(k) if named is not None else None
+    if word is not None:
+        forms = _JOKER_WORDS.get(word) if i18n.current() is Language.EN else None
+        return forms[plural] if forms is not None else word
     name = NAMES.get(k, k)
     words = _JOKER_WORDS.get(name)
     return name if words is None else _(words[plural])
@@ -132,7 +138,8 @@ def _facts(graph) -> list[tuple[str, str]]:
     if others:
         rank_part += _(" except ") + "; ".join(_("{count} of {ranks}").format(
             count=c, ranks=_(" and ").join(_sym(r) for r in rs)) for c, rs in others)
-    joker_parts = [_("{count} {name}").format(count=counts[j], name=_joker_name(j, counts[j] != 1))
+    named = game_words(graph.resolved)
+    joker_parts = [_("{count} {name}").format(count=counts[j], name=_joker_name(j, counts[j] != 1, named))
                    for j in jokers if counts[j]]
     decks = (s.get("deck") or {}).get("decks")
     pack = _("{total} cards").format(total=total) + (
@@ -148,13 +155,12 @@ def _facts(graph) -> list[tuple[str, str]]:
             extra).format(each=each, more=each + 1, total=total, n=n, extra=extra)))
     order = " ".join(_sym(r) for r in ranks)
     if jokers:
-        order += _(", then ") + _(", ").join(_joker_name(j) for j in jokers)
+        order += _(", then ") + _(", ").join(_joker_name(j, named=named) for j in jokers)
     out.append((_("Rank order, low to high"), order))
     filler = s.get("filler_rank")
     out.append((_("Filler (贴钱)"), _("{rank}s may fill out a group of another rank").format(rank=_sym(str(filler)))
                 if filler is not None else _("none: every card of a group has its rank")))
     out.append((_("Beating a play"), _beating(graph, bool(jokers))))
-    named = game_words(graph.resolved)
     if named.places:  # the ruleset's names of the places (words.places: 头科 … 大落)
         out.append((_("Places, first out to last"), _(", ").join(named.place(p) for p in range(1, n + 1))))
     return out

@@ -293,3 +293,19 @@ def test_types_of_literals():
     assert check(parse("[1, none]"), sc).type == ListOf(INT)
     assert check(parse("first(['3'])"), sc).type == Enum(("3",))
     assert check(parse("'3'"), sc, want=RANK).type == RANK
+
+
+def test_every_hook_has_a_name_in_the_enum_and_the_interpreter_asks_by_it():
+    """HookName (a str-Enum) names exactly the hooks of HOOKS, in their order, and the engine asks its
+    questions by it: no bare hook name in a call to permit / value / trigger / _ask."""
+    import re
+    from pathlib import Path
+
+    from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookName
+    assert [h.value for h in HookName] == list(HOOKS)
+    assert all(HOOKS[h] is HOOKS[str(h)] for h in HookName)
+    root = Path(__file__).resolve().parent.parent / "gouji_dsl"
+    bare = re.compile(r"\b(_ask|permit|value|trigger|_answered_by)\(\"(" + "|".join(HOOKS) + r")\"")
+    found = [f"{p.relative_to(root)}:{i}" for p in [root / "engine" / "interpreter.py", root / "engine" / "explain.py"]
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if bare.search(line)]
+    assert not found, found

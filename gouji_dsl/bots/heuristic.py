@@ -30,6 +30,7 @@ from gouji_dsl.engine.interpreter import GameState, Move, ReturnMoves
 from gouji_dsl.ruleset.game.context import Ctx
 from gouji_dsl.ruleset.game.model import CardModel, Play
 from gouji_dsl.ruleset.game.terms import Verb
+from gouji_dsl.ruleset.game.vocabulary import HookName
 
 
 class RandomBot:
@@ -174,7 +175,7 @@ class HeuristicBot:
     def _seen_count(state: GameState, seat: int, target: int) -> int | None:
         """How many cards ``target`` holds, if ``seat`` may see it (the ``see_count`` rules, as
         ``state.view(seat)`` decides it; asked for one seat rather than building the whole view)."""
-        if state.graph.permit("see_count", Ctx(state, seat=seat, target=target)):
+        if state.graph.permit(HookName.SEE_COUNT, Ctx(state, seat=seat, target=target)):
             return state.hand_size(target)
         return None
 

@@ -25,6 +25,7 @@ from gouji_dsl.engine import lookahead
 from gouji_dsl.engine.interpreter import GameState, Move
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.game.context import Ctx, TablePlay
+from gouji_dsl.ruleset.game.vocabulary import HookName
 from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode, Verdict
 
 SETTING_PREFIX = "settings."
@@ -238,7 +239,7 @@ def top_play_fact(state: GameState) -> Because | None:
     ctx = Ctx(None)
     ctx.play = TablePlay(top.play, top.seat, state.kinds)
     trace: list[Reason] = []
-    is_gouji = bool(state.graph.value("gouji", ctx, trace))
+    is_gouji = bool(state.graph.value(HookName.GOUJI, ctx, trace))
     rank = top.rank
     what = _("is a gouji play") if is_gouji else _("is not a gouji play")
     return Because(_("{text} (seat {seat}) {what}").format(text=top.play.text, seat=top.seat, what=what), with_settings(state.graph, trace, rank))

@@ -28,6 +28,7 @@ from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.model import CardModel, Play
 from gouji_dsl.ruleset.game.terms import CARD_VERBS as _CARD_VERBS
 from gouji_dsl.ruleset.game.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
+from gouji_dsl.ruleset.game.vocabulary import HookName
 from gouji_dsl.ruleset.graph import MAX_SETUP_ROUNDS, Reason, RuleFailed, RuleGraph, Verdict
 
 VERBS: tuple[Verb, ...] = tuple(Verb)
@@ -595,18 +596,18 @@ class GameState:
 
     def _first_drawer(self) -> int:
         """Who is dealt the first card (the ruleset's ``first_drawer`` question)."""
-        v = self._ask("first_drawer", Ctx(self))
+        v = self._ask(HookName.FIRST_DRAWER, Ctx(self))
         return self._seat_answer(1 if v is None else v, "first_drawer", _("the first drawer"))
 
     # -------------------------------------------------------------- between games
     def _pay_tribute(self) -> None:
         g = self.graph
-        kinds = self._ask("tribute_kinds", Ctx(self)) or []
+        kinds = self._ask(HookName.TRIBUTE_KINDS, Ctx(self)) or []
         for kind in kinds:
             for giver in self.seat_list:
                 for receiver in self.after(giver):
                     trace: list[Reason] = []
-                    n = int(g.value("tribute", Ctx(self, seat=giver, target=receiver, kind=kind), trace) or 0)
+                    n = int(g.value(HookName.TRIBUTE, Ctx(self, seat=giver, target=receiver, kind=kind), trace) or 0)
                     if n <= 0:
                         continue
                     cards: dict[str, int] = {}
@@ -616,7 +617,7 @@ class GameState:
                             break
                         sym = self.kinds[i]
                         have = self.hands[giver][i] - cards.get(sym, 0)
-                        lim = g.value("tribute_card", Ctx(self, seat=giver, card=sym))
+                        lim = g.value(HookName.TRIBUTE_CARD, Ctx(self, seat=giver, card=sym))
                         k = min(have, left, have if lim is None else int(lim))
                         if k > 0:
                             cards[sym] = k
@@ -627,7 +628,7 @@ class GameState:
                         self.decided[f"tribute:{kind}:{giver}:{receiver}"] = tuple(trace)
                         rctx = Ctx(self, seat=receiver, target=giver, kind=kind)
                         rctx.amount = sum(moved.values())
-                        back = int(self._ask("return_tribute", rctx, f"return_tribute:{receiver}:{giver}") or 0)
+                        back = int(self._ask(HookName.RETURN_TRIBUTE, rctx, f"return_tribute:{receiver}:{giver}") or 0)
                         if back > 0:
                             self.return_queue.append((receiver, giver, min(back, sum(moved.values()))))
 
@@ -638,15 +639,15 @@ class GameState:
             self.capacity = Capacity.RETURN
             return
         if self.phase in (Phase.BETWEEN, Phase.RETURN):
-            rounds = self._ask("setup_rounds", Ctx(self))
+            rounds = self._ask(HookName.SETUP_ROUNDS, Ctx(self))
             rounds = 1 if rounds is None else rounds
             if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 <= rounds <= MAX_SETUP_ROUNDS:
-                raise self._rule_error(self._answered_by("setup_rounds"),
+                raise self._rule_error(self._answered_by(HookName.SETUP_ROUNDS),
                                        _("setup_rounds must be a whole number 0..{max_setup_rounds}, got {rounds!r}").format(
                                            max_setup_rounds=MAX_SETUP_ROUNDS, rounds=rounds))
             for r in range(1, rounds + 1):
                 for s in self.seat_list:
-                    self.graph.trigger("seat_setup", Ctx(self, seat=s, round=r))
+                    self.graph.trigger(HookName.SEAT_SETUP, Ctx(self, seat=s, round=r))
             self._begin_setup()
 
     def _return_moves(self, s: int, n: int) -> ReturnMoves:
@@ -714,11 +715,11 @@ class GameState:
     def _begin_setup(self) -> None:
         self.phase = Phase.SETUP
         for s in self.seat_list:
-            if self._ask("must_revolt", self._ctx(seat=s), f"must_revolt:{s}"):
+            if self._ask(HookName.MUST_REVOLT, self._ctx(seat=s), f"must_revolt:{s}"):
                 self.revolted.add(s)
                 self._event("revolution", seat=s, automatic=True)
         self.setup_queue = [s for s in self.seat_list if s not in self.revolted
-                            and self.graph.permit("revolt", self._ctx(seat=s))]
+                            and self.graph.permit(HookName.REVOLT, self._ctx(seat=s))]
         self._advance_setup()
 
     def _advance_setup(self) -> None:
@@ -735,7 +736,7 @@ class GameState:
                 self.capacity = Capacity.CHOOSE
                 return
             self.declare_queue = [s for s in self.seat_list if s not in self.revolted
-                                  and self.graph.permit("declare", self._ctx(seat=s))]
+                                  and self.graph.permit(HookName.DECLARE, self._ctx(seat=s))]
             self.phase = Phase.DECLARE
         if self.phase == Phase.DECLARE:
             if self.declare_queue:
@@ -755,14 +756,14 @@ class GameState:
     def _advance_asks(self) -> None:
         while self.ask_queue:
             s, c = self.ask_queue[0]
-            if self.graph.permit("offer", Ctx(self, seat=s, choice=c)):
+            if self.graph.permit(HookName.OFFER, Ctx(self, seat=s, choice=c)):
                 self.phase = Phase.ASK
                 self.to_act = s
                 self.capacity = Capacity.ASK
                 return
             self.ask_queue.pop(0)
         if self.ask_point == Point.DEAL:
-            if self._ask("redeal_before_tribute", self._ctx()):
+            if self._ask(HookName.REDEAL_BEFORE_TRIBUTE, self._ctx()):
                 self._void_deal("redeal_before_tribute")
                 return
             self.phase = Phase.BETWEEN
@@ -770,16 +771,16 @@ class GameState:
                 self._pay_tribute()
             self._advance_between()
             return
-        if self._ask("redeal", self._ctx()):
+        if self._ask(HookName.REDEAL, self._ctx()):
             self._void_deal("redeal")
             return
         self.choose_queue = [s for s in self.seat_list if s not in self.revolted
-                             and self.graph.permit("choose", self._ctx(seat=s))]
+                             and self.graph.permit(HookName.CHOOSE, self._ctx(seat=s))]
         self.phase = Phase.CHOOSE
         self._advance_setup()
 
     def _answered(self, seat: int, choice: str, answer: str) -> None:
-        self.graph.trigger("answered", Ctx(self, seat=seat, choice=choice, answer=answer))
+        self.graph.trigger(HookName.ANSWERED, Ctx(self, seat=seat, choice=choice, answer=answer))
 
     def _void_deal(self, key: str) -> None:
         """The rule answering ``key`` voided the deal: a random deal is dealt again (by
@@ -846,16 +847,16 @@ class GameState:
 
     def _start_play(self) -> None:
         self.phase = Phase.PLAY
-        self.graph.trigger("game_start", self._ctx())
+        self.graph.trigger(HookName.GAME_START, self._ctx())
         for s in self.seat_list:
-            self.graph.trigger("seat_start", self._ctx(seat=s))
+            self.graph.trigger(HookName.SEAT_START, self._ctx(seat=s))
         if self._settle():
             return
         leader: int | None
         if self.forced_leader:
             leader = self.forced_leader
         else:
-            v = self._ask("first_leader", self._ctx())
+            v = self._ask(HookName.FIRST_LEADER, self._ctx())
             leader = None if v is None else self._seat_answer(v, "first_leader", _("the first leader"))
         if not leader or not self.is_active(leader):
             leader = self.next_active(leader or self.n_seats)
@@ -884,7 +885,7 @@ class GameState:
             self._fail_burn(leader)
         elif not any(True for _ in self._lead_plays(leader)) and not self._discard_moves(leader):
             key = f"no_lead:{leader}"
-            how = self._placement(self._ask("no_lead", Ctx(self, seat=leader), key), key, Placement.AFTER_FINISHERS)
+            how = self._placement(self._ask(HookName.NO_LEAD, Ctx(self, seat=leader), key), key, Placement.AFTER_FINISHERS)
             self._event("no_lead", seat=leader)
             self.retire(leader, how, "engine.no-lead")
             if f"place:{leader}" in self.decided and self.decided.get(key):
@@ -909,9 +910,9 @@ class GameState:
             else:
                 tp.set_play(p)
             tp.empties_hand = p.count == hand_n
-            if not g.permit("play", ctx):
+            if not g.permit(HookName.PLAY, ctx):
                 continue
-            if burning and not g.permit("burn_lead", ctx):
+            if burning and not g.permit(HookName.BURN_LEAD, ctx):
                 continue
             yield p
 
@@ -936,7 +937,7 @@ class GameState:
             tp = TablePlay(p, seat, kinds)
             tp.empties_hand = p.count == hand_n
             ctx.play = tp
-            if g.permit("play", ctx):
+            if g.permit(HookName.PLAY, ctx):
                 yield p
 
     def _seats_answer(self, v: Any, key: str) -> list[int]:
@@ -953,8 +954,8 @@ class GameState:
         top = self.top
         assert top is not None
         ctx = Ctx(self, top=top)
-        burn = self._seats_answer(self._ask("burn_order", ctx), "burn_order")
-        follow = self._ask("follow_order", ctx)
+        burn = self._seats_answer(self._ask(HookName.BURN_ORDER, ctx), "burn_order")
+        follow = self._ask(HookName.FOLLOW_ORDER, ctx)
         follow = list(self.after(top.seat)) if follow is None else self._seats_answer(follow, "follow_order")
         self.queue = [(s, Capacity.BURN) for s in burn] + [(s, Capacity.FOLLOW) for s in follow]
         self.plan = tuple(self.queue)
@@ -971,10 +972,10 @@ class GameState:
                 continue
             ctx = Ctx(self, seat=seat, top=self.top)
             if cap == Capacity.BURN:
-                if g.permit("burn", ctx):
+                if g.permit(HookName.BURN, ctx):
                     self.to_act, self.capacity = seat, Capacity.BURN
                     return
-            elif g.permit("follow", ctx):
+            elif g.permit(HookName.FOLLOW, ctx):
                 self.to_act, self.capacity = seat, Capacity.FOLLOW
                 return
             self.queue.pop(0)
@@ -984,11 +985,11 @@ class GameState:
         top = self.top
         assert top is not None
         winner = top.seat
-        self.graph.trigger("trick_won", Ctx(self, seat=winner, top=top))
+        self.graph.trigger(HookName.TRICK_WON, Ctx(self, seat=winner, top=top))
         self._event("trick_won", seat=winner, play=top.play.text)
         if self._settle():
             return
-        v = self._ask("next_leader", Ctx(self, top=top))
+        v = self._ask(HookName.NEXT_LEADER, Ctx(self, top=top))
         leader = None if v is None else self._seat_answer(v, "next_leader", _("the next leader"))
         self.decided["leader"] = self.decided["next_leader"]
         if not leader or not self.is_active(leader):
@@ -1001,7 +1002,7 @@ class GameState:
     def _reserved(self) -> set[int]:
         out = set()
         for r in self.revolted:
-            p = self._ask("revolution_place", Ctx(self, seat=r), f"revolution_place:{r}")
+            p = self._ask(HookName.REVOLUTION_PLACE, Ctx(self, seat=r), f"revolution_place:{r}")
             if p:
                 out.add(int(p))
         return out
@@ -1041,13 +1042,13 @@ class GameState:
             self.burns[-1]["success"] = True
             self._event("burn_success", seat=seat, burned=self.burned_seat)
             self.burner = None
-        self.graph.trigger("finish", Ctx(self, seat=seat))
+        self.graph.trigger(HookName.FINISH, Ctx(self, seat=seat))
 
     def _fail_burn(self, seat: int) -> None:
         """A burner who cannot lead as burning requires (诈烧): placed where ``burn_failure`` says."""
         key = f"burn_failure:{seat}"
         self.decided[f"burn_lead:{seat}"] = self._lead_refusals(seat)
-        how = self._placement(self._ask("burn_failure", Ctx(self, seat=seat), key), key, Placement.LAST)
+        how = self._placement(self._ask(HookName.BURN_FAILURE, Ctx(self, seat=seat), key), key, Placement.LAST)
         self.burner = None
         if self.burns:
             self.burns[-1]["failed"] = True
@@ -1075,9 +1076,9 @@ class GameState:
             tp.empties_hand = p.count == hand_n
             ctx.play = tp
             t: list[Reason] = []
-            if g.permit("play", ctx, t):
+            if g.permit(HookName.PLAY, ctx, t):
                 t = []
-                g.permit("burn_lead", ctx, t)
+                g.permit(HookName.BURN_LEAD, ctx, t)
                 for r in t:
                     if r.verdict == Verdict.FORBADE:
                         found.setdefault(r.rule_id, r)
@@ -1096,27 +1097,27 @@ class GameState:
     def _check_over(self) -> None:
         if self.phase == Phase.OVER:
             return
-        if not self._ask("game_over", Ctx(self)) and self.active_list():
+        if not self._ask(HookName.GAME_OVER, Ctx(self)) and self.active_list():
             return
         for r in sorted(self.revolted):
             if r in self.places:
                 continue
             key = f"revolution_place:{r}"
-            p = self._ask("revolution_place", Ctx(self, seat=r), key)
+            p = self._ask(HookName.REVOLUTION_PLACE, Ctx(self, seat=r), key)
             taken = set(self.places.values())
             free = [q for q in range(1, self.n_seats + 1) if q not in taken]
             self._place(r, int(p) if p and int(p) in free else free[0], self._answered_by(key))
         rest = [s for s in self.seat_list if s not in self.places and s not in self.late]
         if rest:
-            order = self._seats_answer(self._ask("unfinished_order", Ctx(self)), "unfinished_order")
+            order = self._seats_answer(self._ask(HookName.UNFINISHED_ORDER, Ctx(self)), "unfinished_order")
             missing = [s for s in rest if s not in order]
             if missing:
-                raise self._rule_error(self._answered_by("unfinished_order"),
+                raise self._rule_error(self._answered_by(HookName.UNFINISHED_ORDER),
                                        _("the game ended with seat(s) {missing} still holding cards, but "
                                        "unfinished_order ({order}) does not rank them").format(missing=missing, order=order),
                                        _("unfinished_order lists every seat still playing, best first"))
             rest = sorted(rest, key=order.index)
-        rule = self._answered_by("unfinished_order")
+        rule = self._answered_by(HookName.UNFINISHED_ORDER)
         ranked = [(s, rule) for s in rest] + [(s, "engine.after-finishers") for s in self.late if s not in self.places]
         taken = set(self.places.values())
         free = [q for q in range(1, self.n_seats + 1) if q not in taken]
@@ -1124,8 +1125,8 @@ class GameState:
             self._place(s, p, why)
         self.phase = Phase.OVER
         self.to_act = None
-        self.sweep = bool(self._ask("sweep", Ctx(self)))
-        self.scores = {s: _num(self._ask("score", Ctx(self, seat=s), f"score:{s}")) for s in self.seat_list}
+        self.sweep = bool(self._ask(HookName.SWEEP, Ctx(self)))
+        self.scores = {s: _num(self._ask(HookName.SCORE, Ctx(self, seat=s), f"score:{s}")) for s in self.seat_list}
         self._event("game_over", places={str(s): p for s, p in sorted(self.places.items())},
                     scores={str(s): v for s, v in self.scores.items()}, sweep=self.sweep)
 
@@ -1166,7 +1167,7 @@ class GameState:
             v = [0] * len(hand)
             v[i] = k
             tp = TablePlay(self.model.classify(tuple(v)), s, self.kinds)
-            if self.graph.permit("discard", Ctx(self, seat=s, play=tp)):
+            if self.graph.permit(HookName.DISCARD, Ctx(self, seat=s, play=tp)):
                 out.append(Move(s, Verb.DISCARD, tuple(v)))
         return out
 
@@ -1175,7 +1176,7 @@ class GameState:
             if trace is not None:
                 trace.append(Reason("engine.yield-once", Verdict.FORBADE, _("You have already yielded this play.")))
             return False
-        return self.graph.permit("yield", Ctx(self, seat=s, top=self.top), trace)
+        return self.graph.permit(HookName.YIELD, Ctx(self, seat=s, top=self.top), trace)
 
     def check(self, move: Move, trace: list[Reason] | None = None) -> bool:
         """Is ``move`` legal now? With ``trace``, append the reasons (rules and checks)."""
@@ -1214,7 +1215,7 @@ class GameState:
         word = self.ask_queue[0][1]
         if move.verb == Verb.PASS or (move.verb == Verb.CHOOSE and move.arg == word):
             if move.verb == Verb.CHOOSE:
-                self.graph.permit("offer", Ctx(self, seat=s, choice=word), t)
+                self.graph.permit(HookName.OFFER, Ctx(self, seat=s, choice=word), t)
             return True
         t.append(Reason("engine.phase", Verdict.FORBADE, _("Answer 'choose {word}' or 'pass' first.").format(word=word)))
         return False
@@ -1223,7 +1224,7 @@ class GameState:
         """The answer to whether the seat declares the point (宣点)."""
         if move.verb in (Verb.DECLARE, Verb.PASS):
             if move.verb == Verb.DECLARE:
-                self.graph.permit("declare", Ctx(self, seat=s), t)
+                self.graph.permit(HookName.DECLARE, Ctx(self, seat=s), t)
             return True
         t.append(Reason("engine.phase", Verdict.FORBADE, _("Answer 'declare' or 'pass' first (宣点).")))
         return False
@@ -1232,7 +1233,7 @@ class GameState:
         """The answer to whether the seat revolts (革命)."""
         if move.verb in (Verb.REVOLT, Verb.PASS):
             if move.verb == Verb.REVOLT:
-                self.graph.permit("revolt", Ctx(self, seat=s), t)
+                self.graph.permit(HookName.REVOLT, Ctx(self, seat=s), t)
             return True
         t.append(Reason("engine.phase", Verdict.FORBADE, _("Setup: answer 'revolt' or 'pass' first.")))
         return False
@@ -1240,7 +1241,7 @@ class GameState:
     def _check_choose(self, move: Move, s: int, t: list[Reason]) -> bool:
         """After the opposite's revolution: head or head-less."""
         if move.verb == Verb.CHOOSE and move.arg in tuple(Choice):
-            self.graph.permit("choose", Ctx(self, seat=s), t)
+            self.graph.permit(HookName.CHOOSE, Ctx(self, seat=s), t)
             return True
         t.append(Reason("engine.phase", Verdict.FORBADE, _("Choose 'head' or 'headless' first.")))
         return False
@@ -1270,7 +1271,7 @@ class GameState:
                 t.append(Reason("engine.cards", Verdict.FORBADE, _("You do not hold {cards}.").format(cards=self.model.text(cards))))
                 return False
             tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
-            ok = self.graph.permit("discard", Ctx(self, seat=s, play=tp), t)
+            ok = self.graph.permit(HookName.DISCARD, Ctx(self, seat=s, play=tp), t)
             if not ok and not any(r.verdict == Verdict.FORBADE for r in t):
                 t.append(Reason("engine.discard", Verdict.FORBADE, _("No rule of this ruleset allows throwing these cards away.")))
             return ok
@@ -1283,7 +1284,7 @@ class GameState:
             return False
         if move.verb == Verb.BURN and cap != Capacity.BURN:
             if cap == Capacity.FOLLOW and self.top is not None:
-                self.graph.permit("burn", Ctx(self, seat=s, top=self.top), t)
+                self.graph.permit(HookName.BURN, Ctx(self, seat=s, top=self.top), t)
             t.append(Reason("engine.burn", Verdict.FORBADE, _("You are not offered a burn of this play now.")))
             return False
         if move.verb == Verb.PLAY and cap == Capacity.BURN:
@@ -1303,9 +1304,9 @@ class GameState:
         tp = TablePlay(p, s, self.kinds)
         tp.empties_hand = p.count == self.hand_size(s)
         if cap == Capacity.LEAD:
-            ok = self.graph.permit("play", Ctx(self, seat=s, play=tp, leading=True), t)
+            ok = self.graph.permit(HookName.PLAY, Ctx(self, seat=s, play=tp, leading=True), t)
             if self.burner == s:
-                ok = self.graph.permit("burn_lead", Ctx(self, seat=s, play=tp, leading=True), t) and ok
+                ok = self.graph.permit(HookName.BURN_LEAD, Ctx(self, seat=s, play=tp, leading=True), t) and ok
             return ok
         return self._check_answer(p, tp, s, cap, t)
 
@@ -1314,9 +1315,9 @@ class GameState:
         top = self.top
         assert top is not None
         if cap == Capacity.FOLLOW:
-            self.graph.permit("follow", Ctx(self, seat=s, top=top), t)
+            self.graph.permit(HookName.FOLLOW, Ctx(self, seat=s, top=top), t)
         else:
-            self.graph.permit("burn", Ctx(self, seat=s, top=top), t)
+            self.graph.permit(HookName.BURN, Ctx(self, seat=s, top=top), t)
         if not self.model.beats(top.play, p):
             t.append(Reason("setting.comparison", Verdict.FORBADE,
                             _("{text} does not beat {text2}: {why}.").format(text=p.text, text2=top.play.text, why=self.model.why_not(top.play, p)),
@@ -1324,7 +1325,7 @@ class GameState:
             return False
         t.append(Reason("setting.comparison", Verdict.ALLOWED, _("{text} beats {text2}.").format(
             text=p.text, text2=top.play.text), self._setting_where("comparison")))
-        return self.graph.permit("play", Ctx(self, seat=s, play=tp, top=top), t)
+        return self.graph.permit(HookName.PLAY, Ctx(self, seat=s, play=tp, top=top), t)
 
     def _why_not_asked(self, move: Move, t: list[Reason]) -> None:
         """For a seat that is not to act during a trick: the rules that keep it out of the queue."""
@@ -1340,9 +1341,9 @@ class GameState:
         sub: list[Reason] = []
         ctx = Ctx(self, seat=seat, top=self.top)
         if move.verb == Verb.BURN:
-            self.graph.permit("burn", ctx, sub)
+            self.graph.permit(HookName.BURN, ctx, sub)
         else:
-            self.graph.permit("follow", ctx, sub)
+            self.graph.permit(HookName.FOLLOW, ctx, sub)
         t.extend(r for r in sub if r.verdict == Verdict.FORBADE)
         waiting = [q for q, _cap in self.queue]
         if not any(r.verdict == Verdict.FORBADE for r in sub) and seat in waiting:
@@ -1386,7 +1387,7 @@ class GameState:
             receiver, giver, n = self.return_queue.pop(0)
             cards = move.cards or ()
             self.transfer(receiver, giver, {k: n for k, n in zip(self.kinds, cards) if n}, "return")
-            self.graph.trigger("after_return", Ctx(self, seat=receiver, target=giver, amount=n))
+            self.graph.trigger(HookName.AFTER_RETURN, Ctx(self, seat=receiver, target=giver, amount=n))
             self._advance_between()
             return
         if self.phase == Phase.DECLARE:
@@ -1419,7 +1420,7 @@ class GameState:
             if cap == Capacity.FOLLOW:
                 self.passed.add(s)
             if self.graph.by_hook["after_pass"]:
-                self.graph.trigger("after_pass", Ctx(self, seat=s, top=self.top))
+                self.graph.trigger(HookName.AFTER_PASS, Ctx(self, seat=s, top=self.top))
                 if self._settle():
                     return
             self._advance()
@@ -1433,7 +1434,7 @@ class GameState:
             if self.graph.by_hook["after_discard"]:
                 tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
                 tp.empties_hand = self.hand_size(s) == 0
-                self.graph.trigger("after_discard", Ctx(self, seat=s, play=tp))
+                self.graph.trigger(HookName.AFTER_DISCARD, Ctx(self, seat=s, play=tp))
             if self.hand_size(s) == 0:
                 self._finish(s)
             if not self.is_active(s) and not self._settle():  # (went out, or a rule placed the seat)
@@ -1441,7 +1442,7 @@ class GameState:
             return
         if move.verb == Verb.YIELD:
             self.queue.pop(0)
-            n = int(self._ask("yield_to", Ctx(self, seat=s, top=self.top)) or 0)
+            n = int(self._ask(HookName.YIELD_TO, Ctx(self, seat=s, top=self.top)) or 0)
             i, seen = 0, 0
             while i < len(self.queue) and seen < n:
                 t, cap = self.queue[i]
@@ -1452,7 +1453,7 @@ class GameState:
             self.yielders.append(s)
             self.yielded_this_top.add(s)
             if self.graph.by_hook["after_yield"]:
-                self.graph.trigger("after_yield", Ctx(self, seat=s, top=self.top))
+                self.graph.trigger(HookName.AFTER_YIELD, Ctx(self, seat=s, top=self.top))
                 if self._settle():
                     return
             self._advance()
@@ -1492,7 +1493,7 @@ class GameState:
         self.top = tp
         self.capacity = Capacity.FOLLOW
         self.yielded_this_top = set()
-        self.graph.trigger("after_play", Ctx(self, seat=s, play=tp, beaten=prev))
+        self.graph.trigger(HookName.AFTER_PLAY, Ctx(self, seat=s, play=tp, beaten=prev))
         if tp.empties_hand:
             self._finish(s)
         if self._settle():
@@ -1510,9 +1511,9 @@ class GameState:
                 continue
             ctx = Ctx(self, seat=seat, target=t)
             info: dict[str, Any] = {"team": self.team(t)}
-            if self.graph.permit("see_count", ctx):
+            if self.graph.permit(HookName.SEE_COUNT, ctx):
                 info["count"] = self.hand_size(t)
-            if self.graph.permit("see_hand", ctx):
+            if self.graph.permit(HookName.SEE_HAND, ctx):
                 info["hand"] = self.hand_text(t)
             others[str(t)] = info
         return {
@@ -1614,7 +1615,7 @@ def new_game(graph: RuleGraph, seed: int | str | None = None, *, hands: dict[int
 def match_length(graph: RuleGraph) -> int:
     """Games per match as the ruleset's ``match_length`` rule says (1 when it has none): the
     games a match (比赛) chains, tribute between them."""
-    return max(1, int(graph.value("match_length", Ctx(None)) or 1))
+    return max(1, int(graph.value(HookName.MATCH_LENGTH, Ctx(None)) or 1))
 
 
 def next_game(state: GameState, seed: int | str | None = None, *,

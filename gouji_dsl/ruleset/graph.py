@@ -46,6 +46,7 @@ from gouji_dsl.ruleset.game.vocabulary import (
     PLAY_ATTRS,
     Hook,
     HookKind,
+    HookName,
 )
 from gouji_dsl.ruleset.loader import locator, resolve
 from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
@@ -921,7 +922,7 @@ def _install_gouji(graph: RuleGraph) -> None:
 
     def gouji_fn(play: Any) -> bool:
         ctx.play = TablePlay(play, 0, kinds)
-        return bool(graph.value("gouji", ctx))
+        return bool(graph.value(HookName.GOUJI, ctx))
     graph.model.gouji_fn = gouji_fn
 
 

@@ -113,6 +113,60 @@ def _H(name: str, kind: str, phase: str, context: tuple[str, ...], doc: str, typ
     return Hook(name, HookKind(kind), phase, context, doc, parse_type(type), default, **kw)
 
 
+class HookName(StrEnum):
+    """The name of each question (hook) the interpreter asks, in :data:`HOOKS` order: code asks
+    ``graph.permit(HookName.PLAY, ...)``, never a bare string. A str-Enum, so a ruleset's ``on: play``
+    and every serialised form stay the word itself. **To add a hook**, add its name here and its
+    :class:`Hook` to :data:`HOOKS` (a test checks that the two agree)."""
+
+    GOUJI = "gouji"
+    FIRST_DRAWER = "first_drawer"
+    FIRST_LEADER = "first_leader"
+    OFFER = "offer"
+    ANSWERED = "answered"
+    REDEAL_BEFORE_TRIBUTE = "redeal_before_tribute"
+    TRIBUTE_KINDS = "tribute_kinds"
+    TRIBUTE = "tribute"
+    TRIBUTE_CARD = "tribute_card"
+    RETURN_TRIBUTE = "return_tribute"
+    SETUP_ROUNDS = "setup_rounds"
+    AFTER_RETURN = "after_return"
+    SEAT_SETUP = "seat_setup"
+    MUST_REVOLT = "must_revolt"
+    REVOLT = "revolt"
+    DECLARE = "declare"
+    REDEAL = "redeal"
+    CHOOSE = "choose"
+    GAME_START = "game_start"
+    SEAT_START = "seat_start"
+    DISCARD = "discard"
+    PLAY = "play"
+    FOLLOW = "follow"
+    FOLLOW_ORDER = "follow_order"
+    YIELD = "yield"
+    YIELD_TO = "yield_to"
+    BURN_ORDER = "burn_order"
+    BURN = "burn"
+    BURN_LEAD = "burn_lead"
+    NO_LEAD = "no_lead"
+    MATCH_LENGTH = "match_length"
+    BURN_FAILURE = "burn_failure"
+    AFTER_PLAY = "after_play"
+    AFTER_PASS = "after_pass"
+    AFTER_YIELD = "after_yield"
+    AFTER_DISCARD = "after_discard"
+    TRICK_WON = "trick_won"
+    NEXT_LEADER = "next_leader"
+    FINISH = "finish"
+    REVOLUTION_PLACE = "revolution_place"
+    GAME_OVER = "game_over"
+    UNFINISHED_ORDER = "unfinished_order"
+    SWEEP = "sweep"
+    SCORE = "score"
+    SEE_COUNT = "see_count"
+    SEE_HAND = "see_hand"
+
+
 HOOKS: dict[str, Hook] = {h.name: h for h in [
     _H("gouji", "value", "cards", ("play",), N_("Is this play a gouji play (够级牌)?"), "bool", False, game=False, none_ok=False),
     _H("first_drawer", "value", "deal", (), N_("Who is dealt the first card (the deal then goes round in play order, one card at a time)? Default: seat 1."), "seat", None),

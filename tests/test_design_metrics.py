@@ -1,5 +1,6 @@
 """The design metrics (issue 28; README: Design metrics): real choice, lead changes, when first place is
-settled — measured move by move on the probed deals (every PROBE_EVERY-th) — and the skill trace."""
+settled — counted by the native core on every deal it plays whole, else measured move by move on the
+probed deals (every PROBE_EVERY-th) — and the skill trace."""
 from __future__ import annotations
 
 import json
@@ -49,14 +50,19 @@ def test_a_probed_deal_is_the_same_game() -> None:
 
 
 def test_simulate_reports_them_with_the_deals_they_come_from(runner: CliRunner) -> None:
+    # online: whole games in the native core, which counts the design facts of every deal (issue 24)
     res = runner.invoke(cli, ["simulate", "online", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
     assert res.exit_code == 0, res.stderr
     iv = json.loads(res.stdout)["intervals"]
-    assert iv["real_choice_share"]["n"] == iv["settled_at"]["n"] == iv["lead_changes"]["n"] == 2  # deals 0 and 50
+    assert iv["real_choice_share"]["n"] == iv["settled_at"]["n"] == iv["lead_changes"]["n"] == PROBE_EVERY + 2
     assert 0 < iv["real_choice_share"]["value"] < 1
     assert {f"seat_score.{s}" for s in range(1, 7)} <= set(iv)  # each seat's advantage
     text = runner.invoke(cli, ["simulate", "online", "-n", "3", "--workers", "1"])
-    assert "from 1 of 3 deals" in text.stdout and "skill trace: not measured" in text.stdout
+    assert "from all 3 deals" in text.stdout and "skill trace: not measured" in text.stdout
+    # rulebook: not played whole in the core (its buying rules): the probed deals only
+    res = runner.invoke(cli, ["simulate", "rulebook", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["intervals"]["real_choice_share"]["n"] == 2  # deals 0 and 50
 
 
 def test_the_skill_trace_is_a_duel_on_the_same_deals(runner: CliRunner) -> None:
@@ -127,7 +133,7 @@ def test_a_saved_run_with_design_metrics_is_reported_and_resumed(runner: CliRunn
     res = runner.invoke(cli, args)
     assert res.exit_code == 0, res.stderr
     first = json.loads(res.stdout)["intervals"]
-    assert len(list(out.glob("chunk-*.json"))) == 2 and first["real_choice_share"]["n"] == 3  # deals 0, 50, 100
+    assert len(list(out.glob("chunk-*.json"))) == 2 and first["real_choice_share"]["n"] == 2 * PROBE_EVERY + 1
     rep = runner.invoke(cli, ["report", str(out), "--format", "json"])
     assert rep.exit_code == 0, rep.stderr
     assert {k: json.loads(rep.stdout)["intervals"][k] for k in ("real_choice_share", "lead_changes", "settled_at")} \

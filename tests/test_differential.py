@@ -370,3 +370,28 @@ def test_folding_writes_literals_only_where_code_reads_the_constants():
     assert '"""N seats."""' in body and "S.N + 6  # N" in body
     assert "b = 'N' if True else g(N=6)" in body and "return a, b, False" in body
     assert len(text.splitlines()) == len(src.splitlines())
+
+
+# ------------------------------------------------------------------------------ the design metrics' facts
+@pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)
+def test_native_design_facts_are_the_interpreters_probe(name):
+    """The design metrics' facts the native core counts as it plays a batch (issue 28: real choices,
+    decisions, lead changes, when first place is settled, of how many tricks) are, game by game, what
+    the Python probe (tools/design.py) sees on the interpreter playing the same game; random bots,
+    and the heuristic bot at some seats."""
+    from gouji_dsl.engine import native
+    from gouji_dsl.tools.design import play_probed
+    if not native.available():
+        pytest.skip(f"native core not built: {native.unavailable_reason()}")
+    g = _graph(name)
+    n = g.n_seats
+    for bots, games in (("random", max(2, GAMES // 2)), (["heuristic", "random"] * (n // 2) + ["random"] * (n % 2), 3)):
+        got = simulate.native_games(g, "design", 0, games, bots)
+        if got is None:  # (a ruleset whose whole games the core does not play: its probe is Python's, below)
+            assert simulate.engine_summary(g, "generated").get("whole_games") != "native"
+            return
+        for i, s in enumerate(got):
+            if s is None:
+                continue
+            ref, _state = play_probed(g, "design", i, bots, None, "interpreter")
+            assert s.design == ref.design, f"game {i} ({bots})"

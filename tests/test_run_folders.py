@@ -171,8 +171,9 @@ RUN_JSON_INPUTS = {
     "nesting within the limit": _sub("run.json", '"bots": "random"', '"bots": ' + _deep(8)),
     "the seed edited (fingerprint)": _meta_edit(lambda m: _set(m, "2", "spec", "seed")),
     "an older format": _meta_edit(lambda m: _set(m, "gouji-run/1", "format")),
+    "design metrics of every 50th deal (gouji-run/2)": _meta_edit(lambda m: _set(m, "gouji-run/2", "format")),
     "an unknown format": _meta_edit(lambda m: _set(m, "gouji-run/9", "format")),
-    "not JSON": _raw("run.json", '{"format": "gouji-run/2", "spec": {'),
+    "not JSON": _raw("run.json", '{"format": "gouji-run/3", "spec": {'),
     "empty": _raw("run.json", ""),
     "a JSON list": _raw("run.json", "[1, 2, 3]"),
     "not UTF-8": _raw("run.json", b'{"format": "\xff\xfe"}'),
@@ -202,6 +203,7 @@ CHUNK_INPUTS = {
     "another run's fingerprint": _chunk_edit(lambda c: _set(c, "0123456789abcdef", "run")),
     "another seed": _chunk_edit(lambda c: _set(c, "2", "seed")),
     "an older format": _chunk_edit(lambda c: _set(c, "gouji-chunk/1", "format")),
+    "design metrics of every 50th deal (gouji-chunk/2)": _chunk_edit(lambda c: _set(c, "gouji-chunk/2", "format")),
     "NaN": _sub("0", '"n":5', '"n":NaN'),
     "deep nesting": _sub("0", '"places":[', '"places":[' + _deep(2000) + ","),
     "cut short (damaged)": _sub("0", '"totals":', '"totals'),
@@ -230,6 +232,18 @@ def test_a_tampered_run_json_is_refused_with_its_place(name, paired_folder, tmp_
     RUN_JSON_INPUTS[name](folder)
     _refused(run("report", str(folder)), "run.json")
     _refused(_resume(folder), "run.json")
+
+
+def test_a_folder_whose_design_metrics_come_from_other_deals_is_refused_not_mixed(paired_folder, tmp_path):
+    # (issue 28: gouji-run/2 measured the design metrics on every 50th deal; the native core now counts
+    # them on every deal it plays whole: resumed, the old chunks would be mixed with the new ones)
+    folder = copy(paired_folder, tmp_path)
+    RUN_JSON_INPUTS["design metrics of every 50th deal (gouji-run/2)"](folder)
+    for r in (run("report", str(folder)), _resume(folder)):
+        _refused(r, "run.json", "every 50th deal", "run it again into a new folder")
+    folder = copy(paired_folder, tmp_path / "chunk")
+    CHUNK_INPUTS["design metrics of every 50th deal (gouji-chunk/2)"](folder)
+    _refused(run("report", str(folder)), "every 50th deal only")
 
 
 @pytest.mark.parametrize("name", ["chunk-0-5.json", "chunk-00000000000-000000005.json", "chunk-000000000-05.json"])

@@ -634,13 +634,24 @@ def _title(r: PairedReport) -> str:
 
 
 def design_note(probed: int, games: int) -> str:
-    """Where the design metrics come from: the probed deals (every PROBE_EVERY-th), played move by move."""
-    note = _("design metrics (real choice, lead changes, settled after): from {n} of {games} deals (every {every}th, "
-             "played move by move: the native batch core returns no per-move data)").format(n=probed, games=games, every=PROBE_EVERY)
+    """Where the design metrics come from: every deal where the native core plays the games whole (it
+    counts them), else the probed deals (every PROBE_EVERY-th), played move by move."""
+    if probed >= games:
+        note = _("design metrics (real choice, lead changes, settled after): from all {games} deals (counted by the "
+                 "native core as it plays them; a game it leaves to Python is played move by move)").format(games=games)
+    else:
+        note = _("design metrics (real choice, lead changes, settled after): from {n} of {games} deals (every {every}th, "
+                 "played move by move: these games are not played whole in the native core)").format(
+                     n=probed, games=games, every=PROBE_EVERY)
     if probed < MIN_PROBED:
         note += _("; too few for intervals or marks (they need {least} probed deals: {deals} deals or more)").format(
-            least=MIN_PROBED, deals=(MIN_PROBED - 1) * PROBE_EVERY + 1)
+            least=MIN_PROBED, deals=MIN_PROBED if probed >= games else (MIN_PROBED - 1) * PROBE_EVERY + 1)
     return note
+
+
+def _design_n(r: PairedReport) -> int:
+    """The deals both sides' design metrics come from (the fewer of the two)."""
+    return min(side.design["real_choice_share"].n if side.design else 0 for side in (r.a, r.b))
 
 
 def few_matches_note(r: PairedReport) -> str | None:
@@ -687,7 +698,7 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
     few = few_matches_note(r)
     if few is not None:
         out += wrap("note: " + few, width)
-    out += wrap(design_note(r.a.design["real_choice_share"].n if r.a.design else 0, r.games), width)
+    out += wrap(design_note(_design_n(r), r.games), width)
     # the columns headed by the rulesets' names; where long names do not fit, headed A and B with a legend
     effect = _("effect")
     for head, compact in ((("", la, lb, "B − A", effect), False), (("", la, lb, "B − A", effect), True),
@@ -760,7 +771,7 @@ def report_markdown(report: PairedReport, words: Sequence[Any] = ()) -> str:
     few = few_matches_note(r)
     if few is not None:
         out += ["> " + _md(few), ""]
-    out += ["> " + _md(design_note(r.a.design["real_choice_share"].n if r.a.design else 0, r.games)), ""]
+    out += ["> " + _md(design_note(_design_n(r), r.games)), ""]
     out += [_("| Figure | {md} | {md2} | B − A | Effect |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- | --- |"]
     for label, a, b, d, eff in figure_rows(r):
         if d.endswith(" *"):

@@ -30,10 +30,14 @@ from gouji_dsl.diagnostics import quoted
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.tools.exits import shown
+from gouji_dsl.tools.figures import PROBE_EVERY
 
-RUN_FORMAT = "gouji-run/2"
-CHUNK_FORMAT = "gouji-chunk/2"
+RUN_FORMAT = "gouji-run/3"
+CHUNK_FORMAT = "gouji-chunk/3"
 OLD_FORMATS = ("gouji-run/1",)
+#: formats whose chunks hold figures this gouji measures on other deals (gouji-run/2: the design metrics
+#: of every PROBE_EVERY-th deal; from gouji-run/3 on, of every deal the native core plays whole)
+OTHER_DEALS_FORMATS = ("gouji-run/2",)
 
 MAX_RUN_FILE_BYTES = 32 * 1024 * 1024
 """The largest ``run.json`` or chunk file read (a chunk holds totals, not games: a few kB, more with a
@@ -225,6 +229,10 @@ def read_meta(path: Path) -> dict[str, Any]:
         raise RunError(_("{loc}: its chunk files carry no fingerprint of "
                        "their run and cannot be checked; run it again into a new folder").format(
                            loc=loc.at(('format',), _('written by an older gouji'))))
+    if isinstance(data, dict) and data.get("format") in OTHER_DEALS_FORMATS:
+        raise RunError(_("{loc}: its chunks' design metrics come from every {every}th deal, and this gouji's from "
+                         "every deal the native core plays: merged, they would mix the two; run it again into a new "
+                         "folder").format(every=PROBE_EVERY, loc=loc.at(('format',), _('written by an older gouji'))))
     problems = schema_problems(loc, data, "run.schema.json")
     if not problems:
         spec = data["spec"]
@@ -424,6 +432,9 @@ def read_chunk(path: Path, key: tuple[int, int], meta: dict[str, Any]) -> dict[s
     loc = Located(path, text, _("chunk file"), _(HINT_REMOVE))
     if isinstance(data, dict) and data.get("format") == "gouji-chunk/1":
         raise loc.error([loc.at(("format",), _("a chunk written by an older gouji (no fingerprint of its run)"))])
+    if isinstance(data, dict) and data.get("format") == "gouji-chunk/2":
+        raise loc.error([loc.at(("format",), _("a chunk written by an older gouji (its design metrics come from "
+                                             "every {every}th deal only)").format(every=PROBE_EVERY))])
     problems = chunk_problems(loc, data, key, meta)
     if problems:
         raise loc.error(problems)

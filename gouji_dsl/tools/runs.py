@@ -202,12 +202,14 @@ class _Runner:
         self.record = False  # events are kept only when a game is replayed for its record
         self.replayed = 0  # games of native batches the core left to Python (played one by one)
 
-    def play(self, index: int) -> Any:
+    def play(self, index: int, probe: bool | None = None) -> Any:
+        """Game ``index`` played one by one; ``probe``: with its design metrics' facts (played move by
+        move, looked at: tools/design.py), by default on the probed deals (:func:`probed`)."""
         from gouji_dsl.tools.simulate import play_game
         prev = self.prev if index % self.length and self.prev is not None else None
         bots = self.spec.bots if isinstance(self.spec.bots, str) else list(self.spec.bots)
         try:
-            if probed(index):  # the design metrics' deals: played move by move, looked at (tools/design.py)
+            if probed(index) if probe is None else probe:
                 from gouji_dsl.tools.design import play_probed
                 res, state = play_probed(self.g, self.spec.seed, index, bots, prev, self.spec.engine, self.record)
             else:
@@ -226,7 +228,10 @@ class _Runner:
     def summaries(self, start: int, stop: int) -> list[GameSummary]:
         """The figures of games ``start .. stop - 1`` (consecutive games of this runner): without
         matches, whole games in the native core, one crossing for them all, where it plays them
-        (``simulate.native_games``; the games it leaves, and every other case, one by one)."""
+        (``simulate.native_games``; the games it leaves, and every other case, one by one). The
+        design metrics' facts: of every game where the core plays the batch (the core counts them;
+        the games it leaves are probed in Python, so that every deal has them), else of the probed
+        deals (:func:`probed`)."""
         from gouji_dsl.tools.simulate import native_games
         got = None
         if self.length == 1 and not self.record:
@@ -240,10 +245,10 @@ class _Runner:
                                       f"{type(e).__name__}: {e}") from None
         out = []
         for i in range(start, stop):
-            s = got[i - start] if got is not None and not probed(i) else None
-            if s is None and got is not None and not probed(i):
+            s = got[i - start] if got is not None else None
+            if s is None and got is not None:
                 self.replayed += 1
-            out.append(s if s is not None else summarize_game(i, self.play(i), self.g.n_seats))
+            out.append(s if s is not None else summarize_game(i, self.play(i, probe=got is not None or probed(i)), self.g.n_seats))
         return out
 
     def replay(self, index: int) -> Any:

@@ -148,11 +148,12 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
                  engine: str = DEFAULT_ENGINE, max_decisions: int = 100_000) -> list[Any] | None:
     """Games ``start .. stop - 1`` of run ``seed`` (no previous game: each starts a match) played
     whole in the native core (random and heuristic bots, :data:`BATCH_BOTS`), one crossing for them all (issue 24: ``native.flow.play_games``), as
-    :class:`~gouji_dsl.tools.figures.GameSummary` — the same figures :func:`play_game` gives; None
+    :class:`~gouji_dsl.tools.figures.GameSummary` — the same figures :func:`play_game` gives, and each
+    game's design metrics' facts (``design``: what :func:`~gouji_dsl.tools.design.play_probed` sees); None
     in a game's place where the core left it to Python (play it with :func:`play_game`); None
     instead of the list where the core does not play these games (other bots, the interpreter, a
     ruleset it refuses: :func:`engine_summary` says why)."""
-    from gouji_dsl.tools.figures import GameSummary
+    from gouji_dsl.tools.figures import Design, GameSummary
     names = [bots] * graph.n_seats if isinstance(bots, str) else list(bots)
     if Engine(engine) is not Engine.GENERATED or any(b not in BATCH_BOTS for b in names):
         return None
@@ -165,15 +166,16 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
         if plan.games_fallback is not None:
             return None
         heur, seats, thresholds = _batch_heuristic(plan, names)
-        got = flow.play_games(plan, seed, start, stop - start, max_decisions, heur, seats, thresholds)
+        got = flow.play_games(plan, seed, start, stop - start, max_decisions, heur, seats, thresholds, teams(graph))
     except Unsupported:
         return None
     n = graph.n_seats
     p = 10  # (batch.h BR_PLACES)
+    d = p + 2 * n  # (BR_DESIGN: flow.DESIGN_WORDS)
     return [None if w is None else GameSummary(
         index=start + i, places=tuple(w[p:p + n]), scores=tuple(w[p + n:p + 2 * n]), sweep=bool(w[7]), decisions=w[1],
         tricks=w[2], first_leader=w[3] or None, burn_attempts=w[4], burn_successes=w[5], burn_failures=w[6],
-        revolutions=w[8], redeals=w[9]) for i, w in enumerate(got)]
+        revolutions=w[8], redeals=w[9], design=Design(*w[d:d + 5])) for i, w in enumerate(got)]
 
 
 #: the bots whole native games are played with (batch.h): random bots and the heuristic bot (heuristic.h)

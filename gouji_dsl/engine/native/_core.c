@@ -932,7 +932,7 @@ PyMODINIT_FUNC PyInit__core(void)
         }
     }
     if (PyModule_AddIntConstant(m, "FLOW_STATE_LEN", FS_LEN) < 0 || PyModule_AddIntConstant(m, "FLOW_TOP", FS_TOP) < 0
-        || PyModule_AddIntConstant(m, "FLOW_ERR", FS_ERR) < 0 || PyModule_AddIntConstant(m, "FLOW_END", FS_END) < 0 || PyModule_AddIntConstant(m, "BATCH_HEAD", BR_PLACES) < 0 || PyModule_AddIntConstant(m, "FLOW_HEAD", FT_HEAD) < 0
+        || PyModule_AddIntConstant(m, "FLOW_ERR", FS_ERR) < 0 || PyModule_AddIntConstant(m, "FLOW_END", FS_END) < 0 || PyModule_AddIntConstant(m, "BATCH_HEAD", BR_PLACES) < 0 || PyModule_AddIntConstant(m, "BATCH_TAIL", BD_WORDS) < 0 || PyModule_AddIntConstant(m, "FLOW_HEAD", FT_HEAD) < 0
         || PyModule_AddIntConstant(m, "FLOW_MAX_QUEUE", FL_MAX_QUEUE) < 0
         || PyModule_AddIntConstant(m, "FLOW_PLAY_COUNTS", FT_PLAY_COUNTS) < 0
         || PyModule_AddIntConstant(m, "FLOW_MAX_COMBOS", FL_MAX_COMBOS) < 0

@@ -34,11 +34,16 @@
 #include "game.h"
 
 /* a game's result words (int32): status, decisions, tricks, first leader, burns, their successes,
- * failures, sweep, revolutions, redeals, then places and scores of seats 1..n */
+ * failures, sweep, revolutions, redeals, then places and scores of seats 1..n, then the design
+ * metrics' facts (BD_*, after the scores: tools/design.py design_of's Design) */
 enum { BG_OK = 0, BG_PYTHON = 1 };
 enum { BR_STATUS = 0, BR_DECISIONS, BR_TRICKS, BR_FIRST, BR_BURNS, BR_BURN_OK, BR_BURN_FAILED, BR_SWEEP, BR_REVOLUTIONS,
        BR_REDEALS, BR_PLACES };
-#define BR_WORDS(n) (BR_PLACES + 2 * (n))
+/* the design words: decisions with a real choice, every decision a bot was asked (the setup's of
+ * every deal too), lead changes, the tricks after which first place was settled, of how many */
+enum { BD_CHOICES = 0, BD_DECISIONS, BD_CHANGES, BD_SETTLED, BD_TRICKS, BD_WORDS };
+#define BR_DESIGN(n) (BR_PLACES + 2 * (n))
+#define BR_WORDS(n) (BR_DESIGN(n) + BD_WORDS)
 #define BT_MAX_REDEALS 200  /* interpreter.MAX_REDEALS */
 
 typedef struct {
@@ -135,6 +140,7 @@ typedef struct {
     const struct hr_prog *heur;
     uint32_t seats;
     double weak, strong;
+    int teams;  /* the ruleset's teams (tools.simulate.teams: the design metrics' lead changes) */
 } bt_bots;
 
 /* setup questions (their first move: revolt, choose head, declare) */
@@ -211,6 +217,7 @@ static inline int bt_decide(fl_state *s, const bt_bots *B, int seat, int q, bt_s
     long i;
     mt_state *bot = s->pick[seat];
     info->decisions++;
+    fl_design_note(s, 2);  /* (a setup question has two moves) */
     if (bot == NULL && B != NULL && ((B->seats >> seat) & 1U)) {
         double p = bt_hand_power(s, seat);
         if (q == BQ_REVOLT)
@@ -310,6 +317,7 @@ typedef struct {
     fl_state s;
     mt_state game, bots[G_MAX_SEATS + 1];
     g_state deal;
+    fl_design design;  /* the game's (over all its deals) */
 } bt_work;
 
 /* a fresh deal of the game (GameState._init from the deal point): the state from `base`, the first
@@ -332,6 +340,7 @@ static inline int bt_deal(bt_work *W, const fl_prog *P, const bt_bots *B, const 
     s->ev = ev;
     s->ev_cap = ev_cap;
     s->max_steps = max_steps;
+    s->design = &W->design;
     s->err_hook = -1;
     for (seat = 1; seat <= n; seat++)
         s->pick[seat] = (B->seats >> seat) & 1U ? NULL : &W->bots[seat];
@@ -356,6 +365,25 @@ static inline int bt_deal(bt_work *W, const fl_prog *P, const bt_bots *B, const 
     return 0;
 }
 
+/* the design words (BD_*) of a game over: design_of's Design. `final`: the seat placed first (0:
+ * none); first place is settled after the snapshot following the last one whose provisional first
+ * was not `final`; of max(tricks, snapshots) */
+static inline void bt_design(const fl_design *d, const fl_state *s, long decisions, int32_t *out)
+{
+    int final = 0, last_other = -1, total = s->trick_no > d->firsts ? s->trick_no : d->firsts, k;
+    for (k = 1; k <= s->c.n_seats && final == 0; k++)
+        if (s->c.place[k] == 1)
+            final = k;
+    for (k = 0; k <= s->c.n_seats && k <= G_MAX_SEATS; k++)
+        if (k != final && d->last[k] > last_other)
+            last_other = d->last[k];
+    out[BD_CHOICES] = (int32_t)d->choices;
+    out[BD_DECISIONS] = (int32_t)decisions;
+    out[BD_CHANGES] = d->changes;
+    out[BD_SETTLED] = last_other + 1 < total ? last_other + 1 : total;
+    out[BD_TRICKS] = total;
+}
+
 /* One game of the batch into out[BR_WORDS(n)]. `base`: the context of a fresh game (flow.py's
  * template, game 1, no previous game); `ev`: an event buffer of ev_cap words. A voided deal is
  * dealt again from the game's generator (_redeal), at most BT_MAX_REDEALS - 1 times. */
@@ -374,6 +402,11 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const
     memset(&burns, 0, sizeof burns);
     memset(&info, 0, sizeof info);
     memset(&result, 0, sizeof result);
+    memset(&W->design, 0, sizeof W->design);
+    W->design.trick = -1;
+    W->design.teams = B->teams;
+    for (seat = 0; seat <= G_MAX_SEATS; seat++)
+        W->design.last[seat] = -1;
     len = snprintf(text, sizeof text, "%s:%ld", seed, index);
     if (len < 0 || len >= (int)sizeof text || bt_seed_text(&W->game, (const unsigned char *)text, (size_t)len) < 0)
         return;
@@ -425,6 +458,7 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const
         out[BR_PLACES + seat - 1] = s->c.place[seat];
         out[BR_PLACES + n + seat - 1] = (int32_t)result.score[seat];
     }
+    bt_design(&W->design, s, info.decisions + s->steps, out + BR_DESIGN(n));
 }
 
 #endif /* GOUJI_BATCH_H */

@@ -115,6 +115,21 @@ typedef struct {
 
 struct hr_prog;  /* the heuristic bot's tables (heuristic.h) */
 
+/* The design metrics' per-move facts of a whole game (设计指标; batch.h; what tools/design.py's
+ * Probe writes down and design_of reduces): the decisions with more than one legal move, and at the
+ * first decision of each trick (the setup's decisions are trick 0) the provisional first place (the
+ * seat placed first, else the one seat holding the fewest cards, else no one), its team's lead
+ * changes, and per seat (0: no one) the last such trick it was first at. Counted only where a run
+ * asks for them (fl_state.design set). */
+typedef struct {
+    long choices;              /* decisions with more than one legal move */
+    int trick;                 /* the trick of the last decision noted (-1 before the first) */
+    int firsts;                /* tricks noted (the snapshots design_of keeps) */
+    int teams, lead_team;      /* seats alternate between `teams` teams; the last provisional first's (0: none yet) */
+    int changes;               /* lead changes (between consecutive provisional firsts' teams) */
+    int last[G_MAX_SEATS + 1]; /* per seat, 0 for no one: the last snapshot index it was first at (-1: never) */
+} fl_design;
+
 typedef struct {
     vm_ctx c;
     int to_act, cap, burner, burned_seat, trick_leader, trick_no;
@@ -130,6 +145,7 @@ typedef struct {
     /* the run */
     mt_state *pick[G_MAX_SEATS + 1];
     long steps, max_steps;
+    fl_design *design;  /* the design metrics' counters (batch.h), NULL where no one reads them */
     int32_t *ev;
     int nev, ev_cap;
     /* a rule failure: the hook (H_* or 100 + TR_*), and its question */
@@ -1612,6 +1628,47 @@ static inline int fl_rc(int rc)
     return rc == 1 ? FL_OVER : rc == -1 ? FL_RULE : FL_BROKEN;
 }
 
+/* the first decision of a trick: design_of's snapshot (provisional_first, then its team) */
+static void fl_design_trick(fl_state *s, fl_design *d)
+{
+    int t, first = 0, least = -1, holders = 0, n = s->c.n_seats;
+    d->trick = s->trick_no;
+    for (t = 1; t <= n && first == 0; t++)
+        if (s->c.place[t] == 1)
+            first = t;
+    for (t = 1; t <= n && first == 0; t++) {
+        int size = fl_hand_total(s, t);
+        if (least < 0 || size < least) {
+            least = size;
+            holders = t;
+        } else if (size == least) {
+            holders = 0;  /* (a tie: no one) */
+        }
+    }
+    if (first == 0)
+        first = holders;
+    if (first > 0) {
+        int team = (first - 1) % (d->teams > 0 ? d->teams : 1) + 1;
+        if (d->lead_team && team != d->lead_team)
+            d->changes++;
+        d->lead_team = team;
+    }
+    if (first >= 0 && first <= G_MAX_SEATS)
+        d->last[first] = d->firsts;
+    d->firsts++;
+}
+
+/* a decision between m legal moves, noted for the design metrics (where a run counts them) */
+static inline void fl_design_note(fl_state *s, long m)
+{
+    fl_design *d = s->design;
+    if (d == NULL)
+        return;
+    d->choices += m > 1;
+    if (s->trick_no != d->trick)
+        fl_design_trick(s, d);
+}
+
 /* _random_run: plays while random bots are to act (pick[seat] set). FL_* */
 static inline int fl_run(fl_state *s, const fl_prog *P)
 {
@@ -1647,6 +1704,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                 return FL_RULE;
             if (n < 0 || n + nd <= 0)
                 return FL_BROKEN;
+            fl_design_note(s, n + nd);
             rc = fl_pick(s, P, seat, pick, n, n + nd, &i, &code);
             if (rc < 0)
                 return rc == -1 ? FL_RULE : FL_BROKEN;
@@ -1688,6 +1746,7 @@ static inline int fl_run(fl_state *s, const fl_prog *P)
                     return FL_RULE;
             }
             m = n + 1 + may_yield;
+            fl_design_note(s, m);
             rc = fl_pick(s, P, seat, pick, n, m, &i, &code);
             if (rc < 0)
                 return rc == -1 ? FL_RULE : FL_BROKEN;

@@ -882,11 +882,12 @@ def games_fallback(graph: RuleGraph, module: Any = None) -> str | None:
 
 
 def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions: int, heuristic: Any = None,
-               seats: int = 0, thresholds: tuple[float, float] = (1.2, 5.0)) -> list[Any]:
+               seats: int = 0, thresholds: tuple[float, float] = (1.2, 5.0), teams: int = 2) -> list[Any]:
     """Games ``start .. start + count - 1`` of run ``seed`` with random bots at every seat and no
     previous game, whole in the core (batch.h), one crossing: per game its result words (an
     ``array``: status 0, decisions, tricks, first leader, burns, their successes and failures,
-    sweep, revolutions, redeals, then places and scores of seats 1..n), or None where the core
+    sweep, revolutions, redeals, then places and scores of seats 1..n, then the design metrics' facts:
+    :data:`DESIGN_WORDS`, the words of ``tools.design.design_of``'s Design, with ``teams`` teams), or None where the core
     left the game to Python (a game over before the first lead, a deal void MAX_REDEALS times, a
     rule that failed, ...: play it with tools.simulate.play_game, the same game). The random bots'
     setup decisions (revolt, choose, declare) and voided deals are the core's. ``heuristic``: the
@@ -899,14 +900,18 @@ def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions:
         plan.deck = _deck(plan)
     text = f"{seed}".encode()
     n = plan.graph.n_seats
-    width = core.BATCH_HEAD + 2 * n
+    width = core.BATCH_HEAD + 2 * n + core.BATCH_TAIL
     if len(text) > 200 or b"\0" in text:
         return [None] * count
     raw = plan.flow.play_games(_fresh_context(plan, core), plan.deck[0], plan.deck[1], text, start, count, max_decisions,
-                               heuristic, seats, float(thresholds[0]), float(thresholds[1]))
+                               heuristic, seats, float(thresholds[0]), float(thresholds[1]), int(teams))
     words = array("i")
     words.frombytes(raw)
     return [None if words[g * width] else words[g * width:(g + 1) * width] for g in range(count)]
+
+
+#: the design words after a game's scores (batch.h BD_*): the fields of ``tools.figures.Design`` in order
+DESIGN_WORDS = ("choices", "decisions", "lead_changes", "settled", "tricks")
 
 
 def _deck(plan: FlowPlan) -> tuple[bytes, bytes]:

@@ -682,11 +682,12 @@ fail:
 }
 
 /* Flow.play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps[, heuristic, seats, weak,
- * strong]) -> bytes: games
+ * strong, teams]) -> bytes: games
  * start .. start+count-1 of run `seed` (its text's UTF-8 bytes), each BR_WORDS(n) int32 words
  * (batch.h). ctx: a fresh game's context words; deck_kinds / deck_suits: per card of the pack its
  * kind and its suit (0: none, else 1..15); the seats of the bit mask `seats` are the heuristic bot's
- * (heuristic_load's tables; weak / strong: its setup thresholds). The games run without the GIL. */
+ * (heuristic_load's tables; weak / strong: its setup thresholds); teams: the ruleset's (the design
+ * metrics' lead changes). The games run without the GIL. */
 static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
 {
     Py_buffer cb, kb, ub, sb;
@@ -703,9 +704,9 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
     int n = P->n_seats, k;
     PyObject *heur = Py_None;
     unsigned long heur_seats = 0;
-    bt_bots B = {NULL, 0, 1.2, 5.0};
-    if (!PyArg_ParseTuple(args, "y*y*y*y*lll|Okdd:play_games", &cb, &kb, &ub, &sb, &start, &count, &max_steps, &heur,
-                          &heur_seats, &B.weak, &B.strong))
+    bt_bots B = {NULL, 0, 1.2, 5.0, 2};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*lll|Okddi:play_games", &cb, &kb, &ub, &sb, &start, &count, &max_steps, &heur,
+                          &heur_seats, &B.weak, &B.strong, &B.teams))
         return NULL;
     if (!P->games || !P->end)
         why = "this flow program does not play whole games";
@@ -716,6 +717,8 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
         why = "heuristic seats without the heuristic's tables";
     else if (!(B.weak == B.weak) || !(B.strong == B.strong))
         why = "the heuristic's thresholds are not numbers";
+    else if (B.teams < 1 || B.teams > G_MAX_SEATS)
+        why = "teams out of range";
     else if (start < 0 || start > (1L << 40) || count < 0 || count > 1000000L || max_steps < 0 || max_steps > 1000000000L)
         why = "start, count or max_steps out of range";
     else if (sb.len < 0 || sb.len > 200 || memchr(sb.buf, 0, (size_t)sb.len) != NULL)

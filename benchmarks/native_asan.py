@@ -266,7 +266,7 @@ for r in range(rounds):
                 ub[rng.randrange(len(ub))] = rng.randrange(256)
                 suits = bytes(ub)
             seed = rng.choice([b"1", b"fuzz", "够级".encode(), bytes(rng.randrange(1, 255) for _ in range(rng.randrange(0, 210)))])
-            extra = ()
+            extra: tuple = ()
             if rng.random() < 0.5 and id(plan) in heur_words:  # the heuristic bot at some or every seat (setup and play)
                 from gouji_dsl.bots.heuristic import card_values
                 hw, hprogs = heur_words[id(plan)]
@@ -275,6 +275,8 @@ for r in range(rounds):
                 ns = plan.graph.n_seats
                 hm = rng.choice([sum(1 << s for s in range(1, ns + 1)), rng.randrange(0, 2 ** (ns + 1)), rng.randrange(0, 2**32)])
                 extra = (hb, hm if hb is not None else 0, *rng.choice([(1.2, 5.0), (0.0, 0.0), (1e9, -1.0), (float("nan"), 5.0)]))
+            if rng.random() < 0.5:  # the teams the design metrics' lead changes count (in range, and not)
+                extra = (extra or (None, 0, 1.2, 5.0)) + (rng.choice([1, 2, 3, plan.graph.n_seats, 0, -1, 2**31 - 1]),)
             ran += attempt(fl.play_games, fresh, kinds, suits, seed, rng.randrange(0, 2**40), rng.randrange(0, 3),
                            rng.choice([0, 5, 500, 100000]), *extra) is not None
 print(f"rounds {rounds}: {accepted} programs (random, real, mutated) passed the verifier, {ran} ran, no sanitizer report "

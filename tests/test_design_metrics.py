@@ -126,6 +126,30 @@ def test_a_chunk_of_many_probed_deals_stays_within_the_chunk_schema() -> None:
                                               "lead_changes": 0, "settled_at": Fraction(1, 8)}
 
 
+def test_games_added_one_by_one_give_the_totals_of_their_values() -> None:
+    # (every native game has its design facts now: SideTotals.add_singles sums the shares in whole
+    # millionths, one Fraction per batch; the totals are those of the games' values added one by one)
+    import random
+
+    from gouji_dsl.tools.figures import DESIGN_KEYS, GameSummary, SideTotals
+    from gouji_dsl.tools.stats import Sums
+    rng = random.Random(28)
+    for _trial in range(40):
+        designs = []
+        for _ in range(rng.randrange(0, 25)):
+            d, t = rng.choice([0, 1, 3, 7, 250, 999_999, 2_000_000]), rng.choice([0, 1, 8, 33, 40])
+            designs.append(Design(rng.randrange(d + 1), d, rng.randrange(6), rng.randrange(t + 1), t))
+        games = [GameSummary(index=i, places=(1, 2), scores=(1, -1), sweep=False, decisions=1, tricks=1, first_leader=1,
+                             burn_attempts=0, burn_successes=0, burn_failures=0, revolutions=0, redeals=0, design=d)
+                 for i, d in enumerate(designs + [None])]
+        totals = SideTotals(2, 2)
+        totals.add_singles(games)
+        for k in DESIGN_KEYS:
+            want = Sums()
+            want.add_singles([d.values()[k] for d in designs if k in d.values()])
+            assert totals.design[k] == want and totals.design[k].to_json() == want.to_json()
+
+
 def test_a_saved_run_with_design_metrics_is_reported_and_resumed(runner: CliRunner, tmp_path) -> None:
     out = tmp_path / "sim"
     args = ["simulate", "online", "-n", str(2 * PROBE_EVERY + 1), "--chunk-size", str(PROBE_EVERY + 1),

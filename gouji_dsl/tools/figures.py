@@ -80,12 +80,34 @@ denominator, past what a chunk file holds (60 digits); on a grid of millionths e
 stays a short exact fraction, merged in any order to the same bits."""
 
 
+def _units(x: int, y: int) -> int:
+    """x / y in millionths (:data:`DESIGN_GRAIN`), rounded half to even, in integers only."""
+    q, r = divmod(x * DESIGN_GRAIN, y)
+    return q + 1 if 2 * r > y or (2 * r == y and q % 2) else q
+
+
 def _ratio(x: int, y: int) -> Number:
-    q, r = divmod(x, y)
-    if r == 0:
-        return q
-    f = Fraction(round(Fraction(x, y) * DESIGN_GRAIN), DESIGN_GRAIN)
+    f = Fraction(_units(x, y), DESIGN_GRAIN)
     return f.numerator if f.denominator == 1 else f
+
+
+#: the design metrics that are shares (C / D, s / T), on the grid of :data:`DESIGN_GRAIN`
+_SHARES = {"real_choice_share": ("choices", "decisions"), "settled_at": ("settled", "tricks")}
+
+def _add_units(sums: Sums, units: list[int]) -> None:
+    """``sums.add_singles`` of the values u / DESIGN_GRAIN for each u of ``units``: the same exact totals."""
+    if not units:
+        return
+    n, s, ss = len(units), sum(units), sum(u * u for u in units)
+    total, squares = Fraction(s, DESIGN_GRAIN), Fraction(ss, DESIGN_GRAIN * DESIGN_GRAIN)
+    sums.n += n
+    sums.clusters += n
+    sums.s += total
+    sums.ss += squares
+    sums.cs2 += squares
+    sums.cns += total
+    sums.cn2 += n
+
 
 DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
     f for f in SIDE_FIGURES) + (("outcome_changed", N_("deals whose places differ"), "rate"),)
@@ -312,15 +334,17 @@ class SideTotals:
 
     def _add_design(self, games: list[GameSummary], clustered: bool) -> None:
         """The design metrics of the probed games among ``games`` (one cluster, or each its own)."""
-        values = [g.design.values() for g in games if g.design is not None]
-        if not values:
+        if not clustered:  # (every game its own cluster: the shares summed in whole millionths, one Fraction each)
+            designs = [g.design for g in games if g.design is not None]
+            for k, (top, bottom) in _SHARES.items():
+                units = [_units(getattr(d, top), getattr(d, bottom)) for d in designs if getattr(d, bottom)]
+                _add_units(self.design[k], units)
+            self.design["lead_changes"].add_singles(d.lead_changes for d in designs)
             return
+        values = [g.design.values() for g in games if g.design is not None]
         for k in DESIGN_KEYS:
-            got = [v[k] for v in values if k in v]
-            if clustered:
-                self.design[k].add_cluster(got)
-            else:
-                self.design[k].add_singles(got)
+            if values:
+                self.design[k].add_cluster([v[k] for v in values if k in v])
 
     def merge(self, o: SideTotals) -> None:
         if (o.n_seats, o.teams) != (self.n_seats, self.teams):

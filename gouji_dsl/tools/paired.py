@@ -637,8 +637,8 @@ def design_note(probed: int, games: int) -> str:
     """Where the design metrics come from: every deal where the native core plays the games whole (it
     counts them), else the probed deals (every PROBE_EVERY-th), played move by move."""
     if probed >= games:
-        note = _("design metrics (real choice, lead changes, settled after): from all {games} deals (counted by the "
-                 "native core as it plays them; a game it leaves to Python is played move by move)").format(games=games)
+        note = _("design metrics (real choice, lead changes, settled after): from all {games} deals (counted as "
+                 "each game is played: by the native core, else move by move in Python)").format(games=games)
     else:
         note = _("design metrics (real choice, lead changes, settled after): from {n} of {games} deals (every {every}th, "
                  "played move by move: these games are not played whole in the native core)").format(

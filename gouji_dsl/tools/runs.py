@@ -204,12 +204,16 @@ class _Runner:
 
     def play(self, index: int, probe: bool | None = None) -> Any:
         """Game ``index`` played one by one; ``probe``: with its design metrics' facts (played move by
-        move, looked at: tools/design.py), by default on the probed deals (:func:`probed`)."""
-        from gouji_dsl.tools.simulate import play_game
+        move, looked at: tools/design.py), by default every game the interpreter plays (where the
+        probe costs little beside the game; the deals the native core gives them for) and otherwise
+        the probed deals (:func:`probed`)."""
+        from gouji_dsl.tools.simulate import Engine, play_game
         prev = self.prev if index % self.length and self.prev is not None else None
         bots = self.spec.bots if isinstance(self.spec.bots, str) else list(self.spec.bots)
+        if probe is None:
+            probe = probed(index) or Engine(self.spec.engine) is Engine.INTERPRETER
         try:
-            if probed(index) if probe is None else probe:
+            if probe:
                 from gouji_dsl.tools.design import play_probed
                 res, state = play_probed(self.g, self.spec.seed, index, bots, prev, self.spec.engine, self.record)
             else:
@@ -230,8 +234,8 @@ class _Runner:
         matches, whole games in the native core, one crossing for them all, where it plays them
         (``simulate.native_games``; the games it leaves, and every other case, one by one). The
         design metrics' facts: of every game where the core plays the batch (the core counts them;
-        the games it leaves are probed in Python, so that every deal has them), else of the probed
-        deals (:func:`probed`)."""
+        the games it leaves are probed in Python, so that every deal has them), else as :meth:`play`
+        gives them."""
         from gouji_dsl.tools.simulate import native_games
         got = None
         if self.length == 1 and not self.record:
@@ -248,7 +252,7 @@ class _Runner:
             s = got[i - start] if got is not None else None
             if s is None and got is not None:
                 self.replayed += 1
-            out.append(s if s is not None else summarize_game(i, self.play(i, probe=got is not None or probed(i)), self.g.n_seats))
+            out.append(s if s is not None else summarize_game(i, self.play(i, probe=True if got is not None else None), self.g.n_seats))
         return out
 
     def replay(self, index: int) -> Any:

@@ -72,12 +72,20 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
         # match: figures per game; the games the core leaves to Python played one by one)
         from gouji_dsl.tools.figures import summarize_game
         from gouji_dsl.tools.simulate import native_games
-        for lo in range(0, games, 50):
-            got = native_games(graph, seed, lo, min(lo + 50, games), bots)
+        # (games chained into matches: whole matches, tribute between the games in the core; a match
+        # the core leaves a game of is played in Python from its first game)
+        size = max(length, 50 - 50 % length)
+        for lo in range(0, games, size):
+            got = native_games(graph, seed, lo, min(lo + size, games), bots, match_games=length)
             assert got is not None
-            for i, g in enumerate(got, start=lo):
-                decisions += (g if g is not None else summarize_game(i, play_game(graph, seed, i, bots, record=False)[0],
-                                                                      graph.n_seats)).decisions
+            for a in range(0, len(got), length):
+                block = got[a:a + length]
+                if all(g is not None for g in block):
+                    decisions += sum(g.decisions for g in block)
+                    continue
+                for i in range(lo + a, lo + a + len(block)):
+                    res, prev = play_game(graph, seed, i, bots, previous=prev if i % length else None, record=False)
+                    decisions += summarize_game(i, res, graph.n_seats).decisions
         return time.process_time() - t0, decisions
     if engine == "interpreter":
         for i in range(games):
@@ -135,8 +143,9 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
                 rounds.insert(2, ("native-py", games))
             from gouji_dsl.engine.interpreter import match_length
             from gouji_dsl.engine.native import flow
-            if match_length(graph) == 1 and flow.games_fallback(graph, eng.module) is None:  # (random or heuristic bots)
-                rounds.insert(2, ("games", games))
+            if flow.games_fallback(graph, eng.module) is None and (match_length(graph) == 1 or (
+                    bots == "random" and flow.flow_plan(graph, eng.module).matches_fallback is None)):
+                rounds.insert(2, ("games", games))  # (random or heuristic bots; whole matches with random bots)
         if bots == "random":
             rounds.append(("reference", games))
         for engine, n in rounds:

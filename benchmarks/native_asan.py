@@ -277,7 +277,15 @@ for r in range(rounds):
                 extra = (hb, hm if hb is not None else 0, *rng.choice([(1.2, 5.0), (0.0, 0.0), (1e9, -1.0), (float("nan"), 5.0)]))
             if rng.random() < 0.5:  # the teams the design metrics' lead changes count (in range, and not)
                 extra = (extra or (None, 0, 1.2, 5.0)) + (rng.choice([1, 2, 3, plan.graph.n_seats, 0, -1, 2**31 - 1]),)
-            ran += attempt(fl.play_games, fresh, kinds, suits, seed, rng.randrange(0, 2**40), rng.randrange(0, 3),
+            # games chained into matches (tribute and returns between them: batch.h bt_between), or not
+            mg = rng.choice([1, 1, 5, 2, 0, 7])
+            start = rng.randrange(0, 2**40)
+            if mg > 1 and rng.random() < 0.7:
+                start -= start % mg
+            if mg != 1 or rng.random() < 0.5:
+                extra = (extra or (None, 0, 1.2, 5.0))
+                extra = (extra if len(extra) == 5 else extra + (2,)) + (mg,)
+            ran += attempt(fl.play_games, fresh, kinds, suits, seed, start, rng.randrange(0, 4 if mg > 1 else 3),
                            rng.choice([0, 5, 500, 100000]), *extra) is not None
 print(f"rounds {rounds}: {accepted} programs (random, real, mutated) passed the verifier, {ran} ran, no sanitizer report "
       f"({len(graphs)} rulesets; CPU s: set-up {t_setup - t_start:.1f}, rounds {time.process_time() - t_setup:.1f})")

@@ -51,6 +51,48 @@ def test_random_games_identical(name):
     assert simulate.differences(g, "diff", GAMES) == []
 
 
+MATCHES = [n for n in BUNDLED + VARIANTS if simulate.match_length(_graph(n)) > 1]
+
+
+def _match_differences(graph, seed, matches: int = 2) -> list[str] | None:
+    """``matches`` matches of ``graph`` played whole in the native core (native_games with the
+    ruleset's match length) and on the interpreter (each game after the first of its match
+    following the one before it, its design metrics probed as a run probes a game Python plays):
+    the differences, game by game (places, scores, sweep, decisions, tricks, first leader, burns,
+    revolutions, redeals, design facts); None where the core does not play these matches."""
+    from gouji_dsl.tools.design import play_probed
+    from gouji_dsl.tools.figures import summarize_game
+    length = simulate.match_length(graph)
+    got = simulate.native_games(graph, seed, 0, matches * length, match_games=length)
+    if got is None:
+        return None
+    out, prev = [], None
+    for i in range(matches * length):
+        res, prev = play_probed(graph, seed, i, "random", prev if i % length else None, "interpreter")
+        want = summarize_game(i, res, graph.n_seats)
+        if got[i] is not None and got[i] != want:
+            out.append(f"game {i} (game {i % length + 1} of its match): native {got[i]} != interpreter {want}")
+    for m in range(matches):
+        if all(s is None for s in got[m * length:(m + 1) * length]):
+            out.append(f"match {m}: the core left every game to Python")
+    return out
+
+
+@pytest.mark.parametrize("name", MATCHES, ids=lambda n: Path(n).stem)
+def test_whole_native_matches_identical(name):
+    """Every bundled ruleset and example with matches: whole matches in the native core (tribute
+    and returns between the games: batch.h bt_between) give game by game the interpreter's
+    places, scores, decisions, tricks and burns (their events per game: test_random_games_identical,
+    which chains the games of a match too); a ruleset whose matches the core does not play says why."""
+    g = _graph(name)
+    got = _match_differences(g, "match", max(1, GAMES // 12))
+    if got is None:
+        why = simulate.engine_summary(g, "generated", "random", simulate.match_length(g))
+        assert why["whole_games"] == "generated" and why.get("games_fallback")
+        return
+    assert got == []
+
+
 @pytest.mark.parametrize("name", BUNDLED + VARIANTS[:4], ids=lambda n: Path(n).stem)
 def test_heuristic_games_identical(name):
     g = _graph(name)

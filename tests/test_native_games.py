@@ -165,14 +165,32 @@ def test_any_seed_gives_the_games_play_game_gives(seed):
             assert s == summarize_game(i, play_probed(g, seed, i, "random", None, "generated")[0], g.n_seats)
 
 
-def test_games_chained_into_matches_are_said_to_be_played_one_by_one():
-    """qingdao-classic plays matches of 5 (tribute between games): without matches its games are
-    whole native games; with them the summary says why not (the between-game phase)."""
+def test_games_chained_into_matches_are_whole_native_matches():
+    """qingdao-classic plays matches of 5 (tribute between games): with matches or without, its
+    games are whole native games (the tribute and returns between them the core's: batch.h
+    bt_between), the same figures either way as the games played one by one; a ruleset whose
+    between-game phase the core does not run (buying: seat_setup rules) says why."""
     from gouji_dsl.engine.interpreter import match_length
+    from gouji_dsl.tools import runs
     from gouji_dsl.tools.single import run_simulation
     g = load_graph("qingdao-classic")
     assert match_length(g) == 5 and F.games_fallback(g) is None
-    with_matches = run_simulation(g, 10, 1, workers=1)
-    assert with_matches["whole_games"] == "generated" and "matches of 5" in with_matches["games_fallback"]
+    with_matches = run_simulation(g, 60, 1, workers=1)
+    assert with_matches["whole_games"] == "native" and "games_fallback" not in with_matches
+    assert with_matches["games_replayed"] == 0
     without = run_simulation(g, 10, 1, workers=1, matches=False)
     assert without["whole_games"] == "native" and "games_fallback" not in without
+    # the same run with every match played one by one (the core's batches switched off)
+    real = runs._whole_matches
+    try:
+        runs._whole_matches = lambda got, start, length: [None] * len(got)  # type: ignore[assignment]
+        again = run_simulation(g, 60, 1, workers=1)
+    finally:
+        runs._whole_matches = real  # type: ignore[assignment]
+    drop = ("elapsed_s", "games_per_s", "games_replayed")
+    assert {k: v for k, v in again.items() if k not in drop} == {k: v for k, v in with_matches.items() if k not in drop}
+    rb = run_simulation(load_graph("rulebook"), 5, 1, workers=1)
+    assert rb["whole_games"] == "generated" and "seat_setup" in rb["games_fallback"]
+    heur = engine_summary(g, "generated", "heuristic", 5)
+    assert heur["whole_games"] == "generated" and "return tribute" in heur["games_fallback"]
+

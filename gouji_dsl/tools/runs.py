@@ -238,19 +238,22 @@ class _Runner:
         gives them."""
         from gouji_dsl.tools.simulate import native_games
         got = None
-        if self.length == 1 and not self.record:
+        if not self.record and start % self.length == 0:
             try:
                 got = native_games(self.g, self.spec.seed, start, stop, self.spec.bots if isinstance(self.spec.bots, str)
-                                   else list(self.spec.bots), self.spec.engine)
+                                   else list(self.spec.bots), self.spec.engine, match_games=self.length)
             except GoujiError:
                 raise
             except Exception as e:
                 raise SimulationError(f"games {self.spec.seed}:{start}..{stop - 1} under {self.g.name!r}: "
                                       f"{type(e).__name__}: {e}") from None
+        left = [] if got is None else [g is None for g in got]  # (the games the core left to Python)
+        if got is not None and self.length > 1:
+            got = _whole_matches(got, start, self.length)
         out = []
         for i in range(start, stop):
             s = got[i - start] if got is not None else None
-            if s is None and got is not None:
+            if got is not None and left[i - start]:
                 self.replayed += 1
             out.append(s if s is not None else summarize_game(i, self.play(i, probe=True if got is not None else None), self.g.n_seats))
         return out
@@ -266,6 +269,19 @@ class _Runner:
         finally:
             self.record = False
         return res
+
+
+def _whole_matches(got: list[Any], start: int, length: int) -> list[Any]:
+    """Native summaries of games chained into matches (``start`` begins one), with every game of a
+    match set to None where the core left one of them: Python plays such a match from its first
+    game, each game following the one before it."""
+    out = list(got)
+    for a in range(0, len(out), length):
+        block = range(a, min(a + length, len(out)))
+        if any(out[j] is None for j in block):
+            for j in block:
+                out[j] = None
+    return out
 
 
 Totals = SideTotals | PairTotals | SweepTotals
@@ -315,6 +331,28 @@ def _play_singles(runners: list[_Runner], totals: Totals, spec: RunSpec, start: 
 BATCH = 50
 
 
+def _play_matches(runners: list[_Runner], totals: Totals, spec: RunSpec, start: int, stop: int, unit: int,
+                  cancel: threading.Event | None, tick: Callable[[int], None] | None) -> None:
+    """play_chunk's games chained into matches of ``unit`` games (every ruleset's match length):
+    in batches of whole matches (one crossing into the native core each where it plays the
+    matches whole, :meth:`_Runner.summaries`), each match its own cluster."""
+    size = max(unit, BATCH - BATCH % unit)
+    for lo in range(start, stop, size):
+        if cancel is not None and cancel.is_set():
+            raise SimulationCancelled(_("simulation cancelled"))
+        hi = min(lo + size, stop)
+        sides = [r.summaries(lo, hi) for r in runners]
+        for a in range(0, hi - lo, unit):
+            _add(totals, [side[a:a + unit] for side in sides], spec, tuple(r.length for r in runners))
+        if isinstance(totals, SideTotals):
+            totals.replayed += runners[0].replayed
+        for r in runners:
+            r.replayed = 0
+        if tick is not None:
+            for i in range(lo, hi):
+                tick(i + 1)
+
+
 def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int,
                cancel: threading.Event | None = None, tick: Callable[[int], None] | None = None
                ) -> Totals:
@@ -324,6 +362,9 @@ def play_chunk(graphs: Sequence[RuleGraph], spec: RunSpec, start: int, stop: int
     totals = empty_totals(graphs, spec.top, spec.kind)
     if unit == 1:  # (games that each start a match: played in batches, whole games natively where the core plays them)
         _play_singles(runners, totals, spec, start, stop, cancel, tick)
+        return totals
+    if all(r.length == unit for r in runners):  # (one match length: whole matches natively where the core plays them)
+        _play_matches(runners, totals, spec, start, stop, unit, cancel, tick)
         return totals
     for block in range(start, stop, unit):
         games: list[list[GameSummary]] = [[] for _ in graphs]

@@ -145,14 +145,18 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
 
 
 def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str | list[str] = "random",
-                 engine: str = DEFAULT_ENGINE, max_decisions: int = 100_000) -> list[Any] | None:
-    """Games ``start .. stop - 1`` of run ``seed`` (no previous game: each starts a match) played
-    whole in the native core (random and heuristic bots, :data:`BATCH_BOTS`), one crossing for them all (issue 24: ``native.flow.play_games``), as
-    :class:`~gouji_dsl.tools.figures.GameSummary` — the same figures :func:`play_game` gives, and each
-    game's design metrics' facts (``design``: what :func:`~gouji_dsl.tools.design.play_probed` sees); None
-    in a game's place where the core left it to Python (play it with :func:`play_game`); None
-    instead of the list where the core does not play these games (other bots, the interpreter, a
-    ruleset it refuses: :func:`engine_summary` says why)."""
+                 engine: str = DEFAULT_ENGINE, max_decisions: int = 100_000, match_games: int = 1) -> list[Any] | None:
+    """Games ``start .. stop - 1`` of run ``seed`` played whole in the native core (random and
+    heuristic bots, :data:`BATCH_BOTS`), one crossing for them all (issue 24:
+    ``native.flow.play_games``), as :class:`~gouji_dsl.tools.figures.GameSummary` — the same
+    figures :func:`play_game` gives, and each game's design metrics' facts (``design``: what
+    :func:`~gouji_dsl.tools.design.play_probed` sees). ``match_games`` > 1: the games are chained into matches of
+    that many (game ``i`` follows game ``i - 1`` unless ``i % match_games == 0``: tribute and
+    returns between them, as :func:`play_game` with ``previous`` plays them); else each starts a
+    match. None in a game's place where the core left it to Python (a later game of a match is
+    None when the game before it is: play the match from its first game with :func:`play_game`);
+    None instead of the list where the core does not play these games (other bots, the
+    interpreter, a ruleset it refuses: :func:`engine_summary` says why)."""
     from gouji_dsl.tools.figures import Design, GameSummary
     names = [bots] * graph.n_seats if isinstance(bots, str) else list(bots)
     if Engine(engine) is not Engine.GENERATED or any(b not in BATCH_BOTS for b in names):
@@ -163,10 +167,11 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
         return None
     try:
         plan = flow.flow_plan(graph, eng.module)
-        if plan.games_fallback is not None:
+        if plan.games_fallback is not None or (match_games > 1 and _match_fallback(plan, names) is not None):
             return None
         heur, seats, thresholds = _batch_heuristic(plan, names)
-        got = flow.play_games(plan, seed, start, stop - start, max_decisions, heur, seats, thresholds, teams(graph))
+        got = flow.play_games(plan, seed, start, stop - start, max_decisions, heur, seats, thresholds, teams(graph),
+                              match_games)
     except Unsupported:
         return None
     n = graph.n_seats
@@ -180,6 +185,16 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
 
 #: the bots whole native games are played with (batch.h): random bots and the heuristic bot (heuristic.h)
 BATCH_BOTS = ("random", "heuristic")
+
+
+def _match_fallback(plan: Any, names: Sequence[str]) -> str | None:
+    """Why whole matches of ``plan``'s ruleset with the bots ``names`` are not played in the core
+    (None: they are, tribute and returns between the games in it)."""
+    if plan.matches_fallback is not None:
+        return str(plan.matches_fallback)
+    if any(b.split(":")[0].strip().lower() != "random" for b in names):
+        return "the heuristic bot's return tribute is chosen in Python: whole native matches are played with random bots"
+    return None
 
 
 def _batch_heuristic(plan: Any, names: list[str]) -> tuple[Any, int, tuple[float, float]]:
@@ -228,7 +243,8 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
     24: random bots, and heuristic bots where ``bots`` has them) or ``generated`` (the generated
     module, ``native_fallback`` saying why); ``whole_games`` whether games are played whole in the
     core, in batches (``games_fallback``: why not; ``match_games``: games per cluster of the run —
-    games chained into matches are played one by one)."""
+    games chained into matches are played whole in the core, match after match, where it plays
+    their between-game phase, else one by one)."""
     if Engine(engine) is Engine.INTERPRETER:
         return {"engine": Engine.INTERPRETER.value}
     reason = fast.fallback_reason(graph)
@@ -251,8 +267,10 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
             if why is None and any(b.split(":")[0].strip().lower() not in BATCH_BOTS for b in names):
                 why = "whole games are played in the core with random and heuristic bots only (native_games)"
             if why is None and match_games > 1:
-                why = (f"games chained into matches of {match_games} (the between-game phase is not native yet): "
-                       "played one by one, their play phase natively")
+                m = _match_fallback(flow.flow_plan(graph, eng.module), names)
+                if m is not None:
+                    why = (f"games chained into matches of {match_games} ({m}): "
+                           "played one by one, their play phase natively")
             # whole games (random bots, a game that starts a match) in one crossing per batch, or why not
             out.update({"whole_games": "native"} if why is None else {"whole_games": "generated", "games_fallback": why})
         return out

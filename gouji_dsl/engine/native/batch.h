@@ -49,7 +49,19 @@ enum { BD_CHOICES = 0, BD_DECISIONS, BD_CHANGES, BD_SETTLED, BD_TRICKS, BD_WORDS
 typedef struct {
     int burns, ok, failed;   /* burn attempts, and of them those that succeeded / failed */
     int last_ok, last_failed, any;
+    int burner, burned, counter;  /* the last burn's seats and whether it was a counter-burn */
+    int32_t won[2][G_MAX_SEATS + 1][G_MAX_SEATS + 1];  /* successful burns by s of t ([1] counter-burns): PrevGame.burns */
 } bt_burns;
+
+/* the last burn, when it succeeded, into b->won (as hooks._pack_burns counts PrevGame.burns) */
+static inline void bt_burn_done(bt_burns *b)
+{
+    if (b->any && b->last_ok && b->burner >= 1 && b->burner <= G_MAX_SEATS && b->burned >= 1 && b->burned <= G_MAX_SEATS) {
+        b->won[0][b->burner][b->burned]++;
+        if (b->counter)
+            b->won[1][b->burner][b->burned]++;
+    }
+}
 
 /* the burns of the events s->ev[0 .. s->nev) (as flow.py's _apply_events keeps them), counted */
 static inline void bt_count_burns(const fl_state *s, bt_burns *b)
@@ -58,6 +70,10 @@ static inline void bt_count_burns(const fl_state *s, bt_burns *b)
     for (i = 0; i + FL_EV_WORDS <= s->nev; i += FL_EV_WORDS) {
         int kind = s->ev[i];
         if (kind == EV_BURN) {
+            bt_burn_done(b);
+            b->burner = s->ev[i + 1];
+            b->burned = s->ev[i + 2];
+            b->counter = s->ev[i + 3] != 0;
             b->ok += b->last_ok;
             b->failed += b->last_failed;
             b->last_ok = b->last_failed = 0;
@@ -176,6 +192,7 @@ typedef struct {
     int revolutions, redeals;
     long decisions;  /* the setup's decisions (play_out counts them toward max_decisions) */
     int leader;
+    int between;     /* a game after the first of a match: tribute and returns before the setup */
 } bt_setup_info;
 
 /* seat `t` revolts (S.revolted.add(t); _recount) */
@@ -248,6 +265,204 @@ static inline int bt_ask_flag(fl_state *s, const bt_bots *B, const int *q, int n
     return 0;
 }
 
+/* ------------------------------------------------------------------------------ between games */
+#define BT_MAX_RETURN 64       /* cards one return may give back (more: Python plays the match) */
+#define BT_WAYS_LIMIT ((uint64_t)1 << 62)  /* return ways counted (more: Python plays the match) */
+
+/* a value hook's answer as a whole number, as int(answer or 0) takes it: 0, or -1 (a failure, or
+ * an answer int() would not take as the core does) */
+static inline int bt_whole(fl_state *s, const fl_prog *P, int hook, long *out)
+{
+    vm_value v;
+    if (fl_ask(s, P, hook, &v) < 0)
+        return -1;
+    if (v.tag == T_NONE)
+        *out = 0;
+    else if (v.tag == T_INT || v.tag == T_BOOL)
+        *out = (long)v.v;
+    else
+        return -1;
+    return 0;
+}
+
+/* cards of kind k moved from `giver` to `receiver` (_transfer: as many as the giver holds, counted
+ * as received); the number moved */
+static inline int bt_move(fl_state *s, int giver, int receiver, int k, int n)
+{
+    int have = s->c.hands[giver][k];
+    int m = n < have ? n : have;
+    if (m <= 0)
+        return 0;
+    s->c.hands[giver][k] = (int16_t)(have - m);
+    s->c.hands[receiver][k] = (int16_t)(s->c.hands[receiver][k] + m);
+    s->c.received[receiver][k] = (int16_t)(s->c.received[receiver][k] + m);
+    return m;
+}
+
+/* the question's variables a tribute question binds (target, amount, card, kind), and back */
+static inline void bt_bind(fl_state *s, const fl_prog *P, int seat, int target, long amount, int card, int kind_text)
+{
+    fl_question(s, P, seat, NULL, NULL, NULL, 0);
+    fl_set_var_seat(s, 1, target);
+    s->c.vars[3].tag = T_INT; s->c.vars[3].v = amount;
+    s->c.vars[5].tag = card >= 0 ? T_RANK : T_NONE; s->c.vars[5].v = card >= 0 ? card : 0;
+    s->c.vars[6].tag = kind_text >= 0 ? T_TEXT : T_NONE; s->c.vars[6].v = kind_text >= 0 ? kind_text : 0;
+}
+
+/* one giver's tribute of one kind to one receiver (_pay_tribute's inner loop): its largest cards
+ * the tribute_card rule allows; a return owed is queued. 0, or -1 */
+static inline int bt_tribute_one(fl_state *s, const fl_prog *P, int giver, int receiver, int kind_text,
+                                 int rq[][3], int *nq)
+{
+    int cards[G_MAX_KINDS], i, moved = 0;
+    long n, left, back;
+    bt_bind(s, P, giver, receiver, 0, -1, kind_text);
+    if (bt_whole(s, P, H_TRIBUTE, &n) < 0)
+        return -1;
+    if (n <= 0)
+        return 0;
+    left = n;
+    for (i = s->c.n_kinds - 1; i >= 0; i--) {
+        long have, lim, k;
+        cards[i] = 0;
+        if (left <= 0)
+            continue;
+        have = s->c.hands[giver][i];
+        bt_bind(s, P, giver, 0, 0, i, -1);
+        {
+            vm_value v;
+            if (fl_ask(s, P, H_TRIBUTE_CARD, &v) < 0)
+                return -1;
+            if (v.tag == T_NONE)
+                lim = have;
+            else if (v.tag == T_INT || v.tag == T_BOOL)
+                lim = (long)v.v;
+            else
+                return -1;
+        }
+        k = have < left ? have : left;
+        k = k < lim ? k : lim;
+        if (k > 0) {
+            cards[i] = (int)k;
+            left -= k;
+        }
+    }
+    for (i = s->c.n_kinds - 1; i >= 0; i--)  /* (the dict's order: the kinds as they were taken) */
+        if (cards[i] > 0)
+            moved += bt_move(s, giver, receiver, i, cards[i]);
+    if (moved <= 0)
+        return 0;
+    bt_bind(s, P, receiver, giver, moved, -1, kind_text);
+    if (bt_whole(s, P, H_RETURN_TRIBUTE, &back) < 0)
+        return -1;
+    if (back > 0) {
+        if (*nq >= G_MAX_SEATS * G_MAX_SEATS * 8)
+            return -1;
+        rq[*nq][0] = receiver;
+        rq[*nq][1] = giver;
+        rq[*nq][2] = back < moved ? (int)back : moved;
+        (*nq)++;
+    }
+    return 0;
+}
+
+/* the ways to return `n` cards from `hand` (interpreter.ReturnMoves): ways[i][left], saturated at
+ * BT_WAYS_LIMIT */
+static inline void bt_ways(const int16_t *hand, int nk, int n, uint64_t ways[][BT_MAX_RETURN + 1])
+{
+    int i, left, k;
+    for (left = 0; left <= n; left++)
+        ways[nk][left] = left == 0;
+    for (i = nk - 1; i >= 0; i--) {
+        for (left = 0; left <= n; left++) {
+            uint64_t sum = 0;
+            for (k = 0; k <= left && k <= hand[i]; k++) {
+                sum += ways[i + 1][left - k];
+                if (sum >= BT_WAYS_LIMIT)
+                    sum = BT_WAYS_LIMIT;
+            }
+            ways[i][left] = sum;
+        }
+    }
+}
+
+/* the returns queued by the tribute (_advance_between's return phase): each receiver's bot draws
+ * one of the ReturnMoves ways (the random bot as play_out draws it; the heuristic bot's choice is
+ * Python's), the cards go back. 0, or -1 (Python plays the match) */
+static inline int bt_returns(fl_state *s, const bt_bots *B, int rq[][3], int nq, bt_setup_info *info)
+{
+    int q;
+    for (q = 0; q < nq; q++) {
+        uint64_t ways[G_MAX_KINDS + 1][BT_MAX_RETURN + 1];
+        int receiver = rq[q][0], giver = rq[q][1], n = rq[q][2], nk = s->c.n_kinds, i, left;
+        long index;
+        mt_state *bot;
+        if (!fl_seat_ok(s, receiver) || !fl_seat_ok(s, giver) || n < 0 || n > BT_MAX_RETURN || nk > G_MAX_KINDS)
+            return -1;
+        bot = s->pick[receiver];
+        if (bot == NULL || (B != NULL && ((B->seats >> receiver) & 1U)))
+            return -1;
+        bt_ways(s->c.hands[receiver], nk, n, ways);
+        if (ways[0][n] == 0 || ways[0][n] >= BT_WAYS_LIMIT)
+            return -1;
+        info->decisions++;
+        fl_design_note(s, (long)ways[0][n]);
+        if (fl_draw(bot, (long)ways[0][n], &index) < 0)
+            return -1;
+        left = n;
+        for (i = 0; i < nk && left > 0; i++) {
+            int h = s->c.hands[receiver][i], k, take = 0;
+            for (k = h < left ? h : left; k >= 0; k--) {
+                uint64_t c = ways[i + 1][left - k];
+                if ((uint64_t)index < c) {
+                    take = k;
+                    break;
+                }
+                index -= (long)c;
+            }
+            if (take > 0) {
+                bt_move(s, receiver, giver, i, take);
+                left -= take;
+            }
+        }
+    }
+    return 0;
+}
+
+/* the tribute between two games of a match (_pay_tribute, then the returns), kind by kind in the
+ * order tribute_kinds gives, giver by giver, each giver's receivers in seat order after him.
+ * 0, or -1 (Python plays the match) */
+static inline int bt_between(fl_state *s, const fl_prog *P, const bt_bots *B, bt_setup_info *info)
+{
+    int rq[G_MAX_SEATS * G_MAX_SEATS * 8][3];
+    int nq = 0, nkinds, j, n = s->c.n_seats, giver, d;
+    int texts[VM_TLIST_MAX];
+    vm_value v;
+    vm_value saved[4];
+    if (!P->matches)
+        return -1;
+    saved[0] = s->c.vars[1]; saved[1] = s->c.vars[3]; saved[2] = s->c.vars[5]; saved[3] = s->c.vars[6];
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    if (fl_ask(s, P, H_TRIBUTE_KINDS, &v) < 0)
+        return -1;
+    if (v.tag == T_NONE || (v.tag == T_LIST && (v.v & 15) == 0))
+        nkinds = 0;
+    else if (v.tag == T_TLIST && (v.v & 15) <= VM_TLIST_MAX) {
+        nkinds = (int)(v.v & 15);
+        for (j = 0; j < nkinds; j++)
+            texts[j] = (int)(((uint64_t)v.v >> (4 + 8 * j)) & 255);
+    } else
+        return -1;
+    for (j = 0; j < nkinds; j++)
+        for (giver = 1; giver <= n; giver++)
+            for (d = 1; d < n; d++)
+                if (bt_tribute_one(s, P, giver, (giver - 1 + d) % n + 1, texts[j], rq, &nq) < 0)
+                    return -1;
+    s->c.vars[1] = saved[0]; s->c.vars[3] = saved[1]; s->c.vars[5] = saved[2]; s->c.vars[6] = saved[3];
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    return bt_returns(s, B, rq, nq, info);
+}
+
 /* The setup of a dealt game up to the first lead, as the generated module runs it (_init's deal
  * point, _advance_between with no previous game, _begin_setup, _advance_setup, _advance_asks,
  * _start_play), the random bots' setup decisions (revolt or pass, choose head or headless,
@@ -260,6 +475,8 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, const bt_bots *B, bt_s
     rc = bt_says_yes(s, P, H_REDEAL_BEFORE_TRIBUTE);
     if (rc != 0)
         return rc < 0 ? BS_PYTHON : BS_VOID;
+    if (info->between && bt_between(s, P, B, info) < 0)
+        return BS_PYTHON;
     for (t = 1; t <= s->c.n_seats; t++) {  /* must_revolt */
         fl_question(s, P, t, NULL, NULL, NULL, 0);
         rc = fl_permit(s, P, H_MUST_REVOLT);
@@ -312,13 +529,40 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, const bt_bots *B, bt_s
     return rc == 0 ? BS_PLAY : rc == 1 ? BS_OVER : BS_PYTHON;
 }
 
+/* what the next game of a match may know of the last one (interpreter.PrevGame, as the context
+ * holds it: places, flags, counters, successful burns, sweep, its number) */
+typedef struct {
+    int game_number, sweep;
+    int32_t place[G_MAX_SEATS + 1];
+    uint32_t flag_bits[VM_NFLAGS];
+    int64_t counters[VM_NCOUNTERS][G_MAX_SEATS + 1];
+    int32_t burns[2][G_MAX_SEATS + 1][G_MAX_SEATS + 1];
+} bt_prev;
+
 /* what a batch works in (allocated once per batch: too large for a thread's stack) */
 typedef struct {
     fl_state s;
     mt_state game, bots[G_MAX_SEATS + 1];
     g_state deal;
     fl_design design;  /* the game's (over all its deals) */
+    vm_ctx base;   /* the context of the game being played (a match's later game: what it knows of the last) */
+    bt_prev prev;  /* the last game played (of the match under way) */
+    bt_burns burns;
 } bt_work;
+
+/* the context of a game that follows `p` in a match (next_game: its number, first_game false,
+ * the previous game's sweep, places, flags, counters and burns), from a first game's */
+static inline void bt_next_context(vm_ctx *c, const vm_ctx *base, const bt_prev *p)
+{
+    *c = *base;
+    c->vars[10].tag = T_INT; c->vars[10].v = p->game_number + 1;
+    c->vars[13].tag = T_BOOL; c->vars[13].v = p->sweep != 0;
+    c->vars[14].tag = T_BOOL; c->vars[14].v = 0;
+    memcpy(c->prev_place, p->place, sizeof c->prev_place);
+    memcpy(c->prev_flag_bits, p->flag_bits, sizeof c->prev_flag_bits);
+    memcpy(c->prev_counters, p->counters, sizeof c->prev_counters);
+    memcpy(c->prev_burns, p->burns, sizeof c->prev_burns);
+}
 
 /* a fresh deal of the game (GameState._init from the deal point): the state from `base`, the first
  * drawer asked, the pack shuffled from the game's generator and dealt, what each seat showed;
@@ -389,18 +633,24 @@ static inline void bt_design(const fl_design *d, const fl_state *s, long decisio
  * dealt again from the game's generator (_redeal), at most BT_MAX_REDEALS - 1 times. */
 static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const vm_ctx *base, const g_tables *t,
                            const uint8_t *suit, const char *seed, long index, long max_steps, int32_t *ev, int ev_cap,
-                           int32_t *out)
+                           int32_t *out, int follows)
 {
     fl_state *s = &W->s;
     char text[300];
     int n = t->n_seats, seat, status, k = BS_VOID, len, deals;
-    bt_burns burns;
+    bt_burns *bp = &W->burns;
     bt_setup_info info;
     fl_result result;
     memset(out, 0, sizeof(int32_t) * (size_t)BR_WORDS(n));
     out[BR_STATUS] = BG_PYTHON;
-    memset(&burns, 0, sizeof burns);
+    memset(bp, 0, sizeof *bp);
     memset(&info, 0, sizeof info);
+    if (follows) {  /* a later game of the match: tribute between the games, what it knows of the last */
+        bt_next_context(&W->base, base, &W->prev);
+        info.between = 1;
+    } else
+        W->base = *base;
+    base = &W->base;
     memset(&result, 0, sizeof result);
     memset(&W->design, 0, sizeof W->design);
     W->design.trick = -1;
@@ -435,22 +685,23 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const
             status = fl_run(s, P);
             if (status != FL_FULL)
                 break;
-            bt_count_burns(s, &burns);
+            bt_count_burns(s, bp);
             s->nev = 0;
         }
     }
     if (status != FL_OVER || !fl_end(s, P, &result))
         return;
-    bt_count_burns(s, &burns);
-    burns.ok += burns.last_ok;
-    burns.failed += burns.last_failed;
+    bt_count_burns(s, bp);
+    bt_burn_done(bp);
+    bp->ok += bp->last_ok;
+    bp->failed += bp->last_failed;
     out[BR_STATUS] = BG_OK;
     out[BR_DECISIONS] = (int32_t)s->steps;
     out[BR_TRICKS] = s->trick_no;
     out[BR_FIRST] = info.leader;
-    out[BR_BURNS] = burns.burns;
-    out[BR_BURN_OK] = burns.ok;
-    out[BR_BURN_FAILED] = burns.failed;
+    out[BR_BURNS] = bp->burns;
+    out[BR_BURN_OK] = bp->ok;
+    out[BR_BURN_FAILED] = bp->failed;
     out[BR_SWEEP] = result.sweep;
     out[BR_REVOLUTIONS] = info.revolutions;
     out[BR_REDEALS] = info.redeals;
@@ -459,6 +710,13 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const
         out[BR_PLACES + n + seat - 1] = (int32_t)result.score[seat];
     }
     bt_design(&W->design, s, info.decisions + s->steps, out + BR_DESIGN(n));
+    /* what the next game of the match may know of this one (interpreter.GameState.summary) */
+    W->prev.game_number = (int)base->vars[10].v;
+    W->prev.sweep = result.sweep != 0;
+    memcpy(W->prev.place, s->c.place, sizeof W->prev.place);
+    memcpy(W->prev.flag_bits, s->c.flag_bits, sizeof W->prev.flag_bits);
+    memcpy(W->prev.counters, s->c.counters, sizeof W->prev.counters);
+    memcpy(W->prev.burns, bp->won, sizeof W->prev.burns);
 }
 
 #endif /* GOUJI_BATCH_H */

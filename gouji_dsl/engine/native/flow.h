@@ -45,6 +45,8 @@ enum {
     H_UNFINISHED_ORDER, H_SWEEP, H_SCORE,  /* the game's end (fl_end; asked only where fl_prog.end is set) */
     H_FIRST_DRAWER, H_REDEAL_BEFORE_TRIBUTE, H_MUST_REVOLT, H_REVOLT, H_REDEAL, H_CHOOSE, H_DECLARE,
     H_FIRST_LEADER,  /* a whole game's setup (batch.h; asked only where fl_prog.games is set) */
+    H_TRIBUTE_KINDS, H_TRIBUTE, H_TRIBUTE_CARD, H_RETURN_TRIBUTE,  /* between the games of a match (batch.h;
+                                                                      asked only where fl_prog.matches is set) */
     H_N
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD, TR_N };
@@ -108,6 +110,7 @@ typedef struct {
     int play_counts;          /* a program reads a play's cards per kind (cards_of): fill vm_ctx.play_counts */
     int end;                  /* the game's end (places left, sweep, scores) is played here (fl_end) */
     int games;                /* whole games are played here (batch.h): the setup hooks are loaded */
+    int matches;              /* whole matches too (batch.h): the tribute hooks are loaded */
     int flag_chose_head, flag_chose_headless, flag_declared;  /* the flags a setup choice sets (-1: none a program reads) */
 } fl_prog;
 

@@ -54,14 +54,18 @@ DISABLE_ENV = "GOUJI_NO_NATIVE_FLOW"
 HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order", "next_leader", "game_over",
               "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play", "discard",
               "unfinished_order", "sweep", "score",
-              "first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare", "first_leader")
+              "first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare", "first_leader",
+              "tribute_kinds", "tribute", "tribute_card", "return_tribute")
 #: the hooks of the game's end (flow.h fl_end): where one of them has no program the core runs, the
 #: game's end stays the generated module's (_game_over), the play phase natively all the same
 END_HOOKS = ("unfinished_order", "sweep", "score")
 #: the hooks of a whole game's setup (batch.h; they may draw from the game's generator): where one
 #: of them has no program, whole games are not played natively (play_games refuses, by name)
 SETUP_HOOKS = ("first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare",
-               "first_leader")
+               "first_leader", "tribute_kinds", "tribute", "tribute_card", "return_tribute")
+#: the hooks between the games of a match (batch.h bt_between): where one of them has no program,
+#: matches are not played natively (their games one by one, the play phase natively)
+MATCH_HOOKS = ("tribute_kinds", "tribute", "tribute_card", "return_tribute")
 #: hooks whose rules a whole native game does not run (it asks none of them)
 NOT_IN_GAMES = ("setup_rounds", "seat_setup", "game_start", "seat_start", "offer", "answered")
 TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
@@ -102,6 +106,7 @@ class FlowPlan:
     end_fallback: str | None = None  # why the game's end is the generated module's (None: the core's, fl_end)
     heuristic: dict[Any, Any] = field(default_factory=dict)  # the heuristic bot's tables (native/heuristic.py), by policy
     games_fallback: str | None = None  # why whole games are not played in the core (None: they are, play_games)
+    matches_fallback: str | None = None  # why whole matches are not (None: they are, play_games(match_games=...))
     deck: tuple[bytes, bytes] = (b"", b"")  # the pack's kinds and suits, per card (play_games)
 
 
@@ -191,23 +196,28 @@ def _combos(graph: RuleGraph, core: Any) -> tuple[list[tuple[int, ...]], list[in
     return combos, words
 
 
-def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str | None, str | None, set[int]]:
+def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str | None, str | None, set[int], str | None]:
     """The permit and value hooks of flow.h (H_*): header and rules, the programs numbered by
     ``prog``; why the game's end is not played natively, and why whole games are not (None: they
-    are); the numbers of the setup hooks' programs (asked in whole games only)."""
+    are); the numbers of the setup hooks' programs (asked in whole games only); why whole matches
+    are not (the tribute hooks)."""
     from gouji_dsl.engine.native import hooks as H
     from gouji_dsl.ruleset.game.vocabulary import HOOKS
     kidx = {kk: i for i, kk in enumerate(graph.model.kinds)}
     words: list[int] = []
     end_reason: str | None = None
     games_reason: str | None = None
+    match_reason: str | None = None
     setup_programs: set[int] = set()
     for h in HOOK_ORDER:
         p, why = _optional_plan(graph, h)
         if p is None:
             if h in END_HOOKS:
                 end_reason = end_reason or why
-            games_reason = games_reason or why
+            if h in MATCH_HOOKS:
+                match_reason = match_reason or why
+            else:
+                games_reason = games_reason or why
             words += [0, 1, H.T_NONE, 0, 1]  # (never asked: the end, or whole games, are off)
             continue
         if p.draws and h not in SETUP_HOOKS:
@@ -225,7 +235,7 @@ def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str
             words += [a, eff, c]
             if h in SETUP_HOOKS:  # (what these read is packed by the core for whole games, not per play phase)
                 setup_programs.update(i for i in (a, c) if i >= 0)
-    return words, end_reason, games_reason or end_reason, setup_programs
+    return words, end_reason, games_reason or end_reason, setup_programs, match_reason
 
 
 def _optional_plan(graph: RuleGraph, h: str) -> tuple[Any, str | None]:
@@ -238,7 +248,7 @@ def _optional_plan(graph: RuleGraph, h: str) -> tuple[Any, str | None]:
         p = H.plan(graph, h)
     except Unsupported as e:
         return None, f"{h}: {e}"
-    if p.draws and h in END_HOOKS:
+    if p.draws and (h in END_HOOKS or h in MATCH_HOOKS):
         return None, f"{h}: the hook draws from the game's generator"
     return p, None
 
@@ -323,9 +333,10 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
         programs.append(b)
         return len(programs) - 1
 
-    hook_words, end_reason, games_reason, setup_programs = _hook_words(graph, names, prog)
+    hook_words, end_reason, games_reason, setup_programs, match_reason = _hook_words(graph, names, prog)
     words += hook_words
     games_reason = games_reason or _games_refused(graph)
+    match_reason = games_reason or match_reason or _matches_refused(graph, counters_reset(graph, "match"))
     place_rules: list[str] = []
     for h in TRIGGER_ORDER:
         rules = graph.by_hook.get(h, ())
@@ -334,6 +345,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
             words += _trigger_rule(graph, h, r, names, prog, place_rules)
     words.append(int(end_reason is None))  # the game's end in the core (fl_end)
     words.append(int(games_reason is None))  # whole games in the core (batch.h)
+    words.append(int(match_reason is None))  # whole matches too (batch.h bt_between)
     words += [_setup_flag(names, f) for f in ("chose_head", "chose_headless", "declared")]  # (set by setup choices)
     # a program reads a play's cards per kind (cards_of): the core fills vm_ctx.play_counts of every play it asks about
     words[core.FLOW_PLAY_COUNTS] = int(any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs))
@@ -344,6 +356,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     plan.retire_rules = (*_RETIRE_RULES, *place_rules)
     plan.end_fallback = end_reason
     plan.games_fallback = games_reason
+    plan.matches_fallback = match_reason
     # (a play phase packs what the deal showed only where one of its programs reads it; the setup's
     # first_leader reads it in whole games, where the core fills it from the deal itself)
     plan.shown = any(_ops(b, core.OP_ARGS) & H.PACKED_BY_CONTEXT for i, b in enumerate(programs) if i not in setup_programs)
@@ -369,6 +382,17 @@ def _games_refused(graph: RuleGraph) -> str | None:
             return f"the ruleset asks a choice at the {point}: whole native games do not ask it yet"
     if len(graph.model.deck()) > 2048:
         return "a pack of more than 2048 cards"
+    return None
+
+
+def _matches_refused(graph: RuleGraph, kept: Any) -> str | None:
+    """Why whole matches of ``graph`` cannot be played in the core (bt_between), or None.
+    ``kept``: the counters the ruleset keeps through a match (``counters_reset(graph, "match")``)."""
+    rules = graph.by_hook.get("after_return", ())
+    if rules:
+        return f"the hook 'after_return' has rules (rule {rules[0].node.id}): whole native matches do not run them yet"
+    if kept:
+        return f"the counter {sorted(kept)[0]!r} is kept through the match: whole native matches do not keep it yet"
     return None
 
 
@@ -882,7 +906,8 @@ def games_fallback(graph: RuleGraph, module: Any = None) -> str | None:
 
 
 def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions: int, heuristic: Any = None,
-               seats: int = 0, thresholds: tuple[float, float] = (1.2, 5.0), teams: int = 2) -> list[Any]:
+               seats: int = 0, thresholds: tuple[float, float] = (1.2, 5.0), teams: int = 2,
+               match_games: int = 1) -> list[Any]:
     """Games ``start .. start + count - 1`` of run ``seed`` with random bots at every seat and no
     previous game, whole in the core (batch.h), one crossing: per game its result words (an
     ``array``: status 0, decisions, tricks, first leader, burns, their successes and failures,
@@ -892,9 +917,15 @@ def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions:
     rule that failed, ...: play it with tools.simulate.play_game, the same game). The random bots'
     setup decisions (revolt, choose, declare) and voided deals are the core's. ``heuristic``: the
     heuristic bot's tables (native/heuristic.py ``tables``) for the seats of the bit mask ``seats``
-    (``thresholds``: its WEAK and STRONG hand powers); random bots at the other seats."""
+    (``thresholds``: its WEAK and STRONG hand powers); random bots at the other seats.
+    ``match_games`` > 1: the games are chained into matches of that many (game ``i`` is game
+    ``i % match_games`` of its match), tribute and returns between them in the core (bt_between);
+    a later game of a match whose game before it is None (or before ``start``) is None too: Python
+    plays such a match from its first game."""
     if plan.games_fallback is not None:
         raise Unsupported(plan.games_fallback)
+    if match_games > 1 and plan.matches_fallback is not None:
+        raise Unsupported(plan.matches_fallback)
     core = _core_module()
     if not plan.deck[0]:
         plan.deck = _deck(plan)
@@ -904,7 +935,8 @@ def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions:
     if len(text) > 200 or b"\0" in text:
         return [None] * count
     raw = plan.flow.play_games(_fresh_context(plan, core), plan.deck[0], plan.deck[1], text, start, count, max_decisions,
-                               heuristic, seats, float(thresholds[0]), float(thresholds[1]), int(teams))
+                               heuristic, seats, float(thresholds[0]), float(thresholds[1]), int(teams),
+                               int(match_games))
     words = array("i")
     words.frombytes(raw)
     return [None if words[g * width] else words[g * width:(g + 1) * width] for g in range(count)]

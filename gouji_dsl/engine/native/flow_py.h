@@ -93,7 +93,7 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args);
 static PyMethodDef Flow_methods[] = {
     {"run", (PyCFunction)Flow_run, METH_VARARGS, "Play the play phase: (status, steps, state, ctx, events, specials)."},
     {"play_games", (PyCFunction)Flow_play_games, METH_VARARGS,
-     "Play whole seeded games with random and heuristic bots (batch.h): play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps[, heuristic, seats, weak, strong]) -> int32 results."},
+     "Play whole seeded games with random and heuristic bots (batch.h): play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps[, heuristic, seats, weak, strong, teams, match_games]) -> int32 results."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -257,6 +257,8 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     P->end = w[at++] != 0;
     NEED_W(1);  /* whether whole games are played here (the setup hooks H_FIRST_DRAWER..H_FIRST_LEADER loaded: batch.h) */
     P->games = w[at++] != 0;
+    NEED_W(1);  /* whether whole matches are played here (the tribute hooks H_TRIBUTE_KINDS..H_RETURN_TRIBUTE loaded) */
+    P->matches = w[at++] != 0;
     NEED_W(3);  /* the flag slots of chose_head, chose_headless, declared (-1: no program reads the flag) */
     P->flag_chose_head = w[at++];
     P->flag_chose_headless = w[at++];
@@ -682,16 +684,20 @@ fail:
 }
 
 /* Flow.play_games(ctx, deck_kinds, deck_suits, seed, start, count, max_steps[, heuristic, seats, weak,
- * strong, teams]) -> bytes: games
+ * strong, teams, match_games]) -> bytes: games
  * start .. start+count-1 of run `seed` (its text's UTF-8 bytes), each BR_WORDS(n) int32 words
  * (batch.h). ctx: a fresh game's context words; deck_kinds / deck_suits: per card of the pack its
  * kind and its suit (0: none, else 1..15); the seats of the bit mask `seats` are the heuristic bot's
  * (heuristic_load's tables; weak / strong: its setup thresholds); teams: the ruleset's (the design
- * metrics' lead changes). The games run without the GIL. */
+ * metrics' lead changes). With match_games > 1 the games are chained into matches of that many
+ * (game i is game i % match_games of its match: a later game of a match follows the game before
+ * it, tribute between them; one whose match began before `start`, or whose previous game the core
+ * left to Python, is left to Python too). The games run without the GIL. */
 static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
 {
     Py_buffer cb, kb, ub, sb;
-    long start, count, max_steps, i;
+    long start, count, max_steps, i, match_games = 1;
+    int last_ok = 0;
     const fl_prog *P = self->prog;
     vm_ctx *base = NULL;
     g_tables *t = NULL;
@@ -705,11 +711,13 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
     PyObject *heur = Py_None;
     unsigned long heur_seats = 0;
     bt_bots B = {NULL, 0, 1.2, 5.0, 2};
-    if (!PyArg_ParseTuple(args, "y*y*y*y*lll|Okddi:play_games", &cb, &kb, &ub, &sb, &start, &count, &max_steps, &heur,
-                          &heur_seats, &B.weak, &B.strong, &B.teams))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*lll|Okddil:play_games", &cb, &kb, &ub, &sb, &start, &count, &max_steps, &heur,
+                          &heur_seats, &B.weak, &B.strong, &B.teams, &match_games))
         return NULL;
     if (!P->games || !P->end)
         why = "this flow program does not play whole games";
+    else if (match_games < 1 || match_games > 1000000L || (match_games > 1 && !P->matches))
+        why = "match_games out of range, or matches this flow program does not play";
     else if (heur != Py_None && (!PyObject_TypeCheck(heur, &HeuristicType) || ((const HeuristicObject *)heur)->n_kinds != P->n_kinds
                                  || ((const HeuristicObject *)heur)->nc != P->nc || (heur_seats & ~(((1UL << n) - 1) << 1))))
         why = "the heuristic is not of this program's ruleset, or a seat is out of range";
@@ -770,8 +778,18 @@ static PyObject *Flow_play_games(FlowObject *self, PyObject *args)
     res = (int32_t *)PyBytes_AS_STRING(out);
     k = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (i = 0; i < count; i++)
-        bt_game(W, P, &B, base, t, (const uint8_t *)ub.buf, seed, start + i, max_steps, ev, ev_cap, res + i * BR_WORDS(n));
+    for (i = 0; i < count; i++) {
+        int32_t *o = res + i * BR_WORDS(n);
+        int follows = (start + i) % match_games != 0;
+        if (follows && (i == 0 || !last_ok)) {  /* (the game before it is not the core's: Python plays it) */
+            memset(o, 0, sizeof(int32_t) * (size_t)BR_WORDS(n));
+            o[BR_STATUS] = BG_PYTHON;
+            last_ok = 0;
+            continue;
+        }
+        bt_game(W, P, &B, base, t, (const uint8_t *)ub.buf, seed, start + i, max_steps, ev, ev_cap, o, follows);
+        last_ok = o[BR_STATUS] == BG_OK;
+    }
     Py_END_ALLOW_THREADS
     (void)k;
 done:

@@ -493,7 +493,9 @@ class RemoteSession(PlaySession):
         self.pending = None
         self._game = game
         me = None if self.watching else self.seat
-        st = ViewState(self.graph, self._view, self._record, game_number=game, legal=self._legal, seat=me)
+        result = msg.get("result") if isinstance(msg.get("result"), dict) else None  # (a game's end: its scores)
+        st = ViewState(self.graph, self._view, self._record, game_number=game, legal=self._legal, seat=me, over=result)
+        told = [str(d.get("by") or "") for d in msg.get("log") or [] if isinstance(d, dict)]  # who chose each move
         last = msg.get("last") or {}
         index = self._match_base + game - 1
         before = len(self._record) - len(events)  # where this message's events begin in the game's record
@@ -519,8 +521,9 @@ class RemoteSession(PlaySession):
                 by = "you" if seat == self.seat and by == "player" and not self.watching else by
                 self.entries.append(_entry(st, line, seat, by, index))
             else:
+                by = told[k] if starts and len(told) == len(moves) else "table"
                 self.entries.append(_entry(self._past(moves[k + 1], moves[k + 1], game), line, seat,
-                                           "you" if seat == me else "table", index))
+                                           "you" if seat == me and by == "player" else by or "table", index))
         del self.entries[:-5000]
         self.cursor = len(self.entries) - 1
         if not self.your_turn:

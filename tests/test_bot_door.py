@@ -294,6 +294,7 @@ def test_a_bot_failure_is_one_error_on_every_command(tmp_path, runner, args):
     assert "RuntimeError" not in text and "internal error" not in text and "crash report" not in text
 
 
+@pytest.mark.xdist_group("dask")  # a local Dask cluster: with the other Dask tests, one at a time
 def test_a_bot_failure_crosses_dask_workers_as_itself(tmp_path, runner):
     pytest.importorskip("distributed")
     bot = f"exec@20:{program(tmp_path, 'illegal.py', ILLEGAL)}"

@@ -312,6 +312,71 @@ def test_a_player_out_of_time_is_played_by_his_bot_until_he_is_back():
     serve(test, people={1}, timer=0.05)
 
 
+async def play_hints_to_the_end(c: TableClient) -> dict[str, Any]:
+    """A player who plays the table's hint whenever it is his turn (asking why and the legal
+    moves first: questions change nothing), ready at once after each game."""
+    while True:
+        m = await c.receive("state", "game_over", "match_over", timeout=WAIT)
+        if m["type"] == "match_over":
+            return m
+        if m["type"] == "game_over":
+            await c.send({"type": "next"})
+        elif m.get("your_turn"):
+            hint = await c.ask("hint", timeout=WAIT)
+            assert hint["seq"] == m["seq"] and hint["move"] is not None, hint
+            await c.ask("why", move=hint["move"], timeout=WAIT)
+            await c.ask("legal", timeout=WAIT)
+            await c.move(hint["move"], at=m["seq"])
+
+
+def test_same_seed_and_same_moves_give_the_same_match_at_a_shared_table(tmp_path):
+    """Two runs of one table (a two-game match with tribute, seed ``club9``), seat 1 playing the
+    table's hints: the same records, deal for deal and move for move (the bots' choices and the
+    deals depend only on the seed and the moves made, not on when messages came)."""
+    house = tmp_path / "house.yaml"
+    house.write_text(HOUSE, encoding="utf-8")
+    records = []
+
+    async def test(s: Served) -> None:
+        async with await s.join(name="Li") as li:
+            await play_hints_to_the_end(li)
+        assert s.room.table.match_over
+        records.append(json.dumps(s.room.table.record().to_json(), sort_keys=True))
+
+    for _run in range(2):
+        serve(test, str(house), people={1}, seed="club9", between=600.0)
+    assert records[0] == records[1]
+    moves = [e["move"] for e in json.loads(records[0])["events"] if e["type"] == "move"]
+    assert "1 return 33" in moves  # (seat 1 came first in game 1: it returned tribute before game 2)
+
+
+def test_a_bots_choice_dropped_because_the_table_moved_on_gives_its_draws_back():
+    """A bot asked on a state the table has left (a person took his seat back, a search thought too
+    long): its choice is dropped and its generator put back, so its next choice is the one a table
+    that never asked it makes (random bots: every choice draws)."""
+    from gouji_dsl.tools.table.game import Table
+
+    def table() -> Table:
+        t = Table(rules_of("online"), "TEST", seed="club", people=set(), bots="random")
+        t.start()
+        return t
+
+    asked, fresh = table(), table()
+    seat = asked.state.to_act
+    assert seat is not None
+    draws = asked.bot_draws(seat)
+    legal = list(asked.state.legal_moves())
+    mv = asked.bot_for(seat).choose(asked.state, legal)
+    assert not asked.bot_move(seat, mv, asked.seq - 1, draws)  # (chosen on an older state: dropped)
+    for t in (asked, fresh):
+        for _move in range(30):
+            s = t.state.to_act
+            assert s is not None and not t.state.over
+            choice = t.bot_for(s).choose(t.state, list(t.state.legal_moves()))
+            assert t.bot_move(s, choice, t.seq, t.bot_draws(s))
+    assert asked.state.record == fresh.state.record
+
+
 def test_bad_and_out_of_turn_messages_get_a_stable_code_and_change_nothing():
     async def test(s: Served) -> None:
         a = await s.join(name="Li")

@@ -302,10 +302,21 @@ class Table:
         seat = self.state.to_act
         return seat if seat is not None and self.seats[seat].bot_plays else None
 
-    def bot_move(self, seat: int, move: Move, seq: int) -> bool:
+    def bot_draws(self, seat: int) -> Any:
+        """Where ``seat``'s bot stands in its random draws (its generator's state; None: it has
+        none), taken before it chooses: :meth:`bot_move` puts it back when the choice is dropped."""
+        rng = getattr(self.bot_for(seat), "rng", None)
+        return rng.getstate() if isinstance(rng, random.Random) else None
+
+    def bot_move(self, seat: int, move: Move, seq: int, draws: Any = None) -> bool:
         """Apply the move ``seat``'s bot chose on state ``seq``; False (nothing changes) when the
-        table moved on meanwhile or the seat's player took it back."""
+        table moved on meanwhile or the seat's player took it back. ``draws`` (:meth:`bot_draws`,
+        taken before the bot chose): a dropped choice gives its random draws back, so the bot's
+        next choice is the one it would have made had it never been asked (the table's games
+        depend only on the seed and the moves made, never on when a choice came)."""
         if seq != self.seq or self.bot_to_move() != seat:
+            if draws is not None:
+                self.bot_for(seat).rng.setstate(draws)
             return False
         n = len(self.state.record)
         self.state.apply_in_place(move)

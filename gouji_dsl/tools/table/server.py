@@ -294,12 +294,13 @@ class Room:
         st, seq = t.state, t.seq
         legal = list(st.legal_moves())
         bot = t.bot_for(seat)
+        draws = t.bot_draws(seat)
         if t.bot_searches(seat):
             mv = await asyncio.to_thread(bot.choose, st.copy(), legal)
         else:
             mv = bot.choose(st, legal)
             await asyncio.sleep(0)  # (let the clients' messages in between two bot moves)
-        if t.bot_move(seat, mv, seq):
+        if t.bot_move(seat, mv, seq, draws):
             self.broadcast_state({"seat": seat, "move": mv.text(st.model), "by": "bot"})
 
     async def _person_to_act(self) -> None:
@@ -819,12 +820,13 @@ class TableServer:
     def _on_hint(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
         import random
         st = room.table._playing()
+        seq = room.table.seq
         move = None
         if st.to_act == seat.number:
             moves = st.legal_moves()
             if moves:
                 move = HeuristicBot(random.Random(0)).choose(st, moves).text(st.model)
-        conn.send({"type": "hint", "move": move, "by": "heuristic", **rid})
+        conn.send({"type": "hint", "move": move, "by": "heuristic", "seq": seq, **rid})
 
     def _on_auto(self, conn: Conn, room: Room, seat: Seat, msg: dict[str, Any], rid: dict[str, Any]) -> None:
         on = msg.get("on")

@@ -7,14 +7,16 @@ commented out, so a variant starts out identical to its parent and every change 
 from __future__ import annotations
 
 import os
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from gouji_dsl import resources
-from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.ruleset.spec import ResolvedRuleset, said
+from gouji_dsl.tools.textlayout import wrap
+
+from .i18n import _, chinese
 
 COMMON_SETTINGS: tuple[str, ...] = (
     "gouji_minimum", "filler_rank", "comparison", "revolution", "place_points", "sweep_multiplier",
@@ -78,26 +80,38 @@ def _comment(lines: list[str], indent: str = "") -> list[str]:
     return [f"# {indent}{line}".rstrip() for line in lines]
 
 
+def _header(name: str, parent: str) -> list[str]:
+    """The comment at the head of a new variant: what a variant is and how to change it."""
+    text = _("{name}: a variant of {parent}; it inherits everything it does not change. "
+             "Settings: uncomment `settings:` and the lines you change (Ctrl+T toggles a comment). "
+             "The values shown are {parent}'s. A mapping is merged key by key with the parent's: "
+             "write only the keys you change (null removes a key). Other values replace the parent's. "
+             "Rules: a rule with an inherited rule's id replaces it; `remove: [id]` drops one. "
+             "Ctrl+N inserts names and ids.").format(name=name, parent=parent)
+    return [f"# {ln}" for ln in _wrap(text, COMMENT_WIDTH - 2)]
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells (Chinese broken between characters)."""
+    return wrap(text, width) or [""]
+
+
 def variant_text(name: str, parent: str, file: str | os.PathLike[str], *, title: str | None = None,
                  parent_resolved: ResolvedRuleset | None = None) -> str:
     """The initial text of the variant ``name`` extending ``parent``, to be saved as ``file``."""
-    title = title or f"{parent} with local changes"
+    title = title or _("{parent} with local changes").format(parent=parent)
     out = [
         f"# yaml-language-server: $schema={schema_ref(file)}",
         "#",
-        f"# {name}: a variant of {parent}; it inherits everything it does not change.",
-        "# Settings: uncomment `settings:` and the lines you change (Ctrl+T",
-        f"# toggles a comment). The values shown are {parent}'s. A mapping is",
-        "# merged key by key with the parent's: write only the keys you change",
-        "# (null removes a key). Other values replace the parent's.",
-        "# Rules: a rule with an inherited rule's id replaces it;",
-        "# `remove: [id]` drops one. Ctrl+N inserts names and ids.",
+        *_header(name, parent),
         f"ruleset: {name}",
         f"extends: {parent}",
+        # under Chinese the file's plain strings (the title, what the organiser writes) are Chinese
+        *(["languages: [zh, en]"] if chinese() else []),
         f"title: {flow(title)}",
         "# description: >",
-        "#   What this variant changes, in a sentence or two.",
-        "# source: \"where these rules come from\"",
+        "#   " + _("What this variant changes, in a sentence or two."),
+        "# source: " + flow(_("where these rules come from")),
         "",
     ]
     settings = parent_resolved.settings if parent_resolved is not None else {}
@@ -110,9 +124,9 @@ def variant_text(name: str, parent: str, file: str | os.PathLike[str], *, title:
                 out.append(f"#   {n}: ")
                 continue
             where = Path(spec.origin.path).name
-            says = " ".join((spec.says or "").split())
-            note = f"{says} ({where})" if says else f"({where})"
-            out.extend(f"#   # {ln}" for ln in textwrap.wrap(note, COMMENT_WIDTH - 6))
+            says = " ".join((said(spec.says) or "").split())
+            note = (f"{says}（{where}）" if chinese() else f"{says} ({where})") if says else f"({where})"
+            out.extend(f"#   # {ln}" for ln in _wrap(note, COMMENT_WIDTH - 6))
             out.extend(_comment(setting_lines(n, spec.value), "  "))
         out.append("")
     out.append("rules: []")

@@ -159,7 +159,7 @@ class LegalMovesScreen(ModalScreen[str | None]):
             items = sorted(groups[rank], key=lambda mp: (len(mp[1].jokers), mp[1].filler, mp[1].count))
             verb = items[0][0].verb
             options.append(None)
-            options.append(Option(Text(f"{card_word(model.kinds[rank])}  (" + (ngettext("{n} play", "{n} plays", len(items))
+            options.append(Option(Text(f"{card_word(model.kinds[rank], self.session.words)}  (" + (ngettext("{n} play", "{n} plays", len(items))
                                        if verb == "play" else ngettext("{n} burn", "{n} burns", len(items)) if verb == "burn"
                                        else f"{len(items)} {verb}").format(n=len(items)) + ")",
                                        style="bold underline"), disabled=True))
@@ -406,7 +406,10 @@ def tribute_text(session: PlaySession, game: GameSummary) -> Text:
         flows[key] = flows.get(key, 0) + n
     if not flows:
         return Text("—", style="dim")
-    return Text(", ".join(f"T{a}→T{b} {n}" if a != b else f"T{a} inside {n}" for (a, b), n in sorted(flows.items())))
+    def team(t: int) -> str:
+        return _("T{team}").format(team=t)
+    return Text(_(", ").join(f"{team(a)}→{team(b)} {n}" if a != b else _("{team} inside {n}").format(team=team(a), n=n)
+                             for (a, b), n in sorted(flows.items())))
 
 
 def scoreboard_table(table: DataTable, session: PlaySession) -> None:

@@ -77,10 +77,10 @@ from .widgets import (
     SeatBox,
     TrickView,
     cards_word,
+    finish_text,
     flag_word,
     markers,
     move_label,
-    out_text,
     seat_word,
     short_where,
     termed,
@@ -379,7 +379,7 @@ class PlayScreen(Screen[None]):
             you.append(" · " + _("seat {seat}").format(seat=me) + f" ({s.seat_caption(me)}) · " + _("team {team}").format(
                 team=st.team(me)))
             if me in st.places:
-                you.append(" · " + out_text(st.places[me], s.words))
+                you.append(" · " + finish_text(st, me, s.words))
             elif "count" in st.view(me)["others"].get(str(me), {}):
                 you.append(" · " + cards_word(st.hand_size(me)))
             marks = markers(s, me)
@@ -390,8 +390,7 @@ class PlayScreen(Screen[None]):
             return you
         you.append(_("Seat {seat} · you · team {team}").format(seat=me, team=st.team(me)), style="bold")
         if me in st.places:
-            p = st.places[me]
-            you.append(" · " + out_text(p, s.words))
+            you.append(" · " + finish_text(st, me, s.words))
         you.append(" · " + cards_word(st.hand_size(me)))
         marks = markers(s, me)
         if marks:

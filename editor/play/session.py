@@ -79,13 +79,10 @@ def summarize(state: GameState) -> GameSummary:
                        voided=bool(state.voided))
 
 
-JOKER_WORDS = {"R": "大王", "B": "小王"}
-"""The jokers' names where the app speaks Chinese (the notation, typed and shown in hands, stays R / B)."""
-
-
-def card_word(kind: str) -> str:
-    """A rank of the notation as said in the active language: ``R`` → 大王 in Chinese, else itself."""
-    return JOKER_WORDS.get(kind, kind) if chinese() else kind
+def card_word(kind: str, words: GameWords | None = None) -> str:
+    """A rank of the notation as said in the active language: in Chinese the ruleset's name of the
+    card (``words.cards``: ``R`` → 大王), else the notation's symbol (typed and shown in hands: R / B)."""
+    return (words.card(kind) or kind) if chinese() and words is not None else kind
 
 
 def ordinal(n: int) -> str:
@@ -289,9 +286,9 @@ class Timeline:
         if not p.valid:
             return _("{cards} is not a play: {why}").format(cards=p.text, why=p.why)
         kinds = self.model.kinds
-        bits = [ngettext("{n} card", "{n} cards", p.count).format(n=p.count), _("rank {rank}").format(rank=card_word(kinds[p.rank]))]
+        bits = [ngettext("{n} card", "{n} cards", p.count).format(n=p.count), _("rank {rank}").format(rank=card_word(kinds[p.rank], self.words))]
         if p.filler:
-            bits.append(_("{n} filler {rank}").format(n=p.filler, rank=card_word(kinds[self.model.filler])))
+            bits.append(_("{n} filler {rank}").format(n=p.filler, rank=card_word(kinds[self.model.filler], self.words)))
         if p.jokers:
             bits.append(ngettext("{n} joker", "{n} jokers", len(p.jokers)).format(n=len(p.jokers)))
         if p.gouji:

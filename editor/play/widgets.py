@@ -117,6 +117,13 @@ def out_text(place: int, words: GameWords = NO_WORDS) -> str:
                   place=place_text(place, words))
 
 
+def finish_text(state: GameState, seat: int, words: GameWords = NO_WORDS) -> str:
+    """A placed seat's place: ``out ...`` (走科) when it went out (no card left), else the place alone
+    (a seat stuck with cards at the end, or placed by a revolution or a failed burn, did not go out)."""
+    place = state.places[seat]
+    return out_text(place, words) if state.hand_size(seat) == 0 else place_text(place, words)
+
+
 def short_place(place: int, words: GameWords = NO_WORDS) -> str:
     """``5th 二落`` (the place's Chinese word; in Chinese the word alone), for narrow panels."""
     word = words.place(place, Language.ZH)
@@ -201,7 +208,7 @@ class SeatBox(Static):
         lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if mate else "")
         if seat in st.places:
             p = st.places[seat]
-            lines.append(" · " + out_text(p, session.words), style="bold green" if p <= 3 else "bold red")
+            lines.append(" · " + finish_text(st, seat, session.words), style="bold green" if p <= 3 else "bold red")
         elif seat == me or open_hands:
             n = st.hand_size(seat)
             lines.append(" · " + cards_word(n), style="bold yellow" if n <= 5 else "")
@@ -617,14 +624,35 @@ _TERMED_EVENTS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
 }
 
 
-def _plain_event_text(t: str, e: dict[str, Any], who: Callable[[Any], str]) -> str:
+#: the kinds of tribute between games (the engine's ``tribute:KIND``), named as the seeds name them
+TRIBUTE_KINDS: dict[str, str] = {"stuck": N_("stuck tribute"), "burn": N_("burn tribute"),
+                                 "point": N_("point tribute"), "fall": N_("fall tribute")}
+
+
+def transfer_reason(rule: str, words: GameWords = NO_WORDS) -> str:
+    """Why cards were handed over, in words: ``tribute:stuck`` → 闷贡, ``return`` → the ruleset's word
+    for the return tribute (还贡); another rule's id as it is."""
+    if rule.startswith("tribute:"):
+        kind = rule.partition(":")[2]
+        return _(TRIBUTE_KINDS[kind]) if kind in TRIBUTE_KINDS else term_word(words, Term.TRIBUTE, "tribute") + f" {kind}"
+    if rule == "return":
+        return term_word(words, Term.RETURN_TRIBUTE, "return tribute")
+    return rule
+
+
+def bracketed(text: str) -> str:
+    """``text`` in brackets: full-width ``（…）`` in Chinese, else ``(…)``."""
+    return f"（{text}）" if chinese() else f"({text})"
+
+
+def _plain_event_text(t: str, e: dict[str, Any], who: Callable[[Any], str], words: GameWords = NO_WORDS) -> str:
     """An event no ruleset term names (a deal, a transfer, the first lead, a void deal, a game's end)."""
     if t == "deal":
         return (_("game {n} dealt again (redeal)") if e.get("redeal") else _("game {n} dealt")).format(n=e.get("game_number", 1)) + \
             (" " + _("(seed {seed})").format(seed=e["seed"]) if e.get("seed") is not None else "")
     if t == "transfer":
-        rule = e.get("rule", "")
-        return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  ({rule})" if rule else "")
+        rule = transfer_reason(e.get("rule", ""), words)
+        return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  {bracketed(rule)}" if rule else "")
     if t == "first_leader":
         return _("first lead: {who}").format(who=who(e["seat"]))
     if t == "redeal":
@@ -657,7 +685,7 @@ def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_W
         text = termed(words, _(named_yours if yours_first else named_theirs), _(own_yours if yours_first else own_theirs),
                       {"term": Term(t)}, english_terms=english_terms, **fields)
         return text + (" " + _("(automatic)") if e.get("automatic") else "")
-    return _plain_event_text(t, e, who)
+    return _plain_event_text(t, e, who, words)
 
 
 #: what a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads

@@ -733,5 +733,5 @@ class EditorScreen(Screen[None]):
                 then(False)
         self.app.push_screen(ConfirmScreen(
             _("Unsaved changes"), _("{name} has unsaved changes.").format(name=self.display_name),
-            [Choice("save", _("Save"), "primary", "s"), Choice("discard", _("Discard"), "error", "d"), cancel_choice()],
+            [Choice("save", _("Save"), "primary", "s"), Choice("discard", _("Discard changes"), "error", "d"), cancel_choice()],
             default="save"), answer)

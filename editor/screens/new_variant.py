@@ -38,8 +38,8 @@ class NewVariantScreen(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog new-variant") as box:
             box.border_title = _("New variant")
-            yield Static("A variant extends its parent: it starts identical to it and you write down "
-                         "only what differs.", classes="dialog-detail")
+            yield Static(_("A variant extends its parent: it starts identical to it and you write down "
+                           "only what differs."), classes="dialog-detail")
             with Horizontal(classes="field-row"):
                 yield Label(_("Parent"), classes="field-label")
                 yield Select([(n, n) for n in self.parents], value=self.parent_name or Select.NULL,

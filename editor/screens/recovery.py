@@ -82,7 +82,7 @@ class RecoveryScreen(ModalScreen[RecoveryChoice]):
                 yield Static(diff_text(lines))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(_("Restore"), id="choice-restore", variant="primary", compact=True)
-                yield Button(_("Discard"), id="choice-discard", variant="error", compact=True)
+                yield Button(_("Discard changes"), id="choice-discard", variant="error", compact=True)
                 yield Button(_("Later"), id="choice-later", compact=True)
             yield Label(_("[b]r[/b] restore  [b]d[/b] discard  [b]l/esc[/b] later  [b]↑↓[/b] scroll the diff"),
                         classes="dialog-keys")

@@ -1,0 +1,97 @@
+"""The app in Chinese, a tester's findings (issue 26, t26): the new-variant dialog and the file it writes,
+the editor's discard button, the tribute and places in the play screen, the jokers' names."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from app_zh import speaking
+from pilot_helpers import home_ready
+
+from gouji_app.app import GoujiApp
+from gouji_app.i18n import _
+from gouji_app.play.session import card_word
+from gouji_app.play.widgets import transfer_reason
+from gouji_app.skeleton import variant_text
+from gouji_dsl.i18n import Language
+from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.words import GameWords, game_words
+
+
+@pytest.fixture
+def zh():
+    with speaking(Language.ZH):
+        yield
+
+
+def test_a_new_variant_under_chinese_is_written_in_chinese(zh, tmp_path: Path):
+    """F11: the comments are Chinese, the parent's settings carry its Chinese sentences, and the file
+    declares languages: [zh, en] so that the organiser's plain strings are Chinese; it loads."""
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    path = folder / "base-house.yaml"
+    text = variant_text("base-house", "base", path, title="俱乐部规则", parent_resolved=resolve("base"))
+    comments = [ln for ln in text.splitlines() if ln.startswith("#") and "yaml-language-server" not in ln]
+    assert "base-house：base 的变体" in text
+    assert "languages: [zh, en]" in text
+    assert "5张以上10" in text and "A gouji play" not in text  # base's Chinese sentence, not its English one
+    assert not any("variant of" in ln or "uncomment" in ln for ln in comments)
+    assert "（base.yaml）" in text
+    path.write_text(text, encoding="utf-8")
+    r = resolve(path)
+    assert str(r.title) == "俱乐部规则"
+
+
+def test_a_new_variant_under_english_stays_english(tmp_path: Path):
+    text = variant_text("base-house", "base", tmp_path / "base-house.yaml", parent_resolved=resolve("base"))
+    assert "# base-house: a variant of base; it inherits everything it does not" in text
+    assert "languages:" not in text and "title: base with local changes" in text
+    assert "A gouji play" in text
+
+
+def test_the_new_variant_dialog_speaks_chinese(zh, tmp_path: Path, monkeypatch):
+    from textual.widgets import Label, Static
+
+    from gouji_app.screens.new_variant import NewVariantScreen
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)
+
+    async def scenario():
+        app = GoujiApp(workspace=Path("rules"), cursor_blink=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await home_ready(pilot)
+            app.push_screen(NewVariantScreen(app.workspace, "base"))
+            await pilot.pause()
+            screen = app.screen
+            detail = str(screen.query_one(".dialog-detail", Static).render())
+            assert detail.startswith("变体扩展它的父规则集")
+            label = screen.query(".field-label").first(Label)
+            assert str(label.render()) == "父规则集" and label.size.width > 8  # a gap before the field
+    asyncio.run(scenario())
+
+
+def test_discarding_changes_is_not_the_card_word(zh):
+    assert _("Discard changes") == "放弃修改"
+    assert _("Discard") == "扔牌"  # (the play screen's move: throwing away cards)
+
+
+def test_the_tribute_is_named_as_the_seeds_name_it(zh):
+    words = game_words(resolve("qingdao"))
+    assert transfer_reason("tribute:stuck", words) == "闷贡"
+    assert transfer_reason("tribute:point", words) == "点贡"
+    assert transfer_reason("return", words) == "还贡"
+    assert _("T{team}").format(team=2) == "2队"
+
+
+def test_the_jokers_names_come_from_the_ruleset(zh):
+    assert card_word("R", game_words(resolve("base"))) == "大王"
+    assert card_word("E", game_words(resolve("six-deck-eagle"))) == "鹰"
+    assert card_word("R", GameWords({}, {})) == "R"
+    assert card_word("K", game_words(resolve("base"))) == "K"
+
+
+def test_the_jokers_keep_their_symbols_in_english():
+    assert card_word("R", game_words(resolve("base"))) == "R"
+

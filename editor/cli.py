@@ -206,6 +206,12 @@ APP_HELP_TEXTS = (
     N_("Test-play RULESET (a bundled name or a file; default: online) against bots."),
     N_("Type moves in card notation (RR TTT, pass, burn BB JJJJ ...); every refused move says which rule forbids it, "
        "and every move of the log can be expanded into the rules that decided it. F1 in the app lists the keys."),
+    N_("Sit at a club table of `gouji host`: TABLE is its room code (K7QM), its link (http://HOST:PORT/t/K7QM) or your "
+       "seat's link (…?token=…, which takes your seat back)."),
+    N_("The play screen, as in `gouji play`: the same keys, and F5 (why), F4 (legal moves), F3 (hint) answered by the "
+       "table's server, the only judge. Bots fill the seats nobody takes; a seat whose player leaves is played by its "
+       "bot (托管) until he joins again: with the seat link, or with --again (the token is kept for this account). "
+       "ctrl+g starts the table now, ctrl+q leaves."),
 )
 
 

@@ -11,6 +11,8 @@ import errno
 import os
 import stat
 
+from gouji_dsl.i18n import N_, _
+
 
 class NotRegularFile(OSError):
     """``path`` is a folder, a named pipe, a device or a socket. ``kind`` (also the ``strerror``) says
@@ -35,14 +37,52 @@ def kind_of(mode: int) -> str | None:
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISDIR(mode):
-        return "a folder"
+        return N_("a folder")
     if stat.S_ISFIFO(mode):
-        return "a named pipe, not a regular file"
+        return N_("a named pipe, not a regular file")
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device, not a regular file"
+        return N_("a device, not a regular file")
     if stat.S_ISSOCK(mode):
-        return "a socket, not a regular file"
-    return "not a regular file"
+        return N_("a socket, not a regular file")
+    return N_("not a regular file")
+
+
+#: the operating system's reasons a file cannot be read or written, in our words (its own ``strerror``
+#: is English whatever the language): by ``errno``
+_OS_REASONS = {
+    errno.ENOENT: N_("no such file or folder"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("operation not permitted"),
+    errno.EISDIR: N_("a folder"),
+    errno.ENOTDIR: N_("a part of the path is not a folder"),
+    errno.ENOSPC: N_("no space left on the device"),
+    errno.EROFS: N_("the file system is read-only"),
+    errno.EEXIST: N_("the file exists already"),
+    errno.ENAMETOOLONG: N_("the name is too long"),
+    errno.ELOOP: N_("too many symbolic links"),
+    errno.EIO: N_("input/output error"),
+}
+
+#: why bytes are not UTF-8 (``UnicodeDecodeError.reason``), in our words
+_DECODE_REASONS = {
+    "invalid start byte": N_("a byte that cannot start a character"),
+    "invalid continuation byte": N_("a character cut short by another byte"),
+    "unexpected end of data": N_("the file ends inside a character"),
+}
+
+
+def os_reason(e: BaseException) -> str:
+    """Why ``e`` (an ``OSError``, a :class:`NotRegularFile`, a ``UnicodeDecodeError``) stopped a read or
+    a write, in the active language: the operating system's English ``strerror`` said in our words
+    (an unknown one as it says it)."""
+    if isinstance(e, NotRegularFile):
+        return _(e.kind)
+    if isinstance(e, UnicodeDecodeError):
+        known = _DECODE_REASONS.get(e.reason)
+        return _(known) if known else e.reason
+    if isinstance(e, OSError) and e.errno in _OS_REASONS:
+        return _(_OS_REASONS[e.errno])
+    return getattr(e, "strerror", None) or str(e)
 
 
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:

@@ -118,7 +118,7 @@ def test_a_chinese_locale_picks_chinese(tmp_path, broken):
 @pytest.mark.parametrize("args,english,chinese", [
     (["simulate", "online", "-n", "2", "--workers", "1"], "2 games, seed", "2 局，种子"),
     (["diff", "online", "qingdao"], "setting(s)", "个设置"),
-    (["show", "online", "--explain", "2 play AA"], "2 play AA: illegal", "2 play AA: 不合规则"),
+    (["show", "online", "--explain", "2 play AA"], "2 play AA: illegal", "2 play AA: 不合法"),
 ])
 def test_lang_zh_on_several_commands(runner, args, english, chinese):
     en = runner.invoke(cli, args)
@@ -167,7 +167,7 @@ def test_help_in_chinese(runner):
 def test_a_command_help_in_chinese(runner):
     zh = runner.invoke(cli, ["--lang", "zh", "validate", "--help"])
     assert zh.exit_code == 0
-    assert zh.stdout.startswith("用法：") and "选项:" in zh.stdout and "还要检查每个文件" in zh.stdout
+    assert zh.stdout.startswith("用法：") and "选项：" in zh.stdout and "还要检查每个文件" in zh.stdout
     assert "[默认：text]" in zh.stdout  # click's own tail in Chinese too (its msgid "default: {default}")
     en = runner.invoke(cli, ["validate", "--help"])
     assert en.stdout.startswith("Usage:") and "Also lint each file" in en.stdout

@@ -79,15 +79,16 @@ def play_command(ruleset: str | None, seat: int, seed: str | None, bots: str, re
 
 @click.command("join")
 @click.argument("table")
-@click.option("--name", default=None, help="Your name at the table (at most 24 printable characters).")
-@click.option("--seat", type=click.IntRange(1, 6), default=None, help="Take this free seat (default: the first free one).")
-@click.option("--watch", is_flag=True, help="Watch the table as a spectator (you see no hand).")
+@click.option("--name", default=None, help=N_("Your name at the table (at most 24 printable characters)."))
+@click.option("--seat", type=click.IntRange(1, 6), default=None, help=N_("Take this free seat (default: the first free one)."))
+@click.option("--watch", is_flag=True, help=N_("Watch the table as a spectator (you see no hand)."))
 @click.option("--server", default=None, metavar="URL",
-              help="The table server for a bare room code (default: http://127.0.0.1:8765).")
-@click.option("--no-autopass", is_flag=True, help="Do not pass for you when pass is your only move.")
+              help=N_("The table server for a bare room code (default: http://127.0.0.1:8765)."))
+@click.option("--no-autopass", is_flag=True, help=N_("Do not pass for you when pass is your only move."))
 @click.option("--again", is_flag=True,
-              help="Take back the seat you last had at this table (its token, kept when you joined it from this "
-                   "account; with --name, the seat you had under that name): after a killed terminal, without the seat link.")
+              help=N_("Take back the seat you last had at this table (its token, kept when you joined it from this "
+                      "account; with --name, the seat you had under that name): after a killed terminal, without the "
+                      "seat link."))
 def join_command(table: str, name: str | None, seat: int | None, watch: bool, server: str | None,
                  no_autopass: bool, again: bool) -> None:
     """Sit at a club table of `gouji host`: TABLE is its room code (K7QM), its link

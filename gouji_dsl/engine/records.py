@@ -45,7 +45,7 @@ from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import SHOWN_VALUE_CHARS, Code, Diagnostic, GoujiError, did_you_mean, line_of, quoted
 from gouji_dsl.engine.interpreter import GameState, IllegalMove, choice_words, new_game, next_game, parse_move
 from gouji_dsl.i18n import N_, _
-from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_regular
 from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
 from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS, allowed_place, find_ruleset, resolve, resolve_text
@@ -676,7 +676,7 @@ def load_record(path: str | os.PathLike[str]) -> GameRecord:
         raise GoujiError(Diagnostic(p, 0, 0, _("the file is larger than a record may be ({max_record_chars:,} "
                                     "characters, MAX_RECORD_CHARS)").format(max_record_chars=MAX_RECORD_CHARS), code=Code.FILE_TOO_LARGE)) from None
     except OSError as e:
-        raise GoujiError(Diagnostic(p, 0, 0, _("cannot read: {e}").format(e=e.strerror or e), code=Code.UNREADABLE)) from None
+        raise GoujiError(Diagnostic(p, 0, 0, _("cannot read: {e}").format(e=os_reason(e)), code=Code.UNREADABLE)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

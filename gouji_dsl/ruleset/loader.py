@@ -48,7 +48,7 @@ from gouji_dsl import resources
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean, quoted
 from gouji_dsl.i18n import N_, Language, _
 from gouji_dsl.lang.parse import ExprError, parse
-from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_regular
 from gouji_dsl.ruleset import languages
 from gouji_dsl.ruleset.spec import (
     EFFECT_KEYS,
@@ -1057,21 +1057,21 @@ def _read(path: str) -> str:
     try:
         data = read_regular(path, 4 * MAX_FILE_CHARS)  # UTF-8 takes at most 4 bytes a character
     except NotRegularFile as e:
-        raise GoujiError(_file_diag(path, _("cannot read ruleset: {kind}").format(kind=e.kind), _("give the path of a .yaml file"),
+        raise GoujiError(_file_diag(path, _("cannot read ruleset: {kind}").format(kind=os_reason(e)), _("give the path of a .yaml file"),
                                     code=Code.NOT_A_RULESET)) from None
     except FileTooLarge as e:
         raise GoujiError(_file_diag(path, _("the file is too large ({size:,} bytes; at most "
                                           "{max_file_chars:,} characters)").format(size=e.size, max_file_chars=MAX_FILE_CHARS),
                                     _("split it: a ruleset may `extends:` another"), code=Code.FILE_TOO_LARGE)) from None
     except OSError as e:
-        raise GoujiError(_file_diag(path, _("cannot read ruleset: {e}").format(e=e.strerror or e), code=Code.UNREADABLE)) from None
+        raise GoujiError(_file_diag(path, _("cannot read ruleset: {e}").format(e=os_reason(e)), code=Code.UNREADABLE)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         good = data[: e.start].decode("utf-8-sig", errors="replace")
         line = good.count("\n") + 1
         col = len(good) - (good.rfind("\n") + 1) + 1
-        raise GoujiError(Diagnostic(path, line, col, _("cannot read ruleset: not UTF-8 text ({reason})").format(reason=e.reason),
+        raise GoujiError(Diagnostic(path, line, col, _("cannot read ruleset: not UTF-8 text ({reason})").format(reason=os_reason(e)),
                                     _("save the file as UTF-8"), code=Code.NOT_TEXT)) from None
     return text
 

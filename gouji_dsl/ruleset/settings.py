@@ -702,7 +702,7 @@ def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic
         default = engine_default(name)
         if default is REQUIRED:
             ctx.add(SourcePos(resolved.path, 1, 1), _("setting {name!r} is required ({describe})").format(name=name, describe=describe(t)),
-                    _("add settings.{name} to the ruleset or a parent ({doc})").format(name=name, doc=doc), Code.MISSING_KEY)
+                    _("add settings.{name} to the ruleset or a parent ({doc})").format(name=name, doc=_(doc)), Code.MISSING_KEY)
             continue
         typed_default, _problems = conform(copy.deepcopy(default), t, kinds=kinds, n_seats=n_seats)
         infos[name] = SettingInfo(name, t, typed_default, copy.deepcopy(default), typed_default, None, None,

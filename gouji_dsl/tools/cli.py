@@ -23,6 +23,7 @@ import gouji_dsl
 from gouji_dsl import __version__, check, i18n
 from gouji_dsl.diagnostics import Code, GoujiError
 from gouji_dsl.i18n import N_, _, display_width, ngettext
+from gouji_dsl.readfile import os_reason
 from gouji_dsl.ruleset.spec import Wording
 
 __all__ = ["cli", "main", "SafeGroup", "save_crash_report", "internal_error_line", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_INTERNAL",
@@ -236,7 +237,11 @@ class HelpInLanguage(click.HelpFormatter):
         super().write_usage(prog, args, _help_text("Usage: ") if prefix is None else prefix)
 
     def write_heading(self, heading: str) -> None:
-        super().write_heading(_help_text(heading))
+        said = _help_text(heading)
+        if _wide(said):  # 选项：with the full-width colon, as 用法：beside it
+            self.write(f"{'':>{self.current_indent}}{said}：\n")
+        else:
+            super().write_heading(said)
 
     def write_text(self, text: str) -> None:
         """Each paragraph translated on its own (its words as one line are the msgid; a ``\\b`` block
@@ -817,7 +822,7 @@ def doc_command(ruleset: str, fmt: str, output: str | None, overrides: tuple[str
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as e:
-        _err(_("{path}: cannot write: {reason}").format(path=output, reason=e.strerror or e))
+        _err(_("{path}: cannot write: {reason}").format(path=output, reason=os_reason(e)))
         sys.exit(EXIT_BAD_INPUT)
 
 

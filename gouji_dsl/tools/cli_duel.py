@@ -40,9 +40,10 @@ def bots_help(what: str = N_("The bots")) -> str:
     ``what``: its first words, marked with N_()."""
     defaults = ", ".join(f"{k.name} {k.default_iterations}" for k in BOTS.values() if k.searches)
     return formatted_later(N_("{what}: one bot for every seat, or A,B (A at the odd seats 1/3/5, B at the even ones), "
-                              "or one per seat. Bots: {bots}; a search bot takes an iteration budget per decision as "
-                              "NAME:N (e.g. ismcts:200; default {defaults})."),
-                           what=what, bots=", ".join([*BOTS, "exec[@SECONDS]:CMD", "an installed gouji.bots plug-in"]),
+                              "or one per seat. Bots: {bots}, exec[@SECONDS]:CMD or an installed gouji.bots plug-in; a "
+                              "search bot takes an iteration budget per decision as NAME:N (e.g. ismcts:200; default "
+                              "{defaults})."),
+                           what=what, bots=", ".join(BOTS),
                            defaults=defaults)
 
 
@@ -129,7 +130,9 @@ class _LineProgress:
         if step != self.step or now - self.last >= self.EVERY_S or done == total:
             self.step, self.last = step, now
             end = _(", done") if done == total else ""
-            print(shown(f"{self.what}: {done}/{total} {self.unit}{end} ({now - self.t0:.0f} s)"), file=sys.stderr, flush=True)
+            line = _("{what}: {done}/{total} {unit}{end} ({secs:.0f} s)").format(
+                what=self.what, done=done, total=total, unit=_(self.unit), end=end, secs=now - self.t0)
+            print(shown(line), file=sys.stderr, flush=True)
 
 
 def _kept(save: Path | None, any_saved: bool) -> str:
@@ -244,7 +247,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
         else:
             report = duel(graph, bot_a, bot_b, deals, seed_value(seed), think_ms=think_ms, workers=workers,
                           progress=_LineProgress(_("{name}: {bot_a} vs {bot_b}").format(name=graph.name, bot_a=bot_a, bot_b=bot_b),
-                                                 "matches" if match_length(graph) > 1 else "deals"), done=done, on_unit=on_unit)
+                                                 N_("matches") if match_length(graph) > 1 else N_("deals")), done=done, on_unit=on_unit)
     except KeyboardInterrupt:
         _err(_("interrupted{kept}").format(kept=_kept(save, bool(done or saved_now))))
         sys.exit(EXIT_INTERRUPTED)

@@ -25,7 +25,7 @@ from gouji_dsl.diagnostics import Code, GoujiError, did_you_mean, shortened
 from gouji_dsl.engine.explain import explain
 from gouji_dsl.engine.interpreter import MAX_REDEALS, GameState, Move, choice_words, hands_from_text, new_game, next_game, parse_move, read_seat
 from gouji_dsl.i18n import _, ngettext
-from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_regular
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
@@ -201,7 +201,7 @@ def _read_doc(p: Path, disp: str) -> Any:
             strerror=e.strerror, max_scenario_bytes=MAX_SCENARIO_BYTES),
                          Code.SCENARIO_FILE, _("split the cases over several files")) from None
     except OSError as e:
-        raise _CaseError((0, 0), _("cannot read: {e}").format(e=e.strerror or e), Code.SCENARIO_FILE) from None
+        raise _CaseError((0, 0), _("cannot read: {e}").format(e=os_reason(e)), Code.SCENARIO_FILE) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, _
 from gouji_dsl.ruleset.game.cards import SUITLESS, SUITS, SYMBOLS, Card, format_counts, parse_cards
 
 REQUIRED = object()
@@ -27,9 +27,9 @@ ENGINE_SETTINGS: dict[str, tuple[str, str, Any]] = {
     "teams": ("int(1..6)", "the number of teams, seats alternating (must divide seats)", REQUIRED),
     "deck": ("{decks: int(1..12), cards_per_rank: int(1..8), jokers_per_deck: {rank -> int(0..8)}, "
              "remove: {rank -> int(0..)}, add: {rank -> int(0..96)}}",
-             "the pack: decks, cards of each rank per deck, jokers of each kind per deck, cards taken out and added",
+             N_("the pack: decks, cards of each rank per deck, jokers of each kind per deck, cards taken out and added"),
              {"decks": REQUIRED, "cards_per_rank": REQUIRED, "jokers_per_deck": {}, "remove": {}, "add": {}}),
-    "ranks": ("[symbol]", "the rank order, low to high", REQUIRED),
+    "ranks": ("[symbol]", N_("the rank order, low to high"), REQUIRED),  # (N_: the hint of a missing one)
     "jokers": ("[symbol]", "the joker kinds, low to high, above every rank", []),
     "filler_rank": ("rank?", "the rank that may fill out a group (贴钱), or null", None),
     "mixed_jokers_read_as_lowest": ("bool", "jokers of different kinds played together all count as the lowest", True),

@@ -463,6 +463,27 @@ static inline int bt_between(fl_state *s, const fl_prog *P, const bt_bots *B, bt
     return bt_returns(s, B, rq, nq, info);
 }
 
+/* the buying rounds (_advance_between: setup_rounds rounds, 1 without a rule; a ruleset with
+ * setup_rounds rules is refused by flow.py): the seat_setup trigger's rules for each seat in
+ * turn, the round bound to `round`. 0, or -1 (a rule failed: Python plays the game) */
+static inline int bt_seat_setup(fl_state *s, const fl_prog *P)
+{
+    vm_value keep = s->c.vars[4];
+    int t;
+    if (P->triggers[TR_SEAT_SETUP].n == 0)
+        return 0;
+    for (t = 1; t <= s->c.n_seats; t++) {
+        fl_question(s, P, t, NULL, NULL, NULL, 0);
+        s->c.vars[4].tag = T_INT;
+        s->c.vars[4].v = 1;
+        if (fl_trigger_run(s, P, TR_SEAT_SETUP) < 0)
+            return -1;
+    }
+    s->c.vars[4] = keep;
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    return 0;
+}
+
 /* The setup of a dealt game up to the first lead, as the generated module runs it (_init's deal
  * point, _advance_between with no previous game, _begin_setup, _advance_setup, _advance_asks,
  * _start_play), the random bots' setup decisions (revolt or pass, choose head or headless,
@@ -476,6 +497,8 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, const bt_bots *B, bt_s
     if (rc != 0)
         return rc < 0 ? BS_PYTHON : BS_VOID;
     if (info->between && bt_between(s, P, B, info) < 0)
+        return BS_PYTHON;
+    if (bt_seat_setup(s, P) < 0)
         return BS_PYTHON;
     for (t = 1; t <= s->c.n_seats; t++) {  /* must_revolt */
         fl_question(s, P, t, NULL, NULL, NULL, 0);

@@ -49,8 +49,10 @@ enum {
                                                                       asked only where fl_prog.matches is set) */
     H_N
 };
-enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD, TR_N };
-enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2, TE_PLACE = 3 };
+enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD,
+       TR_SEAT_SETUP,  /* the between-game phase's buying rounds (batch.h; run only where fl_prog.games is set) */
+       TR_N };
+enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2, TE_PLACE = 3, TE_GIVE = 4 };
 /* the words a placement answer may be (Placement): their text ids are given by the program */
 enum { PL_LAST = 0, PL_NEXT = 1, PL_AFTER = 2 };
 /* events (8 words: kind, then arguments) */
@@ -80,8 +82,9 @@ typedef struct {
 } fl_hook;
 
 typedef struct {
-    const int32_t *when, *target, *amount, *code;  /* code: a place rule's placement */
-    int when_n, target_n, amount_n, code_n;
+    const int32_t *when, *target, *amount, *code;  /* code: a place rule's placement, a give rule's card kind */
+    const int32_t *giver;                          /* a give rule's giver (NULL: the question's seat) */
+    int when_n, target_n, amount_n, code_n, giver_n;
     int effect, slot;
     int rule;  /* a place rule: its retirement's rule (2 + its number in the program's list) */
 } fl_trule;
@@ -366,6 +369,48 @@ static inline int fl_retire(fl_state *s, const fl_prog *P, int seat, int how, in
 
 /* a trigger hook's rules (graph.trigger): mark / unmark / count / place, in order; -1 on a failure
  * (-2: a broken state) */
+/* a give rule's effect (graph.trigger's give): the card kind it names, `amount` of it (1 without an
+ * amount) from the giver (the question's seat without one) to `target`, as many as the giver holds
+ * (_transfer: counted as received); a none giver or kind, or an amount below 1, gives nothing.
+ * 0, or -1 (a failure: a giver or kind out of range, an amount that is none or not whole) */
+static inline int fl_give(fl_state *s, const fl_trule *r, int target)
+{
+    vm_result v;
+    vm_value giver = s->c.vars[0], kind;
+    int64_t amt = 1;
+    int have, m;
+    if (r->giver) {
+        (void)vm_exec(r->giver, r->giver_n, &s->c, &v);
+        if (v.status != VM_OK)
+            return -1;
+        giver = v.result;
+    }
+    if (r->code == NULL)
+        return -1;
+    (void)vm_exec(r->code, r->code_n, &s->c, &v);
+    if (v.status != VM_OK)
+        return -1;
+    kind = v.result;
+    if (r->amount) {
+        (void)vm_exec(r->amount, r->amount_n, &s->c, &v);
+        if (v.status != VM_OK || v.result.tag != T_INT)
+            return -1;
+        amt = v.result.v;
+    }
+    if (giver.tag == T_NONE || kind.tag == T_NONE || amt <= 0)
+        return 0;
+    if (giver.tag != T_INT || !fl_seat_ok(s, (int)giver.v) || kind.tag != T_RANK || kind.v < 0 || kind.v >= s->c.n_kinds)
+        return -1;
+    have = s->c.hands[giver.v][kind.v];
+    m = amt < have ? (int)amt : have;
+    if (m <= 0)
+        return 0;
+    s->c.hands[giver.v][kind.v] = (int16_t)(have - m);
+    s->c.hands[target][kind.v] = (int16_t)(s->c.hands[target][kind.v] + m);
+    s->c.received[target][kind.v] = (int16_t)(s->c.received[target][kind.v] + m);
+    return 0;
+}
+
 static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
 {
     const fl_trigger *t = &P->triggers[tr];
@@ -415,6 +460,12 @@ static inline int fl_trigger_run(fl_state *s, const fl_prog *P, int tr)
             /* the question's bindings again, for the rules after this one */
             fl_question(s, P, q.tag == T_INT ? (int)q.v : 0, keep_play.present ? &keep_play : NULL,
                         keep_top.present ? &keep_top : NULL, keep_beaten.present ? &keep_beaten : NULL, s->err_leading);
+            continue;
+        }
+        if (r->effect == TE_GIVE) {
+            int rc = fl_give(s, r, seat);
+            if (rc < 0)
+                return fl_fail(s, 100 + tr);
             continue;
         }
         if (r->slot < 0 || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS))

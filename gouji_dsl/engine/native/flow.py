@@ -67,11 +67,14 @@ SETUP_HOOKS = ("first_drawer", "redeal_before_tribute", "must_revolt", "revolt",
 #: matches are not played natively (their games one by one, the play phase natively)
 MATCH_HOOKS = ("tribute_kinds", "tribute", "tribute_card", "return_tribute")
 #: hooks whose rules a whole native game does not run (it asks none of them)
-NOT_IN_GAMES = ("setup_rounds", "seat_setup", "game_start", "seat_start", "offer", "answered")
-TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield")
+NOT_IN_GAMES = ("setup_rounds", "game_start", "seat_start", "offer", "answered")
+TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield", "seat_setup")
+#: triggers a whole game runs before its play (batch.h: the buying rounds), which the play phase never runs:
+#: where one of their rules has no program, whole games are not played natively (the play phase is)
+SETUP_TRIGGERS = ("seat_setup",)
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
 NOT_PLAYED = ("after_discard",)
-_EFFECTS = {"mark": 0, "unmark": 1, "count": 2, "place": 3}
+_EFFECTS = {"mark": 0, "unmark": 1, "count": 2, "place": 3, "give": 4}
 _PLACEMENT_WORDS = tuple(p.value for p in Placement)  # the core's placement codes 0, 1, 2 (flow.h text_place)
 _RETIRE_RULES = ("engine.no-lead", "engine.burn-failure")
 (EV_PLAY, EV_BURNMOVE, EV_PASS, EV_YIELD, EV_PLACE, EV_TRICK_WON, EV_RETIRE, EV_NO_LEAD, EV_BURN, EV_COUNTER_BURN,
@@ -254,40 +257,68 @@ def _optional_plan(graph: RuleGraph, h: str) -> tuple[Any, str | None]:
 
 
 def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any, place_rules: list[str]) -> list[int]:
-    """One mark / unmark / count / place rule of a trigger hook: its programs, effect, slot, and a
-    place rule's placement program and number (its id appended to ``place_rules``)."""
-    from gouji_dsl.engine.native import hooks as H
+    """One mark / unmark / count / place rule of a trigger hook (give in the buying rounds): its
+    programs, effect, slot, a place rule's placement program and number (its id appended to
+    ``place_rules``) or a give rule's card kind program, and a give rule's giver program."""
     node = r.node
-    if node.effect not in _EFFECTS:
+    if node.effect not in _EFFECTS or (node.effect == "give" and h not in SETUP_TRIGGERS) \
+            or (node.effect == "place" and h in SETUP_TRIGGERS):
         raise Unsupported(f"rule {node.id} ({node.where}): a {node.effect!r} rule in the trigger {h!r}"
-                          " (the native game flow runs mark, unmark and count)")
-    if node.effect == "place":
+                          " (the native game flow runs mark, unmark and count; give in the buying rounds)")
+    if node.effect in ("place", "give"):
         slot: int | None = 0
     else:
         slot = None if r.name is None else names.counter(r.name) if node.effect == "count" else names.flag(r.name)
     if slot is None:
         raise Unsupported(f"rule {node.id}: more flags or counters than the native core holds")
-    try:
-        parts = [H.emit(graph, node.checked[key]) if key in node.checked else None for key in ("when", "target", "amount")]
-    except Unsupported as e:
-        raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
-    if (r.target is not None and parts[1] is None) or (r.amount is not None and parts[2] is None):
-        raise Unsupported(f"rule {node.id} ({node.where}): a target or amount without its expression")
-    if any(x is not None and x.draws for x in parts):
-        raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
-    code = -1
-    rule = 0
+    parts = _rule_parts(graph, r)
+    code, rule = -1, 0
+    if node.effect in ("place", "give"):  # (the placement, or the card kind given)
+        code = prog(_emit_part(graph, node, "effect").code)
     if node.effect == "place":
-        try:
-            placement = H.emit(graph, node.checked["effect"])
-        except (Unsupported, KeyError) as e:
-            raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
-        if placement.draws:
-            raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
-        code = prog(placement.code)
         rule = 2 + len(place_rules)
         place_rules.append(node.id)
-    return [prog(x.code if x is not None else None) for x in parts] + [_EFFECTS[node.effect], slot, code, rule]
+    when, target, amount, giver = (prog(x.code if x is not None else None) for x in parts)
+    return [when, target, amount, _EFFECTS[node.effect], slot, code, rule, giver]
+
+
+def _emit_part(graph: RuleGraph, node: Any, key: str) -> Any:
+    """The program of a rule's part ``key``; Unsupported naming the rule where it has none or draws."""
+    from gouji_dsl.engine.native import hooks as H
+    try:
+        got = H.emit(graph, node.checked[key])
+    except (Unsupported, KeyError) as e:
+        raise Unsupported(f"rule {node.id} ({node.where}): {e}") from None
+    if got.draws:
+        raise Unsupported(f"rule {node.id} ({node.where}) draws from the game's generator")
+    return got
+
+
+def _rule_parts(graph: RuleGraph, r: Any) -> list[Any]:
+    """The programs of a trigger rule's when, target, amount and giver (None: the rule has none)."""
+    node = r.node
+    parts = [_emit_part(graph, node, key) if key in node.checked else None for key in ("when", "target", "amount", "giver")]
+    if (r.target is not None and parts[1] is None) or (r.amount is not None and parts[2] is None) \
+            or (r.giver is not None and parts[3] is None):
+        raise Unsupported(f"rule {node.id} ({node.where}): a target or amount without its expression")
+    return parts
+
+
+def _setup_trigger(graph: RuleGraph, h: str, rules: Any, names: Any, prog: Any, place_rules: list[str],
+                   setup_programs: set[int]) -> tuple[list[int], str | None]:
+    """The words of a trigger whole games run before the play (the buying rounds), its programs'
+    numbers added to ``setup_programs``; no rules and why where one of them has no program."""
+    first = len(place_rules)
+    words: list[int] = [len(rules)]
+    try:
+        for r in rules:
+            got = _trigger_rule(graph, h, r, names, prog, place_rules)
+            words += got
+            setup_programs.update(got[i] for i in (0, 1, 2, 5, 7) if got[i] >= 0)
+    except Unsupported as e:
+        del place_rules[first:]
+        return [0], f"{h}: {e}"
+    return words, None
 
 
 def _play_words_of(module: Any) -> list[int]:
@@ -336,13 +367,18 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     hook_words, end_reason, games_reason, setup_programs, match_reason = _hook_words(graph, names, prog)
     words += hook_words
     games_reason = games_reason or _games_refused(graph)
-    match_reason = games_reason or match_reason or _matches_refused(graph, counters_reset(graph, "match"))
     place_rules: list[str] = []
     for h in TRIGGER_ORDER:
         rules = graph.by_hook.get(h, ())
+        if h in SETUP_TRIGGERS:
+            got, why = _setup_trigger(graph, h, rules, names, prog, place_rules, setup_programs)
+            words += got
+            games_reason = games_reason or why
+            continue
         words.append(len(rules))
         for r in rules:
             words += _trigger_rule(graph, h, r, names, prog, place_rules)
+    match_reason = games_reason or match_reason or _matches_refused(graph, counters_reset(graph, "match"))
     words.append(int(end_reason is None))  # the game's end in the core (fl_end)
     words.append(int(games_reason is None))  # whole games in the core (batch.h)
     words.append(int(match_reason is None))  # whole matches too (batch.h bt_between)

@@ -236,21 +236,23 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
         t->n = w[at++];
         if (t->n < 0 || t->n > FL_MAX_RULES)
             BAD("a trigger has too many rules");
-        NEED_W(7 * t->n);
+        NEED_W(8 * t->n);
         for (k = 0; k < t->n; k++) {
             fl_trule *r = &t->rules[k];
             if (ft_prog(progs, w[at], &r->when, &r->when_n, 1) < 0 || ft_prog(progs, w[at + 1], &r->target, &r->target_n, 1) < 0
                 || ft_prog(progs, w[at + 2], &r->amount, &r->amount_n, 1) < 0
-                || ft_prog(progs, w[at + 5], &r->code, &r->code_n, 1) < 0)
+                || ft_prog(progs, w[at + 5], &r->code, &r->code_n, 1) < 0
+                || ft_prog(progs, w[at + 7], &r->giver, &r->giver_n, 1) < 0)
                 BAD("a trigger rule names no program");
             r->effect = w[at + 3];
             r->slot = w[at + 4];
             r->rule = w[at + 6];
-            if (r->effect < TE_MARK || r->effect > TE_PLACE
-                || (r->effect != TE_PLACE && (r->slot < 0 || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS)))
-                || (r->effect == TE_PLACE && (r->code == NULL || r->rule < 2 || r->rule > 1000000)))
+            if (r->effect < TE_MARK || r->effect > TE_GIVE || (r->effect == TE_GIVE && h != TR_SEAT_SETUP)
+                || (r->effect < TE_PLACE && (r->slot < 0 || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS)))
+                || (r->effect == TE_PLACE && (h == TR_SEAT_SETUP || r->code == NULL || r->rule < 2 || r->rule > 1000000))
+                || (r->effect == TE_GIVE && r->code == NULL))
                 BAD("a trigger rule's effect is out of range");
-            at += 7;
+            at += 8;
         }
     }
     NEED_W(1);  /* whether the game's end is played here (its hooks H_UNFINISHED_ORDER..H_SCORE loaded) */

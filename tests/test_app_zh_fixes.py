@@ -95,3 +95,29 @@ def test_the_jokers_names_come_from_the_ruleset(zh):
 def test_the_jokers_keep_their_symbols_in_english():
     assert card_word("R", game_words(resolve("base"))) == "R"
 
+
+
+def test_the_compare_panes_speak_chinese_and_keep_punctuation_off_line_starts(zh):
+    """F14/F21: the block headers say 设置, the source note is the Chinese one (资料 003, not seed 003),
+    and no wrapped line of the panes starts with closing punctuation."""
+    from rich.console import Console
+
+    from gouji_app.widgets.compare_diff import DiffPanes, diff_blocks, wrap_lines
+    from gouji_dsl.tools.compare import rule_diff
+    from gouji_dsl.tools.textlayout import NO_START
+    blocks = diff_blocks(rule_diff("qingdao", "qingdao-classic"))
+    header = DiffPanes._header(None, blocks[0], False, 80).plain  # type: ignore[arg-type]
+    assert header.startswith("设置") and "setting" not in header
+    lines = [ln for b in blocks for ln in (b.left or []) + (b.right or [])]
+    text = "\n".join(ln.plain for ln in lines)
+    assert "资料 003" in text and "seed 003" not in text
+    console = Console(width=200)
+    for width in (30, 37, 41, 56):
+        for ln in wrap_lines(console, lines, width):
+            assert not ln.plain.strip()[:1] or ln.plain.strip()[0] not in NO_START, ln.plain
+            assert ln.cell_len <= width
+
+
+def test_the_compare_words(zh):
+    assert _("vs") == "对"
+    assert _("seats moved") == "名次变动的座位"

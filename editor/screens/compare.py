@@ -63,7 +63,7 @@ from gouji_dsl.tools.exits import shown_markup
 from gouji_dsl.tools.paired import DivergentDeal, PairedReport, few_matches_note, paired_simulation, save_divergent
 from gouji_dsl.tools.runs import SimulationCancelled, SimulationError
 
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
 from ..widgets.footer import FittingFooter
@@ -607,9 +607,9 @@ class CompareScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = _("compare")
         table = self.query_one("#deals", DataTable)
-        for key, label in (("rank", "#"), ("deal", "deal"), ("score", "Σ|Δscore|"), ("moved", "seats moved"),
-                           ("a", "places A"), ("b", "places B")):
-            table.add_column(label, key=key)
+        for key, label in (("rank", "#"), ("deal", N_("deal")), ("score", N_("Σ|Δscore|")), ("moved", N_("seats moved")),
+                           ("a", N_("places A")), ("b", N_("places B"))):
+            table.add_column(_(label) if label != "#" else label, key=key)
         self.query_one("#sim-progress", ProgressBar).display = False  # shown from the first run on
         self.query_one("#sim-time").display = False
         self._show_sim_status()
@@ -707,13 +707,13 @@ class CompareScreen(Screen[None]):
         t.append(f" {self.a.label} ", style="bold")
         if not self.narrow:
             t.append(f"({self.a.where})", style="dim")
-        t.append("   vs   ")
+        t.append("   " + _("vs") + "   ")
         t.append(" B ", style="bold reverse magenta")
         t.append(f" {self.b.label} ", style="bold")
         if not self.narrow:
             t.append(f"({self.b.where})", style="dim")
         self.query_one("#compare-sides", Static).update(t)
-        self.sub_title = f"{self.a.label} vs {self.b.label}"
+        self.sub_title = f"{self.a.label} " + _("vs") + f" {self.b.label}"
 
     def _show_diff(self) -> None:
         counts = self.query_one("#compare-counts", Static)
@@ -1033,7 +1033,8 @@ class CompareScreen(Screen[None]):
                     style="bold" if significant else "yellow")
         if self.show_timing:
             rate = r.games_per_s
-            note.append(f"\n{r.elapsed_s:.1f} s, {rate:.0f} games/s, {r.workers} worker(s)", style="dim")
+            note.append("\n" + ngettext("{s:.1f} s, {rate:.0f} games/s, {n} worker", "{s:.1f} s, {rate:.0f} games/s, {n} workers",
+                                          r.workers).format(s=r.elapsed_s, rate=rate, n=r.workers), style="dim")
         timing.update(note)
         timing.display = bool(note.plain)
         self.query_one("#sim-table", Static).update(stats_table(r, compact=self.narrow))

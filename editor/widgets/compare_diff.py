@@ -24,7 +24,8 @@ from textual.widgets import Static
 from gouji_dsl.ruleset.spec import said
 from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, fmt_value
 
-from ..i18n import N_, _, ngettext, spaced
+from ..i18n import N_, _, chinese, ngettext, spaced
+from .cjkwrap import wrap_text
 
 KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
 MARK = "▌ "
@@ -47,11 +48,15 @@ class DiffBlock:
 
 
 # ------------------------------------------------------------------------------ blocks
+#: the sections of a difference, in words (a block's header: ``setting stuck_rank  changed``)
+SECTION_WORDS = {"setting": N_("setting"), "rule": N_("rule"), "definition": N_("definition")}
+
+
 def _from(where: str, source: str | None) -> Text:
     t = Text(spaced(_("from")), style="dim")
     t.append(where, style="cyan")
-    if source:
-        t.append(f", {source}", style="dim")
+    if source:  # the source note in the active language (资料 003 ..., seed 003 ...)
+        t.append(("，" if chinese() else ", ") + " ".join(said(source).split()), style="dim")
     return t
 
 
@@ -157,7 +162,7 @@ def wrap_lines(console: Console, lines: list[Text], width: int, indent: int = 2)
     out: list[Text] = []
     width = max(width, indent + 4)
     for line in lines:
-        parts = list(line.wrap(console, width - indent, overflow="fold"))
+        parts = wrap_text(line, width - indent, console)
         for i, part in enumerate(parts):
             part.rstrip()
             out.append(part if i == 0 else Text(" " * indent) + part)
@@ -287,7 +292,8 @@ class DiffPanes(Container, can_focus=True):
 
     def _header(self, blk: DiffBlock, current: bool, width: int) -> Text:
         t = Text()
-        t.append(f"{blk.section} ", style="dim" if not current else "")
+        section = _(SECTION_WORDS[blk.section]) if blk.section in SECTION_WORDS else blk.section
+        t.append(section + ("" if chinese() else " "), style="dim" if not current else "")
         t.append(blk.name, style=f"bold {KIND_STYLE.get(blk.kind, '')}")
         t.append(f"  {blk.note}", style="dim" if not current else "")
         if current:

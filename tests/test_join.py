@@ -498,3 +498,153 @@ def test_a_browser_tab_of_gouji_serve_sits_at_gouji_hosts_table(tmp_path):
         asyncio.run_coroutine_threadsafe(ts.close(), loop).result(60)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(30)
+
+
+CLUB = """ruleset: club
+extends: qingdao
+settings:
+  match_games:
+    value: 2
+    says: {en: "A match is two games.", zh: "一场比赛两局。"}
+"""
+
+
+@run_async
+async def test_a_whole_match_with_tribute_through_the_play_screen(tmp_path):
+    """A match of two games of qingdao (tribute between them: 落贡 returned card for card) at the
+    host's table, seat 1 played through the play screen's keys only (F3 the table's hint, Enter;
+    F10 ready for the next game), heuristic bots at the other seats. Seat 1 comes first in game 1
+    (seed ``club9``), so before game 2 it has to return tribute: it does so with the keys. At the
+    end: the seed revealed, and ctrl+s saves the match's record (the table's), which replays with
+    the checks of ``gouji replay --check``."""
+    from textual.screen import ModalScreen
+
+    from gouji_app.play.dialogs import PathScreen
+    from gouji_dsl.engine.records import check_record, load_record, record_graph
+
+    rules = tmp_path / "club.yaml"
+    rules.write_text(CLUB, encoding="utf-8")
+    async with hosted(tmp_path, rules, seed="club9", between=600.0) as (server, room):
+        app = JoinApp(parse_address(server.room_link(room)), name="Li", autopass=False)  # (only the keys move seat 1)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                screen = await _joined(pilot, app)
+                s = app.session
+                returned = asked_next = 0
+                for _round in range(3000):  # bounded: far more than seat 1's moves in two games
+                    if s.match_done and s.record_link:
+                        break
+                    if s.state.over and not s.match_done:
+                        if room.table.seats[1].ready:
+                            await wait_for(pilot, lambda: not s.state.over or s.match_done, what="the next game")
+                            continue
+                        await wait_for(pilot, lambda: "F10: ready for" in str(screen.query_one("#feedback").render()),
+                                       what="F10 offered")
+                        await pilot.press("f10")
+                        asked_next += 1
+                        await wait_for(pilot, lambda: room.table.seats[1].ready or not s.state.over, what="ready sent")
+                        continue
+                    if s.your_turn and s.pending is None:
+                        seq = s.seq
+                        await pilot.press("f3")
+                        await wait_for(pilot, lambda seq=seq: screen.query_one("#move").value != "" or s.seq != seq
+                                       or not s.your_turn, what="the table's hint")
+                        if s.your_turn and s.seq == seq:
+                            typed = screen.query_one("#move").value
+                            await pilot.press("enter")
+                            await wait_for(pilot, lambda seq=seq: s.seq > seq, what="the move made at the table")
+                            returned += typed.split()[:1] == ["return"]
+                        continue
+                    seq = s.seq
+                    await wait_for(pilot, lambda seq=seq: s.seq > seq or s.state.over or s.record_link
+                                   or (s.your_turn and s.pending is None), what="the table moving on")
+                assert s.match_done and s.record_link and room.table.match_over
+                assert asked_next == 1 and returned == 0  # (the hint of a return puts its cards in the box: "33")
+                mine = [e.move for e in s.entries if e.by == "you" and e.game_index == 1]
+                assert any(m.split()[1] == "return" for m in mine)  # seat 1's return, sent by Enter at the screen
+                game2 = room.table.finals[1].record
+                assert [e for e in game2 if e["type"] == "transfer" and e.get("receiver") == 1]  # tribute paid to seat 1
+                assert [e for e in game2 if e["type"] == "move" and e["move"].startswith("1 return")]
+                assert s.seed_revealed == "club9"
+                # the end of the match offers only the keys that work at the table, ctrl+s among them
+                said = str(screen.query_one("#feedback").render())
+                assert "ctrl+s saves the match's record" in said and "F10 asks for a new match" in said
+                assert screen.check_action("save", ()) is True
+                await wait_for(pilot, lambda: not isinstance(app.screen, ModalScreen) or app.screen.__class__.__name__
+                               == "ScoreboardScreen", what="the final scoreboard")
+                if app.screen is not screen:
+                    await pilot.press("escape")
+                    await wait_for(pilot, lambda: app.screen is screen, what="back at the table")
+                await pilot.press("ctrl+s")
+                await wait_for(pilot, lambda: isinstance(app.screen, PathScreen), what="the save dialog")
+                path = tmp_path / "match.json"
+                app.screen.query_one("#path-input").value = str(path)
+                await pilot.press("enter")
+                await wait_for(pilot, lambda: path.exists() and app.screen is screen, what="the record saved")
+                rec = load_record(path)
+                assert rec.seed == "club9" and len(check_record(record_graph(rec), rec)) == 2  # (replay --check's check)
+        finally:
+            app.link.close()
+
+
+@run_async
+async def test_a_seat_taken_by_another_connection_with_its_link_is_said_and_not_taken_back(tmp_path):
+    """The seat link opened elsewhere (the same person on another terminal): the table's
+    ``replaced`` is said at the play screen, the status line says the seat is held by another
+    connection, and this screen does not reconnect (the two would push each other out)."""
+    from gouji_dsl.tools.table.client import TableClient
+
+    async with hosted(tmp_path, people={1}) as (server, room):
+        app = JoinApp(parse_address(server.room_link(room)), name="Li", autopass=False)
+        other: TableClient | None = None
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await _joined(pilot, app)
+                s = app.session
+                other = await TableClient.connect(server.seat_link(room, 1), timeout=60)
+                assert other.seat == 1
+                await wait_for(pilot, lambda: s.connection == "replaced" and app.link._ws is None, what="the seat replaced")
+                said = " ".join(str(n.message) for n in notes(app))
+                assert "Your seat was taken by another connection with its seat link" in said
+                assert "left: the seat is held by another connection" in s.status_text()
+                held = [c for c in room.conns if c.seat is room.table.seats[1]]
+                assert len(held) == 1 and room.table.seats[1].connected and not room.table.seats[1].auto
+                await pilot.pause()
+                assert app.link.closed or app.link._ws is None  # (no new hello from this screen)
+        finally:
+            app.link.close()
+            if other is not None:
+                await other.close()
+
+
+@run_async
+async def test_f1_at_a_table_lists_only_the_keys_that_work_there():
+    """F1 at a club table: the table's keys (托管, start, ready), none of test-play's that the table
+    turns off (undo, new game, play-on, speed, review, ask a bot...); a spectator's help has no move key."""
+    from gouji_app.play.dialogs import PlayHelpScreen
+    from gouji_app.play.screen import TABLE_OFF, WATCH_OFF
+
+    table = FakeTable(people=(1,))
+    server = await table.start()
+    app = JoinApp(parse_address(CODE, server), name="Li")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _joined(pilot, app)
+            await pilot.press("f1")
+            await wait_for(pilot, lambda: isinstance(app.screen, PlayHelpScreen), what="the help")
+            text = app.screen.text
+            assert app.screen.at_table == "seat" and "托管" in text and "ctrl+g" in text and "F3 the table's hint" in text
+            keys = {b.key: b.action for b in PlayScreen.BINDINGS}
+            off = {k for k, a in keys.items() if a.split("(")[0] in TABLE_OFF and a != "save"}
+            shown = {k.replace("shift+f3", "shift+F3").upper() if k.startswith("f") else k for k in off}
+            assert not [k for k in shown if f"{k} " in text], shown
+            for word in ("undo", "new game", "review", "speed", "ask a bot"):
+                assert word not in text.lower(), word
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, what="back at the table")
+    finally:
+        await table.stop()
+    watch = PlayHelpScreen("watch").text
+    moving = {k.upper() for k, a in keys.items() if a.split("(")[0] in WATCH_OFF and k.startswith("f")} | {"ctrl+g"}
+    assert not [k for k in moving if f"{k} " in watch], moving
+    assert "ctrl+z undo" in PlayHelpScreen(None).text  # (test-play's own help unchanged)

@@ -589,18 +589,44 @@ HELP = N_("""\
 """)
 """The play screen's F1 help (translated where shown)."""
 
+TABLE_KEYS = N_("""\
+[b]At a club table[/b] (the table's server judges every move and plays the bots)
+  Type a move in the box and press [b]Enter[/b], as in test-play ([b]KK[/b], [b]pass[/b], [b]burn BB JJJJ[/b], [b]return 7 8[/b]...).
+  F2 pass · F3 the table's hint (what its heuristic bot would play) · F4 your legal moves
+  F5 why: the table's rules for the move in the box (from what your seat may see)
+  F9 auto-pass when pass is your only move · F12 托管: a bot plays your seat, F12 again takes it back
+  ctrl+g start now (bots take the free seats) · F10 ready for the next game (after the match: a new match)
+  F11 the match scoreboard · ctrl+s save the match's record (once the match is over)
+  ↑/↓ one move back / forward · PgUp/PgDn a trick · ctrl+l the game log · esc clear the box
+  ctrl+b leave the table (your seat link takes it back) · ctrl+q quit
+""")
+"""F1 at a club table: only the keys that work there (no undo, no new game, no play-on)."""
+
+WATCH_KEYS = N_("""\
+[b]Watching a club table[/b] (every seat from nobody's side: no hand is shown)
+  F11 the match scoreboard · ↑/↓ one move back / forward · PgUp/PgDn a trick · ctrl+l the game log
+  ctrl+s save the match's record (once the match is over) · ctrl+b leave · ctrl+q quit
+""")
+"""F1 for a spectator of a club table."""
+
 
 class PlayHelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q,enter", "dismiss(None)", N_("Close"))]
 
-    def __init__(self) -> None:
+    def __init__(self, at_table: str | None = None) -> None:
+        """``at_table``: ``seat`` or ``watch`` at a club table (only the keys that work there), else test-play."""
         super().__init__(classes="play-dialog-screen")
+        self.at_table = at_table
+
+    @property
+    def text(self) -> str:
+        return _({"seat": TABLE_KEYS, "watch": WATCH_KEYS}.get(self.at_table or "", HELP))
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="play-dialog wide") as box:
-            box.border_title = _("Test-play: help")
+            box.border_title = _("Test-play: help") if self.at_table is None else _("Club table: help")
             with VerticalScroll():
-                yield Static(_(HELP))
+                yield Static(self.text)
             yield Label(_("[b]esc[/b] close"), classes="play-dialog-keys")
 
 

@@ -1161,7 +1161,8 @@ class PlayScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
     def action_help(self) -> None:
-        self.app.push_screen(PlayHelpScreen())
+        at_table = None if not self.session.remote else ("watch" if self.table.watching else "seat")
+        self.app.push_screen(PlayHelpScreen(at_table))
 
     @guarded
     def action_pass_move(self) -> None:
@@ -1551,17 +1552,27 @@ class PlayScreen(Screen[None]):
         else:
             self.app.push_screen(WhyScreen(exp, self.open_rule))
 
+    def _hint_is_stale(self, answer: dict[str, Any], asked_at: int) -> bool:
+        """The table's hint is for a position this screen no longer shows: found on another state
+        (its ``seq``) than the one shown now, or a move was sent (or the state changed) meanwhile."""
+        t = self.table
+        seq = answer.get("seq", asked_at)
+        return seq != t.seq or t.seq != asked_at or t.pending is not None or not t.your_turn
+
     async def _table_hint(self) -> None:
         from gouji_dsl.engine.interpreter import choice_words, parse_move
 
         from .remote import TableError
         s = self.session
+        asked_at = self.table.seq
         try:
             answer = await self.table.ask("hint")
         except TableError as e:
             self.notify(str(e), title=_("The table gave no hint: {code}").format(code=e.code), severity="error")
             return
-        if not answer.get("move") or not self.is_attached:
+        if not self.is_attached or self._hint_is_stale(answer, asked_at):
+            return  # (the table moved on while it was asked, e.g. an auto-pass went first: a hint for a gone position)
+        if not answer.get("move"):
             self.notify(_("It is not your turn: the hint is for your moves."))
             return
         try:

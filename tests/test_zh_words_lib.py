@@ -237,3 +237,53 @@ def test_a_card_word_for_no_card_is_an_error(runner, tmp_path):
     f.write_text("ruleset: bad\nextends: online\nwords: {cards: {X: {zh: 鬼}}}\n", encoding="utf-8")
     r = runner.invoke(cli, ["validate", str(f)])
     assert r.exit_code == 1 and f"{f}:3:" in r.stderr and "a card of the notation" in r.stderr
+
+
+def test_a_rulesets_word_for_burn_is_in_the_explanation_and_the_rulebook(runner, tmp_path):
+    """F19: a ruleset that calls burning 火牌 (words.terms) gets 火牌 in the program's own sentences too:
+    the explanation's burn order and refusal, and the rulebook's heading; English follows its en word."""
+    f = tmp_path / "words2.yaml"
+    f.write_text('ruleset: words2\nextends: online\nlanguages: [zh, en]\n'
+                 'words: {terms: {burn: {zh: "火牌", en: "fire"}}}\n', encoding="utf-8")
+    deal = ["--deal", "1=KK33", "--deal", "2=AA44", "--deal", "3=RAA5", "--deal", "4=AA5", "--deal", "5=JJJJ",
+            "--deal", "6=99", "--after", "1 play KK", "--leader", "1"]
+    zh = runner.invoke(cli, ["--lang", "zh", "show", str(f), "--explain", "3 play AA", *deal])
+    assert zh.exit_code == 0, zh.output
+    assert "火牌的顺序是 3, 5, 2, 6" in zh.stdout and "是否火牌" in zh.stdout and "烧牌" not in zh.stdout
+    en = runner.invoke(cli, ["--lang", "en", "show", str(f), "--explain", "3 play AA", *deal])
+    assert "the fire order is 3, 5, 2, 6" in en.stdout
+    doc = runner.invoke(cli, ["--lang", "zh", "doc", str(f)])
+    heads = [line for line in doc.stdout.splitlines() if line[:1].isdigit() and ". " in line]
+    assert "5. 火牌" in heads and "5. 烧牌" not in heads
+    base = runner.invoke(cli, ["--lang", "zh", "doc", "online"])  # base's own word: the heading as before
+    assert "5. 烧牌" in base.stdout.splitlines()
+
+
+def test_one_word_per_meaning_in_the_librarys_catalog():
+    """The library's Chinese says a team 联邦 (seed 001), the opposite 对家 (seed 000 “互称为‘对家’”),
+    a game played 局 (seed 002 “每局”; 副 is a pack, seed 000 “四副扑克”), an illegal move 不合法,
+    a bundled ruleset 自带, seat N “N 号座位”."""
+    text = _seed_text()
+    assert TEAM_SEED in text and "互称为“对家”" in text and "每局" in text and "四副扑克" in text
+    po = Path(str(PO).format(domain=i18n.DOMAIN)).read_text(encoding="utf-8").split("\nmsgid")
+    strs = "".join(entry.partition("msgstr")[2] for entry in po)
+    for other in ("队伍", "两队", "对头", "不合规则", "内置", "座位安排", "副中", "全部 {games} 副"):
+        assert other not in strs, other
+    import re
+    assert not re.search(r"\d号座位", strs)
+
+
+def test_the_operating_systems_reasons_are_said_in_chinese_with_the_same_codes(runner, tmp_path):
+    """F17: a folder, a file that is not UTF-8 and a path that cannot be written are said in Chinese (not
+    the OS's English), the codes unchanged."""
+    (tmp_path / "d.yaml").mkdir()
+    (tmp_path / "bad.yaml").write_bytes(b"ruleset: p\n\xff\n")
+    r = runner.invoke(cli, ["--lang", "zh", "validate", str(tmp_path / "d.yaml"), str(tmp_path / "bad.yaml")])
+    assert r.exit_code == 1
+    assert "[NotARuleset]" in r.stderr and "[NotText]" in r.stderr
+    assert "是文件夹" in r.stderr and "a folder" not in r.stderr and "invalid start byte" not in r.stderr
+    out = runner.invoke(cli, ["--lang", "zh", "doc", "online", "-o", str(tmp_path / "no" / "x.md")])
+    assert out.exit_code != 0 and "No such file" not in out.stderr
+    assert "没有这个文件或文件夹" in out.stderr or "不是文件夹" in out.stderr, out.stderr
+    en = runner.invoke(cli, ["--lang", "en", "validate", str(tmp_path / "d.yaml")])
+    assert "a folder" in en.stderr and "[NotARuleset]" in en.stderr

@@ -27,6 +27,7 @@ from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.game.context import Ctx, TablePlay
 from gouji_dsl.ruleset.game.vocabulary import HookName
 from gouji_dsl.ruleset.graph import Reason, RuleGraph, RuleNode, Verdict
+from gouji_dsl.ruleset.words import Term, game_words
 
 SETTING_PREFIX = "settings."
 """A setting cited in an explanation has the id ``settings.NAME`` (``explained_by`` may list it)."""
@@ -265,8 +266,8 @@ def situation(state: GameState) -> list[Because]:
         burn = state.decided.get("burn_order", ())
         if burn:
             order = [s for s, cap in _queue_plan(state) if cap == "burn" and state.graph.n_seats >= s >= 1]
-            out.append(Because(_("the burn order is {join}").format(join=', '.join(map(str, order)) if order else _("(none)")),
-                               with_settings(g, burn)))
+            said = _("the burn order is {join}").format(join=', '.join(map(str, order)) if order else _("(none)"))
+            out.append(Because(game_words(g.resolved).own(said, Term.BURN), with_settings(g, burn)))
         follow = state.decided.get("follow_order", ())
         if follow:
             order = [s for s, cap in _queue_plan(state) if cap == "follow"]

@@ -30,6 +30,7 @@ from gouji_dsl.ruleset.game.terms import CARD_VERBS as _CARD_VERBS
 from gouji_dsl.ruleset.game.terms import Capacity, Choice, CounterReset, Phase, Placement, Point, Verb
 from gouji_dsl.ruleset.game.vocabulary import HookName
 from gouji_dsl.ruleset.graph import MAX_SETUP_ROUNDS, Reason, RuleFailed, RuleGraph, Verdict
+from gouji_dsl.ruleset.words import Term, game_words
 
 VERBS: tuple[Verb, ...] = tuple(Verb)
 """Every move verb (NOTATION.md "Moves"), as :class:`Verb` members (each equal to its text)."""
@@ -1288,7 +1289,8 @@ class GameState:
             t.append(Reason("engine.burn", Verdict.FORBADE, _("You are not offered a burn of this play now.")))
             return False
         if move.verb == Verb.PLAY and cap == Capacity.BURN:
-            t.append(Reason("engine.burn", Verdict.FORBADE, _("You are asked whether to burn: answer 'burn CARDS' or 'pass'.")))
+            t.append(Reason("engine.burn", Verdict.FORBADE, game_words(self.graph.resolved).own(
+                _("You are asked whether to burn: answer 'burn CARDS' or 'pass'."), Term.BURN)))
             return False
         cards = move.cards or ()
         hand = self.hands[s]

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gouji_dsl.i18n import Language, _
+from gouji_dsl.i18n import Language, _, current
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Wording
 
 __all__ = ["Term", "GameWords", "game_words", "Renamed", "renamed_words", "word_forms"]
@@ -53,6 +53,13 @@ class Term(StrEnum):
     RETURN_TRIBUTE = "return_tribute"  #: return tribute (还贡)
 
 
+#: the words the program's own sentences (the catalogs) use for a term, per language: where a ruleset
+#: names the term otherwise, :meth:`GameWords.own` puts its word in their place
+CATALOG_WORDS: dict[Term, dict[Language, str]] = {
+    Term.BURN: {Language.ZH: "烧牌", Language.EN: "burn"},
+}
+
+
 @dataclass(frozen=True)
 class GameWords:
     """The words of the game of one ruleset (:func:`game_words`)."""
@@ -73,6 +80,18 @@ class GameWords:
         w = self.terms.get(str(term))
         return w.in_lang(lang) if w is not None else None
 
+
+    def own(self, text: str, *terms: Term, lang: Language | None = None) -> str:
+        """``text``, a sentence of the program's own (its catalog's) that names ``terms`` by the
+        catalog's words (烧牌, burn), with the ruleset's word for each it names otherwise
+        (``words.terms: {burn: 火牌}`` → ``火牌的顺序是 …``); a word that holds the catalog's
+        (base's ``burn (烧牌)``) leaves the text as it is."""
+        lang = lang or current()
+        for t in terms:
+            mine, theirs = CATALOG_WORDS.get(t, {}).get(lang), self.term(t, lang)
+            if mine and theirs and mine not in theirs:
+                text = re.sub(rf"(?<![A-Za-z]){re.escape(mine)}(?![A-Za-z])", theirs.replace("\\", r"\\"), text)
+        return text
 
     def card(self, kind: str, lang: Language | None = None) -> str | None:
         """The ruleset's name of the card ``kind`` of the notation (``R`` → 大王 in Chinese, ``big

@@ -38,10 +38,11 @@ from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
 from gouji_dsl.ruleset.game.cards import NAMES
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
+from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import stale_says
 from gouji_dsl.ruleset.spec import Sentence, said
-from gouji_dsl.ruleset.words import GameWords, game_words
+from gouji_dsl.ruleset.words import GameWords, Term, game_words
 from gouji_dsl.tools import textlayout
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
@@ -61,6 +62,20 @@ _HEADINGS: dict[str, str] = {
     "tribute": N_("Between games"),
     "setup": N_("Before play"),
 }
+_HEADING_TERMS: dict[str, Term] = {"burn": Term.BURN}
+"""The phases whose heading names a term of the game: the heading says the ruleset's word for it."""
+
+
+def _heading(phase: str, graph: RuleGraph) -> str:
+    """The heading of ``phase``'s section, in the ruleset's words (``words.terms``: a ruleset that calls
+    burning 火牌 gets a section 火牌)."""
+    if phase not in _HEADINGS:
+        return phase.capitalize()
+    said = _(_HEADINGS[phase])
+    term = _HEADING_TERMS.get(phase)
+    return game_words(graph.resolved).own(said, term) if term is not None else said
+
+
 _CARD_SETTINGS = tuple(ENGINE_SETTINGS)
 _TRIBUTE_HOOKS = {"tribute_kinds", "tribute", "tribute_card", "return_tribute"}
 _REVOLUTION_HOOKS = {"must_revolt", "revolt", "redeal", "choose"}
@@ -389,8 +404,7 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             continue
         sec = by_phase.get(n.phase)
         if sec is None:
-            sec = by_phase[n.phase] = _Section(n.phase, _(_HEADINGS[n.phase]) if n.phase in _HEADINGS
-                                               else n.phase.capitalize())
+            sec = by_phase[n.phase] = _Section(n.phase, _heading(n.phase, graph))
             sections.append(sec)
         if shown(n):
             hooks_in.setdefault(n.phase, set()).add(n.hook)

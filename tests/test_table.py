@@ -386,6 +386,10 @@ def test_bad_and_out_of_turn_messages_get_a_stable_code_and_change_nothing():
             await a.ws.send_str(text)
             assert (await a.receive("error"))["code"] == code
         assert (await a.ask("dance"))["code"] == "bad_message"
+        await a.send({"no": "type"})
+        assert "no 'type'" in (await a.receive("error"))["message"]
+        again = await a.ask("hello", code=s.room.table.code)
+        assert again["code"] == "bad_message" and "already said hello" in again["message"]
         assert (await watcher.ask("start"))["code"] == "not_seated"
         await a.send({"type": "start"})
         state = await a.receive("state", where=lambda m: m["your_turn"])  # the bots moved up to his turn
@@ -642,6 +646,26 @@ def test_after_the_match_a_start_begins_the_next_one_with_a_new_seed_and_its_own
     for path in records:
         record = parse_record(path.read_text(encoding="utf-8"), str(path))
         assert len(check_record(record_graph(record), record)) == 1
+
+
+def test_a_server_stopped_during_a_later_match_saves_that_match_unfinished(tmp_path):
+    async def test(s: Served) -> None:
+        a = await s.join(name="Li")
+        await a.send({"type": "auto", "on": True})
+        await a.receive("match_over", timeout=WAIT)
+        await a.send({"type": "auto", "on": False})  # (match 2 waits for him)
+        await a.receive("auto", where=lambda m: m["on"] is False, timeout=WAIT)
+        await a.send({"type": "start"})
+        await a.receive("seed", timeout=WAIT)
+        await a.receive("state", where=lambda m: m["your_turn"], timeout=WAIT)
+        # the test returns with match 2 under way: the server stops (as on Ctrl+C)
+
+    serve(test, people={1}, record_dir=tmp_path)
+    names = sorted(p.name for p in tmp_path.glob("table-*.json"))
+    assert len(names) == 2 and any(n.endswith("-match2-unfinished.json") for n in names), names
+    unfinished = next(p for p in tmp_path.glob("*-match2-unfinished.json"))
+    record = parse_record(unfinished.read_text(encoding="utf-8"), str(unfinished))
+    check_record(record_graph(record), record)
 
 
 FAILS = """\

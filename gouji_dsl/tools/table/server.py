@@ -460,7 +460,7 @@ class TableServer:
         for room in self.rooms.values():
             if room.task is not None:
                 room.task.cancel()
-            if room.table.started and room.record_text is None:
+            if room.table.started and not room.table.match_over:  # (record_text is the last finished match's)
                 room.record_path = room.save_record(unfinished=True)  # (what was played is kept)
         for c in list(self.conns):
             c.drop(CloseCode.GOING_AWAY, "server_stops")
@@ -768,7 +768,7 @@ class TableServer:
             conn.drop(CloseCode.NORMAL, "bye")
             return
         if kind not in _SEATED_ONLY:
-            raise TableError(ErrorCode.BAD_MESSAGE, f"unknown message type {str(kind)[:40]!r}")
+            raise TableError(ErrorCode.BAD_MESSAGE, _unknown_type(kind))
         if room.error is not None:
             raise TableError(ErrorCode.TABLE_FAILED, f"the table stopped: {room.error}")
         seat = conn.seat
@@ -869,6 +869,15 @@ class TableServer:
                               "that seat); bots take the free seats when every seat kept for people is taken or a seated player "
                               "asks to start; Ctrl+C stops the server"))
         return lines
+
+
+def _unknown_type(kind: Any) -> str:
+    """Why a message of this type is refused on a connection that has said hello."""
+    if kind is None:
+        return "the message has no 'type'"
+    if kind == "hello":
+        return "this connection has already said hello (one hello a connection)"
+    return f"unknown message type {str(kind)[:40]!r}"
 
 
 def _request_id(msg: dict[str, Any]) -> Any:

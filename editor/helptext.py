@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import APP_DOMAIN, DOMAIN, Language, catalog, current
+from gouji_dsl.i18n import APP_DOMAIN, DOMAIN, Language, catalog, current, display_width
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.game.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
 from gouji_dsl.ruleset.settings import REMOVING_A_KEY
@@ -228,12 +228,38 @@ def _language_help(lang: Language) -> str:
     guarded = _code(ex.get("guarded rule"), "- id: my.rule\n  on: follow\n  require: seat == opposite(top.seat)")
     value_rule = _code(ex.get("value rule"), "- id: my.value\n  on: yield_to\n  value: settings.yield_to")
     child = _code(ex.get("child"), "ruleset: child\nextends: base")
-    return catalog(APP_DOMAIN, lang).gettext(HELP_TEMPLATE).format(
+    text = catalog(APP_DOMAIN, lang).gettext(HELP_TEMPLATE).format(
         REMOVING_A_KEY=library_text(REMOVING_A_KEY, lang), COMBINING=library_text(COMBINING, lang),
         KNOWN_EVERYWHERE=library_text(KNOWN_EVERYWHERE, lang), setting=setting, definition=definition, effects=effects,
         guarded=guarded, value_rule=value_rule, child=child, attrs=attrs, funcs=funcs, hooks=hooks)
+    return joined_paragraphs(text) if lang is Language.ZH else text
 
 
 def library_text(text: str, lang: Language) -> str:
-    """A text of the library (domain ``gouji``) in ``lang``, when its catalog has it."""
-    return catalog(DOMAIN, lang).gettext(text)
+    """A text of the library (domain ``gouji``) in ``lang``, when its catalog has it; else the app's
+    catalog's (``gouji_app``: a library sentence the help shows, such as REMOVING_A_KEY)."""
+    said = catalog(DOMAIN, lang).gettext(text)
+    return said if said != text else catalog(APP_DOMAIN, lang).gettext(text)
+
+
+_BLOCK_STARTS = ("#", "|", "-", "*", ">", "`", " ")
+
+
+def joined_paragraphs(markdown: str) -> str:
+    """``markdown`` with the lines of each Chinese paragraph joined (outside code blocks, tables,
+    lists and headings): a soft line break between two Chinese characters shows as a space, and
+    the paragraph then wraps only there, leaving short ragged lines."""
+    out: list[str] = []
+    code = False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            code = not code
+        prev = out[-1] if out else ""
+        if (not code and out and prev and line and not line.startswith(_BLOCK_STARTS)
+                and not prev.startswith(("#", "|", "```")) and not line[:1].isdigit()
+                and (display_width(prev[-1]) == 2 or display_width(line[0]) == 2)):
+            glued = display_width(prev[-1]) == 2 and display_width(line[0]) == 2 or line[0] in "，。、；：）”（“"
+            out[-1] = prev + ("" if glued else " ") + line
+        else:
+            out.append(line)
+    return "\n".join(out)

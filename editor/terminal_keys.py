@@ -40,6 +40,7 @@ TEXTUAL_COMMANDS = (
     N_("Minimize"), N_("Minimize the widget and restore to normal size"), N_("Maximize"),
     N_("Maximize the focused widget"), N_("Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
     N_("palette"),  # the footer's ctrl+p key
+    N_("Focus Next"), N_("Focus Previous"), N_("Copy selected text"),  # Textual's Screen / Input bindings
 )
 
 _MODIFIER_BITS = ((1, "shift"), (2, "alt"), (4, "ctrl"))
@@ -93,6 +94,12 @@ class XtermKeysApp(App[None]):
         """Textual's own commands of the palette (Theme, Keys, Screenshot ...), in the active language."""
         for cmd in super().get_system_commands(screen):
             yield SystemCommand(_(cmd.title), _(cmd.help), cmd.callback, cmd.discover)
+
+    def action_command_palette(self) -> None:
+        """Textual's command palette, its prompt in the active language."""
+        from textual.command import CommandPalette
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(CommandPalette(placeholder=_("Search for commands…"), id="--command-palette"))
 
     def action_show_help_panel(self) -> None:
         """The Keys panel, its bindings in the active language (Textual's renders them as written)."""

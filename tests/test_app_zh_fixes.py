@@ -121,3 +121,35 @@ def test_the_compare_panes_speak_chinese_and_keep_punctuation_off_line_starts(zh
 def test_the_compare_words(zh):
     assert _("vs") == "对"
     assert _("seats moved") == "名次变动的座位"
+
+
+def test_the_help_page_has_no_english_paragraph_and_a_whole_yaml_example(zh):
+    """F8/F12: the paragraph on null is Chinese; the example's comments are on lines of their own
+    (a wrapped end-of-line comment loses its '#'); a Chinese paragraph is one line of Markdown."""
+    from gouji_app.helptext import help_markdown
+    text = help_markdown()
+    assert "A key set to" not in text and "把一个键设为 `null` 就删除这个键" in text
+    assert "My town's rules" not in text and "title: 我们镇的规则" in text
+    assert "ruleset: my-town\n" in text and "extends: online\n" in text
+    assert "**变体**用 `extends:` 指明它的父规则集" in text  # joined, not broken at a soft line break
+
+
+def test_the_command_palette_speaks_chinese(zh, tmp_path: Path, monkeypatch):
+    """F12: the palette's prompt and Textual's own commands (focus, copy) are Chinese."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)
+
+    async def scenario():
+        app = GoujiApp(workspace=Path("rules"), cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await home_ready(pilot)
+            titles = [c.title for c in app.get_system_commands(app.screen)]
+            assert "下一个焦点" in titles and "Focus Next" not in titles
+            app.action_command_palette()
+            await pilot.pause()
+            assert isinstance(app.screen, CommandPalette)
+            assert app.screen.query_one(Input).placeholder == "搜索命令…"
+    asyncio.run(scenario())

@@ -287,3 +287,24 @@ def test_the_operating_systems_reasons_are_said_in_chinese_with_the_same_codes(r
     assert "没有这个文件或文件夹" in out.stderr or "不是文件夹" in out.stderr, out.stderr
     en = runner.invoke(cli, ["--lang", "en", "validate", str(tmp_path / "d.yaml")])
     assert "a folder" in en.stderr and "[NotARuleset]" in en.stderr
+
+
+def test_simulate_in_chinese_lines_values_up_and_keeps_a_number_with_its_measure_word(runner):
+    """F7: the values after the labels (分差：, 用时：, 座位优势：…) start in one column, and a line never
+    breaks between a number and its measure word (20 局, 1 个) nor inside a word of the game."""
+    from gouji_dsl.tools import textlayout
+    r = runner.invoke(cli, ["--lang", "zh", "simulate", "online", "--games", "4", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    starts = {display_col(line) for line in lines
+              if line.startswith(("分差：", "串三户率：", "座位优势：", "首发方：", "真正选择：", "用时：", "每局平均决策数："))}
+    assert len(starts) == 1, starts
+    for width in range(8, 30):
+        lines = textlayout.wrap("来自全部 20 局（每局边打边计），6 张小王，6 张大王，四人乱缠", width, keep=["大王", "四人乱缠"])
+        assert not [line for line in lines if line.endswith(("20", "大", "四人", "乱"))], (width, lines)
+
+
+def display_col(line: str) -> int:
+    """The display column where the value after a label ``…：`` starts."""
+    label, _sep, value = line.partition("：")
+    return i18n.display_width(label) + 2 + (len(value) - len(value.lstrip()))

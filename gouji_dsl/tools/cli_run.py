@@ -8,6 +8,7 @@ bar shows deals, games/s and the time left; Ctrl+C stops after the finished chun
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -231,6 +232,52 @@ def _design_text(console: Any, summary: dict[str, Any], ci: Callable[..., str]) 
 
 
 _PLACE_COLUMN = 10
+
+#: the column the values of the summary's Chinese lines start at (标签：value), after the longest label
+_VALUE_COLUMN = 18
+_STYLED = re.compile(r"^\[([a-z]+)\](.*)\[/\1\]$", re.S)
+_LABEL = re.compile(r"^([^\s：（\[]{1,12}：)\s*(?=[\s\d+\-])")
+
+
+class _Laid:
+    """The summary's console, its Chinese lines laid out as Chinese is set (:mod:`~gouji_dsl.tools.textlayout`):
+    a value after its label (``分差：``) in one column, a line broken between characters but never inside
+    a number and its measure word (``20 局``) or a word of the game (``keep``: the ruleset's words);
+    other lines and tables as the console prints them."""
+
+    def __init__(self, console: Any, keep: tuple[str, ...] = ()):
+        self.console, self.keep = console, keep
+
+    def print(self, text: Any = "", *args: Any, **options: Any) -> None:
+        if args or not isinstance(text, str) or "\n" in text or display_width(text) == len(text):
+            self.console.print(text, *args, **options)
+            return
+        tag = _STYLED.match(text)  # [dim]…[/dim]: each line styled
+        if tag:
+            text, options = tag.group(2), {**options, "style": tag.group(1)}
+        if re.search(r"\[/?[a-z]", text):  # markup inside: as the console prints it
+            self.console.print(text, **options)
+            return
+        m = _LABEL.match(text)
+        first = rest = ""
+        if m:
+            label = m.group(1)
+            indent = max(_VALUE_COLUMN, display_width(label) + 1)
+            first, rest, text = label + " " * (indent - display_width(label)), " " * indent, text[m.end():]
+        from gouji_dsl.tools import textlayout  # lazy: start-up
+        for line in textlayout.wrap(text, max(self.console.width, 40), first, rest, self.keep):
+            self.console.print(line, soft_wrap=True, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+
+def _kept_words(words: Any) -> tuple[str, ...]:
+    """The ruleset's words of the game (places, terms, cards) in the active language: never cut."""
+    if words is None:
+        return ()
+    said = [words.place(int(p)) for p in words.places] + [w.in_lang(None) for w in (*words.terms.values(), *words.cards.values())]
+    return tuple(w for w in said if w)
 """The widest place word the summary's table takes as a column header."""
 
 
@@ -242,7 +289,7 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     from gouji_dsl.tools.figures import team_of  # lazy: start-up
     from gouji_dsl.tools.stats import Estimate  # lazy: start-up
 
-    console = stdout_console(highlight=False)
+    console = _Laid(stdout_console(highlight=False), _kept_words(words))
     games = summary["games"]
     console.print(_("[bold]{ruleset}[/bold]: {games} games, seed {seed}, {bots} bots").format(
         ruleset=shown_markup(summary['ruleset']), games=games, seed=shown_markup(summary['seed']), bots=shown_markup(bots)))

@@ -8,6 +8,8 @@ without double-width characters breaks at spaces only, as before.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from gouji_dsl.i18n import display_width
 
 __all__ = ["NO_START", "NO_END", "break_units", "wrap"]
@@ -19,19 +21,43 @@ NO_END = "（「『《〈【〔“‘([{"
 """Punctuation that never ends a line (kept with the text after it): CJK, and the ASCII opening marks."""
 
 
-def break_units(text: str) -> list[tuple[str, bool]]:
+def _inside_terms(text: str, keep: Iterable[str]) -> set[int]:
+    """The positions of ``text`` a line may not break before: inside a term of ``keep`` (大王, 革命,
+    四人乱缠: a word of the game is never cut)."""
+    inside: set[int] = set()
+    for term in keep:
+        if len(term) < 2:
+            continue
+        start = text.find(term)
+        while start >= 0:
+            inside.update(range(start + 1, start + len(term)))
+            start = text.find(term, start + 1)
+    return inside
+
+
+def _measured(units: list[tuple[str, bool]], c: str, space: bool) -> bool:
+    """``c`` (a Chinese measure word or unit after a number: ``20 局``, ``1 个``) stays with the number
+    before it, across the space between them."""
+    return space and bool(units) and units[-1][0][-1:].isdigit() and display_width(c) == 2 and c not in NO_END
+
+
+def break_units(text: str, keep: Iterable[str] = ()) -> list[tuple[str, bool]]:
     """``text`` cut where a line may break: at spaces (``True``: a space before the unit), and
-    between double-width characters, which need none; CJK punctuation stays with its neighbour."""
+    between double-width characters, which need none; CJK punctuation stays with its neighbour, a
+    number with the measure word after it (``20 局``), and a term of ``keep`` is never cut."""
     units: list[tuple[str, bool]] = []
     space, glue = False, False
-    for c in text:
+    inside = _inside_terms(text, keep)
+    for i, c in enumerate(text):
         if c.isspace():
             space, glue = bool(units), False
             continue
         wide = display_width(c) == 2
-        joins = units and not space and (glue or c in NO_START or not (wide or display_width(units[-1][0][-1]) == 2))
-        if joins:
-            units[-1] = (units[-1][0] + c, units[-1][1])
+        if units and _measured(units, c, space):
+            units[-1] = (units[-1][0] + " " + c, units[-1][1])
+        elif units and (i in inside or (not space and (glue or c in NO_START
+                                                       or not (wide or display_width(units[-1][0][-1]) == 2)))):
+            units[-1] = (units[-1][0] + (" " if space else "") + c, units[-1][1])
         else:
             units.append((c, space))
         space, glue = False, c in NO_END
@@ -63,11 +89,12 @@ def _mostly_wide(text: str) -> bool:
 _CJK_PUNCTUATION = frozenset("，。、；：！？（）“”「」《》【】")
 
 
-def wrap(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+def wrap(text: str, width: int, first: str = "", rest: str | None = None, keep: Iterable[str] = ()) -> list[str]:
     """``text`` in lines of at most ``width`` columns (greedy), the first prefixed with ``first``, the
-    others with ``rest`` (default: ``first``); trailing spaces stripped."""
+    others with ``rest`` (default: ``first``); trailing spaces stripped. ``keep``: terms never cut
+    (the ruleset's words of the game)."""
     rest = first if rest is None else rest
-    units = break_units(text) if _mostly_wide(text) else [(word, i > 0) for i, word in enumerate(text.split())]
+    units = break_units(text, keep) if _mostly_wide(text) else [(word, i > 0) for i, word in enumerate(text.split())]
     lines: list[str] = []
     cur, used, has = first, display_width(first), False
     room = max(width - max(display_width(first), display_width(rest)), 4)

@@ -18,7 +18,7 @@ from table_fake import CODE, FakeTable
 
 from gouji_app.play.dialogs import WhyScreen
 from gouji_app.play.join import JoinApp
-from gouji_app.play.remote import AddressError, RemoteSession, parse_address
+from gouji_app.play.remote import AddressError, RemoteSession, graph_from_text, parse_address
 from gouji_app.play.screen import PlayScreen
 from gouji_app.play.widgets import HandView, SeatBox
 
@@ -507,6 +507,35 @@ settings:
     value: 2
     says: {en: "A match is two games.", zh: "一场比赛两局。"}
 """
+
+
+@run_async
+async def test_who_joins_after_the_match_sees_the_match_totals_the_table_sent(tmp_path):
+    """A client that joins when the match is over saw none of game 1: its scoreboard (and the
+    "match n/m" totals) take the finished games the table re-sends (game_over, match_over)."""
+    from gouji_dsl.tools.table.client import TableClient
+    from gouji_dsl.tools.table.summary import match_totals
+
+    rules = tmp_path / "club.yaml"
+    rules.write_text(CLUB, encoding="utf-8")
+    async with hosted(tmp_path, rules, people=set()) as (server, room):
+        first = await TableClient.connect(server.room_link(room), watch=True, timeout=60)
+        room.start()
+        await first.receive("match_over", timeout=60)
+        await first.close()
+        late = await TableClient.connect(server.room_link(room), watch=True, timeout=60)
+        try:
+            await late.receive("match_over", timeout=60)
+            ruleset = next(m for m in late.messages if m["type"] == "ruleset")
+            s = RemoteSession(graph_from_text(ruleset["name"], ruleset["text"]), seat=None,
+                              address=parse_address(server.room_link(room)))
+            for m in late.messages:
+                s.handle(m)
+        finally:
+            await late.close()
+        games = s.match_summary()
+        assert [g.number for g in games] == [1, 2] and all(g.over for g in games)
+        assert s.match_totals() == {int(k): v for k, v in match_totals(room.table.finals).items()}
 
 
 @run_async

@@ -35,7 +35,7 @@ from gouji_dsl.ruleset.game.context import TablePlay
 from gouji_dsl.ruleset.graph import Reason, RuleGraph, Verdict
 
 from ..i18n import _
-from .session import Entry, PlaySession, Timeline
+from .session import Entry, GameSummary, PlaySession, Timeline
 
 PROTOCOL = 1
 DEFAULT_SERVER = "http://127.0.0.1:8765"
@@ -306,6 +306,7 @@ class RemoteSession(PlaySession):
         self.pending: str | None = None   # the move sent, not answered yet
         self.timer_s: float | None = None
         self.totals: dict[int, Any] = {}
+        self._told: dict[int, GameSummary] = {}  # this match's finished games as the table told them (game number ->)
         self.answers: dict[str, Explanation] = {}  # why answers of this position: move line -> explanation
         self.link: TableLink | None = None
         self._record: list[dict[str, Any]] = []
@@ -393,6 +394,27 @@ class RemoteSession(PlaySession):
             bits.append(_("ctrl+s saves the match's record"))
         return " · ".join(bits)
 
+    def match_summary(self, upto: int | None = None) -> list[GameSummary]:
+        """The match's games as this client saw them, with the finished ones it did not see (it
+        joined or came back later) as the table's game_over / match_over told them."""
+        own = Timeline.match_summary(self, upto)
+        if not self._told or not own:
+            return own
+        games = {g.number: g for g in own}
+        for n, g in self._told.items():
+            if n <= max(games) and (n not in games or not games[n].over):
+                games[n] = g
+        return [games[n] for n in sorted(games)]
+
+    def _learn_games(self, games: Any) -> None:
+        for g in games if isinstance(games, list) else []:
+            if isinstance(g, dict) and isinstance(g.get("game"), int):
+                def ints(d: Any) -> dict[int, Any]:
+                    return {int(k): v for k, v in (d or {}).items()}
+                self._told[g["game"]] = GameSummary(g["game"], ints(g.get("places")), ints(g.get("scores")),
+                                                    ints(g.get("team_scores")), bool(g.get("sweep")), [],
+                                                    voided=bool(g.get("voided")))
+
     @property
     def match_number(self) -> int:
         """The match being played at the table (1 first; a new one after each match's end)."""
@@ -470,6 +492,7 @@ class RemoteSession(PlaySession):
             return None  # (sent again after a reconnection)
         if known is not None:  # a new match at the table: its games follow the last match's in the timeline
             self._match_base += self.games
+            self._told = {}
             self.record_link = None
             self.seed_revealed = None
         self.seed = _("hash {hash}…").format(hash=(self.seed_sha256 or "?")[:12])
@@ -595,6 +618,7 @@ class RemoteSession(PlaySession):
 
     def _on_game_over(self, msg: dict[str, Any]) -> str | None:
         self.totals = {int(k): v for k, v in (msg.get("totals") or {}).items()}
+        self._learn_games(msg.get("match_games"))
         game = int(msg.get("game") or self._game or 1)
         st = ViewState(self.graph, self._view, self._record, game_number=game, over=msg,
                        seat=None if self.watching else self.seat)
@@ -606,6 +630,7 @@ class RemoteSession(PlaySession):
     def _on_match_over(self, msg: dict[str, Any]) -> str | None:
         self.seed_revealed = str(msg.get("seed") or "") or None
         self.record_link = msg.get("record")
+        self._learn_games(msg.get("games"))
         check = ""
         if self.seed_revealed and self.seed_sha256:
             import hashlib

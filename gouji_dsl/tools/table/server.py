@@ -55,6 +55,7 @@ from .protocol import (
     visible_event,
     visible_events,
 )
+from .summary import game_summary, match_totals
 
 log = logging.getLogger("gouji-host")
 
@@ -359,12 +360,16 @@ class Room:
         return max(0.0, round(self.over_at + self.between - time.monotonic(), 1))
 
     def game_over_json(self, seat: int | None) -> dict[str, Any]:
-        from gouji_dsl.tools.table.summary import game_summary, match_totals
         t = self.table
         g = game_summary(t.state)
         g["tribute"] = [visible_event(e, seat) for e in g["tribute"]]
         return {"type": "game_over", "game": t.game_in_match, "games": t.length, **g,
-                "totals": match_totals(t.finals), "next_in_s": self.next_in()}
+                "totals": match_totals(t.finals), "match_games": self.games_json(), "next_in_s": self.next_in()}
+
+    def games_json(self) -> list[dict[str, Any]]:
+        """The match's finished games so far (a client that joined late shows them on its scoreboard)."""
+        return [{"game": i + 1, **{k: v for k, v in game_summary(st).items() if k != "tribute"}}
+                for i, st in enumerate(self.table.finals) if st.over]
 
     def save_record(self, *, unfinished: bool = False) -> Path | None:
         """Write the match's record to the server's record folder (``table-CODE-TIME.json``;
@@ -388,12 +393,10 @@ class Room:
         return path
 
     def _match_over(self) -> None:
-        from gouji_dsl.tools.table.summary import game_summary, match_totals
         t = self.table
         self.record_text = t.record().dumps()
         self.record_path = self.save_record()
-        games = [{"game": i + 1, **{k: v for k, v in game_summary(st).items() if k != "tribute"}} for i, st in enumerate(t.finals)]
-        self.match_message = {"type": "match_over", "games": games, "totals": match_totals(t.finals), "seed": t.seed,
+        self.match_message = {"type": "match_over", "games": self.games_json(), "totals": match_totals(t.finals), "seed": t.seed,
                               "seed_sha256": t.seed_sha256, "record": f"{self.server.base_url}/t/{t.code}/record"}
         self.broadcast(self.match_message)
 

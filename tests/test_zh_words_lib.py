@@ -308,3 +308,15 @@ def display_col(line: str) -> int:
     """The display column where the value after a label ``…：`` starts."""
     label, _sep, value = line.partition("：")
     return i18n.display_width(label) + 2 + (len(value) - len(value.lstrip()))
+
+
+@pytest.mark.parametrize("name", ["online", "six-deck-eagle"])
+def test_the_rulebook_never_cuts_a_word_of_the_game(runner, name):
+    """F18: 大王 (words.cards), 革命, 四人乱缠 (words.terms) are never cut across two lines of the rulebook."""
+    r = runner.invoke(cli, ["--lang", "zh", "doc", name])
+    assert r.exit_code == 0, r.output
+    lines = [line.strip() for line in r.stdout.splitlines()]
+    cuts = [(a, b) for a, b in zip(lines, lines[1:])
+            for term in ("大王", "小王", "革命", "四人乱缠") for i in range(1, len(term))
+            if a.endswith(term[:i]) and b.startswith(term[i:])]
+    assert not cuts, cuts

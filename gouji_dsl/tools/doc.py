@@ -28,6 +28,7 @@ every one of them is written in this module, marked ``_()`` or ``N_()``).
 """
 from __future__ import annotations
 
+import contextvars
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -450,7 +451,18 @@ def _width(text: str) -> int:
 def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
     """Greedy wrap by display width; ``first`` / ``rest`` prefix the first / following lines; Chinese
     breaks between characters, its punctuation kept with its neighbour (:mod:`gouji_dsl.tools.textlayout`)."""
-    return textlayout.wrap(text, width, first, rest)
+    return textlayout.wrap(text, width, first, rest, _KEEP.get())
+
+
+_KEEP: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("doc_keep", default=())
+"""The words of the game of the ruleset being written (头科, 大王, 革命, 四人乱缠 …): never cut by a line break."""
+
+
+def _words_of(graph) -> tuple[str, ...]:
+    """The ruleset's words of the game (places, terms, cards) in the active language."""
+    named = game_words(graph.resolved)
+    said = [named.place(int(p)) for p in named.places] + [w.in_lang(None) for w in (*named.terms.values(), *named.cards.values())]
+    return tuple(w for w in said if w)
 
 
 def _text(graph, sections: list[_Section], sources: list[str]) -> str:
@@ -546,7 +558,11 @@ def ruleset_doc(graph, fmt: str = "text", lang: Language | None = None) -> str:
     i18n.use(was if lang is None else lang)
     try:
         sections, sources = _build(graph)
-        return (_markdown if fmt == "markdown" else _text)(graph, sections, sources)
+        token = _KEEP.set(_words_of(graph))
+        try:
+            return (_markdown if fmt == "markdown" else _text)(graph, sections, sources)
+        finally:
+            _KEEP.reset(token)
     finally:
         i18n.use(was)
 

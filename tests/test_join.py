@@ -677,3 +677,12 @@ async def test_f1_at_a_table_lists_only_the_keys_that_work_there():
     moving = {k.upper() for k, a in keys.items() if a.split("(")[0] in WATCH_OFF and k.startswith("f")} | {"ctrl+g"}
     assert not [k for k in moving if f"{k} " in watch], moving
     assert "ctrl+z undo" in PlayHelpScreen(None).text  # (test-play's own help unchanged)
+
+
+def test_a_return_tribute_hidden_from_this_seat_is_said_as_hidden_cards_never_none():
+    from gouji_app.play.widgets import _plain_event_text
+    hidden = {"type": "transfer", "giver": 3, "receiver": 4, "rule": "return", "cards": None, "count": 1}
+    text = _plain_event_text("transfer", hidden, lambda s: f"seat {s}")
+    assert "None" not in text and "seat 3 → seat 4: 1 card (hidden)" in text
+    assert "None" not in _plain_event_text("transfer", {**hidden, "count": None}, str)
+    assert "33" in _plain_event_text("transfer", {**hidden, "cards": "33"}, str)

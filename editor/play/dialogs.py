@@ -399,7 +399,7 @@ def tribute_text(session: PlaySession, game: GameSummary) -> Text:
     flows: dict[tuple[int, int], int] = {}
     for e in game.tribute:
         try:
-            n = sum(session.model.parse(e["cards"]))
+            n = sum(session.model.parse(e["cards"])) if e.get("cards") is not None else int(e.get("count") or 0)
         except GoujiError:
             n = len(e["cards"].split())
         key = (st.team(e["giver"]), st.team(e["receiver"]))

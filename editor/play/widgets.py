@@ -640,6 +640,15 @@ def transfer_reason(rule: str, words: GameWords = NO_WORDS) -> str:
     return rule
 
 
+def transfer_cards(e: dict[str, Any]) -> str:
+    """A transfer's cards; one this seat may not see (a return tribute between two other seats at a
+    club table: the table sends only how many) as hidden cards, never their absence."""
+    if e.get("cards") is not None:
+        return str(e["cards"])
+    n = e.get("count")
+    return ngettext("{n} card (hidden)", "{n} cards (hidden)", n).format(n=n) if isinstance(n, int) else _("(hidden)")
+
+
 def bracketed(text: str) -> str:
     """``text`` in brackets: full-width ``（…）`` in Chinese, else ``(…)``."""
     return f"（{text}）" if chinese() else f"({text})"
@@ -652,7 +661,7 @@ def _plain_event_text(t: str, e: dict[str, Any], who: Callable[[Any], str], word
             (" " + _("(seed {seed})").format(seed=e["seed"]) if e.get("seed") is not None else "")
     if t == "transfer":
         rule = transfer_reason(e.get("rule", ""), words)
-        return f"{who(e['giver'])} → {who(e['receiver'])}: {e['cards']}" + (f"  {bracketed(rule)}" if rule else "")
+        return f"{who(e['giver'])} → {who(e['receiver'])}: {transfer_cards(e)}" + (f"  {bracketed(rule)}" if rule else "")
     if t == "first_leader":
         return _("first lead: {who}").format(who=who(e["seat"]))
     if t == "redeal":

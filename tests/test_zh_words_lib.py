@@ -320,3 +320,14 @@ def test_the_rulebook_never_cuts_a_word_of_the_game(runner, name):
             for term in ("大王", "小王", "革命", "四人乱缠") for i in range(1, len(term))
             if a.endswith(term[:i]) and b.startswith(term[i:])]
     assert not cuts, cuts
+
+
+def test_the_chinese_rulebook_cites_the_seeds_by_one_name(runner):
+    """F6/F5: the sources list names a seed 资料 00N everywhere (not [SN] beside 资料 001), the header
+    uses full-width （）：; the English rulebook keeps its notes as written."""
+    zh = runner.invoke(cli, ["--lang", "zh", "doc", "online"])
+    assert zh.exit_code == 0, zh.output
+    assert "[S1]" not in zh.stdout and "资料 001、002、003（RULES.md §1）" in zh.stdout
+    assert "online（rules/online.yaml）" in zh.stdout.replace("<bundled>", "rules")
+    en = runner.invoke(cli, ["--lang", "en", "doc", "online"])
+    assert "RULES.md §1 [S1][S2][S3]" in en.stdout

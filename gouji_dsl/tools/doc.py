@@ -29,6 +29,7 @@ every one of them is written in this module, marked ``_()`` or ``N_()``).
 from __future__ import annotations
 
 import contextvars
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -465,6 +466,23 @@ def _words_of(graph) -> tuple[str, ...]:
     return tuple(w for w in said if w)
 
 
+_SEED_MARKS = re.compile(r"RULES\.md (§[0-9§, \-]+?) ?((?:\[S[0-9]\])+)")
+_SEED_WORD = re.compile(r"\bseed (\d{3})\b")
+
+
+def _cited(note: str) -> str:
+    """A source note as the rulebook's language cites it: in Chinese the seeds by their Chinese name
+    (``RULES.md §1 [S1][S3]`` → ``资料 001、003（RULES.md §1）``, ``seed 003`` → ``资料 003``), the one
+    name the per-language notes use (``资料 001，游戏开始 B-C``); in English as written."""
+    if i18n.current() is not Language.ZH:
+        return note
+
+    def seeds(m: re.Match[str]) -> str:
+        marks = re.findall(r"\[S([0-9])\]", m.group(2))
+        return "资料 " + "、".join(f"00{n}" for n in marks) + f"（RULES.md {m.group(1).strip()}）"
+    return _SEED_WORD.sub(r"资料 \1", _SEED_MARKS.sub(seeds, note))
+
+
 def _text(graph, sections: list[_Section], sources: list[str]) -> str:
     r = graph.resolved
     out: list[str] = []
@@ -477,7 +495,7 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
 
     def padded(text: str) -> str:
         return text + " " * max(label_w - _width(text), 1)  # "": label_w spaces
-    out += _wrap(f"{chain[0][0]} ({chain[0][2]})", WIDTH, padded(_("Ruleset")), " " * label_w)
+    out += _wrap(_("{name} ({path})").format(name=chain[0][0], path=chain[0][2]), WIDTH, padded(_("Ruleset")), " " * label_w)
     if r.source:
         out += _wrap(said(r.source), WIDTH, padded(_("Source")), " " * label_w)
     for i, (name, ptitle, path) in enumerate(chain[1:]):
@@ -485,7 +503,7 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
         if i:
             out += [" " * label_w + head]
             head = ""
-        out += _wrap(f"{name} ({path})" + (f": {ptitle}" if ptitle else ""), WIDTH,
+        out += _wrap(_("{name} ({path})").format(name=name, path=path) + (_(": ") + ptitle if ptitle else ""), WIDTH,
                      padded(head), " " * (label_w + 2))
     for num, sec in enumerate(sections, 1):
         head = f"{num}. {sec.heading}"
@@ -507,7 +525,7 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
         mw = len(f"[{len(sources)}]") + 1
         for i, src in enumerate(sources, 1):
             mark = f"[{i}]"
-            out += _wrap(said(src), WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
+            out += _wrap(_cited(said(src)), WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -545,7 +563,7 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
             out.append(f"- **{num}.{j}** {_md(item.text)}{mark}")
     if sources:
         out += ["", f"## {_('Sources')}", ""]
-        out += [f"{i}. {_md(said(src))}" for i, src in enumerate(sources, 1)]
+        out += [f"{i}. {_md(_cited(said(src)))}" for i, src in enumerate(sources, 1)]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -454,6 +454,9 @@ HELP_TEXTS = (
        "position, and `FILE: ok (N rules)` for each good file. Warnings (a setting nothing reads, a new rule id that "
        "looks like a misspelt override) are printed with `warning:` and do not fail the file. Exit status 1 if any "
        "file has an error, 2 on an internal error."),
+    N_('With --format json, stdout is {"ok": BOOL, "files": [{"file", "ok", "rules", "errors", "warnings", '
+       '"diagnostics": [{"code", "severity", "message", "hint", "position": {"path", "line", "col", "end_line", '
+       '"end_col"}}], "held_back"}]}; held_back names the checks a file\'s errors stopped (unread-settings, lint).'),
     N_("With --strict, each file that compiles is also linted: rules that can never fire under its settings, two "
        "rules that decide the same question for the same state, a game that cannot end or go on, settings (and keys) "
        "nothing reads, settings changed without their own sentence. Findings and warnings make the exit status 1."),

@@ -62,7 +62,7 @@ def test_simulate_names_the_teams_by_their_seats_and_its_engine_in_chinese(runne
     timing = next(line for line in zh.stdout.splitlines() if line.startswith("用时"))
     assert "generated" not in timing and "local" not in timing and "引擎" in timing
     en = runner.invoke(cli, ["--lang", "en", "simulate", "online", "--games", "4", "--workers", "1"])
-    assert "team 1 (seats 1, 3, 5)" in en.stdout and "generated engine" in en.stdout
+    assert "team 1 (seats 1, 3, 5)" in en.stdout and ("native engine" in en.stdout or "generated engine" in en.stdout)
 
 
 def test_an_explanation_names_a_setting_once(runner):

@@ -32,7 +32,7 @@ from gouji_dsl.tools.exits import (
 from gouji_dsl.tools.exits import err as _err
 from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
 from gouji_dsl.tools.exits import report as _report
-from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_DUEL_DEALS, Engine
 
 
 def bots_help(what: str = N_("The bots")) -> str:
@@ -45,6 +45,17 @@ def bots_help(what: str = N_("The bots")) -> str:
                               "{defaults})."),
                            what=what, bots=", ".join(BOTS),
                            defaults=defaults)
+
+
+def engine_option(f: Any) -> Any:
+    """``--engine generated|interpreter`` (``gouji simulate``, ``gouji diff --simulate``, ``gouji sweep``,
+    ``gouji duel``): the summary says which engine played (tools/played.py)."""
+    return click.option("--engine", type=click.Choice([e.value for e in Engine]), default=DEFAULT_ENGINE.value,
+                        show_default=True,
+                        help=N_("How games are played: generated (the native core where it plays the ruleset and "
+                                "the bots, else the generated play-out module: the same games, far faster; a ruleset "
+                                "the generator does not handle is played by the interpreter) or interpreter (the "
+                                "reference). The summary says which engine played and why."))(f)
 
 
 class PositiveFloat(click.FloatRange):
@@ -165,9 +176,11 @@ _RESUMABLE = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", 
               metavar="FILE", help=N_("Append each finished deal (or match) to FILE (JSON lines) as it is played; run "
                                    "the same command again to resume: what FILE holds is not played again."))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the report as JSON."))
+@engine_option
 @set_option
 def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, think_ms: float | None, workers: int,
-                 save: Path | None, as_json: bool, overrides: tuple[str, ...] = ()) -> None:
+                 save: Path | None, as_json: bool, engine: str = DEFAULT_ENGINE.value,
+                 overrides: tuple[str, ...] = ()) -> None:
     """Play BOT_A against BOT_B under RULESET and say which is stronger.
 
     Each deal is played twice, once with A's team at the odd seats and once at the even seats. The
@@ -243,11 +256,12 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
                     bar.update(task, completed=done, total=total)
 
                 report = duel(graph, bot_a, bot_b, deals, seed_value(seed), think_ms=think_ms, workers=workers,
-                              progress=progress, done=done, on_unit=on_unit)
+                              progress=progress, done=done, on_unit=on_unit, engine=engine)
         else:
             report = duel(graph, bot_a, bot_b, deals, seed_value(seed), think_ms=think_ms, workers=workers,
                           progress=_LineProgress(_("{name}: {bot_a} vs {bot_b}").format(name=graph.name, bot_a=bot_a, bot_b=bot_b),
-                                                 N_("matches") if match_length(graph) > 1 else N_("deals")), done=done, on_unit=on_unit)
+                                                 N_("matches") if match_length(graph) > 1 else N_("deals")), done=done, on_unit=on_unit,
+                          engine=engine)
     except KeyboardInterrupt:
         _err(_("interrupted{kept}").format(kept=_kept(save, bool(done or saved_now))))
         sys.exit(EXIT_INTERRUPTED)

@@ -20,7 +20,7 @@ from gouji_dsl.bots import runner_bots
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _, display_width
 from gouji_dsl.ruleset.words import game_words
-from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help
+from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help, engine_option
 from gouji_dsl.tools.exits import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -38,7 +38,8 @@ from gouji_dsl.tools.exits import (
     text_width,
 )
 from gouji_dsl.tools.exits import err as _err
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_GAMES, Engine, Executor, said_kind
+from gouji_dsl.tools.played import engine_name, fell_back, why_not_native
+from gouji_dsl.tools.runkinds import MAX_GAMES, Executor, said_kind
 
 
 # ------------------------------------------------------------------------------ shared options
@@ -70,10 +71,7 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help=N_("The figure --until-halfwidth watches (default score_spread: the team score spread, "
                           "B − A in a comparison; e.g. decisions, sweep_rate; seat_score.N in a comparison, "
                           "team_score.N in gouji simulate).")),
-        click.option("--engine", type=click.Choice([e.value for e in Engine]), default=DEFAULT_ENGINE.value,
-                     show_default=True, help=N_("How games are played: the generated play-out (the same games, several "
-                                             "times faster; a ruleset it does not handle is played by the "
-                                             "interpreter, and the summary says so) or the reference interpreter.")),
+        engine_option,
     ]
     for o in reversed(opts):
         f = o(f)
@@ -354,21 +352,17 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
         console.print(_("elapsed:          {summary:.3f} s").format(summary=summary['elapsed_s'])
                       + shown_markup(_("  ({gps:.1f} games/s, {executor}, {workers} worker(s){engine})").format(
                           gps=gps, executor=said_kind(summary.get('executor')), workers=summary.get('workers'),
-                          engine=_(", {engine} engine").format(engine=said_kind(summary['engine']))
-                          if summary.get('engine') else '')
+                          engine=_(", {engine} engine").format(engine=engine_name(summary))
+                          if engine_name(summary) else '')
                                      if gps is not None else ""))
-    if summary.get("native_fallback"):
-        console.print(_("[dim]random bots' play phase played by the generated module, not the native core "
-                      "({shown_markup})[/dim]").format(shown_markup=shown_markup(summary['native_fallback'])))
-    if summary.get("games_fallback"):
-        console.print(_("[dim]whole games not played by the native core, only their play phase "
-                      "({shown_markup})[/dim]").format(shown_markup=shown_markup(summary['games_fallback'])))
+    why = why_not_native(summary)
+    if why is not None and not fell_back(summary):  # (the engine that played, and why not the native core)
+        console.print(f"[dim]{shown_markup(why)}[/dim]")
     if summary.get("games_replayed"):
         console.print(_("[dim]{replayed} of {games} games left to Python by the native core, played there from their "
                         "seeds[/dim]").format(replayed=summary['games_replayed'], games=summary.get('games')))
-    if summary.get("engine_fallback"):
-        console.print(_("[yellow]played by the interpreter: the generated engine does not handle this ruleset "
-                      "({shown_markup})[/yellow]").format(shown_markup=shown_markup(summary['engine_fallback'])))
+    if why is not None and fell_back(summary):
+        console.print(f"[yellow]{shown_markup(why)}[/yellow]")
     console.print("[dim]95% " + _("intervals: means cluster-robust by match, rates Wilson (see README: Statistics)") + "[/dim]")
 
 

@@ -40,8 +40,9 @@ from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import os_failure, shown
-from gouji_dsl.tools.runkinds import MAX_DUEL_DEALS
-from gouji_dsl.tools.simulate import bot_rng, play_game
+from gouji_dsl.tools.played import engine_name, why_not_native, with_played_by
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_DUEL_DEALS
+from gouji_dsl.tools.simulate import bot_rng, engine_summary, play_game
 from gouji_dsl.tools.stats import Estimate, mean_ci, wilson
 
 
@@ -97,8 +98,9 @@ def units(graph: RuleGraph, deals: int) -> list[tuple[int, int]]:
 
 
 def play_unit(graph: RuleGraph, a: str, b: str, start: int, stop: int, seed: Any,
-              think_ms: float | None = None) -> list[DuelGame]:
-    """Deals ``start .. stop-1`` (one match, or one deal) in both seatings: A odd first, then A even."""
+              think_ms: float | None = None, engine: str = DEFAULT_ENGINE) -> list[DuelGame]:
+    """Deals ``start .. stop-1`` (one match, or one deal) in both seatings: A odd first, then A even;
+    ``engine``: as ``gouji simulate --engine`` (:func:`duel_engine` says which played)."""
     n = graph.n_seats
     out: list[DuelGame] = []
     for a_odd in (True, False):
@@ -106,7 +108,7 @@ def play_unit(graph: RuleGraph, a: str, b: str, start: int, stop: int, seed: Any
         for i in range(start, stop):
             names = [(a if (s % 2 == 1) == a_odd else b) for s in range(1, n + 1)]
             players = {s: TimedBot(make_bot(names[s - 1], bot_rng(seed, i, s), think_ms=think_ms)) for s in range(1, n + 1)}
-            res, prev = play_game(graph, seed, i, names, previous=prev, players=players)
+            res, prev = play_game(graph, seed, i, names, previous=prev, players=players, engine=engine)
             a_seat = 1 if a_odd else 2
             b_seat = 2 if a_odd else 1
             timing: dict[str, list[float]] = {"a": [0, 0, 0.0], "b": [0, 0, 0.0]}
@@ -140,6 +142,8 @@ class DuelReport:
     elapsed_s: float = 0.0
     #: deals read from a save file (a resumed run): ``elapsed_s`` is the time of the others
     resumed_deals: int = 0
+    #: which engine played the deals of this run (:func:`duel_engine`; empty: not said)
+    engine: dict[str, Any] = field(default_factory=dict)
 
     # --------------------------------------------------------------- figures
     def unit_means(self) -> list[float]:
@@ -200,12 +204,14 @@ class DuelReport:
         """JSON-ready. Keys: ``ruleset, a, b, deals, games, seed, think_ms, match_length, elapsed_s,
         resumed_deals, mean_diff`` (A − B per game, 95 % interval over units), ``a_win_rate`` (Wilson), ``ties``,
         ``per_seat`` (seat → a/b → games, score, place), ``timing`` (a/b → decisions, searched,
-        seconds, decisions_per_s, ms_per_searched)."""
+        seconds, decisions_per_s, ms_per_searched); and which engine played this run's deals (``engine``,
+        ``played_by``, ``played_by_reason``... as ``gouji simulate --json`` says it)."""
         return {"ruleset": self.ruleset, "a": self.a, "b": self.b, "deals": self.deals, "games": len(self.games),
                 "seed": self.seed, "think_ms": self.think_ms, "match_length": self.unit_size,
                 "elapsed_s": round(self.elapsed_s, 2), "resumed_deals": self.resumed_deals, "mean_diff": self.mean_diff.to_dict(),
                 "a_win_rate": self.win_rate.to_dict(), "ties": self.ties,
-                "per_seat": {str(s): v for s, v in self.per_seat().items()}, "timing": self.timing()}
+                "per_seat": {str(s): v for s, v in self.per_seat().items()}, "timing": self.timing(),
+                **self.engine}
 
     def text(self) -> str:
         """The report for people."""
@@ -262,7 +268,17 @@ class DuelReport:
         resumed = ((_(" (this run; all of the deals read from the save file)") if k == self.deals else
                     _(" (this run; {k} of the deals read from the save file)").format(k=k)) if k else "")
         lines.append(_("  {s:.1f} s{resumed}").format(s=self.elapsed_s, resumed=resumed))
+        lines += self._engine_lines()
         return "\n".join(lines)
+
+    def _engine_lines(self) -> list[str]:
+        """Which engine played this run's deals and, when not the native core, why."""
+        if not engine_name(self.engine):
+            return []
+        why = why_not_native(self.engine)
+        head = (_("  engine: {engine} (the deals played in this run)") if self.resumed_deals else
+                _("  engine: {engine}")).format(engine=engine_name(self.engine))
+        return [head + (f" — {why}" if why else "")]
 
 
 def _f(x: float | None, digits: int = 2) -> str:
@@ -653,8 +669,9 @@ def _init_worker(resolved: Any) -> None:
     _WORKER["graph"] = compile_ruleset(resolved)
 
 
-def _run_unit(a: str, b: str, start: int, stop: int, seed: Any, think_ms: float | None) -> list[dict[str, Any]]:
-    return [g.to_json() for g in play_unit(_WORKER["graph"], a, b, start, stop, seed, think_ms)]
+def _run_unit(a: str, b: str, start: int, stop: int, seed: Any, think_ms: float | None,
+              engine: str = DEFAULT_ENGINE) -> list[dict[str, Any]]:
+    return [g.to_json() for g in play_unit(_WORKER["graph"], a, b, start, stop, seed, think_ms, engine)]
 
 
 def still_to_play(graph: RuleGraph, deals: int, done: Iterable[DuelGame]) -> tuple[list[tuple[int, int]], list[DuelGame]]:
@@ -669,11 +686,11 @@ def still_to_play(graph: RuleGraph, deals: int, done: Iterable[DuelGame]) -> tup
 
 
 def _play(graph: RuleGraph, a: str, b: str, todo: list[tuple[int, int]], seed: Any, think_ms: float | None,
-          workers: int, take: Callable[[list[DuelGame]], None]) -> None:
+          workers: int, take: Callable[[list[DuelGame]], None], engine: str = DEFAULT_ENGINE) -> None:
     """Play the units ``todo``, in this process or in ``workers`` processes; ``take`` each unit's games."""
     if workers <= 1 or len(todo) <= 1:
         for s, e in todo:
-            take(play_unit(graph, a, b, s, e, seed, think_ms))
+            take(play_unit(graph, a, b, s, e, seed, think_ms, engine))
         return
     import multiprocessing
 
@@ -683,7 +700,7 @@ def _play(graph: RuleGraph, a: str, b: str, todo: list[tuple[int, int]], seed: A
                                initargs=(graph.resolved,))
     stopped = True
     try:
-        pending = {pool.submit(_run_unit, a, b, s, e, seed, think_ms) for s, e in todo}
+        pending = {pool.submit(_run_unit, a, b, s, e, seed, think_ms, engine) for s, e in todo}
         while pending:
             fin, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in fin:
@@ -695,7 +712,8 @@ def _play(graph: RuleGraph, a: str, b: str, todo: list[tuple[int, int]], seed: A
 
 def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_ms: float | None = None,
          workers: int = 1, progress: Callable[[int, int], None] | None = None,
-         done: Iterable[DuelGame] = (), on_unit: Callable[[list[DuelGame]], None] | None = None) -> DuelReport:
+         done: Iterable[DuelGame] = (), on_unit: Callable[[list[DuelGame]], None] | None = None,
+         engine: str = DEFAULT_ENGINE) -> DuelReport:
     """Play a duel (see the module docstring). ``progress(units_done, units)`` after each unit;
     ``done``: games already played (a resumed run: their units are not played again); ``on_unit``
     is called with each newly played unit's games (to save them as they come).
@@ -725,8 +743,24 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
     from gouji_dsl.tools.runs import sigterm_interrupts
     restore_sigterm = sigterm_interrupts()  # SIGTERM stops the duel as Ctrl+C does (KeyboardInterrupt)
     try:
-        _play(graph, a, b, todo, seed, think_ms, workers, take)
+        _play(graph, a, b, todo, seed, think_ms, workers, take, engine)
     finally:
         restore_sigterm()
     games.sort(key=lambda g: (g.deal, not g.a_odd))
-    return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed)
+    return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed,
+                      duel_engine(graph, engine))
+
+
+def duel_engine(graph: RuleGraph, engine: str = DEFAULT_ENGINE) -> dict[str, Any]:
+    """Which engine plays a duel's games (``gouji simulate``'s engine summary, with its ``played_by``
+    keys): the interpreter where asked for (or where the generator does not handle the ruleset),
+    else the generated module — the duel counts and times every decision of each bot, so each move
+    is chosen in Python and the native core plays none of its games (also why, where the core is
+    missing)."""
+    e = engine_summary(graph, engine)
+    if e.get("play_phase") == "native":
+        e = {"engine": e["engine"], "play_phase": "generated", "native_fallback": _(
+            "a duel counts and times each bot's decisions, so every move is chosen in Python")}
+    else:
+        e = {k: v for k, v in e.items() if k not in ("whole_games", "games_fallback")}
+    return with_played_by(e)

@@ -50,7 +50,8 @@ from gouji_dsl.tools.figures import (
     figure_label,
     place_headers,
 )
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, said_kind
+from gouji_dsl.tools.played import engine_name, why_not_native, with_played_by
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
 from gouji_dsl.tools.runs import (
     Executor,
     RunResult,
@@ -397,17 +398,39 @@ def build_report(totals: PairTotals, *, names: tuple[str, str], paths: tuple[str
                         bots if isinstance(bots, str) else list(bots), workers, elapsed_s, same_deck,
                         side_stats(names[0], totals.a), side_stats(names[1], totals.b), differences(totals), deals,
                         match_lengths[0], match_lengths[1], executor, chunk_size, stopped_by, list(missing or []),
-                        totals, _engines(replay, engine, bots, math.lcm(*match_lengths)))
+                        totals, _engines(replay, engine, bots, match_lengths))
 
 
-def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str, bots: Any = "random", unit: int = 1
-             ) -> dict[str, Any]:
-    """Which engine played each side (when the compiled rulesets are at hand); ``unit``: deals per
-    cluster (the match lengths' least common multiple)."""
+def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str, bots: Any = "random",
+             lengths: tuple[int, int] = (1, 1)) -> dict[str, Any]:
+    """Which engine played each side (when the compiled rulesets are at hand), each side with its
+    own reasons; ``lengths``: each side's games per match as played (1: single games). Where they
+    differ the deals are played one by one on both sides (runs.play_chunk), so neither side's games
+    are played whole in the core."""
     if graphs is None:
         return {}
     from gouji_dsl.tools.simulate import engine_summary
-    return {side: engine_summary(g, engine, bots, unit) for side, g in zip(("a", "b"), graphs)}
+    out = {}
+    for side, g, n in zip(("a", "b"), graphs, lengths):
+        e = engine_summary(g, engine, bots, n)
+        if e.get("whole_games") == "native" and lengths[0] != lengths[1]:
+            e.update(whole_games="generated", games_fallback=_(
+                "the two rulesets' matches differ in length ({a} and {b} games): the deals are played one by one "
+                "on both sides, their play phase natively").format(a=lengths[0], b=lengths[1]))
+        out[side] = with_played_by(e)
+    return out
+
+
+def engine_notes(r: PairedReport) -> list[str]:
+    """A sentence for each side whose games the native core did not play whole, saying how far and
+    why (:func:`~gouji_dsl.tools.played.why_not_native`), led by its label; one for both sides when
+    they agree."""
+    said = {side: why_not_native(e) for side, e in sorted(r.engines.items())}
+    labels = dict(zip(("a", "b"), r.labels))
+    if len(said) == 2 and said["a"] is not None and said["a"] == said["b"]:
+        return [_("engine, both sides: {why}").format(why=said["a"])]
+    return [_("engine, {label}: {why}").format(label=labels[side], why=why) for side, why in said.items()
+            if why is not None]
 
 
 def _bots_tuple(bots: Any) -> str | tuple[str, ...]:
@@ -623,12 +646,9 @@ def _title(r: PairedReport) -> str:
               if r.elapsed_s else "")
     if r.resumed_games and r.elapsed_s:
         timing += _(" — {resumed_games} deals resumed from the output folder").format(resumed_games=r.resumed_games)
-    engines = {e.get("engine") for e in r.engines.values()}
+    engines = dict.fromkeys(engine_name(e) for _side, e in sorted(r.engines.items()) if engine_name(e))
     if engines:
-        timing += _(" — {engine} engine").format(engine="/".join(said_kind(e) for e in sorted(engines)))
-        for side, e in sorted(r.engines.items()):
-            if e.get("engine_fallback"):
-                timing += _(" ({side}: generated engine not used: {e})").format(side=side, e=e['engine_fallback'])
+        timing += _(" — {engine} engine").format(engine="/".join(engines))
     return _("Paired simulation: {games} deals{how}, seed {seed}, {bots} bots{timing}").format(
         games=r.games, how=how, seed=seed, bots=bots, timing=timing)
 
@@ -698,6 +718,8 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
     few = few_matches_note(r)
     if few is not None:
         out += wrap("note: " + few, width)
+    for note in engine_notes(r):
+        out += wrap(note, width)
     out += wrap(design_note(_design_n(r), r.games), width)
     # the columns headed by the rulesets' names; where long names do not fit, headed A and B with a legend
     effect = _("effect")
@@ -771,6 +793,8 @@ def report_markdown(report: PairedReport, words: Sequence[Any] = ()) -> str:
     few = few_matches_note(r)
     if few is not None:
         out += ["> " + _md(few), ""]
+    for note in engine_notes(r):
+        out += ["> " + _md(note), ""]
     out += ["> " + _md(design_note(_design_n(r), r.games)), ""]
     out += [_("| Figure | {md} | {md2} | B − A | Effect |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- | --- |"]
     for label, a, b, d, eff in figure_rows(r):

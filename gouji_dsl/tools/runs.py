@@ -831,6 +831,10 @@ def _prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: bo
             if old.get(key) != mine.get(key):
                 raise RunError(_("{out}: cannot resume: {key} was {quoted}, now {quoted2}").format(
                     out=out, key=key, quoted=quoted(old.get(key)), quoted2=quoted(mine.get(key))))
+        if old.get("engine") is not None and old.get("engine") != mine.get("engine"):  # (a run.json of before: not kept)
+            raise RunError(_("{out}: cannot resume: its games were played with --engine {old}, not {now} (the engine "
+                             "is part of a run folder, and its summary names it: resume with --engine {old}, or "
+                             "start another folder)").format(out=out, old=old.get("engine"), now=mine.get("engine")))
         if [r["fingerprint"] for r in old["rulesets"]] != [r["fingerprint"] for r in mine["rulesets"]]:
             raise RunError(_("{out}: cannot resume: the rules played differ from the run's "
                            "({join})").format(out=out, join=', '.join(r['name'] for r in old['rulesets'])))

@@ -12,6 +12,7 @@ from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.figures import DESIGN_KEYS
 from gouji_dsl.tools.paired import design_estimate, precision
+from gouji_dsl.tools.played import with_played_by
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
 from gouji_dsl.tools.runs import Executor, RunSpec, empty_totals, execute
 from gouji_dsl.tools.simulate import engine_summary
@@ -103,7 +104,7 @@ def run_simulation(graph: RuleGraph, games: int, seed: Any, bots: str | list[str
                                workers=res.workers, stopped_by=res.stopped_by, resumed_games=res.resumed_games)
     if until is not None and hw is not None:
         summary["until"] = precision(until, hw(res.totals))
-    summary.update(engine_summary(graph, engine, bots, match_length(graph) if matches else 1))
+    summary.update(with_played_by(engine_summary(graph, engine, bots, match_length(graph) if matches else 1)))
     if summary.get("whole_games") == "native":  # (the games the core left to Python: played there one by one)
         summary["games_replayed"] = getattr(res.totals, "replayed", 0)  # (one ruleset: SideTotals)
     return summary

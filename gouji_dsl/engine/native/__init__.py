@@ -49,10 +49,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import random
 import struct
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from gouji_dsl.engine.codegen import Unsupported as _GeneratorUnsupported
@@ -79,9 +83,33 @@ def _stale_reason(core: Any) -> str | None:
                " build); rebuild it: `pip install .`, or `python setup.py build_ext --inplace` in a checkout"))
 
 
+def _not_built(here: Path, path: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """Why no core is beside ``here`` (this folder), as an N_() message and its fields: a source
+    checkout (setup.py and pyproject.toml two floors up) where it was not built — imported in place
+    of an installed copy that has it, when one on ``path`` (sys.path) does — or an installed package
+    whose build found no working C compiler."""
+    root = here.parents[2]
+    if not ((root / "setup.py").is_file() and (root / "pyproject.toml").is_file()):
+        return (N_("the native core was not built when the package was installed (no working C compiler"
+                   " at `pip install .`; install one and reinstall to play natively)"), {})
+    for entry in path:
+        other = Path(entry or ".") / "gouji_dsl" / "engine" / "native"
+        try:
+            if other.resolve() == here.resolve() or not other.is_dir():
+                continue
+            if any((other / ("_core" + suffix)).is_file() for suffix in importlib.machinery.EXTENSION_SUFFIXES):
+                return (N_("this process imports the package from the source checkout {checkout}, where the native core"
+                           " is not built, in place of the installed package {installed}, which has it: run outside"
+                           " the checkout, or build the core in it (`python setup.py build_ext --inplace`)"),
+                        {"checkout": str(root), "installed": str(other.parents[1])})
+        except OSError:
+            continue
+    return (N_("the native core is not built in the source checkout {checkout} this process imports the package"
+               " from: `python setup.py build_ext --inplace` builds it (or `pip install .`)"), {"checkout": str(root)})
+
+
 if importlib.util.find_spec(__name__ + "._core") is None:
-    _IMPORT_ERROR = (N_("the native core was not built when the package was installed (no working C compiler"
-                        " at `pip install .`; install one and reinstall to play natively)"), {})
+    _IMPORT_ERROR = _not_built(Path(__file__).resolve().parent, sys.path)
 else:
     try:
         _core = importlib.import_module(__name__ + "._core")

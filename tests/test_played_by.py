@@ -1,0 +1,124 @@
+"""Every summary says which engine played its games — the native core, the generated module or the
+interpreter — and, when not the native core, why (issue 24: tools/played.py): ``gouji simulate``,
+``gouji diff --simulate`` (per side, in text, markdown and JSON), ``gouji duel`` (``--engine``); a run
+folder is resumed with the engine it was started with; a checkout without the core says so."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gouji_dsl.engine import native
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.played import played_by, why_not_native
+
+needs_core = pytest.mark.skipif(not native.available(), reason="the native core is not built here")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())  # (rich wraps long lines)
+
+
+@pytest.mark.parametrize("summary, who, why", [
+    ({"engine": "generated", "play_phase": "native", "whole_games": "native"}, "native", None),
+    ({"engine": "generated", "play_phase": "native", "whole_games": "generated", "games_fallback": "G"}, "native",
+     "whole games not played by the native core, only their play phase (G)"),
+    ({"engine": "generated", "play_phase": "generated", "native_fallback": "N"}, "generated",
+     "the bots' play phase played by the generated module, not the native core (N)"),
+    ({"engine": "interpreter", "engine_fallback": "E"}, "interpreter",
+     "played by the interpreter: the generated engine does not handle this ruleset (E)"),
+    ({"engine": "interpreter"}, "interpreter",
+     "played by the interpreter, as asked (--engine interpreter): the reference, not the native core"),
+])
+def test_the_engine_is_named_with_why_not_native(summary, who, why):
+    keys = played_by(summary)
+    assert keys["played_by"] == who and ("played_by_reason" in keys) == (who != "native")
+    assert why_not_native(summary) == why
+    assert played_by({}) == {} and why_not_native({}) is None
+
+
+@needs_core
+def test_simulate_names_the_native_engine(runner):
+    res = runner.invoke(cli, ["simulate", "online", "-n", "20", "--executor", "local"])
+    assert res.exit_code == 0, res.output
+    assert "native engine" in _flat(res.stdout) and "not the native core" not in _flat(res.stdout)
+    got = json.loads(runner.invoke(cli, ["simulate", "online", "-n", "20", "--executor", "local", "--json"]).stdout)
+    assert got["played_by"] == "native" and "played_by_reason" not in got
+    res = runner.invoke(cli, ["simulate", "online", "-n", "4", "--executor", "local", "--engine", "interpreter"])
+    assert "interpreter engine" in _flat(res.stdout) and "as asked (--engine interpreter)" in _flat(res.stdout)
+
+
+def test_the_fallback_line_names_no_bots_that_did_not_play(runner):
+    """Heuristic bots where the core does not play the ruleset: not "random bots' play phase"."""
+    res = runner.invoke(cli, ["simulate", "examples/variants/positional-jokers.yaml", "-n", "2", "--bots", "heuristic",
+                              "--executor", "local"])
+    assert res.exit_code == 0, res.output
+    text = _flat(res.stdout)
+    assert "random bots" not in text and "the bots' play phase played by the generated module" in text
+    assert "generated engine" in text
+
+
+@needs_core
+def test_diff_says_per_side_why_games_are_not_native(runner):
+    """online (single games) against rulebook (matches of 5): the deals are played one by one, each
+    side with its own reason (online's is not rulebook's matches)."""
+    args = ["diff", "online", "rulebook", "--simulate", "10", "--executor", "local"]
+    res = runner.invoke(cli, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    eng = json.loads(res.stdout)["simulation"]["engine"]
+    assert "differ in length (1 and 5 games)" in eng["a"]["games_fallback"]
+    assert "matches of" not in eng["a"]["games_fallback"] and "seat_setup" in eng["b"]["games_fallback"]
+    assert eng["a"]["played_by"] == eng["b"]["played_by"] == "native"
+    text = _flat(runner.invoke(cli, [*args, "--format", "text"], env={"COLUMNS": "200"}).stdout)
+    assert "native engine" in text
+    assert "engine, online: whole games not played by the native core" in text and "engine, rulebook:" in text
+    md = runner.invoke(cli, [*args, "--format", "markdown"]).stdout
+    assert "> engine, online: whole games not played by the native core" in md
+
+
+def test_duel_names_its_engine(runner):
+    res = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.stdout)
+    assert got["engine"] == "generated" and got["played_by"] == "generated" and got["played_by_reason"]
+    same = json.loads(runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1", "--json",
+                                          "--engine", "interpreter"]).stdout)
+    assert same["played_by"] == "interpreter"
+    figures = ("mean_diff", "a_win_rate", "ties", "per_seat")
+    assert {k: got[k] for k in figures} == {k: same[k] for k in figures}  # (the same games)
+    text = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "1"]).stdout
+    assert "  engine: generated — the bots' play phase played by the generated module" in text
+    bad = runner.invoke(cli, ["duel", "online", "random", "random", "--engine", "x"])
+    assert bad.exit_code == 2 and "--engine" in bad.stderr
+
+
+def test_a_run_folder_is_resumed_with_its_engine(runner, tmp_path):
+    out = tmp_path / "run"
+    base = ["simulate", "online", "-n", "4", "--executor", "local", "--out", str(out)]
+    assert runner.invoke(cli, base).exit_code == 0
+    res = runner.invoke(cli, [*base, "--resume", "--engine", "interpreter"])
+    assert res.exit_code != 0
+    assert "played with --engine generated, not interpreter" in _flat(res.stderr)
+    assert runner.invoke(cli, [*base, "--resume"]).exit_code == 0
+
+
+def _tree(root: Path, *files: str) -> Path:
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("")
+    return root / "gouji_dsl" / "engine" / "native"
+
+
+def test_a_checkout_without_the_core_says_so(tmp_path):
+    import importlib.machinery
+    here = _tree(tmp_path / "checkout", "setup.py", "pyproject.toml", "gouji_dsl/engine/native/__init__.py")
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    _tree(tmp_path / "site", f"gouji_dsl/engine/native/_core{suffix}")
+    text, fields = native._not_built(here, [str(here.parents[2]), str(tmp_path / "site")])
+    said = text.format(**fields)
+    assert "source checkout" in said and str(tmp_path / "site" / "gouji_dsl") in said and "C compiler" not in said
+    text, fields = native._not_built(here, [str(here.parents[2])])
+    assert "build_ext --inplace" in text.format(**fields) and "C compiler" not in text
+    installed = _tree(tmp_path / "venv", "gouji_dsl/engine/native/__init__.py")
+    assert "no working C compiler" in native._not_built(installed, [])[0]

@@ -68,13 +68,23 @@ def test_diff_says_per_side_why_games_are_not_native(runner):
     assert res.exit_code == 0, res.output
     eng = json.loads(res.stdout)["simulation"]["engine"]
     assert "differ in length (1 and 5 games)" in eng["a"]["games_fallback"]
-    assert "matches of" not in eng["a"]["games_fallback"] and "seat_setup" in eng["b"]["games_fallback"]
+    assert "matches of" not in eng["a"]["games_fallback"] and eng["b"]["whole_games"] == "generated"
     assert eng["a"]["played_by"] == eng["b"]["played_by"] == "native"
     text = _flat(runner.invoke(cli, [*args, "--format", "text"], env={"COLUMNS": "200"}).stdout)
-    assert "native engine" in text
-    assert "engine, online: whole games not played by the native core" in text and "engine, rulebook:" in text
     md = runner.invoke(cli, [*args, "--format", "markdown"]).stdout
-    assert "> engine, online: whole games not played by the native core" in md
+    assert "native engine" in text
+    for side in (["both sides"] if eng["a"] == eng["b"] else ["online", "rulebook"]):
+        assert f"engine, {side}: whole games not played by the native core" in text
+        assert f"> engine, {side}: whole games not played by the native core" in md
+
+
+def test_diff_names_each_side_by_its_label():
+    """Two sides' different sentences: one line each, led by the side's label."""
+    from gouji_dsl.tools.paired import engine_notes
+    r = type("R", (), {"labels": ("online", "qingdao"), "engines": {
+        "a": {"engine": "generated", "play_phase": "native", "whole_games": "native"},
+        "b": {"engine": "generated", "play_phase": "generated", "native_fallback": "N"}}})()
+    assert engine_notes(r) == ["engine, qingdao: the bots' play phase played by the generated module, not the native core (N)"]
 
 
 def test_duel_names_its_engine(runner):

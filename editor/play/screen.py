@@ -48,9 +48,10 @@ from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
 from gouji_dsl.ruleset.words import Term
 from gouji_dsl.tools.cases import add_case_to_file
 
-from ..i18n import N_, _, ngettext, spaced
+from ..i18n import N_, _, chinese, ngettext, spaced
 from ..validation import same_file
 from ..web import offer_download
+from ..widgets.cjkwrap import wrap_text
 from ..widgets.footer import FittingFooter
 from ..widgets.keys import run_binding_now
 from .dialogs import (
@@ -567,7 +568,7 @@ class PlayScreen(Screen[None]):
             "count" not in info and int(seat) not in st.places for seat, info in st.view(me)["others"].items())
         rule = s.count_rule()
         if hidden and rule is not None:
-            notes.append(_("? cards") + " ", style="bold")
+            notes.append(_("? cards") + ("：" if chinese() else " "), style="bold")
             notes.append(f"{rule[1]}  ", style="dim")
         seen: set[str] = set()
         for seat in st.seat_list:
@@ -579,7 +580,11 @@ class PlayScreen(Screen[None]):
                 if node is not None and node.says:
                     notes.append(flag_word(s, name) + " ", style="bold")
                     notes.append(f"{node.sentence()}  ", style="dim")
-        self.query_one("#notes", Static).update(notes)
+        box = self.query_one("#notes", Static)
+        width = box.content_size.width
+        if chinese() and width > 4:  # broken as Chinese is (between characters), not at the one space
+            notes = Text("\n").join(wrap_text(notes, width))
+        box.update(notes)
 
     def on_resize(self) -> None:
         w, h = self.size
@@ -592,6 +597,7 @@ class PlayScreen(Screen[None]):
         elif self.focused is None and self.is_current:
             self.query_one("#move").focus()  # back from too small: typing goes to the move box again
         self.call_after_refresh(self._refresh_trick)
+        self.call_after_refresh(self._refresh_notes)
 
     def _refresh_status(self) -> None:
         s = self.session

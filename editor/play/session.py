@@ -437,7 +437,8 @@ class Timeline:
 
     def count_rule(self) -> tuple[str, str] | None:
         """How a hidden card count becomes visible: (short, full) from the ruleset's ``see_count``
-        rule, its settings written out: ("shown at ≤ 10", "view.count-at-ten: hand_size(target) <= 10 — ...")."""
+        rule, its settings written out: ("shown at ≤ 10", "view.count-at-ten: hand_size(target) <= 10 — ...");
+        in Chinese the full one is the rule's sentence (持牌人手中剩余牌等于或少于报牌张数……)."""
         node = next((n for n in self.graph.nodes if n.hook == "see_count"), None)
         if node is None:
             return None
@@ -446,6 +447,8 @@ class Timeline:
         m = re.fullmatch(r"\s*hand_size\(target\)\s*(<=|<)\s*(\d+)\s*", expr)
         short = (_("shown at ≤ {n}").format(n=int(m.group(2)) - (1 if m.group(1) == '<' else 0)) if m
                  else _("shown when {expr}").format(expr=expr))
+        if chinese() and node.says:  # the seed's sentence alone: the id and expression would push it off the line
+            return short, node.sentence()
         return short, f"{node.id}: {expr}" + (f" — {node.sentence()}" if node.says else "")
 
     def trick_events(self) -> list[dict[str, Any]]:

@@ -331,3 +331,17 @@ def test_the_chinese_rulebook_cites_the_seeds_by_one_name(runner):
     assert "online（rules/online.yaml）" in zh.stdout.replace("<bundled>", "rules")
     en = runner.invoke(cli, ["--lang", "en", "doc", "online"])
     assert "RULES.md §1 [S1][S2][S3]" in en.stdout
+
+
+def test_reasons_joined_without_a_semicolon_after_a_chinese_full_stop():
+    """F5: two Chinese reasons of a refused move are not joined with “。; ”."""
+    from types import SimpleNamespace
+
+    from gouji_dsl.ruleset.graph import Verdict
+    from gouji_dsl.tools.scenarios import _forbade
+    trace = [SimpleNamespace(verdict=Verdict.FORBADE, rule_id="engine.turn", text="现在轮到 3 号座位，不是 2 号座位。"),
+             SimpleNamespace(verdict=Verdict.FORBADE, rule_id="gouji.opposite-only", text="只有对家能上。"),
+             SimpleNamespace(verdict=Verdict.FORBADE, rule_id="x", text="not yours"),
+             SimpleNamespace(verdict=Verdict.FORBADE, rule_id="y", text="b")]
+    said = _forbade(trace, SimpleNamespace(voided=False))
+    assert "。; " not in said and "。 gouji.opposite-only" in said and "not yours; y: b" in said

@@ -825,7 +825,8 @@ def _forbade(trace: list[Any], state: GameState) -> str:
             parts.append(f"{r.rule_id}: {_voided_by(state)}")
         else:
             parts.append(f"{r.rule_id}: {r.text}")
-    return "; ".join(parts)
+    return "".join(p if i == len(parts) - 1 else p + (" " if p.endswith("。") else "; ")
+                   for i, p in enumerate(parts))  # a Chinese sentence ends with its own 。
 
 
 def _try_move(state: GameState, text: str, where: tuple[int, int], want: str | None, graph: RuleGraph,

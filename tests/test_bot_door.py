@@ -444,3 +444,60 @@ def test_an_exec_bot_drawing_from_its_seed_plays_the_same_game_again():
     external.close_all()  # a fresh process: nothing kept between the two games but the seeds
     two, _s = play_game(graph("online"), 5, 0, [spec, "random"] * 3, engine="interpreter")
     assert [e.get("move") for e in one.record] == [e.get("move") for e in two.record]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_pool_stopped_by_a_bot_failure_ends_every_workers_exec_bots(tmp_path, runner):
+    import time
+    pids = tmp_path / "pids"
+    spec = "exec@1:" + program(tmp_path, "hang.py", f"""
+        import json, os, subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        with open({str(pids)!r}, "a") as f:
+            f.write(f"{{os.getpid()}} {{child.pid}}\\n")
+        try:  # the first one started plays (and stays blocked once its input ends), the others hang
+            os.close(os.open({str(tmp_path / "first")!r}, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            sys.stdin.readline()
+            time.sleep(60)
+        for line in sys.stdin:
+            print(json.dumps({{"move": json.loads(line)["moves"][0]}}), flush=True)
+        time.sleep(60)
+    """)
+    r = runner.invoke(cli, ["simulate", "online", "--games", "50", "--bots", spec, "--workers", "2"])
+    assert r.exit_code == 1 and "[BotTimeout]" in r.stderr
+    started = [int(x) for x in pids.read_text().split()]
+    assert started
+    deadline = time.monotonic() + 10
+    while not all(_gone(p) for p in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in started if not _gone(p)]
+    for p in left:  # (not to leave them behind if the test fails)
+        os.kill(p, 9)
+    assert not left  # no bot, nor a bot's child, of either worker is left running
+
+
+class _Exits:
+    def __init__(self, what: BaseException):
+        self.what = what
+
+    def choose(self, view, moves):
+        raise self.what
+
+
+def test_a_plugin_that_exits_is_a_bot_error_and_ctrl_c_stays_ctrl_c():
+    g = graph("online")
+    st = new_game(g, 1)
+    door = ViewOnly("peek", _Exits(SystemExit(3)), random.Random(1))
+    with pytest.raises(outside.BotFailed) as got:  # not a silent exit 0 of the whole command
+        door.choose(st, st.legal_moves())
+    assert got.value.code == "BotError" and got.value.bot == "peek" and "SystemExit" in str(got.value)
+    with pytest.raises(KeyboardInterrupt):
+        ViewOnly("peek", _Exits(KeyboardInterrupt()), random.Random(1)).choose(st, st.legal_moves())

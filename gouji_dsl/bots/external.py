@@ -325,6 +325,18 @@ def close_all() -> None:
         p.close()
 
 
+def kill_all_now() -> None:
+    """Kill every exec bot of this process with its process group, now, taking no lock (from a
+    signal handler: a worker process being terminated)."""
+    for p in list(_PROCESSES.values()):
+        proc = p._proc
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def _forget_in_child() -> None:
     """A forked child (a run's worker) does not share its parent's bots: it drops its copies of
     their pipes (the parent still talks to them) and starts its own."""

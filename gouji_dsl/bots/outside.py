@@ -134,9 +134,9 @@ class ViewOnly:
         texts = tuple(m.text(state.model) for m in moves)
         try:
             answer = self._bot.choose(view, texts)
-        except BotFailed:
+        except (BotFailed, KeyboardInterrupt):
             raise
-        except Exception as e:
+        except BaseException as e:  # SystemExit (sys.exit() in the bot) too: never a silent exit 0
             raise BotFailed(self.name, seat, _("failed: {type}: {e}").format(type=type(e).__name__, e=e)) from e
         return read_answer(self.name, state, answer, moves, texts)
 

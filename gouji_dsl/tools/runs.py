@@ -474,7 +474,23 @@ def _ignore_sigint(parent: int | None = None) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # pragma: no cover - not the main thread
         pass
+    try:
+        signal.signal(signal.SIGTERM, _term_ends_exec_bots)
+    except ValueError:  # pragma: no cover - not the main thread
+        pass
     die_with_parent(os.getppid() if parent is None else parent)
+
+
+def _term_ends_exec_bots(signum: int, frame: Any) -> None:
+    """A worker's SIGTERM (the pool is stopped: an error, Ctrl+C, SIGTERM of the driver): the exec
+    bots it started (each in its own session) are killed with their process groups, then the worker
+    ends as SIGTERM ends it. Without this they would be left running, orphaned, holding the caller's
+    pipes."""
+    ext = sys.modules.get("gouji_dsl.bots.external")
+    if ext is not None:
+        ext.kill_all_now()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def die_with_parent(parent: int) -> None:

@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 
 from gouji_dsl.diagnostics import Diagnostic
 
-from ..i18n import _
+from ..i18n import _, chinese
 from ..validation import same_file
 
 
@@ -55,7 +55,7 @@ class DiagnosticsList(OptionList):
             label.append(f"{location(d, own_path):>7} ", style=style)
             label.append(d.message)
             if d.hint:
-                label.append(f"  ({d.hint})", style="dim")
+                label.append(f"（{d.hint}）" if chinese() else f"  ({d.hint})", style="dim")
             self.add_option(Option(label, id=f"d{i}"))
         n = len(self.diagnostics)
         self.border_title = _("Problems ({n})").format(n=n)

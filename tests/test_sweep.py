@@ -176,3 +176,19 @@ def test_a_chunk_whose_mirrors_its_own_sums_deny_is_refused_at_the_pair(runner: 
     rep = runner.invoke(cli, ["report", str(out)])
     assert rep.exit_code == 1
     assert "totals.points[0].mirrors.same[" in rep.stderr and "seat_score.1|seat_score.2 is not a pair of rows" in rep.stderr
+
+
+def test_one_point_is_said_in_the_singular_and_the_base_point_has_no_skill_difference(report) -> None:
+    import dataclasses
+
+    from gouji_dsl.tools.skill import Skill
+    from gouji_dsl.tools.stats import mean_ci
+    one = dataclasses.replace(report, labels=report.labels[:1])
+    assert "1 point × 20 deals" in sweep._title(one) and "4 points × 20 deals" in sweep._title(report)
+    units = (20.0, 24.0, 22.0)
+    s = Skill("heuristic", "random", 3, mean_ci(list(units)), units)
+    r = dataclasses.replace(report, skills=[s] * 5)
+    rows = r.skill_rows()
+    assert rows[2] == "P2 − online: = base" and "[" in rows[1]  # (P2 is online itself: no 0-wide interval)
+    points = r.to_dict()["skill"]["points"]
+    assert points[1]["difference"] is None and points[0]["difference"] is not None

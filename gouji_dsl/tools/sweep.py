@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, printable
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides, twice
 from gouji_dsl.tools.figures import SIDE_FIGURES, SweepTotals
@@ -175,6 +175,9 @@ class SweepReport:
         base, *rest = self.skills
         out = [skill_line(self.base, base)]
         for k, s in enumerate(rest, start=1):
+            if self.same(k - 1) == "base":  # not played: no difference to measure (as in the table)
+                out.append(_("P{k} − {base}: = base").format(k=k, base=self.base))
+                continue
             out.append(_("P{k} − {base}: {value}").format(k=k, base=self.base,
                                                          value=skill_difference(base, s).format(2, signed=True)))
         return out
@@ -211,8 +214,9 @@ class SweepReport:
         if self.skills:
             from gouji_dsl.tools.skill import skill_difference
             out["skill"] = {"base": self.skills[0].to_dict(),
-                            "points": [{"skill": s.to_dict(), "difference": skill_difference(self.skills[0], s).to_dict()}
-                                       for s in self.skills[1:]]}
+                            "points": [{"skill": s.to_dict(), "difference": None if self.same(k) == "base" else
+                                        skill_difference(self.skills[0], s).to_dict()}
+                                       for k, s in enumerate(self.skills[1:])]}
         if timing:
             out.update(workers=self.workers, elapsed_s=round(self.elapsed_s, 3), executor=self.executor,
                        resumed_games=self.resumed_games)
@@ -464,7 +468,9 @@ def footer_text(r: SweepReport) -> str:
 def _title(r: SweepReport) -> str:
     timing = _(" — {workers} worker(s), {elapsed_s:.1f} s").format(workers=r.workers, elapsed_s=r.elapsed_s) if r.elapsed_s else ""
     bots = r.bots if isinstance(r.bots, str) else ",".join(r.bots)
-    return _("Sweep of {base}: {points} points × {games} deals, seed {seed}, {bots} bots{timing}").format(
+    return ngettext("Sweep of {base}: {points} point × {games} deals, seed {seed}, {bots} bots{timing}",
+                    "Sweep of {base}: {points} points × {games} deals, seed {seed}, {bots} bots{timing}",
+                    len(r.labels)).format(
         base=r.base, points=len(r.labels), games=r.games, seed=r.seed, bots=bots, timing=timing)
 
 

@@ -192,3 +192,16 @@ def test_one_point_is_said_in_the_singular_and_the_base_point_has_no_skill_diffe
     assert rows[2] == "P2 − online: = base" and "[" in rows[1]  # (P2 is online itself: no 0-wide interval)
     points = r.to_dict()["skill"]["points"]
     assert points[1]["difference"] is None and points[0]["difference"] is not None
+
+
+def test_the_report_of_a_sweep_folder_numbers_and_marks_the_points_as_the_run(tmp_path: Path, runner) -> None:
+    out = tmp_path / "run"
+    args = ["sweep", "online", *(x for g in GRID for x in ("--grid", g)), "--simulate", "2", "--workers", "1"]
+    ran = runner.invoke(cli, [*args, "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    rep = runner.invoke(cli, ["report", str(out)])
+    assert rep.exit_code == 0, rep.output
+    for line in ("P2: gouji_minimum.2=1 yield_to=2  (= base", "P3: gouji_minimum.2=2 yield_to=1",
+                 "P4: gouji_minimum.2=2 yield_to=2"):
+        assert line in ran.output and line in rep.output
+    assert "4 points" in rep.output

@@ -28,6 +28,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, printable
@@ -352,6 +353,8 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
     res = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size, out=out,
                   resume=resume, scheduler=scheduler, progress=progress, cancel=cancel, graphs=(base, *played))
     assert isinstance(res.totals, SweepTotals)
+    if out is not None:
+        _write_points(Path(out), labels, same, grids)
     engines = {"base": _engines((base, base), engine, bots)["a"]} if graphs else {}
     return build_report(res.totals, base=base.name, grids=grids, labels=labels, seed=seed, bots=bots, same_as=same,
                         workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
@@ -365,8 +368,36 @@ def report_of_runs(merged: Any) -> SweepReport:
     base = names[0]
     labels = [n[len(base):].strip().replace("--set ", "") if n.startswith(base) else n for n in names[1:]]
     seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds
-    return build_report(merged.totals, base=base, grids=[], labels=labels, seed=seed, bots=merged.spec.get("bots"),
-                        executor="report", missing=merged.missing)
+    kept = _read_points(merged.folders, len(labels))
+    same, grids = None, []
+    if kept is not None:  # the run's own numbering, its = base / = Pj points included
+        labels, same, grids = kept["labels"], kept["same_as"], kept.get("grids", [])
+    return build_report(merged.totals, base=base, grids=grids, labels=labels, seed=seed, bots=merged.spec.get("bots"),
+                        same_as=same, executor="report", missing=merged.missing)
+
+
+POINTS_FILE = "points.json"
+"""Beside a sweep's ``run.json``: every point of the grid (labels, ``same_as``), so ``gouji report DIR``
+numbers and marks them as the run did (a folder without it: the played points only, numbered anew)."""
+
+
+def _write_points(out: Path, labels: Sequence[str], same: Sequence[str | None], grids: Sequence[str]) -> None:
+    data = {"labels": list(labels), "same_as": list(same), "grids": list(grids)}
+    (out / POINTS_FILE).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def _read_points(folders: Sequence[str], played: int) -> dict[str, Any] | None:
+    """The points file of the first folder that has a readable one agreeing with the ``played`` points."""
+    for f in folders:
+        try:
+            data = json.loads((Path(f) / POINTS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        labels, same = data.get("labels"), data.get("same_as")
+        if (isinstance(labels, list) and isinstance(same, list) and len(labels) == len(same)
+                and sum(1 for x in same if x is None) == played):
+            return data  # type: ignore[no-any-return]
+    return None
 
 
 def load_report(folders: Sequence[str | os.PathLike[str]]) -> SweepReport:

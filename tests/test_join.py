@@ -686,3 +686,27 @@ def test_a_return_tribute_hidden_from_this_seat_is_said_as_hidden_cards_never_no
     assert "None" not in text and "seat 3 → seat 4: 1 card (hidden)" in text
     assert "None" not in _plain_event_text("transfer", {**hidden, "count": None}, str)
     assert "33" in _plain_event_text("transfer", {**hidden, "cards": "33"}, str)
+
+
+@run_async
+async def test_the_last_matchs_final_scoreboard_closes_when_the_next_match_is_dealt(tmp_path):
+    from gouji_app.play.dialogs import ScoreboardScreen
+
+    rules = tmp_path / "club.yaml"
+    rules.write_text(CLUB, encoding="utf-8")
+    async with hosted(tmp_path, rules) as (server, room):
+        app = JoinApp(parse_address(server.room_link(room)), name="Li")
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await _joined(pilot, app)
+                s = app.session
+                app.link.send({"type": "auto", "on": True})
+                await wait_for(pilot, lambda: isinstance(app.screen, ScoreboardScreen) and app.screen.final,
+                               what="the match's final scoreboard")
+                app.link.send({"type": "auto", "on": False})  # (the next match waits for seat 1)
+                await wait_for(pilot, lambda: not room.table.seats[1].auto, what="托管 off")
+                app.link.send({"type": "start"})
+                await wait_for(pilot, lambda: s.match_number == 2 and not s.state.over
+                               and isinstance(app.screen, PlayScreen), what="match 2 shown, the stale scoreboard closed")
+        finally:
+            app.link.close()

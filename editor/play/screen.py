@@ -415,6 +415,9 @@ class PlayScreen(Screen[None]):
     def _check_match_over(self) -> None:
         """When the last game of a match ends in play, show the final scoreboard (once)."""
         s = self.session
+        top = self.app.screen
+        if isinstance(top, ScoreboardScreen) and top.final and top.session is s and not s.state.over:
+            top.dismiss(None)  # (the next match was dealt under the last one's final scoreboard: it is stale)
         if s.mode != "play" or not s.live or not s.match_over:
             return
         key = (id(s), s.cursor)

@@ -59,8 +59,8 @@ def test_simulate_reports_them_with_the_deals_they_come_from(runner: CliRunner) 
     assert {f"seat_score.{s}" for s in range(1, 7)} <= set(iv)  # each seat's advantage
     text = runner.invoke(cli, ["simulate", "online", "-n", "3", "--workers", "1"])
     assert "from all 3 deals" in text.stdout and "skill trace: not measured" in text.stdout
-    # rulebook: not played whole in the core (its buying rules): the probed deals only
-    res = runner.invoke(cli, ["simulate", "rulebook", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
+    # online-xuandian: not played whole in the core (its seat_start rules): the probed deals only
+    res = runner.invoke(cli, ["simulate", "online-xuandian", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)["intervals"]["real_choice_share"]["n"] == 2  # deals 0 and 50
 

@@ -479,8 +479,9 @@ def _cited(note: str) -> str:
 
     def seeds(m: re.Match[str]) -> str:
         marks = re.findall(r"\[S([0-9])\]", m.group(2))
-        return "资料 " + "、".join(f"00{n}" for n in marks) + f"（RULES.md {m.group(1).strip()}）"
-    return _SEED_WORD.sub(r"资料 \1", _SEED_MARKS.sub(seeds, note))
+        names = "、".join(f"{int(n):03d}" for n in marks)
+        return _("source text {number}").format(number=names) + f"（RULES.md {m.group(1).strip()}）"
+    return _SEED_WORD.sub(lambda m: _("source text {number}").format(number=m.group(1)), _SEED_MARKS.sub(seeds, note))
 
 
 def _text(graph, sections: list[_Section], sources: list[str]) -> str:

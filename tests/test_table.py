@@ -388,6 +388,10 @@ def test_bad_and_out_of_turn_messages_get_a_stable_code_and_change_nothing():
         assert (await a.ask("dance"))["code"] == "bad_message"
         await a.send({"no": "type"})
         assert "no 'type'" in (await a.receive("error"))["message"]
+        for kind in (["hello"], {"a": 1}, 3):  # a type of the wrong kind (the protocol: bad_message, not internal)
+            await a.send({"type": kind})
+            wrong = await a.receive("error")
+            assert wrong["code"] == "bad_message" and "not a text" in wrong["message"], wrong
         again = await a.ask("hello", code=s.room.table.code)
         assert again["code"] == "bad_message" and "already said hello" in again["message"]
         assert (await watcher.ask("start"))["code"] == "not_seated"

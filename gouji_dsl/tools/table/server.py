@@ -754,6 +754,8 @@ class TableServer:
 
     def _request(self, conn: Conn, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
+        if kind is not None and not isinstance(kind, str):
+            raise TableError(ErrorCode.BAD_MESSAGE, _unknown_type(kind))
         room = conn.room
         assert room is not None
         t = room.table
@@ -878,6 +880,8 @@ def _unknown_type(kind: Any) -> str:
     """Why a message of this type is refused on a connection that has said hello."""
     if kind is None:
         return "the message has no 'type'"
+    if not isinstance(kind, str):
+        return f"the message's 'type' is a {type(kind).__name__}, not a text"
     if kind == "hello":
         return "this connection has already said hello (one hello a connection)"
     return f"unknown message type {str(kind)[:40]!r}"

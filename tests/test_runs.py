@@ -318,3 +318,57 @@ def test_a_second_ctrl_c_while_the_workers_close_is_not_a_traceback(graphs, monk
     res = execute(RunSpec((a.resolved, b.resolved), 1, matches=False), 4, executor="process", workers=2,
                   chunk_size=2, graphs=(a, b))
     assert res.games == 4
+
+
+def test_resume_with_more_deals_plays_the_short_last_chunk_again_whole(graphs, tmp_path):
+    """Issue 24: a run of 12 deals in chunks of 5 ends with a short chunk (deals 10..11, mid-match of
+    rulebook's 5); resumed with 20 deals it is played again whole (10..14) and removed, so the folder
+    and its figures are those of a fresh run of 20. Resumed with fewer deals than a chunk holds: refused, named."""
+    a, b = graphs
+    out = tmp_path / "grow"
+    paired_simulation(a, b, 12, seed=4, workers=1, chunk_size=5, out=out, records=False)
+    assert (out / "chunk-000000010-000000012.json").is_file()
+    grown = paired_simulation(a, b, 20, seed=4, workers=1, out=out, resume=True, records=False)
+    assert grown.resumed_games == 10 and grown.chunk_size == 5
+    fresh_out = tmp_path / "fresh"
+    fresh = paired_simulation(a, b, 20, seed=4, workers=1, chunk_size=5, out=fresh_out, records=False)
+    assert figures(grown) == figures(fresh)
+    names = sorted(p.name for p in out.glob("chunk-*.json"))
+    assert names == sorted(p.name for p in fresh_out.glob("chunk-*.json"))
+    merged = load_runs([out])
+    assert merged.games == 20 and merged.missing == []
+    with pytest.raises(RunError, match=r"cannot resume with 12 deals: chunk chunk-000000010-000000015\.json holds "
+                                       r"deals 10\.\.14 .*at least 15 deals \(the folder's run has 20\)"):
+        paired_simulation(a, b, 12, seed=4, workers=1, out=out, resume=True, records=False)
+
+
+def test_a_stopped_resume_that_wrote_the_whole_chunk_drops_the_short_one(graphs, tmp_path):
+    """A resume stopped after the whole chunk was written but before the short one was removed: the
+    next resume removes it (both would overlap in gouji report)."""
+    a, b = graphs
+    out = tmp_path / "run"
+    paired_simulation(a, b, 15, seed=4, workers=1, chunk_size=5, out=out, records=False)
+    short = out / "chunk-000000010-000000012.json"
+    short.write_text((out / "chunk-000000010-000000015.json").read_text())  # stands for the old short chunk
+    again = paired_simulation(a, b, 15, seed=4, workers=1, out=out, resume=True, records=False)
+    assert again.resumed_games == 15 and not short.exists()
+    assert load_runs([out]).games == 15
+
+
+def test_simulate_resumed_with_a_larger_n_equals_a_fresh_run(tmp_path):
+    """Issue 24: `gouji simulate -n 17 --out D` (default chunks of 2: a short last chunk 16..16), then
+    `-n 30 --resume`: not refused ("does not fit this run's chunks"), and the figures of a fresh -n 30."""
+    runner = CliRunner()
+    out = tmp_path / "d"
+    base = ["simulate", "online", "--seed", "3", "--executor", "local", "--json"]
+    first = runner.invoke(cli, base + ["-n", "17", "--out", str(out)])
+    assert first.exit_code == 0, first.stderr
+    grown = runner.invoke(cli, base + ["-n", "30", "--out", str(out), "--resume"])
+    assert grown.exit_code == 0, grown.stderr
+    fresh = runner.invoke(cli, base + ["-n", "30"])
+    g, f = json.loads(grown.stdout), json.loads(fresh.stdout)
+    assert g["resumed_games"] == 16
+    for k in ("elapsed_s", "games_per_s", "resumed_games", "workers", "executor"):
+        g.pop(k, None)
+        f.pop(k, None)
+    assert g == f

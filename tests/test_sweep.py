@@ -205,3 +205,24 @@ def test_the_report_of_a_sweep_folder_numbers_and_marks_the_points_as_the_run(tm
                  "P4: gouji_minimum.2=2 yield_to=2"):
         assert line in ran.output and line in rep.output
     assert "4 points" in rep.output
+
+
+def test_a_sweep_resumed_with_more_deals_equals_a_fresh_sweep(runner: CliRunner, tmp_path: Path) -> None:
+    """Issue 24: a sweep of 12 deals in chunks of 8 (a short last chunk 8..11) resumed with 20 deals
+    plays that chunk again whole; the figures are a fresh sweep's of 20."""
+    out = tmp_path / "run"
+    args = ["sweep", "online", "--grid", "yield_to=1,3", "--seed", "5", "--workers", "1", "--executor", "local",
+            "--chunk-size", "8", "--format", "json"]
+    assert runner.invoke(cli, args + ["--simulate", "12", "--out", str(out)]).exit_code == 0
+    grown = runner.invoke(cli, args + ["--simulate", "20", "--out", str(out), "--resume"])
+    assert grown.exit_code == 0, grown.stderr
+    fresh = runner.invoke(cli, args + ["--simulate", "20"])
+    a, b = json.loads(grown.stdout), json.loads(fresh.stdout)
+    assert a["resumed_games"] == 8
+    for k in ("workers", "elapsed_s", "executor", "resumed_games", "games_per_s"):
+        a.pop(k, None)
+        b.pop(k, None)
+    assert a == b
+    assert sorted(p.name for p in out.glob("chunk-*.json")) == ["chunk-000000000-000000008.json",
+                                                              "chunk-000000008-000000016.json",
+                                                              "chunk-000000016-000000020.json"]

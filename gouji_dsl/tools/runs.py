@@ -1062,6 +1062,7 @@ class _Run:
     written: int = 0
     stop_at: int = -1
     done_games: int = 0
+    short_tails: dict[int, Path] = field(default_factory=dict)  # start -> a chunk cut short, played again whole
 
     def open_folder(self, resume: bool) -> None:
         """The run folder prepared (or reopened to resume) and the plan of chunks, checked against it."""
@@ -1079,10 +1080,34 @@ class _Run:
             self.existing = self.folder.chunks
         self.plan = plan_chunks(self.games, self.unit, self.size)
         self.planned = set(self.plan)
+        self.set_aside_short_tails()
         stray = [k for k in self.existing if k not in self.planned and k[0] < self.games]
         if stray:
             raise RunError(_("{out_path}: chunk {chunk_name} does not fit this run's chunks of {size}").format(
                 out_path=out_path, chunk_name=chunk_name(*stray[0]), size=self.size))
+
+    def set_aside_short_tails(self) -> None:
+        """A run resumed with more deals: its last chunk, cut short by the old number of deals
+        (deals 195..199 of a run of 200 in chunks of 13), is played again whole (195..207), so the
+        folder holds the chunks a fresh run of the new number would (the same figures, file for
+        file); the short chunk is removed once the whole one is written. A chunk that reaches past
+        this run's deals (a resumed run asked for fewer) is refused: a chunk holds totals, not games."""
+        stop_of = dict(self.plan)
+        for a, b in sorted(self.existing):
+            planned = stop_of.get(a)
+            if planned is None or planned == b or a >= self.games:
+                continue
+            if b > planned:
+                raise RunError(_("{out_path}: cannot resume with {games} deals: chunk {chunk_name} holds deals "
+                                 "{a}..{last} (a chunk keeps totals, not games, and cannot be cut): resume with at "
+                                 "least {b} deals (the folder's run has {folder})").format(
+                                     out_path=self.out_path, games=self.games, chunk_name=chunk_name(a, b), a=a,
+                                     last=b - 1, b=b, folder=self.folder.meta["games"] if self.folder else b))
+            path = self.existing.pop((a, b))
+            if (a, planned) in self.existing:  # an earlier resume wrote the whole chunk and was stopped
+                path.unlink(missing_ok=True)
+            else:
+                self.short_tails[a] = path
 
     def read_resumed(self) -> None:
         """The chunks already in the folder, read back (a chunk of another run, inconsistent or damaged: refused, named)."""
@@ -1126,6 +1151,9 @@ class _Run:
             except OSError as e:  # the chunk file is not there (a chunk is written whole or not at all)
                 raise _write_failed(e, target, out_path) from None
             self.written += 1
+            short = self.short_tails.pop(start, None)
+            if short is not None:  # the whole chunk replaces it (load_runs refuses overlapping chunks)
+                short.unlink(missing_ok=True)
         self.finished[start] = (stop, totals_from_json(self.spec.kind, data["totals"]))
 
     def play(self, executor: Executor, workers: int, scheduler: str | None, cancel: threading.Event | None) -> bool:

@@ -137,6 +137,31 @@ def test_cli_commands_take_set(runner: CliRunner) -> None:
     assert res.exit_code == 1 and "--set[1]:1:10:" in res.stderr and "[OutOfRange]" in res.stderr
 
 
+def test_show_and_doc_agree_on_a_sentence_an_override_made_stale(runner: CliRunner) -> None:
+    """Issue 28 F2: --set gouji_minimum.2=2 changes the map without a sentence: the inherited one
+    ("... one 2 ...") no longer holds, so neither show nor doc prints it (the one function
+    lint.setting_sentences decides); the map's entry is at the one-line option, line 1, its column."""
+    import gouji_dsl
+    from gouji_dsl.ruleset.lint import setting_sentences, stale_says
+    old = gouji_dsl.load("online").settings["gouji_minimum"].says  # base.yaml's sentence, as written
+    option = "gouji_minimum.2=2"
+    res = runner.invoke(cli, ["show", "online"])
+    assert res.exit_code == 0 and old in res.stdout
+    graph = overrides.load_graph("online", [option])
+    assert "gouji_minimum" in stale_says(graph.resolved)
+    assert setting_sentences(graph.resolved.settings["gouji_minimum"], stale_says(graph.resolved)) == []
+    shown = runner.invoke(cli, ["show", "online", "--set", option])
+    doc = runner.invoke(cli, ["doc", "online", "--set", option])
+    assert shown.exit_code == 0 and doc.exit_code == 0
+    assert old not in shown.stdout and " ".join(old.split()[:4]) not in doc.stdout
+    assert "none in effect: --set[1] changed the value" in shown.stdout
+    col = option.index("=") + 2
+    entry = next(line for line in shown.stdout.splitlines() if line.strip().startswith("2: 2"))
+    assert entry.split()[-1] == f"--set[1]:1:{col}"
+    head = next(line for line in shown.stdout.splitlines() if line.strip().startswith("gouji_minimum:"))
+    assert head.split()[-1] == f"--set[1]:1:{col}"
+
+
 def test_diff_with_one_ruleset_and_set_compares_it_with_itself_changed(runner: CliRunner) -> None:
     res = runner.invoke(cli, ["diff", "online", "--set", "filler_rank=null", "--format", "json"])
     assert res.exit_code == 0, res.stderr

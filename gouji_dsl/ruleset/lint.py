@@ -92,7 +92,8 @@ from gouji_dsl.ruleset.words import Renamed, renamed_words
 if TYPE_CHECKING:  # pragma: no cover
     from gouji_dsl.ruleset.graph import RuleGraph, RuleNode
 
-__all__ = ["lint", "quick_warnings", "stale_says", "finding", "Finding", "FINDINGS", "Context", "Found"]
+__all__ = ["lint", "quick_warnings", "stale_says", "setting_sentences", "no_effect", "chain_files",
+           "finding", "Finding", "FINDINGS", "Context", "Found"]
 
 
 # ================================================================================= the registry
@@ -760,10 +761,11 @@ def _own_raw(path: str, text: str) -> RawRuleset | None:
         return None
 
 
-def stale_says(graph: RuleGraph) -> set[str]:
-    """Settings this ruleset's own file changes without a ``says``, keeping an inherited sentence
-    that may no longer be true (a map merged into the parent's keeps the parent's sentence)."""
-    resolved = graph.resolved
+def stale_says(graph: RuleGraph | ResolvedRuleset) -> set[str]:
+    """Settings this ruleset's own file (or ``--set`` option) changes without a ``says``, keeping an
+    inherited sentence that may no longer be true (a map merged into the parent's keeps the parent's
+    sentence). ``graph``: the rule graph or the resolved ruleset."""
+    resolved = graph if isinstance(graph, ResolvedRuleset) else graph.resolved
     raw = _own_raw(resolved.path, resolved.text or "")
     if raw is None:
         return set()
@@ -783,6 +785,69 @@ def stale_says(graph: RuleGraph) -> set[str]:
             continue  # written again, unchanged: the sentence still holds
         out.add(name)
     return out
+
+
+def no_effect(values: Any) -> dict[tuple[str, ...], str]:
+    """The settings (name, then keys) another setting disables (the setting-type layer's
+    constraints, which validate reports as ``SettingHasNoEffect``), each with why. ``values``: the
+    settings' values by name (a graph's ``settings``)."""
+    from gouji_dsl.ruleset.settings import CONSTRAINTS
+    values = dict(values)
+    return {c.path: c.message.split(":")[0] for c in CONSTRAINTS if c.holds(values)}
+
+
+def chain_files(resolved: ResolvedRuleset) -> dict[str, str]:
+    """Each ruleset name of the chain to its file (a name two files share: the root-most one's)."""
+    from gouji_dsl.ruleset.loader import load_file
+    out: dict[str, str] = {}
+    for i, path in enumerate(resolved.chain):
+        name = resolved.name if i == 0 else Path(path).stem
+        if i:
+            try:
+                name = str(load_file(path).data.get("ruleset") or name)
+            except Exception:
+                pass
+        out[name] = path
+    return out
+
+
+def setting_sentences(s: SettingSpec, stale: Collection[str] = (), off: dict[tuple[str, ...], str] | None = None,
+                      files: dict[str, str] | None = None) -> list[tuple[tuple[str, ...], str, str | None]]:
+    """The sentences in effect of setting ``s``, each with the keys of the map it is about (empty:
+    the whole value), its text and source: what ``gouji doc`` prints of the setting and ``gouji show``
+    beside it (the one place that decides). None when ``s`` is in ``stale`` (:func:`stale_says`: the
+    value was changed without a sentence, so the inherited one no longer describes it). A file's
+    sentence replaces every earlier one about a key it changed — a sentence about the whole value (a
+    parent's "216 cards, 36 each") describes every key, so any later sentence replaces it — and a
+    sentence about other keys of the map stays (a child's `says:` on one key does not replace what
+    another file says of the others).
+
+    ``off`` maps the paths another setting disables (:func:`no_effect`, the lint's
+    ``SettingHasNoEffect`` finding) to why; ``files`` each ruleset name of the chain to its file
+    (:func:`chain_files`). A sentence whose file wrote only such values is left out; one whose file
+    also wrote values that apply is marked with what does not."""
+    if s.name in stale or not s.says:
+        return []
+    sentences = list(getattr(s, "sentences", ()) or ())
+    if not sentences:
+        return [((), said(s.says) or "", s.source)]
+    kept: list[tuple[Any, str]] = []
+    for x in sentences:
+        text = said(x.says) or ""
+        path = (files or {}).get(x.ruleset)
+        dead = {p[1:]: why for p, why in (off or {}).items()
+                if p[0] == s.name and len(p) > 1 and (not x.keys or str(p[1]) in x.keys)
+                and path is not None and getattr(s.positions.get(p[1:]), "path", None) == path}
+        if dead:
+            written = [q for q, at in s.positions.items() if at.path == path and q and (not x.keys or str(q[0]) in x.keys)]
+            leaves = [q for q in written if not any(len(r) > len(q) and r[:len(q)] == q for r in written)]
+            if not [q for q in leaves if not any(q[:len(d)] == d for d in dead)]:
+                continue  # it speaks only of values that take no effect (and replaces nothing)
+            text += _(" (Not in effect here: {what}.)").format(what="; ".join(
+                f"{s.name}.{'.'.join(map(str, d))} {why}" for d, why in dead.items()))
+        kept.append((x, text))
+    return [(tuple(x.keys), text, x.source) for i, (x, text) in enumerate(kept)
+            if not any(not x.keys or not y.keys or set(x.keys) & set(y.keys) for y, _t in kept[i + 1:])]
 
 
 def _parent(resolved: ResolvedRuleset) -> ResolvedRuleset | None:

@@ -32,7 +32,7 @@ from gouji_dsl.ruleset.settings import settings_of
 if TYPE_CHECKING:
     from gouji_dsl.ruleset.graph import RuleGraph
 
-__all__ = ["Override", "parse_overrides", "twice", "label", "load_graph", "load_point", "load_resolved", "layer_path"]
+__all__ = ["Override", "parse_overrides", "twice", "label", "load_graph", "load_point", "load_resolved", "layer_path", "is_layer"]
 
 OPTION = "--set"
 _PART = re.compile(r"[^.=\s]+")
@@ -41,6 +41,14 @@ _PART = re.compile(r"[^.=\s]+")
 def layer_path(index: int, option: str = OPTION) -> str:
     """The pseudo-file of the ``index``-th override (from 1): ``--set[1]``."""
     return f"{option}[{index}]"
+
+
+_LAYER = re.compile(r"--[a-z]+\[\d+\]")
+
+
+def is_layer(path: str) -> bool:
+    """True for the pseudo-file of a one-line option (``--set[1]``, ``--grid[2]``), not a file."""
+    return bool(_LAYER.fullmatch(path))
 
 
 @dataclass(frozen=True)
@@ -250,17 +258,18 @@ def _move(d: Diagnostic, overrides: dict[str, tuple[Override, list[_Segment]]]) 
     if got is None:
         return d
     ov, segments = got
-
-    def col_of(line: int, col: int) -> int:
-        for s in reversed(segments):
-            if s.line == line and col >= s.col:
-                return s.at + min(col - s.col, s.length)
-        on_line = [s for s in segments if s.line == line]
-        return on_line[0].at if on_line else 1
-
-    col = col_of(d.line, d.col) if d.line > 0 else 1
-    end = col_of(d.end_line, d.end_col) if d.end_line > 0 and d.end_col > 0 else 0
+    col = _col_of(segments, d.line, d.col) if d.line > 0 else 1
+    end = _col_of(segments, d.end_line, d.end_col) if d.end_line > 0 and d.end_col > 0 else 0
     return replace(d, line=1, col=col, end_line=1 if end else 0, end_col=end if end > col else 0, source_line=ov.text)
+
+
+def _col_of(segments: list[_Segment], line: int, col: int) -> int:
+    """The column in the option text of ``line``:``col`` of its generated layer."""
+    for s in reversed(segments):
+        if s.line == line and col >= s.col:
+            return s.at + min(col - s.col, s.length)
+    on_line = [s for s in segments if s.line == line]
+    return on_line[0].at if on_line else 1
 
 
 def _layers(ruleset: str, overrides: list[Override], search: Sequence[str]) -> list[tuple[str, str, list[_Segment]]]:
@@ -335,8 +344,16 @@ def _at_option(spec: Any, where: dict[str, tuple[Override, list[_Segment]]]) -> 
     if got is None:
         return spec
     ov = got[0]
+
+    def moved(pos: SourcePos) -> SourcePos:
+        at = where.get(pos.path)
+        return pos if at is None else SourcePos(pos.path, 1, _col_of(at[1], pos.line, pos.col) if pos.line > 0 else 1)
+
     return replace(spec, origin=SourcePos(ov.path, 1, ov.value_at),
-                   name_origin=SourcePos(ov.path, 1, 1) if spec.name_origin is not None else None)
+                   name_origin=SourcePos(ov.path, 1, 1) if spec.name_origin is not None else None,
+                   key_origins={k: moved(p) for k, p in spec.key_origins.items()},
+                   positions={k: moved(p) for k, p in spec.positions.items()},
+                   key_positions={k: moved(p) for k, p in spec.key_positions.items()})
 
 
 def load_resolved(ruleset: str, texts: Sequence[str], search: Sequence[str] = ()) -> Any:

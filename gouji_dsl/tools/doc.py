@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextvars
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,8 +43,8 @@ from gouji_dsl.ruleset.game.cards import NAMES
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
-from gouji_dsl.ruleset.lint import stale_says
-from gouji_dsl.ruleset.spec import Sentence, said
+from gouji_dsl.ruleset.lint import no_effect, setting_sentences, stale_says
+from gouji_dsl.ruleset.spec import said
 from gouji_dsl.ruleset.words import GameWords, Term, game_words
 from gouji_dsl.tools import textlayout
 
@@ -218,53 +219,23 @@ def _beating(graph, jokers: bool) -> str:
 
 
 def _setting_items(s, off: dict[tuple[str, ...], str] | None = None,
-                   files: dict[str, str] | None = None) -> list[_Item]:
+                   files: dict[str, str] | None = None, stale: Collection[str] = ()) -> list[_Item]:
     """A setting's sentences for the rulebook (:func:`_setting_sentences` without their keys)."""
-    return [item for _keys, item in _setting_sentences(s, off, files)]
+    return [item for _keys, item in _setting_sentences(s, off, files, stale)]
 
 
 def _setting_sentences(s, off: dict[tuple[str, ...], str] | None = None,
-                       files: dict[str, str] | None = None) -> list[tuple[tuple[str, ...], _Item]]:
-    """A setting's sentences for the rulebook: those that still describe its value. A file's sentence
-    replaces every earlier one about a key it changed — a sentence about the whole value (a parent's
-    "216 cards, 36 each") describes every key, so any later sentence replaces it — and a sentence about
-    other keys of the map stays (a child's `says:` on one key does not replace what another file says
-    of the others).
-
-    ``off`` maps the paths another setting disables (:func:`_no_effect`, the lint's
-    ``SettingHasNoEffect`` finding) to why; ``files`` each ruleset name of the chain to its file. A
-    sentence whose file wrote only such values is left out; one whose file also wrote values that
-    apply is marked with what does not."""
-    sentences = list(getattr(s, "sentences", ()) or ())
-    if not sentences:
-        return [((), _Item(said(s.says) or "", s.source))] if s.says else []
-    kept: list[tuple[Sentence, str]] = []
-    for x in sentences:
-        text = said(x.says) or ""
-        path = (files or {}).get(x.ruleset)
-        dead = {p[1:]: why for p, why in (off or {}).items()
-                if p[0] == s.name and len(p) > 1 and (not x.keys or str(p[1]) in x.keys)
-                and path is not None and getattr(s.positions.get(p[1:]), "path", None) == path}
-        if dead:
-            written = [q for q, at in s.positions.items() if at.path == path and q and (not x.keys or str(q[0]) in x.keys)]
-            leaves = [q for q in written if not any(len(r) > len(q) and r[:len(q)] == q for r in written)]
-            if not [q for q in leaves if not any(q[:len(d)] == d for d in dead)]:
-                continue  # it speaks only of values that take no effect (and replaces nothing)
-            text += _(" (Not in effect here: {what}.)").format(what="; ".join(
-                f"{s.name}.{'.'.join(map(str, d))} {why}" for d, why in dead.items()))
-        kept.append((x, text))
-    return [(tuple(x.keys), _Item(text, x.source)) for i, (x, text) in enumerate(kept)
-            if not any(not x.keys or not y.keys or set(x.keys) & set(y.keys)
-                       for y, _t in kept[i + 1:])]
+                       files: dict[str, str] | None = None,
+                       stale: Collection[str] = ()) -> list[tuple[tuple[str, ...], _Item]]:
+    """A setting's sentences for the rulebook: those in effect (:func:`setting_sentences`, which
+    ``gouji show`` uses too), each with the keys it is about."""
+    return [(keys, _Item(text, source)) for keys, text, source in setting_sentences(s, stale, off, files)]
 
 
 def _no_effect(graph) -> dict[tuple[str, ...], str]:
-    """The settings (name, then keys) another setting disables (the setting-type layer's
-    constraints, which validate reports as ``SettingHasNoEffect``), each with why: the rulebook says
-    only what takes effect."""
-    from gouji_dsl.ruleset.settings import CONSTRAINTS
-    values = dict(graph.settings)
-    return {c.path: c.message.split(":")[0] for c in CONSTRAINTS if c.holds(values)}
+    """The settings (name, then keys) another setting disables, each with why (:func:`no_effect`):
+    the rulebook says only what takes effect."""
+    return no_effect(graph.settings)
 
 
 def _topic(rule_id: str) -> str:
@@ -325,9 +296,9 @@ def _said_by(graph, shown: list, stale: set[str], off: dict[tuple[str, ...], str
         for entry in n.said_by:
             name, _dot, key = entry.partition(".")
             s = resolved.settings.get(name)
-            if s is None or not s.says or name in stale:
+            if s is None:
                 continue
-            mine = [item for keys, item in _setting_sentences(s, off, files) if not key or not keys or key in keys]
+            mine = [item for keys, item in _setting_sentences(s, off, files, stale) if not key or not keys or key in keys]
             said = said or bool(mine)
             for item in mine:
                 if (name, item.text) not in used and name not in ENGINE_SETTINGS:
@@ -370,7 +341,8 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
     anchored: dict[str, list[str]] = {}
     card_settings: list[str] = []
     for name, s in resolved.settings.items():
-        if not s.says or name in stale or all((name, i.text) in used for i in _setting_items(s, off, files)):
+        items = _setting_items(s, off, files, stale)
+        if not items or all((name, i.text) in used for i in items):
             continue
         if name in ENGINE_SETTINGS:
             card_settings.append(name)

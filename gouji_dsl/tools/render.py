@@ -24,6 +24,9 @@ from gouji_dsl.diagnostics import SourcePos
 from gouji_dsl.i18n import N_, _, display_width
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, PHASES
+from gouji_dsl.ruleset.lint import chain_files, no_effect, setting_sentences, stale_says
+from gouji_dsl.ruleset.overrides import is_layer
+from gouji_dsl.ruleset.settings import normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, said
 
 __all__ = ["resolved_text", "graph_text", "graph_mermaid", "graph_dot", "INHERITED"]
@@ -34,8 +37,11 @@ INHERITED = N_("(inherited)")
 
 # ------------------------------------------------------------------------------ helpers
 def _where(origin: SourcePos | None) -> str:
+    """``path:line`` of a file; of a one-line option (``--set[1]``), ``--set[1]:1:COL``."""
     if origin is None:
         return ""
+    if is_layer(origin.path) and origin.col > 0:
+        return f"{origin.path}:{origin.line}:{origin.col}"
     return f"{display_path(origin.path)}:{origin.line}"
 
 
@@ -152,19 +158,36 @@ def _add_settings(out: _Lines, resolved: ResolvedRuleset) -> None:
     def inherited(origin: SourcePos | None) -> bool:
         return origin is not None and os.path.normpath(origin.path) != own
 
+    sentences = _sentences_in_effect(resolved)
     out.add()
     out.add(_("settings ({n})").format(n=len(resolved.settings)))
     for name, s in resolved.settings.items():
         is_map = isinstance(s.value, dict) and bool(s.value)
         out.add(f"  {name}:" if is_map else f"  {name}: {_value(s.value)}", _where(s.origin), s.inherited)
-        if s.says:
-            out.add("      " + _("says: {text}").format(text=_short(said(s.says))), inherited=s.inherited)
+        for text in sentences.get(name, ()):
+            out.add("      " + _("says: {text}").format(text=_short(text)), inherited=s.inherited)
         if s.source:
             out.add("      " + _("source: {text}").format(text=said(s.source)), inherited=s.inherited)
         if is_map:
             for key, v in s.value.items():
                 ko = s.key_origins.get(str(key), s.origin)
                 out.add(f"    {key}: {_value(v)}", _where(ko), inherited(ko))
+
+
+def _sentences_in_effect(resolved: ResolvedRuleset) -> dict[str, list[str]]:
+    """Each setting's sentences in effect, as ``gouji doc`` has them (:func:`setting_sentences`); a
+    setting whose value was changed without a sentence has a line saying so instead of the inherited
+    sentence, which no longer describes the value."""
+    stale = stale_says(resolved)
+    off = no_effect({k: normalize_setting(s.value) for k, s in resolved.settings.items()})
+    files = chain_files(resolved)
+    out: dict[str, list[str]] = {}
+    for name, s in resolved.settings.items():
+        out[name] = [text for _keys, text, _source in setting_sentences(s, stale, off, files)]
+        if name in stale:
+            out[name] = [_("none in effect: {where} changed the value without one, so the inherited sentence no longer "
+                           "describes it").format(where=display_path(s.origin.path))]
+    return out
 
 
 def _add_definitions(out: _Lines, resolved: ResolvedRuleset) -> None:

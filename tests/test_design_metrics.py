@@ -49,7 +49,7 @@ def test_a_probed_deal_is_the_same_game() -> None:
     assert 0 <= d.settled <= d.tricks
 
 
-def test_simulate_reports_them_with_the_deals_they_come_from(runner: CliRunner) -> None:
+def test_simulate_reports_them_with_the_deals_they_come_from(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     # online: whole games in the native core, which counts the design facts of every deal (issue 24)
     res = runner.invoke(cli, ["simulate", "online", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
     assert res.exit_code == 0, res.stderr
@@ -59,8 +59,9 @@ def test_simulate_reports_them_with_the_deals_they_come_from(runner: CliRunner) 
     assert {f"seat_score.{s}" for s in range(1, 7)} <= set(iv)  # each seat's advantage
     text = runner.invoke(cli, ["simulate", "online", "-n", "3", "--workers", "1"])
     assert "from all 3 deals" in text.stdout and "skill trace: not measured" in text.stdout
-    # online-xuandian: not played whole in the core (its seat_start rules): the probed deals only
-    res = runner.invoke(cli, ["simulate", "online-xuandian", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
+    # games not played whole in the core (its game flow switched off): the probed deals only
+    monkeypatch.setenv("GOUJI_NO_NATIVE_FLOW", "1")
+    res = runner.invoke(cli, ["simulate", "online", "-n", str(PROBE_EVERY + 2), "--workers", "1", "--json"])
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)["intervals"]["real_choice_share"]["n"] == 2  # deals 0 and 50
 

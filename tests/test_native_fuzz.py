@@ -19,12 +19,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the rulesets whose programs and states are fuzzed here: revolutions, dead gouji and yields
-#: (online, base), declaring and tribute (qingdao), buying rounds (rulebook), fractional scores
+#: (online, base), seat_start rules (online-xuandian), declaring and tribute (qingdao), buying rounds (rulebook), fractional scores
 #: (six-deck-eagle), positional jokers, the free-count comparison (big-jokers-two-kill-one), other
 #: packs (deck-198), see_count rules (hidden-counts), burn rules (burn-no-fours), offers
 #: (ask-redeal), joker covers (jokers-equal-cover)
-RULESETS = ("online", "base", "qingdao", "rulebook", "six-deck-eagle", "positional-jokers", "big-jokers-two-kill-one",
-            "deck-198", "hidden-counts", "burn-no-fours", "ask-redeal", "jokers-equal-cover")
+RULESETS = ("online", "base", "online-xuandian", "qingdao", "rulebook", "six-deck-eagle", "positional-jokers",
+            "big-jokers-two-kill-one", "deck-198", "hidden-counts", "burn-no-fours", "ask-redeal", "jokers-equal-cover")
 
 
 def _has_sanitizers() -> bool:

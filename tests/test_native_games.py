@@ -168,8 +168,8 @@ def test_any_seed_gives_the_games_play_game_gives(seed):
 def test_games_chained_into_matches_are_whole_native_matches():
     """qingdao-classic plays matches of 5 (tribute between games): with matches or without, its
     games are whole native games (the tribute and returns between them the core's: batch.h
-    bt_between), the same figures either way as the games played one by one; a ruleset whose
-    setup the core does not run (online-xuandian's seat_start rules) says why; rulebook's buying
+    bt_between), the same figures either way as the games played one by one; online-xuandian's
+    seat_start rules (when play begins) are the core's; rulebook's buying
     rounds (seat_setup rules: mark and give) are the core's, with matches or without."""
     from gouji_dsl.engine.interpreter import match_length
     from gouji_dsl.tools import runs
@@ -192,8 +192,8 @@ def test_games_chained_into_matches_are_whole_native_matches():
     assert {k: v for k, v in again.items() if k not in drop} == {k: v for k, v in with_matches.items() if k not in drop}
     rb = run_simulation(load_graph("rulebook"), 10, 1, workers=1)
     assert rb["whole_games"] == "native" and "games_fallback" not in rb and rb["games_replayed"] == 0
-    xd = run_simulation(load_graph("online-xuandian"), 5, 1, workers=1)
-    assert xd["whole_games"] == "generated" and "seat_start" in xd["games_fallback"]
+    xd = run_simulation(load_graph("online-xuandian"), 10, 1, workers=1)  # (its seat_start rules: batch.h)
+    assert xd["whole_games"] == "native" and "games_fallback" not in xd and xd["games_replayed"] == 0
     heur = engine_summary(g, "generated", "heuristic", 5)
     assert heur["whole_games"] == "generated" and "return tribute" in heur["games_fallback"]
 

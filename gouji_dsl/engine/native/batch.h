@@ -484,6 +484,25 @@ static inline int bt_seat_setup(fl_state *s, const fl_prog *P)
     return 0;
 }
 
+/* when play begins (_start_play): the game_start trigger's rules, then seat_start's for each seat in
+ * turn. 0, or -1 (a rule failed: Python plays the game) */
+static inline int bt_start_triggers(fl_state *s, const fl_prog *P)
+{
+    int t;
+    if (P->triggers[TR_GAME_START].n) {
+        fl_question(s, P, 0, NULL, NULL, NULL, 0);
+        if (fl_trigger_run(s, P, TR_GAME_START) < 0)
+            return -1;
+    }
+    if (P->triggers[TR_SEAT_START].n)
+        for (t = 1; t <= s->c.n_seats; t++) {
+            fl_question(s, P, t, NULL, NULL, NULL, 0);
+            if (fl_trigger_run(s, P, TR_SEAT_START) < 0)
+                return -1;
+        }
+    return 0;
+}
+
 /* The setup of a dealt game up to the first lead, as the generated module runs it (_init's deal
  * point, _advance_between with no previous game, _begin_setup, _advance_setup, _advance_asks,
  * _start_play), the random bots' setup decisions (revolt or pass, choose head or headless,
@@ -530,6 +549,8 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, const bt_bots *B, bt_s
         return BS_PYTHON;
     n = bt_queue(s, P, H_DECLARE, q);  /* then the declare queue: declare (declared) or pass */
     if (n < 0 || bt_ask_flag(s, B, q, n, BQ_DECLARE, P->flag_declared, -1, info) < 0)
+        return BS_PYTHON;
+    if (bt_start_triggers(s, P) < 0)
         return BS_PYTHON;
     rc = fl_over(s, P);  /* _start_play's _settle */
     if (rc != 0)

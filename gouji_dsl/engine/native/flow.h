@@ -51,6 +51,7 @@ enum {
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD,
        TR_SEAT_SETUP,  /* the between-game phase's buying rounds (batch.h; run only where fl_prog.games is set) */
+       TR_GAME_START, TR_SEAT_START,  /* when play begins, after the setup (batch.h; likewise) */
        TR_N };
 enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2, TE_PLACE = 3, TE_GIVE = 4 };
 /* the words a placement answer may be (Placement): their text ids are given by the program */

@@ -67,11 +67,15 @@ SETUP_HOOKS = ("first_drawer", "redeal_before_tribute", "must_revolt", "revolt",
 #: matches are not played natively (their games one by one, the play phase natively)
 MATCH_HOOKS = ("tribute_kinds", "tribute", "tribute_card", "return_tribute")
 #: hooks whose rules a whole native game does not run (it asks none of them)
-NOT_IN_GAMES = ("setup_rounds", "game_start", "seat_start", "offer", "answered")
-TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield", "seat_setup")
-#: triggers a whole game runs before its play (batch.h: the buying rounds), which the play phase never runs:
-#: where one of their rules has no program, whole games are not played natively (the play phase is)
-SETUP_TRIGGERS = ("seat_setup",)
+NOT_IN_GAMES = ("setup_rounds", "offer", "answered")
+TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield", "seat_setup", "game_start",
+                 "seat_start")
+#: triggers a whole game runs before its play (batch.h: the buying rounds; game_start and seat_start when
+#: play begins), which the play phase never runs: where one of their rules has no program, whole games are
+#: not played natively (the play phase is)
+SETUP_TRIGGERS = ("seat_setup", "game_start", "seat_start")
+#: the triggers whose give rules the core runs (the buying rounds)
+GIVE_TRIGGERS = ("seat_setup",)
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
 NOT_PLAYED = ("after_discard",)
 _EFFECTS = {"mark": 0, "unmark": 1, "count": 2, "place": 3, "give": 4}
@@ -261,7 +265,7 @@ def _trigger_rule(graph: RuleGraph, h: str, r: Any, names: Any, prog: Any, place
     programs, effect, slot, a place rule's placement program and number (its id appended to
     ``place_rules``) or a give rule's card kind program, and a give rule's giver program."""
     node = r.node
-    if node.effect not in _EFFECTS or (node.effect == "give" and h not in SETUP_TRIGGERS) \
+    if node.effect not in _EFFECTS or (node.effect == "give" and h not in GIVE_TRIGGERS) \
             or (node.effect == "place" and h in SETUP_TRIGGERS):
         raise Unsupported(f"rule {node.id} ({node.where}): a {node.effect!r} rule in the trigger {h!r}"
                           " (the native game flow runs mark, unmark and count; give in the buying rounds)")

@@ -249,7 +249,7 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
             r->rule = w[at + 6];
             if (r->effect < TE_MARK || r->effect > TE_GIVE || (r->effect == TE_GIVE && h != TR_SEAT_SETUP)
                 || (r->effect < TE_PLACE && (r->slot < 0 || r->slot >= (r->effect == TE_COUNT ? VM_NCOUNTERS : VM_NFLAGS)))
-                || (r->effect == TE_PLACE && (h == TR_SEAT_SETUP || r->code == NULL || r->rule < 2 || r->rule > 1000000))
+                || (r->effect == TE_PLACE && (h >= TR_SEAT_SETUP || r->code == NULL || r->rule < 2 || r->rule > 1000000))
                 || (r->effect == TE_GIVE && r->code == NULL))
                 BAD("a trigger rule's effect is out of range");
             at += 8;

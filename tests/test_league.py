@@ -51,3 +51,40 @@ def test_the_league_report_speaks_chinese(runner):
     for zh in ("个机器人的联赛", "每一对", "表（行 − 列）", "对全体", "不给等级分"):
         assert zh in out.stdout, out.stdout
     assert "league of" not in out.stdout and "against the field" not in out.stdout
+
+
+def _largest_team_difference(ruleset: str) -> float:
+    """From the ruleset's scores as written (base.yaml: place_points, sweep_multiplier): one team
+    takes the best half of the places, the other the rest, and a sweep multiplies (README: "24 is the
+    largest team-score difference of a game")."""
+    import gouji_dsl
+    s = gouji_dsl.load(ruleset).settings
+    points = sorted(s["place_points"].value.values(), reverse=True)
+    half = len(points) // 2
+    return (sum(points[:half]) - sum(points[half:])) * s["sweep_multiplier"].value
+
+
+def test_the_interval_is_cut_to_the_largest_team_score_difference_and_says_so(runner):
+    """Issue 28 F6: heuristic against random takes nearly every sweep, so the normal interval of the
+    mean reaches past the largest difference a game can have; it is cut there (from the ruleset's
+    scores: engine.interpreter.score_range), marked ‡ with a footnote, and the JSON says clipped_to."""
+    from gouji_dsl.engine.interpreter import score_range
+    from gouji_dsl.tools.stats import CLIPPED
+    cap = _largest_team_difference("online")
+    assert cap == 24 and score_range(load_graph("online")) == cap
+    out = runner.invoke(cli, ["league", "online", "random", "heuristic", "--deals", "30", "--json"])
+    assert out.exit_code == 0, out.output
+    m = json.loads(out.stdout)["pairs"][0]["mean_diff"]
+    assert -cap <= m["low"] <= m["value"] <= m["high"] <= cap and m["clipped_to"] == [-cap, cap]
+    text = runner.invoke(cli, ["league", "online", "random", "heuristic", "--deals", "30"]).stdout
+    assert f"[{-cap:+.2f}, " in text and f"]{CLIPPED}" in text and f"{CLIPPED} interval cut to the possible range ±{cap:g}" in text
+    duel_text = runner.invoke(cli, ["duel", "online", "heuristic", "random", "--deals", "30"]).stdout
+    assert f"{cap:+.2f}]{CLIPPED}" in duel_text and "interval cut to the possible range" in duel_text
+
+
+def test_the_league_footer_names_a_real_readme_heading(runner):
+    import re
+    text = runner.invoke(cli, ["league", "online", "random", "heuristic", "--deals", "1"]).stdout
+    named = re.search(r"see README, section “([^”]+)”", text).group(1)
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"### `{named}`" in readme.splitlines()

@@ -1552,6 +1552,29 @@ def _num(v: Any) -> int | float:
     return int(v)
 
 
+def score_range(graph: RuleGraph, seats: tuple[int, int] = (1, 2)) -> float | None:
+    """The largest difference between the scores of ``seats`` (one of each team: what a duel measures)
+    that the ruleset's own ``sweep`` and ``score`` rules give at the end of a game, over every order of
+    finish (asked of a freshly dealt game with its places set); None when the rules cannot be asked so.
+    The bound of a game's team-score difference (``online``: 24, a sweep's doubled 6 − (−6))."""
+    import itertools
+    n = graph.n_seats
+    if not 2 <= n <= 8 or max(seats) > n:
+        return None
+    try:
+        st = new_game(graph, "score-range")
+        best: float = 0
+        for order in itertools.permutations(range(1, n + 1)):
+            st.places = dict(zip(range(1, n + 1), order))
+            st.phase = Phase.OVER
+            st.sweep = bool(st._ask(HookName.SWEEP, Ctx(st)))
+            a, b = (_num(st._ask(HookName.SCORE, Ctx(st, seat=s), f"score:{s}")) for s in seats)
+            best = max(best, abs(a - b))
+    except Exception:  # a rule that needs more than the places: no bound (nothing is clipped)
+        return None
+    return best
+
+
 # ------------------------------------------------------------------------------ choices and counters
 def choices_at(graph: Any, point: str) -> list[str]:
     """The words of ``settings.choices`` asked at ``point`` (a :class:`Point`), in the setting's order."""
@@ -1682,4 +1705,4 @@ def apply(state: GameState, move: Move) -> GameState:
 __all__ = ["CARD_VERBS", "Capacity", "Choice", "GameState", "IllegalMove",
            "LegalMoves", "Move", "Outcome", "Phase", "Placement", "PrevGame", "ReturnMoves", "VERBS", "Verb",
            "apply", "deal_hands", "hands_from_text", "legal_moves", "new_game", "next_game",
-           "parse_move", "replay"]
+           "parse_move", "replay", "score_range"]

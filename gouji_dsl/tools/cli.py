@@ -489,7 +489,7 @@ HELP_TEXTS = (
     N_("Each pair plays a duel (as gouji duel: every deal twice, with the teams' bots swapped), every pair the same "
        "deals. For each pair the report gives the mean team-score difference per game with its confidence interval "
        "at 95%. Then the table of them (row − column) and each bot's mean difference against the others; no rating "
-       "(README: A league)."),
+       "(README: gouji league RULESET BOT...)."),
 )
 
 

@@ -34,7 +34,7 @@ def league_command(ruleset: str, bots: tuple[str, ...], deals: int, seed: str, w
     Each pair plays a duel (as gouji duel: every deal twice, with the teams' bots swapped), every pair the
     same deals. For each pair the report gives the mean team-score difference per game with its
     confidence interval at 95%. Then the table of them (row − column) and each bot's mean difference
-    against the others; no rating (README: A league).
+    against the others; no rating (README: gouji league RULESET BOT...).
     """
     from gouji_dsl.tools.league import league  # lazy: start-up
     if len(bots) < 2 or len(set(bots)) != len(bots):

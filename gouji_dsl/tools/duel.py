@@ -34,7 +34,7 @@ from typing import Any
 from gouji_dsl import resources
 from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.diagnostics import quoted, shortened
-from gouji_dsl.engine.interpreter import GameState, Move, match_length
+from gouji_dsl.engine.interpreter import GameState, Move, match_length, score_range
 from gouji_dsl.engine.records import DuplicateKeyError, _Positions, json_limit, load_json, schema_message, strict_validator_class
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
@@ -43,7 +43,7 @@ from gouji_dsl.tools.exits import os_failure, shown
 from gouji_dsl.tools.played import engine_name, why_not_native, with_played_by
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_DUEL_DEALS
 from gouji_dsl.tools.simulate import bot_rng, engine_summary, play_game
-from gouji_dsl.tools.stats import Estimate, mean_ci, wilson
+from gouji_dsl.tools.stats import Estimate, clipped_note, mean_ci, wilson
 
 
 class TimedBot:
@@ -144,6 +144,9 @@ class DuelReport:
     resumed_deals: int = 0
     #: which engine played the deals of this run (:func:`duel_engine`; empty: not said)
     engine: dict[str, Any] = field(default_factory=dict)
+    #: the largest team-score difference of a game, from the ruleset's scores
+    #: (:func:`~gouji_dsl.engine.interpreter.score_range`; None: unknown, nothing is clipped)
+    score_cap: float | None = None
 
     # --------------------------------------------------------------- figures
     def unit_means(self) -> list[float]:
@@ -154,9 +157,18 @@ class DuelReport:
 
     @property
     def mean_diff(self) -> Estimate:
-        """Mean A − B per game, with the 95 % interval over units."""
+        """Mean A − B per game, with the 95 % interval over units, cut to the possible range (the one
+        place a duel's, league's and skill trace's interval is made: :meth:`Estimate.within`)."""
         est = mean_ci(self.unit_means())
-        return Estimate(est.value, est.low, est.high, len(self.games), "paired")
+        return Estimate(est.value, est.low, est.high, len(self.games), "paired").within(self.bound)
+
+    @property
+    def bound(self) -> float | None:
+        """The possible range of a game's A − B: the ruleset's :attr:`score_cap`, never below a
+        difference actually played (a score rule the bound could not read in full)."""
+        if self.score_cap is None:
+            return None
+        return max([self.score_cap] + [abs(g.diff) for g in self.games])
 
     @property
     def win_rate(self) -> Estimate:
@@ -202,7 +214,8 @@ class DuelReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready. Keys: ``ruleset, a, b, deals, games, seed, think_ms, match_length, elapsed_s,
-        resumed_deals, mean_diff`` (A − B per game, 95 % interval over units), ``a_win_rate`` (Wilson), ``ties``,
+        resumed_deals, mean_diff`` (A − B per game, 95 % interval over units; ``clipped_to`` where it was cut
+        to the possible range ``score_cap``, the largest team-score difference of a game), ``a_win_rate`` (Wilson), ``ties``,
         ``per_seat`` (seat → a/b → games, score, place), ``timing`` (a/b → decisions, searched,
         seconds, decisions_per_s, ms_per_searched); and which engine played this run's deals (``engine``,
         ``played_by``, ``played_by_reason``... as ``gouji simulate --json`` says it)."""
@@ -211,7 +224,7 @@ class DuelReport:
                 "elapsed_s": round(self.elapsed_s, 2), "resumed_deals": self.resumed_deals, "mean_diff": self.mean_diff.to_dict(),
                 "a_win_rate": self.win_rate.to_dict(), "ties": self.ties,
                 "per_seat": {str(s): v for s, v in self.per_seat().items()}, "timing": self.timing(),
-                **self.engine}
+                "score_cap": self.score_cap, **self.engine}
 
     def text(self) -> str:
         """The report for people."""
@@ -268,7 +281,7 @@ class DuelReport:
         resumed = ((_(" (this run; all of the deals read from the save file)") if k == self.deals else
                     _(" (this run; {k} of the deals read from the save file)").format(k=k)) if k else "")
         lines.append(_("  {s:.1f} s{resumed}").format(s=self.elapsed_s, resumed=resumed))
-        lines += self._engine_lines()
+        lines += self._engine_lines() + [f"  {note}" for note in [clipped_note([md])] if note]
         return "\n".join(lines)
 
     def _engine_lines(self) -> list[str]:
@@ -748,7 +761,7 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
         restore_sigterm()
     games.sort(key=lambda g: (g.deal, not g.a_odd))
     return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed,
-                      duel_engine(graph, engine))
+                      duel_engine(graph, engine), score_range(graph))
 
 
 def duel_engine(graph: RuleGraph, engine: str = DEFAULT_ENGINE) -> dict[str, Any]:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gouji_dsl.bots import canonical_spec
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.duel import MIN_UNITS_FOR_VERDICT, DuelReport, duel
+from gouji_dsl.tools.stats import CLIPPED, Estimate, clipped_note
 
 MAX_LEAGUE_BOTS = 12
 """The most bots of one league (66 duels)."""
@@ -40,12 +41,18 @@ class LeagueReport:
 
     def pair(self, a: str, b: str) -> tuple[float, float, float] | None:
         """Mean A − B per game and its interval (low, high), from whichever side the pair was played."""
+        m = self.estimate(a, b)
+        return None if m is None else (m.value, m.low, m.high)
+
+    def estimate(self, a: str, b: str) -> Estimate | None:
+        """Mean A − B per game with its interval (marked where cut to the possible range), from
+        whichever side the pair was played."""
         for d in self.duels:
             m = d.mean_diff
             if (d.a, d.b) == (a, b):
-                return m.value, m.low, m.high
+                return m
             if (d.a, d.b) == (b, a):
-                return -m.value, -m.high, -m.low
+                return replace(m, value=-m.value, low=-m.high, high=-m.low)
         return None
 
     def field_means(self) -> dict[str, float]:
@@ -76,21 +83,25 @@ class LeagueReport:
         for d in self.duels:
             m = d.mean_diff
             mark = " *" if (m.low > 0 or m.high < 0) and not few else ""
-            lines.append(f"  {d.a} − {d.b}: {m.value:+.2f} [{m.low:+.2f}, {m.high:+.2f}]{mark}")
+            lines.append(f"  {d.a} − {d.b}: {m.format(2, signed=True)}{mark}")
         width = max(12, *(len(b) for b in self.bots)) + 1
         lines += ["", _("table (row − column):"), " " * width + "".join(f"{b[:22]:>24}" for b in self.bots)]
         for a in self.bots:
             cells = []
             for b in self.bots:
-                p = self.pair(a, b) if a != b else None
-                cells.append(f"{'—':>24}" if p is None else f"{f'{p[0]:+.2f} [{p[1]:+.2f},{p[2]:+.2f}]':>24}")
+                p = self.estimate(a, b) if a != b else None
+                cells.append(f"{'—':>24}" if p is None else
+                             f"{f'{p.value:+.2f} [{p.low:+.2f},{p.high:+.2f}]' + (CLIPPED if p.clipped is not None else ''):>24}")
             lines.append(f"{a:<{width}}" + "".join(cells))
         lines += ["", _("against the field (mean of the row):")]
         for b, v in sorted(self.field_means().items(), key=lambda kv: -kv[1]):
             lines.append(f"  {b:<{width}}{v:+.2f}")
         note = (_("too few deals for a verdict (the intervals need at least {n})").format(n=MIN_UNITS_FOR_VERDICT) if few
                 else _("* the interval excludes 0"))
-        lines += ["", note + _(". No rating: see README (A league)."), _("{s:.1f} s").format(s=self.elapsed_s)]
+        clipped = clipped_note(d.mean_diff for d in self.duels)
+        lines += [""] + ([clipped] if clipped else []) + [
+            note + _(". No rating: see README, section “gouji league RULESET BOT... [--deals N]”."),
+            _("{s:.1f} s").format(s=self.elapsed_s)]
         return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.tools.stats import Estimate, mean_ci
+from gouji_dsl.tools.stats import Estimate, clipped_note, mean_ci
 
 STRONG, WEAK = "heuristic", "random"
 """The bots of the skill trace unless ``--skill-bots STRONG,WEAK`` says otherwise (search vs heuristic:
@@ -31,6 +31,7 @@ class Skill:
     estimate: Estimate
     units: tuple[float, ...]
     unit: int = 1  # deals per unit: 1, or the ruleset's match length (a match and its replay)
+    bound: float | None = None  # the largest team-score difference of a game (None: unknown)
 
     def to_dict(self) -> dict[str, Any]:
         return {"strong": self.strong, "weak": self.weak, "deals": self.deals, "gain": self.estimate.to_dict()}
@@ -53,7 +54,7 @@ def skill_trace(graph: RuleGraph, deals: int, seed: Any, bots: tuple[str, str] =
     """The skill trace of ``graph`` on ``deals`` deals of ``seed`` (a duel of ``bots``)."""
     from gouji_dsl.tools.duel import duel
     report = duel(graph, bots[0], bots[1], deals, seed, workers=workers)
-    return Skill(bots[0], bots[1], deals, report.mean_diff, tuple(report.unit_means()), report.unit_size)
+    return Skill(bots[0], bots[1], deals, report.mean_diff, tuple(report.unit_means()), report.unit_size, report.bound)
 
 
 def _regrouped(s: Skill, size: int) -> list[float]:
@@ -69,7 +70,8 @@ def skill_difference(a: Skill, b: Skill) -> Estimate:
     size = math.lcm(max(1, a.unit), max(1, b.unit))
     diffs = [y - x for x, y in zip(_regrouped(a, size), _regrouped(b, size))]
     e = mean_ci(diffs)
-    return Estimate(e.value, e.low, e.high, len(diffs), "paired")
+    bound = None if a.bound is None or b.bound is None else a.bound + b.bound
+    return Estimate(e.value, e.low, e.high, len(diffs), "paired").within(bound)
 
 
 def not_measured() -> str:
@@ -88,7 +90,11 @@ def skill_lines(names: Sequence[str], skills: Sequence[Skill | None]) -> list[st
         return [not_measured()]
     got = [s for s in skills if s is not None]
     out = [skill_line(n, s) for n, s in zip(names, got)]
+    shown = [s.estimate for s in got]
     if len(got) == 2:
-        out.append(_("skill trace, B − A: {value} (paired by deal)").format(
-            value=skill_difference(got[0], got[1]).format(2, signed=True)))
+        diff = skill_difference(got[0], got[1])
+        shown.append(diff)
+        out.append(_("skill trace, B − A: {value} (paired by deal)").format(value=diff.format(2, signed=True)))
+    if note := clipped_note(shown):
+        out.append(note)
     return out

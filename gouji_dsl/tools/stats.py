@@ -39,6 +39,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from gouji_dsl.i18n import _
+
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile (the "1.96")."""
 
@@ -50,6 +52,18 @@ Number = int | Fraction
 
 # ==================================================================================================
 # estimates
+
+CLIPPED = "‡"
+"""The mark of an interval cut to the possible range (:meth:`Estimate.within`; :func:`clipped_note`)."""
+
+
+def clipped_note(estimates: Iterable[Estimate]) -> str:
+    """The footnote of the :data:`CLIPPED` marks among ``estimates`` ("" when none is clipped)."""
+    bounds = sorted({e.clipped for e in estimates if e.clipped is not None})
+    if not bounds:
+        return ""
+    return _("{mark} interval cut to the possible range ±{bound}: the largest team-score difference the ruleset's "
+             "scores allow").format(mark=CLIPPED, bound=" / ±".join(f"{b:g}" for b in bounds))
 
 
 @dataclass(frozen=True)
@@ -73,6 +87,15 @@ class Estimate:
     effect: float | None = None
     effect_kind: str | None = None
     deff: float | None = None
+    #: the bound of the possible range (``-bound .. +bound``) the interval was cut to (:meth:`within`)
+    clipped: float | None = None
+
+    def within(self, bound: float | None) -> Estimate:
+        """This estimate with its interval cut to the possible range ``-bound .. +bound`` (a game's
+        largest team-score difference), marked :data:`CLIPPED` where it reached past it."""
+        if bound is None or math.isnan(self.low) or math.isnan(self.high) or (self.low >= -bound and self.high <= bound):
+            return self
+        return replace(self, low=max(self.low, -bound), high=min(self.high, bound), clipped=bound)
 
     @property
     def half_width(self) -> float:
@@ -107,7 +130,7 @@ class Estimate:
 
         if math.isnan(self.low) or math.isnan(self.high):
             return f(self.value, sign)
-        return f"{f(self.value, sign)} [{f(self.low, sign)}, {f(self.high, sign)}]"
+        return f"{f(self.value, sign)} [{f(self.low, sign)}, {f(self.high, sign)}]" + (CLIPPED if self.clipped is not None else "")
 
     def __str__(self) -> str:
         return self.format()
@@ -129,6 +152,8 @@ class Estimate:
             out["effect_kind"] = self.effect_kind
         if self.deff is not None and self.deff > 1:
             out["deff"] = _num(self.deff, 4)
+        if self.clipped is not None:
+            out["clipped_to"] = [-self.clipped, self.clipped]
         return out
 
 

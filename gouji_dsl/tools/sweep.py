@@ -37,7 +37,7 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides, twice
 from gouji_dsl.tools.figures import SIDE_FIGURES, SweepTotals
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_SWEEP_POINTS
-from gouji_dsl.tools.stats import ALPHA, Estimate, holm
+from gouji_dsl.tools.stats import ALPHA, Estimate, clipped_note, holm
 
 OPTION = "--grid"
 
@@ -175,12 +175,16 @@ class SweepReport:
             return [not_measured()]
         base, *rest = self.skills
         out = [skill_line(self.base, base)]
+        shown = [base.estimate]
         for k, s in enumerate(rest, start=1):
             if self.same(k - 1) == "base":  # not played: no difference to measure (as in the table)
                 out.append(_("P{k} − {base}: = base").format(k=k, base=self.base))
                 continue
-            out.append(_("P{k} − {base}: {value}").format(k=k, base=self.base,
-                                                         value=skill_difference(base, s).format(2, signed=True)))
+            diff = skill_difference(base, s)
+            shown.append(diff)
+            out.append(_("P{k} − {base}: {value}").format(k=k, base=self.base, value=diff.format(2, signed=True)))
+        if note := clipped_note(shown):
+            out.append(note)
         return out
 
     def family(self) -> list[tuple[int, str, Estimate]]:

@@ -54,7 +54,7 @@ def test_random_games_identical(name):
 MATCHES = [n for n in BUNDLED + VARIANTS if simulate.match_length(_graph(n)) > 1]
 
 
-def _match_differences(graph, seed, matches: int = 2) -> list[str] | None:
+def _match_differences(graph, seed, matches: int = 2, bots: str | list[str] = "random") -> list[str] | None:
     """``matches`` matches of ``graph`` played whole in the native core (native_games with the
     ruleset's match length) and on the interpreter (each game after the first of its match
     following the one before it, its design metrics probed as a run probes a game Python plays):
@@ -63,12 +63,12 @@ def _match_differences(graph, seed, matches: int = 2) -> list[str] | None:
     from gouji_dsl.tools.design import play_probed
     from gouji_dsl.tools.figures import summarize_game
     length = simulate.match_length(graph)
-    got = simulate.native_games(graph, seed, 0, matches * length, match_games=length)
+    got = simulate.native_games(graph, seed, 0, matches * length, bots, match_games=length)
     if got is None:
         return None
     out, prev = [], None
     for i in range(matches * length):
-        res, prev = play_probed(graph, seed, i, "random", prev if i % length else None, "interpreter")
+        res, prev = play_probed(graph, seed, i, bots, prev if i % length else None, "interpreter")
         want = summarize_game(i, res, graph.n_seats)
         if got[i] is not None and got[i] != want:
             out.append(f"game {i} (game {i % length + 1} of its match): native {got[i]} != interpreter {want}")
@@ -91,6 +91,20 @@ def test_whole_native_matches_identical(name):
         assert why["whole_games"] == "generated" and why.get("games_fallback")
         return
     assert got == []
+
+
+@pytest.mark.parametrize("name", MATCHES, ids=lambda n: Path(n).stem)
+def test_whole_native_matches_with_heuristic_bots_identical(name):
+    """The same with the heuristic bot at every seat, and at the odd seats beside random bots: its
+    return tribute (batch.h bt_heur_return) is HeuristicBot._best_return's, game by game."""
+    g = _graph(name)
+    for bots in (["heuristic"] * g.n_seats, ["heuristic", "random"] * (g.n_seats // 2)):
+        got = _match_differences(g, "match-h", 1, bots)
+        if got is None:
+            why = simulate.engine_summary(g, "generated", bots, simulate.match_length(g))
+            assert why["whole_games"] == "generated" and why.get("games_fallback")
+            continue
+        assert got == [], bots[:2]
 
 
 @pytest.mark.parametrize("name", BUNDLED + VARIANTS[:4], ids=lambda n: Path(n).stem)

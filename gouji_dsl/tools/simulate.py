@@ -192,8 +192,8 @@ def _match_fallback(plan: Any, names: Sequence[str]) -> str | None:
     (None: they are, tribute and returns between the games in it)."""
     if plan.matches_fallback is not None:
         return str(plan.matches_fallback)
-    if any(b.split(":")[0].strip().lower() != "random" for b in names):
-        return "the heuristic bot's return tribute is chosen in Python: whole native matches are played with random bots"
+    if any(b.split(":")[0].strip().lower() not in BATCH_BOTS for b in names):
+        return "whole native matches are played with random and heuristic bots only"
     return None
 
 

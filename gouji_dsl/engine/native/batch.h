@@ -386,9 +386,68 @@ static inline void bt_ways(const int16_t *hand, int nk, int n, uint64_t ways[][B
     }
 }
 
+/* the heuristic bot's return of n cards from `hand` (HeuristicBot._best_return): the way with the
+ * least key (the cards' values summed, the groups it breaks, then more of a weaker kind first),
+ * built kind by kind from the strongest as the Python bot builds it (the same float operations in
+ * the same order, ties kept by the first found); take[k] the cards of kind k. Bounded: nk kinds
+ * times n + 1 counts times at most n + 1 cards. 0, or -1 (no way: Python plays the match) */
+typedef struct {
+    double val;
+    int broken, ok;
+    int8_t take[G_MAX_KINDS];
+} bt_way;
+
+static inline int bt_way_less(const bt_way *a, const bt_way *b, int from, int nk)
+{
+    int i;
+    if (a->val != b->val)
+        return a->val < b->val;
+    if (a->broken != b->broken)
+        return a->broken < b->broken;
+    for (i = from; i < nk; i++)
+        if (a->take[i] != b->take[i])
+            return a->take[i] > b->take[i];  /* (the key holds -take: more of the kind first) */
+    return 0;
+}
+
+static inline int bt_heur_return(const double *vals, const int16_t *hand, int nk, int n, int *take)
+{
+    bt_way best[2][BT_MAX_RETURN + 1];
+    int i, left, k, cur = 0;
+    if (n < 0 || n > BT_MAX_RETURN || nk < 0 || nk > G_MAX_KINDS)
+        return -1;
+    memset(best, 0, sizeof best);
+    best[0][0].ok = 1;
+    for (i = nk - 1; i >= 0; i--) {
+        bt_way *rest = best[cur], *next = best[1 - cur];
+        int h = hand[i] < 0 ? 0 : hand[i];
+        for (left = 0; left <= n; left++) {
+            next[left].ok = 0;
+            for (k = 0; k <= (h < left ? h : left); k++) {
+                bt_way w;
+                const bt_way *r = &rest[left - k];
+                if (!r->ok)
+                    continue;
+                w = *r;
+                w.val = vals[i] * (double)k + r->val;
+                w.broken = r->broken + (k && h - k > 0 ? 1 : 0);
+                w.take[i] = (int8_t)k;
+                if (!next[left].ok || bt_way_less(&w, &next[left], i, nk))
+                    next[left] = w;
+            }
+        }
+        cur = 1 - cur;
+    }
+    if (!best[cur][n].ok)
+        return -1;
+    for (i = 0; i < nk; i++)
+        take[i] = best[cur][n].take[i];
+    return 0;
+}
+
 /* the returns queued by the tribute (_advance_between's return phase): each receiver's bot draws
- * one of the ReturnMoves ways (the random bot as play_out draws it; the heuristic bot's choice is
- * Python's), the cards go back. 0, or -1 (Python plays the match) */
+ * one of the ReturnMoves ways (the random bot as play_out draws it) or the heuristic bot takes
+ * its best (bt_heur_return), the cards go back. 0, or -1 (Python plays the match) */
 static inline int bt_returns(fl_state *s, const bt_bots *B, int rq[][3], int nq, bt_setup_info *info)
 {
     int q;
@@ -400,10 +459,21 @@ static inline int bt_returns(fl_state *s, const bt_bots *B, int rq[][3], int nq,
         if (!fl_seat_ok(s, receiver) || !fl_seat_ok(s, giver) || n < 0 || n > BT_MAX_RETURN || nk > G_MAX_KINDS)
             return -1;
         bot = s->pick[receiver];
-        if (bot == NULL || (B != NULL && ((B->seats >> receiver) & 1U)))
-            return -1;
         bt_ways(s->c.hands[receiver], nk, n, ways);
         if (ways[0][n] == 0 || ways[0][n] >= BT_WAYS_LIMIT)
+            return -1;
+        if (bot == NULL && B != NULL && B->heur != NULL && ((B->seats >> receiver) & 1U)) {
+            int take[G_MAX_KINDS];
+            info->decisions++;
+            fl_design_note(s, (long)ways[0][n]);
+            if (bt_heur_return(B->heur->vals, s->c.hands[receiver], nk, n, take) < 0)
+                return -1;
+            for (i = 0; i < nk; i++)
+                if (take[i] > 0)
+                    bt_move(s, receiver, giver, i, take[i]);
+            continue;
+        }
+        if (bot == NULL || (B != NULL && ((B->seats >> receiver) & 1U)))
             return -1;
         info->decisions++;
         fl_design_note(s, (long)ways[0][n]);

@@ -79,6 +79,24 @@ def test_the_skill_trace_is_a_duel_on_the_same_deals(runner: CliRunner) -> None:
     assert runner.invoke(cli, ["diff", "online", "rulebook", "--skill", "2"]).exit_code == 2
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_the_skill_difference_of_rulesets_with_different_packs_is_paired_by_seed(runner: CliRunner, fmt: str) -> None:
+    """Issue 28 F12: where the packs differ (five decks against four) deal i is seeded alike but not
+    dealt alike, and the skill trace's B − A says so, as the simulation's note does."""
+    res = runner.invoke(cli, ["diff", "online", "--set", "deck.decks=5", "--simulate", "2", "--workers", "1",
+                              "--skill", "1", "--format", fmt])
+    assert res.exit_code == 0, res.stderr
+    if fmt == "json":
+        assert json.loads(res.stdout)["skill"]["paired_by"] == "seed"
+    else:
+        assert "not dealt alike" in res.stdout
+        line = next(x for x in res.stdout.splitlines() if "skill trace, B − A" in x)
+        assert "(paired by seed" in line and "paired by deal" not in line
+    same = runner.invoke(cli, ["diff", "online", "--set", "yield_to=1", "--simulate", "2", "--workers", "1",
+                               "--skill", "1", "--format", "json"])
+    assert same.exit_code == 0 and json.loads(same.stdout)["skill"]["paired_by"] == "deal"
+
+
 def test_the_skill_difference_pairs_the_same_deals_when_one_ruleset_plays_matches() -> None:
     # (h28view: online plays single games, rulebook matches of 5: 40 deals are 40 units of online and 8 of
     # rulebook; zip paired online's deals 0..7 with rulebook's matches 0..7, other deals)

@@ -116,11 +116,12 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
             _fail("interrupted")
     skills = skill_of([ga, gb], skill_deals, skill_bots, seed, workers) if games is not None else None
     from gouji_dsl.tools.skill import skill_difference, skill_lines  # lazy: start-up
-    said = skill_lines(report.labels if report else (ga.name, gb.name), skills or [None])
+    alike = paired.same_deck(ga, gb)
+    said = skill_lines(report.labels if report else (ga.name, gb.name), skills or [None], alike)
     if fmt == "json":
         data: dict[str, Any] = {"diff": diff.to_dict(), "simulation": report.to_dict() if report else None}
         if skills:
-            data["skill"] = {"a": skills[0].to_dict(), "b": skills[1].to_dict(),
+            data["skill"] = {"a": skills[0].to_dict(), "b": skills[1].to_dict(), "paired_by": "deal" if alike else "seed",
                              "difference": skill_difference(skills[0], skills[1]).to_dict()}
         echo_json(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
     elif fmt == "markdown":

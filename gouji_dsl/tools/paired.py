@@ -369,6 +369,12 @@ def _deck_key(g: RuleGraph) -> tuple[int, tuple[str, ...]]:
     return g.n_seats, tuple(str(c) for c in g.model.deck())
 
 
+def same_deck(ga: RuleGraph, gb: RuleGraph) -> bool:
+    """True when the two rulesets deal the same pack to as many seats: game ``i`` of a seed is then
+    dealt alike under both (paired by deal); else it is only seeded alike (paired by seed)."""
+    return _deck_key(ga) == _deck_key(gb)
+
+
 def build_report(totals: PairTotals, *, names: tuple[str, str], paths: tuple[str, str], seed: Any,
                  bots: Any, match_lengths: tuple[int, int], same_deck: bool, workers: int = 1,
                  elapsed_s: float = 0.0, executor: str = "local", chunk_size: int = 0,
@@ -514,7 +520,7 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     lengths = (match_length(ga) if matches else 1, match_length(gb) if matches else 1)
     assert isinstance(res.totals, PairTotals)
     report = build_report(res.totals, names=(ga.name, gb.name), paths=(ga.resolved.path, gb.resolved.path),
-                          seed=seed, bots=bots, match_lengths=lengths, same_deck=_deck_key(ga) == _deck_key(gb),
+                          seed=seed, bots=bots, match_lengths=lengths, same_deck=same_deck(ga, gb),
                           workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
                           chunk_size=res.chunk_size, stopped_by=res.stopped_by,
                           replay=(ga, gb) if records else None, matches=matches, engine=engine)

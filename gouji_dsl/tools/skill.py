@@ -84,8 +84,10 @@ def skill_line(name: str, s: Skill) -> str:
         name=name, strong=s.strong, weak=s.weak, value=e.format(2, signed=True), deals=s.deals)
 
 
-def skill_lines(names: Sequence[str], skills: Sequence[Skill | None]) -> list[str]:
-    """The report's lines: each ruleset's skill trace, and B − A when there are two."""
+def skill_lines(names: Sequence[str], skills: Sequence[Skill | None], same_deal: bool = True) -> list[str]:
+    """The report's lines: each ruleset's skill trace, and B − A when there are two (paired by deal;
+    ``same_deal`` false, where the two packs differ: paired by seed, game i seeded alike but not dealt
+    alike)."""
     if not skills or any(s is None for s in skills):
         return [not_measured()]
     got = [s for s in skills if s is not None]
@@ -94,7 +96,9 @@ def skill_lines(names: Sequence[str], skills: Sequence[Skill | None]) -> list[st
     if len(got) == 2:
         diff = skill_difference(got[0], got[1])
         shown.append(diff)
-        out.append(_("skill trace, B − A: {value} (paired by deal)").format(value=diff.format(2, signed=True)))
+        out.append((_("skill trace, B − A: {value} (paired by deal)") if same_deal else
+                    _("skill trace, B − A: {value} (paired by seed: the two rulesets use different packs, so deal i is "
+                      "seeded alike but not dealt alike)")).format(value=diff.format(2, signed=True)))
     if note := clipped_note(shown):
         out.append(note)
     return out

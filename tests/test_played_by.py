@@ -132,3 +132,54 @@ def test_a_checkout_without_the_core_says_so(tmp_path):
     assert "build_ext --inplace" in text.format(**fields) and "C compiler" not in text
     installed = _tree(tmp_path / "venv", "gouji_dsl/engine/native/__init__.py")
     assert "no working C compiler" in native._not_built(installed, [])[0]
+
+
+def _report(runner, folder: Path, fmt: str = "text") -> str:
+    res = runner.invoke(cli, ["report", str(folder), "--format", fmt], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    return res.stdout
+
+
+@needs_core
+def test_report_names_the_engine_its_chunks_recorded(runner, tmp_path):
+    """Issue 24: `gouji report DIR` says who played, from what each chunk file recorded (``engines``);
+    a folder whose chunks were played by different engines says so, with the deals of each; chunks of
+    an older gouji (no ``engines``): not recorded, said."""
+    out = tmp_path / "run"
+    res = runner.invoke(cli, ["simulate", "online", "-n", "6", "--chunk-size", "2", "--executor", "local",
+                              "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "engine: native" in _report(runner, out)
+    data = json.loads(_report(runner, out, "json"))
+    assert data["played_by"] == "native" and data["engine"] == "generated"
+    chunk = out / "chunk-000000002-000000004.json"
+    one = json.loads(chunk.read_text())
+    assert one["engines"][0]["played_by"] == "native"
+    one["engines"] = [{"engine": "interpreter", "played_by": "interpreter",
+                       "played_by_reason": "asked for with --engine interpreter"}]
+    chunk.write_text(json.dumps(one))
+    text = _flat(_report(runner, out))
+    assert ("engine: mixed — chunks played by different engines: 4 deals by native; 2 deals by interpreter "
+            "(played by the interpreter, as asked") in text
+    data = json.loads(_report(runner, out, "json"))
+    assert data["played_by"] == "mixed" and [c["deals"] for c in data["by_chunk"]] == [4, 2]
+    for c in out.glob("chunk-*.json"):
+        d = json.loads(c.read_text())
+        d.pop("engines")
+        c.write_text(json.dumps(d))
+    assert "engine: not recorded (chunks written by an older gouji)" in _report(runner, out)
+
+
+@needs_core
+def test_report_of_a_paired_or_a_sweep_folder_names_the_engine_of_each_side(runner, tmp_path):
+    paired, swept = tmp_path / "p", tmp_path / "s"
+    assert runner.invoke(cli, ["diff", "online", "online-xuandian", "--simulate", "4", "--executor", "local",
+                               "--out", str(paired)]).exit_code == 0
+    assert "engine: native" in _report(runner, paired)
+    assert "> online: engine: native — whole games not played by the native core" in _report(runner, paired, "markdown")
+    assert json.loads(_report(runner, paired, "json"))["engine"]["b"]["played_by"] == "native"
+    res = runner.invoke(cli, ["sweep", "online", "--grid", "yield_to=1,3", "--simulate", "4", "--executor", "local",
+                              "--out", str(swept)])
+    assert res.exit_code == 0 and "engine: native" in res.stdout
+    assert "engine: native" in _report(runner, swept)
+    assert set(json.loads(_report(runner, swept, "json"))["engine"]) == {"base", "P1", "P2"}

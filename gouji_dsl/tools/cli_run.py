@@ -38,7 +38,7 @@ from gouji_dsl.tools.exits import (
     text_width,
 )
 from gouji_dsl.tools.exits import err as _err
-from gouji_dsl.tools.played import engine_name, fell_back, why_not_native
+from gouji_dsl.tools.played import engine_name, fell_back, report_line, why_not_native
 from gouji_dsl.tools.runkinds import MAX_GAMES, Executor, said_kind
 
 
@@ -279,6 +279,22 @@ def _kept_words(words: Any) -> tuple[str, ...]:
 """The widest place word the summary's table takes as a column header."""
 
 
+def _engine_text(console: Any, summary: dict[str, Any]) -> None:
+    """Who played (a run's own summary: why not the native core, its timing line names the engine;
+    ``gouji report``: the engine the folder's chunks recorded, :func:`~gouji_dsl.tools.played.report_line`)."""
+    if summary.get("executor") == "report":
+        console.print(shown_markup(report_line(summary)))
+        return
+    why = why_not_native(summary)
+    if why is not None and not fell_back(summary):  # (the engine that played, and why not the native core)
+        console.print(f"[dim]{shown_markup(why)}[/dim]")
+    if summary.get("games_replayed"):
+        console.print(_("[dim]{replayed} of {games} games left to Python by the native core, played there from their "
+                        "seeds[/dim]").format(replayed=summary['games_replayed'], games=summary.get('games')))
+    if why is not None and fell_back(summary):
+        console.print(f"[yellow]{shown_markup(why)}[/yellow]")
+
+
 def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None:
     """The summary on the terminal; ``words`` (:class:`~gouji_dsl.ruleset.words.GameWords`) names the
     places as the ruleset does (头科 … 大落), else they are numbered."""
@@ -355,14 +371,7 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
                           engine=_(", {engine} engine").format(engine=engine_name(summary))
                           if engine_name(summary) else '')
                                      if gps is not None else ""))
-    why = why_not_native(summary)
-    if why is not None and not fell_back(summary):  # (the engine that played, and why not the native core)
-        console.print(f"[dim]{shown_markup(why)}[/dim]")
-    if summary.get("games_replayed"):
-        console.print(_("[dim]{replayed} of {games} games left to Python by the native core, played there from their "
-                        "seeds[/dim]").format(replayed=summary['games_replayed'], games=summary.get('games')))
-    if why is not None and fell_back(summary):
-        console.print(f"[yellow]{shown_markup(why)}[/yellow]")
+    _engine_text(console, summary)
     console.print("[dim]95% " + _("intervals: means cluster-robust by match, rates Wilson (see README: Statistics)") + "[/dim]")
 
 
@@ -482,6 +491,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
             summary["stopped_by"] = merged.stopped_by
         if merged.until is not None:
             summary["until"] = merged.until
+        summary.update(merged.engines[0] if merged.engines else {})
         if fmt == "json":
             echo_json(json.dumps(summary, ensure_ascii=False, indent=2))
         else:
@@ -502,9 +512,11 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
         missing=merged.missing, executor="report", stopped_by=merged.stopped_by)
     report.precision = merged.until
     report.in_progress = merged.in_progress
+    report.engines = dict(zip(("a", "b"), merged.engines))
     if fmt == "json":
         data = report.to_dict(timing=False)
         data["folders"] = merged.folders
+        data["engine"] = report.engines
         echo_json(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
     elif fmt == "markdown":
         echo(paired.report_markdown(report), nl=False)
@@ -519,6 +531,7 @@ def _sweep_report(merged: Any, fmt: str) -> None:
     if fmt == "json":
         data = report.to_dict(timing=False)
         data["folders"] = merged.folders
+        data["engine"] = dict(report.engines)
         echo_json(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2, default=str))
     elif fmt == "markdown":
         echo(sweep.report_markdown(report), nl=False)

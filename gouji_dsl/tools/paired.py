@@ -50,7 +50,7 @@ from gouji_dsl.tools.figures import (
     figure_label,
     place_headers,
 )
-from gouji_dsl.tools.played import engine_name, why_not_native, with_played_by
+from gouji_dsl.tools.played import engine_name, report_line, why_not_native, with_played_by
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
 from gouji_dsl.tools.runs import (
     Executor,
@@ -431,8 +431,13 @@ def engine_notes(r: PairedReport) -> list[str]:
     """A sentence for each side whose games the native core did not play whole, saying how far and
     why (:func:`~gouji_dsl.tools.played.why_not_native`), led by its label; one for both sides when
     they agree."""
-    said = {side: why_not_native(e) for side, e in sorted(r.engines.items())}
     labels = dict(zip(("a", "b"), r.labels))
+    if getattr(r, "executor", None) == "report":  # (gouji report DIR: no timing line names the engine; what the chunks recorded)
+        lines = {side: report_line(e) for side, e in sorted(r.engines.items())}
+        if len(set(lines.values())) == 1:
+            return [next(iter(lines.values()))]
+        return [f"{labels[side]}: {line}" for side, line in lines.items()]
+    said = {side: why_not_native(e) for side, e in sorted(r.engines.items())}
     if len(said) == 2 and said["a"] is not None and said["a"] == said["b"]:
         return [_("engine, both sides: {why}").format(why=said["a"])]
     return [_("engine, {label}: {why}").format(label=labels[side], why=why) for side, why in said.items()

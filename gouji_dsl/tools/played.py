@@ -9,6 +9,7 @@ A light module: the vocabularies and the language only.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
@@ -24,10 +25,14 @@ class PlayedBy(StrEnum):
     NATIVE = "native"
     GENERATED = "generated"
     INTERPRETER = "interpreter"
+    #: a run folder whose chunks were played by different engines (``gouji report``: :func:`of_chunks`)
+    MIXED = "mixed"
 
 
 def played_by_of(e: Mapping[str, Any]) -> PlayedBy | None:
     """Who played, from an engine summary (None: it says nothing of the engine)."""
+    if e.get("played_by") == PlayedBy.MIXED:
+        return PlayedBy.MIXED
     if not e.get("engine"):
         return None
     if e.get("engine") == Engine.INTERPRETER:
@@ -43,6 +48,8 @@ def played_by(e: Mapping[str, Any]) -> dict[str, str]:
     who = played_by_of(e)
     if who is None:
         return {}
+    if who is PlayedBy.MIXED:
+        return {"played_by": who.value, "played_by_reason": str(e.get("played_by_reason", ""))}
     out = {"played_by": who.value}
     if who is PlayedBy.INTERPRETER:
         out["played_by_reason"] = str(e.get("engine_fallback") or _("asked for with --engine interpreter"))
@@ -68,6 +75,8 @@ def why_not_native(e: Mapping[str, Any]) -> str | None:
     """One sentence saying how far the native core did not play the games and why (None: it
     played them whole, or ``e`` says nothing of the engine)."""
     who = played_by_of(e)
+    if who is PlayedBy.MIXED:
+        return _("chunks played by different engines: {why}").format(why=e.get("played_by_reason", ""))
     if who is PlayedBy.INTERPRETER:
         if e.get("engine_fallback"):
             return _("played by the interpreter: the generated engine does not handle this ruleset ({why})").format(
@@ -86,3 +95,37 @@ def fell_back(e: Mapping[str, Any]) -> bool:
     """Whether the interpreter played because the generated engine does not handle the ruleset
     (a warning, not a note)."""
     return played_by_of(e) is PlayedBy.INTERPRETER and bool(e.get("engine_fallback"))
+
+
+def of_chunks(chunks: list[tuple[int, Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """Who played a run folder's games of one ruleset, from its chunks (``(deals, engine summary)``
+    each, None for a chunk that does not say: written by an older gouji): the chunks' summary where
+    they agree; ``played_by: mixed`` where they do not, ``played_by_reason`` saying how many deals
+    each engine played and ``by_chunk`` the summaries with their deals; ``{}`` where no chunk says."""
+    groups: dict[str, tuple[Mapping[str, Any] | None, int]] = {}
+    for deals, e in chunks:
+        key = "" if e is None else json.dumps(dict(e), sort_keys=True)
+        groups[key] = (e, groups.get(key, (e, 0))[1] + deals)
+    if len(groups) == 1:
+        e = next(iter(groups.values()))[0]
+        return {} if e is None else dict(e)
+    said = [_("{deals} deals by {who}").format(deals=deals, who=_who(e)) for e, deals in groups.values()]
+    return {"played_by": PlayedBy.MIXED.value, "played_by_reason": "; ".join(said),
+            "by_chunk": [{**(dict(e) if e is not None else {}), "deals": deals} for e, deals in groups.values()]}
+
+
+def _who(e: Mapping[str, Any] | None) -> str:
+    """An engine summary in a few words: its engine's name, and why not the native core."""
+    if e is None:
+        return _("an engine not recorded (chunks of an older gouji)")
+    why = why_not_native(e)
+    return engine_name(e) + (f" ({why})" if why else "")
+
+
+def report_line(e: Mapping[str, Any]) -> str:
+    """What ``gouji report`` says of who played a folder's games (:func:`of_chunks`): the engine
+    and, where not the native core whole, why; or that the folder does not record it."""
+    if played_by_of(e) is None:
+        return _("engine: not recorded (chunks written by an older gouji)")
+    why = why_not_native(e)
+    return _("engine: {name}").format(name=engine_name(e)) + (f" — {why}" if why else "")

@@ -57,6 +57,7 @@ MAX_SWEEP_POINTS = 64
 _SAID: dict[str, str] = {
     Engine.GENERATED: N_("generated"), Engine.INTERPRETER: N_("interpreter"),
     "native": N_("native"),  # (who played: the native core, tools/played.py)
+    "mixed": N_("mixed"),  # (a folder's chunks played by different engines, tools/played.py)
     Executor.LOCAL: N_("local"), Executor.PROCESS: N_("process"), Executor.DASK: N_("dask"),
 }
 

@@ -45,13 +45,15 @@ from typing import Any
 from gouji_dsl.atomic import atomic_write
 from gouji_dsl.bots.outside import BotFailed
 from gouji_dsl.diagnostics import Diagnostic, GoujiError, quoted
+from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import GameSummary, PairTotals, SideTotals, SweepTotals, probed, summarize_game
+from gouji_dsl.tools.played import of_chunks, with_played_by
 from gouji_dsl.tools.runfiles import CHUNK_FORMAT, RUN_FORMAT, RunError, read_chunk, read_meta, run_fingerprint
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, MAX_GAMES, Executor, RunKind
-from gouji_dsl.tools.simulate import teams
+from gouji_dsl.tools.simulate import engine_summary, teams
 
 DEFAULT_CHUNK = 100
 """Deals per chunk unless asked otherwise (a few seconds of play: smooth progress, quick stop)."""
@@ -445,11 +447,36 @@ def run_chunk(spec: RunSpec, start: int, stop: int) -> dict[str, Any]:
         return {"error": {"kind": "other", "message": str(e)}}
     except Exception as e:  # pragma: no cover - a bug: say what it was
         return {"error": {"kind": "other", "message": f"{type(e).__name__}: {e}"}}
-    return chunk_json(spec, start, stop, totals)
+    return chunk_json(spec, start, stop, totals, chunk_engines(graphs, spec))
 
 
-def chunk_json(spec: RunSpec, start: int, stop: int, totals: Totals) -> dict[str, Any]:
-    return {"format": CHUNK_FORMAT, "seed": spec.seed, "start": start, "stop": stop, "totals": totals.to_json()}
+def chunk_json(spec: RunSpec, start: int, stop: int, totals: Totals,
+               engines: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    out = {"format": CHUNK_FORMAT, "seed": spec.seed, "start": start, "stop": stop, "totals": totals.to_json()}
+    if engines is not None:
+        out["engines"] = engines
+    return out
+
+
+def chunk_engines(graphs: Sequence[RuleGraph], spec: RunSpec) -> list[dict[str, Any]]:
+    """Which engine played a chunk's games of each ruleset (in ``spec``'s order), as the process that
+    played them saw it: :func:`~gouji_dsl.tools.simulate.engine_summary` with its ``played_by`` keys
+    (:mod:`gouji_dsl.tools.played`). Kept in the chunk file (``engines``), so ``gouji report`` says who
+    played a folder's games, and that its chunks were played by different engines where they were
+    (a worker without the native core, a resume on another machine)."""
+    bots = spec.bots if isinstance(spec.bots, str) else list(spec.bots)
+    lengths = [match_length(g) if spec.matches else 1 for g in graphs]
+    out = []
+    for g, n in zip(graphs, lengths):
+        e = engine_summary(g, spec.engine, bots, n)
+        if e.get("whole_games") == "native" and len(set(lengths)) > 1:  # (play_chunk plays them one by one)
+            e.update(whole_games="generated", games_fallback=_(
+                "the two rulesets' matches differ in length ({a} and {b} games): the deals are played one by one "
+                "on both sides, their play phase natively").format(a=lengths[0], b=lengths[1]) if len(lengths) == 2
+                else _("the rulesets' matches differ in length ({lengths} games): the deals are played one by one, "
+                       "their play phase natively").format(lengths=" / ".join(map(str, lengths))))
+        out.append(with_played_by(e))
+    return out
 
 
 def totals_from_json(kind: str, data: dict[str, Any]) -> Any:
@@ -963,6 +990,8 @@ class RunResult:
     chunk_size: int
     resumed_games: int = 0
     stopped_by: str = "games"
+    #: who played each ruleset's games, from the chunks (read back ones included): :func:`_engines_of`
+    engines: list[dict[str, Any]] = field(default_factory=list)
 
 
 Progress = Callable[[int, int], None]
@@ -1009,7 +1038,8 @@ def execute(spec: RunSpec, games: int, *, executor: str = Executor.PROCESS, work
     if stopped_by == "games" and run.merged_to != games:  # pragma: no cover - every planned chunk was merged above
         raise SimulationError(_("internal error: merged {state} of {games} deals").format(state=run.merged_to, games=games))
     return RunResult(spec, run.totals, played, time.perf_counter() - t0, str(executor),
-                     1 if executor is Executor.LOCAL else workers, size, run.resumed, stopped_by)
+                     1 if executor is Executor.LOCAL else workers, size, run.resumed, stopped_by,
+                     _engines_of(run.played, len(graphs_)))
 
 
 def _plan_run(spec: RunSpec, games: int, until: Until | None, chunk_size: int | None, resume: bool,
@@ -1063,6 +1093,7 @@ class _Run:
     stop_at: int = -1
     done_games: int = 0
     short_tails: dict[int, Path] = field(default_factory=dict)  # start -> a chunk cut short, played again whole
+    played: list[tuple[int, Any]] = field(default_factory=list)  # (deals, the chunk's engines) of every chunk
 
     def open_folder(self, resume: bool) -> None:
         """The run folder prepared (or reopened to resume) and the plan of chunks, checked against it."""
@@ -1115,6 +1146,7 @@ class _Run:
             if key in self.planned and self.folder is not None:
                 data = self.folder.read_chunk(key)
                 self.finished[key[0]] = (key[1], totals_from_json(self.spec.kind, data["totals"]))
+                self.played.append((key[1] - key[0], data.get("engines")))
                 self.resumed += key[1] - key[0]
 
     def advance(self) -> bool:
@@ -1155,6 +1187,7 @@ class _Run:
             if short is not None:  # the whole chunk replaces it (load_runs refuses overlapping chunks)
                 short.unlink(missing_ok=True)
         self.finished[start] = (stop, totals_from_json(self.spec.kind, data["totals"]))
+        self.played.append((stop - start, data.get("engines")))
 
     def play(self, executor: Executor, workers: int, scheduler: str | None, cancel: threading.Event | None) -> bool:
         """The chunks not yet played, by ``executor``; whether ``until`` stopped the run. Ctrl+C (or a
@@ -1202,7 +1235,7 @@ class _Run:
                 self.report(base + i - start)
 
             t = play_chunk(self.graphs, self.spec, start, stop, cancel, tick if self.progress is not None else None)
-            self.accept(start, stop, chunk_json(self.spec, start, stop, t))
+            self.accept(start, stop, chunk_json(self.spec, start, stop, t, chunk_engines(self.graphs, self.spec)))
             self.done_games += stop - start
             stop_now = self.advance()
         return stop_now
@@ -1293,6 +1326,14 @@ class MergedRuns:
     #: how the run stopped (``run.json``'s ``stopped_by`` and ``until``), when one folder is read
     stopped_by: str = "games"
     until: dict[str, Any] | None = None
+    #: who played each ruleset's games (run.json's order), from the chunks: :func:`~gouji_dsl.tools.played.of_chunks`
+    engines: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _engines_of(chunks: list[tuple[int, Any]], n: int) -> list[dict[str, Any]]:
+    """Who played each of the ``n`` rulesets' games, from ``(deals, the chunk's engines)``."""
+    return [of_chunks([(deals, es[k] if isinstance(es, list) and k < len(es) else None) for deals, es in chunks])
+            for k in range(n)]
 
 
 def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
@@ -1324,6 +1365,7 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
     totals: Totals | None = None
     games = n_chunks = 0
     missing: list[str] = []
+    played: list[tuple[int, Any]] = []
     for seed in seeds:
         chunks = by_seed[str(seed)]
         keys = sorted(chunks)
@@ -1339,6 +1381,7 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
             expect = key[1]
             f, k = chunks[key]
             data = f.read_chunk(k)
+            played.append((key[1] - key[0], data.get("engines")))
             t = totals_from_json(kind, data["totals"])
             if totals is None:
                 totals = t
@@ -1356,7 +1399,7 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
     one = first.meta if len(folders) == 1 else {}
     return MergedRuns(kind, first.meta["spec"], seeds, totals, games, [str(f.path) for f in folders], n_chunks, missing,
                       [str(f.path) for f in folders if f.in_progress()], str(one.get("stopped_by", "games")),
-                      one.get("until"))
+                      one.get("until"), _engines_of(played, len(first.meta["spec"]["rulesets"])))
 
 
 def _identity(meta: dict[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides, twice
 from gouji_dsl.tools.figures import SIDE_FIGURES, SweepTotals
+from gouji_dsl.tools.played import report_line
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_SWEEP_POINTS
 from gouji_dsl.tools.stats import ALPHA, Estimate, clipped_note, holm
 
@@ -342,7 +343,7 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
     when no point is left) and build the report. The result depends only on the rulesets, ``games``, ``seed``,
     ``bots`` and ``matches``. ``cancel``: when set, the run stops
     (:class:`~gouji_dsl.tools.runs.SimulationCancelled`; with ``out``, its finished chunks are kept)."""
-    from gouji_dsl.tools.paired import _bots_tuple, _engines, check_bots
+    from gouji_dsl.tools.paired import _bots_tuple, check_bots
     from gouji_dsl.tools.runs import Executor, RunSpec, execute
     check_bots(bots, base.n_seats)
     same = same_as(base, graphs)
@@ -359,7 +360,7 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
     assert isinstance(res.totals, SweepTotals)
     if out is not None:
         _write_points(Path(out), labels, same, grids)
-    engines = {"base": _engines((base, base), engine, bots)["a"]} if graphs else {}
+    engines = sweep_engines(res.engines, same)
     return build_report(res.totals, base=base.name, grids=grids, labels=labels, seed=seed, bots=bots, same_as=same,
                         workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
                         resumed_games=res.resumed_games, engines=engines)
@@ -377,7 +378,28 @@ def report_of_runs(merged: Any) -> SweepReport:
     if kept is not None:  # the run's own numbering, its = base / = Pj points included
         labels, same, grids = kept["labels"], kept["same_as"], kept.get("grids", [])
     return build_report(merged.totals, base=base, grids=grids, labels=labels, seed=seed, bots=merged.spec.get("bots"),
-                        same_as=same, executor="report", missing=merged.missing)
+                        same_as=same, executor="report", missing=merged.missing,
+                        engines=sweep_engines(merged.engines, same or [None] * len(labels)))
+
+
+def sweep_engines(engines: Sequence[dict[str, Any]], same: Sequence[str | None]) -> dict[str, Any]:
+    """Who played the base's and every played point's games (``engines``: the run's rulesets in
+    order, the base first), keyed ``base`` and ``P{k}`` (a point not played has none)."""
+    if not engines:
+        return {}
+    played = [f"P{k + 1}" for k, x in enumerate(same) if x is None]
+    return dict(zip(["base", *played], engines))
+
+
+def engine_lines(r: SweepReport) -> list[str]:
+    """What the sweep says of who played (:func:`~gouji_dsl.tools.played.report_line`): one line where
+    every ruleset was played alike, else one per ruleset (``base``, ``P{k}``)."""
+    if not r.engines:
+        return []
+    said = {k: report_line(e) for k, e in r.engines.items()}
+    if len(set(said.values())) == 1:
+        return [next(iter(said.values()))]
+    return [f"{k}: {line}" for k, line in said.items()]
 
 
 POINTS_FILE = "points.json"
@@ -515,6 +537,7 @@ def report_text(r: SweepReport, width: int = 100) -> str:
     from gouji_dsl.tools.compare import _pad, disp_width, wrap
     from gouji_dsl.tools.paired import design_note
     out = wrap(_title(r), width) + wrap(design_note(r.base_stats.design["real_choice_share"].n, r.games), width)
+    out += [line for e in engine_lines(r) for line in wrap(e, width)]
     out += [""] + legend_lines(r) + [""]
     head = ["", r.base] + [f"P{k}" for k in range(1, len(r.labels) + 1)]
     for compact, bare in ((False, False), (True, False), (True, True)):
@@ -544,6 +567,7 @@ def report_markdown(r: SweepReport) -> str:
     from gouji_dsl.tools.compare import _md
     from gouji_dsl.tools.paired import design_note
     out = [f"## {_md(_title(r))}", "", "> " + _md(design_note(r.base_stats.design["real_choice_share"].n, r.games)), ""]
+    out += [x for e in engine_lines(r) for x in ("> " + _md(e), "")]
     out += [f"- {_md(x)}" for x in legend_lines(r)] + [""]
     out.append("| " + " | ".join([_("Figure"), _md(r.base)] + [f"P{k}" for k in range(1, len(r.labels) + 1)]) + " |")
     out.append("|" + " --- |" * (2 + len(r.labels)))

@@ -207,6 +207,27 @@ def test_the_report_of_a_sweep_folder_numbers_and_marks_the_points_as_the_run(tm
     assert "4 points" in rep.output
 
 
+def test_a_points_file_that_disagrees_with_the_chunks_is_an_error_naming_it(tmp_path: Path, runner) -> None:
+    """A sweep folder's points.json edited, or copied from another run, would number and mark the
+    points wrongly: gouji report names the file and why (exit 1), and reads the folder once it is gone."""
+    out = tmp_path / "run"
+    args = ["sweep", "online", *(x for g in GRID for x in ("--grid", g)), "--simulate", "2", "--workers", "1"]
+    assert runner.invoke(cli, [*args, "--out", str(out)]).exit_code == 0
+    points = out / sweep.POINTS_FILE
+    good = json.loads(points.read_text(encoding="utf-8"))
+    other = dict(good, labels=[lab.replace("yield_to=1", "yield_to=3") for lab in good["labels"]])
+    for text, why in ((json.dumps(other), "are not the run's"), ("{", "cannot be read"),
+                      (json.dumps(dict(good, same_as=[None] * len(good["labels"]))), "are not the run's"),
+                      (json.dumps(dict(good, same_as=["P9"] + good["same_as"][1:])), "same_as")):
+        points.write_text(text, encoding="utf-8")
+        rep = runner.invoke(cli, ["report", str(out)])
+        assert rep.exit_code == 1, rep.output
+        assert str(points) in rep.stderr and why in rep.stderr and "Traceback" not in rep.stderr
+    points.unlink()
+    rep = runner.invoke(cli, ["report", str(out)])
+    assert rep.exit_code == 0 and "3 points" in rep.output  # the played points, numbered anew
+
+
 def test_a_sweep_resumed_with_more_deals_equals_a_fresh_sweep(runner: CliRunner, tmp_path: Path) -> None:
     """Issue 24: a sweep of 12 deals in chunks of 8 (a short last chunk 8..11) resumed with 20 deals
     plays that chunk again whole; the figures are a fresh sweep's of 20."""

@@ -527,7 +527,12 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
 def _sweep_report(merged: Any, fmt: str) -> None:
     """``gouji report`` of a sweep's folder(s): the sweep's table (:mod:`gouji_dsl.tools.sweep`)."""
     from gouji_dsl.tools import sweep  # lazy: start-up
-    report = sweep.report_of_runs(merged)
+    from gouji_dsl.tools.runs import RunError  # lazy: start-up
+    try:
+        report = sweep.report_of_runs(merged)
+    except RunError as e:  # (a points file that disagrees with the chunks)
+        _err(_("error: {e}").format(e=e))
+        sys.exit(EXIT_BAD_INPUT)
     if fmt == "json":
         data = report.to_dict(timing=False)
         data["folders"] = merged.folders

@@ -33,6 +33,7 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, printable
 from gouji_dsl.i18n import _, ngettext
+from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides, twice
 from gouji_dsl.tools.figures import SIDE_FIGURES, SweepTotals
@@ -373,7 +374,7 @@ def report_of_runs(merged: Any) -> SweepReport:
     base = names[0]
     labels = [n[len(base):].strip().replace("--set ", "") if n.startswith(base) else n for n in names[1:]]
     seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds
-    kept = _read_points(merged.folders, len(labels))
+    kept = _read_points(merged.folders, labels)
     same, grids = None, []
     if kept is not None:  # the run's own numbering, its = base / = Pj points included
         labels, same, grids = kept["labels"], kept["same_as"], kept.get("grids", [])
@@ -403,6 +404,8 @@ def engine_lines(r: SweepReport) -> list[str]:
 
 
 POINTS_FILE = "points.json"
+MAX_POINTS_BYTES = 1_000_000
+"""The largest points file read (64 points of long labels: a few kB)."""
 """Beside a sweep's ``run.json``: every point of the grid (labels, ``same_as``), so ``gouji report DIR``
 numbers and marks them as the run did (a folder without it: the played points only, numbered anew)."""
 
@@ -412,18 +415,44 @@ def _write_points(out: Path, labels: Sequence[str], same: Sequence[str | None], 
     (out / POINTS_FILE).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-def _read_points(folders: Sequence[str], played: int) -> dict[str, Any] | None:
-    """The points file of the first folder that has a readable one agreeing with the ``played`` points."""
+def _read_points(folders: Sequence[str], played: Sequence[str]) -> dict[str, Any] | None:
+    """The points file of the folders (None where none has one): the ``played`` points' labels (as the
+    chunks name their rulesets) must be its points not marked ``= base`` / ``= Pj``, in order;
+    :class:`~gouji_dsl.tools.runs.RunError` naming the file and why where one disagrees (edited, or
+    from another run), never a renumbering that would be silently wrong."""
+    from gouji_dsl.tools.runs import RunError
+    found = None
     for f in folders:
-        try:
-            data = json.loads((Path(f) / POINTS_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        path = Path(f) / POINTS_FILE
+        if not path.exists():
             continue
-        labels, same = data.get("labels"), data.get("same_as")
-        if (isinstance(labels, list) and isinstance(same, list) and len(labels) == len(same)
-                and sum(1 for x in same if x is None) == played):
-            return data  # type: ignore[no-any-return]
-    return None
+        why, data = _points_problem(path, played)
+        if why is not None:
+            raise RunError(_("{file}: {why}; remove it to number the played points anew").format(
+                file=printable(str(path)), why=why))
+        found = found or data
+    return found
+
+
+def _points_problem(path: Path, played: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
+    """Why the points file ``path`` disagrees with the ``played`` points (None: it agrees), and its data."""
+    try:
+        data = json.loads(read_regular(path, MAX_POINTS_BYTES).decode("utf-8"))
+    except (OSError, ValueError, FileTooLarge, NotRegularFile) as e:
+        return _("cannot be read as the points of the sweep ({e})").format(e=e), {}
+    labels = data.get("labels") if isinstance(data, dict) else None
+    same = data.get("same_as") if isinstance(data, dict) else None
+    if not (isinstance(labels, list) and isinstance(same, list) and len(labels) == len(same)
+            and all(isinstance(x, str) for x in labels)):
+        return _("not a points file (labels and same_as: two lists of one length)"), {}
+    refs = {"base"} | {f"P{k}" for k in range(1, len(same) + 1)}
+    if any(x is not None and (not isinstance(x, str) or x not in refs) for x in same):
+        return _("same_as holds a value that is not base or a point Pk"), {}
+    mine = [lab for lab, x in zip(labels, same) if x is None]
+    if mine != list(played):
+        return _("its played points ({mine}) are not the run's ({played})").format(
+            mine=", ".join(mine) or "-", played=", ".join(played) or "-"), {}
+    return None, data
 
 
 def load_report(folders: Sequence[str | os.PathLike[str]]) -> SweepReport:

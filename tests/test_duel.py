@@ -43,7 +43,10 @@ def test_figures_and_json():
     assert d["games"] == 8 and d["mean_diff"]["n"] == 8
     assert set(d["per_seat"]) == {str(s) for s in range(1, 7)}
     assert d["per_seat"]["1"]["a"]["games"] == 4 and d["per_seat"]["1"]["b"]["games"] == 4
-    assert d["timing"]["a"]["decisions"] > 0
+    # (random and heuristic bots: the native core played the games whole, no decision was timed)
+    assert d["timing"] is None and d["timed"] is False
+    timed = duel(g, "heuristic", "random", 1, seed=1, engine="interpreter").to_dict()
+    assert timed["timed"] is True and timed["timing"]["a"]["decisions"] > 0
     json.dumps(d)
     text = r.text()
     assert "heuristic (A) against random (B)" in text and "95 % interval" in text
@@ -337,7 +340,8 @@ def test_ctrl_c_with_workers_stops_them_instead_of_playing_the_queued_deals(monk
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        duel(graph("online"), "heuristic", "random", 40, seed=4, workers=2, progress=interrupt)
+        # (the interpreter: the native core plays random and heuristic duels whole, in this process)
+        duel(graph("online"), "heuristic", "random", 40, seed=4, workers=2, progress=interrupt, engine="interpreter")
     assert procs and all(p.exitcode == -signal.SIGTERM for p in procs)
 
 
@@ -497,3 +501,34 @@ def test_a_save_file_that_cannot_be_written_names_it_and_what_is_kept(runner, tm
     shown = str(save).replace("\x1b", "\\x1b")
     assert f"{shown}: cannot write the save file: {os.strerror(getattr(errno, errno_name))}" in res.stderr
     assert "nothing saved" in res.stderr
+
+
+@pytest.mark.parametrize("name, a, b", [("online", "heuristic", "random"), ("rulebook", "random", "heuristic"),
+                                        ("qingdao", "heuristic", "heuristic")])
+def test_a_duel_of_random_and_heuristic_bots_plays_the_interpreters_games_on_the_native_core(name, a, b):
+    """Issue 24 (differential): no bot needs its decisions timed, so the duel's games are played whole
+    in the native core, in batches; game for game (scores, places) the interpreter's. rulebook: in
+    matches of 5, the last cut short."""
+    from gouji_dsl.engine import native
+    if not native.available():
+        pytest.skip("the native core is not built here")
+    g = graph(name)
+    fast = duel(g, a, b, 12, seed=5)
+    ref = duel(g, a, b, 12, seed=5, engine="interpreter")
+    assert fast.engine["played_by"] == "native" and fast.engine["whole_games"] == "native" and not fast.timed
+    assert ref.engine["played_by"] == "interpreter" and ref.timed
+    assert [plain(x) for x in fast.games] == [plain(x) for x in ref.games]
+    assert "decisions not timed: the native core played the games whole" in fast.text()
+
+
+def test_a_duel_that_times_decisions_says_why_it_is_not_native():
+    from gouji_dsl.tools.duel import duel_engine
+    g = graph("online")
+    searched = duel_engine(g, "generated", "pimc:2", "heuristic")
+    assert searched["played_by"] != "native"
+    budget = duel_engine(g, "generated", "heuristic", "random", think_ms=50)
+    assert budget["played_by"] != "native"
+    from gouji_dsl.engine import native
+    if native.available():
+        assert searched["played_by_reason"] == "a duel counts and times each bot's decisions, so every move is chosen in Python"
+        assert budget["played_by_reason"].startswith("--think-ms gives every decision a time budget")

@@ -42,7 +42,7 @@ from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import os_failure, shown
 from gouji_dsl.tools.played import engine_name, why_not_native, with_played_by
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_DUEL_DEALS
-from gouji_dsl.tools.simulate import bot_rng, engine_summary, play_game
+from gouji_dsl.tools.simulate import BATCH_BOTS, bot_rng, engine_summary, native_games, play_game
 from gouji_dsl.tools.stats import Estimate, clipped_note, mean_ci, wilson
 
 
@@ -147,6 +147,9 @@ class DuelReport:
     #: the largest team-score difference of a game, from the ruleset's scores
     #: (:func:`~gouji_dsl.engine.interpreter.score_range`; None: unknown, nothing is clipped)
     score_cap: float | None = None
+    #: whether each bot's decisions were counted and timed (False: the native core played the games
+    #: whole, :func:`duel_engine`; no decision crossed into Python to be timed)
+    timed: bool = True
 
     # --------------------------------------------------------------- figures
     def unit_means(self) -> list[float]:
@@ -223,7 +226,8 @@ class DuelReport:
                 "seed": self.seed, "think_ms": self.think_ms, "match_length": self.unit_size,
                 "elapsed_s": round(self.elapsed_s, 2), "resumed_deals": self.resumed_deals, "mean_diff": self.mean_diff.to_dict(),
                 "a_win_rate": self.win_rate.to_dict(), "ties": self.ties,
-                "per_seat": {str(s): v for s, v in self.per_seat().items()}, "timing": self.timing(),
+                "per_seat": {str(s): v for s, v in self.per_seat().items()},
+                "timing": self.timing() if self.timed else None, "timed": self.timed,
                 "score_cap": self.score_cap, **self.engine}
 
     def text(self) -> str:
@@ -271,18 +275,27 @@ class DuelReport:
             lines.append(_("    seat {seat}: A {a_score} / {a_place}   B {b_score} / {b_place}").format(
                 seat=s, a_score=_f(row['a']['score']), a_place=_f(row['a']['place']), b_score=_f(row['b']['score']),
                 b_place=_f(row['b']['place'])))
-        for who, name in (("a", self.a), ("b", self.b)):
-            t = tm[who]
-            per = (_(", {ms:.1f} ms per decision with a choice").format(ms=t['ms_per_searched'])
-                   if t["ms_per_searched"] is not None else "")
-            lines.append(_("  {who} {name}: {decisions} decisions ({searched} with a choice), {rate} decisions/s{per}").format(
-                who=who.upper(), name=name, decisions=t['decisions'], searched=t['searched'], rate=_f(t['decisions_per_s'], 0), per=per))
+        lines += self._timing_lines(tm)
         k = self.resumed_deals
         resumed = ((_(" (this run; all of the deals read from the save file)") if k == self.deals else
                     _(" (this run; {k} of the deals read from the save file)").format(k=k)) if k else "")
         lines.append(_("  {s:.1f} s{resumed}").format(s=self.elapsed_s, resumed=resumed))
         lines += self._engine_lines() + [f"  {note}" for note in [clipped_note([md])] if note]
         return "\n".join(lines)
+
+    def _timing_lines(self, tm: dict[str, dict[str, float | None]]) -> list[str]:
+        """Each bot's decisions and their speed; where the native core played the games whole, that they were not timed."""
+        if not self.timed:
+            return [_("  decisions not timed: the native core played the games whole (random and heuristic "
+                      "bots, no time budget per decision)")]
+        lines = []
+        for who, name in (("a", self.a), ("b", self.b)):
+            t = tm[who]
+            per = (_(", {ms:.1f} ms per decision with a choice").format(ms=t['ms_per_searched'])
+                   if t["ms_per_searched"] is not None else "")
+            lines.append(_("  {who} {name}: {decisions} decisions ({searched} with a choice), {rate} decisions/s{per}").format(
+                who=who.upper(), name=name, decisions=t['decisions'], searched=t['searched'], rate=_f(t['decisions_per_s'], 0), per=per))
+        return lines
 
     def _engine_lines(self) -> list[str]:
         """Which engine played this run's deals and, when not the native core, why."""
@@ -754,26 +767,92 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
             progress(finished, total)
 
     from gouji_dsl.tools.runs import sigterm_interrupts
+    played_by = duel_engine(graph, engine, a, b, think_ms)
+    whole = played_by.get("whole_games") == "native"
     restore_sigterm = sigterm_interrupts()  # SIGTERM stops the duel as Ctrl+C does (KeyboardInterrupt)
     try:
-        _play(graph, a, b, todo, seed, think_ms, workers, take, engine)
+        if whole:
+            _play_native(graph, a, b, todo, seed, think_ms, take, engine)
+        else:
+            _play(graph, a, b, todo, seed, think_ms, workers, take, engine)
     finally:
         restore_sigterm()
     games.sort(key=lambda g: (g.deal, not g.a_odd))
     return DuelReport(graph.name, a, b, deals, seed, think_ms, games, size, time.perf_counter() - t0, resumed,
-                      duel_engine(graph, engine), score_range(graph))
+                      played_by, score_range(graph), timed=not whole)
 
 
-def duel_engine(graph: RuleGraph, engine: str = DEFAULT_ENGINE) -> dict[str, Any]:
+#: deals per crossing into the native core (each seating), whole units (deals or matches) each
+NATIVE_DEALS = 200
+
+
+def _seat_names(a: str, b: str, n: int, a_odd: bool) -> list[str]:
+    return [(a if (s % 2 == 1) == a_odd else b) for s in range(1, n + 1)]
+
+
+def _batches(todo: list[tuple[int, int]], deals: int) -> list[list[tuple[int, int]]]:
+    """``todo`` (units in deal order) in runs of consecutive units of at most ``deals`` deals (one unit at least)."""
+    out: list[list[tuple[int, int]]] = []
+    for u in todo:
+        if out and out[-1][-1][1] == u[0] and u[1] - out[-1][0][0] <= deals:
+            out[-1].append(u)
+        else:
+            out.append([u])
+    return out
+
+
+def _native_game(g: Any, a_odd: bool) -> DuelGame:
+    """A game the native core played whole (a :class:`~gouji_dsl.tools.figures.GameSummary`), as a duel's game."""
+    scores = {s + 1: float(v) for s, v in enumerate(g.scores)}
+    places = {s + 1: int(p) for s, p in enumerate(g.places)}
+    a_seat, b_seat = (1, 2) if a_odd else (2, 1)
+    return DuelGame(g.index, a_odd, scores, places, scores[a_seat] - scores[b_seat],
+                    {"a": [0, 0, 0.0], "b": [0, 0, 0.0]})
+
+
+def _play_native(graph: RuleGraph, a: str, b: str, todo: list[tuple[int, int]], seed: Any, think_ms: float | None,
+                 take: Callable[[list[DuelGame]], None], engine: str) -> None:
+    """The units ``todo`` played whole in the native core, :data:`NATIVE_DEALS` deals per crossing and
+    seating (:func:`~gouji_dsl.tools.simulate.native_games`: the games :func:`play_unit` plays); a unit
+    with a game the core left to Python is played by :func:`play_unit`."""
+    size = match_length(graph)
+    for batch in _batches(todo, max(size, NATIVE_DEALS - NATIVE_DEALS % size)):
+        lo, hi = batch[0][0], batch[-1][1]
+        got = {a_odd: native_games(graph, seed, lo, hi, _seat_names(a, b, graph.n_seats, a_odd), engine,
+                                   match_games=size) for a_odd in (True, False)}
+        for s, e in batch:
+            sides = {k: None if v is None else v[s - lo:e - lo] for k, v in got.items()}
+            if any(v is None or None in v for v in sides.values()):
+                take(play_unit(graph, a, b, s, e, seed, think_ms, engine))
+                continue
+            take([_native_game(x, a_odd) for a_odd in (True, False) for x in sides[a_odd] or ()])
+
+
+def duel_engine(graph: RuleGraph, engine: str = DEFAULT_ENGINE, a: str = "random", b: str = "random",
+                think_ms: float | None = None) -> dict[str, Any]:
     """Which engine plays a duel's games (``gouji simulate``'s engine summary, with its ``played_by``
-    keys): the interpreter where asked for (or where the generator does not handle the ruleset),
-    else the generated module — the duel counts and times every decision of each bot, so each move
-    is chosen in Python and the native core plays none of its games (also why, where the core is
-    missing)."""
-    e = engine_summary(graph, engine)
+    keys): the interpreter where asked for (or where the generator does not handle the ruleset);
+    the native core, whole games in batches, where no bot needs its decisions timed (random and
+    heuristic bots, no ``think_ms``) and the core plays the games whole; else the generated module —
+    the duel counts and times every decision of a search or outside bot (or one under a time
+    budget), so each move is chosen in Python (also why, where the core is missing)."""
+    e = engine_summary(graph, engine, [a, b], match_length(graph))
+    timed = _why_timed(a, b, think_ms)
+    if timed is None and e.get("whole_games") == "native":
+        return with_played_by(e)
     if e.get("play_phase") == "native":
-        e = {"engine": e["engine"], "play_phase": "generated", "native_fallback": _(
-            "a duel counts and times each bot's decisions, so every move is chosen in Python")}
+        e = {"engine": e["engine"], "play_phase": "generated", "native_fallback": timed or _(
+            "the native core does not play these games whole ({why}), so the duel plays them move by move in "
+            "Python").format(why=e.get("games_fallback"))}
     else:
         e = {k: v for k, v in e.items() if k not in ("whole_games", "games_fallback")}
     return with_played_by(e)
+
+
+def _why_timed(a: str, b: str, think_ms: float | None) -> str | None:
+    """Why a duel times each decision (None: no bot needs it, random and heuristic bots without a budget)."""
+    if think_ms is not None:
+        return _("--think-ms gives every decision a time budget, so the duel times each decision in Python")
+    if any(n not in BATCH_BOTS for n in (a, b)):
+        return _("a duel counts and times each bot's decisions, so every move is chosen in Python")
+    return None

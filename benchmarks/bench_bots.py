@@ -51,8 +51,9 @@ def run_file(out: Path, ruleset: str, a: str, b: str, think_ms: float | None, se
 
 
 #: CPU milliseconds per search iteration (one play-out) on online, for the time estimate of an iteration
-#: budget (measured: 2.3 ms with ISMCTS, 96 iterations per decision, benchmarks/bench_bot_speed.py)
-MS_PER_ITERATION = 2.3
+#: budget (measured: ~0.38 ms with ISMCTS at 270 iterations per decision, load ~10, benchmarks/bench_bot_speed.py;
+#: PIMC's are about half that)
+MS_PER_ITERATION = 0.38
 
 
 def seconds_per_choice(spec: str, think_ms: float | None) -> float:

@@ -59,8 +59,9 @@ def test_analysis_lists_candidates_with_values_and_is_repeatable():
         assert mv.move in s.legal() and mv.visits >= 2 and mv.stderr is not None
     b = s.analyse("pimc:12")
     assert [(m.move, m.value, m.visits) for m in a.moves] == [(m.move, m.value, m.visits) for m in b.moves]
-    # the same bot however it is written (the dialog asks "ismcts" or "ismcts:96"): the same answer
-    same = [[(m.move, m.value, m.visits) for m in s.analyse(x).moves] for x in ("pimc", "PIMC:96", "pimc:096")]
+    # the same bot however it is written (the dialog asks "ismcts" or "ismcts:N", N its default): the same answer
+    n = BOTS["pimc"].default_iterations
+    same = [[(m.move, m.value, m.visits) for m in s.analyse(x).moves] for x in ("pimc", f"PIMC:{n}", f"pimc:0{n}")]
     assert same[0] == same[1] == same[2] and same[0]
     h = s.analyse("heuristic")
     assert h.best == s.hint() and h.moves == []

@@ -136,6 +136,32 @@ def test_rollout_finishes_the_game_in_place():
     assert g.over and scores == g.scores and not st.over
 
 
+@pytest.mark.parametrize("name", ["online", "rulebook"])
+def test_a_scores_only_rollout_ends_with_the_scores_of_the_game_played_in_place(name):
+    # (the search bots' play-outs: nothing unpacked where the native core plays the game whole)
+    for seed in (3, 7, 11):
+        st = midgame(name, seed)
+        g = st.copy()
+        in_place = dict(rollout(g, HeuristicBot().choose))
+        assert g.over
+        assert dict(rollout(st.copy(), HeuristicBot().choose, scores_only=True)) == in_place == dict(g.scores)
+
+
+def test_the_native_core_plays_a_search_play_out_whole_and_leaves_the_state():
+    from gouji_dsl.engine import fast
+    from gouji_dsl.engine.native import available, flow
+    if not available():
+        pytest.skip("the native core is not built")
+    st = midgame()
+    eng = fast.engine(st.graph)
+    bot = HeuristicBot()
+    before = st.position_key()
+    got = flow.heuristic_scores(flow.flow_plan(st.graph, eng.module), st, bot.native_policy, 20_000)
+    g = st.copy()
+    assert got is not None and st.position_key() == before
+    assert got == dict(eng.play_out(g, bot).scores)
+
+
 def test_registry_specs():
     assert list(BOTS) == ["random", "heuristic", "pimc", "ismcts"]
     assert parse_bot_spec("ismcts:40")[1] == 40

@@ -90,13 +90,20 @@ def _heuristic(rng: random.Random, _budget: Budget | None) -> Bot:
     return HeuristicBot(rng)
 
 
+#: The search bots' default budgets (issue 24): what the CPU time of the old default (96 iterations, about
+#: 200 ms per decision with a choice on a quiet core before the play-outs ran in the native core) buys
+#: now that they do — about 2 × the iterations of 100 ms (ISMCTS ~270, PIMC ~500 at load ~10, README,
+#: ``benchmarks/bench_bot_speed.py``); the app's search opponents still answer well within a second.
+PIMC_ITERATIONS = 1000
+ISMCTS_ITERATIONS = 500
+
 BOTS: dict[str, BotKind] = {k.name: k for k in [
     BotKind("random", N_("picks uniformly among the legal moves"), _random),
     BotKind("heuristic", N_("fixed habits: low leads, cheapest answers, jokers and 2s kept for late"), _heuristic),
     BotKind("pimc", N_("determinized search: each candidate move played out with the heuristic on sampled deals"),
-            _pimc, searches=True, default_iterations=96),
+            _pimc, searches=True, default_iterations=PIMC_ITERATIONS),
     BotKind("ismcts", N_("information-set Monte Carlo tree search (single observer) over sampled deals"),
-            _ismcts, searches=True, default_iterations=96),
+            _ismcts, searches=True, default_iterations=ISMCTS_ITERATIONS),
 ]}
 
 

@@ -323,8 +323,8 @@ def determinize(state: GameState, obs: Observation, deal: Deal, rng: random.Rand
     kinds = state.kinds
     g.hands = [list(h) for h in deal.hands]
     g.dealt = [tuple(h) for h in deal.dealt]
-    g.dealt_cards = {s: [Card(kinds[k]) for k in range(len(kinds)) for _ in range(deal.dealt[s][k])]
-                     for s in range(1, n + 1)}
+    one = [Card(k) for k in kinds]  # (frozen: one card object per kind, repeated)
+    g.dealt_cards = {s: [c for c, m in zip(one, deal.dealt[s]) for _ in range(m)] for s in range(1, n + 1)}
     received: dict[int, dict[str, int]] = {s: {} for s in range(1, n + 1)}
     hidden = iter(deal.transfers)
     for t in obs.transfers:

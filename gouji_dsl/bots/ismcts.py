@@ -127,7 +127,9 @@ class IsmctsBot(SearchBot):
             if g.phase == "over" or g.to_act is None or node.visits == 0:
                 break
             width = 1 + int(math.sqrt(node.visits / widen))
-            cands = candidates(g, moves_g, policy(g, moves_g), limit)[:width]
+            first = policy(g, moves_g)
+            # (the first candidate is the policy's move: with one to consider, no list is made)
+            cands = [first] if width == 1 else candidates(g, moves_g, first, limit)[:width]
             child = None
             for m in cands:
                 if m not in node.children:
@@ -144,7 +146,7 @@ class IsmctsBot(SearchBot):
             drive.apply(g, child.move)
             path.append(child)
             node = child
-        scores = rollout(g, policy, drive=drive)
+        scores = rollout(g, policy, drive=drive, scores_only=True)
         for nd in path:
             v = float(scores[nd.seat])
             nd.visits += 1

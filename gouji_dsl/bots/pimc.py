@@ -48,7 +48,7 @@ class PimcBot(SearchBot):
 
         def evaluate(g: GameState, i: int) -> float:
             drive.apply(g, cands[i])
-            return float(rollout(g, self.policy, drive=drive)[seat])
+            return float(rollout(g, self.policy, drive=drive, scores_only=True)[seat])
 
         rows, its = paired_rounds(state, obs, rng, n, done, evaluate)
         return paired_analysis(cands, rows, its, self.z, t0, first)

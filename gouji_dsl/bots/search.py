@@ -69,10 +69,12 @@ def driver(graph: RuleGraph) -> Driver:
 
 
 def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
-            drive: Driver | None = None) -> Mapping[int, float]:
+            drive: Driver | None = None, scores_only: bool = False) -> Mapping[int, float]:
     """Play ``state`` to its end in place, every seat choosing with ``policy`` (forced moves are
     applied without asking it); return the final score of every seat. ``drive``: how (default: the
-    ruleset's generated play-out when there is one)."""
+    ruleset's generated play-out when there is one). ``scores_only``: the caller needs only the
+    scores (a search's play-out), so a game the native core plays whole is not unpacked into
+    ``state``, which is then used up (left as it was or played out: the same scores either way)."""
     d = drive or driver(state.graph)
     if d.engine is not None:
         def ask(st: GameState, moves: Sequence[Move]) -> Move:
@@ -83,7 +85,9 @@ def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
         bot = getattr(policy, "__self__", None)
         native = getattr(policy, "__name__", "") == "choose" and getattr(bot, "native_policy", None) is not None
         try:
-            return d.engine.play_out(state, bot if native else ask, max_decisions=max_decisions).scores
+            if native and scores_only:  # (nothing unpacked where the core plays the game whole)
+                return d.engine.heuristic_scores(state, bot, max_decisions=max_decisions)  # type: ignore[no-any-return]
+            return d.engine.play_out(state, ask, max_decisions=max_decisions).scores
         except RuntimeError as e:
             raise RolloutError(str(e)) from None
     steps = 0

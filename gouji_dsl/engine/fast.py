@@ -73,6 +73,7 @@ class Engine:
         self.hash: str = generated.hash
         self.native_fallback: str | None = _install_native(generated.module, graph)
         """Why the random bots' play phase is not played by the native core (None: it is)."""
+        self._plan: Any = None  # (the native flow plan, for heuristic_scores)
 
     @property
     def source(self) -> str:
@@ -116,6 +117,23 @@ class Engine:
         steps = self.module.play_out(state, pickers, choosers, max_decisions)
         return PlayoutResult(dict(state.places), dict(state.scores), bool(state.sweep), state.decisions,
                              state.trick_no, steps)
+
+    def heuristic_scores(self, state: GameState, bot: Any, *, max_decisions: int = 100_000) -> Mapping[int, int | float]:
+        """The final scores of a play-out of ``state`` with ``bot`` (a heuristic bot the native
+        core plays: its ``native_policy``) at every seat: what ``play_out(state, bot).scores``
+        gives, without unpacking the game into ``state`` where the core plays it whole (a search
+        bot's rollout needs only the scores). ``state`` is used up: it is left as it was or played
+        to its end."""
+        pol = getattr(bot, "native_policy", None)
+        if pol is not None and self.native_fallback is None:
+            from gouji_dsl.engine.native import flow
+            plan = self._plan
+            if plan is None:
+                plan = self._plan = flow.flow_plan(self.graph, self.module)
+            got = flow.heuristic_scores(plan, state, pol, max_decisions)
+            if got is not None:
+                return got
+        return self.play_out(state, bot, max_decisions=max_decisions).scores
 
     def rollouts(self, state: GameState, n: int, policies: Callable[[int], Policy | Mapping[int, Policy]], *,
                  max_decisions: int = 100_000) -> list[PlayoutResult]:

@@ -658,6 +658,36 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
     return steps
 
 
+def heuristic_scores(plan: FlowPlan, S: Any, pol: Any, max_decisions: int) -> dict[int, int] | None:
+    """The final scores of a play-out of ``S`` with the heuristic bot (``pol``: its native policy)
+    at every seat, played whole in the core from the state packed once, ``S`` left as it is: a
+    search bot's rollout (:func:`gouji_dsl.bots.search.rollout`), which needs only the scores, so
+    nothing is unpacked. The same game :func:`run` plays (the same core, the same packed state),
+    so the same scores. None where the core does not take the state or does not end the game
+    itself (not the play phase, a queue longer than it holds, the game's end the generated
+    module's, a failing rule, the decision bound): play it out as usual then."""
+    if S.phase != "play" or S.to_act is None:
+        return None
+    core = _core_module()
+    heur, mask = _heuristic_seats(plan, {s: pol for s in range(1, plan.graph.n_seats + 1)})
+    if heur is None:
+        return None
+    sw = _state_words(plan, S, core)
+    if sw is None:
+        return None
+    n = plan.graph.n_seats
+    status, _steps, st, _cx, _ev, _spec = plan.flow.run(_pack(plan, S, core), sw, [None] * (n + 1), 0, max_decisions,
+                                                        EV_CAP, heur, mask)
+    if status != FL_OVER:
+        return None
+    w = array("i")
+    w.frombytes(st)
+    if not w[core.FLOW_END]:
+        return None
+    at = core.FLOW_END + 2
+    return {s: w[at + s] for s in range(1, n + 1)}
+
+
 def _end(S: Any, w: Any, n: int, core: Any) -> None:
     """The game's end as the core played it (fl_end: the places left are in the events already):
     what the generated module's ``_game_over`` sets after them."""

@@ -18,6 +18,7 @@ from gouji_dsl.diagnostics import Diagnostic
 from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.spec import Wording
+from gouji_dsl.ruleset.words import game_words
 
 from .i18n import N_
 from .validation import Validation, validate_file
@@ -67,6 +68,7 @@ class RulesetEntry:
     problems: tuple[Diagnostic, ...] = field(default=(), repr=False)
     warnings: tuple[Diagnostic, ...] = field(default=(), repr=False)
     rule_count: int = 0
+    words: tuple[str, ...] = ()          # the ruleset's words of the game (after validation): never cut by a line break
 
     @property
     def key(self) -> str:
@@ -93,9 +95,18 @@ class RulesetEntry:
             description = v.resolved.description if v.resolved.description is not None else self.description
         else:
             chain, title, description = self.chain, self.title, self.description
-        return replace(self, chain=chain, title=title, description=description,
+        return replace(self, chain=chain, title=title, description=description, words=_words(v.resolved),
                        status="valid" if v.ok else "invalid", problems=tuple(v.errors), warnings=tuple(v.warnings),
                        rule_count=len(v.graph.nodes) if v.graph is not None else 0)
+
+
+def _words(resolved) -> tuple[str, ...]:
+    """The words of the game of ``resolved`` (places, terms, cards) in the active language, or none."""
+    if resolved is None:
+        return ()
+    named = game_words(resolved)
+    said = [named.place(int(p)) for p in named.places] + [w.in_lang(None) for w in (*named.terms.values(), *named.cards.values())]
+    return tuple(w for w in said if w)
 
 
 def _header(path: Path) -> dict:

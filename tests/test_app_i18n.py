@@ -186,6 +186,124 @@ def test_snapshot_why_dialog_zh(zh, snap_compare, size):
     assert snap_compare(_play_app(), terminal_size=size, run_before=why)
 
 
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_snapshot_new_variant_dialog_zh(zh_world: Path, snap_compare, size):
+    """n on the home screen: the dialog's sentence, labels and buttons in Chinese, the label column aligned."""
+    from pilot_helpers import footer_settled, wait_for
+
+    from gouji_app.screens import NewVariantScreen
+
+    async def dialog(pilot):
+        await home_ready(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewVariantScreen), what="the new-variant dialog")
+        for w in pilot.app.screen.query("Input"):
+            w.cursor_blink = False
+        await pilot.pause()
+        await footer_settled(pilot)
+
+    assert snap_compare(GoujiApp(workspace=Path("rules"), cursor_blink=False), terminal_size=size, run_before=dialog)
+
+
+#: a file with problems whose hints are Chinese sentences: the problems panel wraps them between
+#: characters, with the [Code] and the hint in full-width brackets (a quoted ': ' never cut)
+BROKEN = """\
+ruleset: town
+extends: town-root
+title: Our town
+rules: []
+rules: []
+description: a: b
+"""
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_snapshot_editor_problems_zh(zh_world: Path, snap_compare, size):
+    from pilot_helpers import editor_ready
+
+    (zh_world / "town.yaml").write_text(BROKEN, encoding="utf-8")
+
+    async def opened(pilot):
+        await editor_ready(pilot)
+        await pilot.pause()
+
+    app = GoujiApp(workspace=Path("rules"), open_path=Path("rules/town.yaml"), cursor_blink=False)
+    assert snap_compare(app, terminal_size=size, run_before=opened)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_snapshot_compare_screen_zh(zh_world: Path, snap_compare, size):
+    """The compare screen's rules tab: 设置 / 规则 before each difference, the sides' files in full-width
+    brackets, the counts without a stray space, '（town-root 里没有）'."""
+    from pilot_helpers import footer_settled
+    from test_compare_screen import compared
+
+    async def ready(pilot):
+        await compared(pilot)
+        await pilot.press("down", "down")
+        await pilot.pause()
+        await footer_settled(pilot)
+
+    app = GoujiApp(workspace=Path("rules"), cursor_blink=False, compare={"a": "town-root", "b": "town"})
+    assert snap_compare(app, terminal_size=size, run_before=ready)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_snapshot_scoreboard_zh(zh, snap_compare, size):
+    """F11 after game 1 of rulebook's match: the teams 联邦 1 / 联邦 2 (seed 001), every column in 80
+    columns too (shorter headings, the totals in one column)."""
+    from pilot_helpers import footer_settled, wait_for
+    from test_play import app_for, steady
+
+    from gouji_app.play.dialogs import ScoreboardScreen
+
+    async def board(pilot):
+        await steady(pilot)
+        s = pilot.app.play_screen.session
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: s.state.over, what="game 1 over")
+        pilot.app.clear_notifications()  # (a toast's time out would make the picture depend on the machine's speed)
+        await pilot.press("f11")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ScoreboardScreen), what="the scoreboard")
+        await pilot.pause()
+        await footer_settled(pilot)
+
+    assert snap_compare(app_for("rulebook", seed=3), terminal_size=size, run_before=board)
+
+
+def test_the_scoreboard_fits_80_columns_in_both_languages():
+    """Every heading of the scoreboard is shown whole at 80x24 (the second team's total was cut off)."""
+    import asyncio
+
+    from pilot_helpers import wait_for
+    from test_play import app_for
+
+    from gouji_app.play.dialogs import ScoreboardScreen
+
+    async def scenario(lang):
+        with speaking(lang):
+            app = app_for("rulebook", seed=3)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+                s = app.play_screen.session
+                await pilot.press("f7")
+                await wait_for(pilot, lambda: s.state.over, what="game 1 over")
+                await pilot.press("f11")
+                await wait_for(pilot, lambda: isinstance(app.screen, ScoreboardScreen), what="the scoreboard")
+                await pilot.pause()
+                table = app.screen.query_one("#scoreboard")
+                used = sum(c.get_render_width(table) for c in table.columns.values())
+                assert used <= table.scrollable_content_region.width, (lang, used)
+                labels = [str(c.label) for c in table.columns.values()]
+                assert labels[-1] == _("totals") and _("T{team}").format(team=1) in labels[4]
+                row = [str(c) for c in table.get_row_at(0)]
+                totals = s.match_totals()
+                assert row[-1] == f"{totals[1]:+} / {totals[2]:+}"
+
+    for lang in (Language.EN, Language.ZH):
+        asyncio.run(scenario(lang))
+
+
 def test_a_page_address_chooses_the_language_of_its_tab(monkeypatch):
     """``gouji serve``: ``&lang=zh`` in the page's address starts that tab's app with ``--lang zh``;
     a value that is no language is refused."""

@@ -82,7 +82,8 @@ def test_the_tribute_is_named_as_the_seeds_name_it(zh):
     assert transfer_reason("tribute:stuck", words) == "闷贡"
     assert transfer_reason("tribute:point", words) == "点贡"
     assert transfer_reason("return", words) == "还贡"
-    assert _("T{team}").format(team=2) == "2队"
+    assert _("T{team}").format(team=2) == "联邦2"  # a team as the seeds and the rulebook say it (seed 001: ①③⑤为一方联邦)
+    assert _("team {team}").format(team=2) == "联邦 2"
 
 
 def test_the_jokers_names_come_from_the_ruleset(zh):

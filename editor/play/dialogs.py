@@ -394,7 +394,8 @@ class ExportScreen(ModalScreen[None]):
 
 # ------------------------------------------------------------------------------ between games
 def tribute_text(session: PlaySession, game: GameSummary) -> Text:
-    """The tribute paid before a game, per team: ``team 2 → team 1: 3 cards``."""
+    """The tribute paid before a game, per team, the teams by number (the column's heading says
+    they are teams): ``2→1 3`` (team 2 gave team 1 three cards)."""
     st = session.state
     flows: dict[tuple[int, int], int] = {}
     for e in game.tribute:
@@ -406,15 +407,14 @@ def tribute_text(session: PlaySession, game: GameSummary) -> Text:
         flows[key] = flows.get(key, 0) + n
     if not flows:
         return Text("—", style="dim")
-    def team(t: int) -> str:
-        return _("T{team}").format(team=t)
-    return Text(_(", ").join(f"{team(a)}→{team(b)} {n}" if a != b else _("{team} inside {n}").format(team=team(a), n=n)
+    return Text(_(", ").join(f"{a}→{b} {n}" if a != b else _("{team} inside {n}").format(team=a, n=n)
                              for (a, b), n in sorted(flows.items())))
 
 
-def scoreboard_table(table: DataTable, session: PlaySession) -> None:
+def scoreboard_table(table: DataTable, session: PlaySession, compact: bool = False) -> None:
     """Fill ``table`` with the match so far: a row per game (places, sweep, tribute paid before it,
-    the teams' scores) and the running team totals after each game."""
+    the teams' scores) and the running team totals after each game. ``compact`` (a terminal under
+    110 columns): shorter headings and the totals in one column, so that the table fits in 80."""
     s = session
     st = s.state
     me = s.viewer
@@ -424,32 +424,47 @@ def scoreboard_table(table: DataTable, session: PlaySession) -> None:
     table.clear(columns=True)
     table.add_column(_("game"))
     n = len(st.seat_list)
-    table.add_column(_("places: {first} → {last} (seats)").format(first=s.words.place(1), last=s.words.place(n)))
+    table.add_column(_("places (seats)") if compact else
+                     _("places: {first} → {last} (seats)").format(first=s.words.place(1), last=s.words.place(n)))
     table.add_column(_("sweep"))
-    table.add_column(_("tribute before"))
+    table.add_column(_("tribute (teams)") if compact else _("tribute before (teams)"))
+    team_name = _("T{team}") if compact else _("team {team}")
     for t in teams:
-        table.add_column(_("team {team}").format(team=t) + (_(" (you)") if t == mine else ""))
-    for t in teams:
-        table.add_column(_("total {team}").format(team=t))
+        table.add_column(team_name.format(team=t) + (_(" (you)") if t == mine else ""))
+    if compact:
+        table.add_column(_("totals"))
+    else:
+        for t in teams:
+            table.add_column(_("total {team}").format(team=t))
     totals = dict.fromkeys(teams, 0)
     for g in games:
-        places = Text()
-        for i, seat in enumerate(g.order()):
-            if i:
-                places.append(" ")
-            places.append(_("you") if seat == me else str(seat), style="bold green" if st.team(seat) == mine else
-                          ("red" if mine is not None else ""))
-        shown = (Text(_("voided"), style="yellow") if g.voided else places) if g.over else Text(_("playing"), style="dim")
-        row: list = [f"{g.number}" + ("" if g.over else " …"), shown,
-                     Text(_("sweep"), style="bold") if g.sweep else Text("—", style="dim"), tribute_text(s, g)]
-        for t in teams:
-            v = g.team_scores.get(t, 0) if g.over else None
-            row.append(Text(f"{v:+}", style="green" if v and v > 0 else ("red" if v and v < 0 else "")) if v is not None else "")
-        for t in teams:
-            if g.over:
-                totals[t] += g.team_scores.get(t, 0)
-            row.append(Text(f"{totals[t]:+}", style="bold"))
-        table.add_row(*row)
+        table.add_row(*_scoreboard_row(s, g, teams, totals, compact))
+
+
+def _scoreboard_row(s: PlaySession, g: GameSummary, teams: list[int], totals: dict[int, int], compact: bool) -> list:
+    """One game's row of :func:`scoreboard_table` (``totals`` updated with its scores)."""
+    st, me = s.state, s.viewer
+    mine = st.team(me) if me is not None else None
+    places = Text()
+    for i, seat in enumerate(g.order()):
+        if i:
+            places.append(" ")
+        places.append(_("you") if seat == me else str(seat), style="bold green" if st.team(seat) == mine else
+                      ("red" if mine is not None else ""))
+    shown = (Text(_("voided"), style="yellow") if g.voided else places) if g.over else Text(_("playing"), style="dim")
+    row: list = [f"{g.number}" + ("" if g.over else " …"), shown,
+                 Text(_("sweep"), style="bold") if g.sweep else Text("—", style="dim"), tribute_text(s, g)]
+    for t in teams:
+        v = g.team_scores.get(t, 0) if g.over else None
+        row.append(Text(f"{v:+}", style="green" if v and v > 0 else ("red" if v and v < 0 else "")) if v is not None else "")
+    for t in teams:
+        if g.over:
+            totals[t] += g.team_scores.get(t, 0)
+    if compact:
+        row.append(Text(" / ".join(f"{totals[t]:+}" for t in teams), style="bold"))
+    else:
+        row.extend(Text(f"{totals[t]:+}", style="bold") for t in teams)
+    return row
 
 
 class ScoreboardScreen(ModalScreen[None]):
@@ -481,7 +496,7 @@ class ScoreboardScreen(ModalScreen[None]):
                 team = _("team {team}").format(team=leaders[0]) + (_(" (you)") if leaders[0] == mine else "")
                 verdict = (_("the match is level") if len(leaders) > 1 else
                            (_("{team} wins by {n}") if self.final else _("{team} leads by {n}")).format(
-                               team=team, n=f"{best - min(totals.values()):g}"))
+                               team=team, n=f"{best - min(totals.values()):g}").replace("） ", "）"))  # 联邦 1（你）领先
                 yield Static(Text(ngettext("After {n} game: {verdict}.", "After {n} games: {verdict}.", len(games)).format(
                     n=len(games), verdict=verdict), style="bold"), classes="play-section")
             keys = s.over_keys() if s.remote else None  # (at a club table: the keys that do something there)
@@ -490,7 +505,7 @@ class ScoreboardScreen(ModalScreen[None]):
                         classes="play-dialog-keys")
 
     def on_mount(self) -> None:
-        scoreboard_table(self.query_one("#scoreboard", DataTable), self.session)
+        scoreboard_table(self.query_one("#scoreboard", DataTable), self.session, compact=self.app.size.width < 110)
 
 
 class BetweenGamesScreen(ModalScreen[None]):
@@ -529,7 +544,7 @@ class BetweenGamesScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         if any(g.over for g in self.session.match_summary()):
-            scoreboard_table(self.query_one("#scoreboard", DataTable), self.session)
+            scoreboard_table(self.query_one("#scoreboard", DataTable), self.session, compact=self.app.size.width < 110)
         self._render_steps()
         if self.stepwise and self.steps:
             self._timer = self.set_interval(self.STEP_DELAY, self._tick)

@@ -607,7 +607,8 @@ class PlayScreen(Screen[None]):
         st = s.state
         t = Text()
         t.append(f" {self.graph.name}", style="bold")
-        t.append(" · " + _("game {n}").format(n=st.game_number) + (f"/{s.length}" if s.length > 1 else ""))
+        t.append(" · " + (_("game {n} of {length}").format(n=st.game_number, length=s.length) if s.length > 1
+                          else _("game {n}").format(n=st.game_number)))
         t.append(" · " + _("seed {seed}").format(seed=s.seed))
         if self.review:
             k = self._review_decision()
@@ -1074,8 +1075,9 @@ class PlayScreen(Screen[None]):
         except OSError as e:
             self._search_in_app = f"{type(e).__name__}: {e}"
             try:
-                self.app.call_from_thread(self.notify, "The search bots think inside the app (slower keys and "
-                                          f"drawing meanwhile): their process could not start: {self._search_in_app}",
+                self.app.call_from_thread(self.notify, _("The search bots think inside the app (slower keys and "
+                                                         "drawing meanwhile): their process could not start: {error}").format(
+                                              error=self._search_in_app),
                                           severity="warning", timeout=10)
             except RuntimeError:
                 pass
@@ -1094,7 +1096,7 @@ class PlayScreen(Screen[None]):
     def interrupted_note(self) -> str | None:
         """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost:
         nothing is asked (a closed session has nobody to answer), the unsaved game is said."""
-        return "the game being played was not saved" if self.session.unfinished else None
+        return _("the game being played was not saved") if self.session.unfinished else None
 
     def on_unmount(self) -> None:
         self._cancel_search(close=True)  # no search process outlives the screen
@@ -1107,7 +1109,7 @@ class PlayScreen(Screen[None]):
             return
         if error is not None:
             self._run = None
-            self.notify(error, title=f"The bot of seat {state.to_act} failed", severity="error", timeout=15)
+            self.notify(error, title=_("The bot of seat {seat} failed").format(seat=state.to_act), severity="error", timeout=15)
             self._refresh_status()
             self._refresh_seats()
             return
@@ -1151,10 +1153,10 @@ class PlayScreen(Screen[None]):
         if again:
             return True  # its dialog is open already
         self.app.push_screen(AskScreen(
-            "A rule of the ruleset failed", Text(error.format()),
-            [("rule", "Show the rule", "r"), ("ok", "Keep playing", "k")],
-            detail="The game is kept as it was before: undo (ctrl+z), save the record (ctrl+s), or fix the rule "
-                   "and play again. gouji simulate reports the same rule at the same line."),
+            _("A rule of the ruleset failed"), Text(error.format()),
+            [("rule", _("Show the rule"), "r"), ("ok", _("Keep playing"), "k")],
+            detail=_("The game is kept as it was before: undo (ctrl+z), save the record (ctrl+s), or fix the rule "
+                     "and play again. gouji simulate reports the same rule at the same line.")),
             lambda choice: self.open_rule(error.pos) if choice == "rule" else None)
         return True
 
@@ -1732,7 +1734,8 @@ class PlayScreen(Screen[None]):
         def add(p: str, case_text: str) -> str:
             add_case_to_file(p, self.graph.name, case_text)
             sent = offer_download(self.app, p, "application/yaml")
-            return f"Added the case to {p} (run it with: gouji test {p})" + (", and sent the file to the browser." if sent else ".")
+            return (_("Added the case to {path} (run it with: gouji test {path}), and sent the file to the browser.") if sent
+                    else _("Added the case to {path} (run it with: gouji test {path}).")).format(path=p)
         self.app.push_screen(ExportScreen(text, name, path, add))
 
 

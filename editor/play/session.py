@@ -531,11 +531,12 @@ class PlaySession(Timeline):
         if toks[0][0].isdigit() and len(toks) > 1 and toks[1][0].lower() in VERBS:
             typed_seat = read_seat(toks[0][0])  # digits 0-9 only, as in every move line ('²' is no seat)
             if typed_seat is None:
-                t.error = f"a move starts with a seat 1..{self.graph.n_seats} written in digits 0-9, got {toks[0][0][:20]!r}"
+                t.error = _("a move starts with a seat 1..{n} written in digits 0-9, got {got!r}").format(
+                    n=self.graph.n_seats, got=toks[0][0][:20])
                 return t
             seat, i = typed_seat, 1
             if not 1 <= seat <= self.graph.n_seats:
-                t.error = f"seat must be 1..{self.graph.n_seats}, got {seat}"
+                t.error = _("seat must be 1..{n}, got {seat}").format(n=self.graph.n_seats, seat=seat)
                 return t
         word = toks[i][0].lower() if i < len(toks) else ""
         arg = ""
@@ -551,23 +552,23 @@ class PlaySession(Timeline):
         try:
             if verb in CARD_VERBS:
                 if not rest:
-                    t.error = f"'{verb}' needs cards, e.g. '{verb} RR TTT'"
+                    t.error = _("'{verb}' needs cards, e.g. '{verb} RR TTT'").format(verb=verb)
                     return t
                 mv = Move(seat, Verb(verb), self.model.parse(text[rest_at:], path="<typed>", col=rest_at + 1))
             elif verb == "choose":
                 arg = arg or rest.lower()
                 if arg not in words:
-                    t.error = "choose takes " + " or ".join(repr(w) for w in words)
+                    t.error = _("choose takes {words}").format(words=_(" or ").join(repr(w) for w in words))
                     return t
                 mv = Move(seat, Verb.CHOOSE, None, arg)
             else:
                 if rest:
-                    t.error = f"'{verb}' takes no cards (column {rest_at + 1})"
+                    t.error = _("'{verb}' takes no cards (column {col})").format(verb=verb, col=rest_at + 1)
                     return t
                 mv = Move(seat, Verb(verb))
         except GoujiError as e:
             d = e.diagnostics[0]
-            t.error = d.message + (f" ({d.hint})" if d.hint else "")
+            t.error = d.message + ((f"（{d.hint}）" if chinese() else f" ({d.hint})") if d.hint else "")
             return t
         t.move = mv
         if mv.cards is not None:

@@ -143,6 +143,7 @@ class SeatBox(Static):
     does not fit ends with ``… +N`` (the cards not shown), never cut off silently."""
 
     _parts: tuple[Text, tuple[str, str] | None, Text] | None = None
+    _untitled: Text | None = None  # the head without the team (narrow screens: the title says teammate / opponent / opposite)
 
     def render(self) -> RenderResult:
         region = self.content_region
@@ -166,6 +167,8 @@ class SeatBox(Static):
         def rows(t: Text) -> int:
             return len(t.wrap(console, width)) if t.plain else 0
 
+        if self._untitled is not None and self.screen.has_class("-narrow"):
+            head, out = self._untitled, self._untitled.copy()  # (80 columns: rows are few, the title names the side)
         room = height - rows(head)
         if hand is not None:
             groups = hand[0].split()
@@ -206,6 +209,7 @@ class SeatBox(Static):
         lines = Text()
         mate = me is not None and st.team(seat) == st.team(me)
         lines.append(_("team {team}").format(team=st.team(seat)), style="bold" if mate else "")
+        team_end = len(lines)
         if seat in st.places:
             p = st.places[seat]
             lines.append(" · " + finish_text(st, seat, session.words), style="bold green" if p <= 3 else "bold red")
@@ -217,7 +221,7 @@ class SeatBox(Static):
             lines.append(" · " + cards_word(n), style="bold yellow" if n <= 5 else "")
         else:
             rule = session.count_rule()
-            lines.append(" · " + _("? cards") + (f" ({rule[0]})" if rule else ""), style="dim")
+            lines.append(" · " + _("? cards") + ((" " if not chinese() else "") + bracketed(rule[0]) if rule else ""), style="dim")
         last = last_move_text(session, seat)
         if last is not None:
             lines.append("\n")
@@ -234,6 +238,8 @@ class SeatBox(Static):
             foot.append(" ")
         foot.append(" · ".join(marks), style="italic")
         self._parts = (lines, hand, foot)
+        untitled = lines[team_end:]
+        self._untitled = untitled[3:] if me is not None and untitled.plain.startswith(" · ") else None
         self.update(self._fit(0, 0))
         self.set_class(st.to_act == seat and not st.over, "-to-act")
         self.set_class(not st.is_active(seat), "-out")
@@ -323,7 +329,8 @@ class TrickView(Static):
         moved = [e for e in st.record if e["type"] == "transfer"]
         if moved:
             t.append(ngettext("{n} transfer before play", "{n} transfers before play", len(moved)).format(n=len(moved))
-                     + " (" + (_("see the log") if log_shown else _("ctrl+l shows the log")) + ")\n", style="italic cyan")
+                     + ("" if chinese() else " ") + bracketed(_("see the log") if log_shown else _("ctrl+l shows the log"))
+                     + "\n", style="italic cyan")
         for e in st.record:
             if e["type"] in ("revolution", "redeal"):
                 t.append(f"{event_label(e, me, session.words)}\n", style="italic cyan")
@@ -519,9 +526,10 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
         t.append("\n")
     g = summarize(st)
     mine = st.team(me) if me is not None else None
-    for team, v in sorted(g.team_scores.items()):
+    for i, (team, v) in enumerate(sorted(g.team_scores.items())):
         name = (_("team {team}") if wide else _("T{team}")).format(team=team)
-        t.append(f"{name}{_(' (you)') if team == mine else ''} {v:+}   ", style="bold green" if v > 0 else
+        t.append(("   " if wide else "  ") if i else "")
+        t.append(f"{name}{_(' (you)') if team == mine else ''} {v:+}", style="bold green" if v > 0 else
                  ("bold red" if v < 0 else "bold"))
     t.append("\n")
     sweep_rule = session.definition_says("sweep")
@@ -661,7 +669,8 @@ def _plain_event_text(t: str, e: dict[str, Any], who: Callable[[Any], str], word
             (" " + _("(seed {seed})").format(seed=e["seed"]) if e.get("seed") is not None else "")
     if t == "transfer":
         rule = transfer_reason(e.get("rule", ""), words)
-        return f"{who(e['giver'])} → {who(e['receiver'])}: {transfer_cards(e)}" + (f"  {bracketed(rule)}" if rule else "")
+        colon, gap = ("：", "") if chinese() else (": ", "  ")
+        return f"{who(e['giver'])} → {who(e['receiver'])}{colon}{transfer_cards(e)}" + (f"{gap}{bracketed(rule)}" if rule else "")
     if t == "first_leader":
         return _("first lead: {who}").format(who=who(e["seat"]))
     if t == "redeal":

@@ -63,7 +63,7 @@ from gouji_dsl.tools.exits import shown_markup
 from gouji_dsl.tools.paired import DivergentDeal, PairedReport, few_matches_note, paired_simulation, save_divergent
 from gouji_dsl.tools.runs import SimulationCancelled, SimulationError
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _, chinese, ngettext, spaced
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
 from ..widgets.footer import FittingFooter
@@ -101,7 +101,7 @@ class RulesetSource:
 
     @property
     def label(self) -> str:
-        return self.name + (" (unsaved)" if self.unsaved else "")
+        return self.name + (_(" (unsaved)") if self.unsaved else "")
 
     @property
     def where(self) -> str:
@@ -418,7 +418,7 @@ class DealScreen(ModalScreen[None]):
         try:
             rec = match_record(graph, self.report, self.deal, side)
         except Exception as e:
-            self.notify(f"Cannot replay the deal: {e}", title=_("Replay"), severity="error")
+            self.notify(_("Cannot replay the deal: {error}").format(error=e), title=_("Replay"), severity="error")
             return
         # review mode: every hand open, each decision with its legal moves and the rules behind them
         screen = self.play_class(graph, seat=1, seed=self.report.seed, bots="random", record=rec, review=True)
@@ -443,18 +443,21 @@ class DealScreen(ModalScreen[None]):
             paths = save_deal(self.report, self.deal, self.graphs, folder)
         except OSError as e:  # the file named, escaped (a name is no markup); "[Errno 28] ..." named none
             where = Path(e.filename) if isinstance(e.filename, str) else folder
-            self.notify(printable(f"Could not save {where}: {e.strerror or e}"), title=_("Not saved"), severity="error",
+            self.notify(printable(_("Could not save {path}: {reason}").format(path=where, reason=e.strerror or e)),
+                        title=_("Not saved"), severity="error",
                         markup=False)
             return
         except Exception as e:
-            self.notify(printable(f"Could not save: {e}"), title=_("Not saved"), severity="error", markup=False)
+            self.notify(printable(_("Could not save: {reason}").format(reason=e)), title=_("Not saved"), severity="error",
+                        markup=False)
             return
         unsaved = [s.label for s in self.sources if s.unsaved]
-        extra = f" ({', '.join(unsaved)}: save the file before replaying them later)" if unsaved else ""
+        extra = " " + _("({names}: save the file before replaying them later)").format(names=_(", ").join(unsaved)) \
+            if unsaved else ""
         from ..web import offer_download
         if any([offer_download(self.app, p, "application/json") for p in paths]):
-            extra += "; sent to the browser as downloads"
-        self.notify(", ".join(display_path(p) for p in paths) + extra, title=_("Saved the records"), timeout=8)
+            extra += _("; sent to the browser as downloads")
+        self.notify(_(", ").join(display_path(p) for p in paths) + extra, title=_("Saved the records"), timeout=8)
 
 
 def save_deal(report: PairedReport, deal: DivergentDeal, graphs: tuple[RuleGraph, RuleGraph],
@@ -704,14 +707,15 @@ class CompareScreen(Screen[None]):
     def _show_sides(self) -> None:
         t = Text()
         t.append(" A ", style="bold reverse cyan")
-        t.append(f" {self.a.label} ", style="bold")
+        zh = chinese()
+        t.append(f" {self.a.label}" + ("" if zh and not self.narrow else " "), style="bold")
         if not self.narrow:
-            t.append(f"({self.a.where})", style="dim")
+            t.append(f"（{self.a.where}）" if zh else f"({self.a.where})", style="dim")
         t.append("   " + _("vs") + "   ")
         t.append(" B ", style="bold reverse magenta")
-        t.append(f" {self.b.label} ", style="bold")
+        t.append(f" {self.b.label}" + ("" if zh and not self.narrow else " "), style="bold")
         if not self.narrow:
-            t.append(f"({self.b.where})", style="dim")
+            t.append(f"（{self.b.where}）" if zh else f"({self.b.where})", style="dim")
         self.query_one("#compare-sides", Static).update(t)
         self.sub_title = f"{self.a.label} " + _("vs") + f" {self.b.label}"
 
@@ -721,7 +725,7 @@ class CompareScreen(Screen[None]):
         empty = self.query_one("#diff-empty", Static)
         summary = self.query_one("#diff-summary", Static)
         if self.diff is None:
-            counts.update(Text("✗ cannot compare: a ruleset has problems (see below); pick another with a / b",
+            counts.update(Text("✗ " + _("cannot compare: a ruleset has problems (see below); pick another with a / b"),
                                style="bold red"))
             panes.display = False
             summary.display = False
@@ -847,7 +851,7 @@ class CompareScreen(Screen[None]):
 
     def interrupted_note(self) -> str | None:
         """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost."""
-        return "the running simulation was stopped" if self.running else None
+        return _("the running simulation was stopped") if self.running else None
 
     def on_unmount(self) -> None:
         if self._cancel is not None:
@@ -986,7 +990,7 @@ class CompareScreen(Screen[None]):
         t = Text()
         state = self.sim_state
         if state == "idle":
-            t.append(_("F5 plays the same deals under A and B.") + " ", style="bold")
+            t.append(spaced(_("F5 plays the same deals under A and B.")), style="bold")
             t.append(_("n: number of deals, seed and bots"), style="dim")
         elif state == "running":
             t.append(_("{done}/{games} paired deals…").format(done=self.progress_done, games=games or '?') + " ", style="bold")
@@ -998,7 +1002,7 @@ class CompareScreen(Screen[None]):
         elif state == "cancelling":
             t.append(_("cancelling…"), style="bold yellow")
         elif state == "cancelled":
-            t.append(_("Cancelled after {n} deals: nothing to show.").format(n=self.progress_done) + " ", style="bold yellow")
+            t.append(spaced(_("Cancelled after {n} deals: nothing to show.").format(n=self.progress_done)), style="bold yellow")
             t.append(_("F5 starts again."), style="dim")
         elif state == "failed":
             t.append("✗ ", style="bold red")
@@ -1060,7 +1064,7 @@ class CompareScreen(Screen[None]):
             return
         where = _("Enter: both records, and replay under A or B") if play_screen_class() else \
             _("Enter: both records (s in there saves them for gouji play)")
-        note.update(Text.assemble((_("Deals whose outcomes differ most") + " ", "bold"),
+        note.update(Text.assemble((_("Deals whose outcomes differ most") + ("" if chinese() else " "), "bold"),
                                   (_("(places by seat: A {a} / B {b}). {where}.").format(a=la, b=lb, where=where), "dim")))
         for d in r.divergent:
             table.add_row(str(d.rank), d.deal, str(d.score_difference), str(d.places_changed),

@@ -216,9 +216,9 @@ class EditorScreen(Screen[None]):
         if result.graph is not None:
             self.last_graph = result.graph
         if result.graph is None and self.last_graph is not None:
-            stale = "⚠ the text has problems: the rule graph shows the last version that compiled"
+            stale = "⚠ " + _("the text has problems: the rule graph shows the last version that compiled")
             if result.resolved is None:
-                stale = "⚠ the text has problems: showing the last version that loaded"
+                stale = "⚠ " + _("the text has problems: showing the last version that loaded")
         panel = self.query_one(SidePanel)
         # a view with nothing yet shows the last good state; otherwise it keeps what it shows
         panel.show(result.resolved or (self.last_resolved if panel.view_is_empty("resolved") else None),
@@ -599,7 +599,7 @@ class EditorScreen(Screen[None]):
 
     def interrupted_note(self) -> str | None:
         """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost."""
-        return "unsaved text is kept in its recovery copy, offered when its file is opened again" if self.dirty else None
+        return _("unsaved text is kept in its recovery copy, offered when its file is opened again") if self.dirty else None
 
     def on_unmount(self) -> None:
         # The app is closing (or crashed) with unsaved text: keep it for next time.

@@ -5,17 +5,20 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 from gouji_dsl.ruleset.spec import said
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _, chinese, ngettext
+from ..widgets.cjkwrap import WrappedStatic
 from ..widgets.footer import FittingFooter
 from ..widgets.header import Header
 from ..workspace import RulesetEntry, Workspace, display_path
@@ -77,12 +80,12 @@ class HomeScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="workspace-info")
+        yield WrappedStatic("", id="workspace-info")
         with Vertical(id="home-body"):
             table: DataTable = RulesetTable(id="rulesets", cursor_type="row", zebra_stripes=True)
             table.border_title = _("Rulesets")
             yield table
-            details = Static("", id="details")
+            details = WrappedStatic("", id="details")
             details.border_title = _("Details")
             yield details
         yield FittingFooter()
@@ -122,7 +125,7 @@ class HomeScreen(Screen[None]):
             info.append("  " + _("(the bundled rules folder: its files are editable here)"), style="yellow")
         if not ws.is_bundled_folder and not ws.workspace_files():
             info.append("  · " + _("no rulesets of your own yet: press n to start a variant"), style="dim")
-        self.query_one("#workspace-info", Static).update(info)
+        self.query_one("#workspace-info", WrappedStatic).show(info)
         table = self.query_one(DataTable)
         current = self._current_key()
         old = self.entries
@@ -132,20 +135,40 @@ class HomeScreen(Screen[None]):
             prev = old.get(e.key)
             if prev is not None:  # keep showing the last result until the new one arrives
                 e = replace(e, chain=prev.chain, status=prev.status, problems=prev.problems,
-                            warnings=prev.warnings, rule_count=prev.rule_count)
+                            warnings=prev.warnings, rule_count=prev.rule_count, words=prev.words)
             self.entries[e.key] = e
             table.add_row(*self._cells(e), key=e.key)
         want = str(select) if select else current
         if want and want in self.entries:
             table.move_cursor(row=table.get_row_index(want))
         self._show_details()
+        self._fit_titles()
         self._checked.clear()
         self.validate_all(list(self.entries.values()))
 
     def _cells(self, e: RulesetEntry) -> list:
         name = Text(e.name, style="bold" if not e.read_only else "")
         kind = Text(_(e.kind), style="dim" if e.read_only else "cyan")
-        return [name, status_text(e), kind, Text(e.parents, style="dim"), Text(said(e.title) or "", overflow="ellipsis")]
+        return [name, status_text(e), kind, Text(e.parents, style="dim"), Text(said(e.title) or "", overflow="ellipsis", no_wrap=True)]
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_titles)
+
+    def _fit_titles(self) -> None:
+        """The titles' column as wide as the table leaves it (a longer title ends in …, not cut off
+        at the table's edge): the other columns keep their width."""
+        table = self.query_one(DataTable)
+        column = table.columns.get(ColumnKey("title"))
+        if column is None or not table.row_count:
+            return
+        others = sum(c.get_render_width(table) for k, c in table.columns.items() if k != "title")
+        room = table.scrollable_content_region.width - others - 2 * table.cell_padding
+        want = max([cell_len(said(e.title) or "") for e in self.entries.values()] + [cell_len(str(column.label))])
+        width = max(min(want, room), 8)
+        if column.auto_width or column.width != width:
+            column.auto_width, column.width = False, width
+            table._require_update_dimensions = True
+            table.refresh()
 
     def _current_key(self) -> str | None:
         table = self.query_one(DataTable)
@@ -192,6 +215,7 @@ class HomeScreen(Screen[None]):
         table = self.query_one(DataTable)
         for col, cell in zip(("name", "status", "kind", "extends", "title"), self._cells(entry)):
             table.update_cell(entry.key, col, cell, update_width=True)
+        self._fit_titles()
         if self._current_key() == entry.key:
             self._show_details()
 
@@ -205,9 +229,9 @@ class HomeScreen(Screen[None]):
 
     def _show_details(self) -> None:
         e = self.current()
-        details = self.query_one("#details", Static)
+        details = self.query_one("#details", WrappedStatic)
         if e is None:
-            details.update(Text(_("No rulesets yet: press n to create a variant of a bundled one."), style="dim"))
+            details.show(Text(_("No rulesets yet: press n to create a variant of a bundled one."), style="dim"))
             return
         t = Text()
         t.append(said(e.title) or e.name, style="bold")
@@ -222,10 +246,10 @@ class HomeScreen(Screen[None]):
         for d in e.warnings[:3] if e.status == "valid" else ():
             t.append(f"\n▲ {Path(d.path).name}:{d.line}:{max(d.col, 1)}: {d.message}", style="yellow")
             if d.hint:
-                t.append(f" ({d.hint})", style="yellow")
+                t.append(f"（{d.hint}）" if chinese() else f" ({d.hint})", style="yellow")
         if e.read_only:
             t.append("\n" + _("Read-only: open it to read it, or press n to start a variant of it."), style="dim")
-        details.update(t)
+        details.show(t, keep=e.words)
 
     # -------------------------------------------------------------- actions
     @on(DataTable.RowSelected)

@@ -10,11 +10,12 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from ..completion import KIND_ORDER, Item, kind_word
 from ..i18n import N_, _
+from ..widgets.cjkwrap import WrappedStatic
 from ..widgets.footer import FittingFooter
 
 MAX_SHOWN = 200
@@ -44,7 +45,7 @@ class PickerScreen(ModalScreen[Item | None]):
             yield Input(self.query_text, placeholder=_("type to filter: setting, rule id, hook, function, key…"),
                         id="picker-input", compact=True)
             yield OptionList(id="picker-list")
-            yield Static("", id="picker-help")
+            yield WrappedStatic("", id="picker-help")
         yield FittingFooter()
 
     def on_mount(self) -> None:
@@ -86,7 +87,7 @@ class PickerScreen(ModalScreen[Item | None]):
         olist = self.query_one("#picker-list", OptionList)
         i = olist.highlighted
         help_text = self.shown[i].help if i is not None and i < len(self.shown) else _("nothing matches")
-        self.query_one("#picker-help", Static).update(Text(help_text))
+        self.query_one("#picker-help", WrappedStatic).show(Text(help_text))
 
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _event: OptionList.OptionHighlighted) -> None:

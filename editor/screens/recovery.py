@@ -41,7 +41,7 @@ def diff_text(lines: list[str]) -> Text:
     if len(lines) > len(shown):
         out.append(_("… {n} more diff lines").format(n=len(lines) - len(shown)), style="dim")
     if not lines:
-        out.append("(the recovered text is the same as the file)", style="dim")
+        out.append(_("(the recovered text is the same as the file)"), style="dim")
     return out
 
 

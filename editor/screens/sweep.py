@@ -34,7 +34,7 @@ from gouji_dsl.tools.exits import seed_value
 from gouji_dsl.tools.runkinds import MAX_SWEEP_POINTS
 from gouji_dsl.tools.runs import RunError, SimulationCancelled, SimulationError
 
-from ..i18n import N_, _
+from ..i18n import N_, _, chinese, spaced
 from ..widgets.footer import FittingFooter
 from ..widgets.header import Header
 from ..widgets.sweep_view import SweepChart, figures, legend, significant_count, sweep_table
@@ -170,9 +170,10 @@ class SweepScreen(Screen[None]):
         elif self.source is None:
             t.append(_("No ruleset: r picks one, o opens a saved run."), style="yellow")
         else:
-            t.append(_("Sweep of") + " ", style="bold reverse cyan")
-            t.append(f" {self.source.label} ", style="bold")
-            t.append(f"({self.source.where})", style="dim")
+            zh = chinese()
+            t.append(_("Sweep of") + ("" if zh else " "), style="bold reverse cyan")
+            t.append(f" {self.source.label}" + ("" if zh else " "), style="bold")
+            t.append(f"（{self.source.where}）" if zh else f"({self.source.where})", style="dim")
         self.query_one("#sweep-title", Static).update(t)
 
     # -------------------------------------------------------------- keys
@@ -203,7 +204,7 @@ class SweepScreen(Screen[None]):
 
     def interrupted_note(self) -> str | None:
         """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost."""
-        return "the running sweep was stopped" if self.running else None
+        return _("the running sweep was stopped") if self.running else None
 
     def action_pick(self) -> None:
         if self.running:
@@ -404,7 +405,7 @@ class SweepScreen(Screen[None]):
         t = Text()
         state = self.state
         if state == "idle":
-            t.append(_("F5 plays every point of the grid and the ruleset on the same deals.") + " ", style="bold")
+            t.append(spaced(_("F5 plays every point of the grid and the ruleset on the same deals.")), style="bold")
             t.append(_("At most {n} points; o opens a saved run.").format(n=MAX_SWEEP_POINTS), style="dim")
         elif state == "running":
             t.append(_("{done}/{games} deals…").format(done=self.progress_done, games=games or "?") + " ", style="bold")
@@ -414,7 +415,7 @@ class SweepScreen(Screen[None]):
         elif state == "cancelling":
             t.append(_("cancelling…"), style="bold yellow")
         elif state == "cancelled":
-            t.append(_("Cancelled after {n} deals: nothing to show.").format(n=self.progress_done) + " ", style="bold yellow")
+            t.append(spaced(_("Cancelled after {n} deals: nothing to show.").format(n=self.progress_done)), style="bold yellow")
             t.append(_("F5 starts again."), style="dim")
         elif state == "problems":
             t.append("✗ " + _("see the problems above"), style="bold red")

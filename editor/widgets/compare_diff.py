@@ -145,11 +145,11 @@ def counts_text(diff: RuleDiff, compact: bool = False) -> Text:
     n_s, n_rules, n_d = len(diff.settings), len(diff.rules), len(diff.definitions)
     t.append(ngettext("{n} setting", "{n} settings", n_s).format(n=n_s), style="bold yellow")
     if values != n_s and not compact:
-        t.append(" " + _("({n} values)").format(n=values), style="dim")
+        t.append(("" if chinese() else " ") + _("({n} values)").format(n=values), style="dim")
     t.append(_(", "))
     t.append(ngettext("{n} rule", "{n} rules", n_rules).format(n=n_rules), style="bold yellow")
     if rule_parts and not compact:
-        t.append(" " + _("({parts})").format(parts=_(", ").join(rule_parts)), style="dim")
+        t.append(("" if chinese() else " ") + _("({parts})").format(parts=_(", ").join(rule_parts)), style="dim")
     t.append(_(", "))
     t.append(ngettext("{n} definition", "{n} definitions", n_d).format(n=n_d), style="bold yellow")
     t.append(_(" differ"))
@@ -276,8 +276,8 @@ class DiffPanes(Container, can_focus=True):
             placed: list[_Placed] = []
             row = 0
             for blk in self.blocks:
-                left = blk.left if blk.left is not None else [Text(f"(not in {la})", style="dim italic")]
-                right = blk.right if blk.right is not None else [Text(f"(not in {lb})", style="dim italic")]
+                left = blk.left if blk.left is not None else [Text(_("(not in {label})").format(label=la), style="dim italic")]
+                right = blk.right if blk.right is not None else [Text(_("(not in {label})").format(label=lb), style="dim italic")]
                 wl = wrap_lines(console, left, text_w)
                 wr = wrap_lines(console, right, text_w)
                 n = max(len(wl), len(wr))
@@ -293,7 +293,7 @@ class DiffPanes(Container, can_focus=True):
     def _header(self, blk: DiffBlock, current: bool, width: int) -> Text:
         t = Text()
         section = _(SECTION_WORDS[blk.section]) if blk.section in SECTION_WORDS else blk.section
-        t.append(section + ("" if chinese() else " "), style="dim" if not current else "")
+        t.append(section + " ", style="dim" if not current else "")
         t.append(blk.name, style=f"bold {KIND_STYLE.get(blk.kind, '')}")
         t.append(f"  {blk.note}", style="dim" if not current else "")
         if current:

@@ -5,6 +5,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import OptionList
@@ -14,6 +15,7 @@ from gouji_dsl.diagnostics import Diagnostic
 
 from ..i18n import _, chinese
 from ..validation import same_file
+from .cjkwrap import hanging
 
 
 def location(d: Diagnostic, own_path: str | os.PathLike[str]) -> str:
@@ -38,6 +40,7 @@ class DiagnosticsList(OptionList):
         super().__init__(**kwargs)
         self.diagnostics: list[Diagnostic] = []
         self.own_path = ""
+        self._width = 0
 
     def show(self, diagnostics: list[Diagnostic], own_path: str | os.PathLike[str]) -> None:
         self.own_path = os.fspath(own_path)
@@ -49,17 +52,34 @@ class DiagnosticsList(OptionList):
             self.add_option(Option(Text(_("No problems."), style="dim"), disabled=True))
             self.border_title = _("Problems")
             return
+        width = self._width = self.scrollable_content_region.width
         for i, d in enumerate(self.diagnostics):
-            label = Text()
-            style = "bold red" if d.severity == "error" else "bold yellow"
-            label.append(f"{location(d, own_path):>7} ", style=style)
-            label.append(d.message)
-            if d.hint:
-                label.append(f"（{d.hint}）" if chinese() else f"  ({d.hint})", style="dim")
-            self.add_option(Option(label, id=f"d{i}"))
+            self.add_option(Option(self._label(d, width), id=f"d{i}"))
         n = len(self.diagnostics)
         self.border_title = _("Problems ({n})").format(n=n)
         if highlighted is not None and highlighted < n:
+            self.highlighted = highlighted
+
+    def _label(self, d: Diagnostic, width: int) -> Text:
+        """``  49:9 message [Code]（hint）``: the code as the CLI shows it, the hint in brackets
+        (full-width in Chinese), the lines after the first under the message (Chinese broken between
+        characters, never before its closing punctuation nor inside a quoted ``': '``)."""
+        label = Text()
+        style = "bold red" if d.severity == "error" else "bold yellow"
+        head = f"{location(d, self.own_path):>7} "
+        label.append(head, style=style)
+        label.append(d.message)
+        label.append(f" [{d.code}]", style="dim")
+        if d.hint:
+            label.append(f"（{d.hint}）" if chinese() else f"  ({d.hint})", style="dim")
+        return hanging(label, width, len(head)) if width > cell_len(head) + 8 else label
+
+    def on_resize(self) -> None:
+        if self.diagnostics and self.scrollable_content_region.width != self._width:
+            self._width = self.scrollable_content_region.width
+            highlighted = self.highlighted
+            for i, d in enumerate(self.diagnostics):
+                self.replace_option_prompt(f"d{i}", self._label(d, self._width))
             self.highlighted = highlighted
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -278,17 +278,43 @@ def test_bad_engine_value_is_a_usage_error():
         assert res.exit_code == 2 and "'fast' is not one of 'generated', 'interpreter'" in res.stderr
 
 
-def test_show_generated_prints_the_module():
+def test_show_generated_prints_what_the_native_core_runs():
+    """Issue 24: `gouji show RULESET --generated` shows the native core's program for the ruleset (its
+    tables, each hook's rules by id and line with their instructions), not the Python play-out module,
+    and says first whether the core plays the ruleset."""
+    from gouji_dsl.engine import native
     from gouji_dsl.tools.cli import cli
     res = _runner().invoke(cli, ["show", "rulebook", "--generated"])
     assert res.exit_code == 0, res.output
-    assert "def h_play(S, seat, p, empties, top, leading):" in res.output
-    assert "# ruleset 'rulebook'" in res.output and "hash " in res.output
-    compile(res.output, "<shown>", "exec")  # the shown source is the module's
+    out = res.output
+    assert "def h_play(" not in out  # (not the Python module)
+    assert out.startswith("# what the native core runs for rulebook")
+    assert "seats: 6, teams: 2" in out and "pack: 196 cards — 3×6, 4×6, 5×16" in out
+    assert "  tribute: tribute.point, tribute.burn" in out
+    if native.available():
+        assert out.splitlines()[1].startswith("engine: native — ")
+        assert "### buy.three-pay (" in out and "    0  slot          seat" in out
+    else:
+        assert out.splitlines()[1].startswith("not native: ") and "no hook programs listed" in out
+
+
+def test_show_generated_says_plainly_when_a_ruleset_is_not_native(monkeypatch):
+    """Not native — the core missing, or a ruleset whose games it does not play — is said first, with why."""
     from gouji_dsl.engine import native
-    if native.available():  # ... followed, as comments, by the native core's hook programs
-        assert "# ---- what the native core runs" in res.output and "# ### buy.three-pay (" in res.output
-        assert "#       0  slot          seat" in res.output
+    from gouji_dsl.tools import native_view
+    g = load_graph("online")
+    monkeypatch.setattr(native_view, "engine_summary", lambda *a: {
+        "engine": "generated", "play_phase": "generated", "native_fallback": "WHY"})
+    monkeypatch.setattr(native, "available", lambda: False)
+    monkeypatch.setattr(native, "unavailable_reason", lambda: "NO CORE")
+    native_ok, text = native_view.native_view(g)
+    assert not native_ok
+    assert text.splitlines()[1] == ("not native: the bots' play phase played by the generated module, not the native "
+                                    "core (WHY)")
+    assert "(no hook programs listed: the native core is not available here: NO CORE)" in text
+    monkeypatch.setattr(native_view, "engine_summary", lambda *a: {"engine": "interpreter", "engine_fallback": "E"})
+    assert native_view.native_status(g) == (
+        False, "not native: played by the interpreter: the generated engine does not handle this ruleset (E)")
 
 
 # ------------------------------------------------------------------------------ failures

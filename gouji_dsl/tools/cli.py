@@ -664,19 +664,6 @@ cli.add_command(report_command)
 
 # ------------------------------------------------------------------------------ show
 
-def _echo_native_listing(graph: Any) -> None:
-    """After the generated module, the native core's hook programs for the ruleset, as comments
-    (the output stays the module's source)."""
-    from gouji_dsl.engine import native  # lazy: start-up
-    if not native.available():
-        echo("\n# " + _("native core: not used ({reason})").format(reason=native.unavailable_reason()))
-        return
-    from gouji_dsl.engine.native import listing  # lazy: start-up
-    echo("\n# ---- what the native core runs: the hook programs (gouji_dsl/engine/native/vm.h)")
-    for line in listing.listing(graph).splitlines():
-        echo(f"# {line}".rstrip())  # (names from the file escaped: every line stays a comment)
-
-
 @cli.command("show")
 @click.argument("ruleset", required=False)
 @click.option("--graph", "as_graph", is_flag=True, help=N_("Print the rule graph instead of the resolved ruleset."))
@@ -691,7 +678,8 @@ def _echo_native_listing(graph: Any) -> None:
               help=N_("Print the hooks (with the names a rule on each knows), variables, play attributes and functions "
                    "expressions may use (--format markdown: docs/vocabulary.md)."))
 @click.option("--generated", is_flag=True,
-              help=N_("Print the Python module generated from RULESET (the fast play-out simulations use)."))
+              help=N_("Print what the native core runs for RULESET: whether it plays the ruleset (and why not), "
+                      "its tables and its hook programs (each rule by id and line)."))
 @click.option("--explain", "explain_move", metavar="MOVE",
               help=N_("Explain MOVE (e.g. '2 play AA'): legal or not, the rules asked, and the chain of facts with the "
                    "rules and settings that decided each (as the play screen's why dialog)."))
@@ -721,7 +709,7 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
                            ("--vocabulary", vocabulary)):
             if used:
-                raise click.UsageError(_("--generated prints the generated module: it does not combine with {option}").format(
+                raise click.UsageError(_("--generated prints what the native core runs: it does not combine with {option}").format(
                     option=name))
     if as_settings and as_graph:
         raise click.UsageError(_("--settings prints the settings reference: it does not combine with --graph"))
@@ -770,14 +758,13 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
         return
     if generated:
         from gouji_dsl.engine import fast  # lazy: start-up
+        from gouji_dsl.tools.native_view import native_view  # lazy: start-up
         graph = _load_graph(ruleset, overrides)
-        eng = fast.engine(graph)
-        if eng is None:
-            _err(_("{ruleset}: the generator does not handle this ruleset ({reason}); "
+        if fast.engine(graph) is None:
+            _err(_("{ruleset}: not native: the generator does not handle this ruleset ({reason}); "
                    "simulations play it with the interpreter").format(ruleset=ruleset, reason=fast.fallback_reason(graph)))
             sys.exit(1)
-        click.echo(eng.source, nl=False)
-        _echo_native_listing(graph)
+        echo(native_view(graph)[1], nl=False)
         return
     if as_graph or fmt != "text":
         graph = _load_graph(ruleset, overrides)

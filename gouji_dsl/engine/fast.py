@@ -34,7 +34,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gouji_dsl.engine import native
 from gouji_dsl.engine.interpreter import GameState, Move, PrevGame, check_seats, game_seed
+from gouji_dsl.engine.native import flow
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 
@@ -126,7 +128,6 @@ class Engine:
         to its end."""
         pol = getattr(bot, "native_policy", None)
         if pol is not None and self.native_fallback is None:
-            from gouji_dsl.engine.native import flow
             plan = self._plan
             if plan is None:
                 plan = self._plan = flow.flow_plan(self.graph, self.module)
@@ -165,7 +166,6 @@ class Engine:
 def _install_native(module: Any, graph: RuleGraph) -> str | None:
     """Let the native core play the play phase of random bots for ``module`` (the generated
     module of ``graph``) where it plays the ruleset (:mod:`gouji_dsl.engine.native.flow`); why not."""
-    from gouji_dsl.engine.native import flow
     try:
         return flow.install(module, graph)
     except Exception as e:  # (a core that cannot load a program: the generated module plays, visibly)
@@ -175,7 +175,6 @@ def _install_native(module: Any, graph: RuleGraph) -> str | None:
 def _native_random_type() -> Any:
     """The native core's generator type (None where the core is not built): a random bot may draw
     from one (:func:`gouji_dsl.tools.simulate.bot_rng`), and the native flow then draws from it with no copy."""
-    from gouji_dsl.engine import native
     return native._core.Random if native._core is not None else None
 
 

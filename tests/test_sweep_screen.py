@@ -248,3 +248,50 @@ def test_at_80x24_the_controls_fit_and_o_still_opens_a_run(tmp_path: Path):
             await pilot.press("o")
             await wait_for(pilot, lambda: isinstance(app.screen, FolderScreen), what="the folder dialog")
     run(scenario())
+
+
+def _footer_keys(app) -> list[str]:
+    """The keys the current screen's footer shows (``w 扫参``: key and description)."""
+    from textual.widgets._footer import FooterKey
+
+    from gouji_app.widgets.footer import FittingFooter
+    footer = app.screen.query_one(FittingFooter)
+    return [f"{c.key} {c.description}" for c in footer.children if isinstance(c, FooterKey) and c.display]
+
+
+async def _discoverable(pilot, sweep_word: str) -> None:
+    """``w`` is in the footer, in F1's list of keys and in the command palette of the current screen."""
+    from pilot_helpers import footer_settled
+
+    from gouji_app.screens.help import HelpScreen
+    app = pilot.app
+    await footer_settled(pilot)
+    await wait_for(pilot, lambda: bool(_footer_keys(app)), what="the footer's keys")  # (recomposed once the diff is in)
+    await footer_settled(pilot)
+    assert f"w {sweep_word}" in _footer_keys(app), _footer_keys(app)
+    assert sweep_word in [cmd.title for cmd in app.get_system_commands(app.screen)]
+    below = app.screen
+    await pilot.press("f1")
+    await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+    listed = app.screen.keys()  # (HelpScreen.keys: the keys of the screen below)
+    assert any(key == "w" and sweep_word in what for key, what in listed), listed
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: app.screen is below, what="back from the help")
+
+
+def test_w_is_shown_on_the_home_and_compare_screens_in_both_languages(tmp_path: Path):
+    """(t28b F5) the sweep screen is found from the footer, F1 and the palette, not only the README."""
+    async def scenario(word: str, size) -> None:
+        app = sweep_app(tmp_path, a="rulebook", b="online", show_timing=False)
+        async with app.run_test(size=size) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), what="the compare screen")
+            compare = app.screen
+            await wait_for(pilot, lambda: compare.graphs is not None, what="the diff")
+            compare.query_one("#diff-panes").focus()
+            await _discoverable(pilot, word)
+            await pilot.press("escape")
+            await home_ready(pilot)
+            await _discoverable(pilot, word)
+    run(scenario("Sweep", WIDE))
+    with speaking(Language.ZH):
+        run(scenario("扫参", WIDE))

@@ -546,7 +546,7 @@ class CompareScreen(Screen[None]):
         Binding("b", "pick('b')", N_("Pick B"), tooltip=N_("Choose ruleset B (right)")),
         Binding("x", "swap", N_("Swap"), tooltip=N_("Swap A and B")),
         Binding("v", "toggle_layout", N_("Layout"), tooltip=N_("The two panes side by side or one above the other")),
-        Binding("w", "sweep", N_("Sweep"), show=False, tooltip=N_("Sweep ruleset B's settings: a grid of values played on the same deals")),
+        Binding("w", "sweep", N_("Sweep"), tooltip=N_("Sweep ruleset B's settings: a grid of values played on the same deals")),
         Binding("n", "edit_games", N_("Deals N"), show=False, tooltip=N_("Set the number of deals, the seed and the bots")),
         Binding("f1", "app.help", N_("Help"), show=False, tooltip=N_("The ruleset language, with examples")),
     ]

@@ -64,7 +64,7 @@ class HomeScreen(Screen[None]):
         Binding("o,e", "open", N_("Open"), tooltip=N_("Open the highlighted ruleset in the editor (or Enter)")),
         Binding("n", "new_variant", N_("New variant"), tooltip=N_("Create a variant that extends the highlighted ruleset")),
         Binding("c", "compare", N_("Compare"), tooltip=N_("Compare the highlighted ruleset with another: rules and play")),
-        Binding("w", "sweep", N_("Sweep"), show=False, tooltip=N_("Sweep the highlighted ruleset's settings: a grid of values on the same deals")),
+        Binding("w", "sweep", N_("Sweep"), tooltip=N_("Sweep the highlighted ruleset's settings: a grid of values on the same deals")),
         Binding("p", "play", N_("Play"), tooltip=N_("Test-play the highlighted ruleset against heuristic bots")),
         Binding("r", "refresh", N_("Refresh"), tooltip=N_("List and check the rulesets again")),
         Binding("f1,question_mark", "app.help", N_("Help"), tooltip=N_("The ruleset language, with examples")),

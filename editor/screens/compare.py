@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -61,9 +60,9 @@ from gouji_dsl.ruleset.words import game_words
 from gouji_dsl.tools.compare import RuleDiff, rule_diff
 from gouji_dsl.tools.exits import shown_markup
 from gouji_dsl.tools.paired import DivergentDeal, PairedReport, few_matches_note, paired_simulation, save_divergent
-from gouji_dsl.tools.runs import SimulationCancelled, SimulationError
 
 from ..i18n import N_, _, chinese, ngettext, spaced
+from ..widgets.background import ENDED, BackgroundRun, RunsInBackground, ended_status
 from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
 from ..widgets.footer import FittingFooter
@@ -528,7 +527,7 @@ def bot_options(current: str = DEFAULT_BOTS) -> list[tuple[str, str]]:
     return options
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(RunsInBackground, Screen[None]):
     """Compares ruleset ``a`` with ruleset ``b`` (see the module docstring)."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
@@ -567,10 +566,9 @@ class CompareScreen(Screen[None]):
         self.graphs: tuple[RuleGraph, RuleGraph] | None = None
         self.problems: str | None = None
         self.report: PairedReport | None = None
-        self.running = False
         self.sim_state = "idle"      # idle | running | cancelling | cancelled | done | failed
-        self.progress_done = 0
-        self._cancel: threading.Event | None = None
+        self.background = BackgroundRun(self, "compare-simulate", self._finished, self._progress, gouji_error="failed")
+        self._simulated = 0          # the rulesets' load (generation) the simulation plays
         self._started = 0.0
         self.stacked_choice: bool | None = None   # None: stacked when narrow
 
@@ -854,8 +852,7 @@ class CompareScreen(Screen[None]):
         return _("the running simulation was stopped") if self.running else None
 
     def on_unmount(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
+        self.background.stop()
 
     # -------------------------------------------------------------- simulation
     def _settings(self) -> tuple[int, str, str] | None:
@@ -897,10 +894,14 @@ class CompareScreen(Screen[None]):
         if workers > 1:
             start_resource_tracker()
         self._reset_simulation()
-        self.running = True
+        ga, gb = self.graphs
+
+        def job(progress: Any, cancel: Any) -> PairedReport:
+            return paired_simulation(ga, gb, games, seed, bots=runner_bots(bots, ga.n_seats), workers=workers,
+                                     progress=progress, cancel=cancel)
+        self.background.start(job)
+        self._simulated = self.generation
         self.sim_state = "running"
-        self.progress_done = 0
-        self._cancel = threading.Event()
         self._started = time.monotonic()
         bar = self.query_one("#sim-progress", ProgressBar)
         bar.update(total=games, progress=0)
@@ -910,51 +911,15 @@ class CompareScreen(Screen[None]):
         self.action_tab("tab-stats")
         self._show_sim_status(games=games)
         self.refresh_bindings()
-        ga, gb = self.graphs
-        self._simulate(self.generation, ga, gb, games, seed, bots, workers, self._cancel)
 
-    @work(thread=True, exclusive=True, group="compare-simulate", exit_on_error=False)
-    def _simulate(self, generation: int, ga: RuleGraph, gb: RuleGraph, games: int, seed: str, bots: str,
-                  workers: int, cancel: threading.Event) -> None:
-        def progress(done: int, total: int) -> None:
-            try:
-                self.app.call_from_thread(self._progress, generation, done, total)
-            except RuntimeError:
-                cancel.set()
-
-        outcome: tuple[str, Any]
-        try:
-            report = paired_simulation(ga, gb, games, seed, bots=runner_bots(bots, ga.n_seats), workers=workers,
-                                       progress=progress, cancel=cancel)
-            outcome = ("done", report)
-        except SimulationCancelled:
-            outcome = ("cancelled", None)
-        except GoujiError as e:
-            outcome = ("failed", e.format())
-        except (SimulationError, ValueError) as e:
-            outcome = ("failed", str(e))
-        except Exception as e:
-            outcome = ("failed", f"{type(e).__name__}: {e}")
-        try:
-            self.app.call_from_thread(self._finished, generation, *outcome)
-        except RuntimeError:
-            pass
-
-    def _progress(self, generation: int, done: int, total: int) -> None:
-        if generation != self.generation or not self.running:
-            return
-        self.progress_done = done
+    def _progress(self, done: int, total: int) -> None:
         self.query_one("#sim-progress", ProgressBar).update(total=total, progress=done)
         self._show_sim_status(games=total)
 
-    def _finished(self, generation: int, state: str, payload: Any) -> None:
-        if not self.is_mounted:
-            return
-        self.running = False
-        self._cancel = None
+    def _finished(self, state: str, payload: Any) -> None:
         self.refresh_bindings()
-        if generation != self.generation:
-            return
+        if self._simulated != self.generation:
+            return  # the rulesets were loaded again meanwhile: its figures are of the old ones
         self.sim_state = state
         if state == "done":
             self.report = payload
@@ -966,8 +931,7 @@ class CompareScreen(Screen[None]):
         self._show_deals()
 
     def action_cancel(self) -> None:
-        if self.running and self._cancel is not None:
-            self._cancel.set()
+        if self.background.cancel():
             self.sim_state = "cancelling"
             self._show_sim_status()
 
@@ -999,14 +963,8 @@ class CompareScreen(Screen[None]):
                 left = elapsed / self.progress_done * (games - self.progress_done)
                 t.append(_("about {s} s left").format(s=f"{left:.0f}") + " ", style="dim")
             t.append(_("Esc cancels"), style="dim")
-        elif state == "cancelling":
-            t.append(_("cancelling…"), style="bold yellow")
-        elif state == "cancelled":
-            t.append(spaced(_("Cancelled after {n} deals: nothing to show.").format(n=self.progress_done)), style="bold yellow")
-            t.append(_("F5 starts again."), style="dim")
-        elif state == "failed":
-            t.append("✗ ", style="bold red")
-            t.append(str(error or _("the simulation failed")).splitlines()[0], style="red")
+        elif state in ENDED:
+            ended_status(t, state, self.progress_done, error, _("the simulation failed"))
         elif state == "done" and self.report is not None:
             r = self.report
             t.append("✓ " + _("{n} paired deals").format(n=r.games), style="bold green")

@@ -15,12 +15,11 @@ home screen (the highlighted ruleset).
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -32,9 +31,10 @@ from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.tools import sweep
 from gouji_dsl.tools.exits import seed_value
 from gouji_dsl.tools.runkinds import MAX_SWEEP_POINTS
-from gouji_dsl.tools.runs import RunError, SimulationCancelled, SimulationError
+from gouji_dsl.tools.runs import RunError
 
 from ..i18n import N_, _, chinese, spaced
+from ..widgets.background import ENDED, BackgroundRun, Outcome, RunsInBackground, ended_status
 from ..widgets.footer import FittingFooter
 from ..widgets.header import Header
 from ..widgets.sweep_view import SweepChart, figures, legend, significant_count, sweep_table
@@ -84,7 +84,7 @@ class FolderScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class SweepScreen(Screen[None]):
+class SweepScreen(RunsInBackground, Screen[None]):
     """A sweep of one ruleset's settings (see the module docstring)."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]   # narrow: no "Open run" button (o still opens)
@@ -110,11 +110,9 @@ class SweepScreen(Screen[None]):
         self.run_on_mount = run
         self.sweep_workers = workers
         self.report: sweep.SweepReport | None = None
-        self.running = False
         self.state = "idle"   # idle | running | cancelling | cancelled | done | failed | problems
-        self.progress_done = 0
-        self.generation = 0
-        self._cancel: threading.Event | None = None
+        self.background = BackgroundRun(self, "sweep-run", self._finished, self._progress)  # a sweep, or a folder read
+        self.reading: str | None = None  # the run folder being read (or shown)
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -193,14 +191,12 @@ class SweepScreen(Screen[None]):
         self.dismiss(None)
 
     def action_cancel(self) -> None:
-        if self.running and self._cancel is not None:
-            self._cancel.set()
+        if self.background.cancel():
             self.state = "cancelling"
             self._show_status()
 
     def on_unmount(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
+        self.background.stop()
 
     def interrupted_note(self) -> str | None:
         """(SIGTERM: :meth:`editor.terminal_keys.XtermKeysApp.interrupted_notes`) what closing cost."""
@@ -290,13 +286,19 @@ class SweepScreen(Screen[None]):
         workers = self.sweep_workers or (1 if games < POOL_FROM else max(1, min(os.cpu_count() or 1, 4)))
         if workers > 1:
             start_resource_tracker()
-        self.generation += 1
-        self.running = True
         self.state = "running"
-        self.progress_done = 0
+        self.reading = None
         self.report = None
         self._show_report()
-        self._cancel = threading.Event()
+        search = list(self.workspace.search)
+
+        def job(progress: Any, cancel: Any) -> sweep.SweepReport:
+            base = src.compile(src.resolve(search))
+            graphs = sweep.load_points(src.path, grids, search)
+            labels = [sweep.point_label(p) for p in sweep.points(grids)]
+            return sweep.run_sweep(base, graphs, labels, texts, games, seed_value(seed),
+                                   runner_bots(bots_text, base.n_seats), workers=workers, progress=progress, cancel=cancel)
+        self.background.start(job)
         bar = self.query_one("#sweep-progress", ProgressBar)
         bar.update(total=games, progress=0)
         bar.display = True
@@ -304,51 +306,12 @@ class SweepScreen(Screen[None]):
         self._show_title()
         self._show_status(games)
         self.refresh_bindings()
-        self._sweep(self.generation, src, list(self.workspace.search), grids, texts, games, seed, bots_text, workers,
-                    self._cancel)
 
-    @work(thread=True, exclusive=True, group="sweep-run", exit_on_error=False)
-    def _sweep(self, generation: int, src: RulesetSource, search: list[str], grids: list[sweep.Grid], texts: list[str],
-               games: int, seed: str, bots: str, workers: int, cancel: threading.Event) -> None:
-        def progress(done: int, total: int) -> None:
-            try:
-                self.app.call_from_thread(self._progress, generation, done, total)
-            except RuntimeError:
-                cancel.set()
-
-        outcome: tuple[str, Any]
-        try:
-            base = src.compile(src.resolve(search))
-            graphs = sweep.load_points(src.path, grids, search)
-            labels = [sweep.point_label(p) for p in sweep.points(grids)]
-            report = sweep.run_sweep(base, graphs, labels, texts, games, seed_value(seed),
-                                     runner_bots(bots, base.n_seats), workers=workers, progress=progress, cancel=cancel)
-            outcome = ("done", report)
-        except SimulationCancelled:
-            outcome = ("cancelled", None)
-        except GoujiError as e:
-            outcome = ("problems", e.format())
-        except (SimulationError, RunError, ValueError) as e:
-            outcome = ("failed", str(e))
-        except Exception as e:
-            outcome = ("failed", f"{type(e).__name__}: {e}")
-        try:
-            self.app.call_from_thread(self._finished, generation, *outcome)
-        except RuntimeError:
-            pass
-
-    def _progress(self, generation: int, done: int, total: int) -> None:
-        if generation != self.generation or not self.running:
-            return
-        self.progress_done = done
+    def _progress(self, done: int, total: int) -> None:
         self.query_one("#sweep-progress", ProgressBar).update(total=total, progress=done)
         self._show_status(total)
 
-    def _finished(self, generation: int, state: str, payload: Any) -> None:
-        if not self.is_mounted or generation != self.generation:
-            return
-        self.running = False
-        self._cancel = None
+    def _finished(self, state: str, payload: Any) -> None:
         self.state = state
         self.refresh_bindings()
         if state == "done":
@@ -360,6 +323,8 @@ class SweepScreen(Screen[None]):
         self.query_one("#sweep-progress", ProgressBar).display = state == "done"
         self._show_status(error=payload if state == "failed" else None)
         self._show_report()
+        if state == "done" and self.reading is not None:
+            self._show_title(self.reading)
 
     # -------------------------------------------------------------- a saved run
     def action_open_folder(self) -> None:
@@ -372,33 +337,24 @@ class SweepScreen(Screen[None]):
         self.app.push_screen(FolderScreen(classes="dialog-screen"), chosen)
 
     def _open(self, folder: str) -> None:
-        self.generation += 1
-        self.running = True
+        def read(progress: Any, cancel: Any) -> sweep.SweepReport:
+            return sweep.load_report([Path(folder)])
+
+        def unread(e: Exception) -> Outcome:
+            if isinstance(e, RunError):
+                return "problems", str(e)
+            if isinstance(e, OSError):
+                return "problems", f"{folder}: {e.strerror or e}"
+            return "failed", f"{type(e).__name__}: {e}"
+
+        self.reading = folder
+        self.background.start(read, unread)
         self.state = "reading"
         self.report = None
         self._problems(None)
         self._show_report()
         self._show_status()
         self.refresh_bindings()
-        self._read(self.generation, folder)
-
-    @work(thread=True, exclusive=True, group="sweep-read", exit_on_error=False)
-    def _read(self, generation: int, folder: str) -> None:
-        outcome: tuple[str, Any]
-        try:
-            outcome = ("done", sweep.load_report([Path(folder)]))
-        except RunError as e:
-            outcome = ("problems", str(e))
-        except OSError as e:
-            outcome = ("problems", f"{folder}: {e.strerror or e}")
-        except Exception as e:
-            outcome = ("failed", f"{type(e).__name__}: {e}")
-        try:
-            self.app.call_from_thread(self._finished, generation, *outcome)
-            if outcome[0] == "done":
-                self.app.call_from_thread(self._show_title, folder)
-        except RuntimeError:
-            pass
 
     # -------------------------------------------------------------- showing it
     def _show_status(self, games: int | None = None, error: str | None = None) -> None:
@@ -412,16 +368,10 @@ class SweepScreen(Screen[None]):
             t.append(_("Esc cancels"), style="dim")
         elif state == "reading":
             t.append(_("reading the run folder…"), style="bold")
-        elif state == "cancelling":
-            t.append(_("cancelling…"), style="bold yellow")
-        elif state == "cancelled":
-            t.append(spaced(_("Cancelled after {n} deals: nothing to show.").format(n=self.progress_done)), style="bold yellow")
-            t.append(_("F5 starts again."), style="dim")
+        elif state in ENDED:
+            ended_status(t, state, self.progress_done, error, _("the sweep failed"))
         elif state == "problems":
             t.append("✗ " + _("see the problems above"), style="bold red")
-        elif state == "failed":
-            t.append("✗ ", style="bold red")
-            t.append(str(error or _("the sweep failed")).splitlines()[0], style="red")
         elif state == "done" and self.report is not None:
             r = self.report
             bots = r.bots if isinstance(r.bots, str) else ",".join(r.bots)

@@ -22,10 +22,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual.widget import Widget
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.tools.runs import SimulationCancelled, SimulationError
+
+from ..i18n import _, spaced
 
 Progress = Callable[[int, int], None]
 Job = Callable[[Progress, threading.Event], Any]
@@ -118,4 +121,36 @@ class BackgroundRun:
         self.on_finished(*result)
 
 
-__all__ = ["BackgroundRun", "outcome_of"]
+ENDED = ("cancelling", "cancelled", "failed")
+"""The states :func:`ended_status` words."""
+
+
+def ended_status(t: Text, state: str, done: int, error: str | None, failed: str) -> None:
+    """Append to the status line ``t`` how a run ended (``state`` one of :data:`ENDED`): being
+    cancelled, cancelled after ``done`` deals, or failed (``error``'s first line, else ``failed``)."""
+    if state == "cancelling":
+        t.append(_("cancelling…"), style="bold yellow")
+    elif state == "cancelled":
+        t.append(spaced(_("Cancelled after {n} deals: nothing to show.").format(n=done)), style="bold yellow")
+        t.append(_("F5 starts again."), style="dim")
+    else:
+        t.append("✗ ", style="bold red")
+        t.append(str(error or failed).splitlines()[0], style="red")
+
+
+class RunsInBackground:
+    """A screen whose long job is the :class:`BackgroundRun` in ``self.background``: whether it runs
+    and how far it got (what the screen's keys, status line and tests look at)."""
+
+    background: BackgroundRun
+
+    @property
+    def running(self) -> bool:
+        return self.background.running
+
+    @property
+    def progress_done(self) -> int:
+        return self.background.done
+
+
+__all__ = ["ENDED", "BackgroundRun", "RunsInBackground", "ended_status", "outcome_of"]

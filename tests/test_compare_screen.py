@@ -210,6 +210,26 @@ def test_a_ruleset_with_problems_is_reported(ws: Path):
 
 
 # ------------------------------------------------------------------------------ simulation
+def test_letters_typed_in_a_field_after_a_refused_f5_stay_in_the_field(ws: Path):
+    """(t28b F4, the compare screen) F5 with no deals: the deals field is focused, and a, b, x, v, w,
+    n typed there (or in the seed field) are its text, never the screen's keys (pick, swap, sweep)."""
+    async def scenario():
+        app = compare_app(ws, "town", "town-root")
+        async with app.run_test(size=WIDE) as pilot:
+            screen = await compared(pilot)
+            screen.query_one("#sim-games").value = ""
+            await pilot.press("n")
+            await pilot.press("f5")
+            await wait_for(pilot, lambda: screen.focused is not None and screen.focused.id == "sim-games", what="the field")
+            assert not screen.running and any("Deals" in str(n.message) for n in notes(app))
+            await pilot.press(*"abxvwn12")
+            assert app.screen is screen and screen.query_one("#sim-games").value == "12"
+            screen.query_one("#sim-seed").focus()
+            await pilot.press("end", *"abxvwn3")
+            assert app.screen is screen and screen.query_one("#sim-seed").value.endswith("abxvwn3")
+            assert screen.query_one("#compare-tabs").active == "tab-stats"
+    run(scenario())
+
 def test_tiny_simulation_shows_the_table_charts_and_divergent_deals(ws: Path):
     async def scenario():
         app = compare_app(ws, "online", "rulebook", games=4, seed="7")

@@ -463,6 +463,22 @@ async def test_why_dialog_tab_enter_opens_the_first_rule():
         await wait_for(pilot, lambda: isinstance(app.screen, RuleSourceScreen), what="the rule's source")
 
 
+@sync
+async def test_after_a_refused_move_letters_are_typed_in_the_move_box():
+    """(t28b F4, the play screen) a refused move keeps the move box focused: what is typed next goes
+    there (no key of the screen is a bare letter)."""
+    app = app_for("online", seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await steady(pilot)
+        screen = app.play_screen
+        await pilot.press("A", "A", "A", "enter")      # seat 1 holds one ace: refused
+        await pilot.pause()
+        move = screen.query_one("#move")
+        assert screen.focused is move
+        await pilot.press("ctrl+a", "ctrl+k", *"opqrswn")
+        assert app.screen is screen and screen.focused is move and move.value == "opqrswn"
+
+
 def test_a_turn_error_does_not_outlive_the_turn(monkeypatch):
     """Text typed while a bot is to act is read again when the turn comes (the bots are moved by hand
     here, as the screen's timer would, so the test does not depend on timing)."""

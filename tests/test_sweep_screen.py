@@ -295,3 +295,39 @@ def test_w_is_shown_on_the_home_and_compare_screens_in_both_languages(tmp_path: 
     run(scenario("Sweep", WIDE))
     with speaking(Language.ZH):
         run(scenario("扫参", WIDE))
+
+
+def test_after_a_problem_the_fix_is_typed_in_the_field_it_names(tmp_path: Path):
+    """(t28b F4) F5 with a bad --grid line: the cursor goes to the field the problem names, at its
+    column, so the fix is typed there; o (Open run) and r (Ruleset) are letters in a field, never the
+    screen's keys."""
+    async def scenario():
+        app = sweep_app(tmp_path)
+        async with app.run_test(size=WIDE) as pilot:
+            screen = await sweep_screen(pilot)
+            grid = {i: screen.query_one(f"#sweep-grid-{i}") for i in (1, 2, 3)}
+            # found when the points load (in the worker): --grid[1] is the second field (the first is empty)
+            grid[2].focus()
+            await pilot.press(*"seats=abc", "f5")
+            await swept(pilot, screen)
+            assert screen.state == "problems" and "--grid[1]:1:7:" in str(screen.query_one("#sweep-problems").render())
+            assert screen.focused is grid[2] and grid[2].cursor_position == 6  # at 'abc'
+            await pilot.press("delete", "delete", "delete", *"o4r")
+            assert app.screen is screen and grid[2].value == "seats=o4r"
+            # found by the grid's parser (at once): the field named, not the one F5 was pressed in
+            grid[1].value, grid[2].value = "gouji_minimum.2=1,2", "yield_to=1,1"
+            grid[1].focus()
+            await pilot.press("f5")
+            await pilot.pause()
+            assert screen.state == "problems" and "--grid[2]:1:" in str(screen.query_one("#sweep-problems").render())
+            assert screen.focused is grid[2]
+            await pilot.press("end", "backspace", *"3o")
+            assert app.screen is screen and grid[2].value == "yield_to=1,3o"
+            # every field of the screen takes the letters the screen has keys for
+            for field in screen.query("Input"):
+                field.focus()
+                before = field.value
+                await pilot.press("end", "o", "r", "w")  # (end: a field selects its text when focused)
+                assert app.screen is screen, field.id
+                assert field.value in (before + "orw", before), field.id  # (the deals field takes digits only)
+    run(scenario())

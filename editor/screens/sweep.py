@@ -15,6 +15,7 @@ home screen (the highlighted ruleset).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,8 @@ class SweepScreen(RunsInBackground, Screen[None]):
         self.state = "idle"   # idle | running | cancelling | cancelled | done | failed | problems
         self.background = BackgroundRun(self, "sweep-run", self._finished, self._progress)  # a sweep, or a folder read
         self.reading: str | None = None  # the run folder being read (or shown)
+        self._given: list[Input] = []      # the fields of --grid[1], [2], ... of the last F5
+        self._typed_in: Input | None = None  # the field F5 was pressed in
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -237,8 +240,27 @@ class SweepScreen(RunsInBackground, Screen[None]):
     # -------------------------------------------------------------- running a sweep
     def grid_texts(self) -> list[str]:
         """The grid lines given (empty lines skipped; numbered as ``--grid[N]`` in the order given)."""
-        texts = [self.query_one(f"#sweep-grid-{i}", Input).value.strip() for i in range(1, GRIDS + 1)]
-        return [t for t in texts if t]
+        return [text for _field, text in self._grid_lines()]
+
+    def _grid_lines(self) -> list[tuple[Input, str]]:
+        """The fields given a grid line, each with its line (``--grid[N]`` is the N-th of them)."""
+        fields = [self.query_one(f"#sweep-grid-{i}", Input) for i in range(1, GRIDS + 1)]
+        return [(f, f.value.strip()) for f in fields if f.value.strip()]
+
+    def _focus_problem(self, error: Exception | None) -> None:
+        """Put the cursor where the first problem at a ``--grid[N]`` is (its field, its column), so
+        the fix is typed there (and not taken for the screen's keys: o, r); a problem elsewhere (the
+        ruleset's own file): back to the field F5 was pressed in."""
+        for d in getattr(error, "diagnostics", ()):
+            m = re.fullmatch(re.escape(sweep.OPTION) + r"\[(\d+)\]", d.path)
+            if m and 1 <= int(m.group(1)) <= len(self._given):
+                field = self._given[int(m.group(1)) - 1]
+                at = max(d.col - 1, 0) if d.col else len(field.value)
+                self.set_focus(field)  # (now: the field's Focus, which selects its text, is handled before the cursor is put)
+                field.call_later(setattr, field, "cursor_position", at)
+                return
+        if self._typed_in is not None and self._typed_in.is_attached:
+            self._typed_in.focus()
 
     def _problems(self, text: str | None) -> None:
         box = self.query_one("#sweep-problems", Static)
@@ -256,7 +278,10 @@ class SweepScreen(RunsInBackground, Screen[None]):
             self.notify(_("Save {name} first: a sweep reads the ruleset's file.").format(name=src.name),
                         title=_("Sweep"), severity="warning")
             return
-        texts = self.grid_texts()
+        lines = self._grid_lines()
+        texts = [text for _field, text in lines]
+        self._given = [field for field, _text in lines]
+        self._typed_in = self.focused if isinstance(self.focused, Input) else None
         if not texts:
             self._problems(_("Give at least one grid line: KEY=V1,V2,... (as gouji sweep --grid takes it)."))
             self.query_one("#sweep-grid-1", Input).focus()
@@ -267,6 +292,7 @@ class SweepScreen(RunsInBackground, Screen[None]):
             self.state = "problems"
             self._problems(e.format())
             self._show_status()
+            self._focus_problem(e)
             return
         try:
             games = int(self.query_one("#sweep-games", Input).value.strip())
@@ -318,6 +344,7 @@ class SweepScreen(RunsInBackground, Screen[None]):
             self.report = payload
         elif state == "problems":
             self._problems(str(payload))
+            self._focus_problem(self.background.error)
         elif state == "failed":
             self.notify(printable(str(payload)), title=_("Sweep failed"), severity="error", timeout=10, markup=False)
         self.query_one("#sweep-progress", ProgressBar).display = state == "done"
@@ -348,6 +375,7 @@ class SweepScreen(RunsInBackground, Screen[None]):
             return "failed", f"{type(e).__name__}: {e}"
 
         self.reading = folder
+        self._given, self._typed_in = [], None  # (a folder's problem names no field)
         self.background.start(read, unread)
         self.state = "reading"
         self.report = None

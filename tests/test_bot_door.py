@@ -421,6 +421,42 @@ def test_exec_bots_play_in_the_app_and_a_failing_one_is_shown(tmp_path):
     external.close_all()
 
 
+def test_after_a_bot_fails_the_play_screen_says_the_game_stopped_in_both_languages(tmp_path):
+    """(t28b F9) the line under the hand said "Seat 6 is thinking…" for good after an exec bot's
+    illegal answer: it says the game stopped, why, and the keys that go on (new game, undo, leave);
+    the bot is not asked again by itself."""
+    import asyncio
+
+    from app_zh import speaking
+    from pilot_helpers import notes, wait_for
+
+    from gouji_app.play.app import PlayApp
+    from gouji_dsl.i18n import Language
+
+    bad = canonical_spec("exec@20:" + program(tmp_path, "illegal.py", ILLEGAL))
+
+    async def run() -> str:
+        app = PlayApp(graph("online"), seat=2, seed=1, bots=bad, speed="instant", show_steps=False)  # (seat 1 leads)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.play_screen
+            await wait_for(pilot, lambda: screen.bot_failure is not None, what="the bot's failure")
+            await pilot.pause()
+            assert not screen.thinking and notes(app)  # (the failure's notification, as before)
+            asked = len(notes(app))
+            screen._schedule()  # (what a refresh does): the failed bot is not asked again
+            await pilot.pause()
+            assert len(notes(app)) == asked and not screen.thinking
+            return str(screen.query_one("#feedback").render())
+
+    text = asyncio.run(run())
+    assert "The bot of seat 1 failed: the game has stopped." in text and "IllegalBotMove" not in text.split("ctrl")[0][:40]
+    assert "answered '1 play RRRRRR'" in text and "ctrl+n new game" in text and "is thinking" not in text
+    with speaking(Language.ZH):
+        text = asyncio.run(run())
+    assert "1号座位的机器人出错：对局已停止。" in text and "ctrl+n 新牌局" in text and "思考中" not in text
+    external.close_all()
+
+
 def test_a_bot_that_ignores_the_end_of_its_input_is_killed_and_reaped(tmp_path, monkeypatch):
     monkeypatch.setattr(external, "CLOSE_SECONDS", 0.2)
     cmd = program(tmp_path, "stubborn.py", """

@@ -39,7 +39,7 @@ from textual.widgets.option_list import Option
 
 from gouji_dsl.bots import is_outside
 from gouji_dsl.bots.process import SearchCancelled, SearchFailed, SearchProcess
-from gouji_dsl.diagnostics import GoujiError, SourcePos
+from gouji_dsl.diagnostics import GoujiError, SourcePos, printable
 from gouji_dsl.engine.explain import explain
 from gouji_dsl.engine.interpreter import IllegalMove, Move
 from gouji_dsl.engine.records import GameRecord, load_record, record_graph, save_record
@@ -241,6 +241,8 @@ class PlayScreen(Screen[None]):
         self._review_from: tuple[PlaySession, int, int, Any] | None = None  # where review began
         self._failed_at: Any = None  # the state at which a ruleset's rule failed (bots wait there)
         self.rule_failure: RuleFailed | None = None  # the last such failure
+        self._bot_failed_at: Any = None  # the state at which a bot failed (the game stops there)
+        self.bot_failure: tuple[int, str] | None = None  # that bot's seat and what went wrong
         self.table_seq = -2  # at a club table: the state (its seq) the screen shows (-2: not mounted yet)
 
     def action_close(self) -> None:
@@ -646,6 +648,17 @@ class PlayScreen(Screen[None]):
             b = self.query_one(f"#act-{verb.replace(' ', '-')}", Button)
             b.display = verb in verbs
 
+    def _stopped_at(self, state: Any) -> bool:
+        """A rule or a bot failed at ``state``: nothing moves by itself there."""
+        return state is self._failed_at or state is self._bot_failed_at
+
+    @staticmethod
+    def _bot_failed_feedback(t: Text, seat: int, error: str) -> None:
+        """(F9) a bot failed at the position shown: the game stopped there, why, and what to do."""
+        t.append("✗ " + _("The bot of seat {seat} failed: the game has stopped.").format(seat=seat) + " ", style="bold red")
+        t.append(printable(error.strip().splitlines()[0] if error.strip() else ""), style="red")
+        t.append("  " + _("ctrl+n new game · ctrl+z undo · ctrl+s save the record · ctrl+b leave"), style="dim")
+
     def _refresh_feedback(self) -> None:
         s = self.session
         fb = self.query_one("#feedback", Static)
@@ -655,7 +668,9 @@ class PlayScreen(Screen[None]):
         if not value.strip():
             st = s.state
             failed = self.rule_failure if self._failed_at is st else None
-            if failed is not None:
+            if self.bot_failure is not None and self._bot_failed_at is st:
+                self._bot_failed_feedback(t, *self.bot_failure)
+            elif failed is not None:
                 t.append("✗ ", style="bold red")
                 t.append(_("rule {rule!r} failed here").format(rule=failed.rule_id), style="bold red")
                 t.append(f" ({short_where(failed.pos)}): {failed.reason}", style="red")
@@ -960,8 +975,8 @@ class PlayScreen(Screen[None]):
             if self._run is not None:
                 self._end_run()
             return
-        if self._thinking is not None or self._failed_at is s.state:
-            return  # a rule failed here: nothing moves by itself until the game is elsewhere
+        if self._thinking is not None or self._stopped_at(s.state):
+            return  # a rule or a bot failed here: nothing moves by itself until the game is elsewhere
         delay = 0.0 if self._run is not None else self.speed[1]
         if delay <= 0:
             moved = False
@@ -1110,8 +1125,11 @@ class PlayScreen(Screen[None]):
         if error is not None:
             self._run = None
             self.notify(error, title=_("The bot of seat {seat} failed").format(seat=state.to_act), severity="error", timeout=15)
+            if session is self.session and session.state is state:
+                self._bot_failed_at, self.bot_failure = state, (state.to_act or 0, error)
             self._refresh_status()
             self._refresh_seats()
+            self._refresh_feedback()
             return
         if session is self.session and session.state is state and session.bots_to_move and move is not None:
             try:
@@ -1164,7 +1182,8 @@ class PlayScreen(Screen[None]):
     def _tick(self) -> None:
         self._timer = None
         s = self.session
-        if s.mode != "play" or not s.live or s.state.over or self._thinking is not None or self._failed_at is s.state:
+        if (s.mode != "play" or not s.live or s.state.over or self._thinking is not None
+                or self._stopped_at(s.state)):
             return
         if self._auto_step() == "moved":
             self.refresh_all()

@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import _, cjk_spaced
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +265,7 @@ class Diagnostic:
     def short(self) -> str:
         """One line: ``path:line:col: message``."""
         prefix = _("warning: ") if self.severity == Severity.WARNING else ""
-        return f"{self.location}: {prefix}{self.message}"
+        return f"{self.location}: {prefix}{cjk_spaced(self.message)}"
 
     def format(self) -> str:
         """Several lines: the short form with the stable code (``[UnknownSettingKey]``), the source
@@ -279,7 +279,7 @@ class Diagnostic:
             out.append(f"    {printable(text, lines=True)}")
             out.append("    " + " " * caret + "^")
         if self.hint:
-            out.append("    " + _("hint: {hint}").format(hint=self.hint))
+            out.append("    " + _("hint: {hint}").format(hint=cjk_spaced(self.hint)))
         return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:

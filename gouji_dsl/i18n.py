@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
+import re
 import unicodedata
 from collections.abc import Mapping
 from enum import StrEnum
@@ -198,3 +199,38 @@ def display_width(text: str) -> int:
     """The terminal columns ``text`` takes: a double-width (Chinese) character two, a combining
     mark none, any other one — for aligning text in any language."""
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def bracketed(text: str, lang: Language | None = None, *, after: bool = False) -> str:
+    """``text`` in brackets as the language writes them: full-width ``（…）`` in Chinese (no space
+    around them), ``(…)`` in English (with ``after``, following a word: `` (…)``) — the one helper
+    for a bracket of the program's own."""
+    if (lang or current()) is Language.ZH:
+        return f"（{text}）"
+    return f" ({text})" if after else f"({text})"
+
+
+_QUOTED_SPAN = re.compile(r"('[^'\n]*'|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”)")
+_CJK_CHAR = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_FULL_WIDTH_MARK = "，。、；：！？（）“”「」《》【】"
+_CJK_THEN_LATIN = re.compile(rf"([{_CJK_CHAR}])([A-Za-z0-9'`\"])")
+_LATIN_THEN_CJK = re.compile(rf"([A-Za-z0-9'`\"%])([{_CJK_CHAR}])")
+_SPACE_AT_MARK = re.compile(rf" +(?=[{_FULL_WIDTH_MARK}])|(?<=[{_FULL_WIDTH_MARK}]) +")
+
+
+def cjk_spaced(text: str, lang: Language | None = None) -> str:
+    """A sentence of the program's own as Chinese is spaced (Chinese only; other languages as given):
+    one space between a Chinese character and a Latin word, a number or a quoted name (``规则
+    '烧牌-测试' 没有效果``, ``由 ranks 规定``), none beside full-width punctuation (``）规定``); the
+    quoted names themselves (a file's text) are left as written."""
+    if (lang or current()) is not Language.ZH or not text:
+        return text
+    parts = _QUOTED_SPAN.split(text)
+    for i in range(0, len(parts), 2):  # (the odd parts are quoted)
+        parts[i] = _SPACE_AT_MARK.sub("", _LATIN_THEN_CJK.sub(r"\1 \2", _CJK_THEN_LATIN.sub(r"\1 \2", parts[i])))
+    for i in range(1, len(parts), 2):  # a quoted name between Chinese characters: a space each side
+        if parts[i - 1] and re.search(rf"[{_CJK_CHAR}]$", parts[i - 1]):
+            parts[i - 1] += " "
+        if i + 1 < len(parts) and re.match(rf"[{_CJK_CHAR}]", parts[i + 1]):
+            parts[i + 1] = " " + parts[i + 1]
+    return "".join(parts)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gouji_dsl.i18n import _
+
 _HERE = Path(__file__).resolve().parent
 
 
@@ -74,11 +76,18 @@ def _bundled_folder() -> tuple[Path | None, bool]:
     return d, d.parent == _HERE
 
 
+def bundled_path(name: str) -> str:
+    """How a bundled ruleset file is shown when no path would do: ``<bundled>/NAME.yaml``, the
+    placeholder in the active language (Chinese ``自带/NAME.yaml``, the word the catalog uses for
+    bundled everywhere); the JSON outputs keep the real path."""
+    return _("<bundled>/{name}").format(name=name)
+
+
 def display_path(path: str) -> str:
-    """A short name for a ruleset file: ``<bundled>/NAME.yaml`` for a bundled ruleset of the
-    installed package; else the path relative to the current directory when the file lies below it
-    (so a source checkout shows ``rules/NAME.yaml``); else ``<bundled>/NAME.yaml`` for a bundled
-    file; else the path as given."""
+    """A short name for a ruleset file, the one printer of a file's name in text: ``<bundled>/NAME.yaml``
+    (:func:`bundled_path`) for a bundled ruleset of the installed package; else the path relative to
+    the current directory when the file lies below it (so a source checkout shows ``rules/NAME.yaml``);
+    else ``<bundled>/NAME.yaml`` for a bundled file; else the path as given."""
     if not path or path.startswith("<"):
         return path
     try:
@@ -88,11 +97,11 @@ def display_path(path: str) -> str:
     bundled, installed = _bundled_folder()
     is_bundled = bundled is not None and p.parent == bundled
     if is_bundled and installed:
-        return f"<bundled>/{p.name}"
+        return bundled_path(p.name)
     try:
         rel = os.path.relpath(p, Path.cwd())
     except ValueError:  # another drive (Windows)
         rel = ".."
     if not rel.startswith(".."):
         return rel
-    return f"<bundled>/{p.name}" if is_bundled else path
+    return bundled_path(p.name) if is_bundled else path

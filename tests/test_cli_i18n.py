@@ -118,7 +118,7 @@ def test_a_chinese_locale_picks_chinese(tmp_path, broken):
 @pytest.mark.parametrize("args,english,chinese", [
     (["simulate", "online", "-n", "2", "--workers", "1"], "2 games, seed", "2 局，种子"),
     (["diff", "online", "qingdao"], "setting(s)", "个设置"),
-    (["show", "online", "--explain", "2 play AA"], "2 play AA: illegal", "2 play AA: 不合法"),
+    (["show", "online", "--explain", "2 play AA"], "2 play AA: illegal", "2 play AA：不合法"),
 ])
 def test_lang_zh_on_several_commands(runner, args, english, chinese):
     en = runner.invoke(cli, args)
@@ -133,7 +133,7 @@ def test_explain_in_chinese_keeps_rule_ids_and_checks(runner):
     zh = runner.invoke(cli, ["--lang", "zh", "show", "online", "--explain", "2 play AA"]).stdout
     ids = re.compile(r"\b(?:engine|lead|setting)\.[\w.-]+")
     assert ids.findall(zh) == ids.findall(en) and ids.findall(en)
-    assert "[禁止] engine.turn: 现在轮到 3 号座位，不是 2 号座位。" in zh
+    assert "[禁止] engine.turn：现在轮到 3 号座位，不是 2 号座位。" in zh
 
 
 def test_gouji_test_in_chinese(runner):

@@ -49,7 +49,7 @@ def test_figures_and_json():
     assert timed["timed"] is True and timed["timing"]["a"]["decisions"] > 0
     json.dumps(d)
     text = r.text()
-    assert "heuristic (A) against random (B)" in text and "95 % interval" in text
+    assert "heuristic (A) against random (B)" in text and "(95% interval)" in text
 
 
 def test_matches_are_the_unit_in_match_rulesets():
@@ -258,7 +258,7 @@ def test_duel_text_wording_on_one_deal():
     pl = {s: s for s in range(1, 7)}
     games = [DuelGame(0, True, sc, pl, 2.0, t), DuelGame(0, False, {s: 0.0 for s in sc}, pl, 0.0, t)]
     text = DuelReport("online", "heuristic", "random", 1, 1, None, games, 1).text()
-    assert "(95 % interval)" not in text and "too few deals for an interval" in text  # none is printed
+    assert "(95% interval)" not in text and "too few deals for an interval" in text  # none is printed
     assert "; 1 tie\n" in text
 
 

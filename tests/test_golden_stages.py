@@ -26,8 +26,9 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 _CHECKOUT_PATH = re.compile(r"(?<![\w./<>-])rules/([\w.-]+\.yaml)")
 
 
-def _normalised(text: str) -> str:
-    return _CHECKOUT_PATH.sub(r"<bundled>/\1", text)
+def _normalised(text: str, lang: Language = Language.EN) -> str:
+    from gouji_dsl.i18n import catalog
+    return _CHECKOUT_PATH.sub(lambda m: catalog(lang=lang).gettext("<bundled>/{name}").format(name=m.group(1)), text)
 
 STAGES = {
     "resolved": ("txt", lambda name: render.resolved_text(gouji_dsl.load(name))),
@@ -41,7 +42,7 @@ STAGES = {
 @pytest.mark.parametrize("name", list_bundled())
 def test_stage_golden(stage, name):
     ext, make = STAGES[stage]
-    text = _normalised(make(name))
+    text = _normalised(make(name), Language.ZH if stage.endswith("-zh") else Language.EN)  # (自带/base.yaml in Chinese)
     path = GOLDEN / stage / f"{name}.{ext}"
     if os.environ.get("GOUJI_UPDATE_GOLDEN"):
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gouji_dsl.engine import lookahead
@@ -98,7 +98,7 @@ class Explanation:
         return head + (_(": ") + sep.join(parts) if parts else "") + warned + _(".")
 
     def format(self) -> str:
-        head = f"{self.move}: " + (_("legal") if self.legal else _("illegal"))
+        head = self.move + _(": ") + (_("legal") if self.legal else _("illegal"))
         lines = [head]
         if self.chain:
             lines.append("  " + _("because:"))
@@ -368,7 +368,11 @@ def explain(state: GameState, move: Move) -> Explanation:
     involved = [move.seat] + ([state.top.seat] if state.top is not None else [])
     chain += flag_facts(state, trace, involved)
     warnings, undecided = burn_outlook(state, move) if ok else ([], "")
-    return Explanation(move.text(state.model), ok, trace, chain, warnings, undecided)
+    words = game_words(state.graph.resolved)  # the program's own sentences in the ruleset's words (火牌, 造反)
+    chain = [replace(b, fact=words.own(b.fact)) for b in chain]
+    warnings = [replace(b, fact=words.own(b.fact)) for b in warnings]
+    trace = [replace(r, text=words.own(r.text)) if r.rule is None else r for r in trace]  # (engine.*, setting.*)
+    return Explanation(move.text(state.model), ok, trace, chain, warnings, words.own(undecided))
 
 
 def burn_warnings(state: GameState, move: Any) -> list[Because]:

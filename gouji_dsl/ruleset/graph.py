@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gouji_dsl.diagnostics import Code, Diagnostic, DiagnosticBag, GoujiError, Severity, SourcePos, did_you_mean
-from gouji_dsl.i18n import N_, _
+from gouji_dsl.i18n import N_, _, bracketed
 from gouji_dsl.lang.ast import Literal, Node, Setting, Unary, UnOp
 from gouji_dsl.lang.check import DefInfo, Definitions, Scope, VarSig, check, unknown_names
 from gouji_dsl.lang.compile import Compiler
@@ -140,9 +140,9 @@ class Reason:
         return path if self.pos.line <= 0 else f"{path}:{self.pos.line}"
 
     def format(self) -> str:
-        loc = f" ({self.where})" if self.where else ""
+        loc = bracketed(self.where, after=True) if self.where else ""
         verdict = _(_VERDICT_WORDS[self.verdict]) if self.verdict in _VERDICT_WORDS else self.verdict
-        return f"[{verdict}] {self.rule_id}{loc}: {self.text}"
+        return f"[{verdict}] {self.rule_id}{loc}{_(': ')}{self.text}"
 
 
 _VERDICT_WORDS = {Verdict.ALLOWED: N_("allowed"), Verdict.FORBADE: N_("forbade"), Verdict.NOTE: N_("note"),

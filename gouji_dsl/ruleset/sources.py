@@ -52,10 +52,6 @@ def overlaid(overlay: Mapping[str, str]) -> Iterator[None]:
 
 
 def short_path(path: str) -> str:
-    """A bundled file as ``<bundled>/NAME.yaml`` (not a path into site-packages); others as given."""
-    try:
-        if Path(path).resolve().parent == resources.rules_dir().resolve():  # (looked up when called: tests replace it)
-            return f"<bundled>/{Path(path).name}"
-    except OSError:
-        pass
-    return path
+    """A file as every citation shows it (:func:`gouji_dsl.resources.display_path`: a bundled file as
+    ``<bundled>/NAME.yaml`` in the active language, not a path into site-packages)."""
+    return resources.display_path(path)

@@ -54,10 +54,37 @@ class Term(StrEnum):
 
 
 #: the words the program's own sentences (the catalogs) use for a term, per language: where a ruleset
-#: names the term otherwise, :meth:`GameWords.own` puts its word in their place
+#: names the term otherwise, :meth:`GameWords.own` puts its word in their place (the English words are
+#: given only where the catalog's English word is the term alone: ``pass``, ``yield`` are also moves)
 CATALOG_WORDS: dict[Term, dict[Language, str]] = {
     Term.BURN: {Language.ZH: "烧牌", Language.EN: "burn"},
+    Term.COUNTER_BURN: {Language.ZH: "反烧"},
+    Term.BURN_UNDONE: {Language.ZH: "解烧"},
+    Term.BURN_FAILED: {Language.ZH: "诈烧"},
+    Term.REVOLUTION: {Language.ZH: "革命", Language.EN: "revolution"},
+    Term.PLACE: {Language.ZH: "走科"},
+    Term.YIELD: {Language.ZH: "让牌"},
+    Term.PASS: {Language.ZH: "过牌"},
+    Term.DEAD_GOUJI: {Language.ZH: "够死级"},
+    Term.GOUJI: {Language.ZH: "够级牌"},
+    Term.OPENED: {Language.ZH: "开点"},
+    Term.DECLARED: {Language.ZH: "宣点"},
+    Term.STUCK: {Language.ZH: "憋三"},
+    Term.HEADLESS: {Language.ZH: "无头"},
+    Term.KEEP_HEAD: {Language.ZH: "要头"},
+    Term.SCRAMBLE: {Language.ZH: "四人乱缠"},
+    Term.SWEEP: {Language.ZH: "串三户"},
+    Term.NEXT_LEADS: {Language.ZH: "接风"},
+    Term.SHOW_COUNT: {Language.ZH: "报牌"},
+    Term.RETURN_TRIBUTE: {Language.ZH: "还贡"},
+    Term.TRIBUTE: {Language.ZH: "进贡"},
 }
+
+#: the places the program's own sentences name by the catalog's word (头科确定之前 …): the first out
+CATALOG_PLACES: dict[int, dict[Language, str]] = {1: {Language.ZH: "头科"}}
+
+_QUOTED = re.compile(r"('[^']*'|`[^`]*`)")
+"""A quoted move or name inside a sentence ('burn CARDS', `burn.priority`): the notation, never renamed."""
 
 
 @dataclass(frozen=True)
@@ -82,16 +109,38 @@ class GameWords:
 
 
     def own(self, text: str, *terms: Term, lang: Language | None = None) -> str:
-        """``text``, a sentence of the program's own (its catalog's) that names ``terms`` by the
-        catalog's words (烧牌, burn), with the ruleset's word for each it names otherwise
-        (``words.terms: {burn: 火牌}`` → ``火牌的顺序是 …``); a word that holds the catalog's
-        (base's ``burn (烧牌)``) leaves the text as it is."""
+        """``text``, a sentence of the program's own (its catalog's) that names ``terms`` (default:
+        every term of :data:`CATALOG_WORDS` and the places of :data:`CATALOG_PLACES`) by the catalog's
+        words (烧牌, burn), with the ruleset's word for each it names otherwise (``words.terms: {burn:
+        火牌}`` → ``火牌的顺序是 …``); a word that holds the catalog's (base's ``burn (烧牌)``) leaves
+        the text as it is, and so does a quoted move or name (``'burn CARDS'``: the notation)."""
+        swaps = self._swaps(terms, lang or current())
+        if not swaps:
+            return text
+        parts = _QUOTED.split(text)
+        for i in range(0, len(parts), 2):  # (the odd parts are the quoted ones)
+            for pattern, word in swaps:
+                parts[i] = pattern.sub(word, parts[i])
+        return "".join(parts)
+
+    def _swaps(self, terms: tuple[Term, ...], lang: Language) -> list[tuple[re.Pattern[str], str]]:
+        """(the catalog's word as a pattern, the ruleset's word) for each word :meth:`own` replaces."""
+        pairs = [(CATALOG_WORDS.get(t, {}).get(lang), self.term(t, lang), True) for t in terms or tuple(CATALOG_WORDS)]
+        if not terms:
+            pairs += [(w.get(lang), self.place(n, lang) if str(n) in self.places else None, False)
+                      for n, w in CATALOG_PLACES.items()]
+        return [(re.compile(rf"(?<![A-Za-z]){re.escape(mine)}(?![A-Za-z])" if latin else re.escape(mine)),
+                 theirs.replace("\\", r"\\")) for mine, theirs, latin in pairs if mine and theirs and mine not in theirs]
+
+    def unbroken(self, lang: Language | None = None) -> tuple[str, ...]:
+        """Every word of the game in ``lang`` (default: the active language) that a line break must not
+        cut: the ruleset's places, terms and cards, and the catalog's words for the terms (the seeds'
+        sentences a variant inherits still say 四人乱缠 where it says 乱战)."""
         lang = lang or current()
-        for t in terms:
-            mine, theirs = CATALOG_WORDS.get(t, {}).get(lang), self.term(t, lang)
-            if mine and theirs and mine not in theirs:
-                text = re.sub(rf"(?<![A-Za-z]){re.escape(mine)}(?![A-Za-z])", theirs.replace("\\", r"\\"), text)
-        return text
+        said = [self.place(int(p), lang) for p in self.places if p.isdigit()]
+        said += [w.in_lang(lang) for w in (*self.terms.values(), *self.cards.values())]
+        said += [w[lang] for w in CATALOG_WORDS.values() if lang in w]
+        return tuple(dict.fromkeys(w for w in said if w))
 
     def card(self, kind: str, lang: Language | None = None) -> str | None:
         """The ruleset's name of the card ``kind`` of the notation (``R`` → 大王 in Chinese, ``big

@@ -243,10 +243,12 @@ class _Laid:
     a number and its measure word (``20 局``) or a word of the game (``keep``: the ruleset's words);
     other lines and tables as the console prints them."""
 
-    def __init__(self, console: Any, keep: tuple[str, ...] = ()):
-        self.console, self.keep = console, keep
+    def __init__(self, console: Any, keep: tuple[str, ...] = (), words: Any = None):
+        self.console, self.keep, self.words = console, keep, words
 
     def print(self, text: Any = "", *args: Any, **options: Any) -> None:
+        if isinstance(text, str) and self.words is not None:
+            text = self.words.own(text)  # the summary's own words in the ruleset's words of the game (火牌率)
         if args or not isinstance(text, str) or "\n" in text or display_width(text) == len(text):
             self.console.print(text, *args, **options)
             return
@@ -274,8 +276,7 @@ def _kept_words(words: Any) -> tuple[str, ...]:
     """The ruleset's words of the game (places, terms, cards) in the active language: never cut."""
     if words is None:
         return ()
-    said = [words.place(int(p)) for p in words.places] + [w.in_lang(None) for w in (*words.terms.values(), *words.cards.values())]
-    return tuple(w for w in said if w)
+    return tuple(words.unbroken())
 """The widest place word the summary's table takes as a column header."""
 
 
@@ -303,7 +304,7 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     from gouji_dsl.tools.figures import team_of  # lazy: start-up
     from gouji_dsl.tools.stats import Estimate  # lazy: start-up
 
-    console = _Laid(stdout_console(highlight=False), _kept_words(words))
+    console = _Laid(stdout_console(highlight=False), _kept_words(words), words)
     games = summary["games"]
     console.print(_("[bold]{ruleset}[/bold]: {games} games, seed {seed}, {bots} bots").format(
         ruleset=shown_markup(summary['ruleset']), games=games, seed=shown_markup(summary['seed']), bots=shown_markup(bots)))

@@ -608,12 +608,12 @@ def disp_width(s: str) -> int:
     return sum(_cw(c) for c in s)
 
 
-def wrap(text: str, width: int, indent: str = "") -> list[str]:
+def wrap(text: str, width: int, indent: str = "", keep: Iterable[str] = ()) -> list[str]:
     """``text`` in lines of at most ``width`` columns, each prefixed with ``indent``, paragraph by
     paragraph (``\\n``): the one layout of Chinese and English text (:func:`gouji_dsl.tools.textlayout.wrap`:
-    Chinese breaks between characters, its punctuation kept with its neighbour)."""
+    Chinese breaks between characters, its punctuation kept with its neighbour; ``keep``: never cut)."""
     width = max(width, 4)
-    return [line for para in str(text).split("\n") for line in textlayout.wrap(para, width, indent)]
+    return [line for para in str(text).split("\n") for line in textlayout.wrap(para, width, indent, keep=keep)]
 
 
 def _pad(s: str, width: int) -> str:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gouji_dsl import i18n
-from gouji_dsl.i18n import N_, Language, _, ngettext
+from gouji_dsl.i18n import N_, Language, _, bracketed, ngettext
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.analysis import ENGINE_SETTINGS, analyse
 from gouji_dsl.ruleset.game.cards import NAMES
@@ -45,7 +45,7 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.lint import no_effect, setting_sentences, stale_says
 from gouji_dsl.ruleset.spec import said
-from gouji_dsl.ruleset.words import GameWords, Term, game_words
+from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools import textlayout
 
 __all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
@@ -65,18 +65,12 @@ _HEADINGS: dict[str, str] = {
     "tribute": N_("Between games"),
     "setup": N_("Before play"),
 }
-_HEADING_TERMS: dict[str, Term] = {"burn": Term.BURN}
-"""The phases whose heading names a term of the game: the heading says the ruleset's word for it."""
 
 
 def _heading(phase: str, graph: RuleGraph) -> str:
-    """The heading of ``phase``'s section, in the ruleset's words (``words.terms``: a ruleset that calls
-    burning 火牌 gets a section 火牌)."""
-    if phase not in _HEADINGS:
-        return phase.capitalize()
-    said = _(_HEADINGS[phase])
-    term = _HEADING_TERMS.get(phase)
-    return game_words(graph.resolved).own(said, term) if term is not None else said
+    """The heading of ``phase``'s section (the sections' own words are put in the ruleset's words of
+    the game when the sections are laid out: a ruleset that calls burning 火牌 gets a section 火牌)."""
+    return _(_HEADINGS[phase]) if phase in _HEADINGS else phase.capitalize()
 
 
 _CARD_SETTINGS = tuple(ENGINE_SETTINGS)
@@ -405,6 +399,10 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
             if "declare" in hooks:
                 parts.append(_("declarations"))
             sec.heading = _(_HEADINGS["setup"]) + (_(": ") + _(" and ").join(parts) if parts else "")
+    named = game_words(graph.resolved)  # the doc's own words (headings, the facts) in the ruleset's words of the game
+    for sec in sections:
+        sec.heading = named.own(sec.heading)
+        sec.facts = [(named.own(k), named.own(v)) for k, v in sec.facts]
 
     sources: list[str] = []
     for sec in sections:
@@ -433,9 +431,7 @@ _KEEP: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("doc_kee
 
 def _words_of(graph) -> tuple[str, ...]:
     """The ruleset's words of the game (places, terms, cards) in the active language."""
-    named = game_words(graph.resolved)
-    said = [named.place(int(p)) for p in named.places] + [w.in_lang(None) for w in (*named.terms.values(), *named.cards.values())]
-    return tuple(w for w in said if w)
+    return game_words(graph.resolved).unbroken()
 
 
 _SEED_MARKS = re.compile(r"RULES\.md (§[0-9§, \-]+?) ?((?:\[S[0-9]\])+)")
@@ -454,6 +450,16 @@ def _cited(note: str) -> str:
         names = "、".join(f"{int(n):03d}" for n in marks)
         return _("source text {number}").format(number=names) + f"（RULES.md {m.group(1).strip()}）"
     return _SEED_WORD.sub(lambda m: _("source text {number}").format(number=m.group(1)), _SEED_MARKS.sub(seeds, note))
+
+
+def _sources_note(sources: list[str]) -> str:
+    """What the sources cite, for a reader who has not the project at hand: the seeds are the Chinese
+    rule texts quoted, RULES.md the project's English summary of them ("" when no source cites them)."""
+    cited = " ".join(str(said(s)) for s in sources)
+    if not (_SEED_WORD.search(cited) or "RULES.md" in cited):
+        return ""
+    return _("The seeds ([S0]-[S3] and seed 000-003) are the Chinese rule texts the rules are quoted from; "
+             "RULES.md is the project's summary of them in English, by section (§).")
 
 
 def _text(graph, sections: list[_Section], sources: list[str]) -> str:
@@ -495,6 +501,7 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
     if sources:
         head = _("Sources")
         out += ["", "", head, "-" * _width(head), ""]
+        out += _wrap(_sources_note(sources), WIDTH, "  ") + [""] if _sources_note(sources) else []
         mw = len(f"[{len(sources)}]") + 1
         for i, src in enumerate(sources, 1):
             mark = f"[{i}]"
@@ -518,12 +525,12 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
         out += [_md(said(r.description) or ""), ""]
     chain = _chain(graph)
     colon = _(":")
-    out.append(f"- **{_('Ruleset')}{colon}** `{chain[0][0]}` (`{chain[0][2]}`)")
+    out.append(f"- **{_('Ruleset')}{colon}** `{chain[0][0]}`" + bracketed(f"`{chain[0][2]}`", after=True))
     if r.source:
         out.append(f"- **{_('Source')}{colon}** {_md(said(r.source))}")
     if len(chain) > 1:
         out.append(f"- **{_('Builds on')}{colon}** " + _(", which builds on ").join(
-            f"`{name}` (`{path}`)" + (f": {_md(t)}" if t else "") for name, t, path in chain[1:]))
+            f"`{name}`" + bracketed(f"`{path}`", after=True) + (_(": ") + _md(t) if t else "") for name, t, path in chain[1:]))
     for num, sec in enumerate(sections, 1):
         out += ["", f"## {num}. {_md(sec.heading)}", ""]
         if sec.facts:
@@ -536,6 +543,7 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
             out.append(f"- **{num}.{j}** {_md(item.text)}{mark}")
     if sources:
         out += ["", f"## {_('Sources')}", ""]
+        out += [_md(_sources_note(sources)), ""] if _sources_note(sources) else []
         out += [f"{i}. {_md(_cited(said(src)))}" for i, src in enumerate(sources, 1)]
     return "\n".join(out).rstrip() + "\n"
 

@@ -36,7 +36,7 @@ from gouji_dsl.bots import make_bot, parse_bot_spec
 from gouji_dsl.diagnostics import quoted, shortened
 from gouji_dsl.engine.interpreter import GameState, Move, match_length, score_range
 from gouji_dsl.engine.records import DuplicateKeyError, _Positions, json_limit, load_json, schema_message, strict_validator_class
-from gouji_dsl.i18n import _, ngettext
+from gouji_dsl.i18n import _, bracketed, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import os_failure, shown
@@ -247,7 +247,7 @@ class DuelReport:
         elif cut:
             match += ngettext(", the last cut short after {cut} deal", ", the last cut short after {cut} deals", cut).format(cut=cut)
         units = len(self.unit_means())
-        interval = "" if math.isnan(md.low) else " (95 % " + _("interval") + ")"
+        interval = "" if math.isnan(md.low) else bracketed(_("{level} interval").format(level="95%"), after=True)
         if math.isnan(md.low):
             verdict = _("too few deals for an interval")
         elif units > 1 and not any(self.unit_means()):  # no spread: the interval has no width

@@ -782,7 +782,8 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
         out += wrap(_("#{rank} deal {deal}: Σ|Δscore| {score_difference}, {places_changed} seat(s) placed "
                     "differently; places by seat {la}: {pa} | {lb}: {pb}").format(
                         rank=d.rank, deal=d.deal, score_difference=d.score_difference, places_changed=d.places_changed,
-                        la=la, pa=pa, lb=lb, pb=pb), width, "")
+                        la=la, pa=pa, lb=lb, pb=pb), width, "",
+                    keep=(pa, pb, la + _(": ") + pa, lb + _(": ") + pb))  # (a list of places is never split from its side)
     out += ["", _("Statistics:")]
     for m in methods():
         lines = wrap(m, width - 2)

@@ -228,7 +228,9 @@ def cjk_spaced(text: str, lang: Language | None = None) -> str:
     parts = _QUOTED_SPAN.split(text)
     for i in range(0, len(parts), 2):  # (the odd parts are quoted)
         parts[i] = _SPACE_AT_MARK.sub("", _LATIN_THEN_CJK.sub(r"\1 \2", _CJK_THEN_LATIN.sub(r"\1 \2", parts[i])))
-    for i in range(1, len(parts), 2):  # a quoted name between Chinese characters: a space each side
+    for i in range(1, len(parts), 2):  # a quoted name between Chinese characters: a space each side (not “…”)
+        if parts[i].startswith("“"):
+            continue
         if parts[i - 1] and re.search(rf"[{_CJK_CHAR}]$", parts[i - 1]):
             parts[i - 1] += " "
         if i + 1 < len(parts) and re.match(rf"[{_CJK_CHAR}]", parts[i + 1]):

@@ -134,3 +134,28 @@ def test_the_rulebooks_sources_say_what_they_cite(runner):
     assert "资料 000–003 是本规则书引用的中文规则原文" in sources and "[S1]" not in sources
     en = runner.invoke(cli, ["doc", "online"])
     assert "The seeds ([S0]-[S3] and seed 000-003) are the Chinese rule texts" in en.stdout
+
+
+def test_a_chinese_numeral_keeps_its_measure_word():
+    """F7: 一个 / 20 局 never split; the rest of a Chinese line may break between characters."""
+    text = "真正选择：69.5% 95% [65.1%, 73.8%]（合法着法多于一个的决策）"
+    for width in range(20, 60):
+        lines = textlayout.wrap(text, width)
+        assert not any(x.endswith("一") for x in lines[:-1]), (width, lines)
+
+
+def test_simulate_keeps_a_team_and_a_seats_figure_whole_at_60_columns(runner, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    zh = runner.invoke(cli, ["--lang", "zh", "simulate", "online", "--games", "2", "--workers", "1"])
+    assert zh.exit_code == 0, zh.output
+    assert "联邦 2（2, 4, 6 号座位）" in zh.stdout and "联邦 1（1, 3, 5 号座位）" in zh.stdout
+    lines = zh.stdout.splitlines()
+    assert not any(x.rstrip().endswith(":") for x in lines if x.startswith(("座位优势", " ")))
+    assert not any(x.endswith(" （") or " （" in x for x in lines)  # (no space before a full-width bracket)
+
+
+def test_league_counts_deals_and_names_its_interval_as_duel_does(runner):
+    zh = runner.invoke(cli, ["--lang", "zh", "league", "online", "heuristic", "random", "-n", "2"])
+    assert zh.exit_code == 0, zh.output
+    assert "同样的 2 次发牌上对战" in zh.stdout and "95% 置信区间" in zh.stdout and "heuristic − random：" in zh.stdout
+    assert "见英文 README 的“gouji league RULESET BOT... [--deals N]”一节" in zh.stdout

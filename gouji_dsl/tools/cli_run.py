@@ -18,7 +18,7 @@ import click
 
 from gouji_dsl.bots import runner_bots
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.i18n import N_, _, display_width
+from gouji_dsl.i18n import N_, _, cjk_spaced, display_width
 from gouji_dsl.ruleset.words import game_words
 from gouji_dsl.tools.cli_duel import BotsType, PositiveFloat, bots_help, engine_option
 from gouji_dsl.tools.exits import (
@@ -214,8 +214,8 @@ def _design_text(console: Any, summary: dict[str, Any], ci: Callable[..., str]) 
     if "real_choice_share" not in iv:
         return
     seats = [k for k in iv if k.startswith("seat_score.")]
-    console.print(_("seat advantage:   ") + " ".join(f"{k.split('.')[1]}: {iv[k]['value']:+.2f}" for k in seats)
-                  + _("  (mean score by seat)"))
+    pairs = [f"{k.split('.')[1]}: {iv[k]['value']:+.2f}" for k in seats]
+    console.print(_("seat advantage:   ") + " ".join(pairs) + _("  (mean score by seat)"), keep=tuple(pairs))
     if "first_leader_team_score" in iv:
         console.print(_("first leader:     {v:+.2f}{ci}  (the first leader's team's mean score)").format(
             v=iv["first_leader_team_score"]["value"], ci=ci("first_leader_team_score")))
@@ -246,7 +246,8 @@ class _Laid:
     def __init__(self, console: Any, keep: tuple[str, ...] = (), words: Any = None):
         self.console, self.keep, self.words = console, keep, words
 
-    def print(self, text: Any = "", *args: Any, **options: Any) -> None:
+    def print(self, text: Any = "", *args: Any, keep: tuple[str, ...] = (), **options: Any) -> None:
+        """Print ``text``; ``keep``: more pieces of it no line break may cut (a list of seats)."""
         if isinstance(text, str) and self.words is not None:
             text = self.words.own(text)  # the summary's own words in the ruleset's words of the game (火牌率)
         if args or not isinstance(text, str) or "\n" in text or display_width(text) == len(text):
@@ -258,6 +259,7 @@ class _Laid:
         if re.search(r"\[/?[a-z]", text):  # markup inside: as the console prints it
             self.console.print(text, **options)
             return
+        text = cjk_spaced(text)  # (no space beside a full-width bracket: "1.2 秒（每秒 …）")
         m = _LABEL.match(text)
         first = rest = ""
         if m:
@@ -265,7 +267,7 @@ class _Laid:
             indent = max(_VALUE_COLUMN, display_width(label) + 1)
             first, rest, text = label + " " * (indent - display_width(label)), " " * indent, text[m.end():]
         from gouji_dsl.tools import textlayout  # lazy: start-up
-        for line in textlayout.wrap(text, max(self.console.width, 40), first, rest, self.keep):
+        for line in textlayout.wrap(text, max(self.console.width, 40), first, rest, self.keep + keep):
             self.console.print(line, soft_wrap=True, **options)
 
     def __getattr__(self, name: str) -> Any:
@@ -338,8 +340,8 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
 
     def members(t: str) -> str:  # seats 1, 3, 5 (seed 001: ①③⑤为一方联邦)
         return ", ".join(str(s) for s in range(1, n_seats + 1) if team_of(s, len(teams)) == int(t))
-    console.print(_("mean team score:  ") + _("; ").join(
-        _("team {t} (seats {seats}) {v:+.2f}").format(t=t, seats=members(t), v=v) for t, v in teams.items()))
+    each = [_("team {t} (seats {seats}) {v:+.2f}").format(t=t, seats=members(t), v=v) for t, v in teams.items()]
+    console.print(_("mean team score:  ") + _("; ").join(each), keep=tuple(cjk_spaced(x) for x in each))  # (a team is not cut)
     if "score_spread" in iv:
         console.print(_("score spread:     {iv:.2f}{ci}  "
                       "(between the teams' scores)").format(iv=iv['score_spread']['value'], ci=ci('score_spread')))

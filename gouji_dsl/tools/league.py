@@ -78,12 +78,12 @@ class LeagueReport:
         """The pairs, the table (row − column, per game) and the field means, for a terminal."""
         lines = [_("{ruleset}: league of {n} bots, every pair on the same {deals} deals × 2 seatings, seed {seed}").format(
                      ruleset=self.ruleset, n=len(self.bots), deals=self.deals, seed=self.seed), "",
-                 _("pairs (mean team score A − B per game, {level} interval):").format(level="95 %")]
+                 _("pairs (mean team score A − B per game, {level} interval):").format(level="95%")]
         few = any(len(d.unit_means()) < MIN_UNITS_FOR_VERDICT for d in self.duels)
         for d in self.duels:
             m = d.mean_diff
             mark = " *" if (m.low > 0 or m.high < 0) and not few else ""
-            lines.append(f"  {d.a} − {d.b}: {m.format(2, signed=True)}{mark}")
+            lines.append(f"  {d.a} − {d.b}{_(': ')}{m.format(2, signed=True)}{mark}")
         width = max(12, *(len(b) for b in self.bots)) + 1
         lines += ["", _("table (row − column):"), " " * width + "".join(f"{b[:22]:>24}" for b in self.bots)]
         for a in self.bots:

@@ -37,9 +37,18 @@ def _inside_terms(text: str, keep: Iterable[str]) -> set[int]:
 
 
 def _measured(units: list[tuple[str, bool]], c: str, space: bool) -> bool:
-    """``c`` (a Chinese measure word or unit after a number: ``20 局``, ``1 个``) stays with the number
-    before it, across the space between them."""
-    return space and bool(units) and units[-1][0][-1:].isdigit() and display_width(c) == 2 and c not in NO_END
+    """``c`` (a Chinese measure word or unit after a number: ``20 局``, ``1 个``, ``一个``) stays with
+    the number before it, across the space between them."""
+    if not units:
+        return False
+    last = units[-1][0][-1:]
+    if not space and last in _CHINESE_NUMERALS and c in _MEASURE_WORDS:
+        return True
+    return space and last.isdigit() and display_width(c) == 2 and c not in NO_END
+
+
+_CHINESE_NUMERALS = frozenset("一二两三四五六七八九十百千万几每")
+_MEASURE_WORDS = frozenset("个张局次副种位人轮家条项秒队组场")
 
 
 def break_units(text: str, keep: Iterable[str] = ()) -> list[tuple[str, bool]]:
@@ -54,10 +63,8 @@ def break_units(text: str, keep: Iterable[str] = ()) -> list[tuple[str, bool]]:
             space, glue = bool(units), False
             continue
         wide = display_width(c) == 2
-        if units and _measured(units, c, space):
-            units[-1] = (units[-1][0] + " " + c, units[-1][1])
-        elif units and (i in inside or (not space and (glue or c in NO_START
-                                                       or not (wide or display_width(units[-1][0][-1]) == 2)))):
+        if units and (_measured(units, c, space) or i in inside or (not space and (
+                glue or c in NO_START or not (wide or display_width(units[-1][0][-1]) == 2)))):
             units[-1] = (units[-1][0] + (" " if space else "") + c, units[-1][1])
         else:
             units.append((c, space))

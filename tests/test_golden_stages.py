@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import gouji_dsl
+from gouji_dsl import i18n
 from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset.loader import list_bundled
 from gouji_dsl.tools import render
@@ -27,8 +28,7 @@ _CHECKOUT_PATH = re.compile(r"(?<![\w./<>-])rules/([\w.-]+\.yaml)")
 
 
 def _normalised(text: str, lang: Language = Language.EN) -> str:
-    from gouji_dsl.i18n import catalog
-    return _CHECKOUT_PATH.sub(lambda m: catalog(lang=lang).gettext("<bundled>/{name}").format(name=m.group(1)), text)
+    return _CHECKOUT_PATH.sub(lambda m: i18n.catalog(lang=lang).gettext("<bundled>/{name}").format(name=m.group(1)), text)
 
 STAGES = {
     "resolved": ("txt", lambda name: render.resolved_text(gouji_dsl.load(name))),

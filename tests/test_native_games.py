@@ -85,7 +85,8 @@ def test_the_summary_says_how_many_games_the_core_left_to_python(monkeypatch):
     # (the games left are played move by move, looked at: the design metrics of every deal are the same)
     assert again["games_replayed"] == 20 and again["intervals"] == summary["intervals"]
     assert summary["intervals"]["real_choice_share"]["n"] == 60
-    summary = single.run_simulation(load_graph("six-deck-eagle"), 4, 3, workers=1, matches=False)
+    summary = single.run_simulation(load_graph(str(ROOT / "examples" / "variants" / "positional-jokers.yaml")), 4, 3,
+                                    workers=1, matches=False)  # (no whole native games: nothing replayed)
     assert "games_replayed" not in summary
 
 
@@ -93,10 +94,13 @@ def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why()
     for name in ("online", "base"):
         g = load_graph(name)
         assert F.games_fallback(g) is None
-    g = load_graph("six-deck-eagle")  # (its buying rounds: setup_rounds rules)
-    assert "setup_rounds" in (F.games_fallback(g) or "")
-    summary = engine_summary(g, "generated")
-    assert summary["whole_games"] == "generated" and "setup_rounds" in summary["games_fallback"]
+    g = load_graph("six-deck-eagle")  # (its buying rounds: setup_rounds rules; its scores divided by 3: floats)
+    assert F.games_fallback(g) is None and None not in native_games(g, 1, 0, 20)
+    g = load_graph(str(ROOT / "examples" / "variants" / "ask-redeal.yaml"))  # (a choice it offers: batch.h bt_asks)
+    assert F.games_fallback(g) is None and engine_summary(g, "generated")["whole_games"] == "native"
+    g = load_graph(str(ROOT / "examples" / "variants" / "positional-jokers.yaml"))  # (not the cover model)
+    assert "comparison" in (F.games_fallback(g) or "")
+    assert engine_summary(g, "generated")["play_phase"] == "generated"
 
 
 @pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)

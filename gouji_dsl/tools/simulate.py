@@ -7,6 +7,7 @@ seeded ``f"{S}:{i}:bot{seat}"``; the same ruleset, seed and bots give the same r
 from __future__ import annotations
 
 import random
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -14,7 +15,7 @@ from typing import Any, cast
 from gouji_dsl.bots import is_outside, make_bot
 from gouji_dsl.bots.outside import BotFailed
 from gouji_dsl.engine import fast
-from gouji_dsl.engine.interpreter import GameState, game_seed, match_length, new_game, next_game
+from gouji_dsl.engine.interpreter import GameState, _num, game_seed, match_length, new_game, next_game
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Engine
@@ -178,9 +179,26 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
     p = 10  # (batch.h BR_PLACES)
     d = p + 2 * n  # (BR_DESIGN: flow.DESIGN_WORDS)
     return [None if w is None else GameSummary(
-        index=start + i, places=tuple(w[p:p + n]), scores=tuple(w[p + n:p + 2 * n]), sweep=bool(w[7]), decisions=w[1],
+        index=start + i, places=tuple(w[p:p + n]), scores=_scores(w, n), sweep=bool(w[7]), decisions=w[1],
         tricks=w[2], first_leader=w[3] or None, burn_attempts=w[4], burn_successes=w[5], burn_failures=w[6],
         revolutions=w[8], redeals=w[9], design=Design(*w[d:d + 5])) for i, w in enumerate(got)]
+
+
+def _scores(w: Any, n: int) -> tuple[int, ...]:
+    """The scores of seats 1..n in a game's result words (native.flow.play_games): whole numbers, or
+    where a rule divides the double the core computed (a quotient of two whole numbers: finite; its
+    bits after the design words, batch.h BR_FLOATS), rounded as the interpreter rounds a score
+    (``_num``), then taken as a whole number as ``tools.figures.summarize_game`` takes every score."""
+    at = 10 + 2 * n + 5  # (batch.h BR_FLOATS: BR_PLACES, the places and scores, BD_WORDS)
+    mask = w[at] & 0xFFFFFFFF
+    out: list[int] = []
+    for s in range(1, n + 1):
+        if not (mask >> s) & 1:
+            out.append(w[10 + n + s - 1])
+            continue
+        lo, hi = w[at + 2 * s - 1] & 0xFFFFFFFF, w[at + 2 * s] & 0xFFFFFFFF
+        out.append(int(_num(struct.unpack("<d", struct.pack("<Q", lo | hi << 32))[0])))
+    return tuple(out)
 
 
 #: the bots whole native games are played with (batch.h): random bots and the heuristic bot (heuristic.h)

@@ -43,7 +43,10 @@ enum { BR_STATUS = 0, BR_DECISIONS, BR_TRICKS, BR_FIRST, BR_BURNS, BR_BURN_OK, B
  * every deal too), lead changes, the tricks after which first place was settled, of how many */
 enum { BD_CHOICES = 0, BD_DECISIONS, BD_CHANGES, BD_SETTLED, BD_TRICKS, BD_WORDS };
 #define BR_DESIGN(n) (BR_PLACES + 2 * (n))
-#define BR_WORDS(n) (BR_DESIGN(n) + BD_WORDS)
+/* after the design words: the seats whose score is a float (a bit mask), then each seat's double
+ * (two words: low, high; 0 for a whole score) */
+#define BR_FLOATS(n) (BR_DESIGN(n) + BD_WORDS)
+#define BR_WORDS(n) (BR_FLOATS(n) + 1 + 2 * (n))
 #define BT_MAX_REDEALS 200  /* interpreter.MAX_REDEALS */
 
 typedef struct {
@@ -160,7 +163,7 @@ typedef struct {
 } bt_bots;
 
 /* setup questions (their first move: revolt, choose head, declare) */
-enum { BQ_REVOLT = 0, BQ_CHOOSE, BQ_DECLARE };
+enum { BQ_REVOLT = 0, BQ_CHOOSE, BQ_DECLARE, BQ_ASK };
 
 /* heuristic.hand_power of a seat's hand: the same float operations in the same order */
 static inline double bt_hand_power(const fl_state *s, int seat)
@@ -241,6 +244,8 @@ static inline int bt_decide(fl_state *s, const bt_bots *B, int seat, int q, bt_s
             return p < B->weak ? 0 : 1;
         if (q == BQ_DECLARE)
             return p >= B->strong ? 0 : 1;
+        if (q == BQ_ASK)  /* (a choice of the ruleset's own: taken with a weak hand) */
+            return p < B->weak ? 0 : 1;
         return p >= B->weak * 2 ? 0 : 1;
     }
     if (bot == NULL || fl_draw(bot, 2, &i) < 0)
@@ -263,6 +268,45 @@ static inline int bt_ask_flag(fl_state *s, const bt_bots *B, const int *q, int n
             s->c.flag_bits[f] |= 1U << q[j];
     }
     return 0;
+}
+
+/* the choices of the ruleset's own asked at `point` (0 the deal, 1 the setup: _begin_point,
+ * _advance_asks): choice by choice, seat by seat, each seat the offer rules allow (choice bound)
+ * takes it or passes (the bot's decision: bt_decide), then the answered trigger's rules run
+ * (choice and answer bound: the choice's text, or pass). 0, or -1 (Python plays the game) */
+static inline int bt_asks(fl_state *s, const fl_prog *P, const bt_bots *B, int point, bt_setup_info *info)
+{
+    vm_value keep_choice = s->c.vars[15], keep_answer = s->c.vars[16];
+    int j, t, rc = 0;
+    if (point < 0 || point > 1)
+        return -1;
+    for (j = 0; j < P->n_choices[point] && j < FL_MAX_CHOICES && rc == 0; j++)
+        for (t = 1; t <= s->c.n_seats && rc == 0; t++) {
+            int d, yes;
+            fl_question(s, P, t, NULL, NULL, NULL, 0);
+            s->c.vars[15].tag = T_TEXT;
+            s->c.vars[15].v = P->choices[point][j];
+            s->c.vars[16] = keep_answer;
+            yes = fl_permit(s, P, H_OFFER);
+            if (yes <= 0) {
+                rc = yes;
+                continue;
+            }
+            d = bt_decide(s, B, t, BQ_ASK, info);
+            if (d < 0) {
+                rc = -1;
+                continue;
+            }
+            fl_question(s, P, t, NULL, NULL, NULL, 0);
+            s->c.vars[16].tag = T_TEXT;
+            s->c.vars[16].v = d == 0 ? P->choices[point][j] : P->text_pass;
+            if (P->triggers[TR_ANSWERED].n && fl_trigger_run(s, P, TR_ANSWERED) < 0)
+                rc = -1;
+        }
+    s->c.vars[15] = keep_choice;
+    s->c.vars[16] = keep_answer;
+    fl_question(s, P, 0, NULL, NULL, NULL, 0);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------ between games */
@@ -533,22 +577,36 @@ static inline int bt_between(fl_state *s, const fl_prog *P, const bt_bots *B, bt
     return bt_returns(s, B, rq, nq, info);
 }
 
-/* the buying rounds (_advance_between: setup_rounds rounds, 1 without a rule; a ruleset with
- * setup_rounds rules is refused by flow.py): the seat_setup trigger's rules for each seat in
- * turn, the round bound to `round`. 0, or -1 (a rule failed: Python plays the game) */
+#define BT_MAX_SETUP_ROUNDS 64  /* graph.MAX_SETUP_ROUNDS */
+
+/* the buying rounds (_advance_between: setup_rounds rounds, 1 without a rule; an answer that is
+ * not a whole number 0..BT_MAX_SETUP_ROUNDS is the interpreter's error): the seat_setup trigger's
+ * rules for each seat in turn, each round r bound to `round`. 0, or -1 (a rule failed, or the
+ * answer: Python plays the game) */
 static inline int bt_seat_setup(fl_state *s, const fl_prog *P)
 {
     vm_value keep = s->c.vars[4];
-    int t;
-    if (P->triggers[TR_SEAT_SETUP].n == 0)
-        return 0;
-    for (t = 1; t <= s->c.n_seats; t++) {
-        fl_question(s, P, t, NULL, NULL, NULL, 0);
-        s->c.vars[4].tag = T_INT;
-        s->c.vars[4].v = 1;
-        if (fl_trigger_run(s, P, TR_SEAT_SETUP) < 0)
+    int t, r, rounds = 1;
+    if (P->hooks[H_SETUP_ROUNDS].n) {
+        vm_value v;
+        fl_question(s, P, 0, NULL, NULL, NULL, 0);
+        if (fl_ask(s, P, H_SETUP_ROUNDS, &v) < 0)
+            return -1;
+        if (v.tag == T_INT && v.v >= 0 && v.v <= BT_MAX_SETUP_ROUNDS)
+            rounds = (int)v.v;
+        else if (v.tag != T_NONE)
             return -1;
     }
+    if (P->triggers[TR_SEAT_SETUP].n == 0)
+        return 0;
+    for (r = 1; r <= rounds; r++)
+        for (t = 1; t <= s->c.n_seats; t++) {
+            fl_question(s, P, t, NULL, NULL, NULL, 0);
+            s->c.vars[4].tag = T_INT;
+            s->c.vars[4].v = r;
+            if (fl_trigger_run(s, P, TR_SEAT_SETUP) < 0)
+                return -1;
+        }
     s->c.vars[4] = keep;
     fl_question(s, P, 0, NULL, NULL, NULL, 0);
     return 0;
@@ -582,6 +640,8 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, const bt_bots *B, bt_s
     vm_value v;
     int q[G_MAX_SEATS + 1];
     int t, n, j, leader, rc;
+    if (bt_asks(s, P, B, 0, info) < 0)  /* the deal point's choices */
+        return BS_PYTHON;
     rc = bt_says_yes(s, P, H_REDEAL_BEFORE_TRIBUTE);
     if (rc != 0)
         return rc < 0 ? BS_PYTHON : BS_VOID;
@@ -611,6 +671,8 @@ static inline int bt_setup(fl_state *s, const fl_prog *P, const bt_bots *B, bt_s
             info->revolutions++;
         }
     }
+    if (bt_asks(s, P, B, 1, info) < 0)  /* the setup point's choices */
+        return BS_PYTHON;
     rc = bt_says_yes(s, P, H_REDEAL);
     if (rc != 0)
         return rc < 0 ? BS_PYTHON : BS_VOID;
@@ -766,6 +828,7 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const
         W->base = *base;
     base = &W->base;
     memset(&result, 0, sizeof result);
+    result.floats_ok = 1;
     memset(&W->design, 0, sizeof W->design);
     W->design.trick = -1;
     W->design.teams = B->teams;
@@ -782,8 +845,15 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const
             return;
     }
     for (deals = 0; deals < BT_MAX_REDEALS && k == BS_VOID; deals++) {
+        int64_t kept[VM_NCOUNTERS][G_MAX_SEATS + 1];
+        int c;
+        for (c = 0; c < P->n_kept && c < VM_NCOUNTERS; c++)  /* (a deal dealt again keeps the game's and match's counters) */
+            memcpy(kept[c], s->c.counters[P->kept[c]], sizeof kept[c]);
         if (bt_deal(W, P, B, base, t, suit, max_steps, ev, ev_cap) < 0)
             return;
+        if (deals > 0)
+            for (c = 0; c < P->n_kept && c < VM_NCOUNTERS; c++)
+                memcpy(s->c.counters[P->kept[c]], kept[c], sizeof kept[c]);
         k = bt_setup(s, P, B, &info);
         if (k == BS_VOID)
             info.redeals++;
@@ -822,7 +892,13 @@ static inline void bt_game(bt_work *W, const fl_prog *P, const bt_bots *B, const
     for (seat = 1; seat <= n; seat++) {
         out[BR_PLACES + seat - 1] = s->c.place[seat];
         out[BR_PLACES + n + seat - 1] = (int32_t)result.score[seat];
+        if ((result.floats >> seat) & 1U) {
+            uint64_t b = (uint64_t)result.fbits[seat];
+            out[BR_FLOATS(n) + 1 + 2 * (seat - 1)] = (int32_t)(uint32_t)(b & 0xFFFFFFFFU);
+            out[BR_FLOATS(n) + 2 + 2 * (seat - 1)] = (int32_t)(uint32_t)(b >> 32);
+        }
     }
+    out[BR_FLOATS(n)] = (int32_t)result.floats;
     bt_design(&W->design, s, info.decisions + s->steps, out + BR_DESIGN(n));
     /* what the next game of the match may know of this one (interpreter.GameState.summary) */
     W->prev.game_number = (int)base->vars[10].v;

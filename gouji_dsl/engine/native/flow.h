@@ -35,6 +35,7 @@
 #define FL_MAX_JK 8        /* joker kinds */
 #define FL_MAX_QUEUE 64
 #define FL_MAX_RULES 64    /* rules per hook */
+#define FL_MAX_CHOICES 8   /* choices of the ruleset's own asked at one point (flow.py MAX_CHOICES) */
 #define FL_EV_WORDS 8      /* words per event */
 #define FL_LISTED 512      /* answers listed for the heuristic bot (heuristic.h fetches the rest one by one) */
 
@@ -47,11 +48,14 @@ enum {
     H_FIRST_LEADER,  /* a whole game's setup (batch.h; asked only where fl_prog.games is set) */
     H_TRIBUTE_KINDS, H_TRIBUTE, H_TRIBUTE_CARD, H_RETURN_TRIBUTE,  /* between the games of a match (batch.h;
                                                                       asked only where fl_prog.matches is set) */
+    H_SETUP_ROUNDS,  /* the buying rounds' number (batch.h; asked only where fl_prog.games is set) */
+    H_OFFER,         /* whether a seat is asked a choice of the ruleset's own (batch.h bt_asks; likewise) */
     H_N
 };
 enum { TR_AFTER_PLAY = 0, TR_TRICK_WON, TR_FINISH, TR_AFTER_PASS, TR_AFTER_YIELD,
        TR_SEAT_SETUP,  /* the between-game phase's buying rounds (batch.h; run only where fl_prog.games is set) */
        TR_GAME_START, TR_SEAT_START,  /* when play begins, after the setup (batch.h; likewise) */
+       TR_ANSWERED,  /* after a seat answered a choice of the ruleset's own (batch.h bt_asks; likewise) */
        TR_N };
 enum { TE_MARK = 0, TE_UNMARK = 1, TE_COUNT = 2, TE_PLACE = 3, TE_GIVE = 4 };
 /* the words a placement answer may be (Placement): their text ids are given by the program */
@@ -116,6 +120,9 @@ typedef struct {
     int games;                /* whole games are played here (batch.h): the setup hooks are loaded */
     int matches;              /* whole matches too (batch.h): the tribute hooks are loaded */
     int flag_chose_head, flag_chose_headless, flag_declared;  /* the flags a setup choice sets (-1: none a program reads) */
+    int n_choices[2], choices[2][FL_MAX_CHOICES];  /* the ruleset's own choices asked at the deal, at the setup (text ids) */
+    int text_pass;                                 /* the text of a pass (a choice's answer when not taken) */
+    int n_kept, kept[VM_NCOUNTERS];                /* the counters a voided deal dealt again keeps (reset game, match) */
 } fl_prog;
 
 #define FL_GOUJI_CACHE 1024
@@ -1240,6 +1247,9 @@ static inline int fl_over(fl_state *s, const fl_prog *P)
 typedef struct {
     int sweep;
     int64_t score[G_MAX_SEATS + 1];
+    int floats_ok;   /* set by the caller: a score may be a float (a rule divides: its double's bits in fbits) */
+    uint32_t floats;  /* the seats whose score is a float */
+    int64_t fbits[G_MAX_SEATS + 1];
 } fl_result;
 
 /* The places left (the revolted seats by revolution_place, the other seats still holding cards
@@ -1332,7 +1342,15 @@ static int fl_end(fl_state *s, const fl_prog *P, fl_result *out)
     out->sweep = vm_truth(v) != 0;
     for (t = 1; t <= n; t++) {
         fl_question(s, P, t, NULL, NULL, NULL, 0);
-        if (fl_ask(s, P, H_SCORE, &v) < 0 || v.tag != T_INT || v.v < -(1LL << 30) || v.v > (1LL << 30))
+        if (fl_ask(s, P, H_SCORE, &v) < 0)
+            END_BAIL;
+        if (v.tag == T_FLOAT && out->floats_ok) {  /* (the caller rounds it as interpreter._num does) */
+            out->floats |= 1U << t;
+            out->fbits[t] = v.v;
+            out->score[t] = 0;
+            continue;
+        }
+        if (v.tag != T_INT || v.v < -(1LL << 30) || v.v > (1LL << 30))
             END_BAIL;
         out->score[t] = v.v;
     }

@@ -44,7 +44,7 @@ from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
 from gouji_dsl.i18n import N_, _
-from gouji_dsl.ruleset.game.terms import Placement
+from gouji_dsl.ruleset.game.terms import Placement, Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
 #: set to a non-empty value to play the play phase with the generated module's Python loop
@@ -55,25 +55,27 @@ HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order
               "burn_failure", "no_lead", "burn_lead", "revolution_place", "gouji", "play", "discard",
               "unfinished_order", "sweep", "score",
               "first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare", "first_leader",
-              "tribute_kinds", "tribute", "tribute_card", "return_tribute")
+              "tribute_kinds", "tribute", "tribute_card", "return_tribute", "setup_rounds", "offer")
 #: the hooks of the game's end (flow.h fl_end): where one of them has no program the core runs, the
 #: game's end stays the generated module's (_game_over), the play phase natively all the same
 END_HOOKS = ("unfinished_order", "sweep", "score")
 #: the hooks of a whole game's setup (batch.h; they may draw from the game's generator): where one
 #: of them has no program, whole games are not played natively (play_games refuses, by name)
 SETUP_HOOKS = ("first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare",
-               "first_leader", "tribute_kinds", "tribute", "tribute_card", "return_tribute")
+               "first_leader", "tribute_kinds", "tribute", "tribute_card", "return_tribute", "setup_rounds", "offer")
 #: the hooks between the games of a match (batch.h bt_between): where one of them has no program,
 #: matches are not played natively (their games one by one, the play phase natively)
 MATCH_HOOKS = ("tribute_kinds", "tribute", "tribute_card", "return_tribute")
 #: hooks whose rules a whole native game does not run (it asks none of them)
-NOT_IN_GAMES = ("setup_rounds", "offer", "answered")
+NOT_IN_GAMES: tuple[str, ...] = ()
 TRIGGER_ORDER = ("after_play", "trick_won", "finish", "after_pass", "after_yield", "seat_setup", "game_start",
-                 "seat_start")
+                 "seat_start", "answered")
 #: triggers a whole game runs before its play (batch.h: the buying rounds; game_start and seat_start when
-#: play begins), which the play phase never runs: where one of their rules has no program, whole games are
-#: not played natively (the play phase is)
-SETUP_TRIGGERS = ("seat_setup", "game_start", "seat_start")
+#: play begins; answered after a choice of the ruleset's own), which the play phase never runs: where one of
+#: their rules has no program, whole games are not played natively (the play phase is)
+SETUP_TRIGGERS = ("seat_setup", "game_start", "seat_start", "answered")
+#: the most choices of the ruleset's own (settings.choices) asked at one point of a whole game (flow.h FL_MAX_CHOICES)
+MAX_CHOICES = 8
 #: the triggers whose give rules the core runs (the buying rounds)
 GIVE_TRIGGERS = ("seat_setup",)
 #: hooks asked in the play phase that the flow does not ask (their rules make the ruleset Unsupported)
@@ -387,6 +389,9 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     words.append(int(games_reason is None))  # whole games in the core (batch.h)
     words.append(int(match_reason is None))  # whole matches too (batch.h bt_between)
     words += [_setup_flag(names, f) for f in ("chose_head", "chose_headless", "declared")]  # (set by setup choices)
+    got, why = _choice_words(graph, names)
+    words += got
+    games_reason = games_reason or why
     # a program reads a play's cards per kind (cards_of): the core fills vm_ctx.play_counts of every play it asks about
     words[core.FLOW_PLAY_COUNTS] = int(any(_ops(b, core.OP_ARGS) & H.PLAY_COUNTS for b in programs))
     flow = core.flow_load(array("i", words).tobytes(), programs)
@@ -410,16 +415,32 @@ def _setup_flag(names: Any, name: str) -> int:
     return -1 if slot is None else int(slot)
 
 
+def _choice_words(graph: RuleGraph, names: Any) -> tuple[list[int], str | None]:
+    """The choices of the ruleset's own (settings.choices) asked at the deal and at the setup (their
+    text ids, batch.h bt_asks), the text of a pass, and the counter slots a voided deal dealt again
+    keeps (reset game or match: _redeal's kept_counters); why whole games cannot ask them (None: they can)."""
+    from gouji_dsl.engine.interpreter import choices_at, counters_reset
+    words: list[int] = []
+    why: str | None = None
+    for point in ("deal", "setup"):
+        got = choices_at(graph, point)
+        if len(got) > MAX_CHOICES:
+            why, got = f"more than {MAX_CHOICES} choices asked at the {point}", []
+        words += [len(got), *(names.text(c) for c in got)]
+    words.append(names.text(Verb.PASS.value))
+    kept = [names.counter(c) for r in ("game", "match") for c in counters_reset(graph, r)]
+    if any(k is None for k in kept):
+        why, kept = why or "more counters than the native core holds", []
+    words += [len(kept), *(int(k) for k in kept if k is not None)]
+    return words, why
+
+
 def _games_refused(graph: RuleGraph) -> str | None:
     """Why whole games of ``graph`` cannot be played in the core (batch.h), or None."""
-    from gouji_dsl.engine.interpreter import choices_at
     for h in NOT_IN_GAMES:
         rules = graph.by_hook.get(h, ())
         if rules:
             return f"the hook {h!r} has rules (rule {rules[0].node.id}): whole native games do not run them yet"
-    for point in ("deal", "setup"):
-        if choices_at(graph, point):
-            return f"the ruleset asks a choice at the {point}: whole native games do not ask it yet"
     if len(graph.model.deck()) > 2048:
         return "a pack of more than 2048 cards"
     return None
@@ -1001,7 +1022,7 @@ def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions:
         plan.deck = _deck(plan)
     text = f"{seed}".encode()
     n = plan.graph.n_seats
-    width = core.BATCH_HEAD + 2 * n + core.BATCH_TAIL
+    width = core.BATCH_HEAD + 2 * n + core.BATCH_TAIL + 1 + 2 * n  # (batch.h BR_WORDS: the float scores' words last)
     if len(text) > 200 or b"\0" in text:
         return [None] * count
     raw = plan.flow.play_games(_fresh_context(plan, core), plan.deck[0], plan.deck[1], text, start, count, max_decisions,

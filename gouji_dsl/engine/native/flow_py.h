@@ -268,6 +268,29 @@ static PyObject *core_flow_load(PyObject *Py_UNUSED(module), PyObject *args)
     if (P->flag_chose_head < -1 || P->flag_chose_head >= VM_NFLAGS || P->flag_chose_headless < -1
         || P->flag_chose_headless >= VM_NFLAGS || P->flag_declared < -1 || P->flag_declared >= VM_NFLAGS)
         BAD("a setup flag's slot is out of range");
+    for (h = 0; h < 2; h++) {  /* the ruleset's own choices asked at the deal, then at the setup (text ids) */
+        NEED_W(1);
+        P->n_choices[h] = w[at++];
+        if (P->n_choices[h] < 0 || P->n_choices[h] > FL_MAX_CHOICES)
+            BAD("too many choices at one point");
+        NEED_W(P->n_choices[h]);
+        for (k = 0; k < P->n_choices[h]; k++) {
+            if (w[at] < 0)
+                BAD("a choice's text is out of range");
+            P->choices[h][k] = w[at++];
+        }
+    }
+    NEED_W(2);  /* the text of a pass; the counters a deal dealt again keeps */
+    P->text_pass = w[at++];
+    P->n_kept = w[at++];
+    if (P->text_pass < 0 || P->n_kept < 0 || P->n_kept > VM_NCOUNTERS)
+        BAD("a pass's text or the kept counters are out of range");
+    NEED_W(P->n_kept);
+    for (k = 0; k < P->n_kept; k++) {
+        if (w[at] < 0 || w[at] >= VM_NCOUNTERS)
+            BAD("a kept counter's slot is out of range");
+        P->kept[k] = w[at++];
+    }
     if (at != nw)
         BAD("the tables have words left over");
 #undef NEED_W

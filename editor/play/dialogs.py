@@ -29,6 +29,7 @@ from gouji_dsl.ruleset.graph import Reason
 from gouji_dsl.tools.exits import seed_problem, seed_value, shown, shown_markup
 
 from ..i18n import N_, _, ngettext
+from ..widgets.cjkwrap import HelpStatic
 from ..workspace import display_path
 from .session import GameSummary, PlaySession, card_word
 from .widgets import event_text, short_where, verb_word
@@ -641,7 +642,7 @@ class PlayHelpScreen(ModalScreen[None]):
         with Vertical(classes="play-dialog wide") as box:
             box.border_title = _("Test-play: help") if self.at_table is None else _("Club table: help")
             with VerticalScroll():
-                yield Static(self.text)
+                yield HelpStatic(self.text)
             yield Label(_("[b]esc[/b] close"), classes="play-dialog-keys")
 
 

@@ -69,6 +69,39 @@ def hanging(text: Text, width: int, head: int, keep: Iterable[str] = ()) -> Text
     return out
 
 
+_CODE_GAP = re.compile(r"\S {2,}(?=\S)")
+
+
+def help_lines(text: Text, width: int) -> Text:
+    """A help text (lines indented by spaces; ``    RR TTT      what it does``: a key or example,
+    then its description after two spaces or more) in ``width`` cells: a line too long is wrapped
+    under its own start — a description under the description — never back at the first column."""
+    out: list[Text] = []
+    for line in text.split("\n", allow_blank=True):
+        plain = line.plain
+        if cell_len(plain) <= width:
+            out.append(line)
+            continue
+        head = len(plain) - len(plain.lstrip(" "))
+        gap = _CODE_GAP.search(plain, head) if head >= 4 else None
+        if gap is not None and cell_len(plain[:gap.end()]) < width // 2:
+            head = gap.end()
+        out.append(hanging(line, width, head))
+    return Text("\n").join(out)
+
+
+class HelpStatic(Static):
+    """A help text laid out by :func:`help_lines` to the widget's width (again when resized)."""
+
+    def __init__(self, markup: str, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self._text = Text.from_markup(markup)
+
+    def on_resize(self) -> None:
+        width = self.content_size.width
+        self.update(help_lines(self._text, width) if width > 20 else self._text)
+
+
 class WrappedStatic(Static):
     """A :class:`~textual.widgets.Static` whose text is laid out by :func:`wrap_text` to its width
     (again when it is resized): Chinese broken between characters, not at its few spaces."""
@@ -99,4 +132,4 @@ class WrappedStatic(Static):
             self.update(self._text)
 
 
-__all__ = ["WrappedStatic", "hanging", "wrap_text"]
+__all__ = ["HelpStatic", "WrappedStatic", "hanging", "help_lines", "wrap_text"]

@@ -52,7 +52,7 @@ class DiagnosticsList(OptionList):
             self.add_option(Option(Text(_("No problems."), style="dim"), disabled=True))
             self.border_title = _("Problems")
             return
-        width = self._width = self.scrollable_content_region.width
+        width = self._width = self._room()
         for i, d in enumerate(self.diagnostics):
             self.add_option(Option(self._label(d, width), id=f"d{i}"))
         n = len(self.diagnostics)
@@ -74,9 +74,13 @@ class DiagnosticsList(OptionList):
             label.append(f"（{d.hint}）" if chinese() else f"  ({d.hint})", style="dim")
         return hanging(label, width, len(head)) if width > cell_len(head) + 8 else label
 
+    def _room(self) -> int:
+        """The labels' width with room kept for a scroll bar (one shown later would fold them again)."""
+        return max(self.size.width - self.styles.gutter.width - self.styles.scrollbar_size_vertical, 0)
+
     def on_resize(self) -> None:
-        if self.diagnostics and self.scrollable_content_region.width != self._width:
-            self._width = self.scrollable_content_region.width
+        if self.diagnostics and self._room() != self._width:
+            self._width = self._room()
             highlighted = self.highlighted
             for i, d in enumerate(self.diagnostics):
                 self.replace_option_prompt(f"d{i}", self._label(d, self._width))

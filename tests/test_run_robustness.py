@@ -430,8 +430,10 @@ def test_sigterm_stops_a_duel_as_ctrl_c_does_and_leaves_no_process(tmp_path, wor
     command then plays only the rest."""
     import psutil
     save = tmp_path / "duel.jsonl"
+    # (--engine interpreter: a duel of random and heuristic bots is otherwise played whole on the native
+    # core, in this process and in a moment; the interpreter plays deal by deal, in the workers)
     cmd = _gouji("duel", "online", "heuristic", "random", "--deals", "400", "--workers", str(workers),
-                 "--save", str(save))
+                 "--save", str(save), "--engine", "interpreter")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:  # the header and a first finished deal saved: the duel is playing
         wait_for(lambda: (save.exists() and save.read_bytes().count(b"\n") >= 2) or proc.poll() is not None,
@@ -451,7 +453,7 @@ def test_sigterm_stops_a_duel_as_ctrl_c_does_and_leaves_no_process(tmp_path, wor
     saved = {g["deal"] for line in lines for g in json.loads(line)["games"]}
     deals = max(saved) + 1
     res = CliRunner().invoke(cli, ["duel", "online", "heuristic", "random", "--deals", str(deals), "--save", str(save),
-                                   "--json"])
+                                   "--json", "--engine", "interpreter"])
     assert res.exit_code == 0, res.output
     assert f"{len(saved)} of the {deals} deals saved already" in res.stderr
     assert json.loads(res.stdout)["resumed_deals"] == len(saved)

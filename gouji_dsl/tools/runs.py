@@ -173,7 +173,6 @@ def match_unit(graphs: Sequence[RuleGraph], matches: bool) -> int:
     matches); chunks start at multiples of it, so every chunk starts a match of every ruleset."""
     if not matches:
         return 1
-    from gouji_dsl.engine.interpreter import match_length
     return math.lcm(*(match_length(g) for g in graphs))
 
 
@@ -197,7 +196,6 @@ class _Runner:
     """Plays consecutive games of one ruleset, chaining the games of a match (``previous``)."""
 
     def __init__(self, g: RuleGraph, spec: RunSpec):
-        from gouji_dsl.engine.interpreter import match_length
         self.g, self.spec = g, spec
         self.length = match_length(g) if spec.matches else 1
         self.prev: Any = None
@@ -1099,7 +1097,6 @@ class _Run:
         """The run folder prepared (or reopened to resume) and the plan of chunks, checked against it."""
         spec, out_path = self.spec, self.out_path
         if out_path is not None:
-            from gouji_dsl.engine.interpreter import match_length
             decks = {(g.n_seats, tuple(str(c) for c in g.model.deck())) for g in self.graphs}
             extra = {"match_length": [match_length(g) if spec.matches else 1 for g in self.graphs],
                      "same_deck": len(decks) == 1, "seats": [g.n_seats for g in self.graphs],

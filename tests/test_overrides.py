@@ -77,6 +77,20 @@ def test_a_setting_set_twice_is_an_error_naming_both_options() -> None:
     assert [(d.code, d.path) for d in e.value.diagnostics] == [(Code.BAD_OVERRIDE, "--grid[3]")]
 
 
+def test_a_setting_set_twice_is_reported_alone() -> None:
+    # (N1) the later seats=4 is not checked: its consequences (place_points' keys 5 and 6) are not reported
+    assert [(d.code, d.path) for d in problems("seats=6", "seats=4")] == [(Code.BAD_OVERRIDE, "--set[2]")]
+
+
+def test_an_error_an_override_causes_in_the_rulesets_file_is_at_the_option() -> None:
+    # (N1) RULES.md §9 scores six places: with four seats the file's place_points keys 5 and 6 are no places
+    found = problems("filler_rank=null", "seats=4")
+    assert {(d.path, d.line, d.col, d.source_line) for d in found} == {("--set[2]", 1, 7, "seats=4")}
+    assert Code.OUT_OF_RANGE in {d.code for d in found}
+    assert all("base.yaml:" in d.message for d in found)
+    assert "--set[2]:1:7: " in found[0].format()
+
+
 def test_a_whole_value_that_discards_an_earlier_dotted_key_is_an_error_naming_both_options() -> None:
     # maps are merged in order: revolution={place: 4} after revolution.place=3 would silently undo it
     [d] = problems("revolution.place=3", "filler_rank=null", "revolution={place: 4, redeal_at: 2}")

@@ -292,6 +292,10 @@ def load_graph(ruleset: str, texts: Sequence[str], search: Sequence[str] = ()) -
     variant file, compiled, and named :func:`label`. Raises :class:`GoujiError` with every problem,
     those of an override at the option (see the module's doc)."""
     overrides, bad = _parse(texts)
+    # an option set twice (or discarding an earlier one) is reported alone: the check goes on without
+    # it, so what it would have changed does not add errors of its own (`--set seats=6 --set seats=4`)
+    flagged = {d.path for d in bad}
+    overrides = [ov for ov in overrides if ov.path not in flagged]
     return _load(ruleset, overrides, bad, " ".join(f"{OPTION} {t}" for t in texts), len(texts), search)
 
 
@@ -306,7 +310,10 @@ def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown:
     layers = _layers(ruleset, overrides, search)
     where = {path: (ov, segments) for ov, (path, _text, segments) in zip(overrides, layers)}
     result = check(ruleset, search=search, layers=[(path, text) for path, text, _s in layers])
-    problems = bad + [_move(d, where) for d in result.errors]
+    outside = [d for d in result.errors if d.path not in where]
+    if outside and overrides:
+        outside = _blame(ruleset, overrides, layers, outside, search)
+    problems = bad + [_move(d, where) for d in result.errors if d.path in where] + outside
     # a setting nothing reads: a warning in a file, an error for an override (it would change nothing)
     problems += [_hook_hint(replace(_move(d, where), severity=Severity.ERROR), ruleset, search)
                  for d in result.warnings if d.path in where]
@@ -320,6 +327,39 @@ def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown:
     settings = {name: _at_option(spec, where) for name, spec in resolved.settings.items()}
     resolved = replace(resolved, name=f"{resolved.name} {shown}".rstrip(), settings=settings)
     return compile_ruleset(resolved, overlay={path: text for path, text, _s in layers})
+
+
+def _identity(d: Diagnostic) -> tuple[Any, ...]:
+    return (d.path, d.line, d.col, str(d.code), d.message)
+
+
+def _blame(ruleset: str, overrides: list[Override], layers: list[tuple[str, str, list[_Segment]]],
+           found: list[Diagnostic], search: Sequence[str]) -> list[Diagnostic]:
+    """The errors ``found`` in the ruleset's own files: those the ruleset does not have without the
+    overrides are their consequence (``--set seats=4``: place_points' keys 5 and 6 are no places),
+    each moved to the option after which it first appears (the layers checked one more at a time),
+    saying where in the file it is; the ruleset's own errors stay where they are."""
+    own = {_identity(d) for d in check(ruleset, search=search).errors}
+    caused = [d for d in found if _identity(d) not in own]
+    culprit: dict[tuple[Any, ...], Override] = {}
+    for k in range(1, len(overrides)):
+        if len(culprit) == len(caused):
+            break
+        seen = {_identity(d) for d in check(ruleset, search=search, layers=[(p, t) for p, t, _s in layers[:k]]).errors}
+        for d in caused:
+            if _identity(d) in seen:
+                culprit.setdefault(_identity(d), overrides[k - 1])
+    return [d for d in found if _identity(d) in own] + [
+        _consequence(d, culprit.get(_identity(d), overrides[-1])) for d in caused]
+
+
+def _consequence(d: Diagnostic, ov: Override) -> Diagnostic:
+    """``d`` (in a ruleset's file) at the option ``ov`` that caused it, at its value."""
+    return replace(d, path=ov.path, line=1, col=ov.value_at, end_line=0, end_col=0, source_line=ov.text,
+                   message=_("with {option}, {where}: {message}").format(
+                       option=f"{ov.option} {ov.text}", where=d.location, message=d.message),
+                   hint=d.hint or _("the ruleset's own text does not hold with this value: change that too "
+                                    "(another {option}) or choose another value").format(option=ov.option))
 
 
 def _hook_hint(d: Diagnostic, ruleset: str, search: Sequence[str]) -> Diagnostic:

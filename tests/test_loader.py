@@ -11,7 +11,8 @@ from jsonschema import Draft7Validator
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic, GoujiError
 from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.loader import load_file, load_text, position_in, resolve, resolve_text, ruleset_path
+from gouji_dsl.ruleset.load.locating import position_in
+from gouji_dsl.ruleset.loader import load_file, load_text, resolve, resolve_text, ruleset_path
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
 
 

@@ -48,7 +48,8 @@ from gouji_dsl.ruleset.game.vocabulary import (
     HookKind,
     HookName,
 )
-from gouji_dsl.ruleset.loader import locator, resolve
+from gouji_dsl.ruleset.load.locating import locator
+from gouji_dsl.ruleset.loader import resolve
 from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text, said
 

@@ -35,7 +35,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ from gouji_dsl.i18n import N_, Language, _
 from gouji_dsl.lang.parse import ExprError, parse
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_regular
 from gouji_dsl.ruleset import languages
+from gouji_dsl.ruleset.load.locating import position_in, split_lines
 from gouji_dsl.ruleset.spec import (
     EFFECT_KEYS,
     DefinitionSpec,
@@ -66,7 +67,7 @@ __all__ = [
     "TOP_KEYS", "RULE_KEYS", "SETTING_LONG_KEYS", "DEFINITION_LONG_KEYS",
     "MAX_FILE_CHARS", "MAX_NESTING", "MAX_NUMBER_CHARS", "MAX_INTEGER", "MAX_RULES_PER_FILE", "MAX_REFERENCE_CHARS",
     "RULES_PATH_ENV", "Spot", "RawRuleset", "Chain", "ChainFile",
-    "load_file", "load_text", "load_chain", "resolve", "resolve_text", "position_in", "locator",
+    "load_file", "load_text", "load_chain", "resolve", "resolve_text",
     "ruleset_path", "find_ruleset", "allowed_place", "rules_path", "use_rules_path", "list_bundled", "schema",
 ]
 
@@ -120,7 +121,6 @@ are looked up in, like ``--rules-path DIR``."""
 Loc = tuple[Any, ...]  # a path into the data: str keys and int indexes
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-_LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
 _DEF_KEY = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$")
 _RULESET_LINE = re.compile(r"^ruleset[ \t]*:", re.MULTILINE)
 _NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -130,14 +130,8 @@ _PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's event parse
 # small helpers
 
 
-@functools.lru_cache(maxsize=16)
-def _lines(text: str) -> list[str]:
-    """The lines of ``text`` split at YAML line breaks (cached: do not mutate)."""
-    return _LINE_BREAK.split(text)
-
-
 def _source_line(text: str, line: int) -> str | None:
-    lines = _lines(text)
+    lines = split_lines(text)
     return lines[line - 1] if 1 <= line <= len(lines) else None
 
 
@@ -306,7 +300,7 @@ def _spot(path: str, text: str, event: Any, end: Any = None) -> Spot:
         end_col -= 1
     elif style in ("|", ">"):
         # The value starts on the line after the indicator, at the block's indentation.
-        lines = _lines(text)
+        lines = split_lines(text)
         for n in range(mark.line + 1, min(stop.line + 1, len(lines))):
             stripped = lines[n].lstrip(" ")
             if stripped:
@@ -532,8 +526,8 @@ def _reader_error(path: str, text: str) -> Diagnostic | None:
     if m is None:
         return None
     before = text[: m.start()]
-    line = len(_lines(before))
-    col = len(_lines(before)[-1]) + 1
+    line = len(split_lines(before))
+    col = len(split_lines(before)[-1]) + 1
     return _diag(path, text, (line, col), _("invalid character in YAML: U+{ord:04X}").format(ord=ord(m.group())),
                  _("remove the character (control characters are not allowed) or save the file as UTF-8 text"),
                  code=Code.NOT_TEXT)
@@ -1747,105 +1741,3 @@ def _words(raw: RawRuleset, parent: ResolvedRuleset | None, skip: _Skip,
             if w is not None:
                 out.setdefault(group, {})[str(key)] = w
     return out
-
-
-# --------------------------------------------------------------------------------------------------
-# positions inside strings
-
-
-@functools.lru_cache(maxsize=16)
-def _line_starts(source: str) -> list[int]:
-    starts = [0]
-    for m in _LINE_BREAK.finditer(source):
-        starts.append(m.end())
-    return starts
-
-
-def _align(value: str, source: str, origin: SourcePos, style: str) -> list[int] | None:
-    """Source index of each character of ``value`` (plus one past the end), scanning the scalar as
-    written from ``origin``; None when the source does not match the value."""
-    starts = _line_starts(source)
-    if not 1 <= origin.line <= len(starts):
-        return None
-    j = starts[origin.line - 1] + origin.col - 1
-    if j > len(source):
-        return None
-    dq, sq = style == '"', style == "'"
-    out: list[int] = []
-    i = 0
-    while i < len(value):
-        if j >= len(source):
-            return None
-        c, sc = value[i], source[j]
-        if dq and sc == "\\":
-            nxt = source[j + 1: j + 2]
-            if nxt in ("\n", "\r"):  # escaped line break produces nothing
-                j += 2
-                while j < len(source) and source[j] in " \t\r\n":
-                    j += 1
-                continue
-            out.append(j)
-            i += 1
-            j += {"x": 4, "u": 6, "U": 10}.get(nxt, 2)
-            continue
-        if sq and sc == "'" and source[j + 1: j + 2] == "'":
-            out.append(j)
-            i, j = i + 1, j + 2
-            continue
-        if sc == c:
-            out.append(j)
-            i, j = i + 1, j + 1
-            continue
-        if sc in " \t\r\n\x85\u2028\u2029":
-            if c in " \n":  # a folded line break (or kept newline) in the value
-                out.append(j)
-                i += 1
-            else:
-                j += 1  # indentation / folded whitespace in the source
-            continue
-        return None
-    out.append(out[-1] + 1 if out else j)
-    return out
-
-
-def locator(text: Text, source: str | None = None) -> Callable[[int], tuple[int, int]]:
-    """:func:`position_in` for many offsets of one ``text`` (the scalar is scanned once): the
-    expression parser places every node with it."""
-    if source is None:
-        return lambda offset: position_in(text, offset)
-    where = _align(text.text, source, text.origin, text.style)
-    if where is None:
-        return lambda offset: position_in(text, offset)
-    starts = _line_starts(source)
-    n_chars = len(text.text)
-
-    def locate(offset: int) -> tuple[int, int]:
-        index = where[max(0, min(offset, n_chars))]
-        n = bisect.bisect_right(starts, index) - 1
-        return n + 1, index - starts[n] + 1
-    return locate
-
-
-def position_in(text: Text, offset: int, source: str | None = None) -> tuple[int, int]:
-    """The 1-based ``(line, col)`` in the file of the character at 0-based ``offset`` in ``text.text``
-    (``offset == len(text.text)`` gives the position just after the last character).
-
-    Exact without ``source`` for single-line plain scalars, quoted scalars without escapes and
-    literal (``|``) block scalars; folded (``>``), multi-line flow and escaped scalars are best
-    effort. Pass ``source`` (the file's text, e.g. ``ResolvedRuleset.text``) to make those exact
-    too: the scalar is then re-scanned as written."""
-    o = text.origin
-    s = text.text
-    offset = max(0, min(offset, len(s)))
-    if source is not None:
-        where = _align(s, source, o, text.style)
-        if where is not None:
-            index = where[offset]
-            starts = _line_starts(source)
-            n = bisect.bisect_right(starts, index) - 1
-            return n + 1, index - starts[n] + 1
-    before = s[:offset]
-    row = before.count("\n")
-    if row and text.style in ("|", ">"):
-        return o.line + row, o.col + offset - (before.rfind("\n") + 1)
-    return o.line, o.col + offset

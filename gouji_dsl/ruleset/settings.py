@@ -62,7 +62,7 @@ from gouji_dsl.lang.types import (
 )
 from gouji_dsl.ruleset.game.cards import SYMBOLS
 from gouji_dsl.ruleset.game.model import ENGINE_SETTINGS, REQUIRED
-from gouji_dsl.ruleset.loader import locator
+from gouji_dsl.ruleset.load.locating import locator
 from gouji_dsl.ruleset.sources import short_path, source_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Text
 

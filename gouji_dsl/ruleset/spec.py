@@ -74,7 +74,7 @@ class Text:
     ``origin`` is the position of the value's first character (for a quoted scalar: the character
     after the quote) and, where known, its end; ``style`` is the YAML scalar style (``""`` plain,
     ``"'"``, ``'"'``, ``"|"``, ``">"``) so that positions inside the string can be mapped back to the
-    file (see :func:`gouji_dsl.ruleset.loader.position_in`)."""
+    file (see :func:`gouji_dsl.ruleset.load.locating.position_in`)."""
 
     text: str
     origin: SourcePos

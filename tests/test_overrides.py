@@ -122,6 +122,17 @@ def test_a_bad_value_has_the_variant_files_code_at_the_option(tmp_path: Path, op
     assert f"    {option}\n" + " " * (3 + col) + "^" in text
 
 
+def test_an_empty_value_is_pointed_at_not_the_equals_sign() -> None:
+    # (N4) yield_to is a whole number (rules/base.yaml): an empty value is null, at the empty value
+    [d] = problems("yield_to=")
+    assert (d.code, d.path, d.col) == (Code.SETTING_TYPE_MISMATCH, "--set[1]", 10)
+    from gouji_dsl.tools import sweep
+    with pytest.raises(GoujiError) as e:
+        sweep.load_points("online", sweep.parse_grids(["yield_to=1,,2"]))
+    [d] = e.value.diagnostics
+    assert (d.code, d.path, d.col) == (Code.SETTING_TYPE_MISMATCH, "--grid[1]", 12)
+
+
 def test_an_unknown_setting_is_the_files_code_but_an_error(tmp_path: Path) -> None:
     [d] = problems("filler_rnk=null")
     assert variant_codes(tmp_path, "filler_rnk: null") == [Code.UNREAD_SETTING] == [d.code]

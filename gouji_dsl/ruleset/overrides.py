@@ -264,9 +264,15 @@ def _move(d: Diagnostic, overrides: dict[str, tuple[Override, list[_Segment]]]) 
 
 
 def _col_of(segments: list[_Segment], line: int, col: int) -> int:
-    """The column in the option text of ``line``:``col`` of its generated layer."""
-    for s in reversed(segments):
+    """The column in the option text of ``line``:``col`` of its generated layer. A column past the
+    end of a piece, before the next piece of its line (the empty value after ``yield_to:``, where YAML
+    puts the null of ``yield_to=``), is that next piece's."""
+    for i in range(len(segments) - 1, -1, -1):
+        s = segments[i]
         if s.line == line and col >= s.col:
+            after = segments[i + 1] if i + 1 < len(segments) else None
+            if col > s.col + s.length and after is not None and after.line == line:
+                return after.at
             return s.at + min(col - s.col, s.length)
     on_line = [s for s in segments if s.line == line]
     return on_line[0].at if on_line else 1

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from gouji_dsl.atomic import atomic_write, remove_stale_temp_files
 from gouji_dsl.readfile import read_regular
-from gouji_dsl.ruleset.loader import MAX_FILE_CHARS
+from gouji_dsl.ruleset.load.reading import MAX_FILE_CHARS
 
 MAX_READ_BYTES = 4 * MAX_FILE_CHARS
 """The largest file the editor opens: what the loader reads of a ruleset (UTF-8 takes at most 4 bytes a character)."""

@@ -14,6 +14,7 @@ from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import APP_DOMAIN, DOMAIN, Language, catalog, current, display_width
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.game.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
+from gouji_dsl.ruleset.load.reading import RawRuleset
 from gouji_dsl.ruleset.settings import REMOVING_A_KEY
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
 
@@ -22,7 +23,7 @@ from .i18n import N_, _
 EXAMPLE_SETTING = "gouji_minimum"
 
 
-def _snippet(raw: loader.RawRuleset, loc: tuple[Any, ...], key: bool = True) -> str | None:
+def _snippet(raw: RawRuleset, loc: tuple[Any, ...], key: bool = True) -> str | None:
     """The lines of ``raw``'s file from the key at ``loc`` (or, for a list item, its ``- ``) to the
     end of its value: the following lines indented deeper than the first, dedented."""
     spot = raw.keys.get(loc) if key else raw.values.get(loc)
@@ -44,7 +45,7 @@ def _snippet(raw: loader.RawRuleset, loc: tuple[Any, ...], key: bool = True) -> 
     return textwrap.dedent("\n".join(block))
 
 
-def _bundled() -> list[loader.RawRuleset]:
+def _bundled() -> list[RawRuleset]:
     out = []
     for name in loader.list_bundled():
         try:

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.load import reading
 from gouji_dsl.ruleset.loader import find_ruleset, load_chain, load_text, resolve, resolve_text
 from gouji_dsl.tools.cli import cli
 
@@ -75,7 +76,7 @@ def test_nesting_500_deep_is_refused_without_recursion_error():
     for text in (flow, block):
         ds = errors(load_text, text, "deep.yaml")
         assert [d.code for d in ds] == [Code.TOO_DEEP]
-    assert loader.MAX_NESTING >= 8  # the bundled rulesets nest at most 5 levels
+    assert reading.MAX_NESTING >= 8  # the bundled rulesets nest at most 5 levels
 
 
 def test_the_377_byte_alias_bomb_fails_fast(tmp_path):
@@ -108,7 +109,7 @@ def test_control_characters_and_non_utf8_files(tmp_path):
 
 
 def test_file_size_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr(loader, "MAX_FILE_CHARS", 1000)
+    monkeypatch.setattr(reading, "MAX_FILE_CHARS", 1000)
     p = write(tmp_path, "big.yaml", "ruleset: big\ndescription: " + "x" * 5000 + "\n")
     (d,) = errors(resolve, p)
     assert d.code == Code.FILE_TOO_LARGE

@@ -48,7 +48,8 @@ from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_regular
 from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
-from gouji_dsl.ruleset.loader import MAX_NESTING, MAX_NUMBER_CHARS, allowed_place, find_ruleset, resolve, resolve_text
+from gouji_dsl.ruleset.load.reading import MAX_NESTING, MAX_NUMBER_CHARS
+from gouji_dsl.ruleset.loader import allowed_place, find_ruleset, resolve, resolve_text
 
 FORMAT = "gouji-record"
 VERSION = 1
@@ -145,7 +146,7 @@ def save_record(path: str | os.PathLike[str], record: GameRecord) -> Path:
 # ------------------------------------------------------------------------------ loading
 MAX_RECORD_CHARS = 16_000_000
 """Largest record file read, in characters (a game's events are about 12,000; a record may also
-carry its ruleset's text, itself at most :data:`gouji_dsl.ruleset.loader.MAX_FILE_CHARS`)."""
+carry its ruleset's text, itself at most :data:`gouji_dsl.ruleset.load.reading.MAX_FILE_CHARS`)."""
 
 MAX_RECORD_NESTING = MAX_NESTING
 """Deepest nesting of JSON objects and arrays in a record (a record written by gouji nests 5 deep)."""

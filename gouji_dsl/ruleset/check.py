@@ -23,7 +23,8 @@ from gouji_dsl.ruleset import graph as rule_graph
 from gouji_dsl.ruleset import lint
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.lint import Finding
-from gouji_dsl.ruleset.loader import Chain, RawRuleset, load_chain
+from gouji_dsl.ruleset.load.reading import RawRuleset
+from gouji_dsl.ruleset.loader import Chain, load_chain
 
 __all__ = ["CheckResult", "check", "MAX_REPAIR_ROUNDS"]
 

@@ -28,7 +28,7 @@ from gouji_dsl.ruleset.spec import ResolvedRuleset, Wording
 
 
 class RawFile(Protocol):
-    """What these checks read of one ruleset file as read (:class:`gouji_dsl.ruleset.loader.RawRuleset`,
+    """What these checks read of one ruleset file as read (:class:`gouji_dsl.ruleset.load.reading.RawRuleset`,
     whose loader calls them: this module does not import it)."""
 
     data: Any

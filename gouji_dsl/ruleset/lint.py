@@ -84,7 +84,8 @@ from gouji_dsl.ruleset.analysis import (
 )
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
 from gouji_dsl.ruleset.languages import declared, missing_languages
-from gouji_dsl.ruleset.loader import RawRuleset, _is_setting_long_form, load_text, resolve
+from gouji_dsl.ruleset.load.reading import RawRuleset
+from gouji_dsl.ruleset.loader import _is_setting_long_form, load_text, resolve
 from gouji_dsl.ruleset.settings import normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Wording, said
 from gouji_dsl.ruleset.words import Renamed, renamed_words

@@ -2,6 +2,8 @@
 
 - :mod:`~gouji_dsl.ruleset.load.locating`: positions inside a file's text (the line breaks YAML knows; where the
   character at an offset of a scalar's value was written, for the carets of expression errors).
+- :mod:`~gouji_dsl.ruleset.load.reading`: one file read: its text from disk, then plain data with the position of every
+  value and key (:class:`~gouji_dsl.ruleset.load.reading.RawRuleset`), within the limits; YAML's errors in our words.
 
 The modules import each other one way (the acyclic contract of pyproject.toml); this package re-exports nothing:
 import from the module that owns a name.

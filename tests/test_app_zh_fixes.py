@@ -154,3 +154,33 @@ def test_the_command_palette_speaks_chinese(zh, tmp_path: Path, monkeypatch):
             assert isinstance(app.screen, CommandPalette)
             assert app.screen.query_one(Input).placeholder == "搜索命令…"
     asyncio.run(scenario())
+
+
+# ------------------------------------------------------------------------------ findings left open (h26f)
+RENAMED = """ruleset: renamed
+extends: online
+words:
+  places:
+    6: {en: "bottom (落科)", zh: 落科}
+"""
+
+
+@pytest.mark.parametrize("lang, section, counts", [(Language.ZH, "术语", "1 个术语不同"),
+                                                   (Language.EN, "word of the game", "1 word of the game differ")])
+def test_the_compare_screen_lists_a_renamed_word(tmp_path: Path, lang, section, counts):
+    """A ruleset that renames a place only differs from its parent: the compare panes show the word
+    (each language's, the active one first) and the counts name it."""
+    from gouji_app.widgets.compare_diff import DiffPanes, counts_text, diff_blocks
+    from gouji_dsl.tools.compare import rule_diff
+    p = tmp_path / "renamed.yaml"
+    p.write_text(RENAMED, encoding="utf-8")
+    with speaking(lang):
+        diff = rule_diff(resolve("online"), resolve(p))
+        (blk,) = diff_blocks(diff)
+        header = DiffPanes._header(None, blk, False, 80).plain  # type: ignore[arg-type]
+        shown = counts_text(diff).plain
+    assert header.startswith(section + " words.places.6")
+    first = "zh: 大落" if lang is Language.ZH else "en: last (大落)"
+    assert blk.left[0].plain == first and [x.plain for x in blk.right][:2] == (
+        ["zh: 落科", "en: bottom (落科)"] if lang is Language.ZH else ["en: bottom (落科)", "zh: 落科"])
+    assert counts in shown

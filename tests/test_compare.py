@@ -262,10 +262,10 @@ def test_diff_renderers(variant_diff):
     wide = diff_text(variant_diff, 140)
     assert all(compare.disp_width(line) <= 140 for line in wide.splitlines())
     data = json.loads(diff_json(variant_diff))
-    assert set(data) == {"a", "b", "identical", "counts", "settings", "rules", "definitions", "summaries"}
+    assert set(data) == {"a", "b", "identical", "counts", "settings", "rules", "definitions", "words", "summaries"}
     assert data["identical"] is False and data["a"]["name"] == "online" and data["b"]["name"] == "variant"
     assert data["counts"] == {"settings": 2, "rules": 4, "definitions": 0, "rules_added": 1,
-                              "rules_removed": 1, "rules_changed": 2}
+                              "rules_removed": 1, "rules_changed": 2, "words": 0}
     s = next(x for x in data["settings"] if x["name"] == "gouji_minimum")
     assert set(s) == {"name", "kind", "a", "b", "keys", "summary"}
     assert set(s["keys"][0]) == {"key", "kind", "a", "b", "summary"}

@@ -738,8 +738,8 @@ class CompareScreen(RunsInBackground, Screen[None]):
         if not blocks:
             la, lb = self.diff.labels
             empty.update(Text.assemble((_("No differences"), "bold green"),
-                                       _(": {a} and {b} have the same settings, rules and definitions, so "
-                                         "they play the same (a simulation would give the same games).").format(a=la, b=lb)))
+                                       _(": {a} and {b} have the same settings, rules, definitions and words of the "
+                                         "game, so they play the same (a simulation would give the same games).").format(a=la, b=lb)))
         la, lb = self.diff.labels
         panes.show(blocks, (la, lb), (f"A · {la}", f"B · {lb}"), (self.a.where, self.b.where))
 

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from gouji_dsl.ruleset.spec import said
-from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, fmt_value
+from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, WordSide, fmt_value
 
 from ..i18n import N_, _, chinese, ngettext, spaced
 from .cjkwrap import wrap_text
@@ -49,7 +49,8 @@ class DiffBlock:
 
 # ------------------------------------------------------------------------------ blocks
 #: the sections of a difference, in words (a block's header: ``setting stuck_rank  changed``)
-SECTION_WORDS = {"setting": N_("setting"), "rule": N_("rule"), "definition": N_("definition")}
+SECTION_WORDS = {"setting": N_("setting"), "rule": N_("rule"), "definition": N_("definition"),
+                 "word": N_("word of the game")}
 
 
 def _from(where: str, source: str | None) -> Text:
@@ -98,8 +99,21 @@ def _definition_lines(d: DefinitionSide | None, kind: str) -> list[Text] | None:
     return [line, _from(d.where, d.source), *_says(d.says)]
 
 
+def _word_lines(w: WordSide | None, kind: str) -> list[Text] | None:
+    """A word of the game (``words:``) in every language it is given in, the active one first."""
+    if w is None:
+        return None
+    first = said(w.word)
+    out = []
+    for lang, text in sorted(w.word.texts.items(), key=lambda kv: kv[1] != first):
+        line = Text(f"{lang}: ", style="bold")
+        line.append(text, style=KIND_STYLE[kind])
+        out.append(line)
+    return out + ([_from(w.where, None)] if w.where else [])
+
+
 def diff_blocks(diff: RuleDiff) -> list[DiffBlock]:
-    """Every difference of ``diff`` in report order (settings, rules, definitions)."""
+    """Every difference of ``diff`` in report order (settings, rules, definitions, words of the game)."""
     la, lb = diff.labels
     only = {"added": _("only in {label}").format(label=lb), "removed": _("only in {label}").format(label=la)}
     out: list[DiffBlock] = []
@@ -123,6 +137,9 @@ def diff_blocks(diff: RuleDiff) -> list[DiffBlock]:
     for d in diff.definitions:
         out.append(DiffBlock("definition", d.name, d.kind, only.get(d.kind, _("changed")),
                              _definition_lines(d.a, d.kind), _definition_lines(d.b, d.kind), d.summary))
+    for w in diff.words:
+        out.append(DiffBlock("word", w.name, w.kind, only.get(w.kind, _("changed")),
+                             _word_lines(w.a, w.kind), _word_lines(w.b, w.kind), w.summary))
     return out
 
 
@@ -133,7 +150,7 @@ def counts_text(diff: RuleDiff, compact: bool = False) -> Text:
     t = Text()
     if diff.empty:
         t.append(spaced(_("No differences:")), style="bold green")
-        t.append(_("the two rulesets have the same settings, rules and definitions."))
+        t.append(_("the two rulesets have the same settings, rules, definitions and words of the game."))
         return t
     values = sum(max(1, len(s.keys)) for s in diff.settings)
     n_r = {k: sum(r.kind == k for r in diff.rules) for k in ("changed", "added", "removed")}
@@ -152,6 +169,10 @@ def counts_text(diff: RuleDiff, compact: bool = False) -> Text:
         t.append(("" if chinese() else " ") + _("({parts})").format(parts=_(", ").join(rule_parts)), style="dim")
     t.append(_(", "))
     t.append(ngettext("{n} definition", "{n} definitions", n_d).format(n=n_d), style="bold yellow")
+    if diff.words:  # (the words of the game: named when some differ)
+        t.append(_(", "))
+        t.append(ngettext("{n} word of the game", "{n} words of the game", len(diff.words)).format(n=len(diff.words)),
+                 style="bold yellow")
     t.append(_(" differ"))
     return t
 

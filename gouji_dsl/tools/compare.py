@@ -36,7 +36,7 @@ from gouji_dsl.tools import textlayout
 __all__ = [
     # rule diff
     "RulesetInfo", "SettingValue", "KeyChange", "SettingChange", "RuleSide", "RuleChange",
-    "DefinitionSide", "DefinitionChange", "RuleDiff", "rule_diff", "diff_text", "diff_markdown", "diff_json",
+    "DefinitionSide", "DefinitionChange", "WordSide", "WordChange", "RuleDiff", "rule_diff", "diff_text", "diff_markdown", "diff_json",
     "fmt_value", "disp_width", "wrap",
 ]
 
@@ -237,6 +237,47 @@ class DefinitionChange:
 
 
 @dataclass(frozen=True)
+class WordSide:
+    """One side of a word of the game that differs (``words:``): the word, in every language it is
+    given in, and where it was written."""
+
+    word: Wording
+    origin: SourcePos | None
+
+    @property
+    def where(self) -> str:
+        """``file.yaml:line`` ("" for a word not read from a file)."""
+        return _short_where(self.origin) if self.origin is not None else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"word": said(self.word), "texts": {str(lang): t for lang, t in self.word.texts.items()},
+                "origin": str(self.origin) if self.origin is not None else None, "where": self.where}
+
+
+@dataclass(frozen=True)
+class WordChange:
+    """A word of the game (``words.GROUP.KEY``: a place, a term or a card's name) that the two
+    rulesets give otherwise, or that one of them gives only. ``kind``: ``changed``, ``added`` (only
+    in B), ``removed`` (only in A); the missing side is None."""
+
+    group: str
+    key: str
+    kind: str
+    a: WordSide | None
+    b: WordSide | None
+    summary: str
+
+    @property
+    def name(self) -> str:
+        """``words.places.6``: the word's path in a ruleset file."""
+        return f"words.{self.group}.{self.key}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "group": self.group, "key": self.key, "kind": self.kind, "a": _opt(self.a),
+                "b": _opt(self.b), "summary": self.summary}
+
+
+@dataclass(frozen=True)
 class RuleDiff:
     """Every difference between ruleset ``a`` and ruleset ``b`` (B relative to A)."""
 
@@ -245,14 +286,16 @@ class RuleDiff:
     settings: tuple[SettingChange, ...]
     rules: tuple[RuleChange, ...]
     definitions: tuple[DefinitionChange, ...]
+    words: tuple[WordChange, ...] = ()
 
     @property
     def empty(self) -> bool:
-        """True when the two rulesets play the same: no setting, rule or definition differs."""
-        return not (self.settings or self.rules or self.definitions)
+        """True when nothing differs: no setting, rule, definition or word of the game (two rulesets
+        that differ only in their words play the same but read otherwise)."""
+        return not (self.settings or self.rules or self.definitions or self.words)
 
     def __len__(self) -> int:
-        return len(self.settings) + len(self.rules) + len(self.definitions)
+        return len(self.settings) + len(self.rules) + len(self.definitions) + len(self.words)
 
     @property
     def labels(self) -> tuple[str, str]:
@@ -266,6 +309,7 @@ class RuleDiff:
             out.extend([k.summary for k in s.keys] or [s.summary])
         out.extend(r.summary for r in self.rules)
         out.extend(d.summary for d in self.definitions)
+        out.extend(w.summary for w in self.words)
         return out
 
     def setting(self, name: str) -> SettingChange | None:
@@ -275,16 +319,17 @@ class RuleDiff:
         return next((r for r in self.rules if r.id == rule_id), None)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready; keys: ``a, b, identical, counts, settings, rules, definitions, summaries``."""
+        """JSON-ready; keys: ``a, b, identical, counts, settings, rules, definitions, words, summaries``."""
         return {
             "a": self.a.to_dict(), "b": self.b.to_dict(), "identical": self.empty,
             "counts": {"settings": len(self.settings), "rules": len(self.rules), "definitions": len(self.definitions),
                        "rules_added": sum(r.kind == "added" for r in self.rules),
                        "rules_removed": sum(r.kind == "removed" for r in self.rules),
-                       "rules_changed": sum(r.kind == "changed" for r in self.rules)},
+                       "rules_changed": sum(r.kind == "changed" for r in self.rules), "words": len(self.words)},
             "settings": [s.to_dict() for s in self.settings],
             "rules": [r.to_dict() for r in self.rules],
             "definitions": [d.to_dict() for d in self.definitions],
+            "words": [w.to_dict() for w in self.words],
             "summaries": self.summaries(),
         }
 
@@ -570,6 +615,45 @@ def _diff_definitions(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance,
     return out
 
 
+def _word_text(w: Wording, other: Wording | None) -> str:
+    """A word as a diff shows it: in the active language, quoted; in every language it is given in
+    (``{en: "last (大落)", zh: "大落"}``) when the two sides read alike in the active language (only
+    another language's word changed)."""
+    if other is not None and said(w) == said(other):
+        return fmt_value({str(lang): t for lang, t in w.texts.items()})
+    return fmt_value(said(w))
+
+
+def _diff_words(ra: ResolvedRuleset, rb: ResolvedRuleset, la: str, lb: str) -> list[WordChange]:
+    """The words of the game (``words:`` places, terms, cards) the two rulesets give otherwise, in the
+    order written (A's, then those only B gives)."""
+    out: list[WordChange] = []
+    for group in list(ra.words) + [g for g in rb.words if g not in ra.words]:
+        wa, wb = ra.words.get(group, {}), rb.words.get(group, {})
+        for key in list(wa) + [k for k in wb if k not in wa]:
+            a, b = wa.get(key), wb.get(key)
+            if a is not None and b is not None and dict(a.texts) == dict(b.texts):
+                continue
+            kind = "added" if a is None else "removed" if b is None else "changed"
+            sa = WordSide(a, a.origin) if a is not None else None
+            sb = WordSide(b, b.origin) if b is not None else None
+            label = f"words.{group}.{key}"
+            if sa is None:
+                assert b is not None and sb is not None
+                summary = _("{label}: only in {lb}: {fmt_value} ({b})").format(
+                    label=label, lb=lb, fmt_value=_word_text(b, None), b=sb.where)
+            elif sb is None:
+                assert a is not None
+                summary = _("{label}: only in {la}: {fmt_value} ({a})").format(
+                    label=label, la=la, fmt_value=_word_text(a, None), a=sa.where)
+            else:
+                assert a is not None and b is not None
+                summary = _("{label}: {fmt_value} ({a}) vs {fmt_value2} ({b})").format(
+                    label=label, fmt_value=_word_text(a, b), a=sa.where, fmt_value2=_word_text(b, a), b=sb.where)
+            out.append(WordChange(group, str(key), kind, sa, sb, summary))
+    return out
+
+
 def _resolved(x: Any) -> ResolvedRuleset:
     if isinstance(x, RuleGraph):
         return x.resolved
@@ -590,7 +674,8 @@ def rule_diff(a: ResolvedRuleset | RuleGraph | str, b: ResolvedRuleset | RuleGra
     return RuleDiff(RulesetInfo.of(ra), RulesetInfo.of(rb),
                     tuple(_diff_settings(ra, rb, pa, pb, la, lb)),
                     tuple(_diff_rules(ra, rb, pa, pb, la, lb)),
-                    tuple(_diff_definitions(ra, rb, pa, pb, la, lb)))
+                    tuple(_diff_definitions(ra, rb, pa, pb, la, lb)),
+                    tuple(_diff_words(ra, rb, la, lb)))
 
 
 # ==================================================================================================
@@ -702,6 +787,15 @@ def _def_lines(d: DefinitionSide | None) -> list[str] | None:
     return out
 
 
+def _word_lines(w: WordSide | None) -> list[str] | None:
+    """A word of the game in every language it is given in (the active one first), and where."""
+    if w is None:
+        return None
+    first = said(w.word)
+    out = [f"{lang}: {t}" for lang, t in sorted(w.word.texts.items(), key=lambda kv: kv[1] != first)]
+    return out + ([_("from {v}").format(v=w.where)] if w.where else [])
+
+
 def _heading(text: str) -> list[str]:
     return ["", text, "─" * disp_width(text)]
 
@@ -713,14 +807,17 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
     out = wrap(_("{la} ({display})  vs  {lb} ({display2})").format(
         la=la, display=_display(diff.a.path), lb=lb, display2=_display(diff.b.path)), width)
     if diff.empty:
-        out += wrap(_("No differences: the two rulesets have the same settings, rules and definitions."), width)
+        out += wrap(_("No differences: the two rulesets have the same settings, rules, definitions and words of the game."), width)
         return "\n".join(out) + "\n"
     n_r = {k: sum(r.kind == k for r in diff.rules) for k in ("changed", "added", "removed")}
-    out += wrap(_("{settings} setting(s), {rules} rule(s) "
-                "({changed} changed, {added} only in {lb}, {removed} only in {la}), "
-                "{definitions} definition(s) differ.").format(
-                    settings=len(diff.settings), rules=len(diff.rules), changed=n_r['changed'], added=n_r['added'], lb=lb,
-                    removed=n_r['removed'], la=la, definitions=len(diff.definitions)), width)
+    if len(diff) > len(diff.words):  # (two rulesets that differ in their words only: that line alone)
+        out += wrap(_("{settings} setting(s), {rules} rule(s) "
+                    "({changed} changed, {added} only in {lb}, {removed} only in {la}), "
+                    "{definitions} definition(s) differ.").format(
+                        settings=len(diff.settings), rules=len(diff.rules), changed=n_r['changed'], added=n_r['added'], lb=lb,
+                        removed=n_r['removed'], la=la, definitions=len(diff.definitions)), width)
+    if diff.words:
+        out += wrap(_("{n} word(s) of the game (words:) differ.").format(n=len(diff.words)), width)
     if diff.settings:
         out += _heading(_("Settings"))
         for s in diff.settings:
@@ -751,6 +848,12 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
             out.append("")
             out += wrap(d.summary, width)
             out += _side_by_side(la, lb, _def_lines(d.a), _def_lines(d.b), width)
+    if diff.words:
+        out += _heading(_("Words of the game"))
+        for w in diff.words:
+            out.append("")
+            out += wrap(w.summary, width)
+            out += _side_by_side(la, lb, _word_lines(w.a), _word_lines(w.b), width)
     return "\n".join(out) + "\n"
 
 
@@ -770,7 +873,7 @@ def diff_markdown(diff: RuleDiff) -> str:
            f"- A: `{diff.a.name}` — {_md(diff.a.title or '')} ({_md(_display(diff.a.path))})",
            f"- B: `{diff.b.name}` — {_md(diff.b.title or '')} ({_md(_display(diff.b.path))})", ""]
     if diff.empty:
-        out.append(_("No differences: the two rulesets have the same settings, rules and definitions."))
+        out.append(_("No differences: the two rulesets have the same settings, rules, definitions and words of the game."))
         return "\n".join(out) + "\n"
 
     def sv(v: SettingValue | None) -> str:
@@ -816,6 +919,15 @@ def diff_markdown(diff: RuleDiff) -> str:
         out += [_("## Definitions"), "", _("| Definition | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
         for d in diff.definitions:
             out.append(f"| `{_md(d.name)}` | {dv(d.a)} | {dv(d.b)} |")
+        out.append("")
+
+    def wv(w: WordSide | None) -> str:
+        return "—" if w is None else "<br>".join(_md(x) for x in _word_lines(w) or [])
+
+    if diff.words:
+        out += [_("## Words of the game"), "", _("| Word | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
+        for w in diff.words:
+            out.append(f"| `{_md(w.name)}` | {wv(w.a)} | {wv(w.b)} |")
         out.append("")
     out += [_("## In words"), ""] + [f"- {_md(s)}" for s in diff.summaries()]
     return "\n".join(out) + "\n"

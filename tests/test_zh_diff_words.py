@@ -1,0 +1,92 @@
+"""Issue 26 (中文), findings left open (h26f): ``gouji diff`` lists the words of the game (``words:``)
+as it lists the settings and rules, ``diff --simulate`` labels its figures in each ruleset's words,
+the rulebook's players fact and the simulation summary's team line in Chinese. Both languages."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gouji_dsl import i18n
+from gouji_dsl.i18n import Language
+from gouji_dsl.resources import rules_dir
+from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.tools.cli import cli
+from gouji_dsl.tools.compare import rule_diff
+
+#: a variant of online that renames a place and a term, and nothing else
+RENAMED = """ruleset: renamed
+extends: online
+words:
+  places:
+    6: {en: "bottom (落科)", zh: 落科}
+  terms:
+    burn: {en: "fire (火牌)", zh: 火牌}
+"""
+
+
+def base_line(start: str) -> str:
+    """``base.yaml:N``: where base writes the line that starts (indent aside) with ``start``."""
+    lines = (rules_dir() / "base.yaml").read_text(encoding="utf-8").splitlines()
+    return f"base.yaml:{next(i for i, x in enumerate(lines, 1) if x.strip().startswith(start))}"
+
+
+LAST = base_line('6: {en: "last (大落)"')
+
+
+@pytest.fixture(autouse=True)
+def _catalog_installed():
+    assert i18n.has_catalog(Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
+
+
+@pytest.fixture()
+def renamed(tmp_path: Path) -> Path:
+    p = tmp_path / "renamed.yaml"
+    p.write_text(RENAMED, encoding="utf-8")
+    return p
+
+
+def test_a_diff_lists_the_renamed_words_of_the_game(renamed):
+    d = rule_diff(resolve("online"), resolve(renamed))
+    assert not d.empty and len(d) == 2 and not (d.settings or d.rules or d.definitions)
+    place, burn = d.words
+    assert (place.name, place.kind, place.a.where, place.b.where) == ("words.places.6", "changed", LAST, "renamed.yaml:5")
+    assert dict(place.a.word.texts) == {"en": "last (大落)", "zh": "大落"} and place.b.word.texts["zh"] == "落科"
+    assert burn.name == "words.terms.burn" and burn.b.word.texts["en"] == "fire (火牌)"
+    assert rule_diff(resolve(renamed), resolve(renamed)).empty
+    eagle = rule_diff(resolve("base"), resolve("six-deck-eagle")).words
+    assert [(w.name, w.kind) for w in eagle] == [("words.cards.E", "added")]
+
+
+def test_a_word_changed_in_one_language_only_is_shown_in_all_of_them(tmp_path):
+    p = tmp_path / "en-only.yaml"
+    p.write_text('ruleset: en-only\nextends: online\nwords:\n  places:\n    6: {en: "bottom (大落)", zh: 大落}\n',
+                 encoding="utf-8")
+    i18n.use(Language.ZH)
+    try:
+        (w,) = rule_diff(resolve("online"), resolve(p)).words  # (大落 both sides in Chinese: the English tells them apart)
+    finally:
+        i18n.use(Language.EN)
+    assert w.summary.startswith('words.places.6：{en: "last (大落)", zh: "大落"}') and '"bottom (大落)"' in w.summary
+
+
+@pytest.mark.parametrize("lang, heading, said, none", [
+    ("en", "Words of the game", f'words.places.6: "last (大落)" ({LAST}) vs "bottom (落科)" (renamed.yaml:5)',
+     "No differences"),
+    ("zh", "术语", f'words.places.6："大落"（{LAST}）对 "落科"（renamed.yaml:5）', "没有差别"),
+])
+def test_cli_diff_says_the_words_in_both_languages(runner, renamed, lang, heading, said, none):
+    res = runner.invoke(cli, ["--lang", lang, "diff", "online", str(renamed)])
+    assert res.exit_code == 0, res.output
+    assert none not in res.stdout and heading in res.stdout.splitlines() and said in res.stdout
+    assert "words.terms.burn" in res.stdout
+    assert ("2 word(s) of the game" if lang == "en" else "2 个术语") in res.stdout
+    assert ("0 setting(s)" if lang == "en" else "0 个设置") not in res.stdout  # (only the words differ: that line alone)
+    md = runner.invoke(cli, ["--lang", lang, "diff", "online", str(renamed), "--format", "markdown"])
+    assert ("## Words of the game" if lang == "en" else "## 术语") in md.stdout and "| `words.places.6` |" in md.stdout
+    data = json.loads(runner.invoke(cli, ["--lang", lang, "diff", "online", str(renamed), "--format", "json"]).stdout)
+    assert data["diff"]["identical"] is False and data["diff"]["counts"]["words"] == 2
+    assert data["diff"]["words"][1]["b"]["texts"] == {"en": "fire (火牌)", "zh": "火牌"}
+    same = runner.invoke(cli, ["--lang", lang, "diff", "online", "online"])
+    assert none in same.stdout and ("words of the game" if lang == "en" else "术语") in same.stdout

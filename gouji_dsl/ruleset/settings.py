@@ -34,7 +34,7 @@ import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeGuard
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean, quoted
 from gouji_dsl.i18n import N_, _
@@ -217,12 +217,39 @@ def normalize_setting(v: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------ inference
-def _is_whole(v: Any) -> bool:
+def _is_whole(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _digits(k: Any) -> bool:
     return _is_whole(k) or isinstance(k, str) and k.lstrip("-").isdigit() and len(k) <= 18
+
+
+def _joined(types: Iterator[Type]) -> Type | None:
+    """The join of ``types`` (ANY where two do not join; None when there are none)."""
+    t: Type | None = None
+    for xt in types:
+        t = xt if t is None else (join(t, xt) or ANY)
+    return t
+
+
+def _infer_map(value: dict[Any, Any], kinds: tuple[str, ...] | frozenset[str]) -> Type:
+    """The type of a map nobody declared: by rank, by whole number, else a record of exactly its keys."""
+    if not value:
+        return MapOf(TEXT, ANY)
+    # each value's type is inferred once (inferring it again for the record below made the
+    # work double per level of nesting: 60 levels never finished)
+    items = [(str(k), infer_type(x, kinds)) for k, x in value.items()]
+    vt = _joined(xt for _, xt in items)
+    nullable = any(x is None for x in value.values())
+    if vt is not None and nullable and not isinstance(vt, Nullable):
+        vt = Nullable(vt)
+    keys = [str(k) for k in value]
+    if all(k in kinds for k in keys):
+        return MapOf(RANK, vt or ANY)
+    if all(_digits(k) for k in keys):
+        return MapOf(INT, vt or ANY)
+    return Record(tuple(items))
 
 
 def infer_type(value: Any, kinds: tuple[str, ...] | frozenset[str]) -> Type:
@@ -236,29 +263,9 @@ def infer_type(value: Any, kinds: tuple[str, ...] | frozenset[str]) -> Type:
     if isinstance(value, str):
         return RANK if value in kinds else TEXT
     if isinstance(value, list):
-        t: Type | None = None
-        for x in value:
-            xt = infer_type(x, kinds)
-            t = xt if t is None else (join(t, xt) or ANY)
-        return ListOf(ANY if t is None else t)
+        return ListOf(_joined(infer_type(x, kinds) for x in value) or ANY)
     if isinstance(value, dict):
-        if not value:
-            return MapOf(TEXT, ANY)
-        # each value's type is inferred once (inferring it again for the record below made the
-        # work double per level of nesting: 60 levels never finished)
-        items = [(str(k), infer_type(x, kinds)) for k, x in value.items()]
-        vt: Type | None = None
-        for _, xt in items:
-            vt = xt if vt is None else (join(vt, xt) or ANY)
-        nullable = any(x is None for x in value.values())
-        if vt is not None and nullable and not isinstance(vt, Nullable):
-            vt = Nullable(vt)
-        keys = [str(k) for k in value]
-        if all(k in kinds for k in keys):
-            return MapOf(RANK, vt or ANY)
-        if all(_digits(k) for k in keys):
-            return MapOf(INT, vt or ANY)
-        return Record(tuple(items))
+        return _infer_map(value, kinds)
     return ANY
 
 
@@ -623,99 +630,142 @@ def _declared(ctx: _Ctx, spec: SettingSpec) -> tuple[Type, SourcePos] | None:
     return first
 
 
-def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic]]:
-    """Type every setting of ``resolved`` and check its value; never raises. Returns the
-    :class:`Settings` (a broken value keeps its value as written) and every problem found
-    (errors, and warnings for :data:`CONSTRAINTS`), in file order."""
-    ctx = _Ctx(resolved)
-    engine = engine_types()
-    specs = resolved.settings
-    infos: dict[str, SettingInfo] = {}
+def _appended(hint: str | None, more: str, sep: str = "; ") -> str:
+    """``hint`` followed by ``more`` (just ``more`` when there is no hint)."""
+    return (hint + sep if hint else "") + more
 
-    def type_of(spec: SettingSpec, kinds: tuple[str, ...]) -> tuple[Type, TypeSource, SourcePos | None, str | None]:
-        declared = _declared(ctx, spec)
-        if spec.name in engine:
-            t, doc = engine[spec.name]
+
+@dataclass
+class _Checker:
+    """Types and checks the settings of one ruleset, one at a time: the card kinds (``kinds``) and the number of seats
+    (``n_seats``) are filled in as ranks, jokers, seats and teams are typed, since other types refer to them."""
+
+    ctx: _Ctx
+    specs: Mapping[str, SettingSpec]
+    engine: dict[str, tuple[Type, str]] = field(default_factory=engine_types)
+    kinds: tuple[str, ...] = ()
+    n_seats: int | None = None
+
+    def type_of(self, spec: SettingSpec) -> tuple[Type, TypeSource, SourcePos | None, str | None]:
+        """The type of ``spec``: the engine's, else the one declared, else inferred from its first value."""
+        declared = _declared(self.ctx, spec)
+        if spec.name in self.engine:
+            t, doc = self.engine[spec.name]
             if declared is not None and declared[0] != t:
-                ctx.add(declared[1], _("setting {name!r} is read by the engine as {t}; it cannot be declared {declared}").format(
+                self.ctx.add(declared[1], _("setting {name!r} is read by the engine as {t}; it cannot be declared {declared}").format(
                     name=spec.name, t=t, declared=declared[0]),
                         _("remove the type:"), Code.TYPE_CHANGED)
             return t, TypeSource.ENGINE, None, doc
         if declared is not None:
             return declared[0], TypeSource.DECLARED, declared[1], None
-        return infer_type(spec.first_value, kinds), TypeSource.INFERRED, None, None
+        return infer_type(spec.first_value, self.kinds), TypeSource.INFERRED, None, None
 
-    def one(spec: SettingSpec, kinds: tuple[str, ...], n_seats: int | None) -> SettingInfo:
-        t, src, tpos, doc = type_of(spec, kinds)
+    def hint(self, spec: SettingSpec, p: Problem, pos: SourcePos, t: Type, src: TypeSource, tpos: SourcePos | None) -> str | None:
+        """The hint of problem ``p`` at ``pos``, with where the type came from when that is another file."""
+        mismatch = p.code == Code.SETTING_TYPE_MISMATCH
+        if src == TypeSource.DECLARED and tpos is not None and mismatch:
+            return _appended(p.hint, _("its type is {t} ({short})").format(t=t, short=_short(tpos)))
+        if src == TypeSource.INFERRED and mismatch and spec.first_origin is not None and spec.first_origin.path != pos.path:
+            return _appended(p.hint, _("its type {t} comes from its first value ({short})").format(
+                t=t, short=_short(spec.first_origin)))
+        if p.not_a_kind:  # a kind a nearer file's ranks / jokers left out
+            kind_specs = [self.specs[n] for n in ("ranks", "jokers") if n in self.specs and self.specs[n].origin.path != pos.path]
+            if kind_specs:
+                return _appended(p.hint, _("the card kinds are set by {settings}").format(
+                    settings=_(" and ").join(_("{name} at {where}").format(name=k.name, where=_short(k.origin))
+                                             for k in kind_specs)), _("; "))
+        return p.hint
+
+    def one(self, spec: SettingSpec) -> SettingInfo:
+        """``spec`` typed, each problem of its value reported where it was written."""
+        t, src, tpos, doc = self.type_of(spec)
         value = _with_defaults(spec.value, engine_default(spec.name)) if src == TypeSource.ENGINE else spec.value
-        typed, problems = conform(value, t, kinds=kinds, n_seats=n_seats)
+        typed, problems = conform(value, t, kinds=self.kinds, n_seats=self.n_seats)
         for p in problems:
             pos = _pos_of(spec, p.path, p.key)
-            hint = p.hint
-            if src == TypeSource.DECLARED and tpos is not None and p.code == Code.SETTING_TYPE_MISMATCH:
-                hint = (hint + "; " if hint else "") + _("its type is {t} ({short})").format(t=t, short=_short(tpos))
-            elif src == TypeSource.INFERRED and p.code == Code.SETTING_TYPE_MISMATCH and spec.first_origin is not None \
-                    and spec.first_origin.path != pos.path:
-                hint = (hint + "; " if hint else "") + _("its type {t} comes from its first value ({short})").format(
-                    t=t, short=_short(spec.first_origin))
-            elif p.not_a_kind:  # a kind a nearer file's ranks / jokers left out
-                kind_specs = [specs[n] for n in ("ranks", "jokers") if n in specs and specs[n].origin.path != pos.path]
-                if kind_specs:
-                    hint = (hint + _("; ") if hint else "") + _("the card kinds are set by {settings}").format(
-                        settings=_(" and ").join(_("{name} at {where}").format(name=k.name, where=_short(k.origin))
-                                                 for k in kind_specs))
             label = _label(spec.name, p.path[:-1] if p.key else p.path)
-            ctx.add(pos, _("setting {label} {message}").format(label=label, message=p.message), hint, p.code)
-        default, _problems = conform(spec.first_value, t, kinds=kinds, n_seats=n_seats)
+            self.ctx.add(pos, _("setting {label} {message}").format(label=label, message=p.message),
+                         self.hint(spec, p, pos, t, src, tpos), p.code)
+        default, _problems = conform(spec.first_value, t, kinds=self.kinds, n_seats=self.n_seats)
         return SettingInfo(spec.name, t, typed, _pruned(spec.value, t), default, spec.says, spec.source, spec.origin, src, tpos, doc,
                            spec.inherited)
 
-    # the card kinds and the seats first: other types refer to them
-    kinds: tuple[str, ...] = ()
+    def engine_default(self, name: str) -> SettingInfo | None:
+        """Engine setting ``name``, which no file sets, at its default (None, reported, when it is required)."""
+        t, doc = self.engine[name]
+        default = engine_default(name)
+        path = self.ctx.resolved.path
+        if default is REQUIRED:
+            self.ctx.add(SourcePos(path, 1, 1), _("setting {name!r} is required ({describe})").format(name=name, describe=describe(t)),
+                         _("add settings.{name} to the ruleset or a parent ({doc})").format(name=name, doc=_(doc)), Code.MISSING_KEY)
+            return None
+        typed_default, _problems = conform(copy.deepcopy(default), t, kinds=self.kinds, n_seats=self.n_seats)
+        return SettingInfo(name, t, typed_default, copy.deepcopy(default), typed_default, None, None,
+                           SourcePos(path), TypeSource.ENGINE, None, doc, True)
+
+
+def _type_card_kinds(checker: _Checker, infos: dict[str, SettingInfo]) -> None:
+    """ranks and jokers typed into ``infos``, and ``checker.kinds`` set from them when they are lists of symbols."""
+    specs = checker.specs
     for name in ("ranks", "jokers"):
         if name in specs:
-            infos[name] = one(specs[name], (), None)
+            infos[name] = checker.one(specs[name])
     ranks = infos["ranks"].value if "ranks" in infos else None
     jokers = infos["jokers"].value if "jokers" in infos else []
     if isinstance(ranks, list) and isinstance(jokers, list) and all(isinstance(x, str) for x in ranks + jokers):
-        kinds = _card_kinds(ctx, resolved, specs, ranks, jokers)
+        checker.kinds = _card_kinds(checker.ctx, checker.ctx.resolved, specs, ranks, jokers)
+
+
+def _type_seats(checker: _Checker, infos: dict[str, SettingInfo]) -> None:
+    """seats and teams (both required) typed into ``infos``, ``checker.n_seats`` set, and the teams checked to split them."""
+    ctx, specs, resolved = checker.ctx, checker.specs, checker.ctx.resolved
     for name in ("seats", "teams"):
         if name not in specs:
             ctx.add(SourcePos(resolved.path, 1, 1), _("setting {name!r} is required ({describe})").format(
-                name=name, describe=describe(engine[name][0])),
+                name=name, describe=describe(checker.engine[name][0])),
                     _("add settings.{name} to the ruleset or a parent").format(name=name), Code.MISSING_KEY)
         else:
-            infos[name] = one(specs[name], kinds, None)
+            infos[name] = checker.one(specs[name])
     seats = infos["seats"].value if "seats" in infos else None
     teams = infos["teams"].value if "teams" in infos else None
-    n_seats = seats if isinstance(seats, int) and not isinstance(seats, bool) and 2 <= seats <= 12 else None
-    if n_seats is not None and isinstance(teams, int) and not isinstance(teams, bool) and teams >= 1 and n_seats % teams:
+    checker.n_seats = n_seats = seats if _is_whole(seats) and 2 <= seats <= 12 else None
+    if n_seats is not None and _is_whole(teams) and teams >= 1 and n_seats % teams:
         ctx.add(_pos_of(specs[_newest(resolved, specs, "seats", "teams")], ()), _("seats ({n_seats}) must split evenly into teams ({teams})").format(
             n_seats=n_seats, teams=teams),
                 _("teams must divide seats"), Code.VALUE_NOT_ALLOWED)
-    for name, spec in specs.items():
-        if name not in infos:
-            infos[name] = one(spec, kinds, n_seats)
-    for name, (t, doc) in engine.items():
-        if name in infos or name in ("seats", "teams"):
-            continue
-        default = engine_default(name)
-        if default is REQUIRED:
-            ctx.add(SourcePos(resolved.path, 1, 1), _("setting {name!r} is required ({describe})").format(name=name, describe=describe(t)),
-                    _("add settings.{name} to the ruleset or a parent ({doc})").format(name=name, doc=_(doc)), Code.MISSING_KEY)
-            continue
-        typed_default, _problems = conform(copy.deepcopy(default), t, kinds=kinds, n_seats=n_seats)
-        infos[name] = SettingInfo(name, t, typed_default, copy.deepcopy(default), typed_default, None, None,
-                                  SourcePos(resolved.path), TypeSource.ENGINE, None, doc, True)
-    ordered = {n: infos[n] for n in specs if n in infos}
-    ordered.update({n: i for n, i in infos.items() if n not in ordered})
-    settings = Settings(ordered, kinds, n_seats)
+
+
+def _warn_without_effect(ctx: _Ctx, specs: Mapping[str, SettingSpec], settings: Settings) -> None:
+    """A warning for each setting set to a value that has no effect (:data:`CONSTRAINTS`)."""
     values = settings.typed()
     for c in CONSTRAINTS:
         name = c.path[0]
         if name in specs and _get(values, *c.path) is not None and c.holds(values):
             ctx.add(_pos_of(specs[name], c.path[1:]), _("setting {join} {message}").format(join='.'.join(c.path), message=_(c.message)), _(c.hint),
                     Code.SETTING_HAS_NO_EFFECT, Severity.WARNING)
+
+
+def check_settings(resolved: ResolvedRuleset) -> tuple[Settings, list[Diagnostic]]:
+    """Type every setting of ``resolved`` and check its value; never raises. Returns the
+    :class:`Settings` (a broken value keeps its value as written) and every problem found
+    (errors, and warnings for :data:`CONSTRAINTS`), in file order."""
+    ctx = _Ctx(resolved)
+    specs = resolved.settings
+    checker = _Checker(ctx, specs)
+    infos: dict[str, SettingInfo] = {}
+    # the card kinds and the seats first: other types refer to them
+    _type_card_kinds(checker, infos)
+    _type_seats(checker, infos)
+    for name, spec in specs.items():
+        if name not in infos:
+            infos[name] = checker.one(spec)
+    for name in checker.engine:
+        if name not in infos and name not in ("seats", "teams") and (info := checker.engine_default(name)) is not None:
+            infos[name] = info
+    ordered = {n: infos[n] for n in specs if n in infos}
+    ordered.update({n: i for n, i in infos.items() if n not in ordered})
+    settings = Settings(ordered, checker.kinds, checker.n_seats)
+    _warn_without_effect(ctx, specs, settings)
     return settings, sorted(ctx.diags, key=Diagnostic.sort_key)
 
 

@@ -15,7 +15,7 @@ values involved. A graph cannot be changed once built.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -291,25 +291,22 @@ class RuleGraph:
                     continue
                 eff = r.node.effect
                 v = r.fn(ctx)  # type: ignore[misc]
-                if eff == "allow":
-                    if v:
-                        granted = True
-                        if trace is not None:
-                            trace.append(Reason(r.node.id, Verdict.ALLOWED, r.node.sentence(), r.node.origin, r.node))
-                    elif trace is not None:
-                        declined.append(r)
-                elif (eff == "deny" and v) or (eff == "require" and not v):
+                verdict = _permit_verdict(eff, v)
+                if verdict == Verdict.FORBADE:
                     forbidden = True
                     if trace is None:
                         return False
-                    trace.append(Reason(r.node.id, Verdict.FORBADE, r.node.sentence(), r.node.origin, r.node))
-                elif trace is not None and eff == "require":
-                    trace.append(Reason(r.node.id, Verdict.ALLOWED, r.node.sentence(), r.node.origin, r.node))
+                elif eff == "allow" and v:
+                    granted = True
+                elif eff == "allow" and trace is not None:
+                    declined.append(r)
+                if trace is not None and verdict is not None:
+                    trace.append(_reason(r, verdict))
         except Exception as e:
             raise self._failed(r, e, ctx) from None
         if trace is not None and not granted:
             # a question nothing allows by default: the allow rules that did not allow are why
-            trace.extend(Reason(d.node.id, Verdict.FORBADE, d.node.sentence(), d.node.origin, d.node) for d in declined)
+            trace.extend(_reason(d, Verdict.FORBADE) for d in declined)
         return granted and not forbidden
 
     def value(self, hook: str, ctx: Any, trace: list[Reason] | None = None) -> Any:
@@ -340,7 +337,6 @@ class RuleGraph:
         """Run every matching rule of a trigger hook, in order: mark / unmark / count per-seat
         state, ``place`` a seat (it stops playing), ``give`` cards from one seat to another. A rule
         whose target (or giver) is none does nothing. Raises :class:`RuleFailed` if a rule fails."""
-        g = ctx.g
         r: _Rule | None = None
         try:
             for r in self.by_hook[hook]:
@@ -350,34 +346,46 @@ class RuleGraph:
                 if seat is None:
                     continue
                 self._check_seat(seat, "target")
-                eff = r.node.effect
-                if eff == "mark":
-                    g.flags.setdefault(r.name, set()).add(seat)
-                    g.marked_by[(r.name, seat)] = r.node.id  # for explanations: which rule set the flag
-                elif eff == "unmark":
-                    g.flags.get(r.name, set()).discard(seat)
-                elif eff == "count":
-                    amt = self._amount(r, ctx)
-                    d = g.counters.setdefault(r.name, {})
-                    d[seat] = d.get(seat, 0) + amt
-                elif eff == "place":
-                    how = r.fn(ctx)  # type: ignore[misc]
-                    if how not in PLACE_TYPE.values:  # type: ignore[attr-defined]
-                        raise EvalError(_("place answered {how!r}; allowed: {place_words}").format(how=how, place_words=PLACE_WORDS))
-                    g.retire(seat, how, r.node.id)
-                elif eff == "give":
-                    giver = r.giver(ctx) if r.giver else ctx.seat
-                    kind = r.fn(ctx)  # type: ignore[misc]
-                    amt = self._amount(r, ctx)
-                    if giver is not None and kind is not None and amt > 0:
-                        self._check_seat(giver, "giver")
-                        if kind not in self.model.kinds:
-                            raise EvalError(_("give answered {kind!r}, which is not a card kind of this ruleset").format(kind=kind))
-                        g.transfer(giver, seat, {kind: amt}, r.node.id)
+                effect = _TRIGGER_EFFECTS.get(r.node.effect)
+                if effect is not None:
+                    effect(self, r, ctx, seat)
                 if fired is not None:
                     fired.append(r.node.id)
         except Exception as e:
             raise self._failed(r, e, ctx) from None
+
+    def _mark(self, r: _Rule, ctx: Any, seat: int) -> None:
+        """A ``mark`` rule: ``seat`` gets the flag."""
+        ctx.g.flags.setdefault(r.name, set()).add(seat)
+        ctx.g.marked_by[(r.name, seat)] = r.node.id  # for explanations: which rule set the flag
+
+    def _unmark(self, r: _Rule, ctx: Any, seat: int) -> None:
+        """An ``unmark`` rule: ``seat`` loses the flag."""
+        ctx.g.flags.get(r.name, set()).discard(seat)
+
+    def _count(self, r: _Rule, ctx: Any, seat: int) -> None:
+        """A ``count`` rule: ``seat``'s counter goes up by the rule's amount."""
+        amt = self._amount(r, ctx)
+        d = ctx.g.counters.setdefault(r.name, {})
+        d[seat] = d.get(seat, 0) + amt
+
+    def _place(self, r: _Rule, ctx: Any, seat: int) -> None:
+        """A ``place`` rule: ``seat`` stops playing, placed as the rule answers."""
+        how = r.fn(ctx)  # type: ignore[misc]
+        if how not in PLACE_TYPE.values:  # type: ignore[attr-defined]
+            raise EvalError(_("place answered {how!r}; allowed: {place_words}").format(how=how, place_words=PLACE_WORDS))
+        ctx.g.retire(seat, how, r.node.id)
+
+    def _give(self, r: _Rule, ctx: Any, seat: int) -> None:
+        """A ``give`` rule: the giver hands ``seat`` the rule's amount of the card kind it answers."""
+        giver = r.giver(ctx) if r.giver else ctx.seat
+        kind = r.fn(ctx)  # type: ignore[misc]
+        amt = self._amount(r, ctx)
+        if giver is not None and kind is not None and amt > 0:
+            self._check_seat(giver, "giver")
+            if kind not in self.model.kinds:
+                raise EvalError(_("give answered {kind!r}, which is not a card kind of this ruleset").format(kind=kind))
+            ctx.g.transfer(giver, seat, {kind: amt}, r.node.id)
 
     def _amount(self, r: _Rule, ctx: Any) -> int:
         if r.amount is None:
@@ -392,6 +400,26 @@ class RuleGraph:
     def _check_seat(self, seat: Any, what: str) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.n_seats:
             raise EvalError(_("its {what} is {seat!r}, which is not a seat (1 to {n_seats})").format(what=what, seat=seat, n_seats=self.n_seats))
+
+
+_TRIGGER_EFFECTS: dict[str, Callable[[RuleGraph, _Rule, Any, int], None]] = {
+    "mark": RuleGraph._mark, "unmark": RuleGraph._unmark, "count": RuleGraph._count, "place": RuleGraph._place,
+    "give": RuleGraph._give}
+"""What each effect of a trigger rule does to its target seat."""
+
+
+def _permit_verdict(effect: str, v: Any) -> Verdict | None:
+    """What a permit rule whose expression is ``v`` says: allow / require true allow, deny true / require false forbid."""
+    if (effect == "deny" and v) or (effect == "require" and not v):
+        return Verdict.FORBADE
+    if v and effect in ("allow", "require"):
+        return Verdict.ALLOWED
+    return None
+
+
+def _reason(r: _Rule, verdict: Verdict) -> Reason:
+    """Rule ``r``'s part in a permit decision."""
+    return Reason(r.node.id, verdict, r.node.sentence(), r.node.origin, r.node)
 
 
 MAX_MATCH_LENGTH = 1000
@@ -415,46 +443,74 @@ def answer_bounds(hook: str, n_seats: int) -> tuple[int, int, str] | None:
             }.get(hook)
 
 
-def _answer_check(hook: Hook, n_seats: int) -> Callable[[Any], str | None] | None:
+_Check = Callable[[Any], str | None]
+"""A check of an answer: None when it fits, else what is wrong with it."""
+
+
+def _is_seat(v: Any, n_seats: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= n_seats
+
+
+def _bounded_check(bounds: tuple[int, int, str], none: str | None) -> _Check:
+    """A whole number from ``lo`` to ``hi`` (``what`` says which)."""
+    lo, hi, what = bounds
+
+    def bounded(v: Any) -> str | None:
+        if v is None:
+            return none
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            return _("answered {v!r}, which is not {what}").format(v=v, what=what)
+        return None
+    return bounded
+
+
+def _seat_check(n_seats: int, none: str | None) -> _Check:
+    """A seat, 1 to ``n_seats``."""
+    return lambda v: none if v is None else (None if _is_seat(v, n_seats) else _("answered {v!r}, which is not a seat (1 to {n_seats})").format(
+        v=v, n_seats=n_seats))
+
+
+def _seats_check(n_seats: int, none: str | None) -> _Check:
+    """A list of seats (or nones)."""
+    def seats(v: Any) -> str | None:
+        if v is None:
+            return none
+        if not isinstance(v, list):
+            return _("answered {v!r}, which is not a list of seats").format(v=v)
+        for x in v:
+            if x is not None and not _is_seat(x, n_seats):
+                return _("answered {v!r}: {x!r} is not a seat (1 to {n_seats})").format(v=v, x=x, n_seats=n_seats)
+        return None
+    return seats
+
+
+def _word_check(words: tuple[Any, ...], none: str | None) -> _Check:
+    """One of the allowed ``words``."""
+    return lambda v: none if v is None else (None if v in words else _("answered {v!r}; allowed: {join}").format(
+        v=v, join=', '.join(map(repr, words))))
+
+
+def _number_check(none: str | None) -> _Check:
+    """A number."""
+    return lambda v: none if v is None else (
+        None if isinstance(v, (int, float)) and not isinstance(v, bool) else _("answered {v!r}, which is not a number").format(v=v))
+
+
+def _answer_check(hook: Hook, n_seats: int) -> _Check | None:
     """A check of a value rule's answer against the question's type (None: nothing to check)."""
     t = strip(hook.type)
     none = None if hook.none_ok else _("answered none, which is not an answer to this question")
     bounds = answer_bounds(hook.name, n_seats)
     if bounds is not None:
-        lo, hi, what = bounds
-
-        def bounded(v: Any) -> str | None:
-            if v is None:
-                return none
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                return _("answered {v!r}, which is not {what}").format(v=v, what=what)
-            return None
-        return bounded
-
-    def is_seat(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= n_seats
-
+        return _bounded_check(bounds, none)
     if t == SEAT:
-        return lambda v: none if v is None else (None if is_seat(v) else _("answered {v!r}, which is not a seat (1 to {n_seats})").format(
-            v=v, n_seats=n_seats))
+        return _seat_check(n_seats, none)
     if t == ListOf(SEAT):
-        def seats(v: Any) -> str | None:
-            if v is None:
-                return none
-            if not isinstance(v, list):
-                return _("answered {v!r}, which is not a list of seats").format(v=v)
-            for x in v:
-                if x is not None and not is_seat(x):
-                    return _("answered {v!r}: {x!r} is not a seat (1 to {n_seats})").format(v=v, x=x, n_seats=n_seats)
-            return None
-        return seats
+        return _seats_check(n_seats, none)
     if isinstance(t, Enum):
-        words = t.values
-        return lambda v: none if v is None else (None if v in words else _("answered {v!r}; allowed: {join}").format(
-            v=v, join=', '.join(map(repr, words))))
+        return _word_check(t.values, none)
     if category(t) == "int":
-        return lambda v: none if v is None else (
-            None if isinstance(v, (int, float)) and not isinstance(v, bool) else _("answered {v!r}, which is not a number").format(v=v))
+        return _number_check(none)
     if none is not None:
         return lambda v: none if v is None else None
     return None
@@ -556,20 +612,38 @@ class _Texts:
             what=what, message=e.message), hint=h, source_line=sources.source_line(pos.path, line), code=e.code))
 
 
+def _card_model(resolved: ResolvedRuleset, typed: Settings, bag: DiagnosticBag) -> CardModel | None:
+    """The card model of the typed settings, or None with the problem reported at the setting."""
+    try:
+        return CardModel.from_settings(typed.typed())
+    except SettingError as e:
+        s = resolved.settings.get(e.setting)
+        pos = s.origin if s is not None else SourcePos(resolved.path, 1, 1)
+        bag.add(Diagnostic.at(pos, _("card settings: {e}").format(e=e), hint=e.hint, source_line=sources.source_line(pos.path, pos.line),
+                              code=Code.CARD_MODEL))
+        return None
+
+
+def _check_definitions(resolved: ResolvedRuleset, typed: Settings, definitions: Definitions,
+                       def_sources: dict[str, tuple[tuple[str, ...], Node | ExprError, SourcePos]], texts: _Texts) -> None:
+    """Every definition checked, those no rule uses too; each problem reported at the definition."""
+    for name in definitions:
+        definitions[name]  # check the definitions no rule uses too
+    for name, err in definitions.errors.items():
+        texts.report(resolved.definitions[name].expr, err, _("in definition {name!r}").format(name=name))
+        params, tree, _source = def_sources[name]
+        if not isinstance(tree, ExprError):  # every unknown name of the body, whatever the first problem
+            for other in unknown_names(tree, hook_scope(None, typed, definitions, params=params)):
+                if other.offset != err.offset:
+                    texts.report(resolved.definitions[name].expr, other, _("in definition {name!r}").format(name=name))
+
+
 def _compile(resolved: ResolvedRuleset) -> RuleGraph:
     bag = DiagnosticBag()
     typed, setting_diags = check_settings(resolved)
     bag.extend(setting_diags)
     warnings = tuple(d for d in setting_diags if d.severity != Severity.ERROR)
-    model: CardModel | None = None
-    if not bag.errors:
-        try:
-            model = CardModel.from_settings(typed.typed())
-        except SettingError as e:
-            s = resolved.settings.get(e.setting)
-            pos = s.origin if s is not None else SourcePos(resolved.path, 1, 1)
-            bag.add(Diagnostic.at(pos, _("card settings: {e}").format(e=e), hint=e.hint, source_line=sources.source_line(pos.path, pos.line),
-                                  code=Code.CARD_MODEL))
+    model = _card_model(resolved, typed, bag) if not bag.errors else None
     if not bag.errors:
         bag.extend(_choice_words(resolved))
     texts = _Texts(bag)
@@ -585,15 +659,7 @@ def _compile(resolved: ResolvedRuleset) -> RuleGraph:
         if c is not None:
             checked_rules.append(c)
             _constant_answer(spec, c, typed, texts)
-    for name in definitions:
-        definitions[name]  # check the definitions no rule uses too
-    for name, err in definitions.errors.items():
-        texts.report(resolved.definitions[name].expr, err, _("in definition {name!r}").format(name=name))
-        params, tree, _source = def_sources[name]
-        if not isinstance(tree, ExprError):  # every unknown name of the body, whatever the first problem
-            for other in unknown_names(tree, hook_scope(None, typed, definitions, params=params)):
-                if other.offset != err.offset:
-                    texts.report(resolved.definitions[name].expr, other, _("in definition {name!r}").format(name=name))
+    _check_definitions(resolved, typed, definitions, def_sources, texts)
     bag.extend(_cycles(checked_rules))
     bag.raise_if_errors()
     assert model is not None
@@ -718,12 +784,8 @@ def _report_unknown_names(spec: RuleSpec, typed: Settings, definitions: Definiti
             texts.report(text, e, _("rule {id!r} {part}").format(id=spec.id, part=part))
 
 
-def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts, ids: set[str],
-                settings_ok: bool = True) -> RuleNode | None:
-    """The rule checked (hook, effect, expressions, before/after, said_by) as a :class:`RuleNode`, or
-    None with its problems in ``texts.bag``; ``said_by`` is checked even where another part of the
-    rule is broken, unless a setting is (``settings_ok`` false: it may be one said_by names)."""
-    bag = texts.bag
+def _hook_of(spec: RuleSpec, bag: DiagnosticBag) -> Hook | None:
+    """The hook the rule is on, which takes its effect; None (reported) when it is unknown or takes other effects."""
     hook_name = spec.on.text
     hook = HOOKS.get(hook_name)
     if hook is None:
@@ -731,7 +793,6 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
         bag.add(Diagnostic.at(o, _("unknown hook {hook_name!r} in rule {id!r}").format(hook_name=hook_name, id=spec.id),
                               hint=did_you_mean(hook_name, HOOKS) or _("hooks: ") + ", ".join(HOOKS),
                               source_line=sources.source_line(o.path, o.line), code=Code.UNKNOWN_HOOK))
-        _report_unknown_names(spec, typed, definitions, texts)
         return None
     allowed = EFFECTS_BY_KIND[hook.kind]
     if spec.effect not in allowed:
@@ -741,49 +802,58 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
                               hint=_("{hook_name} is a {kind} question: {doc}").format(
                                   hook_name=hook_name, kind=hook.kind, doc=hook.doc), source_line=sources.source_line(o.path, o.line),
                               code=Code.WRONG_EFFECT))
-        _report_unknown_names(spec, typed, definitions, texts)
         return None
-    scope = texts.scopes.get(hook.name)
-    if scope is None:
-        scope = texts.scopes[hook.name] = hook_scope(hook, typed, definitions)
-    ok = True
-    checked: dict[str, Node] = {}
+    return hook
 
-    def comp(part: str, text: Text | None, want: Type | None, what: str) -> None:
-        nonlocal ok
-        if text is None:
-            return
-        tree = texts.parse(text)
-        try:
-            if isinstance(tree, ExprError):
-                raise tree
-            checked[part] = check(tree, scope, want=want, what=what)
-        except ExprError as e:
-            hint = None
-            if e.code in (Code.TYPE_MISMATCH, Code.MISSING_KEY) and not isinstance(tree, ExprError):
-                hint = _settings_hint(spec, typed, tree.reads)
-            what = _("rule {id!r} {part}").format(id=spec.id, part=part if part != 'effect' else spec.effect)
-            texts.report(text, e, what, hint)
-            if not isinstance(tree, ExprError):  # every unknown name, not the first problem only (a NotACard first too)
-                for other in unknown_names(tree, scope):
-                    if other.offset != e.offset:
-                        texts.report(text, other, what)
-            ok = False
 
-    comp("when", spec.when, BOOL, _("the guard (when)"))
+def _effect_wants(spec: RuleSpec, hook: Hook) -> tuple[Type | None, str] | None:
+    """The type the rule's effect expression must have and what it is, or None (a flag or counter's name)."""
     if hook.kind == HookKind.TRIGGER and spec.effect in ("mark", "unmark", "count"):
-        pass
-    elif spec.effect == "place":
-        comp("effect", spec.effect_expr, PLACE_TYPE, _("a place"))
-    elif spec.effect == "give":
-        comp("effect", spec.effect_expr, RANK, _("the card kind given"))
-    elif hook.kind == HookKind.PERMIT:
-        comp("effect", spec.effect_expr, BOOL, f"{spec.effect}")
-    else:
-        comp("effect", spec.effect_expr, hook.type, _("the answer to {hook_name!r}").format(hook_name=hook_name))
-    comp("target", spec.target, SEAT, _("the target"))
-    comp("amount", spec.amount, INT, _("the amount"))
-    comp("giver", spec.giver, SEAT, _("the giver"))
+        return None
+    if spec.effect == "place":
+        return PLACE_TYPE, _("a place")
+    if spec.effect == "give":
+        return RANK, _("the card kind given")
+    if hook.kind == HookKind.PERMIT:
+        return BOOL, f"{spec.effect}"
+    return hook.type, _("the answer to {hook_name!r}").format(hook_name=hook.name)
+
+
+def _rule_parts(spec: RuleSpec, hook: Hook) -> list[tuple[str, Text | None, Type | None, str]]:
+    """The expressions of a rule to check: (part, text, type wanted, what it is)."""
+    parts: list[tuple[str, Text | None, Type | None, str]] = [("when", spec.when, BOOL, _("the guard (when)"))]
+    effect = _effect_wants(spec, hook)
+    if effect is not None:
+        parts.append(("effect", spec.effect_expr, *effect))
+    parts += [("target", spec.target, SEAT, _("the target")), ("amount", spec.amount, INT, _("the amount")),
+              ("giver", spec.giver, SEAT, _("the giver"))]
+    return parts
+
+
+def _check_part(spec: RuleSpec, typed: Settings, texts: _Texts, scope: Scope, part: str, text: Text,
+                want: Type | None, what: str) -> Node | None:
+    """One expression of a rule checked against its question's scope, or None with its problems reported."""
+    tree = texts.parse(text)
+    try:
+        if isinstance(tree, ExprError):
+            raise tree
+        return check(tree, scope, want=want, what=what)
+    except ExprError as e:
+        hint = None
+        if e.code in (Code.TYPE_MISMATCH, Code.MISSING_KEY) and not isinstance(tree, ExprError):
+            hint = _settings_hint(spec, typed, tree.reads)
+        what = _("rule {id!r} {part}").format(id=spec.id, part=part if part != 'effect' else spec.effect)
+        texts.report(text, e, what, hint)
+        if not isinstance(tree, ExprError):  # every unknown name, not the first problem only (a NotACard first too)
+            for other in unknown_names(tree, scope):
+                if other.offset != e.offset:
+                    texts.report(text, other, what)
+        return None
+
+
+def _check_relations(spec: RuleSpec, ids: set[str], bag: DiagnosticBag) -> bool:
+    """The rules ``before`` / ``after`` name exist (each one that does not reported)."""
+    ok = True
     at = dict(reversed(spec.relation_origins))  # (a name listed twice: its first place)
     for rel in (*spec.before, *spec.after):
         if rel not in ids:
@@ -792,13 +862,38 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
                                   hint=did_you_mean(rel, ids), source_line=sources.source_line(o.path, o.line),
                                   code=Code.UNKNOWN_RULE_REFERENCE))
             ok = False
-    reads: set[str] = set()
-    for tree in checked.values():
-        reads |= tree.reads
+    return ok
+
+
+def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts: _Texts, ids: set[str],
+                settings_ok: bool = True) -> RuleNode | None:
+    """The rule checked (hook, effect, expressions, before/after, said_by) as a :class:`RuleNode`, or
+    None with its problems in ``texts.bag``; ``said_by`` is checked even where another part of the
+    rule is broken, unless a setting is (``settings_ok`` false: it may be one said_by names)."""
+    bag = texts.bag
+    hook = _hook_of(spec, bag)
+    if hook is None:
+        _report_unknown_names(spec, typed, definitions, texts)
+        return None
+    scope = texts.scopes.get(hook.name)
+    if scope is None:
+        scope = texts.scopes[hook.name] = hook_scope(hook, typed, definitions)
+    ok = True
+    checked: dict[str, Node] = {}
+    for part, text, want, what in _rule_parts(spec, hook):
+        if text is None:
+            continue
+        tree = _check_part(spec, typed, texts, scope, part, text, want, what)
+        if tree is None:
+            ok = False
+        else:
+            checked[part] = tree
+    ok = _check_relations(spec, ids, bag) and ok
+    reads: set[str] = set().union(*(tree.reads for tree in checked.values()))
     said_ok = _check_said_by(spec, typed, definitions, reads, bag) if ok or settings_ok else True
     if not ok or not said_ok:
         return None
-    return RuleNode(id=spec.id, hook=hook_name, phase=hook.phase, effect=spec.effect,
+    return RuleNode(id=spec.id, hook=hook.name, phase=hook.phase, effect=spec.effect,
                     when=spec.when.text if spec.when else None, expr=spec.effect_expr.text,
                     says=spec.says, source=spec.source, origin=spec.origin, file=spec.file or spec.origin.path,
                     overrides=spec.overrides, before=spec.before, after=spec.after,
@@ -856,16 +951,42 @@ def _compile_rule(node: RuleNode, compiler: Compiler) -> _Rule:
     return _Rule(node, comp("when"), comp("effect"), name, comp("target"), comp("amount"), comp("giver"))
 
 
-def _cycles(nodes: list[RuleNode]) -> list[Diagnostic]:
-    """before/after relations that form a cycle (each cycle reported once, at its first rule)."""
-    after: dict[str, set[str]] = {n.id: set() for n in nodes}  # a -> rules that must come after a
+def _comes_after(nodes: list[RuleNode]) -> dict[str, set[str]]:
+    """Rule id -> the ids of the rules that must come after it (by its before: and their after:)."""
+    after: dict[str, set[str]] = {n.id: set() for n in nodes}
     for n in nodes:
-        for b in n.before:
-            if b in after:
-                after[n.id].add(b)
+        after[n.id].update(b for b in n.before if b in after)
         for a in n.after:
             if a in after:
                 after[a].add(n.id)
+    return after
+
+
+def _cycles_from(start: str, after: dict[str, set[str]], state: dict[str, int]) -> Iterator[list[str]]:
+    """The cycles a depth-first walk from ``start`` finds (``state``: 1 on the path, 2 done), each as its rules
+    with the first again at the end."""
+    stack: list[tuple[str, list[str]]] = [(start, sorted(after[start]))]
+    path = [start]
+    state[start] = 1
+    while stack:
+        cur, todo = stack[-1]
+        if not todo:
+            state[cur] = 2
+            stack.pop()
+            path.pop()
+            continue
+        nxt = todo.pop(0)
+        if state.get(nxt) == 1:
+            yield path[path.index(nxt):] + [nxt]
+        elif not state.get(nxt):
+            state[nxt] = 1
+            path.append(nxt)
+            stack.append((nxt, sorted(after[nxt])))
+
+
+def _cycles(nodes: list[RuleNode]) -> list[Diagnostic]:
+    """before/after relations that form a cycle (each cycle reported once, at its first rule)."""
+    after = _comes_after(nodes)
     by_id = {n.id: n for n in nodes}
     out: list[Diagnostic] = []
     state: dict[str, int] = {}
@@ -873,30 +994,14 @@ def _cycles(nodes: list[RuleNode]) -> list[Diagnostic]:
     for start in after:
         if state.get(start):
             continue
-        stack: list[tuple[str, list[str]]] = [(start, sorted(after[start]))]
-        path = [start]
-        state[start] = 1
-        while stack:
-            cur, todo = stack[-1]
-            if not todo:
-                state[cur] = 2
-                stack.pop()
-                path.pop()
-                continue
-            nxt = todo.pop(0)
-            if state.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [nxt]
-                key = frozenset(cycle)
-                if key not in reported:
-                    reported.add(key)
-                    o = by_id[cycle[0]].origin
-                    out.append(Diagnostic.at(o, _("before/after form a cycle: ") + " before ".join(repr(c) for c in cycle),
-                                             hint=_("remove one of the before/after entries"), source_line=sources.source_line(o.path, o.line),
-                                             code=Code.RULE_CYCLE))
-            elif not state.get(nxt):
-                state[nxt] = 1
-                path.append(nxt)
-                stack.append((nxt, sorted(after[nxt])))
+        for cycle in _cycles_from(start, after, state):
+            key = frozenset(cycle)
+            if key not in reported:
+                reported.add(key)
+                o = by_id[cycle[0]].origin
+                out.append(Diagnostic.at(o, _("before/after form a cycle: ") + " before ".join(repr(c) for c in cycle),
+                                         hint=_("remove one of the before/after entries"), source_line=sources.source_line(o.path, o.line),
+                                         code=Code.RULE_CYCLE))
     return out
 
 

@@ -90,3 +90,31 @@ def test_cli_diff_says_the_words_in_both_languages(runner, renamed, lang, headin
     assert data["diff"]["words"][1]["b"]["texts"] == {"en": "fire (火牌)", "zh": "火牌"}
     same = runner.invoke(cli, ["--lang", lang, "diff", "online", "online"])
     assert none in same.stdout and ("words of the game" if lang == "en" else "术语") in same.stdout
+
+
+#: a variant that calls burning, revolutions and the sweep otherwise (tests/test_zh_cli_words.py's words)
+TERMS = """ruleset: terms
+extends: online
+languages: [zh, en]
+words:
+  terms:
+    burn: {zh: 火牌, en: fire}
+    revolution: {zh: 造反, en: uprising}
+    sweep: {zh: 扫三家, en: broom}
+"""
+
+
+def test_diff_simulate_labels_its_figures_in_each_rulesets_words(runner, tmp_path):
+    p = tmp_path / "terms.yaml"
+    p.write_text(TERMS, encoding="utf-8")
+    args = ["diff", "online", str(p), "--simulate", "2", "--workers", "1"]
+    zh = runner.invoke(cli, ["--lang", "zh", *args])
+    assert zh.exit_code == 0, zh.output
+    rows = [x.split("  ")[0] for x in zh.stdout.splitlines()]
+    for label in ("烧牌成功率/火牌成功率", "有革命的局/有造反的局", "串三户率/扫三家率", "每局烧牌次数/每局火牌次数"):
+        assert label in rows, (label, rows)
+    same = runner.invoke(cli, ["--lang", "zh", "diff", str(p), str(p), "--simulate", "2", "--workers", "1"])
+    rows = [x.split("  ")[0] for x in same.stdout.splitlines()]
+    assert "火牌成功率" in rows and "扫三家率" in rows and not any("烧牌" in x for x in rows if "率" in x)
+    md = runner.invoke(cli, [*args, "--format", "markdown"])
+    assert "| burn success rate/fire success rate |" in md.stdout and "| games with a revolution/games with a uprising |" in md.stdout

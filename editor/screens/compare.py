@@ -56,7 +56,7 @@ from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
-from gouji_dsl.ruleset.words import game_words
+from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.compare import RuleDiff, rule_diff
 from gouji_dsl.tools.exits import shown_markup
 from gouji_dsl.tools.paired import DivergentDeal, PairedReport, few_matches_note, paired_simulation, save_divergent
@@ -639,7 +639,11 @@ class CompareScreen(RunsInBackground, Screen[None]):
             if self.diff is not None:
                 self.query_one("#compare-counts", Static).update(counts_text(self.diff, compact=self.narrow))
             if self.report is not None and self.sim_state == "done":
-                self.query_one("#sim-table", Static).update(stats_table(self.report, compact=self.narrow))
+                self.query_one("#sim-table", Static).update(stats_table(self.report, self.narrow, self._words()))
+
+    def _words(self) -> tuple[GameWords, ...]:
+        """The two rulesets' words of the game (the figures are labelled in them)."""
+        return tuple(game_words(g.resolved) for g in self.graphs or () if g.resolved is not None)
 
     def action_toggle_layout(self) -> None:
         self.stacked_choice = not self.stacked
@@ -999,7 +1003,7 @@ class CompareScreen(RunsInBackground, Screen[None]):
                                           r.workers).format(s=r.elapsed_s, rate=rate, n=r.workers), style="dim")
         timing.update(note)
         timing.display = bool(note.plain)
-        self.query_one("#sim-table", Static).update(stats_table(r, compact=self.narrow))
+        self.query_one("#sim-table", Static).update(stats_table(r, self.narrow, self._words()))
         teams = (int(ga.settings.get("teams", 2) or 2), int(gb.settings.get("teams", 2) or 2))
         self.query_one(PlacesChart).show(r, teams, game_words(ga.resolved) if ga.resolved is not None else None)
         self.query_one(SpreadChart).show(r, teams)

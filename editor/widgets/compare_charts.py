@@ -68,26 +68,27 @@ def fmt_effect(e: Estimate | None) -> Text:
     return Text(effect_text(e) if e is not None else "", style="dim")
 
 
-def figure_rows(report: PairedReport) -> list[tuple[str, Text, Text, Text, Text]]:
-    """(label, A, B, B − A, effect) for every figure of the report, in the CLI's order."""
+def figure_rows(report: PairedReport, words: Sequence[GameWords] = ()) -> list[tuple[str, Text, Text, Text, Text]]:
+    """(label, A, B, B − A, effect) for every figure of the report, in the CLI's order; the labels in
+    the rulesets' ``words`` of the game (:func:`~gouji_dsl.tools.figures.figure_label`)."""
     r = report
     rows = []
     for key, _label, kind in SIDE_FIGURES:
         rate = kind == "rate"
         d = r.differences[key]
-        rows.append((figure_label(key), fmt_estimate(r.a.figure(key), rate), fmt_estimate(r.b.figure(key), rate),
+        rows.append((figure_label(key, *words), fmt_estimate(r.a.figure(key), rate), fmt_estimate(r.b.figure(key), rate),
                      fmt_difference(d, rate), fmt_effect(d)))
     for s, e in r.differences["seat_score"].items():
         rows.append((_("mean score, seat {s}").format(s=s), fmt_estimate(r.a.seat_score.get(s), False),
                      fmt_estimate(r.b.seat_score.get(s), False), fmt_difference(e, False), fmt_effect(e)))
     oc = r.differences["outcome_changed"]
-    rows.append((figure_label("outcome_changed"), Text(""), Text(""), fmt_estimate(oc, True), Text("")))
+    rows.append((figure_label("outcome_changed", *words), Text(""), Text(""), fmt_estimate(oc, True), Text("")))
     return rows
 
 
-def stats_table(report: PairedReport, compact: bool = False) -> Table:
+def stats_table(report: PairedReport, compact: bool = False, words: Sequence[GameWords] = ()) -> Table:
     """The figures as a Rich table: figure | A | B | B − A (``compact``: the columns headed "A" and
-    "B" only, for narrow screens)."""
+    "B" only, for narrow screens), labelled in the rulesets' ``words`` of the game."""
     la, lb = report.labels
     table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False, header_style="bold",
                   caption=methods_short(), caption_justify="left", caption_style="dim")
@@ -98,7 +99,7 @@ def stats_table(report: PairedReport, compact: bool = False) -> Table:
                      no_wrap=True)
     table.add_column("B − A", no_wrap=True)
     table.add_column(_("effect"), no_wrap=True)
-    for label, a, b, d, eff in figure_rows(report):
+    for label, a, b, d, eff in figure_rows(report, words):
         table.add_row(label, a, b, d, eff)
     return table
 

@@ -113,11 +113,15 @@ DIFF_FIGURES: tuple[tuple[str, str, str], ...] = tuple(
     f for f in SIDE_FIGURES) + (("outcome_changed", N_("deals whose places differ"), "rate"),)
 """The keys of a paired report's ``differences`` (besides ``seat_score``), in report order."""
 
-def figure_label(key: str) -> str:
+def figure_label(key: str, *words: Any) -> str:
     """The label of the figure ``key`` (of :data:`DIFF_FIGURES`) in the active language: the one
-    place reports and the compare screen take it from (``sweep rate (串三户)`` / ``串三户率``)."""
+    place reports and the compare screen take it from (``sweep rate (串三户)`` / ``串三户率``); with
+    the rulesets' ``words`` (:class:`~gouji_dsl.ruleset.words.GameWords`) in their words of the game,
+    as ``gouji simulate`` says its figures (:meth:`~gouji_dsl.ruleset.words.GameWords.own`: ``words.terms:
+    {burn: 火牌}`` → 火牌成功率); where two rulesets name it otherwise, both labels (烧牌成功率/火牌成功率)."""
     label = next((lab for k, lab, _kind in DIFF_FIGURES if k == key), None)
-    return _(label) if label is not None else key
+    text = _(label) if label is not None else key
+    return "/".join(dict.fromkeys(w.own(text) for w in words)) if words and label is not None else text
 
 
 def place_headers(n: int, *words: Any, width: int | None = None) -> list[str]:

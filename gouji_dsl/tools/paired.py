@@ -626,19 +626,20 @@ def effect_text(e: Estimate) -> str:
     return f"{'d' if e.effect_kind == 'd_z' else e.effect_kind}={e.effect:+.2f}"
 
 
-def figure_rows(r: PairedReport, compact: bool = False) -> list[tuple[str, str, str, str, str]]:
-    """(label, A, B, B − A with its mark, effect size) for every figure, in report order."""
+def figure_rows(r: PairedReport, compact: bool = False, words: Sequence[Any] = ()) -> list[tuple[str, str, str, str, str]]:
+    """(label, A, B, B − A with its mark, effect size) for every figure, in report order; labelled in
+    the rulesets' ``words`` of the game (:func:`~gouji_dsl.tools.figures.figure_label`)."""
     rows = []
     for key, _label, kind in SIDE_FIGURES:
         d = r.differences[key]
-        rows.append((figure_label(key), _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
+        rows.append((figure_label(key, *words), _fig(r.a.figure(key), kind, False, compact), _fig(r.b.figure(key), kind, False, compact),
                      _fig(d, kind, True, compact) + mark(d), effect_text(d)))
     for s, e in r.differences["seat_score"].items():
         rows.append((_("mean score, seat {s}").format(s=s), _fig(r.a.seat_score.get(s), "mean", False, compact),
                      _fig(r.b.seat_score.get(s), "mean", False, compact), _fig(e, "mean", True, compact) + mark(e),
                      effect_text(e)))
     oc = r.differences["outcome_changed"]
-    rows.append((figure_label("outcome_changed"), "", "", _fig(oc, "rate", False, compact), ""))
+    rows.append((figure_label("outcome_changed", *words), "", "", _fig(oc, "rate", False, compact), ""))
     return rows
 
 
@@ -736,7 +737,7 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
     effect = _("effect")
     for head, compact in ((("", la, lb, "B − A", effect), False), (("", la, lb, "B − A", effect), True),
                           (("", "A", "B", "B − A", effect), True)):
-        rows = figure_rows(r, compact)
+        rows = figure_rows(r, compact, words)
         c0 = max(disp_width(x[0]) for x in rows + [head])
         cw = [max(disp_width(x[i]) for x in rows + [head]) for i in (1, 2, 3, 4)]
         if c0 + sum(cw) + 8 <= width:
@@ -809,7 +810,7 @@ def report_markdown(report: PairedReport, words: Sequence[Any] = ()) -> str:
         out += ["> " + _md(note), ""]
     out += ["> " + _md(design_note(_design_n(r), r.games)), ""]
     out += [_("| Figure | {md} | {md2} | B − A | Effect |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- | --- |"]
-    for label, a, b, d, eff in figure_rows(r):
+    for label, a, b, d, eff in figure_rows(r, words=words):
         if d.endswith(" *"):
             d = f"**{_md(d[:-2])}** \\*"  # (the mark's backslash is markdown's, not the cell's text)
         else:

@@ -247,3 +247,15 @@ def test_a_sweep_resumed_with_more_deals_equals_a_fresh_sweep(runner: CliRunner,
     assert sorted(p.name for p in out.glob("chunk-*.json")) == ["chunk-000000000-000000008.json",
                                                               "chunk-000000008-000000016.json",
                                                               "chunk-000000016-000000020.json"]
+
+
+def test_the_same_bot_at_every_seat_is_said_once(runner: CliRunner, report) -> None:
+    # (N5) random,random is random at the odd seats and at the even ones: one bot, said once
+    args = ["sweep", "online", "--grid", "yield_to=1", "--simulate", "2", "--workers", "1", "--bots"]
+    text = runner.invoke(cli, [*args, "random,random"])
+    assert text.exit_code == 0, text.output
+    assert "seed 1, random bots" in text.stdout
+    assert json.loads(runner.invoke(cli, [*args, ",".join(["random"] * 6), "--format", "json"]).stdout)["bots"] == "random"
+    import dataclasses
+    assert "seed 3, random bots" in sweep._title(dataclasses.replace(report, bots=["random"] * 6))  # (an older run folder's)
+

@@ -256,4 +256,4 @@ def runner_bots(spec: str, n_seats: int) -> str | list[str]:
     """The ``bots`` argument of the runners (simulate, paired runs) for a ``--bots`` text: the spec
     itself when it names one bot for every seat, else one spec per seat (:func:`seat_bots`)."""
     per_seat = seat_bots(spec, n_seats)
-    return per_seat if "," in spec else per_seat[0]
+    return per_seat if len(set(per_seat)) > 1 else per_seat[0]  # (the same bot at every seat: said once)

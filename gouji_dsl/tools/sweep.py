@@ -553,7 +553,7 @@ def footer_text(r: SweepReport) -> str:
 
 def _title(r: SweepReport) -> str:
     timing = _(" — {workers} worker(s), {elapsed_s:.1f} s").format(workers=r.workers, elapsed_s=r.elapsed_s) if r.elapsed_s else ""
-    bots = r.bots if isinstance(r.bots, str) else ",".join(r.bots)
+    bots = r.bots if isinstance(r.bots, str) else r.bots[0] if len(set(r.bots)) == 1 else ",".join(r.bots)
     return ngettext("Sweep of {base}: {points} point × {games} deals, seed {seed}, {bots} bots{timing}",
                     "Sweep of {base}: {points} points × {games} deals, seed {seed}, {bots} bots{timing}",
                     len(r.labels)).format(

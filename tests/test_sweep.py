@@ -259,3 +259,31 @@ def test_the_same_bot_at_every_seat_is_said_once(runner: CliRunner, report) -> N
     import dataclasses
     assert "seed 3, random bots" in sweep._title(dataclasses.replace(report, bots=["random"] * 6))  # (an older run folder's)
 
+
+def test_a_point_with_another_pack_is_said_paired_by_seed_per_point(tmp_path: Path) -> None:
+    # RULES.md §1: four decks; a point of five deals another pack, so deal i is only seeded alike (gouji diff's
+    # paired_by); the points file says so for gouji report, and is written by renaming (a planted symlink is replaced)
+    import dataclasses
+
+    from gouji_dsl.tools.skill import Skill
+    from gouji_dsl.tools.stats import mean_ci
+    grid = ["deck.decks=4,5", "yield_to=1"]
+    grids = sweep.parse_grids(grid)
+    labels = [sweep.point_label(p) for p in sweep.points(grids)]
+    out = tmp_path / "run"
+    out.mkdir()
+    outside = tmp_path / "outside.json"
+    outside.write_text("mine\n", encoding="utf-8")
+    (out / sweep.POINTS_FILE).symlink_to(outside)
+    r = sweep.run_sweep(load_graph("online"), sweep.load_points("online", grids), labels, grid, 2, 3, workers=1,
+                        executor="local", out=out)
+    assert r.paired_by == ["deal", "seed"]
+    assert [p["paired_by"] for p in json.loads(sweep.report_json(r))["points"]] == ["deal", "seed"]
+    assert "another pack than online: paired by seed" in sweep.legend_lines(r)[1] and "pack" not in sweep.legend_lines(r)[0]
+    s = Skill("heuristic", "random", 2, mean_ci([20.0, 24.0]), (20.0, 24.0))
+    rows = dataclasses.replace(r, skills=[s] * 3).skill_rows()
+    assert rows[1].endswith("(paired by deal)") and "(paired by seed" in rows[2]
+    assert "paired by seed" in sweep.footer_text(r)
+    assert outside.read_text(encoding="utf-8") == "mine\n" and not (out / sweep.POINTS_FILE).is_symlink()
+    assert json.loads((out / sweep.POINTS_FILE).read_text(encoding="utf-8"))["paired_by"] == ["deal", "seed"]
+    assert sweep.load_report([out]).paired_by == ["deal", "seed"]

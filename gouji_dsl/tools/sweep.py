@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, printable
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
@@ -164,10 +165,16 @@ class SweepReport:
     skills: list[Any] | None = None  # the skill traces (tools/skill.py) of the base and each point (--skill N)
     same_as: list[str | None] = field(default_factory=list)  # per point: "base", "P{j}" or None (played)
     mirrors: list[dict[str, tuple[str, int]]] = field(default_factory=list)  # per point: row -> (its representative, sign)
+    paired_by: list[str | None] = field(default_factory=list)  # per point: "deal", "seed" (another pack) or None (not known)
 
     def same(self, k: int) -> str | None:
         """``"base"`` or ``"P{j}"`` when point ``k`` (from 0) plays as the base or an earlier point."""
         return self.same_as[k] if k < len(self.same_as) else None
+
+    def paired(self, k: int) -> str | None:
+        """How point ``k`` (from 0) is paired with the base: ``"deal"`` (the same pack: deal i is dealt
+        alike), ``"seed"`` (another pack: deal i is only seeded alike) or None (a folder that does not say)."""
+        return self.paired_by[k] if k < len(self.paired_by) else None
 
     def skill_rows(self) -> list[str]:
         """The skill trace of the base and, for each point, its difference from the base's (paired by deal;
@@ -184,7 +191,8 @@ class SweepReport:
                 continue
             diff = skill_difference(base, s)
             shown.append(diff)
-            out.append(_("P{k} − {base}: {value}").format(k=k, base=self.base, value=diff.format(2, signed=True)))
+            out.append(_("P{k} − {base}: {value}").format(k=k, base=self.base, value=diff.format(2, signed=True))
+                       + _paired_note(self.paired(k - 1), self.base))
         if note := clipped_note(shown):
             out.append(note)
         return out
@@ -206,7 +214,7 @@ class SweepReport:
         out: dict[str, Any] = {
             "base": self.base, "grid": list(self.grids), "games": self.games, "seed": self.seed, "bots": self.bots,
             "base_stats": self.base_stats.to_dict(),
-            "points": [{"label": label, "same_as": self.same(k), "stats": st.to_dict(),
+            "points": [{"label": label, "same_as": self.same(k), "paired_by": self.paired(k), "stats": st.to_dict(),
                         "differences": None if d is None else
                         {**{k: v.to_dict() for k, v in d.items() if k != "seat_score"},
                          "seat_score": {str(s): e.to_dict() for s, e in d["seat_score"].items()}},
@@ -221,7 +229,8 @@ class SweepReport:
         if self.skills:
             from gouji_dsl.tools.skill import skill_difference
             out["skill"] = {"base": self.skills[0].to_dict(),
-                            "points": [{"skill": s.to_dict(), "difference": None if self.same(k) == "base" else
+                            "points": [{"skill": s.to_dict(), "paired_by": self.paired(k),
+                                        "difference": None if self.same(k) == "base" else
                                         skill_difference(self.skills[0], s).to_dict()}
                                        for k, s in enumerate(self.skills[1:])]}
         if timing:
@@ -230,6 +239,22 @@ class SweepReport:
             if self.engines:
                 out["engine"] = dict(self.engines)
         return out
+
+
+def _paired_note(paired_by: str | None, base: str) -> str:
+    """What a point's difference from the base is paired by, as its skill row says it."""
+    if paired_by == "deal":
+        return _(" (paired by deal)")
+    if paired_by == "seed":
+        return _(" (paired by seed: its pack is not {base}'s, so deal i is seeded alike but not dealt alike)").format(base=base)
+    return ""
+
+
+def paired_by(base: RuleGraph, graphs: Sequence[RuleGraph]) -> list[str]:
+    """Per point: ``"deal"`` where it deals the base's pack to as many seats (deal i is dealt alike),
+    else ``"seed"`` (:func:`gouji_dsl.tools.paired.same_deck`; ``gouji diff``'s ``paired_by``)."""
+    from gouji_dsl.tools.paired import same_deck
+    return ["deal" if same_deck(base, g) else "seed" for g in graphs]
 
 
 FAMILY_JSON = ("one test per independent figure: every figure of the table (each seat's mean score included) at "
@@ -291,10 +316,12 @@ def _mark_mirrors(played: Sequence[int], diffs: list[Any], mirrors: list[dict[st
 
 
 def build_report(totals: SweepTotals, *, base: str, grids: Sequence[str], labels: Sequence[str], seed: Any,
-                 bots: Any, same_as: Sequence[str | None] | None = None, **timing: Any) -> SweepReport:
+                 bots: Any, same_as: Sequence[str | None] | None = None,
+                 paired_by: Sequence[str | None] | None = None, **timing: Any) -> SweepReport:
     """The :class:`SweepReport` of merged sweep ``totals``: Holm across every point's independent figures.
     ``same_as`` (per point of ``labels``): ``"base"`` or ``"P{j}"`` for a point not played (it plays as the
-    base or as point j); ``totals.points`` are the played points, in order."""
+    base or as point j); ``totals.points`` are the played points, in order. ``paired_by`` (per point):
+    ``"deal"`` or ``"seed"`` (:func:`paired_by`; None: not known)."""
     from gouji_dsl.tools.paired import differences, side_stats
     same: list[str | None] = list(same_as) if same_as is not None else [None] * len(labels)
     played = [k for k, x in enumerate(same) if x is None]
@@ -310,7 +337,8 @@ def build_report(totals: SweepTotals, *, base: str, grids: Sequence[str], labels
         diffs[k], stats[k], mirrors[k] = differences(t, adjust=False), side_stats(labels[k], t.b), mirrors_of(t)
     _copy_repeated(same, labels, diffs, stats, mirrors)
     report = SweepReport(base, list(grids), list(labels), totals.games, seed, bots if isinstance(bots, str) else list(bots),
-                         base_stats, stats, diffs, same_as=same, mirrors=mirrors, **timing)
+                         base_stats, stats, diffs, same_as=same, mirrors=mirrors,
+                         paired_by=list(paired_by) if paired_by is not None else [None] * len(labels), **timing)
     family = report.family()
     adjusted = holm([e.p if e.p is not None else math.nan for _k, _f, e in family])
     for (k, key, e), a in zip(family, adjusted):
@@ -359,10 +387,12 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
     res = execute(spec, games, executor=executor, workers=min(workers, games), chunk_size=chunk_size, out=out,
                   resume=resume, scheduler=scheduler, progress=progress, cancel=cancel, graphs=(base, *played))
     assert isinstance(res.totals, SweepTotals)
+    pairing = paired_by(base, graphs)
     if out is not None:
-        _write_points(Path(out), labels, same, grids)
+        _write_points(Path(out), labels, same, grids, pairing)
     engines = sweep_engines(res.engines, same)
     return build_report(res.totals, base=base.name, grids=grids, labels=labels, seed=seed, bots=bots, same_as=same,
+                        paired_by=pairing,
                         workers=res.workers, elapsed_s=res.elapsed_s, executor=res.executor,
                         resumed_games=res.resumed_games, engines=engines)
 
@@ -376,10 +406,13 @@ def report_of_runs(merged: Any) -> SweepReport:
     seed = merged.seeds[0] if len(merged.seeds) == 1 else merged.seeds
     kept = _read_points(merged.folders, labels)
     same, grids = None, []
+    # (a folder of one pack says so in run.json; where the packs differ, its points file says per point)
+    pairing: list[str | None] = ["deal"] * len(labels) if merged.spec.get("same_deck") else [None] * len(labels)
     if kept is not None:  # the run's own numbering, its = base / = Pj points included
         labels, same, grids = kept["labels"], kept["same_as"], kept.get("grids", [])
+        pairing = kept.get("paired_by") or (["deal"] * len(labels) if merged.spec.get("same_deck") else [None] * len(labels))
     return build_report(merged.totals, base=base, grids=grids, labels=labels, seed=seed, bots=merged.spec.get("bots"),
-                        same_as=same, executor="report", missing=merged.missing,
+                        same_as=same, paired_by=pairing, executor="report", missing=merged.missing,
                         engines=sweep_engines(merged.engines, same or [None] * len(labels)))
 
 
@@ -406,13 +439,16 @@ def engine_lines(r: SweepReport) -> list[str]:
 POINTS_FILE = "points.json"
 MAX_POINTS_BYTES = 1_000_000
 """The largest points file read (64 points of long labels: a few kB)."""
-"""Beside a sweep's ``run.json``: every point of the grid (labels, ``same_as``), so ``gouji report DIR``
+"""Beside a sweep's ``run.json``: every point of the grid (labels, ``same_as``, ``paired_by``), so ``gouji report DIR``
 numbers and marks them as the run did (a folder without it: the played points only, numbered anew)."""
 
 
-def _write_points(out: Path, labels: Sequence[str], same: Sequence[str | None], grids: Sequence[str]) -> None:
-    data = {"labels": list(labels), "same_as": list(same), "grids": list(grids)}
-    (out / POINTS_FILE).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+def _write_points(out: Path, labels: Sequence[str], same: Sequence[str | None], grids: Sequence[str],
+                  pairing: Sequence[str]) -> None:
+    """The points file, written atomically (a temporary file renamed over it: a planted symlink of that
+    name is replaced, never followed; a run killed midway leaves the old file or none)."""
+    data = {"labels": list(labels), "same_as": list(same), "grids": list(grids), "paired_by": list(pairing)}
+    atomic_write(out / POINTS_FILE, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
 def _read_points(folders: Sequence[str], played: Sequence[str]) -> dict[str, Any] | None:
@@ -448,6 +484,10 @@ def _points_problem(path: Path, played: Sequence[str]) -> tuple[str | None, dict
     refs = {"base"} | {f"P{k}" for k in range(1, len(same) + 1)}
     if any(x is not None and (not isinstance(x, str) or x not in refs) for x in same):
         return _("same_as holds a value that is not base or a point Pk"), {}
+    pairing = data.get("paired_by")
+    if pairing is not None and not (isinstance(pairing, list) and len(pairing) == len(labels)
+                                    and all(x in ("deal", "seed") for x in pairing)):
+        return _("paired_by is not a list of deal or seed, one per point"), {}
     mine = [lab for lab, x in zip(labels, same) if x is None]
     if mine != list(played):
         return _("its played points ({mine}) are not the run's ({played})").format(
@@ -540,15 +580,21 @@ def legend_lines(r: SweepReport) -> list[str]:
         x = r.same(k - 1)
         note = "" if x is None else "  " + (_("(= base: plays exactly as {base}; not played, no test)").format(base=r.base)
                                             if x == "base" else _("(= {p}: plays exactly as {p}; not played again, no test)").format(p=x))
+        if x is None and r.paired(k - 1) == "seed":
+            note += "  " + _("(another pack than {base}: paired by seed, deal i seeded alike but not dealt alike)").format(
+                base=r.base)
         out.append(f"P{k}: {label}{note}")
     return out
 
 
 def footer_text(r: SweepReport) -> str:
-    return _("Each column P is the point − {base} on the same deals (paired, as gouji diff --simulate); Holm's "
+    seeded = any(r.paired(k) == "seed" and r.same(k) is None for k in range(len(r.labels)))
+    return (_("Each column P is the point − {base} on the same deals (paired, as gouji diff --simulate); Holm's "
              "adjustment across the {n} independent differences of the table (a mirror row ≡ is its row's test; a point "
              "= base or = Pj is none): * adjusted p < {alpha}; † the interval excludes 0 but not significant after "
              "it.").format(base=r.base, n=len(r.family()), alpha=ALPHA)
+            + (" " + _("A point with another pack than {base} is paired by seed (deal i seeded alike, not dealt "
+                       "alike).").format(base=r.base) if seeded else ""))
 
 
 def _title(r: SweepReport) -> str:

@@ -14,6 +14,7 @@ from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import APP_DOMAIN, DOMAIN, Language, catalog, current, display_width
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.game.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
+from gouji_dsl.ruleset.load import finding
 from gouji_dsl.ruleset.load.reading import RawRuleset
 from gouji_dsl.ruleset.settings import REMOVING_A_KEY
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
@@ -47,9 +48,9 @@ def _snippet(raw: RawRuleset, loc: tuple[Any, ...], key: bool = True) -> str | N
 
 def _bundled() -> list[RawRuleset]:
     out = []
-    for name in loader.list_bundled():
+    for name in finding.list_bundled():
         try:
-            out.append(loader.load_file(loader.ruleset_path(name)))
+            out.append(loader.load_file(finding.ruleset_path(name)))
         except GoujiError:
             continue
     return out

@@ -17,6 +17,7 @@ from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic
 from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.load import finding
 from gouji_dsl.ruleset.spec import Wording
 from gouji_dsl.ruleset.words import game_words
 
@@ -173,9 +174,9 @@ class Workspace:
 
     def bundled_files(self) -> list[Path]:
         out = []
-        for name in loader.list_bundled():
+        for name in finding.list_bundled():
             try:
-                out.append(loader.ruleset_path(name))
+                out.append(finding.ruleset_path(name))
             except Exception:
                 continue
         return out
@@ -205,7 +206,7 @@ class Workspace:
 
     def parent_path(self, name: str) -> Path:
         """The file a new variant's ``extends: name`` will resolve to (the workspace's first)."""
-        return loader.ruleset_path(name, search=self.search)
+        return finding.ruleset_path(name, search=self.search)
 
     def variant_path(self, name: str) -> Path:
         return self.folder / f"{name}.yaml"

@@ -10,7 +10,7 @@ import pytest
 from gouji_dsl.bots import HeuristicBot, RandomBot, hand_power, make_bot
 from gouji_dsl.engine.interpreter import hands_from_text, new_game, next_game, parse_move
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.ruleset.load.finding import list_bundled
 from gouji_dsl.tools.simulate import play_game
 
 

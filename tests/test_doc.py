@@ -9,7 +9,7 @@ import yaml
 
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.ruleset.load.finding import list_bundled
 from gouji_dsl.tools.cli import cli
 from gouji_dsl.tools.doc import WIDTH, _width, ruleset_doc
 

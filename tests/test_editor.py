@@ -25,6 +25,7 @@ from gouji_app.validation import validate_file, validate_text
 from gouji_app.widgets import DiagnosticsList
 from gouji_dsl import resources
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.load import finding
 
 ROOT = """\
 ruleset: town-root
@@ -254,7 +255,7 @@ def test_new_variant_of_online(tmp_path: Path):
         async with app.run_test(size=SIZE) as pilot:
             home = await home_ready(pilot)
             table = home.query_one("DataTable")
-            table.move_cursor(row=table.get_row_index(str(loader.ruleset_path("online"))))
+            table.move_cursor(row=table.get_row_index(str(finding.ruleset_path("online"))))
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, NewVariantScreen), what="new variant")
             dialog = app.screen
@@ -284,7 +285,7 @@ def test_new_variant_of_online(tmp_path: Path):
     run(scenario())
 
 
-@pytest.mark.parametrize("parent", loader.list_bundled())
+@pytest.mark.parametrize("parent", finding.list_bundled())
 def test_skeleton_is_valid_and_uncommenting_it_keeps_the_parent_values(parent: str, tmp_path: Path):
     path = tmp_path / "v.yaml"
     resolved = loader.resolve(parent)
@@ -687,7 +688,7 @@ def test_recovery_identical_to_the_file_is_dropped_silently(ws: Path):
 
 def test_bundled_rulesets_open_read_only_with_save_as_variant(tmp_path: Path):
     async def scenario():
-        app = GoujiApp(workspace=tmp_path / "rules", open_path=loader.ruleset_path("online"), cursor_blink=False)
+        app = GoujiApp(workspace=tmp_path / "rules", open_path=finding.ruleset_path("online"), cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
             ed = await editor_ready(pilot)
             assert ed.read_only and "read-only" in ed.sub_title
@@ -708,7 +709,7 @@ def test_home_lists_bundled_and_workspace_rulesets_with_state(ws: Path):
         async with app.run_test(size=SIZE) as pilot:
             home = await home_ready(pilot)
             by_name = {e.name: e for e in home.entries.values()}
-            for name in loader.list_bundled():
+            for name in finding.list_bundled():
                 assert by_name[name].read_only and by_name[name].bundled
             assert by_name["town"].status == "valid" and by_name["town"].chain == ("town-root",)
             assert by_name["town"].title == "Our town" and not by_name["town"].read_only
@@ -1014,7 +1015,7 @@ def test_the_new_variant_dialog_names_a_workspace_folder_named_as_markup_literal
         async with app.run_test(size=SIZE) as pilot:
             home = await home_ready(pilot)
             table = home.query_one("DataTable")
-            table.move_cursor(row=table.get_row_index(str(loader.ruleset_path("online"))))
+            table.move_cursor(row=table.get_row_index(str(finding.ruleset_path("online"))))
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, NewVariantScreen), what="new variant")
             app.screen.query_one("#name").value = ""

@@ -13,7 +13,7 @@ import pytest
 
 from gouji_dsl.lang.ast import dump
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.ruleset.load.finding import list_bundled
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "ast"
 

@@ -16,7 +16,7 @@ import pytest
 import gouji_dsl
 from gouji_dsl import i18n
 from gouji_dsl.i18n import Language
-from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.ruleset.load.finding import list_bundled
 from gouji_dsl.tools import render
 from gouji_dsl.tools.doc import ruleset_doc
 

@@ -142,7 +142,7 @@ def test_an_english_child_of_base_is_not_asked_for_chinese(tmp_path):
 
 def test_every_bundled_text_is_in_english_and_chinese():
     from gouji_dsl.ruleset.languages import _texts
-    from gouji_dsl.ruleset.loader import list_bundled
+    from gouji_dsl.ruleset.load.finding import list_bundled
     for name in list_bundled():
         r = resolve(name)
         for w in _texts(r):

@@ -13,7 +13,7 @@ from gouji_dsl.diagnostics import Code
 from gouji_dsl.ruleset.analysis import analyse
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.ruleset.lint import lint
-from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.ruleset.load.finding import list_bundled
 from gouji_dsl.tools.cli import cli
 
 

@@ -11,8 +11,10 @@ from jsonschema import Draft7Validator
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic, GoujiError
 from gouji_dsl.ruleset import loader
+from gouji_dsl.ruleset.load import finding
+from gouji_dsl.ruleset.load.finding import ruleset_path
 from gouji_dsl.ruleset.load.locating import position_in
-from gouji_dsl.ruleset.loader import load_file, load_text, resolve, resolve_text, ruleset_path
+from gouji_dsl.ruleset.loader import load_file, load_text, resolve, resolve_text
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
 
 
@@ -470,7 +472,7 @@ def test_bundled_rulesets_validate() -> None:
         raw = load_file(path)  # raises GoujiError with positions on any problem
         assert not list(validator.iter_errors(raw.data)), path
         assert raw.data["ruleset"] == path.stem
-    for name in loader.list_bundled():
+    for name in finding.list_bundled():
         assert resolve(name).name == name
 
 

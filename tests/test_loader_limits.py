@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.load import reading
-from gouji_dsl.ruleset.loader import find_ruleset, load_chain, load_text, resolve, resolve_text
+from gouji_dsl.ruleset.load import finding, reading
+from gouji_dsl.ruleset.load.finding import find_ruleset
+from gouji_dsl.ruleset.loader import load_chain, load_text, resolve, resolve_text
 from gouji_dsl.tools.cli import cli
 
 
@@ -172,7 +173,7 @@ def test_extends_may_use_the_folder_below_and_a_named_rules_path(tree, monkeypat
     other = write(tree, "rules/other-child.yaml", "ruleset: other-child\nextends: ../secret/other.yaml\n")
     assert Code.PATH_NOT_ALLOWED in codes(resolve, other)
     assert resolve(other, search=[tree / "secret"]).chain[1].endswith("other.yaml")
-    monkeypatch.setenv(loader.RULES_PATH_ENV, str(tree / "secret"))
+    monkeypatch.setenv(finding.RULES_PATH_ENV, str(tree / "secret"))
     assert resolve(other).chain[1].endswith("other.yaml")
     by_name = write(tree, "rules/by-name.yaml", "ruleset: by-name\nextends: other\n")
     assert resolve(by_name).chain[1].endswith("other.yaml")  # names are looked up in the rules path too

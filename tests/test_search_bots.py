@@ -15,7 +15,7 @@ from gouji_dsl.bots.search import candidates, rollout
 from gouji_dsl.engine.interpreter import hands_from_text, new_game, parse_move
 from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.loader import list_bundled
+from gouji_dsl.ruleset.load.finding import list_bundled
 from gouji_dsl.tools.simulate import play_game
 
 

@@ -117,7 +117,7 @@ def test_an_override_answering_another_question_is_a_warning(tmp_path):
 
 
 def test_bundled_rulesets_check_clean():
-    from gouji_dsl.ruleset.loader import list_bundled
+    from gouji_dsl.ruleset.load.finding import list_bundled
     for name in list_bundled():
         result = check(name)
         assert result.ok and not result.diagnostics, (name, [d.short() for d in result.diagnostics])

@@ -55,6 +55,7 @@ from gouji_dsl.bots import BOTS, runner_bots
 from gouji_dsl.diagnostics import GoujiError, printable
 from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
+from gouji_dsl.ruleset.load import finding
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.compare import RuleDiff, rule_diff
@@ -129,7 +130,7 @@ class RulesetSource:
     @classmethod
     def find(cls, name_or_path: str, workspace: Workspace) -> RulesetSource:
         """A bundled or workspace name, or a path. Raises :class:`GoujiError` when there is none."""
-        return cls.of_path(loader.ruleset_path(name_or_path, search=workspace.search), workspace)
+        return cls.of_path(finding.ruleset_path(name_or_path, search=workspace.search), workspace)
 
 
 def workspace_sources(workspace: Workspace) -> list[RulesetSource]:

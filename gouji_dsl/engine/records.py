@@ -48,8 +48,9 @@ from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_regular
 from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
+from gouji_dsl.ruleset.load.finding import allowed_place, find_ruleset
 from gouji_dsl.ruleset.load.reading import MAX_NESTING, MAX_NUMBER_CHARS
-from gouji_dsl.ruleset.loader import allowed_place, find_ruleset, resolve, resolve_text
+from gouji_dsl.ruleset.loader import resolve, resolve_text
 
 FORMAT = "gouji-record"
 VERSION = 1
@@ -697,7 +698,7 @@ def record_graph(record: GameRecord, *, search: Sequence[str | os.PathLike[str]]
     ``ruleset_path`` when that is a place rulesets may be read from, else as if it were beside the
     record), else its ``ruleset_path``, else the ruleset by name (beside the record, in ``search`` or
     the rules path, or bundled). What a record names is read only where
-    :func:`gouji_dsl.ruleset.loader.find_ruleset` allows (never an absolute path elsewhere, never
+    :func:`gouji_dsl.ruleset.load.finding.find_ruleset` allows (never an absolute path elsewhere, never
     ``..`` out of the record's folder). Raises :class:`GoujiError`."""
     referrer = record.path if record.path != "<record>" else os.path.join(os.getcwd(), "<record>")
     # the carried text is resolved as a file beside the record: its name never leaves that folder

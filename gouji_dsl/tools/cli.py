@@ -565,7 +565,7 @@ def cli(rules_path: tuple[str, ...] = ()) -> None:
     report; never a traceback), 130 interrupted (Ctrl+C).
     """
     if rules_path:
-        from gouji_dsl.ruleset.loader import use_rules_path  # lazy: start-up
+        from gouji_dsl.ruleset.load.finding import use_rules_path  # lazy: start-up
         use_rules_path(rules_path)
 
 

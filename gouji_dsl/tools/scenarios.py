@@ -29,6 +29,8 @@ from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_reg
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
+from gouji_dsl.ruleset.load.finding import find_ruleset
+from gouji_dsl.ruleset.loader import resolve
 from gouji_dsl.tools.exits import MAX_SEED_CHARS
 
 FILE_KEYS = ("ruleset", "cases", "title", "description")
@@ -225,8 +227,7 @@ def _read_doc(p: Path, disp: str) -> Any:
 
 def _graph_for(ref: Any, where: tuple[int, int], path: Path, cache: dict[str, RuleGraph],
                search: Sequence[str | os.PathLike[str]]) -> RuleGraph:
-    """The compiled ruleset a scenario names (see :func:`gouji_dsl.ruleset.loader.find_ruleset`)."""
-    from gouji_dsl.ruleset.loader import find_ruleset, resolve
+    """The compiled ruleset a scenario names (see :func:`gouji_dsl.ruleset.load.finding.find_ruleset`)."""
     if not isinstance(ref, str) or not ref.strip():
         raise _CaseError(where, _("ruleset must be a bundled ruleset's name or a .yaml path, got {yaml}").format(yaml=_yaml(ref)),
                          Code.SCENARIO_VALUE, _("e.g. 'ruleset: online' or 'ruleset: house.yaml'"))

@@ -15,6 +15,8 @@ from typing import Any
 
 from gouji_dsl.i18n import _
 from gouji_dsl.resources import display_path
+from gouji_dsl.ruleset.load.finding import list_bundled
+from gouji_dsl.ruleset.loader import resolve
 from gouji_dsl.ruleset.spec import said
 
 __all__ = ["SettingRow", "KeyRow", "rows", "reference_text", "reference_markdown", "all_bundled_rows"]
@@ -116,8 +118,6 @@ def reference_text(resolved) -> str:
 def all_bundled_rows() -> list[SettingRow]:
     """Every setting of every bundled ruleset: ``base``'s rows, then the settings other bundled
     rulesets add (``rulesets`` names where each appears)."""
-    from gouji_dsl.ruleset.loader import list_bundled, resolve
-
     seen: dict[str, SettingRow] = {}
     where: dict[str, list[str]] = {}
     names = list_bundled()

@@ -118,3 +118,13 @@ def test_diff_simulate_labels_its_figures_in_each_rulesets_words(runner, tmp_pat
     assert "火牌成功率" in rows and "扫三家率" in rows and not any("烧牌" in x for x in rows if "率" in x)
     md = runner.invoke(cli, [*args, "--format", "markdown"])
     assert "| burn success rate/fire success rate |" in md.stdout and "| games with a revolution/games with a uprising |" in md.stdout
+
+
+def test_the_rulebooks_players_fact_names_the_seats_as_the_summaries_do(runner):
+    """The 人数 fact: 1, 3, 5 号座位对 2, 4, 6 号座位 (the library's 号座位, as simulate's team line), English as before."""
+    zh = runner.invoke(cli, ["--lang", "zh", "doc", "online"])
+    (fact,) = [x for x in zh.stdout.splitlines() if x.strip().startswith("人数")]
+    assert fact.endswith("每个联邦 3 人：1, 3, 5 号座位对 2, 4, 6 号座位"), fact
+    assert "座位 1, 3, 5" not in zh.stdout
+    en = runner.invoke(cli, ["doc", "online"])
+    assert any(x.endswith("6, in two teams of 3: seats 1, 3, 5 against 2, 4, 6") for x in en.stdout.splitlines())

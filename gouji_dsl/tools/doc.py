@@ -132,9 +132,11 @@ def _facts(graph) -> list[tuple[str, str]]:
     if teams > 1 and n % teams == 0:
         sides = [[seat for seat in range(1, n + 1) if (seat - 1) % teams == t] for t in range(teams)]
         words = {2: _("two"), 3: _("three"), 4: _("four")}
-        out.append((_("Players"), _("{n}, in {teams} teams of {size}: seats {sides}").format(
+        # (seats 1, 3, 5 against 2, 4, 6; in Chinese 1, 3, 5 号座位对 2, 4, 6 号座位, as the summaries name seats)
+        listed = [", ".join(map(str, side)) for side in sides]
+        out.append((_("Players"), _("{n}, in {teams} teams of {size}: {sides}").format(
             n=n, teams=words.get(teams, str(teams)), size=n // teams,
-            sides=_(" against ").join(", ".join(map(str, side)) for side in sides))))
+            sides=_("seats {seats}").format(seats=listed[0]) + "".join(_(" against {seats}").format(seats=x) for x in listed[1:]))))
     else:
         out.append((_("Players"), str(n)))
     counts = dict(zip(m.kinds, m.deck_counts))

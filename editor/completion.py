@@ -11,8 +11,8 @@ import textwrap
 from dataclasses import dataclass
 
 from gouji_dsl.i18n import _ as library_  # (the library's texts: the hooks' questions)
-from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.game.vocabulary import CONTEXT_VARS, FUNCTIONS, GLOBAL_VARS, HOOKS, PLAY_ATTRS, Hook
+from gouji_dsl.ruleset.load import checking
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 
 from .i18n import N_, _, spaced
@@ -61,7 +61,7 @@ RULE_SNIPPET = """- id: my.rule-id
 
 
 def _schema_items() -> list[Item]:
-    s = loader.schema()
+    s = checking.schema()
     out = [Item(k, f"{k}: ", "key", (v.get("description") or "")) for k, v in s["properties"].items()]
     rule = s["definitions"]["rule"]["properties"]
     for k, v in rule.items():

@@ -12,9 +12,8 @@ from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import APP_DOMAIN, DOMAIN, Language, catalog, current, display_width
-from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.game.vocabulary import COMBINING, FUNCTIONS, KNOWN_EVERYWHERE, PLAY_ATTRS, hooks_markdown
-from gouji_dsl.ruleset.load import finding
+from gouji_dsl.ruleset.load import checking, finding
 from gouji_dsl.ruleset.load.reading import RawRuleset
 from gouji_dsl.ruleset.settings import REMOVING_A_KEY
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
@@ -50,7 +49,7 @@ def _bundled() -> list[RawRuleset]:
     out = []
     for name in finding.list_bundled():
         try:
-            out.append(loader.load_file(finding.ruleset_path(name)))
+            out.append(checking.load_file(finding.ruleset_path(name)))
         except GoujiError:
             continue
     return out

@@ -16,8 +16,7 @@ import yaml
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic
 from gouji_dsl.i18n import Language
-from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.load import finding
+from gouji_dsl.ruleset.load import checking, finding
 from gouji_dsl.ruleset.spec import Wording
 from gouji_dsl.ruleset.words import game_words
 
@@ -45,12 +44,12 @@ def display_path(path: str | os.PathLike[str], cwd: str | os.PathLike[str] | Non
 
 def name_pattern() -> re.Pattern[str]:
     """The pattern a ruleset name must match (taken from the schema)."""
-    return re.compile(loader.schema()["properties"]["ruleset"]["pattern"])
+    return re.compile(checking.schema()["properties"]["ruleset"]["pattern"])
 
 
 def name_rule() -> str:
     """The schema's sentence explaining valid ruleset names."""
-    return loader.schema()["properties"]["ruleset"].get("patternErrorMessage", "invalid name")
+    return checking.schema()["properties"]["ruleset"].get("patternErrorMessage", "invalid name")
 
 
 @dataclass(frozen=True)

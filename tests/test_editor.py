@@ -25,7 +25,7 @@ from gouji_app.validation import validate_file, validate_text
 from gouji_app.widgets import DiagnosticsList
 from gouji_dsl import resources
 from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.load import finding
+from gouji_dsl.ruleset.load import checking, finding
 
 ROOT = """\
 ruleset: town-root
@@ -277,7 +277,7 @@ def test_new_variant_of_online(tmp_path: Path):
         target = (schema if schema.is_absolute() else (ws / schema)).resolve()
         # the bundled schema itself (source checkout) or a copy beside the file (installed package)
         assert target.read_bytes() == resources.schema_path().read_bytes()
-        raw = loader.load_file(ws / "online-town.yaml")
+        raw = checking.load_file(ws / "online-town.yaml")
         assert raw.data["ruleset"] == "online-town" and raw.data["extends"] == "online"
         assert raw.data["rules"] == [] and "settings" not in raw.data  # the skeleton is commented out
         for name in COMMON_SETTINGS:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gouji_dsl.diagnostics import Diagnostic, GoujiError
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.check import check
-from gouji_dsl.ruleset.loader import load_text
+from gouji_dsl.ruleset.load.checking import load_text
 
 EXAMPLES = int(os.environ.get("GOUJI_FUZZ_EXAMPLES", "60"))
 ONLINE = (rules_dir() / "online.yaml").read_text(encoding="utf-8")

@@ -10,11 +10,11 @@ from jsonschema import Draft7Validator
 
 from gouji_dsl import resources
 from gouji_dsl.diagnostics import Diagnostic, GoujiError
-from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.load import finding
+from gouji_dsl.ruleset.load import checking, finding
+from gouji_dsl.ruleset.load.checking import load_file, load_text
 from gouji_dsl.ruleset.load.finding import ruleset_path
 from gouji_dsl.ruleset.load.locating import position_in
-from gouji_dsl.ruleset.loader import load_file, load_text, resolve, resolve_text
+from gouji_dsl.ruleset.loader import resolve, resolve_text
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
 
 
@@ -448,7 +448,7 @@ def test_schema_is_valid_draft7() -> None:
 
 
 def test_schema_describes_every_property() -> None:
-    schema = loader.schema()
+    schema = checking.schema()
 
     def walk(node: object, where: str) -> None:
         if isinstance(node, dict):
@@ -467,7 +467,7 @@ def test_bundled_rulesets_validate() -> None:
         files = []
     if not files:
         pytest.skip("no bundled rulesets in rules/")
-    validator = Draft7Validator(loader.schema())
+    validator = Draft7Validator(checking.schema())
     for path in files:
         raw = load_file(path)  # raises GoujiError with positions on any problem
         assert not list(validator.iter_errors(raw.data)), path
@@ -477,17 +477,17 @@ def test_bundled_rulesets_validate() -> None:
 
 
 def test_loader_and_schema_agree_on_keys() -> None:
-    schema = loader.schema()
+    schema = checking.schema()
     defs = schema["definitions"]
-    assert set(schema["properties"]) == set(loader.TOP_KEYS)
+    assert set(schema["properties"]) == set(checking.TOP_KEYS)
     assert set(schema["required"]) == {"ruleset"}
     rule = defs["rule"]
-    assert set(rule["properties"]) == set(loader.RULE_KEYS)
+    assert set(rule["properties"]) == set(checking.RULE_KEYS)
     assert set(rule["required"]) == {"id", "on"}
     assert [alt["required"] for alt in rule["oneOf"]] == [[k] for k in EFFECT_KEYS]
-    assert set(defs["settingLongForm"]["properties"]) == set(loader.SETTING_LONG_KEYS)
-    assert set(defs["setting"]["if"]["propertyNames"]["enum"]) == set(loader.SETTING_LONG_KEYS)
-    assert set(defs["definition"]["properties"]) == set(loader.DEFINITION_LONG_KEYS)
+    assert set(defs["settingLongForm"]["properties"]) == set(checking.SETTING_LONG_KEYS)
+    assert set(defs["setting"]["if"]["propertyNames"]["enum"]) == set(checking.SETTING_LONG_KEYS)
+    assert set(defs["definition"]["properties"]) == set(checking.DEFINITION_LONG_KEYS)
     for obj in (schema, rule, defs["settingLongForm"], defs["definition"]):
         assert obj["additionalProperties"] is False
 

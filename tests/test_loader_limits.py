@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
-from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.load import finding, reading
+from gouji_dsl.ruleset.load import checking, finding, reading
+from gouji_dsl.ruleset.load.checking import load_text
 from gouji_dsl.ruleset.load.finding import find_ruleset
-from gouji_dsl.ruleset.loader import load_chain, load_text, resolve, resolve_text
+from gouji_dsl.ruleset.loader import load_chain, resolve, resolve_text
 from gouji_dsl.tools.cli import cli
 
 
@@ -119,7 +119,7 @@ def test_file_size_limit(tmp_path, monkeypatch):
 
 
 def test_rules_per_file_limit(monkeypatch):
-    monkeypatch.setattr(loader, "MAX_RULES_PER_FILE", 100)  # base.yaml has about 50
+    monkeypatch.setattr(checking, "MAX_RULES_PER_FILE", 100)  # base.yaml has about 50
     rules = "".join(f"  - id: r.n{i}\n    on: follow\n    allow: true\n" for i in range(101))
     (d,) = errors(resolve_text, "ruleset: many\nextends: online\nrules:\n" + rules, "many.yaml")
     assert d.code == Code.TOO_MANY_RULES and d.line == 3

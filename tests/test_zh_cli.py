@@ -91,7 +91,7 @@ def test_yaml_syntax_errors_in_our_words_where_they_start(runner, tmp_path, text
 
 def test_schema_hints_are_marked_for_the_catalog():
     from gouji_dsl.resources import schema_path
-    from gouji_dsl.ruleset.loader import SCHEMA_HINTS
+    from gouji_dsl.ruleset.load.checking import SCHEMA_HINTS
     found: list[str] = []
 
     def walk(x):

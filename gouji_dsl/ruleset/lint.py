@@ -84,9 +84,10 @@ from gouji_dsl.ruleset.analysis import (
 )
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
 from gouji_dsl.ruleset.languages import declared, missing_languages
+from gouji_dsl.ruleset.load.checking import is_setting_long_form, load_file, load_text
 from gouji_dsl.ruleset.load.reading import RawRuleset
-from gouji_dsl.ruleset.loader import _is_setting_long_form, load_text, resolve
-from gouji_dsl.ruleset.settings import normalize_setting
+from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.settings import CONSTRAINTS, normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Wording, said
 from gouji_dsl.ruleset.words import Renamed, renamed_words
 
@@ -777,7 +778,7 @@ def stale_says(graph: RuleGraph | ResolvedRuleset) -> set[str]:
         if s.inherited or not s.says or name not in written_all:
             continue
         written = written_all[name]
-        if _is_setting_long_form(written) and written.get("says"):
+        if is_setting_long_form(written) and written.get("says"):
             continue
         if parent is None:
             parent = _parent(resolved)
@@ -792,14 +793,12 @@ def no_effect(values: Any) -> dict[tuple[str, ...], str]:
     """The settings (name, then keys) another setting disables (the setting-type layer's
     constraints, which validate reports as ``SettingHasNoEffect``), each with why. ``values``: the
     settings' values by name (a graph's ``settings``)."""
-    from gouji_dsl.ruleset.settings import CONSTRAINTS
     values = dict(values)
     return {c.path: c.message.split(":")[0] for c in CONSTRAINTS if c.holds(values)}
 
 
 def chain_files(resolved: ResolvedRuleset) -> dict[str, str]:
     """Each ruleset name of the chain to its file (a name two files share: the root-most one's)."""
-    from gouji_dsl.ruleset.loader import load_file
     out: dict[str, str] = {}
     for i, path in enumerate(resolved.chain):
         name = resolved.name if i == 0 else Path(path).stem

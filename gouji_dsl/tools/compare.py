@@ -366,7 +366,7 @@ class _Provenance:
         if path not in self.raw:
             data: Any = {}
             try:
-                from gouji_dsl.ruleset.loader import load_file, load_text
+                from gouji_dsl.ruleset.load.checking import load_file, load_text
                 rr = load_text(self.texts[path], path) if path in self.texts else load_file(path)
                 data = rr.data
             except (GoujiError, OSError, KeyError):  # pragma: no cover - files resolved a moment ago

@@ -253,7 +253,7 @@ def _sentence(n) -> str:
 
 def _chain(graph) -> list[tuple[str, str | None, str]]:
     """(name, title, display path) of each file of the inheritance chain, the ruleset first."""
-    from gouji_dsl.ruleset.loader import load_file
+    from gouji_dsl.ruleset.load.checking import load_file
     out = []
     for i, path in enumerate(graph.resolved.chain):
         if i == 0:

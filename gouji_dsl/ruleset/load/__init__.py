@@ -4,6 +4,8 @@
   character at an offset of a scalar's value was written, for the carets of expression errors).
 - :mod:`~gouji_dsl.ruleset.load.reading`: one file read: its text from disk, then plain data with the position of every
   value and key (:class:`~gouji_dsl.ruleset.load.reading.RawRuleset`), within the limits; YAML's errors in our words.
+- :mod:`~gouji_dsl.ruleset.load.checking`: one file checked: the schema and what it cannot say, expression syntax;
+  :func:`~gouji_dsl.ruleset.load.checking.load_file` / ``load_text`` read and check one file (no ``extends``).
 - :mod:`~gouji_dsl.ruleset.load.finding`: the path policy: which file a name or path means, and where rulesets may
   be read from (bundled, beside the referring file or below, ``--rules-path``); everything else is refused.
 

@@ -128,3 +128,23 @@ def test_the_rulebooks_players_fact_names_the_seats_as_the_summaries_do(runner):
     assert "座位 1, 3, 5" not in zh.stdout
     en = runner.invoke(cli, ["doc", "online"])
     assert any(x.endswith("6, in two teams of 3: seats 1, 3, 5 against 2, 4, 6") for x in en.stdout.splitlines())
+
+
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_simulates_team_line_is_aligned_with_the_other_figures(runner, monkeypatch, columns):
+    """联邦的平均分： starts its value in the column the other figures' values start (as in English), and
+    a line it wraps onto starts there too (display width: the labels are double-width)."""
+    from gouji_dsl.i18n import display_width
+    monkeypatch.setenv("COLUMNS", columns)
+    zh = runner.invoke(cli, ["--lang", "zh", "simulate", "online", "--games", "2", "--workers", "1"])
+    assert zh.exit_code == 0, zh.output
+    lines = zh.stdout.splitlines()
+    i = next(i for i, x in enumerate(lines) if x.startswith("联邦的平均分："))
+    spread = next(x for x in lines if x.startswith("分差："))
+
+    def column(line: str, label: str) -> int:
+        rest = line[len(label):]
+        return display_width(label) + len(rest) - len(rest.lstrip(" "))
+    assert column(lines[i], "联邦的平均分：") == column(spread, "分差：")
+    if not lines[i + 1].startswith("分差："):  # (wrapped: the rest under the value)
+        assert len(lines[i + 1]) - len(lines[i + 1].lstrip(" ")) == column(spread, "分差：")

@@ -235,6 +235,8 @@ _PLACE_COLUMN = 10
 _VALUE_COLUMN = 18
 _STYLED = re.compile(r"^\[([a-z]+)\](.*)\[/\1\]$", re.S)
 _LABEL = re.compile(r"^([^\s：（\[]{1,12}：)\s*(?=[\s\d+\-])")
+_ANY_LABEL = re.compile(r"^([^\s：（\[]{1,12}：)\s*")
+"""A label before words (联邦的平均分：联邦 1 …), where the caller says the line is labelled."""
 
 
 class _Laid:
@@ -246,8 +248,9 @@ class _Laid:
     def __init__(self, console: Any, keep: tuple[str, ...] = (), words: Any = None):
         self.console, self.keep, self.words = console, keep, words
 
-    def print(self, text: Any = "", *args: Any, keep: tuple[str, ...] = (), **options: Any) -> None:
-        """Print ``text``; ``keep``: more pieces of it no line break may cut (a list of seats)."""
+    def print(self, text: Any = "", *args: Any, keep: tuple[str, ...] = (), labelled: bool = False, **options: Any) -> None:
+        """Print ``text``; ``keep``: more pieces of it no line break may cut (a list of seats);
+        ``labelled``: the line is a label and its value even where the value starts with words."""
         if isinstance(text, str) and self.words is not None:
             text = self.words.own(text)  # the summary's own words in the ruleset's words of the game (火牌率)
         if args or not isinstance(text, str) or "\n" in text or display_width(text) == len(text):
@@ -260,7 +263,7 @@ class _Laid:
             self.console.print(text, **options)
             return
         text = cjk_spaced(text)  # (no space beside a full-width bracket: "1.2 秒（每秒 …）")
-        m = _LABEL.match(text)
+        m = (_ANY_LABEL if labelled else _LABEL).match(text)
         first = rest = ""
         if m:
             label = m.group(1)
@@ -341,7 +344,8 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     def members(t: str) -> str:  # seats 1, 3, 5 (seed 001: ①③⑤为一方联邦)
         return ", ".join(str(s) for s in range(1, n_seats + 1) if team_of(s, len(teams)) == int(t))
     each = [_("team {t} (seats {seats}) {v:+.2f}").format(t=t, seats=members(t), v=v) for t, v in teams.items()]
-    console.print(_("mean team score:  ") + _("; ").join(each), keep=tuple(cjk_spaced(x) for x in each))  # (a team is not cut)
+    console.print(_("mean team score:  ") + _("; ").join(each), keep=tuple(cjk_spaced(x) for x in each),  # (a team is not cut)
+                  labelled=True)
     if "score_spread" in iv:
         console.print(_("score spread:     {iv:.2f}{ci}  "
                       "(between the teams' scores)").format(iv=iv['score_spread']['value'], ci=ci('score_spread')))

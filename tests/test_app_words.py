@@ -143,8 +143,8 @@ def test_events_say_the_ruleset_s_words_in_both_languages(tmp_path):
     words = game_words(load_graph(str(path)).resolved)
     burn, revolution, place = _burn_events()[0], _burn_events()[5], _burn_events()[6]
     with speaking(Language.ZH):
-        assert event_text(burn, 1, words) == "3号座位对5号座位炸牌"
-        assert event_text(revolution, 1, words) == "造反：4号座位"
+        assert event_text(burn, 1, words) == "3 号座位对 5 号座位炸牌"
+        assert event_text(revolution, 1, words) == "造反：4 号座位"
         assert event_text(place, 1, words) == "出科：你，头科（第1名）"
         assert verb_word("burn", words) == "炸牌" and verb_word("revolt", words) == "造反"
         assert verb_word("burn", NO_WORDS) == "烧牌"   # the app's own word where the ruleset names none

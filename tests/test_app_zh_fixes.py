@@ -184,3 +184,20 @@ def test_the_compare_screen_lists_a_renamed_word(tmp_path: Path, lang, section, 
     assert blk.left[0].plain == first and [x.plain for x in blk.right][:2] == (
         ["zh: 落科", "en: bottom (落科)"] if lang is Language.ZH else ["en: bottom (落科)", "zh: 落科"])
     assert counts in shown
+
+
+def test_a_seat_is_spelt_as_the_library_spells_it():
+    """One spelling of a seat everywhere: the library's ``6 号座位`` (a space between the number and the
+    word, and between a Chinese word and the number: 给 2 号座位), never the app's old ``6号座位``."""
+    import re
+
+    from app_zh import APP_PO
+
+    from gouji_app.play.widgets import seat_word
+    from gouji_dsl.i18n import LOCALE_DIR
+    for po in (APP_PO, LOCALE_DIR / "zh" / "LC_MESSAGES" / "gouji.po"):
+        text = po.read_text(encoding="utf-8")
+        unspaced = re.findall(r'.*(?:\}|\d)号座位.*|.*[\u4e00-\u9fff]\{\w+\} 号座位.*', text)
+        assert not unspaced, (po.name, unspaced)
+    with speaking(Language.ZH):
+        assert seat_word(6) == "6 号座位" and seat_word(6, me=6) == "你"

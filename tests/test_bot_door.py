@@ -453,7 +453,7 @@ def test_after_a_bot_fails_the_play_screen_says_the_game_stopped_in_both_languag
     assert "answered '1 play RRRRRR'" in text and "ctrl+n new game" in text and "is thinking" not in text
     with speaking(Language.ZH):
         text = asyncio.run(run())
-    assert "1号座位的机器人出错：对局已停止。" in text and "ctrl+n 新牌局" in text and "思考中" not in text
+    assert "1 号座位的机器人出错：对局已停止。" in text and "ctrl+n 新牌局" in text and "思考中" not in text
     external.close_all()
 
 

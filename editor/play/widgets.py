@@ -39,7 +39,7 @@ def role(state: GameState, me: int | None, seat: int) -> str:
 
 
 def seat_word(seat: int | str, me: int | None = None) -> str:
-    """``you`` for your seat, else ``seat 3`` (3号位), in the active language."""
+    """``you`` for your seat, else ``seat 3`` (3 号座位), in the active language."""
     return _("you") if me is not None and int(seat) == me else _("seat {seat}").format(seat=seat)
 
 
@@ -509,7 +509,7 @@ def game_over_text(session: PlaySession, width: int = 80) -> Text:
     me = session.viewer
     t = Text()
     wide = width >= 52
-    names = max(cell_len(seat_word(seat, me)) for seat in st.seat_list)  # (号座位: a seat's name is 4-5 cells wide)
+    names = max(cell_len(seat_word(seat, me)) for seat in st.seat_list)  # (N 号座位: a seat's name is 8 cells wide)
     for seat, place in sorted(st.places.items(), key=lambda kv: kv[1]):
         style = "bold" if me is not None and st.team(seat) == st.team(me) else ""
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -603,7 +603,7 @@ def asked_text(session: PlaySession) -> str:
 
 def event_label(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS) -> str:
     """An engine event in words with the ruleset's term for it: ``seat 5 burns seat 3 (烧牌)`` (in
-    Chinese the words are the terms: ``5号位对3号位烧牌``)."""
+    Chinese the words are the terms: ``5 号座位对 3 号座位烧牌``)."""
     return event_text(e, me, words, english_terms=True)
 
 

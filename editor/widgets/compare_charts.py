@@ -177,7 +177,7 @@ class PlacesChart(_Chart):
         for p in range(1, n + 1):
             t.append("█", style=PLACE_COLORS[min(p, len(PLACE_COLORS)) - 1])
             t.append(self._place(p, legend=True) + " ", style="dim")
-        head_w = max(display_width(_("seat {seat}").format(seat=n)), 6) + 1  # ("seat 6 " / "6号座位 ")
+        head_w = max(display_width(_("seat {seat}").format(seat=n)), 6) + 1  # ("seat 6 " / "6 号座位 ")
         label_w = head_w + 2
         bar_w = max(10, min(self.MAX_BAR, width - label_w - self.SUFFIX))
         for s in range(1, n + 1):

@@ -180,6 +180,12 @@ def test_show_and_doc_agree_on_a_sentence_an_override_made_stale(runner: CliRunn
     assert shown.exit_code == 0 and doc.exit_code == 0
     assert old not in shown.stdout and " ".join(old.split()[:4]) not in doc.stdout
     assert "none in effect: --set[1] changed the value" in shown.stdout
+    # ... nor the source of the sentence no longer said (gouji doc cites none there either)
+    said = shown.stdout.splitlines()
+    at = next(i for i, line in enumerate(said) if "none in effect" in line)
+    assert not said[at + 1].strip().startswith("source:"), said[at + 1]
+    source = gouji_dsl.load("online").settings["gouji_minimum"].source
+    assert source and f"source: {source}" in res.stdout
     col = option.index("=") + 2
     entry = next(line for line in shown.stdout.splitlines() if line.strip().startswith("2: 2"))
     assert entry.split()[-1] == f"--set[1]:1:{col}"

@@ -158,7 +158,7 @@ def _add_settings(out: _Lines, resolved: ResolvedRuleset) -> None:
     def inherited(origin: SourcePos | None) -> bool:
         return origin is not None and os.path.normpath(origin.path) != own
 
-    sentences = _sentences_in_effect(resolved)
+    sentences, stale = _sentences_in_effect(resolved)
     out.add()
     out.add(_("settings ({n})").format(n=len(resolved.settings)))
     for name, s in resolved.settings.items():
@@ -166,7 +166,7 @@ def _add_settings(out: _Lines, resolved: ResolvedRuleset) -> None:
         out.add(f"  {name}:" if is_map else f"  {name}: {_value(s.value)}", _where(s.origin), s.inherited)
         for text in sentences.get(name, ()):
             out.add("      " + _("says: {text}").format(text=_short(text)), inherited=s.inherited)
-        if s.source:
+        if s.source and name not in stale:  # (a stale sentence's source cites what is no longer said: as gouji doc)
             out.add("      " + _("source: {text}").format(text=said(s.source)), inherited=s.inherited)
         if is_map:
             for key, v in s.value.items():
@@ -174,10 +174,11 @@ def _add_settings(out: _Lines, resolved: ResolvedRuleset) -> None:
                 out.add(f"    {key}: {_value(v)}", _where(ko), inherited(ko))
 
 
-def _sentences_in_effect(resolved: ResolvedRuleset) -> dict[str, list[str]]:
+def _sentences_in_effect(resolved: ResolvedRuleset) -> tuple[dict[str, list[str]], set[str]]:
     """Each setting's sentences in effect, as ``gouji doc`` has them (:func:`setting_sentences`); a
     setting whose value was changed without a sentence has a line saying so instead of the inherited
-    sentence, which no longer describes the value."""
+    sentence, which no longer describes the value; and the names of those settings (their source, the
+    stale sentence's, is not shown)."""
     stale = stale_says(resolved)
     off = no_effect({k: normalize_setting(s.value) for k, s in resolved.settings.items()})
     files = chain_files(resolved)
@@ -187,7 +188,7 @@ def _sentences_in_effect(resolved: ResolvedRuleset) -> dict[str, list[str]]:
         if name in stale:
             out[name] = [_("none in effect: {where} changed the value without one, so the inherited sentence no longer "
                            "describes it").format(where=display_path(s.origin.path))]
-    return out
+    return out, set(stale) & set(resolved.settings)
 
 
 def _add_definitions(out: _Lines, resolved: ResolvedRuleset) -> None:

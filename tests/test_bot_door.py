@@ -537,3 +537,48 @@ def test_a_plugin_that_exits_is_a_bot_error_and_ctrl_c_stays_ctrl_c():
     assert got.value.code == "BotError" and got.value.bot == "peek" and "SystemExit" in str(got.value)
     with pytest.raises(KeyboardInterrupt):
         ViewOnly("peek", _Exits(KeyboardInterrupt()), random.Random(1)).choose(st, st.legal_moves())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's death signal (prctl) is Linux's")
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_an_exec_bot_that_ignores_its_input_dies_with_a_driver_killed_by_kill_9(tmp_path, workers):
+    """(N3) kill -9 of gouji duel leaves its exec bot no end of input to act on when the bot reads none: the
+    kernel ends it (PR_SET_PDEATHSIG), in the driver (--workers 1) and in a run's worker (--workers 2).
+    The waits are on events, bounded: the bot's pid on the driver's standard error (the bot's too), then the
+    bot's exit (a pidfd, readable when it ends)."""
+    import select
+    import signal
+    import subprocess
+    spec = "exec@600:" + program(tmp_path, "deaf.py", """
+        import os, sys, threading
+        print(f"deaf-bot-pid {os.getpid()}", file=sys.stderr, flush=True)
+        threading.Event().wait()  # never reads its input, never answers, never exits by itself
+    """)
+    driver = subprocess.Popen([sys.executable, "-m", "gouji_dsl", "duel", "online", spec, "heuristic", "--deals", "2",
+                               "--workers", workers], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    assert driver.stderr is not None
+    pid, pidfd, seen = None, None, b""
+    try:
+        while pid is None:
+            ready, _w, _x = select.select([driver.stderr], [], [], 60)
+            chunk = os.read(driver.stderr.fileno(), 4096) if ready else b""
+            assert chunk, f"the bot did not start: {seen.decode(errors='replace')}"
+            seen += chunk
+            for line in seen.splitlines():
+                if line.startswith(b"deaf-bot-pid "):
+                    pid = int(line.split()[1])
+        pidfd = os.pidfd_open(pid)
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(60)
+        ready, _w, _x = select.select([pidfd], [], [], 30)
+        assert ready, "the exec bot outlived its driver"
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+        if pid is not None and not _gone(pid):
+            os.kill(pid, signal.SIGKILL)
+        if pidfd is not None:
+            os.close(pidfd)
+        driver.stderr.close()

@@ -28,14 +28,17 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import queue
 import random
 import select
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Callable
 from multiprocessing import util as mp_util
 from typing import Any
 
@@ -131,8 +134,7 @@ class ExecProcess:
         self._reap()
         try:
             # its own session (process group): at close the whole group is ended, the bot's own children too
-            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                                          start_new_session=True)
+            self._proc = spawn(self.argv)
         except OSError as e:
             why = _("could not be started ({program!r}: {e})").format(program=self.argv[0], e=e.strerror or e)
             raise BotFailed(bot, seat, why, Code.BOT_EXITED) from None
@@ -240,6 +242,89 @@ class ExecProcess:
             self._proc = None
 
 
+# ------------------------------------------------------------------------------ dying with the caller
+PR_SET_PDEATHSIG = 1
+"""prctl(2)'s request: the signal the kernel sends the calling process when its parent thread ends."""
+
+
+def _death_signal() -> Callable[[], None] | None:
+    """What the bot's process runs between fork and exec on Linux: ask for SIGKILL when its parent
+    ends (``prctl(PR_SET_PDEATHSIG)``), and end at once if the parent already has. None elsewhere (or
+    without a C library to ask): there a bot that ignores the end of its input outlives a caller killed
+    with ``kill -9`` (README: Exec bots)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - no C library to ask
+        return None
+    parent = os.getpid()
+    kill = int(signal.SIGKILL)
+
+    def in_child() -> None:  # (between fork and exec: no allocation worth the name, no locks)
+        prctl(PR_SET_PDEATHSIG, kill, 0, 0, 0)
+        if os.getppid() != parent:  # the caller died before the request took effect
+            os._exit(1)
+
+    return in_child
+
+
+class _Spawner:
+    """The one thread of this process that starts exec bots. The kernel's "parent" of a death signal
+    is the thread that forked the child, so a bot started by a thread that then ends (a game played
+    in a worker thread of the app) would be killed with it: every bot is started from this thread,
+    which lives as long as the process (a daemon, waiting for requests)."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.requests: queue.SimpleQueue[tuple[list[str], list[Any], threading.Event]] = queue.SimpleQueue()
+        self.in_child = _death_signal()
+        if self.in_child is not None:  # (nothing to ask the kernel: the callers' threads start the bots)
+            threading.Thread(target=self._serve, name="gouji-exec-bots", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            argv, box, done = self.requests.get()
+            try:
+                box.append(self._popen(argv))
+            except BaseException as e:  # (handed to the caller, raised there)
+                box.append(e)
+            done.set()
+
+    def _popen(self, argv: list[str]) -> subprocess.Popen[bytes]:
+        # its own session (process group): at close the whole group is ended, the bot's own children too
+        return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, start_new_session=True,
+                                preexec_fn=self.in_child)
+
+    def popen(self, argv: list[str]) -> subprocess.Popen[bytes]:
+        box: list[Any] = []
+        done = threading.Event()
+        self.requests.put((argv, box, done))
+        done.wait()
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]  # type: ignore[no-any-return]
+
+
+_SPAWNER: _Spawner | None = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def spawn(argv: list[str]) -> subprocess.Popen[bytes]:
+    """Start an exec bot's process: its own session (process group), pipes to its standard input and
+    output, and on Linux killed by the kernel when this process ends, even by ``kill -9`` (a bot that
+    ignores the end of its input is not left running: :class:`_Spawner`)."""
+    global _SPAWNER
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None or _SPAWNER.pid != os.getpid():  # (a forked worker starts its own thread)
+            _SPAWNER = _Spawner()
+        spawner = _SPAWNER
+    if spawner.in_child is None:  # nothing to ask the kernel: no thread needed
+        return spawner._popen(argv)
+    return spawner.popen(argv)
+
+
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     """Send ``sig`` to the bot's process group (its own session: the bot and every child it started)."""
     try:
@@ -340,8 +425,9 @@ def kill_all_now() -> None:
 def _forget_in_child() -> None:
     """A forked child (a run's worker) does not share its parent's bots: it drops its copies of
     their pipes (the parent still talks to them) and starts its own."""
-    global _LOCK
+    global _LOCK, _SPAWNER_LOCK
     _LOCK = threading.Lock()
+    _SPAWNER_LOCK = threading.Lock()  # (the spawner thread is the parent's: spawn() starts this process's own)
     for p in list(_PROCESSES.values()):
         proc, p._proc = p._proc, None
         for f in (proc.stdin, proc.stdout) if proc is not None else ():

@@ -6,7 +6,8 @@ ruleset with words flipped), contexts (random words, and packed contexts of inte
 hooks (lists of those programs as permit and value rules), and the game flow (flow.h: the flow
 programs of the rulesets it plays, tables and programs mutated, run on packed play-phase states,
 real and mutated; the rulesets whose rules read a play's cards per kind, cards_of, more often,
-with the play on the table's code mutated). Every input the core accepts runs; every
+with the play on the table's code mutated; cover tables, of the cover and the positional
+comparison, with entries the loader takes that fit no combination). Every input the core accepts runs; every
 input it refuses must be refused with a Python exception, never a crash. A sanitizer report stops
 the child with an error, and this script exits non-zero.
 
@@ -190,6 +191,13 @@ for r in range(rounds):
             t = array("i")
             t.frombytes(tables)
             t[core.FLOW_PLAY_COUNTS] = rng.choice([0, 1, -1, 2**31 - 1])
+            tables = t.tobytes()
+        if rng.random() < 0.15:  # (cover entries the loader takes, -1..127, inconsistent with the combinations:
+            t = array("i")        # the answers' enumeration, flow.h fl_answers, of both comparison models)
+            t.frombytes(tables)
+            n2 = len(plan.combos) ** 2
+            for _ in range(rng.randrange(1, 9)):
+                t[plan.cover_at + rng.randrange(n2)] = rng.choice([-1, 0, 1, 2, 3, 127, rng.randrange(-1, 128)])
             tables = t.tobytes()
         if rng.random() < 0.3:
             t = array("i")

@@ -77,3 +77,25 @@ def runner() -> CliRunner:
         return CliRunner(mix_stderr=False)  # click < 8.2
     except TypeError:
         return CliRunner()  # click >= 8.2 keeps stderr apart
+
+
+REFUSED_BY_THE_FLOW = """\
+ruleset: discards-marked
+extends: rulebook
+title: a seat that throws cards away is marked (a rule the native game flow does not run)
+rules:
+  - id: point.threw-away
+    on: after_discard
+    mark: threw_away
+    says: "A seat that threw cards away is marked."
+"""
+
+
+@pytest.fixture
+def refused_by_the_flow(tmp_path) -> str:
+    """The path of a ruleset the native game flow refuses (an ``after_discard`` rule, which it does
+    not ask: flow.py NOT_PLAYED), so its generated module plays it move by move in Python. Every
+    bundled ruleset and example is played natively (positional-jokers too, since h24p)."""
+    path = tmp_path / "discards-marked.yaml"
+    path.write_text(REFUSED_BY_THE_FLOW, encoding="utf-8")
+    return str(path)

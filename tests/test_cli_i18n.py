@@ -291,17 +291,16 @@ def test_show_vocabulary_frame_in_chinese(runner):
     assert "knows:" not in zh.stdout and "(known in:" not in zh.stdout
 
 
-def test_why_the_native_flow_does_not_play_a_ruleset_follows_the_language():
+def test_why_the_native_flow_does_not_play_a_ruleset_follows_the_language(refused_by_the_flow):
     from gouji_dsl.engine import fast
     from gouji_dsl.engine.native import flow
     from gouji_dsl.ruleset.graph import load_graph
-    root = Path(__file__).resolve().parent.parent
-    g = load_graph(str(root / "examples" / "variants" / "positional-jokers.yaml"))
+    g = load_graph(refused_by_the_flow)
     eng = fast.engine(g)
     if eng is None or not flow.enabled():
         pytest.skip("the native flow is not available here")
     en = flow.fallback_reason(g, eng.module)
-    assert en == "the native game flow does not play a comparison other than the cover model yet"
+    assert en == "the native game flow does not ask the hook 'after_discard' yet (rule point.threw-away)"
     i18n.use(i18n.Language.ZH)  # (the plan's refusal is kept per graph: shown in the language asked in)
     zh = flow.fallback_reason(g, eng.module)
     assert zh is not None and CJK.search(zh)

@@ -107,7 +107,11 @@ def test_whole_native_matches_with_heuristic_bots_identical(name):
         assert got == [], bots[:2]
 
 
-@pytest.mark.parametrize("name", BUNDLED + VARIANTS[:4], ids=lambda n: Path(n).stem)
+#: with heuristic bots: the bundled rulesets, the first variants and the positional comparison (card by card)
+HEURISTIC = BUNDLED + VARIANTS[:4] + [str(ROOT / "examples" / "variants" / "positional-jokers.yaml")]
+
+
+@pytest.mark.parametrize("name", HEURISTIC, ids=lambda n: Path(n).stem)
 def test_heuristic_games_identical(name):
     g = _graph(name)
     assert simulate.differences(g, "diff-h", max(2, GAMES // 4), "heuristic") == []

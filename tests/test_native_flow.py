@@ -9,6 +9,8 @@ bound stops both loops at the same move; a seat that is not a random bot is aske
 between two crossings."""
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import random
 from pathlib import Path
 
@@ -102,14 +104,86 @@ def test_the_rulesets_the_issue_names_are_played_natively():
         assert eng.native_fallback is None, eng.native_fallback
 
 
-def test_only_the_positional_comparison_is_refused():
-    """Every bundled ruleset and variant plays natively but positional-jokers (not the cover model);
-    big-jokers-two-kill-one's play rule reads cards_of(play, 'B'), which the core answers from the
-    play's cards per kind."""
+def test_every_bundled_ruleset_and_variant_is_played_natively(refused_by_the_flow):
+    """Every bundled ruleset and variant plays natively, positional-jokers (the positional
+    comparison) too; big-jokers-two-kill-one's play rule reads cards_of(play, 'B'), which the core
+    answers from the play's cards per kind. A ruleset with a hook the flow does not ask is refused by name."""
     refused = {Path(n).stem: F.fallback_reason(*_engine(n)) for n in ALL}
     refused = {k: v for k, v in refused.items() if v is not None}
-    assert set(refused) == {"positional-jokers"}, refused
-    assert "cover model" in refused["positional-jokers"]
+    assert refused == {}
+    assert "'after_discard'" in (F.fallback_reason(*_engine(refused_by_the_flow)) or "")
+
+
+POSITIONAL = str(ROOT / "examples" / "variants" / "positional-jokers.yaml")
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_the_positional_comparison_is_the_cover_tables_enumeration(mixed):
+    """The positional model in the core is the same-count cover enumeration over flow._cover_table
+    (an answer's spare jokers make up its count, its rank cards are of a higher rank): for every
+    lead and answer of the same count made of one rank and a joker combination (each mixed joker
+    reading too), CardModel.beats says exactly what that table and rule say."""
+    g = load_graph(POSITIONAL)
+    model = g.model
+    if mixed:
+        model = dataclasses.replace(model, mixed_as_lowest=True, _cache={}, _jcache={})
+    nr = model.n_ranks
+    combos = sorted(itertools.product(*[range(min(m, 3) + 1) for m in model.deck_counts[nr:]]), key=sum)
+    readings = [model.classify((0,) * nr + c).jokers if any(c) else () for c in combos]
+    table = F._cover_table(model, readings)
+    n = len(combos)
+    checked = 0
+    for tj, tc in enumerate(combos):
+        for j, pc in enumerate(combos):
+            cover = table[tj * n + j]
+            for lr, lc in [(-1, 0)] + [(r, c) for r in (0, 5, nr - 2) for c in (1, 2, 4)]:
+                count = lc + sum(tc)
+                if count == 0:
+                    continue
+                lead = model.classify(tuple(lc if i == lr else 0 for i in range(nr)) + tc)
+                q = count - sum(pc)
+                if q < 0:
+                    continue
+                for r in ((-1,) if q == 0 else range(nr)):
+                    play = model.classify(tuple(q if i == r else 0 for i in range(nr)) + pc)
+                    if not play.count:
+                        continue
+                    want = model.beats(lead, play)
+                    # flow.h fl_answers (same count): a pure joker lead takes pure joker answers that answer
+                    # its jokers; else an answer's combination answers with spare jokers making up the count
+                    # (cover >= total - the lead's jokers), its rank cards of a higher rank
+                    got = cover >= 0 and (q == 0 if lc == 0 else (r > lr if q else True) and cover >= sum(pc) - sum(tc))
+                    assert got == want, (lead, play, cover)
+                    checked += 1
+    assert checked > 1000
+
+
+POSITIONAL_HOUSE = """\
+ruleset: positional-house
+extends: online
+title: card by card, mixed jokers read as the lowest, the count free (which card by card is not)
+settings:
+  comparison:
+    value: {model: positional, same_count: false}
+    says: "Card by card."
+  mixed_jokers_read_as_lowest:
+    value: true
+    says: "A big and a small joker played together are two small jokers."
+"""
+
+
+def test_a_positional_house_ruleset_plays_the_same_games(tmp_path):
+    """The positional comparison with the count left free and mixed jokers read as the lowest: the
+    native flow plays the generated module's games, and whole native games the interpreter's."""
+    path = tmp_path / "positional-house.yaml"
+    path.write_text(POSITIONAL_HOUSE, encoding="utf-8")
+    g, eng = _engine(str(path))
+    assert eng.native_fallback is None and not eng.module.SAME_COUNT and not eng.module.COVER_MODEL
+    diffs = _compare(_games(g, eng, 30, native_flow=False), _games(g, eng, 30, native_flow=True))
+    assert not diffs, "\n".join(diffs[:10])
+    from gouji_dsl.tools import simulate
+    assert simulate.differences(g, "house", 12) == []
+    assert simulate.differences(g, "house-h", 6, "heuristic") == []
 
 
 CARDS_OF = """\

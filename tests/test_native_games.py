@@ -69,7 +69,7 @@ def test_setup_decisions_and_voided_deals_are_played_in_the_core(name):
         assert _figures(s) == _figures(ref), f"game {s.index}"
 
 
-def test_the_summary_says_how_many_games_the_core_left_to_python(monkeypatch):
+def test_the_summary_says_how_many_games_the_core_left_to_python(monkeypatch, refused_by_the_flow):
     from gouji_dsl.tools import simulate, single
     g = load_graph("online")
     summary = single.run_simulation(g, 60, 3, workers=1, matches=False)
@@ -85,12 +85,12 @@ def test_the_summary_says_how_many_games_the_core_left_to_python(monkeypatch):
     # (the games left are played move by move, looked at: the design metrics of every deal are the same)
     assert again["games_replayed"] == 20 and again["intervals"] == summary["intervals"]
     assert summary["intervals"]["real_choice_share"]["n"] == 60
-    summary = single.run_simulation(load_graph(str(ROOT / "examples" / "variants" / "positional-jokers.yaml")), 4, 3,
+    summary = single.run_simulation(load_graph(refused_by_the_flow), 4, 3,
                                     workers=1, matches=False)  # (no whole native games: nothing replayed)
     assert "games_replayed" not in summary
 
 
-def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why():
+def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why(refused_by_the_flow):
     for name in ("online", "base"):
         g = load_graph(name)
         assert F.games_fallback(g) is None
@@ -98,8 +98,10 @@ def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why()
     assert F.games_fallback(g) is None and None not in native_games(g, 1, 0, 20)
     g = load_graph(str(ROOT / "examples" / "variants" / "ask-redeal.yaml"))  # (a choice it offers: batch.h bt_asks)
     assert F.games_fallback(g) is None and engine_summary(g, "generated")["whole_games"] == "native"
-    g = load_graph(str(ROOT / "examples" / "variants" / "positional-jokers.yaml"))  # (not the cover model)
-    assert "comparison" in (F.games_fallback(g) or "")
+    g = load_graph(str(ROOT / "examples" / "variants" / "positional-jokers.yaml"))  # (the positional comparison)
+    assert F.games_fallback(g) is None and engine_summary(g, "generated")["whole_games"] == "native"
+    g = load_graph(refused_by_the_flow)  # (an after_discard rule: the flow does not ask it)
+    assert "after_discard" in (F.games_fallback(g) or "")
     assert engine_summary(g, "generated")["play_phase"] == "generated"
 
 

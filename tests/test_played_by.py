@@ -49,9 +49,20 @@ def test_simulate_names_the_native_engine(runner):
     assert "interpreter engine" in _flat(res.stdout) and "as asked (--engine interpreter)" in _flat(res.stdout)
 
 
-def test_the_fallback_line_names_no_bots_that_did_not_play(runner):
+@needs_core
+@pytest.mark.parametrize("bots", ["random", "heuristic"])
+def test_simulate_names_the_native_engine_for_the_positional_comparison(runner, bots):
+    """positional-jokers (card by card: comparison.model positional) is played whole by the native core."""
+    res = runner.invoke(cli, ["simulate", "examples/variants/positional-jokers.yaml", "-n", "6", "--bots", bots,
+                              "--executor", "local", "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.stdout)
+    assert got["played_by"] == "native" and "played_by_reason" not in got, got.get("played_by_reason")
+
+
+def test_the_fallback_line_names_no_bots_that_did_not_play(runner, refused_by_the_flow):
     """Heuristic bots where the core does not play the ruleset: not "random bots' play phase"."""
-    res = runner.invoke(cli, ["simulate", "examples/variants/positional-jokers.yaml", "-n", "2", "--bots", "heuristic",
+    res = runner.invoke(cli, ["simulate", refused_by_the_flow, "-n", "2", "--bots", "heuristic",
                               "--executor", "local"])
     assert res.exit_code == 0, res.output
     text = _flat(res.stdout)

@@ -21,9 +21,11 @@ leaves (a game over before the first lead, a failing rule) is played again in Py
 seed (the summaries count them: ``games_replayed``), and a ruleset whose setup it does not run
 says why (``games_fallback``).
 
-What a ruleset needs of the flow that it does not do (a comparison other than the cover model, an
-``after_discard`` rule, a trigger that gives cards, a rule that draws, a hook the programs do not
-express, more seats, joker kinds or joker combinations than the core holds) makes :func:`flow_plan` raise
+Both comparison models are played: the cover model, and the positional one (card by card) as a
+table of the same-count cover model's enumeration (:func:`_cover_table`). What a ruleset needs of
+the flow that it does not do (an ``after_discard`` rule, a trigger that gives cards, a rule that
+draws, a hook the programs do not express, more seats, joker kinds or joker combinations than the
+core holds) makes :func:`flow_plan` raise
 :class:`~gouji_dsl.engine.native.Unsupported` naming it; the generated module then plays on in
 Python (:func:`fallback_reason` says why, and the simulation summaries show it).
 
@@ -117,6 +119,7 @@ class FlowPlan:
     games_fallback: str | None = None  # why whole games are not played in the core (None: they are, play_games)
     matches_fallback: str | None = None  # why whole matches are not (None: they are, play_games(match_games=...))
     deck: tuple[bytes, bytes] = (b"", b"")  # the pack's kinds and suits, per card (play_games)
+    cover_at: int = 0  # the first word of the cover table in ``tables`` (the fuzz harness mutates it)
 
 
 _plans: dict[int, tuple[RuleGraph, FlowPlan | Unsupported]] = {}
@@ -170,8 +173,6 @@ def _trim() -> None:
 
 def _check_path(graph: RuleGraph, module: Any) -> None:
     """Unsupported unless ``graph`` is on the path the flow plays (what its generated module says)."""
-    if not module.COVER_MODEL:
-        raise Unsupported(N_("the native game flow does not play a comparison other than the cover model yet"))
     hooks = [h for h in NOT_PLAYED if graph.by_hook.get(h)]
     if hooks:
         raise Unsupported(N_("the native game flow does not ask the hook {hook!r} yet (rule {rule})"), hook=hooks[0],
@@ -185,7 +186,8 @@ def _check_path(graph: RuleGraph, module: Any) -> None:
 
 def _combos(graph: RuleGraph, core: Any) -> tuple[list[tuple[int, ...]], list[int]]:
     """The joker combinations of the pack (by total, then in itertools.product order) and their
-    tables' words: counts, total, the kind a pure joker play of it ranks as; then the cover table."""
+    tables' words: counts, total, the kind a pure joker play of it ranks as; then the cover table
+    (:func:`_cover_table`)."""
     model = graph.model
     nr = int(model.n_ranks)
     most = [int(model.deck_counts[nr + i]) for i in range(len(model.kinds) - nr)]
@@ -197,12 +199,45 @@ def _combos(graph: RuleGraph, core: Any) -> tuple[list[tuple[int, ...]], list[in
     words: list[int] = []
     for c, p in zip(combos, plays):
         words += [*c, sum(c), p.rank if p is not None else 0]
+    table = _cover_table(model, readings)
+    if max(table) > 127:
+        raise Unsupported("more than 127 jokers in a play: the native game flow holds at most 127")
+    return combos, words + table
+
+
+def _cover_table(model: Any, readings: list[tuple[int, ...]]) -> list[int]:
+    """Lead combination x answer combination (``readings``: their jokers as the model reads them,
+    strongest first): how many of the answer's jokers are spare, -1 where they do not answer.
+
+    The cover model: the answer's jokers cover each lead joker (``CardModel._cover_one``). The
+    positional model (card by card, strongest first, each strictly higher: ``_beats_positional``):
+    a rank card is below every joker, so an answer has at least the lead's jokers and its strongest
+    ones are each higher than the lead joker they meet; the rest (``len(answer) - len(lead)``) meet
+    the lead's rank cards, as the answer's rank cards do, which must be of a higher rank. That is
+    the same-count cover model's enumeration (flow.h ``fl_answers``: rank above the lead's, the spare
+    jokers making up the count) over this table, in plays_from's order, so the answers are the
+    interpreter's, in its order."""
+    words: list[int] = []
     for tj in readings:
         for pj in readings:
+            if model.model == "positional":
+                ok = len(pj) >= len(tj) and all(y > x for x, y in zip(tj, pj))
+                words.append(len(pj) - len(tj) if ok else -1)
+                continue
             avail = list(pj)
             ok = all(model._cover_one(x, avail) for x in tj)
             words.append(len(avail) if ok else -1)
-    return combos, words
+    return words
+
+
+def _comparison_words(model: Any, module: Any) -> list[int]:
+    """The flow program's words of the comparison: whether spare jokers may stand for rank cards,
+    then whether the count is free (two / three kill one). The positional model compares plays of
+    the same count (``_beats_positional``: card by card) whatever same_count says, and its spare
+    jokers meet the lead's rank cards (:func:`_cover_table`)."""
+    if model.model == "positional":
+        return [1, 0]
+    return [int(bool(module.SPARE_FOR_RANK)), int(not module.SAME_COUNT)]
 
 
 def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str | None, str | None, set[int], str | None]:
@@ -358,10 +393,12 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     if len(trick) != len(slots):
         raise Unsupported("more counters than the native core holds")
     discards = [len(module.DISCARD_RANKS), *module.DISCARD_RANKS] if module.HAS_DISCARD else [0]
-    words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), int(bool(module.SPARE_FOR_RANK)), k - nr,
+    spare, free = _comparison_words(model, module)
+    words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), spare, k - nr,
              len(combos), *(names.text(w) for w in _PLACEMENT_WORDS), len(trick),
-             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), int(not module.SAME_COUNT), 0, *discards,
+             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), free, 0, *discards,
              *trick, *combo_words]
+    cover_at = len(words) - len(combos) ** 2
     programs: list[bytes] = []
 
     def prog(b: bytes | None) -> int:
@@ -397,7 +434,7 @@ def _build(graph: RuleGraph, module: Any) -> FlowPlan:
     flow = core.flow_load(array("i", words).tobytes(), programs)
     plan = FlowPlan(graph, flow, names, nr, k, filler, tuple(combos), {c: i for i, c in enumerate(combos)},
                     tuple(names.flags.items()), tuple(names.counters.items()), {})
-    plan.tables, plan.programs = array("i", words).tobytes(), tuple(programs)
+    plan.tables, plan.programs, plan.cover_at = array("i", words).tobytes(), tuple(programs), cover_at
     plan.retire_rules = (*_RETIRE_RULES, *place_rules)
     plan.end_fallback = end_reason
     plan.games_fallback = games_reason

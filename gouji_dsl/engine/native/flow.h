@@ -2,7 +2,9 @@
  * gouji_dsl/engine/playout.py's _random_run and what it calls (_lead_count, _lead_code_at,
  * _lead_codes for a burner, _answers / _rank_table, _play, _advance, _yield, _trick_won,
  * _new_trick, _finish, _fail_burn, _retire, _place, _free_places, _check_over), for the path the
- * generator marks COVER_MODEL (same-count or free-count comparison; play rules; discards).
+ * generator marks COVER_MODEL (same-count or free-count comparison; play rules; discards), and
+ * for the positional comparison (card by card) as the same-count enumeration over its own cover
+ * table (flow.py _cover_table: the interpreter's plays_from order filtered by CardModel.beats).
  *
  * State is flat: the hook programs' context (vm_ctx: hands, places, seat sets, flags, counters;
  * the plays a question is about with their attributes, and their cards per kind where a program
@@ -800,8 +802,6 @@ static long fl_burner_leads(fl_state *s, const fl_prog *P, int seat, long want, 
     return count;
 }
 
-/* _answers (same-count cover model): want < 0 counts; else the want-th answer into *out.
- * The count (or want + 1 when found). */
 /* the leads of `seat` (every case of _random_run's lead branch): want < 0 counts them (stops at
  * the first with `first`), else the want-th into *out; the count, -1 on a failure. Without play
  * rules and not burning: by arithmetic. With play rules and not burning: the ranks no play rule
@@ -975,6 +975,8 @@ static inline long fl_answers_free(fl_state *s, const fl_prog *P, int seat, long
     return count;
 }
 
+/* _answers (same-count cover model; the positional one over its table, flow.py _cover_table):
+ * want < 0 counts; else the want-th answer into *out. The count (or want + 1 when found). */
 static inline long fl_answers(fl_state *s, const fl_prog *P, int seat, long want, fl_code *out)
 {
     const int16_t *hand = s->c.hands[seat];

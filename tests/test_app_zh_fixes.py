@@ -201,3 +201,18 @@ def test_a_seat_is_spelt_as_the_library_spells_it():
         assert not unspaced, (po.name, unspaced)
     with speaking(Language.ZH):
         assert seat_word(6) == "6 号座位" and seat_word(6, me=6) == "你"
+
+
+def test_the_compare_screen_cites_seeds_and_says_its_fields_in_chinese(zh):
+    """The panes' source notes cite the seeds as gouji doc does (资料 001、002（RULES.md §2）), a changed
+    rule's note names its fields in Chinese (已改：表达式、说法) and the status line's summary is punctuated
+    as Chinese (，——)."""
+    from gouji_app.widgets.compare_diff import diff_blocks
+    from gouji_dsl.tools.compare import rule_diff
+    blocks = diff_blocks(rule_diff("online", "rulebook"))
+    text = "\n".join(ln.plain for b in blocks for ln in (b.left or []) + (b.right or []))
+    assert "[S1]" not in text and "来自：base.yaml:39，资料 001、002（RULES.md §2）" in text
+    rule = next(b for b in blocks if b.name == "deal.first-drawer")
+    assert rule.note == "已改：表达式、说法"
+    summaries = " ".join(b.summary for b in blocks)
+    assert ", 资料" not in summaries and " — " not in summaries and "[S" not in summaries

@@ -148,3 +148,16 @@ def test_simulates_team_line_is_aligned_with_the_other_figures(runner, monkeypat
     assert column(lines[i], "联邦的平均分：") == column(spread, "分差：")
     if not lines[i + 1].startswith("分差："):  # (wrapped: the rest under the value)
         assert len(lines[i + 1]) - len(lines[i + 1].lstrip(" ")) == column(spread, "分差：")
+
+
+def test_diff_cites_the_seeds_and_punctuates_as_chinese_in_chinese(runner):
+    """The sources as the rulebook cites them (资料 001、002（RULES.md §2）, not [S1][S2]), full-width
+    punctuation in the summaries, and a changed rule's fields in words (表达式、说法); English as written."""
+    zh = runner.invoke(cli, ["--lang", "zh", "diff", "online", "rulebook"]).stdout
+    assert "[S1]" not in zh and "资料 001、002（RULES.md §2）" in zh and "seed 000" not in zh
+    assert ", 资料" not in zh and "（base.yaml:39，资料 001、002（RULES.md §2））" in zh
+    assert "——rulebook：" in zh and " — rulebook: " not in zh
+    assert "deal.first-drawer [改了：表达式、说法]" in zh and "expr, says" not in zh
+    en = runner.invoke(cli, ["diff", "online", "rulebook"]).stdout
+    assert "(base.yaml:39, RULES.md §2 [S1][S2])" in en and "deal.first-drawer [changed: expr, says]" in en
+    assert " — rulebook: " in en

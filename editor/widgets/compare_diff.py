@@ -22,7 +22,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from gouji_dsl.ruleset.spec import said
-from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, WordSide, fmt_value
+from gouji_dsl.tools.compare import DefinitionSide, RuleDiff, RuleSide, SettingValue, WordSide, field_words, fmt_value
+from gouji_dsl.tools.doc import cited
 
 from ..i18n import N_, _, chinese, ngettext, spaced
 from .cjkwrap import wrap_text
@@ -56,8 +57,8 @@ SECTION_WORDS = {"setting": N_("setting"), "rule": N_("rule"), "definition": N_(
 def _from(where: str, source: str | None) -> Text:
     t = Text(spaced(_("from")), style="dim")
     t.append(where, style="cyan")
-    if source:  # the source note in the active language (资料 003 ..., seed 003 ...)
-        t.append(("，" if chinese() else ", ") + " ".join(said(source).split()), style="dim")
+    if source:  # the source note in the active language, cited as the rulebook cites it (资料 003 …, seed 003 …)
+        t.append(("，" if chinese() else ", ") + " ".join(cited(said(source)).split()), style="dim")
     return t
 
 
@@ -127,7 +128,7 @@ def diff_blocks(diff: RuleDiff) -> list[DiffBlock]:
                                  _setting_lines(s.a, s.kind), _setting_lines(s.b, s.kind), s.summary))
     for r in diff.rules:
         if r.kind == "changed":
-            note = _("changed: {fields}").format(fields=", ".join(r.fields))
+            note = _("changed: {fields}").format(fields=field_words(r.fields))
         elif r.kind == "removed" and r.removed_by:
             note = _("only in {a} ({b} removes it)").format(a=la, b=lb)
         else:

@@ -26,18 +26,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos
-from gouji_dsl.i18n import _
+from gouji_dsl.i18n import N_, Language, _, bracketed, current
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.languages import file_text
 from gouji_dsl.ruleset.spec import DefinitionSpec, ResolvedRuleset, RuleSpec, SettingSpec, Wording, said
 from gouji_dsl.tools import textlayout
+from gouji_dsl.tools.doc import cited
 
 __all__ = [
     # rule diff
     "RulesetInfo", "SettingValue", "KeyChange", "SettingChange", "RuleSide", "RuleChange",
     "DefinitionSide", "DefinitionChange", "WordSide", "WordChange", "RuleDiff", "rule_diff", "diff_text", "diff_markdown", "diff_json",
-    "fmt_value", "disp_width", "wrap",
+    "fmt_value", "disp_width", "wrap", "field_words", "said_after", "RULE_FIELD_WORDS",
 ]
 
 # ==================================================================================================
@@ -82,7 +83,7 @@ class SettingValue:
 
     def provenance(self) -> str:
         """``file.yaml:line, source`` (or just ``file.yaml:line``)."""
-        return f"{self.where}, {said(self.source)}" if self.source else self.where
+        return _provenance(self.where, self.source)
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "origin": str(self.origin), "where": self.where,
@@ -151,7 +152,7 @@ class RuleSide:
         return _short_where(self.origin)
 
     def provenance(self) -> str:
-        return f"{self.where}, {said(self.source)}" if self.source else self.where
+        return _provenance(self.where, self.source)
 
     def sentence(self) -> str:
         """``says``, or the rule in short when it has none."""
@@ -215,7 +216,7 @@ class DefinitionSide:
         return _short_where(self.origin)
 
     def provenance(self) -> str:
-        return f"{self.where}, {said(self.source)}" if self.source else self.where
+        return _provenance(self.where, self.source)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "params": list(self.params), "expr": self.expr, "says": said(self.says),
@@ -347,6 +348,12 @@ def _display(path: str) -> str:
     return display_path(path)
 
 
+def _provenance(where: str, source: str | None) -> str:
+    """``file.yaml:line, source``: the source cited as the rulebook cites it (in Chinese the seeds as
+    资料 001, :func:`gouji_dsl.tools.doc.cited`), or ``file.yaml:line`` alone."""
+    return f"{where}{_(', ')}{cited(said(source))}" if source else where
+
+
 def _short_where(o: SourcePos) -> str:
     return f"{os.path.basename(o.path) or o.path}:{o.line}"
 
@@ -466,7 +473,7 @@ def _walk(a: Any, b: Any, path: tuple[str, ...]) -> Iterable[tuple[tuple[str, ..
 def _tail(a_says: str | None, b_says: str | None, lb: str) -> str:
     """`` — B: says`` when B explains its value differently from A."""
     if b_says and _said_differently(a_says, b_says):
-        return f" — {lb}: {said(b_says)}"
+        return _(" — {lb}: {says}").format(lb=lb, says=said(b_says))
     return ""
 
 
@@ -474,11 +481,11 @@ def _value_summary(label: str, kind: str, a: SettingValue | None, b: SettingValu
     if kind == "added":
         assert b is not None
         return _("{label}: only in {lb}: {fmt_value} ({b})").format(
-            label=label, lb=lb, fmt_value=fmt_value(b.value), b=b.provenance()) + (f" — {said(b.says)}" if b.says else "")
+            label=label, lb=lb, fmt_value=fmt_value(b.value), b=b.provenance()) + (said_after(said(b.says)) if b.says else "")
     if kind == "removed":
         assert a is not None
         return _("{label}: only in {la}: {fmt_value} ({a})").format(
-            label=label, la=la, fmt_value=fmt_value(a.value), a=a.provenance()) + (f" — {said(a.says)}" if a.says else "")
+            label=label, la=la, fmt_value=fmt_value(a.value), a=a.provenance()) + (said_after(said(a.says)) if a.says else "")
     assert a is not None and b is not None
     return (_("{label}: {fmt_value} ({a}) vs {fmt_value2} ({b})").format(
         label=label, fmt_value=fmt_value(a.value), a=a.provenance(), fmt_value2=fmt_value(b.value), b=b.provenance())
@@ -518,6 +525,24 @@ def _diff_settings(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance, pb
     return out
 
 
+#: the fields of a rule in words, for a reader of another language than the format's keys (已改：表达式、说法)
+RULE_FIELD_WORDS = {"on": N_("hook"), "when": N_("condition"), "effect": N_("kind of effect"), "expr": N_("expression"),
+                    "target": N_("target"), "amount": N_("amount"), "says": N_("sentence"), "said_by": N_("stated by")}
+
+
+def field_words(fields: Iterable[str]) -> str:
+    """The changed fields of a rule: in English the ruleset format's keys (``when, says``), which are
+    its words; in another language their names in it (Chinese ``条件、说法``)."""
+    if current() is Language.EN:
+        return ", ".join(fields)
+    return "、".join(_(RULE_FIELD_WORDS[f]) if f in RULE_FIELD_WORDS else f for f in fields)  # (Chinese lists with 、)
+
+
+def said_after(says: str) -> str:
+    """`` — says``: a difference's sentence after it (Chinese: ``——says``)."""
+    return _(" — {says}").format(says=says)
+
+
 _RULE_FIELDS = ("on", "when", "effect", "expr", "target", "amount", "says", "said_by")
 """What makes a rule differ; ``says`` and ``said_by`` too: a rule overridden only to change its
 sentence, or the settings that state it, changes the printed rulebook (``gouji doc``)."""
@@ -531,7 +556,7 @@ def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, f
     if kind == "removed":
         assert a is not None
         how = _("{lb} removes it").format(lb=lb) if removed_by else _("not in {lb}").format(lb=lb)
-        return f"{rid}: {how}: {a.sentence()} ({a.provenance()})"
+        return _("{rid}: {how}: {sentence} ({a})").format(rid=rid, how=how, sentence=a.sentence(), a=a.provenance())
     assert a is not None and b is not None
     if a.says and b.says and _said_differently(a.says, b.says):
         return _("{rid}: {says} ({a}) vs {says2} ({b})").format(rid=rid, says=said(a.says), a=a.provenance(),
@@ -544,14 +569,14 @@ def _rule_summary(kind: str, rid: str, a: RuleSide | None, b: RuleSide | None, f
         if f == "expr":
             parts.append(f"{a.effect} {_q(a.expr)} → {b.effect + ' ' if b.effect != a.effect else ''}{_q(b.expr)}")
         else:
-            parts.append(f"{f} {_q(getattr(a, f))} → {_q(getattr(b, f))}")
+            parts.append(f"{field_words([f])} {_q(getattr(a, f))} → {_q(getattr(b, f))}")
     words = b.says or a.says
-    return (f"{rid}: " + "; ".join(parts) + _(" ({a} vs {b})").format(a=a.provenance(), b=b.provenance())
-            + (f" — {said(words)}" if words else ""))
+    return (rid + _(": ") + _("; ").join(parts) + _(" ({a} vs {b})").format(a=a.provenance(), b=b.provenance())
+            + (said_after(said(words)) if words else ""))
 
 
 def _q(s: str | None) -> str:
-    return "(none)" if s is None else f"`{s}`"
+    return _("(none)") if s is None else f"`{s}`"
 
 
 def _diff_rules(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance, pb: _Provenance,
@@ -600,17 +625,17 @@ def _diff_definitions(ra: ResolvedRuleset, rb: ResolvedRuleset, pa: _Provenance,
             out.append(DefinitionChange(name, "added", None, b,
                                         _("definition {signature}: only in {lb}: `{expr}` ({b})").format(
                                             signature=b.signature, lb=lb, expr=b.expr, b=b.provenance())
-                                        + (f" — {said(b.says)}" if b.says else "")))
+                                        + (said_after(said(b.says)) if b.says else "")))
         elif b is None:
             out.append(DefinitionChange(name, "removed", a, None,
                                         _("definition {signature}: only in {la}: `{expr}` ({a})").format(
                                             signature=a.signature, la=la, expr=a.expr, a=a.provenance())
-                                        + (f" — {said(a.says)}" if a.says else "")))
+                                        + (said_after(said(a.says)) if a.says else "")))
         elif a.params != b.params or _norm_expr(a.expr) != _norm_expr(b.expr):
             out.append(DefinitionChange(
                 name, "changed", a, b,
                 _("definition {signature}: `{expr}` ({a}) vs ").format(signature=a.signature, expr=a.expr, a=a.provenance())
-                + (f"{b.signature} " if b.params != a.params else "") + f"`{b.expr}` ({b.provenance()})"
+                + (f"{b.signature} " if b.params != a.params else "") + f"`{b.expr}`" + bracketed(b.provenance(), after=True)
                 + _tail(a.says, b.says, lb)))
     return out
 
@@ -837,7 +862,7 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
         out += _heading(_("Rules"))
         for r in diff.rules:
             out.append("")
-            kind = {"changed": _("changed: ") + ", ".join(r.fields), "added": _("only in {lb}").format(lb=lb),
+            kind = {"changed": _("changed: ") + field_words(r.fields), "added": _("only in {lb}").format(lb=lb),
                     "removed": _("only in {la}").format(la=la) + (_(" (removed with `remove:`)") if r.removed_by else "")}[r.kind]
             out += wrap(f"{r.id} [{kind}]", width)
             out += wrap(r.summary, width, "  ")
@@ -904,7 +929,7 @@ def diff_markdown(diff: RuleDiff) -> str:
     if diff.rules:
         out += [_("## Rules"), "", _("| Rule | Change | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- |"]
         for r in diff.rules:
-            change = {"changed": _("changed: ") + ", ".join(r.fields), "added": _("only in {lb}").format(lb=lb),
+            change = {"changed": _("changed: ") + field_words(r.fields), "added": _("only in {lb}").format(lb=lb),
                       "removed": _("only in {la}").format(la=la) + (" (`remove:`)" if r.removed_by else "")}[r.kind]
             out.append(f"| `{_md(r.id)}` | {_md(change)} | {rv(r.a)} | {rv(r.b)} |")
         out.append("")

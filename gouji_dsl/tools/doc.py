@@ -48,7 +48,7 @@ from gouji_dsl.ruleset.spec import said
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools import textlayout
 
-__all__ = ["ruleset_doc", "FORMATS", "WIDTH"]
+__all__ = ["ruleset_doc", "cited", "FORMATS", "WIDTH"]
 
 FORMATS: tuple[str, ...] = ("text", "markdown")
 WIDTH = 88
@@ -440,10 +440,11 @@ _SEED_MARKS = re.compile(r"RULES\.md (§[0-9§, \-]+?) ?((?:\[S[0-9]\])+)")
 _SEED_WORD = re.compile(r"\bseed (\d{3})\b")
 
 
-def _cited(note: str) -> str:
+def cited(note: str) -> str:
     """A source note as the rulebook's language cites it: in Chinese the seeds by their Chinese name
     (``RULES.md §1 [S1][S3]`` → ``资料 001、003（RULES.md §1）``, ``seed 003`` → ``资料 003``), the one
-    name the per-language notes use (``资料 001，游戏开始 B-C``); in English as written."""
+    name the per-language notes use (``资料 001，游戏开始 B-C``); in English as written. The one way
+    the program cites a source: the rulebook, ``gouji diff`` and the compare screen."""
     if i18n.current() is not Language.ZH:
         return note
 
@@ -507,7 +508,7 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
         mw = len(f"[{len(sources)}]") + 1
         for i, src in enumerate(sources, 1):
             mark = f"[{i}]"
-            out += _wrap(_cited(said(src)), WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
+            out += _wrap(cited(said(src)), WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -546,7 +547,7 @@ def _markdown(graph, sections: list[_Section], sources: list[str]) -> str:
     if sources:
         out += ["", f"## {_('Sources')}", ""]
         out += [_md(_sources_note(sources)), ""] if _sources_note(sources) else []
-        out += [f"{i}. {_md(_cited(said(src)))}" for i, src in enumerate(sources, 1)]
+        out += [f"{i}. {_md(cited(said(src)))}" for i, src in enumerate(sources, 1)]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -701,7 +701,7 @@ class BotHintScreen(ModalScreen[str | None]):
 
     @property
     def spec(self) -> str | None:
-        """The bot spec asked (``ismcts:96``), or None when the iterations field is refused (see `refusal`)."""
+        """The bot spec asked (``ismcts:500``), or None when the iterations field is refused (see `refusal`)."""
         return None if self.refusal else self._spec_text()
 
     @property

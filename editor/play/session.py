@@ -647,7 +647,7 @@ class PlaySession(Timeline):
         if st.over or st.to_act is None or not legal:
             raise ValueError("the game is over: there is no move to analyse")
         kind, iters = parse_bot_spec(spec)
-        # the same bot asked as ISMCTS, ismcts or ismcts:96 draws the same deals (the seed names it one way)
+        # the same bot asked as ISMCTS, ismcts or ismcts:500 draws the same deals (the seed names it one way)
         same = f"{kind.name}:{iters or kind.default_iterations}" if kind.searches else kind.name
         rng = random.Random(f"{game_seed(self.seed, self.game_index)}:hint:{len(st.record)}:{same}")
         bot = make_bot(spec, rng)

@@ -92,8 +92,10 @@ def _heuristic(rng: random.Random, _budget: Budget | None) -> Bot:
 
 #: The search bots' default budgets (issue 24): what the CPU time of the old default (96 iterations, about
 #: 200 ms per decision with a choice on a quiet core before the play-outs ran in the native core) buys
-#: now that they do — about 2 × the iterations of 100 ms (ISMCTS ~270, PIMC ~500 at load ~10, README,
-#: ``benchmarks/bench_bot_speed.py``); the app's search opponents still answer well within a second.
+#: now that they do — about 2 × the iterations of 100 ms (ISMCTS ~240, PIMC ~400: 0.42 and 0.26 ms of CPU per
+#: play-out at load ~6, README, ``benchmarks/bench_bot_speed.py``). At these defaults a decision with a choice
+#: costs ~210–290 ms of CPU on ``online`` (290 at load ~20), so the app's search opponents answer within a
+#: second on a free core.
 PIMC_ITERATIONS = 1000
 ISMCTS_ITERATIONS = 500
 

@@ -216,3 +216,22 @@ def test_the_compare_screen_cites_seeds_and_says_its_fields_in_chinese(zh):
     assert rule.note == "已改：表达式、说法"
     summaries = " ".join(b.summary for b in blocks)
     assert ", 资料" not in summaries and " — " not in summaries and "[S" not in summaries
+
+
+def test_the_stats_labels_and_places_chart_fit_80_columns_in_chinese(zh):
+    """At 80 columns the figures column is 12 cells wide (min_width): every Chinese label fits it
+    whole (no ellipsis), and the places chart's lines (头科 … 大落 two cells each) fit the width."""
+    from gouji_app.widgets.compare_charts import PlacesChart, figure_rows
+    from gouji_dsl.i18n import display_width
+    from gouji_dsl.ruleset.graph import load_graph
+    from gouji_dsl.tools.paired import paired_simulation
+    ga, gb = load_graph("online"), load_graph("rulebook")
+    report = paired_simulation(ga, gb, 2, seed=1, workers=1, top=1)
+    words = (game_words(ga.resolved), game_words(gb.resolved))
+    labels = [row[0] for row in figure_rows(report, words)]
+    assert "联邦分差" in labels and "6 号座位均分" in labels
+    assert all(display_width(x) <= 12 for x in labels), [x for x in labels if display_width(x) > 12]
+    chart = PlacesChart()
+    chart.words = words[0]
+    lines = chart.draw(report, 78).plain.splitlines()
+    assert "大落" in lines[1] and all(display_width(x) <= 78 for x in lines[1:]), lines

@@ -179,7 +179,8 @@ class PlacesChart(_Chart):
             t.append(self._place(p, legend=True) + " ", style="dim")
         head_w = max(display_width(_("seat {seat}").format(seat=n)), 6) + 1  # ("seat 6 " / "6 号座位 ")
         label_w = head_w + 2
-        bar_w = max(10, min(self.MAX_BAR, width - label_w - self.SUFFIX))
+        suffix = max(self.SUFFIX, display_width(f" 100% {self._place(1)}  100% {self._place(n)}"))  # (头科 … 大落: 2 cells each)
+        bar_w = max(10, min(self.MAX_BAR, width - label_w - suffix))
         for s in range(1, n + 1):
             for side, dist in (("A", report.a.place_distribution.get(s, {})),
                                ("B", report.b.place_distribution.get(s, {}))):

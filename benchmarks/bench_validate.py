@@ -41,7 +41,7 @@ def cpu() -> float:
 def measure(path: Path) -> dict[str, float]:
     from gouji_dsl.ruleset import check as check_mod
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import load_chain
+    from gouji_dsl.ruleset.load.resolving import load_chain
 
     t0 = cpu()
     chain = load_chain(path)

@@ -24,7 +24,7 @@ import yaml
 from gouji_dsl.engine.interpreter import GameState, game_seed, match_length, new_game, next_game, replay
 from gouji_dsl.resources import bundled_names
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset, load_graph
-from gouji_dsl.ruleset.loader import resolve_text
+from gouji_dsl.ruleset.load.resolving import resolve_text
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ROOT / "examples" / "variants"

@@ -27,8 +27,8 @@ __version__ = "0.1.0"
 
 _EXPORTS: dict[str, tuple[str, str]] = {
     # pipeline
-    "load": ("gouji_dsl.ruleset.loader", "resolve"),
-    "load_text": ("gouji_dsl.ruleset.loader", "resolve_text"),
+    "load": ("gouji_dsl.ruleset.load.resolving", "resolve"),
+    "load_text": ("gouji_dsl.ruleset.load.resolving", "resolve_text"),
     "compile": ("gouji_dsl.ruleset.graph", "compile_ruleset"),
     "new_game": ("gouji_dsl.engine.interpreter", "new_game"),
     "legal_moves": ("gouji_dsl.engine.interpreter", "legal_moves"),
@@ -96,6 +96,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from gouji_dsl.ruleset.check import CheckResult
     from gouji_dsl.ruleset.graph import RuleGraph
     from gouji_dsl.ruleset.graph import compile_ruleset as compile
-    from gouji_dsl.ruleset.loader import resolve as load
-    from gouji_dsl.ruleset.loader import resolve_text as load_text
+    from gouji_dsl.ruleset.load.resolving import resolve as load
+    from gouji_dsl.ruleset.load.resolving import resolve_text as load_text
     from gouji_dsl.ruleset.spec import ResolvedRuleset

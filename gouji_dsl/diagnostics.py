@@ -53,7 +53,7 @@ class Code(StrEnum):
     UNSPECIFIED = "Unspecified"
     INTERNAL_ERROR = "InternalError"  # an unexpected exception (a bug): the CLI saves a crash report
 
-    # -- files and the loader (gouji_dsl.ruleset.loader) -------------------------------------------
+    # -- files and the loader (gouji_dsl.ruleset.load) ---------------------------------------------
     UNREADABLE = "Unreadable"  # the file cannot be read (missing, a folder, no permission)
     NOT_TEXT = "NotText"  # not UTF-8 text
     NOT_A_RULESET = "NotARuleset"  # a file that is not a ruleset (refused before any of its text is shown)

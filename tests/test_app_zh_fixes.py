@@ -15,7 +15,7 @@ from gouji_app.play.session import card_word
 from gouji_app.play.widgets import transfer_reason
 from gouji_app.skeleton import variant_text
 from gouji_dsl.i18n import Language
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.words import GameWords, game_words
 
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from gouji_dsl import resources
 from gouji_dsl.ruleset.graph import compile_ruleset, load_graph
 from gouji_dsl.ruleset.load.finding import list_bundled
-from gouji_dsl.ruleset.loader import resolve, resolve_text
+from gouji_dsl.ruleset.load.resolving import resolve, resolve_text
 from gouji_dsl.tools import compare, figures, runs
 from gouji_dsl.tools.cli_diff import diff_command
 from gouji_dsl.tools.compare import diff_json, diff_markdown, diff_text, rule_diff

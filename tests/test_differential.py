@@ -333,7 +333,7 @@ FAILING = {
 
 def _failing_variant(tmp_path, kind: str):
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve_text
     hook, effect, expr = FAILING[kind]
     text = (f"ruleset: fails-{kind}\nextends: online\nrules:\n  - id: test.fails\n    on: {hook}\n"
             f"    {effect}: \"{expr}\"\n")
@@ -370,7 +370,7 @@ def test_a_failing_rule_fails_the_same_way(tmp_path, kind):
 # ------------------------------------------------------------------------------ fast paths
 def _variant(tmp_path, name: str, rules: str):
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve_text
     text = f"ruleset: {name}\nextends: online\nrules:\n{rules}"
     path = tmp_path / f"{name}.yaml"
     path.write_text(text, encoding="utf-8")

@@ -249,7 +249,7 @@ def test_a_childs_says_on_one_key_of_a_map_replaces_the_parents_sentence():
 
 def test_a_child_rewriting_a_whole_map_replaces_its_sentence(tmp_path):
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.load.resolving import resolve
     p = tmp_path / "town.yaml"
     p.write_text(textwrap.dedent("""
         ruleset: town
@@ -269,7 +269,7 @@ def test_the_rulebook_does_not_state_a_setting_another_setting_disables(tmp_path
     # value): `gouji doc` must not print "2 equal jokers beat one".
     pytest.importorskip("gouji_dsl.ruleset.settings")
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.load.resolving import resolve
     p = tmp_path / "cover.yaml"
     p.write_text(textwrap.dedent("""
         ruleset: cover
@@ -292,7 +292,7 @@ def test_the_beating_row_follows_the_comparison_settings(variant, says):
     from pathlib import Path
 
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.load.resolving import resolve
     path = Path(__file__).resolve().parents[1] / "examples" / "variants" / f"{variant}.yaml"
     graph = compile_ruleset(resolve(path))
     text = flat(ruleset_doc(graph))

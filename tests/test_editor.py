@@ -24,8 +24,7 @@ from gouji_app.skeleton import COMMON_SETTINGS, variant_text
 from gouji_app.validation import validate_file, validate_text
 from gouji_app.widgets import DiagnosticsList
 from gouji_dsl import resources
-from gouji_dsl.ruleset import loader
-from gouji_dsl.ruleset.load import checking, finding
+from gouji_dsl.ruleset.load import checking, finding, resolving
 
 ROOT = """\
 ruleset: town-root
@@ -288,7 +287,7 @@ def test_new_variant_of_online(tmp_path: Path):
 @pytest.mark.parametrize("parent", finding.list_bundled())
 def test_skeleton_is_valid_and_uncommenting_it_keeps_the_parent_values(parent: str, tmp_path: Path):
     path = tmp_path / "v.yaml"
-    resolved = loader.resolve(parent)
+    resolved = resolving.resolve(parent)
     text = variant_text("v", parent, path, parent_resolved=resolved)
     path.write_text(text, encoding="utf-8")
     assert validate_file(path).ok
@@ -755,7 +754,7 @@ def test_completion_helpers():
     assert replacement("gouji.mi", "gouji.minimum") == 8
     assert replacement("xyz", "gouji") == 0
     assert indent_for("- id: a\n  on: b", 2) == "- id: a\n    on: b"
-    items = items_for(loader.resolve("online"))
+    items = items_for(resolving.resolve("online"))
     kinds = {i.kind for i in items}
     assert {"setting", "rule", "hook", "function", "key", "rule key"} <= kinds
     assert Item in {type(i) for i in items}

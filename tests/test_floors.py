@@ -4,7 +4,8 @@ The layers contract is `gouji_app > tools > bots > engine > ruleset > lang > dia
 > i18n`;
 the forbidden one says the library never imports Textual, textual-serve or the app; a third puts the game floor
 (gouji_dsl.ruleset.game: cards, card model, terms, vocabulary, question context) under the rest of the ruleset
-floor; a fourth (acyclic_siblings) forbids import circles. The layers contract ignores
+floor; a fourth (acyclic_siblings) forbids import circles; a fifth keeps the loader's steps (gouji_dsl.ruleset.load:
+resolving > checking | finding > reading > locating) in order. The layers contract ignores
 no upward import (the last went on 4 December 2026); the acyclic one lists its remaining edges, each marked
 "# issue 25: to remove": a new one breaks the contract, and so does a listed one that has gone (import-linter
 reports an ignore that matches nothing), so the list only shrinks. `lint-imports` takes about a second (grimp builds the graph in Rust).
@@ -30,7 +31,7 @@ def test_import_contracts_are_kept():
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert "No module named 'importlinter'" not in out.stderr, "import-linter is missing: pip install -e '.[test]'"
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
-    assert "Contracts: 5 kept, 0 broken." in out.stdout, out.stdout[-3000:]
+    assert "Contracts: 6 kept, 0 broken." in out.stdout, out.stdout[-3000:]
 
 
 def test_contracts_cover_every_floor_and_forbid_the_app():
@@ -53,6 +54,9 @@ def test_contracts_cover_every_floor_and_forbid_the_app():
     game = by_id["game-floor"]
     assert game["containers"] == ["gouji_dsl.ruleset"] and game["exhaustive"] is True
     assert game["layers"][-1] == "game" and "ignore_imports" not in game
+    # the loader's steps (ruleset/load: reading, checking, finding, resolving, locating) import each other one way
+    steps = by_id["load-steps"]
+    assert steps["containers"] == ["gouji_dsl.ruleset.load"] and steps["exhaustive"] is True and "ignore_imports" not in steps
 
 
 def _ignored(contract_id: str) -> list[str]:

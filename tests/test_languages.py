@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from gouji_dsl.diagnostics import Code, GoujiError
 from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset.check import check
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.spec import Wording, said
 from gouji_dsl.tools.cli import cli
 

@@ -1,4 +1,4 @@
-"""Tests for gouji_dsl.ruleset.loader: parsing with positions, schema errors, extends resolution."""
+"""Tests for the loader, gouji_dsl.ruleset.load: parsing with positions, schema errors, extends resolution."""
 from __future__ import annotations
 
 import json
@@ -14,7 +14,7 @@ from gouji_dsl.ruleset.load import checking, finding
 from gouji_dsl.ruleset.load.checking import load_file, load_text
 from gouji_dsl.ruleset.load.finding import ruleset_path
 from gouji_dsl.ruleset.load.locating import position_in
-from gouji_dsl.ruleset.loader import resolve, resolve_text
+from gouji_dsl.ruleset.load.resolving import resolve, resolve_text
 from gouji_dsl.ruleset.spec import EFFECT_KEYS
 
 

@@ -14,7 +14,7 @@ from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 from gouji_dsl.ruleset.load import checking, finding, reading
 from gouji_dsl.ruleset.load.checking import load_text
 from gouji_dsl.ruleset.load.finding import find_ruleset
-from gouji_dsl.ruleset.loader import load_chain, resolve, resolve_text
+from gouji_dsl.ruleset.load.resolving import load_chain, resolve, resolve_text
 from gouji_dsl.tools.cli import cli
 
 

@@ -191,7 +191,7 @@ def test_a_failing_program_fails_with_the_compilers_error(tmp_path, expr):
     from gouji_dsl.lang.ops import EvalError
     from gouji_dsl.ruleset.game.context import Ctx
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve_text
     text = f"ruleset: fails-vm\nextends: qingdao\nrules:\n  - id: test.fails\n    on: next_leader\n    value: \"{expr}\"\n"
     path = tmp_path / "fails-vm.yaml"
     path.write_text(text, encoding="utf-8")
@@ -378,7 +378,7 @@ def test_the_new_functions_on_crafted_states(tmp_path):
     from gouji_dsl.lang.ops import EvalError
     from gouji_dsl.ruleset.game.context import Ctx
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve_text
     rules = "".join(f"  - id: test.new-{i}\n    on: see_count\n    allow: \"{e}\"\n" for i, e in enumerate(_CRAFTED))
     defs = ("definitions:\n  stronger(a, b):\n    expr: \"a > b\"\n  plus(a, b):\n    expr: \"a + b\"\n")
     text = f"ruleset: new-vm\nextends: qingdao\n{defs}rules:\n{rules}"

@@ -223,7 +223,7 @@ def test_a_record_replays_under_the_rules_it_was_played_with(tmp_path):
     the ruleset file's own text."""
     from gouji_dsl.engine.records import GameRecord, load_record, record_graph, save_record
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve_text
     from gouji_dsl.tools.simulate import play_game
     path = tmp_path / "house.yaml"
     path.write_text("ruleset: house\nextends: online\nsettings:\n  gouji_minimum: {\"2\": 2}\n", encoding="utf-8")

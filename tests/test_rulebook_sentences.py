@@ -11,7 +11,7 @@ import pytest
 
 from gouji_dsl.resources import rules_dir
 from gouji_dsl.ruleset.graph import compile_ruleset, load_graph
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.tools.compare import rule_diff
 from gouji_dsl.tools.doc import ruleset_doc
 

@@ -56,7 +56,7 @@ def test_chunks_hold_totals_not_games(graphs):
 
 
 def test_fingerprint_ignores_where_but_not_what(tmp_path, graphs):
-    from gouji_dsl.ruleset.loader import resolve, resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve, resolve_text
     online = resolve("online")
     text = Path(online.path).read_text(encoding="utf-8")
     moved = resolve_text(text, tmp_path / "elsewhere.yaml", search=[str(Path(online.path).parent)])

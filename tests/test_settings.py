@@ -23,7 +23,7 @@ from gouji_dsl.lang.types import (
     parse_type,
 )
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.settings import TypeSource, check_settings, conform, infer_type, settings_of
 
 

@@ -11,7 +11,7 @@ import pytest
 from gouji_dsl import i18n
 from gouji_dsl.i18n import Language
 from gouji_dsl.resources import rules_dir
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.tools.cli import cli
 from gouji_dsl.tools.compare import rule_diff
 

@@ -181,7 +181,7 @@ def test_the_bundled_rulesets_source_notes_in_chinese(runner):
 
 
 def test_figure_labels_and_place_headers_in_the_active_language():
-    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.load.resolving import resolve
     from gouji_dsl.ruleset.words import game_words
     from gouji_dsl.tools.figures import DIFF_FIGURES, figure_label, place_headers
     was = i18n.current()
@@ -215,7 +215,7 @@ JOKER_SEED = "大王和小王又称作大花和小花"
 
 
 def test_the_jokers_names_come_from_the_rulesets_words(runner, tmp_path):
-    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.load.resolving import resolve
     from gouji_dsl.ruleset.words import game_words
     assert JOKER_SEED in _seed_text()
     words = game_words(resolve("online"))

@@ -21,7 +21,7 @@ def graph_from_buffer(text: str, path: str | os.PathLike[str]) -> RuleGraph:
     """Resolve and compile the unsaved ``text`` of the ruleset file ``path`` (its parents are read
     from disk). Raises :class:`~gouji_dsl.diagnostics.GoujiError` with every problem."""
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve_text
     return compile_ruleset(resolve_text(text, path), overlay={os.fspath(path): text})
 
 

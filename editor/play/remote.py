@@ -95,7 +95,7 @@ def graph_from_text(name: str, text: str) -> RuleGraph:
     """The table's ruleset from its text (resolved as a file of that name in the current folder, as
     a record's carried text is: its ``extends:`` names a bundled ruleset or one beside it)."""
     from gouji_dsl.ruleset.graph import compile_ruleset
-    from gouji_dsl.ruleset.loader import resolve_text
+    from gouji_dsl.ruleset.load.resolving import resolve_text
     stem = re.sub(r"[^\w-]", "_", os.path.basename(name)).strip("_") or "table"
     return compile_ruleset(resolve_text(text, os.path.join(os.getcwd(), f"{stem}.yaml")))
 

@@ -53,9 +53,8 @@ from textual.widgets.option_list import Option
 
 from gouji_dsl.bots import BOTS, runner_bots
 from gouji_dsl.diagnostics import GoujiError, printable
-from gouji_dsl.ruleset import loader
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
-from gouji_dsl.ruleset.load import finding
+from gouji_dsl.ruleset.load import finding, resolving
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.compare import RuleDiff, rule_diff
@@ -116,8 +115,8 @@ class RulesetSource:
 
     def resolve(self, search: list[str]) -> ResolvedRuleset:
         if self.text is not None:
-            return loader.resolve_text(self.text, self.path, search=search)
-        return loader.resolve(Path(self.path), search=search)
+            return resolving.resolve_text(self.text, self.path, search=search)
+        return resolving.resolve(Path(self.path), search=search)
 
     def compile(self, resolved: ResolvedRuleset) -> RuleGraph:
         return compile_ruleset(resolved, overlay={self.path: self.text} if self.text is not None else None)

@@ -24,7 +24,7 @@ from textual.widgets import Static, TextArea
 
 from gouji_dsl.diagnostics import GoujiError, SourcePos, printable
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.loader import resolve, resolve_text
+from gouji_dsl.ruleset.load.resolving import resolve, resolve_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset
 from gouji_dsl.tools.exits import shown, shown_markup
 

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.tools.exits import shown_markup
 
 from ..files import atomic_write

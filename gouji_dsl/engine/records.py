@@ -50,7 +50,7 @@ from gouji_dsl.ruleset.game.cards import parse_cards
 from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
 from gouji_dsl.ruleset.load.finding import allowed_place, find_ruleset
 from gouji_dsl.ruleset.load.reading import MAX_NESTING, MAX_NUMBER_CHARS
-from gouji_dsl.ruleset.loader import resolve, resolve_text
+from gouji_dsl.ruleset.load.resolving import resolve, resolve_text
 
 FORMAT = "gouji-record"
 VERSION = 1

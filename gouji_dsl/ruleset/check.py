@@ -1,7 +1,7 @@
 """Check a ruleset the way ``gouji validate`` does: every problem of every file at once.
 
 :func:`check` runs every stage — reading and structure of each file of the ``extends`` chain
-(:func:`gouji_dsl.ruleset.loader.load_chain`), then settings, names, hooks and expressions
+(:func:`gouji_dsl.ruleset.load.resolving.load_chain`), then settings, names, hooks and expressions
 (:func:`gouji_dsl.ruleset.graph.compile_ruleset`), the warnings of settings nothing reads, and
 with ``strict`` the lint (:func:`gouji_dsl.ruleset.lint.lint`), where the caller adds the findings
 of the floors above (``played``: :data:`gouji_dsl.engine.bounds.PLAYED`, which play sample deals;
@@ -24,7 +24,7 @@ from gouji_dsl.ruleset import lint
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.lint import Finding
 from gouji_dsl.ruleset.load.reading import RawRuleset
-from gouji_dsl.ruleset.loader import Chain, load_chain
+from gouji_dsl.ruleset.load.resolving import Chain, load_chain
 
 __all__ = ["CheckResult", "check", "MAX_REPAIR_ROUNDS"]
 
@@ -76,7 +76,7 @@ def check(name_or_path: str | os.PathLike[str], *, text: str | None = None,
     """Check a ruleset (by name or path, or the unsaved ``text`` of the file ``name_or_path``) and
     its whole ``extends`` chain. ``strict`` adds the lint's findings (``gouji validate --strict``),
     and ``played`` those of a floor above (findings that play sample deals, see the module doc).
-    See :func:`gouji_dsl.ruleset.loader.load_chain` for ``search``, ``referrer`` and ``layers``."""
+    See :func:`gouji_dsl.ruleset.load.resolving.load_chain` for ``search``, ``referrer`` and ``layers``."""
     path = os.fspath(name_or_path)
     chain = load_chain(name_or_path, text=text, search=search, referrer=referrer, layers=layers)
     diags = list(chain.diagnostics)

@@ -49,7 +49,7 @@ from gouji_dsl.ruleset.game.vocabulary import (
     HookName,
 )
 from gouji_dsl.ruleset.load.locating import locator
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.settings import Settings, check_settings, normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, RuleSpec, Text, said
 

@@ -14,7 +14,7 @@ or as a text's key), ``LanguageNotDeclared`` (a text in a language the file does
 (``MissingLanguage``, :func:`missing_languages`) where a file's text is not given in every language
 it declares.
 
-The loader (:mod:`gouji_dsl.ruleset.loader`) calls these; the values become
+The loader (:mod:`gouji_dsl.ruleset.load.checking` and :mod:`~gouji_dsl.ruleset.load.resolving`) calls these; the values become
 :class:`~gouji_dsl.ruleset.spec.Wording` s.
 """
 from __future__ import annotations

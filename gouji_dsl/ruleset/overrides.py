@@ -26,7 +26,7 @@ from gouji_dsl.i18n import _
 from gouji_dsl.lang.types import RANK, ListOf, MapOf, Nullable, Record
 from gouji_dsl.ruleset.check import check
 from gouji_dsl.ruleset.graph import compile_ruleset
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.settings import settings_of
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """Typed, position-carrying views of ruleset files, before and after ``extends`` is resolved.
 
-These are produced by :mod:`gouji_dsl.ruleset.loader` and consumed by :mod:`gouji_dsl.ruleset.graph`, the CLI
+These are produced by the loader (:mod:`gouji_dsl.ruleset.load`) and consumed by :mod:`gouji_dsl.ruleset.graph`, the CLI
 (``gouji show``, ``gouji diff``) and the editor. All are immutable.
 """
 from __future__ import annotations

@@ -47,7 +47,7 @@ def read_seats(text: str | None, n_seats: int) -> set[int] | None:
 def table_rules(ruleset: str) -> Any:
     """The table's ruleset (a bundled name or a file) with its file's text. Raises GoujiError."""
     from gouji_dsl.ruleset.graph import compile_ruleset  # lazy: start-up
-    from gouji_dsl.ruleset.loader import resolve  # lazy: start-up
+    from gouji_dsl.ruleset.load.resolving import resolve  # lazy: start-up
     from gouji_dsl.tools.table.game import TableRules  # lazy: start-up
     resolved = resolve(ruleset)
     return TableRules(compile_ruleset(resolved), resolved.name, resolved.path, resolved.text)

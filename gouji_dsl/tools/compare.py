@@ -684,7 +684,7 @@ def _resolved(x: Any) -> ResolvedRuleset:
         return x.resolved
     if isinstance(x, ResolvedRuleset):
         return x
-    from gouji_dsl.ruleset.loader import resolve
+    from gouji_dsl.ruleset.load.resolving import resolve
     return resolve(x)
 
 

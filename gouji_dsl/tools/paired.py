@@ -491,7 +491,7 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
     """Play the same ``games`` seeded deals under ``a`` and ``b`` and compare the outcomes.
 
     ``a``/``b``: compiled graphs, resolved rulesets (e.g. an editor's unsaved buffer via
-    ``loader.resolve_text``), or bundled names / paths. ``bots``: a bot name or one per seat.
+    ``gouji_dsl.ruleset.load.resolving.resolve_text``), or bundled names / paths. ``bots``: a bot name or one per seat.
     ``executor``: ``"local"``, ``"process"`` (``workers`` spawn processes; the default when
     ``workers`` > 1) or ``"dask"`` (a local Dask cluster of ``workers`` processes, or the scheduler at
     ``scheduler``). ``progress(done, total)`` is called as deals complete (from the calling thread).

@@ -30,7 +30,7 @@ from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.terms import SETUP_VERBS, Choice, Phase, Verb
 from gouji_dsl.ruleset.graph import RuleGraph, Verdict, compile_ruleset
 from gouji_dsl.ruleset.load.finding import find_ruleset
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.tools.exits import MAX_SEED_CHARS
 
 FILE_KEYS = ("ruleset", "cases", "title", "description")

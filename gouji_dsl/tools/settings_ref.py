@@ -16,7 +16,7 @@ from typing import Any
 from gouji_dsl.i18n import _
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.load.finding import list_bundled
-from gouji_dsl.ruleset.loader import resolve
+from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.spec import said
 
 __all__ = ["SettingRow", "KeyRow", "rows", "reference_text", "reference_markdown", "all_bundled_rows"]

@@ -8,7 +8,10 @@
   :func:`~gouji_dsl.ruleset.load.checking.load_file` / ``load_text`` read and check one file (no ``extends``).
 - :mod:`~gouji_dsl.ruleset.load.finding`: the path policy: which file a name or path means, and where rulesets may
   be read from (bundled, beside the referring file or below, ``--rules-path``); everything else is refused.
+- :mod:`~gouji_dsl.ruleset.load.resolving`: ``extends``: the chain of files loaded past their problems
+  (:func:`~gouji_dsl.ruleset.load.resolving.load_chain`, for ``gouji validate``) and merged from the root down
+  (:func:`~gouji_dsl.ruleset.load.resolving.resolve` / ``resolve_text``: ``gouji_dsl.load`` / ``load_text``).
 
-The modules import each other one way (the acyclic contract of pyproject.toml); this package re-exports nothing:
-import from the module that owns a name.
+The modules import each other one way, in the order resolving > checking | finding > reading > locating (the
+``load-steps`` contract of pyproject.toml). This package re-exports nothing: import from the module that owns a name.
 """

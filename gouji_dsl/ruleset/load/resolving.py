@@ -1,23 +1,17 @@
-"""Read ruleset YAML files with positions, check them against the schema, and resolve ``extends``.
+"""Resolving ``extends``: a ruleset and its ancestors loaded past their problems (:func:`load_chain`, a
+:class:`Chain`) and merged from the root down into one :class:`~gouji_dsl.ruleset.spec.ResolvedRuleset`
+(:func:`resolve`, :func:`resolve_text`); see docs/ruleset-format.md, "Inheritance".
 
-Pipeline: :func:`load_file` / :func:`load_text` read one file within the loader's limits (see
-below), build plain data from the YAML events keeping every value's position (a
-:class:`~gouji_dsl.diagnostics.SourcePos`), reject duplicate keys, aliases and tags, validate the
-data against ``schema/ruleset.schema.json`` (all errors at once, each at the offending node) plus a
-few checks JSON Schema cannot express well (one effect per rule, unique ids). :func:`resolve` /
-:func:`resolve_text` then follow ``extends`` and merge settings, definitions and rules into a
-:class:`~gouji_dsl.ruleset.spec.ResolvedRuleset` (see docs/ruleset-format.md, "Inheritance").
-:func:`load_chain` does the same but keeps going past broken files, for ``gouji validate``.
+Each file of the chain is read and checked (:mod:`~gouji_dsl.ruleset.load.checking`), its parent found by the path
+policy (:mod:`~gouji_dsl.ruleset.load.finding`); the broken parts of a file are left out of the merge and reported.
+The merge: a child's setting replaces its parent's (mappings merged key by key, every value keeping where it was
+written), definitions likewise, a rule with an inherited id replaces it (a likely misspelt override is warned about),
+``remove:`` drops inherited rules; ``languages`` and ``words`` are inherited unless given.
 
 Every problem with user input is raised as one :class:`~gouji_dsl.diagnostics.GoujiError` carrying
 all :class:`~gouji_dsl.diagnostics.Diagnostic` s found in every file of the chain, sorted by
-position, each with a stable :class:`~gouji_dsl.diagnostics.Code`.
-
-Limits (named constants below; exceeding one is a positioned error, never a hang or a crash):
-:data:`MAX_FILE_CHARS`, :data:`MAX_NESTING`, :data:`MAX_NUMBER_CHARS` / :data:`MAX_INTEGER`,
-:data:`MAX_RULES_PER_FILE`, :data:`MAX_REFERENCE_CHARS`; YAML aliases and tags are refused.
-
-Where rulesets may come from (the path policy) is :mod:`gouji_dsl.ruleset.load.finding`'s.
+position, each with a stable :class:`~gouji_dsl.diagnostics.Code`; :func:`load_chain` never raises, for
+``gouji validate`` and the editor.
 """
 from __future__ import annotations
 
@@ -43,12 +37,7 @@ from gouji_dsl.ruleset.load.checking import (
     unique_diagnostics,
 )
 from gouji_dsl.ruleset.load.finding import Places, Refused, check_is_ruleset, find_referenced, real_path, ruleset_path
-from gouji_dsl.ruleset.load.reading import (
-    Loc,
-    RawRuleset,
-    file_diag,
-    read_text,
-)
+from gouji_dsl.ruleset.load.reading import Loc, RawRuleset, file_diag, read_text
 from gouji_dsl.ruleset.spec import (
     EFFECT_KEYS,
     DefinitionSpec,
@@ -60,11 +49,7 @@ from gouji_dsl.ruleset.spec import (
     Wording,
 )
 
-__all__ = ["Chain", "ChainFile", "load_chain", "resolve", "resolve_text"]
-
-
-# --------------------------------------------------------------------------------------------------
-# resolving extends
+__all__ = ["Chain", "ChainFile", "load_chain", "resolve", "resolve_text", "OVERRIDE_SIMILARITY"]
 
 
 @dataclass
@@ -255,6 +240,9 @@ def resolve_text(text: str, path: str | os.PathLike[str], *,
     """Resolve an unsaved buffer ``text`` as if it were the file ``path`` (which need not exist);
     parents are read from disk relative to ``path``. Same result and errors as :func:`resolve`."""
     return _resolved_or_raise(load_chain(path, text=text, search=search))
+
+
+# -- the merge of one file onto its parent
 
 
 def _deep_merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:

@@ -81,51 +81,74 @@ def choice_words(graph: Any) -> tuple[str, ...]:
     return tuple(str(w) for w in (graph.settings.get("choices") or {}))
 
 
+@dataclass(frozen=True)
+class _MoveLine:
+    """A move line being read, for errors at a column of it (its source line shown when it has a line number)."""
+
+    text: str
+    path: str
+    line: int
+    col: int
+
+    def fail(self, pos: int, msg: str, hint: str | None = None, code: Code = Code.BAD_MOVE) -> GoujiError:
+        return GoujiError(Diagnostic(self.path, self.line, self.col + pos, msg, hint, self.text if self.line else None, code=code))
+
+
+def _move_seat(m: _MoveLine, seat_s: str, n_seats: int | None) -> tuple[int, int]:
+    """The seat a move starts with and where it is written."""
+    spos = m.text.find(seat_s)
+    seats = f"1..{n_seats}" if n_seats else "a seat number"
+    seat = read_seat(seat_s)
+    if seat is None:
+        raise m.fail(spos, _("a move starts with a seat {seats} written in digits 0-9, got {seat_s!r}").format(seats=seats, seat_s=seat_s[:20]),
+                     _("e.g. '3 play RR TTT'"), Code.BAD_SEAT)
+    if seat < 1 or (n_seats is not None and seat > n_seats):
+        raise m.fail(spos, _("seat must be {seats}, got {seat_s!r}").format(seats=seats, seat_s=seat_s), None, Code.BAD_SEAT)
+    return seat, spos
+
+
+def _move_verb(m: _MoveLine, verb: str, vpos: int) -> Verb:
+    """The verb of a move (unknown: did-you-mean and the list of verbs)."""
+    if verb not in VERBS:
+        guess = did_you_mean(verb, [str(v) for v in VERBS])
+        raise m.fail(vpos, _("unknown move {verb!r}").format(verb=verb),
+                     (f"{guess} " if guess else "") + _("moves: {verbs}").format(verbs=", ".join(VERBS)), Code.UNKNOWN_MOVE)
+    return Verb(verb)
+
+
+def _choice(m: _MoveLine, arg: str, vpos: int, words: Iterable[str]) -> str:
+    """What ``choose`` answers: one of the engine's choices or the ruleset's own ``words``."""
+    known = tuple(Choice) + tuple(words)
+    if arg not in known:
+        raise m.fail(vpos, _("choose takes {join}, got {arg!r}").format(join=' or '.join(repr(str(c)) for c in known), arg=arg),
+                     did_you_mean(arg, known) if arg else _("e.g. '6 choose head'"))
+    return arg
+
+
 def parse_move(text: str, model: CardModel, n_seats: int | None = None, *, path: str = "<move>", line: int = 0,
                col: int = 1, words: Iterable[str] = ()) -> Move:
     """Parse a move line (NOTATION.md "Moves"). Raises :class:`GoujiError` with the column, a hint
     and a stable code: :attr:`Code.BAD_MOVE` (shape), :attr:`Code.BAD_SEAT`, :attr:`Code.UNKNOWN_MOVE`
     (did-you-mean and the list of verbs), or the card parser's :attr:`Code.UNKNOWN_CARD`. ``words``:
     the ruleset's own choices (:func:`choice_words`), answered ``choose WORD``."""
-    def fail(pos: int, msg: str, hint: str | None = None, code: Code = Code.BAD_MOVE) -> GoujiError:
-        return GoujiError(Diagnostic(path, line, col + pos, msg, hint, text if line else None, code=code))
-
-    verbs = ", ".join(VERBS)
+    m = _MoveLine(text, path, line, col)
     parts = text.strip().split(None, 2)
     if len(parts) < 2:
-        raise fail(0, _("a move is '<seat> <verb> [cards]', got {text!r}").format(text=text), _("e.g. '3 play RR TTT' or '2 pass'"))
+        raise m.fail(0, _("a move is '<seat> <verb> [cards]', got {text!r}").format(text=text), _("e.g. '3 play RR TTT' or '2 pass'"))
     seat_s, verb = parts[0], parts[1]
-    spos = text.find(seat_s)
-    seats = f"1..{n_seats}" if n_seats else "a seat number"
-    seat_n = read_seat(seat_s)
-    if seat_n is None:
-        raise fail(spos, _("a move starts with a seat {seats} written in digits 0-9, got {seat_s!r}").format(seats=seats, seat_s=seat_s[:20]),
-                   _("e.g. '3 play RR TTT'"), Code.BAD_SEAT)
-    seat = seat_n
-    if seat < 1 or (n_seats is not None and seat > n_seats):
-        raise fail(spos, _("seat must be {seats}, got {seat_s!r}").format(seats=seats, seat_s=seat_s), None, Code.BAD_SEAT)
+    seat, spos = _move_seat(m, seat_s, n_seats)
     vpos = text.find(verb, spos + len(seat_s))
-    if verb not in VERBS:
-        guess = did_you_mean(verb, [str(v) for v in VERBS])
-        raise fail(vpos, _("unknown move {verb!r}").format(verb=verb),
-                   (f"{guess} " if guess else "") + _("moves: {verbs}").format(verbs=verbs), Code.UNKNOWN_MOVE)
-    v = Verb(verb)
+    v = _move_verb(m, verb, vpos)
     rest = parts[2] if len(parts) > 2 else ""
     if v in _CARD_VERBS:
         if not rest.strip():
-            raise fail(len(text), _("'{verb}' needs cards").format(verb=verb), _("e.g. '{seat} {verb} RR TTT'").format(seat=seat, verb=verb))
+            raise m.fail(len(text), _("'{verb}' needs cards").format(verb=verb), _("e.g. '{seat} {verb} RR TTT'").format(seat=seat, verb=verb))
         cpos = text.find(rest, vpos + len(verb))
-        cards = model.parse(rest, path=path, line=line, col=col + cpos)
-        return Move(seat, v, cards)
+        return Move(seat, v, model.parse(rest, path=path, line=line, col=col + cpos))
     if v is Verb.CHOOSE:
-        arg = rest.strip()
-        known = tuple(Choice) + tuple(words)
-        if arg not in known:
-            raise fail(vpos, _("choose takes {join}, got {arg!r}").format(join=' or '.join(repr(str(c)) for c in known), arg=arg),
-                       did_you_mean(arg, known) if arg else _("e.g. '6 choose head'"))
-        return Move(seat, v, None, arg)
+        return Move(seat, v, None, _choice(m, rest.strip(), vpos, words))
     if rest.strip():
-        raise fail(text.find(rest, vpos + len(verb)), _("'{verb}' takes no argument").format(verb=verb))
+        raise m.fail(text.find(rest, vpos + len(verb)), _("'{verb}' takes no argument").format(verb=verb))
     return Move(seat, v)
 
 
@@ -1415,52 +1438,64 @@ class GameState:
             return
 
     def _apply_in_play(self, move: Move) -> None:
-        s = move.seat
         self.decisions += 1
         if move.verb == Verb.PASS:
-            _, cap = self.queue.pop(0)
-            if cap == Capacity.FOLLOW:
-                self.passed.add(s)
-            if self.graph.by_hook["after_pass"]:
-                self.graph.trigger(HookName.AFTER_PASS, Ctx(self, seat=s, top=self.top))
-                if self._settle():
-                    return
-            self._advance()
-            return
-        if move.verb == Verb.DISCARD:
-            cards = move.cards or ()
-            for i, c in enumerate(cards):
-                self.hands[s][i] -= c
-                self.discarded[i] += c
-            self._event("discard", seat=s, cards=self.model.text(cards))
-            if self.graph.by_hook["after_discard"]:
-                tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
-                tp.empties_hand = self.hand_size(s) == 0
-                self.graph.trigger(HookName.AFTER_DISCARD, Ctx(self, seat=s, play=tp))
-            if self.hand_size(s) == 0:
-                self._finish(s)
-            if not self.is_active(s) and not self._settle():  # (went out, or a rule placed the seat)
-                self._new_trick(self.next_active(s))
-            return
-        if move.verb == Verb.YIELD:
-            self.queue.pop(0)
-            n = int(self._ask(HookName.YIELD_TO, Ctx(self, seat=s, top=self.top)) or 0)
-            i, seen = 0, 0
-            while i < len(self.queue) and seen < n:
-                t, cap = self.queue[i]
-                if cap == Capacity.FOLLOW and t != s and self.is_active(t):
-                    seen += 1
-                i += 1
-            self.queue.insert(i, (s, Capacity.FOLLOW))
-            self.yielders.append(s)
-            self.yielded_this_top.add(s)
-            if self.graph.by_hook["after_yield"]:
-                self.graph.trigger(HookName.AFTER_YIELD, Ctx(self, seat=s, top=self.top))
-                if self._settle():
-                    return
-            self._advance()
-            return
-        self._play(move)
+            self._pass(move.seat)
+        elif move.verb == Verb.DISCARD:
+            self._discard(move.seat, move.cards or ())
+        elif move.verb == Verb.YIELD:
+            self._yield(move.seat)
+        else:
+            self._play(move)
+
+    def _pass(self, s: int) -> None:
+        """Seat ``s`` passes: out of the trick if it was asked to follow."""
+        _, cap = self.queue.pop(0)
+        if cap == Capacity.FOLLOW:
+            self.passed.add(s)
+        self._after_turn(HookName.AFTER_PASS, s)
+
+    def _yield(self, s: int) -> None:
+        """Seat ``s`` yields: it follows again after as many of the following players as ``yield_to`` answers."""
+        self.queue.pop(0)
+        n = int(self._ask(HookName.YIELD_TO, Ctx(self, seat=s, top=self.top)) or 0)
+        self.queue.insert(self._after_followers(s, n), (s, Capacity.FOLLOW))
+        self.yielders.append(s)
+        self.yielded_this_top.add(s)
+        self._after_turn(HookName.AFTER_YIELD, s)
+
+    def _after_followers(self, s: int, n: int) -> int:
+        """The place in the queue after the next ``n`` active followers other than ``s``."""
+        i, seen = 0, 0
+        while i < len(self.queue) and seen < n:
+            t, cap = self.queue[i]
+            if cap == Capacity.FOLLOW and t != s and self.is_active(t):
+                seen += 1
+            i += 1
+        return i
+
+    def _after_turn(self, hook: HookName, s: int) -> None:
+        """After a pass or a yield: its trigger rules (if any) and, unless they settle the game, the next turn."""
+        if self.graph.by_hook[hook]:
+            self.graph.trigger(hook, Ctx(self, seat=s, top=self.top))
+            if self._settle():
+                return
+        self._advance()
+
+    def _discard(self, s: int, cards: tuple[int, ...]) -> None:
+        """Seat ``s`` discards ``cards`` (out of the game); a seat that is no longer playing hands the lead on."""
+        for i, c in enumerate(cards):
+            self.hands[s][i] -= c
+            self.discarded[i] += c
+        self._event("discard", seat=s, cards=self.model.text(cards))
+        if self.graph.by_hook[HookName.AFTER_DISCARD]:
+            tp = TablePlay(self.model.classify(tuple(cards)), s, self.kinds)
+            tp.empties_hand = self.hand_size(s) == 0
+            self.graph.trigger(HookName.AFTER_DISCARD, Ctx(self, seat=s, play=tp))
+        if self.hand_size(s) == 0:
+            self._finish(s)
+        if not self.is_active(s) and not self._settle():  # (went out, or a rule placed the seat)
+            self._new_trick(self.next_active(s))
 
     def _play(self, move: Move) -> None:
         s = move.seat

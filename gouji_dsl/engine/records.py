@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 from gouji_dsl import resources
 from gouji_dsl.atomic import atomic_write
 from gouji_dsl.diagnostics import SHOWN_VALUE_CHARS, Code, Diagnostic, GoujiError, did_you_mean, line_of, quoted
-from gouji_dsl.engine.interpreter import GameState, IllegalMove, choice_words, new_game, next_game, parse_move
+from gouji_dsl.engine.interpreter import GameState, IllegalMove, Move, choice_words, new_game, next_game, parse_move
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, os_reason, read_regular
 from gouji_dsl.ruleset.game.cards import parse_cards
@@ -615,15 +615,11 @@ def _schema_diag(r: _Reader, err: Any, prefix: tuple = ()) -> Diagnostic:
     return r.diag(where, _("{what}: {schema_message}").format(what=what, schema_message=schema_message(err)), code=Code.SCHEMA_VIOLATION)
 
 
-def parse_record(text: str, path: str = "<record>") -> GameRecord:
-    """Read a record from ``text`` (the contents of ``path``), checked against the record schema
-    (``schema/record.schema.json``) and the limits (:data:`MAX_RECORD_CHARS`,
-    :data:`MAX_RECORD_NESTING`, :data:`MAX_RECORD_NUMBER_CHARS`, :data:`MAX_RECORD_KEYS`; a key
-    written twice in one object is refused). Raises :class:`GoujiError` with every problem found,
-    each at its ``file:line:col`` with a :class:`~gouji_dsl.diagnostics.Code`."""
+def _read_json(text: str, path: str) -> Any:
+    """The JSON value of a record's text (limits checked first), or a :class:`GoujiError` at the problem."""
     _check_limits(text, path)
     try:
-        data = load_json(text, parse_constant=_no_constant)
+        return load_json(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise GoujiError(Diagnostic(path, e.lineno, e.colno, _("not valid JSON: {msg}").format(msg=e.msg), None,
                                     line_of(text, e.lineno), code=Code.JSON_SYNTAX)) from None
@@ -632,6 +628,35 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
                      Code.DUPLICATE_KEY) from None
     except (_NotJson, RecursionError, ValueError) as e:  # NaN / Infinity; the limits above prevent the others
         raise GoujiError(Diagnostic(path, 0, 0, _("not valid JSON: {e}").format(e=e), code=Code.JSON_SYNTAX)) from None
+
+
+def _event_problems(r: _Reader, events: list[Any]) -> list[Diagnostic]:
+    """What the schema cannot say about the events of a record: a fixed deal has hands, the first event is the deal."""
+    out = [r.diag(("events", i), _("events[{i}]: a fixed deal needs 'hands': {{seat: cards}}").format(i=i), code=Code.MISSING_KEY)
+           for i, ev in enumerate(events)
+           if ev["type"] == "deal" and ev.get("source", "random") != "random" and not isinstance(ev.get("hands"), dict)]
+    if events[0]["type"] != "deal":
+        out.append(r.diag(("events", 0), _("the first event of a record is the deal"), code=Code.VALUE_NOT_ALLOWED))
+    return out
+
+
+def _move_positions(r: _Reader, events: list[Any]) -> dict[int, tuple[int, int]]:
+    """Event index -> where the text of its move starts (inside the quotes), for each move event."""
+    move_pos: dict[int, tuple[int, int]] = {}
+    for i, ev in enumerate(events):
+        if ev["type"] == "move":
+            ln, col = r.pos.at.get(("events", i, "move"), (0, 0))
+            move_pos[i] = (ln, col + 1)  # inside the quotes
+    return move_pos
+
+
+def parse_record(text: str, path: str = "<record>") -> GameRecord:
+    """Read a record from ``text`` (the contents of ``path``), checked against the record schema
+    (``schema/record.schema.json``) and the limits (:data:`MAX_RECORD_CHARS`,
+    :data:`MAX_RECORD_NESTING`, :data:`MAX_RECORD_NUMBER_CHARS`, :data:`MAX_RECORD_KEYS`; a key
+    written twice in one object is refused). Raises :class:`GoujiError` with every problem found,
+    each at its ``file:line:col`` with a :class:`~gouji_dsl.diagnostics.Code`."""
+    data = _read_json(text, path)
     r = _Reader(path, text)
     if not isinstance(data, dict):
         raise r.fail((), _("a record is a JSON object with 'ruleset' and 'events', not {json_type}").format(json_type=_json_type(data)),
@@ -643,25 +668,14 @@ def parse_record(text: str, path: str = "<record>") -> GameRecord:
     found = {(d.line, d.col, d.message): d for d in _schema_diags(r, data)}
     events = data.get("events")
     if not found and isinstance(events, list):
-        for i, ev in enumerate(events):
-            if ev["type"] == "deal" and ev.get("source", "random") != "random" and not isinstance(ev.get("hands"), dict):
-                d = r.diag(("events", i), _("events[{i}]: a fixed deal needs 'hands': {{seat: cards}}").format(i=i), code=Code.MISSING_KEY)
-                found[(d.line, d.col, d.message)] = d
-        if events[0]["type"] != "deal":
-            d = r.diag(("events", 0), _("the first event of a record is the deal"), code=Code.VALUE_NOT_ALLOWED)
-            found[(d.line, d.col, d.message)] = d
+        found.update(((d.line, d.col, d.message), d) for d in _event_problems(r, events))
     if found:
         raise GoujiError(sorted(found.values(), key=Diagnostic.sort_key))
     assert isinstance(events, list)
     positions = {i: r.pos.at.get(("events", i), (0, 0)) for i in range(len(events))}
-    move_pos: dict[int, tuple[int, int]] = {}
-    for i, ev in enumerate(events):
-        if ev["type"] == "move":
-            ln, col = r.pos.at.get(("events", i, "move"), (0, 0))
-            move_pos[i] = (ln, col + 1)  # inside the quotes
     bots = {int(k): v for k, v in (data.get("bots") or {}).items()}
     return GameRecord(data["ruleset"], data.get("seed"), bots, events, data.get("ruleset_path"), path, positions,
-                      move_pos, text, data.get("ruleset_text"))
+                      _move_positions(r, events), text, data.get("ruleset_text"))
 
 
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
@@ -817,6 +831,78 @@ def _dealt_again(state: GameState, ev: dict[str, Any], graph: RuleGraph, r: _Rea
     return True
 
 
+def _deal_game(graph: RuleGraph, record: GameRecord, r: _Reader, gi: int, start: int, end: int,
+               prev: GameState | None) -> GameState:
+    """Game ``gi`` (from 0) of ``record`` dealt as it was: the first by :func:`new_game`, the others after ``prev``;
+    a random deal must give the recorded hands."""
+    deal = record.events[start]
+    where = record.positions.get(start, (0, 0))
+    leader = next((e.get("forced") for e in record.events[start:end]
+                   if e.get("type") == "first_leader" and e.get("forced")), None)
+    hands = None if deal.get("source", "random") == "random" else _hands(graph, deal, r, start)
+    try:
+        if prev is None or gi == 0:
+            state = new_game(graph, deal.get("seed"), hands=hands, leader=leader,
+                             game_number=deal.get("game_number", 1))
+        else:
+            state = next_game(prev, deal.get("seed"), hands=hands)
+    except GoujiError as e:
+        d = e.diagnostics[0]
+        raise r.fail_at(*where, _("game {gi}: cannot deal: {message}").format(gi=gi + 1, message=d.message), d.hint, code=d.code) from None
+    if hands is None and not _compare_deal(state, deal):
+        raise r.fail_at(*where, _("game {gi}: seed {quoted} does not deal these hands under "
+                        "ruleset {name!r}").format(
+                            gi=gi + 1, quoted=quoted(deal.get('seed')), name=graph.name),
+                        _("was the record made under another ruleset or version?"),
+                        code=Code.RECORD_DIFFERS)
+    return state
+
+
+def _recorded_move(graph: RuleGraph, record: GameRecord, r: _Reader, i: int) -> tuple[Move, int, int]:
+    """The move of event ``i`` read, and where it is written."""
+    ln, col = record.move_positions.get(i, record.positions.get(i, (0, 0)))
+    try:
+        mv = parse_move(record.events[i]["move"], graph.model, graph.n_seats, path=record.path, line=ln, col=col,
+                        words=choice_words(graph))
+    except GoujiError as err:
+        d = err.diagnostics[0]
+        raise GoujiError(Diagnostic(d.path, d.line, d.col, d.message, d.hint, line_of(r.text, ln),
+                                    code=d.code)) from None
+    return mv, ln, col
+
+
+def _replay_move(graph: RuleGraph, state: GameState, r: _Reader, text: str, mv: Move, ln: int, col: int, gi: int) -> None:
+    """The recorded move ``text`` (read as ``mv``, written at ``ln``:``col``) made in ``state``; an error there when
+    game ``gi`` is over or the move is illegal."""
+    if state.over:
+        raise r.fail_at(ln, col, _("move {quoted} comes after the end of game {gi}").format(quoted=quoted(text), gi=gi + 1),
+                        code=Code.ILLEGAL_RECORDED_MOVE)
+    try:
+        state.apply_in_place(mv)
+    except IllegalMove as err:
+        forb = [x for x in err.reasons if x.verdict == Verdict.FORBADE] or err.reasons
+        why = "; ".join(f"{x.rule_id}: {x.text}" + (f" ({x.where})" if x.where else "") for x in forb[:3])
+        raise r.fail_at(ln, col, _("move {quoted} is illegal here under {name!r}: {why}").format(
+            quoted=quoted(text), name=graph.name, why=why),
+                        _("seat {to_act} is to act ({phase}, {capacity})").format(
+                            to_act=state.to_act, phase=state.phase, capacity=state.capacity),
+                        code=Code.ILLEGAL_RECORDED_MOVE) from None
+
+
+def _check_result(state: GameState, record: GameRecord, r: _Reader, gi: int, start: int, end: int) -> None:
+    """Game ``gi`` replayed ends as its ``game_over`` event says (when it has one)."""
+    over = next((e for e in record.events[start:end] if e.get("type") == "game_over"), None)
+    if over is None:
+        return
+    got = {str(s): v for s, v in state.scores.items()}
+    if not state.over or {k: got.get(k) for k in over.get("scores", {})} != over.get("scores", {}):
+        i = record.events.index(over, start)
+        raise r.fail_at(*record.positions.get(i, (0, 0)),
+                        _("game {gi}: the recorded result differs from the replay "
+                        "({over})").format(gi=gi + 1, over='not over' if not state.over else got),
+                        _("was the record made under another ruleset or version?"), code=Code.RECORD_DIFFERS)
+
+
 def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
     """Replay every game of ``record`` under ``graph``: the state at the start of each game and
     after each move (each state an independent copy). Raises :class:`GoujiError` at the event that
@@ -829,65 +915,15 @@ def replay_steps(graph: RuleGraph, record: GameRecord) -> list[Step]:
     prev: GameState | None = None
     for gi, start in enumerate(starts):
         end = starts[gi + 1] if gi + 1 < len(starts) else len(record.events)
-        deal = record.events[start]
-        where = record.positions.get(start, (0, 0))
-        leader = next((e.get("forced") for e in record.events[start:end]
-                       if e.get("type") == "first_leader" and e.get("forced")), None)
-        hands = None if deal.get("source", "random") == "random" else _hands(graph, deal, r, start)
-        try:
-            if prev is None or gi == 0:
-                state = new_game(graph, deal.get("seed"), hands=hands, leader=leader,
-                                 game_number=deal.get("game_number", 1))
-            else:
-                state = next_game(prev, deal.get("seed"), hands=hands)
-        except GoujiError as e:
-            d = e.diagnostics[0]
-            raise r.fail_at(*where, _("game {gi}: cannot deal: {message}").format(gi=gi + 1, message=d.message), d.hint, code=d.code) from None
-        if hands is None and not _compare_deal(state, deal):
-            raise r.fail_at(*where, _("game {gi}: seed {quoted} does not deal these hands under "
-                            "ruleset {name!r}").format(
-                                gi=gi + 1, quoted=quoted(deal.get('seed')), name=graph.name),
-                            _("was the record made under another ruleset or version?"),
-                            code=Code.RECORD_DIFFERS)
+        state = _deal_game(graph, record, r, gi, start, end, prev)
         steps.append(Step(state.copy()))
         for i in range(start, end):
             ev = record.events[i]
-            if _dealt_again(state, ev, graph, r, i):
+            if _dealt_again(state, ev, graph, r, i) or ev.get("type") != "move":
                 continue
-            if ev.get("type") != "move":
-                continue
-            ln, col = record.move_positions.get(i, record.positions.get(i, (0, 0)))
-            text = ev["move"]
-            try:
-                mv = parse_move(text, graph.model, graph.n_seats, path=record.path, line=ln, col=col,
-                                words=choice_words(graph))
-            except GoujiError as err:
-                d = err.diagnostics[0]
-                raise GoujiError(Diagnostic(d.path, d.line, d.col, d.message, d.hint, line_of(r.text, ln),
-                                            code=d.code)) from None
-            if state.over:
-                raise r.fail_at(ln, col, _("move {quoted} comes after the end of game {gi}").format(quoted=quoted(text), gi=gi + 1),
-                                code=Code.ILLEGAL_RECORDED_MOVE)
-            try:
-                state.apply_in_place(mv)
-            except IllegalMove as err:
-                forb = [x for x in err.reasons if x.verdict == Verdict.FORBADE] or err.reasons
-                why = "; ".join(f"{x.rule_id}: {x.text}" + (f" ({x.where})" if x.where else "") for x in forb[:3])
-                raise r.fail_at(ln, col, _("move {quoted} is illegal here under {name!r}: {why}").format(
-                    quoted=quoted(text), name=graph.name, why=why),
-                                _("seat {to_act} is to act ({phase}, {capacity})").format(
-                                    to_act=state.to_act, phase=state.phase, capacity=state.capacity),
-                                code=Code.ILLEGAL_RECORDED_MOVE) from None
-            steps.append(Step(state.copy(), text, i))
-        over = next((e for e in record.events[start:end] if e.get("type") == "game_over"), None)
-        if over is not None:
-            got = {str(s): v for s, v in state.scores.items()}
-            if not state.over or {k: got.get(k) for k in over.get("scores", {})} != over.get("scores", {}):
-                i = record.events.index(over, start)
-                raise r.fail_at(*record.positions.get(i, (0, 0)),
-                                _("game {gi}: the recorded result differs from the replay "
-                                "({over})").format(gi=gi + 1, over='not over' if not state.over else got),
-                                _("was the record made under another ruleset or version?"), code=Code.RECORD_DIFFERS)
+            _replay_move(graph, state, r, ev["move"], *_recorded_move(graph, record, r, i), gi)
+            steps.append(Step(state.copy(), ev["move"], i))
+        _check_result(state, record, r, gi, start, end)
         prev = state
     return steps
 

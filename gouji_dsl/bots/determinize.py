@@ -33,6 +33,7 @@ so nothing of the real game leaks into it).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
@@ -190,29 +191,36 @@ class Observer:
             text = e["hands"].get(str(self.seat), "")
             self.dealt = state.model.parse(text) if text else (0,) * len(state.kinds)
         elif kind == "move":
-            text = e["move"]
-            verb = text.split(" ", 2)[1]
-            if verb in PUBLIC_CARD_VERBS:
-                m = parse_move(text, state.model, state.n_seats, words=choice_words(state.graph))
-                cards = m.cards or ()
-                played, known = self.played[m.seat], self.known[m.seat]
-                for k, c in enumerate(cards):
-                    if c:
-                        played[k] += c
-                        known[k] = max(0, known[k] - c)
-            elif verb == Verb.RETURN:
-                self._last_return = int(text.split(" ", 1)[0])
+            self._move(state, e["move"])
         elif kind == "transfer":
-            g, r = int(e["giver"]), int(e["receiver"])
-            cards = state.model.parse(e["cards"])
-            n = sum(cards)
-            hidden = e.get("rule") in HIDDEN_TRANSFER_RULES and self.seat not in (g, r)
-            self.transfers.append(Transfer(g, r, None if hidden else cards, n))
-            kg, kr = self.known[g], self.known[r]
-            for k in range(len(kg)):
-                kg[k] = max(0, kg[k] - (n if hidden else cards[k]))
-                if not hidden:
-                    kr[k] += cards[k]
+            self._transfer(state, e)
+
+    def _move(self, state: GameState, text: str) -> None:
+        """A move seen: the cards of a play, burn or discard are out of play (and no longer known to be held)."""
+        verb = text.split(" ", 2)[1]
+        if verb in PUBLIC_CARD_VERBS:
+            m = parse_move(text, state.model, state.n_seats, words=choice_words(state.graph))
+            cards = m.cards or ()
+            played, known = self.played[m.seat], self.known[m.seat]
+            for k, c in enumerate(cards):
+                if c:
+                    played[k] += c
+                    known[k] = max(0, known[k] - c)
+        elif verb == Verb.RETURN:
+            self._last_return = int(text.split(" ", 1)[0])
+
+    def _transfer(self, state: GameState, e: dict) -> None:
+        """Cards handed from one seat to another (a tribute, a return...): their kinds unless the observer may not see them."""
+        g, r = int(e["giver"]), int(e["receiver"])
+        cards = state.model.parse(e["cards"])
+        n = sum(cards)
+        hidden = e.get("rule") in HIDDEN_TRANSFER_RULES and self.seat not in (g, r)
+        self.transfers.append(Transfer(g, r, None if hidden else cards, n))
+        kg, kr = self.known[g], self.known[r]
+        for k in range(len(kg)):
+            kg[k] = max(0, kg[k] - (n if hidden else cards[k]))
+            if not hidden:
+                kr[k] += cards[k]
 
 
 def observe(state: GameState, seat: int) -> Observation:
@@ -221,40 +229,51 @@ def observe(state: GameState, seat: int) -> Observation:
 
 
 # ------------------------------------------------------------------------------ sampling
-def sample_deal(obs: Observation, rng: random.Random) -> Deal:
-    """A full deal consistent with ``obs``, drawn with ``rng`` (see the module docstring).
-    Raises :class:`DeterminizeError` when none can be drawn."""
-    pool = obs.unseen()
-    hidden = obs.hidden_seats
-    n = obs.n_seats
-    K = len(obs.kinds)
-    free = {s: obs.counts[s] - sum(obs.known[s]) for s in hidden}
-    for s in range(1, n + 1):
+def _free_places(obs: Observation) -> dict[int, int]:
+    """Hidden seat -> how many of its cards are not known; raises :class:`DeterminizeError` where a seat is known to
+    hold more cards than it holds."""
+    free = {s: obs.counts[s] - sum(obs.known[s]) for s in obs.hidden_seats}
+    for s in range(1, obs.n_seats + 1):
         if s != obs.seat and s not in obs.seen and s not in free and sum(obs.known[s]) > obs.counts[s]:
             raise DeterminizeError(f"seat {s} is known to hold {sum(obs.known[s])} cards but holds {obs.counts[s]}")
     if any(f < 0 for f in free.values()):
         s = next(s for s, f in free.items() if f < 0)
         raise DeterminizeError(f"seat {s} is known to hold {sum(obs.known[s])} cards but holds {obs.counts[s]}")
-    cards = [k for k in range(K) for _ in range(pool[k])]
+    return free
+
+
+def _dealt_out(obs: Observation, cards: list[int], free: dict[int, int]) -> tuple[list[list[int]], list[int]]:
+    """The unseen ``cards`` (shuffled) placed: the hands of every seat and the cards left undealt."""
+    K = len(obs.kinds)
+    hands: list[list[int]] = [[0] * K for _ in range(obs.n_seats + 1)]
+    hands[obs.seat] = list(obs.hand)
+    for s, seen in obs.seen.items():
+        hands[s] = list(seen)
+    i = 0
+    for s in obs.hidden_seats:
+        h = hands[s] = list(obs.known[s])
+        for k in cards[i:i + free[s]]:
+            h[k] += 1
+        i += free[s]
+    rest = [0] * K
+    for k in cards[i:]:
+        rest[k] += 1
+    return hands, rest
+
+
+def sample_deal(obs: Observation, rng: random.Random) -> Deal:
+    """A full deal consistent with ``obs``, drawn with ``rng`` (see the module docstring).
+    Raises :class:`DeterminizeError` when none can be drawn."""
+    pool = obs.unseen()
+    free = _free_places(obs)
+    cards = [k for k in range(len(obs.kinds)) for _ in range(pool[k])]
     stock = obs.undealt
     if sum(free.values()) + stock != len(cards):
         raise DeterminizeError(f"seat {obs.seat} cannot place {len(cards)} unseen cards in {sum(free.values())} free places"
                                + (f" and {stock} undealt" if stock else ""))
     for _ in range(MAX_DRAWS):
         rng.shuffle(cards)
-        hands: list[list[int]] = [[0] * K for _ in range(n + 1)]
-        hands[obs.seat] = list(obs.hand)
-        for s, seen in obs.seen.items():
-            hands[s] = list(seen)
-        i = 0
-        for s in hidden:
-            h = hands[s] = list(obs.known[s])
-            for k in cards[i:i + free[s]]:
-                h[k] += 1
-            i += free[s]
-        rest = [0] * K
-        for k in cards[i:]:
-            rest[k] += 1
+        hands, rest = _dealt_out(obs, cards, free)
         deal = _rebuild(obs, hands, rng)
         if deal is not None:
             deal.undealt = rest
@@ -262,6 +281,44 @@ def sample_deal(obs: Observation, rng: random.Random) -> Deal:
         if not any(t.cards is None for t in obs.transfers):
             break
     raise DeterminizeError(f"no deal consistent with seat {obs.seat}'s view after {MAX_DRAWS} draws")
+
+
+def _hidden_cards(ts: tuple[Transfer, ...] | list[Transfer], j: int, held: list[list[int]], rng: random.Random) -> tuple[int, ...] | None:
+    """The cards of hidden transfer ``ts[j]``, drawn from what its receiver holds; None when they cannot be."""
+    t = ts[j]
+    got = held[t.receiver]
+    K = len(got)
+    # the receiver of a hidden return must have got whatever the giver lacks for its
+    # earlier known cards (the public ones it received before, still to be taken back)
+    need = [0] * K
+    for u in ts[:j]:
+        if u.receiver == t.giver and u.cards is not None:
+            for k in range(K):
+                need[k] += u.cards[k]
+        if u.giver == t.giver and u.cards is not None:
+            for k in range(K):
+                need[k] -= u.cards[k]
+    must = [max(0, need[k] - held[t.giver][k]) for k in range(K)]
+    if sum(must) > t.n or any(must[k] > got[k] for k in range(K)):
+        return None
+    rest = [k for k in range(K) for _ in range(got[k] - must[k])]
+    if len(rest) < t.n - sum(must):
+        return None
+    cl = must[:]
+    for k in rng.sample(rest, t.n - sum(must)):
+        cl[k] += 1
+    return tuple(cl)
+
+
+def _take_back(c: tuple[int, ...], got: list[int], gave: list[int]) -> bool:
+    """Cards ``c`` handed back from the receiver (``got``) to the giver (``gave``); False when the receiver lacks them."""
+    K = len(got)
+    if any(c[k] > got[k] for k in range(K)):
+        return False
+    for k in range(K):
+        got[k] -= c[k]
+        gave[k] += c[k]
+    return True
 
 
 def _rebuild(obs: Observation, hands: list[list[int]], rng: random.Random) -> Deal | None:
@@ -273,37 +330,13 @@ def _rebuild(obs: Observation, hands: list[list[int]], rng: random.Random) -> De
     ts = obs.transfers
     for j in range(len(ts) - 1, -1, -1):
         t = ts[j]
-        got = held[t.receiver]
-        if t.cards is not None:
-            c = t.cards
-        else:
-            # the receiver of a hidden return must have got whatever the giver lacks for its
-            # earlier known cards (the public ones it received before, still to be taken back)
-            need = [0] * K
-            for u in ts[:j]:
-                if u.receiver == t.giver and u.cards is not None:
-                    for k in range(K):
-                        need[k] += u.cards[k]
-                if u.giver == t.giver and u.cards is not None:
-                    for k in range(K):
-                        need[k] -= u.cards[k]
-            must = [max(0, need[k] - held[t.giver][k]) for k in range(K)]
-            if sum(must) > t.n or any(must[k] > got[k] for k in range(K)):
-                return None
-            rest = [k for k in range(K) for _ in range(got[k] - must[k])]
-            if len(rest) < t.n - sum(must):
-                return None
-            extra = rng.sample(rest, t.n - sum(must))
-            cl = must[:]
-            for k in extra:
-                cl[k] += 1
-            c = tuple(cl)
-            contents.append(c)
-        if any(c[k] > got[k] for k in range(K)):
+        c = t.cards if t.cards is not None else _hidden_cards(ts, j, held, rng)
+        if c is None:
             return None
-        for k in range(K):
-            got[k] -= c[k]
-            held[t.giver][k] += c[k]
+        if t.cards is None:
+            contents.append(c)
+        if not _take_back(c, held[t.receiver], held[t.giver]):
+            return None
     contents.reverse()
     if any(h < 0 for row in held for h in row):
         return None
@@ -338,32 +371,42 @@ def determinize(state: GameState, obs: Observation, deal: Deal, rng: random.Rand
     return g
 
 
+def _pack_problems(obs: Observation, deal: Deal, undealt: list[int]) -> Iterator[str]:
+    """Each kind of card of ``deal`` adds up to the pack: in hands, out of play and undealt; dealt and undealt."""
+    n = obs.n_seats
+    for k in range(len(obs.kinds)):
+        total = sum(deal.hands[s][k] + obs.played[s][k] for s in range(1, n + 1)) + undealt[k]
+        if total != obs.deck[k]:
+            yield f"{obs.kinds[k]}: {total} in hands, out of play and undealt, the pack has {obs.deck[k]}"
+        dealt = sum(deal.dealt[s][k] for s in range(1, n + 1)) + undealt[k]
+        if dealt != obs.deck[k]:
+            yield f"{obs.kinds[k]}: {dealt} dealt, the pack has {obs.deck[k]}"
+
+
+def _seat_problems(obs: Observation, deal: Deal, s: int) -> Iterator[str]:
+    """Seat ``s``'s hand in ``deal`` agrees with what the observer knows of it."""
+    h = deal.hands[s]
+    if sum(h) != obs.counts[s]:
+        yield f"seat {s} holds {sum(h)} cards, not {obs.counts[s]}"
+    if any(c < 0 for c in h) or any(c < 0 for c in deal.dealt[s]):
+        yield f"seat {s}: a negative count"
+    if s == obs.seat and tuple(h) != obs.hand:
+        yield f"seat {s}: the observer's own hand changed"
+    if s in obs.seen and tuple(h) != obs.seen[s]:
+        yield f"seat {s}: a hand the observer sees changed"
+    if any(h[k] < obs.known[s][k] for k in range(len(obs.kinds))):
+        yield f"seat {s} lacks cards it is known to hold"
+
+
 def consistent(obs: Observation, deal: Deal) -> list[str]:
     """Every way ``deal`` contradicts ``obs`` (empty when consistent): the property the tests check."""
     out: list[str] = []
-    n, K = obs.n_seats, len(obs.kinds)
-    undealt = deal.undealt or [0] * K
+    undealt = deal.undealt or [0] * len(obs.kinds)
     if sum(undealt) != obs.undealt:
         out.append(f"{sum(undealt)} cards left undealt, not {obs.undealt}")
-    for k in range(K):
-        total = sum(deal.hands[s][k] + obs.played[s][k] for s in range(1, n + 1)) + undealt[k]
-        if total != obs.deck[k]:
-            out.append(f"{obs.kinds[k]}: {total} in hands, out of play and undealt, the pack has {obs.deck[k]}")
-        dealt = sum(deal.dealt[s][k] for s in range(1, n + 1)) + undealt[k]
-        if dealt != obs.deck[k]:
-            out.append(f"{obs.kinds[k]}: {dealt} dealt, the pack has {obs.deck[k]}")
-    for s in range(1, n + 1):
-        h = deal.hands[s]
-        if sum(h) != obs.counts[s]:
-            out.append(f"seat {s} holds {sum(h)} cards, not {obs.counts[s]}")
-        if any(c < 0 for c in h) or any(c < 0 for c in deal.dealt[s]):
-            out.append(f"seat {s}: a negative count")
-        if s == obs.seat and tuple(h) != obs.hand:
-            out.append(f"seat {s}: the observer's own hand changed")
-        if s in obs.seen and tuple(h) != obs.seen[s]:
-            out.append(f"seat {s}: a hand the observer sees changed")
-        if any(h[k] < obs.known[s][k] for k in range(K)):
-            out.append(f"seat {s} lacks cards it is known to hold")
+    out += _pack_problems(obs, deal, undealt)
+    for s in range(1, obs.n_seats + 1):
+        out += _seat_problems(obs, deal, s)
     if obs.dealt and tuple(deal.dealt[obs.seat]) != obs.dealt:
         out.append("the observer's dealt hand changed")
     return out

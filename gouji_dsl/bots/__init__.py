@@ -182,6 +182,38 @@ def _known() -> str:
     return ", ".join([*BOTS, *(k for k in installed_plugins() if k not in BOTS and k != EXEC), "exec:CMD"])
 
 
+def _kind_named(key: str, name: str, sep: str) -> tuple[BotKind, bool]:
+    """The kind of bot ``key`` names (a built-in one, else a plug-in) and whether it is a plug-in. Raises ValueError
+    when there is none (a plug-in given an iteration budget: ``sep``)."""
+    kind = BOTS.get(key)
+    if kind is not None:
+        return kind, False
+    plugin = _plugin_kind(key) if key else None
+    if plugin is not None:
+        if sep:
+            raise ValueError(_("bot {name!r} does not search: it takes no iteration budget (write just {name!r})").format(name=plugin.name))
+        return plugin, True
+    if not key:
+        raise ValueError(_("a bot name is missing (bots: {join})").format(join=_known()))
+    near = difflib.get_close_matches(key, list(BOTS) + list(installed_plugins()), n=1)
+    hint = _("; did you mean {near!r}?").format(near=near[0]) if near else ""
+    raise ValueError(_("unknown bot {shown} (bots: {join}){hint}").format(shown=_shown(name.strip()), join=_known(), hint=hint))
+
+
+def _iterations(spec: str, kind: BotKind, n: str) -> int:
+    """The iteration budget ``n`` written after ``:`` (digits 0-9, 1 to :data:`MAX_ITERATIONS`). Raises ValueError."""
+    if not (n.isascii() and n.isdigit()):  # int() would also take " 2", "+2", "1_0" and other scripts' digits
+        raise ValueError(_("bot {shown}: the iteration budget after ':' must be a whole number (digits 0-9)").format(shown=_shown(spec.strip())))
+    if len(n.lstrip("0")) > len(str(MAX_ITERATIONS)) or int(n) > MAX_ITERATIONS:
+        raise ValueError(_("bot {shown}: at most {max_iterations:,} iterations per decision "
+                         "(the default is {default_iterations})").format(
+                             shown=_shown(spec.strip()), max_iterations=MAX_ITERATIONS, default_iterations=kind.default_iterations))
+    iters = int(n)
+    if iters < 1:
+        raise ValueError(_("bot {shown}: the iteration budget must be at least 1").format(shown=_shown(spec.strip())))
+    return iters
+
+
 @functools.lru_cache(maxsize=256)
 def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
     """``NAME``, ``NAME:N``, ``exec[@S]:CMD`` or a plug-in's name → (kind, iterations or None).
@@ -192,33 +224,12 @@ def parse_bot_spec(spec: str) -> tuple[BotKind, int | None]:
         if not sep:
             raise ValueError(_("bot 'exec' needs a command: exec:CMD (e.g. exec:./mybot.py)"))
         return _exec_kind(key, n), None
-    kind = BOTS.get(key)
-    if kind is None and key:
-        kind = _plugin_kind(key)
-        if kind is not None and sep:
-            raise ValueError(_("bot {name!r} does not search: it takes no iteration budget (write just {name!r})").format(name=kind.name))
-        if kind is not None:
-            return kind, None
-    if kind is None:
-        if not key:
-            raise ValueError(_("a bot name is missing (bots: {join})").format(join=_known()))
-        near = difflib.get_close_matches(key, list(BOTS) + list(installed_plugins()), n=1)
-        hint = _("; did you mean {near!r}?").format(near=near[0]) if near else ""
-        raise ValueError(_("unknown bot {shown} (bots: {join}){hint}").format(shown=_shown(name.strip()), join=_known(), hint=hint))
-    if not sep:
+    kind, plugin = _kind_named(key, name, sep)
+    if plugin or not sep:
         return kind, None
     if not kind.searches:
         raise ValueError(_("bot {name!r} does not search: it takes no iteration budget (write just {name!r})").format(name=kind.name))
-    if not (n.isascii() and n.isdigit()):  # int() would also take " 2", "+2", "1_0" and other scripts' digits
-        raise ValueError(_("bot {shown}: the iteration budget after ':' must be a whole number (digits 0-9)").format(shown=_shown(spec.strip())))
-    if len(n.lstrip("0")) > len(str(MAX_ITERATIONS)) or int(n) > MAX_ITERATIONS:
-        raise ValueError(_("bot {shown}: at most {max_iterations:,} iterations per decision "
-                         "(the default is {default_iterations})").format(
-                             shown=_shown(spec.strip()), max_iterations=MAX_ITERATIONS, default_iterations=kind.default_iterations))
-    iters = int(n)
-    if iters < 1:
-        raise ValueError(_("bot {shown}: the iteration budget must be at least 1").format(shown=_shown(spec.strip())))
-    return kind, iters
+    return kind, _iterations(spec, kind, n)
 
 
 def canonical_spec(spec: str) -> str:

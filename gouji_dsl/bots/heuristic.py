@@ -190,26 +190,9 @@ class HeuristicBot:
     # ---------------------------------------------------------------------- entry point
     def choose(self, state: GameState, moves: Sequence[Move]) -> Move:
         seat = moves[0].seat
-        model = state.model
         phase = state.phase
-        if phase == "setup":
-            revolt = self._pick(moves, "revolt")
-            if revolt and hand_power(model, state.hands[seat]) < self.WEAK:
-                return revolt
-            return self._pick(moves, "pass") or moves[0]
-        if phase == "declare":
-            declare = self._pick(moves, "declare")
-            if declare and hand_power(model, state.hands[seat]) >= self.STRONG:
-                return declare
-            return self._pick(moves, "pass") or moves[0]
-        if phase == "choose":
-            want = "head" if hand_power(model, state.hands[seat]) >= self.WEAK * 2 else "headless"
-            return next((m for m in moves if m.arg == want), moves[0])
-        if phase == "ask":  # a choice of the ruleset's own (a redeal on request...): taken with a weak hand
-            take = next((m for m in moves if m.verb == "choose"), None)
-            if take and hand_power(model, state.hands[seat]) < self.WEAK:
-                return take
-            return self._pick(moves, "pass") or moves[0]
+        if phase in ("setup", "declare", "choose", "ask"):
+            return self._answer(state, seat, moves)
         if phase == "return":
             return self._best_return(state, seat, moves)
         cap = state.capacity
@@ -218,6 +201,28 @@ class HeuristicBot:
         if cap == "burn":
             return self._burn(state, seat, moves)
         return self._follow(state, seat, moves)
+
+    def _answer(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move:
+        """A question before the play, by the hand's power: revolt with a weak hand, declare with a strong one, head
+        with a good one; a choice of the ruleset's own (a redeal on request...) taken with a weak hand."""
+        model = state.model
+        phase = state.phase
+        if phase == "setup":
+            revolt = self._pick(moves, "revolt")
+            if revolt and hand_power(model, state.hands[seat]) < self.WEAK:
+                return revolt
+        elif phase == "declare":
+            declare = self._pick(moves, "declare")
+            if declare and hand_power(model, state.hands[seat]) >= self.STRONG:
+                return declare
+        elif phase == "choose":
+            want = "head" if hand_power(model, state.hands[seat]) >= self.WEAK * 2 else "headless"
+            return next((m for m in moves if m.arg == want), moves[0])
+        else:
+            take = next((m for m in moves if m.verb == "choose"), None)
+            if take and hand_power(model, state.hands[seat]) < self.WEAK:
+                return take
+        return self._pick(moves, "pass") or moves[0]
 
     # ---------------------------------------------------------------------- between games
     def _best_return(self, state: GameState, seat: int, moves: Sequence[Move]) -> Move:

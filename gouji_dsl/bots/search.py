@@ -102,31 +102,23 @@ def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
 
 
 # ------------------------------------------------------------------------------ candidates
-def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int) -> list[Move]:
-    """At most ``limit`` moves worth searching, ``first`` (the rollout policy's choice) first.
+def _spread(moves: Sequence[Move], first: Move, limit: int) -> list[Move]:
+    """``first`` and a spread of ``moves``, ``limit`` in all (ways to return cards can be billions: never all)."""
+    step = len(moves) / limit
+    spread = [moves[int(j * step)] for j in range(limit)]
+    return [first] + [m for m in spread if m != first][:limit - 1]
 
-    With more legal moves than that, the search considers pass / yield, and for each rank it could
-    play the cheapest play with and the cheapest without jokers or 2s (a whole group preferred),
-    cheapest ranks first: different ranks are different plans; different ways of making the same
-    play rarely are."""
-    if len(moves) <= limit:
-        out = [first] + [m for m in moves if m != first]
-        return out
-    if state.phase == "return":  # (ways to return cards can be billions: a spread of them, never all)
-        step = len(moves) / limit
-        spread = [moves[int(j * step)] for j in range(limit)]
-        return [first] + [m for m in spread if m != first][:limit - 1]
+
+def _cheapest_plays(state: GameState, moves: Sequence[Move], hand: Sequence[int]) -> dict[tuple, tuple[tuple, Move]]:
+    """For each (verb, rank, with jokers or 2s) the cheapest play of ``moves`` and its key: a whole group first, then
+    the summed card values, then the most cards."""
     model = state.model
     vals, sums = _model_tables(model)  # (the card values, and each play's summed once per model)
     nr = model.n_ranks
     filler = model.filler
-    hand = state.hands[first.seat]
     best: dict[tuple, tuple[tuple, Move]] = {}
-    declines: list[Move] = []
     for m in moves:
         if m.cards is None:
-            if m.verb in DECLINE_VERBS:
-                declines.append(m)
             continue
         p = model.classify(m.cards)
         premium = bool(p.jokers) or (filler is not None and p.filler > 0)
@@ -139,9 +131,25 @@ def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int)
         cur = best.get(key)
         if cur is None or rank_key < cur[0]:
             best[key] = (rank_key, m)
+    return best
+
+
+def candidates(state: GameState, moves: Sequence[Move], first: Move, limit: int) -> list[Move]:
+    """At most ``limit`` moves worth searching, ``first`` (the rollout policy's choice) first.
+
+    With more legal moves than that, the search considers pass / yield, and for each rank it could
+    play the cheapest play with and the cheapest without jokers or 2s (a whole group preferred),
+    cheapest ranks first: different ranks are different plans; different ways of making the same
+    play rarely are."""
+    if len(moves) <= limit:
+        out = [first] + [m for m in moves if m != first]
+        return out
+    if state.phase == "return":
+        return _spread(moves, first, limit)
+    best = _cheapest_plays(state, moves, state.hands[first.seat])
     out = [first]
-    for m in declines:
-        if m not in out:
+    for m in moves:
+        if m.cards is None and m.verb in DECLINE_VERBS and m not in out:
             out.append(m)
     for _, m in sorted(best.values(), key=lambda km: (km[0][1], km[0])):
         if len(out) >= limit:

@@ -519,6 +519,39 @@ def _numbers_in(value: Any) -> set[int]:
     return set()
 
 
+def _settings_read(c: Context, n: RuleNode) -> list[tuple[str, str | None]]:
+    """The settings rule ``n`` reads (through its definitions too), each with the key it looks up, in order."""
+    paths: set[tuple[str, str | None]] = set()
+    for tree in c.an.trees(n.id):
+        for x in walk_with_defs(tree, c.an.defs):
+            if isinstance(x, A.Setting):
+                paths.add((x.name, str(x.path[0]) if x.path else None))
+    return sorted(paths, key=lambda p: (p[0], p[1] or ""))
+
+
+def _said_by_setting(n: RuleNode, name: str, key: str | None) -> bool:
+    """Rule ``n`` is ``said_by`` setting ``name`` (or its key ``key``)."""
+    return any(e == name or e == f"{name}.{key}" or (key is None and e.startswith(name + ".")) for e in n.said_by)
+
+
+def _numbers_gone(c: Context, n: RuleNode, said: set[int], stale: Collection[str], name: str,
+                  key: str | None) -> list[int]:
+    """The numbers rule ``n``'s sentence states that setting ``name`` (its key ``key``) had in the parent and no
+    longer has here; none where the setting has no sentence of its own or the rule is said_by it."""
+    s = c.resolved.settings.get(name)
+    before = c.parent.settings.get(name) if c.parent is not None else None
+    if s is None or s.inherited or before is None or not s.says or name in stale:
+        return []  # a setting changed here without its own sentence: the two findings above
+    if _said_by_setting(n, name, key):
+        return []
+    now, then = s.value, before.value
+    if key is not None and isinstance(now, dict) and isinstance(then, dict):
+        now, then = now.get(key, now.get(int(key)) if key.isdigit() else None), then.get(key)
+    if normalize_setting(now) == normalize_setting(then):
+        return []
+    return sorted(said & _numbers_in(then) - _numbers_in(now))
+
+
 @finding(Code.STALE_SENTENCE)
 def inherited_rule_sentence_kept(c: Context) -> Found:
     """A rule inherited with a sentence that states a number ("two cards") which a setting it reads
@@ -532,25 +565,11 @@ def inherited_rule_sentence_kept(c: Context) -> Found:
         said = _numbers_said(n.says or "")
         if not n.inherited or not said or n.id in c.an.dead or n.id in c.an.inert:
             continue
-        paths: set[tuple[str, str | None]] = set()
-        for tree in c.an.trees(n.id):
-            for x in walk_with_defs(tree, c.an.defs):
-                if isinstance(x, A.Setting):
-                    paths.add((x.name, str(x.path[0]) if x.path else None))
-        for name, key in sorted(paths, key=lambda p: (p[0], p[1] or "")):
-            s = c.resolved.settings.get(name)
-            before = c.parent.settings.get(name)
-            if s is None or s.inherited or before is None or not s.says or name in stale:
-                continue  # a setting changed here without its own sentence: the two findings above
-            if s.says and any(e == name or e == f"{name}.{key}" or (key is None and e.startswith(name + "."))
-                              for e in n.said_by):
+        for name, key in _settings_read(c, n):
+            gone = _numbers_gone(c, n, said, stale, name, key)
+            if not gone:
                 continue
-            now, then = s.value, before.value
-            if key is not None and isinstance(now, dict) and isinstance(then, dict):
-                now, then = now.get(key, now.get(int(key)) if key.isdigit() else None), then.get(key)
-            gone = sorted(said & _numbers_in(then) - _numbers_in(now))
-            if not gone or normalize_setting(now) == normalize_setting(then):
-                continue
+            s = c.resolved.settings[name]
             what = name if key is None else f"{name}.{key}"
             at = (s.key_origins.get(key) if key is not None else None) or s.origin
             yield (at, _("setting {what!r} no longer has {join} here, but rule {id!r}, which "

@@ -12,6 +12,7 @@ one space between rank groups: ``RB 22 JJJ``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
@@ -40,6 +41,31 @@ class Card:
         return self.symbol + self.suit
 
 
+def _read_card(text: str, i: int, col: int, fail: Callable[..., GoujiError]) -> tuple[Card, int]:
+    """The card written at ``text[i]`` (not a space; ``col``: the column of ``text[0]``) and where the next starts."""
+    n = len(text)
+    ch = text[i]
+    if ch == "1":
+        if i + 1 < n and text[i + 1] == "0":
+            sym, width = "T", 2
+        else:
+            raise fail(i, _("unknown card '1' at column {col}").format(col=col + i), _("write a ten as T or 10; ") + CARDS_HINT)
+    elif ch in SYMBOLS:
+        sym, width = ch, 1
+    else:
+        raise fail(i, _("unknown card {ch!r} at column {col}").format(ch=ch, col=col + i), _hint(ch))
+    i += width
+    suit = ""
+    if i < n and text[i] in SUITS:
+        if sym in SUITLESS:
+            raise fail(i, _("a joker takes no suit: {text!r} at column {col}").format(text=text[i], col=col + i))
+        suit = text[i]
+        i += 1
+    if i < n and text[i].isdigit() and sym == "T" and width == 2:
+        raise fail(i, _("unknown card {text!r} at column {col}").format(text=text[i - 2:i + 1], col=col + i - 2))
+    return Card(sym, suit), i
+
+
 def parse_cards(text: str, *, path: str = "<cards>", line: int = 0, col: int = 1,
                 allow_empty: bool = False) -> list[Card]:
     """Parse card text such as ``"RR TTT"`` or ``"3h3h 10 10"`` into cards, in written order.
@@ -57,29 +83,11 @@ def parse_cards(text: str, *, path: str = "<cards>", line: int = 0, col: int = 1
         return GoujiError(Diagnostic(path, line, col + pos, what, hint, text if line else None, code=Code.UNKNOWN_CARD))
 
     while i < n:
-        ch = text[i]
-        if ch.isspace() or ch == ",":
+        if text[i].isspace() or text[i] == ",":
             i += 1
             continue
-        if ch == "1":
-            if i + 1 < n and text[i + 1] == "0":
-                sym, width = "T", 2
-            else:
-                raise fail(i, _("unknown card '1' at column {col}").format(col=col + i), _("write a ten as T or 10; ") + CARDS_HINT)
-        elif ch in SYMBOLS:
-            sym, width = ch, 1
-        else:
-            raise fail(i, _("unknown card {ch!r} at column {col}").format(ch=ch, col=col + i), _hint(ch))
-        i += width
-        suit = ""
-        if i < n and text[i] in SUITS:
-            if sym in SUITLESS:
-                raise fail(i, _("a joker takes no suit: {text!r} at column {col}").format(text=text[i], col=col + i))
-            suit = text[i]
-            i += 1
-        if i < n and text[i].isdigit() and sym == "T" and width == 2:
-            raise fail(i, _("unknown card {text!r} at column {col}").format(text=text[i - 2:i + 1], col=col + i - 2))
-        cards.append(Card(sym, suit))
+        card, i = _read_card(text, i, col, fail)
+        cards.append(card)
     if not cards and not allow_empty:
         raise fail(0, _("empty play: no cards given"), _("write cards such as 'RR TTT'"))
     return cards

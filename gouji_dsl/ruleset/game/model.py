@@ -365,43 +365,48 @@ class CardModel:
         nr = self.n_ranks
         K = len(self.kinds)
         filler = self.filler
-        classify = self.classify
-        cache = self._cache
-        jhand = tuple(hand[nr:K])
-        by_sum = self._joker_combos(jhand)
+        by_sum = self._joker_combos(tuple(hand[nr:K]))
         fill_max = hand[filler] if filler is not None else 0
-        zeros = (0,) * nr
         for r in range(min_rank, nr):
-            hr = hand[r]
-            if not hr:
-                continue
-            fmax = fill_max if (filler is not None and r != filler) else 0
-            for n in range(1, hr + 1):
-                for f in range(fmax + 1):
-                    sums: Iterable[tuple[int, tuple[tuple[int, ...], ...]]]
-                    if count is None:
-                        sums = by_sum.items()
-                    else:
-                        rest = count - n - f
-                        if rest < 0:
-                            break
-                        sums = ((rest, by_sum.get(rest, ())),)
-                    for _sum, combos in sums:
-                        for jc in combos:
-                            v = list(zeros)
-                            v[r] = n
-                            if f:
-                                assert filler is not None  # f > 0 only with a filler
-                                v[filler] = f
-                            key = tuple(v) + jc
-                            p = cache.get(key)
-                            yield p if p is not None else classify(key)
+            if hand[r]:
+                fmax = fill_max if (filler is not None and r != filler) else 0
+                yield from self._plays_of_rank(r, hand[r], fmax, count, by_sum)
         if count is None:
             items = [c for k, cs in by_sum.items() if k for c in cs]
         else:
             items = list(by_sum.get(count, ())) if count else []
+        zeros = (0,) * nr
         for jc in items:
-            yield classify(zeros + jc)
+            yield self.classify(zeros + jc)
+
+    def _plays_of_rank(self, r: int, held: int, fmax: int, count: int | None,
+                       by_sum: dict[int, tuple[tuple[int, ...], ...]]) -> Iterator[Play]:
+        """The plays of rank ``r`` (of which the hand holds ``held``): 1..held of it, 0..``fmax`` 2s as filler, and
+        each way of adding the hand's jokers (of ``count`` cards in all when given)."""
+        filler = self.filler
+        classify = self.classify
+        cache = self._cache
+        zeros = (0,) * self.n_ranks
+        for n in range(1, held + 1):
+            for f in range(fmax + 1):
+                groups: Iterable[tuple[tuple[int, ...], ...]]
+                if count is None:
+                    groups = by_sum.values()
+                else:
+                    rest = count - n - f
+                    if rest < 0:
+                        break
+                    groups = (by_sum.get(rest, ()),)
+                for combos in groups:
+                    for jc in combos:
+                        v = list(zeros)
+                        v[r] = n
+                        if f:
+                            assert filler is not None  # f > 0 only with a filler
+                            v[filler] = f
+                        key = tuple(v) + jc
+                        p = cache.get(key)
+                        yield p if p is not None else classify(key)
 
     def _joker_combos(self, jhand: tuple[int, ...]) -> dict[int, tuple[tuple[int, ...], ...]]:
         """Joker count vectors a hand can make, grouped by their total (cached per joker holding)."""

@@ -235,3 +235,19 @@ def test_the_stats_labels_and_places_chart_fit_80_columns_in_chinese(zh):
     chart.words = words[0]
     lines = chart.draw(report, 78).plain.splitlines()
     assert "大落" in lines[1] and all(display_width(x) <= 78 for x in lines[1:]), lines
+
+
+def test_a_marker_is_shown_by_its_words_not_its_id():
+    """The rulebook's buying_3 marker: the term its rule's Chinese sentence gives (须购买（买三）), in
+    Chinese alone, in English after the id's words (as 开点 is) — never 标记 buying_3."""
+    from gouji_app.play.session import PlaySession, term_of
+    from gouji_app.play.widgets import flag_word
+    from gouji_dsl.ruleset.graph import load_graph
+    session = PlaySession(load_graph("rulebook"), seed=3)
+    with speaking(Language.ZH):
+        assert [flag_word(session, n) for n in ("buying_3", "buying_4", "opened")] == ["买三", "买四", "开点"]
+    with speaking(Language.EN):
+        assert flag_word(session, "buying_3") == "buying 3 (买三)" and flag_word(session, "opened") == "point opened (开点)"
+    from gouji_dsl.ruleset.spec import Wording
+    aside = Wording({Language.EN: "All four may yield.", Language.ZH: "四人都有让牌的权利（按出牌顺序出牌）。"}, Language.EN)
+    assert term_of(aside) is None  # (an aside in brackets is not a term)

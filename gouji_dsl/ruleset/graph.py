@@ -216,7 +216,7 @@ class RuleGraph:
     setting with its type and typed value), ``model`` (:class:`CardModel`), ``nodes`` (rules in
     effective order), ``edges``, ``by_hook`` (hook -> the rules asked, in order, without the pruned
     ones), ``pruned`` (ids of rules that can never fire), ``definitions`` (the checked definitions),
-    ``warnings`` (settings findings: :data:`~gouji_dsl.ruleset.settings.CONSTRAINTS`)."""
+    ``warnings`` (settings findings: :data:`~gouji_dsl.ruleset.game.model.CONSTRAINTS`)."""
 
     __slots__ = ("name", "resolved", "settings", "typed", "model", "_rules", "nodes", "_by_id", "edges", "by_hook", "n_seats",
                  "pruned", "definitions", "warnings", "_compiler", "_checks", "_frozen")

@@ -82,12 +82,13 @@ from gouji_dsl.ruleset.analysis import (
     walk_with_defs,
     where,
 )
+from gouji_dsl.ruleset.game.model import CONSTRAINTS
 from gouji_dsl.ruleset.game.vocabulary import HOOKS, HookKind
 from gouji_dsl.ruleset.languages import declared, missing_languages
 from gouji_dsl.ruleset.load.checking import is_setting_long_form, load_file, load_text
 from gouji_dsl.ruleset.load.reading import RawRuleset
 from gouji_dsl.ruleset.load.resolving import resolve
-from gouji_dsl.ruleset.settings import CONSTRAINTS, normalize_setting
+from gouji_dsl.ruleset.settings import normalize_setting
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Wording, said
 from gouji_dsl.ruleset.words import Renamed, renamed_words
 

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeGuard
 
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError, Severity, SourcePos, did_you_mean, quoted
-from gouji_dsl.i18n import N_, _
+from gouji_dsl.i18n import _
 from gouji_dsl.lang.types import (
     ANY,
     BOOL,
@@ -61,7 +61,7 @@ from gouji_dsl.lang.types import (
     parse_type,
 )
 from gouji_dsl.ruleset.game.cards import SYMBOLS
-from gouji_dsl.ruleset.game.model import ENGINE_SETTINGS, REQUIRED
+from gouji_dsl.ruleset.game.model import CONSTRAINTS, ENGINE_SETTINGS, REQUIRED, Constraint, setting_at
 from gouji_dsl.ruleset.load.locating import locator
 from gouji_dsl.ruleset.sources import short_path, source_text
 from gouji_dsl.ruleset.spec import ResolvedRuleset, SettingSpec, Text
@@ -524,43 +524,6 @@ def _example(t: Type) -> str:
     return "..."
 
 
-# ------------------------------------------------------------------------------ constraints
-@dataclass(frozen=True)
-class Constraint:
-    """A rule between settings: ``holds(values)`` is true when ``path`` (setting name, then keys)
-    has no effect; ``message`` says why. Reported as a warning (``SettingHasNoEffect``) where the
-    setting at ``path`` was written."""
-
-    path: tuple[str, ...]
-    holds: Callable[[Mapping[str, Any]], bool]
-    message: str
-    hint: str
-
-
-def _get(values: Mapping[str, Any], *path: str) -> Any:
-    cur: Any = values
-    for p in path:
-        if not isinstance(cur, dict):
-            return None
-        cur = cur.get(p)
-    return cur
-
-
-CONSTRAINTS: tuple[Constraint, ...] = (
-    Constraint(("comparison", "joker_cover", "equal_many"),
-               lambda v: bool(_get(v, "comparison", "same_count")) and (_get(v, "comparison", "joker_cover", "equal_many") or 0) >= 2,
-               N_("has no effect while comparison.same_count is true: covering one joker with several equal jokers "
-                  "needs more cards than the play it beats"),
-               N_("set comparison.same_count: false (two-kill-one games), or equal_many: 0")),
-    Constraint(("comparison", "joker_cover", "lower_many"),
-               lambda v: bool(_get(v, "comparison", "same_count")) and (_get(v, "comparison", "joker_cover", "lower_many") or 0) >= 2,
-               N_("has no effect while comparison.same_count is true: covering one joker with several lower jokers "
-                  "needs more cards than the play it beats"),
-               N_("set comparison.same_count: false (three-kill-one games), or lower_many: 0")),
-)
-"""Settings that another setting disables."""
-
-
 # ------------------------------------------------------------------------------ the whole ruleset
 @dataclass
 class _Ctx:
@@ -740,7 +703,7 @@ def _warn_without_effect(ctx: _Ctx, specs: Mapping[str, SettingSpec], settings: 
     values = settings.typed()
     for c in CONSTRAINTS:
         name = c.path[0]
-        if name in specs and _get(values, *c.path) is not None and c.holds(values):
+        if name in specs and setting_at(values, *c.path) is not None and c.holds(values):
             ctx.add(_pos_of(specs[name], c.path[1:]), _("setting {join} {message}").format(join='.'.join(c.path), message=_(c.message)), _(c.hint),
                     Code.SETTING_HAS_NO_EFFECT, Severity.WARNING)
 

@@ -11,7 +11,7 @@ Hands and plays are count vectors indexed by strength (``kinds[i]`` is the i-th 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +52,44 @@ ENGINE_SETTINGS: dict[str, tuple[str, str, Any]] = {
 of :mod:`gouji_dsl.lang.types`, what the engine does with it, default). A ruleset cannot change
 these types; a setting (or a key of a record) left out takes its default, except where the default
 is :data:`REQUIRED`."""
+
+
+# ------------------------------------------------------------------------------ constraints between engine settings
+@dataclass(frozen=True)
+class Constraint:
+    """A rule between settings: ``holds(values)`` is true when ``path`` (setting name, then keys)
+    has no effect; ``message`` says why. Reported as a warning (``SettingHasNoEffect``) where the
+    setting at ``path`` was written."""
+
+    path: tuple[str, ...]
+    holds: Callable[[Mapping[str, Any]], bool]
+    message: str
+    hint: str
+
+
+def setting_at(values: Mapping[str, Any], *path: str) -> Any:
+    """The value at ``path`` (setting name, then keys) of typed setting values, or None."""
+    cur: Any = values
+    for p in path:
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(p)
+    return cur
+
+
+CONSTRAINTS: tuple[Constraint, ...] = (
+    Constraint(("comparison", "joker_cover", "equal_many"),
+               lambda v: bool(setting_at(v, "comparison", "same_count")) and (setting_at(v, "comparison", "joker_cover", "equal_many") or 0) >= 2,
+               N_("has no effect while comparison.same_count is true: covering one joker with several equal jokers "
+                  "needs more cards than the play it beats"),
+               N_("set comparison.same_count: false (two-kill-one games), or equal_many: 0")),
+    Constraint(("comparison", "joker_cover", "lower_many"),
+               lambda v: bool(setting_at(v, "comparison", "same_count")) and (setting_at(v, "comparison", "joker_cover", "lower_many") or 0) >= 2,
+               N_("has no effect while comparison.same_count is true: covering one joker with several lower jokers "
+                  "needs more cards than the play it beats"),
+               N_("set comparison.same_count: false (three-kill-one games), or lower_many: 0")),
+)
+"""Settings that another setting disables."""
 
 
 class SettingError(ValueError):

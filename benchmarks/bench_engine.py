@@ -143,8 +143,8 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
                 rounds.insert(2, ("native-py", games))
             from gouji_dsl.engine.interpreter import match_length
             from gouji_dsl.engine.native import flow
-            if flow.games_fallback(graph, eng.module) is None and (match_length(graph) == 1 or (
-                    bots == "random" and flow.flow_plan(graph, eng.module).matches_fallback is None)):
+            if flow.games_fallback(graph) is None and (match_length(graph) == 1 or (
+                    bots == "random" and flow.flow_plan(graph).matches_fallback is None)):
                 rounds.insert(2, ("games", games))  # (random or heuristic bots; whole matches with random bots)
         if bots == "random":
             rounds.append(("reference", games))

@@ -90,9 +90,9 @@ from gouji_dsl.engine.native import heuristic as NH
 heur_words = {}  # id(plan) -> the see_count hook's words and programs (heuristic.h)
 for g in graphs:
     eng = fast.engine(g)
-    if eng is None or F.fallback_reason(g, eng.module) is not None:
+    if eng is None or F.fallback_reason(g) is not None:
         continue
-    plan = F.flow_plan(g, eng.module)
+    plan = F.flow_plan(g)
     F.uninstall(eng.module)  # (the states are collected by the Python loop, move by move)
     packed = []
     st = eng.new_game("asan-flow")

@@ -299,10 +299,10 @@ def test_why_the_native_flow_does_not_play_a_ruleset_follows_the_language(refuse
     eng = fast.engine(g)
     if eng is None or not flow.enabled():
         pytest.skip("the native flow is not available here")
-    en = flow.fallback_reason(g, eng.module)
+    en = flow.fallback_reason(g)
     assert en == "the native game flow does not ask the hook 'after_discard' yet (rule point.threw-away)"
     i18n.use(i18n.Language.ZH)  # (the plan's refusal is kept per graph: shown in the language asked in)
-    zh = flow.fallback_reason(g, eng.module)
+    zh = flow.fallback_reason(g)
     assert zh is not None and CJK.search(zh)
     i18n.use(i18n.Language.EN)
-    assert flow.fallback_reason(g, eng.module) == en
+    assert flow.fallback_reason(g) == en

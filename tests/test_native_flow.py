@@ -86,7 +86,7 @@ def _compare(a: list[tuple], b: list[tuple]) -> list[str]:
 @pytest.mark.parametrize("name", ALL, ids=lambda n: Path(n).stem)
 def test_native_flow_plays_the_generated_modules_games(name):
     g, eng = _engine(name)
-    reason = F.fallback_reason(g, eng.module)
+    reason = F.fallback_reason(g)
     if reason is not None:
         # refused by name, visibly: the generated module plays (its loop is not replaced)
         assert eng.native_fallback == reason and "native" in reason
@@ -108,10 +108,10 @@ def test_every_bundled_ruleset_and_variant_is_played_natively(refused_by_the_flo
     """Every bundled ruleset and variant plays natively, positional-jokers (the positional
     comparison) too; big-jokers-two-kill-one's play rule reads cards_of(play, 'B'), which the core
     answers from the play's cards per kind. A ruleset with a hook the flow does not ask is refused by name."""
-    refused = {Path(n).stem: F.fallback_reason(*_engine(n)) for n in ALL}
+    refused = {Path(n).stem: F.fallback_reason(_engine(n)[0]) for n in ALL}
     refused = {k: v for k, v in refused.items() if v is not None}
     assert refused == {}
-    assert "'after_discard'" in (F.fallback_reason(*_engine(refused_by_the_flow)) or "")
+    assert "'after_discard'" in (F.fallback_reason(_engine(refused_by_the_flow)[0]) or "")
 
 
 POSITIONAL = str(ROOT / "examples" / "variants" / "positional-jokers.yaml")
@@ -221,7 +221,7 @@ def test_rules_reading_a_plays_cards_per_kind_play_the_same_games(tmp_path):
     path.write_text(CARDS_OF, encoding="utf-8")
     g, eng = _engine(str(path))
     assert eng.native_fallback is None, eng.native_fallback
-    assert F.flow_plan(g, eng.module).tables[4 * native._core_module().FLOW_PLAY_COUNTS] == 1
+    assert F.flow_plan(g).tables[4 * native._core_module().FLOW_PLAY_COUNTS] == 1
     a, b = _games(g, eng, 30, native_flow=False), _games(g, eng, 30, native_flow=True)
     diffs = _compare(a, b)
     assert not diffs, "\n".join(diffs[:10])
@@ -343,7 +343,7 @@ def test_the_games_end_is_played_in_the_core_where_its_answers_are_whole_numbers
     way (test_native_flow_plays_the_generated_modules_games)."""
     for name in BUNDLED:
         g, eng = _engine(name)
-        assert F.flow_plan(g, eng.module).end_fallback is None, name
+        assert F.flow_plan(g).end_fallback is None, name
     g, eng = _engine("online")
     m = eng.module
     ended_in_python = []
@@ -408,7 +408,7 @@ def test_the_flows_context_is_the_hook_programs_context(name):
     from gouji_dsl.ruleset.game.context import Ctx
     core = _core_module()
     g, eng = _engine(name)
-    plan = F.flow_plan(g, eng.module)
+    plan = F.flow_plan(g)
     assert not plan.shown
     end = core.LAYOUT["shown_n"]
     rng = random.Random(3)

@@ -35,7 +35,7 @@ def test_whole_native_games_are_the_interpreters_games(name):
     g = load_graph(name)
     eng = fast.engine(g)
     assert eng is not None
-    reason = F.games_fallback(g, eng.module)
+    reason = F.games_fallback(g)
     got = native_games(g, "games", 0, 40)
     if reason is not None:
         assert got is None and engine_summary(g, "generated").get("games_fallback", eng.native_fallback) == reason
@@ -112,7 +112,7 @@ def test_whole_native_games_with_heuristic_bots_are_the_interpreters_games(name)
     g = load_graph(name)
     eng = fast.engine(g)
     assert eng is not None
-    reason = F.games_fallback(g, eng.module)
+    reason = F.games_fallback(g)
     for specs, games in ((["heuristic"] * g.n_seats, 8), (["heuristic", "random"] * (g.n_seats // 2), 6)):
         got = native_games(g, "heur", 0, games, specs)
         if reason is not None:

@@ -95,15 +95,15 @@ class _Counted:
 @pytest.mark.parametrize("name", ALL, ids=lambda n: Path(n).stem)
 def test_the_native_heuristic_plays_the_python_heuristics_games(name, monkeypatch):
     g, eng = _engine(name)
-    reason = F.fallback_reason(g, eng.module)
+    reason = F.fallback_reason(g)
     summary = engine_summary(g, "generated", "heuristic")
     if reason is not None:  # the native flow does not play this ruleset: said so, the bot chooses in Python
         assert summary["play_phase"] == "generated" and summary["native_fallback"] == reason
         return
-    assert F.heuristic_fallback_reason(g, eng.module, HeuristicBot().native_policy) is None
+    assert F.heuristic_fallback_reason(g, HeuristicBot().native_policy) is None
     assert summary["play_phase"] == "native" and "native_fallback" not in summary
     # (whole games in one crossing where the core plays them: random and heuristic bots)
-    assert summary.get("whole_games") == ("native" if F.games_fallback(g, eng.module) is None else "generated")
+    assert summary.get("whole_games") == ("native" if F.games_fallback(g) is None else "generated")
     games = GAMES.get(name, 6)
     python = _games(g, eng, games, ["heuristic"], native_flow=False)
     counted = _Counted(monkeypatch)
@@ -151,7 +151,7 @@ def test_a_see_count_rule_that_fails_is_reported_as_the_interpreter_reports_it(t
         "    allow: \"1 // (hand_size(target) - hand_size(target)) == 0\"\n"
         "    says: \"Fails whenever it is asked.\"\n", encoding="utf-8")
     g, eng = _engine(str(path))
-    assert F.heuristic_fallback_reason(g, eng.module, HeuristicBot().native_policy) is None
+    assert F.heuristic_fallback_reason(g, HeuristicBot().native_policy) is None
     m = eng.module
     texts = []
     for native_flow in (False, True):

@@ -156,7 +156,7 @@ def test_the_native_core_plays_a_search_play_out_whole_and_leaves_the_state():
     eng = fast.engine(st.graph)
     bot = HeuristicBot()
     before = st.position_key()
-    got = flow.heuristic_scores(flow.flow_plan(st.graph, eng.module), st, bot.native_policy, 20_000)
+    got = flow.heuristic_scores(flow.flow_plan(st.graph), st, bot.native_policy, 20_000)
     g = st.copy()
     assert got is not None and st.position_key() == before
     assert got == dict(eng.play_out(g, bot).scores)

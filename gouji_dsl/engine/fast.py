@@ -130,7 +130,7 @@ class Engine:
         if pol is not None and self.native_fallback is None:
             plan = self._plan
             if plan is None:
-                plan = self._plan = flow.flow_plan(self.graph, self.module)
+                plan = self._plan = flow.flow_plan(self.graph)
             got = flow.heuristic_scores(plan, state, pol, max_decisions)
             if got is not None:
                 return got

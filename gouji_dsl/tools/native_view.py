@@ -64,7 +64,7 @@ def _flow_tables(graph: RuleGraph) -> list[str]:
     if eng is None or eng.native_fallback is not None:
         return []
     try:
-        plan: Any = flow.flow_plan(graph, eng.module)
+        plan: Any = flow.flow_plan(graph)
     except Unsupported:
         return []
     return [f"flags: {', '.join(n for n, _i in plan.flags) or '(none)'}",

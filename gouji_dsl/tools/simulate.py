@@ -167,7 +167,7 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
     if eng is None or eng.native_fallback is not None:
         return None
     try:
-        plan = flow.flow_plan(graph, eng.module)
+        plan = flow.flow_plan(graph)
         if plan.games_fallback is not None or (match_games > 1 and _match_fallback(plan, names) is not None):
             return None
         heur, seats, thresholds = _batch_heuristic(plan, names)
@@ -277,7 +277,7 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
                **({"native_fallback": native} if native is not None else {})}
         if native is None and eng is not None:
             from gouji_dsl.engine.native import flow
-            why = flow.flow_plan(graph, eng.module).games_fallback
+            why = flow.flow_plan(graph).games_fallback
             outside = [b for b in dict.fromkeys(names) if is_outside(b)]
             if why is None and outside:
                 why = _("bots from outside the project ({bots}) choose in Python, through their seat's view: "
@@ -285,7 +285,7 @@ def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "r
             if why is None and any(b.split(":")[0].strip().lower() not in BATCH_BOTS for b in names):
                 why = "whole games are played in the core with random and heuristic bots only (native_games)"
             if why is None and match_games > 1:
-                m = _match_fallback(flow.flow_plan(graph, eng.module), names)
+                m = _match_fallback(flow.flow_plan(graph), names)
                 if m is not None:
                     why = (f"games chained into matches of {match_games} ({m}): "
                            "played one by one, their play phase natively")
@@ -299,7 +299,7 @@ def _heuristic_fallback(graph: RuleGraph, eng: Any) -> str | None:
     """Why the native core does not play the heuristic bot's play phase on ``graph`` (None: it does)."""
     from gouji_dsl.bots.heuristic import HeuristicBot
     from gouji_dsl.engine.native import flow
-    reason = flow.heuristic_fallback_reason(graph, eng.module, HeuristicBot().native_policy)
+    reason = flow.heuristic_fallback_reason(graph, HeuristicBot().native_policy)
     return None if reason is None else _("the heuristic bot: {reason}").format(reason=reason)
 
 

@@ -7,8 +7,8 @@ knows the generic game flow of a six-seat climbing game, mirroring
 :mod:`gouji_dsl.engine.playout` function by function (deal, first lead, tricks, passes, yields,
 burns, finishing, scramble, tribute and buying between games, matches). What a ruleset says
 reaches it as a *program*: flat integer tables (seat geometry, card kinds, joker readings, cover
-results per pair of joker parts, answer tables: the tables :mod:`gouji_dsl.engine.codegen`
-already builds) and a small bytecode for each hook, emitted from the same typed AST the
+results per pair of joker parts, answer tables, built from the compiled graph: :mod:`.tables`,
+:mod:`.program`) and a small bytecode for each hook, emitted from the same typed AST the
 generator reads (settings folded, definitions inlined), checked by a verifier (every opcode,
 operand, jump target and table index in range; jumps only forward, so every program ends)
 before the core runs it. Hooks whose answer depends only on seat geometry (``seat ==

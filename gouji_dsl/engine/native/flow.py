@@ -21,7 +21,8 @@ leaves (a game over before the first lead, a failing rule) is played again in Py
 seed (the summaries count them: ``games_replayed``), and a ruleset whose setup it does not run
 says why (``games_fallback``).
 
-Both comparison models are played: the cover model, and the positional one (card by card) as a
+The plan's per-ruleset tables come from the compiled graph (:mod:`.tables`), not from the
+generated module. Both comparison models are played: the cover model, and the positional one (card by card) as a
 table of the same-count cover model's enumeration (:func:`_cover_table`). What a ruleset needs of
 the flow that it does not do (an ``after_discard`` rule, a trigger that gives cards, a rule that
 draws, a hook the programs do not express, more seats, joker kinds or joker combinations than the
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported, _core_module, available, unavailable_reason
+from gouji_dsl.engine.native import tables as T
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.ruleset.game.terms import Placement, Verb
 from gouji_dsl.ruleset.graph import RuleGraph
@@ -131,22 +133,22 @@ def enabled() -> bool:
     return available() and not os.environ.get(DISABLE_ENV)
 
 
-def fallback_reason(graph: RuleGraph, module: Any = None) -> str | None:
+def fallback_reason(graph: RuleGraph) -> str | None:
     """Why the native flow does not play ``graph`` (None: it does)."""
     if not available():
         return unavailable_reason()
     if os.environ.get(DISABLE_ENV):
         return _("the native game flow is switched off ({var} is set)").format(var=DISABLE_ENV)
     try:
-        flow_plan(graph, module)
+        flow_plan(graph)
     except Unsupported as e:
         return str(e)
     return None
 
 
-def flow_plan(graph: RuleGraph, module: Any = None) -> FlowPlan:
+def flow_plan(graph: RuleGraph) -> FlowPlan:
     """The flow program of ``graph`` (kept per graph object), or Unsupported naming what the flow
-    does not play. ``module``: the graph's generated module (its flags tell the path)."""
+    does not play. Its tables are built from the compiled graph (:mod:`.tables`)."""
     with _lock:
         got = _plans.get(id(graph))
     if got is not None and got[0] is graph:
@@ -154,7 +156,7 @@ def flow_plan(graph: RuleGraph, module: Any = None) -> FlowPlan:
             raise got[1]
         return got[1]
     try:
-        plan = _build(graph, module)
+        plan = _build(graph)
     except Unsupported as e:
         with _lock:
             _plans[id(graph)] = (graph, e)  # (its text in the language active where it is shown)
@@ -171,8 +173,8 @@ def _trim() -> None:
         _plans.pop(next(iter(_plans)))
 
 
-def _check_path(graph: RuleGraph, module: Any) -> None:
-    """Unsupported unless ``graph`` is on the path the flow plays (what its generated module says)."""
+def _check_path(graph: RuleGraph) -> None:
+    """Unsupported unless ``graph`` is on the path the flow plays."""
     hooks = [h for h in NOT_PLAYED if graph.by_hook.get(h)]
     if hooks:
         raise Unsupported(N_("the native game flow does not ask the hook {hook!r} yet (rule {rule})"), hook=hooks[0],
@@ -230,14 +232,14 @@ def _cover_table(model: Any, readings: list[tuple[int, ...]]) -> list[int]:
     return words
 
 
-def _comparison_words(model: Any, module: Any) -> list[int]:
+def _comparison_words(model: Any, tables: T.Tables) -> list[int]:
     """The flow program's words of the comparison: whether spare jokers may stand for rank cards,
     then whether the count is free (two / three kill one). The positional model compares plays of
     the same count (``_beats_positional``: card by card) whatever same_count says, and its spare
     jokers meet the lead's rank cards (:func:`_cover_table`)."""
     if model.model == "positional":
         return [1, 0]
-    return [int(bool(module.SPARE_FOR_RANK)), int(not module.SAME_COUNT)]
+    return [int(tables.spare_for_rank), int(not tables.same_count)]
 
 
 def _hook_words(graph: RuleGraph, names: Any, prog: Any) -> tuple[list[int], str | None, str | None, set[int], str | None]:
@@ -362,41 +364,39 @@ def _setup_trigger(graph: RuleGraph, h: str, rules: Any, names: Any, prog: Any, 
     return words, None
 
 
-def _play_words_of(module: Any) -> list[int]:
-    """HAS_PLAY, the ranks whose plays the play rules may forbid (a 64-bit mask: every rank when
-    PLAY_RANKS is None) and whether pure joker plays are asked, as the generated module says."""
-    ranks = module.PLAY_RANKS
+def _play_words_of(tables: T.Tables) -> list[int]:
+    """Whether the play hook has rules, the ranks whose plays its rules may forbid (a 64-bit mask:
+    every rank when play_ranks is None) and whether pure joker plays are asked (:mod:`.tables`)."""
+    ranks = tables.play_ranks
     if ranks is None:
-        return [int(bool(module.HAS_PLAY)), -1, -1, 1]
+        return [int(tables.has_play), -1, -1, 1]
     mask = sum(1 << r for r in ranks if 0 <= r < 64)
     lo, hi = mask & 0xFFFFFFFF, mask >> 32
-    return [int(bool(module.HAS_PLAY)), lo - (1 << 32) if lo >= 2**31 else lo, hi - (1 << 32) if hi >= 2**31 else hi,
-            int(bool(getattr(module, "PLAY_RANKS_JOKERS", True)))]
+    return [int(tables.has_play), lo - (1 << 32) if lo >= 2**31 else lo, hi - (1 << 32) if hi >= 2**31 else hi,
+            int(tables.play_ranks_jokers)]
 
 
-def _build(graph: RuleGraph, module: Any) -> FlowPlan:
+def _build(graph: RuleGraph) -> FlowPlan:
     from gouji_dsl.engine.interpreter import counters_reset
     from gouji_dsl.engine.native import hooks as H
     core = _core_module()
-    if module is None:
-        from gouji_dsl.engine import codegen
-        module = codegen.load(graph).module
-    _check_path(graph, module)
+    _check_path(graph)
+    tab = T.tables(graph)
     model = graph.model
     kinds = tuple(model.kinds)
     nr, k = int(model.n_ranks), len(kinds)
     combos, combo_words = _combos(graph, core)
-    filler = module.FILLER
+    filler = tab.filler
     names = H.names(graph)
     slots = [names.counter(c) for c in counters_reset(graph, "trick")]
     trick = [t for t in slots if t is not None]
     if len(trick) != len(slots):
         raise Unsupported("more counters than the native core holds")
-    discards = [len(module.DISCARD_RANKS), *module.DISCARD_RANKS] if module.HAS_DISCARD else [0]
-    spare, free = _comparison_words(model, module)
+    discards = [len(tab.discard_ranks), *tab.discard_ranks] if tab.has_discard else [0]
+    spare, free = _comparison_words(model, tab)
     words: list[int] = [MAGIC, graph.n_seats, k, nr, -1 if filler is None else int(filler), spare, k - nr,
              len(combos), *(names.text(w) for w in _PLACEMENT_WORDS), len(trick),
-             int(bool(module.BURN_LEAD_BY_JOKERS)), *_play_words_of(module), free, 0, *discards,
+             int(tab.burn_lead_by_jokers), *_play_words_of(tab), free, 0, *discards,
              *trick, *combo_words]
     cover_at = len(words) - len(combos) ** 2
     programs: list[bytes] = []
@@ -970,10 +970,10 @@ def install(module: Any, graph: RuleGraph) -> str | None:
     ``_NATIVE_RUN``); returns why not (None: installed, or already)."""
     if getattr(module, "_NATIVE_RUN", None) is not None:
         return None
-    reason = fallback_reason(graph, module)
+    reason = fallback_reason(graph)
     if reason is not None:
         return reason
-    plan = flow_plan(graph, module)
+    plan = flow_plan(graph)
 
     def native_run(S: Any, pickers: dict[int, Any], steps: int, max_decisions: int,
                    native: dict[int, Any] | None = None) -> int:
@@ -1006,14 +1006,14 @@ def _install_deal(module: Any) -> None:
     module._NATIVE_DEAL = core.deal
 
 
-def heuristic_fallback_reason(graph: RuleGraph, module: Any, pol: Any) -> str | None:
+def heuristic_fallback_reason(graph: RuleGraph, pol: Any) -> str | None:
     """Why the native core does not play the heuristic bot (``pol``: its native policy) on
     ``graph`` (None: it does)."""
-    reason = fallback_reason(graph, module)
+    reason = fallback_reason(graph)
     if reason is not None:
         return reason
     from gouji_dsl.engine.native import heuristic
-    return heuristic.fallback_reason(flow_plan(graph, module), pol)
+    return heuristic.fallback_reason(flow_plan(graph), pol)
 
 
 def uninstall(module: Any) -> None:
@@ -1024,13 +1024,13 @@ def uninstall(module: Any) -> None:
 
 
 # ------------------------------------------------------------------------------ whole games
-def games_fallback(graph: RuleGraph, module: Any = None) -> str | None:
+def games_fallback(graph: RuleGraph) -> str | None:
     """Why whole games of ``graph`` (random bots at every seat, no previous game) are not played
     in the core (:func:`play_games`); None: they are."""
-    reason = fallback_reason(graph, module)
+    reason = fallback_reason(graph)
     if reason is not None:
         return reason
-    return flow_plan(graph, module).games_fallback
+    return flow_plan(graph).games_fallback
 
 
 def play_games(plan: FlowPlan, seed: Any, start: int, count: int, max_decisions: int, heuristic: Any = None,

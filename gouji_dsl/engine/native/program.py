@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.engine.native import Unsupported
+from gouji_dsl.engine.native.tables import ruleset_hash
 from gouji_dsl.ruleset.game.vocabulary import HOOKS
 from gouji_dsl.ruleset.graph import RuleGraph
 
@@ -58,7 +59,6 @@ _CACHE_SIZE = 32
 def program(graph: RuleGraph) -> Program:
     """The tables of ``graph`` (cached by the resolved ruleset's hash). Raises Unsupported for a
     ruleset that does not fit the core's arrays."""
-    from gouji_dsl.engine.codegen import ruleset_hash
     digest = hashlib.sha256(f"{PROGRAM_VERSION}:{ruleset_hash(graph)}".encode()).hexdigest()
     with _lock:
         got = _cache.get(digest)

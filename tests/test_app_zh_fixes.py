@@ -251,3 +251,23 @@ def test_a_marker_is_shown_by_its_words_not_its_id():
     from gouji_dsl.ruleset.spec import Wording
     aside = Wording({Language.EN: "All four may yield.", Language.ZH: "四人都有让牌的权利（按出牌顺序出牌）。"}, Language.EN)
     assert term_of(aside) is None  # (an aside in brackets is not a term)
+
+
+def _team(seat: int) -> int:
+    return (seat - 1) % 2 + 1
+
+
+@pytest.mark.parametrize("lang, me, team_of, scores, line", [
+    (Language.ZH, 1, _team, {"1": 12, "2": -12, "3": 12, "4": -12}, "终局：联邦 1（你） +12、联邦 2 -12"),
+    (Language.EN, 2, _team, {"1": 12, "2": -12, "3": 12, "4": -12}, "game over: team 1 +12, team 2 (you) -12"),
+    (Language.ZH, 2, _team, {"1": 12, "2": -12, "3": 6, "4": -6}, "终局：1 号座位 +12、你 -12、3 号座位 +6、4 号座位 -6"),
+    (Language.ZH, None, None, {"1": 12, "2": -12}, "终局：1 号座位 +12、2 号座位 -12"),
+    (Language.EN, 1, None, {"1": 12, "2": -12}, "game over: you +12, seat 2 -12"),
+])
+def test_the_logs_game_over_line_names_the_teams_or_seats(lang, me, team_of, scores, line):
+    """The play screen's end-of-game log line: the teams' scores as the end-of-game panel says them
+    (联邦 1（你） +12) where each team's seats scored alike, else each after its seat's words — not a
+    bare number (本局结束：1: +12)."""
+    from gouji_app.play.widgets import event_text
+    with speaking(lang):
+        assert event_text({"type": "game_over", "scores": scores, "places": {}}, me, team_of=team_of) == line

@@ -675,15 +675,15 @@ def _plain_event_text(t: str, e: dict[str, Any], who: Callable[[Any], str], word
         return _("first lead: {who}").format(who=who(e["seat"]))
     if t == "redeal":
         return _("the deal is void: dealt again")
-    if t == "game_over":
-        return spaced(_("game over:")) + ", ".join(f"{s}: {v:+}" for s, v in e.get("scores", {}).items())
     return t.replace("_", " ")
 
 
-def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS, english_terms: bool = False) -> str:
+def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_WORDS, english_terms: bool = False,
+               team_of: Callable[[int], int] | None = None) -> str:
     """One engine event in words (places named as the ruleset's ``words`` name them; in Chinese the
     events the ruleset names said with its word, in English with its Chinese word in brackets when
-    ``english_terms``: :func:`termed`)."""
+    ``english_terms``: :func:`termed`); ``team_of`` (a seat's team): a game's end says the teams' scores
+    as the end-of-game panel does, where each team's seats scored alike."""
     def who(s: Any) -> str:
         return seat_word(s, me)
 
@@ -703,7 +703,25 @@ def event_text(e: dict[str, Any], me: int | None = None, words: GameWords = NO_W
         text = termed(words, _(named_yours if yours_first else named_theirs), _(own_yours if yours_first else own_theirs),
                       {"term": Term(t)}, english_terms=english_terms, **fields)
         return text + (" " + _("(automatic)") if e.get("automatic") else "")
+    if t == "game_over":
+        return spaced(_("game over:")) + _(", ").join(scores_said(e.get("scores", {}), who, me, team_of))
     return _plain_event_text(t, e, who, words)
+
+
+def scores_said(scores: dict[Any, Any], who: Callable[[Any], str], me: int | None,
+                team_of: Callable[[int], int] | None) -> list[str]:
+    """A game's scores in words: by team as the end-of-game panel says them (联邦 1（你） +2) where
+    ``team_of`` is known and each team's seats scored alike, else each after its seat's words
+    (1 号座位 +12, 你 -12) — never a bare seat number."""
+    by_team: dict[int, set[Any]] = {}
+    for s, v in scores.items():
+        if team_of is not None:
+            by_team.setdefault(team_of(int(s)), set()).add(v)
+    if by_team and all(len(vs) == 1 for vs in by_team.values()):
+        mine = team_of(me) if team_of is not None and me is not None else None
+        return [_("team {team}").format(team=team) + (_(" (you)") if team == mine else "") + f" {next(iter(vs)):+}"
+                for team, vs in sorted(by_team.items())]
+    return [f"{who(s)} {v:+}" for s, v in scores.items()]
 
 
 #: what a pass in a setup phase declines (the log says it: a bare "pass" before the first lead reads
@@ -1019,7 +1037,8 @@ class GameLog(Tree[Any]):
             if ev["type"] in ("move", "discard"):
                 continue
             style = "cyan" if ev["type"] != "game_over" else "bold cyan"
-            self._tails[i] = parent.add_leaf(Text("     " + event_text(ev, me, s.words), style=style), data=("event", i))
+            self._tails[i] = parent.add_leaf(Text("     " + event_text(ev, me, s.words, team_of=s.state.team), style=style),
+                                             data=("event", i))
 
     def mark(self, index: int) -> None:
         """Show where the game is: a marker on the entry and the tree's cursor on it."""

@@ -59,7 +59,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gouji_dsl.engine.codegen import Unsupported as _GeneratorUnsupported
 from gouji_dsl.i18n import N_, _
 
 #: the ABI of the compiled part these wrappers expect (``_core.ABI``)
@@ -131,7 +130,7 @@ else:
 DISABLE_ENV = "GOUJI_NO_NATIVE"
 
 
-class Unsupported(_GeneratorUnsupported):
+class Unsupported(Exception):
     """Something in the ruleset the native core does not play yet (the message names it); the
     caller plays with the generated module or the interpreter, and says so. A message marked with
     N_() (and its ``fields``) is shown in the language active when it is shown (``str()``)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gouji_dsl import bots
-from gouji_dsl.bots import ENTRY_POINT_GROUP, canonical_spec, external, installed_plugins, make_bot, outside, parse_bot_spec
+from gouji_dsl.bots import ENTRY_POINT_GROUP, canonical_spec, deciding, external, installed_plugins, make_bot, outside, parse_bot_spec
 from gouji_dsl.bots.outside import ViewOnly
 from gouji_dsl.bots.view import SeatView
 from gouji_dsl.engine.interpreter import hands_from_text, new_game
@@ -582,3 +582,78 @@ def test_an_exec_bot_that_ignores_its_input_dies_with_a_driver_killed_by_kill_9(
         if pidfd is not None:
             os.close(pidfd)
         driver.stderr.close()
+
+
+_ENDS_ITS_PROCESS = """
+    import os, signal
+    class Bot:
+        def __init__(self, rng):
+            self.n = 0
+        def choose(self, view, moves):
+            self.n += 1
+            if self.n > 3:  # (a few decisions in: the games have begun)
+                {how}
+            return moves[0]
+"""
+
+
+def test_a_plug_in_that_calls_os_exit_is_named_not_a_silent_exit_0(monkeypatch, tmp_path, runner):
+    """(N2) os._exit(0) would end the command at once, its games unfinished, with exit status 0: while a
+    plug-in decides it is that bot's failure instead, named with its seat and game."""
+    _install(monkeypatch, tmp_path, "quitter", "door_plugin_quitter:Bot",
+             _ENDS_ITS_PROCESS.format(how="os._exit(0)"))
+    with pytest.raises(outside.BotFailed) as got:
+        play_game(graph("online"), 1, 0, ["quitter", "random"] * 3)
+    assert (got.value.code, got.value.bot, got.value.game) == ("BotExited", "quitter", "1:0")
+    assert "os._exit(0)" in str(got.value)
+    assert os._exit is deciding._REAL_EXIT  # (the guard is lifted after the decision)
+    for args in (["simulate", "online", "--games", "2", "--workers", "1", "--bots", "quitter,random"],
+                 ["duel", "online", "quitter", "heuristic", "--deals", "1", "--workers", "1"]):
+        r = runner.invoke(cli, args)
+        assert r.exit_code == 1 and "[BotExited]" in r.stderr and "'quitter' at seat 1" in r.stderr, (args, r.output)
+
+
+def _installed_for_workers(tmp_path: Path) -> dict[str, str]:
+    """An environment in which spawned worker processes find the plug-ins ``quitter`` (os._exit(0)) and
+    ``killer`` (SIGKILL of its own process): a distribution's metadata on PYTHONPATH, as pip leaves it."""
+    site = tmp_path / "site"
+    info = site / "doorbots-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: doorbots\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[gouji.bots]\nquitter = door_quitter:Bot\nkiller = door_killer:Bot\n")
+    (site / "door_quitter.py").write_text(textwrap.dedent(_ENDS_ITS_PROCESS.format(how="os._exit(0)")))
+    (site / "door_killer.py").write_text(textwrap.dedent(_ENDS_ITS_PROCESS.format(how="os.kill(os.getpid(), signal.SIGKILL)")))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+
+
+@pytest.mark.parametrize(("bot", "args"), [
+    ("quitter", ["simulate", "online", "--games", "12", "--workers", "2", "--executor", "process", "--bots", "quitter,random"]),
+    ("killer", ["simulate", "online", "--games", "12", "--workers", "2", "--executor", "process", "--bots", "killer,random"]),
+    ("killer", ["duel", "online", "killer", "heuristic", "--deals", "3", "--workers", "2"]),
+])
+def test_a_plug_in_that_ends_its_worker_is_named(tmp_path, bot, args):
+    """(N2) In a run's worker: os._exit is caught as in one process; a worker that dies otherwise (SIGKILL)
+    while a plug-in decides is that bot's failure, named with its seat (the worker's note), not "every
+    worker died" (exit 3) nor BrokenProcessPool."""
+    import subprocess
+    r = subprocess.run([sys.executable, "-m", "gouji_dsl", *args], env=_installed_for_workers(tmp_path),
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert "[BotExited]" in r.stderr and f"bot '{bot}' at seat 1" in r.stderr, r.stderr
+    assert ("os._exit(0)" if bot == "quitter" else "its worker process died while it was deciding") in r.stderr
+    assert "Traceback" not in r.stderr and "every worker" not in r.stderr
+
+
+def test_the_notes_folders_of_killed_drivers_are_removed_never_through_a_symlink(tmp_path):
+    import subprocess
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])  # (a pid that is gone)
+    gone.wait()
+    left = tmp_path / f"gouji-deciding-{gone.pid}-abc123"
+    (left / "x").mkdir(parents=True)
+    mine = tmp_path / f"gouji-deciding-{os.getpid()}-live1"
+    mine.mkdir()
+    kept = tmp_path / "kept"
+    (kept / "inside").mkdir(parents=True)
+    (tmp_path / f"gouji-deciding-{gone.pid}-link1").symlink_to(kept)
+    deciding.remove_stale_folders(str(tmp_path))
+    assert not left.exists() and mine.is_dir() and (kept / "inside").is_dir()

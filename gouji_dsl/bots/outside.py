@@ -34,6 +34,7 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gouji_dsl.bots import ENTRY_POINT_GROUP, installed_plugins
+from gouji_dsl.bots.deciding import ExitCalled, deciding
 from gouji_dsl.bots.view import SeatView, seat_view
 from gouji_dsl.diagnostics import Code, Diagnostic, GoujiError
 from gouji_dsl.i18n import _
@@ -68,7 +69,7 @@ class BotFailed(GoujiError, RuntimeError):
         else:
             where = (_("bot {bot!r} at seat {seat}, game {game}").format(bot=bot, seat=seat, game=game) if game
                      else _("bot {bot!r} at seat {seat}").format(bot=bot, seat=seat))
-        super().__init__(Diagnostic(where, 0, 0, what, hint=_bot_hint(self.code), code=self.code))
+        super().__init__(Diagnostic(where, 0, 0, what, hint=_bot_hint(self.code, bot), code=self.code))
         self.args = (f"{where}: {what}",)
 
     def __str__(self) -> str:
@@ -82,11 +83,25 @@ class BotFailed(GoujiError, RuntimeError):
         return (BotFailed, (self.bot, self.seat, self.what, self.code, self.game))
 
 
-def _bot_hint(code: str) -> str:
+def worker_died(died: Sequence[tuple[str, int | None, int | None]], start: int, stop: int) -> BotFailed:
+    """The failure of the bot (the first of ``died``: :func:`gouji_dsl.bots.deciding.died_deciding`)
+    that was deciding when its worker process died, playing deals ``start`` .. ``stop - 1``."""
+    bot, seat, code = died[0]
+    deals = (_("deal {start}").format(start=start) if stop - start <= 1
+             else _("deals {start}–{last}").format(start=start, last=stop - 1))
+    return BotFailed(bot, seat, _("its worker process died while it was deciding, playing {deals} (exit code {code}): "
+                                  "a bot must not end the process that plays it").format(deals=deals, code=code),
+                     Code.BOT_EXITED)
+
+
+def _bot_hint(code: str, bot: str = "exec") -> str:
     if code == Code.ILLEGAL_BOT_MOVE:
         return _("the bot must answer one of the move lines it was sent in \"moves\" (README: Bots from outside)")
     if code == Code.BOT_TIMEOUT:
         return _("give it more time with exec@SECONDS:CMD, or make it answer sooner")
+    if code == Code.BOT_EXITED and not bot.startswith("exec"):  # a plug-in: its process is the one that plays
+        return _("a plug-in bot runs in the process that plays it: it returns its move, and never exits or ends "
+                 "that process")
     if code == Code.BOT_EXITED:
         return _("run the bot's command by hand to see why it stops (its standard error is shown above)")
     if code == Code.BOT_BAD_OUTPUT:
@@ -133,9 +148,13 @@ class ViewOnly:
         view = seat_view(state, seat)
         texts = tuple(m.text(state.model) for m in moves)
         try:
-            answer = self._bot.choose(view, texts)
+            with deciding(self.name, seat):  # (os._exit here is the bot's failure; a worker's note names it)
+                answer = self._bot.choose(view, texts)
         except (BotFailed, KeyboardInterrupt):
             raise
+        except ExitCalled as e:  # os._exit(): it would end the command at once, games unfinished, often with 0
+            raise BotFailed(self.name, seat, _("called os._exit({code}) while deciding: a bot must not end the process "
+                                               "that plays it").format(code=e.code), Code.BOT_EXITED) from None
         except BaseException as e:  # SystemExit (sys.exit() in the bot) too: never a silent exit 0
             raise BotFailed(self.name, seat, _("failed: {type}: {e}").format(type=type(e).__name__, e=e)) from e
         return read_answer(self.name, state, answer, moves, texts)
@@ -191,4 +210,4 @@ def make_plugin(name: str, rng: random.Random) -> ViewOnly:
 
 
 __all__ = ["ENTRY_POINT_GROUP", "BotFailed", "OutsideBot", "ViewOnly", "installed", "make_plugin", "plugin_factory",
-           "read_answer"]
+           "read_answer", "worker_died"]

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl import resources
-from gouji_dsl.bots import make_bot, parse_bot_spec
+from gouji_dsl.bots import deciding, make_bot, parse_bot_spec
+from gouji_dsl.bots.outside import worker_died
 from gouji_dsl.diagnostics import quoted, shortened
 from gouji_dsl.engine.interpreter import GameState, Move, match_length, score_range
 from gouji_dsl.engine.records import DuplicateKeyError, _Positions, json_limit, load_json, schema_message, strict_validator_class
@@ -689,9 +690,9 @@ def save_unit(path: Path, games: Sequence[DuelGame], header: dict[str, Any] | No
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(resolved: Any) -> None:
+def _init_worker(resolved: Any, notes: str | None = None) -> None:
     from gouji_dsl.tools.runs import _ignore_sigint
-    _ignore_sigint()  # Ctrl+C is for the parent, which stops the workers (a worker would go on to the next deal)
+    _ignore_sigint(notes=notes)  # Ctrl+C is for the parent, which stops the workers (a worker would go on to the next deal)
     _WORKER["graph"] = compile_ruleset(resolved)
 
 
@@ -719,21 +720,39 @@ def _play(graph: RuleGraph, a: str, b: str, todo: list[tuple[int, int]], seed: A
             take(play_unit(graph, a, b, s, e, seed, think_ms, engine))
         return
     import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
 
     from gouji_dsl.tools.runs import close_pool
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                               initargs=(graph.resolved,))
-    stopped = True
-    try:
-        pending = {pool.submit(_run_unit, a, b, s, e, seed, think_ms, engine) for s, e in todo}
-        while pending:
-            fin, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in fin:
-                take([DuelGame.from_json(d) for d in fut.result()])
-        stopped = False
-    finally:
-        close_pool(pool, stopped)  # Ctrl+C or an error: the deals being played and queued are not waited for
+    with deciding.notes_folder() as notes:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                   initargs=(graph.resolved, notes))
+        stopped = True
+        try:
+            units_of = {pool.submit(_run_unit, a, b, s, e, seed, think_ms, engine): (s, e) for s, e in todo}
+            pending = set(units_of)
+            while pending:
+                fin, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in fin:
+                    try:
+                        got = fut.result()
+                    except BrokenProcessPool as e:  # a worker died: a bot from outside deciding there is named
+                        raise _broken(pool, notes, units_of[fut], e) from None
+                    take([DuelGame.from_json(d) for d in got])
+            stopped = False
+        finally:
+            close_pool(pool, stopped)  # Ctrl+C or an error: the deals being played and queued are not waited for
+
+
+def _broken(pool: Any, notes: str, unit: tuple[int, int], e: BaseException) -> BaseException:
+    """What a pool broken by a worker's death while it played ``unit`` is: the failure of the bot from
+    outside that was deciding in that worker (:func:`gouji_dsl.bots.deciding.died_deciding`), else ``e``."""
+    workers = deciding.workers_of(pool)
+    for p in workers:  # (ended and joined: their exit codes known)
+        p.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+    died = deciding.died_deciding(workers, notes)
+    return worker_died(died, *unit) if died else e
 
 
 def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_ms: float | None = None,

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from gouji_dsl.atomic import atomic_write
-from gouji_dsl.bots.outside import BotFailed
+from gouji_dsl.bots import deciding
+from gouji_dsl.bots.outside import BotFailed, worker_died
 from gouji_dsl.diagnostics import Diagnostic, GoujiError, quoted
 from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.i18n import _
@@ -95,6 +96,15 @@ class OutputNotWritable(RunStopped):
 
 class _ChunkLost(Exception):
     """The worker playing a chunk went away before it finished: the chunk is played again."""
+
+
+class _BotDied(Exception):
+    """The worker playing a chunk died while a bot from outside was deciding there (``died``: see
+    :func:`gouji_dsl.bots.deciding.died_deciding`): that bot's failure, not played again."""
+
+    def __init__(self, died: list[tuple[str, int | None, int | None]]):
+        super().__init__(died)
+        self.died = died
 
 
 MAX_CHUNK_LOSSES = 3
@@ -491,10 +501,12 @@ def _raise_chunk_error(err: dict[str, Any]) -> None:
     raise SimulationError(str(err.get("message")))
 
 
-def _ignore_sigint(parent: int | None = None) -> None:
+def _ignore_sigint(parent: int | None = None, notes: str | None = None) -> None:
     """Worker start-up: Ctrl+C is for the parent (which stops cleanly), not for the workers; and the
     worker ends when its parent (``parent``, by default the process that started it) does, even
-    killed with ``kill -9`` (:func:`die_with_parent`)."""
+    killed with ``kill -9`` (:func:`die_with_parent`). ``notes``: the pool's folder of notes of the bot
+    deciding (:func:`gouji_dsl.bots.deciding.start_notes`: a worker that dies names it)."""
+    deciding.start_notes(notes)
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # pragma: no cover - not the main thread
@@ -612,22 +624,33 @@ class _ProcessBackend(_Backend):
         self.spec = spec
         self.n_workers = workers
         self.key, self.blob = pack_spec(spec)
-        self.pool = self._new_pool()
+        self._notes = deciding.notes_folder()
+        self.notes = self._notes.__enter__()
+        try:
+            self.pool = self._new_pool()
+        except BaseException:
+            self._notes.__exit__(None, None, None)
+            raise
 
     def _new_pool(self) -> Any:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         return ProcessPoolExecutor(max_workers=self.n_workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_ignore_sigint, initargs=(os.getpid(),))
+                                   initializer=_ignore_sigint, initargs=(os.getpid(), self.notes))
 
-    def _mend(self) -> None:
-        """A new pool in place of a broken one (its other workers are ended)."""
+    def _mend(self) -> list[tuple[str, int | None, int | None]]:
+        """A new pool in place of a broken one (its other workers are ended); the bots that were deciding
+        in the workers that died (:func:`gouji_dsl.bots.deciding.died_deciding`)."""
+        died: list[tuple[str, int | None, int | None]] = []
         if getattr(self.pool, "_broken", False):
             old, self.pool = self.pool, None
+            workers = deciding.workers_of(old)
             try:
                 close_pool(old, abort=True)
+                died = deciding.died_deciding(workers, self.notes)
             finally:
                 self.pool = self._new_pool()
+        return died
 
     def submit(self, start: int, stop: int) -> Any:
         self._mend()
@@ -638,12 +661,17 @@ class _ProcessBackend(_Backend):
         try:
             return fut.result()
         except BrokenProcessPool:  # a worker died: every chunk of that pool is played again
-            self._mend()
+            died = self._mend()
+            if died:  # ... unless a bot from outside was deciding there: its failure (it would do it again)
+                raise _BotDied(died) from None
             raise _ChunkLost from None
 
     def close(self, abort: bool) -> None:
-        if self.pool is not None:
-            close_pool(self.pool, abort)
+        try:
+            if self.pool is not None:
+                close_pool(self.pool, abort)
+        finally:
+            self._notes.__exit__(None, None, None)
 
 
 def close_pool(pool: Any, abort: bool) -> None:
@@ -1259,6 +1287,8 @@ class _Run:
                 start, stop = pending.pop(f)
                 try:
                     data = backend.result(f)
+                except _BotDied as e:
+                    raise worker_died(e.died, start, stop) from None
                 except _ChunkLost:
                     losses[start] = losses.get(start, 0) + 1
                     if losses[start] > MAX_CHUNK_LOSSES:

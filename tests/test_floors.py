@@ -118,8 +118,10 @@ def test_compiling_and_checking_a_ruleset_never_imports_the_engine():
 # _cycles (13), _compile (11). 82 -> 68: interpreter._apply_in_play one method per move (15), parse_move (11);
 # records.replay_steps (13), parse_record (13); determinize._rebuild (15), sample_deal (12), consistent (12), the
 # observer's _event (11); parse_bot_spec (13), search.candidates (13), the heuristic's choose (11); lint's
-# inherited_rule_sentence_kept (12); the card model's plays_from (12); parse_cards (11).
-MAX_OVER_10 = 68
+# inherited_rule_sentence_kept (12); the card model's plays_from (12); parse_cards (11). 68 -> 63: the loader's
+# (ruleset/load) schema errors one teller per kind (_schema_diags was 20), _check_rules (11), syntax_diagnostics (12),
+# the builder's _scalar (11) and _merge (12) each lost a part.
+MAX_OVER_10 = 63
 OVER_30 = {
     "gouji_dsl/engine/playout.py::_random_run": 49,
     "gouji_dsl/engine/codegen.py::function": 42,

@@ -17,7 +17,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,72 +195,108 @@ def _leaves_out(err: ValidationError, loc: Loc) -> bool:
                 and isinstance(err.instance, str))
 
 
+def _bad_name(raw: RawRuleset, err: ValidationError, loc: Loc) -> Diagnostic:
+    """A key that is not a valid name (``propertyNames``): a setting, a definition or another key."""
+    name = err.instance
+    kind = {("settings",): _("setting name"), ("definitions",): _("definition name")}.get(loc, _("key"))
+    hint = _schema_hint(err.schema)
+    meant = meant_name(name) if loc == ("settings",) and isinstance(name, str) else None
+    if meant is not None:
+        odd = ", ".join(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, 'a control character')}"
+                                      for c in name if not (c.isascii() and (c.isalnum() or c == "_"))))
+        hint = _("it holds {odd}, which shows as nothing or as another letter; its value is checked as {meant!r}").format(odd=odd, meant=meant)
+    return raw.diag(loc + (name,), _("invalid {kind} {name!r}").format(kind=kind, name=name), hint, key=True, code=Code.INVALID_NAME)
+
+
+def _unknown_keys(raw: RawRuleset, err: ValidationError, loc: Loc) -> list[Diagnostic]:
+    allowed = list(err.schema.get("properties", {}))
+    where = _("at the top level") if not loc else _("in {label}").format(label=_label(raw, loc))
+    out = []
+    for name in err.instance:
+        if name in allowed:
+            continue
+        hint = join_hints([did_you_mean(name, allowed), _("expected one of: ") + ", ".join(allowed)])
+        out.append(raw.diag(loc + (name,), _("unknown key {name!r} {where}").format(
+            name=name, where=where), hint, key=True, code=Code.UNKNOWN_KEY))
+    return out
+
+
+def _missing_key(raw: RawRuleset, err: ValidationError, loc: Loc) -> list[Diagnostic]:
+    missing = [k for k in err.validator_value if k not in err.instance]
+    if not missing:
+        return []
+    name = missing[0]  # jsonschema reports each missing key separately: find which one this is
+    m = re.match(r"^'(.*)' is a required property$", err.message)
+    if m and m.group(1) in missing:
+        name = m.group(1)
+    return [raw.diag(loc, _("{label} is missing required key {name!r}").format(
+        label=_label(raw, loc), name=name), _(_REQUIRED_HINTS[name]) if name in _REQUIRED_HINTS else None,
+                     code=Code.MISSING_KEY)]
+
+
+def _wrong_type(raw: RawRuleset, err: ValidationError, loc: Loc) -> list[Diagnostic]:
+    hint = None
+    if err.instance is None:
+        hint = _("the value is missing")
+    elif loc == ("rules",):
+        hint = _("write rules as a list: each rule starts with `- id: ...`")
+    elif isinstance(err.instance, (list, dict)) and "string" in err.validator_value:
+        hint = _("quote the value if it is meant as text")
+    return [raw.diag(loc, _("{label}: expected {expected}, got {kind}").format(
+        label=_label(raw, loc), expected=_expected(err.validator_value), kind=_kind(err.instance)), hint,
+                     code=Code.WRONG_TYPE)]
+
+
+def _not_a_name(raw: RawRuleset, err: ValidationError, loc: Loc) -> list[Diagnostic]:
+    return [raw.diag(loc, _("{label}: {instance!r} is not a valid name").format(
+        label=_label(raw, loc), instance=err.instance), _schema_hint(err.schema),
+                     code=Code.INVALID_NAME)]
+
+
+def _listed_twice(raw: RawRuleset, err: ValidationError, loc: Loc) -> list[Diagnostic] | None:
+    if not isinstance(err.instance, list):
+        return None
+    seen: list[Any] = []
+    for i, item in enumerate(err.instance):
+        if item in seen:
+            return [raw.diag(loc + (i,), _("{item!r} is listed twice in {label}").format(item=item, label=_label(raw, loc)),
+                             _("remove the repeated entry"), code=Code.DUPLICATE_ENTRY)]
+        seen.append(item)
+    return None
+
+
+def _empty(raw: RawRuleset, err: ValidationError, loc: Loc) -> list[Diagnostic]:
+    return [raw.diag(loc, _("{label} must not be empty").format(label=_label(raw, loc)), code=Code.EMPTY_VALUE)]
+
+
+def _not_allowed(raw: RawRuleset, err: ValidationError, loc: Loc) -> list[Diagnostic]:
+    return [raw.diag(loc, _("{label}: {instance!r} is not allowed").format(label=_label(raw, loc), instance=err.instance),
+                     _("expected one of: ") + ", ".join(map(str, err.validator_value)), code=Code.VALUE_NOT_ALLOWED)]
+
+
+_SCHEMA_WORDS: dict[str, Callable[[RawRuleset, ValidationError, Loc], list[Diagnostic] | None]] = {
+    "additionalProperties": _unknown_keys,
+    "required": _missing_key,
+    "type": _wrong_type,
+    "pattern": _not_a_name,
+    "uniqueItems": _listed_twice,
+    "minLength": _empty,
+    "enum": _not_allowed,
+}
+"""How each kind of schema error (jsonschema's ``validator``) is told; None: in jsonschema's own words."""
+
+
 def _schema_diags(raw: RawRuleset, err: ValidationError) -> list[Diagnostic]:
     loc: Loc = tuple(err.absolute_path)
-    v = err.validator
-    if v == "oneOf" and len(loc) == 2 and loc[0] == "rules":
+    if err.validator == "oneOf" and len(loc) == 2 and loc[0] == "rules":
         return []  # one effect per rule: reported by _check_rules with a better message
     if "propertyNames" in err.schema_path:
-        name = err.instance
-        kind = {("settings",): _("setting name"), ("definitions",): _("definition name")}.get(loc, _("key"))
-        hint = _schema_hint(err.schema)
-        meant = meant_name(name) if loc == ("settings",) and isinstance(name, str) else None
-        if meant is not None:
-            odd = ", ".join(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, 'a control character')}"
-                                          for c in name if not (c.isascii() and (c.isalnum() or c == "_"))))
-            hint = _("it holds {odd}, which shows as nothing or as another letter; its value is checked as {meant!r}").format(odd=odd, meant=meant)
-        return [raw.diag(loc + (name,), _("invalid {kind} {name!r}").format(kind=kind, name=name), hint, key=True, code=Code.INVALID_NAME)]
-    if v == "additionalProperties":
-        allowed = list(err.schema.get("properties", {}))
-        where = _("at the top level") if not loc else _("in {label}").format(label=_label(raw, loc))
-        out = []
-        for name in err.instance:
-            if name in allowed:
-                continue
-            hint = join_hints([did_you_mean(name, allowed), _("expected one of: ") + ", ".join(allowed)])
-            out.append(raw.diag(loc + (name,), _("unknown key {name!r} {where}").format(
-                name=name, where=where), hint, key=True, code=Code.UNKNOWN_KEY))
-        return out
-    if v == "required":
-        missing = [k for k in err.validator_value if k not in err.instance]
-        if not missing:
-            return []
-        name = missing[0]  # jsonschema reports each missing key separately: find which one this is
-        m = re.match(r"^'(.*)' is a required property$", err.message)
-        if m and m.group(1) in missing:
-            name = m.group(1)
-        return [raw.diag(loc, _("{label} is missing required key {name!r}").format(
-            label=_label(raw, loc), name=name), _(_REQUIRED_HINTS[name]) if name in _REQUIRED_HINTS else None,
-                         code=Code.MISSING_KEY)]
-    label = _label(raw, loc)
-    if v == "type":
-        hint = None
-        if err.instance is None:
-            hint = _("the value is missing")
-        elif loc == ("rules",):
-            hint = _("write rules as a list: each rule starts with `- id: ...`")
-        elif isinstance(err.instance, (list, dict)) and "string" in err.validator_value:
-            hint = _("quote the value if it is meant as text")
-        return [raw.diag(loc, _("{label}: expected {expected}, got {kind}").format(
-            label=label, expected=_expected(err.validator_value), kind=_kind(err.instance)), hint,
-                         code=Code.WRONG_TYPE)]
-    if v == "pattern":
-        return [raw.diag(loc, _("{label}: {instance!r} is not a valid name").format(
-            label=label, instance=err.instance), _schema_hint(err.schema),
-                         code=Code.INVALID_NAME)]
-    if v == "uniqueItems" and isinstance(err.instance, list):
-        seen: list[Any] = []
-        for i, item in enumerate(err.instance):
-            if item in seen:
-                return [raw.diag(loc + (i,), _("{item!r} is listed twice in {label}").format(item=item, label=label), _("remove the repeated entry"),
-                                 code=Code.DUPLICATE_ENTRY)]
-            seen.append(item)
-    if v == "minLength":
-        return [raw.diag(loc, _("{label} must not be empty").format(label=label), code=Code.EMPTY_VALUE)]
-    if v == "enum":
-        return [raw.diag(loc, _("{label}: {instance!r} is not allowed").format(label=label, instance=err.instance),
-                         _("expected one of: ") + ", ".join(map(str, err.validator_value)), code=Code.VALUE_NOT_ALLOWED)]
-    return [raw.diag(loc, _("{label}: {message}").format(label=label, message=err.message), code=Code.SCHEMA_VIOLATION)]
+        return [_bad_name(raw, err, loc)]
+    words = _SCHEMA_WORDS.get(str(err.validator))
+    found = words(raw, err, loc) if words is not None else None
+    if found is not None:
+        return found
+    return [raw.diag(loc, _("{label}: {message}").format(label=_label(raw, loc), message=err.message), code=Code.SCHEMA_VIOLATION)]
 
 
 def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
@@ -284,17 +320,7 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
                                 _("{name} has {n} effects ({join})").format(name=name, n=len(effects), join=', '.join(effects)),
                                 effects_hint + _("; split it into separate rules"), key=True, code=Code.MANY_EFFECTS))
         else:
-            effect = effects[0]
-            if "target" in rule and effect not in TARGET_EFFECTS:
-                out.append(raw.diag(loc + ("target",), _("'target' in {name} only applies to ").format(name=name)
-                                    + ", ".join(TARGET_EFFECTS), _("remove 'target', or use one of those effects"),
-                                    key=True, code=Code.MISPLACED_KEY))
-            if "amount" in rule and effect not in ("count", "give"):
-                out.append(raw.diag(loc + ("amount",), _("'amount' in {name} only applies to count and give").format(name=name),
-                                    _("remove 'amount', or use count / give"), key=True, code=Code.MISPLACED_KEY))
-            if "giver" in rule and effect != "give":
-                out.append(raw.diag(loc + ("giver",), _("'giver' in {name} only applies to give").format(name=name),
-                                    _("remove 'giver', or make the effect give"), key=True, code=Code.MISPLACED_KEY))
+            out.extend(_misplaced_keys(raw, rule, loc, name, effects[0]))
         rid = rule.get("id")
         if isinstance(rid, str):
             if rid in first_id:
@@ -304,6 +330,22 @@ def _check_rules(raw: RawRuleset) -> list[Diagnostic]:
                                     code=Code.DUPLICATE_RULE_ID))
             else:
                 first_id[rid] = i
+    return out
+
+
+def _misplaced_keys(raw: RawRuleset, rule: dict[str, Any], loc: Loc, name: str, effect: str) -> list[Diagnostic]:
+    """``target``, ``amount`` and ``giver`` in a rule whose effect does not take them."""
+    out: list[Diagnostic] = []
+    if "target" in rule and effect not in TARGET_EFFECTS:
+        out.append(raw.diag(loc + ("target",), _("'target' in {name} only applies to ").format(name=name)
+                            + ", ".join(TARGET_EFFECTS), _("remove 'target', or use one of those effects"),
+                            key=True, code=Code.MISPLACED_KEY))
+    if "amount" in rule and effect not in ("count", "give"):
+        out.append(raw.diag(loc + ("amount",), _("'amount' in {name} only applies to count and give").format(name=name),
+                            _("remove 'amount', or use count / give"), key=True, code=Code.MISPLACED_KEY))
+    if "giver" in rule and effect != "give":
+        out.append(raw.diag(loc + ("giver",), _("'giver' in {name} only applies to give").format(name=name),
+                            _("remove 'giver', or make the effect give"), key=True, code=Code.MISPLACED_KEY))
     return out
 
 
@@ -395,6 +437,14 @@ class Skip:
         else:
             self.keys.add(loc[0])
 
+    def leaves_out_rule(self, index: int) -> bool:
+        """The rule at ``index`` is left out (the whole file, all its rules, or this one)."""
+        return self.whole or "rules" in self.keys or index in self.rules
+
+    def leaves_out_definition(self, key: str) -> bool:
+        """The definition written ``key`` is left out (the whole file, all its definitions, or this one)."""
+        return self.whole or "definitions" in self.keys or key in self.definitions
+
 
 def _check(raw: RawRuleset, skip: Skip | None = None) -> list[Diagnostic]:
     """All structural problems of a parsed file (schema and the rule/definition checks); the items
@@ -450,34 +500,37 @@ def syntax_diagnostics(raw: RawRuleset, skip: Skip | None = None) -> list[Diagno
     """Expression syntax errors, found even when the file's structure is broken, so that one run
     reports every problem a file has (names and types are checked later, once the file loads).
     With ``skip``: only in the rules and definitions it leaves out (the compiler checks the rest)."""
+    found = (_syntax_error(raw, loc, what) for loc, what in _expressions(raw, skip))
+    return [d for d in found if d is not None]
 
-    out: list[Diagnostic] = []
 
-    def check(loc: Loc, what: str) -> None:
-        value = raw.get(loc)
-        if not isinstance(value, str) or loc not in raw.values:
-            return
-        try:
-            parse(value)
-        except ExprError as e:
-            line, col = position_in(raw.text_at(loc), e.offset, raw.text)
-            out.append(diag_at(raw.path, raw.text, (line, col), _("{what}: {message}").format(what=what, message=e.message), e.hint, code=e.code))
-
+def _expressions(raw: RawRuleset, skip: Skip | None) -> Iterator[tuple[Loc, str]]:
+    """Where each expression of the rules and definitions (those ``skip`` leaves out, with ``skip``) is written,
+    and what to call it."""
     rules = raw.get(("rules",))
-    if isinstance(rules, list):
-        for i, rule in enumerate(rules):
-            if isinstance(rule, dict) and (skip is None or i in skip.rules or "rules" in skip.keys or skip.whole):
-                for k in _EXPR_KEYS:
-                    if k in rule:
-                        check(("rules", i, k), f"{_rule_name(raw, i)} {k}")
+    for i, rule in enumerate(rules if isinstance(rules, list) else ()):
+        if isinstance(rule, dict) and (skip is None or skip.leaves_out_rule(i)):
+            for k in _EXPR_KEYS:
+                if k in rule:
+                    yield ("rules", i, k), f"{_rule_name(raw, i)} {k}"
     defs = raw.get(("definitions",))
-    if isinstance(defs, dict):
-        for name, d in defs.items():
-            if skip is not None and not (name in skip.definitions or "definitions" in skip.keys or skip.whole):
-                continue
+    for name, d in (defs.items() if isinstance(defs, dict) else ()):
+        if skip is None or skip.leaves_out_definition(name):
             loc = ("definitions", name, "expr") if isinstance(d, dict) else ("definitions", name)
-            check(loc, _("in definition {name!r}").format(name=name.split('(')[0]))
-    return out
+            yield loc, _("in definition {name!r}").format(name=name.split('(')[0])
+
+
+def _syntax_error(raw: RawRuleset, loc: Loc, what: str) -> Diagnostic | None:
+    """The syntax error of the expression at ``loc`` (called ``what``), at its character; None when it parses."""
+    value = raw.get(loc)
+    if not isinstance(value, str) or loc not in raw.values:
+        return None
+    try:
+        parse(value)
+    except ExprError as e:
+        line, col = position_in(raw.text_at(loc), e.offset, raw.text)
+        return diag_at(raw.path, raw.text, (line, col), _("{what}: {message}").format(what=what, message=e.message), e.hint, code=e.code)
+    return None
 
 
 def check_text(text: str, path: str, skip: Skip | None = None) -> tuple[RawRuleset | None, list[Diagnostic]]:

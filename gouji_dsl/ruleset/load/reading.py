@@ -353,31 +353,36 @@ class _Builder:
         if tag in (_TAG + "str", _TAG + "timestamp", _MERGE_TAG, _TAG + "value"):
             return value  # a date-like plain scalar stays the text as written
         if tag in (_TAG + "int", _TAG + "float"):
-            if len(value) > MAX_NUMBER_CHARS:
-                self.error(spot, _("number too long ({n} characters; at most {max_number_chars})").format(
-                    n=len(value), max_number_chars=MAX_NUMBER_CHARS),
-                           _("numbers in a ruleset are at most {max_integer:,}").format(max_integer=MAX_INTEGER), code=Code.NUMBER_TOO_LARGE)
-                return None
-            try:
-                number = _CONSTRUCTOR.construct_object(yaml.ScalarNode(tag, value), deep=True)
-            except (ValueError, yaml.YAMLError) as e:
-                self.error(spot, _("cannot read this number: {e}").format(e=e), code=Code.WRONG_TYPE)
-                return None
-            if isinstance(number, float) and not math.isfinite(number):
-                self.error(spot, _("{value!r} is not a finite number").format(value=value), _("write a number such as 0.5"),
-                           code=Code.NUMBER_TOO_LARGE)
-                return None
-            if abs(number) > MAX_INTEGER:
-                self.error(spot, _("number too large: {value}").format(value=value), _("numbers in a ruleset are at most {max_integer:,}").format(
-                    max_integer=MAX_INTEGER),
-                           code=Code.NUMBER_TOO_LARGE)
-                return None
-            return number
+            return self._number(tag, value, spot)
         if tag == _TAG + "null":
             return None
         if tag == _TAG + "bool":
             return _CONSTRUCTOR.construct_yaml_bool(yaml.ScalarNode(tag, value))
         return value
+
+    def _number(self, tag: str, value: str, spot: Spot) -> Any:
+        """A plain scalar YAML reads as a number, within :data:`MAX_NUMBER_CHARS` and :data:`MAX_INTEGER`; None
+        (and an error) otherwise."""
+        if len(value) > MAX_NUMBER_CHARS:
+            self.error(spot, _("number too long ({n} characters; at most {max_number_chars})").format(
+                n=len(value), max_number_chars=MAX_NUMBER_CHARS),
+                       _("numbers in a ruleset are at most {max_integer:,}").format(max_integer=MAX_INTEGER), code=Code.NUMBER_TOO_LARGE)
+            return None
+        try:
+            number = _CONSTRUCTOR.construct_object(yaml.ScalarNode(tag, value), deep=True)
+        except (ValueError, yaml.YAMLError) as e:
+            self.error(spot, _("cannot read this number: {e}").format(e=e), code=Code.WRONG_TYPE)
+            return None
+        if isinstance(number, float) and not math.isfinite(number):
+            self.error(spot, _("{value!r} is not a finite number").format(value=value), _("write a number such as 0.5"),
+                       code=Code.NUMBER_TOO_LARGE)
+            return None
+        if abs(number) > MAX_INTEGER:
+            self.error(spot, _("number too large: {value}").format(value=value), _("numbers in a ruleset are at most {max_integer:,}").format(
+                max_integer=MAX_INTEGER),
+                       code=Code.NUMBER_TOO_LARGE)
+            return None
+        return number
 
 
 def _tag(tag: str) -> str:

@@ -404,28 +404,35 @@ OVERRIDE_SIMILARITY = 0.85
 about as a likely misspelt override."""
 
 
-def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: Skip) -> tuple[ResolvedRuleset, list[Diagnostic]]:
-    """Merge one file onto its parent (leaving out ``skip``); returns the result and the problems
-    of the merge (``remove:`` of unknown ids). Linear in the number of rules."""
-    diags: list[Diagnostic] = []
-    warnings: list[Diagnostic] = []
-    rules: list[RuleSpec] = [replace(r, inherited=True) for r in (parent.rules if parent else ())]
-    inherited_ids = [r.id for r in rules]
-    removed = list(parent.removed if parent else ())
+def _removals(raw: RawRuleset, parent: ResolvedRuleset | None, skip: Skip,
+              inherited_ids: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
+    """The inherited rule ids the file's ``remove:`` drops (in the order written), and the problems of the ids
+    no inherited rule has."""
     removing = raw.get(("remove",)) if "remove" not in skip.keys else None
-    drop: set[str] = set()
+    drop: list[str] = []
+    diags: list[Diagnostic] = []
     for i, rid in enumerate(removing if isinstance(removing, list) else ()):
         if i in skip.remove or not isinstance(rid, str):
             continue
         if rid in inherited_ids:
-            drop.add(rid)
-            removed.append(rid)
+            drop.append(rid)
         else:
             hint = did_you_mean(rid, inherited_ids) if parent else _("this ruleset has no `extends:`, so nothing to remove")
             diags.append(raw.diag(("remove", i), _("cannot remove {rid!r}: no inherited rule has this id").format(rid=rid), hint,
                                   code=Code.REMOVE_UNKNOWN))
+    return drop, diags
+
+
+def _merge(raw: RawRuleset, parent: ResolvedRuleset | None, skip: Skip) -> tuple[ResolvedRuleset, list[Diagnostic]]:
+    """Merge one file onto its parent (leaving out ``skip``); returns the result and the problems
+    of the merge (``remove:`` of unknown ids). Linear in the number of rules."""
+    warnings: list[Diagnostic] = []
+    rules: list[RuleSpec] = [replace(r, inherited=True) for r in (parent.rules if parent else ())]
+    drop, diags = _removals(raw, parent, skip, [r.id for r in rules])
+    removed = list(parent.removed if parent else ()) + drop
     if drop:
-        rules = [r for r in rules if r.id not in drop]
+        dropped = set(drop)
+        rules = [r for r in rules if r.id not in dropped]
     at = {r.id: n for n, r in enumerate(rules)}
     own = raw.get(("rules",)) if "rules" not in skip.keys else None
     langs = _languages(raw, parent, skip)

@@ -12,7 +12,8 @@ extract the messages with Babel: ``pybabel extract -k N_ -k ngettext:1,2 -o gouj
 """
 from __future__ import annotations
 
-from gouji_dsl.i18n import APP_DOMAIN, Language, catalog, current
+from gouji_dsl.engine.event_words import chinese, spaced
+from gouji_dsl.i18n import APP_DOMAIN, catalog
 
 
 def _(message: str) -> str:
@@ -28,18 +29,6 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Marks ``message`` for translation without translating it (it is translated where shown)."""
     return message
-
-
-def spaced(label: str) -> str:
-    """``label`` (a translated text ending in a colon) followed by the space before what it labels:
-    none after a full-width colon or other full-width punctuation (Chinese ``本局结束：``), which
-    holds its own space."""
-    return label if label.endswith(("：", "，", "。", "、", "）", "？", "！")) else label + " "
-
-
-def chinese() -> bool:
-    """Whether the app speaks Chinese now (for what is more than a message: 大王 / 小王 for the jokers)."""
-    return current() is Language.ZH
 
 
 __all__ = ["N_", "_", "chinese", "ngettext", "spaced"]

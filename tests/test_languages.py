@@ -286,10 +286,11 @@ def test_the_replay_names_events_as_the_ruleset_does(tmp_path):
     from gouji_dsl.ruleset.words import game_words
     from gouji_dsl.tools.cli_replay import _event_text
     event = {"type": "burn", "seat": 3, "burned": 5}
-    assert _event_text(event, game_words(resolve("online"))) == "burn (烧牌): seat 3, burned 5"
+    # the play log's words (event_words.event_text): in English the ruleset's Chinese term in brackets
+    assert _event_text(event, game_words(resolve("online"))) == "seat 3 burns seat 5 (烧牌)"
     p = write(tmp_path, "torch.yaml", "ruleset: torch\nextends: online\nwords:\n  terms: {burn: {en: torching, zh: 烧}}\n")
-    assert _event_text(event, game_words(resolve(p))) == "torching: seat 3, burned 5"
-    assert _event_text({"type": "redeal"}, game_words(resolve(p))) == "redeal"  # a type the ruleset names not
+    assert _event_text(event, game_words(resolve(p))) == "seat 3 burns seat 5 (烧)"
+    assert _event_text({"type": "redeal"}, game_words(resolve(p))) == "the deal is void: dealt again"
 
 
 def test_diff_sees_a_change_of_the_chinese_sentence_alone(tmp_path):

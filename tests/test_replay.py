@@ -207,6 +207,32 @@ def test_replay_prints_moves_places_and_scores(tmp_path):
     assert "scores: " + ", ".join(f"seat {s} {v:+}" for s, v in over["scores"].items()) in res.stdout
 
 
+def test_replay_in_chinese_says_the_events_as_the_play_log_does(tmp_path):
+    """t26d bug 4: ``gouji --lang zh replay`` said ``first_leader: seat 1``; each event is now the play
+    screen's log text (event_words.event_text) in the language, with the ruleset's words."""
+    from gouji_dsl import i18n
+    from gouji_dsl.engine.event_words import event_text
+    from gouji_dsl.i18n import Language
+    from gouji_dsl.ruleset.load.resolving import resolve
+    from gouji_dsl.ruleset.words import game_words
+    path = saved(tmp_path)
+    res = CliRunner().invoke(cli, ["--lang", "zh", "replay", str(path)])
+    assert res.exit_code == 0, res.output
+    data = json.loads(record_text())
+    words = game_words(resolve(data.get("ruleset", "online")))
+    before = i18n.current()
+    i18n.use(Language.ZH)
+    try:
+        shown = [e for e in data["events"] if e["type"] not in ("deal", "move", "game_over")]
+        said = [event_text(e, None, words, english_terms=True) for e in shown]
+    finally:
+        i18n.use(before)
+    lines = [ln.strip()[2:] for ln in res.stdout.splitlines() if ln.strip().startswith("· ")]
+    assert lines == said and any(e["type"] == "first_leader" for e in shown)
+    assert any(ln.startswith("首发：") for ln in lines)
+    assert not any(t in res.stdout for t in ("first_leader", "trick_won", "seat ", "retire"))
+
+
 def test_replay_json_and_check(tmp_path):
     path = saved(tmp_path)
     res = CliRunner().invoke(cli, ["replay", "--json", str(path)])

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from gouji_dsl.diagnostics import GoujiError
+from gouji_dsl.engine.event_words import NO_WORDS, event_text
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.exits import SafePath, echo, echo_json, err
@@ -39,12 +41,10 @@ def game_summary(state: Any, number: int) -> dict[str, Any]:
             "scores": {str(s): v for s, v in sorted(state.scores.items())}}
 
 
-def _event_text(e: dict[str, Any], words: GameWords | None = None) -> str:
-    """An engine event: its name as the ruleset calls it (``words.terms``: 烧牌, 革命 …; else its
-    type), then its fields."""
-    rest = ", ".join(f"{k} {json.dumps(v, ensure_ascii=False)}" for k, v in e.items() if k != "type" and v is not None)
-    name = (words.term(e["type"]) if words is not None else None) or e["type"]
-    return f"{name}" + (f": {rest}" if rest else "")
+def _event_text(e: dict[str, Any], words: GameWords = NO_WORDS, team_of: Callable[[int], int] | None = None) -> str:
+    """An engine event as the play screen's log says it (:func:`~gouji_dsl.engine.event_words.event_text`:
+    in the active language, with the ruleset's words; in English its Chinese term in brackets)."""
+    return event_text(e, None, words, english_terms=True, team_of=team_of)
 
 
 def _game_text(state: Any, number: int) -> list[str]:
@@ -60,7 +60,7 @@ def _game_text(state: Any, number: int) -> list[str]:
             n += 1
             out.append(f"  {n:4d}. {e['move']}")
         elif e.get("type") not in _QUIET:
-            out.append(f"        · {_event_text(e, words)}")
+            out.append(f"        · {_event_text(e, words, state.team)}")
     if g["over"]:
         by_place = sorted(g["places"].items(), key=lambda kv: kv[1])
         out.append("  " + _("places: ") + ", ".join(_("{p}. seat {s}").format(p=p, s=s) + " — " + words.place(int(p))

@@ -135,6 +135,20 @@ def test_the_help_page_has_no_english_paragraph_and_a_whole_yaml_example(zh):
     assert "**变体**用 `extends:` 指明它的父规则集" in text  # joined, not broken at a soft line break
 
 
+def test_the_help_hooks_table_is_chinese(zh):
+    """t26d bug 1: F1's hooks table had English columns and questions; each question is its zh msgstr."""
+    from gouji_app.helptext import help_markdown
+    from gouji_dsl.i18n import DOMAIN, catalog
+    from gouji_dsl.ruleset.game.vocabulary import HOOKS
+    text = help_markdown()
+    assert "names it knows" not in text and "| 钩子 | 类别 | 可读的名字 | 问题 | 无规则适用时 |" in text
+    zh_ = catalog(DOMAIN, Language.ZH).gettext
+    for h in HOOKS.values():
+        assert zh_(h.doc) != h.doc and zh_(h.doc).replace("|", "\\|") in text, h.name
+        assert h.doc not in text, h.name
+    assert "| `gouji` | 取值 |" in text and "这手牌是否是够级牌？" in text
+
+
 def test_the_command_palette_speaks_chinese(zh, tmp_path: Path, monkeypatch):
     """F12: the palette's prompt and Textual's own commands (focus, copy) are Chinese."""
     from textual.command import CommandPalette

@@ -46,6 +46,10 @@ class HookKind(StrEnum):
     TRIGGER = "trigger"  # mark / unmark / count / place / give rules; every matching one runs
 
 
+#: the kinds of questions in words (the hooks table, the editor's picker)
+HOOK_KIND_WORDS: dict[str, str] = {HookKind.PERMIT: N_("permit"), HookKind.VALUE: N_("value"), HookKind.TRIGGER: N_("trigger")}
+
+
 COMBINING = N_(
     "How rules combine. A rule applies when its `when:` guard holds (no guard: always). "
     "A permit question (allow / deny / require rules) is answered yes when (a) the question's default is yes "
@@ -493,7 +497,7 @@ def vocabulary_text() -> str:
     """A readable table of hooks (with the names each knows), variables, play attributes and functions."""
     out = [_("Hooks (on:)")]
     for h in HOOKS.values():
-        out.append(f"  {h.name:<21} {h.kind:<8} {h.doc} " + _("(no rule: {default})").format(default=default_text(h)))
+        out.append(f"  {h.name:<21} {h.kind:<8} {_(h.doc)} " + _("(no rule: {default})").format(default=default_text(h)))
         out.append(f"  {'':<21} {'':<8} " + _("knows: {names}").format(names=known_names(h)))
     out.append("  " + _(KNOWN_EVERYWHERE))
     out.append("\n" + _("Variables (known in: the questions whose rules may read them)"))
@@ -520,9 +524,9 @@ def _cell(text: str) -> str:
 def hooks_markdown() -> str:
     """The hooks as a markdown table: kind, the names a rule on it knows, the question, the answer
     when no rule applies (F1 and docs/vocabulary.md)."""
-    rows = [f"| `{h.name}` | {h.kind} | {_cell(known_names(h))} | {_cell(h.doc)} | {_cell(default_text(h))} |"
+    rows = [f"| `{h.name}` | {_(HOOK_KIND_WORDS[h.kind])} | {_cell(known_names(h))} | {_cell(_(h.doc))} | {_cell(default_text(h))} |"
             for h in HOOKS.values()]
-    return ("| hook | kind | names it knows | question | no rule applies |\n| --- | --- | --- | --- | --- |\n"
+    return (_("| hook | kind | names it knows | question | no rule applies |") + "\n| --- | --- | --- | --- | --- |\n"
             + "\n".join(rows) + "\n")
 
 

@@ -457,6 +457,51 @@ def test_after_a_bot_fails_the_play_screen_says_the_game_stopped_in_both_languag
     external.close_all()
 
 
+def test_a_bot_failing_with_one_move_to_make_stops_the_game_instead_of_ending_the_app(tmp_path):
+    """(t28d bug 1) a bot from outside with only a pass to make is asked on the UI thread (the steps
+    after your pass or auto-pass): its failure there ended the app (`internal error: BotFailed`); it
+    is shown and stops the game as when it fails in the worker."""
+    import asyncio
+
+    from pilot_helpers import notes, wait_for
+
+    from gouji_app.play.app import PlayApp
+
+    only_pass_is_illegal = canonical_spec("exec@20:" + program(tmp_path, "onepass.py", """
+        import json, sys
+        for line in sys.stdin:
+            msg = json.loads(line)
+            move = msg["moves"][0] if len(msg["moves"]) > 1 else "%d play RRRRRR" % msg["seat"]
+            print(json.dumps({"move": move}), flush=True)
+        """))
+
+    async def run() -> tuple[str, int]:
+        app = PlayApp(graph("online"), seed=11, bots=f"{only_pass_is_illegal},heuristic", speed="instant",
+                      show_steps=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.play_screen
+            for _ in range(200):  # you pass whenever you can (F2), else play the hint, until the bot fails
+                await wait_for(pilot, lambda: screen.bot_failure is not None or (screen.session.your_turn and not screen.thinking),
+                               what="your turn or the bot's failure")
+                if screen.bot_failure is not None:
+                    break
+                s = screen.session
+                if any(m.verb.name == "PASS" for m in s.legal()):
+                    await pilot.press("f2")
+                else:
+                    s.apply(s.hint(), "you")
+                    screen._after_move()
+            await pilot.pause()
+            assert app.is_running and screen.bot_failure is not None and not screen.thinking
+            assert any("failed" in str(n.title) for n in notes(app))
+            assert len(screen.session.legal()) == 1  # (it failed where it had one move: on the UI thread)
+            return str(screen.query_one("#feedback").render()), screen.bot_failure[0]
+
+    text, seat = asyncio.run(run())
+    assert f"The bot of seat {seat} failed: the game has stopped." in text and "answered" in text
+    external.close_all()
+
+
 def test_a_bot_that_ignores_the_end_of_its_input_is_killed_and_reaped(tmp_path, monkeypatch):
     monkeypatch.setattr(external, "CLOSE_SECONDS", 0.2)
     cmd = program(tmp_path, "stubborn.py", """

@@ -38,6 +38,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gouji_dsl.bots import is_outside
+from gouji_dsl.bots.outside import BotFailed
 from gouji_dsl.bots.process import SearchCancelled, SearchFailed, SearchProcess
 from gouji_dsl.diagnostics import GoujiError, SourcePos, printable
 from gouji_dsl.engine.explain import explain
@@ -996,7 +997,7 @@ class PlayScreen(Screen[None]):
     def _auto_step(self) -> str:
         """One move nobody types: a bot's, auto-pass, or the hint for you while F6/F7 play on.
         Returns ``moved``, ``thinking`` (a search bot started in a worker), ``ended`` (the F6/F7
-        run is over) or ``idle``."""
+        run is over), ``stopped`` (a bot failed: :meth:`_bot_failed`) or ``idle``."""
         s = self.session
         if self._run is not None:
             until, trick, game, _moves = self._run
@@ -1007,7 +1008,12 @@ class PlayScreen(Screen[None]):
             if s.bot_searches() and len(s.legal()) > 1:
                 self._think()
                 return "thinking"
-            s.step_bot()
+            state = s.state
+            try:  # (a bot from outside with one move to make is asked here, on the UI thread)
+                s.step_bot()
+            except BotFailed as e:
+                self._bot_failed(s, state, e.format())
+                return "stopped"
         elif s.your_turn and self._run is not None:
             mv = s.hint()
             if mv is None:
@@ -1123,13 +1129,7 @@ class PlayScreen(Screen[None]):
         if not self.is_attached:  # the play screen was closed while the bot thought
             return
         if error is not None:
-            self._run = None
-            self.notify(error, title=_("The bot of seat {seat} failed").format(seat=state.to_act), severity="error", timeout=15)
-            if session is self.session and session.state is state:
-                self._bot_failed_at, self.bot_failure = state, (state.to_act or 0, error)
-            self._refresh_status()
-            self._refresh_seats()
-            self._refresh_feedback()
+            self._bot_failed(session, state, error)
             return
         if session is self.session and session.state is state and session.bots_to_move and move is not None:
             try:
@@ -1143,6 +1143,22 @@ class PlayScreen(Screen[None]):
             self._refresh_status()
             self._refresh_seats()
         self._schedule()
+
+    def _bot_failed(self, session: PlaySession, state: Any, error: str) -> None:
+        """The bot to act at ``state`` failed (a bot from outside: an illegal answer, a time-out, an
+        exit, a plug-in's exception), whether asked in a worker (:meth:`_thought`) or on the UI thread
+        (:meth:`_auto_step`): said in a notification and under the hand; the game stops there (nothing
+        moves by itself at that position; undo, a new game or leaving go on)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._run = None
+        self.notify(error, title=_("The bot of seat {seat} failed").format(seat=state.to_act), severity="error", timeout=15)
+        if session is self.session and session.state is state:
+            self._bot_failed_at, self.bot_failure = state, (state.to_act or 0, error)
+        self._refresh_status()
+        self._refresh_seats()
+        self._refresh_feedback()
 
     @property
     def thinking(self) -> bool:

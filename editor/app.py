@@ -33,6 +33,10 @@ from .workspace import Workspace, display_path
 DEFAULT_WORKSPACE = "rules"
 
 
+#: Textual's own tooltips the command palette shows (get_system_commands translates them)
+TEXTUAL_TOOLTIPS = (N_("Open the command palette"),)
+
+
 class GoujiApp(XtermKeysApp):
     """The gouji app on a workspace folder; ``open_path`` opens a file straight in the editor."""
 

@@ -285,3 +285,14 @@ def test_the_logs_game_over_line_names_the_teams_or_seats(lang, me, team_of, sco
     from gouji_app.play.widgets import event_text
     with speaking(lang):
         assert event_text({"type": "game_over", "scores": scores, "places": {}}, me, team_of=team_of) == line
+
+
+def test_the_palette_tooltip_compare_loading_and_phase_names_are_chinese(zh):
+    """t26d bugs 2, 3, 5: Textual's palette tooltip, compare's loading line, the rule graph's phases."""
+    from gouji_app.widgets.side_panel import PHASE_WORDS
+    from gouji_dsl.ruleset.game.vocabulary import PHASES
+    assert _("Open the command palette") == "打开命令面板"
+    assert _("… comparing") == "… 正在比较"
+    assert set(PHASE_WORDS) == set(PHASES)
+    said = [_(PHASE_WORDS[p]) for p in PHASES]
+    assert said[:6] == ["牌", "发牌", "进贡", "准备", "首发", "出牌"] and all(s != p for s, p in zip(said, PHASES))

@@ -658,7 +658,7 @@ class CompareScreen(RunsInBackground, Screen[None]):
         self.graphs = None
         self.problems = None
         self._show_sides()
-        self.query_one("#compare-counts", Static).update(Text("… comparing", style="dim"))
+        self.query_one("#compare-counts", Static).update(Text(_("… comparing"), style="dim"))
         self._load(self.generation, self.a, self.b, list(self.workspace.search))
 
     @work(thread=True, exclusive=True, group="compare-load", exit_on_error=False)

@@ -24,13 +24,18 @@ from gouji_dsl.ruleset.game.vocabulary import PHASES
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.spec import ResolvedRuleset, said
 
-from ..i18n import _
+from ..i18n import N_, _
 from ..skeleton import flow
 from ..validation import same_file
 
 VALUE_WIDTH = 48
 OWN = "bold"
 INHERITED = "dim"
+
+
+#: the rule graph's phases (gouji_dsl.ruleset.game.vocabulary.PHASES) in words
+PHASE_WORDS = {"cards": N_("cards"), "deal": N_("deal"), "tribute": N_("tribute"), "setup": N_("setup"), "lead": N_("lead"),
+               "trick": N_("trick"), "burn": N_("burn"), "finish": N_("finish"), "end": N_("end"), "view": N_("view")}
 
 
 def _short(value: Any, width: int = VALUE_WIDTH) -> str:
@@ -161,7 +166,8 @@ def fill_graph(tree: OriginTree, graph: RuleGraph, own_path: str) -> None:
         by_phase.setdefault(n.phase, []).append(n)
     for phase in [p for p in PHASES if p in by_phase] + [p for p in by_phase if p not in PHASES]:
         nodes = by_phase[phase]
-        pnode = root.add(Text.assemble((phase, "bold cyan"), ("  " + _("{n} rules").format(n=len(nodes)), "dim")),
+        said = _(PHASE_WORDS[phase]) if phase in PHASE_WORDS else phase
+        pnode = root.add(Text.assemble((said, "bold cyan"), ("  " + _("{n} rules").format(n=len(nodes)), "dim")),
                          NodeData(f"p:{phase}"))
         for n in nodes:
             inherited = not same_file(n.origin.path, own_path)

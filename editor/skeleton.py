@@ -7,6 +7,7 @@ commented out, so a variant starts out identical to its parent and every change 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -91,9 +92,15 @@ def _header(name: str, parent: str) -> list[str]:
     return [f"# {ln}" for ln in _wrap(text, COMMENT_WIDTH - 2)]
 
 
+#: where a Chinese comment may break without cutting a word: after its punctuation
+_CLAUSE_END = re.compile(r"(?<=[，。；：、）])")
+
+
 def _wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` cells (Chinese broken between characters)."""
-    return wrap(text, width) or [""]
+    """``text`` in lines of at most ``width`` cells; Chinese broken after its punctuation, not inside
+    a clause (``取消``, ``删除`` stay whole), unless a clause is longer than a line."""
+    clauses = [c.strip() for c in _CLAUSE_END.split(text) if c.strip()] if chinese() else []
+    return wrap(text, width, keep=clauses) or [""]
 
 
 def variant_text(name: str, parent: str, file: str | os.PathLike[str], *, title: str | None = None,

@@ -296,3 +296,14 @@ def test_the_palette_tooltip_compare_loading_and_phase_names_are_chinese(zh):
     assert set(PHASE_WORDS) == set(PHASES)
     said = [_(PHASE_WORDS[p]) for p in PHASES]
     assert said[:6] == ["牌", "发牌", "进贡", "准备", "首发", "出牌"] and all(s != p for s, p in zip(said, PHASES))
+
+
+def test_the_new_variants_header_breaks_chinese_between_clauses(zh, tmp_path: Path):
+    """t26d bug 9: the header comment split 取/消 and 删/除 across lines; it breaks after punctuation."""
+    from gouji_app.skeleton import COMMENT_WIDTH
+    from gouji_dsl.i18n import display_width
+    head = [ln[2:] for ln in variant_text("online-house", "online", tmp_path / "online-house.yaml").splitlines()[2:]
+            if ln.startswith("# ") and not ln.startswith("#   ")][:6]
+    assert head and all(display_width(ln) <= COMMENT_WIDTH - 2 for ln in head)
+    assert not any(ln.endswith(("取", "删")) for ln in head)
+    assert any(ln.startswith("取消 `settings:`") for ln in head) and any("（null 删除一个键）" in ln for ln in head)

@@ -307,3 +307,10 @@ def test_the_new_variants_header_breaks_chinese_between_clauses(zh, tmp_path: Pa
     assert head and all(display_width(ln) <= COMMENT_WIDTH - 2 for ln in head)
     assert not any(ln.endswith(("取", "删")) for ln in head)
     assert any(ln.startswith("取消 `settings:`") for ln in head) and any("（null 删除一个键）" in ln for ln in head)
+
+
+def test_the_editor_position_is_short(zh):
+    """t26d bug 8: 第 1 行，第 1 列 lost its 列 at 80x24; the position is no wider than the English."""
+    from gouji_dsl.i18n import display_width
+    said = _("Ln {row}, Col {col}").format(row=12, col=34)
+    assert said == "行 12，列 34" and display_width(said) <= len("Ln 12, Col 34")

@@ -12,8 +12,8 @@ extract the messages with Babel: ``pybabel extract -k N_ -k ngettext:1,2 -o gouj
 """
 from __future__ import annotations
 
-from gouji_dsl.engine.event_words import chinese, spaced
 from gouji_dsl.i18n import APP_DOMAIN, catalog
+from gouji_dsl.ruleset.event_words import chinese, spaced
 
 
 def _(message: str) -> str:

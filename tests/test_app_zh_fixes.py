@@ -13,8 +13,8 @@ from gouji_app.app import GoujiApp
 from gouji_app.i18n import _
 from gouji_app.play.session import card_word
 from gouji_app.skeleton import variant_text
-from gouji_dsl.engine.event_words import transfer_reason
 from gouji_dsl.i18n import Language
+from gouji_dsl.ruleset.event_words import transfer_reason
 from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.words import GameWords, game_words
 

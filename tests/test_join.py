@@ -680,7 +680,7 @@ async def test_f1_at_a_table_lists_only_the_keys_that_work_there():
 
 
 def test_a_return_tribute_hidden_from_this_seat_is_said_as_hidden_cards_never_none():
-    from gouji_dsl.engine.event_words import _plain_event_text
+    from gouji_dsl.ruleset.event_words import _plain_event_text
     hidden = {"type": "transfer", "giver": 3, "receiver": 4, "rule": "return", "cards": None, "count": 1}
     text = _plain_event_text("transfer", hidden, lambda s: f"seat {s}")
     assert "None" not in text and "seat 3 → seat 4: 1 card (hidden)" in text

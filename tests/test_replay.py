@@ -211,8 +211,8 @@ def test_replay_in_chinese_says_the_events_as_the_play_log_does(tmp_path):
     """t26d bug 4: ``gouji --lang zh replay`` said ``first_leader: seat 1``; each event is now the play
     screen's log text (event_words.event_text) in the language, with the ruleset's words."""
     from gouji_dsl import i18n
-    from gouji_dsl.engine.event_words import event_text
     from gouji_dsl.i18n import Language
+    from gouji_dsl.ruleset.event_words import event_text
     from gouji_dsl.ruleset.load.resolving import resolve
     from gouji_dsl.ruleset.words import game_words
     path = saved(tmp_path)

@@ -18,7 +18,10 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from gouji_dsl.diagnostics import SourcePos
-from gouji_dsl.engine.event_words import (
+from gouji_dsl.engine.explain import explain
+from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
+from gouji_dsl.i18n import Language, bracketed
+from gouji_dsl.ruleset.event_words import (
     NO_WORDS,
     event_label,
     event_text,
@@ -27,9 +30,6 @@ from gouji_dsl.engine.event_words import (
     term_word,
     termed,
 )
-from gouji_dsl.engine.explain import explain
-from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
-from gouji_dsl.i18n import Language, bracketed
 from gouji_dsl.ruleset.words import GameWords, Term
 
 from ..i18n import N_, _, chinese, ngettext, spaced

@@ -17,8 +17,8 @@ from typing import Any
 import click
 
 from gouji_dsl.diagnostics import GoujiError
-from gouji_dsl.engine.event_words import NO_WORDS, event_text
 from gouji_dsl.i18n import N_, _, ngettext
+from gouji_dsl.ruleset.event_words import NO_WORDS, event_text
 from gouji_dsl.ruleset.words import GameWords, game_words
 from gouji_dsl.tools.exits import SafePath, echo, echo_json, err
 
@@ -42,7 +42,7 @@ def game_summary(state: Any, number: int) -> dict[str, Any]:
 
 
 def _event_text(e: dict[str, Any], words: GameWords = NO_WORDS, team_of: Callable[[int], int] | None = None) -> str:
-    """An engine event as the play screen's log says it (:func:`~gouji_dsl.engine.event_words.event_text`:
+    """An engine event as the play screen's log says it (:func:`~gouji_dsl.ruleset.event_words.event_text`:
     in the active language, with the ruleset's words; in English its Chinese term in brackets)."""
     return event_text(e, None, words, english_terms=True, team_of=team_of)
 

@@ -178,6 +178,15 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return catalog().ngettext(singular, plural, n)
 
 
+#: the languages by name (the codes stay in ``--lang`` and in a ruleset's ``says: {zh: …}``)
+LANGUAGE_NAMES: dict[Language, str] = {Language.EN: N_("English"), Language.ZH: N_("Chinese")}
+
+
+def language_name(lang: Language) -> str:
+    """``lang`` named in the active language, with its code: ``English (en)``, in Chinese ``英文（en）``."""
+    return _(LANGUAGE_NAMES[lang]) + bracketed(lang.value, after=True)
+
+
 def use(lang: Language) -> None:
     """Make ``lang`` the active language of this process."""
     global _current

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from gouji_dsl.diagnostics import Code, Diagnostic, Severity, SourcePos, did_you_mean, quoted
-from gouji_dsl.i18n import Language, _
+from gouji_dsl.i18n import Language, _, language_name
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Wording
 
 
@@ -204,9 +204,9 @@ def missing_languages(r: ResolvedRuleset) -> Iterator[tuple[SourcePos, str, str]
         if w.origin is None or w.origin.path != r.path or w.origin in seen:
             continue
         seen.add(w.origin)
-        lacking = [lang.value for lang in r.languages if lang not in w.texts]
+        lacking = [language_name(lang) for lang in r.languages if lang not in w.texts]
         if lacking:
-            given = ", ".join(lang.value for lang in w.languages)
+            given = _(", ").join(language_name(lang) for lang in w.languages)
             yield (w.origin, _("this text is given in {given} and not in {missing}, which the ruleset declares").format(
-                given=given, missing=", ".join(lacking)), _("give it per language: `{{{texts}}}`").format(
+                given=given, missing=_(", ").join(lacking)), _("give it per language: `{{{texts}}}`").format(
                 texts=", ".join(f"{lang.value}: \"...\"" for lang in r.languages)))

@@ -1,0 +1,50 @@
+"""Issue 26 (中文), the wording of the program's own Chinese (t26d bugs 11, 12): diagnostics said as
+natural Chinese (the codes unchanged), and one word per meaning in the catalogs' msgstrs — the word the
+seeds use (对头, 大王 / 小王, 联邦, 四人乱缠, 还贡); the seeds' own sentences are quoted verbatim in the
+rulesets and are not checked here."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gouji_dsl import i18n
+from gouji_dsl.i18n import Language
+from gouji_dsl.tools.cli import cli
+
+#: a shadowed rule, a text in one declared language only
+SHADOWED = """ruleset: shadow
+extends: online
+languages: [en, zh]
+title: {zh: 我们的规则}
+rules:
+  - id: gouji.always
+    on: gouji
+    value: "true"
+  - id: gouji.always2
+    on: gouji
+    value: "true"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _catalog_installed():
+    assert i18n.has_catalog(Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
+
+
+def test_the_lint_speaks_natural_chinese_with_the_same_codes(runner, tmp_path):
+    """t26d bug 12: RuleShadowed says the later rule has no guard (不带条件), not "这条用 没有条件";
+    MissingLanguage names the languages (中文（zh）, 英文（en）); the summary counts 检查提示."""
+    p = tmp_path / "shadow.yaml"
+    p.write_text(SHADOWED, encoding="utf-8")
+    zh = runner.invoke(cli, ["--lang", "zh", "validate", "--strict", str(p)]).output
+    en = runner.invoke(cli, ["--lang", "en", "validate", "--strict", str(p)]).output
+    assert re.findall(r"\[(\w+)\]", zh) == re.findall(r"\[(\w+)\]", en)
+    assert "这段文字只有中文（zh），缺少规则集声明的英文（en） [MissingLanguage]" in zh
+    assert "given in Chinese (zh) and not in English (en), which the ruleset declares" in en
+    assert "也回答 'gouji'，而且不带条件；条件成立的规则中以最后一条为准 [RuleShadowed]" in zh
+    assert "两条都回答 'gouji'，这条不带条件，而条件成立的规则中以最后一条为准 [RuleShadowed]" in zh
+    assert "3 条检查提示（--strict）" in zh
+    for awkward in ("用 没有条件", "用没有条件", "只写了", "处检查发现"):
+        assert awkward not in zh
+

@@ -5,12 +5,17 @@ rulesets and are not checked here."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po
 
 from gouji_dsl import i18n
 from gouji_dsl.i18n import Language
 from gouji_dsl.tools.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+PO = ROOT / "gouji_dsl" / "locale" / "zh" / "LC_MESSAGES"
 
 #: a shadowed rule, a text in one declared language only
 SHADOWED = """ruleset: shadow
@@ -48,3 +53,23 @@ def test_the_lint_speaks_natural_chinese_with_the_same_codes(runner, tmp_path):
     for awkward in ("用 没有条件", "用没有条件", "只写了", "处检查发现"):
         assert awkward not in zh
 
+
+#: one word per meaning in the program's own Chinese (the catalogs): the word the seeds use → the
+#: variants it replaces. 对头: "对门为各自的够级对象,称“对头”" (seeds 001, 003); 大王 / 小王: "大王和小王又称作大花和小花"
+#: (seed 002); 联邦: "交叉3人为一方，互称“联邦”" (seed 001); 四人乱缠 (seeds 001–003; 000 alone says 四家户乱缠);
+#: 还贡: "落贡要还贡即还等量的牌" (seed 003; 000 alone says 回贡)
+ONE_WORD = {"对头": ("对家", "对门"), "大王 / 小王": ("大花", "小花"), "联邦": ("同帮", "本方", "一方"),
+            "四人乱缠": ("四家户乱缠",), "还贡": ("回贡",)}
+
+
+@pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.APP_DOMAIN])
+def test_the_catalogs_use_one_word_per_meaning(domain):
+    """t26d bug 11: no msgstr of the catalog says a discouraged variant of a word of the game."""
+    with (PO / f"{domain}.po").open("rb") as fh:
+        catalog = read_po(fh, locale="zh", domain=domain)
+    found = []
+    for msg in catalog:
+        strs = [msg.string] if isinstance(msg.string, str) else list(msg.string)
+        for word, variants in ONE_WORD.items():
+            found += [f"{msg.id!r}: {v} (say {word})" for v in variants for s in strs if s and v in s]
+    assert not found, "\n".join(found)

@@ -55,6 +55,48 @@ def _every_notification_is_kept(monkeypatch):
     monkeypatch.setattr(App, "notify", notify)
 
 
+@pytest.fixture
+def zh_catalog():
+    """The Chinese catalog is compiled: the tests of Chinese output ask for it
+    (``pytestmark = pytest.mark.usefixtures("zh_catalog")``) rather than fail on English."""
+    from gouji_dsl import i18n
+    assert i18n.has_catalog(i18n.Language.ZH), \
+        "the Chinese catalog is not compiled: python setup.py build_ext --inplace (docs/translating.md)"
+
+
+@pytest.fixture
+def ruleset_file(tmp_path):
+    """``ruleset_file(name, text)``: the path of ``NAME.yaml`` in the test's temporary folder, holding ``text``."""
+    def write(name: str, text: str):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        return path
+    return write
+
+
+#: a variant that renames the terms (docs/ruleset-format.md, words.terms): the words2 fixture
+WORDS = """ruleset: words2
+extends: online
+languages: [zh, en]
+words:
+  terms:
+    burn: {zh: 火牌, en: fire}
+    revolution: {zh: 造反, en: uprising}
+    yield: {zh: 放行, en: letgo}
+    pass: {zh: 不要, en: nope}
+    gouji: {zh: 大级牌, en: bigplay}
+    place: {zh: 出科, en: goout}
+    show_count: {zh: 亮张, en: showcards}
+    sweep: {zh: 扫三家, en: broom}
+"""
+
+
+@pytest.fixture
+def words2(ruleset_file):
+    """The path of ``words2.yaml`` (:data:`WORDS`): online with its terms renamed, for the tests of a ruleset's words."""
+    return ruleset_file("words2", WORDS)
+
+
 @functools.cache
 def _graph(name):
     return load_graph(name)

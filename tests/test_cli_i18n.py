@@ -34,13 +34,7 @@ rules:
 HEAD = re.compile(r"^(?P<pos>\S+:\d+:\d+): (?P<message>.*) \[(?P<code>\w+)\]$", re.M)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
-
-@pytest.fixture(autouse=True)
-def _catalog_installed():
-    assert i18n.has_catalog(i18n.Language.ZH), \
-        "the Chinese catalog is not compiled: python setup.py build_ext --inplace (docs/translating.md)"
-
-
+pytestmark = pytest.mark.usefixtures("zh_catalog")  # the Chinese catalog is compiled (tests/conftest.py)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from gouji_dsl import i18n
 from gouji_dsl.resources import display_path, rules_dir
 from gouji_dsl.tools.cli import cli
 
@@ -16,12 +15,7 @@ from gouji_dsl.tools.cli import cli
 DECK_EN = "ten 3s and ten 4s are taken out"
 DECK_ZH = "从四副扑克牌中抽出10张“3”、10张“4”"
 
-
-@pytest.fixture(autouse=True)
-def _catalog_installed():
-    assert i18n.has_catalog(i18n.Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
-
-
+pytestmark = pytest.mark.usefixtures("zh_catalog")  # the Chinese catalog is compiled (tests/conftest.py)
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json"])

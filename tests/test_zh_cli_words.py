@@ -5,8 +5,6 @@ sentences, a list of places never split, the rulebook's note on its sources. Err
 code; English beside Chinese."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gouji_dsl import i18n
@@ -15,35 +13,10 @@ from gouji_dsl.resources import display_path, rules_dir
 from gouji_dsl.tools import textlayout
 from gouji_dsl.tools.cli import cli
 
-#: a variant that renames the terms (docs/ruleset-format.md, words.terms)
-WORDS = """ruleset: words2
-extends: online
-languages: [zh, en]
-words:
-  terms:
-    burn: {zh: 火牌, en: fire}
-    revolution: {zh: 造反, en: uprising}
-    yield: {zh: 放行, en: letgo}
-    pass: {zh: 不要, en: nope}
-    gouji: {zh: 大级牌, en: bigplay}
-    place: {zh: 出科, en: goout}
-    show_count: {zh: 亮张, en: showcards}
-    sweep: {zh: 扫三家, en: broom}
-"""
 EXPLAIN = ["--explain", "3 play AA", "--deal", "1=KK33", "--deal", "2=AA44", "--deal", "3=RAA5", "--deal", "4=AA5",
            "--deal", "5=JJJJ", "--deal", "6=99", "--after", "1 play KK", "--leader", "1"]
 
-
-@pytest.fixture(autouse=True)
-def _catalog_installed():
-    assert i18n.has_catalog(Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
-
-
-@pytest.fixture()
-def words2(tmp_path: Path) -> Path:
-    p = tmp_path / "words2.yaml"
-    p.write_text(WORDS, encoding="utf-8")
-    return p
+pytestmark = pytest.mark.usefixtures("zh_catalog")  # the Chinese catalog is compiled (tests/conftest.py)
 
 
 def test_a_bundled_file_is_named_in_the_catalogs_word(monkeypatch, tmp_path):

@@ -34,17 +34,12 @@ def base_line(start: str) -> str:
 
 LAST = base_line('6: {en: "last (大落)"')
 
-
-@pytest.fixture(autouse=True)
-def _catalog_installed():
-    assert i18n.has_catalog(Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
+pytestmark = pytest.mark.usefixtures("zh_catalog")  # the Chinese catalog is compiled (tests/conftest.py)
 
 
 @pytest.fixture()
-def renamed(tmp_path: Path) -> Path:
-    p = tmp_path / "renamed.yaml"
-    p.write_text(RENAMED, encoding="utf-8")
-    return p
+def renamed(ruleset_file) -> Path:
+    return ruleset_file("renamed", RENAMED)
 
 
 def test_a_diff_lists_the_renamed_words_of_the_game(renamed):
@@ -92,21 +87,9 @@ def test_cli_diff_says_the_words_in_both_languages(runner, renamed, lang, headin
     assert none in same.stdout and ("words of the game" if lang == "en" else "术语") in same.stdout
 
 
-#: a variant that calls burning, revolutions and the sweep otherwise (tests/test_zh_cli_words.py's words)
-TERMS = """ruleset: terms
-extends: online
-languages: [zh, en]
-words:
-  terms:
-    burn: {zh: 火牌, en: fire}
-    revolution: {zh: 造反, en: uprising}
-    sweep: {zh: 扫三家, en: broom}
-"""
-
-
-def test_diff_simulate_labels_its_figures_in_each_rulesets_words(runner, tmp_path):
-    p = tmp_path / "terms.yaml"
-    p.write_text(TERMS, encoding="utf-8")
+def test_diff_simulate_labels_its_figures_in_each_rulesets_words(runner, words2):
+    """words2 (tests/conftest.py) calls burning, revolutions and the sweep otherwise."""
+    p = words2
     args = ["diff", "online", str(p), "--simulate", "2", "--workers", "1"]
     zh = runner.invoke(cli, ["--lang", "zh", *args])
     assert zh.exit_code == 0, zh.output

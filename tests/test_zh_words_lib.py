@@ -21,10 +21,7 @@ LEAD_SEED = '第一次出牌是"发牌"'
 #: seed 001: a team (联邦) is the seats 1, 3, 5 or 2, 4, 6
 TEAM_SEED = "①③⑤为一方联邦"
 
-
-@pytest.fixture(autouse=True)
-def _catalog_installed():
-    assert i18n.has_catalog(i18n.Language.ZH), "python setup.py build_ext --inplace (docs/translating.md)"
+pytestmark = pytest.mark.usefixtures("zh_catalog")  # the Chinese catalog is compiled (tests/conftest.py)
 
 
 def _seed_text() -> str:

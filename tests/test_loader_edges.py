@@ -139,7 +139,7 @@ def test_a_record_with_thousands_of_bad_events_lists_a_bounded_number_of_them(in
 
 def test_the_keys_of_a_large_object_are_located_in_one_pass(monkeypatch):
     # each key of a 5,000-key 'bots' object was looked for from the object's start (20 s to report them)
-    from gouji_dsl.engine import records
+    from gouji_dsl import readjson
     calls = 0
 
     class Counting:
@@ -148,9 +148,9 @@ def test_the_keys_of_a_large_object_are_located_in_one_pass(monkeypatch):
             calls += 1
             return json.JSONDecoder().raw_decode(text, i)
 
-    monkeypatch.setattr(records, "_DECODER", Counting())
+    monkeypatch.setattr(readjson, "_DECODER", Counting())
     text = json.dumps({"ruleset": "online", "bots": {str(i): "random" for i in range(5000)}})
-    pos = records._Positions(text)
+    pos = readjson.Positions(text)
     for i in range(0, 5000, 3):
         assert pos.keys.get(("bots", str(i)), None) == (1, text.index(f'"{i}":') + 1)
     assert calls <= 2 * 5000 + 10, calls

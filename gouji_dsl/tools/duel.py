@@ -36,9 +36,9 @@ from gouji_dsl.bots import deciding, make_bot, parse_bot_spec
 from gouji_dsl.bots.outside import worker_died
 from gouji_dsl.diagnostics import quoted, shortened
 from gouji_dsl.engine.interpreter import GameState, Move, match_length, score_range
-from gouji_dsl.engine.records import DuplicateKeyError, _Positions, json_limit, load_json, schema_message, strict_validator_class
 from gouji_dsl.i18n import _, bracketed, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.readjson import DuplicateKeyError, Positions, json_limit, load_json, schema_message, strict_validator_class
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import os_failure, shown
 from gouji_dsl.tools.played import engine_name, why_not_native, with_played_by
@@ -615,7 +615,7 @@ def _column(line: str, err: Any) -> int:
     """The column of what the schema error ``err`` is about in ``line``: the unknown key of an
     ``additionalProperties`` error, else the value."""
     path = tuple(err.absolute_path)
-    pos = _Positions(line)
+    pos = Positions(line)
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
         known = err.schema.get("properties", {})
         extra = next((k for k in err.instance if k not in known), None)

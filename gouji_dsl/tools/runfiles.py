@@ -26,11 +26,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from gouji_dsl import resources
 from gouji_dsl.diagnostics import quoted
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.readfile import FileTooLarge, NotRegularFile, read_regular
+from gouji_dsl.readjson import DuplicateKeyError, Positions, json_limit, load_json, schema_message, strict_validator_class
 from gouji_dsl.tools.exits import shown
-from gouji_dsl.tools.figures import PROBE_EVERY
+from gouji_dsl.tools.figures import PROBE_EVERY, Mirrors
 
 RUN_FORMAT = "gouji-run/3"
 CHUNK_FORMAT = "gouji-chunk/3"
@@ -85,7 +87,6 @@ def read_json(path: Path, what: str, advice: str | None = None) -> tuple[Any, st
         ln, col = _line_col(raw[:e.start].decode("utf-8", errors="replace"), e.start)
         raise RunError(_("{path}:{ln}:{col}: not a {what}: not UTF-8 text (byte 0x{raw:02x}){tail}").format(
             path=path, ln=ln, col=col, what=what, raw=raw[e.start], tail=tail)) from None
-    from gouji_dsl.engine.records import DuplicateKeyError, json_limit, load_json
     found = json_limit(text, nesting=MAX_RUN_NESTING, keys=MAX_RUN_KEYS, numbers=False)
     if found is not None:
         ln, col = _line_col(text, found.offset)
@@ -112,9 +113,8 @@ class Located:
     """Messages about a parsed JSON file, each at the line and column of the value it is about."""
 
     def __init__(self, path: Path, text: str, what: str, advice: str | None = None):
-        from gouji_dsl.engine.records import _Positions
         self.path, self.what, self.advice = path, what, advice
-        self.positions = _Positions(text)
+        self.positions = Positions(text)
 
     def at(self, where: tuple[Any, ...], message: str) -> str:
         ln, col = self.positions.at.get(where, (0, 0))
@@ -146,7 +146,6 @@ def _where(path: tuple[Any, ...]) -> str:
 # ------------------------------------------------------------------------------ schemas
 @functools.cache
 def _schema(name: str) -> dict[str, Any]:
-    from gouji_dsl import resources
     path = resources.run_schema_path() if name == "run.schema.json" else resources.chunk_schema_path()
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -159,7 +158,6 @@ _PARTIAL = ("first_leader_team_score", "real_choice_share", "lead_changes", "set
 
 @functools.cache
 def _validator(name: str, kind: str | None = None) -> Any:
-    from gouji_dsl.engine.records import strict_validator_class
     schema = _schema(name)
     if kind is not None:  # a chunk of a known kind: its totals checked against that kind's definition only
         schema = {**schema, "properties": {**schema["properties"],
@@ -196,7 +194,6 @@ def _schema_message(err: Any) -> str:
         return _("{describe} is not of the form {validator_value}").format(describe=_describe(inst), validator_value=err.validator_value)
     if v == "propertyNames":
         return f"key {_describe(inst)} is not allowed here"
-    from gouji_dsl.engine.records import schema_message
     return shown(schema_message(err))
 
 
@@ -407,7 +404,6 @@ def _row_sums(t: dict[str, Any], row: str) -> dict[str, Any] | None:
 def _mirror_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], seats: int) -> list[str]:
     """Mirror pairs (``X|Y``) a chunk claims that its own sums deny: equal rows have equal sums, opposite
     rows opposite sums (Σ, and the same Σx²), and both rows belong to one group of the run's seats."""
-    from gouji_dsl.tools.figures import Mirrors
     m = t.get("mirrors")
     if m is None:
         return []

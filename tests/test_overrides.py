@@ -91,6 +91,17 @@ def test_an_error_an_override_causes_in_the_rulesets_file_is_at_the_option() -> 
     assert "--set[2]:1:7: " in found[0].format()
 
 
+def test_seats_4_reports_only_the_place_points_it_breaks_in_the_file_as_cited_elsewhere() -> None:
+    # (t28d bug 5) score.team-sum reads place_points, so it does not check while place_points is broken:
+    # no SaidByNotRead for its said_by (an echo of the real problem); the file is shown as citations show it
+    found = problems("seats=4")
+    assert [(d.code, d.path, d.col) for d in found] == [(Code.OUT_OF_RANGE, "--set[1]", 7)] * 2
+    base = display_path(str(rules_dir() / "base.yaml"))
+    line = next(n for n, text in enumerate((rules_dir() / "base.yaml").read_text(encoding="utf-8").splitlines(), 1)
+                if text.lstrip().startswith("value: {1: 4"))  # place_points (RULES.md §9)
+    assert all(d.message.startswith(f"with --set seats=4, {base}:{line}:") for d in found), [d.message for d in found]
+
+
 def test_a_whole_value_that_discards_an_earlier_dotted_key_is_an_error_naming_both_options() -> None:
     # maps are merged in order: revolution={place: 4} after revolution.place=3 would silently undo it
     [d] = problems("revolution.place=3", "filler_rank=null", "revolution={place: 4, redeal_at: 2}")

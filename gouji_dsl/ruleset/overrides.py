@@ -28,6 +28,7 @@ from gouji_dsl.ruleset.check import check
 from gouji_dsl.ruleset.graph import compile_ruleset
 from gouji_dsl.ruleset.load.resolving import resolve
 from gouji_dsl.ruleset.settings import settings_of
+from gouji_dsl.ruleset.sources import short_path
 
 if TYPE_CHECKING:
     from gouji_dsl.ruleset.graph import RuleGraph
@@ -363,9 +364,15 @@ def _consequence(d: Diagnostic, ov: Override) -> Diagnostic:
     """``d`` (in a ruleset's file) at the option ``ov`` that caused it, at its value."""
     return replace(d, path=ov.path, line=1, col=ov.value_at, end_line=0, end_col=0, source_line=ov.text,
                    message=_("with {option}, {where}: {message}").format(
-                       option=f"{ov.option} {ov.text}", where=d.location, message=d.message),
+                       option=f"{ov.option} {ov.text}", where=_where(d), message=d.message),
                    hint=d.hint or _("the ruleset's own text does not hold with this value: change that too "
                                     "(another {option}) or choose another value").format(option=ov.option))
+
+
+def _where(d: Diagnostic) -> str:
+    """``d``'s place as every citation shows a file (``<bundled>/base.yaml:93:37``, not a path into
+    site-packages)."""
+    return ":".join([short_path(d.path)] + [str(n) for n in (d.line, d.col) if n > 0])
 
 
 def _hook_hint(d: Diagnostic, ruleset: str, search: Sequence[str]) -> Diagnostic:

@@ -422,7 +422,7 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
             checked[part] = tree
     ok = _check_relations(spec, ids, bag) and ok
     reads: set[str] = set().union(*(tree.reads for tree in checked.values()))
-    said_ok = _check_said_by(spec, typed, definitions, reads, bag) if ok or settings_ok else True
+    said_ok = _check_said_by(spec, typed, definitions, reads, bag, complete=ok) if ok or settings_ok else True
     if not ok or not said_ok:
         return None
     return RuleNode(id=spec.id, hook=hook.name, phase=hook.phase, effect=spec.effect,
@@ -433,10 +433,13 @@ def _check_rule(spec: RuleSpec, typed: Settings, definitions: Definitions, texts
                     said_by=spec.said_by)
 
 
-def _check_said_by(spec: RuleSpec, typed: Settings, definitions: Definitions, reads: set[str], bag: DiagnosticBag) -> bool:
+def _check_said_by(spec: RuleSpec, typed: Settings, definitions: Definitions, reads: set[str], bag: DiagnosticBag,
+                   complete: bool = True) -> bool:
     """``said_by:`` names settings of the ruleset that the rule reads (in its expressions or the
     definitions they call): an unknown name is ``UnknownSetting`` with did-you-mean, a setting the rule
-    does not read ``SaidByNotRead`` (its sentence would state something the rule does not do)."""
+    does not read ``SaidByNotRead`` (its sentence would state something the rule does not do). Not
+    ``complete`` (a part of the rule did not check, so ``reads`` lacks what it reads): no
+    ``SaidByNotRead``, which would only echo that part's problem (``--set seats=4``)."""
     if not spec.said_by:
         return True
     o = spec.said_by_origin or spec.origin
@@ -465,7 +468,7 @@ def _check_said_by(spec: RuleSpec, typed: Settings, definitions: Definitions, re
                                   hint=did_you_mean(name, list(typed)) or _("said_by lists settings the rule reads"),
                                   source_line=sources.source_line(o.path, o.line), code=Code.UNKNOWN_SETTING))
             ok = False
-        elif name not in read:
+        elif name not in read and complete:
             bag.add(Diagnostic.at(o, _("rule {id!r}: said_by names setting {name!r}, which this rule does not read: "
                                      "its sentence would be printed for a rule it does not describe").format(id=spec.id, name=name),
                                   hint=_("settings this rule reads: ") + (", ".join(sorted(read)) or "none"),

@@ -199,6 +199,16 @@ class _Placed:
     right: list[Text]
 
 
+class _Pane(VerticalScroll):
+    """One side's pane: when its own size changes (a change of layout, side by side / stacked, keeps
+    the size of :class:`DiffPanes` and sends it no resize), the blocks are laid out again to its width."""
+
+    def on_resize(self, _event: events.Resize) -> None:
+        owner = self.parent
+        if isinstance(owner, DiffPanes):
+            owner.relayout()
+
+
 class DiffPanes(Container, can_focus=True):
     """Two panes (``#pane-a``, ``#pane-b``) showing :class:`DiffBlock` s row-aligned, scrolled
     together, with a block cursor (↑/↓, PgUp/PgDn, Home/End; a click picks a block)."""
@@ -239,8 +249,8 @@ class DiffPanes(Container, can_focus=True):
 
     def compose(self) -> ComposeResult:
         for side in ("a", "b"):
-            pane = VerticalScroll(Static("", id=f"pane-{side}-text", classes="pane-text"), id=f"pane-{side}",
-                                  classes="diff-pane")
+            pane = _Pane(Static("", id=f"pane-{side}-text", classes="pane-text"), id=f"pane-{side}",
+                         classes="diff-pane")
             pane.can_focus = False
             yield pane
 

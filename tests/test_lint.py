@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -399,20 +400,27 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_every_finding_is_registered_by_name_with_a_code_a_severity_and_what_it_finds():
     from gouji_dsl.diagnostics import Severity
     from gouji_dsl.ruleset import lint as lint_module
-    from gouji_dsl.ruleset.lint import FINDINGS
+    from gouji_dsl.ruleset.lint import FINDINGS, Finding
     assert "rule_never_fires" in FINDINGS and "disabled_by_another_setting" in FINDINGS
-    # lint runs them in the order they are written in the module
-    lines = [inspect.getsourcelines(f.run)[1] for f in FINDINGS.values()]
-    assert lines == sorted(lines)
+    # one small class a finding (as miniwdl's Lint.py), named as its class in snake case, in a module of the package
+    # by theme; lint runs them module by module, each in the order they are written
+    modules = [type(f).__module__ for f in FINDINGS.values()]
+    assert all(m.startswith("gouji_dsl.ruleset.lint.") for m in modules) and len(set(modules)) >= 4
+    for m in dict.fromkeys(modules):
+        lines = [inspect.getsourcelines(type(f))[1] for f in FINDINGS.values() if type(f).__module__ == m]
+        assert lines == sorted(lines), m
     for name, f in FINDINGS.items():
-        assert f.name == name == f.run.__name__
+        assert isinstance(f, Finding) and f.name == name == re.sub(r"(?<!^)(?=[A-Z])", "_", type(f).__name__).lower()
         assert isinstance(f.code, Code) and isinstance(f.severity, Severity)
         assert len(f.doc) > 60, name  # says what it finds
     # the two that stop a game are errors, as the module doc says
     assert {n for n, f in FINDINGS.items() if f.severity == Severity.ERROR} == {"game_never_ends", "every_play_forbidden"}
-    # a newcomer finds where a finding goes in the module's first lines
+    # a newcomer finds where a finding goes in the package's first lines, and in each module's
     first = (lint_module.__doc__ or "").split("\n\n")[1]
-    assert first.startswith("**To add a finding**") and "@finding(Code.X)" in first
+    assert first.startswith("**To add a finding**") and "@a_finding" in first and "code = Code.X" in first
+    for m in set(modules):
+        assert "To add a finding" in (sys.modules[m].__doc__ or "").split("\n\n")[-1], m
+    assert all(len((ROOT / (m.replace(".", "/") + ".py")).read_text(encoding="utf-8").splitlines()) <= 800 for m in set(modules))
 
 
 def test_the_format_doc_names_every_code_the_lint_reports():
@@ -426,24 +434,45 @@ def test_the_format_doc_names_every_code_the_lint_reports():
 
 
 def test_lint_runs_every_registered_finding_or_only_the_codes_asked(tmp_path, monkeypatch):
-    from gouji_dsl.ruleset import lint as lint_module
-    from gouji_dsl.ruleset.lint import FINDINGS, finding
+    from gouji_dsl.ruleset.lint import FINDINGS, Finding, a_finding, finding, registry
     path = write(tmp_path, "unread.yaml", UNREAD)
     graph = load_graph(path)
     before = lint(graph)
-    monkeypatch.setattr(lint_module, "FINDINGS", dict(FINDINGS))  # registered for this test only
+    registered = dict(FINDINGS)
+    monkeypatch.setattr(registry, "FINDINGS", registered)  # registered for this test only
 
-    @finding(Code.RULE_NEVER_FIRES)
-    def every_rule_of_the_file(c):
+    @a_finding
+    class EveryRuleOfTheFile(Finding):
         """A test finding: every rule this file writes (to see that a registered finding runs)."""
-        for n in c.own:
-            yield n.origin, f"rule {n.id!r} is here", None
 
-    assert "every_rule_of_the_file" in lint_module.FINDINGS and "every_rule_of_the_file" not in FINDINGS
+        code = Code.RULE_NEVER_FIRES
+
+        def run(self, c):
+            for n in c.own:
+                yield n.origin, f"rule {n.id!r} is here", None
+
+    assert "every_rule_of_the_file" in registry.FINDINGS and "every_rule_of_the_file" not in FINDINGS
     added = [d for d in lint(graph) if d not in before]
     assert added and all(d.code == Code.RULE_NEVER_FIRES and d.message.endswith("is here") for d in added)
     assert all(d.path == path and d.source_line for d in added)  # positioned, with the line for the caret
     only = lint(graph, codes={Code.UNREAD_SETTING})
     assert only == [d for d in before if d.code == Code.UNREAD_SETTING] and len(only) == 2
     with pytest.raises(ValueError, match="registered twice"):
-        finding(Code.RULE_NEVER_FIRES)(every_rule_of_the_file)
+        a_finding(EveryRuleOfTheFile)
+
+    class NothingSaid(Finding):
+        code = Code.RULE_NEVER_FIRES
+
+    with pytest.raises(ValueError, match="without a docstring"):
+        a_finding(NothingSaid)
+    # a floor above (engine/bounds) may still register one function as a finding, in its own registry
+    mine: dict[str, Finding] = {}
+
+    @finding(Code.RULE_NEVER_FIRES, into=mine)
+    def first_rule(c):
+        """A test finding written as a function: the first rule of the file (to see that it runs)."""
+        yield c.own[0].origin, "first", None
+
+    assert list(mine) == ["first_rule"] and "first_rule" not in registry.FINDINGS
+    now = lint(graph)
+    assert [d.message for d in lint(graph, also=mine.values()) if d not in now] == ["first"]

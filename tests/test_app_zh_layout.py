@@ -75,3 +75,33 @@ def test_snapshot_compare_side_by_side_zh(zh, tmp_path: Path, snap_compare, size
         await footer_settled(pilot)
 
     assert snap_compare(compare_app(tmp_path, "online", "rulebook"), terminal_size=size, run_before=ready)
+
+
+@pytest.mark.parametrize("lang", [Language.ZH, Language.EN])
+def test_the_play_footer_keeps_save_close_and_the_palette_at_80_columns(lang):
+    """t26d bug 8: at 80 columns the play footer leaves out shift+F3 and ^y (the screen's FOOTER_SPARE)
+    before ^s, ^b and ^p, in both languages; at 120 columns every key is back."""
+    from pilot_helpers import footer_settled
+    from test_play import app_for
+
+    from gouji_app.widgets.footer import FittingFooter
+
+    def shown(app) -> list[str]:
+        footer = app.screen.query_one(FittingFooter)
+        return [k.action for k in footer.children if getattr(k, "action", None) and k.display] + \
+            (["palette"] if footer.show_command_palette else [])
+
+    async def scenario():
+        app = app_for("online", seed=1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await footer_settled(pilot)
+            keys = shown(app)
+            assert {"save", "close", "palette", "help", "pass_move", "why", "undo"} <= set(keys)
+            assert "ask_bot" not in keys and "redo" not in keys
+            await pilot.resize_terminal(120, 40)
+            await pilot.pause()
+            await footer_settled(pilot)
+            assert {"ask_bot", "redo", "save", "close", "palette"} <= set(shown(app))
+
+    with speaking(lang):
+        asyncio.run(scenario())

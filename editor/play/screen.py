@@ -159,6 +159,8 @@ class PlayScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
     #: below this many columns × rows the table, hand and move box cannot all show: a notice instead
     MIN_SIZE = (60, 18)
+    #: the footer's keys left out first where the footer is too narrow (FittingFooter): ^s, ^b and ^p stay
+    FOOTER_SPARE = ("ask_bot", "redo")
     AUTO_FOCUS = "#move"
 
     BINDINGS = [

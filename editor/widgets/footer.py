@@ -12,8 +12,9 @@ from ..i18n import _
 class FittingFooter(Footer):
     """Textual's footer that keeps every shown key readable: when the keys do not fit the width (80
     columns cut "q Quit" to "Qui" under the ctrl+p key), it takes the compact style, then leaves out the
-    ctrl+p key (ctrl+p still opens the palette), then the keys that still do not fit whole. A wider
-    terminal gives the full footer back."""
+    keys its screen names in ``FOOTER_SPARE`` (actions, the least needed first: the play screen's
+    shift+F3 and ^y, so that ^s, ^b and ^p stay), then the ctrl+p key (ctrl+p still opens the palette),
+    then the keys that still do not fit whole. A wider terminal gives the full footer back."""
 
     LAYOUT_TRIES = 20
     """Refreshes to wait for the keys to be laid out before measuring them."""
@@ -24,11 +25,14 @@ class FittingFooter(Footer):
     _fitted_width = 0
     _tries = 0
     _replaced: set[int] = set()  # the keys a recompose is replacing: not measured
+    _spared: frozenset[str] = frozenset()  # the actions of FOOTER_SPARE left out
 
     def compose(self) -> ComposeResult:
         """Textual's keys, with their descriptions and tooltips in the active language (the
         bindings are written in English, marked with :func:`gouji_app.i18n.N_`)."""
         for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.action in self._spared:
+                continue
             if isinstance(widget, FooterKey):
                 widget.description = _(widget.description)
                 if widget.tooltip:
@@ -38,8 +42,9 @@ class FittingFooter(Footer):
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width > self._fitted_width:  # wider: try the full footer again
             self.compact = False
-            if not self.show_command_palette:
+            if not self.show_command_palette or self._spared:
                 self.show_command_palette = True
+                self._spared = frozenset()
                 self.refresh(recompose=True)
         self._fitted_width = event.size.width
         self._measure_soon()
@@ -69,6 +74,16 @@ class FittingFooter(Footer):
     def _fit(self) -> None:
         self.settled = not self._shrink()
 
+    def _spare_one(self) -> bool:
+        """Leave out (at the next compose) the first key of the screen's ``FOOTER_SPARE`` still shown;
+        False when none is left."""
+        shown = {c.action for c in self.children if isinstance(c, FooterKey)}
+        for action in getattr(self.screen, "FOOTER_SPARE", ()):
+            if action in shown and action not in self._spared:
+                self._spared = self._spared | {action}
+                return True
+        return False
+
     def _shrink(self) -> bool:
         """One step of fitting; True when another measurement was scheduled."""
         if not self.is_attached:
@@ -85,6 +100,8 @@ class FittingFooter(Footer):
             return False
         if not self.compact:
             self.compact = True
+        elif self._spare_one():
+            pass
         elif self.show_command_palette:  # (keys running on under it leak a letter: "^p palettee")
             self.show_command_palette = False
         else:  # even so the last keys do not fit: leave them out whole rather than cut one ("f4 Varia");

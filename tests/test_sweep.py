@@ -287,3 +287,36 @@ def test_a_point_with_another_pack_is_said_paired_by_seed_per_point(tmp_path: Pa
     assert outside.read_text(encoding="utf-8") == "mine\n" and not (out / sweep.POINTS_FILE).is_symlink()
     assert json.loads((out / sweep.POINTS_FILE).read_text(encoding="utf-8"))["paired_by"] == ["deal", "seed"]
     assert sweep.load_report([out]).paired_by == ["deal", "seed"]
+
+
+def test_sweep_takes_set_as_the_other_commands_do_and_plays_as_a_variant_file(runner: CliRunner, tmp_path: Path) -> None:
+    """(t28d bug 9) --set makes the base (and is under every point): the same figures as a sweep of the
+    variant file with that setting; its problems at --set[N] as every command gives them."""
+    variant = tmp_path / "nofill.yaml"
+    variant.write_text("ruleset: nofill\nextends: online\nsettings:\n  filler_rank: null\n", encoding="utf-8")
+    args = ["--grid", "yield_to=1,2", "--simulate", "6", "--workers", "1", "--format", "json"]
+    by_set = runner.invoke(cli, ["sweep", "online", "--set", "filler_rank=null", *args])
+    by_file = runner.invoke(cli, ["sweep", str(variant), *args])
+    assert by_set.exit_code == 0 and by_file.exit_code == 0, by_set.stderr + by_file.stderr
+    a, b = json.loads(by_set.stdout), json.loads(by_file.stdout)
+    assert a["base"] == "online --set filler_rank=null" and b["base"] == "nofill"
+    assert [p["differences"] for p in a["points"]] == [p["differences"] for p in b["points"]]
+    assert {**a["base_stats"], "name": "nofill"} == b["base_stats"]
+    bad = runner.invoke(cli, ["sweep", "online", "--set", "filler_rank=nul", *args])
+    assert bad.exit_code == 1 and bad.stderr.startswith("--set[1]:1:13: ") and "[ValueNotAllowed]" in bad.stderr
+    both = runner.invoke(cli, ["sweep", "online", "--set", "yield_to=1", *args])
+    assert both.exit_code == 1 and "Traceback" not in both.stderr
+    assert both.stderr.startswith("--grid[1]:1:1: yield_to is set twice: by --set yield_to=1 and by --grid yield_to=1,2 "
+                                  "[BadOverride]")
+
+
+def test_a_grid_that_is_not_key_values_is_told_how_to_write_a_grid() -> None:
+    """(t28d bug 8) the hint of a --grid syntax error speaks of --grid, not --set."""
+    with pytest.raises(GoujiError) as e:
+        sweep.parse_grids(["yield_to", "a..b=1,2"])
+    [no_eq, empty] = e.value.diagnostics
+    assert (no_eq.path, no_eq.col, no_eq.code) == ("--grid[1]", 1, Code.BAD_OVERRIDE)
+    assert (empty.path, empty.col) == ("--grid[2]", 3)
+    for d in (no_eq, empty):
+        assert d.hint is not None and d.hint.startswith("write --grid KEY=V1,V2,...") and "--set" not in d.hint
+    assert no_eq.message.startswith("a grid is KEY=V1,V2,...: no '='")

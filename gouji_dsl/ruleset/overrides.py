@@ -156,40 +156,51 @@ def _typed_key(part: str, mapping: Any) -> Any:
     return part
 
 
-def _bad(index: int, text: str, col: int, message: str, hint: str) -> Diagnostic:
-    return Diagnostic(layer_path(index), 1, col, message, hint, text, Severity.ERROR, Code.BAD_OVERRIDE)
-
-
-def parse_overrides(texts: Sequence[str]) -> list[Override]:
-    """Each ``KEY=VALUE`` (the ``--set`` options in order); :class:`GoujiError` with every one that
-    is not of that shape (code ``BadOverride``, at the option)."""
-    out, errors = _parse(texts)
+def parse_overrides(texts: Sequence[str], option: str = OPTION) -> list[Override]:
+    """Each ``KEY=VALUE`` (the ``--set`` options in order; ``option``: the option they came from,
+    ``--grid`` for a sweep's ``KEY=V1,V2,...``, which its messages and hint name); :class:`GoujiError`
+    with every one that is not of that shape (code ``BadOverride``, at the option)."""
+    out, errors = _parse(texts, option)
     if errors:
         raise GoujiError(errors)
     return out
 
 
-def _parse(texts: Sequence[str]) -> tuple[list[Override], list[Diagnostic]]:
+def _shape(option: str) -> tuple[str, str, str]:
+    """(what one option is, what it is when it has more than a line, the hint) for ``--set`` / ``--grid``."""
+    if option == OPTION:
+        return (_("an override is KEY=VALUE"), _("an override is one line"),
+                _("write --set KEY=VALUE, e.g. --set filler_rank=null or --set gouji_minimum.2=2 (dots go into a map)"))
+    return (_("a grid is KEY=V1,V2,..."), _("a grid is one line"),
+            _("write --grid KEY=V1,V2,..., e.g. --grid gouji_minimum.2=1,2 or --grid filler_rank=2,null (dots go into "
+              "a map; commas separate the values)"))
+
+
+def _parse(texts: Sequence[str], option: str = OPTION) -> tuple[list[Override], list[Diagnostic]]:
     out, errors = [], []
-    hint = _("write --set KEY=VALUE, e.g. --set filler_rank=null or --set gouji_minimum.2=2 (dots go into a map)")
+    shape, one_line, hint = _shape(option)
+
+    def bad(i: int, text: str, col: int, message: str) -> Diagnostic:
+        return Diagnostic(layer_path(i, option), 1, col, message, hint, text, Severity.ERROR, Code.BAD_OVERRIDE)
+
     for i, text in enumerate(texts, start=1):
         if "\n" in text or "\r" in text:
-            errors.append(_bad(i, text.replace("\n", " ").replace("\r", " "), 1, _("an override is one line"), hint))
+            errors.append(bad(i, text.replace("\n", " ").replace("\r", " "), 1, one_line))
             continue
         key, eq, value = text.partition("=")
         if not eq:
-            errors.append(_bad(i, text, 1, _("an override is KEY=VALUE: no '=' in {text}").format(text=json.dumps(text)), hint))
+            errors.append(bad(i, text, 1, _("{shape}: no '=' in {text}").format(shape=shape, text=json.dumps(text))))
             continue
         parts: list[tuple[str, int]] = []
         col = 1
         for piece in key.split("."):
             if not _PART.fullmatch(piece):
-                errors.append(_bad(i, text, col, _("an empty or spaced part in the key {key}").format(key=json.dumps(key)), hint))
+                errors.append(bad(i, text, col, _("an empty or spaced part in the key {key}").format(key=json.dumps(key))))
                 break
             parts.append((piece, col))
             col += len(piece) + 1
         else:
-            out.append(Override(i, text, tuple(parts), value, len(key) + 2))
+            out.append(Override(i, text, tuple(parts), value, len(key) + 2, option))
     return out, errors + twice(out)
 
 
@@ -303,16 +314,23 @@ def load_graph(ruleset: str, texts: Sequence[str], search: Sequence[str] = ()) -
     # it, so what it would have changed does not add errors of its own (`--set seats=6 --set seats=4`)
     flagged = {d.path for d in bad}
     overrides = [ov for ov in overrides if ov.path not in flagged]
-    return _load(ruleset, overrides, bad, " ".join(f"{OPTION} {t}" for t in texts), len(texts), search)
+    return _load(ruleset, overrides, bad, " ".join(f"{OPTION} {t}" for t in texts), search)
 
 
 def load_point(ruleset: str, overrides: Sequence[Override], shown: str, search: Sequence[str] = ()) -> RuleGraph:
     """RULESET with ``overrides`` already parsed (a point of ``gouji sweep``'s grid), named
     ``RULESET SHOWN``; as :func:`load_graph`."""
-    return _load(ruleset, list(overrides), [], shown, max((o.index for o in overrides), default=0), search)
+    return _load(ruleset, list(overrides), [], shown, search)
 
 
-def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown: str, count: int,
+def _place(path: str) -> tuple[bool, int]:
+    """Where the problems at ``path`` come in order: a file's first, then ``--set[1]``, ``--set[2]`` …,
+    then ``--grid[1]`` … (the options as numbered)."""
+    m = re.fullmatch(r"--([a-z]+)\[(\d+)\]", path)
+    return (m.group(1) != OPTION[2:], int(m.group(2))) if m else (False, 0)
+
+
+def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown: str,
           search: Sequence[str]) -> RuleGraph:
     layers = _layers(ruleset, overrides, search)
     where = {path: (ov, segments) for ov, (path, _text, segments) in zip(overrides, layers)}
@@ -325,8 +343,7 @@ def _load(ruleset: str, overrides: list[Override], bad: list[Diagnostic], shown:
     problems += [_hook_hint(replace(_move(d, where), severity=Severity.ERROR), ruleset, search)
                  for d in result.warnings if d.path in where]
     option = overrides[0].option if overrides else OPTION
-    order = {layer_path(i, option): i for i in range(1, count + 1)}
-    problems.sort(key=lambda d: (order.get(d.path, 0), d.path, d.line, d.col))
+    problems.sort(key=lambda d: (_place(d.path), d.path, d.line, d.col))
     if problems or result.chain.resolved is None:
         raise GoujiError(problems or [Diagnostic(layer_path(1, option), 1, 1, _("cannot apply the overrides"),
                                                  code=Code.BAD_OVERRIDE)])

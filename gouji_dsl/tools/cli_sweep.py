@@ -11,7 +11,7 @@ from gouji_dsl.diagnostics import GoujiError
 from gouji_dsl.i18n import N_, _
 from gouji_dsl.tools.cli_duel import BotsType, bots_help
 from gouji_dsl.tools.cli_run import _interrupted, _stopped, progress_bar, run_options, skill_of, skill_options
-from gouji_dsl.tools.exits import EXIT_BAD_INPUT, SEED, echo, echo_json, err, seed_value
+from gouji_dsl.tools.exits import EXIT_BAD_INPUT, SEED, echo, echo_json, err, seed_value, set_option
 from gouji_dsl.tools.runkinds import MAX_GAMES
 
 
@@ -30,10 +30,12 @@ from gouji_dsl.tools.runkinds import MAX_GAMES
               help=N_("Output format."))
 @click.option("--single-games", is_flag=True, default=False,
               help=N_("Play every deal as a first game instead of in matches of the ruleset's match length."))
+@set_option
 @skill_options
 @run_options
 def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, bots: str, workers: int, fmt: str,
-                  single_games: bool, skill_deals: int | None = None, skill_bots: str | None = None, **run: Any) -> None:
+                  single_games: bool, overrides: tuple[str, ...] = (), skill_deals: int | None = None,
+                  skill_bots: str | None = None, **run: Any) -> None:
     """Play every point of a grid of settings against RULESET on the same seeded deals.
 
     Each point is RULESET with one value of each --grid (checked as --set is); every point plays the
@@ -41,12 +43,14 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
     diff --simulate), with Holm's adjustment across every independent figure of every point (a row that
     mirrors another on every deal, marked ≡, is that row's test). A point that plays exactly as RULESET
     (or as an earlier point) is marked "= base" ("= Pj") and not played. One table: a row per figure, a
-    column per point. Resumable with --out DIR and --resume.
+    column per point. Resumable with --out DIR and --resume. With --set, RULESET is the base with those
+    overrides, and every point has them too.
 
     \b
     Examples:
       gouji sweep online --grid gouji_minimum.2=1,2 --grid yield_to=1,2 --simulate 5000
       gouji sweep qingdao --grid filler_rank=2,null --simulate 2000 --out sweep1 --format markdown
+      gouji sweep online --set filler_rank=null --grid yield_to=1,2,3 --simulate 2000
     """
     from gouji_dsl.bots import runner_bots
     from gouji_dsl.tools import sweep
@@ -60,10 +64,10 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
                                      "gouji simulate and gouji diff"))
     if run.get("resume") and not run.get("out"):
         raise click.UsageError(_("--resume needs --out DIR"))
-    base = _load_graph(ruleset)
+    base = _load_graph(ruleset, overrides)
     try:
         parsed = sweep.parse_grids(grids)
-        graphs = sweep.load_points(ruleset, parsed)
+        graphs = sweep.load_points(ruleset, parsed, sets=overrides)
     except GoujiError as e:
         _report(e)
         sys.exit(EXIT_BAD_INPUT)

@@ -83,7 +83,7 @@ def parse_grids(texts: Sequence[str]) -> list[Grid]:
     grids, errors = [], []
     for i, text in enumerate(texts, start=1):
         try:
-            [whole] = parse_overrides([text])
+            [whole] = parse_overrides([text], OPTION)
         except GoujiError as e:
             errors += [_at_grid(d, i) for d in e.diagnostics]
             continue
@@ -122,14 +122,20 @@ def point_label(point: Sequence[Override]) -> str:
     return " ".join(f"{ov.key}={ov.value}" for ov in point)
 
 
-def load_points(ruleset: str, grids: Sequence[Grid], search: Sequence[str] = ()) -> list[RuleGraph]:
-    """Each point's compiled ruleset (``search``: the folders ``extends`` looks in); :class:`GoujiError`
-    with every problem of every point, once each."""
+def load_points(ruleset: str, grids: Sequence[Grid], search: Sequence[str] = (), sets: Sequence[str] = ()) -> list[RuleGraph]:
+    """Each point's compiled ruleset (``search``: the folders ``extends`` looks in; ``sets``: the
+    command's ``--set`` options, the base's overrides, under every point's), named as the base
+    (:func:`~gouji_dsl.ruleset.overrides.label`) then the point's settings; :class:`GoujiError` with
+    every problem of every point, once each (a key both in a ``--set`` and a ``--grid`` is one)."""
+    base = parse_overrides(sets) if sets else []
+    clash = twice([*base, *(v for g in grids for v in g.values)])
+    if clash:
+        raise GoujiError(clash)
     graphs, problems = [], []
     for point in points(grids):
+        shown = " ".join([f"--set {t}" for t in sets] + [f"--set {ov.key}={ov.value}" for ov in point])
         try:
-            graphs.append(load_point(ruleset, list(point), " ".join(f"--set {ov.key}={ov.value}" for ov in point),
-                                     search))
+            graphs.append(load_point(ruleset, [*base, *point], shown, search))
         except GoujiError as e:
             problems += list(e.diagnostics)
     if problems:

@@ -105,3 +105,48 @@ def test_the_play_footer_keeps_save_close_and_the_palette_at_80_columns(lang):
 
     with speaking(lang):
         asyncio.run(scenario())
+
+
+#: a variant that names three terms otherwise: the figures are labelled in both rulesets' words
+WORDS2 = """ruleset: words2
+extends: online
+languages: [zh, en]
+words:
+  terms:
+    burn: {zh: 火牌, en: fire}
+    revolution: {zh: 造反, en: uprising}
+"""
+
+
+def test_the_narrow_stats_table_fits_and_its_note_keeps_holm_whole(zh, tmp_path: Path):
+    """At 80 columns the figures' table fits its pane (the effect sizes left out), a label of both
+    rulesets (烧牌成功率/火牌成功率) is on two lines, never cut with "…", and the methods note under
+    the table is laid out by the one wrap (the Rich caption broke "Holm")."""
+    from test_compare_screen import compare_app, compared, simulated
+    from textual.geometry import Region
+
+    from gouji_app.widgets.compare_charts import label_cell
+
+    (tmp_path / "words2.yaml").write_text(WORDS2, encoding="utf-8")
+
+    def lines(widget) -> list[str]:
+        return ["".join(s.text for s in line).rstrip()
+                for line in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]
+
+    async def scenario():
+        app = compare_app(tmp_path, "online", str(tmp_path / "words2.yaml"), games=4, simulate=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await compared(pilot)
+            await simulated(pilot, screen)
+            await pilot.press("2")
+            await pilot.pause()
+            table, note = screen.query_one("#sim-table"), screen.query_one("#sim-methods")
+            shown = lines(table)
+            assert not any("…" in line for line in shown)
+            assert any(line.startswith("烧牌成功率/") for line in shown) and any(line.startswith("火牌成功率") for line in shown)
+            assert all(cell_len(line) <= table.size.width for line in shown)
+            assert table.virtual_size.width <= table.size.width
+            said = lines(note)
+            assert any("Holm" in line for line in said) and "".join(said).replace(" ", "").count("Holm") == 1
+    asyncio.run(scenario())
+    assert label_cell("每局烧牌次数/每局火牌次数").plain == "每局烧牌次数/\n每局火牌次数"

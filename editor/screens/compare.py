@@ -63,7 +63,8 @@ from gouji_dsl.tools.paired import DivergentDeal, PairedReport, few_matches_note
 
 from ..i18n import N_, _, chinese, ngettext, spaced
 from ..widgets.background import ENDED, BackgroundRun, RunsInBackground, ended_status
-from ..widgets.compare_charts import PlacesChart, SpreadChart, stats_table
+from ..widgets.cjkwrap import WrappedStatic
+from ..widgets.compare_charts import PlacesChart, SpreadChart, methods_note, stats_table
 from ..widgets.compare_diff import DiffPanes, counts_text, diff_blocks
 from ..widgets.footer import FittingFooter
 from ..widgets.header import Header
@@ -598,6 +599,7 @@ class CompareScreen(RunsInBackground, Screen[None]):
                 with VerticalScroll(id="sim-results"):
                     yield Static("", id="sim-time")
                     yield Static("", id="sim-table")
+                    yield WrappedStatic("", id="sim-methods")
                     yield PlacesChart(id="sim-places")
                     yield SpreadChart(id="sim-spread")
             with TabPane("3 " + _("Deals"), id="tab-deals"):
@@ -944,6 +946,7 @@ class CompareScreen(RunsInBackground, Screen[None]):
         self.sim_state = "idle"
         if self.is_mounted:
             self.query_one("#sim-table", Static).update("")
+            self.query_one("#sim-methods", WrappedStatic).show("")
             self.query_one("#sim-time", Static).update("")
             self.query_one("#sim-time").display = False
             self.query_one(PlacesChart).show(None)
@@ -1004,6 +1007,7 @@ class CompareScreen(RunsInBackground, Screen[None]):
         timing.update(note)
         timing.display = bool(note.plain)
         self.query_one("#sim-table", Static).update(stats_table(r, self.narrow, self._words()))
+        self.query_one("#sim-methods", WrappedStatic).show(methods_note())
         teams = (int(ga.settings.get("teams", 2) or 2), int(gb.settings.get("teams", 2) or 2))
         self.query_one(PlacesChart).show(r, teams, game_words(ga.resolved) if ga.resolved is not None else None)
         self.query_one(SpreadChart).show(r, teams)

@@ -20,6 +20,7 @@ from gouji_dsl.ruleset.words import GameWords
 from gouji_dsl.tools.figures import SIDE_FIGURES, figure_label
 from gouji_dsl.tools.paired import PairedReport, effect_text, methods_short
 from gouji_dsl.tools.stats import Estimate
+from gouji_dsl.tools.textlayout import wrap
 
 from ..i18n import _
 
@@ -88,20 +89,46 @@ def figure_rows(report: PairedReport, words: Sequence[GameWords] = ()) -> list[t
 
 def stats_table(report: PairedReport, compact: bool = False, words: Sequence[GameWords] = ()) -> Table:
     """The figures as a Rich table: figure | A | B | B − A (``compact``: the columns headed "A" and
-    "B" only, for narrow screens), labelled in the rulesets' ``words`` of the game."""
+    "B" only, for narrow screens), labelled in the rulesets' ``words`` of the game. How they are
+    computed (:func:`methods_note`) goes under it as a text of its own: a Rich caption breaks Chinese
+    inside a word (Holm)."""
     la, lb = report.labels
-    table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False, header_style="bold",
-                  caption=methods_short(), caption_justify="left", caption_style="dim")
-    table.add_column(_("figure"), no_wrap=False, min_width=12)
+    table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, show_edge=False, header_style="bold")
+    table.add_column(_("figure"), no_wrap=False, min_width=LABEL_WIDTH)
     table.add_column(Text("A" if compact else (la if la.startswith("A ") else f"A {la}"), style="bold cyan"),
                      no_wrap=True)
     table.add_column(Text("B" if compact else (lb if lb.startswith("B ") else f"B {lb}"), style="bold magenta"),
                      no_wrap=True)
     table.add_column("B − A", no_wrap=True)
-    table.add_column(_("effect"), no_wrap=True)
+    if not compact:  # (narrow: the effect sizes left out, the figures' columns keep their width)
+        table.add_column(_("effect"), no_wrap=True)
     for label, a, b, d, eff in figure_rows(report, words):
-        table.add_row(label, a, b, d, eff)
+        table.add_row(label_cell(label) if compact else label, a, b, d, *(() if compact else (eff,)))
     return table
+
+
+LABEL_WIDTH = 14
+"""The cells of the figure column of a narrow table."""
+
+
+def label_cell(label: str, width: int = LABEL_WIDTH) -> Text:
+    """A figure's label in lines of ``width`` cells as the one wrap breaks them (a Chinese label has
+    no space for Rich to break at: it was cut with "…"); two rulesets' labels (烧牌成功率/火牌成功率)
+    each on its own line."""
+    if display_width(label) <= width:
+        return Text(label)
+    lines: list[str] = []
+    parts = label.split("/")
+    for i, part in enumerate(parts):
+        lines += wrap(part, width)
+        if i < len(parts) - 1:
+            lines[-1] += "/"  # (the slash stays with the first label, a cell past the width if need be)
+    return Text("\n".join(lines))
+
+
+def methods_note() -> Text:
+    """The note under the figures: their intervals, marks and effect sizes (the report's short methods)."""
+    return Text(methods_short(), style="dim")
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -275,5 +302,5 @@ def _num(x: float) -> str:
     return f"{x:.0f}" if abs(x - round(x)) < 1e-9 else f"{x:.1f}"
 
 
-__all__ = ["stats_table", "figure_rows", "fmt_estimate", "fmt_difference", "fmt_effect", "PlacesChart", "SpreadChart",
+__all__ = ["stats_table", "methods_note", "figure_rows", "fmt_estimate", "fmt_difference", "fmt_effect", "PlacesChart", "SpreadChart",
            "team_spread", "split_widths", "histogram", "bar_rows"]

@@ -331,3 +331,56 @@ def test_after_a_problem_the_fix_is_typed_in_the_field_it_names(tmp_path: Path):
                 assert app.screen is screen, field.id
                 assert field.value in (before + "orw", before), field.id  # (the deals field takes digits only)
     run(scenario())
+
+
+FOUR = ("filler_rank=2,null", "yield_to=1,3")  # 4 points: a table wider than 80 columns
+
+
+async def _four_swept(pilot) -> SweepScreen:
+    """A sweep of 4 points × 6 deals played, the results scrolled to the table."""
+    from pilot_helpers import footer_settled
+    screen = await sweep_screen(pilot, grids=FOUR, games=6)
+    await pilot.press("f5")
+    await swept(pilot, screen)
+    assert screen.state == "done"
+    results = screen.query_one("#sweep-results")
+    results.scroll_to(y=screen.query_one("#sweep-table").virtual_region.y - 1, animate=False)
+    await pilot.pause()
+    await footer_settled(pilot)
+    return screen
+
+
+def test_at_80x24_every_column_of_the_table_is_reached_with_the_arrows(tmp_path: Path):
+    """(t28d bug 2) the table is laid out at its natural width (never squeezed: the figure names and the
+    marks stay), and the results scroll sideways to it: ← → with the results focused."""
+    async def scenario():
+        app = sweep_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await _four_swept(pilot)
+            table, results = screen.query_one("#sweep-table"), screen.query_one("#sweep-results")
+            assert table.size.width > results.scrollable_content_region.width  # wider than the screen: not squeezed
+            text = screen_text(app)
+            assert "decisions per game" in text and "P1" in text and "P4" not in text and "…" not in text
+            assert app.focused is results
+            while results.scroll_x < results.max_scroll_x:
+                before = results.scroll_x
+                await pilot.press("right")
+                await pilot.pause()
+                assert results.scroll_x > before
+            text = screen_text(app)
+            assert "P4" in text and "*" in text and "…" not in text  # the last point's column, and its marks
+            while results.scroll_x > 0:  # and back to the figure names
+                await pilot.press("left")
+                await pilot.pause()
+            assert "decisions per game" in screen_text(app)
+    run(scenario())
+
+
+def test_snapshot_sweep_table_80x24(tmp_path: Path, snap_compare, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert snap_compare(sweep_app(tmp_path), terminal_size=(80, 24), run_before=_four_swept)
+
+
+def test_snapshot_sweep_table_120x40(tmp_path: Path, snap_compare, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert snap_compare(sweep_app(tmp_path), terminal_size=(120, 40), run_before=_four_swept)

@@ -23,7 +23,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
 
@@ -141,7 +141,7 @@ class SweepScreen(RunsInBackground, Screen[None]):
         with Horizontal(id="sweep-progress-row"):
             yield ProgressBar(id="sweep-progress", show_eta=False)
             yield Static("", id="sweep-status")
-        with VerticalScroll(id="sweep-results"):
+        with ScrollableContainer(id="sweep-results"):  # both ways: the table at its natural width (← → at 80 columns)
             yield Static("", id="sweep-note")
             yield Static("", id="sweep-legend")
             yield Static("", id="sweep-table")

@@ -39,10 +39,11 @@ from typing import Any
 
 
 def simulate_workload(ruleset: str, games: int, warm: int, bots: str = "random") -> int:
-    """``--simulate``: what ``gouji simulate`` does per game, totals included (``runs.play_chunk``:
+    """``--simulate``: what ``gouji simulate`` does per game, totals included (``runchunks.play_chunk``:
     whole games in the native core in batches where it plays them); returns the decisions."""
     from gouji_dsl.ruleset.graph import load_graph
-    from gouji_dsl.tools.runs import RunSpec, play_chunk
+    from gouji_dsl.tools.runchunks import play_chunk
+    from gouji_dsl.tools.runspec import RunSpec
     graph = load_graph(ruleset)
     spec = RunSpec((graph.resolved,), 1, bots, True, "generated")
     play_chunk((graph,), spec, 0, warm)
@@ -159,7 +160,7 @@ def main() -> int:
     ap.add_argument("--functions", type=int, metavar="N",
                     help="no valgrind: bytecodes and calls per decision per function, top N")
     ap.add_argument("--simulate", action="store_true",
-                    help="measure what gouji simulate does per game (runs.play_chunk: native whole games, totals)")
+                    help="measure what gouji simulate does per game (runchunks.play_chunk: native whole games, totals)")
     ap.add_argument("--bots", choices=["random", "heuristic"], default="random", help="bot for every seat")
     ap.add_argument("--core", action="store_true", help="count only inside the native core's play phase (Flow.run)")
     ap.add_argument("--workload", action="store_true", help=argparse.SUPPRESS)

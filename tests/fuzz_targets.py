@@ -433,7 +433,8 @@ def _run_folder(name: str, text: str) -> tuple[tempfile.TemporaryDirectory[str],
 def check_run_folder(text: str, *, name: str = "run.json", through_cli: bool = False) -> None:
     """A run folder with a mutated ``run.json`` (or first chunk): :func:`load_runs` merges it or raises
     RunError naming the file; `gouji report` exits 0/1, never an internal error."""
-    from gouji_dsl.tools.runs import RunError, load_runs
+    from gouji_dsl.tools.runfiles import RunError
+    from gouji_dsl.tools.runfolders import load_runs
     d, folder = _run_folder(name, text)
     with d, time_bound():
         try:

@@ -308,7 +308,8 @@ def test_an_exec_program_missing_on_a_worker_is_the_bots_failure_not_a_value_err
     # the driver's machine has the program (the options are read there); a remote Dask worker has not:
     # its check is the bot's failure (BotExited), the same error as every other, not a plain ValueError.
     # The worker's entry point is run here in-process (no cluster: a fresh worker has no parsed specs).
-    from gouji_dsl.tools.runs import RunSpec, _raise_chunk_error, pack_spec, run_packed_chunk
+    from gouji_dsl.tools.runchunks import pack_spec, raise_chunk_error, run_packed_chunk
+    from gouji_dsl.tools.runspec import RunSpec
     bot = tmp_path / "mybot.py"
     bot.write_text("#!/bin/sh\n")
     bot.chmod(0o755)
@@ -320,7 +321,7 @@ def test_an_exec_program_missing_on_a_worker_is_the_bots_failure_not_a_value_err
     out = run_packed_chunk(*pack_spec(run), 0, 1)
     assert out["error"]["kind"] == "bot"
     with pytest.raises(outside.BotFailed) as got:
-        _raise_chunk_error(out["error"])
+        raise_chunk_error(out["error"])
     assert got.value.code == "BotExited" and got.value.seat is None
     assert str(got.value).startswith(f"bot '{spec}', game 1:0: cannot be started on the worker ")
     assert f"there is no file {str(bot)!r}" in str(got.value)

@@ -111,7 +111,7 @@ def test_a_run_too_large_to_plan_is_a_usage_error_not_all_the_memory(args):
 def test_a_chunk_size_giving_too_many_chunks_is_refused_and_the_default_grows():
     from gouji_dsl.tools.cli import cli
     from gouji_dsl.tools.runkinds import MAX_CHUNKS, MAX_GAMES
-    from gouji_dsl.tools.runs import DEFAULT_CHUNK, default_chunk_size
+    from gouji_dsl.tools.runspec import DEFAULT_CHUNK, default_chunk_size
     res = CliRunner().invoke(cli, ["simulate", "online", "--games", str(MAX_CHUNKS + 1), "--chunk-size", "1"])
     assert res.exit_code == 1 and "--chunk-size 2 or more" in res.stderr
     assert default_chunk_size(1000) == 63 and default_chunk_size(10 ** 6) == DEFAULT_CHUNK  # as before

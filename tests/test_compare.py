@@ -13,7 +13,7 @@ from gouji_dsl import resources
 from gouji_dsl.ruleset.graph import compile_ruleset, load_graph
 from gouji_dsl.ruleset.load.finding import list_bundled
 from gouji_dsl.ruleset.load.resolving import resolve, resolve_text
-from gouji_dsl.tools import compare, figures, runs
+from gouji_dsl.tools import compare, figures, runspec
 from gouji_dsl.tools.cli_diff import diff_command
 from gouji_dsl.tools.compare import diff_json, diff_markdown, diff_text, rule_diff
 from gouji_dsl.tools.paired import paired_simulation, report_json, report_markdown, report_text, save_divergent
@@ -304,7 +304,8 @@ def test_paired_simulation_is_reproducible_and_independent_of_workers(graphs, re
 
 
 def test_paired_games_match_play_game(graphs, report_w1):
-    from gouji_dsl.tools.runs import RunSpec, play_chunk
+    from gouji_dsl.tools.runchunks import play_chunk
+    from gouji_dsl.tools.runspec import RunSpec
     from gouji_dsl.tools.simulate import play_game
     a, b = graphs
     res, _ = play_game(a, 11, 4, "random")
@@ -398,7 +399,8 @@ def test_matches_are_chained_and_independent_of_workers(tmp_path, graphs):
     # game 1 under the variant is the second game of a match: it follows game 0
     first, state = play_game(mv, 4, 0, "random")
     second, _ = play_game(mv, 4, 1, "random", previous=state)
-    from gouji_dsl.tools.runs import RunSpec, play_chunk
+    from gouji_dsl.tools.runchunks import play_chunk
+    from gouji_dsl.tools.runspec import RunSpec
     t = play_chunk((online, mv), RunSpec((online.resolved, buffer), 4), 0, 2)
     assert t.b.means["decisions"].s == first.decisions + second.decisions
     assert t.b.means["decisions"].clusters == 1  # the two games of a match are one cluster
@@ -422,7 +424,7 @@ def test_cancel(graphs):
     import threading
     ev = threading.Event()
     ev.set()
-    with pytest.raises(runs.SimulationCancelled):
+    with pytest.raises(runspec.SimulationCancelled):
         paired_simulation(*graphs, 2, seed=1, workers=1, cancel=ev)
 
 

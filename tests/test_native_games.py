@@ -178,7 +178,7 @@ def test_games_chained_into_matches_are_whole_native_matches():
     seat_start rules (when play begins) are the core's; rulebook's buying
     rounds (seat_setup rules: mark and give) are the core's, with matches or without."""
     from gouji_dsl.engine.interpreter import match_length
-    from gouji_dsl.tools import runs
+    from gouji_dsl.tools import runchunks
     from gouji_dsl.tools.single import run_simulation
     g = load_graph("qingdao-classic")
     assert match_length(g) == 5 and F.games_fallback(g) is None
@@ -188,12 +188,12 @@ def test_games_chained_into_matches_are_whole_native_matches():
     without = run_simulation(g, 10, 1, workers=1, matches=False)
     assert without["whole_games"] == "native" and "games_fallback" not in without
     # the same run with every match played one by one (the core's batches switched off)
-    real = runs._whole_matches
+    real = runchunks._whole_matches
     try:
-        runs._whole_matches = lambda got, start, length: [None] * len(got)  # type: ignore[assignment]
+        runchunks._whole_matches = lambda got, start, length: [None] * len(got)  # type: ignore[assignment]
         again = run_simulation(g, 60, 1, workers=1)
     finally:
-        runs._whole_matches = real  # type: ignore[assignment]
+        runchunks._whole_matches = real  # type: ignore[assignment]
     drop = ("elapsed_s", "games_per_s", "games_replayed")
     assert {k: v for k, v in again.items() if k not in drop} == {k: v for k, v in with_matches.items() if k not in drop}
     rb = run_simulation(load_graph("rulebook"), 10, 1, workers=1)

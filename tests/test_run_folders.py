@@ -372,11 +372,11 @@ def test_report_keeps_the_until_block_of_a_paired_run(paired_folder, tmp_path):
 
 @pytest.mark.parametrize("kind", ["paired", "single"])
 def test_report_says_a_run_is_still_in_progress(kind, paired_folder, single_folder, tmp_path):
-    from gouji_dsl.tools.runs import _lock_folder
+    from gouji_dsl.tools.runfolders import lock_folder
     folder = copy(paired_folder if kind == "paired" else single_folder, tmp_path)
     sorted(folder.glob("chunk-*.json"))[-1].unlink()
     assert "interrupted run" in run("report", str(folder)).output
-    lock = _lock_folder(folder)  # a driver writing the folder
+    lock = lock_folder(folder)  # a driver writing the folder
     try:
         text = " ".join(run("report", str(folder)).output.split())
         data = json.loads(run("report", str(folder), "--format", "json").output)
@@ -625,13 +625,13 @@ def test_a_diagnostic_shows_a_control_character_of_its_source_line_escaped_under
 
 
 def test_report_of_a_run_in_progress_without_a_chunk_yet(single_folder, tmp_path):
-    from gouji_dsl.tools.runs import _lock_folder
+    from gouji_dsl.tools.runfolders import lock_folder
     folder = copy(single_folder, tmp_path)
     for c in folder.glob("chunk-*.json"):
         c.unlink()
     r = run("report", str(folder))
     assert r.exit_code == 1 and "no finished chunk yet" in r.output and "writing" not in r.output
-    lock = _lock_folder(folder)
+    lock = lock_folder(folder)
     try:
         r = run("report", str(folder))
     finally:

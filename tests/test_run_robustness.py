@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from gouji_dsl.ruleset.graph import load_graph
-from gouji_dsl.tools import runs
+from gouji_dsl.tools import runchunks, runfolders, runpools, runs, runspec
 from gouji_dsl.tools.cli import cli
 from gouji_dsl.tools.exits import EXIT_INTERRUPTED, EXIT_RUN_STOPPED
 from gouji_dsl.tools.paired import paired_simulation
@@ -113,14 +113,14 @@ def test_a_chunk_that_keeps_losing_its_worker_stops_the_run_resumably(graphs, mo
     """Dask gave up on a chunk (KilledWorker) more than MAX_CHUNK_LOSSES times: a RunStopped."""
     from concurrent.futures import Future
 
-    class Dying(runs._Backend):
+    class Dying(runpools.Backend):
         def __init__(self, spec, workers, scheduler):
-            self.key, self.blob = runs.pack_spec(spec)
+            self.key, self.blob = runchunks.pack_spec(spec)
 
         def submit(self, start, stop):
             f: Future = Future()
             if start == 0:
-                f.set_result(runs.run_packed_chunk(self.key, self.blob, start, stop))
+                f.set_result(runchunks.run_packed_chunk(self.key, self.blob, start, stop))
             else:
                 f.set_exception(RuntimeError("lost"))
             return f
@@ -129,15 +129,15 @@ def test_a_chunk_that_keeps_losing_its_worker_stops_the_run_resumably(graphs, mo
             try:
                 return fut.result()
             except RuntimeError:
-                raise runs._ChunkLost from None
+                raise runpools.ChunkLost from None
 
         def close(self, abort):
             pass
 
-    monkeypatch.setattr(runs, "_DaskBackend", Dying)
+    monkeypatch.setattr(runs, "DaskBackend", Dying)
     a, b = graphs
-    with pytest.raises(runs.RunStopped, match="every worker that played them died") as info:
-        runs.execute(runs.RunSpec((a.resolved, b.resolved), 1, matches=False), 4, executor="dask", chunk_size=2,
+    with pytest.raises(runspec.RunStopped, match="every worker that played them died") as info:
+        runs.execute(runspec.RunSpec((a.resolved, b.resolved), 1, matches=False), 4, executor="dask", chunk_size=2,
                      out=tmp_path / "d", graphs=(a, b))
     assert info.value.chunks_written == 1
 
@@ -157,7 +157,7 @@ def test_a_killed_pool_worker_costs_only_the_chunks_of_its_pool(graphs, tmp_path
             killed.append(workers[0].pid)
             workers[0].kill()
 
-    spec = runs.RunSpec((a.resolved, b.resolved), 1, bots="heuristic")
+    spec = runspec.RunSpec((a.resolved, b.resolved), 1, bots="heuristic")
     got = runs.execute(spec, 60, executor="process", workers=2, chunk_size=5, out=tmp_path / "d", graphs=(a, b),
                        progress=progress)
     assert killed
@@ -265,7 +265,7 @@ def test_a_cluster_without_gouji_is_one_line_exit_3_not_an_internal_error(tmp_pa
         def close(self, timeout=None) -> None:
             pass
 
-    class Backend(runs._DaskBackend):
+    class Backend(runpools.DaskBackend):
         def __init__(self, spec, workers, scheduler):
             self.cluster, self.client, self.workers = None, Client(), workers
             self.where = f"the Dask scheduler at {scheduler}"
@@ -274,7 +274,7 @@ def test_a_cluster_without_gouji_is_one_line_exit_3_not_an_internal_error(tmp_pa
         def submit(self, start, stop):
             return Future()
 
-    monkeypatch.setattr(runs, "_DaskBackend", Backend)
+    monkeypatch.setattr(runs, "DaskBackend", Backend)
     out = tmp_path / "run"
     res = CliRunner().invoke(cli, ["diff", "online", "rulebook", "--simulate", "40", "--chunk-size", "5", "--format",
                                    "json", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--out", str(out)])
@@ -283,7 +283,7 @@ def test_a_cluster_without_gouji_is_one_line_exit_3_not_an_internal_error(tmp_pa
                         r"named 'gouji_dsl' there: its scheduler or a worker runs in a Python environment without "
                         r"gouji-dsl\); stopped after 0 deals: .* --resume to continue once the scheduler and every "
                         r"worker run where gouji-dsl is installed \(the same version as here\)\n", res.stderr), res.stderr
-    assert runs._import_failure(ValueError("x")) is None
+    assert runpools._import_failure(ValueError("x")) is None
 
 
 def test_an_unreachable_scheduler_is_exit_3_with_the_resume_hint(tmp_path, monkeypatch):
@@ -315,7 +315,7 @@ SMALL = ["simulate", "online", "--games", "40", "--seed", "3", "--chunk-size", "
 
 def _failing_write(monkeypatch, code: int, after: int) -> None:
     """The run's writes raise OSError(code) once ``after`` files were written."""
-    real = runs.atomic_write
+    real = runfolders.atomic_write
     count = [0]
 
     def write(path, text, **kw):
@@ -324,7 +324,7 @@ def _failing_write(monkeypatch, code: int, after: int) -> None:
             raise OSError(code, os.strerror(code), str(path))
         return real(path, text, **kw)
 
-    monkeypatch.setattr(runs, "atomic_write", write)
+    monkeypatch.setattr(runfolders, "atomic_write", write)
 
 
 @pytest.mark.parametrize("code, says", [(errno.ENOSPC, "once there is space again"),
@@ -425,7 +425,7 @@ def test_workers_end_with_a_driver_killed_by_sigkill(tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_sigterm_stops_a_duel_as_ctrl_c_does_and_leaves_no_process(tmp_path, workers):
-    """`gouji duel` handles SIGTERM as simulate and diff do (the one helper, runs.sigterm_interrupts):
+    """`gouji duel` handles SIGTERM as simulate and diff do (the one helper, runpools.sigterm_interrupts):
     one line saying where the finished deals are and how to go on, exit 130, no worker left; the same
     command then plays only the rest."""
     import psutil
@@ -464,19 +464,19 @@ def test_a_local_dask_cluster_left_without_workers_stops_the_run_resumably(monke
     at all would leave the run waiting for ever. After NO_WORKERS_GRACE seconds it is a RunStopped (exit 3,
     --resume goes on); a worker seen in between starts the grace again; a remote scheduler is waited for."""
     from types import SimpleNamespace
-    backend = object.__new__(runs._DaskBackend)
+    backend = object.__new__(runpools.DaskBackend)
     scheduler = SimpleNamespace(workers={})
     backend.cluster = SimpleNamespace(scheduler=scheduler)
     backend._no_workers_since = None
     clock = iter([0.0, 100.0, 200.0, 400.0])  # (a worker seen reads no clock)
-    monkeypatch.setattr(runs, "_clock", lambda: next(clock))  # (not time.monotonic: the Dask loop's thread reads it)
+    monkeypatch.setattr(runpools, "_clock", lambda: next(clock))  # (not time.monotonic: the Dask loop's thread reads it)
     backend.check_stalled()  # no worker since 0.0
     backend.check_stalled()  # 100 s: within the grace
     scheduler.workers = {"tcp://127.0.0.1:1": object()}
     backend.check_stalled()  # a worker again: the grace starts over
     scheduler.workers = {}
     backend.check_stalled()  # no worker since 200.0
-    with pytest.raises(runs.RunStopped, match="no worker for 120 s") as info:
+    with pytest.raises(runspec.RunStopped, match="no worker for 120 s") as info:
         backend.check_stalled()  # 400 s
     assert "--executor process" in info.value.hint
     backend.cluster = None  # a scheduler given with --scheduler: its workers may come later

@@ -12,16 +12,11 @@ from click.testing import CliRunner
 from gouji_dsl.ruleset.graph import load_graph
 from gouji_dsl.tools.cli import cli
 from gouji_dsl.tools.paired import paired_simulation
-from gouji_dsl.tools.runs import (
-    RunError,
-    RunSpec,
-    SimulationCancelled,
-    Until,
-    execute,
-    fingerprint,
-    load_runs,
-    play_chunk,
-)
+from gouji_dsl.tools.runchunks import play_chunk
+from gouji_dsl.tools.runfiles import RunError
+from gouji_dsl.tools.runfolders import load_runs
+from gouji_dsl.tools.runs import Until, execute
+from gouji_dsl.tools.runspec import RunSpec, SimulationCancelled, fingerprint
 
 # one worker of pytest -n runs this module's Dask clusters (and the port 8787 test) one after another
 pytestmark = pytest.mark.xdist_group("dask")
@@ -299,21 +294,21 @@ def test_a_second_ctrl_c_while_the_workers_close_is_not_a_traceback(graphs, monk
     """Ctrl+C pressed again while the pool or cluster closes: the run's outcome is still reported."""
     from concurrent.futures import Future
 
-    from gouji_dsl.tools import runs
+    from gouji_dsl.tools import runchunks, runpools, runs
 
-    class Closing(runs._Backend):
+    class Closing(runpools.Backend):
         def __init__(self, spec, workers):
             self.spec = spec
 
         def submit(self, start, stop):
             f: Future = Future()
-            f.set_result(runs.run_chunk(self.spec, start, stop))
+            f.set_result(runchunks.run_chunk(self.spec, start, stop))
             return f
 
         def close(self, abort):
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(runs, "_ProcessBackend", Closing)
+    monkeypatch.setattr(runs, "ProcessBackend", Closing)
     a, b = graphs
     res = execute(RunSpec((a.resolved, b.resolved), 1, matches=False), 4, executor="process", workers=2,
                   chunk_size=2, graphs=(a, b))

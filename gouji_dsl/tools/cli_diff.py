@@ -86,7 +86,7 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
       gouji diff qingdao qingdao-classic --simulate 500 --seed 7
       gouji diff online my/rules.yaml --format json
     """
-    from gouji_dsl.tools import compare, paired, runs  # lazy: start-up
+    from gouji_dsl.tools import compare, paired, runspec  # lazy: start-up
 
     if games is None:  # an option of the simulation given without one would be silently ignored
         ctx = click.get_current_context()
@@ -110,7 +110,7 @@ def diff_command(a: str, b: str | None, fmt: str, games: int | None, seed: str, 
                                 show_progress=fmt != "json", run=run)
         except GoujiError as e:
             _fail(e.format())
-        except runs.SimulationError as e:
+        except runspec.SimulationError as e:
             _fail(_("error: {e}").format(e=e))
         except KeyboardInterrupt:
             _fail("interrupted")

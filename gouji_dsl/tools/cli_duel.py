@@ -212,7 +212,7 @@ def duel_command(ruleset: str, bot_a: str, bot_b: str, deals: int, seed: str, th
     on_unit = None
     saved_now: list[int] = []  # games saved by this run (one entry per finished deal or match)
     if save is not None:
-        from gouji_dsl.tools.runs import fingerprint  # lazy: start-up
+        from gouji_dsl.tools.runspec import fingerprint  # lazy: start-up
         header = run_header(graph.name, bot_a, bot_b, seed_value(seed), think_ms, fingerprint(graph.resolved))
         try:
             check_saved_header(save, header)  # not this duel's file: refused before anything in it is changed

@@ -39,7 +39,7 @@ from gouji_dsl.tools.exits import (
 )
 from gouji_dsl.tools.exits import err as _err
 from gouji_dsl.tools.played import engine_name, fell_back, report_line, why_not_native
-from gouji_dsl.tools.runkinds import MAX_GAMES, Executor, said_kind
+from gouji_dsl.tools.runkinds import MAX_GAMES, Executor, RunKind, said_kind
 
 
 # ------------------------------------------------------------------------------ shared options
@@ -158,7 +158,7 @@ def _interrupted(e: Any, out: str | None) -> None:
 
 
 def _stopped(e: Any, out: str | None) -> None:
-    """One line for a run stopped by its surroundings (:class:`~gouji_dsl.tools.runs.RunStopped`),
+    """One line for a run stopped by its surroundings (:class:`~gouji_dsl.tools.runspec.RunStopped`),
     then exit :data:`EXIT_RUN_STOPPED`."""
     done = getattr(e, "games_done", 0)
     written = getattr(e, "chunks_written", 0)
@@ -178,7 +178,8 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
     """The simulation of ``gouji diff A B --simulate N`` with the :func:`run_options` ``run``; exits
     with a message on interruption, a bad folder or a bad figure name."""
     from gouji_dsl.tools import paired  # lazy: start-up
-    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled  # lazy: start-up
+    from gouji_dsl.tools.runfiles import RunError  # lazy: start-up
+    from gouji_dsl.tools.runspec import RunStopped, SimulationCancelled  # lazy: start-up
 
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
     total = until.max_games if until is not None else games
@@ -404,7 +405,8 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     team scores, sweep / burn / revolution rates, each with its interval at 95%, elapsed seconds and games
     per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
     """
-    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled  # lazy: start-up
+    from gouji_dsl.tools.runfiles import RunError  # lazy: start-up
+    from gouji_dsl.tools.runspec import RunStopped, SimulationCancelled  # lazy: start-up
     from gouji_dsl.tools.single import figure_names, run_simulation  # lazy: start-up
 
     graph = load_graph_or_exit(ruleset, overrides)
@@ -475,7 +477,8 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
       gouji report run1
       gouji report machine1/run machine2/run --format json
     """
-    from gouji_dsl.tools.runs import RunError, RunKind, load_runs  # lazy: start-up
+    from gouji_dsl.tools.runfiles import RunError  # lazy: start-up
+    from gouji_dsl.tools.runfolders import load_runs  # lazy: start-up
 
     try:
         merged = load_runs(list(folders))
@@ -534,7 +537,7 @@ def report_command(folders: tuple[str, ...], fmt: str) -> None:
 def _sweep_report(merged: Any, fmt: str) -> None:
     """``gouji report`` of a sweep's folder(s): the sweep's table (:mod:`gouji_dsl.tools.sweep`)."""
     from gouji_dsl.tools import sweep  # lazy: start-up
-    from gouji_dsl.tools.runs import RunError  # lazy: start-up
+    from gouji_dsl.tools.runfiles import RunError  # lazy: start-up
     try:
         report = sweep.report_of_runs(merged)
     except RunError as e:  # (a points file that disagrees with the chunks)

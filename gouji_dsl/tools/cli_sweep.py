@@ -56,7 +56,8 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
     from gouji_dsl.tools import sweep
     from gouji_dsl.tools.exits import load_graph_or_exit as _load_graph
     from gouji_dsl.tools.exits import report as _report
-    from gouji_dsl.tools.runs import RunError, RunStopped, SimulationCancelled
+    from gouji_dsl.tools.runfiles import RunError  # lazy: start-up
+    from gouji_dsl.tools.runspec import RunStopped, SimulationCancelled  # lazy: start-up
 
     for name in ("halfwidth", "max_games", "figure"):
         if run.get(name) is not None:

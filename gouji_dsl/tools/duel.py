@@ -43,6 +43,7 @@ from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.tools.exits import os_failure, shown
 from gouji_dsl.tools.played import engine_name, why_not_native, with_played_by
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_DUEL_DEALS
+from gouji_dsl.tools.runpools import close_pool, ignore_sigint, sigterm_interrupts
 from gouji_dsl.tools.simulate import BATCH_BOTS, bot_rng, engine_summary, native_games, play_game
 from gouji_dsl.tools.stats import Estimate, clipped_note, mean_ci, wilson
 
@@ -320,7 +321,7 @@ class SavedRunMismatch(ValueError):
 def run_header(ruleset: str, a: str, b: str, seed: Any, think_ms: float | None,
                fingerprint: str | None = None) -> dict[str, Any]:
     """What a save file's first line records, so that a resumed run never mixes two duels;
-    ``fingerprint`` (:func:`gouji_dsl.tools.runs.fingerprint` of the ruleset) tells an edited
+    ``fingerprint`` (:func:`gouji_dsl.tools.runspec.fingerprint` of the ruleset) tells an edited
     ruleset file from the one the file was started with."""
     out: dict[str, Any] = {"ruleset": ruleset, "a": a, "b": b, "seed": str(seed), "think_ms": think_ms}
     if fingerprint is not None:
@@ -691,8 +692,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(resolved: Any, notes: str | None = None) -> None:
-    from gouji_dsl.tools.runs import _ignore_sigint
-    _ignore_sigint(notes=notes)  # Ctrl+C is for the parent, which stops the workers (a worker would go on to the next deal)
+    ignore_sigint(notes=notes)  # Ctrl+C is for the parent, which stops the workers (a worker would go on to the next deal)
     _WORKER["graph"] = compile_ruleset(resolved)
 
 
@@ -722,7 +722,6 @@ def _play(graph: RuleGraph, a: str, b: str, todo: list[tuple[int, int]], seed: A
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
-    from gouji_dsl.tools.runs import close_pool
     ctx = multiprocessing.get_context("spawn")
     with deciding.notes_folder() as notes:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
@@ -785,7 +784,6 @@ def duel(graph: RuleGraph, a: str, b: str, deals: int, seed: Any = 1, *, think_m
         if progress is not None:
             progress(finished, total)
 
-    from gouji_dsl.tools.runs import sigterm_interrupts
     played_by = duel_engine(graph, engine, a, b, think_ms)
     whole = played_by.get("whole_games") == "native"
     restore_sigterm = sigterm_interrupts()  # SIGTERM stops the duel as Ctrl+C does (KeyboardInterrupt)

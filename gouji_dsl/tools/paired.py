@@ -51,17 +51,10 @@ from gouji_dsl.tools.figures import (
     place_headers,
 )
 from gouji_dsl.tools.played import engine_name, report_line, why_not_native, with_played_by
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
-from gouji_dsl.tools.runs import (
-    Executor,
-    RunResult,
-    RunSpec,
-    SimulationCancelled,
-    SimulationError,
-    Until,
-    _Runner,
-    execute,
-)
+from gouji_dsl.tools.runchunks import Runner
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Executor
+from gouji_dsl.tools.runs import RunResult, Until, execute, until_block
+from gouji_dsl.tools.runspec import RunSpec, SimulationCancelled, SimulationError
 from gouji_dsl.tools.stats import (
     ALPHA,
     Estimate,
@@ -386,7 +379,7 @@ def build_report(totals: PairTotals, *, names: tuple[str, str], paths: tuple[str
     deals = []
     runners = None
     if replay is not None:
-        runners = tuple(_Runner(g, RunSpec((g.resolved,), seed, _bots_tuple(bots), matches, engine))
+        runners = tuple(Runner(g, RunSpec((g.resolved,), seed, _bots_tuple(bots), matches, engine))
                         for g in replay)
     for rank, d in enumerate(totals.divergent, start=1):
         rec_a: list[dict[str, Any]] = []
@@ -411,7 +404,7 @@ def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str, bots: Any 
              lengths: tuple[int, int] = (1, 1)) -> dict[str, Any]:
     """Which engine played each side (when the compiled rulesets are at hand), each side with its
     own reasons; ``lengths``: each side's games per match as played (1: single games). Where they
-    differ the deals are played one by one on both sides (runs.play_chunk), so neither side's games
+    differ the deals are played one by one on both sides (runchunks.play_chunk), so neither side's games
     are played whole in the core."""
     if graphs is None:
         return {}
@@ -538,7 +531,6 @@ def paired_simulation(a: RuleGraph | ResolvedRuleset | str, b: RuleGraph | Resol
 def precision(until: Until, half_width: float) -> dict[str, Any]:
     """What ``--until-halfwidth`` asked and got: the figure, the target, the interval's half-width at
     the end and whether the target was ``reached`` (False: --max-games came first)."""
-    from gouji_dsl.tools.runs import until_block
     return until_block(until, half_width)
 
 

@@ -20,7 +20,7 @@ class Engine(StrEnum):
 MAX_GAMES = 1_000_000_000
 
 #: the most chunks a run is split into: its plan and the chunk files stay small (the default chunk
-#: size grows beyond :data:`runs.DEFAULT_CHUNK` deals for runs of more than 10 million deals; a
+#: size grows beyond :data:`runspec.DEFAULT_CHUNK` deals for runs of more than 10 million deals; a
 #: ``--chunk-size`` giving more chunks is refused)
 MAX_CHUNKS = 100_000
 

@@ -13,8 +13,9 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.tools.figures import DESIGN_KEYS
 from gouji_dsl.tools.paired import design_estimate, precision
 from gouji_dsl.tools.played import with_played_by
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE
-from gouji_dsl.tools.runs import Executor, RunSpec, empty_totals, execute
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Executor
+from gouji_dsl.tools.runs import execute
+from gouji_dsl.tools.runspec import RunSpec, empty_totals
 from gouji_dsl.tools.simulate import engine_summary
 from gouji_dsl.tools.stats import mean_estimate, rate_estimate, ratio_estimate
 

@@ -15,7 +15,7 @@ two-team game each seat's score is its team's, so seats 3 and 5 repeat seat 1 an
 negative; in ``online`` a game is redealt only after a revolution) is the same test by construction:
 it takes its representative's adjusted p and mark (and the report names it). A row whose differences
 are all 0 mirrors nothing (its test, p = 1, stays). A point whose ruleset plays exactly as the base
-(the same :func:`~gouji_dsl.tools.runs.fingerprint`: ``--grid gouji_minimum.2=1,2`` where the base has
+(the same :func:`~gouji_dsl.tools.runspec.fingerprint`: ``--grid gouji_minimum.2=1,2`` where the base has
 1) is marked ``= base`` and not played; one that plays as an earlier point ``= Pj`` is not played
 again and shows that point's figures; neither is in the family.
 """
@@ -39,7 +39,8 @@ from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.overrides import Override, load_point, parse_overrides, twice
 from gouji_dsl.tools.figures import SIDE_FIGURES, SweepTotals
 from gouji_dsl.tools.played import report_line
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_SWEEP_POINTS
+from gouji_dsl.tools.runfiles import RunError
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_SWEEP_POINTS, Executor, RunKind
 from gouji_dsl.tools.stats import ALPHA, Estimate, clipped_note, holm
 
 OPTION = "--grid"
@@ -356,9 +357,9 @@ def build_report(totals: SweepTotals, *, base: str, grids: Sequence[str], labels
 
 def same_as(base: RuleGraph, graphs: Sequence[RuleGraph]) -> list[str | None]:
     """Per point: ``"base"`` when it plays exactly as the base (the same
-    :func:`~gouji_dsl.tools.runs.fingerprint`: its settings, definitions and rules), ``"P{j}"`` when it plays
+    :func:`~gouji_dsl.tools.runspec.fingerprint`: its settings, definitions and rules), ``"P{j}"`` when it plays
     as the earlier point j (from 1), else None (a point to play)."""
-    from gouji_dsl.tools.runs import fingerprint
+    from gouji_dsl.tools.runspec import fingerprint
     seen = {fingerprint(base.resolved): "base"}
     out: list[str | None] = []
     for k, g in enumerate(graphs, start=1):
@@ -377,9 +378,10 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
     ``sweep``; a point that plays as the base or an earlier point is not played: :func:`same_as`; ValueError
     when no point is left) and build the report. The result depends only on the rulesets, ``games``, ``seed``,
     ``bots`` and ``matches``. ``cancel``: when set, the run stops
-    (:class:`~gouji_dsl.tools.runs.SimulationCancelled`; with ``out``, its finished chunks are kept)."""
+    (:class:`~gouji_dsl.tools.runspec.SimulationCancelled`; with ``out``, its finished chunks are kept)."""
     from gouji_dsl.tools.paired import _bots_tuple, check_bots
-    from gouji_dsl.tools.runs import Executor, RunSpec, execute
+    from gouji_dsl.tools.runs import execute
+    from gouji_dsl.tools.runspec import RunSpec
     check_bots(bots, base.n_seats)
     same = same_as(base, graphs)
     played = [g for g, x in zip(graphs, same) if x is None]
@@ -404,7 +406,7 @@ def run_sweep(base: RuleGraph, graphs: Sequence[RuleGraph], labels: Sequence[str
 
 
 def report_of_runs(merged: Any) -> SweepReport:
-    """The report of merged sweep run folders (:func:`gouji_dsl.tools.runs.load_runs` of ``--out``
+    """The report of merged sweep run folders (:func:`gouji_dsl.tools.runfolders.load_runs` of ``--out``
     folders of ``gouji sweep``): ``gouji report DIR`` and the app's sweep view read them so."""
     names = [r.get("name", "?") for r in merged.spec.get("rulesets", [])]
     base = names[0]
@@ -460,9 +462,8 @@ def _write_points(out: Path, labels: Sequence[str], same: Sequence[str | None], 
 def _read_points(folders: Sequence[str], played: Sequence[str]) -> dict[str, Any] | None:
     """The points file of the folders (None where none has one): the ``played`` points' labels (as the
     chunks name their rulesets) must be its points not marked ``= base`` / ``= Pj``, in order;
-    :class:`~gouji_dsl.tools.runs.RunError` naming the file and why where one disagrees (edited, or
+    :class:`~gouji_dsl.tools.runfiles.RunError` naming the file and why where one disagrees (edited, or
     from another run), never a renumbering that would be silently wrong."""
-    from gouji_dsl.tools.runs import RunError
     found = None
     for f in folders:
         path = Path(f) / POINTS_FILE
@@ -502,9 +503,9 @@ def _points_problem(path: Path, played: Sequence[str]) -> tuple[str | None, dict
 
 
 def load_report(folders: Sequence[str | os.PathLike[str]]) -> SweepReport:
-    """The report of the sweep run folder(s) ``folders``; :class:`~gouji_dsl.tools.runs.RunError` when
+    """The report of the sweep run folder(s) ``folders``; :class:`~gouji_dsl.tools.runfiles.RunError` when
     they cannot be read or are the run of another command."""
-    from gouji_dsl.tools.runs import RunError, RunKind, load_runs
+    from gouji_dsl.tools.runfolders import load_runs
     merged = load_runs(list(folders))
     if merged.kind != RunKind.SWEEP:
         raise RunError(_("{folder}: the run of another command ({kind}), not of gouji sweep: gouji report reads it").format(

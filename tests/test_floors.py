@@ -131,7 +131,8 @@ def test_compiling_and_checking_a_ruleset_never_imports_the_engine():
 # inherited_rule_sentence_kept (12); the card model's plays_from (12); parse_cards (11). 68 -> 63: the loader's
 # (ruleset/load) schema errors one teller per kind (_schema_diags was 20), _check_rules (11), syntax_diagnostics (12),
 # the builder's _scalar (11) and _merge (12) each lost a part.
-MAX_OVER_10 = 63
+# 63 -> 62: the YAML builder's build (ruleset/load/reading._Builder) one method per kind of event (a document, an end, a key, a value, a list or mapping opening; it was 23).
+MAX_OVER_10 = 62
 OVER_30 = {
     "gouji_dsl/engine/playout.py::_random_run": 49,
     "gouji_dsl/engine/codegen.py::function": 42,

@@ -209,85 +209,109 @@ class _Builder:
 
     def build(self, events: Iterator[Any]) -> tuple[bool, Any]:
         """``(found, data)``: the document's root value (``found`` is False for an empty stream)."""
-        stack: list[_Frame] = []
-        skipping = 0  # depth inside a list or mapping that is being dropped
-        root: Any = None
-        found = False
-        documents = 0
+        self.stack: list[_Frame] = []
+        self.skipping = 0  # depth inside a list or mapping that is being dropped
+        self.root: Any = None
+        self.found = False
+        self.documents = 0
         for ev in events:
-            if skipping:
-                if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                    skipping += 1
-                elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                    skipping -= 1
-                    if not skipping and stack:
-                        self._finish(stack[-1], None, assign=True)
-                continue
-            if isinstance(ev, yaml.DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    self.error(_spot(self.path, self.text, ev), _("a ruleset file holds one YAML document"),
-                               _("remove the `---` line and what follows, or split the file"), code=Code.YAML_SYNTAX)
-                    break
-                continue
-            if isinstance(ev, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)):
-                continue
-            if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                frame = stack.pop()
-                self.values[frame.loc] = _spot(self.path, self.text, frame.event, ev)
-                if stack:
-                    self._finish(stack[-1], frame.value, assign=False)
-                else:
-                    root, found = frame.value, True
-                continue
-            parent = stack[-1] if stack else None
+            if not self._step(ev):
+                break
+        return self.found, self.root
+
+    def _step(self, ev: Any) -> bool:
+        """Take one event; False: stop reading (a second document)."""
+        if self.skipping:
+            self._skip(ev)
+        elif isinstance(ev, yaml.DocumentStartEvent):
+            return self._document(ev)
+        elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            self._close(ev)
+        elif not isinstance(ev, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)):
+            parent = self.stack[-1] if self.stack else None
             if parent is not None and isinstance(parent.value, dict) and parent.expect != "value":
-                if parent.expect == "key":
-                    if self._key(parent, ev):
-                        parent.expect = "value"
-                    elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                        parent.expect, skipping = "keyskip", 1
-                    else:
-                        parent.expect = "drop"
-                elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                    skipping = 1  # the value of a bad key, dropped (its end resets expect)
-                else:
-                    parent.expect = "key"
-                continue
-            # a value: a list item, a mapping's value or the root
-            loc: Loc = () if parent is None else (
-                parent.loc + (len(parent.value),) if isinstance(parent.value, list) else parent.loc + (parent.key,))
-            if isinstance(ev, yaml.AliasEvent):
-                self.error(_spot(self.path, self.text, ev), _("YAML aliases (*{anchor}) are not allowed in rulesets").format(anchor=ev.anchor),
-                           _("write the value out in full; to share rules between files use `extends:`"), code=Code.YAML_ALIAS)
-                if parent is None:
-                    found = True
-                else:
-                    self._finish(parent, None, assign=True)
-                continue
-            if isinstance(ev, yaml.ScalarEvent):
-                spot = _spot(self.path, self.text, ev)
-                self.values[loc] = spot
-                value = self._scalar(ev, spot)
-                if parent is None:
-                    root, found = value, True
-                else:
-                    self._finish(parent, value, assign=True)
-                continue
-            # a list or mapping starts
-            if self._explicit_tag(ev):
-                self.error(_spot(self.path, self.text, ev), _("YAML tags ({tag}) are not used in rulesets").format(tag=_tag(ev.tag or '')),
-                           _("remove the tag"), code=Code.YAML_TAG)
-            if len(stack) >= MAX_NESTING:
-                self.error(_spot(self.path, self.text, ev), _("nesting deeper than {max_nesting} levels").format(max_nesting=MAX_NESTING),
-                           _("a ruleset needs only a few levels of mappings and lists"), code=Code.TOO_DEEP)
-                skipping = 1
-                continue
-            frame = _Frame({} if isinstance(ev, yaml.MappingStartEvent) else [], loc, ev)
-            if parent is not None:
-                self._finish(parent, frame.value, assign=True, complete=False)
-            stack.append(frame)
-        return found, root
+                self._in_mapping(parent, ev)
+            else:
+                self._value(parent, ev)
+        return True
+
+    def _skip(self, ev: Any) -> None:
+        """An event inside a list or mapping that is being dropped."""
+        if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self.skipping += 1
+        elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            self.skipping -= 1
+            if not self.skipping and self.stack:
+                self._finish(self.stack[-1], None, assign=True)
+
+    def _document(self, ev: Any) -> bool:
+        """A document starts: False (and an error) for a second one."""
+        self.documents += 1
+        if self.documents > 1:
+            self.error(_spot(self.path, self.text, ev), _("a ruleset file holds one YAML document"),
+                       _("remove the `---` line and what follows, or split the file"), code=Code.YAML_SYNTAX)
+            return False
+        return True
+
+    def _close(self, ev: Any) -> None:
+        """A list or mapping ends."""
+        frame = self.stack.pop()
+        self.values[frame.loc] = _spot(self.path, self.text, frame.event, ev)
+        if self.stack:
+            self._finish(self.stack[-1], frame.value, assign=False)
+        else:
+            self.root, self.found = frame.value, True
+
+    def _in_mapping(self, parent: _Frame, ev: Any) -> None:
+        """A node of mapping ``parent`` that is not a value to keep: a key, or what a bad key drops."""
+        if parent.expect == "key":
+            if self._key(parent, ev):
+                parent.expect = "value"
+            elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                parent.expect, self.skipping = "keyskip", 1
+            else:
+                parent.expect = "drop"
+        elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self.skipping = 1  # the value of a bad key, dropped (its end resets expect)
+        else:
+            parent.expect = "key"
+
+    def _value(self, parent: _Frame | None, ev: Any) -> None:
+        """A value: a list item, a mapping's value or the root."""
+        loc: Loc = () if parent is None else (
+            parent.loc + (len(parent.value),) if isinstance(parent.value, list) else parent.loc + (parent.key,))
+        if isinstance(ev, yaml.AliasEvent):
+            self.error(_spot(self.path, self.text, ev), _("YAML aliases (*{anchor}) are not allowed in rulesets").format(anchor=ev.anchor),
+                       _("write the value out in full; to share rules between files use `extends:`"), code=Code.YAML_ALIAS)
+            if parent is None:
+                self.found = True
+            else:
+                self._finish(parent, None, assign=True)
+        elif isinstance(ev, yaml.ScalarEvent):
+            spot = _spot(self.path, self.text, ev)
+            self.values[loc] = spot
+            value = self._scalar(ev, spot)
+            if parent is None:
+                self.root, self.found = value, True
+            else:
+                self._finish(parent, value, assign=True)
+        else:
+            self._open(parent, loc, ev)
+
+    def _open(self, parent: _Frame | None, loc: Loc, ev: Any) -> None:
+        """A list or mapping starts at ``loc``."""
+        if self._explicit_tag(ev):
+            self.error(_spot(self.path, self.text, ev), _("YAML tags ({tag}) are not used in rulesets").format(tag=_tag(ev.tag or '')),
+                       _("remove the tag"), code=Code.YAML_TAG)
+        if len(self.stack) >= MAX_NESTING:
+            self.error(_spot(self.path, self.text, ev), _("nesting deeper than {max_nesting} levels").format(max_nesting=MAX_NESTING),
+                       _("a ruleset needs only a few levels of mappings and lists"), code=Code.TOO_DEEP)
+            self.skipping = 1
+            return
+        frame = _Frame({} if isinstance(ev, yaml.MappingStartEvent) else [], loc, ev)
+        if parent is not None:
+            self._finish(parent, frame.value, assign=True, complete=False)
+        self.stack.append(frame)
 
     # -- pieces
     @staticmethod

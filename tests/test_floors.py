@@ -132,7 +132,8 @@ def test_compiling_and_checking_a_ruleset_never_imports_the_engine():
 # (ruleset/load) schema errors one teller per kind (_schema_diags was 20), _check_rules (11), syntax_diagnostics (12),
 # the builder's _scalar (11) and _merge (12) each lost a part.
 # 63 -> 62: the YAML builder's build (ruleset/load/reading._Builder) one method per kind of event (a document, an end, a key, a value, a list or mapping opening; it was 23).
-MAX_OVER_10 = 62
+# 62 -> 60: lang.ast.unparse one writer per kind of node (_UNPARSE; it was 18), dump's fields (_dump_fields; 11).
+MAX_OVER_10 = 60
 OVER_30 = {
     "gouji_dsl/engine/playout.py::_random_run": 49,
     "gouji_dsl/engine/codegen.py::function": 42,

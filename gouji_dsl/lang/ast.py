@@ -29,7 +29,7 @@ node               fields (besides ``pos``, ``start``, ``end``, ``reads``, ``typ
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -215,6 +215,20 @@ def with_type(node: N, t: Type, **changes: Any) -> N:
 _SKIP = {"pos", "start", "end", "reads", "type"}
 
 
+def _dump_fields(n: Node) -> Iterator[str]:
+    """``name=value`` of each plain field of ``n`` that :func:`dump` shows."""
+    for f in fields(n):
+        if f.name in _SKIP or f.name == "path" or isinstance(getattr(n, f.name), (tuple, Node)):
+            continue
+        v = getattr(n, f.name)
+        if f.name in ("ref", "impl") and not v or f.name == "index" and v < 0 \
+                or f.name == "value" and isinstance(n, Setting) and n.type is None:
+            continue
+        if f.name == "value" and isinstance(n, Setting) and not n.path and isinstance(v, (dict, list)):
+            v = "…"
+        yield f"{f.name}={v!r}" if not isinstance(v, StrEnum) else f"{f.name}={v.value}"
+
+
 def dump(node: Node, *, positions: bool = True, spans: bool = False) -> str:
     """A readable, stable rendering of the tree, one node per line, indented: ``Binary op=== : bool
     @3:7`` then its children. ``positions=False`` leaves out the ``@line:col``; ``spans=True`` shows
@@ -224,17 +238,7 @@ def dump(node: Node, *, positions: bool = True, spans: bool = False) -> str:
     stack: list[tuple[Node, int, str]] = [(node, 0, "")]
     while stack:
         n, depth, label = stack.pop()
-        parts = [type(n).__name__]
-        for f in fields(n):
-            if f.name in _SKIP or f.name == "path" or isinstance(getattr(n, f.name), (tuple, Node)):
-                continue
-            v = getattr(n, f.name)
-            if f.name in ("ref", "impl") and not v or f.name == "index" and v < 0 \
-                    or f.name == "value" and isinstance(n, Setting) and n.type is None:
-                continue
-            if f.name == "value" and isinstance(n, Setting) and not n.path and isinstance(v, (dict, list)):
-                v = "…"
-            parts.append(f"{f.name}={v!r}" if not isinstance(v, StrEnum) else f"{f.name}={v.value}")
+        parts = [type(n).__name__, *_dump_fields(n)]
         if isinstance(n, Setting) and n.path:
             parts.append("path=" + ".".join(map(str, n.path)))
         if n.type is not None:
@@ -270,47 +274,66 @@ def _prec(n: Node) -> int:
 
 def unparse(node: Node) -> str:
     """Canonical expression text of ``node`` (normalised spacing, only the brackets needed)."""
-
-    def wrap(n: Node, at_least: int) -> str:
-        s = unparse(n)
-        return f"({s})" if _prec(n) < at_least else s
-
-    if isinstance(node, Literal):
-        v = node.value
-        if v is None:
-            return "none"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, str):
-            return f"'{v}'" if "'" not in v else f'"{v}"'
-        return str(v)
-    if isinstance(node, ListLit):
-        return "[" + ", ".join(unparse(i) for i in node.items) + "]"
-    if isinstance(node, Name):
-        return node.name
-    if isinstance(node, Setting):
-        return "settings." + node.name + "".join(f".{p}" if isinstance(p, str) and p.isidentifier() else f"[{p!r}]"
-                                                 for p in node.path)
-    if isinstance(node, Attr):
-        return f"{wrap(node.base, 10)}.{node.attr}"
-    if isinstance(node, Index):
-        return f"{wrap(node.base, 10)}[{unparse(node.key)}]"
-    if isinstance(node, Call):
-        return f"{node.func}(" + ", ".join(unparse(a) for a in node.args) + ")"
-    if isinstance(node, Unary):
-        if node.op == UnOp.NOT:
-            return f"not {wrap(node.operand, 4)}"
-        inner = wrap(node.operand, 9)
-        return f"-({inner})" if inner.startswith("-") else f"-{inner}"
-    if isinstance(node, Binary):
-        p = _BPREC[node.op]
-        if p == 5:  # comparisons do not chain
-            return f"{wrap(node.left, 6)} {node.op.value} {wrap(node.right, 6)}"
-        return f"{wrap(node.left, p)} {node.op.value} {wrap(node.right, p + 1)}"
-    if isinstance(node, BoolOp):
-        p = _PREC[node.op]
-        return f" {node.op.value} ".join(wrap(o, p + 1) for o in node.operands)
-    if isinstance(node, Cond):
-        return f"{wrap(node.then, 2)} if {wrap(node.cond, 2)} else {wrap(node.other, 1)}"
+    for cls in type(node).__mro__:
+        write = _UNPARSE.get(cls)
+        if write is not None:
+            return write(node)
     raise TypeError(f"not a node: {node!r}")  # pragma: no cover
+
+
+def _wrap(n: Node, at_least: int) -> str:
+    """``n``'s text, bracketed when it binds less tightly than ``at_least``."""
+    s = unparse(n)
+    return f"({s})" if _prec(n) < at_least else s
+
+
+def _unparse_literal(node: Literal) -> str:
+    v = node.value
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return f"'{v}'" if "'" not in v else f'"{v}"'
+    return str(v)
+
+
+def _unparse_setting(node: Setting) -> str:
+    return "settings." + node.name + "".join(f".{p}" if isinstance(p, str) and p.isidentifier() else f"[{p!r}]"
+                                             for p in node.path)
+
+
+def _unparse_unary(node: Unary) -> str:
+    if node.op == UnOp.NOT:
+        return f"not {_wrap(node.operand, 4)}"
+    inner = _wrap(node.operand, 9)
+    return f"-({inner})" if inner.startswith("-") else f"-{inner}"
+
+
+def _unparse_binary(node: Binary) -> str:
+    p = _BPREC[node.op]
+    if p == 5:  # comparisons do not chain
+        return f"{_wrap(node.left, 6)} {node.op.value} {_wrap(node.right, 6)}"
+    return f"{_wrap(node.left, p)} {node.op.value} {_wrap(node.right, p + 1)}"
+
+
+def _unparse_boolop(node: BoolOp) -> str:
+    p = _PREC[node.op]
+    return f" {node.op.value} ".join(_wrap(o, p + 1) for o in node.operands)
+
+
+_UNPARSE: dict[type, Callable[[Any], str]] = {
+    Literal: _unparse_literal,
+    ListLit: lambda node: "[" + ", ".join(unparse(i) for i in node.items) + "]",
+    Name: lambda node: node.name,
+    Setting: _unparse_setting,
+    Attr: lambda node: f"{_wrap(node.base, 10)}.{node.attr}",
+    Index: lambda node: f"{_wrap(node.base, 10)}[{unparse(node.key)}]",
+    Call: lambda node: f"{node.func}(" + ", ".join(unparse(a) for a in node.args) + ")",
+    Unary: _unparse_unary,
+    Binary: _unparse_binary,
+    BoolOp: _unparse_boolop,
+    Cond: lambda node: f"{_wrap(node.then, 2)} if {_wrap(node.cond, 2)} else {_wrap(node.other, 1)}",
+}
+"""How :func:`unparse` writes each kind of node."""
 

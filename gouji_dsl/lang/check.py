@@ -498,41 +498,10 @@ class _Checker:
     def c_Binary(self, n: A.Binary) -> A.Node:
         a, b = self.check(n.left), self.check(n.right)
         op = n.op
-        ta, tb = a.type or ANY, b.type or ANY
-        ca, cb = category(ta), category(tb)
         if op in (A.BinOp.EQ, A.BinOp.NE, A.BinOp.LT, A.BinOp.LE, A.BinOp.GT, A.BinOp.GE):
-            if not (assignable(ta, tb) or assignable(tb, ta)):
-                for e, named, lit in ((strip(ta), a, b), (strip(tb), b, a)):  # a word outside the words a name can be
-                    if isinstance(e, Enum) and not isinstance(named, A.Literal) and isinstance(lit, A.Literal) \
-                            and isinstance(lit.value, str):
-                        self._in_enum(lit, e, _("a value of {e}").format(e=e))
-                hint = _("ranks are quoted text: write '3', not 3 (in settings too)") if {ca, cb} == {"rank", "int"} else None
-                raise _err(n, _("cannot compare {ta} with {tb}").format(ta=ta, tb=tb), hint, Code.TYPE_MISMATCH)
-            if ca == "rank" or cb == "rank":
-                a, b = (self._as_ranks(a) if ca != "rank" else a), (self._as_ranks(b) if cb != "rank" else b)
-            elif isinstance(strip(ta), Enum) and not isinstance(a, A.Literal):
-                self._in_enum(b, strip(ta), _("a value of {type}").format(type=a.type))  # type: ignore[arg-type]
-            elif isinstance(strip(tb), Enum) and not isinstance(b, A.Literal):
-                self._in_enum(a, strip(tb), _("a value of {type}").format(type=b.type))  # type: ignore[arg-type]
-            if ca == "seat":
-                self._seat_literal(b)
-            if cb == "seat":
-                self._seat_literal(a)
+            a, b = self._comparison(n, a, b)
         elif op in (A.BinOp.IN, A.BinOp.NOT_IN):
-            bt = strip(tb)
-            want = bt.elem if isinstance(bt, ListOf) else bt.key if isinstance(bt, MapOf) else None
-            if want is None and category(bt) == "text" and isinstance(n.right, A.Attr) \
-                    and n.right.attr == "cards" and isinstance(a, A.Literal):
-                src, w = _src_base(n.right), str(a.value)
-                ex = f"cards_of({src}, {w[0]!r}) >= {len(w)}" if w and len(set(w)) == 1 else f"cards_of({src}, 'R') >= 1"
-                raise _err(n, _("'in' needs a list or a map on the right, not text: a play's cards are not "
-                           "searched as text"), _("count the cards of a kind: {ex} (jokers of each kind too; "
-                           "{src}.jokers counts all jokers)").format(ex=ex, src=src), Code.TYPE_MISMATCH)
-            if want is not None:
-                if not (assignable(ta, want) or assignable(want, ta)):
-                    raise _err(a, _("{ta} cannot be in {bt}").format(ta=ta, bt=bt), None, Code.TYPE_MISMATCH)
-                if category(want) == "rank":
-                    a = self._as_ranks(a)
+            a = self._membership(n, a, b)
         elif op in (A.BinOp.DIV, A.BinOp.FLOORDIV, A.BinOp.MOD) and _const_value(b) == 0:
             raise _err(b, _("division by zero"), _("the divisor is always 0 here"), Code.DIVISION_BY_ZERO)
         spec = resolve_binary(op, a.type or ANY, b.type or ANY)
@@ -540,6 +509,49 @@ class _Checker:
             bad = a if category(a.type or ANY) not in ("int", "seat", "list", "any", "none") else b
             raise _err(bad if op.value in "+-*/%//++--&" else n, spec, None, Code.TYPE_MISMATCH)
         return _typed(n, self._result(spec, a, b), left=a, right=b, impl=spec.name)
+
+    def _comparison(self, n: A.Binary, a: A.Node, b: A.Node) -> tuple[A.Node, A.Node]:
+        """The operands of a comparison, checked: comparable types, ranks as ranks, words of an
+        enumeration, seat numbers."""
+        ta, tb = a.type or ANY, b.type or ANY
+        ca, cb = category(ta), category(tb)
+        if not (assignable(ta, tb) or assignable(tb, ta)):
+            for e, named, lit in ((strip(ta), a, b), (strip(tb), b, a)):  # a word outside the words a name can be
+                if isinstance(e, Enum) and not isinstance(named, A.Literal) and isinstance(lit, A.Literal) \
+                        and isinstance(lit.value, str):
+                    self._in_enum(lit, e, _("a value of {e}").format(e=e))
+            hint = _("ranks are quoted text: write '3', not 3 (in settings too)") if {ca, cb} == {"rank", "int"} else None
+            raise _err(n, _("cannot compare {ta} with {tb}").format(ta=ta, tb=tb), hint, Code.TYPE_MISMATCH)
+        if ca == "rank" or cb == "rank":
+            a, b = (self._as_ranks(a) if ca != "rank" else a), (self._as_ranks(b) if cb != "rank" else b)
+        elif isinstance(strip(ta), Enum) and not isinstance(a, A.Literal):
+            self._in_enum(b, strip(ta), _("a value of {type}").format(type=a.type))  # type: ignore[arg-type]
+        elif isinstance(strip(tb), Enum) and not isinstance(b, A.Literal):
+            self._in_enum(a, strip(tb), _("a value of {type}").format(type=b.type))  # type: ignore[arg-type]
+        if ca == "seat":
+            self._seat_literal(b)
+        if cb == "seat":
+            self._seat_literal(a)
+        return a, b
+
+    def _membership(self, n: A.Binary, a: A.Node, b: A.Node) -> A.Node:
+        """The left operand of ``in`` / ``not in``, checked against what the right one holds."""
+        ta, tb = a.type or ANY, b.type or ANY
+        bt = strip(tb)
+        want = bt.elem if isinstance(bt, ListOf) else bt.key if isinstance(bt, MapOf) else None
+        if want is None and category(bt) == "text" and isinstance(n.right, A.Attr) \
+                and n.right.attr == "cards" and isinstance(a, A.Literal):
+            src, w = _src_base(n.right), str(a.value)
+            ex = f"cards_of({src}, {w[0]!r}) >= {len(w)}" if w and len(set(w)) == 1 else f"cards_of({src}, 'R') >= 1"
+            raise _err(n, _("'in' needs a list or a map on the right, not text: a play's cards are not "
+                       "searched as text"), _("count the cards of a kind: {ex} (jokers of each kind too; "
+                       "{src}.jokers counts all jokers)").format(ex=ex, src=src), Code.TYPE_MISMATCH)
+        if want is not None:
+            if not (assignable(ta, want) or assignable(want, ta)):
+                raise _err(a, _("{ta} cannot be in {bt}").format(ta=ta, bt=bt), None, Code.TYPE_MISMATCH)
+            if category(want) == "rank":
+                a = self._as_ranks(a)
+        return a
 
     def _result(self, spec: OpSpec, a: A.Node, b: A.Node) -> Type:
         if spec.result is not None:

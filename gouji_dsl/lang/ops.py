@@ -414,42 +414,55 @@ _ORDER_NAMES = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 
 def resolve_binary(op: BinOp, left: Type, right: Type) -> OpSpec | str:
     """The table entry for ``left op right``, or a message saying why the types do not fit."""
-    cl, cr = category(left), category(right)
     o = op.value
     if op in (BinOp.EQ, BinOp.NE):
         return OPS["eq" if op == BinOp.EQ else "ne"]
     if o in _ORDER_NAMES:
-        nm = _ORDER_NAMES[o]
-        pair = {cl, cr} - {"none"}
-        if pair <= {"int", "seat"}:
-            return OPS[f"{nm}_int"]
-        if pair <= {"rank", "text"} and "rank" in pair:
-            return OPS[f"{nm}_rank"]
-        if "any" in pair and pair <= {"any", "int", "seat", "rank", "text"}:
-            return OPS[f"{nm}_any"]
-        if pair == {"text"}:
-            return _("cannot order texts ({o}): only numbers and ranks have an order").format(o=o)
-        return _("cannot compare {left} with {right} ({o})").format(left=left, right=right, o=o)
+        return _resolve_order(o, left, right)
     if op in (BinOp.IN, BinOp.NOT_IN):
-        nm = "in" if op == BinOp.IN else "not_in"
-        if cr == "list":
-            return OPS[f"{nm}_list"]
-        if cr == "map":
-            return OPS[f"{nm}_map"]
-        if cr in ("any", "none"):
-            return OPS[f"{nm}_any"]
-        return _("'{o}' needs a list or a map on the right, not {right}").format(o=o, right=right)
+        return _resolve_membership(op, right)
     if op in (BinOp.CONCAT, BinOp.REMOVE, BinOp.KEEP):
-        for c, t in ((cl, left), (cr, right)):
-            if c not in ("list", "any", "none"):
-                return _("{o} works on lists, not {t}").format(o=o, t=describe(t))
-        return OPS[{"++": "concat", "--": "remove", "&": "keep"}[o]]
+        wrong = _first_not_in(("list", "any", "none"), left, right)
+        return _("{o} works on lists, not {t}").format(o=o, t=describe(wrong)) if wrong is not None else \
+            OPS[{"++": "concat", "--": "remove", "&": "keep"}[o]]
     if o in _ARITH_NAMES:
-        for c, t in ((cl, left), (cr, right)):
-            if c not in ("int", "seat", "any", "none"):
-                return _("arithmetic needs numbers, not {t}").format(t=describe(t))
-        return OPS[_ARITH_NAMES[o]]
+        wrong = _first_not_in(("int", "seat", "any", "none"), left, right)
+        return _("arithmetic needs numbers, not {t}").format(t=describe(wrong)) if wrong is not None else \
+            OPS[_ARITH_NAMES[o]]
     return _("unknown operator {o}").format(o=o)  # pragma: no cover
+
+
+def _first_not_in(categories: tuple[str, ...], *types: Type) -> Type | None:
+    """The first of ``types`` whose category is not one of ``categories`` (None: all are)."""
+    return next((t for t in types if category(t) not in categories), None)
+
+
+def _resolve_order(o: str, left: Type, right: Type) -> OpSpec | str:
+    """``<``, ``<=``, ``>``, ``>=``: numbers, ranks (or text against a rank), anything unknown."""
+    nm = _ORDER_NAMES[o]
+    pair = {category(left), category(right)} - {"none"}
+    if pair <= {"int", "seat"}:
+        return OPS[f"{nm}_int"]
+    if pair <= {"rank", "text"} and "rank" in pair:
+        return OPS[f"{nm}_rank"]
+    if "any" in pair and pair <= {"any", "int", "seat", "rank", "text"}:
+        return OPS[f"{nm}_any"]
+    if pair == {"text"}:
+        return _("cannot order texts ({o}): only numbers and ranks have an order").format(o=o)
+    return _("cannot compare {left} with {right} ({o})").format(left=left, right=right, o=o)
+
+
+def _resolve_membership(op: BinOp, right: Type) -> OpSpec | str:
+    """``in`` / ``not in``: a list, a map or anything unknown on the right."""
+    nm = "in" if op == BinOp.IN else "not_in"
+    cr = category(right)
+    if cr == "list":
+        return OPS[f"{nm}_list"]
+    if cr == "map":
+        return OPS[f"{nm}_map"]
+    if cr in ("any", "none"):
+        return OPS[f"{nm}_any"]
+    return _("'{o}' needs a list or a map on the right, not {right}").format(o=op.value, right=right)
 
 
 def resolve_unary(op: UnOp, operand: Type) -> OpSpec | str:

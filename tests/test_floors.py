@@ -134,7 +134,8 @@ def test_compiling_and_checking_a_ruleset_never_imports_the_engine():
 # 63 -> 62: the YAML builder's build (ruleset/load/reading._Builder) one method per kind of event (a document, an end, a key, a value, a list or mapping opening; it was 23).
 # 62 -> 60: lang.ast.unparse one writer per kind of node (_UNPARSE; it was 18), dump's fields (_dump_fields; 11).
 # 60 -> 58: the checker's c_Binary (comparisons and membership their own methods; 17), ops.resolve_binary (orderings, membership; 17).
-MAX_OVER_10 = 58
+# 58 -> 53: fold.satisfiable (one key, the interval; 13), compile.call_closure (one, two, many arguments; 12) and c_BoolOp (_all_of, _any_of; 11), types.join (different types, containers; 11), the locator's _align (_advance, _escape; 12): none left over 10 in lang/ and ruleset/.
+MAX_OVER_10 = 53
 OVER_30 = {
     "gouji_dsl/engine/playout.py::_random_run": 49,
     "gouji_dsl/engine/codegen.py::function": 42,

@@ -238,22 +238,7 @@ class Compiler:
                 fns.append(f)
         if not fns:
             return self._const(is_and)
-        if len(fns) == 1:
-            f0 = fns[0]
-            return (lambda ctx: bool(f0(ctx))), False, None
-        if len(fns) == 2:
-            f0, f1 = fns
-            if is_and:
-                return (lambda ctx: bool(f0(ctx)) and bool(f1(ctx))), False, None
-            return (lambda ctx: bool(f0(ctx)) or bool(f1(ctx))), False, None
-        if len(fns) == 3:
-            f0, f1, f2 = fns
-            if is_and:
-                return (lambda ctx: bool(f0(ctx)) and bool(f1(ctx)) and bool(f2(ctx))), False, None
-            return (lambda ctx: bool(f0(ctx)) or bool(f1(ctx)) or bool(f2(ctx))), False, None
-        if is_and:
-            return (lambda ctx: all(f(ctx) for f in fns)), False, None
-        return (lambda ctx: any(f(ctx) for f in fns)), False, None
+        return _all_of(fns) if is_and else _any_of(fns), False, None
 
     def c_Cond(self, n: A.Cond) -> tuple[Fn, bool, Any]:
         cf, cc, cv = self._c(n.cond)
@@ -288,27 +273,37 @@ def call_closure(sig: FnSig, fns: list[Fn]) -> Fn:
     if not fns:
         return lambda ctx: impl(ctx)
     if len(fns) == 1:
-        a0 = fns[0]
-        if guard[0]:
-            def one(ctx: Any) -> Any:
-                x = a0(ctx)
-                return nr if x is None else impl(ctx, x)
-            return one
-        return lambda ctx: impl(ctx, a0(ctx))
+        return _call_one(impl, nr, fns[0], guard[0])
     if len(fns) == 2:
-        a0, a1 = fns
-        g0, g1 = guard
+        return _call_two(impl, nr, fns, guard)
+    return _call_many(impl, nr, fns, guard)
 
-        def two(ctx: Any) -> Any:
+
+def _call_one(impl: Callable[..., Any], nr: Any, a0: Fn, g0: bool) -> Fn:
+    if g0:
+        def one(ctx: Any) -> Any:
             x = a0(ctx)
-            if x is None and g0:
-                return nr
-            y = a1(ctx)
-            if y is None and g1:
-                return nr
-            return impl(ctx, x, y)
-        return two
+            return nr if x is None else impl(ctx, x)
+        return one
+    return lambda ctx: impl(ctx, a0(ctx))
 
+
+def _call_two(impl: Callable[..., Any], nr: Any, fns: list[Fn], guard: list[bool]) -> Fn:
+    a0, a1 = fns
+    g0, g1 = guard
+
+    def two(ctx: Any) -> Any:
+        x = a0(ctx)
+        if x is None and g0:
+            return nr
+        y = a1(ctx)
+        if y is None and g1:
+            return nr
+        return impl(ctx, x, y)
+    return two
+
+
+def _call_many(impl: Callable[..., Any], nr: Any, fns: list[Fn], guard: list[bool]) -> Fn:
     def many(ctx: Any) -> Any:
         vals = []
         for f, g in zip(fns, guard):
@@ -318,4 +313,32 @@ def call_closure(sig: FnSig, fns: list[Fn]) -> Fn:
             vals.append(v)
         return impl(ctx, *vals)
     return many
+
+
+def _all_of(fns: list[Fn]) -> Fn:
+    """``fn(ctx)``: every one of ``fns`` (two or three unrolled), as a bool."""
+    if len(fns) == 1:
+        f0 = fns[0]
+        return lambda ctx: bool(f0(ctx))
+    if len(fns) == 2:
+        f0, f1 = fns
+        return lambda ctx: bool(f0(ctx)) and bool(f1(ctx))
+    if len(fns) == 3:
+        f0, f1, f2 = fns
+        return lambda ctx: bool(f0(ctx)) and bool(f1(ctx)) and bool(f2(ctx))
+    return lambda ctx: all(f(ctx) for f in fns)
+
+
+def _any_of(fns: list[Fn]) -> Fn:
+    """``fn(ctx)``: any one of ``fns`` (two or three unrolled), as a bool."""
+    if len(fns) == 1:
+        f0 = fns[0]
+        return lambda ctx: bool(f0(ctx))
+    if len(fns) == 2:
+        f0, f1 = fns
+        return lambda ctx: bool(f0(ctx)) or bool(f1(ctx))
+    if len(fns) == 3:
+        f0, f1, f2 = fns
+        return lambda ctx: bool(f0(ctx)) or bool(f1(ctx)) or bool(f2(ctx))
+    return lambda ctx: any(f(ctx) for f in fns)
 

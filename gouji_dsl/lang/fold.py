@@ -79,31 +79,39 @@ def satisfiable(cons: Iterable[tuple[str, str, Any]]) -> bool:
     by_key: dict[str, list[tuple[str, Any]]] = {}
     for k, op, v in cons:
         by_key.setdefault(k, []).append((op, v))
-    for items in by_key.values():
-        eq = [v for op, v in items if op == "=="]
-        ne = [v for op, v in items if op == "!="]
-        if any(a != eq[0] for a in eq[1:]):
-            return False
-        if eq and eq[0] in ne:
-            return False
-        lo: float = float("-inf")
-        hi: float = float("inf")
-        for op, v in items:
-            if not _is_int(v):
-                continue
-            if op == ">":
-                lo = max(lo, v + 1)
-            elif op == ">=":
-                lo = max(lo, v)
-            elif op == "<":
-                hi = min(hi, v - 1)
-            elif op == "<=":
-                hi = min(hi, v)
-        if lo > hi:
-            return False
-        if eq and _is_int(eq[0]) and not lo <= eq[0] <= hi:
-            return False
-    return True
+    return all(_one_key_satisfiable(items) for items in by_key.values())
+
+
+def _one_key_satisfiable(items: list[tuple[str, Any]]) -> bool:
+    """Can every ``op value`` about one key hold at once?"""
+    eq = [v for op, v in items if op == "=="]
+    ne = [v for op, v in items if op == "!="]
+    if any(a != eq[0] for a in eq[1:]):
+        return False
+    if eq and eq[0] in ne:
+        return False
+    lo, hi = _interval(items)
+    if lo > hi:
+        return False
+    return not (eq and _is_int(eq[0]) and not lo <= eq[0] <= hi)
+
+
+def _interval(items: list[tuple[str, Any]]) -> tuple[float, float]:
+    """The whole numbers the orderings (``>``, ``>=``, ``<``, ``<=`` a whole number) leave: ``lo..hi``."""
+    lo: float = float("-inf")
+    hi: float = float("inf")
+    for op, v in items:
+        if not _is_int(v):
+            continue
+        if op == ">":
+            lo = max(lo, v + 1)
+        elif op == ">=":
+            lo = max(lo, v)
+        elif op == "<":
+            hi = min(hi, v - 1)
+        elif op == "<=":
+            hi = min(hi, v)
+    return lo, hi
 
 
 _FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}

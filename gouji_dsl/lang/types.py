@@ -326,6 +326,11 @@ def join(a: Type, b: Type) -> Type | None:
         return a
     if ANY in (a, b):
         return ANY
+    return _join_different(a, b)
+
+
+def _join_different(a: Type, b: Type) -> Type | None:
+    """:func:`join` of two stripped types, different, neither none nor any."""
     if isinstance(a, Enum) and isinstance(b, Enum):
         return Enum(tuple(dict.fromkeys(a.values + b.values)))
     ca, cb = category(a), category(b)
@@ -333,6 +338,11 @@ def join(a: Type, b: Type) -> Type | None:
         return RANK if "rank" in (ca, cb) else TEXT
     if {ca, cb} <= {"int", "seat"}:
         return INT
+    return _join_containers(a, b, ca, cb)
+
+
+def _join_containers(a: Type, b: Type, ca: str, cb: str) -> Type | None:
+    """:func:`join` of two lists, two maps or records (categories ``ca``, ``cb``), else None."""
     if isinstance(a, ListOf) and isinstance(b, ListOf):
         e = join(a.elem, b.elem)
         return None if e is None else ListOf(e)

@@ -50,36 +50,42 @@ def _align(value: str, source: str, origin: SourcePos, style: str) -> list[int] 
     while i < len(value):
         if j >= len(source):
             return None
-        c, sc = value[i], source[j]
-        if dq and sc == "\\":
-            nxt = source[j + 1: j + 2]
-            if nxt in ("\n", "\r"):  # escaped line break produces nothing
-                j += 2
-                while j < len(source) and source[j] in " \t\r\n":
-                    j += 1
-                continue
+        step = _advance(value[i], source, j, dq, sq)
+        if step is None:
+            return None
+        if step[0]:
             out.append(j)
             i += 1
-            j += {"x": 4, "u": 6, "U": 10}.get(nxt, 2)
-            continue
-        if sq and sc == "'" and source[j + 1: j + 2] == "'":
-            out.append(j)
-            i, j = i + 1, j + 2
-            continue
-        if sc == c:
-            out.append(j)
-            i, j = i + 1, j + 1
-            continue
-        if sc in " \t\r\n\x85\u2028\u2029":
-            if c in " \n":  # a folded line break (or kept newline) in the value
-                out.append(j)
-                i += 1
-            else:
-                j += 1  # indentation / folded whitespace in the source
-            continue
-        return None
+        j = step[1]
     out.append(out[-1] + 1 if out else j)
     return out
+
+
+def _advance(c: str, source: str, j: int, dq: bool, sq: bool) -> tuple[int, int] | None:
+    """How the value's next character ``c`` is written at ``source[j]``: (how many characters of the
+    value it gives, 0 or 1; where the source goes on), or None when it is not written there."""
+    sc = source[j]
+    if dq and sc == "\\":
+        return _escape(source, j)
+    if sq and sc == "'" and source[j + 1: j + 2] == "'":
+        return 1, j + 2
+    if sc == c:
+        return 1, j + 1
+    if sc in " \t\r\n\x85\u2028\u2029":
+        # a folded line break (or kept newline) in the value; else indentation / folded whitespace in the source
+        return (1, j) if c in " \n" else (0, j + 1)
+    return None
+
+
+def _escape(source: str, j: int) -> tuple[int, int]:
+    """An escape of a double-quoted scalar at ``source[j]`` (see :func:`_advance`)."""
+    nxt = source[j + 1: j + 2]
+    if nxt in ("\n", "\r"):  # escaped line break produces nothing
+        j += 2
+        while j < len(source) and source[j] in " \t\r\n":
+            j += 1
+        return 0, j
+    return 1, j + {"x": 4, "u": 6, "U": 10}.get(nxt, 2)
 
 
 def locator(text: Text, source: str | None = None) -> Callable[[int], tuple[int, int]]:

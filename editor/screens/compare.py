@@ -929,7 +929,9 @@ class CompareScreen(RunsInBackground, Screen[None]):
         self.sim_state = state
         if state == "done":
             self.report = payload
-            self.query_one("#sim-progress", ProgressBar).update(total=payload.games, progress=payload.games)
+            bar = self.query_one("#sim-progress", ProgressBar)
+            bar.update(total=payload.games, progress=payload.games)
+            bar.display = not self.narrow  # (narrow: the full bar gives its room to the line that says what was played)
             self._show_report()
         elif state == "failed":
             self.notify(str(payload), title=_("Simulation failed"), severity="error", timeout=10)
@@ -979,7 +981,8 @@ class CompareScreen(RunsInBackground, Screen[None]):
             if r.match_length_a == r.match_length_b > 1:
                 t.append(_(", matches of {n}").format(n=r.match_length_a), style="dim")
             elif r.match_length_a != r.match_length_b:
-                t.append(_(", matches of {n}").format(n=f"{r.match_length_a} / {r.match_length_b}"), style="dim")
+                t.append(_(", matches of {a} games under A, {b} under B").format(a=r.match_length_a, b=r.match_length_b),
+                         style="dim")
         self.query_one("#sim-status", Static).update(t)
 
     def _show_report(self) -> None:

@@ -1,6 +1,7 @@
 """The figures of a paired simulation (:class:`~gouji_dsl.tools.paired.PairedReport`) for the compare
 screen: a table (each figure for A and B with its 95% interval, the paired difference B − A marked
-as the report marks it — ``*`` significant after Holm's adjustment, ``n.s.`` not — and its effect
+as the report marks it — ``*`` significant after Holm's adjustment, ``†`` its interval excludes 0 but
+not after the adjustment — and its effect
 size) and charts that draw themselves to the width they get: places by seat (stacked bars, A over
 B) and the distribution of the team score spread (histograms of A and B on one scale). Everything
 shown is read from the one report object; nothing is recomputed here.
@@ -18,7 +19,7 @@ from textual.widget import Widget
 from gouji_dsl.i18n import Language, current, display_width
 from gouji_dsl.ruleset.words import GameWords
 from gouji_dsl.tools.figures import SIDE_FIGURES, figure_label
-from gouji_dsl.tools.paired import PairedReport, effect_text, methods_short
+from gouji_dsl.tools.paired import PairedReport, effect_text, mark, methods_short
 from gouji_dsl.tools.stats import Estimate
 from gouji_dsl.tools.textlayout import wrap
 
@@ -51,16 +52,17 @@ def fmt_estimate(e: Estimate | None, rate: bool, signed: bool = False) -> Text:
 
 
 def fmt_difference(e: Estimate | None, rate: bool) -> Text:
-    """The paired difference: bold and coloured with ``*`` when significant after Holm's adjustment;
-    ``n.s.`` (dim) when it is not — even if its own interval excludes 0."""
+    """The paired difference marked as the command line marks it (:func:`~gouji_dsl.tools.paired.mark`):
+    bold and coloured with ``*`` when significant after Holm's adjustment, ``†`` (dim) when its own
+    interval excludes 0 but it is not significant after the adjustment, no mark otherwise."""
     t = fmt_estimate(e, rate, signed=True)
     if e is None or e.p is None:
         return t
     if e.significant:
         t.stylize("bold " + ("green" if e.value > 0 else "red"), 0, len(t.plain.split(" ")[0]))
-        t.append(" *", style="bold")
+        t.append(mark(e), style="bold")
     else:
-        t.append(" n.s.", style="dim italic")
+        t.append(mark(e), style="dim")
     return t
 
 

@@ -85,7 +85,8 @@ _METHODS: tuple[str, ...] = (
        "† an interval that excludes 0 but is not significant after the adjustment."),
 )
 _METHODS_SHORT = N_("{level} intervals (means: cluster-robust by match; rates: Wilson). B − A: * significant after "
-                    "Holm's adjustment across the table, n.s. not; effect: d_z for means, Cohen's h for rates.")
+                    "Holm's adjustment across the table, † interval excludes 0 but not significant after it; effect: "
+                    "d_z for means, Cohen's h for rates.")
 
 
 def methods() -> tuple[str, ...]:
@@ -599,7 +600,10 @@ def _fig(e: Estimate | None, kind: str, signed: bool = False, compact: bool = Fa
     if abs((e.high - e.value) - (e.value - e.low)) < 1e-9:
         d = 2 if e.half_width * scale < 0.1 else 1
         return f"{e.value * scale:{'+' if signed else ''}.{d}f}{unit} ±{e.half_width * scale:.{d}f}"
-    return f"{v} [{e.low * scale:.1f}–{e.high * scale:.1f}]"
+    # the interval as the compare screen writes it: [lo, hi], a difference signed; a rate's bounds with
+    # one decimal where they are small (0.0–8.5%), none where they are larger ([7, 20])
+    sign, d = "+" if signed else "", 1 if not unit or max(abs(e.low), abs(e.high)) * scale < 10 else 0
+    return f"{v} [{e.low * scale:{sign}.{d}f}, {e.high * scale:{sign}.{d}f}]"
 
 
 def mark(e: Estimate) -> str:

@@ -150,3 +150,20 @@ def test_the_narrow_stats_table_fits_and_its_note_keeps_holm_whole(zh, tmp_path:
             assert any("Holm" in line for line in said) and "".join(said).replace(" ", "").count("Holm") == 1
     asyncio.run(scenario())
     assert label_cell("每局烧牌次数/每局火牌次数").plain == "每局烧牌次数/\n每局火牌次数"
+
+
+def test_the_app_and_the_cli_mark_and_bound_a_difference_alike():
+    """t26d bug 10: one way to say significance (* / † / nothing: the report's mark; the app's n.s.
+    is gone) and one interval format ([lo, hi], a difference signed) in the app and the CLI's table."""
+    from gouji_app.widgets.compare_charts import fmt_difference, fmt_estimate
+    from gouji_dsl.tools import paired
+    from gouji_dsl.tools.stats import Estimate
+
+    shown = Estimate(0.075, 0.01, 0.16, 200, "wilson", p=0.03, p_adjusted=0.2)  # interval excludes 0, not after Holm
+    assert paired.mark(shown) == " †" and fmt_difference(shown, True).plain.endswith(" †")
+    flat = Estimate(0.075, -0.01, 0.16, 200, "wilson", p=0.3, p_adjusted=0.9)
+    assert paired.mark(flat) == "" and "n.s." not in fmt_difference(flat, True).plain
+    rate = Estimate(0.12, 0.07, 0.198, 200, "wilson")
+    assert fmt_estimate(rate, True).plain == "12.0% [7, 20]" == paired._fig(rate, "rate", compact=True)
+    diff = Estimate(-0.01, -0.114, 0.089, 200, "wilson")
+    assert fmt_estimate(diff, True, signed=True).plain == "-1.0% [-11, +9]" == paired._fig(diff, "rate", True, True)

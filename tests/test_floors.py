@@ -31,7 +31,7 @@ def test_import_contracts_are_kept():
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert "No module named 'importlinter'" not in out.stderr, "import-linter is missing: pip install -e '.[test]'"
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
-    assert "Contracts: 8 kept, 0 broken." in out.stdout, out.stdout[-3000:]
+    assert "Contracts: 9 kept, 0 broken." in out.stdout, out.stdout[-3000:]
 
 
 def test_contracts_cover_every_floor_and_forbid_the_app():
@@ -67,6 +67,11 @@ def test_contracts_cover_every_floor_and_forbid_the_app():
     placed = {name.strip() for layer in run["layers"] for name in re.split(r"[|:]", layer.split("#")[0])}
     assert placed == {p.stem for p in (ROOT / "gouji_dsl" / "tools").glob("run*.py")}
     assert run["layers"][0] == "runs" and run["layers"].index("runchunks") < run["layers"].index("runspec")
+    # the scenario runner (tools/scenario*): every module of it placed, running files on top, a file's source below
+    runner = by_id["scenario-runner"]
+    assert runner["containers"] == ["gouji_dsl.tools"] and "ignore_imports" not in runner
+    assert set(runner["layers"]) == {p.stem for p in (ROOT / "gouji_dsl" / "tools").glob("scenario*.py")}
+    assert runner["layers"][0] == "scenarios" and runner["layers"][-1] == "scenario_source"
 
 
 def _ignored(contract_id: str) -> list[str]:

@@ -306,8 +306,8 @@ NOT_SEATS = ["²", "１", "٣", "+1", "1_0", "-1", "0x1", "9999", ""]
 @pytest.mark.parametrize("seat", NOT_SEATS)
 def test_a_seat_is_written_in_ascii_digits_everywhere(seat):
     from gouji_dsl.engine.interpreter import read_seat
-    from gouji_dsl.tools.scenarios import _seat_of
-    assert read_seat(seat) is None and _seat_of(seat, 6) is None
+    from gouji_dsl.tools.scenario_values import seat_or_none
+    assert read_seat(seat) is None and seat_or_none(seat, 6) is None
     res = cli_run("show", "online", "--explain", "1 pass", "--deal", f"{seat}=KK")
     assert res.exit_code == 1 and f"[{Code.BAD_SEAT}]" in res.stderr, res.stderr
     if seat:

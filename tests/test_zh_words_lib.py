@@ -336,7 +336,7 @@ def test_reasons_joined_without_a_semicolon_after_a_chinese_full_stop():
     from types import SimpleNamespace
 
     from gouji_dsl.ruleset.graph import Verdict
-    from gouji_dsl.tools.scenarios import _forbade
+    from gouji_dsl.tools.scenario_games import _forbade
     trace = [SimpleNamespace(verdict=Verdict.FORBADE, rule_id="engine.turn", text="现在轮到 3 号座位，不是 2 号座位。"),
              SimpleNamespace(verdict=Verdict.FORBADE, rule_id="gouji.opposite-only", text="只有对家能上。"),
              SimpleNamespace(verdict=Verdict.FORBADE, rule_id="x", text="not yours"),

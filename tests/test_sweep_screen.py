@@ -67,7 +67,8 @@ def test_the_compare_screen_opens_a_sweep_of_ruleset_b(tmp_path: Path):
             await wait_for(pilot, lambda: compare.graphs is not None, what="the diff")
             compare.query_one("#diff-panes").focus()
             await pilot.press("w")
-            await wait_for(pilot, lambda: isinstance(app.screen, SweepScreen), what="the sweep screen")
+            await wait_for(pilot, lambda: isinstance(app.screen, SweepScreen) and app.screen.is_mounted
+                           and bool(str(app.screen.query_one("#sweep-title").render())), what="the sweep screen")
             screen = app.screen
             assert screen.source is not None and screen.source.name == "online"
             assert "online" in str(screen.query_one("#sweep-title").render())

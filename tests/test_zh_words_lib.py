@@ -257,14 +257,15 @@ def test_a_rulesets_word_for_burn_is_in_the_explanation_and_the_rulebook(runner,
 
 
 def test_one_word_per_meaning_in_the_librarys_catalog():
-    """The library's Chinese says a team 联邦 (seed 001), the opposite 对家 (seed 000 “互称为‘对家’”),
+    """The library's Chinese says a team 联邦 (seed 001), the opposite 对头 (seeds 001 and 003 “对门为各自的
+    够级对象,称‘对头’”; seed 000 “互称为‘对家’，也叫做‘对门’、‘对头’”: tests/test_zh_wording.py),
     a game played 局 (seed 002 “每局”; 副 is a pack, seed 000 “四副扑克”), an illegal move 不合法,
     a bundled ruleset 自带, seat N “N 号座位”."""
     text = _seed_text()
-    assert TEAM_SEED in text and "互称为“对家”" in text and "每局" in text and "四副扑克" in text
+    assert TEAM_SEED in text and "称“对头”" in text and "每局" in text and "四副扑克" in text
     po = Path(str(PO).format(domain=i18n.DOMAIN)).read_text(encoding="utf-8").split("\nmsgid")
     strs = "".join(entry.partition("msgstr")[2] for entry in po)
-    for other in ("队伍", "两队", "对头", "不合规则", "内置", "座位安排", "副中", "全部 {games} 副"):
+    for other in ("队伍", "两队", "对家", "不合规则", "内置", "座位安排", "副中", "全部 {games} 副"):
         assert other not in strs, other
     import re
     assert not re.search(r"\d号座位", strs)

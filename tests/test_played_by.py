@@ -11,7 +11,7 @@ import pytest
 
 from gouji_dsl.engine import native
 from gouji_dsl.tools.cli import cli
-from gouji_dsl.tools.played import played_by, why_not_native
+from gouji_dsl.tools.played import engine_name, played_by, why_not_native
 
 needs_core = pytest.mark.skipif(not native.available(), reason="the native core is not built here")
 
@@ -20,18 +20,19 @@ def _flat(text: str) -> str:
     return " ".join(text.split())  # (rich wraps long lines)
 
 
-@pytest.mark.parametrize("summary, who, why", [
-    ({"engine": "generated", "play_phase": "native", "whole_games": "native"}, "native", None),
+@pytest.mark.parametrize("summary, who, why, name", [
+    ({"engine": "generated", "play_phase": "native", "whole_games": "native"}, "native", None, "native"),
     ({"engine": "generated", "play_phase": "native", "whole_games": "generated", "games_fallback": "G"}, "native",
-     "whole games not played by the native core, only their play phase (G)"),
+     "whole games not played by the native core, only their play phase (G)", "native (play phase only)"),
     ({"engine": "generated", "play_phase": "generated", "native_fallback": "N"}, "generated",
-     "the bots' play phase played by the generated module, not the native core (N)"),
+     "the bots' play phase played by the generated module, not the native core (N)", "generated"),
     ({"engine": "interpreter", "engine_fallback": "E"}, "interpreter",
-     "played by the interpreter: the generated engine does not handle this ruleset (E)"),
+     "played by the interpreter: the generated engine does not handle this ruleset (E)", "interpreter"),
     ({"engine": "interpreter"}, "interpreter",
-     "played by the interpreter, as asked (--engine interpreter): the reference, not the native core"),
+     "played by the interpreter, as asked (--engine interpreter): the reference, not the native core", "interpreter"),
 ])
-def test_the_engine_is_named_with_why_not_native(summary, who, why):
+def test_the_engine_is_named_with_why_not_native(summary, who, why, name):
+    assert engine_name(summary) == name  # (the header's name: never more than why_not_native allows)
     keys = played_by(summary)
     assert keys["played_by"] == who and ("played_by_reason" in keys) == (who != "native")
     assert why_not_native(summary) == why
@@ -83,7 +84,8 @@ def test_diff_says_per_side_why_games_are_not_native(runner):
     assert eng["a"]["played_by"] == eng["b"]["played_by"] == "native"
     text = _flat(runner.invoke(cli, [*args, "--format", "text"], env={"COLUMNS": "200"}).stdout)
     md = runner.invoke(cli, [*args, "--format", "markdown"]).stdout
-    assert "native engine" in text
+    # (t28d bug 10) the header says no more than the engine line under it: the core played the play phase only
+    assert "— native (play phase only) engine" in text and "native engine" not in text
     for side in (["both sides"] if eng["a"] == eng["b"] else ["online", "rulebook"]):
         assert f"engine, {side}: whole games not played by the native core" in text
         assert f"> engine, {side}: whole games not played by the native core" in md

@@ -66,9 +66,15 @@ def with_played_by(e: dict[str, Any]) -> dict[str, Any]:
 
 def engine_name(e: Mapping[str, Any]) -> str:
     """The engine as a timing line names it (``native``, ``generated``, ``interpreter``, in the
-    active language); empty when ``e`` says nothing of it."""
+    active language; ``native (play phase only)`` where the core played the bots' play phase but not
+    whole games, so a header never says more than :func:`why_not_native` allows); empty when ``e``
+    says nothing of it."""
     who = played_by_of(e)
-    return said_kind(who.value) if who is not None else ""
+    if who is None:
+        return ""
+    if who is PlayedBy.NATIVE and e.get("whole_games") == "generated":
+        return _("{engine} (play phase only)").format(engine=said_kind(who.value))
+    return said_kind(who.value)
 
 
 def why_not_native(e: Mapping[str, Any]) -> str | None:

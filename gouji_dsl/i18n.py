@@ -210,6 +210,21 @@ def display_width(text: str) -> int:
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
+_DIGITS = "零一二三四五六七八九"
+
+
+def chinese_numeral(n: int) -> str:
+    """``n`` (0..99) in Chinese numerals, as an ordinal is written in a sentence (第五名: no digit to
+    space against the characters beside it, none to be cut from them at a line break); other
+    numbers in digits."""
+    if not 0 <= n < 100:
+        return str(n)
+    tens, ones = divmod(n, 10)
+    if not tens:
+        return _DIGITS[ones]
+    return ("" if tens == 1 else _DIGITS[tens]) + "十" + (_DIGITS[ones] if ones else "")
+
+
 def bracketed(text: str, lang: Language | None = None, *, after: bool = False) -> str:
     """``text`` in brackets as the language writes them: full-width ``（…）`` in Chinese (no space
     around them), ``(…)`` in English (with ``after``, following a word: `` (…)``) — the one helper

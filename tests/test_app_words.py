@@ -18,7 +18,7 @@ from gouji_dsl.ruleset.words import game_words
 
 CLUB = str(Path(__file__).resolve().parent.parent / "examples" / "variants" / "qingdao-club-zh.yaml")
 #: the last place (6 seats) as the club's ruleset says it, per language
-LAST = {Language.EN: "last (落科)", Language.ZH: "落科（第6名）"}
+LAST = {Language.EN: "last (落科)", Language.ZH: "落科（第六名）"}
 
 
 @pytest.mark.parametrize("lang", [Language.EN, Language.ZH])
@@ -145,7 +145,7 @@ def test_events_say_the_ruleset_s_words_in_both_languages(tmp_path):
     with speaking(Language.ZH):
         assert event_text(burn, 1, words) == "3 号座位对 5 号座位炸牌"
         assert event_text(revolution, 1, words) == "造反：4 号座位"
-        assert event_text(place, 1, words) == "出科：你，头科（第1名）"
+        assert event_text(place, 1, words) == "出科：你，头科（第一名）"
         assert verb_word("burn", words) == "炸牌" and verb_word("revolt", words) == "造反"
         assert verb_word("burn", NO_WORDS) == "烧牌"   # the app's own word where the ruleset names none
     with speaking(Language.EN):

@@ -73,3 +73,19 @@ def test_the_catalogs_use_one_word_per_meaning(domain):
         for word, variants in ONE_WORD.items():
             found += [f"{msg.id!r}: {v} (say {word})" for v in variants for s in strs if s and v in s]
     assert not found, "\n".join(found)
+
+
+def test_a_place_is_numbered_in_chinese_numerals():
+    """A place's number in Chinese is a Chinese numeral (二落（第五名）): no digit to space against the
+    characters beside it (Chinese spacing), none for a line break to cut from its 名."""
+    from gouji_dsl.i18n import chinese_numeral
+    from gouji_dsl.ruleset.event_words import place_text
+    from gouji_dsl.ruleset.words import game_words
+    from gouji_dsl.ruleset.load.resolving import resolve
+
+    assert [chinese_numeral(n) for n in (1, 5, 10, 12, 20, 100)] == ["一", "五", "十", "十二", "二十", "100"]
+    i18n.use(Language.ZH)
+    try:
+        assert place_text(5, game_words(resolve("online"))) == "二落（第五名）"
+    finally:
+        i18n.use(Language.EN)

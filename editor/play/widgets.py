@@ -88,7 +88,7 @@ def cards_word(n: int) -> str:
 
 def out_text(place: int, words: GameWords = NO_WORDS) -> str:
     """``out third out (三科)``: a seat gone out, at ``place``; in Chinese with the ruleset's word for
-    going out (``走科 三科（第3名）``)."""
+    going out (``走科 三科（第三名）``)."""
     return termed(words, _("out ({term}) {place}"), _("out {place}"), {"term": Term.PLACE}, english_terms=False,
                   place=place_text(place, words))
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import reduce
 from typing import Any
 
-from gouji_dsl.i18n import N_, Language, _, bracketed, current, ngettext
+from gouji_dsl.i18n import N_, Language, _, bracketed, chinese_numeral, current, ngettext
 from gouji_dsl.ruleset.words import GameWords, Term
 
 __all__ = ["NO_WORDS", "TRIBUTE_KINDS", "chinese", "event_label", "event_text", "place_text", "scores_said", "seat_word",
@@ -53,9 +53,9 @@ def termed(words: GameWords, with_terms: str, without: str, terms: dict[str, Ter
 
 def place_text(place: int, words: GameWords = NO_WORDS) -> str:
     """The name of ``place`` as the ruleset gives it (``words.places``): ``second last (二落)``, in
-    Chinese ``二落（第5名）``."""
+    Chinese ``二落（第五名）``."""
     if chinese():
-        return _("{name} (no. {place})").format(name=words.place(place), place=place)
+        return _("{name} (no. {place})").format(name=words.place(place), place=chinese_numeral(place))
     return words.place(place)
 
 

@@ -80,8 +80,8 @@ def test_a_place_is_numbered_in_chinese_numerals():
     characters beside it (Chinese spacing), none for a line break to cut from its 名."""
     from gouji_dsl.i18n import chinese_numeral
     from gouji_dsl.ruleset.event_words import place_text
-    from gouji_dsl.ruleset.words import game_words
     from gouji_dsl.ruleset.load.resolving import resolve
+    from gouji_dsl.ruleset.words import game_words
 
     assert [chinese_numeral(n) for n in (1, 5, 10, 12, 20, 100)] == ["一", "五", "十", "十二", "二十", "100"]
     i18n.use(Language.ZH)

@@ -209,6 +209,30 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
     ``missing`` lists the gaps in each seed's deals (an interrupted run, or one still in progress:
     ``in_progress``). Every chunk is checked against its folder's run (fingerprint, range, totals:
     :mod:`gouji_dsl.tools.runfiles`); RunError names the file that is not."""
+    folders = _same_comparison(paths)
+    first = folders[0]
+    kind = _identity(first.meta)["kind"]
+    seeds, by_seed = _chunks_by_seed(folders)
+    merged = _Merged(kind)
+    for seed in seeds:
+        chunks = by_seed[str(seed)]
+        keys = sorted(chunks)
+        _refuse_overlaps(seed, keys)
+        planned = max(int(f.meta.get("games", 0)) for f in folders if str(f.meta["spec"].get("seed")) == str(seed))
+        merged.add_seed(seed, keys, chunks, planned)
+    if merged.totals is None:
+        busy = [str(f.path) for f in folders if f.in_progress()]
+        raise RunError(_("{join}: no finished chunk yet").format(join=', '.join(str(p) for p in paths))
+                       + (_(" (a run is writing {join}: report again in a while)").format(join=', '.join(busy)) if busy else ""))
+    one = first.meta if len(folders) == 1 else {}
+    return MergedRuns(kind, first.meta["spec"], seeds, merged.totals, merged.games, [str(f.path) for f in folders],
+                      merged.chunks, merged.missing, [str(f.path) for f in folders if f.in_progress()],
+                      str(one.get("stopped_by", "games")), one.get("until"),
+                      engines_of(merged.played, len(first.meta["spec"]["rulesets"])))
+
+
+def _same_comparison(paths: Sequence[str | os.PathLike[str]]) -> list[RunFolder]:
+    """The run folders ``paths``, opened; RunError when there is none or one is a run of another comparison."""
     if not paths:
         raise RunError(_("no run folder given"))
     folders = [RunFolder.open(p) for p in paths]
@@ -218,8 +242,15 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
         if _identity(f.meta) != ident:
             raise RunError(_("{path} is not a run of the same comparison as {path2} "
                            "(rulesets, bots or matches differ)").format(path=f.path, path2=first.path))
-    kind = ident["kind"]
-    by_seed: dict[str, dict[tuple[int, int], tuple[RunFolder, tuple[int, int]]]] = {}
+    return folders
+
+
+ChunkKey = tuple[int, int]
+
+
+def _chunks_by_seed(folders: list[RunFolder]) -> tuple[list[Any], dict[str, dict[ChunkKey, tuple[RunFolder, ChunkKey]]]]:
+    """The seeds of ``folders`` in order, and for each the chunk of each range (the first folder's, when two hold it)."""
+    by_seed: dict[str, dict[ChunkKey, tuple[RunFolder, ChunkKey]]] = {}
     seeds: list[Any] = []
     for f in folders:
         seed = f.meta["spec"].get("seed")
@@ -228,44 +259,47 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> MergedRuns:
         chunks = by_seed.setdefault(str(seed), {})
         for key in f.chunks:
             chunks.setdefault(key, (f, key))
+    return seeds, by_seed
+
+
+def _refuse_overlaps(seed: Any, keys: list[ChunkKey]) -> None:
+    for x, y in zip(keys, keys[1:]):
+        if y[0] < x[1]:
+            raise RunError(_("seed {seed}: chunks {chunk_name} and {chunk_name2} overlap "
+                           "(runs with different chunk sizes): merge only one of them").format(
+                               seed=seed, chunk_name=chunk_name(*x), chunk_name2=chunk_name(*y)))
+
+
+@dataclass
+class _Merged:
+    """The chunks of :func:`load_runs` read so far: their totals merged in order, the gaps between them."""
+
+    kind: str
     totals: Totals | None = None
-    games = n_chunks = 0
-    missing: list[str] = []
-    played: list[tuple[int, Any]] = []
-    for seed in seeds:
-        chunks = by_seed[str(seed)]
-        keys = sorted(chunks)
-        for x, y in zip(keys, keys[1:]):
-            if y[0] < x[1]:
-                raise RunError(_("seed {seed}: chunks {chunk_name} and {chunk_name2} overlap "
-                               "(runs with different chunk sizes): merge only one of them").format(
-                                   seed=seed, chunk_name=chunk_name(*x), chunk_name2=chunk_name(*y)))
+    games: int = 0
+    chunks: int = 0
+    missing: list[str] = field(default_factory=list)
+    played: list[tuple[int, Any]] = field(default_factory=list)
+
+    def add_seed(self, seed: Any, keys: list[ChunkKey], chunks: dict[ChunkKey, tuple[RunFolder, ChunkKey]], planned: int) -> None:
+        """The chunks ``keys`` of one seed, read in order; the deals up to ``planned`` no chunk holds are missing."""
         expect = 0
         for key in keys:
             if key[0] > expect:
-                missing.append(_("seed {seed}: deals {expect}–{key}").format(seed=seed, expect=expect, key=key[0] - 1))
+                self.missing.append(_("seed {seed}: deals {expect}–{key}").format(seed=seed, expect=expect, key=key[0] - 1))
             expect = key[1]
             f, k = chunks[key]
             data = f.read_chunk(k)
-            played.append((key[1] - key[0], data.get("engines")))
-            t = totals_from_json(kind, data["totals"])
-            if totals is None:
-                totals = t
+            self.played.append((key[1] - key[0], data.get("engines")))
+            t = totals_from_json(self.kind, data["totals"])
+            if self.totals is None:
+                self.totals = t
             else:
-                totals.merge(t)  # type: ignore[arg-type]
-            games += key[1] - key[0]
-            n_chunks += 1
-        planned = max(int(f.meta.get("games", 0)) for f in folders if str(f.meta["spec"].get("seed")) == str(seed))
+                self.totals.merge(t)  # type: ignore[arg-type]
+            self.games += key[1] - key[0]
+            self.chunks += 1
         if expect < planned:
-            missing.append(_("seed {seed}: deals {expect}–{planned}").format(seed=seed, expect=expect, planned=planned - 1))
-    if totals is None:
-        busy = [str(f.path) for f in folders if f.in_progress()]
-        raise RunError(_("{join}: no finished chunk yet").format(join=', '.join(str(p) for p in paths))
-                       + (_(" (a run is writing {join}: report again in a while)").format(join=', '.join(busy)) if busy else ""))
-    one = first.meta if len(folders) == 1 else {}
-    return MergedRuns(kind, first.meta["spec"], seeds, totals, games, [str(f.path) for f in folders], n_chunks, missing,
-                      [str(f.path) for f in folders if f.in_progress()], str(one.get("stopped_by", "games")),
-                      one.get("until"), engines_of(played, len(first.meta["spec"]["rulesets"])))
+            self.missing.append(_("seed {seed}: deals {expect}–{planned}").format(seed=seed, expect=expect, planned=planned - 1))
 
 
 def _identity(meta: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ _TRANSFER = re.compile(r"^(\d{1,3})\s+gives\s+(\d{1,3})\s*:\s*(.+)$")
 
 
 def game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str,
-               errors: list[tuple[str, str]]) -> None:
+              errors: list[tuple[str, str]]) -> None:
     if "next_moves" in case and "next_deal" not in case:
         raise CaseError(key_at(case, "next_moves"), _("'next_moves' needs a next_deal"), Code.SCENARIO_KEY)
     leader = case.get("leader")
@@ -33,22 +33,7 @@ def game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp:
             n_seats=graph.n_seats, yaml=as_yaml(leader)), Code.SCENARIO_VALUE)
     seed = case_seed(case)
     if "deal_valid" in exp:  # the case is about whether the deal fits the pack (and has no moves)
-        stray = ([k for k in ("moves", "next_deal", "next_moves", "redeal_deals") if k in case]
-                 + [k for k in exp if k != "deal_valid"])
-        if stray:
-            raise CaseError(key_at(case, stray[0]) if stray[0] in case else key_at(exp, stray[0]),
-                             _("{stray!r} does not go with deal_valid: a case expecting whether a deal fits the "
-                             "pack has no moves and expects nothing else").format(stray=stray[0]), Code.SCENARIO_KEY)
-        try:
-            _deal(case, "deal", graph, disp)
-            fits, why = True, _("the {name} pack holds every card of it").format(name=graph.name)
-        except PackError as e:
-            fits, why = False, e.msg
-        if fits != exp["deal_valid"]:
-            ln, col = value_at(exp, "deal_valid")
-            errors.append((_("{disp}:{ln}:{col}: deal_valid: expected {yaml}, got {yaml2} "
-                           "({why})").format(
-                               disp=disp, ln=ln, col=col, yaml=as_yaml(exp['deal_valid']), yaml2=as_yaml(fits), why=why), str(Code.SCENARIO_FAILED)))
+        _deal_valid_case(case, exp, graph, disp, errors)
         return
     again = _redeal_deals(case, graph, disp)
     state = new_game(graph, seed=seed, hands=_deal(case, "deal", graph, disp), leader=leader)
@@ -59,20 +44,46 @@ def game_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp:
     if errors:
         return
     if "next_deal" in case:
-        if not state.over:
-            raise CaseError(key_at(case, "next_deal"), _("next_deal: the first game is not over after its moves"),
-                             Code.SCENARIO_VALUE, _("seat {to_act} is still to act").format(to_act=state.to_act))
-        state = next_game(state, seed, hands=_deal(case, "next_deal", graph, disp))
-        _run_next_moves(state, case, graph, disp, errors, exp, again)
-        _check_all_dealt(case, again, disp, errors)
+        state = _next_game_played(state, seed, case, exp, graph, disp, errors, again)
         if errors:
             return
-        if "transfers" in exp:
-            _check_transfers(state, exp, graph, disp, errors)
-    elif "transfers" in exp:  # the cards handed over after this game's deal (buying 3s ...)
+    if "transfers" in exp:  # the cards handed over after the (last) game's deal (buying 3s ...)
         _check_transfers(state, exp, graph, disp, errors)
     _decline_if_skipped(state, exp)
     _check_game(state, exp, graph, disp, errors)
+
+
+def _deal_valid_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str,
+                     errors: list[tuple[str, str]]) -> None:
+    """``expect: deal_valid``: whether the case's deal fits the pack (such a case has no moves, expects nothing else)."""
+    stray = ([k for k in ("moves", "next_deal", "next_moves", "redeal_deals") if k in case]
+             + [k for k in exp if k != "deal_valid"])
+    if stray:
+        raise CaseError(key_at(case, stray[0]) if stray[0] in case else key_at(exp, stray[0]),
+                         _("{stray!r} does not go with deal_valid: a case expecting whether a deal fits the "
+                         "pack has no moves and expects nothing else").format(stray=stray[0]), Code.SCENARIO_KEY)
+    try:
+        _deal(case, "deal", graph, disp)
+        fits, why = True, _("the {name} pack holds every card of it").format(name=graph.name)
+    except PackError as e:
+        fits, why = False, e.msg
+    if fits != exp["deal_valid"]:
+        ln, col = value_at(exp, "deal_valid")
+        errors.append((_("{disp}:{ln}:{col}: deal_valid: expected {yaml}, got {yaml2} "
+                       "({why})").format(
+                           disp=disp, ln=ln, col=col, yaml=as_yaml(exp['deal_valid']), yaml2=as_yaml(fits), why=why), str(Code.SCENARIO_FAILED)))
+
+
+def _next_game_played(state: GameState, seed: int | str, case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph,
+                      disp: str, errors: list[tuple[str, str]], again: list[dict[int, list[Any]]]) -> GameState:
+    """The match's next game (``next_deal``) after the first is over, its ``next_moves`` played."""
+    if not state.over:
+        raise CaseError(key_at(case, "next_deal"), _("next_deal: the first game is not over after its moves"),
+                         Code.SCENARIO_VALUE, _("seat {to_act} is still to act").format(to_act=state.to_act))
+    state = next_game(state, seed, hands=_deal(case, "next_deal", graph, disp))
+    _run_next_moves(state, case, graph, disp, errors, exp, again)
+    _check_all_dealt(case, again, disp, errors)
+    return state
 
 
 def _check_transfers(state: GameState, exp: dict[str, Any], graph: RuleGraph, disp: str,
@@ -94,11 +105,9 @@ def _check_transfers(state: GameState, exp: dict[str, Any], graph: RuleGraph, di
             disp=disp, ln=ln, col=col, want=want, got=got), str(Code.SCENARIO_FAILED)))
 
 
-def _deal(case: dict[str, Any], key: str, graph: RuleGraph, disp: str) -> dict[int, list[Any]]:
+def _deal_seats(case: dict[str, Any], key: str, graph: RuleGraph) -> dict[int, Any]:
+    """Seat -> its key in the deal ``case[key]``: every seat once, in digits."""
     deal = case[key]
-    if not isinstance(deal, dict):
-        raise CaseError(value_at(case, key), _("{key} must map seats to cards").format(key=key), Code.SCENARIO_VALUE,
-                         _("e.g. deal: {1: \"55 7\", 2: \"33 4\", ...}"))
     seats: dict[int, Any] = {}
     for k in deal:
         s = seat_or_none(k, graph.n_seats)
@@ -113,6 +122,15 @@ def _deal(case: dict[str, Any], key: str, graph: RuleGraph, disp: str) -> dict[i
     if missing:
         raise CaseError(value_at(case, key), _("{key}: every seat is given its hand; missing seat(s) ").format(key=key)
                          + ", ".join(map(str, missing)), Code.SCENARIO_VALUE, _("write '\"\"' for an empty hand"))
+    return seats
+
+
+def _deal(case: dict[str, Any], key: str, graph: RuleGraph, disp: str) -> dict[int, list[Any]]:
+    deal = case[key]
+    if not isinstance(deal, dict):
+        raise CaseError(value_at(case, key), _("{key} must map seats to cards").format(key=key), Code.SCENARIO_VALUE,
+                         _("e.g. deal: {1: \"55 7\", 2: \"33 4\", ...}"))
+    seats = _deal_seats(case, key, graph)
     hands = {}
     total = [0] * len(graph.model.kinds)
     for s, k in sorted(seats.items()):
@@ -305,6 +323,23 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
     items = _move_items(case, "next_moves")
     seat_of = [parse_move(t, graph.model, graph.n_seats, path=disp, line=w[0], col=w[1], words=choice_words(graph)) for t, w, _ in items]
     used = [False] * len(items)
+    if not _answer_between_games(state, case, graph, disp, errors, items, seat_of, used, again or []):
+        return
+    for i, (text, where, want) in enumerate(items):
+        if used[i]:
+            continue
+        if Phase(state.phase).before_play:
+            state.decline_setup()
+        if not _try_move(state, text, where, want, graph, disp, errors):
+            return
+        _deal_again_if_void(state, again or [])
+
+
+def _answer_between_games(state: GameState, case: dict[str, Any], graph: RuleGraph, disp: str, errors: list[tuple[str, str]],
+                          items: list[tuple[str, tuple[int, int], str | None]], seat_of: list[Move], used: list[bool],
+                          again: list[dict[int, list[Any]]]) -> bool:
+    """The next game's between-game and setup questions answered by each seat's lines in order (``used`` marks them),
+    a question with no line for it declined; False when a move failed or a return tribute has no line (``errors``)."""
     pending: dict[int, list[int]] = {}
     for i, mv in enumerate(seat_of):
         pending.setdefault(mv.seat, []).append(i)
@@ -317,32 +352,30 @@ def _run_next_moves(state: GameState, case: dict[str, Any], graph: RuleGraph, di
             state._used_setup = True  # type: ignore[attr-defined]
             text, where, want = items[i]
             if not _try_move(state, text, where, want, graph, disp, errors):
-                return
-            _deal_again_if_void(state, again or [])
+                return False
+            _deal_again_if_void(state, again)
             continue
         waiting = any(seat_of[q[0]].verb in _BETWEEN_VERBS for q in pending.values() if q)
         if state.phase == Phase.RETURN:
             if not waiting:
                 break  # the return tribute is left open: expect speaks of it
-            ln, col = value_at(case, "next_moves")
-            errors.append((_("{disp}:{ln}:{col}: next_moves: seat {s} must return "
-                           "{state} card(s) to seat {state2} (还贡) before "
-                           "the other seats' lines are used: give it a line such as '{s} return CARDS'").format(
-                               disp=disp, ln=ln, col=col, s=s, state=state.return_queue[0][2], state2=state.return_queue[0][1]),
-                           str(Code.SCENARIO_VALUE)))
-            return
+            errors.append(_return_first(state, case, s, disp))
+            return False
         if not waiting and not any(not u for u in used):
             break  # the setup questions left are declined, or spoken of by expect
         state.apply_in_place(Move(s, Verb.PASS) if state.phase != Phase.CHOOSE else Move(s, Verb.CHOOSE, None, Choice.HEAD))
-        _deal_again_if_void(state, again or [])
-    for i, (text, where, want) in enumerate(items):
-        if used[i]:
-            continue
-        if Phase(state.phase).before_play:
-            state.decline_setup()
-        if not _try_move(state, text, where, want, graph, disp, errors):
-            return
-        _deal_again_if_void(state, again or [])
+        _deal_again_if_void(state, again)
+    return True
+
+
+def _return_first(state: GameState, case: dict[str, Any], s: int, disp: str) -> tuple[str, str]:
+    """The error of a return tribute seat ``s`` owes while the other seats' lines wait."""
+    ln, col = value_at(case, "next_moves")
+    return (_("{disp}:{ln}:{col}: next_moves: seat {s} must return "
+              "{state} card(s) to seat {state2} (还贡) before "
+              "the other seats' lines are used: give it a line such as '{s} return CARDS'").format(
+                  disp=disp, ln=ln, col=col, s=s, state=state.return_queue[0][2], state2=state.return_queue[0][1]),
+            str(Code.SCENARIO_VALUE))
 
 
 # ------------------------------------------------------------------------ final expectations

@@ -75,57 +75,68 @@ def run_file(path: str | Path, cache: dict[str, RuleGraph] | None = None, *,
     p = Path(path)
     cache = cache if cache is not None else {}
     disp = str(path)
-
-    def file_failure(e: CaseError) -> list[CaseResult]:
-        return [CaseResult(disp, "<file>", e.line, False, [e.text(disp)], [str(e.code)])]
-
     try:
-        doc = read_doc(p, disp)
-        if not isinstance(doc, dict) or "cases" not in doc:
-            raise CaseError((1, 1), _("a scenario file is a mapping with 'ruleset' and 'cases'"), Code.SCENARIO_KEY,
-                             _("see docs/scenarios.md"))
-        for k in doc:
-            if k not in FILE_KEYS:
-                raise unknown_key(key_at(doc, k), "file", k, FILE_KEYS)
-        cases = doc.get("cases") or []
-        if not isinstance(cases, list):
-            raise CaseError(value_at(doc, "cases"), _("'cases' must be a list of cases"), Code.SCENARIO_VALUE)
+        doc, cases = _read_cases(p, disp)
     except CaseError as e:
-        return file_failure(e)
-    default_rs = doc.get("ruleset")
-    results = []
-    for i, case in enumerate(cases):
-        line = item_at(cases, i)[0]
-        name = str(case.get("name", _("case {i}").format(i=i + 1))) if isinstance(case, dict) else _("case {i}").format(i=i + 1)
-        errors: list[tuple[str, str]] = []
-        try:
-            if not isinstance(case, dict):
-                raise CaseError(item_at(cases, i), _("a case must be a mapping (name, ruleset, classify / compare / "
-                                 "pack / deal, expect ...)"), Code.SCENARIO_VALUE)
-            for k in case:
-                if k not in CASE_KEYS:
-                    raise unknown_key(key_at(case, k), "case", k, CASE_KEYS)
-            if "ruleset" in case:
-                rs_name, where = case["ruleset"], value_at(case, "ruleset")
-            else:
-                rs_name, where = default_rs, value_at(doc, "ruleset") if "ruleset" in doc else item_at(cases, i)
-            if rs_name is None:
-                raise CaseError(where, _("no ruleset: give 'ruleset' at the top of the file or in the case"),
-                                 Code.SCENARIO_KEY)
-            graph = graph_for(rs_name, where, p, cache, search)
-            _run_case(case, graph, disp, errors)
-        except CaseError as e:
-            errors.append((e.text(disp), str(e.code)))
-        except GoujiError as e:
-            errors += [(d.short() + (_(" (hint: {hint})").format(hint=d.hint) if d.hint else ""), str(d.code)) for d in e.diagnostics]
-        except RecursionError:
-            errors.append((_("{disp}:{line}:1: the case is nested too deeply").format(disp=disp, line=line), str(Code.SCENARIO_VALUE)))
-        except Exception as e:  # a bug must not hide the other cases: reported, never raised
-            errors.append((_("{disp}:{line}:1: internal error while running the case: {type}: {e}").format(
-                disp=disp, line=line, type=type(e).__name__, e=e),
-                           str(Code.INTERNAL_ERROR)))
-        results.append(CaseResult(disp, name, line, not errors, [t for t, _ in errors], [c for _, c in errors]))
-    return results
+        return [CaseResult(disp, "<file>", e.line, False, [e.text(disp)], [str(e.code)])]
+    return [_one_case(doc, cases, i, p, disp, cache, search) for i in range(len(cases))]
+
+
+def _read_cases(p: Path, disp: str) -> tuple[dict[str, Any], list[Any]]:
+    """A scenario file's document and its cases; CaseError where the file is not one."""
+    doc = read_doc(p, disp)
+    if not isinstance(doc, dict) or "cases" not in doc:
+        raise CaseError((1, 1), _("a scenario file is a mapping with 'ruleset' and 'cases'"), Code.SCENARIO_KEY,
+                         _("see docs/scenarios.md"))
+    for k in doc:
+        if k not in FILE_KEYS:
+            raise unknown_key(key_at(doc, k), "file", k, FILE_KEYS)
+    cases = doc.get("cases") or []
+    if not isinstance(cases, list):
+        raise CaseError(value_at(doc, "cases"), _("'cases' must be a list of cases"), Code.SCENARIO_VALUE)
+    return doc, cases
+
+
+def _one_case(doc: dict[str, Any], cases: list[Any], i: int, p: Path, disp: str, cache: dict[str, RuleGraph],
+              search: Sequence[str | os.PathLike[str]]) -> CaseResult:
+    """The result of case ``i`` of the file: whatever it holds, reported, never raised."""
+    case = cases[i]
+    line = item_at(cases, i)[0]
+    name = str(case.get("name", _("case {i}").format(i=i + 1))) if isinstance(case, dict) else _("case {i}").format(i=i + 1)
+    errors: list[tuple[str, str]] = []
+    try:
+        _run_case(case, _case_graph(doc, cases, i, p, cache, search), disp, errors)
+    except CaseError as e:
+        errors.append((e.text(disp), str(e.code)))
+    except GoujiError as e:
+        errors += [(d.short() + (_(" (hint: {hint})").format(hint=d.hint) if d.hint else ""), str(d.code)) for d in e.diagnostics]
+    except RecursionError:
+        errors.append((_("{disp}:{line}:1: the case is nested too deeply").format(disp=disp, line=line), str(Code.SCENARIO_VALUE)))
+    except Exception as e:  # a bug must not hide the other cases: reported, never raised
+        errors.append((_("{disp}:{line}:1: internal error while running the case: {type}: {e}").format(
+            disp=disp, line=line, type=type(e).__name__, e=e),
+                       str(Code.INTERNAL_ERROR)))
+    return CaseResult(disp, name, line, not errors, [t for t, _ in errors], [c for _, c in errors])
+
+
+def _case_graph(doc: dict[str, Any], cases: list[Any], i: int, p: Path, cache: dict[str, RuleGraph],
+                search: Sequence[str | os.PathLike[str]]) -> RuleGraph:
+    """The compiled ruleset of case ``i`` (its own ``ruleset:``, else the file's), once its keys are checked."""
+    case = cases[i]
+    if not isinstance(case, dict):
+        raise CaseError(item_at(cases, i), _("a case must be a mapping (name, ruleset, classify / compare / "
+                         "pack / deal, expect ...)"), Code.SCENARIO_VALUE)
+    for k in case:
+        if k not in CASE_KEYS:
+            raise unknown_key(key_at(case, k), "case", k, CASE_KEYS)
+    if "ruleset" in case:
+        rs_name, where = case["ruleset"], value_at(case, "ruleset")
+    else:
+        rs_name, where = doc.get("ruleset"), value_at(doc, "ruleset") if "ruleset" in doc else item_at(cases, i)
+    if rs_name is None:
+        raise CaseError(where, _("no ruleset: give 'ruleset' at the top of the file or in the case"),
+                         Code.SCENARIO_KEY)
+    return graph_for(rs_name, where, p, cache, search)
 
 
 def run_files(paths: Sequence[str | Path], *, search: Sequence[str | os.PathLike[str]] = ()) -> list[CaseResult]:
@@ -156,27 +167,8 @@ def format_results(results: list[CaseResult], as_json: bool = False) -> str:
 
 # ------------------------------------------------------------------------ case kinds
 def _run_case(case: dict[str, Any], graph: RuleGraph, disp: str, errors: list[tuple[str, str]]) -> None:
-    kinds = [k for k in CASE_KINDS if k in case]
-    if len(kinds) > 1:
-        raise CaseError(key_at(case, kinds[1]), _("a case is one of classify, compare, pack or deal, "
-                         "not {join}").format(join=' and '.join(kinds)), Code.SCENARIO_KEY)
-    if not kinds:
-        raise CaseError(case.pos if isinstance(case, PosDict) else (0, 0),
-                         _("a case needs classify, compare, pack or deal"), Code.SCENARIO_KEY,
-                         _("see docs/scenarios.md for the case kinds"))
-    kind = kinds[0]
-    exp = case.get("expect", {})
-    if exp is None:
-        exp = {}
-    if not isinstance(exp, dict):
-        raise CaseError(value_at(case, "expect"), _("'expect' must be a mapping"), Code.SCENARIO_VALUE)
-    if kind in ("classify", "compare", "pack") and not exp:
-        raise CaseError(key_at(case, kind), _("a {kind} case needs an 'expect'").format(kind=kind), Code.SCENARIO_KEY)
-    if kind != "deal":
-        stray = [k for k in ("leader", "moves", "next_deal", "next_moves", "redeal_deals") if k in case]
-        if stray:
-            raise CaseError(key_at(case, stray[0]), _("{stray!r} belongs to a game case (deal), not a {kind} case").format(stray=stray[0], kind=kind),
-                             Code.SCENARIO_KEY)
+    kind = _case_kind(case)
+    exp = _case_expect(case, kind)
     check_keys(exp, {"classify": CLASSIFY_KEYS, "compare": COMPARE_KEYS, "pack": PACK_KEYS,
                       "deal": GAME_KEYS}[kind], kind)
     check_values(exp, graph)
@@ -193,6 +185,36 @@ def _run_case(case: dict[str, Any], graph: RuleGraph, disp: str, errors: list[tu
         _pack_case(case, exp, graph, fail)
     else:
         game_case(case, exp, graph, disp, errors)
+
+
+def _case_kind(case: dict[str, Any]) -> str:
+    """The kind of a case (classify, compare, pack or deal): exactly one of them is written."""
+    kinds = [k for k in CASE_KINDS if k in case]
+    if len(kinds) > 1:
+        raise CaseError(key_at(case, kinds[1]), _("a case is one of classify, compare, pack or deal, "
+                         "not {join}").format(join=' and '.join(kinds)), Code.SCENARIO_KEY)
+    if not kinds:
+        raise CaseError(case.pos if isinstance(case, PosDict) else (0, 0),
+                         _("a case needs classify, compare, pack or deal"), Code.SCENARIO_KEY,
+                         _("see docs/scenarios.md for the case kinds"))
+    return kinds[0]
+
+
+def _case_expect(case: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A case's ``expect`` (a mapping; needed but by game cases), with no key of a game case in a case of another kind."""
+    exp = case.get("expect", {})
+    if exp is None:
+        exp = {}
+    if not isinstance(exp, dict):
+        raise CaseError(value_at(case, "expect"), _("'expect' must be a mapping"), Code.SCENARIO_VALUE)
+    if kind in ("classify", "compare", "pack") and not exp:
+        raise CaseError(key_at(case, kind), _("a {kind} case needs an 'expect'").format(kind=kind), Code.SCENARIO_KEY)
+    if kind != "deal":
+        stray = [k for k in ("leader", "moves", "next_deal", "next_moves", "redeal_deals") if k in case]
+        if stray:
+            raise CaseError(key_at(case, stray[0]), _("{stray!r} belongs to a game case (deal), not a {kind} case").format(stray=stray[0], kind=kind),
+                             Code.SCENARIO_KEY)
+    return exp
 
 
 def _classify_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, disp: str, fail: Any,
@@ -246,22 +268,33 @@ def _pack_case(case: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, fail
     if "cards" in exp and sum(model.deck_counts) != exp["cards"]:
         fail("cards", _("cards: expected {exp}, the {name} pack holds {sum}").format(exp=exp['cards'], name=graph.name, sum=sum(model.deck_counts)))
     if "ranks" in exp:
-        have = dict(zip(model.kinds, model.deck_counts))
-        table = exp["ranks"] or {}
-        for sym, n in table.items():
-            s = "T" if str(sym) == "10" else str(sym)
-            if s not in have:
-                raise CaseError(key_at(table, sym), _("ranks: the {name} pack has no card {yaml}").format(name=graph.name, yaml=as_yaml(sym)),
-                                 Code.SCENARIO_VALUE, "cards: " + " ".join(model.kinds))
-            if have[s] != n:
-                ln, col = value_at(table, sym)
-                fail("ranks", _("ranks[{s}]: expected {n}, the pack holds {have}").format(s=s, n=n, have=have[s]))
+        _pack_ranks(exp, graph, fail)
     if "hand_sizes" in exp:
-        seed = case_seed(spec)
-        state = new_game(graph, seed)
-        deal = next(e for e in state.record if e["type"] == "deal")
-        got = {int(s): len(text.split()) for s, text in deal["hands"].items()}
-        want = {seat_key(k, graph.n_seats): v for k, v in (exp["hand_sizes"] or {}).items()}
-        if any(got.get(s) != v for s, v in want.items()):
-            fail("hand_sizes", _("hand_sizes: expected {dict}, the deal gives "
-                 "{s} (all: {got})").format(dict=dict(sorted(want.items())), s={s: got[s] for s in sorted(want)}, got=got))
+        _pack_hand_sizes(spec, exp, graph, fail)
+
+
+def _pack_ranks(exp: dict[str, Any], graph: RuleGraph, fail: Any) -> None:
+    """``expect: ranks``: how many cards of each kind the pack holds."""
+    model = graph.model
+    have = dict(zip(model.kinds, model.deck_counts))
+    table = exp["ranks"] or {}
+    for sym, n in table.items():
+        s = "T" if str(sym) == "10" else str(sym)
+        if s not in have:
+            raise CaseError(key_at(table, sym), _("ranks: the {name} pack has no card {yaml}").format(name=graph.name, yaml=as_yaml(sym)),
+                             Code.SCENARIO_VALUE, "cards: " + " ".join(model.kinds))
+        if have[s] != n:
+            ln, col = value_at(table, sym)
+            fail("ranks", _("ranks[{s}]: expected {n}, the pack holds {have}").format(s=s, n=n, have=have[s]))
+
+
+def _pack_hand_sizes(spec: dict[str, Any], exp: dict[str, Any], graph: RuleGraph, fail: Any) -> None:
+    """``expect: hand_sizes``: how many cards each seat is dealt (the deal of the case's seed)."""
+    seed = case_seed(spec)
+    state = new_game(graph, seed)
+    deal = next(e for e in state.record if e["type"] == "deal")
+    got = {int(s): len(text.split()) for s, text in deal["hands"].items()}
+    want = {seat_key(k, graph.n_seats): v for k, v in (exp["hand_sizes"] or {}).items()}
+    if any(got.get(s) != v for s, v in want.items()):
+        fail("hand_sizes", _("hand_sizes: expected {dict}, the deal gives "
+             "{s} (all: {got})").format(dict=dict(sorted(want.items())), s={s: got[s] for s in sorted(want)}, got=got))

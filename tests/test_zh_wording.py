@@ -89,3 +89,22 @@ def test_a_place_is_numbered_in_chinese_numerals():
         assert place_text(5, game_words(resolve("online"))) == "二落（第五名）"
     finally:
         i18n.use(Language.EN)
+
+
+def test_a_transfer_says_the_rulesets_words_not_the_rule_id():
+    """A transfer of the buying of 3s is said by the ruleset's term: the rule's own (如无人可卖，则由同帮
+    相赠（先买后送） → 先买后送), else that of the flag its guard reads (buying_3 → 买三), never its id."""
+    from gouji_dsl.ruleset.event_words import event_text
+    from gouji_dsl.ruleset.load.resolving import resolve
+    from gouji_dsl.ruleset.words import game_words
+
+    words = game_words(resolve("online"))
+    given = {"type": "transfer", "giver": 3, "receiver": 1, "cards": "3"}
+    i18n.use(Language.ZH)
+    try:
+        assert event_text({**given, "rule": "buy.three-from-teammate"}, None, words) == "3 号座位 → 1 号座位：3（先买后送）"
+        assert event_text({**given, "rule": "buy.three-from-seller"}, None, words).endswith("：3（买三）")
+        assert event_text({**given, "rule": "tribute:stuck"}, None, words).endswith("（闷贡）")
+    finally:
+        i18n.use(Language.EN)
+    assert "buy.three" not in event_text({**given, "rule": "buy.three-pay"}, None, words)

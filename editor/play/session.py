@@ -34,35 +34,16 @@ from gouji_dsl.engine.interpreter import (
     read_seat,
 )
 from gouji_dsl.engine.records import GameRecord, Step, replay_steps
-from gouji_dsl.i18n import Language
 from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.model import Play
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleGraph
-from gouji_dsl.ruleset.spec import Wording, said
-from gouji_dsl.ruleset.words import GameWords, game_words
+from gouji_dsl.ruleset.spec import said
+from gouji_dsl.ruleset.words import GameWords, game_words, term_of
 from gouji_dsl.tools.cases import scenario_case
 from gouji_dsl.tools.scoreboard import team_score, tribute_of
 
 from ..i18n import _, chinese, ngettext
-
-_TERM = re.compile(r"[(（]([\u3400-\u9fff][\u3400-\u9fff/ ·、]*)[)）]")
-
-
-_OWN_TERM = re.compile(r"（([\u3400-\u9fff]{1,4})）")
-"""A Chinese sentence's own term: a short word in full-width brackets (须购买（买三）), not an aside."""
-
-
-def term_of(sentence: str | None) -> str | None:
-    """The first Chinese term a rule's sentence gives in brackets: "... opens the point (开点); ..." → 开点;
-    where it gives none, the term its Chinese sentence names in brackets ("没有自然抓到“3”的玩家须购买（买三）。"
-    → 买三)."""
-    m = _TERM.search(sentence or "")
-    if m:
-        return m.group(1).strip()
-    zh = sentence.texts.get(Language.ZH) if isinstance(sentence, Wording) else None
-    m = _OWN_TERM.search(zh or "")
-    return m.group(1) if m else None
 
 
 @dataclass(frozen=True)

@@ -101,13 +101,13 @@ TRIBUTE_KINDS: dict[str, str] = {"stuck": N_("stuck tribute"), "burn": N_("burn 
 
 def transfer_reason(rule: str, words: GameWords = NO_WORDS) -> str:
     """Why cards were handed over, in words: ``tribute:stuck`` → 闷贡, ``return`` → the ruleset's word
-    for the return tribute (还贡); another rule's id as it is."""
+    for the return tribute (还贡); another rule by the term of the game it names (先买后送, 买三), else its id."""
     if rule.startswith("tribute:"):
         kind = rule.partition(":")[2]
         return _(TRIBUTE_KINDS[kind]) if kind in TRIBUTE_KINDS else term_word(words, Term.TRIBUTE, "tribute") + f" {kind}"
     if rule == "return":
         return term_word(words, Term.RETURN_TRIBUTE, "return tribute")
-    return rule
+    return words.rule(rule) or rule
 
 
 def transfer_cards(e: dict[str, Any]) -> str:

@@ -87,6 +87,43 @@ _QUOTED = re.compile(r"('[^']*'|`[^`]*`)")
 """A quoted move or name inside a sentence ('burn CARDS', `burn.priority`): the notation, never renamed."""
 
 
+_TERM = re.compile(r"[(（]([\u3400-\u9fff][\u3400-\u9fff/ ·、]*)[)）]")
+"""A Chinese term in brackets after its English words: "... opens the point (开点)" → 开点."""
+
+_OWN_TERM = re.compile(r"（([\u3400-\u9fff]{1,4})）")
+"""A Chinese sentence's own term: a short word in full-width brackets (须购买（买三）), not an aside."""
+
+
+def term_of(sentence: str | None) -> str | None:
+    """The first Chinese term a rule's sentence gives in brackets: "... opens the point (开点); ..." → 开点;
+    where it gives none, the term its Chinese sentence names in brackets ("没有自然抓到“3”的玩家须购买（买三）。"
+    → 买三)."""
+    m = _TERM.search(sentence or "")
+    if m:
+        return m.group(1).strip()
+    zh = sentence.texts.get(Language.ZH) if isinstance(sentence, Wording) else None
+    m = _OWN_TERM.search(zh or "")
+    return m.group(1) if m else None
+
+
+_FLAG_READ = re.compile(r"flag\(\s*\w+\s*,\s*'(\w+)'\s*\)")
+
+
+def rule_terms(resolved: ResolvedRuleset) -> dict[str, str]:
+    """The term of the game for each rule that names one (a transfer's reason, said in the ruleset's
+    words rather than by its id): the term its sentence gives (如无人可卖，则由同帮相赠（先买后送） →
+    先买后送), else that of the rule marking the flag its guard reads (``flag(seat, 'buying_3')`` → 买三)."""
+    marked = {r.effect_expr.text: term_of(r.says) for r in resolved.rules if r.effect == "mark"}
+    out: dict[str, str] = {}
+    for r in resolved.rules:
+        term = term_of(r.says)
+        if term is None and r.when is not None:
+            term = next((t for f in _FLAG_READ.findall(r.when.text) if (t := marked.get(f))), None)
+        if term:
+            out[r.id] = term
+    return out
+
+
 @dataclass(frozen=True)
 class GameWords:
     """The words of the game of one ruleset (:func:`game_words`)."""
@@ -94,6 +131,12 @@ class GameWords:
     places: dict[str, Wording]
     terms: dict[str, Wording]
     cards: dict[str, Wording] = field(default_factory=dict)
+    #: rule id → the term of the game it names (:func:`rule_terms`)
+    rules: dict[str, str] = field(default_factory=dict)
+
+    def rule(self, rule_id: str) -> str | None:
+        """The term of the game rule ``rule_id`` names (先买后送, 买三), or None."""
+        return self.rules.get(rule_id)
 
     def place(self, place: int, lang: Language | None = None) -> str:
         """The name of ``place`` (1 = the first out) in ``lang`` (default: the active language);
@@ -153,7 +196,7 @@ class GameWords:
 def game_words(resolved: ResolvedRuleset) -> GameWords:
     """The words of the game a resolved ruleset gives (``words:``, inherited)."""
     return GameWords(dict(resolved.words.get("places", {})), dict(resolved.words.get("terms", {})),
-                     dict(resolved.words.get("cards", {})))
+                     dict(resolved.words.get("cards", {})), rule_terms(resolved))
 
 
 @dataclass(frozen=True)

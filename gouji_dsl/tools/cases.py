@@ -136,63 +136,87 @@ def check_case(graph: RuleGraph, case_text: str) -> list[str]:
 
 def _case_text(state: GameState, name: str, *, omit_setup: bool, illegal: list[str], max_legal: int,
                previous: GameState | None, indent: int) -> str:
-    pad = " " * indent
-    body = pad + "  "
-    lines = [f"{pad}- name: {json.dumps(name, ensure_ascii=False)}"]
     first_leader = next((e for e in _game_events(state) if e["type"] == "first_leader"), None)
-    leader = first_leader["seat"] if first_leader else None
+    w = _CaseWriter(" " * indent, first_leader["seat"] if first_leader else None, omit_setup)
+    w.lines.append(f"{w.pad}- name: {json.dumps(name, ensure_ascii=False)}")
+    if previous is not None and state.prev is not None and state.game_number == previous.game_number + 1 == 2:
+        w.first_games_of_a_match(previous, state)
+    elif state.prev is not None:
+        w.later_game_of_a_match(state)
+    else:
+        w.one_game(state)
+    w.expect(state, illegal, max_legal)
+    return "\n".join(w.lines) + "\n"
 
-    def deal_block(key: str, st: GameState, hands: dict[int, str] | None = None) -> None:
-        lines.append(f"{body}{key}:")
+
+class _CaseWriter:
+    """The lines of one game case as :func:`scenario_case` writes it (``pad``: the indent of its ``- name:``)."""
+
+    def __init__(self, pad: str, leader: int | None, omit_setup: bool):
+        self.pad, self.body, self.leader, self.omit_setup = pad, pad + "  ", leader, omit_setup
+        self.lines: list[str] = []
+
+    def deal_block(self, key: str, st: GameState, hands: dict[int, str] | None = None) -> None:
+        self.lines.append(f"{self.body}{key}:")
         for s in st.seat_list:
-            t = hands[s] if hands is not None else _deal_text(st, s, suits=leader is None)
-            lines.append(f"{body}  {s}: {json.dumps(t)}")
+            t = hands[s] if hands is not None else _deal_text(st, s, suits=self.leader is None)
+            self.lines.append(f"{self.body}  {s}: {json.dumps(t)}")
 
-    def move_block(key: str, st: GameState, returns: bool = True) -> None:
-        moves = _case_moves(st, returns, omit_setup)
-        lines.append(f"{body}{key}:" + ("" if moves else " []"))
+    def move_block(self, key: str, st: GameState, returns: bool = True) -> None:
+        moves = _case_moves(st, returns, self.omit_setup)
+        self.lines.append(f"{self.body}{key}:" + ("" if moves else " []"))
         for t in moves:
-            lines.append(f"{body}  - {t}")
+            self.lines.append(f"{self.body}  - {t}")
 
-    game_n = state.game_number
-    if previous is not None and state.prev is not None and game_n == previous.game_number + 1 == 2:
+    def first_games_of_a_match(self, previous: GameState, state: GameState) -> None:
+        """Games 1 and 2 of a match: the first dealt and played, then ``next_deal`` and ``next_moves`` (tribute replayed)."""
+        body, lines = self.body, self.lines
         lines.append(f"{body}# ruleset {state.graph.name}, games 1-2 of a match (tribute replayed)")
         if previous.seed is not None:
             lines.append(f"{body}seed: {json.dumps(previous.seed)}")
         lead1 = next((e for e in _game_events(previous) if e["type"] == "first_leader"), None)
-        deal_block("deal", previous, {s: previous.model.text(previous.dealt[s]) for s in previous.seat_list})
+        self.deal_block("deal", previous, {s: previous.model.text(previous.dealt[s]) for s in previous.seat_list})
         if lead1:
             lines.append(f"{body}leader: {lead1['seat']}")
-        move_block("moves", previous)
+        self.move_block("moves", previous)
         # the next deal keeps its suits: the first-lead rule of the next game reads them
         lines.append(f"{body}next_deal:")
         for s in state.seat_list:
             lines.append(f"{body}  {s}: {json.dumps(_deal_text(state, s, suits=True))}")
-        move_block("next_moves", state)
-    elif state.prev is not None:
-        lines.append(f"{body}# game {game_n} of a match: the deal is the hands as play began (after tribute);")
+        self.move_block("next_moves", state)
+
+    def later_game_of_a_match(self, state: GameState) -> None:
+        """A later game of a match: dealt as play began (tribute and return tribute not replayed)."""
+        body, lines = self.body, self.lines
+        lines.append(f"{body}# game {state.game_number} of a match: the deal is the hands as play began (after tribute);")
         lines.append(f"{body}# tribute and return tribute are not replayed")
         hands = _hands_at_play(state)
         lines.append(f"{body}deal:")
         for s in state.seat_list:
             lines.append(f"{body}  {s}: {json.dumps(state.model.text(hands[s]))}")
-        if leader:
-            lines.append(f"{body}leader: {leader}")
-        move_block("moves", state, returns=False)
-    else:
-        if leader is None:
-            lines.append(f"{body}# still in the setup: the deal keeps its suits so the first-lead rule decides")
-        deal_block("deal", state)
-        if leader:
-            lines.append(f"{body}leader: {leader}")
-        move_block("moves", state)
-    lines.append(f"{body}expect:")
-    ex = body + "  "
-    if state.over:
-        lines.append(f"{ex}over: true")
-        lines.append(f"{ex}places: {{{', '.join(f'{s}: {p}' for s, p in sorted(state.places.items()))}}}")
-        lines.append(f"{ex}scores: {{{', '.join(f'{s}: {v}' for s, v in sorted(state.scores.items()))}}}")
-    else:
+        if self.leader:
+            lines.append(f"{body}leader: {self.leader}")
+        self.move_block("moves", state, returns=False)
+
+    def one_game(self, state: GameState) -> None:
+        if self.leader is None:
+            self.lines.append(f"{self.body}# still in the setup: the deal keeps its suits so the first-lead rule decides")
+        self.deal_block("deal", state)
+        if self.leader:
+            self.lines.append(f"{self.body}leader: {self.leader}")
+        self.move_block("moves", state)
+
+    def expect(self, state: GameState, illegal: list[str], max_legal: int) -> None:
+        """``expect:``: the places and scores of a game over, else who is to act, the legal moves (at most ``max_legal``
+        listed), the ``illegal`` ones and the hand sizes."""
+        lines = self.lines
+        lines.append(f"{self.body}expect:")
+        ex = self.body + "  "
+        if state.over:
+            lines.append(f"{ex}over: true")
+            lines.append(f"{ex}places: {{{', '.join(f'{s}: {p}' for s, p in sorted(state.places.items()))}}}")
+            lines.append(f"{ex}scores: {{{', '.join(f'{s}: {v}' for s, v in sorted(state.scores.items()))}}}")
+            return
         lines.append(f"{ex}to_act: {state.to_act}")
         legal = state.legal_moves()
         texts = [m.text(state.model) for m in _legal_sample(state, legal, max_legal)]
@@ -207,7 +231,6 @@ def _case_text(state: GameState, name: str, *, omit_setup: bool, illegal: list[s
             for t in bad:
                 lines.append(f"{ex}  - {t}")
         lines.append(f"{ex}hand_sizes: {{{', '.join(f'{s}: {state.hand_size(s)}' for s in state.seat_list)}}}")
-    return "\n".join(lines) + "\n"
 
 
 def _legal_sample(state: GameState, legal: Sequence[Move], k: int) -> list[Move]:
@@ -256,6 +279,31 @@ def _reindent(case_text: str, dash_col: int) -> list[str]:
     return [ln[-shift:] if ln[:-shift].strip() == "" else ln for ln in lines]
 
 
+def _read_text(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise GoujiError(Diagnostic(str(p), 0, 0, _("cannot read: {e}").format(e=e), code=Code.SCENARIO_FILE)) from None
+
+
+def _refuse_another_ruleset(p: Path, data: Any, ruleset: str) -> None:
+    """A scenario file (read round-trip: ``data``) whose ``ruleset:`` is not ``ruleset`` (by name or file stem) is refused."""
+    if str(data.get("ruleset")) != ruleset and Path(str(data.get("ruleset"))).stem != ruleset:
+        ln = data.lc.key("ruleset")[0] + 1 if "ruleset" in data else 1
+        raise GoujiError(Diagnostic(str(p), ln, 1, _("this scenario file is for ruleset {data!r}, not {ruleset!r}").format(
+            data=data.get('ruleset'), ruleset=ruleset),
+                                    code=Code.SCENARIO_RULESET))
+
+
+def _end_of_list(lines: list[str], key_line: int, block_end: int) -> int:
+    """Where a block ``cases:`` list (its key on ``key_line``; the next top-level key on ``block_end``) ends: blank
+    lines and column-0 comments just before the next key belong to it."""
+    at = block_end
+    while at > key_line + 1 and (not lines[at - 1].strip() or lines[at - 1].startswith("#")):
+        at -= 1
+    return at
+
+
 def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str) -> Path:
     """Add ``case_text`` (one ``cases:`` item, from :func:`scenario_case`) to the end of the
     ``cases:`` list of the scenario file ``path``, creating the file (``ruleset: NAME`` /
@@ -273,10 +321,7 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
         p.absolute().parent.mkdir(parents=True, exist_ok=True)
         atomic_write(p, text)
         return p
-    try:
-        old = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise GoujiError(Diagnostic(str(p), 0, 0, _("cannot read: {e}").format(e=e), code=Code.SCENARIO_FILE)) from None
+    old = _read_text(p)
     rt = YAML(typ="rt")
     try:
         data = rt.load(old)
@@ -285,11 +330,7 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
         raise _yaml_error(p, e) from None
     if not isinstance(data, CommentedMap) or "cases" not in data:
         raise GoujiError(Diagnostic(str(p), 1, 1, _("not a scenario file: it has no 'cases:' list"), code=Code.SCENARIO_KEY))
-    if str(data.get("ruleset")) != ruleset and Path(str(data.get("ruleset"))).stem != ruleset:
-        ln = data.lc.key("ruleset")[0] + 1 if "ruleset" in data else 1
-        raise GoujiError(Diagnostic(str(p), ln, 1, _("this scenario file is for ruleset {data!r}, not {ruleset!r}").format(
-            data=data.get('ruleset'), ruleset=ruleset),
-                                    code=Code.SCENARIO_RULESET))
+    _refuse_another_ruleset(p, data, ruleset)
     cases = data["cases"]
     if cases is not None and not isinstance(cases, CommentedSeq):
         ln, col = data.lc.value("cases")
@@ -315,9 +356,7 @@ def add_case_to_file(path: str | os.PathLike[str], ruleset: str, case_text: str)
             new_lines = [head + (f"  #{comment}" if comment else "")] + _reindent(case_text, key_col + 2)
             text = "\n".join(lines[:key_line] + new_lines + lines[key_line + 1:]) + "\n"
     else:
-        at = block_end
-        while at > key_line + 1 and (not lines[at - 1].strip() or lines[at - 1].startswith("#")):
-            at -= 1   # blank lines and column-0 comments just before the next key belong to it
+        at = _end_of_list(lines, key_line, block_end)
         new_lines = _reindent(case_text, cases.lc.col)
         text = "\n".join(lines[:at] + new_lines + lines[at:]) + "\n"
     try:

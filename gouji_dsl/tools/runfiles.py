@@ -266,6 +266,48 @@ def _sums_problems(loc: Located, where: tuple[Any, ...], s: dict[str, Any], game
     return out
 
 
+def _figure_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], games: int) -> list[str]:
+    """The sums of a side's means, flags and design facts, each within the chunk's games."""
+    out = []
+    for k, s in t["means"].items():
+        out += _sums_problems(loc, where + ("means", k), s, games, exact=k != "first_leader_team_score")
+    for k, s in t["flags"].items():
+        out += _sums_problems(loc, where + ("flags", k), s, games, binary=True)
+    for k, s in t.get("design", {}).items():  # (the probed deals only: fewer values than games)
+        out += _sums_problems(loc, where + ("design", k), s, games, exact=False)
+    return out
+
+
+def _score_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], games: int, seats: int, teams: int) -> list[str]:
+    """A side's seat and team scores: one sum a seat and a team, each within the chunk's games."""
+    out = []
+    if len(t["seat_score"]) != seats or len(t["team_score"]) != teams:
+        out.append(loc.at(where, _("{n} seat scores and {n2} team scores for "
+                                 "{seats} seats in {teams} teams").format(n=len(t['seat_score']), n2=len(t['team_score']), seats=seats, teams=teams)))
+    for i, s in enumerate(t["seat_score"]):
+        out += _sums_problems(loc, where + ("seat_score", i), s, games)
+    for i, s in enumerate(t["team_score"]):
+        out += _sums_problems(loc, where + ("team_score", i), s, games)
+    return out
+
+
+def _place_problems(loc: Located, where: tuple[Any, ...], places: Any, games: int, seats: int) -> list[str]:
+    """The table of places by seat: seats × seats, each seat placed and each place taken at most once a game."""
+    out = []
+    if len(places) != seats or any(len(row) != seats for row in places):
+        out.append(loc.at(where + ("places",), _("not a {seats} × {seats} table of places by seat").format(seats=seats)))
+        return out
+    for s, row in enumerate(places):
+        if sum(row) > games:
+            out.append(loc.at(where + ("places", s), _("seat {s} placed {sum} times in {games} games").format(
+                s=s + 1, sum=sum(row), games=games)))
+    for p in range(seats):
+        if sum(row[p] for row in places) > games:
+            out.append(loc.at(where + ("places",), _("place {p} taken {sum} times "
+                                                   "in {games} games").format(p=p + 1, sum=sum(row[p] for row in places), games=games)))
+    return out
+
+
 def _side_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], games: int, seats: int,
                    teams: int) -> list[str]:
     out = []
@@ -274,31 +316,9 @@ def _side_problems(loc: Located, where: tuple[Any, ...], t: dict[str, Any], game
                               "seats in {teams} teams").format(t=t['n_seats'], t2=t['teams'], seats=seats, teams=teams))]
     if t["games"] != games:
         return [loc.at(where + ("games",), _("{t} games in a chunk of {games} deals").format(t=t['games'], games=games))]
-    for k, s in t["means"].items():
-        out += _sums_problems(loc, where + ("means", k), s, games, exact=k != "first_leader_team_score")
-    for k, s in t["flags"].items():
-        out += _sums_problems(loc, where + ("flags", k), s, games, binary=True)
-    for k, s in t.get("design", {}).items():  # (the probed deals only: fewer values than games)
-        out += _sums_problems(loc, where + ("design", k), s, games, exact=False)
-    if len(t["seat_score"]) != seats or len(t["team_score"]) != teams:
-        out.append(loc.at(where, _("{n} seat scores and {n2} team scores for "
-                                 "{seats} seats in {teams} teams").format(n=len(t['seat_score']), n2=len(t['team_score']), seats=seats, teams=teams)))
-    for i, s in enumerate(t["seat_score"]):
-        out += _sums_problems(loc, where + ("seat_score", i), s, games)
-    for i, s in enumerate(t["team_score"]):
-        out += _sums_problems(loc, where + ("team_score", i), s, games)
-    places = t["places"]
-    if len(places) != seats or any(len(row) != seats for row in places):
-        out.append(loc.at(where + ("places",), _("not a {seats} × {seats} table of places by seat").format(seats=seats)))
-    else:
-        for s, row in enumerate(places):
-            if sum(row) > games:
-                out.append(loc.at(where + ("places", s), _("seat {s} placed {sum} times in {games} games").format(
-                    s=s + 1, sum=sum(row), games=games)))
-        for p in range(seats):
-            if sum(row[p] for row in places) > games:
-                out.append(loc.at(where + ("places",), _("place {p} taken {sum} times "
-                                                       "in {games} games").format(p=p + 1, sum=sum(row[p] for row in places), games=games)))
+    out += _figure_problems(loc, where, t, games)
+    out += _score_problems(loc, where, t, games, seats, teams)
+    out += _place_problems(loc, where, t["places"], games, seats)
     b = t["burn_success"]
     if b["y"] > b["x"] or b["clusters"] > games or b["xx"] < b["x"] or b["yy"] < b["y"]:
         out.append(loc.at(where + ("burn_success",), _("{b} successful burns of {b2} attempts do not add up").format(b=b['y'], b2=b['x'])))

@@ -305,35 +305,55 @@ def _said_by(graph, shown: list, stale: set[str], off: dict[tuple[str, ...], str
     return said_for, used
 
 
-def _build(graph) -> tuple[list[_Section], list[str]]:
-    """The sections and the distinct sources they cite (in order of first citation)."""
-    an = analyse(graph)
-    stale = stale_says(graph)
-    resolved = graph.resolved
-    nodes = list(graph.nodes)
-
+def _shown_by(an):
+    """Whether a rule is stated in the rulebook: it can fire, or it is an override saying "no" on purpose."""
     def shown(n) -> bool:
         why = an.dead.get(n.id)
         if why is None:
             return n.id not in an.inert
         # an override saying "no" on purpose (`allow: false` over a parent's rule) states a rule
         return why.kind == "effect" and n.overrides is not None and (why.expr or "").strip() in ("true", "false")
+    return shown
 
-    # rules in document order: by phase, then by topic (first appearance), then as written
+
+def _document_order(nodes: list) -> list:
+    """Rules in document order: by phase, then by topic (first appearance), then as written."""
     topic_rank: dict[tuple[str, str], int] = {}
     for n in nodes:
         topic_rank.setdefault((n.phase, _topic(n.id)), len(topic_rank))
     phase_rank = {p: i for i, p in enumerate(PHASES)}
     position = {n.id: i for i, n in enumerate(nodes)}
-    ordered = sorted(nodes, key=lambda n: (phase_rank.get(n.phase, 99), _STAGE.get(n.hook, 0),
-                                           topic_rank[(n.phase, _topic(n.id))], position[n.id]))
+    return sorted(nodes, key=lambda n: (phase_rank.get(n.phase, 99), _STAGE.get(n.hook, 0),
+                                        topic_rank[(n.phase, _topic(n.id))], position[n.id]))
 
-    off = _no_effect(graph)
-    files = {name: path for (name, _t, _d), path in zip(_chain(graph), resolved.chain)}
 
-    said_for, used = _said_by(graph, [n for n in ordered if shown(n)], stale, off, files)
+def _anchor(name: str, s, an, ordered: list, shown, chain_length: int):
+    """The rule after which a setting's sentence goes (one that reads it, in the phase most of its
+    readers are in), or None when it is not said there."""
+    readers = [n for n in ordered if name in an.rule_settings.get(n.id, ())]
+    live = [n for n in readers if shown(n)]
+    if not live and (s.inherited or not readers or chain_length == 1):
+        # only rules that can never fire read it (or nothing does); a child's own setting that
+        # switches a parent's mechanic off is still said ("no stuck threes")
+        return None
+    pool = live or readers
+    direct = [n for n in pool if any(f"settings.{name}" in "".join(t.split()) for t in an.texts(n.id))]
+    pool = direct or pool
+    per_phase: dict[str, int] = {}
+    for n in pool:
+        per_phase[n.phase] = per_phase.get(n.phase, 0) + 1
+    best = max(per_phase.values())
+    phase = next(n.phase for n in pool if per_phase[n.phase] == best)
+    anchor = next(n for n in pool if n.phase == phase)
+    if anchor.says and _norm(said(s.says) or "") in _norm(said(anchor.says) or ""):
+        return None  # the rule already says it
+    return anchor
 
-    # where each other setting's sentence goes: after a rule that reads it
+
+def _anchored(graph, an, ordered: list, shown, used, off, files, stale) -> tuple[dict[str, list[str]], list[str]]:
+    """Where each other setting's sentence goes (rule id -> setting names: after a rule that reads
+    it), and the card settings (said in "The cards")."""
+    resolved = graph.resolved
     anchored: dict[str, list[str]] = {}
     card_settings: list[str] = []
     for name, s in resolved.settings.items():
@@ -343,24 +363,69 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
         if name in ENGINE_SETTINGS:
             card_settings.append(name)
             continue
-        readers = [n for n in ordered if name in an.rule_settings.get(n.id, ())]
-        live = [n for n in readers if shown(n)]
-        if not live and (s.inherited or not readers or len(resolved.chain) == 1):
-            # only rules that can never fire read it (or nothing does); a child's own setting that
-            # switches a parent's mechanic off is still said ("no stuck threes")
-            continue
-        pool = live or readers
-        direct = [n for n in pool if any(f"settings.{name}" in "".join(t.split()) for t in an.texts(n.id))]
-        pool = direct or pool
-        per_phase: dict[str, int] = {}
-        for n in pool:
-            per_phase[n.phase] = per_phase.get(n.phase, 0) + 1
-        best = max(per_phase.values())
-        phase = next(n.phase for n in pool if per_phase[n.phase] == best)
-        anchor = next(n for n in pool if n.phase == phase)
-        if anchor.says and _norm(said(s.says) or "") in _norm(said(anchor.says) or ""):
-            continue  # the rule already says it
-        anchored.setdefault(anchor.id, []).append(name)
+        anchor = _anchor(name, s, an, ordered, shown, len(resolved.chain))
+        if anchor is not None:
+            anchored.setdefault(anchor.id, []).append(name)
+    return anchored, card_settings
+
+
+def _add_anchored(sec: _Section, names, settings, used, off, files) -> None:
+    """The sentences of the settings anchored at a rule, where not said already."""
+    for name in names:
+        for item in _setting_items(settings[name], off, files):
+            if (name, item.text) not in used and not any(_norm(item.text) in _norm(i.text) for i in sec.items):
+                sec.items.append(item)
+
+
+def _tribute_heading(hooks: set[str]) -> str:
+    parts = []
+    if hooks & _TRIBUTE_HOOKS:
+        parts.append(_("Between games: tribute"))
+    if "seat_setup" in hooks:
+        parts.append(_("after the deal: buying and giving cards") if parts
+                     else _("After the deal: buying and giving cards"))
+    return _("; ").join(parts) or _(_HEADINGS["tribute"])
+
+
+def _setup_heading(hooks: set[str]) -> str:
+    parts = []
+    if hooks & _REVOLUTION_HOOKS:
+        parts.append(_("revolution"))
+    if "declare" in hooks:
+        parts.append(_("declarations"))
+    return _(_HEADINGS["setup"]) + (_(": ") + _(" and ").join(parts) if parts else "")
+
+
+_HOOK_HEADINGS = {"tribute": _tribute_heading, "setup": _setup_heading}
+"""The phases whose heading names what their rules do (by the hooks of the rules shown)."""
+
+
+def _cite(sections: list[_Section]) -> list[str]:
+    """Number the items' sources (footnote marks); the distinct sources in order of first citation."""
+    sources: list[str] = []
+    for sec in sections:
+        for item in sec.items:
+            if item.source:
+                if item.source not in sources:
+                    sources.append(item.source)
+                item.mark = sources.index(item.source) + 1
+    return sources
+
+
+def _build(graph) -> tuple[list[_Section], list[str]]:
+    """The sections and the distinct sources they cite (in order of first citation)."""
+    an = analyse(graph)
+    stale = stale_says(graph)
+    resolved = graph.resolved
+    shown = _shown_by(an)
+    ordered = _document_order(list(graph.nodes))
+    phase_rank = {p: i for i, p in enumerate(PHASES)}
+
+    off = _no_effect(graph)
+    files = {name: path for (name, _t, _d), path in zip(_chain(graph), resolved.chain)}
+
+    said_for, used = _said_by(graph, [n for n in ordered if shown(n)], stale, off, files)
+    anchored, card_settings = _anchored(graph, an, ordered, shown, used, off, files, stale)
 
     sections: list[_Section] = []
     cards = _Section("cards", _("The cards"), facts=_facts(graph))
@@ -379,41 +444,15 @@ def _build(graph) -> tuple[list[_Section], list[str]]:
         if shown(n):
             hooks_in.setdefault(n.phase, set()).add(n.hook)
             _add_unsaid(sec, said_for.get(n.id, [_Item(_sentence(n), n.source)]))
-        for name in anchored.get(n.id, ()):
-            for item in _setting_items(resolved.settings[name], off, files):
-                if (name, item.text) not in used and not any(_norm(item.text) in _norm(i.text) for i in sec.items):
-                    sec.items.append(item)
+        _add_anchored(sec, anchored.get(n.id, ()), resolved.settings, used, off, files)
     sections = [sections[0]] + sorted((s for s in sections[1:] if s.items), key=lambda s: phase_rank.get(s.phase, 99))
-    for sec in sections:
-        hooks = hooks_in.get(sec.phase, set())
-        if sec.phase == "tribute":
-            parts = []
-            if hooks & _TRIBUTE_HOOKS:
-                parts.append(_("Between games: tribute"))
-            if "seat_setup" in hooks:
-                parts.append(_("after the deal: buying and giving cards") if parts
-                             else _("After the deal: buying and giving cards"))
-            sec.heading = _("; ").join(parts) or _(_HEADINGS["tribute"])
-        elif sec.phase == "setup":
-            parts = []
-            if hooks & _REVOLUTION_HOOKS:
-                parts.append(_("revolution"))
-            if "declare" in hooks:
-                parts.append(_("declarations"))
-            sec.heading = _(_HEADINGS["setup"]) + (_(": ") + _(" and ").join(parts) if parts else "")
     named = game_words(graph.resolved)  # the doc's own words (headings, the facts) in the ruleset's words of the game
     for sec in sections:
+        if sec.phase in _HOOK_HEADINGS:
+            sec.heading = _HOOK_HEADINGS[sec.phase](hooks_in.get(sec.phase, set()))
         sec.heading = named.own(sec.heading)
         sec.facts = [(named.own(k), named.own(v)) for k, v in sec.facts]
-
-    sources: list[str] = []
-    for sec in sections:
-        for item in sec.items:
-            if item.source:
-                if item.source not in sources:
-                    sources.append(item.source)
-                item.mark = sources.index(item.source) + 1
-    return sections, sources
+    return sections, _cite(sections)
 
 
 # ------------------------------------------------------------------------------ text
@@ -465,7 +504,8 @@ def _sources_note(sources: list[str]) -> str:
              "RULES.md is the project's summary of them in English, by section (§).")
 
 
-def _text(graph, sections: list[_Section], sources: list[str]) -> str:
+def _text_head(graph) -> list[str]:
+    """The title, the description and the inheritance chain (labelled lines)."""
     r = graph.resolved
     out: list[str] = []
     title = said(r.title) or r.name
@@ -487,28 +527,45 @@ def _text(graph, sections: list[_Section], sources: list[str]) -> str:
             head = ""
         out += _wrap(_("{name} ({path})").format(name=name, path=path) + (_(": ") + ptitle if ptitle else ""), WIDTH,
                      padded(head), " " * (label_w + 2))
+    return out
+
+
+def _text_section(num: int, sec: _Section) -> list[str]:
+    """A numbered section: its heading, its facts (a two-column table), its numbered items."""
+    head = f"{num}. {sec.heading}"
+    out = ["", "", head, "-" * _width(head), ""]
+    if sec.facts:
+        fw = max(_width(k) for k, _ in sec.facts) + 2
+        for k, v in sec.facts:
+            out += _wrap(v, WIDTH, "  " + k + " " * (fw - _width(k)), " " * (fw + 2))
+        if sec.items:
+            out.append("")
+    for j, item in enumerate(sec.items, 1):
+        label = f"  {num}.{j}"
+        label = label + " " * max(8 - len(label), 1)
+        text = item.text + (f" [{item.mark}]" if item.mark else "")
+        out += _wrap(text, WIDTH, label, " " * len(label))
+    return out
+
+
+def _text_sources(sources: list[str]) -> list[str]:
+    """The closing "Sources" list the items cite by number."""
+    head = _("Sources")
+    out = ["", "", head, "-" * _width(head), ""]
+    out += _wrap(_sources_note(sources), WIDTH, "  ") + [""] if _sources_note(sources) else []
+    mw = len(f"[{len(sources)}]") + 1
+    for i, src in enumerate(sources, 1):
+        mark = f"[{i}]"
+        out += _wrap(cited(said(src)), WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
+    return out
+
+
+def _text(graph, sections: list[_Section], sources: list[str]) -> str:
+    out = _text_head(graph)
     for num, sec in enumerate(sections, 1):
-        head = f"{num}. {sec.heading}"
-        out += ["", "", head, "-" * _width(head), ""]
-        if sec.facts:
-            fw = max(_width(k) for k, _ in sec.facts) + 2
-            for k, v in sec.facts:
-                out += _wrap(v, WIDTH, "  " + k + " " * (fw - _width(k)), " " * (fw + 2))
-            if sec.items:
-                out.append("")
-        for j, item in enumerate(sec.items, 1):
-            label = f"  {num}.{j}"
-            label = label + " " * max(8 - len(label), 1)
-            text = item.text + (f" [{item.mark}]" if item.mark else "")
-            out += _wrap(text, WIDTH, label, " " * len(label))
+        out += _text_section(num, sec)
     if sources:
-        head = _("Sources")
-        out += ["", "", head, "-" * _width(head), ""]
-        out += _wrap(_sources_note(sources), WIDTH, "  ") + [""] if _sources_note(sources) else []
-        mw = len(f"[{len(sources)}]") + 1
-        for i, src in enumerate(sources, 1):
-            mark = f"[{i}]"
-            out += _wrap(cited(said(src)), WIDTH, "  " + mark + " " * (mw - len(mark)), " " * (mw + 2))
+        out += _text_sources(sources)
     return "\n".join(out).rstrip() + "\n"
 
 

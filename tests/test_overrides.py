@@ -221,8 +221,11 @@ def test_diff_set_simulate_reads_like_two_files_and_play_checks_set(runner: CliR
     # (the bundled file's short name: rules/online.yaml in a checkout, <bundled>/online.yaml installed)
     online = display_path(str(rules_dir() / "online.yaml"))
     assert f"online ({online}) vs online --set filler_rank=null (--set[1])" in out
-    # the long name does not fit a column: the table is headed A and B, with a legend
-    assert "A: online\nB: online --set filler_rank=null\n" in out and "\ndecisions per game  " in out
+    # the table is headed by the two names (or, where the long name does not fit a column, A and B with a legend)
+    import re
+    assert "A: online\nB: online --set filler_rank=null\n" in out or re.search(
+        r"\n +online +online --set filler_rank=null +B − A", out), out
+    assert "\ndecisions per game  " in out
     from gouji_app.play.command import play_command
     bad = runner.invoke(play_command, ["online", "--set", "yield_to=-1"])
     assert bad.exit_code == 1 and "--set[1]:1:10:" in bad.stderr and "[OutOfRange]" in bad.stderr
@@ -232,3 +235,22 @@ def test_a_hook_named_as_a_setting_says_rules_answer_it() -> None:
     # burn_failure is the question the rule burn.failure-last answers (RULES.md §5: 诈烧 → 大落), not a setting
     [d] = problems("burn_failure=next")
     assert d.code == Code.UNREAD_SETTING and "burn.failure-last" in (d.hint or "") and "hook" in (d.hint or "")
+
+
+def test_the_issue_s_burn_failure_grid_says_how_to_sweep_a_hook_and_the_recipe_works(runner) -> None:
+    """(issue 28's `--grid burn_failure=last,next`) refused, positioned, with a hint that says how to sweep a
+    hook; the variant the hint and the README name makes it a setting, and the grid then plays."""
+    args = ["--grid", "gouji_minimum.2=1,2", "--simulate", "4", "--workers", "1", "--format", "json"]
+    bad = runner.invoke(cli, ["sweep", "online", *args, "--grid", "burn_failure=last,next"])
+    assert bad.exit_code == 1 and bad.stderr.startswith("--grid[2]:1:1: ") and "[UnreadSetting]" in bad.stderr
+    hint = " ".join(line.strip() for line in bad.stderr.splitlines() if "hint:" in line)
+    assert "burn.failure-last" in hint and "value: settings.NAME" in hint and "--grid NAME=V1,V2" in hint
+    example = "examples/variants/burn-failure-setting.yaml"
+    assert example in hint and (Path(__file__).parent.parent / example).is_file()
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"gouji sweep {example} --grid gouji_minimum.2=1,2 --grid burn_failure_place=last,next" in readme
+    ok = runner.invoke(cli, ["sweep", str(Path(__file__).parent.parent / example), *args,
+                             "--grid", "burn_failure_place=last,next"])
+    assert ok.exit_code == 0, ok.stderr
+    got = json.loads(ok.stdout)
+    assert len(got["points"]) == 4 and got["points"][0]["same_as"] == "base"  # online's own: 2 as 1 card, last

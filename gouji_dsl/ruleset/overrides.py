@@ -405,7 +405,9 @@ def _hook_hint(d: Diagnostic, ruleset: str, search: Sequence[str]) -> Diagnostic
         return d
     ids = ", ".join(r.node.id for r in rules)
     return replace(d, hint=_("{name} is a hook, not a setting: the rules answering it ({ids}) are changed in a variant "
-                             "file (a rule with the same id replaces it)").format(name=name, ids=ids))
+                             "file (a rule with the same id replaces it). To sweep it, a variant declares a setting and "
+                             "answers {name} with it (value: settings.NAME); then --grid NAME=V1,V2 on that variant "
+                             "(README: Sweeping a hook; examples/variants/burn-failure-setting.yaml)").format(name=name, ids=ids))
 
 
 def _at_option(spec: Any, where: dict[str, tuple[Override, list[_Segment]]]) -> Any:

@@ -44,6 +44,7 @@ from gouji_dsl.diagnostics import GoujiError, SourcePos, printable
 from gouji_dsl.engine.explain import explain
 from gouji_dsl.engine.interpreter import IllegalMove, Move
 from gouji_dsl.engine.records import GameRecord, load_record, record_graph, save_record
+from gouji_dsl.i18n import bracketed
 from gouji_dsl.ruleset.game.terms import Verb
 from gouji_dsl.ruleset.graph import RuleFailed, RuleGraph, load_graph
 from gouji_dsl.ruleset.words import Term
@@ -150,6 +151,11 @@ class MoveBox(Input):
             self.screen.action_end()
         else:
             super().action_end(select)
+
+
+def _colon() -> str:
+    """A colon before what it introduces, as the language writes it (Chinese ``：``, English ``: ``)."""
+    return "：" if chinese() else ": "
 
 
 class PlayScreen(Screen[None]):
@@ -712,16 +718,16 @@ class PlayScreen(Screen[None]):
                         if forb[0].pos is not None:
                             t.append(f" {short_where(forb[0].pos)}", style="dim")
                 elif typed.play is not None:
-                    t.append(f"{typed.play.text}: {s.describe_play(typed.play)}{_('.')} ", style="")
+                    t.append(f"{typed.play.text}{_colon()}{s.describe_play(typed.play)}{_('.')} ", style="")
                 if typed.explanation is not None and (typed.play is None or typed.play.valid):
                     if typed.legal and typed.explanation.warnings:  # legal, but it will fail (a bluff is a move)
                         w = typed.explanation.warnings[0]
                         t.append("✓ " + _("legal"), style="bold yellow")
                         t.append(" — " + _("but {fact}").format(fact=w.fact.split(':', 1)[0]), style="bold yellow")
                         for r in w.reasons[:1]:  # (the rule and its place first: the sentence may be cut at 80x24)
-                            t.append(f": {r.rule_id}", style="bold yellow")
+                            t.append(f"{_colon()}{r.rule_id}", style="bold yellow")
                             if r.pos is not None:
-                                t.append(f" ({short_where(r.pos)})", style="dim")
+                                t.append(bracketed(short_where(r.pos), after=True), style="dim")
                         t.append(" — " + _("Enter plays it all the same, F5 why") if typed.your_turn else "", style="yellow")
                         for r in w.reasons[:1]:
                             t.append(f" — {r.text}", style="yellow")
@@ -741,9 +747,9 @@ class PlayScreen(Screen[None]):
                         if forb:
                             r = forb[0]
                             t.append(r.rule_id, style="bold red")
-                            t.append(f": {r.text}", style="red")
+                            t.append(f"{_colon()}{r.text}", style="red")
                             if r.pos is not None:
-                                t.append(f" ({short_where(r.pos)})", style="dim")
+                                t.append(bracketed(short_where(r.pos), after=True), style="dim")
                         else:
                             t.append(_("illegal"), style="red")
         fb.update(t)

@@ -38,6 +38,8 @@ from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.i18n import N_, _, ngettext
 from gouji_dsl.ruleset.graph import RuleGraph, compile_ruleset
 from gouji_dsl.ruleset.spec import ResolvedRuleset
+from gouji_dsl.tools.compare import _labels, _md, _pad, disp_width, wrap
+from gouji_dsl.tools.compare import _resolved as compare_resolved
 from gouji_dsl.tools.figures import (
     DESIGN_KEYS,
     DIFF_FIGURES,
@@ -55,6 +57,7 @@ from gouji_dsl.tools.runchunks import Runner
 from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, Executor
 from gouji_dsl.tools.runs import RunResult, Until, execute, until_block
 from gouji_dsl.tools.runspec import RunSpec, SimulationCancelled, SimulationError
+from gouji_dsl.tools.simulate import engine_summary, teams
 from gouji_dsl.tools.stats import (
     ALPHA,
     Estimate,
@@ -234,7 +237,6 @@ class PairedReport:
 
     @property
     def labels(self) -> tuple[str, str]:
-        from gouji_dsl.tools.compare import _labels
         return _labels(self.a_name, self.b_name)
 
     def family(self) -> list[tuple[str, Estimate]]:
@@ -409,7 +411,6 @@ def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str, bots: Any 
     are played whole in the core."""
     if graphs is None:
         return {}
-    from gouji_dsl.tools.simulate import engine_summary
     out = {}
     for side, g, n in zip(("a", "b"), graphs, lengths):
         e = engine_summary(g, engine, bots, n)
@@ -455,8 +456,7 @@ def _seed_value(text: str, seed: Any) -> Any:
 
 
 def _resolved(x: Any) -> ResolvedRuleset:
-    from gouji_dsl.tools.compare import _resolved as resolved
-    return resolved(x)
+    return compare_resolved(x)
 
 
 def _graph(x: Any) -> RuleGraph:
@@ -550,7 +550,6 @@ def precision_text(p: dict[str, Any], games: int, unit: str | None = None) -> st
 
 
 def _side(g: RuleGraph) -> SideTotals:
-    from gouji_dsl.tools.simulate import teams
     return SideTotals(g.n_seats, teams(g))
 
 
@@ -710,7 +709,6 @@ def missing_note(r: PairedReport) -> str:
 def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = ()) -> str:
     """The simulation report as plain text: a figures table (A, B, B − A, effect size), places by
     seat, the most divergent deals and the statistics footer (:data:`METHODS`)."""
-    from gouji_dsl.tools.compare import _pad, disp_width, wrap
     r = report
     la, lb = r.labels
     out = wrap(_title(r), width)
@@ -790,7 +788,6 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
 
 def report_markdown(report: PairedReport, words: Sequence[Any] = ()) -> str:
     """The simulation report as GitHub markdown tables, with the statistics footer."""
-    from gouji_dsl.tools.compare import _md
     r = report
     la, lb = r.labels
     out = [f"## {_md(_title(r))}", ""]

@@ -12,7 +12,17 @@ from typing import Any
 
 from gouji_dsl.diagnostics import Code, did_you_mean
 from gouji_dsl.engine.explain import explain
-from gouji_dsl.engine.interpreter import MAX_REDEALS, GameState, Move, choice_words, hands_from_text, new_game, next_game, parse_move
+from gouji_dsl.engine.interpreter import (
+    MAX_REDEALS,
+    GameState,
+    Move,
+    choice_words,
+    hands_from_text,
+    match_length,
+    new_game,
+    next_game,
+    parse_move,
+)
 from gouji_dsl.i18n import _, ngettext
 from gouji_dsl.resources import display_path
 from gouji_dsl.ruleset.game.terms import SETUP_VERBS, Choice, Phase, Verb
@@ -505,7 +515,6 @@ def _expect_match_games(c: _GameCheck) -> None:
     """expect: match_games."""
     exp, graph = c.exp, c.graph
     if "match_games" in exp:
-        from gouji_dsl.engine.interpreter import match_length
         got_m = match_length(graph)
         if got_m != exp["match_games"]:
             c.fail("match_games", ngettext("match_games: expected {exp}, the {name} match has {got_m} game",

@@ -109,6 +109,15 @@ class Explanation:
 
 
 # ------------------------------------------------------------------------------ citing
+
+def _listed(items: Iterable[str]) -> str:
+    """``items`` listed as the language lists them (``4, 5, 6``; in Chinese ``4、5、6``)."""
+    out = ""
+    for i, item in enumerate(items):
+        out = _("{a}, {b}").format(a=out, b=item) if i else item
+    return out
+
+
 def _cite(r: Reason) -> str:
     where = r.where
     if r.rule_id.startswith(SETTING_PREFIX):
@@ -271,7 +280,7 @@ def situation(state: GameState) -> list[Because]:
         follow = state.decided.get("follow_order", ())
         if follow:
             order = [s for s, cap in _queue_plan(state) if cap == "follow"]
-            out.append(Because(_("the others are asked in the order {join}").format(join=', '.join(map(str, order)) or _("(none)")),
+            out.append(Because(_("the others are asked in the order {join}").format(join=_listed(map(str, order)) or _("(none)")),
                                with_settings(g, follow)))
         if state.yielders:
             yt = state.decided.get("yield_to", ())

@@ -108,3 +108,12 @@ def test_a_transfer_says_the_rulesets_words_not_the_rule_id():
     finally:
         i18n.use(Language.EN)
     assert "buy.three" not in event_text({**given, "rule": "buy.three-pay"}, None, words)
+
+
+def test_the_seats_asked_in_turn_are_listed_as_the_language_lists_them(runner):
+    """t26d bug 13: 2、3、4、5、6 in Chinese (the catalog's list), 2, 3, 4, 5, 6 in English."""
+    deal = ["--deal", "1=KK33", "--deal", "2=AA44", "--deal", "3=RAA5", "--deal", "4=AA5", "--deal", "5=JJJJ",
+            "--deal", "6=99", "--after", "1 play KK", "--leader", "1"]
+    zh = runner.invoke(cli, ["--lang", "zh", "show", "online", "--explain", "3 play AA", *deal]).output
+    en = runner.invoke(cli, ["--lang", "en", "show", "online", "--explain", "3 play AA", *deal]).output
+    assert "其他人按这个顺序被问到：2、3、4、5、6" in zh and "the others are asked in the order 2, 3, 4, 5, 6" in en

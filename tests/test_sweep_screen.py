@@ -124,7 +124,11 @@ def test_a_bad_grid_is_shown_with_its_position_and_nothing_is_played(tmp_path: P
             screen.query_one("#sweep-grid-1").value = "gouji_minimum.2=1,2"
             screen.query_one("#sweep-grid-2").value = "no_such_setting=1,2"
             await pilot.press("f5")
+            # (t28d bug 6) no 0 % bar while the points are checked: a grid they refuse shows its problem only
+            assert not screen.query_one("#sweep-progress").display
+            assert "checking" in str(screen.query_one("#sweep-status").render()) or not screen.running
             await swept(pilot, screen)
+            assert not screen.query_one("#sweep-progress").display
             assert screen.state == "problems" and screen.report is None
             assert "--grid[2]:1:" in str(screen.query_one("#sweep-problems").render())
             # no grid at all
@@ -192,6 +196,12 @@ def test_a_saved_run_folder_opens_as_gouji_report_reads_it(tmp_path: Path):
             ours, theirs = screen.report.to_dict(timing=False), saved.to_dict(timing=False)
             assert ours["points"] == theirs["points"] and ours["base_stats"] == theirs["base_stats"]
             assert "Saved run" in str(screen.query_one("#sweep-title").render())
+            # (t28d bug 6) the form shows what the run was, and the bar its completion (not --%)
+            assert screen.query_one("#sweep-grid-1").value == PLAYED and screen.query_one("#sweep-grid-2").value == ""
+            assert screen.query_one("#sweep-games").value == "4" and screen.query_one("#sweep-seed").value == "1"
+            assert screen.query_one("#sweep-bots").value == "random"
+            bar = screen.query_one("#sweep-progress")
+            assert bar.display and bar.percentage == 1
             # a paired run's folder is not a sweep's: said, nothing shown
             screen._open(str(paired_out))
             await swept(pilot, screen)

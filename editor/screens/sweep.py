@@ -116,6 +116,7 @@ class SweepScreen(RunsInBackground, Screen[None]):
         self.reading: str | None = None  # the run folder being read (or shown)
         self._given: list[Input] = []      # the fields of --grid[1], [2], ... of the last F5
         self._typed_in: Input | None = None  # the field F5 was pressed in
+        self.checking = False  # a sweep started, its points not yet loaded (no deal played)
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -327,21 +328,29 @@ class SweepScreen(RunsInBackground, Screen[None]):
         self.background.start(job)
         bar = self.query_one("#sweep-progress", ProgressBar)
         bar.update(total=games, progress=0)
-        bar.display = True
+        bar.display = False  # (shown from the first deals played: a grid the points refuse shows its problem, no 0 %)
+        self.checking = True
         self.query_one("#sweep-results").focus()  # Escape cancels
         self._show_title()
         self._show_status(games)
         self.refresh_bindings()
 
     def _progress(self, done: int, total: int) -> None:
-        self.query_one("#sweep-progress", ProgressBar).update(total=total, progress=done)
+        self.checking = False
+        bar = self.query_one("#sweep-progress", ProgressBar)
+        bar.update(total=total, progress=done)
+        bar.display = True
         self._show_status(total)
 
     def _finished(self, state: str, payload: Any) -> None:
         self.state = state
+        self.checking = False
         self.refresh_bindings()
         if state == "done":
             self.report = payload
+            self.query_one("#sweep-progress", ProgressBar).update(total=payload.games, progress=payload.games)
+            if self.reading is not None:
+                self._fill_from(payload)
         elif state == "problems":
             self._problems(str(payload))
             self._focus_problem(self.background.error)
@@ -352,6 +361,19 @@ class SweepScreen(RunsInBackground, Screen[None]):
         self._show_report()
         if state == "done" and self.reading is not None:
             self._show_title(self.reading)
+
+    def _fill_from(self, r: sweep.SweepReport) -> None:
+        """The form shows what an opened run was: its grid lines, deals, seed and (if offered) bots."""
+        for i in range(1, GRIDS + 1):
+            self.query_one(f"#sweep-grid-{i}", Input).value = r.grids[i - 1] if i <= len(r.grids) else ""
+        self.query_one("#sweep-games", Input).value = str(r.games)
+        self.query_one("#sweep-seed", Input).value = str(r.seed)
+        bots = self.query_one("#sweep-bots", Select)
+        said = r.bots if isinstance(r.bots, str) else ",".join(r.bots)
+        if any(value == said for _label, value in bot_options(said)):
+            with bots.prevent(Select.Changed):
+                bots.set_options(bot_options(said))
+                bots.value = said
 
     # -------------------------------------------------------------- a saved run
     def action_open_folder(self) -> None:
@@ -391,6 +413,9 @@ class SweepScreen(RunsInBackground, Screen[None]):
         if state == "idle":
             t.append(spaced(_("F5 plays every point of the grid and the ruleset on the same deals.")), style="bold")
             t.append(_("At most {n} points; o opens a saved run.").format(n=MAX_SWEEP_POINTS), style="dim")
+        elif state == "running" and self.checking:
+            t.append(_("checking the grid's points…") + " ", style="bold")
+            t.append(_("Esc cancels"), style="dim")
         elif state == "running":
             t.append(_("{done}/{games} deals…").format(done=self.progress_done, games=games or "?") + " ", style="bold")
             t.append(_("Esc cancels"), style="dim")

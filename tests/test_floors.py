@@ -147,7 +147,10 @@ def test_compiling_and_checking_a_ruleset_never_imports_the_engine():
 # a position, cases._case_text (a _CaseWriter: one method a kind of game and the expect block; 19), add_case_to_file (13).
 # 43 -> 41: the rulebook's _build (_shown_by, _document_order, _anchored, the phase headings, _cite; 30) and _text (its head,
 # sections and sources; 13).
-MAX_OVER_10 = 41
+# 41 -> 37: gouji show (_show_refuse_mixed, _show_vocabulary, _show_settings, _show_explain, _show_generated,
+# _show_resolved; 26), the run summary (_place_table, _team_line, _stopping_text, _progress_text; 14), gouji simulate
+# (_refuse_run_options, _simulate_or_exit; 14), explain.situation (_trick_facts; 12).
+MAX_OVER_10 = 37
 OVER_30 = {
     "gouji_dsl/engine/playout.py::_random_run": 49,
     "gouji_dsl/engine/codegen.py::function": 42,

@@ -266,29 +266,39 @@ def situation(state: GameState) -> list[Because]:
     if state.phase == "play" and state.top is None and state.to_act is not None:
         out.append(Because(_("seat {to_act} leads this trick").format(to_act=state.to_act), with_settings(g, state.decided.get("leader", ()))))
     if state.phase == "play" and state.top is not None:
-        fact = top_play_fact(state)
-        if fact is not None:
-            out.append(fact)
-        top = state.top
-        for flag, reasons in _flags_on(state, top.seat):
-            out.append(Because(_("seat {seat} is marked {flag}").format(seat=top.seat, flag=flag), reasons))
-        burn = state.decided.get("burn_order", ())
-        if burn:
-            order = [s for s, cap in _queue_plan(state) if cap == "burn" and state.graph.n_seats >= s >= 1]
-            said = _("the burn order is {join}").format(join=', '.join(map(str, order)) if order else _("(none)"))
-            out.append(Because(game_words(g.resolved).own(said, Term.BURN), with_settings(g, burn)))
-        follow = state.decided.get("follow_order", ())
-        if follow:
-            order = [s for s, cap in _queue_plan(state) if cap == "follow"]
-            out.append(Because(_("the others are asked in the order {join}").format(join=_listed(map(str, order)) or _("(none)")),
-                               with_settings(g, follow)))
-        if state.yielders:
-            yt = state.decided.get("yield_to", ())
-            out.append(Because(_("{seats} yielded").format(seats=_seats(state.yielders)), with_settings(g, yt)))
+        out += _trick_facts(state)
     if state.phase in ("return", "setup", "choose", "declare"):
         out += transfer_facts(state)
     if state.phase == "over":
         out += outcome_facts(state)
+    return out
+
+
+def _trick_facts(state: GameState) -> list[Because]:
+    """The facts of the play on the table: whether it is a gouji play, the flags of its seat, the burn
+    order, the order the others are asked in, and who yielded."""
+    out: list[Because] = []
+    g = state.graph
+    fact = top_play_fact(state)
+    if fact is not None:
+        out.append(fact)
+    top = state.top
+    assert top is not None
+    for flag, reasons in _flags_on(state, top.seat):
+        out.append(Because(_("seat {seat} is marked {flag}").format(seat=top.seat, flag=flag), reasons))
+    burn = state.decided.get("burn_order", ())
+    if burn:
+        order = [s for s, cap in _queue_plan(state) if cap == "burn" and state.graph.n_seats >= s >= 1]
+        said = _("the burn order is {join}").format(join=', '.join(map(str, order)) if order else _("(none)"))
+        out.append(Because(game_words(g.resolved).own(said, Term.BURN), with_settings(g, burn)))
+    follow = state.decided.get("follow_order", ())
+    if follow:
+        order = [s for s, cap in _queue_plan(state) if cap == "follow"]
+        out.append(Because(_("the others are asked in the order {join}").format(join=_listed(map(str, order)) or _("(none)")),
+                           with_settings(g, follow)))
+    if state.yielders:
+        yt = state.decided.get("yield_to", ())
+        out.append(Because(_("{seats} yielded").format(seats=_seats(state.yielders)), with_settings(g, yt)))
     return out
 
 

@@ -664,6 +664,91 @@ cli.add_command(report_command)
 
 # ------------------------------------------------------------------------------ show
 
+def _show_refuse_mixed(as_graph: bool, fmt: str, as_settings: bool, vocabulary: bool, generated: bool,
+                       explaining: bool) -> None:
+    """A usage error for options of ``gouji show`` that print different things."""
+    if explaining:
+        for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
+                            ("--vocabulary", vocabulary), ("--generated", generated)):
+            if used:
+                raise click.UsageError(_("--explain prints an explanation: it does not combine with {option}").format(option=name))
+    if generated:
+        for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
+                           ("--vocabulary", vocabulary)):
+            if used:
+                raise click.UsageError(_("--generated prints what the native core runs: it does not combine with {option}").format(
+                    option=name))
+    if as_settings and as_graph:
+        raise click.UsageError(_("--settings prints the settings reference: it does not combine with --graph"))
+
+
+def _show_vocabulary(ruleset: str | None, fmt: str) -> None:
+    """``--vocabulary``: the hooks, variables, play attributes and functions (text or markdown)."""
+    from gouji_dsl.ruleset.game.vocabulary import vocabulary_markdown, vocabulary_text  # lazy: start-up
+    if fmt in ("mermaid", "dot") and ruleset is None:
+        raise click.UsageError(_("--vocabulary prints text or markdown (docs/vocabulary.md)"))
+    if fmt == "markdown":
+        echo(vocabulary_markdown(), nl=False)
+    else:
+        click.echo(vocabulary_text())
+
+
+def _show_settings(ruleset: str | None, fmt: str, overrides: tuple[str, ...]) -> None:
+    """``--settings``: the settings reference of RULESET (markdown: of every bundled ruleset without one)."""
+    from gouji_dsl.tools import settings_ref  # lazy: start-up
+    if fmt not in ("text", "markdown"):
+        raise click.UsageError(_("--settings prints text or markdown"))
+    if fmt == "markdown":
+        echo(settings_ref.reference_markdown(
+            None if ruleset is None else settings_ref.rows(_load_resolved(ruleset, overrides))), nl=False)
+    elif ruleset is None:
+        raise click.UsageError(_("missing argument RULESET (a bundled name or a .yaml path)"))
+    else:
+        echo(settings_ref.reference_text(_load_resolved(ruleset, overrides)), nl=False)
+
+
+def _show_explain(ruleset: str, overrides: tuple[str, ...], explain_move: str, deal: tuple[str, ...],
+                  after: tuple[str, ...], leader: int | None, seed: str) -> None:
+    """``--explain MOVE``: legal or not, the rules asked and the chain of facts (exits 2 on a bad move or deal)."""
+    from gouji_dsl.tools.explain_cli import explain_text  # lazy: start-up
+    graph = _load_graph(ruleset, overrides)
+    try:
+        echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
+                                seed=seed_value(seed)))
+    except GoujiError as e:
+        _report(e)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _show_generated(ruleset: str, overrides: tuple[str, ...]) -> None:
+    """``--generated``: what the native core runs for RULESET (exits 1 when it does not play it)."""
+    from gouji_dsl.engine import fast  # lazy: start-up
+    from gouji_dsl.tools.native_view import native_view  # lazy: start-up
+    graph = _load_graph(ruleset, overrides)
+    if fast.engine(graph) is None:
+        _err(_("{ruleset}: not native: the generator does not handle this ruleset ({reason}); "
+               "simulations play it with the interpreter").format(ruleset=ruleset, reason=fast.fallback_reason(graph)))
+        sys.exit(1)
+    echo(native_view(graph)[1], nl=False)
+
+
+def _show_resolved(ruleset: str, overrides: tuple[str, ...], as_graph: bool, fmt: str) -> None:
+    """The rule graph (text, mermaid or dot), or the resolved ruleset (coloured on a terminal)."""
+    from gouji_dsl.tools import render  # lazy: start-up
+
+    if as_graph or fmt != "text":
+        graph = _load_graph(ruleset, overrides)
+        fn = {"text": render.graph_text, "mermaid": render.graph_mermaid, "dot": render.graph_dot}[fmt]
+        echo(fn(graph), nl=False)
+        return
+    resolved = _load_resolved(ruleset, overrides)
+    if sys.stdout.isatty():
+        stdout_console(highlight=False, soft_wrap=True).print(shown(render.resolved_text(resolved, markup=True), lines=True),
+                                                               end="")
+    else:
+        echo(render.resolved_text(resolved), nl=False)
+
+
 @cli.command("show")
 @click.argument("ruleset", required=False)
 @click.option("--graph", "as_graph", is_flag=True, help=N_("Print the rule graph instead of the resolved ruleset."))
@@ -698,44 +783,14 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
     set it (and each key of merged maps), inherited values marked, definitions, and the rules grouped
     by phase with their hook, guard, effect, sentence, source, file:line and what they override.
     """
-    from gouji_dsl.tools import render  # lazy: start-up
-
-    if explain_move is not None:
-        for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
-                            ("--vocabulary", vocabulary), ("--generated", generated)):
-            if used:
-                raise click.UsageError(_("--explain prints an explanation: it does not combine with {option}").format(option=name))
-    if generated:
-        for name, used in (("--graph", as_graph), ("--format", fmt != "text"), ("--settings", as_settings),
-                           ("--vocabulary", vocabulary)):
-            if used:
-                raise click.UsageError(_("--generated prints what the native core runs: it does not combine with {option}").format(
-                    option=name))
-    if as_settings and as_graph:
-        raise click.UsageError(_("--settings prints the settings reference: it does not combine with --graph"))
-
+    _show_refuse_mixed(as_graph, fmt, as_settings, vocabulary, generated, explain_move is not None)
     if vocabulary:
-        from gouji_dsl.ruleset.game.vocabulary import vocabulary_markdown, vocabulary_text  # lazy: start-up
-        if fmt in ("mermaid", "dot") and ruleset is None:
-            raise click.UsageError(_("--vocabulary prints text or markdown (docs/vocabulary.md)"))
-        if fmt == "markdown":
-            echo(vocabulary_markdown(), nl=False)
-        else:
-            click.echo(vocabulary_text())
+        _show_vocabulary(ruleset, fmt)
         if ruleset is None:
             return
         click.echo()
     if as_settings:
-        from gouji_dsl.tools import settings_ref  # lazy: start-up
-        if fmt not in ("text", "markdown"):
-            raise click.UsageError(_("--settings prints text or markdown"))
-        if fmt == "markdown":
-            echo(settings_ref.reference_markdown(
-                None if ruleset is None else settings_ref.rows(_load_resolved(ruleset, overrides))), nl=False)
-        elif ruleset is None:
-            raise click.UsageError(_("missing argument RULESET (a bundled name or a .yaml path)"))
-        else:
-            echo(settings_ref.reference_text(_load_resolved(ruleset, overrides)), nl=False)
+        _show_settings(ruleset, fmt, overrides)
         return
     if ruleset is None:
         raise click.UsageError(_("missing argument RULESET (a bundled name or a .yaml path)"))
@@ -747,36 +802,12 @@ def show_command(ruleset: str | None, as_graph: bool, fmt: str, as_settings: boo
             if given:
                 raise click.UsageError(_("{option} needs --explain MOVE").format(option=name))
     else:
-        from gouji_dsl.tools.explain_cli import explain_text  # lazy: start-up
-        graph = _load_graph(ruleset, overrides)
-        try:
-            echo(explain_text(graph, explain_move, deal=deal, after=after, leader=leader,
-                                    seed=seed_value(seed)))
-        except GoujiError as e:
-            _report(e)
-            sys.exit(EXIT_BAD_INPUT)
+        _show_explain(ruleset, overrides, explain_move, deal, after, leader, seed)
         return
     if generated:
-        from gouji_dsl.engine import fast  # lazy: start-up
-        from gouji_dsl.tools.native_view import native_view  # lazy: start-up
-        graph = _load_graph(ruleset, overrides)
-        if fast.engine(graph) is None:
-            _err(_("{ruleset}: not native: the generator does not handle this ruleset ({reason}); "
-                   "simulations play it with the interpreter").format(ruleset=ruleset, reason=fast.fallback_reason(graph)))
-            sys.exit(1)
-        echo(native_view(graph)[1], nl=False)
+        _show_generated(ruleset, overrides)
         return
-    if as_graph or fmt != "text":
-        graph = _load_graph(ruleset, overrides)
-        fn = {"text": render.graph_text, "mermaid": render.graph_mermaid, "dot": render.graph_dot}[fmt]
-        echo(fn(graph), nl=False)
-        return
-    resolved = _load_resolved(ruleset, overrides)
-    if sys.stdout.isatty():
-        stdout_console(highlight=False, soft_wrap=True).print(shown(render.resolved_text(resolved, markup=True), lines=True),
-                                                               end="")
-    else:
-        echo(render.resolved_text(resolved), nl=False)
+    _show_resolved(ruleset, overrides, as_graph, fmt)
 
 
 # ------------------------------------------------------------------------------ doc

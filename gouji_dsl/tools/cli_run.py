@@ -302,12 +302,64 @@ def _engine_text(console: Any, summary: dict[str, Any]) -> None:
         console.print(f"[yellow]{shown_markup(why)}[/yellow]")
 
 
+def _place_table(console: Any, summary: dict[str, Any], words: Any) -> None:
+    """The place distribution by seat (share of games), headed by the ruleset's place names where they fit."""
+    from rich.table import Table
+
+    dist: dict[str, dict[str, float]] = summary.get("place_distribution") or {}
+    places = sorted({p for row in dist.values() for p in row}, key=int)
+    table = Table(title=_("place distribution by seat (share of games)"), title_justify="left")
+    table.add_column(_("seat"), justify="right")
+    named = {p: words.place(int(p)) for p in places} if words is not None else {}
+    if any(display_width(w) > _PLACE_COLUMN for w in named.values()):
+        named = {}  # (the ruleset's words as headers where they fit a column: 头科, not "first out (头科)")
+    for p in places:
+        table.add_column(named[p] if named else _("place {p}").format(p=p), justify="right")
+    for seat in sorted(dist, key=int):
+        table.add_row(seat, *(f"{dist[seat].get(p, 0.0):.1%}" for p in places))
+    console.print(table)
+
+
+def _team_line(console: Any, summary: dict[str, Any]) -> None:
+    """The mean score of each team, with its seats."""
+    from gouji_dsl.tools.figures import team_of  # lazy: start-up
+
+    teams = summary.get("team_score_mean") or {}
+    n_seats = len(summary.get("place_distribution") or {})
+
+    def members(t: str) -> str:  # seats 1, 3, 5 (seed 001: ①③⑤为一方联邦)
+        return ", ".join(str(s) for s in range(1, n_seats + 1) if team_of(s, len(teams)) == int(t))
+    each = [_("team {t} (seats {seats}) {v:+.2f}").format(t=t, seats=members(t), v=v) for t, v in teams.items()]
+    console.print(_("mean team score:  ") + _("; ").join(each), keep=tuple(cjk_spaced(x) for x in each),  # (a team is not cut)
+                  labelled=True)
+
+
+def _stopping_text(console: Any, summary: dict[str, Any], games: int) -> None:
+    """Why the run stopped where it did: the precision reached (--until-*) or the interval narrow enough."""
+    if summary.get("until"):
+        from gouji_dsl.tools.paired import precision_text  # lazy: start-up
+        line = precision_text(summary["until"], games, _("games"))
+        console.print(shown_markup(line) if summary["until"].get("reached") else f"[yellow]{shown_markup(line)}[/yellow]")
+    elif summary.get("stopped_by") == "halfwidth":
+        console.print(_("stopped when the interval was narrow enough (--until-halfwidth)"))
+
+
+def _progress_text(console: Any, summary: dict[str, Any]) -> None:
+    """Games read back (--resume), a run still writing, and the chunks missing."""
+    if summary.get("resumed_games"):
+        console.print(_("resumed:          {summary} games read back from the output folder").format(summary=summary['resumed_games']))
+    progress = summary.get("in_progress")
+    if progress and summary.get("missing"):
+        console.print(_("[yellow]still in progress (a run is writing {shown_markup}; report again "
+                      "when it is done)[/yellow]").format(shown_markup=shown_markup(', '.join(progress))))
+    for gap in summary.get("missing") or []:
+        what = _("not played yet") if progress else _("missing chunks (an interrupted run: --resume plays them)")
+        console.print(_("[yellow]{what}: {shown_markup}[/yellow]").format(what=what, shown_markup=shown_markup(gap)))
+
+
 def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None:
     """The summary on the terminal; ``words`` (:class:`~gouji_dsl.ruleset.words.GameWords`) names the
     places as the ruleset does (头科 … 大落), else they are numbered."""
-    from rich.table import Table
-
-    from gouji_dsl.tools.figures import team_of  # lazy: start-up
     from gouji_dsl.tools.stats import Estimate  # lazy: start-up
 
     console = _Laid(stdout_console(highlight=False), _kept_words(words), words)
@@ -326,27 +378,8 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     console.print(_("mean decisions per game: {summary:.1f}{ci}").format(summary=summary['mean_decisions'], ci=ci('decisions')))
     console.print(_("mean tricks per game:    {summary:.1f}{ci}").format(summary=summary['mean_tricks'], ci=ci('tricks')))
 
-    dist: dict[str, dict[str, float]] = summary.get("place_distribution") or {}
-    places = sorted({p for row in dist.values() for p in row}, key=int)
-    table = Table(title=_("place distribution by seat (share of games)"), title_justify="left")
-    table.add_column(_("seat"), justify="right")
-    named = {p: words.place(int(p)) for p in places} if words is not None else {}
-    if any(display_width(w) > _PLACE_COLUMN for w in named.values()):
-        named = {}  # (the ruleset's words as headers where they fit a column: 头科, not "first out (头科)")
-    for p in places:
-        table.add_column(named[p] if named else _("place {p}").format(p=p), justify="right")
-    for seat in sorted(dist, key=int):
-        table.add_row(seat, *(f"{dist[seat].get(p, 0.0):.1%}" for p in places))
-    console.print(table)
-
-    teams = summary.get("team_score_mean") or {}
-    n_seats = len(dist)
-
-    def members(t: str) -> str:  # seats 1, 3, 5 (seed 001: ①③⑤为一方联邦)
-        return ", ".join(str(s) for s in range(1, n_seats + 1) if team_of(s, len(teams)) == int(t))
-    each = [_("team {t} (seats {seats}) {v:+.2f}").format(t=t, seats=members(t), v=v) for t, v in teams.items()]
-    console.print(_("mean team score:  ") + _("; ").join(each), keep=tuple(cjk_spaced(x) for x in each),  # (a team is not cut)
-                  labelled=True)
+    _place_table(console, summary, words)
+    _team_line(console, summary)
     if "score_spread" in iv:
         console.print(_("score spread:     {iv:.2f}{ci}  "
                       "(between the teams' scores)").format(iv=iv['score_spread']['value'], ci=ci('score_spread')))
@@ -356,21 +389,8 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
     console.print(_("revolution rate:  {summary:.1%}{ci}  "
                   "(games with at least one revolution)").format(summary=summary['revolution_rate'], ci=ci('revolution_rate', True)))
     _design_text(console, summary, ci)
-    if summary.get("until"):
-        from gouji_dsl.tools.paired import precision_text  # lazy: start-up
-        line = precision_text(summary["until"], games, _("games"))
-        console.print(shown_markup(line) if summary["until"].get("reached") else f"[yellow]{shown_markup(line)}[/yellow]")
-    elif summary.get("stopped_by") == "halfwidth":
-        console.print(_("stopped when the interval was narrow enough (--until-halfwidth)"))
-    if summary.get("resumed_games"):
-        console.print(_("resumed:          {summary} games read back from the output folder").format(summary=summary['resumed_games']))
-    progress = summary.get("in_progress")
-    if progress and summary.get("missing"):
-        console.print(_("[yellow]still in progress (a run is writing {shown_markup}; report again "
-                      "when it is done)[/yellow]").format(shown_markup=shown_markup(', '.join(progress))))
-    for gap in summary.get("missing") or []:
-        what = _("not played yet") if progress else _("missing chunks (an interrupted run: --resume plays them)")
-        console.print(_("[yellow]{what}: {shown_markup}[/yellow]").format(what=what, shown_markup=shown_markup(gap)))
+    _stopping_text(console, summary, games)
+    _progress_text(console, summary)
     gps = summary.get("games_per_s")
     if summary.get("elapsed_s"):
         console.print(_("elapsed:          {summary:.3f} s").format(summary=summary['elapsed_s'])
@@ -381,6 +401,51 @@ def _summary_text(summary: dict[str, Any], bots: str, words: Any = None) -> None
                                      if gps is not None else ""))
     _engine_text(console, summary)
     console.print("[dim]95% " + _("intervals: means cluster-robust by match, rates Wilson (see README: Statistics)") + "[/dim]")
+
+
+def _refuse_run_options(run: dict[str, Any]) -> None:
+    """A usage error for run options that need another (--resume needs --out; --scheduler, dask)."""
+    if run.get("resume") and not run.get("out"):
+        raise click.UsageError(_("--resume needs --out DIR"))
+    if run.get("scheduler") and run.get("executor") not in (None, "dask"):
+        raise click.UsageError(_("--scheduler goes with --executor dask"))
+
+
+def _simulate_or_exit(graph: Any, ruleset: str, total: int, seed: str, seats: Any, workers: int, until: Any,
+                      show_progress: bool, run: dict[str, Any]) -> dict[str, Any]:
+    """The summary of the run (a progress bar on a terminal); a run stopped, cancelled or failed is
+    said in one line and exits (never a traceback)."""
+    from gouji_dsl.tools.runfiles import RunError  # lazy: start-up
+    from gouji_dsl.tools.runspec import RunStopped, SimulationCancelled  # lazy: start-up
+    from gouji_dsl.tools.single import figure_names, run_simulation  # lazy: start-up
+
+    executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
+    try:
+        with progress_bar(graph.name, total, 1, show_progress and sys.stdout.isatty()) as progress:
+            summary = run_simulation(graph, total, seed_value(seed), seats, executor=executor, workers=workers,
+                                     engine=run.get("engine") or "generated", chunk_size=run.get("chunk_size"),
+                                     out=run.get("out"), resume=bool(run.get("resume")),
+                                     scheduler=run.get("scheduler"), until=until, progress=progress)
+    except SimulationCancelled as e:
+        _interrupted(e, run.get("out"))
+    except RunStopped as e:
+        _stopped(e, run.get("out"))
+    except RunError as e:
+        _err(_("error: {e}").format(e=e))
+        sys.exit(EXIT_BAD_INPUT)
+    except KeyError as e:
+        _err(_("error: unknown figure {e!r} (figures: {join})").format(e=e.args[0], join=', '.join(figure_names(graph))))
+        sys.exit(EXIT_BAD_INPUT)
+    except GoujiError as e:
+        for d in e.diagnostics:
+            _err(d.format())
+        sys.exit(EXIT_BAD_INPUT)
+    except (RuntimeError, ValueError, TypeError, ZeroDivisionError) as e:
+        # A ruleset that compiles may still be unplayable (no legal move, a setting of the wrong type
+        # read at run time): say so in one line rather than with a traceback.
+        _err(_("{ruleset}: simulation failed: {type}: {e}").format(ruleset=ruleset, type=type(e).__name__, e=e))
+        sys.exit(EXIT_INTERNAL)
+    return summary
 
 
 @click.command("simulate")
@@ -405,47 +470,15 @@ def simulate_command(ruleset: str, games: int, seed: str, bots: str, workers: in
     team scores, sweep / burn / revolution rates, each with its interval at 95%, elapsed seconds and games
     per second. Runs are chunked: --out DIR keeps every finished chunk (Ctrl+C, then --resume).
     """
-    from gouji_dsl.tools.runfiles import RunError  # lazy: start-up
-    from gouji_dsl.tools.runspec import RunStopped, SimulationCancelled  # lazy: start-up
-    from gouji_dsl.tools.single import figure_names, run_simulation  # lazy: start-up
-
     graph = load_graph_or_exit(ruleset, overrides)
     try:
         seats = runner_bots(bots, graph.n_seats)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--bots'") from None
     until = _until(run.get("halfwidth"), run.get("max_games"), run.get("figure"), games)
-    if run.get("resume") and not run.get("out"):
-        raise click.UsageError(_("--resume needs --out DIR"))
-    if run.get("scheduler") and run.get("executor") not in (None, "dask"):
-        raise click.UsageError(_("--scheduler goes with --executor dask"))
+    _refuse_run_options(run)
     total = until.max_games if until is not None else games
-    executor = run.get("executor") or ("dask" if run.get("scheduler") else None)
-    try:
-        with progress_bar(graph.name, total, 1, not as_json and sys.stdout.isatty()) as progress:
-            summary = run_simulation(graph, total, seed_value(seed), seats, executor=executor, workers=workers,
-                                     engine=run.get("engine") or "generated", chunk_size=run.get("chunk_size"),
-                                     out=run.get("out"), resume=bool(run.get("resume")),
-                                     scheduler=run.get("scheduler"), until=until, progress=progress)
-    except SimulationCancelled as e:
-        _interrupted(e, run.get("out"))
-    except RunStopped as e:
-        _stopped(e, run.get("out"))
-    except RunError as e:
-        _err(_("error: {e}").format(e=e))
-        sys.exit(EXIT_BAD_INPUT)
-    except KeyError as e:
-        _err(_("error: unknown figure {e!r} (figures: {join})").format(e=e.args[0], join=', '.join(figure_names(graph))))
-        sys.exit(EXIT_BAD_INPUT)
-    except GoujiError as e:
-        for d in e.diagnostics:
-            _err(d.format())
-        sys.exit(EXIT_BAD_INPUT)
-    except (RuntimeError, ValueError, TypeError, ZeroDivisionError) as e:
-        # A ruleset that compiles may still be unplayable (no legal move, a setting of the wrong type
-        # read at run time): say so in one line rather than with a traceback.
-        _err(_("{ruleset}: simulation failed: {type}: {e}").format(ruleset=ruleset, type=type(e).__name__, e=e))
-        sys.exit(EXIT_INTERNAL)
+    summary = _simulate_or_exit(graph, ruleset, total, seed, seats, workers, until, not as_json, run)
     skills = skill_of([graph], skill_deals, skill_bots, seed_value(seed), workers)
     if skills:
         summary["skill"] = skills[0].to_dict()

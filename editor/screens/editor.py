@@ -60,6 +60,9 @@ def _signature(paths: list[str]) -> dict[str, int]:
 class EditorScreen(Screen[None]):
     """Edits one ruleset file."""
 
+    #: the footer's keys left out first where it is too narrow (FittingFooter): ^b and ^p stay at 80 columns
+    FOOTER_SPARE = ("toggle_comment", "focus_problems", "new_variant")
+
     BINDINGS = [
         Binding("ctrl+s", "save", N_("Save"), tooltip=N_("Save the file atomically (asks if it changed on disk)"),
                 priority=True),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -825,15 +825,10 @@ def _heading(text: str) -> list[str]:
     return ["", text, "─" * disp_width(text)]
 
 
-def diff_text(diff: RuleDiff, width: int = 100) -> str:
-    """The diff as plain text (no colour codes): per difference its one-line summary, then the two
-    sides in two columns when ``width`` allows (≥ 66 columns), else one after the other."""
+def _text_counts(diff: RuleDiff, width: int) -> list[str]:
+    """How many settings, rules, definitions and words of the game differ."""
     la, lb = diff.labels
-    out = wrap(_("{la} ({display})  vs  {lb} ({display2})").format(
-        la=la, display=_display(diff.a.path), lb=lb, display2=_display(diff.b.path)), width)
-    if diff.empty:
-        out += wrap(_("No differences: the two rulesets have the same settings, rules, definitions and words of the game."), width)
-        return "\n".join(out) + "\n"
+    out: list[str] = []
     n_r = {k: sum(r.kind == k for r in diff.rules) for k in ("changed", "added", "removed")}
     if len(diff) > len(diff.words):  # (two rulesets that differ in their words only: that line alone)
         out += wrap(_("{settings} setting(s), {rules} rule(s) "
@@ -843,42 +838,73 @@ def diff_text(diff: RuleDiff, width: int = 100) -> str:
                         removed=n_r['removed'], la=la, definitions=len(diff.definitions)), width)
     if diff.words:
         out += wrap(_("{n} word(s) of the game (words:) differ.").format(n=len(diff.words)), width)
+    return out
+
+
+def _text_settings(diff: RuleDiff, width: int) -> list[str]:
+    """The settings that differ: a map's keys in a block, one key or a whole value side by side."""
+    la, lb = diff.labels
+    out = _heading(_("Settings"))
+    for s in diff.settings:
+        if len(s.keys) > 1:
+            out.append("")
+            out += _keys_block(s, la, lb, width)
+        elif s.keys:
+            for k in s.keys:
+                out.append("")
+                out += wrap(k.summary, width, "")
+                out += _side_by_side(la, lb, _setting_lines(k.a), _setting_lines(k.b), width)
+        else:
+            out.append("")
+            out += wrap(s.summary, width)
+            out += _side_by_side(la, lb, _setting_lines(s.a), _setting_lines(s.b), width)
+    return out
+
+
+def _text_rules(diff: RuleDiff, width: int) -> list[str]:
+    """The rules that differ: id and change, the summary, the two sides."""
+    la, lb = diff.labels
+    out = _heading(_("Rules"))
+    for r in diff.rules:
+        out.append("")
+        kind = {"changed": _("changed: ") + field_words(r.fields), "added": _("only in {lb}").format(lb=lb),
+                "removed": _("only in {la}").format(la=la) + (_(" (removed with `remove:`)") if r.removed_by else "")}[r.kind]
+        out += wrap(f"{r.id} [{kind}]", width)
+        out += wrap(r.summary, width, "  ")
+        out += _side_by_side(la, lb, _rule_lines(r.a), _rule_lines(r.b), width)
+    return out
+
+
+def _text_section(diff: RuleDiff, heading: str, entries: Sequence[Any], lines: Callable[[Any], list[str] | None],
+                  width: int) -> list[str]:
+    """A section of summaries, each with the two sides (the definitions, the words of the game)."""
+    la, lb = diff.labels
+    out = _heading(heading)
+    for e in entries:
+        out.append("")
+        out += wrap(e.summary, width)
+        out += _side_by_side(la, lb, lines(e.a), lines(e.b), width)
+    return out
+
+
+def diff_text(diff: RuleDiff, width: int = 100) -> str:
+    """The diff as plain text (no colour codes): per difference its one-line summary, then the two
+    sides in two columns when ``width`` allows (≥ 66 columns), else one after the other."""
+    la, lb = diff.labels
+    out = wrap(_("{la} ({display})  vs  {lb} ({display2})").format(
+        la=la, display=_display(diff.a.path), lb=lb, display2=_display(diff.b.path)), width)
+    if diff.empty:
+        out += wrap(_("No differences: the two rulesets have the same settings, rules, definitions and words of the game."), width)
+        return "\n".join(out) + "\n"
+    out += _text_counts(diff, width)
     if diff.settings:
-        out += _heading(_("Settings"))
-        for s in diff.settings:
-            if len(s.keys) > 1:
-                out.append("")
-                out += _keys_block(s, la, lb, width)
-            elif s.keys:
-                for k in s.keys:
-                    out.append("")
-                    out += wrap(k.summary, width, "")
-                    out += _side_by_side(la, lb, _setting_lines(k.a), _setting_lines(k.b), width)
-            else:
-                out.append("")
-                out += wrap(s.summary, width)
-                out += _side_by_side(la, lb, _setting_lines(s.a), _setting_lines(s.b), width)
+        out += _text_settings(diff, width)
     if diff.rules:
-        out += _heading(_("Rules"))
-        for r in diff.rules:
-            out.append("")
-            kind = {"changed": _("changed: ") + field_words(r.fields), "added": _("only in {lb}").format(lb=lb),
-                    "removed": _("only in {la}").format(la=la) + (_(" (removed with `remove:`)") if r.removed_by else "")}[r.kind]
-            out += wrap(f"{r.id} [{kind}]", width)
-            out += wrap(r.summary, width, "  ")
-            out += _side_by_side(la, lb, _rule_lines(r.a), _rule_lines(r.b), width)
+        out += _text_rules(diff, width)
     if diff.definitions:
-        out += _heading(_("Definitions"))
-        for d in diff.definitions:
-            out.append("")
-            out += wrap(d.summary, width)
-            out += _side_by_side(la, lb, _def_lines(d.a), _def_lines(d.b), width)
+        out += _text_section(diff, _("Definitions"), diff.definitions, _def_lines, width)
     if diff.words:
-        out += _heading(_("Words of the game"))
-        for w in diff.words:
-            out.append("")
-            out += wrap(w.summary, width)
-            out += _side_by_side(la, lb, _word_lines(w.a), _word_lines(w.b), width)
+        out += _text_section(diff, _("Words of the game"), diff.words, _word_lines, width)
     return "\n".join(out) + "\n"
 
 
@@ -891,6 +917,64 @@ def _code(s: str) -> str:
     return f"`{_md(s)}`" if "`" not in s else _md(s)
 
 
+def _md_setting(v: SettingValue | None) -> str:
+    """A setting's side as a markdown cell: value, provenance, sentence."""
+    if v is None:
+        return "—"
+    cell = f"{_code(fmt_value(v.value))}<br>{_md(v.provenance())}"
+    return cell + (f"<br>{_md(said(v.says))}" if v.says else "")
+
+
+def _md_rule(r: RuleSide | None) -> str:
+    """A rule's side as a markdown cell: its fields, provenance, sentence."""
+    if r is None:
+        return "—"
+    cells = [f"{_md(k)}: {_code(t)}" for k, t in r.lines()] + [_md(r.provenance())]
+    if r.says:
+        cells.append(_md(said(r.says)))
+    return "<br>".join(cells)
+
+
+def _md_definition(d: DefinitionSide | None) -> str:
+    """A definition's side as a markdown cell: signature and expression, provenance, sentence."""
+    if d is None:
+        return "—"
+    cell = f"{_code(d.signature + ' = ' + d.expr)}<br>{_md(d.provenance())}"
+    return cell + (f"<br>{_md(said(d.says))}" if d.says else "")
+
+
+def _md_word(w: WordSide | None) -> str:
+    """A word of the game's side as a markdown cell."""
+    return "—" if w is None else "<br>".join(_md(x) for x in _word_lines(w) or [])
+
+
+def _md_settings(diff: RuleDiff) -> list[str]:
+    """The settings table (a map's keys one row each)."""
+    la, lb = diff.labels
+    out = [_("## Settings"), "", _("| Setting | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
+    for s in diff.settings:
+        if s.keys:
+            for k in s.keys:
+                out.append(f"| `{_md(s.name + '.' + k.key)}` | {_md_setting(k.a)} | {_md_setting(k.b)} |")
+        else:
+            only = {"changed": "", "added": _(" (only in {md})").format(md=_md(lb)), "removed": _(" (only in {md})").format(md=_md(la))}[s.kind]
+            out.append(f"| `{_md(s.name)}`{only} | {_md_setting(s.a)} | {_md_setting(s.b)} |")
+    out.append("")
+    return out
+
+
+def _md_rules(diff: RuleDiff) -> list[str]:
+    """The rules table: id, change, the two sides."""
+    la, lb = diff.labels
+    out = [_("## Rules"), "", _("| Rule | Change | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- |"]
+    for r in diff.rules:
+        change = {"changed": _("changed: ") + field_words(r.fields), "added": _("only in {lb}").format(lb=lb),
+                  "removed": _("only in {la}").format(la=la) + (" (`remove:`)" if r.removed_by else "")}[r.kind]
+        out.append(f"| `{_md(r.id)}` | {_md(change)} | {_md_rule(r.a)} | {_md_rule(r.b)} |")
+    out.append("")
+    return out
+
+
 def diff_markdown(diff: RuleDiff) -> str:
     """The diff as GitHub markdown: a table per section and the one-line summaries."""
     la, lb = diff.labels
@@ -900,60 +984,16 @@ def diff_markdown(diff: RuleDiff) -> str:
     if diff.empty:
         out.append(_("No differences: the two rulesets have the same settings, rules, definitions and words of the game."))
         return "\n".join(out) + "\n"
-
-    def sv(v: SettingValue | None) -> str:
-        if v is None:
-            return "—"
-        cell = f"{_code(fmt_value(v.value))}<br>{_md(v.provenance())}"
-        return cell + (f"<br>{_md(said(v.says))}" if v.says else "")
-
     if diff.settings:
-        out += [_("## Settings"), "", _("| Setting | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
-        for s in diff.settings:
-            if s.keys:
-                for k in s.keys:
-                    out.append(f"| `{_md(s.name + '.' + k.key)}` | {sv(k.a)} | {sv(k.b)} |")
-            else:
-                only = {"changed": "", "added": _(" (only in {md})").format(md=_md(lb)), "removed": _(" (only in {md})").format(md=_md(la))}[s.kind]
-                out.append(f"| `{_md(s.name)}`{only} | {sv(s.a)} | {sv(s.b)} |")
-        out.append("")
-
-    def rv(r: RuleSide | None) -> str:
-        if r is None:
-            return "—"
-        cells = [f"{_md(k)}: {_code(t)}" for k, t in r.lines()] + [_md(r.provenance())]
-        if r.says:
-            cells.append(_md(said(r.says)))
-        return "<br>".join(cells)
-
+        out += _md_settings(diff)
     if diff.rules:
-        out += [_("## Rules"), "", _("| Rule | Change | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- | --- |"]
-        for r in diff.rules:
-            change = {"changed": _("changed: ") + field_words(r.fields), "added": _("only in {lb}").format(lb=lb),
-                      "removed": _("only in {la}").format(la=la) + (" (`remove:`)" if r.removed_by else "")}[r.kind]
-            out.append(f"| `{_md(r.id)}` | {_md(change)} | {rv(r.a)} | {rv(r.b)} |")
-        out.append("")
-
-    def dv(d: DefinitionSide | None) -> str:
-        if d is None:
-            return "—"
-        cell = f"{_code(d.signature + ' = ' + d.expr)}<br>{_md(d.provenance())}"
-        return cell + (f"<br>{_md(said(d.says))}" if d.says else "")
-
+        out += _md_rules(diff)
     if diff.definitions:
         out += [_("## Definitions"), "", _("| Definition | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
-        for d in diff.definitions:
-            out.append(f"| `{_md(d.name)}` | {dv(d.a)} | {dv(d.b)} |")
-        out.append("")
-
-    def wv(w: WordSide | None) -> str:
-        return "—" if w is None else "<br>".join(_md(x) for x in _word_lines(w) or [])
-
+        out += [f"| `{_md(d.name)}` | {_md_definition(d.a)} | {_md_definition(d.b)} |" for d in diff.definitions] + [""]
     if diff.words:
         out += [_("## Words of the game"), "", _("| Word | {md} | {md2} |").format(md=_md(la), md2=_md(lb)), "| --- | --- | --- |"]
-        for w in diff.words:
-            out.append(f"| `{_md(w.name)}` | {wv(w.a)} | {wv(w.b)} |")
-        out.append("")
+        out += [f"| `{_md(w.name)}` | {_md_word(w.a)} | {_md_word(w.b)} |" for w in diff.words] + [""]
     out += [_("## In words"), ""] + [f"- {_md(s)}" for s in diff.summaries()]
     return "\n".join(out) + "\n"
 

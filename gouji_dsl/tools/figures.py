@@ -534,11 +534,29 @@ class PairTotals:
         """Add the deals of one cluster, each played under A and under B. A paired cluster holds whole
         matches of both rulesets; each side's own figures are clustered by its own matches
         (``lengths``: games per match of A and B; 0: the whole block)."""
+        self._add_sides(pairs, lengths)
+        per_deal = self._add_mean_differences(pairs)
+        self._add_mirrors(pairs, per_deal)
+        both = [(x.design.values(), y.design.values()) for x, y in pairs if x.design is not None and y.design is not None]
+        for k in DESIGN_KEYS if both else ():
+            self.diffs[k].add_cluster([vy[k] - vx[k] for vx, vy in both if k in vx and k in vy])
+        for k in BINARY_KEYS:
+            self.binary[k].add_cluster([(_flag(x, k), _flag(y, k)) for x, y in pairs])
+        for s, d in enumerate(self.seat_diffs):
+            d.add_cluster(y.scores[s] - x.scores[s] for x, y in pairs)
+        self.outcome_changed.add_cluster(int(x.places != y.places) for x, y in pairs)
+        self._add_divergent(pairs, seed)
+
+    def _add_sides(self, pairs: list[tuple[GameSummary, GameSummary]], lengths: tuple[int, int]) -> None:
+        """Each side's own figures, clustered by its own matches."""
         for side, games, length in ((self.a, [x for x, _y in pairs], lengths[0]),
                                     (self.b, [y for _x, y in pairs], lengths[1])):
             step = length or len(games)
             for i in range(0, len(games), step):
                 side.add_block(games[i:i + step])
+
+    def _add_mean_differences(self, pairs: list[tuple[GameSummary, GameSummary]]) -> list[dict[str, Number | None]]:
+        """The per-deal differences b − a of the mean figures (added as one cluster each); each deal's row."""
         ta, tb = self.a.teams, self.b.teams
         per_deal: list[dict[str, Number | None]] = [{} for _ in pairs]
         for k in MEAN_KEYS:
@@ -549,6 +567,10 @@ class PairTotals:
                 if va is not None and vb is not None:
                     vals.append(vb - va)
             self.diffs[k].add_cluster(vals)
+        return per_deal
+
+    def _add_mirrors(self, pairs: list[tuple[GameSummary, GameSummary]], per_deal: list[dict[str, Number | None]]) -> None:
+        """Each deal's row of differences (with the seat scores and the mirrored flags) to the mirror check."""
         groups = Mirrors.rows(len(self.seat_diffs))
         for (x, y), row in zip(pairs, per_deal):
             for s in range(len(self.seat_diffs)):
@@ -556,14 +578,9 @@ class PairTotals:
             for k in MIRROR_GROUPS[1]:
                 row[k] = int(_flag(y, k)) - int(_flag(x, k))
             self.mirrors.add(row, groups)
-        both = [(x.design.values(), y.design.values()) for x, y in pairs if x.design is not None and y.design is not None]
-        for k in DESIGN_KEYS if both else ():
-            self.diffs[k].add_cluster([vy[k] - vx[k] for vx, vy in both if k in vx and k in vy])
-        for k in BINARY_KEYS:
-            self.binary[k].add_cluster([(_flag(x, k), _flag(y, k)) for x, y in pairs])
-        for s, d in enumerate(self.seat_diffs):
-            d.add_cluster(y.scores[s] - x.scores[s] for x, y in pairs)
-        self.outcome_changed.add_cluster(int(x.places != y.places) for x, y in pairs)
+
+    def _add_divergent(self, pairs: list[tuple[GameSummary, GameSummary]], seed: Any) -> None:
+        """The deals of the cluster that ended differently, kept if among the ``top`` most divergent."""
         new = []
         for x, y in pairs:
             ds = sum(abs(p - q) for p, q in zip(x.scores, y.scores))

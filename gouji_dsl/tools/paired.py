@@ -706,11 +706,8 @@ def missing_note(r: PairedReport) -> str:
     return _("note: chunks missing (an interrupted run: --resume plays them)")
 
 
-def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = ()) -> str:
-    """The simulation report as plain text: a figures table (A, B, B − A, effect size), places by
-    seat, the most divergent deals and the statistics footer (:data:`METHODS`)."""
-    r = report
-    la, lb = r.labels
+def _report_notes(r: PairedReport, width: int) -> list[str]:
+    """The title and the notes under it: the precision reached, chunks missing, packs, few matches, engines, the design."""
     out = wrap(_title(r), width)
     if r.precision is not None:
         out += wrap(precision_text(r.precision, r.games), width)
@@ -727,6 +724,14 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
     for note in engine_notes(r):
         out += wrap(note, width)
     out += wrap(design_note(_design_n(r), r.games), width)
+    return out
+
+
+def _figures_text(r: PairedReport, width: int, words: Sequence[Any]) -> list[str]:
+    """The figures table (A, B, B − A, effect size), headed by the rulesets' names where they fit, else A and B
+    with a legend; one figure after the other when even that is too wide."""
+    la, lb = r.labels
+    out: list[str] = []
     # the columns headed by the rulesets' names; where long names do not fit, headed A and B with a legend
     effect = _("effect")
     for head, compact in ((("", la, lb, "B − A", effect), False), (("", la, lb, "B − A", effect), True),
@@ -751,9 +756,14 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
             for lab, v in zip((la, lb, "B − A", effect), row[1:]):
                 if v:
                     out += wrap(f"{lab}: {v}", width, "  ")
-    # places
+    return out
+
+
+def _places_text(r: PairedReport, width: int, words: Sequence[Any]) -> list[str]:
+    """The places by seat, a table of A/B shares (one line a seat where it does not fit)."""
+    la, lb = r.labels
     n = len(r.a.place_distribution)
-    out += ["", _("Places by seat, {percent} of games ({la} / {lb}):").format(percent="%", la=la, lb=lb)]
+    out = ["", _("Places by seat, {percent} of games ({la} / {lb}):").format(percent="%", la=la, lb=lb)]
     cell = 11
     if 8 + n * (cell + 1) <= width:
         seat = _("seat")
@@ -769,8 +779,13 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
             out.append(_("seat {s}: ").format(s=s) + "  ".join(
                 f"{p}: {da[p].value * 100:.0f}/" + (f"{db[p].value * 100:.0f}" if p in db else "—")
                 for p in range(1, n + 1)))
-    # divergent deals
-    out += ["", _("Deals whose outcomes differ most:") if r.divergent else _("No deal ended differently.")]
+    return out
+
+
+def _divergent_text(r: PairedReport, width: int) -> list[str]:
+    """The deals whose outcomes differ most."""
+    la, lb = r.labels
+    out = ["", _("Deals whose outcomes differ most:") if r.divergent else _("No deal ended differently.")]
     for d in r.divergent:
         pa = " ".join(str(p) for p in d.a.places)
         pb = " ".join(str(p) for p in d.b.places)
@@ -779,10 +794,24 @@ def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = (
                         rank=d.rank, deal=d.deal, score_difference=d.score_difference, places_changed=d.places_changed,
                         la=la, pa=pa, lb=lb, pb=pb), width, "",
                     keep=(pa, pb, la + _(": ") + pa, lb + _(": ") + pb))  # (a list of places is never split from its side)
-    out += ["", _("Statistics:")]
+    return out
+
+
+def _statistics_text(width: int) -> list[str]:
+    """The statistics footer (:data:`METHODS`)."""
+    out = ["", _("Statistics:")]
     for m in methods():
         lines = wrap(m, width - 2)
         out += ["- " + lines[0]] + ["  " + x for x in lines[1:]]
+    return out
+
+
+def report_text(report: PairedReport, width: int = 100, words: Sequence[Any] = ()) -> str:
+    """The simulation report as plain text: a figures table (A, B, B − A, effect size), places by
+    seat, the most divergent deals and the statistics footer (:data:`METHODS`)."""
+    r = report
+    out = _report_notes(r, width) + _figures_text(r, width, words) + _places_text(r, width, words)
+    out += _divergent_text(r, width) + _statistics_text(width)
     return "\n".join(out) + "\n"
 
 

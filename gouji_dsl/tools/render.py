@@ -301,10 +301,9 @@ def _ident(s: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in s)
 
 
-def graph_mermaid(graph) -> str:
-    """The rule graph as a mermaid ``flowchart`` (phases and hooks as nested subgraphs)."""
-    ids = {n.id: f"r{i}" for i, n in enumerate(graph.nodes)}
-    lines = ["flowchart TD"]
+def _mermaid_phases(graph, ids: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The phases as mermaid subgraphs, a nested one per hook with its rules; and the phases' ids."""
+    lines: list[str] = []
     phases = []
     for phase, hooks in _hook_groups(graph):
         pid = f"phase_{_ident(phase)}"
@@ -318,6 +317,12 @@ def graph_mermaid(graph) -> str:
                 lines.append(f'      {ids[n.id]}["{label}"]')
             lines.append("    end")
         lines.append("  end")
+    return lines, phases
+
+
+def _mermaid_edges(graph, ids: dict[str, str], phases: list[str]) -> list[str]:
+    """The mermaid edges: next phase, overrides, before."""
+    lines: list[str] = []
     phase_edges = [e for e in graph.edges if e.kind == "phase"]
     for e in phase_edges:
         a, b = f"phase_{_ident(e.src.removeprefix('phase:'))}", f"phase_{_ident(e.dst.removeprefix('phase:'))}"
@@ -330,6 +335,14 @@ def graph_mermaid(graph) -> str:
     for e in _order_edges(graph):
         if e.src in ids and e.dst in ids:
             lines.append(f"  {ids[e.src]} -->|before| {ids[e.dst]}")
+    return lines
+
+
+def graph_mermaid(graph) -> str:
+    """The rule graph as a mermaid ``flowchart`` (phases and hooks as nested subgraphs)."""
+    ids = {n.id: f"r{i}" for i, n in enumerate(graph.nodes)}
+    subgraphs, phases = _mermaid_phases(graph, ids)
+    lines = ["flowchart TD"] + subgraphs + _mermaid_edges(graph, ids, phases)
     inherited = [ids[n.id] for n in graph.nodes if n.inherited]
     if inherited:
         lines.append("  classDef inherited fill:#eee,stroke:#999,color:#555")
@@ -341,13 +354,10 @@ def _dq(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def graph_dot(graph) -> str:
-    """The rule graph in Graphviz DOT: a cluster per phase, a nested cluster per hook."""
-    ids = {n.id: f"r{i}" for i, n in enumerate(graph.nodes)}
-    lines = [f"digraph {_dq(graph.name)} {{",
-             "  rankdir=TB; compound=true;",
-             '  node [shape=box, fontname="Helvetica", fontsize=10];',
-             '  edge [fontname="Helvetica", fontsize=9];']
+def _dot_clusters(graph, ids: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """A DOT cluster per phase (with an anchor node), a nested cluster per hook with its rules; and the
+    phases' anchors."""
+    lines: list[str] = []
     anchors: dict[str, str] = {}
     for phase, hooks in _hook_groups(graph):
         pid = _ident(phase)
@@ -364,6 +374,12 @@ def graph_dot(graph) -> str:
                 lines.append(f"      {ids[n.id]} [label={_dq(label)}{extra}];")
             lines.append("    }")
         lines.append("  }")
+    return lines, anchors
+
+
+def _dot_edges(graph, ids: dict[str, str], anchors: dict[str, str]) -> list[str]:
+    """The DOT edges: next phase, overrides, before."""
+    lines: list[str] = []
     for e in graph.edges:
         if e.kind != "phase":
             continue
@@ -378,5 +394,17 @@ def graph_dot(graph) -> str:
     for e in _order_edges(graph):
         if e.src in ids and e.dst in ids:
             lines.append(f'  {ids[e.src]} -> {ids[e.dst]} [label="before"];')
+    return lines
+
+
+def graph_dot(graph) -> str:
+    """The rule graph in Graphviz DOT: a cluster per phase, a nested cluster per hook."""
+    ids = {n.id: f"r{i}" for i, n in enumerate(graph.nodes)}
+    lines = [f"digraph {_dq(graph.name)} {{",
+             "  rankdir=TB; compound=true;",
+             '  node [shape=box, fontname="Helvetica", fontsize=10];',
+             '  edge [fontname="Helvetica", fontsize=9];']
+    clusters, anchors = _dot_clusters(graph, ids)
+    lines += clusters + _dot_edges(graph, ids, anchors)
     lines.append("}")
     return "\n".join(lines) + "\n"

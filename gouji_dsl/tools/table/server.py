@@ -401,6 +401,18 @@ class Room:
         self.broadcast(self.match_message)
 
 
+def _replace_holders(room: Room, seat: Seat) -> None:
+    """The token's holder on a new connection: the old connection goes (told why)."""
+    t = room.table
+    for other in [c for c in room.conns if c.seat is seat]:
+        other.send({"type": "replaced", "code": str(Notice.REPLACED), "seat": seat.number, "message": (
+            f"seat {seat.number} was taken by another connection with its token (the same person on a new "
+            f"terminal, or someone who has the seat link): this one is closed; do not reconnect by yourself")})
+        other.seat = None
+        other.drop(CloseCode.REPLACED, str(Notice.REPLACED))
+        log.info("gouji host: table %s: seat %d: taken over by a new connection with its token", t.code, seat.number)
+
+
 class TableServer:
     """Tables and their clients on one aiohttp application (see the module's docstring)."""
 
@@ -665,38 +677,9 @@ class TableServer:
                           .to_json(_request_id(msg)))
 
     def _hello(self, conn: Conn, msg: dict[str, Any]) -> None:
-        if msg.get("type") != "hello":
-            raise TableError(ErrorCode.HELLO_FIRST, "the first message must be a hello")
-        if msg.get("protocol", PROTOCOL) != PROTOCOL:
-            raise TableError(ErrorCode.PROTOCOL, f"this server speaks protocol {PROTOCOL}")
-        code = msg.get("code")
-        room = self.rooms.get(normal_code(code)) if isinstance(code, str) else None
-        if room is None:
-            raise TableError(ErrorCode.NO_SUCH_TABLE, "no table has that code")
+        room = self._room_of(msg)
         t = room.table
-        seat: Seat | None = None
-        back: list[AutoWhy] = []
-        if msg.get("watch"):
-            if sum(1 for c in room.conns if c.seat is None) >= self.limits.spectators:
-                raise TableError(ErrorCode.TOO_MANY, f"a table takes at most {self.limits.spectators} spectators")
-        elif "token" in msg:
-            seat = t.seat_of_token(msg["token"]) if isinstance(msg["token"], str) else None
-            if seat is None or seat.who == Who.BOT:  # (a bot's seat is nobody's to take)
-                raise TableError(ErrorCode.BAD_TOKEN, "that token is no seat's of this table")
-            for other in [c for c in room.conns if c.seat is seat]:  # the token's holder on a new connection: the old one goes
-                other.send({"type": "replaced", "code": str(Notice.REPLACED), "seat": seat.number, "message": (
-                    f"seat {seat.number} was taken by another connection with its token (the same person on a new "
-                    f"terminal, or someone who has the seat link): this one is closed; do not reconnect by yourself")})
-                other.seat = None
-                other.drop(CloseCode.REPLACED, str(Notice.REPLACED))
-                log.info("gouji host: table %s: seat %d: taken over by a new connection with its token", t.code, seat.number)
-            back = t.sit(seat, clean_name(msg.get("name")))
-        else:
-            wanted = msg.get("seat")
-            if wanted is not None and (not isinstance(wanted, int) or isinstance(wanted, bool)):
-                raise TableError(ErrorCode.BAD_MESSAGE, "'seat' must be a seat number")
-            seat = t.free_seat(wanted)
-            back = t.sit(seat, clean_name(msg.get("name")))
+        seat, back = self._take_seat(room, msg)
         notes: list[dict[str, Any]] = []
         asked = clean_name(msg.get("name"))
         if seat is not None and t.name_kept(seat, asked):
@@ -708,6 +691,52 @@ class TableServer:
             if room.first_seated is None:
                 room.first_seated = time.monotonic()
             log.info("gouji host: table %s: seat %d: %s%s", t.code, seat.number, seat.name, " is back" if back else " sat down")
+        self._welcome(conn, room, seat, notes, msg)
+        room.broadcast(room.table_json())
+        for why in back:
+            assert seat is not None
+            room.announce_auto(seat, False, why)
+        if not t.started and seat is not None and not t.people_waited_for:
+            room.start()
+        else:
+            self._catch_up(conn, room)
+        room.wake.set()
+
+    def _room_of(self, msg: dict[str, Any]) -> Room:
+        """The room a hello asks for (a hello first, this protocol, a table's code)."""
+        if msg.get("type") != "hello":
+            raise TableError(ErrorCode.HELLO_FIRST, "the first message must be a hello")
+        if msg.get("protocol", PROTOCOL) != PROTOCOL:
+            raise TableError(ErrorCode.PROTOCOL, f"this server speaks protocol {PROTOCOL}")
+        code = msg.get("code")
+        room = self.rooms.get(normal_code(code)) if isinstance(code, str) else None
+        if room is None:
+            raise TableError(ErrorCode.NO_SUCH_TABLE, "no table has that code")
+        return room
+
+    def _take_seat(self, room: Room, msg: dict[str, Any]) -> tuple[Seat | None, list[AutoWhy]]:
+        """The seat a hello takes (None: a spectator): its token's, the one asked for or a free one; and
+        why the seat was played for while away (a seat taken back)."""
+        t = room.table
+        if msg.get("watch"):
+            if sum(1 for c in room.conns if c.seat is None) >= self.limits.spectators:
+                raise TableError(ErrorCode.TOO_MANY, f"a table takes at most {self.limits.spectators} spectators")
+            return None, []
+        if "token" in msg:
+            seat = t.seat_of_token(msg["token"]) if isinstance(msg["token"], str) else None
+            if seat is None or seat.who == Who.BOT:  # (a bot's seat is nobody's to take)
+                raise TableError(ErrorCode.BAD_TOKEN, "that token is no seat's of this table")
+            _replace_holders(room, seat)
+            return seat, t.sit(seat, clean_name(msg.get("name")))
+        wanted = msg.get("seat")
+        if wanted is not None and (not isinstance(wanted, int) or isinstance(wanted, bool)):
+            raise TableError(ErrorCode.BAD_MESSAGE, "'seat' must be a seat number")
+        seat = t.free_seat(wanted)
+        return seat, t.sit(seat, clean_name(msg.get("name")))
+
+    def _welcome(self, conn: Conn, room: Room, seat: Seat | None, notes: list[dict[str, Any]], msg: dict[str, Any]) -> None:
+        """The welcome, the ruleset's text and the seed's hash, to a connection just seated (or watching)."""
+        t = room.table
         conn.send({"type": "welcome", "protocol": PROTOCOL, "code": t.code, "role": "spectator" if seat is None else "player",
                    "seat": conn.seat_number, "token": None if seat is None else seat.token,
                    "name": None if seat is None else seat.name, "seats": t.n_seats, "games": t.length,
@@ -716,19 +745,16 @@ class TableServer:
         conn.send({"type": "ruleset", "name": t.rules.name, "path": Path(t.rules.path).name, "text": t.rules.text,
                    "sha256": _sha(t.rules.text)})
         conn.send({"type": "seed", "sha256": t.seed_sha256, "scheme": SEED_SCHEME})
-        room.broadcast(room.table_json())
-        for why in back:
-            assert seat is not None
-            room.announce_auto(seat, False, why)
-        if not t.started and seat is not None and not t.people_waited_for:
-            room.start()
-        else:
-            room.send_state(conn, full=True)
-            if t.started and t.state.over and room.over_at is not None:  # (joined after a game ended: its summary again)
-                conn.send(room.game_over_json(conn.seat_number))
-            if room.match_message is not None and t.match_over:
-                conn.send(room.match_message)
-        room.wake.set()
+
+    @staticmethod
+    def _catch_up(conn: Conn, room: Room) -> None:
+        """The state of a table already under way, to a connection that joins it (with a game's or the match's end)."""
+        t = room.table
+        room.send_state(conn, full=True)
+        if t.started and t.state.over and room.over_at is not None:  # (joined after a game ended: its summary again)
+            conn.send(room.game_over_json(conn.seat_number))
+        if room.match_message is not None and t.match_over:
+            conn.send(room.match_message)
 
     def start_all(self) -> int:
         """Start every table that has not started (the host pressed Enter). Returns how many."""

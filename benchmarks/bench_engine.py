@@ -1,20 +1,21 @@
-"""Engine benchmark: games per second of the generated play-out (its own Python loop, and with the
-random bots' play phase in the native core: "native flow", issue 24), the interpreter and a
-hand-written minimal engine (the yardstick), measured in the same run on one core.
+"""Engine benchmark: games per second of the native engine (the interpreter's games with the bots'
+play phase in the native core: "native flow", issue 24; whole games in the core: "native games"),
+the interpreter (the reference, and the fallback without a C compiler) and a hand-written minimal
+engine (the yardstick), measured in the same run on one core.
 
     python benchmarks/bench_engine.py                       # online, random bots, 300 games
     python benchmarks/bench_engine.py --all                 # every bundled ruleset
     python benchmarks/bench_engine.py --bots heuristic --games 100   # + the native heuristic bot (heuristic.h)
     python benchmarks/bench_engine.py --compile --help-time # cold-process compile / `gouji --help` CPU
     python benchmarks/bench_engine.py --differential 200    # the differential check at a larger N
-    python benchmarks/bench_engine.py --profile             # cProfile top 25 of the generated engine
-    git archive 9a737a1 | (mkdir -p /tmp/prev && tar -x -C /tmp/prev)   # the tree before the generated engine
+    python benchmarks/bench_engine.py --profile             # cProfile top 25 of the native engine (one game at a time)
+    git archive 9a737a1 | (mkdir -p /tmp/prev && tar -x -C /tmp/prev)   # an older tree
     python benchmarks/bench_engine.py --bots heuristic --previous /tmp/prev   # ... and its interpreter, timed too
 
 Figures are CPU seconds of this process (``time.process_time``): the machine may be shared, so the
 engines are run in alternation (``--repeat`` rounds, the best round of each kept) and compared
 as ratios in the same run. The process pins itself to one CPU where the OS allows it. The
-ruleset is compiled (and its module generated) outside the timed part. This is a measurement,
+ruleset is compiled (and its native program loaded) outside the timed part. This is a measurement,
 not a test: the figures go into the README's "Benchmarks" section.
 """
 from __future__ import annotations
@@ -95,18 +96,13 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
     else:
         from gouji_dsl.bots import make_bot
         from gouji_dsl.engine import fast
-        from gouji_dsl.engine.native import flow
         from gouji_dsl.tools.simulate import bot_rng
         eng = fast.engine(graph)
         assert eng is not None, fast.fallback_reason(graph)
         from gouji_dsl.engine.native import heuristic
         # "native": the random bots' play phase in the native core (issue 24), and the heuristic bot's
-        # (heuristic.h); "native-py": the native flow with the heuristic bot choosing in Python;
-        # "generated": the module's own loop
-        if engine in ("native", "native-py"):
-            flow.install(eng.module, graph)
-        else:
-            flow.uninstall(eng.module)
+        # (heuristic.h); "native-py": the native flow with the heuristic bot choosing in Python
+        assert engine in ("native", "native-py"), engine
         if engine == "native-py":
             os.environ[heuristic.DISABLE_ENV] = "1"
         n = graph.n_seats
@@ -116,7 +112,6 @@ def run_engine(graph, engine: str, games: int, seed: str, bots: str) -> tuple[fl
                        for s in range(1, n + 1)]
             prev = eng.play_game(seed, i, players, previous=prev if i % length else None)
             decisions += prev.decisions
-        flow.install(eng.module, graph)
         os.environ.pop(heuristic.DISABLE_ENV, None)
     return time.process_time() - t0, decisions
 
@@ -134,11 +129,12 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
     graph = load_graph(name)
     eng = fast.engine(graph)
     best: dict[str, tuple[float, int, int]] = {}
-    run_engine(graph, "generated", 5, "warm", bots)  # fill the play tables
+    if eng is not None:
+        run_engine(graph, "native", 5, "warm", bots)  # (load the program and the bot's tables)
     for _ in range(repeat):
-        rounds = [("generated", games), ("interpreter", interpreter_games)]
-        if eng is not None and eng.native_fallback is None:
-            rounds.insert(1, ("native", games))
+        rounds = [("interpreter", interpreter_games)]
+        if eng is not None:
+            rounds.insert(0, ("native", games))
             if bots == "heuristic":  # (before heuristic.h: the native flow, the bot choosing in Python)
                 rounds.insert(2, ("native-py", games))
             from gouji_dsl.engine.interpreter import match_length
@@ -151,7 +147,7 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
         for engine, n in rounds:
             if engine == "reference":
                 t, d = run_reference(n, seed)
-            elif engine in ("generated", "native", "native-py") and eng is None:
+            elif engine in ("native", "native-py") and eng is None:
                 continue
             else:
                 t, d = run_engine(graph, engine, n, seed, bots)
@@ -164,7 +160,7 @@ def bench(name: str, games: int, seed: str, bots: str, repeat: int, interpreter_
 
 
 def cold_compile(names: list[str]) -> list[tuple[str, float, float]]:
-    """CPU seconds, in a fresh process each, to import, compile the ruleset and generate + load its module."""
+    """CPU seconds, in a fresh process each, to import, compile the ruleset and load its native program."""
     code = ("import time, sys; t0 = time.process_time(); from gouji_dsl.ruleset.graph import load_graph; "
             "g = load_graph(sys.argv[1]); t1 = time.process_time(); from gouji_dsl.engine import fast; "
             "e = fast.engine(g); t2 = time.process_time(); print(t1 - t0, t2 - t1)")
@@ -197,8 +193,8 @@ print(best, dec)
 
 
 def previous_tree(tree: str, name: str, games: int, seed: str, bots: str, repeat: int) -> dict[str, float]:
-    """The interpreter of an older source tree ``tree`` (e.g. the commit before the generated
-    engine), playing ``games`` games of ``name`` in a fresh process on the same CPU, CPU time."""
+    """The interpreter of an older source tree ``tree`` (an older commit), playing ``games`` games
+    of ``name`` in a fresh process on the same CPU, CPU time."""
     out = subprocess.run([sys.executable, "-c", PREVIOUS, str(Path(tree).resolve()), name, str(games), seed, bots,
                           str(repeat)], capture_output=True, text=True, check=True).stdout.split()
     cpu, dec = float(out[0]), int(out[1])
@@ -221,19 +217,19 @@ def help_cpu(reps: int = 5) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=300, help="games per round of the generated engine and the reference (300)")
+    ap.add_argument("--games", type=int, default=300, help="games per round of the native engine and the reference (300)")
     ap.add_argument("--interpreter-games", type=int, default=None, help="games per round of the interpreter (games / 5)")
     ap.add_argument("--ruleset", action="append", help="bundled name or path (repeatable; default online)")
     ap.add_argument("--all", action="store_true", help="every bundled ruleset")
     ap.add_argument("--seed", default="1", help="run seed (default 1)")
     ap.add_argument("--bots", choices=["random", "heuristic"], default="random", help="bot for every seat")
     ap.add_argument("--repeat", type=int, default=3, help="rounds; the best of each engine is kept (3)")
-    ap.add_argument("--compile", action="store_true", help="cold-process compile + generation CPU time per bundled ruleset")
+    ap.add_argument("--compile", action="store_true", help="cold-process compile + native program CPU time per bundled ruleset")
     ap.add_argument("--help-time", action="store_true", help="CPU time of `gouji --help` in a fresh process")
     ap.add_argument("--differential", type=int, metavar="N", help="run the differential check with N games per ruleset")
-    ap.add_argument("--profile", action="store_true", help="cProfile top 25 (self time) of the generated engine")
+    ap.add_argument("--profile", action="store_true", help="cProfile top 25 (self time) of the native engine")
     ap.add_argument("--previous", metavar="DIR", help="also time the interpreter of the source tree DIR (an older "
-                                                      "commit, e.g. before the generated engine: git archive)")
+                                                      "commit: git archive)")
     args = ap.parse_args(argv)
 
     pinned = pin_one_core()
@@ -254,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"({time.perf_counter() - t0:.1f} s)")
         return 1 if bad else 0
     if args.compile:
-        print("\ncold process, CPU seconds: import + resolve + compile | generate + load the play-out module")
+        print("\ncold process, CPU seconds: import + resolve + compile | build + load the native program")
         for name, a, b in cold_compile(list(BUNDLED)):
             print(f"  {name:<18} {a:6.3f} + {b:6.3f} = {a + b:6.3f}")
     if args.help_time:
@@ -271,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             r["previous"] = previous_tree(args.previous, name, interp_games, args.seed, args.bots, args.repeat)
         ref = r.get("reference", {}).get("games_per_s")
         itp = r.get("interpreter", {}).get("games_per_s")
-        for engine in ("generated", "native-py", "native", "games", "interpreter", "reference", "previous"):
+        for engine in ("native-py", "native", "games", "interpreter", "reference", "previous"):
             if engine not in r:
                 continue
             x = r[engine]
@@ -286,10 +282,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{Path(name).stem:<18} {label:<12} {gps:9.1f} {x['ms_per_game']:8.2f} "
                   f"{x['decisions_per_game']:9.1f} {xi:>9} {xr:>11}")
         if r["fallback"]:
-            print(f"{'':<18} (generated engine not used: {r['fallback']})")
-        if "previous" in r:
-            gen, prev = r["generated"], r["previous"]
-            print(f"{'':<18} generated ÷ previous interpreter: {gen['games_per_s'] / prev['games_per_s']:.2f}× per game, "
+            print(f"{'':<18} (native engine not used, the interpreter plays: {r['fallback']})")
+        if "previous" in r and "native" in r:
+            gen, prev = r["native"], r["previous"]
+            print(f"{'':<18} native ÷ previous interpreter: {gen['games_per_s'] / prev['games_per_s']:.2f}× per game, "
                   f"{gen['games_per_s'] * gen['decisions_per_game'] / (prev['games_per_s'] * prev['decisions_per_game']):.2f}× "
                   f"per decision ({args.previous}: its rules may differ, hence its own decisions per game)")
     print(load())
@@ -299,13 +295,13 @@ def main(argv: list[str] | None = None) -> int:
         graph = load_graph(names[0])
         prof = cProfile.Profile()
         prof.enable()
-        run_engine(graph, "generated", args.games, args.seed, args.bots)
+        run_engine(graph, "native", args.games, args.seed, args.bots)
         prof.disable()
         buf = io.StringIO()
         pstats.Stats(prof, stream=buf).strip_dirs().sort_stats("tottime").print_stats(25)
         text = buf.getvalue()
         start = text.find("   ncalls")
-        print("\ncProfile of the generated engine, top 25 by self time (profiling slows the run down):")
+        print("\ncProfile of the native engine, top 25 by self time (profiling slows the run down):")
         print(text[start:].rstrip() if start >= 0 else text.rstrip())
     return 0
 

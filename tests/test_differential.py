@@ -1,6 +1,8 @@
-"""Differential test: the generated play-out module of every bundled ruleset and every
-examples/variants file plays the same games as the interpreter (the reference semantics), game by
-game: the same moves, events, places, scores, decisions and tricks.
+"""Differential test: the native engine (the native core on the interpreter's states) of every
+bundled ruleset and every examples/variants file plays the same games as the interpreter (the
+reference semantics), game by game: the same moves, events, places, scores, decisions and tricks.
+The generated play-out module, which search bots' tree walks still list and make moves with
+(``fast.walker``), offers the interpreter's moves at every step.
 
 The number of games per ruleset is ``GOUJI_DIFF_GAMES`` (default 24, plus a quarter as many with
 heuristic bots); ``benchmarks/bench_engine.py --differential N`` runs it at a larger N.
@@ -34,7 +36,7 @@ def _graph(name: str):
 
 def test_the_reference_side_is_the_interpreter(monkeypatch):
     """The differential check plays its reference games with the interpreter (whatever the
-    default engine of play_game is) and its other side with the generated module."""
+    default engine of play_game is) and its other side with the native engine."""
     from gouji_dsl.tools import simulate
     seen = []
     real = simulate.play_game
@@ -128,7 +130,7 @@ def test_whole_native_matches_identical(name):
     got = _match_differences(g, "match", max(1, GAMES // 12))
     if got is None:
         why = simulate.engine_summary(g, "generated", "random", simulate.match_length(g))
-        assert why["whole_games"] == "generated" and why.get("games_fallback")
+        assert why["whole_games"] == "per_game" and why.get("games_fallback")
         return
     assert got == []
 
@@ -142,7 +144,7 @@ def test_whole_native_matches_with_heuristic_bots_identical(name):
         got = _match_differences(g, "match-h", 1, bots)
         if got is None:
             why = simulate.engine_summary(g, "generated", bots, simulate.match_length(g))
-            assert why["whole_games"] == "generated" and why.get("games_fallback")
+            assert why["whole_games"] == "per_game" and why.get("games_fallback")
             continue
         assert got == [], bots[:2]
 
@@ -159,14 +161,15 @@ def test_heuristic_games_identical(name):
 
 @pytest.mark.parametrize("name", ["online", "rulebook", "six-deck-eagle", "qingdao"])
 def test_legal_moves_identical_at_every_step(name):
-    """The generated module offers the interpreter's moves, in its order, at every step (leads
-    are counted and indexed, answers come from tables: both must list exactly the same moves)."""
+    """The generated module (search bots' tree walks: fast.walker) offers the interpreter's moves,
+    in its order, at every step (leads are counted and indexed, answers come from tables: both must
+    list exactly the same moves), and applies them as the interpreter does."""
     g = _graph(name)
-    eng = fast.engine(g)
+    eng = fast.walker(g)
     assert eng is not None
     for i in range(3):
         ref = new_game(g, f"moves:{i}")
-        gen = eng.new_game(f"moves:{i}")
+        gen = new_game(g, f"moves:{i}")
         rng = random.Random(i)
         steps = 0
         while not ref.over:
@@ -175,14 +178,14 @@ def test_legal_moves_identical_at_every_step(name):
             assert got == want, f"game {i} step {steps}"
             m = want[rng.randrange(len(want))]
             ref.apply_in_place(m, trusted=True)
-            eng.apply(gen, m)
+            eng.apply_move(gen, m)
             steps += 1
         assert gen.over and gen.places == ref.places
 
 
 @pytest.mark.parametrize("name", ["online", "rulebook", "six-deck-eagle"])
 def test_play_out_from_any_state(name):
-    """From states part-way through a game (copied), the generated play-out and the interpreter's
+    """From states part-way through a game (copied), the native engine and the interpreter's
     loop end the same way with the same bots."""
     g = _graph(name)
     eng = fast.engine(g)
@@ -225,8 +228,8 @@ def test_policies_any_callable_and_rollouts():
 
 
 def test_states_have_the_interpreters_attributes():
-    """The generated module builds GameStates with exactly the attributes the interpreter gives
-    them (so the interpreter can explain, check and continue them)."""
+    """The native engine's GameStates have exactly the attributes the interpreter gives them (so
+    the interpreter can explain, check and continue them)."""
     g = _graph("rulebook")
     eng = fast.engine(g)
     assert eng is not None
@@ -236,9 +239,7 @@ def test_states_have_the_interpreters_attributes():
 
 def test_generated_source_names_rules_and_positions():
     g = _graph("online")
-    eng = fast.engine(g)
-    assert eng is not None
-    src = eng.source
+    src = codegen.load(g).source
     assert "def h_follow(S, seat, top):" in src
     assert "# pass.no-reentry (rules/base.yaml:" in src
     assert "# yield.someone-left (rules/online.yaml:" in src
@@ -258,8 +259,8 @@ def test_unsupported_rulesets_fall_back_visibly(monkeypatch):
         raise codegen.Unsupported("a construct the generator does not know")
     monkeypatch.setattr(codegen.Generator, "generate", refuse)
     monkeypatch.setattr(codegen, "_sources", type(codegen._sources)())  # nothing generated before
-    assert fast.engine(g) is None
-    assert fast.fallback_reason(g) == "a construct the generator does not know"
+    assert fast.walker(g) is None  # (search bots' tree walks on the interpreter then)
+    assert fast.engine(g) is not None and fast.fallback_reason(g) is None  # (the native core plays all the same)
 
 
 # ------------------------------------------------------------------------------ the CLI
@@ -279,32 +280,30 @@ def test_simulate_engines_give_identical_figures():
     from gouji_dsl.tools.cli import cli
     runner = _runner()
     out = {}
-    for engine in ("generated", "interpreter"):
+    for engine in ("native", "interpreter", "generated"):
         res = runner.invoke(cli, ["simulate", "online", "--games", "30", "--seed", "1", "--executor", "local",
                                   "--engine", engine, "--json"])
         assert res.exit_code == 0, res.output
         out[engine] = json.loads(res.output)
-    gen, ref = out["generated"], out["interpreter"]
-    assert gen["engine"] == "generated" and ref["engine"] == "interpreter"
+    gen, ref = out["native"], out["interpreter"]
+    assert gen["engine"] == "native" and ref["engine"] == "interpreter"
+    assert out["generated"]["engine"] == "native"  # (the fast engine's name before the native core: an alias)
     timing = {"elapsed_s", "games_per_s", "engine", "executor", "workers", "play_phase", "native_fallback", "whole_games",
               "games_fallback", "games_replayed", "played_by", "played_by_reason"}
     assert {k: v for k, v in gen.items() if k not in timing} == {k: v for k, v in ref.items() if k not in timing}
     res = runner.invoke(cli, ["simulate", "online", "--games", "4", "--executor", "local"])
     said = " ".join(res.output.split())  # (the native core where it is built: tests/test_played_by.py)
-    assert res.exit_code == 0 and ("native engine" in said or "generated engine" in said), said
+    assert res.exit_code == 0 and ("native engine" in said or "interpreter engine" in said), said
 
 
 def test_simulate_says_when_it_falls_back(monkeypatch):
+    from gouji_dsl.engine.native import flow
     from gouji_dsl.tools.cli import cli
-
-    def refuse(self):
-        raise codegen.Unsupported("a construct the generator does not know")
-    monkeypatch.setattr(codegen.Generator, "generate", refuse)
-    monkeypatch.setattr(codegen, "_sources", type(codegen._sources)())
+    monkeypatch.setenv(flow.DISABLE_ENV, "1")  # (as without a core: the interpreter plays, and says why)
     res = _runner().invoke(cli, ["simulate", "base", "--games", "2", "--executor", "local"])
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())  # (rich wraps long lines)
-    assert "played by the interpreter" in text and "a construct the generator does not know" in text
+    assert "played by the interpreter" in text and flow.DISABLE_ENV in text
 
 
 @pytest.mark.parametrize("args", [["--engine", "interpreter"], ["--seed", "5"], ["--bots", "heuristic"]])
@@ -319,7 +318,7 @@ def test_bad_engine_value_is_a_usage_error():
     from gouji_dsl.tools.cli import cli
     for cmd in (["simulate", "online", "--games", "2"], ["diff", "online", "rulebook", "--simulate", "2"]):
         res = _runner().invoke(cli, [*cmd, "--engine", "fast"])
-        assert res.exit_code == 2 and "'fast' is not one of 'generated', 'interpreter'" in res.stderr
+        assert res.exit_code == 2 and "'fast' is not one of 'native', 'interpreter', 'generated'" in res.stderr
 
 
 def test_show_generated_prints_what_the_native_core_runs():
@@ -347,18 +346,16 @@ def test_show_generated_says_plainly_when_a_ruleset_is_not_native(monkeypatch):
     from gouji_dsl.engine import native
     from gouji_dsl.tools import native_view
     g = load_graph("online")
-    monkeypatch.setattr(native_view, "engine_summary", lambda *a: {
-        "engine": "generated", "play_phase": "generated", "native_fallback": "WHY"})
+    monkeypatch.setattr(native_view, "engine_summary", lambda *a: {"engine": "interpreter", "engine_fallback": "WHY"})
     monkeypatch.setattr(native, "available", lambda: False)
     monkeypatch.setattr(native, "unavailable_reason", lambda: "NO CORE")
     native_ok, text = native_view.native_view(g)
     assert not native_ok
-    assert text.splitlines()[1] == ("not native: the bots' play phase played by the generated module, not the native "
-                                    "core (WHY)")
+    assert text.splitlines()[1] == "not native: played by the interpreter: the native core does not play this ruleset (WHY)"
     assert "(no hook programs listed: the native core is not available here: NO CORE)" in text
     monkeypatch.setattr(native_view, "engine_summary", lambda *a: {"engine": "interpreter", "engine_fallback": "E"})
     assert native_view.native_status(g) == (
-        False, "not native: played by the interpreter: the generated engine does not handle this ruleset (E)")
+        False, "not native: played by the interpreter: the native core does not play this ruleset (E)")
 
 
 # ------------------------------------------------------------------------------ failures
@@ -391,7 +388,7 @@ def test_a_failing_rule_fails_the_same_way(tmp_path, kind):
     eng = fast.engine(g)
     assert eng is not None, fast.fallback_reason(g)
     errors = []
-    for engine in ("interpreter", "generated"):
+    for engine in ("interpreter", "native"):
         with pytest.raises(Exception) as exc:
             if engine == "interpreter":
                 st = new_game(g, "fails")
@@ -422,13 +419,13 @@ def test_burn_leads_counted_only_when_the_rules_read_only_jokers(tmp_path):
     the play's jokers and whether it empties the hand (online: "play.jokers > 0 or
     play.empties_hand"); a rule that reads the rank or the state makes them asked one by one, and
     both ways play the interpreter's games."""
-    assert "BURN_LEAD_BY_JOKERS = True" in fast.engine(_graph("online")).source
+    assert "BURN_LEAD_BY_JOKERS = True" in codegen.load(_graph("online")).source
     for name, cond in [("burn-rank", "play.rank != '3' or play.empties_hand"),
                        ("burn-state", "not passed(seat) or play.jokers > 0")]:
         g = _variant(tmp_path, name, f"  - id: test.burn-lead\n    on: burn_lead\n    require: \"{cond}\"\n")
         eng = fast.engine(g)
         assert eng is not None, fast.fallback_reason(g)
-        assert "BURN_LEAD_BY_JOKERS = False" in eng.source
+        assert "BURN_LEAD_BY_JOKERS = False" in codegen.load(g).source
         assert simulate.differences(g, f"diff-{name}", max(4, GAMES // 2)) == []
 
 
@@ -463,9 +460,7 @@ def test_folded_constants_are_never_rebound(name):
     are set only by module-level ``NAME = literal`` lines, never bound inside a function, so
     reading them as those literals is what the module would read anyway; the hot loop is folded."""
     import ast
-    eng = fast.engine(_graph(name))
-    assert eng is not None
-    tree = ast.parse(eng.source)
+    tree = ast.parse(codegen.load(_graph(name)).source)
     top = {id(t) for st in tree.body if isinstance(st, (ast.Assign, ast.AnnAssign))
            for t in (st.targets if isinstance(st, ast.Assign) else [st.target])}
     for st in tree.body:
@@ -515,7 +510,7 @@ def test_native_design_facts_are_the_interpreters_probe(name):
     for bots, games in (("random", max(2, GAMES // 2)), (["heuristic", "random"] * (n // 2) + ["random"] * (n % 2), 3)):
         got = simulate.native_games(g, "design", 0, games, bots)
         if got is None:  # (a ruleset whose whole games the core does not play: its probe is Python's, below)
-            assert simulate.engine_summary(g, "generated").get("whole_games") != "native"
+            assert simulate.engine_summary(g, "native").get("whole_games") != "native"
             return
         for i, s in enumerate(got):
             if s is None:

@@ -1,4 +1,4 @@
-"""The fast play-out API (docs/fast-playout.md) refuses what the interpreter refuses: an illegal
+"""The fast engine API (gouji_dsl/engine/fast.py) refuses what the interpreter refuses: an illegal
 move given to ``Engine.apply`` and a seat that does not exist, instead of corrupting the state."""
 from __future__ import annotations
 

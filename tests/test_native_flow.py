@@ -1,14 +1,15 @@
-"""The native game flow (issue 24: gouji_dsl/engine/native/flow.h) against the generated module's
-Python loop (``playout._random_run``), game by game: for every bundled ruleset and
+"""The native game flow (issue 24: gouji_dsl/engine/native/flow.h) against the interpreter's play
+phase (the same Engine with ``flow.run`` replaced by ``flow.interpreter_run``), game by game: for every bundled ruleset and
 examples/variants file the flow plays, seeded games with random bots at every seat (matches
 chained as ``gouji simulate`` chains them) give the same decisions, places, scores, sweep, tricks,
 burns, rendered events, flags, counters, and leave every generator (the bots' and the game's) in
-the same state. A ruleset the flow does not play is refused by name and played in Python; a rule
+the same state. A ruleset the flow does not play is refused by name (the interpreter plays it); a rule
 that fails while the core runs is reported with the interpreter's RuleFailed text; the decision
 bound stops both loops at the same move; a seat that is not a random bot is asked in Python
 between two crossings."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import random
@@ -42,13 +43,21 @@ def _engine(name: str) -> tuple[object, fast.Engine]:
     return g, eng
 
 
-def _games(g, eng, games: int, *, native_flow: bool, seed: str = "flow", chooser=None) -> list[tuple]:
-    m = eng.module
-    if native_flow:
-        assert F.install(m, g) is None
-    else:
-        F.uninstall(m)
+@contextlib.contextmanager
+def _on_the_interpreter(native_flow: bool = False):
+    """The engine's play phases played by the interpreter (``flow.interpreter_run``: the random
+    bots' draws on its legal moves; the heuristic bot asked in Python), unless ``native_flow``."""
+    real = F.run
+    if not native_flow:
+        F.run = lambda plan, S, pickers, steps, max_decisions, native=None: F.interpreter_run(S, pickers, steps, max_decisions)
     try:
+        yield
+    finally:
+        F.run = real
+
+
+def _games(g, eng, games: int, *, native_flow: bool, seed: str = "flow", chooser=None) -> list[tuple]:
+    with _on_the_interpreter(native_flow):
         out = []
         prev = None
         length = match_length(g)
@@ -62,8 +71,6 @@ def _games(g, eng, games: int, *, native_flow: bool, seed: str = "flow", chooser
                         [p.rng.getstate() for p in players if hasattr(p, "rng")], st.rng.getstate(),
                         {k: set(v) for k, v in st.flags.items()}, st.counters, st.finish_order, st.failed, st.late))
         return out
-    finally:
-        F.install(m, g)
 
 
 FIELDS = ("places", "scores", "sweep", "decisions", "tricks", "burns", "events", "bot generators", "game generator",
@@ -77,22 +84,22 @@ def _compare(a: list[tuple], b: list[tuple]) -> list[str]:
             if u != v:
                 if name == "events":
                     j = next((k for k, (p, q) in enumerate(zip(u, v)) if p != q), min(len(u), len(v)))
-                    out.append(f"game {i}, event {j}: python {u[j:j + 1]} != native {v[j:j + 1]}")
+                    out.append(f"game {i}, event {j}: interpreter {u[j:j + 1]} != native {v[j:j + 1]}")
                 else:
-                    out.append(f"game {i}: {name}: python {str(u)[:200]} != native {str(v)[:200]}")
+                    out.append(f"game {i}: {name}: interpreter {str(u)[:200]} != native {str(v)[:200]}")
     return out
 
 
 @pytest.mark.parametrize("name", ALL, ids=lambda n: Path(n).stem)
-def test_native_flow_plays_the_generated_modules_games(name):
-    g, eng = _engine(name)
+def test_native_flow_plays_the_interpreters_games(name):
+    g = load_graph(name)
     reason = F.fallback_reason(g)
     if reason is not None:
-        # refused by name, visibly: the generated module plays (its loop is not replaced)
-        assert eng.native_fallback == reason and "native" in reason
-        assert eng.module._NATIVE_RUN is None
+        # refused by name, visibly: the interpreter plays
+        assert fast.engine(g) is None and fast.fallback_reason(g) == reason and "native" in reason
         return
-    assert eng.native_fallback is None and eng.module._NATIVE_RUN is not None
+    g, eng = _engine(name)
+    assert eng.native_fallback is None
     games = GAMES.get(name, 20)
     diffs = _compare(_games(g, eng, games, native_flow=False), _games(g, eng, games, native_flow=True))
     assert not diffs, "\n".join(diffs[:10])
@@ -111,7 +118,7 @@ def test_every_bundled_ruleset_and_variant_is_played_natively(refused_by_the_flo
     refused = {Path(n).stem: F.fallback_reason(_engine(n)[0]) for n in ALL}
     refused = {k: v for k, v in refused.items() if v is not None}
     assert refused == {}
-    assert "'after_discard'" in (F.fallback_reason(_engine(refused_by_the_flow)[0]) or "")
+    assert "'after_discard'" in (F.fallback_reason(load_graph(refused_by_the_flow)) or "")
 
 
 POSITIONAL = str(ROOT / "examples" / "variants" / "positional-jokers.yaml")
@@ -174,11 +181,11 @@ settings:
 
 def test_a_positional_house_ruleset_plays_the_same_games(tmp_path):
     """The positional comparison with the count left free and mixed jokers read as the lowest: the
-    native flow plays the generated module's games, and whole native games the interpreter's."""
+    native flow plays the interpreter's games, and whole native games too."""
     path = tmp_path / "positional-house.yaml"
     path.write_text(POSITIONAL_HOUSE, encoding="utf-8")
     g, eng = _engine(str(path))
-    assert eng.native_fallback is None and not eng.module.SAME_COUNT and not eng.module.COVER_MODEL
+    assert eng.native_fallback is None and g.model.model == "positional" and not g.settings["comparison"]["same_count"]
     diffs = _compare(_games(g, eng, 30, native_flow=False), _games(g, eng, 30, native_flow=True))
     assert not diffs, "\n".join(diffs[:10])
     from gouji_dsl.tools import simulate
@@ -271,7 +278,7 @@ def test_a_house_ruleset_with_two_kill_one_and_a_free_count_plays_the_same_games
     path.write_text(CLUB, encoding="utf-8")
     g, eng = _engine(str(path))
     assert eng.native_fallback is None, eng.native_fallback
-    assert not eng.module.SAME_COUNT
+    assert not g.settings["comparison"]["same_count"]
     diffs = _compare(_games(g, eng, 40, native_flow=False), _games(g, eng, 40, native_flow=True))
     assert not diffs, "\n".join(diffs[:10])
 
@@ -289,20 +296,13 @@ def test_a_seat_that_is_not_a_random_bot_is_asked_between_crossings():
 
 def test_the_decision_bound_stops_both_loops_at_the_same_move():
     g, eng = _engine("base")
-    m = eng.module
     got = []
     for native_flow in (False, True):
-        if native_flow:
-            F.install(m, g)
-        else:
-            F.uninstall(m)
-        try:
+        with _on_the_interpreter(native_flow):
             st = eng.new_game("bound")
             with pytest.raises(RuntimeError, match="did not end after 40 decisions"):
                 eng.play_out(st, random_policies("bound"), max_decisions=40)
             got.append((st.decisions, eng.render_record(st), st.hands))
-        finally:
-            F.install(m, g)
     assert got[0] == got[1]
 
 
@@ -318,20 +318,13 @@ def test_a_rule_that_fails_in_the_core_is_reported_as_the_interpreter_reports_it
         "    says: \"Fails whenever it is asked.\"\n", encoding="utf-8")
     g, eng = _engine(str(path))
     assert eng.native_fallback is None, eng.native_fallback
-    m = eng.module
     texts = []
     for native_flow in (False, True):
-        if native_flow:
-            F.install(m, g)
-        else:
-            F.uninstall(m)
-        try:
+        with _on_the_interpreter(native_flow):
             st = eng.new_game("fail")
             with pytest.raises(GoujiError) as e:
                 eng.play_out(st, random_policies("fail"))
             texts.append((type(e.value).__name__, str(e.value), st.decisions))
-        finally:
-            F.install(m, g)
     assert texts[0] == texts[1]
     assert texts[0][0] == "RuleFailed" and "follow.divides" in texts[0][1] and "fails.yaml" in texts[0][1]
 
@@ -339,29 +332,29 @@ def test_a_rule_that_fails_in_the_core_is_reported_as_the_interpreter_reports_it
 def test_the_games_end_is_played_in_the_core_where_its_answers_are_whole_numbers():
     """The places left, the sweep and the scores (fl_end) come from the core on the bundled
     rulesets; a score the core does not take as it is (six-deck-eagle divides by three: an exact
-    fraction) is left to the generated module's _game_over for that game: the same games either
-    way (test_native_flow_plays_the_generated_modules_games)."""
+    fraction) is left to the interpreter's GameState.end_game for that game: the same games either
+    way (test_native_flow_plays_the_interpreters_games)."""
+    from gouji_dsl.engine.interpreter import GameState
     for name in BUNDLED:
         g, eng = _engine(name)
         assert F.flow_plan(g).end_fallback is None, name
     g, eng = _engine("online")
-    m = eng.module
     ended_in_python = []
-    real = m._game_over
-    m._game_over = lambda S: (ended_in_python.append(S), real(S))[1]
+    real = GameState.end_game
+    GameState.end_game = lambda S: (ended_in_python.append(S), real(S))[1]
     try:
         for i in range(5):
             st = eng.play_game("end", i, list(random_policies(f"end:{i}").values()))
             assert st.phase == "over" and sorted(st.places.values()) == list(range(1, g.n_seats + 1))
             assert st.record[-1][0] == "game_over" and st.record[-1][2] == st.scores
     finally:
-        m._game_over = real
+        GameState.end_game = real
     assert ended_in_python == []
 
 
 def test_a_score_rule_that_fails_at_the_end_fails_as_the_interpreter_says(tmp_path):
-    """fl_end stops at an answer it does not take (here a rule that fails) and the generated
-    module ends the game: the interpreter's RuleFailed text, on both paths."""
+    """fl_end stops at an answer it does not take (here a rule that fails) and the interpreter
+    ends the game: its RuleFailed text, on both paths."""
     value = "1 // (count(finished) - count(finished))"
     path = tmp_path / "ends.yaml"
     path.write_text(
@@ -373,28 +366,22 @@ def test_a_score_rule_that_fails_at_the_end_fails_as_the_interpreter_says(tmp_pa
         "    says: \"Fails whenever it is asked.\"\n", encoding="utf-8")
     g, eng = _engine(str(path))
     assert eng.native_fallback is None, eng.native_fallback
-    m = eng.module
     texts = []
     for native_flow in (False, True):
-        if native_flow:
-            F.install(m, g)
-        else:
-            F.uninstall(m)
-        try:
+        with _on_the_interpreter(native_flow):
             st = eng.new_game("fail")
             with pytest.raises(GoujiError) as e:
                 eng.play_out(st, random_policies("fail"))
             texts.append((type(e.value).__name__, str(e.value), st.decisions, dict(st.places)))
-        finally:
-            F.install(m, g)
     assert texts[0] == texts[1]
     assert texts[0][0] == "RuleFailed" and "score.fails" in texts[0][1] and "ends.yaml" in texts[0][1]
 
 
-def test_switched_off_the_generated_module_plays_and_says_why(monkeypatch):
+def test_switched_off_the_interpreter_plays_and_says_why(monkeypatch):
     monkeypatch.setenv(F.DISABLE_ENV, "1")
     g = load_graph("online")
     assert F.DISABLE_ENV in (F.fallback_reason(g) or "")
+    assert fast.engine(g) is None and F.DISABLE_ENV in (fast.fallback_reason(g) or "")
 
 
 @pytest.mark.parametrize("name", ["online", "base"])
@@ -428,9 +415,8 @@ def test_the_flows_context_is_the_hook_programs_context(name):
 @pytest.mark.parametrize("name", ["online", "base"])
 def test_play_outs_from_states_in_the_middle_of_a_trick(name):
     """A search bot's rollouts start anywhere (a yield pending, a burn on the table, seats out):
-    play-outs of copies of states along a game are the same natively and in Python."""
+    play-outs of copies of states along a game are the same natively and on the interpreter."""
     g, eng = _engine(name)
-    m = eng.module
     rng = random.Random(5)
     states = []
     for game in range(6):
@@ -445,11 +431,7 @@ def test_play_outs_from_states_in_the_middle_of_a_trick(name):
     assert len(states) > 30
     got = []
     for native_flow in (False, True):
-        if native_flow:
-            F.install(m, g)
-        else:
-            F.uninstall(m)
-        try:
+        with _on_the_interpreter(native_flow):
             outs = []
             for i, st in enumerate(states):
                 s = st.copy()
@@ -457,7 +439,5 @@ def test_play_outs_from_states_in_the_middle_of_a_trick(name):
                 res = eng.play_out(s, pol)
                 outs.append((res, eng.render_record(s), s.burns, [p.rng.getstate() for p in pol.values()]))
             got.append(outs)
-        finally:
-            F.install(m, g)
     for i, (a, b) in enumerate(zip(*got)):
         assert a == b, f"state {i}"

@@ -38,9 +38,9 @@ def test_whole_native_games_are_the_interpreters_games(name):
     reason = F.games_fallback(g)
     got = native_games(g, "games", 0, 40)
     if reason is not None:
-        assert got is None and engine_summary(g, "generated").get("games_fallback", eng.native_fallback) == reason
+        assert got is None and engine_summary(g, "native").get("games_fallback") == reason
         return
-    assert got is not None and engine_summary(g, "generated")["whole_games"] == "native"
+    assert got is not None and engine_summary(g, "native")["whole_games"] == "native"
     native_played = 0
     for i, s in enumerate(got):
         ref = summarize_game(i, play_game(g, "games", i, engine="interpreter", record=False)[0], g.n_seats)
@@ -97,12 +97,12 @@ def test_the_games_the_issue_names_are_whole_native_games_and_the_rest_say_why(r
     g = load_graph("six-deck-eagle")  # (its buying rounds: setup_rounds rules; its scores divided by 3: floats)
     assert F.games_fallback(g) is None and None not in native_games(g, 1, 0, 20)
     g = load_graph(str(ROOT / "examples" / "variants" / "ask-redeal.yaml"))  # (a choice it offers: batch.h bt_asks)
-    assert F.games_fallback(g) is None and engine_summary(g, "generated")["whole_games"] == "native"
+    assert F.games_fallback(g) is None and engine_summary(g, "native")["whole_games"] == "native"
     g = load_graph(str(ROOT / "examples" / "variants" / "positional-jokers.yaml"))  # (the positional comparison)
-    assert F.games_fallback(g) is None and engine_summary(g, "generated")["whole_games"] == "native"
+    assert F.games_fallback(g) is None and engine_summary(g, "native")["whole_games"] == "native"
     g = load_graph(refused_by_the_flow)  # (an after_discard rule: the flow does not ask it)
     assert "after_discard" in (F.games_fallback(g) or "")
-    assert engine_summary(g, "generated")["play_phase"] == "generated"
+    assert engine_summary(g, "native") == {"engine": "interpreter", "engine_fallback": F.fallback_reason(g)}
 
 
 @pytest.mark.parametrize("name", BUNDLED + VARIANTS, ids=lambda n: Path(n).stem)
@@ -118,7 +118,7 @@ def test_whole_native_games_with_heuristic_bots_are_the_interpreters_games(name)
         if reason is not None:
             assert got is None
             continue
-        assert got is not None and engine_summary(g, "generated", specs)["whole_games"] == "native"
+        assert got is not None and engine_summary(g, "native", specs)["whole_games"] == "native"
         for i, s in enumerate(got):
             ref = summarize_game(i, play_game(g, "heur", i, specs, engine="interpreter", record=False)[0], g.n_seats)
             if s is not None:
@@ -130,8 +130,8 @@ def test_other_bots_and_the_interpreter_are_not_batched():
     assert native_games(g, 1, 0, 5, "heuristic") is not None
     assert native_games(g, 1, 0, 5, ["random"] * 5 + ["ismcts"]) is None
     assert native_games(g, 1, 0, 5, engine="interpreter") is None
-    summary = engine_summary(g, "generated", ["random"] * 5 + ["pimc"])
-    assert summary["whole_games"] == "generated" and "random and heuristic bots only" in summary["games_fallback"]
+    summary = engine_summary(g, "native", ["random"] * 5 + ["pimc"])
+    assert summary["whole_games"] == "per_game" and "random and heuristic bots only" in summary["games_fallback"]
 
 
 def test_a_batch_is_the_same_games_however_it_is_cut():
@@ -200,6 +200,6 @@ def test_games_chained_into_matches_are_whole_native_matches():
     assert rb["whole_games"] == "native" and "games_fallback" not in rb and rb["games_replayed"] == 0
     xd = run_simulation(load_graph("online-xuandian"), 10, 1, workers=1)  # (its seat_start rules: batch.h)
     assert xd["whole_games"] == "native" and "games_fallback" not in xd and xd["games_replayed"] == 0
-    heur = engine_summary(g, "generated", "heuristic", 5)  # (the heuristic's return tribute: batch.h bt_heur_return)
+    heur = engine_summary(g, "native", "heuristic", 5)  # (the heuristic's return tribute: batch.h bt_heur_return)
     assert heur["whole_games"] == "native" and "games_fallback" not in heur
 

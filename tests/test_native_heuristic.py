@@ -3,7 +3,7 @@ gouji_dsl/bots/heuristic.py's HeuristicBot chooses, in every state of the play p
 
 Game by game (places, scores, decisions, tricks, burns, events, generators): with heuristic bots at
 every seat (and heuristic and random bots mixed) the native core plays the same games as the
-Python bot on the generated module, and as the interpreter, on every bundled ruleset and every
+Python bot on the interpreter, on every bundled ruleset and every
 examples/variants file the native flow plays. Where it does not play the bot, the summaries say why.
 """
 from __future__ import annotations
@@ -40,25 +40,19 @@ def _engine(name: str) -> tuple[object, fast.Engine]:
 
 
 def _games(g, eng, games: int, specs: list[str], *, native_flow: bool, seed: str = "heur") -> list[tuple]:
-    m = eng.module
-    if native_flow:
-        assert F.install(m, g) is None
-    else:
-        F.uninstall(m)
-    try:
-        out = []
-        prev = None
-        length = match_length(g)
-        for i in range(games):
-            players = [make_bot(specs[(s - 1) % len(specs)], random.Random(f"{seed}:{i}:bot{s}"))
-                       for s in range(1, g.n_seats + 1)]
-            st = eng.play_game(seed, i, players, previous=prev if i % length else None)
-            prev = st
-            out.append((st.places, st.scores, st.sweep, st.decisions, st.trick_no, st.burns, eng.render_record(st),
-                        [p.rng.getstate() for p in players], st.rng.getstate(), st.finish_order, st.failed))
-        return out
-    finally:
-        F.install(m, g)
+    if not native_flow:
+        eng = fast.Engine(g, None)  # (every move on the interpreter, the bots choosing in Python)
+    out = []
+    prev = None
+    length = match_length(g)
+    for i in range(games):
+        players = [make_bot(specs[(s - 1) % len(specs)], random.Random(f"{seed}:{i}:bot{s}"))
+                   for s in range(1, g.n_seats + 1)]
+        st = eng.play_game(seed, i, players, previous=prev if i % length else None)
+        prev = st
+        out.append((st.places, st.scores, st.sweep, st.decisions, st.trick_no, st.burns, eng.render_record(st),
+                    [p.rng.getstate() for p in players], st.rng.getstate(), st.finish_order, st.failed))
+    return out
 
 
 FIELDS = ("places", "scores", "sweep", "decisions", "tricks", "burns", "events", "bot generators", "game generator",
@@ -72,9 +66,9 @@ def _compare(a: list[tuple], b: list[tuple]) -> list[str]:
             if u != v:
                 if name == "events":
                     j = next((k for k, (p, q) in enumerate(zip(u, v)) if p != q), min(len(u), len(v)))
-                    out.append(f"game {i}, event {j}: python {u[j:j + 1]} != native {v[j:j + 1]}")
+                    out.append(f"game {i}, event {j}: interpreter {u[j:j + 1]} != native {v[j:j + 1]}")
                 else:
-                    out.append(f"game {i}: {name}: python {str(u)[:200]} != native {str(v)[:200]}")
+                    out.append(f"game {i}: {name}: interpreter {str(u)[:200]} != native {str(v)[:200]}")
     return out
 
 
@@ -96,14 +90,14 @@ class _Counted:
 def test_the_native_heuristic_plays_the_python_heuristics_games(name, monkeypatch):
     g, eng = _engine(name)
     reason = F.fallback_reason(g)
-    summary = engine_summary(g, "generated", "heuristic")
-    if reason is not None:  # the native flow does not play this ruleset: said so, the bot chooses in Python
-        assert summary["play_phase"] == "generated" and summary["native_fallback"] == reason
+    summary = engine_summary(g, "native", "heuristic")
+    if reason is not None:  # the native flow does not play this ruleset: said so, the interpreter plays
+        assert summary == {"engine": "interpreter", "engine_fallback": reason}
         return
     assert F.heuristic_fallback_reason(g, HeuristicBot().native_policy) is None
     assert summary["play_phase"] == "native" and "native_fallback" not in summary
     # (whole games in one crossing where the core plays them: random and heuristic bots)
-    assert summary.get("whole_games") == ("native" if F.games_fallback(g) is None else "generated")
+    assert summary.get("whole_games") == ("native" if F.games_fallback(g) is None else "per_game")
     games = GAMES.get(name, 6)
     python = _games(g, eng, games, ["heuristic"], native_flow=False)
     counted = _Counted(monkeypatch)
@@ -152,20 +146,12 @@ def test_a_see_count_rule_that_fails_is_reported_as_the_interpreter_reports_it(t
         "    says: \"Fails whenever it is asked.\"\n", encoding="utf-8")
     g, eng = _engine(str(path))
     assert F.heuristic_fallback_reason(g, HeuristicBot().native_policy) is None
-    m = eng.module
     texts = []
-    for native_flow in (False, True):
-        if native_flow:
-            F.install(m, g)
-        else:
-            F.uninstall(m)
-        try:
-            st = eng.new_game("fail")
-            with pytest.raises(GoujiError) as e:
-                eng.play_out(st, [HeuristicBot(random.Random(s)) for s in range(g.n_seats)])
-            texts.append((type(e.value).__name__, str(e.value)))
-        finally:
-            F.install(m, g)
+    for e_ in (fast.Engine(g, None), eng):
+        st = e_.new_game("fail")
+        with pytest.raises(GoujiError) as e:
+            e_.play_out(st, [HeuristicBot(random.Random(s)) for s in range(g.n_seats)])
+        texts.append((type(e.value).__name__, str(e.value)))
     assert texts[0] == texts[1]
     assert texts[0][0] == "RuleFailed" and "view.divides" in texts[0][1]
 

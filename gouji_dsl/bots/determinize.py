@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from gouji_dsl.engine.interpreter import GameState, choice_words, parse_move
+from gouji_dsl.engine.native.record import render_event
 from gouji_dsl.ruleset.game.cards import Card
 from gouji_dsl.ruleset.game.terms import Verb
 
@@ -155,19 +156,12 @@ class Observer:
         if key != self._key or self._read > len(rec):
             self._key, self._read = key, 0
             self._reset(state)
-        render = None
         for e in rec[self._read:]:
             if not isinstance(e, dict):
-                # a compact entry of the generated play-out: (kind, ...); render the ones read here
+                # a compact entry of the native core's play phase: (kind, ...); render the ones read here
                 if e[0] not in READ_EVENTS:
                     continue
-                if render is None:
-                    from gouji_dsl.engine import fast
-                    eng = fast.engine(state.graph)
-                    if eng is None:
-                        raise DeterminizeError(f"a compact game record but no generated engine for {state.graph.name}")
-                    render = eng.module.render_event
-                e = render(e)
+                e = render_event(state.model, e)
             self._event(state, e)
         self._read = len(rec)
         seat = self.seat

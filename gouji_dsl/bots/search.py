@@ -1,9 +1,9 @@
 """What the search bots share: how they move a game (:class:`Driver`), the one rollout function,
 candidate moves, budgets and analyses.
 
-:func:`rollout` is the only place a search bot plays a game to its end: with the ruleset's
-generated play-out (:mod:`gouji_dsl.engine.fast`) when the generator handles the ruleset, else with
-the interpreter (``legal_moves`` / ``apply_in_place``). Both play the same games.
+:func:`rollout` is the only place a search bot plays a game to its end: with the ruleset's native
+engine (:mod:`gouji_dsl.engine.fast`) when the native core plays the ruleset, else with the
+interpreter (``legal_moves`` / ``apply_in_place``). Both play the same games.
 """
 from __future__ import annotations
 
@@ -33,24 +33,27 @@ class RolloutError(RuntimeError):
 
 
 class Driver:
-    """Moves a game forward for a search: the generated engine of the ruleset when there is one
-    (``engine`` is then its :class:`~gouji_dsl.engine.fast.Engine`), else the interpreter."""
+    """Moves a game forward for a search: the native engine of the ruleset when there is one
+    (``engine`` is then its :class:`~gouji_dsl.engine.fast.Engine`: rollouts), the tree walks'
+    moves by :func:`~gouji_dsl.engine.fast.walker` (``walk``), else the interpreter."""
 
     def __init__(self, graph: RuleGraph, *, generated: bool = True):
         self.graph = graph
         self.engine: Any = None
+        self.walk: Any = None
         if generated:
             from gouji_dsl.engine import fast
             self.engine = fast.engine(graph)
+            self.walk = fast.walker(graph) if self.engine is not None else None
 
     def moves(self, state: GameState) -> Sequence[Move]:
         """The legal moves of the seat to act (the interpreter's, in its order)."""
-        return self.engine.legal_moves(state) if self.engine is not None else state.legal_moves()
+        return self.walk.legal_moves(state) if self.walk is not None else state.legal_moves()
 
     def apply(self, state: GameState, move: Move) -> None:
         """Apply a move just taken from :meth:`moves` of this very state."""
-        if self.engine is not None:
-            self.engine.apply(state, move, trusted=True)
+        if self.walk is not None:
+            self.walk.apply_move(state, move)
         else:
             state.apply_in_place(move, trusted=True)
 
@@ -72,7 +75,7 @@ def rollout(state: GameState, policy: Policy, max_decisions: int = 20_000, *,
             drive: Driver | None = None, scores_only: bool = False) -> Mapping[int, float]:
     """Play ``state`` to its end in place, every seat choosing with ``policy`` (forced moves are
     applied without asking it); return the final score of every seat. ``drive``: how (default: the
-    ruleset's generated play-out when there is one). ``scores_only``: the caller needs only the
+    ruleset's native engine when there is one). ``scores_only``: the caller needs only the
     scores (a search's play-out), so a game the native core plays whole is not unpacked into
     ``state``, which is then used up (left as it was or played out: the same scores either way)."""
     d = drive or driver(state.graph)

@@ -21,6 +21,7 @@ from typing import Any
 
 from gouji_dsl.bots.determinize import HIDDEN_TRANSFER_RULES, PUBLIC_CARD_VERBS
 from gouji_dsl.engine.interpreter import GameState
+from gouji_dsl.engine.native.record import render_event
 from gouji_dsl.ruleset.game.terms import Verb
 
 #: the record events a view reads (the others are the engine's bookkeeping, or hidden: ``deal``)
@@ -132,18 +133,11 @@ class _History:
 
     def update(self, state: GameState) -> None:
         model = state.model
-        render = None
         for e in state.record[self.read:]:
             if not isinstance(e, dict):
                 if e[0] not in VIEW_EVENTS:
                     continue
-                if render is None:
-                    from gouji_dsl.engine import fast
-                    eng = fast.engine(state.graph)
-                    if eng is None:  # pragma: no cover - compact entries come from a generated engine
-                        raise RuntimeError(f"a compact game record but no generated engine for {state.graph.name}")
-                    render = eng.module.render_event
-                e = render(e)
+                e = render_event(model, e)  # (a compact entry of the native core's play phase)
             kind = e["type"]
             if kind == "transfer":
                 g, r = int(e["giver"]), int(e["receiver"])

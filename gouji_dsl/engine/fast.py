@@ -1,13 +1,16 @@
-"""Fast play-out: play games with the generated module of a ruleset (see :mod:`.codegen`).
+"""The fast path: games played by the native core (:mod:`gouji_dsl.engine.native`) on the
+interpreter's states.
 
-The interpreter (:mod:`.interpreter`) is the reference semantics; the generated module plays the
-same games (same seed → same moves, places, scores and events: ``tests/test_differential.py``)
-several times faster. Use it to simulate many games, or to play a game out from any state with any
-bot policy (rollouts for search bots)::
+The interpreter (:mod:`.interpreter`) is the reference semantics and the fallback; an
+:class:`Engine` plays the same games (same seed → same moves, places, scores and events:
+``tests/test_differential.py``) with the play phase of its random and heuristic bots in the native
+core (:func:`gouji_dsl.engine.native.flow.run`, one crossing per play phase). The deal, the setup
+and the moves of every other bot are the interpreter's. Use it to simulate many games, or to play
+a game out from any state with any bot policy (rollouts for search bots)::
 
     from gouji_dsl.bots.heuristic import random_policies
     from gouji_dsl.engine import fast
-    eng = fast.engine(graph)                       # None when the generator does not handle the ruleset
+    eng = fast.engine(graph)                       # None when the native core does not play the ruleset
     state = eng.new_game("seed-1")                 # a GameState (the interpreter's own class)
     out = eng.play_out(state, random_policies("seed-1"))   # plays it to the end, in place
     out.places, out.scores, out.decisions
@@ -20,10 +23,11 @@ bot policy (rollouts for search bots)::
 
 A *policy* is a bot (an object with ``choose(state, moves) -> Move``, as in :mod:`gouji_dsl.bots`) or a
 callable ``(state, moves) -> Move``. A bot whose ``index_rng()`` gives a generator (a
-:class:`~gouji_dsl.bots.heuristic.RandomBot`) is played without building moves (it draws the same indices from its generator as it would
-otherwise). Every other policy is given the :class:`GameState` and the interpreter's legal moves,
-in the interpreter's order. States the play-out leaves are ordinary GameStates: the interpreter
-can explain, check or continue them. Their ``record`` holds compact entries until
+:class:`~gouji_dsl.bots.heuristic.RandomBot`) is played without building moves (it draws the same
+indices from its generator as it would otherwise), the heuristic bot by the core's copy of it
+(its ``native_policy``). Every other policy is given the :class:`GameState` and the interpreter's
+legal moves, in the interpreter's order. States the play-out leaves are ordinary GameStates: the
+interpreter can explain, check or continue them. Their ``record`` holds compact entries until
 :meth:`Engine.render_record` turns them into the interpreter's event dicts.
 """
 from __future__ import annotations
@@ -35,16 +39,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from gouji_dsl.engine import native
-from gouji_dsl.engine.interpreter import GameState, Move, PrevGame, check_seats, game_seed
-from gouji_dsl.engine.native import flow
+from gouji_dsl.engine.interpreter import GameState, Move, game_seed, new_game, next_game
+from gouji_dsl.engine.native import flow, heuristic
+from gouji_dsl.engine.native.record import render_record
 from gouji_dsl.i18n import _
 from gouji_dsl.ruleset.graph import RuleGraph
 
 Policy = Any  # a bot (choose(state, moves)) or a callable (state, moves) -> Move
 
-ENGINES = ("generated", "interpreter")
-"""The engines ``gouji simulate --engine`` offers; ``generated`` falls back to the interpreter
-(visibly) for a ruleset the generator does not handle."""
+ENGINES = ("native", "interpreter")
+"""The engines ``gouji simulate --engine`` offers; ``native`` falls back to the interpreter
+(visibly) for a ruleset the native core does not play (``generated``, its name before, is read as
+``native``)."""
 
 
 @dataclass(frozen=True)
@@ -66,48 +72,36 @@ class PlayoutResult:
 
 
 class Engine:
-    """The generated play-out engine of one ruleset. Build with :func:`engine`."""
+    """The native engine of one ruleset. Build with :func:`engine`; ``Engine(graph, None)`` plays
+    every move on the interpreter (the reference, with this API: the differential tests)."""
 
-    def __init__(self, graph: RuleGraph, generated: Any):
+    def __init__(self, graph: RuleGraph, plan: Any):
         self.graph = graph
-        self.generated = generated
-        self.module = generated.module
-        self.hash: str = generated.hash
-        self.native_fallback: str | None = _install_native(generated.module, graph)
+        self.plan = plan
+        self.native_fallback: str | None = None
         """Why the random bots' play phase is not played by the native core (None: it is)."""
-        self._plan: Any = None  # (the native flow plan, for heuristic_scores)
-
-    @property
-    def source(self) -> str:
-        """The generated module's source (``gouji show RULESET --generated``)."""
-        return str(self.generated.source)
 
     # ---------------------------------------------------------------- games
     def new_game(self, seed: Any = None, *, hands: dict[int, list[Any]] | None = None, leader: int | None = None,
                  game_number: int = 1) -> GameState:
-        """As :func:`~gouji_dsl.engine.interpreter.new_game`: the same deal and setup (a seat that
-        does not exist, in ``hands`` or as ``leader``, is refused the same way: ``BadSeat``)."""
-        check_seats(self.graph.n_seats, hands, leader)
-        return self.module.new_state(seed, hands=hands, leader=leader, game_number=game_number)  # type: ignore[no-any-return]
+        """:func:`~gouji_dsl.engine.interpreter.new_game` (a seat that does not exist, in ``hands``
+        or as ``leader``, is refused: ``BadSeat``)."""
+        return new_game(self.graph, seed, hands=hands, leader=leader, game_number=game_number)
 
     def next_game(self, state: GameState, seed: Any = None, *, hands: dict[int, list[Any]] | None = None) -> GameState:
-        """As :func:`~gouji_dsl.engine.interpreter.next_game`: the next game of a match."""
-        check_seats(self.graph.n_seats, hands, None)
-        prev: PrevGame = state.summary()
-        return self.module.new_state(seed, hands=hands, game_number=state.game_number + 1, prev=prev)  # type: ignore[no-any-return]
+        """:func:`~gouji_dsl.engine.interpreter.next_game`: the next game of a match."""
+        return next_game(state, seed, hands=hands)
 
     def legal_moves(self, state: GameState) -> Sequence[Move]:
         """The legal moves of the seat to act (the interpreter's moves, in its order)."""
-        return self.module.legal_moves(state)  # type: ignore[no-any-return]
+        return state.legal_moves()
 
     def apply(self, state: GameState, move: Move, *, trusted: bool = False) -> None:
-        """Apply ``move`` to ``state`` in place. As the interpreter's ``apply_in_place``: an illegal
-        move raises :class:`~gouji_dsl.engine.interpreter.IllegalMove` (the state unchanged), checked
-        by the interpreter; ``trusted=True`` skips the check, only for a move just taken from
-        :meth:`legal_moves` of this very state (search bots' tree walks)."""
-        if not trusted:
-            state.require_legal(move)
-        self.module.apply_move(state, move)
+        """Apply ``move`` to ``state`` in place, as the interpreter's ``apply_in_place``: an illegal
+        move raises :class:`~gouji_dsl.engine.interpreter.IllegalMove` (the state unchanged);
+        ``trusted=True`` skips the check, only for a move just taken from :meth:`legal_moves` of
+        this very state (search bots' tree walks)."""
+        state.apply_in_place(move, trusted=trusted)
 
     def play_out(self, state: GameState, policies: Policy | Mapping[int, Policy] | Sequence[Policy], *,
                  max_decisions: int = 100_000) -> PlayoutResult:
@@ -116,9 +110,46 @@ class Engine:
         first). Raises RuntimeError past ``max_decisions`` moves, IllegalMove if a policy answers
         an illegal move."""
         pickers, choosers = _split(policies, self.graph.n_seats)
-        steps = self.module.play_out(state, pickers, choosers, max_decisions)
+        steps = self._play(state, pickers, choosers, max_decisions)
         return PlayoutResult(dict(state.places), dict(state.scores), bool(state.sweep), state.decisions,
                              state.trick_no, steps)
+
+    def _play(self, S: GameState, pickers: dict[int, Callable[[int], int]], choosers: dict[int, Callable[..., Move]],
+              max_decisions: int) -> int:
+        """Play ``S`` to its end: the play phase of the random bots (``pickers``) and of the bots the
+        core plays in the core, every other move on the interpreter (a random bot's drawn as
+        ``random.Random.randrange`` draws it, the others asked ``choose(state, moves)``)."""
+        plan = self.plan
+        native = self._native_seats(choosers) if choosers and plan is not None else {}
+        steps = 0
+        while S.phase != "over":
+            seat = S.to_act
+            if seat is None:
+                raise RuntimeError(f"nobody is to act (phase {S.phase})")
+            pick = pickers.get(seat)
+            if S.phase == "play" and plan is not None and (pick is not None or seat in native):
+                before = steps
+                steps = flow.run(plan, S, pickers, steps, max_decisions, native)
+                if steps > max_decisions:
+                    raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+                if steps != before or pick is not None:
+                    continue
+                # (the native core did not move this seat: its bot chooses here)
+            _step(S, seat, pick, choosers)
+            steps += 1
+            if steps > max_decisions:
+                raise RuntimeError(f"the game did not end after {max_decisions} decisions")
+        return steps
+
+    def _native_seats(self, choosers: dict[int, Any]) -> dict[int, Any]:
+        """The seats whose bot the core plays (the heuristic bot's native policy; all of one policy)."""
+        found = heuristic.seats(choosers, self.graph.n_seats)
+        if not found:
+            return found
+        pol = next(iter(found.values()))
+        if heuristic.fallback_reason(self.plan, pol) is not None:
+            return {}
+        return {s: p for s, p in found.items() if p == pol}
 
     def heuristic_scores(self, state: GameState, bot: Any, *, max_decisions: int = 100_000) -> Mapping[int, int | float]:
         """The final scores of a play-out of ``state`` with ``bot`` (a heuristic bot the native
@@ -127,11 +158,8 @@ class Engine:
         bot's rollout needs only the scores). ``state`` is used up: it is left as it was or played
         to its end."""
         pol = getattr(bot, "native_policy", None)
-        if pol is not None and self.native_fallback is None:
-            plan = self._plan
-            if plan is None:
-                plan = self._plan = flow.flow_plan(self.graph)
-            got = flow.heuristic_scores(plan, state, pol, max_decisions)
+        if pol is not None and self.plan is not None:
+            got = flow.heuristic_scores(self.plan, state, pol, max_decisions)
             if got is not None:
                 return got
         return self.play_out(state, bot, max_decisions=max_decisions).scores
@@ -148,7 +176,7 @@ class Engine:
 
     def render_record(self, state: GameState) -> list[dict[str, Any]]:
         """The state's record as the interpreter's event dicts (compact entries rendered, in place)."""
-        return self.module.render_record(state)  # type: ignore[no-any-return]
+        return render_record(state)
 
     def play_game(self, seed: Any, index: int, bots: Sequence[Any], *, previous: GameState | None = None,
                   game_number: int = 1, max_decisions: int = 100_000) -> GameState:
@@ -159,17 +187,29 @@ class Engine:
         else:
             state = self.new_game(game_seed(seed, index), game_number=game_number)
         pickers, choosers = _split(list(bots), self.graph.n_seats)
-        self.module.play_out(state, pickers, choosers, max_decisions)
+        self._play(state, pickers, choosers, max_decisions)
         return state
 
 
-def _install_native(module: Any, graph: RuleGraph) -> str | None:
-    """Let the native core play the play phase of random bots for ``module`` (the generated
-    module of ``graph``) where it plays the ruleset (:mod:`gouji_dsl.engine.native.flow`); why not."""
-    try:
-        return flow.install(module, graph)
-    except Exception as e:  # (a core that cannot load a program: the generated module plays, visibly)
-        return _("the native game flow could not be loaded ({type}: {e})").format(type=type(e).__name__, e=e)
+def _step(S: GameState, seat: int, pick: Callable[[int], int] | None, choosers: dict[int, Callable[..., Move]]) -> None:
+    """One move on the interpreter: a random bot's drawn as ``random.Random.randrange`` draws it,
+    another bot's asked ``choose(state, moves)`` (a move not among them is checked: IllegalMove)."""
+    moves = S.legal_moves()
+    if not moves:
+        raise RuntimeError(f"seat {seat} has no legal move (phase {S.phase})")
+    if pick is not None:
+        n = len(moves)
+        k = n.bit_length()
+        i = pick(k)
+        while i >= n:
+            i = pick(k)
+        S.apply_in_place(moves[i], trusted=True)
+        return
+    chooser = choosers.get(seat)
+    if chooser is None:
+        raise RuntimeError(f"no bot for seat {seat}")
+    choice = chooser(S, moves)  # (bots read the state; one that changed it would be wrong anyway)
+    S.apply_in_place(choice, trusted=choice in moves)
 
 
 def _native_random_type() -> Any:
@@ -202,28 +242,44 @@ def _split(policies: Any, n: int) -> tuple[dict[int, Callable[[int], int]], dict
 
 
 # ------------------------------------------------------------------------------ engine lookup
-_reasons: dict[int, tuple[RuleGraph, str]] = {}
+_engines: dict[int, tuple[RuleGraph, Engine]] = {}
 _lock = threading.Lock()
 
 
 def engine(graph: RuleGraph) -> Engine | None:
-    """The generated engine of ``graph``, or None when the generator does not handle it
-    (:func:`fallback_reason` says why)."""
-    from gouji_dsl.engine import codegen
-    try:
-        return Engine(graph, codegen.load(graph))
-    except codegen.Unsupported as e:
-        with _lock:
-            _reasons[id(graph)] = (graph, str(e))
+    """The native engine of ``graph`` (kept per graph object), or None when the native core does
+    not play it (:func:`fallback_reason` says why: the interpreter plays it then)."""
+    with _lock:
+        got = _engines.get(id(graph))
+    if got is not None and got[0] is graph:
+        return got[1]
+    if flow.fallback_reason(graph) is not None:
         return None
+    eng = Engine(graph, flow.flow_plan(graph))
+    with _lock:
+        _engines[id(graph)] = (graph, eng)
+        while len(_engines) > 64:
+            _engines.pop(next(iter(_engines)))
+    return eng
 
 
 def fallback_reason(graph: RuleGraph) -> str | None:
-    """Why ``graph`` is played by the interpreter (None: the generated engine plays it)."""
-    if engine(graph) is not None:
+    """Why ``graph`` is played by the interpreter (None: the native engine plays it)."""
+    return flow.fallback_reason(graph)
+
+
+def walker(graph: RuleGraph) -> Any:
+    """What search bots' tree walks list and make moves with: the generated play-out module of
+    ``graph`` (its ``legal_moves(state)`` and ``apply_move(state, move)``: the interpreter's moves
+    in its order, applied as ``apply_in_place(move, trusted=True)`` applies them), or None where the
+    generator does not handle the ruleset (the interpreter then). The last use of the generated
+    play-out: the native core has no entry point that lists a state's moves yet, and the
+    interpreter's legal moves make an ISMCTS decision ~1.7× as costly (README, issue 24)."""
+    from gouji_dsl.engine import codegen
+    try:
+        return codegen.load(graph).module
+    except codegen.Unsupported:
         return None
-    got = _reasons.get(id(graph))
-    return got[1] if got and got[0] is graph else _("not handled by the generator")
 
 
 def record_facts(record: Iterable[Any]) -> tuple[int | None, int, int]:

@@ -383,9 +383,12 @@ class GameState:
         if hands is None:
             hands = deal_hands(self.model, n, rng, first=self._first_drawer())
         self.dealt_cards = {s: list(hands.get(s, [])) for s in self.seat_list}
+        kidx = {k: i for i, k in enumerate(self.kinds)}
         for s, cards in hands.items():
+            h = self.hands[s]
             for c in cards:
-                self.hands[s][self.kinds.index(c.symbol)] += 1
+                i = kidx.get(c.symbol)
+                h[self.kinds.index(c.symbol) if i is None else i] += 1  # (a kind of no pack: index's ValueError)
         self.dealt = [tuple(h) for h in self.hands]
         if _counters is not None:
             self.counters = _counters
@@ -1123,6 +1126,12 @@ class GameState:
             return
         if not self._ask(HookName.GAME_OVER, Ctx(self)) and self.active_list():
             return
+        self.end_game()
+
+    def end_game(self) -> None:
+        """The end of a game the rules (``game_over``) or an empty table ended: the places left
+        (revolted seats, ``unfinished_order``, seats finished after the others), sweep and scores.
+        Also what the native core's play phase hands back when the game's end is not its own."""
         for r in sorted(self.revolted):
             if r in self.places:
                 continue
@@ -1381,7 +1390,7 @@ class GameState:
     # -------------------------------------------------------------- applying
     def require_legal(self, move: Move) -> None:
         """Raise :class:`IllegalMove` with the rules that refuse ``move`` unless it is legal here
-        (the one legality gate of every ``apply``: interpreter and generated play-out)."""
+        (the one legality gate of every ``apply``: interpreter and native engine)."""
         if not self.check(move):
             trace: list[Reason] = []
             self.check(move, trace)

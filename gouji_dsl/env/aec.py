@@ -26,8 +26,8 @@ def _agent(seat: int) -> str:
 class GoujiEnv(AECEnv):  # type: ignore[misc]
     """One game of ``ruleset`` (a bundled name, a file, or a compiled :class:`RuleGraph`) per
     episode, seat by seat (see :mod:`gouji_dsl.env`). ``max_actions``: the action slots
-    (:mod:`gouji_dsl.env.encoding`); ``engine``: ``"generated"`` (the generated play-out with the
-    native core, faster; the same games) or ``"interpreter"``. ``match=True``: an episode is a whole
+    (:mod:`gouji_dsl.env.encoding`); ``engine``: ``"native"`` (the native core where it plays the
+    ruleset, faster; the same games; ``"generated"``, its name before, too) or ``"interpreter"``. ``match=True``: an episode is a whole
     match (比赛) — the ruleset's ``match_length`` games, each after the first starting from the one
     before it (its between-game phase: tribute, return, the leader the rules name), as
     ``gouji simulate`` chains them; each seat is rewarded its score as each game ends (the episode's
@@ -37,7 +37,7 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "gouji_v0", "is_parallelizable": False}
 
     def __init__(self, ruleset: str | Path | RuleGraph = "online", *, max_actions: int = DEFAULT_MAX_ACTIONS,
-                 render_mode: str | None = None, engine: str = "generated", match: bool = False):
+                 render_mode: str | None = None, engine: str = "native", match: bool = False):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']}")
@@ -58,11 +58,11 @@ class GoujiEnv(AECEnv):  # type: ignore[misc]
         self._obs_spaces = {a: obs if i == 0 else _copy_space(obs) for i, a in enumerate(self.possible_agents)}
         self._act_spaces = {a: spaces.Discrete(max_actions) for a in self.possible_agents}
         self._eng: Any = None
-        if engine == "generated":
+        if engine in ("native", "generated"):  # ("generated": the fast engine's name before the native core)
             from gouji_dsl.engine import fast
             self._eng = fast.engine(self.graph)
         elif engine != "interpreter":
-            raise ValueError(f"engine {engine!r}: 'generated' or 'interpreter'")
+            raise ValueError(f"engine {engine!r}: 'native' or 'interpreter'")
         from gouji_dsl.engine.interpreter import match_length
         self.match_games = match_length(self.graph) if match else 1  # games per episode
         self.game = 0  # the game of the episode being played (1 = first)

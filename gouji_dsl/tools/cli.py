@@ -726,7 +726,7 @@ def _show_generated(ruleset: str, overrides: tuple[str, ...]) -> None:
     from gouji_dsl.tools.native_view import native_view  # lazy: start-up
     graph = _load_graph(ruleset, overrides)
     if fast.engine(graph) is None:
-        _err(_("{ruleset}: not native: the generator does not handle this ruleset ({reason}); "
+        _err(_("{ruleset}: not native: the native core does not play this ruleset ({reason}); "
                "simulations play it with the interpreter").format(ruleset=ruleset, reason=fast.fallback_reason(graph)))
         sys.exit(1)
     echo(native_view(graph)[1], nl=False)

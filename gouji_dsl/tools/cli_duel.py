@@ -48,14 +48,16 @@ def bots_help(what: str = N_("The bots")) -> str:
 
 
 def engine_option(f: Any) -> Any:
-    """``--engine generated|interpreter`` (``gouji simulate``, ``gouji diff --simulate``, ``gouji sweep``,
-    ``gouji duel``): the summary says which engine played (tools/played.py)."""
-    return click.option("--engine", type=click.Choice([e.value for e in Engine]), default=DEFAULT_ENGINE.value,
-                        show_default=True,
-                        help=N_("How games are played: generated (the native core where it plays the ruleset and "
-                                "the bots, else the generated play-out module: the same games, far faster; a ruleset "
-                                "the generator does not handle is played by the interpreter) or interpreter (the "
-                                "reference). The summary says which engine played and why."))(f)
+    """``--engine native|interpreter`` (``gouji simulate``, ``gouji diff --simulate``, ``gouji sweep``,
+    ``gouji duel``): the summary says which engine played (tools/played.py). ``generated``, the fast
+    engine's name before the native core, is accepted and read as ``native``."""
+    return click.option("--engine", type=click.Choice([*(e.value for e in Engine), "generated"]),
+                        default=DEFAULT_ENGINE.value, show_default=True,
+                        callback=lambda _ctx, _param, value: Engine(value).value,
+                        help=N_("How games are played: native (the native core, where it plays the ruleset: the "
+                                "same games as the interpreter, far faster; a ruleset it does not play, or no core "
+                                "built, is played by the interpreter) or interpreter (the reference). generated, "
+                                "its name before, means native. The summary says which engine played and why."))(f)
 
 
 class PositiveFloat(click.FloatRange):

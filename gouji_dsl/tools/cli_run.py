@@ -194,7 +194,7 @@ def paired_run(ga: Any, gb: Any, games: int, seed: str, bots: Any, workers: int,
                 ga, gb, total, seed, bots=bots, workers=workers, top=top, matches=matches, progress=progress,
                 executor=executor, scheduler=run.get("scheduler"), chunk_size=run.get("chunk_size"),
                 out=run.get("out"), resume=bool(run.get("resume")), until=until,
-                engine=run.get("engine") or "generated")
+                engine=run.get("engine") or "native")
     except SimulationCancelled as e:
         _interrupted(e, run.get("out"))
     except RunStopped as e:
@@ -423,7 +423,7 @@ def _simulate_or_exit(graph: Any, ruleset: str, total: int, seed: str, seats: An
     try:
         with progress_bar(graph.name, total, 1, show_progress and sys.stdout.isatty()) as progress:
             summary = run_simulation(graph, total, seed_value(seed), seats, executor=executor, workers=workers,
-                                     engine=run.get("engine") or "generated", chunk_size=run.get("chunk_size"),
+                                     engine=run.get("engine") or "native", chunk_size=run.get("chunk_size"),
                                      out=run.get("out"), resume=bool(run.get("resume")),
                                      scheduler=run.get("scheduler"), until=until, progress=progress)
     except SimulationCancelled as e:

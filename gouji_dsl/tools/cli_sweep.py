@@ -86,7 +86,7 @@ def sweep_command(ruleset: str, grids: tuple[str, ...], games: int, seed: str, b
             report = sweep.run_sweep(base, graphs, labels, list(grids), games, seed_value(seed), seats, workers=workers,
                                      executor=executor, scheduler=run.get("scheduler"), chunk_size=run.get("chunk_size"),
                                      out=run.get("out"), resume=bool(run.get("resume")), matches=not single_games,
-                                     engine=run.get("engine") or "generated", progress=progress)
+                                     engine=run.get("engine") or "native", progress=progress)
     except SimulationCancelled as e:
         _interrupted(e, run.get("out"))
     except RunStopped as e:

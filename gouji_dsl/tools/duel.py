@@ -850,7 +850,7 @@ def duel_engine(graph: RuleGraph, engine: str = DEFAULT_ENGINE, a: str = "random
     """Which engine plays a duel's games (``gouji simulate``'s engine summary, with its ``played_by``
     keys): the interpreter where asked for (or where the generator does not handle the ruleset);
     the native core, whole games in batches, where no bot needs its decisions timed (random and
-    heuristic bots, no ``think_ms``) and the core plays the games whole; else the generated module —
+    heuristic bots, no ``think_ms``) and the core plays the games whole; else the interpreter —
     the duel counts and times every decision of a search or outside bot (or one under a time
     budget), so each move is chosen in Python (also why, where the core is missing)."""
     e = engine_summary(graph, engine, [a, b], match_length(graph))
@@ -858,7 +858,7 @@ def duel_engine(graph: RuleGraph, engine: str = DEFAULT_ENGINE, a: str = "random
     if timed is None and e.get("whole_games") == "native":
         return with_played_by(e)
     if e.get("play_phase") == "native":
-        e = {"engine": e["engine"], "play_phase": "generated", "native_fallback": timed or _(
+        e = {"engine": e["engine"], "play_phase": "interpreter", "native_fallback": timed or _(
             "the native core does not play these games whole ({why}), so the duel plays them move by move in "
             "Python").format(why=e.get("games_fallback"))}
     else:

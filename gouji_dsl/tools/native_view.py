@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from gouji_dsl.engine import fast, native
+from gouji_dsl.engine import native
 from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.engine.native import Unsupported, flow, listing
 from gouji_dsl.engine.native import program as P
@@ -26,7 +26,7 @@ from gouji_dsl.tools.simulate import engine_summary
 def native_status(graph: RuleGraph) -> tuple[bool, str]:
     """``(native, sentence)``: whether the native core plays ``graph``'s games (random bots, as
     ``gouji simulate`` plays them) and, in words, how far and why not."""
-    e = engine_summary(graph, "generated", "random", match_length(graph))
+    e = engine_summary(graph, "native", "random", match_length(graph))
     who = played_by_of(e)
     why = why_not_native(e)
     if who is PlayedBy.NATIVE:
@@ -60,8 +60,7 @@ def _tables(graph: RuleGraph) -> list[str]:
 
 def _flow_tables(graph: RuleGraph) -> list[str]:
     """The flow program's names and combinations (empty where the core does not load it)."""
-    eng = fast.engine(graph)
-    if eng is None or eng.native_fallback is not None:
+    if flow.fallback_reason(graph) is not None:
         return []
     try:
         plan: Any = flow.flow_plan(graph)

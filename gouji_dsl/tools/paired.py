@@ -415,7 +415,7 @@ def _engines(graphs: tuple[RuleGraph, RuleGraph] | None, engine: str, bots: Any 
     for side, g, n in zip(("a", "b"), graphs, lengths):
         e = engine_summary(g, engine, bots, n)
         if e.get("whole_games") == "native" and lengths[0] != lengths[1]:
-            e.update(whole_games="generated", games_fallback=_(
+            e.update(whole_games="per_game", games_fallback=_(
                 "the two rulesets' matches differ in length ({a} and {b} games): the deals are played one by one "
                 "on both sides, their play phase natively").format(a=lengths[0], b=lengths[1]))
         out[side] = with_played_by(e)

@@ -1,5 +1,5 @@
-"""Which engine played a run's games, in words (issue 24): the native core, the generated module or
-the interpreter, and why not the native core — one wording for every summary that plays games
+"""Which engine played a run's games, in words (issue 24): the native core or the interpreter (or,
+in a run made before the native core, the generated module), and why not the native core — one wording for every summary that plays games
 (``gouji simulate``, ``gouji diff --simulate``, ``gouji duel``), in its text, markdown and JSON.
 
 Reads the engine summary :func:`gouji_dsl.tools.simulate.engine_summary` gives (``engine``,
@@ -20,7 +20,9 @@ from gouji_dsl.tools.runkinds import Engine, said_kind
 
 class PlayedBy(StrEnum):
     """Who played the games: the native core (the bots' play phase at least, whole games where
-    ``whole_games`` is ``native``), the generated play-out module, or the reference interpreter."""
+    ``whole_games`` is ``native``; where ``play_phase`` is ``interpreter`` the bots' moves were the
+    interpreter's), the reference interpreter, or (a run file written before the native core
+    replaced it) the generated play-out module."""
 
     NATIVE = "native"
     GENERATED = "generated"
@@ -35,15 +37,15 @@ def played_by_of(e: Mapping[str, Any]) -> PlayedBy | None:
         return PlayedBy.MIXED
     if not e.get("engine"):
         return None
-    if e.get("engine") == Engine.INTERPRETER:
+    if e.get("engine") == Engine.INTERPRETER or e.get("play_phase") == "interpreter":
         return PlayedBy.INTERPRETER
-    return PlayedBy.NATIVE if e.get("play_phase") == "native" else PlayedBy.GENERATED
+    return PlayedBy.GENERATED if e.get("play_phase") == "generated" else PlayedBy.NATIVE
 
 
 def played_by(e: Mapping[str, Any]) -> dict[str, str]:
     """The JSON keys naming who played (added to an engine summary): ``played_by`` (:class:`PlayedBy`)
     and, when it is not the native core, ``played_by_reason`` (why not: the core is missing or does
-    not play these bots, the generator does not handle the ruleset, or the interpreter was asked for).
+    not play these bots or the ruleset, or the interpreter was asked for).
     Where the core plays only the play phase, ``games_fallback`` says why (``whole_games``)."""
     who = played_by_of(e)
     if who is None:
@@ -51,9 +53,9 @@ def played_by(e: Mapping[str, Any]) -> dict[str, str]:
     if who is PlayedBy.MIXED:
         return {"played_by": who.value, "played_by_reason": str(e.get("played_by_reason", ""))}
     out = {"played_by": who.value}
-    if who is PlayedBy.INTERPRETER:
+    if who is PlayedBy.INTERPRETER and e.get("play_phase") != "interpreter":
         out["played_by_reason"] = str(e.get("engine_fallback") or _("asked for with --engine interpreter"))
-    elif who is PlayedBy.GENERATED:
+    elif who is not PlayedBy.NATIVE:
         out["played_by_reason"] = str(e.get("native_fallback") or _("the native core does not play these games"))
     return out
 
@@ -65,14 +67,14 @@ def with_played_by(e: dict[str, Any]) -> dict[str, Any]:
 
 
 def engine_name(e: Mapping[str, Any]) -> str:
-    """The engine as a timing line names it (``native``, ``generated``, ``interpreter``, in the
-    active language; ``native (play phase only)`` where the core played the bots' play phase but not
-    whole games, so a header never says more than :func:`why_not_native` allows); empty when ``e``
-    says nothing of it."""
+    """The engine as a timing line names it (``native``, ``interpreter``, ``generated`` for a run made
+    before the native core, in the active language; ``native (play phase only)`` where the core played
+    the bots' play phase but not whole games, so a header never says more than :func:`why_not_native`
+    allows); empty when ``e`` says nothing of it."""
     who = played_by_of(e)
     if who is None:
         return ""
-    if who is PlayedBy.NATIVE and e.get("whole_games") == "generated":
+    if who is PlayedBy.NATIVE and e.get("whole_games") not in (None, "native"):
         return _("{engine} (play phase only)").format(engine=said_kind(who.value))
     return said_kind(who.value)
 
@@ -83,22 +85,25 @@ def why_not_native(e: Mapping[str, Any]) -> str | None:
     who = played_by_of(e)
     if who is PlayedBy.MIXED:
         return _("chunks played by different engines: {why}").format(why=e.get("played_by_reason", ""))
+    if e.get("play_phase") == "interpreter":
+        return _("the bots' play phase played by the interpreter, not the native core ({why})").format(
+            why=played_by(e)["played_by_reason"])
     if who is PlayedBy.INTERPRETER:
         if e.get("engine_fallback"):
-            return _("played by the interpreter: the generated engine does not handle this ruleset ({why})").format(
+            return _("played by the interpreter: the native core does not play this ruleset ({why})").format(
                 why=e["engine_fallback"])
         return _("played by the interpreter, as asked (--engine interpreter): the reference, not the native core")
     if who is PlayedBy.GENERATED:
         return _("the bots' play phase played by the generated module, not the native core ({why})").format(
             why=played_by(e)["played_by_reason"])
-    if who is PlayedBy.NATIVE and e.get("whole_games") == "generated":
+    if who is PlayedBy.NATIVE and e.get("whole_games") not in (None, "native"):
         return _("whole games not played by the native core, only their play phase ({why})").format(
             why=e.get("games_fallback") or "")
     return None
 
 
 def fell_back(e: Mapping[str, Any]) -> bool:
-    """Whether the interpreter played because the generated engine does not handle the ruleset
+    """Whether the interpreter played because the native core does not play the ruleset
     (a warning, not a note)."""
     return played_by_of(e) is PlayedBy.INTERPRETER and bool(e.get("engine_fallback"))
 

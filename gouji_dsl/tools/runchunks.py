@@ -290,7 +290,7 @@ def chunk_engines(graphs: Sequence[RuleGraph], spec: RunSpec) -> list[dict[str, 
     for g, n in zip(graphs, lengths):
         e = simulate.engine_summary(g, spec.engine, bots, n)
         if e.get("whole_games") == "native" and len(set(lengths)) > 1:  # (play_chunk plays them one by one)
-            e.update(whole_games="generated", games_fallback=_(
+            e.update(whole_games="per_game", games_fallback=_(
                 "the two rulesets' matches differ in length ({a} and {b} games): the deals are played one by one "
                 "on both sides, their play phase natively").format(a=lengths[0], b=lengths[1]) if len(lengths) == 2
                 else _("the rulesets' matches differ in length ({lengths} games): the deals are played one by one, "

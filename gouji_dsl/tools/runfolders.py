@@ -20,6 +20,7 @@ from gouji_dsl.diagnostics import quoted
 from gouji_dsl.i18n import _
 from gouji_dsl.tools.played import of_chunks
 from gouji_dsl.tools.runfiles import RUN_FORMAT, RunError, read_chunk, read_meta, run_fingerprint
+from gouji_dsl.tools.runkinds import engine_of
 from gouji_dsl.tools.runspec import OutputNotWritable, RunSpec, Totals, totals_from_json
 
 
@@ -101,7 +102,8 @@ def prepare_folder(out: Path, spec: RunSpec, games: int, chunk: int, resume: boo
             if old.get(key) != mine.get(key):
                 raise RunError(_("{out}: cannot resume: {key} was {quoted}, now {quoted2}").format(
                     out=out, key=key, quoted=quoted(old.get(key)), quoted2=quoted(mine.get(key))))
-        if old.get("engine") is not None and old.get("engine") != mine.get("engine"):  # (a run.json of before: not kept)
+        # (a run.json of before: not kept; ``generated``, the fast engine's name before, is ``native``)
+        if old.get("engine") is not None and engine_of(old.get("engine")) != engine_of(mine.get("engine")):
             raise RunError(_("{out}: cannot resume: its games were played with --engine {old}, not {now} (the engine "
                              "is part of a run folder, and its summary names it: resume with --engine {old}, or "
                              "start another folder)").format(out=out, old=old.get("engine"), now=mine.get("engine")))

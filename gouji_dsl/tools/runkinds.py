@@ -8,10 +8,26 @@ from gouji_dsl.i18n import N_, _
 
 
 class Engine(StrEnum):
-    """How a simulated game is played: the generated play-out or the reference interpreter."""
+    """How a simulated game is played: the native core (on the interpreter's states) or the
+    reference interpreter. ``generated`` (the name of the fast engine before the native core
+    replaced the generated play-out modules) is read as ``native``: run files and scripts that
+    name it still load and mean the same thing (the fast engine, the same games)."""
 
-    GENERATED = "generated"
+    NATIVE = "native"
     INTERPRETER = "interpreter"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Engine | None:
+        return cls.NATIVE if value == "generated" else None
+
+
+def engine_of(value: object) -> object:
+    """An engine's value as a run file keeps it (``generated``, its name before the native core, is
+    ``native``); a value that names no engine as it is (the check that reads it reports it)."""
+    try:
+        return Engine(value).value
+    except ValueError:
+        return value
 
 
 #: the most deals a run (``gouji simulate --games``, ``gouji diff --simulate``, ``--max-games``) may
@@ -28,9 +44,9 @@ MAX_CHUNKS = 100_000
 #: game), so 100,000 deals (200,000 games) is a few hundred MB; search bots play a deal in seconds
 MAX_DUEL_DEALS = 100_000
 
-DEFAULT_ENGINE = Engine.GENERATED
-"""Simulations play with the generated play-out unless asked otherwise; a ruleset the generator does
-not handle is played by the interpreter, and the run's summary says so."""
+DEFAULT_ENGINE = Engine.NATIVE
+"""Simulations play with the native core unless asked otherwise; a ruleset the core does not play
+(or no core: built without a C compiler) is played by the interpreter, and the run's summary says so."""
 
 
 class Executor(StrEnum):
@@ -55,8 +71,8 @@ MAX_SWEEP_POINTS = 64
 
 
 _SAID: dict[str, str] = {
-    Engine.GENERATED: N_("generated"), Engine.INTERPRETER: N_("interpreter"),
-    "native": N_("native"),  # (who played: the native core, tools/played.py)
+    Engine.NATIVE: N_("native"), Engine.INTERPRETER: N_("interpreter"),
+    "generated": N_("generated"),  # (who played the games of a run made before the native core: its generated module)
     "mixed": N_("mixed"),  # (a folder's chunks played by different engines, tools/played.py)
     Executor.LOCAL: N_("local"), Executor.PROCESS: N_("process"), Executor.DASK: N_("dask"),
 }

@@ -21,7 +21,7 @@ from gouji_dsl.engine.interpreter import match_length
 from gouji_dsl.ruleset.graph import RuleGraph
 from gouji_dsl.ruleset.spec import ResolvedRuleset, Text
 from gouji_dsl.tools.figures import PairTotals, SideTotals, SweepTotals
-from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, RunKind
+from gouji_dsl.tools.runkinds import DEFAULT_ENGINE, MAX_CHUNKS, RunKind, engine_of
 from gouji_dsl.tools.simulate import teams
 
 DEFAULT_CHUNK = 100
@@ -114,7 +114,7 @@ class RunSpec:
         out = self.identity()
         out["rulesets"] = [{"name": r.name, "path": r.path, "fingerprint": fingerprint(r)} for r in self.rulesets]
         out["seed"] = self.seed
-        out["engine"] = self.engine
+        out["engine"] = engine_of(self.engine)
         out["top"] = self.top
         return out
 

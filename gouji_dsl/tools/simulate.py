@@ -75,20 +75,20 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
     one per seat (:func:`gouji_dsl.bots.make_bot`); ``think_ms`` gives search bots a time budget per
     decision; ``players`` (seat → bot) uses bots already built instead. With ``previous`` (the last
     game of the same match) the new game starts with the between-game phase (tribute, returns).
-    ``engine``: :class:`Engine` — the generated play-out (:mod:`gouji_dsl.engine.fast`; the same
-    games, faster; the interpreter plays a ruleset it does not handle) or the reference interpreter.
-    ``record``: keep the game's events in the result (without, the generated play-out leaves them
+    ``engine``: :class:`Engine` — the native core (:mod:`gouji_dsl.engine.fast`; the same games,
+    faster; the interpreter plays a ruleset it does not play) or the reference interpreter.
+    ``record``: keep the game's events in the result (without, the native core's entries are left
     unrendered and the result's ``record`` empty).
     Raises RuntimeError if the game does not end within ``max_decisions`` (a ruleset with no way out),
     and :class:`RuleFailed` naming the game and decision (``in game SEED:INDEX, decision D: ...``)
-    when a rule fails while the game runs — the same on both engines: a failure in the generated
-    play-out is played again by the interpreter, which counts the decisions."""
+    when a rule fails while the game runs — the same on both engines: a failure in the native
+    core is played again by the interpreter alone, which counts the decisions."""
     n = graph.n_seats
     own_players = players is None
     names = [bots] * n if isinstance(bots, str) else list(bots)
     if players is None:
         players = _players(names, seed, index, think_ms)
-    if Engine(engine) is Engine.GENERATED:
+    if Engine(engine) is Engine.NATIVE:
         eng = fast.engine(graph)
         if eng is not None:
             try:
@@ -98,7 +98,7 @@ def play_game(graph: RuleGraph, seed: Any, index: int = 0, bots: str | list[str]
                 if not own_players:
                     raise
                 # the same game again on the interpreter, with fresh bots: it fails at the same rule
-                # and knows the decision (were it not to fail, the generated engine's error stands)
+                # and knows the decision (were it not to fail, the native engine's error stands)
                 play_game(graph, seed, index, bots, max_decisions, game_number, previous,
                           Engine.INTERPRETER.value, record, think_ms=think_ms)
                 raise failed from None
@@ -160,11 +160,10 @@ def native_games(graph: RuleGraph, seed: Any, start: int, stop: int, bots: str |
     interpreter, a ruleset it refuses: :func:`engine_summary` says why)."""
     from gouji_dsl.tools.figures import Design, GameSummary
     names = [bots] * graph.n_seats if isinstance(bots, str) else list(bots)
-    if Engine(engine) is not Engine.GENERATED or any(b not in BATCH_BOTS for b in names):
+    if Engine(engine) is not Engine.NATIVE or any(b not in BATCH_BOTS for b in names):
         return None
     from gouji_dsl.engine.native import Unsupported, flow
-    eng = fast.engine(graph)
-    if eng is None or eng.native_fallback is not None:
+    if fast.engine(graph) is None:
         return None
     try:
         plan = flow.flow_plan(graph)
@@ -255,47 +254,53 @@ def teams(g: RuleGraph) -> int:
 
 def engine_summary(graph: RuleGraph, engine: str, bots: str | Sequence[str] = "random", match_games: int = 1
                    ) -> dict[str, Any]:
-    """Which engine played the games of ``graph`` when ``engine`` was asked for: ``engine`` and,
-    when the generated play-out could not be used, ``engine_fallback`` (why). With the generated
-    engine, ``play_phase`` says who plays the bots' play phase: ``native`` (the native core, issue
-    24: random bots, and heuristic bots where ``bots`` has them) or ``generated`` (the generated
-    module, ``native_fallback`` saying why); ``whole_games`` whether games are played whole in the
-    core, in batches (``games_fallback``: why not; ``match_games``: games per cluster of the run —
+    """Which engine played the games of ``graph`` when ``engine`` was asked for: ``engine``
+    (``native`` or ``interpreter``) and, when the native core could not be used, ``engine_fallback``
+    (why: no core, switched off, or a ruleset it does not play). With the native engine,
+    ``play_phase`` says who plays the bots' play phase: ``native`` (the core: random bots, and
+    heuristic bots where ``bots`` has them) or ``interpreter`` (``native_fallback`` saying why);
+    ``whole_games`` whether games are played whole in the core, in batches (``native``), or one by
+    one (``per_game``, ``games_fallback``: why; ``match_games``: games per cluster of the run —
     games chained into matches are played whole in the core, match after match, where it plays
-    their between-game phase, else one by one)."""
+    their between-game phase, else one by one). Run files written before the native core say
+    ``generated`` (the generated play-out module) where these say ``native`` / ``per_game``."""
     if Engine(engine) is Engine.INTERPRETER:
         return {"engine": Engine.INTERPRETER.value}
     reason = fast.fallback_reason(graph)
-    if reason is None:
-        eng = fast.engine(graph)
-        native = eng.native_fallback if eng is not None else _("not generated")
-        names = [bots] if isinstance(bots, str) else list(bots)
-        if native is None and eng is not None and any(b.split(":")[0].strip().lower() == "heuristic" for b in names):
-            native = _heuristic_fallback(graph, eng)
-        # the play phase of random bots: the native core (issue 24), or the generated module and why
-        out = {"engine": Engine.GENERATED.value, "play_phase": "native" if native is None else "generated",
-               **({"native_fallback": native} if native is not None else {})}
-        if native is None and eng is not None:
-            from gouji_dsl.engine.native import flow
-            why = flow.flow_plan(graph).games_fallback
-            outside = [b for b in dict.fromkeys(names) if is_outside(b)]
-            if why is None and outside:
-                why = _("bots from outside the project ({bots}) choose in Python, through their seat's view: "
-                        "the core cannot call them").format(bots=", ".join(outside))
-            if why is None and any(b.split(":")[0].strip().lower() not in BATCH_BOTS for b in names):
-                why = "whole games are played in the core with random and heuristic bots only (native_games)"
-            if why is None and match_games > 1:
-                m = _match_fallback(flow.flow_plan(graph), names)
-                if m is not None:
-                    why = (f"games chained into matches of {match_games} ({m}): "
-                           "played one by one, their play phase natively")
-            # whole games (random bots, a game that starts a match) in one crossing per batch, or why not
-            out.update({"whole_games": "native"} if why is None else {"whole_games": "generated", "games_fallback": why})
-        return out
-    return {"engine": Engine.INTERPRETER.value, "engine_fallback": reason}
+    if reason is not None:
+        return {"engine": Engine.INTERPRETER.value, "engine_fallback": reason}
+    names = [bots] if isinstance(bots, str) else list(bots)
+    native = None
+    if any(b.split(":")[0].strip().lower() == "heuristic" for b in names):
+        native = _heuristic_fallback(graph)
+    out = {"engine": Engine.NATIVE.value, "play_phase": "native" if native is None else "interpreter",
+           **({"native_fallback": native} if native is not None else {})}
+    if native is None:
+        why = _whole_games_fallback(graph, names, match_games)
+        # whole games (random bots, a game that starts a match) in one crossing per batch, or why not
+        out.update({"whole_games": "native"} if why is None else {"whole_games": "per_game", "games_fallback": why})
+    return out
 
 
-def _heuristic_fallback(graph: RuleGraph, eng: Any) -> str | None:
+def _whole_games_fallback(graph: RuleGraph, names: list[str], match_games: int) -> str | None:
+    """Why the games of ``graph`` with the bots ``names`` are not played whole in the core (None: they are)."""
+    from gouji_dsl.engine.native import flow
+    why = flow.flow_plan(graph).games_fallback
+    outside = [b for b in dict.fromkeys(names) if is_outside(b)]
+    if why is None and outside:
+        why = _("bots from outside the project ({bots}) choose in Python, through their seat's view: "
+                "the core cannot call them").format(bots=", ".join(outside))
+    if why is None and any(b.split(":")[0].strip().lower() not in BATCH_BOTS for b in names):
+        why = "whole games are played in the core with random and heuristic bots only (native_games)"
+    if why is None and match_games > 1:
+        m = _match_fallback(flow.flow_plan(graph), names)
+        if m is not None:
+            why = (f"games chained into matches of {match_games} ({m}): "
+                   "played one by one, their play phase natively")
+    return why
+
+
+def _heuristic_fallback(graph: RuleGraph) -> str | None:
     """Why the native core does not play the heuristic bot's play phase on ``graph`` (None: it does)."""
     from gouji_dsl.bots.heuristic import HeuristicBot
     from gouji_dsl.engine.native import flow
@@ -305,12 +310,12 @@ def _heuristic_fallback(graph: RuleGraph, eng: Any) -> str | None:
 
 def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -> list[str]:
     """The differential check: play ``games`` games of ``graph`` (matches chained as ``gouji
-    simulate`` chains them) with the interpreter and with the generated module, and return the
+    simulate`` chains them) with the interpreter and with the native engine, and return the
     differences found, in words (empty: game for game the same moves, events, places, scores,
     decisions and tricks). Used by ``tests/test_differential.py`` and the engine benchmark."""
     eng = fast.engine(graph)
     if eng is None:
-        return [f"not generated: {fast.fallback_reason(graph)}"]
+        return [f"not native: {fast.fallback_reason(graph)}"]
     length = match_length(graph)
     prev_i: GameState | None = None
     prev_f: GameState | None = None
@@ -321,17 +326,17 @@ def differences(graph: RuleGraph, seed: Any, games: int, bots: str = "random") -
         players = [make_bot(bots, random.Random(f"{seed}:{i}:bot{s}")) for s in range(1, graph.n_seats + 1)]
         fs = eng.play_game(seed, i, players, previous=prev_f if i % length else None)
         prev_f = fs
-        compact: list[Any] = list(fs.record)  # the generated engine logs compact tuples
+        compact: list[Any] = list(fs.record)  # the native core logs compact tuples
         if "move" not in (e[0] for e in compact if isinstance(e, tuple)):
-            out.append(f"game {i}: the generated engine logged no move: did it play?")
+            out.append(f"game {i}: the native core logged no move: did it play?")
         record = eng.render_record(fs)
         got = (fs.places, fs.scores, fs.sweep, fs.decisions, fs.trick_no, fs.burns)
         want = (res.places, res.scores, res.sweep, res.decisions, res.tricks, res.burns)
         if got != want:
-            out.append(f"game {i}: generated {got} != interpreter {want}")
+            out.append(f"game {i}: native {got} != interpreter {want}")
         if record != st.record:
             j = next((k for k, (a, b) in enumerate(zip(st.record, record)) if a != b), min(len(st.record), len(record)))
             mine = record[j] if j < len(record) else "(end)"
             ref = st.record[j] if j < len(st.record) else "(end)"
-            out.append(f"game {i}, event {j}: generated {mine} != interpreter {ref}")
+            out.append(f"game {i}, event {j}: native {mine} != interpreter {ref}")
     return out

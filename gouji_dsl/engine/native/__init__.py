@@ -40,10 +40,11 @@ words of that number, least significant first, go to ``init_by_array``), ``getra
 
 What is here: the generator (:class:`Random`, :func:`new_random`, :func:`from_python`), whether
 the core was built (:func:`available`, :func:`unavailable_reason`), the hook programs
-(:mod:`.hooks`) and the play phase of random bots (:mod:`.flow`, ``flow.h``: the generated
-module's ``_random_run`` in C, one crossing per play phase; the generated engine installs it for
-every ruleset it plays and says why not for the others). A ruleset the core does not play yet raises :class:`Unsupported`
-naming what is missing, and the caller falls back (visibly) to the generated Python module.
+(:mod:`.hooks`), the play phase of random and heuristic bots on the interpreter's states and whole
+games (:mod:`.flow`, ``flow.h``, ``batch.h``: one crossing per play phase or batch; the native engine,
+:mod:`gouji_dsl.engine.fast`, plays every ruleset it can with it and says why not for the others). A
+ruleset the core does not play yet raises :class:`Unsupported` naming what is missing, and the caller
+falls back (visibly) to the interpreter.
 """
 from __future__ import annotations
 
@@ -132,7 +133,7 @@ DISABLE_ENV = "GOUJI_NO_NATIVE"
 
 class Unsupported(Exception):
     """Something in the ruleset the native core does not play yet (the message names it); the
-    caller plays with the generated module or the interpreter, and says so. A message marked with
+    caller plays with the interpreter, and says so. A message marked with
     N_() (and its ``fields``) is shown in the language active when it is shown (``str()``)."""
 
     def __init__(self, message: str, **fields: Any):

@@ -1,18 +1,17 @@
-"""The play phase with random bots in the native core (``flow.h``): the generated module's
-``_random_run`` (:mod:`gouji_dsl.engine.playout`) move for move, crossing into C once per play
-phase.
+"""The play phase in the native core (``flow.h``): random bots and the heuristic bot, move for
+move the interpreter's game, crossing into C once per play phase.
 
-Python sets the game up (tribute and setup stay the generated module's; the deal is the core's,
-``_core.deal``, installed with the flow), :func:`run` packs the
-:class:`~gouji_dsl.engine.interpreter.GameState` into the core's flat state (the hook context of
-``vm.h`` — hands, places, seat sets, flags, counters — and the flow's words: seat queue, the play
-on the table, yielders, burner), the core plays until a seat that is not a random bot must act or
-the game is over, and the result is unpacked into the same GameState: hands, places, passed,
-the record in the generated module's compact entries (so ``render_record`` renders them), burns,
-flags and counters, decisions, and every random bot's generator (the native Mersenne Twister's
-state written back into its ``random.Random``). The game's end (places left, sweep, scores) is
-the core's too (``fl_end``) where every answer is one it takes as it is; else the generated
-module's ``_game_over`` ends the game.
+The interpreter (:mod:`gouji_dsl.engine.interpreter`) deals and sets the game up; :func:`run`
+packs its :class:`~gouji_dsl.engine.interpreter.GameState` into the core's flat state (the hook
+context of ``vm.h`` — hands, places, seat sets, flags, counters — and the flow's words: seat
+queue, the play on the table, yielders, burner), the core plays until a seat that is not one of
+its bots must act or the game is over, and the result is unpacked into the same GameState: hands,
+places, passed, the record in compact entries (:mod:`.record` renders them as the interpreter's
+event dicts), burns, flags and counters, decisions, and every random bot's generator (the native
+Mersenne Twister's state written back into its ``random.Random``). The game's end (places left,
+sweep, scores) is the core's too (``fl_end``) where every answer is one it takes as it is; else the
+interpreter's ``end_game`` ends the game. The states it leaves are the interpreter's: it can
+explain, check or continue them.
 
 Whole games (:func:`play_games`, ``batch.h``): for random bots at every seat and a game that
 starts a match, the core plays the game from its seeds to its scores, many games per crossing,
@@ -22,13 +21,13 @@ seed (the summaries count them: ``games_replayed``), and a ruleset whose setup i
 says why (``games_fallback``).
 
 The plan's per-ruleset tables come from the compiled graph (:mod:`.tables`), not from the
-generated module. Both comparison models are played: the cover model, and the positional one (card by card) as a
+interpreter's code. Both comparison models are played: the cover model, and the positional one (card by card) as a
 table of the same-count cover model's enumeration (:func:`_cover_table`). What a ruleset needs of
 the flow that it does not do (an ``after_discard`` rule, a trigger that gives cards, a rule that
 draws, a hook the programs do not express, more seats, joker kinds or joker combinations than the
 core holds) makes :func:`flow_plan` raise
-:class:`~gouji_dsl.engine.native.Unsupported` naming it; the generated module then plays on in
-Python (:func:`fallback_reason` says why, and the simulation summaries show it).
+:class:`~gouji_dsl.engine.native.Unsupported` naming it; the interpreter then plays the ruleset
+(:func:`fallback_reason` says why, and the simulation summaries show it).
 
 A rule that fails while the core runs stops it where it failed; the state is unpacked and the
 same question is asked of the interpreter's rule graph (``graph.permit`` / ``value`` /
@@ -51,7 +50,7 @@ from gouji_dsl.i18n import N_, _
 from gouji_dsl.ruleset.game.terms import Placement, Verb
 from gouji_dsl.ruleset.graph import RuleGraph
 
-#: set to a non-empty value to play the play phase with the generated module's Python loop
+#: set to a non-empty value to play every game with the interpreter (the reference), not the native core
 DISABLE_ENV = "GOUJI_NO_NATIVE_FLOW"
 
 #: the hooks of flow.h, in its numbering (H_*)
@@ -61,7 +60,7 @@ HOOK_ORDER = ("follow", "burn", "yield", "yield_to", "follow_order", "burn_order
               "first_drawer", "redeal_before_tribute", "must_revolt", "revolt", "redeal", "choose", "declare", "first_leader",
               "tribute_kinds", "tribute", "tribute_card", "return_tribute", "setup_rounds", "offer")
 #: the hooks of the game's end (flow.h fl_end): where one of them has no program the core runs, the
-#: game's end stays the generated module's (_game_over), the play phase natively all the same
+#: game's end stays the interpreter's (GameState.end_game), the play phase natively all the same
 END_HOOKS = ("unfinished_order", "sweep", "score")
 #: the hooks of a whole game's setup (batch.h; they may draw from the game's generator): where one
 #: of them has no program, whole games are not played natively (play_games refuses, by name)
@@ -116,7 +115,7 @@ class FlowPlan:
     tables: bytes = b""  # what flow_load was given (for the fuzz harness)
     programs: tuple[bytes, ...] = ()
     retire_rules: tuple[str, ...] = ()  # the rule a retirement event names, by its number
-    end_fallback: str | None = None  # why the game's end is the generated module's (None: the core's, fl_end)
+    end_fallback: str | None = None  # why the game's end is the interpreter's (None: the core's, fl_end)
     heuristic: dict[Any, Any] = field(default_factory=dict)  # the heuristic bot's tables (native/heuristic.py), by policy
     games_fallback: str | None = None  # why whole games are not played in the core (None: they are, play_games)
     matches_fallback: str | None = None  # why whole matches are not (None: they are, play_games(match_games=...))
@@ -659,19 +658,22 @@ def _table_play(plan: FlowPlan, w: Any, at: int, model: Any, kinds: tuple[str, .
     return tp
 
 
-def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max_decisions: int,
+def run(plan: FlowPlan, S: Any, pickers: dict[int, Any], steps: int, max_decisions: int,
         native: dict[int, Any] | None = None) -> int:
-    """``m._random_run(S, pickers, steps, max_decisions)`` in the native core (``m``: the graph's
-    generated module). Falls back to it for a bot whose generator is not a ``random.Random``.
-    ``native``: the seats whose bot the core plays too (seat → its native policy: the heuristic
-    bot, :mod:`gouji_dsl.engine.native.heuristic`; all of one policy)."""
+    """The play phase of ``S`` (an interpreter's :class:`~gouji_dsl.engine.interpreter.GameState`)
+    while random bots (``pickers``: seat → its generator's ``getrandbits``) and the seats of
+    ``native`` (seat → its native policy: the heuristic bot, :mod:`gouji_dsl.engine.native.heuristic`;
+    all of one policy) are to act, in the native core; ``steps``: the moves made so far (counted
+    in). Returns the moves made then. Where the core cannot go on (a bot whose generator is neither
+    a ``random.Random`` nor the core's, a queue longer than the core holds) the interpreter goes on
+    from there with the same draws (:func:`interpreter_run`)."""
     from gouji_dsl.ruleset.game.terms import Capacity, Phase
     core = _core_module()
     graph = plan.graph
     n = graph.n_seats
     bridged = _bridge(pickers, n, core)
     if bridged is None:
-        return int(m._random_run(S, pickers, steps, max_decisions))
+        return interpreter_run(S, pickers, steps, max_decisions)
     heur, mask = _heuristic_seats(plan, native)
     rngs, py_states, natives = bridged
     base = S.decisions - steps
@@ -686,7 +688,7 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
                 break
             ctx = _pack(plan, S, core)
             sw = _state_words(plan, S, core)
-            if sw is None:  # (a queue longer than the core holds: the generated module goes on from here)
+            if sw is None:  # (a queue longer than the core holds: the interpreter goes on from here)
                 handoff = True
                 break
             status, steps, st, cx, ev, spec = plan.flow.run(ctx, sw, natives, steps, max_decisions, EV_CAP, heur, mask)
@@ -694,7 +696,7 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
             w.frombytes(st)
             c = array("q")
             c.frombytes(cx)
-            _unpack(plan, m, S, w, c, ev, spec, L, MK, model, kinds, core)
+            _unpack(plan, S, w, c, ev, spec, L, MK, model, kinds, core)
             S.decisions = base + steps
             if status == FL_FULL:
                 continue
@@ -702,17 +704,39 @@ def run(plan: FlowPlan, m: Any, S: Any, pickers: dict[int, Any], steps: int, max
                 if w[core.FLOW_END]:
                     _end(S, w, n, core)
                 else:
-                    m._game_over(S)
+                    S.end_game()  # (the game's end by the interpreter: a hook of the end the core does not run)
             if status in (FL_OVER, FL_STOP):
                 break
             _stopped(plan, S, status, w, core, max_decisions)
     finally:
         _write_back(rngs, natives, py_states)
         S.decisions = base + steps
-        m._forget(S)
         S.phase, S.capacity = Phase(S.phase), Capacity(S.capacity)
     if handoff:
-        return int(m._random_run(S, pickers, steps, max_decisions))
+        return interpreter_run(S, pickers, steps, max_decisions)
+    return steps
+
+
+def interpreter_run(S: Any, pickers: dict[int, Any], steps: int, max_decisions: int) -> int:
+    """The play phase of ``S`` while random bots are to act, on the interpreter: each draws an
+    index into the interpreter's legal moves, in its order, as ``random.Random.randrange`` draws it
+    (``getrandbits(n.bit_length())`` until below ``n``): the draws :func:`run` makes in the core."""
+    while S.phase == "play":
+        pick = pickers.get(S.to_act)
+        if pick is None:
+            break
+        moves = S.legal_moves()
+        n = len(moves)
+        if not n:
+            raise RuntimeError(f"seat {S.to_act} has no legal move (phase {S.phase})")
+        k = n.bit_length()
+        i = pick(k)
+        while i >= n:
+            i = pick(k)
+        S.apply_in_place(moves[i], trusted=True)
+        steps += 1
+        if steps > max_decisions:
+            raise RuntimeError(f"the game did not end after {max_decisions} decisions")
     return steps
 
 
@@ -722,8 +746,8 @@ def heuristic_scores(plan: FlowPlan, S: Any, pol: Any, max_decisions: int) -> di
     search bot's rollout (:func:`gouji_dsl.bots.search.rollout`), which needs only the scores, so
     nothing is unpacked. The same game :func:`run` plays (the same core, the same packed state),
     so the same scores. None where the core does not take the state or does not end the game
-    itself (not the play phase, a queue longer than it holds, the game's end the generated
-    module's, a failing rule, the decision bound): play it out as usual then."""
+    itself (not the play phase, a queue longer than it holds, the game's end the
+    interpreter's, a failing rule, the decision bound): play it out as usual then."""
     if S.phase != "play" or S.to_act is None:
         return None
     core = _core_module()
@@ -748,7 +772,7 @@ def heuristic_scores(plan: FlowPlan, S: Any, pol: Any, max_decisions: int) -> di
 
 def _end(S: Any, w: Any, n: int, core: Any) -> None:
     """The game's end as the core played it (fl_end: the places left are in the events already):
-    what the generated module's ``_game_over`` sets after them."""
+    what the interpreter's ``GameState.end_game`` sets after them."""
     from gouji_dsl.ruleset.game.terms import Phase
     S.phase = Phase.OVER
     S.to_act = None
@@ -840,7 +864,7 @@ def _state_words(plan: FlowPlan, S: Any, core: Any) -> bytes | None:
     return sw.tobytes()
 
 
-def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec: list[tuple[int, ...]], L: dict[str, int],
+def _unpack(plan: FlowPlan, S: Any, w: Any, c: Any, ev: list[Any], spec: list[tuple[int, ...]], L: dict[str, int],
             MK: int, model: Any, kinds: tuple[str, ...], core: Any) -> None:
     """What the core played, into ``S``: hands, the record and what its events say (places,
     retirements, burns), the seat sets, the flow's state, flags and counters."""
@@ -858,7 +882,7 @@ def _unpack(plan: FlowPlan, m: Any, S: Any, w: Any, c: Any, ev: list[Any], spec:
     S.finished_in_trick = list(c[so + 5 * ms:so + 5 * ms + c[sc + 5]])
     pbits = c[L["set_bits"] + 4]
     S.passed = {s for s in range(1, n + 1) if pbits >> s & 1}
-    _unpack_flow(plan, m, S, w, model, kinds, core)
+    _unpack_flow(plan, S, w, model, kinds, core)
     _unpack_marks(plan, S, w, c, L, core)
 
 
@@ -887,7 +911,7 @@ def _apply_events(S: Any, ev: list[Any], spec: list[tuple[int, ...]], start: int
             S.discarded[b] += x
 
 
-def _unpack_flow(plan: FlowPlan, m: Any, S: Any, w: Any, model: Any, kinds: tuple[str, ...], core: Any) -> None:
+def _unpack_flow(plan: FlowPlan, S: Any, w: Any, model: Any, kinds: tuple[str, ...], core: Any) -> None:
     """The flow's state words (FS_*) into ``S``."""
     from gouji_dsl.ruleset.game.terms import Capacity
     n = plan.graph.n_seats
@@ -899,7 +923,7 @@ def _unpack_flow(plan: FlowPlan, m: Any, S: Any, w: Any, model: Any, kinds: tupl
     S.trick_no = w[5]
     S.yielded_this_top = {s for s in range(1, n + 1) if w[6] >> s & 1}
     qs, qc = 11, 11 + core.FLOW_MAX_QUEUE
-    S.queue = [(m._BURN_ENTRY if w[qc + i] == 2 else m._FOLLOW_ENTRY)(w[qs + i] or None) for i in range(w[8])]
+    S.queue = [(w[qs + i] or None, Capacity.BURN if w[qc + i] == 2 else Capacity.FOLLOW) for i in range(w[8])]
     ys = 11 + 2 * core.FLOW_MAX_QUEUE
     ls = ys + core.MAX_SEATS + 1
     S.yielders = list(w[ys:ys + w[9]])
@@ -965,47 +989,6 @@ def _raise_rule(plan: FlowPlan, S: Any, w: Any, core: Any, model: Any, kinds: tu
     raise RuntimeError(f"the native game flow stopped at the hook {name!r}, which the rule graph answers without failing")
 
 
-def install(module: Any, graph: RuleGraph) -> str | None:
-    """Let the generated ``module`` of ``graph`` play its random bots' play phase natively (its
-    ``_NATIVE_RUN``); returns why not (None: installed, or already)."""
-    if getattr(module, "_NATIVE_RUN", None) is not None:
-        return None
-    reason = fallback_reason(graph)
-    if reason is not None:
-        return reason
-    plan = flow_plan(graph)
-
-    def native_run(S: Any, pickers: dict[int, Any], steps: int, max_decisions: int,
-                   native: dict[int, Any] | None = None) -> int:
-        return run(plan, module, S, pickers, steps, max_decisions, native)
-
-    def native_seats(choosers: dict[int, Any]) -> dict[int, Any]:
-        from gouji_dsl.engine.native import heuristic
-        found = heuristic.seats(choosers, graph.n_seats)
-        if not found:
-            return found
-        pol = next(iter(found.values()))
-        if heuristic.fallback_reason(plan, pol) is not None:
-            return {}
-        return {s: p for s, p in found.items() if p == pol}
-    module._NATIVE_RUN = native_run
-    module._NATIVE_SEATS = native_seats
-    _install_deal(module)
-    return None
-
-
-def _install_deal(module: Any) -> None:
-    """The deal in the core for ``module`` (its ``_NATIVE_DEAL``): the game's generator the core's
-    Random seeded in C, the pack shuffled and counted there (the same cards to the same seats, the
-    generator left in the same state as random.Random's shuffle leaves it), where the pack fits."""
-    core = _core_module()
-    deck = getattr(module, "DECK", [])
-    if not (1 <= module.N <= 16 and 1 <= module.K <= 64 and 0 < len(deck) <= 2048 and len(module._DECK_KINDS) == len(deck)):
-        return
-    module._NATIVE_RANDOM = core.Random
-    module._NATIVE_DEAL = core.deal
-
-
 def heuristic_fallback_reason(graph: RuleGraph, pol: Any) -> str | None:
     """Why the native core does not play the heuristic bot (``pol``: its native policy) on
     ``graph`` (None: it does)."""
@@ -1014,13 +997,6 @@ def heuristic_fallback_reason(graph: RuleGraph, pol: Any) -> str | None:
         return reason
     from gouji_dsl.engine.native import heuristic
     return heuristic.fallback_reason(flow_plan(graph), pol)
-
-
-def uninstall(module: Any) -> None:
-    """Play the play phase (and deal) of ``module`` with its own Python code again."""
-    module._NATIVE_RUN = None
-    module._NATIVE_RANDOM = module._NATIVE_DEAL = None
-    module._NATIVE_SEATS = None
 
 
 # ------------------------------------------------------------------------------ whole games

@@ -4,7 +4,7 @@ emitted from the rules' typed trees), and the check of what the core plays.
 
 :func:`program` builds (and caches by the resolved ruleset's hash) the tables; :func:`check`
 raises :class:`~gouji_dsl.engine.native.Unsupported` naming what the core does not play yet, so
-that the caller falls back visibly (to the generated module, else the interpreter). Every hook
+that the caller falls back visibly (to the interpreter). Every hook
 a ruleset gives rules is listed against :data:`NATIVE_HOOKS` (the hooks whose rules the core
 runs): a hook added to the language (``vocabulary.HOOKS``) is refused until the core handles it.
 """

@@ -161,6 +161,7 @@ class CardModel:
     gouji_fn: Callable[[Play], bool] = field(default=lambda p: False, repr=False)
     _cache: dict[tuple[int, ...], Play] = field(default_factory=dict, repr=False)
     _jcache: dict[tuple[int, ...], dict[int, tuple[tuple[int, ...], ...]]] = field(default_factory=dict, repr=False)
+    _deck: list[Card] = field(default_factory=list, repr=False, compare=False)  # (deck(), made once: cards are immutable)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -459,7 +460,10 @@ class CardModel:
         return got
 
     def deck(self) -> list[Card]:
-        """The full pack as cards with suits (rank cards spread over ``s h d c``), in a fixed order."""
+        """The full pack as cards with suits (rank cards spread over ``s h d c``), in a fixed order
+        (a new list each time: the caller may shuffle it)."""
+        if self._deck:
+            return self._deck[:]
         out: list[Card] = []
         for i, k in enumerate(self.kinds):
             n = self.deck_counts[i]
@@ -467,7 +471,8 @@ class CardModel:
                 out += [Card(k)] * n
             else:
                 out += [Card(k, SUITS[j % len(SUITS)]) for j in range(n)]
-        return out
+        self._deck[:] = out
+        return out[:]
 
 
 def _symbols(v: Any, name: str) -> list[str]:

@@ -93,7 +93,6 @@ for g in graphs:
     if eng is None or F.fallback_reason(g) is not None:
         continue
     plan = F.flow_plan(g)
-    F.uninstall(eng.module)  # (the states are collected by the Python loop, move by move)
     packed = []
     st = eng.new_game("asan-flow")
     for i in range(600):

@@ -24,6 +24,8 @@ class Engine(StrEnum):
 def engine_of(value: object) -> object:
     """An engine's value as a run file keeps it (``generated``, its name before the native core, is
     ``native``); a value that names no engine as it is (the check that reads it reports it)."""
+    if not isinstance(value, str):
+        return value
     try:
         return Engine(value).value
     except ValueError:
